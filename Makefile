@@ -1,0 +1,117 @@
+# ptdbg — top-level Makefile.
+#
+# Knobs: V=1 (echo commands), DEVELOPER=1 (warnings are errors),
+# SANITIZE=address,undefined, PREFIX=/usr/local for install.
+# Every .c under src/ goes into libptdbg; each cmd/<name>/ is a program;
+# each tests/unit/test-*.c is a cmocka binary.  Build products go to build/
+# (build-san/ when SANITIZE is set) so both variants can coexist.
+
+PREFIX ?= /usr/local
+CC ?= cc
+SANITIZE ?=
+ifneq ($(SANITIZE),)
+B ?= build-san
+else
+B ?= build
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+DEPS_PKGS := libipt-dev libunwind-dev libzydis-dev libdw-dev libelf-dev libcmocka-dev libreadline-dev pkg-config gdb
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+ifeq ($(DEVELOPER),1)
+WARN += -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla
+endif
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
+	-Iinclude -Isrc -MMD -MP
+LIBS := -lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lpthread
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDSAN := -fsanitize=$(SANITIZE)
+endif
+
+LIB_SRCS := $(sort $(wildcard src/*/*.c src/*/*/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
+CMDS := $(notdir $(wildcard cmd/*))
+CMD_BINS := $(CMDS:%=$(B)/bin/%)
+UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
+TESTPROG_SRCS := $(sort $(wildcard testprogs/*.c))
+
+.SECONDEXPANSION:
+.PHONY: all deps check demo bench install clean testprogs unit-tests
+all: $(B)/libptdbg.a $(B)/libptdbg.so $(CMD_BINS) testprogs
+
+# Install the Debian packages the build needs (used by check/demo when one is missing).
+deps:
+	@missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then echo "deps: all installed"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then echo "deps: missing:$$missing"; \
+	  echo "deps: run as root: apt-get update && apt-get install -y$$missing"; exit 1; fi; \
+	DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/libptdbg.a: $(LIB_OBJS)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/libptdbg.so: $(LIB_OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libptdbg.so.0 $(LDSAN) -o $@ $^ $(LIBS)
+
+# Programs link the static library so they run from the build tree.
+$(B)/bin/%: $(B)/libptdbg.a $$(patsubst %.c,$(B)/%.o,$$(wildcard cmd/%/*.c))
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDSAN) -o $@ $(filter %.o,$^) $(B)/libptdbg.a $(LIBS) $(if $(filter ptdbg,$*),-lreadline)
+$(B)/tests/test-%: $(B)/tests/unit/test-%.o $(B)/libptdbg.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(LDSAN) -o $@ $< $(B)/libptdbg.a $(LIBS) -lcmocka
+
+unit-tests: $(UNIT_BINS)
+
+# Test programs: non-PIE, -O0 -g (name) and -O2 -g (name-O2); see testprogs/Makefile.
+testprogs:
+	$(Q)$(MAKE) -s -C testprogs
+
+check: deps-check all unit-tests
+	$(Q)B=$(B) SANITIZE="$(SANITIZE)" bash tests/run-all.sh
+
+deps-check:
+	@missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then $(MAKE) deps; fi
+
+demo: deps-check all
+	$(B)/bin/ptdbg-report testprogs/build/segfault
+
+bench: all
+	$(Q)B=$(B) bash bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/ptdbg \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(CMD_BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(B)/libptdbg.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libptdbg.so $(DESTDIR)$(PREFIX)/lib/libptdbg.so.0
+	ln -sf libptdbg.so.0 $(DESTDIR)$(PREFIX)/lib/libptdbg.so
+	install -m 644 include/ptdbg/*.h $(DESTDIR)$(PREFIX)/include/ptdbg/
+	sed -e 's|@PREFIX@|$(PREFIX)|' ptdbg.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ptdbg.pc
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build build-san
+	$(MAKE) -s -C testprogs clean
+
+-include $(LIB_OBJS:.o=.d)

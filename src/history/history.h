@@ -1,0 +1,189 @@
+/*
+ * Per-thread branch history: a sequence of items numbered like gdb's
+ * instruction numbers (1 = oldest recorded).
+ *
+ * Items are blocks (straight-line runs of >= 1 instructions ending at a
+ * control transfer or an event), gaps (one number each, as gdb counts
+ * them: trace lost, overflow, decode error, recording off) and events
+ * (signal delivery, syscall, mapping change: no number, attached to the
+ * position of the item that follows).  After the executed items comes the
+ * *tail*: the instruction at the current PC, not yet executed, numbered
+ * N = executed + 1; gdb's btrace shows it the same way.
+ *
+ * Storage is compact (varint-packed blocks in chunks, a sparse index for
+ * random access by number); instructions inside a block are enumerated
+ * on demand by decoding lengths through the reader callback, with a cache
+ * keyed by block start address.  The history never calls ptrace.
+ */
+#ifndef PTD_HISTORY_H
+#define PTD_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "disasm/disasm.h"
+
+enum ptd_item_kind {
+	PTD_ITEM_BLOCK = 0,
+	PTD_ITEM_GAP,
+	PTD_ITEM_EVENT,
+};
+
+enum ptd_gap_reason {
+	PTD_GAP_NONE = 0,
+	PTD_GAP_OVERFLOW,     /* trace buffer overflow / OVF */
+	PTD_GAP_DECODE_ERROR, /* decoder error (libipt message in detail) */
+	PTD_GAP_DISABLED,     /* recording was off (record stop/start) */
+	PTD_GAP_LOST,         /* data lost (perf AUX truncated, ring wrap) */
+	PTD_GAP_NO_MEMORY,    /* code bytes not available to the decoder */
+};
+
+enum ptd_event_kind {
+	PTD_EV_SIGNAL = 1, /* async: signal delivered; ip = interrupted resume ip, arg = signo */
+	PTD_EV_SIGRETURN,  /* sigreturn back to ip */
+	PTD_EV_MMAP,       /* image changed; ip = start, arg = length */
+	PTD_EV_EXEC,       /* process exec'ed; history before it is another image */
+	PTD_EV_ENABLED,    /* tracing (re)enabled at ip */
+	PTD_EV_DISABLED,   /* tracing disabled after the preceding item */
+	PTD_EV_OVERFLOW,   /* overflow resolved, resumed at ip */
+};
+
+enum ptd_block_flags {
+	/* The block ended because of an async event (signal, interrupt),
+	 * not because its last instruction transferred control. */
+	PTD_BLK_INTERRUPTED = 1 << 0,
+	/* The block's last instruction was a syscall that returned to the
+	 * next instruction; a non-fall-through successor means sigreturn,
+	 * exec or a context switch. */
+	PTD_BLK_SYSCALL = 1 << 1,
+	/* Instructions were executed speculatively or are uncertain. */
+	PTD_BLK_UNCERTAIN = 1 << 2,
+};
+
+/* A block as recorders and decoders append it and iterators return it. */
+struct ptd_block {
+	uint64_t ip;     /* first instruction */
+	uint64_t end_ip; /* last instruction */
+	uint32_t ninsn;  /* >= 1 */
+	uint8_t iclass;  /* enum ptd_iclass of the last instruction */
+	uint8_t flags;   /* enum ptd_block_flags */
+};
+
+/* One item as iterators return it. */
+struct ptd_item {
+	uint8_t kind;       /* enum ptd_item_kind */
+	uint8_t reason;     /* gap: enum ptd_gap_reason; event: enum ptd_event_kind */
+	uint64_t number;    /* number of the first instruction (block), of the gap, or of the next item (event) */
+	struct ptd_block block; /* kind == BLOCK; for events block.ip is the event ip */
+	uint64_t arg;       /* event argument; gap: trace offset or errcode */
+	uint32_t detail;    /* index of a detail string (ptd_history_detail) or 0 */
+};
+
+/* Reads code bytes at @addr for instruction decoding; returns bytes read
+ * (may be short at the end of a mapping) or <0. */
+typedef int (*ptd_read_fn)(void *ctx, uint64_t addr, uint8_t *buf, size_t n);
+
+struct ptd_history;
+
+/* Returns a new empty history using @read to decode instructions, or NULL. */
+struct ptd_history *ptd_history_alloc(ptd_read_fn read, void *ctx);
+void ptd_history_free(struct ptd_history *h);
+/* Forgets all items and the tail (record stop, re-record). */
+void ptd_history_clear(struct ptd_history *h);
+
+/*
+ * Appends a block.  A block whose first ip follows the previous block's
+ * last instruction without a control transfer (previous iclass OTHER and
+ * not interrupted) may be merged into it.  Returns 0 or -ptde_invalid
+ * (ninsn == 0, end_ip < ip) / -ptde_nomem.
+ */
+int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b);
+/* Appends a gap (takes one number).  @detail may be NULL. */
+int ptd_history_append_gap(struct ptd_history *h, enum ptd_gap_reason r, uint64_t arg, const char *detail);
+/* Appends an event (takes no number). */
+int ptd_history_append_event(struct ptd_history *h, enum ptd_event_kind k, uint64_t ip, uint64_t arg);
+/* Sets the tail (current PC); 0 means no tail (offline trace end). */
+void ptd_history_set_tail(struct ptd_history *h, uint64_t pc);
+uint64_t ptd_history_tail(const struct ptd_history *h);
+
+/* Number of the last item (the tail when set); 0 when empty. */
+uint64_t ptd_history_count(const struct ptd_history *h);
+/* Executed instructions only (gaps and tail excluded). */
+uint64_t ptd_history_ninsn(const struct ptd_history *h);
+/* Bytes of heap used by the stored items (for "info record" and benchmarks). */
+size_t ptd_history_bytes(const struct ptd_history *h);
+const char *ptd_history_detail(const struct ptd_history *h, uint32_t detail);
+
+/*
+ * Cursor: one instruction position.  A cursor on a gap has ip 0 and
+ * is_gap set.  Cursors stay valid while items are appended.
+ */
+struct ptd_hcursor {
+	const struct ptd_history *h;
+	uint64_t number;
+	uint64_t ip;
+	int is_gap;
+	uint8_t gap_reason;
+	/* Class and length of the instruction at the cursor; class is
+	 * PTD_IC_OTHER for non-final instructions of a block. */
+	uint8_t iclass;
+	uint8_t len;
+	uint8_t block_flags; /* flags of the block when at its last insn */
+	/* private */
+	uint64_t item_index;
+	uint32_t insn_index;
+};
+
+/* Places @c at @number (1..count).  Returns 0, -ptde_bos/-ptde_eos when out of range. */
+int ptd_hcursor_goto(struct ptd_hcursor *c, const struct ptd_history *h, uint64_t number);
+/* Moves one number forward/backward.  Returns 0, -ptde_eos/-ptde_bos at the ends
+ * (the cursor does not move), or -ptde_bad_insn when an instruction cannot be decoded. */
+int ptd_hcursor_next(struct ptd_hcursor *c);
+int ptd_hcursor_prev(struct ptd_hcursor *c);
+/*
+ * Returns the events recorded between the instruction before the cursor
+ * and the cursor (e.g. a signal delivered before the first handler
+ * instruction), writing at most @max into @ev.  Returns the count.
+ */
+int ptd_hcursor_events(const struct ptd_hcursor *c, struct ptd_item *ev, int max);
+
+/* Iterates items from item index @from; returns 1 and fills @it, 0 at end. */
+int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_item *it);
+uint64_t ptd_history_nitems(const struct ptd_history *h);
+
+/*
+ * Function-call segments, as gdb's record function-call-history shows
+ * them: a new segment starts at each call, return, signal entry, gap, and
+ * at a jump into a different function (tail call).  Levels are call
+ * depths (the minimum over the history is normalised to 0 when printed).
+ */
+struct ptd_callseg {
+	uint64_t index;  /* 1-based segment number */
+	uint64_t first;  /* first instruction number */
+	uint64_t last;   /* last instruction number */
+	uint64_t ip;     /* first instruction's ip (symbolize for the name) */
+	int level;       /* call depth, may be negative before normalisation */
+	int is_gap;
+	/* Segment this one was called from (0: none recorded) and the segment
+	 * that continues the caller after return (0: none). */
+	uint64_t up;
+	uint64_t prev_same;  /* previous segment of the same function instance */
+	uint64_t next_same;  /* next segment of the same function instance */
+};
+
+/* Returns the function entry of @addr (symbol start) or 0 when unknown. */
+typedef uint64_t (*ptd_func_of_fn)(void *ctx, uint64_t addr);
+
+struct ptd_calls;
+/* Builds the segments of @h.  @func_of may be NULL (then only calls,
+ * returns, signals and gaps start segments).  Returns NULL on error. */
+struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx);
+void ptd_calls_free(struct ptd_calls *c);
+uint64_t ptd_calls_count(const struct ptd_calls *c);
+/* 1-based; returns NULL when out of range. */
+const struct ptd_callseg *ptd_calls_get(const struct ptd_calls *c, uint64_t index);
+/* Segment containing instruction @number, or NULL. */
+const struct ptd_callseg *ptd_calls_find(const struct ptd_calls *c, uint64_t number);
+int ptd_calls_min_level(const struct ptd_calls *c);
+
+#endif

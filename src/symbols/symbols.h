@@ -1,0 +1,71 @@
+/*
+ * Symbols and source lines for a live process or a set of ELF files, via
+ * libdwfl.  Addresses are absolute (load biases applied).  Results point
+ * into storage owned by the ptd_symbols object and stay valid until the
+ * next ptd_symbols_refresh() or ptd_symbols_free().
+ */
+#ifndef PTD_SYMBOLS_H
+#define PTD_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ptd_symbols;
+
+struct ptd_symbol {
+	const char *name; /* demangled is not needed: C names as in ELF */
+	uint64_t start;   /* function entry */
+	uint64_t size;
+	uint64_t offset;  /* addr - start */
+	const char *module; /* path of the ELF module */
+};
+
+struct ptd_line {
+	const char *file; /* as in DWARF, full path when known */
+	int line;
+	/* Address range [lo, hi) of the line-table row(s) containing addr that
+	 * belong to this line contiguously; lo is where the row starts. */
+	uint64_t lo, hi;
+	int is_stmt;
+};
+
+/* Reports the modules mapped in @pid (from /proc/PID/maps). */
+int ptd_symbols_alloc_pid(struct ptd_symbols **out, pid_t pid);
+/* Reports a single ELF file at load bias @bias (offline / tests). */
+int ptd_symbols_alloc_file(struct ptd_symbols **out, const char *path, uint64_t bias);
+/* Adds a module file mapped at @start..@end (offline bundles). */
+int ptd_symbols_add_file(struct ptd_symbols *s, const char *path, uint64_t start, uint64_t end);
+/* Re-reads /proc/PID/maps (after exec, dlopen).  No-op for file sets. */
+int ptd_symbols_refresh(struct ptd_symbols *s);
+void ptd_symbols_free(struct ptd_symbols *s);
+
+/* Returns 0 and fills @out, or -ptde_notfound. */
+int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *out);
+/* Returns 0 and fills @out, or -ptde_notfound when @addr has no line. */
+int ptd_symbols_line(struct ptd_symbols *s, uint64_t addr, struct ptd_line *out);
+
+/*
+ * Finds function @name.  *@entry gets its first instruction; *@bp gets the
+ * address gdb would break at (after the prologue: the second line-table
+ * row's address of the function, or the entry when there is no line info).
+ * Returns 0, or -ptde_notfound.
+ */
+int ptd_symbols_function(struct ptd_symbols *s, const char *name, uint64_t *entry, uint64_t *bp);
+
+/*
+ * Finds the breakpoint address for @file:@line as gdb does: the lowest
+ * is_stmt address of the first line >= @line that has code, in a file
+ * whose name ends with @file.  *@actual_line gets that line.  Returns 0,
+ * or -ptde_notfound.
+ */
+int ptd_symbols_file_line(struct ptd_symbols *s, const char *file, int line, uint64_t *addr,
+			  int *actual_line);
+
+/*
+ * Reads source line @line of @file into @out (without newline).  Returns
+ * 0, or -ptde_notfound when the file or line is not available.
+ */
+int ptd_symbols_source_line(struct ptd_symbols *s, const char *file, int line, char *out, size_t n);
+
+#endif

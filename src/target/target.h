@@ -1,0 +1,138 @@
+/*
+ * Process control with ptrace: launch, attach, detach, kill; threads,
+ * stops, registers, memory, software breakpoints.
+ *
+ * All tasks are traced with PTRACE_SEIZE (so PTRACE_INTERRUPT stops a
+ * running thread without a signal), with clone/fork/vfork/exec/exit
+ * events on.  The model is all-stop, like gdb's: the caller resumes
+ * threads, waits for one event, and stops the others when it wants to
+ * look at the process.  Forked children are detached at once with none of
+ * our breakpoint bytes in them.
+ *
+ * Memory reads through ptd_target_read() never show our int3 bytes; writes
+ * through ptd_target_write() keep the breakpoint shadows up to date.
+ */
+#ifndef PTD_TARGET_H
+#define PTD_TARGET_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+struct ptd_target;
+
+struct ptd_launch {
+	char *const *argv;  /* argv[0] is the program, looked up in PATH if it has no '/' */
+	char *const *envp;  /* NULL: inherit ours */
+	const char *cwd;    /* NULL: ours */
+	int disable_aslr;   /* personality(ADDR_NO_RANDOMIZE), like gdb's default */
+};
+
+enum ptd_stop_kind {
+	PTD_STOP_NONE = 0,
+	PTD_STOP_STEP,        /* a single-step completed */
+	PTD_STOP_BREAKPOINT,  /* hit one of our breakpoints; pc is rewound to it */
+	PTD_STOP_SIGNAL,      /* a signal is about to be delivered (si, signo) */
+	PTD_STOP_INTERRUPT,   /* stopped by ptd_target_interrupt()/stop_all */
+	PTD_STOP_EXITED,      /* the whole process exited (status = exit code) */
+	PTD_STOP_KILLED,      /* the whole process was killed (signo) */
+	PTD_STOP_THREAD_EXIT, /* one thread (not the last) is gone */
+	PTD_STOP_CLONE,       /* a new thread (new_tid) was created; both stopped */
+	PTD_STOP_FORK,        /* a child (new_tid) was forked and has been detached */
+	PTD_STOP_EXEC,        /* the process exec'ed; breakpoints are gone */
+};
+
+struct ptd_stop {
+	enum ptd_stop_kind kind;
+	pid_t tid;
+	int signo;
+	int status;
+	pid_t new_tid;
+	uint64_t pc;
+	siginfo_t si;
+	int bp_addr_valid;
+	uint64_t bp_addr;
+};
+
+enum ptd_thread_state { PTD_THREAD_STOPPED, PTD_THREAD_RUNNING, PTD_THREAD_GONE };
+
+/* Launches @l stopped at its first user instruction.  Exec failure is
+ * reported with the child's errno ("cannot run 'x': no such file or
+ * directory").  Returns 0 and sets *@out, or <0. */
+int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l);
+/* Attaches to every thread of @pid and stops them all. */
+int ptd_target_attach(struct ptd_target **out, pid_t pid);
+/* Removes every breakpoint and detaches all threads, leaving them running
+ * (pending signals are delivered).  The target stays allocated but dead. */
+int ptd_target_detach(struct ptd_target *t);
+/* Kills the process and reaps it. */
+int ptd_target_kill(struct ptd_target *t);
+/* Frees @t; a still-live launched process is killed, an attached one detached. */
+void ptd_target_free(struct ptd_target *t);
+
+pid_t ptd_target_pid(const struct ptd_target *t);
+int ptd_target_alive(const struct ptd_target *t);
+int ptd_target_launched(const struct ptd_target *t);
+/* Fills @tids with the live threads in creation order; returns the count. */
+int ptd_target_threads(const struct ptd_target *t, pid_t *tids, int max);
+enum ptd_thread_state ptd_target_thread_state(const struct ptd_target *t, pid_t tid);
+
+/* Resumes @tid (stopped) with PTRACE_CONT or PTRACE_SINGLESTEP, delivering
+ * @signo (0: none; a signal pending from an earlier stop is delivered when
+ * @signo is -1).  A thread resting on an inserted breakpoint is stepped
+ * over it first when @step is 0. */
+int ptd_target_resume(struct ptd_target *t, pid_t tid, int step, int signo);
+/* Resumes every stopped thread. */
+int ptd_target_resume_all(struct ptd_target *t, int step);
+/*
+ * Waits for the next event of any thread and returns it in @st.  With
+ * @block 0 returns -ptde_busy when nothing is ready.  Internal stops
+ * (the SIGSTOP of a new clone, a forked child) are handled here.
+ * Returns 0, or -ptde_not_running when no thread is left.
+ */
+int ptd_target_wait(struct ptd_target *t, struct ptd_stop *st, int block);
+/* Asks running thread @tid to stop (PTRACE_INTERRUPT). */
+int ptd_target_interrupt(struct ptd_target *t, pid_t tid);
+/*
+ * Stops every running thread.  Events that arrive instead of the
+ * interrupt are handed to @cb (a completed single-step, a signal — which
+ * is then kept pending for the next resume —, exits); breakpoint hits are
+ * undone (pc rewound, the hit will repeat).  @cb may be NULL.
+ */
+int ptd_target_stop_all(struct ptd_target *t, void (*cb)(void *ctx, const struct ptd_stop *st),
+			void *ctx);
+/* Signal that will be delivered on the next resume with signo -1. */
+int ptd_target_pending_signal(const struct ptd_target *t, pid_t tid);
+void ptd_target_set_pending_signal(struct ptd_target *t, pid_t tid, int signo);
+
+int ptd_target_get_regs(struct ptd_target *t, pid_t tid, struct user_regs_struct *r);
+int ptd_target_set_regs(struct ptd_target *t, pid_t tid, const struct user_regs_struct *r);
+int ptd_target_get_pc(struct ptd_target *t, pid_t tid, uint64_t *pc);
+int ptd_target_set_pc(struct ptd_target *t, pid_t tid, uint64_t pc);
+
+/* Reads @n bytes at @addr with our breakpoint bytes masked out.  Returns
+ * the number of bytes read (short at an unmapped page), or <0 when none. */
+long ptd_target_read(struct ptd_target *t, uint64_t addr, void *buf, size_t n);
+/* Reads without masking (what the program sees). */
+long ptd_target_read_raw(struct ptd_target *t, uint64_t addr, void *buf, size_t n);
+/* Writes, even to read-only text; breakpoint shadows are updated. */
+long ptd_target_write(struct ptd_target *t, uint64_t addr, const void *buf, size_t n);
+
+/* Inserts an int3 at @addr (reference counted).  Returns 0 or <0 (unmapped). */
+int ptd_target_bp_insert(struct ptd_target *t, uint64_t addr);
+int ptd_target_bp_remove(struct ptd_target *t, uint64_t addr);
+int ptd_target_bp_at(const struct ptd_target *t, uint64_t addr);
+/* Original byte under a breakpoint at @addr; returns 0 and sets *b, or -ptde_notfound. */
+int ptd_target_bp_orig(const struct ptd_target *t, uint64_t addr, uint8_t *b);
+/* Removes every breakpoint from memory (detach, fork child cleanup). */
+int ptd_target_bp_remove_all(struct ptd_target *t);
+/* Writes the original bytes of every breakpoint into process @pid's memory
+ * (a forked child that shares nothing with us). */
+int ptd_target_bp_clean_child(struct ptd_target *t, pid_t pid);
+/* Steps thread @tid over the breakpoint at its pc (removed for the step,
+ * re-inserted after), reporting the step's stop in @st. */
+int ptd_target_step_over(struct ptd_target *t, pid_t tid, struct ptd_stop *st);
+
+#endif

@@ -1,0 +1,25 @@
+/*
+ * Backtrace of a live, ptrace-stopped thread (libunwind-ptrace).  At past
+ * positions ptdbg builds backtraces from the call history instead
+ * (src/replay), since only the PC is known there.
+ */
+#ifndef PTD_UNWIND_H
+#define PTD_UNWIND_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ptd_frame {
+	uint64_t pc;
+	uint64_t sp;
+	uint64_t cfa;
+};
+
+/*
+ * Unwinds thread @tid (stopped under ptrace by the caller) into @frames,
+ * at most @max.  Frame 0 is the current PC.  Returns the frame count
+ * (>= 1), or a negative ptd_error.
+ */
+int ptd_unwind_backtrace(pid_t tid, struct ptd_frame *frames, int max);
+
+#endif
