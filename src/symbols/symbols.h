@@ -24,8 +24,10 @@ struct ptd_symbol {
 struct ptd_line {
 	const char *file; /* as in DWARF, full path when known */
 	int line;
-	/* Address range [lo, hi) of the line-table row(s) containing addr that
-	 * belong to this line contiguously; lo is where the row starts. */
+	/* Address range [lo, hi) of the ONE line-table row containing addr:
+	 * lo is that row's address, hi the next row's address (rows of the
+	 * same line are NOT merged: gdb's sal.pc is the row start, and gdb
+	 * prints "0x... in" / stops stepping by row starts). */
 	uint64_t lo, hi;
 	int is_stmt;
 };

@@ -126,7 +126,10 @@ int ptd_target_bp_remove(struct ptd_target *t, uint64_t addr);
 int ptd_target_bp_at(const struct ptd_target *t, uint64_t addr);
 /* Original byte under a breakpoint at @addr; returns 0 and sets *b, or -ptde_notfound. */
 int ptd_target_bp_orig(const struct ptd_target *t, uint64_t addr, uint8_t *b);
-/* Removes every breakpoint from memory (detach, fork child cleanup). */
+/* Takes every int3 out of memory (0) or puts them back (1), keeping the
+ * table: the step recorder checks pcs itself and needs clean text. */
+int ptd_target_bp_enable(struct ptd_target *t, int on);
+/* Removes every breakpoint from memory and forgets them (detach). */
 int ptd_target_bp_remove_all(struct ptd_target *t);
 /* Writes the original bytes of every breakpoint into process @pid's memory
  * (a forked child that shares nothing with us). */

@@ -1,0 +1,1191 @@
+/*
+ * Process control with ptrace (see target.h for the model).
+ *
+ * This file owns the tracee's threads and their ptrace states, the
+ * breakpoint table with the original bytes under each int3, and the
+ * translation of raw wait statuses into ptd_stop events.  Every task is
+ * seized (PTRACE_SEIZE), so stopping a running thread is a
+ * PTRACE_INTERRUPT whose trap is told apart from real signals; an
+ * interrupt that loses the race against another event stays pending in
+ * the kernel and is swallowed when it shows up after the next resume.
+ */
+#include "target/target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <stddef.h>
+#include <dirent.h>
+
+#include "util/error.h"
+
+#define PTD_OPTS                                                                            \
+	(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |                      \
+	 PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC)
+
+struct tthread {
+	pid_t tid;
+	enum ptd_thread_state state;
+	int pending_sig;
+	int last_step;       /* mode of the last resume, for internal re-resumes */
+	int interrupt_sent;  /* PTRACE_INTERRUPT sent, its trap not seen yet */
+	int interrupt_stale; /* the thread stopped for another reason first */
+	int initial_stop;    /* a new clone whose first stop has not been seen */
+	int stepping_over;   /* breakpoint address being stepped over + 1, or 0 */
+	uint64_t over_addr;
+};
+
+struct tbp {
+	uint64_t addr;
+	int refs;
+	uint8_t orig;
+	uint8_t inserted;
+};
+
+struct early_stop {
+	pid_t tid;
+	int status;
+};
+
+struct ptd_target {
+	pid_t pid;
+	int launched;
+	int alive;
+	int memfd;
+	struct tthread *th;
+	int nth, cap_th;
+	struct tbp *bp;
+	int nbp, cap_bp;
+	int bp_enabled; /* int3s are in memory (1) or suspended (0) */
+	/* stops of tids not (yet) known, e.g. a clone child reporting before
+	 * its parent's clone event */
+	struct early_stop early[64];
+	int nearly;
+	/* events produced internally and handed out by the next wait */
+	struct ptd_stop queue[16];
+	int nqueue;
+	int vfork_bps_suspended;
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static struct tthread *find_thread(const struct ptd_target *t, pid_t tid)
+{
+	for (int i = 0; i < t->nth; i++)
+		if (t->th[i].tid == tid && t->th[i].state != PTD_THREAD_GONE)
+			return &t->th[i];
+	return NULL;
+}
+
+static struct tthread *add_thread(struct ptd_target *t, pid_t tid, enum ptd_thread_state st)
+{
+	struct tthread *th = find_thread(t, tid);
+
+	if (th)
+		return th;
+	if (t->nth == t->cap_th) {
+		int cap = t->cap_th ? t->cap_th * 2 : 8;
+		struct tthread *n = realloc(t->th, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		t->th = n;
+		t->cap_th = cap;
+	}
+	th = &t->th[t->nth++];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	th->state = st;
+	return th;
+}
+
+static int open_mem(struct ptd_target *t)
+{
+	char path[64];
+
+	if (t->memfd >= 0)
+		close(t->memfd);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)t->pid);
+	t->memfd = open(path, O_RDWR | O_CLOEXEC);
+	return t->memfd >= 0 ? 0 : -1;
+}
+
+static struct ptd_target *target_new(pid_t pid)
+{
+	struct ptd_target *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->memfd = -1;
+	t->alive = 1;
+	t->bp_enabled = 1;
+	return t;
+}
+
+/* ---- raw memory --------------------------------------------------------- */
+
+long ptd_target_read_raw(struct ptd_target *t, uint64_t addr, void *buf, size_t n)
+{
+	struct iovec local = { buf, n }, remote = { (void *)(uintptr_t)addr, n };
+	ssize_t r;
+
+	if (!t || !buf)
+		return -ptde_invalid;
+	if (!t->alive)
+		return ptd__err(-ptde_not_running, "the program is not being run");
+	if (n == 0)
+		return 0;
+	r = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
+	if (r > 0)
+		return r;
+	/* /proc/PID/mem reads pages the process cannot read itself (e.g. execute-only). */
+	if (t->memfd >= 0) {
+		do
+			r = pread(t->memfd, buf, n, (off_t)addr);
+		while (r < 0 && errno == EINTR);
+		if (r > 0)
+			return r;
+	}
+	return ptd__err(-ptde_nomap, "cannot access memory at address 0x%llx",
+			(unsigned long long)addr);
+}
+
+static long write_raw(struct ptd_target *t, uint64_t addr, const void *buf, size_t n)
+{
+	ssize_t r = -1;
+
+	if (t->memfd >= 0) {
+		do
+			r = pwrite(t->memfd, buf, n, (off_t)addr);
+		while (r < 0 && errno == EINTR);
+		if (r == (ssize_t)n)
+			return r;
+	}
+	/* Fall back to word-sized pokes (older kernels, restricted /proc). */
+	const uint8_t *p = buf;
+	size_t done = 0;
+	pid_t tid = t->pid;
+
+	for (int i = 0; i < t->nth; i++)
+		if (t->th[i].state == PTD_THREAD_STOPPED) {
+			tid = t->th[i].tid;
+			break;
+		}
+	while (done < n) {
+		uint64_t a = (addr + done) & ~7ull;
+		size_t off = (addr + done) - a;
+		long word;
+		errno = 0;
+		word = ptrace(PTRACE_PEEKDATA, tid, (void *)(uintptr_t)a, 0);
+		if (errno)
+			break;
+		size_t k = 8 - off;
+		if (k > n - done)
+			k = n - done;
+		memcpy((uint8_t *)&word + off, p + done, k);
+		if (ptrace(PTRACE_POKEDATA, tid, (void *)(uintptr_t)a, (void *)word) < 0)
+			break;
+		done += k;
+	}
+	if (done)
+		return (long)done;
+	return ptd__err(-ptde_nomap, "cannot write memory at address 0x%llx",
+			(unsigned long long)addr);
+}
+
+/* ---- breakpoints -------------------------------------------------------- */
+
+static struct tbp *find_bp(const struct ptd_target *t, uint64_t addr)
+{
+	/* Sorted array, binary search: the soft recorder keeps thousands. */
+	int lo = 0, hi = t->nbp - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		if (t->bp[mid].addr == addr)
+			return &t->bp[mid];
+		if (t->bp[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+static int bp_poke(struct ptd_target *t, struct tbp *b, int insert)
+{
+	uint8_t v = insert ? 0xcc : b->orig;
+
+	if (write_raw(t, b->addr, &v, 1) != 1)
+		return -ptde_nomap;
+	b->inserted = insert;
+	return 0;
+}
+
+int ptd_target_bp_insert(struct ptd_target *t, uint64_t addr)
+{
+	struct tbp *b;
+	uint8_t orig;
+	int i;
+
+	if (!t)
+		return -ptde_invalid;
+	if (!t->alive)
+		return ptd__err(-ptde_not_running, "the program is not being run");
+	b = find_bp(t, addr);
+	if (b) {
+		b->refs++;
+		return 0;
+	}
+	if (ptd_target_read_raw(t, addr, &orig, 1) != 1)
+		return ptd__err(-ptde_nomap, "cannot insert breakpoint at 0x%llx: cannot access memory",
+				(unsigned long long)addr);
+	if (t->nbp == t->cap_bp) {
+		int cap = t->cap_bp ? t->cap_bp * 2 : 64;
+		struct tbp *n = realloc(t->bp, cap * sizeof(*n));
+		if (!n)
+			return -ptde_nomem;
+		t->bp = n;
+		t->cap_bp = cap;
+	}
+	for (i = t->nbp; i > 0 && t->bp[i - 1].addr > addr; i--)
+		t->bp[i] = t->bp[i - 1];
+	b = &t->bp[i];
+	t->nbp++;
+	b->addr = addr;
+	b->refs = 1;
+	b->orig = orig;
+	b->inserted = 0;
+	if (t->bp_enabled && !t->vfork_bps_suspended) {
+		if (bp_poke(t, b, 1) < 0) {
+			memmove(b, b + 1, (t->nbp - i - 1) * sizeof(*b));
+			t->nbp--;
+			return ptd__err(-ptde_nomap, "cannot insert breakpoint at 0x%llx",
+					(unsigned long long)addr);
+		}
+	}
+	return 0;
+}
+
+int ptd_target_bp_remove(struct ptd_target *t, uint64_t addr)
+{
+	struct tbp *b;
+	int i;
+
+	if (!t)
+		return -ptde_invalid;
+	b = find_bp(t, addr);
+	if (!b)
+		return -ptde_notfound;
+	if (--b->refs > 0)
+		return 0;
+	if (b->inserted && t->alive)
+		bp_poke(t, b, 0);
+	i = (int)(b - t->bp);
+	memmove(b, b + 1, (t->nbp - i - 1) * sizeof(*b));
+	t->nbp--;
+	return 0;
+}
+
+int ptd_target_bp_at(const struct ptd_target *t, uint64_t addr)
+{
+	return t && find_bp(t, addr) != NULL;
+}
+
+int ptd_target_bp_orig(const struct ptd_target *t, uint64_t addr, uint8_t *out)
+{
+	const struct tbp *b = t ? find_bp(t, addr) : NULL;
+
+	if (!b)
+		return -ptde_notfound;
+	*out = b->orig;
+	return 0;
+}
+
+static void bp_set_all(struct ptd_target *t, int insert)
+{
+	for (int i = 0; i < t->nbp; i++)
+		if (t->bp[i].inserted != insert)
+			bp_poke(t, &t->bp[i], insert);
+}
+
+int ptd_target_bp_remove_all(struct ptd_target *t)
+{
+	if (!t)
+		return -ptde_invalid;
+	if (t->alive)
+		bp_set_all(t, 0);
+	t->nbp = 0;
+	return 0;
+}
+
+int ptd_target_bp_enable(struct ptd_target *t, int on)
+{
+	if (!t)
+		return -ptde_invalid;
+	t->bp_enabled = !!on;
+	if (t->alive && !t->vfork_bps_suspended)
+		bp_set_all(t, t->bp_enabled);
+	return 0;
+}
+
+int ptd_target_bp_clean_child(struct ptd_target *t, pid_t pid)
+{
+	char path[64];
+	int fd, bad = 0;
+
+	if (!t)
+		return -ptde_invalid;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return ptd__err(ptd__errno_code(errno), "cannot open %s: %s", path, strerror(errno));
+	for (int i = 0; i < t->nbp; i++)
+		if (t->bp[i].inserted &&
+		    pwrite(fd, &t->bp[i].orig, 1, (off_t)t->bp[i].addr) != 1)
+			bad++;
+	close(fd);
+	return bad ? ptd__err(-ptde_nomap, "cannot restore %d breakpoint bytes in child %d", bad,
+			      (int)pid)
+		   : 0;
+}
+
+/* ---- masked memory -------------------------------------------------------- */
+
+long ptd_target_read(struct ptd_target *t, uint64_t addr, void *buf, size_t n)
+{
+	long r = ptd_target_read_raw(t, addr, buf, n);
+	int lo, hi;
+
+	if (r <= 0 || t->nbp == 0)
+		return r;
+	/* First breakpoint >= addr, then walk while inside the range. */
+	lo = 0;
+	hi = t->nbp;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (t->bp[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int i = lo; i < t->nbp && t->bp[i].addr < addr + (uint64_t)r; i++)
+		if (t->bp[i].inserted)
+			((uint8_t *)buf)[t->bp[i].addr - addr] = t->bp[i].orig;
+	return r;
+}
+
+long ptd_target_write(struct ptd_target *t, uint64_t addr, const void *buf, size_t n)
+{
+	uint8_t *copy;
+	long r;
+
+	if (!t || !buf)
+		return -ptde_invalid;
+	if (!t->alive)
+		return ptd__err(-ptde_not_running, "the program is not being run");
+	copy = malloc(n ? n : 1);
+	if (!copy)
+		return -ptde_nomem;
+	memcpy(copy, buf, n);
+	/* Keep our int3s in place and remember the new original bytes. */
+	for (int i = 0; i < t->nbp; i++) {
+		struct tbp *b = &t->bp[i];
+		if (b->addr >= addr && b->addr < addr + n) {
+			b->orig = copy[b->addr - addr];
+			if (b->inserted)
+				copy[b->addr - addr] = 0xcc;
+		}
+	}
+	r = write_raw(t, addr, copy, n);
+	free(copy);
+	return r;
+}
+
+/* ---- registers ------------------------------------------------------------- */
+
+int ptd_target_get_regs(struct ptd_target *t, pid_t tid, struct user_regs_struct *r)
+{
+	if (!t || !r)
+		return -ptde_invalid;
+	if (ptrace(PTRACE_GETREGS, tid, 0, r) < 0)
+		return ptd__err(ptd__errno_code(errno), "cannot read registers of thread %d: %s",
+				(int)tid, strerror(errno));
+	return 0;
+}
+
+int ptd_target_set_regs(struct ptd_target *t, pid_t tid, const struct user_regs_struct *r)
+{
+	if (!t || !r)
+		return -ptde_invalid;
+	if (ptrace(PTRACE_SETREGS, tid, 0, r) < 0)
+		return ptd__err(ptd__errno_code(errno), "cannot write registers of thread %d: %s",
+				(int)tid, strerror(errno));
+	return 0;
+}
+
+int ptd_target_get_pc(struct ptd_target *t, pid_t tid, uint64_t *pc)
+{
+	long v;
+
+	if (!t || !pc)
+		return -ptde_invalid;
+	errno = 0;
+	v = ptrace(PTRACE_PEEKUSER, tid, offsetof(struct user_regs_struct, rip), 0);
+	if (errno)
+		return ptd__err(ptd__errno_code(errno), "cannot read pc of thread %d: %s", (int)tid,
+				strerror(errno));
+	*pc = (uint64_t)v;
+	return 0;
+}
+
+int ptd_target_set_pc(struct ptd_target *t, pid_t tid, uint64_t pc)
+{
+	if (!t)
+		return -ptde_invalid;
+	if (ptrace(PTRACE_POKEUSER, tid, offsetof(struct user_regs_struct, rip), (void *)pc) < 0)
+		return ptd__err(ptd__errno_code(errno), "cannot write pc of thread %d: %s", (int)tid,
+				strerror(errno));
+	return 0;
+}
+
+/* ---- launch / attach ------------------------------------------------------- */
+
+/* Waits until @pid reports PTRACE_EVENT_EXEC, resuming it through the
+ * job-control stops PTRACE_SEIZE of a self-stopped child produces. */
+static int launch_wait_exec(struct ptd_target *t, int errpipe, const char *prog)
+{
+	int st, child_errno = 0;
+
+	for (;;) {
+		pid_t w;
+		do
+			w = waitpid(t->pid, &st, __WALL);
+		while (w < 0 && errno == EINTR);
+		if (w < 0)
+			return ptd__err(-ptde_sys, "waitpid: %s", strerror(errno));
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->alive = 0;
+			if (read(errpipe, &child_errno, sizeof(child_errno)) == sizeof(child_errno))
+				return ptd__err(ptd__errno_code(child_errno), "cannot run '%s': %s",
+						prog, strerror(child_errno));
+			return ptd__err(-ptde_exited, "'%s' exited before it started", prog);
+		}
+		if ((st >> 16) == PTRACE_EVENT_EXEC)
+			return 0;
+		/* group-stop, the SIGCONT trap, SIGCONT itself: keep going */
+		ptrace(PTRACE_CONT, t->pid, 0, 0);
+	}
+}
+
+int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l)
+{
+	int pfd[2], st, rc;
+	pid_t pid;
+	struct ptd_target *t;
+
+	if (!out || !l || !l->argv || !l->argv[0])
+		return ptd__err(-ptde_invalid, "no program to run");
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return ptd__err(-ptde_sys, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return ptd__err(-ptde_sys, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int e;
+		close(pfd[0]);
+		if (l->disable_aslr)
+			personality(personality(0xffffffff) | ADDR_NO_RANDOMIZE);
+		if (l->cwd && chdir(l->cwd) < 0) {
+			e = errno;
+			if (write(pfd[1], &e, sizeof(e)) < 0)
+				_exit(126);
+			_exit(127);
+		}
+		raise(SIGSTOP);
+		if (l->envp)
+			execvpe(l->argv[0], l->argv, l->envp);
+		else
+			execvp(l->argv[0], l->argv);
+		e = errno;
+		if (write(pfd[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(pfd[1]);
+	do
+		rc = waitpid(pid, &st, WUNTRACED);
+	while (rc < 0 && errno == EINTR);
+	t = target_new(pid);
+	if (!t) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		close(pfd[0]);
+		return -ptde_nomem;
+	}
+	t->launched = 1;
+	if (!WIFSTOPPED(st)) {
+		int e = 0;
+		t->alive = 0;
+		if (read(pfd[0], &e, sizeof(e)) == sizeof(e))
+			rc = ptd__err(ptd__errno_code(e), "cannot run '%s': %s", l->argv[0],
+				      strerror(e));
+		else
+			rc = ptd__err(-ptde_exited, "'%s' exited before it started", l->argv[0]);
+		close(pfd[0]);
+		ptd_target_free(t);
+		return rc;
+	}
+	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_EXITKILL | PTD_OPTS) < 0) {
+		rc = ptd__err(ptd__errno_code(errno), "cannot trace '%s': %s", l->argv[0],
+			      strerror(errno));
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		t->alive = 0;
+		close(pfd[0]);
+		ptd_target_free(t);
+		return rc;
+	}
+	ptrace(PTRACE_CONT, pid, 0, 0);
+	rc = launch_wait_exec(t, pfd[0], l->argv[0]);
+	close(pfd[0]);
+	if (rc < 0) {
+		ptd_target_free(t);
+		return rc;
+	}
+	add_thread(t, pid, PTD_THREAD_STOPPED);
+	open_mem(t);
+	*out = t;
+	return 0;
+}
+
+static int list_tids(pid_t pid, pid_t *tids, int max)
+{
+	char path[64];
+	int n = 0;
+
+	/* /proc/PID/task without opendir: read it through ls-like readdir. */
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	struct dirent *de;
+	while ((de = readdir(d)) && n < max) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		tids[n++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+static int wait_tid_stop(pid_t tid, int *status)
+{
+	pid_t w;
+
+	do
+		w = waitpid(tid, status, __WALL);
+	while (w < 0 && errno == EINTR);
+	return w < 0 ? -1 : 0;
+}
+
+int ptd_target_attach(struct ptd_target **out, pid_t pid)
+{
+	struct ptd_target *t;
+	pid_t tids[1024];
+	int changed;
+
+	if (!out || pid <= 0)
+		return ptd__err(-ptde_invalid, "invalid process id %d", (int)pid);
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return ptd__err(-ptde_nosrch, "cannot attach to %d: no such process", (int)pid);
+	t = target_new(pid);
+	if (!t)
+		return -ptde_nomem;
+	/* Seize every thread; repeat until the set is stable, since threads
+	 * may be created while we attach (clones of seized threads are
+	 * auto-attached, so one more pass suffices). */
+	do {
+		int n = list_tids(pid, tids, 1024);
+		changed = 0;
+		if (n <= 0 && t->nth == 0) {
+			free(t);
+			return ptd__err(-ptde_nosrch, "cannot attach to %d: no such process",
+					(int)pid);
+		}
+		for (int i = 0; i < n; i++) {
+			if (find_thread(t, tids[i]))
+				continue;
+			if (ptrace(PTRACE_SEIZE, tids[i], 0, PTD_OPTS) < 0) {
+				int e = errno;
+				if (e == ESRCH)
+					continue;
+				if (t->nth == 0) {
+					free(t->th);
+					free(t);
+					if (e == EPERM)
+						return ptd__err(-ptde_perm,
+							"cannot attach to %d: operation not permitted "
+							"(is it already traced, or is ptrace_scope 1? try as root)",
+							(int)pid);
+					return ptd__err(ptd__errno_code(e), "cannot attach to %d: %s",
+							(int)pid, strerror(e));
+				}
+				continue;
+			}
+			ptrace(PTRACE_INTERRUPT, tids[i], 0, 0);
+			struct tthread *th = add_thread(t, tids[i], PTD_THREAD_RUNNING);
+			if (th)
+				th->interrupt_sent = 1;
+			changed = 1;
+		}
+	} while (changed);
+	/* Collect every thread's interrupt stop. */
+	for (int i = 0; i < t->nth; i++) {
+		struct tthread *th = &t->th[i];
+		int st;
+		while (th->state == PTD_THREAD_RUNNING) {
+			if (wait_tid_stop(th->tid, &st) < 0) {
+				th->state = PTD_THREAD_GONE;
+				break;
+			}
+			if (WIFEXITED(st) || WIFSIGNALED(st)) {
+				th->state = PTD_THREAD_GONE;
+				break;
+			}
+			if ((st >> 16) == PTRACE_EVENT_STOP) {
+				int sig = WSTOPSIG(st);
+				th->state = PTD_THREAD_STOPPED;
+				th->interrupt_sent = 0;
+				if (sig != SIGTRAP) {
+					/* group-stopped process: stays stopped for us */
+				}
+				break;
+			}
+			if (WSTOPSIG(st) != SIGTRAP || (st >> 16) == 0) {
+				/* a signal arrived first: keep it for the next resume */
+				th->pending_sig = WSTOPSIG(st);
+				th->state = PTD_THREAD_STOPPED;
+				/* the interrupt trap is still due */
+				break;
+			}
+			ptrace(PTRACE_CONT, th->tid, 0, 0);
+		}
+	}
+	open_mem(t);
+	*out = t;
+	return 0;
+}
+
+/* ---- resume / wait --------------------------------------------------------- */
+
+static int do_resume(struct ptd_target *t, struct tthread *th, int step, int sig)
+{
+	long r = ptrace(step ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, (void *)(long)sig);
+
+	if (r < 0) {
+		if (errno == ESRCH) {
+			/* it died under us; its exit status will come through wait */
+			th->state = PTD_THREAD_RUNNING;
+			return 0;
+		}
+		return ptd__err(ptd__errno_code(errno), "cannot resume thread %d: %s", (int)th->tid,
+				strerror(errno));
+	}
+	th->state = PTD_THREAD_RUNNING;
+	th->last_step = step;
+	return 0;
+}
+
+int ptd_target_resume(struct ptd_target *t, pid_t tid, int step, int signo)
+{
+	struct tthread *th;
+	int sig;
+
+	if (!t)
+		return -ptde_invalid;
+	if (!t->alive)
+		return ptd__err(-ptde_not_running, "the program is not being run");
+	th = find_thread(t, tid);
+	if (!th)
+		return ptd__err(-ptde_nosrch, "no thread %d", (int)tid);
+	if (th->state != PTD_THREAD_STOPPED)
+		return 0;
+	sig = signo < 0 ? th->pending_sig : signo;
+	th->pending_sig = 0;
+	if (t->bp_enabled && !t->vfork_bps_suspended) {
+		uint64_t pc;
+		struct tbp *b;
+		if (ptd_target_get_pc(t, tid, &pc) == 0 && (b = find_bp(t, pc)) && b->inserted) {
+			/* Step off the breakpoint with the original byte in place;
+			 * the wait loop re-inserts it when the step completes.
+			 * Other threads are stopped (all-stop), so they cannot
+			 * run past it meanwhile. */
+			bp_poke(t, b, 0);
+			th->stepping_over = 1 + !step; /* 2: continue afterwards */
+			th->over_addr = pc;
+			return do_resume(t, th, 1, sig);
+		}
+	}
+	return do_resume(t, th, step, sig);
+}
+
+int ptd_target_resume_all(struct ptd_target *t, int step)
+{
+	if (!t)
+		return -ptde_invalid;
+	for (int i = 0; i < t->nth; i++)
+		if (t->th[i].state == PTD_THREAD_STOPPED) {
+			int rc = ptd_target_resume(t, t->th[i].tid, step, -1);
+			if (rc < 0)
+				return rc;
+		}
+	return 0;
+}
+
+static int live_threads(const struct ptd_target *t)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nth; i++)
+		n += t->th[i].state != PTD_THREAD_GONE;
+	return n;
+}
+
+static void finish_step_over(struct ptd_target *t, struct tthread *th)
+{
+	struct tbp *b = find_bp(t, th->over_addr);
+
+	if (b && !b->inserted && t->bp_enabled && !t->vfork_bps_suspended)
+		bp_poke(t, b, 1);
+	th->stepping_over = 0;
+}
+
+/* Turns one wait status of a known thread into an event.  Returns 1 when
+ * @st holds an event for the caller, 0 when it was handled internally. */
+static int translate(struct ptd_target *t, struct tthread *th, int status, struct ptd_stop *st)
+{
+	int sig, ev;
+
+	memset(st, 0, sizeof(*st));
+	st->tid = th->tid;
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		th->state = PTD_THREAD_GONE;
+		if (th->tid == t->pid || live_threads(t) == 0) {
+			t->alive = 0;
+			for (int i = 0; i < t->nth; i++)
+				t->th[i].state = PTD_THREAD_GONE;
+			if (WIFEXITED(status)) {
+				st->kind = PTD_STOP_EXITED;
+				st->status = WEXITSTATUS(status);
+			} else {
+				st->kind = PTD_STOP_KILLED;
+				st->signo = WTERMSIG(status);
+			}
+			return 1;
+		}
+		st->kind = PTD_STOP_THREAD_EXIT;
+		return 1;
+	}
+	if (!WIFSTOPPED(status))
+		return 0;
+	th->state = PTD_THREAD_STOPPED;
+	sig = WSTOPSIG(status);
+	ev = status >> 16;
+	ptd_target_get_pc(t, th->tid, &st->pc);
+
+	if (ev == PTRACE_EVENT_STOP) {
+		if (th->initial_stop) {
+			th->initial_stop = 0;
+			return 0; /* caller learns of it through the CLONE event */
+		}
+		if (th->interrupt_sent) {
+			th->interrupt_sent = 0;
+			if (th->stepping_over) {
+				/* interrupted before the step-over step ran */
+			}
+			st->kind = PTD_STOP_INTERRUPT;
+			return 1;
+		}
+		if (sig == SIGTRAP && th->interrupt_stale) {
+			/* a stale interrupt trap from an earlier stop_all: carry on */
+			th->interrupt_stale = 0;
+			do_resume(t, th, th->last_step, 0);
+			return 0;
+		}
+		/* group-stop (someone sent SIGSTOP/SIGTSTP): report it as a signal */
+		st->kind = PTD_STOP_SIGNAL;
+		st->signo = sig;
+		return 1;
+	}
+	if (ev == PTRACE_EVENT_CLONE || ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) {
+		unsigned long msg = 0;
+		pid_t child;
+		int cst, early = 0;
+
+		ptrace(PTRACE_GETEVENTMSG, th->tid, 0, &msg);
+		child = (pid_t)msg;
+		st->new_tid = child;
+		for (int i = 0; i < t->nearly; i++)
+			if (t->early[i].tid == child) {
+				t->early[i] = t->early[--t->nearly];
+				early = 1;
+				break;
+			}
+		if (ev == PTRACE_EVENT_CLONE) {
+			struct tthread *n = add_thread(t, child, PTD_THREAD_STOPPED);
+			th = find_thread(t, st->tid); /* add_thread may move the array */
+			if (!early && wait_tid_stop(child, &cst) == 0 &&
+			    (WIFEXITED(cst) || WIFSIGNALED(cst)))
+				n->state = PTD_THREAD_GONE;
+			st->kind = PTD_STOP_CLONE;
+			return 1;
+		}
+		if (!early)
+			wait_tid_stop(child, &cst);
+		if (ev == PTRACE_EVENT_VFORK) {
+			/* The child shares our memory until it execs or exits:
+			 * take the int3s out until VFORK_DONE. */
+			bp_set_all(t, 0);
+			t->vfork_bps_suspended = 1;
+		} else {
+			ptd_target_bp_clean_child(t, child);
+		}
+		ptrace(PTRACE_DETACH, child, 0, 0);
+		st->kind = PTD_STOP_FORK;
+		return 1;
+	}
+	if (ev == PTRACE_EVENT_VFORK_DONE) {
+		t->vfork_bps_suspended = 0;
+		if (t->bp_enabled)
+			bp_set_all(t, 1);
+		do_resume(t, th, th->last_step, 0);
+		return 0;
+	}
+	if (ev == PTRACE_EVENT_EXEC) {
+		unsigned long old = 0;
+		ptrace(PTRACE_GETEVENTMSG, th->tid, 0, &old);
+		/* The exec'ing thread now has the leader's tid; every other
+		 * thread is gone, and so are our breakpoints. */
+		for (int i = 0; i < t->nth; i++)
+			if (t->th[i].tid != t->pid)
+				t->th[i].state = PTD_THREAD_GONE;
+		th = add_thread(t, t->pid, PTD_THREAD_STOPPED);
+		th->state = PTD_THREAD_STOPPED;
+		t->nbp = 0;
+		t->vfork_bps_suspended = 0;
+		open_mem(t);
+		st->tid = t->pid;
+		st->kind = PTD_STOP_EXEC;
+		ptd_target_get_pc(t, t->pid, &st->pc);
+		return 1;
+	}
+	if (sig == SIGTRAP && ev == 0) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si);
+		st->si = si;
+		if (th->stepping_over && (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT)) {
+			int cont = th->stepping_over == 2;
+			finish_step_over(t, th);
+			if (cont) {
+				/* landed on another breakpoint? then report that */
+				struct tbp *b = find_bp(t, st->pc);
+				if (b && b->inserted) {
+					st->kind = PTD_STOP_BREAKPOINT;
+					st->bp_addr_valid = 1;
+					st->bp_addr = st->pc;
+					return 1;
+				}
+				do_resume(t, th, 0, 0);
+				return 0;
+			}
+			st->kind = PTD_STOP_STEP;
+			return 1;
+		}
+		if (si.si_code == SI_KERNEL) {
+			struct tbp *b = find_bp(t, st->pc - 1);
+			if (b && b->inserted) {
+				st->pc -= 1;
+				ptd_target_set_pc(t, th->tid, st->pc);
+				st->kind = PTD_STOP_BREAKPOINT;
+				st->bp_addr_valid = 1;
+				st->bp_addr = st->pc;
+				return 1;
+			}
+		}
+		if (th->last_step && (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT)) {
+			st->kind = PTD_STOP_STEP;
+			return 1;
+		}
+	}
+	/* A signal for the program. */
+	if (th->stepping_over) {
+		/* the step over the breakpoint did not complete; put it back */
+		finish_step_over(t, th);
+	}
+	th->pending_sig = sig;
+	st->kind = PTD_STOP_SIGNAL;
+	st->signo = sig;
+	ptrace(PTRACE_GETSIGINFO, th->tid, 0, &st->si);
+	return 1;
+}
+
+int ptd_target_wait(struct ptd_target *t, struct ptd_stop *st, int block)
+{
+	if (!t || !st)
+		return -ptde_invalid;
+	for (;;) {
+		int status;
+		pid_t w;
+		struct tthread *th;
+
+		if (t->nqueue) {
+			*st = t->queue[0];
+			memmove(t->queue, t->queue + 1, (--t->nqueue) * sizeof(t->queue[0]));
+			return 0;
+		}
+		if (!t->alive)
+			return ptd__err(-ptde_not_running, "the program is not being run");
+		do
+			w = waitpid(-1, &status, __WALL | (block ? 0 : WNOHANG));
+		while (w < 0 && errno == EINTR);
+		if (w == 0)
+			return -ptde_busy;
+		if (w < 0) {
+			if (errno == ECHILD) {
+				t->alive = 0;
+				return ptd__err(-ptde_not_running, "the program is no longer running");
+			}
+			return ptd__err(-ptde_sys, "waitpid: %s", strerror(errno));
+		}
+		th = find_thread(t, w);
+		if (!th) {
+			/* A clone or fork child ahead of its parent's event. */
+			if (WIFSTOPPED(status) && t->nearly < 64) {
+				t->early[t->nearly].tid = w;
+				t->early[t->nearly].status = status;
+				t->nearly++;
+			}
+			continue;
+		}
+		if (translate(t, th, status, st))
+			return 0;
+	}
+}
+
+int ptd_target_interrupt(struct ptd_target *t, pid_t tid)
+{
+	struct tthread *th;
+
+	if (!t)
+		return -ptde_invalid;
+	th = find_thread(t, tid);
+	if (!th || th->state != PTD_THREAD_RUNNING)
+		return 0;
+	if (th->interrupt_sent)
+		return 0;
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0)
+		return ptd__err(ptd__errno_code(errno), "cannot interrupt thread %d: %s", (int)tid,
+				strerror(errno));
+	th->interrupt_sent = 1;
+	return 0;
+}
+
+int ptd_target_stop_all(struct ptd_target *t, void (*cb)(void *ctx, const struct ptd_stop *st),
+			void *ctx)
+{
+	if (!t)
+		return -ptde_invalid;
+	for (int i = 0; i < t->nth; i++)
+		if (t->th[i].state == PTD_THREAD_RUNNING)
+			ptd_target_interrupt(t, t->th[i].tid);
+	for (;;) {
+		int running = 0;
+		for (int i = 0; i < t->nth; i++)
+			running += t->th[i].state == PTD_THREAD_RUNNING;
+		if (!running || !t->alive) {
+			for (int i = 0; i < t->nth; i++)
+				if (t->th[i].interrupt_sent) {
+					t->th[i].interrupt_sent = 0;
+					t->th[i].interrupt_stale = 1;
+				}
+			return 0;
+		}
+		struct ptd_stop st;
+		int rc = ptd_target_wait(t, &st, 1);
+		if (rc < 0)
+			return rc == -ptde_not_running ? 0 : rc;
+		switch (st.kind) {
+		case PTD_STOP_INTERRUPT:
+			break;
+		case PTD_STOP_BREAKPOINT:
+			/* Undo the hit: the pc is already rewound, the thread will
+			 * execute the int3 again when resumed. */
+			break;
+		case PTD_STOP_CLONE:
+			/* the new thread is stopped; it was never told to run */
+			if (cb)
+				cb(ctx, &st);
+			break;
+		default:
+			if (cb)
+				cb(ctx, &st);
+			break;
+		}
+	}
+}
+
+int ptd_target_pending_signal(const struct ptd_target *t, pid_t tid)
+{
+	struct tthread *th = t ? find_thread(t, tid) : NULL;
+
+	return th ? th->pending_sig : 0;
+}
+
+void ptd_target_set_pending_signal(struct ptd_target *t, pid_t tid, int signo)
+{
+	struct tthread *th = t ? find_thread(t, tid) : NULL;
+
+	if (th)
+		th->pending_sig = signo;
+}
+
+int ptd_target_step_over(struct ptd_target *t, pid_t tid, struct ptd_stop *st)
+{
+	struct tthread *th;
+	int rc;
+
+	if (!t || !st)
+		return -ptde_invalid;
+	th = find_thread(t, tid);
+	if (!th)
+		return ptd__err(-ptde_nosrch, "no thread %d", (int)tid);
+	rc = ptd_target_resume(t, tid, 1, -1);
+	if (rc < 0)
+		return rc;
+	/* Wait for this thread only; others are stopped. */
+	for (;;) {
+		int status;
+		if (wait_tid_stop(tid, &status) < 0)
+			return ptd__err(-ptde_sys, "waitpid: %s", strerror(errno));
+		th = find_thread(t, tid);
+		if (!th)
+			return -ptde_nosrch;
+		if (translate(t, th, status, st))
+			return 0;
+	}
+}
+
+/* ---- detach / kill / free ----------------------------------------------------- */
+
+int ptd_target_detach(struct ptd_target *t)
+{
+	if (!t)
+		return -ptde_invalid;
+	if (!t->alive)
+		return ptd__err(-ptde_not_running, "the program is not being run");
+	ptd_target_stop_all(t, NULL, NULL);
+	bp_set_all(t, 0);
+	t->nbp = 0;
+	for (int i = 0; i < t->nth; i++) {
+		struct tthread *th = &t->th[i];
+		if (th->state == PTD_THREAD_GONE)
+			continue;
+		if (th->stepping_over)
+			finish_step_over(t, th);
+		ptrace(PTRACE_DETACH, th->tid, 0, (void *)(long)th->pending_sig);
+		th->state = PTD_THREAD_GONE;
+	}
+	t->alive = 0;
+	return 0;
+}
+
+int ptd_target_kill(struct ptd_target *t)
+{
+	int st;
+
+	if (!t)
+		return -ptde_invalid;
+	if (!t->alive)
+		return ptd__err(-ptde_not_running, "the program is not being run");
+	kill(t->pid, SIGKILL);
+	/* Reap every thread so none is left a zombie. */
+	for (;;) {
+		pid_t w = waitpid(-1, &st, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			break;
+		if (w == t->pid && (WIFEXITED(st) || WIFSIGNALED(st)))
+			break;
+	}
+	for (int i = 0; i < t->nth; i++)
+		t->th[i].state = PTD_THREAD_GONE;
+	t->alive = 0;
+	return 0;
+}
+
+void ptd_target_free(struct ptd_target *t)
+{
+	if (!t)
+		return;
+	if (t->alive) {
+		if (t->launched)
+			ptd_target_kill(t);
+		else
+			ptd_target_detach(t);
+	}
+	if (t->memfd >= 0)
+		close(t->memfd);
+	free(t->th);
+	free(t->bp);
+	free(t);
+}
+
+pid_t ptd_target_pid(const struct ptd_target *t)
+{
+	return t ? t->pid : -1;
+}
+
+int ptd_target_alive(const struct ptd_target *t)
+{
+	return t && t->alive;
+}
+
+int ptd_target_launched(const struct ptd_target *t)
+{
+	return t && t->launched;
+}
+
+int ptd_target_threads(const struct ptd_target *t, pid_t *tids, int max)
+{
+	int n = 0;
+
+	if (!t)
+		return -ptde_invalid;
+	for (int i = 0; i < t->nth; i++)
+		if (t->th[i].state != PTD_THREAD_GONE) {
+			if (n < max && tids)
+				tids[n] = t->th[i].tid;
+			n++;
+		}
+	return n;
+}
+
+enum ptd_thread_state ptd_target_thread_state(const struct ptd_target *t, pid_t tid)
+{
+	struct tthread *th = t ? find_thread(t, tid) : NULL;
+
+	return th ? th->state : PTD_THREAD_GONE;
+}
