@@ -172,23 +172,6 @@ static int close_block(struct srthread *th)
 	return rc;
 }
 
-static int signal_caught(pid_t tid, int signo)
-{
-	char path[64], line[256];
-	unsigned long long mask = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
-			break;
-	fclose(f);
-	return signo >= 1 && signo <= 64 && (mask >> (signo - 1)) & 1;
-}
-
 int ptd_steprec_before_step(struct ptd_steprec *r, pid_t tid, int signo)
 {
 	struct srthread *th = r ? find(r, tid) : NULL;
@@ -197,7 +180,7 @@ int ptd_steprec_before_step(struct ptd_steprec *r, pid_t tid, int signo)
 	if (!th)
 		return -ptde_notfound;
 	th->signo = 0;
-	if (signo > 0 && signal_caught(tid, signo))
+	if (signo > 0 && ptd_target_signal_caught(r->t, tid, signo))
 		th->signo = signo;
 	e = classify(r, th->pc);
 	if (e->flags & PTD_INSN_SYSCALL) {

@@ -31,7 +31,7 @@ enum ptd_method {
 int ptd_method_parse(const char *name);
 const char *ptd_method_name(enum ptd_method m);
 
-enum ptd_event_kind {
+enum ptd_session_event_kind {
 	PTD_EVENT_NONE = 0,
 	PTD_EVENT_STEPPED,      /* a motion completed (stepi, step, finish...) */
 	PTD_EVENT_BREAKPOINT,   /* stopped at breakpoint bp_id */
@@ -45,7 +45,7 @@ enum ptd_event_kind {
 };
 
 struct ptd_event {
-	enum ptd_event_kind kind;
+	enum ptd_session_event_kind kind;
 	uint64_t pc;
 	int bp_id;
 	int signo;

@@ -1189,3 +1189,22 @@ enum ptd_thread_state ptd_target_thread_state(const struct ptd_target *t, pid_t 
 
 	return th ? th->state : PTD_THREAD_GONE;
 }
+
+int ptd_target_signal_caught(const struct ptd_target *t, pid_t tid, int signo)
+{
+	char path[64], line[256];
+	unsigned long long mask = 0;
+	FILE *f;
+
+	if (!t || signo < 1 || signo > 64)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			break;
+	fclose(f);
+	return (mask >> (signo - 1)) & 1;
+}

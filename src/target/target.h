@@ -107,6 +107,10 @@ int ptd_target_stop_all(struct ptd_target *t, void (*cb)(void *ctx, const struct
 int ptd_target_pending_signal(const struct ptd_target *t, pid_t tid);
 void ptd_target_set_pending_signal(struct ptd_target *t, pid_t tid, int signo);
 
+/* Nonzero when @tid's process has a handler for @signo (so delivering it
+ * while single-stepping traps at the handler's first instruction). */
+int ptd_target_signal_caught(const struct ptd_target *t, pid_t tid, int signo);
+
 int ptd_target_get_regs(struct ptd_target *t, pid_t tid, struct user_regs_struct *r);
 int ptd_target_set_regs(struct ptd_target *t, pid_t tid, const struct user_regs_struct *r);
 int ptd_target_get_pc(struct ptd_target *t, pid_t tid, uint64_t *pc);

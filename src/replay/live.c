@@ -1,0 +1,169 @@
+/*
+ * Forward stepping predicate (see live.h).  The depth counts calls and
+ * returns of the stepped thread, so recursion is handled by frame
+ * instance, not by function name; signal handlers count as calls and
+ * their sigreturn (a syscall that does not fall through) as a return.
+ */
+#include "replay/live.h"
+
+#include <string.h>
+
+#include "disasm/disasm.h"
+
+static int line_of(const struct ptd_stepper *st, uint64_t pc, struct ptd_line_info *li)
+{
+	if (!st->env || !st->env->base.line_of)
+		return -1;
+	return st->env->base.line_of(st->env->base.ctx, pc, li);
+}
+
+static void set_range(struct ptd_stepper *st, uint64_t pc)
+{
+	struct ptd_line_info li;
+
+	if (line_of(st, pc, &li) == 0) {
+		st->lo = li.lo;
+		st->hi = li.hi;
+		st->line = li.line;
+		st->file = li.file;
+		st->have_line = 1;
+	} else {
+		st->lo = pc;
+		st->hi = pc + 1;
+		st->line = 0;
+		st->file = NULL;
+		st->have_line = 0;
+	}
+}
+
+void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,
+		      const struct ptd_stepper_env *env)
+{
+	memset(st, 0, sizeof(*st));
+	st->m = m;
+	st->env = env;
+	if (m == PTD_MOTION_STEP || m == PTD_MOTION_NEXT)
+		set_range(st, pc);
+	if (env && env->base.func_of)
+		st->start_func = env->base.func_of(env->base.ctx, pc);
+}
+
+static int same_file(const char *a, const char *b)
+{
+	if (a == b)
+		return 1;
+	if (!a || !b)
+		return 0;
+	return strcmp(a, b) == 0;
+}
+
+int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t next, int signal)
+{
+	struct ptd_line_info li;
+
+	st->ninsn++;
+	if (signal) {
+		st->depth++;
+		st->signals++;
+	} else if (iclass == PTD_IC_CALL) {
+		st->depth++;
+	} else if (iclass == PTD_IC_RET) {
+		st->depth--;
+	} else if (iclass == PTD_IC_FAR_CALL && next != ip + 2 && st->signals > 0) {
+		/* A syscall (always 2 bytes: syscall, sysenter, int 0x80) that
+		 * does not return to the next instruction inside a handler is
+		 * its sigreturn: leaving the handler frame. */
+		st->signals--;
+		st->depth--;
+	}
+
+	switch (st->m) {
+	case PTD_MOTION_STEPI:
+		if (st->depth != 0)
+			st->new_frame = 1;
+		return 1;
+	case PTD_MOTION_NEXTI:
+		if (st->depth > 0)
+			return 0;
+		if (st->depth < 0)
+			st->new_frame = 1;
+		return 1;
+	case PTD_MOTION_FINISH:
+		if (st->depth < 0) {
+			st->new_frame = 1;
+			return 1;
+		}
+		return 0;
+	case PTD_MOTION_CONTINUE:
+		return 0;
+	case PTD_MOTION_STEP:
+	case PTD_MOTION_NEXT:
+		break;
+	}
+
+	if (st->over_depth) {
+		if (st->depth >= st->over_depth)
+			return 0;
+		st->over_depth = 0;
+	}
+	if (st->into_pc) {
+		if (st->depth == st->into_depth && next == st->into_pc) {
+			st->new_frame = 1;
+			return 1;
+		}
+		if (st->depth < st->into_depth) {
+			/* the callee returned before reaching its body */
+			st->into_pc = 0;
+		} else {
+			return 0;
+		}
+	}
+	if (st->depth > 0) {
+		/* Just entered a callee (call or signal handler). */
+		uint64_t bp = 0;
+		if (st->m == PTD_MOTION_STEP && st->env && st->env->func_bp &&
+		    line_of(st, next, &li) == 0)
+			bp = st->env->func_bp(st->env->base.ctx, next);
+		if (bp) {
+			st->into_pc = bp;
+			st->into_depth = st->depth;
+			if (next == bp) {
+				st->new_frame = 1;
+				return 1;
+			}
+			return 0;
+		}
+		/* next, or no line info: step over it. */
+		st->over_depth = st->depth;
+		return 0;
+	}
+	if (st->depth < 0) {
+		/* Stepped back out into the caller: go on stepping there from
+		 * the caller's row, as gdb does ("main () at f.c:10"). */
+		st->depth = 0;
+		st->new_frame = 1;
+		set_range(st, next);
+		if (!st->have_line) {
+			/* A caller without line info (e.g. libc calling main):
+			 * finish out of it too. */
+			st->over_depth = 0;
+		}
+		return 0;
+	}
+	if (next >= st->lo && next < st->hi)
+		return 0;
+	if (line_of(st, next, &li) < 0) {
+		/* No line info at this level (a jump into a stub): keep going
+		 * until we are back in code with lines. */
+		return 0;
+	}
+	if (li.lo == next && li.is_stmt && (li.line != st->line || !same_file(li.file, st->file)))
+		return 1;
+	/* Mid-row or the same line again: step through this row too. */
+	st->lo = li.lo;
+	st->hi = li.hi;
+	st->line = li.line;
+	st->file = li.file;
+	st->have_line = 1;
+	return 0;
+}

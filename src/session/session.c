@@ -1,0 +1,1392 @@
+/*
+ * One debugging session (see session.h).
+ *
+ * The session owns the target, the symbols, the user's breakpoints, the
+ * per-thread histories and the recorder, and runs the one live run loop
+ * every forward motion goes through: threads are resumed (single-stepped
+ * while recording, continued otherwise), each event is recorded and then
+ * checked against the motion's stop rule (src/replay/live.c) and the
+ * breakpoints.  Reverse motions and forward motions inside the history go
+ * to src/replay.
+ */
+#include "session/session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record/step.h"
+#include "replay/live.h"
+#include "target/target.h"
+#include "unwind/unwind.h"
+#include "util/error.h"
+
+struct sbp {
+	int id;
+	uint64_t addr;
+	char *spec;
+	char *func;
+	char *file;
+	int line;
+	unsigned hits;
+	int temporary;
+	int inserted; /* in the target's table */
+};
+
+struct sthread {
+	pid_t tid;
+	int num;
+	int gone;
+	struct ptd_history *h;
+	struct ptd_calls *calls; /* built on demand, dropped when h changes */
+	uint64_t calls_count;    /* history count the calls were built for */
+	uint64_t pos;            /* replay position; 0 = live */
+};
+
+struct ptd_session {
+	struct ptd_target *t;
+	struct ptd_symbols *sym;
+	int sym_dirty;
+	char **argv;
+	int disable_aslr;
+	enum ptd_method method;
+	enum ptd_method rec_method;
+	int recording;
+	struct ptd_steprec *steprec;
+	struct sthread *th;
+	int nth, cap_th;
+	int next_thread_num;
+	int cur; /* index of the selected thread */
+	struct sbp *bp;
+	int nbp, cap_bp;
+	int next_bp_id;
+	volatile sig_atomic_t interrupted;
+	struct ptd_stepper_env senv;
+	char fnbuf[512];
+};
+
+/* ---- methods ----------------------------------------------------------------- */
+
+static const char *const method_names[] = {
+	[PTD_METHOD_AUTO] = "auto", [PTD_METHOD_STEP] = "step", [PTD_METHOD_SOFT] = "soft",
+	[PTD_METHOD_PT] = "pt",     [PTD_METHOD_BTS] = "bts",
+};
+
+int ptd_method_parse(const char *name)
+{
+	if (!name)
+		return -ptde_invalid;
+	if (!strcmp(name, "auto"))
+		return PTD_METHOD_AUTO;
+	if (!strcmp(name, "step") || !strcmp(name, "full"))
+		return PTD_METHOD_STEP;
+	return ptd__err(-ptde_invalid, "unknown recording method '%s' (valid: auto, step)", name);
+}
+
+const char *ptd_method_name(enum ptd_method m)
+{
+	if ((unsigned)m < sizeof(method_names) / sizeof(method_names[0]))
+		return method_names[m];
+	return "?";
+}
+
+/* ---- plumbing ------------------------------------------------------------------ */
+
+static struct sthread *cur_thread(struct ptd_session *s)
+{
+	if (s->cur < 0 || s->cur >= s->nth)
+		return NULL;
+	return &s->th[s->cur];
+}
+
+static struct sthread *thread_by_tid(struct ptd_session *s, pid_t tid)
+{
+	for (int i = 0; i < s->nth; i++)
+		if (s->th[i].tid == tid && !s->th[i].gone)
+			return &s->th[i];
+	return NULL;
+}
+
+static int read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct ptd_session *s = ctx;
+	long r;
+
+	if (!s->t || !ptd_target_alive(s->t))
+		return -ptde_not_running;
+	r = ptd_target_read(s->t, addr, buf, n);
+	if (r < 0 && n > 1) {
+		/* The range may cross into an unmapped page: try byte-wise
+		 * shorter reads up to the page end. */
+		size_t to_page = 4096 - (addr & 4095);
+		if (to_page < n)
+			r = ptd_target_read(s->t, addr, buf, to_page);
+	}
+	return (int)r;
+}
+
+static struct sthread *add_sthread(struct ptd_session *s, pid_t tid)
+{
+	struct sthread *th = thread_by_tid(s, tid);
+
+	if (th)
+		return th;
+	if (s->nth == s->cap_th) {
+		int cap = s->cap_th ? 2 * s->cap_th : 8;
+		struct sthread *n = realloc(s->th, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		s->th = n;
+		s->cap_th = cap;
+	}
+	th = &s->th[s->nth];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	th->num = ++s->next_thread_num;
+	th->h = ptd_history_alloc(read_code, s);
+	if (!th->h)
+		return NULL;
+	s->nth++;
+	return th;
+}
+
+static void drop_calls(struct sthread *th)
+{
+	ptd_calls_free(th->calls);
+	th->calls = NULL;
+}
+
+static void free_threads(struct ptd_session *s)
+{
+	for (int i = 0; i < s->nth; i++) {
+		drop_calls(&s->th[i]);
+		ptd_history_free(s->th[i].h);
+	}
+	free(s->th);
+	s->th = NULL;
+	s->nth = s->cap_th = 0;
+	s->next_thread_num = 0;
+	s->cur = 0;
+}
+
+static struct ptd_symbols *symbols(struct ptd_session *s)
+{
+	if (s->t && ptd_target_alive(s->t)) {
+		if (!s->sym) {
+			if (ptd_symbols_alloc_pid(&s->sym, ptd_target_pid(s->t)) < 0)
+				s->sym = NULL;
+			s->sym_dirty = 0;
+		} else if (s->sym_dirty) {
+			ptd_symbols_refresh(s->sym);
+			s->sym_dirty = 0;
+		}
+	} else if (!s->sym && s->argv && s->argv[0]) {
+		if (ptd_symbols_alloc_file(&s->sym, s->argv[0], 0) < 0)
+			s->sym = NULL;
+	}
+	return s->sym;
+}
+
+/* Replay/stepper callbacks. */
+static int env_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
+{
+	struct ptd_session *s = ctx;
+	struct ptd_symbols *sym = symbols(s);
+	struct ptd_line l;
+
+	if (!sym || ptd_symbols_line(sym, addr, &l) < 0)
+		return -1;
+	li->file = l.file;
+	li->line = l.line;
+	li->lo = l.lo;
+	li->hi = l.hi;
+	li->is_stmt = l.is_stmt;
+	return 0;
+}
+
+static uint64_t env_func_of(void *ctx, uint64_t addr)
+{
+	struct ptd_session *s = ctx;
+	struct ptd_symbols *sym = symbols(s);
+	struct ptd_symbol fs;
+
+	if (!sym || ptd_symbols_lookup(sym, addr, &fs) < 0)
+		return 0;
+	return fs.start;
+}
+
+static int env_is_bp(void *ctx, uint64_t addr, int *id)
+{
+	struct ptd_session *s = ctx;
+
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].addr == addr) {
+			if (id)
+				*id = s->bp[i].id;
+			return 1;
+		}
+	return 0;
+}
+
+static uint64_t env_func_bp(void *ctx, uint64_t entry)
+{
+	struct ptd_session *s = ctx;
+	struct ptd_symbols *sym = symbols(s);
+	struct ptd_symbol fs;
+	uint64_t e, bp;
+
+	if (!sym || ptd_symbols_lookup(sym, entry, &fs) < 0 || fs.start != entry || !fs.name)
+		return 0;
+	if (ptd_symbols_function(sym, fs.name, &e, &bp) < 0 || e != entry)
+		return 0;
+	return bp;
+}
+
+struct ptd_session *ptd_session_alloc(void)
+{
+	struct ptd_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->disable_aslr = 1;
+	s->method = PTD_METHOD_AUTO;
+	s->next_bp_id = 1;
+	s->senv.base.ctx = s;
+	s->senv.base.line_of = env_line_of;
+	s->senv.base.func_of = env_func_of;
+	s->senv.base.is_breakpoint = env_is_bp;
+	s->senv.func_bp = env_func_bp;
+	return s;
+}
+
+static void drop_process(struct ptd_session *s)
+{
+	ptd_steprec_free(s->steprec);
+	s->steprec = NULL;
+	s->recording = 0;
+	ptd_target_free(s->t);
+	s->t = NULL;
+	ptd_symbols_free(s->sym);
+	s->sym = NULL;
+	free_threads(s);
+	for (int i = 0; i < s->nbp; i++)
+		s->bp[i].inserted = 0;
+}
+
+void ptd_session_free(struct ptd_session *s)
+{
+	if (!s)
+		return;
+	drop_process(s);
+	for (int i = 0; i < s->nbp; i++) {
+		free(s->bp[i].spec);
+		free(s->bp[i].func);
+		free(s->bp[i].file);
+	}
+	free(s->bp);
+	if (s->argv) {
+		for (char **a = s->argv; *a; a++)
+			free(*a);
+		free(s->argv);
+	}
+	free(s);
+}
+
+void ptd_session_set_disable_aslr(struct ptd_session *s, int on)
+{
+	if (s)
+		s->disable_aslr = !!on;
+}
+
+int ptd_session_get_disable_aslr(const struct ptd_session *s)
+{
+	return s ? s->disable_aslr : 0;
+}
+
+int ptd_session_set_program(struct ptd_session *s, char *const *argv)
+{
+	int n = 0;
+	char **copy;
+
+	if (!s || !argv || !argv[0])
+		return ptd__err(-ptde_invalid, "no program given");
+	while (argv[n])
+		n++;
+	copy = calloc(n + 1, sizeof(*copy));
+	if (!copy)
+		return -ptde_nomem;
+	for (int i = 0; i < n; i++)
+		if (!(copy[i] = strdup(argv[i]))) {
+			for (int j = 0; j < i; j++)
+				free(copy[j]);
+			free(copy);
+			return -ptde_nomem;
+		}
+	if (s->argv) {
+		for (char **a = s->argv; *a; a++)
+			free(*a);
+		free(s->argv);
+	}
+	s->argv = copy;
+	if (!s->t) {
+		ptd_symbols_free(s->sym);
+		s->sym = NULL;
+	}
+	return 0;
+}
+
+const char *ptd_session_program(const struct ptd_session *s)
+{
+	return s && s->argv ? s->argv[0] : NULL;
+}
+
+void ptd_session_set_method(struct ptd_session *s, enum ptd_method m)
+{
+	if (s)
+		s->method = m;
+}
+
+int ptd_session_alive(const struct ptd_session *s)
+{
+	return s && s->t && ptd_target_alive(s->t);
+}
+
+pid_t ptd_session_pid(const struct ptd_session *s)
+{
+	return ptd_session_alive(s) ? ptd_target_pid(s->t) : 0;
+}
+
+struct ptd_symbols *ptd_session_symbols(struct ptd_session *s)
+{
+	return s ? symbols(s) : NULL;
+}
+
+struct ptd_target *ptd_session_target(struct ptd_session *s)
+{
+	return s ? s->t : NULL;
+}
+
+void ptd_session_interrupt(struct ptd_session *s)
+{
+	if (s)
+		s->interrupted = 1;
+}
+
+/* ---- breakpoints --------------------------------------------------------------------- */
+
+static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr, char **func,
+			char **file, int *line)
+{
+	struct ptd_symbols *sym = symbols(s);
+	const char *colon;
+	char *end;
+	uint64_t entry;
+
+	*func = *file = NULL;
+	*line = 0;
+	if (spec[0] == '*') {
+		const char *p = spec + 1;
+		while (*p == ' ')
+			p++;
+		errno = 0;
+		*addr = strtoull(p, &end, 0);
+		if (errno || end == p || *end)
+			return ptd__err(-ptde_invalid, "invalid address '%s'", spec + 1);
+	} else if ((colon = strrchr(spec, ':')) && colon != spec) {
+		long l;
+		char fname[256];
+		size_t n = (size_t)(colon - spec);
+		if (n >= sizeof(fname))
+			return ptd__err(-ptde_invalid, "file name too long");
+		memcpy(fname, spec, n);
+		fname[n] = 0;
+		errno = 0;
+		l = strtol(colon + 1, &end, 10);
+		if (errno || end == colon + 1 || *end || l <= 0)
+			return ptd__err(-ptde_invalid, "invalid line number in '%s'", spec);
+		if (!sym)
+			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
+		if (ptd_symbols_file_line(sym, fname, (int)l, addr, line) < 0)
+			return ptd__err(-ptde_notfound, "No line %ld in file \"%s\".", l, fname);
+	} else if (spec[0] >= '0' && spec[0] <= '9') {
+		long l;
+		struct ptd_line li;
+		uint64_t pc = 0, e2, b2;
+		errno = 0;
+		l = strtol(spec, &end, 10);
+		if (errno || *end || l <= 0)
+			return ptd__err(-ptde_invalid, "invalid line number '%s'", spec);
+		if (!sym)
+			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
+		/* The default file is the current location's, else main's. */
+		if (ptd_session_alive(s) && ptd_session_pc(s, &pc) == 0 &&
+		    ptd_symbols_line(sym, pc, &li) == 0) {
+		} else if (ptd_symbols_function(sym, "main", &e2, &b2) == 0 &&
+			   ptd_symbols_line(sym, b2, &li) == 0) {
+		} else {
+			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
+		}
+		const char *base = strrchr(li.file, '/');
+		if (ptd_symbols_file_line(sym, base ? base + 1 : li.file, (int)l, addr, line) < 0)
+			return ptd__err(-ptde_notfound, "No line %ld in the current file.", l);
+	} else {
+		if (!sym)
+			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
+		if (ptd_symbols_function(sym, spec, &entry, addr) < 0)
+			return ptd__err(-ptde_notfound, "Function \"%s\" not defined.", spec);
+	}
+	if (sym) {
+		struct ptd_symbol fs;
+		struct ptd_line li;
+		if (ptd_symbols_lookup(sym, *addr, &fs) == 0 && fs.name)
+			*func = strdup(fs.name);
+		if (ptd_symbols_line(sym, *addr, &li) == 0) {
+			*file = strdup(li.file);
+			*line = li.line;
+		}
+	}
+	return 0;
+}
+
+static int bp_arm(struct ptd_session *s, struct sbp *b)
+{
+	if (b->inserted || !ptd_session_alive(s))
+		return 0;
+	if (ptd_target_bp_insert(s->t, b->addr) < 0)
+		return ptd__err(-ptde_nomap,
+				"Cannot insert breakpoint %d.\nCannot access memory at address 0x%llx",
+				b->id, (unsigned long long)b->addr);
+	b->inserted = 1;
+	return 0;
+}
+
+int ptd_session_break(struct ptd_session *s, const char *spec, int temporary)
+{
+	uint64_t addr = 0;
+	char *func, *file;
+	int line, rc;
+	struct sbp *b;
+
+	if (!s || !spec || !*spec)
+		return ptd__err(-ptde_invalid, "no breakpoint location given");
+	rc = resolve_spec(s, spec, &addr, &func, &file, &line);
+	if (rc < 0)
+		return rc;
+	if (s->nbp == s->cap_bp) {
+		int cap = s->cap_bp ? 2 * s->cap_bp : 8;
+		struct sbp *n = realloc(s->bp, cap * sizeof(*n));
+		if (!n) {
+			free(func);
+			free(file);
+			return -ptde_nomem;
+		}
+		s->bp = n;
+		s->cap_bp = cap;
+	}
+	b = &s->bp[s->nbp];
+	memset(b, 0, sizeof(*b));
+	b->id = s->next_bp_id;
+	b->addr = addr;
+	b->spec = strdup(spec);
+	b->func = func;
+	b->file = file;
+	b->line = line;
+	b->temporary = temporary;
+	rc = bp_arm(s, b);
+	if (rc < 0) {
+		free(b->spec);
+		free(func);
+		free(file);
+		return rc;
+	}
+	s->nbp++;
+	s->next_bp_id++;
+	return b->id;
+}
+
+static void bp_free_at(struct ptd_session *s, int i)
+{
+	struct sbp *b = &s->bp[i];
+
+	if (b->inserted && s->t)
+		ptd_target_bp_remove(s->t, b->addr);
+	free(b->spec);
+	free(b->func);
+	free(b->file);
+	memmove(b, b + 1, (s->nbp - i - 1) * sizeof(*b));
+	s->nbp--;
+}
+
+int ptd_session_delete(struct ptd_session *s, int id)
+{
+	if (!s)
+		return -ptde_invalid;
+	if (id == 0) {
+		while (s->nbp)
+			bp_free_at(s, s->nbp - 1);
+		return 0;
+	}
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].id == id) {
+			bp_free_at(s, i);
+			return 0;
+		}
+	return ptd__err(-ptde_notfound, "No breakpoint number %d.", id);
+}
+
+int ptd_session_bp_count(const struct ptd_session *s)
+{
+	return s ? s->nbp : 0;
+}
+
+int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo *out)
+{
+	const struct sbp *b;
+
+	if (!s || !out || index < 0 || index >= s->nbp)
+		return -ptde_invalid;
+	b = &s->bp[index];
+	out->id = b->id;
+	out->addr = b->addr;
+	out->spec = b->spec;
+	out->func = b->func;
+	out->file = b->file;
+	out->line = b->line;
+	out->hits = b->hits;
+	out->temporary = b->temporary;
+	return 0;
+}
+
+/* After exec or at launch: resolve every breakpoint again in the new image. */
+static void bp_rearm_all(struct ptd_session *s)
+{
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+		uint64_t addr;
+		char *func, *file;
+		int line;
+		b->inserted = 0;
+		if (b->spec[0] != '*' && resolve_spec(s, b->spec, &addr, &func, &file, &line) == 0) {
+			b->addr = addr;
+			free(b->func);
+			free(b->file);
+			b->func = func;
+			b->file = file;
+			b->line = line;
+		}
+		bp_arm(s, b);
+	}
+}
+
+static struct sbp *bp_at(struct ptd_session *s, uint64_t addr)
+{
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].addr == addr)
+			return &s->bp[i];
+	return NULL;
+}
+
+/* ---- process lifecycle ------------------------------------------------------------------ */
+
+static int sync_threads(struct ptd_session *s)
+{
+	pid_t tids[512];
+	int n = ptd_target_threads(s->t, tids, 512);
+
+	for (int i = 0; i < n && i < 512; i++)
+		if (!add_sthread(s, tids[i]))
+			return -ptde_nomem;
+	return 0;
+}
+
+static int after_start(struct ptd_session *s)
+{
+	int rc;
+
+	ptd_symbols_free(s->sym);
+	s->sym = NULL;
+	rc = sync_threads(s);
+	if (rc < 0)
+		return rc;
+	s->cur = 0;
+	symbols(s);
+	bp_rearm_all(s);
+	return 0;
+}
+
+static int record_start_thread(struct ptd_session *s, struct sthread *th);
+static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev);
+
+int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
+{
+	struct ptd_launch l = { 0 };
+	int rc, tmp = 0;
+
+	if (!s || !ev)
+		return -ptde_invalid;
+	memset(ev, 0, sizeof(*ev));
+	if (!s->argv)
+		return ptd__err(-ptde_invalid,
+				"No executable file specified.\nUse the \"file\" or \"exec-file\" command.");
+	if (s->t)
+		drop_process(s);
+	l.argv = s->argv;
+	l.disable_aslr = s->disable_aslr;
+	rc = ptd_target_launch(&s->t, &l);
+	if (rc < 0) {
+		s->t = NULL;
+		return rc;
+	}
+	rc = after_start(s);
+	if (rc < 0)
+		return rc;
+	if (start) {
+		tmp = ptd_session_break(s, "main", 1);
+		if (tmp < 0)
+			return tmp;
+	}
+	return live_run(s, PTD_MOTION_CONTINUE, ev);
+}
+
+int ptd_session_attach(struct ptd_session *s, pid_t pid)
+{
+	int rc;
+
+	if (!s)
+		return -ptde_invalid;
+	if (ptd_session_alive(s))
+		return ptd__err(-ptde_busy, "A program is being debugged already.");
+	drop_process(s);
+	rc = ptd_target_attach(&s->t, pid);
+	if (rc < 0) {
+		s->t = NULL;
+		return rc;
+	}
+	return after_start(s);
+}
+
+int ptd_session_detach(struct ptd_session *s)
+{
+	int rc;
+
+	if (!ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	ptd_steprec_free(s->steprec);
+	s->steprec = NULL;
+	s->recording = 0;
+	rc = ptd_target_detach(s->t);
+	drop_process(s);
+	return rc;
+}
+
+int ptd_session_kill(struct ptd_session *s)
+{
+	if (!ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	ptd_target_kill(s->t);
+	drop_process(s);
+	return 0;
+}
+
+/* ---- recording ------------------------------------------------------------------------------ */
+
+static int record_start_thread(struct ptd_session *s, struct sthread *th)
+{
+	uint64_t pc;
+	int rc = ptd_target_get_pc(s->t, th->tid, &pc);
+
+	if (rc < 0)
+		return rc;
+	return ptd_steprec_add_thread(s->steprec, th->tid, th->h, pc);
+}
+
+int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
+{
+	if (!s)
+		return -ptde_invalid;
+	if (!ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	if (s->recording)
+		return ptd__err(-ptde_busy, "The process is already being recorded.  Use \"record "
+					    "stop\" to stop recording first.");
+	if (m == PTD_METHOD_AUTO)
+		m = s->method == PTD_METHOD_AUTO ? PTD_METHOD_STEP : s->method;
+	if (m != PTD_METHOD_STEP)
+		return ptd__err(-ptde_unsupported, "recording method '%s' is not available "
+						   "(valid: auto, step)", ptd_method_name(m));
+	s->steprec = ptd_steprec_alloc(s->t);
+	if (!s->steprec)
+		return -ptde_nomem;
+	for (int i = 0; i < s->nth; i++) {
+		struct sthread *th = &s->th[i];
+		if (th->gone)
+			continue;
+		ptd_history_clear(th->h);
+		drop_calls(th);
+		th->pos = 0;
+		int rc = record_start_thread(s, th);
+		if (rc < 0) {
+			ptd_steprec_free(s->steprec);
+			s->steprec = NULL;
+			return rc;
+		}
+	}
+	s->rec_method = m;
+	s->recording = 1;
+	return 0;
+}
+
+int ptd_session_record_stop(struct ptd_session *s)
+{
+	if (!s || !s->recording)
+		return ptd__err(-ptde_not_running, "No record target is currently active.");
+	ptd_steprec_free(s->steprec);
+	s->steprec = NULL;
+	s->recording = 0;
+	for (int i = 0; i < s->nth; i++) {
+		ptd_history_clear(s->th[i].h);
+		drop_calls(&s->th[i]);
+		s->th[i].pos = 0;
+	}
+	return 0;
+}
+
+int ptd_session_recording(const struct ptd_session *s)
+{
+	return s && s->recording;
+}
+
+const struct ptd_history *ptd_session_history(struct ptd_session *s)
+{
+	struct sthread *th = s ? cur_thread(s) : NULL;
+
+	return th ? th->h : NULL;
+}
+
+const struct ptd_calls *ptd_session_calls(struct ptd_session *s)
+{
+	struct sthread *th = s ? cur_thread(s) : NULL;
+
+	if (!th)
+		return NULL;
+	if (th->calls && th->calls_count == ptd_history_count(th->h))
+		return th->calls;
+	drop_calls(th);
+	th->calls = ptd_calls_build(th->h, env_func_of, s);
+	th->calls_count = ptd_history_count(th->h);
+	return th->calls;
+}
+
+int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
+{
+	struct sthread *th;
+	const struct ptd_calls *c;
+
+	if (!s || !out)
+		return -ptde_invalid;
+	if (!s->recording)
+		return ptd__err(-ptde_not_running, "No record target is currently active.");
+	th = cur_thread(s);
+	memset(out, 0, sizeof(*out));
+	out->method = s->rec_method;
+	out->format = "blocks";
+	if (!th)
+		return 0;
+	out->ninsn = ptd_history_ninsn(th->h);
+	out->count = ptd_history_count(th->h);
+	out->bytes = ptd_history_bytes(th->h);
+	c = ptd_session_calls(s);
+	out->ncalls = c ? ptd_calls_count(c) : 0;
+	out->replaying = th->pos != 0;
+	out->position = th->pos;
+	out->stops = ptd_steprec_steps(s->steprec);
+	return 0;
+}
+
+/* ---- positions and state ------------------------------------------------------------------------- */
+
+int ptd_session_replaying(const struct ptd_session *s)
+{
+	if (!s || s->cur >= s->nth)
+		return 0;
+	return s->th[s->cur].pos != 0;
+}
+
+int ptd_session_position(struct ptd_session *s, uint64_t *pos, uint64_t *count)
+{
+	struct sthread *th = s ? cur_thread(s) : NULL;
+
+	if (!th)
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	*count = ptd_history_count(th->h);
+	*pos = th->pos ? th->pos : *count;
+	return 0;
+}
+
+static int pos_ip(struct sthread *th, uint64_t pos, uint64_t *ip)
+{
+	struct ptd_hcursor c;
+	int rc = ptd_hcursor_goto(&c, th->h, pos);
+
+	if (rc < 0)
+		return rc;
+	if (c.is_gap)
+		return ptd__err(-ptde_nomap, "the position %llu is a gap in the history",
+				(unsigned long long)pos);
+	*ip = c.ip;
+	return 0;
+}
+
+int ptd_session_pc(struct ptd_session *s, uint64_t *pc)
+{
+	struct sthread *th = s ? cur_thread(s) : NULL;
+
+	if (!s || !pc)
+		return -ptde_invalid;
+	if (th && th->pos)
+		return pos_ip(th, th->pos, pc);
+	if (!ptd_session_alive(s) || !th)
+		return ptd__err(-ptde_not_running, "The program has no registers now.");
+	return ptd_target_get_pc(s->t, th->tid, pc);
+}
+
+int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r, int *pc_only)
+{
+	struct sthread *th = s ? cur_thread(s) : NULL;
+	uint64_t pc = 0;
+	int rc;
+
+	if (!s || !r)
+		return -ptde_invalid;
+	if (!ptd_session_alive(s) || !th)
+		return ptd__err(-ptde_not_running, "The program has no registers now.");
+	if (th->pos) {
+		rc = pos_ip(th, th->pos, &pc);
+		if (rc < 0)
+			return rc;
+		memset(r, 0, sizeof(*r));
+		r->rip = pc;
+		if (pc_only)
+			*pc_only = 1;
+		return 0;
+	}
+	if (pc_only)
+		*pc_only = 0;
+	return ptd_target_get_regs(s->t, th->tid, r);
+}
+
+long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n)
+{
+	if (!ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	return ptd_target_read(s->t, addr, buf, n);
+}
+
+int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
+{
+	struct sthread *th = s ? cur_thread(s) : NULL;
+
+	if (!s || !pcs || max <= 0)
+		return -ptde_invalid;
+	if (!ptd_session_alive(s) || !th)
+		return ptd__err(-ptde_not_running, "No stack.");
+	if (th->pos) {
+		const struct ptd_calls *c = ptd_session_calls(s);
+		return ptd_replay_backtrace(th->h, c, th->pos, pcs, max);
+	}
+	struct ptd_frame fr[256];
+	int n = ptd_unwind_backtrace(th->tid, fr, max < 256 ? max : 256);
+	if (n < 0) {
+		uint64_t pc;
+		if (ptd_target_get_pc(s->t, th->tid, &pc) < 0)
+			return n;
+		pcs[0] = pc;
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		pcs[i] = fr[i].pc;
+	return n;
+}
+
+int ptd_session_threads(struct ptd_session *s, struct ptd_thread_info *out, int max)
+{
+	int n = 0;
+
+	if (!s)
+		return -ptde_invalid;
+	for (int i = 0; i < s->nth; i++) {
+		struct sthread *th = &s->th[i];
+		if (th->gone)
+			continue;
+		if (n < max && out) {
+			out[n].num = th->num;
+			out[n].tid = th->tid;
+			out[n].current = i == s->cur;
+			out[n].recording = s->recording && ptd_steprec_has_thread(s->steprec, th->tid);
+			out[n].pc = 0;
+			if (th->pos)
+				pos_ip(th, th->pos, &out[n].pc);
+			else if (s->t)
+				ptd_target_get_pc(s->t, th->tid, &out[n].pc);
+		}
+		n++;
+	}
+	return n;
+}
+
+int ptd_session_select_thread(struct ptd_session *s, int num)
+{
+	if (!s)
+		return -ptde_invalid;
+	for (int i = 0; i < s->nth; i++)
+		if (s->th[i].num == num && !s->th[i].gone) {
+			s->cur = i;
+			return 0;
+		}
+	return ptd__err(-ptde_notfound, "Invalid thread ID: %d", num);
+}
+
+/* ---- the live run loop ------------------------------------------------------------------------------- */
+
+/* Signals gdb passes without stopping by default. */
+static int signal_nostop(int sig)
+{
+	switch (sig) {
+	case SIGALRM:
+	case SIGURG:
+	case SIGCHLD:
+	case SIGWINCH:
+	case SIGPROF:
+	case SIGIO:
+	case SIGVTALRM:
+		return 1;
+	default:
+		return sig >= SIGRTMIN && sig <= SIGRTMIN + 1; /* glibc-internal */
+	}
+}
+
+struct run_ctx {
+	struct ptd_session *s;
+	struct sthread *sel;
+	int recording;
+	int step_sel;
+	int sel_sig; /* the selected thread's pending step enters a signal handler */
+};
+
+static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
+{
+	struct ptd_session *s = rc->s;
+	int step = rc->recording || (rc->step_sel && rc->sel && tid == rc->sel->tid);
+
+	if (signo < 0)
+		signo = ptd_target_pending_signal(s->t, tid);
+	if (rc->recording && ptd_steprec_has_thread(s->steprec, tid))
+		ptd_steprec_before_step(s->steprec, tid, signo);
+	if (rc->sel && tid == rc->sel->tid && step)
+		rc->sel_sig = signo > 0 && ptd_target_signal_caught(s->t, tid, signo);
+	return ptd_target_resume(s->t, tid, step, signo);
+}
+
+/* Events that arrive while stopping the other threads. */
+static void stop_all_cb(void *ctx, const struct ptd_stop *st)
+{
+	struct run_ctx *rc = ctx;
+	struct ptd_session *s = rc->s;
+
+	switch (st->kind) {
+	case PTD_STOP_STEP:
+		if (rc->recording && ptd_steprec_has_thread(s->steprec, st->tid))
+			ptd_steprec_stepped(s->steprec, st->tid, st->pc);
+		break;
+	case PTD_STOP_CLONE: {
+		struct sthread *n = add_sthread(s, st->new_tid);
+		if (n && rc->recording)
+			record_start_thread(s, n);
+		break;
+	}
+	case PTD_STOP_THREAD_EXIT: {
+		struct sthread *th = thread_by_tid(s, st->tid);
+		if (rc->recording)
+			ptd_steprec_remove_thread(s->steprec, st->tid);
+		if (th)
+			th->gone = 1;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void fill_event_location(struct ptd_session *s, struct ptd_event *ev)
+{
+	struct ptd_line_info li;
+
+	ev->at_line_start = env_line_of(s, ev->pc, &li) == 0 && li.lo == ev->pc;
+}
+
+static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
+{
+	struct ptd_session *s = rc->s;
+
+	if (ptd_session_alive(s))
+		ptd_target_stop_all(s->t, stop_all_cb, rc);
+	if (s->recording && s->steprec)
+		ptd_steprec_flush(s->steprec, 0);
+	for (int i = 0; i < s->nth; i++)
+		if (s->th[i].calls && s->th[i].calls_count != ptd_history_count(s->th[i].h))
+			drop_calls(&s->th[i]);
+	s->sym_dirty = 1;
+	if (ptd_session_alive(s))
+		ptd_target_bp_enable(s->t, 1);
+	if (ev->tid) {
+		struct sthread *th = thread_by_tid(s, ev->tid);
+		if (th) {
+			s->cur = (int)(th - s->th);
+			ev->thread_num = th->num;
+		}
+	}
+	fill_event_location(s, ev);
+}
+
+static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev)
+{
+	struct run_ctx rc = { s, NULL, 0, 0, 0 };
+	struct ptd_stepper stepper;
+	struct ptd_stop st;
+	uint64_t start_pc = 0;
+	int err;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	s->interrupted = 0;
+	rc.sel = cur_thread(s);
+	rc.recording = s->recording;
+	rc.step_sel = m != PTD_MOTION_CONTINUE;
+	if (rc.sel)
+		ptd_target_get_pc(s->t, rc.sel->tid, &start_pc);
+	ptd_stepper_init(&stepper, m, start_pc, &s->senv);
+	/* While single-stepping everything we compare pcs with the
+	 * breakpoints ourselves, with clean code bytes in memory. */
+	ptd_target_bp_enable(s->t, !rc.recording);
+	for (int i = 0; i < s->nth; i++) {
+		struct sthread *th = &s->th[i];
+		if (th->gone || ptd_target_thread_state(s->t, th->tid) != PTD_THREAD_STOPPED)
+			continue;
+		err = resume_thread(&rc, th->tid, -1);
+		if (err < 0) {
+			finish_stop(&rc, ev);
+			return err;
+		}
+	}
+	for (;;) {
+		err = ptd_target_wait(s->t, &st, 1);
+		if (err < 0) {
+			if (err == -ptde_not_running) {
+				ev->kind = PTD_EVENT_EXITED;
+				drop_process(s);
+				return 0;
+			}
+			finish_stop(&rc, ev);
+			return err;
+		}
+		ev->tid = st.tid;
+		ev->pc = st.pc;
+		switch (st.kind) {
+		case PTD_STOP_STEP: {
+			int done = 0, iclass = PTD_IC_OTHER;
+			struct sbp *b;
+			if (rc.recording && ptd_steprec_has_thread(s->steprec, st.tid))
+				ptd_steprec_stepped(s->steprec, st.tid, st.pc);
+			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel) {
+				/* What executed: the instruction at the previous pc. */
+				struct ptd_insn_info info;
+				uint8_t buf[16];
+				long n = ptd_target_read(s->t, start_pc, buf, sizeof(buf));
+				if (n > 0 && ptd_disasm_decode(buf, (size_t)n, start_pc, &info) == 0)
+					iclass = info.iclass;
+				done = ptd_stepper_feed(&stepper, start_pc, iclass, st.pc, rc.sel_sig);
+				rc.sel_sig = 0;
+				start_pc = st.pc;
+			}
+			if (done) {
+				ev->kind = PTD_EVENT_STEPPED;
+				ev->new_frame = stepper.new_frame;
+				finish_stop(&rc, ev);
+				return 0;
+			}
+			if (rc.recording && (b = bp_at(s, st.pc)) != NULL) {
+				b->hits++;
+				ev->kind = PTD_EVENT_BREAKPOINT;
+				ev->bp_id = b->id;
+				ev->new_frame = 1;
+				finish_stop(&rc, ev);
+				if (b->temporary)
+					ptd_session_delete(s, b->id);
+				return 0;
+			}
+			if (s->interrupted) {
+				ev->kind = PTD_EVENT_INTERRUPTED;
+				ev->new_frame = 1;
+				finish_stop(&rc, ev);
+				return 0;
+			}
+			err = resume_thread(&rc, st.tid, 0);
+			break;
+		}
+		case PTD_STOP_BREAKPOINT: {
+			struct sbp *b = bp_at(s, st.pc);
+			if (!b) {
+				/* stale (deleted meanwhile): go on */
+				err = resume_thread(&rc, st.tid, 0);
+				break;
+			}
+			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel && st.pc == start_pc) {
+				/* we are stepping off it ourselves */
+				err = resume_thread(&rc, st.tid, 0);
+				break;
+			}
+			b->hits++;
+			ev->kind = PTD_EVENT_BREAKPOINT;
+			ev->bp_id = b->id;
+			ev->new_frame = 1;
+			finish_stop(&rc, ev);
+			if (b->temporary)
+				ptd_session_delete(s, b->id);
+			return 0;
+		}
+		case PTD_STOP_SIGNAL:
+			if (signal_nostop(st.signo)) {
+				err = resume_thread(&rc, st.tid, st.signo);
+				break;
+			}
+			ev->kind = PTD_EVENT_SIGNAL;
+			ev->signo = st.signo;
+			ev->new_frame = 1;
+			finish_stop(&rc, ev);
+			return 0;
+		case PTD_STOP_INTERRUPT:
+			if (s->interrupted) {
+				ev->kind = PTD_EVENT_INTERRUPTED;
+				ev->new_frame = 1;
+				finish_stop(&rc, ev);
+				return 0;
+			}
+			err = resume_thread(&rc, st.tid, 0);
+			break;
+		case PTD_STOP_EXITED:
+		case PTD_STOP_KILLED:
+			if (s->recording && s->steprec)
+				ptd_steprec_flush(s->steprec, 0);
+			ev->kind = st.kind == PTD_STOP_EXITED ? PTD_EVENT_EXITED : PTD_EVENT_KILLED;
+			ev->exit_code = st.status;
+			ev->signo = st.signo;
+			ev->pc = 0;
+			drop_process(s);
+			return 0;
+		case PTD_STOP_THREAD_EXIT: {
+			struct sthread *th = thread_by_tid(s, st.tid);
+			if (rc.recording)
+				ptd_steprec_remove_thread(s->steprec, st.tid);
+			if (th)
+				th->gone = 1;
+			if (rc.sel && rc.sel->tid == st.tid) {
+				/* The stepped thread is gone: stop the motion. */
+				ev->kind = PTD_EVENT_STEPPED;
+				ev->tid = ptd_target_pid(s->t);
+				ev->new_frame = 1;
+				rc.sel = NULL;
+				finish_stop(&rc, ev);
+				if (ptd_session_alive(s))
+					ptd_target_get_pc(s->t, ev->tid, &ev->pc);
+				return 0;
+			}
+			err = 0;
+			break;
+		}
+		case PTD_STOP_CLONE: {
+			ptrdiff_t sel_idx = rc.sel ? rc.sel - s->th : -1;
+			struct sthread *n = add_sthread(s, st.new_tid);
+			if (sel_idx >= 0)
+				rc.sel = &s->th[sel_idx];
+			if (n && rc.recording)
+				record_start_thread(s, n);
+			err = resume_thread(&rc, st.tid, 0);
+			if (err == 0 && n)
+				err = resume_thread(&rc, st.new_tid, 0);
+			break;
+		}
+		case PTD_STOP_FORK:
+			err = resume_thread(&rc, st.tid, 0);
+			break;
+		case PTD_STOP_EXEC:
+			if (rc.recording)
+				ptd_steprec_exec(s->steprec, st.tid, st.pc);
+			for (int i = 0; i < s->nth; i++)
+				if (s->th[i].tid != st.tid)
+					s->th[i].gone = 1;
+			{
+				struct sthread *th = thread_by_tid(s, st.tid);
+				if (!th)
+					th = add_sthread(s, st.tid);
+				rc.sel = th;
+				s->cur = th ? (int)(th - s->th) : 0;
+			}
+			ptd_symbols_free(s->sym);
+			s->sym = NULL;
+			symbols(s);
+			bp_rearm_all(s);
+			ptd_target_bp_enable(s->t, !rc.recording);
+			start_pc = st.pc;
+			err = resume_thread(&rc, st.tid, 0);
+			break;
+		default:
+			err = resume_thread(&rc, st.tid, 0);
+			break;
+		}
+		if (err < 0) {
+			finish_stop(&rc, ev);
+			return err;
+		}
+	}
+}
+
+/* ---- motions ---------------------------------------------------------------------------------------- */
+
+static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motion m, int reverse,
+		       struct ptd_event *ev)
+{
+	struct ptd_replay_result res;
+	const struct ptd_calls *calls = ptd_session_calls(s);
+	uint64_t count = ptd_history_count(th->h);
+	uint64_t from = th->pos ? th->pos : count;
+	int rc;
+
+	rc = ptd_replay_move(th->h, calls, from, m, reverse, &s->senv.base, &res);
+	if (rc < 0)
+		return rc;
+	memset(ev, 0, sizeof(*ev));
+	ev->tid = th->tid;
+	ev->thread_num = th->num;
+	ev->pc = res.ip;
+	ev->number = res.number;
+	switch (res.stop) {
+	case PTD_REPLAY_DONE:
+		ev->kind = PTD_EVENT_STEPPED;
+		break;
+	case PTD_REPLAY_BREAKPOINT: {
+		struct sbp *b;
+		ev->kind = PTD_EVENT_BREAKPOINT;
+		ev->bp_id = res.bp_id;
+		if ((b = bp_at(s, res.ip)) != NULL) {
+			ev->bp_id = b->id;
+			b->hits++;
+		}
+		break;
+	}
+	case PTD_REPLAY_BEGIN:
+		ev->kind = PTD_EVENT_NO_HISTORY;
+		break;
+	case PTD_REPLAY_END:
+		ev->kind = PTD_EVENT_STEPPED;
+		break;
+	case PTD_REPLAY_GAP:
+		ev->kind = PTD_EVENT_GAP;
+		break;
+	case PTD_REPLAY_ERROR:
+		return ptd__err(-ptde_bad_insn, "cannot decode the recorded instruction at %llu",
+				(unsigned long long)res.number);
+	}
+	th->pos = res.number >= count ? 0 : res.number;
+	ev->replaying = th->pos != 0;
+	/* Whether gdb would print the frame: a call/return was crossed. */
+	if (calls) {
+		const struct ptd_callseg *a = ptd_calls_find(calls, from);
+		const struct ptd_callseg *b = ptd_calls_find(calls, res.number);
+		ev->new_frame = !a || !b || a->level != b->level ||
+				env_func_of(s, ev->pc) != env_func_of(s, a->ip) || ev->kind != PTD_EVENT_STEPPED;
+		if (a && b && a->level == b->level && a->index != b->index) {
+			/* same level, other segment: returned and called again */
+			if (env_func_of(s, ev->pc) != env_func_of(s, a->ip))
+				ev->new_frame = 1;
+		}
+	}
+	fill_event_location(s, ev);
+	if (res.stop == PTD_REPLAY_END && res.incomplete && !reverse)
+		return 1; /* the caller continues live */
+	return 0;
+}
+
+int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev)
+{
+	struct sthread *th;
+	int rc;
+
+	if (!s || !ev)
+		return -ptde_invalid;
+	memset(ev, 0, sizeof(*ev));
+	if (!ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	th = cur_thread(s);
+	if (!th)
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	if (reverse) {
+		if (!s->recording)
+			return ptd__err(-ptde_unsupported, "Target native does not support this command.");
+		return replay_move(s, th, m, 1, ev);
+	}
+	if (th->pos) {
+		rc = replay_move(s, th, m, 0, ev);
+		if (rc <= 0)
+			return rc;
+		/* Reached the end of the history with the motion unfinished:
+		 * the rest runs live.  (gdb stops at the end of the history; a
+		 * live recorder simply goes on.) */
+		th->pos = 0;
+	}
+	return live_run(s, m, ev);
+}
+
+int ptd_session_goto(struct ptd_session *s, const char *where, struct ptd_event *ev)
+{
+	struct sthread *th;
+	uint64_t count, n;
+	char *end;
+
+	if (!s || !where || !ev)
+		return -ptde_invalid;
+	memset(ev, 0, sizeof(*ev));
+	if (!s->recording)
+		return ptd__err(-ptde_not_running, "No record target is currently active.");
+	th = cur_thread(s);
+	if (!th)
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	count = ptd_history_count(th->h);
+	if (!strcmp(where, "begin") || !strcmp(where, "start")) {
+		n = 1;
+	} else if (!strcmp(where, "end")) {
+		n = count;
+	} else {
+		errno = 0;
+		n = strtoull(where, &end, 0);
+		if (errno || end == where || *end)
+			return ptd__err(-ptde_invalid, "Invalid number \"%s\".", where);
+		if (n < 1 || n > count)
+			return ptd__err(-ptde_invalid, "Target insn not found.");
+	}
+	if (count == 0)
+		return ptd__err(-ptde_invalid, "No trace.");
+	th->pos = n >= count ? 0 : n;
+	ev->kind = PTD_EVENT_STEPPED;
+	ev->tid = th->tid;
+	ev->thread_num = th->num;
+	ev->number = n;
+	ev->replaying = th->pos != 0;
+	ev->new_frame = 1;
+	if (ptd_session_pc(s, &ev->pc) < 0)
+		return -ptde_nomap;
+	fill_event_location(s, ev);
+	return 0;
+}
