@@ -1,0 +1,996 @@
+/*
+ * PT -> history items with libipt's block decoder (see pt.h).
+ *
+ * This file owns the per-segment decode state machine: sync at the
+ * segment's PSB, drain events before each block, turn libipt blocks into
+ * contiguous ptd_blocks (the decoder is configured to end blocks after
+ * direct calls and jumps, so every block is contiguous in memory), keep a
+ * one-block lookahead so a block can still be flagged (syscall, interrupted)
+ * by the event that follows it, turn errors into gaps, and cut the linear
+ * tail at the next segment's start IP.  The lazy trace (segment table, LRU
+ * cache, numbering, parallel decode) is at the bottom.
+ */
+#include "decode/pt.h"
+
+#include <inttypes.h>
+#include <intel-pt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm/disasm.h"
+#include "util/error.h"
+
+static const uint8_t psb_pattern[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+					 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+
+/* ---- PSB index ---------------------------------------------------------- */
+
+static int read_psb_ip(const uint8_t *buf, size_t size, uint64_t off, uint64_t *ip)
+{
+	struct pt_packet_decoder *pd;
+	struct pt_config cfg;
+	int n, guard = 0;
+
+	*ip = 0;
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + size;
+	pd = pt_pkt_alloc_decoder(&cfg);
+	if (!pd)
+		return -ptde_nomem;
+	if (pt_pkt_sync_set(pd, off) < 0)
+		goto out;
+	/* Walk the PSB+ header; the FUP there is the ip where execution
+	 * continues (compressed against a last IP of zero). */
+	while (guard++ < 64) {
+		struct pt_packet pkt;
+
+		n = pt_pkt_next(pd, &pkt, sizeof(pkt));
+		if (n < 0)
+			break;
+		if (pkt.type == ppt_psbend || (guard > 1 && pkt.type == ppt_psb))
+			break;
+		if (pkt.type == ppt_fup) {
+			switch (pkt.payload.ip.ipc) {
+			case pt_ipc_update_16:
+			case pt_ipc_update_32:
+			case pt_ipc_update_48:
+			case pt_ipc_full:
+				*ip = pkt.payload.ip.ip;
+				break;
+			case pt_ipc_sext_48:
+				*ip = pkt.payload.ip.ip & ((1ull << 48) - 1);
+				if (*ip & (1ull << 47))
+					*ip |= ~((1ull << 48) - 1);
+				break;
+			default:
+				break;
+			}
+			break;
+		}
+	}
+out:
+	pt_pkt_free_decoder(pd);
+	return 0;
+}
+
+int ptd_pt_index(const uint8_t *buf, size_t size, uint64_t **offsets, uint64_t **ips, size_t *n)
+{
+	uint64_t *off = NULL, *ipv = NULL;
+	size_t cnt = 0, cap = 0, pos = 0;
+
+	*offsets = NULL;
+	if (ips)
+		*ips = NULL;
+	*n = 0;
+	if (!buf)
+		size = 0;
+	while (pos + sizeof(psb_pattern) <= size) {
+		const uint8_t *hit = memmem(buf + pos, size - pos, psb_pattern, sizeof(psb_pattern));
+
+		if (!hit)
+			break;
+		if (cnt == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			uint64_t *p = realloc(off, nc * sizeof(*p));
+
+			if (!p)
+				goto nomem;
+			off = p;
+			if (ips) {
+				p = realloc(ipv, nc * sizeof(*p));
+				if (!p)
+					goto nomem;
+				ipv = p;
+			}
+			cap = nc;
+		}
+		off[cnt] = (uint64_t)(hit - buf);
+		if (ips && read_psb_ip(buf, size, off[cnt], &ipv[cnt]) < 0)
+			goto nomem;
+		cnt++;
+		pos = (size_t)(hit - buf) + sizeof(psb_pattern);
+	}
+	*offsets = off;
+	if (ips)
+		*ips = ipv;
+	*n = cnt;
+	return 0;
+nomem:
+	free(off);
+	free(ipv);
+	return ptd__err(-ptde_nomem, "out of memory indexing %zu bytes of PT", size);
+}
+
+/* ---- one segment -------------------------------------------------------- */
+
+struct seg {
+	const uint8_t *buf;
+	uint64_t begin, end; /* the PSB and the end of this segment's bytes */
+	uint64_t cut_ip;     /* next segment's start ip (0: none) */
+	struct ptd_image *img;
+	struct pt_image *ptimg;
+	const struct ptd_pt_sink *sink;
+	struct ptd_pt_stats *st;
+
+	struct ptd_block pend;
+	int have_pend;
+	int depth;
+
+	/* Tracing was disabled: async at async_at, or by a far branch. */
+	int off_async, off_far;
+	uint64_t async_at;
+
+	/* Blocks decoded after the trace ran out (pts_eos), held back until
+	 * the cut at cut_ip is known. */
+	int eos;
+	struct ptd_block *tail;
+	size_t ntail, captail;
+};
+
+static int insn_at(struct ptd_image *img, uint64_t ip, struct ptd_insn_info *in)
+{
+	uint8_t b[16];
+	int n = ptd_image_read(img, ip, b, sizeof(b));
+
+	if (n <= 0)
+		return -ptde_nomap;
+	return ptd_disasm_decode(b, (size_t)n, ip, in);
+}
+
+static int deliver(struct seg *s, const struct ptd_block *b)
+{
+	int err;
+
+	s->st->ninsn += b->ninsn;
+	s->st->nblocks++;
+	if (!s->st->start_ip)
+		s->st->start_ip = b->ip;
+	if (b->iclass == PTD_IC_CALL)
+		s->depth++;
+	else if (b->iclass == PTD_IC_RET)
+		s->depth--;
+	if (s->depth < s->st->depth_min)
+		s->st->depth_min = s->depth;
+	s->st->depth_delta = s->depth;
+	err = s->sink->block(s->sink->ctx, b);
+	return err < 0 ? err : 0;
+}
+
+static int flush_pend(struct seg *s)
+{
+	if (!s->have_pend)
+		return 0;
+	s->have_pend = 0;
+	return deliver(s, &s->pend);
+}
+
+static int push_block(struct seg *s, const struct ptd_block *b)
+{
+	int err;
+
+	if (s->eos && s->cut_ip) {
+		if (s->ntail == s->captail) {
+			size_t nc = s->captail ? s->captail * 2 : 16;
+			struct ptd_block *p = realloc(s->tail, nc * sizeof(*p));
+
+			if (!p)
+				return ptd__err(-ptde_nomem, "out of memory decoding PT");
+			s->tail = p;
+			s->captail = nc;
+		}
+		s->tail[s->ntail++] = *b;
+		return 0;
+	}
+	err = flush_pend(s);
+	if (err < 0)
+		return err;
+	s->pend = *b;
+	s->have_pend = 1;
+	return 0;
+}
+
+static int emit_gap(struct seg *s, enum ptd_gap_reason r, uint64_t off, const char *detail)
+{
+	int err = flush_pend(s);
+
+	if (err < 0)
+		return err;
+	s->st->ngaps++;
+	err = s->sink->gap(s->sink->ctx, r, off, detail);
+	return err < 0 ? err : 0;
+}
+
+static int emit_event(struct seg *s, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
+{
+	int err = flush_pend(s);
+
+	if (err < 0)
+		return err;
+	err = s->sink->event ? s->sink->event(s->sink->ctx, k, ip, arg) : 0;
+	return err < 0 ? err : 0;
+}
+
+static uint8_t conv_iclass(enum pt_insn_class c)
+{
+	switch (c) {
+	case ptic_call:
+		return PTD_IC_CALL;
+	case ptic_return:
+		return PTD_IC_RET;
+	case ptic_jump:
+		return PTD_IC_JUMP;
+	case ptic_cond_jump:
+		return PTD_IC_COND_JUMP;
+	case ptic_far_call:
+		return PTD_IC_FAR_CALL;
+	case ptic_far_return:
+		return PTD_IC_FAR_RET;
+	case ptic_far_jump:
+		return PTD_IC_FAR_JUMP;
+	default:
+		return PTD_IC_OTHER;
+	}
+}
+
+static int take_block(struct seg *s, const struct pt_block *pb)
+{
+	struct ptd_block b;
+
+	if (!pb->ninsn)
+		return 0;
+	memset(&b, 0, sizeof(b));
+	b.ip = pb->ip;
+	b.end_ip = pb->end_ip;
+	b.ninsn = pb->ninsn;
+	if (pb->end_ip < pb->ip)
+		return 0; /* cannot happen with end_on_jump/call; never trust it */
+	if (pb->iclass == ptic_error) {
+		struct ptd_insn_info in;
+
+		b.iclass = insn_at(s->img, pb->end_ip, &in) == 0 ? in.iclass : PTD_IC_OTHER;
+	} else {
+		b.iclass = conv_iclass(pb->iclass);
+	}
+	if (pb->speculative)
+		b.flags |= PTD_BLK_UNCERTAIN;
+	return push_block(s, &b);
+}
+
+static int on_enabled(struct seg *s, uint64_t ip)
+{
+	int err = 0;
+
+	if (s->off_async && ip != s->async_at) {
+		/* Resumed elsewhere after an asynchronous exit: a signal
+		 * handler (user-only tracing cannot tell which signal). */
+		if (s->have_pend)
+			s->pend.flags |= PTD_BLK_INTERRUPTED;
+		err = emit_event(s, PTD_EV_SIGNAL, s->async_at, 0);
+	}
+	s->off_async = 0;
+	s->off_far = 0;
+	s->st->end_ip = 0;
+	return err;
+}
+
+static int handle_event(struct seg *s, struct pt_block_decoder *dec, const struct pt_event *ev)
+{
+	uint64_t off = 0;
+	char msg[128];
+
+	switch (ev->type) {
+	case ptev_enabled:
+		return on_enabled(s, ev->variant.enabled.ip);
+	case ptev_disabled:
+		/* A far branch (syscall) left user mode. */
+		if (s->have_pend && s->pend.iclass == PTD_IC_FAR_CALL)
+			s->pend.flags |= PTD_BLK_SYSCALL;
+		s->off_far = 1;
+		return 0;
+	case ptev_async_disabled:
+		s->off_async = 1;
+		s->async_at = ev->variant.async_disabled.at;
+		s->st->end_ip = s->async_at;
+		return 0;
+	case ptev_overflow:
+		pt_blk_get_offset(dec, &off);
+		snprintf(msg, sizeof(msg), "trace overflow at offset 0x%" PRIx64, off);
+		s->off_async = 0;
+		return emit_gap(s, PTD_GAP_OVERFLOW, off, msg);
+	case ptev_async_branch:
+		if (s->have_pend)
+			s->pend.flags |= PTD_BLK_INTERRUPTED;
+		return 0;
+	case ptev_tsx:
+		return 0;
+	default:
+		/* exec mode, paging, vmcs, stop, timing: nothing in the history */
+		return 0;
+	}
+}
+
+/* Cuts the held-back tail at the last occurrence of cut_ip and delivers the
+ * part before it: that is where the next segment's PSB+ says execution
+ * continued. */
+static int finish_tail(struct seg *s)
+{
+	size_t i, keep = s->ntail;
+	uint32_t keep_insn = 0;
+	int found = 0, err;
+
+	for (i = s->ntail; i-- > 0 && !found;) {
+		const struct ptd_block *b = &s->tail[i];
+		uint64_t ip = b->ip;
+		uint32_t k, last = UINT32_MAX;
+
+		for (k = 0; k < b->ninsn; k++) {
+			struct ptd_insn_info in;
+
+			if (ip == s->cut_ip)
+				last = k;
+			if (k + 1 == b->ninsn)
+				break;
+			if (insn_at(s->img, ip, &in) < 0)
+				break;
+			ip += in.len;
+		}
+		if (last != UINT32_MAX) {
+			keep = i;
+			keep_insn = last;
+			found = 1;
+		}
+	}
+	if (!found)
+		keep = s->ntail;
+	for (i = 0; i < keep; i++) {
+		err = flush_pend(s);
+		if (err < 0)
+			return err;
+		s->pend = s->tail[i];
+		s->have_pend = 1;
+	}
+	if (found && keep_insn > 0) {
+		struct ptd_block b = s->tail[keep];
+		uint64_t ip = b.ip;
+		uint32_t k;
+
+		for (k = 0; k + 1 < keep_insn; k++) {
+			struct ptd_insn_info in;
+
+			if (insn_at(s->img, ip, &in) < 0)
+				return 0;
+			ip += in.len;
+		}
+		{
+			struct ptd_insn_info in;
+
+			if (insn_at(s->img, ip, &in) < 0)
+				return 0;
+			b.end_ip = ip;
+			b.ninsn = keep_insn;
+			b.iclass = in.iclass;
+			b.flags = 0;
+		}
+		err = flush_pend(s);
+		if (err < 0)
+			return err;
+		s->pend = b;
+		s->have_pend = 1;
+	}
+	s->ntail = 0;
+	return 0;
+}
+
+static int decode_segment(struct seg *s)
+{
+	struct pt_block_decoder *dec;
+	struct pt_config cfg;
+	struct pt_errata errata;
+	int status, err = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)s->buf;
+	cfg.end = (uint8_t *)s->buf + s->end;
+	ptd_image_errata(s->img, &errata);
+	cfg.errata = errata;
+	{
+		struct ptd_cpu cpu;
+
+		ptd_image_get_cpu(s->img, &cpu);
+		if (cpu.family) {
+			cfg.cpu.vendor = pcv_intel;
+			cfg.cpu.family = cpu.family;
+			cfg.cpu.model = cpu.model;
+			cfg.cpu.stepping = cpu.stepping;
+		}
+	}
+	cfg.flags.variant.block.end_on_call = 1;
+	cfg.flags.variant.block.end_on_jump = 1;
+	dec = pt_blk_alloc_decoder(&cfg);
+	if (!dec)
+		return ptd__err(-ptde_nomem, "cannot allocate a libipt block decoder");
+	pt_blk_set_image(dec, s->ptimg);
+
+	status = pt_blk_sync_set(dec, s->begin);
+	for (;;) {
+		struct pt_block pb;
+		int blk;
+
+		while (status >= 0 && (status & pts_event_pending)) {
+			struct pt_event ev;
+
+			status = pt_blk_event(dec, &ev, sizeof(ev));
+			if (status < 0)
+				break;
+			if (!s->eos) {
+				err = handle_event(s, dec, &ev);
+				if (err < 0)
+					goto out;
+			}
+		}
+		if (status >= 0 && (status & pts_eos))
+			s->eos = 1;
+		if (status >= 0) {
+			memset(&pb, 0, sizeof(pb));
+			blk = pt_blk_next(dec, &pb, sizeof(pb));
+			err = take_block(s, &pb);
+			if (err < 0)
+				goto out;
+			status = blk;
+			if (status >= 0 && (status & pts_eos))
+				s->eos = 1;
+			if (status >= 0)
+				continue;
+		}
+		if (status == -pte_eos)
+			break;
+		{
+			uint64_t off = 0;
+			char msg[160];
+			enum ptd_gap_reason r = PTD_GAP_DECODE_ERROR;
+
+			if (s->eos) /* the linear tail needed more trace: expected */
+				break;
+			pt_blk_get_offset(dec, &off);
+			if (status == -pte_nomap)
+				r = PTD_GAP_NO_MEMORY;
+			snprintf(msg, sizeof(msg), "decode error at offset 0x%" PRIx64 ": %s", off,
+				 pt_errstr(pt_errcode(status)));
+			err = emit_gap(s, r, off, msg);
+			if (err < 0)
+				goto out;
+			/* Resync at the next PSB; in a segment that is the end. */
+			s->off_async = 0;
+			status = pt_blk_sync_forward(dec);
+			if (status < 0)
+				break;
+		}
+	}
+	if (s->ntail)
+		err = finish_tail(s);
+	if (!err)
+		err = flush_pend(s);
+out:
+	pt_blk_free_decoder(dec);
+	return err;
+}
+
+static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
+		       struct ptd_image *img, struct pt_image *ptimg,
+		       const struct ptd_pt_sink *sink, struct ptd_pt_stats *st)
+{
+	struct seg s;
+	int err;
+
+	memset(&s, 0, sizeof(s));
+	memset(st, 0, sizeof(*st));
+	s.buf = buf;
+	s.begin = begin;
+	s.end = end;
+	s.cut_ip = cut_ip;
+	s.img = img;
+	s.ptimg = ptimg;
+	s.sink = sink;
+	s.st = st;
+	err = decode_segment(&s);
+	free(s.tail);
+	return err;
+}
+
+static int lost_prefix(const uint8_t *buf, uint64_t first_psb)
+{
+	uint64_t i;
+
+	for (i = 0; i < first_psb; i++)
+		if (buf[i])
+			return 1;
+	return 0;
+}
+
+static void stats_add(struct ptd_pt_stats *acc, const struct ptd_pt_stats *seg, int *depth)
+{
+	acc->ninsn += seg->ninsn;
+	acc->nblocks += seg->nblocks;
+	acc->ngaps += seg->ngaps;
+	if (!acc->start_ip)
+		acc->start_ip = seg->start_ip;
+	if (seg->nblocks || seg->end_ip)
+		acc->end_ip = seg->end_ip;
+	if (*depth + seg->depth_min < acc->depth_min)
+		acc->depth_min = *depth + seg->depth_min;
+	*depth += seg->depth_delta;
+	acc->depth_delta = *depth;
+}
+
+int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
+		  const struct ptd_pt_sink *sink, struct ptd_pt_stats *st)
+{
+	struct ptd_pt_stats local, seg;
+	uint64_t *off, *ips;
+	size_t n, i;
+	int err, depth = 0;
+
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	if (!img || !sink || !sink->block || !sink->gap || (!buf && size))
+		return ptd__err(-ptde_invalid, "pt decode: missing image, sink or buffer");
+	if (!size)
+		return 0;
+	err = ptd_pt_index(buf, size, &off, &ips, &n);
+	if (err < 0)
+		return err;
+	if (!n || lost_prefix(buf, off[0])) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "%s: %" PRIu64 " bytes of trace before the first PSB skipped",
+			 n ? "trace starts mid-stream" : "no PSB in the trace",
+			 n ? off[0] : (uint64_t)size);
+		st->ngaps++;
+		err = sink->gap(sink->ctx, PTD_GAP_LOST, 0, msg);
+		if (err < 0)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t end = i + 1 < n ? off[i + 1] : size;
+
+		err = run_segment(buf, off[i], end, i + 1 < n ? ips[i + 1] : 0, img, ptd_image_pt(img),
+				  sink, &seg);
+		if (err < 0)
+			goto out;
+		stats_add(st, &seg, &depth);
+	}
+	err = 0;
+out:
+	free(off);
+	free(ips);
+	return err;
+}
+
+/* ---- history sink ------------------------------------------------------- */
+
+static int hist_block(void *ctx, const struct ptd_block *b)
+{
+	return ptd_history_append_block(ctx, b);
+}
+
+static int hist_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail)
+{
+	return ptd_history_append_gap(ctx, r, offset, detail);
+}
+
+static int hist_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
+{
+	return ptd_history_append_event(ctx, k, ip, arg);
+}
+
+int ptd_pt_decode_history(const uint8_t *buf, size_t size, struct ptd_image *img,
+			  struct ptd_history *h, struct ptd_pt_stats *st)
+{
+	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h };
+
+	if (!h)
+		return ptd__err(-ptde_invalid, "pt decode: no history");
+	return ptd_pt_decode(buf, size, img, &sink, st);
+}
+
+/* ---- lazy segmented trace ----------------------------------------------- */
+
+struct segent {
+	uint64_t offset, end, start_ip, cut_ip;
+	int decoded;
+	struct ptd_pt_stats st;
+	struct ptd_history *h; /* cached history or NULL */
+	uint64_t lru;
+};
+
+struct ptd_pt_trace {
+	const uint8_t *buf;
+	size_t size;
+	struct ptd_image *img;
+	ptd_read_fn read;
+	void *rctx;
+	size_t cache_max, ncached;
+	uint64_t clock;
+	struct segent *segs;
+	size_t nsegs;
+	uint64_t lost;
+	int lost_nonzero;
+};
+
+struct ptd_pt_trace *ptd_pt_trace_alloc(const uint8_t *buf, size_t size, struct ptd_image *img,
+					ptd_read_fn read, void *ctx, size_t cache_max)
+{
+	struct ptd_pt_trace *t;
+	uint64_t *off = NULL, *ips = NULL;
+	size_t n = 0, i;
+
+	if (!img || (!buf && size)) {
+		ptd__err(-ptde_invalid, "pt trace: missing image or buffer");
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		ptd__err(-ptde_nomem, "out of memory allocating a PT trace");
+		return NULL;
+	}
+	t->buf = buf;
+	t->size = size;
+	t->img = img;
+	t->read = read ? read : ptd_image_read;
+	t->rctx = read ? ctx : img;
+	t->cache_max = cache_max ? cache_max : 64;
+	if (size && ptd_pt_index(buf, size, &off, &ips, &n) < 0) {
+		free(t);
+		return NULL;
+	}
+	t->segs = calloc(n ? n : 1, sizeof(*t->segs));
+	if (!t->segs) {
+		free(off);
+		free(ips);
+		free(t);
+		ptd__err(-ptde_nomem, "out of memory allocating a PT segment table");
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		t->segs[i].offset = off[i];
+		t->segs[i].end = i + 1 < n ? off[i + 1] : size;
+		t->segs[i].start_ip = ips[i];
+		t->segs[i].cut_ip = i + 1 < n ? ips[i + 1] : 0;
+	}
+	t->nsegs = n;
+	t->lost = n ? off[0] : size;
+	t->lost_nonzero = size && (!n || lost_prefix(buf, off[0]));
+	free(off);
+	free(ips);
+	return t;
+}
+
+void ptd_pt_trace_free(struct ptd_pt_trace *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nsegs; i++)
+		ptd_history_free(t->segs[i].h);
+	free(t->segs);
+	free(t);
+}
+
+size_t ptd_pt_trace_nsegs(const struct ptd_pt_trace *t)
+{
+	return t ? t->nsegs : 0;
+}
+
+uint64_t ptd_pt_trace_lost(const struct ptd_pt_trace *t)
+{
+	return t ? t->lost : 0;
+}
+
+int ptd_pt_trace_seginfo(const struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo *si)
+{
+	const struct segent *e;
+
+	if (!t || !si || i >= t->nsegs)
+		return ptd__err(-ptde_invalid, "no PT segment %zu", i);
+	e = &t->segs[i];
+	memset(si, 0, sizeof(*si));
+	si->offset = e->offset;
+	si->size = e->end - e->offset;
+	si->start_ip = e->start_ip;
+	si->decoded = e->decoded;
+	si->cached = e->h != NULL;
+	si->count = e->st.ninsn + e->st.ngaps;
+	si->ninsn = e->st.ninsn;
+	si->depth_delta = e->st.depth_delta;
+	si->depth_min = e->st.depth_min;
+	return 0;
+}
+
+/* Decodes segment @e into a new history with image @ptimg. */
+static int decode_into(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
+		       struct ptd_history **out, struct ptd_pt_stats *st)
+{
+	struct ptd_history *h = ptd_history_alloc(t->read, t->rctx);
+	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h };
+	int err;
+
+	*out = NULL;
+	if (!h)
+		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
+	err = run_segment(t->buf, e->offset, e->end, e->cut_ip, t->img, ptimg, &sink, st);
+	if (err < 0) {
+		ptd_history_free(h);
+		return err;
+	}
+	*out = h;
+	return 0;
+}
+
+static void evict(struct ptd_pt_trace *t, size_t keep)
+{
+	while (t->ncached > t->cache_max) {
+		size_t i, victim = SIZE_MAX;
+
+		for (i = 0; i < t->nsegs; i++) {
+			if (!t->segs[i].h || i == keep)
+				continue;
+			if (victim == SIZE_MAX || t->segs[i].lru < t->segs[victim].lru)
+				victim = i;
+		}
+		if (victim == SIZE_MAX)
+			return;
+		ptd_history_free(t->segs[victim].h);
+		t->segs[victim].h = NULL;
+		t->ncached--;
+	}
+}
+
+const struct ptd_history *ptd_pt_trace_segment(struct ptd_pt_trace *t, size_t i)
+{
+	struct segent *e;
+
+	if (!t || i >= t->nsegs) {
+		ptd__err(-ptde_invalid, "no PT segment %zu", i);
+		return NULL;
+	}
+	e = &t->segs[i];
+	if (!e->h) {
+		struct ptd_pt_stats st;
+
+		if (decode_into(t, e, ptd_image_pt(t->img), &e->h, &st) < 0)
+			return NULL;
+		e->st = st;
+		e->decoded = 1;
+		t->ncached++;
+	}
+	e->lru = ++t->clock;
+	evict(t, i);
+	return e->h;
+}
+
+/* Counts segment @i without caching its history. */
+static int count_segment(struct ptd_pt_trace *t, size_t i)
+{
+	struct segent *e = &t->segs[i];
+	struct ptd_history *h;
+	struct ptd_pt_stats st;
+	int err;
+
+	if (e->decoded)
+		return 0;
+	err = decode_into(t, e, ptd_image_pt(t->img), &h, &st);
+	if (err < 0)
+		return err;
+	e->st = st;
+	e->decoded = 1;
+	if (t->ncached < t->cache_max) {
+		e->h = h;
+		e->lru = ++t->clock;
+		t->ncached++;
+	} else {
+		ptd_history_free(h);
+	}
+	return 0;
+}
+
+int ptd_pt_trace_position(struct ptd_pt_trace *t, size_t i, uint64_t *first, int *depth)
+{
+	uint64_t num = 1;
+	int d = 0;
+	size_t k;
+
+	if (!t || i >= t->nsegs)
+		return ptd__err(-ptde_invalid, "no PT segment %zu", i);
+	if (t->lost_nonzero)
+		num++; /* the lost-data gap */
+	for (k = 0; k < i; k++) {
+		int err = count_segment(t, k);
+
+		if (err < 0)
+			return err;
+		num += t->segs[k].st.ninsn + t->segs[k].st.ngaps;
+		d += t->segs[k].st.depth_delta;
+	}
+	if (first)
+		*first = num;
+	if (depth)
+		*depth = d;
+	return 0;
+}
+
+static int copy_items(struct ptd_history *dst, const struct ptd_history *src)
+{
+	uint64_t i, n = ptd_history_nitems(src);
+
+	for (i = 0; i < n; i++) {
+		struct ptd_item it;
+		int err;
+
+		if (!ptd_history_item(src, i, &it))
+			break;
+		switch (it.kind) {
+		case PTD_ITEM_BLOCK:
+			err = ptd_history_append_block(dst, &it.block);
+			break;
+		case PTD_ITEM_GAP:
+			err = ptd_history_append_gap(dst, it.reason, it.arg,
+						     it.detail ? ptd_history_detail(src, it.detail) : NULL);
+			break;
+		default:
+			err = ptd_history_append_event(dst, it.reason, it.block.ip, it.arg);
+			break;
+		}
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+struct worker {
+	struct ptd_pt_trace *t;
+	size_t next, count;
+	pthread_mutex_t *lock;
+	struct ptd_history **out;
+	struct ptd_pt_stats *st;
+	int err;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct pt_image *img = ptd_image_pt_copy(w->t->img);
+
+	if (!img) {
+		pthread_mutex_lock(w->lock);
+		w->err = -ptde_nomem;
+		pthread_mutex_unlock(w->lock);
+		return NULL;
+	}
+	for (;;) {
+		size_t i;
+		int err;
+
+		pthread_mutex_lock(w->lock);
+		i = w->next++;
+		pthread_mutex_unlock(w->lock);
+		if (i >= w->count)
+			break;
+		err = decode_into(w->t, &w->t->segs[i], img, &w->out[i], &w->st[i]);
+		if (err < 0) {
+			pthread_mutex_lock(w->lock);
+			w->err = err;
+			w->next = w->count;
+			pthread_mutex_unlock(w->lock);
+			break;
+		}
+	}
+	pt_image_free(img);
+	return NULL;
+}
+
+int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthreads,
+			 struct ptd_pt_stats *st)
+{
+	struct ptd_pt_stats local;
+	struct ptd_history **hs = NULL;
+	struct ptd_pt_stats *sts = NULL;
+	size_t i;
+	int err = 0, depth = 0;
+
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	if (!t || !h)
+		return ptd__err(-ptde_invalid, "pt trace history: missing trace or history");
+	if (t->lost_nonzero) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "%s: %" PRIu64 " bytes of trace before the first PSB skipped",
+			 t->nsegs ? "trace starts mid-stream" : "no PSB in the trace", t->lost);
+		st->ngaps++;
+		err = ptd_history_append_gap(h, PTD_GAP_LOST, 0, msg);
+		if (err < 0)
+			return err;
+	}
+	if (!t->nsegs)
+		return 0;
+	hs = calloc(t->nsegs, sizeof(*hs));
+	sts = calloc(t->nsegs, sizeof(*sts));
+	if (!hs || !sts) {
+		err = ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments", t->nsegs);
+		goto out;
+	}
+	if (nthreads > 1 && t->nsegs > 1) {
+		/* Workers take segment numbers from one shared cursor; each
+		 * has its own copy of the libipt image (libipt images are not
+		 * thread safe).  Results land in hs[i], appended in order
+		 * below, so the history is the same as a serial decode. */
+		pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+		struct worker w = { t, 0, t->nsegs, &lock, hs, sts, 0 };
+		pthread_t th[16];
+		int k, nt = nthreads > 16 ? 16 : nthreads;
+
+		for (k = 0; k < nt; k++)
+			if (pthread_create(&th[k], NULL, work, &w) != 0)
+				break;
+		nt = k;
+		for (k = 0; k < nt; k++)
+			pthread_join(th[k], NULL);
+		if (w.err < 0) {
+			err = w.err;
+			goto out;
+		}
+		/* Segments no thread got to are decoded serially below. */
+	}
+	for (i = 0; i < t->nsegs; i++) {
+		struct segent *e = &t->segs[i];
+
+		if (!hs[i] && !e->h) {
+			err = decode_into(t, e, ptd_image_pt(t->img), &hs[i], &sts[i]);
+			if (err < 0)
+				goto out;
+		}
+		if (hs[i]) {
+			e->st = sts[i];
+			e->decoded = 1;
+		}
+		err = copy_items(h, hs[i] ? hs[i] : e->h);
+		if (err < 0)
+			goto out;
+		stats_add(st, &e->st, &depth);
+		ptd_history_free(hs[i]);
+		hs[i] = NULL;
+	}
+out:
+	if (hs)
+		for (i = 0; i < t->nsegs; i++)
+			ptd_history_free(hs[i]);
+	free(hs);
+	free(sts);
+	return err;
+}

@@ -1,0 +1,130 @@
+/*
+ * Intel PT decoding into branch history, with libipt's block decoder.
+ *
+ * The trace is split at its PSBs into *segments* (the bytes from one PSB
+ * up to the next, libipt's unit of independent decoding).  A segment
+ * decodes into history items without looking at any other segment:
+ * blocks (contiguous runs ending at a branch or event), gaps (overflow,
+ * decode error with libipt's message and the trace offset, lost data) and
+ * events (signal delivery).  Where a segment's decoder runs past the point
+ * where the next PSB was written (libipt must finish the linear code after
+ * the last branch), the output is cut at the next segment's start IP, so
+ * concatenating segments gives exactly the full decode.
+ *
+ * Lazy history (struct ptd_pt_trace): at a stop the caller indexes the PSBs
+ * (a memmem for the PSB pattern plus a PSB+ header read per hit, no
+ * decoding), then asks for segments newest first; each decoded segment is
+ * a ptd_history of its own kept in a bounded LRU cache.  Numbering follows
+ * gdb (1 = oldest): the segment table remembers each segment's item count
+ * (instructions + gaps) and call-depth change once it was decoded; the
+ * first number of segment i is 1 + the counts of segments 0..i-1, so asking
+ * for it decodes (and counts, without caching) older segments that were
+ * never decoded.  Call depth at the start of segment i is the sum of the
+ * depth changes before it, so function-call levels stitch across segments.
+ * ptd_pt_trace_history() builds one history of the whole trace, decoding
+ * segments in parallel when asked; the result is identical to serial
+ * decoding because segments are independent and appended in order.
+ *
+ * Trace bytes are untrusted: any content yields items, gaps or a clear
+ * error, never a crash.  The decoder never calls ptrace; code bytes come
+ * from a struct ptd_image.
+ */
+#ifndef PTD_DECODE_PT_H
+#define PTD_DECODE_PT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode/image.h"
+#include "history/history.h"
+
+/* Receives decoded items in trace order; a negative return stops decoding
+ * and is returned by the decode function. */
+struct ptd_pt_sink {
+	int (*block)(void *ctx, const struct ptd_block *b);
+	int (*gap)(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail);
+	int (*event)(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg);
+	void *ctx;
+};
+
+struct ptd_pt_stats {
+	uint64_t ninsn;   /* instructions in blocks */
+	uint64_t nblocks; /* blocks passed to the sink */
+	uint64_t ngaps;
+	/* IP where tracing was disabled asynchronously last and not
+	 * re-enabled (the thread's pc when the trace ends), or 0. */
+	uint64_t end_ip;
+	/* IP where the first block starts, or 0. */
+	uint64_t start_ip;
+	int depth_delta; /* near calls minus near returns */
+	int depth_min;   /* lowest running depth, relative to 0 at the start */
+};
+
+/* PSB offsets of @buf: fills a malloc'ed array (free it) of @n offsets in
+ * increasing order and, if @ips is not NULL, a parallel array with each
+ * PSB+'s FUP ip (0 when tracing is disabled there).  Returns 0 or -ptde_nomem. */
+int ptd_pt_index(const uint8_t *buf, size_t size, uint64_t **offsets, uint64_t **ips, size_t *n);
+
+/*
+ * Decodes the whole trace in @buf with code from @img into @sink.  Leading
+ * bytes before the first PSB are skipped (a gap PTD_GAP_LOST when they are
+ * not all zero); a trace without any PSB gives one such gap.  Returns 0
+ * (also for an empty trace), a sink's negative return, -ptde_invalid,
+ * -ptde_nomem.  @st may be NULL.
+ */
+int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
+		  const struct ptd_pt_sink *sink, struct ptd_pt_stats *st);
+
+/* The same, appending to @h (blocks, gaps with their message, events). */
+int ptd_pt_decode_history(const uint8_t *buf, size_t size, struct ptd_image *img,
+			  struct ptd_history *h, struct ptd_pt_stats *st);
+
+/* Lazy, segmented view of one thread's trace. */
+struct ptd_pt_trace;
+
+struct ptd_pt_seginfo {
+	uint64_t offset;  /* PSB offset in the trace */
+	uint64_t size;    /* bytes up to the next PSB or the end */
+	uint64_t start_ip; /* PSB+ FUP ip, 0 when tracing was disabled there */
+	int decoded;      /* counts below are known */
+	int cached;       /* its history is in the cache now */
+	uint64_t count;   /* instructions + gaps (gdb numbers it takes) */
+	uint64_t ninsn;
+	int depth_delta, depth_min;
+};
+
+/*
+ * Indexes @buf (not copied: it must outlive the trace) for decoding with
+ * @img (not owned).  Histories of segments read code bytes with
+ * @read/@ctx (NULL: through @img).  @cache_max bounds the number of
+ * decoded segments kept (0: 64).  Returns NULL with the message set.
+ */
+struct ptd_pt_trace *ptd_pt_trace_alloc(const uint8_t *buf, size_t size, struct ptd_image *img,
+					ptd_read_fn read, void *ctx, size_t cache_max);
+void ptd_pt_trace_free(struct ptd_pt_trace *t);
+size_t ptd_pt_trace_nsegs(const struct ptd_pt_trace *t);
+/* Returns 0 or -ptde_invalid for a bad index. */
+int ptd_pt_trace_seginfo(const struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo *si);
+/*
+ * The history of segment @i, decoding it when it is not cached.  The
+ * pointer stays valid until the next call that may evict (segment,
+ * history, number) or ptd_pt_trace_free.  Returns NULL with the message
+ * set on failure (no memory; bad index).
+ */
+const struct ptd_history *ptd_pt_trace_segment(struct ptd_pt_trace *t, size_t i);
+/* gdb number of segment @i's first item and the call depth at its start
+ * (relative to the trace start); decodes older segments not yet counted.
+ * Returns 0 or a negative error. */
+int ptd_pt_trace_position(struct ptd_pt_trace *t, size_t i, uint64_t *first, int *depth);
+/*
+ * Appends the whole trace to @h in order: the lost-data gap, then each
+ * segment's items.  @nthreads > 1 decodes segments in that many threads
+ * (the image's read callback must then be thread safe).  @st (may be NULL)
+ * gets the totals.  Returns 0 or a negative error.
+ */
+int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthreads,
+			 struct ptd_pt_stats *st);
+/* Bytes of trace before the first PSB (0 when it starts with a PSB). */
+uint64_t ptd_pt_trace_lost(const struct ptd_pt_trace *t);
+
+#endif
