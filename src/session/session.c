@@ -1071,16 +1071,23 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 	/* While single-stepping everything we compare pcs with the
 	 * breakpoints ourselves, with clean code bytes in memory. */
 	ptd_target_bp_enable(s->t, !rc.recording);
-	for (int i = 0; i < s->nth; i++) {
-		struct sthread *th = &s->th[i];
-		if (th->gone || ptd_target_thread_state(s->t, th->tid) != PTD_THREAD_STOPPED)
-			continue;
-		err = resume_thread(&rc, th->tid, -1);
-		if (err < 0) {
-			finish_stop(&rc, ev);
-			return err;
+	/* Threads resting on an inserted breakpoint go first: stepping them
+	 * off it needs the others stopped. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < s->nth; i++) {
+			struct sthread *th = &s->th[i];
+			uint64_t pc = 0;
+			if (th->gone || ptd_target_thread_state(s->t, th->tid) != PTD_THREAD_STOPPED)
+				continue;
+			ptd_target_get_pc(s->t, th->tid, &pc);
+			if ((pass == 0) != (!rc.recording && ptd_target_bp_at(s->t, pc)))
+				continue;
+			err = resume_thread(&rc, th->tid, -1);
+			if (err < 0) {
+				finish_stop(&rc, ev);
+				return err;
+			}
 		}
-	}
 	for (;;) {
 		err = ptd_target_wait(s->t, &st, 1);
 		if (err < 0) {

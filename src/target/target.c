@@ -37,6 +37,7 @@ struct tthread {
 	int last_step;       /* mode of the last resume, for internal re-resumes */
 	int interrupt_sent;  /* PTRACE_INTERRUPT sent, its trap not seen yet */
 	int interrupt_stale; /* the thread stopped for another reason first */
+	int bp_rewound;      /* hit a breakpoint nobody was told of: hit it again */
 	int initial_stop;    /* a new clone whose first stop has not been seen */
 	int stepping_over;   /* breakpoint address being stepped over + 1, or 0 */
 	uint64_t over_addr;
@@ -128,6 +129,15 @@ static struct ptd_target *target_new(pid_t pid)
 	t->bp_enabled = 1;
 	return t;
 }
+
+static void queue_push(struct ptd_target *t, const struct ptd_stop *st)
+{
+	if (t->nqueue < (int)(sizeof(t->queue) / sizeof(t->queue[0])))
+		t->queue[t->nqueue++] = *st;
+}
+
+static int translate(struct ptd_target *t, struct tthread *th, int status, struct ptd_stop *st);
+static int wait_tid_stop(pid_t tid, int *status);
 
 /* ---- raw memory --------------------------------------------------------- */
 
@@ -689,6 +699,8 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 
 /* ---- resume / wait --------------------------------------------------------- */
 
+static void finish_step_over(struct ptd_target *t, struct tthread *th);
+
 static int do_resume(struct ptd_target *t, struct tthread *th, int step, int sig)
 {
 	long r = ptrace(step ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, (void *)(long)sig);
@@ -723,18 +735,30 @@ int ptd_target_resume(struct ptd_target *t, pid_t tid, int step, int signo)
 		return 0;
 	sig = signo < 0 ? th->pending_sig : signo;
 	th->pending_sig = 0;
-	if (t->bp_enabled && !t->vfork_bps_suspended) {
+	if (th->bp_rewound) {
+		th->bp_rewound = 0;
+	} else if (t->bp_enabled && !t->vfork_bps_suspended) {
 		uint64_t pc;
 		struct tbp *b;
 		if (ptd_target_get_pc(t, tid, &pc) == 0 && (b = find_bp(t, pc)) && b->inserted) {
-			/* Step off the breakpoint with the original byte in place;
-			 * the wait loop re-inserts it when the step completes.
-			 * Other threads are stopped (all-stop), so they cannot
-			 * run past it meanwhile. */
+			/* Step off the breakpoint synchronously, with the original
+			 * byte in place only for this one step: the caller resumes
+			 * the other threads after this returns (resume threads
+			 * resting on breakpoints first), so none runs past it. */
+			struct ptd_stop st;
+			int status;
 			bp_poke(t, b, 0);
-			th->stepping_over = 1 + !step; /* 2: continue afterwards */
+			th->stepping_over = 1 + !step;
 			th->over_addr = pc;
-			return do_resume(t, th, 1, sig);
+			if (do_resume(t, th, 1, sig) < 0 || wait_tid_stop(tid, &status) < 0) {
+				finish_step_over(t, th);
+				return ptd__err(-ptde_sys, "cannot step thread %d over a breakpoint",
+						(int)tid);
+			}
+			th = find_thread(t, tid);
+			if (th && translate(t, th, status, &st))
+				queue_push(t, &st);
+			return 0;
 		}
 	}
 	return do_resume(t, th, step, sig);
@@ -744,8 +768,17 @@ int ptd_target_resume_all(struct ptd_target *t, int step)
 {
 	if (!t)
 		return -ptde_invalid;
-	for (int i = 0; i < t->nth; i++)
-		if (t->th[i].state == PTD_THREAD_STOPPED) {
+	/* Threads resting on a breakpoint first: their step-over needs the
+	 * others stopped. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < t->nth; i++) {
+			uint64_t pc;
+			if (t->th[i].state != PTD_THREAD_STOPPED)
+				continue;
+			if (ptd_target_get_pc(t, t->th[i].tid, &pc) < 0)
+				continue;
+			if ((pass == 0) != (ptd_target_bp_at(t, pc) != 0))
+				continue;
 			int rc = ptd_target_resume(t, t->th[i].tid, step, -1);
 			if (rc < 0)
 				return rc;
@@ -1029,10 +1062,14 @@ int ptd_target_stop_all(struct ptd_target *t, void (*cb)(void *ctx, const struct
 		switch (st.kind) {
 		case PTD_STOP_INTERRUPT:
 			break;
-		case PTD_STOP_BREAKPOINT:
+		case PTD_STOP_BREAKPOINT: {
 			/* Undo the hit: the pc is already rewound, the thread will
 			 * execute the int3 again when resumed. */
+			struct tthread *th = find_thread(t, st.tid);
+			if (th)
+				th->bp_rewound = 1;
 			break;
+		}
 		case PTD_STOP_CLONE:
 			/* the new thread is stopped; it was never told to run */
 			if (cb)

@@ -1,0 +1,366 @@
+/*
+ * Unit tests for src/target: launch, exec failure, wrong pids, stepping,
+ * breakpoints with shadowed bytes, fork children without our int3s,
+ * threads, exit codes, detach and kill.  Uses the programs in
+ * testprogs/build (built by `make testprogs`).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "target/target.h"
+#include "util/error.h"
+
+static char progdir[4096];
+
+static const char *prog(const char *name)
+{
+	static char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", progdir, name);
+	return path;
+}
+
+/* Address of symbol @sym in @file from nm (the test programs are non-PIE). */
+static uint64_t nm_addr(const char *file, const char *sym)
+{
+	char cmd[4400], line[512];
+	uint64_t addr = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s", file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long a;
+		char type, name[400];
+		if (sscanf(line, "%llx %c %399s", &a, &type, name) == 3 && !strcmp(name, sym))
+			addr = a;
+	}
+	pclose(p);
+	assert_int_not_equal(addr, 0);
+	return addr;
+}
+
+static struct ptd_target *launch(const char *name, char *arg)
+{
+	char *argv[3] = { (char *)prog(name), arg, NULL };
+	struct ptd_launch l = { .argv = argv, .disable_aslr = 1 };
+	struct ptd_target *t = NULL;
+
+	assert_int_equal(ptd_target_launch(&t, &l), 0);
+	assert_non_null(t);
+	return t;
+}
+
+static int run_to_end(struct ptd_target *t, struct ptd_stop *st)
+{
+	for (;;) {
+		assert_int_equal(ptd_target_resume_all(t, 0), 0);
+		assert_int_equal(ptd_target_wait(t, st, 1), 0);
+		if (st->kind == PTD_STOP_EXITED || st->kind == PTD_STOP_KILLED)
+			return st->kind;
+		if (st->kind == PTD_STOP_SIGNAL)
+			continue; /* delivered on the next resume */
+	}
+}
+
+static void test_null_args(void **state)
+{
+	struct ptd_launch l = { 0 };
+	struct ptd_target *t = NULL;
+
+	assert_int_equal(ptd_target_launch(NULL, &l), -ptde_invalid);
+	assert_int_equal(ptd_target_launch(&t, &l), -ptde_invalid);
+	assert_int_equal(ptd_target_attach(NULL, 1), -ptde_invalid);
+	assert_int_equal(ptd_target_resume(NULL, 1, 0, 0), -ptde_invalid);
+	assert_int_equal(ptd_target_wait(NULL, NULL, 1), -ptde_invalid);
+	ptd_target_free(NULL);
+}
+
+static void test_exec_failure(void **state)
+{
+	char *argv[] = { "/nonexistent/program", NULL };
+	struct ptd_launch l = { .argv = argv };
+	struct ptd_target *t = NULL;
+	int rc;
+
+	ptd_clear_error();
+	rc = ptd_target_launch(&t, &l);
+	assert_true(rc < 0);
+	assert_null(t);
+	assert_non_null(strstr(ptd_last_error(rc), "cannot run '/nonexistent/program'"));
+	assert_non_null(strstr(ptd_last_error(rc), "No such file"));
+}
+
+static void test_attach_bad_pid(void **state)
+{
+	struct ptd_target *t = NULL;
+
+	assert_int_equal(ptd_target_attach(&t, 0), -ptde_invalid);
+	/* pid_max is at most 4194304: this one cannot exist. */
+	assert_int_equal(ptd_target_attach(&t, 99999999), -ptde_nosrch);
+	assert_null(t);
+}
+
+static void test_step_and_exit(void **state)
+{
+	struct ptd_target *t = launch("fib", "5");
+	struct ptd_stop st;
+	uint64_t pc0, pc;
+	int steps = 0;
+
+	assert_int_equal(ptd_target_get_pc(t, ptd_target_pid(t), &pc0), 0);
+	for (int i = 0; i < 200; i++) {
+		assert_int_equal(ptd_target_resume(t, ptd_target_pid(t), 1, 0), 0);
+		assert_int_equal(ptd_target_wait(t, &st, 1), 0);
+		assert_int_equal(st.kind, PTD_STOP_STEP);
+		assert_int_equal(ptd_target_get_pc(t, st.tid, &pc), 0);
+		assert_int_equal(pc, st.pc);
+		steps++;
+	}
+	assert_int_equal(steps, 200);
+	assert_int_equal(run_to_end(t, &st), PTD_STOP_EXITED);
+	assert_int_equal(st.status, 0);
+	assert_false(ptd_target_alive(t));
+	ptd_target_free(t);
+}
+
+static void test_breakpoint_shadow(void **state)
+{
+	struct ptd_target *t = launch("fib", "6");
+	uint64_t fib = nm_addr(prog("fib"), "fib");
+	uint8_t raw, masked, orig;
+	struct ptd_stop st;
+	int hits = 0;
+
+	assert_int_equal(ptd_target_bp_insert(t, fib), 0);
+	assert_true(ptd_target_bp_at(t, fib));
+	assert_int_equal(ptd_target_read_raw(t, fib, &raw, 1), 1);
+	assert_int_equal(ptd_target_read(t, fib, &masked, 1), 1);
+	assert_int_equal(raw, 0xcc);
+	assert_int_not_equal(masked, 0xcc);
+	assert_int_equal(ptd_target_bp_orig(t, fib, &orig), 0);
+	assert_int_equal(orig, masked);
+	/* fib(6) makes 2*F(7)-1 = 25 calls. */
+	for (;;) {
+		assert_int_equal(ptd_target_resume_all(t, 0), 0);
+		assert_int_equal(ptd_target_wait(t, &st, 1), 0);
+		if (st.kind == PTD_STOP_EXITED)
+			break;
+		assert_int_equal(st.kind, PTD_STOP_BREAKPOINT);
+		assert_int_equal(st.pc, fib);
+		hits++;
+	}
+	assert_int_equal(hits, 25);
+	assert_int_equal(st.status, 0);
+	ptd_target_free(t);
+}
+
+static void test_bp_unmapped(void **state)
+{
+	struct ptd_target *t = launch("fib", "3");
+
+	assert_true(ptd_target_bp_insert(t, 0x10) < 0);
+	assert_int_equal(ptd_target_bp_remove(t, 0x10), -ptde_notfound);
+	ptd_target_free(t);
+}
+
+static void test_bp_enable_and_write(void **state)
+{
+	struct ptd_target *t = launch("fib", "3");
+	uint64_t fib = nm_addr(prog("fib"), "fib");
+	uint8_t b, orig, newb[2];
+
+	assert_int_equal(ptd_target_bp_insert(t, fib), 0);
+	assert_int_equal(ptd_target_read(t, fib, &orig, 1), 1);
+	assert_int_equal(ptd_target_bp_enable(t, 0), 0);
+	assert_int_equal(ptd_target_read_raw(t, fib, &b, 1), 1);
+	assert_int_equal(b, orig);
+	assert_int_equal(ptd_target_bp_enable(t, 1), 0);
+	assert_int_equal(ptd_target_read_raw(t, fib, &b, 1), 1);
+	assert_int_equal(b, 0xcc);
+	/* A write through us over a breakpoint keeps the int3 and the new
+	 * original byte. */
+	newb[0] = 0x90;
+	newb[1] = 0x90;
+	assert_int_equal(ptd_target_write(t, fib, newb, 2), 2);
+	assert_int_equal(ptd_target_read_raw(t, fib, &b, 1), 1);
+	assert_int_equal(b, 0xcc);
+	assert_int_equal(ptd_target_read(t, fib, &b, 1), 1);
+	assert_int_equal(b, 0x90);
+	ptd_target_kill(t);
+	assert_false(ptd_target_alive(t));
+	ptd_target_free(t);
+}
+
+static void test_fork_child_clean(void **state)
+{
+	/* child_work runs only in the child: with our int3 left in the
+	 * child it would die of SIGTRAP and exit status would not be 7. */
+	struct ptd_target *t = launch("fork", NULL);
+	uint64_t cw = nm_addr(prog("fork"), "child_work");
+	struct ptd_stop st;
+	int forks = 0;
+
+	assert_int_equal(ptd_target_bp_insert(t, cw), 0);
+	for (;;) {
+		assert_int_equal(ptd_target_resume_all(t, 0), 0);
+		assert_int_equal(ptd_target_wait(t, &st, 1), 0);
+		if (st.kind == PTD_STOP_EXITED)
+			break;
+		if (st.kind == PTD_STOP_FORK)
+			forks++;
+		assert_int_not_equal(st.kind, PTD_STOP_BREAKPOINT);
+	}
+	assert_int_equal(forks, 1);
+	assert_int_equal(st.status, 0); /* the parent saw "child exited 7" */
+	ptd_target_free(t);
+}
+
+static void test_threads(void **state)
+{
+	struct ptd_target *t = launch("threads", NULL);
+	struct ptd_stop st;
+	int clones = 0, exits = 0;
+
+	for (;;) {
+		assert_int_equal(ptd_target_resume_all(t, 0), 0);
+		assert_int_equal(ptd_target_wait(t, &st, 1), 0);
+		if (st.kind == PTD_STOP_EXITED)
+			break;
+		if (st.kind == PTD_STOP_CLONE) {
+			clones++;
+			assert_true(st.new_tid > 0);
+			assert_int_equal(ptd_target_thread_state(t, st.new_tid), PTD_THREAD_STOPPED);
+		}
+		if (st.kind == PTD_STOP_THREAD_EXIT)
+			exits++;
+	}
+	assert_int_equal(clones, 2);
+	assert_int_equal(exits, 2);
+	assert_int_equal(st.status, 0);
+	ptd_target_free(t);
+}
+
+static void test_stop_all_and_step_threads(void **state)
+{
+	/* Single-step every thread of a threaded program to its end: the
+	 * all-stop machinery must not lose or invent events. */
+	struct ptd_target *t = launch("threads", NULL);
+	uint64_t worker = nm_addr(prog("threads"), "worker");
+	struct ptd_stop st;
+	int bps = 0;
+
+	assert_int_equal(ptd_target_bp_insert(t, worker), 0);
+	for (;;) {
+		assert_int_equal(ptd_target_resume_all(t, 0), 0);
+		assert_int_equal(ptd_target_wait(t, &st, 1), 0);
+		if (st.kind == PTD_STOP_EXITED)
+			break;
+		if (st.kind == PTD_STOP_BREAKPOINT) {
+			bps++;
+			assert_int_equal(st.pc, worker);
+			assert_int_equal(ptd_target_stop_all(t, NULL, NULL), 0);
+			pid_t tids[16];
+			int n = ptd_target_threads(t, tids, 16);
+			for (int i = 0; i < n; i++)
+				assert_int_equal(ptd_target_thread_state(t, tids[i]),
+						 PTD_THREAD_STOPPED);
+		}
+	}
+	assert_int_equal(bps, 2);
+	assert_int_equal(st.status, 0);
+	ptd_target_free(t);
+}
+
+static void test_signal_exit(void **state)
+{
+	struct ptd_target *t = launch("segfault", NULL);
+	struct ptd_stop st;
+
+	assert_int_equal(ptd_target_resume_all(t, 0), 0);
+	assert_int_equal(ptd_target_wait(t, &st, 1), 0);
+	assert_int_equal(st.kind, PTD_STOP_SIGNAL);
+	assert_int_equal(st.signo, SIGSEGV);
+	assert_int_equal(st.si.si_signo, SIGSEGV);
+	/* deliver it: the process dies */
+	assert_int_equal(ptd_target_resume(t, st.tid, 0, -1), 0);
+	assert_int_equal(ptd_target_wait(t, &st, 1), 0);
+	assert_int_equal(st.kind, PTD_STOP_KILLED);
+	assert_int_equal(st.signo, SIGSEGV);
+	ptd_target_free(t);
+}
+
+__attribute__((noinline)) int after_detach(int x)
+{
+	return x + 1;
+}
+
+static void test_attach_detach(void **state)
+{
+	/* A child blocked on a pipe: attach, put an int3 on the function it
+	 * calls next, detach; the child must then run that function and
+	 * exit normally (an int3 left behind would kill it with SIGTRAP). */
+	int pfd[2];
+	pid_t pid;
+	struct ptd_target *t = NULL;
+	uint64_t fn = (uint64_t)(uintptr_t)after_detach;
+	uint8_t raw;
+	int status;
+
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char c;
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(5);
+		_exit(after_detach(c) == 'x' + 1 ? 0 : 6);
+	}
+	close(pfd[0]);
+	assert_int_equal(ptd_target_attach(&t, pid), 0);
+	assert_int_equal(ptd_target_thread_state(t, pid), PTD_THREAD_STOPPED);
+	assert_int_equal(ptd_target_bp_insert(t, fn), 0);
+	assert_int_equal(ptd_target_read_raw(t, fn, &raw, 1), 1);
+	assert_int_equal(raw, 0xcc);
+	assert_int_equal(ptd_target_detach(t), 0);
+	assert_false(ptd_target_alive(t));
+	ptd_target_free(t);
+	assert_int_equal(write(pfd[1], "x", 1), 1);
+	close(pfd[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+int main(void)
+{
+	const char *d = getenv("TESTPROGS");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null_args),
+		cmocka_unit_test(test_exec_failure),
+		cmocka_unit_test(test_attach_bad_pid),
+		cmocka_unit_test(test_step_and_exit),
+		cmocka_unit_test(test_breakpoint_shadow),
+		cmocka_unit_test(test_bp_unmapped),
+		cmocka_unit_test(test_bp_enable_and_write),
+		cmocka_unit_test(test_fork_child_clean),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_stop_all_and_step_threads),
+		cmocka_unit_test(test_signal_exit),
+		cmocka_unit_test(test_attach_detach),
+	};
+
+	snprintf(progdir, sizeof(progdir), "%s", d ? d : "testprogs/build");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
