@@ -169,6 +169,26 @@ struct ptd_callseg {
 	uint64_t up;
 	uint64_t prev_same;  /* previous segment of the same function instance */
 	uint64_t next_same;  /* next segment of the same function instance */
+	/* First segment of this function instance (frame): segments of one
+	 * activation share it, a recursive call gets a new one. */
+	uint64_t instance;
+	uint8_t how;        /* enum ptd_seg_entry: how the segment was entered */
+	/* @up is the caller's segment created by the return (the call was
+	 * before the recording started), not the one that made the call. */
+	uint8_t up_is_ret;
+};
+
+/* How a function-call segment was entered. */
+enum ptd_seg_entry {
+	PTD_SEG_START = 0,  /* first segment of the history */
+	PTD_SEG_CALL,       /* called (level + 1) */
+	PTD_SEG_RETURN,     /* returned to (level - 1; continues the caller) */
+	PTD_SEG_TAILCALL,   /* jumped into another function (same level) */
+	PTD_SEG_SIGNAL,     /* signal handler entered (level + 1) */
+	PTD_SEG_SIGRETURN,  /* back in the interrupted frame after sigreturn */
+	PTD_SEG_SIGTRAMP,   /* handler returned into the sigreturn trampoline */
+	PTD_SEG_GAP,        /* the gap itself (is_gap) */
+	PTD_SEG_AFTER_GAP,  /* first segment after a gap */
 };
 
 /* Returns the function entry of @addr (symbol start) or 0 when unknown. */
@@ -182,7 +202,8 @@ void ptd_calls_free(struct ptd_calls *c);
 uint64_t ptd_calls_count(const struct ptd_calls *c);
 /* 1-based; returns NULL when out of range. */
 const struct ptd_callseg *ptd_calls_get(const struct ptd_calls *c, uint64_t index);
-/* Segment containing instruction @number, or NULL. */
+/* Segment containing instruction @number (1..count, the tail included:
+ * it belongs to the last segment), or NULL.  O(log n). */
 const struct ptd_callseg *ptd_calls_find(const struct ptd_calls *c, uint64_t number);
 int ptd_calls_min_level(const struct ptd_calls *c);
 

@@ -1,0 +1,498 @@
+/*
+ * Function-call segments of a history, as gdb's record
+ * function-call-history shows them, built in one pass over the items from
+ * the classes of the block ends (call, return, jump, syscall) and the
+ * signal/gap items.  Segments of one function activation are linked
+ * (prev_same/next_same) and point to their caller (up), which is what
+ * finish, step/next frame checks and backtraces in the past need.  The
+ * func_of callback is only asked about jump sources/targets and return
+ * targets, memoized in a direct-mapped table.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "history/history.h"
+#include "history/history_int.h"
+#include "util/error.h"
+
+#define MEMO_SLOTS (1u << 16)
+#define MAX_CALLER_WALK 64
+
+struct ptd_calls {
+	struct ptd_callseg *segs;
+	uint64_t n, cap;
+	int min_level;
+};
+
+enum trans {
+	T_NONE = 0,
+	T_CALL,
+	T_RET,
+	T_JUMP,
+	T_SYSCALL,
+	T_AFTER_GAP,
+};
+
+struct sigframe {
+	uint64_t ip;  /* interrupted (resume) ip */
+	uint64_t seg; /* segment that was interrupted */
+};
+
+struct memo_ent {
+	uint64_t key; /* addr + 1; 0 = empty */
+	uint64_t entry;
+};
+
+struct builder {
+	const struct ptd_history *h;
+	ptd_func_of_fn func_of;
+	void *ctx;
+	struct ptd_calls *c;
+	uint64_t cur;
+	enum trans pending;
+	uint64_t from_ip; /* last instruction of the previous block */
+	uint64_t before_gap;
+	struct sigframe *sig;
+	size_t nsig, sigcap;
+	uint64_t *orph;
+	size_t norph, orphcap;
+	struct memo_ent *memo;
+	int err;
+};
+
+static struct ptd_callseg *seg(struct builder *b, uint64_t index)
+{
+	return index ? &b->c->segs[index - 1] : NULL;
+}
+
+static uint64_t func(struct builder *b, uint64_t addr)
+{
+	struct memo_ent *e;
+	uint64_t k = addr * 0x9e3779b97f4a7c15ull;
+
+	if (!b->func_of)
+		return 0;
+	if (!b->memo)
+		return b->func_of(b->ctx, addr);
+	e = &b->memo[(k >> 40) & (MEMO_SLOTS - 1)];
+	if (e->key != addr + 1) {
+		e->key = addr + 1;
+		e->entry = b->func_of(b->ctx, addr);
+	}
+	return e->entry;
+}
+
+static int push_orphan(struct builder *b, uint64_t s)
+{
+	if (b->norph == b->orphcap) {
+		size_t cap = b->orphcap ? b->orphcap * 2 : 16;
+		uint64_t *n = realloc(b->orph, cap * sizeof(*n));
+
+		if (!n)
+			return b->err = -ptde_nomem;
+		b->orph = n;
+		b->orphcap = cap;
+	}
+	b->orph[b->norph++] = s;
+	return 0;
+}
+
+static uint64_t new_seg(struct builder *b, uint8_t how, uint64_t first, uint64_t ip, int level,
+			uint64_t up, uint8_t up_is_ret)
+{
+	struct ptd_calls *c = b->c;
+	struct ptd_callseg *s;
+
+	if (c->n == c->cap) {
+		uint64_t cap = c->cap ? c->cap * 2 : 64;
+		struct ptd_callseg *n = realloc(c->segs, cap * sizeof(*n));
+
+		if (!n) {
+			b->err = -ptde_nomem;
+			return 0;
+		}
+		c->segs = n;
+		c->cap = cap;
+	}
+	s = &c->segs[c->n++];
+	memset(s, 0, sizeof(*s));
+	s->index = c->n;
+	s->first = first;
+	s->last = first - 1;
+	s->ip = ip;
+	s->level = level;
+	s->up = up;
+	s->up_is_ret = up_is_ret;
+	s->instance = s->index;
+	s->how = how;
+	if (!up && how != PTD_SEG_GAP)
+		push_orphan(b, s->index);
+	b->cur = s->index;
+	return s->index;
+}
+
+/* Continues function instance whose latest segment is @prev in a new segment. */
+static void continue_instance(struct builder *b, uint8_t how, uint64_t first, uint64_t ip,
+			      uint64_t prev)
+{
+	struct ptd_callseg *p = seg(b, prev);
+	int level = p->level;
+	uint64_t up = p->up, inst = p->instance;
+	uint8_t uir = p->up_is_ret;
+	uint64_t s = new_seg(b, how, first, ip, level, up, uir);
+
+	if (!s)
+		return;
+	seg(b, s)->instance = inst;
+	seg(b, s)->prev_same = prev;
+	seg(b, prev)->next_same = s;
+}
+
+static void do_return(struct builder *b, uint64_t target, uint64_t number)
+{
+	struct ptd_callseg *cur = seg(b, b->cur);
+	struct ptd_callseg *inst = seg(b, cur->instance);
+	uint64_t up = cur->up, cand;
+	uint64_t ft;
+	int i, level;
+	size_t k, j;
+
+	if (inst->how == PTD_SEG_SIGNAL) {
+		/* A handler returns into the sigreturn trampoline, not into
+		 * the interrupted function: same depth until sigreturn. */
+		new_seg(b, PTD_SEG_SIGTRAMP, number, target, cur->level, cur->up, cur->up_is_ret);
+		return;
+	}
+	if (up && !cur->up_is_ret) {
+		/* Prefer the caller whose function is the return target's
+		 * (longjmp-like unwinding returns past several frames). */
+		ft = func(b, target);
+		cand = up;
+		for (i = 0; ft && cand && i < MAX_CALLER_WALK; i++) {
+			struct ptd_callseg *cs = seg(b, cand);
+
+			if (func(b, seg(b, cs->instance)->ip) == ft) {
+				up = cand;
+				break;
+			}
+			if (cs->up_is_ret)
+				break;
+			cand = cs->up;
+		}
+		continue_instance(b, PTD_SEG_RETURN, number, target, up);
+		return;
+	}
+	if (up && cur->up_is_ret) {
+		/* Cannot happen for the newest segment of an orphan chain
+		 * (the return-created caller is after it); be safe. */
+		continue_instance(b, PTD_SEG_RETURN, number, target, up);
+		return;
+	}
+	/* Returning out of the function where the recording started. */
+	level = cur->level;
+	if (!new_seg(b, PTD_SEG_RETURN, number, target, level - 1, 0, 0))
+		return;
+	for (k = 0, j = 0; k < b->norph; k++) {
+		struct ptd_callseg *o = seg(b, b->orph[k]);
+
+		if (o->index != b->cur && o->level == level && !o->up) {
+			o->up = b->cur;
+			o->up_is_ret = 1;
+			continue;
+		}
+		b->orph[j++] = b->orph[k];
+	}
+	b->norph = j;
+}
+
+static void resolve(struct builder *b, uint64_t target, uint64_t number)
+{
+	struct ptd_callseg *cur = seg(b, b->cur);
+	enum trans t = b->pending;
+	size_t i;
+
+	b->pending = T_NONE;
+	switch (t) {
+	case T_NONE:
+		break;
+	case T_CALL:
+		new_seg(b, PTD_SEG_CALL, number, target, cur->level + 1, b->cur, 0);
+		break;
+	case T_RET:
+		do_return(b, target, number);
+		break;
+	case T_JUMP: {
+		uint64_t fa = func(b, b->from_ip), fb = func(b, target);
+
+		if (fa != fb)
+			new_seg(b, PTD_SEG_TAILCALL, number, target, cur->level, cur->up,
+				cur->up_is_ret);
+		break;
+	}
+	case T_SYSCALL: {
+		int len = ptd__history_insn_len(b->h, b->from_ip, NULL);
+
+		ptd_clear_error();
+		if (len > 0 && b->from_ip + (uint64_t)len == target)
+			break;
+		for (i = b->nsig; i > 0; i--) {
+			if (b->sig[i - 1].ip == target) {
+				continue_instance(b, PTD_SEG_SIGRETURN, number, target,
+						  b->sig[i - 1].seg);
+				b->nsig = i - 1;
+				break;
+			}
+		}
+		break;
+	}
+	case T_AFTER_GAP: {
+		struct ptd_callseg *g = cur;
+		uint64_t bg = b->before_gap;
+		uint64_t fb = func(b, target);
+
+		if (bg && fb && func(b, seg(b, seg(b, bg)->instance)->ip) == fb) {
+			continue_instance(b, PTD_SEG_AFTER_GAP, number, target, bg);
+		} else {
+			new_seg(b, PTD_SEG_AFTER_GAP, number, target, g->level, g->up,
+				g->up_is_ret);
+		}
+		b->before_gap = 0;
+		break;
+	}
+	}
+}
+
+static void start_if_none(struct builder *b, uint64_t number, uint64_t ip)
+{
+	if (!b->cur)
+		new_seg(b, PTD_SEG_START, number, ip, 0, 0, 0);
+}
+
+static void on_block(struct builder *b, const struct ptd_item *it)
+{
+	const struct ptd_block *blk = &it->block;
+
+	if (!b->cur)
+		start_if_none(b, it->number, blk->ip);
+	else
+		resolve(b, blk->ip, it->number);
+	if (b->err)
+		return;
+	seg(b, b->cur)->last = it->number + blk->ninsn - 1;
+	b->from_ip = blk->end_ip;
+	b->pending = T_NONE;
+	if (blk->flags & PTD_BLK_INTERRUPTED)
+		return;
+	switch (blk->iclass) {
+	case PTD_IC_CALL:
+		b->pending = T_CALL;
+		break;
+	case PTD_IC_RET:
+		b->pending = T_RET;
+		break;
+	case PTD_IC_JUMP:
+	case PTD_IC_COND_JUMP:
+		if (b->func_of)
+			b->pending = T_JUMP;
+		break;
+	case PTD_IC_FAR_CALL:
+	case PTD_IC_FAR_RET:
+		b->pending = T_SYSCALL;
+		break;
+	default:
+		break;
+	}
+}
+
+static void on_gap(struct builder *b, const struct ptd_item *it)
+{
+	struct ptd_callseg *cur = seg(b, b->cur);
+	int level = 0;
+	uint64_t up = 0, s;
+	uint8_t uir = 0;
+
+	if (cur && !cur->is_gap)
+		b->before_gap = b->pending == T_CALL ? 0 : b->cur;
+	if (cur) {
+		if (b->pending == T_CALL) {
+			level = cur->level + 1;
+			up = b->cur;
+		} else {
+			level = cur->level;
+			up = cur->up;
+			uir = cur->up_is_ret;
+		}
+	}
+	s = new_seg(b, PTD_SEG_GAP, it->number, 0, level, up, uir);
+	if (!s)
+		return;
+	seg(b, s)->is_gap = 1;
+	seg(b, s)->last = it->number;
+	b->pending = T_AFTER_GAP;
+}
+
+static void on_event(struct builder *b, const struct ptd_item *it)
+{
+	uint64_t ip = it->block.ip;
+	size_t i;
+
+	switch (it->reason) {
+	case PTD_EV_SIGNAL:
+		if (!b->cur)
+			start_if_none(b, it->number, ip);
+		else
+			resolve(b, ip, it->number);
+		if (b->err)
+			return;
+		if (b->nsig == b->sigcap) {
+			size_t cap = b->sigcap ? b->sigcap * 2 : 8;
+			struct sigframe *n = realloc(b->sig, cap * sizeof(*n));
+
+			if (!n) {
+				b->err = -ptde_nomem;
+				return;
+			}
+			b->sig = n;
+			b->sigcap = cap;
+		}
+		b->sig[b->nsig].ip = ip;
+		b->sig[b->nsig].seg = b->cur;
+		b->nsig++;
+		new_seg(b, PTD_SEG_SIGNAL, it->number, 0, seg(b, b->cur)->level + 1, b->cur, 0);
+		/* The handler's ip is the first block's; fixed up there. */
+		b->pending = T_NONE;
+		break;
+	case PTD_EV_SIGRETURN:
+		if (!b->cur)
+			return;
+		for (i = b->nsig; i > 0; i--) {
+			if (b->sig[i - 1].ip == ip) {
+				continue_instance(b, PTD_SEG_SIGRETURN, it->number, ip,
+						  b->sig[i - 1].seg);
+				b->nsig = i - 1;
+				b->pending = T_NONE;
+				break;
+			}
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx)
+{
+	struct builder b;
+	struct ptd_item it;
+	uint64_t i, n, k;
+	struct ptd_calls *c;
+
+	if (!h) {
+		ptd__err(-ptde_invalid, "no history");
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	memset(&b, 0, sizeof(b));
+	b.h = h;
+	b.func_of = func_of;
+	b.ctx = ctx;
+	b.c = c;
+	if (func_of)
+		b.memo = calloc(MEMO_SLOTS, sizeof(*b.memo));
+	n = ptd_history_nitems(h);
+	for (i = 0; i < n && !b.err; i++) {
+		if (!ptd_history_item(h, i, &it)) {
+			b.err = -ptde_internal;
+			break;
+		}
+		switch (it.kind) {
+		case PTD_ITEM_BLOCK:
+			on_block(&b, &it);
+			/* Segments opened by an event have no ip until now. */
+			if (!b.err && !seg(&b, b.cur)->ip)
+				seg(&b, b.cur)->ip = it.block.ip;
+			break;
+		case PTD_ITEM_GAP:
+			on_gap(&b, &it);
+			break;
+		default:
+			on_event(&b, &it);
+			break;
+		}
+	}
+	if (!b.err && ptd_history_tail(h)) {
+		uint64_t num = ptd_history_count(h), tip = ptd_history_tail(h);
+
+		if (!b.cur)
+			start_if_none(&b, num, tip);
+		else
+			resolve(&b, tip, num);
+		if (!b.err) {
+			if (!seg(&b, b.cur)->ip)
+				seg(&b, b.cur)->ip = tip;
+			seg(&b, b.cur)->last = num;
+		}
+	}
+	free(b.sig);
+	free(b.orph);
+	free(b.memo);
+	if (b.err) {
+		ptd__err(b.err, "cannot build the function-call segments");
+		ptd_calls_free(c);
+		return NULL;
+	}
+	c->min_level = 0;
+	for (k = 0; k < c->n; k++)
+		if (k == 0 || c->segs[k].level < c->min_level)
+			c->min_level = c->segs[k].level;
+	return c;
+}
+
+void ptd_calls_free(struct ptd_calls *c)
+{
+	if (!c)
+		return;
+	free(c->segs);
+	free(c);
+}
+
+uint64_t ptd_calls_count(const struct ptd_calls *c)
+{
+	return c ? c->n : 0;
+}
+
+const struct ptd_callseg *ptd_calls_get(const struct ptd_calls *c, uint64_t index)
+{
+	if (!c || index < 1 || index > c->n)
+		return NULL;
+	return &c->segs[index - 1];
+}
+
+const struct ptd_callseg *ptd_calls_find(const struct ptd_calls *c, uint64_t number)
+{
+	uint64_t lo, hi;
+
+	if (!c || !c->n || number < c->segs[0].first)
+		return NULL;
+	/* last segment with first <= number */
+	lo = 0;
+	hi = c->n;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (c->segs[mid].first <= number)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (number > c->segs[lo].last)
+		return NULL;
+	return &c->segs[lo];
+}
+
+int ptd_calls_min_level(const struct ptd_calls *c)
+{
+	return c ? c->min_level : 0;
+}

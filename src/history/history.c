@@ -1,0 +1,953 @@
+/*
+ * Per-thread branch history storage and the instruction cursor.
+ *
+ * Items are varint-packed into chunks of CHUNK_ITEMS items; each chunk
+ * remembers the item index and instruction number of its first item and the
+ * end ip of the block before it (the base of the first ip delta), so random
+ * access by number is a binary search over chunks, one chunk decode (cached)
+ * and a binary search inside it.  The newest item stays unencoded ("pending")
+ * so that a block continuing it without a control transfer can be merged in
+ * place; the step recorder appends one instruction at a time and relies on
+ * that.  Instructions inside a block are found by decoding lengths through
+ * the reader callback; the offsets are cached per block start address.
+ * The caches are mutated through const pointers: a history is not safe for
+ * concurrent readers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "history/history.h"
+#include "history/history_int.h"
+#include "util/error.h"
+
+#define CHUNK_ITEMS 256
+#define DCACHE_SLOTS 4
+#define ICACHE_SLOTS 4096 /* power of two */
+#define ICACHE_MAX_ENTRIES 3072
+#define MAX_INSN_LEN 15
+
+enum {
+	TAG_BLOCK = 0,
+	TAG_GAP = 1,
+	TAG_EVENT = 2,
+};
+
+struct chunk {
+	uint64_t first_item;
+	uint64_t first_number;
+	uint64_t prev_end; /* delta base for the first item */
+	uint8_t *bytes;
+	uint32_t nbytes, cap;
+	uint32_t nitems;
+};
+
+struct dcache_slot {
+	uint64_t chunk; /* chunk index + 1; 0 = empty */
+	uint32_t nitems; /* items decoded (the open chunk grows) */
+	uint64_t stamp;
+	struct ptd_item *items;
+};
+
+/* Instruction offsets of the straight-line run starting at ip:
+ * offs[i] is the offset of instruction i, offs[n] the end of the last. */
+struct icache_ent {
+	uint64_t ip;
+	uint32_t n;
+	uint32_t *offs;
+};
+
+struct ptd_history {
+	ptd_read_fn read;
+	void *ctx;
+
+	struct chunk *chunks;
+	uint64_t nchunks, chunks_cap;
+	uint64_t nencoded;     /* items in chunks */
+	uint64_t enc_end_ip;   /* end ip of the last encoded block (delta base) */
+	uint64_t enc_next_num; /* number after the last encoded item */
+
+	int has_pend;
+	struct ptd_item pend;
+
+	uint64_t ninsn;
+	uint64_t tail;
+
+	char **details;
+	uint32_t ndetails, details_cap;
+	size_t details_bytes;
+
+	struct dcache_slot dcache[DCACHE_SLOTS];
+	uint64_t dstamp;
+
+	struct icache_ent *icache; /* ICACHE_SLOTS entries, lazily allocated */
+	uint32_t icache_n;
+	size_t icache_bytes;
+};
+
+/* ---- varints ---- */
+
+static inline uint8_t *put_uv(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline uint64_t zz(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t unzz(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static inline const uint8_t *get_uv(const uint8_t *p, uint64_t *out)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (*p & 0x80) {
+		v |= (uint64_t)(*p++ & 0x7f) << shift;
+		shift += 7;
+	}
+	v |= (uint64_t)*p++ << shift;
+	*out = v;
+	return p;
+}
+
+static uint64_t item_span(const struct ptd_item *it)
+{
+	if (it->kind == PTD_ITEM_BLOCK)
+		return it->block.ninsn;
+	return it->kind == PTD_ITEM_GAP ? 1 : 0;
+}
+
+/* ---- lifecycle ---- */
+
+struct ptd_history *ptd_history_alloc(ptd_read_fn read, void *ctx)
+{
+	struct ptd_history *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->read = read;
+	h->ctx = ctx;
+	h->enc_next_num = 1;
+	return h;
+}
+
+static void icache_clear(struct ptd_history *h)
+{
+	uint32_t i;
+
+	if (!h->icache)
+		return;
+	for (i = 0; i < ICACHE_SLOTS; i++) {
+		free(h->icache[i].offs);
+		h->icache[i].offs = NULL;
+		h->icache[i].n = 0;
+		h->icache[i].ip = 0;
+	}
+	h->icache_n = 0;
+	h->icache_bytes = 0;
+}
+
+void ptd_history_clear(struct ptd_history *h)
+{
+	uint64_t i;
+
+	if (!h)
+		return;
+	for (i = 0; i < h->nchunks; i++)
+		free(h->chunks[i].bytes);
+	free(h->chunks);
+	h->chunks = NULL;
+	h->nchunks = h->chunks_cap = 0;
+	h->nencoded = 0;
+	h->enc_end_ip = 0;
+	h->enc_next_num = 1;
+	h->has_pend = 0;
+	h->ninsn = 0;
+	h->tail = 0;
+	for (i = 0; i < h->ndetails; i++)
+		free(h->details[i]);
+	free(h->details);
+	h->details = NULL;
+	h->ndetails = h->details_cap = 0;
+	h->details_bytes = 0;
+	for (i = 0; i < DCACHE_SLOTS; i++) {
+		free(h->dcache[i].items);
+		memset(&h->dcache[i], 0, sizeof(h->dcache[i]));
+	}
+	icache_clear(h);
+}
+
+void ptd_history_free(struct ptd_history *h)
+{
+	if (!h)
+		return;
+	ptd_history_clear(h);
+	free(h->icache);
+	free(h);
+}
+
+/* ---- encoding ---- */
+
+static int chunk_reserve(struct chunk *c, uint32_t need)
+{
+	uint32_t cap;
+	uint8_t *nb;
+
+	if (c->nbytes + need <= c->cap)
+		return 0;
+	cap = c->cap ? c->cap * 2 : 256;
+	while (cap < c->nbytes + need)
+		cap *= 2;
+	nb = realloc(c->bytes, cap);
+	if (!nb)
+		return -ptde_nomem;
+	c->bytes = nb;
+	c->cap = cap;
+	return 0;
+}
+
+/* Shrinks a full chunk to its exact size: closed chunks never grow again. */
+static void chunk_close(struct chunk *c)
+{
+	uint8_t *nb;
+
+	if (c->cap == c->nbytes || !c->nbytes)
+		return;
+	nb = realloc(c->bytes, c->nbytes);
+	if (nb) {
+		c->bytes = nb;
+		c->cap = c->nbytes;
+	}
+}
+
+static struct chunk *open_chunk(struct ptd_history *h)
+{
+	struct chunk *c;
+
+	if (h->nchunks && h->chunks[h->nchunks - 1].nitems < CHUNK_ITEMS)
+		return &h->chunks[h->nchunks - 1];
+	if (h->nchunks)
+		chunk_close(&h->chunks[h->nchunks - 1]);
+	if (h->nchunks == h->chunks_cap) {
+		uint64_t cap = h->chunks_cap ? h->chunks_cap * 2 : 16;
+		struct chunk *nc = realloc(h->chunks, cap * sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		h->chunks = nc;
+		h->chunks_cap = cap;
+	}
+	c = &h->chunks[h->nchunks++];
+	memset(c, 0, sizeof(*c));
+	c->first_item = h->nencoded;
+	c->first_number = h->enc_next_num;
+	c->prev_end = h->enc_end_ip;
+	return c;
+}
+
+static int encode_item(struct ptd_history *h, const struct ptd_item *it)
+{
+	struct chunk *c = open_chunk(h);
+	uint8_t *p, *start;
+	int rc;
+
+	if (!c)
+		return -ptde_nomem;
+	rc = chunk_reserve(c, 48);
+	if (rc)
+		return rc;
+	start = p = c->bytes + c->nbytes;
+	switch (it->kind) {
+	case PTD_ITEM_BLOCK:
+		*p++ = (uint8_t)(TAG_BLOCK | (it->block.iclass & 7) << 2 | (it->block.flags & 7) << 5);
+		p = put_uv(p, zz((int64_t)(it->block.ip - h->enc_end_ip)));
+		p = put_uv(p, it->block.ninsn - 1);
+		p = put_uv(p, it->block.end_ip - it->block.ip);
+		h->enc_end_ip = it->block.end_ip;
+		break;
+	case PTD_ITEM_GAP:
+		*p++ = TAG_GAP;
+		*p++ = it->reason;
+		p = put_uv(p, it->arg);
+		p = put_uv(p, it->detail);
+		break;
+	default:
+		*p++ = TAG_EVENT;
+		*p++ = it->reason;
+		p = put_uv(p, zz((int64_t)(it->block.ip - h->enc_end_ip)));
+		p = put_uv(p, it->arg);
+		break;
+	}
+	c->nbytes += (uint32_t)(p - start);
+	c->nitems++;
+	h->nencoded++;
+	h->enc_next_num += item_span(it);
+	return 0;
+}
+
+/* Decodes all items of chunk @ci into @out (CHUNK_ITEMS entries). */
+static void decode_chunk(const struct ptd_history *h, uint64_t ci, struct ptd_item *out)
+{
+	const struct chunk *c = &h->chunks[ci];
+	const uint8_t *p = c->bytes;
+	uint64_t prev_end = c->prev_end, num = c->first_number, v;
+	uint32_t i;
+
+	for (i = 0; i < c->nitems; i++) {
+		struct ptd_item *it = &out[i];
+		uint8_t tag = *p++;
+
+		memset(it, 0, sizeof(*it));
+		it->number = num;
+		switch (tag & 3) {
+		case TAG_BLOCK:
+			it->kind = PTD_ITEM_BLOCK;
+			it->block.iclass = (tag >> 2) & 7;
+			it->block.flags = (tag >> 5) & 7;
+			p = get_uv(p, &v);
+			it->block.ip = prev_end + (uint64_t)unzz(v);
+			p = get_uv(p, &v);
+			it->block.ninsn = (uint32_t)v + 1;
+			p = get_uv(p, &v);
+			it->block.end_ip = it->block.ip + v;
+			prev_end = it->block.end_ip;
+			num += it->block.ninsn;
+			break;
+		case TAG_GAP:
+			it->kind = PTD_ITEM_GAP;
+			it->reason = *p++;
+			p = get_uv(p, &it->arg);
+			p = get_uv(p, &v);
+			it->detail = (uint32_t)v;
+			num++;
+			break;
+		default:
+			it->kind = PTD_ITEM_EVENT;
+			it->reason = *p++;
+			p = get_uv(p, &v);
+			it->block.ip = prev_end + (uint64_t)unzz(v);
+			p = get_uv(p, &it->arg);
+			break;
+		}
+	}
+}
+
+/* Returns the decoded items of chunk @ci from the cache (decoding on a miss). */
+static const struct ptd_item *chunk_items(const struct ptd_history *ch, uint64_t ci)
+{
+	struct ptd_history *h = (struct ptd_history *)ch;
+	struct dcache_slot *victim = NULL;
+	int i;
+
+	for (i = 0; i < DCACHE_SLOTS; i++) {
+		struct dcache_slot *s = &h->dcache[i];
+
+		if (s->chunk == ci + 1 && s->items) {
+			if (s->nitems != h->chunks[ci].nitems) {
+				decode_chunk(h, ci, s->items);
+				s->nitems = h->chunks[ci].nitems;
+			}
+			s->stamp = ++h->dstamp;
+			return s->items;
+		}
+		if (!victim || s->stamp < victim->stamp)
+			victim = s;
+	}
+	if (!victim->items) {
+		victim->items = malloc(CHUNK_ITEMS * sizeof(struct ptd_item));
+		if (!victim->items)
+			return NULL;
+	}
+	decode_chunk(h, ci, victim->items);
+	victim->chunk = ci + 1;
+	victim->nitems = h->chunks[ci].nitems;
+	victim->stamp = ++h->dstamp;
+	return victim->items;
+}
+
+/* ---- instruction lengths ---- */
+
+static int read_full(const struct ptd_history *h, uint64_t addr, uint8_t *buf, size_t n)
+{
+	size_t got = 0;
+
+	if (!h->read)
+		return -ptde_nomap;
+	while (got < n) {
+		int r = h->read(h->ctx, addr + got, buf + got, n - got);
+
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return (int)got;
+}
+
+int ptd__history_read(const struct ptd_history *h, uint64_t addr, uint8_t *buf, size_t n)
+{
+	int r = h ? read_full(h, addr, buf, n) : 0;
+
+	return r > 0 ? r : 0;
+}
+
+int ptd__history_insn_len(const struct ptd_history *h, uint64_t ip, struct ptd_insn_info *out)
+{
+	uint8_t buf[MAX_INSN_LEN];
+	struct ptd_insn_info tmp;
+	int n = read_full(h, ip, buf, sizeof(buf));
+
+	if (!out)
+		out = &tmp;
+	if (n <= 0)
+		return ptd__err(-ptde_nomap, "cannot read code at 0x%lx", (unsigned long)ip);
+	if (ptd_disasm_decode(buf, (size_t)n, ip, out) < 0)
+		return ptd__err(-ptde_bad_insn, "cannot decode the instruction at 0x%lx",
+				(unsigned long)ip);
+	return out->len;
+}
+
+static uint32_t icache_hash(uint64_t ip)
+{
+	ip ^= ip >> 29;
+	ip *= 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(ip >> 40) & (ICACHE_SLOTS - 1);
+}
+
+/*
+ * Returns the offsets of the first @ninsn instructions at @b->ip (plus the
+ * end of the last), decoding through the reader when not cached.  The
+ * result stays valid until the next call.
+ */
+static const uint32_t *block_offsets(const struct ptd_history *ch, const struct ptd_block *b)
+{
+	struct ptd_history *h = (struct ptd_history *)ch;
+	struct icache_ent *e;
+	uint32_t slot, i, *offs;
+	uint64_t span = b->end_ip - b->ip;
+	size_t want;
+	uint8_t sbuf[512], *buf = sbuf;
+	int got;
+	uint64_t off = 0;
+
+	if (!h->icache) {
+		h->icache = calloc(ICACHE_SLOTS, sizeof(*h->icache));
+		if (!h->icache)
+			return NULL;
+	}
+	slot = icache_hash(b->ip);
+	for (i = 0; i < ICACHE_SLOTS; i++) {
+		e = &h->icache[(slot + i) & (ICACHE_SLOTS - 1)];
+		if (!e->offs || e->ip == b->ip)
+			break;
+	}
+	if (e->offs && e->ip == b->ip && e->n >= b->ninsn) {
+		if (e->offs[b->ninsn - 1] == span)
+			return e->offs;
+		ptd__err(-ptde_bad_insn, "block 0x%lx..0x%lx does not match the code in memory",
+			 (unsigned long)b->ip, (unsigned long)b->end_ip);
+		return NULL;
+	}
+	if (!e->offs && h->icache_n >= ICACHE_MAX_ENTRIES) {
+		icache_clear(h);
+		e = &h->icache[slot];
+	}
+
+	if (span > 0xffffffffull - MAX_INSN_LEN) {
+		ptd__err(-ptde_bad_insn, "block at 0x%lx is too long", (unsigned long)b->ip);
+		return NULL;
+	}
+	want = (size_t)span + MAX_INSN_LEN;
+	if (want > sizeof(sbuf)) {
+		buf = malloc(want);
+		if (!buf)
+			return NULL;
+	}
+	offs = malloc(((size_t)b->ninsn + 1) * sizeof(*offs));
+	if (!offs)
+		goto fail;
+	got = read_full(h, b->ip, buf, want);
+	if (got <= 0) {
+		ptd__err(-ptde_nomap, "cannot read code at 0x%lx", (unsigned long)b->ip);
+		goto fail;
+	}
+	for (i = 0; i < b->ninsn; i++) {
+		struct ptd_insn_info in;
+
+		offs[i] = (uint32_t)off;
+		if (off >= (uint64_t)got ||
+		    ptd_disasm_decode(buf + off, (size_t)got - off, b->ip + off, &in) < 0) {
+			ptd__err(-ptde_bad_insn, "cannot decode the instruction at 0x%lx",
+				 (unsigned long)(b->ip + off));
+			goto fail;
+		}
+		off += in.len;
+	}
+	offs[b->ninsn] = (uint32_t)off;
+	if (offs[b->ninsn - 1] != span) {
+		ptd__err(-ptde_bad_insn, "block 0x%lx..0x%lx does not match the code in memory",
+			 (unsigned long)b->ip, (unsigned long)b->end_ip);
+		goto fail;
+	}
+	if (buf != sbuf)
+		free(buf);
+	if (e->offs) {
+		h->icache_bytes -= ((size_t)e->n + 1) * sizeof(uint32_t);
+		free(e->offs);
+	} else {
+		h->icache_n++;
+	}
+	e->ip = b->ip;
+	e->n = b->ninsn;
+	e->offs = offs;
+	h->icache_bytes += ((size_t)b->ninsn + 1) * sizeof(uint32_t);
+	return offs;
+fail:
+	if (buf != sbuf)
+		free(buf);
+	free(offs);
+	return NULL;
+}
+
+/* ---- appending ---- */
+
+static int flush_pend(struct ptd_history *h)
+{
+	int rc;
+
+	if (!h->has_pend)
+		return 0;
+	rc = encode_item(h, &h->pend);
+	if (rc)
+		return rc;
+	h->has_pend = 0;
+	return 0;
+}
+
+static uint64_t next_number(const struct ptd_history *h)
+{
+	if (h->has_pend)
+		return h->pend.number + item_span(&h->pend);
+	return h->enc_next_num;
+}
+
+static int set_pend(struct ptd_history *h, const struct ptd_item *it)
+{
+	int rc = flush_pend(h);
+
+	if (rc)
+		return rc;
+	h->pend = *it;
+	h->pend.number = h->enc_next_num;
+	h->has_pend = 1;
+	return 0;
+}
+
+static int can_merge(const struct ptd_history *h, const struct ptd_block *b)
+{
+	const struct ptd_block *p = &h->pend.block;
+	int len;
+
+	if (!h->has_pend || h->pend.kind != PTD_ITEM_BLOCK)
+		return 0;
+	if (p->iclass != PTD_IC_OTHER || (p->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL)))
+		return 0;
+	if ((p->flags ^ b->flags) & PTD_BLK_UNCERTAIN)
+		return 0;
+	if (b->ip <= p->end_ip || b->ip > p->end_ip + MAX_INSN_LEN)
+		return 0;
+	if ((uint64_t)p->ninsn + b->ninsn > 0xffffffffull)
+		return 0;
+	len = ptd__history_insn_len(h, p->end_ip, NULL);
+	ptd_clear_error();
+	return len > 0 && p->end_ip + (uint64_t)len == b->ip;
+}
+
+int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b)
+{
+	struct ptd_item it;
+
+	if (!h || !b || b->ninsn == 0 || b->end_ip < b->ip || b->iclass >= PTD_IC_MAX)
+		return ptd__err(-ptde_invalid, "invalid block");
+	if (b->ninsn == 1 && b->end_ip != b->ip)
+		return ptd__err(-ptde_invalid, "a one-instruction block must end where it starts");
+	if (can_merge(h, b)) {
+		h->pend.block.end_ip = b->end_ip;
+		h->pend.block.ninsn += b->ninsn;
+		h->pend.block.iclass = b->iclass;
+		h->pend.block.flags = b->flags;
+		h->ninsn += b->ninsn;
+		return 0;
+	}
+	memset(&it, 0, sizeof(it));
+	it.kind = PTD_ITEM_BLOCK;
+	it.block = *b;
+	if (set_pend(h, &it))
+		return ptd__err(-ptde_nomem, "out of memory for the history");
+	h->ninsn += b->ninsn;
+	return 0;
+}
+
+int ptd_history_append_gap(struct ptd_history *h, enum ptd_gap_reason r, uint64_t arg,
+			   const char *detail)
+{
+	struct ptd_item it;
+
+	if (!h)
+		return ptd__err(-ptde_invalid, "no history");
+	memset(&it, 0, sizeof(it));
+	it.kind = PTD_ITEM_GAP;
+	it.reason = (uint8_t)r;
+	it.arg = arg;
+	if (detail) {
+		char *d;
+
+		if (h->ndetails == h->details_cap) {
+			uint32_t cap = h->details_cap ? h->details_cap * 2 : 8;
+			char **nd = realloc(h->details, cap * sizeof(*nd));
+
+			if (!nd)
+				return ptd__err(-ptde_nomem, "out of memory for the history");
+			h->details = nd;
+			h->details_cap = cap;
+		}
+		d = strdup(detail);
+		if (!d)
+			return ptd__err(-ptde_nomem, "out of memory for the history");
+		h->details[h->ndetails++] = d;
+		h->details_bytes += strlen(d) + 1;
+		it.detail = h->ndetails;
+	}
+	if (set_pend(h, &it))
+		return ptd__err(-ptde_nomem, "out of memory for the history");
+	return 0;
+}
+
+int ptd_history_append_event(struct ptd_history *h, enum ptd_event_kind k, uint64_t ip,
+			     uint64_t arg)
+{
+	struct ptd_item it;
+
+	if (!h)
+		return ptd__err(-ptde_invalid, "no history");
+	memset(&it, 0, sizeof(it));
+	it.kind = PTD_ITEM_EVENT;
+	it.reason = (uint8_t)k;
+	it.block.ip = ip;
+	it.arg = arg;
+	if (set_pend(h, &it))
+		return ptd__err(-ptde_nomem, "out of memory for the history");
+	return 0;
+}
+
+void ptd_history_set_tail(struct ptd_history *h, uint64_t pc)
+{
+	if (h)
+		h->tail = pc;
+}
+
+uint64_t ptd_history_tail(const struct ptd_history *h)
+{
+	return h ? h->tail : 0;
+}
+
+/* ---- queries ---- */
+
+uint64_t ptd__history_executed_count(const struct ptd_history *h)
+{
+	return next_number(h) - 1;
+}
+
+uint64_t ptd_history_count(const struct ptd_history *h)
+{
+	if (!h)
+		return 0;
+	return next_number(h) - 1 + (h->tail ? 1 : 0);
+}
+
+uint64_t ptd_history_ninsn(const struct ptd_history *h)
+{
+	return h ? h->ninsn : 0;
+}
+
+uint64_t ptd_history_nitems(const struct ptd_history *h)
+{
+	return h ? h->nencoded + (uint64_t)h->has_pend : 0;
+}
+
+size_t ptd_history_bytes(const struct ptd_history *h)
+{
+	size_t n;
+	uint64_t i;
+
+	if (!h)
+		return 0;
+	n = sizeof(*h) + h->chunks_cap * sizeof(struct chunk);
+	for (i = 0; i < h->nchunks; i++)
+		n += h->chunks[i].cap;
+	n += h->details_cap * sizeof(char *) + h->details_bytes;
+	for (i = 0; i < DCACHE_SLOTS; i++)
+		if (h->dcache[i].items)
+			n += CHUNK_ITEMS * sizeof(struct ptd_item);
+	if (h->icache)
+		n += ICACHE_SLOTS * sizeof(struct icache_ent) + h->icache_bytes;
+	return n;
+}
+
+const char *ptd_history_detail(const struct ptd_history *h, uint32_t detail)
+{
+	if (!h || detail == 0 || detail > h->ndetails)
+		return NULL;
+	return h->details[detail - 1];
+}
+
+int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_item *it)
+{
+	const struct ptd_item *items;
+	uint64_t ci;
+
+	if (!h || !it || index >= ptd_history_nitems(h))
+		return 0;
+	if (index >= h->nencoded) {
+		*it = h->pend;
+		return 1;
+	}
+	ci = index / CHUNK_ITEMS;
+	items = chunk_items(h, ci);
+	if (!items)
+		return 0;
+	*it = items[index - h->chunks[ci].first_item];
+	return 1;
+}
+
+/*
+ * Finds the numbered item (block or gap) containing instruction @number
+ * (which must be below the tail).  Returns its item index, or UINT64_MAX.
+ */
+static uint64_t find_item(const struct ptd_history *h, uint64_t number, struct ptd_item *out)
+{
+	const struct ptd_item *items;
+	uint64_t lo, hi, ci;
+	uint32_t a, b;
+
+	if (h->has_pend && h->pend.kind != PTD_ITEM_EVENT && number >= h->pend.number) {
+		*out = h->pend;
+		return h->nencoded;
+	}
+	if (!h->nchunks || number < 1 || number >= h->enc_next_num)
+		return UINT64_MAX;
+	/* last chunk with first_number <= number */
+	lo = 0;
+	hi = h->nchunks;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (h->chunks[mid].first_number <= number)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	ci = lo;
+	items = chunk_items(h, ci);
+	if (!items)
+		return UINT64_MAX;
+	a = 0;
+	b = h->chunks[ci].nitems;
+	while (b - a > 1) {
+		uint32_t mid = a + (b - a) / 2;
+
+		if (items[mid].number <= number)
+			a = mid;
+		else
+			b = mid;
+	}
+	while (a > 0 && items[a].kind == PTD_ITEM_EVENT)
+		a--;
+	*out = items[a];
+	if (out->kind == PTD_ITEM_EVENT || number >= out->number + item_span(out))
+		return UINT64_MAX;
+	return h->chunks[ci].first_item + a;
+}
+
+/* ---- cursor ---- */
+
+static void fill_tail(struct ptd_hcursor *c)
+{
+	struct ptd_insn_info in;
+	const struct ptd_history *h = c->h;
+
+	c->number = ptd_history_count(h);
+	c->ip = h->tail;
+	c->is_gap = 0;
+	c->gap_reason = 0;
+	c->block_flags = 0;
+	c->item_index = ptd_history_nitems(h);
+	c->insn_index = 0;
+	c->iclass = PTD_IC_OTHER;
+	c->len = 0;
+	if (ptd__history_insn_len(h, h->tail, &in) > 0) {
+		c->iclass = in.iclass;
+		c->len = in.len;
+	}
+	ptd_clear_error();
+}
+
+/* Fills the position fields of @c from item @it at instruction @k. */
+static int fill_item(struct ptd_hcursor *c, const struct ptd_item *it, uint64_t index, uint32_t k)
+{
+	const uint32_t *offs = NULL;
+
+	c->item_index = index;
+	c->insn_index = k;
+	c->number = it->number + k;
+	c->block_flags = 0;
+	if (it->kind == PTD_ITEM_GAP) {
+		c->ip = 0;
+		c->is_gap = 1;
+		c->gap_reason = it->reason;
+		c->iclass = PTD_IC_OTHER;
+		c->len = 0;
+		return 0;
+	}
+	c->is_gap = 0;
+	c->gap_reason = 0;
+	if (it->block.ninsn > 1) {
+		offs = block_offsets(c->h, &it->block);
+		if (!offs && k != 0 && k != it->block.ninsn - 1)
+			return -ptde_bad_insn;
+	}
+	if (k == it->block.ninsn - 1) {
+		c->ip = it->block.end_ip;
+		c->iclass = it->block.iclass;
+		c->block_flags = it->block.flags;
+		if (offs) {
+			c->len = (uint8_t)(offs[k + 1] - offs[k]);
+		} else {
+			struct ptd_insn_info in;
+			int len = ptd__history_insn_len(c->h, c->ip, &in);
+
+			c->len = len > 0 ? (uint8_t)len : 0;
+			ptd_clear_error();
+		}
+	} else {
+		c->ip = it->block.ip + (offs ? offs[k] : 0);
+		c->iclass = PTD_IC_OTHER;
+		c->len = offs ? (uint8_t)(offs[k + 1] - offs[k]) : 0;
+	}
+	return 0;
+}
+
+int ptd_hcursor_goto(struct ptd_hcursor *c, const struct ptd_history *h, uint64_t number)
+{
+	struct ptd_item it;
+	uint64_t idx, count;
+
+	if (!c || !h)
+		return ptd__err(-ptde_invalid, "no cursor or history");
+	count = ptd_history_count(h);
+	if (number < 1)
+		return -ptde_bos;
+	if (number > count)
+		return -ptde_eos;
+	c->h = h;
+	if (h->tail && number == count) {
+		fill_tail(c);
+		return 0;
+	}
+	idx = find_item(h, number, &it);
+	if (idx == UINT64_MAX)
+		return ptd__err(-ptde_internal, "instruction %lu not found", (unsigned long)number);
+	return fill_item(c, &it, idx, (uint32_t)(number - it.number));
+}
+
+int ptd_hcursor_next(struct ptd_hcursor *c)
+{
+	const struct ptd_history *h;
+	struct ptd_item it;
+	uint64_t idx, n;
+
+	if (!c || !c->h)
+		return ptd__err(-ptde_invalid, "no cursor");
+	h = c->h;
+	n = ptd_history_nitems(h);
+	if (c->item_index >= n)
+		return -ptde_eos;
+	if (!ptd_history_item(h, c->item_index, &it))
+		return -ptde_internal;
+	if (it.kind == PTD_ITEM_BLOCK && c->insn_index + 1 < it.block.ninsn)
+		return fill_item(c, &it, c->item_index, c->insn_index + 1);
+	for (idx = c->item_index + 1; idx < n; idx++) {
+		if (!ptd_history_item(h, idx, &it))
+			return -ptde_internal;
+		if (it.kind != PTD_ITEM_EVENT)
+			return fill_item(c, &it, idx, 0);
+	}
+	if (!h->tail)
+		return -ptde_eos;
+	fill_tail(c);
+	return 0;
+}
+
+int ptd_hcursor_prev(struct ptd_hcursor *c)
+{
+	const struct ptd_history *h;
+	struct ptd_item it;
+	uint64_t idx;
+
+	if (!c || !c->h)
+		return ptd__err(-ptde_invalid, "no cursor");
+	h = c->h;
+	idx = c->item_index;
+	if (idx > ptd_history_nitems(h))
+		idx = ptd_history_nitems(h);
+	if (idx < ptd_history_nitems(h) && c->insn_index > 0) {
+		if (!ptd_history_item(h, idx, &it))
+			return -ptde_internal;
+		return fill_item(c, &it, idx, c->insn_index - 1);
+	}
+	while (idx > 0) {
+		idx--;
+		if (!ptd_history_item(h, idx, &it))
+			return -ptde_internal;
+		if (it.kind == PTD_ITEM_BLOCK)
+			return fill_item(c, &it, idx, it.block.ninsn - 1);
+		if (it.kind == PTD_ITEM_GAP)
+			return fill_item(c, &it, idx, 0);
+	}
+	return -ptde_bos;
+}
+
+int ptd_hcursor_events(const struct ptd_hcursor *c, struct ptd_item *ev, int max)
+{
+	struct ptd_item it;
+	uint64_t idx, first;
+	int n = 0;
+
+	if (!c || !c->h || c->insn_index != 0)
+		return 0;
+	/* Events sit right before the item they are attached to. */
+	idx = c->item_index;
+	first = idx;
+	while (first > 0) {
+		if (!ptd_history_item(c->h, first - 1, &it) || it.kind != PTD_ITEM_EVENT)
+			break;
+		first--;
+	}
+	for (; first < idx && n < max; first++) {
+		if (!ptd_history_item(c->h, first, &it))
+			break;
+		if (ev)
+			ev[n] = it;
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,19 @@
+/*
+ * Internals shared by the history files (storage, call segments) and
+ * src/replay: instruction lengths through the history's reader.
+ */
+#ifndef PTD_HISTORY_INT_H
+#define PTD_HISTORY_INT_H
+
+#include "history/history.h"
+
+/* Decodes the instruction at @ip through @h's reader; returns its length
+ * (>0) and fills @out (may be NULL), or <0 (-ptde_nomap, -ptde_bad_insn). */
+int ptd__history_insn_len(const struct ptd_history *h, uint64_t ip, struct ptd_insn_info *out);
+/* Reads up to @n code bytes at @addr through @h's reader (retrying short
+ * reads); returns the count read (0 when nothing is readable). */
+int ptd__history_read(const struct ptd_history *h, uint64_t addr, uint8_t *buf, size_t n);
+/* Number of the last executed position (gaps included, tail excluded). */
+uint64_t ptd__history_executed_count(const struct ptd_history *h);
+
+#endif

@@ -1,0 +1,442 @@
+/*
+ * Motions over the recorded history (stepi, nexti, step, next, finish,
+ * continue; forward and reverse) and backtraces in the past.
+ *
+ * Every motion walks the history one instruction at a time with a cursor,
+ * tracking the function-call segment of the position, and asks a per-motion
+ * goal predicate at each arrival; breakpoints, gaps and the two ends are
+ * checked first.  Frames are compared through the call segments (level and
+ * function instance), never through names, so recursion is stepped over
+ * correctly.  The line rules are gdb 13's (checked against its `record
+ * full` on this machine): stepping ranges are line-table rows; forward,
+ * stop at the start of an is_stmt row of a different line, refresh the
+ * range on a mid-row arrival; reverse, stop when the start of the current
+ * row is reached (except at a function entry: go on into the caller).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "history/history_int.h"
+#include "replay/replay.h"
+#include "util/error.h"
+
+struct walker {
+	const struct ptd_history *h;
+	const struct ptd_calls *calls;
+	const struct ptd_replay_env *env;
+	struct ptd_hcursor c;
+	const struct ptd_callseg *s;
+	uint64_t count;
+	int has_tail;
+	int reverse;
+};
+
+static const struct ptd_callseg null_seg;
+
+static void track_seg(struct walker *w)
+{
+	const struct ptd_callseg *s = w->s;
+	uint64_t n = w->c.number;
+
+	if (!w->calls) {
+		w->s = &null_seg;
+		return;
+	}
+	if (s && s != &null_seg) {
+		/* Usually the neighbour (or after empty segments). */
+		int i;
+
+		for (i = 0; i < 8 && s; i++) {
+			if (n >= s->first && n <= s->last)
+				break;
+			s = ptd_calls_get(w->calls, n > s->last ? s->index + 1 : s->index - 1);
+		}
+		if (s && n >= s->first && n <= s->last) {
+			w->s = s;
+			return;
+		}
+	}
+	s = ptd_calls_find(w->calls, n);
+	w->s = s ? s : &null_seg;
+}
+
+static int move1(struct walker *w)
+{
+	int rc = w->reverse ? ptd_hcursor_prev(&w->c) : ptd_hcursor_next(&w->c);
+
+	if (rc < 0)
+		return rc;
+	track_seg(w);
+	return 0;
+}
+
+static int is_bp(const struct walker *w, uint64_t ip, int *id)
+{
+	*id = 0;
+	if (!w->env || !w->env->is_breakpoint || !ip)
+		return 0;
+	return w->env->is_breakpoint(w->env->ctx, ip, id) != 0;
+}
+
+static int line_of(const struct walker *w, uint64_t ip, struct ptd_line_info *li)
+{
+	if (!w->env || !w->env->line_of || !ip)
+		return -1;
+	memset(li, 0, sizeof(*li));
+	if (w->env->line_of(w->env->ctx, ip, li) < 0)
+		return -1;
+	if (li->line <= 0)
+		return -1;
+	return 0;
+}
+
+static int line_differs(const struct ptd_line_info *a, const struct ptd_line_info *b)
+{
+	if (a->line != b->line)
+		return 1;
+	if (a->file && b->file && a->file != b->file && strcmp(a->file, b->file))
+		return 1;
+	return 0;
+}
+
+static int in_range(uint64_t ip, const struct ptd_line_info *li)
+{
+	return ip >= li->lo && ip < li->hi;
+}
+
+/* Entry of the function containing @ip at segment @s, or 0. */
+static uint64_t func_entry(const struct walker *w, const struct ptd_callseg *s, uint64_t ip)
+{
+	const struct ptd_callseg *first;
+
+	if (w->env && w->env->func_of)
+		return w->env->func_of(w->env->ctx, ip);
+	first = w->calls ? ptd_calls_get(w->calls, s->instance) : NULL;
+	if (first && (first->how == PTD_SEG_CALL || first->how == PTD_SEG_TAILCALL))
+		return first->ip;
+	return 0;
+}
+
+/*
+ * Where gdb stops when `step` enters the function at @entry: after
+ * endbr64/push %rbp/mov %rsp,%rbp when the function sets up a frame, moved
+ * on to the end of the line-table row when that is mid-row; the entry when
+ * the function is frameless.  Returns 0 when @entry has no line info (the
+ * function is stepped over).
+ */
+static uint64_t step_into_target(const struct walker *w, uint64_t entry)
+{
+	struct ptd_line_info li;
+	uint8_t b[8];
+	uint64_t p = entry;
+	int n, off = 0;
+
+	if (line_of(w, entry, &li) < 0)
+		return 0;
+	memset(b, 0, sizeof(b));
+	n = ptd__history_read(w->h, entry, b, sizeof(b));
+	if (n >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
+		off = 4;
+	if (n >= off + 4 && b[off] == 0x55 &&
+	    ((b[off + 1] == 0x48 && b[off + 2] == 0x89 && b[off + 3] == 0xe5) ||
+	     (b[off + 1] == 0x48 && b[off + 2] == 0x8b && b[off + 3] == 0xec)))
+		p = entry + off + 4;
+	else
+		return entry;
+	if (line_of(w, p, &li) < 0)
+		return p;
+	if (li.lo != p && li.hi > p)
+		return li.hi;
+	return p;
+}
+
+struct stepstate {
+	enum ptd_motion m;
+	int level;
+	uint64_t inst;
+	int has_line;
+	struct ptd_line_info li;
+	int into;
+	uint64_t into_target;
+	int into_level;
+	int prev_level;
+};
+
+static int goal_step_fwd(struct walker *w, struct stepstate *st)
+{
+	const struct ptd_callseg *s = w->s;
+	uint64_t ip = w->c.ip;
+	struct ptd_line_info li;
+
+	if (st->into) {
+		if (s->level > st->into_level)
+			return 0;
+		if (s->level == st->into_level)
+			return ip == st->into_target;
+		st->into = 0; /* returned before reaching it: go on in the caller */
+	}
+	if (s->level > st->level) {
+		if (st->m == PTD_MOTION_STEP && w->c.number == s->first &&
+		    s->level == st->level + 1 &&
+		    (s->how == PTD_SEG_CALL || s->how == PTD_SEG_TAILCALL)) {
+			uint64_t t = step_into_target(w, ip);
+
+			if (t) {
+				if (t == ip)
+					return 1;
+				st->into = 1;
+				st->into_target = t;
+				st->into_level = s->level;
+			}
+		}
+		return 0;
+	}
+	if (s->level < st->level || s->instance != st->inst) {
+		/* Out of the frame (returned, or replaced by a tail call): the
+		 * new frame is the one being stepped from now on. */
+		st->level = s->level;
+		st->inst = s->instance;
+		if (line_of(w, ip, &li) < 0)
+			return 1;
+		if (ip == li.lo && li.is_stmt && (!st->has_line || line_differs(&li, &st->li)))
+			return 1;
+		st->li = li;
+		st->has_line = 1;
+		return 0;
+	}
+	if (!st->has_line)
+		return 0; /* stepping until exit from a function without lines */
+	if (in_range(ip, &st->li))
+		return 0;
+	if (line_of(w, ip, &li) < 0)
+		return 1;
+	if (ip == li.lo && li.is_stmt && line_differs(&li, &st->li))
+		return 1;
+	if (li.is_stmt)
+		st->li = li;
+	return 0;
+}
+
+static int goal_step_rev(struct walker *w, struct stepstate *st)
+{
+	const struct ptd_callseg *s = w->s;
+	uint64_t ip = w->c.ip;
+	struct ptd_line_info li;
+	int prev = st->prev_level;
+
+	st->prev_level = s->level;
+	if (s->level > st->level) {
+		/* Back into a callee through its return: step enters it when
+		 * it has line info (at the start of the row of the return). */
+		if (st->m == PTD_MOTION_STEP && prev <= st->level && s->level == st->level + 1 &&
+		    w->c.number == s->last && line_of(w, ip, &li) == 0) {
+			st->level = s->level;
+			st->inst = s->instance;
+			st->li = li;
+			st->has_line = 1;
+			return ip == li.lo;
+		}
+		return 0;
+	}
+	if (s->level < st->level || s->instance != st->inst) {
+		/* Back out through the function entry into the caller (at the
+		 * call), or back across a tail call. */
+		st->level = s->level;
+		st->inst = s->instance;
+		if (line_of(w, ip, &li) < 0)
+			return 1;
+		if (ip == li.lo && li.is_stmt)
+			return 1;
+		st->li = li;
+		st->has_line = 1;
+		return 0;
+	}
+	if (!st->has_line)
+		return 0;
+	if (in_range(ip, &st->li))
+		return ip == st->li.lo && ip != func_entry(w, s, ip);
+	if (line_of(w, ip, &li) < 0)
+		return 1;
+	if (ip == li.lo && li.is_stmt && line_differs(&li, &st->li))
+		return 1;
+	if (li.is_stmt)
+		st->li = li;
+	return 0;
+}
+
+static void set_res(struct ptd_replay_result *res, const struct walker *w, enum ptd_replay_stop stop)
+{
+	res->stop = stop;
+	res->number = w->c.number;
+	res->ip = w->c.is_gap ? 0 : w->c.ip;
+}
+
+int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, uint64_t from,
+		    enum ptd_motion m, int reverse, const struct ptd_replay_env *env,
+		    struct ptd_replay_result *res)
+{
+	struct walker w;
+	struct stepstate st;
+	int start_level, rc;
+
+	if (!h || !res)
+		return ptd__err(-ptde_invalid, "no history or result");
+	memset(res, 0, sizeof(*res));
+	if (m != PTD_MOTION_STEPI && m != PTD_MOTION_CONTINUE && !calls)
+		return ptd__err(-ptde_invalid, "this motion needs the function-call segments");
+	if (m > PTD_MOTION_CONTINUE)
+		return ptd__err(-ptde_invalid, "unknown motion %d", (int)m);
+	memset(&w, 0, sizeof(w));
+	w.h = h;
+	w.calls = calls;
+	w.env = env;
+	w.reverse = reverse;
+	w.count = ptd_history_count(h);
+	w.has_tail = ptd_history_tail(h) != 0;
+	if (from < 1 || from > w.count)
+		return ptd__err(-ptde_invalid, "position %lu is outside the history (1..%lu)",
+				(unsigned long)from, (unsigned long)w.count);
+	rc = ptd_hcursor_goto(&w.c, h, from);
+	if (rc < 0)
+		return rc;
+	track_seg(&w);
+	start_level = w.s->level;
+
+	memset(&st, 0, sizeof(st));
+	st.m = m;
+	st.level = w.s->level;
+	st.inst = w.s->instance;
+	st.prev_level = st.level;
+	if (!w.c.is_gap && line_of(&w, w.c.ip, &st.li) == 0)
+		st.has_line = 1;
+
+	for (;;) {
+		int done = 0, bp, id;
+
+		rc = move1(&w);
+		if (rc == -ptde_eos) {
+			set_res(res, &w, PTD_REPLAY_END);
+			res->incomplete = 1;
+			return 0;
+		}
+		if (rc == -ptde_bos) {
+			set_res(res, &w, PTD_REPLAY_BEGIN);
+			return 0;
+		}
+		if (rc < 0) {
+			set_res(res, &w, PTD_REPLAY_ERROR);
+			return 0;
+		}
+		if (w.c.is_gap) {
+			set_res(res, &w, PTD_REPLAY_GAP);
+			return 0;
+		}
+		bp = is_bp(&w, w.c.ip, &id);
+		switch (m) {
+		case PTD_MOTION_STEPI:
+			done = 1;
+			break;
+		case PTD_MOTION_NEXTI:
+			done = w.s->level <= start_level;
+			break;
+		case PTD_MOTION_FINISH:
+			done = w.s->level < start_level;
+			break;
+		case PTD_MOTION_CONTINUE:
+			done = 0;
+			break;
+		case PTD_MOTION_STEP:
+		case PTD_MOTION_NEXT:
+			done = reverse ? goal_step_rev(&w, &st) : goal_step_fwd(&w, &st);
+			break;
+		}
+		if (!reverse && w.has_tail && w.c.number == w.count) {
+			set_res(res, &w, PTD_REPLAY_END);
+			res->incomplete = !(done || bp);
+			res->bp_id = bp ? id : 0;
+			return 0;
+		}
+		if (bp) {
+			set_res(res, &w, PTD_REPLAY_BREAKPOINT);
+			res->bp_id = id;
+			return 0;
+		}
+		if (reverse && w.c.number == 1) {
+			set_res(res, &w, PTD_REPLAY_BEGIN);
+			return 0;
+		}
+		if (done) {
+			set_res(res, &w, PTD_REPLAY_DONE);
+			return 0;
+		}
+	}
+}
+
+/* The call instruction before return address @ret, found by decoding the
+ * usual call lengths (the call itself was not recorded). */
+static uint64_t call_before(const struct ptd_history *h, uint64_t ret)
+{
+	static const int lens[] = { 5, 2, 3, 6, 7, 4 };
+	struct ptd_insn_info in;
+	size_t i;
+
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		if (ret < (uint64_t)lens[i])
+			continue;
+		if (ptd__history_insn_len(h, ret - lens[i], &in) == lens[i] &&
+		    in.iclass == PTD_IC_CALL) {
+			ptd_clear_error();
+			return ret - lens[i];
+		}
+	}
+	ptd_clear_error();
+	return ret;
+}
+
+static int entered_by_signal(const struct ptd_calls *calls, const struct ptd_callseg *s)
+{
+	const struct ptd_callseg *f = ptd_calls_get(calls, s->instance);
+
+	return f && (f->how == PTD_SEG_SIGNAL || f->how == PTD_SEG_SIGTRAMP);
+}
+
+int ptd_replay_backtrace(const struct ptd_history *h, const struct ptd_calls *calls,
+			 uint64_t number, uint64_t *pcs, int max)
+{
+	struct ptd_hcursor c;
+	const struct ptd_callseg *s;
+	int n = 0;
+
+	if (!h || !calls || !pcs || max <= 0)
+		return ptd__err(-ptde_invalid, "bad backtrace arguments");
+	if (ptd_hcursor_goto(&c, h, number) < 0)
+		return ptd__err(-ptde_invalid, "position %lu is outside the history",
+				(unsigned long)number);
+	pcs[n++] = c.ip;
+	s = ptd_calls_find(calls, number);
+	while (s && s->up && n < max) {
+		const struct ptd_callseg *u = ptd_calls_get(calls, s->up);
+
+		if (!u)
+			break;
+		if (s->up_is_ret) {
+			pcs[n++] = call_before(h, u->ip);
+		} else if (entered_by_signal(calls, s)) {
+			/* The interrupted frame resumes where sigreturn goes. */
+			const struct ptd_callseg *r = ptd_calls_get(calls, u->next_same);
+
+			if (r && r->how == PTD_SEG_SIGRETURN)
+				pcs[n++] = r->ip;
+			else if (ptd_hcursor_goto(&c, h, u->last) == 0)
+				pcs[n++] = c.ip;
+			else
+				break;
+		} else {
+			if (u->last < u->first || ptd_hcursor_goto(&c, h, u->last) < 0)
+				break;
+			pcs[n++] = c.ip;
+		}
+		s = u;
+	}
+	return n;
+}
