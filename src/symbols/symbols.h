@@ -44,6 +44,13 @@ void ptd_symbols_free(struct ptd_symbols *s);
 
 /* Returns 0 and fills @out, or -ptde_notfound. */
 int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *out);
+/*
+ * Returns the entry of the function (or the start of the symbol) containing
+ * @addr, or 0 when unknown.  A binary search in a table built once per
+ * refresh: cheap enough to call per instruction.
+ */
+uint64_t ptd_symbols_func_start(struct ptd_symbols *s, uint64_t addr);
+
 /* Returns 0 and fills @out, or -ptde_notfound when @addr has no line. */
 int ptd_symbols_line(struct ptd_symbols *s, uint64_t addr, struct ptd_line *out);
 

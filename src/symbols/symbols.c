@@ -1,0 +1,1133 @@
+/*
+ * Symbols and source lines (libdwfl) for a live process or a set of ELF
+ * files at given addresses.
+ *
+ * This file owns the Dwfl session and three caches built lazily from it,
+ * because the replay and listing code ask per instruction and libdwfl's
+ * own lookups (a linear symbol scan, a per-CU search) are too slow for
+ * that: a sorted symbol table over all modules (functions and objects,
+ * plus synthetic "name@plt" and "name@got.plt" entries as gdb shows
+ * them), a sorted line-table row array per module, and the text of source
+ * files.  All of them are dropped by ptd_symbols_refresh(), which is also
+ * when the strings handed out become invalid.
+ *
+ * Breakpoint addresses follow what gdb 13 does on x86-64, checked against
+ * gdb with "break fn" / "break file:line" on gcc -O0..-O3/-Os programs:
+ * in a CU compiled with optimization (it has location lists) gdb uses the
+ * function entry; otherwise it skips "[endbr64] push %rbp; mov %rsp,%rbp"
+ * and, when that ends in the middle of a line-table row, moves to the end
+ * of that row.  For clang CUs gdb trusts the line table: the address of
+ * the second line of the function.
+ */
+#include "symbols/symbols.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+struct sym_ent {
+	uint64_t start, size;
+	const char *name;
+	Dwfl_Module *mod;
+	int rank; /* higher wins among symbols at one address */
+};
+
+struct row {
+	uint64_t addr;
+	const char *file;
+	int line;
+	uint8_t is_stmt, end_seq;
+	uint32_t seq; /* original order, keeps equal addresses stable */
+};
+
+struct modlines {
+	Dwfl_Module *mod;
+	uint64_t lo, hi; /* module address range */
+	struct row *rows;
+	size_t n;
+};
+
+struct srcfile {
+	char *path;
+	char *text;	/* whole file, newlines replaced by NULs */
+	char **lines;	/* lines[i] = line i + 1 */
+	int nlines;
+	int missing;
+};
+
+struct ptd_symbols {
+	Dwfl *dwfl;
+	Dwfl_Callbacks cb;
+	char *debuginfo_path;
+	pid_t pid;
+	char *main_path; /* the executable (preferred for names) */
+
+	struct sym_ent *syms;
+	size_t nsyms;
+	int syms_built;
+	char **plt_names; /* owned strings of synthetic symbols */
+	size_t nplt_names, cplt_names;
+
+	struct modlines *ml;
+	size_t nml, cml;
+	struct modlines *last_ml;
+
+	struct srcfile *src;
+	size_t nsrc, csrc;
+};
+
+static char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void drop_caches(struct ptd_symbols *s)
+{
+	size_t i;
+
+	free(s->syms);
+	s->syms = NULL;
+	s->nsyms = 0;
+	s->syms_built = 0;
+	for (i = 0; i < s->nplt_names; i++)
+		free(s->plt_names[i]);
+	free(s->plt_names);
+	s->plt_names = NULL;
+	s->nplt_names = s->cplt_names = 0;
+	for (i = 0; i < s->nml; i++)
+		free(s->ml[i].rows);
+	free(s->ml);
+	s->ml = NULL;
+	s->nml = s->cml = 0;
+	s->last_ml = NULL;
+}
+
+static void drop_sources(struct ptd_symbols *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsrc; i++) {
+		free(s->src[i].path);
+		free(s->src[i].text);
+		free(s->src[i].lines);
+	}
+	free(s->src);
+	s->src = NULL;
+	s->nsrc = s->csrc = 0;
+}
+
+void ptd_symbols_free(struct ptd_symbols *s)
+{
+	if (!s)
+		return;
+	drop_caches(s);
+	drop_sources(s);
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	free(s->debuginfo_path);
+	free(s->main_path);
+	free(s);
+}
+
+static struct ptd_symbols *sym_new(int live)
+{
+	struct ptd_symbols *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	/* The callbacks must outlive the Dwfl, so they live in the object. */
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.debuginfo_path = &s->debuginfo_path;
+	if (live) {
+		s->cb.find_elf = dwfl_linux_proc_find_elf;
+	} else {
+		s->cb.find_elf = dwfl_build_id_find_elf;
+		s->cb.section_address = dwfl_offline_section_address;
+	}
+	s->dwfl = dwfl_begin(&s->cb);
+	if (!s->dwfl) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int report_pid(struct ptd_symbols *s)
+{
+	int r;
+
+	dwfl_report_begin(s->dwfl);
+	r = dwfl_linux_proc_report(s->dwfl, s->pid);
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
+		return ptd__err(-ptde_internal, "cannot report modules of %d: %s", (int)s->pid,
+				dwfl_errmsg(-1));
+	if (r < 0)
+		return ptd__err(-ptde_internal, "cannot read modules of %d: %s", (int)s->pid,
+				dwfl_errmsg(-1));
+	if (r > 0) {
+		if (r == ENOENT || r == ESRCH)
+			return ptd__err(-ptde_nosrch, "cannot read /proc/%d/maps: %s", (int)s->pid,
+					strerror(r));
+		if (r == EACCES || r == EPERM)
+			return ptd__err(-ptde_perm, "cannot read /proc/%d/maps: %s", (int)s->pid,
+					strerror(r));
+		return ptd__err(-ptde_sys, "cannot read /proc/%d/maps: %s", (int)s->pid,
+				strerror(r));
+	}
+	return 0;
+}
+
+int ptd_symbols_alloc_pid(struct ptd_symbols **out, pid_t pid)
+{
+	struct ptd_symbols *s;
+	char link[64], exe[PATH_MAX];
+	ssize_t k;
+	int r;
+
+	if (!out || pid <= 0)
+		return ptd__err(-ptde_invalid, "symbols: bad argument");
+	*out = NULL;
+	s = sym_new(1);
+	if (!s)
+		return ptd__err(-ptde_nomem, "symbols: out of memory");
+	s->pid = pid;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	k = readlink(link, exe, sizeof(exe) - 1);
+	if (k > 0) {
+		exe[k] = '\0';
+		s->main_path = xstrdup(exe);
+	}
+	r = report_pid(s);
+	if (r < 0) {
+		ptd_symbols_free(s);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+/* Load bias that places @path's first PT_LOAD at @start (0 for ET_EXEC). */
+static int elf_bias_for(const char *path, uint64_t start, uint64_t *bias, int *is_dyn)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	GElf_Ehdr eh;
+	size_t i, nph;
+	uint64_t lo = UINT64_MAX;
+	int r = 0;
+
+	if (fd < 0)
+		return ptd__err(-ptde_notfound, "cannot open %s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || !gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &nph) != 0) {
+		r = ptd__err(-ptde_bad_trace, "%s: not an ELF file", path);
+		goto out;
+	}
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < lo)
+			lo = ph.p_vaddr & ~(uint64_t)0xfff;
+	}
+	*is_dyn = eh.e_type == ET_DYN;
+	*bias = (eh.e_type == ET_DYN && lo != UINT64_MAX) ? start - lo : 0;
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return r;
+}
+
+static int report_file(struct ptd_symbols *s, const char *path, uint64_t bias)
+{
+	Dwfl_Module *m;
+
+	dwfl_report_begin_add(s->dwfl);
+	m = dwfl_report_elf(s->dwfl, path, path, -1, bias, false);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (!m)
+		return ptd__err(-ptde_notfound, "cannot load %s: %s", path, dwfl_errmsg(-1));
+	drop_caches(s);
+	return 0;
+}
+
+int ptd_symbols_alloc_file(struct ptd_symbols **out, const char *path, uint64_t bias)
+{
+	struct ptd_symbols *s;
+	int r;
+
+	if (!out || !path)
+		return ptd__err(-ptde_invalid, "symbols: bad argument");
+	*out = NULL;
+	s = sym_new(0);
+	if (!s)
+		return ptd__err(-ptde_nomem, "symbols: out of memory");
+	s->main_path = xstrdup(path);
+	r = report_file(s, path, bias);
+	if (r < 0) {
+		ptd_symbols_free(s);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+int ptd_symbols_add_file(struct ptd_symbols *s, const char *path, uint64_t start, uint64_t end)
+{
+	uint64_t bias = 0;
+	int dyn = 0, r;
+
+	if (!s || !path || (end && end < start))
+		return ptd__err(-ptde_invalid, "symbols: bad argument");
+	r = elf_bias_for(path, start, &bias, &dyn);
+	if (r < 0)
+		return r;
+	if (!s->main_path)
+		s->main_path = xstrdup(path);
+	return report_file(s, path, bias);
+}
+
+int ptd_symbols_refresh(struct ptd_symbols *s)
+{
+	char link[64], exe[PATH_MAX];
+	ssize_t k;
+
+	if (!s)
+		return ptd__err(-ptde_invalid, "symbols: NULL");
+	if (!s->pid)
+		return 0;
+	drop_caches(s);
+	drop_sources(s);
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)s->pid);
+	k = readlink(link, exe, sizeof(exe) - 1);
+	if (k > 0) {
+		exe[k] = '\0';
+		free(s->main_path);
+		s->main_path = xstrdup(exe);
+	}
+	return report_pid(s);
+}
+
+/* ---- module helpers ---- */
+
+static const char *mod_path(Dwfl_Module *m)
+{
+	const char *mainfile = NULL, *name;
+
+	name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
+	return mainfile ? mainfile : name;
+}
+
+struct mod_list {
+	Dwfl_Module **v;
+	size_t n, c;
+};
+
+static int collect_mod(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	struct mod_list *l = arg;
+
+	if (l->n == l->c) {
+		size_t c = l->c ? l->c * 2 : 16;
+		Dwfl_Module **v = realloc(l->v, c * sizeof(*v));
+
+		if (!v)
+			return DWARF_CB_ABORT;
+		l->v = v;
+		l->c = c;
+	}
+	l->v[l->n++] = m;
+	return DWARF_CB_OK;
+}
+
+static int is_main_mod(struct ptd_symbols *s, Dwfl_Module *m)
+{
+	const char *p = mod_path(m);
+
+	return s->main_path && p && !strcmp(p, s->main_path);
+}
+
+/* ---- symbol table ---- */
+
+static int sym_push(struct ptd_symbols *s, size_t *cap, const struct sym_ent *e)
+{
+	if (s->nsyms == *cap) {
+		size_t c = *cap ? *cap * 2 : 1024;
+		struct sym_ent *v = realloc(s->syms, c * sizeof(*v));
+
+		if (!v)
+			return -1;
+		s->syms = v;
+		*cap = c;
+	}
+	s->syms[s->nsyms++] = *e;
+	return 0;
+}
+
+static const char *own_name(struct ptd_symbols *s, const char *a, const char *b)
+{
+	char *n;
+
+	if (s->nplt_names == s->cplt_names) {
+		size_t c = s->cplt_names ? s->cplt_names * 2 : 64;
+		char **v = realloc(s->plt_names, c * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->plt_names = v;
+		s->cplt_names = c;
+	}
+	if (asprintf(&n, "%s%s", a, b) < 0)
+		return NULL;
+	s->plt_names[s->nplt_names++] = n;
+	return n;
+}
+
+static Elf_Scn *find_scn(Elf *elf, const char *want, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *nm;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		nm = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (nm && !strcmp(nm, want))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * Synthesizes "name@plt" (16-byte PLT entries in .plt.sec when present,
+ * else in .plt after the header entry, in .rela.plt order) and
+ * "name@got.plt" (the GOT slot each JUMP_SLOT relocation names), which is
+ * how gdb and objdump name them.
+ */
+static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(m, &bias);
+	GElf_Shdr rsh, psh, dsh;
+	Elf_Scn *rscn, *pscn, *dscn;
+	Elf_Data *rdata, *dsymdata;
+	uint64_t plt0;
+	size_t i, nrel;
+	int sec;
+
+	if (!elf)
+		return;
+	rscn = find_scn(elf, ".rela.plt", &rsh);
+	if (!rscn || rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
+		return;
+	pscn = find_scn(elf, ".plt.sec", &psh);
+	sec = pscn != NULL;
+	if (!pscn)
+		pscn = find_scn(elf, ".plt", &psh);
+	if (!pscn)
+		return;
+	dscn = elf_getscn(elf, rsh.sh_link);
+	if (!dscn || !gelf_getshdr(dscn, &dsh))
+		return;
+	rdata = elf_getdata(rscn, NULL);
+	dsymdata = elf_getdata(dscn, NULL);
+	if (!rdata || !dsymdata)
+		return;
+	plt0 = psh.sh_addr + (sec ? 0 : 16);
+	nrel = rsh.sh_size / rsh.sh_entsize;
+	for (i = 0; i < nrel; i++) {
+		GElf_Rela rela;
+		GElf_Sym sym;
+		const char *nm;
+		struct sym_ent e;
+
+		if (!gelf_getrela(rdata, (int)i, &rela))
+			break;
+		if (GELF_R_TYPE(rela.r_info) != R_X86_64_JUMP_SLOT ||
+		    !gelf_getsym(dsymdata, (int)GELF_R_SYM(rela.r_info), &sym))
+			continue;
+		nm = elf_strptr(elf, dsh.sh_link, sym.st_name);
+		if (!nm || !*nm)
+			continue;
+		e.mod = m;
+		e.rank = 0;
+		e.start = plt0 + 16 * i + bias;
+		e.size = 16;
+		if (e.start + 16 <= psh.sh_addr + psh.sh_size + bias) {
+			e.name = own_name(s, nm, "@plt");
+			if (e.name)
+				sym_push(s, cap, &e);
+		}
+		e.start = rela.r_offset + bias;
+		e.size = 8;
+		e.name = own_name(s, nm, "@got.plt");
+		if (e.name)
+			sym_push(s, cap, &e);
+	}
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym_ent *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	return 0;
+}
+
+static void build_syms(struct ptd_symbols *s)
+{
+	struct mod_list ml = { 0 };
+	size_t cap = 0, i, o;
+
+	s->syms_built = 1;
+	dwfl_getmodules(s->dwfl, collect_mod, &ml, 0);
+	for (i = 0; i < ml.n; i++) {
+		Dwfl_Module *m = ml.v[i];
+		int n = dwfl_module_getsymtab(m), k;
+
+		for (k = 1; k < n; k++) {
+			GElf_Sym sym;
+			GElf_Addr addr;
+			GElf_Word shndx;
+			const char *nm = dwfl_module_getsym_info(m, k, &sym, &addr, &shndx, NULL, NULL);
+			int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+			struct sym_ent e;
+
+			if (!nm || !*nm || shndx == SHN_UNDEF || addr == 0)
+				continue;
+			if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
+			    !(type == STT_NOTYPE && sym.st_size))
+				continue;
+			e.start = addr;
+			e.size = sym.st_size;
+			e.name = nm;
+			e.mod = m;
+			/* gdb prefers global names, and functions over data. */
+			e.rank = (bind == STB_GLOBAL ? 8 : bind == STB_WEAK ? 4 : 2) +
+				 (type == STT_FUNC || type == STT_GNU_IFUNC ? 1 : 0);
+			if (sym_push(s, &cap, &e) < 0)
+				break;
+		}
+		add_plt_syms(s, &cap, m);
+	}
+	free(ml.v);
+	if (!s->nsyms)
+		return;
+	qsort(s->syms, s->nsyms, sizeof(s->syms[0]), sym_cmp);
+	/* Keep the best-ranked symbol per address. */
+	for (i = 1, o = 1; i < s->nsyms; i++)
+		if (s->syms[i].start != s->syms[o - 1].start)
+			s->syms[o++] = s->syms[i];
+	s->nsyms = o;
+}
+
+/* The symbol containing @addr, or NULL. */
+static const struct sym_ent *find_sym(struct ptd_symbols *s, uint64_t addr)
+{
+	size_t lo = 0, hi;
+	const struct sym_ent *e;
+
+	if (!s->syms_built)
+		build_syms(s);
+	hi = s->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	e = &s->syms[lo - 1];
+	if (e->size) {
+		if (addr - e->start < e->size)
+			return e;
+		return NULL;
+	}
+	/* A sizeless symbol (assembly) covers up to the next one in its module. */
+	if (addr == e->start || (lo < s->nsyms && addr < s->syms[lo].start &&
+				 dwfl_addrmodule(s->dwfl, addr) == e->mod))
+		return e;
+	return NULL;
+}
+
+int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *out)
+{
+	const struct sym_ent *e;
+
+	if (!s || !out)
+		return ptd__err(-ptde_invalid, "symbols: NULL argument");
+	e = find_sym(s, addr);
+	if (!e)
+		return -ptde_notfound;
+	out->name = e->name;
+	out->start = e->start;
+	out->size = e->size;
+	out->offset = addr - e->start;
+	out->module = mod_path(e->mod);
+	return 0;
+}
+
+uint64_t ptd_symbols_func_start(struct ptd_symbols *s, uint64_t addr)
+{
+	const struct sym_ent *e;
+
+	if (!s)
+		return 0;
+	e = find_sym(s, addr);
+	return e ? e->start : 0;
+}
+
+/* ---- line tables ---- */
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* A sequence end sorts before a row starting at the same address, so
+	 * "the last row at or below pc" is never an end marker by accident. */
+	if (x->end_seq != y->end_seq)
+		return x->end_seq ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
+{
+	struct modlines *ml;
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_Addr start = 0, end = 0;
+	size_t cap = 0;
+	uint32_t seq = 0;
+
+	if (s->nml == s->cml) {
+		size_t c = s->cml ? s->cml * 2 : 8;
+		struct modlines *v = realloc(s->ml, c * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->ml = v;
+		s->cml = c;
+		s->last_ml = NULL; /* pointers into the array moved */
+	}
+	dwfl_module_info(m, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	ml = &s->ml[s->nml++];
+	memset(ml, 0, sizeof(*ml));
+	ml->mod = m;
+	ml->lo = start;
+	ml->hi = end;
+	while ((cu = dwfl_module_nextcu(m, cu, &bias))) {
+		Dwarf_Lines *lines;
+		size_t n, i;
+
+		if (dwarf_getsrclines(cu, &lines, &n) != 0)
+			continue;
+		for (i = 0; i < n; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
+			Dwarf_Addr a;
+			bool stmt = false, es = false;
+			int ln = 0;
+			struct row *r;
+
+			if (!l || dwarf_lineaddr(l, &a) != 0)
+				continue;
+			dwarf_lineno(l, &ln);
+			dwarf_linebeginstatement(l, &stmt);
+			dwarf_lineendsequence(l, &es);
+			if (ml->n == cap) {
+				size_t c = cap ? cap * 2 : 1024;
+				struct row *v = realloc(ml->rows, c * sizeof(*v));
+
+				if (!v)
+					goto done;
+				ml->rows = v;
+				cap = c;
+			}
+			r = &ml->rows[ml->n++];
+			r->addr = a + bias;
+			r->file = dwarf_linesrc(l, NULL, NULL);
+			r->line = ln;
+			r->is_stmt = stmt;
+			r->end_seq = es;
+			r->seq = seq++;
+		}
+	}
+done:
+	if (ml->n)
+		qsort(ml->rows, ml->n, sizeof(ml->rows[0]), row_cmp);
+	return ml;
+}
+
+static struct modlines *lines_for_mod(struct ptd_symbols *s, Dwfl_Module *m)
+{
+	size_t i;
+
+	for (i = 0; i < s->nml; i++)
+		if (s->ml[i].mod == m)
+			return &s->ml[i];
+	return build_lines(s, m);
+}
+
+static struct modlines *lines_for_addr(struct ptd_symbols *s, uint64_t addr)
+{
+	Dwfl_Module *m;
+	struct modlines *ml;
+
+	if (s->last_ml && addr >= s->last_ml->lo && addr < s->last_ml->hi)
+		return s->last_ml;
+	m = dwfl_addrmodule(s->dwfl, addr);
+	if (!m)
+		return NULL;
+	ml = lines_for_mod(s, m);
+	if (ml)
+		s->last_ml = ml;
+	return ml;
+}
+
+/* Index of the last row with addr <= @addr, or -1. */
+static ssize_t row_at(const struct modlines *ml, uint64_t addr)
+{
+	size_t lo = 0, hi = ml->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ml->rows[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (ssize_t)lo - 1;
+}
+
+/* End of the run of rows of the same file:line that starts at row @i. */
+static uint64_t row_run_end(const struct modlines *ml, size_t i)
+{
+	const struct row *r = &ml->rows[i];
+	size_t j;
+
+	for (j = i + 1; j < ml->n; j++) {
+		const struct row *q = &ml->rows[j];
+
+		if (q->addr == r->addr && !q->end_seq)
+			continue;
+		if (q->end_seq || q->line != r->line || q->file != r->file)
+			return q->addr;
+	}
+	return ml->hi > r->addr ? ml->hi : r->addr + 1;
+}
+
+int ptd_symbols_line(struct ptd_symbols *s, uint64_t addr, struct ptd_line *out)
+{
+	struct modlines *ml;
+	const struct row *r;
+	ssize_t i;
+
+	if (!s || !out)
+		return ptd__err(-ptde_invalid, "symbols: NULL argument");
+	ml = lines_for_addr(s, addr);
+	if (!ml || !ml->n)
+		return -ptde_notfound;
+	i = row_at(ml, addr);
+	if (i < 0 || ml->rows[i].end_seq)
+		return -ptde_notfound;
+	/* Like gdb, prefer a statement row among rows at the same address. */
+	if (!ml->rows[i].is_stmt) {
+		ssize_t j = i;
+
+		while (j > 0 && ml->rows[j - 1].addr == ml->rows[i].addr && !ml->rows[j - 1].end_seq) {
+			j--;
+			if (ml->rows[j].is_stmt) {
+				i = j;
+				break;
+			}
+		}
+	}
+	r = &ml->rows[i];
+	out->file = r->file;
+	out->line = r->line;
+	out->lo = r->addr;
+	out->hi = row_run_end(ml, (size_t)i);
+	out->is_stmt = r->is_stmt;
+	return 0;
+}
+
+/* ---- functions and breakpoint addresses ---- */
+
+/* Reads @n bytes of code at @addr from the module's ELF file. */
+static int read_code(Dwfl_Module *m, uint64_t addr, uint8_t *buf, size_t n)
+{
+	Dwarf_Addr a = addr, bias = 0;
+	Elf_Scn *scn = dwfl_module_address_section(m, &a, &bias);
+	Elf_Data *d;
+
+	if (!scn)
+		return -1;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || a >= d->d_size)
+		return -1;
+	if (n > d->d_size - a)
+		n = d->d_size - a;
+	memcpy(buf, (const uint8_t *)d->d_buf + a, n);
+	return (int)n;
+}
+
+/* Whether a DIE subtree uses a location list (gcc's sign of optimized code). */
+static int has_loclist(Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+	Dwarf_Attribute at;
+
+	if (dwarf_attr(die, DW_AT_location, &at)) {
+		unsigned form = dwarf_whatform(&at);
+
+		if (form == DW_FORM_sec_offset || form == DW_FORM_loclistx ||
+		    form == DW_FORM_data4 || form == DW_FORM_data8)
+			return 1;
+	}
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		if (has_loclist(&child, depth + 1))
+			return 1;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+enum producer { PROD_UNKNOWN, PROD_GCC, PROD_CLANG };
+
+static enum producer cu_producer(Dwarf_Die *cu)
+{
+	Dwarf_Attribute at;
+	const char *p;
+
+	if (!dwarf_attr(cu, DW_AT_producer, &at) || !(p = dwarf_formstring(&at)))
+		return PROD_UNKNOWN;
+	if (strstr(p, "clang") || strstr(p, "LLVM") || strstr(p, "flang"))
+		return PROD_CLANG;
+	if (!strncmp(p, "GNU ", 4))
+		return PROD_GCC;
+	return PROD_UNKNOWN;
+}
+
+/* Length of "[endbr64] push %rbp; mov %rsp,%rbp" at @c, or 0. */
+static size_t frame_setup_len(const uint8_t *c, size_t n)
+{
+	size_t p = 0;
+
+	if (n >= 4 && c[0] == 0xf3 && c[1] == 0x0f && c[2] == 0x1e && c[3] == 0xfa)
+		p = 4;
+	if (p >= n || c[p] != 0x55)
+		return 0;
+	p++;
+	if (p + 3 <= n && c[p] == 0x48 && ((c[p + 1] == 0x89 && c[p + 2] == 0xe5) ||
+					   (c[p + 1] == 0x8b && c[p + 2] == 0xec)))
+		return p + 3;
+	return 0;
+}
+
+/*
+ * The CU DIE covering @addr.  dwfl_module_addrdie() relies on
+ * .debug_aranges, which clang does not emit, so fall back to asking each
+ * CU for its ranges.
+ */
+static Dwarf_Die *cu_for_addr(Dwfl_Module *m, uint64_t addr)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(m, addr, &bias);
+
+	if (cu)
+		return cu;
+	while ((cu = dwfl_module_nextcu(m, cu, &bias)))
+		if (dwarf_haspc(cu, addr - bias) > 0)
+			return cu;
+	return NULL;
+}
+
+static uint64_t breakpoint_addr(struct ptd_symbols *s, const struct sym_ent *e)
+{
+	struct modlines *ml = lines_for_mod(s, e->mod);
+	Dwarf_Die *cu = cu_for_addr(e->mod, e->start);
+	uint64_t end = e->size ? e->start + e->size : e->start + 1;
+	uint8_t code[16];
+	uint64_t pc;
+	ssize_t i;
+	size_t k;
+	int n;
+
+	if (!ml || !ml->n || !cu)
+		return e->start;
+	i = row_at(ml, e->start);
+	if (i < 0 || ml->rows[i].end_seq)
+		return e->start;
+
+	switch (cu_producer(cu)) {
+	case PROD_CLANG:
+		/* clang starts a new statement row where the prologue ends
+		 * (at the entry itself when there is no prologue), so the
+		 * second statement row of the function is the address. */
+		while (i > 0 && ml->rows[i - 1].addr == e->start && !ml->rows[i - 1].end_seq)
+			i--;
+		for (k = (size_t)i + 1; k < ml->n && ml->rows[k].addr < end; k++) {
+			if (ml->rows[k].end_seq)
+				break;
+			if (ml->rows[k].is_stmt)
+				return ml->rows[k].addr;
+		}
+		return e->start;
+	default:
+		break;
+	}
+	if (has_loclist(cu, 0))
+		return e->start;
+
+	n = read_code(e->mod, e->start, code, sizeof(code));
+	if (n <= 0)
+		return e->start;
+	k = frame_setup_len(code, (size_t)n);
+	if (!k)
+		return e->start;
+	pc = e->start + k;
+	i = row_at(ml, pc);
+	if (i < 0 || ml->rows[i].end_seq || ml->rows[i].addr == pc)
+		return pc;
+	/* In the middle of a row: go to where the next row starts, if that
+	 * is still inside the function. */
+	for (k = (size_t)i + 1; k < ml->n; k++) {
+		if (ml->rows[k].addr > ml->rows[i].addr) {
+			if (ml->rows[k].addr < end && !ml->rows[k].end_seq)
+				return ml->rows[k].addr;
+			break;
+		}
+	}
+	return pc;
+}
+
+static const struct sym_ent *find_function(struct ptd_symbols *s, const char *name)
+{
+	const struct sym_ent *best = NULL;
+	int best_score = -1;
+	size_t i;
+
+	if (!s->syms_built)
+		build_syms(s);
+	for (i = 0; i < s->nsyms; i++) {
+		const struct sym_ent *e = &s->syms[i];
+		int score;
+
+		if (strcmp(e->name, name) || !(e->rank & 1))
+			continue;
+		score = e->rank + (is_main_mod(s, e->mod) ? 16 : 0);
+		if (score > best_score) {
+			best = e;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+int ptd_symbols_function(struct ptd_symbols *s, const char *name, uint64_t *entry, uint64_t *bp)
+{
+	const struct sym_ent *e;
+
+	if (!s || !name)
+		return ptd__err(-ptde_invalid, "symbols: NULL argument");
+	e = find_function(s, name);
+	if (!e)
+		return ptd__err(-ptde_notfound, "function \"%s\" not defined", name);
+	if (entry)
+		*entry = e->start;
+	if (bp)
+		*bp = breakpoint_addr(s, e);
+	return 0;
+}
+
+/* @path ends with @want at a '/' boundary (or equals it). */
+static int path_matches(const char *path, const char *want)
+{
+	size_t lp, lw;
+
+	if (!path || !want)
+		return 0;
+	lp = strlen(path);
+	lw = strlen(want);
+	if (lw > lp)
+		return 0;
+	if (strcmp(path + lp - lw, want))
+		return 0;
+	return lp == lw || path[lp - lw - 1] == '/' || want[0] == '/';
+}
+
+int ptd_symbols_file_line(struct ptd_symbols *s, const char *file, int line, uint64_t *addr,
+			  int *actual_line)
+{
+	struct mod_list mods = { 0 };
+	int best_line = INT_MAX;
+	uint64_t best_addr = UINT64_MAX;
+	size_t mi, i;
+
+	if (!s || !file || line <= 0)
+		return ptd__err(-ptde_invalid, "symbols: bad argument");
+	dwfl_getmodules(s->dwfl, collect_mod, &mods, 0);
+	for (mi = 0; mi < mods.n; mi++) {
+		struct modlines *ml = lines_for_mod(s, mods.v[mi]);
+		const char *last_file = NULL;
+		int last_match = 0;
+
+		if (!ml)
+			continue;
+		for (i = 0; i < ml->n; i++) {
+			const struct row *r = &ml->rows[i];
+
+			if (r->end_seq || !r->is_stmt || r->line < line)
+				continue;
+			if (r->file != last_file) {
+				last_file = r->file;
+				last_match = path_matches(r->file, file);
+			}
+			if (!last_match)
+				continue;
+			if (r->line < best_line || (r->line == best_line && r->addr < best_addr)) {
+				best_line = r->line;
+				best_addr = r->addr;
+			}
+		}
+	}
+	free(mods.v);
+	if (best_line == INT_MAX)
+		return ptd__err(-ptde_notfound, "no line %d in file \"%s\"", line, file);
+	/* A line that starts a function gets the function's breakpoint
+	 * address, as gdb skips the prologue there too. */
+	{
+		const struct sym_ent *e = find_sym(s, best_addr);
+
+		if (e && e->start == best_addr && (e->rank & 1))
+			best_addr = breakpoint_addr(s, e);
+	}
+	if (addr)
+		*addr = best_addr;
+	if (actual_line)
+		*actual_line = best_line;
+	return 0;
+}
+
+/* ---- source text ---- */
+
+static struct srcfile *load_source(struct ptd_symbols *s, const char *path)
+{
+	struct srcfile *f;
+	FILE *fp;
+	size_t i, len = 0, cap = 0;
+	char *text = NULL;
+	int nl, k;
+
+	for (i = 0; i < s->nsrc; i++)
+		if (!strcmp(s->src[i].path, path))
+			return &s->src[i];
+	if (s->nsrc == s->csrc) {
+		size_t c = s->csrc ? s->csrc * 2 : 8;
+		struct srcfile *v = realloc(s->src, c * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->src = v;
+		s->csrc = c;
+	}
+	f = &s->src[s->nsrc];
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(path);
+	if (!f->path)
+		return NULL;
+	s->nsrc++;
+	fp = fopen(path, "re");
+	if (!fp) {
+		f->missing = 1;
+		return f;
+	}
+	for (;;) {
+		size_t got;
+
+		if (cap - len < 4096) {
+			char *t = realloc(text, cap ? cap * 2 : 8192);
+
+			if (!t)
+				break;
+			text = t;
+			cap = cap ? cap * 2 : 8192;
+		}
+		got = fread(text + len, 1, cap - len - 1, fp);
+		if (got == 0)
+			break;
+		len += got;
+	}
+	fclose(fp);
+	if (!text) {
+		f->missing = 1;
+		return f;
+	}
+	text[len] = '\0';
+	for (i = 0, nl = 0; i < len; i++)
+		nl += text[i] == '\n';
+	f->lines = calloc((size_t)nl + 2, sizeof(char *));
+	if (!f->lines) {
+		free(text);
+		f->missing = 1;
+		return f;
+	}
+	f->text = text;
+	f->lines[0] = text;
+	for (i = 0, k = 1; i < len; i++) {
+		if (text[i] == '\n') {
+			text[i] = '\0';
+			if (i > 0 && text[i - 1] == '\r')
+				text[i - 1] = '\0';
+			f->lines[k++] = text + i + 1;
+		}
+	}
+	/* A final line without a newline counts; the empty tail after a
+	 * final newline does not. */
+	f->nlines = (len > 0 && text[len - 1] != '\0') ? k : k - 1;
+	return f;
+}
+
+int ptd_symbols_source_line(struct ptd_symbols *s, const char *file, int line, char *out, size_t n)
+{
+	struct srcfile *f;
+
+	if (!s || !file || !out || n == 0)
+		return ptd__err(-ptde_invalid, "symbols: NULL argument");
+	out[0] = '\0';
+	f = load_source(s, file);
+	if (!f)
+		return ptd__err(-ptde_nomem, "symbols: out of memory");
+	if (f->missing)
+		return ptd__err(-ptde_notfound, "cannot read source file %s", file);
+	if (line <= 0 || line > f->nlines)
+		return ptd__err(-ptde_notfound, "line %d is out of range for \"%s\" (%d lines)", line,
+				file, f->nlines);
+	snprintf(out, n, "%s", f->lines[line - 1]);
+	return 0;
+}
