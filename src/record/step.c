@@ -39,6 +39,7 @@ struct srthread {
 	int open;
 	int signo;        /* signal delivered by the pending step */
 	int in_rep;       /* a rep string instruction at pc has started */
+	int last_class;   /* class of the instruction the last step ran, -1: none */
 	int gone;
 };
 
@@ -122,6 +123,13 @@ int ptd_steprec_remove_thread(struct ptd_steprec *r, pid_t tid)
 int ptd_steprec_has_thread(const struct ptd_steprec *r, pid_t tid)
 {
 	return r && find(r, tid) != NULL;
+}
+
+int ptd_steprec_last_class(const struct ptd_steprec *r, pid_t tid)
+{
+	const struct srthread *th = r ? find(r, tid) : NULL;
+
+	return th ? th->last_class : -1;
 }
 
 uint64_t ptd_steprec_steps(const struct ptd_steprec *r)
@@ -219,11 +227,13 @@ int ptd_steprec_stepped(struct ptd_steprec *r, pid_t tid, uint64_t new_pc)
 			rc = ptd_history_append_event(th->h, PTD_EV_SIGNAL, pc, (uint64_t)th->signo);
 		th->signo = 0;
 		th->in_rep = 0;
+		th->last_class = -1;
 		th->pc = new_pc;
 		ptd_history_set_tail(th->h, new_pc);
 		return rc;
 	}
 	e = classify(r, pc);
+	th->last_class = e->iclass;
 	if ((e->flags & PTD_INSN_REP_STRING) && new_pc == pc) {
 		/* One more iteration; the instruction counts once, when done. */
 		th->in_rep = 1;

@@ -41,6 +41,10 @@ int ptd_steprec_flush(struct ptd_steprec *r, pid_t tid);
 /* The process exec'ed: the code cache is dropped and the thread's block
  * ends with an exec event. */
 int ptd_steprec_exec(struct ptd_steprec *r, pid_t tid, uint64_t new_pc);
+/* Class (enum ptd_iclass) of the instruction the last completed step of
+ * @tid executed, or -1 when that step entered a signal handler or ran
+ * nothing. */
+int ptd_steprec_last_class(const struct ptd_steprec *r, pid_t tid);
 /* Number of single-steps taken so far. */
 uint64_t ptd_steprec_steps(const struct ptd_steprec *r);
 

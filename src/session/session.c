@@ -12,6 +12,7 @@
 #include "session/session.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,7 @@ struct ptd_session {
 	int sym_dirty;
 	char **argv;
 	int disable_aslr;
+	int pin_cpu;
 	enum ptd_method method;
 	enum ptd_method rec_method;
 	int recording;
@@ -251,6 +253,7 @@ struct ptd_session *ptd_session_alloc(void)
 	if (!s)
 		return NULL;
 	s->disable_aslr = 1;
+	s->pin_cpu = 1;
 	s->method = PTD_METHOD_AUTO;
 	s->next_bp_id = 1;
 	s->senv.base.ctx = s;
@@ -601,6 +604,48 @@ static int sync_threads(struct ptd_session *s)
 	return 0;
 }
 
+/*
+ * A ptrace stop costs about half as much when the tracer and the traced
+ * thread share a CPU (no cross-CPU wake-up, which is expensive in a VM),
+ * so like rr we run everything on one CPU: ours is set before a launch
+ * (the child inherits it), and an attached process's threads get it too
+ * (new threads inherit it from their creator).
+ */
+static int pin_cpu_self(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		cpu = 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	return cpu;
+}
+
+static void pin_threads(struct ptd_session *s)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return;
+	for (int i = 0; i < s->nth; i++)
+		if (!s->th[i].gone)
+			sched_setaffinity(s->th[i].tid, sizeof(set), &set);
+}
+
+void ptd_session_set_pin_cpu(struct ptd_session *s, int on)
+{
+	if (s)
+		s->pin_cpu = !!on;
+}
+
+int ptd_session_get_pin_cpu(const struct ptd_session *s)
+{
+	return s ? s->pin_cpu : 0;
+}
+
 static int after_start(struct ptd_session *s)
 {
 	int rc;
@@ -634,6 +679,8 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 		drop_process(s);
 	l.argv = s->argv;
 	l.disable_aslr = s->disable_aslr;
+	if (s->pin_cpu)
+		pin_cpu_self();
 	rc = ptd_target_launch(&s->t, &l);
 	if (rc < 0) {
 		s->t = NULL;
@@ -664,7 +711,12 @@ int ptd_session_attach(struct ptd_session *s, pid_t pid)
 		s->t = NULL;
 		return rc;
 	}
-	return after_start(s);
+	rc = after_start(s);
+	if (rc == 0 && s->pin_cpu) {
+		pin_cpu_self();
+		pin_threads(s);
+	}
+	return rc;
 }
 
 int ptd_session_detach(struct ptd_session *s)
@@ -1109,11 +1161,18 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				ptd_steprec_stepped(s->steprec, st.tid, st.pc);
 			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel) {
 				/* What executed: the instruction at the previous pc. */
-				struct ptd_insn_info info;
-				uint8_t buf[16];
-				long n = ptd_target_read(s->t, start_pc, buf, sizeof(buf));
-				if (n > 0 && ptd_disasm_decode(buf, (size_t)n, start_pc, &info) == 0)
-					iclass = info.iclass;
+				if (rc.recording && ptd_steprec_has_thread(s->steprec, st.tid)) {
+					iclass = ptd_steprec_last_class(s->steprec, st.tid);
+					if (iclass < 0)
+						iclass = PTD_IC_OTHER;
+				} else {
+					struct ptd_insn_info info;
+					uint8_t buf[16];
+					long n = ptd_target_read(s->t, start_pc, buf, sizeof(buf));
+					if (n > 0 &&
+					    ptd_disasm_decode(buf, (size_t)n, start_pc, &info) == 0)
+						iclass = info.iclass;
+				}
 				done = ptd_stepper_feed(&stepper, start_pc, iclass, st.pc, rc.sel_sig);
 				rc.sel_sig = 0;
 				start_pc = st.pc;

@@ -99,6 +99,10 @@ void ptd_session_free(struct ptd_session *s); /* kills a launched program, detac
 
 void ptd_session_set_disable_aslr(struct ptd_session *s, int on);
 int ptd_session_get_disable_aslr(const struct ptd_session *s);
+/* Run ptdbg and the traced threads on one CPU (default on): ptrace stops
+ * cost about half as much without cross-CPU wake-ups. */
+void ptd_session_set_pin_cpu(struct ptd_session *s, int on);
+int ptd_session_get_pin_cpu(const struct ptd_session *s);
 /* Program and arguments for run/start (argv copied).  NULL-terminated. */
 int ptd_session_set_program(struct ptd_session *s, char *const *argv);
 const char *ptd_session_program(const struct ptd_session *s);
