@@ -1,0 +1,2200 @@
+/*
+ * The commands of the ptdbg shell: a const table {name, min-abbrev,
+ * handler, flags, help} per command level (top, info, record, set, show),
+ * resolved with gdb's rules (exact name or alias, then an abbreviation of
+ * at least min-abbrev characters, then a unique prefix), and the handlers.
+ *
+ * Handlers parse arguments, call src/session and print through print.c.
+ * Stepping, reverse execution and `record goto` are single session calls:
+ * no motion logic lives here.  Messages copy gdb 13's wording where a gdb
+ * user or script would look for it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ptdbg/ptdbg.h"
+#include "shell.h"
+
+typedef int (*cmd_fn)(struct shell *sh, const char *args);
+
+enum cmd_flags {
+	CMD_REPEAT = 1 << 0, /* an empty line repeats it */
+	CMD_ALIAS = 1 << 1,  /* not listed by help and ambiguity messages */
+};
+
+struct cmd {
+	const char *name;
+	int min;          /* abbreviations of at least this many chars always match */
+	cmd_fn fn;
+	unsigned flags;
+	const char *help; /* for aliases: the command they stand for */
+};
+
+int shell_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fflush(stderr);
+	return -1;
+}
+
+static const char *skipws(const char *p)
+{
+	while (p && isspace((unsigned char)*p))
+		p++;
+	return p ? p : "";
+}
+
+/* Splits the first word of @line into @word; returns the rest, trimmed. */
+static const char *first_word(const char *line, char *word, size_t n)
+{
+	size_t i = 0;
+
+	line = skipws(line);
+	while (*line && !isspace((unsigned char)*line) && i + 1 < n)
+		word[i++] = *line++;
+	word[i] = '\0';
+	while (*line && !isspace((unsigned char)*line))
+		line++;
+	return skipws(line);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Finds @word in @tab.  Returns the entry, or NULL after printing gdb's
+ * "Undefined"/"Ambiguous" message built from @what ("" for the top level,
+ * "info " for info subcommands) and @help_hint.
+ */
+static const struct cmd *lookup(const struct cmd *tab, const char *word, const char *what,
+				const char *help_hint, int quiet)
+{
+	const struct cmd *c, *found = NULL;
+	const char *names[64];
+	size_t len = strlen(word), nmatch = 0, i;
+	char list[1024];
+	size_t used = 0;
+
+	for (c = tab; c->name; c++)
+		if (!strcmp(c->name, word))
+			return c;
+	for (c = tab; c->name; c++)
+		if (c->min && len >= (size_t)c->min && !strncmp(c->name, word, len))
+			return c;
+	for (c = tab; c->name; c++) {
+		if (strncmp(c->name, word, len))
+			continue;
+		if (!found || (c->fn != found->fn)) {
+			if (nmatch < sizeof(names) / sizeof(names[0]))
+				names[nmatch] = c->name;
+			nmatch++;
+		}
+		if (!found)
+			found = c;
+	}
+	if (nmatch == 1 && len)
+		return found;
+	if (quiet)
+		return NULL;
+	if (nmatch > 1 && len) {
+		qsort(names, nmatch, sizeof(names[0]), name_cmp);
+		list[0] = '\0';
+		for (i = 0; i < nmatch && used < sizeof(list); i++)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+						 i ? ", " : "", names[i]);
+		shell_error("Ambiguous %scommand \"%s\": %s.", what, word, list);
+		return NULL;
+	}
+	shell_error("Undefined %scommand: \"%s\".  Try \"help%s%.*s\".", what, word,
+		    help_hint[0] ? " " : "", (int)strlen(help_hint), help_hint);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                              */
+
+static int require_process(struct shell *sh)
+{
+	if (!ptd_session_alive(sh->s))
+		return shell_error("The program is not being run.");
+	return 0;
+}
+
+static int require_recording(struct shell *sh)
+{
+	if (!ptd_session_alive(sh->s) || !ptd_session_recording(sh->s))
+		return shell_error("No recording is currently active.\n"
+				   "Use the \"record\" or \"record step\" command first.");
+	return 0;
+}
+
+static int session_error(int rc, const char *fallback)
+{
+	const char *msg = ptd_last_error(rc);
+
+	if (rc == -ptde_not_running || rc == -ptde_exited)
+		return shell_error("The program is not being run.");
+	if (fallback)
+		return shell_error("%s", fallback);
+	return shell_error("%s", msg && msg[0] ? msg : ptd_errstr(rc));
+}
+
+/* Parses an optional count argument (default 1). */
+static int parse_count(struct shell *sh, const char *args, uint64_t *count)
+{
+	enum expr_kind k;
+
+	*count = 1;
+	args = skipws(args);
+	if (!*args)
+		return 0;
+	if (shell_eval(sh, args, count, &k) < 0)
+		return -1;
+	if (k == EXPR_UNAVAILABLE)
+		return shell_error("value is not available");
+	return 0;
+}
+
+/* Parses a non-negative decimal integer; returns 0 or -1 (no message). */
+static int parse_uint(const char *s, uint64_t *out)
+{
+	char *end;
+
+	s = skipws(s);
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*skipws(end))
+		return -1;
+	return 0;
+}
+
+static int find_bp(struct shell *sh, int id, struct ptd_bpinfo *out)
+{
+	int i, n = ptd_session_bp_count(sh->s);
+
+	for (i = 0; i < n; i++)
+		if (ptd_session_bp_get(sh->s, i, out) >= 0 && out->id == id)
+			return 0;
+	return -1;
+}
+
+/* Temporary breakpoints are deleted when hit, so remember them before a
+ * resume to print "Temporary breakpoint N, ". */
+#define MAX_TEMP 64
+struct temp_snapshot {
+	int ids[MAX_TEMP];
+	int n;
+};
+
+static void snapshot_temps(struct shell *sh, struct temp_snapshot *t)
+{
+	struct ptd_bpinfo bi;
+	int i, n = ptd_session_bp_count(sh->s);
+
+	t->n = 0;
+	for (i = 0; i < n && t->n < MAX_TEMP; i++)
+		if (ptd_session_bp_get(sh->s, i, &bi) >= 0 && bi.temporary)
+			t->ids[t->n++] = bi.id;
+}
+
+static int was_temp(const struct temp_snapshot *t, int id)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->ids[i] == id)
+			return 1;
+	return 0;
+}
+
+static void clear_listing_state(struct shell *sh)
+{
+	sh->ih_valid = 0;
+	sh->ch_valid = 0;
+}
+
+void shell_sync(struct shell *sh)
+{
+	char link[64];
+	ssize_t n;
+
+	sh->pc.sym = ptd_session_symbols(sh->s);
+	if (ptd_session_alive(sh->s) && !sh->main_module[0]) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)ptd_session_pid(sh->s));
+		n = readlink(link, sh->main_module, sizeof(sh->main_module) - 1);
+		if (n > 0)
+			sh->main_module[n] = '\0';
+		else
+			sh->main_module[0] = '\0';
+	}
+	sh->pc.main_module = sh->main_module[0] ? sh->main_module : NULL;
+}
+
+void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int temporary, int finish)
+{
+	struct ptd_event e = *ev;
+	struct ptd_line li;
+
+	shell_sync(sh);
+	if (finish && e.kind == PTD_EVENT_STEPPED)
+		e.new_frame = 1;
+	ptd_print_stop(&sh->pc, &e, temporary, ptd_session_pid(sh->s));
+	clear_listing_state(sh);
+	sh->x_valid = 0;
+	if (e.kind == PTD_EVENT_EXITED || e.kind == PTD_EVENT_KILLED) {
+		sh->main_module[0] = '\0';
+		return;
+	}
+	if (sh->pc.sym && ptd_symbols_line(sh->pc.sym, e.pc, &li) >= 0 && li.file) {
+		snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
+		sh->list_line = li.line;
+		sh->list_next = 0;
+	}
+}
+
+static void print_current_frame(struct shell *sh, int level, enum ptd_print_what what)
+{
+	uint64_t pc;
+
+	if (ptd_session_pc(sh->s, &pc) < 0)
+		return;
+	ptd_print_frame(&sh->pc, pc, level, 0, -1, what);
+}
+
+/* ------------------------------------------------------------------ */
+/* Running                                                              */
+
+static int split_args(const char *args, char ***out)
+{
+	char **v = NULL, *w;
+	int n = 0;
+	const char *p = skipws(args);
+
+	while (*p) {
+		size_t len = 0, cap = strlen(p) + 1;
+		char q = 0;
+
+		w = malloc(cap);
+		if (!w)
+			break;
+		while (*p && (q || !isspace((unsigned char)*p))) {
+			if (q && *p == q) {
+				q = 0;
+				p++;
+			} else if (!q && (*p == '"' || *p == '\'')) {
+				q = *p++;
+			} else if (*p == '\\' && p[1] && q != '\'') {
+				w[len++] = p[1];
+				p += 2;
+			} else {
+				w[len++] = *p++;
+			}
+		}
+		w[len] = '\0';
+		v = realloc(v, sizeof(*v) * (size_t)(n + 2));
+		v[n++] = w;
+		v[n] = NULL;
+		p = skipws(p);
+	}
+	*out = v;
+	return n;
+}
+
+static void free_args(char **v)
+{
+	int i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int do_run(struct shell *sh, const char *args, int start)
+{
+	const char *prog = ptd_session_program(sh->s);
+	struct temp_snapshot temps;
+	struct ptd_event ev;
+	int rc;
+
+	if (!prog)
+		return shell_error("No executable file specified.\n"
+				   "Use the \"file\" or \"exec-file\" command.");
+	if (*skipws(args)) {
+		char **words = NULL, **argv;
+		int n = split_args(args, &words), i;
+
+		argv = calloc((size_t)n + 2, sizeof(*argv));
+		if (!argv) {
+			free_args(words);
+			return shell_error("out of memory");
+		}
+		argv[0] = (char *)prog;
+		for (i = 0; i < n; i++)
+			argv[i + 1] = words[i];
+		rc = ptd_session_set_program(sh->s, argv);
+		free(argv);
+		free_args(words);
+		if (rc < 0)
+			return session_error(rc, NULL);
+		prog = ptd_session_program(sh->s);
+	}
+	if (ptd_session_alive(sh->s))
+		ptd_session_kill(sh->s);
+	sh->main_module[0] = '\0';
+	clear_listing_state(sh);
+
+	if (start) {
+		struct ptd_bpinfo bi;
+
+		ptd_clear_error();
+		rc = ptd_session_break(sh->s, "main", 1);
+		if (rc < 0)
+			return shell_error("No symbol table loaded.  Use the \"file\" command.");
+		if (find_bp(sh, rc, &bi) == 0 && bi.file)
+			printf("Temporary breakpoint %d at 0x%" PRIx64 ": file %s, line %d.\n", bi.id,
+			       bi.addr, ptd_print_filename(bi.file), bi.line);
+		else if (find_bp(sh, rc, &bi) == 0)
+			printf("Temporary breakpoint %d at 0x%" PRIx64 "\n", bi.id, bi.addr);
+	}
+	if (sh->from_tty) {
+		printf("Starting program: %s", prog);
+		/* the arguments as set */
+		printf("%s%s\n", *skipws(args) ? " " : "", skipws(args));
+	}
+	fflush(stdout);
+	snapshot_temps(sh, &temps);
+	ptd_clear_error();
+	rc = ptd_session_run(sh->s, 0, &ev);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id), 0);
+	return 0;
+}
+
+static int cmd_run(struct shell *sh, const char *args)
+{
+	return do_run(sh, args, 0);
+}
+
+static int cmd_start(struct shell *sh, const char *args)
+{
+	return do_run(sh, args, 1);
+}
+
+static int cmd_attach(struct shell *sh, const char *args)
+{
+	uint64_t pid;
+	int rc;
+
+	args = skipws(args);
+	if (!*args)
+		return shell_error("Argument required (process-id to attach).");
+	if (parse_uint(args, &pid) < 0 || pid == 0 || pid > INT32_MAX)
+		return shell_error("Illegal process-id: %s.", args);
+	if (ptd_session_alive(sh->s))
+		return shell_error("A program is being debugged already.  Kill or detach it first.");
+	ptd_clear_error();
+	rc = ptd_session_attach(sh->s, (pid_t)pid);
+	if (rc == -ptde_nosrch)
+		return shell_error("ptrace: No such process.");
+	if (rc == -ptde_perm)
+		return shell_error("ptrace: Operation not permitted.");
+	if (rc < 0)
+		return session_error(rc, NULL);
+	sh->main_module[0] = '\0';
+	shell_sync(sh);
+	clear_listing_state(sh);
+	if (sh->from_tty)
+		printf("Attaching to process %d\n", (int)pid);
+	print_current_frame(sh, -1, PTD_PRINT_SRC_AND_LOC);
+	return 0;
+}
+
+static int cmd_detach(struct shell *sh, const char *args)
+{
+	pid_t pid = ptd_session_pid(sh->s);
+	int rc;
+
+	if (require_process(sh) < 0)
+		return -1;
+	ptd_clear_error();
+	rc = ptd_session_detach(sh->s);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	printf("[Inferior 1 (process %d) detached]\n", (int)pid);
+	sh->main_module[0] = '\0';
+	clear_listing_state(sh);
+	return 0;
+}
+
+static int cmd_kill(struct shell *sh, const char *args)
+{
+	pid_t pid = ptd_session_pid(sh->s);
+	int rc;
+
+	if (require_process(sh) < 0)
+		return -1;
+	ptd_clear_error();
+	rc = ptd_session_kill(sh->s);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	printf("[Inferior 1 (process %d) killed]\n", (int)pid);
+	sh->main_module[0] = '\0';
+	clear_listing_state(sh);
+	return 0;
+}
+
+static int cmd_quit(struct shell *sh, const char *args)
+{
+	uint64_t code = 0;
+	enum expr_kind k;
+
+	if (*skipws(args) && shell_eval(sh, args, &code, &k) < 0)
+		return -1;
+	sh->quit = 1;
+	sh->quit_code = (int)code;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Motions                                                              */
+
+static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int reverse)
+{
+	struct temp_snapshot temps;
+	struct ptd_event ev;
+	uint64_t count, i;
+	int rc;
+
+	if (m == PTD_MOTION_FINISH || m == PTD_MOTION_CONTINUE) {
+		/* continue N means "ignore this breakpoint N-1 times" in gdb;
+		 * finish takes no argument. */
+		if (m == PTD_MOTION_FINISH && *skipws(args))
+			return shell_error("The \"finish\" command does not take any arguments.");
+		count = 1;
+	} else if (parse_count(sh, args, &count) < 0) {
+		return -1;
+	}
+	if (!ptd_session_alive(sh->s)) {
+		if (reverse)
+			return shell_error("Target %s does not support this command.",
+					   ptd_session_program(sh->s) ? "exec" : "None");
+		return shell_error("The program is not being run.");
+	}
+	if (reverse && !ptd_session_recording(sh->s))
+		return shell_error("Target native does not support this command.");
+	if (sh->from_tty) {
+		if (m == PTD_MOTION_CONTINUE) {
+			printf("Continuing.\n");
+		} else if (m == PTD_MOTION_FINISH) {
+			printf("%s", reverse ? "Run back to call of " : "Run till exit from ");
+			print_current_frame(sh, 0, PTD_PRINT_LOCATION);
+		}
+	}
+	fflush(stdout);
+	memset(&ev, 0, sizeof(ev));
+	snapshot_temps(sh, &temps);
+	for (i = 0; i < count; i++) {
+		ptd_clear_error();
+		rc = ptd_session_motion(sh->s, m, reverse, &ev);
+		if (rc < 0) {
+			clear_listing_state(sh);
+			return session_error(rc, NULL);
+		}
+		if (ev.kind != PTD_EVENT_STEPPED)
+			break;
+	}
+	if (count == 0)
+		return 0;
+	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id),
+			  m == PTD_MOTION_FINISH);
+	return 0;
+}
+
+#define MOTION(fn, m, rev) \
+	static int fn(struct shell *sh, const char *args) { return do_motion(sh, args, m, rev); }
+MOTION(cmd_continue, PTD_MOTION_CONTINUE, 0)
+MOTION(cmd_step, PTD_MOTION_STEP, 0)
+MOTION(cmd_next, PTD_MOTION_NEXT, 0)
+MOTION(cmd_stepi, PTD_MOTION_STEPI, 0)
+MOTION(cmd_nexti, PTD_MOTION_NEXTI, 0)
+MOTION(cmd_finish, PTD_MOTION_FINISH, 0)
+MOTION(cmd_rcontinue, PTD_MOTION_CONTINUE, 1)
+MOTION(cmd_rstep, PTD_MOTION_STEP, 1)
+MOTION(cmd_rnext, PTD_MOTION_NEXT, 1)
+MOTION(cmd_rstepi, PTD_MOTION_STEPI, 1)
+MOTION(cmd_rnexti, PTD_MOTION_NEXTI, 1)
+MOTION(cmd_rfinish, PTD_MOTION_FINISH, 1)
+
+/* ------------------------------------------------------------------ */
+/* Breakpoints                                                          */
+
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+static int do_break(struct shell *sh, const char *args, int temporary)
+{
+	const char *kind = temporary ? "Temporary breakpoint" : "Breakpoint";
+	char spec[512];
+	struct ptd_bpinfo bi;
+	int rc;
+
+	args = skipws(args);
+	snprintf(spec, sizeof(spec), "%s", args);
+	/* trailing blanks are not part of the location */
+	for (rc = (int)strlen(spec); rc > 0 && isspace((unsigned char)spec[rc - 1]); rc--)
+		spec[rc - 1] = '\0';
+	if (!spec[0]) {
+		uint64_t pc;
+
+		if (!ptd_session_alive(sh->s) || ptd_session_pc(sh->s, &pc) < 0)
+			return shell_error("No default breakpoint address now.");
+		snprintf(spec, sizeof(spec), "*0x%" PRIx64, pc);
+	} else if (spec[0] == '*') {
+		/* Evaluate *EXPR here so "*$pc + 4" and "*main+4" work. */
+		uint64_t addr;
+		enum expr_kind k;
+
+		if (shell_eval(sh, spec + 1, &addr, &k) < 0)
+			return -1;
+		if (k == EXPR_UNAVAILABLE)
+			return shell_error("value is not available");
+		snprintf(spec, sizeof(spec), "*0x%" PRIx64, addr);
+	}
+	ptd_clear_error();
+	rc = ptd_session_break(sh->s, spec, temporary);
+	if (rc < 0) {
+		const char *colon = strrchr(spec, ':');
+
+		if (rc != -ptde_notfound)
+			return session_error(rc, NULL);
+		if (spec[0] == '*')
+			return shell_error("Cannot access memory at address %s", spec + 1);
+		if (!ptd_session_symbols(sh->s) && !ptd_session_program(sh->s))
+			return shell_error("No symbol table is loaded.  Use the \"file\" command.");
+		if (all_digits(spec))
+			return shell_error("No line %s in the current file.", spec);
+		if (colon && all_digits(colon + 1))
+			return shell_error("No line %s in file \"%.*s\".", colon + 1,
+					   (int)(colon - spec), spec);
+		return shell_error("Function \"%s\" not defined.", spec);
+	}
+	if (find_bp(sh, rc, &bi) < 0) {
+		printf("%s %d at %s\n", kind, rc, spec);
+		return 0;
+	}
+	if (!bi.addr)
+		printf("%s %d (%s) pending.\n", kind, bi.id, spec);
+	else if (bi.file && bi.line > 0)
+		printf("%s %d at 0x%" PRIx64 ": file %s, line %d.\n", kind, bi.id, bi.addr,
+		       ptd_print_filename(bi.file), bi.line);
+	else
+		printf("%s %d at 0x%" PRIx64 "\n", kind, bi.id, bi.addr);
+	return 0;
+}
+
+static int cmd_break(struct shell *sh, const char *args)
+{
+	return do_break(sh, args, 0);
+}
+
+static int cmd_tbreak(struct shell *sh, const char *args)
+{
+	return do_break(sh, args, 1);
+}
+
+static int cmd_delete(struct shell *sh, const char *args)
+{
+	char word[64];
+	uint64_t id;
+	int failed = 0;
+
+	args = skipws(args);
+	if (!strncmp(args, "breakpoints", 11) && (!args[11] || isspace((unsigned char)args[11])))
+		args = skipws(args + 11);
+	if (!*args) {
+		ptd_session_delete(sh->s, 0);
+		return 0;
+	}
+	while (*args) {
+		args = first_word(args, word, sizeof(word));
+		if (parse_uint(word, &id) < 0 || id == 0 || id > INT32_MAX) {
+			shell_error("Convenience variable must have integer value.\n"
+				    "Args must be numbers or '$' variables.");
+			return -1;
+		}
+		if (ptd_session_delete(sh->s, (int)id) < 0) {
+			shell_error("No breakpoint number %" PRIu64 ".", id);
+			failed = 1;
+		}
+	}
+	return failed ? -1 : 0;
+}
+
+static int info_breakpoints(struct shell *sh, const char *args)
+{
+	struct ptd_bpinfo bi;
+	int i, n = ptd_session_bp_count(sh->s), shown = 0;
+	char addr[24];
+
+	for (i = 0; i < n; i++) {
+		if (ptd_session_bp_get(sh->s, i, &bi) < 0)
+			continue;
+		if (!shown++)
+			printf("Num     Type           Disp Enb Address            What\n");
+		if (bi.addr)
+			ptd_print_addr16(addr, sizeof(addr), bi.addr);
+		else
+			snprintf(addr, sizeof(addr), "<PENDING>");
+		printf("%-7d %-14s %-4s %-3s %-18s ", bi.id, "breakpoint", bi.temporary ? "del" : "keep",
+		       "y", addr);
+		if (!bi.addr)
+			printf("%s\n", bi.spec ? bi.spec : "");
+		else if (bi.func && bi.file && bi.line > 0)
+			printf("in %s at %s:%d\n", bi.func, ptd_print_filename(bi.file), bi.line);
+		else if (bi.func) {
+			struct ptd_symbol s;
+
+			if (sh->pc.sym && ptd_symbols_lookup(sh->pc.sym, bi.addr, &s) >= 0 && s.offset)
+				printf("<%s+%" PRIu64 ">\n", s.name, s.offset);
+			else
+				printf("<%s>\n", bi.func);
+		} else
+			printf("\n");
+		if (bi.hits)
+			printf("\tbreakpoint already hit %u time%s\n", bi.hits, bi.hits == 1 ? "" : "s");
+	}
+	if (!shown)
+		printf("No breakpoints or watchpoints.\n");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Recording and history                                               */
+
+static int record_start(struct shell *sh, int method)
+{
+	int rc;
+
+	if (require_process(sh) < 0)
+		return -1;
+	if (ptd_session_recording(sh->s))
+		return shell_error("The process is already being recorded.  Use \"record stop\" to "
+				   "stop recording first.");
+	ptd_clear_error();
+	rc = ptd_session_record_start(sh->s, (enum ptd_method)method);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	clear_listing_state(sh);
+	return 0;
+}
+
+static int cmd_record_stop(struct shell *sh, const char *args)
+{
+	int rc;
+
+	if (require_recording(sh) < 0)
+		return -1;
+	ptd_clear_error();
+	rc = ptd_session_record_stop(sh->s);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	clear_listing_state(sh);
+	printf("Process record is stopped and all execution logs are deleted.\n");
+	return 0;
+}
+
+static int cmd_record_step(struct shell *sh, const char *args)
+{
+	return record_start(sh, PTD_METHOD_STEP);
+}
+
+static int cmd_record_method(struct shell *sh, const char *name)
+{
+	int m;
+
+	ptd_clear_error();
+	m = ptd_method_parse(name);
+	if (m < 0)
+		return shell_error("%s", ptd_last_error(m));
+	return record_start(sh, m);
+}
+
+static int cmd_record_soft(struct shell *sh, const char *args)
+{
+	return cmd_record_method(sh, "soft");
+}
+
+static int cmd_record_pt(struct shell *sh, const char *args)
+{
+	return cmd_record_method(sh, "pt");
+}
+
+static int cmd_record_bts(struct shell *sh, const char *args)
+{
+	return cmd_record_method(sh, "bts");
+}
+
+static int cmd_record_auto(struct shell *sh, const char *args)
+{
+	return cmd_record_method(sh, "auto");
+}
+
+static int cmd_record_goto(struct shell *sh, const char *args)
+{
+	struct ptd_event ev;
+	uint64_t n;
+	int rc;
+
+	args = skipws(args);
+	if (!*args)
+		return shell_error("Command requires an argument (insn number to go to).");
+	if (require_recording(sh) < 0)
+		return -1;
+	if (strcmp(args, "begin") && strcmp(args, "start") && strcmp(args, "end") &&
+	    parse_uint(args, &n) < 0)
+		return shell_error("Expected positive number, got: %s.", args);
+	ptd_clear_error();
+	memset(&ev, 0, sizeof(ev));
+	rc = ptd_session_goto(sh->s, args, &ev);
+	if (rc == -ptde_eos || rc == -ptde_bos || rc == -ptde_notfound || rc == -ptde_invalid)
+		return shell_error("No such instruction.");
+	if (rc < 0)
+		return session_error(rc, NULL);
+	clear_listing_state(sh);
+	shell_sync(sh);
+	/* gdb's btrace prints the frame with its level after a goto. */
+	print_current_frame(sh, 0, PTD_PRINT_SRC_AND_LOC);
+	{
+		struct ptd_line li;
+		uint64_t pc;
+
+		if (ptd_session_pc(sh->s, &pc) >= 0 && sh->pc.sym &&
+		    ptd_symbols_line(sh->pc.sym, pc, &li) >= 0 && li.file) {
+			snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
+			sh->list_line = li.line;
+			sh->list_next = 0;
+		}
+	}
+	return 0;
+}
+
+/* Modifiers "/mrfp" of instruction-history, "/lic" of function-call-history. */
+static int parse_modifiers(const char **args, const char *allowed, unsigned *mods)
+{
+	const char *p = skipws(*args);
+
+	*mods = 0;
+	while (*p == '/') {
+		p++;
+		if (!*p || isspace((unsigned char)*p))
+			return shell_error("Missing modifier.");
+		for (; *p && !isspace((unsigned char)*p); p++) {
+			const char *f;
+
+			if (*p == '/')
+				continue;
+			f = strchr(allowed, *p);
+			if (!f)
+				return shell_error("Invalid modifier: %c.", *p);
+			*mods |= 1u << (f - allowed);
+		}
+		p = skipws(p);
+	}
+	*args = p;
+	return 0;
+}
+
+/* Range arguments: "" | + | - | N | N,M | N,+M | N,-M.  *@mode: 0 = context
+ * (size in *@a: +size/-size), 1 = range [*a, *b] inclusive. */
+static int parse_history_range(const char *args, int size, int *mode, int64_t *a, int64_t *b,
+			       int *explicit_args)
+{
+	char *end;
+	uint64_t begin, n;
+
+	*explicit_args = 0;
+	args = skipws(args);
+	if (!*args || !strcmp(args, "+")) {
+		*mode = 0;
+		*a = size;
+		return 0;
+	}
+	if (!strcmp(args, "-")) {
+		*mode = 0;
+		*a = -size;
+		return 0;
+	}
+	*explicit_args = 1;
+	if (!isdigit((unsigned char)*args))
+		return shell_error("Expected positive number, got: %s.", args);
+	begin = strtoull(args, &end, 10);
+	args = skipws(end);
+	if (*args == ',') {
+		args = skipws(args + 1);
+		if (*args == '+' || *args == '-') {
+			int neg = *args == '-';
+
+			args = skipws(args + 1);
+			if (!isdigit((unsigned char)*args))
+				return shell_error("Expected positive number, got: %s.", args);
+			n = strtoull(args, &end, 10);
+			if (*skipws(end))
+				return shell_error("Junk after argument: %s.", skipws(end));
+			if (!n)
+				return shell_error("Bad record instruction-history-size.");
+			/* gdb's *_history_from */
+			if (neg) {
+				*b = (int64_t)begin;
+				*a = begin < n ? 0 : (int64_t)(begin - n + 1);
+			} else {
+				*a = (int64_t)begin;
+				*b = (int64_t)(begin + n - 1);
+			}
+			*mode = 1;
+			return 0;
+		}
+		if (!isdigit((unsigned char)*args))
+			return shell_error("Expected positive number, got: %s.", args);
+		n = strtoull(args, &end, 10);
+		if (*skipws(end))
+			return shell_error("Junk after argument: %s.", skipws(end));
+		*a = (int64_t)begin;
+		*b = (int64_t)n;
+		*mode = 1;
+		return 0;
+	}
+	if (*args)
+		return shell_error("Junk after argument: %s.", args);
+	*a = (int64_t)begin;
+	*b = (int64_t)(begin + (uint64_t)size - 1);
+	*mode = 1;
+	return 0;
+}
+
+/*
+ * Computes the next listing window over numbers [lo, hi) like gdb's
+ * btrace insn_history/call_history: the first listing starts at @start
+ * (the replay position, or hi when live) and extends in the requested
+ * direction, then fills up the other way; repeats continue from the last
+ * window.  Returns the number of items covered.
+ */
+static uint64_t history_window(int *valid, uint64_t *wb, uint64_t *we, uint64_t lo, uint64_t hi,
+			       uint64_t start, int64_t size)
+{
+	uint64_t context = (uint64_t)(size < 0 ? -size : size), b, e, covered;
+
+	if (!*valid) {
+		b = e = start;
+		if (size < 0) {
+			covered = e < hi ? 1 : 0;
+			e += covered;
+			{
+				uint64_t back = context - covered;
+
+				b = b - lo >= back ? b - back : lo;
+			}
+			covered = e - b;
+			e = hi - e >= context - covered ? e + (context - covered) : hi;
+		} else {
+			e = hi - b >= context ? b + context : hi;
+			covered = e - b;
+			b = b - lo >= context - covered ? b - (context - covered) : lo;
+		}
+	} else if (size < 0) {
+		e = *wb;
+		b = e - lo >= context ? e - context : lo;
+	} else {
+		b = *we;
+		e = hi - b >= context ? b + context : hi;
+	}
+	*wb = b;
+	*we = e;
+	*valid = 1;
+	return e - b;
+}
+
+static int cmd_record_insn_history(struct shell *sh, const char *args)
+{
+	const struct ptd_history *h;
+	struct ptd_hcursor cur;
+	unsigned mods, flags = PTD_DIS_NUMBER;
+	int mode, explicit_args;
+	int64_t a, b;
+	uint64_t pos = 0, count = 0, hi, cur_pc = 0, n;
+	struct ptd_line li;
+	char last_file[4096] = "";
+	int last_line = 0;
+
+	if (require_recording(sh) < 0)
+		return -1;
+	/* m and s both interleave source, as in gdb */
+	if (parse_modifiers(&args, "msrfp", &mods) < 0)
+		return -1;
+	if (mods & 4)
+		flags |= PTD_DIS_RAW;
+	if (mods & 8)
+		flags |= PTD_DIS_OMIT_FNAME;
+	if (mods & 16)
+		flags |= PTD_DIS_OMIT_PC;
+	if (parse_history_range(args, sh->insn_history_size, &mode, &a, &b, &explicit_args) < 0)
+		return -1;
+	h = ptd_session_history(sh->s);
+	if (!h || ptd_session_position(sh->s, &pos, &count) < 0 || !count)
+		return shell_error("No trace.");
+	/* The tail (current instruction, not yet executed) is not listed. */
+	hi = ptd_history_tail(h) ? count : count + 1;
+	ptd_session_pc(sh->s, &cur_pc);
+	shell_sync(sh);
+
+	if (mode == 0) {
+		uint64_t start = ptd_session_replaying(sh->s) ? pos : hi;
+
+		if (!history_window(&sh->ih_valid, &sh->ih_begin, &sh->ih_end, 1, hi, start, a)) {
+			printf(a < 0 ? "At the start of the branch trace record.\n"
+				     : "At the end of the branch trace record.\n");
+			return 0;
+		}
+	} else {
+		if (b < a)
+			return shell_error("Bad range.");
+		if (a < 1 || (uint64_t)a > count)
+			return shell_error("Range out of bounds.");
+		sh->ih_begin = (uint64_t)a;
+		sh->ih_end = (uint64_t)b + 1 < hi ? (uint64_t)b + 1 : hi;
+		if (sh->ih_end < sh->ih_begin)
+			sh->ih_end = sh->ih_begin;
+		sh->ih_valid = 1;
+	}
+
+	if (sh->ih_end <= sh->ih_begin || ptd_hcursor_goto(&cur, h, sh->ih_begin) < 0)
+		return 0;
+	for (n = sh->ih_begin; n < sh->ih_end; n++) {
+		if (cur.is_gap) {
+			ptd_print_gap(&sh->pc, n, cur.gap_reason, NULL, 0);
+		} else {
+			if ((mods & 3) && sh->pc.sym && ptd_symbols_line(sh->pc.sym, cur.ip, &li) >= 0 &&
+			    li.file && li.lo == cur.ip && li.is_stmt &&
+			    (li.line != last_line || strcmp(li.file, last_file))) {
+				char text[4096];
+
+				snprintf(last_file, sizeof(last_file), "%s", li.file);
+				last_line = li.line;
+				if (ptd_symbols_source_line(sh->pc.sym, li.file, li.line, text,
+							    sizeof(text)) >= 0)
+					printf("%s:%d\t%s\n", ptd_print_filename(li.file), li.line, text);
+				else
+					printf("%d\tin %s\n", li.line, ptd_print_filename(li.file));
+			}
+			ptd_print_insn(&sh->pc, n, cur.ip, cur_pc, flags);
+		}
+		if (n + 1 < sh->ih_end && ptd_hcursor_next(&cur) < 0)
+			break;
+	}
+	return 0;
+}
+
+static int cmd_record_call_history(struct shell *sh, const char *args)
+{
+	const struct ptd_calls *calls;
+	const struct ptd_callseg *seg;
+	const struct ptd_history *h;
+	unsigned mods, flags = 0;
+	int mode, explicit_args, min_level;
+	int64_t a, b;
+	uint64_t pos = 0, count = 0, ncalls, i;
+
+	if (require_recording(sh) < 0)
+		return -1;
+	if (parse_modifiers(&args, "lic", &mods) < 0)
+		return -1;
+	if (mods & 1)
+		flags |= PTD_CALL_SRC_LINE;
+	if (mods & 2)
+		flags |= PTD_CALL_INSN_RANGE;
+	if (mods & 4)
+		flags |= PTD_CALL_INDENT;
+	if (parse_history_range(args, sh->call_history_size, &mode, &a, &b, &explicit_args) < 0)
+		return -1;
+	h = ptd_session_history(sh->s);
+	calls = ptd_session_calls(sh->s);
+	if (!h || !calls || ptd_session_position(sh->s, &pos, &count) < 0 ||
+	    !(ncalls = ptd_calls_count(calls)))
+		return shell_error("No trace.");
+	shell_sync(sh);
+	min_level = ptd_calls_min_level(calls);
+
+	if (mode == 0) {
+		uint64_t start = ncalls + 1;
+
+		if (ptd_session_replaying(sh->s)) {
+			seg = ptd_calls_find(calls, pos);
+			if (seg)
+				start = seg->index;
+		}
+		if (!history_window(&sh->ch_valid, &sh->ch_begin, &sh->ch_end, 1, ncalls + 1, start,
+				    a)) {
+			printf(a < 0 ? "At the start of the branch trace record.\n"
+				     : "At the end of the branch trace record.\n");
+			return 0;
+		}
+	} else {
+		if (b < a)
+			return shell_error("Bad range.");
+		if (a < 1 || (uint64_t)a > ncalls)
+			return shell_error("Range out of bounds.");
+		sh->ch_begin = (uint64_t)a;
+		sh->ch_end = (uint64_t)b < ncalls ? (uint64_t)b + 1 : ncalls + 1;
+		sh->ch_valid = 1;
+	}
+	for (i = sh->ch_begin; i < sh->ch_end; i++) {
+		seg = ptd_calls_get(calls, i);
+		if (!seg)
+			break;
+		ptd_print_callseg(&sh->pc, h, seg, min_level, flags);
+	}
+	return 0;
+}
+
+static const char *method_format(int m)
+{
+	switch (m) {
+	case PTD_METHOD_STEP:
+		return "Single-step recording";
+	case PTD_METHOD_SOFT:
+		return "Software branch recording (Intel Processor Trace packets)";
+	case PTD_METHOD_PT:
+		return "Intel Processor Trace";
+	case PTD_METHOD_BTS:
+		return "Branch Trace Store";
+	default:
+		return "unknown";
+	}
+}
+
+static int info_record(struct shell *sh, const char *args)
+{
+	struct ptd_record_info ri;
+	struct ptd_thread_info th[256];
+	uint64_t gaps;
+	int rc, n, i, num = 1;
+	pid_t tid = ptd_session_pid(sh->s);
+
+	if (!ptd_session_alive(sh->s) || !ptd_session_recording(sh->s)) {
+		printf("No recording is currently active.\n");
+		return 0;
+	}
+	memset(&ri, 0, sizeof(ri));
+	ptd_clear_error();
+	rc = ptd_session_record_info(sh->s, &ri);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	printf("Active record target: ptdbg-%s\n", ptd_method_name(ri.method));
+	printf("Recording format: %s.\n", method_format(ri.method));
+	n = ptd_session_threads(sh->s, th, 256);
+	for (i = 0; i < n; i++)
+		if (th[i].current) {
+			num = th[i].num;
+			tid = th[i].tid;
+		}
+	/* count includes the tail (one number) and the gaps (one each) */
+	gaps = ri.count > ri.ninsn + 1 ? ri.count - ri.ninsn - 1 : 0;
+	if (num == 1 && tid == ptd_session_pid(sh->s))
+		printf("Recorded %" PRIu64 " instructions in %" PRIu64 " functions (%" PRIu64
+		       " gaps) for thread %d (process %d).\n",
+		       ri.ninsn, ri.ncalls, gaps, num, (int)tid);
+	else
+		printf("Recorded %" PRIu64 " instructions in %" PRIu64 " functions (%" PRIu64
+		       " gaps) for thread %d (LWP %d).\n",
+		       ri.ninsn, ri.ncalls, gaps, num, (int)tid);
+	if (ri.replaying)
+		printf("Replay in progress.  At instruction %" PRIu64 ".\n", ri.position);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Examining                                                            */
+
+static int cmd_backtrace(struct shell *sh, const char *args)
+{
+	uint64_t pcs[256], limit = 0;
+	int n, i;
+
+	if (!ptd_session_alive(sh->s))
+		return shell_error("No stack.");
+	args = skipws(args);
+	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
+		args = skipws(args + (args[0] == '-' ? 5 : 4));
+	if (*args && parse_uint(args, &limit) < 0)
+		return shell_error("No symbol \"%s\" in current context.", args);
+	shell_sync(sh);
+	ptd_clear_error();
+	n = ptd_session_backtrace(sh->s, pcs, 256);
+	if (n < 0)
+		return session_error(n, NULL);
+	for (i = 0; i < n; i++) {
+		if (limit && (uint64_t)i >= limit) {
+			printf("(More stack frames follow...)\n");
+			break;
+		}
+		ptd_print_frame(&sh->pc, pcs[i], i, i > 0, -1, PTD_PRINT_LOCATION);
+	}
+	return 0;
+}
+
+static int info_registers(struct shell *sh, const char *args)
+{
+	struct user_regs_struct r;
+	int pc_only = 0, rc, i;
+	char word[64];
+	uint64_t v;
+	const char *canon;
+
+	if (!ptd_session_alive(sh->s))
+		return shell_error("The program has no registers now.");
+	ptd_clear_error();
+	rc = ptd_session_regs(sh->s, &r, &pc_only);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	shell_sync(sh);
+	args = skipws(args);
+	if (!*args) {
+		for (i = 0; ptd_print_reg_names[i]; i++) {
+			ptd_print_reg_lookup(ptd_print_reg_names[i], &r, &v, NULL);
+			ptd_print_reg_line(&sh->pc, ptd_print_reg_names[i], v,
+					   !pc_only || !strcmp(ptd_print_reg_names[i], "rip"));
+		}
+		return 0;
+	}
+	while (*args) {
+		const char *w = word;
+
+		args = first_word(args, word, sizeof(word));
+		if (*w == '$')
+			w++;
+		if (ptd_print_reg_lookup(w, &r, &v, &canon) < 0)
+			return shell_error("Invalid register `%s'", w);
+		/* "info registers pc" shows it under the name asked for */
+		ptd_print_reg_line(&sh->pc, w, v, !pc_only || !strcmp(canon, "rip"));
+	}
+	return 0;
+}
+
+static void print_value(struct shell *sh, uint64_t v, enum expr_kind k, char fmt)
+{
+	char buf[300], sym[256];
+
+	printf("$%d = ", ++sh->value_num);
+	if (k == EXPR_UNAVAILABLE) {
+		printf("<unavailable>\n");
+		return;
+	}
+	if (fmt && fmt != 'a' && fmt != 's' && fmt != 'i') {
+		int bits = k == EXPR_INT ? 32 : 64;
+		uint64_t m = bits == 64 ? v : (v & 0xffffffffull);
+
+		switch (fmt) {
+		case 'x':
+			printf("0x%" PRIx64 "\n", m);
+			return;
+		case 'o':
+			printf("0%" PRIo64 "\n", m);
+			return;
+		case 'u':
+			printf("%" PRIu64 "\n", m);
+			return;
+		case 'd':
+			printf("%" PRId64 "\n", bits == 64 ? (int64_t)v : (int64_t)(int32_t)v);
+			return;
+		case 'c':
+			printf("%d '%c'\n", (int)(int8_t)v, isprint((int)(v & 0xff)) ? (int)(v & 0xff) : '?');
+			return;
+		case 't': {
+			int i, started = 0;
+
+			for (i = bits - 1; i >= 0; i--) {
+				if ((m >> i) & 1)
+					started = 1;
+				if (started)
+					putchar((m >> i) & 1 ? '1' : '0');
+			}
+			if (!started)
+				putchar('0');
+			putchar('\n');
+			return;
+		}
+		default:
+			break;
+		}
+	}
+	switch (k) {
+	case EXPR_CODE_PTR:
+		if (ptd_print_symbolize(&sh->pc, v, sym, sizeof(sym)) >= 0)
+			printf("(void (*)()) 0x%" PRIx64 " <%s>\n", v, sym);
+		else
+			printf("(void (*)()) 0x%" PRIx64 "\n", v);
+		break;
+	case EXPR_DATA_PTR:
+		printf("(void *) 0x%" PRIx64 "\n", v);
+		break;
+	case EXPR_EFLAGS:
+		ptd_print_eflags(buf, sizeof(buf), v);
+		printf("%s\n", buf);
+		break;
+	case EXPR_INT:
+		printf("%d\n", (int)(int32_t)v);
+		break;
+	default:
+		if (fmt == 'a' && ptd_print_symbolize(&sh->pc, v, sym, sizeof(sym)) >= 0)
+			printf("0x%" PRIx64 " <%s>\n", v, sym);
+		else if (fmt == 'a')
+			printf("0x%" PRIx64 "\n", v);
+		else
+			printf("%" PRId64 "\n", (int64_t)v);
+		break;
+	}
+}
+
+static int cmd_print(struct shell *sh, const char *args)
+{
+	uint64_t v;
+	enum expr_kind k;
+	char fmt = 0;
+
+	args = skipws(args);
+	if (*args == '/') {
+		args++;
+		while (*args && !isspace((unsigned char)*args)) {
+			if (strchr("xduotcas", *args))
+				fmt = *args;
+			else if (!isdigit((unsigned char)*args))
+				return shell_error("Undefined output format \"%c\".", *args);
+			args++;
+		}
+	}
+	shell_sync(sh);
+	if (shell_eval(sh, args, &v, &k) < 0)
+		return -1;
+	print_value(sh, v, k, fmt);
+	return 0;
+}
+
+static int cmd_echo(struct shell *sh, const char *args)
+{
+	const char *p;
+
+	/* gdb keeps the text after "echo " as is, with C escapes */
+	for (p = args; *p; p++) {
+		if (*p != '\\') {
+			putchar(*p);
+			continue;
+		}
+		switch (*++p) {
+		case 'n': putchar('\n'); break;
+		case 't': putchar('\t'); break;
+		case 'a': putchar('\a'); break;
+		case 'e': putchar('\033'); break;
+		case '\\': putchar('\\'); break;
+		case '"': putchar('"'); break;
+		case '\'': putchar('\''); break;
+		case '\0': p--; break;
+		default: putchar(*p); break;
+		}
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static int x_size_bytes(char size)
+{
+	switch (size) {
+	case 'b': return 1;
+	case 'h': return 2;
+	case 'g': return 8;
+	default: return 4;
+	}
+}
+
+static void x_label(struct shell *sh, uint64_t addr)
+{
+	char sym[256];
+
+	if (ptd_print_symbolize(&sh->pc, addr, sym, sizeof(sym)) >= 0)
+		printf("0x%" PRIx64 " <%s>:", addr, sym);
+	else
+		printf("0x%" PRIx64 ":", addr);
+}
+
+static void put_c_char(int c, int quote)
+{
+	switch (c) {
+	case '\n': printf("\\n"); return;
+	case '\t': printf("\\t"); return;
+	case '\r': printf("\\r"); return;
+	case '\a': printf("\\a"); return;
+	case '\b': printf("\\b"); return;
+	case '\f': printf("\\f"); return;
+	case '\v': printf("\\v"); return;
+	case '\033': printf("\\033"); return;
+	case '\\': printf("\\\\"); return;
+	}
+	if (c == quote)
+		printf("\\%c", c);
+	else if (isprint(c))
+		putchar(c);
+	else
+		printf("\\%03o", c & 0xff);
+}
+
+static int cmd_x(struct shell *sh, const char *args)
+{
+	uint64_t count = 1, addr, i;
+	char fmt = sh->x_fmt ? sh->x_fmt : 'x', size = sh->x_size ? sh->x_size : 'w';
+	int size_given = 0, per_line, sz;
+	enum expr_kind k;
+
+	args = skipws(args);
+	if (*args == '/') {
+		char *end;
+
+		args++;
+		if (isdigit((unsigned char)*args)) {
+			count = strtoull(args, &end, 10);
+			args = end;
+		}
+		while (*args && !isspace((unsigned char)*args)) {
+			char c = *args++;
+
+			if (strchr("bhwg", c)) {
+				size = c;
+				size_given = 1;
+			} else if (strchr("xduotacfsiz", c)) {
+				fmt = c;
+			} else {
+				return shell_error("Invalid number \"%c\".", c);
+			}
+		}
+	}
+	args = skipws(args);
+	shell_sync(sh);
+	if (*args) {
+		if (shell_eval(sh, args, &addr, &k) < 0)
+			return -1;
+		if (k == EXPR_UNAVAILABLE)
+			return shell_error("value is not available");
+	} else if (sh->x_valid) {
+		addr = sh->x_next;
+	} else {
+		return shell_error("Argument required (starting display address).");
+	}
+	if (!ptd_session_alive(sh->s))
+		return shell_error("Cannot access memory at address 0x%" PRIx64, addr);
+	if (ptd_session_replaying(sh->s))
+		printf("warning: replaying: memory is shown as it is now, not as it was at this "
+		       "point of the history\n");
+	if (fmt == 'a' && !size_given)
+		size = 'g';
+	if (fmt == 'c' && !size_given)
+		size = 'b';
+	sh->x_fmt = fmt;
+	if (fmt != 'i' && fmt != 's')
+		sh->x_size = size;
+
+	if (fmt == 'i') {
+		uint64_t cur_pc = 0;
+
+		ptd_session_pc(sh->s, &cur_pc);
+		for (i = 0; i < count; i++) {
+			int len = ptd_print_insn(&sh->pc, 0, addr, cur_pc, PTD_DIS_SHORT_ADDR);
+
+			if (len <= 0) {
+				addr += 1;
+				break;
+			}
+			addr += (uint64_t)len;
+		}
+		sh->x_next = addr;
+		sh->x_valid = 1;
+		return 0;
+	}
+	if (fmt == 's') {
+		for (i = 0; i < count; i++) {
+			unsigned char c;
+			int n = 0;
+
+			x_label(sh, addr);
+			putchar('\t');
+			if (ptd_session_read(sh->s, addr, &c, 1) != 1) {
+				printf("<error: Cannot access memory at address 0x%" PRIx64 ">\n", addr);
+				return -1;
+			}
+			putchar('"');
+			while (ptd_session_read(sh->s, addr, &c, 1) == 1 && c && n < 200) {
+				put_c_char(c, '"');
+				addr++;
+				n++;
+			}
+			putchar('"');
+			if (n == 200)
+				printf("...");
+			putchar('\n');
+			addr++;
+		}
+		sh->x_next = addr;
+		sh->x_valid = 1;
+		return 0;
+	}
+
+	sz = x_size_bytes(size);
+	per_line = sz == 1 ? 8 : sz == 2 ? 8 : sz == 4 ? 4 : 2;
+	if (fmt == 'c')
+		per_line = 8;
+	for (i = 0; i < count; i++) {
+		uint64_t v = 0;
+		unsigned char buf[8];
+
+		if (i % (uint64_t)per_line == 0) {
+			if (i)
+				putchar('\n');
+			x_label(sh, addr);
+		}
+		putchar('\t');
+		if (ptd_session_read(sh->s, addr, buf, (size_t)sz) != sz) {
+			fflush(stdout);
+			printf("Cannot access memory at address 0x%" PRIx64 "\n", addr);
+			sh->x_next = addr;
+			sh->x_valid = 1;
+			return -1;
+		}
+		memcpy(&v, buf, (size_t)sz);
+		switch (fmt) {
+		case 'x':
+		case 'z':
+			printf("0x%0*" PRIx64, sz * 2, v);
+			break;
+		case 'd': {
+			int64_t sv = sz == 1 ? (int8_t)v : sz == 2 ? (int16_t)v : sz == 4 ? (int32_t)v
+											 : (int64_t)v;
+			printf("%" PRId64, sv);
+			break;
+		}
+		case 'u':
+			printf("%" PRIu64, v);
+			break;
+		case 'o':
+			printf(v ? "0%" PRIo64 : "%" PRIo64, v);
+			break;
+		case 't': {
+			int b;
+
+			for (b = sz * 8 - 1; b >= 0; b--)
+				putchar((v >> b) & 1 ? '1' : '0');
+			break;
+		}
+		case 'c':
+			printf("%d '", (int)(int8_t)v);
+			put_c_char((int)(v & 0xff), '\'');
+			putchar('\'');
+			break;
+		case 'a': {
+			char sym[256];
+
+			if (ptd_print_symbolize(&sh->pc, v, sym, sizeof(sym)) >= 0)
+				printf("0x%" PRIx64 " <%s>", v, sym);
+			else
+				printf("0x%" PRIx64, v);
+			break;
+		}
+		default:
+			printf("0x%0*" PRIx64, sz * 2, v);
+			break;
+		}
+		addr += (uint64_t)sz;
+	}
+	putchar('\n');
+	sh->x_next = addr;
+	sh->x_valid = 1;
+	return 0;
+}
+
+static int cmd_disassemble(struct shell *sh, const char *args)
+{
+	unsigned mods = 0, flags = PTD_DIS_OMIT_FNAME;
+	uint64_t addr, cur_pc = 0, a;
+	struct ptd_symbol s;
+	enum expr_kind k;
+
+	if (parse_modifiers(&args, "rmsb", &mods) < 0)
+		return -1;
+	if (mods & (1 | 8))
+		flags |= PTD_DIS_RAW;
+	shell_sync(sh);
+	if (ptd_session_alive(sh->s))
+		ptd_session_pc(sh->s, &cur_pc);
+	if (!*skipws(args)) {
+		if (!ptd_session_alive(sh->s))
+			return shell_error("No frame selected.");
+		addr = cur_pc;
+		if (!sh->pc.sym || ptd_symbols_lookup(sh->pc.sym, addr, &s) < 0 || !s.size)
+			return shell_error("No function contains program counter for selected frame.");
+	} else {
+		if (shell_eval(sh, args, &addr, &k) < 0)
+			return -1;
+		if (!sh->pc.sym || ptd_symbols_lookup(sh->pc.sym, addr, &s) < 0 || !s.size)
+			return shell_error("No function contains specified address.");
+	}
+	printf("Dump of assembler code for function %s:\n", s.name);
+	for (a = s.start; a < s.start + s.size;) {
+		int len = ptd_print_insn(&sh->pc, 0, a, cur_pc, flags);
+
+		if (len <= 0)
+			break;
+		a += (uint64_t)len;
+	}
+	printf("End of assembler dump.\n");
+	return 0;
+}
+
+static void thread_target_id(struct shell *sh, const struct ptd_thread_info *t, int nthreads,
+			     char *out, size_t n)
+{
+	char path[64], comm[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)ptd_session_pid(sh->s),
+		 (int)t->tid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	if (nthreads == 1 && t->tid == ptd_session_pid(sh->s))
+		snprintf(out, n, "process %d", (int)t->tid);
+	else
+		snprintf(out, n, "LWP %d", (int)t->tid);
+	if (comm[0]) {
+		size_t used = strlen(out);
+
+		snprintf(out + used, n - used, " \"%s\"", comm);
+	}
+}
+
+static int info_threads(struct shell *sh, const char *args)
+{
+	struct ptd_thread_info th[256];
+	char ids[256][96];
+	int n, i, w = 9;
+
+	if (!ptd_session_alive(sh->s)) {
+		printf("No threads.\n");
+		return 0;
+	}
+	shell_sync(sh);
+	n = ptd_session_threads(sh->s, th, 256);
+	if (n < 0)
+		return session_error(n, NULL);
+	for (i = 0; i < n; i++) {
+		thread_target_id(sh, &th[i], n, ids[i], sizeof(ids[i]));
+		if ((int)strlen(ids[i]) > w)
+			w = (int)strlen(ids[i]);
+	}
+	printf("  Id   %-*s Frame \n", w, "Target Id");
+	for (i = 0; i < n; i++) {
+		printf("%c %-4d %-*s ", th[i].current ? '*' : ' ', th[i].num, w, ids[i]);
+		ptd_print_frame(&sh->pc, th[i].pc, -1, 0, -1, PTD_PRINT_LOCATION);
+	}
+	return 0;
+}
+
+static int cmd_thread(struct shell *sh, const char *args)
+{
+	struct ptd_thread_info th[256];
+	uint64_t num;
+	int n, i, rc;
+
+	if (!ptd_session_alive(sh->s))
+		return shell_error("No thread selected");
+	n = ptd_session_threads(sh->s, th, 256);
+	if (n < 0)
+		return session_error(n, NULL);
+	args = skipws(args);
+	if (!*args) {
+		for (i = 0; i < n; i++)
+			if (th[i].current) {
+				printf("[Current thread is %d (%s %d)]\n", th[i].num,
+				       n == 1 ? "process" : "LWP", (int)th[i].tid);
+			}
+		return 0;
+	}
+	if (parse_uint(args, &num) < 0)
+		return shell_error("Invalid thread ID: %s", args);
+	for (i = 0; i < n; i++)
+		if ((uint64_t)th[i].num == num)
+			break;
+	if (i == n)
+		return shell_error("Unknown thread %" PRIu64 ".", num);
+	ptd_clear_error();
+	rc = ptd_session_select_thread(sh->s, (int)num);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	clear_listing_state(sh);
+	shell_sync(sh);
+	printf("[Switching to thread %d (%s %d)]\n", th[i].num, n == 1 ? "process" : "LWP",
+	       (int)th[i].tid);
+	print_current_frame(sh, 0, PTD_PRINT_SRC_AND_LOC);
+	return 0;
+}
+
+static int info_line(struct shell *sh, const char *args)
+{
+	struct ptd_line li;
+	uint64_t addr = 0;
+	char s1[300], s2[300];
+	int line = 0;
+	const char *file = NULL;
+
+	shell_sync(sh);
+	if (!sh->pc.sym)
+		return shell_error("No line number information available.");
+	args = skipws(args);
+	if (!*args) {
+		if (ptd_session_pc(sh->s, &addr) < 0)
+			return shell_error("No line number information available.");
+	} else if (*args == '*') {
+		enum expr_kind k;
+
+		if (shell_eval(sh, args + 1, &addr, &k) < 0)
+			return -1;
+	} else {
+		const char *colon = strrchr(args, ':');
+		char fbuf[PATH_MAX];
+		uint64_t bp;
+
+		if (all_digits(args) || (colon && all_digits(colon + 1))) {
+			int actual;
+
+			if (colon) {
+				snprintf(fbuf, sizeof(fbuf), "%.*s", (int)(colon - args), args);
+				line = atoi(colon + 1);
+			} else {
+				snprintf(fbuf, sizeof(fbuf), "%s", sh->list_file);
+				line = atoi(args);
+			}
+			if (!fbuf[0] ||
+			    ptd_symbols_file_line(sh->pc.sym, fbuf, line, &addr, &actual) < 0)
+				return shell_error("Line %d is out of range for \"%s\".", line, fbuf);
+			if (actual != line) {
+				if (ptd_print_symbolize(&sh->pc, addr, s1, sizeof(s1)) < 0)
+					s1[0] = '\0';
+				printf("Line %d of \"%s\" is at address 0x%" PRIx64 " <%s> but contains "
+				       "no code.\n", line, ptd_print_filename(fbuf), addr, s1);
+				return 0;
+			}
+		} else if (ptd_symbols_function(sh->pc.sym, args, &addr, &bp) < 0) {
+			return shell_error("Function \"%s\" not defined.", args);
+		}
+	}
+	if (ptd_symbols_line(sh->pc.sym, addr, &li) < 0 || !li.file) {
+		if (ptd_print_symbolize(&sh->pc, addr, s1, sizeof(s1)) >= 0)
+			printf("No line number information available for address 0x%" PRIx64
+			       " <%s>\n", addr, s1);
+		else
+			printf("No line number information available for address 0x%" PRIx64 "\n",
+			       addr);
+		return 0;
+	}
+	file = li.file;
+	line = li.line;
+	if (ptd_print_symbolize(&sh->pc, li.lo, s1, sizeof(s1)) < 0)
+		s1[0] = '\0';
+	if (ptd_print_symbolize(&sh->pc, li.hi, s2, sizeof(s2)) < 0)
+		s2[0] = '\0';
+	printf("Line %d of \"%s\"", line, ptd_print_filename(file));
+	if (addr != li.lo && *args == '*')
+		printf(" starts at address 0x%" PRIx64 " <%s> and ends at 0x%" PRIx64 " <%s>.\n",
+		       li.lo, s1, li.hi, s2);
+	else
+		printf(" starts at address 0x%" PRIx64 " <%s> and ends at 0x%" PRIx64 " <%s>.\n",
+		       li.lo, s1, li.hi, s2);
+	snprintf(sh->list_file, sizeof(sh->list_file), "%s", file);
+	sh->x_next = li.lo;
+	sh->x_valid = 1;
+	sh->x_fmt = 'i';
+	return 0;
+}
+
+static int cmd_list(struct shell *sh, const char *args)
+{
+	char text[4096], fbuf[PATH_MAX];
+	int first = 1, last, l, center = 0;
+	uint64_t addr, bp;
+
+	shell_sync(sh);
+	args = skipws(args);
+	if (!*args) {
+		if (!sh->list_file[0]) {
+			if (!sh->pc.sym || ptd_symbols_function(sh->pc.sym, "main", &addr, &bp) < 0)
+				return shell_error("No symbol table is loaded.  Use the \"file\" command.");
+			else {
+				struct ptd_line li;
+
+				if (ptd_symbols_line(sh->pc.sym, addr, &li) < 0 || !li.file)
+					return shell_error("No line number known for main.");
+				snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
+				sh->list_line = li.line;
+				sh->list_next = 0;
+			}
+		}
+		if (sh->list_next)
+			first = sh->list_next;
+		else
+			center = sh->list_line;
+	} else {
+		const char *colon = strrchr(args, ':');
+		const char *comma = strchr(args, ',');
+
+		if (comma) {
+			first = atoi(args);
+			last = atoi(comma + 1);
+			if (first < 1 || last < first)
+				return shell_error("Invalid line range.");
+			goto show;
+		}
+		if (colon && all_digits(colon + 1)) {
+			snprintf(fbuf, sizeof(fbuf), "%.*s", (int)(colon - args), args);
+			snprintf(sh->list_file, sizeof(sh->list_file), "%s", fbuf);
+			center = atoi(colon + 1);
+		} else if (all_digits(args)) {
+			center = atoi(args);
+		} else {
+			struct ptd_line li;
+
+			if (!sh->pc.sym)
+				return shell_error("No symbol table is loaded.  Use the \"file\" command.");
+			if (ptd_symbols_function(sh->pc.sym, args, &addr, &bp) < 0)
+				return shell_error("Function \"%s\" not defined.", args);
+			if (ptd_symbols_line(sh->pc.sym, addr, &li) < 0 || !li.file)
+				return shell_error("No line number known for %s.", args);
+			snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
+			center = li.line;
+		}
+		if (!sh->list_file[0])
+			return shell_error("No symbol table is loaded.  Use the \"file\" command.");
+	}
+	if (center) {
+		first = center - 5;
+		if (first < 1)
+			first = 1;
+	}
+	last = first + 9;
+show:
+	if (!sh->pc.sym)
+		return shell_error("No symbol table is loaded.  Use the \"file\" command.");
+	for (l = first; l <= last; l++) {
+		if (ptd_symbols_source_line(sh->pc.sym, sh->list_file, l, text, sizeof(text)) < 0) {
+			if (l == first) {
+				sh->list_next = l;
+				return shell_error("Line number %d out of range; \"%s\" has fewer lines.",
+						   l, ptd_print_filename(sh->list_file));
+			}
+			break;
+		}
+		printf("%d\t%s\n", l, text);
+	}
+	sh->list_first = first;
+	sh->list_next = l;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Settings, help                                                       */
+
+static int parse_on_off(const char *args, int *on)
+{
+	args = skipws(args);
+	if (!*args || !strcmp(args, "on") || !strcmp(args, "1") || !strcmp(args, "yes") ||
+	    !strcmp(args, "enable")) {
+		*on = 1;
+		return 0;
+	}
+	if (!strcmp(args, "off") || !strcmp(args, "0") || !strcmp(args, "no") ||
+	    !strcmp(args, "disable")) {
+		*on = 0;
+		return 0;
+	}
+	return shell_error("\"on\" or \"off\" expected.");
+}
+
+static int set_disable_randomization(struct shell *sh, const char *args)
+{
+	int on = 0;
+
+	if (parse_on_off(args, &on) < 0)
+		return -1;
+	ptd_session_set_disable_aslr(sh->s, on);
+	return 0;
+}
+
+static int set_ignored(struct shell *sh, const char *args)
+{
+	return 0;
+}
+
+static int set_size(const char *args, int *size, const char *what)
+{
+	uint64_t v;
+
+	args = skipws(args);
+	if (!strcmp(args, "unlimited")) {
+		*size = INT32_MAX;
+		return 0;
+	}
+	if (parse_uint(args, &v) < 0)
+		return shell_error("integer %s out of range", args);
+	*size = v == 0 || v > INT32_MAX ? INT32_MAX : (int)v;
+	(void)what;
+	return 0;
+}
+
+static int set_record(struct shell *sh, const char *args)
+{
+	char word[64];
+
+	args = first_word(args, word, sizeof(word));
+	if (!strcmp(word, "instruction-history-size"))
+		return set_size(args, &sh->insn_history_size, word);
+	if (!strcmp(word, "function-call-history-size"))
+		return set_size(args, &sh->call_history_size, word);
+	return shell_error("Undefined set record command: \"%s\".  Try \"help set record\".", word);
+}
+
+static int show_disable_randomization(struct shell *sh, const char *args)
+{
+	printf("Disabling randomization of debuggee's virtual address space is %s.\n",
+	       ptd_session_get_disable_aslr(sh->s) ? "on" : "off");
+	return 0;
+}
+
+static int show_version(struct shell *sh, const char *args)
+{
+	printf("ptdbg %d.%d\n", PTD_VERSION_MAJOR, PTD_VERSION_MINOR);
+	printf("Reverse execution history for Linux x86-64 programs (ptrace, Intel PT, BTS,\n"
+	       "software branch recording, single stepping).\n");
+	return 0;
+}
+
+static int show_record(struct shell *sh, const char *args)
+{
+	char word[64];
+
+	first_word(args, word, sizeof(word));
+	if (!strcmp(word, "instruction-history-size"))
+		printf("Number of instructions to print in \"record instruction-history\" is %d.\n",
+		       sh->insn_history_size);
+	else if (!strcmp(word, "function-call-history-size"))
+		printf("Number of functions to print in \"record function-call-history\" is %d.\n",
+		       sh->call_history_size);
+	else
+		return shell_error("Undefined show record command: \"%s\".  Try \"help show record\".",
+				   word);
+	return 0;
+}
+
+static int cmd_help(struct shell *sh, const char *args);
+static int cmd_info(struct shell *sh, const char *args);
+static int cmd_record(struct shell *sh, const char *args);
+static int cmd_set(struct shell *sh, const char *args);
+static int cmd_show(struct shell *sh, const char *args);
+
+static const struct cmd info_cmds[] = {
+	{ "breakpoints", 1, info_breakpoints, CMD_REPEAT, "Status of breakpoints." },
+	{ "line", 0, info_line, CMD_REPEAT, "Core addresses of the code for a source line." },
+	{ "record", 3, info_record, CMD_REPEAT, "Info record options: method, counts, position." },
+	{ "registers", 1, info_registers, CMD_REPEAT, "List of registers and their contents." },
+	{ "threads", 0, info_threads, CMD_REPEAT, "Display currently known threads." },
+	{ NULL },
+};
+
+static const struct cmd record_cmds[] = {
+	{ "stop", 1, cmd_record_stop, 0, "Stop the record/replay target." },
+	{ "step", 0, cmd_record_step, 0, "Start recording with the single-step recorder." },
+	{ "full", 0, cmd_record_step, 0, "Start recording (gdb name; uses the single-step recorder)." },
+	{ "soft", 0, cmd_record_soft, 0, "Start recording with the software branch recorder." },
+	{ "pt", 0, cmd_record_pt, 0, "Start recording with Intel Processor Trace." },
+	{ "bts", 0, cmd_record_bts, 0, "Start recording with Branch Trace Store." },
+	{ "btrace", 0, cmd_record_auto, 0, "Start branch recording (pt or bts; else soft, step)." },
+	{ "auto", 0, cmd_record_auto, 0, "Start recording with the first method that works." },
+	{ "goto", 0, cmd_record_goto, 0, "Go to a position: begin, start, end, or a number." },
+	{ "instruction-history", 0, cmd_record_insn_history, CMD_REPEAT,
+	  "Print recorded instructions: [/m /s /r /f /p] [N | N,M | N,+M | N,-M | + | -]." },
+	{ "function-call-history", 0, cmd_record_call_history, CMD_REPEAT,
+	  "Print recorded function calls: [/l /i /c] [N | N,M | N,+M | N,-M | + | -]." },
+	{ NULL },
+};
+
+static const struct cmd set_cmds[] = {
+	{ "disable-randomization", 0, set_disable_randomization, 0,
+	  "Disable address space randomization of the program (default on)." },
+	{ "record", 0, set_record, 0, "instruction-history-size N, function-call-history-size N." },
+	{ "confirm", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never asks." },
+	{ "pagination", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
+	{ "height", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
+	{ "width", 0, set_ignored, 0, "Accepted for gdb scripts." },
+	{ NULL },
+};
+
+static const struct cmd show_cmds[] = {
+	{ "disable-randomization", 0, show_disable_randomization, 0,
+	  "Whether address space randomization is disabled." },
+	{ "record", 0, show_record, 0, "instruction-history-size, function-call-history-size." },
+	{ "version", 0, show_version, 0, "What version of ptdbg this is." },
+	{ NULL },
+};
+
+static const struct cmd top_cmds[] = {
+	{ "attach", 0, cmd_attach, 0, "Attach to a running process: attach PID." },
+	{ "backtrace", 0, cmd_backtrace, CMD_REPEAT, "Print the backtrace of all stack frames: backtrace [N]." },
+	{ "bt", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
+	{ "where", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
+	{ "break", 1, cmd_break, 0, "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
+	{ "continue", 1, cmd_continue, CMD_REPEAT, "Continue the program being debugged." },
+	{ "fg", 0, cmd_continue, CMD_REPEAT | CMD_ALIAS, "continue" },
+	{ "delete", 1, cmd_delete, 0, "Delete breakpoints: delete [N...] (all without arguments)." },
+	{ "detach", 0, cmd_detach, 0, "Detach from the program; it continues running." },
+	{ "disassemble", 0, cmd_disassemble, 0, "Disassemble a function: disassemble [/r] [FUNCTION|ADDRESS]." },
+	{ "echo", 0, cmd_echo, 0, "Print text; C escapes like \\n are understood." },
+	{ "finish", 0, cmd_finish, CMD_REPEAT, "Run until the selected function returns." },
+	{ "fin", 0, cmd_finish, CMD_REPEAT | CMD_ALIAS, "finish" },
+	{ "help", 1, cmd_help, 0, "Print the list of commands, or help on one: help [COMMAND]." },
+	{ "info", 0, cmd_info, CMD_REPEAT, "Generic command for showing things about the program." },
+	{ "i", 0, cmd_info, CMD_REPEAT | CMD_ALIAS, "info" },
+	{ "inspect", 0, cmd_print, CMD_ALIAS, "print" },
+	{ "kill", 1, cmd_kill, 0, "Kill the program being debugged." },
+	{ "list", 1, cmd_list, CMD_REPEAT, "List source lines: list [LINE | FUNCTION | FILE:LINE | A,B]." },
+	{ "next", 1, cmd_next, CMD_REPEAT, "Step program, proceeding through subroutine calls: next [N]." },
+	{ "nexti", 0, cmd_nexti, CMD_REPEAT, "Step one instruction, over calls: nexti [N]." },
+	{ "ni", 0, cmd_nexti, CMD_REPEAT | CMD_ALIAS, "nexti" },
+	{ "print", 1, cmd_print, 0, "Print the value of an expression: print[/x] $REG | NUMBER | EXPR." },
+	{ "quit", 1, cmd_quit, 0, "Exit ptdbg: quit [EXIT-CODE]." },
+	{ "exit", 0, cmd_quit, CMD_ALIAS, "quit" },
+	{ "record", 3, cmd_record, 0, "Start recording: record [step|full|soft|pt|bts|auto]; record stop; "
+	  "record goto; record instruction-history; record function-call-history." },
+	{ "rec", 0, cmd_record, CMD_ALIAS, "record" },
+	{ "reverse-continue", 0, cmd_rcontinue, CMD_REPEAT, "Continue backward to a breakpoint or the start of the history." },
+	{ "rc", 0, cmd_rcontinue, CMD_REPEAT | CMD_ALIAS, "reverse-continue" },
+	{ "reverse-finish", 0, cmd_rfinish, CMD_REPEAT, "Run backward to the call of the current function." },
+	{ "reverse-next", 0, cmd_rnext, CMD_REPEAT, "Step backward, over calls: reverse-next [N]." },
+	{ "rn", 0, cmd_rnext, CMD_REPEAT | CMD_ALIAS, "reverse-next" },
+	{ "reverse-nexti", 0, cmd_rnexti, CMD_REPEAT, "Step backward one instruction, over calls: reverse-nexti [N]." },
+	{ "rni", 0, cmd_rnexti, CMD_REPEAT | CMD_ALIAS, "reverse-nexti" },
+	{ "reverse-step", 0, cmd_rstep, CMD_REPEAT, "Step backward to the previous source line: reverse-step [N]." },
+	{ "rs", 0, cmd_rstep, CMD_REPEAT | CMD_ALIAS, "reverse-step" },
+	{ "reverse-stepi", 0, cmd_rstepi, CMD_REPEAT, "Step backward one instruction: reverse-stepi [N]." },
+	{ "rsi", 0, cmd_rstepi, CMD_REPEAT | CMD_ALIAS, "reverse-stepi" },
+	{ "run", 1, cmd_run, 0, "Start the program: run [ARGS...]." },
+	{ "set", 0, cmd_set, 0, "Change a setting: set disable-randomization on|off, set record ..." },
+	{ "show", 0, cmd_show, 0, "Show a setting: show version, show disable-randomization." },
+	{ "start", 0, cmd_start, 0, "Start the program and stop at the beginning of main." },
+	{ "step", 1, cmd_step, CMD_REPEAT, "Step program until it reaches a different source line: step [N]." },
+	{ "stepi", 0, cmd_stepi, CMD_REPEAT, "Step one instruction exactly: stepi [N]." },
+	{ "si", 0, cmd_stepi, CMD_REPEAT | CMD_ALIAS, "stepi" },
+	{ "tbreak", 0, cmd_tbreak, 0, "Set a temporary breakpoint (deleted when hit)." },
+	{ "thread", 1, cmd_thread, 0, "Switch to thread N, or show the current thread." },
+	{ "x", 1, cmd_x, CMD_REPEAT, "Examine memory: x/FMT ADDRESS (FMT: count, x d u o t c a s i, b h w g)." },
+	{ NULL },
+};
+
+static int run_sub(struct shell *sh, const struct cmd *tab, const char *args, const char *what,
+		   const char *hint, int *repeatable)
+{
+	char word[128];
+	const struct cmd *c;
+
+	args = first_word(args, word, sizeof(word));
+	c = lookup(tab, word, what, hint, 0);
+	if (!c)
+		return -1;
+	if (repeatable)
+		*repeatable = !!(c->flags & CMD_REPEAT);
+	return c->fn(sh, args);
+}
+
+static int cmd_info(struct shell *sh, const char *args)
+{
+	args = skipws(args);
+	if (!*args) {
+		printf("List of info subcommands:\n\n");
+		for (const struct cmd *c = info_cmds; c->name; c++)
+			printf("info %s -- %s\n", c->name, c->help);
+		return 0;
+	}
+	return run_sub(sh, info_cmds, args, "info ", "info", NULL);
+}
+
+static int record_repeat;
+
+static int cmd_record(struct shell *sh, const char *args)
+{
+	char word[128];
+
+	args = skipws(args);
+	record_repeat = 0;
+	if (!*args) {
+		int m = PTD_METHOD_AUTO;
+
+		/* record with no argument: the --method default */
+		return record_start(sh, m);
+	}
+	first_word(args, word, sizeof(word));
+	/* "record instruction-history" with explicit numbers is not repeated */
+	return run_sub(sh, record_cmds, args, "record ", "record", &record_repeat);
+}
+
+static int cmd_set(struct shell *sh, const char *args)
+{
+	args = skipws(args);
+	if (!*args)
+		return shell_error("Argument required (expression to compute).");
+	return run_sub(sh, set_cmds, args, "set ", "set", NULL);
+}
+
+static int cmd_show(struct shell *sh, const char *args)
+{
+	args = skipws(args);
+	if (!*args)
+		return show_version(sh, args);
+	return run_sub(sh, show_cmds, args, "show ", "show", NULL);
+}
+
+static void help_table(const struct cmd *tab, const char *prefix)
+{
+	const struct cmd *c;
+
+	for (c = tab; c->name; c++)
+		if (!(c->flags & CMD_ALIAS))
+			printf("%s%s -- %s\n", prefix, c->name, c->help);
+}
+
+static int cmd_help(struct shell *sh, const char *args)
+{
+	char word[128];
+	const struct cmd *c;
+
+	args = first_word(args, word, sizeof(word));
+	if (!word[0]) {
+		printf("List of commands:\n\n");
+		help_table(top_cmds, "");
+		printf("\nAliases: b break, c continue, s step, n next, si stepi, ni nexti,\n"
+		       "fin finish, bt/where backtrace, i info, p print, q quit, d delete,\n"
+		       "r run, rsi reverse-stepi, rni reverse-nexti, rs reverse-step,\n"
+		       "rn reverse-next, rc reverse-continue.  Unique prefixes also work.\n"
+		       "An empty line repeats stepping and listing commands.\n");
+		return 0;
+	}
+	c = lookup(top_cmds, word, "", "", 0);
+	if (!c)
+		return -1;
+	if (c->flags & CMD_ALIAS) {
+		const struct cmd *t = lookup(top_cmds, c->help, "", "", 1);
+
+		printf("%s is an alias of %s.\n", c->name, c->help);
+		if (t)
+			c = t;
+	}
+	printf("%s -- %s\n", c->name, c->help);
+	if (c->fn == cmd_info) {
+		printf("\n");
+		help_table(info_cmds, "info ");
+	} else if (c->fn == cmd_record) {
+		printf("\n");
+		help_table(record_cmds, "record ");
+	} else if (c->fn == cmd_set) {
+		printf("\n");
+		help_table(set_cmds, "set ");
+	} else if (c->fn == cmd_show) {
+		printf("\n");
+		help_table(show_cmds, "show ");
+	}
+	(void)args;
+	return 0;
+}
+
+int shell_execute(struct shell *sh, const char *line, int *repeatable)
+{
+	char word[128];
+	const struct cmd *c;
+	const char *args;
+	int rc;
+
+	if (repeatable)
+		*repeatable = 0;
+	line = skipws(line);
+	if (!*line || *line == '#')
+		return 0;
+	/* gdb lets "x/4x" and "p/x" glue the format to the command name */
+	{
+		size_t i = 0;
+
+		while (line[i] && !isspace((unsigned char)line[i]) && line[i] != '/' &&
+		       i + 1 < sizeof(word)) {
+			word[i] = line[i];
+			i++;
+		}
+		word[i] = '\0';
+		args = skipws(line + i);
+		if (line[i] == '/')
+			args = line + i;
+	}
+	c = lookup(top_cmds, word, "", "", 0);
+	if (!c)
+		return -1;
+	shell_sync(sh);
+	rc = c->fn(sh, c->fn == cmd_echo ? (line[strlen(word)] ? line + strlen(word) + 1 : "")
+					 : args);
+	if (repeatable) {
+		*repeatable = !!(c->flags & CMD_REPEAT);
+		if (c->fn == cmd_record) {
+			/* only the history listings repeat, and only without numbers */
+			const char *p = skipws(args);
+
+			*repeatable = record_repeat;
+			while (*p && !isspace((unsigned char)*p))
+				p++;
+			p = skipws(p);
+			while (*p == '/') {
+				while (*p && !isspace((unsigned char)*p))
+					p++;
+				p = skipws(p);
+			}
+			if (*p && strcmp(p, "+") && strcmp(p, "-"))
+				*repeatable = 0;
+		}
+	}
+	fflush(stdout);
+	return rc;
+}

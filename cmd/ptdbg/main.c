@@ -1,0 +1,380 @@
+/*
+ * ptdbg: the interactive shell.  This file owns the command line (gdb's
+ * options: -ex, -x, -batch, -q, -p, --args, plus --method), the input loop
+ * (readline with history on a terminal, plain lines otherwise, an empty
+ * line repeating the last repeatable command), Ctrl-C, and the exit
+ * status.  Commands are in commands.c, output layouts in print.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include "ptdbg/ptdbg.h"
+#include "shell.h"
+
+static struct ptd_session *volatile g_session;
+static volatile sig_atomic_t at_prompt;
+static sigjmp_buf prompt_jmp;
+
+/* Ctrl-C: interrupts a running motion (live or replay) through the session;
+ * at the prompt it abandons the line as gdb does ("Quit"). */
+static void on_sigint(int sig)
+{
+	(void)sig;
+	if (at_prompt)
+		siglongjmp(prompt_jmp, 1);
+	if (g_session)
+		ptd_session_interrupt(g_session);
+}
+
+static long read_mem(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	return ptd_session_read(ctx, addr, buf, n);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"This is ptdbg, a debugger with reverse execution history.  Usage:\n\n"
+		"    ptdbg [options] [program [pid]]\n"
+		"    ptdbg [options] --args program [arguments...]\n"
+		"    ptdbg [options] -p pid\n\n"
+		"Options:\n"
+		"  --args             Arguments after the program are passed to it.\n"
+		"  -p, --pid PID      Attach to the running process PID.\n"
+		"  -ex, --eval-command CMD\n"
+		"                     Execute a single command (may be repeated; in order\n"
+		"                     with -x).\n"
+		"  -x, --command FILE Execute commands from FILE.\n"
+		"  -batch, --batch    Exit after processing the -ex and -x commands; implies -q.\n"
+		"                     Exit status is nonzero if the last command failed.\n"
+		"  -q, -quiet, -silent\n"
+		"                     Do not print the introductory message.\n"
+		"  --method=METHOD    Recording method for \"record\": auto, pt, bts, soft, step.\n"
+		"  -h, --help         Print this message and exit.\n"
+		"  -v, --version      Print version information and exit.\n\n"
+		"See ptdbg(1), and \"help\" inside ptdbg.\n");
+}
+
+struct startup_cmd {
+	int is_file;
+	const char *text;
+};
+
+/* Matches "-name", "--name" and (for @takes_arg) "--name=value". */
+static int opt_is(const char *arg, const char *name, const char **value)
+{
+	const char *a = arg;
+	size_t n = strlen(name);
+
+	if (a[0] != '-')
+		return 0;
+	a++;
+	if (a[0] == '-')
+		a++;
+	if (strncmp(a, name, n))
+		return 0;
+	if (a[n] == '\0') {
+		if (value)
+			*value = NULL;
+		return 1;
+	}
+	if (a[n] == '=' && value) {
+		*value = a + n + 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int run_line(struct shell *sh, const char *line, int *repeatable)
+{
+	int rc;
+
+	rc = shell_execute(sh, line, repeatable);
+	fflush(stdout);
+	return rc;
+}
+
+/* Commands from a file, as gdb's -x/source: no repeats, the first error
+ * ends the file. */
+static int run_file(struct shell *sh, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc = 0, saved = sh->from_tty;
+
+	if (!f)
+		return shell_error("%s: %s.", path, strerror(errno));
+	sh->from_tty = 0;
+	while (!sh->quit && (len = getline(&line, &cap, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		rc = run_line(sh, line, NULL);
+		if (rc < 0)
+			break;
+	}
+	sh->from_tty = saved;
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+static void interactive_loop(struct shell *sh)
+{
+	int tty = isatty(0), rc;
+	int repeatable = 0;
+	char *volatile last = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+
+	sh->from_tty = tty;
+	if (tty) {
+		rl_readline_name = "ptdbg";
+		using_history();
+	}
+	while (!sh->quit) {
+		char *input;
+
+		if (tty) {
+			if (sigsetjmp(prompt_jmp, 1)) {
+				at_prompt = 0;
+				rl_free_line_state();
+				rl_cleanup_after_signal();
+				printf("Quit\n");
+				continue;
+			}
+			at_prompt = 1;
+			input = readline(PTDBG_PROMPT);
+			at_prompt = 0;
+			if (!input) {
+				printf("quit\n");
+				break;
+			}
+		} else {
+			ssize_t len = getline(&line, &cap, stdin);
+
+			if (len < 0)
+				break;
+			if (len && line[len - 1] == '\n')
+				line[len - 1] = '\0';
+			input = strdup(line);
+			if (!input)
+				break;
+		}
+		{
+			const char *p = input;
+
+			while (isspace((unsigned char)*p))
+				p++;
+			if (!*p) {
+				/* An empty line repeats the last repeatable command. */
+				if (last && repeatable)
+					rc = run_line(sh, last, &repeatable);
+				free(input);
+				continue;
+			}
+		}
+		if (tty)
+			add_history(input);
+		rc = run_line(sh, input, &repeatable);
+		(void)rc;
+		free(last);
+		last = input;
+	}
+	free(last);
+	free(line);
+}
+
+int main(int argc, char **argv)
+{
+	struct startup_cmd *cmds;
+	int ncmds = 0, batch = 0, quiet = 0, i, last_rc = 0, method = -1;
+	const char *pid_arg = NULL, *v;
+	char **prog_argv = NULL;
+	int prog_argc = 0, args_mode = 0;
+	struct shell sh;
+	struct sigaction sa;
+
+	cmds = calloc((size_t)argc + 1, sizeof(*cmds));
+	if (!cmds)
+		return 1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (args_mode || a[0] != '-' || !a[1]) {
+			if (args_mode) {
+				prog_argv = &argv[i];
+				prog_argc = argc - i;
+				break;
+			}
+			if (!prog_argc) {
+				prog_argv = &argv[i];
+				prog_argc = 1;
+			} else if (!pid_arg && prog_argc == 1 && isdigit((unsigned char)a[0])) {
+				pid_arg = a;
+			} else {
+				fprintf(stderr, "Excess command line arguments ignored. (%s)\n", a);
+			}
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			args_mode = 1;
+			continue;
+		}
+		if (opt_is(a, "args", NULL)) {
+			args_mode = 1;
+			continue;
+		}
+		if (opt_is(a, "ex", &v) || opt_is(a, "eval-command", &v) ||
+		    opt_is(a, "x", &v) || opt_is(a, "command", &v)) {
+			int is_file = opt_is(a, "x", &v) || opt_is(a, "command", &v);
+
+			if (!v) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "ptdbg: option '%s' requires an argument\n"
+						"Use `ptdbg --help' for a complete list of options.\n", a);
+					return 1;
+				}
+				v = argv[++i];
+			}
+			cmds[ncmds].is_file = is_file;
+			cmds[ncmds].text = v;
+			ncmds++;
+			continue;
+		}
+		if (opt_is(a, "batch", NULL)) {
+			batch = 1;
+			quiet = 1;
+			continue;
+		}
+		if (opt_is(a, "q", NULL) || opt_is(a, "quiet", NULL) || opt_is(a, "silent", NULL)) {
+			quiet = 1;
+			continue;
+		}
+		/* gdb's "no init file" options: ptdbg reads none anyway. */
+		if (opt_is(a, "nx", NULL) || opt_is(a, "n", NULL) || opt_is(a, "nh", NULL))
+			continue;
+		if (opt_is(a, "p", &v) || opt_is(a, "pid", &v)) {
+			if (!v) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "ptdbg: option '%s' requires an argument\n"
+						"Use `ptdbg --help' for a complete list of options.\n", a);
+					return 1;
+				}
+				v = argv[++i];
+			}
+			pid_arg = v;
+			continue;
+		}
+		if (opt_is(a, "method", &v)) {
+			if (!v) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "ptdbg: option '%s' requires an argument\n"
+						"Use `ptdbg --help' for a complete list of options.\n", a);
+					return 1;
+				}
+				v = argv[++i];
+			}
+			ptd_clear_error();
+			method = ptd_method_parse(v);
+			if (method < 0) {
+				fprintf(stderr, "ptdbg: %s\n", ptd_last_error(method));
+				return 1;
+			}
+			continue;
+		}
+		if (opt_is(a, "help", NULL) || opt_is(a, "h", NULL)) {
+			usage(stdout);
+			return 0;
+		}
+		if (opt_is(a, "version", NULL) || opt_is(a, "v", NULL)) {
+			printf("ptdbg %d.%d\n", PTD_VERSION_MAJOR, PTD_VERSION_MINOR);
+			return 0;
+		}
+		fprintf(stderr, "ptdbg: unrecognized option '%s'\n"
+			"Use `ptdbg --help' for a complete list of options.\n", a);
+		return 1;
+	}
+
+	/* Line-buffered output keeps our lines and the program's in order. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	memset(&sh, 0, sizeof(sh));
+	sh.batch = batch;
+	sh.insn_history_size = 10;
+	sh.call_history_size = 10;
+	sh.pc.out = stdout;
+	sh.pc.read = read_mem;
+	sh.s = ptd_session_alloc();
+	if (!sh.s) {
+		fprintf(stderr, "ptdbg: cannot create a session: %s\n", ptd_last_error(-ptde_nomem));
+		return 1;
+	}
+	sh.pc.read_ctx = sh.s;
+	g_session = sh.s;
+	if (method >= 0)
+		ptd_session_set_method(sh.s, (enum ptd_method)method);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	if (isatty(0))
+		rl_catch_signals = 0;
+
+	if (!quiet)
+		printf("ptdbg %d.%d: reverse execution history for Linux x86-64 programs.\n"
+		       "Type \"help\" for a list of commands.\n",
+		       PTD_VERSION_MAJOR, PTD_VERSION_MINOR);
+
+	if (prog_argc) {
+		if (access(prog_argv[0], F_OK) < 0) {
+			shell_error("%s: %s.", prog_argv[0], strerror(errno));
+		} else {
+			char **pa = calloc((size_t)prog_argc + 1, sizeof(*pa));
+
+			for (i = 0; pa && i < prog_argc; i++)
+				pa[i] = prog_argv[i];
+			if (pa && ptd_session_set_program(sh.s, pa) < 0)
+				shell_error("%s: %s", prog_argv[0], ptd_last_error(-ptde_invalid));
+			free(pa);
+		}
+	}
+	if (pid_arg) {
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "attach %s", pid_arg);
+		sh.from_tty = !batch;
+		last_rc = run_line(&sh, cmd, NULL);
+	}
+
+	/* -ex and -x in command-line order; gdb runs -ex with from_tty = !batch. */
+	for (i = 0; i < ncmds && !sh.quit; i++) {
+		sh.from_tty = !batch;
+		if (cmds[i].is_file)
+			last_rc = run_file(&sh, cmds[i].text);
+		else
+			last_rc = run_line(&sh, cmds[i].text, NULL);
+	}
+	free(cmds);
+
+	if (!batch && !sh.quit)
+		interactive_loop(&sh);
+
+	fflush(stdout);
+	g_session = NULL;
+	/* Kills a program we launched, detaches from one we attached to. */
+	ptd_session_free(sh.s);
+	if (sh.quit)
+		return sh.quit_code;
+	return batch && last_rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,491 @@
+/*
+ * Output formatting for the ptdbg front ends, in gdb 13's layouts.
+ *
+ * Everything a gdb user reads after a command lives here: the frame line
+ * ("fib (n=5) at fib.c:4" minus argument values, which need DWARF location
+ * evaluation we do not have), the source line with its mid-statement
+ * address prefix, stop messages, disassembly lines as gdb's
+ * gdb_pretty_print_insn lays them out for `disassemble`, `x/i` and
+ * `record instruction-history`, function-call-history lines, registers.
+ * The layouts were checked against gdb 13.1's own output; the code is ours.
+ * Nothing here moves the target: memory comes through ptd_print_ctx.read,
+ * names and lines through ptd_symbols.
+ */
+#include "print.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm/disasm.h"
+
+const char *ptd_print_filename(const char *path)
+{
+	/*
+	 * gdb shows the file name as the compiler recorded it.  ptd_symbols
+	 * hands out the name from the line table, so show it unchanged.
+	 */
+	return path ? path : "??";
+}
+
+void ptd_print_addr16(char *out, size_t n, uint64_t addr)
+{
+	snprintf(out, n, "0x%016" PRIx64, addr);
+}
+
+int ptd_print_symbolize(void *ctx, uint64_t addr, char *out, size_t n)
+{
+	struct ptd_print_ctx *c = ctx;
+	struct ptd_symbol s;
+
+	if (!c || !c->sym || ptd_symbols_lookup(c->sym, addr, &s) < 0 || !s.name)
+		return -1;
+	if (s.offset)
+		snprintf(out, n, "%s+%" PRIu64, s.name, s.offset);
+	else
+		snprintf(out, n, "%s", s.name);
+	return 0;
+}
+
+static int module_is_main(const struct ptd_print_ctx *c, const char *module)
+{
+	char *rp;
+	int same;
+
+	if (!module || !module[0])
+		return 1;
+	if (!c->main_module)
+		return 0;
+	if (!strcmp(module, c->main_module))
+		return 1;
+	rp = realpath(module, NULL);
+	same = rp && !strcmp(rp, c->main_module);
+	free(rp);
+	return same;
+}
+
+void ptd_print_source_line(struct ptd_print_ctx *c, const char *file, int line, uint64_t pc)
+{
+	char text[4096];
+	char a[24];
+
+	if (pc) {
+		ptd_print_addr16(a, sizeof(a), pc);
+		fprintf(c->out, "%s\t", a);
+	}
+	if (c->sym && ptd_symbols_source_line(c->sym, file, line, text, sizeof(text)) >= 0)
+		fprintf(c->out, "%d\t%s\n", line, text);
+	else
+		fprintf(c->out, "%d\t%s: No such file or directory.\n", line,
+			ptd_print_filename(file));
+}
+
+void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller, int mid_line,
+		     enum ptd_print_what what)
+{
+	uint64_t look = caller && pc ? pc - 1 : pc;
+	struct ptd_symbol s;
+	struct ptd_line li;
+	int have_sym = 0, have_line = 0, show_addr;
+	char a[24];
+
+	if (c->sym) {
+		have_sym = ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name;
+		have_line = ptd_symbols_line(c->sym, look, &li) >= 0 && li.file && li.line > 0;
+	}
+	if (caller)
+		show_addr = 1;
+	else if (!have_line)
+		show_addr = 1;
+	else if (mid_line >= 0)
+		show_addr = mid_line;
+	else
+		show_addr = pc != li.lo;
+
+	if (what != PTD_PRINT_SRC_LINE || !have_line) {
+		if (level >= 0)
+			fprintf(c->out, "#%-3d", level);
+		if (show_addr) {
+			ptd_print_addr16(a, sizeof(a), pc);
+			fprintf(c->out, "%s in ", a);
+		}
+		fprintf(c->out, "%s ()", have_sym ? s.name : "??");
+		if (have_line)
+			fprintf(c->out, " at %s:%d", ptd_print_filename(li.file), li.line);
+		else if (have_sym && !module_is_main(c, s.module))
+			fprintf(c->out, " from %s", s.module);
+		fputc('\n', c->out);
+	}
+	if (what != PTD_PRINT_LOCATION && have_line)
+		ptd_print_source_line(c, li.file, li.line,
+				      what == PTD_PRINT_SRC_LINE && show_addr ? pc : 0);
+}
+
+int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64_t cur_pc,
+		   unsigned flags)
+{
+	uint8_t buf[16];
+	char text[256], raw[64];
+	struct ptd_symbol s;
+	long got = -1;
+	int len;
+
+	if (flags & PTD_DIS_NUMBER)
+		fprintf(c->out, "%" PRIu64 "\t", number);
+	if (flags & PTD_DIS_OMIT_PC)
+		fputs("   ", c->out);
+	else
+		fputs(cur_pc && pc == cur_pc ? "=> " : "   ", c->out);
+	if (flags & PTD_DIS_SHORT_ADDR)
+		fprintf(c->out, "0x%" PRIx64, pc);
+	else
+		fprintf(c->out, "0x%016" PRIx64, pc);
+
+	if (c->sym && ptd_symbols_lookup(c->sym, pc, &s) >= 0 && s.name) {
+		if (flags & PTD_DIS_SHORT_ADDR) {
+			/* x/i labels like print_address: no "+0" */
+			if (s.offset)
+				fprintf(c->out, " <%s+%" PRIu64 ">:\t", s.name, s.offset);
+			else
+				fprintf(c->out, " <%s>:\t", s.name);
+		} else if (flags & PTD_DIS_OMIT_FNAME) {
+			fprintf(c->out, " <+%" PRIu64 ">:\t", s.offset);
+		} else {
+			fprintf(c->out, " <%s+%" PRIu64 ">:\t", s.name, s.offset);
+		}
+	} else {
+		fputs(":\t", c->out);
+	}
+
+	if (c->read)
+		got = c->read(c->read_ctx, pc, buf, sizeof(buf));
+	if (got <= 0) {
+		fprintf(c->out, "Cannot access memory at address 0x%" PRIx64 "\n", pc);
+		return -1;
+	}
+	len = ptd_disasm_format(buf, (size_t)got, pc, text, sizeof(text), ptd_print_symbolize, c);
+	if (flags & PTD_DIS_RAW) {
+		int n = len > 0 ? len : 1;
+
+		ptd_disasm_hexbytes(buf, (size_t)n, raw, sizeof(raw));
+		/* gdb pads the bytes column for 7 bytes per line on x86. */
+		fprintf(c->out, "%-19s\t", raw);
+	}
+	fprintf(c->out, "%s\n", len > 0 ? text : "(bad)");
+	return len > 0 ? len : -1;
+}
+
+static const char *gap_text(int reason)
+{
+	switch (reason) {
+	case PTD_GAP_OVERFLOW:
+		return "overflow";
+	case PTD_GAP_DECODE_ERROR:
+		return "decode error";
+	case PTD_GAP_DISABLED:
+		return "disabled";
+	case PTD_GAP_LOST:
+		return "trace data lost";
+	case PTD_GAP_NO_MEMORY:
+		return "no memory image";
+	default:
+		return "gap";
+	}
+}
+
+void ptd_print_gap(struct ptd_print_ctx *c, uint64_t number, int reason, const char *detail,
+		   uint64_t arg)
+{
+	fprintf(c->out, "%" PRIu64 "\t", number);
+	if (reason == PTD_GAP_DECODE_ERROR)
+		fprintf(c->out, "[decode error (%" PRId64 "): %s]\n", (int64_t)arg,
+			detail && detail[0] ? detail : "unknown");
+	else if (detail && detail[0])
+		fprintf(c->out, "[%s: %s]\n", gap_text(reason), detail);
+	else
+		fprintf(c->out, "[%s]\n", gap_text(reason));
+}
+
+/* Lowest and highest line of the segment's instructions that lie in the
+ * file of its first instruction with line info, like gdb's
+ * btrace_compute_src_line_range.  Returns the file or NULL. */
+static const char *seg_lines(struct ptd_print_ctx *c, const struct ptd_history *h,
+			     const struct ptd_callseg *seg, int *lo, int *hi)
+{
+	static char file[4096];
+	struct ptd_hcursor cur;
+	struct ptd_line li;
+	uint64_t n;
+	int have = 0;
+
+	*lo = 0;
+	*hi = 0;
+	if (!c->sym || !h || ptd_hcursor_goto(&cur, h, seg->first) < 0)
+		return NULL;
+	for (n = seg->first; n <= seg->last; n++) {
+		if (!cur.is_gap && ptd_symbols_line(c->sym, cur.ip, &li) >= 0 && li.file &&
+		    li.line > 0) {
+			if (!have) {
+				snprintf(file, sizeof(file), "%s", li.file);
+				*lo = *hi = li.line;
+				have = 1;
+			} else if (!strcmp(file, li.file)) {
+				if (li.line < *lo)
+					*lo = li.line;
+				if (li.line > *hi)
+					*hi = li.line;
+			}
+		}
+		if (n == seg->last || ptd_hcursor_next(&cur) < 0)
+			break;
+	}
+	return have ? file : NULL;
+}
+
+void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,
+		       const struct ptd_callseg *seg, int min_level, unsigned flags)
+{
+	struct ptd_symbol s;
+	const char *file;
+	int lo, hi, i;
+
+	fprintf(c->out, "%" PRIu64 "\t", seg->index);
+	if (seg->is_gap) {
+		struct ptd_hcursor cur;
+
+		if (h && ptd_hcursor_goto(&cur, h, seg->first) >= 0 && cur.is_gap)
+			fprintf(c->out, "[%s]\n", gap_text(cur.gap_reason));
+		else
+			fprintf(c->out, "[gap]\n");
+		return;
+	}
+	if (flags & PTD_CALL_INDENT)
+		for (i = 0; i < seg->level - min_level; i++)
+			fputs("  ", c->out);
+	if (c->sym && ptd_symbols_lookup(c->sym, seg->ip, &s) >= 0 && s.name)
+		fputs(s.name, c->out);
+	else
+		fputs("??", c->out);
+	if (flags & PTD_CALL_INSN_RANGE)
+		fprintf(c->out, "\tinst %" PRIu64 ",%" PRIu64, seg->first, seg->last);
+	if (flags & PTD_CALL_SRC_LINE) {
+		fputs("\tat ", c->out);
+		file = seg_lines(c, h, seg, &lo, &hi);
+		if (file) {
+			fprintf(c->out, "%s:%d", ptd_print_filename(file), lo);
+			if (hi != lo)
+				fprintf(c->out, ",%d", hi);
+		}
+	}
+	fputc('\n', c->out);
+}
+
+struct signame {
+	int signo;
+	const char *name, *desc;
+};
+
+/* gdb's names and descriptions (gdb/signals.def) for Linux signals. */
+static const struct signame signames[] = {
+	{ SIGHUP, "SIGHUP", "Hangup" },
+	{ SIGINT, "SIGINT", "Interrupt" },
+	{ SIGQUIT, "SIGQUIT", "Quit" },
+	{ SIGILL, "SIGILL", "Illegal instruction" },
+	{ SIGTRAP, "SIGTRAP", "Trace/breakpoint trap" },
+	{ SIGABRT, "SIGABRT", "Aborted" },
+	{ SIGBUS, "SIGBUS", "Bus error" },
+	{ SIGFPE, "SIGFPE", "Arithmetic exception" },
+	{ SIGKILL, "SIGKILL", "Killed" },
+	{ SIGUSR1, "SIGUSR1", "User defined signal 1" },
+	{ SIGSEGV, "SIGSEGV", "Segmentation fault" },
+	{ SIGUSR2, "SIGUSR2", "User defined signal 2" },
+	{ SIGPIPE, "SIGPIPE", "Broken pipe" },
+	{ SIGALRM, "SIGALRM", "Alarm clock" },
+	{ SIGTERM, "SIGTERM", "Terminated" },
+	{ SIGSTKFLT, "SIGSTKFLT", "Stack fault" },
+	{ SIGCHLD, "SIGCHLD", "Child status changed" },
+	{ SIGCONT, "SIGCONT", "Continued" },
+	{ SIGSTOP, "SIGSTOP", "Stopped (signal)" },
+	{ SIGTSTP, "SIGTSTP", "Stopped (user)" },
+	{ SIGTTIN, "SIGTTIN", "Stopped (tty input)" },
+	{ SIGTTOU, "SIGTTOU", "Stopped (tty output)" },
+	{ SIGURG, "SIGURG", "Urgent I/O condition" },
+	{ SIGXCPU, "SIGXCPU", "CPU time limit exceeded" },
+	{ SIGXFSZ, "SIGXFSZ", "File size limit exceeded" },
+	{ SIGVTALRM, "SIGVTALRM", "Virtual timer expired" },
+	{ SIGPROF, "SIGPROF", "Profiling timer expired" },
+	{ SIGWINCH, "SIGWINCH", "Window size changed" },
+	{ SIGIO, "SIGIO", "I/O possible" },
+	{ SIGPWR, "SIGPWR", "Power fail/restart" },
+	{ SIGSYS, "SIGSYS", "Bad system call" },
+};
+
+const char *ptd_print_signame(int signo)
+{
+	static __thread char buf[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(signames) / sizeof(signames[0]); i++)
+		if (signames[i].signo == signo)
+			return signames[i].name;
+	if (signo >= SIGRTMIN && signo <= SIGRTMAX) {
+		snprintf(buf, sizeof(buf), "SIG%d", signo);
+		return buf;
+	}
+	return "?";
+}
+
+const char *ptd_print_sigdesc(int signo)
+{
+	static __thread char buf[48];
+	size_t i;
+
+	for (i = 0; i < sizeof(signames) / sizeof(signames[0]); i++)
+		if (signames[i].signo == signo)
+			return signames[i].desc;
+	snprintf(buf, sizeof(buf), "Real-time event %d", signo);
+	return buf;
+}
+
+void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int temporary, pid_t pid)
+{
+	enum ptd_print_what what = PTD_PRINT_SRC_AND_LOC;
+	int mid = ev->at_line_start ? 0 : 1;
+
+	switch (ev->kind) {
+	case PTD_EVENT_NONE:
+		return;
+	case PTD_EVENT_EXITED:
+		if (ev->exit_code)
+			fprintf(c->out, "[Inferior 1 (process %d) exited with code %02o]\n", (int)pid,
+				ev->exit_code);
+		else
+			fprintf(c->out, "[Inferior 1 (process %d) exited normally]\n", (int)pid);
+		return;
+	case PTD_EVENT_KILLED:
+		fprintf(c->out, "\nProgram terminated with signal %s, %s.\n"
+			"The program no longer exists.\n",
+			ptd_print_signame(ev->signo), ptd_print_sigdesc(ev->signo));
+		return;
+	case PTD_EVENT_EXEC:
+		fprintf(c->out, "process %d is executing new program\n", (int)pid);
+		break;
+	case PTD_EVENT_BREAKPOINT:
+		fprintf(c->out, "\n%s %d, ", temporary ? "Temporary breakpoint" : "Breakpoint",
+			ev->bp_id);
+		break;
+	case PTD_EVENT_SIGNAL:
+		fprintf(c->out, "\nProgram received signal %s, %s.\n", ptd_print_signame(ev->signo),
+			ptd_print_sigdesc(ev->signo));
+		break;
+	case PTD_EVENT_INTERRUPTED:
+		fprintf(c->out, "\nProgram received signal SIGINT, Interrupt.\n");
+		break;
+	case PTD_EVENT_NO_HISTORY:
+		fprintf(c->out, "\nNo more reverse-execution history.\n");
+		break;
+	case PTD_EVENT_GAP:
+		fprintf(c->out, "\nNo more reverse-execution history (a gap in the trace).\n");
+		break;
+	case PTD_EVENT_STEPPED:
+		if (!ev->new_frame)
+			what = PTD_PRINT_SRC_LINE;
+		break;
+	}
+	ptd_print_frame(c, ev->pc, -1, 0, mid, what);
+}
+
+static const struct {
+	const char *name;
+	size_t off;
+} regtab[] = {
+#define R(n) { #n, offsetof(struct user_regs_struct, n) }
+	R(rax), R(rbx), R(rcx), R(rdx), R(rsi), R(rdi), R(rbp), R(rsp),
+	R(r8), R(r9), R(r10), R(r11), R(r12), R(r13), R(r14), R(r15),
+	R(rip), R(eflags), R(cs), R(ss), R(ds), R(es), R(fs), R(gs),
+	R(fs_base), R(gs_base), R(orig_rax),
+#undef R
+};
+
+const char *const ptd_print_reg_names[] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10", "r11",
+	"r12", "r13", "r14", "r15", "rip", "eflags", "cs", "ss", "ds", "es", "fs", "gs",
+	"fs_base", "gs_base", NULL,
+};
+
+int ptd_print_reg_lookup(const char *name, const struct user_regs_struct *r, uint64_t *val,
+			 const char **canonical)
+{
+	size_t i;
+
+	if (!strcmp(name, "pc"))
+		name = "rip";
+	else if (!strcmp(name, "sp"))
+		name = "rsp";
+	else if (!strcmp(name, "fp"))
+		name = "rbp";
+	else if (!strcmp(name, "ps"))
+		name = "eflags";
+	for (i = 0; i < sizeof(regtab) / sizeof(regtab[0]); i++) {
+		if (strcmp(regtab[i].name, name))
+			continue;
+		if (val && r)
+			*val = *(const unsigned long long *)((const char *)r + regtab[i].off);
+		if (canonical)
+			*canonical = regtab[i].name;
+		return 0;
+	}
+	return -1;
+}
+
+void ptd_print_eflags(char *out, size_t n, uint64_t v)
+{
+	static const struct {
+		int bit;
+		const char *name;
+	} fl[] = {
+		{ 0, "CF" }, { 2, "PF" }, { 4, "AF" }, { 6, "ZF" }, { 7, "SF" }, { 8, "TF" },
+		{ 9, "IF" }, { 10, "DF" }, { 11, "OF" }, { 14, "NT" }, { 16, "RF" }, { 17, "VM" },
+		{ 18, "AC" }, { 19, "VIF" }, { 20, "VIP" }, { 21, "ID" },
+	};
+	size_t i, used;
+
+	used = (size_t)snprintf(out, n, "[ ");
+	for (i = 0; i < sizeof(fl) / sizeof(fl[0]) && used < n; i++)
+		if (v & (1ull << fl[i].bit))
+			used += (size_t)snprintf(out + used, n - used, "%s ", fl[i].name);
+	if (used < n)
+		snprintf(out + used, n - used, "]");
+}
+
+void ptd_print_reg_line(struct ptd_print_ctx *c, const char *name, uint64_t val, int avail)
+{
+	char raw[32], nat[300], sym[256];
+
+	fprintf(c->out, "%-15s", name);
+	if (strlen(name) >= 15)
+		fputc(' ', c->out);
+	if (!avail) {
+		fputs("<unavailable>\n", c->out);
+		return;
+	}
+	snprintf(raw, sizeof(raw), "0x%" PRIx64, val);
+	if (!strcmp(name, "rip")) {
+		if (ptd_print_symbolize(c, val, sym, sizeof(sym)) >= 0)
+			snprintf(nat, sizeof(nat), "0x%" PRIx64 " <%s>", val, sym);
+		else
+			snprintf(nat, sizeof(nat), "0x%" PRIx64, val);
+	} else if (!strcmp(name, "rsp") || !strcmp(name, "rbp")) {
+		snprintf(nat, sizeof(nat), "0x%" PRIx64, val);
+	} else if (!strcmp(name, "eflags")) {
+		ptd_print_eflags(nat, sizeof(nat), val);
+	} else {
+		snprintf(nat, sizeof(nat), "%" PRId64, (int64_t)val);
+	}
+	fprintf(c->out, "%-19s", raw);
+	if (strlen(raw) >= 19)
+		fputc(' ', c->out);
+	fprintf(c->out, "%s\n", nat);
+}

@@ -1,0 +1,113 @@
+/*
+ * Output formatting shared by the ptdbg front ends: frame lines, source
+ * lines, stop messages, disassembly lines, history listings, registers and
+ * memory dumps, each in the exact layout gdb 13 uses so that users (and
+ * scripts written for gdb) find what they expect.  Nothing here moves the
+ * target; everything reads through the ptd_print_ctx callbacks.
+ */
+#ifndef PTDBG_CMD_PRINT_H
+#define PTDBG_CMD_PRINT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/user.h>
+
+#include "history/history.h"
+#include "session/session.h"
+#include "symbols/symbols.h"
+
+struct ptd_print_ctx {
+	FILE *out;
+	struct ptd_symbols *sym; /* may be NULL: addresses print without names */
+	/* Reads target memory; returns bytes read or <0. */
+	long (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
+	void *read_ctx;
+	/* realpath of the main executable: frames in it get no "from LIB". */
+	const char *main_module;
+};
+
+/* What a frame print shows, as gdb's print_what. */
+enum ptd_print_what {
+	PTD_PRINT_SRC_LINE,    /* "12\t  text" (with "0x...\t" prefix mid-line) */
+	PTD_PRINT_LOCATION,    /* "[0x... in ]fn () at file:line" */
+	PTD_PRINT_SRC_AND_LOC, /* both */
+};
+
+/* Flags of ptd_print_insn(), after gdb's gdb_disassembly_flags. */
+enum ptd_insn_flags_print {
+	PTD_DIS_RAW = 1 << 0,        /* /r: raw bytes column */
+	PTD_DIS_OMIT_FNAME = 1 << 1, /* /f: "<+4>" instead of "<main+4>" */
+	PTD_DIS_OMIT_PC = 1 << 2,    /* /p: no "=> " marker */
+	PTD_DIS_SHORT_ADDR = 1 << 3, /* x/i: "0x401136" instead of 16 digits */
+	PTD_DIS_NUMBER = 1 << 4,     /* history: "N\t" before the line */
+};
+
+/* Flags of ptd_print_callseg(), after gdb's record_print_flags. */
+enum ptd_call_flags_print {
+	PTD_CALL_SRC_LINE = 1 << 0,   /* /l */
+	PTD_CALL_INSN_RANGE = 1 << 1, /* /i */
+	PTD_CALL_INDENT = 1 << 2,     /* /c */
+};
+
+/* The name gdb displays for a source file (symtab_to_filename_for_display). */
+const char *ptd_print_filename(const char *path);
+
+/* Writes "name+off" (or "name" at offset 0) for disassembly operands; the
+ * ptd_symbolizer_fn of disasm.h with a ptd_print_ctx as @ctx. */
+int ptd_print_symbolize(void *ctx, uint64_t addr, char *out, size_t n);
+
+/* "0x0000000000401126" */
+void ptd_print_addr16(char *out, size_t n, uint64_t addr);
+
+/*
+ * Prints a frame: @level >= 0 prefixes "#N  ".  @caller says @pc is a
+ * return address (frames above 0): the address is always shown and the
+ * line is looked up at pc - 1 as gdb does.  @mid_line < 0 computes whether
+ * the pc is at the start of its line, otherwise it is taken as given.
+ */
+void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller, int mid_line,
+		     enum ptd_print_what what);
+
+/* Prints "L\ttext" for @file:@line (with "0x...\t" first when @pc != 0). */
+void ptd_print_source_line(struct ptd_print_ctx *c, const char *file, int line, uint64_t pc);
+
+/*
+ * Prints one disassembly line for the instruction at @pc.  @cur_pc gets the
+ * "=> " marker (0: none).  @number is printed with PTD_DIS_NUMBER.  Returns
+ * the instruction length, or <0 when the bytes could not be read/decoded
+ * (a "(bad)" or "Cannot access memory" line was printed).
+ */
+int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64_t cur_pc,
+		   unsigned flags);
+
+/* "N\t[reason]" for a gap in an instruction or call history listing. */
+void ptd_print_gap(struct ptd_print_ctx *c, uint64_t number, int reason, const char *detail,
+		   uint64_t arg);
+
+/* One line of record function-call-history. */
+void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,
+		       const struct ptd_callseg *seg, int min_level, unsigned flags);
+
+/*
+ * Prints the stop message for @ev like gdb's normal_stop: "Breakpoint N, "
+ * / "Program received signal ..." / "[Inferior 1 (process N) exited ...]"
+ * and the frame.  @temporary marks a temporary breakpoint, @pid the
+ * inferior's process id (for exit messages).
+ */
+void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int temporary, pid_t pid);
+
+/* gdb's signal names: "SIGSEGV" and "Segmentation fault". */
+const char *ptd_print_signame(int signo);
+const char *ptd_print_sigdesc(int signo);
+
+/* Register access by gdb name ("rax", "eflags", "pc", "sp", "fp"). */
+int ptd_print_reg_lookup(const char *name, const struct user_regs_struct *r, uint64_t *val,
+			 const char **canonical);
+/* Prints one "info registers" line; @avail == 0 prints "<unavailable>". */
+void ptd_print_reg_line(struct ptd_print_ctx *c, const char *name, uint64_t val, int avail);
+/* Names of the registers "info registers" shows, NULL-terminated. */
+extern const char *const ptd_print_reg_names[];
+/* "[ PF IF ]" */
+void ptd_print_eflags(char *out, size_t n, uint64_t v);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * State of one ptdbg shell and the interface between its parts: main.c
+ * (options, input loop, signals), commands.c (the command table and its
+ * handlers) and expr.c (the small expression evaluator behind print, x,
+ * and numeric arguments).  Output layouts live in print.c.
+ */
+#ifndef PTDBG_CMD_SHELL_H
+#define PTDBG_CMD_SHELL_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "print.h"
+#include "session/session.h"
+
+#define PTDBG_PROMPT "(ptdbg) "
+
+struct shell {
+	struct ptd_session *s;
+	struct ptd_print_ctx pc;
+	char main_module[PATH_MAX];
+
+	int batch;
+	/* gdb's from_tty: informational lines ("Starting program", "Run till
+	 * exit from", "Continuing.") are printed only for commands a person
+	 * typed, not for -ex in batch mode or -x scripts. */
+	int from_tty;
+	int quit;      /* set by quit */
+	int quit_code;
+
+	/* record instruction-history / function-call-history continuation,
+	 * [begin, end) of the last listing; cleared whenever the position
+	 * moves, as gdb's btrace does. */
+	int ih_valid;
+	uint64_t ih_begin, ih_end;
+	int ch_valid;
+	uint64_t ch_begin, ch_end;
+	int insn_history_size;
+	int call_history_size;
+
+	/* x: next address and the last format/size/count. */
+	int x_valid;
+	uint64_t x_next;
+	char x_fmt;
+	char x_size;
+
+	/* list: the current source file and next line to show. */
+	char list_file[PATH_MAX];
+	int list_line;  /* center line chosen by the last stop */
+	int list_next;  /* first line of the next `list` */
+	int list_first; /* first line shown by the last `list` */
+
+	int value_num; /* $N counter of print */
+};
+
+/* Runs one command line.  Returns 0, or -1 when the command failed (an
+ * error message was printed).  @repeat is set when the line may be
+ * repeated by an empty line. */
+int shell_execute(struct shell *sh, const char *line, int *repeatable);
+
+/* Prints an error like gdb's error(): stdout is flushed first so the
+ * order of lines is kept when both go to one file.  Returns -1. */
+int shell_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Refreshes the print context (symbols may appear after run/attach). */
+void shell_sync(struct shell *sh);
+
+/* Prints the stop for @ev and updates the shell state after a stop. */
+void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int temporary, int finish);
+
+/*
+ * Evaluates @expr: integers (decimal, 0x, 0 octal, 'c'), $registers,
+ * $pc/$sp/$fp, function names, unary - ~ ! and binary * / % + - << >> < >
+ * <= >= == != & ^ | && ||, parentheses.  Returns 0 and fills @val/@kind,
+ * or -1 after printing an error.
+ */
+enum expr_kind {
+	EXPR_INT,      /* int literal (32-bit when it fits) */
+	EXPR_LONG,     /* 64-bit integer (registers, big literals) */
+	EXPR_CODE_PTR, /* $pc, function names */
+	EXPR_DATA_PTR, /* $sp, $fp */
+	EXPR_EFLAGS,
+	EXPR_UNAVAILABLE, /* a register not known in the recorded past */
+};
+int shell_eval(struct shell *sh, const char *expr, uint64_t *val, enum expr_kind *kind);
+
+#endif
