@@ -75,6 +75,30 @@ struct ptd_target {
 	int vfork_bps_suspended;
 };
 
+/*
+ * Live targets, for ptd_target_emergency_restore() from a signal handler:
+ * when ptdbg itself is killed (SIGTERM, SIGHUP) the kernel detaches the
+ * traced threads, and our int3s must not stay behind in their code.
+ */
+#define MAX_LIVE 16
+static struct ptd_target *volatile live_targets[MAX_LIVE];
+
+static void live_register(struct ptd_target *t)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (!live_targets[i]) {
+			live_targets[i] = t;
+			return;
+		}
+}
+
+static void live_unregister(struct ptd_target *t)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live_targets[i] == t)
+			live_targets[i] = NULL;
+}
+
 /* ---- small helpers ---------------------------------------------------- */
 
 static struct tthread *find_thread(const struct ptd_target *t, pid_t tid)
@@ -575,6 +599,7 @@ int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l)
 	}
 	add_thread(t, pid, PTD_THREAD_STOPPED);
 	open_mem(t);
+	live_register(t);
 	*out = t;
 	return 0;
 }
@@ -693,6 +718,7 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 		}
 	}
 	open_mem(t);
+	live_register(t);
 	*out = t;
 	return 0;
 }
@@ -1183,6 +1209,7 @@ void ptd_target_free(struct ptd_target *t)
 		else
 			ptd_target_detach(t);
 	}
+	live_unregister(t);
 	if (t->memfd >= 0)
 		close(t->memfd);
 	free(t->th);
@@ -1244,4 +1271,18 @@ int ptd_target_signal_caught(const struct ptd_target *t, pid_t tid, int signo)
 			break;
 	fclose(f);
 	return (mask >> (signo - 1)) & 1;
+}
+
+void ptd_target_emergency_restore(void)
+{
+	/* Only async-signal-safe calls: pwrite on the already open
+	 * /proc/PID/mem descriptors. */
+	for (int i = 0; i < MAX_LIVE; i++) {
+		struct ptd_target *t = live_targets[i];
+		if (!t || !t->alive || t->memfd < 0)
+			continue;
+		for (int j = 0; j < t->nbp; j++)
+			if (t->bp[j].inserted)
+				(void)!pwrite(t->memfd, &t->bp[j].orig, 1, (off_t)t->bp[j].addr);
+	}
 }

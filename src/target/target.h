@@ -142,4 +142,11 @@ int ptd_target_bp_clean_child(struct ptd_target *t, pid_t pid);
  * re-inserted after), reporting the step's stop in @st. */
 int ptd_target_step_over(struct ptd_target *t, pid_t tid, struct ptd_stop *st);
 
+/*
+ * Writes the original bytes back under every breakpoint of every live
+ * target.  Async-signal-safe: front ends call it from their SIGTERM/SIGHUP
+ * handler before dying, so the kernel's implicit detach leaves clean code.
+ */
+void ptd_target_emergency_restore(void);
+
 #endif
