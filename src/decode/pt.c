@@ -404,12 +404,15 @@ static int finish_tail(struct seg *s)
 	return 0;
 }
 
+#define STUCK_LIMIT (1 << 20)
+
 static int decode_segment(struct seg *s)
 {
 	struct pt_block_decoder *dec;
 	struct pt_config cfg;
 	struct pt_errata errata;
-	int status, err = 0;
+	uint64_t last_pos = UINT64_MAX;
+	int status, err = 0, stuck = 0, stuck_err = 0;
 
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)s->buf;
@@ -437,6 +440,7 @@ static int decode_segment(struct seg *s)
 	status = pt_blk_sync_set(dec, s->begin);
 	for (;;) {
 		struct pt_block pb;
+		uint64_t pos = 0;
 		int blk;
 
 		while (status >= 0 && (status & pts_event_pending)) {
@@ -462,6 +466,17 @@ static int decode_segment(struct seg *s)
 			status = blk;
 			if (status >= 0 && (status & pts_eos))
 				s->eos = 1;
+			/* Damaged trace can send the decoder into an endless
+			 * direct-branch loop that consumes no trace; libipt
+			 * would follow it forever. */
+			pt_blk_get_offset(dec, &pos);
+			if (pos != last_pos) {
+				last_pos = pos;
+				stuck = 0;
+			} else if (++stuck > STUCK_LIMIT) {
+				status = -pte_internal;
+				stuck_err = 1;
+			}
 			if (status >= 0)
 				continue;
 		}
@@ -477,8 +492,15 @@ static int decode_segment(struct seg *s)
 			pt_blk_get_offset(dec, &off);
 			if (status == -pte_nomap)
 				r = PTD_GAP_NO_MEMORY;
-			snprintf(msg, sizeof(msg), "decode error at offset 0x%" PRIx64 ": %s", off,
-				 pt_errstr(pt_errcode(status)));
+			if (stuck_err)
+				snprintf(msg, sizeof(msg),
+					 "decode error at offset 0x%" PRIx64 ": no trace consumed in %d blocks "
+					 "(endless loop of direct branches?)", off, STUCK_LIMIT);
+			else
+				snprintf(msg, sizeof(msg), "decode error at offset 0x%" PRIx64 ": %s", off,
+					 pt_errstr(pt_errcode(status)));
+			stuck_err = 0;
+			stuck = 0;
 			err = emit_gap(s, r, off, msg);
 			if (err < 0)
 				goto out;

@@ -124,6 +124,7 @@ struct pw_opts {
 	int p_signal;  /* per mille: signal before an instruction */
 	int p_sigsys;  /* per mille: signal delivered during a syscall */
 	int p_ovf;     /* per mille: overflow after a branch outcome */
+	int ovf_after; /* >0: one overflow after the first outcome at or after this step */
 };
 
 struct pw_result {
@@ -249,7 +250,8 @@ static int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_res
 		}
 		if (err < 0)
 			return err;
-		if (outcome && (int)(pw_rand(&rs) % 1000) < o->p_ovf) {
+		if (outcome && (((int)(pw_rand(&rs) % 1000) < o->p_ovf) ||
+				(o->ovf_after > 0 && step >= o->ovf_after && !r->ngaps))) {
 			ip = PW_BASE + resume_t[pw_rand(&rs) % 4];
 			err = ptd_ptsynth_overflow(s, ip);
 			if (err < 0)
