@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/image.h"
+#include "decode/pt.h"
+#include "record/ptconv.h"
+#include "record/ptsynth.h"
 #include "record/step.h"
 #include "replay/live.h"
 #include "target/target.h"
@@ -44,6 +48,13 @@ struct sthread {
 	struct ptd_calls *calls; /* built on demand, dropped when h changes */
 	uint64_t calls_count;    /* history count the calls were built for */
 	uint64_t pos;            /* replay position; 0 = live */
+	/* Trace format "pt": the recorder writes blocks into @stage, which
+	 * are turned into PT (@synth) at every stop; @h is decoded from the
+	 * accumulated PT bytes. */
+	struct ptd_history *stage;
+	struct ptd_ptsynth *synth;
+	uint8_t *pt;
+	size_t pt_size, pt_cap;
 };
 
 struct ptd_session {
@@ -55,6 +66,8 @@ struct ptd_session {
 	int pin_cpu;
 	enum ptd_method method;
 	enum ptd_method rec_method;
+	int want_pt;   /* trace format for the next recording */
+	int rec_pt;    /* the current recording keeps PT */
 	int recording;
 	struct ptd_steprec *steprec;
 	struct sthread *th;
@@ -160,10 +173,22 @@ static void drop_calls(struct sthread *th)
 	th->calls = NULL;
 }
 
+static void drop_pt(struct sthread *th)
+{
+	ptd_history_free(th->stage);
+	th->stage = NULL;
+	ptd_ptsynth_free(th->synth);
+	th->synth = NULL;
+	free(th->pt);
+	th->pt = NULL;
+	th->pt_size = th->pt_cap = 0;
+}
+
 static void free_threads(struct ptd_session *s)
 {
 	for (int i = 0; i < s->nth; i++) {
 		drop_calls(&s->th[i]);
+		drop_pt(&s->th[i]);
 		ptd_history_free(s->th[i].h);
 	}
 	free(s->th);
@@ -751,7 +776,87 @@ static int record_start_thread(struct ptd_session *s, struct sthread *th)
 
 	if (rc < 0)
 		return rc;
+	if (s->rec_pt) {
+		drop_pt(th);
+		th->stage = ptd_history_alloc(read_code, s);
+		th->synth = ptd_ptsynth_alloc(NULL);
+		if (!th->stage || !th->synth) {
+			drop_pt(th);
+			return -ptde_nomem;
+		}
+		ptd_history_set_tail(th->h, pc);
+		return ptd_steprec_add_thread(s->steprec, th->tid, th->stage, pc);
+	}
 	return ptd_steprec_add_thread(s->steprec, th->tid, th->h, pc);
+}
+
+static int append_pt(struct sthread *th, const uint8_t *buf, size_t n)
+{
+	if (th->pt_size + n > th->pt_cap) {
+		size_t cap = th->pt_cap ? th->pt_cap : 65536;
+		while (cap < th->pt_size + n)
+			cap *= 2;
+		uint8_t *p = realloc(th->pt, cap);
+		if (!p)
+			return -ptde_nomem;
+		th->pt = p;
+		th->pt_cap = cap;
+	}
+	memcpy(th->pt + th->pt_size, buf, n);
+	th->pt_size += n;
+	return 0;
+}
+
+/*
+ * Trace format pt, at a stop: the blocks recorded since the last stop
+ * become PT packets, and the thread's history is decoded again from all
+ * of its PT, so what the user browses went through the real decoder.
+ */
+static int pt_sync(struct ptd_session *s)
+{
+	struct ptd_image *img = NULL;
+	int rc = 0;
+
+	for (int i = 0; i < s->nth; i++) {
+		struct sthread *th = &s->th[i];
+		uint64_t tail;
+		size_t n;
+		uint8_t *bytes;
+		if (!th->stage || !th->synth)
+			continue;
+		tail = ptd_history_tail(th->stage);
+		if (ptd_history_nitems(th->stage) == 0 && !ptd_ptsynth_enabled(th->synth))
+			continue;
+		rc = ptd_ptconv_history(th->synth, th->stage, th->gone ? 0 : tail, read_code, s);
+		if (rc < 0)
+			break;
+		bytes = ptd_ptsynth_take(th->synth, &n);
+		if (bytes) {
+			rc = append_pt(th, bytes, n);
+			free(bytes);
+			if (rc < 0)
+				break;
+		}
+		ptd_history_clear(th->stage);
+		ptd_history_set_tail(th->stage, tail);
+		if (!img) {
+			img = ptd_image_alloc(read_code, s);
+			if (!img) {
+				rc = -ptde_nomem;
+				break;
+			}
+			if (ptd_session_alive(s))
+				ptd_image_add_maps(img, ptd_target_pid(s->t));
+		}
+		ptd_history_clear(th->h);
+		drop_calls(th);
+		rc = ptd_pt_decode_history(th->pt, th->pt_size, img, th->h, NULL);
+		ptd_history_set_tail(th->h, th->gone ? 0 : tail);
+		if (rc < 0)
+			break;
+	}
+	ptd_image_free(img);
+	return rc;
 }
 
 int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
@@ -771,6 +876,7 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 	s->steprec = ptd_steprec_alloc(s->t);
 	if (!s->steprec)
 		return -ptde_nomem;
+	s->rec_pt = s->want_pt;
 	for (int i = 0; i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
 		if (th->gone)
@@ -800,9 +906,37 @@ int ptd_session_record_stop(struct ptd_session *s)
 	for (int i = 0; i < s->nth; i++) {
 		ptd_history_clear(s->th[i].h);
 		drop_calls(&s->th[i]);
+		drop_pt(&s->th[i]);
 		s->th[i].pos = 0;
 	}
 	return 0;
+}
+
+int ptd_session_set_trace_format(struct ptd_session *s, const char *fmt)
+{
+	if (!s || !fmt)
+		return -ptde_invalid;
+	if (!strcmp(fmt, "pt"))
+		s->want_pt = 1;
+	else if (!strcmp(fmt, "blocks") || !strcmp(fmt, "insn"))
+		s->want_pt = 0;
+	else
+		return ptd__err(-ptde_invalid, "unknown trace format '%s' (valid: blocks, pt)", fmt);
+	return 0;
+}
+
+const char *ptd_session_trace_format(const struct ptd_session *s)
+{
+	if (!s)
+		return NULL;
+	return (s->recording ? s->rec_pt : s->want_pt) ? "pt" : "blocks";
+}
+
+size_t ptd_session_pt_bytes(struct ptd_session *s)
+{
+	struct sthread *th = s ? cur_thread(s) : NULL;
+
+	return th ? th->pt_size : 0;
 }
 
 int ptd_session_recording(const struct ptd_session *s)
@@ -843,12 +977,12 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
 	th = cur_thread(s);
 	memset(out, 0, sizeof(*out));
 	out->method = s->rec_method;
-	out->format = "blocks";
+	out->format = s->rec_pt ? "pt" : "blocks";
 	if (!th)
 		return 0;
 	out->ninsn = ptd_history_ninsn(th->h);
 	out->count = ptd_history_count(th->h);
-	out->bytes = ptd_history_bytes(th->h);
+	out->bytes = s->rec_pt ? th->pt_size : ptd_history_bytes(th->h);
 	c = ptd_session_calls(s);
 	out->ncalls = c ? ptd_calls_count(c) : 0;
 	out->replaying = th->pos != 0;
@@ -1084,8 +1218,11 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 
 	if (ptd_session_alive(s))
 		ptd_target_stop_all(s->t, stop_all_cb, rc);
-	if (s->recording && s->steprec)
+	if (s->recording && s->steprec) {
 		ptd_steprec_flush(s->steprec, 0);
+		if (s->rec_pt && pt_sync(s) < 0)
+			fprintf(stderr, "ptdbg: %s\n", ptd_last_error(-ptde_internal));
+	}
 	for (int i = 0; i < s->nth; i++)
 		if (s->th[i].calls && s->th[i].calls_count != ptd_history_count(s->th[i].h))
 			drop_calls(&s->th[i]);

@@ -130,6 +130,13 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 /* Recording. */
 int ptd_session_record_start(struct ptd_session *s, enum ptd_method m);
 int ptd_session_record_stop(struct ptd_session *s);
+/* Trace format of the next recording: "blocks" (the recorder's blocks are
+ * the history) or "pt" (the step recorder's outcomes are written as Intel
+ * PT with ptsynth and the history is decoded from that PT). */
+int ptd_session_set_trace_format(struct ptd_session *s, const char *fmt);
+const char *ptd_session_trace_format(const struct ptd_session *s);
+/* PT bytes kept for the selected thread (format pt). */
+size_t ptd_session_pt_bytes(struct ptd_session *s);
 int ptd_session_recording(const struct ptd_session *s);
 int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out);
 
