@@ -71,7 +71,9 @@ $(B)/libptdbg.so: $(LIB_OBJS)
 	$(Q)$(CC) -shared -Wl,-soname,libptdbg.so.0 $(LDSAN) -o $@ $^ $(LIBS)
 
 # Programs link the static library so they run from the build tree.
-$(B)/bin/%: $(B)/libptdbg.a $$(patsubst %.c,$(B)/%.o,$$(wildcard cmd/%/*.c))
+# ptdbg-report shares the shell's gdb-style output formatting.
+EXTRA_OBJS_ptdbg-report := $(B)/cmd/ptdbg/print.o
+$(B)/bin/%: $(B)/libptdbg.a $$(subst .c,.o,$$(addprefix $(B)/,$$(wildcard cmd/$$*/*.c))) $$(EXTRA_OBJS_$$*)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(LDSAN) -o $@ $(filter %.o,$^) $(B)/libptdbg.a $(LIBS) $(if $(filter ptdbg,$*),-lreadline)
