@@ -236,6 +236,8 @@ void shell_sync(struct shell *sh)
 	ssize_t n;
 
 	sh->pc.sym = ptd_session_symbols(sh->s);
+	if (ptd_session_alive(sh->s))
+		sh->last_pid = ptd_session_pid(sh->s);
 	if (ptd_session_alive(sh->s) && !sh->main_module[0]) {
 		snprintf(link, sizeof(link), "/proc/%d/exe", (int)ptd_session_pid(sh->s));
 		n = readlink(link, sh->main_module, sizeof(sh->main_module) - 1);
@@ -255,7 +257,11 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 	shell_sync(sh);
 	if (finish && e.kind == PTD_EVENT_STEPPED)
 		e.new_frame = 1;
-	ptd_print_stop(&sh->pc, &e, temporary, ptd_session_pid(sh->s));
+	/* the process is gone after an exit: use the pid seen before */
+	ptd_print_stop(&sh->pc, &e, temporary,
+		       ptd_session_alive(sh->s) ? ptd_session_pid(sh->s) : e.tid ? e.tid : sh->last_pid);
+	if (ptd_session_alive(sh->s))
+		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);
 	sh->x_valid = 0;
 	if (e.kind == PTD_EVENT_EXITED || e.kind == PTD_EVENT_KILLED) {
@@ -326,6 +332,12 @@ static void free_args(char **v)
 	free(v);
 }
 
+/* The program's arguments as one line, for "Starting program:". */
+static const char *prog_args(struct shell *sh)
+{
+	return sh->run_args;
+}
+
 static int do_run(struct shell *sh, const char *args, int start)
 {
 	const char *prog = ptd_session_program(sh->s);
@@ -348,6 +360,7 @@ static int do_run(struct shell *sh, const char *args, int start)
 		argv[0] = (char *)prog;
 		for (i = 0; i < n; i++)
 			argv[i + 1] = words[i];
+		snprintf(sh->run_args, sizeof(sh->run_args), "%s", skipws(args));
 		rc = ptd_session_set_program(sh->s, argv);
 		free(argv);
 		free_args(words);
@@ -374,9 +387,11 @@ static int do_run(struct shell *sh, const char *args, int start)
 			printf("Temporary breakpoint %d at 0x%" PRIx64 "\n", bi.id, bi.addr);
 	}
 	if (sh->from_tty) {
-		printf("Starting program: %s", prog);
-		/* the arguments as set */
-		printf("%s%s\n", *skipws(args) ? " " : "", skipws(args));
+		char *abs = realpath(prog, NULL);
+
+		/* gdb prints the absolute path, a space, and the arguments */
+		printf("Starting program: %s %s\n", abs ? abs : prog, prog_args(sh));
+		free(abs);
 	}
 	fflush(stdout);
 	snapshot_temps(sh, &temps);

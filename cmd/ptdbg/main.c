@@ -136,7 +136,9 @@ static void interactive_loop(struct shell *sh)
 	char *line = NULL;
 	size_t cap = 0;
 
-	sh->from_tty = tty;
+	/* gdb treats commands from stdin as typed by a user (from_tty) even
+	 * when stdin is a pipe, and prompts for them. */
+	sh->from_tty = 1;
 	if (tty) {
 		rl_readline_name = "ptdbg";
 		using_history();
@@ -160,7 +162,11 @@ static void interactive_loop(struct shell *sh)
 				break;
 			}
 		} else {
-			ssize_t len = getline(&line, &cap, stdin);
+			ssize_t len;
+
+			fputs(PTDBG_PROMPT, stdout);
+			fflush(stdout);
+			len = getline(&line, &cap, stdin);
 
 			if (len < 0)
 				break;
@@ -342,8 +348,14 @@ int main(int argc, char **argv)
 		} else {
 			char **pa = calloc((size_t)prog_argc + 1, sizeof(*pa));
 
-			for (i = 0; pa && i < prog_argc; i++)
+			for (i = 0; pa && i < prog_argc; i++) {
+				size_t used = strlen(sh.run_args);
+
 				pa[i] = prog_argv[i];
+				if (i)
+					snprintf(sh.run_args + used, sizeof(sh.run_args) - used, "%s%s",
+						 i > 1 ? " " : "", prog_argv[i]);
+			}
 			if (pa && ptd_session_set_program(sh.s, pa) < 0)
 				shell_error("%s: %s", prog_argv[0], ptd_last_error(-ptde_invalid));
 			free(pa);

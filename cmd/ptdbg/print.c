@@ -484,8 +484,9 @@ void ptd_print_reg_line(struct ptd_print_ctx *c, const char *name, uint64_t val,
 	} else {
 		snprintf(nat, sizeof(nat), "%" PRId64, (int64_t)val);
 	}
-	fprintf(c->out, "%-19s", raw);
-	if (strlen(raw) >= 19)
+	/* gdb pads the raw column to 2 + 16 + 2 characters */
+	fprintf(c->out, "%-20s", raw);
+	if (strlen(raw) >= 20)
 		fputc(' ', c->out);
 	fprintf(c->out, "%s\n", nat);
 }

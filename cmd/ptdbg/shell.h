@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "print.h"
 #include "session/session.h"
@@ -26,6 +27,8 @@ struct shell {
 	 * exit from", "Continuing.") are printed only for commands a person
 	 * typed, not for -ex in batch mode or -x scripts. */
 	int from_tty;
+	char run_args[4096]; /* arguments as typed, for "Starting program:" */
+	pid_t last_pid; /* for "[Inferior 1 (process N) exited ...]" */
 	int quit;      /* set by quit */
 	int quit_code;
 
