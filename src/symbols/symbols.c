@@ -621,7 +621,7 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 	Dwarf_Addr bias = 0;
 	Dwarf_Addr start = 0, end = 0;
 	size_t cap = 0;
-	uint32_t seq = 0;
+	uint32_t seq = 0, seq_base = 0;
 
 	if (s->nml == s->cml) {
 		size_t c = s->cml ? s->cml * 2 : 8;
@@ -642,6 +642,10 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 	while ((cu = dwfl_module_nextcu(m, cu, &bias))) {
 		Dwarf_Lines *lines;
 		size_t n, i;
+		/* gdb's line-table reader state, reset at each sequence end. */
+		int sm_line = 0, last_line = 0, nz_disc = 0;
+		const char *last_file = NULL;
+		uint64_t last_addr = UINT64_MAX;
 
 		if (dwarf_getsrclines(cu, &lines, &n) != 0)
 			continue;
@@ -649,7 +653,9 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 			Dwarf_Line *l = dwarf_onesrcline(lines, i);
 			Dwarf_Addr a;
 			bool stmt = false, es = false;
-			int ln = 0;
+			unsigned disc = 0;
+			const char *file;
+			int ln = 0, file_changed, ignore;
 			struct row *r;
 
 			if (!l || dwarf_lineaddr(l, &a) != 0)
@@ -657,6 +663,39 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 			dwarf_lineno(l, &ln);
 			dwarf_linebeginstatement(l, &stmt);
 			dwarf_lineendsequence(l, &es);
+			dwarf_linediscriminator(l, &disc);
+			file = dwarf_linesrc(l, NULL, NULL);
+			a += bias;
+
+			/*
+			 * Which rows become entries, the way gdb builds its line
+			 * table (so lines, ranges and breakpoint addresses agree
+			 * with gdb's): line-0 rows are dropped; a row repeating
+			 * the previous line of the same file is dropped when that
+			 * line has had a non-zero discriminator; a file switch at
+			 * the same address by a non-statement row is dropped; and
+			 * a sequence end removes the entries at its own address.
+			 */
+			if (ln != sm_line)
+				nz_disc = disc != 0;
+			else
+				nz_disc |= disc != 0;
+			sm_line = ln;
+			file_changed = file != last_file;
+			ignore = (!es && ln == 0) ||
+				 (file_changed && !es && a == last_addr && !stmt && last_file);
+			if (es) {
+				while (ml->n > 0 && !ml->rows[ml->n - 1].end_seq &&
+				       ml->rows[ml->n - 1].addr == a && ml->rows[ml->n - 1].seq >= seq_base)
+					ml->n--;
+			} else if (ignore ||
+				   (!file_changed && ln == last_line && nz_disc)) {
+				if (!ignore) {
+					last_line = ln;
+					last_addr = a;
+				}
+				continue;
+			}
 			if (ml->n == cap) {
 				size_t c = cap ? cap * 2 : 1024;
 				struct row *v = realloc(ml->rows, c * sizeof(*v));
@@ -667,12 +706,23 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 				cap = c;
 			}
 			r = &ml->rows[ml->n++];
-			r->addr = a + bias;
-			r->file = dwarf_linesrc(l, NULL, NULL);
-			r->line = ln;
+			r->addr = a;
+			r->file = file;
+			r->line = es ? 0 : ln;
 			r->is_stmt = stmt;
 			r->end_seq = es;
 			r->seq = seq++;
+			if (es) {
+				sm_line = last_line = 0;
+				nz_disc = 0;
+				last_file = NULL;
+				last_addr = UINT64_MAX;
+				seq_base = seq;
+			} else {
+				last_line = ln;
+				last_file = file;
+				last_addr = a;
+			}
 		}
 	}
 done:
@@ -723,21 +773,15 @@ static ssize_t row_at(const struct modlines *ml, uint64_t addr)
 	return (ssize_t)lo - 1;
 }
 
-/* End of the run of rows of the same file:line that starts at row @i. */
-static uint64_t row_run_end(const struct modlines *ml, size_t i)
+/* Where the entry @i ends: the next entry at a higher address. */
+static uint64_t row_end(const struct modlines *ml, size_t i)
 {
-	const struct row *r = &ml->rows[i];
 	size_t j;
 
-	for (j = i + 1; j < ml->n; j++) {
-		const struct row *q = &ml->rows[j];
-
-		if (q->addr == r->addr && !q->end_seq)
-			continue;
-		if (q->end_seq || q->line != r->line || q->file != r->file)
-			return q->addr;
-	}
-	return ml->hi > r->addr ? ml->hi : r->addr + 1;
+	for (j = i + 1; j < ml->n; j++)
+		if (ml->rows[j].addr > ml->rows[i].addr)
+			return ml->rows[j].addr;
+	return ml->hi > ml->rows[i].addr ? ml->hi : ml->rows[i].addr + 1;
 }
 
 int ptd_symbols_line(struct ptd_symbols *s, uint64_t addr, struct ptd_line *out)
@@ -770,7 +814,7 @@ int ptd_symbols_line(struct ptd_symbols *s, uint64_t addr, struct ptd_line *out)
 	out->file = r->file;
 	out->line = r->line;
 	out->lo = r->addr;
-	out->hi = row_run_end(ml, (size_t)i);
+	out->hi = row_end(ml, (size_t)i);
 	out->is_stmt = r->is_stmt;
 	return 0;
 }
@@ -1024,8 +1068,15 @@ int ptd_symbols_file_line(struct ptd_symbols *s, const char *file, int line, uin
 	{
 		const struct sym_ent *e = find_sym(s, best_addr);
 
-		if (e && e->start == best_addr && (e->rank & 1))
-			best_addr = breakpoint_addr(s, e);
+		if (e && e->start == best_addr && (e->rank & 1)) {
+			struct ptd_line l;
+
+			uint64_t bp = breakpoint_addr(s, e);
+
+			if (bp != best_addr && ptd_symbols_line(s, bp, &l) == 0)
+				best_line = l.line;
+			best_addr = bp;
+		}
 	}
 	if (addr)
 		*addr = best_addr;
