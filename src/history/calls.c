@@ -250,7 +250,24 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		uint64_t bg = b->before_gap;
 		uint64_t fb = func(b, target);
 
-		if (bg && fb && func(b, seg(b, seg(b, bg)->instance)->ip) == fb) {
+		int k;
+
+		/* Bridge the gap: continue the innermost frame known before
+		 * it whose function is the one we resume in. */
+		for (k = 0; bg && fb && k < MAX_CALLER_WALK; k++) {
+			struct ptd_callseg *cs = seg(b, bg);
+
+			if (func(b, seg(b, cs->instance)->ip) == fb)
+				break;
+			if (cs->up_is_ret) {
+				bg = 0;
+				break;
+			}
+			bg = cs->up;
+		}
+		if (k == MAX_CALLER_WALK)
+			bg = 0;
+		if (bg && fb) {
 			continue_instance(b, PTD_SEG_AFTER_GAP, number, target, bg);
 		} else {
 			new_seg(b, PTD_SEG_AFTER_GAP, number, target, g->level, g->up,

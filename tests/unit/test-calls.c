@@ -1,0 +1,414 @@
+/*
+ * Unit tests for the function-call segments (src/history/calls.c) over
+ * simulated executions of real machine code: the segment sequence and
+ * levels of a whole program, fib(n) making 2*F(n+1)-1 calls, recording
+ * that starts inside a nested function (negative levels, up links to the
+ * return), signal handler entry and sigreturn, gaps, tail calls through a
+ * PLT-like stub, O(log n) lookup by number, and backtraces in the past.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "histfix.h"
+#include "ptdbg/ptdbg.h"
+
+struct expect {
+	uint64_t func;
+	int level;
+	int how;
+};
+
+static void check_segs(const struct ptd_calls *c, const struct expect *e, size_t n)
+{
+	size_t i;
+
+	assert_int_equal(ptd_calls_count(c), n);
+	for (i = 0; i < n; i++) {
+		const struct ptd_callseg *s = ptd_calls_get(c, i + 1);
+
+		assert_non_null(s);
+		if (fx_func_of(NULL, s->ip) != e[i].func || s->level != e[i].level ||
+		    s->how != e[i].how)
+			print_error("segment %zu: ip %#lx level %d how %d\n", i + 1,
+				    (unsigned long)s->ip, s->level, s->how);
+		assert_int_equal(fx_func_of(NULL, s->ip), e[i].func);
+		assert_int_equal(s->level, e[i].level);
+		assert_int_equal(s->how, e[i].how);
+		assert_int_equal(s->index, i + 1);
+	}
+	assert_null(ptd_calls_get(c, 0));
+	assert_null(ptd_calls_get(c, n + 1));
+}
+
+/* Segments cover 1..count contiguously and find() agrees with them. */
+static void check_cover(const struct ptd_history *h, const struct ptd_calls *c)
+{
+	uint64_t n, count = ptd_history_count(h), k;
+
+	for (k = 1; k <= ptd_calls_count(c); k++) {
+		const struct ptd_callseg *s = ptd_calls_get(c, k);
+
+		if (k == 1)
+			assert_int_equal(s->first, 1);
+		else
+			assert_int_equal(s->first, ptd_calls_get(c, k - 1)->last + 1);
+	}
+	assert_int_equal(ptd_calls_get(c, ptd_calls_count(c))->last, count);
+	for (n = 1; n <= count; n++) {
+		const struct ptd_callseg *s = ptd_calls_find(c, n);
+
+		assert_non_null(s);
+		assert_true(s->first <= n && n <= s->last);
+	}
+	assert_null(ptd_calls_find(c, 0));
+	assert_null(ptd_calls_find(c, count + 1));
+}
+
+#define C(fn, lv, how) { fn, lv, PTD_SEG_##how }
+
+static void test_program(void **state)
+{
+	static const struct expect fibs[] = {
+		/* fib(4): fib(3) [fib(2) [fib(1) fib(0)] fib(1)] fib(2) [fib(1) fib(0)] */
+		C(FX_FIB, 2, CALL),   C(FX_FIB, 3, CALL),   C(FX_FIB, 4, CALL),
+		C(FX_FIB, 5, CALL),   C(FX_FIB, 4, RETURN), C(FX_FIB, 5, CALL),
+		C(FX_FIB, 4, RETURN), C(FX_FIB, 3, RETURN), C(FX_FIB, 4, CALL),
+		C(FX_FIB, 3, RETURN), C(FX_FIB, 2, RETURN), C(FX_FIB, 3, CALL),
+		C(FX_FIB, 4, CALL),   C(FX_FIB, 3, RETURN), C(FX_FIB, 4, CALL),
+		C(FX_FIB, 3, RETURN), C(FX_FIB, 2, RETURN),
+	};
+	struct expect e[64];
+	size_t n = 0, i;
+	struct fx_sim s;
+	struct ptd_calls *c;
+	const struct ptd_callseg *sg;
+
+	(void)state;
+	e[n++] = (struct expect)C(FX_START, 0, START);
+	e[n++] = (struct expect)C(FX_MAIN, 1, CALL);
+	e[n++] = (struct expect)C(FX_F, 2, CALL);
+	e[n++] = (struct expect)C(FX_G, 3, CALL);
+	e[n++] = (struct expect)C(FX_F, 2, RETURN);
+	e[n++] = (struct expect)C(FX_G, 3, CALL);
+	e[n++] = (struct expect)C(FX_F, 2, RETURN);
+	e[n++] = (struct expect)C(FX_MAIN, 1, RETURN);
+	e[n++] = (struct expect)C(FX_H, 2, CALL);
+	e[n++] = (struct expect)C(FX_MAIN, 1, RETURN);
+	for (i = 0; i < sizeof(fibs) / sizeof(fibs[0]); i++)
+		e[n++] = fibs[i];
+	e[n++] = (struct expect)C(FX_MAIN, 1, RETURN);
+	e[n++] = (struct expect)C(FX_F, 2, CALL);
+	e[n++] = (struct expect)C(FX_G, 3, CALL);
+	e[n++] = (struct expect)C(FX_F, 2, RETURN);
+	e[n++] = (struct expect)C(FX_G, 3, CALL);
+	e[n++] = (struct expect)C(FX_F, 2, RETURN);
+	e[n++] = (struct expect)C(FX_MAIN, 1, RETURN);
+	e[n++] = (struct expect)C(FX_START, 0, RETURN);
+
+	fx_sim_init(&s);
+	fx_program(&s);
+	c = ptd_calls_build(s.h, fx_func_of, NULL);
+	assert_non_null(c);
+	check_segs(c, e, n);
+	check_cover(s.h, c);
+	assert_int_equal(ptd_calls_min_level(c), 0);
+
+	/* links: f's three segments are one instance */
+	sg = ptd_calls_get(c, 3);
+	assert_int_equal(sg->up, 2);
+	assert_int_equal(sg->next_same, 5);
+	assert_int_equal(sg->prev_same, 0);
+	assert_int_equal(sg->instance, 3);
+	sg = ptd_calls_get(c, 5);
+	assert_int_equal(sg->instance, 3);
+	assert_int_equal(sg->prev_same, 3);
+	assert_int_equal(sg->next_same, 7);
+	assert_int_equal(sg->up, 2);
+	assert_int_equal(sg->first, fx_num(&s, 0x401132, 0));
+	assert_int_equal(ptd_calls_get(c, 4)->up, 3);
+	assert_int_equal(ptd_calls_get(c, 6)->up, 5);
+	assert_int_equal(ptd_calls_get(c, 8)->instance, 2);
+	/* the last segment (start after main returned) holds the tail */
+	sg = ptd_calls_get(c, n);
+	assert_int_equal(sg->instance, 1);
+	assert_int_equal(sg->prev_same, 1);
+	assert_int_equal(sg->first, ptd_history_count(s.h));
+	ptd_calls_free(c);
+
+	/* Without func_of: the same (no jumps leave a function here). */
+	c = ptd_calls_build(s.h, NULL, NULL);
+	assert_non_null(c);
+	check_segs(c, e, n);
+	ptd_calls_free(c);
+	ptd_calls_free(NULL);
+	assert_null(ptd_calls_build(NULL, NULL, NULL));
+	fx_sim_fini(&s);
+}
+
+static uint64_t fibonacci(int n)
+{
+	uint64_t a = 0, b = 1;
+
+	while (n-- > 0) {
+		uint64_t t = a + b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static void test_fib_counts(void **state)
+{
+	int n;
+
+	(void)state;
+	for (n = 1; n <= 15; n += 7) {
+		struct fx_sim s;
+		struct ptd_calls *c;
+		uint64_t k, calls = 0, segs = 0;
+
+		fx_sim_init(&s);
+		fx_run(&s, 0x4011af, 0x4011b4, PTD_IC_CALL, 0);
+		fx_fib(&s, n);
+		fx_run(&s, 0x4011b9, 0x4011c1, PTD_IC_CALL, 0);
+		ptd_history_set_tail(s.h, FX_F);
+		assert_false(s.err);
+		c = ptd_calls_build(s.h, fx_func_of, NULL);
+		assert_non_null(c);
+		for (k = 1; k <= ptd_calls_count(c); k++) {
+			const struct ptd_callseg *sg = ptd_calls_get(c, k);
+
+			if (fx_func_of(NULL, sg->ip) != FX_FIB)
+				continue;
+			segs++;
+			if (sg->how == PTD_SEG_CALL)
+				calls++;
+			assert_true(sg->level >= 1);
+		}
+		assert_int_equal(calls, 2 * fibonacci(n + 1) - 1);
+		/* each call with n >= 2 adds two return segments */
+		assert_int_equal(segs, calls + 2 * (fibonacci(n + 1) - 1));
+		/* main -> fib ... -> main -> f */
+		assert_int_equal(ptd_calls_get(c, ptd_calls_count(c))->level, 1);
+		assert_int_equal(ptd_calls_get(c, ptd_calls_count(c) - 1)->instance, 1);
+		check_cover(s.h, c);
+		ptd_calls_free(c);
+		fx_sim_fini(&s);
+	}
+}
+
+/* Recording started inside g, called from f, called from main. */
+static void test_start_inside(void **state)
+{
+	static const struct expect e[] = {
+		C(FX_G, 0, START),     C(FX_F, -1, RETURN), C(FX_G, 0, CALL),
+		C(FX_F, -1, RETURN),   C(FX_MAIN, -2, RETURN), C(FX_H, -1, CALL),
+		C(FX_MAIN, -2, RETURN), C(FX_FIB, -1, CALL),
+	};
+	struct fx_sim s;
+	struct ptd_calls *c;
+	uint64_t pcs[8];
+	int n;
+
+	(void)state;
+	fx_sim_init(&s);
+	fx_run(&s, 0x401115, 0x40111c, PTD_IC_RET, 0);
+	fx_run(&s, 0x401132, 0x40113a, PTD_IC_CALL, 0);
+	fx_g(&s);
+	fx_run(&s, 0x40113f, 0x401146, PTD_IC_RET, 0);
+	fx_run(&s, 0x40119b, 0x4011a7, PTD_IC_CALL, 0);
+	fx_h(&s);
+	fx_run(&s, 0x4011ac, 0x4011b4, PTD_IC_CALL, 0);
+	ptd_history_set_tail(s.h, FX_FIB);
+	c = ptd_calls_build(s.h, fx_func_of, NULL);
+	assert_non_null(c);
+	check_segs(c, e, sizeof(e) / sizeof(e[0]));
+	check_cover(s.h, c);
+	assert_int_equal(ptd_calls_min_level(c), -2);
+	/* g's first segment returns to f's segment 2 (after the return) */
+	assert_int_equal(ptd_calls_get(c, 1)->up, 2);
+	assert_true(ptd_calls_get(c, 1)->up_is_ret);
+	assert_int_equal(ptd_calls_get(c, 2)->up, 5);
+	assert_true(ptd_calls_get(c, 2)->up_is_ret);
+	assert_int_equal(ptd_calls_get(c, 4)->up, 5);
+	assert_int_equal(ptd_calls_get(c, 4)->instance, 2);
+	assert_int_equal(ptd_calls_get(c, 3)->up, 2);
+	assert_false(ptd_calls_get(c, 3)->up_is_ret);
+	assert_int_equal(ptd_calls_get(c, 7)->instance, 5);
+
+	/* backtrace in the second g: g <- f (call at 0x40113a) <- main
+	 * (call before the return address 0x40119b: 0x401196) */
+	n = ptd_replay_backtrace(s.h, c, fx_num(&s, 0x401115, 5), pcs, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(pcs[0], 0x401115);
+	assert_int_equal(pcs[1], 0x40113a);
+	assert_int_equal(pcs[2], 0x401196);
+	/* in the first g, before any call was recorded */
+	n = ptd_replay_backtrace(s.h, c, 1, pcs, 8);
+	assert_int_equal(n, 3);
+	assert_int_equal(pcs[1], 0x40112d);
+	assert_int_equal(pcs[2], 0x401196);
+	n = ptd_replay_backtrace(s.h, c, 1, pcs, 2);
+	assert_int_equal(n, 2);
+	ptd_calls_free(c);
+	fx_sim_fini(&s);
+}
+
+/* A signal interrupts f after 0x401128; the handler returns into the
+ * restorer, whose rt_sigreturn resumes f at 0x40112b. */
+static void test_signal(void **state)
+{
+	static const struct expect e[] = {
+		C(FX_F, 0, START),          C(FX_HANDLER, 1, SIGNAL), C(FX_RESTORER, 1, SIGTRAMP),
+		C(FX_F, 0, SIGRETURN),      C(FX_G, 1, CALL),         C(FX_F, 0, RETURN),
+		C(FX_G, 1, CALL),           C(FX_F, 0, RETURN),       C(FX_MAIN, -1, RETURN),
+	};
+	struct fx_sim s;
+	struct ptd_calls *c;
+	uint64_t pcs[8], hnum;
+
+	(void)state;
+	fx_sim_init(&s);
+	fx_run(&s, 0x40111d, 0x401128, PTD_IC_OTHER, PTD_BLK_INTERRUPTED);
+	assert_int_equal(ptd_history_append_event(s.h, PTD_EV_SIGNAL, 0x40112b, 14), 0);
+	fx_run(&s, FX_HANDLER, FX_HANDLER + 6, PTD_IC_RET, 0);
+	fx_run(&s, FX_RESTORER, FX_RESTORER + 7, PTD_IC_FAR_CALL, PTD_BLK_SYSCALL);
+	fx_run(&s, 0x40112b, 0x40112d, PTD_IC_CALL, 0);
+	fx_g(&s);
+	fx_run(&s, 0x401132, 0x40113a, PTD_IC_CALL, 0);
+	fx_g(&s);
+	fx_run(&s, 0x40113f, 0x401146, PTD_IC_RET, 0);
+	ptd_history_set_tail(s.h, 0x40119b);
+	assert_false(s.err);
+	c = ptd_calls_build(s.h, fx_func_of, NULL);
+	assert_non_null(c);
+	check_segs(c, e, sizeof(e) / sizeof(e[0]));
+	check_cover(s.h, c);
+	assert_int_equal(ptd_calls_get(c, 2)->up, 1);
+	assert_int_equal(ptd_calls_get(c, 4)->instance, 1);
+	assert_int_equal(ptd_calls_get(c, 4)->prev_same, 1);
+	assert_int_equal(ptd_calls_get(c, 1)->next_same, 4);
+	/* backtrace in the handler: the interrupted frame resumes at 0x40112b */
+	hnum = fx_num(&s, FX_HANDLER + 4, 0);
+	assert_int_equal(ptd_replay_backtrace(s.h, c, hnum, pcs, 8), 3);
+	assert_int_equal(pcs[0], FX_HANDLER + 4);
+	assert_int_equal(pcs[1], 0x40112b);
+	/* f's caller is known from f's return: the call before 0x40119b */
+	assert_int_equal(pcs[2], 0x401196);
+	ptd_calls_free(c);
+
+	/* The same with an explicit sigreturn event instead of the syscall. */
+	fx_sim_fini(&s);
+	fx_sim_init(&s);
+	fx_run(&s, 0x40111d, 0x401128, PTD_IC_OTHER, PTD_BLK_INTERRUPTED);
+	ptd_history_append_event(s.h, PTD_EV_SIGNAL, 0x40112b, 14);
+	fx_run(&s, FX_HANDLER, FX_HANDLER + 6, PTD_IC_RET, 0);
+	fx_run(&s, FX_RESTORER, FX_RESTORER, PTD_IC_OTHER, PTD_BLK_INTERRUPTED);
+	ptd_history_append_event(s.h, PTD_EV_SIGRETURN, 0x40112b, 0);
+	fx_run(&s, 0x40112b, 0x40112d, PTD_IC_CALL, 0);
+	ptd_history_set_tail(s.h, FX_G);
+	c = ptd_calls_build(s.h, fx_func_of, NULL);
+	assert_non_null(c);
+	assert_int_equal(ptd_calls_count(c), 5);
+	assert_int_equal(ptd_calls_get(c, 4)->how, PTD_SEG_SIGRETURN);
+	assert_int_equal(ptd_calls_get(c, 4)->instance, 1);
+	assert_int_equal(ptd_calls_get(c, 5)->level, 1);
+	ptd_calls_free(c);
+	fx_sim_fini(&s);
+}
+
+/* A gap is its own segment; after it, the frame of the same function
+ * continues (here: g returned into f during the gap). */
+static void test_gap(void **state)
+{
+	struct fx_sim s;
+	struct ptd_calls *c;
+	const struct ptd_callseg *sg;
+
+	(void)state;
+	fx_sim_init(&s);
+	fx_run(&s, 0x40111d, 0x40112d, PTD_IC_CALL, 0);
+	fx_run(&s, 0x401106, 0x401112, PTD_IC_OTHER, 0);
+	ptd_history_append_gap(s.h, PTD_GAP_OVERFLOW, 0, NULL);
+	fx_run(&s, 0x40113f, 0x401146, PTD_IC_RET, 0);
+	ptd_history_set_tail(s.h, 0x40119b);
+	c = ptd_calls_build(s.h, fx_func_of, NULL);
+	assert_non_null(c);
+	assert_int_equal(ptd_calls_count(c), 5);
+	sg = ptd_calls_get(c, 3);
+	assert_true(sg->is_gap);
+	assert_int_equal(sg->how, PTD_SEG_GAP);
+	assert_int_equal(sg->first, 14);
+	assert_int_equal(sg->last, 14);
+	sg = ptd_calls_get(c, 4);
+	assert_int_equal(sg->how, PTD_SEG_AFTER_GAP);
+	assert_int_equal(sg->level, 0);
+	assert_int_equal(sg->instance, 1);
+	assert_int_equal(sg->prev_same, 1);
+	assert_int_equal(ptd_calls_get(c, 5)->level, -1);
+	assert_int_equal(ptd_calls_find(c, 14)->index, 3);
+	check_cover(s.h, c);
+	ptd_calls_free(c);
+	fx_sim_fini(&s);
+}
+
+/* tcc calls h through a PLT-like indirect jump: a tail call at the same
+ * level; h's return goes back to tcc. */
+static void test_tailcall(void **state)
+{
+	static const struct expect e[] = {
+		C(FX_TCC, 0, START), C(FX_PLT, 1, CALL), C(FX_H, 1, TAILCALL),
+		C(FX_TCC, 0, RETURN), C(FX_MAIN, -1, RETURN),
+	};
+	struct fx_sim s;
+	struct ptd_calls *c;
+	uint64_t pcs[4];
+
+	(void)state;
+	fx_sim_init(&s);
+	fx_run(&s, FX_TCC, FX_TCC, PTD_IC_CALL, 0);
+	fx_run(&s, FX_PLT, FX_PLT, PTD_IC_JUMP, 0);
+	fx_h(&s);
+	fx_run(&s, FX_TCC + 5, FX_TCC + 6, PTD_IC_RET, 0);
+	ptd_history_set_tail(s.h, 0x4011ac);
+	assert_false(s.err);
+	c = ptd_calls_build(s.h, fx_func_of, NULL);
+	assert_non_null(c);
+	check_segs(c, e, sizeof(e) / sizeof(e[0]));
+	check_cover(s.h, c);
+	assert_int_equal(ptd_calls_get(c, 3)->up, 1);
+	assert_int_equal(ptd_calls_get(c, 4)->instance, 1);
+	assert_int_equal(ptd_replay_backtrace(s.h, c, fx_num(&s, FX_H + 4, 0), pcs, 4), 3);
+	assert_int_equal(pcs[1], FX_TCC);
+	assert_int_equal(pcs[2], 0x4011a7);
+	ptd_calls_free(c);
+
+	/* without func_of the jump is not seen as a call */
+	c = ptd_calls_build(s.h, NULL, NULL);
+	assert_int_equal(ptd_calls_count(c), 4);
+	assert_int_equal(ptd_calls_get(c, 2)->level, 1);
+	assert_int_equal(ptd_calls_get(c, 3)->level, 0);
+	ptd_calls_free(c);
+	fx_sim_fini(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_program),
+		cmocka_unit_test(test_fib_counts),
+		cmocka_unit_test(test_start_inside),
+		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_tailcall),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

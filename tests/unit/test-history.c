@@ -1,0 +1,424 @@
+/*
+ * Unit tests for the history storage and cursor (src/history/history.c):
+ * gdb-style numbering over blocks, gaps, events and the tail; cursor
+ * goto/next/prev against the simulated instruction sequence of real
+ * machine code; merging of one-instruction appends; compactness and
+ * random access on a history of more than a million instructions.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "histfix.h"
+#include "ptdbg/ptdbg.h"
+
+static void test_null(void **state)
+{
+	struct ptd_hcursor c;
+	struct ptd_block b = { 0x401106, 0x401106, 1, PTD_IC_OTHER, 0 };
+
+	(void)state;
+	ptd_history_free(NULL);
+	ptd_history_clear(NULL);
+	assert_int_equal(ptd_history_count(NULL), 0);
+	assert_int_equal(ptd_history_append_block(NULL, &b), -ptde_invalid);
+	assert_int_equal(ptd_hcursor_goto(&c, NULL, 1), -ptde_invalid);
+	assert_int_equal(ptd_hcursor_next(NULL), -ptde_invalid);
+	assert_null(ptd_history_detail(NULL, 1));
+}
+
+static void test_invalid_blocks(void **state)
+{
+	struct ptd_history *h = ptd_history_alloc(fx_read, NULL);
+	struct ptd_block b = { 0x401106, 0x401106, 0, PTD_IC_OTHER, 0 };
+	struct ptd_hcursor c;
+
+	(void)state;
+	assert_int_equal(ptd_history_append_block(h, &b), -ptde_invalid);
+	b.ninsn = 2;
+	b.end_ip = 0x401100;
+	assert_int_equal(ptd_history_append_block(h, &b), -ptde_invalid);
+	b.ninsn = 1;
+	b.end_ip = 0x401107;
+	assert_int_equal(ptd_history_append_block(h, &b), -ptde_invalid);
+	assert_int_equal(ptd_history_count(h), 0);
+	assert_int_equal(ptd_hcursor_goto(&c, h, 1), -ptde_eos);
+	assert_int_equal(ptd_hcursor_goto(&c, h, 0), -ptde_bos);
+	ptd_history_free(h);
+}
+
+/* Walks the whole program forward and backward and by goto. */
+static void test_program_numbering(void **state)
+{
+	struct fx_sim s;
+	struct ptd_hcursor c;
+	uint64_t i, count;
+
+	(void)state;
+	fx_sim_init(&s);
+	fx_program(&s);
+	assert_false(s.err);
+	count = ptd_history_count(s.h);
+	assert_int_equal(count, s.n);
+	assert_int_equal(ptd_history_ninsn(s.h), s.n - 1);
+	assert_int_equal(ptd_history_tail(s.h), FX_START + 5);
+
+	assert_int_equal(ptd_hcursor_goto(&c, s.h, 1), 0);
+	for (i = 1; i <= count; i++) {
+		assert_int_equal(c.number, i);
+		assert_int_equal(c.ip, s.ips[i - 1]);
+		assert_false(c.is_gap);
+		assert_true(c.len > 0);
+		if (i < count)
+			assert_int_equal(ptd_hcursor_next(&c), 0);
+	}
+	/* The tail: the hlt after main. */
+	assert_int_equal(c.len, 1);
+	assert_int_equal(ptd_hcursor_next(&c), -ptde_eos);
+	assert_int_equal(c.number, count);
+	for (i = count; i >= 1; i--) {
+		assert_int_equal(c.number, i);
+		assert_int_equal(c.ip, s.ips[i - 1]);
+		if (i > 1)
+			assert_int_equal(ptd_hcursor_prev(&c), 0);
+	}
+	assert_int_equal(ptd_hcursor_prev(&c), -ptde_bos);
+	assert_int_equal(c.number, 1);
+
+	for (i = 1; i <= count; i++) {
+		assert_int_equal(ptd_hcursor_goto(&c, s.h, i), 0);
+		assert_int_equal(c.ip, s.ips[i - 1]);
+	}
+	assert_int_equal(ptd_hcursor_goto(&c, s.h, count + 1), -ptde_eos);
+
+	/* Classes: the call in main and the ret of g; lengths from the code. */
+	assert_int_equal(ptd_hcursor_goto(&c, s.h, fx_num(&s, 0x401196, 0)), 0);
+	assert_int_equal(c.iclass, PTD_IC_CALL);
+	assert_int_equal(c.len, 5);
+	assert_int_equal(ptd_hcursor_goto(&c, s.h, fx_num(&s, 0x40111c, 0)), 0);
+	assert_int_equal(c.iclass, PTD_IC_RET);
+	assert_int_equal(ptd_hcursor_goto(&c, s.h, fx_num(&s, 0x40118a, 0)), 0);
+	assert_int_equal(c.iclass, PTD_IC_OTHER);
+	assert_int_equal(c.len, 7);
+	fx_sim_fini(&s);
+}
+
+/* One instruction per append (as the step recorder does) merges into the
+ * same blocks as block-wise appends. */
+static void test_merge_single_steps(void **state)
+{
+	struct fx_sim s;
+	struct ptd_history *h = ptd_history_alloc(fx_read, NULL);
+	struct ptd_hcursor c, d;
+	struct ptd_item it;
+	uint64_t i, n;
+
+	(void)state;
+	fx_sim_init(&s);
+	fx_program(&s);
+	n = ptd_history_count(s.h);
+	for (i = 0; i + 1 < s.n; i++) {
+		struct ptd_block b;
+
+		assert_int_equal(ptd_hcursor_goto(&c, s.h, i + 1), 0);
+		b.ip = b.end_ip = c.ip;
+		b.ninsn = 1;
+		b.iclass = c.iclass;
+		b.flags = 0;
+		assert_int_equal(ptd_history_append_block(h, &b), 0);
+	}
+	ptd_history_set_tail(h, s.ips[s.n - 1]);
+	assert_int_equal(ptd_history_count(h), n);
+	assert_int_equal(ptd_history_nitems(h), ptd_history_nitems(s.h));
+	for (i = 0; i < ptd_history_nitems(h); i++) {
+		struct ptd_item a;
+
+		assert_true(ptd_history_item(h, i, &it));
+		assert_true(ptd_history_item(s.h, i, &a));
+		assert_int_equal(it.block.ip, a.block.ip);
+		assert_int_equal(it.block.end_ip, a.block.end_ip);
+		assert_int_equal(it.block.ninsn, a.block.ninsn);
+		assert_int_equal(it.number, a.number);
+	}
+	assert_false(ptd_history_item(h, i, &it));
+	assert_int_equal(ptd_hcursor_goto(&c, h, 1), 0);
+	assert_int_equal(ptd_hcursor_goto(&d, s.h, 1), 0);
+	for (i = 1; i < n; i++) {
+		assert_int_equal(ptd_hcursor_next(&c), 0);
+		assert_int_equal(ptd_hcursor_next(&d), 0);
+		assert_int_equal(c.ip, d.ip);
+	}
+	/* No merge across an interrupted block or a non-fall-through ip. */
+	ptd_history_clear(h);
+	{
+		struct ptd_block a = { 0x401106, 0x401106, 1, PTD_IC_OTHER, PTD_BLK_INTERRUPTED };
+		struct ptd_block b = { 0x401107, 0x401107, 1, PTD_IC_OTHER, 0 };
+		struct ptd_block x = { 0x40110d, 0x40110d, 1, PTD_IC_OTHER, 0 };
+
+		assert_int_equal(ptd_history_append_block(h, &a), 0);
+		assert_int_equal(ptd_history_append_block(h, &b), 0);
+		assert_int_equal(ptd_history_append_block(h, &x), 0);
+		assert_int_equal(ptd_history_nitems(h), 3);
+		assert_int_equal(ptd_history_count(h), 3);
+	}
+	ptd_history_free(h);
+	fx_sim_fini(&s);
+}
+
+/* Gaps take one number, events none; the cursor reports both. */
+static void test_gaps_events_tail(void **state)
+{
+	struct ptd_history *h = ptd_history_alloc(fx_read, NULL);
+	struct ptd_block g1 = { 0x401106, 0x40111c, 9, PTD_IC_RET, 0 };
+	struct ptd_block f1 = { 0x401132, 0x40113a, 3, PTD_IC_CALL, 0 };
+	struct ptd_block hd = { 0x402000, 0x402006, 5, PTD_IC_RET, 0 };
+	struct ptd_hcursor c;
+	struct ptd_item ev[4], it;
+
+	(void)state;
+	assert_int_equal(ptd_history_append_block(h, &g1), 0);                      /* 1..9 */
+	assert_int_equal(ptd_history_append_gap(h, PTD_GAP_OVERFLOW, 77, "lost 4 KiB"), 0); /* 10 */
+	assert_int_equal(ptd_history_append_block(h, &f1), 0);                      /* 11..13 */
+	assert_int_equal(ptd_history_append_event(h, PTD_EV_SIGNAL, 0x401106, 14), 0);
+	assert_int_equal(ptd_history_append_block(h, &hd), 0);                      /* 14..18 */
+	assert_int_equal(ptd_history_append_gap(h, PTD_GAP_DECODE_ERROR, 0, NULL), 0); /* 19 */
+	assert_int_equal(ptd_history_append_event(h, PTD_EV_ENABLED, 0x401106, 0), 0);
+	assert_int_equal(ptd_history_count(h), 19);
+	ptd_history_set_tail(h, 0x401106);                                           /* 20 */
+	assert_int_equal(ptd_history_count(h), 20);
+	assert_int_equal(ptd_history_ninsn(h), 17);
+	assert_int_equal(ptd_history_nitems(h), 7);
+
+	assert_true(ptd_history_item(h, 1, &it));
+	assert_int_equal(it.kind, PTD_ITEM_GAP);
+	assert_int_equal(it.number, 10);
+	assert_int_equal(it.reason, PTD_GAP_OVERFLOW);
+	assert_int_equal(it.arg, 77);
+	assert_string_equal(ptd_history_detail(h, it.detail), "lost 4 KiB");
+	assert_true(ptd_history_item(h, 3, &it));
+	assert_int_equal(it.kind, PTD_ITEM_EVENT);
+	assert_int_equal(it.number, 14);
+	assert_int_equal(it.block.ip, 0x401106);
+	assert_int_equal(it.arg, 14);
+
+	assert_int_equal(ptd_hcursor_goto(&c, h, 9), 0);
+	assert_int_equal(c.ip, 0x40111c);
+	assert_int_equal(ptd_hcursor_events(&c, ev, 4), 0);
+	assert_int_equal(ptd_hcursor_next(&c), 0);
+	assert_int_equal(c.number, 10);
+	assert_true(c.is_gap);
+	assert_int_equal(c.ip, 0);
+	assert_int_equal(c.gap_reason, PTD_GAP_OVERFLOW);
+	assert_int_equal(ptd_hcursor_next(&c), 0);
+	assert_int_equal(c.number, 11);
+	assert_int_equal(c.ip, 0x401132);
+	assert_int_equal(ptd_hcursor_goto(&c, h, 14), 0);
+	assert_int_equal(c.ip, 0x402000);
+	assert_int_equal(ptd_hcursor_events(&c, ev, 4), 1);
+	assert_int_equal(ev[0].reason, PTD_EV_SIGNAL);
+	assert_int_equal(ptd_hcursor_prev(&c), 0);
+	assert_int_equal(c.number, 13);
+	assert_int_equal(c.ip, 0x40113a);
+	assert_int_equal(c.iclass, PTD_IC_CALL);
+	assert_int_equal(ptd_hcursor_goto(&c, h, 19), 0);
+	assert_true(c.is_gap);
+	assert_int_equal(c.gap_reason, PTD_GAP_DECODE_ERROR);
+	assert_int_equal(ptd_hcursor_next(&c), 0);
+	assert_int_equal(c.number, 20);
+	assert_int_equal(c.ip, 0x401106);
+	assert_int_equal(ptd_hcursor_events(&c, ev, 4), 1);
+	assert_int_equal(ev[0].reason, PTD_EV_ENABLED);
+	assert_int_equal(ptd_hcursor_next(&c), -ptde_eos);
+	assert_int_equal(ptd_hcursor_prev(&c), 0);
+	assert_int_equal(c.number, 19);
+	assert_true(c.is_gap);
+	assert_int_equal(ptd_hcursor_goto(&c, h, 21), -ptde_eos);
+
+	/* Appending keeps a cursor valid; the tail moves up. */
+	assert_int_equal(ptd_hcursor_goto(&c, h, 16), 0);
+	assert_int_equal(ptd_history_append_block(h, &g1), 0);
+	assert_int_equal(ptd_history_count(h), 29);
+	assert_int_equal(ptd_hcursor_next(&c), 0);
+	assert_int_equal(c.number, 17);
+
+	ptd_history_clear(h);
+	assert_int_equal(ptd_history_count(h), 0);
+	assert_int_equal(ptd_history_nitems(h), 0);
+	assert_int_equal(ptd_history_tail(h), 0);
+	ptd_history_free(h);
+}
+
+/* A block that does not match the code in memory is an error, not a crash. */
+static void test_bad_code(void **state)
+{
+	struct ptd_history *h = ptd_history_alloc(fx_read, NULL);
+	struct ptd_block b = { 0x401106, 0x40111c, 5, PTD_IC_RET, 0 }; /* really 9 */
+	struct ptd_block u = { 0x500000, 0x500010, 3, PTD_IC_RET, 0 }; /* unmapped */
+	struct ptd_hcursor c;
+
+	(void)state;
+	assert_int_equal(ptd_history_append_block(h, &b), 0);
+	assert_int_equal(ptd_history_append_block(h, &u), 0);
+	assert_int_equal(ptd_hcursor_goto(&c, h, 1), 0);
+	assert_int_equal(c.ip, 0x401106);
+	assert_int_equal(ptd_hcursor_next(&c), -ptde_bad_insn);
+	/* first and last instructions are known without decoding */
+	assert_int_equal(ptd_hcursor_goto(&c, h, 5), 0);
+	assert_int_equal(c.ip, 0x40111c);
+	assert_int_equal(ptd_hcursor_goto(&c, h, 6), 0);
+	assert_int_equal(c.ip, 0x500000);
+	assert_int_equal(ptd_hcursor_goto(&c, h, 7), -ptde_bad_insn);
+	ptd_history_free(h);
+}
+
+/*
+ * A large synthetic history over a 1 MiB code image of real instructions
+ * (lengths 1..7), blocks of 2..8 instructions (about 5 on average, like
+ * -O0 code) at random places: bytes per instruction and random access.
+ */
+#define BIG_CODE 0x600000ull
+#define BIG_SIZE (1u << 20)
+
+static uint8_t *big_mem;
+
+static int big_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	(void)ctx;
+	if (addr < BIG_CODE || addr >= BIG_CODE + BIG_SIZE)
+		return -1;
+	if (n > BIG_CODE + BIG_SIZE - addr)
+		n = (size_t)(BIG_CODE + BIG_SIZE - addr);
+	memcpy(buf, big_mem + (addr - BIG_CODE), n);
+	return (int)n;
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t xr(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void test_big_compact_random_access(void **state)
+{
+	static const uint8_t insns[][7] = {
+		{ 0x90 },                                     /* nop */
+		{ 0x89, 0xc7 },                               /* mov %eax,%edi */
+		{ 0x8b, 0x45, 0xfc },                         /* mov -0x4(%rbp),%eax */
+		{ 0x48, 0x83, 0xec, 0x10 },                   /* sub $0x10,%rsp */
+		{ 0xbf, 0x04, 0x00, 0x00, 0x00 },             /* mov $4,%edi */
+		{ 0xc7, 0x45, 0xfc, 0x01, 0x00, 0x00, 0x00 }, /* movl $1,-0x4(%rbp) */
+	};
+	static const uint8_t lens[] = { 1, 2, 3, 4, 5, 7 };
+	static const uint8_t classes[] = { PTD_IC_COND_JUMP, PTD_IC_CALL, PTD_IC_RET, PTD_IC_JUMP,
+					   PTD_IC_COND_JUMP };
+	uint32_t *starts, nstarts = 0, off = 0;
+	uint64_t *bnum, *bip;
+	uint32_t *bfirst, nb = 0, cap = 1u << 19;
+	uint64_t total = 0, i;
+	struct ptd_history *h;
+	struct ptd_hcursor c;
+	double per;
+
+	(void)state;
+	big_mem = malloc(BIG_SIZE);
+	starts = malloc(BIG_SIZE * sizeof(*starts));
+	bnum = malloc(cap * sizeof(*bnum));
+	bip = malloc(cap * sizeof(*bip));
+	bfirst = malloc(cap * sizeof(*bfirst));
+	assert_non_null(big_mem);
+	while (off + 7 <= BIG_SIZE) {
+		int k = (int)(xr() % 6);
+
+		memcpy(big_mem + off, insns[k], lens[k]);
+		starts[nstarts++] = off;
+		off += lens[k];
+	}
+	memset(big_mem + off, 0x90, BIG_SIZE - off);
+
+	h = ptd_history_alloc(big_read, NULL);
+	while (total < 1200000) {
+		/* code is local: functions of a few KiB */
+		uint32_t s = (uint32_t)(xr() % (nstarts / 64)) + (uint32_t)((xr() % 4) * (nstarts / 4));
+		uint32_t n = 2 + (uint32_t)(xr() % 7);
+		struct ptd_block b;
+
+		b.ip = BIG_CODE + starts[s];
+		b.end_ip = BIG_CODE + starts[s + n - 1];
+		b.ninsn = n;
+		b.iclass = classes[xr() % 5];
+		b.flags = 0;
+		assert_int_equal(ptd_history_append_block(h, &b), 0);
+		bnum[nb] = total + 1;
+		bip[nb] = b.ip;
+		bfirst[nb] = s;
+		nb++;
+		total += n;
+	}
+	ptd_history_set_tail(h, BIG_CODE);
+	assert_int_equal(ptd_history_ninsn(h), total);
+	assert_int_equal(ptd_history_count(h), total + 1);
+
+	/* random access by number, then a few steps around */
+	for (i = 0; i < 20000; i++) {
+		uint64_t num = 1 + xr() % total;
+		uint32_t lo = 0, hi = nb;
+		int k;
+
+		while (hi - lo > 1) {
+			uint32_t mid = (lo + hi) / 2;
+
+			if (bnum[mid] <= num)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		assert_int_equal(ptd_hcursor_goto(&c, h, num), 0);
+		assert_int_equal(c.ip, BIG_CODE + starts[bfirst[lo] + (num - bnum[lo])]);
+		for (k = 0; k < 3 && c.number < total; k++)
+			assert_int_equal(ptd_hcursor_next(&c), 0);
+		for (k = 0; k < 6 && c.number > 1; k++)
+			assert_int_equal(ptd_hcursor_prev(&c), 0);
+		if (num > 3 && num + 3 <= total)
+			assert_int_equal(c.number, num - 3);
+	}
+	/* the first instruction of every 1000th block */
+	for (i = 0; i < nb; i += 1000) {
+		assert_int_equal(ptd_hcursor_goto(&c, h, bnum[i]), 0);
+		assert_int_equal(c.ip, bip[i]);
+	}
+	per = (double)ptd_history_bytes(h) / (double)total;
+	print_message("history: %lu insns, %lu blocks, %zu bytes, %.3f bytes/insn\n",
+		      (unsigned long)total, (unsigned long)nb, ptd_history_bytes(h), per);
+	assert_true(per < 4.0);
+	assert_true(per > 0.1);
+	ptd_history_free(h);
+	free(big_mem);
+	free(starts);
+	free(bnum);
+	free(bip);
+	free(bfirst);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_null),
+		cmocka_unit_test(test_invalid_blocks),
+		cmocka_unit_test(test_program_numbering),
+		cmocka_unit_test(test_merge_single_steps),
+		cmocka_unit_test(test_gaps_events_tail),
+		cmocka_unit_test(test_bad_code),
+		cmocka_unit_test(test_big_compact_random_access),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
