@@ -27,7 +27,10 @@ struct ptd_line {
 	/* Address range [lo, hi) of the ONE line-table row containing addr:
 	 * lo is that row's address, hi the next row's address (rows of the
 	 * same line are NOT merged: gdb's sal.pc is the row start, and gdb
-	 * prints "0x... in" / stops stepping by row starts). */
+	 * prints "0x... in" / stops stepping by row starts).  Rows are the
+	 * entries gdb keeps: it drops line-0 rows and repeats of a line that
+	 * has discriminators, so [lo, hi) is exactly what gdb 13's
+	 * "info line *addr" prints ("starts at ... and ends at ..."). */
 	uint64_t lo, hi;
 	int is_stmt;
 };
