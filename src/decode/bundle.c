@@ -1,0 +1,689 @@
+/*
+ * Trace bundle reader and writer (format in bundle.h and docs/bundle.md).
+ * The reader is a strict line parser: every field is checked for syntax and
+ * range, every problem is reported with the manifest line number, and
+ * nothing in a bundle can make it read outside the bundle directory except
+ * an absolute map path, which names a file on purpose (an ELF on this
+ * machine).  The writer writes data files first and the manifest last
+ * (through a rename), so a half-written bundle has no manifest.
+ */
+#include "decode/bundle.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+#define MAX_RECORDS 65536
+#define MAX_LINE 8192
+#define MAX_PT_FILE (64ull << 30)
+
+struct ptd_bundle_mem {
+	uint64_t vaddr;
+	uint8_t *bytes;
+	size_t size;
+};
+
+struct ptd_bundle *ptd_bundle_new(const struct ptd_cpu *cpu)
+{
+	struct ptd_bundle *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		ptd__err(-ptde_nomem, "out of memory allocating a bundle");
+		return NULL;
+	}
+	if (cpu)
+		b->cpu = *cpu;
+	return b;
+}
+
+void ptd_bundle_free(struct ptd_bundle *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->nmaps; i++)
+		free(b->maps[i].path);
+	for (i = 0; i < b->nthreads; i++)
+		free(b->threads[i].pt);
+	for (i = 0; i < b->nmems; i++)
+		free(b->mems[i].bytes);
+	free(b->maps);
+	free(b->threads);
+	free(b->mems);
+	free(b);
+}
+
+static int grow(void **p, size_t n, size_t elem)
+{
+	/* Grows by doubling at powers of two; n is the current count. */
+	if (n && (n & (n - 1)))
+		return 0;
+	{
+		void *q = realloc(*p, (n ? n * 2 : 4) * elem);
+
+		if (!q)
+			return ptd__err(-ptde_nomem, "out of memory growing a bundle");
+		*p = q;
+	}
+	return 0;
+}
+
+static int check_range(const char *what, uint64_t offset, uint64_t size, uint64_t vaddr)
+{
+	if (!size)
+		return ptd__err(-ptde_invalid, "%s: zero size", what);
+	if (vaddr + size < vaddr || offset + size < offset)
+		return ptd__err(-ptde_invalid, "%s: range wraps around", what);
+	return 0;
+}
+
+static int add_map_raw(struct ptd_bundle *b, const char *path, uint64_t offset, uint64_t size,
+		       uint64_t vaddr)
+{
+	struct ptd_bundle_map *m;
+	int err;
+
+	if (!b || !path || !*path || strchr(path, '\n') || strchr(path, '\r'))
+		return ptd__err(-ptde_invalid, "bundle map: bad or missing path");
+	err = check_range("bundle map", offset, size, vaddr);
+	if (err < 0)
+		return err;
+	if (b->nmaps >= MAX_RECORDS)
+		return ptd__err(-ptde_invalid, "bundle map: too many mappings");
+	err = grow((void **)&b->maps, b->nmaps, sizeof(*b->maps));
+	if (err < 0)
+		return err;
+	m = &b->maps[b->nmaps];
+	m->path = strdup(path);
+	if (!m->path)
+		return ptd__err(-ptde_nomem, "out of memory adding a bundle map");
+	m->offset = offset;
+	m->size = size;
+	m->vaddr = vaddr;
+	b->nmaps++;
+	return 0;
+}
+
+int ptd_bundle_add_map(struct ptd_bundle *b, const char *path, uint64_t offset, uint64_t size,
+		       uint64_t vaddr)
+{
+	char abs[PATH_MAX];
+
+	/* A relative path would be read relative to the bundle directory;
+	 * record where the file really is. */
+	if (path && path[0] && path[0] != '/' && realpath(path, abs))
+		path = abs;
+	return add_map_raw(b, path, offset, size, vaddr);
+}
+
+int ptd_bundle_add_memory(struct ptd_bundle *b, uint64_t vaddr, const uint8_t *bytes, size_t size)
+{
+	struct ptd_bundle_mem *m;
+	char name[64];
+	int err;
+
+	if (!b || !bytes)
+		return ptd__err(-ptde_invalid, "bundle memory: no bytes");
+	err = check_range("bundle memory", 0, size, vaddr);
+	if (err < 0)
+		return err;
+	err = grow((void **)&b->mems, b->nmems, sizeof(*b->mems));
+	if (err < 0)
+		return err;
+	m = &b->mems[b->nmems];
+	m->bytes = malloc(size);
+	if (!m->bytes)
+		return ptd__err(-ptde_nomem, "out of memory copying %zu bytes of code", size);
+	memcpy(m->bytes, bytes, size);
+	m->vaddr = vaddr;
+	m->size = size;
+	b->nmems++;
+	snprintf(name, sizeof(name), "mem-%" PRIx64 ".bin", vaddr);
+	err = add_map_raw(b, name, 0, size, vaddr);
+	if (err < 0) {
+		free(m->bytes);
+		b->nmems--;
+	}
+	return err;
+}
+
+int ptd_bundle_add_thread(struct ptd_bundle *b, int tid, const uint8_t *pt, size_t size,
+			  uint64_t tail_pc)
+{
+	struct ptd_bundle_thread *t;
+	size_t i;
+	int err;
+
+	if (!b || tid <= 0 || (!pt && size))
+		return ptd__err(-ptde_invalid, "bundle thread: bad tid %d or no data", tid);
+	for (i = 0; i < b->nthreads; i++)
+		if (b->threads[i].tid == tid)
+			return ptd__err(-ptde_invalid, "bundle thread: duplicate tid %d", tid);
+	err = grow((void **)&b->threads, b->nthreads, sizeof(*b->threads));
+	if (err < 0)
+		return err;
+	t = &b->threads[b->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->tail_pc = tail_pc;
+	t->size = size;
+	if (size) {
+		t->pt = malloc(size);
+		if (!t->pt)
+			return ptd__err(-ptde_nomem, "out of memory copying %zu bytes of PT", size);
+		memcpy(t->pt, pt, size);
+	}
+	b->nthreads++;
+	return 0;
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+static int write_file(const char *path, const void *data, size_t size)
+{
+	const uint8_t *p = data;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return ptd__err(-ptde_sys, "cannot create '%s': %s", path, strerror(errno));
+	while (size) {
+		ssize_t n = write(fd, p, size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = errno;
+
+			close(fd);
+			return ptd__err(-ptde_sys, "cannot write '%s': %s", path, strerror(e));
+		}
+		p += n;
+		size -= (size_t)n;
+	}
+	if (close(fd) < 0)
+		return ptd__err(-ptde_sys, "cannot write '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int ptd_bundle_save(const struct ptd_bundle *b, const char *dir)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	char *text = NULL;
+	size_t tlen = 0, i;
+	FILE *f;
+	int err;
+
+	if (!b || !dir || !*dir)
+		return ptd__err(-ptde_invalid, "bundle save: no bundle or directory");
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return ptd__err(-ptde_sys, "cannot create directory '%s': %s", dir, strerror(errno));
+	for (i = 0; i < b->nthreads; i++) {
+		snprintf(path, sizeof(path), "%s/pt-%d.bin", dir, b->threads[i].tid);
+		err = write_file(path, b->threads[i].pt ? (const void *)b->threads[i].pt : "",
+				 b->threads[i].size);
+		if (err < 0)
+			return err;
+	}
+	for (i = 0; i < b->nmems; i++) {
+		snprintf(path, sizeof(path), "%s/mem-%" PRIx64 ".bin", dir, b->mems[i].vaddr);
+		err = write_file(path, b->mems[i].bytes, b->mems[i].size);
+		if (err < 0)
+			return err;
+	}
+	f = open_memstream(&text, &tlen);
+	if (!f)
+		return ptd__err(-ptde_nomem, "out of memory writing a manifest");
+	fprintf(f, "ptdbg-bundle 1\n");
+	fprintf(f, "# written by ptdbg; format: docs/bundle.md\n");
+	fprintf(f, "cpu %u %u %u\n", b->cpu.family, b->cpu.model, b->cpu.stepping);
+	for (i = 0; i < b->nmaps; i++) {
+		const struct ptd_bundle_map *m = &b->maps[i];
+		const char *p = m->path;
+		size_t dl = strlen(dir);
+
+		/* Paths inside the bundle directory are written relative. */
+		if (!strncmp(p, dir, dl) && p[dl] == '/')
+			p += dl + 1;
+		fprintf(f, "map 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", m->offset, m->size,
+			m->vaddr, p);
+	}
+	for (i = 0; i < b->nthreads; i++)
+		fprintf(f, "thread %d pt-%d.bin 0x%" PRIx64 "\n", b->threads[i].tid,
+			b->threads[i].tid, b->threads[i].tail_pc);
+	if (fclose(f) != 0) {
+		free(text);
+		return ptd__err(-ptde_nomem, "out of memory writing a manifest");
+	}
+	snprintf(tmp, sizeof(tmp), "%s/manifest.tmp", dir);
+	snprintf(path, sizeof(path), "%s/manifest", dir);
+	err = write_file(tmp, text, tlen);
+	free(text);
+	if (err < 0)
+		return err;
+	if (rename(tmp, path) < 0)
+		return ptd__err(-ptde_sys, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+	return 0;
+}
+
+/* ---- reader ------------------------------------------------------------- */
+
+struct parser {
+	const char *dir;
+	const char *name; /* for messages: DIR/manifest */
+	int line;
+};
+
+#define PERR(ps, fmt, ...) \
+	ptd__err(-ptde_bad_trace, "%s:%d: " fmt, (ps)->name, (ps)->line, ##__VA_ARGS__)
+
+static int parse_hex(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+	int nd = 0;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return -1;
+	for (s += 2; *s; s++, nd++) {
+		int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else if (*s >= 'A' && *s <= 'F')
+			d = *s - 'A' + 10;
+		else
+			return -1;
+		if (nd >= 16)
+			return -1;
+		x = (x << 4) | (uint64_t)d;
+	}
+	if (!nd)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int parse_dec(const char *s, uint64_t max, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!*s || strlen(s) > 19)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	if (x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* Splits @line at single blanks into at most @max tokens; the last token
+ * takes the rest of the line when @rest is set.  Returns the count. */
+static int split(char *line, char **tok, int max, int rest)
+{
+	int n = 0;
+	char *p = line;
+
+	while (*p && n < max) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		tok[n++] = p;
+		if (rest && n == max)
+			break;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (*p)
+			*p++ = 0;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p && !(rest && n == max) ? max + 1 : n;
+}
+
+/* A relative path may not climb out of the bundle directory. */
+static int path_escapes(const char *p)
+{
+	const char *s = p;
+
+	while (*s) {
+		size_t len = strcspn(s, "/");
+
+		if (len == 2 && s[0] == '.' && s[1] == '.')
+			return 1;
+		s += len;
+		while (*s == '/')
+			s++;
+	}
+	return 0;
+}
+
+static int resolve(struct parser *ps, const char *p, char *out, size_t n)
+{
+	int w;
+
+	if (p[0] == '/')
+		w = snprintf(out, n, "%s", p);
+	else if (path_escapes(p))
+		return PERR(ps, "path '%s' leaves the bundle directory", p);
+	else
+		w = snprintf(out, n, "%s/%s", ps->dir, p);
+	if (w < 0 || (size_t)w >= n)
+		return PERR(ps, "path too long");
+	return 0;
+}
+
+static int parse_line(struct parser *ps, char *line, struct ptd_bundle *b, int *have_cpu)
+{
+	char *tok[6], path[PATH_MAX];
+	uint64_t v[3];
+	int n, err, i;
+
+	n = split(line, tok, 5, 1);
+	if (!n)
+		return 0;
+	if (!strcmp(tok[0], "cpu")) {
+		if (n != 4)
+			return PERR(ps, "cpu wants FAMILY MODEL STEPPING");
+		if (*have_cpu)
+			return PERR(ps, "second cpu line");
+		if (parse_dec(tok[1], 0xffff, &v[0]) || parse_dec(tok[2], 0xff, &v[1]) ||
+		    parse_dec(tok[3], 0xff, &v[2]))
+			return PERR(ps, "bad cpu '%s %s %s' (decimal family <= 65535, model and stepping <= 255)",
+				    tok[1], tok[2], tok[3]);
+		b->cpu.family = (uint16_t)v[0];
+		b->cpu.model = (uint8_t)v[1];
+		b->cpu.stepping = (uint8_t)v[2];
+		*have_cpu = 1;
+		return 0;
+	}
+	if (!strcmp(tok[0], "map")) {
+		if (n != 5)
+			return PERR(ps, "map wants OFFSET SIZE VADDR PATH");
+		for (i = 0; i < 3; i++)
+			if (parse_hex(tok[i + 1], &v[i]))
+				return PERR(ps, "bad hex number '%s' (write 0x...)", tok[i + 1]);
+		if (!v[1])
+			return PERR(ps, "map of zero size");
+		if (v[2] + v[1] < v[2] || v[0] + v[1] < v[0])
+			return PERR(ps, "map range wraps around");
+		err = resolve(ps, tok[4], path, sizeof(path));
+		if (err < 0)
+			return err;
+		if (b->nmaps >= MAX_RECORDS)
+			return PERR(ps, "too many map lines");
+		err = add_map_raw(b, path, v[0], v[1], v[2]);
+		if (err < 0) {
+			char msg[256]; /* the message buffer is reused by PERR */
+
+			snprintf(msg, sizeof(msg), "%s", ptd_last_error(err));
+			return PERR(ps, "%s", msg);
+		}
+		return 0;
+	}
+	if (!strcmp(tok[0], "thread")) {
+		struct ptd_bundle_thread *t;
+		size_t k;
+
+		if (n != 4)
+			return PERR(ps, "thread wants TID FILE TAIL_PC");
+		if (parse_dec(tok[1], INT_MAX, &v[0]) || !v[0])
+			return PERR(ps, "bad thread id '%s'", tok[1]);
+		if (parse_hex(tok[3], &v[1]))
+			return PERR(ps, "bad tail pc '%s' (write 0x...)", tok[3]);
+		if (tok[2][0] == '/')
+			return PERR(ps, "thread file '%s' must be inside the bundle", tok[2]);
+		err = resolve(ps, tok[2], path, sizeof(path));
+		if (err < 0)
+			return err;
+		for (k = 0; k < b->nthreads; k++)
+			if (b->threads[k].tid == (int)v[0])
+				return PERR(ps, "duplicate thread %d", (int)v[0]);
+		if (b->nthreads >= MAX_RECORDS)
+			return PERR(ps, "too many thread lines");
+		err = grow((void **)&b->threads, b->nthreads, sizeof(*b->threads));
+		if (err < 0)
+			return err;
+		t = &b->threads[b->nthreads++];
+		memset(t, 0, sizeof(*t));
+		t->tid = (int)v[0];
+		t->tail_pc = v[1];
+		/* The file name is kept in pt until the file is read. */
+		t->pt = (uint8_t *)strdup(path);
+		if (!t->pt)
+			return ptd__err(-ptde_nomem, "out of memory reading a manifest");
+		return 0;
+	}
+	return PERR(ps, "unknown record '%.40s'", tok[0]);
+}
+
+static int parse_text(const char *text, size_t len, const char *dir, struct ptd_bundle **out)
+{
+	struct parser ps;
+	struct ptd_bundle *b;
+	char name[PATH_MAX], line[MAX_LINE];
+	size_t pos = 0;
+	int have_header = 0, have_cpu = 0, err = 0;
+
+	*out = NULL;
+	snprintf(name, sizeof(name), "%s/manifest", dir);
+	ps.dir = dir;
+	ps.name = name;
+	ps.line = 0;
+	b = ptd_bundle_new(NULL);
+	if (!b)
+		return -ptde_nomem;
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - (text + pos)) : len - pos;
+
+		ps.line++;
+		if (ll >= sizeof(line)) {
+			err = PERR(&ps, "line longer than %d bytes", MAX_LINE - 1);
+			goto fail;
+		}
+		memcpy(line, text + pos, ll);
+		line[ll] = 0;
+		pos += ll + (nl ? 1 : 0);
+		if (ll && line[ll - 1] == '\r')
+			line[--ll] = 0;
+		if (strlen(line) != ll) {
+			err = PERR(&ps, "NUL byte in the manifest");
+			goto fail;
+		}
+		{
+			char *p = line;
+
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!*p || *p == '#')
+				continue;
+			if (!have_header) {
+				if (strncmp(p, "ptdbg-bundle ", 13)) {
+					err = PERR(&ps, "not a ptdbg bundle (first line must be 'ptdbg-bundle 1')");
+					goto fail;
+				}
+				if (strcmp(p + 13, "1")) {
+					err = PERR(&ps, "unsupported bundle version '%.20s' (this ptdbg reads 1)",
+						   p + 13);
+					goto fail;
+				}
+				have_header = 1;
+				continue;
+			}
+			err = parse_line(&ps, p, b, &have_cpu);
+			if (err < 0)
+				goto fail;
+		}
+	}
+	if (!have_header) {
+		err = ptd__err(-ptde_bad_trace, "%s: empty manifest", name);
+		goto fail;
+	}
+	if (!have_cpu) {
+		err = ptd__err(-ptde_bad_trace, "%s: no cpu line", name);
+		goto fail;
+	}
+	if (!b->nthreads) {
+		err = ptd__err(-ptde_bad_trace, "%s: no thread line", name);
+		goto fail;
+	}
+	*out = b;
+	return 0;
+fail:
+	for (size_t i = 0; i < b->nthreads; i++) {
+		free(b->threads[i].pt);
+		b->threads[i].pt = NULL;
+	}
+	ptd_bundle_free(b);
+	return err;
+}
+
+int ptd_bundle_parse(const char *text, size_t len, const char *dir, struct ptd_bundle **out)
+{
+	struct ptd_bundle *b;
+	size_t i;
+	int err;
+
+	if (!out)
+		return ptd__err(-ptde_invalid, "bundle parse: no output");
+	*out = NULL;
+	if (!text || !dir)
+		return ptd__err(-ptde_invalid, "bundle parse: no text or directory");
+	err = parse_text(text, len, dir, &b);
+	if (err < 0)
+		return err;
+	for (i = 0; i < b->nthreads; i++) {
+		free(b->threads[i].pt);
+		b->threads[i].pt = NULL;
+	}
+	*out = b;
+	return 0;
+}
+
+static int read_file(const char *path, uint64_t max, uint8_t **data, size_t *size)
+{
+	struct stat st;
+	uint8_t *buf;
+	size_t got = 0;
+	int fd;
+
+	*data = NULL;
+	*size = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ptd__err(-ptde_sys, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ptd__err(-ptde_sys, "'%s' is not a regular file", path);
+	}
+	if ((uint64_t)st.st_size > max) {
+		close(fd);
+		return ptd__err(-ptde_bad_trace, "'%s' is too large (%lld bytes)", path,
+				(long long)st.st_size);
+	}
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf) {
+		close(fd);
+		return ptd__err(-ptde_nomem, "out of memory reading '%s'", path);
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	*data = buf;
+	*size = got;
+	return 0;
+}
+
+int ptd_bundle_load(const char *dir, struct ptd_bundle **out)
+{
+	char path[PATH_MAX];
+	uint8_t *text;
+	size_t len, i;
+	struct ptd_bundle *b;
+	int err;
+
+	if (!out)
+		return ptd__err(-ptde_invalid, "bundle load: no output");
+	*out = NULL;
+	if (!dir || !*dir)
+		return ptd__err(-ptde_invalid, "bundle load: no directory");
+	snprintf(path, sizeof(path), "%s/manifest", dir);
+	err = read_file(path, 64 << 20, &text, &len);
+	if (err < 0)
+		return err;
+	err = parse_text((const char *)text, len, dir, &b);
+	free(text);
+	if (err < 0)
+		return err;
+	for (i = 0; i < b->nthreads; i++) {
+		char *name = (char *)b->threads[i].pt;
+		uint8_t *data;
+		size_t size;
+
+		err = read_file(name, MAX_PT_FILE, &data, &size);
+		free(name);
+		b->threads[i].pt = NULL;
+		if (err < 0) {
+			for (i++; i < b->nthreads; i++) {
+				free(b->threads[i].pt);
+				b->threads[i].pt = NULL;
+			}
+			ptd_bundle_free(b);
+			return err;
+		}
+		b->threads[i].pt = data;
+		b->threads[i].size = size;
+	}
+	*out = b;
+	return 0;
+}
+
+struct ptd_image *ptd_bundle_image(const struct ptd_bundle *b, ptd_read_fn read, void *ctx)
+{
+	struct ptd_image *img;
+	size_t i;
+
+	if (!b) {
+		ptd__err(-ptde_invalid, "bundle image: no bundle");
+		return NULL;
+	}
+	img = ptd_image_alloc(read, ctx);
+	if (!img)
+		return NULL;
+	for (i = 0; i < b->nmaps; i++) {
+		const struct ptd_bundle_map *m = &b->maps[i];
+
+		if (ptd_image_add_file(img, m->path, m->offset, m->size, m->vaddr) < 0) {
+			ptd_image_free(img);
+			return NULL;
+		}
+	}
+	/* An unknown cpu only loses errata workarounds: not an error. */
+	if (b->cpu.family && ptd_image_set_cpu(img, &b->cpu) < 0)
+		ptd_clear_error();
+	else if (b->cpu.family == 0)
+		ptd_image_set_cpu(img, &b->cpu);
+	return img;
+}

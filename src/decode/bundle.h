@@ -1,0 +1,93 @@
+/*
+ * Trace bundles: a directory holding what is needed to decode PT offline
+ * (`record save DIR`, `ptdbg --load DIR`).  Format (docs/bundle.md has the
+ * full description and an example):
+ *
+ *   DIR/manifest          text, one record per line, '#' comments:
+ *       ptdbg-bundle 1                               first line, the version
+ *       cpu FAMILY MODEL STEPPING                    decimal; "cpu 0 0 0" = unknown
+ *       map OFFSET SIZE VADDR PATH                   hex (0x...); PATH is the rest
+ *                                                    of the line: absolute, or
+ *                                                    relative to DIR
+ *       thread TID FILE TAIL_PC                      decimal tid; FILE relative to
+ *                                                    DIR; hex tail pc (0x0: none)
+ *   DIR/pt-TID.bin        the thread's raw PT bytes (as the AUX area held them)
+ *   DIR/mem-VADDR.bin     raw memory dumps (anonymous code, vdso) named by map lines
+ *
+ * A map line says: SIZE bytes of PATH starting at file offset OFFSET are
+ * code at VADDR -- ptxed's --raw PATH:OFFSET-(OFFSET+SIZE)@VADDR -- so ELF
+ * files and raw dumps are handled alike.
+ *
+ * A bundle is untrusted input: the reader validates every field and reports
+ * the first problem as "DIR/manifest:LINE: what is wrong", never crashes,
+ * and refuses relative paths that leave DIR.
+ */
+#ifndef PTD_DECODE_BUNDLE_H
+#define PTD_DECODE_BUNDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode/image.h"
+
+struct ptd_bundle_map {
+	char *path; /* as resolved: absolute or DIR/relative */
+	uint64_t offset, size, vaddr;
+};
+
+struct ptd_bundle_thread {
+	int tid;
+	uint64_t tail_pc; /* 0: unknown */
+	uint8_t *pt;      /* the PT bytes (owned) */
+	size_t size;
+};
+
+struct ptd_bundle {
+	struct ptd_cpu cpu;
+	struct ptd_bundle_map *maps;
+	size_t nmaps;
+	struct ptd_bundle_thread *threads;
+	size_t nthreads;
+	/* private: memory dumps added by the writer */
+	struct ptd_bundle_mem *mems;
+	size_t nmems;
+};
+
+/* Returns an empty bundle for @cpu (may be NULL: unknown), or NULL. */
+struct ptd_bundle *ptd_bundle_new(const struct ptd_cpu *cpu);
+void ptd_bundle_free(struct ptd_bundle *b);
+
+/* Adds a file-backed mapping.  Returns 0, -ptde_invalid (no path, zero
+ * size, wrap-around), -ptde_nomem. */
+int ptd_bundle_add_map(struct ptd_bundle *b, const char *path, uint64_t offset, uint64_t size,
+		       uint64_t vaddr);
+/* Adds code bytes without a file (anonymous memory, vdso, JIT): saved as
+ * DIR/mem-VADDR.bin plus a map line.  The bytes are copied. */
+int ptd_bundle_add_memory(struct ptd_bundle *b, uint64_t vaddr, const uint8_t *bytes, size_t size);
+/* Adds a thread's PT bytes (copied) and its pc at the end of the trace.
+ * Returns 0, -ptde_invalid (tid <= 0, duplicate tid), -ptde_nomem. */
+int ptd_bundle_add_thread(struct ptd_bundle *b, int tid, const uint8_t *pt, size_t size,
+			  uint64_t tail_pc);
+
+/* Writes @b into @dir (created if missing; existing bundle files are
+ * replaced).  Returns 0 or -ptde_sys with the failing path in the message. */
+int ptd_bundle_save(const struct ptd_bundle *b, const char *dir);
+
+/*
+ * Reads the bundle in @dir.  Returns 0 and a new bundle in *@out, or
+ * -ptde_bad_trace (malformed manifest: "DIR/manifest:LINE: ..."),
+ * -ptde_sys (a file cannot be read), -ptde_nomem.  The files named by map
+ * lines are checked to exist when the image is built, not here.
+ */
+int ptd_bundle_load(const char *dir, struct ptd_bundle **out);
+
+/* Builds a decoder image from the bundle's maps and cpu.  @read/@ctx serve
+ * addresses no map covers (NULL: none).  Returns NULL with the message
+ * set (a map's file is missing or unreadable). */
+struct ptd_image *ptd_bundle_image(const struct ptd_bundle *b, ptd_read_fn read, void *ctx);
+
+/* Parses a manifest text (for tests and the fuzzer): @dir resolves
+ * relative paths; thread files are not read (pt stays NULL). */
+int ptd_bundle_parse(const char *text, size_t len, const char *dir, struct ptd_bundle **out);
+
+#endif
