@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include <intel-pt.h>
 
+#include "decode/bundle.h"
 #include "decode/image.h"
 #include "decode/pt.h"
 #include "history/history.h"
@@ -583,6 +584,177 @@ static void test_endless_loop(void **state)
 	ptd_ptsynth_free(s);
 }
 
+static void rm_rf(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_bundle_roundtrip(void **state)
+{
+	char dir[] = "/tmp/ptd-bundle-XXXXXX", code[600], man[600];
+	struct ptd_ptsynth_config cfg = { .psb_period = 300, .ret_compression = 1 };
+	struct pw_opts o = { .seed = 17, .steps = 3000, .p_sigsys = 50 };
+	struct ptd_cpu cpu = { 6, 0x8e, 9 };
+	struct ptd_bundle *b, *l;
+	struct ptd_image *img;
+	struct pw_result exp;
+	struct ptd_ptsynth *s = synth(&cfg, &o, &exp);
+	const uint8_t *buf;
+	struct got g;
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	buf = ptd_ptsynth_data(s, &n);
+	/* The code as an "ELF" file outside the bundle (absolute path) and
+	 * a second copy as a memory dump inside it. */
+	snprintf(code, sizeof(code), "%s.code", dir);
+	f = fopen(code, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(pw_code, 1, PW_SIZE, f), PW_SIZE);
+	fclose(f);
+
+	b = ptd_bundle_new(&cpu);
+	assert_non_null(b);
+	assert_int_equal(ptd_bundle_add_map(b, code, 0x80, PW_SIZE - 0x80, PW_BASE + 0x80), 0);
+	assert_int_equal(ptd_bundle_add_memory(b, PW_BASE, pw_code, 0x80), 0);
+	assert_int_equal(ptd_bundle_add_thread(b, 4242, buf, n, exp.end_ip), 0);
+	assert_int_equal(ptd_bundle_add_thread(b, 4243, NULL, 0, 0), 0);
+	assert_int_equal(ptd_bundle_add_thread(b, 4242, buf, n, 0), -ptde_invalid);
+	assert_int_equal(ptd_bundle_add_thread(b, 0, buf, n, 0), -ptde_invalid);
+	assert_int_equal(ptd_bundle_add_map(b, "a\nb", 0, 1, 0), -ptde_invalid);
+	assert_int_equal(ptd_bundle_add_map(b, code, 0, 0, 0), -ptde_invalid);
+	assert_int_equal(ptd_bundle_save(b, dir), 0);
+	ptd_bundle_free(b);
+
+	assert_int_equal(ptd_bundle_load(dir, &l), 0);
+	assert_int_equal(l->cpu.family, 6);
+	assert_int_equal(l->cpu.model, 0x8e);
+	assert_int_equal(l->cpu.stepping, 9);
+	assert_int_equal(l->nmaps, 2);
+	assert_string_equal(l->maps[0].path, code);
+	assert_int_equal(l->maps[0].offset, 0x80);
+	assert_int_equal(l->maps[1].vaddr, PW_BASE);
+	assert_int_equal(l->nthreads, 2);
+	assert_int_equal(l->threads[0].tid, 4242);
+	assert_int_equal(l->threads[0].tail_pc, exp.end_ip);
+	assert_int_equal(l->threads[0].size, n);
+	assert_memory_equal(l->threads[0].pt, buf, n);
+	assert_int_equal(l->threads[1].size, 0);
+
+	img = ptd_bundle_image(l, NULL, NULL);
+	assert_non_null(img);
+	assert_int_equal(decode_got(l->threads[0].pt, l->threads[0].size, img, &g, NULL), 0);
+	assert_same(&exp, &g.r);
+	free(g.r.ips);
+	ptd_image_free(img);
+	ptd_bundle_free(l);
+
+	/* A missing PT file and a missing code file are clear errors. */
+	snprintf(man, sizeof(man), "%s/pt-4243.bin", dir);
+	assert_int_equal(unlink(man), 0);
+	assert_int_equal(ptd_bundle_load(dir, &l), -ptde_sys);
+	assert_null(l);
+	assert_non_null(strstr(ptd_last_error(-ptde_sys), "pt-4243.bin"));
+	assert_int_equal(ptd_bundle_load("/nonexistent-dir", &l), -ptde_sys);
+	unlink(code);
+	{
+		static const char m[] = "ptdbg-bundle 1\ncpu 0 0 0\nthread 1 x 0x0\n"
+					"map 0x0 0x10 0x1000 /nonexistent/file\n";
+
+		assert_int_equal(ptd_bundle_parse(m, sizeof(m) - 1, dir, &l), 0);
+	}
+	assert_null(ptd_bundle_image(l, NULL, NULL));
+	ptd_bundle_free(l);
+
+	rm_rf(dir);
+	free(exp.ips);
+	ptd_ptsynth_free(s);
+}
+
+static void test_bundle_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"# only a comment\n",
+		"hello\n",
+		"ptdbg-bundle 2\ncpu 6 142 9\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\n",
+		"ptdbg-bundle 1\ncpu 6 300 1\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu x y z\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9 1\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\ncpu 6 142 9\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 99999 1 1\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nmap 0x0 0x10 0x1000\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nmap 10 0x10 0x1000 a\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nmap 0x 0x10 0x1000 a\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nmap 0x0 0x0 0x1000 a\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nmap 0x0 0x10 0xfffffffffffffff8 a\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nmap 0x0 0x10 0x10000000000000000 a\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nmap 0x0 0x10 0x1000 ../etc/passwd\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nmap 0x0 0x10 0x1000 a/../../b\nthread 1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nthread 0 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nthread -1 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nthread 99999999999 pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nthread 5 pt\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nthread 5 pt 0x0 extra\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nthread 5 pt 12\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nthread 5 /etc/passwd 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nthread 5 ../pt 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nthread 5 a 0x0\nthread 5 b 0x0\n",
+		"ptdbg-bundle 1\ncpu 6 142 9\nbogus 1 2\nthread 1 pt 0x0\n",
+	};
+	struct ptd_bundle *b;
+	char *big;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int err = ptd_bundle_parse(bad[i], strlen(bad[i]), "/b", &b);
+
+		if (err != -ptde_bad_trace)
+			fail_msg("case %zu accepted (%d): %s", i, err, bad[i]);
+		assert_null(b);
+		assert_non_null(strstr(ptd_last_error(err), "/b/manifest"));
+	}
+	/* A NUL byte inside a line. */
+	assert_int_equal(ptd_bundle_parse("ptdbg-bundle 1\ncpu 6\0 1 1\n", 25, "/b", &b),
+			 -ptde_bad_trace);
+	assert_non_null(strstr(ptd_last_error(0), "manifest:2"));
+	/* A line too long. */
+	big = malloc(20000);
+	memset(big, 'x', 20000);
+	memcpy(big, "ptdbg-bundle 1\n", 15);
+	assert_int_equal(ptd_bundle_parse(big, 20000, "/b", &b), -ptde_bad_trace);
+	free(big);
+	/* Good: comments, blank lines, CRLF, tabs, spaces in a map path. */
+	{
+		static const char ok[] = "ptdbg-bundle 1\r\n\n# c\ncpu\t6 142 9\n"
+					 "map 0x10 0x20 0x401000 dir/a file\n"
+					 "map 0x0 0x1 0x7fff0000 /abs/x\n"
+					 "thread 12 pt-12.bin 0x401005\n";
+
+		assert_int_equal(ptd_bundle_parse(ok, sizeof(ok) - 1, "/b", &b), 0);
+		assert_int_equal(b->nmaps, 2);
+		assert_string_equal(b->maps[0].path, "/b/dir/a file");
+		assert_int_equal(b->maps[0].offset, 0x10);
+		assert_int_equal(b->maps[0].size, 0x20);
+		assert_string_equal(b->maps[1].path, "/abs/x");
+		assert_int_equal(b->threads[0].tid, 12);
+		assert_int_equal(b->threads[0].tail_pc, 0x401005);
+		ptd_bundle_free(b);
+	}
+	assert_int_equal(ptd_bundle_parse(NULL, 0, "/b", &b), -ptde_invalid);
+	assert_int_equal(ptd_bundle_load(NULL, &b), -ptde_invalid);
+	ptd_bundle_free(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -595,6 +767,8 @@ int main(void)
 		cmocka_unit_test(test_lazy_segments),
 		cmocka_unit_test(test_decode_history),
 		cmocka_unit_test(test_endless_loop),
+		cmocka_unit_test(test_bundle_roundtrip),
+		cmocka_unit_test(test_bundle_malformed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
