@@ -22,8 +22,7 @@
  AVX-512 embedded broadcast and rounding
  * decorators ({1to16}, {rn-sae}) are not printed; AVX-512 compares with a
  * predicate immediate print as "vpcmpb $0,..." where libopcodes prints the
- * alias "vpcmpeqb"; far pointers and "enter" are printed in plain AT&T
- * order; redundant REX prefixes ("rex.W") are not named.  Measured on all
+ * alias "vpcmpeqb"; xlat's implicit operand is not printed; redundant REX prefixes ("rex.W") are not named.  Measured on all
  * of libc.so.6 against objdump -d (same libopcodes as gdb 13): 621 of
  * 336865 instructions differ, all of them AVX-512 compare aliases; on
  * -O0..-O3 and -Os test programs gdb 13 and ptd_disasm_format() agree on
@@ -116,7 +115,8 @@ static int is_string_op(ZydisMnemonic m)
 
 static int is_string_insn(const ZydisDecodedInstruction *in)
 {
-	if (in->meta.category == ZYDIS_CATEGORY_STRINGOP)
+	if (in->meta.category == ZYDIS_CATEGORY_STRINGOP ||
+	    in->meta.category == ZYDIS_CATEGORY_IOSTRINGOP)
 		return 1;
 	return is_string_op(in->mnemonic);
 }
@@ -212,7 +212,8 @@ int ptd_disasm_decode(const uint8_t *buf, size_t size, uint64_t ip, struct ptd_i
 		flags |= PTD_INSN_HLT;
 		break;
 	default:
-		if (in.meta.category == ZYDIS_CATEGORY_STRINGOP)
+		if (in.meta.category == ZYDIS_CATEGORY_STRINGOP ||
+		    in.meta.category == ZYDIS_CATEGORY_IOSTRINGOP)
 			for (i = 0; i < in.raw.prefix_count; i++)
 				if (in.raw.prefixes[i].value == 0xf3 || in.raw.prefixes[i].value == 0xf2)
 					flags |= PTD_INSN_REP_STRING;
@@ -388,6 +389,18 @@ static void gdb_mnemonic(const ZydisDecodedInstruction *in, const ZydisDecodedOp
 	case ZYDIS_MNEMONIC_RET:
 		if (in->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
 			snprintf(mn, n, "lret");
+		return;
+	case ZYDIS_MNEMONIC_CALL:
+	case ZYDIS_MNEMONIC_JMP:
+		if (in->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+			snprintf(mn, n, "%s", in->mnemonic == ZYDIS_MNEMONIC_CALL ? "lcall" : "ljmp");
+		return;
+	case ZYDIS_MNEMONIC_IRETD: snprintf(mn, n, "iret"); return;
+	case ZYDIS_MNEMONIC_SYSRET:
+	case ZYDIS_MNEMONIC_SYSEXIT:
+		/* libopcodes names the operand size: sysretq, sysexitl. */
+		snprintf(mn, n, "%s%c", in->mnemonic == ZYDIS_MNEMONIC_SYSRET ? "sysret" : "sysexit",
+			 in->operand_width == 64 ? 'q' : 'l');
 		return;
 	case ZYDIS_MNEMONIC_MOV:
 		/* 64-bit immediates and absolute moffs forms are "movabs". */
@@ -702,6 +715,13 @@ int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, s
 		}
 	} else {
 		memcpy(show, ops, sizeof(ops[0]) * nshow);
+	}
+	/* "enter" keeps the Intel operand order in AT&T. */
+	if (in.mnemonic == ZYDIS_MNEMONIC_ENTER && nshow == 2) {
+		ZydisDecodedOperand t = show[0];
+
+		show[0] = show[1];
+		show[1] = t;
 	}
 	for (i = nshow - 1; i >= 0; i--) {
 		const ZydisDecodedOperand *op = &show[i];
