@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Short libFuzzer run over the PT decode path and the bundle parser
+# (tests/fuzz/fuzz-decode.c): builds the target with clang
+# -fsanitize=fuzzer,address,undefined from the decode sources, writes a seed
+# corpus of synthesized traces, and fuzzes for FUZZ_SECONDS (default 20).
+# Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-14-dev);
+# without them this test FAILS with a message saying what to install.
+set -eu
+top=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+cd "$top"
+work=${TMPDIR:-/tmp}/fuzz-decode.$$
+mkdir -p "$work/corpus"
+trap 'rm -rf "$work"' EXIT
+secs=${FUZZ_SECONDS:-20}
+
+CLANG=${CLANG:-clang}
+if ! command -v "$CLANG" >/dev/null 2>&1; then
+	echo "fuzz-decode: FAIL: '$CLANG' not found; install clang and its libFuzzer runtime" \
+		"(Debian/Ubuntu: apt-get install clang libclang-rt-14-dev)" >&2
+	exit 1
+fi
+
+# Probe the libFuzzer runtime first, so its absence gets its own message.
+printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' >"$work/probe.c"
+if ! "$CLANG" -fsanitize=fuzzer,address -o "$work/probe" "$work/probe.c" >"$work/probe.log" 2>&1; then
+	ver=$("$CLANG" -dumpversion | cut -d. -f1)
+	echo "fuzz-decode: FAIL: $CLANG cannot link -fsanitize=fuzzer (libFuzzer runtime missing);" \
+		"install libclang-rt-$ver-dev (Debian/Ubuntu)" >&2
+	sed 's/^/    /' "$work/probe.log" | head -5 >&2
+	exit 1
+fi
+
+srcs="tests/fuzz/fuzz-decode.c src/decode/pt.c src/decode/image.c src/decode/bundle.c
+	src/record/ptsynth.c src/history/*.c src/disasm/disasm.c src/util/error.c"
+flags="-std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc -fno-omit-frame-pointer"
+libs="-lipt -lZydis -lZycore -lpthread"
+# shellcheck disable=SC2086
+"$CLANG" $flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-o "$work/fuzz-decode" $srcs $libs
+# shellcheck disable=SC2086
+"$CLANG" $flags -o "$work/gen-seeds" tests/fuzz/gen-seeds.c src/record/ptsynth.c \
+	src/util/error.c $libs
+"$work/gen-seeds" "$work/corpus"
+echo "fuzz-decode: $(ls "$work/corpus" | wc -l) seeds, fuzzing for ${secs}s"
+
+# Leak checking stays on; a crash, leak, UB report or timeout fails the run.
+cd "$work"
+ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+	./fuzz-decode -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	-print_final_stats=1 corpus 2>&1 | tail -n 25
+rc=${PIPESTATUS[0]}
+if [ "$rc" -ne 0 ]; then
+	echo "fuzz-decode: FAIL: the fuzzer found a problem (exit $rc); the crashing input" \
+		"(crash-*, leak-*, timeout-*) is kept in $work" >&2
+	trap - EXIT
+	exit 1
+fi
+echo "fuzz-decode: ok"
