@@ -249,23 +249,64 @@ void shell_sync(struct shell *sh)
 	sh->pc.main_module = sh->main_module[0] ? sh->main_module : NULL;
 }
 
+static void thread_comm(struct shell *sh, pid_t tid, char *comm, size_t n)
+{
+	char path[64];
+	FILE *f;
+
+	comm[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)ptd_session_pid(sh->s), (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(comm, (int)n, f))
+		comm[strcspn(comm, "\n")] = '\0';
+	fclose(f);
+}
+
 void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int temporary, int finish)
 {
 	struct ptd_event e = *ev;
 	struct ptd_line li;
+	char thread[128];
 
 	shell_sync(sh);
 	if (finish && e.kind == PTD_EVENT_STEPPED)
 		e.new_frame = 1;
+	thread[0] = '\0';
+	if (ptd_session_alive(sh->s) && e.kind != PTD_EVENT_EXITED && e.kind != PTD_EVENT_KILLED) {
+		struct ptd_thread_info th[256];
+		int n = ptd_session_threads(sh->s, th, 256), i;
+
+		for (i = 0; i < n; i++) {
+			if (th[i].num > sh->max_thread)
+				sh->max_thread = th[i].num;
+			if (!th[i].current)
+				continue;
+			if (sh->cur_thread && th[i].num != sh->cur_thread)
+				printf("[Switching to LWP %d]\n", (int)th[i].tid);
+			sh->cur_thread = th[i].num;
+			if (sh->max_thread > 1) {
+				char comm[64];
+
+				thread_comm(sh, th[i].tid, comm, sizeof(comm));
+				snprintf(thread, sizeof(thread), "Thread %d%s%s%s", th[i].num,
+					 comm[0] ? " \"" : "", comm, comm[0] ? "\"" : "");
+			}
+		}
+	}
 	/* the process is gone after an exit: use the pid seen before */
 	ptd_print_stop(&sh->pc, &e, temporary,
-		       ptd_session_alive(sh->s) ? ptd_session_pid(sh->s) : e.tid ? e.tid : sh->last_pid);
+		       ptd_session_alive(sh->s) ? ptd_session_pid(sh->s) : e.tid ? e.tid : sh->last_pid,
+		       thread[0] ? thread : NULL);
 	if (ptd_session_alive(sh->s))
 		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);
 	sh->x_valid = 0;
 	if (e.kind == PTD_EVENT_EXITED || e.kind == PTD_EVENT_KILLED) {
 		sh->main_module[0] = '\0';
+		sh->cur_thread = 0;
+		sh->max_thread = 0;
 		return;
 	}
 	if (sh->pc.sym && ptd_symbols_line(sh->pc.sym, e.pc, &li) >= 0 && li.file) {
@@ -395,6 +436,8 @@ static int do_run(struct shell *sh, const char *args, int start)
 	}
 	fflush(stdout);
 	snapshot_temps(sh, &temps);
+	sh->cur_thread = 1;
+	sh->max_thread = 1;
 	ptd_clear_error();
 	rc = ptd_session_run(sh->s, 0, &ev);
 	if (rc < 0)
@@ -434,6 +477,8 @@ static int cmd_attach(struct shell *sh, const char *args)
 	if (rc < 0)
 		return session_error(rc, NULL);
 	sh->main_module[0] = '\0';
+	sh->cur_thread = 1;
+	sh->max_thread = 1;
 	shell_sync(sh);
 	clear_listing_state(sh);
 	if (sh->from_tty)
@@ -690,14 +735,14 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		if (!bi.addr)
 			printf("%s\n", bi.spec ? bi.spec : "");
 		else if (bi.func && bi.file && bi.line > 0)
-			printf("in %s at %s:%d\n", bi.func, ptd_print_filename(bi.file), bi.line);
+			printf("in %s at %s:%d\n", ptd_print_symname(bi.func), ptd_print_filename(bi.file), bi.line);
 		else if (bi.func) {
 			struct ptd_symbol s;
 
 			if (sh->pc.sym && ptd_symbols_lookup(sh->pc.sym, bi.addr, &s) >= 0 && s.offset)
-				printf("<%s+%" PRIu64 ">\n", s.name, s.offset);
+				printf("<%s+%" PRIu64 ">\n", ptd_print_symname(s.name), s.offset);
 			else
-				printf("<%s>\n", bi.func);
+				printf("<%s>\n", ptd_print_symname(bi.func));
 		} else
 			printf("\n");
 		if (bi.hits)
@@ -1582,7 +1627,7 @@ static int cmd_disassemble(struct shell *sh, const char *args)
 		if (!sh->pc.sym || ptd_symbols_lookup(sh->pc.sym, addr, &s) < 0 || !s.size)
 			return shell_error("No function contains specified address.");
 	}
-	printf("Dump of assembler code for function %s:\n", s.name);
+	printf("Dump of assembler code for function %s:\n", ptd_print_symname(s.name));
 	for (a = s.start; a < s.start + s.size;) {
 		int len = ptd_print_insn(&sh->pc, 0, a, cur_pc, flags);
 
@@ -1597,17 +1642,9 @@ static int cmd_disassemble(struct shell *sh, const char *args)
 static void thread_target_id(struct shell *sh, const struct ptd_thread_info *t, int nthreads,
 			     char *out, size_t n)
 {
-	char path[64], comm[64] = "";
-	FILE *f;
+	char comm[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)ptd_session_pid(sh->s),
-		 (int)t->tid);
-	f = fopen(path, "r");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
+	thread_comm(sh, t->tid, comm, sizeof(comm));
 	if (nthreads == 1 && t->tid == ptd_session_pid(sh->s))
 		snprintf(out, n, "process %d", (int)t->tid);
 	else
@@ -1679,6 +1716,7 @@ static int cmd_thread(struct shell *sh, const char *args)
 		return session_error(rc, NULL);
 	clear_listing_state(sh);
 	shell_sync(sh);
+	sh->cur_thread = th[i].num;
 	printf("[Switching to thread %d (%s %d)]\n", th[i].num, n == 1 ? "process" : "LWP",
 	       (int)th[i].tid);
 	print_current_frame(sh, 0, PTD_PRINT_SRC_AND_LOC);

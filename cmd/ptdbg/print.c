@@ -35,6 +35,22 @@ void ptd_print_addr16(char *out, size_t n, uint64_t addr)
 	snprintf(out, n, "0x%016" PRIx64, addr);
 }
 
+const char *ptd_print_symname(const char *name)
+{
+	static __thread char bufs[4][256];
+	static __thread unsigned next;
+	const char *at;
+	char *b;
+
+	/* gdb shows a default-versioned ELF symbol "memcpy@@GLIBC_2.14" by its
+	 * plain name; "foo@plt" and non-default "foo@VER" stay as they are. */
+	if (!name || !(at = strstr(name, "@@")))
+		return name;
+	b = bufs[next++ % 4];
+	snprintf(b, sizeof(bufs[0]), "%.*s", (int)(at - name), name);
+	return b;
+}
+
 int ptd_print_symbolize(void *ctx, uint64_t addr, char *out, size_t n)
 {
 	struct ptd_print_ctx *c = ctx;
@@ -43,9 +59,9 @@ int ptd_print_symbolize(void *ctx, uint64_t addr, char *out, size_t n)
 	if (!c || !c->sym || ptd_symbols_lookup(c->sym, addr, &s) < 0 || !s.name)
 		return -1;
 	if (s.offset)
-		snprintf(out, n, "%s+%" PRIu64, s.name, s.offset);
+		snprintf(out, n, "%s+%" PRIu64, ptd_print_symname(s.name), s.offset);
 	else
-		snprintf(out, n, "%s", s.name);
+		snprintf(out, n, "%s", ptd_print_symname(s.name));
 	return 0;
 }
 
@@ -111,7 +127,7 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 			ptd_print_addr16(a, sizeof(a), pc);
 			fprintf(c->out, "%s in ", a);
 		}
-		fprintf(c->out, "%s ()", have_sym ? s.name : "??");
+		fprintf(c->out, "%s ()", have_sym ? ptd_print_symname(s.name) : "??");
 		if (have_line)
 			fprintf(c->out, " at %s:%d", ptd_print_filename(li.file), li.line);
 		else if (have_sym && !module_is_main(c, s.module))
@@ -147,13 +163,13 @@ int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64
 		if (flags & PTD_DIS_SHORT_ADDR) {
 			/* x/i labels like print_address: no "+0" */
 			if (s.offset)
-				fprintf(c->out, " <%s+%" PRIu64 ">:\t", s.name, s.offset);
+				fprintf(c->out, " <%s+%" PRIu64 ">:\t", ptd_print_symname(s.name), s.offset);
 			else
-				fprintf(c->out, " <%s>:\t", s.name);
+				fprintf(c->out, " <%s>:\t", ptd_print_symname(s.name));
 		} else if (flags & PTD_DIS_OMIT_FNAME) {
 			fprintf(c->out, " <+%" PRIu64 ">:\t", s.offset);
 		} else {
-			fprintf(c->out, " <%s+%" PRIu64 ">:\t", s.name, s.offset);
+			fprintf(c->out, " <%s+%" PRIu64 ">:\t", ptd_print_symname(s.name), s.offset);
 		}
 	} else {
 		fputs(":\t", c->out);
@@ -265,7 +281,7 @@ void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,
 		for (i = 0; i < seg->level - min_level; i++)
 			fputs("  ", c->out);
 	if (c->sym && ptd_symbols_lookup(c->sym, seg->ip, &s) >= 0 && s.name)
-		fputs(s.name, c->out);
+		fputs(ptd_print_symname(s.name), c->out);
 	else
 		fputs("??", c->out);
 	if (flags & PTD_CALL_INSN_RANGE)
@@ -349,7 +365,8 @@ const char *ptd_print_sigdesc(int signo)
 	return buf;
 }
 
-void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int temporary, pid_t pid)
+void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int temporary, pid_t pid,
+		    const char *thread)
 {
 	enum ptd_print_what what = PTD_PRINT_SRC_AND_LOC;
 	int mid = ev->at_line_start ? 0 : 1;
@@ -373,15 +390,17 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		fprintf(c->out, "process %d is executing new program\n", (int)pid);
 		break;
 	case PTD_EVENT_BREAKPOINT:
-		fprintf(c->out, "\n%s %d, ", temporary ? "Temporary breakpoint" : "Breakpoint",
+		fprintf(c->out, "\n%s%s%s %d, ", thread ? thread : "", thread ? " hit " : "",
+			temporary ? "Temporary breakpoint" : "Breakpoint",
 			ev->bp_id);
 		break;
 	case PTD_EVENT_SIGNAL:
-		fprintf(c->out, "\nProgram received signal %s, %s.\n", ptd_print_signame(ev->signo),
-			ptd_print_sigdesc(ev->signo));
+		fprintf(c->out, "\n%s received signal %s, %s.\n", thread ? thread : "Program",
+			ptd_print_signame(ev->signo), ptd_print_sigdesc(ev->signo));
 		break;
 	case PTD_EVENT_INTERRUPTED:
-		fprintf(c->out, "\nProgram received signal SIGINT, Interrupt.\n");
+		fprintf(c->out, "\n%s received signal SIGINT, Interrupt.\n",
+			thread ? thread : "Program");
 		break;
 	case PTD_EVENT_NO_HISTORY:
 		fprintf(c->out, "\nNo more reverse-execution history.\n");

@@ -52,6 +52,9 @@ enum ptd_call_flags_print {
 /* The name gdb displays for a source file (symtab_to_filename_for_display). */
 const char *ptd_print_filename(const char *path);
 
+/* @name without a "@@VERSION" suffix, as gdb shows ELF symbols. */
+const char *ptd_print_symname(const char *name);
+
 /* Writes "name+off" (or "name" at offset 0) for disassembly operands; the
  * ptd_symbolizer_fn of disasm.h with a ptd_print_ctx as @ctx. */
 int ptd_print_symbolize(void *ctx, uint64_t addr, char *out, size_t n);
@@ -94,7 +97,10 @@ void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,
  * and the frame.  @temporary marks a temporary breakpoint, @pid the
  * inferior's process id (for exit messages).
  */
-void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int temporary, pid_t pid);
+/* @thread: "Thread 2 \"name\"" when the program has (had) several threads
+ * (gdb then says "Thread 2 "name" hit Breakpoint 1, "), else NULL. */
+void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int temporary, pid_t pid,
+		    const char *thread);
 
 /* gdb's signal names: "SIGSEGV" and "Segmentation fault". */
 const char *ptd_print_signame(int signo);
