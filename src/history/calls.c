@@ -328,8 +328,10 @@ static void on_gap(struct builder *b, const struct ptd_item *it)
 	uint64_t up = 0, s;
 	uint8_t uir = 0;
 
+	/* After the gap, the frame is searched from here upward (a pending
+	 * call's callee is unknown: its caller is the starting point). */
 	if (cur && !cur->is_gap)
-		b->before_gap = b->pending == T_CALL ? 0 : b->cur;
+		b->before_gap = b->cur;
 	if (cur) {
 		if (b->pending == T_CALL) {
 			level = cur->level + 1;

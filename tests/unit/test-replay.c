@@ -1,0 +1,467 @@
+/*
+ * Unit tests for replay motions (src/replay/replay.c) over a simulated
+ * run of a real -O0 program (tests/unit/histfix.h).  The expected stops of
+ * step/next/finish/continue, forward and reverse, are the ones gdb 13's
+ * `record full` gives on the same program (run with `gdb -batch` on this
+ * machine: break main, run, record, then the commands below), including
+ * gdb 13's per-row stepping ranges (line 10 and 26 have two rows).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "histfix.h"
+#include "ptdbg/ptdbg.h"
+
+struct bpset {
+	uint64_t addr[8];
+	int n;
+};
+
+static int bp_hit(void *ctx, uint64_t addr, int *id)
+{
+	struct bpset *b = ctx;
+	int i;
+
+	for (i = 0; i < b->n; i++) {
+		if (b->addr[i] == addr) {
+			*id = i + 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+struct fixture {
+	struct fx_sim s;
+	struct ptd_calls *c;
+	struct bpset bps;
+	struct ptd_replay_env env;
+};
+
+static struct fixture *fix_new(void (*prog)(struct fx_sim *))
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	fx_sim_init(&f->s);
+	prog(&f->s);
+	assert_false(f->s.err);
+	f->c = ptd_calls_build(f->s.h, fx_func_of, NULL);
+	assert_non_null(f->c);
+	f->env.ctx = &f->bps;
+	f->env.line_of = fx_line_of;
+	f->env.func_of = fx_func_of;
+	f->env.is_breakpoint = bp_hit;
+	return f;
+}
+
+static void fix_free(struct fixture *f)
+{
+	ptd_calls_free(f->c);
+	fx_sim_fini(&f->s);
+	free(f);
+}
+
+/* Moves and checks the stop, the ip and that the ip is the one executed at
+ * that number.  Returns the new position. */
+static uint64_t mv(struct fixture *f, uint64_t from, enum ptd_motion m, int reverse,
+		   enum ptd_replay_stop stop, uint64_t ip)
+{
+	struct ptd_replay_result r;
+
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, from, m, reverse, &f->env, &r), 0);
+	if (r.stop != stop || r.ip != ip)
+		print_error("motion %d%s from %lu: stop %d at %lu ip %#lx, expected stop %d ip %#lx\n",
+			    (int)m, reverse ? " (reverse)" : "", (unsigned long)from, r.stop,
+			    (unsigned long)r.number, (unsigned long)r.ip, stop, (unsigned long)ip);
+	assert_int_equal(r.stop, stop);
+	assert_int_equal(r.ip, ip);
+	assert_true(r.number >= 1 && r.number <= ptd_history_count(f->s.h));
+	if (ip)
+		assert_int_equal(f->s.ips[r.number - 1], ip);
+	return r.number;
+}
+
+#define STEP(from, ip) mv(f, from, PTD_MOTION_STEP, 0, PTD_REPLAY_DONE, ip)
+#define NEXT(from, ip) mv(f, from, PTD_MOTION_NEXT, 0, PTD_REPLAY_DONE, ip)
+#define RSTEP(from, ip) mv(f, from, PTD_MOTION_STEP, 1, PTD_REPLAY_DONE, ip)
+#define RNEXT(from, ip) mv(f, from, PTD_MOTION_NEXT, 1, PTD_REPLAY_DONE, ip)
+
+static const struct ptd_callseg *seg_at(struct fixture *f, uint64_t n)
+{
+	const struct ptd_callseg *s = ptd_calls_find(f->c, n);
+
+	assert_non_null(s);
+	return s;
+}
+
+/* gdb: break 25 ... reverse-next, then reverse-step repeatedly. */
+static void test_reverse_step_sequence(void **state)
+{
+	static const uint64_t rs[] = {
+		0x40119e, 0x401145, 0x401142, 0x40113f, 0x40111b, 0x401115, 0x40110d,
+		0x401135, 0x40111b, 0x401115, 0x40110d, 0x401128, 0x401191, 0x40118a,
+	};
+	struct fixture *f = fix_new(fx_program);
+	uint64_t pos = fx_num(&f->s, 0x4011af, 0), prev;
+	size_t i;
+
+	(void)state;
+	pos = RNEXT(pos, 0x4011a2);
+	for (i = 0; i < sizeof(rs) / sizeof(rs[0]); i++) {
+		prev = pos;
+		pos = RSTEP(pos, rs[i]);
+		assert_true(pos < prev);
+	}
+	/* line 21 -> back through main's entry into start: the beginning */
+	pos = mv(f, pos, PTD_MOTION_STEP, 1, PTD_REPLAY_BEGIN, FX_START);
+	assert_int_equal(pos, 1);
+	mv(f, 1, PTD_MOTION_STEP, 1, PTD_REPLAY_BEGIN, FX_START);
+	fix_free(f);
+}
+
+/* gdb: break f, record, step repeatedly (h has no line info). */
+static void test_forward_step_sequence(void **state)
+{
+	static const uint64_t st[] = {
+		0x40110d, 0x401115, 0x40111b, 0x401135, 0x40110d, 0x401115, 0x40111b,
+		0x40113f, 0x401142, 0x401145, 0x40119e, 0x4011a2, 0x4011af, 0x401153,
+	};
+	struct fixture *f = fix_new(fx_program);
+	uint64_t pos = fx_num(&f->s, 0x401128, 0);
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		pos = STEP(pos, st[i]);
+	assert_int_equal(seg_at(f, pos)->level, 2);
+	/* next steps over f, h and fib from main */
+	pos = NEXT(fx_num(&f->s, 0x40118a, 0), 0x401191);
+	pos = NEXT(pos, 0x40119e);
+	pos = NEXT(pos, 0x4011a2);
+	pos = NEXT(pos, 0x4011af);
+	pos = NEXT(pos, 0x4011bc);
+	pos = NEXT(pos, 0x4011c9); /* back from f at line 26's second row: same line */
+	pos = NEXT(pos, 0x4011cf);
+	/* out of main into start (no line info): stop there, at the tail */
+	{
+		struct ptd_replay_result r;
+
+		assert_int_equal(ptd_replay_move(f->s.h, f->c, pos, PTD_MOTION_NEXT, 0, &f->env,
+						 &r), 0);
+		assert_int_equal(r.stop, PTD_REPLAY_END);
+		assert_int_equal(r.number, ptd_history_count(f->s.h));
+		assert_false(r.incomplete);
+	}
+	fix_free(f);
+}
+
+/* gdb: break 28, then reverse-step/next through fib(4) and forward again. */
+static void test_recursion(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t pos = fx_num(&f->s, 0x4011cf, 0), back, p2;
+	uint64_t after_fib = fx_num(&f->s, 0x4011b9, 0);
+	const struct ptd_callseg *s;
+
+	(void)state;
+	pos = RSTEP(pos, 0x4011c9);
+	pos = RNEXT(pos, 0x4011c6);
+	pos = RNEXT(pos, 0x4011bc);
+	pos = RSTEP(pos, 0x40117c); /* fib (n=4) at t.c:18 */
+	assert_int_equal(pos, after_fib - 3);
+	s = seg_at(f, pos);
+	assert_int_equal(s->level, 2);
+	back = pos;
+	pos = RSTEP(pos, 0x40117a);
+	assert_int_equal(pos, back - 1);
+	p2 = RSTEP(pos, 0x40117c); /* fib (n=2) at t.c:18: fib(4)'s second call */
+	assert_int_equal(p2, pos - 3);
+	assert_int_equal(seg_at(f, p2)->level, 3);
+	pos = RNEXT(p2, 0x40117a);
+	assert_int_equal(seg_at(f, pos)->instance, seg_at(f, p2)->instance);
+	/* reverse-finish: to the call in fib(4) (gdb 13 stops in the wrong
+	 * recursive frame here; the caller's call is what finish means) */
+	back = mv(f, pos, PTD_MOTION_FINISH, 1, PTD_REPLAY_DONE, 0x401175);
+	assert_int_equal(seg_at(f, back)->level, 2);
+	assert_int_equal(seg_at(f, back + 1)->how, PTD_SEG_CALL);
+	/* finish from inside fib(2): right after that call */
+	mv(f, pos, PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x40117a);
+	/* fib(2): line 17 -> 15 -> back into fib(4) at the row of the call */
+	pos = RNEXT(fx_num(&f->s, 0x401166, back), 0x40115e);
+	assert_int_equal(seg_at(f, pos)->level, 3);
+	pos = RNEXT(pos, 0x401153);
+	pos = RNEXT(pos, 0x40116d);
+	assert_int_equal(seg_at(f, pos)->level, 2);
+	/* reverse-step into fib(3) at its last line, then line 17 */
+	pos = RSTEP(pos, 0x40117c);
+	assert_int_equal(seg_at(f, pos)->level, 3);
+	pos = RSTEP(pos, 0x40117a);
+	/* forward: next to line 18 in fib(3), then out into fib(4)'s line 18 */
+	pos = NEXT(pos, 0x40117c);
+	assert_int_equal(seg_at(f, pos)->level, 3);
+	pos = NEXT(pos, 0x40117c);
+	assert_int_equal(seg_at(f, pos)->level, 2);
+	/* finish fib(4): main after the call */
+	pos = mv(f, pos, PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x4011b9);
+	assert_int_equal(pos, after_fib);
+
+	/* break 17; reverse-continue twice: fib(2) (second), fib(2) (first) */
+	f->bps.addr[0] = 0x40115e;
+	f->bps.n = 1;
+	p2 = mv(f, pos, PTD_MOTION_CONTINUE, 1, PTD_REPLAY_BREAKPOINT, 0x40115e);
+	assert_int_equal(seg_at(f, p2)->level, 3);
+	pos = mv(f, p2, PTD_MOTION_CONTINUE, 1, PTD_REPLAY_BREAKPOINT, 0x40115e);
+	assert_int_equal(seg_at(f, pos)->level, 4);
+	f->bps.n = 0;
+	/* next skips the recursive calls: same frame, line 18 */
+	back = NEXT(pos, 0x40117c);
+	assert_int_equal(seg_at(f, back)->instance, seg_at(f, pos)->instance);
+	back = NEXT(back, 0x40117c);
+	assert_int_equal(seg_at(f, back)->level, 3);
+	fix_free(f);
+}
+
+static void test_stepi_nexti(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t call = fx_num(&f->s, 0x401196, 0), pos;
+	uint64_t count = ptd_history_count(f->s.h);
+
+	(void)state;
+	assert_int_equal(mv(f, call, PTD_MOTION_STEPI, 0, PTD_REPLAY_DONE, FX_F), call + 1);
+	pos = mv(f, call, PTD_MOTION_NEXTI, 0, PTD_REPLAY_DONE, 0x40119b);
+	assert_int_equal(mv(f, pos, PTD_MOTION_NEXTI, 1, PTD_REPLAY_DONE, 0x401196), call);
+	assert_int_equal(mv(f, pos, PTD_MOTION_STEPI, 1, PTD_REPLAY_DONE, 0x401146), pos - 1);
+	/* nexti on a non-call is stepi; reverse-nexti after a ret-less insn too */
+	assert_int_equal(mv(f, call - 1, PTD_MOTION_NEXTI, 0, PTD_REPLAY_DONE, 0x401196), call);
+	/* the ends: gdb's record full says "No more reverse-execution history."
+	 * when a reverse motion reaches the first instruction */
+	mv(f, 2, PTD_MOTION_STEPI, 1, PTD_REPLAY_BEGIN, FX_START);
+	mv(f, 1, PTD_MOTION_STEPI, 1, PTD_REPLAY_BEGIN, FX_START);
+	{
+		struct ptd_replay_result r;
+
+		assert_int_equal(ptd_replay_move(f->s.h, f->c, count - 1, PTD_MOTION_STEPI, 0,
+						 &f->env, &r), 0);
+		assert_int_equal(r.stop, PTD_REPLAY_END);
+		assert_int_equal(r.number, count);
+		assert_false(r.incomplete);
+		assert_int_equal(ptd_replay_move(f->s.h, f->c, count, PTD_MOTION_STEPI, 0,
+						 &f->env, &r), 0);
+		assert_int_equal(r.stop, PTD_REPLAY_END);
+		assert_int_equal(r.number, count);
+		assert_true(r.incomplete);
+		/* bad arguments */
+		assert_int_equal(ptd_replay_move(f->s.h, f->c, 0, PTD_MOTION_STEPI, 0, &f->env,
+						 &r), -ptde_invalid);
+		assert_int_equal(ptd_replay_move(f->s.h, f->c, count + 1, PTD_MOTION_STEPI, 0,
+						 &f->env, &r), -ptde_invalid);
+		assert_int_equal(ptd_replay_move(f->s.h, NULL, 1, PTD_MOTION_NEXT, 0, &f->env,
+						 &r), -ptde_invalid);
+		assert_int_equal(ptd_replay_move(NULL, f->c, 1, PTD_MOTION_NEXT, 0, &f->env, &r),
+				 -ptde_invalid);
+		/* stepi works without segments and without an env */
+		assert_int_equal(ptd_replay_move(f->s.h, NULL, 1, PTD_MOTION_STEPI, 0, NULL, &r), 0);
+		assert_int_equal(r.number, 2);
+	}
+	fix_free(f);
+}
+
+static void test_finish(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t in_g = fx_num(&f->s, 0x401115, 0), pos;
+
+	(void)state;
+	/* gdb: reverse-finish from g stops at the call in f (0x40112d);
+	 * finish stops at the instruction after it */
+	pos = mv(f, in_g, PTD_MOTION_FINISH, 1, PTD_REPLAY_DONE, 0x40112d);
+	assert_int_equal(seg_at(f, pos)->level, 2);
+	pos = mv(f, in_g, PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x401132);
+	/* finish from f: main after the call; from main: start after the call,
+	 * which is the tail (done, not incomplete) */
+	pos = mv(f, pos, PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x40119b);
+	{
+		struct ptd_replay_result r;
+
+		assert_int_equal(ptd_replay_move(f->s.h, f->c, pos, PTD_MOTION_FINISH, 0, &f->env,
+						 &r), 0);
+		assert_int_equal(r.stop, PTD_REPLAY_END);
+		assert_int_equal(r.ip, FX_START + 5);
+		assert_false(r.incomplete);
+	}
+	/* reverse-finish from main: the call in start is position 1 */
+	mv(f, pos, PTD_MOTION_FINISH, 1, PTD_REPLAY_BEGIN, FX_START);
+	/* a breakpoint inside the callee stops finish */
+	f->bps.addr[0] = 0x40110d;
+	f->bps.n = 1;
+	pos = mv(f, fx_num(&f->s, 0x401128, 0), PTD_MOTION_FINISH, 0, PTD_REPLAY_BREAKPOINT,
+		 0x40110d);
+	/* and next over a call that hits one */
+	mv(f, fx_num(&f->s, 0x401191, 0), PTD_MOTION_NEXT, 0, PTD_REPLAY_BREAKPOINT, 0x40110d);
+	mv(f, fx_num(&f->s, 0x40119e, 0), PTD_MOTION_NEXT, 1, PTD_REPLAY_BREAKPOINT, 0x40110d);
+	fix_free(f);
+}
+
+static void test_continue(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t count = ptd_history_count(f->s.h), g1, g2, pos;
+	struct ptd_replay_result r;
+	int hits = 0;
+
+	(void)state;
+	f->bps.addr[0] = 0x500000; /* never executed */
+	f->bps.addr[1] = FX_G;
+	f->bps.n = 2;
+	g1 = mv(f, 1, PTD_MOTION_CONTINUE, 0, PTD_REPLAY_BREAKPOINT, FX_G);
+	assert_int_equal(g1, fx_num(&f->s, FX_G, 0));
+	/* not at the start position: the next hit */
+	g2 = mv(f, g1, PTD_MOTION_CONTINUE, 0, PTD_REPLAY_BREAKPOINT, FX_G);
+	assert_int_equal(g2, fx_num(&f->s, FX_G, g1));
+	assert_int_equal(mv(f, g2, PTD_MOTION_CONTINUE, 1, PTD_REPLAY_BREAKPOINT, FX_G), g1);
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, g2, PTD_MOTION_CONTINUE, 1, &f->env, &r),
+			 0);
+	assert_int_equal(r.bp_id, 2);
+	/* g is called 4 times */
+	pos = 1;
+	for (;;) {
+		assert_int_equal(ptd_replay_move(f->s.h, f->c, pos, PTD_MOTION_CONTINUE, 0, &f->env,
+						 &r), 0);
+		if (r.stop != PTD_REPLAY_BREAKPOINT)
+			break;
+		hits++;
+		pos = r.number;
+	}
+	assert_int_equal(hits, 4);
+	assert_int_equal(r.stop, PTD_REPLAY_END);
+	assert_true(r.incomplete);
+	assert_int_equal(r.number, count);
+	/* without breakpoints: the ends */
+	f->bps.n = 0;
+	mv(f, g1, PTD_MOTION_CONTINUE, 1, PTD_REPLAY_BEGIN, FX_START);
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, g1, PTD_MOTION_CONTINUE, 0, &f->env, &r), 0);
+	assert_int_equal(r.stop, PTD_REPLAY_END);
+	assert_int_equal(r.number, count);
+	fix_free(f);
+}
+
+/* Recording that ends in the middle of g's line 4 (the tail at 0x401112). */
+static void prog_partial(struct fx_sim *s)
+{
+	fx_run(s, 0x401182, 0x401196, PTD_IC_CALL, 0);
+	fx_run(s, 0x40111d, 0x40112d, PTD_IC_CALL, 0);
+	fx_run(s, 0x401106, 0x401110, PTD_IC_OTHER, PTD_BLK_INTERRUPTED);
+	ptd_history_set_tail(s->h, 0x401112);
+	fx_push_ip(s, 0x401112);
+}
+
+static void test_end_incomplete(void **state)
+{
+	struct fixture *f = fix_new(prog_partial);
+	struct ptd_replay_result r;
+	uint64_t count = ptd_history_count(f->s.h);
+	uint64_t l4 = fx_num(&f->s, 0x40110d, 0);
+
+	(void)state;
+	/* next from line 4 cannot finish the line inside the history */
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, l4, PTD_MOTION_NEXT, 0, &f->env, &r), 0);
+	assert_int_equal(r.stop, PTD_REPLAY_END);
+	assert_int_equal(r.number, count);
+	assert_int_equal(r.ip, 0x401112);
+	assert_true(r.incomplete);
+	/* finish from g: the return is not recorded */
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, l4, PTD_MOTION_FINISH, 0, &f->env, &r), 0);
+	assert_int_equal(r.stop, PTD_REPLAY_END);
+	assert_true(r.incomplete);
+	/* step from f's line 9 into g stops at line 4 before the end */
+	STEP(fx_num(&f->s, 0x401128, 0), 0x40110d);
+	/* stepping into g from its entry: entry is line 3 */
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, count - 2, PTD_MOTION_STEPI, 0, &f->env,
+					 &r), 0);
+	assert_int_equal(r.stop, PTD_REPLAY_DONE);
+	fix_free(f);
+}
+
+/* Gaps stop every motion, forward and reverse. */
+static void prog_gap(struct fx_sim *s)
+{
+	fx_run(s, 0x401182, 0x401196, PTD_IC_CALL, 0);
+	fx_run(s, 0x40111d, 0x40112d, PTD_IC_CALL, 0);
+	ptd_history_append_gap(s->h, PTD_GAP_OVERFLOW, 0, "overflow");
+	fx_push_ip(s, 0);
+	fx_run(s, 0x40113f, 0x401146, PTD_IC_RET, 0);
+	fx_run(s, 0x40119b, 0x4011a7, PTD_IC_CALL, 0);
+	ptd_history_set_tail(s->h, FX_H);
+	fx_push_ip(s, FX_H);
+}
+
+static void test_gap(void **state)
+{
+	struct fixture *f = fix_new(prog_gap);
+	uint64_t gap = 15, pos;
+	struct ptd_replay_result r;
+
+	(void)state;
+	assert_int_equal(f->s.ips[gap - 1], 0);
+	mv(f, 1, PTD_MOTION_CONTINUE, 0, PTD_REPLAY_GAP, 0);
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, 1, PTD_MOTION_CONTINUE, 0, &f->env, &r), 0);
+	assert_int_equal(r.number, gap);
+	pos = mv(f, ptd_history_count(f->s.h), PTD_MOTION_CONTINUE, 1, PTD_REPLAY_GAP, 0);
+	assert_int_equal(pos, gap);
+	mv(f, gap - 1, PTD_MOTION_STEPI, 0, PTD_REPLAY_GAP, 0);
+	mv(f, gap, PTD_MOTION_STEPI, 0, PTD_REPLAY_DONE, 0x40113f);
+	mv(f, gap, PTD_MOTION_STEPI, 1, PTD_REPLAY_DONE, 0x40112d);
+	mv(f, gap + 1, PTD_MOTION_STEP, 1, PTD_REPLAY_GAP, 0);
+	mv(f, fx_num(&f->s, 0x401191, 0), PTD_MOTION_NEXT, 0, PTD_REPLAY_GAP, 0);
+	/* after the gap, f continues: finish from it reaches main */
+	mv(f, gap + 2, PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x40119b);
+	fix_free(f);
+}
+
+static void test_backtrace(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t pcs[16], pos;
+	int n;
+
+	(void)state;
+	/* the first fib(0): fib(4) -> fib(3) -> fib(2) -> fib(0) */
+	pos = fx_num(&f->s, 0x401159, 0); /* fib(1) first: n < 2 path */
+	pos = fx_num(&f->s, 0x401159, pos); /* then fib(0) */
+	n = ptd_replay_backtrace(f->s.h, f->c, pos, pcs, 16);
+	assert_int_equal(n, 6);
+	assert_int_equal(pcs[0], 0x401159);
+	assert_int_equal(pcs[1], 0x401175);
+	assert_int_equal(pcs[2], 0x401166);
+	assert_int_equal(pcs[3], 0x401166);
+	assert_int_equal(pcs[4], 0x4011b4);
+	assert_int_equal(pcs[5], FX_START);
+	assert_int_equal(ptd_replay_backtrace(f->s.h, f->c, 1, pcs, 16), 1);
+	assert_int_equal(ptd_replay_backtrace(f->s.h, f->c, 0, pcs, 16), -ptde_invalid);
+	assert_int_equal(ptd_replay_backtrace(f->s.h, NULL, 1, pcs, 16), -ptde_invalid);
+	fix_free(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reverse_step_sequence),
+		cmocka_unit_test(test_forward_step_sequence),
+		cmocka_unit_test(test_recursion),
+		cmocka_unit_test(test_stepi_nexti),
+		cmocka_unit_test(test_finish),
+		cmocka_unit_test(test_continue),
+		cmocka_unit_test(test_end_incomplete),
+		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_backtrace),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
