@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disasm/disasm.h"
 #include "util/error.h"
 
 #define RETSTACK_SIZE 64 /* libipt's pt_retstack holds 64 entries */
@@ -512,6 +513,36 @@ int ptd_ptsynth_end(struct ptd_ptsynth *s, uint64_t ip)
 	if (!err)
 		err = disable(s);
 	TXN_END(s);
+}
+
+int ptd_ptsynth_step(struct ptd_ptsynth *s, const struct ptd_insn_info *insn, uint64_t next_ip)
+{
+	uint64_t fall;
+
+	if (!s || !insn)
+		return ptd__err(-ptde_invalid, "ptsynth step: no synthesizer or instruction");
+	fall = insn->ip + insn->len;
+	switch (insn->iclass) {
+	case PTD_IC_COND_JUMP:
+		return ptd_ptsynth_cond(s, next_ip != fall, next_ip);
+	case PTD_IC_CALL:
+		if (insn->flags & PTD_INSN_INDIRECT)
+			return ptd_ptsynth_icall(s, fall, next_ip);
+		return ptd_ptsynth_call(s, fall);
+	case PTD_IC_RET:
+		return ptd_ptsynth_ret(s, next_ip);
+	case PTD_IC_JUMP:
+		if (insn->flags & PTD_INSN_INDIRECT)
+			return ptd_ptsynth_indirect(s, next_ip);
+		return 0;
+	case PTD_IC_FAR_JUMP:
+	case PTD_IC_FAR_RET:
+		return ptd_ptsynth_indirect(s, next_ip);
+	case PTD_IC_FAR_CALL:
+		return ptd_ptsynth_syscall(s, next_ip);
+	default:
+		return 0;
+	}
 }
 
 void ptd_ptsynth_set_tsc(struct ptd_ptsynth *s, uint64_t tsc)

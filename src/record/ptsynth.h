@@ -93,6 +93,20 @@ int ptd_ptsynth_overflow(struct ptd_ptsynth *s, uint64_t resume_ip);
 /* Tracing stops before the instruction at @ip (the thread stopped there).
  * A no-op when tracing is already disabled. */
 int ptd_ptsynth_end(struct ptd_ptsynth *s, uint64_t ip);
+struct ptd_insn_info;
+/*
+ * Convenience for single-stepping recorders: @insn (ptd_disasm_decode of
+ * the instruction just executed, at insn->ip) completed and the thread is
+ * now at @next_ip.  Picks the outcome call from the instruction class:
+ * jcc -> cond; direct call -> call; indirect call -> icall; ret -> ret;
+ * indirect jmp, far jmp/ret -> indirect; syscall, int n, int3 (far call)
+ * -> syscall(next_ip); direct jmp and other instructions -> nothing.  A
+ * rep-string iteration (next_ip == insn->ip) is nothing too: PT does not
+ * record iterations, so a decoded history lists such an instruction once.
+ * Signals are not instructions: report them with ptd_ptsynth_async (or
+ * as the resume ip of ptd_ptsynth_syscall).  Returns as the call made.
+ */
+int ptd_ptsynth_step(struct ptd_ptsynth *s, const struct ptd_insn_info *insn, uint64_t next_ip);
 /* Sets the time stamp for the next TSC packet (otherwise a counter that
  * grows by one per outcome). */
 void ptd_ptsynth_set_tsc(struct ptd_ptsynth *s, uint64_t tsc);

@@ -39,7 +39,7 @@ libs="-lipt -lZydis -lZycore -lpthread"
 	-o "$work/fuzz-decode" $srcs $libs
 # shellcheck disable=SC2086
 "$CLANG" $flags -o "$work/gen-seeds" tests/fuzz/gen-seeds.c src/record/ptsynth.c \
-	src/util/error.c $libs
+	src/disasm/disasm.c src/util/error.c $libs
 "$work/gen-seeds" "$work/corpus"
 echo "fuzz-decode: $(ls "$work/corpus" | wc -l) seeds, fuzzing for ${secs}s"
 

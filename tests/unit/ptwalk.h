@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "disasm/disasm.h"
 #include "record/ptsynth.h"
 
 #define PW_BASE 0x401000ull
@@ -125,6 +126,7 @@ struct pw_opts {
 	int p_sigsys;  /* per mille: signal delivered during a syscall */
 	int p_ovf;     /* per mille: overflow after a branch outcome */
 	int ovf_after; /* >0: one overflow after the first outcome at or after this step */
+	int via_step;  /* report instructions through ptd_ptsynth_step (disassembled) */
 };
 
 struct pw_result {
@@ -194,7 +196,7 @@ static int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_res
 			if (in->off == 0x61)
 				taken = depth > 80 ? 1 : (pw_rand(&rs) % 100) < 30;
 			ip = taken ? PW_BASE + in->target : next;
-			err = ptd_ptsynth_cond(s, taken, ip);
+			err = o->via_step ? 0 : ptd_ptsynth_cond(s, taken, ip);
 			outcome = 1;
 			break;
 		}
@@ -202,7 +204,7 @@ static int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_res
 			if (sp < 512)
 				stack[sp++] = next;
 			depth++;
-			err = ptd_ptsynth_call(s, next);
+			err = o->via_step ? 0 : ptd_ptsynth_call(s, next);
 			ip = PW_BASE + in->target;
 			break;
 		case PW_ICALL:
@@ -210,7 +212,7 @@ static int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_res
 			if (sp < 512)
 				stack[sp++] = next;
 			depth++;
-			err = ptd_ptsynth_icall(s, next, target);
+			err = o->via_step ? 0 : ptd_ptsynth_icall(s, next, target);
 			ip = target;
 			outcome = 1;
 			break;
@@ -222,7 +224,7 @@ static int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_res
 				target = PW_BASE + ijmp_main_t[pw_rand(&rs) % 2];
 			else
 				target = PW_BASE + icall_t[pw_rand(&rs) % 2];
-			err = ptd_ptsynth_indirect(s, target);
+			err = o->via_step ? 0 : ptd_ptsynth_indirect(s, target);
 			ip = target;
 			outcome = 1;
 			break;
@@ -230,7 +232,7 @@ static int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_res
 			target = sp ? stack[--sp] : PW_BASE;
 			if (depth)
 				depth--;
-			err = ptd_ptsynth_ret(s, target);
+			err = o->via_step ? 0 : ptd_ptsynth_ret(s, target);
 			ip = target;
 			outcome = 1;
 			break;
@@ -244,9 +246,17 @@ static int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_res
 			} else {
 				target = next;
 			}
-			err = ptd_ptsynth_syscall(s, target);
+			err = o->via_step ? 0 : ptd_ptsynth_syscall(s, target);
 			ip = target;
 			break;
+		}
+		if (!err && o->via_step) {
+			struct ptd_insn_info info;
+			uint64_t at = next - in->len;
+
+			if (ptd_disasm_decode(pw_code + (at - PW_BASE), PW_BASE + PW_SIZE - at, at, &info) < 0)
+				return -1001;
+			err = ptd_ptsynth_step(s, &info, ip);
 		}
 		if (err < 0)
 			return err;

@@ -123,12 +123,16 @@ static void test_roundtrip(void **state)
 		{ 64, 0, 1, 1, 0, 0 },	   { 256, 1, 1, 0, 10, 100 }, { 30, 1, 0, 1, 10, 200 },
 		{ 1000, 0, 0, 0, 20, 300 }, { 16384, 1, 1, 1, 5, 50 },
 	};
+	int via;
 	struct ptd_image *img = ptd_image_alloc(pw_read, NULL);
 	size_t c;
 	unsigned seed;
 
 	(void)state;
 	assert_non_null(img);
+	/* Outcomes reported one by one, and through ptd_ptsynth_step as a
+	 * single-stepping recorder does. */
+	for (via = 0; via <= 1; via++)
 	for (c = 0; c < sizeof(cfgs) / sizeof(cfgs[0]); c++) {
 		for (seed = 1; seed <= 4; seed++) {
 			struct ptd_ptsynth_config cfg = { .psb_period = cfgs[c].period,
@@ -136,7 +140,8 @@ static void test_roundtrip(void **state)
 							  .tnt64 = cfgs[c].tnt64,
 							  .tsc = cfgs[c].tsc };
 			struct pw_opts o = { .seed = seed * 7919 + (unsigned)c, .steps = 4000,
-					     .p_signal = cfgs[c].sig, .p_sigsys = cfgs[c].sigsys };
+					     .p_signal = cfgs[c].sig, .p_sigsys = cfgs[c].sigsys,
+					     .via_step = via };
 			struct pw_result exp;
 			struct ptd_pt_stats st;
 			struct ptd_ptsynth *s = synth(&cfg, &o, &exp);
@@ -162,6 +167,30 @@ static void test_roundtrip(void **state)
 		}
 	}
 	ptd_image_free(img);
+}
+
+/* ptd_ptsynth_step makes exactly the calls a recorder would make by hand. */
+static void test_step_same_bytes(void **state)
+{
+	struct ptd_ptsynth_config cfg = { .psb_period = 128, .ret_compression = 1 };
+	struct pw_opts o = { .seed = 31, .steps = 5000, .p_signal = 10, .p_sigsys = 100 };
+	struct pw_result e1, e2;
+	struct ptd_ptsynth *a, *b;
+	const uint8_t *da, *db;
+	size_t na, nb;
+
+	(void)state;
+	a = synth(&cfg, &o, &e1);
+	o.via_step = 1;
+	b = synth(&cfg, &o, &e2);
+	da = ptd_ptsynth_data(a, &na);
+	db = ptd_ptsynth_data(b, &nb);
+	assert_int_equal(na, nb);
+	assert_memory_equal(da, db, na);
+	free(e1.ips);
+	free(e2.ips);
+	ptd_ptsynth_free(a);
+	ptd_ptsynth_free(b);
 }
 
 static void test_overflow_one_gap(void **state)
@@ -759,6 +788,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_step_same_bytes),
 		cmocka_unit_test(test_overflow_one_gap),
 		cmocka_unit_test(test_damaged_streams),
 		cmocka_unit_test(test_unmapped_code),
