@@ -122,7 +122,7 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 
 	if (what != PTD_PRINT_SRC_LINE || !have_line) {
 		if (level >= 0)
-			fprintf(c->out, "#%-3d", level);
+			fprintf(c->out, "#%-2d ", level);
 		if (show_addr) {
 			ptd_print_addr16(a, sizeof(a), pc);
 			fprintf(c->out, "%s in ", a);
