@@ -22,8 +22,8 @@
 
 #define CHUNK_ITEMS 256
 #define DCACHE_SLOTS 4
-#define ICACHE_SLOTS 4096 /* power of two */
-#define ICACHE_MAX_ENTRIES 3072
+#define ICACHE_SLOTS 16384 /* power of two */
+#define ICACHE_MAX_ENTRIES 12288
 #define MAX_INSN_LEN 15
 
 enum {
@@ -78,6 +78,12 @@ struct ptd_history {
 
 	struct dcache_slot dcache[DCACHE_SLOTS];
 	uint64_t dstamp;
+
+	/* One-entry memos for cursor walks: the last item fetched by index
+	 * and the last offsets found (hot when stepping through a block). */
+	uint64_t memo_index; /* item index + 1; 0 = none */
+	struct ptd_item memo_item;
+	const struct icache_ent *memo_ent;
 
 	struct icache_ent *icache; /* ICACHE_SLOTS entries, lazily allocated */
 	uint32_t icache_n;
@@ -145,6 +151,7 @@ static void icache_clear(struct ptd_history *h)
 {
 	uint32_t i;
 
+	h->memo_ent = NULL;
 	if (!h->icache)
 		return;
 	for (i = 0; i < ICACHE_SLOTS; i++) {
@@ -174,6 +181,7 @@ void ptd_history_clear(struct ptd_history *h)
 	h->has_pend = 0;
 	h->ninsn = 0;
 	h->tail = 0;
+	h->memo_index = 0;
 	for (i = 0; i < h->ndetails; i++)
 		free(h->details[i]);
 	free(h->details);
@@ -439,6 +447,9 @@ static const uint32_t *block_offsets(const struct ptd_history *ch, const struct 
 	int got;
 	uint64_t off = 0;
 
+	if (h->memo_ent && h->memo_ent->ip == b->ip && h->memo_ent->n >= b->ninsn &&
+	    h->memo_ent->offs[b->ninsn - 1] == span)
+		return h->memo_ent->offs;
 	if (!h->icache) {
 		h->icache = calloc(ICACHE_SLOTS, sizeof(*h->icache));
 		if (!h->icache)
@@ -451,8 +462,10 @@ static const uint32_t *block_offsets(const struct ptd_history *ch, const struct 
 			break;
 	}
 	if (e->offs && e->ip == b->ip && e->n >= b->ninsn) {
-		if (e->offs[b->ninsn - 1] == span)
+		if (e->offs[b->ninsn - 1] == span) {
+			h->memo_ent = e;
 			return e->offs;
+		}
 		ptd__err(-ptde_bad_insn, "block 0x%lx..0x%lx does not match the code in memory",
 			 (unsigned long)b->ip, (unsigned long)b->end_ip);
 		return NULL;
@@ -509,6 +522,7 @@ static const uint32_t *block_offsets(const struct ptd_history *ch, const struct 
 	e->ip = b->ip;
 	e->n = b->ninsn;
 	e->offs = offs;
+	h->memo_ent = e;
 	h->icache_bytes += ((size_t)b->ninsn + 1) * sizeof(uint32_t);
 	return offs;
 fail:
@@ -576,7 +590,8 @@ int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b)
 {
 	struct ptd_item it;
 
-	if (!h || !b || b->ninsn == 0 || b->end_ip < b->ip || b->iclass >= PTD_IC_MAX)
+	if (!h || !b || b->ninsn == 0 || b->end_ip < b->ip || b->iclass >= PTD_IC_MAX ||
+	    (b->flags & ~(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN)))
 		return ptd__err(-ptde_invalid, "invalid block");
 	if (b->ninsn == 1 && b->end_ip != b->ip)
 		return ptd__err(-ptde_invalid, "a one-instruction block must end where it starts");
@@ -721,11 +736,18 @@ int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_ite
 		*it = h->pend;
 		return 1;
 	}
+	if (h->memo_index == index + 1) {
+		*it = h->memo_item;
+		return 1;
+	}
 	ci = index / CHUNK_ITEMS;
 	items = chunk_items(h, ci);
 	if (!items)
 		return 0;
 	*it = items[index - h->chunks[ci].first_item];
+	/* Encoded items never change: safe to remember. */
+	((struct ptd_history *)h)->memo_index = index + 1;
+	((struct ptd_history *)h)->memo_item = *it;
 	return 1;
 }
 
@@ -820,10 +842,11 @@ static int fill_item(struct ptd_hcursor *c, const struct ptd_item *it, uint64_t 
 	}
 	c->is_gap = 0;
 	c->gap_reason = 0;
-	if (it->block.ninsn > 1) {
-		offs = block_offsets(c->h, &it->block);
-		if (!offs && k != 0 && k != it->block.ninsn - 1)
+	offs = block_offsets(c->h, &it->block);
+	if (!offs) {
+		if (k != 0 && k != it->block.ninsn - 1)
 			return -ptde_bad_insn;
+		ptd_clear_error();
 	}
 	if (k == it->block.ninsn - 1) {
 		c->ip = it->block.end_ip;

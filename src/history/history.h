@@ -94,8 +94,11 @@ void ptd_history_clear(struct ptd_history *h);
 /*
  * Appends a block.  A block whose first ip follows the previous block's
  * last instruction without a control transfer (previous iclass OTHER and
- * not interrupted) may be merged into it.  Returns 0 or -ptde_invalid
- * (ninsn == 0, end_ip < ip) / -ptde_nomem.
+ * not interrupted) is merged into it (the reader decodes that last
+ * instruction's length), so appending one instruction at a time costs no
+ * more memory than appending whole blocks.  Returns 0 or -ptde_invalid
+ * (ninsn == 0, end_ip < ip, ninsn == 1 with end_ip != ip, unknown iclass
+ * or flags) / -ptde_nomem.
  */
 int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b);
 /* Appends a gap (takes one number).  @detail may be NULL. */
@@ -110,13 +113,18 @@ uint64_t ptd_history_tail(const struct ptd_history *h);
 uint64_t ptd_history_count(const struct ptd_history *h);
 /* Executed instructions only (gaps and tail excluded). */
 uint64_t ptd_history_ninsn(const struct ptd_history *h);
-/* Bytes of heap used by the stored items (for "info record" and benchmarks). */
+/* Bytes of heap used by the history: stored items, index, detail strings
+ * and the bounded caches (for "info record" and benchmarks). */
 size_t ptd_history_bytes(const struct ptd_history *h);
 const char *ptd_history_detail(const struct ptd_history *h, uint32_t detail);
 
 /*
  * Cursor: one instruction position.  A cursor on a gap has ip 0 and
- * is_gap set.  Cursors stay valid while items are appended.
+ * is_gap set.  Cursors stay valid while items are appended.  The history
+ * keeps caches (decoded chunks, instruction offsets) that cursor moves
+ * update: one history must not be read from two threads at once.
+ * Moving inside a block decodes instruction lengths through the reader;
+ * the first and last instruction of a block are known without it.
  */
 struct ptd_hcursor {
 	const struct ptd_history *h;
@@ -147,7 +155,8 @@ int ptd_hcursor_prev(struct ptd_hcursor *c);
  */
 int ptd_hcursor_events(const struct ptd_hcursor *c, struct ptd_item *ev, int max);
 
-/* Iterates items from item index @from; returns 1 and fills @it, 0 at end. */
+/* Fills @it with item @index (0-based, events included, the tail is not an
+ * item); returns 1, or 0 when @index >= ptd_history_nitems(). */
 int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_item *it);
 uint64_t ptd_history_nitems(const struct ptd_history *h);
 

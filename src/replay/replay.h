@@ -73,8 +73,28 @@ struct ptd_replay_result {
 
 /*
  * Moves from position @from (1..count) in @h.  Uses @calls (built by the
- * caller with ptd_calls_build for the same history) for frame questions.
- * Returns 0 and fills @res; <0 on bad arguments.
+ * caller with ptd_calls_build for the same history) for frame questions;
+ * @calls may be NULL for stepi and continue only.  @env may be NULL.
+ * Returns 0 and fills @res; -ptde_invalid on bad arguments.
+ *
+ * Stops, checked at every instruction the motion reaches (never at @from):
+ *  - a gap: PTD_REPLAY_GAP at the gap's number (ip 0);
+ *  - forward, the tail (the live pc): PTD_REPLAY_END; @incomplete is 0
+ *    when the motion's goal is met exactly there (or a breakpoint is at
+ *    the tail, bp_id set), 1 when the session must go on live; without a
+ *    tail, moving past the last instruction is PTD_REPLAY_END, incomplete;
+ *  - a breakpoint address: PTD_REPLAY_BREAKPOINT (every motion, as gdb's
+ *    record targets check breakpoints while replaying);
+ *  - reverse, instruction 1: PTD_REPLAY_BEGIN even when the goal is met
+ *    there, as gdb's record full reports "No more reverse-execution
+ *    history." on reaching the start of its log;
+ *  - the goal: PTD_REPLAY_DONE.
+ * Frames are segments' (level, instance): next/nexti/finish skip deeper
+ * levels, so recursion is stepped over; stepping ranges are the [lo, hi)
+ * that env->line_of returns (gdb 13 uses line-table rows).  Step into a
+ * function stops where gdb does: after push %rbp; mov %rsp,%rbp (and
+ * endbr64), moved to the end of that row when mid-row, or at the entry
+ * of a frameless function; a function without line info is stepped over.
  */
 int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, uint64_t from,
 		    enum ptd_motion m, int reverse, const struct ptd_replay_env *env,
@@ -82,8 +102,10 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 
 /*
  * Backtrace at a past position from the call history: @pcs[0] is the ip at
- * @number, @pcs[i] the call instruction in the i-th caller.  Returns the
- * frame count.
+ * @number, @pcs[i] the call instruction in the i-th caller (when the call
+ * predates the recording, the call found by decoding before the return
+ * address; for a frame interrupted by a signal, the ip it resumes at).
+ * Returns the frame count (>= 1), or -ptde_invalid.
  */
 int ptd_replay_backtrace(const struct ptd_history *h, const struct ptd_calls *calls,
 			 uint64_t number, uint64_t *pcs, int max);

@@ -46,6 +46,12 @@ static void test_invalid_blocks(void **state)
 	b.ninsn = 1;
 	b.end_ip = 0x401107;
 	assert_int_equal(ptd_history_append_block(h, &b), -ptde_invalid);
+	b.end_ip = 0x401106;
+	b.flags = 0x80;
+	assert_int_equal(ptd_history_append_block(h, &b), -ptde_invalid);
+	b.flags = 0;
+	b.iclass = PTD_IC_MAX;
+	assert_int_equal(ptd_history_append_block(h, &b), -ptde_invalid);
 	assert_int_equal(ptd_history_count(h), 0);
 	assert_int_equal(ptd_hcursor_goto(&c, h, 1), -ptde_eos);
 	assert_int_equal(ptd_hcursor_goto(&c, h, 0), -ptde_bos);
@@ -253,6 +259,25 @@ static void test_gaps_events_tail(void **state)
 	ptd_history_free(h);
 }
 
+/* Only a tail: one position, both ends at once. */
+static void test_tail_only(void **state)
+{
+	struct ptd_history *h = ptd_history_alloc(fx_read, NULL);
+	struct ptd_hcursor c;
+
+	(void)state;
+	ptd_history_set_tail(h, FX_MAIN);
+	assert_int_equal(ptd_history_count(h), 1);
+	assert_int_equal(ptd_history_ninsn(h), 0);
+	assert_int_equal(ptd_hcursor_goto(&c, h, 1), 0);
+	assert_int_equal(c.ip, FX_MAIN);
+	assert_int_equal(c.len, 1);
+	assert_int_equal(ptd_hcursor_next(&c), -ptde_eos);
+	assert_int_equal(ptd_hcursor_prev(&c), -ptde_bos);
+	assert_int_equal(c.number, 1);
+	ptd_history_free(h);
+}
+
 /* A block that does not match the code in memory is an error, not a crash. */
 static void test_bad_code(void **state)
 {
@@ -416,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_program_numbering),
 		cmocka_unit_test(test_merge_single_steps),
 		cmocka_unit_test(test_gaps_events_tail),
+		cmocka_unit_test(test_tail_only),
 		cmocka_unit_test(test_bad_code),
 		cmocka_unit_test(test_big_compact_random_access),
 	};
