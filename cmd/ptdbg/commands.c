@@ -1430,7 +1430,7 @@ static void put_c_char(int c, int quote)
 		printf("\\%03o", c & 0xff);
 }
 
-static int cmd_x(struct shell *sh, const char *args)
+static int do_x(struct shell *sh, const char *args)
 {
 	uint64_t count = 1, addr, i;
 	char fmt = sh->x_fmt ? sh->x_fmt : 'x', size = sh->x_size ? sh->x_size : 'w';
@@ -1461,6 +1461,7 @@ static int cmd_x(struct shell *sh, const char *args)
 	}
 	args = skipws(args);
 	shell_sync(sh);
+	sh->x_count = count;
 	if (*args) {
 		if (shell_eval(sh, args, &addr, &k) < 0)
 			return -1;
@@ -1599,6 +1600,20 @@ static int cmd_x(struct shell *sh, const char *args)
 	sh->x_next = addr;
 	sh->x_valid = 1;
 	return 0;
+}
+
+static int cmd_x(struct shell *sh, const char *args)
+{
+	/* repeating continues after the last address shown, same format */
+	int rc = do_x(sh, args);
+
+	if (sh->x_fmt == 'i' || sh->x_fmt == 's')
+		snprintf(sh->repeat_as, sizeof(sh->repeat_as), "x/%" PRIu64 "%c", sh->x_count,
+			 sh->x_fmt);
+	else
+		snprintf(sh->repeat_as, sizeof(sh->repeat_as), "x/%" PRIu64 "%c%c", sh->x_count,
+			 sh->x_fmt, sh->x_size ? sh->x_size : 'w');
+	return rc;
 }
 
 static int cmd_disassemble(struct shell *sh, const char *args)
@@ -1801,7 +1816,15 @@ static int info_line(struct shell *sh, const char *args)
 	return 0;
 }
 
+static int do_list(struct shell *sh, const char *args);
+
 static int cmd_list(struct shell *sh, const char *args)
+{
+	snprintf(sh->repeat_as, sizeof(sh->repeat_as), "list");
+	return do_list(sh, args);
+}
+
+static int do_list(struct shell *sh, const char *args)
 {
 	char text[4096], fbuf[PATH_MAX];
 	int first = 1, last, l, center = 0;

@@ -191,10 +191,15 @@ static void interactive_loop(struct shell *sh)
 		}
 		if (tty)
 			add_history(input);
+		sh->repeat_as[0] = '\0';
 		rc = run_line(sh, input, &repeatable);
 		(void)rc;
 		free(last);
 		last = input;
+		if (sh->repeat_as[0]) {
+			free(input);
+			last = strdup(sh->repeat_as);
+		}
 	}
 	free(last);
 	free(line);

@@ -47,6 +47,7 @@ struct shell {
 	/* x: next address and the last format/size/count. */
 	int x_valid;
 	uint64_t x_next;
+	uint64_t x_count;
 	char x_fmt;
 	char x_size;
 
@@ -57,6 +58,10 @@ struct shell {
 	int list_first; /* first line shown by the last `list` */
 
 	int value_num; /* $N counter of print */
+
+	/* A command may ask that an empty line repeat it differently, as gdb's
+	 * set_repeat_arguments: "x/4x ADDR" repeats as "x", continuing. */
+	char repeat_as[64];
 };
 
 /* Runs one command line.  Returns 0, or -1 when the command failed (an
