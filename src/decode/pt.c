@@ -449,7 +449,10 @@ static int decode_segment(struct seg *s)
 			status = pt_blk_event(dec, &ev, sizeof(ev));
 			if (status < 0)
 				break;
-			if (!s->eos) {
+			/* Past the end of the trace, while finishing the linear
+			 * code up to the next segment's start, there is nothing
+			 * left to report; elsewhere every event counts. */
+			if (!s->eos || !s->cut_ip) {
 				err = handle_event(s, dec, &ev);
 				if (err < 0)
 					goto out;
