@@ -141,6 +141,14 @@ static int require_recording(struct shell *sh)
 	return 0;
 }
 
+static int is_main(struct shell *sh, uint64_t pc)
+{
+	struct ptd_symbol sym;
+
+	return sh->pc.sym && ptd_symbols_lookup(sh->pc.sym, pc, &sym) >= 0 && sym.name &&
+	       !strcmp(sym.name, "main");
+}
+
 static int session_error(int rc, const char *fallback)
 {
 	const char *msg = ptd_last_error(rc);
@@ -560,6 +568,13 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	}
 	if (reverse && !ptd_session_recording(sh->s))
 		return shell_error("Target native does not support this command.");
+	if (m == PTD_MOTION_FINISH) {
+		uint64_t pc;
+
+		/* main is the outermost frame for gdb (backtrace past-main off) */
+		if (ptd_session_pc(sh->s, &pc) >= 0 && is_main(sh, pc))
+			return shell_error("\"finish\" not meaningful in the outermost frame.");
+	}
 	if (sh->from_tty) {
 		if (m == PTD_MOTION_CONTINUE) {
 			printf("Continuing.\n");
@@ -1222,6 +1237,9 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 			break;
 		}
 		ptd_print_frame(&sh->pc, pcs[i], i, i > 0, -1, PTD_PRINT_LOCATION);
+		/* gdb's default "backtrace past-main off": main is the outermost */
+		if (is_main(sh, i > 0 ? pcs[i] - 1 : pcs[i]))
+			break;
 	}
 	return 0;
 }
