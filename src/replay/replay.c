@@ -271,6 +271,37 @@ static void set_res(struct ptd_replay_result *res, const struct walker *w, enum 
 	res->ip = w->c.is_gap ? 0 : w->c.ip;
 }
 
+/* What a motion that reached the tail still has to do (see replay.h). */
+static void pending_state(struct ptd_replay_result *res, const struct walker *w,
+			  const struct stepstate *st, enum ptd_motion m, int start_level)
+{
+	int lv = w->s->level;
+
+	switch (m) {
+	case PTD_MOTION_FINISH:
+		res->returns = lv - start_level + 1;
+		break;
+	case PTD_MOTION_NEXTI:
+		res->returns = lv - start_level;
+		break;
+	case PTD_MOTION_STEP:
+	case PTD_MOTION_NEXT:
+		if (st->into) {
+			res->into_pc = st->into_target;
+			res->returns = lv - st->into_level;
+		} else {
+			res->returns = lv - st->level;
+		}
+		if (st->has_line)
+			res->range = st->li;
+		break;
+	default:
+		break;
+	}
+	if (res->returns < 0)
+		res->returns = 0;
+}
+
 int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, uint64_t from,
 		    enum ptd_motion m, int reverse, const struct ptd_replay_env *env,
 		    struct ptd_replay_result *res)
@@ -317,6 +348,7 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		if (rc == -ptde_eos) {
 			set_res(res, &w, PTD_REPLAY_END);
 			res->incomplete = 1;
+			pending_state(res, &w, &st, m, start_level);
 			return 0;
 		}
 		if (rc == -ptde_bos) {
@@ -354,6 +386,8 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			set_res(res, &w, PTD_REPLAY_END);
 			res->incomplete = !(done || bp);
 			res->bp_id = bp ? id : 0;
+			if (res->incomplete)
+				pending_state(res, &w, &st, m, start_level);
 			return 0;
 		}
 		if (bp) {

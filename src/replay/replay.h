@@ -69,6 +69,17 @@ struct ptd_replay_result {
 	/* forward motions that reached the tail: the motion is not finished and
 	 * the session must complete it live (e.g. `next` still in the line). */
 	int incomplete;
+	/* With incomplete set, where the motion stands at the tail, so the
+	 * session can finish it live: @returns is how many returns are still
+	 * needed to be back in the frame being stepped (next, step, nexti; for
+	 * finish: to be out of the finished frame); @range is the stepping
+	 * range of step/next at that point (line 0: none, e.g. stepping until
+	 * exit from a function without line info); @into_pc is the address a
+	 * `step` into a function still has to reach (0: none), @returns then
+	 * counting returns back to that function's frame. */
+	int returns;
+	struct ptd_line_info range;
+	uint64_t into_pc;
 };
 
 /*

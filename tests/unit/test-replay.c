@@ -376,16 +376,69 @@ static void test_end_incomplete(void **state)
 	assert_int_equal(r.number, count);
 	assert_int_equal(r.ip, 0x401112);
 	assert_true(r.incomplete);
+	assert_int_equal(r.returns, 0);
+	assert_int_equal(r.range.line, 4);
+	assert_int_equal(r.range.lo, 0x40110d);
+	assert_int_equal(r.into_pc, 0);
 	/* finish from g: the return is not recorded */
 	assert_int_equal(ptd_replay_move(f->s.h, f->c, l4, PTD_MOTION_FINISH, 0, &f->env, &r), 0);
 	assert_int_equal(r.stop, PTD_REPLAY_END);
 	assert_true(r.incomplete);
+	assert_int_equal(r.returns, 1);
+	/* finish from f (at its call of g): two returns to go */
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, fx_num(&f->s, 0x40112d, 0),
+					 PTD_MOTION_FINISH, 0, &f->env, &r), 0);
+	assert_int_equal(r.stop, PTD_REPLAY_END);
+	assert_int_equal(r.returns, 2);
+	/* next from main's line 22 ends inside f -> g: two returns, line 22 */
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, fx_num(&f->s, 0x401191, 0),
+					 PTD_MOTION_NEXT, 0, &f->env, &r), 0);
+	assert_int_equal(r.stop, PTD_REPLAY_END);
+	assert_true(r.incomplete);
+	assert_int_equal(r.returns, 2);
+	assert_int_equal(r.range.line, 22);
+	/* step from main's line 22 enters f and stops after its prologue */
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, fx_num(&f->s, 0x401191, 0),
+					 PTD_MOTION_STEP, 0, &f->env, &r), 0);
+	assert_int_equal(r.stop, PTD_REPLAY_DONE);
+	assert_int_equal(r.ip, 0x401128);
 	/* step from f's line 9 into g stops at line 4 before the end */
 	STEP(fx_num(&f->s, 0x401128, 0), 0x40110d);
 	/* stepping into g from its entry: entry is line 3 */
 	assert_int_equal(ptd_replay_move(f->s.h, f->c, count - 2, PTD_MOTION_STEPI, 0, &f->env,
 					 &r), 0);
 	assert_int_equal(r.stop, PTD_REPLAY_DONE);
+	fix_free(f);
+}
+
+/* Recording that ends inside f's prologue (the tail at 0x401121). */
+static void prog_prologue(struct fx_sim *s)
+{
+	fx_run(s, 0x401182, 0x401196, PTD_IC_CALL, 0);
+	fx_run(s, 0x40111d, 0x40111e, PTD_IC_OTHER, PTD_BLK_INTERRUPTED);
+	ptd_history_set_tail(s->h, 0x401121);
+	fx_push_ip(s, 0x401121);
+}
+
+static void test_end_in_step_into(void **state)
+{
+	struct fixture *f = fix_new(prog_prologue);
+	struct ptd_replay_result r;
+
+	(void)state;
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, fx_num(&f->s, 0x401191, 0),
+					 PTD_MOTION_STEP, 0, &f->env, &r), 0);
+	assert_int_equal(r.stop, PTD_REPLAY_END);
+	assert_true(r.incomplete);
+	assert_int_equal(r.into_pc, 0x401128);
+	assert_int_equal(r.returns, 0);
+	/* next steps over f: one return to go, still line 22 */
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, fx_num(&f->s, 0x401191, 0),
+					 PTD_MOTION_NEXT, 0, &f->env, &r), 0);
+	assert_int_equal(r.stop, PTD_REPLAY_END);
+	assert_int_equal(r.into_pc, 0);
+	assert_int_equal(r.returns, 1);
+	assert_int_equal(r.range.line, 22);
 	fix_free(f);
 }
 
@@ -459,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_finish),
 		cmocka_unit_test(test_continue),
 		cmocka_unit_test(test_end_incomplete),
+		cmocka_unit_test(test_end_in_step_into),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_backtrace),
 	};
