@@ -278,6 +278,8 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 	struct ptd_line li;
 	char thread[128];
 
+	if (e.kind == PTD_EVENT_EXEC)
+		sh->main_module[0] = '\0'; /* a new main executable */
 	shell_sync(sh);
 	if (finish && e.kind == PTD_EVENT_STEPPED)
 		e.new_frame = 1;

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "disasm/disasm.h"
 
@@ -386,9 +387,16 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 			"The program no longer exists.\n",
 			ptd_print_signame(ev->signo), ptd_print_sigdesc(ev->signo));
 		return;
-	case PTD_EVENT_EXEC:
-		fprintf(c->out, "process %d is executing new program\n", (int)pid);
+	case PTD_EVENT_EXEC: {
+		char link[64], exe[4096];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+		n = readlink(link, exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		fprintf(c->out, "process %d is executing new program: %s\n", (int)pid, exe);
 		break;
+	}
 	case PTD_EVENT_BREAKPOINT:
 		fprintf(c->out, "\n%s%s%s %d, ", thread ? thread : "", thread ? " hit " : "",
 			temporary ? "Temporary breakpoint" : "Breakpoint",
