@@ -908,8 +908,8 @@ static int parse_modifiers(const char **args, const char *allowed, unsigned *mod
 
 /* Range arguments: "" | + | - | N | N,M | N,+M | N,-M.  *@mode: 0 = context
  * (size in *@a: +size/-size), 1 = range [*a, *b] inclusive. */
-static int parse_history_range(const char *args, int size, int *mode, int64_t *a, int64_t *b,
-			       int *explicit_args)
+static int parse_history_range(const char *args, int size, int *mode, int64_t *ctx, uint64_t *a,
+			       uint64_t *b, int *explicit_args)
 {
 	char *end;
 	uint64_t begin, n;
@@ -918,12 +918,12 @@ static int parse_history_range(const char *args, int size, int *mode, int64_t *a
 	args = skipws(args);
 	if (!*args || !strcmp(args, "+")) {
 		*mode = 0;
-		*a = size;
+		*ctx = size;
 		return 0;
 	}
 	if (!strcmp(args, "-")) {
 		*mode = 0;
-		*a = -size;
+		*ctx = -size;
 		return 0;
 	}
 	*explicit_args = 1;
@@ -946,11 +946,11 @@ static int parse_history_range(const char *args, int size, int *mode, int64_t *a
 				return shell_error("Bad record instruction-history-size.");
 			/* gdb's *_history_from */
 			if (neg) {
-				*b = (int64_t)begin;
-				*a = begin < n ? 0 : (int64_t)(begin - n + 1);
+				*b = begin;
+				*a = begin < n ? 0 : begin - n + 1;
 			} else {
-				*a = (int64_t)begin;
-				*b = (int64_t)(begin + n - 1);
+				*a = begin;
+				*b = begin + n - 1 < begin ? UINT64_MAX : begin + n - 1;
 			}
 			*mode = 1;
 			return 0;
@@ -960,15 +960,15 @@ static int parse_history_range(const char *args, int size, int *mode, int64_t *a
 		n = strtoull(args, &end, 10);
 		if (*skipws(end))
 			return shell_error("Junk after argument: %s.", skipws(end));
-		*a = (int64_t)begin;
-		*b = (int64_t)n;
+		*a = begin;
+		*b = n;
 		*mode = 1;
 		return 0;
 	}
 	if (*args)
 		return shell_error("Junk after argument: %s.", args);
-	*a = (int64_t)begin;
-	*b = (int64_t)(begin + (uint64_t)size - 1);
+	*a = begin;
+	*b = begin + (uint64_t)size - 1 < begin ? UINT64_MAX : begin + (uint64_t)size - 1;
 	*mode = 1;
 	return 0;
 }
@@ -1021,7 +1021,8 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 	struct ptd_hcursor cur;
 	unsigned mods, flags = PTD_DIS_NUMBER;
 	int mode, explicit_args;
-	int64_t a, b;
+	int64_t ctx = 0;
+	uint64_t a = 0, b = 0;
 	uint64_t pos = 0, count = 0, hi, cur_pc = 0, n;
 	struct ptd_line li;
 	char last_file[4096] = "";
@@ -1038,7 +1039,7 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 		flags |= PTD_DIS_OMIT_FNAME;
 	if (mods & 16)
 		flags |= PTD_DIS_OMIT_PC;
-	if (parse_history_range(args, sh->insn_history_size, &mode, &a, &b, &explicit_args) < 0)
+	if (parse_history_range(args, sh->insn_history_size, &mode, &ctx, &a, &b, &explicit_args) < 0)
 		return -1;
 	h = ptd_session_history(sh->s);
 	if (!h || ptd_session_position(sh->s, &pos, &count) < 0 || !count)
@@ -1051,18 +1052,18 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 	if (mode == 0) {
 		uint64_t start = ptd_session_replaying(sh->s) ? pos : hi;
 
-		if (!history_window(&sh->ih_valid, &sh->ih_begin, &sh->ih_end, 1, hi, start, a)) {
-			printf(a < 0 ? "At the start of the branch trace record.\n"
+		if (!history_window(&sh->ih_valid, &sh->ih_begin, &sh->ih_end, 1, hi, start, ctx)) {
+			printf(ctx < 0 ? "At the start of the branch trace record.\n"
 				     : "At the end of the branch trace record.\n");
 			return 0;
 		}
 	} else {
 		if (b < a)
 			return shell_error("Bad range.");
-		if (a < 1 || (uint64_t)a > count)
+		if (a < 1 || a > count)
 			return shell_error("Range out of bounds.");
-		sh->ih_begin = (uint64_t)a;
-		sh->ih_end = (uint64_t)b + 1 < hi ? (uint64_t)b + 1 : hi;
+		sh->ih_begin = a;
+		sh->ih_end = b < hi - 1 ? b + 1 : hi;
 		if (sh->ih_end < sh->ih_begin)
 			sh->ih_end = sh->ih_begin;
 		sh->ih_valid = 1;
@@ -1102,7 +1103,8 @@ static int cmd_record_call_history(struct shell *sh, const char *args)
 	const struct ptd_history *h;
 	unsigned mods, flags = 0;
 	int mode, explicit_args, min_level;
-	int64_t a, b;
+	int64_t ctx = 0;
+	uint64_t a = 0, b = 0;
 	uint64_t pos = 0, count = 0, ncalls, i;
 
 	if (require_recording(sh) < 0)
@@ -1115,7 +1117,7 @@ static int cmd_record_call_history(struct shell *sh, const char *args)
 		flags |= PTD_CALL_INSN_RANGE;
 	if (mods & 4)
 		flags |= PTD_CALL_INDENT;
-	if (parse_history_range(args, sh->call_history_size, &mode, &a, &b, &explicit_args) < 0)
+	if (parse_history_range(args, sh->call_history_size, &mode, &ctx, &a, &b, &explicit_args) < 0)
 		return -1;
 	h = ptd_session_history(sh->s);
 	calls = ptd_session_calls(sh->s);
@@ -1134,18 +1136,18 @@ static int cmd_record_call_history(struct shell *sh, const char *args)
 				start = seg->index;
 		}
 		if (!history_window(&sh->ch_valid, &sh->ch_begin, &sh->ch_end, 1, ncalls + 1, start,
-				    a)) {
-			printf(a < 0 ? "At the start of the branch trace record.\n"
+				    ctx)) {
+			printf(ctx < 0 ? "At the start of the branch trace record.\n"
 				     : "At the end of the branch trace record.\n");
 			return 0;
 		}
 	} else {
 		if (b < a)
 			return shell_error("Bad range.");
-		if (a < 1 || (uint64_t)a > ncalls)
+		if (a < 1 || a > ncalls)
 			return shell_error("Range out of bounds.");
-		sh->ch_begin = (uint64_t)a;
-		sh->ch_end = (uint64_t)b < ncalls ? (uint64_t)b + 1 : ncalls + 1;
+		sh->ch_begin = a;
+		sh->ch_end = b < ncalls ? b + 1 : ncalls + 1;
 		sh->ch_valid = 1;
 	}
 	for (i = sh->ch_begin; i < sh->ch_end; i++) {
@@ -1550,6 +1552,8 @@ static int do_x(struct shell *sh, const char *args)
 		return 0;
 	}
 
+	if (!count)
+		return 0;
 	sz = x_size_bytes(size);
 	per_line = sz == 1 ? 8 : sz == 2 ? 8 : sz == 4 ? 4 : 2;
 	if (fmt == 'c')
