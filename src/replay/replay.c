@@ -160,6 +160,7 @@ struct stepstate {
 	uint64_t into_target;
 	int into_level;
 	int prev_level;
+	const struct ptd_callseg *prev_seg;
 };
 
 static int goal_step_fwd(struct walker *w, struct stepstate *st)
@@ -223,13 +224,19 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 	uint64_t ip = w->c.ip;
 	struct ptd_line_info li;
 	int prev = st->prev_level;
+	/* Left a tail-called function backward into the one that jumped to
+	 * it, at the callee depth: gdb sees a new callee of the stepping frame
+	 * there too (e.g. g jumping to h without line info). */
+	int from_tail = st->prev_seg && st->prev_seg != s && st->prev_seg->how == PTD_SEG_TAILCALL &&
+			st->prev_seg->level == s->level;
 
 	st->prev_level = s->level;
+	st->prev_seg = s;
 	if (s->level > st->level) {
 		/* Back into a callee through its return: step enters it when
 		 * it has line info (at the start of the row of the return). */
-		if (st->m == PTD_MOTION_STEP && prev <= st->level && s->level == st->level + 1 &&
-		    w->c.number == s->last && line_of(w, ip, &li) == 0) {
+		if (st->m == PTD_MOTION_STEP && (prev <= st->level || from_tail) &&
+		    s->level == st->level + 1 && w->c.number == s->last && line_of(w, ip, &li) == 0) {
 			st->level = s->level;
 			st->inst = s->instance;
 			st->li = li;
