@@ -644,8 +644,15 @@ int ptd_pt_decode_history(const uint8_t *buf, size_t size, struct ptd_image *img
 
 /* ---- lazy segmented trace ----------------------------------------------- */
 
+/*
+ * Segments are discovered from the end of the trace backwards, so the
+ * newest one is found and decoded after scanning only its own bytes: the
+ * cost of the first reverse step does not grow with the trace.  rev[j] is
+ * the j-th segment from the end; front index i (gdb order) is n-1-i and is
+ * only meaningful once the backward scan reached the start (complete).
+ */
 struct segent {
-	uint64_t offset, end, start_ip, cut_ip;
+	uint64_t offset, end, start_ip;
 	int decoded;
 	struct ptd_pt_stats st;
 	struct ptd_history *h; /* cached history or NULL */
@@ -660,18 +667,89 @@ struct ptd_pt_trace {
 	void *rctx;
 	size_t cache_max, ncached;
 	uint64_t clock;
-	struct segent *segs;
-	size_t nsegs;
+	struct segent *rev;
+	size_t nrev, caprev;
+	uint64_t scan_pos; /* bytes [0, scan_pos) not yet searched backwards */
+	int complete;
 	uint64_t lost;
 	int lost_nonzero;
 };
+
+/*
+ * Finds the last PSB that ends at or before @limit, as the forward scan
+ * (ptd_pt_index) would have found it: in a run of 02 82 pairs starting at
+ * r, the forward scan takes r, r+16, r+32, ...; returns the offset or -1.
+ */
+static int64_t find_psb_back(const uint8_t *buf, uint64_t limit)
+{
+	uint64_t pos = limit;
+
+	while (pos >= sizeof(psb_pattern)) {
+		const uint8_t *hit = memrchr(buf, 0x82, pos);
+		uint64_t end, r;
+
+		if (!hit)
+			return -1;
+		end = (uint64_t)(hit - buf) + 1;
+		if (end < 2 || buf[end - 2] != 0x02) {
+			pos = end - 1;
+			continue;
+		}
+		r = end - 2;
+		while (r >= 2 && buf[r - 2] == 0x02 && buf[r - 1] == 0x82)
+			r -= 2;
+		if (end - r >= sizeof(psb_pattern))
+			return (int64_t)(r + ((end - r) / sizeof(psb_pattern) - 1) * sizeof(psb_pattern));
+		pos = r;
+	}
+	return -1;
+}
+
+/* Makes sure at least @want segments from the end are known (or all). */
+static int index_back(struct ptd_pt_trace *t, size_t want)
+{
+	while (!t->complete && t->nrev < want) {
+		int64_t off = find_psb_back(t->buf, t->scan_pos);
+		struct segent *e;
+
+		if (off < 0) {
+			t->complete = 1;
+			break;
+		}
+		if (t->nrev == t->caprev) {
+			size_t nc = t->caprev ? t->caprev * 2 : 64;
+			struct segent *p = realloc(t->rev, nc * sizeof(*p));
+
+			if (!p)
+				return ptd__err(-ptde_nomem, "out of memory indexing PT");
+			t->rev = p;
+			t->caprev = nc;
+		}
+		e = &t->rev[t->nrev];
+		memset(e, 0, sizeof(*e));
+		e->offset = (uint64_t)off;
+		e->end = t->nrev ? t->rev[t->nrev - 1].offset : t->size;
+		if (read_psb_ip(t->buf, t->size, e->offset, &e->start_ip) < 0)
+			return ptd__err(-ptde_nomem, "out of memory indexing PT");
+		t->nrev++;
+		t->scan_pos = (uint64_t)off;
+	}
+	if (t->complete) {
+		t->lost = t->nrev ? t->rev[t->nrev - 1].offset : t->size;
+		t->lost_nonzero = t->size && lost_prefix(t->buf, t->lost);
+	}
+	return 0;
+}
+
+static int index_all(struct ptd_pt_trace *t)
+{
+	return index_back(t, SIZE_MAX);
+}
 
 struct ptd_pt_trace *ptd_pt_trace_alloc(const uint8_t *buf, size_t size, struct ptd_image *img,
 					ptd_read_fn read, void *ctx, size_t cache_max)
 {
 	struct ptd_pt_trace *t;
-	uint64_t *off = NULL, *ips = NULL;
-	size_t n = 0, i;
 
 	if (!img || (!buf && size)) {
 		ptd__err(-ptde_invalid, "pt trace: missing image or buffer");
@@ -688,29 +766,9 @@ struct ptd_pt_trace *ptd_pt_trace_alloc(const uint8_t *buf, size_t size, struct 
 	t->read = read ? read : ptd_image_read;
 	t->rctx = read ? ctx : img;
 	t->cache_max = cache_max ? cache_max : 64;
-	if (size && ptd_pt_index(buf, size, &off, &ips, &n) < 0) {
-		free(t);
-		return NULL;
-	}
-	t->segs = calloc(n ? n : 1, sizeof(*t->segs));
-	if (!t->segs) {
-		free(off);
-		free(ips);
-		free(t);
-		ptd__err(-ptde_nomem, "out of memory allocating a PT segment table");
-		return NULL;
-	}
-	for (i = 0; i < n; i++) {
-		t->segs[i].offset = off[i];
-		t->segs[i].end = i + 1 < n ? off[i + 1] : size;
-		t->segs[i].start_ip = ips[i];
-		t->segs[i].cut_ip = i + 1 < n ? ips[i + 1] : 0;
-	}
-	t->nsegs = n;
-	t->lost = n ? off[0] : size;
-	t->lost_nonzero = size && (!n || lost_prefix(buf, off[0]));
-	free(off);
-	free(ips);
+	t->scan_pos = size;
+	if (!size)
+		t->complete = 1;
 	return t;
 }
 
@@ -720,29 +778,51 @@ void ptd_pt_trace_free(struct ptd_pt_trace *t)
 
 	if (!t)
 		return;
-	for (i = 0; i < t->nsegs; i++)
-		ptd_history_free(t->segs[i].h);
-	free(t->segs);
+	for (i = 0; i < t->nrev; i++)
+		ptd_history_free(t->rev[i].h);
+	free(t->rev);
 	free(t);
 }
 
-size_t ptd_pt_trace_nsegs(const struct ptd_pt_trace *t)
+size_t ptd_pt_trace_nsegs(struct ptd_pt_trace *t)
 {
-	return t ? t->nsegs : 0;
+	if (!t || index_all(t) < 0)
+		return 0;
+	return t->nrev;
 }
 
-uint64_t ptd_pt_trace_lost(const struct ptd_pt_trace *t)
+uint64_t ptd_pt_trace_lost(struct ptd_pt_trace *t)
 {
-	return t ? t->lost : 0;
+	if (!t || index_all(t) < 0)
+		return 0;
+	return t->lost;
 }
 
-int ptd_pt_trace_seginfo(const struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo *si)
+/* Front index @i -> entry, completing the index. */
+static struct segent *seg_front(struct ptd_pt_trace *t, size_t i)
 {
-	const struct segent *e;
+	if (!t || index_all(t) < 0)
+		return NULL;
+	if (i >= t->nrev) {
+		ptd__err(-ptde_invalid, "no PT segment %zu", i);
+		return NULL;
+	}
+	return &t->rev[t->nrev - 1 - i];
+}
 
-	if (!t || !si || i >= t->nsegs)
+static uint64_t cut_of(const struct ptd_pt_trace *t, const struct segent *e)
+{
+	size_t j = (size_t)(e - t->rev);
+
+	return j ? t->rev[j - 1].start_ip : 0;
+}
+
+int ptd_pt_trace_seginfo(struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo *si)
+{
+	const struct segent *e = seg_front(t, i);
+
+	if (!e || !si)
 		return ptd__err(-ptde_invalid, "no PT segment %zu", i);
-	e = &t->segs[i];
 	memset(si, 0, sizeof(*si));
 	si->offset = e->offset;
 	si->size = e->end - e->offset;
@@ -767,7 +847,7 @@ static int decode_into(struct ptd_pt_trace *t, struct segent *e, struct pt_image
 	*out = NULL;
 	if (!h)
 		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
-	err = run_segment(t->buf, e->offset, e->end, e->cut_ip, t->img, ptimg, &sink, st);
+	err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, ptimg, &sink, st);
 	if (err < 0) {
 		ptd_history_free(h);
 		return err;
@@ -776,34 +856,27 @@ static int decode_into(struct ptd_pt_trace *t, struct segent *e, struct pt_image
 	return 0;
 }
 
-static void evict(struct ptd_pt_trace *t, size_t keep)
+static void evict(struct ptd_pt_trace *t, const struct segent *keep)
 {
 	while (t->ncached > t->cache_max) {
 		size_t i, victim = SIZE_MAX;
 
-		for (i = 0; i < t->nsegs; i++) {
-			if (!t->segs[i].h || i == keep)
+		for (i = 0; i < t->nrev; i++) {
+			if (!t->rev[i].h || &t->rev[i] == keep)
 				continue;
-			if (victim == SIZE_MAX || t->segs[i].lru < t->segs[victim].lru)
+			if (victim == SIZE_MAX || t->rev[i].lru < t->rev[victim].lru)
 				victim = i;
 		}
 		if (victim == SIZE_MAX)
 			return;
-		ptd_history_free(t->segs[victim].h);
-		t->segs[victim].h = NULL;
+		ptd_history_free(t->rev[victim].h);
+		t->rev[victim].h = NULL;
 		t->ncached--;
 	}
 }
 
-const struct ptd_history *ptd_pt_trace_segment(struct ptd_pt_trace *t, size_t i)
+static const struct ptd_history *segment_of(struct ptd_pt_trace *t, struct segent *e)
 {
-	struct segent *e;
-
-	if (!t || i >= t->nsegs) {
-		ptd__err(-ptde_invalid, "no PT segment %zu", i);
-		return NULL;
-	}
-	e = &t->segs[i];
 	if (!e->h) {
 		struct ptd_pt_stats st;
 
@@ -814,14 +887,35 @@ const struct ptd_history *ptd_pt_trace_segment(struct ptd_pt_trace *t, size_t i)
 		t->ncached++;
 	}
 	e->lru = ++t->clock;
-	evict(t, i);
+	evict(t, e);
 	return e->h;
 }
 
-/* Counts segment @i without caching its history. */
-static int count_segment(struct ptd_pt_trace *t, size_t i)
+const struct ptd_history *ptd_pt_trace_segment(struct ptd_pt_trace *t, size_t i)
 {
-	struct segent *e = &t->segs[i];
+	struct segent *e = seg_front(t, i);
+
+	return e ? segment_of(t, e) : NULL;
+}
+
+const struct ptd_history *ptd_pt_trace_newest(struct ptd_pt_trace *t, size_t k)
+{
+	if (!t) {
+		ptd__err(-ptde_invalid, "no PT trace");
+		return NULL;
+	}
+	if (k == SIZE_MAX || index_back(t, k + 1) < 0)
+		return NULL;
+	if (k >= t->nrev) {
+		ptd__err(-ptde_bos, "no PT segment %zu from the end (the trace has %zu)", k, t->nrev);
+		return NULL;
+	}
+	return segment_of(t, &t->rev[k]);
+}
+
+/* Counts segment @e without necessarily caching its history. */
+static int count_segment(struct ptd_pt_trace *t, struct segent *e)
+{
 	struct ptd_history *h;
 	struct ptd_pt_stats st;
 	int err;
@@ -849,17 +943,18 @@ int ptd_pt_trace_position(struct ptd_pt_trace *t, size_t i, uint64_t *first, int
 	int d = 0;
 	size_t k;
 
-	if (!t || i >= t->nsegs)
-		return ptd__err(-ptde_invalid, "no PT segment %zu", i);
+	if (!seg_front(t, i))
+		return -ptde_invalid;
 	if (t->lost_nonzero)
 		num++; /* the lost-data gap */
 	for (k = 0; k < i; k++) {
-		int err = count_segment(t, k);
+		struct segent *e = &t->rev[t->nrev - 1 - k];
+		int err = count_segment(t, e);
 
 		if (err < 0)
 			return err;
-		num += t->segs[k].st.ninsn + t->segs[k].st.ngaps;
-		d += t->segs[k].st.depth_delta;
+		num += e->st.ninsn + e->st.ngaps;
+		d += e->st.depth_delta;
 	}
 	if (first)
 		*first = num;
@@ -900,7 +995,7 @@ struct worker {
 	struct ptd_pt_trace *t;
 	size_t next, count;
 	pthread_mutex_t *lock;
-	struct ptd_history **out;
+	struct ptd_history **out; /* front order */
 	struct ptd_pt_stats *st;
 	int err;
 };
@@ -917,6 +1012,7 @@ static void *work(void *arg)
 		return NULL;
 	}
 	for (;;) {
+		struct segent *e;
 		size_t i;
 		int err;
 
@@ -925,7 +1021,10 @@ static void *work(void *arg)
 		pthread_mutex_unlock(w->lock);
 		if (i >= w->count)
 			break;
-		err = decode_into(w->t, &w->t->segs[i], img, &w->out[i], &w->st[i]);
+		e = &w->t->rev[w->t->nrev - 1 - i];
+		if (e->h)
+			continue; /* cached: the serial pass copies it */
+		err = decode_into(w->t, e, img, &w->out[i], &w->st[i]);
 		if (err < 0) {
 			pthread_mutex_lock(w->lock);
 			w->err = err;
@@ -944,7 +1043,7 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 	struct ptd_pt_stats local;
 	struct ptd_history **hs = NULL;
 	struct ptd_pt_stats *sts = NULL;
-	size_t i;
+	size_t i, n;
 	int err = 0, depth = 0;
 
 	if (!st)
@@ -952,31 +1051,35 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 	memset(st, 0, sizeof(*st));
 	if (!t || !h)
 		return ptd__err(-ptde_invalid, "pt trace history: missing trace or history");
+	err = index_all(t);
+	if (err < 0)
+		return err;
+	n = t->nrev;
 	if (t->lost_nonzero) {
 		char msg[128];
 
 		snprintf(msg, sizeof(msg), "%s: %" PRIu64 " bytes of trace before the first PSB skipped",
-			 t->nsegs ? "trace starts mid-stream" : "no PSB in the trace", t->lost);
+			 n ? "trace starts mid-stream" : "no PSB in the trace", t->lost);
 		st->ngaps++;
 		err = ptd_history_append_gap(h, PTD_GAP_LOST, 0, msg);
 		if (err < 0)
 			return err;
 	}
-	if (!t->nsegs)
+	if (!n)
 		return 0;
-	hs = calloc(t->nsegs, sizeof(*hs));
-	sts = calloc(t->nsegs, sizeof(*sts));
+	hs = calloc(n, sizeof(*hs));
+	sts = calloc(n, sizeof(*sts));
 	if (!hs || !sts) {
-		err = ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments", t->nsegs);
+		err = ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments", n);
 		goto out;
 	}
-	if (nthreads > 1 && t->nsegs > 1) {
+	if (nthreads > 1 && n > 1) {
 		/* Workers take segment numbers from one shared cursor; each
 		 * has its own copy of the libipt image (libipt images are not
 		 * thread safe).  Results land in hs[i], appended in order
 		 * below, so the history is the same as a serial decode. */
 		pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-		struct worker w = { t, 0, t->nsegs, &lock, hs, sts, 0 };
+		struct worker w = { t, 0, n, &lock, hs, sts, 0 };
 		pthread_t th[16];
 		int k, nt = nthreads > 16 ? 16 : nthreads;
 
@@ -992,8 +1095,8 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 		}
 		/* Segments no thread got to are decoded serially below. */
 	}
-	for (i = 0; i < t->nsegs; i++) {
-		struct segent *e = &t->segs[i];
+	for (i = 0; i < n; i++) {
+		struct segent *e = &t->rev[n - 1 - i];
 
 		if (!hs[i] && !e->h) {
 			err = decode_into(t, e, ptd_image_pt(t->img), &hs[i], &sts[i]);
@@ -1013,7 +1116,7 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 	}
 out:
 	if (hs)
-		for (i = 0; i < t->nsegs; i++)
+		for (i = 0; i < n; i++)
 			ptd_history_free(hs[i]);
 	free(hs);
 	free(sts);

@@ -11,9 +11,11 @@
  * the last branch), the output is cut at the next segment's start IP, so
  * concatenating segments gives exactly the full decode.
  *
- * Lazy history (struct ptd_pt_trace): at a stop the caller indexes the PSBs
- * (a memmem for the PSB pattern plus a PSB+ header read per hit, no
- * decoding), then asks for segments newest first; each decoded segment is
+ * Lazy history (struct ptd_pt_trace): at a stop the caller asks for the
+ * newest segment; the PSB index is built backwards from the end only as far
+ * as needed (a search for the PSB pattern plus a PSB+ header read per hit,
+ * no decoding), so the first reverse step costs the same for any trace
+ * size.  Older segments are decoded on demand; each decoded segment is
  * a ptd_history of its own kept in a bounded LRU cache.  Numbering follows
  * gdb (1 = oldest): the segment table remembers each segment's item count
  * (instructions + gaps) and call-depth change once it was decoded; the
@@ -94,17 +96,19 @@ struct ptd_pt_seginfo {
 };
 
 /*
- * Indexes @buf (not copied: it must outlive the trace) for decoding with
- * @img (not owned).  Histories of segments read code bytes with
- * @read/@ctx (NULL: through @img).  @cache_max bounds the number of
- * decoded segments kept (0: 64).  Returns NULL with the message set.
+ * A lazy view of @buf (not copied: it must outlive the trace) for decoding
+ * with @img (not owned); nothing is scanned yet.  Histories of segments
+ * read code bytes with @read/@ctx (NULL: through @img).  @cache_max bounds
+ * the number of decoded segments kept (0: 64).  Returns NULL with the
+ * message set.
  */
 struct ptd_pt_trace *ptd_pt_trace_alloc(const uint8_t *buf, size_t size, struct ptd_image *img,
 					ptd_read_fn read, void *ctx, size_t cache_max);
 void ptd_pt_trace_free(struct ptd_pt_trace *t);
-size_t ptd_pt_trace_nsegs(const struct ptd_pt_trace *t);
+/* Number of segments; completes the index (scans the whole trace once). */
+size_t ptd_pt_trace_nsegs(struct ptd_pt_trace *t);
 /* Returns 0 or -ptde_invalid for a bad index. */
-int ptd_pt_trace_seginfo(const struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo *si);
+int ptd_pt_trace_seginfo(struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo *si);
 /*
  * The history of segment @i, decoding it when it is not cached.  The
  * pointer stays valid until the next call that may evict (segment,
@@ -112,6 +116,13 @@ int ptd_pt_trace_seginfo(const struct ptd_pt_trace *t, size_t i, struct ptd_pt_s
  * set on failure (no memory; bad index).
  */
 const struct ptd_history *ptd_pt_trace_segment(struct ptd_pt_trace *t, size_t i);
+/*
+ * The history of the @k-th segment counted from the end (0: the newest),
+ * indexing only as far back as needed: what a stop needs first, at a cost
+ * independent of the trace size.  Same lifetime rules as above.  NULL with
+ * -ptde_bos in the message when the trace has fewer segments.
+ */
+const struct ptd_history *ptd_pt_trace_newest(struct ptd_pt_trace *t, size_t k);
 /* gdb number of segment @i's first item and the call depth at its start
  * (relative to the trace start); decodes older segments not yet counted.
  * Returns 0 or a negative error. */
@@ -125,6 +136,6 @@ int ptd_pt_trace_position(struct ptd_pt_trace *t, size_t i, uint64_t *first, int
 int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthreads,
 			 struct ptd_pt_stats *st);
 /* Bytes of trace before the first PSB (0 when it starts with a PSB). */
-uint64_t ptd_pt_trace_lost(const struct ptd_pt_trace *t);
+uint64_t ptd_pt_trace_lost(struct ptd_pt_trace *t);
 
 #endif

@@ -279,6 +279,26 @@ static void test_damaged_streams(void **state)
 		assert_int_equal(decode_got(copy, len, img, &g, NULL), 0);
 		assert_true(g.r.n <= 2 * exp.n + 64);
 		free(g.r.ips);
+		/* Backward (lazy) and forward PSB indexes agree on any bytes. */
+		{
+			struct ptd_pt_trace *t = ptd_pt_trace_alloc(copy, len, img, NULL, NULL, 2);
+			uint64_t *offs;
+			size_t no, ns;
+
+			assert_non_null(t);
+			ptd_pt_trace_newest(t, 0);
+			ns = ptd_pt_trace_nsegs(t);
+			assert_int_equal(ptd_pt_index(copy, len, &offs, NULL, &no), 0);
+			assert_int_equal(ns, no);
+			for (size_t j = 0; j < no; j++) {
+				struct ptd_pt_seginfo si;
+
+				assert_int_equal(ptd_pt_trace_seginfo(t, j, &si), 0);
+				assert_int_equal(si.offset, offs[j]);
+			}
+			free(offs);
+			ptd_pt_trace_free(t);
+		}
 	}
 
 	/* Empty: nothing, no error. */
@@ -296,6 +316,35 @@ static void test_damaged_streams(void **state)
 	assert_int_equal(decode_got(copy, n + 4096, img, &g, NULL), 0);
 	assert_same(&exp, &g.r);
 	free(g.r.ips);
+
+	/* Runs of 02 82 pairs of every length and alignment: the lazy index
+	 * finds the PSBs the forward scan finds. */
+	for (it = 0; it < 200; it++) {
+		struct ptd_pt_trace *t;
+		uint64_t *offs;
+		size_t no, len = 64 + pw_rand(&rs) % 200, j;
+
+		memset(copy, 0x11, len);
+		for (int runs = 0; runs < 3; runs++) {
+			size_t at = pw_rand(&rs) % len, pairs = pw_rand(&rs) % 40;
+
+			for (j = 0; j < pairs && at + 2 * j + 1 < len; j++) {
+				copy[at + 2 * j] = 0x02;
+				copy[at + 2 * j + 1] = 0x82;
+			}
+		}
+		t = ptd_pt_trace_alloc(copy, len, img, NULL, NULL, 2);
+		assert_int_equal(ptd_pt_index(copy, len, &offs, NULL, &no), 0);
+		assert_int_equal(ptd_pt_trace_nsegs(t), no);
+		for (j = 0; j < no; j++) {
+			struct ptd_pt_seginfo si;
+
+			assert_int_equal(ptd_pt_trace_seginfo(t, j, &si), 0);
+			assert_int_equal(si.offset, offs[j]);
+		}
+		free(offs);
+		ptd_pt_trace_free(t);
+	}
 
 	/* Mid-stream start: a LOST gap, then exactly the tail of the run. */
 	memcpy(copy, buf + 7, n - 7);
@@ -459,21 +508,37 @@ static void test_lazy_segments(void **state)
 	struct pw_result exp, cat, full;
 	struct ptd_ptsynth *s = synth(&cfg, &o, &exp);
 	const uint8_t *buf;
-	size_t n, nseg, i, ncached = 0;
-	uint64_t num, expect_num = 1;
+	const struct ptd_history *newest;
+	size_t n, nseg, i, ncached = 0, noffs;
+	uint64_t num, expect_num = 1, *offs;
 	int depth, expect_depth = 0;
 
 	(void)state;
 	buf = ptd_ptsynth_data(s, &n);
 	t = ptd_pt_trace_alloc(buf, n, img, pw_read, NULL, 3);
 	assert_non_null(t);
+	/* Newest first, as at a stop, before anything else is indexed. */
+	newest = ptd_pt_trace_newest(t, 0);
+	assert_non_null(newest);
+	assert_non_null(ptd_pt_trace_newest(t, 1));
 	nseg = ptd_pt_trace_nsegs(t);
 	assert_true(nseg > 10);
 	assert_int_equal(ptd_pt_trace_lost(t), 0);
+	assert_ptr_equal(ptd_pt_trace_newest(t, 0), ptd_pt_trace_segment(t, nseg - 1));
+	assert_null(ptd_pt_trace_newest(t, nseg));
+	/* The backward index agrees with the forward scan. */
+	assert_int_equal(ptd_pt_index(buf, n, &offs, NULL, &noffs), 0);
+	assert_int_equal(noffs, nseg);
+	for (i = 0; i < nseg; i++) {
+		struct ptd_pt_seginfo si;
 
-	/* Newest first, as at a stop; nothing older is decoded for that. */
-	assert_non_null(ptd_pt_trace_segment(t, nseg - 1));
-	for (i = 0; i + 1 < nseg; i++) {
+		assert_int_equal(ptd_pt_trace_seginfo(t, i, &si), 0);
+		assert_int_equal(si.offset, offs[i]);
+	}
+	free(offs);
+
+	/* Nothing older was decoded for that. */
+	for (i = 0; i + 2 < nseg; i++) {
 		struct ptd_pt_seginfo si;
 
 		assert_int_equal(ptd_pt_trace_seginfo(t, i, &si), 0);
