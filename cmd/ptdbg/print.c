@@ -92,11 +92,19 @@ void ptd_print_source_line(struct ptd_print_ctx *c, const char *file, int line, 
 		ptd_print_addr16(a, sizeof(a), pc);
 		fprintf(c->out, "%s\t", a);
 	}
-	if (c->sym && ptd_symbols_source_line(c->sym, file, line, text, sizeof(text)) >= 0)
+	if (c->sym && ptd_symbols_source_line(c->sym, file, line, text, sizeof(text)) >= 0) {
 		fprintf(c->out, "%d\t%s\n", line, text);
-	else
-		fprintf(c->out, "%d\t%s: No such file or directory.\n", line,
+		c->last_file_missing = 0;
+	} else if (c->last_file_missing && file && !strcmp(file, c->last_file)) {
+		fprintf(c->out, "%d\tin %s\n", line, ptd_print_filename(file));
+	} else {
+		fflush(c->out);
+		fprintf(stderr, "%d\t%s: No such file or directory.\n", line,
 			ptd_print_filename(file));
+		fflush(stderr);
+		c->last_file_missing = 1;
+	}
+	snprintf(c->last_file, sizeof(c->last_file), "%s", file ? file : "");
 }
 
 void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller, int mid_line,

@@ -24,6 +24,10 @@ struct ptd_print_ctx {
 	void *read_ctx;
 	/* realpath of the main executable: frames in it get no "from LIB". */
 	const char *main_module;
+	/* gdb says "No such file or directory" once (on stderr) per run of
+	 * lines from one missing file, then "L\tin FILE". */
+	char last_file[512];
+	int last_file_missing;
 };
 
 /* What a frame print shows, as gdb's print_what. */
