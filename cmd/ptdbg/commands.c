@@ -1826,13 +1826,8 @@ static int info_line(struct shell *sh, const char *args)
 		s1[0] = '\0';
 	if (ptd_print_symbolize(&sh->pc, li.hi, s2, sizeof(s2)) < 0)
 		s2[0] = '\0';
-	printf("Line %d of \"%s\"", line, ptd_print_filename(file));
-	if (addr != li.lo && *args == '*')
-		printf(" starts at address 0x%" PRIx64 " <%s> and ends at 0x%" PRIx64 " <%s>.\n",
-		       li.lo, s1, li.hi, s2);
-	else
-		printf(" starts at address 0x%" PRIx64 " <%s> and ends at 0x%" PRIx64 " <%s>.\n",
-		       li.lo, s1, li.hi, s2);
+	printf("Line %d of \"%s\" starts at address 0x%" PRIx64 " <%s> and ends at 0x%" PRIx64
+	       " <%s>.\n", line, ptd_print_filename(file), li.lo, s1, li.hi, s2);
 	snprintf(sh->list_file, sizeof(sh->list_file), "%s", file);
 	sh->x_next = li.lo;
 	sh->x_valid = 1;
@@ -1965,7 +1960,7 @@ static int set_ignored(struct shell *sh, const char *args)
 	return 0;
 }
 
-static int set_size(const char *args, int *size, const char *what)
+static int set_size(const char *args, int *size)
 {
 	uint64_t v;
 
@@ -1976,8 +1971,8 @@ static int set_size(const char *args, int *size, const char *what)
 	}
 	if (parse_uint(args, &v) < 0)
 		return shell_error("integer %s out of range", args);
+	/* 0 means unlimited, as in gdb */
 	*size = v == 0 || v > INT32_MAX ? INT32_MAX : (int)v;
-	(void)what;
 	return 0;
 }
 
@@ -1987,9 +1982,9 @@ static int set_record(struct shell *sh, const char *args)
 
 	args = first_word(args, word, sizeof(word));
 	if (!strcmp(word, "instruction-history-size"))
-		return set_size(args, &sh->insn_history_size, word);
+		return set_size(args, &sh->insn_history_size);
 	if (!strcmp(word, "function-call-history-size"))
-		return set_size(args, &sh->call_history_size, word);
+		return set_size(args, &sh->call_history_size);
 	return shell_error("Undefined set record command: \"%s\".  Try \"help set record\".", word);
 }
 
@@ -2160,8 +2155,6 @@ static int record_repeat;
 
 static int cmd_record(struct shell *sh, const char *args)
 {
-	char word[128];
-
 	args = skipws(args);
 	record_repeat = 0;
 	if (!*args) {
@@ -2170,7 +2163,6 @@ static int cmd_record(struct shell *sh, const char *args)
 		/* record with no argument: the --method default */
 		return record_start(sh, m);
 	}
-	first_word(args, word, sizeof(word));
 	/* "record instruction-history" with explicit numbers is not repeated */
 	return run_sub(sh, record_cmds, args, "record ", "record", &record_repeat);
 }
