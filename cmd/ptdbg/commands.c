@@ -277,6 +277,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 	struct ptd_event e = *ev;
 	struct ptd_line li;
 	char thread[128];
+	const char *gap = NULL;
 
 	if (e.kind == PTD_EVENT_EXEC)
 		sh->main_module[0] = '\0'; /* a new main executable */
@@ -305,10 +306,21 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 			}
 		}
 	}
+	if (e.kind == PTD_EVENT_GAP) {
+		const struct ptd_history *h = ptd_session_history(sh->s);
+		struct ptd_hcursor cur;
+		uint64_t pos = 0, count = 0, n;
+
+		/* the gap is at the position or next to it */
+		ptd_session_position(sh->s, &pos, &count);
+		for (n = pos ? pos - 1 : 0; h && pos && n <= pos + 1 && !gap; n++)
+			if (n && ptd_hcursor_goto(&cur, h, n) >= 0 && cur.is_gap)
+				gap = ptd_print_gap_reason(cur.gap_reason);
+	}
 	/* the process is gone after an exit: use the pid seen before */
 	ptd_print_stop(&sh->pc, &e, temporary,
 		       ptd_session_alive(sh->s) ? ptd_session_pid(sh->s) : e.tid ? e.tid : sh->last_pid,
-		       thread[0] ? thread : NULL);
+		       thread[0] ? thread : NULL, gap);
 	if (ptd_session_alive(sh->s))
 		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);

@@ -202,7 +202,7 @@ int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64
 	return len > 0 ? len : -1;
 }
 
-static const char *gap_text(int reason)
+const char *ptd_print_gap_reason(int reason)
 {
 	switch (reason) {
 	case PTD_GAP_OVERFLOW:
@@ -228,9 +228,9 @@ void ptd_print_gap(struct ptd_print_ctx *c, uint64_t number, int reason, const c
 		fprintf(c->out, "[decode error (%" PRId64 "): %s]\n", (int64_t)arg,
 			detail && detail[0] ? detail : "unknown");
 	else if (detail && detail[0])
-		fprintf(c->out, "[%s: %s]\n", gap_text(reason), detail);
+		fprintf(c->out, "[%s: %s]\n", ptd_print_gap_reason(reason), detail);
 	else
-		fprintf(c->out, "[%s]\n", gap_text(reason));
+		fprintf(c->out, "[%s]\n", ptd_print_gap_reason(reason));
 }
 
 /* Lowest and highest line of the segment's instructions that lie in the
@@ -281,7 +281,7 @@ void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,
 		struct ptd_hcursor cur;
 
 		if (h && ptd_hcursor_goto(&cur, h, seg->first) >= 0 && cur.is_gap)
-			fprintf(c->out, "[%s]\n", gap_text(cur.gap_reason));
+			fprintf(c->out, "[%s]\n", ptd_print_gap_reason(cur.gap_reason));
 		else
 			fprintf(c->out, "[gap]\n");
 		return;
@@ -375,7 +375,7 @@ const char *ptd_print_sigdesc(int signo)
 }
 
 void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int temporary, pid_t pid,
-		    const char *thread)
+		    const char *thread, const char *gap)
 {
 	enum ptd_print_what what = PTD_PRINT_SRC_AND_LOC;
 	int mid = ev->at_line_start ? 0 : 1;
@@ -422,7 +422,9 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		fprintf(c->out, "\nNo more reverse-execution history.\n");
 		break;
 	case PTD_EVENT_GAP:
-		fprintf(c->out, "\nNo more reverse-execution history (a gap in the trace).\n");
+		/* gdb's wording first, so scripts that look for it find it */
+		fprintf(c->out, "\nNo more reverse-execution history: a gap in the trace (%s).\n",
+			gap ? gap : "gap");
 		break;
 	case PTD_EVENT_STEPPED:
 		if (!ev->new_frame)

@@ -102,9 +102,12 @@ void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,
  * inferior's process id (for exit messages).
  */
 /* @thread: "Thread 2 \"name\"" when the program has (had) several threads
- * (gdb then says "Thread 2 "name" hit Breakpoint 1, "), else NULL. */
+ * (gdb then says "Thread 2 "name" hit Breakpoint 1, "), else NULL.
+ * @gap: for PTD_EVENT_GAP, what the gap is ("overflow"), or NULL. */
 void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int temporary, pid_t pid,
-		    const char *thread);
+		    const char *thread, const char *gap);
+/* Names a gap reason: "overflow", "decode error", ... */
+const char *ptd_print_gap_reason(int reason);
 
 /* gdb's signal names: "SIGSEGV" and "Segmentation fault". */
 const char *ptd_print_signame(int signo);
