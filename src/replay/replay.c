@@ -169,6 +169,8 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 	uint64_t ip = w->c.ip;
 	struct ptd_line_info li;
 
+	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
+		return 0; /* gdb steps through signal trampolines */
 	if (st->into) {
 		if (s->level > st->into_level)
 			return 0;
@@ -227,11 +229,15 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 	/* Left a tail-called function backward into the one that jumped to
 	 * it, at the callee depth: gdb sees a new callee of the stepping frame
 	 * there too (e.g. g jumping to h without line info). */
-	int from_tail = st->prev_seg && st->prev_seg != s && st->prev_seg->how == PTD_SEG_TAILCALL &&
+	int from_tail = st->prev_seg && st->prev_seg != s &&
+			(st->prev_seg->how == PTD_SEG_TAILCALL ||
+			 st->prev_seg->how == PTD_SEG_SIGTRAMP) &&
 			st->prev_seg->level == s->level;
 
 	st->prev_level = s->level;
 	st->prev_seg = s;
+	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
+		return 0; /* gdb steps through signal trampolines */
 	if (s->level > st->level) {
 		/* Back into a callee through its return: step enters it when
 		 * it has line info (at the start of the row of the return). */

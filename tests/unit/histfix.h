@@ -12,7 +12,7 @@
  *                    a += f(2); return a - 100; }         lines 19-28
  *   h() comes from an object without debug info.
  *
- * Hand-assembled extras at 0x402000: a signal handler, a sigreturn
+ * Hand-assembled extras at 0x402000: a signal handler (with lines), a sigreturn
  * trampoline, a PLT-like indirect jump to h, a start stub calling main and
  * a function calling h through the PLT stub.
  */
@@ -119,9 +119,12 @@ static const struct {
 	{ 0x40117a, 17 }, { 0x40117c, 18 }, { 0x401182, 20 }, { 0x40118a, 21 }, { 0x401191, 22 },
 	{ 0x40119e, 23 }, { 0x4011a2, 24 }, { 0x4011af, 25 }, { 0x4011bc, 26 }, { 0x4011c6, 26 },
 	{ 0x4011c9, 27 }, { 0x4011cf, 28 }, { 0x4011d1, 0 },
+	/* the handler: "{" at 30, a statement at 31, "}" at 32 */
+	{ 0x402000, 30 }, { 0x402004, 31 }, { 0x402005, 32 }, { 0x402007, 0 },
 };
 
-/* Per-row ranges, as gdb 13's find_pc_line returns them. */
+/* Per-row ranges, as gdb 13's find_pc_line returns them; line 0 rows
+ * end a sequence (h, the trampoline and the stubs have no lines). */
 static __attribute__((unused)) int fx_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
 {
 	size_t i, n = sizeof(fx_rows) / sizeof(fx_rows[0]);
@@ -129,6 +132,8 @@ static __attribute__((unused)) int fx_line_of(void *ctx, uint64_t addr, struct p
 	(void)ctx;
 	for (i = 0; i + 1 < n; i++) {
 		if (addr >= fx_rows[i].addr && addr < fx_rows[i + 1].addr) {
+			if (!fx_rows[i].line)
+				return -1;
 			li->file = "t.c";
 			li->line = fx_rows[i].line;
 			li->lo = fx_rows[i].addr;

@@ -478,6 +478,53 @@ static void test_gap(void **state)
 	fix_free(f);
 }
 
+/* f is interrupted after 0x401128 by a signal whose handler has lines;
+ * the handler returns through the sigreturn trampoline to 0x40112b. */
+static void prog_signal(struct fx_sim *s)
+{
+	fx_run(s, 0x40111d, 0x401128, PTD_IC_OTHER, PTD_BLK_INTERRUPTED);
+	ptd_history_append_event(s->h, PTD_EV_SIGNAL, 0x40112b, 10);
+	fx_run(s, FX_HANDLER, FX_HANDLER + 6, PTD_IC_RET, 0);
+	fx_run(s, FX_RESTORER, FX_RESTORER + 7, PTD_IC_FAR_CALL, PTD_BLK_SYSCALL);
+	fx_run(s, 0x40112b, 0x40112d, PTD_IC_CALL, 0);
+	fx_g(s);
+	fx_run(s, 0x401132, 0x40113a, PTD_IC_CALL, 0);
+	ptd_history_set_tail(s->h, FX_G);
+	fx_push_ip(s, FX_G);
+}
+
+/* As gdb (checked on a program that signals itself with a raw syscall):
+ * reverse-step from after the signal enters the handler at its last line,
+ * stepping goes through the trampoline back to the interrupted frame, and
+ * next/step over the interrupted line skip the handler. */
+static void test_signal_handler(void **state)
+{
+	struct fixture *f = fix_new(prog_signal);
+	uint64_t pos;
+
+	(void)state;
+	pos = RSTEP(fx_num(&f->s, 0x40112d, 0), FX_HANDLER + 5);
+	assert_int_equal(seg_at(f, pos)->how, PTD_SEG_SIGNAL);
+	pos = RSTEP(pos, FX_HANDLER + 4);
+	/* from the handler's first line back to the interrupted line */
+	pos = RSTEP(pos, 0x401128);
+	assert_int_equal(seg_at(f, pos)->level, 0);
+	/* reverse-next skips the handler */
+	RNEXT(fx_num(&f->s, 0x401135, 0), 0x401128);
+	/* forward: out of the handler through the trampoline */
+	NEXT(fx_num(&f->s, FX_HANDLER + 5, 0), 0x401135);
+	/* step goes on into g, called by the rest of the interrupted line */
+	STEP(fx_num(&f->s, FX_HANDLER + 5, 0), 0x40110d);
+	/* over the signal from the interrupted line */
+	NEXT(fx_num(&f->s, 0x401128, 0), 0x401135);
+	STEP(fx_num(&f->s, 0x401128, 0), 0x40110d);
+	/* finish from the handler: back in f where it was interrupted */
+	mv(f, fx_num(&f->s, FX_HANDLER + 4, 0), PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x40112b);
+	/* reverse-finish: the last instruction before the signal */
+	mv(f, fx_num(&f->s, FX_HANDLER + 4, 0), PTD_MOTION_FINISH, 1, PTD_REPLAY_DONE, 0x401128);
+	fix_free(f);
+}
+
 static void test_backtrace(void **state)
 {
 	struct fixture *f = fix_new(fx_program);
@@ -514,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_end_incomplete),
 		cmocka_unit_test(test_end_in_step_into),
 		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_signal_handler),
 		cmocka_unit_test(test_backtrace),
 	};
 
