@@ -525,6 +525,103 @@ static void test_signal_handler(void **state)
 	fix_free(f);
 }
 
+/* Random programs built from the fixture's functions with gaps and
+ * signals; every motion from every few positions must end inside the
+ * history, on the right side of its start, and agree with the cursor. */
+static uint64_t lcg = 12345;
+
+static unsigned rnd(unsigned n)
+{
+	lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)(lcg >> 33) % n;
+}
+
+static void prog_random(struct fx_sim *s)
+{
+	int i;
+
+	fx_run(s, FX_START, FX_START, PTD_IC_CALL, 0);
+	fx_run(s, 0x401182, 0x401196, PTD_IC_CALL, 0);
+	for (i = 0; i < 40; i++) {
+		switch (rnd(6)) {
+		case 0:
+			fx_f(s);
+			break;
+		case 1:
+			fx_fib(s, (int)rnd(5));
+			break;
+		case 2:
+			fx_h(s);
+			break;
+		case 3:
+			ptd_history_append_gap(s->h, PTD_GAP_LOST, 0, NULL);
+			fx_push_ip(s, 0);
+			break;
+		case 4:
+			fx_run(s, 0x40111d, 0x401128, PTD_IC_OTHER, PTD_BLK_INTERRUPTED);
+			ptd_history_append_event(s->h, PTD_EV_SIGNAL, 0x40112b, 10);
+			fx_run(s, FX_HANDLER, FX_HANDLER + 6, PTD_IC_RET, 0);
+			fx_run(s, FX_RESTORER, FX_RESTORER + 7, PTD_IC_FAR_CALL, PTD_BLK_SYSCALL);
+			fx_run(s, 0x40112b, 0x40112d, PTD_IC_CALL, 0);
+			fx_g(s);
+			fx_run(s, 0x401132, 0x40113a, PTD_IC_CALL, 0);
+			fx_g(s);
+			fx_run(s, 0x40113f, 0x401146, PTD_IC_RET, 0);
+			break;
+		default:
+			fx_g(s);
+			break;
+		}
+	}
+	ptd_history_set_tail(s->h, 0x40119b);
+	fx_push_ip(s, 0x40119b);
+}
+
+static void test_random_motions(void **state)
+{
+	int round;
+
+	(void)state;
+	for (round = 0; round < 4; round++) {
+		struct fixture *f = fix_new(prog_random);
+		uint64_t count = ptd_history_count(f->s.h), from;
+		struct ptd_hcursor c;
+
+		assert_int_equal(count, f->s.n);
+		assert_true(count > 300);
+		f->bps.addr[0] = 0x401115;
+		f->bps.n = round & 1;
+		for (from = 1; from <= count; from += 1 + rnd(7)) {
+			int m, rev;
+
+			for (m = PTD_MOTION_STEPI; m <= PTD_MOTION_CONTINUE; m++) {
+				for (rev = 0; rev < 2; rev++) {
+					struct ptd_replay_result r;
+
+					assert_int_equal(ptd_replay_move(f->s.h, f->c, from,
+									 (enum ptd_motion)m, rev,
+									 &f->env, &r), 0);
+					assert_true(r.number >= 1 && r.number <= count);
+					assert_true(rev ? r.number <= from : r.number >= from);
+					assert_int_equal(r.ip, f->s.ips[r.number - 1]);
+					assert_true(r.stop != PTD_REPLAY_ERROR);
+					if (r.stop == PTD_REPLAY_GAP)
+						assert_int_equal(r.ip, 0);
+					if (r.stop == PTD_REPLAY_BEGIN)
+						assert_int_equal(r.number, 1);
+					if (r.stop == PTD_REPLAY_BREAKPOINT)
+						assert_int_equal(r.ip, 0x401115);
+					if (r.stop == PTD_REPLAY_DONE)
+						assert_true(r.number != from);
+					assert_int_equal(ptd_hcursor_goto(&c, f->s.h, r.number), 0);
+					assert_int_equal(c.ip, r.ip);
+				}
+			}
+		}
+		fix_free(f);
+	}
+}
+
 static void test_backtrace(void **state)
 {
 	struct fixture *f = fix_new(fx_program);
@@ -563,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_signal_handler),
 		cmocka_unit_test(test_backtrace),
+		cmocka_unit_test(test_random_motions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
