@@ -238,6 +238,13 @@ static void clear_listing_state(struct shell *sh)
 	sh->ch_valid = 0;
 }
 
+long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n)
+{
+	if (ptd_session_alive(sh->s))
+		return ptd_session_read(sh->s, addr, buf, n);
+	return shell_read_file_mem(ptd_session_program(sh->s), addr, buf, n);
+}
+
 void shell_sync(struct shell *sh)
 {
 	char link[64];
@@ -1506,8 +1513,6 @@ static int do_x(struct shell *sh, const char *args)
 	} else {
 		return shell_error("Argument required (starting display address).");
 	}
-	if (!ptd_session_alive(sh->s))
-		return shell_error("Cannot access memory at address 0x%" PRIx64, addr);
 	if (ptd_session_replaying(sh->s))
 		printf("warning: replaying: memory is shown as it is now, not as it was at this "
 		       "point of the history\n");
@@ -1543,12 +1548,12 @@ static int do_x(struct shell *sh, const char *args)
 
 			x_label(sh, addr);
 			putchar('\t');
-			if (ptd_session_read(sh->s, addr, &c, 1) != 1) {
+			if (shell_read(sh, addr, &c, 1) != 1) {
 				printf("<error: Cannot access memory at address 0x%" PRIx64 ">\n", addr);
 				return -1;
 			}
 			putchar('"');
-			while (ptd_session_read(sh->s, addr, &c, 1) == 1 && c && n < 200) {
+			while (shell_read(sh, addr, &c, 1) == 1 && c && n < 200) {
 				put_c_char(c, '"');
 				addr++;
 				n++;
@@ -1580,7 +1585,7 @@ static int do_x(struct shell *sh, const char *args)
 			x_label(sh, addr);
 		}
 		putchar('\t');
-		if (ptd_session_read(sh->s, addr, buf, (size_t)sz) != sz) {
+		if (shell_read(sh, addr, buf, (size_t)sz) != sz) {
 			fflush(stdout);
 			printf("Cannot access memory at address 0x%" PRIx64 "\n", addr);
 			sh->x_next = addr;
@@ -1870,10 +1875,11 @@ static int do_list(struct shell *sh, const char *args)
 			else {
 				struct ptd_line li;
 
-				if (ptd_symbols_line(sh->pc.sym, addr, &li) < 0 || !li.file)
+				if (ptd_symbols_line(sh->pc.sym, bp, &li) < 0 || !li.file)
 					return shell_error("No line number known for main.");
 				snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
-				sh->list_line = li.line;
+				/* gdb's default position: the lines before main's body */
+				sh->list_line = li.line > 9 ? li.line - 9 : 1;
 				sh->list_next = 0;
 			}
 		}

@@ -36,7 +36,7 @@ static void on_sigint(int sig)
 
 static long read_mem(void *ctx, uint64_t addr, void *buf, size_t n)
 {
-	return ptd_session_read(ctx, addr, buf, n);
+	return shell_read(ctx, addr, buf, n);
 }
 
 static void usage(FILE *f)
@@ -330,7 +330,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ptdbg: cannot create a session: %s\n", ptd_last_error(-ptde_nomem));
 		return 1;
 	}
-	sh.pc.read_ctx = sh.s;
+	sh.pc.read_ctx = &sh;
 	g_session = sh.s;
 	if (method >= 0)
 		ptd_session_set_method(sh.s, (enum ptd_method)method);

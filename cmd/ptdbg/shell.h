@@ -73,6 +73,12 @@ int shell_execute(struct shell *sh, const char *line, int *repeatable);
  * order of lines is kept when both go to one file.  Returns -1. */
 int shell_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Reads program memory: the live process, or the ELF file before `run`.
+ * Returns bytes read or <0. */
+long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n);
+/* Bytes of @path's PT_LOAD segments at @addr (elfmem.c). */
+long shell_read_file_mem(const char *path, uint64_t addr, void *buf, size_t n);
+
 /* Refreshes the print context (symbols may appear after run/attach). */
 void shell_sync(struct shell *sh);
 
