@@ -2254,6 +2254,17 @@ static int cmd_help(struct shell *sh, const char *args)
 	return 0;
 }
 
+const char *shell_command_name(int i)
+{
+	int n = 0;
+	const struct cmd *c;
+
+	for (c = top_cmds; c->name; c++)
+		if (!(c->flags & CMD_ALIAS) && n++ == i)
+			return c->name;
+	return NULL;
+}
+
 int shell_execute(struct shell *sh, const char *line, int *repeatable)
 {
 	char word[128];

@@ -69,6 +69,9 @@ struct shell {
  * repeated by an empty line. */
 int shell_execute(struct shell *sh, const char *line, int *repeatable);
 
+/* The @i-th command name (aliases excluded) for completion, or NULL. */
+const char *shell_command_name(int i);
+
 /* Prints an error like gdb's error(): stdout is flushed first so the
  * order of lines is kept when both go to one file.  Returns -1. */
 int shell_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
