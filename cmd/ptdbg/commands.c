@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "disasm/disasm.h"
 #include "ptdbg/ptdbg.h"
 #include "shell.h"
 
@@ -1254,6 +1255,22 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 	n = ptd_session_backtrace(sh->s, pcs, 256);
 	if (n < 0)
 		return session_error(n, NULL);
+	/*
+	 * In the recorded past the session gives the call instruction of each
+	 * caller; gdb's btrace unwinder shows the address after it (the
+	 * return address), so print that.
+	 */
+	if (ptd_session_replaying(sh->s)) {
+		for (i = 1; i < n; i++) {
+			uint8_t buf[16];
+			struct ptd_insn_info ii;
+			long got = shell_read(sh, pcs[i], buf, sizeof(buf));
+
+			if (got > 0 && ptd_disasm_decode(buf, (size_t)got, pcs[i], &ii) == 0 &&
+			    ii.iclass == PTD_IC_CALL)
+				pcs[i] += ii.len;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (limit && (uint64_t)i >= limit) {
 			printf("(More stack frames follow...)\n");
