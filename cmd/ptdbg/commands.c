@@ -403,6 +403,8 @@ static void free_args(char **v)
 	free(v);
 }
 
+static int set_program_and_args(struct shell *sh, const char *prog);
+
 /* The program's arguments as one line, for "Starting program:". */
 static const char *prog_args(struct shell *sh)
 {
@@ -420,23 +422,9 @@ static int do_run(struct shell *sh, const char *args, int start)
 		return shell_error("No executable file specified.\n"
 				   "Use the \"file\" or \"exec-file\" command.");
 	if (*skipws(args)) {
-		char **words = NULL, **argv;
-		int n = split_args(args, &words), i;
-
-		argv = calloc((size_t)n + 2, sizeof(*argv));
-		if (!argv) {
-			free_args(words);
-			return shell_error("out of memory");
-		}
-		argv[0] = (char *)prog;
-		for (i = 0; i < n; i++)
-			argv[i + 1] = words[i];
 		snprintf(sh->run_args, sizeof(sh->run_args), "%s", skipws(args));
-		rc = ptd_session_set_program(sh->s, argv);
-		free(argv);
-		free_args(words);
-		if (rc < 0)
-			return session_error(rc, NULL);
+		if (set_program_and_args(sh, prog) < 0)
+			return -1;
 		prog = ptd_session_program(sh->s);
 	}
 	if (ptd_session_alive(sh->s))
@@ -1961,6 +1949,105 @@ show:
 	return 0;
 }
 
+int shell_source(struct shell *sh, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc = 0, saved = sh->from_tty;
+
+	if (!f)
+		return shell_error("%s: %s.", path, strerror(errno));
+	sh->from_tty = 0;
+	while (!sh->quit && (len = getline(&line, &cap, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		rc = shell_execute(sh, line, NULL);
+		fflush(stdout);
+		if (rc < 0)
+			break;
+	}
+	sh->from_tty = saved;
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+static int cmd_source(struct shell *sh, const char *args)
+{
+	args = skipws(args);
+	if (!*args)
+		return shell_error("source command requires file name of file to source.");
+	return shell_source(sh, args);
+}
+
+/* Sets the program and its arguments (the words of sh->run_args). */
+static int set_program_and_args(struct shell *sh, const char *prog)
+{
+	char **words = NULL, **argv;
+	int n = split_args(sh->run_args, &words), i, rc;
+
+	argv = calloc((size_t)n + 2, sizeof(*argv));
+	if (!argv) {
+		free_args(words);
+		return shell_error("out of memory");
+	}
+	argv[0] = (char *)prog;
+	for (i = 0; i < n; i++)
+		argv[i + 1] = words[i];
+	ptd_clear_error();
+	rc = ptd_session_set_program(sh->s, argv);
+	free(argv);
+	free_args(words);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	return 0;
+}
+
+static int cmd_file(struct shell *sh, const char *args)
+{
+	char path[PATH_MAX];
+
+	args = skipws(args);
+	if (!*args)
+		return shell_error("No executable file now.");
+	snprintf(path, sizeof(path), "%s", args);
+	if (access(path, F_OK) < 0)
+		return shell_error("%s: %s.", path, strerror(errno));
+	if (ptd_session_alive(sh->s))
+		return shell_error("A program is being debugged already.  Kill it first.");
+	if (set_program_and_args(sh, path) < 0)
+		return -1;
+	sh->list_file[0] = '\0';
+	sh->list_next = 0;
+	printf("Reading symbols from %s...\n", path);
+	return 0;
+}
+
+static int set_args(struct shell *sh, const char *args)
+{
+	const char *prog = ptd_session_program(sh->s);
+	char saved[sizeof(sh->run_args)];
+
+	snprintf(saved, sizeof(saved), "%s", sh->run_args);
+	snprintf(sh->run_args, sizeof(sh->run_args), "%s", skipws(args));
+	if (!prog)
+		return 0; /* kept for the next "file" */
+	if (set_program_and_args(sh, prog) < 0) {
+		snprintf(sh->run_args, sizeof(sh->run_args), "%s", saved);
+		return -1;
+	}
+	return 0;
+}
+
+static int show_args(struct shell *sh, const char *args)
+{
+	printf("Argument list to give program being debugged when it is started is \"%s\".\n",
+	       sh->run_args);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Settings, help                                                       */
 
@@ -2088,6 +2175,7 @@ static const struct cmd record_cmds[] = {
 };
 
 static const struct cmd set_cmds[] = {
+	{ "args", 0, set_args, 0, "Arguments for the program at the next run: set args [ARGS...]." },
 	{ "disable-randomization", 0, set_disable_randomization, 0,
 	  "Disable address space randomization of the program (default on)." },
 	{ "record", 0, set_record, 0, "instruction-history-size N, function-call-history-size N." },
@@ -2099,6 +2187,7 @@ static const struct cmd set_cmds[] = {
 };
 
 static const struct cmd show_cmds[] = {
+	{ "args", 0, show_args, 0, "The arguments the program gets at the next run." },
 	{ "disable-randomization", 0, show_disable_randomization, 0,
 	  "Whether address space randomization is disabled." },
 	{ "record", 0, show_record, 0, "instruction-history-size, function-call-history-size." },
@@ -2118,6 +2207,7 @@ static const struct cmd top_cmds[] = {
 	{ "detach", 0, cmd_detach, 0, "Detach from the program; it continues running." },
 	{ "disassemble", 0, cmd_disassemble, 0, "Disassemble a function: disassemble [/r] [FUNCTION|ADDRESS]." },
 	{ "echo", 0, cmd_echo, 0, "Print text; C escapes like \\n are understood." },
+	{ "file", 0, cmd_file, 0, "Use FILE as the program to debug: file FILE." },
 	{ "finish", 0, cmd_finish, CMD_REPEAT, "Run until the selected function returns." },
 	{ "fin", 0, cmd_finish, CMD_REPEAT | CMD_ALIAS, "finish" },
 	{ "help", 1, cmd_help, 0, "Print the list of commands, or help on one: help [COMMAND]." },
@@ -2149,6 +2239,7 @@ static const struct cmd top_cmds[] = {
 	{ "run", 1, cmd_run, 0, "Start the program: run [ARGS...]." },
 	{ "set", 0, cmd_set, 0, "Change a setting: set disable-randomization on|off, set record ..." },
 	{ "show", 0, cmd_show, 0, "Show a setting: show version, show disable-randomization." },
+	{ "source", 0, cmd_source, 0, "Read commands from a file: source FILE." },
 	{ "start", 0, cmd_start, 0, "Start the program and stop at the beginning of main." },
 	{ "step", 1, cmd_step, CMD_REPEAT, "Step program until it reaches a different source line: step [N]." },
 	{ "stepi", 0, cmd_stepi, CMD_REPEAT, "Step one instruction exactly: stepi [N]." },

@@ -102,32 +102,6 @@ static int run_line(struct shell *sh, const char *line, int *repeatable)
 	return rc;
 }
 
-/* Commands from a file, as gdb's -x/source: no repeats, the first error
- * ends the file. */
-static int run_file(struct shell *sh, const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int rc = 0, saved = sh->from_tty;
-
-	if (!f)
-		return shell_error("%s: %s.", path, strerror(errno));
-	sh->from_tty = 0;
-	while (!sh->quit && (len = getline(&line, &cap, f)) >= 0) {
-		if (len && line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		rc = run_line(sh, line, NULL);
-		if (rc < 0)
-			break;
-	}
-	sh->from_tty = saved;
-	free(line);
-	fclose(f);
-	return rc;
-}
-
 static char *complete_command(const char *text, int state)
 {
 	static int i;
@@ -390,6 +364,8 @@ int main(int argc, char **argv)
 			}
 			if (pa && ptd_session_set_program(sh.s, pa) < 0)
 				shell_error("%s: %s", prog_argv[0], ptd_last_error(-ptde_invalid));
+			else if (!batch)
+				printf("Reading symbols from %s...\n", prog_argv[0]);
 			free(pa);
 		}
 	}
@@ -405,7 +381,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < ncmds && !sh.quit; i++) {
 		sh.from_tty = !batch;
 		if (cmds[i].is_file)
-			last_rc = run_file(&sh, cmds[i].text);
+			last_rc = shell_source(&sh, cmds[i].text);
 		else
 			last_rc = run_line(&sh, cmds[i].text, NULL);
 	}

@@ -69,6 +69,10 @@ struct shell {
  * repeated by an empty line. */
 int shell_execute(struct shell *sh, const char *line, int *repeatable);
 
+/* Runs the commands of @path as gdb's -x and source do: not from_tty, no
+ * repeats, the first failing command ends the file.  Returns 0 or -1. */
+int shell_source(struct shell *sh, const char *path);
+
 /* The @i-th command name (aliases excluded) for completion, or NULL. */
 const char *shell_command_name(int i);
 
