@@ -98,7 +98,7 @@ static int push_orphan(struct builder *b, uint64_t s)
 }
 
 static uint64_t new_seg(struct builder *b, uint8_t how, uint64_t first, uint64_t ip, int level,
-			uint64_t up, uint8_t up_is_ret)
+			uint64_t up, uint8_t up_is_ret, uint8_t up_is_tail)
 {
 	struct ptd_calls *c = b->c;
 	struct ptd_callseg *s;
@@ -123,6 +123,7 @@ static uint64_t new_seg(struct builder *b, uint8_t how, uint64_t first, uint64_t
 	s->level = level;
 	s->up = up;
 	s->up_is_ret = up_is_ret;
+	s->up_is_tail = up_is_tail;
 	s->instance = s->index;
 	s->how = how;
 	if (!up && how != PTD_SEG_GAP)
@@ -138,8 +139,8 @@ static void continue_instance(struct builder *b, uint8_t how, uint64_t first, ui
 	struct ptd_callseg *p = seg(b, prev);
 	int level = p->level;
 	uint64_t up = p->up, inst = p->instance;
-	uint8_t uir = p->up_is_ret;
-	uint64_t s = new_seg(b, how, first, ip, level, up, uir);
+	uint8_t uir = p->up_is_ret, uit = p->up_is_tail;
+	uint64_t s = new_seg(b, how, first, ip, level, up, uir, uit);
 
 	if (!s)
 		return;
@@ -148,11 +149,22 @@ static void continue_instance(struct builder *b, uint8_t how, uint64_t first, ui
 	seg(b, prev)->next_same = s;
 }
 
+/* The segment whose up is the real caller: tail-call links skipped. */
+static struct ptd_callseg *frame_root(struct builder *b, struct ptd_callseg *s)
+{
+	int i;
+
+	for (i = 0; s->up_is_tail && s->up && i < 1 << 20; i++)
+		s = seg(b, s->up);
+	return s;
+}
+
 static void do_return(struct builder *b, uint64_t target, uint64_t number)
 {
 	struct ptd_callseg *cur = seg(b, b->cur);
 	struct ptd_callseg *inst = seg(b, cur->instance);
-	uint64_t up = cur->up, cand;
+	struct ptd_callseg *root = frame_root(b, cur);
+	uint64_t up = root->up, cand;
 	uint64_t ft;
 	int i, level;
 	size_t k, j;
@@ -160,10 +172,11 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 	if (inst->how == PTD_SEG_SIGNAL) {
 		/* A handler returns into the sigreturn trampoline, not into
 		 * the interrupted function: same depth until sigreturn. */
-		new_seg(b, PTD_SEG_SIGTRAMP, number, target, cur->level, cur->up, cur->up_is_ret);
+		new_seg(b, PTD_SEG_SIGTRAMP, number, target, cur->level, cur->up, cur->up_is_ret,
+			cur->up_is_tail);
 		return;
 	}
-	if (up && !cur->up_is_ret) {
+	if (up && !root->up_is_ret) {
 		/* Prefer the caller whose function is the return target's
 		 * (longjmp-like unwinding returns past several frames). */
 		ft = func(b, target);
@@ -182,15 +195,15 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 		continue_instance(b, PTD_SEG_RETURN, number, target, up);
 		return;
 	}
-	if (up && cur->up_is_ret) {
-		/* Cannot happen for the newest segment of an orphan chain
-		 * (the return-created caller is after it); be safe. */
+	if (up) {
+		/* Not for the newest segment of an orphan chain (the
+		 * return-created caller is after it); be safe. */
 		continue_instance(b, PTD_SEG_RETURN, number, target, up);
 		return;
 	}
 	/* Returning out of the function where the recording started. */
-	level = cur->level;
-	if (!new_seg(b, PTD_SEG_RETURN, number, target, level - 1, 0, 0))
+	level = root->level;
+	if (!new_seg(b, PTD_SEG_RETURN, number, target, level - 1, 0, 0, 0))
 		return;
 	for (k = 0, j = 0; k < b->norph; k++) {
 		struct ptd_callseg *o = seg(b, b->orph[k]);
@@ -216,7 +229,16 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 	case T_NONE:
 		break;
 	case T_CALL:
-		new_seg(b, PTD_SEG_CALL, number, target, cur->level + 1, b->cur, 0);
+		/* A call to the next instruction (PIC: call 1f; 1: pop) is no
+		 * call; direct calls are 5 bytes. */
+		if (target == b->from_ip + 5) {
+			int len = ptd__history_insn_len(b->h, b->from_ip, NULL);
+
+			ptd_clear_error();
+			if (len == 5)
+				break;
+		}
+		new_seg(b, PTD_SEG_CALL, number, target, cur->level + 1, b->cur, 0, 0);
 		break;
 	case T_RET:
 		do_return(b, target, number);
@@ -224,9 +246,14 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 	case T_JUMP: {
 		uint64_t fa = func(b, b->from_ip), fb = func(b, target);
 
-		if (fa != fb)
-			new_seg(b, PTD_SEG_TAILCALL, number, target, cur->level, cur->up,
-				cur->up_is_ret);
+		/* As gdb: a jump to a function's entry is a tail call (even
+		 * to itself); into an unknown function, a tail call too; into
+		 * the middle of another function, a switch. */
+		if ((fb && fb == target) || (!fb && fa))
+			new_seg(b, PTD_SEG_TAILCALL, number, target, cur->level + 1, b->cur, 0, 1);
+		else if (fa != fb)
+			new_seg(b, PTD_SEG_SWITCH, number, target, cur->level, cur->up,
+				cur->up_is_ret, cur->up_is_tail);
 		break;
 	}
 	case T_SYSCALL: {
@@ -271,7 +298,7 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 			continue_instance(b, PTD_SEG_AFTER_GAP, number, target, bg);
 		} else {
 			new_seg(b, PTD_SEG_AFTER_GAP, number, target, g->level, g->up,
-				g->up_is_ret);
+				g->up_is_ret, g->up_is_tail);
 		}
 		b->before_gap = 0;
 		break;
@@ -282,7 +309,7 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 static void start_if_none(struct builder *b, uint64_t number, uint64_t ip)
 {
 	if (!b->cur)
-		new_seg(b, PTD_SEG_START, number, ip, 0, 0, 0);
+		new_seg(b, PTD_SEG_START, number, ip, 0, 0, 0, 0);
 }
 
 static void on_block(struct builder *b, const struct ptd_item *it)
@@ -326,7 +353,7 @@ static void on_gap(struct builder *b, const struct ptd_item *it)
 	struct ptd_callseg *cur = seg(b, b->cur);
 	int level = 0;
 	uint64_t up = 0, s;
-	uint8_t uir = 0;
+	uint8_t uir = 0, uit = 0;
 
 	/* After the gap, the frame is searched from here upward (a pending
 	 * call's callee is unknown: its caller is the starting point). */
@@ -340,9 +367,10 @@ static void on_gap(struct builder *b, const struct ptd_item *it)
 			level = cur->level;
 			up = cur->up;
 			uir = cur->up_is_ret;
+			uit = cur->up_is_tail;
 		}
 	}
-	s = new_seg(b, PTD_SEG_GAP, it->number, 0, level, up, uir);
+	s = new_seg(b, PTD_SEG_GAP, it->number, 0, level, up, uir, uit);
 	if (!s)
 		return;
 	seg(b, s)->is_gap = 1;
@@ -377,7 +405,7 @@ static void on_event(struct builder *b, const struct ptd_item *it)
 		b->sig[b->nsig].ip = ip;
 		b->sig[b->nsig].seg = b->cur;
 		b->nsig++;
-		new_seg(b, PTD_SEG_SIGNAL, it->number, 0, seg(b, b->cur)->level + 1, b->cur, 0);
+		new_seg(b, PTD_SEG_SIGNAL, it->number, 0, seg(b, b->cur)->level + 1, b->cur, 0, 0);
 		/* The handler's ip is the first block's; fixed up there. */
 		b->pending = T_NONE;
 		break;

@@ -162,9 +162,15 @@ uint64_t ptd_history_nitems(const struct ptd_history *h);
 
 /*
  * Function-call segments, as gdb's record function-call-history shows
- * them: a new segment starts at each call, return, signal entry, gap, and
- * at a jump into a different function (tail call).  Levels are call
- * depths (the minimum over the history is normalised to 0 when printed).
+ * them (gdb's btrace rules): a new segment starts at each call (level + 1;
+ * a call to the next instruction, the PIC idiom, is not a call), each
+ * return (a new segment of the caller's instance, found through the up
+ * links and, with func_of, the return target's function), signal entry
+ * (level + 1) and sigreturn, gap, a jump to a function's entry (tail call:
+ * level + 1, up = the jumping segment, up_is_tail) and a jump into the
+ * middle of another function (switch: same level).  Returning out of the
+ * function where the recording started makes the caller level - 1.
+ * Levels can go negative; the minimum is normalised to 0 when printed.
  */
 struct ptd_callseg {
 	uint64_t index;  /* 1-based segment number */
@@ -185,6 +191,9 @@ struct ptd_callseg {
 	/* @up is the caller's segment created by the return (the call was
 	 * before the recording started), not the one that made the call. */
 	uint8_t up_is_ret;
+	/* @up is the function that jumped here (tail call), as in gdb's
+	 * btrace: the real caller is further up. */
+	uint8_t up_is_tail;
 };
 
 /* How a function-call segment was entered. */
@@ -192,12 +201,13 @@ enum ptd_seg_entry {
 	PTD_SEG_START = 0,  /* first segment of the history */
 	PTD_SEG_CALL,       /* called (level + 1) */
 	PTD_SEG_RETURN,     /* returned to (level - 1; continues the caller) */
-	PTD_SEG_TAILCALL,   /* jumped into another function (same level) */
+	PTD_SEG_TAILCALL,   /* jumped to a function's entry (level + 1, up = the jumper) */
 	PTD_SEG_SIGNAL,     /* signal handler entered (level + 1) */
 	PTD_SEG_SIGRETURN,  /* back in the interrupted frame after sigreturn */
 	PTD_SEG_SIGTRAMP,   /* handler returned into the sigreturn trampoline */
 	PTD_SEG_GAP,        /* the gap itself (is_gap) */
 	PTD_SEG_AFTER_GAP,  /* first segment after a gap */
+	PTD_SEG_SWITCH,     /* jumped into the middle of another function (same level) */
 };
 
 /* Returns the function entry of @addr (symbol start) or 0 when unknown. */

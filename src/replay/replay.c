@@ -150,6 +150,19 @@ static uint64_t step_into_target(const struct walker *w, uint64_t entry)
 	return p;
 }
 
+/* Instance of the function that really called @s's frame (tail-call
+ * links skipped), or 0. */
+static uint64_t caller_inst(const struct walker *w, const struct ptd_callseg *s)
+{
+	const struct ptd_callseg *up;
+	int i;
+
+	for (i = 0; s && s->up_is_tail && i < 1 << 20; i++)
+		s = ptd_calls_get(w->calls, s->up);
+	up = s && s->up ? ptd_calls_get(w->calls, s->up) : NULL;
+	return up ? up->instance : 0;
+}
+
 struct stepstate {
 	enum ptd_motion m;
 	int level;
@@ -179,9 +192,11 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 		st->into = 0; /* returned before reaching it: go on in the caller */
 	}
 	if (s->level > st->level) {
+		/* A function called from the frame being stepped, directly
+		 * or through tail calls (PLT stubs jump to the function). */
 		if (st->m == PTD_MOTION_STEP && w->c.number == s->first &&
-		    s->level == st->level + 1 &&
-		    (s->how == PTD_SEG_CALL || s->how == PTD_SEG_TAILCALL)) {
+		    (s->how == PTD_SEG_CALL || s->how == PTD_SEG_TAILCALL) &&
+		    caller_inst(w, s) == st->inst) {
 			uint64_t t = step_into_target(w, ip);
 
 			if (t) {
@@ -230,9 +245,8 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 	 * it, at the callee depth: gdb sees a new callee of the stepping frame
 	 * there too (e.g. g jumping to h without line info). */
 	int from_tail = st->prev_seg && st->prev_seg != s &&
-			(st->prev_seg->how == PTD_SEG_TAILCALL ||
-			 st->prev_seg->how == PTD_SEG_SIGTRAMP) &&
-			st->prev_seg->level == s->level;
+			((st->prev_seg->how == PTD_SEG_TAILCALL && st->prev_seg->up == s->index) ||
+			 (st->prev_seg->how == PTD_SEG_SIGTRAMP && st->prev_seg->level == s->level));
 
 	st->prev_level = s->level;
 	st->prev_seg = s;
@@ -242,7 +256,8 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 		/* Back into a callee through its return: step enters it when
 		 * it has line info (at the start of the row of the return). */
 		if (st->m == PTD_MOTION_STEP && (prev <= st->level || from_tail) &&
-		    s->level == st->level + 1 && w->c.number == s->last && line_of(w, ip, &li) == 0) {
+		    w->c.number == s->last && caller_inst(w, s) == st->inst &&
+		    line_of(w, ip, &li) == 0) {
 			st->level = s->level;
 			st->inst = s->instance;
 			st->li = li;

@@ -40,6 +40,7 @@
 #define FX_START 0x402030ull
 #define FX_TCC 0x402040ull
 #define FX_XEND 0x402047ull
+#define FX_PIC 0x402050ull
 
 static const uint8_t fx_text[] = {
 	/* g 0x401106 */
@@ -79,7 +80,10 @@ static const uint8_t fx_extra[] = {
 	0xe8, 0x4d, 0xf1, 0xff, 0xff, 0xf4, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
 	0x90,
 	/* 0x402040 tcc: call plt; nop; ret */
-	0xe8, 0xdb, 0xff, 0xff, 0xff, 0x90, 0xc3,
+	0xe8, 0xdb, 0xff, 0xff, 0xff, 0x90, 0xc3, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	0x90,
+	/* 0x402050 pic: call 1f; 1: pop %rax; ret */
+	0xe8, 0x00, 0x00, 0x00, 0x00, 0x58, 0xc3,
 };
 
 static __attribute__((unused)) int fx_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
@@ -149,7 +153,7 @@ static const uint64_t fx_funcs[][2] = {
 	{ FX_G, FX_F },         { FX_F, FX_FIB },       { FX_FIB, FX_MAIN },
 	{ FX_MAIN, FX_H },      { FX_H, FX_END },       { FX_HANDLER, FX_HANDLER + 7 },
 	{ FX_RESTORER, FX_RESTORER + 9 }, { FX_PLT, FX_PLT + 6 }, { FX_START, FX_START + 6 },
-	{ FX_TCC, FX_XEND },
+	{ FX_TCC, FX_XEND }, { FX_PIC, FX_PIC + 7 },
 };
 
 static __attribute__((unused)) uint64_t fx_func_of(void *ctx, uint64_t addr)

@@ -359,17 +359,18 @@ static void test_gap(void **state)
 	fx_sim_fini(&s);
 }
 
-/* tcc calls h through a PLT-like indirect jump: a tail call at the same
- * level; h's return goes back to tcc. */
+/* tcc calls h through a PLT-like indirect jump: as in gdb's btrace, the
+ * jump to h's entry is a tail call one level down, linked up to the stub;
+ * h's return goes back to tcc. */
 static void test_tailcall(void **state)
 {
 	static const struct expect e[] = {
-		C(FX_TCC, 0, START), C(FX_PLT, 1, CALL), C(FX_H, 1, TAILCALL),
+		C(FX_TCC, 0, START), C(FX_PLT, 1, CALL), C(FX_H, 2, TAILCALL),
 		C(FX_TCC, 0, RETURN), C(FX_MAIN, -1, RETURN),
 	};
 	struct fx_sim s;
 	struct ptd_calls *c;
-	uint64_t pcs[4];
+	uint64_t pcs[8];
 
 	(void)state;
 	fx_sim_init(&s);
@@ -383,11 +384,15 @@ static void test_tailcall(void **state)
 	assert_non_null(c);
 	check_segs(c, e, sizeof(e) / sizeof(e[0]));
 	check_cover(s.h, c);
-	assert_int_equal(ptd_calls_get(c, 3)->up, 1);
+	assert_int_equal(ptd_calls_get(c, 3)->up, 2);
+	assert_true(ptd_calls_get(c, 3)->up_is_tail);
+	assert_false(ptd_calls_get(c, 2)->up_is_tail);
 	assert_int_equal(ptd_calls_get(c, 4)->instance, 1);
-	assert_int_equal(ptd_replay_backtrace(s.h, c, fx_num(&s, FX_H + 4, 0), pcs, 4), 3);
-	assert_int_equal(pcs[1], FX_TCC);
-	assert_int_equal(pcs[2], 0x4011a7);
+	/* h <- the stub's jump <- tcc's call <- main's call before 0x4011ac */
+	assert_int_equal(ptd_replay_backtrace(s.h, c, fx_num(&s, FX_H + 4, 0), pcs, 8), 4);
+	assert_int_equal(pcs[1], FX_PLT);
+	assert_int_equal(pcs[2], FX_TCC);
+	assert_int_equal(pcs[3], 0x4011a7);
 	ptd_calls_free(c);
 
 	/* without func_of the jump is not seen as a call */
@@ -395,6 +400,61 @@ static void test_tailcall(void **state)
 	assert_int_equal(ptd_calls_count(c), 4);
 	assert_int_equal(ptd_calls_get(c, 2)->level, 1);
 	assert_int_equal(ptd_calls_get(c, 3)->level, 0);
+	ptd_calls_free(c);
+	fx_sim_fini(&s);
+}
+
+/* Recording starts in the stub, which tail-calls h: h's return has no
+ * caller; the topmost function (the stub) gets the new caller one level
+ * up, as gdb does. */
+static void test_tailcall_orphan(void **state)
+{
+	static const struct expect e[] = {
+		C(FX_PLT, 0, START), C(FX_H, 1, TAILCALL), C(FX_TCC, -1, RETURN),
+	};
+	struct fx_sim s;
+	struct ptd_calls *c;
+
+	(void)state;
+	fx_sim_init(&s);
+	fx_run(&s, FX_PLT, FX_PLT, PTD_IC_JUMP, 0);
+	fx_h(&s);
+	ptd_history_set_tail(s.h, FX_TCC + 5);
+	c = ptd_calls_build(s.h, fx_func_of, NULL);
+	assert_non_null(c);
+	check_segs(c, e, sizeof(e) / sizeof(e[0]));
+	assert_int_equal(ptd_calls_get(c, 1)->up, 3);
+	assert_true(ptd_calls_get(c, 1)->up_is_ret);
+	assert_int_equal(ptd_calls_get(c, 2)->up, 1);
+	ptd_calls_free(c);
+	fx_sim_fini(&s);
+}
+
+/* A jump into the middle of another function is a switch (same level);
+ * a call to the next instruction is no call. */
+static void test_switch_and_pic(void **state)
+{
+	static const struct expect e[] = {
+		C(FX_FIB, 0, START), C(FX_F, 0, SWITCH), C(FX_G, 1, CALL), C(FX_F, 0, RETURN),
+	};
+	struct fx_sim s;
+	struct ptd_calls *c;
+
+	(void)state;
+	fx_sim_init(&s);
+	fx_run(&s, 0x401159, 0x40115c, PTD_IC_JUMP, 0);
+	fx_run(&s, 0x401132, 0x40113a, PTD_IC_CALL, 0);
+	fx_run(&s, FX_G, FX_G, PTD_IC_OTHER, PTD_BLK_INTERRUPTED);
+	fx_run(&s, FX_PIC, FX_PIC, PTD_IC_CALL, 0);
+	fx_run(&s, FX_PIC + 5, FX_PIC + 6, PTD_IC_RET, 0);
+	ptd_history_set_tail(s.h, 0x40113f);
+	assert_false(s.err);
+	c = ptd_calls_build(s.h, fx_func_of, NULL);
+	assert_non_null(c);
+	/* g's segment holds the PIC code (no call), its ret returns to f */
+	check_segs(c, e, sizeof(e) / sizeof(e[0]));
+	assert_int_equal(ptd_calls_get(c, 4)->instance, 2);
+	assert_int_equal(ptd_calls_get(c, 4)->first, ptd_history_count(s.h));
 	ptd_calls_free(c);
 	fx_sim_fini(&s);
 }
@@ -408,6 +468,8 @@ int main(void)
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_tailcall),
+		cmocka_unit_test(test_tailcall_orphan),
+		cmocka_unit_test(test_switch_and_pic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -525,6 +525,39 @@ static void test_signal_handler(void **state)
 	fix_free(f);
 }
 
+/* tcc calls g through the PLT-like stub (an indirect jump to g's entry:
+ * a tail call one level further down). */
+static void prog_plt(struct fx_sim *s)
+{
+	fx_run(s, FX_TCC, FX_TCC, PTD_IC_CALL, 0);
+	fx_run(s, FX_PLT, FX_PLT, PTD_IC_JUMP, 0);
+	fx_g(s);
+	fx_run(s, FX_TCC + 5, FX_TCC + 6, PTD_IC_RET, 0);
+	ptd_history_set_tail(s->h, 0x4011ac);
+	fx_push_ip(s, 0x4011ac);
+}
+
+static void test_step_through_stub(void **state)
+{
+	struct fixture *f = fix_new(prog_plt);
+	uint64_t pos;
+
+	(void)state;
+	/* step into the stub (no lines) goes on into g, after its prologue */
+	pos = STEP(1, 0x40110d);
+	assert_int_equal(seg_at(f, pos)->how, PTD_SEG_TAILCALL);
+	assert_int_equal(seg_at(f, pos)->level, 2);
+	/* reverse-step from after the return enters g at its last line */
+	pos = RSTEP(fx_num(&f->s, FX_TCC + 5, 0), 0x40111b);
+	/* finish from g: back in tcc after the call (the stub is skipped) */
+	mv(f, pos, PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, FX_TCC + 5);
+	/* reverse-finish from g: the stub's jump, as gdb's record full does */
+	mv(f, pos, PTD_MOTION_FINISH, 1, PTD_REPLAY_DONE, FX_PLT);
+	/* nexti over the call */
+	mv(f, 1, PTD_MOTION_NEXTI, 0, PTD_REPLAY_DONE, FX_TCC + 5);
+	fix_free(f);
+}
+
 /* Random programs built from the fixture's functions with gaps and
  * signals; every motion from every few positions must end inside the
  * history, on the right side of its start, and agree with the cursor. */
@@ -660,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_gap),
 		cmocka_unit_test(test_signal_handler),
 		cmocka_unit_test(test_backtrace),
+		cmocka_unit_test(test_step_through_stub),
 		cmocka_unit_test(test_random_motions),
 	};
 
