@@ -22,13 +22,27 @@
 
 #include "disasm/disasm.h"
 
-const char *ptd_print_filename(const char *path)
+/*
+ * gdb shows a source file by the name the compiler was given ("t.c" when
+ * built with "cc t.c"), i.e. relative to the CU's DW_AT_comp_dir, while
+ * ptd_line.file is the full path.  src/symbols is the place that knows the
+ * compilation directory; this weak reference picks up
+ * ptd_symbols_display_name() once it exists there and shows the full path
+ * until then.
+ */
+extern const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file)
+	__attribute__((weak));
+
+const char *ptd_print_filename(const struct ptd_print_ctx *c, const char *path)
 {
-	/*
-	 * gdb shows the file name as the compiler recorded it.  ptd_symbols
-	 * hands out the name from the line table, so show it unchanged.
-	 */
-	return path ? path : "??";
+	const char *d;
+
+	if (!path)
+		return "??";
+	if (ptd_symbols_display_name && c && c->sym &&
+	    (d = ptd_symbols_display_name(c->sym, path)) && d[0])
+		return d;
+	return path;
 }
 
 void ptd_print_addr16(char *out, size_t n, uint64_t addr)
@@ -96,11 +110,11 @@ void ptd_print_source_line(struct ptd_print_ctx *c, const char *file, int line, 
 		fprintf(c->out, "%d\t%s\n", line, text);
 		c->last_file_missing = 0;
 	} else if (c->last_file_missing && file && !strcmp(file, c->last_file)) {
-		fprintf(c->out, "%d\tin %s\n", line, ptd_print_filename(file));
+		fprintf(c->out, "%d\tin %s\n", line, ptd_print_filename(c, file));
 	} else {
 		fflush(c->out);
 		fprintf(stderr, "%d\t%s: No such file or directory.\n", line,
-			ptd_print_filename(file));
+			ptd_print_filename(c, file));
 		fflush(stderr);
 		c->last_file_missing = 1;
 	}
@@ -138,7 +152,7 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		}
 		fprintf(c->out, "%s ()", have_sym ? ptd_print_symname(s.name) : "??");
 		if (have_line)
-			fprintf(c->out, " at %s:%d", ptd_print_filename(li.file), li.line);
+			fprintf(c->out, " at %s:%d", ptd_print_filename(c, li.file), li.line);
 		else if (have_sym && !module_is_main(c, s.module))
 			fprintf(c->out, " from %s", s.module);
 		fputc('\n', c->out);
@@ -299,7 +313,7 @@ void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,
 		fputs("\tat ", c->out);
 		file = seg_lines(c, h, seg, &lo, &hi);
 		if (file) {
-			fprintf(c->out, "%s:%d", ptd_print_filename(file), lo);
+			fprintf(c->out, "%s:%d", ptd_print_filename(c, file), lo);
 			if (hi != lo)
 				fprintf(c->out, ",%d", hi);
 		}

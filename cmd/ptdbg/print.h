@@ -54,7 +54,7 @@ enum ptd_call_flags_print {
 };
 
 /* The name gdb displays for a source file (symtab_to_filename_for_display). */
-const char *ptd_print_filename(const char *path);
+const char *ptd_print_filename(const struct ptd_print_ctx *c, const char *path);
 
 /* @name without a "@@VERSION" suffix, as gdb shows ELF symbols. */
 const char *ptd_print_symname(const char *name);
