@@ -1,0 +1,224 @@
+# Shared helpers for tests/integration/*.sh (sourced; not a test itself,
+# which is why it does not end in .sh).
+#
+# tests/run-all.sh gives every script B, PTDBG, TESTPROGS, TOP and a fresh
+# TMPDIR; the defaults below let a script also run by hand from the
+# checkout (bash tests/integration/NAME.sh).  Everything here drives the
+# real ptdbg shell and, as the independent oracle, gdb 13 with `record
+# full`.  Addresses are stable because the test programs are non-PIE and
+# both debuggers run them with ASLR disabled.
+
+set -u -o pipefail
+
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+B=${B:-build}
+PTDBG=${PTDBG:-$TOP/$B/bin/ptdbg}
+TESTPROGS=${TESTPROGS:-$TOP/testprogs/build}
+if [ -z "${TMPDIR:-}" ] || [ "${TMPDIR:-}" = /tmp ]; then
+	TMPDIR=$(mktemp -d)
+	trap 'rm -rf "$TMPDIR"' EXIT
+fi
+export TMPDIR
+GOLDEN=$TOP/tests/golden
+GDB_REVPCS=$TOP/tests/integration/gdb_revpcs.py
+SRCDIR=$TOP/testprogs
+
+# Messages from a test go to stderr so they land in the log next to the
+# output of the failing command.
+note() { printf '%s\n' "$*" >&2; }
+die() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
+
+need_prereqs() {
+	[ -x "$PTDBG" ] || die "ptdbg shell not built: $PTDBG"
+	[ -d "$TESTPROGS" ] || die "test programs not built: $TESTPROGS"
+	local p
+	for p in "$@"; do
+		[ -x "$TESTPROGS/$p" ] || die "test program missing: $TESTPROGS/$p"
+	done
+}
+
+need_gdb() {
+	command -v gdb >/dev/null || die "gdb not installed (it is the oracle)"
+}
+
+# The line number of the first line of testprogs/FILE containing the
+# fixed string PATTERN, so tests do not hard-code line numbers.
+line_of() {
+	local n
+	n=$(grep -nF -- "$2" "$SRCDIR/$1" | head -n 1 | cut -d: -f1)
+	[ -n "$n" ] || die "no line with '$2' in $1"
+	printf '%s:%s\n' "$1" "$n"
+}
+
+# Runs ptdbg in batch mode: ptdbg_batch [ptdbg options...] -- program [args...]
+# Each element of the array CMDS becomes one -ex.  Output (stdout and
+# stderr, in the order written) goes to stdout; the exit status is ptdbg's.
+ptdbg_batch() {
+	local opts=() ex=() c
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	for c in "${CMDS[@]}"; do ex+=(-ex "$c"); done
+	if [ $# -gt 0 ]; then
+		"$PTDBG" -batch "${opts[@]}" "${ex[@]}" --args "$@" 2>&1
+	else
+		"$PTDBG" -batch "${opts[@]}" "${ex[@]}" 2>&1
+	fi
+}
+
+# Same for gdb (no init files, pagination off); program and arguments
+# after --.
+gdb_batch() {
+	local opts=() ex=(-ex 'set pagination off' -ex 'set confirm off') c
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	for c in "${CMDS[@]}"; do ex+=(-ex "$c"); done
+	gdb -nx -batch "${opts[@]}" "${ex[@]}" --args "$@" 2>&1
+}
+
+# The address gdb puts a breakpoint at for SPEC (a function or file:line)
+# in program PROG, as 0x... .  Both debuggers are then given `break *ADDR`
+# so a test of history contents does not depend on how each resolves
+# locations (the golden tests cover that separately).
+bp_addr() {
+	local prog=$1 spec=$2 a
+	a=$(gdb -nx -batch -ex "break $spec" "$TESTPROGS/$prog" 2>/dev/null |
+		sed -n 's/^Breakpoint 1 at \(0x[0-9a-f]*\).*/\1/p' | head -n 1)
+	[ -n "$a" ] || die "gdb cannot place a breakpoint at $spec in $prog"
+	printf '%s\n' "$a"
+}
+
+# Makes output comparable between runs and checkouts: the test program
+# directory becomes testprogs/, process and thread ids become PID/LWP.
+normalize() {
+	sed -e "s#$TESTPROGS/#testprogs/build/#g" \
+	    -e "s#$SRCDIR/#testprogs/#g" \
+	    -e "s#$TOP/#TOP/#g" \
+	    -e 's/process [0-9][0-9]*/process PID/g' \
+	    -e 's/LWP [0-9][0-9]*/LWP N/g' \
+	    -e 's/Thread 0x[0-9a-f]*/Thread 0xX/g'
+}
+
+# Compares ACTUAL (a file) with tests/golden/NAME.out.  With
+# UPDATE_GOLDEN=1 it rewrites the expected file instead (then review the
+# diff before committing it).
+check_golden() {
+	local name=$1 actual=$2 expect=$GOLDEN/$1.out
+	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "$actual" "$expect"
+		note "updated $expect"
+		return 0
+	fi
+	[ -f "$expect" ] || die "no expected output $expect"
+	if ! diff -u "$expect" "$actual" >&2; then
+		note "golden $name differs (expected: $expect)"
+		return 1
+	fi
+}
+
+# The recording methods this ptdbg build accepts, besides auto (parsed
+# from the error for an unknown one, so a method that lands is tested
+# without editing the tests).
+ptdbg_methods() {
+	"$PTDBG" -batch --method=no-such-method 2>&1 |
+		sed -n 's/.*(valid: \(.*\)).*/\1/p' | tr -d ' ' | tr ',' '\n' |
+		grep -v -x auto
+}
+
+# The pc printed (by `echo STOPPED-AT\n` and `p/x $pc`) in log file $1.
+stopped_at() {
+	sed -n '/^STOPPED-AT$/{n;s/^\$[0-9]* = //p;}' "$1" | head -n 1
+}
+
+# gdb_pcs OUT A B NCONT PROG [ARGS...]: with gdb record full, break at
+# address A, record, continue NCONT times (the last must stop at address
+# B; the others at signals, which continue then delivers), and write the
+# pc of every instruction recorded between A and B (oldest first, A
+# included, B not) to OUT.
+gdb_pcs() {
+	local out=$1 a=$2 b=$3 ncont=$4 i log
+	shift 4
+	log=$out.gdblog
+	CMDS=("break *$a" run 'record full' 'set record full insn-number-max unlimited'
+	      delete "break *$b")
+	for ((i = 0; i < ncont; i++)); do CMDS+=(continue); done
+	CMDS+=('echo STOPPED-AT\n' 'p/x $pc' "source $GDB_REVPCS" "reverse-pcs $out")
+	rm -f "$out"
+	LD_BIND_NOW=1 gdb_batch -- "$@" >"$log"
+	if [ "$(stopped_at "$log")" != "$b" ] || [ ! -s "$out" ]; then
+		tail -n 20 "$log" >&2
+		die "gdb record full did not get from $a to $b in $*"
+	fi
+}
+
+# ptdbg_pcs OUT METHOD A B NCONT PROG [ARGS...]: the same span recorded by
+# ptdbg with METHOD, listed with record instruction-history; the pcs of
+# the listed instructions go to OUT.
+ptdbg_pcs() {
+	local out=$1 method=$2 a=$3 b=$4 ncont=$5 i log
+	shift 5
+	log=$out.ptdbglog
+	CMDS=("break *$a" run record delete "break *$b")
+	for ((i = 0; i < ncont; i++)); do CMDS+=(continue); done
+	CMDS+=('echo STOPPED-AT\n' 'p/x $pc' 'info record'
+	       'set record instruction-history-size unlimited'
+	       'echo HISTORY-LISTING\n' 'record instruction-history /f')
+	LD_BIND_NOW=1 ptdbg_batch --method="$method" -- "$@" >"$log"
+	if [ "$(stopped_at "$log")" != "$b" ]; then
+		tail -n 20 "$log" >&2
+		die "ptdbg ($method) did not get from $a to $b in $*"
+	fi
+	# Numbered listing lines: "N<tab>   0xADDR <fn+off>:<tab>insn" (a
+	# "=> " marker may precede the address).  Anything else numbered,
+	# such as a gap, is kept verbatim so that it shows up in the diff.
+	sed -n '/^HISTORY-LISTING$/,$p' "$log" | awk '/^[0-9]+\t/ {
+		if (match($0, /0x[0-9a-f]+/)) {
+			a = substr($0, RSTART + 2, RLENGTH - 2); sub(/^0+/, "", a); print a
+		} else print "ITEM: " $0
+	}' >"$out"
+}
+
+# Compares two pc lists; on a difference prints where they part and the
+# context around it (as pcs with gdb's symbolic names).
+compare_pcs() {
+	local expect=$1 actual=$2 what=$3
+	if cmp -s "$expect" "$actual"; then
+		return 0
+	fi
+	note "$what: instruction sequences differ (gdb record full: $(wc -l <"$expect") insns, ptdbg: $(wc -l <"$actual") insns)"
+	diff -u "$expect" "$actual" | head -n 40 >&2
+	return 1
+}
+
+# insn_oracle SPAN...: oracle (b) over each SPAN "prog|from|to|ncont|args"
+# (from/to: a function or file:line; ncont: continues from the first
+# breakpoint to reach the second, more than one when signals stop the
+# program on the way).  Every method ptdbg accepts is compared with gdb.
+# Returns nonzero if any differ.
+insn_oracle() {
+	local s prog from to ncont args a b ref got m failed=0 methods
+	methods=$(ptdbg_methods)
+	[ -n "$methods" ] || die "cannot get the list of recording methods from ptdbg"
+	note "methods: $(echo $methods)"
+	for s in "$@"; do
+		IFS='|' read -r prog from to ncont args <<<"$s"
+		a=$(bp_addr "$prog" "$from") || exit 1
+		b=$(bp_addr "$prog" "$to") || exit 1
+		ref=$TMPDIR/$prog.gdb
+		# shellcheck disable=SC2086 # args are words
+		gdb_pcs "$ref" "$a" "$b" "$ncont" "$TESTPROGS/$prog" $args || exit 1
+		for m in $methods; do
+			got=$TMPDIR/$prog.$m
+			# shellcheck disable=SC2086
+			if ! (ptdbg_pcs "$got" "$m" "$a" "$b" "$ncont" "$TESTPROGS/$prog" $args); then
+				failed=1
+				continue
+			fi
+			if compare_pcs "$ref" "$got" "$prog $from..$to ($m)"; then
+				note "ok $prog $from..$to ($m): $(wc -l <"$ref") instructions"
+			else
+				failed=1
+			fi
+		done
+	done
+	return $failed
+}
