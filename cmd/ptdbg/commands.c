@@ -21,6 +21,8 @@
 #include "ptdbg/ptdbg.h"
 #include "shell.h"
 
+#define NO_SYMTAB "No symbol table is loaded.  Use the \"file\" command."
+
 typedef int (*cmd_fn)(struct shell *sh, const char *args);
 
 enum cmd_flags {
@@ -680,7 +682,7 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 		if (spec[0] == '*')
 			return shell_error("Cannot access memory at address %s", spec + 1);
 		if (!ptd_session_symbols(sh->s) && !ptd_session_program(sh->s))
-			return shell_error("No symbol table is loaded.  Use the \"file\" command.");
+			return shell_error(NO_SYMTAB);
 		if (all_digits(spec))
 			return shell_error("No line %s in the current file.", spec);
 		if (colon && all_digits(colon + 1))
@@ -755,8 +757,8 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			ptd_print_addr16(addr, sizeof(addr), bi.addr);
 		else
 			snprintf(addr, sizeof(addr), "<PENDING>");
-		printf("%-7d %-14s %-4s %-3s %-18s ", bi.id, "breakpoint", bi.temporary ? "del" : "keep",
-		       "y", addr);
+		printf("%-7d %-14s %-4s %-3s %-18s ", bi.id, "breakpoint",
+		       bi.temporary ? "del" : "keep", "y", addr);
 		if (!bi.addr)
 			printf("%s\n", bi.spec ? bi.spec : "");
 		else if (bi.func && bi.file && bi.line > 0)
@@ -772,7 +774,8 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		} else
 			printf("\n");
 		if (bi.hits)
-			printf("\tbreakpoint already hit %u time%s\n", bi.hits, bi.hits == 1 ? "" : "s");
+			printf("\tbreakpoint already hit %u time%s\n", bi.hits,
+			       bi.hits == 1 ? "" : "s");
 	}
 	if (!shown)
 		printf("No breakpoints or watchpoints.\n");
@@ -1084,8 +1087,9 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 		if (cur.is_gap) {
 			ptd_print_gap(&sh->pc, n, cur.gap_reason, NULL, 0);
 		} else {
-			if ((mods & 3) && sh->pc.sym && ptd_symbols_line(sh->pc.sym, cur.ip, &li) >= 0 &&
-			    li.file && li.lo == cur.ip && li.is_stmt &&
+			if ((mods & 3) && sh->pc.sym &&
+			    ptd_symbols_line(sh->pc.sym, cur.ip, &li) >= 0 && li.file &&
+			    li.lo == cur.ip && li.is_stmt &&
 			    (li.line != last_line || strcmp(li.file, last_file))) {
 				char text[4096];
 
@@ -1093,9 +1097,11 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 				last_line = li.line;
 				if (ptd_symbols_source_line(sh->pc.sym, li.file, li.line, text,
 							    sizeof(text)) >= 0)
-					printf("%s:%d\t%s\n", ptd_print_filename(&sh->pc, li.file), li.line, text);
+					printf("%s:%d\t%s\n", ptd_print_filename(&sh->pc, li.file),
+					       li.line, text);
 				else
-					printf("%d\tin %s\n", li.line, ptd_print_filename(&sh->pc, li.file));
+					printf("%d\tin %s\n", li.line,
+					       ptd_print_filename(&sh->pc, li.file));
 			}
 			ptd_print_insn(&sh->pc, n, cur.ip, cur_pc, flags);
 		}
@@ -1338,7 +1344,8 @@ static void print_value(struct shell *sh, uint64_t v, enum expr_kind k, char fmt
 			printf("%" PRId64 "\n", bits == 64 ? (int64_t)v : (int64_t)(int32_t)v);
 			return;
 		case 'c':
-			printf("%d '%c'\n", (int)(int8_t)v, isprint((int)(v & 0xff)) ? (int)(v & 0xff) : '?');
+			printf("%d '%c'\n", (int)(int8_t)v,
+			       isprint((int)(v & 0xff)) ? (int)(v & 0xff) : '?');
 			return;
 		case 't': {
 			int i, started = 0;
@@ -1555,7 +1562,8 @@ static int do_x(struct shell *sh, const char *args)
 			x_label(sh, addr);
 			putchar('\t');
 			if (shell_read(sh, addr, &c, 1) != 1) {
-				printf("<error: Cannot access memory at address 0x%" PRIx64 ">\n", addr);
+				printf("<error: Cannot access memory at address 0x%" PRIx64 ">\n",
+				       addr);
 				return -1;
 			}
 			putchar('"');
@@ -1877,7 +1885,7 @@ static int do_list(struct shell *sh, const char *args)
 	if (!*args) {
 		if (!sh->list_file[0]) {
 			if (!sh->pc.sym || ptd_symbols_function(sh->pc.sym, "main", &addr, &bp) < 0)
-				return shell_error("No symbol table is loaded.  Use the \"file\" command.");
+				return shell_error(NO_SYMTAB);
 			else {
 				struct ptd_line li;
 
@@ -1914,7 +1922,7 @@ static int do_list(struct shell *sh, const char *args)
 			struct ptd_line li;
 
 			if (!sh->pc.sym)
-				return shell_error("No symbol table is loaded.  Use the \"file\" command.");
+				return shell_error(NO_SYMTAB);
 			if (ptd_symbols_function(sh->pc.sym, args, &addr, &bp) < 0)
 				return shell_error("Function \"%s\" not defined.", args);
 			if (ptd_symbols_line(sh->pc.sym, addr, &li) < 0 || !li.file)
@@ -1923,7 +1931,7 @@ static int do_list(struct shell *sh, const char *args)
 			center = li.line;
 		}
 		if (!sh->list_file[0])
-			return shell_error("No symbol table is loaded.  Use the \"file\" command.");
+			return shell_error(NO_SYMTAB);
 	}
 	if (center) {
 		first = center - 5;
@@ -1933,7 +1941,7 @@ static int do_list(struct shell *sh, const char *args)
 	last = first + 9;
 show:
 	if (!sh->pc.sym)
-		return shell_error("No symbol table is loaded.  Use the \"file\" command.");
+		return shell_error(NO_SYMTAB);
 	for (l = first; l <= last; l++) {
 		if (ptd_symbols_source_line(sh->pc.sym, sh->list_file, l, text, sizeof(text)) < 0) {
 			if (l == first) {
@@ -2161,7 +2169,8 @@ static const struct cmd info_cmds[] = {
 static const struct cmd record_cmds[] = {
 	{ "stop", 1, cmd_record_stop, 0, "Stop the record/replay target." },
 	{ "step", 0, cmd_record_step, 0, "Start recording with the single-step recorder." },
-	{ "full", 0, cmd_record_step, 0, "Start recording (gdb name; uses the single-step recorder)." },
+	{ "full", 0, cmd_record_step, 0,
+	  "Start recording (gdb name; uses the single-step recorder)." },
 	{ "soft", 0, cmd_record_soft, 0, "Start recording with the software branch recorder." },
 	{ "pt", 0, cmd_record_pt, 0, "Start recording with Intel Processor Trace." },
 	{ "bts", 0, cmd_record_bts, 0, "Start recording with Branch Trace Store." },
@@ -2176,7 +2185,8 @@ static const struct cmd record_cmds[] = {
 };
 
 static const struct cmd set_cmds[] = {
-	{ "args", 0, set_args, 0, "Arguments for the program at the next run: set args [ARGS...]." },
+	{ "args", 0, set_args, 0,
+	  "Arguments for the program at the next run: set args [ARGS...]." },
 	{ "disable-randomization", 0, set_disable_randomization, 0,
 	  "Disable address space randomization of the program (default on)." },
 	{ "record", 0, set_record, 0, "instruction-history-size N, function-call-history-size N." },
@@ -2198,56 +2208,74 @@ static const struct cmd show_cmds[] = {
 
 static const struct cmd top_cmds[] = {
 	{ "attach", 0, cmd_attach, 0, "Attach to a running process: attach PID." },
-	{ "backtrace", 0, cmd_backtrace, CMD_REPEAT, "Print the backtrace of all stack frames: backtrace [N]." },
+	{ "backtrace", 0, cmd_backtrace, CMD_REPEAT,
+	  "Print the backtrace of all stack frames: backtrace [N]." },
 	{ "bt", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "where", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
-	{ "break", 1, cmd_break, 0, "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
+	{ "break", 1, cmd_break, 0,
+	  "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
 	{ "continue", 1, cmd_continue, CMD_REPEAT, "Continue the program being debugged." },
 	{ "fg", 0, cmd_continue, CMD_REPEAT | CMD_ALIAS, "continue" },
-	{ "delete", 1, cmd_delete, 0, "Delete breakpoints: delete [N...] (all without arguments)." },
+	{ "delete", 1, cmd_delete, 0,
+	  "Delete breakpoints: delete [N...] (all without arguments)." },
 	{ "detach", 0, cmd_detach, 0, "Detach from the program; it continues running." },
-	{ "disassemble", 0, cmd_disassemble, 0, "Disassemble a function: disassemble [/r] [FUNCTION|ADDRESS]." },
+	{ "disassemble", 0, cmd_disassemble, 0,
+	  "Disassemble a function: disassemble [/r] [FUNCTION|ADDRESS]." },
 	{ "echo", 0, cmd_echo, 0, "Print text; C escapes like \\n are understood." },
 	{ "file", 0, cmd_file, 0, "Use FILE as the program to debug: file FILE." },
 	{ "finish", 0, cmd_finish, CMD_REPEAT, "Run until the selected function returns." },
 	{ "fin", 0, cmd_finish, CMD_REPEAT | CMD_ALIAS, "finish" },
 	{ "help", 1, cmd_help, 0, "Print the list of commands, or help on one: help [COMMAND]." },
-	{ "info", 0, cmd_info, CMD_REPEAT, "Generic command for showing things about the program." },
+	{ "info", 0, cmd_info, CMD_REPEAT,
+	  "Generic command for showing things about the program." },
 	{ "i", 0, cmd_info, CMD_REPEAT | CMD_ALIAS, "info" },
 	{ "inspect", 0, cmd_print, CMD_ALIAS, "print" },
 	{ "kill", 1, cmd_kill, 0, "Kill the program being debugged." },
-	{ "list", 1, cmd_list, CMD_REPEAT, "List source lines: list [LINE | FUNCTION | FILE:LINE | A,B]." },
-	{ "next", 1, cmd_next, CMD_REPEAT, "Step program, proceeding through subroutine calls: next [N]." },
+	{ "list", 1, cmd_list, CMD_REPEAT,
+	  "List source lines: list [LINE | FUNCTION | FILE:LINE | A,B]." },
+	{ "next", 1, cmd_next, CMD_REPEAT,
+	  "Step program, proceeding through subroutine calls: next [N]." },
 	{ "nexti", 0, cmd_nexti, CMD_REPEAT, "Step one instruction, over calls: nexti [N]." },
 	{ "ni", 0, cmd_nexti, CMD_REPEAT | CMD_ALIAS, "nexti" },
-	{ "print", 1, cmd_print, 0, "Print the value of an expression: print[/x] $REG | NUMBER | EXPR." },
+	{ "print", 1, cmd_print, 0,
+	  "Print the value of an expression: print[/x] $REG | NUMBER | EXPR." },
 	{ "quit", 1, cmd_quit, 0, "Exit ptdbg: quit [EXIT-CODE]." },
 	{ "exit", 0, cmd_quit, CMD_ALIAS, "quit" },
-	{ "record", 3, cmd_record, 0, "Start recording: record [step|full|soft|pt|bts|auto]; record stop; "
+	{ "record", 3, cmd_record, 0,
+	  "Start recording: record [step|full|soft|pt|bts|auto]; record stop; "
 	  "record goto; record instruction-history; record function-call-history." },
 	{ "rec", 0, cmd_record, CMD_ALIAS, "record" },
-	{ "reverse-continue", 0, cmd_rcontinue, CMD_REPEAT, "Continue backward to a breakpoint or the start of the history." },
+	{ "reverse-continue", 0, cmd_rcontinue, CMD_REPEAT,
+	  "Continue backward to a breakpoint or the start of the history." },
 	{ "rc", 0, cmd_rcontinue, CMD_REPEAT | CMD_ALIAS, "reverse-continue" },
-	{ "reverse-finish", 0, cmd_rfinish, CMD_REPEAT, "Run backward to the call of the current function." },
-	{ "reverse-next", 0, cmd_rnext, CMD_REPEAT, "Step backward, over calls: reverse-next [N]." },
+	{ "reverse-finish", 0, cmd_rfinish, CMD_REPEAT,
+	  "Run backward to the call of the current function." },
+	{ "reverse-next", 0, cmd_rnext, CMD_REPEAT,
+	  "Step backward, over calls: reverse-next [N]." },
 	{ "rn", 0, cmd_rnext, CMD_REPEAT | CMD_ALIAS, "reverse-next" },
-	{ "reverse-nexti", 0, cmd_rnexti, CMD_REPEAT, "Step backward one instruction, over calls: reverse-nexti [N]." },
+	{ "reverse-nexti", 0, cmd_rnexti, CMD_REPEAT,
+	  "Step backward one instruction, over calls: reverse-nexti [N]." },
 	{ "rni", 0, cmd_rnexti, CMD_REPEAT | CMD_ALIAS, "reverse-nexti" },
-	{ "reverse-step", 0, cmd_rstep, CMD_REPEAT, "Step backward to the previous source line: reverse-step [N]." },
+	{ "reverse-step", 0, cmd_rstep, CMD_REPEAT,
+	  "Step backward to the previous source line: reverse-step [N]." },
 	{ "rs", 0, cmd_rstep, CMD_REPEAT | CMD_ALIAS, "reverse-step" },
-	{ "reverse-stepi", 0, cmd_rstepi, CMD_REPEAT, "Step backward one instruction: reverse-stepi [N]." },
+	{ "reverse-stepi", 0, cmd_rstepi, CMD_REPEAT,
+	  "Step backward one instruction: reverse-stepi [N]." },
 	{ "rsi", 0, cmd_rstepi, CMD_REPEAT | CMD_ALIAS, "reverse-stepi" },
 	{ "run", 1, cmd_run, 0, "Start the program: run [ARGS...]." },
-	{ "set", 0, cmd_set, 0, "Change a setting: set disable-randomization on|off, set record ..." },
+	{ "set", 0, cmd_set, 0,
+	  "Change a setting: set disable-randomization on|off, set record ..." },
 	{ "show", 0, cmd_show, 0, "Show a setting: show version, show disable-randomization." },
 	{ "source", 0, cmd_source, 0, "Read commands from a file: source FILE." },
 	{ "start", 0, cmd_start, 0, "Start the program and stop at the beginning of main." },
-	{ "step", 1, cmd_step, CMD_REPEAT, "Step program until it reaches a different source line: step [N]." },
+	{ "step", 1, cmd_step, CMD_REPEAT,
+	  "Step program until it reaches a different source line: step [N]." },
 	{ "stepi", 0, cmd_stepi, CMD_REPEAT, "Step one instruction exactly: stepi [N]." },
 	{ "si", 0, cmd_stepi, CMD_REPEAT | CMD_ALIAS, "stepi" },
 	{ "tbreak", 0, cmd_tbreak, 0, "Set a temporary breakpoint (deleted when hit)." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, or show the current thread." },
-	{ "x", 1, cmd_x, CMD_REPEAT, "Examine memory: x/FMT ADDRESS (FMT: count, x d u o t c a s i, b h w g)." },
+	{ "x", 1, cmd_x, CMD_REPEAT,
+	  "Examine memory: x/FMT ADDRESS (FMT: count, x d u o t c a s i, b h w g)." },
 	{ NULL },
 };
 

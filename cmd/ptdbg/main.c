@@ -63,6 +63,13 @@ static void usage(FILE *f)
 		"See ptdbg(1), and \"help\" inside ptdbg.\n");
 }
 
+static int missing_arg(const char *opt)
+{
+	fprintf(stderr, "ptdbg: option '%s' requires an argument\n"
+		"Use `ptdbg --help' for a complete list of options.\n", opt);
+	return 1;
+}
+
 struct startup_cmd {
 	int is_file;
 	const char *text;
@@ -252,9 +259,7 @@ int main(int argc, char **argv)
 
 			if (!v) {
 				if (i + 1 >= argc) {
-					fprintf(stderr, "ptdbg: option '%s' requires an argument\n"
-						"Use `ptdbg --help' for a complete list of options.\n", a);
-					return 1;
+					return missing_arg(a);
 				}
 				v = argv[++i];
 			}
@@ -278,9 +283,7 @@ int main(int argc, char **argv)
 		if (opt_is(a, "p", &v) || opt_is(a, "pid", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
-					fprintf(stderr, "ptdbg: option '%s' requires an argument\n"
-						"Use `ptdbg --help' for a complete list of options.\n", a);
-					return 1;
+					return missing_arg(a);
 				}
 				v = argv[++i];
 			}
@@ -290,9 +293,7 @@ int main(int argc, char **argv)
 		if (opt_is(a, "method", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
-					fprintf(stderr, "ptdbg: option '%s' requires an argument\n"
-						"Use `ptdbg --help' for a complete list of options.\n", a);
-					return 1;
+					return missing_arg(a);
 				}
 				v = argv[++i];
 			}

@@ -186,7 +186,8 @@ int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64
 		if (flags & PTD_DIS_SHORT_ADDR) {
 			/* x/i labels like print_address: no "+0" */
 			if (s.offset)
-				fprintf(c->out, " <%s+%" PRIu64 ">:\t", ptd_print_symname(s.name), s.offset);
+				fprintf(c->out, " <%s+%" PRIu64 ">:\t", ptd_print_symname(s.name),
+					s.offset);
 			else
 				fprintf(c->out, " <%s>:\t", ptd_print_symname(s.name));
 		} else if (flags & PTD_DIS_OMIT_FNAME) {

@@ -28,9 +28,9 @@ struct shell {
 	 * typed, not for -ex in batch mode or -x scripts. */
 	int from_tty;
 	char run_args[4096]; /* arguments as typed, for "Starting program:" */
-	pid_t last_pid;
+	pid_t last_pid; /* for "[Inferior 1 (process N) exited ...]" */
 	int cur_thread; /* thread selected at the last stop, for "[Switching to ...]" */
-	int max_thread; /* highest thread number seen: >1 names threads in stops */ /* for "[Inferior 1 (process N) exited ...]" */
+	int max_thread; /* highest thread number seen: >1 names threads in stops */
 	int quit;      /* set by quit */
 	int quit_code;
 
