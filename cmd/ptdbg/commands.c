@@ -1806,8 +1806,21 @@ static int info_line(struct shell *sh, const char *args)
 		return shell_error("No line number information available.");
 	args = skipws(args);
 	if (!*args) {
+		struct ptd_line cur;
+		int actual;
+
+		/* gdb describes the current line (its first code), not the row
+		 * containing the pc */
 		if (ptd_session_pc(sh->s, &addr) < 0)
 			return shell_error("No line number information available.");
+		if (ptd_symbols_line(sh->pc.sym, addr, &cur) >= 0 && cur.file) {
+			uint64_t first;
+
+			if (ptd_symbols_file_line(sh->pc.sym, cur.file, cur.line, &first, &actual) >=
+				    0 &&
+			    actual == cur.line)
+				addr = first;
+		}
 	} else if (*args == '*') {
 		enum expr_kind k;
 
