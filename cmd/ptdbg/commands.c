@@ -1058,6 +1058,8 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 		return shell_error("No trace.");
 	/* The tail (current instruction, not yet executed) is not listed. */
 	hi = ptd_history_tail(h) ? count : count + 1;
+	if (hi <= 1)
+		return shell_error("No trace.");
 	ptd_session_pc(sh->s, &cur_pc);
 	shell_sync(sh);
 
@@ -1137,7 +1139,7 @@ static int cmd_record_call_history(struct shell *sh, const char *args)
 	h = ptd_session_history(sh->s);
 	calls = ptd_session_calls(sh->s);
 	if (!h || !calls || ptd_session_position(sh->s, &pos, &count) < 0 ||
-	    !(ncalls = ptd_calls_count(calls)))
+	    !(ncalls = ptd_calls_count(calls)) || !ptd_history_ninsn(h))
 		return shell_error("No trace.");
 	shell_sync(sh);
 	min_level = ptd_calls_min_level(calls);
