@@ -176,20 +176,67 @@ struct stepstate {
 	const struct ptd_callseg *prev_seg;
 };
 
-static int goal_step_fwd(struct walker *w, struct stepstate *st)
+/*
+ * The line rules shared by both directions once the position is outside
+ * the stepping range and not in a callee (gdb's process_event_stop_test):
+ * stop where there is no line info, or at the start of an is_stmt row of
+ * another line; a non-statement row start only moves the range (and
+ * forgets the line when the frame changed, so that the next statement
+ * stops); anywhere else the row becomes the range, its line the line being
+ * stepped and the frame the one being stepped.  Returns 1 to stop.
+ */
+static int line_rules(struct walker *w, struct stepstate *st, int same_frame)
 {
 	const struct ptd_callseg *s = w->s;
 	uint64_t ip = w->c.ip;
 	struct ptd_line_info li;
 
+	if (line_of(w, ip, &li) < 0)
+		return 1;
+	if (ip == li.lo && (!st->has_line || line_differs(&li, &st->li))) {
+		if (li.is_stmt)
+			return 1;
+		st->li.lo = li.lo;
+		st->li.hi = li.hi;
+		if (!same_frame) {
+			st->li.line = 0;
+			st->li.file = NULL;
+			st->level = s->level;
+			st->inst = s->instance;
+		}
+		st->has_line = 1;
+		return 0;
+	}
+	st->li = li;
+	st->has_line = 1;
+	st->level = s->level;
+	st->inst = s->instance;
+	return 0;
+}
+
+static int goal_step_fwd(struct walker *w, struct stepstate *st)
+{
+	const struct ptd_callseg *s = w->s;
+	uint64_t ip = w->c.ip;
+	int same;
+
 	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
 		return 0; /* gdb steps through signal trampolines */
 	if (st->into) {
+		/* Running to the post-prologue address (gdb's step-resume
+		 * breakpoint in the function stepped into). */
 		if (s->level > st->into_level)
 			return 0;
 		if (s->level == st->into_level)
 			return ip == st->into_target;
 		st->into = 0; /* returned before reaching it: go on in the caller */
+	}
+	if (s->how == PTD_SEG_TAILCALL && w->c.number == s->first && s->level == st->level + 1 &&
+	    ptd_calls_get(w->calls, s->up) && ptd_calls_get(w->calls, s->up)->instance == st->inst) {
+		/* The frame being stepped jumped to another function: for
+		 * gdb that is the same frame depth with another function, not
+		 * a callee; the line rules apply (no lines: stop). */
+		return line_rules(w, st, 0);
 	}
 	if (s->level > st->level) {
 		/* A function called from the frame being stepped, directly
@@ -207,32 +254,14 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 				st->into_level = s->level;
 			}
 		}
-		return 0;
+		return 0; /* stepped over until it returns */
 	}
-	if (s->level < st->level || s->instance != st->inst) {
-		/* Out of the frame (returned, or replaced by a tail call): the
-		 * new frame is the one being stepped from now on. */
-		st->level = s->level;
-		st->inst = s->instance;
-		if (line_of(w, ip, &li) < 0)
-			return 1;
-		if (ip == li.lo && li.is_stmt && (!st->has_line || line_differs(&li, &st->li)))
-			return 1;
-		st->li = li;
-		st->has_line = 1;
-		return 0;
-	}
-	if (!st->has_line)
+	same = s->level == st->level && s->instance == st->inst;
+	if (!st->has_line && same)
 		return 0; /* stepping until exit from a function without lines */
-	if (in_range(ip, &st->li))
+	if (st->has_line && in_range(ip, &st->li))
 		return 0;
-	if (line_of(w, ip, &li) < 0)
-		return 1;
-	if (ip == li.lo && li.is_stmt && line_differs(&li, &st->li))
-		return 1;
-	if (li.is_stmt)
-		st->li = li;
-	return 0;
+	return line_rules(w, st, same);
 }
 
 static int goal_step_rev(struct walker *w, struct stepstate *st)
@@ -240,10 +269,10 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 	const struct ptd_callseg *s = w->s;
 	uint64_t ip = w->c.ip;
 	struct ptd_line_info li;
-	int prev = st->prev_level;
+	int prev = st->prev_level, same;
 	/* Left a tail-called function backward into the one that jumped to
-	 * it, at the callee depth: gdb sees a new callee of the stepping frame
-	 * there too (e.g. g jumping to h without line info). */
+	 * it, or the trampoline into the handler: gdb sees a new callee of
+	 * the stepping frame there too (e.g. g jumping to h without lines). */
 	int from_tail = st->prev_seg && st->prev_seg != s &&
 			((st->prev_seg->how == PTD_SEG_TAILCALL && st->prev_seg->up == s->index) ||
 			 (st->prev_seg->how == PTD_SEG_SIGTRAMP && st->prev_seg->level == s->level));
@@ -264,35 +293,18 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 			st->has_line = 1;
 			return ip == li.lo;
 		}
-		return 0;
+		return 0; /* back to the call */
 	}
-	if (s->level < st->level || s->instance != st->inst) {
-		/* Back out through the function entry into the caller (at the
-		 * call), or back across a tail call. */
-		st->level = s->level;
-		st->inst = s->instance;
-		if (line_of(w, ip, &li) < 0)
-			return 1;
-		if (ip == li.lo && li.is_stmt)
-			return 1;
-		st->li = li;
-		st->has_line = 1;
+	same = s->level == st->level && s->instance == st->inst;
+	if (!st->has_line && same)
 		return 0;
-	}
-	if (!st->has_line)
-		return 0;
-	if (in_range(ip, &st->li))
+	if (st->has_line && same && in_range(ip, &st->li))
 		return ip == st->li.lo && ip != func_entry(w, s, ip);
-	if (line_of(w, ip, &li) < 0)
-		return 1;
-	if (ip == li.lo && li.is_stmt && line_differs(&li, &st->li))
-		return 1;
-	if (li.is_stmt)
-		st->li = li;
-	return 0;
+	return line_rules(w, st, same);
 }
 
-static void set_res(struct ptd_replay_result *res, const struct walker *w, enum ptd_replay_stop stop)
+static void set_res(struct ptd_replay_result *res, const struct walker *w,
+		    enum ptd_replay_stop stop)
 {
 	res->stop = stop;
 	res->number = w->c.number;

@@ -558,6 +558,39 @@ static void test_step_through_stub(void **state)
 	fix_free(f);
 }
 
+/* g (lines) ends in a jump to h (no lines): a tail call, as -O2 code
+ * does; h returns to f. */
+static void prog_tailjump(struct fx_sim *s)
+{
+	fx_run(s, 0x401128, 0x40112d, PTD_IC_CALL, 0);
+	fx_run(s, 0x401106, 0x401112, PTD_IC_JUMP, 0);
+	fx_h(s);
+	fx_run(s, 0x401132, 0x40113a, PTD_IC_CALL, 0);
+	ptd_history_set_tail(s->h, FX_G);
+	fx_push_ip(s, FX_G);
+}
+
+/* As gdb on an -O2 build (checked: g's `return h(y + 1)` as jmp h):
+ * step/next from g stop at h's entry (the frame's new function has no
+ * lines), and reverse-step from the caller enters g across h. */
+static void test_tail_jump(void **state)
+{
+	struct fixture *f = fix_new(prog_tailjump);
+	uint64_t l4 = fx_num(&f->s, 0x40110d, 0);
+
+	(void)state;
+	assert_int_equal(seg_at(f, fx_num(&f->s, FX_H, 0))->how, PTD_SEG_TAILCALL);
+	STEP(l4, FX_H);
+	NEXT(l4, FX_H);
+	STEP(1, 0x40110d);
+	RSTEP(fx_num(&f->s, 0x401132, 0), 0x40110d);
+	/* reverse-next steps over g and h back to line 9, which is position 1 */
+	mv(f, fx_num(&f->s, 0x401132, 0), PTD_MOTION_NEXT, 1, PTD_REPLAY_BEGIN, 0x401128);
+	/* finish from h returns to f, past g */
+	mv(f, fx_num(&f->s, FX_H + 4, 0), PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x401132);
+	fix_free(f);
+}
+
 /* Random programs built from the fixture's functions with gaps and
  * signals; every motion from every few positions must end inside the
  * history, on the right side of its start, and agree with the cursor. */
@@ -694,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_signal_handler),
 		cmocka_unit_test(test_backtrace),
 		cmocka_unit_test(test_step_through_stub),
+		cmocka_unit_test(test_tail_jump),
 		cmocka_unit_test(test_random_motions),
 	};
 
