@@ -235,10 +235,22 @@ static int was_temp(const struct temp_snapshot *t, int id)
 	return 0;
 }
 
+/* The pc of the selected frame: gdb marks it "=> " in listings. */
+static int selected_pc(struct shell *sh, uint64_t *pc)
+{
+	if (sh->frame_level > 0) {
+		*pc = sh->frame_pc;
+		return 0;
+	}
+	return ptd_session_pc(sh->s, pc);
+}
+
 static void clear_listing_state(struct shell *sh)
 {
 	sh->ih_valid = 0;
 	sh->ch_valid = 0;
+	/* any motion selects the innermost frame again */
+	sh->frame_level = 0;
 }
 
 long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n)
@@ -1060,7 +1072,7 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 	hi = ptd_history_tail(h) ? count : count + 1;
 	if (hi <= 1)
 		return shell_error("No trace.");
-	ptd_session_pc(sh->s, &cur_pc);
+	selected_pc(sh, &cur_pc);
 	shell_sync(sh);
 
 	if (mode == 0) {
@@ -1235,28 +1247,24 @@ static int info_record(struct shell *sh, const char *args)
 /* ------------------------------------------------------------------ */
 /* Examining                                                            */
 
-static int cmd_backtrace(struct shell *sh, const char *args)
+/*
+ * The frames as gdb shows them: caller frames by their return addresses
+ * (in the recorded past the session gives the call instruction of each
+ * caller, and gdb's btrace unwinder shows the address after it), ending at
+ * main (gdb's default "backtrace past-main off").  Returns the count or <0
+ * after printing an error.
+ */
+static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
 {
-	uint64_t pcs[256], limit = 0;
 	int n, i;
 
 	if (!ptd_session_alive(sh->s))
 		return shell_error("No stack.");
-	args = skipws(args);
-	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
-		args = skipws(args + (args[0] == '-' ? 5 : 4));
-	if (*args && parse_uint(args, &limit) < 0)
-		return shell_error("No symbol \"%s\" in current context.", args);
 	shell_sync(sh);
 	ptd_clear_error();
-	n = ptd_session_backtrace(sh->s, pcs, 256);
+	n = ptd_session_backtrace(sh->s, pcs, max);
 	if (n < 0)
 		return session_error(n, NULL);
-	/*
-	 * In the recorded past the session gives the call instruction of each
-	 * caller; gdb's btrace unwinder shows the address after it (the
-	 * return address), so print that.
-	 */
 	if (ptd_session_replaying(sh->s)) {
 		for (i = 1; i < n; i++) {
 			uint8_t buf[16];
@@ -1268,17 +1276,102 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 				pcs[i] += ii.len;
 		}
 	}
+	for (i = 0; i < n; i++)
+		if (is_main(sh, i > 0 ? pcs[i] - 1 : pcs[i]))
+			return i + 1;
+	return n;
+}
+
+static int cmd_backtrace(struct shell *sh, const char *args)
+{
+	uint64_t pcs[256], limit = 0;
+	int n, i;
+
+	args = skipws(args);
+	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
+		args = skipws(args + (args[0] == '-' ? 5 : 4));
+	if (*args && parse_uint(args, &limit) < 0)
+		return shell_error("No symbol \"%s\" in current context.", args);
+	n = collect_frames(sh, pcs, 256);
+	if (n < 0)
+		return -1;
 	for (i = 0; i < n; i++) {
 		if (limit && (uint64_t)i >= limit) {
 			printf("(More stack frames follow...)\n");
 			break;
 		}
 		ptd_print_frame(&sh->pc, pcs[i], i, i > 0, -1, PTD_PRINT_LOCATION);
-		/* gdb's default "backtrace past-main off": main is the outermost */
-		if (is_main(sh, i > 0 ? pcs[i] - 1 : pcs[i]))
-			break;
 	}
 	return 0;
+}
+
+/*
+ * frame/up/down select a frame for display: its location and source line,
+ * `list` and `disassemble` around it.  Registers, print and x stay those
+ * of the innermost frame (the session unwinds no registers).
+ */
+static int select_frame(struct shell *sh, int level)
+{
+	uint64_t pcs[256];
+	struct ptd_line li;
+	int n = collect_frames(sh, pcs, 256);
+
+	if (n < 0)
+		return -1;
+	if (level < 0 || level >= n)
+		return shell_error("No frame at level %d.", level);
+	sh->frame_level = level;
+	sh->frame_pc = pcs[level];
+	ptd_print_frame(&sh->pc, pcs[level], level, level > 0, -1, PTD_PRINT_SRC_AND_LOC);
+	if (sh->pc.sym && ptd_symbols_line(sh->pc.sym, level ? pcs[level] - 1 : pcs[level], &li) >= 0 &&
+	    li.file) {
+		snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
+		sh->list_line = li.line;
+		sh->list_next = 0;
+	}
+	return 0;
+}
+
+static int cmd_frame(struct shell *sh, const char *args)
+{
+	uint64_t level = (uint64_t)sh->frame_level;
+
+	args = skipws(args);
+	if (!strncmp(args, "level", 5) && (!args[5] || isspace((unsigned char)args[5])))
+		args = skipws(args + 5);
+	if (*args && (parse_uint(args, &level) < 0 || level > 255))
+		return shell_error("Invalid frame level: %s", args);
+	return select_frame(sh, (int)level);
+}
+
+static int cmd_up(struct shell *sh, const char *args)
+{
+	uint64_t pcs[256], count;
+	int n;
+
+	if (parse_count(sh, args, &count) < 0)
+		return -1;
+	n = collect_frames(sh, pcs, 256);
+	if (n < 0)
+		return -1;
+	if (sh->frame_level + 1 >= n)
+		return shell_error("Initial frame selected; you cannot go up.");
+	return select_frame(sh, sh->frame_level + (int)count >= n ? n - 1
+								   : sh->frame_level + (int)count);
+}
+
+static int cmd_down(struct shell *sh, const char *args)
+{
+	uint64_t count;
+
+	if (parse_count(sh, args, &count) < 0)
+		return -1;
+	if (!ptd_session_alive(sh->s))
+		return shell_error("No stack.");
+	if (sh->frame_level == 0)
+		return shell_error("Bottom (innermost) frame selected; you cannot go down.");
+	return select_frame(sh, (uint64_t)sh->frame_level <= count ? 0
+								     : sh->frame_level - (int)count);
 }
 
 static int info_registers(struct shell *sh, const char *args)
@@ -1542,7 +1635,7 @@ static int do_x(struct shell *sh, const char *args)
 	if (fmt == 'i') {
 		uint64_t cur_pc = 0;
 
-		ptd_session_pc(sh->s, &cur_pc);
+		selected_pc(sh, &cur_pc);
 		for (i = 0; i < count; i++) {
 			int len = ptd_print_insn(&sh->pc, 0, addr, cur_pc, PTD_DIS_SHORT_ADDR);
 
@@ -1686,11 +1779,12 @@ static int cmd_disassemble(struct shell *sh, const char *args)
 		flags |= PTD_DIS_RAW;
 	shell_sync(sh);
 	if (ptd_session_alive(sh->s))
-		ptd_session_pc(sh->s, &cur_pc);
+		selected_pc(sh, &cur_pc);
 	if (!*skipws(args)) {
 		if (!ptd_session_alive(sh->s))
 			return shell_error("No frame selected.");
-		addr = cur_pc;
+		/* a caller's pc is a return address: its function is at pc - 1 */
+		addr = sh->frame_level > 0 ? cur_pc - 1 : cur_pc;
 		if (!sh->pc.sym || ptd_symbols_lookup(sh->pc.sym, addr, &s) < 0 || !s.size)
 			return shell_error("No function contains program counter for selected frame.");
 	} else {
@@ -2237,8 +2331,10 @@ static const struct cmd top_cmds[] = {
 	{ "disassemble", 0, cmd_disassemble, 0,
 	  "Disassemble a function: disassemble [/r] [FUNCTION|ADDRESS]." },
 	{ "echo", 0, cmd_echo, 0, "Print text; C escapes like \\n are understood." },
+	{ "down", 0, cmd_down, CMD_REPEAT, "Select and print the frame called by this one: down [N]." },
 	{ "file", 0, cmd_file, 0, "Use FILE as the program to debug: file FILE." },
 	{ "finish", 0, cmd_finish, CMD_REPEAT, "Run until the selected function returns." },
+	{ "frame", 1, cmd_frame, 0, "Select and print a stack frame: frame [N]." },
 	{ "fin", 0, cmd_finish, CMD_REPEAT | CMD_ALIAS, "finish" },
 	{ "help", 1, cmd_help, 0, "Print the list of commands, or help on one: help [COMMAND]." },
 	{ "info", 0, cmd_info, CMD_REPEAT,
@@ -2289,6 +2385,7 @@ static const struct cmd top_cmds[] = {
 	{ "si", 0, cmd_stepi, CMD_REPEAT | CMD_ALIAS, "stepi" },
 	{ "tbreak", 0, cmd_tbreak, 0, "Set a temporary breakpoint (deleted when hit)." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, or show the current thread." },
+	{ "up", 0, cmd_up, CMD_REPEAT, "Select and print the frame that called this one: up [N]." },
 	{ "x", 1, cmd_x, CMD_REPEAT,
 	  "Examine memory: x/FMT ADDRESS (FMT: count, x d u o t c a s i, b h w g)." },
 	{ NULL },

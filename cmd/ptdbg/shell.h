@@ -59,6 +59,10 @@ struct shell {
 
 	int value_num; /* $N counter of print */
 
+	/* frame/up/down: the frame shown (0 = innermost) and its pc */
+	int frame_level;
+	uint64_t frame_pc;
+
 	/* A command may ask that an empty line repeat it differently, as gdb's
 	 * set_repeat_arguments: "x/4x ADDR" repeats as "x", continuing. */
 	char repeat_as[64];
