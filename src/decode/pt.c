@@ -126,8 +126,18 @@ nomem:
 
 /* ---- one segment -------------------------------------------------------- */
 
+/* end ip -> class of the instruction there, for blocks libipt returns
+ * without a class (its block cache does that); saves a read and a
+ * disassembly per block.  Direct mapped; key 0 is empty. */
+#define ICC_SIZE 4096
+struct iccache {
+	uint64_t key[ICC_SIZE];
+	uint8_t cls[ICC_SIZE];
+};
+
 struct seg {
 	const uint8_t *buf;
+	struct iccache *icc;
 	uint64_t begin, end; /* the PSB and the end of this segment's bytes */
 	uint64_t cut_ip;     /* next segment's start ip (0: none) */
 	struct ptd_image *img;
@@ -268,9 +278,19 @@ static int take_block(struct seg *s, const struct pt_block *pb)
 	if (pb->end_ip < pb->ip)
 		return 0; /* cannot happen with end_on_jump/call; never trust it */
 	if (pb->iclass == ptic_error) {
-		struct ptd_insn_info in;
+		size_t slot = (size_t)((pb->end_ip ^ (pb->end_ip >> 12)) & (ICC_SIZE - 1));
 
-		b.iclass = insn_at(s->img, pb->end_ip, &in) == 0 ? in.iclass : PTD_IC_OTHER;
+		if (s->icc && s->icc->key[slot] == pb->end_ip) {
+			b.iclass = s->icc->cls[slot];
+		} else {
+			struct ptd_insn_info in;
+
+			b.iclass = insn_at(s->img, pb->end_ip, &in) == 0 ? in.iclass : PTD_IC_OTHER;
+			if (s->icc) {
+				s->icc->key[slot] = pb->end_ip;
+				s->icc->cls[slot] = b.iclass;
+			}
+		}
 	} else {
 		b.iclass = conv_iclass(pb->iclass);
 	}
@@ -524,7 +544,7 @@ out:
 }
 
 static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
-		       struct ptd_image *img, struct pt_image *ptimg,
+		       struct ptd_image *img, struct pt_image *ptimg, struct iccache *icc,
 		       const struct ptd_pt_sink *sink, struct ptd_pt_stats *st)
 {
 	struct seg s;
@@ -532,6 +552,7 @@ static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_
 
 	memset(&s, 0, sizeof(s));
 	memset(st, 0, sizeof(*st));
+	s.icc = icc;
 	s.buf = buf;
 	s.begin = begin;
 	s.end = end;
@@ -574,6 +595,7 @@ int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
 		  const struct ptd_pt_sink *sink, struct ptd_pt_stats *st)
 {
 	struct ptd_pt_stats local, seg;
+	struct iccache *icc = NULL;
 	uint64_t *off, *ips;
 	size_t n, i;
 	int err, depth = 0;
@@ -599,17 +621,19 @@ int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
 		if (err < 0)
 			goto out;
 	}
+	icc = calloc(1, sizeof(*icc)); /* optional: NULL only costs speed */
 	for (i = 0; i < n; i++) {
 		uint64_t end = i + 1 < n ? off[i + 1] : size;
 
 		err = run_segment(buf, off[i], end, i + 1 < n ? ips[i + 1] : 0, img, ptd_image_pt(img),
-				  sink, &seg);
+				  icc, sink, &seg);
 		if (err < 0)
 			goto out;
 		stats_add(st, &seg, &depth);
 	}
 	err = 0;
 out:
+	free(icc);
 	free(off);
 	free(ips);
 	return err;
@@ -673,6 +697,7 @@ struct ptd_pt_trace {
 	int complete;
 	uint64_t lost;
 	int lost_nonzero;
+	struct iccache *icc; /* for decodes in the calling thread; may be NULL */
 };
 
 /*
@@ -769,6 +794,7 @@ struct ptd_pt_trace *ptd_pt_trace_alloc(const uint8_t *buf, size_t size, struct 
 	t->scan_pos = size;
 	if (!size)
 		t->complete = 1;
+	t->icc = calloc(1, sizeof(*t->icc));
 	return t;
 }
 
@@ -781,6 +807,7 @@ void ptd_pt_trace_free(struct ptd_pt_trace *t)
 	for (i = 0; i < t->nrev; i++)
 		ptd_history_free(t->rev[i].h);
 	free(t->rev);
+	free(t->icc);
 	free(t);
 }
 
@@ -838,7 +865,7 @@ int ptd_pt_trace_seginfo(struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo
 
 /* Decodes segment @e into a new history with image @ptimg. */
 static int decode_into(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
-		       struct ptd_history **out, struct ptd_pt_stats *st)
+		       struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st)
 {
 	struct ptd_history *h = ptd_history_alloc(t->read, t->rctx);
 	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h };
@@ -847,7 +874,7 @@ static int decode_into(struct ptd_pt_trace *t, struct segent *e, struct pt_image
 	*out = NULL;
 	if (!h)
 		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
-	err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, ptimg, &sink, st);
+	err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, ptimg, icc, &sink, st);
 	if (err < 0) {
 		ptd_history_free(h);
 		return err;
@@ -880,7 +907,7 @@ static const struct ptd_history *segment_of(struct ptd_pt_trace *t, struct segen
 	if (!e->h) {
 		struct ptd_pt_stats st;
 
-		if (decode_into(t, e, ptd_image_pt(t->img), &e->h, &st) < 0)
+		if (decode_into(t, e, ptd_image_pt(t->img), t->icc, &e->h, &st) < 0)
 			return NULL;
 		e->st = st;
 		e->decoded = 1;
@@ -922,7 +949,7 @@ static int count_segment(struct ptd_pt_trace *t, struct segent *e)
 
 	if (e->decoded)
 		return 0;
-	err = decode_into(t, e, ptd_image_pt(t->img), &h, &st);
+	err = decode_into(t, e, ptd_image_pt(t->img), t->icc, &h, &st);
 	if (err < 0)
 		return err;
 	e->st = st;
@@ -991,58 +1018,228 @@ static int copy_items(struct ptd_history *dst, const struct ptd_history *src)
 	return 0;
 }
 
-struct worker {
+/* Items of one segment decoded by a worker thread, appended to the
+ * history by the calling thread in segment order. */
+struct vitem {
+	uint8_t kind, reason;
+	struct ptd_block b;
+	uint64_t arg;
+	char *detail;
+};
+
+struct vec {
+	struct vitem *v;
+	size_t n, cap;
+	struct ptd_pt_stats st;
+	int done, err;
+};
+
+static int vpush(struct vec *v, const struct vitem *it)
+{
+	if (v->n == v->cap) {
+		size_t nc = v->cap ? v->cap * 2 : 256;
+		struct vitem *p = realloc(v->v, nc * sizeof(*p));
+
+		if (!p)
+			return -ptde_nomem;
+		v->v = p;
+		v->cap = nc;
+	}
+	v->v[v->n++] = *it;
+	return 0;
+}
+
+static int vec_block(void *ctx, const struct ptd_block *b)
+{
+	struct vitem it = { PTD_ITEM_BLOCK, 0, *b, 0, NULL };
+
+	return vpush(ctx, &it);
+}
+
+static int vec_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail)
+{
+	struct vitem it = { PTD_ITEM_GAP, (uint8_t)r, { 0 }, offset, detail ? strdup(detail) : NULL };
+	int err = vpush(ctx, &it);
+
+	if (err < 0)
+		free(it.detail);
+	return err;
+}
+
+static int vec_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
+{
+	struct vitem it = { PTD_ITEM_EVENT, (uint8_t)k, { 0 }, arg, NULL };
+
+	it.b.ip = ip;
+	return vpush(ctx, &it);
+}
+
+static void vec_free(struct vec *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		free(v->v[i].detail);
+	free(v->v);
+	v->v = NULL;
+	v->n = v->cap = 0;
+}
+
+static int vec_append(struct ptd_history *h, const struct vec *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->n; i++) {
+		const struct vitem *it = &v->v[i];
+		int err;
+
+		if (it->kind == PTD_ITEM_BLOCK)
+			err = ptd_history_append_block(h, &it->b);
+		else if (it->kind == PTD_ITEM_GAP)
+			err = ptd_history_append_gap(h, it->reason, it->arg, it->detail);
+		else
+			err = ptd_history_append_event(h, it->reason, it->b.ip, it->arg);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* Workers run at most this many segments ahead of the appending thread,
+ * which bounds the memory held in decoded-but-not-appended items. */
+#define LOOKAHEAD 64
+
+struct pool {
 	struct ptd_pt_trace *t;
-	size_t next, count;
-	pthread_mutex_t *lock;
-	struct ptd_history **out; /* front order */
-	struct ptd_pt_stats *st;
-	int err;
+	size_t n, next, appended;
+	struct vec *vecs; /* front order */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int stop;
 };
 
 static void *work(void *arg)
 {
-	struct worker *w = arg;
-	struct pt_image *img = ptd_image_pt_copy(w->t->img);
+	struct pool *p = arg;
+	struct pt_image *img = ptd_image_pt_copy(p->t->img);
+	struct iccache *icc = calloc(1, sizeof(*icc));
 
-	if (!img) {
-		pthread_mutex_lock(w->lock);
-		w->err = -ptde_nomem;
-		pthread_mutex_unlock(w->lock);
-		return NULL;
-	}
 	for (;;) {
+		struct ptd_pt_sink sink = { vec_block, vec_gap, vec_event, NULL };
 		struct segent *e;
+		struct vec *v;
 		size_t i;
 		int err;
 
-		pthread_mutex_lock(w->lock);
-		i = w->next++;
-		pthread_mutex_unlock(w->lock);
-		if (i >= w->count)
-			break;
-		e = &w->t->rev[w->t->nrev - 1 - i];
-		if (e->h)
-			continue; /* cached: the serial pass copies it */
-		err = decode_into(w->t, e, img, &w->out[i], &w->st[i]);
-		if (err < 0) {
-			pthread_mutex_lock(w->lock);
-			w->err = err;
-			w->next = w->count;
-			pthread_mutex_unlock(w->lock);
+		pthread_mutex_lock(&p->lock);
+		while (!p->stop && p->next < p->n && p->next >= p->appended + LOOKAHEAD)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (p->stop || p->next >= p->n) {
+			pthread_mutex_unlock(&p->lock);
 			break;
 		}
+		i = p->next++;
+		pthread_mutex_unlock(&p->lock);
+
+		e = &p->t->rev[p->t->nrev - 1 - i];
+		v = &p->vecs[i];
+		err = 0;
+		if (!e->h) {
+			if (!img)
+				err = -ptde_nomem;
+			sink.ctx = v;
+			if (!err)
+				err = run_segment(p->t->buf, e->offset, e->end, cut_of(p->t, e), p->t->img,
+						  img, icc, &sink, &v->st);
+		}
+		pthread_mutex_lock(&p->lock);
+		v->err = err;
+		v->done = 1;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
 	}
+	free(icc);
 	pt_image_free(img);
 	return NULL;
+}
+
+static int history_parallel(struct ptd_pt_trace *t, struct ptd_history *h, int nthreads,
+			    struct ptd_pt_stats *st, int *depth)
+{
+	struct pool p;
+	pthread_t th[16];
+	size_t i;
+	int k, nt = nthreads > 16 ? 16 : nthreads, err = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.t = t;
+	p.n = t->nrev;
+	p.vecs = calloc(p.n, sizeof(*p.vecs));
+	if (!p.vecs)
+		return ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments", p.n);
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.cond, NULL);
+	for (k = 0; k < nt; k++)
+		if (pthread_create(&th[k], NULL, work, &p) != 0)
+			break;
+	nt = k;
+	for (i = 0; i < p.n; i++) {
+		struct segent *e = &t->rev[p.n - 1 - i];
+		struct vec *v = &p.vecs[i];
+
+		if (!nt) {
+			/* No thread could start: decode here. */
+			struct ptd_pt_sink sink = { vec_block, vec_gap, vec_event, v };
+
+			if (!e->h)
+				v->err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img,
+						     ptd_image_pt(t->img), t->icc, &sink, &v->st);
+			v->done = 1;
+		}
+		pthread_mutex_lock(&p.lock);
+		while (!v->done)
+			pthread_cond_wait(&p.cond, &p.lock);
+		pthread_mutex_unlock(&p.lock);
+		err = v->err;
+		if (!err) {
+			if (e->h) {
+				err = copy_items(h, e->h);
+			} else {
+				err = vec_append(h, v);
+				e->st = v->st;
+				e->decoded = 1;
+			}
+		}
+		vec_free(v);
+		if (!err)
+			stats_add(st, &e->st, depth);
+		pthread_mutex_lock(&p.lock);
+		p.appended = i + 1;
+		if (err)
+			p.stop = 1;
+		pthread_cond_broadcast(&p.cond);
+		pthread_mutex_unlock(&p.lock);
+		if (err)
+			break;
+	}
+	pthread_mutex_lock(&p.lock);
+	p.stop = 1;
+	pthread_cond_broadcast(&p.cond);
+	pthread_mutex_unlock(&p.lock);
+	for (k = 0; k < nt; k++)
+		pthread_join(th[k], NULL);
+	for (i = 0; i < p.n; i++)
+		vec_free(&p.vecs[i]);
+	free(p.vecs);
+	pthread_mutex_destroy(&p.lock);
+	pthread_cond_destroy(&p.cond);
+	return err;
 }
 
 int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthreads,
 			 struct ptd_pt_stats *st)
 {
 	struct ptd_pt_stats local;
-	struct ptd_history **hs = NULL;
-	struct ptd_pt_stats *sts = NULL;
 	size_t i, n;
 	int err = 0, depth = 0;
 
@@ -1065,60 +1262,28 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 		if (err < 0)
 			return err;
 	}
-	if (!n)
-		return 0;
-	hs = calloc(n, sizeof(*hs));
-	sts = calloc(n, sizeof(*sts));
-	if (!hs || !sts) {
-		err = ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments", n);
-		goto out;
-	}
-	if (nthreads > 1 && n > 1) {
-		/* Workers take segment numbers from one shared cursor; each
-		 * has its own copy of the libipt image (libipt images are not
-		 * thread safe).  Results land in hs[i], appended in order
-		 * below, so the history is the same as a serial decode. */
-		pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-		struct worker w = { t, 0, n, &lock, hs, sts, 0 };
-		pthread_t th[16];
-		int k, nt = nthreads > 16 ? 16 : nthreads;
-
-		for (k = 0; k < nt; k++)
-			if (pthread_create(&th[k], NULL, work, &w) != 0)
-				break;
-		nt = k;
-		for (k = 0; k < nt; k++)
-			pthread_join(th[k], NULL);
-		if (w.err < 0) {
-			err = w.err;
-			goto out;
-		}
-		/* Segments no thread got to are decoded serially below. */
-	}
+	if (nthreads > 1 && n > 1)
+		return history_parallel(t, h, nthreads, st, &depth);
+	/* Serial: segments decode straight into @h (cached ones are copied). */
 	for (i = 0; i < n; i++) {
 		struct segent *e = &t->rev[n - 1 - i];
 
-		if (!hs[i] && !e->h) {
-			err = decode_into(t, e, ptd_image_pt(t->img), &hs[i], &sts[i]);
-			if (err < 0)
-				goto out;
+		if (e->h) {
+			err = copy_items(h, e->h);
+		} else {
+			struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h };
+			struct ptd_pt_stats sst;
+
+			err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img,
+					  ptd_image_pt(t->img), t->icc, &sink, &sst);
+			if (!err) {
+				e->st = sst;
+				e->decoded = 1;
+			}
 		}
-		if (hs[i]) {
-			e->st = sts[i];
-			e->decoded = 1;
-		}
-		err = copy_items(h, hs[i] ? hs[i] : e->h);
 		if (err < 0)
-			goto out;
+			return err;
 		stats_add(st, &e->st, &depth);
-		ptd_history_free(hs[i]);
-		hs[i] = NULL;
 	}
-out:
-	if (hs)
-		for (i = 0; i < n; i++)
-			ptd_history_free(hs[i]);
-	free(hs);
-	free(sts);
-	return err;
+	return 0;
 }

@@ -1,0 +1,510 @@
+/*
+ * make bench, PT decoding: throughput of ptdbg's history building against
+ * two libipt baselines measured in the same run, time to the first reverse
+ * step for growing traces, and history bytes per instruction.
+ *
+ * The trace is synthesized (src/record/ptsynth) for a random walk over a
+ * generated program: 512 functions of straight-line runs (1..8 ordinary
+ * instructions of 1..7 bytes) ending in conditional jumps, direct and
+ * indirect calls and jumps, and returns; calls only go to higher-numbered
+ * functions, so the call depth stays bounded.  The program is written to a
+ * file so the file-backed decoders use libipt's image-section cache.
+ *
+ *   (a) libipt instruction decoder, memory read through pt_image_set_callback
+ *       (how gdb decodes)
+ *   (b) libipt block decoder over an image-section cache, storing nothing
+ *   (c) ptdbg: ptd_pt_trace_history into a ptd_history, serial and 2 threads
+ *
+ * Usage: bench-decode [MB]   (trace size, default 64; env BENCH_PT_MB too)
+ */
+#include <inttypes.h>
+#include <intel-pt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "decode/image.h"
+#include "decode/pt.h"
+#include "history/history.h"
+#include "record/ptsynth.h"
+
+#define CODE_BASE 0x500000ull
+#define CODE_MAX (1u << 20)
+#define NFUNC 512
+
+enum kind { K_N, K_JCC, K_JMP, K_CALL, K_ICALL, K_IJMP, K_RET };
+
+struct insn {
+	uint32_t off;
+	uint8_t len, kind;
+	uint32_t target; /* direct target offset; for K_IJMP the function */
+	uint16_t func;
+};
+
+static uint8_t code[CODE_MAX];
+static struct insn *insns;
+static size_t ninsns, capinsns;
+static int32_t *at; /* offset -> insn index or -1 */
+static uint32_t fentry[NFUNC];
+static uint32_t *fblocks[NFUNC];
+static int fnblocks[NFUNC];
+static uint32_t clen;
+static unsigned rs = 12345;
+
+static unsigned rnd(void)
+{
+	rs = rs * 1103515245u + 12345u;
+	return (rs >> 8) & 0xffffff;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void add(uint32_t len, enum kind k, uint32_t target, int f, const uint8_t *bytes)
+{
+	if (ninsns == capinsns) {
+		capinsns = capinsns ? capinsns * 2 : 4096;
+		insns = realloc(insns, capinsns * sizeof(*insns));
+	}
+	insns[ninsns].off = clen;
+	insns[ninsns].len = (uint8_t)len;
+	insns[ninsns].kind = (uint8_t)k;
+	insns[ninsns].target = target;
+	insns[ninsns].func = (uint16_t)f;
+	ninsns++;
+	memcpy(code + clen, bytes, len);
+	clen += len;
+}
+
+static void put_rel32(uint32_t insn_end, uint32_t target)
+{
+	int32_t rel = (int32_t)target - (int32_t)insn_end;
+
+	memcpy(code + insn_end - 4, &rel, 4);
+}
+
+/* Generates the program; branch displacements are patched afterwards. */
+static void generate(void)
+{
+	static const uint8_t fill[][8] = {
+		{ 1, 0x90 },
+		{ 2, 0x89, 0xc8 },
+		{ 3, 0x48, 0x89, 0xc3 },
+		{ 4, 0x48, 0x83, 0xc0, 0x01 },
+		{ 5, 0x0f, 0x1f, 0x44, 0x00, 0x00 },
+		{ 5, 0x48, 0x8d, 0x44, 0x24, 0x08 },
+		{ 7, 0x48, 0xc7, 0xc0, 0x01, 0x00, 0x00 },
+	};
+	static const uint8_t jcc[6] = { 0x0f, 0x85 }, jmp[5] = { 0xe9 }, call[5] = { 0xe8 };
+	static const uint8_t icall[2] = { 0xff, 0xd0 }, ijmp[2] = { 0xff, 0xe0 }, ret[1] = { 0xc3 };
+	size_t i;
+	int f, b;
+
+	memset(code, 0xcc, sizeof(code));
+	/* Stub: call f0; jmp stub. */
+	add(5, K_CALL, 0, -1 & 0xffff, call);
+	add(5, K_JMP, 0, -1 & 0xffff, jmp);
+	for (f = 0; f < NFUNC; f++) {
+		int nb = 4 + (int)(rnd() % 9);
+
+		fentry[f] = clen;
+		fnblocks[f] = nb;
+		fblocks[f] = calloc((size_t)nb, sizeof(uint32_t));
+		for (b = 0; b < nb; b++) {
+			int nf = 1 + (int)(rnd() % 8), k;
+
+			fblocks[f][b] = clen;
+			for (k = 0; k < nf; k++) {
+				const uint8_t *fi = fill[rnd() % 7];
+
+				if (fi[0] == 7) {
+					uint8_t m[7] = { 0x48, 0xc7, 0xc0, 0x01, 0, 0, 0 };
+
+					add(7, K_N, 0, f, m);
+				} else {
+					add(fi[0], K_N, 0, f, fi + 1);
+				}
+			}
+			if (b == nb - 1) {
+				add(1, K_RET, 0, f, ret);
+				continue;
+			}
+			switch (rnd() % 8) {
+			case 0: case 1: case 2:
+				add(6, K_JCC, (uint32_t)(rnd() % (unsigned)nb), f, jcc); /* block index */
+				break;
+			case 3:
+				add(5, K_JMP, (uint32_t)(b + 1 + (int)(rnd() % (unsigned)(nb - b - 1))), f, jmp);
+				break;
+			case 4: case 5:
+				if (f + 1 < NFUNC)
+					add(5, K_CALL, (uint32_t)(f + 1 + (int)(rnd() % (unsigned)(NFUNC - f - 1 < 16 ? NFUNC - f - 1 : 16))), f, call);
+				break;
+			case 6:
+				if (f + 1 < NFUNC)
+					add(2, K_ICALL, 0, f, icall);
+				break;
+			default:
+				add(2, K_IJMP, (uint32_t)b, f, ijmp); /* forward within f */
+				break;
+			}
+		}
+	}
+	/* Resolve targets to offsets and patch displacements. */
+	at = malloc(sizeof(int32_t) * clen);
+	for (i = 0; i < clen; i++)
+		at[i] = -1;
+	for (i = 0; i < ninsns; i++) {
+		struct insn *in = &insns[i];
+		uint32_t end = in->off + in->len;
+
+		at[in->off] = (int32_t)i;
+		if (i == 0) {
+			in->target = fentry[0];
+		} else if (i == 1) {
+			in->target = 0;
+		} else if (in->kind == K_JCC) {
+			in->target = fblocks[in->func][in->target];
+		} else if (in->kind == K_JMP) {
+			in->target = fblocks[in->func][in->target];
+		} else if (in->kind == K_CALL) {
+			in->target = fentry[in->target];
+		} else {
+			continue;
+		}
+		put_rel32(end, in->target);
+	}
+}
+
+/* Walks until @bytes of PT are written; returns instructions executed. */
+static uint64_t walk(struct ptd_ptsynth *s, size_t bytes)
+{
+	static uint64_t stack[NFUNC + 8];
+	int sp = 0;
+	uint64_t n = 0;
+	uint32_t off = 0;
+
+	ptd_ptsynth_begin(s, CODE_BASE);
+	for (;;) {
+		const struct insn *in = &insns[at[off]];
+		uint32_t next = in->off + in->len, t;
+
+		n++;
+		switch (in->kind) {
+		case K_N:
+			off = next;
+			break;
+		case K_JCC:
+			t = (rnd() & 1) ? in->target : next;
+			ptd_ptsynth_cond(s, t != next, CODE_BASE + t);
+			off = t;
+			break;
+		case K_JMP:
+			off = in->target;
+			break;
+		case K_CALL:
+			stack[sp++] = next;
+			ptd_ptsynth_call(s, CODE_BASE + next);
+			off = in->target;
+			break;
+		case K_ICALL: {
+			int f = in->func + 1 + (int)(rnd() % (unsigned)(NFUNC - in->func - 1 < 16 ? NFUNC - in->func - 1 : 16));
+
+			stack[sp++] = next;
+			t = fentry[f];
+			ptd_ptsynth_icall(s, CODE_BASE + next, CODE_BASE + t);
+			off = t;
+			break;
+		}
+		case K_IJMP: {
+			int nb = fnblocks[in->func], b = (int)in->target;
+
+			t = fblocks[in->func][b + 1 + (int)(rnd() % (unsigned)(nb - b - 1))];
+			ptd_ptsynth_indirect(s, CODE_BASE + t);
+			off = t;
+			break;
+		}
+		case K_RET:
+			t = (uint32_t)stack[--sp];
+			ptd_ptsynth_ret(s, CODE_BASE + t);
+			off = t;
+			break;
+		}
+		if ((n & 0xfff) == 0) {
+			size_t sz;
+
+			ptd_ptsynth_data(s, &sz);
+			if (sz >= bytes && in->kind == K_N)
+				break;
+		}
+	}
+	ptd_ptsynth_end(s, CODE_BASE + off);
+	return n;
+}
+
+static int cb_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
+{
+	(void)asid;
+	(void)ctx;
+	if (ip < CODE_BASE || ip >= CODE_BASE + clen)
+		return -pte_nomap;
+	if (size > CODE_BASE + clen - ip)
+		size = (size_t)(CODE_BASE + clen - ip);
+	memcpy(buf, code + (ip - CODE_BASE), size);
+	return (int)size;
+}
+
+static void cfg_init(struct pt_config *c, const uint8_t *buf, size_t n)
+{
+	pt_config_init(c);
+	c->begin = (uint8_t *)buf;
+	c->end = (uint8_t *)buf + n;
+}
+
+/* (a) instruction decoder, callback image. */
+static uint64_t run_insn(const uint8_t *buf, size_t n)
+{
+	struct pt_config c;
+	struct pt_insn_decoder *d;
+	struct pt_image *img = pt_image_alloc("cb");
+	uint64_t cnt = 0;
+	int st;
+
+	cfg_init(&c, buf, n);
+	pt_image_set_callback(img, cb_read, NULL);
+	d = pt_insn_alloc_decoder(&c);
+	pt_insn_set_image(d, img);
+	for (;;) {
+		st = pt_insn_sync_forward(d);
+		if (st < 0)
+			break;
+		for (;;) {
+			struct pt_insn insn;
+
+			while (st & pts_event_pending) {
+				struct pt_event ev;
+
+				st = pt_insn_event(d, &ev, sizeof(ev));
+				if (st < 0)
+					break;
+			}
+			if (st < 0)
+				break;
+			st = pt_insn_next(d, &insn, sizeof(insn));
+			if (st < 0)
+				break;
+			cnt++;
+		}
+		if (st == -pte_eos)
+			break;
+	}
+	pt_insn_free_decoder(d);
+	pt_image_free(img);
+	return cnt;
+}
+
+/* (b) block decoder over the section cache, storing nothing. */
+static uint64_t run_blk(const uint8_t *buf, size_t n, const char *path)
+{
+	struct pt_config c;
+	struct pt_block_decoder *d;
+	struct pt_image_section_cache *isc = pt_iscache_alloc("b");
+	struct pt_image *img = pt_image_alloc("b");
+	uint64_t cnt = 0;
+	int st, isid;
+
+	isid = pt_iscache_add_file(isc, path, 0, clen, CODE_BASE);
+	pt_image_add_cached(img, isc, isid, NULL);
+	cfg_init(&c, buf, n);
+	if (getenv("BENCH_BLK_END_ON")) {
+		c.flags.variant.block.end_on_call = 1;
+		c.flags.variant.block.end_on_jump = 1;
+	}
+	d = pt_blk_alloc_decoder(&c);
+	pt_blk_set_image(d, img);
+	for (;;) {
+		st = pt_blk_sync_forward(d);
+		if (st < 0)
+			break;
+		for (;;) {
+			struct pt_block blk;
+
+			while (st & pts_event_pending) {
+				struct pt_event ev;
+
+				st = pt_blk_event(d, &ev, sizeof(ev));
+				if (st < 0)
+					break;
+			}
+			if (st < 0)
+				break;
+			st = pt_blk_next(d, &blk, sizeof(blk));
+			cnt += blk.ninsn;
+			if (st < 0)
+				break;
+		}
+		if (st == -pte_eos)
+			break;
+	}
+	pt_blk_free_decoder(d);
+	pt_image_free(img);
+	pt_iscache_free(isc);
+	return cnt;
+}
+
+/* (c) ptdbg history. */
+static uint64_t run_ptdbg(const uint8_t *buf, size_t n, struct ptd_image *img, int threads,
+			  size_t *hbytes)
+{
+	struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 0);
+	struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
+	struct ptd_pt_stats st;
+
+	if (!t || !h || ptd_pt_trace_history(t, h, threads, &st) < 0) {
+		fprintf(stderr, "bench-decode: ptdbg decode failed\n");
+		exit(1);
+	}
+	*hbytes = ptd_history_bytes(h);
+	ptd_history_free(h);
+	ptd_pt_trace_free(t);
+	return st.ninsn;
+}
+
+static double first_step_ms(const uint8_t *buf, size_t n, struct ptd_image *img)
+{
+	double best = 1e9;
+	int rep;
+
+	for (rep = 0; rep < 9; rep++) {
+		double t0 = now(), dt;
+		struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 0);
+		const struct ptd_history *h = ptd_pt_trace_newest(t, 0);
+		struct ptd_hcursor c;
+
+		if (!h || ptd_hcursor_goto(&c, h, ptd_history_count(h)) < 0 || ptd_hcursor_prev(&c) < 0) {
+			fprintf(stderr, "bench-decode: no newest segment\n");
+			exit(1);
+		}
+		dt = (now() - t0) * 1e3;
+		ptd_pt_trace_free(t);
+		if (dt < best)
+			best = dt;
+	}
+	return best;
+}
+
+/* A trace of at least @mb MB: copies of @base back to back (each copy
+ * starts with a PSB+ and ends with tracing disabled, so this is valid PT). */
+static uint8_t *repeat(const uint8_t *base, size_t bn, size_t mb, size_t *out)
+{
+	size_t want = mb << 20, k = (want + bn - 1) / bn, i;
+	uint8_t *b = malloc(k * bn);
+
+	for (i = 0; i < k; i++)
+		memcpy(b + i * bn, base, bn);
+	*out = k * bn;
+	return b;
+}
+
+int main(int argc, char **argv)
+{
+	struct ptd_ptsynth_config cfg = { .psb_period = 4096, .ret_compression = 1 };
+	size_t mb = 64, bn, n, n1, hbytes = 0;
+	const char *env = getenv("BENCH_PT_MB");
+	char path[] = "/tmp/ptd-bench-code-XXXXXX";
+	struct ptd_ptsynth *s, *s1;
+	struct ptd_image *img;
+	uint8_t *base, *big, *one;
+	double t0, ta, tb, tc, tp, f1, f16, f256;
+	uint64_t na, nb, nc, np, walked;
+	FILE *f;
+	int fd;
+
+	if (argc > 1)
+		mb = (size_t)atoi(argv[1]);
+	else if (env)
+		mb = (size_t)atoi(env);
+	if (mb < 1)
+		mb = 1;
+	generate();
+	fd = mkstemp(path);
+	f = fdopen(fd, "w");
+	fwrite(code, 1, clen, f);
+	fclose(f);
+
+	/* A 16 MB base trace (repeated for larger sizes) and a 1 MB one. */
+	s = ptd_ptsynth_alloc(&cfg);
+	walked = walk(s, (mb < 16 ? mb : 16) << 20);
+	base = ptd_ptsynth_take(s, &bn);
+	s1 = ptd_ptsynth_alloc(&cfg);
+	walk(s1, (1u << 20) - 4096);
+	one = ptd_ptsynth_take(s1, &n1);
+	big = repeat(base, bn, mb, &n);
+	printf("== PT decode: generated program %u bytes, %zu instructions; trace %.1f MB "
+	       "(%.3f bytes/insn)\n", clen, ninsns, n / 1048576.0, (double)bn / (double)walked);
+
+	img = ptd_image_alloc(NULL, NULL);
+	if (ptd_image_add_file(img, path, 0, clen, CODE_BASE) < 0)
+		return 1;
+
+	if (getenv("BENCH_ONLY_PTDBG")) { /* for profiling */
+		t0 = now();
+		nc = run_ptdbg(big, n, img, 1, &hbytes);
+		printf("ptdbg %.3f s %" PRIu64 " insns\n", now() - t0, nc);
+		return 0;
+	}
+	t0 = now();
+	na = run_insn(big, n);
+	ta = now() - t0;
+	t0 = now();
+	nb = run_blk(big, n, path);
+	tb = now() - t0;
+	t0 = now();
+	nc = run_ptdbg(big, n, img, 1, &hbytes);
+	tc = now() - t0;
+	t0 = now();
+	np = run_ptdbg(big, n, img, 2, &hbytes);
+	tp = now() - t0;
+	if (na != nb || nb != nc || nc != np)
+		printf("WARNING: instruction counts differ: insn %" PRIu64 " blk %" PRIu64 " ptdbg %" PRIu64
+		       " parallel %" PRIu64 "\n", na, nb, nc, np);
+
+#define RATE(t) (n / 1048576.0 / (t)), (nc / 1e6 / (t))
+	printf("(a) libipt insn decoder + callback:  %8.1f MB/s %8.1f Minsn/s\n", RATE(ta));
+	printf("(b) libipt block decoder, iscache:   %8.1f MB/s %8.1f Minsn/s\n", RATE(tb));
+	printf("(c) ptdbg history, serial:           %8.1f MB/s %8.1f Minsn/s\n", RATE(tc));
+	printf("(c) ptdbg history, 2 threads:        %8.1f MB/s %8.1f Minsn/s\n", RATE(tp));
+	printf("ratio ptdbg/(a) = %.2f (goal >= 5), ptdbg/(b) = %.2f (goal >= 0.8), "
+	       "parallel/(b) = %.2f (goal > 1)\n", ta / tc, tb / tc, tb / tp);
+
+	/* 1, 16 and 256 MB made of the same 1 MB trace, so the newest
+	 * segment is the same and only the trace size differs. */
+	free(big);
+	big = repeat(one, n1, 1, &n);
+	f1 = first_step_ms(big, n, img);
+	free(big);
+	big = repeat(one, n1, 16, &n);
+	f16 = first_step_ms(big, n, img);
+	free(big);
+	big = repeat(one, n1, 256, &n);
+	f256 = first_step_ms(big, n, img);
+	printf("time to first reverse step: 1 MB %.3f ms, 16 MB %.3f ms, 256 MB %.3f ms; "
+	       "ratio 256/1 = %.2f (goal <= 2, each <= 10 ms)\n", f1, f16, f256, f256 / f1);
+	printf("history bytes per instruction: %.3f (goal <= 2)\n", (double)hbytes / (double)nc);
+
+	free(big);
+	free(base);
+	free(one);
+	ptd_image_free(img);
+	ptd_ptsynth_free(s);
+	ptd_ptsynth_free(s1);
+	unlink(path);
+	return 0;
+}
