@@ -1388,6 +1388,11 @@ static int info_registers(struct shell *sh, const char *args)
 	rc = ptd_session_regs(sh->s, &r, &pc_only);
 	if (rc < 0)
 		return session_error(rc, NULL);
+	if (sh->frame_level > 0) {
+		/* an outer frame: its pc; no other register is unwound */
+		r.rip = sh->frame_pc;
+		pc_only = 1;
+	}
 	shell_sync(sh);
 	args = skipws(args);
 	if (!*args) {

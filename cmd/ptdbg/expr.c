@@ -84,7 +84,10 @@ static struct val parse_register(struct parser *ps)
 		r.kind = EXPR_DATA_PTR;
 	else if (!strcmp(canon, "eflags"))
 		r.kind = EXPR_EFLAGS;
-	if (ps->pc_only && strcmp(canon, "rip")) {
+	if (!strcmp(canon, "rip") && ps->sh->frame_level > 0)
+		r.v = ps->sh->frame_pc; /* the selected frame's pc (up/frame N) */
+	/* Only the pc is known in the recorded past and in outer frames. */
+	if ((ps->pc_only || ps->sh->frame_level > 0) && strcmp(canon, "rip")) {
 		ps->unavailable = 1;
 		r.kind = EXPR_UNAVAILABLE;
 	}
