@@ -1626,9 +1626,12 @@ static int do_x(struct shell *sh, const char *args)
 	} else {
 		return shell_error("Argument required (starting display address).");
 	}
-	if (ptd_session_replaying(sh->s))
-		printf("warning: replaying: memory is shown as it is now, not as it was at this "
-		       "point of the history\n");
+	if (ptd_session_replaying(sh->s)) {
+		/* a warning, on stderr like gdb's warning() */
+		fflush(stdout);
+		fprintf(stderr, "warning: replaying: memory is shown as it is now, not as it was "
+			"at this point of the history\n");
+	}
 	if (fmt == 'a' && !size_given)
 		size = 'g';
 	if (fmt == 'c' && !size_given)
