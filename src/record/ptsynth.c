@@ -329,7 +329,7 @@ int ptd_ptsynth_begin(struct ptd_ptsynth *s, uint64_t ip)
 	TXN_BEGIN(s);
 	s->tsc++;
 	err = 0;
-	if (!s->have_psb || s->since_psb >= s->cfg.psb_period)
+	if (!s->have_psb || s->since_psb >= s->cfg.psb_period || s->cfg.psb_on_begin)
 		err = emit_psb_plus(s, 0, 0);
 	if (!err)
 		err = enable_at(s, ip);

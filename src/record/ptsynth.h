@@ -53,6 +53,11 @@ struct ptd_ptsynth_config {
 	/* Non-zero: pack up to 47 TNT bits in TNT-64 packets; zero: TNT-8
 	 * only (up to 6 bits), as most hardware writes. */
 	int tnt64;
+	/* Non-zero: begin() always writes a PSB+ first, so the bytes from each
+	 * begin() to the following end() (what ptd_ptsynth_take returns at a
+	 * stop) decode on their own, e.g. each with the process image of its
+	 * own time (exec, dlclose) and without re-decoding older bytes. */
+	int psb_on_begin;
 	/* The cpu the trace claims to come from (0: family 6 model 0x8e). */
 	uint16_t family;
 	uint8_t model;

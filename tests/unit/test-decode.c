@@ -193,6 +193,40 @@ static void test_step_same_bytes(void **state)
 	ptd_ptsynth_free(b);
 }
 
+/* With psb_on_begin, the bytes of each begin..end stretch decode on their
+ * own and the pieces add up to the whole run. */
+static void test_chunks(void **state)
+{
+	struct ptd_ptsynth_config cfg = { .psb_period = 512, .ret_compression = 1,
+					  .psb_on_begin = 1 };
+	struct ptd_image *img = ptd_image_alloc(pw_read, NULL);
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+	struct pw_result exp;
+	unsigned k;
+
+	(void)state;
+	for (k = 0; k < 5; k++) {
+		struct pw_opts o = { .seed = 40 + k, .steps = 700, .p_sigsys = 100 };
+		uint8_t *bytes;
+		struct got g;
+		size_t n;
+
+		/* pw_walk begins at the program start and ends at its last ip,
+		 * like a recorder between two stops. */
+		assert_int_equal(pw_walk(&o, s, &exp), 0);
+		bytes = ptd_ptsynth_take(s, &n);
+		assert_non_null(bytes);
+		assert_memory_equal(bytes, "\x02\x82\x02\x82", 4);
+		assert_int_equal(decode_got(bytes, n, img, &g, NULL), 0);
+		assert_same(&exp, &g.r);
+		free(g.r.ips);
+		free(exp.ips);
+		free(bytes);
+	}
+	ptd_ptsynth_free(s);
+	ptd_image_free(img);
+}
+
 static void test_overflow_one_gap(void **state)
 {
 	struct ptd_image *img = ptd_image_alloc(pw_read, NULL);
@@ -854,6 +888,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_step_same_bytes),
+		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_overflow_one_gap),
 		cmocka_unit_test(test_damaged_streams),
 		cmocka_unit_test(test_unmapped_code),
