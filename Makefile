@@ -45,6 +45,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 TESTPROG_SRCS := $(sort $(wildcard testprogs/*.c))
 
 .SECONDEXPANSION:
+.SECONDARY:
 .PHONY: all deps check demo bench install clean testprogs unit-tests
 all: $(B)/libptdbg.a $(B)/libptdbg.so $(CMD_BINS) testprogs
 
