@@ -19,7 +19,7 @@ if [ -z "${TMPDIR:-}" ] || [ "${TMPDIR:-}" = /tmp ]; then
 	trap 'rm -rf "$TMPDIR"' EXIT
 fi
 export TMPDIR
-GOLDEN=$TOP/tests/golden
+GOLDEN=${GOLDEN:-$TOP/tests/golden}
 GDB_REVPCS=$TOP/tests/integration/gdb_revpcs.py
 SRCDIR=$TOP/testprogs
 
