@@ -698,6 +698,7 @@ struct ptd_pt_trace {
 	uint64_t lost;
 	int lost_nonzero;
 	struct iccache *icc; /* for decodes in the calling thread; may be NULL */
+	uint64_t tail_ip;    /* where the thread stopped, for the newest segment */
 };
 
 /*
@@ -841,7 +842,25 @@ static uint64_t cut_of(const struct ptd_pt_trace *t, const struct segent *e)
 {
 	size_t j = (size_t)(e - t->rev);
 
-	return j ? t->rev[j - 1].start_ip : 0;
+	return j ? t->rev[j - 1].start_ip : t->tail_ip;
+}
+
+void ptd_pt_trace_set_tail(struct ptd_pt_trace *t, uint64_t ip)
+{
+	size_t i;
+
+	if (!t || t->tail_ip == ip)
+		return;
+	t->tail_ip = ip;
+	/* The newest segment's cut changes: forget what was decoded of it. */
+	for (i = 0; i < t->nrev && i < 1; i++) {
+		if (t->rev[i].h) {
+			ptd_history_free(t->rev[i].h);
+			t->rev[i].h = NULL;
+			t->ncached--;
+		}
+		t->rev[i].decoded = 0;
+	}
 }
 
 int ptd_pt_trace_seginfo(struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo *si)

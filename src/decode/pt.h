@@ -135,6 +135,13 @@ int ptd_pt_trace_position(struct ptd_pt_trace *t, size_t i, uint64_t *first, int
  */
 int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthreads,
 			 struct ptd_pt_stats *st);
+/*
+ * Sets the pc where the thread stopped (a bundle's tail pc, the pc at a
+ * ring-buffer snapshot).  A trace that ends without disabling tracing makes
+ * libipt run on through linear code after the last branch; the newest
+ * segment is cut at @ip instead.  0: no cut.
+ */
+void ptd_pt_trace_set_tail(struct ptd_pt_trace *t, uint64_t ip);
 /* Bytes of trace before the first PSB (0 when it starts with a PSB). */
 uint64_t ptd_pt_trace_lost(struct ptd_pt_trace *t);
 

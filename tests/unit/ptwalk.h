@@ -127,6 +127,7 @@ struct pw_opts {
 	int p_ovf;     /* per mille: overflow after a branch outcome */
 	int ovf_after; /* >0: one overflow after the first outcome at or after this step */
 	int via_step;  /* report instructions through ptd_ptsynth_step (disassembled) */
+	int no_end;    /* leave tracing enabled at the end (flush only), as a snapshot */
 };
 
 struct pw_result {
@@ -271,7 +272,7 @@ static int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_res
 		}
 	}
 	r->end_ip = ip;
-	return ptd_ptsynth_end(s, ip);
+	return o->no_end ? ptd_ptsynth_flush(s) : ptd_ptsynth_end(s, ip);
 }
 
 /* Expands decoded blocks to instruction addresses with the program table. */

@@ -73,6 +73,8 @@ static int got_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg
 	return 0;
 }
 
+static void expand_history(const struct ptd_history *h, struct pw_result *r);
+
 static int decode_got(const uint8_t *buf, size_t n, struct ptd_image *img, struct got *g,
 		      struct ptd_pt_stats *st)
 {
@@ -224,6 +226,51 @@ static void test_chunks(void **state)
 		free(bytes);
 	}
 	ptd_ptsynth_free(s);
+	ptd_image_free(img);
+}
+
+/* A trace that simply stops (no FUP/TIP.PGD at the end, as a ring snapshot)
+ * is cut at the tail pc instead of running on through linear code. */
+static void test_tail_cut(void **state)
+{
+	struct ptd_image *img = ptd_image_alloc(pw_read, NULL);
+	unsigned seed;
+	int cut_needed = 0;
+
+	(void)state;
+	for (seed = 1; seed <= 40; seed++) {
+		struct ptd_ptsynth_config cfg = { .psb_period = 256, .ret_compression = 1 };
+		struct pw_opts o = { .seed = seed, .steps = 500 + seed * 13, .no_end = 1 };
+		struct ptd_history *h = ptd_history_alloc(pw_read, NULL);
+		struct pw_result exp, got;
+		struct ptd_ptsynth *s = synth(&cfg, &o, &exp);
+		struct ptd_pt_trace *t;
+		const uint8_t *buf;
+		size_t n;
+
+		buf = ptd_ptsynth_data(s, &n);
+		t = ptd_pt_trace_alloc(buf, n, img, pw_read, NULL, 0);
+		/* Without the tail the decoder may run past the stop. */
+		assert_non_null(ptd_pt_trace_newest(t, 0));
+		ptd_pt_trace_set_tail(t, exp.end_ip);
+		assert_int_equal(ptd_pt_trace_history(t, h, 1, NULL), 0);
+		memset(&got, 0, sizeof(got));
+		expand_history(h, &got);
+		assert_same(&exp, &got);
+		{
+			struct got g;
+
+			assert_int_equal(decode_got(buf, n, img, &g, NULL), 0);
+			cut_needed += g.r.n > exp.n;
+			free(g.r.ips);
+		}
+		free(got.ips);
+		free(exp.ips);
+		ptd_history_free(h);
+		ptd_pt_trace_free(t);
+		ptd_ptsynth_free(s);
+	}
+	assert_true(cut_needed > 0); /* the case arose and was handled */
 	ptd_image_free(img);
 }
 
@@ -889,6 +936,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_step_same_bytes),
 		cmocka_unit_test(test_chunks),
+		cmocka_unit_test(test_tail_cut),
 		cmocka_unit_test(test_overflow_one_gap),
 		cmocka_unit_test(test_damaged_streams),
 		cmocka_unit_test(test_unmapped_code),
