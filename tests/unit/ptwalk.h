@@ -21,6 +21,9 @@
 #include "disasm/disasm.h"
 #include "record/ptsynth.h"
 
+/* Helpers may go unused in a given test program. */
+#define PW_FN static __attribute__((unused))
+
 #define PW_BASE 0x401000ull
 #define PW_SIZE 0x100
 #define PW_GAP UINT64_MAX
@@ -55,13 +58,13 @@ static const struct pw_insn pw_prog[] = {
 
 static uint8_t pw_code[PW_SIZE];
 
-static void pw_rel8(uint8_t off, uint8_t opc, uint8_t target)
+PW_FN void pw_rel8(uint8_t off, uint8_t opc, uint8_t target)
 {
 	pw_code[off] = opc;
 	pw_code[off + 1] = (uint8_t)(int8_t)((int)target - (int)(off + 2));
 }
 
-static void pw_rel32(uint8_t off, uint8_t opc, uint8_t target)
+PW_FN void pw_rel32(uint8_t off, uint8_t opc, uint8_t target)
 {
 	int32_t rel = (int32_t)target - (int32_t)(off + 5);
 
@@ -69,7 +72,7 @@ static void pw_rel32(uint8_t off, uint8_t opc, uint8_t target)
 	memcpy(&pw_code[off + 1], &rel, 4);
 }
 
-static void pw_init_code(void)
+PW_FN void pw_init_code(void)
 {
 	memset(pw_code, 0xf4, sizeof(pw_code)); /* hlt everywhere else */
 	pw_code[0x00] = 0x90;
@@ -98,7 +101,7 @@ static void pw_init_code(void)
 }
 
 /* ptd_read_fn over the program buffer. */
-static int pw_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+PW_FN int pw_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 {
 	(void)ctx;
 	if (addr < PW_BASE || addr >= PW_BASE + PW_SIZE)
@@ -109,7 +112,7 @@ static int pw_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 	return (int)n;
 }
 
-static const struct pw_insn *pw_find(uint64_t ip)
+PW_FN const struct pw_insn *pw_find(uint64_t ip)
 {
 	size_t i;
 
@@ -137,13 +140,13 @@ struct pw_result {
 	uint64_t end_ip;
 };
 
-static unsigned pw_rand(unsigned *s)
+PW_FN unsigned pw_rand(unsigned *s)
 {
 	*s = *s * 1103515245u + 12345u;
 	return (*s >> 8) & 0xffffff;
 }
 
-static void pw_push(struct pw_result *r, uint64_t ip)
+PW_FN void pw_push(struct pw_result *r, uint64_t ip)
 {
 	if (r->n == r->cap) {
 		r->cap = r->cap ? r->cap * 2 : 1024;
@@ -153,7 +156,7 @@ static void pw_push(struct pw_result *r, uint64_t ip)
 }
 
 /* Runs the walk, feeding @s; returns 0 or the first ptsynth error. */
-static int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_result *r)
+PW_FN int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_result *r)
 {
 	static const uint8_t icall_t[] = { 0x60, 0x80 };
 	static const uint8_t ijmp_main_t[] = { 0x00, 0x40 };
@@ -276,7 +279,7 @@ static int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_res
 }
 
 /* Expands decoded blocks to instruction addresses with the program table. */
-static int pw_expand(struct pw_result *out, uint64_t ip, uint64_t end_ip, uint32_t ninsn)
+PW_FN int pw_expand(struct pw_result *out, uint64_t ip, uint64_t end_ip, uint32_t ninsn)
 {
 	uint32_t k;
 
