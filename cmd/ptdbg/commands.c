@@ -455,7 +455,7 @@ static int do_run(struct shell *sh, const char *args, int start)
 			return shell_error("No symbol table loaded.  Use the \"file\" command.");
 		if (find_bp(sh, rc, &bi) == 0 && bi.file)
 			printf("Temporary breakpoint %d at 0x%" PRIx64 ": file %s, line %d.\n", bi.id,
-			       bi.addr, ptd_print_filename(&sh->pc, bi.file), bi.line);
+			       bi.addr, ptd_print_file(&sh->pc, bi.file), bi.line);
 		else if (find_bp(sh, rc, &bi) == 0)
 			printf("Temporary breakpoint %d at 0x%" PRIx64 "\n", bi.id, bi.addr);
 	}
@@ -710,7 +710,7 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 		printf("%s %d (%s) pending.\n", kind, bi.id, spec);
 	else if (bi.file && bi.line > 0)
 		printf("%s %d at 0x%" PRIx64 ": file %s, line %d.\n", kind, bi.id, bi.addr,
-		       ptd_print_filename(&sh->pc, bi.file), bi.line);
+		       ptd_print_file(&sh->pc, bi.file), bi.line);
 	else
 		printf("%s %d at 0x%" PRIx64 "\n", kind, bi.id, bi.addr);
 	return 0;
@@ -775,7 +775,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			printf("%s\n", bi.spec ? bi.spec : "");
 		else if (bi.func && bi.file && bi.line > 0)
 			printf("in %s at %s:%d\n", ptd_print_symname(bi.func),
-			       ptd_print_filename(&sh->pc, bi.file), bi.line);
+			       ptd_print_file(&sh->pc, bi.file), bi.line);
 		else if (bi.func) {
 			struct ptd_symbol s;
 
@@ -1111,11 +1111,11 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 				last_line = li.line;
 				if (ptd_symbols_source_line(sh->pc.sym, li.file, li.line, text,
 							    sizeof(text)) >= 0)
-					printf("%s:%d\t%s\n", ptd_print_filename(&sh->pc, li.file),
+					printf("%s:%d\t%s\n", ptd_print_file(&sh->pc, li.file),
 					       li.line, text);
 				else
 					printf("%d\tin %s\n", li.line,
-					       ptd_print_filename(&sh->pc, li.file));
+					       ptd_print_file(&sh->pc, li.file));
 			}
 			ptd_print_insn(&sh->pc, n, cur.ip, cur_pc, flags);
 		}
@@ -1952,7 +1952,7 @@ static int info_line(struct shell *sh, const char *args)
 				if (ptd_print_symbolize(&sh->pc, addr, s1, sizeof(s1)) < 0)
 					s1[0] = '\0';
 				printf("Line %d of \"%s\" is at address 0x%" PRIx64 " <%s> but contains "
-				       "no code.\n", line, ptd_print_filename(&sh->pc, fbuf), addr, s1);
+				       "no code.\n", line, ptd_print_file(&sh->pc, fbuf), addr, s1);
 				return 0;
 			}
 		} else if (ptd_symbols_function(sh->pc.sym, args, &addr, &bp) < 0) {
@@ -1975,7 +1975,7 @@ static int info_line(struct shell *sh, const char *args)
 	if (ptd_print_symbolize(&sh->pc, li.hi, s2, sizeof(s2)) < 0)
 		s2[0] = '\0';
 	printf("Line %d of \"%s\" starts at address 0x%" PRIx64 " <%s> and ends at 0x%" PRIx64
-	       " <%s>.\n", line, ptd_print_filename(&sh->pc, file), li.lo, s1, li.hi, s2);
+	       " <%s>.\n", line, ptd_print_file(&sh->pc, file), li.lo, s1, li.hi, s2);
 	snprintf(sh->list_file, sizeof(sh->list_file), "%s", file);
 	sh->x_next = li.lo;
 	sh->x_valid = 1;
@@ -2064,7 +2064,7 @@ show:
 			if (l == first) {
 				sh->list_next = l;
 				return shell_error("Line number %d out of range; \"%s\" has fewer lines.",
-						   l, ptd_print_filename(&sh->pc, sh->list_file));
+						   l, ptd_print_file(&sh->pc, sh->list_file));
 			}
 			break;
 		}

@@ -33,7 +33,12 @@
 extern const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file)
 	__attribute__((weak));
 
-const char *ptd_print_filename(const struct ptd_print_ctx *c, const char *path)
+const char *ptd_print_filename(const char *path)
+{
+	return path ? path : "??";
+}
+
+const char *ptd_print_file(const struct ptd_print_ctx *c, const char *path)
 {
 	const char *d;
 
@@ -110,11 +115,11 @@ void ptd_print_source_line(struct ptd_print_ctx *c, const char *file, int line, 
 		fprintf(c->out, "%d\t%s\n", line, text);
 		c->last_file_missing = 0;
 	} else if (c->last_file_missing && file && !strcmp(file, c->last_file)) {
-		fprintf(c->out, "%d\tin %s\n", line, ptd_print_filename(c, file));
+		fprintf(c->out, "%d\tin %s\n", line, ptd_print_file(c, file));
 	} else {
 		fflush(c->out);
 		fprintf(stderr, "%d\t%s: No such file or directory.\n", line,
-			ptd_print_filename(c, file));
+			ptd_print_file(c, file));
 		fflush(stderr);
 		c->last_file_missing = 1;
 	}
@@ -152,7 +157,7 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		}
 		fprintf(c->out, "%s ()", have_sym ? ptd_print_symname(s.name) : "??");
 		if (have_line)
-			fprintf(c->out, " at %s:%d", ptd_print_filename(c, li.file), li.line);
+			fprintf(c->out, " at %s:%d", ptd_print_file(c, li.file), li.line);
 		else if (have_sym && !module_is_main(c, s.module))
 			fprintf(c->out, " from %s", s.module);
 		fputc('\n', c->out);
@@ -314,7 +319,7 @@ void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,
 		fputs("\tat ", c->out);
 		file = seg_lines(c, h, seg, &lo, &hi);
 		if (file) {
-			fprintf(c->out, "%s:%d", ptd_print_filename(c, file), lo);
+			fprintf(c->out, "%s:%d", ptd_print_file(c, file), lo);
 			if (hi != lo)
 				fprintf(c->out, ",%d", hi);
 		}

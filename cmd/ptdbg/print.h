@@ -53,8 +53,12 @@ enum ptd_call_flags_print {
 	PTD_CALL_INDENT = 1 << 2,     /* /c */
 };
 
-/* The name gdb displays for a source file (symtab_to_filename_for_display). */
-const char *ptd_print_filename(const struct ptd_print_ctx *c, const char *path);
+/* The name gdb displays for a source file (symtab_to_filename_for_display):
+ * ptd_print_file() asks @c's symbols for the name relative to the
+ * compilation directory (see print.c); ptd_print_filename() without a
+ * context returns @path as is. */
+const char *ptd_print_file(const struct ptd_print_ctx *c, const char *path);
+const char *ptd_print_filename(const char *path);
 
 /* @name without a "@@VERSION" suffix, as gdb shows ELF symbols. */
 const char *ptd_print_symname(const char *name);
