@@ -739,9 +739,7 @@ int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, s
 			continue;
 		if (first) {
 			/* Pad the prefixes plus mnemonic to 6 columns, then a space. */
-			while (b.len < 6)
-				sb_puts(&b, " ");
-			sb_puts(&b, " ");
+			sb_putn(&b, "       ", b.len < 6 ? 7 - b.len : 1);
 			first = 0;
 		} else {
 			sb_puts(&b, ",");
