@@ -78,6 +78,11 @@ static int is_bp(const struct walker *w, uint64_t ip, int *id)
 	return w->env->is_breakpoint(w->env->ctx, ip, id) != 0;
 }
 
+static int in_tramp(const struct walker *w, uint64_t ip)
+{
+	return w->env && w->env->in_trampoline && ip && w->env->in_trampoline(w->env->ctx, ip);
+}
+
 static int line_of(const struct walker *w, uint64_t ip, struct ptd_line_info *li)
 {
 	if (!w->env || !w->env->line_of || !ip)
@@ -235,7 +240,14 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 	    ptd_calls_get(w->calls, s->up) && ptd_calls_get(w->calls, s->up)->instance == st->inst) {
 		/* The frame being stepped jumped to another function: for
 		 * gdb that is the same frame depth with another function, not
-		 * a callee; the line rules apply (no lines: stop). */
+		 * a callee; the line rules apply (no lines: stop).  `step`
+		 * goes on through a PLT stub or the dynamic linker (and the
+		 * function they jump to is judged the same way). */
+		if (st->m == PTD_MOTION_STEP && in_tramp(w, ip)) {
+			st->level = s->level;
+			st->inst = s->instance;
+			return 0;
+		}
 		return line_rules(w, st, 0);
 	}
 	if (s->level > st->level) {
@@ -243,7 +255,7 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 		 * or through tail calls (PLT stubs jump to the function). */
 		if (st->m == PTD_MOTION_STEP && w->c.number == s->first &&
 		    (s->how == PTD_SEG_CALL || s->how == PTD_SEG_TAILCALL) &&
-		    caller_inst(w, s) == st->inst) {
+		    caller_inst(w, s) == st->inst && !in_tramp(w, ip)) {
 			uint64_t t = step_into_target(w, ip);
 
 			if (t) {
@@ -261,6 +273,8 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 		return 0; /* stepping until exit from a function without lines */
 	if (st->has_line && in_range(ip, &st->li))
 		return 0;
+	if (in_tramp(w, ip))
+		return 0; /* through the dynamic linker to the function */
 	return line_rules(w, st, same);
 }
 
@@ -281,6 +295,8 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 	st->prev_seg = s;
 	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
 		return 0; /* gdb steps through signal trampolines */
+	if (in_tramp(w, ip))
+		return 0; /* and back through PLT stubs and the dynamic linker */
 	if (s->level > st->level) {
 		/* Back into a callee through its return: step enters it when
 		 * it has line info (at the start of the row of the return). */

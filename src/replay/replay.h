@@ -59,6 +59,10 @@ struct ptd_replay_env {
 	uint64_t (*func_of)(void *ctx, uint64_t addr);
 	/* Nonzero when @addr has an enabled breakpoint; may set *id. */
 	int (*is_breakpoint)(void *ctx, uint64_t addr, int *id);
+	/* Nonzero when @addr is code gdb steps through without stopping and
+	 * never steps into: PLT stubs and the dynamic linker's text (gdb's
+	 * in_solib_dynsym_resolve_code).  May be NULL. */
+	int (*in_trampoline)(void *ctx, uint64_t addr);
 };
 
 struct ptd_replay_result {

@@ -591,6 +591,48 @@ static void test_tail_jump(void **state)
 	fix_free(f);
 }
 
+static int plt_tramp(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr >= FX_PLT && addr < FX_PLT + 6;
+}
+
+/* g jumps to h through the PLT-like stub (-O2 `return h(x)`). */
+static void prog_tail_plt(struct fx_sim *s)
+{
+	fx_run(s, 0x401128, 0x40112d, PTD_IC_CALL, 0);
+	fx_run(s, 0x401106, 0x401112, PTD_IC_JUMP, 0);
+	fx_run(s, FX_PLT, FX_PLT, PTD_IC_JUMP, 0);
+	fx_h(s);
+	fx_run(s, 0x401132, 0x40113a, PTD_IC_CALL, 0);
+	ptd_history_set_tail(s->h, FX_G);
+	fx_push_ip(s, FX_G);
+}
+
+/* gdb steps through PLT stubs and the dynamic linker (when the session
+ * says which code that is): reverse-step out of a function reached
+ * through a stub does not stop in the stub; step through a tail jump to a
+ * stub goes on to the function, next stops in the stub. */
+static void test_trampolines(void **state)
+{
+	struct fixture *f = fix_new(prog_plt);
+	uint64_t l4 = fx_num(&f->s, 0x40110d, 0);
+
+	(void)state;
+	RSTEP(l4, FX_PLT);
+	f->env.in_trampoline = plt_tramp;
+	mv(f, l4, PTD_MOTION_STEP, 1, PTD_REPLAY_BEGIN, FX_TCC);
+	fix_free(f);
+
+	f = fix_new(prog_tail_plt);
+	l4 = fx_num(&f->s, 0x40110d, 0);
+	STEP(l4, FX_PLT);
+	f->env.in_trampoline = plt_tramp;
+	STEP(l4, FX_H);
+	NEXT(l4, FX_PLT);
+	fix_free(f);
+}
+
 /* Random programs built from the fixture's functions with gaps and
  * signals; every motion from every few positions must end inside the
  * history, on the right side of its start, and agree with the cursor. */
@@ -728,6 +770,7 @@ int main(void)
 		cmocka_unit_test(test_backtrace),
 		cmocka_unit_test(test_step_through_stub),
 		cmocka_unit_test(test_tail_jump),
+		cmocka_unit_test(test_trampolines),
 		cmocka_unit_test(test_random_motions),
 	};
 
