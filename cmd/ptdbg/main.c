@@ -327,6 +327,7 @@ int main(int argc, char **argv)
 	sh.call_history_size = 10;
 	sh.pc.out = stdout;
 	sh.pc.read = read_mem;
+	sh.pc.gdb_errors = 1;
 	sh.s = ptd_session_alloc();
 	if (!sh.s) {
 		fprintf(stderr, "ptdbg: cannot create a session: %s\n", ptd_last_error(-ptde_nomem));

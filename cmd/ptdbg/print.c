@@ -114,6 +114,8 @@ void ptd_print_source_line(struct ptd_print_ctx *c, const char *file, int line, 
 	if (c->sym && ptd_symbols_source_line(c->sym, file, line, text, sizeof(text)) >= 0) {
 		fprintf(c->out, "%d\t%s\n", line, text);
 		c->last_file_missing = 0;
+	} else if (!c->gdb_errors) {
+		fprintf(c->out, "%d\t%s: No such file or directory.\n", line, ptd_print_file(c, file));
 	} else if (c->last_file_missing && file && !strcmp(file, c->last_file)) {
 		fprintf(c->out, "%d\tin %s\n", line, ptd_print_file(c, file));
 	} else {

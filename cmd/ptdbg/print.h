@@ -24,8 +24,11 @@ struct ptd_print_ctx {
 	void *read_ctx;
 	/* realpath of the main executable: frames in it get no "from LIB". */
 	const char *main_module;
-	/* gdb says "No such file or directory" once (on stderr) per run of
-	 * lines from one missing file, then "L\tin FILE". */
+	/* With gdb_errors set, a missing source file is reported as gdb does:
+	 * "L\tFILE: No such file or directory." once on stderr, then
+	 * "L\tin FILE" for further lines of it.  Otherwise the first form is
+	 * always written to @out. */
+	int gdb_errors;
 	char last_file[512];
 	int last_file_missing;
 };
