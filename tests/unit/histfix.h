@@ -197,7 +197,8 @@ static __attribute__((unused)) void fx_push_ip(struct fx_sim *s, uint64_t ip)
 }
 
 /* Runs the straight-line code from @ip to @end (its last instruction). */
-static __attribute__((unused)) void fx_run(struct fx_sim *s, uint64_t ip, uint64_t end, int iclass, int flags)
+static __attribute__((unused)) void fx_run(struct fx_sim *s, uint64_t ip, uint64_t end, int iclass,
+					   int flags)
 {
 	struct ptd_block b;
 	uint64_t p = ip;
