@@ -182,7 +182,7 @@ static int push_ip(struct ptd_soft_run *r, uint32_t *cap, uint64_t ip)
 }
 
 static int push_blk(struct ptd_soft_run *r, uint32_t *cap, uint64_t ip, uint64_t end,
-		    uint32_t n, uint8_t iclass)
+		    uint32_t n, uint8_t iclass, uint8_t len)
 {
 	if (r->nblk == *cap) {
 		uint32_t nc = *cap ? *cap * 2 : 4;
@@ -192,7 +192,7 @@ static int push_blk(struct ptd_soft_run *r, uint32_t *cap, uint64_t ip, uint64_t
 		r->blk = p;
 		*cap = nc;
 	}
-	r->blk[r->nblk++] = (struct ptd_soft_blk){ ip, end, n, iclass };
+	r->blk[r->nblk++] = (struct ptd_soft_blk){ ip, end, n, iclass, len };
 	return 0;
 }
 
@@ -228,7 +228,7 @@ static int scan(struct ptd_soft_scan *s, uint64_t start, struct ptd_soft_run *r)
 			r->bad = 1;
 			r->end = ip;
 			r->insn = in;
-			return push_blk(r, &bcap, bstart, ip, bn, PTD_IC_OTHER);
+			return push_blk(r, &bcap, bstart, ip, bn, PTD_IC_OTHER, 0);
 		}
 		int cut = r->ninsn >= PTD_SOFT_RUN_MAX;
 		if (!cut && (in.op == PTD_SOP_JMP || in.op == PTD_SOP_CALL) && visited(r, in.target))
@@ -236,10 +236,10 @@ static int scan(struct ptd_soft_scan *s, uint64_t start, struct ptd_soft_run *r)
 		if (cut || ptd_soft_op_dynamic(in.op)) {
 			r->end = ip;
 			r->insn = in;
-			return push_blk(r, &bcap, bstart, ip, bn, in.iclass);
+			return push_blk(r, &bcap, bstart, ip, bn, in.iclass, in.len);
 		}
 		if (in.op == PTD_SOP_JMP || in.op == PTD_SOP_CALL) {
-			if ((err = push_blk(r, &bcap, bstart, ip, bn, in.iclass)) < 0)
+			if ((err = push_blk(r, &bcap, bstart, ip, bn, in.iclass, in.len)) < 0)
 				return err;
 			ip = bstart = in.target;
 			bn = 0;
@@ -369,8 +369,9 @@ int ptd_soft_run_prefix(const struct ptd_soft_run *r, uint64_t ip, struct ptd_so
 			if (r->ips[k] != ip)
 				continue;
 			if (j > 0 && n < max)
-				out[n++] = (struct ptd_soft_blk){ blk->ip, r->ips[k - 1], j,
-								  PTD_IC_OTHER };
+				out[n++] = (struct ptd_soft_blk){
+					blk->ip, r->ips[k - 1], j, PTD_IC_OTHER,
+					(uint8_t)(r->ips[k] - r->ips[k - 1]) };
 			return n;
 		}
 		if (n < max)

@@ -29,6 +29,7 @@ struct ptd_soft_blk {
 	uint64_t end_ip;
 	uint32_t ninsn;
 	uint8_t iclass; /* enum ptd_iclass of end_ip's instruction */
+	uint8_t end_len; /* length of end_ip's instruction (0: undecodable) */
 };
 
 /* Longest run; a longer straight stretch is cut and its last instruction trapped. */

@@ -1,0 +1,1096 @@
+/*
+ * The soft branch recorder (see soft.h).
+ *
+ * Each recorded thread is "somewhere in the run that starts at start":
+ * the instructions from start to the run's end are static, so they need
+ * no observation; the only thing the thread can do next that we cannot
+ * predict is the run's end instruction, and that is where our int3 sits.
+ * At its trap we append the run's blocks, emulate the end instruction on
+ * the registers (or single-step it), and the outcome names the next run.
+ * Stops elsewhere (a signal, an interrupt, the caller's breakpoint) cut
+ * the run at the stopped pc, which becomes the new start.
+ *
+ * Threads are not stopped together: a thread single-stepping a syscall
+ * has its int3 lifted, so another thread may pass that syscall unseen.
+ * When a trap is not where the current run ends, we assume the lifted
+ * syscall ran and fell through, and look for the trap in the following
+ * run; only when that fails is a gap recorded.
+ */
+#include "record/soft.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "disasm/disasm.h"
+#include "record/ptsynth.h"
+#include "record/soft_emul.h"
+#include "record/soft_scan.h"
+#include "target/target.h"
+#include "util/error.h"
+
+enum smode {
+	M_RUN = 0,    /* running (or stopped) inside the run from start */
+	M_STEP_INSN,  /* our single-step of the armed instruction at step_ip */
+	M_STEP_SIG,   /* our single-step delivering a caught signal */
+	M_USER_STEP,  /* the caller's single-step (step_ip set when it is ours) */
+};
+
+#define NREGS (sizeof(struct user_regs_struct) / 8)
+#define KEYFRAME 32
+
+struct snap {
+	uint64_t number;
+	uint32_t mask; /* registers stored (all at keyframes) */
+	uint32_t off;  /* index of the first value in vals */
+};
+
+struct pblk {
+	struct ptd_block b;
+	uint8_t len;
+};
+
+struct sthread {
+	pid_t tid;
+	struct ptd_history *h;
+	int own_h;
+	struct ptd_ptsynth *ps;
+	uint64_t start;
+	int mode;
+	uint64_t step_ip;
+	struct ptd_soft_insn step_insn;
+	struct user_regs_struct step_regs;
+	int step_event; /* a clone/fork stop came inside our step */
+	int sig;
+	uint64_t sig_from;
+	int sig_stop; /* stopped for a signal: pend not committed yet */
+	int exiting;  /* reported its PTRACE_EVENT_EXIT stop */
+	struct pblk *pend;
+	int npend, cappend;
+	uint64_t num; /* numbers used in h: executed instructions and gaps */
+	struct snap *snaps;
+	size_t nsnap, capsnap;
+	uint64_t *vals;
+	size_t nval, capval;
+	uint64_t last[NREGS];
+	cpu_set_t orig_mask;
+	int mask_saved;
+	int gone;
+};
+
+struct ptd_softrec {
+	struct ptd_target *t;
+	struct ptd_softrec_config cfg;
+	struct ptd_soft_scan *scan;
+	struct ptd__soft_map insns; /* armed addr -> struct ptd_soft_insn * */
+	struct sthread **th;
+	int nth, capth;
+	uint64_t traps, steps;
+	int pinned, cpu;
+	cpu_set_t own_mask;
+	int own_mask_saved;
+};
+
+/* ---- memory --------------------------------------------------------------- */
+
+static long code_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	return ptd_target_read(ctx, addr, buf, n);
+}
+
+static int hist_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	return (int)ptd_target_read(ctx, addr, buf, n);
+}
+
+static long stack_write(void *ctx, uint64_t addr, const void *buf, size_t n)
+{
+	struct ptd_target *t = ctx;
+	/* Stacks never hold our int3s, so a plain cross-process write is
+	 * enough; ptd_target_write() would walk the breakpoint table. */
+	struct iovec local = { (void *)buf, n }, remote = { (void *)(uintptr_t)addr, n };
+	ssize_t w = process_vm_writev(ptd_target_pid(t), &local, 1, &remote, 1, 0);
+	if (w == (ssize_t)n)
+		return w;
+	return ptd_target_write(t, addr, buf, n);
+}
+
+/* ---- threads ---------------------------------------------------------------- */
+
+static struct sthread *find(const struct ptd_softrec *r, pid_t tid)
+{
+	for (int i = 0; i < r->nth; i++)
+		if (r->th[i]->tid == tid && !r->th[i]->gone)
+			return r->th[i];
+	return NULL;
+}
+
+static void thread_free(struct sthread *th)
+{
+	if (!th)
+		return;
+	if (th->own_h)
+		ptd_history_free(th->h);
+	ptd_ptsynth_free(th->ps);
+	free(th->pend);
+	free(th->snaps);
+	free(th->vals);
+	free(th);
+}
+
+struct ptd_softrec *ptd_softrec_alloc(struct ptd_target *t, const struct ptd_softrec_config *cfg)
+{
+	struct ptd_softrec *r;
+
+	if (!t)
+		return NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->t = t;
+	if (cfg)
+		r->cfg = *cfg;
+	r->scan = ptd_soft_scan_alloc(code_read, t);
+	if (!r->scan) {
+		free(r);
+		return NULL;
+	}
+	if (!r->cfg.no_pin) {
+		int cpu = sched_getcpu();
+		cpu_set_t one;
+		if (cpu >= 0 && sched_getaffinity(0, sizeof(r->own_mask), &r->own_mask) == 0) {
+			r->own_mask_saved = 1;
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			if (sched_setaffinity(0, sizeof(one), &one) == 0) {
+				r->pinned = 1;
+				r->cpu = cpu;
+			}
+		}
+	}
+	return r;
+}
+
+static void drop_insn(void *ctx, uint64_t addr)
+{
+	struct ptd_softrec *r = ctx;
+	free(ptd__soft_map_del(&r->insns, addr));
+	if (ptd_target_alive(r->t))
+		ptd_target_bp_remove(r->t, addr);
+}
+
+static void free_insns(struct ptd_softrec *r)
+{
+	for (size_t i = 0; i < r->insns.cap; i++)
+		if (r->insns.keys[i])
+			free(r->insns.vals[i]);
+	ptd__soft_map_fini(&r->insns);
+}
+
+/* Takes every breakpoint of ours out (the process lives on). */
+static void disarm_all(struct ptd_softrec *r)
+{
+	size_t n = ptd_soft_scan_armed_list(r->scan, NULL, 0);
+	uint64_t *list = n ? malloc(n * sizeof(*list)) : NULL;
+	if (list) {
+		ptd_soft_scan_armed_list(r->scan, list, n);
+		for (size_t i = 0; i < n; i++)
+			if (ptd_target_alive(r->t))
+				ptd_target_bp_remove(r->t, list[i]);
+		free(list);
+	}
+	ptd_soft_scan_clear(r->scan);
+	free_insns(r);
+}
+
+void ptd_softrec_free(struct ptd_softrec *r)
+{
+	if (!r)
+		return;
+	disarm_all(r);
+	for (int i = 0; i < r->nth; i++) {
+		struct sthread *th = r->th[i];
+		if (th->mask_saved && !th->gone && ptd_target_alive(r->t))
+			sched_setaffinity(th->tid, sizeof(th->orig_mask), &th->orig_mask);
+		thread_free(th);
+	}
+	free(r->th);
+	if (r->pinned && r->own_mask_saved)
+		sched_setaffinity(0, sizeof(r->own_mask), &r->own_mask);
+	ptd_soft_scan_free(r->scan);
+	free(r);
+}
+
+/* ---- register snapshots --------------------------------------------------- */
+
+static int snap_push(struct sthread *th, uint64_t number, const struct user_regs_struct *regs)
+{
+	uint64_t v[NREGS];
+	uint32_t mask = 0;
+	int key = th->nsnap % KEYFRAME == 0;
+
+	memcpy(v, regs, sizeof(v));
+	for (unsigned i = 0; i < NREGS; i++)
+		if (key || v[i] != th->last[i])
+			mask |= 1u << i;
+	if (th->nsnap == th->capsnap) {
+		size_t c = th->capsnap ? th->capsnap * 2 : 64;
+		struct snap *p = realloc(th->snaps, c * sizeof(*p));
+		if (!p)
+			return -ptde_nomem;
+		th->snaps = p;
+		th->capsnap = c;
+	}
+	if (th->nval + NREGS > th->capval) {
+		size_t c = th->capval ? th->capval * 2 : 1024;
+		uint64_t *p = realloc(th->vals, c * sizeof(*p));
+		if (!p)
+			return -ptde_nomem;
+		th->vals = p;
+		th->capval = c;
+	}
+	th->snaps[th->nsnap++] = (struct snap){ number, mask, (uint32_t)th->nval };
+	for (unsigned i = 0; i < NREGS; i++)
+		if (mask & (1u << i))
+			th->vals[th->nval++] = v[i];
+	memcpy(th->last, v, sizeof(v));
+	return 0;
+}
+
+/* Rebuilds snapshot @k from the keyframe before it. */
+static void snap_get(const struct sthread *th, size_t k, struct user_regs_struct *out)
+{
+	uint64_t v[NREGS];
+	memset(v, 0, sizeof(v));
+	for (size_t j = k - k % KEYFRAME; j <= k; j++) {
+		const struct snap *s = &th->snaps[j];
+		uint32_t off = s->off;
+		for (unsigned i = 0; i < NREGS; i++)
+			if (s->mask & (1u << i))
+				v[i] = th->vals[off++];
+	}
+	memcpy(out, v, sizeof(v));
+}
+
+/* Index of the last snapshot with number <= @number, or -1. */
+static long snap_find(const struct sthread *th, uint64_t number)
+{
+	long lo = 0, hi = (long)th->nsnap - 1, best = -1;
+	while (lo <= hi) {
+		long mid = (lo + hi) / 2;
+		if (th->snaps[mid].number <= number) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return best;
+}
+
+int ptd_softrec_regs_near(const struct ptd_softrec *r, pid_t tid, uint64_t number,
+			  struct user_regs_struct *out, uint64_t *at)
+{
+	const struct sthread *th = NULL;
+	if (!r || !out)
+		return -ptde_invalid;
+	/* A gone thread's history may still be looked at. */
+	for (int i = r->nth - 1; i >= 0; i--)
+		if (r->th[i]->tid == tid) {
+			th = r->th[i];
+			break;
+		}
+	if (!th)
+		return -ptde_notfound;
+	long k = snap_find(th, number);
+	if (k < 0)
+		return ptd__err(-ptde_notfound, "no registers recorded at or before %llu",
+				(unsigned long long)number);
+	snap_get(th, (size_t)k, out);
+	if (at)
+		*at = th->snaps[k].number;
+	return 0;
+}
+
+int ptd_softrec_regs_at(const struct ptd_softrec *r, pid_t tid, uint64_t number,
+			struct user_regs_struct *out)
+{
+	uint64_t at;
+	int rc = ptd_softrec_regs_near(r, tid, number, out, &at);
+	if (rc < 0)
+		return rc;
+	if (at != number)
+		return ptd__err(-ptde_notfound, "no registers recorded at instruction %llu",
+				(unsigned long long)number);
+	return 0;
+}
+
+/* ---- history and PT output ------------------------------------------------ */
+
+static int ps_on(struct sthread *th, uint64_t ip)
+{
+	if (!th->ps)
+		return 0;
+	if (!ptd_ptsynth_enabled(th->ps))
+		return ptd_ptsynth_begin(th->ps, ip);
+	return 0;
+}
+
+static int append(struct sthread *th, uint64_t ip, uint64_t end, uint32_t n, uint8_t iclass,
+		  uint8_t flags, uint8_t len)
+{
+	struct ptd_block b = { ip, end, n, iclass, flags };
+	int rc = ptd_history_append_block(th->h, &b);
+	if (rc < 0)
+		return rc;
+	th->num += n;
+	if (th->ps) {
+		ps_on(th, ip);
+		if (iclass == PTD_IC_CALL)
+			ptd_ptsynth_call(th->ps, end + len);
+		else if (iclass == PTD_IC_FAR_CALL)
+			ptd_ptsynth_syscall(th->ps, end + len);
+	}
+	return 0;
+}
+
+static int pend_push(struct sthread *th, const struct ptd_soft_blk *b, uint8_t flags)
+{
+	if (th->npend == th->cappend) {
+		int c = th->cappend ? th->cappend * 2 : 16;
+		struct pblk *p = realloc(th->pend, c * sizeof(*p));
+		if (!p)
+			return -ptde_nomem;
+		th->pend = p;
+		th->cappend = c;
+	}
+	th->pend[th->npend++] = (struct pblk){ { b->ip, b->end_ip, b->ninsn, b->iclass, flags },
+					       b->end_len };
+	return 0;
+}
+
+/* Appends the pending blocks, @last_flags on the last one. */
+static int commit(struct sthread *th, uint8_t last_flags)
+{
+	int rc = 0;
+	for (int i = 0; i < th->npend && rc == 0; i++) {
+		struct pblk *p = &th->pend[i];
+		uint8_t fl = p->b.flags | (i == th->npend - 1 ? last_flags : 0);
+		rc = append(th, p->b.ip, p->b.end_ip, p->b.ninsn, p->b.iclass, fl, p->len);
+	}
+	th->npend = 0;
+	th->sig_stop = 0;
+	return rc;
+}
+
+/* ---- arming ------------------------------------------------------------------- */
+
+/* Scans the run from @ip and arms its end.  Failure to arm (unmapped)
+ * is not an error: executing there faults and the signal tells. */
+static int arm_run(struct ptd_softrec *r, uint64_t ip)
+{
+	const struct ptd_soft_run *run;
+	int rc = ptd_soft_scan_run(r->scan, ip, &run);
+	if (rc < 0)
+		return rc;
+	if (run->bad)
+		return 0;
+	rc = ptd_soft_scan_arm(r->scan, run->end);
+	if (rc <= 0)
+		return rc;
+	struct ptd_soft_insn *in = malloc(sizeof(*in));
+	if (!in)
+		return -ptde_nomem;
+	*in = run->insn;
+	if (ptd__soft_map_put(&r->insns, run->end, in) < 0) {
+		free(in);
+		return -ptde_nomem;
+	}
+	if (ptd_target_bp_insert(r->t, run->end) < 0) {
+		free(ptd__soft_map_del(&r->insns, run->end));
+		ptd_soft_scan_invalidate(r->scan, run->end, run->end + 1, NULL, NULL);
+	}
+	return 0;
+}
+
+static const struct ptd_soft_insn *armed_insn(const struct ptd_softrec *r, uint64_t addr)
+{
+	return ptd__soft_map_get(&r->insns, addr);
+}
+
+/* ---- following a thread -------------------------------------------------------- */
+
+/*
+ * The thread stopped at @z: queue the blocks it executed since start
+ * (in th->pend, not yet appended) and make @z the new start.  Returns 0,
+ * or 1 when @z is not reachable from start statically (a gap is recorded).
+ */
+static int advance(struct ptd_softrec *r, struct sthread *th, uint64_t z)
+{
+	uint64_t s = th->start;
+	th->npend = 0;
+	if (z == s)
+		return 0;
+	for (int tries = 0; tries < 8; tries++) {
+		const struct ptd_soft_run *run;
+		if (ptd_soft_scan_run(r->scan, s, &run) < 0)
+			break;
+		struct ptd_soft_blk tmp[8], *buf = tmp;
+		int max = (int)run->nblk;
+		if (max > 8) {
+			buf = malloc(max * sizeof(*buf));
+			if (!buf)
+				return -ptde_nomem;
+		}
+		int n = ptd_soft_run_prefix(run, z, buf, max);
+		if (n >= 0) {
+			for (int i = 0; i < n; i++)
+				pend_push(th, &buf[i], 0);
+		}
+		if (buf != tmp)
+			free(buf);
+		if (n >= 0) {
+			th->start = z;
+			return 0;
+		}
+		/* Not in this run: the run's end must have executed without
+		 * its trap, which only a lifted syscall breakpoint allows. */
+		if (run->bad || run->insn.op != PTD_SOP_SYSCALL)
+			break;
+		for (uint32_t i = 0; i < run->nblk; i++)
+			pend_push(th, &run->blk[i], i == run->nblk - 1 ? PTD_BLK_SYSCALL : 0);
+		s = run->end + run->insn.len;
+		if (s == z) {
+			th->start = z;
+			return 0;
+		}
+	}
+	th->npend = 0;
+	if (getenv("PTD_SOFT_DEBUG"))
+		fprintf(stderr, "soft: %d lost: start 0x%llx stop 0x%llx mode %d\n", (int)th->tid,
+			(unsigned long long)th->start, (unsigned long long)z, th->mode);
+	ptd_history_append_gap(th->h, PTD_GAP_LOST, z,
+			       "soft recorder: the thread left its statically known path");
+	th->num++;
+	if (th->ps && ptd_ptsynth_enabled(th->ps))
+		ptd_ptsynth_overflow(th->ps, z);
+	th->start = z;
+	return 1;
+}
+
+/* Records the PT outcome of branch @in whose successor is @q. */
+static void ps_outcome(struct sthread *th, const struct ptd_soft_insn *in, uint64_t q, int taken)
+{
+	if (!th->ps)
+		return;
+	ps_on(th, in->ip);
+	switch (in->op) {
+	case PTD_SOP_JCC:
+	case PTD_SOP_JRCXZ:
+	case PTD_SOP_LOOP:
+		ptd_ptsynth_cond(th->ps, taken, q);
+		break;
+	case PTD_SOP_JMP_IND:
+		ptd_ptsynth_indirect(th->ps, q);
+		break;
+	case PTD_SOP_CALL_IND:
+		ptd_ptsynth_icall(th->ps, in->ip + in->len, q);
+		break;
+	case PTD_SOP_RET:
+		ptd_ptsynth_ret(th->ps, q);
+		break;
+	case PTD_SOP_CALL:
+		ptd_ptsynth_call(th->ps, in->ip + in->len);
+		break;
+	case PTD_SOP_JMP:
+	case PTD_SOP_NONE:
+		break;
+	default:
+		ptd_ptsynth_syscall(th->ps, q);
+		break;
+	}
+}
+
+/* Appends the armed instruction @in as executed, leading to @q. */
+static int record_branch(struct sthread *th, const struct ptd_soft_insn *in, uint64_t q, int taken)
+{
+	uint8_t flags = in->op == PTD_SOP_SYSCALL ? PTD_BLK_SYSCALL : 0;
+	struct ptd_block b = { in->ip, in->ip, 1, in->iclass, flags };
+	int rc = ptd_history_append_block(th->h, &b);
+	if (rc < 0)
+		return rc;
+	th->num++;
+	ps_outcome(th, in, q, taken);
+	return 0;
+}
+
+static void rearm_threads(struct ptd_softrec *r)
+{
+	for (int i = 0; i < r->nth; i++)
+		if (!r->th[i]->gone && r->th[i]->mode == M_RUN)
+			arm_run(r, r->th[i]->start);
+}
+
+/* After our syscall step: keep the code caches in line with the mappings. */
+static void track_syscall(struct ptd_softrec *r, struct sthread *th, uint64_t q)
+{
+	const struct user_regs_struct *a = &th->step_regs;
+	long nr = (long)a->rax;
+	uint64_t lo = 0, len = 0;
+	int exec = 0;
+
+	switch (nr) {
+	case SYS_munmap:
+	case SYS_mremap:
+		lo = a->rdi;
+		len = a->rsi;
+		break;
+	case SYS_mprotect:
+		lo = a->rdi;
+		len = a->rsi;
+		exec = (a->rdx & PROT_EXEC) != 0;
+		break;
+	case SYS_mmap: {
+		struct user_regs_struct now;
+		if (ptd_target_get_regs(r->t, th->tid, &now) < 0 || now.rax > (uint64_t)-4096)
+			return;
+		lo = now.rax;
+		len = a->rsi;
+		exec = (a->rdx & PROT_EXEC) != 0;
+		break;
+	}
+	case SYS_rt_sigreturn:
+		ptd_history_append_event(th->h, PTD_EV_SIGRETURN, q, 0);
+		return;
+	default:
+		return;
+	}
+	if (!len)
+		return;
+	int dropped = ptd_soft_scan_invalidate(r->scan, lo, lo + len, drop_insn, r);
+	if (exec || dropped > 0)
+		ptd_history_append_event(th->h, PTD_EV_MMAP, lo, len);
+	if (dropped > 0)
+		rearm_threads(r);
+}
+
+/* Emulates the armed instruction at the thread's pc (== start).  Returns 0
+ * when done (registers written, next run armed), 1 when it must be
+ * single-stepped (mode set), <0 on errors. */
+static int execute_branch(struct ptd_softrec *r, struct sthread *th,
+			  const struct ptd_soft_insn *in, struct user_regs_struct *regs)
+{
+	struct ptd_soft_mem mem = { code_read, stack_write, r->t };
+	struct ptd_soft_outcome out;
+	struct user_regs_struct before = *regs;
+	int rc;
+
+	snap_push(th, th->num + 1, regs);
+	rc = ptd_soft_emulate(in, regs, &mem, &out);
+	if (rc == 0) {
+		rc = ptd_target_set_regs(r->t, th->tid, regs);
+		if (rc < 0)
+			return rc;
+		record_branch(th, in, out.target, out.taken);
+		th->start = out.target;
+		th->mode = M_RUN;
+		return arm_run(r, th->start);
+	}
+	if (rc < 0)
+		return rc;
+	th->mode = M_STEP_INSN;
+	th->step_ip = in->ip;
+	th->step_insn = *in;
+	th->step_regs = before;
+	th->step_event = 0;
+	return 1;
+}
+
+/* The instruction at step_ip was single-stepped and the thread is at @q. */
+static int stepped(struct ptd_softrec *r, struct sthread *th, uint64_t q)
+{
+	const struct ptd_soft_insn *in = &th->step_insn;
+	int taken = q == in->target && q != in->ip + in->len;
+
+	r->steps++;
+	record_branch(th, in, q, taken);
+	if (in->op == PTD_SOP_SYSCALL)
+		track_syscall(r, th, q);
+	if (th->step_event) {
+		/* Events inside the step may have left the int3 out; put it back. */
+		uint8_t b;
+		if (ptd_soft_scan_armed(r->scan, th->step_ip) &&
+		    ptd_target_read_raw(r->t, th->step_ip, &b, 1) == 1 && b != 0xcc) {
+			ptd_target_bp_remove(r->t, th->step_ip);
+			ptd_target_bp_insert(r->t, th->step_ip);
+		}
+	}
+	th->mode = M_RUN;
+	th->step_ip = 0;
+	th->start = q;
+	return arm_run(r, q);
+}
+
+/* ---- public: threads -------------------------------------------------------- */
+
+int ptd_softrec_add_thread(struct ptd_softrec *r, pid_t tid, struct ptd_history *h, uint64_t pc)
+{
+	struct sthread *th;
+
+	if (!r || !pc)
+		return -ptde_invalid;
+	th = find(r, tid);
+	if (th)
+		return 0;
+	th = calloc(1, sizeof(*th));
+	if (!th)
+		return -ptde_nomem;
+	th->tid = tid;
+	if (!h && r->cfg.new_history)
+		h = r->cfg.new_history(r->cfg.ctx, tid);
+	if (!h) {
+		h = ptd_history_alloc(hist_read, r->t);
+		th->own_h = 1;
+	}
+	if (!h) {
+		free(th);
+		return -ptde_nomem;
+	}
+	th->h = h;
+	if (r->cfg.pt) {
+		th->ps = ptd_ptsynth_alloc(NULL);
+		if (!th->ps) {
+			thread_free(th);
+			return -ptde_nomem;
+		}
+		ptd_ptsynth_begin(th->ps, pc);
+	}
+	th->num = ptd_history_count(h);
+	if (ptd_history_tail(h) && th->num)
+		th->num--;
+	th->start = pc;
+	if (r->nth == r->capth) {
+		int c = r->capth ? r->capth * 2 : 8;
+		struct sthread **p = realloc(r->th, c * sizeof(*p));
+		if (!p) {
+			thread_free(th);
+			return -ptde_nomem;
+		}
+		r->th = p;
+		r->capth = c;
+	}
+	r->th[r->nth++] = th;
+	if (r->pinned) {
+		cpu_set_t one;
+		if (sched_getaffinity(tid, sizeof(th->orig_mask), &th->orig_mask) == 0)
+			th->mask_saved = 1;
+		CPU_ZERO(&one);
+		CPU_SET(r->cpu, &one);
+		sched_setaffinity(tid, sizeof(one), &one);
+	}
+	ptd_history_set_tail(h, pc);
+	return arm_run(r, pc);
+}
+
+int ptd_softrec_remove_thread(struct ptd_softrec *r, pid_t tid)
+{
+	struct sthread *th = r ? find(r, tid) : NULL;
+	if (!th)
+		return -ptde_notfound;
+	if (ptd_target_thread_state(r->t, tid) == PTD_THREAD_STOPPED)
+		ptd_softrec_flush(r, tid);
+	th->gone = 1;
+	return 0;
+}
+
+int ptd_softrec_has_thread(const struct ptd_softrec *r, pid_t tid)
+{
+	return r && find(r, tid) != NULL;
+}
+
+struct ptd_history *ptd_softrec_history(const struct ptd_softrec *r, pid_t tid)
+{
+	if (!r)
+		return NULL;
+	for (int i = r->nth - 1; i >= 0; i--)
+		if (r->th[i]->tid == tid)
+			return r->th[i]->h;
+	return NULL;
+}
+
+uint64_t ptd_softrec_traps(const struct ptd_softrec *r)
+{
+	return r ? r->traps : 0;
+}
+
+uint64_t ptd_softrec_steps(const struct ptd_softrec *r)
+{
+	return r ? r->steps : 0;
+}
+
+size_t ptd_softrec_armed(const struct ptd_softrec *r)
+{
+	return r ? ptd_soft_scan_armed_list(r->scan, NULL, 0) : 0;
+}
+
+const uint8_t *ptd_softrec_pt(struct ptd_softrec *r, pid_t tid, size_t *size)
+{
+	struct sthread *th = NULL;
+	if (!r || !size)
+		return NULL;
+	for (int i = r->nth - 1; i >= 0 && !th; i--)
+		if (r->th[i]->tid == tid)
+			th = r->th[i];
+	if (!th || !th->ps)
+		return NULL;
+	ptd_ptsynth_flush(th->ps);
+	return ptd_ptsynth_data(th->ps, size);
+}
+
+/* ---- public: resume, stops ----------------------------------------------------- */
+
+int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
+{
+	struct sthread *th = r ? find(r, tid) : NULL;
+	uint64_t pc;
+	int rc;
+
+	if (!th)
+		return -ptde_notfound;
+	if (th->exiting)
+		return ptd_target_resume(r->t, tid, 0, 0);
+	if (th->mode == M_STEP_INSN || th->mode == M_STEP_SIG)
+		return ptd_target_resume(r->t, tid, 1, signo < 0 ? 0 : signo);
+	if (signo < 0)
+		signo = ptd_target_pending_signal(r->t, tid);
+	rc = ptd_target_get_pc(r->t, tid, &pc);
+	if (rc < 0)
+		return rc;
+	if (pc != th->start && th->npend == 0 && !th->sig_stop) {
+		/* Moved since the last stop we saw (the caller set the pc). */
+		advance(r, th, pc);
+	}
+	if (signo > 0 && ptd_target_signal_caught(r->t, tid, signo)) {
+		/* The step traps at the handler's first instruction, before it
+		 * runs; nothing at pc executes. */
+		commit(th, PTD_BLK_INTERRUPTED);
+		ptd_history_append_event(th->h, PTD_EV_SIGNAL, th->start, (uint64_t)signo);
+		th->mode = M_STEP_SIG;
+		th->sig = signo;
+		th->sig_from = th->start;
+		return ptd_target_resume(r->t, tid, 1, signo);
+	}
+	rc = commit(th, 0);
+	if (rc < 0)
+		return rc;
+	const struct ptd_soft_insn *in = armed_insn(r, pc);
+	if (in && th->start == pc) {
+		struct user_regs_struct regs;
+		rc = ptd_target_get_regs(r->t, tid, &regs);
+		if (rc < 0)
+			return rc;
+		if (step || signo > 0) {
+			/* Let the CPU run it (with the signal, which is ignored
+			 * or fatal); the outcome is read off the new pc. */
+			snap_push(th, th->num + 1, &regs);
+			th->mode = step ? M_USER_STEP : M_STEP_INSN;
+			th->step_ip = pc;
+			th->step_insn = *in;
+			th->step_regs = regs;
+			th->step_event = 0;
+			return ptd_target_resume(r->t, tid, 1, signo);
+		}
+		rc = execute_branch(r, th, in, &regs);
+		if (rc < 0)
+			return rc;
+		return ptd_target_resume(r->t, tid, rc == 1, 0);
+	}
+	if (step) {
+		th->mode = M_USER_STEP;
+		th->step_ip = 0;
+		return ptd_target_resume(r->t, tid, 1, signo);
+	}
+	th->mode = M_RUN;
+	rc = arm_run(r, th->start);
+	if (rc < 0)
+		return rc;
+	return ptd_target_resume(r->t, tid, 0, signo);
+}
+
+static void thread_end(struct ptd_softrec *r, struct sthread *th)
+{
+	/* A syscall that never returned (exit) is not counted as executed,
+	 * as under single-stepping: the thread's last position is it. */
+	uint64_t at = th->mode == M_STEP_INSN ? th->step_ip : th->start;
+	if (th->exiting) {
+		th->gone = 1;
+		return;
+	}
+	commit(th, 0);
+	ptd_history_set_tail(th->h, at);
+	if (th->ps && ptd_ptsynth_enabled(th->ps))
+		ptd_ptsynth_end(th->ps, at);
+	th->gone = 1;
+}
+
+static int on_exec(struct ptd_softrec *r, const struct ptd_stop *st)
+{
+	struct sthread *ex = NULL;
+
+	for (int i = 0; i < r->nth; i++) {
+		struct sthread *th = r->th[i];
+		if (th->gone)
+			continue;
+		if (th->mode == M_STEP_INSN && th->step_insn.op == PTD_SOP_SYSCALL &&
+		    (th->step_regs.rax == SYS_execve || th->step_regs.rax == SYS_execveat))
+			ex = th;
+	}
+	if (!ex)
+		ex = find(r, st->tid);
+	/* The old image's breakpoints went with it. */
+	ptd_soft_scan_clear(r->scan);
+	free_insns(r);
+	for (int i = 0; i < r->nth; i++) {
+		struct sthread *th = r->th[i];
+		if (!th->gone && th != ex)
+			thread_end(r, th);
+	}
+	if (!ex)
+		return 0;
+	commit(ex, 0);
+	if (ex->mode == M_STEP_INSN) {
+		struct ptd_block b = { ex->step_ip, ex->step_ip, 1, PTD_IC_FAR_CALL, PTD_BLK_SYSCALL };
+		ptd_history_append_block(ex->h, &b);
+		ex->num++;
+	}
+	ptd_history_append_event(ex->h, PTD_EV_EXEC, st->pc, 0);
+	if (ex->ps) {
+		ps_on(ex, ex->step_ip ? ex->step_ip : ex->start);
+		ptd_ptsynth_syscall(ex->ps, st->pc);
+	}
+	ex->tid = st->tid;
+	ex->mode = M_RUN;
+	ex->step_ip = 0;
+	ex->start = st->pc;
+	ptd_history_set_tail(ex->h, st->pc);
+	return arm_run(r, st->pc);
+}
+
+int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
+{
+	struct sthread *th;
+	int rc = 0;
+
+	if (!r || !st)
+		return -ptde_invalid;
+	if (st->kind == PTD_STOP_EXEC)
+		return on_exec(r, st);
+	th = find(r, st->tid);
+	if (!th)
+		return 0;
+	if (getenv("PTD_SOFT_DEBUG") && st->kind != PTD_STOP_BREAKPOINT)
+		fprintf(stderr, "soft: %d stop %d pc 0x%llx mode %d start 0x%llx sig %d\n",
+			(int)th->tid, st->kind, (unsigned long long)st->pc, th->mode,
+			(unsigned long long)th->start, st->signo);
+	switch (st->kind) {
+	case PTD_STOP_BREAKPOINT: {
+		uint64_t z = st->pc;
+		const struct ptd_soft_insn *in = armed_insn(r, z);
+		if (th->mode != M_RUN) {
+			/* A trap while stepping (the step landed on an int3 the
+			 * target reports as a hit): the step completed. */
+			if (th->mode == M_STEP_INSN) {
+				rc = stepped(r, th, z);
+				return rc < 0 ? rc : 1;
+			}
+			th->mode = M_RUN;
+		}
+		r->traps++;
+		rc = advance(r, th, z);
+		if (rc < 0)
+			return rc;
+		rc = commit(th, 0);
+		if (rc < 0)
+			return rc;
+		if (!in)
+			return 0; /* the caller's breakpoint */
+		if (r->cfg.want_stop && r->cfg.want_stop(r->cfg.ctx, th->tid, z))
+			return 0;
+		struct user_regs_struct regs;
+		rc = ptd_target_get_regs(r->t, th->tid, &regs);
+		if (rc < 0)
+			return rc;
+		rc = execute_branch(r, th, in, &regs);
+		return rc < 0 ? rc : 1;
+	}
+	case PTD_STOP_STEP:
+		switch (th->mode) {
+		case M_STEP_INSN:
+			rc = stepped(r, th, st->pc);
+			return rc < 0 ? rc : 1;
+		case M_STEP_SIG:
+			r->steps++;
+			if (th->ps) {
+				ps_on(th, th->sig_from);
+				ptd_ptsynth_async(th->ps, th->sig_from, st->pc);
+			}
+			th->mode = M_RUN;
+			th->start = st->pc;
+			rc = arm_run(r, st->pc);
+			return rc < 0 ? rc : 1;
+		case M_USER_STEP:
+			r->steps++;
+			if (th->step_ip) {
+				stepped(r, th, st->pc);
+				r->steps--; /* counted as the caller's */
+			}
+			th->mode = M_RUN;
+			return 0;
+		default:
+			return 0;
+		}
+	case PTD_STOP_SIGNAL:
+		if (th->mode != M_RUN && st->signo == SIGTRAP && st->si.si_code == SIGTRAP) {
+			/* The kernel reports the step that entered a signal
+			 * handler with ptrace_notify() (si_code SIGTRAP, not
+			 * TRAP_TRACE): it is our step, not a signal. */
+			struct ptd_stop step = *st;
+			step.kind = PTD_STOP_STEP;
+			step.signo = 0;
+			ptd_target_set_pending_signal(r->t, th->tid, 0);
+			return ptd_softrec_stop(r, &step);
+		}
+		if (st->si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+			/* PTRACE_O_TRACEEXIT: the thread is exiting (its exit
+			 * syscall does not count as executed, as when stepping). */
+			if (th->mode == M_RUN) {
+				rc = advance(r, th, st->pc);
+				if (rc >= 0)
+					rc = commit(th, 0);
+			}
+			th->exiting = 1;
+			ptd_history_set_tail(th->h, th->mode == M_STEP_INSN ? th->step_ip : th->start);
+			return rc < 0 ? rc : 0;
+		}
+		if ((th->mode == M_STEP_INSN || th->mode == M_USER_STEP) && th->step_ip) {
+			if (st->pc != th->step_ip) {
+				/* It ran (a syscall that raised a signal, like
+				 * raise()): the signal comes after it. */
+				rc = stepped(r, th, st->pc);
+				if (rc < 0)
+					return rc;
+			}
+			/* Otherwise it did not complete (a signal came first,
+			 * or it faulted): the thread is still before it. */
+			th->mode = M_RUN;
+			th->step_ip = 0;
+			th->sig_stop = 1;
+			return 0;
+		}
+		if (th->mode == M_STEP_SIG)
+			th->mode = M_RUN;
+		/* Keep the executed blocks pending: if the signal is delivered
+		 * to a handler the last one ends interrupted. */
+		rc = advance(r, th, st->pc);
+		th->sig_stop = 1;
+		return rc < 0 ? rc : 0;
+	case PTD_STOP_INTERRUPT:
+		if (th->mode != M_RUN)
+			return 0; /* our step did not start; resume repeats it */
+		rc = advance(r, th, st->pc);
+		if (rc >= 0)
+			rc = commit(th, 0);
+		return rc < 0 ? rc : 0;
+	case PTD_STOP_CLONE: {
+		uint64_t cpc = 0;
+		if (th->mode == M_STEP_INSN)
+			th->step_event = 1;
+		if (st->new_tid > 0 &&
+		    ptd_target_thread_state(r->t, st->new_tid) == PTD_THREAD_STOPPED &&
+		    ptd_target_get_pc(r->t, st->new_tid, &cpc) == 0 && cpc) {
+			rc = ptd_softrec_add_thread(r, st->new_tid, NULL, cpc);
+			if (rc < 0)
+				return rc;
+		}
+		return 0;
+	}
+	case PTD_STOP_FORK:
+		if (th->mode == M_STEP_INSN)
+			th->step_event = 1;
+		return 0;
+	case PTD_STOP_THREAD_EXIT:
+		thread_end(r, th);
+		return 0;
+	case PTD_STOP_EXITED:
+	case PTD_STOP_KILLED:
+		for (int i = 0; i < r->nth; i++)
+			if (!r->th[i]->gone)
+				thread_end(r, r->th[i]);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int ptd_softrec_flush(struct ptd_softrec *r, pid_t tid)
+{
+	if (!r)
+		return -ptde_invalid;
+	for (int i = 0; i < r->nth; i++) {
+		struct sthread *th = r->th[i];
+		uint64_t pc;
+		if (th->gone || (tid && th->tid != tid))
+			continue;
+		if (ptd_target_thread_state(r->t, th->tid) != PTD_THREAD_STOPPED)
+			continue;
+		if (th->mode == M_STEP_INSN || th->mode == M_STEP_SIG) {
+			ptd_history_set_tail(th->h, th->mode == M_STEP_INSN ? th->step_ip : th->start);
+			continue;
+		}
+		if (ptd_target_get_pc(r->t, th->tid, &pc) < 0)
+			continue;
+		if (!th->sig_stop && th->npend == 0)
+			advance(r, th, pc);
+		if (!th->sig_stop)
+			commit(th, 0);
+		ptd_history_set_tail(th->h, th->start);
+	}
+	return 0;
+}
+
+int ptd_softrec_wait(struct ptd_softrec *r, struct ptd_stop *st)
+{
+	int rc;
+
+	if (!r || !st)
+		return -ptde_invalid;
+	for (int i = 0; i < r->nth; i++) {
+		struct sthread *th = r->th[i];
+		if (th->gone || ptd_target_thread_state(r->t, th->tid) != PTD_THREAD_STOPPED)
+			continue;
+		rc = ptd_softrec_resume(r, th->tid, 0, -1);
+		if (rc < 0)
+			return rc;
+	}
+	for (;;) {
+		rc = ptd_target_wait(r->t, st, 1);
+		if (rc < 0)
+			return rc;
+		rc = ptd_softrec_stop(r, st);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			return 0;
+		rc = ptd_softrec_resume(r, st->tid, 0, 0);
+		if (rc < 0)
+			return rc;
+	}
+}

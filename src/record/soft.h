@@ -1,0 +1,113 @@
+/*
+ * The soft branch recorder: PT-equivalent recording with int3 breakpoints
+ * only where PT would write a packet (conditional branches, indirect jumps
+ * and calls, returns, syscalls), found lazily by following direct control
+ * flow (soft_scan.h).  At a trap the branch is emulated (soft_emul.h) and
+ * the thread continues without a single-step; syscalls and anything else
+ * the emulator refuses are single-stepped.  Executed instructions go into
+ * each thread's history as blocks, optionally into a synthesized PT stream
+ * (ptsynth.h), and the registers at every trap are kept as deltas.
+ *
+ * Like the step recorder, it does not own the run loop: the session (or
+ * ptd_softrec_wait() below) resumes threads through ptd_softrec_resume()
+ * and hands every stop of a recorded thread to ptd_softrec_stop().  The
+ * recorder's breakpoints must be enabled in memory (ptd_target_bp_enable)
+ * while it records.  Breakpoint bytes never show through ptd_target_read()
+ * and are removed by ptd_softrec_free()/ptd_target_detach().
+ */
+#ifndef PTD_RECORD_SOFT_H
+#define PTD_RECORD_SOFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+#include "history/history.h"
+
+struct ptd_target;
+struct ptd_stop;
+struct ptd_softrec;
+
+struct ptd_softrec_config {
+	/* Run ptdbg and the traced threads on one CPU (a ptrace stop costs
+	 * about half as much in a VM).  0: on (default), 1: off. */
+	int no_pin;
+	/* Also synthesize a PT stream per thread (ptd_softrec_pt). */
+	int pt;
+	/* Stop at a trap when this returns non-zero (the session's own
+	 * breakpoint is at @pc); the branch runs on the next resume.  May be NULL. */
+	int (*want_stop)(void *ctx, pid_t tid, uint64_t pc);
+	/* History for a thread the recorder starts on its own (a clone child);
+	 * NULL: the recorder allocates and owns one (ptd_softrec_history). */
+	struct ptd_history *(*new_history)(void *ctx, pid_t tid);
+	void *ctx;
+};
+
+/* Returns a recorder for @t, or NULL (-ptde_nomem).  @cfg may be NULL. */
+struct ptd_softrec *ptd_softrec_alloc(struct ptd_target *t, const struct ptd_softrec_config *cfg);
+/* Removes every breakpoint the recorder placed (when the process lives),
+ * restores CPU affinities and frees owned histories.  Accepts NULL. */
+void ptd_softrec_free(struct ptd_softrec *r);
+
+/* Starts recording stopped thread @tid into @h (NULL: an owned history)
+ * at its current pc @pc: scans and arms the first run. */
+int ptd_softrec_add_thread(struct ptd_softrec *r, pid_t tid, struct ptd_history *h, uint64_t pc);
+int ptd_softrec_remove_thread(struct ptd_softrec *r, pid_t tid);
+int ptd_softrec_has_thread(const struct ptd_softrec *r, pid_t tid);
+struct ptd_history *ptd_softrec_history(const struct ptd_softrec *r, pid_t tid);
+
+/*
+ * Resumes stopped recorded thread @tid instead of ptd_target_resume():
+ * @step 1 single-steps one instruction (its stop is then the caller's),
+ * @signo as for ptd_target_resume (-1: the pending signal).  A thread
+ * resting on one of the recorder's breakpoints executes that branch
+ * through the recorder first; a signal with a handler is delivered with a
+ * single-step so the handler entry is known.
+ */
+int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo);
+
+/*
+ * Records what stop @st of a recorded thread means.  Returns 1 when the
+ * stop was the recorder's own (a branch trap, its own single-step): the
+ * caller resumes the thread with ptd_softrec_resume(r, tid, 0, 0) without
+ * reporting anything.  Returns 0 when the caller must look at the stop
+ * (signal, user breakpoint, exit, a caller's single-step...); the history
+ * is up to date to the thread's pc.  CLONE stops add the new thread to
+ * the recording, EXEC restarts it on the new image.  <0 on errors.
+ */
+int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st);
+
+/* Writes what @tid (0: every thread) executed up to its current pc into
+ * its history and sets the history's tail. */
+int ptd_softrec_flush(struct ptd_softrec *r, pid_t tid);
+
+/*
+ * Convenience run loop: resumes every stopped recorded thread, waits, and
+ * returns the first stop the caller must see (ptd_softrec_stop() == 0).
+ * Returns 0, or -ptde_not_running when no thread is left.
+ */
+int ptd_softrec_wait(struct ptd_softrec *r, struct ptd_stop *st);
+
+/* Statistics: breakpoint traps taken, single-steps taken, armed addresses. */
+uint64_t ptd_softrec_traps(const struct ptd_softrec *r);
+uint64_t ptd_softrec_steps(const struct ptd_softrec *r);
+size_t ptd_softrec_armed(const struct ptd_softrec *r);
+
+/*
+ * Registers of @tid just before executing instruction @number of its
+ * history, known when the recorder trapped there (branches, syscalls).
+ * Returns 0, or -ptde_notfound when no trap was taken at @number.
+ * ptd_softrec_regs_near() gives the last snapshot at or before @number
+ * and its number in *@at (only rip is then exact for @number itself).
+ */
+int ptd_softrec_regs_at(const struct ptd_softrec *r, pid_t tid, uint64_t number,
+			struct user_regs_struct *out);
+int ptd_softrec_regs_near(const struct ptd_softrec *r, pid_t tid, uint64_t number,
+			  struct user_regs_struct *out, uint64_t *at);
+
+/* The synthesized PT of @tid so far (pending TNT flushed), or NULL when
+ * PT synthesis is off. */
+const uint8_t *ptd_softrec_pt(struct ptd_softrec *r, pid_t tid, size_t *size);
+
+#endif

@@ -1,0 +1,580 @@
+/*
+ * The soft recorder against the step recorder, for real: each program is
+ * run twice with ASLR off, once single-stepped (src/record/step.c, the
+ * ground truth) and once under the soft recorder, and the per-thread
+ * instruction sequences of the two histories must be identical.  Also
+ * checks that no int3 is left in or shows through the program's memory,
+ * that traps are far fewer than instructions, and that registers at
+ * traps come back from the snapshots.
+ *
+ * Programs: a small one compiled at test time into $TMPDIR (loops,
+ * recursion, function pointers, a switch jump table, a signal handler),
+ * and the programs of testprogs/build when they were built.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "history/history.h"
+#include "ptdbg/ptdbg.h"
+#include "record/soft.h"
+#include "record/step.h"
+#include "target/target.h"
+
+#define MAXTH 8
+
+struct seq {
+	uint64_t *ip;
+	size_t n, cap;
+};
+
+struct result {
+	int nth;
+	struct seq th[MAXTH];
+	int exit_code;
+	uint64_t traps, steps, insns;
+};
+
+static void seq_push(struct seq *s, uint64_t ip)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 4096;
+		s->ip = realloc(s->ip, s->cap * sizeof(*s->ip));
+		assert_non_null(s->ip);
+	}
+	s->ip[s->n++] = ip;
+}
+
+static void result_free(struct result *r)
+{
+	for (int i = 0; i < MAXTH; i++)
+		free(r->th[i].ip);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Executed instructions of @h in order (gaps as 0), without the tail. */
+static void collect(const struct ptd_history *h, struct seq *s)
+{
+	uint64_t count = ptd_history_count(h);
+	uint64_t last = ptd_history_tail(h) ? count - 1 : count;
+	struct ptd_hcursor c;
+	if (last == 0)
+		return;
+	assert_int_equal(ptd_hcursor_goto(&c, h, 1), 0);
+	for (uint64_t i = 1; i <= last; i++) {
+		seq_push(s, c.is_gap ? 0 : c.ip);
+		if (i < last)
+			assert_int_equal(ptd_hcursor_next(&c), 0);
+	}
+}
+
+/*
+ * Histories decode instructions from memory when enumerated, and we
+ * enumerate after the program is gone: at each thread's exit stop
+ * (PTRACE_O_TRACEEXIT) we copy the executable mappings and read from the
+ * copy once the process has exited.
+ */
+struct region {
+	uint64_t lo, hi;
+	uint8_t *bytes;
+};
+static struct region regions[64];
+static int nregions;
+static struct ptd_target *cur_target;
+
+static void snapshot_code(struct ptd_target *t)
+{
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)ptd_target_pid(t));
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	for (int i = 0; i < nregions; i++)
+		free(regions[i].bytes);
+	nregions = 0;
+	while (fgets(line, sizeof(line), f) && nregions < 64) {
+		unsigned long lo, hi;
+		char perms[8];
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[2] != 'x')
+			continue;
+		struct region *g = &regions[nregions];
+		g->lo = lo;
+		g->hi = hi;
+		g->bytes = calloc(1, hi - lo);
+		if (ptd_target_read(t, lo, g->bytes, hi - lo) > 0)
+			nregions++;
+		else
+			free(g->bytes);
+	}
+	fclose(f);
+}
+
+static void drop_snapshot(void)
+{
+	for (int i = 0; i < nregions; i++)
+		free(regions[i].bytes);
+	nregions = 0;
+}
+
+static int read_target(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	(void)ctx;
+	if (cur_target && ptd_target_alive(cur_target))
+		return (int)ptd_target_read(cur_target, addr, buf, n);
+	for (int i = 0; i < nregions; i++) {
+		struct region *g = &regions[i];
+		if (addr >= g->lo && addr < g->hi) {
+			size_t k = g->hi - addr < n ? g->hi - addr : n;
+			memcpy(buf, g->bytes + (addr - g->lo), k);
+			return (int)k;
+		}
+	}
+	return -1;
+}
+
+static int is_exit_stop(const struct ptd_stop *st)
+{
+	return st->kind == PTD_STOP_SIGNAL &&
+	       st->si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8));
+}
+
+static struct ptd_target *launch(char **argv)
+{
+	struct ptd_target *t = NULL;
+	struct ptd_launch l = { .argv = argv, .disable_aslr = 1 };
+	int rc = ptd_target_launch(&t, &l);
+	if (rc < 0)
+		print_error("launch %s: %s\n", argv[0], ptd_last_error(rc));
+	assert_int_equal(rc, 0);
+	/* The target's options plus exit stops (inherited by new threads). */
+	assert_int_equal(ptrace(PTRACE_SETOPTIONS, ptd_target_pid(t), 0,
+				(void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |
+					       PTRACE_O_TRACEVFORK | PTRACE_O_TRACEVFORKDONE |
+					       PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)),
+			 0);
+	cur_target = t;
+	drop_snapshot();
+	return t;
+}
+
+/* ---- ground truth: the step recorder, driven here ---- */
+
+struct stepth {
+	pid_t tid;
+	struct ptd_history *h;
+};
+
+static void run_step(char **argv, struct result *res)
+{
+	struct ptd_target *t = launch(argv);
+	struct ptd_steprec *sr = ptd_steprec_alloc(t);
+	struct stepth th[MAXTH];
+	int nth = 0;
+	uint64_t pc;
+	pid_t pid = ptd_target_pid(t);
+
+	assert_non_null(sr);
+	ptd_target_bp_enable(t, 0);
+	assert_int_equal(ptd_target_get_pc(t, pid, &pc), 0);
+	th[0].tid = pid;
+	th[0].h = ptd_history_alloc(read_target, t);
+	nth = 1;
+	assert_int_equal(ptd_steprec_add_thread(sr, pid, th[0].h, pc), 0);
+	assert_int_equal(ptd_steprec_before_step(sr, pid, 0), 0);
+	assert_int_equal(ptd_target_resume(t, pid, 1, 0), 0);
+	int first = 1;
+	for (;;) {
+		struct ptd_stop st;
+		int rc = ptd_target_wait(t, &st, 1);
+		if (rc == -ptde_not_running)
+			break;
+		assert_int_equal(rc, 0);
+		int sig = 0;
+		/* Kernel facts the driver must know (reported to the target's
+		 * owner): the first step after the exec stop traps at the
+		 * entry without executing it (the execve's syscall-exit
+		 * trap), and the step into a signal handler is reported by
+		 * ptrace_notify (si_code SIGTRAP), which the target calls a
+		 * signal. */
+		if (first && st.kind == PTD_STOP_STEP && st.pc == pc) {
+			first = 0;
+			ptd_target_resume(t, st.tid, 1, 0);
+			continue;
+		}
+		first = 0;
+		if (st.kind == PTD_STOP_SIGNAL && st.signo == SIGTRAP && st.si.si_code == SIGTRAP) {
+			st.kind = PTD_STOP_STEP;
+			ptd_target_set_pending_signal(t, st.tid, 0);
+		}
+		switch (st.kind) {
+		case PTD_STOP_STEP:
+			ptd_steprec_stepped(sr, st.tid, st.pc);
+			break;
+		case PTD_STOP_SIGNAL:
+			if (is_exit_stop(&st)) {
+				snapshot_code(t);
+				ptd_target_resume(t, st.tid, 0, 0);
+				continue;
+			}
+			sig = st.signo;
+			break;
+		case PTD_STOP_CLONE:
+			assert_true(nth < MAXTH);
+			assert_int_equal(ptd_target_get_pc(t, st.new_tid, &pc), 0);
+			th[nth].tid = st.new_tid;
+			th[nth].h = ptd_history_alloc(read_target, t);
+			ptd_steprec_add_thread(sr, st.new_tid, th[nth].h, pc);
+			nth++;
+			ptd_steprec_before_step(sr, st.new_tid, 0);
+			ptd_target_resume(t, st.new_tid, 1, 0);
+			break;
+		case PTD_STOP_THREAD_EXIT:
+			ptd_steprec_remove_thread(sr, st.tid);
+			continue;
+		case PTD_STOP_EXEC:
+			ptd_steprec_exec(sr, st.tid, st.pc);
+			break;
+		case PTD_STOP_EXITED:
+		case PTD_STOP_KILLED:
+			res->exit_code = st.kind == PTD_STOP_EXITED ? st.status : 128 + st.signo;
+			ptd_steprec_flush(sr, 0);
+			goto done;
+		default:
+			break;
+		}
+		ptd_steprec_before_step(sr, st.tid, sig);
+		ptd_target_resume(t, st.tid, 1, sig);
+	}
+done:
+	res->steps = ptd_steprec_steps(sr);
+	res->nth = nth;
+	for (int i = 0; i < nth; i++) {
+		collect(th[i].h, &res->th[i]);
+		ptd_history_free(th[i].h);
+	}
+	ptd_steprec_free(sr);
+	ptd_target_free(t);
+}
+
+/* ---- the soft recorder ---- */
+
+struct softctx {
+	struct ptd_target *t;
+	pid_t tids[MAXTH];
+	struct ptd_history *h[MAXTH];
+	int nth;
+};
+
+static struct ptd_history *new_hist(void *ctx, pid_t tid)
+{
+	struct softctx *c = ctx;
+	assert_true(c->nth < MAXTH);
+	c->tids[c->nth] = tid;
+	c->h[c->nth] = ptd_history_alloc(read_target, c->t);
+	return c->h[c->nth++];
+}
+
+/* Checks that memory around every armed address reads clean through the
+ * masked reader while the program runs with int3s in it. */
+static void check_masked(struct ptd_target *t, uint64_t pc)
+{
+	uint8_t raw[64], clean[64];
+	long n = ptd_target_read_raw(t, pc, raw, sizeof(raw));
+	long m = ptd_target_read(t, pc, clean, sizeof(clean));
+	assert_true(n > 0 && m == n);
+	for (long i = 0; i < n; i++)
+		if (raw[i] != clean[i])
+			assert_true(ptd_target_bp_at(t, pc + (uint64_t)i));
+}
+
+static void run_soft(char **argv, struct result *res, int regs_check)
+{
+	struct softctx c = { 0 };
+	struct ptd_target *t = launch(argv);
+	pid_t pid = ptd_target_pid(t);
+	uint64_t pc;
+	struct ptd_softrec_config cfg = { .pt = 1, .new_history = new_hist, .ctx = &c };
+	c.t = t;
+	struct ptd_softrec *r = ptd_softrec_alloc(t, &cfg);
+	assert_non_null(r);
+	ptd_target_bp_enable(t, 1);
+	assert_int_equal(ptd_target_get_pc(t, pid, &pc), 0);
+	assert_int_equal(ptd_softrec_add_thread(r, pid, new_hist(&c, pid), pc), 0);
+	assert_true(ptd_softrec_armed(r) >= 1);
+	int checked = 0;
+	for (;;) {
+		struct ptd_stop st;
+		int rc = ptd_softrec_wait(r, &st);
+		if (rc == -ptde_not_running)
+			break;
+		if (rc != 0)
+			print_error("soft wait: %d %s\n", rc, ptd_last_error(rc));
+		assert_int_equal(rc, 0);
+		if (st.kind == PTD_STOP_EXITED || st.kind == PTD_STOP_KILLED) {
+			res->exit_code = st.kind == PTD_STOP_EXITED ? st.status : 128 + st.signo;
+			break;
+		}
+		if (is_exit_stop(&st)) {
+			snapshot_code(t);
+			ptd_target_set_pending_signal(t, st.tid, 0);
+		} else if (st.kind == PTD_STOP_SIGNAL) {
+			if (!checked++)
+				check_masked(t, st.pc);
+			/* delivered by the next wait (pending signal) */
+		}
+	}
+	res->traps = ptd_softrec_traps(r);
+	res->steps = ptd_softrec_steps(r);
+	if (regs_check) {
+		/* The snapshot at the first trap has the pc of that instruction. */
+		struct user_regs_struct regs;
+		uint64_t at = 0;
+		uint64_t last = ptd_history_count(c.h[0]) - 1;
+		assert_int_equal(ptd_softrec_regs_near(r, pid, last, &regs, &at), 0);
+		assert_true(at > 0);
+		struct ptd_hcursor cur;
+		assert_int_equal(ptd_hcursor_goto(&cur, c.h[0], at), 0);
+		assert_int_equal(regs.rip, cur.ip);
+		assert_int_equal(ptd_softrec_regs_at(r, pid, at, &regs), 0);
+		assert_int_equal(regs.rip, cur.ip);
+		/* PT was synthesized. */
+		size_t size = 0;
+		assert_non_null(ptd_softrec_pt(r, pid, &size));
+		assert_true(size > 16);
+	}
+	res->nth = c.nth;
+	for (int i = 0; i < c.nth; i++) {
+		collect(c.h[i], &res->th[i]);
+		res->insns += res->th[i].n;
+	}
+	ptd_softrec_free(r);
+	for (int i = 0; i < c.nth; i++)
+		ptd_history_free(c.h[i]);
+	ptd_target_free(t);
+}
+
+static void compare(const char *name, const struct result *a, const struct result *b,
+		    int threads_exact)
+{
+	print_message("%s: step %llu insns, soft %llu insns, %llu traps, %llu steps\n", name,
+		      (unsigned long long)a->th[0].n, (unsigned long long)b->th[0].n,
+		      (unsigned long long)b->traps, (unsigned long long)b->steps);
+	assert_int_equal(a->exit_code, b->exit_code);
+	assert_int_equal(a->nth, b->nth);
+	if (getenv("PTD_SOFT_DUMP")) {
+		for (int i = 0; i < a->nth && i < b->nth; i++) {
+			char fn[64];
+			FILE *f;
+			snprintf(fn, sizeof(fn), "/tmp/seq-step-%d", i);
+			f = fopen(fn, "w");
+			for (size_t k = 0; k < a->th[i].n; k++)
+				fprintf(f, "%llx\n", (unsigned long long)a->th[i].ip[k]);
+			fclose(f);
+			snprintf(fn, sizeof(fn), "/tmp/seq-soft-%d", i);
+			f = fopen(fn, "w");
+			for (size_t k = 0; k < b->th[i].n; k++)
+				fprintf(f, "%llx\n", (unsigned long long)b->th[i].ip[k]);
+			fclose(f);
+		}
+	}
+	for (int i = 0; i < a->nth; i++) {
+		if (i == 0 && !threads_exact && a->nth > 1)
+			continue; /* main's waits depend on scheduling */
+		const struct seq *x = &a->th[i], *y = &b->th[i];
+		size_t n = x->n < y->n ? x->n : y->n;
+		for (size_t k = 0; k < n; k++) {
+			if (x->ip[k] != y->ip[k]) {
+				print_error("%s thread %d: first difference at %zu: step 0x%llx soft 0x%llx\n",
+					    name, i, k + 1, (unsigned long long)x->ip[k],
+					    (unsigned long long)y->ip[k]);
+				for (size_t j = k > 5 ? k - 5 : 0; j < k + 12 && j < n; j++)
+					print_error("  %zu: 0x%llx 0x%llx\n", j + 1,
+						    (unsigned long long)x->ip[j],
+						    (unsigned long long)y->ip[j]);
+				fail();
+			}
+		}
+		assert_int_equal(x->n, y->n);
+	}
+	/* One trap per conditional/indirect branch, far fewer than instructions. */
+	assert_true(b->traps * 2 < b->insns);
+}
+
+static void check_program(char **argv, int threads_exact)
+{
+	struct result a = { 0 }, b = { 0 };
+	run_step(argv, &a);
+	run_soft(argv, &b, 1);
+	compare(argv[0], &a, &b, threads_exact);
+	result_free(&a);
+	result_free(&b);
+}
+
+static const char prog_src[] =
+	"#include <signal.h>\n"
+	"#include <stdio.h>\n"
+	"#include <string.h>\n"
+	"static volatile int hits;\n"
+	"static void handler(int s) { for (int i = 0; i < 3; i++) hits += s; }\n"
+	"static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+	"static int add(int a, int b) { return a + b; }\n"
+	"static int mul(int a, int b) { return a * b; }\n"
+	"static int (*ops[2])(int, int) = { add, mul };\n"
+	"static int sw(int x) {\n"
+	"	switch (x) { case 0: return 11; case 1: return 22; case 2: return 33;\n"
+	"	case 3: return 44; case 4: return 55; case 5: return 66; default: return 0; }\n"
+	"}\n"
+	"int main(void) {\n"
+	"	long acc = 0;\n"
+	"	struct sigaction sa; memset(&sa, 0, sizeof(sa)); sa.sa_handler = handler;\n"
+	"	sigaction(SIGUSR1, &sa, NULL);\n"
+	"	for (int i = 0; i < 40; i++) {\n"
+	"		acc += ops[i & 1](i, 3);\n"
+	"		acc += sw(i % 8);\n"
+	"		if (i == 20) raise(SIGUSR1);\n"
+	"	}\n"
+	"	acc += fib(12);\n"
+	"	printf(\"acc=%ld hits=%d\\n\", acc, hits);\n"
+	"	return (int)(acc & 0x7f);\n"
+	"}\n";
+
+static char prog_path[512];
+
+static int build_prog(void **state)
+{
+	(void)state;
+	const char *tmp = getenv("TMPDIR");
+	char src[512], cmd[1200];
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	snprintf(src, sizeof(src), "%s/ptd-soft-test-%d.c", tmp, (int)getpid());
+	snprintf(prog_path, sizeof(prog_path), "%s/ptd-soft-test-%d", tmp, (int)getpid());
+	FILE *f = fopen(src, "w");
+	if (!f)
+		return -1;
+	fputs(prog_src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -g -O0 -no-pie -o %s %s", prog_path, src);
+	int rc = system(cmd);
+	unlink(src);
+	return rc == 0 ? 0 : -1;
+}
+
+static int remove_prog(void **state)
+{
+	(void)state;
+	unlink(prog_path);
+	return 0;
+}
+
+static void test_own_program(void **state)
+{
+	(void)state;
+	char *argv[] = { prog_path, NULL };
+	check_program(argv, 1);
+}
+
+static const char *testprog(const char *name)
+{
+	static char path[1024];
+	const char *dir = getenv("TESTPROGS");
+	struct stat sb;
+	if (!dir)
+		dir = "testprogs/build";
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (stat(path, &sb) != 0)
+		return NULL;
+	return path;
+}
+
+static void run_testprog(const char *name, const char *arg, int threads_exact)
+{
+	const char *p = testprog(name);
+	if (!p) {
+		print_message("testprogs/build/%s not built: skipped\n", name);
+		skip();
+	}
+	char *argv[] = { (char *)p, (char *)arg, NULL };
+	check_program(argv, threads_exact);
+}
+
+static void test_fib(void **state) { (void)state; run_testprog("fib", NULL, 1); }
+static void test_fib_O2(void **state) { (void)state; run_testprog("fib-O2", NULL, 1); }
+static void test_loops(void **state) { (void)state; run_testprog("loops", NULL, 1); }
+static void test_funcptr(void **state) { (void)state; run_testprog("funcptr", NULL, 1); }
+static void test_switch(void **state) { (void)state; run_testprog("switch", NULL, 1); }
+static void test_switch_O2(void **state) { (void)state; run_testprog("switch-O2", NULL, 1); }
+static void test_tailcall(void **state) { (void)state; run_testprog("tailcall", NULL, 1); }
+static void test_longjmp(void **state) { (void)state; run_testprog("longjmp", NULL, 1); }
+static void test_signal(void **state) { (void)state; run_testprog("signal", NULL, 1); }
+static void test_vdso(void **state) { (void)state; run_testprog("vdso", NULL, 1); }
+static void test_threads(void **state) { (void)state; run_testprog("threads", NULL, 0); }
+
+/* After the recorder is freed (its breakpoints removed), the program's
+ * text equals the file's bytes as mapped. */
+static void test_no_int3_left(void **state)
+{
+	(void)state;
+	char *argv[] = { prog_path, NULL };
+	struct ptd_target *t = launch(argv);
+	pid_t pid = ptd_target_pid(t);
+	uint64_t pc;
+	struct ptd_softrec *r = ptd_softrec_alloc(t, NULL);
+	ptd_target_bp_enable(t, 1);
+	assert_int_equal(ptd_target_get_pc(t, pid, &pc), 0);
+	assert_int_equal(ptd_softrec_add_thread(r, pid, NULL, pc), 0);
+	/* Record until the signal stop in the middle of the loop. */
+	struct ptd_stop st;
+	do
+		assert_int_equal(ptd_softrec_wait(r, &st), 0);
+	while (st.kind != PTD_STOP_SIGNAL);
+	assert_true(ptd_softrec_armed(r) > 5);
+	assert_int_equal(ptd_softrec_flush(r, pid), 0);
+	assert_true(ptd_history_ninsn(ptd_softrec_history(r, pid)) > 100);
+	/* Text of main as the program sees it: int3s present now... */
+	uint64_t main_lo = 0x401000;
+	uint8_t raw[4096], clean[4096];
+	long n = ptd_target_read_raw(t, main_lo, raw, sizeof(raw));
+	assert_true(n > 0);
+	assert_int_equal(ptd_target_read(t, main_lo, clean, (size_t)n), n);
+	assert_memory_not_equal(raw, clean, (size_t)n);
+	ptd_softrec_free(r);
+	/* ...and gone after the recorder is freed. */
+	assert_int_equal(ptd_target_read_raw(t, main_lo, raw, (size_t)n), n);
+	assert_memory_equal(raw, clean, (size_t)n);
+	/* Exit stops would hold up the kill in ptd_target_free(). */
+	ptrace(PTRACE_SETOPTIONS, pid, 0,
+	       (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+			      PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC));
+	ptd_target_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_program),
+		cmocka_unit_test(test_no_int3_left),
+		cmocka_unit_test(test_fib),
+		cmocka_unit_test(test_fib_O2),
+		cmocka_unit_test(test_loops),
+		cmocka_unit_test(test_funcptr),
+		cmocka_unit_test(test_switch),
+		cmocka_unit_test(test_switch_O2),
+		cmocka_unit_test(test_tailcall),
+		cmocka_unit_test(test_longjmp),
+		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_threads),
+	};
+	return cmocka_run_group_tests(tests, build_prog, remove_prog);
+}
