@@ -192,6 +192,45 @@ int ptd_image_add_maps_text(struct ptd_image *img, const char *maps)
 	return added;
 }
 
+int ptd_image_foreach_anon(const char *maps,
+			   int (*fn)(void *ctx, uint64_t start, uint64_t end, const char *name),
+			   void *ctx)
+{
+	const char *line = maps;
+	int calls = 0;
+
+	if (!maps || !fn)
+		return ptd__err(-ptde_invalid, "no maps text or callback");
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char buf[4608], perms[8], path[4096];
+		uint64_t s, e, o;
+		int r;
+
+		if (len == 0) {
+			line += 1;
+			continue;
+		}
+		if (len >= sizeof(buf))
+			return ptd__err(-ptde_bad_trace, "maps line too long: '%.60s...'", line);
+		memcpy(buf, line, len);
+		buf[len] = 0;
+		path[0] = 0;
+		r = parse_maps_line(buf, &s, &e, &o, perms, path, sizeof(path));
+		if (r < 0)
+			return ptd__err(-ptde_bad_trace, "malformed maps line: '%s'", buf);
+		if (r == 0 && perms[2] == 'x') {
+			r = fn(ctx, s, e, path);
+			if (r < 0)
+				return r;
+			calls++;
+		}
+		line += len + (nl ? 1 : 0);
+	}
+	return calls;
+}
+
 int ptd_image_add_maps(struct ptd_image *img, pid_t pid)
 {
 	char name[64], *text = NULL;

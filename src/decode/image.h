@@ -60,6 +60,19 @@ int ptd_image_add_maps_text(struct ptd_image *img, const char *maps);
 /* Same, reading /proc/@pid/maps.  -ptde_sys when it cannot be read. */
 int ptd_image_add_maps(struct ptd_image *img, pid_t pid);
 
+/*
+ * Calls @fn for each executable mapping in @maps (the text of
+ * /proc/PID/maps) that ptd_image_add_maps_text leaves to the read
+ * callback: anonymous memory, [vdso] and other [special] regions, deleted
+ * files.  @name is the maps path column ("" for anonymous).  For
+ * `record save`, which dumps these into the bundle.  Returns the number
+ * of calls, a negative return of @fn, or -ptde_bad_trace for a malformed
+ * line.
+ */
+int ptd_image_foreach_anon(const char *maps,
+			   int (*fn)(void *ctx, uint64_t start, uint64_t end, const char *name),
+			   void *ctx);
+
 /* Sets the cpu the trace was recorded on (errata come from pt_cpu_errata).
  * Returns 0, or -ptde_unsupported when libipt does not know the cpu (the
  * image then decodes without errata workarounds). */

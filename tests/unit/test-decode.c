@@ -465,6 +465,16 @@ static void test_unmapped_code(void **state)
 	ptd_image_free(img);
 }
 
+static int anon_cb(void *ctx, uint64_t start, uint64_t end, const char *name)
+{
+	char *seen = ctx;
+
+	assert_true(end > start);
+	strcat(seen, name[0] ? name : "(anon)");
+	strcat(seen, ";");
+	return 0;
+}
+
 static void test_image_files(void **state)
 {
 	char path[] = "/tmp/ptd-test-code-XXXXXX", maps[512];
@@ -519,6 +529,12 @@ static void test_image_files(void **state)
 	assert_int_equal(decode_got(buf, n, img, &g, NULL), 0);
 	assert_same(&exp, &g.r);
 	free(g.r.ips);
+	{
+		char seen[256] = "";
+
+		assert_int_equal(ptd_image_foreach_anon(maps, anon_cb, seen), 1);
+		assert_string_equal(seen, "[vdso];");
+	}
 	assert_int_equal(ptd_image_add_maps_text(img, "not a maps line\n"), -ptde_bad_trace);
 	assert_int_equal(ptd_image_add_maps_text(img, "5000-4000 r-xp 0 08:01 1 /x\n"), -ptde_bad_trace);
 	assert_true(ptd_image_add_maps(img, getpid()) >= 1); /* at least this test binary */
