@@ -517,6 +517,16 @@ static void build_syms(struct ptd_symbols *s)
 			if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
 			    !(type == STT_NOTYPE && sym.st_size))
 				continue;
+			/* Versioned names ("memcpy@@GLIBC_2.14") print without
+			 * the version, as gdb does. */
+			if (strchr(nm, '@')) {
+				char base[256];
+
+				snprintf(base, sizeof(base), "%.*s", (int)strcspn(nm, "@"), nm);
+				nm = own_name(s, base, "");
+				if (!nm)
+					continue;
+			}
 			e.start = addr;
 			e.size = sym.st_size;
 			e.name = nm;

@@ -60,25 +60,28 @@ int ptd_unwind_backtrace(pid_t tid, struct ptd_frame *frames, int max)
 		return ptd__err(-ptde_internal, "cannot unwind thread %d: %s", (int)tid,
 				unw_strerror(r));
 	}
-	do {
-		unw_word_t ip = 0, sp = 0, cfa = 0;
+	for (;;) {
+		unw_word_t ip = 0, sp = 0;
 
-		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0)
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || unw_get_reg(&cur, UNW_REG_SP, &sp) < 0)
 			break;
-		unw_get_reg(&cur, UNW_REG_SP, &sp);
-		if (unw_get_reg(&cur, UNW_X86_64_CFA, &cfa) < 0)
-			cfa = 0;
-		/* A zero return address marks the outermost frame. */
-		if (ip == 0 && n > 0)
-			break;
+		if (n > 0) {
+			/* A frame's CFA is its caller's sp after the return. */
+			frames[n - 1].cfa = sp;
+			/* A zero return address marks the outermost frame. */
+			if (ip == 0 || n >= max)
+				break;
+			/* Loops in corrupted stacks: stop when nothing moves. */
+			if (sp == frames[n - 1].sp && ip == frames[n - 1].pc)
+				break;
+		}
 		frames[n].pc = ip;
 		frames[n].sp = sp;
-		frames[n].cfa = cfa;
+		frames[n].cfa = 0;
 		n++;
-		/* Loops in corrupted stacks: stop when the frame does not move. */
-		if (n >= 2 && frames[n - 1].sp == frames[n - 2].sp && frames[n - 1].pc == frames[n - 2].pc)
+		if (unw_step(&cur) <= 0)
 			break;
-	} while (n < max && unw_step(&cur) > 0);
+	}
 	_UPT_destroy(upt);
 	pthread_mutex_unlock(&as_lock);
 	if (n == 0)

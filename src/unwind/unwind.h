@@ -10,9 +10,9 @@
 #include <sys/types.h>
 
 struct ptd_frame {
-	uint64_t pc;
+	uint64_t pc;  /* frame 0: the current pc; outer frames: the return address */
 	uint64_t sp;
-	uint64_t cfa;
+	uint64_t cfa; /* the caller's sp after this frame returns; 0 when unknown */
 };
 
 /*
