@@ -129,6 +129,37 @@ static const struct cmd *lookup(const struct cmd *tab, const char *word, const c
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
 
+/*
+ * Asks a yes/no question as gdb's query() does: with "set confirm off" the
+ * answer is yes; when commands do not come from a terminal gdb prints the
+ * question with "[answered Y; input not from terminal]" and goes on, and
+ * so do we, so batch output matches gdb's.  Returns 1 for yes.
+ */
+static int query(struct shell *sh, const char *question)
+{
+	char line[64];
+
+	if (!sh->confirm)
+		return 1;
+	if (sh->batch || !isatty(0)) {
+		printf("%s(y or n) [answered Y; input not from terminal]\n", question);
+		return 1;
+	}
+	for (;;) {
+		printf("%s(y or n) ", question);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin)) {
+			printf("EOF [answered Y; input not from terminal]\n");
+			return 1;
+		}
+		if (line[0] == 'y' || line[0] == 'Y')
+			return 1;
+		if (line[0] == 'n' || line[0] == 'N')
+			return 0;
+		printf("Please answer y or n.\n");
+	}
+}
+
 static int require_process(struct shell *sh)
 {
 	if (!ptd_session_alive(sh->s))
@@ -343,6 +374,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 	ptd_print_stop(&sh->pc, &e, temporary,
 		       ptd_session_alive(sh->s) ? ptd_session_pid(sh->s) : e.tid ? e.tid : sh->last_pid,
 		       thread[0] ? thread : NULL, gap);
+	shell_do_displays(sh);
 	if (ptd_session_alive(sh->s))
 		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);
@@ -441,8 +473,12 @@ static int do_run(struct shell *sh, const char *args, int start)
 			return -1;
 		prog = ptd_session_program(sh->s);
 	}
-	if (ptd_session_alive(sh->s))
+	if (ptd_session_alive(sh->s)) {
+		if (sh->from_tty && !query(sh, "The program being debugged has been started already.\n"
+					       "Start it from the beginning? "))
+			return shell_error("Program not restarted.");
 		ptd_session_kill(sh->s);
+	}
 	sh->main_module[0] = '\0';
 	clear_listing_state(sh);
 
@@ -468,6 +504,7 @@ static int do_run(struct shell *sh, const char *args, int start)
 	}
 	fflush(stdout);
 	snapshot_temps(sh, &temps);
+	sh->attached = 0;
 	sh->cur_thread = 1;
 	sh->max_thread = 1;
 	ptd_clear_error();
@@ -511,6 +548,7 @@ static int cmd_attach(struct shell *sh, const char *args)
 	sh->main_module[0] = '\0';
 	sh->cur_thread = 1;
 	sh->max_thread = 1;
+	sh->attached = 1;
 	shell_sync(sh);
 	clear_listing_state(sh);
 	if (sh->from_tty)
@@ -543,6 +581,8 @@ static int cmd_kill(struct shell *sh, const char *args)
 
 	if (require_process(sh) < 0)
 		return -1;
+	if (!query(sh, "Kill the program being debugged? "))
+		return shell_error("Not confirmed.");
 	ptd_clear_error();
 	rc = ptd_session_kill(sh->s);
 	if (rc < 0)
@@ -560,6 +600,15 @@ static int cmd_quit(struct shell *sh, const char *args)
 
 	if (*skipws(args) && shell_eval(sh, args, &code, &k) < 0)
 		return -1;
+	if (sh->from_tty && ptd_session_alive(sh->s)) {
+		char q[160];
+
+		snprintf(q, sizeof(q), "A debugging session is active.\n\n\tInferior 1 [process %d] "
+			 "will be %s.\n\nQuit anyway? ", (int)ptd_session_pid(sh->s),
+			 sh->attached ? "detached" : "killed");
+		if (!query(sh, q))
+			return shell_error("Not confirmed.");
+	}
 	sh->quit = 1;
 	sh->quit_code = (int)code;
 	return 0;
@@ -736,6 +785,9 @@ static int cmd_delete(struct shell *sh, const char *args)
 	if (!strncmp(args, "breakpoints", 11) && (!args[11] || isspace((unsigned char)args[11])))
 		args = skipws(args + 11);
 	if (!*args) {
+		if (sh->from_tty && ptd_session_bp_count(sh->s) > 0 &&
+		    !query(sh, "Delete all breakpoints? "))
+			return 0;
 		ptd_session_delete(sh->s, 0);
 		return 0;
 	}
@@ -1417,11 +1469,11 @@ static int info_registers(struct shell *sh, const char *args)
 	return 0;
 }
 
+/* Prints a value as gdb's print does, without the "$N = " prefix. */
 static void print_value(struct shell *sh, uint64_t v, enum expr_kind k, char fmt)
 {
 	char buf[300], sym[256];
 
-	printf("$%d = ", ++sh->value_num);
 	if (k == EXPR_UNAVAILABLE) {
 		printf("<unavailable>\n");
 		return;
@@ -1513,7 +1565,144 @@ static int cmd_print(struct shell *sh, const char *args)
 	shell_sync(sh);
 	if (shell_eval(sh, args, &v, &k) < 0)
 		return -1;
+	printf("$%d = ", ++sh->value_num);
 	print_value(sh, v, k, fmt);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* display                                                              */
+
+static int do_x(struct shell *sh, const char *args);
+
+/* Shows display @d as gdb does after a stop: "1: x/i $pc" and the
+ * examined memory, or "2: /x $rax = 0x5". */
+static void show_display(struct shell *sh, const struct shell_display *d)
+{
+	char xargs[sizeof(d->fmt) + sizeof(d->expr) + 4];
+	uint64_t v;
+	enum expr_kind k;
+	char f = d->fmt[0] ? d->fmt[strlen(d->fmt) - 1] : 0;
+
+	if (d->fmt[0] && (strchr(d->fmt, 'i') || strchr(d->fmt, 's'))) {
+		printf("%d: x/%s %s\n", d->num, d->fmt, d->expr);
+		snprintf(xargs, sizeof(xargs), "/%s %s", d->fmt, d->expr);
+		do_x(sh, xargs);
+		return;
+	}
+	if (shell_eval(sh, d->expr, &v, &k) < 0)
+		return;
+	if (d->fmt[0])
+		printf("%d: /%s %s = ", d->num, d->fmt, d->expr);
+	else
+		printf("%d: %s = ", d->num, d->expr);
+	print_value(sh, v, k, f);
+}
+
+void shell_do_displays(struct shell *sh)
+{
+	int i;
+
+	if (!ptd_session_alive(sh->s))
+		return;
+	for (i = 0; i < sh->ndisplays; i++)
+		if (sh->displays[i].num)
+			show_display(sh, &sh->displays[i]);
+}
+
+static int cmd_display(struct shell *sh, const char *args)
+{
+	struct shell_display *d;
+	const char *fmt = "";
+	size_t flen = 0;
+
+	args = skipws(args);
+	if (!*args) {
+		shell_do_displays(sh);
+		return 0;
+	}
+	if (*args == '/') {
+		fmt = ++args;
+		while (*args && !isspace((unsigned char)*args))
+			args++;
+		flen = (size_t)(args - fmt);
+		args = skipws(args);
+		if (!flen)
+			return shell_error("Missing format.");
+	}
+	if (!*args)
+		return shell_error("Argument required (expression to compute).");
+	if (sh->ndisplays == (int)(sizeof(sh->displays) / sizeof(sh->displays[0])))
+		return shell_error("Too many displays.");
+	d = &sh->displays[sh->ndisplays++];
+	d->num = ++sh->display_num;
+	snprintf(d->fmt, sizeof(d->fmt), "%.*s", (int)flen, fmt);
+	snprintf(d->expr, sizeof(d->expr), "%s", args);
+	/* gdb shows a new display at once only to a user at the prompt */
+	if (sh->from_tty && ptd_session_alive(sh->s))
+		show_display(sh, d);
+	return 0;
+}
+
+static int cmd_undisplay(struct shell *sh, const char *args)
+{
+	char word[64];
+	uint64_t n;
+	int i, found, failed = 0;
+
+	args = skipws(args);
+	if (!*args) {
+		if (query(sh, "Delete all auto-display expressions? "))
+			sh->ndisplays = 0;
+		return 0;
+	}
+	while (*args) {
+		args = first_word(args, word, sizeof(word));
+		if (parse_uint(word, &n) < 0)
+			return shell_error("Arguments must be display numbers.");
+		found = 0;
+		for (i = 0; i < sh->ndisplays; i++) {
+			if ((uint64_t)sh->displays[i].num != n)
+				continue;
+			memmove(&sh->displays[i], &sh->displays[i + 1],
+				sizeof(sh->displays[0]) * (size_t)(sh->ndisplays - i - 1));
+			sh->ndisplays--;
+			found = 1;
+			break;
+		}
+		if (!found) {
+			printf("No display number %" PRIu64 ".\n", n);
+			failed = 1;
+		}
+	}
+	return failed ? -1 : 0;
+}
+
+static int info_display(struct shell *sh, const char *args)
+{
+	int i;
+
+	if (!sh->ndisplays) {
+		printf("There are no auto-display expressions now.\n");
+		return 0;
+	}
+	printf("Auto-display expressions now in effect:\nNum Enb Expression\n");
+	for (i = 0; i < sh->ndisplays; i++) {
+		const struct shell_display *d = &sh->displays[i];
+
+		if (d->fmt[0] && (strchr(d->fmt, 'i') || strchr(d->fmt, 's'))) {
+			/* gdb lists memory formats in full: count, size, letter */
+			char *end;
+			unsigned long cnt = strtoul(d->fmt, &end, 10);
+			char size = strpbrk(d->fmt, "bhwg") ? *strpbrk(d->fmt, "bhwg") : 'b';
+
+			printf("%d:   y  /%lu%c%c %s\n", d->num, cnt ? cnt : 1, size,
+			       strchr(d->fmt, 'i') ? 'i' : 's', d->expr);
+		} else if (d->fmt[0])
+			printf("%d:   y  /%s %s\n", d->num, d->fmt, d->expr);
+		else
+			printf("%d:   y  %s\n", d->num, d->expr);
+	}
 	return 0;
 }
 
@@ -2203,6 +2392,11 @@ static int set_disable_randomization(struct shell *sh, const char *args)
 	return 0;
 }
 
+static int set_confirm(struct shell *sh, const char *args)
+{
+	return parse_on_off(args, &sh->confirm);
+}
+
 static int set_ignored(struct shell *sh, const char *args)
 {
 	return 0;
@@ -2276,6 +2470,7 @@ static int cmd_show(struct shell *sh, const char *args);
 
 static const struct cmd info_cmds[] = {
 	{ "breakpoints", 1, info_breakpoints, CMD_REPEAT, "Status of breakpoints." },
+	{ "display", 0, info_display, CMD_REPEAT, "Expressions to display when the program stops." },
 	{ "line", 0, info_line, CMD_REPEAT, "Core addresses of the code for a source line." },
 	{ "record", 3, info_record, CMD_REPEAT, "Info record options: method, counts, position." },
 	{ "registers", 1, info_registers, CMD_REPEAT, "List of registers and their contents." },
@@ -2307,7 +2502,7 @@ static const struct cmd set_cmds[] = {
 	{ "disable-randomization", 0, set_disable_randomization, 0,
 	  "Disable address space randomization of the program (default on)." },
 	{ "record", 0, set_record, 0, "instruction-history-size N, function-call-history-size N." },
-	{ "confirm", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never asks." },
+	{ "confirm", 0, set_confirm, 0, "Whether to ask before killing the program etc. (default on)." },
 	{ "pagination", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "height", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "width", 0, set_ignored, 0, "Accepted for gdb scripts." },
@@ -2338,6 +2533,8 @@ static const struct cmd top_cmds[] = {
 	{ "detach", 0, cmd_detach, 0, "Detach from the program; it continues running." },
 	{ "disassemble", 0, cmd_disassemble, 0,
 	  "Disassemble a function: disassemble [/r] [FUNCTION|ADDRESS]." },
+	{ "display", 0, cmd_display, 0,
+	  "Print an expression (or x/FMT memory) each time the program stops: display[/FMT] EXPR." },
 	{ "echo", 0, cmd_echo, 0, "Print text; C escapes like \\n are understood." },
 	{ "down", 0, cmd_down, CMD_REPEAT, "Select and print the frame called by this one: down [N]." },
 	{ "file", 0, cmd_file, 0, "Use FILE as the program to debug: file FILE." },
@@ -2393,6 +2590,7 @@ static const struct cmd top_cmds[] = {
 	{ "si", 0, cmd_stepi, CMD_REPEAT | CMD_ALIAS, "stepi" },
 	{ "tbreak", 0, cmd_tbreak, 0, "Set a temporary breakpoint (deleted when hit)." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, or show the current thread." },
+	{ "undisplay", 0, cmd_undisplay, 0, "Cancel auto-display expressions: undisplay [N...]." },
 	{ "up", 0, cmd_up, CMD_REPEAT, "Select and print the frame that called this one: up [N]." },
 	{ "x", 1, cmd_x, CMD_REPEAT,
 	  "Examine memory: x/FMT ADDRESS (FMT: count, x d u o t c a s i, b h w g)." },

@@ -323,6 +323,7 @@ int main(int argc, char **argv)
 
 	memset(&sh, 0, sizeof(sh));
 	sh.batch = batch;
+	sh.confirm = 1;
 	sh.insn_history_size = 10;
 	sh.call_history_size = 10;
 	sh.pc.out = stdout;

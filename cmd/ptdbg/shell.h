@@ -17,6 +17,13 @@
 
 #define PTDBG_PROMPT "(ptdbg) "
 
+/* One "display" expression. */
+struct shell_display {
+	int num;       /* gdb's display number */
+	char fmt[16];  /* "i", "3i", "x", or "" */
+	char expr[240];
+};
+
 struct shell {
 	struct ptd_session *s;
 	struct ptd_print_ctx pc;
@@ -31,6 +38,8 @@ struct shell {
 	pid_t last_pid; /* for "[Inferior 1 (process N) exited ...]" */
 	int cur_thread; /* thread selected at the last stop, for "[Switching to ...]" */
 	int max_thread; /* highest thread number seen: >1 names threads in stops */
+	int confirm;   /* set confirm on|off: ask before kill, quit... */
+	int attached;  /* the program was attached to (quit detaches it) */
 	int quit;      /* set by quit */
 	int quit_code;
 
@@ -59,6 +68,10 @@ struct shell {
 
 	int value_num; /* $N counter of print */
 
+	struct shell_display displays[32];
+	int ndisplays;
+	int display_num;
+
 	/* frame/up/down: the frame shown (0 = innermost) and its pc */
 	int frame_level;
 	uint64_t frame_pc;
@@ -76,6 +89,9 @@ int shell_execute(struct shell *sh, const char *line, int *repeatable);
 /* Runs the commands of @path as gdb's -x and source do: not from_tty, no
  * repeats, the first failing command ends the file.  Returns 0 or -1. */
 int shell_source(struct shell *sh, const char *path);
+
+/* Shows the "display" expressions (after a stop). */
+void shell_do_displays(struct shell *sh);
 
 /* The @i-th command name (aliases excluded) for completion, or NULL. */
 const char *shell_command_name(int i);
