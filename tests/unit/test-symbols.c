@@ -527,6 +527,7 @@ static void test_pie_bias_and_add_file(void **state)
 }
 
 /* A function of this test binary whose source line we know. */
+int ptd_symtest_marker(int x);
 static const int marker_line = __LINE__ + 1;
 __attribute__((noinline, used)) int ptd_symtest_marker(int x) { return x * 3 + 1; }
 

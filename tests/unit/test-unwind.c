@@ -26,6 +26,11 @@
 /* volatile work after each call keeps the calls from becoming tail jumps. */
 static volatile int sink;
 
+/* Global so their names are in the symbol table as written. */
+int ptd_unwtest_a(int x);
+int ptd_unwtest_b(int x);
+int ptd_unwtest_c(int x);
+
 __attribute__((noinline, used)) int ptd_unwtest_c(int x)
 {
 	raise(SIGSTOP);
