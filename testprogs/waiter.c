@@ -2,7 +2,7 @@
  * waiter: a program that keeps running after a debugger detaches, for
  * the detach test.  It calls step() a few times, then hands its pid to
  * the test over the fifo DIR/ctl, blocks reading DIR/go, and afterwards
- * calls step() again and writes its checksum to DIR/ctl.  If a
+ * calls step() again, prints its checksum and writes it to DIR/ctl.  If a
  * breakpoint (int3) were left in step() or main() after the detach, the
  * second round would die of SIGTRAP instead of answering.
  */
@@ -41,9 +41,12 @@ int main(int argc, char **argv)
 		return 3;
 	for (unsigned i = 5; i < 10; i++)
 		step(i);
+	/* stdout first, so that the test has all output once it has the
+	 * checksum line. */
+	printf("waiter done %u\n", sum);
+	fflush(stdout);
 	snprintf(buf, sizeof(buf), "sum %u\n", sum);
 	if (write(ctl, buf, strlen(buf)) < 0)
 		return 2;
-	printf("waiter done %u\n", sum);
 	return 0;
 }
