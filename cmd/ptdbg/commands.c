@@ -1815,8 +1815,9 @@ static int do_x(struct shell *sh, const char *args)
 	} else {
 		return shell_error("Argument required (starting display address).");
 	}
-	if (ptd_session_replaying(sh->s)) {
-		/* a warning, on stderr like gdb's warning() */
+	if (ptd_session_replaying(sh->s) && fmt != 'i') {
+		/* a warning, on stderr like gdb's warning(); code does not
+		 * change, so x/i (and display/i $pc) needs none */
 		fflush(stdout);
 		fprintf(stderr, "warning: replaying: memory is shown as it is now, not as it was "
 			"at this point of the history\n");
