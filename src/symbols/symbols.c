@@ -40,7 +40,8 @@ struct sym_ent {
 	uint64_t start, size;
 	const char *name;
 	Dwfl_Module *mod;
-	int rank; /* higher wins among symbols at one address */
+	int rank;       /* higher wins among symbols at one address */
+	unsigned shndx; /* ELF section, to bound sizeless symbols */
 };
 
 struct row {
@@ -467,6 +468,7 @@ static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 			continue;
 		e.mod = m;
 		e.rank = 0;
+		e.shndx = 0;
 		e.start = plt0 + 16 * i + bias;
 		e.size = 16;
 		if (e.start + 16 <= psh.sh_addr + psh.sh_size + bias) {
@@ -514,8 +516,13 @@ static void build_syms(struct ptd_symbols *s)
 
 			if (!nm || !*nm || shndx == SHN_UNDEF || addr == 0)
 				continue;
+			/* Data symbols without a size (_GLOBAL_OFFSET_TABLE_,
+			 * __TMC_END__) are labels, and gdb never names an
+			 * address after them. */
+			if (type != STT_FUNC && type != STT_GNU_IFUNC && !sym.st_size)
+				continue;
 			if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
-			    !(type == STT_NOTYPE && sym.st_size))
+			    type != STT_NOTYPE)
 				continue;
 			/* Versioned names ("memcpy@@GLIBC_2.14") print without
 			 * the version, as gdb does. */
@@ -531,6 +538,7 @@ static void build_syms(struct ptd_symbols *s)
 			e.size = sym.st_size;
 			e.name = nm;
 			e.mod = m;
+			e.shndx = shndx;
 			/* gdb prefers global names, and functions over data. */
 			e.rank = (bind == STB_GLOBAL ? 8 : bind == STB_WEAK ? 4 : 2) +
 				 (type == STT_FUNC || type == STT_GNU_IFUNC ? 1 : 0);
@@ -575,10 +583,18 @@ static const struct sym_ent *find_sym(struct ptd_symbols *s, uint64_t addr)
 			return e;
 		return NULL;
 	}
-	/* A sizeless symbol (assembly) covers up to the next one in its module. */
-	if (addr == e->start || (lo < s->nsyms && addr < s->syms[lo].start &&
-				 dwfl_addrmodule(s->dwfl, addr) == e->mod))
+	/* A sizeless symbol (assembly, _init) covers up to the next symbol
+	 * but not beyond its own section: gdb does not name PLT code after
+	 * _init. */
+	if (addr == e->start)
 		return e;
+	if (e->shndx && dwfl_addrmodule(s->dwfl, addr) == e->mod) {
+		Dwarf_Addr a = addr, bias = 0;
+		Elf_Scn *scn = dwfl_module_address_section(e->mod, &a, &bias);
+
+		if (scn && elf_ndxscn(scn) == e->shndx)
+			return e;
+	}
 	return NULL;
 }
 
@@ -596,6 +612,23 @@ int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *
 	out->size = e->size;
 	out->offset = addr - e->start;
 	out->module = mod_path(e->mod);
+	return 0;
+}
+
+int ptd_symbols_symbolize(void *ctx, uint64_t addr, char *out, size_t n)
+{
+	struct ptd_symbols *s = ctx;
+	const struct sym_ent *e;
+
+	if (!s || !out || n == 0)
+		return -ptde_invalid;
+	e = find_sym(s, addr);
+	if (!e)
+		return -ptde_notfound;
+	if (addr == e->start)
+		snprintf(out, n, "%s", e->name);
+	else
+		snprintf(out, n, "%s+%llu", e->name, (unsigned long long)(addr - e->start));
 	return 0;
 }
 

@@ -54,6 +54,13 @@ int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *
  */
 uint64_t ptd_symbols_func_start(struct ptd_symbols *s, uint64_t addr);
 
+/*
+ * A ptd_symbolizer_fn (src/disasm) over @ctx = struct ptd_symbols *:
+ * writes "name" or "name+off" (decimal, as gdb prints <fib+23>) and
+ * returns 0, or returns -ptde_notfound.
+ */
+int ptd_symbols_symbolize(void *ctx, uint64_t addr, char *out, size_t n);
+
 /* Returns 0 and fills @out, or -ptde_notfound when @addr has no line. */
 int ptd_symbols_line(struct ptd_symbols *s, uint64_t addr, struct ptd_line *out);
 

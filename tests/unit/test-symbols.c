@@ -95,6 +95,11 @@ static int nm_lookup(const char *exe, const char *name, uint64_t *addr, uint64_t
 			if (size)
 				*size = s;
 			found = 1;
+		} else if (sscanf(line, "%llx %c %255s", &a, &type, nm) == 3 && !strcmp(nm, name)) {
+			*addr = a; /* a symbol without a size */
+			if (size)
+				*size = 0;
+			found = 1;
 		}
 	}
 	pclose(p);
@@ -351,6 +356,63 @@ static void test_lookup(void **state)
 	ptd_symbols_free(s);
 }
 
+/* `readelf -rW` of @exe: the GOT slot of @name's JUMP_SLOT relocation. */
+static int readelf_got(const char *exe, const char *name, uint64_t *addr)
+{
+	char cmd[256], line[512];
+	FILE *p;
+	int found = 0;
+
+	snprintf(cmd, sizeof(cmd), "readelf -rW %s", exe);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long a, info, val;
+		char type[64], sym[256];
+
+		if (sscanf(line, "%llx %llx %63s %llx %255s", &a, &info, type, &val, sym) == 5 &&
+		    !strcmp(type, "R_X86_64_JUMP_SLOT") && !strncmp(sym, name, strlen(name)) &&
+		    (sym[strlen(name)] == '@' || sym[strlen(name)] == '\0')) {
+			*addr = a;
+			found = 1;
+		}
+	}
+	pclose(p);
+	return found ? 0 : -1;
+}
+
+/* The names disassembly shows: "<add3+5>", "<printf@plt>", "<printf@got.plt>". */
+static void test_symbolize(void **state)
+{
+	struct ptd_symbols *s;
+	uint64_t a, sz, plt, got, gotplt_label;
+	char out[64];
+
+	NEED_FIXTURE();
+	assert_int_equal(ptd_symbols_alloc_file(&s, fx.exe, 0), 0);
+	assert_int_equal(nm_lookup(fx.exe, "add3", &a, &sz), 0);
+	assert_int_equal(ptd_symbols_symbolize(s, a, out, sizeof(out)), 0);
+	assert_string_equal(out, "add3");
+	assert_int_equal(ptd_symbols_symbolize(s, a + 5, out, sizeof(out)), 0);
+	assert_string_equal(out, "add3+5");
+	assert_int_equal(objdump_plt(fx.exe, "printf", &plt), 0);
+	assert_int_equal(ptd_symbols_symbolize(s, plt, out, sizeof(out)), 0);
+	assert_string_equal(out, "printf@plt");
+	assert_int_equal(ptd_symbols_symbolize(s, plt + 6, out, sizeof(out)), 0);
+	assert_string_equal(out, "printf@plt+6");
+	assert_int_equal(readelf_got(fx.exe, "printf", &got), 0);
+	assert_int_equal(ptd_symbols_symbolize(s, got, out, sizeof(out)), 0);
+	assert_string_equal(out, "printf@got.plt");
+	/* A sizeless data label names nothing (gdb prints a bare address). */
+	assert_int_equal(nm_lookup(fx.exe, "_GLOBAL_OFFSET_TABLE_", &gotplt_label, NULL), 0);
+	assert_int_equal(ptd_symbols_symbolize(s, gotplt_label + 8, out, sizeof(out)),
+			 -ptde_notfound);
+	assert_int_equal(ptd_symbols_symbolize(s, 0x10, out, sizeof(out)), -ptde_notfound);
+	assert_int_equal(ptd_symbols_symbolize(NULL, a, out, sizeof(out)), -ptde_invalid);
+	ptd_symbols_free(s);
+}
+
 static void test_lines_match_readelf(void **state)
 {
 	struct ptd_symbols *s;
@@ -598,6 +660,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_functions_and_breakpoints),
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_symbolize),
 		cmocka_unit_test(test_lines_match_readelf),
 		cmocka_unit_test(test_file_line),
 		cmocka_unit_test(test_source_line),
