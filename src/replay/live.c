@@ -57,6 +57,29 @@ static int same_file(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/* Control just arrived at the entry @next of a callee (call, signal
+ * handler, or the end of a trampoline). */
+static int enter_callee(struct ptd_stepper *st, uint64_t next)
+{
+	struct ptd_line_info li;
+	uint64_t bp = 0;
+
+	if (st->m == PTD_MOTION_STEP && st->env && st->env->func_bp && line_of(st, next, &li) == 0)
+		bp = st->env->func_bp(st->env->base.ctx, next);
+	if (bp) {
+		st->into_pc = bp;
+		st->into_depth = st->depth;
+		if (next == bp) {
+			st->new_frame = 1;
+			return 1;
+		}
+		return 0;
+	}
+	/* next, or no line info: step over it. */
+	st->over_depth = st->depth;
+	return 0;
+}
+
 int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t next, int signal)
 {
 	struct ptd_line_info li;
@@ -118,30 +141,39 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 			return 0;
 		}
 	}
+	if (st->tramp_depth) {
+		if (st->depth > st->tramp_depth)
+			return 0; /* the resolver's own calls */
+		if (st->depth < st->tramp_depth) {
+			st->tramp_depth = 0; /* came back without reaching a function */
+		} else if (st->env->is_trampoline(st->env->base.ctx, next) ||
+			   !st->env->base.func_of ||
+			   st->env->base.func_of(st->env->base.ctx, next) != next) {
+			return 0;
+		} else {
+			/* Arrived at the real callee's entry. */
+			st->tramp_depth = 0;
+			return enter_callee(st, next);
+		}
+	}
 	if (st->depth > 0) {
-		/* Just entered a callee (call or signal handler). */
-		uint64_t bp = 0;
-		if (st->m == PTD_MOTION_STEP && st->env && st->env->func_bp &&
-		    line_of(st, next, &li) == 0)
-			bp = st->env->func_bp(st->env->base.ctx, next);
-		if (bp) {
-			st->into_pc = bp;
-			st->into_depth = st->depth;
-			if (next == bp) {
-				st->new_frame = 1;
-				return 1;
-			}
+		if (st->m == PTD_MOTION_STEP && st->env && st->env->is_trampoline &&
+		    st->env->is_trampoline(st->env->base.ctx, next)) {
+			st->tramp_depth = st->depth;
 			return 0;
 		}
-		/* next, or no line info: step over it. */
-		st->over_depth = st->depth;
-		return 0;
+		return enter_callee(st, next);
 	}
 	if (st->depth < 0) {
 		/* Stepped back out into the caller: go on stepping there from
 		 * the caller's row, as gdb does ("main () at f.c:10"). */
 		st->depth = 0;
 		st->new_frame = 1;
+		/* Landing exactly at the start of a line (e.g. the caller's
+		 * closing brace right after the call) ends the step there. */
+		if (line_of(st, next, &li) == 0 && li.lo == next && li.is_stmt &&
+		    (li.line != st->line || !same_file(li.file, st->file)))
+			return 1;
 		set_range(st, next);
 		if (!st->have_line) {
 			/* A caller without line info (e.g. libc calling main):

@@ -26,6 +26,10 @@ struct ptd_stepper_env {
 	/* gdb's breakpoint address of the function whose entry is @entry
 	 * (after its prologue), or 0 when it has no line info. */
 	uint64_t (*func_bp)(void *ctx, uint64_t entry);
+	/* Nonzero when @pc is in a PLT stub or the dynamic linker's lazy
+	 * resolver: `step` goes through them to the real callee, as gdb
+	 * steps through solib trampolines.  May be NULL. */
+	int (*is_trampoline)(void *ctx, uint64_t pc);
 };
 
 struct ptd_stepper {
@@ -41,6 +45,7 @@ struct ptd_stepper {
 	int over_depth;     /* >0: stepping over a call until depth is back to this - 1 */
 	uint64_t into_pc;   /* step: stop when pc reaches this at into_depth */
 	int into_depth;
+	int tramp_depth;    /* >0: walking through a trampoline entered at this depth */
 	int new_frame;      /* the stop is in another frame than the start */
 	uint64_t start_func;
 };

@@ -271,6 +271,25 @@ static uint64_t env_func_bp(void *ctx, uint64_t entry)
 	return bp;
 }
 
+static int env_is_trampoline(void *ctx, uint64_t pc)
+{
+	struct ptd_session *s = ctx;
+	struct ptd_symbols *sym = symbols(s);
+	struct ptd_symbol fs;
+	const char *base;
+	size_t n;
+
+	if (!sym || ptd_symbols_lookup(sym, pc, &fs) < 0)
+		return 0;
+	n = fs.name ? strlen(fs.name) : 0;
+	if (n > 4 && !strcmp(fs.name + n - 4, "@plt"))
+		return 1;
+	/* The dynamic linker's lazy-binding resolver. */
+	base = fs.module ? strrchr(fs.module, '/') : NULL;
+	base = base ? base + 1 : fs.module;
+	return base && !strncmp(base, "ld-linux", 8);
+}
+
 struct ptd_session *ptd_session_alloc(void)
 {
 	struct ptd_session *s = calloc(1, sizeof(*s));
@@ -286,6 +305,7 @@ struct ptd_session *ptd_session_alloc(void)
 	s->senv.base.func_of = env_func_of;
 	s->senv.base.is_breakpoint = env_is_bp;
 	s->senv.func_bp = env_func_bp;
+	s->senv.is_trampoline = env_is_trampoline;
 	return s;
 }
 
@@ -1314,13 +1334,9 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				rc.sel_sig = 0;
 				start_pc = st.pc;
 			}
-			if (done) {
-				ev->kind = PTD_EVENT_STEPPED;
-				ev->new_frame = stepper.new_frame;
-				finish_stop(&rc, ev);
-				return 0;
-			}
-			if (rc.recording && (b = bp_at(s, st.pc)) != NULL) {
+			/* Arriving at a breakpoint address counts as hitting it,
+			 * as in gdb (also for the stepped thread). */
+			if ((b = bp_at(s, st.pc)) != NULL) {
 				b->hits++;
 				ev->kind = PTD_EVENT_BREAKPOINT;
 				ev->bp_id = b->id;
@@ -1328,6 +1344,12 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				finish_stop(&rc, ev);
 				if (b->temporary)
 					ptd_session_delete(s, b->id);
+				return 0;
+			}
+			if (done) {
+				ev->kind = PTD_EVENT_STEPPED;
+				ev->new_frame = stepper.new_frame;
+				finish_stop(&rc, ev);
 				return 0;
 			}
 			if (s->interrupted) {

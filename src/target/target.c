@@ -590,6 +590,11 @@ int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l)
 		ptd_target_free(t);
 		return rc;
 	}
+	/* The child stopped itself with SIGSTOP: end that job-control stop
+	 * for real (a PTRACE_CONT alone would leave the process marked
+	 * stopped, and every later PTRACE_INTERRUPT would then report
+	 * SIGSTOP instead of a plain trap). */
+	kill(pid, SIGCONT);
 	ptrace(PTRACE_CONT, pid, 0, 0);
 	rc = launch_wait_exec(t, pfd[0], l->argv[0]);
 	close(pfd[0]);
@@ -876,7 +881,7 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 			st->kind = PTD_STOP_INTERRUPT;
 			return 1;
 		}
-		if (sig == SIGTRAP && th->interrupt_stale) {
+		if (th->interrupt_stale) {
 			/* a stale interrupt trap from an earlier stop_all: carry on */
 			th->interrupt_stale = 0;
 			do_resume(t, th, th->last_step, 0);

@@ -27,14 +27,15 @@ check() { # rec prog bp cmd count [args]
 }
 for mode in live rec; do
 	check $mode fib main step 25 5
-	check $mode fib main next 8 5
+	check $mode fib main next 4 5
 	check $mode fib fib finish 3 5
 	check $mode loops main next 20
 	check $mode funcptr main step 25
 	check $mode switch main step 20
-	check $mode signal main step 25
+	check $mode signal main next 8
+	check $mode signal handler step 8
 	check $mode tailcall-O2 main step 15
-	check $mode fib main nexti 40 4
+	check $mode fib main nexti 20 4
 done
 check rec longjmp main step 25
 check rec threads main next 10
