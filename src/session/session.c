@@ -1417,7 +1417,14 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				ptd_steprec_remove_thread(s->steprec, st.tid);
 			if (th)
 				th->gone = 1;
-			if (rc.sel && rc.sel->tid == st.tid) {
+			if (rc.sel && rc.sel->tid == st.tid && !rc.step_sel) {
+				/* continue: the selected thread ended; carry on with
+				 * the main thread selected, as gdb does. */
+				struct sthread *lead = thread_by_tid(s, ptd_target_pid(s->t));
+				rc.sel = lead;
+				if (lead)
+					s->cur = (int)(lead - s->th);
+			} else if (rc.sel && rc.sel->tid == st.tid) {
 				/* The stepped thread is gone: stop the motion. */
 				ev->kind = PTD_EVENT_STEPPED;
 				ev->tid = ptd_target_pid(s->t);
@@ -1503,6 +1510,12 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 		break;
 	case PTD_REPLAY_BREAKPOINT: {
 		struct sbp *b;
+		if (reverse && res.number == 1) {
+			/* gdb reports the end of the history, not the
+			 * breakpoint, at the first recorded instruction. */
+			ev->kind = PTD_EVENT_NO_HISTORY;
+			break;
+		}
 		ev->kind = PTD_EVENT_BREAKPOINT;
 		ev->bp_id = res.bp_id;
 		if ((b = bp_at(s, res.ip)) != NULL) {
