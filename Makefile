@@ -117,4 +117,4 @@ clean:
 	rm -rf build build-san
 	$(MAKE) -s -C testprogs clean
 
--include $(LIB_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(patsubst %.c,$(B)/%.d,$(wildcard cmd/*/*.c) $(UNIT_SRCS))
