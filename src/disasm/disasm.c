@@ -19,14 +19,17 @@
  * mnemonic names, and print the operands here.
  *
  * Known differences from gdb (rare in compiler output, not worth the code):
- AVX-512 embedded broadcast and rounding
- * decorators ({1to16}, {rn-sae}) are not printed; AVX-512 compares with a
- * predicate immediate print as "vpcmpb $0,..." where libopcodes prints the
- * alias "vpcmpeqb"; xlat's implicit operand is not printed; redundant REX prefixes ("rex.W") are not named.  Measured on all
- * of libc.so.6 against objdump -d (same libopcodes as gdb 13): 621 of
- * 336865 instructions differ, all of them AVX-512 compare aliases; on
- * -O0..-O3 and -Os test programs gdb 13 and ptd_disasm_format() agree on
- * every instruction.
+ * "fwait; fnstsw" pairs are two instructions here (as the CPU executes
+ * them) where libopcodes prints one "fstsw"; AVX-512 embedded broadcast
+ * and rounding decorators ({1to16}, {rn-sae}) are not printed; unused
+ * REX bits are named only in the cases compilers and linkers produce.
+ * Measured against objdump -d (binutils 2.40, the libopcodes of gdb 13),
+ * ignoring <symbol> annotations: libc.so.6 0 of 336865 instructions
+ * differ, libstdc++.so.6 0 of 263546, libz 0 of 18587, libm 13 of 106332
+ * (the fstsw pairs); and gdb 13's own "disassemble /r" output of .plt and
+ * .text of gcc and clang test programs (-O0..-O3, -Os, with and without
+ * -fcf-protection) is reproduced exactly, symbols included, with
+ * ptd_symbols_symbolize() as the symbolizer.
  */
 #include "disasm/disasm.h"
 
@@ -351,7 +354,19 @@ static const ZydisDecodedOperand *mem_operand(const ZydisDecodedOperand *ops, un
 
 static int is_x87(const ZydisDecodedInstruction *in)
 {
-	return in->meta.isa_ext == ZYDIS_ISA_EXT_X87;
+	return in->meta.isa_ext == ZYDIS_ISA_EXT_X87 || in->mnemonic == ZYDIS_MNEMONIC_FISTTP;
+}
+
+static int is_shift(const ZydisDecodedInstruction *in)
+{
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR: case ZYDIS_MNEMONIC_SAR:
+	case ZYDIS_MNEMONIC_ROL: case ZYDIS_MNEMONIC_ROR: case ZYDIS_MNEMONIC_RCL:
+	case ZYDIS_MNEMONIC_RCR:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -379,7 +394,10 @@ static void gdb_mnemonic(const ZydisDecodedInstruction *in, const ZydisDecodedOp
 	case ZYDIS_MNEMONIC_PUSHFQ: snprintf(mn, n, "pushf"); return;
 	case ZYDIS_MNEMONIC_POPFQ: snprintf(mn, n, "popf"); return;
 	case ZYDIS_MNEMONIC_MOVSXD:
-		snprintf(mn, n, "movs%c%c", size_letter(ops[1].size), size_letter(ops[0].size));
+		if (ops[0].size == 64)
+			snprintf(mn, n, "movs%cq", size_letter(ops[1].size));
+		else
+			snprintf(mn, n, "movsxd");
 		return;
 	case ZYDIS_MNEMONIC_MOVZX:
 	case ZYDIS_MNEMONIC_MOVSX:
@@ -486,6 +504,8 @@ static void gdb_mnemonic(const ZydisDecodedInstruction *in, const ZydisDecodedOp
 			continue;
 		if (is_gpr(ops[i].reg.value)) {
 			/* A count register (shl %cl) does not give the size. */
+			if (ops[i].reg.value == ZYDIS_REGISTER_CL && is_shift(in))
+				continue;
 			if (ops[i].size == mem->size)
 				has_gpr = 1;
 		} else {
@@ -517,6 +537,86 @@ static void gdb_mnemonic(const ZydisDecodedInstruction *in, const ZydisDecodedOp
 
 /* @implicit: x87 names the implied top of stack "%st" and a register
  * taken from the ModRM byte "%st(N)", even N = 0. */
+/*
+ * AVX-512 integer compares with a predicate immediate print under their
+ * alias names (vpcmpb $0 -> vpcmpeqb, vpcmpub $1 -> vpcmpltub) as
+ * libopcodes does.  Returns 1 when @mn was renamed and the immediate must
+ * not be printed.
+ */
+static int cmp_alias(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops, char *mn,
+		     size_t n)
+{
+	static const char *const pred[8] = { "eq", "lt", "le", NULL, "neq", "nlt", "nle", NULL };
+	const ZydisDecodedOperand *imm;
+	const char *tail;
+	uint64_t p;
+
+	static const char *const fpred[32] = {
+		"eq", "lt", "le", "unord", "neq", "nlt", "nle", "ord",
+		"eq_uq", "nge", "ngt", "false", "neq_oq", "ge", "gt", "true",
+		"eq_os", "lt_oq", "le_oq", "unord_s", "neq_us", "nlt_uq", "nle_uq", "ord_s",
+		"eq_us", "nge_uq", "ngt_uq", "false_os", "neq_os", "ge_oq", "gt_oq", "true_us",
+	};
+	int fp = 0, clmul = 0;
+
+	switch (in->mnemonic) {
+	case ZYDIS_MNEMONIC_VPCMPB: case ZYDIS_MNEMONIC_VPCMPUB:
+	case ZYDIS_MNEMONIC_VPCMPW: case ZYDIS_MNEMONIC_VPCMPUW:
+	case ZYDIS_MNEMONIC_VPCMPD: case ZYDIS_MNEMONIC_VPCMPUD:
+	case ZYDIS_MNEMONIC_VPCMPQ: case ZYDIS_MNEMONIC_VPCMPUQ:
+		break;
+	case ZYDIS_MNEMONIC_CMPPS: case ZYDIS_MNEMONIC_CMPPD:
+	case ZYDIS_MNEMONIC_CMPSS: case ZYDIS_MNEMONIC_CMPSD:
+		fp = 8; /* legacy SSE: eight predicates */
+		break;
+	case ZYDIS_MNEMONIC_VCMPPS: case ZYDIS_MNEMONIC_VCMPPD:
+	case ZYDIS_MNEMONIC_VCMPSS: case ZYDIS_MNEMONIC_VCMPSD:
+		fp = 32;
+		break;
+	case ZYDIS_MNEMONIC_PCLMULQDQ: case ZYDIS_MNEMONIC_VPCLMULQDQ:
+		clmul = 1;
+		break;
+	default:
+		return 0;
+	}
+	if (in->operand_count_visible == 0)
+		return 0;
+	imm = &ops[in->operand_count_visible - 1];
+	if (imm->type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+		return 0;
+	p = imm->imm.value.u & 0xff;
+	if (clmul) {
+		/* Which quadwords are multiplied: bit 0 selects in one
+		 * source, bit 4 in the other: "pclmul" + bit 0 + bit 4 + "dq". */
+		if (p & ~0x11ull)
+			return 0;
+		snprintf(mn, n, "%spclmul%sq%sqdq", in->mnemonic == ZYDIS_MNEMONIC_VPCLMULQDQ ? "v" : "",
+			 (p & 0x01) ? "h" : "l", (p & 0x10) ? "h" : "l");
+		return 1;
+	}
+	if (fp) {
+		const char *base = in->mnemonic == ZYDIS_MNEMONIC_CMPPS || in->mnemonic == ZYDIS_MNEMONIC_VCMPPS ? "ps"
+				   : in->mnemonic == ZYDIS_MNEMONIC_CMPPD || in->mnemonic == ZYDIS_MNEMONIC_VCMPPD ? "pd"
+				   : in->mnemonic == ZYDIS_MNEMONIC_CMPSS || in->mnemonic == ZYDIS_MNEMONIC_VCMPSS ? "ss"
+				   : "sd";
+
+		if (p >= (uint64_t)fp)
+			return 0;
+		snprintf(mn, n, "%scmp%s%s", fp == 32 ? "v" : "", fpred[p], base);
+		return 1;
+	}
+	if (p >= 8 || !pred[p] || strlen(mn) < 6)
+		return 0;
+	tail = mn + 5; /* "b", "ub", "w", ... after "vpcmp" */
+	{
+		char t[16];
+
+		snprintf(t, sizeof(t), "%s", tail);
+		snprintf(mn, n, "vpcmp%s%s", pred[p], t);
+	}
+	return 1;
+}
+
 static void put_reg(struct sbuf *b, ZydisRegister r, int implicit)
 {
 	char name[24];
@@ -559,7 +659,7 @@ static void put_mem(struct sbuf *b, const ZydisDecodedInstruction *in, const Zyd
 	const ZydisDecodedOperandMem *m = &op->mem;
 	int has_base = m->base != ZYDIS_REGISTER_NONE;
 	int has_index = m->index != ZYDIS_REGISTER_NONE;
-	int seg_shown = 0;
+	int seg_shown = 0, riz;
 
 	if (string_op || m->segment == ZYDIS_REGISTER_FS || m->segment == ZYDIS_REGISTER_GS ||
 	    (!has_base && !has_index && !m->disp.has_displacement)) {
@@ -584,7 +684,12 @@ static void put_mem(struct sbuf *b, const ZydisDecodedInstruction *in, const Zyd
 				  (unsigned long long)mask_bits((uint64_t)m->disp.value,
 								in->address_width));
 	}
-	if (!has_base && !has_index)
+	/* A SIB byte with "no index" but a non-zero scale field is shown with
+	 * the pseudo index register %riz (%eiz), as libopcodes does. */
+	riz = !has_index && (in->attributes & ZYDIS_ATTRIB_HAS_SIB) && in->raw.sib.index == 4 &&
+	      !(in->attributes & ZYDIS_ATTRIB_HAS_REX && in->raw.rex.X) && in->raw.sib.scale != 0 &&
+	      op->mem.type == ZYDIS_MEMOP_TYPE_MEM;
+	if (!has_base && !has_index && !riz)
 		return;
 	sb_puts(b, "(");
 	if (has_base)
@@ -593,6 +698,9 @@ static void put_mem(struct sbuf *b, const ZydisDecodedInstruction *in, const Zyd
 		sb_puts(b, ",");
 		put_reg(b, m->index, 0);
 		sb_printf(b, ",%u", m->scale ? m->scale : 1);
+	} else if (riz) {
+		sb_printf(b, ",%s,%u", in->address_width == 32 ? "%eiz" : "%riz",
+			  1u << in->raw.sib.scale);
 	}
 	sb_puts(b, ")");
 }
@@ -606,10 +714,90 @@ static void put_mask(struct sbuf *b, const ZydisDecodedInstruction *in)
 		sb_puts(b, "{z}");
 }
 
-/* Names of prefixes that libopcodes prints as words before the mnemonic. */
-static void put_prefixes(struct sbuf *b, const ZydisDecodedInstruction *in, int string_op)
+/* Whether a 66 prefix selects the 16-bit size of some operand. */
+static int opsize_prefix_used(const ZydisDecodedInstruction *in, const ZydisDecodedOperand *ops)
 {
 	unsigned i;
+
+	if (in->mnemonic == ZYDIS_MNEMONIC_NOP && in->opcode == 0x90 &&
+	    in->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT)
+		return 1; /* 66 90 is "xchg %ax,%ax" */
+	if (in->operand_width != 16 || (in->attributes & ZYDIS_ATTRIB_HAS_REX && in->raw.rex.W))
+		return 0;
+	for (i = 0; i < in->operand_count; i++)
+		if (ops[i].size == 16 && ops[i].visibility != ZYDIS_OPERAND_VISIBILITY_HIDDEN)
+			return 1;
+	/* String and stack instructions size hidden operands. */
+	return is_string_insn(in) || in->meta.category == ZYDIS_CATEGORY_PUSH ||
+	       in->meta.category == ZYDIS_CATEGORY_POP;
+}
+
+/*
+ * libopcodes names a REX prefix ("rex.W", "rex.RX") when one of its bits
+ * does nothing.  We recognise the cases compilers and linkers produce: W
+ * on instructions whose size is fixed at 64 bits or 8 bits (the TLS call
+ * "data16 data16 rex.W call"), R without a ModRM register operand, X
+ * without an index, B without a ModRM r/m, SIB base or opcode register.
+ */
+static void put_unused_rex(struct sbuf *b, const ZydisDecodedInstruction *in,
+			   const ZydisDecodedOperand *ops)
+{
+	int used_r = 0, used_x = 0, used_b = 0, unused = 0;
+	unsigned i;
+	char name[16];
+
+	if (!(in->attributes & ZYDIS_ATTRIB_HAS_REX) || in->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY)
+		return;
+	for (i = 0; i < in->operand_count; i++) {
+		const ZydisDecodedOperand *o = &ops[i];
+
+		if (o->encoding == ZYDIS_OPERAND_ENCODING_MODRM_REG)
+			used_r = 1;
+		if (o->encoding == ZYDIS_OPERAND_ENCODING_MODRM_RM ||
+		    o->encoding == ZYDIS_OPERAND_ENCODING_OPCODE)
+			used_b = 1;
+		if (o->type == ZYDIS_OPERAND_TYPE_MEMORY && o->visibility != ZYDIS_OPERAND_VISIBILITY_HIDDEN) {
+			if (o->mem.index != ZYDIS_REGISTER_NONE)
+				used_x = 1;
+			if (o->mem.base != ZYDIS_REGISTER_NONE)
+				used_b = 1;
+		}
+	}
+	if (in->raw.rex.W) {
+		switch (in->meta.category) {
+		case ZYDIS_CATEGORY_CALL: case ZYDIS_CATEGORY_UNCOND_BR: case ZYDIS_CATEGORY_COND_BR:
+		case ZYDIS_CATEGORY_RET: case ZYDIS_CATEGORY_PUSH: case ZYDIS_CATEGORY_POP:
+			unused = 1;
+			break;
+		default:
+			if (in->operand_width == 8 && in->meta.isa_ext == ZYDIS_ISA_EXT_BASE)
+				unused = 1;
+			break;
+		}
+	}
+	if ((in->raw.rex.R && !used_r) || (in->raw.rex.X && !used_x) || (in->raw.rex.B && !used_b))
+		unused = 1;
+	if (!unused)
+		return;
+	snprintf(name, sizeof(name), "rex%s%s%s%s%s ",
+		 (in->raw.rex.W | in->raw.rex.R | in->raw.rex.X | in->raw.rex.B) ? "." : "",
+		 in->raw.rex.W ? "W" : "", in->raw.rex.R ? "R" : "", in->raw.rex.X ? "X" : "",
+		 in->raw.rex.B ? "B" : "");
+	sb_puts(b, name);
+}
+
+/* Names of prefixes that libopcodes prints as words before the mnemonic. */
+static void put_prefixes(struct sbuf *b, const ZydisDecodedInstruction *in, int string_op,
+			 const ZydisDecodedOperand *ops)
+{
+	unsigned i;
+	int osz_used = opsize_prefix_used(in, ops);
+	int has_mem = 0;
+
+	for (i = 0; i < in->operand_count; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    ops[i].visibility == ZYDIS_OPERAND_VISIBILITY_EXPLICIT)
+			has_mem = 1;
 
 	for (i = 0; i < in->raw.prefix_count; i++) {
 		uint8_t v = in->raw.prefixes[i].value;
@@ -642,7 +830,10 @@ static void put_prefixes(struct sbuf *b, const ZydisDecodedInstruction *in, int 
 				sb_puts(b, "repnz ");
 			break;
 		case 0x66:
-			if (ignored)
+			/* Every 66 that does not select a 16-bit operand size. */
+			if (osz_used)
+				osz_used = 0;
+			else
 				sb_puts(b, "data16 ");
 			break;
 		case 0x3e:
@@ -662,10 +853,23 @@ static void put_prefixes(struct sbuf *b, const ZydisDecodedInstruction *in, int 
 		case 0x36:
 			sb_puts(b, "ss ");
 			break;
+		case 0x64:
+		case 0x65:
+			/* Shown on the memory operand when there is one. */
+			if (!has_mem)
+				sb_puts(b, v == 0x64 ? "fs " : "gs ");
+			break;
+		case 0x67:
+			/* jecxz, loop and string operands show the address size
+			 * themselves. */
+			if (!has_mem && !string_op && in->meta.category != ZYDIS_CATEGORY_COND_BR)
+				sb_puts(b, "addr32 ");
+			break;
 		default:
 			break;
 		}
 	}
+	put_unused_rex(b, in, ops);
 }
 
 int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, size_t n,
@@ -676,7 +880,7 @@ int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, s
 	struct sbuf b = { out, n, 0 };
 	char mn[32];
 	ZydisDecodedOperand show[ZYDIS_MAX_OPERAND_COUNT];
-	int string_op, riprel = 0, first = 1, i, nshow;
+	int string_op, riprel = 0, first = 1, i, nshow, skip_imm;
 	uint64_t rip_target = 0;
 
 	if (!buf || !out || n == 0)
@@ -688,15 +892,21 @@ int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, s
 	}
 	string_op = is_string_insn(&in);
 
-	put_prefixes(&b, &in, string_op);
+	put_prefixes(&b, &in, string_op, ops);
 	/* 66 90 is a two-byte nop that libopcodes names by its encoding. */
 	if (in.mnemonic == ZYDIS_MNEMONIC_NOP && in.opcode == 0x90 &&
 	    in.opcode_map == ZYDIS_OPCODE_MAP_DEFAULT &&
 	    (in.attributes & ZYDIS_ATTRIB_HAS_OPERANDSIZE) && !(in.attributes & ZYDIS_ATTRIB_HAS_REX)) {
-		sb_puts(&b, "xchg   %ax,%ax");
+		sb_puts(&b, b.len ? "xchg %ax,%ax" : "xchg   %ax,%ax");
 		return in.length;
 	}
 	gdb_mnemonic(&in, ops, string_op ? in.operand_count : in.operand_count_visible, mn, sizeof(mn));
+	skip_imm = cmp_alias(&in, ops, mn, sizeof(mn));
+	if (in.mnemonic == ZYDIS_MNEMONIC_XLAT) {
+		/* Its implicit table operand is printed. */
+		sb_puts(&b, "xlat   %ds:(%rbx)");
+		return in.length;
+	}
 	sb_puts(&b, mn);
 
 	nshow = in.operand_count_visible;
@@ -715,6 +925,16 @@ int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, s
 		}
 	} else {
 		memcpy(show, ops, sizeof(ops[0]) * nshow);
+		/* libopcodes shows sha256rnds2's implicit %xmm0 (and that of
+		 * the non-VEX blendv forms) as the first AT&T operand. */
+		if ((in.mnemonic == ZYDIS_MNEMONIC_SHA256RNDS2 || in.mnemonic == ZYDIS_MNEMONIC_BLENDVPS ||
+		     in.mnemonic == ZYDIS_MNEMONIC_BLENDVPD || in.mnemonic == ZYDIS_MNEMONIC_PBLENDVB) &&
+		    in.operand_count > nshow && nshow < ZYDIS_MAX_OPERAND_COUNT &&
+		    ops[nshow].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    ops[nshow].reg.value == ZYDIS_REGISTER_XMM0) {
+			show[nshow] = ops[nshow];
+			nshow++;
+		}
 	}
 	/* "enter" keeps the Intel operand order in AT&T. */
 	if (in.mnemonic == ZYDIS_MNEMONIC_ENTER && nshow == 2) {
@@ -726,6 +946,8 @@ int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, s
 	for (i = nshow - 1; i >= 0; i--) {
 		const ZydisDecodedOperand *op = &show[i];
 
+		if (skip_imm && op->type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			continue;
 		/* The EVEX mask is printed as a decoration of the destination. */
 		if (op->type == ZYDIS_OPERAND_TYPE_REGISTER &&
 		    op->encoding == ZYDIS_OPERAND_ENCODING_MASK)
