@@ -684,11 +684,13 @@ static void put_mem(struct sbuf *b, const ZydisDecodedInstruction *in, const Zyd
 				  (unsigned long long)mask_bits((uint64_t)m->disp.value,
 								in->address_width));
 	}
-	/* A SIB byte with "no index" but a non-zero scale field is shown with
-	 * the pseudo index register %riz (%eiz), as libopcodes does. */
+	/* A SIB byte that says "no index" where no SIB was needed (a base
+	 * other than %rsp/%r12, or a scale) shows the pseudo index %riz
+	 * (%eiz), as libopcodes does: (%rbp,%riz,1), 0x0(,%riz,2). */
 	riz = !has_index && (in->attributes & ZYDIS_ATTRIB_HAS_SIB) && in->raw.sib.index == 4 &&
-	      !(in->attributes & ZYDIS_ATTRIB_HAS_REX && in->raw.rex.X) && in->raw.sib.scale != 0 &&
-	      op->mem.type == ZYDIS_MEMOP_TYPE_MEM;
+	      !((in->attributes & ZYDIS_ATTRIB_HAS_REX) && in->raw.rex.X) &&
+	      op->mem.type == ZYDIS_MEMOP_TYPE_MEM &&
+	      (in->raw.sib.scale != 0 || (has_base && in->raw.sib.base != 4));
 	if (!has_base && !has_index && !riz)
 		return;
 	sb_puts(b, "(");
