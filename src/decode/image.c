@@ -347,13 +347,26 @@ struct pt_image *ptd_image_pt(struct ptd_image *img)
 struct pt_image *ptd_image_pt_copy(struct ptd_image *img)
 {
 	struct pt_image *copy;
+	size_t i;
 
 	if (!img)
 		return NULL;
 	copy = pt_image_alloc("ptdbg-worker");
 	if (!copy)
 		return NULL;
-	if (pt_image_copy(copy, img->image) < 0 || pt_image_set_callback(copy, read_cb, img) < 0) {
+	/* Fresh sections rather than the shared cached ones: libipt keeps
+	 * its block cache in the section, and two threads writing the same
+	 * cache lines run slower than one. */
+	for (i = 0; i < img->nmaps; i++) {
+		const struct map *m = &img->maps[i];
+
+		if (pt_image_add_file(copy, m->pub.path, m->pub.offset, m->pub.size, NULL,
+				      m->pub.vaddr) < 0) {
+			pt_image_free(copy);
+			return NULL;
+		}
+	}
+	if (pt_image_set_callback(copy, read_cb, img) < 0) {
 		pt_image_free(copy);
 		return NULL;
 	}
