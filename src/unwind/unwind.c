@@ -2,25 +2,75 @@
  * Backtraces of live, ptrace-stopped threads with libunwind-ptrace.
  *
  * The unwinder's address space (the accessor table plus libunwind's
- * caches of unwind tables) is created once and reused for every call,
- * because building it and re-parsing .eh_frame per backtrace is most of
- * the cost.  The caches are flushed at the start of each call: between
- * two stops the process may have exec'd, dlopen'd or dlclose'd, or the
- * caller may ask about a different process, and a stale unwind table
- * would give a wrong backtrace rather than an error.  The per-thread
- * _UPT state (which thread to read) is made per call.
+ * cache of unwind information by address) is created once and reused, so
+ * repeated backtraces of one process do not redo that work.  The cache is
+ * flushed when the process changes or its memory map does (a hash of
+ * /proc/PID/maps): after an exec, dlopen or dlclose, or for a different
+ * process, stale unwind information would give a wrong backtrace rather
+ * than an error.  The per-thread _UPT state (which thread to read) is made
+ * per call.
  */
 #include "unwind/unwind.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libunwind-ptrace.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/error.h"
 
 static pthread_mutex_t as_lock = PTHREAD_MUTEX_INITIALIZER;
 static unw_addr_space_t as;
+static pid_t as_pid;
+static uint64_t as_maps_hash;
+
+/* FNV-1a of /proc/@tid/maps, or 0 when it cannot be read. */
+static uint64_t maps_hash(pid_t tid)
+{
+	char path[64], buf[4096];
+	uint64_t h = 0xcbf29ce484222325ull;
+	ssize_t k, i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		k = read(fd, buf, sizeof(buf));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		for (i = 0; i < k; i++) {
+			h ^= (uint8_t)buf[i];
+			h *= 0x100000001b3ull;
+		}
+	}
+	close(fd);
+	return h;
+}
+
+/* The thread group of @tid (maps are per process). */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	FILE *f;
+	int tgid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid > 0 ? tgid : tid;
+}
 
 int ptd_unwind_backtrace(pid_t tid, struct ptd_frame *frames, int max)
 {
@@ -40,7 +90,16 @@ int ptd_unwind_backtrace(pid_t tid, struct ptd_frame *frames, int max)
 		}
 		unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
 	}
-	unw_flush_cache(as, 0, 0);
+	{
+		pid_t pid = tgid_of(tid);
+		uint64_t h = maps_hash(pid);
+
+		if (pid != as_pid || h != as_maps_hash || h == 0) {
+			unw_flush_cache(as, 0, 0);
+			as_pid = pid;
+			as_maps_hash = h;
+		}
+	}
 
 	upt = _UPT_create(tid);
 	if (!upt) {
