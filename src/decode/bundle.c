@@ -501,6 +501,8 @@ static int parse_text(const char *text, size_t len, const char *dir, struct ptd_
 		pos += ll + (nl ? 1 : 0);
 		if (ll && line[ll - 1] == '\r')
 			line[--ll] = 0;
+		while (ll && (line[ll - 1] == ' ' || line[ll - 1] == '\t'))
+			line[--ll] = 0;
 		if (strlen(line) != ll) {
 			err = PERR(&ps, "NUL byte in the manifest");
 			goto fail;
