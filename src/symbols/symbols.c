@@ -11,13 +11,20 @@
  * files.  All of them are dropped by ptd_symbols_refresh(), which is also
  * when the strings handed out become invalid.
  *
- * Breakpoint addresses follow what gdb 13 does on x86-64, checked against
- * gdb with "break fn" / "break file:line" on gcc -O0..-O3/-Os programs:
- * in a CU compiled with optimization (it has location lists) gdb uses the
- * function entry; otherwise it skips "[endbr64] push %rbp; mov %rsp,%rbp"
- * and, when that ends in the middle of a line-table row, moves to the end
- * of that row.  For clang CUs gdb trusts the line table: the address of
- * the second line of the function.
+ * Answers follow what gdb 13 does on x86-64, checked against gdb itself
+ * ("break fn", "break file:line", "info line *addr", "disassemble") on
+ * gcc and clang programs at -O0..-O3, -Os, -Og, with and without frame
+ * pointers and CET:
+ *  - the line table keeps the rows gdb keeps (line-0 rows dropped, a row
+ *    repeating its line dropped when that line has discriminators, rows
+ *    at a sequence end's address dropped), so a pc's line and [lo, hi)
+ *    are gdb's;
+ *  - a function's breakpoint address: in a gcc CU compiled with
+ *    optimization (it has location lists) the entry; otherwise after
+ *    "[endbr64] push %rbp; mov %rsp,%rbp", moved to the next row when that
+ *    ends inside a row; in a clang CU the second statement row;
+ *  - symbol names: the best-bound symbol at an address, sizeless data
+ *    labels never, versions stripped, PLT and GOT slots synthesized.
  */
 #include "symbols/symbols.h"
 
