@@ -73,6 +73,7 @@ struct sthread {
 	uint64_t sig_from;
 	int sig_stop; /* stopped for a signal: pend not committed yet */
 	int exiting;  /* reported its PTRACE_EVENT_EXIT stop */
+	uint64_t lifted; /* our int3 taken out for this thread's step */
 	struct pblk *pend;
 	int npend, cappend;
 	uint64_t num; /* numbers used in h: executed instructions and gaps */
@@ -582,36 +583,83 @@ static void track_syscall(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 		rearm_threads(r);
 }
 
-/* Emulates the armed instruction at the thread's pc (== start).  Returns 0
- * when done (registers written, next run armed), 1 when it must be
- * single-stepped (mode set), <0 on errors. */
+/*
+ * Single-steps the thread over the instruction at its pc.  Our int3 there
+ * is taken out for the step without the target's synchronous step-over,
+ * which would wait for the step to finish: a blocking syscall (a futex
+ * wait for another thread) would hang us.  Other threads may pass the
+ * lifted syscall meanwhile; advance() copes with that.
+ */
+static int issue_step(struct ptd_softrec *r, struct sthread *th, int signo)
+{
+	uint64_t pc;
+	if (!th->lifted && ptd_target_get_pc(r->t, th->tid, &pc) == 0 &&
+	    ptd_soft_scan_armed(r->scan, pc) && ptd_target_bp_at(r->t, pc)) {
+		ptd_target_bp_remove(r->t, pc);
+		if (!ptd_target_bp_at(r->t, pc))
+			th->lifted = pc;
+		else
+			ptd_target_bp_insert(r->t, pc); /* the caller's too: let the target do it */
+	}
+	return ptd_target_resume(r->t, th->tid, 1, signo);
+}
+
+static void unlift(struct ptd_softrec *r, struct sthread *th)
+{
+	if (!th->lifted)
+		return;
+	if (ptd_target_alive(r->t) && ptd_soft_scan_armed(r->scan, th->lifted))
+		ptd_target_bp_insert(r->t, th->lifted);
+	th->lifted = 0;
+}
+
+/* Longest chain of branches emulated without letting the thread run. */
+#define CHAIN_MAX 64
+
+/*
+ * Emulates the armed instruction at the thread's pc (== start) and,
+ * while the outcome lands on another armed instruction, that one too:
+ * resuming on an int3 would make the target step over it unrecorded.
+ * Registers are written once at the end.  Returns 0 when the thread can
+ * continue, 1 when the instruction at its pc must be single-stepped
+ * (mode set), <0 on errors.
+ */
 static int execute_branch(struct ptd_softrec *r, struct sthread *th,
 			  const struct ptd_soft_insn *in, struct user_regs_struct *regs)
 {
 	struct ptd_soft_mem mem = { code_read, stack_write, r->t };
 	struct ptd_soft_outcome out;
-	struct user_regs_struct before = *regs;
-	int rc;
+	int rc, moved = 0;
 
-	snap_push(th, th->num + 1, regs);
-	rc = ptd_soft_emulate(in, regs, &mem, &out);
-	if (rc == 0) {
-		rc = ptd_target_set_regs(r->t, th->tid, regs);
+	for (int i = 0;; i++) {
+		struct user_regs_struct before = *regs;
+		snap_push(th, th->num + 1, regs);
+		rc = i < CHAIN_MAX ? ptd_soft_emulate(in, regs, &mem, &out) : PTD_SOFT_NOEMUL;
 		if (rc < 0)
 			return rc;
+		if (rc == PTD_SOFT_NOEMUL) {
+			/* The snapshot stays: stepped() appends this instruction. */
+			if (moved && (rc = ptd_target_set_regs(r->t, th->tid, regs)) < 0)
+				return rc;
+			th->mode = M_STEP_INSN;
+			th->step_ip = in->ip;
+			th->step_insn = *in;
+			th->step_regs = before;
+			th->step_event = 0;
+			return 1;
+		}
+		moved = 1;
 		record_branch(th, in, out.target, out.taken);
 		th->start = out.target;
 		th->mode = M_RUN;
-		return arm_run(r, th->start);
+		rc = arm_run(r, th->start);
+		if (rc < 0)
+			return rc;
+		in = armed_insn(r, th->start);
+		if (!in)
+			break;
 	}
-	if (rc < 0)
-		return rc;
-	th->mode = M_STEP_INSN;
-	th->step_ip = in->ip;
-	th->step_insn = *in;
-	th->step_regs = before;
-	th->step_event = 0;
-	return 1;
+	return ptd_target_set_regs(r->t, th->tid, regs);
 }
 
 /* The instruction at step_ip was single-stepped and the thread is at @q. */
@@ -621,6 +669,7 @@ static int stepped(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 	int taken = q == in->target && q != in->ip + in->len;
 
 	r->steps++;
+	unlift(r, th);
 	record_branch(th, in, q, taken);
 	if (in->op == PTD_SOP_SYSCALL)
 		track_syscall(r, th, q);
@@ -767,7 +816,9 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 		return -ptde_notfound;
 	if (th->exiting)
 		return ptd_target_resume(r->t, tid, 0, 0);
-	if (th->mode == M_STEP_INSN || th->mode == M_STEP_SIG)
+	if (th->mode == M_STEP_INSN)
+		return issue_step(r, th, signo < 0 ? 0 : signo);
+	if (th->mode == M_STEP_SIG)
 		return ptd_target_resume(r->t, tid, 1, signo < 0 ? 0 : signo);
 	if (signo < 0)
 		signo = ptd_target_pending_signal(r->t, tid);
@@ -806,12 +857,12 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 			th->step_insn = *in;
 			th->step_regs = regs;
 			th->step_event = 0;
-			return ptd_target_resume(r->t, tid, 1, signo);
+			return issue_step(r, th, signo);
 		}
 		rc = execute_branch(r, th, in, &regs);
 		if (rc < 0)
 			return rc;
-		return ptd_target_resume(r->t, tid, rc == 1, 0);
+		return rc == 1 ? issue_step(r, th, 0) : ptd_target_resume(r->t, tid, 0, 0);
 	}
 	if (step) {
 		th->mode = M_USER_STEP;
@@ -830,6 +881,7 @@ static void thread_end(struct ptd_softrec *r, struct sthread *th)
 	/* A syscall that never returned (exit) is not counted as executed,
 	 * as under single-stepping: the thread's last position is it. */
 	uint64_t at = th->mode == M_STEP_INSN ? th->step_ip : th->start;
+	unlift(r, th);
 	if (th->exiting) {
 		th->gone = 1;
 		return;
@@ -879,6 +931,7 @@ static int on_exec(struct ptd_softrec *r, const struct ptd_stop *st)
 	ex->tid = st->tid;
 	ex->mode = M_RUN;
 	ex->step_ip = 0;
+	ex->lifted = 0;
 	ex->start = st->pc;
 	ptd_history_set_tail(ex->h, st->pc);
 	return arm_run(r, st->pc);
@@ -896,10 +949,6 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 	th = find(r, st->tid);
 	if (!th)
 		return 0;
-	if (getenv("PTD_SOFT_DEBUG") && st->kind != PTD_STOP_BREAKPOINT)
-		fprintf(stderr, "soft: %d stop %d pc 0x%llx mode %d start 0x%llx sig %d\n",
-			(int)th->tid, st->kind, (unsigned long long)st->pc, th->mode,
-			(unsigned long long)th->start, st->signo);
 	switch (st->kind) {
 	case PTD_STOP_BREAKPOINT: {
 		uint64_t z = st->pc;
@@ -938,6 +987,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 			return rc < 0 ? rc : 1;
 		case M_STEP_SIG:
 			r->steps++;
+			unlift(r, th);
 			if (th->ps) {
 				ps_on(th, th->sig_from);
 				ptd_ptsynth_async(th->ps, th->sig_from, st->pc);
@@ -948,6 +998,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 			return rc < 0 ? rc : 1;
 		case M_USER_STEP:
 			r->steps++;
+			unlift(r, th);
 			if (th->step_ip) {
 				stepped(r, th, st->pc);
 				r->steps--; /* counted as the caller's */
@@ -990,6 +1041,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 			}
 			/* Otherwise it did not complete (a signal came first,
 			 * or it faulted): the thread is still before it. */
+			unlift(r, th);
 			th->mode = M_RUN;
 			th->step_ip = 0;
 			th->sig_stop = 1;
