@@ -73,7 +73,8 @@ Breakpoint 1, fib () at testprogs/fib.c:12
 (ptdbg) (ptdbg) 0x0000000000401146	12		if (n < 2)
 (ptdbg) Expected positive number, got: xyz.
 (ptdbg) 
-Breakpoint 1, fib () at testprogs/fib.c:12
+No more reverse-execution history.
+fib () at testprogs/fib.c:12
 12		if (n < 2)
 (ptdbg) $2 = 0x401142
 (ptdbg) '

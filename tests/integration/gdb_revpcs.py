@@ -6,10 +6,16 @@
 # oldest first, one lowercase hex number per line, to FILE.  This is the
 # independent reference the tests compare ptdbg's instruction history with.
 #
-# gdb's record full logs every iteration of a rep-prefixed string
-# instruction as an instruction of its own, while a branch trace sees one
-# instruction; so consecutive repeats of a pc whose instruction has a rep
-# prefix are written once.  Nothing else is collapsed.
+# Entries that execute nothing are left out, so that the list is what a
+# branch trace (and ptdbg) sees:
+#  - gdb's record full logs every iteration of a rep-prefixed string
+#    instruction as an instruction of its own: consecutive repeats of one
+#    pc are written once (only a jump to itself can really follow itself);
+#  - around a signal it logs entries at the interrupted pc (the stop for
+#    the signal, the delivery) although that instruction runs only after
+#    the handler returns: an entry for an instruction that cannot change
+#    the flow (no jump, call, ret, syscall, int...) whose successor in the
+#    log is not the next instruction in memory was not executed there.
 import re
 
 import gdb
@@ -31,6 +37,7 @@ class ReversePcs(gdb.Command):
             raise gdb.GdbError("reverse-pcs: no record full log:\n" + info)
         count = int(m.group(1))
         arch = gdb.selected_frame().architecture()
+        end_pc = int(gdb.parse_and_eval("$pc"))
         pcs = []
         for _ in range(count):
             gdb.execute("reverse-stepi", to_string=True)
@@ -40,15 +47,37 @@ class ReversePcs(gdb.Command):
         if int(gdb.parse_and_eval("$pc")) != pcs[-1]:
             raise gdb.GdbError("reverse-pcs: history longer than the log says")
         pcs.reverse()
-        rep = {}
-        out = []
+        insn = {}
+
+        def decode(pc):
+            if pc not in insn:
+                d = arch.disassemble(pc)[0]
+                insn[pc] = (d["asm"].strip(), d["length"])
+            return insn[pc]
+
+        def parse(pc):
+            asm, length = decode(pc)
+            m = re.match(r"(?:bnd |notrack |rep\w* )*(\w+)\s*(\S*)", asm)
+            return (m.group(1), m.group(2)) if m else (asm, ""), length
+
+        # Pass 1: consecutive repeats.
+        once = []
         for pc in pcs:
-            if out and out[-1] == pc:
-                if pc not in rep:
-                    asm = arch.disassemble(pc)[0]["asm"]
-                    rep[pc] = asm.lstrip().startswith("rep")
-                if rep[pc]:
+            if once and once[-1] == pc:
+                (op, target), _ = parse(pc)
+                if not (op.startswith("j") and target.startswith("0x")
+                        and int(target, 16) == pc):
                     continue
+            once.append(pc)
+        # Pass 2: entries for instructions not executed where logged.
+        out = []
+        for i, pc in enumerate(once):
+            (op, _), length = parse(pc)
+            flow = op.startswith(("j", "call", "ret", "loop", "syscall", "sysenter",
+                                  "int", "iret", "ud", "hlt", "sysret", "lret", "xbegin"))
+            nxt = once[i + 1] if i + 1 < len(once) else end_pc
+            if not flow and nxt != pc + length:
+                continue
             out.append(pc)
         with open(path, "w") as f:
             for pc in out:

@@ -14,9 +14,18 @@ TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 B=${B:-build}
 PTDBG=${PTDBG:-$TOP/$B/bin/ptdbg}
 TESTPROGS=${TESTPROGS:-$TOP/testprogs/build}
+# on_exit CMD: run CMD (with eval) when the script exits, in order.
+_exit_cmds=()
+on_exit() { _exit_cmds+=("$1"); }
+_run_exit_cmds() {
+	local c
+	for c in "${_exit_cmds[@]}"; do eval "$c"; done
+}
+trap _run_exit_cmds EXIT
+
 if [ -z "${TMPDIR:-}" ] || [ "${TMPDIR:-}" = /tmp ]; then
 	TMPDIR=$(mktemp -d)
-	trap 'rm -rf "$TMPDIR"' EXIT
+	on_exit 'rm -rf "$TMPDIR"'
 fi
 export TMPDIR
 GOLDEN=${GOLDEN:-$TOP/tests/golden}
@@ -115,13 +124,32 @@ check_golden() {
 	fi
 }
 
-# The recording methods this ptdbg build accepts, besides auto (parsed
-# from the error for an unknown one, so a method that lands is tested
-# without editing the tests).
+# The recording methods this ptdbg accepts (parsed from the error for an
+# unknown one, so a method that lands is tested without editing the tests)
+# and that can record on this machine (pt and bts need hardware that VMs
+# lack; a method that refuses here says why on `record`).  auto is left
+# out: it is one of the others.  step must always be there.
+# METHODS="a b", if set, is used instead (how a test is run for one
+# method only, e.g. the pending soft-recorder variants).
 ptdbg_methods() {
-	"$PTDBG" -batch --method=no-such-method 2>&1 |
-		sed -n 's/.*(valid: \(.*\)).*/\1/p' | tr -d ' ' | tr ',' '\n' |
-		grep -v -x auto
+	local cache=$TMPDIR/.ptdbg-methods m out
+	if [ -n "${METHODS:-}" ]; then
+		printf '%s\n' $METHODS
+		return
+	fi
+	if [ ! -f "$cache" ]; then
+		for m in $("$PTDBG" -batch --method=no-such-method 2>&1 |
+			   sed -n 's/.*(valid: \(.*\)).*/\1/p' | tr -d ' ' | tr ',' '\n' |
+			   grep -v -x auto); do
+			out=$("$PTDBG" -batch -ex 'break main' -ex run -ex "record $m" \
+				-ex 'info record' "$TESTPROGS/fib" 2>&1)
+			if grep -q '^Active record target' <<<"$out"; then
+				echo "$m"
+			fi
+		done >"$cache"
+		grep -qx step "$cache" || die "ptdbg cannot record with method step"
+	fi
+	cat "$cache"
 }
 
 # The pc printed (by `echo STOPPED-AT\n` and `p/x $pc`) in log file $1.
@@ -219,6 +247,75 @@ insn_oracle() {
 				failed=1
 			fi
 		done
+	done
+	return $failed
+}
+
+# Turns the output of a session made by motion_cmds into one line per
+# motion: "COMMAND | pc | Line N of FILE | no-history?".  Files are
+# reduced to their base names (gdb prints the DW_AT_name, ptdbg may print
+# the full path).  The symbol gdb prints after the pc is left out: where
+# several names alias one address gdb names the function after its debug
+# information and ptdbg after the ELF symbol table.
+motion_summary() {
+	awk '
+		/^@@ / { if (cmd != "") print cmd " | " pc " | " line " | " nh
+			 cmd = substr($0, 4); pc = "?"; line = "?"; nh = ""; inpc = 0; next }
+		cmd == "" { next }
+		/^No more reverse-execution history\.$/ { nh = "no-history" }
+		/^@@pc$/ { inpc = 1; next }
+		inpc && /^\$[0-9]+ = / { match($0, /0x[0-9a-f]+/); pc = substr($0, RSTART, RLENGTH); inpc = 0; next }
+		/^Line [0-9]+ of "/ { match($0, /^Line [0-9]+ of "[^"]*"/); line = substr($0, 1, RLENGTH)
+			 sub(/"[^"]*\//, "\"", line) }
+		/^No line number information/ { line = "no line" }
+		END { if (cmd != "") print cmd " | " pc " | " line " | " nh }'
+}
+
+# motion_oracle PROG FROM TO 'CMD;CMD;...' [ARGS...]: oracle (c).  Both
+# gdb (record full) and every ptdbg method break at FROM, record, continue
+# to TO, then run the motions; after each, the pc and the source line they
+# landed on must be the same.  FROM and TO are resolved to addresses by
+# gdb as in oracle (b); all breakpoints are deleted before the motions so
+# that only the motions decide where they stop.
+motion_oracle() {
+	local prog=$1 from=$2 to=$3 cmds=$4 a b c m failed=0 ref got
+	local -a motions
+	shift 4
+	a=$(bp_addr "$prog" "$from") || exit 1
+	b=$(bp_addr "$prog" "$to") || exit 1
+	IFS=';' read -r -a motions <<<"$cmds"
+	_motion_cmds() {
+		CMDS+=(delete)
+		for c in "${motions[@]}"; do
+			CMDS+=("echo @@ $c\\n" "$c" 'echo @@pc\n' 'p $pc' 'info line *$pc')
+		done
+	}
+	ref=$TMPDIR/$prog.motions.gdb
+	CMDS=("break *$a" run 'record full' 'set record full insn-number-max unlimited'
+	      delete "break *$b" continue 'echo STOPPED-AT\n' 'p/x $pc')
+	_motion_cmds
+	LD_BIND_NOW=1 gdb_batch -- "$TESTPROGS/$prog" "$@" >"$ref.log"
+	[ "$(stopped_at "$ref.log")" = "$b" ] || { tail -n 20 "$ref.log" >&2; die "gdb did not get from $from to $to in $prog"; }
+	motion_summary <"$ref.log" >"$ref"
+	for m in $(ptdbg_methods); do
+		got=$TMPDIR/$prog.motions.$m
+		CMDS=("break *$a" run record delete "break *$b" continue 'echo STOPPED-AT\n' 'p/x $pc')
+		_motion_cmds
+		LD_BIND_NOW=1 ptdbg_batch --method="$m" -- "$TESTPROGS/$prog" "$@" >"$got.log"
+		if [ "$(stopped_at "$got.log")" != "$b" ]; then
+			tail -n 20 "$got.log" >&2
+			note "ptdbg ($m) did not get from $from to $to in $prog"
+			failed=1
+			continue
+		fi
+		motion_summary <"$got.log" >"$got"
+		if diff -u "$ref" "$got" >"$got.diff"; then
+			note "ok $prog ($m): ${#motions[@]} motions land where gdb's do"
+		else
+			note "$prog ($m): motions land elsewhere than gdb's (--- gdb record full, +++ ptdbg):"
+			cat "$got.diff" >&2
+			failed=1
+		fi
 	done
 	return $failed
 }

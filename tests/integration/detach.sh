@@ -7,7 +7,7 @@
 # file, i.e. no int3 or other patch of ptdbg's is left.  Released, it
 # calls step() again (which a leftover int3 would turn into SIGTRAP) and
 # must print and send the right checksum.
-. "$(dirname "$0")/$( [ -f "$(dirname "$0")/lib.bash" ] && echo . || echo ..)/lib.bash"
+. "$(dirname "$0")/lib.bash"
 
 need_prereqs waiter
 after_loop=$(line_of waiter.c 'snprintf(path, sizeof(path), "%s/ctl"')
@@ -45,6 +45,9 @@ check_method() {
 	[ "$rc" = 0 ] || die "ptdbg ($m) exited with $rc"
 	pid=$(sed -n 's/^\[Inferior 1 (process \([0-9]*\)) detached\]$/\1/p' "$d/ptdbg.out")
 	[ -n "$pid" ] || die "ptdbg ($m) did not say it detached"
+	# The program is not our child: if the test fails, do not leave it
+	# behind (it is only killed if it is still this waiter).
+	on_exit "grep -qs waiter /proc/$pid/comm && kill -9 $pid"
 	read -r -t 30 -u 3 p || die "($m) the program did not run on after detach (state: $(grep State: /proc/$pid/status 2>/dev/null))"
 	[ "$p" = "$pid" ] || die "($m) pid from the program $p, ptdbg said $pid"
 	grep -q '^TracerPid:[[:space:]]*0$' "/proc/$pid/status" ||
