@@ -184,15 +184,30 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 		for (i = 0; ft && cand && i < MAX_CALLER_WALK; i++) {
 			struct ptd_callseg *cs = seg(b, cand);
 
-			if (func(b, seg(b, cs->instance)->ip) == ft) {
-				up = cand;
+			if (func(b, seg(b, cs->instance)->ip) == ft)
+				break;
+			if (cs->up_is_ret) {
+				cand = 0;
 				break;
 			}
-			if (cs->up_is_ret)
-				break;
 			cand = cs->up;
 		}
-		continue_instance(b, PTD_SEG_RETURN, number, target, up);
+		if (ft && (!cand || i == MAX_CALLER_WALK)) {
+			/* Returned to none of the callers (setcontext, a stack
+			 * switch): as gdb, a new caller one level up for this
+			 * segment only; the other frames stay as they are. */
+			uint64_t ci = b->cur;
+
+			level = cur->level;
+			if (!new_seg(b, PTD_SEG_RETURN, number, target, level - 1, 0, 0, 0))
+				return;
+			cur = seg(b, ci); /* the array may have moved */
+			cur->up = b->cur;
+			cur->up_is_ret = 1;
+			cur->up_is_tail = 0;
+			return;
+		}
+		continue_instance(b, PTD_SEG_RETURN, number, target, ft ? cand : up);
 		return;
 	}
 	if (up) {

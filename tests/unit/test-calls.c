@@ -459,6 +459,37 @@ static void test_switch_and_pic(void **state)
 	fx_sim_fini(&s);
 }
 
+/* g "returns" into h, which called nobody (setcontext-like): as gdb, a
+ * new caller one level up for g only; f keeps its caller. */
+static void test_unknown_return(void **state)
+{
+	static const struct expect e[] = {
+		C(FX_MAIN, 0, START), C(FX_F, 1, CALL), C(FX_G, 2, CALL), C(FX_H, 1, RETURN),
+	};
+	struct fx_sim s;
+	struct ptd_calls *c;
+
+	(void)state;
+	fx_sim_init(&s);
+	fx_run(&s, 0x401191, 0x401196, PTD_IC_CALL, 0);
+	fx_run(&s, 0x40111d, 0x40112d, PTD_IC_CALL, 0);
+	fx_g(&s);
+	ptd_history_set_tail(s.h, FX_H + 4);
+	c = ptd_calls_build(s.h, fx_func_of, NULL);
+	assert_non_null(c);
+	check_segs(c, e, sizeof(e) / sizeof(e[0]));
+	assert_int_equal(ptd_calls_get(c, 3)->up, 4);
+	assert_true(ptd_calls_get(c, 3)->up_is_ret);
+	assert_int_equal(ptd_calls_get(c, 2)->up, 1);
+	assert_int_equal(ptd_calls_get(c, 4)->instance, 4);
+	ptd_calls_free(c);
+	/* without func_of the return goes to f */
+	c = ptd_calls_build(s.h, NULL, NULL);
+	assert_int_equal(ptd_calls_get(c, 4)->instance, 2);
+	ptd_calls_free(c);
+	fx_sim_fini(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_tailcall),
 		cmocka_unit_test(test_tailcall_orphan),
 		cmocka_unit_test(test_switch_and_pic),
+		cmocka_unit_test(test_unknown_return),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
