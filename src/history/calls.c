@@ -266,9 +266,27 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		 * the middle of another function, a switch. */
 		if ((fb && fb == target) || (!fb && fa))
 			new_seg(b, PTD_SEG_TAILCALL, number, target, cur->level + 1, b->cur, 0, 1);
-		else if (fa != fb)
-			new_seg(b, PTD_SEG_SWITCH, number, target, cur->level, cur->up,
-				cur->up_is_ret, cur->up_is_tail);
+		else if (fa != fb) {
+			uint64_t anc = 0, sw, cand = cur->up;
+			int i;
+
+			/* A longjmp lands in the middle of a caller's function. */
+			for (i = 0; fb && cand && i < MAX_CALLER_WALK; i++) {
+				struct ptd_callseg *cs = seg(b, cand);
+
+				if (func(b, seg(b, cs->instance)->ip) == fb) {
+					anc = cand;
+					break;
+				}
+				if (cs->up_is_ret)
+					break;
+				cand = cs->up;
+			}
+			sw = new_seg(b, PTD_SEG_SWITCH, number, target, cur->level, cur->up,
+				     cur->up_is_ret, cur->up_is_tail);
+			if (sw)
+				seg(b, sw)->unwound_to = anc;
+		}
 		break;
 	}
 	case T_SYSCALL: {

@@ -194,6 +194,12 @@ struct ptd_callseg {
 	/* @up is the function that jumped here (tail call), as in gdb's
 	 * btrace: the real caller is further up. */
 	uint8_t up_is_tail;
+	/* PTD_SEG_SWITCH only: the caller segment (up the chain of the
+	 * jumping frame) whose function the jump landed in, i.e. the frame
+	 * a longjmp unwound to; 0 when none.  Levels stay gdb's (the switch
+	 * keeps the jumper's level); replay uses this to stop stepping where
+	 * gdb's longjmp handling stops. */
+	uint64_t unwound_to;
 };
 
 /* How a function-call segment was entered. */

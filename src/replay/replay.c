@@ -13,6 +13,7 @@
  * range on a mid-row arrival; reverse, stop when the start of the current
  * row is reached (except at a function entry: go on into the caller).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +169,18 @@ static uint64_t caller_inst(const struct walker *w, const struct ptd_callseg *s)
 	return up ? up->instance : 0;
 }
 
+/* Level of the frame a longjmp-like jump landing at the current position
+ * unwound to, or INT_MAX when the position is no such landing. */
+static int landing_level(const struct walker *w)
+{
+	const struct ptd_callseg *s = w->s, *a;
+
+	if (s->how != PTD_SEG_SWITCH || !s->unwound_to || w->c.number != s->first)
+		return INT_MAX;
+	a = ptd_calls_get(w->calls, s->unwound_to);
+	return a ? a->level : INT_MAX;
+}
+
 struct stepstate {
 	enum ptd_motion m;
 	int level;
@@ -227,6 +240,8 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 
 	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
 		return 0; /* gdb steps through signal trampolines */
+	if (landing_level(w) <= st->level)
+		return 1; /* a longjmp out of the frame: gdb stops where it lands */
 	if (st->into) {
 		/* Running to the post-prologue address (gdb's step-resume
 		 * breakpoint in the function stepped into). */
@@ -425,10 +440,12 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			done = 1;
 			break;
 		case PTD_MOTION_NEXTI:
-			done = w.s->level <= start_level;
+			done = w.s->level <= start_level ||
+			       (!reverse && landing_level(&w) <= start_level);
 			break;
 		case PTD_MOTION_FINISH:
-			done = w.s->level < start_level;
+			done = w.s->level < start_level ||
+			       (!reverse && landing_level(&w) < start_level);
 			break;
 		case PTD_MOTION_CONTINUE:
 			done = 0;

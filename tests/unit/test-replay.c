@@ -633,6 +633,43 @@ static void test_trampolines(void **state)
 	fix_free(f);
 }
 
+/* g longjmps (a jump into the middle of main, an ancestor frame). */
+static void prog_longjmp(struct fx_sim *s)
+{
+	fx_run(s, 0x401182, 0x401196, PTD_IC_CALL, 0);
+	fx_run(s, 0x40111d, 0x40112d, PTD_IC_CALL, 0);
+	fx_run(s, 0x401106, 0x401112, PTD_IC_JUMP, 0);
+	fx_run(s, 0x40119b, 0x4011a7, PTD_IC_CALL, 0);
+	fx_h(s);
+	fx_run(s, 0x4011ac, 0x4011b4, PTD_IC_CALL, 0);
+	ptd_history_set_tail(s->h, FX_FIB);
+	fx_push_ip(s, FX_FIB);
+}
+
+/* gdb stops next/step/finish/nexti where a longjmp out of the frame
+ * lands (checked with testprogs/longjmp: step at `longjmp (env, v)` stops
+ * in main after setjmp); the history keeps gdb's switch levels. */
+static void test_longjmp(void **state)
+{
+	struct fixture *f = fix_new(prog_longjmp);
+	uint64_t land = fx_num(&f->s, 0x40119b, 0);
+	const struct ptd_callseg *sw = seg_at(f, land);
+
+	(void)state;
+	assert_int_equal(sw->how, PTD_SEG_SWITCH);
+	assert_int_equal(sw->level, 2);
+	assert_int_equal(sw->unwound_to, 1);
+	assert_int_equal(NEXT(fx_num(&f->s, 0x401191, 0), 0x40119b), land);
+	NEXT(fx_num(&f->s, 0x40110d, 0), 0x40119b);
+	STEP(fx_num(&f->s, 0x40110d, 0), 0x40119b);
+	mv(f, fx_num(&f->s, 0x40110d, 0), PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x40119b);
+	mv(f, fx_num(&f->s, 0x40112d, 0), PTD_MOTION_NEXTI, 0, PTD_REPLAY_DONE, 0x40119b);
+	/* after the landing main goes on at its (deeper) switch level */
+	STEP(land + 1, 0x4011a2);
+	NEXT(fx_num(&f->s, 0x4011a2, 0), 0x4011af);
+	fix_free(f);
+}
+
 /* Random programs built from the fixture's functions with gaps and
  * signals; every motion from every few positions must end inside the
  * history, on the right side of its start, and agree with the cursor. */
@@ -771,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_step_through_stub),
 		cmocka_unit_test(test_tail_jump),
 		cmocka_unit_test(test_trampolines),
+		cmocka_unit_test(test_longjmp),
 		cmocka_unit_test(test_random_motions),
 	};
 
