@@ -179,8 +179,11 @@ struct ptd_callseg {
 	uint64_t ip;     /* first instruction's ip (symbolize for the name) */
 	int level;       /* call depth, may be negative before normalisation */
 	int is_gap;
-	/* Segment this one was called from (0: none recorded) and the segment
-	 * that continues the caller after return (0: none). */
+	/* The caller: the segment whose last instruction made the call (or
+	 * the jump, with up_is_tail; or was interrupted, for a signal
+	 * handler), or the caller's segment created by the return when the
+	 * call predates the recording (up_is_ret); 0: unknown.  The caller
+	 * continues after the return in that segment's next_same. */
 	uint64_t up;
 	uint64_t prev_same;  /* previous segment of the same function instance */
 	uint64_t next_same;  /* next segment of the same function instance */
