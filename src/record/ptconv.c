@@ -70,8 +70,8 @@ static int resolve(struct conv *c, uint64_t next)
 	}
 }
 
-int ptd_ptconv_history(struct ptd_ptsynth *s, const struct ptd_history *h, uint64_t tail_ip,
-		       ptd_read_fn read, void *ctx)
+static int convert(struct ptd_ptsynth *s, const struct ptd_history *h, uint64_t tail_ip,
+		   ptd_read_fn read, void *ctx, int end)
 {
 	struct conv c = { s, read, ctx, 0, { 0 } };
 	struct ptd_item it;
@@ -112,6 +112,15 @@ int ptd_ptconv_history(struct ptd_ptsynth *s, const struct ptd_history *h, uint6
 			}
 			break;
 		case PTD_ITEM_EVENT:
+			if (it.reason == PTD_EV_SIGNAL && !ptd_ptsynth_enabled(s) && it.block.ip) {
+				/* The stretch starts with a signal delivery (the
+				 * thread stopped just before it): trace from the
+				 * interrupted ip so the delivery is in the PT. */
+				c.have_prev = 0;
+				rc = ptd_ptsynth_begin(s, it.block.ip);
+				if (rc < 0)
+					break;
+			}
 			if (it.reason == PTD_EV_SIGNAL && ptd_ptsynth_enabled(s)) {
 				/* Execution was about to go on at it.block.ip when the
 				 * signal came; the handler is the next block. */
@@ -137,6 +146,11 @@ int ptd_ptconv_history(struct ptd_ptsynth *s, const struct ptd_history *h, uint6
 			break;
 		}
 	}
+	if (rc == 0 && !end) {
+		if (ptd_ptsynth_enabled(s) && tail_ip)
+			rc = resolve(&c, tail_ip);
+		return rc;
+	}
 	if (rc == 0 && ptd_ptsynth_enabled(s)) {
 		if (tail_ip) {
 			rc = resolve(&c, tail_ip);
@@ -147,4 +161,16 @@ int ptd_ptconv_history(struct ptd_ptsynth *s, const struct ptd_history *h, uint6
 		}
 	}
 	return rc;
+}
+
+int ptd_ptconv_history(struct ptd_ptsynth *s, const struct ptd_history *h, uint64_t tail_ip,
+		       ptd_read_fn read, void *ctx)
+{
+	return convert(s, h, tail_ip, read, ctx, 1);
+}
+
+int ptd_ptconv_partial(struct ptd_ptsynth *s, const struct ptd_history *h, uint64_t next_ip,
+		       ptd_read_fn read, void *ctx)
+{
+	return convert(s, h, next_ip, read, ctx, 0);
 }

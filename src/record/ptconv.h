@@ -24,5 +24,13 @@
  */
 int ptd_ptconv_history(struct ptd_ptsynth *s, const struct ptd_history *h, uint64_t tail_ip,
 		       ptd_read_fn read, void *ctx);
+/*
+ * The same for a recording that goes on: the last block's successor is
+ * @next_ip (where execution continues) and tracing stays enabled, so a
+ * later call can feed the following blocks.  Used before the address
+ * space changes, while the recorded code is still mapped.
+ */
+int ptd_ptconv_partial(struct ptd_ptsynth *s, const struct ptd_history *h, uint64_t next_ip,
+		       ptd_read_fn read, void *ctx);
 
 #endif

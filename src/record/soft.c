@@ -94,7 +94,7 @@ struct ptd_softrec {
 	struct ptd__soft_map insns; /* armed addr -> struct ptd_soft_insn * */
 	struct sthread **th;
 	int nth, capth;
-	uint64_t traps, steps;
+	uint64_t traps, steps, branches;
 	int pinned, cpu;
 	cpu_set_t own_mask;
 	int own_mask_saved;
@@ -521,7 +521,8 @@ static void ps_outcome(struct sthread *th, const struct ptd_soft_insn *in, uint6
 }
 
 /* Appends the armed instruction @in as executed, leading to @q. */
-static int record_branch(struct sthread *th, const struct ptd_soft_insn *in, uint64_t q, int taken)
+static int record_branch(struct ptd_softrec *r, struct sthread *th, const struct ptd_soft_insn *in,
+			 uint64_t q, int taken)
 {
 	uint8_t flags = in->op == PTD_SOP_SYSCALL ? PTD_BLK_SYSCALL : 0;
 	struct ptd_block b = { in->ip, in->ip, 1, in->iclass, flags };
@@ -529,6 +530,8 @@ static int record_branch(struct sthread *th, const struct ptd_soft_insn *in, uin
 	if (rc < 0)
 		return rc;
 	th->num++;
+	if (ptd_soft_op_dynamic(in->op))
+		r->branches++;
 	ps_outcome(th, in, q, taken);
 	return 0;
 }
@@ -638,6 +641,11 @@ static int execute_branch(struct ptd_softrec *r, struct sthread *th,
 		if (rc < 0)
 			return rc;
 		if (rc == PTD_SOFT_NOEMUL) {
+			/* Tell the owner before a syscall runs: it may unmap code
+			 * that was recorded (the history from th->start on is
+			 * not yet written). */
+			if (in->op == PTD_SOP_SYSCALL && r->cfg.before_syscall)
+				r->cfg.before_syscall(r->cfg.ctx, th->tid, &before, th->start);
 			/* The snapshot stays: stepped() appends this instruction. */
 			if (moved && (rc = ptd_target_set_regs(r->t, th->tid, regs)) < 0)
 				return rc;
@@ -649,7 +657,7 @@ static int execute_branch(struct ptd_softrec *r, struct sthread *th,
 			return 1;
 		}
 		moved = 1;
-		record_branch(th, in, out.target, out.taken);
+		record_branch(r, th, in, out.target, out.taken);
 		th->start = out.target;
 		th->mode = M_RUN;
 		rc = arm_run(r, th->start);
@@ -670,7 +678,7 @@ static int stepped(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 
 	r->steps++;
 	unlift(r, th);
-	record_branch(th, in, q, taken);
+	record_branch(r, th, in, q, taken);
 	if (in->op == PTD_SOP_SYSCALL)
 		track_syscall(r, th, q);
 	if (th->step_event) {
@@ -783,6 +791,11 @@ uint64_t ptd_softrec_traps(const struct ptd_softrec *r)
 uint64_t ptd_softrec_steps(const struct ptd_softrec *r)
 {
 	return r ? r->steps : 0;
+}
+
+uint64_t ptd_softrec_branches(const struct ptd_softrec *r)
+{
+	return r ? r->branches : 0;
 }
 
 size_t ptd_softrec_armed(const struct ptd_softrec *r)

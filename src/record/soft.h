@@ -41,6 +41,12 @@ struct ptd_softrec_config {
 	/* History for a thread the recorder starts on its own (a clone child);
 	 * NULL: the recorder allocates and owns one (ptd_softrec_history). */
 	struct ptd_history *(*new_history)(void *ctx, pid_t tid);
+	/* Called before a recorded thread's syscall instruction runs, with
+	 * its registers (rax: the number) and the ip where the part of the
+	 * history not yet written starts: an munmap may take code away.
+	 * May be NULL. */
+	void (*before_syscall)(void *ctx, pid_t tid, const struct user_regs_struct *regs,
+			       uint64_t next_ip);
 	void *ctx;
 };
 
@@ -89,9 +95,12 @@ int ptd_softrec_flush(struct ptd_softrec *r, pid_t tid);
  */
 int ptd_softrec_wait(struct ptd_softrec *r, struct ptd_stop *st);
 
-/* Statistics: breakpoint traps taken, single-steps taken, armed addresses. */
+/* Statistics: breakpoint traps taken, single-steps taken, dynamic
+ * instructions recorded (conditional and indirect branches, returns,
+ * syscalls: what costs one stop each at most), armed addresses. */
 uint64_t ptd_softrec_traps(const struct ptd_softrec *r);
 uint64_t ptd_softrec_steps(const struct ptd_softrec *r);
+uint64_t ptd_softrec_branches(const struct ptd_softrec *r);
 size_t ptd_softrec_armed(const struct ptd_softrec *r);
 
 /*

@@ -199,11 +199,22 @@ int ptd_steprec_before_step(struct ptd_steprec *r, pid_t tid, int signo)
 		if (ptd_target_get_regs(r->t, tid, &regs) == 0) {
 			nr = (long)regs.rax;
 			if (nr == SYS_mmap || nr == SYS_munmap || nr == SYS_mprotect ||
-			    nr == SYS_mremap || nr == SYS_execve || nr == SYS_execveat)
+			    nr == SYS_mremap || nr == SYS_execve || nr == SYS_execveat) {
 				drop_cache(r);
+				return 1;
+			}
 		}
 	}
 	return 0;
+}
+
+uint64_t ptd_steprec_next_ip(const struct ptd_steprec *r, pid_t tid)
+{
+	const struct srthread *th = r ? find(r, tid) : NULL;
+
+	if (!th)
+		return 0;
+	return th->open ? th->cur.ip : th->pc;
 }
 
 int ptd_steprec_stepped(struct ptd_steprec *r, pid_t tid, uint64_t new_pc)

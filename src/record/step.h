@@ -30,9 +30,14 @@ int ptd_steprec_remove_thread(struct ptd_steprec *r, pid_t tid);
 int ptd_steprec_has_thread(const struct ptd_steprec *r, pid_t tid);
 
 /* Called before resuming @tid with a single-step: notes what the next
- * instruction is (and tracks syscalls that change the address space).
- * @signo is the signal that resume delivers (0: none). */
+ * instruction is.  @signo is the signal that resume delivers (0: none).
+ * Returns 1 when that instruction is a syscall that may change the
+ * address space (mmap, munmap, mprotect, mremap, execve): code recorded
+ * so far may be unmapped by it, so PT conversion must happen now. */
 int ptd_steprec_before_step(struct ptd_steprec *r, pid_t tid, int signo);
+/* Where the instruction after the last recorded block begins: the open
+ * block's first ip, or the thread's pc. */
+uint64_t ptd_steprec_next_ip(const struct ptd_steprec *r, pid_t tid);
 /* A single-step of @tid completed at @new_pc: records what ran. */
 int ptd_steprec_stepped(struct ptd_steprec *r, pid_t tid, uint64_t new_pc);
 /* Writes the open block of @tid (or of all threads when @tid is 0) into

@@ -13,6 +13,9 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include "decode/pt.h"
 #include "record/ptconv.h"
 #include "record/ptsynth.h"
+#include "record/soft.h"
 #include "record/step.h"
 #include "replay/live.h"
 #include "target/target.h"
@@ -67,9 +71,13 @@ struct ptd_session {
 	enum ptd_method method;
 	enum ptd_method rec_method;
 	int want_pt;   /* trace format for the next recording */
+	struct dead_code *dead; /* code unmapped while recording */
+	int ndead;
+	char method_note[600];
 	int rec_pt;    /* the current recording keeps PT */
 	int recording;
 	struct ptd_steprec *steprec;
+	struct ptd_softrec *softrec;
 	struct sthread *th;
 	int nth, cap_th;
 	int next_thread_num;
@@ -97,7 +105,14 @@ int ptd_method_parse(const char *name)
 		return PTD_METHOD_AUTO;
 	if (!strcmp(name, "step") || !strcmp(name, "full"))
 		return PTD_METHOD_STEP;
-	return ptd__err(-ptde_invalid, "unknown recording method '%s' (valid: auto, step)", name);
+	if (!strcmp(name, "soft"))
+		return PTD_METHOD_SOFT;
+	if (!strcmp(name, "pt"))
+		return PTD_METHOD_PT;
+	if (!strcmp(name, "bts"))
+		return PTD_METHOD_BTS;
+	return ptd__err(-ptde_invalid,
+			"unknown recording method '%s' (valid: auto, pt, bts, soft, step)", name);
 }
 
 const char *ptd_method_name(enum ptd_method m)
@@ -124,7 +139,7 @@ static struct sthread *thread_by_tid(struct ptd_session *s, pid_t tid)
 	return NULL;
 }
 
-static int read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+static int read_live(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 {
 	struct ptd_session *s = ctx;
 	long r;
@@ -140,6 +155,94 @@ static int read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 			r = ptd_target_read(s->t, addr, buf, to_page);
 	}
 	return (int)r;
+}
+
+/*
+ * Code that was unmapped while recording (a dlclose'd library): its bytes
+ * are copied just before the munmap, so the history can still enumerate
+ * and show the instructions that ran there.
+ */
+struct dead_code {
+	uint64_t start;
+	size_t size;
+	uint8_t *bytes;
+};
+
+static int dead_read(struct ptd_session *s, uint64_t addr, uint8_t *buf, size_t n)
+{
+	/* newest first: a later unmapping of the same range wins */
+	for (int i = s->ndead; i-- > 0;) {
+		const struct dead_code *d = &s->dead[i];
+		if (addr >= d->start && addr - d->start < d->size) {
+			size_t k = d->size - (addr - d->start);
+			if (k > n)
+				k = n;
+			memcpy(buf, d->bytes + (addr - d->start), k);
+			return (int)k;
+		}
+	}
+	return -ptde_nomap;
+}
+
+static void dead_free(struct ptd_session *s)
+{
+	for (int i = 0; i < s->ndead; i++)
+		free(s->dead[i].bytes);
+	free(s->dead);
+	s->dead = NULL;
+	s->ndead = 0;
+}
+
+/* Before munmap(@addr, @len): keep the executable bytes it will take away. */
+static void dead_save(struct ptd_session *s, uint64_t addr, uint64_t len)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)ptd_target_pid(s->t));
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		char perms[8];
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 || perms[2] != 'x')
+			continue;
+		if (hi <= addr || lo >= addr + len)
+			continue;
+		if (lo < addr)
+			lo = addr;
+		if (hi > addr + len)
+			hi = addr + len;
+		struct dead_code *n = realloc(s->dead, (s->ndead + 1) * sizeof(*n));
+		if (!n)
+			break;
+		s->dead = n;
+		n = &s->dead[s->ndead];
+		n->start = lo;
+		n->size = hi - lo;
+		n->bytes = malloc(n->size);
+		if (!n->bytes)
+			break;
+		if (ptd_target_read(s->t, lo, n->bytes, n->size) != (long)n->size) {
+			free(n->bytes);
+			continue;
+		}
+		s->ndead++;
+	}
+	fclose(f);
+}
+
+/* Code bytes for histories and decoders: the live memory, else code
+ * unmapped during the recording. */
+static int read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct ptd_session *s = ctx;
+	int r = read_live(ctx, addr, buf, n);
+
+	if (r <= 0)
+		r = dead_read(s, addr, buf, n);
+	return r;
 }
 
 static struct sthread *add_sthread(struct ptd_session *s, pid_t tid)
@@ -306,6 +409,7 @@ struct ptd_session *ptd_session_alloc(void)
 	s->senv.base.is_breakpoint = env_is_bp;
 	s->senv.func_bp = env_func_bp;
 	s->senv.is_trampoline = env_is_trampoline;
+	s->senv.base.in_trampoline = env_is_trampoline;
 	return s;
 }
 
@@ -313,12 +417,15 @@ static void drop_process(struct ptd_session *s)
 {
 	ptd_steprec_free(s->steprec);
 	s->steprec = NULL;
+	ptd_softrec_free(s->softrec);
+	s->softrec = NULL;
 	s->recording = 0;
 	ptd_target_free(s->t);
 	s->t = NULL;
 	ptd_symbols_free(s->sym);
 	s->sym = NULL;
 	free_threads(s);
+	dead_free(s);
 	for (int i = 0; i < s->nbp; i++)
 		s->bp[i].inserted = 0;
 }
@@ -772,6 +879,8 @@ int ptd_session_detach(struct ptd_session *s)
 		return ptd__err(-ptde_not_running, "The program is not being run.");
 	ptd_steprec_free(s->steprec);
 	s->steprec = NULL;
+	ptd_softrec_free(s->softrec);
+	s->softrec = NULL;
 	s->recording = 0;
 	rc = ptd_target_detach(s->t);
 	drop_process(s);
@@ -789,6 +898,16 @@ int ptd_session_kill(struct ptd_session *s)
 
 /* ---- recording ------------------------------------------------------------------------------ */
 
+/* Each recorded stretch starts with a PSB+, so it decodes on its own. */
+static struct ptd_ptsynth *new_synth(void)
+{
+	struct ptd_ptsynth_config cfg = { 0 };
+
+	cfg.ret_compression = 1;
+	cfg.psb_on_begin = 1;
+	return ptd_ptsynth_alloc(&cfg);
+}
+
 static int record_start_thread(struct ptd_session *s, struct sthread *th)
 {
 	uint64_t pc;
@@ -799,14 +918,18 @@ static int record_start_thread(struct ptd_session *s, struct sthread *th)
 	if (s->rec_pt) {
 		drop_pt(th);
 		th->stage = ptd_history_alloc(read_code, s);
-		th->synth = ptd_ptsynth_alloc(NULL);
+		th->synth = new_synth();
 		if (!th->stage || !th->synth) {
 			drop_pt(th);
 			return -ptde_nomem;
 		}
 		ptd_history_set_tail(th->h, pc);
+		if (s->softrec)
+			return ptd_softrec_add_thread(s->softrec, th->tid, th->stage, pc);
 		return ptd_steprec_add_thread(s->steprec, th->tid, th->stage, pc);
 	}
+	if (s->softrec)
+		return ptd_softrec_add_thread(s->softrec, th->tid, th->h, pc);
 	return ptd_steprec_add_thread(s->steprec, th->tid, th->h, pc);
 }
 
@@ -828,55 +951,196 @@ static int append_pt(struct sthread *th, const uint8_t *buf, size_t n)
 }
 
 /*
- * Trace format pt, at a stop: the blocks recorded since the last stop
- * become PT packets, and the thread's history is decoded again from all
- * of its PT, so what the user browses went through the real decoder.
+ * Trace format pt: the blocks recorded since the last flush become PT
+ * packets for the stretch that ends at @end_ip (the thread's pc at a stop,
+ * or where it goes on after an address-space change), and that stretch's
+ * PT is decoded right away — with the mappings of the moment, before an
+ * munmap or exec can take the code away — and appended to the history.
+ * What the user browses went through the real decoder.
  */
+static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t end_ip)
+{
+	struct ptd_history *chunk_h;
+	struct ptd_image *img = NULL;
+	uint8_t *bytes;
+	size_t n = 0;
+	int rc;
+
+	if (!th->stage || !th->synth)
+		return 0;
+	if (ptd_history_nitems(th->stage) == 0 && !ptd_ptsynth_enabled(th->synth))
+		return 0;
+	rc = ptd_ptconv_history(th->synth, th->stage, end_ip, read_code, s);
+	if (rc < 0)
+		return rc;
+	ptd_history_clear(th->stage);
+	ptd_history_set_tail(th->stage, end_ip);
+	bytes = ptd_ptsynth_take(th->synth, &n);
+	if (!bytes)
+		return 0;
+	rc = append_pt(th, bytes, n);
+	if (rc == 0) {
+		img = ptd_image_alloc(read_code, s);
+		if (!img)
+			rc = -ptde_nomem;
+		else if (ptd_session_alive(s))
+			ptd_image_add_maps(img, ptd_target_pid(s->t));
+	}
+	if (rc == 0) {
+		/* Decode into a scratch history, then move the items over, so
+		 * an error leaves the history as it was. */
+		chunk_h = ptd_history_alloc(read_code, s);
+		if (!chunk_h) {
+			rc = -ptde_nomem;
+		} else {
+			rc = ptd_pt_decode_history(bytes, n, img, chunk_h, NULL);
+			for (uint64_t i = 0; rc == 0 && i < ptd_history_nitems(chunk_h); i++) {
+				struct ptd_item it;
+				if (!ptd_history_item(chunk_h, i, &it))
+					break;
+				if (it.kind == PTD_ITEM_BLOCK)
+					rc = ptd_history_append_block(th->h, &it.block);
+				else if (it.kind == PTD_ITEM_GAP)
+					rc = ptd_history_append_gap(th->h, it.reason, it.arg,
+						ptd_history_detail(chunk_h, it.detail));
+				else
+					rc = ptd_history_append_event(th->h, it.reason, it.block.ip,
+								      it.arg);
+			}
+			ptd_history_free(chunk_h);
+		}
+	}
+	free(bytes);
+	ptd_image_free(img);
+	drop_calls(th);
+	ptd_history_set_tail(th->h, th->gone ? 0 : end_ip);
+	return rc;
+}
+
+/* At a stop: flush every recorded thread up to its pc. */
 static int pt_sync(struct ptd_session *s)
 {
-	struct ptd_image *img = NULL;
 	int rc = 0;
 
-	for (int i = 0; i < s->nth; i++) {
+	for (int i = 0; i < s->nth && rc == 0; i++) {
 		struct sthread *th = &s->th[i];
-		uint64_t tail;
-		size_t n;
-		uint8_t *bytes;
-		if (!th->stage || !th->synth)
-			continue;
-		tail = ptd_history_tail(th->stage);
-		if (ptd_history_nitems(th->stage) == 0 && !ptd_ptsynth_enabled(th->synth))
-			continue;
-		rc = ptd_ptconv_history(th->synth, th->stage, th->gone ? 0 : tail, read_code, s);
-		if (rc < 0)
-			break;
-		bytes = ptd_ptsynth_take(th->synth, &n);
-		if (bytes) {
-			rc = append_pt(th, bytes, n);
-			free(bytes);
-			if (rc < 0)
-				break;
-		}
-		ptd_history_clear(th->stage);
-		ptd_history_set_tail(th->stage, tail);
-		if (!img) {
-			img = ptd_image_alloc(read_code, s);
-			if (!img) {
-				rc = -ptde_nomem;
-				break;
-			}
-			if (ptd_session_alive(s))
-				ptd_image_add_maps(img, ptd_target_pid(s->t));
-		}
-		ptd_history_clear(th->h);
-		drop_calls(th);
-		rc = ptd_pt_decode_history(th->pt, th->pt_size, img, th->h, NULL);
-		ptd_history_set_tail(th->h, th->gone ? 0 : tail);
-		if (rc < 0)
-			break;
+		if (th->stage)
+			rc = pt_flush_thread(s, th, th->gone ? 0 : ptd_history_tail(th->stage));
 	}
-	ptd_image_free(img);
 	return rc;
+}
+
+/* Before a syscall that may unmap code: flush every thread's stretch. */
+static int pt_sync_before_unmap(struct ptd_session *s)
+{
+	int rc = 0;
+
+	if (!s->steprec)
+		return 0;
+	for (int i = 0; i < s->nth && rc == 0; i++) {
+		struct sthread *th = &s->th[i];
+		if (th->stage && !th->gone)
+			rc = pt_flush_thread(s, th, ptd_steprec_next_ip(s->steprec, th->tid));
+	}
+	return rc;
+}
+
+/* Is Intel PT usable here?  Returns 0, or <0 with the reason in @why. */
+static int probe_pt(char *why, size_t n)
+{
+	if (access("/sys/bus/event_source/devices/intel_pt/type", R_OK) < 0) {
+		snprintf(why, n, "no Intel PT PMU (/sys/bus/event_source/devices/intel_pt: %s)",
+			 strerror(errno));
+		return -ptde_unsupported;
+	}
+	snprintf(why, n, "Intel PT is present but this ptdbg has no pt recorder yet");
+	return -ptde_unsupported;
+}
+
+/* Can this process sample every user-mode branch (BTS through perf)? */
+static int probe_bts(char *why, size_t n)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	a.sample_period = 1;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, n, "no branch trace store (perf_event_open of branch samples: %s)",
+			 strerror(errno));
+		return -ptde_unsupported;
+	}
+	close(fd);
+	snprintf(why, n, "BTS is present but this ptdbg has no bts recorder yet");
+	return -ptde_unsupported;
+}
+
+/* The recorder ladder of --method=auto: pt, bts, soft, step. */
+static enum ptd_method choose_method(struct ptd_session *s)
+{
+	char a[200], b[200];
+
+	if (probe_pt(a, sizeof(a)) == 0)
+		return PTD_METHOD_PT;
+	if (probe_bts(b, sizeof(b)) == 0)
+		return PTD_METHOD_BTS;
+	snprintf(s->method_note, sizeof(s->method_note),
+		 "auto chose soft: pt refused: %s; bts refused: %s", a, b);
+	return PTD_METHOD_SOFT;
+}
+
+const char *ptd_session_method_note(const struct ptd_session *s)
+{
+	return s && s->method_note[0] ? s->method_note : NULL;
+}
+
+static int want_stop_cb(void *ctx, pid_t tid, uint64_t pc)
+{
+	(void)tid;
+	return bp_at(ctx, pc) != NULL;
+}
+
+static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t end_ip);
+
+/* Soft recorder: a syscall is about to run. */
+static void before_syscall_cb(void *ctx, pid_t tid, const struct user_regs_struct *r,
+			      uint64_t next_ip)
+{
+	struct ptd_session *s = ctx;
+	struct sthread *th;
+
+	if (r->rax != SYS_munmap && r->rax != SYS_mremap && r->rax != SYS_mmap &&
+	    r->rax != SYS_execve && r->rax != SYS_execveat)
+		return;
+	if (s->rec_pt && (th = thread_by_tid(s, tid)) != NULL)
+		pt_flush_thread(s, th, next_ip);
+	if (r->rax == SYS_munmap)
+		dead_save(s, r->rdi, r->rsi);
+}
+
+static struct ptd_history *new_history_cb(void *ctx, pid_t tid)
+{
+	struct ptd_session *s = ctx;
+	struct sthread *th = add_sthread(s, tid);
+
+	if (!th)
+		return NULL;
+	if (s->rec_pt) {
+		if (!th->stage)
+			th->stage = ptd_history_alloc(read_code, s);
+		if (!th->synth)
+			th->synth = new_synth();
+		return th->stage;
+	}
+	return th->h;
 }
 
 int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
@@ -888,15 +1152,37 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 	if (s->recording)
 		return ptd__err(-ptde_busy, "The process is already being recorded.  Use \"record "
 					    "stop\" to stop recording first.");
+	s->method_note[0] = 0;
 	if (m == PTD_METHOD_AUTO)
-		m = s->method == PTD_METHOD_AUTO ? PTD_METHOD_STEP : s->method;
-	if (m != PTD_METHOD_STEP)
-		return ptd__err(-ptde_unsupported, "recording method '%s' is not available "
-						   "(valid: auto, step)", ptd_method_name(m));
-	s->steprec = ptd_steprec_alloc(s->t);
-	if (!s->steprec)
-		return -ptde_nomem;
+		m = s->method;
+	if (m == PTD_METHOD_AUTO)
+		m = choose_method(s);
+	if (m == PTD_METHOD_PT || m == PTD_METHOD_BTS) {
+		char why[200];
+		if (m == PTD_METHOD_PT)
+			probe_pt(why, sizeof(why));
+		else
+			probe_bts(why, sizeof(why));
+		return ptd__err(-ptde_unsupported, "cannot record with method '%s': %s",
+				ptd_method_name(m), why);
+	}
 	s->rec_pt = s->want_pt;
+	dead_free(s);
+	if (m == PTD_METHOD_SOFT) {
+		struct ptd_softrec_config cfg = { 0 };
+		cfg.no_pin = !s->pin_cpu;
+		cfg.want_stop = want_stop_cb;
+		cfg.new_history = new_history_cb;
+		cfg.before_syscall = before_syscall_cb;
+		cfg.ctx = s;
+		s->softrec = ptd_softrec_alloc(s->t, &cfg);
+		if (!s->softrec)
+			return -ptde_nomem;
+	} else {
+		s->steprec = ptd_steprec_alloc(s->t);
+		if (!s->steprec)
+			return -ptde_nomem;
+	}
 	for (int i = 0; i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
 		if (th->gone)
@@ -908,6 +1194,8 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 		if (rc < 0) {
 			ptd_steprec_free(s->steprec);
 			s->steprec = NULL;
+			ptd_softrec_free(s->softrec);
+			s->softrec = NULL;
 			return rc;
 		}
 	}
@@ -922,6 +1210,8 @@ int ptd_session_record_stop(struct ptd_session *s)
 		return ptd__err(-ptde_not_running, "No record target is currently active.");
 	ptd_steprec_free(s->steprec);
 	s->steprec = NULL;
+	ptd_softrec_free(s->softrec);
+	s->softrec = NULL;
 	s->recording = 0;
 	for (int i = 0; i < s->nth; i++) {
 		ptd_history_clear(s->th[i].h);
@@ -1007,7 +1297,8 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
 	out->ncalls = c ? ptd_calls_count(c) : 0;
 	out->replaying = th->pos != 0;
 	out->position = th->pos;
-	out->stops = ptd_steprec_steps(s->steprec);
+	out->stops = s->softrec ? ptd_softrec_traps(s->softrec) + ptd_softrec_steps(s->softrec)
+			       : ptd_steprec_steps(s->steprec);
 	return 0;
 }
 
@@ -1072,6 +1363,13 @@ int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r, int *pc_
 		rc = pos_ip(th, th->pos, &pc);
 		if (rc < 0)
 			return rc;
+		/* The soft recorder knows every register where it trapped. */
+		if (s->softrec && ptd_softrec_regs_at(s->softrec, th->tid, th->pos, r) == 0 &&
+		    r->rip == pc) {
+			if (pc_only)
+				*pc_only = 0;
+			return 0;
+		}
 		memset(r, 0, sizeof(*r));
 		r->rip = pc;
 		if (pc_only)
@@ -1130,7 +1428,9 @@ int ptd_session_threads(struct ptd_session *s, struct ptd_thread_info *out, int 
 			out[n].num = th->num;
 			out[n].tid = th->tid;
 			out[n].current = i == s->cur;
-			out[n].recording = s->recording && ptd_steprec_has_thread(s->steprec, th->tid);
+			out[n].recording = s->recording &&
+					   (s->softrec ? ptd_softrec_has_thread(s->softrec, th->tid)
+						       : ptd_steprec_has_thread(s->steprec, th->tid));
 			out[n].pc = 0;
 			if (th->pos)
 				pos_ip(th, th->pos, &out[n].pc);
@@ -1188,8 +1488,22 @@ static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
 
 	if (signo < 0)
 		signo = ptd_target_pending_signal(s->t, tid);
-	if (rc->recording && ptd_steprec_has_thread(s->steprec, tid))
-		ptd_steprec_before_step(s->steprec, tid, signo);
+	if (s->softrec && ptd_softrec_has_thread(s->softrec, tid)) {
+		if (rc->sel && tid == rc->sel->tid && step)
+			rc->sel_sig = signo > 0 && ptd_target_signal_caught(s->t, tid, signo);
+		return ptd_softrec_resume(s->softrec, tid, step, signo);
+	}
+	if (rc->recording && ptd_steprec_has_thread(s->steprec, tid)) {
+		if (ptd_steprec_before_step(s->steprec, tid, signo) == 1) {
+			/* The address space may change: decode PT while the
+			 * code is still mapped, and keep code an munmap takes. */
+			struct user_regs_struct r;
+			if (s->rec_pt)
+				pt_sync_before_unmap(s);
+			if (ptd_target_get_regs(s->t, tid, &r) == 0 && r.rax == SYS_munmap)
+				dead_save(s, r.rdi, r.rsi);
+		}
+	}
 	if (rc->sel && tid == rc->sel->tid && step)
 		rc->sel_sig = signo > 0 && ptd_target_signal_caught(s->t, tid, signo);
 	return ptd_target_resume(s->t, tid, step, signo);
@@ -1201,6 +1515,18 @@ static void stop_all_cb(void *ctx, const struct ptd_stop *st)
 	struct run_ctx *rc = ctx;
 	struct ptd_session *s = rc->s;
 
+	if (s->softrec) {
+		/* The recorder keeps its own state machine per thread. */
+		ptd_softrec_stop(s->softrec, st);
+		if (st->kind == PTD_STOP_CLONE)
+			add_sthread(s, st->new_tid);
+		if (st->kind == PTD_STOP_THREAD_EXIT) {
+			struct sthread *th = thread_by_tid(s, st->tid);
+			if (th)
+				th->gone = 1;
+		}
+		return;
+	}
 	switch (st->kind) {
 	case PTD_STOP_STEP:
 		if (rc->recording && ptd_steprec_has_thread(s->steprec, st->tid))
@@ -1238,8 +1564,11 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 
 	if (ptd_session_alive(s))
 		ptd_target_stop_all(s->t, stop_all_cb, rc);
-	if (s->recording && s->steprec) {
-		ptd_steprec_flush(s->steprec, 0);
+	if (s->recording && (s->steprec || s->softrec)) {
+		if (s->steprec)
+			ptd_steprec_flush(s->steprec, 0);
+		else
+			ptd_softrec_flush(s->softrec, 0);
 		if (s->rec_pt && pt_sync(s) < 0)
 			fprintf(stderr, "ptdbg: %s\n", ptd_last_error(-ptde_internal));
 	}
@@ -1272,7 +1601,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		return ptd__err(-ptde_not_running, "The program is not being run.");
 	s->interrupted = 0;
 	rc.sel = cur_thread(s);
-	rc.recording = s->recording;
+	rc.recording = s->recording && s->steprec;
 	rc.step_sel = m != PTD_MOTION_CONTINUE;
 	if (rc.sel)
 		ptd_target_get_pc(s->t, rc.sel->tid, &start_pc);
@@ -1310,6 +1639,22 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		}
 		ev->tid = st.tid;
 		ev->pc = st.pc;
+		if (s->softrec) {
+			int own = ptd_softrec_stop(s->softrec, &st);
+			if (own < 0) {
+				finish_stop(&rc, ev);
+				return own;
+			}
+			if (own == 1) {
+				/* the recorder's own trap or step: nothing to see */
+				err = resume_thread(&rc, st.tid, 0);
+				if (err < 0) {
+					finish_stop(&rc, ev);
+					return err;
+				}
+				continue;
+			}
+		}
 		switch (st.kind) {
 		case PTD_STOP_STEP: {
 			int done = 0, iclass = PTD_IC_OTHER;
@@ -1405,6 +1750,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		case PTD_STOP_KILLED:
 			if (s->recording && s->steprec)
 				ptd_steprec_flush(s->steprec, 0);
+			if (s->softrec)
+				ptd_softrec_flush(s->softrec, 0);
 			ev->kind = st.kind == PTD_STOP_EXITED ? PTD_EVENT_EXITED : PTD_EVENT_KILLED;
 			ev->exit_code = st.status;
 			ev->signo = st.signo;
@@ -1445,6 +1792,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				rc.sel = &s->th[sel_idx];
 			if (n && rc.recording)
 				record_start_thread(s, n);
+			/* (the soft recorder added the thread in ptd_softrec_stop) */
 			err = resume_thread(&rc, st.tid, 0);
 			if (err == 0 && n)
 				err = resume_thread(&rc, st.new_tid, 0);
@@ -1456,6 +1804,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		case PTD_STOP_EXEC:
 			if (rc.recording)
 				ptd_steprec_exec(s->steprec, st.tid, st.pc);
+
 			for (int i = 0; i < s->nth; i++)
 				if (s->th[i].tid != st.tid)
 					s->th[i].gone = 1;

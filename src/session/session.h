@@ -30,6 +30,8 @@ enum ptd_method {
  * message lists the valid names). */
 int ptd_method_parse(const char *name);
 const char *ptd_method_name(enum ptd_method m);
+/* Why --method=auto chose what it chose (NULL when no choice was made). */
+const char *ptd_session_method_note(const struct ptd_session *s);
 
 enum ptd_session_event_kind {
 	PTD_EVENT_NONE = 0,

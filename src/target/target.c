@@ -959,7 +959,8 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		memset(&si, 0, sizeof(si));
 		ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si);
 		st->si = si;
-		if (th->stepping_over && (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT)) {
+		if (th->stepping_over && (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT ||
+					  si.si_code == SIGTRAP)) {
 			int cont = th->stepping_over == 2;
 			finish_step_over(t, th);
 			if (cont) {
@@ -988,7 +989,12 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 				return 1;
 			}
 		}
-		if (th->last_step && (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT)) {
+		/* A single-step ends with TRAP_TRACE, or TRAP_BRKPT after a
+		 * syscall; a step that delivered a signal into its handler
+		 * stops at the handler's first instruction through
+		 * ptrace_notify(), whose si_code is SIGTRAP itself. */
+		if (th->last_step && (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT ||
+				      si.si_code == SIGTRAP)) {
 			st->kind = PTD_STOP_STEP;
 			return 1;
 		}
