@@ -849,12 +849,22 @@ static int info_breakpoints(struct shell *sh, const char *args)
 /* ------------------------------------------------------------------ */
 /* Recording and history                                               */
 
-static int record_start(struct shell *sh, int method)
+/*
+ * Starts recording with @method; @fmt is the optional trace format
+ * argument ("pt", "blocks") of `record step pt` and friends, else the
+ * --trace-format default.
+ */
+static int record_start_fmt(struct shell *sh, int method, const char *fmt)
 {
 	int rc;
 
 	if (require_process(sh) < 0)
 		return -1;
+	fmt = fmt ? skipws(fmt) : "";
+	ptd_clear_error();
+	rc = ptd_session_set_trace_format(sh->s, *fmt ? fmt : sh->trace_format);
+	if (rc < 0)
+		return session_error(rc, NULL);
 	if (ptd_session_recording(sh->s))
 		return shell_error("The process is already being recorded.  Use \"record stop\" to "
 				   "stop recording first.");
@@ -862,8 +872,17 @@ static int record_start(struct shell *sh, int method)
 	rc = ptd_session_record_start(sh->s, (enum ptd_method)method);
 	if (rc < 0)
 		return session_error(rc, NULL);
+	/* Say what --method=auto chose, and why the others were refused,
+	 * to a person; scripts get gdb's silence. */
+	if (sh->from_tty && ptd_session_method_note(sh->s))
+		printf("%s.\n", ptd_session_method_note(sh->s));
 	clear_listing_state(sh);
 	return 0;
+}
+
+static int record_start(struct shell *sh, int method)
+{
+	return record_start_fmt(sh, method, NULL);
 }
 
 static int cmd_record_stop(struct shell *sh, const char *args)
@@ -883,10 +902,10 @@ static int cmd_record_stop(struct shell *sh, const char *args)
 
 static int cmd_record_step(struct shell *sh, const char *args)
 {
-	return record_start(sh, PTD_METHOD_STEP);
+	return record_start_fmt(sh, PTD_METHOD_STEP, args);
 }
 
-static int cmd_record_method(struct shell *sh, const char *name)
+static int cmd_record_method(struct shell *sh, const char *name, const char *args)
 {
 	int m;
 
@@ -894,27 +913,27 @@ static int cmd_record_method(struct shell *sh, const char *name)
 	m = ptd_method_parse(name);
 	if (m < 0)
 		return shell_error("%s", ptd_last_error(m));
-	return record_start(sh, m);
+	return record_start_fmt(sh, m, args);
 }
 
 static int cmd_record_soft(struct shell *sh, const char *args)
 {
-	return cmd_record_method(sh, "soft");
+	return cmd_record_method(sh, "soft", args);
 }
 
 static int cmd_record_pt(struct shell *sh, const char *args)
 {
-	return cmd_record_method(sh, "pt");
+	return cmd_record_method(sh, "pt", args);
 }
 
 static int cmd_record_bts(struct shell *sh, const char *args)
 {
-	return cmd_record_method(sh, "bts");
+	return cmd_record_method(sh, "bts", args);
 }
 
 static int cmd_record_auto(struct shell *sh, const char *args)
 {
-	return cmd_record_method(sh, "auto");
+	return cmd_record_method(sh, "auto", args);
 }
 
 static int cmd_record_goto(struct shell *sh, const char *args)
@@ -1274,7 +1293,11 @@ static int info_record(struct shell *sh, const char *args)
 	if (rc < 0)
 		return session_error(rc, NULL);
 	printf("Active record target: ptdbg-%s\n", ptd_method_name(ri.method));
-	printf("Recording format: %s.\n", method_format(ri.method));
+	if (ri.format && !strcmp(ri.format, "pt") && ri.method != PTD_METHOD_PT)
+		printf("Recording format: %s, written as Intel Processor Trace (%zu bytes).\n",
+		       method_format(ri.method), ri.bytes);
+	else
+		printf("Recording format: %s.\n", method_format(ri.method));
 	n = ptd_session_threads(sh->s, th, 256);
 	for (i = 0; i < n; i++)
 		if (th[i].current) {

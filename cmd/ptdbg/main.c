@@ -17,6 +17,7 @@
 #include <readline/readline.h>
 
 #include "ptdbg/ptdbg.h"
+#include "target/target.h"
 #include "shell.h"
 
 static struct ptd_session *volatile g_session;
@@ -32,6 +33,14 @@ static void on_sigint(int sig)
 		siglongjmp(prompt_jmp, 1);
 	if (g_session)
 		ptd_session_interrupt(g_session);
+}
+
+/* SIGTERM, SIGHUP: the kernel detaches the traced threads when we die;
+ * leave none of our int3s in their code, then die as asked. */
+static void on_fatal(int sig)
+{
+	ptd_target_emergency_restore();
+	raise(sig);
 }
 
 static long read_mem(void *ctx, uint64_t addr, void *buf, size_t n)
@@ -58,6 +67,8 @@ static void usage(FILE *f)
 		"  -q, -quiet, -silent\n"
 		"                     Do not print the introductory message.\n"
 		"  --method=METHOD    Recording method for \"record\": auto, pt, bts, soft, step.\n"
+		"  --trace-format=FMT How recordings are kept: blocks, or pt (the recorded\n"
+		"                     branches written as Intel PT and decoded with libipt).\n"
 		"  -h, --help         Print this message and exit.\n"
 		"  -v, --version      Print version information and exit.\n\n"
 		"See ptdbg(1), and \"help\" inside ptdbg.\n");
@@ -217,6 +228,7 @@ int main(int argc, char **argv)
 {
 	struct startup_cmd *cmds;
 	int ncmds = 0, batch = 0, quiet = 0, i, last_rc = 0, method = -1;
+	const char *trace_format = "blocks";
 	const char *pid_arg = NULL, *v;
 	char **prog_argv = NULL;
 	int prog_argc = 0, args_mode = 0;
@@ -305,6 +317,20 @@ int main(int argc, char **argv)
 			}
 			continue;
 		}
+		if (opt_is(a, "trace-format", &v)) {
+			if (!v) {
+				if (i + 1 >= argc) {
+					return missing_arg(a);
+				}
+				v = argv[++i];
+			}
+			if (strcmp(v, "pt") && strcmp(v, "blocks")) {
+				fprintf(stderr, "ptdbg: unknown trace format '%s' (valid: blocks, pt)\n", v);
+				return 1;
+			}
+			trace_format = v;
+			continue;
+		}
 		if (opt_is(a, "help", NULL) || opt_is(a, "h", NULL)) {
 			usage(stdout);
 			return 0;
@@ -323,6 +349,7 @@ int main(int argc, char **argv)
 
 	memset(&sh, 0, sizeof(sh));
 	sh.batch = batch;
+	sh.trace_format = trace_format;
 	sh.confirm = 1;
 	sh.insn_history_size = 10;
 	sh.call_history_size = 10;
@@ -343,6 +370,11 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+	/* Killed ourselves: put the original code bytes back first. */
+	sa.sa_handler = on_fatal;
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	if (isatty(0))
 		rl_catch_signals = 0;
 

@@ -30,6 +30,7 @@ struct shell {
 	char main_module[PATH_MAX];
 
 	int batch;
+	const char *trace_format; /* --trace-format: blocks or pt */
 	/* gdb's from_tty: informational lines ("Starting program", "Run till
 	 * exit from", "Continuing.") are printed only for commands a person
 	 * typed, not for -ex in batch mode or -x scripts. */
