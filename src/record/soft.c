@@ -74,6 +74,7 @@ struct sthread {
 	int sig_stop; /* stopped for a signal: pend not committed yet */
 	int exiting;  /* reported its PTRACE_EVENT_EXIT stop */
 	uint64_t lifted; /* our int3 taken out for this thread's step */
+	int pc_known;    /* stopped by us at start, which is not armed: just continue */
 	struct pblk *pend;
 	int npend, cappend;
 	uint64_t num; /* numbers used in h: executed instructions and gaps */
@@ -829,12 +830,18 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 		return -ptde_notfound;
 	if (th->exiting)
 		return ptd_target_resume(r->t, tid, 0, 0);
+	if (signo < 0)
+		signo = ptd_target_pending_signal(r->t, tid);
+	if (th->pc_known) {
+		/* The common case after a trap: no need to look again. */
+		th->pc_known = 0;
+		if (!step && signo == 0 && th->mode == M_RUN)
+			return ptd_target_resume(r->t, tid, 0, 0);
+	}
 	if (th->mode == M_STEP_INSN)
 		return issue_step(r, th, signo < 0 ? 0 : signo);
 	if (th->mode == M_STEP_SIG)
 		return ptd_target_resume(r->t, tid, 1, signo < 0 ? 0 : signo);
-	if (signo < 0)
-		signo = ptd_target_pending_signal(r->t, tid);
 	rc = ptd_target_get_pc(r->t, tid, &pc);
 	if (rc < 0)
 		return rc;
@@ -991,6 +998,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 		if (rc < 0)
 			return rc;
 		rc = execute_branch(r, th, in, &regs);
+		th->pc_known = rc == 0;
 		return rc < 0 ? rc : 1;
 	}
 	case PTD_STOP_STEP:
@@ -1116,6 +1124,7 @@ int ptd_softrec_flush(struct ptd_softrec *r, pid_t tid)
 			continue;
 		if (ptd_target_thread_state(r->t, th->tid) != PTD_THREAD_STOPPED)
 			continue;
+		th->pc_known = 0; /* the caller may move the pc before resuming */
 		if (th->mode == M_STEP_INSN || th->mode == M_STEP_SIG) {
 			ptd_history_set_tail(th->h, th->mode == M_STEP_INSN ? th->step_ip : th->start);
 			continue;
