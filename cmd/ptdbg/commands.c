@@ -169,6 +169,8 @@ static int require_process(struct shell *sh)
 
 static int require_recording(struct shell *sh)
 {
+	if (ptd_session_offline(sh->s))
+		return 0; /* a loaded trace bundle */
 	if (!ptd_session_alive(sh->s) || !ptd_session_recording(sh->s))
 		return shell_error("No recording is currently active.\n"
 				   "Use the \"record\" or \"record step\" command first.");
@@ -286,7 +288,7 @@ static void clear_listing_state(struct shell *sh)
 
 long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n)
 {
-	if (ptd_session_alive(sh->s))
+	if (ptd_session_alive(sh->s) || ptd_session_offline(sh->s))
 		return ptd_session_read(sh->s, addr, buf, n);
 	return shell_read_file_mem(ptd_session_program(sh->s), addr, buf, n);
 }
@@ -633,7 +635,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	} else if (parse_count(sh, args, &count) < 0) {
 		return -1;
 	}
-	if (!ptd_session_alive(sh->s)) {
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s)) {
 		if (reverse)
 			return shell_error("Target %s does not support this command.",
 					   ptd_session_program(sh->s) ? "exec" : "None");
@@ -934,6 +936,23 @@ static int cmd_record_bts(struct shell *sh, const char *args)
 static int cmd_record_auto(struct shell *sh, const char *args)
 {
 	return cmd_record_method(sh, "auto", args);
+}
+
+static int cmd_record_save(struct shell *sh, const char *args)
+{
+	int rc;
+
+	args = skipws(args);
+	if (!*args)
+		return shell_error("Argument required (directory to save the trace bundle in).");
+	if (require_recording(sh) < 0)
+		return -1;
+	ptd_clear_error();
+	rc = ptd_session_save(sh->s, args);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	printf("Saved the recording to %s.\n", args);
+	return 0;
 }
 
 static int cmd_record_goto(struct shell *sh, const char *args)
@@ -1283,7 +1302,8 @@ static int info_record(struct shell *sh, const char *args)
 	int rc, n, i, num = 1;
 	pid_t tid = ptd_session_pid(sh->s);
 
-	if (!ptd_session_alive(sh->s) || !ptd_session_recording(sh->s)) {
+	if (!ptd_session_offline(sh->s) &&
+	    (!ptd_session_alive(sh->s) || !ptd_session_recording(sh->s))) {
 		printf("No recording is currently active.\n");
 		return 0;
 	}
@@ -1333,7 +1353,7 @@ static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
 {
 	int n, i;
 
-	if (!ptd_session_alive(sh->s))
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
 		return shell_error("No stack.");
 	shell_sync(sh);
 	ptd_clear_error();
@@ -2513,6 +2533,8 @@ static const struct cmd record_cmds[] = {
 	{ "btrace", 0, cmd_record_auto, 0, "Start branch recording (pt or bts; else soft, step)." },
 	{ "auto", 0, cmd_record_auto, 0, "Start recording with the first method that works." },
 	{ "goto", 0, cmd_record_goto, 0, "Go to a position: begin, start, end, or a number." },
+	{ "save", 0, cmd_record_save, 0,
+	  "Save the recording (trace format pt) as a trace bundle: record save DIRECTORY." },
 	{ "instruction-history", 0, cmd_record_insn_history, CMD_REPEAT,
 	  "Print recorded instructions: [/m /s /r /f /p] [N | N,M | N,+M | N,-M | + | -]." },
 	{ "function-call-history", 0, cmd_record_call_history, CMD_REPEAT,

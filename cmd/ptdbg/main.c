@@ -67,6 +67,8 @@ static void usage(FILE *f)
 		"  -q, -quiet, -silent\n"
 		"                     Do not print the introductory message.\n"
 		"  --method=METHOD    Recording method for \"record\": auto, pt, bts, soft, step.\n"
+		"  --load=DIR         Open a trace bundle written by \"record save DIR\"\n"
+		"                     (docs/bundle.md) and browse its history offline.\n"
 		"  --trace-format=FMT How recordings are kept: blocks, or pt (the recorded\n"
 		"                     branches written as Intel PT and decoded with libipt).\n"
 		"  -h, --help         Print this message and exit.\n"
@@ -229,6 +231,7 @@ int main(int argc, char **argv)
 	struct startup_cmd *cmds;
 	int ncmds = 0, batch = 0, quiet = 0, i, last_rc = 0, method = -1;
 	const char *trace_format = "blocks";
+	const char *load_dir = NULL;
 	const char *pid_arg = NULL, *v;
 	char **prog_argv = NULL;
 	int prog_argc = 0, args_mode = 0;
@@ -317,6 +320,16 @@ int main(int argc, char **argv)
 			}
 			continue;
 		}
+		if (opt_is(a, "load", &v)) {
+			if (!v) {
+				if (i + 1 >= argc) {
+					return missing_arg(a);
+				}
+				v = argv[++i];
+			}
+			load_dir = v;
+			continue;
+		}
 		if (opt_is(a, "trace-format", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
@@ -402,6 +415,24 @@ int main(int argc, char **argv)
 			else if (!batch)
 				printf("Reading symbols from %s...\n", prog_argv[0]);
 			free(pa);
+		}
+	}
+	if (load_dir) {
+		int lrc;
+
+		ptd_clear_error();
+		lrc = ptd_session_load(sh.s, load_dir);
+		if (lrc < 0) {
+			fprintf(stderr, "ptdbg: cannot load '%s': %s\n", load_dir, ptd_last_error(lrc));
+			last_rc = -1;
+			if (batch) {
+				ptd_session_free(sh.s);
+				return 1;
+			}
+		} else {
+			sh.pc.sym = ptd_session_symbols(sh.s);
+			if (!batch)
+				printf("Loaded the trace bundle %s.\n", load_dir);
 		}
 	}
 	if (pid_arg) {

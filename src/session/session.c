@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/bundle.h"
 #include "decode/image.h"
 #include "decode/pt.h"
 #include "record/ptconv.h"
@@ -73,6 +74,11 @@ struct ptd_session {
 	int want_pt;   /* trace format for the next recording */
 	struct dead_code *dead; /* code unmapped while recording */
 	int ndead;
+	/* A trace bundle loaded with --load: no process, the histories
+	 * come from its PT, code bytes from its image. */
+	int offline;
+	struct ptd_bundle *bundle;
+	struct ptd_image *offimg;
 	char method_note[600];
 	int rec_pt;    /* the current recording keeps PT */
 	int recording;
@@ -238,7 +244,11 @@ static void dead_save(struct ptd_session *s, uint64_t addr, uint64_t len)
 static int read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 {
 	struct ptd_session *s = ctx;
-	int r = read_live(ctx, addr, buf, n);
+	int r;
+
+	if (s->offline)
+		return s->offimg ? ptd_image_read(s->offimg, addr, buf, n) : -ptde_nomap;
+	r = read_live(ctx, addr, buf, n);
 
 	if (r <= 0)
 		r = dead_read(s, addr, buf, n);
@@ -301,8 +311,15 @@ static void free_threads(struct ptd_session *s)
 	s->cur = 0;
 }
 
+static void offline_symbols(struct ptd_session *s);
+
 static struct ptd_symbols *symbols(struct ptd_session *s)
 {
+	if (s->offline) {
+		if (!s->sym)
+			offline_symbols(s);
+		return s->sym;
+	}
 	if (s->t && ptd_target_alive(s->t)) {
 		if (!s->sym) {
 			if (ptd_symbols_alloc_pid(&s->sym, ptd_target_pid(s->t)) < 0)
@@ -426,6 +443,11 @@ static void drop_process(struct ptd_session *s)
 	s->sym = NULL;
 	free_threads(s);
 	dead_free(s);
+	ptd_image_free(s->offimg);
+	s->offimg = NULL;
+	ptd_bundle_free(s->bundle);
+	s->bundle = NULL;
+	s->offline = 0;
 	for (int i = 0; i < s->nbp; i++)
 		s->bp[i].inserted = 0;
 }
@@ -1344,6 +1366,10 @@ int ptd_session_pc(struct ptd_session *s, uint64_t *pc)
 		return -ptde_invalid;
 	if (th && th->pos)
 		return pos_ip(th, th->pos, pc);
+	if (th && s->offline) {
+		*pc = ptd_history_tail(th->h);
+		return *pc ? 0 : pos_ip(th, ptd_history_count(th->h), pc);
+	}
 	if (!ptd_session_alive(s) || !th)
 		return ptd__err(-ptde_not_running, "The program has no registers now.");
 	return ptd_target_get_pc(s->t, th->tid, pc);
@@ -1357,6 +1383,14 @@ int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r, int *pc_
 
 	if (!s || !r)
 		return -ptde_invalid;
+	if (s->offline && th) {
+		memset(r, 0, sizeof(*r));
+		if (pc_only)
+			*pc_only = 1;
+		rc = ptd_session_pc(s, &pc);
+		r->rip = pc;
+		return rc;
+	}
 	if (!ptd_session_alive(s) || !th)
 		return ptd__err(-ptde_not_running, "The program has no registers now.");
 	if (th->pos) {
@@ -1383,6 +1417,8 @@ int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r, int *pc_
 
 long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n)
 {
+	if (s && s->offline)
+		return read_code(s, addr, buf, n); /* only code is in a bundle */
 	if (!ptd_session_alive(s))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
 	return ptd_target_read(s->t, addr, buf, n);
@@ -1394,6 +1430,11 @@ int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 
 	if (!s || !pcs || max <= 0)
 		return -ptde_invalid;
+	if (th && s->offline) {
+		const struct ptd_calls *c = ptd_session_calls(s);
+		return ptd_replay_backtrace(th->h, c, th->pos ? th->pos : ptd_history_count(th->h),
+					    pcs, max);
+	}
 	if (!ptd_session_alive(s) || !th)
 		return ptd__err(-ptde_not_running, "No stack.");
 	if (th->pos) {
@@ -1434,6 +1475,8 @@ int ptd_session_threads(struct ptd_session *s, struct ptd_thread_info *out, int 
 			out[n].pc = 0;
 			if (th->pos)
 				pos_ip(th, th->pos, &out[n].pc);
+			else if (s->offline)
+				out[n].pc = ptd_history_tail(th->h);
 			else if (s->t)
 				ptd_target_get_pc(s->t, th->tid, &out[n].pc);
 		}
@@ -1914,6 +1957,21 @@ int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, st
 	if (!s || !ev)
 		return -ptde_invalid;
 	memset(ev, 0, sizeof(*ev));
+	if (s->offline && (th = cur_thread(s)) != NULL) {
+		/* A loaded trace: the history is all there is.  Reaching its
+		 * end going forward ends there, as in gdb's replay. */
+		uint64_t count = ptd_history_count(th->h);
+		if (!reverse && !th->pos)
+			return ptd__err(-ptde_eos, "No more reverse-execution history.");
+		rc = replay_move(s, th, m, reverse, ev);
+		if (rc > 0 || (!reverse && ev->number >= count)) {
+			th->pos = 0;
+			ev->kind = PTD_EVENT_NO_HISTORY;
+			ev->replaying = 0;
+			rc = 0;
+		}
+		return rc;
+	}
 	if (!ptd_session_alive(s))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
 	th = cur_thread(s);
@@ -1975,5 +2033,223 @@ int ptd_session_goto(struct ptd_session *s, const char *where, struct ptd_event 
 	if (ptd_session_pc(s, &ev->pc) < 0)
 		return -ptde_nomap;
 	fill_event_location(s, ev);
+	return 0;
+}
+
+/* ---- trace bundles ------------------------------------------------------------------ */
+
+int ptd_session_offline(const struct ptd_session *s)
+{
+	return s && s->offline;
+}
+
+/* Symbols of a loaded bundle: one module per ELF file of its maps, loaded
+ * at (lowest vaddr - its offset), which is where an ELF's first segment
+ * sits; raw dumps (not ELF) are skipped. */
+static void offline_symbols(struct ptd_session *s)
+{
+	const struct ptd_bundle *b = s->bundle;
+
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nmaps; i++) {
+		const struct ptd_bundle_map *m = &b->maps[i];
+		uint64_t lo = m->vaddr - m->offset, hi = m->vaddr + m->size;
+		int seen = 0;
+		unsigned char magic[4];
+		FILE *f;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(b->maps[j].path, m->path))
+				seen = 1;
+		if (seen)
+			continue;
+		for (size_t j = i + 1; j < b->nmaps; j++)
+			if (!strcmp(b->maps[j].path, m->path)) {
+				if (b->maps[j].vaddr - b->maps[j].offset < lo)
+					lo = b->maps[j].vaddr - b->maps[j].offset;
+				if (b->maps[j].vaddr + b->maps[j].size > hi)
+					hi = b->maps[j].vaddr + b->maps[j].size;
+			}
+		f = fopen(m->path, "rb");
+		if (!f)
+			continue;
+		int elf = fread(magic, 1, 4, f) == 4 && !memcmp(magic, "\177ELF", 4);
+		fclose(f);
+		if (!elf)
+			continue;
+		if (!s->sym) {
+			if (ptd_symbols_alloc_file(&s->sym, m->path, lo) < 0) {
+				s->sym = NULL;
+				continue;
+			}
+		} else {
+			ptd_symbols_add_file(s->sym, m->path, lo, hi);
+		}
+	}
+}
+
+static int save_anon(void *ctx, uint64_t start, uint64_t end, const char *name)
+{
+	struct ptd_session *s = ctx;
+	size_t n = (size_t)(end - start);
+	uint8_t *buf;
+	long got;
+	int rc;
+
+	(void)name;
+	if (n > (64u << 20))
+		return 0;
+	buf = malloc(n);
+	if (!buf)
+		return -ptde_nomem;
+	got = ptd_target_read(s->t, start, buf, n); /* our int3s masked */
+	rc = got == (long)n ? ptd_bundle_add_memory(s->bundle, start, buf, n) : 0;
+	free(buf);
+	return rc;
+}
+
+static int save_maps(struct ptd_session *s, struct ptd_bundle *b)
+{
+	char path[64], line[4608];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)ptd_target_pid(s->t));
+	f = fopen(path, "re");
+	if (!f)
+		return ptd__err(-ptde_sys, "cannot read %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+		char perms[8];
+		int pos = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &pos) < 4 ||
+		    perms[2] != 'x' || !pos || line[pos] != '/')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (strstr(line + pos, " (deleted)"))
+			continue;
+		int rc = ptd_bundle_add_map(b, line + pos, off, hi - lo, lo);
+		if (rc < 0) {
+			fclose(f);
+			return rc;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+int ptd_session_save(struct ptd_session *s, const char *dir)
+{
+	struct ptd_cpu cpu = { 0, 0, 0 };
+	struct ptd_bundle *b;
+	char *maps = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (!s || !dir || !*dir)
+		return ptd__err(-ptde_invalid, "usage: record save DIRECTORY");
+	if (!s->recording || !ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "No recording is currently active.");
+	if (!s->rec_pt)
+		return ptd__err(-ptde_unsupported,
+				"this recording keeps blocks, not PT: record with the trace format pt "
+				"(\"record step pt\", --trace-format=pt) to save it");
+	b = ptd_bundle_new(&cpu);
+	if (!b)
+		return -ptde_nomem;
+	s->bundle = b;
+	rc = save_maps(s, b);
+	/* anonymous and vdso code, read now with our breakpoints masked */
+	if (rc == 0) {
+		char path[64];
+		FILE *f;
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)ptd_target_pid(s->t));
+		f = fopen(path, "re");
+		if (f) {
+			char chunk[4096];
+			size_t k;
+			while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+				char *m = realloc(maps, len + k + 1);
+				if (!m)
+					break;
+				maps = m;
+				memcpy(maps + len, chunk, k);
+				len += k;
+				maps[len] = 0;
+			}
+			fclose(f);
+		}
+		if (maps)
+			rc = ptd_image_foreach_anon(maps, save_anon, s);
+		if (rc > 0)
+			rc = 0;
+	}
+	/* code unmapped during the recording (dlclose) */
+	for (int i = 0; rc == 0 && i < s->ndead; i++)
+		rc = ptd_bundle_add_memory(b, s->dead[i].start, s->dead[i].bytes, s->dead[i].size);
+	for (int i = 0; rc == 0 && i < s->nth; i++) {
+		struct sthread *th = &s->th[i];
+		if (!th->pt_size)
+			continue;
+		rc = ptd_bundle_add_thread(b, (int)th->tid, th->pt, th->pt_size,
+					   th->gone ? 0 : ptd_history_tail(th->h));
+	}
+	if (rc == 0)
+		rc = ptd_bundle_save(b, dir);
+	free(maps);
+	s->bundle = NULL;
+	ptd_bundle_free(b);
+	return rc;
+}
+
+int ptd_session_load(struct ptd_session *s, const char *dir)
+{
+	struct ptd_bundle *b = NULL;
+	int rc;
+
+	if (!s || !dir || !*dir)
+		return ptd__err(-ptde_invalid, "no bundle directory given");
+	if (ptd_session_alive(s))
+		return ptd__err(-ptde_busy, "A program is being debugged already.");
+	rc = ptd_bundle_load(dir, &b);
+	if (rc < 0)
+		return rc;
+	drop_process(s);
+	s->bundle = b;
+	s->offline = 1;
+	s->offimg = ptd_bundle_image(b, NULL, NULL);
+	if (!s->offimg) {
+		rc = ptd__err(-ptde_bad_trace, "%s: %s", dir, ptd_last_error(-ptde_bad_trace));
+		drop_process(s);
+		return rc;
+	}
+	for (size_t i = 0; i < b->nthreads; i++) {
+		const struct ptd_bundle_thread *bt = &b->threads[i];
+		struct sthread *th = add_sthread(s, (pid_t)bt->tid);
+		struct ptd_pt_trace *tr;
+		if (!th) {
+			drop_process(s);
+			return -ptde_nomem;
+		}
+		tr = ptd_pt_trace_alloc(bt->pt, bt->size, s->offimg, read_code, s, 0);
+		if (!tr) {
+			rc = ptd__err(-ptde_bad_trace, "%s: thread %d: %s", dir, bt->tid,
+				      ptd_last_error(-ptde_bad_trace));
+			drop_process(s);
+			return rc;
+		}
+		if (bt->tail_pc)
+			ptd_pt_trace_set_tail(tr, bt->tail_pc);
+		rc = ptd_pt_trace_history(tr, th->h, 2, NULL);
+		ptd_pt_trace_free(tr);
+		if (rc < 0) {
+			drop_process(s);
+			return rc;
+		}
+		ptd_history_set_tail(th->h, bt->tail_pc);
+	}
+	s->cur = 0;
+	s->recording = 1;
+	s->rec_method = PTD_METHOD_PT;
+	s->rec_pt = 1;
 	return 0;
 }

@@ -142,6 +142,16 @@ size_t ptd_session_pt_bytes(struct ptd_session *s);
 int ptd_session_recording(const struct ptd_session *s);
 int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out);
 
+/*
+ * Trace bundles (docs/bundle.md).  ptd_session_save() writes the current
+ * recording (trace format pt) with the mappings and code it needs;
+ * ptd_session_load() opens one offline: no process, the history commands,
+ * record goto and reverse/forward stepping inside the history work.
+ */
+int ptd_session_save(struct ptd_session *s, const char *dir);
+int ptd_session_load(struct ptd_session *s, const char *dir);
+int ptd_session_offline(const struct ptd_session *s);
+
 /* Execution, forward or reverse (reverse needs a recording). */
 int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev);
 /* record goto: "begin", "start", "end", or an instruction number. */

@@ -1,0 +1,45 @@
+# record save / ptdbg --load: a trace bundle written from a step recording
+# kept as PT decodes offline into the same history (instruction and
+# function-call listings identical to the live ones); reverse stepping and
+# record goto work offline; broken bundles give one clear error line.
+set -eu
+b="$TMPDIR/bundle"
+cmds=(-ex 'record instruction-history 1,40' -ex 'record function-call-history /c /i 1,30' -ex 'info record')
+"$PTDBG" -batch -ex 'break fib' -ex run -ex 'record step pt' -ex 'continue' -ex 'continue' -ex 'continue' \
+	"${cmds[@]}" -ex "record save $b" --args "$TESTPROGS/fib" 6 >"$TMPDIR/live.out" 2>&1
+grep -q "Saved the recording to $b" "$TMPDIR/live.out"
+test -f "$b/manifest"
+"$PTDBG" -batch --load "$b" "${cmds[@]}" >"$TMPDIR/offline.out" 2>&1
+# the listings must match line for line (info record differs in its process line)
+sed -n '/^1\t/,/^Active record/p' "$TMPDIR/live.out" | grep -v '^Active' >"$TMPDIR/a"
+sed -n '/^1\t/,/^Active record/p' "$TMPDIR/offline.out" | grep -v '^Active' >"$TMPDIR/b"
+test "$(wc -l <"$TMPDIR/a")" -ge 30
+diff -u "$TMPDIR/a" "$TMPDIR/b"
+grep -q '^Recorded [0-9]* instructions in [0-9]* functions (0 gaps)' "$TMPDIR/offline.out"
+# offline motions
+"$PTDBG" -batch --load "$b" -ex 'record goto begin' -ex 'stepi' -ex 'info record' -ex 'reverse-stepi' \
+	-ex 'reverse-stepi' -ex 'record goto end' >"$TMPDIR/mot.out" 2>&1
+grep -q 'Replay in progress.  At instruction 2.' "$TMPDIR/mot.out"
+grep -q 'No more reverse-execution history.' "$TMPDIR/mot.out"
+# broken bundles
+if "$PTDBG" -batch --load "$TMPDIR/nonexistent" -ex 'info record' >"$TMPDIR/e1" 2>&1; then
+	echo "loading a missing bundle succeeded"; exit 1
+fi
+grep -q "cannot load '$TMPDIR/nonexistent'" "$TMPDIR/e1"
+mkdir -p "$TMPDIR/bad"
+printf 'ptdbg-bundle 1\ncpu 6 142\nthread 1 pt.bin 0x0\n' >"$TMPDIR/bad/manifest"
+if "$PTDBG" -batch --load "$TMPDIR/bad" >"$TMPDIR/e2" 2>&1; then
+	echo "loading a malformed bundle succeeded"; exit 1
+fi
+grep -q "manifest:2:" "$TMPDIR/e2"
+# a corrupted PT stream still loads (as gaps or a shorter history), no crash
+cp -r "$b" "$TMPDIR/corrupt"
+f=$(ls "$TMPDIR"/corrupt/pt-*.bin)
+printf '\xff\xff\xff\xff\xff\xff\xff\xff' | dd of="$f" bs=1 seek=40 conv=notrunc 2>/dev/null
+"$PTDBG" -batch --load "$TMPDIR/corrupt" -ex 'info record' -ex 'record instruction-history 1,5' >"$TMPDIR/e3" 2>&1 || true
+grep -q '^Recorded\|cannot load' "$TMPDIR/e3"
+# saving a blocks recording explains itself
+"$PTDBG" -batch -ex 'break fib' -ex run -ex 'record step' -ex continue -ex "record save $TMPDIR/x" \
+	--args "$TESTPROGS/fib" 3 >"$TMPDIR/e4" 2>&1 || true
+grep -q 'record with the trace format pt' "$TMPDIR/e4"
+echo ok
