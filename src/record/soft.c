@@ -99,6 +99,10 @@ struct ptd_softrec {
 	int pinned, cpu;
 	cpu_set_t own_mask;
 	int own_mask_saved;
+	/* The traced process's mask before we pinned it: new threads inherit
+	 * the pinned one, and all get this back. */
+	cpu_set_t proc_mask;
+	int proc_mask_saved;
 };
 
 /* ---- memory --------------------------------------------------------------- */
@@ -748,8 +752,13 @@ int ptd_softrec_add_thread(struct ptd_softrec *r, pid_t tid, struct ptd_history 
 	r->th[r->nth++] = th;
 	if (r->pinned) {
 		cpu_set_t one;
-		if (sched_getaffinity(tid, sizeof(th->orig_mask), &th->orig_mask) == 0)
+		if (!r->proc_mask_saved &&
+		    sched_getaffinity(tid, sizeof(r->proc_mask), &r->proc_mask) == 0)
+			r->proc_mask_saved = 1;
+		if (r->proc_mask_saved) {
+			th->orig_mask = r->proc_mask;
 			th->mask_saved = 1;
+		}
 		CPU_ZERO(&one);
 		CPU_SET(r->cpu, &one);
 		sched_setaffinity(tid, sizeof(one), &one);
