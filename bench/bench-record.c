@@ -8,8 +8,43 @@
 #include <string.h>
 #include <time.h>
 
+#include "disasm/disasm.h"
 #include "ptdbg/ptdbg.h"
 #include "session/session.h"
+
+/* Conditional and indirect branches (returns included) in the history:
+ * the instructions PT writes a packet for, which the soft recorder must
+ * stop at. */
+static uint64_t count_branches(struct ptd_session *s)
+{
+	const struct ptd_history *h = ptd_session_history(s);
+	uint64_t n = 0;
+
+	for (uint64_t i = 0; i < ptd_history_nitems(h); i++) {
+		struct ptd_item it;
+		struct ptd_insn_info info;
+		uint8_t buf[16];
+		long got;
+		if (!ptd_history_item(h, i, &it) || it.kind != PTD_ITEM_BLOCK)
+			continue;
+		switch (it.block.iclass) {
+		case PTD_IC_COND_JUMP:
+		case PTD_IC_RET:
+			n++;
+			break;
+		case PTD_IC_JUMP:
+		case PTD_IC_CALL:
+			got = ptd_session_read(s, it.block.end_ip, buf, sizeof(buf));
+			if (got > 0 && ptd_disasm_decode(buf, (size_t)got, it.block.end_ip, &info) == 0 &&
+			    (info.flags & PTD_INSN_INDIRECT))
+				n++;
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
+}
 
 int main(int argc, char **argv)
 {
@@ -52,9 +87,12 @@ int main(int argc, char **argv)
 	}
 	ptd_session_record_info(s, &ri);
 	double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	printf("insns=%llu seconds=%.3f insn_per_s=%.0f bytes=%zu bytes_per_insn=%.3f stops=%llu\n",
+	uint64_t br = count_branches(s);
+	printf("insns=%llu seconds=%.3f insn_per_s=%.0f bytes=%zu bytes_per_insn=%.3f stops=%llu "
+	       "branches=%llu stops_per_branch=%.3f\n",
 	       (unsigned long long)ri.ninsn, dt, (double)ri.ninsn / dt, ri.bytes,
-	       (double)ri.bytes / (double)ri.ninsn, (unsigned long long)ri.stops);
+	       (double)ri.bytes / (double)ri.ninsn, (unsigned long long)ri.stops,
+	       (unsigned long long)br, br ? (double)ri.stops / (double)br : 0.0);
 	ptd_session_free(s);
 	return 0;
 }

@@ -40,6 +40,7 @@ struct srthread {
 	int signo;        /* signal delivered by the pending step */
 	int in_rep;       /* a rep string instruction at pc has started */
 	int last_class;   /* class of the instruction the last step ran, -1: none */
+	uint64_t fall;    /* the address after the open block's last instruction */
 	int gone;
 };
 
@@ -251,7 +252,7 @@ int ptd_steprec_stepped(struct ptd_steprec *r, pid_t tid, uint64_t new_pc)
 		return 0;
 	}
 	th->in_rep = 0;
-	if (th->open && th->cur.end_ip != pc && th->cur.iclass == PTD_IC_OTHER) {
+	if (th->open && th->fall != pc && th->cur.iclass == PTD_IC_OTHER) {
 		/* A discontinuity without a branch: something async moved us. */
 		th->cur.flags |= PTD_BLK_INTERRUPTED;
 		rc = close_block(th);
@@ -266,6 +267,7 @@ int ptd_steprec_stepped(struct ptd_steprec *r, pid_t tid, uint64_t new_pc)
 	th->cur.end_ip = pc;
 	th->cur.ninsn++;
 	th->cur.iclass = e->iclass;
+	th->fall = pc + e->len;
 	if (e->iclass != PTD_IC_OTHER) {
 		if (e->flags & PTD_INSN_SYSCALL)
 			th->cur.flags |= PTD_BLK_SYSCALL;
