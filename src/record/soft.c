@@ -1142,8 +1142,9 @@ int ptd_softrec_flush(struct ptd_softrec *r, pid_t tid)
 			continue;
 		if (!th->sig_stop && th->npend == 0)
 			advance(r, th, pc);
-		if (!th->sig_stop)
-			commit(th, 0);
+		/* Pending blocks go in now so the past is complete at this stop;
+		 * a handler entered later still gets its signal event. */
+		commit(th, 0);
 		ptd_history_set_tail(th->h, th->start);
 	}
 	return 0;
