@@ -51,6 +51,7 @@ static void record(const char *prog, const char *arg, const char *method, const 
 	const struct ptd_calls *calls;
 	int m;
 
+	memset(out, 0, sizeof(*out));
 	snprintf(path, sizeof(path), "%s/%s", progdir, prog);
 	argv[0] = path;
 	argv[1] = (char *)arg;
