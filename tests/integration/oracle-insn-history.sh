@@ -3,7 +3,7 @@
 # breakpoints equals the one gdb 13's `record full` logs over the same
 # span (read back with one reverse-stepi per instruction), for programs
 # with recursion, loops, indirect calls, jump tables, tail calls, longjmp
-# and signal handlers (from raise(SIGUSR1) past raise(SIGALRM): both
+# code from a library loaded with dlopen, and signal handlers (from raise(SIGUSR1) past raise(SIGALRM): both
 # handlers and their rt_sigreturn; like gdb, the program stops once for
 # SIGUSR1, and SIGALRM does not stop by default, so two continues reach
 # the second breakpoint).  Every recording method this ptdbg can use is
@@ -13,7 +13,7 @@
 # pending/oracle-insn-history-soft.sh until it passes (then drop this default).
 export METHODS=${METHODS:-step}
 
-need_prereqs fib loops funcptr switch switch-O2 tailcall-O2 longjmp signal
+need_prereqs fib loops funcptr switch switch-O2 tailcall tailcall-O2 longjmp signal dlopen abort
 need_gdb
 # program | first breakpoint | second breakpoint | continues to reach it | args
 insn_oracle \
@@ -22,7 +22,10 @@ insn_oracle \
 	"funcptr|run|$(line_of funcptr.c 'printf(')|1|" \
 	"switch|main|$(line_of switch.c 'printf(')|1|" \
 	"switch-O2|classify|$(line_of switch.c 'printf(')|1|" \
+	"tailcall|top|$(line_of tailcall.c 'printf(')|1|" \
 	"tailcall-O2|top|$(line_of tailcall.c 'printf(')|1|" \
 	"longjmp|outer|$(line_of longjmp.c 'printf(')|1|" \
-	"signal|$(line_of signal.c 'raise(SIGUSR1)')|$(line_of signal.c 'printf(')|2|" ||
+	"signal|$(line_of signal.c 'raise(SIGUSR1)')|$(line_of signal.c 'printf(')|2|" \
+	"dlopen|$(line_of dlopen.c '*scale = 3;')|$(line_of dlopen.c 'printf("plugin')|1|" \
+	"abort|main|$(line_of abort.c 'withdraw(3)')|1|" ||
 	die "ptdbg's instruction history differs from gdb record full"
