@@ -59,7 +59,7 @@ Use \`ptdbg --help' for a complete list of options." -- --bogus-option
 # terminal, so no readline): each gets its error, the rest still runs.
 got=$(printf '%s\n' frobnicate 'p 6*7' 'x/2x 0' backtrace 'break fib' run record stepi \
 	'record instruction-history xyz' reverse-stepi 'p/x $pc' |
-	(cd "$TMPDIR" && "$PTDBG" -q "$TESTPROGS/fib" 2>&1) | normalize)
+	(cd "$TMPDIR" && "$PTDBG" -q --method=step "$TESTPROGS/fib" 2>&1) | normalize)
 want='Reading symbols from testprogs/build/fib...
 (ptdbg) Undefined command: "frobnicate".  Try "help".
 (ptdbg) $1 = 42
