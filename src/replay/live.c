@@ -156,6 +156,17 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 			return enter_callee(st, next);
 		}
 	}
+	if (signal && st->depth > 0) {
+		/* A signal handler was entered.  gdb does not treat it as a
+		 * call: the handler's first instruction starts a line of
+		 * another frame, so step and next stop right there. */
+		if (line_of(st, next, &li) == 0 && li.lo == next && li.is_stmt) {
+			st->new_frame = 1;
+			return 1;
+		}
+		st->over_depth = st->depth;
+		return 0;
+	}
 	if (st->depth > 0) {
 		if (st->m == PTD_MOTION_STEP && st->env && st->env->is_trampoline &&
 		    st->env->is_trampoline(st->env->base.ctx, next)) {

@@ -1522,13 +1522,78 @@ struct run_ctx {
 	int recording;
 	int step_sel;
 	int sel_sig; /* the selected thread's pending step enters a signal handler */
+	uint64_t fed; /* soft: history position the stepper has seen up to */
+	uint64_t fed_ip; /* and the ip that position had then */
 };
+
+/* The history the recorder writes the selected thread into. */
+static const struct ptd_history *rec_history(struct ptd_session *s, struct sthread *th)
+{
+	return th->stage ? th->stage : th->h;
+}
+
+/*
+ * Soft recorder: one of our single-steps may cover more than one
+ * instruction (a branch the recorder emulates on the way), so the stepper
+ * is fed from what the recorder wrote into the history since last time.
+ * Returns 1 when the motion is complete.
+ */
+static int feed_from_history(struct ptd_session *s, struct run_ctx *rc, struct ptd_stepper *stp)
+{
+	const struct ptd_history *h;
+	struct ptd_hcursor c;
+	uint64_t count;
+	int done = 0;
+
+	ptd_softrec_flush(s->softrec, rc->sel->tid);
+	h = rec_history(s, rc->sel);
+	count = ptd_history_count(h);
+	if (rc->fed == 0 || rc->fed > count)
+		rc->fed = 1; /* the history was restarted (PT flush): from its start */
+	if (ptd_hcursor_goto(&c, h, rc->fed) < 0)
+		return 0;
+	if (rc->fed_ip && c.ip != rc->fed_ip) {
+		/* The instruction we were at never ran: a signal handler was
+		 * entered first. */
+		struct ptd_item ev[4];
+		int nev = ptd_hcursor_events(&c, ev, 4);
+		for (int i = 0; i < nev && !done; i++)
+			if (ev[i].kind == PTD_ITEM_EVENT && ev[i].reason == PTD_EV_SIGNAL)
+				done = ptd_stepper_feed(stp, rc->fed_ip, PTD_IC_OTHER, c.ip, 1);
+	}
+	while (!done && c.number < count) {
+		uint64_t ip = c.ip;
+		int iclass = c.iclass;
+		struct ptd_item ev[4];
+		int nev, sig = 0;
+		if (ptd_hcursor_next(&c) < 0)
+			break;
+		nev = ptd_hcursor_events(&c, ev, 4);
+		for (int i = 0; i < nev; i++)
+			if (ev[i].kind == PTD_ITEM_EVENT && ev[i].reason == PTD_EV_SIGNAL)
+				sig = 1;
+		if (sig) {
+			done = ptd_stepper_feed(stp, ip, iclass, ip, 0);
+			if (!done)
+				done = ptd_stepper_feed(stp, ip, PTD_IC_OTHER, c.ip, 1);
+		} else {
+			done = ptd_stepper_feed(stp, ip, iclass, c.ip, 0);
+		}
+	}
+	rc->fed = c.number;
+	rc->fed_ip = c.ip;
+	return done;
+}
 
 static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
 {
 	struct ptd_session *s = rc->s;
 	int step = rc->recording || (rc->step_sel && rc->sel && tid == rc->sel->tid);
 
+	/* A recorder may have resumed the thread on its own already (the
+	 * soft recorder's own steps): its next event will come. */
+	if (ptd_target_thread_state(s->t, tid) != PTD_THREAD_STOPPED)
+		return 0;
 	if (signo < 0)
 		signo = ptd_target_pending_signal(s->t, tid);
 	if (s->softrec && ptd_softrec_has_thread(s->softrec, tid)) {
@@ -1649,6 +1714,11 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 	if (rc.sel)
 		ptd_target_get_pc(s->t, rc.sel->tid, &start_pc);
 	ptd_stepper_init(&stepper, m, start_pc, &s->senv);
+	if (s->softrec && rc.sel && ptd_softrec_has_thread(s->softrec, rc.sel->tid)) {
+		ptd_softrec_flush(s->softrec, rc.sel->tid);
+		rc.fed = ptd_history_count(rec_history(s, rc.sel));
+		rc.fed_ip = start_pc;
+	}
 	/* While single-stepping everything we compare pcs with the
 	 * breakpoints ourselves, with clean code bytes in memory. */
 	ptd_target_bp_enable(s->t, !rc.recording);
@@ -1689,7 +1759,17 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				return own;
 			}
 			if (own == 1) {
-				/* the recorder's own trap or step: nothing to see */
+				/* The recorder's own trap or step.  While we step the
+				 * selected thread, what it ran still counts for the
+				 * motion (e.g. a signal handler entered). */
+				if (rc.step_sel && rc.sel && st.tid == rc.sel->tid &&
+				    st.kind == PTD_STOP_STEP && feed_from_history(s, &rc, &stepper)) {
+					ev->kind = PTD_EVENT_STEPPED;
+					ev->new_frame = stepper.new_frame;
+					start_pc = st.pc;
+					finish_stop(&rc, ev);
+					return 0;
+				}
 				err = resume_thread(&rc, st.tid, 0);
 				if (err < 0) {
 					finish_stop(&rc, ev);
@@ -1704,7 +1784,10 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			struct sbp *b;
 			if (rc.recording && ptd_steprec_has_thread(s->steprec, st.tid))
 				ptd_steprec_stepped(s->steprec, st.tid, st.pc);
-			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel) {
+			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel && s->softrec) {
+				done = feed_from_history(s, &rc, &stepper);
+				start_pc = st.pc;
+			} else if (rc.sel && st.tid == rc.sel->tid && rc.step_sel) {
 				/* What executed: the instruction at the previous pc. */
 				if (rc.recording && ptd_steprec_has_thread(s->steprec, st.tid)) {
 					iclass = ptd_steprec_last_class(s->steprec, st.tid);

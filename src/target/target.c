@@ -38,6 +38,7 @@ struct tthread {
 	int interrupt_sent;  /* PTRACE_INTERRUPT sent, its trap not seen yet */
 	int interrupt_stale; /* the thread stopped for another reason first */
 	int bp_rewound;      /* hit a breakpoint nobody was told of: hit it again */
+	int queued;          /* stopped, with an event in the queue not yet handed out */
 	int initial_stop;    /* a new clone whose first stop has not been seen */
 	int stepping_over;   /* breakpoint address being stepped over + 1, or 0 */
 	uint64_t over_addr;
@@ -762,7 +763,7 @@ int ptd_target_resume(struct ptd_target *t, pid_t tid, int step, int signo)
 	th = find_thread(t, tid);
 	if (!th)
 		return ptd__err(-ptde_nosrch, "no thread %d", (int)tid);
-	if (th->state != PTD_THREAD_STOPPED)
+	if (th->state != PTD_THREAD_STOPPED || th->queued)
 		return 0;
 	sig = signo < 0 ? th->pending_sig : signo;
 	th->pending_sig = 0;
@@ -787,8 +788,12 @@ int ptd_target_resume(struct ptd_target *t, pid_t tid, int step, int signo)
 						(int)tid);
 			}
 			th = find_thread(t, tid);
-			if (th && translate(t, th, status, &st))
+			if (th && translate(t, th, status, &st)) {
+				/* Until wait() hands the event out, the thread counts
+				 * as running: nobody may resume it twice. */
 				queue_push(t, &st);
+				th->queued = 1;
+			}
 			return 0;
 		}
 	}
@@ -1023,6 +1028,9 @@ int ptd_target_wait(struct ptd_target *t, struct ptd_stop *st, int block)
 		if (t->nqueue) {
 			*st = t->queue[0];
 			memmove(t->queue, t->queue + 1, (--t->nqueue) * sizeof(t->queue[0]));
+			th = find_thread(t, st->tid);
+			if (th)
+				th->queued = 0;
 			return 0;
 		}
 		if (!t->alive)
@@ -1262,6 +1270,10 @@ enum ptd_thread_state ptd_target_thread_state(const struct ptd_target *t, pid_t 
 {
 	struct tthread *th = t ? find_thread(t, tid) : NULL;
 
+	/* A thread whose event is still queued is, for the caller, running:
+	 * the event will come from wait(). */
+	if (th && th->queued)
+		return PTD_THREAD_RUNNING;
 	return th ? th->state : PTD_THREAD_GONE;
 }
 
