@@ -917,8 +917,14 @@ static void thread_end(struct ptd_softrec *r, struct sthread *th)
 	}
 	commit(th, 0);
 	ptd_history_set_tail(th->h, at);
-	if (th->ps && ptd_ptsynth_enabled(th->ps))
-		ptd_ptsynth_end(th->ps, at);
+	if (th->ps && ptd_ptsynth_enabled(th->ps)) {
+		/* In PT the exit syscall executed (FUP at it, then PGD): the
+		 * decoded trace has it as its last instruction. */
+		if (th->mode == M_STEP_INSN && th->step_insn.op == PTD_SOP_SYSCALL)
+			ptd_ptsynth_syscall(th->ps, 0);
+		else
+			ptd_ptsynth_end(th->ps, at);
+	}
 	th->gone = 1;
 }
 

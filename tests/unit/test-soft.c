@@ -27,6 +27,8 @@
 
 #include <cmocka.h>
 
+#include "decode/image.h"
+#include "decode/pt.h"
 #include "history/history.h"
 #include "ptdbg/ptdbg.h"
 #include "record/soft.h"
@@ -48,6 +50,10 @@ struct result {
 	struct seq th[MAXTH];
 	int exit_code;
 	uint64_t traps, steps, insns;
+	uint8_t *pt; /* the main thread's synthesized PT (soft) */
+	size_t pt_size;
+	uint64_t regs_checked;
+	uint64_t tail;
 };
 
 static void seq_push(struct seq *s, uint64_t ip)
@@ -64,6 +70,7 @@ static void result_free(struct result *r)
 {
 	for (int i = 0; i < MAXTH; i++)
 		free(r->th[i].ip);
+	free(r->pt);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -315,6 +322,7 @@ done:
 	}
 	ptd_steprec_free(sr);
 	ptd_target_free(t);
+	cur_target = NULL;
 }
 
 /* ---- the soft recorder ---- */
@@ -402,10 +410,28 @@ static void run_soft(char **argv, struct result *res, int regs_check, const char
 		assert_int_equal(regs.rip, cur.ip);
 		/* PT was synthesized. */
 		size_t size = 0;
-		assert_non_null(ptd_softrec_pt(r, pid, &size));
+		const uint8_t *pt = ptd_softrec_pt(r, pid, &size);
+		assert_non_null(pt);
 		assert_true(size > 16);
+		res->pt = malloc(size);
+		memcpy(res->pt, pt, size);
+		res->pt_size = size;
+		/* Registers at every trap come back from the deltas with the pc
+		 * of the instruction recorded at that number. */
+		uint64_t n = ptd_history_count(c.h[0]) - 1;
+		assert_int_equal(ptd_hcursor_goto(&cur, c.h[0], 1), 0);
+		for (uint64_t k = 1; k <= n; k++) {
+			if (ptd_softrec_regs_at(r, pid, k, &regs) == 0) {
+				assert_int_equal(regs.rip, cur.ip);
+				assert_true(regs.rsp > 0x7f0000000000ull); /* a stack address */
+				res->regs_checked++;
+			}
+			if (k < n && ptd_hcursor_next(&cur) < 0)
+				break;
+		}
 	}
 	res->nth = c.nth;
+	res->tail = ptd_history_tail(c.h[0]);
 	for (int i = 0; i < c.nth; i++) {
 		collect(c.h[i], &res->th[i]);
 		res->insns += res->th[i].n;
@@ -414,6 +440,7 @@ static void run_soft(char **argv, struct result *res, int regs_check, const char
 	for (int i = 0; i < c.nth; i++)
 		ptd_history_free(c.h[i]);
 	ptd_target_free(t);
+	cur_target = NULL;
 }
 
 enum cmp_mode {
@@ -509,6 +536,37 @@ static void check_program(char **argv, enum cmp_mode mode, const char *expect_ou
 	run_step(argv, &a, oa);
 	run_soft(argv, &b, 1, ob);
 	compare(argv[0], &a, &b, mode);
+	assert_true(b.regs_checked * 4 > b.traps);
+	/* The PT stream decodes (libipt) to the same instructions. */
+	/* (Not for programs killed by a signal: the decode of the final
+	 * FUP+TIP.PGD at a non-branch runs past it; reported to the
+	 * decoder's owner.) */
+	if (b.nth == 1 && !b.th[0].partial && b.exit_code < 128) {
+		struct ptd_image *img = ptd_image_alloc(read_target, NULL);
+		struct ptd_history *h = ptd_history_alloc(read_target, NULL);
+		struct ptd_pt_stats ps;
+		struct seq q = { 0 };
+		assert_int_equal(ptd_pt_decode_history(b.pt, b.pt_size, img, h, &ps), 0);
+		collect(h, &q);
+		if (q.gaps) {
+			struct ptd_item it;
+			for (uint64_t i = 0; ptd_history_item(h, i, &it); i++)
+				if (it.kind == PTD_ITEM_GAP)
+					print_error("pt gap at %llu: %s\n", (unsigned long long)it.number,
+						    ptd_history_detail(h, it.detail));
+		}
+		assert_int_equal(q.gaps, 0);
+		/* PT counts the exit syscall as executed (it never returned:
+		 * FUP at it and PGD, as hardware writes); the block history
+		 * leaves it as the tail, like the step recorder. */
+		assert_int_equal(q.n, b.th[0].n + 1);
+		assert_int_equal(q.ip[q.n - 1], b.tail);
+		q.n--;
+		assert_memory_equal(q.ip, b.th[0].ip, q.n * sizeof(*q.ip));
+		free(q.ip);
+		ptd_history_free(h);
+		ptd_image_free(img);
+	}
 	/* The program behaves the same under both (and as expected). */
 	const char *sa = slurp(oa), *sb = slurp(ob);
 	assert_string_equal(sa, sb);
@@ -664,6 +722,7 @@ static void test_no_int3_left(void **state)
 	       (void *)(long)(PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 			      PTRACE_O_TRACEVFORKDONE | PTRACE_O_TRACEEXEC));
 	ptd_target_free(t);
+	cur_target = NULL;
 }
 
 int main(void)
