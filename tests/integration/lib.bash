@@ -217,24 +217,40 @@ compare_pcs() {
 	return 1
 }
 
-# insn_oracle SPAN...: oracle (b) over each SPAN "prog|from|to|ncont|args"
-# (from/to: a function or file:line; ncont: continues from the first
-# breakpoint to reach the second, more than one when signals stop the
-# program on the way).  Every method ptdbg accepts is compared with gdb.
-# Returns nonzero if any differ.
+# span_methods ALL ONLY: the methods to run a span with: ALL (from
+# ptdbg_methods), restricted to the words of ONLY when ONLY is not empty
+# and METHODS is not set (a known failure of one method on one span is
+# kept out of the passing tests; METHODS=soft runs it in pending/).
+span_methods() {
+	local m
+	if [ -z "$2" ] || [ -n "${METHODS:-}" ]; then
+		printf '%s\n' $1
+		return
+	fi
+	for m in $1; do
+		case " $2 " in *" $m "*) echo "$m" ;; esac
+	done
+}
+
+# insn_oracle SPAN...: oracle (b) over each SPAN
+# "prog|from|to|ncont|args|only" (from/to: a function or file:line; ncont:
+# continues from the first breakpoint to reach the second, more than one
+# when signals stop the program on the way; only: see span_methods).
+# Every method ptdbg can use is compared with gdb.  Returns nonzero if any
+# differ.
 insn_oracle() {
-	local s prog from to ncont args a b ref got m failed=0 methods
+	local s prog from to ncont args only a b ref got m failed=0 methods
 	methods=$(ptdbg_methods)
 	[ -n "$methods" ] || die "cannot get the list of recording methods from ptdbg"
 	note "methods: $(echo $methods)"
 	for s in "$@"; do
-		IFS='|' read -r prog from to ncont args <<<"$s"
+		IFS='|' read -r prog from to ncont args only <<<"$s"
 		a=$(bp_addr "$prog" "$from") || exit 1
 		b=$(bp_addr "$prog" "$to") || exit 1
 		ref=$TMPDIR/$prog.gdb
 		# shellcheck disable=SC2086 # args are words
 		gdb_pcs "$ref" "$a" "$b" "$ncont" "$TESTPROGS/$prog" $args || exit 1
-		for m in $methods; do
+		for m in $(span_methods "$methods" "$only"); do
 			got=$TMPDIR/$prog.$m
 			# shellcheck disable=SC2086
 			if ! (ptdbg_pcs "$got" "$m" "$a" "$b" "$ncont" "$TESTPROGS/$prog" $args); then
@@ -276,7 +292,8 @@ motion_summary() {
 # to TO, then run the motions; after each, the pc and the source line they
 # landed on must be the same.  FROM and TO are resolved to addresses by
 # gdb as in oracle (b); all breakpoints are deleted before the motions so
-# that only the motions decide where they stop.
+# that only the motions decide where they stop.  ONLY=... in the
+# environment restricts the methods as for span_methods.
 motion_oracle() {
 	local prog=$1 from=$2 to=$3 cmds=$4 a b c m failed=0 ref got
 	local -a motions
@@ -297,7 +314,7 @@ motion_oracle() {
 	LD_BIND_NOW=1 gdb_batch -- "$TESTPROGS/$prog" "$@" >"$ref.log"
 	[ "$(stopped_at "$ref.log")" = "$b" ] || { tail -n 20 "$ref.log" >&2; die "gdb did not get from $from to $to in $prog"; }
 	motion_summary <"$ref.log" >"$ref"
-	for m in $(ptdbg_methods); do
+	for m in $(span_methods "$(ptdbg_methods)" "${ONLY:-}"); do
 		got=$TMPDIR/$prog.motions.$m
 		CMDS=("break *$a" run record delete "break *$b" continue 'echo STOPPED-AT\n' 'p/x $pc')
 		_motion_cmds

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# oracle-reverse-motions.sh with the soft recorder (known to fail: a breakpoint on the
+# oracle-reverse-motions.sh with the soft recorder on every span, including those the
+# passing run keeps to step (known to fail: a breakpoint on the
 # fall-through or target of a branch the soft recorder emulates is not
 # reported, so the span's second breakpoint is run past).
 d=$(cd "$(dirname "$0")/.." && pwd)
