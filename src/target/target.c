@@ -39,6 +39,7 @@ struct tthread {
 	int interrupt_stale; /* the thread stopped for another reason first */
 	int bp_rewound;      /* hit a breakpoint nobody was told of: hit it again */
 	int queued;          /* stopped, with an event in the queue not yet handed out */
+	uint64_t stop_pc;    /* pc at the last stop handed to the caller */
 	int initial_stop;    /* a new clone whose first stop has not been seen */
 	int stepping_over;   /* breakpoint address being stepped over + 1, or 0 */
 	uint64_t over_addr;
@@ -604,6 +605,7 @@ int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l)
 		return rc;
 	}
 	add_thread(t, pid, PTD_THREAD_STOPPED);
+	ptd_target_get_pc(t, pid, &find_thread(t, pid)->stop_pc);
 	open_mem(t);
 	live_register(t);
 	*out = t;
@@ -707,6 +709,7 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 			if ((st >> 16) == PTRACE_EVENT_STOP) {
 				int sig = WSTOPSIG(st);
 				th->state = PTD_THREAD_STOPPED;
+				ptd_target_get_pc(t, th->tid, &th->stop_pc);
 				th->interrupt_sent = 0;
 				if (sig != SIGTRAP) {
 					/* group-stopped process: stays stopped for us */
@@ -772,8 +775,12 @@ int ptd_target_resume(struct ptd_target *t, pid_t tid, int step, int signo)
 	} else if (t->bp_enabled && !t->vfork_bps_suspended) {
 		uint64_t pc;
 		struct tbp *b;
-		if (ptd_target_get_pc(t, tid, &pc) == 0 && (b = find_bp(t, pc)) && b->inserted) {
-			/* Step off the breakpoint synchronously, with the original
+		if (ptd_target_get_pc(t, tid, &pc) == 0 && pc == th->stop_pc &&
+		    (b = find_bp(t, pc)) && b->inserted) {
+			/* A breakpoint where the thread stopped is not hit again
+			 * (gdb's rule); one the pc was moved onto (a recorder
+			 * emulating a branch, set_pc) is hit when resumed.
+			 * Step off the breakpoint synchronously, with the original
 			 * byte in place only for this one step: the caller resumes
 			 * the other threads after this returns (resume threads
 			 * resting on breakpoints first), so none runs past it. */
@@ -872,6 +879,7 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 	sig = WSTOPSIG(status);
 	ev = status >> 16;
 	ptd_target_get_pc(t, th->tid, &st->pc);
+	th->stop_pc = st->pc;
 
 	if (ev == PTRACE_EVENT_STOP) {
 		if (th->initial_stop) {
@@ -988,6 +996,7 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 			if (b && b->inserted) {
 				st->pc -= 1;
 				ptd_target_set_pc(t, th->tid, st->pc);
+				th->stop_pc = st->pc;
 				st->kind = PTD_STOP_BREAKPOINT;
 				st->bp_addr_valid = 1;
 				st->bp_addr = st->pc;
@@ -1029,8 +1038,10 @@ int ptd_target_wait(struct ptd_target *t, struct ptd_stop *st, int block)
 			*st = t->queue[0];
 			memmove(t->queue, t->queue + 1, (--t->nqueue) * sizeof(t->queue[0]));
 			th = find_thread(t, st->tid);
-			if (th)
+			if (th) {
 				th->queued = 0;
+				th->stop_pc = st->pc;
+			}
 			return 0;
 		}
 		if (!t->alive)
@@ -1057,8 +1068,12 @@ int ptd_target_wait(struct ptd_target *t, struct ptd_stop *st, int block)
 			}
 			continue;
 		}
-		if (translate(t, th, status, st))
+		if (translate(t, th, status, st)) {
+			th = find_thread(t, st->tid);
+			if (th)
+				th->stop_pc = st->pc;
 			return 0;
+		}
 	}
 }
 
