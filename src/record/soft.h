@@ -36,7 +36,9 @@ struct ptd_softrec_config {
 	/* Also synthesize a PT stream per thread (ptd_softrec_pt). */
 	int pt;
 	/* Stop at a trap when this returns non-zero (the session's own
-	 * breakpoint is at @pc); the branch runs on the next resume.  May be NULL. */
+	 * breakpoint is at @pc); the branch runs on the next resume.  May be
+	 * NULL.  Not asked for a branch reached by emulating the one before
+	 * it (up to 64 are chained without running the thread). */
 	int (*want_stop)(void *ctx, pid_t tid, uint64_t pc);
 	/* History for a thread the recorder starts on its own (a clone child);
 	 * NULL: the recorder allocates and owns one (ptd_softrec_history). */
