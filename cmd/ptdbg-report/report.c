@@ -36,6 +36,7 @@ struct opts {
 	int nlines;
 	pid_t pid;
 	int quiet;
+	int no_pin;
 };
 
 static struct ptd_session *the_session;
@@ -50,7 +51,9 @@ static void usage(FILE *f)
 		"source lines and instructions.\n"
 		"\n"
 		"  -p, --pid=PID           attach to a running process (recording starts at once)\n"
-		"      --method=METHOD     recorder: auto, step (default auto)\n"
+		"      --method=METHOD     recorder: auto, pt, bts, soft, step (default auto:\n"
+		"                          the first that works, soft on machines without PT/BTS)\n"
+		"      --no-pin-cpu        do not run ptdbg and the program on one CPU\n"
 		"      --trace-format=FMT  blocks or pt (record the step outcomes as Intel PT)\n"
 		"      --from=FUNC         start recording at FUNC's first hit (default main)\n"
 		"      --until=LOCATION    stop at this breakpoint location instead of the end\n"
@@ -428,11 +431,12 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-pin-cpu", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { "auto", "blocks", "main", NULL, "text", NULL, 20, 20, 10, 0, 0 };
+	struct opts o = { "auto", "blocks", "main", NULL, "text", NULL, 20, 20, 10, 0, 0, 0 };
 	struct ptd_session *s;
 	struct ptd_event ev;
 	struct timespec t0, t1;
@@ -492,6 +496,9 @@ int main(int argc, char **argv)
 		case 'q':
 			o.quiet = 1;
 			break;
+		case 'P':
+			o.no_pin = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -517,6 +524,8 @@ int main(int argc, char **argv)
 	if (!s)
 		return fail(NULL, -ptde_nomem);
 	ptd_session_set_method(s, (enum ptd_method)m);
+	if (o.no_pin)
+		ptd_session_set_pin_cpu(s, 0);
 	rc = ptd_session_set_trace_format(s, o.trace_format);
 	if (rc < 0) {
 		fprintf(stderr, "ptdbg-report: %s\n", ptd_last_error(rc));
@@ -570,10 +579,11 @@ int main(int argc, char **argv)
 		ptd_session_free(s);
 		return 1;
 	}
+	struct ptd_record_info ri0;
 	if (!o.quiet)
 		fprintf(stderr, "ptdbg-report: recording %s from %s (method %s)\n",
 			o.pid ? "the process" : argv[optind], o.pid ? "now" : o.from,
-			ptd_method_name(ptd_session_recording(s) ? PTD_METHOD_STEP : PTD_METHOD_AUTO));
+			ptd_method_name(ptd_session_record_info(s, &ri0) == 0 ? ri0.method : PTD_METHOD_AUTO));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = ptd_session_motion(s, PTD_MOTION_CONTINUE, 0, &ev);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

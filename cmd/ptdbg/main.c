@@ -67,6 +67,8 @@ static void usage(FILE *f)
 		"  -q, -quiet, -silent\n"
 		"                     Do not print the introductory message.\n"
 		"  --method=METHOD    Recording method for \"record\": auto, pt, bts, soft, step.\n"
+		"  --no-pin-cpu       Do not run ptdbg and the program on one CPU (see\n"
+		"                     \"help set pin-cpu\").\n"
 		"  --load=DIR         Open a trace bundle written by \"record save DIR\"\n"
 		"                     (docs/bundle.md) and browse its history offline.\n"
 		"  --trace-format=FMT How recordings are kept: blocks, or pt (the recorded\n"
@@ -232,6 +234,7 @@ int main(int argc, char **argv)
 	int ncmds = 0, batch = 0, quiet = 0, i, last_rc = 0, method = -1;
 	const char *trace_format = "blocks";
 	const char *load_dir = NULL;
+	int no_pin = 0;
 	const char *pid_arg = NULL, *v;
 	char **prog_argv = NULL;
 	int prog_argc = 0, args_mode = 0;
@@ -320,6 +323,10 @@ int main(int argc, char **argv)
 			}
 			continue;
 		}
+		if (opt_is(a, "no-pin-cpu", NULL)) {
+			no_pin = 1;
+			continue;
+		}
 		if (opt_is(a, "load", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
@@ -378,6 +385,8 @@ int main(int argc, char **argv)
 	g_session = sh.s;
 	if (method >= 0)
 		ptd_session_set_method(sh.s, (enum ptd_method)method);
+	if (no_pin)
+		ptd_session_set_pin_cpu(sh.s, 0);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
