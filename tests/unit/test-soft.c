@@ -329,6 +329,8 @@ done:
 
 struct softctx {
 	struct ptd_target *t;
+	int every; /* want_stop at every Nth trap (0: never) */
+	unsigned ntraps, nwanted;
 	pid_t tids[MAXTH];
 	struct ptd_history *h[MAXTH];
 	int nth;
@@ -356,13 +358,30 @@ static void check_masked(struct ptd_target *t, uint64_t pc)
 			assert_true(ptd_target_bp_at(t, pc + (uint64_t)i));
 }
 
-static void run_soft(char **argv, struct result *res, int regs_check, const char *out)
+static int want_every(void *ctx, pid_t tid, uint64_t pc)
+{
+	struct softctx *c = ctx;
+	(void)tid;
+	(void)pc;
+	return c->every && ++c->ntraps % c->every == 0;
+}
+
+/*
+ * Records @argv with the soft recorder.  With @every, every Nth trap is
+ * reported to us (want_stop) and we single-step the thread three times
+ * through ptd_softrec_resume() before letting it run, as a user's stepi
+ * at a breakpoint would: the history must not change.
+ */
+static void run_soft_ex(char **argv, struct result *res, int regs_check, const char *out,
+			int every)
 {
 	struct softctx c = { 0 };
 	struct ptd_target *t = launch_to(argv, out);
 	pid_t pid = ptd_target_pid(t);
 	uint64_t pc;
-	struct ptd_softrec_config cfg = { .pt = 1, .new_history = new_hist, .ctx = &c };
+	struct ptd_softrec_config cfg = { .pt = 1, .new_history = new_hist, .ctx = &c,
+					  .want_stop = want_every };
+	c.every = every;
 	c.t = t;
 	struct ptd_softrec *r = ptd_softrec_alloc(t, &cfg);
 	assert_non_null(r);
@@ -386,12 +405,26 @@ static void run_soft(char **argv, struct result *res, int regs_check, const char
 		if (is_exit_stop(&st)) {
 			snapshot_code(t);
 			ptd_target_set_pending_signal(t, st.tid, 0);
+		} else if (st.kind == PTD_STOP_BREAKPOINT && every) {
+			c.nwanted++;
+			assert_true(ptd_target_bp_at(t, st.pc));
+			for (int k = 0; k < 3; k++) {
+				struct ptd_stop s2;
+				assert_int_equal(ptd_softrec_resume(r, st.tid, 1, 0), 0);
+				assert_int_equal(ptd_target_wait(t, &s2, 1), 0);
+				if (s2.kind != PTD_STOP_STEP)
+					break; /* a signal or exit: leave it to the loop */
+				assert_int_equal(ptd_softrec_stop(r, &s2), 0);
+			}
+			assert_int_equal(ptd_softrec_flush(r, st.tid), 0);
 		} else if (st.kind == PTD_STOP_SIGNAL) {
 			if (!checked++)
 				check_masked(t, st.pc);
 			/* delivered by the next wait (pending signal) */
 		}
 	}
+	if (every)
+		assert_true(c.nwanted > 10);
 	res->traps = ptd_softrec_traps(r);
 	res->steps = ptd_softrec_steps(r);
 	if (regs_check && !c.nth) {
@@ -452,6 +485,11 @@ enum cmp_mode {
 static int in_vdso(uint64_t ip)
 {
 	return ip >= vdso_lo && ip < vdso_hi;
+}
+
+static void run_soft(char **argv, struct result *res, int regs_check, const char *out)
+{
+	run_soft_ex(argv, res, regs_check, out, 0);
 }
 
 static void compare(const char *name, const struct result *a, const struct result *b,
@@ -685,6 +723,21 @@ static void test_dlopen(void **state) { (void)state; run_testprog("dlopen", NULL
 static void test_fork(void **state) { (void)state; run_testprog("fork", NULL, CMP_EXACT, "parent: child exited 7"); }
 static void test_exec(void **state) { (void)state; run_testprog("exec", NULL, CMP_EXACT, "fib(5) = 5"); }
 
+/* Stops at traps and single-steps in between leave the history exact. */
+static void test_stepping_inside(void **state)
+{
+	(void)state;
+	char *argv[] = { prog_path, NULL };
+	struct result a = { 0 }, b = { 0 };
+	run_step(argv, &a, "/dev/null");
+	run_soft_ex(argv, &b, 0, "/dev/null", 997);
+	b.insns = b.th[0].n;
+	b.traps = 0; /* the trap ratio is not the point here */
+	compare("stepping inside", &a, &b, CMP_EXACT);
+	result_free(&a);
+	result_free(&b);
+}
+
 /* After the recorder is freed (its breakpoints removed), the program's
  * text equals the file's bytes as mapped. */
 static void test_no_int3_left(void **state)
@@ -730,6 +783,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_program),
 		cmocka_unit_test(test_no_int3_left),
+		cmocka_unit_test(test_stepping_inside),
 		cmocka_unit_test(test_fib),
 		cmocka_unit_test(test_fib_O2),
 		cmocka_unit_test(test_loops),
