@@ -277,7 +277,7 @@ int main(int argc, char **argv)
 
 			if (!v) {
 				if (i + 1 >= argc) {
-					return missing_arg(a);
+					return free(cmds), missing_arg(a);
 				}
 				v = argv[++i];
 			}
@@ -301,7 +301,7 @@ int main(int argc, char **argv)
 		if (opt_is(a, "p", &v) || opt_is(a, "pid", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
-					return missing_arg(a);
+					return free(cmds), missing_arg(a);
 				}
 				v = argv[++i];
 			}
@@ -311,7 +311,7 @@ int main(int argc, char **argv)
 		if (opt_is(a, "method", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
-					return missing_arg(a);
+					return free(cmds), missing_arg(a);
 				}
 				v = argv[++i];
 			}
@@ -319,7 +319,7 @@ int main(int argc, char **argv)
 			method = ptd_method_parse(v);
 			if (method < 0) {
 				fprintf(stderr, "ptdbg: %s\n", ptd_last_error(method));
-				return 1;
+				return free(cmds), 1;
 			}
 			continue;
 		}
@@ -330,7 +330,7 @@ int main(int argc, char **argv)
 		if (opt_is(a, "load", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
-					return missing_arg(a);
+					return free(cmds), missing_arg(a);
 				}
 				v = argv[++i];
 			}
@@ -340,28 +340,28 @@ int main(int argc, char **argv)
 		if (opt_is(a, "trace-format", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
-					return missing_arg(a);
+					return free(cmds), missing_arg(a);
 				}
 				v = argv[++i];
 			}
 			if (strcmp(v, "pt") && strcmp(v, "blocks")) {
 				fprintf(stderr, "ptdbg: unknown trace format '%s' (valid: blocks, pt)\n", v);
-				return 1;
+				return free(cmds), 1;
 			}
 			trace_format = v;
 			continue;
 		}
 		if (opt_is(a, "help", NULL) || opt_is(a, "h", NULL)) {
 			usage(stdout);
-			return 0;
+			return free(cmds), 0;
 		}
 		if (opt_is(a, "version", NULL) || opt_is(a, "v", NULL)) {
 			printf("ptdbg %d.%d\n", PTD_VERSION_MAJOR, PTD_VERSION_MINOR);
-			return 0;
+			return free(cmds), 0;
 		}
 		fprintf(stderr, "ptdbg: unrecognized option '%s'\n"
 			"Use `ptdbg --help' for a complete list of options.\n", a);
-		return 1;
+		return free(cmds), 1;
 	}
 
 	/* Line-buffered output keeps our lines and the program's in order. */

@@ -41,6 +41,7 @@ struct srthread {
 	int in_rep;       /* a rep string instruction at pc has started */
 	int last_class;   /* class of the instruction the last step ran, -1: none */
 	uint64_t fall;    /* the address after the open block's last instruction */
+	int after_exec;   /* the first step after exec only finishes execve */
 	int gone;
 };
 
@@ -244,6 +245,15 @@ int ptd_steprec_stepped(struct ptd_steprec *r, pid_t tid, uint64_t new_pc)
 		ptd_history_set_tail(th->h, new_pc);
 		return rc;
 	}
+	if (th->after_exec) {
+		/* The first single-step after an exec stop completes the
+		 * execve syscall and traps at the entry without running it. */
+		th->after_exec = 0;
+		if (new_pc == pc) {
+			th->last_class = -1;
+			return 0;
+		}
+	}
 	e = classify(r, pc);
 	th->last_class = e->iclass;
 	if ((e->flags & PTD_INSN_REP_STRING) && new_pc == pc) {
@@ -333,6 +343,7 @@ int ptd_steprec_exec(struct ptd_steprec *r, pid_t tid, uint64_t new_pc)
 		th->cur.flags |= PTD_BLK_SYSCALL;
 		close_block(th);
 		ptd_history_append_event(th->h, PTD_EV_EXEC, new_pc, 0);
+		th->after_exec = 1;
 		th->pc = new_pc;
 		th->signo = 0;
 		ptd_history_set_tail(th->h, new_pc);
