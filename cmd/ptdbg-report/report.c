@@ -144,7 +144,7 @@ static void json_loc(FILE *f, struct ptd_symbols *sym, uint64_t pc)
 		fputs("null", f);
 	fprintf(f, ", \"offset\": %llu, \"file\": ", (unsigned long long)l.off);
 	if (l.file)
-		json_str(f, ptd_print_filename(l.file));
+		json_str(f, ptd_symbols_display_name(sym, l.file));
 	else
 		fputs("null", f);
 	fprintf(f, ", \"line\": %d", l.line);
@@ -282,7 +282,7 @@ static void text_report(FILE *f, struct ptd_session *s, const struct opts *o,
 			struct loc l;
 			locate(pc.sym, pcs[i], &l);
 			if (l.file && l.func)
-				fprintf(f, "%s:%d (%s)\t", ptd_print_filename(l.file), l.line, l.func);
+				fprintf(f, "%s:%d (%s)\t", ptd_print_file(&pc, l.file), l.line, l.func);
 			ptd_print_source_line(&pc, l.file, l.line, 0);
 		}
 	}

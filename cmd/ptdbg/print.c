@@ -30,8 +30,6 @@
  * ptd_symbols_display_name() once it exists there and shows the full path
  * until then.
  */
-extern const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file)
-	__attribute__((weak));
 
 const char *ptd_print_filename(const char *path)
 {
@@ -44,7 +42,7 @@ const char *ptd_print_file(const struct ptd_print_ctx *c, const char *path)
 
 	if (!path)
 		return "??";
-	if (ptd_symbols_display_name && c && c->sym &&
+	if (c && c->sym &&
 	    (d = ptd_symbols_display_name(c->sym, path)) && d[0])
 		return d;
 	return path;

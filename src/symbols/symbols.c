@@ -93,7 +93,46 @@ struct ptd_symbols {
 
 	struct srcfile *src;
 	size_t nsrc, csrc;
+
+	/* DW_AT_comp_dir of the CUs seen, for gdb's file name display */
+	char **compdirs;
+	size_t ncompdirs;
 };
+
+static void note_compdir(struct ptd_symbols *s, Dwarf_Die *cu)
+{
+	Dwarf_Attribute attr;
+	const char *cd = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+	char **n;
+
+	if (!cd || !*cd)
+		return;
+	for (size_t i = 0; i < s->ncompdirs; i++)
+		if (!strcmp(s->compdirs[i], cd))
+			return;
+	n = realloc(s->compdirs, (s->ncompdirs + 1) * sizeof(*n));
+	if (!n)
+		return;
+	s->compdirs = n;
+	if ((n[s->ncompdirs] = strdup(cd)) != NULL)
+		s->ncompdirs++;
+}
+
+const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file)
+{
+	size_t best = 0;
+
+	if (!s || !file)
+		return file;
+	/* gdb shows a file by the name the compiler was given: relative to
+	 * the compilation directory when it lies below it. */
+	for (size_t i = 0; i < s->ncompdirs; i++) {
+		size_t n = strlen(s->compdirs[i]);
+		if (n > best && !strncmp(file, s->compdirs[i], n) && file[n] == '/' && file[n + 1])
+			best = n;
+	}
+	return best ? file + best + 1 : file;
+}
 
 static char *xstrdup(const char *s)
 {
@@ -145,6 +184,9 @@ void ptd_symbols_free(struct ptd_symbols *s)
 		dwfl_end(s->dwfl);
 	free(s->debuginfo_path);
 	free(s->main_path);
+	for (size_t i = 0; i < s->ncompdirs; i++)
+		free(s->compdirs[i]);
+	free(s->compdirs);
 	free(s);
 }
 
@@ -699,6 +741,7 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 
 		if (dwarf_getsrclines(cu, &lines, &n) != 0)
 			continue;
+		note_compdir(s, cu);
 		for (i = 0; i < n; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(lines, i);
 			Dwarf_Addr a;

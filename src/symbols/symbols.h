@@ -82,6 +82,13 @@ int ptd_symbols_file_line(struct ptd_symbols *s, const char *file, int line, uin
 			  int *actual_line);
 
 /*
+ * The name gdb displays for source file @file (a path ptd_symbols_line
+ * returned): relative to its compilation directory when it lies below
+ * it ("fib.c" for /src/fib.c compiled in /src), else @file itself.
+ */
+const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file);
+
+/*
  * Reads source line @line of @file into @out (without newline).  Returns
  * 0, or -ptde_notfound when the file or line is not available.
  */
