@@ -43,6 +43,14 @@ static void on_fatal(int sig)
 	raise(sig);
 }
 
+static void on_notify(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fflush(stdout);
+	printf("%s\n", msg);
+	fflush(stdout);
+}
+
 static long read_mem(void *ctx, uint64_t addr, void *buf, size_t n)
 {
 	return shell_read(ctx, addr, buf, n);
@@ -387,6 +395,7 @@ int main(int argc, char **argv)
 		ptd_session_set_method(sh.s, (enum ptd_method)method);
 	if (no_pin)
 		ptd_session_set_pin_cpu(sh.s, 0);
+	ptd_session_set_notify(sh.s, on_notify, NULL);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;

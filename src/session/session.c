@@ -93,6 +93,8 @@ struct ptd_session {
 	int next_bp_id;
 	volatile sig_atomic_t interrupted;
 	struct ptd_stepper_env senv;
+	void (*notify)(void *ctx, const char *msg);
+	void *notify_ctx;
 	char fnbuf[512];
 };
 
@@ -1928,6 +1930,16 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			err = resume_thread(&rc, st.tid, 0);
 			break;
 		case PTD_STOP_EXEC:
+			if (s->notify) {
+				char exe[64], path[4096], msg[4200];
+				ssize_t n;
+				snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)ptd_target_pid(s->t));
+				n = readlink(exe, path, sizeof(path) - 1);
+				path[n > 0 ? n : 0] = 0;
+				snprintf(msg, sizeof(msg), "process %d is executing new program: %s",
+					 (int)ptd_target_pid(s->t), path);
+				s->notify(s->notify_ctx, msg);
+			}
 			if (rc.recording)
 				ptd_steprec_exec(s->steprec, st.tid, st.pc);
 
@@ -2335,4 +2347,12 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 	s->rec_method = PTD_METHOD_PT;
 	s->rec_pt = 1;
 	return 0;
+}
+
+void ptd_session_set_notify(struct ptd_session *s, void (*fn)(void *ctx, const char *msg), void *ctx)
+{
+	if (s) {
+		s->notify = fn;
+		s->notify_ctx = ctx;
+	}
 }

@@ -156,6 +156,9 @@ int ptd_session_offline(const struct ptd_session *s);
 int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev);
 /* record goto: "begin", "start", "end", or an instruction number. */
 int ptd_session_goto(struct ptd_session *s, const char *where, struct ptd_event *ev);
+/* Informational messages while a motion runs (gdb's "process N is
+ * executing new program: PATH"); @fn may be NULL. */
+void ptd_session_set_notify(struct ptd_session *s, void (*fn)(void *ctx, const char *msg), void *ctx);
 /* Requests the running motion to stop (async-signal-safe). */
 void ptd_session_interrupt(struct ptd_session *s);
 
