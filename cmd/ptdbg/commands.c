@@ -466,6 +466,8 @@ static int do_run(struct shell *sh, const char *args, int start)
 	struct ptd_event ev;
 	int rc;
 
+	if (!prog && start) /* start needs main's symbol first */
+		return shell_error("No symbol table loaded.  Use the \"file\" command.");
 	if (!prog)
 		return shell_error("No executable file specified.\n"
 				   "Use the \"file\" or \"exec-file\" command.");
@@ -626,6 +628,13 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	uint64_t count, i;
 	int rc;
 
+	/* gdb checks for a process before it evaluates the count */
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s)) {
+		if (reverse)
+			return shell_error("Target %s does not support this command.",
+					   ptd_session_program(sh->s) ? "exec" : "None");
+		return shell_error("The program is not being run.");
+	}
 	if (m == PTD_MOTION_FINISH || m == PTD_MOTION_CONTINUE) {
 		/* continue N means "ignore this breakpoint N-1 times" in gdb;
 		 * finish takes no argument. */
@@ -634,12 +643,6 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		count = 1;
 	} else if (parse_count(sh, args, &count) < 0) {
 		return -1;
-	}
-	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s)) {
-		if (reverse)
-			return shell_error("Target %s does not support this command.",
-					   ptd_session_program(sh->s) ? "exec" : "None");
-		return shell_error("The program is not being run.");
 	}
 	if (reverse && !ptd_session_recording(sh->s))
 		return shell_error("Target native does not support this command.");
@@ -860,8 +863,8 @@ static int record_start_fmt(struct shell *sh, int method, const char *fmt)
 {
 	int rc;
 
-	if (require_process(sh) < 0)
-		return -1;
+	if (!ptd_session_alive(sh->s))
+		return shell_error("Process record: the program is not being run.");
 	fmt = fmt ? skipws(fmt) : "";
 	ptd_clear_error();
 	rc = ptd_session_set_trace_format(sh->s, *fmt ? fmt : sh->trace_format);
@@ -967,8 +970,12 @@ static int cmd_record_goto(struct shell *sh, const char *args)
 	if (require_recording(sh) < 0)
 		return -1;
 	if (strcmp(args, "begin") && strcmp(args, "start") && strcmp(args, "end") &&
-	    parse_uint(args, &n) < 0)
+	    parse_uint(args, &n) < 0) {
+		/* gdb evaluates the argument as an expression */
+		if (isalpha((unsigned char)args[0]) || args[0] == '_')
+			return shell_error("No symbol \"%s\" in current context.", args);
 		return shell_error("Expected positive number, got: %s.", args);
+	}
 	ptd_clear_error();
 	memset(&ev, 0, sizeof(ev));
 	rc = ptd_session_goto(sh->s, args, &ev);
