@@ -1698,6 +1698,21 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 	fill_event_location(s, ev);
 }
 
+/* The motion ends at breakpoint @b: count the hit, stop everything. */
+static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
+{
+	int id = b->id, temporary = b->temporary;
+
+	b->hits++;
+	ev->kind = PTD_EVENT_BREAKPOINT;
+	ev->bp_id = id;
+	ev->new_frame = 1;
+	finish_stop(rc, ev);
+	if (temporary)
+		ptd_session_delete(rc->s, id);
+	return 0;
+}
+
 static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev)
 {
 	struct run_ctx rc = { s, NULL, 0, 0, 0 };
@@ -1809,16 +1824,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			}
 			/* Arriving at a breakpoint address counts as hitting it,
 			 * as in gdb (also for the stepped thread). */
-			if ((b = bp_at(s, st.pc)) != NULL) {
-				b->hits++;
-				ev->kind = PTD_EVENT_BREAKPOINT;
-				ev->bp_id = b->id;
-				ev->new_frame = 1;
-				finish_stop(&rc, ev);
-				if (b->temporary)
-					ptd_session_delete(s, b->id);
-				return 0;
-			}
+			if ((b = bp_at(s, st.pc)) != NULL)
+				return report_bp(&rc, b, ev);
 			if (done) {
 				ev->kind = PTD_EVENT_STEPPED;
 				ev->new_frame = stepper.new_frame;
@@ -1846,14 +1853,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				err = resume_thread(&rc, st.tid, 0);
 				break;
 			}
-			b->hits++;
-			ev->kind = PTD_EVENT_BREAKPOINT;
-			ev->bp_id = b->id;
-			ev->new_frame = 1;
-			finish_stop(&rc, ev);
-			if (b->temporary)
-				ptd_session_delete(s, b->id);
-			return 0;
+			return report_bp(&rc, b, ev);
 		}
 		case PTD_STOP_SIGNAL:
 			if (signal_nostop(st.signo)) {
