@@ -75,6 +75,11 @@ struct ptd_target {
 	struct ptd_stop queue[16];
 	int nqueue;
 	int vfork_bps_suspended;
+	/* Addresses of breakpoints removed lately: another thread may have
+	 * executed the int3 just before it went, and its trap arrives after
+	 * (gdb's "moribund locations"). */
+	uint64_t gone_bp[64];
+	unsigned ngone;
 };
 
 /*
@@ -324,6 +329,7 @@ int ptd_target_bp_remove(struct ptd_target *t, uint64_t addr)
 		return 0;
 	if (b->inserted && t->alive)
 		bp_poke(t, b, 0);
+	t->gone_bp[t->ngone++ % 64] = addr;
 	i = (int)(b - t->bp);
 	memmove(b, b + 1, (t->nbp - i - 1) * sizeof(*b));
 	t->nbp--;
@@ -993,7 +999,18 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		}
 		if (si.si_code == SI_KERNEL) {
 			struct tbp *b = find_bp(t, st->pc - 1);
-			if (b && b->inserted) {
+			int moribund = 0;
+			if (!b) {
+				uint8_t byte = 0;
+				for (unsigned i = 0; i < 64 && i < t->ngone; i++)
+					if (t->gone_bp[i] == st->pc - 1)
+						moribund = 1;
+				/* ours if the int3 is gone from memory again */
+				if (moribund && (ptd_target_read_raw(t, st->pc - 1, &byte, 1) != 1 ||
+						 byte == 0xcc))
+					moribund = 0;
+			}
+			if ((b && b->inserted) || moribund) {
 				st->pc -= 1;
 				ptd_target_set_pc(t, th->tid, st->pc);
 				th->stop_pc = st->pc;
