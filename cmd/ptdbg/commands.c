@@ -621,11 +621,54 @@ static int cmd_quit(struct shell *sh, const char *args)
 /* ------------------------------------------------------------------ */
 /* Motions                                                              */
 
+/*
+ * After `finish` out of the function at @from_pc: gdb's "Value returned is
+ * $N = V" for integer, character and boolean results (in rax).  Other types
+ * (structs, floats, pointers needing their type's name) are not shown.
+ */
+static void print_return_value(struct shell *sh, uint64_t from_pc)
+{
+	struct user_regs_struct r;
+	int kind = 0, size = 0, pc_only = 1;
+	uint64_t v;
+
+	if (!sh->pc.sym || ptd_symbols_return_type(sh->pc.sym, from_pc, &kind, &size) < 0)
+		return;
+	if (kind == PTD_TYPE_VOID || kind == PTD_TYPE_UNKNOWN || kind == PTD_TYPE_POINTER ||
+	    size < 1 || size > 8)
+		return;
+	if (ptd_session_regs(sh->s, &r, &pc_only) < 0 || pc_only)
+		return;
+	v = r.rax;
+	if (size < 8)
+		v &= (1ull << (8 * size)) - 1;
+	printf("Value returned is $%d = ", ++sh->value_num);
+	switch (kind) {
+	case PTD_TYPE_SIGNED:
+		if (size < 8 && (v >> (8 * size - 1)) & 1)
+			v |= ~((1ull << (8 * size)) - 1);
+		printf("%lld\n", (long long)v);
+		break;
+	case PTD_TYPE_UNSIGNED:
+		printf("%llu\n", (unsigned long long)v);
+		break;
+	case PTD_TYPE_BOOL:
+		printf("%s\n", v ? "true" : "false");
+		break;
+	case PTD_TYPE_CHAR:
+		if (v >= 0x20 && v < 0x7f)
+			printf("%d '%c'\n", (int)(signed char)v, (int)v);
+		else
+			printf("%d '\\%03o'\n", (int)(signed char)v, (unsigned)v);
+		break;
+	}
+}
+
 static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int reverse)
 {
 	struct temp_snapshot temps;
 	struct ptd_event ev;
-	uint64_t count, i;
+	uint64_t count, i, finish_from = 0;
 	int rc;
 
 	/* gdb checks for a process before it evaluates the count */
@@ -652,6 +695,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		/* main is the outermost frame for gdb (backtrace past-main off) */
 		if (ptd_session_pc(sh->s, &pc) >= 0 && is_main(sh, pc))
 			return shell_error("\"finish\" not meaningful in the outermost frame.");
+		finish_from = pc;
 	}
 	if (sh->from_tty) {
 		if (m == PTD_MOTION_CONTINUE) {
@@ -678,6 +722,9 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		return 0;
 	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id),
 			  m == PTD_MOTION_FINISH);
+	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED &&
+	    !ptd_session_replaying(sh->s))
+		print_return_value(sh, finish_from);
 	return 0;
 }
 

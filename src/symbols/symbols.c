@@ -1275,3 +1275,58 @@ int ptd_symbols_source_line(struct ptd_symbols *s, const char *file, int line, c
 	snprintf(out, n, "%s", f->lines[line - 1]);
 	return 0;
 }
+
+int ptd_symbols_return_type(struct ptd_symbols *s, uint64_t pc, int *kind, int *size)
+{
+	Dwfl_Module *m;
+	Dwarf_Die *cu, *scopes = NULL, type;
+	Dwarf_Attribute attr;
+	Dwarf_Addr bias = 0;
+	Dwarf_Word enc = 0;
+	int n, rc = -ptde_notfound;
+
+	if (!s || !kind || !size)
+		return -ptde_invalid;
+	*kind = PTD_TYPE_UNKNOWN;
+	*size = 0;
+	m = dwfl_addrmodule(s->dwfl, pc);
+	if (!m || !(cu = dwfl_module_addrdie(m, pc, &bias)))
+		return -ptde_notfound;
+	n = dwarf_getscopes(cu, pc - bias, &scopes);
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		if (!dwarf_attr_integrate(&scopes[i], DW_AT_type, &attr)) {
+			*kind = PTD_TYPE_VOID;
+			rc = 0;
+			break;
+		}
+		if (!dwarf_formref_die(&attr, &type) || dwarf_peel_type(&type, &type) != 0)
+			break;
+		rc = 0;
+		switch (dwarf_tag(&type)) {
+		case DW_TAG_base_type:
+			*size = dwarf_bytesize(&type);
+			if (dwarf_attr(&type, DW_AT_encoding, &attr) && dwarf_formudata(&attr, &enc) == 0) {
+				if (enc == DW_ATE_signed)
+					*kind = PTD_TYPE_SIGNED;
+				else if (enc == DW_ATE_unsigned)
+					*kind = PTD_TYPE_UNSIGNED;
+				else if (enc == DW_ATE_boolean)
+					*kind = PTD_TYPE_BOOL;
+				else if (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char)
+					*kind = PTD_TYPE_CHAR;
+			}
+			break;
+		case DW_TAG_pointer_type:
+			*kind = PTD_TYPE_POINTER;
+			*size = 8;
+			break;
+		default:
+			break;
+		}
+		break;
+	}
+	free(scopes);
+	return rc;
+}

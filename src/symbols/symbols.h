@@ -81,6 +81,23 @@ int ptd_symbols_function(struct ptd_symbols *s, const char *name, uint64_t *entr
 int ptd_symbols_file_line(struct ptd_symbols *s, const char *file, int line, uint64_t *addr,
 			  int *actual_line);
 
+enum ptd_type_kind {
+	PTD_TYPE_UNKNOWN = 0, /* struct, float, ...: not shown */
+	PTD_TYPE_VOID,
+	PTD_TYPE_SIGNED,
+	PTD_TYPE_UNSIGNED,
+	PTD_TYPE_BOOL,
+	PTD_TYPE_CHAR,
+	PTD_TYPE_POINTER,
+};
+
+/*
+ * Return type of the function containing @pc, from DWARF: *@kind (enum
+ * ptd_type_kind) and *@size in bytes.  Returns 0, or -ptde_notfound when
+ * there is no debug information for @pc.
+ */
+int ptd_symbols_return_type(struct ptd_symbols *s, uint64_t pc, int *kind, int *size);
+
 /*
  * The name gdb displays for source file @file (a path ptd_symbols_line
  * returned): relative to its compilation directory when it lies below
