@@ -159,48 +159,19 @@ static int parse_maps_line(const char *line, uint64_t *start, uint64_t *end, uin
 	return 1;
 }
 
-int ptd_image_add_maps_text(struct ptd_image *img, const char *maps)
+/*
+ * Calls @fn for every line of the /proc/PID/maps text @maps with its
+ * parsed fields; @file is parse_maps_line()'s verdict (1: an executable
+ * file mapping).  Stops at a negative return of @fn.  Returns 0, or
+ * -ptde_bad_trace for a malformed or overlong line (the message quotes it).
+ */
+static int foreach_maps_line(const char *maps,
+			     int (*fn)(void *ctx, uint64_t s, uint64_t e, uint64_t o,
+				       const char *perms, const char *path, int file),
+			     void *ctx)
 {
 	const char *line = maps;
-	int added = 0;
 
-	if (!img || !maps)
-		return ptd__err(-ptde_invalid, "no image or maps text");
-	while (*line) {
-		const char *nl = strchr(line, '\n');
-		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char buf[4608], perms[8], path[4096];
-		uint64_t s, e, o;
-		int r;
-
-		if (len == 0) {
-			line += 1;
-			continue;
-		}
-		if (len >= sizeof(buf))
-			return ptd__err(-ptde_bad_trace, "maps line too long: '%.60s...'", line);
-		memcpy(buf, line, len);
-		buf[len] = 0;
-		r = parse_maps_line(buf, &s, &e, &o, perms, path, sizeof(path));
-		if (r < 0)
-			return ptd__err(-ptde_bad_trace, "malformed maps line: '%s'", buf);
-		if (r > 0 && ptd_image_add_file(img, path, o, e - s, s) == 0)
-			added++;
-		line += len + (nl ? 1 : 0);
-	}
-	ptd_clear_error();
-	return added;
-}
-
-int ptd_image_foreach_anon(const char *maps,
-			   int (*fn)(void *ctx, uint64_t start, uint64_t end, const char *name),
-			   void *ctx)
-{
-	const char *line = maps;
-	int calls = 0;
-
-	if (!maps || !fn)
-		return ptd__err(-ptde_invalid, "no maps text or callback");
 	while (*line) {
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
@@ -220,15 +191,75 @@ int ptd_image_foreach_anon(const char *maps,
 		r = parse_maps_line(buf, &s, &e, &o, perms, path, sizeof(path));
 		if (r < 0)
 			return ptd__err(-ptde_bad_trace, "malformed maps line: '%s'", buf);
-		if (r == 0 && perms[2] == 'x') {
-			r = fn(ctx, s, e, path);
-			if (r < 0)
-				return r;
-			calls++;
-		}
+		r = fn(ctx, s, e, o, perms, path, r);
+		if (r < 0)
+			return r;
 		line += len + (nl ? 1 : 0);
 	}
-	return calls;
+	return 0;
+}
+
+struct add_ctx {
+	struct ptd_image *img;
+	int added;
+};
+
+static int add_file_line(void *ctx, uint64_t s, uint64_t e, uint64_t o, const char *perms,
+			 const char *path, int file)
+{
+	struct add_ctx *a = ctx;
+
+	if (file > 0 && ptd_image_add_file(a->img, path, o, e - s, s) == 0)
+		a->added++;
+	return 0;
+}
+
+int ptd_image_add_maps_text(struct ptd_image *img, const char *maps)
+{
+	struct add_ctx a = { img, 0 };
+	int rc;
+
+	if (!img || !maps)
+		return ptd__err(-ptde_invalid, "no image or maps text");
+	rc = foreach_maps_line(maps, add_file_line, &a);
+	if (rc < 0)
+		return rc;
+	ptd_clear_error();
+	return a.added;
+}
+
+struct anon_ctx {
+	int (*fn)(void *ctx, uint64_t start, uint64_t end, const char *name);
+	void *ctx;
+	int calls;
+};
+
+static int anon_line(void *ctx, uint64_t s, uint64_t e, uint64_t o, const char *perms,
+		     const char *path, int file)
+{
+	struct anon_ctx *a = ctx;
+	int r;
+
+	if (file != 0 || perms[2] != 'x')
+		return 0;
+	r = a->fn(a->ctx, s, e, path);
+	if (r < 0)
+		return r;
+	a->calls++;
+	return 0;
+}
+
+int ptd_image_foreach_anon(const char *maps,
+			   int (*fn)(void *ctx, uint64_t start, uint64_t end, const char *name),
+			   void *ctx)
+{
+	struct anon_ctx a = { fn, ctx, 0 };
+	int rc;
+
+	if (!maps || !fn)
+		return ptd__err(-ptde_invalid, "no maps text or callback");
+	rc = foreach_maps_line(maps, anon_line, &a);
+	return rc < 0 ? rc : a.calls;
 }
 
 int ptd_image_add_maps(struct ptd_image *img, pid_t pid)
