@@ -454,6 +454,12 @@ int main(int argc, char **argv)
 	if (ptd_image_add_file(img, path, 0, clen, CODE_BASE) < 0)
 		return 1;
 
+	if (getenv("BENCH_ONLY_BLK")) { /* for profiling */
+		t0 = now();
+		nb = run_blk(big, n, path);
+		printf("blk %.3f s %" PRIu64 " insns\n", now() - t0, nb);
+		return 0;
+	}
 	if (getenv("BENCH_ONLY_PTDBG")) { /* for profiling */
 		t0 = now();
 		nc = run_ptdbg(big, n, img, 1, &hbytes);

@@ -135,6 +135,8 @@ struct iccache {
 	uint8_t cls[ICC_SIZE];
 };
 
+#define QN 64
+
 struct seg {
 	const uint8_t *buf;
 	struct iccache *icc;
@@ -145,8 +147,10 @@ struct seg {
 	const struct ptd_pt_sink *sink;
 	struct ptd_pt_stats *st;
 
-	struct ptd_block pend;
-	int have_pend;
+	/* Blocks not yet passed to the sink, delivered in bulk; the last
+	 * one is still pending (later events may flag it). */
+	struct ptd_block q[QN];
+	size_t nq;
 	int depth;
 
 	/* Tracing was disabled: async at async_at, or by a far branch. */
@@ -170,10 +174,14 @@ static int insn_at(struct ptd_image *img, uint64_t ip, struct ptd_insn_info *in)
 	return ptd_disasm_decode(b, (size_t)n, ip, in);
 }
 
-static int deliver(struct seg *s, const struct ptd_block *b)
+/* The pending block (the newest not yet delivered), or NULL. */
+static inline struct ptd_block *pend_of(struct seg *s)
 {
-	int err;
+	return s->nq ? &s->q[s->nq - 1] : NULL;
+}
 
+static inline void account(struct seg *s, const struct ptd_block *b)
+{
 	s->st->ninsn += b->ninsn;
 	s->st->nblocks++;
 	if (!s->st->start_ip)
@@ -185,22 +193,41 @@ static int deliver(struct seg *s, const struct ptd_block *b)
 	if (s->depth < s->st->depth_min)
 		s->st->depth_min = s->depth;
 	s->st->depth_delta = s->depth;
-	err = s->sink->block(s->sink->ctx, b);
+}
+
+/* Passes every queued block, the pending one included, to the sink. */
+static int flush_pend(struct seg *s)
+{
+	size_t i, n = s->nq;
+	int err = 0;
+
+	s->nq = 0;
+	if (!n)
+		return 0;
+	if (s->sink->blocks)
+		err = s->sink->blocks(s->sink->ctx, s->q, n);
+	else
+		for (i = 0; i < n && err >= 0; i++)
+			err = s->sink->block(s->sink->ctx, &s->q[i]);
 	return err < 0 ? err : 0;
 }
 
-static int flush_pend(struct seg *s)
+/* Makes @b the pending block; the one before becomes final. */
+static int set_pend(struct seg *s, const struct ptd_block *b)
 {
-	if (!s->have_pend)
-		return 0;
-	s->have_pend = 0;
-	return deliver(s, &s->pend);
+	if (s->nq == QN) {
+		int err = flush_pend(s);
+
+		if (err < 0)
+			return err;
+	}
+	s->q[s->nq++] = *b;
+	account(s, b);
+	return 0;
 }
 
 static int push_block(struct seg *s, const struct ptd_block *b)
 {
-	int err;
-
 	if (s->eos && s->cut_ip) {
 		if (s->ntail == s->captail) {
 			size_t nc = s->captail ? s->captail * 2 : 16;
@@ -214,12 +241,7 @@ static int push_block(struct seg *s, const struct ptd_block *b)
 		s->tail[s->ntail++] = *b;
 		return 0;
 	}
-	err = flush_pend(s);
-	if (err < 0)
-		return err;
-	s->pend = *b;
-	s->have_pend = 1;
-	return 0;
+	return set_pend(s, b);
 }
 
 static int emit_gap(struct seg *s, enum ptd_gap_reason r, uint64_t off, const char *detail)
@@ -243,60 +265,66 @@ static int emit_event(struct seg *s, enum ptd_event_kind k, uint64_t ip, uint64_
 	return err < 0 ? err : 0;
 }
 
-static uint8_t conv_iclass(enum pt_insn_class c)
+/* libipt instruction class -> ptd_iclass (ptic_error: look it up). */
+static const uint8_t conv_iclass[] = {
+	[ptic_other] = PTD_IC_OTHER,
+	[ptic_call] = PTD_IC_CALL,
+	[ptic_return] = PTD_IC_RET,
+	[ptic_jump] = PTD_IC_JUMP,
+	[ptic_cond_jump] = PTD_IC_COND_JUMP,
+	[ptic_far_call] = PTD_IC_FAR_CALL,
+	[ptic_far_return] = PTD_IC_FAR_RET,
+	[ptic_far_jump] = PTD_IC_FAR_JUMP,
+	[ptic_ptwrite] = PTD_IC_OTHER,
+};
+
+/* Class of the instruction at @ip, for blocks libipt returns without one
+ * (its block cache does that). */
+static uint8_t class_at(struct seg *s, uint64_t ip)
 {
-	switch (c) {
-	case ptic_call:
-		return PTD_IC_CALL;
-	case ptic_return:
-		return PTD_IC_RET;
-	case ptic_jump:
-		return PTD_IC_JUMP;
-	case ptic_cond_jump:
-		return PTD_IC_COND_JUMP;
-	case ptic_far_call:
-		return PTD_IC_FAR_CALL;
-	case ptic_far_return:
-		return PTD_IC_FAR_RET;
-	case ptic_far_jump:
-		return PTD_IC_FAR_JUMP;
-	default:
-		return PTD_IC_OTHER;
+	size_t slot = (size_t)((ip ^ (ip >> 12)) & (ICC_SIZE - 1));
+	struct ptd_insn_info in;
+	uint8_t cls;
+
+	if (s->icc && s->icc->key[slot] == ip)
+		return s->icc->cls[slot];
+	cls = insn_at(s->img, ip, &in) == 0 ? in.iclass : PTD_IC_OTHER;
+	if (s->icc) {
+		s->icc->key[slot] = ip;
+		s->icc->cls[slot] = cls;
 	}
+	return cls;
 }
 
-static int take_block(struct seg *s, const struct pt_block *pb)
+/* Takes libipt's block: the hot path, one call per block. */
+static inline int take_block(struct seg *s, const struct pt_block *pb)
 {
-	struct ptd_block b;
+	struct ptd_block *b, local;
+	unsigned c = (unsigned)pb->iclass;
 
-	if (!pb->ninsn)
-		return 0;
-	memset(&b, 0, sizeof(b));
-	b.ip = pb->ip;
-	b.end_ip = pb->end_ip;
-	b.ninsn = pb->ninsn;
-	if (pb->end_ip < pb->ip)
-		return 0; /* cannot happen with end_on_jump/call; never trust it */
-	if (pb->iclass == ptic_error) {
-		size_t slot = (size_t)((pb->end_ip ^ (pb->end_ip >> 12)) & (ICC_SIZE - 1));
-
-		if (s->icc && s->icc->key[slot] == pb->end_ip) {
-			b.iclass = s->icc->cls[slot];
-		} else {
-			struct ptd_insn_info in;
-
-			b.iclass = insn_at(s->img, pb->end_ip, &in) == 0 ? in.iclass : PTD_IC_OTHER;
-			if (s->icc) {
-				s->icc->key[slot] = pb->end_ip;
-				s->icc->cls[slot] = b.iclass;
-			}
-		}
+	if (!pb->ninsn || pb->end_ip < pb->ip)
+		return 0; /* the latter cannot happen with end_on_jump/call; never trust it */
+	if (s->eos && s->cut_ip) {
+		b = &local;
 	} else {
-		b.iclass = conv_iclass(pb->iclass);
+		if (s->nq == QN) {
+			int err = flush_pend(s);
+
+			if (err < 0)
+				return err;
+		}
+		b = &s->q[s->nq];
 	}
-	if (pb->speculative)
-		b.flags |= PTD_BLK_UNCERTAIN;
-	return push_block(s, &b);
+	b->ip = pb->ip;
+	b->end_ip = pb->end_ip;
+	b->ninsn = pb->ninsn;
+	b->iclass = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c] : class_at(s, pb->end_ip);
+	b->flags = pb->speculative ? PTD_BLK_UNCERTAIN : 0;
+	if (b == &local)
+		return push_block(s, b);
+	s->nq++;
+	account(s, b);
+	return 0;
 }
 
 static int on_enabled(struct seg *s, uint64_t ip)
@@ -306,8 +334,8 @@ static int on_enabled(struct seg *s, uint64_t ip)
 	if (s->off_async && ip != s->async_at) {
 		/* Resumed elsewhere after an asynchronous exit: a signal
 		 * handler (user-only tracing cannot tell which signal). */
-		if (s->have_pend)
-			s->pend.flags |= PTD_BLK_INTERRUPTED;
+		if (pend_of(s))
+			pend_of(s)->flags |= PTD_BLK_INTERRUPTED;
 		err = emit_event(s, PTD_EV_SIGNAL, s->async_at, 0);
 	}
 	s->off_async = 0;
@@ -326,8 +354,8 @@ static int handle_event(struct seg *s, struct pt_block_decoder *dec, const struc
 		return on_enabled(s, ev->variant.enabled.ip);
 	case ptev_disabled:
 		/* A far branch (syscall) left user mode. */
-		if (s->have_pend && s->pend.iclass == PTD_IC_FAR_CALL)
-			s->pend.flags |= PTD_BLK_SYSCALL;
+		if (pend_of(s) && pend_of(s)->iclass == PTD_IC_FAR_CALL)
+			pend_of(s)->flags |= PTD_BLK_SYSCALL;
 		s->off_far = 1;
 		return 0;
 	case ptev_async_disabled:
@@ -341,8 +369,8 @@ static int handle_event(struct seg *s, struct pt_block_decoder *dec, const struc
 		s->off_async = 0;
 		return emit_gap(s, PTD_GAP_OVERFLOW, off, msg);
 	case ptev_async_branch:
-		if (s->have_pend)
-			s->pend.flags |= PTD_BLK_INTERRUPTED;
+		if (pend_of(s))
+			pend_of(s)->flags |= PTD_BLK_INTERRUPTED;
 		return 0;
 	case ptev_tsx:
 		return 0;
@@ -386,11 +414,9 @@ static int finish_tail(struct seg *s)
 	if (!found)
 		keep = s->ntail;
 	for (i = 0; i < keep; i++) {
-		err = flush_pend(s);
+		err = set_pend(s, &s->tail[i]);
 		if (err < 0)
 			return err;
-		s->pend = s->tail[i];
-		s->have_pend = 1;
 	}
 	if (found && keep_insn > 0) {
 		struct ptd_block b = s->tail[keep];
@@ -414,17 +440,16 @@ static int finish_tail(struct seg *s)
 			b.iclass = in.iclass;
 			b.flags = 0;
 		}
-		err = flush_pend(s);
+		err = set_pend(s, &b);
 		if (err < 0)
 			return err;
-		s->pend = b;
-		s->have_pend = 1;
 	}
 	s->ntail = 0;
 	return 0;
 }
 
 #define STUCK_LIMIT (1 << 20)
+#define STUCK_EVERY 64
 
 static int decode_segment(struct seg *s)
 {
@@ -433,6 +458,7 @@ static int decode_segment(struct seg *s)
 	struct pt_errata errata;
 	uint64_t last_pos = UINT64_MAX;
 	int status, err = 0, stuck = 0, stuck_err = 0;
+	unsigned nblk = 0;
 
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)s->buf;
@@ -481,7 +507,7 @@ static int decode_segment(struct seg *s)
 		if (status >= 0 && (status & pts_eos))
 			s->eos = 1;
 		if (status >= 0) {
-			memset(&pb, 0, sizeof(pb));
+			pb.ninsn = 0; /* libipt fills the rest */
 			blk = pt_blk_next(dec, &pb, sizeof(pb));
 			err = take_block(s, &pb);
 			if (err < 0)
@@ -491,14 +517,17 @@ static int decode_segment(struct seg *s)
 				s->eos = 1;
 			/* Damaged trace can send the decoder into an endless
 			 * direct-branch loop that consumes no trace; libipt
-			 * would follow it forever. */
-			pt_blk_get_offset(dec, &pos);
-			if (pos != last_pos) {
-				last_pos = pos;
-				stuck = 0;
-			} else if (++stuck > STUCK_LIMIT) {
-				status = -pte_internal;
-				stuck_err = 1;
+			 * would follow it forever.  Checked every STUCK_EVERY
+			 * blocks: the offset query is not free. */
+			if (++nblk % STUCK_EVERY == 0) {
+				pt_blk_get_offset(dec, &pos);
+				if (pos != last_pos) {
+					last_pos = pos;
+					stuck = 0;
+				} else if ((stuck += STUCK_EVERY) > STUCK_LIMIT) {
+					status = -pte_internal;
+					stuck_err = 1;
+				}
 			}
 			if (status >= 0)
 				continue;
@@ -646,6 +675,11 @@ static int hist_block(void *ctx, const struct ptd_block *b)
 	return ptd_history_append_block(ctx, b);
 }
 
+static int hist_blocks(void *ctx, const struct ptd_block *b, size_t n)
+{
+	return ptd_history_append_blocks(ctx, b, n);
+}
+
 static int hist_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail)
 {
 	return ptd_history_append_gap(ctx, r, offset, detail);
@@ -659,7 +693,7 @@ static int hist_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t ar
 int ptd_pt_decode_history(const uint8_t *buf, size_t size, struct ptd_image *img,
 			  struct ptd_history *h, struct ptd_pt_stats *st)
 {
-	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h };
+	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h, hist_blocks };
 
 	if (!h)
 		return ptd__err(-ptde_invalid, "pt decode: no history");
@@ -887,7 +921,7 @@ static int decode_into(struct ptd_pt_trace *t, struct segent *e, struct pt_image
 		       struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st)
 {
 	struct ptd_history *h = ptd_history_alloc(t->read, t->rctx);
-	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h };
+	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h, hist_blocks };
 	int err;
 
 	*out = NULL;
@@ -1037,105 +1071,78 @@ static int copy_items(struct ptd_history *dst, const struct ptd_history *src)
 	return 0;
 }
 
-/* Items of one segment decoded by a worker thread, appended to the
- * history by the calling thread in segment order. */
-struct vitem {
-	uint8_t kind, reason;
-	struct ptd_block b;
-	uint64_t arg;
-	char *detail;
-};
+/*
+ * Parallel decode.  Segments are grouped into batches of about batch_bytes
+ * of trace; each batch decodes into a history of its own, in any thread,
+ * and the calling thread splices finished batches onto the result in trace
+ * order (ptd_history_splice moves whole chunks and merges across the seam
+ * exactly as serial appending would), so the serial part costs per chunk,
+ * not per block.  The calling thread decodes batches too while it waits.
+ */
+static size_t batch_bytes = 256u << 10;
 
-struct vec {
-	struct vitem *v;
-	size_t n, cap;
-	struct ptd_pt_stats st;
+void ptd__pt_set_batch_bytes(size_t n)
+{
+	batch_bytes = n ? n : 256u << 10;
+}
+/* Batches may finish at most this far ahead of the splicing, which bounds
+ * the memory held outside the result. */
+#define LOOKAHEAD 8
+
+struct batch {
+	size_t first, last; /* front segment indices [first, last) */
+	struct ptd_history *h;
 	int done, err;
 };
 
-static int vpush(struct vec *v, const struct vitem *it)
-{
-	if (v->n == v->cap) {
-		size_t nc = v->cap ? v->cap * 2 : 256;
-		struct vitem *p = realloc(v->v, nc * sizeof(*p));
-
-		if (!p)
-			return -ptde_nomem;
-		v->v = p;
-		v->cap = nc;
-	}
-	v->v[v->n++] = *it;
-	return 0;
-}
-
-static int vec_block(void *ctx, const struct ptd_block *b)
-{
-	struct vitem it = { PTD_ITEM_BLOCK, 0, *b, 0, NULL };
-
-	return vpush(ctx, &it);
-}
-
-static int vec_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail)
-{
-	struct vitem it = { PTD_ITEM_GAP, (uint8_t)r, { 0 }, offset, detail ? strdup(detail) : NULL };
-	int err = vpush(ctx, &it);
-
-	if (err < 0)
-		free(it.detail);
-	return err;
-}
-
-static int vec_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
-{
-	struct vitem it = { PTD_ITEM_EVENT, (uint8_t)k, { 0 }, arg, NULL };
-
-	it.b.ip = ip;
-	return vpush(ctx, &it);
-}
-
-static void vec_free(struct vec *v)
-{
-	size_t i;
-
-	for (i = 0; i < v->n; i++)
-		free(v->v[i].detail);
-	free(v->v);
-	v->v = NULL;
-	v->n = v->cap = 0;
-}
-
-static int vec_append(struct ptd_history *h, const struct vec *v)
-{
-	size_t i;
-
-	for (i = 0; i < v->n; i++) {
-		const struct vitem *it = &v->v[i];
-		int err;
-
-		if (it->kind == PTD_ITEM_BLOCK)
-			err = ptd_history_append_block(h, &it->b);
-		else if (it->kind == PTD_ITEM_GAP)
-			err = ptd_history_append_gap(h, it->reason, it->arg, it->detail);
-		else
-			err = ptd_history_append_event(h, it->reason, it->b.ip, it->arg);
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
-/* Workers run at most this many segments ahead of the appending thread,
- * which bounds the memory held in decoded-but-not-appended items. */
-#define LOOKAHEAD 64
-
 struct pool {
 	struct ptd_pt_trace *t;
-	size_t n, next, appended;
-	struct vec *vecs; /* front order */
+	struct batch *b;
+	size_t nb, next, appended;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int stop;
 };
+
+/* Decodes batch @b with @img and @icc (the caller's own). */
+static int decode_batch(struct ptd_pt_trace *t, struct batch *b, struct pt_image *img,
+			struct iccache *icc)
+{
+	size_t i;
+	int err = 0;
+
+	b->h = ptd_history_alloc(t->read, t->rctx);
+	if (!b->h || !img)
+		return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
+	for (i = b->first; i < b->last && !err; i++) {
+		struct segent *e = &t->rev[t->nrev - 1 - i];
+		struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, b->h, hist_blocks };
+
+		if (e->h)
+			err = copy_items(b->h, e->h); /* nobody else reads it meanwhile */
+		else
+			err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, img, icc,
+					  &sink, &e->st);
+	}
+	return err;
+}
+
+/* Takes the next batch to decode, or returns SIZE_MAX; called locked. */
+static size_t take_batch(struct pool *p)
+{
+	if (p->stop || p->next >= p->nb || p->next >= p->appended + LOOKAHEAD)
+		return SIZE_MAX;
+	return p->next++;
+}
+
+static void finish_batch(struct pool *p, size_t i, int err)
+{
+	pthread_mutex_lock(&p->lock);
+	p->b[i].err = err;
+	p->b[i].done = 1;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
 
 static void *work(void *arg)
 {
@@ -1144,38 +1151,15 @@ static void *work(void *arg)
 	struct iccache *icc = calloc(1, sizeof(*icc));
 
 	for (;;) {
-		struct ptd_pt_sink sink = { vec_block, vec_gap, vec_event, NULL };
-		struct segent *e;
-		struct vec *v;
 		size_t i;
-		int err;
 
 		pthread_mutex_lock(&p->lock);
-		while (!p->stop && p->next < p->n && p->next >= p->appended + LOOKAHEAD)
+		while ((i = take_batch(p)) == SIZE_MAX && !p->stop && p->next < p->nb)
 			pthread_cond_wait(&p->cond, &p->lock);
-		if (p->stop || p->next >= p->n) {
-			pthread_mutex_unlock(&p->lock);
+		pthread_mutex_unlock(&p->lock);
+		if (i == SIZE_MAX)
 			break;
-		}
-		i = p->next++;
-		pthread_mutex_unlock(&p->lock);
-
-		e = &p->t->rev[p->t->nrev - 1 - i];
-		v = &p->vecs[i];
-		err = 0;
-		if (!e->h) {
-			if (!img)
-				err = -ptde_nomem;
-			sink.ctx = v;
-			if (!err)
-				err = run_segment(p->t->buf, e->offset, e->end, cut_of(p->t, e), p->t->img,
-						  img, icc, &sink, &v->st);
-		}
-		pthread_mutex_lock(&p->lock);
-		v->err = err;
-		v->done = 1;
-		pthread_cond_broadcast(&p->cond);
-		pthread_mutex_unlock(&p->lock);
+		finish_batch(p, i, decode_batch(p->t, &p->b[i], img, icc));
 	}
 	free(icc);
 	pt_image_free(img);
@@ -1187,59 +1171,66 @@ static int history_parallel(struct ptd_pt_trace *t, struct ptd_history *h, int n
 {
 	struct pool p;
 	pthread_t th[16];
-	size_t i;
-	int k, nt = nthreads > 16 ? 16 : nthreads, err = 0;
+	size_t i, nseg = t->nrev;
+	uint64_t bytes = 0;
+	int k, nt = nthreads - 1 > 16 ? 16 : nthreads - 1, err = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.t = t;
-	p.n = t->nrev;
-	p.vecs = calloc(p.n, sizeof(*p.vecs));
-	if (!p.vecs)
-		return ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments", p.n);
+	p.b = calloc(nseg, sizeof(*p.b));
+	if (!p.b)
+		return ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments", nseg);
+	for (i = 0; i < nseg; i++) {
+		const struct segent *e = &t->rev[nseg - 1 - i];
+
+		if (!bytes)
+			p.b[p.nb].first = i;
+		bytes += e->end - e->offset;
+		if (bytes >= batch_bytes || i + 1 == nseg) {
+			p.b[p.nb++].last = i + 1;
+			bytes = 0;
+		}
+	}
 	pthread_mutex_init(&p.lock, NULL);
 	pthread_cond_init(&p.cond, NULL);
 	for (k = 0; k < nt; k++)
 		if (pthread_create(&th[k], NULL, work, &p) != 0)
 			break;
 	nt = k;
-	for (i = 0; i < p.n; i++) {
-		struct segent *e = &t->rev[p.n - 1 - i];
-		struct vec *v = &p.vecs[i];
+	while (p.appended < p.nb && !err) {
+		struct batch *b = &p.b[p.appended];
+		size_t mine;
 
-		if (!nt) {
-			/* No thread could start: decode here. */
-			struct ptd_pt_sink sink = { vec_block, vec_gap, vec_event, v };
-
-			if (!e->h)
-				v->err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img,
-						     ptd_image_pt(t->img), t->icc, &sink, &v->st);
-			v->done = 1;
-		}
 		pthread_mutex_lock(&p.lock);
-		while (!v->done)
-			pthread_cond_wait(&p.cond, &p.lock);
-		pthread_mutex_unlock(&p.lock);
-		err = v->err;
-		if (!err) {
-			if (e->h) {
-				err = copy_items(h, e->h);
-			} else {
-				err = vec_append(h, v);
-				e->st = v->st;
+		if (b->done) {
+			pthread_mutex_unlock(&p.lock);
+			err = b->err;
+			if (!err)
+				err = ptd_history_splice(h, b->h);
+			for (i = b->first; i < b->last && !err; i++) {
+				struct segent *e = &t->rev[nseg - 1 - i];
+
 				e->decoded = 1;
+				stats_add(st, &e->st, depth);
 			}
+			ptd_history_free(b->h);
+			b->h = NULL;
+			pthread_mutex_lock(&p.lock);
+			p.appended++;
+			if (err)
+				p.stop = 1;
+			pthread_cond_broadcast(&p.cond);
+			pthread_mutex_unlock(&p.lock);
+			continue;
 		}
-		vec_free(v);
-		if (!err)
-			stats_add(st, &e->st, depth);
-		pthread_mutex_lock(&p.lock);
-		p.appended = i + 1;
-		if (err)
-			p.stop = 1;
-		pthread_cond_broadcast(&p.cond);
+		mine = take_batch(&p);
+		if (mine == SIZE_MAX) {
+			pthread_cond_wait(&p.cond, &p.lock);
+			pthread_mutex_unlock(&p.lock);
+			continue;
+		}
 		pthread_mutex_unlock(&p.lock);
-		if (err)
-			break;
+		finish_batch(&p, mine, decode_batch(t, &p.b[mine], ptd_image_pt(t->img), t->icc));
 	}
 	pthread_mutex_lock(&p.lock);
 	p.stop = 1;
@@ -1247,9 +1238,9 @@ static int history_parallel(struct ptd_pt_trace *t, struct ptd_history *h, int n
 	pthread_mutex_unlock(&p.lock);
 	for (k = 0; k < nt; k++)
 		pthread_join(th[k], NULL);
-	for (i = 0; i < p.n; i++)
-		vec_free(&p.vecs[i]);
-	free(p.vecs);
+	for (i = 0; i < p.nb; i++)
+		ptd_history_free(p.b[i].h);
+	free(p.b);
 	pthread_mutex_destroy(&p.lock);
 	pthread_cond_destroy(&p.cond);
 	return err;
@@ -1290,7 +1281,7 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 		if (e->h) {
 			err = copy_items(h, e->h);
 		} else {
-			struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h };
+			struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h, hist_blocks };
 			struct ptd_pt_stats sst;
 
 			err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img,

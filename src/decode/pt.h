@@ -47,6 +47,8 @@ struct ptd_pt_sink {
 	int (*gap)(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail);
 	int (*event)(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg);
 	void *ctx;
+	/* Optional: many blocks at once, in order (used instead of block). */
+	int (*blocks)(void *ctx, const struct ptd_block *b, size_t n);
 };
 
 struct ptd_pt_stats {
@@ -142,6 +144,9 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
  * segment is cut at @ip instead.  0: no cut.
  */
 void ptd_pt_trace_set_tail(struct ptd_pt_trace *t, uint64_t ip);
+/* Tests: parallel decode groups segments into batches of about @n bytes
+ * of trace (0: the default, 256 KiB). */
+void ptd__pt_set_batch_bytes(size_t n);
 /* Bytes of trace before the first PSB (0 when it starts with a PSB). */
 uint64_t ptd_pt_trace_lost(struct ptd_pt_trace *t);
 

@@ -36,6 +36,7 @@ struct chunk {
 	uint64_t first_item;
 	uint64_t first_number;
 	uint64_t prev_end; /* delta base for the first item */
+	uint32_t detail_base; /* added to encoded detail indices (splice) */
 	uint8_t *bytes;
 	uint32_t nbytes, cap;
 	uint32_t nitems;
@@ -287,7 +288,7 @@ static int encode_item(struct ptd_history *h, const struct ptd_item *it)
 		*p++ = TAG_GAP;
 		*p++ = it->reason;
 		p = put_uv(p, it->arg);
-		p = put_uv(p, it->detail);
+		p = put_uv(p, it->detail ? it->detail - c->detail_base : 0);
 		break;
 	default:
 		*p++ = TAG_EVENT;
@@ -300,6 +301,44 @@ static int encode_item(struct ptd_history *h, const struct ptd_item *it)
 	c->nitems++;
 	h->nencoded++;
 	h->enc_next_num += item_span(it);
+	return 0;
+}
+
+/* Encodes the pending block into the open chunk when it has room (the
+ * common case, without the generic path's checks); returns 0 when it
+ * could not. */
+static inline __attribute__((always_inline)) int flush_block_fast(struct ptd_history *h)
+{
+	struct chunk *c;
+	uint8_t *p, *start;
+	const struct ptd_block *b = &h->pend.block;
+
+	if (h->pend.kind != PTD_ITEM_BLOCK || !h->nchunks)
+		return 0;
+	c = &h->chunks[h->nchunks - 1];
+	if (c->nitems >= CHUNK_ITEMS || c->nbytes + 48 > c->cap)
+		return 0;
+	start = p = c->bytes + c->nbytes;
+	*p++ = (uint8_t)(TAG_BLOCK | (b->iclass & 7) << 2 | (b->flags & 7) << 5);
+	p = put_uv(p, zz((int64_t)(b->ip - h->enc_end_ip)));
+	p = put_uv(p, b->ninsn - 1);
+	p = put_uv(p, b->end_ip - b->ip);
+	h->enc_end_ip = b->end_ip;
+	c->nbytes += (uint32_t)(p - start);
+	c->nitems++;
+	h->nencoded++;
+	h->enc_next_num += b->ninsn;
+	h->has_pend = 0;
+	return 1;
+}
+
+static int flush_pend(struct ptd_history *h)
+{
+	if (!h->has_pend || flush_block_fast(h))
+		return 0;
+	if (encode_item(h, &h->pend))
+		return -ptde_nomem;
+	h->has_pend = 0;
 	return 0;
 }
 
@@ -336,7 +375,7 @@ static void decode_chunk(const struct ptd_history *h, uint64_t ci, struct ptd_it
 			it->reason = *p++;
 			p = get_uv(p, &it->arg);
 			p = get_uv(p, &v);
-			it->detail = (uint32_t)v;
+			it->detail = v ? (uint32_t)v + c->detail_base : 0;
 			num++;
 			break;
 		default:
@@ -534,19 +573,6 @@ fail:
 
 /* ---- appending ---- */
 
-static int flush_pend(struct ptd_history *h)
-{
-	int rc;
-
-	if (!h->has_pend)
-		return 0;
-	rc = encode_item(h, &h->pend);
-	if (rc)
-		return rc;
-	h->has_pend = 0;
-	return 0;
-}
-
 static uint64_t next_number(const struct ptd_history *h)
 {
 	if (h->has_pend)
@@ -588,7 +614,6 @@ static int can_merge(const struct ptd_history *h, const struct ptd_block *b)
 
 int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b)
 {
-	struct ptd_item it;
 
 	if (!h || !b || b->ninsn == 0 || b->end_ip < b->ip || b->iclass >= PTD_IC_MAX ||
 	    (b->flags & ~(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN)))
@@ -603,12 +628,97 @@ int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b)
 		h->ninsn += b->ninsn;
 		return 0;
 	}
-	memset(&it, 0, sizeof(it));
-	it.kind = PTD_ITEM_BLOCK;
-	it.block = *b;
-	if (set_pend(h, &it))
+	if (flush_pend(h))
 		return ptd__err(-ptde_nomem, "out of memory for the history");
+	h->pend.kind = PTD_ITEM_BLOCK;
+	h->pend.reason = 0;
+	h->pend.number = h->enc_next_num;
+	h->pend.block = *b;
+	h->pend.arg = 0;
+	h->pend.detail = 0;
+	h->has_pend = 1;
 	h->ninsn += b->ninsn;
+	return 0;
+}
+
+static inline int block_ok(const struct ptd_block *x)
+{
+	return x->ninsn && x->end_ip >= x->ip && x->iclass < PTD_IC_MAX &&
+	       !(x->flags & ~(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN)) &&
+	       (x->ninsn > 1 || x->end_ip == x->ip);
+}
+
+int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, size_t n)
+{
+	size_t i = 0;
+	int rc;
+
+	if (!h || (n && !b))
+		return ptd__err(-ptde_invalid, "invalid block");
+	while (i < n) {
+		struct chunk *c;
+		uint8_t *p;
+		uint64_t prev, num, ninsn;
+		size_t k, room;
+
+		/* A block that may merge into the pending one, or an invalid
+		 * one: the general path. */
+		if (!block_ok(&b[i]) || (h->has_pend && h->pend.kind == PTD_ITEM_BLOCK &&
+					 h->pend.block.iclass == PTD_IC_OTHER)) {
+			rc = ptd_history_append_block(h, &b[i++]);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		if (flush_pend(h))
+			return ptd__err(-ptde_nomem, "out of memory for the history");
+		/* Encode b[i..] straight into the open chunk; a block that
+		 * the next one may continue (class OTHER) and the last one
+		 * stay pending instead. */
+		c = open_chunk(h);
+		if (!c)
+			return ptd__err(-ptde_nomem, "out of memory for the history");
+		room = CHUNK_ITEMS - c->nitems;
+		if (room > n - 1 - i)
+			room = n - 1 - i;
+		if (room && chunk_reserve(c, (uint32_t)room * 32))
+			return ptd__err(-ptde_nomem, "out of memory for the history");
+		p = c->bytes + c->nbytes;
+		prev = h->enc_end_ip;
+		num = h->enc_next_num;
+		ninsn = 0;
+		for (k = 0; k < room; k++) {
+			const struct ptd_block *x = &b[i + k];
+
+			if (x->iclass == PTD_IC_OTHER || (k && !block_ok(x)))
+				break;
+			*p++ = (uint8_t)(TAG_BLOCK | (x->iclass & 7) << 2 | (x->flags & 7) << 5);
+			p = put_uv(p, zz((int64_t)(x->ip - prev)));
+			p = put_uv(p, x->ninsn - 1);
+			p = put_uv(p, x->end_ip - x->ip);
+			prev = x->end_ip;
+			ninsn += x->ninsn;
+		}
+		c->nbytes = (uint32_t)(p - c->bytes);
+		c->nitems += (uint32_t)k;
+		h->nencoded += k;
+		h->enc_end_ip = prev;
+		h->enc_next_num = num + ninsn;
+		h->ninsn += ninsn;
+		i += k;
+		if (k < room && !block_ok(&b[i]))
+			continue; /* the general path reports it */
+		/* b[i] becomes the pending block. */
+		h->pend.kind = PTD_ITEM_BLOCK;
+		h->pend.reason = 0;
+		h->pend.number = h->enc_next_num;
+		h->pend.block = b[i];
+		h->pend.arg = 0;
+		h->pend.detail = 0;
+		h->has_pend = 1;
+		h->ninsn += b[i].ninsn;
+		i++;
+	}
 	return 0;
 }
 
@@ -661,6 +771,105 @@ int ptd_history_append_event(struct ptd_history *h, enum ptd_event_kind k, uint6
 	it.arg = arg;
 	if (set_pend(h, &it))
 		return ptd__err(-ptde_nomem, "out of memory for the history");
+	return 0;
+}
+
+static int append_copy(struct ptd_history *dst, const struct ptd_history *src,
+		       const struct ptd_item *it)
+{
+	switch (it->kind) {
+	case PTD_ITEM_BLOCK:
+		return ptd_history_append_block(dst, &it->block);
+	case PTD_ITEM_GAP:
+		return ptd_history_append_gap(dst, it->reason, it->arg,
+					      ptd_history_detail(src, it->detail));
+	default:
+		return ptd_history_append_event(dst, it->reason, it->block.ip, it->arg);
+	}
+}
+
+int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src)
+{
+	const struct ptd_item *items;
+	uint64_t k, moved_insn, item_shift, num_shift, nmove;
+	uint32_t i, detail_shift;
+	int rc;
+
+	if (!dst || !src || dst == src)
+		return ptd__err(-ptde_invalid, "history splice: bad arguments");
+	/* The first chunk goes item by item: its first block may continue
+	 * dst's last one, and then it merges as an append would. */
+	moved_insn = src->ninsn;
+	if (src->nchunks) {
+		items = chunk_items(src, 0);
+		if (!items)
+			return ptd__err(-ptde_nomem, "out of memory for the history");
+		for (i = 0; i < src->chunks[0].nitems; i++) {
+			rc = append_copy(dst, src, &items[i]);
+			if (rc < 0)
+				return rc;
+			if (items[i].kind == PTD_ITEM_BLOCK)
+				moved_insn -= items[i].block.ninsn;
+		}
+	}
+	if (src->has_pend && src->pend.kind == PTD_ITEM_BLOCK)
+		moved_insn -= src->pend.block.ninsn;
+	if (src->nchunks > 1) {
+		nmove = src->nchunks - 1;
+		if (flush_pend(dst))
+			return ptd__err(-ptde_nomem, "out of memory for the history");
+		if (dst->nchunks + nmove > dst->chunks_cap) {
+			uint64_t cap = dst->nchunks + nmove;
+			struct chunk *nc = realloc(dst->chunks, cap * sizeof(*nc));
+
+			if (!nc)
+				return ptd__err(-ptde_nomem, "out of memory for the history");
+			dst->chunks = nc;
+			dst->chunks_cap = cap;
+		}
+		if (src->ndetails) {
+			uint32_t cap = dst->ndetails + src->ndetails;
+			char **nd = cap > dst->details_cap ? realloc(dst->details, cap * sizeof(*nd))
+							   : dst->details;
+
+			if (!nd)
+				return ptd__err(-ptde_nomem, "out of memory for the history");
+			dst->details = nd;
+			if (cap > dst->details_cap)
+				dst->details_cap = cap;
+		}
+		/* Nothing can fail from here on. */
+		detail_shift = dst->ndetails;
+		for (i = 0; i < src->ndetails; i++) {
+			dst->details[dst->ndetails++] = src->details[i];
+			src->details[i] = NULL;
+		}
+		dst->details_bytes += src->details_bytes;
+		src->ndetails = 0;
+		if (dst->nchunks)
+			chunk_close(&dst->chunks[dst->nchunks - 1]);
+		item_shift = dst->nencoded - src->chunks[1].first_item;
+		num_shift = dst->enc_next_num - src->chunks[1].first_number;
+		for (k = 1; k < src->nchunks; k++) {
+			struct chunk c = src->chunks[k];
+
+			c.first_item += item_shift;
+			c.first_number += num_shift;
+			c.detail_base += detail_shift;
+			dst->chunks[dst->nchunks++] = c;
+			src->chunks[k].bytes = NULL;
+		}
+		dst->nencoded = src->nencoded + item_shift;
+		dst->enc_next_num = src->enc_next_num + num_shift;
+		dst->enc_end_ip = src->enc_end_ip;
+		dst->ninsn += moved_insn;
+	}
+	if (src->has_pend) {
+		rc = append_copy(dst, src, &src->pend);
+		if (rc < 0)
+			return rc;
+	}
+	ptd_history_clear(src);
 	return 0;
 }
 
@@ -725,6 +934,26 @@ const char *ptd_history_detail(const struct ptd_history *h, uint32_t detail)
 	return h->details[detail - 1];
 }
 
+/* Chunk holding encoded item @index: chunks are full except where
+ * histories were spliced, so try the uniform guess first. */
+static uint64_t chunk_of_index(const struct ptd_history *h, uint64_t index)
+{
+	uint64_t lo = 0, hi = h->nchunks, ci = index / CHUNK_ITEMS;
+
+	if (ci < h->nchunks && h->chunks[ci].first_item <= index &&
+	    index - h->chunks[ci].first_item < h->chunks[ci].nitems)
+		return ci;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (h->chunks[mid].first_item <= index)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_item *it)
 {
 	const struct ptd_item *items;
@@ -740,7 +969,7 @@ int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_ite
 		*it = h->memo_item;
 		return 1;
 	}
-	ci = index / CHUNK_ITEMS;
+	ci = chunk_of_index(h, index);
 	items = chunk_items(h, ci);
 	if (!items)
 		return 0;

@@ -101,10 +101,22 @@ void ptd_history_clear(struct ptd_history *h);
  * or flags) / -ptde_nomem.
  */
 int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b);
+/* Appends @n blocks, as many ptd_history_append_block calls would, faster
+ * (decoders use it).  Returns 0 or the first error. */
+int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, size_t n);
 /* Appends a gap (takes one number).  @detail may be NULL. */
 int ptd_history_append_gap(struct ptd_history *h, enum ptd_gap_reason r, uint64_t arg, const char *detail);
 /* Appends an event (takes no number). */
 int ptd_history_append_event(struct ptd_history *h, enum ptd_event_kind k, uint64_t ip, uint64_t arg);
+/*
+ * Moves every item of @src to the end of @dst: the result is the same as
+ * appending @src's items to @dst one by one (a first block continuing
+ * @dst's last one merges into it), but whole chunks move, so the cost does
+ * not grow with @src's size.  @src is left empty; tails are not touched.
+ * Both must share a reader.  Returns 0 or -ptde_nomem / -ptde_invalid;
+ * on failure some items of @src may already be in @dst.
+ */
+int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src);
 /* Sets the tail (current PC); 0 means no tail (offline trace end). */
 void ptd_history_set_tail(struct ptd_history *h, uint64_t pc);
 uint64_t ptd_history_tail(const struct ptd_history *h);

@@ -73,6 +73,30 @@ static int got_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg
 	return 0;
 }
 
+/* Two histories hold the same items, one by one. */
+static void assert_same_items(const struct ptd_history *x, const struct ptd_history *y)
+{
+	uint64_t i;
+
+	assert_int_equal(ptd_history_nitems(x), ptd_history_nitems(y));
+	assert_int_equal(ptd_history_count(x), ptd_history_count(y));
+	for (i = 0; i < ptd_history_nitems(x); i++) {
+		struct ptd_item a, b;
+
+		assert_int_equal(ptd_history_item(x, i, &a), 1);
+		assert_int_equal(ptd_history_item(y, i, &b), 1);
+		assert_int_equal(a.kind, b.kind);
+		assert_int_equal(a.number, b.number);
+		assert_int_equal(a.reason, b.reason);
+		assert_int_equal(a.block.ip, b.block.ip);
+		assert_int_equal(a.block.end_ip, b.block.end_ip);
+		assert_int_equal(a.block.ninsn, b.block.ninsn);
+		assert_int_equal(a.block.iclass, b.block.iclass);
+		assert_int_equal(a.block.flags, b.block.flags);
+		assert_int_equal(a.arg, b.arg);
+	}
+}
+
 static void expand_history(const struct ptd_history *h, struct pw_result *r);
 
 static int decode_got(const uint8_t *buf, size_t n, struct ptd_image *img, struct got *g,
@@ -676,7 +700,23 @@ static void test_lazy_segments(void **state)
 	ptd_pt_trace_free(t);
 	t = ptd_pt_trace_alloc(buf, n, img, pw_read, NULL, 0);
 	assert_int_equal(ptd_pt_trace_history(t, hp, 2, &stp), 0);
-	assert_int_equal(ptd_history_nitems(hs), ptd_history_nitems(hp));
+	assert_same_items(hs, hp);
+	/* Every segment a batch of its own: many splices, and workers held
+	 * back by the look-ahead bound; three threads. */
+	{
+		struct ptd_history *h3 = ptd_history_alloc(pw_read, NULL);
+		struct ptd_pt_trace *t3 = ptd_pt_trace_alloc(buf, n, img, pw_read, NULL, 0);
+		struct ptd_pt_stats st3;
+
+		ptd__pt_set_batch_bytes(1);
+		assert_int_equal(ptd_pt_trace_history(t3, h3, 3, &st3), 0);
+		ptd__pt_set_batch_bytes(0);
+		assert_int_equal(st3.ninsn, st.ninsn);
+		assert_int_equal(st3.depth_delta, st.depth_delta);
+		assert_same_items(hs, h3);
+		ptd_history_free(h3);
+		ptd_pt_trace_free(t3);
+	}
 	for (i = 0; i < ptd_history_nitems(hs); i++) {
 		struct ptd_item a, b;
 

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -433,6 +434,176 @@ static void test_big_compact_random_access(void **state)
 	free(bfirst);
 }
 
+
+/* ---- bulk append and splice: same items as appending one by one ---- */
+
+#define NOP_CODE 0x700000ull
+#define NOP_SIZE 65536u
+
+static int nop_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	(void)ctx;
+	if (addr < NOP_CODE || addr >= NOP_CODE + NOP_SIZE)
+		return -1;
+	if (n > NOP_CODE + NOP_SIZE - addr)
+		n = (size_t)(NOP_CODE + NOP_SIZE - addr);
+	memset(buf, 0x90, n); /* every instruction is one byte long */
+	return (int)n;
+}
+
+struct sitem {
+	int kind;
+	struct ptd_block b;
+	uint8_t reason;
+	uint64_t arg;
+	char detail[24];
+};
+
+static int sappend(struct ptd_history *h, const struct sitem *it)
+{
+	if (it->kind == PTD_ITEM_BLOCK)
+		return ptd_history_append_block(h, &it->b);
+	if (it->kind == PTD_ITEM_GAP)
+		return ptd_history_append_gap(h, it->reason, it->arg, it->detail[0] ? it->detail : NULL);
+	return ptd_history_append_event(h, it->reason, it->b.ip, it->arg);
+}
+
+static void assert_same_history(const struct ptd_history *a, const struct ptd_history *b)
+{
+	uint64_t i, n = ptd_history_nitems(a);
+
+	assert_int_equal(ptd_history_nitems(b), n);
+	assert_int_equal(ptd_history_count(b), ptd_history_count(a));
+	assert_int_equal(ptd_history_ninsn(b), ptd_history_ninsn(a));
+	for (i = 0; i < n; i++) {
+		struct ptd_item x, y;
+
+		assert_int_equal(ptd_history_item(a, i, &x), 1);
+		assert_int_equal(ptd_history_item(b, i, &y), 1);
+		assert_int_equal(x.kind, y.kind);
+		assert_int_equal(x.number, y.number);
+		assert_int_equal(x.reason, y.reason);
+		assert_int_equal(x.arg, y.arg);
+		assert_int_equal(x.block.ip, y.block.ip);
+		if (x.kind == PTD_ITEM_BLOCK) {
+			assert_int_equal(x.block.end_ip, y.block.end_ip);
+			assert_int_equal(x.block.ninsn, y.block.ninsn);
+			assert_int_equal(x.block.iclass, y.block.iclass);
+			assert_int_equal(x.block.flags, y.block.flags);
+		}
+		if (x.kind == PTD_ITEM_GAP) {
+			const char *dx = ptd_history_detail(a, x.detail), *dy = ptd_history_detail(b, y.detail);
+
+			assert_true((dx == NULL) == (dy == NULL));
+			if (dx)
+				assert_string_equal(dx, dy);
+		}
+	}
+}
+
+static void test_bulk_and_splice(void **state)
+{
+	static const uint8_t classes[] = { PTD_IC_OTHER, PTD_IC_COND_JUMP, PTD_IC_CALL, PTD_IC_RET,
+					   PTD_IC_JUMP };
+	size_t n = 20000, i, k;
+	struct sitem *items = calloc(n, sizeof(*items));
+	struct ptd_history *ref = ptd_history_alloc(nop_read, NULL);
+	struct ptd_history *bulk = ptd_history_alloc(nop_read, NULL);
+	struct ptd_history *spl = ptd_history_alloc(nop_read, NULL);
+	struct ptd_block run[97];
+	uint64_t prev_end = 0;
+	int prev_other = 0, round;
+
+	(void)state;
+	assert_non_null(items);
+	for (i = 0; i < n; i++) {
+		struct sitem *it = &items[i];
+		unsigned r = (unsigned)(xr() % 100);
+
+		if (r < 2) {
+			it->kind = PTD_ITEM_GAP;
+			it->reason = PTD_GAP_OVERFLOW;
+			it->arg = xr() % 100000;
+			if (xr() % 2)
+				snprintf(it->detail, sizeof(it->detail), "gap %zu", i);
+			prev_other = 0;
+			continue;
+		}
+		if (r < 4) {
+			it->kind = PTD_ITEM_EVENT;
+			it->reason = PTD_EV_SIGNAL;
+			it->b.ip = NOP_CODE + xr() % NOP_SIZE;
+			it->arg = 10;
+			continue;
+		}
+		it->kind = PTD_ITEM_BLOCK;
+		it->b.ninsn = 1 + (uint32_t)(xr() % 20);
+		/* After a block ending in an ordinary instruction, often the
+		 * next one continues it: those merge. */
+		if (prev_other && xr() % 2)
+			it->b.ip = prev_end + 1;
+		else
+			it->b.ip = NOP_CODE + xr() % (NOP_SIZE - 64);
+		it->b.end_ip = it->b.ip + it->b.ninsn - 1;
+		it->b.iclass = classes[xr() % 5];
+		it->b.flags = xr() % 7 == 0 ? PTD_BLK_INTERRUPTED : 0;
+		prev_end = it->b.end_ip;
+		prev_other = it->b.iclass == PTD_IC_OTHER;
+	}
+	for (i = 0; i < n; i++)
+		assert_int_equal(sappend(ref, &items[i]), 0);
+	assert_true(ptd_history_nitems(ref) < n); /* some merged */
+
+	/* Bulk: runs of blocks through ptd_history_append_blocks. */
+	for (i = 0; i < n;) {
+		if (items[i].kind != PTD_ITEM_BLOCK) {
+			assert_int_equal(sappend(bulk, &items[i++]), 0);
+			continue;
+		}
+		for (k = 0; i < n && k < 1 + xr() % 97 && items[i].kind == PTD_ITEM_BLOCK; k++)
+			run[k] = items[i++].b;
+		assert_int_equal(ptd_history_append_blocks(bulk, run, k), 0);
+	}
+	assert_same_history(ref, bulk);
+
+	/* Splice: pieces of random length (some shorter than a chunk, some
+	 * many chunks long), each built on its own and spliced in order. */
+	for (round = 0, i = 0; i < n; round++) {
+		struct ptd_history *piece = ptd_history_alloc(nop_read, NULL);
+		size_t len = round % 3 == 0 ? 1 + xr() % 100 : 1 + xr() % 3000;
+
+		for (k = 0; k < len && i < n; k++)
+			assert_int_equal(sappend(piece, &items[i++]), 0);
+		assert_int_equal(ptd_history_splice(spl, piece), 0);
+		assert_int_equal(ptd_history_nitems(piece), 0);
+		ptd_history_free(piece);
+	}
+	assert_same_history(ref, spl);
+	/* Appending after a splice, and cursor walks over the seams. */
+	assert_int_equal(sappend(ref, &items[10]), 0);
+	assert_int_equal(sappend(spl, &items[10]), 0);
+	assert_same_history(ref, spl);
+	{
+		struct ptd_hcursor a, b;
+		uint64_t num;
+
+		for (num = 1; num < ptd_history_count(ref); num += 1 + xr() % 50) {
+			assert_int_equal(ptd_hcursor_goto(&a, ref, num), 0);
+			assert_int_equal(ptd_hcursor_goto(&b, spl, num), 0);
+			assert_int_equal(a.ip, b.ip);
+			assert_int_equal(a.is_gap, b.is_gap);
+		}
+	}
+	assert_int_equal(ptd_history_splice(spl, spl), -ptde_invalid);
+	assert_int_equal(ptd_history_append_blocks(NULL, run, 1), -ptde_invalid);
+	run[0].ninsn = 0;
+	assert_int_equal(ptd_history_append_blocks(bulk, run, 1), -ptde_invalid);
+	ptd_history_free(ref);
+	ptd_history_free(bulk);
+	ptd_history_free(spl);
+	free(items);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_tail_only),
 		cmocka_unit_test(test_bad_code),
 		cmocka_unit_test(test_big_compact_random_access),
+		cmocka_unit_test(test_bulk_and_splice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
