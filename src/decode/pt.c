@@ -1166,8 +1166,8 @@ static void *work(void *arg)
 	return NULL;
 }
 
-static int history_parallel(struct ptd_pt_trace *t, struct ptd_history *h, int nthreads,
-			    struct ptd_pt_stats *st, int *depth)
+static int history_parallel(struct ptd_pt_trace *t, struct ptd_history *h, size_t first,
+			    size_t last, int nthreads, struct ptd_pt_stats *st, int *depth)
 {
 	struct pool p;
 	pthread_t th[16];
@@ -1177,16 +1177,16 @@ static int history_parallel(struct ptd_pt_trace *t, struct ptd_history *h, int n
 
 	memset(&p, 0, sizeof(p));
 	p.t = t;
-	p.b = calloc(nseg, sizeof(*p.b));
+	p.b = calloc(last - first, sizeof(*p.b));
 	if (!p.b)
-		return ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments", nseg);
-	for (i = 0; i < nseg; i++) {
+		return ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments", last - first);
+	for (i = first; i < last; i++) {
 		const struct segent *e = &t->rev[nseg - 1 - i];
 
 		if (!bytes)
 			p.b[p.nb].first = i;
 		bytes += e->end - e->offset;
-		if (bytes >= batch_bytes || i + 1 == nseg) {
+		if (bytes >= batch_bytes || i + 1 == last) {
 			p.b[p.nb++].last = i + 1;
 			bytes = 0;
 		}
@@ -1246,8 +1246,8 @@ static int history_parallel(struct ptd_pt_trace *t, struct ptd_history *h, int n
 	return err;
 }
 
-int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthreads,
-			 struct ptd_pt_stats *st)
+int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, size_t first,
+			       size_t last, int nthreads, struct ptd_pt_stats *st)
 {
 	struct ptd_pt_stats local;
 	size_t i, n;
@@ -1262,7 +1262,11 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 	if (err < 0)
 		return err;
 	n = t->nrev;
-	if (t->lost_nonzero) {
+	if (last > n)
+		last = n;
+	if (first > last)
+		return ptd__err(-ptde_invalid, "pt trace history: bad segment range %zu..%zu", first, last);
+	if (first == 0 && t->lost_nonzero) {
 		char msg[128];
 
 		snprintf(msg, sizeof(msg), "%s: %" PRIu64 " bytes of trace before the first PSB skipped",
@@ -1272,10 +1276,10 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 		if (err < 0)
 			return err;
 	}
-	if (nthreads > 1 && n > 1)
-		return history_parallel(t, h, nthreads, st, &depth);
+	if (nthreads > 1 && last - first > 1)
+		return history_parallel(t, h, first, last, nthreads, st, &depth);
 	/* Serial: segments decode straight into @h (cached ones are copied). */
-	for (i = 0; i < n; i++) {
+	for (i = first; i < last; i++) {
 		struct segent *e = &t->rev[n - 1 - i];
 
 		if (e->h) {
@@ -1296,4 +1300,10 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 		stats_add(st, &e->st, &depth);
 	}
 	return 0;
+}
+
+int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthreads,
+			 struct ptd_pt_stats *st)
+{
+	return ptd_pt_trace_history_range(t, h, 0, SIZE_MAX, nthreads, st);
 }

@@ -138,6 +138,13 @@ int ptd_pt_trace_position(struct ptd_pt_trace *t, size_t i, uint64_t *first, int
 int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthreads,
 			 struct ptd_pt_stats *st);
 /*
+ * The same for segments [@first, @last) only (front indices; @last is
+ * clipped to the segment count); the lost-data gap comes with @first 0.
+ * Histories of adjacent ranges spliced in order equal the whole history.
+ */
+int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, size_t first,
+			       size_t last, int nthreads, struct ptd_pt_stats *st);
+/*
  * Sets the pc where the thread stopped (a bundle's tail pc, the pc at a
  * ring-buffer snapshot).  A trace that ends without disabling tracing makes
  * libipt run on through linear code after the last branch; the newest

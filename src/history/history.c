@@ -675,36 +675,39 @@ int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, 
 		/* Encode b[i..] straight into the open chunk; a block that
 		 * the next one may continue (class OTHER) and the last one
 		 * stay pending instead. */
-		c = open_chunk(h);
-		if (!c)
-			return ptd__err(-ptde_nomem, "out of memory for the history");
-		room = CHUNK_ITEMS - c->nitems;
-		if (room > n - 1 - i)
-			room = n - 1 - i;
-		if (room && chunk_reserve(c, (uint32_t)room * 32))
-			return ptd__err(-ptde_nomem, "out of memory for the history");
-		p = c->bytes + c->nbytes;
-		prev = h->enc_end_ip;
-		num = h->enc_next_num;
-		ninsn = 0;
-		for (k = 0; k < room; k++) {
-			const struct ptd_block *x = &b[i + k];
+		room = b[i].iclass == PTD_IC_OTHER ? 0 : n - 1 - i;
+		k = 0;
+		if (room) {
+			c = open_chunk(h);
+			if (!c)
+				return ptd__err(-ptde_nomem, "out of memory for the history");
+			if (room > CHUNK_ITEMS - c->nitems)
+				room = CHUNK_ITEMS - c->nitems;
+			if (chunk_reserve(c, (uint32_t)room * 32))
+				return ptd__err(-ptde_nomem, "out of memory for the history");
+			p = c->bytes + c->nbytes;
+			prev = h->enc_end_ip;
+			num = h->enc_next_num;
+			ninsn = 0;
+			for (; k < room; k++) {
+				const struct ptd_block *x = &b[i + k];
 
-			if (x->iclass == PTD_IC_OTHER || (k && !block_ok(x)))
-				break;
-			*p++ = (uint8_t)(TAG_BLOCK | (x->iclass & 7) << 2 | (x->flags & 7) << 5);
-			p = put_uv(p, zz((int64_t)(x->ip - prev)));
-			p = put_uv(p, x->ninsn - 1);
-			p = put_uv(p, x->end_ip - x->ip);
-			prev = x->end_ip;
-			ninsn += x->ninsn;
+				if (x->iclass == PTD_IC_OTHER || (k && !block_ok(x)))
+					break;
+				*p++ = (uint8_t)(TAG_BLOCK | (x->iclass & 7) << 2 | (x->flags & 7) << 5);
+				p = put_uv(p, zz((int64_t)(x->ip - prev)));
+				p = put_uv(p, x->ninsn - 1);
+				p = put_uv(p, x->end_ip - x->ip);
+				prev = x->end_ip;
+				ninsn += x->ninsn;
+			}
+			c->nbytes = (uint32_t)(p - c->bytes);
+			c->nitems += (uint32_t)k;
+			h->nencoded += k;
+			h->enc_end_ip = prev;
+			h->enc_next_num = num + ninsn;
+			h->ninsn += ninsn;
 		}
-		c->nbytes = (uint32_t)(p - c->bytes);
-		c->nitems += (uint32_t)k;
-		h->nencoded += k;
-		h->enc_end_ip = prev;
-		h->enc_next_num = num + ninsn;
-		h->ninsn += ninsn;
 		i += k;
 		if (k < room && !block_ok(&b[i]))
 			continue; /* the general path reports it */
@@ -870,6 +873,28 @@ int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src)
 			return rc;
 	}
 	ptd_history_clear(src);
+	return 0;
+}
+
+int ptd_history_prepend(struct ptd_history *h, struct ptd_history *older)
+{
+	struct ptd_history tmp;
+	uint64_t tail;
+	int rc;
+
+	if (!h || !older || h == older)
+		return ptd__err(-ptde_invalid, "history prepend: bad arguments");
+	tail = h->tail;
+	rc = ptd_history_splice(older, h);
+	if (rc < 0)
+		return rc;
+	tmp = *h;
+	*h = *older;
+	*older = tmp;
+	h->tail = tail;
+	older->tail = 0;
+	/* Remembered positions were @older's, which now starts @h: they
+	 * stay right; the memo by index too. */
 	return 0;
 }
 

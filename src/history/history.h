@@ -117,6 +117,12 @@ int ptd_history_append_event(struct ptd_history *h, enum ptd_event_kind k, uint6
  * on failure some items of @src may already be in @dst.
  */
 int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src);
+/*
+ * Puts the items of @older before those of @h (numbers of @h's items grow
+ * by @older's count); @older is left empty.  Same cost and result as
+ * splicing @h onto @older.  @h keeps its tail.
+ */
+int ptd_history_prepend(struct ptd_history *h, struct ptd_history *older);
 /* Sets the tail (current PC); 0 means no tail (offline trace end). */
 void ptd_history_set_tail(struct ptd_history *h, uint64_t pc);
 uint64_t ptd_history_tail(const struct ptd_history *h);

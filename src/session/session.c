@@ -60,6 +60,13 @@ struct sthread {
 	struct ptd_ptsynth *synth;
 	uint8_t *pt;
 	size_t pt_size, pt_cap;
+	/* A loaded trace, decoded lazily: @h holds its newest @lazy_m PSB
+	 * segments; older ones are put in front when a reverse motion runs
+	 * into the start, or all of them when a command needs instruction
+	 * numbers.  NULL once @h holds the whole trace. */
+	struct ptd_pt_trace *lazy;
+	size_t lazy_m;
+	int exec_flush; /* the next flush decodes with the session's exec_img */
 };
 
 struct ptd_session {
@@ -72,6 +79,10 @@ struct ptd_session {
 	enum ptd_method method;
 	enum ptd_method rec_method;
 	int want_pt;   /* trace format for the next recording */
+	/* Trace format pt: the image as it was when an execve started, to
+	 * decode the stretch that ends with that syscall once it returned
+	 * into the new program. */
+	struct ptd_image *exec_img;
 	struct dead_code *dead; /* code unmapped while recording */
 	int ndead;
 	/* A trace bundle loaded with --load: no process, the histories
@@ -290,6 +301,8 @@ static void drop_calls(struct sthread *th)
 
 static void drop_pt(struct sthread *th)
 {
+	ptd_pt_trace_free(th->lazy);
+	th->lazy = NULL;
 	ptd_history_free(th->stage);
 	th->stage = NULL;
 	ptd_ptsynth_free(th->synth);
@@ -298,6 +311,113 @@ static void drop_pt(struct sthread *th)
 	th->pt = NULL;
 	th->pt_size = th->pt_cap = 0;
 }
+
+/* ---- lazily decoded loaded traces ---- */
+
+/* Appends copies of @src's items to @dst. */
+static int history_copy(struct ptd_history *dst, const struct ptd_history *src)
+{
+	int rc = 0;
+
+	for (uint64_t i = 0; rc == 0 && i < ptd_history_nitems(src); i++) {
+		struct ptd_item it;
+		if (!ptd_history_item(src, i, &it))
+			break;
+		if (it.kind == PTD_ITEM_BLOCK)
+			rc = ptd_history_append_block(dst, &it.block);
+		else if (it.kind == PTD_ITEM_GAP)
+			rc = ptd_history_append_gap(dst, it.reason, it.arg, ptd_history_detail(src, it.detail));
+		else
+			rc = ptd_history_append_event(dst, it.reason, it.block.ip, it.arg);
+	}
+	return rc;
+}
+
+/* Puts @older in front of @th's history; positions move with it. */
+static int lazy_prepend(struct sthread *th, struct ptd_history *older)
+{
+	uint64_t before = ptd_history_count(th->h);
+	int rc = ptd_history_prepend(th->h, older);
+
+	if (rc < 0)
+		return rc;
+	if (th->pos)
+		th->pos += ptd_history_count(th->h) - before;
+	drop_calls(th);
+	return 0;
+}
+
+/* Decodes every segment of @th's trace not in its history yet. */
+static int lazy_all(struct ptd_session *s, struct sthread *th)
+{
+	struct ptd_history *older;
+	size_t nseg;
+	int rc;
+
+	if (!th->lazy)
+		return 0;
+	nseg = ptd_pt_trace_nsegs(th->lazy);
+	older = ptd_history_alloc(read_code, s);
+	if (!older)
+		return -ptde_nomem;
+	rc = ptd_pt_trace_history_range(th->lazy, older, 0,
+					nseg > th->lazy_m ? nseg - th->lazy_m : 0, 2, NULL);
+	if (rc == 0)
+		rc = lazy_prepend(th, older);
+	ptd_history_free(older);
+	if (rc == 0) {
+		ptd_pt_trace_free(th->lazy);
+		th->lazy = NULL;
+	}
+	return rc;
+}
+
+/*
+ * Puts up to @more older segments in front of @th's history, found from
+ * the end of the trace without indexing all of it.  Returns 1 when the
+ * history grew, 0 when it already held everything, or an error.
+ */
+static int lazy_more(struct ptd_session *s, struct sthread *th, size_t more)
+{
+	struct ptd_history *older;
+	size_t j, want;
+	int rc = 0, grew = 0;
+
+	if (!th->lazy)
+		return 0;
+	want = th->lazy_m + more;
+	/* How far back segments exist (the index grows backwards). */
+	for (j = th->lazy_m; j < want; j++)
+		if (!ptd_pt_trace_newest(th->lazy, j))
+			break;
+	ptd_clear_error();
+	if (j < want) {
+		/* The start of the trace is near: the rest at once, with the
+		 * lost-data gap if any. */
+		rc = lazy_all(s, th);
+		return rc < 0 ? rc : 1;
+	}
+	older = ptd_history_alloc(read_code, s);
+	if (!older)
+		return -ptde_nomem;
+	for (j = want; j-- > th->lazy_m && rc == 0;) {
+		const struct ptd_history *seg = ptd_pt_trace_newest(th->lazy, j);
+
+		if (!seg)
+			rc = -ptde_nomem;
+		else
+			rc = history_copy(older, seg);
+		grew = 1;
+	}
+	if (rc == 0)
+		rc = lazy_prepend(th, older);
+	ptd_history_free(older);
+	if (rc < 0)
+		return rc;
+	th->lazy_m = want;
+	return grew;
+}
+
 
 static void free_threads(struct ptd_session *s)
 {
@@ -447,6 +567,8 @@ static void drop_process(struct ptd_session *s)
 	dead_free(s);
 	ptd_image_free(s->offimg);
 	s->offimg = NULL;
+	ptd_image_free(s->exec_img);
+	s->exec_img = NULL;
 	ptd_bundle_free(s->bundle);
 	s->bundle = NULL;
 	s->offline = 0;
@@ -1003,7 +1125,11 @@ static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t e
 	if (!bytes)
 		return 0;
 	rc = append_pt(th, bytes, n);
-	if (rc == 0) {
+	if (rc == 0 && s->exec_img && th->exec_flush) {
+		/* The stretch ending with the execve: the old program's code. */
+		img = s->exec_img;
+		s->exec_img = NULL;
+	} else if (rc == 0) {
 		img = ptd_image_alloc(read_code, s);
 		if (!img)
 			rc = -ptde_nomem;
@@ -1018,19 +1144,8 @@ static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t e
 			rc = -ptde_nomem;
 		} else {
 			rc = ptd_pt_decode_history(bytes, n, img, chunk_h, NULL);
-			for (uint64_t i = 0; rc == 0 && i < ptd_history_nitems(chunk_h); i++) {
-				struct ptd_item it;
-				if (!ptd_history_item(chunk_h, i, &it))
-					break;
-				if (it.kind == PTD_ITEM_BLOCK)
-					rc = ptd_history_append_block(th->h, &it.block);
-				else if (it.kind == PTD_ITEM_GAP)
-					rc = ptd_history_append_gap(th->h, it.reason, it.arg,
-						ptd_history_detail(chunk_h, it.detail));
-				else
-					rc = ptd_history_append_event(th->h, it.reason, it.block.ip,
-								      it.arg);
-			}
+			if (rc == 0)
+				rc = ptd_history_splice(th->h, chunk_h);
 			ptd_history_free(chunk_h);
 		}
 	}
@@ -1039,6 +1154,20 @@ static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t e
 	drop_calls(th);
 	ptd_history_set_tail(th->h, th->gone ? 0 : end_ip);
 	return rc;
+}
+
+/* An execve is about to run: remember the image it will replace.  The
+ * syscall instruction itself is only known as executed once the exec
+ * stop came, and then its code must come from the old image (the new
+ * program may map other code at the same addresses, or none). */
+static void pt_note_exec(struct ptd_session *s)
+{
+	ptd_image_free(s->exec_img);
+	s->exec_img = ptd_image_alloc(read_code, s);
+	if (s->exec_img && ptd_image_add_maps(s->exec_img, ptd_target_pid(s->t)) < 0) {
+		ptd_image_free(s->exec_img);
+		s->exec_img = NULL;
+	}
 }
 
 /* At a stop: flush every recorded thread up to its pc. */
@@ -1133,6 +1262,7 @@ static int want_stop_cb(void *ctx, pid_t tid, uint64_t pc)
 }
 
 static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t end_ip);
+static void pt_note_exec(struct ptd_session *s);
 
 /* Soft recorder: a syscall is about to run. */
 static void before_syscall_cb(void *ctx, pid_t tid, const struct user_regs_struct *r,
@@ -1146,6 +1276,8 @@ static void before_syscall_cb(void *ctx, pid_t tid, const struct user_regs_struc
 		return;
 	if (s->rec_pt && (th = thread_by_tid(s, tid)) != NULL)
 		pt_flush_thread(s, th, next_ip);
+	if (s->rec_pt && (r->rax == SYS_execve || r->rax == SYS_execveat))
+		pt_note_exec(s);
 	if (r->rax == SYS_munmap)
 		dead_save(s, r->rdi, r->rsi);
 }
@@ -1282,13 +1414,14 @@ const struct ptd_history *ptd_session_history(struct ptd_session *s)
 {
 	struct sthread *th = s ? cur_thread(s) : NULL;
 
+	if (th && lazy_all(s, th) < 0)
+		return NULL;
 	return th ? th->h : NULL;
 }
 
-const struct ptd_calls *ptd_session_calls(struct ptd_session *s)
+/* The call history of @th as far as its history goes now. */
+static const struct ptd_calls *thread_calls(struct ptd_session *s, struct sthread *th)
 {
-	struct sthread *th = s ? cur_thread(s) : NULL;
-
 	if (!th)
 		return NULL;
 	if (th->calls && th->calls_count == ptd_history_count(th->h))
@@ -1297,6 +1430,15 @@ const struct ptd_calls *ptd_session_calls(struct ptd_session *s)
 	th->calls = ptd_calls_build(th->h, env_func_of, s);
 	th->calls_count = ptd_history_count(th->h);
 	return th->calls;
+}
+
+const struct ptd_calls *ptd_session_calls(struct ptd_session *s)
+{
+	struct sthread *th = s ? cur_thread(s) : NULL;
+
+	if (!th || lazy_all(s, th) < 0)
+		return NULL;
+	return thread_calls(s, th);
 }
 
 int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
@@ -1309,6 +1451,11 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
 	if (!s->recording)
 		return ptd__err(-ptde_not_running, "No record target is currently active.");
 	th = cur_thread(s);
+	if (th) {
+		int rc = lazy_all(s, th);
+		if (rc < 0)
+			return rc;
+	}
 	memset(out, 0, sizeof(*out));
 	out->method = s->rec_method;
 	out->format = s->rec_pt ? "pt" : "blocks";
@@ -1341,6 +1488,9 @@ int ptd_session_position(struct ptd_session *s, uint64_t *pos, uint64_t *count)
 
 	if (!th)
 		return ptd__err(-ptde_not_running, "The program is not being run.");
+	int rc = lazy_all(s, th);
+	if (rc < 0)
+		return rc;
 	*count = ptd_history_count(th->h);
 	*pos = th->pos ? th->pos : *count;
 	return 0;
@@ -1433,6 +1583,9 @@ int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 	if (!s || !pcs || max <= 0)
 		return -ptde_invalid;
 	if (th && s->offline) {
+		int rc = lazy_all(s, th);
+		if (rc < 0)
+			return rc;
 		const struct ptd_calls *c = ptd_session_calls(s);
 		return ptd_replay_backtrace(th->h, c, th->pos ? th->pos : ptd_history_count(th->h),
 					    pcs, max);
@@ -1608,10 +1761,13 @@ static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
 			/* The address space may change: decode PT while the
 			 * code is still mapped, and keep code an munmap takes. */
 			struct user_regs_struct r;
+			int got = ptd_target_get_regs(s->t, tid, &r) == 0;
 			if (s->rec_pt)
 				pt_sync_before_unmap(s);
-			if (ptd_target_get_regs(s->t, tid, &r) == 0 && r.rax == SYS_munmap)
+			if (got && r.rax == SYS_munmap)
 				dead_save(s, r.rdi, r.rsi);
+			if (got && s->rec_pt && (r.rax == SYS_execve || r.rax == SYS_execveat))
+				pt_note_exec(s);
 		}
 	}
 	if (rc->sel && tid == rc->sel->tid && step)
@@ -1942,6 +2098,18 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			}
 			if (rc.recording)
 				ptd_steprec_exec(s->steprec, st.tid, st.pc);
+			if (s->recording && s->rec_pt && s->exec_img) {
+				/* Decode the stretch ending with the execve now, with
+				 * the old program's image. */
+				struct sthread *eth = thread_by_tid(s, st.tid);
+				if (eth && eth->stage) {
+					eth->exec_flush = 1;
+					pt_flush_thread(s, eth, st.pc);
+					eth->exec_flush = 0;
+				}
+			}
+			ptd_image_free(s->exec_img);
+			s->exec_img = NULL;
 
 			for (int i = 0; i < s->nth; i++)
 				if (s->th[i].tid != st.tid)
@@ -1978,14 +2146,31 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 		       struct ptd_event *ev)
 {
 	struct ptd_replay_result res;
-	const struct ptd_calls *calls = ptd_session_calls(s);
-	uint64_t count = ptd_history_count(th->h);
-	uint64_t from = th->pos ? th->pos : count;
+	const struct ptd_calls *calls;
+	uint64_t count, from;
+	size_t more = 1;
 	int rc;
 
-	rc = ptd_replay_move(th->h, calls, from, m, reverse, &s->senv.base, &res);
-	if (rc < 0)
-		return rc;
+	for (;;) {
+		calls = thread_calls(s, th);
+		count = ptd_history_count(th->h);
+		from = th->pos ? th->pos : count;
+		rc = ptd_replay_move(th->h, calls, from, m, reverse, &s->senv.base, &res);
+		if (rc < 0)
+			return rc;
+		/* A loaded trace decoded from its end: running into the
+		 * start of what is decoded means the older segments are
+		 * needed; the motion runs again from the same place. */
+		if (!reverse || !th->lazy || res.number != 1 ||
+		    (res.stop != PTD_REPLAY_BEGIN && res.stop != PTD_REPLAY_BREAKPOINT))
+			break;
+		rc = lazy_more(s, th, more);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			break;
+		more *= 2;
+	}
 	memset(ev, 0, sizeof(*ev));
 	ev->tid = th->tid;
 	ev->thread_num = th->num;
@@ -2103,6 +2288,9 @@ int ptd_session_goto(struct ptd_session *s, const char *where, struct ptd_event 
 	th = cur_thread(s);
 	if (!th)
 		return ptd__err(-ptde_not_running, "The program is not being run.");
+	int rc = lazy_all(s, th);
+	if (rc < 0)
+		return rc;
 	count = ptd_history_count(th->h);
 	if (!strcmp(where, "begin") || !strcmp(where, "start")) {
 		n = 1;
@@ -2334,8 +2522,11 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 		}
 		if (bt->tail_pc)
 			ptd_pt_trace_set_tail(tr, bt->tail_pc);
-		rc = ptd_pt_trace_history(tr, th->h, 2, NULL);
-		ptd_pt_trace_free(tr);
+		/* Only the newest segment now: the first reverse step costs
+		 * the same for any trace size. */
+		th->lazy = tr;
+		th->lazy_m = 0;
+		rc = lazy_more(s, th, 1);
 		if (rc < 0) {
 			drop_process(s);
 			return rc;

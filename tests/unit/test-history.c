@@ -594,6 +594,31 @@ static void test_bulk_and_splice(void **state)
 			assert_int_equal(a.is_gap, b.is_gap);
 		}
 	}
+	/* Prepend: pieces from the newest back, each put before the rest;
+	 * the tail stays. */
+	{
+		struct ptd_history *pre = ptd_history_alloc(nop_read, NULL);
+		size_t end = n;
+
+		ptd_history_set_tail(pre, NOP_CODE + 5);
+		while (end > 0) {
+			struct ptd_history *piece = ptd_history_alloc(nop_read, NULL);
+			size_t len = 1 + xr() % 2000, from = end > len ? end - len : 0;
+
+			for (k = from; k < end; k++)
+				assert_int_equal(sappend(piece, &items[k]), 0);
+			assert_int_equal(ptd_history_prepend(pre, piece), 0);
+			assert_int_equal(ptd_history_nitems(piece), 0);
+			ptd_history_free(piece);
+			end = from;
+		}
+		assert_int_equal(ptd_history_tail(pre), NOP_CODE + 5);
+		ptd_history_set_tail(pre, 0);
+		/* ref got one more item above */
+		assert_int_equal(sappend(pre, &items[10]), 0);
+		assert_same_history(ref, pre);
+		ptd_history_free(pre);
+	}
 	assert_int_equal(ptd_history_splice(spl, spl), -ptde_invalid);
 	assert_int_equal(ptd_history_append_blocks(NULL, run, 1), -ptde_invalid);
 	run[0].ninsn = 0;
