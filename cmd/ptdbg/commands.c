@@ -1263,8 +1263,15 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 			}
 			ptd_print_insn(&sh->pc, n, cur.ip, cur_pc, flags);
 		}
-		if (n + 1 < sh->ih_end && ptd_hcursor_next(&cur) < 0)
-			break;
+		if (n + 1 < sh->ih_end && ptd_hcursor_next(&cur) < 0) {
+			/* The code the history names cannot be read or decoded
+			 * (e.g. it was replaced by an exec): say so instead of
+			 * ending the listing early without a word. */
+			sh->ih_end = n + 1;
+			return shell_error("Cannot list instruction %llu: the recorded code is not "
+					   "available (%s).", (unsigned long long)(n + 1),
+					   ptd_last_error(-ptde_bad_insn));
+		}
 	}
 	return 0;
 }
