@@ -409,7 +409,7 @@ static double first_step_ms(const uint8_t *buf, size_t n, struct ptd_image *img)
  * done, and the time `info record` then takes (it needs every segment).
  */
 static void load_figures(const uint8_t *buf, size_t n, const char *code, double *first,
-			 double *all)
+			 double *all, double *info)
 {
 	char dir[] = "/tmp/ptd-bench-bundle-XXXXXX", cmd[128];
 	struct ptd_cpu cpu = { 0 };
@@ -434,11 +434,17 @@ static void load_figures(const uint8_t *buf, size_t n, const char *code, double 
 	}
 	*first = (now() - t0) * 1e3;
 	t0 = now();
+	if (!ptd_session_history(s)) {
+		fprintf(stderr, "bench-decode: decoding the whole trace failed\n");
+		exit(1);
+	}
+	*all = (now() - t0) * 1e3;
+	t0 = now();
 	if (ptd_session_record_info(s, &ri) < 0 || ri.ninsn == 0) {
 		fprintf(stderr, "bench-decode: info record failed\n");
 		exit(1);
 	}
-	*all = (now() - t0) * 1e3;
+	*info = (now() - t0) * 1e3;
 	ptd_session_free(s);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
@@ -503,6 +509,13 @@ int main(int argc, char **argv)
 		t0 = now();
 		nb = run_blk(big, n, path, getenv("BENCH_BLK_END_ON") != NULL);
 		printf("blk %.3f s %" PRIu64 " insns\n", now() - t0, nb);
+		return 0;
+	}
+	if (getenv("BENCH_ONLY_LOAD")) { /* for profiling */
+		double l, a, i;
+
+		load_figures(big, n, path, &l, &a, &i);
+		printf("load %.1f ms, history %.0f ms, info record %.0f ms\n", l, a, i);
 		return 0;
 	}
 	if (getenv("BENCH_ONLY_PTDBG")) { /* for profiling */
@@ -575,17 +588,18 @@ int main(int argc, char **argv)
 	       "ratio 256/1 = %.2f (goal <= 2, each <= 10 ms)\n", f1, f16, f256, f256 / f1);
 	printf("history bytes per instruction: %.3f (goal <= 2)\n", (double)hbytes / (double)nc);
 	{
-		double l1, a1, l64, a64;
+		double l1, a1, i1, l64, a64, i64;
 
 		free(big);
 		big = repeat(one, n1, 1, &n);
-		load_figures(big, n, path, &l1, &a1);
+		load_figures(big, n, path, &l1, &a1, &i1);
 		free(big);
 		big = repeat(one, n1, mb, &n);
-		load_figures(big, n, path, &l64, &a64);
+		load_figures(big, n, path, &l64, &a64, &i64);
 		printf("ptdbg --load, to the first reverse-stepi: 1 MB %.1f ms, %zu MB %.1f ms "
-		       "(ratio %.2f); then info record (all segments): %.0f ms, %.0f ms\n",
-		       l1, mb, l64, l64 / l1, a1, a64);
+		       "(ratio %.2f)\n", l1, mb, l64, l64 / l1);
+		printf("  then the whole history: %.0f ms, %.0f ms; then info record (call history): "
+		       "%.0f ms, %.0f ms\n", a1, a64, i1, i64);
 	}
 
 	free(big);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,8 +53,12 @@ void ptd_bundle_free(struct ptd_bundle *b)
 		return;
 	for (i = 0; i < b->nmaps; i++)
 		free(b->maps[i].path);
-	for (i = 0; i < b->nthreads; i++)
-		free(b->threads[i].pt);
+	for (i = 0; i < b->nthreads; i++) {
+		if (b->threads[i].mapped)
+			munmap(b->threads[i].pt, b->threads[i].size);
+		else
+			free(b->threads[i].pt);
+	}
 	for (i = 0; i < b->nmems; i++)
 		free(b->mems[i].bytes);
 	free(b->maps);
@@ -618,6 +623,34 @@ static int read_file(const char *path, uint64_t max, uint8_t **data, size_t *siz
 	return 0;
 }
 
+/* Maps a PT file read-only: pages come in as the decoder touches them, so
+ * opening a large trace costs nothing until a segment is decoded.  Falls
+ * back to reading it.  *mapped tells how to free it. */
+static int map_file(const char *path, uint64_t max, uint8_t **data, size_t *size, int *mapped)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	*mapped = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ptd__err(-ptde_sys, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+	    (uint64_t)st.st_size > max) {
+		close(fd);
+		return read_file(path, max, data, size);
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return read_file(path, max, data, size);
+	*data = p;
+	*size = (size_t)st.st_size;
+	*mapped = 1;
+	return 0;
+}
+
 int ptd_bundle_load(const char *dir, struct ptd_bundle **out)
 {
 	char path[PATH_MAX];
@@ -644,7 +677,9 @@ int ptd_bundle_load(const char *dir, struct ptd_bundle **out)
 		uint8_t *data;
 		size_t size;
 
-		err = read_file(name, MAX_PT_FILE, &data, &size);
+		int mapped = 0;
+
+		err = map_file(name, MAX_PT_FILE, &data, &size, &mapped);
 		free(name);
 		b->threads[i].pt = NULL;
 		if (err < 0) {
@@ -657,6 +692,7 @@ int ptd_bundle_load(const char *dir, struct ptd_bundle **out)
 		}
 		b->threads[i].pt = data;
 		b->threads[i].size = size;
+		b->threads[i].mapped = mapped;
 	}
 	*out = b;
 	return 0;

@@ -40,6 +40,7 @@ struct ptd_bundle_thread {
 	uint64_t tail_pc; /* 0: unknown */
 	uint8_t *pt;      /* the PT bytes (owned) */
 	size_t size;
+	int mapped;       /* pt is a read-only file mapping (bundles loaded) */
 };
 
 struct ptd_bundle {
