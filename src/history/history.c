@@ -83,6 +83,7 @@ struct ptd_history {
 	/* One-entry memos for cursor walks: the last item fetched by index
 	 * and the last offsets found (hot when stepping through a block). */
 	uint64_t memo_index; /* item index + 1; 0 = none */
+	uint64_t memo_chunk; /* chunk of the last lookup by index (a guess) */
 	struct ptd_item memo_item;
 	const struct icache_ent *memo_ent;
 
@@ -961,13 +962,25 @@ const char *ptd_history_detail(const struct ptd_history *h, uint32_t detail)
 
 /* Chunk holding encoded item @index: chunks are full except where
  * histories were spliced, so try the uniform guess first. */
-static uint64_t chunk_of_index(const struct ptd_history *h, uint64_t index)
+static inline int chunk_has(const struct ptd_history *h, uint64_t ci, uint64_t index)
 {
+	return ci < h->nchunks && h->chunks[ci].first_item <= index &&
+	       index - h->chunks[ci].first_item < h->chunks[ci].nitems;
+}
+
+static uint64_t chunk_of_index(const struct ptd_history *ch, uint64_t index)
+{
+	struct ptd_history *h = (struct ptd_history *)ch;
 	uint64_t lo = 0, hi = h->nchunks, ci = index / CHUNK_ITEMS;
 
-	if (ci < h->nchunks && h->chunks[ci].first_item <= index &&
-	    index - h->chunks[ci].first_item < h->chunks[ci].nitems)
-		return ci;
+	/* Walks go item by item: the chunk of the last lookup or the next
+	 * one, before the uniform guess and a binary search. */
+	if (chunk_has(h, h->memo_chunk, index))
+		return h->memo_chunk;
+	if (chunk_has(h, h->memo_chunk + 1, index))
+		return ++h->memo_chunk;
+	if (chunk_has(h, ci, index))
+		return h->memo_chunk = ci;
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
@@ -976,7 +989,7 @@ static uint64_t chunk_of_index(const struct ptd_history *h, uint64_t index)
 		else
 			hi = mid;
 	}
-	return lo;
+	return h->memo_chunk = lo;
 }
 
 int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_item *it)
