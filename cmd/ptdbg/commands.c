@@ -309,6 +309,8 @@ void shell_sync(struct shell *sh)
 		else
 			sh->main_module[0] = '\0';
 	}
+	if (ptd_session_offline(sh->s) && !sh->main_module[0] && ptd_session_offline_exe(sh->s))
+		snprintf(sh->main_module, sizeof(sh->main_module), "%s", ptd_session_offline_exe(sh->s));
 	sh->pc.main_module = sh->main_module[0] ? sh->main_module : NULL;
 }
 

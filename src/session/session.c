@@ -90,6 +90,7 @@ struct ptd_session {
 	int offline;
 	struct ptd_bundle *bundle;
 	struct ptd_image *offimg;
+	char *offline_exe; /* the bundle's main executable (its first ELF map) */
 	char method_note[600];
 	int rec_pt;    /* the current recording keeps PT */
 	int recording;
@@ -572,6 +573,8 @@ static void drop_process(struct ptd_session *s)
 	ptd_bundle_free(s->bundle);
 	s->bundle = NULL;
 	s->offline = 0;
+	free(s->offline_exe);
+	s->offline_exe = NULL;
 	for (int i = 0; i < s->nbp; i++)
 		s->bp[i].inserted = 0;
 }
@@ -2321,6 +2324,14 @@ int ptd_session_goto(struct ptd_session *s, const char *where, struct ptd_event 
 
 /* ---- trace bundles ------------------------------------------------------------------ */
 
+const char *ptd_session_offline_exe(struct ptd_session *s)
+{
+	if (!s || !s->offline)
+		return NULL;
+	symbols(s);
+	return s->offline_exe;
+}
+
 int ptd_session_offline(const struct ptd_session *s)
 {
 	return s && s->offline;
@@ -2365,6 +2376,8 @@ static void offline_symbols(struct ptd_session *s)
 				s->sym = NULL;
 				continue;
 			}
+			free(s->offline_exe);
+			s->offline_exe = realpath(m->path, NULL);
 		} else {
 			ptd_symbols_add_file(s->sym, m->path, lo, hi);
 		}

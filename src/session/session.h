@@ -151,6 +151,9 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out);
 int ptd_session_save(struct ptd_session *s, const char *dir);
 int ptd_session_load(struct ptd_session *s, const char *dir);
 int ptd_session_offline(const struct ptd_session *s);
+/* A loaded bundle's main executable (its first ELF mapping, resolved), or
+ * NULL (no bundle, no ELF file). */
+const char *ptd_session_offline_exe(struct ptd_session *s);
 
 /* Execution, forward or reverse (reverse needs a recording). */
 int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev);

@@ -10,7 +10,8 @@ motions=(-ex 'reverse-finish' -ex 'reverse-next' -ex 'reverse-step' -ex 'reverse
 	-ex 'reverse-finish' -ex 'reverse-stepi' -ex 'break fib' -ex 'reverse-continue'
 	-ex 'reverse-finish' -ex 'reverse-finish' -ex 'reverse-next' -ex 'reverse-continue'
 	-ex 'reverse-continue' -ex 'delete' -ex 'reverse-continue' -ex 'info record'
-	-ex 'record instruction-history 1,5' -ex 'record goto end' -ex 'reverse-stepi')
+	-ex 'record instruction-history 1,5' -ex 'record goto end' -ex 'reverse-finish' -ex 'reverse-finish'
+	-ex 'reverse-next' -ex 'reverse-step' -ex 'bt')
 # fib(21): about 570,000 instructions, a PT stream of several PSB segments.
 "$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex 'break exit' -ex continue \
 	-ex 'delete' -ex "record save $b" "${motions[@]}" --args "$TESTPROGS/fib" 21 >"$TMPDIR/live.out" 2>&1
@@ -32,4 +33,10 @@ test "$(grep -c 'fib (n=\|fib ()' "$TMPDIR/a")" -ge 3
 grep -q 'No more reverse-execution history.' "$TMPDIR/a"
 grep -q '^Recorded [0-9]* instructions' "$TMPDIR/a"
 diff -u "$TMPDIR/a" "$TMPDIR/b"
+# A backtrace offline names the bundle's executable as the main program:
+# frames without line info in it get no "from FILE", as live.
+"$PTDBG" -batch --load "$b" -ex 'reverse-finish' -ex 'reverse-next' -ex 'reverse-step' \
+	-ex 'reverse-step' -ex 'reverse-finish' -ex 'reverse-stepi' -ex 'bt' >"$TMPDIR/bt.out" 2>&1
+grep -q '^#[0-9] .* in printf@plt ()$' "$TMPDIR/bt.out" || { cat "$TMPDIR/bt.out"; exit 1; }
+grep -q '^#[0-9] .* in main () at fib.c:23$' "$TMPDIR/bt.out"
 echo ok
