@@ -157,6 +157,11 @@ struct seg {
 	int off_async, off_far;
 	uint64_t async_at;
 
+	/* Stuck detection (see STUCK_LIMIT). */
+	unsigned nblk;
+	uint64_t last_pos;
+	int stuck, stuck_err;
+
 	/* Blocks decoded after the trace ran out (pts_eos), held back until
 	 * the cut at cut_ip is known. */
 	int eos;
@@ -451,15 +456,95 @@ static int finish_tail(struct seg *s)
 #define STUCK_LIMIT (1 << 20)
 #define STUCK_EVERY 64
 
+/* Damaged trace can send the decoder into an endless direct-branch loop
+ * that consumes no trace; libipt would follow it forever.  Checked every
+ * STUCK_EVERY blocks: the offset query is not free.  Returns the status,
+ * -pte_internal when stuck. */
+static inline int check_stuck(struct seg *s, struct pt_block_decoder *dec, int status)
+{
+	uint64_t pos = 0;
+
+	if (++s->nblk % STUCK_EVERY)
+		return status;
+	pt_blk_get_offset(dec, &pos);
+	if (pos != s->last_pos) {
+		s->last_pos = pos;
+		s->stuck = 0;
+	} else if ((s->stuck += STUCK_EVERY) > STUCK_LIMIT) {
+		s->stuck_err = 1;
+		return -pte_internal;
+	}
+	return status;
+}
+
+/*
+ * The hot loop: blocks while no event is pending and the trace has not run
+ * out, straight into the queue, with the counters in locals.  Does what the
+ * general loop in decode_segment does for such blocks; returns libipt's
+ * status after the last block, or a sink error.
+ */
+static int fast_blocks(struct seg *s, struct pt_block_decoder *dec, int *pstatus)
+{
+	struct ptd_pt_stats *st = s->st;
+	uint64_t ninsn = 0, nblocks = 0, first_ip = 0;
+	int depth = s->depth, dmin = st->depth_min, status = *pstatus, err = 0;
+
+	for (;;) {
+		struct pt_block pb;
+
+		if (s->nq == QN) {
+			err = flush_pend(s);
+			if (err < 0)
+				break;
+		}
+		pb.ninsn = 0; /* libipt fills the rest */
+		status = pt_blk_next(dec, &pb, sizeof(pb));
+		if (pb.ninsn && pb.end_ip >= pb.ip) {
+			struct ptd_block *b = &s->q[s->nq++];
+			unsigned c = (unsigned)pb.iclass;
+			uint8_t cls = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c]
+									  : class_at(s, pb.end_ip);
+
+			b->ip = pb.ip;
+			b->end_ip = pb.end_ip;
+			b->ninsn = pb.ninsn;
+			b->iclass = cls;
+			b->flags = pb.speculative ? PTD_BLK_UNCERTAIN : 0;
+			if (!first_ip)
+				first_ip = pb.ip;
+			ninsn += pb.ninsn;
+			nblocks++;
+			depth += (cls == PTD_IC_CALL) - (cls == PTD_IC_RET);
+			if (depth < dmin)
+				dmin = depth;
+		}
+		status = check_stuck(s, dec, status);
+		if (status < 0 || (status & (pts_event_pending | pts_eos)))
+			break;
+	}
+	st->ninsn += ninsn;
+	st->nblocks += nblocks;
+	if (!st->start_ip)
+		st->start_ip = first_ip;
+	s->depth = depth;
+	st->depth_min = dmin;
+	st->depth_delta = depth;
+	if (err < 0)
+		return err;
+	if (status >= 0 && (status & pts_eos))
+		s->eos = 1;
+	*pstatus = status;
+	return 0;
+}
+
 static int decode_segment(struct seg *s)
 {
 	struct pt_block_decoder *dec;
 	struct pt_config cfg;
 	struct pt_errata errata;
-	uint64_t last_pos = UINT64_MAX;
-	int status, err = 0, stuck = 0, stuck_err = 0;
-	unsigned nblk = 0;
+	int status, err = 0;
 
+	s->last_pos = UINT64_MAX;
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)s->buf;
 	cfg.end = (uint8_t *)s->buf + s->end;
@@ -486,7 +571,6 @@ static int decode_segment(struct seg *s)
 	status = pt_blk_sync_set(dec, s->begin);
 	for (;;) {
 		struct pt_block pb;
-		uint64_t pos = 0;
 		int blk;
 
 		while (status >= 0 && (status & pts_event_pending)) {
@@ -506,7 +590,13 @@ static int decode_segment(struct seg *s)
 		}
 		if (status >= 0 && (status & pts_eos))
 			s->eos = 1;
-		if (status >= 0) {
+		if (status >= 0 && !s->eos) {
+			err = fast_blocks(s, dec, &status);
+			if (err < 0)
+				goto out;
+			if (status >= 0)
+				continue;
+		} else if (status >= 0) {
 			pb.ninsn = 0; /* libipt fills the rest */
 			blk = pt_blk_next(dec, &pb, sizeof(pb));
 			err = take_block(s, &pb);
@@ -515,20 +605,7 @@ static int decode_segment(struct seg *s)
 			status = blk;
 			if (status >= 0 && (status & pts_eos))
 				s->eos = 1;
-			/* Damaged trace can send the decoder into an endless
-			 * direct-branch loop that consumes no trace; libipt
-			 * would follow it forever.  Checked every STUCK_EVERY
-			 * blocks: the offset query is not free. */
-			if (++nblk % STUCK_EVERY == 0) {
-				pt_blk_get_offset(dec, &pos);
-				if (pos != last_pos) {
-					last_pos = pos;
-					stuck = 0;
-				} else if ((stuck += STUCK_EVERY) > STUCK_LIMIT) {
-					status = -pte_internal;
-					stuck_err = 1;
-				}
-			}
+			status = check_stuck(s, dec, status);
 			if (status >= 0)
 				continue;
 		}
@@ -544,15 +621,15 @@ static int decode_segment(struct seg *s)
 			pt_blk_get_offset(dec, &off);
 			if (status == -pte_nomap)
 				r = PTD_GAP_NO_MEMORY;
-			if (stuck_err)
+			if (s->stuck_err)
 				snprintf(msg, sizeof(msg),
 					 "decode error at offset 0x%" PRIx64 ": no trace consumed in %d blocks "
 					 "(endless loop of direct branches?)", off, STUCK_LIMIT);
 			else
 				snprintf(msg, sizeof(msg), "decode error at offset 0x%" PRIx64 ": %s", off,
 					 pt_errstr(pt_errcode(status)));
-			stuck_err = 0;
-			stuck = 0;
+			s->stuck_err = 0;
+			s->stuck = 0;
 			err = emit_gap(s, r, off, msg);
 			if (err < 0)
 				goto out;
