@@ -1070,6 +1070,13 @@ const struct ptd_history *ptd_pt_trace_newest(struct ptd_pt_trace *t, size_t k)
 	return segment_of(t, &t->rev[k]);
 }
 
+int ptd_pt_trace_has_newest(struct ptd_pt_trace *t, size_t k)
+{
+	if (!t || k == SIZE_MAX || index_back(t, k + 1) < 0)
+		return 0;
+	return k < t->nrev;
+}
+
 /* Counts segment @e without necessarily caching its history. */
 static int count_segment(struct ptd_pt_trace *t, struct segent *e)
 {

@@ -125,6 +125,9 @@ const struct ptd_history *ptd_pt_trace_segment(struct ptd_pt_trace *t, size_t i)
  * -ptde_bos in the message when the trace has fewer segments.
  */
 const struct ptd_history *ptd_pt_trace_newest(struct ptd_pt_trace *t, size_t k);
+/* Nonzero when the trace has a @k-th segment from the end; indexes only
+ * that far back and decodes nothing. */
+int ptd_pt_trace_has_newest(struct ptd_pt_trace *t, size_t k);
 /* gdb number of segment @i's first item and the call depth at its start
  * (relative to the trace start); decodes older segments not yet counted.
  * Returns 0 or a negative error. */

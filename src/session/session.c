@@ -388,11 +388,7 @@ static int lazy_more(struct ptd_session *s, struct sthread *th, size_t more)
 		return 0;
 	want = th->lazy_m + more;
 	/* How far back segments exist (the index grows backwards). */
-	for (j = th->lazy_m; j < want; j++)
-		if (!ptd_pt_trace_newest(th->lazy, j))
-			break;
-	ptd_clear_error();
-	if (j < want) {
+	if (!ptd_pt_trace_has_newest(th->lazy, want - 1)) {
 		/* The start of the trace is near: the rest at once, with the
 		 * lost-data gap if any. */
 		rc = lazy_all(s, th);

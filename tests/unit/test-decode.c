@@ -642,7 +642,11 @@ static void test_lazy_segments(void **state)
 	newest = ptd_pt_trace_newest(t, 0);
 	assert_non_null(newest);
 	assert_non_null(ptd_pt_trace_newest(t, 1));
+	assert_true(ptd_pt_trace_has_newest(t, 5));
 	nseg = ptd_pt_trace_nsegs(t);
+	assert_true(ptd_pt_trace_has_newest(t, nseg - 1));
+	assert_false(ptd_pt_trace_has_newest(t, nseg));
+	assert_false(ptd_pt_trace_has_newest(NULL, 0));
 	assert_true(nseg > 10);
 	assert_int_equal(ptd_pt_trace_lost(t), 0);
 	assert_ptr_equal(ptd_pt_trace_newest(t, 0), ptd_pt_trace_segment(t, nseg - 1));
