@@ -373,12 +373,33 @@ static void pending_state(struct ptd_replay_result *res, const struct walker *w,
 		res->returns = 0;
 }
 
+uint64_t ptd_replay_first_insn(const struct ptd_history *h)
+{
+	struct ptd_hcursor c;
+
+	if (!h || ptd_hcursor_goto(&c, h, 1) < 0)
+		return 0;
+	while (c.is_gap)
+		if (ptd_hcursor_next(&c) < 0)
+			return 0;
+	return c.number;
+}
+
+static uint64_t first_insn(const struct ptd_history *h)
+{
+	uint64_t n = ptd_replay_first_insn(h);
+
+	ptd_clear_error();
+	return n ? n : 1;
+}
+
 int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, uint64_t from,
 		    enum ptd_motion m, int reverse, const struct ptd_replay_env *env,
 		    struct ptd_replay_result *res)
 {
 	struct walker w;
 	struct stepstate st;
+	uint64_t last_real, first_real;
 	int start_level, rc;
 
 	if (!h || !res)
@@ -403,6 +424,8 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		return rc;
 	track_seg(&w);
 	start_level = w.s->level;
+	last_real = w.c.is_gap ? 0 : from;
+	first_real = first_insn(h);
 
 	memset(&st, 0, sizeof(st));
 	st.m = m;
@@ -416,6 +439,12 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		int done = 0, bp, id;
 
 		rc = move1(&w);
+		if ((rc == -ptde_eos || rc == -ptde_bos) && w.c.is_gap && last_real) {
+			/* Only gaps up to the end: back to the last instruction,
+			 * as gdb does (it never stops at a gap). */
+			if (ptd_hcursor_goto(&w.c, h, last_real) == 0)
+				track_seg(&w);
+		}
 		if (rc == -ptde_eos) {
 			set_res(res, &w, PTD_REPLAY_END);
 			res->incomplete = 1;
@@ -430,10 +459,12 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			set_res(res, &w, PTD_REPLAY_ERROR);
 			return 0;
 		}
-		if (w.c.is_gap) {
-			set_res(res, &w, PTD_REPLAY_GAP);
-			return 0;
-		}
+		/* gdb's record btrace steps over gaps (trace lost to an
+		 * overflow or a decode error): execution goes on at the next
+		 * instruction on the other side. */
+		if (w.c.is_gap)
+			continue;
+		last_real = w.c.number;
 		bp = is_bp(&w, w.c.ip, &id);
 		switch (m) {
 		case PTD_MOTION_STEPI:
@@ -468,7 +499,7 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			res->bp_id = id;
 			return 0;
 		}
-		if (reverse && w.c.number == 1) {
+		if (reverse && w.c.number <= first_real) {
 			set_res(res, &w, PTD_REPLAY_BEGIN);
 			return 0;
 		}

@@ -39,7 +39,7 @@ enum ptd_replay_stop {
 	PTD_REPLAY_BREAKPOINT, /* stopped at a breakpoint address */
 	PTD_REPLAY_BEGIN,      /* hit the oldest item: "No more reverse-execution history." */
 	PTD_REPLAY_END,        /* reached the tail going forward: resume live */
-	PTD_REPLAY_GAP,        /* stopped at a gap */
+	PTD_REPLAY_GAP,        /* not returned any more: motions step over gaps, as gdb's */
 	PTD_REPLAY_ERROR,      /* instruction could not be decoded */
 };
 
@@ -93,14 +93,17 @@ struct ptd_replay_result {
  * Returns 0 and fills @res; -ptde_invalid on bad arguments.
  *
  * Stops, checked at every instruction the motion reaches (never at @from):
- *  - a gap: PTD_REPLAY_GAP at the gap's number (ip 0);
+ *  - gaps are stepped over, as gdb's record btrace does: a motion never
+ *    ends on one; when only gaps lie between the position and an end of
+ *    the history, the motion ends at the last instruction before them;
  *  - forward, the tail (the live pc): PTD_REPLAY_END; @incomplete is 0
  *    when the motion's goal is met exactly there (or a breakpoint is at
  *    the tail, bp_id set), 1 when the session must go on live; without a
  *    tail, moving past the last instruction is PTD_REPLAY_END, incomplete;
  *  - a breakpoint address: PTD_REPLAY_BREAKPOINT (every motion, as gdb's
  *    record targets check breakpoints while replaying);
- *  - reverse, instruction 1: PTD_REPLAY_BEGIN even when the goal is met
+ *  - reverse, the first instruction (1, or the first after leading gaps):
+ *    PTD_REPLAY_BEGIN even when the goal is met
  *    there, as gdb's record full reports "No more reverse-execution
  *    history." on reaching the start of its log;
  *  - the goal: PTD_REPLAY_DONE.
@@ -114,6 +117,9 @@ struct ptd_replay_result {
 int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, uint64_t from,
 		    enum ptd_motion m, int reverse, const struct ptd_replay_env *env,
 		    struct ptd_replay_result *res);
+
+/* Number of the first instruction that is not a gap, or 0 (no such). */
+uint64_t ptd_replay_first_insn(const struct ptd_history *h);
 
 /*
  * Backtrace at a past position from the call history: @pcs[0] is the ip at

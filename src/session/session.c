@@ -2160,8 +2160,9 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 		/* A loaded trace decoded from its end: running into the
 		 * start of what is decoded means the older segments are
 		 * needed; the motion runs again from the same place. */
-		if (!reverse || !th->lazy || res.number != 1 ||
-		    (res.stop != PTD_REPLAY_BEGIN && res.stop != PTD_REPLAY_BREAKPOINT))
+		if (!reverse || !th->lazy ||
+		    (res.stop != PTD_REPLAY_BEGIN &&
+		     (res.stop != PTD_REPLAY_BREAKPOINT || res.number != ptd_replay_first_insn(th->h))))
 			break;
 		rc = lazy_more(s, th, more);
 		if (rc < 0)
@@ -2181,7 +2182,7 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 		break;
 	case PTD_REPLAY_BREAKPOINT: {
 		struct sbp *b;
-		if (reverse && res.number == 1) {
+		if (reverse && res.number == ptd_replay_first_insn(th->h)) {
 			/* gdb reports the end of the history, not the
 			 * breakpoint, at the first recorded instruction. */
 			ev->kind = PTD_EVENT_NO_HISTORY;
@@ -2292,7 +2293,10 @@ int ptd_session_goto(struct ptd_session *s, const char *where, struct ptd_event 
 		return rc;
 	count = ptd_history_count(th->h);
 	if (!strcmp(where, "begin") || !strcmp(where, "start")) {
-		n = 1;
+		/* Gaps at the start are skipped, as gdb does. */
+		n = ptd_replay_first_insn(th->h);
+		if (!n)
+			return ptd__err(-ptde_invalid, "No trace.");
 	} else if (!strcmp(where, "end")) {
 		n = count;
 	} else {
@@ -2302,6 +2306,11 @@ int ptd_session_goto(struct ptd_session *s, const char *where, struct ptd_event 
 			return ptd__err(-ptde_invalid, "Invalid number \"%s\".", where);
 		if (n < 1 || n > count)
 			return ptd__err(-ptde_invalid, "Target insn not found.");
+		{
+			struct ptd_hcursor c;
+			if (ptd_hcursor_goto(&c, th->h, n) == 0 && c.is_gap)
+				return ptd__err(-ptde_invalid, "No such instruction.");
+		}
 	}
 	if (count == 0)
 		return ptd__err(-ptde_invalid, "No trace.");

@@ -38,6 +38,13 @@ f=$(ls "$TMPDIR"/corrupt/pt-*.bin)
 printf '\xff\xff\xff\xff\xff\xff\xff\xff' | dd of="$f" bs=1 seek=40 conv=notrunc 2>/dev/null
 "$PTDBG" -batch --load "$TMPDIR/corrupt" -ex 'info record' -ex 'record instruction-history 1,5' >"$TMPDIR/e3" 2>&1 || true
 grep -q '^Recorded\|cannot load' "$TMPDIR/e3"
+# stepping backward over what the damage left: gaps are stepped over (as
+# gdb does), never shown as a position
+"$PTDBG" -batch --load "$TMPDIR/corrupt" -ex 'reverse-stepi' -ex 'reverse-stepi' -ex 'reverse-continue' \
+	-ex 'stepi' >"$TMPDIR/e5" 2>&1 || true
+if grep -q '0x0000000000000000 in\|a gap in the trace' "$TMPDIR/e5"; then
+	cat "$TMPDIR/e5"; exit 1
+fi
 # saving a blocks recording explains itself
 "$PTDBG" -batch -ex 'break fib' -ex run -ex 'record step' -ex continue -ex "record save $TMPDIR/x" \
 	--args "$TESTPROGS/fib" 3 >"$TMPDIR/e4" 2>&1 || true

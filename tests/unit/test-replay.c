@@ -442,7 +442,7 @@ static void test_end_in_step_into(void **state)
 	fix_free(f);
 }
 
-/* Gaps stop every motion, forward and reverse. */
+/* Motions step over gaps, as gdb's record btrace does: none ends on one. */
 static void prog_gap(struct fx_sim *s)
 {
 	fx_run(s, 0x401182, 0x401196, PTD_IC_CALL, 0);
@@ -455,26 +455,61 @@ static void prog_gap(struct fx_sim *s)
 	fx_push_ip(s, FX_H);
 }
 
+/* The history of prog_gap behind a lost-data gap, and followed by one,
+ * without a tail (a loaded trace). */
+static void prog_gap_ends(struct fx_sim *s)
+{
+	ptd_history_append_gap(s->h, PTD_GAP_LOST, 0, "lost");
+	fx_push_ip(s, 0);
+	fx_run(s, 0x401182, 0x401196, PTD_IC_CALL, 0);
+	fx_run(s, 0x40111d, 0x40112d, PTD_IC_CALL, 0);
+	ptd_history_append_gap(s->h, PTD_GAP_OVERFLOW, 0, "overflow");
+	fx_push_ip(s, 0);
+}
+
 static void test_gap(void **state)
 {
 	struct fixture *f = fix_new(prog_gap);
-	uint64_t gap = 15, pos;
+	uint64_t gap = 15, count = ptd_history_count(f->s.h), first, last;
 	struct ptd_replay_result r;
+	int m, rev;
 
 	(void)state;
 	assert_int_equal(f->s.ips[gap - 1], 0);
-	mv(f, 1, PTD_MOTION_CONTINUE, 0, PTD_REPLAY_GAP, 0);
-	assert_int_equal(ptd_replay_move(f->s.h, f->c, 1, PTD_MOTION_CONTINUE, 0, &f->env, &r), 0);
-	assert_int_equal(r.number, gap);
-	pos = mv(f, ptd_history_count(f->s.h), PTD_MOTION_CONTINUE, 1, PTD_REPLAY_GAP, 0);
-	assert_int_equal(pos, gap);
-	mv(f, gap - 1, PTD_MOTION_STEPI, 0, PTD_REPLAY_GAP, 0);
-	mv(f, gap, PTD_MOTION_STEPI, 0, PTD_REPLAY_DONE, 0x40113f);
-	mv(f, gap, PTD_MOTION_STEPI, 1, PTD_REPLAY_DONE, 0x40112d);
-	mv(f, gap + 1, PTD_MOTION_STEP, 1, PTD_REPLAY_GAP, 0);
-	mv(f, fx_num(&f->s, 0x401191, 0), PTD_MOTION_NEXT, 0, PTD_REPLAY_GAP, 0);
+	/* continue runs through the gap to the end, and back to the start */
+	assert_int_equal(mv(f, 1, PTD_MOTION_CONTINUE, 0, PTD_REPLAY_END, FX_H), count);
+	assert_int_equal(mv(f, count, PTD_MOTION_CONTINUE, 1, PTD_REPLAY_BEGIN, 0x401182), 1);
+	/* stepi crosses it both ways */
+	assert_int_equal(mv(f, gap - 1, PTD_MOTION_STEPI, 0, PTD_REPLAY_DONE, 0x40113f), gap + 1);
+	assert_int_equal(mv(f, gap + 1, PTD_MOTION_STEPI, 1, PTD_REPLAY_DONE, 0x40112d), gap - 1);
+	/* no motion from either side ends on it */
+	for (m = PTD_MOTION_STEPI; m <= PTD_MOTION_CONTINUE; m++)
+		for (rev = 0; rev < 2; rev++) {
+			uint64_t from = rev ? gap + 1 : gap - 1;
+
+			assert_int_equal(ptd_replay_move(f->s.h, f->c, from, (enum ptd_motion)m, rev,
+							 &f->env, &r), 0);
+			assert_true(r.number != gap);
+			assert_true(r.ip != 0);
+			assert_true(r.stop != PTD_REPLAY_GAP && r.stop != PTD_REPLAY_ERROR);
+		}
 	/* after the gap, f continues: finish from it reaches main */
 	mv(f, gap + 2, PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x40119b);
+	fix_free(f);
+
+	/* Gaps at both ends: the motions end at the first and the last
+	 * instruction, never on a gap. */
+	f = fix_new(prog_gap_ends);
+	count = ptd_history_count(f->s.h);
+	first = 2;
+	last = count - 1;
+	assert_int_equal(ptd_replay_first_insn(f->s.h), first);
+	assert_int_equal(f->s.ips[count - 1], 0);
+	assert_int_equal(mv(f, first + 3, PTD_MOTION_CONTINUE, 1, PTD_REPLAY_BEGIN, 0x401182), first);
+	assert_int_equal(mv(f, first, PTD_MOTION_STEPI, 1, PTD_REPLAY_BEGIN, 0x401182), first);
+	assert_int_equal(mv(f, first + 1, PTD_MOTION_STEPI, 1, PTD_REPLAY_BEGIN, 0x401182), first);
+	assert_int_equal(mv(f, first, PTD_MOTION_CONTINUE, 0, PTD_REPLAY_END, 0x40112d), last);
+	assert_int_equal(mv(f, last, PTD_MOTION_STEPI, 0, PTD_REPLAY_END, 0x40112d), last);
 	fix_free(f);
 }
 
@@ -750,8 +785,8 @@ static void test_random_motions(void **state)
 					assert_true(rev ? r.number <= from : r.number >= from);
 					assert_int_equal(r.ip, f->s.ips[r.number - 1]);
 					assert_true(r.stop != PTD_REPLAY_ERROR);
-					if (r.stop == PTD_REPLAY_GAP)
-						assert_int_equal(r.ip, 0);
+					assert_true(r.stop != PTD_REPLAY_GAP);
+					assert_true(r.ip != 0); /* never on a gap */
 					if (r.stop == PTD_REPLAY_BEGIN)
 						assert_int_equal(r.number, 1);
 					if (r.stop == PTD_REPLAY_BREAKPOINT)
