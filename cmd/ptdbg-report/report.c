@@ -295,7 +295,7 @@ static void text_report(FILE *f, struct ptd_session *s, const struct opts *o,
 		if (ptd_hcursor_goto(&c, h, r.first) == 0) {
 			do {
 				if (c.is_gap)
-					ptd_print_gap(&pc, c.number, c.gap_reason, NULL, 0);
+					ptd_print_gap_at(&pc, h, &c);
 				else
 					ptd_print_insn(&pc, c.number, c.ip, c.number == count ? cur_pc : 0,
 						       PTD_DIS_NUMBER);

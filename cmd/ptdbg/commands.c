@@ -1245,7 +1245,7 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 		return 0;
 	for (n = sh->ih_begin; n < sh->ih_end; n++) {
 		if (cur.is_gap) {
-			ptd_print_gap(&sh->pc, n, cur.gap_reason, NULL, 0);
+			ptd_print_gap_at(&sh->pc, h, &cur);
 		} else {
 			if ((mods & 3) && sh->pc.sym &&
 			    ptd_symbols_line(sh->pc.sym, cur.ip, &li) >= 0 && li.file &&

@@ -244,13 +244,29 @@ void ptd_print_gap(struct ptd_print_ctx *c, uint64_t number, int reason, const c
 		   uint64_t arg)
 {
 	fprintf(c->out, "%" PRIu64 "\t", number);
-	if (reason == PTD_GAP_DECODE_ERROR)
-		fprintf(c->out, "[decode error (%" PRId64 "): %s]\n", (int64_t)arg,
-			detail && detail[0] ? detail : "unknown");
+	/* gdb's btrace wording: "[decode error (CODE): libipt's message]",
+	 * "[overflow]", "[disabled]". */
+	if ((reason == PTD_GAP_DECODE_ERROR || reason == PTD_GAP_NO_MEMORY) && detail && detail[0])
+		fprintf(c->out, "[decode error (%" PRId64 "): %s]\n", (int64_t)arg, detail);
+	else if (reason == PTD_GAP_DECODE_ERROR)
+		fprintf(c->out, "[decode error]\n");
+	else if (reason == PTD_GAP_OVERFLOW || reason == PTD_GAP_DISABLED)
+		fprintf(c->out, "[%s]\n", ptd_print_gap_reason(reason));
 	else if (detail && detail[0])
 		fprintf(c->out, "[%s: %s]\n", ptd_print_gap_reason(reason), detail);
 	else
 		fprintf(c->out, "[%s]\n", ptd_print_gap_reason(reason));
+}
+
+void ptd_print_gap_at(struct ptd_print_ctx *c, const struct ptd_history *h,
+		      const struct ptd_hcursor *cur)
+{
+	struct ptd_item it;
+
+	if (h && ptd_history_item(h, cur->item_index, &it) && it.kind == PTD_ITEM_GAP)
+		ptd_print_gap(c, cur->number, it.reason, ptd_history_detail(h, it.detail), it.arg);
+	else
+		ptd_print_gap(c, cur->number, cur->gap_reason, NULL, 0);
 }
 
 /* Lowest and highest line of the segment's instructions that lie in the

@@ -97,6 +97,9 @@ int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64
 /* "N\t[reason]" for a gap in an instruction or call history listing. */
 void ptd_print_gap(struct ptd_print_ctx *c, uint64_t number, int reason, const char *detail,
 		   uint64_t arg);
+/* The gap at @cur in @h, with its detail (libipt's error for decode errors). */
+void ptd_print_gap_at(struct ptd_print_ctx *c, const struct ptd_history *h,
+		      const struct ptd_hcursor *cur);
 
 /* One line of record function-call-history. */
 void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,

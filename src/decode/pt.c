@@ -157,6 +157,9 @@ struct seg {
 	int off_async, off_far;
 	uint64_t async_at;
 
+	/* Tracing enabled elsewhere than where it stopped makes a gap. */
+	int disabled_gaps;
+
 	/* Stuck detection (see STUCK_LIMIT). */
 	unsigned nblk;
 	uint64_t last_pos;
@@ -355,8 +358,18 @@ static int handle_event(struct seg *s, struct pt_block_decoder *dec, const struc
 	char msg[128];
 
 	switch (ev->type) {
-	case ptev_enabled:
-		return on_enabled(s, ev->variant.enabled.ip);
+	case ptev_enabled: {
+		int err = on_enabled(s, ev->variant.enabled.ip);
+
+		/* As gdb's btrace: tracing that comes back somewhere else
+		 * than where it stopped (a signal handler, sigreturn, exec
+		 * with user-only tracing) leaves a "disabled" gap, except
+		 * before the first instruction and for PSB+ status updates. */
+		if (!err && s->disabled_gaps && !ev->status_update && !ev->variant.enabled.resumed &&
+		    s->st->nblocks)
+			err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+		return err;
+	}
 	case ptev_disabled:
 		/* A far branch (syscall) left user mode. */
 		if (pend_of(s) && pend_of(s)->iclass == PTD_IC_FAR_CALL)
@@ -621,16 +634,16 @@ static int decode_segment(struct seg *s)
 			pt_blk_get_offset(dec, &off);
 			if (status == -pte_nomap)
 				r = PTD_GAP_NO_MEMORY;
+			/* As gdb shows it: libipt's code and message. */
 			if (s->stuck_err)
 				snprintf(msg, sizeof(msg),
-					 "decode error at offset 0x%" PRIx64 ": no trace consumed in %d blocks "
-					 "(endless loop of direct branches?)", off, STUCK_LIMIT);
+					 "no trace consumed in %d blocks at offset 0x%" PRIx64
+					 " (endless loop of direct branches?)", STUCK_LIMIT, off);
 			else
-				snprintf(msg, sizeof(msg), "decode error at offset 0x%" PRIx64 ": %s", off,
-					 pt_errstr(pt_errcode(status)));
+				snprintf(msg, sizeof(msg), "%s", pt_errstr(pt_errcode(status)));
 			s->stuck_err = 0;
 			s->stuck = 0;
-			err = emit_gap(s, r, off, msg);
+			err = emit_gap(s, r, (uint64_t)(int64_t)status, msg);
 			if (err < 0)
 				goto out;
 			/* Resync at the next PSB; in a segment that is the end. */
@@ -651,13 +664,14 @@ out:
 
 static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
 		       struct ptd_image *img, struct pt_image *ptimg, struct iccache *icc,
-		       const struct ptd_pt_sink *sink, struct ptd_pt_stats *st)
+		       const struct ptd_pt_sink *sink, struct ptd_pt_stats *st, int dgaps)
 {
 	struct seg s;
 	int err;
 
 	memset(&s, 0, sizeof(s));
 	memset(st, 0, sizeof(*st));
+	s.disabled_gaps = dgaps;
 	s.icc = icc;
 	s.buf = buf;
 	s.begin = begin;
@@ -732,7 +746,7 @@ int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
 		uint64_t end = i + 1 < n ? off[i + 1] : size;
 
 		err = run_segment(buf, off[i], end, i + 1 < n ? ips[i + 1] : 0, img, ptd_image_pt(img),
-				  icc, sink, &seg);
+				  icc, sink, &seg, 0);
 		if (err < 0)
 			goto out;
 		stats_add(st, &seg, &depth);
@@ -810,6 +824,7 @@ struct ptd_pt_trace {
 	int lost_nonzero;
 	struct iccache *icc; /* for decodes in the calling thread; may be NULL */
 	uint64_t tail_ip;    /* where the thread stopped, for the newest segment */
+	int disabled_gaps;   /* see ptd_pt_trace_set_disabled_gaps */
 };
 
 /*
@@ -1004,7 +1019,8 @@ static int decode_into(struct ptd_pt_trace *t, struct segent *e, struct pt_image
 	*out = NULL;
 	if (!h)
 		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
-	err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, ptimg, icc, &sink, st);
+	err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, ptimg, icc, &sink, st,
+			  t->disabled_gaps);
 	if (err < 0) {
 		ptd_history_free(h);
 		return err;
@@ -1068,6 +1084,12 @@ const struct ptd_history *ptd_pt_trace_newest(struct ptd_pt_trace *t, size_t k)
 		return NULL;
 	}
 	return segment_of(t, &t->rev[k]);
+}
+
+void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on)
+{
+	if (t)
+		t->disabled_gaps = on != 0;
 }
 
 int ptd_pt_trace_has_newest(struct ptd_pt_trace *t, size_t k)
@@ -1206,7 +1228,7 @@ static int decode_batch(struct ptd_pt_trace *t, struct batch *b, struct pt_image
 			err = copy_items(b->h, e->h); /* nobody else reads it meanwhile */
 		else
 			err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, img, icc,
-					  &sink, &e->st);
+					  &sink, &e->st, t->disabled_gaps);
 	}
 	return err;
 }
@@ -1373,7 +1395,7 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 			struct ptd_pt_stats sst;
 
 			err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img,
-					  ptd_image_pt(t->img), t->icc, &sink, &sst);
+					  ptd_image_pt(t->img), t->icc, &sink, &sst, t->disabled_gaps);
 			if (!err) {
 				e->st = sst;
 				e->decoded = 1;

@@ -125,6 +125,15 @@ const struct ptd_history *ptd_pt_trace_segment(struct ptd_pt_trace *t, size_t i)
  * -ptde_bos in the message when the trace has fewer segments.
  */
 const struct ptd_history *ptd_pt_trace_newest(struct ptd_pt_trace *t, size_t k);
+/*
+ * With @on, tracing enabled again elsewhere than where it was disabled
+ * (libipt's "resumed" is not set: a signal handler, sigreturn or exec under
+ * user-only tracing) puts a PTD_GAP_DISABLED gap into the history, as gdb's
+ * record btrace does, so instruction numbers match gdb's on hardware
+ * traces.  Off (the default) for ptdbg's own exact recordings, whose
+ * signals are events, not gaps.  Set it before decoding anything.
+ */
+void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on);
 /* Nonzero when the trace has a @k-th segment from the end; indexes only
  * that far back and decodes nothing. */
 int ptd_pt_trace_has_newest(struct ptd_pt_trace *t, size_t k);

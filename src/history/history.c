@@ -794,6 +794,7 @@ static int append_copy(struct ptd_history *dst, const struct ptd_history *src,
 
 int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src)
 {
+	const char *pend_detail;
 	const struct ptd_item *items;
 	uint64_t k, moved_insn, item_shift, num_shift, nmove;
 	uint32_t i, detail_shift;
@@ -818,6 +819,9 @@ int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src)
 	}
 	if (src->has_pend && src->pend.kind == PTD_ITEM_BLOCK)
 		moved_insn -= src->pend.block.ninsn;
+	/* The pending item goes in last, by append; its detail string
+	 * moves to dst below, so look it up now. */
+	pend_detail = src->has_pend ? ptd_history_detail(src, src->pend.detail) : NULL;
 	if (src->nchunks > 1) {
 		nmove = src->nchunks - 1;
 		if (flush_pend(dst))
@@ -869,7 +873,10 @@ int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src)
 		dst->ninsn += moved_insn;
 	}
 	if (src->has_pend) {
-		rc = append_copy(dst, src, &src->pend);
+		if (src->pend.kind == PTD_ITEM_GAP)
+			rc = ptd_history_append_gap(dst, src->pend.reason, src->pend.arg, pend_detail);
+		else
+			rc = append_copy(dst, src, &src->pend);
 		if (rc < 0)
 			return rc;
 	}

@@ -2540,6 +2540,9 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 		}
 		if (bt->tail_pc)
 			ptd_pt_trace_set_tail(tr, bt->tail_pc);
+		/* A loaded trace is numbered as gdb numbers it (a gap where
+		 * tracing resumed elsewhere: signals, exec). */
+		ptd_pt_trace_set_disabled_gaps(tr, 1);
 		/* Only the newest segment now: the first reverse step costs
 		 * the same for any trace size. */
 		th->lazy = tr;

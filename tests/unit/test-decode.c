@@ -799,6 +799,62 @@ static int loop_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 
 /* A trace that leads into "jmp ." never consumes trace again; the decoder
  * must give up with a gap instead of looping forever. */
+/* gdb numbering for hardware traces: with disabled gaps on, every place
+ * where tracing came back elsewhere than where it stopped (signal handler
+ * entry, sigreturn) is a "disabled" gap; otherwise the same instructions.
+ * Off (ptdbg's own recordings), there are none. */
+static void test_disabled_gaps(void **state)
+{
+	struct ptd_image *img = ptd_image_alloc(pw_read, NULL);
+	struct ptd_ptsynth_config cfg = { .psb_period = 256, .ret_compression = 1 };
+	struct pw_opts o = { .seed = 77, .steps = 6000, .p_signal = 8, .p_sigsys = 150 };
+	struct pw_result exp;
+	struct ptd_ptsynth *s = synth(&cfg, &o, &exp);
+	struct ptd_history *off = ptd_history_alloc(pw_read, NULL), *on = ptd_history_alloc(pw_read, NULL);
+	struct ptd_pt_trace *t;
+	struct ptd_hcursor a, b;
+	const uint8_t *buf;
+	size_t n;
+	uint64_t ngaps = 0;
+	int mode;
+
+	(void)state;
+	assert_true(exp.nsignals >= 3);
+	buf = ptd_ptsynth_data(s, &n);
+	for (mode = 0; mode < 2; mode++) {
+		t = ptd_pt_trace_alloc(buf, n, img, pw_read, NULL, 0);
+		ptd_pt_trace_set_disabled_gaps(t, mode);
+		assert_int_equal(ptd_pt_trace_history(t, mode ? on : off, mode + 1, NULL), 0);
+		ptd_pt_trace_free(t);
+	}
+	/* Walk both: the same instructions; the gaps only in "on", each right
+	 * before a handler entry (0xa0) or a sigreturn's resumption. */
+	assert_int_equal(ptd_hcursor_goto(&a, off, 1), 0);
+	assert_int_equal(ptd_hcursor_goto(&b, on, 1), 0);
+	for (;;) {
+		assert_false(a.is_gap);
+		if (b.is_gap) {
+			assert_int_equal(b.gap_reason, PTD_GAP_DISABLED);
+			ngaps++;
+			assert_int_equal(ptd_hcursor_next(&b), 0);
+			assert_false(b.is_gap);
+		}
+		assert_int_equal(a.ip, b.ip);
+		if (ptd_hcursor_next(&a) < 0)
+			break;
+		assert_int_equal(ptd_hcursor_next(&b), 0);
+	}
+	assert_int_equal(ptd_history_count(on), ptd_history_count(off) + ngaps);
+	/* every signal entry is one; sigreturns add at most as many */
+	assert_true(ngaps >= (uint64_t)exp.nsignals);
+	assert_true(ngaps <= 2 * (uint64_t)exp.nsignals);
+	ptd_history_free(off);
+	ptd_history_free(on);
+	free(exp.ips);
+	ptd_ptsynth_free(s);
+	ptd_image_free(img);
+}
+
 static void test_endless_loop(void **state)
 {
 	struct ptd_ptsynth *s = ptd_ptsynth_alloc(NULL);
@@ -1005,6 +1061,7 @@ int main(void)
 		cmocka_unit_test(test_lazy_segments),
 		cmocka_unit_test(test_decode_history),
 		cmocka_unit_test(test_endless_loop),
+		cmocka_unit_test(test_disabled_gaps),
 		cmocka_unit_test(test_bundle_roundtrip),
 		cmocka_unit_test(test_bundle_malformed),
 	};

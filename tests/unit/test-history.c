@@ -619,6 +619,29 @@ static void test_bulk_and_splice(void **state)
 		assert_same_history(ref, pre);
 		ptd_history_free(pre);
 	}
+	/* A piece of several chunks that ends with a gap with a detail: the
+	 * detail survives the move. */
+	{
+		struct ptd_history *a = ptd_history_alloc(nop_read, NULL);
+		struct ptd_history *b = ptd_history_alloc(nop_read, NULL);
+		struct ptd_block blk = { NOP_CODE, NOP_CODE + 1, 2, PTD_IC_JUMP, 0 };
+		struct ptd_item it;
+
+		assert_int_equal(ptd_history_append_gap(a, PTD_GAP_LOST, 1, "first"), 0);
+		for (k = 0; k < 700; k++)
+			assert_int_equal(ptd_history_append_block(b, &blk), 0);
+		assert_int_equal(ptd_history_append_gap(b, PTD_GAP_DECODE_ERROR, (uint64_t)-21, "last"), 0);
+		assert_int_equal(ptd_history_splice(a, b), 0);
+		assert_int_equal(ptd_history_nitems(a), 702);
+		assert_int_equal(ptd_history_item(a, 701, &it), 1);
+		assert_int_equal(it.kind, PTD_ITEM_GAP);
+		assert_int_equal((int64_t)it.arg, -21);
+		assert_string_equal(ptd_history_detail(a, it.detail), "last");
+		assert_int_equal(ptd_history_item(a, 0, &it), 1);
+		assert_string_equal(ptd_history_detail(a, it.detail), "first");
+		ptd_history_free(a);
+		ptd_history_free(b);
+	}
 	assert_int_equal(ptd_history_splice(spl, spl), -ptde_invalid);
 	assert_int_equal(ptd_history_append_blocks(NULL, run, 1), -ptde_invalid);
 	run[0].ninsn = 0;
