@@ -240,12 +240,10 @@ const char *ptd_print_gap_reason(int reason)
 	}
 }
 
-void ptd_print_gap(struct ptd_print_ctx *c, uint64_t number, int reason, const char *detail,
-		   uint64_t arg)
+/* The bracketed text of a gap, in gdb's btrace wording: "[decode error
+ * (CODE): libipt's message]", "[overflow]", "[disabled]". */
+static void gap_text(struct ptd_print_ctx *c, int reason, const char *detail, uint64_t arg)
 {
-	fprintf(c->out, "%" PRIu64 "\t", number);
-	/* gdb's btrace wording: "[decode error (CODE): libipt's message]",
-	 * "[overflow]", "[disabled]". */
 	if ((reason == PTD_GAP_DECODE_ERROR || reason == PTD_GAP_NO_MEMORY) && detail && detail[0])
 		fprintf(c->out, "[decode error (%" PRId64 "): %s]\n", (int64_t)arg, detail);
 	else if (reason == PTD_GAP_DECODE_ERROR)
@@ -256,6 +254,13 @@ void ptd_print_gap(struct ptd_print_ctx *c, uint64_t number, int reason, const c
 		fprintf(c->out, "[%s: %s]\n", ptd_print_gap_reason(reason), detail);
 	else
 		fprintf(c->out, "[%s]\n", ptd_print_gap_reason(reason));
+}
+
+void ptd_print_gap(struct ptd_print_ctx *c, uint64_t number, int reason, const char *detail,
+		   uint64_t arg)
+{
+	fprintf(c->out, "%" PRIu64 "\t", number);
+	gap_text(c, reason, detail, arg);
 }
 
 void ptd_print_gap_at(struct ptd_print_ctx *c, const struct ptd_history *h,
@@ -316,8 +321,11 @@ void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,
 	if (seg->is_gap) {
 		struct ptd_hcursor cur;
 
-		if (h && ptd_hcursor_goto(&cur, h, seg->first) >= 0 && cur.is_gap)
-			fprintf(c->out, "[%s]\n", ptd_print_gap_reason(cur.gap_reason));
+		struct ptd_item it;
+
+		if (h && ptd_hcursor_goto(&cur, h, seg->first) >= 0 && cur.is_gap &&
+		    ptd_history_item(h, cur.item_index, &it) && it.kind == PTD_ITEM_GAP)
+			gap_text(c, it.reason, ptd_history_detail(h, it.detail), it.arg);
 		else
 			fprintf(c->out, "[gap]\n");
 		return;
