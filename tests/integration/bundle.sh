@@ -45,6 +45,15 @@ grep -q '^Recorded\|cannot load' "$TMPDIR/e3"
 if grep -q '0x0000000000000000 in\|a gap in the trace' "$TMPDIR/e5"; then
 	cat "$TMPDIR/e5"; exit 1
 fi
+# garbage after the last packet: one gap, shown as gdb shows it, with
+# libipt's error code and message
+cp -r "$b" "$TMPDIR/tailjunk"
+f=$(ls "$TMPDIR"/tailjunk/pt-*.bin)
+printf '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377' >>"$f"
+"$PTDBG" -batch --load "$TMPDIR/tailjunk" -ex 'info record' -ex 'record instruction-history -' \
+	-ex 'record function-call-history -' >"$TMPDIR/e6" 2>&1
+grep -q '(1 gaps)' "$TMPDIR/e6" || { cat "$TMPDIR/e6"; exit 1; }
+test "$(grep -cE '^[0-9]+	\[decode error \(-[0-9]+\): [a-z].*\]$' "$TMPDIR/e6")" -eq 2 || { cat "$TMPDIR/e6"; exit 1; }
 # saving a blocks recording explains itself
 "$PTDBG" -batch -ex 'break fib' -ex run -ex 'record step' -ex continue -ex "record save $TMPDIR/x" \
 	--args "$TESTPROGS/fib" 3 >"$TMPDIR/e4" 2>&1 || true
