@@ -424,6 +424,20 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 	enum ptd_print_what what = PTD_PRINT_SRC_AND_LOC;
 	int mid = ev->at_line_start ? 0 : 1;
 
+	if (ev->gaps_crossed) {
+		/* gdb steps over gaps without a word; ptdbg does the same
+		 * but says so: the instructions on either side are not
+		 * contiguous. */
+		if (ev->gaps_crossed == 1)
+			fprintf(c->out, "(stepped over a gap in the trace: %s",
+				ptd_print_gap_reason(ev->first_gap_reason));
+		else
+			fprintf(c->out, "(stepped over %" PRIu64 " gaps in the trace, the first: %s",
+				ev->gaps_crossed, ptd_print_gap_reason(ev->first_gap_reason));
+		if (ev->first_gap)
+			fprintf(c->out, ", instruction %" PRIu64, ev->first_gap);
+		fprintf(c->out, ")\n");
+	}
 	switch (ev->kind) {
 	case PTD_EVENT_NONE:
 		return;

@@ -462,8 +462,13 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		/* gdb's record btrace steps over gaps (trace lost to an
 		 * overflow or a decode error): execution goes on at the next
 		 * instruction on the other side. */
-		if (w.c.is_gap)
+		if (w.c.is_gap) {
+			if (!res->gaps_crossed++) {
+				res->first_gap = w.c.number;
+				res->first_gap_reason = w.c.gap_reason;
+			}
 			continue;
+		}
 		last_real = w.c.number;
 		bp = is_bp(&w, w.c.ip, &id);
 		switch (m) {

@@ -84,6 +84,11 @@ struct ptd_replay_result {
 	int returns;
 	struct ptd_line_info range;
 	uint64_t into_pc;
+	/* Gaps the motion stepped over, and the first of them (number,
+	 * enum ptd_gap_reason), so a front end can say so. */
+	uint64_t gaps_crossed;
+	uint64_t first_gap;
+	int first_gap_reason;
 };
 
 /*

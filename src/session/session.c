@@ -2176,6 +2176,10 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 	ev->thread_num = th->num;
 	ev->pc = res.ip;
 	ev->number = res.number;
+	ev->gaps_crossed = res.gaps_crossed;
+	/* Numbers in a partly decoded loaded trace are not final yet. */
+	ev->first_gap = th->lazy ? 0 : res.first_gap;
+	ev->first_gap_reason = res.first_gap_reason;
 	switch (res.stop) {
 	case PTD_REPLAY_DONE:
 		ev->kind = PTD_EVENT_STEPPED;

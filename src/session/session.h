@@ -63,6 +63,11 @@ struct ptd_event {
 	int new_frame;
 	int finish_caller; /* finish: "Run till exit from ..." context */
 	uint64_t finish_from_pc;
+	/* Replay stepped over gaps in the trace (as gdb does): how many, and
+	 * the first one's number and enum ptd_gap_reason. */
+	uint64_t gaps_crossed;
+	uint64_t first_gap;
+	int first_gap_reason;
 };
 
 struct ptd_bpinfo {

@@ -42,9 +42,10 @@ grep -q '^Recorded\|cannot load' "$TMPDIR/e3"
 # gdb does), never shown as a position
 "$PTDBG" -batch --load "$TMPDIR/corrupt" -ex 'reverse-stepi' -ex 'reverse-stepi' -ex 'reverse-continue' \
 	-ex 'stepi' >"$TMPDIR/e5" 2>&1 || true
-if grep -q '0x0000000000000000 in\|a gap in the trace' "$TMPDIR/e5"; then
+if grep -q '0x0000000000000000 in\|No more reverse-execution history: a gap' "$TMPDIR/e5"; then
 	cat "$TMPDIR/e5"; exit 1
 fi
+grep -q '^(stepped over a gap in the trace: ' "$TMPDIR/e5" || { cat "$TMPDIR/e5"; exit 1; }
 # garbage after the last packet: one gap, shown as gdb shows it, with
 # libipt's error code and message
 cp -r "$b" "$TMPDIR/tailjunk"

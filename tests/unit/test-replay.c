@@ -482,6 +482,13 @@ static void test_gap(void **state)
 	/* stepi crosses it both ways */
 	assert_int_equal(mv(f, gap - 1, PTD_MOTION_STEPI, 0, PTD_REPLAY_DONE, 0x40113f), gap + 1);
 	assert_int_equal(mv(f, gap + 1, PTD_MOTION_STEPI, 1, PTD_REPLAY_DONE, 0x40112d), gap - 1);
+	/* and says which gap it stepped over */
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, gap - 1, PTD_MOTION_STEPI, 0, &f->env, &r), 0);
+	assert_int_equal(r.gaps_crossed, 1);
+	assert_int_equal(r.first_gap, gap);
+	assert_int_equal(r.first_gap_reason, PTD_GAP_OVERFLOW);
+	assert_int_equal(ptd_replay_move(f->s.h, f->c, gap - 2, PTD_MOTION_STEPI, 0, &f->env, &r), 0);
+	assert_int_equal(r.gaps_crossed, 0);
 	/* no motion from either side ends on it */
 	for (m = PTD_MOTION_STEPI; m <= PTD_MOTION_CONTINUE; m++)
 		for (rev = 0; rev < 2; rev++) {
