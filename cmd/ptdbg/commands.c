@@ -2132,7 +2132,7 @@ static int info_threads(struct shell *sh, const char *args)
 	char ids[256][96];
 	int n, i, w = 9;
 
-	if (!ptd_session_alive(sh->s)) {
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s)) {
 		printf("No threads.\n");
 		return 0;
 	}
@@ -2159,7 +2159,7 @@ static int cmd_thread(struct shell *sh, const char *args)
 	uint64_t num;
 	int n, i, rc;
 
-	if (!ptd_session_alive(sh->s))
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
 		return shell_error("No thread selected");
 	n = ptd_session_threads(sh->s, th, 256);
 	if (n < 0)

@@ -1629,8 +1629,10 @@ int ptd_session_threads(struct ptd_session *s, struct ptd_thread_info *out, int 
 			out[n].pc = 0;
 			if (th->pos)
 				pos_ip(th, th->pos, &out[n].pc);
-			else if (s->offline)
+			else if (s->offline && ptd_history_tail(th->h))
 				out[n].pc = ptd_history_tail(th->h);
+			else if (s->offline) /* ended: its last instruction */
+				pos_ip(th, ptd_history_count(th->h), &out[n].pc);
 			else if (s->t)
 				ptd_target_get_pc(s->t, th->tid, &out[n].pc);
 		}
