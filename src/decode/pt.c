@@ -1149,33 +1149,6 @@ int ptd_pt_trace_position(struct ptd_pt_trace *t, size_t i, uint64_t *first, int
 	return 0;
 }
 
-static int copy_items(struct ptd_history *dst, const struct ptd_history *src)
-{
-	uint64_t i, n = ptd_history_nitems(src);
-
-	for (i = 0; i < n; i++) {
-		struct ptd_item it;
-		int err;
-
-		if (!ptd_history_item(src, i, &it))
-			break;
-		switch (it.kind) {
-		case PTD_ITEM_BLOCK:
-			err = ptd_history_append_block(dst, &it.block);
-			break;
-		case PTD_ITEM_GAP:
-			err = ptd_history_append_gap(dst, it.reason, it.arg,
-						     it.detail ? ptd_history_detail(src, it.detail) : NULL);
-			break;
-		default:
-			err = ptd_history_append_event(dst, it.reason, it.block.ip, it.arg);
-			break;
-		}
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
 
 /*
  * Parallel decode.  Segments are grouped into batches of about batch_bytes
@@ -1225,7 +1198,7 @@ static int decode_batch(struct ptd_pt_trace *t, struct batch *b, struct pt_image
 		struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, b->h, hist_blocks };
 
 		if (e->h)
-			err = copy_items(b->h, e->h); /* nobody else reads it meanwhile */
+			err = ptd_history_append_history(b->h, e->h); /* nobody else reads it meanwhile */
 		else
 			err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, img, icc,
 					  &sink, &e->st, t->disabled_gaps);
@@ -1389,7 +1362,7 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 		struct segent *e = &t->rev[n - 1 - i];
 
 		if (e->h) {
-			err = copy_items(h, e->h);
+			err = ptd_history_append_history(h, e->h);
 		} else {
 			struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h, hist_blocks };
 			struct ptd_pt_stats sst;

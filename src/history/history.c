@@ -792,6 +792,24 @@ static int append_copy(struct ptd_history *dst, const struct ptd_history *src,
 	}
 }
 
+int ptd_history_append_history(struct ptd_history *dst, const struct ptd_history *src)
+{
+	uint64_t i, n;
+	int rc = 0;
+
+	if (!dst || !src || dst == src)
+		return ptd__err(-ptde_invalid, "history copy: bad arguments");
+	n = ptd_history_nitems(src);
+	for (i = 0; i < n && rc == 0; i++) {
+		struct ptd_item it;
+
+		if (!ptd_history_item(src, i, &it))
+			return ptd__err(-ptde_nomem, "out of memory reading the history");
+		rc = append_copy(dst, src, &it);
+	}
+	return rc;
+}
+
 int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src)
 {
 	const char *pend_detail;

@@ -108,6 +108,10 @@ int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, 
 int ptd_history_append_gap(struct ptd_history *h, enum ptd_gap_reason r, uint64_t arg, const char *detail);
 /* Appends an event (takes no number). */
 int ptd_history_append_event(struct ptd_history *h, enum ptd_event_kind k, uint64_t ip, uint64_t arg);
+/* Appends copies of all of @src's items to @dst, as one-by-one appends
+ * would (a first block continuing @dst's last one merges).  Returns 0 or
+ * the first error. */
+int ptd_history_append_history(struct ptd_history *dst, const struct ptd_history *src);
 /*
  * Moves every item of @src to the end of @dst: the result is the same as
  * appending @src's items to @dst one by one (a first block continuing

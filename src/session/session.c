@@ -315,25 +315,6 @@ static void drop_pt(struct sthread *th)
 
 /* ---- lazily decoded loaded traces ---- */
 
-/* Appends copies of @src's items to @dst. */
-static int history_copy(struct ptd_history *dst, const struct ptd_history *src)
-{
-	int rc = 0;
-
-	for (uint64_t i = 0; rc == 0 && i < ptd_history_nitems(src); i++) {
-		struct ptd_item it;
-		if (!ptd_history_item(src, i, &it))
-			break;
-		if (it.kind == PTD_ITEM_BLOCK)
-			rc = ptd_history_append_block(dst, &it.block);
-		else if (it.kind == PTD_ITEM_GAP)
-			rc = ptd_history_append_gap(dst, it.reason, it.arg, ptd_history_detail(src, it.detail));
-		else
-			rc = ptd_history_append_event(dst, it.reason, it.block.ip, it.arg);
-	}
-	return rc;
-}
-
 /* Puts @older in front of @th's history; positions move with it. */
 static int lazy_prepend(struct sthread *th, struct ptd_history *older)
 {
@@ -403,7 +384,7 @@ static int lazy_more(struct ptd_session *s, struct sthread *th, size_t more)
 		if (!seg)
 			rc = -ptde_nomem;
 		else
-			rc = history_copy(older, seg);
+			rc = ptd_history_append_history(older, seg);
 		grew = 1;
 	}
 	if (rc == 0)

@@ -721,20 +721,6 @@ static void test_lazy_segments(void **state)
 		ptd_history_free(h3);
 		ptd_pt_trace_free(t3);
 	}
-	for (i = 0; i < ptd_history_nitems(hs); i++) {
-		struct ptd_item a, b;
-
-		ptd_history_item(hs, i, &a);
-		ptd_history_item(hp, i, &b);
-		assert_int_equal(a.kind, b.kind);
-		assert_int_equal(a.number, b.number);
-		assert_int_equal(a.block.ip, b.block.ip);
-		assert_int_equal(a.block.end_ip, b.block.end_ip);
-		assert_int_equal(a.block.ninsn, b.block.ninsn);
-		assert_int_equal(a.block.iclass, b.block.iclass);
-		assert_int_equal(a.block.flags, b.block.flags);
-		assert_int_equal(a.arg, b.arg);
-	}
 	assert_int_equal(st.ninsn, stp.ninsn);
 	assert_int_equal(st.ninsn + 1, exp.n); /* one overflow gap */
 	assert_int_equal(ptd_history_ninsn(hs), st.ninsn);
