@@ -364,12 +364,14 @@ static uint64_t run_blk(const uint8_t *buf, size_t n, const char *path, int end_
 
 /* (c) ptdbg history. */
 static uint64_t run_ptdbg(const uint8_t *buf, size_t n, struct ptd_image *img, int threads,
-			  size_t *hbytes)
+			  size_t *hbytes, int lazy)
 {
 	struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 0);
 	struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
 	struct ptd_pt_stats st;
 
+	if (t && lazy)
+		ptd_pt_trace_set_lazy_history(t, 0);
 	if (!t || !h || ptd_pt_trace_history(t, h, threads, &st) < 0) {
 		fprintf(stderr, "bench-decode: ptdbg decode failed\n");
 		exit(1);
@@ -467,14 +469,14 @@ static uint8_t *repeat(const uint8_t *base, size_t bn, size_t mb, size_t *out)
 int main(int argc, char **argv)
 {
 	struct ptd_ptsynth_config cfg = { .psb_period = 4096, .ret_compression = 1 };
-	size_t mb = 64, bn, n, n1, hbytes = 0;
+	size_t mb = 64, bn, n, n1, hbytes = 0, lbytes = 0;
 	const char *env = getenv("BENCH_PT_MB");
 	char path[] = "/tmp/ptd-bench-code-XXXXXX";
 	struct ptd_ptsynth *s, *s1;
 	struct ptd_image *img;
 	uint8_t *base, *big, *one;
-	double t0, ta, tb, tb2, tc, tp, f1, f16, f256;
-	uint64_t na, nb, nb2, nc, np, walked;
+	double t0, ta, tb, tb2, tc, tp, te, te2, f1, f16, f256, pt_per_insn;
+	uint64_t na, nb, nb2, nc, np, ne, ne2, walked;
 	FILE *f;
 	int fd;
 
@@ -520,7 +522,7 @@ int main(int argc, char **argv)
 	}
 	if (getenv("BENCH_ONLY_PTDBG")) { /* for profiling */
 		t0 = now();
-		nc = run_ptdbg(big, n, img, 1, &hbytes);
+		nc = run_ptdbg(big, n, img, 1, &hbytes, getenv("BENCH_LAZY") != NULL);
 		printf("ptdbg %.3f s %" PRIu64 " insns\n", now() - t0, nc);
 		return 0;
 	}
@@ -532,7 +534,7 @@ int main(int argc, char **argv)
 
 		if (reps < 1)
 			reps = 1;
-		ta = tb = tb2 = tc = tp = 1e30;
+		ta = tb = tb2 = tc = tp = te = te2 = 1e30;
 		for (k = 0; k < reps; k++) {
 			double t;
 
@@ -549,19 +551,28 @@ int main(int argc, char **argv)
 			if ((t = now() - t0) < tb2)
 				tb2 = t;
 			t0 = now();
-			nc = run_ptdbg(big, n, img, 1, &hbytes);
+			nc = run_ptdbg(big, n, img, 1, &lbytes, 1);
 			if ((t = now() - t0) < tc)
 				tc = t;
 			t0 = now();
-			np = run_ptdbg(big, n, img, 2, &hbytes);
+			np = run_ptdbg(big, n, img, 2, &lbytes, 1);
 			if ((t = now() - t0) < tp)
 				tp = t;
+			t0 = now();
+			ne = run_ptdbg(big, n, img, 1, &hbytes, 0);
+			if ((t = now() - t0) < te)
+				te = t;
+			t0 = now();
+			ne2 = run_ptdbg(big, n, img, 2, &hbytes, 0);
+			if ((t = now() - t0) < te2)
+				te2 = t;
 		}
 	}
-	if (na != nb || nb != nc || nc != np || nb2 != nb)
+	if (na != nb || nb != nc || nc != np || nb2 != nb || ne != nc || ne2 != nc)
 		printf("WARNING: instruction counts differ: insn %" PRIu64 " blk %" PRIu64 " ptdbg %" PRIu64
 		       " parallel %" PRIu64 "\n", na, nb, nc, np);
 
+	pt_per_insn = (double)n / (double)nc;
 #define RATE(t) (n / 1048576.0 / (t)), (nc / 1e6 / (t))
 	printf("(a) libipt insn decoder + callback:  %8.1f MB/s %8.1f Minsn/s\n", RATE(ta));
 	printf("(b) libipt block decoder, iscache:   %8.1f MB/s %8.1f Minsn/s\n", RATE(tb));
@@ -569,9 +580,13 @@ int main(int argc, char **argv)
 	       "                                     %8.1f MB/s %8.1f Minsn/s\n", RATE(tb2));
 	printf("(c) ptdbg history, serial:           %8.1f MB/s %8.1f Minsn/s\n", RATE(tc));
 	printf("(c) ptdbg history, 2 threads:        %8.1f MB/s %8.1f Minsn/s\n", RATE(tp));
+	printf("    (the lazy history ptdbg --load builds: every PSB segment counted, decoded\n"
+	       "    again when an instruction in it is needed, 16 kept decoded)\n");
+	printf("(c') every block stored, serial:     %8.1f MB/s %8.1f Minsn/s\n", RATE(te));
+	printf("(c') every block stored, 2 threads:  %8.1f MB/s %8.1f Minsn/s\n", RATE(te2));
 	printf("ratio ptdbg/(a) = %.2f (goal >= 5), ptdbg/(b) = %.2f (goal >= 0.8), "
-	       "parallel/(b) = %.2f (goal > 1); ptdbg/(b') = %.2f\n", ta / tc, tb / tc, tb / tp,
-	       tb2 / tc);
+	       "parallel/(b) = %.2f (goal > 1); stored/(b) = %.2f, stored parallel/(b) = %.2f\n",
+	       ta / tc, tb / tc, tb / tp, tb / te, tb / te2);
 
 	/* 1, 16 and 256 MB made of the same 1 MB trace, so the newest
 	 * segment is the same and only the trace size differs. */
@@ -586,7 +601,9 @@ int main(int argc, char **argv)
 	f256 = first_step_ms(big, n, img);
 	printf("time to first reverse step: 1 MB %.3f ms, 16 MB %.3f ms, 256 MB %.3f ms; "
 	       "ratio 256/1 = %.2f (goal <= 2, each <= 10 ms)\n", f1, f16, f256, f256 / f1);
-	printf("history bytes per instruction: %.3f (goal <= 2)\n", (double)hbytes / (double)nc);
+	printf("history bytes per instruction: %.3f lazy (plus the PT, %.3f, and 16 decoded "
+	       "segments when in use), %.3f every block stored (goal <= 2)\n",
+	       (double)lbytes / (double)nc, pt_per_insn, (double)hbytes / (double)nc);
 	{
 		double l1, a1, i1, l64, a64, i64;
 

@@ -159,6 +159,8 @@ struct seg {
 
 	/* Tracing enabled elsewhere than where it stopped makes a gap. */
 	int disabled_gaps;
+	/* Counting only (lazy history): blocks are counted, not queued. */
+	struct counter *cnt;
 
 	/* Stuck detection (see STUCK_LIMIT). */
 	unsigned nblk;
@@ -182,9 +184,57 @@ static int insn_at(struct ptd_image *img, uint64_t ip, struct ptd_insn_info *in)
 	return ptd_disasm_decode(b, (size_t)n, ip, in);
 }
 
+/* Counting state of one segment: the items a history would get,
+ * including its merging of a block into the one before when that one
+ * ends without a control transfer and this one continues it (libipt's
+ * block cache splits blocks differently from one decode to the next;
+ * merged, the items are the same every time). */
+struct counter {
+	struct ptd_image *img;
+	uint64_t *nitems;
+	void *seg; /* struct segent: gap details go there */
+	int have_last;
+	struct ptd_block last;
+};
+
+static int continues(struct counter *c, const struct ptd_block *b)
+{
+	const struct ptd_block *p = &c->last;
+	struct ptd_insn_info in;
+
+	if (!c->have_last || p->iclass != PTD_IC_OTHER ||
+	    (p->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL)) ||
+	    ((p->flags ^ b->flags) & PTD_BLK_UNCERTAIN))
+		return 0;
+	if (b->ip <= p->end_ip || b->ip > p->end_ip + 15 ||
+	    (uint64_t)p->ninsn + b->ninsn > 0xffffffffull)
+		return 0;
+	return insn_at(c->img, p->end_ip, &in) == 0 && p->end_ip + in.len == b->ip;
+}
+
+static inline int cnt_block(void *ctx, const struct ptd_block *b)
+{
+	struct counter *c = ctx;
+
+	if (c->have_last && c->last.iclass == PTD_IC_OTHER && continues(c, b)) {
+		c->last.end_ip = b->end_ip;
+		c->last.ninsn += b->ninsn;
+		c->last.iclass = b->iclass;
+		c->last.flags = b->flags;
+		return 0;
+	}
+	(*c->nitems)++;
+	c->last = *b;
+	c->have_last = 1;
+	return 0;
+}
+
+
 /* The pending block (the newest not yet delivered), or NULL. */
 static inline struct ptd_block *pend_of(struct seg *s)
 {
+	if (s->cnt)
+		return s->cnt->have_last ? &s->cnt->last : NULL;
 	return s->nq ? &s->q[s->nq - 1] : NULL;
 }
 
@@ -223,6 +273,10 @@ static int flush_pend(struct seg *s)
 /* Makes @b the pending block; the one before becomes final. */
 static int set_pend(struct seg *s, const struct ptd_block *b)
 {
+	if (s->cnt) {
+		account(s, b);
+		return cnt_block(s->cnt, b);
+	}
 	if (s->nq == QN) {
 		int err = flush_pend(s);
 
@@ -312,7 +366,7 @@ static inline int take_block(struct seg *s, const struct pt_block *pb)
 
 	if (!pb->ninsn || pb->end_ip < pb->ip)
 		return 0; /* the latter cannot happen with end_on_jump/call; never trust it */
-	if (s->eos && s->cut_ip) {
+	if ((s->eos && s->cut_ip) || s->cnt) {
 		b = &local;
 	} else {
 		if (s->nq == QN) {
@@ -512,7 +566,25 @@ static int fast_blocks(struct seg *s, struct pt_block_decoder *dec, int *pstatus
 		}
 		pb.ninsn = 0; /* libipt fills the rest */
 		status = pt_blk_next(dec, &pb, sizeof(pb));
-		if (pb.ninsn && pb.end_ip >= pb.ip) {
+		if (pb.ninsn && pb.end_ip >= pb.ip && s->cnt) {
+			struct ptd_block cb;
+			unsigned c = (unsigned)pb.iclass;
+
+			cb.ip = pb.ip;
+			cb.end_ip = pb.end_ip;
+			cb.ninsn = pb.ninsn;
+			cb.iclass = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c]
+									: class_at(s, pb.end_ip);
+			cb.flags = pb.speculative ? PTD_BLK_UNCERTAIN : 0;
+			cnt_block(s->cnt, &cb);
+			if (!first_ip)
+				first_ip = pb.ip;
+			ninsn += pb.ninsn;
+			nblocks++;
+			depth += (cb.iclass == PTD_IC_CALL) - (cb.iclass == PTD_IC_RET);
+			if (depth < dmin)
+				dmin = depth;
+		} else if (pb.ninsn && pb.end_ip >= pb.ip) {
 			struct ptd_block *b = &s->q[s->nq++];
 			unsigned c = (unsigned)pb.iclass;
 			uint8_t cls = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c]
@@ -672,6 +744,8 @@ static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_
 	memset(&s, 0, sizeof(s));
 	memset(st, 0, sizeof(*st));
 	s.disabled_gaps = dgaps;
+	if (sink->block == cnt_block)
+		s.cnt = sink->ctx;
 	s.icc = icc;
 	s.buf = buf;
 	s.begin = begin;
@@ -806,6 +880,10 @@ struct segent {
 	struct ptd_pt_stats st;
 	struct ptd_history *h; /* cached history or NULL */
 	uint64_t lru;
+	/* Counted, not stored (lazy history): items, gap details. */
+	uint64_t nitems;
+	char **details;
+	uint32_t ndetails;
 };
 
 struct ptd_pt_trace {
@@ -825,6 +903,9 @@ struct ptd_pt_trace {
 	struct iccache *icc; /* for decodes in the calling thread; may be NULL */
 	uint64_t tail_ip;    /* where the thread stopped, for the newest segment */
 	int disabled_gaps;   /* see ptd_pt_trace_set_disabled_gaps */
+	uint32_t lazy_parts; /* see ptd_pt_trace_set_lazy_history; 0: off */
+	size_t *part_seg;    /* history part -> front segment index */
+	uint32_t nparts;
 };
 
 /*
@@ -925,14 +1006,19 @@ struct ptd_pt_trace *ptd_pt_trace_alloc(const uint8_t *buf, size_t size, struct 
 	return t;
 }
 
+static void free_details(struct segent *e);
+
 void ptd_pt_trace_free(struct ptd_pt_trace *t)
 {
 	size_t i;
 
 	if (!t)
 		return;
-	for (i = 0; i < t->nrev; i++)
+	for (i = 0; i < t->nrev; i++) {
 		ptd_history_free(t->rev[i].h);
+		free_details(&t->rev[i]);
+	}
+	free(t->part_seg);
 	free(t->rev);
 	free(t->icc);
 	free(t);
@@ -1099,6 +1185,119 @@ int ptd_pt_trace_has_newest(struct ptd_pt_trace *t, size_t k)
 	return k < t->nrev;
 }
 
+/* ---- lazy history: counted segments, decoded when needed ---- */
+
+static int cnt_blocks(void *ctx, const struct ptd_block *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cnt_block(ctx, &b[i]);
+	return 0;
+}
+
+static int cnt_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail)
+{
+	struct counter *c = ctx;
+	struct segent *e = c->seg;
+	char **nd;
+
+	(void)r;
+	(void)offset;
+	c->have_last = 0;
+	e->nitems++;
+	if (!detail)
+		return 0;
+	nd = realloc(e->details, (e->ndetails + 1) * sizeof(*nd));
+	if (!nd)
+		return ptd__err(-ptde_nomem, "out of memory counting PT");
+	e->details = nd;
+	nd[e->ndetails] = strdup(detail);
+	if (!nd[e->ndetails])
+		return ptd__err(-ptde_nomem, "out of memory counting PT");
+	e->ndetails++;
+	return 0;
+}
+
+static int cnt_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
+{
+	struct counter *c = ctx;
+
+	(void)k;
+	(void)ip;
+	(void)arg;
+	c->have_last = 0;
+	(*c->nitems)++;
+	return 0;
+}
+
+static void free_details(struct segent *e)
+{
+	uint32_t i;
+
+	for (i = 0; i < e->ndetails; i++)
+		free(e->details[i]);
+	free(e->details);
+	e->details = NULL;
+	e->ndetails = 0;
+}
+
+/* Counts segment @e's items without storing them. */
+static int count_items(struct ptd_pt_trace *t, struct segent *e, struct pt_image *img,
+		       struct iccache *icc)
+{
+	struct counter c = { t->img, &e->nitems, e, 0, { 0 } };
+	struct ptd_pt_sink sink = { cnt_block, cnt_gap, cnt_event, &c, cnt_blocks };
+
+	free_details(e);
+	e->nitems = 0;
+	return run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, img, icc, &sink, &e->st,
+			   t->disabled_gaps);
+}
+
+/* The history's fill callback: decodes the segment of part @part. */
+static int fill_part(void *ctx, uint32_t part, struct ptd_history *out)
+{
+	struct ptd_pt_trace *t = ctx;
+	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, out, hist_blocks };
+	struct ptd_pt_stats st;
+	struct segent *e;
+
+	if (part >= t->nparts)
+		return ptd__err(-ptde_internal, "no PT segment for history part %u", part);
+	e = &t->rev[t->nrev - 1 - t->part_seg[part]];
+	return run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, ptd_image_pt(t->img),
+			   t->icc, &sink, &st, t->disabled_gaps);
+}
+
+/* Appends counted segment @e as the next part of @h. */
+static int add_part(struct ptd_pt_trace *t, struct ptd_history *h, size_t front)
+{
+	struct segent *e = &t->rev[t->nrev - 1 - front];
+	size_t *ps;
+	int err;
+
+	if (!e->nitems)
+		return 0;
+	ps = realloc(t->part_seg, (t->nparts + 1) * sizeof(*ps));
+	if (!ps)
+		return ptd__err(-ptde_nomem, "out of memory for PT segments");
+	t->part_seg = ps;
+	err = ptd_history_append_part(h, t->nparts, e->nitems, e->st.ninsn + e->st.ngaps,
+				      e->st.ninsn, e->details, e->ndetails);
+	free_details(e);
+	if (err < 0)
+		return err;
+	ps[t->nparts++] = front;
+	return 0;
+}
+
+void ptd_pt_trace_set_lazy_history(struct ptd_pt_trace *t, uint32_t max_parts)
+{
+	if (t)
+		t->lazy_parts = max_parts ? max_parts : 16;
+}
+
 /* Counts segment @e without necessarily caching its history. */
 static int count_segment(struct ptd_pt_trace *t, struct segent *e)
 {
@@ -1190,6 +1389,13 @@ static int decode_batch(struct ptd_pt_trace *t, struct batch *b, struct pt_image
 	size_t i;
 	int err = 0;
 
+	if (t->lazy_parts) { /* count only; the main thread adds the parts */
+		if (!img)
+			return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
+		for (i = b->first; i < b->last && !err; i++)
+			err = count_items(t, &t->rev[t->nrev - 1 - i], img, icc);
+		return err;
+	}
 	b->h = ptd_history_alloc(t->read, t->rctx);
 	if (!b->h || !img)
 		return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
@@ -1284,13 +1490,15 @@ static int history_parallel(struct ptd_pt_trace *t, struct ptd_history *h, size_
 		if (b->done) {
 			pthread_mutex_unlock(&p.lock);
 			err = b->err;
-			if (!err)
+			if (!err && !t->lazy_parts)
 				err = ptd_history_splice(h, b->h);
 			for (i = b->first; i < b->last && !err; i++) {
 				struct segent *e = &t->rev[nseg - 1 - i];
 
 				e->decoded = 1;
 				stats_add(st, &e->st, depth);
+				if (t->lazy_parts)
+					err = add_part(t, h, i);
 			}
 			ptd_history_free(b->h);
 			b->h = NULL;
@@ -1355,12 +1563,28 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 		if (err < 0)
 			return err;
 	}
+	if (t->lazy_parts) {
+		if (t->nparts)
+			return ptd__err(-ptde_invalid, "pt trace history: the lazy history exists already");
+		ptd_history_set_fill(h, fill_part, t, t->lazy_parts);
+	}
 	if (nthreads > 1 && last - first > 1)
 		return history_parallel(t, h, first, last, nthreads, st, &depth);
 	/* Serial: segments decode straight into @h (cached ones are copied). */
 	for (i = first; i < last; i++) {
 		struct segent *e = &t->rev[n - 1 - i];
 
+		if (t->lazy_parts) {
+			err = count_items(t, e, ptd_image_pt(t->img), t->icc);
+			if (!err) {
+				e->decoded = 1;
+				stats_add(st, &e->st, &depth);
+				err = add_part(t, h, i);
+			}
+			if (err < 0)
+				return err;
+			continue;
+		}
 		if (e->h) {
 			err = ptd_history_append_history(h, e->h);
 		} else {

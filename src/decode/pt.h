@@ -134,6 +134,16 @@ const struct ptd_history *ptd_pt_trace_newest(struct ptd_pt_trace *t, size_t k);
  * signals are events, not gaps.  Set it before decoding anything.
  */
 void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on);
+/*
+ * Lazy history: ptd_pt_trace_history(_range) then only counts each segment
+ * (a decode that stores nothing) and appends it to the history as a part
+ * (ptd_history_append_part) that the history decodes again from this trace
+ * when an instruction in it is needed, keeping at most @max_parts decoded
+ * (0: 16).  The trace must outlive the history.  Building such a history
+ * costs about a bare decode; it holds about the PT's size.  Only one
+ * history per trace.
+ */
+void ptd_pt_trace_set_lazy_history(struct ptd_pt_trace *t, uint32_t max_parts);
 /* Nonzero when the trace has a @k-th segment from the end; indexes only
  * that far back and decodes nothing. */
 int ptd_pt_trace_has_newest(struct ptd_pt_trace *t, size_t k);

@@ -40,6 +40,19 @@ struct chunk {
 	uint8_t *bytes;
 	uint32_t nbytes, cap;
 	uint32_t nitems;
+	/* Part this chunk belongs to (index + 1; 0: none).  A virtual chunk
+	 * stands for a whole part not decoded now: no bytes, nitems may
+	 * exceed CHUNK_ITEMS (see ptd_history_append_part). */
+	uint32_t part;
+	uint8_t virt;
+};
+
+struct hpart {
+	uint64_t first_item, first_number;
+	uint64_t nitems, numbers;
+	uint32_t detail_base;
+	uint64_t lru;
+	int real;
 };
 
 struct dcache_slot {
@@ -90,6 +103,13 @@ struct ptd_history {
 	struct icache_ent *icache; /* ICACHE_SLOTS entries, lazily allocated */
 	uint32_t icache_n;
 	size_t icache_bytes;
+
+	/* Parts decoded on demand by @fill (ptd_history_append_part). */
+	ptd_history_fill_fn fill;
+	void *fill_ctx;
+	struct hpart *parts;
+	uint32_t nparts, parts_cap, nreal, max_real;
+	uint64_t part_clock;
 };
 
 /* ---- varints ---- */
@@ -177,6 +197,10 @@ void ptd_history_clear(struct ptd_history *h)
 	free(h->chunks);
 	h->chunks = NULL;
 	h->nchunks = h->chunks_cap = 0;
+	free(h->parts);
+	h->parts = NULL;
+	h->nparts = h->parts_cap = h->nreal = 0;
+	h->memo_chunk = 0;
 	h->nencoded = 0;
 	h->enc_end_ip = 0;
 	h->enc_next_num = 1;
@@ -244,7 +268,8 @@ static struct chunk *open_chunk(struct ptd_history *h)
 {
 	struct chunk *c;
 
-	if (h->nchunks && h->chunks[h->nchunks - 1].nitems < CHUNK_ITEMS)
+	if (h->nchunks && h->chunks[h->nchunks - 1].nitems < CHUNK_ITEMS &&
+	    !h->chunks[h->nchunks - 1].virt)
 		return &h->chunks[h->nchunks - 1];
 	if (h->nchunks)
 		chunk_close(&h->chunks[h->nchunks - 1]);
@@ -317,7 +342,7 @@ static inline __attribute__((always_inline)) int flush_block_fast(struct ptd_his
 	if (h->pend.kind != PTD_ITEM_BLOCK || !h->nchunks)
 		return 0;
 	c = &h->chunks[h->nchunks - 1];
-	if (c->nitems >= CHUNK_ITEMS || c->nbytes + 48 > c->cap)
+	if (c->virt || c->nitems >= CHUNK_ITEMS || c->nbytes + 48 > c->cap)
 		return 0;
 	start = p = c->bytes + c->nbytes;
 	*p++ = (uint8_t)(TAG_BLOCK | (b->iclass & 7) << 2 | (b->flags & 7) << 5);
@@ -818,7 +843,7 @@ int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src)
 	uint32_t i, detail_shift;
 	int rc;
 
-	if (!dst || !src || dst == src)
+	if (!dst || !src || dst == src || src->nparts)
 		return ptd__err(-ptde_invalid, "history splice: bad arguments");
 	/* The first chunk goes item by item: its first block may continue
 	 * dst's last one, and then it merges as an append would. */
@@ -966,7 +991,7 @@ size_t ptd_history_bytes(const struct ptd_history *h)
 
 	if (!h)
 		return 0;
-	n = sizeof(*h) + h->chunks_cap * sizeof(struct chunk);
+	n = sizeof(*h) + h->chunks_cap * sizeof(struct chunk) + h->parts_cap * sizeof(struct hpart);
 	for (i = 0; i < h->nchunks; i++)
 		n += h->chunks[i].cap;
 	n += h->details_cap * sizeof(char *) + h->details_bytes;
@@ -1017,6 +1042,234 @@ static uint64_t chunk_of_index(const struct ptd_history *ch, uint64_t index)
 	return h->memo_chunk = lo;
 }
 
+/* The last chunk whose first number is <= @number. */
+static uint64_t chunk_of_number(const struct ptd_history *h, uint64_t number)
+{
+	uint64_t lo = 0, hi = h->nchunks;
+
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (h->chunks[mid].first_number <= number)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	/* Chunks of one number (events only) before a part: take the part. */
+	return lo;
+}
+
+/* ---- parts decoded on demand ---- */
+
+/* A decoded part was used: the last to be evicted. */
+static inline void touch_part(const struct ptd_history *ch, uint64_t ci)
+{
+	struct ptd_history *h = (struct ptd_history *)ch;
+	uint32_t p = h->chunks[ci].part;
+
+	if (p && h->parts[p - 1].lru != h->part_clock)
+		h->parts[p - 1].lru = ++h->part_clock;
+}
+
+static void drop_caches(struct ptd_history *h)
+{
+	int i;
+
+	for (i = 0; i < DCACHE_SLOTS; i++)
+		h->dcache[i].chunk = 0;
+	h->memo_index = 0;
+	h->memo_chunk = 0;
+}
+
+/* Replaces chunks [ci, ci + n) by the @m chunks in @with. */
+static int replace_chunks(struct ptd_history *h, uint64_t ci, uint64_t n, const struct chunk *with,
+			  uint64_t m)
+{
+	if (m > n && h->nchunks + (m - n) > h->chunks_cap) {
+		uint64_t cap = h->nchunks + (m - n) + 16;
+		struct chunk *nc = realloc(h->chunks, cap * sizeof(*nc));
+
+		if (!nc)
+			return ptd__err(-ptde_nomem, "out of memory for the history");
+		h->chunks = nc;
+		h->chunks_cap = cap;
+	}
+	memmove(&h->chunks[ci + m], &h->chunks[ci + n], (h->nchunks - ci - n) * sizeof(struct chunk));
+	memcpy(&h->chunks[ci], with, m * sizeof(struct chunk));
+	h->nchunks = h->nchunks - n + m;
+	drop_caches(h);
+	return 0;
+}
+
+/* Makes part @p virtual again: its chunks become one, without bytes. */
+static void evict_part(struct ptd_history *h, uint32_t p)
+{
+	struct hpart *hp = &h->parts[p];
+	struct chunk v;
+	uint64_t ci, n = 0;
+
+	memset(&v, 0, sizeof(v));
+	ci = chunk_of_index(h, hp->first_item);
+	while (ci + n < h->nchunks && h->chunks[ci + n].part == p + 1)
+		free(h->chunks[ci + n].bytes), n++;
+	v.first_item = hp->first_item;
+	v.first_number = hp->first_number;
+	v.nitems = (uint32_t)hp->nitems;
+	v.detail_base = hp->detail_base;
+	v.part = p + 1;
+	v.virt = 1;
+	replace_chunks(h, ci, n, &v, 1); /* shrinks: cannot fail */
+	hp->real = 0;
+	h->nreal--;
+}
+
+/* Decodes the part of virtual chunk @ci with the fill callback and puts
+ * its chunks in place; evicts the least recently used part beyond the
+ * bound.  Returns 0 or a negative error. */
+static int materialize(struct ptd_history *h, uint64_t ci)
+{
+	uint32_t p = h->chunks[ci].part - 1, i;
+	struct hpart *hp = &h->parts[p];
+	struct ptd_history *t;
+	struct chunk *cs;
+	uint64_t k;
+	int rc;
+
+	if (!h->fill)
+		return ptd__err(-ptde_internal, "history part %u has no decoder", p);
+	t = ptd_history_alloc(h->read, h->ctx);
+	if (!t)
+		return ptd__err(-ptde_nomem, "out of memory for the history");
+	rc = h->fill(h->fill_ctx, p, t);
+	if (rc == 0 && flush_pend(t))
+		rc = ptd__err(-ptde_nomem, "out of memory for the history");
+	if (rc == 0 && (t->nencoded != hp->nitems || t->enc_next_num - 1 != hp->numbers))
+		rc = ptd__err(-ptde_internal,
+			      "history part %u decoded into %llu items, %llu numbers (counted %llu, %llu)",
+			      p, (unsigned long long)t->nencoded,
+			      (unsigned long long)(t->enc_next_num - 1),
+			      (unsigned long long)hp->nitems, (unsigned long long)hp->numbers);
+	if (rc == 0 && !t->nchunks)
+		rc = ptd__err(-ptde_internal, "history part %u decoded empty", p);
+	if (rc < 0) {
+		ptd_history_free(t);
+		return rc;
+	}
+	cs = t->chunks;
+	for (k = 0; k < t->nchunks; k++) {
+		chunk_close(&cs[k]);
+		cs[k].first_item += hp->first_item;
+		cs[k].first_number += hp->first_number - 1;
+		cs[k].detail_base = hp->detail_base;
+		cs[k].part = p + 1;
+		cs[k].virt = 0;
+	}
+	rc = replace_chunks(h, ci, 1, cs, t->nchunks);
+	if (rc < 0) {
+		ptd_history_free(t);
+		return rc;
+	}
+	t->nchunks = 0; /* the bytes are h's now */
+	ptd_history_free(t);
+	hp->real = 1;
+	hp->lru = ++h->part_clock;
+	h->nreal++;
+	while (h->max_real && h->nreal > h->max_real) {
+		uint32_t victim = UINT32_MAX;
+
+		for (i = 0; i < h->nparts; i++)
+			if (h->parts[i].real && i != p &&
+			    (victim == UINT32_MAX || h->parts[i].lru < h->parts[victim].lru))
+				victim = i;
+		if (victim == UINT32_MAX)
+			break;
+		evict_part(h, victim);
+	}
+	return 0;
+}
+
+void ptd_history_set_fill(struct ptd_history *h, ptd_history_fill_fn fill, void *ctx,
+			  uint32_t max_parts)
+{
+	if (!h)
+		return;
+	h->fill = fill;
+	h->fill_ctx = ctx;
+	h->max_real = max_parts ? max_parts : 16;
+}
+
+int ptd_history_append_part(struct ptd_history *h, uint32_t part, uint64_t nitems,
+			    uint64_t numbers, uint64_t ninsn, char *const *details, uint32_t ndetails)
+{
+	struct chunk *c;
+	struct hpart *hp;
+	uint32_t i;
+
+	if (!h || !nitems || nitems > 0xffffffffull || part != h->nparts || numbers < ninsn ||
+	    (ndetails && !details))
+		return ptd__err(-ptde_invalid, "history part: bad arguments");
+	if (flush_pend(h))
+		return ptd__err(-ptde_nomem, "out of memory for the history");
+	if (h->nparts == h->parts_cap) {
+		uint32_t cap = h->parts_cap ? h->parts_cap * 2 : 64;
+		struct hpart *np = realloc(h->parts, cap * sizeof(*np));
+
+		if (!np)
+			return ptd__err(-ptde_nomem, "out of memory for the history");
+		h->parts = np;
+		h->parts_cap = cap;
+	}
+	if (ndetails) {
+		uint32_t cap = h->ndetails + ndetails;
+		char **nd = cap > h->details_cap ? realloc(h->details, cap * sizeof(*nd)) : h->details;
+
+		if (!nd)
+			return ptd__err(-ptde_nomem, "out of memory for the history");
+		h->details = nd;
+		if (cap > h->details_cap)
+			h->details_cap = cap;
+	}
+	if (h->nchunks)
+		chunk_close(&h->chunks[h->nchunks - 1]);
+	if (h->nchunks == h->chunks_cap) {
+		uint64_t cap = h->chunks_cap ? h->chunks_cap * 2 : 16;
+		struct chunk *nc = realloc(h->chunks, cap * sizeof(*nc));
+
+		if (!nc)
+			return ptd__err(-ptde_nomem, "out of memory for the history");
+		h->chunks = nc;
+		h->chunks_cap = cap;
+	}
+	hp = &h->parts[h->nparts++];
+	memset(hp, 0, sizeof(*hp));
+	hp->first_item = h->nencoded;
+	hp->first_number = h->enc_next_num;
+	hp->nitems = nitems;
+	hp->numbers = numbers;
+	hp->detail_base = h->ndetails;
+	for (i = 0; i < ndetails; i++) {
+		char *d = strdup(details[i] ? details[i] : "");
+
+		if (!d) /* the string is lost, not the part */
+			d = NULL;
+		h->details[h->ndetails++] = d;
+		h->details_bytes += d ? strlen(d) + 1 : 0;
+	}
+	c = &h->chunks[h->nchunks++];
+	memset(c, 0, sizeof(*c));
+	c->first_item = h->nencoded;
+	c->first_number = h->enc_next_num;
+	c->nitems = (uint32_t)nitems;
+	c->detail_base = hp->detail_base;
+	c->part = h->nparts;
+	c->virt = 1;
+	h->nencoded += nitems;
+	h->enc_next_num += numbers;
+	h->ninsn += ninsn;
+	h->enc_end_ip = 0; /* the next real chunk starts from 0 */
+	return 0;
+}
+
 int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_item *it)
 {
 	const struct ptd_item *items;
@@ -1033,6 +1286,12 @@ int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_ite
 		return 1;
 	}
 	ci = chunk_of_index(h, index);
+	if (h->chunks[ci].virt) {
+		if (materialize((struct ptd_history *)h, ci) < 0)
+			return 0;
+		ci = chunk_of_index(h, index);
+	}
+	touch_part(h, ci);
 	items = chunk_items(h, ci);
 	if (!items)
 		return 0;
@@ -1050,7 +1309,7 @@ int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_ite
 static uint64_t find_item(const struct ptd_history *h, uint64_t number, struct ptd_item *out)
 {
 	const struct ptd_item *items;
-	uint64_t lo, hi, ci;
+	uint64_t ci;
 	uint32_t a, b;
 
 	if (h->has_pend && h->pend.kind != PTD_ITEM_EVENT && number >= h->pend.number) {
@@ -1059,18 +1318,13 @@ static uint64_t find_item(const struct ptd_history *h, uint64_t number, struct p
 	}
 	if (!h->nchunks || number < 1 || number >= h->enc_next_num)
 		return UINT64_MAX;
-	/* last chunk with first_number <= number */
-	lo = 0;
-	hi = h->nchunks;
-	while (hi - lo > 1) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (h->chunks[mid].first_number <= number)
-			lo = mid;
-		else
-			hi = mid;
+	ci = chunk_of_number(h, number);
+	if (h->chunks[ci].virt) {
+		if (materialize((struct ptd_history *)h, ci) < 0)
+			return UINT64_MAX;
+		ci = chunk_of_number(h, number);
 	}
-	ci = lo;
+	touch_part(h, ci);
 	items = chunk_items(h, ci);
 	if (!items)
 		return UINT64_MAX;

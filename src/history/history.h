@@ -127,6 +127,22 @@ int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src);
  * splicing @h onto @older.  @h keeps its tail.
  */
 int ptd_history_prepend(struct ptd_history *h, struct ptd_history *older);
+/*
+ * Parts decoded on demand (a PT trace's PSB segments).  A part is a run of
+ * @nitems items taking @numbers numbers (@ninsn instructions plus gaps)
+ * whose items are not stored: when something needs them, @fill is called
+ * to append exactly those items to an empty history, and they are kept
+ * until more than
+ * @max_parts parts are decoded (least recently used first).  @details are
+ * the detail strings of the part's gaps, in order (copied).  Parts are
+ * appended in order with @part = 0, 1, 2, ...; items may be appended after
+ * them.  The history must not be spliced from.
+ */
+typedef int (*ptd_history_fill_fn)(void *ctx, uint32_t part, struct ptd_history *out);
+void ptd_history_set_fill(struct ptd_history *h, ptd_history_fill_fn fill, void *ctx,
+			  uint32_t max_parts);
+int ptd_history_append_part(struct ptd_history *h, uint32_t part, uint64_t nitems,
+			    uint64_t numbers, uint64_t ninsn, char *const *details, uint32_t ndetails);
 /* Sets the tail (current PC); 0 means no tail (offline trace end). */
 void ptd_history_set_tail(struct ptd_history *h, uint64_t pc);
 uint64_t ptd_history_tail(const struct ptd_history *h);

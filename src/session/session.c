@@ -66,6 +66,9 @@ struct sthread {
 	 * numbers.  NULL once @h holds the whole trace. */
 	struct ptd_pt_trace *lazy;
 	size_t lazy_m;
+	/* Once all segments are in @h, it decodes them again from this trace
+	 * on demand (a lazy history, src/decode/pt.h); owned. */
+	struct ptd_pt_trace *lazy_done;
 	int exec_flush; /* the next flush decodes with the session's exec_img */
 };
 
@@ -300,10 +303,18 @@ static void drop_calls(struct sthread *th)
 	th->calls = NULL;
 }
 
-static void drop_pt(struct sthread *th)
+/* The loaded trace behind @th's history: only once the history is gone
+ * or cleared (a lazy history decodes from it). */
+static void drop_lazy(struct sthread *th)
 {
 	ptd_pt_trace_free(th->lazy);
 	th->lazy = NULL;
+	ptd_pt_trace_free(th->lazy_done);
+	th->lazy_done = NULL;
+}
+
+static void drop_pt(struct sthread *th)
+{
 	ptd_history_free(th->stage);
 	th->stage = NULL;
 	ptd_ptsynth_free(th->synth);
@@ -342,13 +353,16 @@ static int lazy_all(struct ptd_session *s, struct sthread *th)
 	older = ptd_history_alloc(read_code, s);
 	if (!older)
 		return -ptde_nomem;
+	/* Counted in two threads, each segment decoded again when an
+	 * instruction in it is needed (a few kept at a time). */
+	ptd_pt_trace_set_lazy_history(th->lazy, 0);
 	rc = ptd_pt_trace_history_range(th->lazy, older, 0,
 					nseg > th->lazy_m ? nseg - th->lazy_m : 0, 2, NULL);
 	if (rc == 0)
 		rc = lazy_prepend(th, older);
 	ptd_history_free(older);
 	if (rc == 0) {
-		ptd_pt_trace_free(th->lazy);
+		th->lazy_done = th->lazy;
 		th->lazy = NULL;
 	}
 	return rc;
@@ -403,6 +417,7 @@ static void free_threads(struct ptd_session *s)
 		drop_calls(&s->th[i]);
 		drop_pt(&s->th[i]);
 		ptd_history_free(s->th[i].h);
+		drop_lazy(&s->th[i]);
 	}
 	free(s->th);
 	s->th = NULL;
@@ -1353,6 +1368,7 @@ int ptd_session_record_stop(struct ptd_session *s)
 		ptd_history_clear(s->th[i].h);
 		drop_calls(&s->th[i]);
 		drop_pt(&s->th[i]);
+		drop_lazy(&s->th[i]);
 		s->th[i].pos = 0;
 	}
 	return 0;

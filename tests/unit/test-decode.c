@@ -841,6 +841,106 @@ static void test_disabled_gaps(void **state)
 	ptd_image_free(img);
 }
 
+/* The lazy history: counted segments decoded again on demand, at most a
+ * few at a time, give the same instructions, gaps (with their messages)
+ * and numbers as the history built eagerly, serially or in parallel, read
+ * in any order. */
+static void test_lazy_history(void **state)
+{
+	char path[] = "/tmp/ptd-test-lazy-XXXXXX";
+	int fd = mkstemp(path);
+	struct ptd_image *img = ptd_image_alloc(NULL, NULL);
+	struct ptd_ptsynth_config cfg = { .psb_period = 300, .ret_compression = 1 };
+	struct pw_opts o = { .seed = 4242, .steps = 20000, .p_signal = 4, .p_sigsys = 80,
+			     .ovf_after = 9000 };
+	struct pw_result exp, ea, la;
+	struct ptd_ptsynth *s = synth(&cfg, &o, &exp);
+	struct ptd_history *eager = ptd_history_alloc(pw_read, NULL);
+	struct ptd_pt_trace *te, *tl;
+	struct ptd_pt_stats st;
+	const uint8_t *buf;
+	size_t n;
+	int mode;
+
+	(void)state;
+	/* Code from a file, so libipt's block cache is used: it splits blocks
+	 * differently from one decode to the next, and a part decoded again
+	 * must still have the items it was counted with. */
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, pw_code, PW_SIZE, 0), PW_SIZE);
+	close(fd);
+	assert_int_equal(ptd_image_add_file(img, path, 0, PW_SIZE, PW_BASE), 0);
+	buf = ptd_ptsynth_data(s, &n);
+	te = ptd_pt_trace_alloc(buf, n, img, pw_read, NULL, 0);
+	ptd_pt_trace_set_disabled_gaps(te, 1);
+	assert_int_equal(ptd_pt_trace_history(te, eager, 1, NULL), 0);
+	memset(&ea, 0, sizeof(ea));
+	expand_history(eager, &ea);
+	for (mode = 0; mode < 2; mode++) {
+		struct ptd_history *lazy = ptd_history_alloc(pw_read, NULL);
+		struct ptd_hcursor a, b;
+		uint64_t num, count, k, seed = 9;
+
+		tl = ptd_pt_trace_alloc(buf, n, img, pw_read, NULL, 0);
+		ptd_pt_trace_set_disabled_gaps(tl, 1);
+		ptd_pt_trace_set_lazy_history(tl, 2);
+		if (mode)
+			ptd__pt_set_batch_bytes(1);
+		assert_int_equal(ptd_pt_trace_history(tl, lazy, mode ? 2 : 1, &st), 0);
+		ptd__pt_set_batch_bytes(0);
+		assert_true(ptd_pt_trace_nsegs(tl) > 20);
+		count = ptd_history_count(lazy);
+		assert_int_equal(count, ptd_history_count(eager));
+		assert_int_equal(ptd_history_ninsn(lazy), ptd_history_ninsn(eager));
+		assert_int_equal(st.ninsn, ptd_history_ninsn(eager));
+		/* nothing decoded yet: about the PT's size, far below eager */
+		assert_true(ptd_history_bytes(lazy) < ptd_history_bytes(eager));
+		/* random access, with only two segments kept decoded */
+		for (k = 0; k < 400; k++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			num = 1 + (seed >> 33) % count;
+			assert_int_equal(ptd_hcursor_goto(&a, eager, num), 0);
+			assert_int_equal(ptd_hcursor_goto(&b, lazy, num), 0);
+			assert_int_equal(a.is_gap, b.is_gap);
+			assert_int_equal(a.ip, b.ip);
+			if (a.is_gap) {
+				struct ptd_item x, y;
+
+				assert_int_equal(a.gap_reason, b.gap_reason);
+				assert_int_equal(ptd_history_item(eager, a.item_index, &x), 1);
+				assert_int_equal(ptd_history_item(lazy, b.item_index, &y), 1);
+				assert_int_equal(x.arg, y.arg);
+				assert_true((ptd_history_detail(eager, x.detail) == NULL) ==
+					    (ptd_history_detail(lazy, y.detail) == NULL));
+				if (x.detail)
+					assert_string_equal(ptd_history_detail(eager, x.detail),
+							    ptd_history_detail(lazy, y.detail));
+			}
+			if (num > 1) {
+				assert_int_equal(ptd_hcursor_prev(&a), 0);
+				assert_int_equal(ptd_hcursor_prev(&b), 0);
+				assert_int_equal(a.ip, b.ip);
+			}
+		}
+		/* and the whole of it in order */
+		memset(&la, 0, sizeof(la));
+		expand_history(lazy, &la);
+		assert_int_equal(la.ngaps, ea.ngaps);
+		assert_same(&ea, &la);
+		free(la.ips);
+		ptd_history_free(lazy);
+		ptd_pt_trace_free(tl);
+	}
+	assert_true(st.ngaps >= 2); /* the overflow and the signals' gaps */
+	free(ea.ips);
+	free(exp.ips);
+	ptd_history_free(eager);
+	ptd_pt_trace_free(te);
+	ptd_ptsynth_free(s);
+	ptd_image_free(img);
+	unlink(path);
+}
+
 static void test_endless_loop(void **state)
 {
 	struct ptd_ptsynth *s = ptd_ptsynth_alloc(NULL);
@@ -1048,6 +1148,7 @@ int main(void)
 		cmocka_unit_test(test_decode_history),
 		cmocka_unit_test(test_endless_loop),
 		cmocka_unit_test(test_disabled_gaps),
+		cmocka_unit_test(test_lazy_history),
 		cmocka_unit_test(test_bundle_roundtrip),
 		cmocka_unit_test(test_bundle_malformed),
 	};
