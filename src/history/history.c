@@ -264,6 +264,39 @@ static void chunk_close(struct chunk *c)
 	}
 }
 
+/* Room for @more chunks / detail strings; 0 or -ptde_nomem. */
+static int reserve_chunks(struct ptd_history *h, uint64_t more)
+{
+	uint64_t cap = h->chunks_cap ? h->chunks_cap : 16;
+	struct chunk *nc;
+
+	if (h->nchunks + more <= h->chunks_cap)
+		return 0;
+	while (cap < h->nchunks + more)
+		cap *= 2;
+	nc = realloc(h->chunks, cap * sizeof(*nc));
+	if (!nc)
+		return -ptde_nomem;
+	h->chunks = nc;
+	h->chunks_cap = cap;
+	return 0;
+}
+
+static int reserve_details(struct ptd_history *h, uint32_t more)
+{
+	uint32_t cap = h->ndetails + more;
+	char **nd;
+
+	if (cap <= h->details_cap)
+		return 0;
+	nd = realloc(h->details, cap * sizeof(*nd));
+	if (!nd)
+		return -ptde_nomem;
+	h->details = nd;
+	h->details_cap = cap;
+	return 0;
+}
+
 static struct chunk *open_chunk(struct ptd_history *h)
 {
 	struct chunk *c;
@@ -273,15 +306,8 @@ static struct chunk *open_chunk(struct ptd_history *h)
 		return &h->chunks[h->nchunks - 1];
 	if (h->nchunks)
 		chunk_close(&h->chunks[h->nchunks - 1]);
-	if (h->nchunks == h->chunks_cap) {
-		uint64_t cap = h->chunks_cap ? h->chunks_cap * 2 : 16;
-		struct chunk *nc = realloc(h->chunks, cap * sizeof(*nc));
-
-		if (!nc)
-			return NULL;
-		h->chunks = nc;
-		h->chunks_cap = cap;
-	}
+	if (reserve_chunks(h, 1))
+		return NULL;
 	c = &h->chunks[h->nchunks++];
 	memset(c, 0, sizeof(*c));
 	c->first_item = h->nencoded;
@@ -869,26 +895,8 @@ int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src)
 		nmove = src->nchunks - 1;
 		if (flush_pend(dst))
 			return ptd__err(-ptde_nomem, "out of memory for the history");
-		if (dst->nchunks + nmove > dst->chunks_cap) {
-			uint64_t cap = dst->nchunks + nmove;
-			struct chunk *nc = realloc(dst->chunks, cap * sizeof(*nc));
-
-			if (!nc)
-				return ptd__err(-ptde_nomem, "out of memory for the history");
-			dst->chunks = nc;
-			dst->chunks_cap = cap;
-		}
-		if (src->ndetails) {
-			uint32_t cap = dst->ndetails + src->ndetails;
-			char **nd = cap > dst->details_cap ? realloc(dst->details, cap * sizeof(*nd))
-							   : dst->details;
-
-			if (!nd)
-				return ptd__err(-ptde_nomem, "out of memory for the history");
-			dst->details = nd;
-			if (cap > dst->details_cap)
-				dst->details_cap = cap;
-		}
+		if (reserve_chunks(dst, nmove) || reserve_details(dst, src->ndetails))
+			return ptd__err(-ptde_nomem, "out of memory for the history");
 		/* Nothing can fail from here on. */
 		detail_shift = dst->ndetails;
 		for (i = 0; i < src->ndetails; i++) {
@@ -1085,15 +1093,8 @@ static void drop_caches(struct ptd_history *h)
 static int replace_chunks(struct ptd_history *h, uint64_t ci, uint64_t n, const struct chunk *with,
 			  uint64_t m)
 {
-	if (m > n && h->nchunks + (m - n) > h->chunks_cap) {
-		uint64_t cap = h->nchunks + (m - n) + 16;
-		struct chunk *nc = realloc(h->chunks, cap * sizeof(*nc));
-
-		if (!nc)
-			return ptd__err(-ptde_nomem, "out of memory for the history");
-		h->chunks = nc;
-		h->chunks_cap = cap;
-	}
+	if (m > n && reserve_chunks(h, m - n))
+		return ptd__err(-ptde_nomem, "out of memory for the history");
 	memmove(&h->chunks[ci + m], &h->chunks[ci + n], (h->nchunks - ci - n) * sizeof(struct chunk));
 	memcpy(&h->chunks[ci], with, m * sizeof(struct chunk));
 	h->nchunks = h->nchunks - n + m;
@@ -1219,27 +1220,10 @@ int ptd_history_append_part(struct ptd_history *h, uint32_t part, uint64_t nitem
 		h->parts = np;
 		h->parts_cap = cap;
 	}
-	if (ndetails) {
-		uint32_t cap = h->ndetails + ndetails;
-		char **nd = cap > h->details_cap ? realloc(h->details, cap * sizeof(*nd)) : h->details;
-
-		if (!nd)
-			return ptd__err(-ptde_nomem, "out of memory for the history");
-		h->details = nd;
-		if (cap > h->details_cap)
-			h->details_cap = cap;
-	}
+	if (reserve_details(h, ndetails) || reserve_chunks(h, 1))
+		return ptd__err(-ptde_nomem, "out of memory for the history");
 	if (h->nchunks)
 		chunk_close(&h->chunks[h->nchunks - 1]);
-	if (h->nchunks == h->chunks_cap) {
-		uint64_t cap = h->chunks_cap ? h->chunks_cap * 2 : 16;
-		struct chunk *nc = realloc(h->chunks, cap * sizeof(*nc));
-
-		if (!nc)
-			return ptd__err(-ptde_nomem, "out of memory for the history");
-		h->chunks = nc;
-		h->chunks_cap = cap;
-	}
 	hp = &h->parts[h->nparts++];
 	memset(hp, 0, sizeof(*hp));
 	hp->first_item = h->nencoded;
