@@ -45,8 +45,11 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 TESTPROG_SRCS := $(sort $(wildcard testprogs/*.c))
 
 .SECONDEXPANSION:
-.SECONDARY:
-.PHONY: all deps check demo bench install clean testprogs unit-tests
+# Keep intermediate objects; listed explicitly, because a bare .SECONDARY:
+# makes every target intermediate, and make never remakes a missing
+# intermediate target that has no prerequisites (deps-check was skipped so).
+.SECONDARY: $(LIB_OBJS)
+.PHONY: all deps deps-check check demo bench install clean testprogs unit-tests fuzz
 all: $(B)/libptdbg.a $(B)/libptdbg.so $(CMD_BINS) testprogs
 
 # Install the Debian packages the build needs (used by check/demo when one is missing).
@@ -89,14 +92,21 @@ unit-tests: $(UNIT_BINS)
 testprogs:
 	$(Q)$(MAKE) -s -C testprogs
 
-check: deps-check all unit-tests
+# check and demo first make sure the packages are there (installing them as
+# root, printing the apt-get line otherwise), then build: in a sub-make, so
+# that nothing is compiled before the headers exist, even with -j.
+check:
+	$(Q)$(MAKE) --no-print-directory deps-check
+	$(Q)$(MAKE) --no-print-directory all unit-tests
 	$(Q)B=$(B) SANITIZE="$(SANITIZE)" bash tests/run-all.sh
 
 deps-check:
 	@missing=""; for p in $(DEPS_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then $(MAKE) deps; fi
 
-demo: deps-check all
+demo:
+	$(Q)$(MAKE) --no-print-directory deps-check
+	$(Q)$(MAKE) --no-print-directory all
 	$(B)/bin/ptdbg-report testprogs/build/segfault
 
 bench: all
