@@ -79,6 +79,8 @@ struct ptd_session {
 	char **argv;
 	int disable_aslr;
 	int pin_cpu;
+	int own_aff_saved; /* own_aff: ptdbg's CPU mask before it pinned itself */
+	cpu_set_t own_aff;
 	enum ptd_method method;
 	enum ptd_method rec_method;
 	int want_pt;   /* trace format for the next recording */
@@ -900,38 +902,50 @@ static int sync_threads(struct ptd_session *s)
 /*
  * A ptrace stop costs about half as much when the tracer and the traced
  * thread share a CPU (no cross-CPU wake-up, which is expensive in a VM),
- * so like rr we run everything on one CPU: ours is set before a launch
- * (the child inherits it), and an attached process's threads get it too
- * (new threads inherit it from their creator).
+ * so like rr we run everything on one CPU: ptdbg pins itself, and the
+ * target pins the program's threads, keeping their own masks to give back
+ * at detach (and when ptdbg is killed).  A launched program is started
+ * with ptdbg's own mask, the one it would have had without ptdbg.
  */
-static int pin_cpu_self(void)
+static int pin_cpu_self(struct ptd_session *s)
 {
 	cpu_set_t set;
 	int cpu = sched_getcpu();
 
 	if (cpu < 0)
 		cpu = 0;
+	if (!s->own_aff_saved && sched_getaffinity(0, sizeof(s->own_aff), &s->own_aff) == 0)
+		s->own_aff_saved = 1;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	return cpu;
 }
 
-static void pin_threads(struct ptd_session *s)
+static void unpin_self(struct ptd_session *s)
 {
-	cpu_set_t set;
+	if (s->own_aff_saved)
+		sched_setaffinity(0, sizeof(s->own_aff), &s->own_aff);
+}
 
-	if (sched_getaffinity(0, sizeof(set), &set) < 0)
-		return;
-	for (int i = 0; i < s->nth; i++)
-		if (!s->th[i].gone)
-			sched_setaffinity(s->th[i].tid, sizeof(set), &set);
+static void pin_program(struct ptd_session *s)
+{
+	if (s->pin_cpu && ptd_session_alive(s))
+		ptd_target_pin(s->t, pin_cpu_self(s));
 }
 
 void ptd_session_set_pin_cpu(struct ptd_session *s, int on)
 {
-	if (s)
-		s->pin_cpu = !!on;
+	if (!s)
+		return;
+	s->pin_cpu = !!on;
+	if (on) {
+		pin_program(s);
+		return;
+	}
+	if (s->t)
+		ptd_target_pin(s->t, -1);
+	unpin_self(s);
 }
 
 int ptd_session_get_pin_cpu(const struct ptd_session *s)
@@ -972,13 +986,13 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 		drop_process(s);
 	l.argv = s->argv;
 	l.disable_aslr = s->disable_aslr;
-	if (s->pin_cpu)
-		pin_cpu_self();
+	unpin_self(s);
 	rc = ptd_target_launch(&s->t, &l);
 	if (rc < 0) {
 		s->t = NULL;
 		return rc;
 	}
+	pin_program(s);
 	rc = after_start(s);
 	if (rc < 0)
 		return rc;
@@ -1005,10 +1019,8 @@ int ptd_session_attach(struct ptd_session *s, pid_t pid)
 		return rc;
 	}
 	rc = after_start(s);
-	if (rc == 0 && s->pin_cpu) {
-		pin_cpu_self();
-		pin_threads(s);
-	}
+	if (rc == 0)
+		pin_program(s);
 	return rc;
 }
 
