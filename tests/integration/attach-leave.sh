@@ -161,7 +161,7 @@ done
 # ptdbg's own pin is not inherited by programs launched after
 # `set pin-cpu off`, and launched programs start with ptdbg's mask.
 out=$(taskset -c "$all_cpus" "$PTDBG" -batch -ex run -ex 'set pin-cpu off' -ex run \
-	--args grep Cpus_allowed_list /proc/self/status 2>&1)
+	--args "$(command -v grep)" Cpus_allowed_list /proc/self/status 2>&1)
 masks=$(printf '%s\n' "$out" | sed -n 's/^Cpus_allowed_list:[[:space:]]*//p')
 [ "$(printf '%s\n' "$masks" | wc -l)" = 2 ] || { printf '%s\n' "$out" >&2; die "expected two runs"; }
 first=$(printf '%s\n' "$masks" | sed -n 1p)
