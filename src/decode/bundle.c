@@ -9,8 +9,11 @@
  */
 #include "decode/bundle.h"
 
+#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -108,6 +111,7 @@ static int add_map_raw(struct ptd_bundle *b, const char *path, uint64_t offset, 
 	if (err < 0)
 		return err;
 	m = &b->maps[b->nmaps];
+	memset(m, 0, sizeof(*m));
 	m->path = strdup(path);
 	if (!m->path)
 		return ptd__err(-ptde_nomem, "out of memory adding a bundle map");
@@ -223,7 +227,7 @@ int ptd_bundle_save(const struct ptd_bundle *b, const char *dir)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
 	char *text = NULL;
-	size_t tlen = 0, i;
+	size_t tlen = 0, i, k;
 	FILE *f;
 	int err;
 
@@ -249,7 +253,11 @@ int ptd_bundle_save(const struct ptd_bundle *b, const char *dir)
 		return ptd__err(-ptde_nomem, "out of memory writing a manifest");
 	fprintf(f, "ptdbg-bundle 1\n");
 	fprintf(f, "# written by ptdbg; format: docs/bundle.md\n");
-	fprintf(f, "cpu %u %u %u\n", b->cpu.family, b->cpu.model, b->cpu.stepping);
+	if (b->cpu_vendor[0])
+		fprintf(f, "cpu %u %u %u %s\n", b->cpu.family, b->cpu.model, b->cpu.stepping,
+			b->cpu_vendor);
+	else
+		fprintf(f, "cpu %u %u %u\n", b->cpu.family, b->cpu.model, b->cpu.stepping);
 	for (i = 0; i < b->nmaps; i++) {
 		const struct ptd_bundle_map *m = &b->maps[i];
 		const char *p = m->path;
@@ -260,6 +268,20 @@ int ptd_bundle_save(const struct ptd_bundle *b, const char *dir)
 			p += dl + 1;
 		fprintf(f, "map 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", m->offset, m->size,
 			m->vaddr, p);
+		/* One identity line per file, after its first map line. */
+		for (k = 0; k < i; k++)
+			if (!strcmp(b->maps[k].path, m->path))
+				break;
+		if (k < i)
+			continue;
+		if (m->build_id_size) {
+			fprintf(f, "build-id ");
+			for (k = 0; k < m->build_id_size; k++)
+				fprintf(f, "%02x", m->build_id[k]);
+			fprintf(f, " %s\n", p);
+		} else if (m->has_checksum) {
+			fprintf(f, "checksum 0x%016" PRIx64 " %s\n", m->checksum, p);
+		}
 	}
 	for (i = 0; i < b->nthreads; i++)
 		fprintf(f, "thread %d pt-%d.bin 0x%" PRIx64 "\n", b->threads[i].tid,
@@ -392,6 +414,65 @@ static int resolve(struct parser *ps, const char *p, char *out, size_t n)
 	return 0;
 }
 
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* build-id HEX PATH / checksum 0xHEX PATH: the identity of the file the
+ * earlier map lines with that PATH name. */
+static int parse_id(struct parser *ps, char **tok, int n, struct ptd_bundle *b)
+{
+	uint8_t id[PTD_BUILD_ID_MAX];
+	size_t len, i, hits = 0;
+	uint64_t sum = 0;
+	char path[PATH_MAX];
+	int is_sum = tok[0][0] == 'c', err;
+
+	if (n != 3)
+		return PERR(ps, "%s wants %s PATH", tok[0], is_sum ? "0xHEX" : "HEX");
+	if (is_sum) {
+		if (parse_hex(tok[1], &sum))
+			return PERR(ps, "bad checksum '%.40s' (write 0x...)", tok[1]);
+		len = 0;
+	} else {
+		len = strlen(tok[1]);
+		if (!len || len % 2 || len / 2 > PTD_BUILD_ID_MAX)
+			return PERR(ps, "bad build-id '%.60s' (2 to 40 hex digits)", tok[1]);
+		for (i = 0; i < len / 2; i++) {
+			int hi = hexval(tok[1][2 * i]), lo = hexval(tok[1][2 * i + 1]);
+
+			if (hi < 0 || lo < 0)
+				return PERR(ps, "bad build-id '%.60s' (2 to 40 hex digits)", tok[1]);
+			id[i] = (uint8_t)(hi << 4 | lo);
+		}
+		len /= 2;
+	}
+	err = resolve(ps, tok[2], path, sizeof(path));
+	if (err < 0)
+		return err;
+	for (i = 0; i < b->nmaps; i++) {
+		struct ptd_bundle_map *m = &b->maps[i];
+
+		if (strcmp(m->path, path))
+			continue;
+		hits++;
+		m->build_id_size = (uint8_t)len;
+		memcpy(m->build_id, id, len);
+		m->has_checksum = (uint8_t)is_sum;
+		m->checksum = sum;
+	}
+	if (!hits)
+		return PERR(ps, "%s for '%.200s', which no earlier map line names", tok[0], tok[2]);
+	return 0;
+}
+
 static int parse_line(struct parser *ps, char *line, struct ptd_bundle *b, int *have_cpu)
 {
 	char *tok[6], path[PATH_MAX];
@@ -401,9 +482,19 @@ static int parse_line(struct parser *ps, char *line, struct ptd_bundle *b, int *
 	n = split(line, tok, 5, 1);
 	if (!n)
 		return 0;
+	if (!strcmp(tok[0], "build-id") || !strcmp(tok[0], "checksum"))
+		return parse_id(ps, tok, n, b);
 	if (!strcmp(tok[0], "cpu")) {
-		if (n != 4)
-			return PERR(ps, "cpu wants FAMILY MODEL STEPPING");
+		if (n != 4 && n != 5)
+			return PERR(ps, "cpu wants FAMILY MODEL STEPPING [VENDOR]");
+		if (n == 5) {
+			size_t vl = strlen(tok[4]);
+
+			if (vl >= sizeof(b->cpu_vendor) || strpbrk(tok[4], " \t"))
+				return PERR(ps, "bad cpu vendor '%.40s' (one word of at most 15 characters)",
+					    tok[4]);
+			memcpy(b->cpu_vendor, tok[4], vl + 1);
+		}
 		if (*have_cpu)
 			return PERR(ps, "second cpu line");
 		if (parse_dec(tok[1], 0xffff, &v[0]) || parse_dec(tok[2], 0xff, &v[1]) ||
@@ -707,6 +798,8 @@ struct ptd_image *ptd_bundle_image(const struct ptd_bundle *b, ptd_read_fn read,
 		ptd__err(-ptde_invalid, "bundle image: no bundle");
 		return NULL;
 	}
+	if (ptd_bundle_check_files(b) < 0)
+		return NULL;
 	img = ptd_image_alloc(read, ctx);
 	if (!img)
 		return NULL;
@@ -718,10 +811,229 @@ struct ptd_image *ptd_bundle_image(const struct ptd_bundle *b, ptd_read_fn read,
 			return NULL;
 		}
 	}
-	/* An unknown cpu only loses errata workarounds: not an error. */
-	if (b->cpu.family && ptd_image_set_cpu(img, &b->cpu) < 0)
-		ptd_clear_error();
-	else if (b->cpu.family == 0)
-		ptd_image_set_cpu(img, &b->cpu);
+	/* Errata are Intel's; an unknown cpu only loses their workarounds,
+	 * which is not an error. */
+	if (b->cpu.family && (!b->cpu_vendor[0] || !strcmp(b->cpu_vendor, "GenuineIntel"))) {
+		if (ptd_image_set_cpu(img, &b->cpu) < 0)
+			ptd_clear_error();
+	}
 	return img;
+}
+
+/* ---- identities: cpu, build-ids, checksums --------------------------------- */
+
+void ptd_bundle_host_cpu(struct ptd_cpu *cpu, char vendor[16])
+{
+	unsigned int a = 0, bx = 0, c = 0, d = 0, fam, model;
+
+	memset(cpu, 0, sizeof(*cpu));
+	memset(vendor, 0, 16);
+	if (!__get_cpuid(0, &a, &bx, &c, &d))
+		return;
+	memcpy(vendor, &bx, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	if (!__get_cpuid(1, &a, &bx, &c, &d))
+		return;
+	/* The display family and model, as /proc/cpuinfo and perf show them. */
+	fam = (a >> 8) & 0xf;
+	model = (a >> 4) & 0xf;
+	if (fam == 0xf)
+		fam += (a >> 20) & 0xff;
+	if (fam == 0x6 || fam >= 0xf)
+		model += ((a >> 16) & 0xf) << 4;
+	cpu->family = (uint16_t)fam;
+	cpu->model = (uint8_t)model;
+	cpu->stepping = (uint8_t)(a & 0xf);
+}
+
+/* The NT_GNU_BUILD_ID note of an ELF file, from its PT_NOTE segments or,
+ * failing that, its note sections.  Returns its size, 0 if none. */
+static size_t elf_build_id(Elf *e, uint8_t id[PTD_BUILD_ID_MAX])
+{
+	size_t nph = 0, i;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getphdrnum(e, &nph) == 0) {
+		for (i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			Elf_Data *d;
+
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
+				continue;
+			d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz,
+						 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+			if (d) {
+				size_t off = 0, noff, doff;
+				GElf_Nhdr nh;
+
+				while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+					if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+					    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz &&
+					    nh.n_descsz <= PTD_BUILD_ID_MAX) {
+						memcpy(id, (char *)d->d_buf + doff, nh.n_descsz);
+						return nh.n_descsz;
+					}
+				}
+			}
+		}
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d) {
+			size_t off = 0, noff, doff;
+			GElf_Nhdr nh;
+
+			while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+				    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz &&
+				    nh.n_descsz <= PTD_BUILD_ID_MAX) {
+					memcpy(id, (char *)d->d_buf + doff, nh.n_descsz);
+					return nh.n_descsz;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+int ptd_bundle_file_id(const char *path, uint8_t id[PTD_BUILD_ID_MAX], uint8_t *id_size,
+		       uint64_t *checksum)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint8_t buf[65536];
+	Elf *e;
+	int fd;
+
+	*id_size = 0;
+	*checksum = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ptd__err(-ptde_sys, "cannot open '%s': %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF)
+		*id_size = (uint8_t)elf_build_id(e, id);
+	if (e)
+		elf_end(e);
+	if (*id_size) {
+		close(fd);
+		return 0;
+	}
+	/* No build-id: FNV-1a 64 over the whole file. */
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return ptd__err(-ptde_sys, "cannot read '%s': %s", path, strerror(errno));
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e2 = errno;
+
+			close(fd);
+			return ptd__err(-ptde_sys, "cannot read '%s': %s", path, strerror(e2));
+		}
+		if (n == 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 0x100000001b3ull;
+		}
+	}
+	close(fd);
+	*checksum = h;
+	return 0;
+}
+
+int ptd_bundle_identify(struct ptd_bundle *b)
+{
+	size_t i, j;
+
+	if (!b)
+		return ptd__err(-ptde_invalid, "bundle identify: no bundle");
+	for (i = 0; i < b->nmaps; i++) {
+		struct ptd_bundle_map *m = &b->maps[i];
+		uint64_t sum;
+		int err;
+
+		if (m->path[0] != '/' || m->build_id_size || m->has_checksum)
+			continue; /* a dump inside the bundle, or known */
+		for (j = 0; j < i; j++)
+			if (!strcmp(b->maps[j].path, m->path))
+				break;
+		if (j < i) {
+			memcpy(m->build_id, b->maps[j].build_id, sizeof(m->build_id));
+			m->build_id_size = b->maps[j].build_id_size;
+			m->has_checksum = b->maps[j].has_checksum;
+			m->checksum = b->maps[j].checksum;
+			continue;
+		}
+		err = ptd_bundle_file_id(m->path, m->build_id, &m->build_id_size, &sum);
+		if (err < 0)
+			return err;
+		if (!m->build_id_size) {
+			m->has_checksum = 1;
+			m->checksum = sum;
+		}
+	}
+	return 0;
+}
+
+static void hex_id(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * n] = 0;
+}
+
+int ptd_bundle_check_files(const struct ptd_bundle *b)
+{
+	size_t i, j;
+
+	if (!b)
+		return ptd__err(-ptde_invalid, "bundle check: no bundle");
+	for (i = 0; i < b->nmaps; i++) {
+		const struct ptd_bundle_map *m = &b->maps[i];
+		uint8_t id[PTD_BUILD_ID_MAX];
+		uint8_t n;
+		uint64_t sum;
+		char want[2 * PTD_BUILD_ID_MAX + 1], got[2 * PTD_BUILD_ID_MAX + 1];
+
+		if (!m->build_id_size && !m->has_checksum)
+			continue;
+		for (j = 0; j < i; j++)
+			if (!strcmp(b->maps[j].path, m->path))
+				break;
+		if (j < i)
+			continue; /* checked with its first map */
+		if (ptd_bundle_file_id(m->path, id, &n, &sum) < 0)
+			return ptd__err(-ptde_notfound, "%s (the trace runs code from it)",
+					ptd_last_error(-ptde_sys));
+		if (m->build_id_size) {
+			if (n == m->build_id_size && !memcmp(id, m->build_id, n))
+				continue;
+			hex_id(want, m->build_id, m->build_id_size);
+			if (n)
+				hex_id(got, id, n);
+			else
+				snprintf(got, sizeof(got), "none");
+			return ptd__err(-ptde_notfound,
+					"'%s' is not the file that was recorded (its build-id is %s, the trace wants %s)",
+					m->path, got, want);
+		}
+		if (n || sum != m->checksum)
+			return ptd__err(-ptde_notfound,
+					"'%s' is not the file that was recorded (its checksum is 0x%016" PRIx64
+					", the trace wants 0x%016" PRIx64 ")",
+					m->path, sum, m->checksum);
+	}
+	return 0;
 }
