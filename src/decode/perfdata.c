@@ -465,6 +465,11 @@ static int on_auxtrace(struct reader *r, const uint8_t *rec, size_t off, const u
 				"%s was recorded per cpu (perf's default), which ptdbg does not decode; "
 				"record with 'perf record -e intel_pt//u --per-thread -- PROGRAM' instead",
 				r->name);
+	/* A stream that AUX records opened before its data came (keyed by
+	 * a placeholder index) takes its real index now. */
+	for (i = 0; i < r->nst && tid != UINT32_MAX; i++)
+		if ((r->st[i].idx & 0x80000000u) && r->st[i].tid == (int)tid)
+			r->st[i].idx = idx;
 	s = stream_for(r, idx, tid == UINT32_MAX ? -1 : (int)tid);
 	if (!s)
 		return -ptde_nomem;
