@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <signal.h>
@@ -2568,8 +2569,16 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 		return ptd__err(-ptde_invalid, "no bundle directory given");
 	if (ptd_session_alive(s))
 		return ptd__err(-ptde_busy, "A program is being debugged already.");
-	/* A regular file with perf's magic is a perf.data, else a bundle. */
-	rc = ptd_perfdata_is(dir) ? ptd_perfdata_load(dir, &b) : ptd_bundle_load(dir, &b);
+	/* A bundle is a directory; a file is read as a perf.data (whose
+	 * reader explains a wrong magic). */
+	{
+		struct stat st;
+
+		if (stat(dir, &st) == 0 && S_ISREG(st.st_mode))
+			rc = ptd_perfdata_load(dir, &b);
+		else
+			rc = ptd_bundle_load(dir, &b);
+	}
 	if (rc < 0)
 		return rc;
 	drop_process(s);
@@ -2577,7 +2586,10 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 	s->offline = 1;
 	s->offimg = ptd_bundle_image(b, NULL, NULL);
 	if (!s->offimg) {
-		rc = ptd__err(-ptde_bad_trace, "%s: %s", dir, ptd_last_error(-ptde_bad_trace));
+		char msg[1024]; /* the message buffer is reused by ptd__err */
+
+		snprintf(msg, sizeof(msg), "%s", ptd_last_error(-ptde_bad_trace));
+		rc = ptd__err(-ptde_bad_trace, "%s: %s", dir, msg);
 		drop_process(s);
 		return rc;
 	}
@@ -2591,8 +2603,10 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 		}
 		tr = ptd_pt_trace_alloc(bt->pt, bt->size, s->offimg, read_code, s, 0);
 		if (!tr) {
-			rc = ptd__err(-ptde_bad_trace, "%s: thread %d: %s", dir, bt->tid,
-				      ptd_last_error(-ptde_bad_trace));
+			char msg[1024]; /* the message buffer is reused by ptd__err */
+
+			snprintf(msg, sizeof(msg), "%s", ptd_last_error(-ptde_bad_trace));
+			rc = ptd__err(-ptde_bad_trace, "%s: thread %d: %s", dir, bt->tid, msg);
 			drop_process(s);
 			return rc;
 		}
