@@ -12,8 +12,6 @@
 #include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -490,8 +488,9 @@ static int parse_line(struct parser *ps, char *line, struct ptd_bundle *b, int *
 		if (n == 5) {
 			size_t vl = strlen(tok[4]);
 
-			if (vl >= sizeof(b->cpu_vendor) || strpbrk(tok[4], " \t"))
-				return PERR(ps, "bad cpu vendor '%.40s' (one word of at most 15 characters)",
+			/* cpuid vendor strings are 12 characters */
+			if (vl != 12)
+				return PERR(ps, "bad cpu vendor '%.40s' (the 12-character cpuid vendor string)",
 					    tok[4]);
 			memcpy(b->cpu_vendor, tok[4], vl + 1);
 		}
@@ -833,6 +832,10 @@ void ptd_bundle_host_cpu(struct ptd_cpu *cpu, char vendor[16])
 	memcpy(vendor, &bx, 4);
 	memcpy(vendor + 4, &d, 4);
 	memcpy(vendor + 8, &c, 4);
+	/* one word in a manifest ("  Shanghai  " has blanks) */
+	for (int i = 0; i < 12; i++)
+		if (vendor[i] == ' ' || vendor[i] == '\t' || !vendor[i])
+			vendor[i] = '_';
 	if (!__get_cpuid(1, &a, &bx, &c, &d))
 		return;
 	/* The display family and model, as /proc/cpuinfo and perf show them. */
@@ -847,56 +850,100 @@ void ptd_bundle_host_cpu(struct ptd_cpu *cpu, char vendor[16])
 	cpu->stepping = (uint8_t)(a & 0xf);
 }
 
-/* The NT_GNU_BUILD_ID note of an ELF file, from its PT_NOTE segments or,
- * failing that, its note sections.  Returns its size, 0 if none. */
-static size_t elf_build_id(Elf *e, uint8_t id[PTD_BUILD_ID_MAX])
+/* Reads exactly @n bytes at @off; 0 or -1. */
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
 {
-	size_t nph = 0, i;
-	Elf_Scn *scn = NULL;
+	uint8_t *p = buf;
 
-	if (elf_getphdrnum(e, &nph) == 0) {
-		for (i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			Elf_Data *d;
+	while (n) {
+		ssize_t k = pread(fd, p, n, (off_t)off);
 
-			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
-				continue;
-			d = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz,
-						 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-			if (d) {
-				size_t off = 0, noff, doff;
-				GElf_Nhdr nh;
-
-				while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-					if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-					    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz &&
-					    nh.n_descsz <= PTD_BUILD_ID_MAX) {
-						memcpy(id, (char *)d->d_buf + doff, nh.n_descsz);
-						return nh.n_descsz;
-					}
-				}
-			}
-		}
-	}
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+		if (k < 0 && errno == EINTR)
 			continue;
-		d = elf_getdata(scn, NULL);
-		if (d) {
-			size_t off = 0, noff, doff;
-			GElf_Nhdr nh;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
 
-			while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-				    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz &&
-				    nh.n_descsz <= PTD_BUILD_ID_MAX) {
-					memcpy(id, (char *)d->d_buf + doff, nh.n_descsz);
-					return nh.n_descsz;
-				}
+/* The NT_GNU_BUILD_ID note of a little-endian ELF file (32 or 64 bit),
+ * from its PT_NOTE segments.  The file is untrusted: every size is
+ * bounded.  Returns the id's size, 0 if there is none. */
+static size_t elf_build_id(int fd, uint8_t id[PTD_BUILD_ID_MAX])
+{
+	uint8_t eh[64], ph[56], notes[65536];
+	uint64_t phoff;
+	unsigned phentsize, phnum, i;
+	int is64;
+
+	if (pread_all(fd, eh, sizeof(eh), 0) < 0 || memcmp(eh, "\177ELF", 4) || eh[5] != 1)
+		return 0;
+	is64 = eh[4] == 2;
+	if (!is64 && eh[4] != 1)
+		return 0;
+	if (is64) {
+		memcpy(&phoff, eh + 32, 8);
+		phentsize = (unsigned)(eh[54] | eh[55] << 8);
+		phnum = (unsigned)(eh[56] | eh[57] << 8);
+	} else {
+		uint32_t o;
+
+		memcpy(&o, eh + 28, 4);
+		phoff = o;
+		phentsize = (unsigned)(eh[42] | eh[43] << 8);
+		phnum = (unsigned)(eh[44] | eh[45] << 8);
+	}
+	if (phentsize < (is64 ? 56u : 32u) || phnum > 4096)
+		return 0;
+	for (i = 0; i < phnum; i++) {
+		uint32_t type;
+		uint64_t off, size, align, pos;
+
+		if (pread_all(fd, ph, is64 ? 56 : 32, phoff + (uint64_t)i * phentsize) < 0)
+			return 0;
+		memcpy(&type, ph, 4);
+		if (type != 4 /* PT_NOTE */)
+			continue;
+		if (is64) {
+			memcpy(&off, ph + 8, 8);
+			memcpy(&size, ph + 32, 8);
+			memcpy(&align, ph + 48, 8);
+		} else {
+			uint32_t o, sz, al;
+
+			memcpy(&o, ph + 4, 4);
+			memcpy(&sz, ph + 16, 4);
+			memcpy(&al, ph + 28, 4);
+			off = o;
+			size = sz;
+			align = al;
+		}
+		align = align == 8 ? 8 : 4;
+		if (size > sizeof(notes))
+			size = sizeof(notes);
+		if (pread_all(fd, notes, (size_t)size, off) < 0)
+			continue;
+		for (pos = 0; pos + 12 <= size;) {
+			uint32_t namesz, descsz, ntype;
+			uint64_t name, desc, next;
+
+			memcpy(&namesz, notes + pos, 4);
+			memcpy(&descsz, notes + pos + 4, 4);
+			memcpy(&ntype, notes + pos + 8, 4);
+			name = pos + 12;
+			desc = name + ((namesz + align - 1) & ~(align - 1));
+			next = desc + ((descsz + align - 1) & ~(align - 1));
+			if (desc > size || next > size || next <= pos)
+				break;
+			if (ntype == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 && !memcmp(notes + name, "GNU", 4) &&
+			    descsz && descsz <= PTD_BUILD_ID_MAX) {
+				memcpy(id, notes + desc, descsz);
+				return descsz;
 			}
+			pos = next;
 		}
 	}
 	return 0;
@@ -907,7 +954,6 @@ int ptd_bundle_file_id(const char *path, uint8_t id[PTD_BUILD_ID_MAX], uint8_t *
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	uint8_t buf[65536];
-	Elf *e;
 	int fd;
 
 	*id_size = 0;
@@ -915,12 +961,7 @@ int ptd_bundle_file_id(const char *path, uint8_t id[PTD_BUILD_ID_MAX], uint8_t *
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ptd__err(-ptde_sys, "cannot open '%s': %s", path, strerror(errno));
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e && elf_kind(e) == ELF_K_ELF)
-		*id_size = (uint8_t)elf_build_id(e, id);
-	if (e)
-		elf_end(e);
+	*id_size = (uint8_t)elf_build_id(fd, id);
 	if (*id_size) {
 		close(fd);
 		return 0;

@@ -6,8 +6,8 @@
  *   DIR/manifest          text, one record per line, '#' comments:
  *       ptdbg-bundle 1                               first line, the version
  *       cpu FAMILY MODEL STEPPING [VENDOR]           decimal; "cpu 0 0 0" = unknown;
- *                                                    VENDOR: cpuid vendor string
- *                                                    (absent: GenuineIntel)
+ *                                                    VENDOR: the 12-character cpuid
+ *                                                    vendor (absent: GenuineIntel)
  *       map OFFSET SIZE VADDR PATH                   hex (0x...); PATH is the rest
  *                                                    of the line: absolute, or
  *                                                    relative to DIR
