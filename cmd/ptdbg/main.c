@@ -447,6 +447,7 @@ int main(int argc, char **argv)
 			last_rc = -1;
 			if (batch) {
 				ptd_session_free(sh.s);
+				free(cmds);
 				return 1;
 			}
 		} else {
