@@ -477,7 +477,16 @@ static int on_auxtrace(struct reader *r, const uint8_t *rec, size_t off, const u
 		return BAD(r, off, "AUX stream %u holds threads %d and %d", idx, s->tid, (int)tid);
 	if (tid != UINT32_MAX)
 		s->tid = (int)tid;
-	/* A hole or an overlap between chunks: data was lost there. */
+	/* Snapshots (perf record -S) may repeat bytes the stream has: drop
+	 * what lies before where it ends.  A hole between chunks is lost
+	 * data. */
+	if (s->have_next && aoff < s->next) {
+		if (size <= s->next - aoff)
+			return 0;
+		data += s->next - aoff;
+		size -= s->next - aoff;
+		aoff = s->next;
+	}
 	if (s->have_next && aoff != s->next) {
 		err = stream_lose(s);
 		if (err < 0)
@@ -879,6 +888,13 @@ static int find_file(const struct reader *r, const struct rd_map *m, const uint8
 			"to find a copy by)", r->name, m->path);
 }
 
+static int by_idx(const void *a, const void *b)
+{
+	const struct rd_stream *x = a, *y = b;
+
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
 static int make_bundle(struct reader *r, int check_files, struct ptd_bundle **out)
 {
 	struct ptd_bundle *b;
@@ -926,6 +942,9 @@ static int make_bundle(struct reader *r, int check_files, struct ptd_bundle **ou
 			bm->build_id_size = idlen;
 		}
 	}
+	/* threads in perf's queue order */
+	if (r->nst > 1)
+		qsort(r->st, r->nst, sizeof(*r->st), by_idx);
 	for (i = 0; i < r->nst && err == 0; i++) {
 		struct rd_stream *s = &r->st[i];
 		int tid = s->tid;

@@ -622,6 +622,176 @@ static void test_malformed(void **state)
 	}
 }
 
+/* What perf record writes for intel_pt per thread, as far as the reader
+ * cares: two attrs (intel_pt and a dummy) with IP|TID|TIME|CPU|IDENTIFIER
+ * sample ids, MMAP2 with the build-id inline, samples in between, an AUX
+ * record whose TRUNCATED flag names its thread only through its sample id,
+ * two threads' streams, and HEADER_CPUID. */
+static void test_perf_record_layout(void **state)
+{
+	struct pd p;
+	struct ptd_bundle *b;
+	uint8_t attr[128], c1[24], c2[40], id[20];
+	uint64_t st = 1 | 2 | 4 | 0x80 | 0x10000, flags = 1ull << 18, v;
+	char self[4096];
+	uint8_t idn;
+	uint64_t sum;
+	size_t ids_at, feat_at, name_len, rec;
+	ssize_t sl;
+
+	(void)state;
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(sl > 0);
+	self[sl] = 0;
+	assert_int_equal(ptd_bundle_file_id(self, id, &idn, &sum), 0);
+	assert_int_equal(idn, 20);
+	memcpy(c1, psb, 16);
+	memset(c1 + 16, 0x11, 8);
+	memcpy(c2, psb, 16);
+	memset(c2 + 16, 0x22, 24);
+
+	memset(&p, 0, sizeof(p));
+	p.n = 104;
+	for (int a = 0; a < 2; a++) {
+		uint32_t t = a ? 1 : 8, sz = 128;
+
+		memset(attr, 0, sizeof(attr));
+		memcpy(attr, &t, 4);
+		memcpy(attr + 4, &sz, 4);
+		memcpy(attr + 24, &st, 8);
+		memcpy(attr + 40, &flags, 8);
+		pd_put(&p, attr, sizeof(attr));
+		pd_u64(&p, 0); /* ids: patched below */
+		pd_u64(&p, a ? 8 : 16);
+	}
+	ids_at = p.n;
+	pd_u64(&p, 11);
+	pd_u64(&p, 12);
+	pd_u64(&p, 21);
+	v = ids_at;
+	memcpy(p.b + 104 + 128, &v, 8);
+	v = ids_at + 16;
+	memcpy(p.b + 104 + 144 + 128, &v, 8);
+	p.data_off = p.n;
+#define TRAILER(pid, tid, idv)      \
+	do {                         \
+		pd_u32(&p, pid);     \
+		pd_u32(&p, tid);     \
+		pd_u64(&p, 123456);  \
+		pd_u64(&p, 0);       \
+		pd_u64(&p, idv);     \
+	} while (0)
+	pd_info(&p, 1, 0);
+	pd_hdr(&p, 3, 2 | (1u << 13), 8 + 8 + 8 + 32); /* COMM (exec) */
+	pd_u32(&p, 50);
+	pd_u32(&p, 50);
+	pd_u64(&p, 0x676f7270); /* "prog" */
+	TRAILER(50, 50, 21);
+	name_len = (strlen(self) + 1 + 7) / 8 * 8;
+	pd_hdr(&p, 10, 2 | (1u << 14), (uint16_t)(72 + name_len + 32));
+	pd_u32(&p, 50);
+	pd_u32(&p, 50);
+	pd_u64(&p, 0x400000);
+	pd_u64(&p, 0x1000);
+	pd_u64(&p, 0);
+	{
+		uint8_t bid[24];
+
+		memset(bid, 0, sizeof(bid));
+		bid[0] = 20;
+		memcpy(bid + 4, id, 20);
+		pd_put(&p, bid, sizeof(bid));
+	}
+	pd_u32(&p, 5);
+	pd_u32(&p, 2);
+	rec = p.n;
+	pd_put(&p, self, strlen(self));
+	while (p.n < rec + name_len)
+		pd_put(&p, "", 1);
+	TRAILER(50, 50, 21);
+	/* a data mapping and another process's code: both ignored */
+	pd_hdr(&p, 10, 2, 72 + 8 + 32);
+	pd_u32(&p, 50);
+	pd_u32(&p, 50);
+	for (int i = 0; i < 6; i++)
+		pd_u64(&p, i < 2 ? 0x600000 : 0);
+	pd_u32(&p, 3); /* PROT_READ | PROT_WRITE */
+	pd_u32(&p, 2);
+	pd_put(&p, "/data\0\0\0", 8);
+	TRAILER(50, 50, 21);
+	pd_hdr(&p, 10, 2, 72 + 8 + 32);
+	pd_u32(&p, 99);
+	pd_u32(&p, 99);
+	for (int i = 0; i < 6; i++)
+		pd_u64(&p, i < 2 ? 0x700000 : 0);
+	pd_u32(&p, 5);
+	pd_u32(&p, 2);
+	pd_put(&p, "/other\0\0", 8);
+	TRAILER(99, 99, 21);
+	pd_hdr(&p, 12, 0, 16 + 32); /* ITRACE_START */
+	pd_u32(&p, 50);
+	pd_u32(&p, 51);
+	TRAILER(50, 51, 12);
+	pd_hdr(&p, 9, 2, 8 + 8 + 32); /* a sample: skipped */
+	pd_u64(&p, 0x400000);
+	TRAILER(50, 51, 12);
+	pd_hdr(&p, 11, 0, 32 + 32); /* AUX, TRUNCATED, thread 51 by its id */
+	pd_u64(&p, 0);
+	pd_u64(&p, 24);
+	pd_u64(&p, 1);
+	TRAILER(50, 51, 12);
+	pd_auxtrace(&p, 0, 50, UINT32_MAX, c1, sizeof(c1));
+	pd_auxtrace(&p, 0, 51, UINT32_MAX, c1, sizeof(c1));
+	p.b[p.n - 24 - 16] = 1;
+	pd_auxtrace(&p, 24, 51, UINT32_MAX, c2, sizeof(c2));
+	p.b[p.n - 40 - 16] = 1;
+	pd_hdr(&p, 68, 0, 8); /* FINISHED_ROUND */
+#undef TRAILER
+	pd_end(&p);
+	/* HEADER_CPUID */
+	p.b[72 + 9 / 8] |= 1u << (9 % 8);
+	feat_at = p.n;
+	pd_u64(&p, feat_at + 16);
+	pd_u64(&p, 4 + 64);
+	pd_u32(&p, 64);
+	{
+		char s[64];
+
+		memset(s, 0, sizeof(s));
+		strcpy(s, "GenuineIntel,6,85,4");
+		pd_put(&p, s, sizeof(s));
+	}
+	assert_int_equal(ptd_perfdata_parse(p.b, p.n, "layout.data", 1, &b), 0);
+	assert_int_equal(b->cpu.family, 6);
+	assert_int_equal(b->cpu.model, 85);
+	assert_int_equal(b->cpu.stepping, 4);
+	assert_string_equal(b->cpu_vendor, "GenuineIntel");
+	assert_int_equal(b->nmaps, 1);
+	assert_string_equal(b->maps[0].path, self);
+	assert_int_equal(b->maps[0].build_id_size, 20);
+	assert_memory_equal(b->maps[0].build_id, id, 20);
+	assert_int_equal(b->nthreads, 2);
+	assert_int_equal(b->threads[0].tid, 50);
+	assert_int_equal(b->threads[0].size, 24);
+	assert_int_equal(b->threads[1].tid, 51);
+	assert_int_equal(b->threads[1].size, 24 + 2 + 40);
+	assert_int_equal(b->threads[1].pt[25], 0xf3);
+	assert_memory_equal(b->threads[1].pt + 26, c2, 40);
+	ptd_bundle_free(b);
+
+	/* the inline build-id no longer matches the file: refused */
+	{
+		uint8_t *q = memmem(p.b, p.n, id, 20);
+		int rc;
+
+		assert_non_null(q);
+		q[0] ^= 0xff;
+		rc = ptd_perfdata_parse(p.b, p.n, "layout.data", 1, &b);
+		assert_int_equal(rc, -ptde_notfound);
+		assert_non_null(strstr(ptd_last_error(rc), self));
+	}
+}
+
 /* Every byte corrupted, every length cut: an answer, never a crash. */
 static void test_corrupt_every_byte(void **state)
 {
@@ -683,6 +853,7 @@ int main(void)
 		cmocka_unit_test(test_bundle_identity),
 		cmocka_unit_test(test_lost_data),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_perf_record_layout),
 		cmocka_unit_test(test_corrupt_every_byte),
 	};
 
