@@ -631,8 +631,10 @@ static int on_mmap(struct reader *r, const uint8_t *rec, size_t size, size_t off
 		return 0; /* another process (perf's own, a child): not traced here */
 	if (!len || start + len < start || pgoff + len < pgoff)
 		return BAD(r, off, "mapping of '%.200s' with a bad range", name);
-	if (name[0] != '/')
-		return 0; /* [vdso], //anon, [heap]: no file to read code from */
+	/* //anon, [heap] and the like have no file to read code from; the
+	 * vdso may be in perf's build-id cache (perf record puts it there). */
+	if (name[0] != '/' && strcmp(name, "[vdso]"))
+		return 0;
 	return add_rd_map(r, name, start, len, pgoff, id, idlen);
 }
 
@@ -848,7 +850,7 @@ static int find_file(const struct reader *r, const struct rd_map *m, const uint8
 	int at_path;
 	struct stat st;
 
-	at_path = stat(m->path, &st) == 0 && S_ISREG(st.st_mode);
+	at_path = m->path[0] == '/' && stat(m->path, &st) == 0 && S_ISREG(st.st_mode);
 	if (at_path && (!idlen || (ptd_bundle_file_id(m->path, got, &gl, &sum) == 0 && gl == idlen &&
 				    !memcmp(got, id, idlen)))) {
 		snprintf(out, outlen, "%s", m->path);
@@ -927,7 +929,14 @@ static int make_bundle(struct reader *r, int check_files, struct ptd_bundle **ou
 					idlen = r->bids[j].len;
 				}
 		}
-		if (check_files) {
+		if (m->path[0] != '/') {
+			/* [vdso]: only by build-id; without it the trace may
+			 * still never run there, so it is no error */
+			if (!idlen || !check_files || find_file(r, m, id, idlen, path, sizeof(path)) < 0) {
+				ptd_clear_error();
+				continue;
+			}
+		} else if (check_files) {
 			err = find_file(r, m, id, idlen, path, sizeof(path));
 			if (err < 0)
 				break;

@@ -89,4 +89,12 @@ must_fail "$TMPDIR/b" "'$TMPDIR/bin/prog' is not the file that was recorded (its
 cp "$TMPDIR/bin/prog.saved" "$TMPDIR/bin/prog"
 load "$TMPDIR/b" "$TMPDIR/b.out" || { cat "$TMPDIR/b.out" >&2; die "the bundle does not load with its binary back"; }
 grep -q "^Recorded $n instructions" "$TMPDIR/b.out" || die "the bundle gives another history"
+
+# the command: an argument is required; a blocks recording explains itself
+"$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex 'record save --perf-data' \
+	-ex 'record stop' -ex 'record soft' -ex 'next' -ex "record save --perf-data $TMPDIR/x.data" \
+	--args "$TESTPROGS/fib" 3 >"$TMPDIR/cmd.out" 2>&1
+grep -q '^Argument required (perf.data file to write).$' "$TMPDIR/cmd.out" || { cat "$TMPDIR/cmd.out" >&2; die "no argument error"; }
+grep -q 'record with the trace format pt' "$TMPDIR/cmd.out" || { cat "$TMPDIR/cmd.out" >&2; die "a blocks recording is saved"; }
+test ! -e "$TMPDIR/x.data" || die "a perf.data was written for a blocks recording"
 echo ok

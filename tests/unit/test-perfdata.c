@@ -792,6 +792,60 @@ static void test_perf_record_layout(void **state)
 	}
 }
 
+/* [vdso]: from perf's build-id cache when there, else left out. */
+static void test_vdso(void **state)
+{
+	struct pd p;
+	struct ptd_bundle *b;
+	uint8_t id[20], bid[24], idn;
+	uint64_t sum;
+	char self[4096], cache[256], hex[41], cmd[600];
+	ssize_t sl;
+
+	(void)state;
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(sl > 0);
+	self[sl] = 0;
+	assert_int_equal(ptd_bundle_file_id(self, id, &idn, &sum), 0);
+	for (int i = 0; i < 20; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	pd_begin(&p);
+	pd_info(&p, 1, 0);
+	pd_hdr(&p, 10, 2 | (1u << 14), 72 + 8 + 8);
+	pd_u32(&p, 5);
+	pd_u32(&p, 5);
+	pd_u64(&p, 0x7fff0000);
+	pd_u64(&p, 0x2000);
+	pd_u64(&p, 0);
+	memset(bid, 0, sizeof(bid));
+	bid[0] = 20;
+	memcpy(bid + 4, id, 20);
+	pd_put(&p, bid, sizeof(bid));
+	pd_u32(&p, 5);
+	pd_u32(&p, 2);
+	pd_put(&p, "[vdso]\0\0", 8);
+	pd_u32(&p, 5);
+	pd_u32(&p, 5);
+	pd_auxtrace(&p, 0, 5, UINT32_MAX, psb, sizeof(psb));
+	pd_end(&p);
+
+	snprintf(cache, sizeof(cache), "%s/vcache", tmpdir);
+	setenv("PERF_BUILDID_DIR", cache, 1);
+	assert_int_equal(ptd_perfdata_parse(p.b, p.n, "vdso.data", 1, &b), 0);
+	assert_int_equal(b->nmaps, 0);
+	ptd_bundle_free(b);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.build-id/%.2s/%s'", cache, hex, hex + 2);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/.build-id/%.2s/%s/elf", cache, hex, hex + 2);
+	copy_file(self, cmd);
+	assert_int_equal(ptd_perfdata_parse(p.b, p.n, "vdso.data", 1, &b), 0);
+	assert_int_equal(b->nmaps, 1);
+	assert_string_equal(b->maps[0].path, cmd);
+	assert_int_equal(b->maps[0].vaddr, 0x7fff0000);
+	ptd_bundle_free(b);
+	unsetenv("PERF_BUILDID_DIR");
+}
+
 /* Every byte corrupted, every length cut: an answer, never a crash. */
 static void test_corrupt_every_byte(void **state)
 {
@@ -854,6 +908,7 @@ int main(void)
 		cmocka_unit_test(test_lost_data),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_perf_record_layout),
+		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_corrupt_every_byte),
 	};
 
