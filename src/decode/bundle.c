@@ -31,6 +31,7 @@ struct ptd_bundle_mem {
 	uint64_t vaddr;
 	uint8_t *bytes;
 	size_t size;
+	int vdso; /* the [vdso] (a perf.data describes it by name) */
 };
 
 struct ptd_bundle *ptd_bundle_new(const struct ptd_cpu *cpu)
@@ -134,8 +135,14 @@ int ptd_bundle_add_map(struct ptd_bundle *b, const char *path, uint64_t offset, 
 
 int ptd_bundle_add_memory(struct ptd_bundle *b, uint64_t vaddr, const uint8_t *bytes, size_t size)
 {
+	return ptd_bundle_add_memory_named(b, vaddr, bytes, size, NULL);
+}
+
+int ptd_bundle_add_memory_named(struct ptd_bundle *b, uint64_t vaddr, const uint8_t *bytes,
+				size_t size, const char *name)
+{
 	struct ptd_bundle_mem *m;
-	char name[64];
+	char file[64];
 	int err;
 
 	if (!b || !bytes)
@@ -153,9 +160,10 @@ int ptd_bundle_add_memory(struct ptd_bundle *b, uint64_t vaddr, const uint8_t *b
 	memcpy(m->bytes, bytes, size);
 	m->vaddr = vaddr;
 	m->size = size;
+	m->vdso = name && !strcmp(name, "[vdso]");
 	b->nmems++;
-	snprintf(name, sizeof(name), "mem-%" PRIx64 ".bin", vaddr);
-	err = add_map_raw(b, name, 0, size, vaddr);
+	snprintf(file, sizeof(file), "mem-%" PRIx64 ".bin", vaddr);
+	err = add_map_raw(b, file, 0, size, vaddr);
 	if (err < 0) {
 		free(m->bytes);
 		b->nmems--;
@@ -850,9 +858,10 @@ void ptd_bundle_host_cpu(struct ptd_cpu *cpu, char vendor[16])
 	cpu->stepping = (uint8_t)(a & 0xf);
 }
 
-/* Reads exactly @n bytes at @off; 0 or -1. */
-static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+/* Reads exactly @n bytes at @off of a file (@ctx: the fd); 0 or -1. */
+static int pread_all(const void *ctx, void *buf, size_t n, uint64_t off)
 {
+	int fd = *(const int *)ctx;
 	uint8_t *p = buf;
 
 	while (n) {
@@ -872,14 +881,31 @@ static int pread_all(int fd, void *buf, size_t n, uint64_t off)
 /* The NT_GNU_BUILD_ID note of a little-endian ELF file (32 or 64 bit),
  * from its PT_NOTE segments.  The file is untrusted: every size is
  * bounded.  Returns the id's size, 0 if there is none. */
-static size_t elf_build_id(int fd, uint8_t id[PTD_BUILD_ID_MAX])
+struct membuf {
+	const uint8_t *p;
+	size_t n;
+};
+
+/* The same from memory (@ctx: a struct membuf). */
+static int mem_read(const void *ctx, void *buf, size_t n, uint64_t off)
+{
+	const struct membuf *m = ctx;
+
+	if (off > m->n || n > m->n - off)
+		return -1;
+	memcpy(buf, m->p + off, n);
+	return 0;
+}
+
+static size_t elf_build_id(int (*rd)(const void *, void *, size_t, uint64_t), const void *fd,
+			   uint8_t id[PTD_BUILD_ID_MAX])
 {
 	uint8_t eh[64], ph[56], notes[65536];
 	uint64_t phoff;
 	unsigned phentsize, phnum, i;
 	int is64;
 
-	if (pread_all(fd, eh, sizeof(eh), 0) < 0 || memcmp(eh, "\177ELF", 4) || eh[5] != 1)
+	if (rd(fd, eh, sizeof(eh), 0) < 0 || memcmp(eh, "\177ELF", 4) || eh[5] != 1)
 		return 0;
 	is64 = eh[4] == 2;
 	if (!is64 && eh[4] != 1)
@@ -902,7 +928,7 @@ static size_t elf_build_id(int fd, uint8_t id[PTD_BUILD_ID_MAX])
 		uint32_t type;
 		uint64_t off, size, align, pos;
 
-		if (pread_all(fd, ph, is64 ? 56 : 32, phoff + (uint64_t)i * phentsize) < 0)
+		if (rd(fd, ph, is64 ? 56 : 32, phoff + (uint64_t)i * phentsize) < 0)
 			return 0;
 		memcpy(&type, ph, 4);
 		if (type != 4 /* PT_NOTE */)
@@ -924,7 +950,7 @@ static size_t elf_build_id(int fd, uint8_t id[PTD_BUILD_ID_MAX])
 		align = align == 8 ? 8 : 4;
 		if (size > sizeof(notes))
 			size = sizeof(notes);
-		if (pread_all(fd, notes, (size_t)size, off) < 0)
+		if (rd(fd, notes, (size_t)size, off) < 0)
 			continue;
 		for (pos = 0; pos + 12 <= size;) {
 			uint32_t namesz, descsz, ntype;
@@ -961,7 +987,7 @@ int ptd_bundle_file_id(const char *path, uint8_t id[PTD_BUILD_ID_MAX], uint8_t *
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ptd__err(-ptde_sys, "cannot open '%s': %s", path, strerror(errno));
-	*id_size = (uint8_t)elf_build_id(fd, id);
+	*id_size = (uint8_t)elf_build_id(pread_all, &fd, id);
 	if (*id_size) {
 		close(fd);
 		return 0;
@@ -1077,4 +1103,28 @@ int ptd_bundle_check_files(const struct ptd_bundle *b)
 					m->path, sum, m->checksum);
 	}
 	return 0;
+}
+
+size_t ptd_bundle_nmemory(const struct ptd_bundle *b)
+{
+	return b ? b->nmems : 0;
+}
+
+int ptd_bundle_memory(const struct ptd_bundle *b, size_t i, uint64_t *vaddr, const uint8_t **bytes,
+		      size_t *size, int *vdso)
+{
+	if (!b || i >= b->nmems)
+		return ptd__err(-ptde_invalid, "bundle memory: no dump %zu", i);
+	*vaddr = b->mems[i].vaddr;
+	*bytes = b->mems[i].bytes;
+	*size = b->mems[i].size;
+	*vdso = b->mems[i].vdso;
+	return 0;
+}
+
+size_t ptd_bundle_mem_build_id(const uint8_t *bytes, size_t size, uint8_t id[PTD_BUILD_ID_MAX])
+{
+	struct membuf m = { bytes, size };
+
+	return bytes ? elf_build_id(mem_read, &m, id) : 0;
 }

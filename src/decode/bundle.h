@@ -80,6 +80,16 @@ int ptd_bundle_add_map(struct ptd_bundle *b, const char *path, uint64_t offset, 
 /* Adds code bytes without a file (anonymous memory, vdso, JIT): saved as
  * DIR/mem-VADDR.bin plus a map line.  The bytes are copied. */
 int ptd_bundle_add_memory(struct ptd_bundle *b, uint64_t vaddr, const uint8_t *bytes, size_t size);
+/* The same with the mapping's name from /proc/PID/maps (NULL: none);
+ * "[vdso]" is kept so a perf.data can name it. */
+int ptd_bundle_add_memory_named(struct ptd_bundle *b, uint64_t vaddr, const uint8_t *bytes,
+				size_t size, const char *name);
+/* The memory dumps: their count, and dump @i (-ptde_invalid if none). */
+size_t ptd_bundle_nmemory(const struct ptd_bundle *b);
+int ptd_bundle_memory(const struct ptd_bundle *b, size_t i, uint64_t *vaddr, const uint8_t **bytes,
+		      size_t *size, int *vdso);
+/* The ELF build-id of an image in memory (the vdso), or 0. */
+size_t ptd_bundle_mem_build_id(const uint8_t *bytes, size_t size, uint8_t id[PTD_BUILD_ID_MAX]);
 /* Adds a thread's PT bytes (copied) and its pc at the end of the trace.
  * Returns 0, -ptde_invalid (tid <= 0, duplicate tid), -ptde_nomem. */
 int ptd_bundle_add_thread(struct ptd_bundle *b, int tid, const uint8_t *pt, size_t size,

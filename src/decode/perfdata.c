@@ -866,9 +866,10 @@ static int find_file(const struct reader *r, const struct rd_map *m, const uint8
 		snprintf(dir, sizeof(dir), "%s/.debug", home && *home ? home : "/root");
 	if (idlen) {
 		/* perf's cache: .build-id/XX/REST/elf (newer) or .build-id/XX/REST */
-		static const char *const fmt[] = { "%s/.build-id/%.2s/%s/elf", "%s/.build-id/%.2s/%s" };
+		static const char *const fmt[] = { "%s/.build-id/%.2s/%s/elf", "%s/.build-id/%.2s/%s/vdso",
+						   "%s/.build-id/%.2s/%s" };
 
-		for (int k = 0; k < 2; k++) {
+		for (int k = 0; k < 3; k++) {
 			snprintf(out, outlen, fmt[k], dir, hex, hex + 2);
 			if (stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
 			    ptd_bundle_file_id(out, got, &gl, &sum) == 0 && gl == idlen &&
@@ -1151,6 +1152,63 @@ static void put_string(struct wr *w, const char *s)
 	putzero(w, len - n);
 }
 
+static int mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/*
+ * Stores the vdso image as perf record does, so the perf.data can be
+ * decoded where the vdso is not this kernel's: DIR/[vdso]/ID/vdso and the
+ * link DIR/.build-id/XX/REST -> ../../[vdso]/ID, with DIR
+ * $PERF_BUILDID_DIR or ~/.debug.
+ */
+static int cache_vdso(const uint8_t *bytes, size_t size, const char *hex)
+{
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char dir[PATH_MAX], path[PATH_MAX + 64], link[PATH_MAX + 64], target[128], tmp[PATH_MAX + 80];
+	struct stat st;
+	FILE *f;
+
+	if (env && *env)
+		snprintf(dir, sizeof(dir), "%s", env);
+	else
+		snprintf(dir, sizeof(dir), "%s/.debug", home && *home ? home : "/root");
+	snprintf(path, sizeof(path), "%s/[vdso]/%s", dir, hex);
+	snprintf(link, sizeof(link), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+	if (stat(link, &st) == 0)
+		return 0; /* already there */
+	if (mkdirs(path) < 0)
+		return ptd__err(-ptde_sys, "cannot create '%s' (perf's build-id cache for the vdso): %s", path,
+				strerror(errno));
+	snprintf(tmp, sizeof(tmp), "%s/vdso", path);
+	f = fopen(tmp, "wbe");
+	if (!f || fwrite(bytes, 1, size, f) != size || fclose(f) != 0) {
+		int e = errno;
+
+		if (f)
+			fclose(f);
+		return ptd__err(-ptde_sys, "cannot write '%s': %s", tmp, strerror(e));
+	}
+	snprintf(tmp, sizeof(tmp), "%s/.build-id/%.2s", dir, hex);
+	if (mkdirs(tmp) < 0)
+		return ptd__err(-ptde_sys, "cannot create '%s': %s", tmp, strerror(errno));
+	snprintf(target, sizeof(target), "../../[vdso]/%s", hex);
+	if (symlink(target, link) < 0 && errno != EEXIST)
+		return ptd__err(-ptde_sys, "cannot link '%s': %s", link, strerror(errno));
+	return 0;
+}
+
 static uint64_t thread_id(size_t i)
 {
 	/* Sample ids are arbitrary but unique; perf per-thread has one per
@@ -1170,6 +1228,7 @@ int ptd_perfdata_save(const struct ptd_bundle *b, const struct ptd_perfdata_proc
 	size_t i, k, nfeat = 0;
 	int pid, feats[4] = { FEAT_BUILD_ID, FEAT_ARCH, FEAT_NRCPUS, FEAT_CPUID };
 	uint8_t bitmap[FEAT_BITS / 8];
+	uint8_t vdso_id[PTD_BUILD_ID_MAX], vdso_idn = 0;
 	long ncpu;
 
 	if (!b || !proc || !path || !*path || proc->pid <= 0)
@@ -1270,6 +1329,50 @@ int ptd_perfdata_save(const struct ptd_bundle *b, const struct ptd_perfdata_proc
 		put32(&w, 2); /* MAP_PRIVATE */
 		put(&w, m->path, n);
 		putzero(&w, padded - n);
+		trailer(&w, pid, pid, thread_id(0));
+	}
+	/* The vdso: perf reads its own (the same kernel's) or the one in
+	 * its build-id cache, which is filled here as perf record does. */
+	for (i = 0; i < ptd_bundle_nmemory(b) && !w.err; i++) {
+		const uint8_t *bytes;
+		uint64_t vaddr;
+		size_t size;
+		int vdso;
+		char hex[2 * PTD_BUILD_ID_MAX + 1];
+
+		if (ptd_bundle_memory(b, i, &vaddr, &bytes, &size, &vdso) < 0 || !vdso)
+			continue;
+		vdso_idn = (uint8_t)ptd_bundle_mem_build_id(bytes, size, vdso_id);
+		if (vdso_idn) {
+			for (k = 0; k < vdso_idn; k++)
+				sprintf(hex + 2 * k, "%02x", vdso_id[k]);
+			if (cache_vdso(bytes, size, hex) < 0) {
+				w.err = -ptde_sys;
+				break;
+			}
+		}
+		/* the build-id inline (perf 5.12+), not in HEADER_BUILD_ID:
+		 * a "[vdso]" there makes perf 6.1 look for the vdso as a
+		 * file and fail */
+		rec_header(&w, PERF_RECORD_MMAP2,
+			   PERF_RECORD_MISC_USER | (vdso_idn ? PERF_RECORD_MISC_MMAP_BUILD_ID : 0),
+			   72 + 8 + TRAILER);
+		put32(&w, (uint32_t)pid);
+		put32(&w, (uint32_t)pid);
+		put64(&w, vaddr);
+		put64(&w, size);
+		put64(&w, 0);
+		{
+			uint8_t idbuf[24];
+
+			memset(idbuf, 0, sizeof(idbuf));
+			idbuf[0] = vdso_idn;
+			memcpy(idbuf + 4, vdso_id, vdso_idn);
+			put(&w, idbuf, sizeof(idbuf));
+		}
+		put32(&w, 5);
+		put32(&w, 2);
+		put(&w, "[vdso]\0\0", 8);
 		trailer(&w, pid, pid, thread_id(0));
 	}
 	/* Per thread: tracing started, the AUX data it wrote, and the data. */

@@ -2402,14 +2402,13 @@ static int save_anon(void *ctx, uint64_t start, uint64_t end, const char *name)
 	long got;
 	int rc;
 
-	(void)name;
 	if (n > (64u << 20))
 		return 0;
 	buf = malloc(n);
 	if (!buf)
 		return -ptde_nomem;
 	got = ptd_target_read(s->t, start, buf, n); /* our int3s masked */
-	rc = got == (long)n ? ptd_bundle_add_memory(s->bundle, start, buf, n) : 0;
+	rc = got == (long)n ? ptd_bundle_add_memory_named(s->bundle, start, buf, n, name) : 0;
 	free(buf);
 	return rc;
 }

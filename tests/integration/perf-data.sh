@@ -8,11 +8,17 @@
 #      ptdbg's `record instruction-history` over the whole history;
 #   2. `ptdbg --load` of that perf.data must give the same history again,
 #      for every thread.
+# The vdso program's calls into the vdso are in both: perf reads the vdso
+# as this kernel has it, ptdbg --load from perf's build-id cache, where
+# record save --perf-data stored it.
 . "$(dirname "$0")/lib.bash"
 
 # program | continues after `break main; run; record` to reach _exit
-progs=("fib|1" "loops|1" "funcptr|1" "switch|1" "switch-O2|1" "tailcall-O2|1" "signal|2" "threads|1")
-need_prereqs fib loops funcptr switch switch-O2 tailcall-O2 signal threads
+progs=("fib|1" "loops|1" "funcptr|1" "switch|1" "switch-O2|1" "tailcall-O2|1" "signal|2" "threads|1" "vdso|1")
+need_prereqs fib loops funcptr switch switch-O2 tailcall-O2 signal threads vdso
+# The vdso goes into perf's build-id cache (as perf record puts it there):
+# a private one here.
+export PERF_BUILDID_DIR=$TMPDIR/buildid-cache
 
 # perf: Debian's /usr/bin/perf is a wrapper that wants a perf_X.Y for the
 # running kernel; fall back to the versioned binaries it would run.

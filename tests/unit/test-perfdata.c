@@ -843,6 +843,37 @@ static void test_vdso(void **state)
 	assert_string_equal(b->maps[0].path, cmd);
 	assert_int_equal(b->maps[0].vaddr, 0x7fff0000);
 	ptd_bundle_free(b);
+
+	/* the writer: a vdso dump is stored in the cache as perf record
+	 * stores it, named [vdso] with its build-id inline, and found again */
+	{
+		struct ptd_perfdata_proc proc = { 5, "v" };
+		struct ptd_bundle *w, *l;
+		size_t n;
+		uint8_t *img = read_all(self, &n);
+		char pd[128], want[700];
+
+		snprintf(cache, sizeof(cache), "%s/vcache2", tmpdir);
+		setenv("PERF_BUILDID_DIR", cache, 1);
+		w = ptd_bundle_new(NULL);
+		assert_non_null(w);
+		assert_int_equal(ptd_bundle_add_memory_named(w, 0x7fff0000, img, n, "[vdso]"), 0);
+		assert_int_equal(ptd_bundle_add_memory_named(w, 0x10000000, img, 64, ""), 0);
+		assert_int_equal(ptd_bundle_nmemory(w), 2);
+		assert_int_equal(ptd_bundle_add_thread(w, 5, psb, sizeof(psb), 0), 0);
+		snprintf(pd, sizeof(pd), "%s/vdso.data", tmpdir);
+		assert_int_equal(ptd_perfdata_save(w, &proc, pd), 0);
+		ptd_bundle_free(w);
+		free(img);
+		snprintf(want, sizeof(want), "%s/[vdso]/%s/vdso", cache, hex);
+		assert_int_equal(access(want, R_OK), 0);
+		assert_int_equal(ptd_perfdata_load(pd, &l), 0);
+		assert_int_equal(l->nmaps, 1); /* the anonymous dump has no name */
+		snprintf(want, sizeof(want), "%s/.build-id/%.2s/%s/vdso", cache, hex, hex + 2);
+		assert_string_equal(l->maps[0].path, want);
+		assert_int_equal(l->maps[0].size, n);
+		ptd_bundle_free(l);
+	}
 	unsetenv("PERF_BUILDID_DIR");
 }
 
