@@ -1174,6 +1174,11 @@ static int pt_sync(struct ptd_session *s)
 
 	for (int i = 0; i < s->nth && rc == 0; i++) {
 		struct sthread *th = &s->th[i];
+		/* A gone thread ends where its recorder left it (an exiting
+		 * thread: before its exit syscall), so its PT ends with FUP and
+		 * TIP.PGD there instead of trailing off after the last branch,
+		 * where libipt and perf's decoder would stop at different
+		 * instructions.  A tail of 0 (unknown) only flushes. */
 		if (th->stage)
 			rc = pt_flush_thread(s, th, ptd_history_tail(th->stage));
 	}
