@@ -71,12 +71,12 @@ enum {
 	PT_PRIV_MAX,
 };
 
-#define MAGIC2 0x32454c4946524550ull    /* "PERFILE2" read as little-endian u64 */
+#define MAGIC2 0x32454c4946524550ull /* "PERFILE2" read as little-endian u64 */
 #define MAGIC2_SWAP 0x50455246494c4532ull
-#define MAGIC1 0x454c494652455000ull    /* "\0PERFILE" (version 1: not supported) */
+#define MAGIC1 0x454c494652455000ull /* "\0PERFILE" (version 1: not supported) */
 #define FILE_HEADER_SIZE 104
 #define FILE_HEADER_SIZE_NOFEAT 72
-#define ATTR_SIZE 128                    /* PERF_ATTR_SIZE_VER7, what perf 6.1 writes */
+#define ATTR_SIZE 128 /* PERF_ATTR_SIZE_VER7, what perf 6.1 writes */
 #define AUXTRACE_REC_SIZE 48
 #define NAME_ALIGN 64
 #define MAX_ATTRS 256
@@ -88,9 +88,9 @@ enum {
 
 /* PT packets the reader splices in where data was lost: OVF, and the PSB
  * pattern it then resynchronises at. */
-static const uint8_t pt_ovf[2] = { 0x02, 0xf3 };
-static const uint8_t pt_psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-				    0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+static const uint8_t pt_ovf[2] = {0x02, 0xf3};
+static const uint8_t pt_psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+				   0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
 
 static uint16_t rd16(const uint8_t *p)
 {
@@ -139,16 +139,15 @@ int ptd_perfdata_is(const char *path)
 /* ---- reader ------------------------------------------------------------- */
 
 struct rd_stream {
-	int tid;        /* -1 until known */
-	uint32_t idx;   /* perf's AUX mmap index: the queue */
-	uint8_t *data;  /* the concatenated trace */
+	int tid;       /* -1 until known */
+	uint32_t idx;  /* perf's AUX mmap index: the queue */
+	uint8_t *data; /* the concatenated trace */
 	size_t size, cap;
-	uint64_t next;  /* AUX offset the next chunk continues at */
+	uint64_t next; /* AUX offset the next chunk continues at */
 	int have_next;
 	uint64_t *lost; /* AUX offsets after which data was lost (AUX flags) */
 	size_t nlost, caplost;
-	int need_psb;   /* data was lost: skip to the next PSB */
-	int psb_lost;   /* bytes were dropped while looking for it */
+	int need_psb; /* data was lost: skip to the next PSB */
 };
 
 struct rd_attr {
@@ -175,7 +174,7 @@ struct reader {
 		char *name;
 		uint8_t id[PTD_BUILD_ID_MAX];
 		uint8_t len;
-	} *bids;
+	} * bids;
 	size_t nbids;
 	/* mappings, in record order (later ones override) */
 	struct rd_map {
@@ -183,14 +182,14 @@ struct reader {
 		uint64_t start, len, pgoff;
 		uint8_t id[PTD_BUILD_ID_MAX];
 		uint8_t idlen;
-	} *maps;
+	} * maps;
 	size_t nmaps;
 	struct ptd_cpu cpu;
 	char vendor[16];
 	int pid; /* the first process seen: maps of others are ignored */
 };
 
-#define BAD(r, off, fmt, ...) \
+#define BAD(r, off, fmt, ...)                                                                      \
 	ptd__err(-ptde_bad_trace, "%s: offset %zu: " fmt, (r)->name, (size_t)(off), ##__VA_ARGS__)
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -267,11 +266,14 @@ static int read_attrs(struct reader *r, uint64_t attr_size, uint64_t off, uint64
 	if (attr_size < PERF_ATTR_SIZE_VER0 + 16 || attr_size > 4096)
 		return BAD(r, 16, "bad attr size %" PRIu64, attr_size);
 	if (!size || size % attr_size)
-		return BAD(r, 24, "attr section of %" PRIu64 " bytes is not a multiple of the attr size %" PRIu64,
+		return BAD(r, 24,
+			   "attr section of %" PRIu64
+			   " bytes is not a multiple of the attr size %" PRIu64,
 			   size, attr_size);
 	if (!inside(r, off, size))
-		return BAD(r, 24, "attr section (%" PRIu64 " bytes at %" PRIu64 ") is outside the file", size,
-			   off);
+		return BAD(r, 24,
+			   "attr section (%" PRIu64 " bytes at %" PRIu64 ") is outside the file",
+			   size, off);
 	n = (size_t)(size / attr_size);
 	if (n > MAX_ATTRS)
 		return BAD(r, 24, "%zu attrs (at most %d)", n, MAX_ATTRS);
@@ -288,8 +290,10 @@ static int read_attrs(struct reader *r, uint64_t attr_size, uint64_t off, uint64
 		if (!asz)
 			asz = PERF_ATTR_SIZE_VER0;
 		if (asz + 16 > attr_size)
-			return BAD(r, off + i * attr_size + 4, "attr %zu claims %u bytes, more than the %" PRIu64
-				   " the header allows", i, asz, attr_size - 16);
+			return BAD(r, off + i * attr_size + 4,
+				   "attr %zu claims %u bytes, more than the %" PRIu64
+				   " the header allows",
+				   i, asz, attr_size - 16);
 		at->type = rd32(a);
 		at->config = rd64(a + 8);
 		at->sample_type = rd64(a + 24);
@@ -298,8 +302,9 @@ static int read_attrs(struct reader *r, uint64_t attr_size, uint64_t off, uint64
 		isz = rd64(a + attr_size - 8);
 		if (isz % 8 || !inside(r, ioff, isz))
 			return BAD(r, off + i * attr_size + attr_size - 16,
-				   "ids of attr %zu (%" PRIu64 " bytes at %" PRIu64 ") are outside the file", i, isz,
-				   ioff);
+				   "ids of attr %zu (%" PRIu64 " bytes at %" PRIu64
+				   ") are outside the file",
+				   i, isz, ioff);
 		at->nids = (size_t)(isz / 8);
 		if (at->nids) {
 			at->ids = malloc(at->nids * 8);
@@ -329,8 +334,11 @@ static int trailer_type(struct reader *r, const uint8_t *rec, size_t size, size_
 	}
 	/* perf needs PERF_SAMPLE_IDENTIFIER in all attrs in this case. */
 	for (i = 0; i < r->nattrs; i++)
-		if (!(r->attrs[i].sample_type & PERF_SAMPLE_IDENTIFIER) || !r->attrs[i].sample_id_all)
-			return BAD(r, off, "attrs with different sample types and no PERF_SAMPLE_IDENTIFIER");
+		if (!(r->attrs[i].sample_type & PERF_SAMPLE_IDENTIFIER) ||
+		    !r->attrs[i].sample_id_all)
+			return BAD(
+				r, off,
+				"attrs with different sample types and no PERF_SAMPLE_IDENTIFIER");
 	if (size < 16)
 		return BAD(r, off, "record too short for its sample id");
 	{
@@ -364,7 +372,8 @@ static int trailer_tid(struct reader *r, const uint8_t *rec, size_t size, size_t
 	if (!n)
 		return 0;
 	if (size < body + n)
-		return BAD(r, off, "record of %zu bytes too short for its %zu-byte sample id", size, n);
+		return BAD(r, off, "record of %zu bytes too short for its %zu-byte sample id", size,
+			   n);
 	if (st & PERF_SAMPLE_TID)
 		*tid = (int)rd32(rec + size - n + 4);
 	return 0;
@@ -415,10 +424,8 @@ static int stream_add(struct rd_stream *s, const uint8_t *d, size_t n)
 		for (i = 0; i + sizeof(pt_psb) <= n; i++)
 			if (!memcmp(d + i, pt_psb, sizeof(pt_psb)))
 				break;
-		if (i + sizeof(pt_psb) > n) {
-			s->psb_lost = 1;
+		if (i + sizeof(pt_psb) > n)
 			return 0; /* no PSB in this chunk: it cannot be decoded */
-		}
 		s->need_psb = 0;
 		d += i;
 		n -= i;
@@ -461,10 +468,11 @@ static int on_auxtrace(struct reader *r, const uint8_t *rec, size_t off, const u
 	int err;
 
 	if (cpu != UINT32_MAX || r->per_cpu)
-		return ptd__err(-ptde_bad_trace,
-				"%s was recorded per cpu (perf's default), which ptdbg does not decode; "
-				"record with 'perf record -e intel_pt//u --per-thread -- PROGRAM' instead",
-				r->name);
+		return ptd__err(
+			-ptde_bad_trace,
+			"%s was recorded per cpu (perf's default), which ptdbg does not decode; "
+			"record with 'perf record -e intel_pt//u --per-thread -- PROGRAM' instead",
+			r->name);
 	/* A stream that AUX records opened before its data came (keyed by
 	 * a placeholder index) takes its real index now. */
 	for (i = 0; i < r->nst && tid != UINT32_MAX; i++)
@@ -617,7 +625,8 @@ static int on_mmap(struct reader *r, const uint8_t *rec, size_t size, size_t off
 		if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 			idlen = rec[40];
 			if (idlen > PTD_BUILD_ID_MAX)
-				return BAD(r, off, "MMAP2 build-id of %u bytes (at most 20)", idlen);
+				return BAD(r, off, "MMAP2 build-id of %u bytes (at most 20)",
+					   idlen);
 			id = rec + 44;
 		}
 	}
@@ -651,11 +660,13 @@ static int on_auxtrace_info(struct reader *r, const uint8_t *rec, size_t size, s
 	if (type == AUXTRACE_INTEL_BTS)
 		return ptd__err(-ptde_bad_trace,
 				"%s holds intel_bts data; ptdbg reads Intel PT: record with "
-				"'perf record -e intel_pt//u --per-thread -- PROGRAM'", r->name);
+				"'perf record -e intel_pt//u --per-thread -- PROGRAM'",
+				r->name);
 	if (type != AUXTRACE_INTEL_PT)
 		return ptd__err(-ptde_bad_trace,
 				"%s holds AUX data of type %u, not Intel PT (type 1); record with "
-				"'perf record -e intel_pt//u --per-thread -- PROGRAM'", r->name, type);
+				"'perf record -e intel_pt//u --per-thread -- PROGRAM'",
+				r->name, type);
 	n = (size - 16) / 8;
 	/* perf itself wants at least the slots up to PER_CPU_MMAPS. */
 	if (n < PT_PER_CPU_MMAPS + 1)
@@ -673,8 +684,9 @@ static int read_records(struct reader *r, uint64_t off, uint64_t size)
 	int err;
 
 	if (!inside(r, off, size))
-		return BAD(r, 40, "data section (%" PRIu64 " bytes at %" PRIu64 ") is outside the file", size,
-			   off);
+		return BAD(r, 40,
+			   "data section (%" PRIu64 " bytes at %" PRIu64 ") is outside the file",
+			   size, off);
 	while (pos < end) {
 		const uint8_t *rec = r->p + pos;
 		uint32_t type;
@@ -701,27 +713,35 @@ static int read_records(struct reader *r, uint64_t off, uint64_t size)
 			uint64_t dsz;
 
 			if (rsz < AUXTRACE_REC_SIZE)
-				return BAD(r, pos, "PERF_RECORD_AUXTRACE of %zu bytes (at least %d)", rsz,
+				return BAD(r, pos,
+					   "PERF_RECORD_AUXTRACE of %zu bytes (at least %d)", rsz,
 					   AUXTRACE_REC_SIZE);
 			dsz = rd64(rec + 8);
 			if (dsz > end - pos - rsz)
-				return BAD(r, pos, "PERF_RECORD_AUXTRACE with %" PRIu64
-					   " bytes of trace, past the end of the data", dsz);
+				return BAD(r, pos,
+					   "PERF_RECORD_AUXTRACE with %" PRIu64
+					   " bytes of trace, past the end of the data",
+					   dsz);
 			if (!r->have_info)
-				return BAD(r, pos, "PERF_RECORD_AUXTRACE before any PERF_RECORD_AUXTRACE_INFO");
+				return BAD(r, pos,
+					   "PERF_RECORD_AUXTRACE before any "
+					   "PERF_RECORD_AUXTRACE_INFO");
 			err = on_auxtrace(r, rec, (size_t)pos, rec + rsz, dsz);
 			pos += dsz;
 			break;
 		}
 		case REC_COMPRESSED:
 			return ptd__err(-ptde_bad_trace,
-					"%s is compressed (perf record -z); record without -z or unpack it with "
-					"'perf inject -i %s -o PLAIN.data'", r->name, r->name);
+					"%s is compressed (perf record -z); record without -z or "
+					"unpack it with "
+					"'perf inject -i %s -o PLAIN.data'",
+					r->name, r->name);
 		case PERF_RECORD_COMM:
 		case PERF_RECORD_ITRACE_START:
 			/* The process the threads belong to; nothing else is needed. */
 			if (rsz < 16)
-				return BAD(r, pos, "record of type %u with %zu bytes (at least 16)", type, rsz);
+				return BAD(r, pos, "record of type %u with %zu bytes (at least 16)",
+					   type, rsz);
 			if (r->pid <= 0)
 				r->pid = (int)rd32(rec + 8);
 			err = 0;
@@ -826,7 +846,9 @@ static int read_features(struct reader *r, const uint8_t *bitmap, uint64_t at)
 		size = rd64(r->p + at + 8);
 		at += 16;
 		if (!inside(r, off, size))
-			return BAD(r, at - 16, "feature %d (%" PRIu64 " bytes at %" PRIu64 ") is outside the file",
+			return BAD(r, at - 16,
+				   "feature %d (%" PRIu64 " bytes at %" PRIu64
+				   ") is outside the file",
 				   bit, size, off);
 		if (bit == FEAT_BUILD_ID)
 			err = read_build_ids(r, off, size);
@@ -851,8 +873,8 @@ static int find_file(const struct reader *r, const struct rd_map *m, const uint8
 	struct stat st;
 
 	at_path = m->path[0] == '/' && stat(m->path, &st) == 0 && S_ISREG(st.st_mode);
-	if (at_path && (!idlen || (ptd_bundle_file_id(m->path, got, &gl, &sum) == 0 && gl == idlen &&
-				    !memcmp(got, id, idlen)))) {
+	if (at_path && (!idlen || (ptd_bundle_file_id(m->path, got, &gl, &sum) == 0 &&
+				   gl == idlen && !memcmp(got, id, idlen)))) {
 		snprintf(out, outlen, "%s", m->path);
 		return 0;
 	}
@@ -866,8 +888,9 @@ static int find_file(const struct reader *r, const struct rd_map *m, const uint8
 		snprintf(dir, sizeof(dir), "%s/.debug", home && *home ? home : "/root");
 	if (idlen) {
 		/* perf's cache: .build-id/XX/REST/elf (newer) or .build-id/XX/REST */
-		static const char *const fmt[] = { "%s/.build-id/%.2s/%s/elf", "%s/.build-id/%.2s/%s/vdso",
-						   "%s/.build-id/%.2s/%s" };
+		static const char *const fmt[] = {"%s/.build-id/%.2s/%s/elf",
+						  "%s/.build-id/%.2s/%s/vdso",
+						  "%s/.build-id/%.2s/%s"};
 
 		for (int k = 0; k < 3; k++) {
 			snprintf(out, outlen, fmt[k], dir, hex, hex + 2);
@@ -880,15 +903,21 @@ static int find_file(const struct reader *r, const struct rd_map *m, const uint8
 	}
 	if (at_path)
 		return ptd__err(-ptde_notfound,
-				"%s: '%s' is not the file that was recorded (build-id %s) and %s/.build-id has "
-				"no copy of it", r->name, m->path, hex, dir);
+				"%s: '%s' is not the file that was recorded (build-id %s) and "
+				"%s/.build-id has "
+				"no copy of it",
+				r->name, m->path, hex, dir);
 	if (idlen)
 		return ptd__err(-ptde_notfound,
-				"%s: the trace runs code from '%s' (build-id %s), which is neither at that path nor "
-				"in %s/.build-id", r->name, m->path, hex, dir);
+				"%s: the trace runs code from '%s' (build-id %s), which is neither "
+				"at that path nor "
+				"in %s/.build-id",
+				r->name, m->path, hex, dir);
 	return ptd__err(-ptde_notfound,
-			"%s: the trace runs code from '%s', which is missing (and perf recorded no build-id "
-			"to find a copy by)", r->name, m->path);
+			"%s: the trace runs code from '%s', which is missing (and perf recorded no "
+			"build-id "
+			"to find a copy by)",
+			r->name, m->path);
 }
 
 static int by_idx(const void *a, const void *b)
@@ -907,13 +936,16 @@ static int make_bundle(struct reader *r, int check_files, struct ptd_bundle **ou
 
 	if (!r->have_info)
 		return ptd__err(-ptde_bad_trace,
-				"%s has no PERF_RECORD_AUXTRACE_INFO: not an Intel PT recording; record with "
-				"'perf record -e intel_pt//u --per-thread -- PROGRAM'", r->name);
-	if (r->per_cpu)
-		return ptd__err(-ptde_bad_trace,
-				"%s was recorded per cpu (perf's default), which ptdbg does not decode; "
-				"record with 'perf record -e intel_pt//u --per-thread -- PROGRAM' instead",
+				"%s has no PERF_RECORD_AUXTRACE_INFO: not an Intel PT recording; "
+				"record with "
+				"'perf record -e intel_pt//u --per-thread -- PROGRAM'",
 				r->name);
+	if (r->per_cpu)
+		return ptd__err(
+			-ptde_bad_trace,
+			"%s was recorded per cpu (perf's default), which ptdbg does not decode; "
+			"record with 'perf record -e intel_pt//u --per-thread -- PROGRAM' instead",
+			r->name);
 	b = ptd_bundle_new(&r->cpu);
 	if (!b)
 		return -ptde_nomem;
@@ -933,7 +965,8 @@ static int make_bundle(struct reader *r, int check_files, struct ptd_bundle **ou
 		if (m->path[0] != '/') {
 			/* [vdso]: only by build-id; without it the trace may
 			 * still never run there, so it is no error */
-			if (!idlen || !check_files || find_file(r, m, id, idlen, path, sizeof(path)) < 0) {
+			if (!idlen || !check_files ||
+			    find_file(r, m, id, idlen, path, sizeof(path)) < 0) {
 				ptd_clear_error();
 				continue;
 			}
@@ -973,7 +1006,8 @@ static int make_bundle(struct reader *r, int check_files, struct ptd_bundle **ou
 		err = ptd_bundle_add_thread(b, tid, s->data, s->size, 0);
 	}
 	if (err == 0 && !b->nthreads)
-		err = ptd__err(-ptde_bad_trace, "%s holds no Intel PT data (no PERF_RECORD_AUXTRACE)", r->name);
+		err = ptd__err(-ptde_bad_trace,
+			       "%s holds no Intel PT data (no PERF_RECORD_AUXTRACE)", r->name);
 	if (err < 0) {
 		ptd_bundle_free(b);
 		return err;
@@ -999,19 +1033,23 @@ int ptd_perfdata_parse(const uint8_t *data, size_t size, const char *name, int c
 	r.size = size;
 	r.name = name ? name : "perf.data";
 	if (size < 8)
-		return ptd__err(-ptde_bad_trace, "%s: too short for a perf.data (%zu bytes)", r.name, size);
+		return ptd__err(-ptde_bad_trace, "%s: too short for a perf.data (%zu bytes)",
+				r.name, size);
 	magic = rd64(data);
 	if (magic == MAGIC2_SWAP)
-		return ptd__err(-ptde_bad_trace, "%s: written on a machine of the other byte order", r.name);
+		return ptd__err(-ptde_bad_trace, "%s: written on a machine of the other byte order",
+				r.name);
 	if (magic == MAGIC1 || !memcmp(data, "PERFFILE", 8))
-		return ptd__err(-ptde_bad_trace, "%s: perf.data version 1 is not supported", r.name);
+		return ptd__err(-ptde_bad_trace, "%s: perf.data version 1 is not supported",
+				r.name);
 	if (magic != MAGIC2)
 		return ptd__err(-ptde_bad_trace, "%s: not a perf.data (no PERFILE2 magic)", r.name);
 	if (size < FILE_HEADER_SIZE_NOFEAT)
 		return BAD(&r, 8, "file header cut short (%zu bytes)", size);
 	hsize = rd64(data + 8);
 	if (hsize != FILE_HEADER_SIZE && hsize != FILE_HEADER_SIZE_NOFEAT)
-		return BAD(&r, 8, "file header size %" PRIu64 " (expected %d)", hsize, FILE_HEADER_SIZE);
+		return BAD(&r, 8, "file header size %" PRIu64 " (expected %d)", hsize,
+			   FILE_HEADER_SIZE);
 	if (size < hsize)
 		return BAD(&r, 8, "file header cut short (%zu bytes)", size);
 	asize = rd64(data + 16);
@@ -1020,7 +1058,8 @@ int ptd_perfdata_parse(const uint8_t *data, size_t size, const char *name, int c
 	doff = rd64(data + 40);
 	dlen = rd64(data + 48);
 	if (!doff && !dlen)
-		return ptd__err(-ptde_bad_trace, "%s: a perf.data from a pipe is not supported", r.name);
+		return ptd__err(-ptde_bad_trace, "%s: a perf.data from a pipe is not supported",
+				r.name);
 	err = read_attrs(&r, asize, aoff, alen);
 	if (err == 0)
 		err = read_records(&r, doff, dlen);
@@ -1176,7 +1215,8 @@ static int mkdirs(char *path)
 static int cache_vdso(const uint8_t *bytes, size_t size, const char *hex)
 {
 	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
-	char dir[PATH_MAX], path[PATH_MAX + 64], link[PATH_MAX + 64], target[128], tmp[PATH_MAX + 80];
+	char dir[PATH_MAX], path[PATH_MAX + 64], link[PATH_MAX + 64], target[128],
+		tmp[PATH_MAX + 80];
 	struct stat st;
 	FILE *f;
 
@@ -1189,7 +1229,8 @@ static int cache_vdso(const uint8_t *bytes, size_t size, const char *hex)
 	if (stat(link, &st) == 0)
 		return 0; /* already there */
 	if (mkdirs(path) < 0)
-		return ptd__err(-ptde_sys, "cannot create '%s' (perf's build-id cache for the vdso): %s", path,
+		return ptd__err(-ptde_sys,
+				"cannot create '%s' (perf's build-id cache for the vdso): %s", path,
 				strerror(errno));
 	snprintf(tmp, sizeof(tmp), "%s/vdso", path);
 	f = fopen(tmp, "wbe");
@@ -1226,7 +1267,7 @@ int ptd_perfdata_save(const struct ptd_bundle *b, const struct ptd_perfdata_proc
 	uint64_t attr_off, ids_off, data_off, data_end, feat_off, feat_sec[2 * 4];
 	uint64_t pmu = pt_pmu_type();
 	size_t i, k, nfeat = 0;
-	int pid, feats[4] = { FEAT_BUILD_ID, FEAT_ARCH, FEAT_NRCPUS, FEAT_CPUID };
+	int pid, feats[4] = {FEAT_BUILD_ID, FEAT_ARCH, FEAT_NRCPUS, FEAT_CPUID};
 	uint8_t bitmap[FEAT_BITS / 8];
 	uint8_t vdso_id[PTD_BUILD_ID_MAX], vdso_idn = 0;
 	long ncpu;
@@ -1393,11 +1434,11 @@ int ptd_perfdata_save(const struct ptd_bundle *b, const struct ptd_perfdata_proc
 		 * as perf record pads it. */
 		rec_header(&w, REC_AUXTRACE, 0, AUXTRACE_REC_SIZE);
 		put64(&w, padded);
-		put64(&w, 0);                /* offset in the AUX area */
-		put64(&w, 0);                /* reference */
-		put32(&w, (uint32_t)i);      /* idx: the queue */
+		put64(&w, 0);		     /* offset in the AUX area */
+		put64(&w, 0);		     /* reference */
+		put32(&w, (uint32_t)i);	     /* idx: the queue */
 		put32(&w, (uint32_t)t->tid); /* tid */
-		put32(&w, UINT32_MAX);       /* cpu: -1, per thread */
+		put32(&w, UINT32_MAX);	     /* cpu: -1, per thread */
 		put32(&w, 0);
 		put(&w, t->pt, t->size);
 		putzero(&w, (size_t)(padded - t->size));
@@ -1414,7 +1455,8 @@ int ptd_perfdata_save(const struct ptd_bundle *b, const struct ptd_perfdata_proc
 		case FEAT_BUILD_ID:
 			for (i = 0; i < b->nmaps; i++) {
 				const struct ptd_bundle_map *m = &b->maps[i];
-				size_t j, n = strlen(m->path) + 1, padded = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+				size_t j, n = strlen(m->path) + 1,
+					  padded = (n + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
 				uint8_t id[24];
 
 				if (!m->build_id_size || m->path[0] != '/' || n > PATH_MAX)
@@ -1427,7 +1469,8 @@ int ptd_perfdata_save(const struct ptd_bundle *b, const struct ptd_perfdata_proc
 				memset(id, 0, sizeof(id));
 				memcpy(id, m->build_id, m->build_id_size);
 				id[20] = m->build_id_size;
-				rec_header(&w, 0, PERF_RECORD_MISC_USER | MISC_BUILD_ID_SIZE, 36 + padded);
+				rec_header(&w, 0, PERF_RECORD_MISC_USER | MISC_BUILD_ID_SIZE,
+					   36 + padded);
 				put32(&w, UINT32_MAX); /* pid: the host machine */
 				put(&w, id, sizeof(id));
 				put(&w, m->path, n);
@@ -1444,8 +1487,8 @@ int ptd_perfdata_save(const struct ptd_bundle *b, const struct ptd_perfdata_proc
 			break;
 		case FEAT_CPUID:
 			snprintf(cpuid, sizeof(cpuid), "%s,%u,%u,%u",
-				 b->cpu_vendor[0] ? b->cpu_vendor : "GenuineIntel", b->cpu.family, b->cpu.model,
-				 b->cpu.stepping);
+				 b->cpu_vendor[0] ? b->cpu_vendor : "GenuineIntel", b->cpu.family,
+				 b->cpu.model, b->cpu.stepping);
 			put_string(&w, cpuid);
 			break;
 		}
@@ -1479,7 +1522,8 @@ int ptd_perfdata_save(const struct ptd_bundle *b, const struct ptd_perfdata_proc
 	if (fclose(w.f) != 0 && !w.err)
 		w.err = ptd__err(-ptde_sys, "cannot write '%s': %s", tmp, strerror(errno));
 	if (!w.err && rename(tmp, path) < 0)
-		w.err = ptd__err(-ptde_sys, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		w.err = ptd__err(-ptde_sys, "cannot rename '%s' to '%s': %s", tmp, path,
+				 strerror(errno));
 	if (w.err)
 		unlink(tmp);
 	return w.err;

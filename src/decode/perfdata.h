@@ -49,7 +49,7 @@
 
 /* What a perf.data has that a bundle does not. */
 struct ptd_perfdata_proc {
-	int pid;          /* the process the threads belong to */
+	int pid;	  /* the process the threads belong to */
 	const char *comm; /* its command name (NULL: "ptdbg-trace") */
 };
 

@@ -26,8 +26,8 @@
 #include "decode/perfdata.h"
 #include "ptdbg/ptdbg.h"
 
-static const uint8_t psb[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-				 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82 };
+static const uint8_t psb[16] = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
+				0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
 
 static char tmpdir[64];
 
@@ -87,7 +87,7 @@ static void copy_file(const char *from, const char *to)
 static struct ptd_bundle *sample_bundle(const char *code, uint8_t **pt, size_t *ptn)
 {
 	static uint8_t a[40], b[21];
-	struct ptd_cpu cpu = { 6, 142, 9 };
+	struct ptd_cpu cpu = {6, 142, 9};
 	struct ptd_bundle *bd = ptd_bundle_new(&cpu);
 
 	assert_non_null(bd);
@@ -109,7 +109,7 @@ static struct ptd_bundle *sample_bundle(const char *code, uint8_t **pt, size_t *
 
 static void test_roundtrip(void **state)
 {
-	struct ptd_perfdata_proc proc = { 4242, "prog" };
+	struct ptd_perfdata_proc proc = {4242, "prog"};
 	char code[128], pd[128], self[4096];
 	uint8_t *pt[2];
 	size_t ptn[2];
@@ -176,7 +176,7 @@ static void test_roundtrip(void **state)
  * (PERF_BUILDID_DIR) is found by its build-id. */
 static void test_missing_and_cache(void **state)
 {
-	struct ptd_perfdata_proc proc = { 7, NULL };
+	struct ptd_perfdata_proc proc = {7, NULL};
 	char self[4096], copy[128], pd[128], cache[256], hex[41], cmd[512];
 	struct ptd_bundle *b, *l;
 	ssize_t sl;
@@ -272,8 +272,9 @@ static void test_bundle_identity(void **state)
 					 "build-id 0011 /x\nthread 1 pt 0x0\n";
 		static const char t2[] = "ptdbg-bundle 1\ncpu 6 142 9\nmap 0x0 0x10 0x0 /x\n"
 					 "build-id 0g11 /x\nthread 1 pt 0x0\n";
-		static const char t3[] = "ptdbg-bundle 1\ncpu 6 142 9\nmap 0x0 0x10 0x0 /x\n"
-					 "checksum 0x12 /x\nbuild-id 00112233 /x\nthread 1 pt 0x0\n";
+		static const char t3[] =
+			"ptdbg-bundle 1\ncpu 6 142 9\nmap 0x0 0x10 0x0 /x\n"
+			"checksum 0x12 /x\nbuild-id 00112233 /x\nthread 1 pt 0x0\n";
 
 		assert_int_equal(ptd_bundle_parse(t1, sizeof(t1) - 1, "/b", &l), -ptde_bad_trace);
 		assert_non_null(strstr(ptd_last_error(-ptde_bad_trace), "no earlier map line"));
@@ -556,16 +557,16 @@ static void test_malformed(void **state)
 	pd_begin(&p);
 	pd_info(&p, 1, 0);
 	pd_hdr(&p, 10, 2, 80); /* MMAP2 whose name has no NUL */
-	pd_u32(&p, 1);           /* pid */
-	pd_u32(&p, 1);           /* tid */
-	pd_u64(&p, 0x1000);      /* start */
-	pd_u64(&p, 0x1000);      /* len */
-	pd_u64(&p, 0);           /* pgoff */
-	pd_u64(&p, 0);           /* maj, min */
-	pd_u64(&p, 0);           /* ino */
-	pd_u64(&p, 0);           /* ino generation */
-	pd_u32(&p, 5);           /* prot */
-	pd_u32(&p, 2);           /* flags */
+	pd_u32(&p, 1);	       /* pid */
+	pd_u32(&p, 1);	       /* tid */
+	pd_u64(&p, 0x1000);    /* start */
+	pd_u64(&p, 0x1000);    /* len */
+	pd_u64(&p, 0);	       /* pgoff */
+	pd_u64(&p, 0);	       /* maj, min */
+	pd_u64(&p, 0);	       /* ino */
+	pd_u64(&p, 0);	       /* ino generation */
+	pd_u32(&p, 5);	       /* prot */
+	pd_u32(&p, 2);	       /* flags */
 	pd_u64(&p, 0x4141414141414141ull);
 	expect_error(&p, "not terminated");
 
@@ -582,16 +583,16 @@ static void test_malformed(void **state)
 			uint64_t val;
 			const char *what;
 		} bad[] = {
-			{ 0, 0x1122334455667788ull, "no PERFILE2 magic" },
-			{ 0, 0x32454c4946524550ull ^ 0 /* ok */, NULL },
-			{ 0, 0x50455246494c4532ull, "other byte order" },
-			{ 8, 200, "file header size" },
-			{ 16, 10, "bad attr size" },
-			{ 32, 100, "not a multiple" },
-			{ 24, 1u << 30, "outside the file" },
-			{ 40, 1u << 30, "outside the file" },
-			{ 48, 1u << 30, "outside the file" },
-			{ 40, 0, "outside the file" },
+			{0, 0x1122334455667788ull, "no PERFILE2 magic"},
+			{0, 0x32454c4946524550ull ^ 0 /* ok */, NULL},
+			{0, 0x50455246494c4532ull, "other byte order"},
+			{8, 200, "file header size"},
+			{16, 10, "bad attr size"},
+			{32, 100, "not a multiple"},
+			{24, 1u << 30, "outside the file"},
+			{40, 1u << 30, "outside the file"},
+			{48, 1u << 30, "outside the file"},
+			{40, 0, "outside the file"},
 		};
 
 		memcpy(save, p.b, sizeof(save));
@@ -673,13 +674,13 @@ static void test_perf_record_layout(void **state)
 	v = ids_at + 16;
 	memcpy(p.b + 104 + 144 + 128, &v, 8);
 	p.data_off = p.n;
-#define TRAILER(pid, tid, idv)      \
-	do {                         \
-		pd_u32(&p, pid);     \
-		pd_u32(&p, tid);     \
-		pd_u64(&p, 123456);  \
-		pd_u64(&p, 0);       \
-		pd_u64(&p, idv);     \
+#define TRAILER(pid, tid, idv)                                                                     \
+	do {                                                                                       \
+		pd_u32(&p, pid);                                                                   \
+		pd_u32(&p, tid);                                                                   \
+		pd_u64(&p, 123456);                                                                \
+		pd_u64(&p, 0);                                                                     \
+		pd_u64(&p, idv);                                                                   \
 	} while (0)
 	pd_info(&p, 1, 0);
 	pd_hdr(&p, 3, 2 | (1u << 13), 8 + 8 + 8 + 32); /* COMM (exec) */
@@ -847,7 +848,7 @@ static void test_vdso(void **state)
 	/* the writer: a vdso dump is stored in the cache as perf record
 	 * stores it, named [vdso] with its build-id inline, and found again */
 	{
-		struct ptd_perfdata_proc proc = { 5, "v" };
+		struct ptd_perfdata_proc proc = {5, "v"};
 		struct ptd_bundle *w, *l;
 		size_t n;
 		uint8_t *img = read_all(self, &n);
@@ -880,12 +881,12 @@ static void test_vdso(void **state)
 /* Every byte corrupted, every length cut: an answer, never a crash. */
 static void test_corrupt_every_byte(void **state)
 {
-	struct ptd_perfdata_proc proc = { 4242, "prog" };
+	struct ptd_perfdata_proc proc = {4242, "prog"};
 	char code[128], pd[128];
 	uint8_t *pt[2], *data, *work;
 	size_t ptn[2], n, ok = 0, bad = 0;
 	struct ptd_bundle *b, *l;
-	static const int flips[] = { -1, -2, 0x01, 0x80, 0x7f };
+	static const int flips[] = {-1, -2, 0x01, 0x80, 0x7f};
 
 	(void)state;
 	snprintf(code, sizeof(code), "%s/code2.bin", tmpdir);
@@ -903,7 +904,9 @@ static void test_corrupt_every_byte(void **state)
 			int rc;
 
 			memcpy(work, data, n);
-			work[i] = flips[f] == -1 ? 0 : flips[f] == -2 ? 0xff : (uint8_t)(data[i] ^ flips[f]);
+			work[i] = flips[f] == -1   ? 0
+				  : flips[f] == -2 ? 0xff
+						   : (uint8_t)(data[i] ^ flips[f]);
 			rc = ptd_perfdata_parse(work, n, "fuzz.data", 0, &l);
 			if (rc == 0) {
 				assert_non_null(l);
