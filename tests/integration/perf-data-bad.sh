@@ -76,12 +76,7 @@ rm -rf "$PERF_BUILDID_DIR"
 
 # a rebuilt binary at the path: both refused, with both build-ids
 cp "$TESTPROGS/loops" "$TMPDIR/bin/prog"
-other=$(python3 - "$TMPDIR/bin/prog" <<'EOF'
-import subprocess, sys
-out = subprocess.run(['readelf', '-n', sys.argv[1]], capture_output=True, text=True).stdout
-print([l.split()[-1] for l in out.splitlines() if 'Build ID' in l][0])
-EOF
-)
+other=$(readelf -n "$TMPDIR/bin/prog" | awk '/Build ID:/ { print $3 }')
 [ "$other" != "$id" ] || die "the two programs have one build-id"
 must_fail "$TMPDIR/p.data" "'$TMPDIR/bin/prog' is not the file that was recorded (build-id $id)"
 must_fail "$TMPDIR/b" "'$TMPDIR/bin/prog' is not the file that was recorded (its build-id is $other, the trace wants $id)"
