@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Lost AUX data (a hole between AUXTRACE chunks, an AUX record with the
+# TRUNCATED flag) becomes an overflow gap, and the trace after it decodes.
 # Broken and mismatched offline traces give one clear error line through
 # `ptdbg --load`, never a crash: a perf.data cut short, with a bad magic,
 # recorded per cpu, or without its binary (named, with its build-id); a
@@ -84,6 +86,32 @@ must_fail "$TMPDIR/b" "'$TMPDIR/bin/prog' is not the file that was recorded (its
 cp "$TMPDIR/bin/prog.saved" "$TMPDIR/bin/prog"
 load "$TMPDIR/b" "$TMPDIR/b.out" || { cat "$TMPDIR/b.out" >&2; die "the bundle does not load with its binary back"; }
 grep -q "^Recorded $n instructions" "$TMPDIR/b.out" || die "the bundle gives another history"
+
+# lost data: an [overflow] gap where it was lost, the rest decodes; a
+# contiguous split changes nothing
+"$PTDBG" -batch --method=soft --trace-format=pt -ex 'break fib' -ex run -ex record -ex continue -ex continue \
+	-ex continue -ex continue -ex "record save --perf-data $TMPDIR/f.data" -ex 'info record' \
+	--args "$TESTPROGS/fib" 6 >"$TMPDIR/f.out" 2>&1
+nf=$(sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p' "$TMPDIR/f.out")
+[ -n "$nf" ] || { cat "$TMPDIR/f.out" >&2; die "no fib recording"; }
+last_pc() { grep -oE '^[0-9]+	(=> )? *0x[0-9a-f]+' "$1" | tail -n 1 | grep -oE '0x[0-9a-f]+'; }
+"$PTDBG" -batch --load "$TMPDIR/f.data" -ex 'record instruction-history 1,100000' >"$TMPDIR/intact.out" 2>&1
+want_last=$(last_pc "$TMPDIR/intact.out")
+[ -n "$want_last" ] || die "no listing of the intact perf.data"
+for mode in contiguous hole truncated; do
+	python3 "$TOP/tests/integration/perf_split.py" "$TMPDIR/f.data" "$TMPDIR/$mode.data" $mode ||
+		die "cannot split the perf.data ($mode)"
+	"$PTDBG" -batch --load "$TMPDIR/$mode.data" -ex 'info record' -ex 'record instruction-history 1,100000' \
+		>"$TMPDIR/$mode.out" 2>&1 || { cat "$TMPDIR/$mode.out" >&2; die "$mode: --load failed"; }
+	got=$(sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p' "$TMPDIR/$mode.out")
+	novf=$(grep -c '^[0-9]*	\[overflow\]$' "$TMPDIR/$mode.out")
+	[ "$(last_pc "$TMPDIR/$mode.out")" = "$want_last" ] || { cat "$TMPDIR/$mode.out" >&2; die "$mode: the trace after the split does not decode to its end"; }
+	if [ $mode = contiguous ]; then
+		[ "$got" = "$nf" ] && [ "$novf" = 0 ]
+	else
+		[ "$novf" = 1 ] && [ "$got" -gt 0 ] && [ "$got" -lt "$nf" ]
+	fi || { cat "$TMPDIR/$mode.out" >&2; die "$mode: $got instructions, $novf overflow gaps (intact: $nf)"; }
+done
 
 # the command: an argument is required; a blocks recording explains itself
 "$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex 'record save --perf-data' \
