@@ -6,7 +6,9 @@
 # recorded per cpu, or without its binary (named, with its build-id); a
 # binary found in perf's build-id cache instead of its path; a bundle and a
 # perf.data opened against a rebuilt binary are refused with both
-# build-ids; a bundle records the cpu it was recorded on.
+# build-ids; a bundle records the cpu it was recorded on; a perf.data that
+# perf record itself wrote (a software event: no PT hardware here) is read
+# through and refused as not Intel PT.
 . "$(dirname "$0")/lib.bash"
 need_prereqs fib loops
 
@@ -112,6 +114,13 @@ for mode in contiguous hole truncated; do
 		[ "$novf" = 1 ] && [ "$got" -gt 0 ] && [ "$got" -lt "$nf" ]
 	fi || { cat "$TMPDIR/$mode.out" >&2; die "$mode: $got instructions, $novf overflow gaps (intact: $nf)"; }
 done
+
+# perf's own writer: every header, feature and record of a real perf.data
+# is walked, and the file is refused for what it is
+PERF=$(find_perf) || die "no working perf (install linux-perf)"
+"$PERF" record -q -e cpu-clock --per-thread -o "$TMPDIR/sw.data" -- "$TESTPROGS/fib" 5 >"$TMPDIR/sw.rec" 2>&1 ||
+	{ cat "$TMPDIR/sw.rec" >&2; die "perf record of a software event failed"; }
+must_fail "$TMPDIR/sw.data" "sw.data has no PERF_RECORD_AUXTRACE_INFO: not an Intel PT recording; record with 'perf record -e intel_pt//u --per-thread -- PROGRAM'"
 
 # the command: an argument is required; a blocks recording explains itself
 "$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex 'record save --perf-data' \

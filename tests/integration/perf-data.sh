@@ -20,20 +20,6 @@ need_prereqs fib loops funcptr switch switch-O2 tailcall-O2 signal threads vdso
 # a private one here.
 export PERF_BUILDID_DIR=$TMPDIR/buildid-cache
 
-# perf: Debian's /usr/bin/perf is a wrapper that wants a perf_X.Y for the
-# running kernel; fall back to the versioned binaries it would run.
-find_perf() {
-	local p
-	for p in ${PERF:-} perf /usr/bin/perf_* /usr/lib/linux-tools*/perf /usr/lib/linux-tools/*/perf; do
-		[ -n "$p" ] || continue
-		command -v "$p" >/dev/null 2>&1 || [ -x "$p" ] || continue
-		if "$p" --version 2>/dev/null | grep -q '^perf version'; then
-			printf '%s\n' "$p"
-			return 0
-		fi
-	done
-	return 1
-}
 PERF=$(find_perf) || die "no working perf (install linux-perf: it is the oracle here)"
 note "using $($PERF --version) ($PERF)"
 
