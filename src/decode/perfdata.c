@@ -24,6 +24,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <intel-pt.h>
+
 #include "util/error.h"
 
 /* perf's own record types (tools/lib/perf/include/perf/event.h). */
@@ -920,6 +922,109 @@ static int find_file(const struct reader *r, const struct rd_map *m, const uint8
 			r->name, m->path);
 }
 
+/*
+ * Where the thread stood when its trace ended, for the history's tail (the
+ * current, not yet executed instruction): a trace that ends with FUP and
+ * TIP.PGD stopped asynchronously before the FUP's ip, as ptdbg's own
+ * traces end at a stop and hardware's end at an interrupt.  Any other
+ * ending (a syscall's TIP.PGD, data cut off) leaves it unknown: 0.  Only
+ * the last PSB segment is read (IP compression restarts at a PSB), so this
+ * costs no more than decoding the newest segment.
+ */
+static uint64_t trace_tail(const uint8_t *pt, size_t n)
+{
+	struct pt_packet_decoder *d;
+	struct pt_config cfg;
+	struct pt_packet pkt;
+	uint64_t last = 0, fup = 0;
+	size_t at;
+	int have_last = 0, state = 0, err; /* state 1: FUP seen, 2: then TIP.PGD */
+
+	if (n < sizeof(pt_psb))
+		return 0;
+	for (at = n - sizeof(pt_psb) + 1; at-- > 0;)
+		if (!memcmp(pt + at, pt_psb, sizeof(pt_psb)))
+			break;
+	if (at == (size_t)-1)
+		return 0;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.begin = (uint8_t *)pt + at;
+	cfg.end = (uint8_t *)pt + n;
+	d = pt_pkt_alloc_decoder(&cfg);
+	if (!d)
+		return 0;
+	if (pt_pkt_sync_set(d, 0) < 0) {
+		pt_pkt_free_decoder(d);
+		return 0;
+	}
+	while ((err = pt_pkt_next(d, &pkt, sizeof(pkt))) >= 0) {
+		uint64_t ip = 0;
+		int has_ip = 0;
+
+		switch (pkt.type) {
+		case ppt_pad:
+			continue;
+		case ppt_psb:
+			have_last = 0;
+			last = 0;
+			break;
+		case ppt_ovf:
+			have_last = 0;
+			break;
+		case ppt_fup:
+		case ppt_tip:
+		case ppt_tip_pge:
+		case ppt_tip_pgd:
+			switch (pkt.payload.ip.ipc) {
+			case pt_ipc_suppressed:
+				break;
+			case pt_ipc_update_16:
+				ip = (last & ~0xffffull) | (pkt.payload.ip.ip & 0xffff);
+				has_ip = have_last;
+				break;
+			case pt_ipc_update_32:
+				ip = (last & ~0xffffffffull) | (pkt.payload.ip.ip & 0xffffffff);
+				has_ip = have_last;
+				break;
+			case pt_ipc_update_48:
+				ip = (last & ~0xffffffffffffull) |
+				     (pkt.payload.ip.ip & 0xffffffffffffull);
+				has_ip = have_last;
+				break;
+			case pt_ipc_sext_48:
+				ip = pkt.payload.ip.ip & 0xffffffffffffull;
+				if (ip & (1ull << 47))
+					ip |= ~0xffffffffffffull;
+				has_ip = 1;
+				break;
+			case pt_ipc_full:
+				ip = pkt.payload.ip.ip;
+				has_ip = 1;
+				break;
+			}
+			if (pkt.payload.ip.ipc != pt_ipc_suppressed) {
+				last = ip;
+				have_last = has_ip;
+			}
+			break;
+		default:
+			break;
+		}
+		if (pkt.type == ppt_fup && has_ip) {
+			fup = ip;
+			state = 1;
+		} else if (pkt.type == ppt_tip_pgd && state == 1) {
+			state = 2;
+		} else {
+			state = 0;
+		}
+	}
+	pt_pkt_free_decoder(d);
+	/* bytes that are not packets after it: not where the trace ends */
+	return state == 2 && err == -pte_eos ? fup : 0;
+}
+
 static int by_idx(const void *a, const void *b)
 {
 	const struct rd_stream *x = a, *y = b;
@@ -1003,7 +1108,7 @@ static int make_bundle(struct reader *r, int check_files, struct ptd_bundle **ou
 				break;
 		if (j < b->nthreads)
 			continue;
-		err = ptd_bundle_add_thread(b, tid, s->data, s->size, 0);
+		err = ptd_bundle_add_thread(b, tid, s->data, s->size, trace_tail(s->data, s->size));
 	}
 	if (err == 0 && !b->nthreads)
 		err = ptd__err(-ptde_bad_trace,

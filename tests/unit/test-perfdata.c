@@ -878,6 +878,42 @@ static void test_vdso(void **state)
 	unsetenv("PERF_BUILDID_DIR");
 }
 
+/* The tail a perf.data's thread loads with: the FUP ip of a final FUP,
+ * TIP.PGD pair (how ptdbg's traces end at a stop), else unknown. */
+static void test_tail(void **state)
+{
+	/* PSB, PSBEND, TIP.PGE full 0x401000, FUP update-16 0x1234, TIP.PGD */
+	static const uint8_t end_fup[] = {
+		0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02,
+		0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x23, 0xd1, 0x00, 0x10, 0x40,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x34, 0x12, 0x01,
+	};
+	struct ptd_perfdata_proc proc = {3, "t"};
+	uint8_t tmp[sizeof(end_fup) + 8];
+	struct ptd_bundle *b, *l;
+	char pd[128];
+
+	(void)state;
+	snprintf(pd, sizeof(pd), "%s/tail.data", tmpdir);
+	b = ptd_bundle_new(NULL);
+	assert_non_null(b);
+	assert_int_equal(ptd_bundle_add_thread(b, 3, end_fup, sizeof(end_fup), 0), 0);
+	/* the same without the final TIP.PGD: unknown */
+	assert_int_equal(ptd_bundle_add_thread(b, 4, end_fup, sizeof(end_fup) - 1, 0), 0);
+	/* and with bytes that are no packets after it: unknown */
+	memcpy(tmp, end_fup, sizeof(end_fup));
+	memset(tmp + sizeof(end_fup), 0xff, 8);
+	assert_int_equal(ptd_bundle_add_thread(b, 5, tmp, sizeof(tmp), 0), 0);
+	assert_int_equal(ptd_perfdata_save(b, &proc, pd), 0);
+	ptd_bundle_free(b);
+	assert_int_equal(ptd_perfdata_load(pd, &l), 0);
+	assert_int_equal(l->nthreads, 3);
+	assert_int_equal(l->threads[0].tail_pc, 0x401234);
+	assert_int_equal(l->threads[1].tail_pc, 0);
+	assert_int_equal(l->threads[2].tail_pc, 0);
+	ptd_bundle_free(l);
+}
+
 /* Every byte corrupted, every length cut: an answer, never a crash. */
 static void test_corrupt_every_byte(void **state)
 {
@@ -943,6 +979,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_perf_record_layout),
 		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_tail),
 		cmocka_unit_test(test_corrupt_every_byte),
 	};
 
