@@ -734,10 +734,9 @@ static int read_records(struct reader *r, uint64_t off, uint64_t size)
 		}
 		case REC_COMPRESSED:
 			return ptd__err(-ptde_bad_trace,
-					"%s is compressed (perf record -z); record without -z or "
-					"unpack it with "
-					"'perf inject -i %s -o PLAIN.data'",
-					r->name, r->name);
+					"%s is compressed (perf record -z), which ptdbg does not "
+					"read; record without -z",
+					r->name);
 		case PERF_RECORD_COMM:
 		case PERF_RECORD_ITRACE_START:
 			/* The process the threads belong to; nothing else is needed. */

@@ -121,6 +121,10 @@ PERF=$(find_perf) || die "no working perf (install linux-perf)"
 "$PERF" record -q -e cpu-clock --per-thread -o "$TMPDIR/sw.data" -- "$TESTPROGS/fib" 5 >"$TMPDIR/sw.rec" 2>&1 ||
 	{ cat "$TMPDIR/sw.rec" >&2; die "perf record of a software event failed"; }
 must_fail "$TMPDIR/sw.data" "sw.data has no PERF_RECORD_AUXTRACE_INFO: not an Intel PT recording; record with 'perf record -e intel_pt//u --per-thread -- PROGRAM'"
+# compressed by perf record -z
+"$PERF" record -q -z -e cpu-clock --per-thread -o "$TMPDIR/z.data" -- "$TESTPROGS/fib" 5 >"$TMPDIR/z.rec" 2>&1 ||
+	{ cat "$TMPDIR/z.rec" >&2; die "perf record -z of a software event failed"; }
+must_fail "$TMPDIR/z.data" "z.data is compressed (perf record -z), which ptdbg does not read; record without -z"
 
 # the command: an argument is required; a blocks recording explains itself
 "$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex 'record save --perf-data' \
