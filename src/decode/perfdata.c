@@ -1148,6 +1148,12 @@ int ptd_perfdata_parse(const uint8_t *data, size_t size, const char *name, int c
 				r.name);
 	if (magic != MAGIC2)
 		return ptd__err(-ptde_bad_trace, "%s: not a perf.data (no PERFILE2 magic)", r.name);
+	/* perf record -o - writes a 16-byte header and everything as records */
+	if (size >= 16 && rd64(data + 8) == 16)
+		return ptd__err(-ptde_bad_trace,
+				"%s was written to a pipe (perf record -o -), which ptdbg does not "
+				"read; record to a file",
+				r.name);
 	if (size < FILE_HEADER_SIZE_NOFEAT)
 		return BAD(&r, 8, "file header cut short (%zu bytes)", size);
 	hsize = rd64(data + 8);
@@ -1162,8 +1168,7 @@ int ptd_perfdata_parse(const uint8_t *data, size_t size, const char *name, int c
 	doff = rd64(data + 40);
 	dlen = rd64(data + 48);
 	if (!doff && !dlen)
-		return ptd__err(-ptde_bad_trace, "%s: a perf.data from a pipe is not supported",
-				r.name);
+		return ptd__err(-ptde_bad_trace, "%s: no data section", r.name);
 	err = read_attrs(&r, asize, aoff, alen);
 	if (err == 0)
 		err = read_records(&r, doff, dlen);

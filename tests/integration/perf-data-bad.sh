@@ -125,6 +125,10 @@ must_fail "$TMPDIR/sw.data" "sw.data has no PERF_RECORD_AUXTRACE_INFO: not an In
 "$PERF" record -q -z -e cpu-clock --per-thread -o "$TMPDIR/z.data" -- "$TESTPROGS/fib" 5 >"$TMPDIR/z.rec" 2>&1 ||
 	{ cat "$TMPDIR/z.rec" >&2; die "perf record -z of a software event failed"; }
 must_fail "$TMPDIR/z.data" "z.data is compressed (perf record -z), which ptdbg does not read; record without -z"
+# written to a pipe
+"$PERF" record -q -e cpu-clock --per-thread -o - -- "$TESTPROGS/fib" 5 >"$TMPDIR/pipe.data" 2>"$TMPDIR/pipe.rec" ||
+	{ cat "$TMPDIR/pipe.rec" >&2; die "perf record -o - of a software event failed"; }
+must_fail "$TMPDIR/pipe.data" "pipe.data was written to a pipe (perf record -o -), which ptdbg does not read; record to a file"
 
 # the command: an argument is required; a blocks recording explains itself
 "$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex 'record save --perf-data' \

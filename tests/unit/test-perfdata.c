@@ -609,13 +609,22 @@ static void test_malformed(void **state)
 			} else {
 				assert_true(rc < 0);
 				if (bad[i].off == 40 && bad[i].val == 0)
-					assert_non_null(strstr(ptd_last_error(rc), "pipe"));
+					assert_non_null(
+						strstr(ptd_last_error(rc), "no data section"));
 				else if (!strstr(ptd_last_error(rc), bad[i].what))
 					fail_msg("case %zu: '%s'", i, ptd_last_error(rc));
 			}
 			memcpy(p.b, save, sizeof(save));
 		}
 		assert_true(ptd_perfdata_parse(p.b, 7, "short", 0, &b) < 0);
+		{
+			uint64_t sixteen = 16;
+
+			memcpy(p.b + 8, &sixteen, 8);
+			assert_true(ptd_perfdata_parse(p.b, p.n, "pipe", 0, &b) < 0);
+			assert_non_null(strstr(ptd_last_error(-ptde_bad_trace), "pipe"));
+			memcpy(p.b, save, sizeof(save));
+		}
 		assert_true(ptd_perfdata_parse(p.b, 80, "short", 0, &b) < 0);
 		memcpy(p.b, "PERFFILE", 8);
 		assert_true(ptd_perfdata_parse(p.b, p.n, "v1", 0, &b) < 0);
