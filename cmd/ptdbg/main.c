@@ -79,6 +79,8 @@ static void usage(FILE *f)
 		"                     \"help set pin-cpu\").\n"
 		"  --load=DIR         Open a trace bundle written by \"record save DIR\"\n"
 		"                     (docs/bundle.md) and browse its history offline.\n"
+		"  --load=FILE        Open a perf.data with Intel PT recorded per thread\n"
+		"                     (perf record -e intel_pt//u --per-thread -- PROG).\n"
 		"  --trace-format=FMT How recordings are kept: blocks, or pt (the recorded\n"
 		"                     branches written as Intel PT and decoded with libipt).\n"
 		"  -h, --help         Print this message and exit.\n"
@@ -453,12 +455,13 @@ int main(int argc, char **argv)
 			last_rc = -1;
 			if (batch) {
 				ptd_session_free(sh.s);
+				free(cmds);
 				return 1;
 			}
 		} else {
 			sh.pc.sym = ptd_session_symbols(sh.s);
 			if (!batch)
-				printf("Loaded the trace bundle %s.\n", load_dir);
+				printf("Loaded the trace %s.\n", load_dir);
 		}
 	}
 	if (pid_arg) {
