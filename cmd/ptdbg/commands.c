@@ -2424,6 +2424,9 @@ static int set_program_and_args(struct shell *sh, const char *prog)
 	free_args(words);
 	if (rc < 0)
 		return session_error(rc, NULL);
+	/* A new program drops the old one's symbols: the print context
+	 * must not keep pointing at them (`start ARGS` printed through it). */
+	sh->pc.sym = ptd_session_symbols(sh->s);
 	return 0;
 }
 

@@ -336,3 +336,49 @@ motion_oracle() {
 	done
 	return $failed
 }
+
+# fuzz_build: builds the libFuzzer targets ($B/fuzz/fuzz-*, `make fuzz`:
+# clang -fsanitize=fuzzer,address,undefined).  Needs clang and its
+# libFuzzer runtime; without them the test FAILS saying what to install.
+fuzz_build() {
+	local clang=${FUZZ_CC:-clang} ver
+	command -v "$clang" >/dev/null 2>&1 ||
+		die "'$clang' not found; install clang and its libFuzzer runtime (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev)"
+	printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' >"$TMPDIR/probe.c"
+	if ! "$clang" -fsanitize=fuzzer,address -o "$TMPDIR/probe" "$TMPDIR/probe.c" >"$TMPDIR/probe.log" 2>&1; then
+		ver=$("$clang" -dumpversion | cut -d. -f1)
+		sed 's/^/    /' "$TMPDIR/probe.log" | head -5 >&2
+		die "$clang cannot link -fsanitize=fuzzer (libFuzzer runtime missing); install libclang-rt-$ver-dev"
+	fi
+	make -C "$TOP" -s --no-print-directory -j2 B="$B" FUZZ_CC="$clang" fuzz >&2 ||
+		die "cannot build the fuzz targets (make fuzz)"
+}
+
+# fuzz_run NAME CORPUS RUNS [libFuzzer options...]: runs $B/fuzz/NAME over
+# the seeds in CORPUS (a copy; new inputs land there) for RUNS inputs with
+# a fixed -seed, in the current directory.  A crash, leak, sanitizer report
+# or timeout fails the test; the input that did it is kept (crash-*,
+# leak-*, timeout-* in the current directory) and printed in hex.
+fuzz_run() {
+	local name=$1 corpus=$2 runs=$3 rc f
+	shift 3
+	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$TOP/$B/fuzz/$name" -seed=1 -runs="$runs" -timeout=30 -rss_limit_mb=2048 \
+		-close_fd_mask=3 -print_final_stats=1 "$@" "$corpus" >"$TMPDIR/$name.log" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q '^==[0-9]*==ERROR\|runtime error:' "$TMPDIR/$name.log"; then
+		sed -n '/^==[0-9]*==ERROR\|runtime error:/,$p' "$TMPDIR/$name.log" | head -n 120 >&2
+	else
+		tail -n 40 "$TMPDIR/$name.log" >&2
+	fi
+	if [ "$rc" -ne 0 ]; then
+		for f in crash-* leak-* timeout-* oom-*; do
+			[ -f "$f" ] || continue
+			note "input $PWD/$f:"
+			od -c "$f" | head -n 20 >&2
+		done
+		die "$name: the fuzzer found a problem (exit $rc)"
+	fi
+	grep -q '^Done [0-9]* runs' "$TMPDIR/$name.log" || die "$name: the fuzzer did not finish its runs"
+}
