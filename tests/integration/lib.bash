@@ -126,28 +126,39 @@ check_golden() {
 
 # The recording methods this ptdbg accepts (parsed from the error for an
 # unknown one, so a method that lands is tested without editing the tests)
-# and that can record on this machine (pt and bts need hardware that VMs
-# lack; a method that refuses here says why on `record`).  auto is left
-# out: it is one of the others.  step must always be there.
+# and that can record on this machine.  auto is left out: it is one of the
+# others.  step and soft need nothing but ptrace, so they MUST record
+# everywhere: one that is missing or fails to start fails the test (with
+# ptdbg's reason), it is never quietly left out.  pt and bts need hardware
+# that VMs lack; when they refuse, the reason is noted in the log.
 # METHODS="a b", if set, is used instead (how a test is run for one
-# method only, e.g. the pending soft-recorder variants).
+# method only, e.g. the soft-recorder variants).
+REQUIRED_METHODS=${REQUIRED_METHODS:-step soft}
 ptdbg_methods() {
-	local cache=$TMPDIR/.ptdbg-methods m out
+	local cache=$TMPDIR/.ptdbg-methods m out all r
 	if [ -n "${METHODS:-}" ]; then
 		printf '%s\n' $METHODS
 		return
 	fi
 	if [ ! -f "$cache" ]; then
-		for m in $("$PTDBG" -batch --method=no-such-method 2>&1 |
-			   sed -n 's/.*(valid: \(.*\)).*/\1/p' | tr -d ' ' | tr ',' '\n' |
-			   grep -v -x auto); do
+		all=$("$PTDBG" -batch --method=no-such-method 2>&1 |
+			sed -n 's/.*(valid: \(.*\)).*/\1/p' | tr -d ' ' | tr ',' '\n' | grep -v -x auto)
+		for r in $REQUIRED_METHODS; do
+			grep -qx "$r" <<<"$all" || die "ptdbg does not offer the recording method $r (valid: $(echo $all))"
+		done
+		for m in $all; do
 			out=$("$PTDBG" -batch -ex 'break main' -ex run -ex "record $m" \
 				-ex 'info record' "$TESTPROGS/fib" 2>&1)
 			if grep -q '^Active record target' <<<"$out"; then
 				echo "$m"
+			elif grep -qx "$m" <<<"$(printf '%s\n' $REQUIRED_METHODS)"; then
+				printf '%s\n' "$out" | tail -n 5 >&2
+				die "ptdbg cannot record with method $m, which must work on every machine"
+			else
+				note "method $m refused on this machine: $(grep -m 1 'cannot record' <<<"$out")"
 			fi
-		done >"$cache"
-		grep -qx step "$cache" || die "ptdbg cannot record with method step"
+		done >"$cache.tmp" || exit 1
+		mv "$cache.tmp" "$cache"
 	fi
 	cat "$cache"
 }
@@ -240,7 +251,7 @@ span_methods() {
 # differ.
 insn_oracle() {
 	local s prog from to ncont args only a b ref got m failed=0 methods
-	methods=$(ptdbg_methods)
+	methods=$(ptdbg_methods) || exit 1
 	[ -n "$methods" ] || die "cannot get the list of recording methods from ptdbg"
 	note "methods: $(echo $methods)"
 	for s in "$@"; do
@@ -295,7 +306,7 @@ motion_summary() {
 # that only the motions decide where they stop.  ONLY=... in the
 # environment restricts the methods as for span_methods.
 motion_oracle() {
-	local prog=$1 from=$2 to=$3 cmds=$4 a b c m failed=0 ref got
+	local prog=$1 from=$2 to=$3 cmds=$4 a b c m failed=0 ref got methods
 	local -a motions
 	shift 4
 	a=$(bp_addr "$prog" "$from") || exit 1
@@ -314,7 +325,8 @@ motion_oracle() {
 	LD_BIND_NOW=1 gdb_batch -- "$TESTPROGS/$prog" "$@" >"$ref.log"
 	[ "$(stopped_at "$ref.log")" = "$b" ] || { tail -n 20 "$ref.log" >&2; die "gdb did not get from $from to $to in $prog"; }
 	motion_summary <"$ref.log" >"$ref"
-	for m in $(span_methods "$(ptdbg_methods)" "${ONLY:-}"); do
+	methods=$(ptdbg_methods) || exit 1
+	for m in $(span_methods "$methods" "${ONLY:-}"); do
 		got=$TMPDIR/$prog.motions.$m
 		CMDS=("break *$a" run record delete "break *$b" continue 'echo STOPPED-AT\n' 'p/x $pc')
 		_motion_cmds
