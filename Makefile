@@ -115,27 +115,29 @@ bench: all
 # libFuzzer targets (tests/fuzz/fuzz-bundle.c, fuzz-shell.c; run briefly by
 # tests/integration/fuzz-bundle.sh and fuzz-shell.sh): the library and the
 # shell's command layer compiled again with clang and
-# -fsanitize=fuzzer-no-link,address,undefined into $(B)/fuzz/.
+# -fsanitize=fuzzer-no-link,address,undefined into build/fuzz/ (one tree
+# for the plain and the sanitized build: the flags are the same).
 FUZZ_CC ?= clang
+FUZZ_B ?= build/fuzz
 comma := ,
 FUZZ_FLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc -Icmd/ptdbg -MMD -MP \
 	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(B)/fuzz/%.o)
-FUZZ_SHELL_OBJS := $(patsubst %.c,$(B)/fuzz/%.o,$(filter-out cmd/ptdbg/main.c,$(wildcard cmd/ptdbg/*.c)))
-FUZZ_BINS := $(B)/fuzz/fuzz-bundle $(B)/fuzz/fuzz-shell
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_B)/%.o)
+FUZZ_SHELL_OBJS := $(patsubst %.c,$(FUZZ_B)/%.o,$(filter-out cmd/ptdbg/main.c,$(wildcard cmd/ptdbg/*.c)))
+FUZZ_BINS := $(FUZZ_B)/fuzz-bundle $(FUZZ_B)/fuzz-shell
 .SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_SHELL_OBJS)
 fuzz: $(FUZZ_BINS)
-$(B)/fuzz/%.o: %.c
+$(FUZZ_B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
-$(B)/fuzz/fuzz-bundle: $(B)/fuzz/tests/fuzz/fuzz-bundle.o $(FUZZ_LIB_OBJS)
+$(FUZZ_B)/fuzz-bundle: $(FUZZ_B)/tests/fuzz/fuzz-bundle.o $(FUZZ_LIB_OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 # The shell target may not create or touch any process (see fuzz-shell.c).
 FUZZ_WRAP := $(addprefix -Wl$(comma)--wrap=,fork ptrace kill waitpid sched_setaffinity \
 	process_vm_readv process_vm_writev ptd_bundle_save)
-$(B)/fuzz/fuzz-shell: $(B)/fuzz/tests/fuzz/fuzz-shell.o $(FUZZ_SHELL_OBJS) $(FUZZ_LIB_OBJS)
+$(FUZZ_B)/fuzz-shell: $(FUZZ_B)/tests/fuzz/fuzz-shell.o $(FUZZ_SHELL_OBJS) $(FUZZ_LIB_OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(FUZZ_WRAP) -o $@ $^ $(LIBS)
 
@@ -155,4 +157,4 @@ clean:
 	$(MAKE) -s -C testprogs clean
 
 -include $(LIB_OBJS:.o=.d) $(patsubst %.c,$(B)/%.d,$(wildcard cmd/*/*.c) $(UNIT_SRCS))
--include $(wildcard $(B)/fuzz/*/*.d $(B)/fuzz/*/*/*.d $(B)/fuzz/*/*/*/*.d)
+-include $(wildcard $(FUZZ_B)/*/*.d $(FUZZ_B)/*/*/*.d $(FUZZ_B)/*/*/*/*.d)

@@ -2885,6 +2885,12 @@ int shell_execute(struct shell *sh, const char *line, int *repeatable)
 	shell_sync(sh);
 	rc = c->fn(sh, c->fn == cmd_echo ? (line[strlen(word)] ? line + strlen(word) + 1 : "")
 					 : args);
+	/* A loaded trace file cut short by another process reads as zeros
+	 * from then on: the command that ran into it fails, and says why. */
+	if (!sh->trace_cut && ptd_session_check_trace(sh->s) < 0) {
+		sh->trace_cut = 1;
+		rc = shell_error("%s", ptd_last_error(-ptde_bad_trace));
+	}
 	if (repeatable) {
 		*repeatable = !!(c->flags & CMD_REPEAT);
 		if (c->fn == cmd_record) {

@@ -41,6 +41,7 @@ struct ptd_bundle_thread {
 	uint8_t *pt;      /* the PT bytes (owned) */
 	size_t size;
 	int mapped;       /* pt is a read-only file mapping (bundles loaded) */
+	struct ptd_bundle_guard *guard; /* private: catches the file being truncated */
 };
 
 struct ptd_bundle {
@@ -81,6 +82,15 @@ int ptd_bundle_save(const struct ptd_bundle *b, const char *dir);
  * lines are checked to exist when the image is built, not here.
  */
 int ptd_bundle_load(const char *dir, struct ptd_bundle **out);
+
+/*
+ * A loaded bundle's PT files are mapped, not read.  If another process
+ * truncates one while it is loaded, touching the lost pages would raise
+ * SIGBUS; a handler installed while such mappings exist turns them into
+ * zeros instead.  Returns 0, or -ptde_bad_trace naming the file when that
+ * happened (the history decoded from it from then on is incomplete).
+ */
+int ptd_bundle_check(const struct ptd_bundle *b);
 
 /* Builds a decoder image from the bundle's maps and cpu.  @read/@ctx serve
  * addresses no map covers (NULL: none).  Returns NULL with the message

@@ -156,6 +156,9 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out);
 int ptd_session_save(struct ptd_session *s, const char *dir);
 int ptd_session_load(struct ptd_session *s, const char *dir);
 int ptd_session_offline(const struct ptd_session *s);
+/* Returns 0, or -ptde_bad_trace when a loaded bundle's PT file was
+ * truncated by another process while loaded (ptd_bundle_check()). */
+int ptd_session_check_trace(const struct ptd_session *s);
 /* A loaded bundle's main executable (its first ELF mapping, resolved), or
  * NULL (no bundle, no ELF file). */
 const char *ptd_session_offline_exe(struct ptd_session *s);

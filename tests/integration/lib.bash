@@ -349,7 +349,7 @@ motion_oracle() {
 	return $failed
 }
 
-# fuzz_build: builds the libFuzzer targets ($B/fuzz/fuzz-*, `make fuzz`:
+# fuzz_build: builds the libFuzzer targets (build/fuzz/fuzz-*, `make fuzz`:
 # clang -fsanitize=fuzzer,address,undefined).  Needs clang and its
 # libFuzzer runtime; without them the test FAILS saying what to install.
 fuzz_build() {
@@ -362,11 +362,11 @@ fuzz_build() {
 		sed 's/^/    /' "$TMPDIR/probe.log" | head -5 >&2
 		die "$clang cannot link -fsanitize=fuzzer (libFuzzer runtime missing); install libclang-rt-$ver-dev"
 	fi
-	make -C "$TOP" -s --no-print-directory -j2 B="$B" FUZZ_CC="$clang" fuzz >&2 ||
+	make -C "$TOP" -s --no-print-directory -j2 FUZZ_CC="$clang" fuzz >&2 ||
 		die "cannot build the fuzz targets (make fuzz)"
 }
 
-# fuzz_run NAME CORPUS RUNS [libFuzzer options...]: runs $B/fuzz/NAME over
+# fuzz_run NAME CORPUS RUNS [libFuzzer options...]: runs build/fuzz/NAME over
 # the seeds in CORPUS (a copy; new inputs land there) for RUNS inputs with
 # a fixed -seed, in the current directory.  A crash, leak, sanitizer report
 # or timeout fails the test; the input that did it is kept (crash-*,
@@ -376,7 +376,7 @@ fuzz_run() {
 	shift 3
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		"$TOP/$B/fuzz/$name" -seed=1 -runs="$runs" -timeout=30 -rss_limit_mb=2048 \
+		"$TOP/build/fuzz/$name" -seed=1 -runs="$runs" -timeout=30 -rss_limit_mb=2048 \
 		-close_fd_mask=3 -print_final_stats=1 "$@" "$corpus" >"$TMPDIR/$name.log" 2>&1
 	rc=$?
 	if [ "$rc" -ne 0 ] && grep -q '^==[0-9]*==ERROR\|runtime error:' "$TMPDIR/$name.log"; then
