@@ -2613,7 +2613,7 @@ static const struct cmd record_cmds[] = {
 	{ "soft", 0, cmd_record_soft, 0, "Start recording with the software branch recorder." },
 	{ "pt", 0, cmd_record_pt, 0, "Start recording with Intel Processor Trace." },
 	{ "bts", 0, cmd_record_bts, 0, "Start recording with Branch Trace Store." },
-	{ "btrace", 0, cmd_record_auto, 0, "Start branch recording (pt or bts; else soft, step)." },
+	{ "btrace", 0, cmd_record_auto, 0, "Start branch recording (pt or bts; else soft)." },
 	{ "auto", 0, cmd_record_auto, 0, "Start recording with the first method that works." },
 	{ "goto", 0, cmd_record_goto, 0, "Go to a position: begin, start, end, or a number." },
 	{ "save", 0, cmd_record_save, 0,

@@ -91,7 +91,8 @@ static struct val parse_register(struct parser *ps)
 		r.kind = EXPR_EFLAGS;
 	if (!strcmp(canon, "rip") && ps->sh->frame_level > 0)
 		r.v = ps->sh->frame_pc; /* the selected frame's pc (up/frame N) */
-	/* Only the pc is known in the recorded past and in outer frames. */
+	/* In outer frames only the pc is known; in the recorded past too,
+	 * except where the soft recorder trapped (pc_only says which). */
 	if ((ps->pc_only || ps->sh->frame_level > 0) && strcmp(canon, "rip")) {
 		ps->unavailable = 1;
 		r.kind = EXPR_UNAVAILABLE;

@@ -182,7 +182,9 @@ const struct ptd_calls *ptd_session_calls(struct ptd_session *s);
 
 /* State at the current position (live or replayed). */
 int ptd_session_pc(struct ptd_session *s, uint64_t *pc);
-/* All registers when live; when replaying only rip is valid (*pc_only = 1). */
+/* All registers when live, and while replaying a soft recording at an
+ * instruction where it trapped; elsewhere in the past only rip is valid
+ * (*pc_only = 1). */
 int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r, int *pc_only);
 /* Memory is always the live memory (say so when replaying). */
 long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n);
