@@ -39,5 +39,5 @@ for b in fib threads; do
 done
 [ "$n" -ge 4 ] || die "expected 4 threads' traces in the seeds, got $n"
 cd "$work" || exit 1
-fuzz_run fuzz-bundle corpus "${FUZZ_RUNS:-4000}" -max_len=65536
+fuzz_run fuzz-bundle corpus "${FUZZ_RUNS:-2500}" -max_len=65536
 echo "fuzz-bundle: ok"

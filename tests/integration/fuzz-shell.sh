@@ -25,5 +25,5 @@ grep -v '^map .*/\(libc\|ld-linux\)' "$work/full/manifest" >"$work/bundle/manife
 grep -q "^map .*/fib\$" "$work/bundle/manifest" || { cat "$work/full/manifest"; die "no map of fib in the bundle"; }
 cd "$work" || exit 1
 FUZZ_SHELL_PROG=$TESTPROGS/fib FUZZ_SHELL_BUNDLE=$work/bundle \
-	fuzz_run fuzz-shell corpus "${FUZZ_RUNS:-5000}" -max_len=2048
+	fuzz_run fuzz-shell corpus "${FUZZ_RUNS:-3000}" -max_len=2048
 echo "fuzz-shell: ok"

@@ -368,7 +368,10 @@ fuzz_build() {
 
 # fuzz_run NAME CORPUS RUNS [libFuzzer options...]: runs build/fuzz/NAME over
 # the seeds in CORPUS (a copy; new inputs land there) for RUNS inputs with
-# a fixed -seed, in the current directory.  A crash, leak, sanitizer report
+# a fixed -seed, in the current directory.  The fuzz targets are the same
+# for the plain and the sanitized build, so each build has its own seed
+# (1 for build/, 2 for build-san/, FUZZ_SEED to choose): the two runs of
+# `make check` cover different inputs, each the same every time.  A crash, leak, sanitizer report
 # or timeout fails the test; the input that did it is kept (crash-*,
 # leak-*, timeout-* in the current directory) and printed in hex.
 fuzz_run() {
@@ -376,7 +379,7 @@ fuzz_run() {
 	shift 3
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		"$TOP/build/fuzz/$name" -seed=1 -runs="$runs" -timeout=30 -rss_limit_mb=2048 \
+		"$TOP/build/fuzz/$name" -seed="${FUZZ_SEED:-$([ "$B" = build-san ] && echo 2 || echo 1)}" -runs="$runs" -timeout=30 -rss_limit_mb=2048 \
 		-close_fd_mask=3 -print_final_stats=1 "$@" "$corpus" >"$TMPDIR/$name.log" 2>&1
 	rc=$?
 	if [ "$rc" -ne 0 ] && grep -q '^==[0-9]*==ERROR\|runtime error:' "$TMPDIR/$name.log"; then
