@@ -362,7 +362,9 @@ fuzz_build() {
 		sed 's/^/    /' "$TMPDIR/probe.log" | head -5 >&2
 		die "$clang cannot link -fsanitize=fuzzer (libFuzzer runtime missing); install libclang-rt-$ver-dev"
 	fi
-	make -C "$TOP" -s --no-print-directory -j2 FUZZ_CC="$clang" fuzz >&2 ||
+	# (not the settings of a make this test may run under, such as SANITIZE)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$TOP" -s --no-print-directory -j2 \
+		FUZZ_CC="$clang" fuzz >&2 ||
 		die "cannot build the fuzz targets (make fuzz)"
 }
 
