@@ -11,8 +11,9 @@
  * the bytes of the one data file "pt.bin" (the seeds' thread lines name
  * it).  Both are written into the directory "fuzz-bundle.d" under the
  * working directory and loaded from there.  Map lines may name any file;
- * an input whose maps name something other than a regular file is
- * skipped, since opening a FIFO or a device can block.
+ * an input whose maps name something other than a regular file, or a file
+ * under /proc, /sys or /dev, is skipped: opening a FIFO or a device, or
+ * reading /proc/kmsg, can block.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -54,9 +55,14 @@ static int maps_are_files(const char *text, size_t len)
 
 	if (ptd_bundle_parse(text, len, DIR_NAME, &b) < 0)
 		return 1; /* the reader refuses it the same way */
-	for (i = 0; i < b->nmaps && ok; i++)
-		if (stat(b->maps[i].path, &st) == 0 && !S_ISREG(st.st_mode))
+	for (i = 0; i < b->nmaps && ok; i++) {
+		const char *p = b->maps[i].path;
+
+		/* /proc and /sys have regular files that block (/proc/kmsg) */
+		if (!strncmp(p, "/proc/", 6) || !strncmp(p, "/sys/", 5) || !strncmp(p, "/dev/", 5) ||
+		    (stat(p, &st) == 0 && !S_ISREG(st.st_mode)))
 			ok = 0;
+	}
 	ptd_bundle_free(b);
 	return ok;
 }
