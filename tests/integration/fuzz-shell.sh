@@ -21,7 +21,7 @@ out=$("$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' \
 grep -q "Saved the recording to $work/full" <<<"$out" || { echo "$out"; die "cannot record the bundle"; }
 mkdir "$work/bundle"
 cp "$work"/full/*.bin "$work/bundle/"
-grep -v '^map .*/\(libc\|ld-linux\)' "$work/full/manifest" >"$work/bundle/manifest"
+grep -v '^\(map\|build-id\|checksum\) .*/\(libc\|ld-linux\)' "$work/full/manifest" >"$work/bundle/manifest"
 grep -q "^map .*/fib\$" "$work/bundle/manifest" || { cat "$work/full/manifest"; die "no map of fib in the bundle"; }
 cd "$work" || exit 1
 FUZZ_SHELL_PROG=$TESTPROGS/fib FUZZ_SHELL_BUNDLE=$work/bundle \
