@@ -83,7 +83,8 @@ __asm__(".text\n"
 long patchme(long x);
 extern uint8_t patchme_jcc[], patchme_nop[], patchme_add[];
 
-static void put(uint8_t *page, const uint8_t *code, size_t n)
+/* Not inlined: the tests stop here before each rewrite. */
+__attribute__((noinline)) void put(uint8_t *page, const uint8_t *code, size_t n)
 {
 	memcpy(page, code, n);
 	/* The x86 keeps instruction fetch coherent with stores; the
@@ -127,6 +128,19 @@ static unsigned long part_rwx(void)
 	return h;
 }
 
+/* The patches, not inlined so that the tests can stop before each. */
+__attribute__((noinline)) void patch1(void)
+{
+	patchme_jcc[0] = 0x7d; /* jl -> jge */
+	patchme_add[2] = 9;    /* add $5 -> add $9 */
+}
+
+__attribute__((noinline)) void patch2(void)
+{
+	patchme_nop[0] = 0xeb; /* xchg %ax,%ax -> jmp over the add */
+	patchme_nop[1] = 0x03;
+}
+
 static unsigned long part_text(void)
 {
 	long pagesz = sysconf(_SC_PAGESIZE);
@@ -140,12 +154,10 @@ static unsigned long part_text(void)
 		perror("mprotect");
 		return 0;
 	}
-	patchme_jcc[0] = 0x7d; /* jl -> jge */
-	patchme_add[2] = 9;    /* add $5 -> add $9 */
+	patch1();
 	h = mix(h, patchme(3));
 	h = mix(h, patchme(12));
-	patchme_nop[0] = 0xeb; /* xchg %ax,%ax -> jmp over the add */
-	patchme_nop[1] = 0x03;
+	patch2();
 	h = mix(h, patchme(4));
 	h = mix(h, patchme(14));
 	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_EXEC) < 0) {
