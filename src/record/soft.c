@@ -280,6 +280,17 @@ static int vol_refresh(struct ptd_softrec *r)
 	return 0;
 }
 
+/* Does [@lo, @hi) meet a volatile range (as last read)? */
+static int vol_overlaps(const struct ptd_softrec *r, uint64_t lo, uint64_t hi)
+{
+	if (r->vol_stale)
+		return 1;
+	for (size_t i = 0; i < r->nvol; i++)
+		if (r->vol[i].lo < hi && lo < r->vol[i].hi)
+			return 1;
+	return 0;
+}
+
 /* Scanner callback: may @addr hold code the program rewrites without a syscall? */
 static int is_volatile(void *ctx, uint64_t addr)
 {
@@ -894,14 +905,12 @@ static void track_syscall(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 	case SYS_mremap:
 		lo = a->rdi;
 		len = a->rsi;
-		r->vol_stale = 1;
 		break;
 	case SYS_mprotect:
 	case SYS_pkey_mprotect:
 		lo = a->rdi;
 		len = a->rsi;
 		exec = (a->rdx & PROT_EXEC) != 0;
-		r->vol_stale = 1;
 		break;
 	case SYS_shmat:
 	case SYS_shmdt:
@@ -924,7 +933,6 @@ static void track_syscall(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 		lo = now.rax;
 		len = a->rsi;
 		exec = (a->rdx & PROT_EXEC) != 0;
-		r->vol_stale = 1;
 		break;
 	}
 	case SYS_rt_sigreturn:
@@ -937,6 +945,10 @@ static void track_syscall(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 		return;
 	if (lo + len < lo)
 		len = UINT64_MAX - lo;
+	/* The volatile set changes only with executable mappings or where
+	 * it already is (read again lazily, at the next scan or check). */
+	if (exec || vol_overlaps(r, lo, lo + len))
+		r->vol_stale = 1;
 	keep_err(r, ptd_target_bp_refresh(r->t, lo, lo + len));
 	int dropped = ptd_soft_scan_invalidate(r->scan, lo, lo + len, drop_insn, r);
 	if (exec || dropped > 0)
