@@ -12,8 +12,11 @@
  * mprotect() made its page writable, and calls it before and after the
  * page is made read-only again.  The checksum printed at the end depends
  * on every version having run as written.  With an argument "rwx" or
- * "text" only that part runs (its checksum is then printed as 0).
+ * "text" only that part runs (the other's checksum is then printed as
+ * 0); "shared" runs part 3 alone: the function written through a second,
+ * writable, mapping of the memory it runs from.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -170,11 +173,53 @@ static unsigned long part_text(void)
 	return h;
 }
 
+/*
+ * Code in a shared mapping that is not writable, written through another
+ * mapping of the same memory (how some JITs keep W^X): no process can
+ * write into the executable view, not even through /proc/PID/mem, so a
+ * debugger cannot put an int3 there.
+ */
+static unsigned long part_shared(void)
+{
+	unsigned long h = 14695981039346656037ul;
+	int fd = memfd_create("jit", 0);
+	uint8_t *rw, *rx;
+	fn f;
+
+	if (fd < 0 || ftruncate(fd, 4096) < 0) {
+		perror("memfd");
+		return 0;
+	}
+	rw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	rx = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+	close(fd);
+	if (rw == MAP_FAILED || rx == MAP_FAILED) {
+		perror("mmap");
+		return 0;
+	}
+	__asm__ volatile("" : "=r"(f) : "0"(rx));
+	put(rw, code_sum, sizeof(code_sum));
+	for (long x = 0; x < 4; x++)
+		h = mix(h, f(x));
+	put(rw, code_collatz, sizeof(code_collatz));
+	for (long x = 5; x < 9; x++)
+		h = mix(h, f(x));
+	munmap(rw, 4096);
+	munmap(rx, 4096);
+	return h;
+}
+
 int main(int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : "";
-	unsigned long a = strcmp(only, "text") ? part_rwx() : 0;
-	unsigned long b = strcmp(only, "rwx") ? part_text() : 0;
+	unsigned long a, b;
+
+	if (!strcmp(only, "shared")) {
+		printf("jit checksum %016lx\n", part_shared());
+		return 0;
+	}
+	a = strcmp(only, "text") ? part_rwx() : 0;
+	b = strcmp(only, "rwx") ? part_text() : 0;
 
 	printf("jit checksum %016lx %016lx\n", a, b);
 	return 0;

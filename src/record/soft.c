@@ -55,6 +55,7 @@ enum smode {
 	M_STEP_INSN,  /* our single-step of the armed instruction at step_ip */
 	M_STEP_SIG,   /* our single-step delivering a caught signal */
 	M_USER_STEP,  /* the caller's single-step (step_ip set when it is ours) */
+	M_WALK,       /* single-stepping to a run's end that has no int3 */
 };
 
 #define NREGS (sizeof(struct user_regs_struct) / 8)
@@ -88,6 +89,7 @@ struct sthread {
 	int exiting;  /* reported its PTRACE_EVENT_EXIT stop */
 	uint64_t lifted; /* our int3 taken out for this thread's step */
 	int pc_known;    /* stopped by us at start, which is not armed: just continue */
+	int walked;      /* only single-stepped since start (M_WALK): exact */
 	struct pblk *pend;
 	int npend, cappend;
 	uint64_t num; /* numbers used in h: executed instructions and gaps */
@@ -703,7 +705,7 @@ static int advance(struct ptd_softrec *r, struct sthread *th, uint64_t z)
 				return rc;
 			break;
 		}
-		if (ptd__soft_map_get(&r->unarmed, run->end) && !run->bad) {
+		if (!th->walked && ptd__soft_map_get(&r->unarmed, run->end) && !run->bad) {
 			/* Whether it passed the branch there is not known. */
 			snprintf(msg, sizeof(msg),
 				 "soft recorder: no breakpoint could be put at 0x%llx, the thread "
@@ -1097,6 +1099,46 @@ static int stepped(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 	return arm_run(r, q);
 }
 
+/*
+ * Lets @th run on from its start: freely up to the int3 at the end of its
+ * run, or, where that int3 could not be put in (note_unarmed: code in
+ * memory nobody can write, such as the executable view of a JIT's
+ * double mapping), one single-step at a time, so the end is seen before
+ * it runs and recorded as if it had trapped.
+ */
+static int go(struct ptd_softrec *r, struct sthread *th, int signo)
+{
+	const struct ptd_soft_run *run;
+	int rc = ptd_soft_scan_run(r->scan, th->start, &run);
+
+	if (rc < 0)
+		return rc;
+	if (run->bad || !ptd__soft_map_get(&r->unarmed, run->end)) {
+		th->mode = M_RUN;
+		th->walked = 0;
+		return ptd_target_resume(r->t, th->tid, 0, signo);
+	}
+	if (run->end == th->start) {
+		/* At the end already (a chain of emulated branches stopped
+		 * here): step it as an instruction the emulator refused. */
+		struct user_regs_struct regs;
+		if ((rc = ptd_target_get_regs(r->t, th->tid, &regs)) < 0)
+			return rc;
+		if (run->insn.op == PTD_SOP_SYSCALL && r->cfg.before_syscall)
+			r->cfg.before_syscall(r->cfg.ctx, th->tid, &regs, th->start);
+		snap_push(th, th->num + 1, &regs);
+		th->mode = M_STEP_INSN;
+		th->step_ip = run->end;
+		th->step_insn = run->insn;
+		th->step_regs = regs;
+		th->step_event = 0;
+		return issue_step(r, th, signo);
+	}
+	th->mode = M_WALK;
+	th->walked = 1;
+	return ptd_target_resume(r->t, th->tid, 1, signo);
+}
+
 /* ---- public: threads -------------------------------------------------------- */
 
 int ptd_softrec_add_thread(struct ptd_softrec *r, pid_t tid, struct ptd_history *h, uint64_t pc)
@@ -1241,7 +1283,12 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 		/* The common case after a trap: no need to look again. */
 		th->pc_known = 0;
 		if (!step && signo == 0 && th->mode == M_RUN)
-			return ptd_target_resume(r->t, tid, 0, 0);
+			return go(r, th, 0);
+	}
+	if (th->mode == M_WALK) {
+		if (!step && signo == 0)
+			return ptd_target_resume(r->t, tid, 1, 0);
+		th->mode = M_RUN; /* the caller's step or a signal: from here as usual */
 	}
 	if (th->mode == M_STEP_INSN)
 		return issue_step(r, th, signo < 0 ? 0 : signo);
@@ -1252,7 +1299,9 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 		return rc;
 	if (pc != th->start && th->npend == 0 && !th->sig_stop) {
 		/* Moved since the last stop we saw (the caller set the pc). */
-		advance(r, th, pc);
+		rc = advance(r, th, pc);
+		if (rc < 0)
+			return rc;
 	}
 	if (signo > 0 && ptd_target_signal_caught(r->t, tid, signo)) {
 		/* The step traps at the handler's first instruction, before it
@@ -1303,7 +1352,7 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 		rc = execute_branch(r, th, in, &regs);
 		if (rc < 0)
 			return rc;
-		return rc == 1 ? issue_step(r, th, 0) : ptd_target_resume(r->t, tid, 0, 0);
+		return rc == 1 ? issue_step(r, th, 0) : go(r, th, 0);
 	}
 	if (step) {
 		th->mode = M_USER_STEP;
@@ -1314,7 +1363,7 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 	rc = arm_run(r, th->start);
 	if (rc < 0)
 		return rc;
-	return ptd_target_resume(r->t, tid, 0, signo);
+	return go(r, th, signo);
 }
 
 static void thread_end(struct ptd_softrec *r, struct sthread *th)
@@ -1454,6 +1503,19 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 			th->start = st->pc;
 			rc = arm_run(r, st->pc);
 			return rc < 0 ? rc : 1;
+		case M_WALK: {
+			const struct ptd_soft_run *run;
+			r->steps++;
+			if ((rc = ptd_soft_scan_run(r->scan, th->start, &run)) < 0)
+				return rc;
+			if (run->bad || st->pc != run->end)
+				return 1; /* on its static path: the resume steps on */
+			/* At the end, not yet run: as if its int3 had trapped. */
+			struct ptd_stop at = *st;
+			at.kind = PTD_STOP_BREAKPOINT;
+			th->mode = M_RUN;
+			return ptd_softrec_stop(r, &at);
+		}
 		case M_USER_STEP:
 			r->steps++;
 			if ((rc = unlift(r, th)) < 0)
@@ -1481,7 +1543,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 		if (st->si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
 			/* PTRACE_O_TRACEEXIT: the thread is exiting (its exit
 			 * syscall does not count as executed, as when stepping). */
-			if (th->mode == M_RUN) {
+			if (th->mode == M_RUN || th->mode == M_WALK) {
 				rc = advance(r, th, st->pc);
 				if (rc >= 0)
 					rc = commit(th, 0);
@@ -1507,7 +1569,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 			th->sig_stop = 1;
 			return 0;
 		}
-		if (th->mode == M_STEP_SIG)
+		if (th->mode == M_STEP_SIG || th->mode == M_WALK)
 			th->mode = M_RUN;
 		/* Keep the executed blocks pending: if the signal is delivered
 		 * to a handler the last one ends interrupted. */
@@ -1515,7 +1577,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 		th->sig_stop = 1;
 		return rc < 0 ? rc : 0;
 	case PTD_STOP_INTERRUPT:
-		if (th->mode != M_RUN)
+		if (th->mode != M_RUN && th->mode != M_WALK)
 			return 0; /* our step did not start; resume repeats it */
 		rc = advance(r, th, st->pc);
 		if (rc >= 0)

@@ -14,12 +14,13 @@
 # in what was recorded shows up as a difference.
 #
 # Compared with step's blocks (the ground truth): soft with blocks on the
-# whole program, soft with --trace-format=pt on the JIT part (jit rwx).
+# whole program, soft with --trace-format=pt on the JIT part (jit rwx),
+# and both on code that no int3 can be put in (jit shared: the executable
+# view of a double mapping, which soft single-steps through).
 # Not compared: pt on the patched text, whose stretches are decoded
 # against the ELF file rather than the patched memory
 # (src/decode/image.c), and step with pt, whose instruction class cache
-# (src/record/step.c) keeps the classes of the old code; for those only
-# the program's output is checked.
+# (src/record/step.c) keeps the classes of the old code.
 . "$(dirname "$0")/lib.bash"
 
 need_prereqs jit jit-O2
@@ -70,44 +71,45 @@ check_output() { # what expect out.out
 	fi
 }
 
-for prog in jit jit-O2; do
-	for arg in "" rwx; do
-		what="$prog${arg:+ $arg}"
-		expect=$("$TESTPROGS/$prog" $arg) || die "$what does not run on its own"
-		grep -q '^jit checksum ' <<<"$expect" || die "$what printed: $expect"
-		mapfile -t cnt < <(counts "$prog" "$arg")
-		want=$([ -z "$arg" ] && echo 9 || echo 7) # put 6 times, the patches, _exit
-		[ "${#cnt[@]}" = "$want" ] || die "$what: $want stops expected with step, got ${#cnt[@]}"
-		total=${cnt[$((want - 1))]}
-		[ "$total" -gt 3000 ] || die "$what: only $total instructions recorded by step"
-		ref=$TMPDIR/$prog.$arg.step.blocks
-		listing "$prog" "$arg" step blocks "$ref" "${cnt[@]}"
-		check_output "$what (step, blocks)" "$expect" "$ref.out"
-		if grep -q '^ITEM\|^ERROR' "$ref" || [ "$(wc -l <"$ref")" != "$total" ]; then
-			grep '^ITEM\|^ERROR' "$ref" | head -n 5 >&2
-			die "$what: step's own listing is incomplete ($(wc -l <"$ref") of $total)"
+# program | argument | method:format listings compared with step's blocks
+cases=(
+	"jit||soft:blocks" "jit|rwx|soft:pt" "jit|shared|soft:blocks soft:pt"
+	"jit-O2||soft:blocks" "jit-O2|rwx|soft:pt" "jit-O2|shared|soft:blocks"
+)
+for c in "${cases[@]}"; do
+	IFS='|' read -r prog arg mfs <<<"$c"
+	what="$prog${arg:+ $arg}"
+	expect=$("$TESTPROGS/$prog" $arg) || die "$what does not run on its own"
+	grep -q '^jit checksum ' <<<"$expect" || die "$what printed: $expect"
+	mapfile -t cnt < <(counts "$prog" "$arg")
+	# put 6 times, the patches, _exit; put twice in shared
+	case $arg in "") want=9 ;; rwx) want=7 ;; *) want=3 ;; esac
+	[ "${#cnt[@]}" = "$want" ] || die "$what: $want stops expected with step, got ${#cnt[@]}"
+	total=${cnt[$((want - 1))]}
+	[ "$total" -gt 3000 ] || die "$what: only $total instructions recorded by step"
+	ref=$TMPDIR/$prog.$arg.step.blocks
+	listing "$prog" "$arg" step blocks "$ref" "${cnt[@]}"
+	check_output "$what (step, blocks)" "$expect" "$ref.out"
+	if grep -q '^ITEM\|^ERROR' "$ref" || [ "$(wc -l <"$ref")" != "$total" ]; then
+		grep '^ITEM\|^ERROR' "$ref" | head -n 5 >&2
+		die "$what: step's own listing is incomplete ($(wc -l <"$ref") of $total)"
+	fi
+	for mf in $mfs; do
+		IFS=: read -r m fmt <<<"$mf"
+		got=$TMPDIR/$prog.$arg.$m.$fmt
+		listing "$prog" "$arg" "$m" "$fmt" "$got" "${cnt[@]}"
+		check_output "$what ($m, $fmt)" "$expect" "$got.out"
+		if grep -q '^ITEM\|^ERROR' "$got"; then
+			note "$what ($m, $fmt): gaps or unlistable instructions:"
+			grep '^ITEM\|^ERROR' "$got" | head -n 5 >&2
+			failed=1
+		elif ! cmp -s "$ref" "$got"; then
+			note "$what ($m, $fmt): differs from step ($total instructions, $m: $(wc -l <"$got")):"
+			diff -u "$ref" "$got" | head -n 20 >&2
+			failed=1
+		else
+			note "ok $what ($m, $fmt): $total instructions, as step recorded them"
 		fi
-		for mf in "soft blocks" "soft pt" "step pt"; do
-			read -r m fmt <<<"$mf"
-			got=$TMPDIR/$prog.$arg.$m.$fmt
-			listing "$prog" "$arg" "$m" "$fmt" "$got" "${cnt[@]}"
-			check_output "$what ($m, $fmt)" "$expect" "$got.out"
-			# See the top for what pt is not compared on.
-			if [ "$fmt" = pt ] && { [ "$m" = step ] || [ -z "$arg" ]; }; then
-				continue
-			fi
-			if grep -q '^ITEM\|^ERROR' "$got"; then
-				note "$what ($m, $fmt): gaps or unlistable instructions:"
-				grep '^ITEM\|^ERROR' "$got" | head -n 5 >&2
-				failed=1
-			elif ! cmp -s "$ref" "$got"; then
-				note "$what ($m, $fmt): differs from step ($total instructions, $m: $(wc -l <"$got")):"
-				diff -u "$ref" "$got" | head -n 20 >&2
-				failed=1
-			else
-				note "ok $what ($m, $fmt): $total instructions, as step recorded them"
-			fi
-		done
 	done
 done
 [ "$failed" = 0 ] || die "code written at run time is not recorded as step records it"
