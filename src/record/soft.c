@@ -28,6 +28,11 @@
  * itself ahead of its own execution, with no trap in between, cannot be
  * followed: that is noticed at its next stop and recorded as a gap that
  * says so.  Other memory changes only through syscalls, which are tracked.
+ *
+ * An int3 that cannot be written (memory no process may write, such as
+ * the executable view of a double mapping) is remembered: threads then
+ * single-step to that run's end (M_WALK), which is recorded as if it had
+ * trapped.  An int3 lost some other way is a gap with the reason.
  */
 #include "record/soft.h"
 
@@ -254,7 +259,10 @@ static int vol_refresh(struct ptd_softrec *r)
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)ptd_target_pid(r->t));
 	f = fopen(path, "re");
 	if (!f) {
-		/* The process is gone (or not ours to read): nothing runs. */
+		/* Gone (exited, killed): no code of it runs any more. */
+		if (errno == ENOENT || errno == ESRCH)
+			return 0;
+		r->vol_stale = 1;
 		return ptd__err(ptd__errno_code(errno), "cannot read %s: %s", path,
 				strerror(errno));
 	}
@@ -1113,6 +1121,9 @@ static int go(struct ptd_softrec *r, struct sthread *th, int signo)
 
 	if (rc < 0)
 		return rc;
+	if (!run->bad && ptd__soft_map_get(&r->unarmed, run->end) &&
+	    ptd_target_bp_insert(r->t, run->end) == 0)
+		ptd__soft_map_del(&r->unarmed, run->end); /* it goes in now */
 	if (run->bad || !ptd__soft_map_get(&r->unarmed, run->end)) {
 		th->mode = M_RUN;
 		th->walked = 0;
@@ -1406,6 +1417,8 @@ static int on_exec(struct ptd_softrec *r, const struct ptd_stop *st)
 	/* The old image's breakpoints went with it. */
 	ptd_soft_scan_clear(r->scan);
 	free_insns(r);
+	ptd__soft_map_fini(&r->unarmed);
+	r->vol_stale = 1;
 	for (int i = 0; i < r->nth; i++) {
 		struct sthread *th = r->th[i];
 		if (!th->gone && th != ex)

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Code written at run time (testprogs/jit.c: a function regenerated in
 # place in a read-write-execute mapping, a trampoline that calls it
-# directly, and patches to the program's own text after mprotect): the
+# directly, patches to the program's own text after mprotect and through
+# /proc/self/mem, a function written through a second mapping): the
 # soft recorder must give the step recorder's instruction sequence, with
 # no gap, and the program's output must be what it prints unrecorded.
 #
 # A history lists the instructions of a block by decoding the code in
 # memory, and code rewritten in place is gone once it is overwritten.  So
-# the program is stopped before each rewrite (put, patch1, patch2) and at
+# the program is stopped before each rewrite (put, patch1..3) and at
 # each stop only what ran since the previous stop is listed, while the
 # code that ran is still in memory.  The numbers come from a first step
 # recording; every method then lists the same ranges, so any difference
@@ -25,7 +26,7 @@
 
 need_prereqs jit jit-O2
 
-stops=('break put' 'break patch1' 'break patch2' 'break _exit')
+stops=('break put' 'break patch1' 'break patch2' 'break patch3' 'break _exit')
 
 # counts PROG ARG: the step recorder's instruction count at each stop.
 counts() {
@@ -82,8 +83,8 @@ for c in "${cases[@]}"; do
 	expect=$("$TESTPROGS/$prog" $arg) || die "$what does not run on its own"
 	grep -q '^jit checksum ' <<<"$expect" || die "$what printed: $expect"
 	mapfile -t cnt < <(counts "$prog" "$arg")
-	# put 6 times, the patches, _exit; put twice in shared
-	case $arg in "") want=9 ;; rwx) want=7 ;; *) want=3 ;; esac
+	# put 6 times, the 3 patches, _exit; put twice in shared
+	case $arg in "") want=10 ;; rwx) want=7 ;; *) want=3 ;; esac
 	[ "${#cnt[@]}" = "$want" ] || die "$what: $want stops expected with step, got ${#cnt[@]}"
 	total=${cnt[$((want - 1))]}
 	[ "$total" -gt 3000 ] || die "$what: only $total instructions recorded by step"
