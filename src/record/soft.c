@@ -946,7 +946,7 @@ static void track_syscall(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 		break;
 	}
 	case SYS_rt_sigreturn:
-		ptd_history_append_event(th->h, PTD_EV_SIGRETURN, q, 0);
+		keep_err(r, ptd_history_append_event(th->h, PTD_EV_SIGRETURN, q, 0));
 		return;
 	default:
 		return;
@@ -962,7 +962,7 @@ static void track_syscall(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 	keep_err(r, ptd_target_bp_refresh(r->t, lo, lo + len));
 	int dropped = ptd_soft_scan_invalidate(r->scan, lo, lo + len, drop_insn, r);
 	if (exec || dropped > 0)
-		ptd_history_append_event(th->h, PTD_EV_MMAP, lo, len);
+		keep_err(r, ptd_history_append_event(th->h, PTD_EV_MMAP, lo, len));
 	if (dropped > 0)
 		rearm_threads(r);
 }
@@ -1317,8 +1317,10 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 	if (signo > 0 && ptd_target_signal_caught(r->t, tid, signo)) {
 		/* The step traps at the handler's first instruction, before it
 		 * runs; nothing at pc executes. */
-		commit(th, PTD_BLK_INTERRUPTED);
-		ptd_history_append_event(th->h, PTD_EV_SIGNAL, th->start, (uint64_t)signo);
+		rc = commit(th, PTD_BLK_INTERRUPTED);
+		if (rc < 0 ||
+		    (rc = ptd_history_append_event(th->h, PTD_EV_SIGNAL, th->start, (uint64_t)signo)) < 0)
+			return rc;
 		th->mode = M_STEP_SIG;
 		th->sig = signo;
 		th->sig_from = th->start;
@@ -1426,13 +1428,16 @@ static int on_exec(struct ptd_softrec *r, const struct ptd_stop *st)
 	}
 	if (!ex)
 		return 0;
-	commit(ex, 0);
-	if (ex->mode == M_STEP_INSN) {
+	int rc = commit(ex, 0);
+	if (rc == 0 && ex->mode == M_STEP_INSN) {
 		struct ptd_block b = { ex->step_ip, ex->step_ip, 1, PTD_IC_FAR_CALL, PTD_BLK_SYSCALL };
-		ptd_history_append_block(ex->h, &b);
+		rc = ptd_history_append_block(ex->h, &b);
 		ex->num++;
 	}
-	ptd_history_append_event(ex->h, PTD_EV_EXEC, st->pc, 0);
+	if (rc == 0)
+		rc = ptd_history_append_event(ex->h, PTD_EV_EXEC, st->pc, 0);
+	if (rc < 0)
+		return rc;
 	if (ex->ps) {
 		ps_on(ex, ex->step_ip ? ex->step_ip : ex->start);
 		ptd_ptsynth_syscall(ex->ps, st->pc);
