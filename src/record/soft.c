@@ -1076,7 +1076,6 @@ static int stepped(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 {
 	const struct ptd_soft_insn *in = &th->step_insn;
 	int taken = q == in->target && q != in->ip + in->len;
-
 	int rc;
 
 	r->steps++;
