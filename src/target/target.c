@@ -1146,7 +1146,10 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 						 byte == 0xcc))
 					moribund = 0;
 			}
-			if ((b && b->inserted) || moribund) {
+			/* Listed but out of memory: taken out for another
+			 * thread's step-over (or while the step recorder runs
+			 * on clean code) after this thread had executed it. */
+			if ((b && (b->inserted || b->orig != 0xcc)) || moribund) {
 				st->pc -= 1;
 				ptd_target_set_pc(t, th->tid, st->pc);
 				th->stop_pc = st->pc;
@@ -1628,12 +1631,16 @@ static int td_stop_fn(struct ptd_target *t, pid_t tid)
 	return td_stop(tid);
 }
 
-/* Is there an int3 of ours (or one removed lately) at @addr? */
+/* Is there an int3 of ours (or one removed lately) at @addr?  A listed
+ * breakpoint taken out of memory for a moment (another thread steps over
+ * it, or the step recorder runs on clean code) still trapped a thread that
+ * executed it just before: ours too, unless the program's own byte there
+ * is an int3. */
 static int td_ours(const struct ptd_target *t, uint64_t addr)
 {
 	const struct tbp *b = find_bp(t, addr);
 
-	if (b && b->inserted)
+	if (b && b->orig != 0xcc)
 		return 1;
 	for (unsigned i = 0; i < 64 && i < t->ngone; i++)
 		if (t->gone_bp[i] == addr)
