@@ -693,6 +693,20 @@ int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b)
 	return 0;
 }
 
+int ptd_history_flag_last(struct ptd_history *h, uint8_t flags)
+{
+	if (!h || !h->has_pend || h->pend.kind != PTD_ITEM_BLOCK)
+		return 0;
+	if (h->pend.block.iclass != PTD_IC_FAR_CALL)
+		flags &= (uint8_t)~PTD_BLK_SYSCALL;
+	flags &= PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL;
+	if (!flags)
+		return 0;
+	h->pend.block.flags |= flags;
+	h->memo_index = 0;
+	return 1;
+}
+
 static inline int block_ok(const struct ptd_block *x)
 {
 	return x->ninsn && x->end_ip >= x->ip && x->iclass < PTD_IC_MAX &&

@@ -143,6 +143,13 @@ void ptd_history_set_fill(struct ptd_history *h, ptd_history_fill_fn fill, void 
 			  uint32_t max_parts);
 int ptd_history_append_part(struct ptd_history *h, uint32_t part, uint64_t nitems,
 			    uint64_t numbers, uint64_t ninsn, char *const *details, uint32_t ndetails);
+/*
+ * ORs @flags (PTD_BLK_INTERRUPTED, PTD_BLK_SYSCALL) into the newest item
+ * when it is a block not yet encoded: what a decoder learns about the last
+ * block of a run only from the run after it.  PTD_BLK_SYSCALL only goes on
+ * a block ending in a far call.  Returns 1 when applied, 0 otherwise.
+ */
+int ptd_history_flag_last(struct ptd_history *h, uint8_t flags);
 /* Sets the tail (current PC); 0 means no tail (offline trace end). */
 void ptd_history_set_tail(struct ptd_history *h, uint64_t pc);
 uint64_t ptd_history_tail(const struct ptd_history *h);
