@@ -1148,8 +1148,10 @@ struct ptd_pt_trace {
 	uint64_t tail_ip;    /* where the thread stopped, for the newest segment */
 	int disabled_gaps;   /* see ptd_pt_trace_set_disabled_gaps */
 	uint32_t lazy_parts; /* see ptd_pt_trace_set_lazy_history; 0: off */
-	struct part *parts;  /* lazy history parts */
+	struct part *parts;  /* lazy history runs */
 	uint32_t nparts;
+	uint32_t *hmap;      /* history part -> run (runs without items have none) */
+	uint32_t nh;
 };
 
 static int64_t find_psb_back(const uint8_t *buf, uint64_t limit)
@@ -1270,6 +1272,7 @@ void ptd_pt_trace_free(struct ptd_pt_trace *t)
 	for (i = 0; i < t->nparts; i++)
 		free_details(&t->parts[i]);
 	free(t->parts);
+	free(t->hmap);
 	free(t->rev);
 	free(t->icc);
 	free(t);
@@ -1658,9 +1661,9 @@ static int fill_part(void *ctx, uint32_t part, struct ptd_history *out)
 	struct part *p;
 	int err;
 
-	if (part >= t->nparts)
+	if (part >= t->nh)
 		return ptd__err(-ptde_internal, "no PT segment for history part %u", part);
-	p = &t->parts[part];
+	p = &t->parts[t->hmap[part]];
 	err = run_range(t, p->first, p->last, &p->in, ptd_image_pt(t->img), t->icc, &sink, &st,
 			NULL);
 	if (!err && p->tail_flags)
@@ -1678,9 +1681,11 @@ static int add_part(struct ptd_pt_trace *t, struct ptd_history *h, uint32_t i)
 		free_details(p);
 		return 0;
 	}
-	err = ptd_history_append_part(h, i, p->nitems, p->st.ninsn + p->st.ngaps, p->st.ninsn,
+	err = ptd_history_append_part(h, t->nh, p->nitems, p->st.ninsn + p->st.ngaps, p->st.ninsn,
 				      p->details, p->ndetails);
 	free_details(p);
+	if (!err)
+		t->hmap[t->nh++] = i;
 	return err;
 }
 
@@ -1745,8 +1750,12 @@ int ptd_pt_trace_position(struct ptd_pt_trace *t, size_t i, uint64_t *first, int
 
 /*
  * Runs.  Segments [first, last) are grouped into runs of at least @bytes of
- * trace (a lazy part, a parallel batch), ending before a clean PSB when one
- * comes within four times that, so tiny PSB periods do not make tiny runs.
+ * trace (a lazy part, a parallel batch), so tiny PSB periods do not make
+ * tiny runs.  A run ends only before a clean PSB: in a valid trace a PSB+
+ * has a FUP while tracing is disabled only right before TIP.PGE, so at a
+ * clean PSB the continuous decoder is where libipt synced there starts,
+ * while elsewhere (tracing off, or on again right after the PSB) its state
+ * depends on libipt's handling of what came before.
  */
 static size_t batch_bytes = 256u << 10;
 #define PART_BYTES (64u << 10)
@@ -1763,7 +1772,7 @@ static size_t run_end(struct ptd_pt_trace *t, size_t i, size_t last, uint64_t by
 	for (; i < last; i++) {
 		const struct segent *e = front(t, i);
 
-		if (acc >= bytes && (e->clean || acc >= 4 * bytes))
+		if (acc >= bytes && e->clean)
 			return i;
 		acc += e->end - e->offset;
 	}
@@ -1882,6 +1891,9 @@ static int plan_runs(struct ptd_pt_trace *t, struct pool *p, size_t first, size_
 		if (!t->parts)
 			return ptd__err(-ptde_nomem, "out of memory for PT parts");
 		t->nparts = (uint32_t)p->nb;
+		t->hmap = calloc(p->nb ? p->nb : 1, sizeof(*t->hmap));
+		if (!t->hmap)
+			return ptd__err(-ptde_nomem, "out of memory for PT parts");
 		for (i = 0; i < p->nb; i++) {
 			t->parts[i].first = p->b[i].first;
 			t->parts[i].last = p->b[i].last;

@@ -1,0 +1,425 @@
+/*
+ * The rule for PT: for any stream, ptdbg's history (instruction sequence,
+ * gaps and their kinds, numbering) equals what ONE continuous libipt block
+ * decode of the whole stream gives, with gaps counted as gdb's record
+ * btrace counts them.  This file holds that reference decode (sync forward
+ * once, resync after each error, a gap per error, per overflow and, with
+ * gdb's rule on, per tracing resumed elsewhere than where it stopped after
+ * the first item) and compares it item by item with every way ptdbg builds
+ * a history: the whole-buffer decode, the trace history serial, lazy and
+ * parallel (with runs as small as one PSB segment, so every seam is
+ * crossed), for streams written with libipt's encoder in the patterns real
+ * hardware writes: PSB+ with a FUP directly followed by TIP.PGE, filtered
+ * tracing with a TIP.PGD/TIP.PGE pair at every call out of range, overflow,
+ * and the smallest PSB period.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <intel-pt.h>
+
+#include "decode/pt.h"
+#include "util/error.h"
+#include "ptwalk.h"
+
+/* One history entry: an instruction address, or a gap of a kind. */
+#define GAPBIT (1ull << 63)
+
+struct seq {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void seq_push(struct seq *s, uint64_t x)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		assert_non_null(s->v);
+	}
+	s->v[s->n++] = x;
+}
+
+static void seq_block(struct seq *s, uint64_t ip, uint64_t end_ip, uint32_t ninsn)
+{
+	for (uint32_t k = 0; k < ninsn; k++) {
+		uint8_t b[16];
+		struct ptd_insn_info in;
+		int n = pw_read(NULL, ip, b, sizeof(b));
+
+		seq_push(s, ip);
+		if (k + 1 == ninsn)
+			break;
+		assert_true(n > 0);
+		assert_int_equal(ptd_disasm_decode(b, (size_t)n, ip, &in), 0);
+		ip += in.len;
+	}
+	assert_int_equal(s->v[s->n - 1], end_ip);
+}
+
+static int ref_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
+{
+	int n;
+
+	(void)asid;
+	(void)ctx;
+	n = pw_read(NULL, ip, buf, size);
+	return n > 0 ? n : -pte_nomap;
+}
+
+/* The reference: one continuous libipt block decode, gdb's gap rules. */
+static void reference(const uint8_t *buf, size_t size, int gdb_gaps, struct seq *out)
+{
+	struct pt_config cfg;
+	struct pt_block_decoder *d;
+	struct pt_image *img = pt_image_alloc(NULL);
+	int status, have_item = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + size;
+	cfg.flags.variant.block.end_on_call = 1;
+	cfg.flags.variant.block.end_on_jump = 1;
+	d = pt_blk_alloc_decoder(&cfg);
+	assert_non_null(d);
+	pt_image_set_callback(img, ref_read, NULL);
+	pt_blk_set_image(d, img);
+	status = pt_blk_sync_forward(d);
+	while (status >= 0 || status != -pte_eos) {
+		if (status < 0) {
+			/* ptdbg names a missing code page apart */
+			seq_push(out, GAPBIT | (status == -pte_nomap ? PTD_GAP_NO_MEMORY
+								 : PTD_GAP_DECODE_ERROR));
+			have_item = 1;
+			status = pt_blk_sync_forward(d);
+			if (status < 0)
+				break;
+			continue;
+		}
+		while (status & pts_event_pending) {
+			struct pt_event ev;
+
+			status = pt_blk_event(d, &ev, sizeof(ev));
+			if (status < 0)
+				break;
+			if (ev.type == ptev_overflow) {
+				seq_push(out, GAPBIT | PTD_GAP_OVERFLOW);
+				have_item = 1;
+			} else if (ev.type == ptev_enabled && gdb_gaps && !ev.status_update &&
+				   !ev.variant.enabled.resumed && have_item) {
+				seq_push(out, GAPBIT | PTD_GAP_DISABLED);
+			}
+		}
+		if (status < 0)
+			continue;
+		{
+			struct pt_block b;
+
+			b.ninsn = 0;
+			status = pt_blk_next(d, &b, sizeof(b));
+			if (b.ninsn) {
+				seq_block(out, b.ip, b.end_ip, b.ninsn);
+				have_item = 1;
+			}
+		}
+	}
+	pt_blk_free_decoder(d);
+	pt_image_free(img);
+}
+
+/* A ptdbg history as the same sequence (events take no number). */
+static void from_history(const struct ptd_history *h, struct seq *out)
+{
+	uint64_t i, n = ptd_history_nitems(h), numbers = 0;
+
+	for (i = 0; i < n; i++) {
+		struct ptd_item it;
+
+		assert_int_equal(ptd_history_item(h, i, &it), 1);
+		if (it.kind == PTD_ITEM_BLOCK) {
+			seq_block(out, it.block.ip, it.block.end_ip, it.block.ninsn);
+			numbers += it.block.ninsn;
+		} else if (it.kind == PTD_ITEM_GAP) {
+			seq_push(out, GAPBIT | it.reason);
+			numbers++;
+		}
+	}
+	assert_int_equal(numbers, ptd_history_count(h));
+}
+
+static void assert_same_seq(const struct seq *exp, const struct seq *got, const char *what)
+{
+	for (size_t i = 0; i < exp->n && i < got->n; i++)
+		if (exp->v[i] != got->v[i])
+			fail_msg("%s: number %zu: reference 0x%llx, ptdbg 0x%llx", what, i + 1,
+				 (unsigned long long)exp->v[i], (unsigned long long)got->v[i]);
+	if (exp->n != got->n)
+		fail_msg("%s: reference has %zu numbers, ptdbg %zu", what, exp->n, got->n);
+}
+
+/* Every way ptdbg builds a history of @buf against the reference. */
+static void check_all(const uint8_t *buf, size_t size)
+{
+	struct ptd_image *img = ptd_image_alloc(pw_read, NULL);
+	struct seq ref = { 0 }, ref_nogaps = { 0 };
+	static const size_t batches[] = { 0, 1, 300 };
+
+	assert_non_null(img);
+	reference(buf, size, 1, &ref);
+	reference(buf, size, 0, &ref_nogaps);
+	assert_true(ref.n > 10);
+
+	{ /* the whole-buffer decode (ptdbg's own recordings: no gdb gaps) */
+		struct ptd_history *h = ptd_history_alloc(pw_read, NULL);
+		struct seq got = { 0 };
+
+		assert_int_equal(ptd_pt_decode_history(buf, size, img, h, NULL), 0);
+		from_history(h, &got);
+		assert_same_seq(&ref_nogaps, &got, "ptd_pt_decode");
+		free(got.v);
+		ptd_history_free(h);
+	}
+	for (size_t bi = 0; bi < sizeof(batches) / sizeof(batches[0]); bi++) {
+		for (int lazy = 0; lazy < 2; lazy++) {
+			for (int threads = 1; threads <= 3; threads += 2) {
+				struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, size, img, pw_read, NULL, 2);
+				struct ptd_history *h = ptd_history_alloc(pw_read, NULL);
+				struct seq got = { 0 };
+				char what[96];
+
+				snprintf(what, sizeof(what), "trace history, runs of %zu bytes, %s, %d threads",
+					 batches[bi], lazy ? "lazy" : "stored", threads);
+				ptd__pt_set_batch_bytes(batches[bi]);
+				ptd_pt_trace_set_disabled_gaps(t, 1);
+				if (lazy)
+					ptd_pt_trace_set_lazy_history(t, 2);
+				if (ptd_pt_trace_history(t, h, threads, NULL) < 0)
+					fail_msg("%s: %s", what, ptd_last_error(-1));
+				ptd__pt_set_batch_bytes(0);
+				from_history(h, &got);
+				assert_same_seq(&ref, &got, what);
+				free(got.v);
+				ptd_history_free(h);
+				ptd_pt_trace_free(t);
+			}
+		}
+	}
+	free(ref.v);
+	free(ref_nogaps.v);
+	ptd_image_free(img);
+}
+
+/* ---- streams written with libipt's encoder ---- */
+
+struct enc {
+	uint8_t buf[1 << 16];
+	struct pt_encoder *e;
+};
+
+static void enc_init(struct enc *x)
+{
+	struct pt_config cfg;
+
+	pt_config_init(&cfg);
+	cfg.begin = x->buf;
+	cfg.end = x->buf + sizeof(x->buf);
+	x->e = pt_alloc_encoder(&cfg);
+	assert_non_null(x->e);
+}
+
+static size_t enc_done(struct enc *x)
+{
+	uint64_t off = 0;
+
+	pt_enc_get_offset(x->e, &off);
+	pt_free_encoder(x->e);
+	return (size_t)off;
+}
+
+static void pkt(struct enc *x, enum pt_packet_type type)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = type;
+	assert_true(pt_enc_next(x->e, &p) > 0);
+}
+
+static void ippkt(struct enc *x, enum pt_packet_type type, uint64_t off)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = type;
+	p.payload.ip.ipc = off == UINT64_MAX ? pt_ipc_suppressed : pt_ipc_sext_48;
+	p.payload.ip.ip = off == UINT64_MAX ? 0 : PW_BASE + off;
+	assert_true(pt_enc_next(x->e, &p) > 0);
+}
+
+static void mode64(struct enc *x)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = ppt_mode;
+	p.payload.mode.leaf = pt_mol_exec;
+	p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+	assert_true(pt_enc_next(x->e, &p) > 0);
+}
+
+static void tnt(struct enc *x, int nbits, uint64_t bits)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = ppt_tnt_8;
+	p.payload.tnt.bit_size = (uint8_t)nbits;
+	p.payload.tnt.payload = bits;
+	assert_true(pt_enc_next(x->e, &p) > 0);
+}
+
+/* PSB+ with a FUP at @fup (UINT64_MAX: none, tracing disabled). */
+static void psb(struct enc *x, uint64_t fup)
+{
+	pkt(x, ppt_psb);
+	mode64(x);
+	if (fup != UINT64_MAX)
+		ippkt(x, ppt_fup, fup);
+	pkt(x, ppt_psbend);
+}
+
+/*
+ * Tracing re-enabled right after a PSB: each round runs main from 00 into
+ * f and back, then the syscall at 0a stops tracing (TIP.PGD without ip);
+ * a PSB+ whose FUP is where execution continues comes next, directly
+ * followed by TIP.PGE there (0c: resumed, no gap) or elsewhere (00: a
+ * "disabled" gap as gdb counts it).
+ */
+static void test_fup_then_pge(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	mode64(&x);
+	ippkt(&x, ppt_tip_pge, 0x00);
+	for (int round = 0; round < 40; round++) {
+		/* 00 nop; 01 jnz not taken; 03 call f: 60 push; 61 jnz taken;
+		 * 68 pop; 69 ret (compressed) -> 08 call *rax -> a0: a0 nop;
+		 * a1 call g: 80 nop; 81 jz taken; 85 ret (compressed) -> a6
+		 * syscall (0a is not reached: a6 is the syscall). */
+		tnt(&x, 3, 0x3); /* 01 not taken, 61 taken, 69 ret */
+		ippkt(&x, ppt_tip, 0xa0);
+		tnt(&x, 2, 0x3); /* 81 taken, 85 ret */
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		/* resume after the syscall (a8 is hlt: resume at 00 or 0c via
+		 * a PSB+ that has the FUP of the resume ip) */
+		psb(&x, round % 3 ? 0x00 : 0x0c);
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, round % 3 ? 0x00 : 0x0c);
+		if (!(round % 3)) {
+			/* 0c jz taken -> 00 */
+			tnt(&x, 1, 0x1);
+		}
+	}
+	tnt(&x, 3, 0x3);
+	ippkt(&x, ppt_tip, 0xa0);
+	tnt(&x, 2, 0x3);
+	ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+	n = enc_done(&x);
+	check_all(x.buf, n);
+}
+
+/*
+ * Filtered tracing (only main, 00..3f, in range): every call out of range
+ * stops tracing with TIP.PGD carrying the target, the return comes back
+ * with TIP.PGE; PSBs fall both inside (with FUP) and outside the range
+ * (without), so runs start in either state.
+ */
+static void test_filtered(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	mode64(&x);
+	ippkt(&x, ppt_tip_pge, 0x00);
+	for (int round = 0; round < 60; round++) {
+		/* 00 nop; 01 jnz taken -> 30 mov; 33 jmp 03; 03 call f: out */
+		tnt(&x, 1, 0x1);
+		ippkt(&x, ppt_tip_pgd, 0x60);
+		if (round % 2)
+			psb(&x, UINT64_MAX); /* outside the range */
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x08); /* back after the call */
+		/* 08 call *rax -> out of range again */
+		ippkt(&x, ppt_tip_pgd, 0xa0);
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x0a); /* back */
+		if (!(round % 2))
+			psb(&x, 0x0a); /* inside, FUP where it continues */
+		/* 0a syscall: tracing stops, comes back at 0c */
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		if (round % 5 == 4)
+			psb(&x, 0x0c); /* the FUP directly followed by PGE */
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x0c);
+		tnt(&x, 1, 0x1); /* 0c jz taken -> 00 */
+	}
+	ippkt(&x, ppt_fup, 0x00);
+	ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+	n = enc_done(&x);
+	check_all(x.buf, n);
+}
+
+/* Overflows with the smallest PSB period, from the random walker. */
+static void test_walks(void **state)
+{
+	static const uint32_t periods[] = { 1, 64, 200, 4096 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+		struct ptd_ptsynth_config cfg = { .psb_period = periods[i], .ret_compression = 1 };
+		struct pw_opts o = { .seed = 77 + (unsigned)i, .steps = 3000, .p_signal = 8,
+				     .p_sigsys = 60, .p_ovf = 3 };
+		struct pw_result exp = { 0 };
+		struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+		const uint8_t *buf;
+		size_t n;
+
+		assert_non_null(s);
+		assert_int_equal(pw_walk(&o, s, &exp), 0);
+		buf = ptd_ptsynth_data(s, &n);
+		check_all(buf, n);
+		free(exp.ips);
+		ptd_ptsynth_free(s);
+	}
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	pw_init_code();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fup_then_pge),
+		cmocka_unit_test(test_filtered),
+		cmocka_unit_test(test_walks),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
