@@ -1387,8 +1387,7 @@ static int info_record(struct shell *sh, const char *args)
 			num = th[i].num;
 			tid = th[i].tid;
 		}
-	/* count includes the tail (one number) and the gaps (one each) */
-	gaps = ri.count > ri.ninsn + 1 ? ri.count - ri.ninsn - 1 : 0;
+	gaps = ri.ngaps;
 	if (num == 1 && tid == ptd_session_pid(sh->s))
 		printf("Recorded %" PRIu64 " instructions in %" PRIu64 " functions (%" PRIu64
 		       " gaps) for thread %d (process %d).\n",

@@ -340,10 +340,10 @@ void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,
 	if (flags & PTD_CALL_INSN_RANGE)
 		fprintf(c->out, "\tinst %" PRIu64 ",%" PRIu64, seg->first, seg->last);
 	if (flags & PTD_CALL_SRC_LINE) {
-		fputs("\tat ", c->out);
+		/* Nothing at all without line information, not a bare "at ". */
 		file = seg_lines(c, h, seg, &lo, &hi);
 		if (file) {
-			fprintf(c->out, "%s:%d", ptd_print_file(c, file), lo);
+			fprintf(c->out, "\tat %s:%d", ptd_print_file(c, file), lo);
 			if (hi != lo)
 				fprintf(c->out, ",%d", hi);
 		}
