@@ -1,9 +1,12 @@
 /*
  * Intel PT decoding into branch history, with libipt's block decoder.
  *
- * The trace is split at its PSBs into *segments* (the bytes from one PSB
- * up to the next, libipt's unit of independent decoding).  A segment
- * decodes into history items without looking at any other segment:
+ * The rule: the items equal what ONE continuous libipt decode of the
+ * whole stream gives.  The trace is split at its PSBs into *segments* (the
+ * bytes from one PSB up to the next); a run of consecutive segments is
+ * decoded with one libipt decoder, starting from the decoder state the run
+ * before it ended in (tracing enabled at the PSB, where it stopped, an
+ * asynchronous exit: see struct carry in pt.c).  Items are
  * blocks (contiguous runs ending at a branch or event), gaps (overflow,
  * decode error with libipt's message and the trace offset, lost data) and
  * events (signal delivery).  Where a segment's decoder runs past the point
@@ -24,8 +27,9 @@
  * never decoded.  Call depth at the start of segment i is the sum of the
  * depth changes before it, so function-call levels stitch across segments.
  * ptd_pt_trace_history() builds one history of the whole trace, decoding
- * segments in parallel when asked; the result is identical to serial
- * decoding because segments are independent and appended in order.
+ * runs in parallel when asked; the result is identical to serial decoding:
+ * a run decoded ahead from the state its PSB+ suggests is decoded again
+ * when the run before it ended in another state.
  *
  * Trace bytes are untrusted: any content yields items, gaps or a clear
  * error, never a crash.  The decoder never calls ptrace; code bytes come
@@ -173,8 +177,9 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
  * segment is cut at @ip instead.  0: no cut.
  */
 void ptd_pt_trace_set_tail(struct ptd_pt_trace *t, uint64_t ip);
-/* Tests: parallel decode groups segments into batches of about @n bytes
- * of trace (0: the default, 256 KiB). */
+/* Tests: parallel decode groups segments into runs of at least @n bytes
+ * of trace (0: the default, 256 KiB); lazy parts are runs of at least
+ * min(@n, 64 KiB). */
 void ptd__pt_set_batch_bytes(size_t n);
 /* Bytes of trace before the first PSB (0 when it starts with a PSB). */
 uint64_t ptd_pt_trace_lost(struct ptd_pt_trace *t);
