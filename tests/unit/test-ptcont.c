@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <intel-pt.h>
@@ -163,20 +164,19 @@ static void assert_same_seq(const struct seq *exp, const struct seq *got, const 
 		fail_msg("%s: reference has %zu numbers, ptdbg %zu", what, exp->n, got->n);
 }
 
-/* Every way ptdbg builds a history of @buf against the reference. */
-static void check_all(const uint8_t *buf, size_t size)
+/* Every way ptdbg builds a history of @buf with @img (its histories read
+ * code through it) against the reference. */
+static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 {
-	struct ptd_image *img = ptd_image_alloc(pw_read, NULL);
 	struct seq ref = { 0 }, ref_nogaps = { 0 };
 	static const size_t batches[] = { 0, 1, 300 };
 
-	assert_non_null(img);
 	reference(buf, size, 1, &ref);
 	reference(buf, size, 0, &ref_nogaps);
 	assert_true(ref.n > 10);
 
 	{ /* the whole-buffer decode (ptdbg's own recordings: no gdb gaps) */
-		struct ptd_history *h = ptd_history_alloc(pw_read, NULL);
+		struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
 		struct seq got = { 0 };
 
 		assert_int_equal(ptd_pt_decode_history(buf, size, img, h, NULL), 0);
@@ -188,8 +188,8 @@ static void check_all(const uint8_t *buf, size_t size)
 	for (size_t bi = 0; bi < sizeof(batches) / sizeof(batches[0]); bi++) {
 		for (int lazy = 0; lazy < 2; lazy++) {
 			for (int threads = 1; threads <= 3; threads += 2) {
-				struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, size, img, pw_read, NULL, 2);
-				struct ptd_history *h = ptd_history_alloc(pw_read, NULL);
+				struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
+				struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
 				struct seq got = { 0 };
 				char what[96];
 
@@ -212,6 +212,14 @@ static void check_all(const uint8_t *buf, size_t size)
 	}
 	free(ref.v);
 	free(ref_nogaps.v);
+}
+
+static void check_all(const uint8_t *buf, size_t size)
+{
+	struct ptd_image *img = ptd_image_alloc(pw_read, NULL);
+
+	assert_non_null(img);
+	check_img(buf, size, img);
 	ptd_image_free(img);
 }
 
@@ -406,6 +414,54 @@ static void test_walks(void **state)
 	}
 }
 
+/*
+ * An instruction whose bytes are in two mapping records: the program in
+ * two files, split inside the 5-byte call at 03 (and, in a second image,
+ * inside the 2-byte jnz at 01), with no read callback: every reader (the
+ * decoder, the counting pass, the re-decode, the history's walk) sees the
+ * same instruction.
+ */
+static void test_straddle(void **state)
+{
+	struct ptd_ptsynth_config cfg = { .psb_period = 64, .ret_compression = 1 };
+	struct pw_opts o = { .seed = 5, .steps = 3000, .p_signal = 5, .p_sigsys = 40 };
+	struct pw_result exp = { 0 };
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+	static const unsigned splits[] = { 0x05, 0x02 };
+	const uint8_t *buf;
+	size_t n;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(pw_walk(&o, s, &exp), 0);
+	buf = ptd_ptsynth_data(s, &n);
+	for (size_t k = 0; k < 2; k++) {
+		char a[] = "/tmp/ptd-straddle-a-XXXXXX", b[] = "/tmp/ptd-straddle-b-XXXXXX";
+		int fa = mkstemp(a), fb = mkstemp(b);
+		struct ptd_image *img = ptd_image_alloc(NULL, NULL);
+		uint8_t x[16];
+		unsigned cut = splits[k];
+
+		assert_true(fa >= 0 && fb >= 0);
+		assert_non_null(img);
+		assert_int_equal(write(fa, pw_code, cut), (ssize_t)cut);
+		assert_int_equal(write(fb, pw_code + cut, PW_SIZE - cut), (ssize_t)(PW_SIZE - cut));
+		close(fa);
+		close(fb);
+		assert_int_equal(ptd_image_add_file(img, a, 0, cut, PW_BASE), 0);
+		assert_int_equal(ptd_image_add_file(img, b, 0, PW_SIZE - cut, PW_BASE + cut), 0);
+		/* the image reads across the seam */
+		assert_int_equal(ptd_image_read(img, PW_BASE + cut - 1, x, 5), 5);
+		assert_memory_equal(x, pw_code + cut - 1, 5);
+		check_img(buf, n, img);
+		ptd_image_free(img);
+		unlink(a);
+		unlink(b);
+	}
+	free(exp.ips);
+	ptd_ptsynth_free(s);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -419,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_fup_then_pge),
 		cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_walks),
+		cmocka_unit_test(test_straddle),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
