@@ -1263,7 +1263,10 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 					printf("%d\tin %s\n", li.line,
 					       ptd_print_file(&sh->pc, li.file));
 			}
-			ptd_print_insn(&sh->pc, n, cur.ip, cur_pc, flags);
+			ptd_print_insn(&sh->pc, n, cur.ip, cur_pc,
+				       flags | (cur.mode == PTD_MODE_32   ? PTD_DIS_MODE32
+						: cur.mode == PTD_MODE_16 ? PTD_DIS_MODE16
+									  : 0));
 		}
 		if (n + 1 < sh->ih_end && ptd_hcursor_next(&cur) < 0) {
 			/* The code the history names cannot be read or decoded

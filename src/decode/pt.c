@@ -267,14 +267,20 @@ struct seg {
 	uint8_t head_flags; /* see struct carry */
 };
 
-static int insn_at(struct ptd_image *img, uint64_t ip, struct ptd_insn_info *in)
+static int insn_at(struct ptd_image *img, uint64_t ip, unsigned mode, struct ptd_insn_info *in)
 {
 	uint8_t b[16];
 	int n = ptd_image_read(img, ip, b, sizeof(b));
 
 	if (n <= 0)
 		return -ptde_nomap;
-	return ptd_disasm_decode(b, (size_t)n, ip, in);
+	return ptd_disasm_decode_mode(b, (size_t)n, ip, mode, in);
+}
+
+/* libipt's execution mode -> block flags (unknown: 64-bit). */
+static inline uint8_t mode_flags(enum pt_exec_mode m)
+{
+	return m == ptem_32bit ? PTD_BLK_MODE32 : m == ptem_16bit ? PTD_BLK_MODE16 : 0;
 }
 
 /* Counting state of one segment: the items a history would get,
@@ -300,9 +306,10 @@ static int continues(struct counter *c, const struct ptd_block *b)
 	    ((p->flags ^ b->flags) & PTD_BLK_UNCERTAIN))
 		return 0;
 	if (b->ip <= p->end_ip || b->ip > p->end_ip + 15 ||
+	    ((p->flags ^ b->flags) & (PTD_BLK_MODE32 | PTD_BLK_MODE16)) ||
 	    (uint64_t)p->ninsn + b->ninsn > 0xffffffffull)
 		return 0;
-	return insn_at(c->img, p->end_ip, &in) == 0 && p->end_ip + in.len == b->ip;
+	return insn_at(c->img, p->end_ip, ptd_block_mode(p), &in) == 0 && p->end_ip + in.len == b->ip;
 }
 
 static inline int cnt_block(void *ctx, const struct ptd_block *b)
@@ -451,16 +458,16 @@ static const uint8_t conv_iclass[] = {
 
 /* Class of the instruction at @ip, for blocks libipt returns without one
  * (its block cache does that). */
-static uint8_t class_at(struct seg *s, uint64_t ip)
+static uint8_t class_at(struct seg *s, uint64_t ip, unsigned mode)
 {
 	size_t slot = (size_t)((ip ^ (ip >> 12)) & (ICC_SIZE - 1));
 	struct ptd_insn_info in;
 	uint8_t cls;
 
-	if (s->icc && s->icc->key[slot] == ip)
+	if (s->icc && s->icc->key[slot] == ip && !mode)
 		return s->icc->cls[slot];
-	cls = insn_at(s->img, ip, &in) == 0 ? in.iclass : PTD_IC_OTHER;
-	if (s->icc) {
+	cls = insn_at(s->img, ip, mode, &in) == 0 ? in.iclass : PTD_IC_OTHER;
+	if (s->icc && !mode) { /* (64-bit code only: the key has no mode) */
 		s->icc->key[slot] = ip;
 		s->icc->cls[slot] = cls;
 	}
@@ -489,8 +496,9 @@ static inline int take_block(struct seg *s, const struct pt_block *pb)
 	b->ip = pb->ip;
 	b->end_ip = pb->end_ip;
 	b->ninsn = pb->ninsn;
-	b->iclass = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c] : class_at(s, pb->end_ip);
-	b->flags = pb->speculative ? PTD_BLK_UNCERTAIN : 0;
+	b->flags = (uint8_t)((pb->speculative ? PTD_BLK_UNCERTAIN : 0) | mode_flags(pb->mode));
+	b->iclass = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c]
+							       : class_at(s, pb->end_ip, ptd_block_mode(b));
 	if (b == &local)
 		return push_block(s, b);
 	s->nq++;
@@ -527,7 +535,7 @@ static void note_disabled_at_next(struct seg *s)
 	struct ptd_insn_info in;
 
 	s->dis_known = 0;
-	if (p && insn_at(s->img, p->end_ip, &in) == 0) {
+	if (p && insn_at(s->img, p->end_ip, ptd_block_mode(p), &in) == 0) {
 		s->dis_ip = p->end_ip + in.len;
 		s->dis_known = 1;
 	}
@@ -622,7 +630,7 @@ static int finish_tail(struct seg *s)
 				last = k;
 			if (k + 1 == b->ninsn)
 				break;
-			if (insn_at(s->img, ip, &in) < 0)
+			if (insn_at(s->img, ip, ptd_block_mode(b), &in) < 0)
 				break;
 			ip += in.len;
 		}
@@ -647,19 +655,19 @@ static int finish_tail(struct seg *s)
 		for (k = 0; k + 1 < keep_insn; k++) {
 			struct ptd_insn_info in;
 
-			if (insn_at(s->img, ip, &in) < 0)
+			if (insn_at(s->img, ip, ptd_block_mode(&b), &in) < 0)
 				return 0;
 			ip += in.len;
 		}
 		{
 			struct ptd_insn_info in;
 
-			if (insn_at(s->img, ip, &in) < 0)
+			if (insn_at(s->img, ip, ptd_block_mode(&b), &in) < 0)
 				return 0;
 			b.end_ip = ip;
 			b.ninsn = keep_insn;
 			b.iclass = in.iclass;
-			b.flags = 0;
+			b.flags &= PTD_BLK_MODE32 | PTD_BLK_MODE16;
 		}
 		err = set_pend(s, &b);
 		if (err < 0)
@@ -722,9 +730,11 @@ static int fast_blocks(struct seg *s, struct pt_block_decoder *dec, int *pstatus
 			cb.ip = pb.ip;
 			cb.end_ip = pb.end_ip;
 			cb.ninsn = pb.ninsn;
-			cb.iclass = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c]
-									: class_at(s, pb.end_ip);
-			cb.flags = pb.speculative ? PTD_BLK_UNCERTAIN : 0;
+			cb.flags = (uint8_t)((pb.speculative ? PTD_BLK_UNCERTAIN : 0) |
+					     mode_flags(pb.mode));
+			cb.iclass = c < sizeof(conv_iclass) && c != ptic_error
+					    ? conv_iclass[c]
+					    : class_at(s, pb.end_ip, ptd_block_mode(&cb));
 			cnt_block(s->cnt, &cb);
 			if (!first_ip)
 				first_ip = pb.ip;
@@ -736,14 +746,16 @@ static int fast_blocks(struct seg *s, struct pt_block_decoder *dec, int *pstatus
 		} else if (pb.ninsn && pb.end_ip >= pb.ip) {
 			struct ptd_block *b = &s->q[s->nq++];
 			unsigned c = (unsigned)pb.iclass;
-			uint8_t cls = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c]
-									  : class_at(s, pb.end_ip);
+			uint8_t mf = mode_flags(pb.mode);
+			uint8_t cls = c < sizeof(conv_iclass) && c != ptic_error
+					      ? conv_iclass[c]
+					      : class_at(s, pb.end_ip, mf >> PTD_BLK_MODE_SHIFT);
 
 			b->ip = pb.ip;
 			b->end_ip = pb.end_ip;
 			b->ninsn = pb.ninsn;
 			b->iclass = cls;
-			b->flags = pb.speculative ? PTD_BLK_UNCERTAIN : 0;
+			b->flags = (uint8_t)((pb.speculative ? PTD_BLK_UNCERTAIN : 0) | mf);
 			if (!first_ip)
 				first_ip = pb.ip;
 			ninsn += pb.ninsn;

@@ -58,7 +58,15 @@ enum ptd_block_flags {
 	PTD_BLK_SYSCALL = 1 << 1,
 	/* Instructions were executed speculatively or are uncertain. */
 	PTD_BLK_UNCERTAIN = 1 << 2,
+	/* The block is 32-bit or 16-bit code (PT's MODE.Exec); neither:
+	 * 64-bit.  ptd_block_mode() gives the enum ptd_exec_mode. */
+	PTD_BLK_MODE32 = 1 << 3,
+	PTD_BLK_MODE16 = 1 << 4,
 };
+
+#define PTD_BLK_MODE_SHIFT 3
+#define PTD_BLK_ALL_FLAGS                                                                      \
+	(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN | PTD_BLK_MODE32 | PTD_BLK_MODE16)
 
 /* A block as recorders and decoders append it and iterators return it. */
 struct ptd_block {
@@ -68,6 +76,12 @@ struct ptd_block {
 	uint8_t iclass;  /* enum ptd_iclass of the last instruction */
 	uint8_t flags;   /* enum ptd_block_flags */
 };
+
+/* enum ptd_exec_mode of @b's code (0: 64-bit, 1: 32-bit, 2: 16-bit). */
+static inline unsigned ptd_block_mode(const struct ptd_block *b)
+{
+	return (b->flags >> PTD_BLK_MODE_SHIFT) & 3;
+}
 
 /* One item as iterators return it. */
 struct ptd_item {
@@ -182,6 +196,7 @@ struct ptd_hcursor {
 	uint8_t iclass;
 	uint8_t len;
 	uint8_t block_flags; /* flags of the block when at its last insn */
+	uint8_t mode;        /* enum ptd_exec_mode of the instruction */
 	/* private */
 	uint64_t item_index;
 	uint32_t insn_index;
