@@ -47,21 +47,49 @@ static void seq_push(struct seq *s, uint64_t x)
 	s->v[s->n++] = x;
 }
 
-static void seq_block(struct seq *s, uint64_t ip, uint64_t end_ip, uint32_t ninsn)
+/* Code: the walker's program at PW_BASE, and a 16-bit loop at LOW16. */
+#define LOW16 0x2000ull
+static const uint8_t code16[] = {
+	0x90,	    /* 2000: nop */
+	0x40,	    /* 2001: inc %ax */
+	0x75, 0xfc, /* 2002: jnz 2000 */
+	0xe8, 0x02, 0x00, /* 2004: call 2009 (rel16) */
+	0x90,	    /* 2007: nop */
+	0xf4,	    /* 2008: hlt */
+	0x48,	    /* 2009: dec %ax */
+	0xc3,	    /* 200a: ret */
+};
+
+static int code_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	if (addr >= LOW16 && addr < LOW16 + sizeof(code16)) {
+		if (n > LOW16 + sizeof(code16) - addr)
+			n = (size_t)(LOW16 + sizeof(code16) - addr);
+		memcpy(buf, code16 + (addr - LOW16), n);
+		return (int)n;
+	}
+	return pw_read(ctx, addr, buf, n);
+}
+
+/* Each instruction of a block (in execution mode @mode) as one entry;
+ * 32-bit and 16-bit entries are marked so a mode mix-up shows. */
+#define MODEBIT(m) ((uint64_t)(m) << 60)
+
+static void seq_block(struct seq *s, uint64_t ip, uint64_t end_ip, uint32_t ninsn, unsigned mode)
 {
 	for (uint32_t k = 0; k < ninsn; k++) {
 		uint8_t b[16];
 		struct ptd_insn_info in;
-		int n = pw_read(NULL, ip, b, sizeof(b));
+		int n = code_read(NULL, ip, b, sizeof(b));
 
-		seq_push(s, ip);
+		seq_push(s, ip | MODEBIT(mode));
 		if (k + 1 == ninsn)
 			break;
 		assert_true(n > 0);
-		assert_int_equal(ptd_disasm_decode(b, (size_t)n, ip, &in), 0);
+		assert_int_equal(ptd_disasm_decode_mode(b, (size_t)n, ip, mode, &in), 0);
 		ip += in.len;
 	}
-	assert_int_equal(s->v[s->n - 1], end_ip);
+	assert_int_equal(s->v[s->n - 1], end_ip | MODEBIT(mode));
 }
 
 static int ref_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
@@ -70,7 +98,7 @@ static int ref_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint6
 
 	(void)asid;
 	(void)ctx;
-	n = pw_read(NULL, ip, buf, size);
+	n = code_read(NULL, ip, buf, size);
 	return n > 0 ? n : -pte_nomap;
 }
 
@@ -94,6 +122,7 @@ static void reference(const uint8_t *buf, size_t size, int gdb_gaps, struct seq 
 	status = pt_blk_sync_forward(d);
 	while (status >= 0 || status != -pte_eos) {
 		if (status < 0) {
+			if (getenv("PTC_DEBUG")) { uint64_t o = 0; pt_blk_get_offset(d, &o); fprintf(stderr, "err %s at 0x%llx after %zu\n", pt_errstr(pt_errcode(status)), (unsigned long long)o, out->n); }
 			/* ptdbg names a missing code page apart */
 			seq_push(out, GAPBIT | (status == -pte_nomap ? PTD_GAP_NO_MEMORY
 								 : PTD_GAP_DECODE_ERROR));
@@ -125,7 +154,10 @@ static void reference(const uint8_t *buf, size_t size, int gdb_gaps, struct seq 
 			b.ninsn = 0;
 			status = pt_blk_next(d, &b, sizeof(b));
 			if (b.ninsn) {
-				seq_block(out, b.ip, b.end_ip, b.ninsn);
+				seq_block(out, b.ip, b.end_ip, b.ninsn,
+					  b.mode == ptem_32bit   ? PTD_MODE_32
+					  : b.mode == ptem_16bit ? PTD_MODE_16
+								 : PTD_MODE_64);
 				have_item = 1;
 			}
 		}
@@ -144,7 +176,8 @@ static void from_history(const struct ptd_history *h, struct seq *out)
 
 		assert_int_equal(ptd_history_item(h, i, &it), 1);
 		if (it.kind == PTD_ITEM_BLOCK) {
-			seq_block(out, it.block.ip, it.block.end_ip, it.block.ninsn);
+			seq_block(out, it.block.ip, it.block.end_ip, it.block.ninsn,
+				  ptd_block_mode(&it.block));
 			numbers += it.block.ninsn;
 		} else if (it.kind == PTD_ITEM_GAP) {
 			seq_push(out, GAPBIT | it.reason);
@@ -216,7 +249,7 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 
 static void check_all(const uint8_t *buf, size_t size)
 {
-	struct ptd_image *img = ptd_image_alloc(pw_read, NULL);
+	struct ptd_image *img = ptd_image_alloc(code_read, NULL);
 
 	assert_non_null(img);
 	check_img(buf, size, img);
@@ -270,14 +303,31 @@ static void ippkt(struct enc *x, enum pt_packet_type type, uint64_t off)
 	assert_true(pt_enc_next(x->e, &p) > 0);
 }
 
-static void mode64(struct enc *x)
+static void mode_exec(struct enc *x, enum pt_exec_mode m)
 {
 	struct pt_packet p;
 
 	memset(&p, 0, sizeof(p));
 	p.type = ppt_mode;
 	p.payload.mode.leaf = pt_mol_exec;
-	p.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+	p.payload.mode.bits.exec = pt_set_exec_mode(m);
+	assert_true(pt_enc_next(x->e, &p) > 0);
+}
+
+static void mode64(struct enc *x)
+{
+	mode_exec(x, ptem_64bit);
+}
+
+/* ip packets with a full address (for code below PW_BASE) */
+static void ippkt_abs(struct enc *x, enum pt_packet_type type, uint64_t ip)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = type;
+	p.payload.ip.ipc = pt_ipc_sext_48;
+	p.payload.ip.ip = ip;
 	assert_true(pt_enc_next(x->e, &p) > 0);
 }
 
@@ -462,6 +512,85 @@ static void test_straddle(void **state)
 	ptd_ptsynth_free(s);
 }
 
+/*
+ * MODE.Exec: the walker's program run as 32-bit code (where 48 89 c3 at
+ * 30 is "dec %eax; mov %eax,%ebx", not one instruction), alternating with
+ * 64-bit rounds, and a 16-bit loop with a rel16 call at 2000; PSBs inside
+ * each, so runs start in every mode.  ptdbg's items (and their lengths)
+ * follow the mode libipt decoded each block in.
+ */
+static void test_modes(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	for (int round = 0; round < 30; round++) {
+		enum pt_exec_mode m = round % 3 == 1 ? ptem_64bit : ptem_32bit;
+
+		if (round % 3 == 2) {
+			/* 16-bit: nop; inc; jnz taken x2, not taken; call 2009;
+			 * dec; ret -> 2007 nop; hlt is not reached: tracing stops
+			 * before it */
+			mode_exec(&x, ptem_16bit);
+			ippkt_abs(&x, ppt_tip_pge, LOW16);
+			tnt(&x, 3, 0x6);
+			if (round % 2) {
+				/* at the ret, with the mode in the PSB+ */
+				pkt(&x, ppt_psb);
+				mode_exec(&x, ptem_16bit);
+				ippkt_abs(&x, ppt_fup, LOW16 + 0xa);
+				pkt(&x, ppt_psbend);
+			}
+			ippkt_abs(&x, ppt_tip, LOW16 + 7);
+			ippkt_abs(&x, ppt_fup, LOW16 + 8);
+			ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+			continue;
+		}
+		mode_exec(&x, m);
+		ippkt(&x, ppt_tip_pge, 0x00);
+		/* 00 nop; 01 jnz taken -> 30 (dec/mov or mov); 33 jmp 03; 03
+		 * call f: 60 push; 61 jnz taken; 68 pop; 69 ret -> 08 (TNT);
+		 * 08 call *rax -> a0 nop; a1 call g: 80 nop; 81 jz taken; 85
+		 * ret -> not a6 but 0c (TIP); 0c jz taken -> 00 */
+		tnt(&x, 3, 0x7);
+		ippkt(&x, ppt_tip, 0xa0);
+		if (round % 2) {
+			pkt(&x, ppt_psb);
+			mode_exec(&x, m);
+			ippkt(&x, ppt_fup, 0xa0);
+			pkt(&x, ppt_psbend);
+		}
+		tnt(&x, 1, 0x1);
+		ippkt(&x, ppt_tip, 0x0c);
+		tnt(&x, 1, 0x1);
+		ippkt(&x, ppt_fup, 0x00);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+	}
+	n = enc_done(&x);
+	{ /* the stream is what it means to be: every mode, no error */
+		struct seq ref = { 0 };
+		size_t m[3] = { 0 }, gaps = 0, dec_eax = 0;
+
+		reference(x.buf, n, 0, &ref);
+		for (size_t i = 0; i < ref.n; i++) {
+			if (ref.v[i] & GAPBIT)
+				gaps++;
+			else
+				m[(ref.v[i] >> 60) & 3]++;
+			if (ref.v[i] == ((PW_BASE + 0x31) | MODEBIT(PTD_MODE_32)))
+				dec_eax++; /* the mov after "dec %eax" */
+		}
+		assert_int_equal(gaps, 0);
+		assert_true(m[0] > 0 && m[1] > 0 && m[2] > 0);
+		assert_int_equal(dec_eax, 10); /* one per 32-bit round */
+		free(ref.v);
+	}
+	check_all(x.buf, n);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -476,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_straddle),
+		cmocka_unit_test(test_modes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
