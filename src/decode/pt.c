@@ -527,8 +527,11 @@ static inline int have_item(const struct seg *s)
 	return s->in.have_item || s->st->nblocks || s->st->ngaps;
 }
 
-/* Where the decoder is after the pending block: libipt's ip when a branch
- * out of the traced range stops tracing without an ip. */
+/*
+ * Where libipt's decoder is when tracing stops at the pending block, which
+ * decides whether a later TIP.PGE "resumes": past a direct branch at its
+ * target (libipt follows it), past anything else at the next instruction.
+ */
 static void note_disabled_at_next(struct seg *s)
 {
 	const struct ptd_block *p = pend_of(s);
@@ -536,8 +539,12 @@ static void note_disabled_at_next(struct seg *s)
 
 	s->dis_known = 0;
 	if (p && insn_at(s->img, p->end_ip, ptd_block_mode(p), &in) == 0) {
-		s->dis_ip = p->end_ip + in.len;
 		s->dis_known = 1;
+		if ((in.iclass == PTD_IC_CALL || in.iclass == PTD_IC_JUMP) &&
+		    !(in.flags & PTD_INSN_INDIRECT))
+			s->dis_ip = in.target;
+		else
+			s->dis_ip = p->end_ip + in.len;
 	}
 }
 
@@ -573,12 +580,7 @@ static int handle_event(struct seg *s, struct pt_block_decoder *dec, const struc
 		s->off_far = 1;
 		s->enabled = 0;
 		s->seen_dis = 1;
-		if (!ev->ip_suppressed) {
-			s->dis_ip = ev->variant.disabled.ip;
-			s->dis_known = 1;
-		} else {
-			note_disabled_at_next(s);
-		}
+		note_disabled_at_next(s);
 		return 0;
 	case ptev_async_disabled:
 		s->off_async = 1;
