@@ -1162,6 +1162,7 @@ struct ptd_pt_trace {
 	uint64_t tail_ip;    /* where the thread stopped, for the newest segment */
 	int disabled_gaps;   /* see ptd_pt_trace_set_disabled_gaps */
 	uint32_t lazy_parts; /* see ptd_pt_trace_set_lazy_history; 0: off */
+	int lazy_now;        /* this history is lazy (lazy_parts, and large enough) */
 	struct part *parts;  /* lazy history runs */
 	uint32_t nparts;
 	uint32_t *hmap;      /* history part -> run (runs without items have none) */
@@ -1773,6 +1774,12 @@ int ptd_pt_trace_position(struct ptd_pt_trace *t, size_t i, uint64_t *first, int
  */
 static size_t batch_bytes = 256u << 10;
 #define PART_BYTES (64u << 10)
+static uint64_t store_max = PTD_PT_STORE_MAX;
+
+void ptd__pt_set_store_max(uint64_t n)
+{
+	store_max = n;
+}
 
 void ptd__pt_set_batch_bytes(size_t n)
 {
@@ -1833,7 +1840,7 @@ static int decode_batch(struct ptd_pt_trace *t, struct batch *b, uint32_t i, str
 
 	if (!img)
 		return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
-	if (t->lazy_parts) { /* count only; the main thread adds the parts */
+	if (t->lazy_now) { /* count only; the main thread adds the parts */
 		t->parts[i].in = b->in;
 		return count_part(t, &t->parts[i], img, icc, &b->out);
 	}
@@ -1900,7 +1907,7 @@ static int plan_runs(struct ptd_pt_trace *t, struct pool *p, size_t first, size_
 		p->b[p->nb].last = run_end(t, i, last, bytes);
 		p->b[p->nb].in = carry_guess(front(t, i));
 	}
-	if (t->lazy_parts) {
+	if (t->lazy_now) {
 		t->parts = calloc(p->nb ? p->nb : 1, sizeof(*t->parts));
 		if (!t->parts)
 			return ptd__err(-ptde_nomem, "out of memory for PT parts");
@@ -1930,7 +1937,7 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, struct
 	}
 	if (err)
 		return err;
-	if (t->lazy_parts) {
+	if (t->lazy_now) {
 		bst = &t->parts[i].st;
 		/* (a part before it with no items has no block to flag) */
 		if (i && b->out.head_flags && t->parts[i - 1].nitems)
@@ -2056,7 +2063,12 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 		if (err < 0)
 			return err;
 	}
-	if (t->lazy_parts) {
+	/* A lazy history costs a second decode of every part that is used;
+	 * a trace small enough is decoded once and stored. */
+	t->lazy_now = 0;
+	if (t->lazy_parts && first < last)
+		t->lazy_now = front(t, last - 1)->end - front(t, first)->offset > store_max;
+	if (t->lazy_now) {
 		if (t->parts)
 			return ptd__err(-ptde_invalid, "pt trace history: the lazy history exists already");
 		ptd_history_set_fill(h, fill_part, t, t->lazy_parts);
@@ -2065,7 +2077,7 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 		return 0;
 	/* Lazy parts hold at least PART_BYTES of trace (or the batch size
 	 * when smaller, for tests); a serial full decode is one run. */
-	if (t->lazy_parts)
+	if (t->lazy_now)
 		bytes = batch_bytes < PART_BYTES ? batch_bytes : PART_BYTES;
 	else if (nthreads > 1)
 		bytes = batch_bytes;

@@ -138,8 +138,13 @@ const struct ptd_history *ptd_pt_trace_newest(struct ptd_pt_trace *t, size_t k);
  * signals are events, not gaps.  Set it before decoding anything.
  */
 void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on);
+/* Lazy histories of at most this many bytes of PT are stored instead. */
+#define PTD_PT_STORE_MAX (16ull << 20)
 /*
- * Lazy history: ptd_pt_trace_history(_range) then only counts each segment
+ * Lazy history: for more than PTD_PT_STORE_MAX bytes of PT (a smaller
+ * trace is decoded once and stored: decoding again whatever is used costs
+ * more than the memory), ptd_pt_trace_history(_range) then only counts each
+ * segment
  * (a decode that stores nothing) and appends it to the history as a part
  * (ptd_history_append_part) that the history decodes again from this trace
  * when an instruction in it is needed, keeping at most @max_parts decoded
@@ -181,6 +186,9 @@ void ptd_pt_trace_set_tail(struct ptd_pt_trace *t, uint64_t ip);
  * of trace (0: the default, 256 KiB); lazy parts are runs of at least
  * min(@n, 64 KiB). */
 void ptd__pt_set_batch_bytes(size_t n);
+/* Tests: the size up to which a lazy history is stored (default
+ * PTD_PT_STORE_MAX; 0: always lazy). */
+void ptd__pt_set_store_max(uint64_t n);
 /* Bytes of trace before the first PSB (0 when it starts with a PSB). */
 uint64_t ptd_pt_trace_lost(struct ptd_pt_trace *t);
 

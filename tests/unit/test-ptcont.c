@@ -219,7 +219,7 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 		ptd_history_free(h);
 	}
 	for (size_t bi = 0; bi < sizeof(batches) / sizeof(batches[0]); bi++) {
-		for (int lazy = 0; lazy < 2; lazy++) {
+		for (int lazy = 0; lazy < 3; lazy++) { /* stored, lazy, lazy but small */
 			for (int threads = 1; threads <= 3; threads += 2) {
 				struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
 				struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
@@ -227,14 +227,18 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 				char what[96];
 
 				snprintf(what, sizeof(what), "trace history, runs of %zu bytes, %s, %d threads",
-					 batches[bi], lazy ? "lazy" : "stored", threads);
+					 batches[bi], lazy == 1 ? "lazy" : lazy ? "lazy (stored)" : "stored",
+					 threads);
 				ptd__pt_set_batch_bytes(batches[bi]);
 				ptd_pt_trace_set_disabled_gaps(t, 1);
 				if (lazy)
 					ptd_pt_trace_set_lazy_history(t, 2);
+				if (lazy == 1)
+					ptd__pt_set_store_max(0);
 				if (ptd_pt_trace_history(t, h, threads, NULL) < 0)
 					fail_msg("%s: %s", what, ptd_last_error(-1));
 				ptd__pt_set_batch_bytes(0);
+				ptd__pt_set_store_max(PTD_PT_STORE_MAX);
 				from_history(h, &got);
 				assert_same_seq(&ref, &got, what);
 				free(got.v);
