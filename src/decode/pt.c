@@ -262,6 +262,10 @@ struct seg {
 	int seen_dis;       /* libipt saw tracing stop in this run */
 	int dis_known;
 	uint64_t dis_ip;
+	/* The block tracing stopped after, when dis_ip is still to be
+	 * worked out from it (only a run's end needs it). */
+	int dis_from_blk;
+	struct ptd_block dis_blk;
 	uint64_t obase;     /* offset of the decoder's buffer in the trace */
 	unsigned nev;       /* events passed to the sink */
 	uint8_t head_flags; /* see struct carry */
@@ -528,17 +532,16 @@ static inline int have_item(const struct seg *s)
 }
 
 /*
- * Where libipt's decoder is when tracing stops at the pending block, which
+ * Where libipt's decoder is when tracing stops after block @p, which
  * decides whether a later TIP.PGE "resumes": past a direct branch at its
  * target (libipt follows it), past anything else at the next instruction.
  */
-static void note_disabled_at_next(struct seg *s)
+static void disabled_at(struct seg *s, const struct ptd_block *p)
 {
-	const struct ptd_block *p = pend_of(s);
 	struct ptd_insn_info in;
 
 	s->dis_known = 0;
-	if (p && insn_at(s->img, p->end_ip, ptd_block_mode(p), &in) == 0) {
+	if (insn_at(s->img, p->end_ip, ptd_block_mode(p), &in) == 0) {
 		s->dis_known = 1;
 		if ((in.iclass == PTD_IC_CALL || in.iclass == PTD_IC_JUMP) &&
 		    !(in.flags & PTD_INSN_INDIRECT))
@@ -580,7 +583,11 @@ static int handle_event(struct seg *s, struct pt_block_decoder *dec, const struc
 		s->off_far = 1;
 		s->enabled = 0;
 		s->seen_dis = 1;
-		note_disabled_at_next(s);
+		/* Worked out at the end of the run if still needed. */
+		s->dis_known = 0;
+		s->dis_from_blk = pend_of(s) != NULL;
+		if (s->dis_from_blk)
+			s->dis_blk = *pend_of(s);
 		return 0;
 	case ptev_async_disabled:
 		s->off_async = 1;
@@ -590,6 +597,7 @@ static int handle_event(struct seg *s, struct pt_block_decoder *dec, const struc
 		s->seen_dis = 1;
 		s->dis_ip = s->async_at;
 		s->dis_known = 1;
+		s->dis_from_blk = 0;
 		return 0;
 	case ptev_overflow:
 		pt_blk_get_offset(dec, &off);
@@ -599,6 +607,7 @@ static int handle_event(struct seg *s, struct pt_block_decoder *dec, const struc
 		s->enabled = !ev->ip_suppressed;
 		s->seen_dis = 1;
 		s->dis_known = 0;
+		s->dis_from_blk = 0;
 		return emit_gap(s, PTD_GAP_OVERFLOW, off, msg);
 	case ptev_async_branch:
 		flag_pend(s, PTD_BLK_INTERRUPTED, 0);
@@ -920,6 +929,7 @@ static int decode_segment(struct seg *s)
 			s->off_async = 0;
 			s->in_disabled = 0;
 			s->dis_known = 0;
+			s->dis_from_blk = 0;
 			status = pt_blk_sync_forward(dec);
 			if (status < 0) {
 				fresh_end = 1;
@@ -949,6 +959,8 @@ static int decode_segment(struct seg *s)
 	if (fresh_end) {
 		s->out.kind = CARRY_FRESH;
 	} else {
+		if (!s->enabled && s->dis_from_blk)
+			disabled_at(s, &s->dis_blk);
 		s->out.kind = CARRY_STATE;
 		s->out.enabled = (uint8_t)s->enabled;
 		s->out.off_async = (uint8_t)s->off_async;
