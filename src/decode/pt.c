@@ -1479,6 +1479,9 @@ static int exact_in(struct ptd_pt_trace *t, size_t i, struct carry *in)
 static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
 			struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st,
 			int depth);
+static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const struct carry *in,
+		   struct pt_image *img, struct iccache *icc, const struct ptd_pt_sink *sink,
+		   struct ptd_pt_stats *st, struct carry *out);
 
 /*
  * The state at segment @e's PSB for decoding that segment alone (the
@@ -1515,6 +1518,162 @@ static struct carry carry_for(struct ptd_pt_trace *t, struct segent *e, int dept
 	}
 }
 
+/* Segments of rev indices [@newer, @older] as one run, from @in. */
+static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const struct carry *in,
+		   struct pt_image *img, struct iccache *icc, const struct ptd_pt_sink *sink,
+		   struct ptd_pt_stats *st, struct carry *out)
+{
+	const struct segent *a = &t->rev[older], *z = &t->rev[newer];
+	uint64_t nitems = 0;
+	struct part scratch;
+	struct counter c;
+	struct ptd_pt_sink cs = { cnt_block, cnt_gap, cnt_event, &c, cnt_blocks };
+	int err;
+
+	if (!sink) { /* count only */
+		memset(&scratch, 0, sizeof(scratch));
+		memset(&c, 0, sizeof(c));
+		c.img = t->img;
+		c.nitems = &nitems;
+		c.seg = &scratch;
+		sink = &cs;
+	}
+	err = run_segment(t->buf, a->offset, z->end, cut_of(t, z), t->img, img, icc, sink, st,
+			  t->disabled_gaps, in, out);
+	if (sink == &cs)
+		free_details(&scratch);
+	return err;
+}
+
+static void count_block(struct ptd_pt_stats *st, int *depth, const struct ptd_block *b)
+{
+	st->ninsn += b->ninsn;
+	st->nblocks++;
+	if (!st->start_ip)
+		st->start_ip = b->ip;
+	*depth += (b->iclass == PTD_IC_CALL) - (b->iclass == PTD_IC_RET);
+	if (*depth < st->depth_min)
+		st->depth_min = *depth;
+	st->depth_delta = *depth;
+}
+
+/*
+ * Appends to @dst what @src holds after instruction number @n (a block
+ * holding number @n contributes the instructions after it), and fills
+ * @st with the counts of what was appended.
+ */
+static int history_after(const struct ptd_history *src, uint64_t n, struct ptd_history *dst,
+			 struct ptd_pt_stats *st)
+{
+	uint64_t i = 0, nitems = ptd_history_nitems(src);
+	int depth = 0, err = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (n) {
+		struct ptd_hcursor c;
+		struct ptd_item it;
+
+		if (n >= ptd_history_count(src))
+			return 0;
+		err = ptd_hcursor_goto(&c, src, n);
+		if (err < 0)
+			return err;
+		i = c.item_index;
+		if (!ptd_history_item(src, i, &it))
+			return ptd__err(-ptde_internal, "history item %" PRIu64 " missing", i);
+		if (it.kind == PTD_ITEM_BLOCK && c.insn_index + 1 < it.block.ninsn) {
+			struct ptd_block b = it.block;
+			uint64_t ip = c.ip + c.len;
+
+			b.ip = ip;
+			b.ninsn -= c.insn_index + 1;
+			err = ptd_history_append_block(dst, &b);
+			if (err < 0)
+				return err;
+			count_block(st, &depth, &b);
+		}
+		i++;
+	}
+	for (; i < nitems && !err; i++) {
+		struct ptd_item it;
+
+		if (!ptd_history_item(src, i, &it))
+			return ptd__err(-ptde_internal, "history item %" PRIu64 " missing", i);
+		if (it.kind == PTD_ITEM_BLOCK) {
+			err = ptd_history_append_block(dst, &it.block);
+			count_block(st, &depth, &it.block);
+		} else if (it.kind == PTD_ITEM_GAP) {
+			err = ptd_history_append_gap(dst, it.reason, it.arg,
+						     it.detail ? ptd_history_detail(src, it.detail) : NULL);
+			st->ngaps++;
+		} else {
+			err = ptd_history_append_event(dst, it.reason, it.block.ip, it.arg);
+		}
+	}
+	return err < 0 ? err : 0;
+}
+
+/* Warm-up runs start at most this many segments before the one wanted. */
+#define WARMUP_SEGS 64
+
+/*
+ * Segment @e (rev index @j) at an unclean PSB, decoded exactly: one run
+ * from the nearest older clean PSB (or the trace start) through @e, less
+ * what the same run without @e gives.  The state at an unclean PSB
+ * depends on how libipt read what came before, which only decoding it
+ * tells.  Returns 1 when done, 0 when no such start is near.
+ */
+static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
+		       struct iccache *icc, struct ptd_history *h, struct ptd_pt_stats *st)
+{
+	struct ptd_history *whole;
+	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, NULL, hist_blocks };
+	struct ptd_pt_stats sa, sb;
+	struct carry in = carry_start, o;
+	size_t k;
+	int err;
+
+	for (k = j + 1;; k++) {
+		if (index_back(t, k + 1) < 0)
+			return ptd__err(-ptde_nomem, "out of memory indexing PT");
+		if (k >= t->nrev) {
+			if (!t->complete)
+				return 0;
+			k = t->nrev - 1; /* the trace start: libipt syncs there */
+			in = carry_start;
+			break;
+		}
+		if (t->rev[k].clean) {
+			index_back(t, k + 2);
+			if (t->complete && k + 1 == t->nrev)
+				in = carry_start; /* the trace start */
+			else
+				in = t->rev[k].in_set ? t->rev[k].in : carry_guess(&t->rev[k]);
+			break;
+		}
+		if (k - j >= WARMUP_SEGS)
+			return 0;
+	}
+	if (k == j)
+		return 0;
+	whole = ptd_history_alloc(t->read, t->rctx);
+	if (!whole)
+		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
+	sink.ctx = whole;
+	err = run_rev(t, k, j, &in, ptimg, icc, &sink, &sa, &o);
+	if (!err)
+		err = run_rev(t, k, j + 1, &in, ptimg, icc, NULL, &sb, NULL);
+	if (!err)
+		err = history_after(whole, sb.ninsn + sb.ngaps, h, st);
+	if (!err) {
+		st->end_ip = sa.end_ip;
+		t->rev[j].out = o;
+		t->rev[j].out_set = 1;
+	}
+	ptd_history_free(whole);
+	return err < 0 ? err : 1;
+}
+
 /* Decodes segment @e alone into a new history with image @ptimg. */
 static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
 			struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st,
@@ -1529,6 +1688,18 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 	*out = NULL;
 	if (!h)
 		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
+	if (!e->clean && !e->in_set) {
+		err = decode_warm(t, j, ptimg, icc, h, st);
+		if (err < 0) {
+			ptd_history_free(h);
+			return err;
+		}
+		if (err > 0) {
+			*out = h;
+			return 0;
+		}
+		e = &t->rev[j];
+	}
 	in = carry_for(t, e, depth);
 	e = &t->rev[j];
 	err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, ptimg, icc, &sink, st,

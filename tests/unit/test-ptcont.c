@@ -247,6 +247,42 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 			}
 		}
 	}
+	/* As `ptdbg --load` builds it: the newest @k segments first, each
+	 * decoded alone (its state from the segment before it), then the
+	 * history of everything before them put in front. */
+	for (size_t k = 1; k <= 3; k++) {
+		struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
+		struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
+		struct ptd_history *newer = ptd_history_alloc(ptd_image_read, img);
+		struct seq got = { 0 };
+		size_t nseg;
+		char what[64];
+
+		ptd_pt_trace_set_disabled_gaps(t, 1);
+		for (size_t j = k; j-- > 0;) {
+			const struct ptd_history *sh = ptd_pt_trace_newest(t, j);
+
+			if (!sh)
+				break; /* fewer segments */
+			assert_int_equal(ptd_history_append_history(newer, sh), 0);
+		}
+		nseg = ptd_pt_trace_nsegs(t);
+		if (nseg < k) {
+			ptd_history_free(newer);
+			ptd_history_free(h);
+			ptd_pt_trace_free(t);
+			break;
+		}
+		assert_int_equal(ptd_pt_trace_history_range(t, h, 0, nseg - k, 1, NULL), 0);
+		assert_int_equal(ptd_history_prepend(newer, h), 0);
+		from_history(newer, &got);
+		snprintf(what, sizeof(what), "newest %zu segments first", k);
+		assert_same_seq(&ref, &got, what);
+		free(got.v);
+		ptd_history_free(newer);
+		ptd_history_free(h);
+		ptd_pt_trace_free(t);
+	}
 	free(ref.v);
 	free(ref_nogaps.v);
 }
