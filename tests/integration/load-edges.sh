@@ -35,3 +35,31 @@ grep -q '^Replay in progress.  At instruction [0-9]*\.$' "$TMPDIR/e2" || { cat "
 grep -q '	at .*fib\.c:[0-9]' "$TMPDIR/e3" || { cat "$TMPDIR/e3"; exit 1; }
 if grep -q '	at $' "$TMPDIR/e3"; then cat "$TMPDIR/e3"; exit 1; fi
 grep -qv '	at ' "$TMPDIR/e3"
+
+# An instruction whose bytes are in two map records: the program's map
+# split inside fib's "mov %rsp,%rbp" (every call of fib straddles it).  The
+# history is the same as with one map record.
+fib=$(nm "$TESTPROGS/fib" | awk '$3 == "fib" { print $1 }')
+cut=$(printf '0x%x' $((0x$fib + 2)))
+cp -r "$b" "$TMPDIR/split"
+while IFS= read -r line; do
+	read -r kind off size vaddr path <<<"$line"
+	if [ "$kind" = map ] && [ $((vaddr)) -le $((cut)) ] && [ $((cut)) -lt $((vaddr + size)) ]; then
+		first=$((cut - vaddr))
+		printf 'map 0x%x 0x%x 0x%x %s\n' $((off)) $first $((vaddr)) "$path"
+		printf 'map 0x%x 0x%x 0x%x %s\n' $((off + first)) $((size - first)) $((cut)) "$path"
+	else
+		printf '%s\n' "$line"
+	fi
+done <"$b/manifest" >"$TMPDIR/split/manifest"
+test "$(grep -c '^map' "$TMPDIR/split/manifest")" -eq $(($(grep -c '^map' "$b/manifest") + 1))
+# the instructions of the first call of fib
+at=$("$PTDBG" -batch --load "$b" -ex 'record function-call-history /i 1,1000' |
+	awk '$2 == "fib" { sub(/,.*/, "", $4); print $4; exit }')
+test -n "$at"
+cmds=(-ex 'info record' -ex "record instruction-history $at,+30" -ex 'record function-call-history /ci 1,400'
+	-ex "record goto $((at + 3))" -ex 'bt' -ex 'reverse-stepi' -ex 'reverse-stepi' -ex 'bt')
+"$PTDBG" -batch --load "$b" "${cmds[@]}" >"$TMPDIR/one" 2>&1
+"$PTDBG" -batch --load "$TMPDIR/split" "${cmds[@]}" >"$TMPDIR/two" 2>&1
+grep -q '<fib+1>:' "$TMPDIR/one" || { cat "$TMPDIR/one"; exit 1; }
+diff -u "$TMPDIR/one" "$TMPDIR/two"
