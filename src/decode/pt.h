@@ -15,7 +15,9 @@
  * concatenating segments gives exactly the full decode.
  *
  * Lazy history (struct ptd_pt_trace): at a stop the caller asks for the
- * newest segment; the PSB index is built backwards from the end only as far
+ * newest segment (decoded from the state its PSB+ shows when that is
+ * unambiguous, else as the part of one run from the nearest older clean
+ * PSB that lies after the older segments); the PSB index is built backwards from the end only as far
  * as needed (a search for the PSB pattern plus a PSB+ header read per hit,
  * no decoding), so the first reverse step costs the same for any trace
  * size.  Older segments are decoded on demand; each decoded segment is
