@@ -1137,6 +1137,7 @@ struct segent {
 	uint64_t offset, end, start_ip;
 	uint8_t clean;   /* see above */
 	uint8_t in_set;  /* in: the exact state at this PSB is known */
+	uint8_t head;    /* decoded alone: flags for the last block before it */
 	uint8_t out_set; /* out: the state after this segment's decode */
 	int decoded;
 	struct ptd_pt_stats st;
@@ -1666,9 +1667,16 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 	if (!err)
 		err = history_after(whole, sb.ninsn + sb.ngaps, h, st);
 	if (!err) {
+		struct ptd_hcursor c;
+		uint64_t nb = sb.ninsn + sb.ngaps;
+
 		st->end_ip = sa.end_ip;
 		t->rev[j].out = o;
 		t->rev[j].out_set = 1;
+		/* What the run learnt about the block before this segment. */
+		t->rev[j].head = 0;
+		if (nb && ptd_hcursor_goto(&c, whole, nb) == 0 && !c.is_gap)
+			t->rev[j].head = c.block_flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
 	}
 	ptd_history_free(whole);
 	return err < 0 ? err : 1;
@@ -1710,6 +1718,7 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 	}
 	e->out = o;
 	e->out_set = 1;
+	e->head = o.head_flags;
 	*out = h;
 	return 0;
 }
@@ -1783,6 +1792,13 @@ void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on)
 {
 	if (t)
 		t->disabled_gaps = on != 0;
+}
+
+uint8_t ptd_pt_trace_newest_head(struct ptd_pt_trace *t, size_t k)
+{
+	if (!t || k >= t->nrev || !t->rev[k].out_set)
+		return 0;
+	return t->rev[k].head;
 }
 
 int ptd_pt_trace_has_newest(struct ptd_pt_trace *t, size_t k)

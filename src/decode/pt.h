@@ -155,6 +155,13 @@ void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on);
  * history per trace.
  */
 void ptd_pt_trace_set_lazy_history(struct ptd_pt_trace *t, uint32_t max_parts);
+/*
+ * PTD_BLK_* flags (interrupted, syscall) that decoding the @k-th segment
+ * from the end learnt about the last block before it (an event right after
+ * its PSB); the caller puts them on that block (ptd_history_flag_last)
+ * when it puts older history in front.  0 when not decoded yet.
+ */
+uint8_t ptd_pt_trace_newest_head(struct ptd_pt_trace *t, size_t k);
 /* Nonzero when the trace has a @k-th segment from the end; indexes only
  * that far back and decodes nothing. */
 int ptd_pt_trace_has_newest(struct ptd_pt_trace *t, size_t k);

@@ -362,6 +362,9 @@ static int lazy_all(struct ptd_session *s, struct sthread *th)
 	ptd_pt_trace_set_lazy_history(th->lazy, 0);
 	rc = ptd_pt_trace_history_range(th->lazy, older, 0,
 					nseg > th->lazy_m ? nseg - th->lazy_m : 0, 2, NULL);
+	/* what the oldest decoded segment learnt about the block before it */
+	if (rc == 0 && th->lazy_m)
+		ptd_history_flag_last(older, ptd_pt_trace_newest_head(th->lazy, th->lazy_m - 1));
 	if (rc == 0)
 		rc = lazy_prepend(th, older);
 	ptd_history_free(older);
@@ -399,12 +402,17 @@ static int lazy_more(struct ptd_session *s, struct sthread *th, size_t more)
 	for (j = want; j-- > th->lazy_m && rc == 0;) {
 		const struct ptd_history *seg = ptd_pt_trace_newest(th->lazy, j);
 
-		if (!seg)
+		if (!seg) {
 			rc = -ptde_nomem;
-		else
+		} else {
+			/* flags a segment learnt about the block before it */
+			ptd_history_flag_last(older, ptd_pt_trace_newest_head(th->lazy, j));
 			rc = ptd_history_append_history(older, seg);
+		}
 		grew = 1;
 	}
+	if (rc == 0 && th->lazy_m)
+		ptd_history_flag_last(older, ptd_pt_trace_newest_head(th->lazy, th->lazy_m - 1));
 	if (rc == 0)
 		rc = lazy_prepend(th, older);
 	ptd_history_free(older);

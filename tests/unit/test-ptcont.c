@@ -197,6 +197,33 @@ static void assert_same_seq(const struct seq *exp, const struct seq *got, const 
 		fail_msg("%s: reference has %zu numbers, ptdbg %zu", what, exp->n, got->n);
 }
 
+/* Two histories with the same items (flags and event items included). */
+static void assert_same_items(const struct ptd_history *x, const struct ptd_history *y,
+			      const char *what)
+{
+	uint64_t n = ptd_history_nitems(x);
+
+	if (n != ptd_history_nitems(y))
+		fail_msg("%s: %llu items, expected %llu", what,
+			 (unsigned long long)ptd_history_nitems(y), (unsigned long long)n);
+	for (uint64_t i = 0; i < n; i++) {
+		struct ptd_item a, b;
+
+		assert_int_equal(ptd_history_item(x, i, &a), 1);
+		assert_int_equal(ptd_history_item(y, i, &b), 1);
+		if (a.kind != b.kind || a.number != b.number || a.reason != b.reason ||
+		    (a.kind == PTD_ITEM_BLOCK &&
+		     (a.block.ip != b.block.ip || a.block.end_ip != b.block.end_ip ||
+		      a.block.ninsn != b.block.ninsn || a.block.iclass != b.block.iclass ||
+		      a.block.flags != b.block.flags)))
+			fail_msg("%s: item %llu: kind %d/%d number %llu/%llu ip 0x%llx/0x%llx "
+				 "flags %d/%d", what, (unsigned long long)i, a.kind, b.kind,
+				 (unsigned long long)a.number, (unsigned long long)b.number,
+				 (unsigned long long)a.block.ip, (unsigned long long)b.block.ip,
+				 a.block.flags, b.block.flags);
+	}
+}
+
 /* Every way ptdbg builds a history of @buf with @img (its histories read
  * code through it) against the reference. */
 static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
@@ -264,6 +291,7 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 
 			if (!sh)
 				break; /* fewer segments */
+			ptd_history_flag_last(newer, ptd_pt_trace_newest_head(t, j));
 			assert_int_equal(ptd_history_append_history(newer, sh), 0);
 		}
 		nseg = ptd_pt_trace_nsegs(t);
@@ -274,10 +302,21 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 			break;
 		}
 		assert_int_equal(ptd_pt_trace_history_range(t, h, 0, nseg - k, 1, NULL), 0);
+		ptd_history_flag_last(h, ptd_pt_trace_newest_head(t, k - 1));
 		assert_int_equal(ptd_history_prepend(newer, h), 0);
 		from_history(newer, &got);
 		snprintf(what, sizeof(what), "newest %zu segments first", k);
 		assert_same_seq(&ref, &got, what);
+		{ /* and item by item, flags included, as one serial decode */
+			struct ptd_pt_trace *t1 = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
+			struct ptd_history *h1 = ptd_history_alloc(ptd_image_read, img);
+
+			ptd_pt_trace_set_disabled_gaps(t1, 1);
+			assert_int_equal(ptd_pt_trace_history(t1, h1, 1, NULL), 0);
+			assert_same_items(h1, newer, what);
+			ptd_history_free(h1);
+			ptd_pt_trace_free(t1);
+		}
 		free(got.v);
 		ptd_history_free(newer);
 		ptd_history_free(h);
