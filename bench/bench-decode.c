@@ -291,8 +291,9 @@ static uint64_t walk_filtered(struct ptd_ptsynth *s, size_t bytes)
 				t = in->target;
 			} else {
 				int f = in->func + 1 +
-					(int)(rnd() % (unsigned)(NFUNC - in->func - 1 < 16 ? NFUNC - in->func - 1
-											  : 16));
+					(int)(rnd() % (unsigned)(NFUNC - in->func - 1 < 16
+									 ? NFUNC - in->func - 1
+									 : 16));
 				t = fentry[f];
 			}
 			if (t >= limit) { /* out of range: runs untraced, returns */
@@ -556,9 +557,9 @@ static uint8_t *repeat(const uint8_t *base, size_t bn, size_t mb, size_t *out)
  */
 static int realstyle(const char *dir, size_t mb)
 {
-	struct ptd_ptsynth_config cfg = { .psb_period = 128, .ret_compression = 1 };
+	struct ptd_ptsynth_config cfg = {.psb_period = 128, .ret_compression = 1};
 	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
-	struct ptd_cpu cpu = { 0 };
+	struct ptd_cpu cpu = {0};
 	struct ptd_bundle *b;
 	char path[4096];
 	uint64_t walked, npsb = 0;
@@ -634,8 +635,10 @@ static int phases(const char *dir)
 	struct ptd_record_info ri;
 	double t0 = now(), t1, t2, t3;
 
-	if (!s || ptd_session_load(s, dir) < 0 || ptd_session_motion(s, PTD_MOTION_STEPI, 1, &ev) < 0) {
-		fprintf(stderr, "bench-decode: load or reverse-stepi failed: %s\n", ptd_last_error(0));
+	if (!s || ptd_session_load(s, dir) < 0 ||
+	    ptd_session_motion(s, PTD_MOTION_STEPI, 1, &ev) < 0) {
+		fprintf(stderr, "bench-decode: load or reverse-stepi failed: %s\n",
+			ptd_last_error(0));
 		return 1;
 	}
 	t1 = now();

@@ -1272,7 +1272,7 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 					       ptd_print_file(&sh->pc, li.file));
 			}
 			ptd_print_insn(&sh->pc, n, cur.ip, cur_pc,
-				       flags | (cur.mode == PTD_MODE_32   ? PTD_DIS_MODE32
+				       flags | (cur.mode == PTD_MODE_32	  ? PTD_DIS_MODE32
 						: cur.mode == PTD_MODE_16 ? PTD_DIS_MODE16
 									  : 0));
 		}

@@ -257,17 +257,17 @@ struct seg {
 
 	/* Carried state: what this run starts from and ends in. */
 	struct carry in, out;
-	int enabled;        /* tracing enabled now */
-	int in_disabled;    /* started with tracing disabled by the carry */
-	int seen_dis;       /* libipt saw tracing stop in this run */
+	int enabled;	 /* tracing enabled now */
+	int in_disabled; /* started with tracing disabled by the carry */
+	int seen_dis;	 /* libipt saw tracing stop in this run */
 	int dis_known;
 	uint64_t dis_ip;
 	/* The block tracing stopped after, when dis_ip is still to be
 	 * worked out from it (only a run's end needs it). */
 	int dis_from_blk;
 	struct ptd_block dis_blk;
-	uint64_t obase;     /* offset of the decoder's buffer in the trace */
-	unsigned nev;       /* events passed to the sink */
+	uint64_t obase;	    /* offset of the decoder's buffer in the trace */
+	unsigned nev;	    /* events passed to the sink */
 	uint8_t head_flags; /* see struct carry */
 };
 
@@ -313,7 +313,8 @@ static int continues(struct counter *c, const struct ptd_block *b)
 	    ((p->flags ^ b->flags) & (PTD_BLK_MODE32 | PTD_BLK_MODE16)) ||
 	    (uint64_t)p->ninsn + b->ninsn > 0xffffffffull)
 		return 0;
-	return insn_at(c->img, p->end_ip, ptd_block_mode(p), &in) == 0 && p->end_ip + in.len == b->ip;
+	return insn_at(c->img, p->end_ip, ptd_block_mode(p), &in) == 0 &&
+	       p->end_ip + in.len == b->ip;
 }
 
 static inline int cnt_block(void *ctx, const struct ptd_block *b)
@@ -501,8 +502,9 @@ static inline int take_block(struct seg *s, const struct pt_block *pb)
 	b->end_ip = pb->end_ip;
 	b->ninsn = pb->ninsn;
 	b->flags = (uint8_t)((pb->speculative ? PTD_BLK_UNCERTAIN : 0) | mode_flags(pb->mode));
-	b->iclass = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c]
-							       : class_at(s, pb->end_ip, ptd_block_mode(b));
+	b->iclass = c < sizeof(conv_iclass) && c != ptic_error
+			    ? conv_iclass[c]
+			    : class_at(s, pb->end_ip, ptd_block_mode(b));
 	if (b == &local)
 		return push_block(s, b);
 	s->nq++;
@@ -940,7 +942,8 @@ static int decode_segment(struct seg *s)
 				struct psbhdr rh;
 
 				pt_blk_get_sync_offset(dec, &so);
-				if (read_psb_hdr(cfg.begin, (size_t)(cfg.end - cfg.begin), so, &rh) < 0) {
+				if (read_psb_hdr(cfg.begin, (size_t)(cfg.end - cfg.begin), so,
+						 &rh) < 0) {
 					err = ptd__err(-ptde_nomem, "out of memory reading a PSB+");
 					goto out;
 				}
@@ -1135,9 +1138,9 @@ int ptd_pt_decode_history(const uint8_t *buf, size_t size, struct ptd_image *img
  */
 struct segent {
 	uint64_t offset, end, start_ip;
-	uint8_t clean;   /* see above */
-	uint8_t in_set;  /* in: the exact state at this PSB is known */
-	uint8_t head;    /* decoded alone: flags for the last block before it */
+	uint8_t clean;	 /* see above */
+	uint8_t in_set;	 /* in: the exact state at this PSB is known */
+	uint8_t head;	 /* decoded alone: flags for the last block before it */
 	uint8_t out_set; /* out: the state after this segment's decode */
 	int decoded;
 	struct ptd_pt_stats st;
@@ -1175,10 +1178,10 @@ struct ptd_pt_trace {
 	uint64_t tail_ip;    /* where the thread stopped, for the newest segment */
 	int disabled_gaps;   /* see ptd_pt_trace_set_disabled_gaps */
 	uint32_t lazy_parts; /* see ptd_pt_trace_set_lazy_history; 0: off */
-	int lazy_now;        /* this history is lazy (lazy_parts, and large enough) */
+	int lazy_now;	     /* this history is lazy (lazy_parts, and large enough) */
 	struct part *parts;  /* lazy history runs */
 	uint32_t nparts;
-	uint32_t *hmap;      /* history part -> run (runs without items have none) */
+	uint32_t *hmap; /* history part -> run (runs without items have none) */
 	uint32_t nh;
 };
 
@@ -1385,12 +1388,12 @@ int ptd_pt_trace_seginfo(struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo
 
 /* ---- carried state ---- */
 
-static const struct carry carry_start = { CARRY_FRESH, 0, 0, 0, 0, 0, 0 };
+static const struct carry carry_start = {CARRY_FRESH, 0, 0, 0, 0, 0, 0};
 
 /* The state at a PSB as far as its PSB+ alone tells. */
 static struct carry carry_guess(const struct segent *e)
 {
-	struct carry c = { CARRY_STATE, 0, 1, 0, 0, 0, 0 };
+	struct carry c = {CARRY_STATE, 0, 1, 0, 0, 0, 0};
 
 	c.enabled = e->clean;
 	return c;
@@ -1430,7 +1433,7 @@ static int run_range(struct ptd_pt_trace *t, size_t first, size_t last, const st
 	uint64_t nitems = 0;
 	struct part scratch;
 	struct counter c;
-	struct ptd_pt_sink cs = { cnt_block, cnt_gap, cnt_event, &c, cnt_blocks };
+	struct ptd_pt_sink cs = {cnt_block, cnt_gap, cnt_event, &c, cnt_blocks};
 	int err;
 
 	if (!img)
@@ -1528,7 +1531,7 @@ static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const str
 	uint64_t nitems = 0;
 	struct part scratch;
 	struct counter c;
-	struct ptd_pt_sink cs = { cnt_block, cnt_gap, cnt_event, &c, cnt_blocks };
+	struct ptd_pt_sink cs = {cnt_block, cnt_gap, cnt_event, &c, cnt_blocks};
 	int err;
 
 	if (!sink) { /* count only */
@@ -1605,7 +1608,8 @@ static int history_after(const struct ptd_history *src, uint64_t n, struct ptd_h
 			count_block(st, &depth, &it.block);
 		} else if (it.kind == PTD_ITEM_GAP) {
 			err = ptd_history_append_gap(dst, it.reason, it.arg,
-						     it.detail ? ptd_history_detail(src, it.detail) : NULL);
+						     it.detail ? ptd_history_detail(src, it.detail)
+							       : NULL);
 			st->ngaps++;
 		} else {
 			err = ptd_history_append_event(dst, it.reason, it.block.ip, it.arg);
@@ -1628,7 +1632,7 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 		       struct iccache *icc, struct ptd_history *h, struct ptd_pt_stats *st)
 {
 	struct ptd_history *whole;
-	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, NULL, hist_blocks };
+	struct ptd_pt_sink sink = {hist_block, hist_gap, hist_event, NULL, hist_blocks};
 	struct ptd_pt_stats sa, sb;
 	struct carry in = carry_start, o;
 	size_t k;
@@ -1858,7 +1862,7 @@ static int cnt_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg
 static int count_part(struct ptd_pt_trace *t, struct part *p, struct pt_image *img,
 		      struct iccache *icc, struct carry *out)
 {
-	struct counter c = { t->img, &p->nitems, p, 0, { 0 } };
+	struct counter c = {t->img, &p->nitems, p, 0, {0}};
 	struct ptd_pt_sink sink = { cnt_block, cnt_gap, cnt_event, &c, cnt_blocks };
 
 	free_details(p);
@@ -2035,7 +2039,7 @@ struct pool {
 static int decode_batch(struct ptd_pt_trace *t, struct batch *b, uint32_t i, struct pt_image *img,
 			struct iccache *icc)
 {
-	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, NULL, hist_blocks };
+	struct ptd_pt_sink sink = {hist_block, hist_gap, hist_event, NULL, hist_blocks};
 
 	if (!img)
 		return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
@@ -2100,7 +2104,8 @@ static int plan_runs(struct ptd_pt_trace *t, struct pool *p, size_t first, size_
 		n++;
 	p->b = calloc(n ? n : 1, sizeof(*p->b));
 	if (!p->b)
-		return ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments", last - first);
+		return ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments",
+				last - first);
 	for (i = first; i < last; i = p->b[p->nb++].last) {
 		p->b[p->nb].first = i;
 		p->b[p->nb].last = run_end(t, i, last, bytes);
@@ -2214,8 +2219,9 @@ static int history_runs(struct ptd_pt_trace *t, struct ptd_history *h, size_t fi
 		/* The next batch to splice starts from the exact state. */
 		if (mine == p.appended)
 			p.b[mine].in = chain;
-		finish_batch(&p, mine,
-			     decode_batch(t, &p.b[mine], (uint32_t)mine, ptd_image_pt(t->img), t->icc));
+		finish_batch(
+			&p, mine,
+			decode_batch(t, &p.b[mine], (uint32_t)mine, ptd_image_pt(t->img), t->icc));
 	}
 	pthread_mutex_lock(&p.lock);
 	p.stop = 1;

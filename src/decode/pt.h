@@ -17,15 +17,13 @@
  * Lazy history (struct ptd_pt_trace): at a stop the caller asks for the
  * newest segment (decoded from the state its PSB+ shows when that is
  * unambiguous, else as the part of one run from the nearest older clean
- * PSB that lies after the older segments); the PSB index is built backwards from the end only as far
- * as needed (a search for the PSB pattern plus a PSB+ header read per hit,
- * no decoding), so the first reverse step costs the same for any trace
- * size.  Older segments are decoded on demand; each decoded segment is
- * a ptd_history of its own kept in a bounded LRU cache.  Numbering follows
- * gdb (1 = oldest): the segment table remembers each segment's item count
- * (instructions + gaps) and call-depth change once it was decoded; the
- * first number of segment i is 1 + the counts of segments 0..i-1, so asking
- * for it decodes (and counts, without caching) older segments that were
+ * PSB that lies after the older segments); the PSB index is built backwards from the end only as
+ * far as needed (a search for the PSB pattern plus a PSB+ header read per hit, no decoding), so the
+ * first reverse step costs the same for any trace size.  Older segments are decoded on demand; each
+ * decoded segment is a ptd_history of its own kept in a bounded LRU cache.  Numbering follows gdb
+ * (1 = oldest): the segment table remembers each segment's item count (instructions + gaps) and
+ * call-depth change once it was decoded; the first number of segment i is 1 + the counts of
+ * segments 0..i-1, so asking for it decodes (and counts, without caching) older segments that were
  * never decoded.  Call depth at the start of segment i is the sum of the
  * depth changes before it, so function-call levels stitch across segments.
  * ptd_pt_trace_history() builds one history of the whole trace, decoding

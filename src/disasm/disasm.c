@@ -58,11 +58,11 @@ static void decoder_init(void)
 	/* A user process runs 32-bit and 16-bit code in compatibility mode
 	 * (a 64-bit kernel); the decode is the same as in legacy mode for
 	 * what user code can execute. */
-	static const ZydisMachineMode mm[3] = { ZYDIS_MACHINE_MODE_LONG_64,
-						ZYDIS_MACHINE_MODE_LONG_COMPAT_32,
-						ZYDIS_MACHINE_MODE_LONG_COMPAT_16 };
-	static const ZydisStackWidth sw[3] = { ZYDIS_STACK_WIDTH_64, ZYDIS_STACK_WIDTH_32,
-					       ZYDIS_STACK_WIDTH_16 };
+	static const ZydisMachineMode mm[3] = {ZYDIS_MACHINE_MODE_LONG_64,
+					       ZYDIS_MACHINE_MODE_LONG_COMPAT_32,
+					       ZYDIS_MACHINE_MODE_LONG_COMPAT_16};
+	static const ZydisStackWidth sw[3] = {ZYDIS_STACK_WIDTH_64, ZYDIS_STACK_WIDTH_32,
+					      ZYDIS_STACK_WIDTH_16};
 
 	for (int i = 0; i < 3; i++) {
 		ZydisDecoderInit(&decoder[i], mm[i], sw[i]);
@@ -174,7 +174,8 @@ int ptd_disasm_decode_mode(const uint8_t *buf, size_t size, uint64_t ip, unsigne
 		*out = e->info;
 		return 0;
 	}
-	if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(get_fast_decoder(mode), &ctx, buf, size, &in)))
+	if (ZYAN_FAILED(
+		    ZydisDecoderDecodeInstruction(get_fast_decoder(mode), &ctx, buf, size, &in)))
 		return -ptde_bad_insn;
 
 	switch (in.mnemonic) {
@@ -940,8 +941,9 @@ int ptd_disasm_format_mode(const uint8_t *buf, size_t size, uint64_t ip, unsigne
 	skip_imm = cmp_alias(&in, ops, mn, sizeof(mn));
 	if (in.mnemonic == ZYDIS_MNEMONIC_XLAT) {
 		/* Its implicit table operand is printed. */
-		sb_puts(&b, mode == PTD_MODE_64 ? "xlat   %ds:(%rbx)"
-				: mode == PTD_MODE_32 ? "xlat   %ds:(%ebx)" : "xlat   %ds:(%bx)");
+		sb_puts(&b, mode == PTD_MODE_64	  ? "xlat   %ds:(%rbx)"
+			    : mode == PTD_MODE_32 ? "xlat   %ds:(%ebx)"
+						  : "xlat   %ds:(%bx)");
 		return in.length;
 	}
 	sb_puts(&b, mn);
@@ -1033,8 +1035,8 @@ int ptd_disasm_format_mode(const uint8_t *buf, size_t size, uint64_t ip, unsigne
 			break;
 		case ZYDIS_OPERAND_TYPE_IMMEDIATE:
 			if (op->imm.is_relative) {
-				uint64_t t = wrap_ip(ip + in.length + (uint64_t)op->imm.value.s, mode,
-						     in.operand_width);
+				uint64_t t = wrap_ip(ip + in.length + (uint64_t)op->imm.value.s,
+						     mode, in.operand_width);
 
 				sb_printf(&b, "0x%llx", (unsigned long long)t);
 				put_sym(&b, t, sym, ctx);

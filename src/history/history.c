@@ -772,7 +772,8 @@ int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, 
 			for (; k < room; k++) {
 				const struct ptd_block *x = &b[i + k];
 
-				if (x->iclass == PTD_IC_OTHER || ptd_block_mode(x) || (k && !block_ok(x)))
+				if (x->iclass == PTD_IC_OTHER || ptd_block_mode(x) ||
+				    (k && !block_ok(x)))
 					break;
 				*p++ = (uint8_t)(TAG_BLOCK | (x->iclass & 7) << 2 | (x->flags & 7) << 5);
 				p = put_uv(p, zz((int64_t)(x->ip - prev)));
@@ -1416,7 +1417,8 @@ static int fill_item(struct ptd_hcursor *c, const struct ptd_item *it, uint64_t 
 			c->len = (uint8_t)(offs[k + 1] - offs[k]);
 		} else {
 			struct ptd_insn_info in;
-			int len = ptd__history_insn_len_mode(c->h, c->ip, ptd_block_mode(&it->block), &in);
+			int len = ptd__history_insn_len_mode(c->h, c->ip,
+							     ptd_block_mode(&it->block), &in);
 
 			c->len = len > 0 ? (uint8_t)len : 0;
 			ptd_clear_error();

@@ -65,8 +65,9 @@ enum ptd_block_flags {
 };
 
 #define PTD_BLK_MODE_SHIFT 3
-#define PTD_BLK_ALL_FLAGS                                                                      \
-	(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN | PTD_BLK_MODE32 | PTD_BLK_MODE16)
+#define PTD_BLK_ALL_FLAGS                                                                          \
+	(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN | PTD_BLK_MODE32 |              \
+	 PTD_BLK_MODE16)
 
 /* A block as recorders and decoders append it and iterators return it. */
 struct ptd_block {
@@ -196,7 +197,7 @@ struct ptd_hcursor {
 	uint8_t iclass;
 	uint8_t len;
 	uint8_t block_flags; /* flags of the block when at its last insn */
-	uint8_t mode;        /* enum ptd_exec_mode of the instruction */
+	uint8_t mode;	     /* enum ptd_exec_mode of the instruction */
 	/* private */
 	uint64_t item_index;
 	uint32_t insn_index;

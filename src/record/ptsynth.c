@@ -499,7 +499,8 @@ int ptd_ptsynth_leave(struct ptd_ptsynth *s, uint64_t target)
 int ptd_ptsynth_enter(struct ptd_ptsynth *s, uint64_t ip)
 {
 	if (!s || !ip)
-		return ptd__err(-ptde_invalid, "ptsynth enter: %s", s ? "zero ip" : "no synthesizer");
+		return ptd__err(-ptde_invalid, "ptsynth enter: %s",
+				s ? "zero ip" : "no synthesizer");
 	if (s->enabled)
 		return ptd__err(-ptde_invalid, "ptsynth enter: tracing is already enabled");
 	TXN_BEGIN(s);

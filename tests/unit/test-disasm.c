@@ -384,12 +384,12 @@ static void test_null_arguments(void **state)
  * wrapping at the operand size; the memo never mixes modes up. */
 static void test_modes(void **state)
 {
-	static const uint8_t rex_mov[] = { 0x48, 0x89, 0xc3 };
-	static const uint8_t call32[] = { 0xe8, 0x10, 0x00, 0x00, 0x00 };
-	static const uint8_t call16[] = { 0xe8, 0x02, 0x00 };
-	static const uint8_t push[] = { 0x55 };
-	static const uint8_t movsp[] = { 0x89, 0xe5 };
-	static const uint8_t jcc[] = { 0x75, 0xfc };
+	static const uint8_t rex_mov[] = {0x48, 0x89, 0xc3};
+	static const uint8_t call32[] = {0xe8, 0x10, 0x00, 0x00, 0x00};
+	static const uint8_t call16[] = {0xe8, 0x02, 0x00};
+	static const uint8_t push[] = {0x55};
+	static const uint8_t movsp[] = {0x89, 0xe5};
+	static const uint8_t jcc[] = {0x75, 0xfc};
 	struct ptd_insn_info in;
 	char text[128];
 
@@ -402,23 +402,28 @@ static void test_modes(void **state)
 	assert_int_equal(ptd_disasm_decode(rex_mov, 3, 0x1000, &in), 0);
 	assert_int_equal(in.len, 3);
 	assert_int_equal(ptd_disasm_format_mode(rex_mov, 3, 0x1000, PTD_MODE_32, text, sizeof(text),
-						NULL, NULL), 1);
+						NULL, NULL),
+			 1);
 	assert_string_equal(text, "dec    %eax");
 	assert_int_equal(ptd_disasm_format_mode(push, 1, 0x1000, PTD_MODE_32, text, sizeof(text),
-						NULL, NULL), 1);
+						NULL, NULL),
+			 1);
 	assert_string_equal(text, "push   %ebp");
 	assert_int_equal(ptd_disasm_format_mode(movsp, 2, 0x1000, PTD_MODE_32, text, sizeof(text),
-						NULL, NULL), 2);
+						NULL, NULL),
+			 2);
 	assert_string_equal(text, "mov    %esp,%ebp");
 	assert_int_equal(ptd_disasm_format_mode(push, 1, 0x1000, PTD_MODE_16, text, sizeof(text),
-						NULL, NULL), 1);
+						NULL, NULL),
+			 1);
 	assert_string_equal(text, "push   %bp");
 	/* near call: rel32 wraps at 4 GiB in 32-bit code */
 	assert_int_equal(ptd_disasm_decode_mode(call32, 5, 0xfffffff0ull, PTD_MODE_32, &in), 0);
 	assert_int_equal(in.iclass, PTD_IC_CALL);
 	assert_int_equal(in.target, 0x5);
 	assert_int_equal(ptd_disasm_format_mode(call32, 5, 0xfffffff0ull, PTD_MODE_32, text,
-						sizeof(text), NULL, NULL), 5);
+						sizeof(text), NULL, NULL),
+			 5);
 	assert_string_equal(text, "call   0x5");
 	/* rel16 in 16-bit code: 3 bytes, 64 KiB wrap */
 	assert_int_equal(ptd_disasm_decode_mode(call16, 3, 0x2004, PTD_MODE_16, &in), 0);

@@ -50,14 +50,14 @@ static void seq_push(struct seq *s, uint64_t x)
 /* Code: the walker's program at PW_BASE, and a 16-bit loop at LOW16. */
 #define LOW16 0x2000ull
 static const uint8_t code16[] = {
-	0x90,	    /* 2000: nop */
-	0x40,	    /* 2001: inc %ax */
-	0x75, 0xfc, /* 2002: jnz 2000 */
+	0x90,		  /* 2000: nop */
+	0x40,		  /* 2001: inc %ax */
+	0x75, 0xfc,	  /* 2002: jnz 2000 */
 	0xe8, 0x02, 0x00, /* 2004: call 2009 (rel16) */
-	0x90,	    /* 2007: nop */
-	0xf4,	    /* 2008: hlt */
-	0x48,	    /* 2009: dec %ax */
-	0xc3,	    /* 200a: ret */
+	0x90,		  /* 2007: nop */
+	0xf4,		  /* 2008: hlt */
+	0x48,		  /* 2009: dec %ax */
+	0xc3,		  /* 200a: ret */
 };
 
 static int code_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
@@ -122,10 +122,16 @@ static void reference(const uint8_t *buf, size_t size, int gdb_gaps, struct seq 
 	status = pt_blk_sync_forward(d);
 	while (status >= 0 || status != -pte_eos) {
 		if (status < 0) {
-			if (getenv("PTC_DEBUG")) { uint64_t o = 0; pt_blk_get_offset(d, &o); fprintf(stderr, "err %s at 0x%llx after %zu\n", pt_errstr(pt_errcode(status)), (unsigned long long)o, out->n); }
+			if (getenv("PTC_DEBUG")) {
+				uint64_t o = 0;
+				pt_blk_get_offset(d, &o);
+				fprintf(stderr, "err %s at 0x%llx after %zu\n",
+					pt_errstr(pt_errcode(status)), (unsigned long long)o,
+					out->n);
+			}
 			/* ptdbg names a missing code page apart */
 			seq_push(out, GAPBIT | (status == -pte_nomap ? PTD_GAP_NO_MEMORY
-								 : PTD_GAP_DECODE_ERROR));
+								     : PTD_GAP_DECODE_ERROR));
 			have_item = 1;
 			status = pt_blk_sync_forward(d);
 			if (status < 0)
@@ -155,7 +161,7 @@ static void reference(const uint8_t *buf, size_t size, int gdb_gaps, struct seq 
 			status = pt_blk_next(d, &b, sizeof(b));
 			if (b.ninsn) {
 				seq_block(out, b.ip, b.end_ip, b.ninsn,
-					  b.mode == ptem_32bit   ? PTD_MODE_32
+					  b.mode == ptem_32bit	 ? PTD_MODE_32
 					  : b.mode == ptem_16bit ? PTD_MODE_16
 								 : PTD_MODE_64);
 				have_item = 1;
@@ -217,7 +223,8 @@ static void assert_same_items(const struct ptd_history *x, const struct ptd_hist
 		      a.block.ninsn != b.block.ninsn || a.block.iclass != b.block.iclass ||
 		      a.block.flags != b.block.flags)))
 			fail_msg("%s: item %llu: kind %d/%d number %llu/%llu ip 0x%llx/0x%llx "
-				 "flags %d/%d", what, (unsigned long long)i, a.kind, b.kind,
+				 "flags %d/%d",
+				 what, (unsigned long long)i, a.kind, b.kind,
 				 (unsigned long long)a.number, (unsigned long long)b.number,
 				 (unsigned long long)a.block.ip, (unsigned long long)b.block.ip,
 				 a.block.flags, b.block.flags);
@@ -228,8 +235,8 @@ static void assert_same_items(const struct ptd_history *x, const struct ptd_hist
  * code through it) against the reference. */
 static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 {
-	struct seq ref = { 0 }, ref_nogaps = { 0 };
-	static const size_t batches[] = { 0, 1, 300 };
+	struct seq ref = {0}, ref_nogaps = {0};
+	static const size_t batches[] = {0, 1, 300};
 
 	struct ptd_pt_trace *bt = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
 	struct ptd_history *base = ptd_history_alloc(ptd_image_read, img);
@@ -243,7 +250,7 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 
 	{ /* the whole-buffer decode (ptdbg's own recordings: no gdb gaps) */
 		struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
-		struct seq got = { 0 };
+		struct seq got = {0};
 
 		assert_int_equal(ptd_pt_decode_history(buf, size, img, h, NULL), 0);
 		from_history(h, &got);
@@ -254,13 +261,18 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 	for (size_t bi = 0; bi < sizeof(batches) / sizeof(batches[0]); bi++) {
 		for (int lazy = 0; lazy < 3; lazy++) { /* stored, lazy, lazy but small */
 			for (int threads = 1; threads <= 3; threads += 2) {
-				struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
+				struct ptd_pt_trace *t =
+					ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
 				struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
-				struct seq got = { 0 };
+				struct seq got = {0};
 				char what[96];
 
-				snprintf(what, sizeof(what), "trace history, runs of %zu bytes, %s, %d threads",
-					 batches[bi], lazy == 1 ? "lazy" : lazy ? "lazy (stored)" : "stored",
+				snprintf(what, sizeof(what),
+					 "trace history, runs of %zu bytes, %s, %d threads",
+					 batches[bi],
+					 lazy == 1 ? "lazy"
+					 : lazy	   ? "lazy (stored)"
+						   : "stored",
 					 threads);
 				ptd__pt_set_batch_bytes(batches[bi]);
 				ptd_pt_trace_set_disabled_gaps(t, 1);
@@ -292,7 +304,7 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 		struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
 		struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
 		struct ptd_history *newer = ptd_history_alloc(ptd_image_read, img);
-		struct seq got = { 0 };
+		struct seq got = {0};
 		size_t nseg;
 		char what[64];
 
@@ -526,14 +538,17 @@ static void test_filtered(void **state)
 /* Overflows with the smallest PSB period, from the random walker. */
 static void test_walks(void **state)
 {
-	static const uint32_t periods[] = { 1, 64, 200, 4096 };
+	static const uint32_t periods[] = {1, 64, 200, 4096};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
-		struct ptd_ptsynth_config cfg = { .psb_period = periods[i], .ret_compression = 1 };
-		struct pw_opts o = { .seed = 77 + (unsigned)i, .steps = 3000, .p_signal = 8,
-				     .p_sigsys = 60, .p_ovf = 3 };
-		struct pw_result exp = { 0 };
+		struct ptd_ptsynth_config cfg = {.psb_period = periods[i], .ret_compression = 1};
+		struct pw_opts o = {.seed = 77 + (unsigned)i,
+				    .steps = 3000,
+				    .p_signal = 8,
+				    .p_sigsys = 60,
+				    .p_ovf = 3};
+		struct pw_result exp = {0};
 		struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
 		const uint8_t *buf;
 		size_t n;
@@ -556,11 +571,11 @@ static void test_walks(void **state)
  */
 static void test_straddle(void **state)
 {
-	struct ptd_ptsynth_config cfg = { .psb_period = 64, .ret_compression = 1 };
-	struct pw_opts o = { .seed = 5, .steps = 3000, .p_signal = 5, .p_sigsys = 40 };
-	struct pw_result exp = { 0 };
+	struct ptd_ptsynth_config cfg = {.psb_period = 64, .ret_compression = 1};
+	struct pw_opts o = {.seed = 5, .steps = 3000, .p_signal = 5, .p_sigsys = 40};
+	struct pw_result exp = {0};
 	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
-	static const unsigned splits[] = { 0x05, 0x02 };
+	static const unsigned splits[] = {0x05, 0x02};
 	const uint8_t *buf;
 	size_t n;
 
@@ -654,8 +669,8 @@ static void test_modes(void **state)
 	}
 	n = enc_done(&x);
 	{ /* the stream is what it means to be: every mode, no error */
-		struct seq ref = { 0 };
-		size_t m[3] = { 0 }, gaps = 0, dec_eax = 0;
+		struct seq ref = {0};
+		size_t m[3] = {0}, gaps = 0, dec_eax = 0;
 
 		reference(x.buf, n, 0, &ref);
 		for (size_t i = 0; i < ref.n; i++) {
@@ -696,7 +711,7 @@ static void drive(struct ptd_ptsynth *s, int mode32, struct seq *exp)
 		seq_push(exp, (B + 0x30) | m);
 		if (mode32)
 			seq_push(exp, (B + 0x31) | m); /* 48: dec %eax */
-		if (round % 5 == 4) { /* a signal before 33: the handler is 00 */
+		if (round % 5 == 4) {		       /* a signal before 33: the handler is 00 */
 			assert_int_equal(ptd_ptsynth_async(s, B + 0x33, B + 0x00), 0);
 			seq_push(exp, GAPBIT | PTD_GAP_DISABLED);
 			continue;
@@ -725,18 +740,18 @@ static void drive(struct ptd_ptsynth *s, int mode32, struct seq *exp)
 
 static void test_synth_patterns(void **state)
 {
-	static const uint32_t periods[] = { 1, 40, 300, 100000 };
+	static const uint32_t periods[] = {1, 40, 300, 100000};
 
 	(void)state;
 	for (int mode32 = 0; mode32 < 2; mode32++)
 		for (int fup_pge = 0; fup_pge < 2; fup_pge++)
 			for (size_t pi = 0; pi < sizeof(periods) / sizeof(periods[0]); pi++) {
-				struct ptd_ptsynth_config cfg = { .psb_period = periods[pi],
-								  .ret_compression = 1,
-								  .exec_mode = (uint8_t)mode32,
-								  .fup_pge = fup_pge };
+				struct ptd_ptsynth_config cfg = {.psb_period = periods[pi],
+								 .ret_compression = 1,
+								 .exec_mode = (uint8_t)mode32,
+								 .fup_pge = fup_pge};
 				struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
-				struct seq exp = { 0 }, ref = { 0 };
+				struct seq exp = {0}, ref = {0};
 				const uint8_t *buf;
 				size_t n;
 				char what[64];
@@ -745,7 +760,8 @@ static void test_synth_patterns(void **state)
 				drive(s, mode32, &exp);
 				buf = ptd_ptsynth_data(s, &n);
 				reference(buf, n, 1, &ref);
-				snprintf(what, sizeof(what), "synthesized, %s, fup_pge %d, period %u",
+				snprintf(what, sizeof(what),
+					 "synthesized, %s, fup_pge %d, period %u",
 					 mode32 ? "32-bit" : "64-bit", fup_pge, periods[pi]);
 				/* With the FUP in a PSB+ right after a TIP.PGD that
 				 * carried an ip, libipt goes on decoding at that ip
@@ -771,12 +787,9 @@ static int setup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fup_then_pge),
-		cmocka_unit_test(test_filtered),
-		cmocka_unit_test(test_walks),
-		cmocka_unit_test(test_straddle),
-		cmocka_unit_test(test_modes),
-		cmocka_unit_test(test_synth_patterns),
+		cmocka_unit_test(test_fup_then_pge), cmocka_unit_test(test_filtered),
+		cmocka_unit_test(test_walks),	     cmocka_unit_test(test_straddle),
+		cmocka_unit_test(test_modes),	     cmocka_unit_test(test_synth_patterns),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
