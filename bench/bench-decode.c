@@ -66,7 +66,7 @@ static double now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(getenv("BENCH_CPU") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -226,6 +226,89 @@ static uint64_t walk(struct ptd_ptsynth *s, size_t bytes)
 			off = t;
 			break;
 		}
+		case K_IJMP: {
+			int nb = fnblocks[in->func], b = (int)in->target;
+
+			t = fblocks[in->func][b + 1 + (int)(rnd() % (unsigned)(nb - b - 1))];
+			ptd_ptsynth_indirect(s, CODE_BASE + t);
+			off = t;
+			break;
+		}
+		case K_RET:
+			t = (uint32_t)stack[--sp];
+			ptd_ptsynth_ret(s, CODE_BASE + t);
+			off = t;
+			break;
+		}
+		if ((n & 0xfff) == 0) {
+			size_t sz;
+
+			ptd_ptsynth_data(s, &sz);
+			if (sz >= bytes && in->kind == K_N)
+				break;
+		}
+	}
+	ptd_ptsynth_end(s, CODE_BASE + off);
+	return n;
+}
+
+/*
+ * A real-style trace: IP filtering with only the first FRANGE functions
+ * (and the stub) in the traced range, so every call out of it is a
+ * TIP.PGD with the target and the return a TIP.PGE (the callee runs
+ * untraced), and the smallest PSB period, so PSB segments are ~160 bytes.
+ */
+#define FRANGE 96
+
+static uint64_t walk_filtered(struct ptd_ptsynth *s, size_t bytes)
+{
+	static uint64_t stack[NFUNC + 8];
+	int sp = 0;
+	uint64_t n = 0;
+	uint32_t off = 0, limit = fentry[FRANGE];
+
+	ptd_ptsynth_begin(s, CODE_BASE);
+	for (;;) {
+		const struct insn *in = &insns[at[off]];
+		uint32_t next = in->off + in->len, t;
+
+		n++;
+		switch (in->kind) {
+		case K_N:
+			off = next;
+			break;
+		case K_JCC:
+			t = (rnd() & 1) ? in->target : next;
+			ptd_ptsynth_cond(s, t != next, CODE_BASE + t);
+			off = t;
+			break;
+		case K_JMP:
+			off = in->target;
+			break;
+		case K_CALL:
+		case K_ICALL:
+			if (in->kind == K_CALL) {
+				t = in->target;
+			} else {
+				int f = in->func + 1 +
+					(int)(rnd() % (unsigned)(NFUNC - in->func - 1 < 16
+									 ? NFUNC - in->func - 1
+									 : 16));
+				t = fentry[f];
+			}
+			if (t >= limit) { /* out of range: runs untraced, returns */
+				ptd_ptsynth_leave(s, CODE_BASE + t);
+				ptd_ptsynth_enter(s, CODE_BASE + next);
+				off = next;
+				break;
+			}
+			stack[sp++] = next;
+			if (in->kind == K_CALL)
+				ptd_ptsynth_call(s, CODE_BASE + next);
+			else
+				ptd_ptsynth_icall(s, CODE_BASE + next, CODE_BASE + t);
+			off = t;
+			break;
 		case K_IJMP: {
 			int nb = fnblocks[in->func], b = (int)in->target;
 
@@ -466,6 +549,112 @@ static uint8_t *repeat(const uint8_t *base, size_t bn, size_t mb, size_t *out)
 	return b;
 }
 
+/*
+ * --realstyle DIR MB: writes DIR/code.bin and a bundle in DIR of a
+ * real-style trace of about MB MB (see walk_filtered) for run.sh, which
+ * times `ptdbg --load DIR -ex 'info record'` against --blk as whole
+ * processes.
+ */
+static int realstyle(const char *dir, size_t mb)
+{
+	struct ptd_ptsynth_config cfg = {.psb_period = 128, .ret_compression = 1};
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+	struct ptd_cpu cpu = {0};
+	struct ptd_bundle *b;
+	char path[4096];
+	uint64_t walked, npsb = 0;
+	uint8_t *pt;
+	size_t n, i;
+	FILE *f;
+
+	generate();
+	snprintf(path, sizeof(path), "%s/code.bin", dir);
+	f = fopen(path, "w");
+	if (!f || fwrite(code, 1, clen, f) != clen || fclose(f) != 0) {
+		fprintf(stderr, "bench-decode: cannot write %s\n", path);
+		return 1;
+	}
+	walked = walk_filtered(s, (mb ? mb : 2) << 20);
+	pt = ptd_ptsynth_take(s, &n);
+	for (i = 0; i + 16 <= n; i++)
+		if (pt[i] == 0x02 && pt[i + 1] == 0x82 && !memcmp(pt + i, pt + i + 2, 14))
+			npsb++, i += 15;
+	if (!(b = ptd_bundle_new(&cpu)) || ptd_bundle_add_map(b, path, 0, clen, CODE_BASE) < 0 ||
+	    ptd_bundle_add_thread(b, 1, pt, n, 0) < 0 || ptd_bundle_save(b, dir) < 0) {
+		fprintf(stderr, "bench-decode: cannot write a bundle in %s: %s\n", dir,
+			ptd_last_error(0));
+		return 1;
+	}
+	printf("real-style trace: %.2f MB, %" PRIu64 " PSBs (%.0f bytes per segment), %" PRIu64
+	       " instructions, filtered to %d of %d functions\n",
+	       n / 1048576.0, npsb, npsb ? (double)n / (double)npsb : 0.0, walked, FRANGE, NFUNC);
+	ptd_bundle_free(b);
+	free(pt);
+	ptd_ptsynth_free(s);
+	return 0;
+}
+
+/* --blk PT CODE: libipt's bare block decoder over the file PT with CODE
+ * at CODE_BASE, as a process of its own (the baseline for --realstyle). */
+static int bare_blk(const char *ptpath, const char *codepath)
+{
+	FILE *f = fopen(ptpath, "rb");
+	uint8_t *buf;
+	long sz;
+	uint64_t cnt;
+
+	if (!f || fseek(f, 0, SEEK_END) || (sz = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET)) {
+		fprintf(stderr, "bench-decode: cannot read %s\n", ptpath);
+		return 1;
+	}
+	buf = malloc((size_t)sz);
+	if (!buf || fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+		fprintf(stderr, "bench-decode: cannot read %s\n", ptpath);
+		return 1;
+	}
+	fclose(f);
+	f = fopen(codepath, "rb");
+	if (!f || fseek(f, 0, SEEK_END) || ftell(f) <= 0) {
+		fprintf(stderr, "bench-decode: cannot read %s\n", codepath);
+		return 1;
+	}
+	clen = (uint32_t)ftell(f);
+	fclose(f);
+	cnt = run_blk(buf, (size_t)sz, codepath, 0);
+	printf("blk insns=%" PRIu64 "\n", cnt);
+	free(buf);
+	return 0;
+}
+
+/* --phases DIR: where `ptdbg --load DIR -ex 'info record'` spends its
+ * time: load to the first reverse-stepi, the whole history, info record. */
+static int phases(const char *dir)
+{
+	struct ptd_session *s = ptd_session_alloc();
+	struct ptd_event ev;
+	struct ptd_record_info ri;
+	double t0 = now(), t1, t2, t3;
+
+	if (!s || ptd_session_load(s, dir) < 0 ||
+	    ptd_session_motion(s, PTD_MOTION_STEPI, 1, &ev) < 0) {
+		fprintf(stderr, "bench-decode: load or reverse-stepi failed: %s\n",
+			ptd_last_error(0));
+		return 1;
+	}
+	t1 = now();
+	if (!ptd_session_history(s))
+		return 1;
+	t2 = now();
+	if (ptd_session_record_info(s, &ri) < 0)
+		return 1;
+	t3 = now();
+	printf("load+reverse-stepi %.1f ms, whole history %.1f ms, info record %.1f ms "
+	       "(%" PRIu64 " insns, %" PRIu64 " functions)\n",
+	       (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, ri.ninsn, ri.ncalls);
+	ptd_session_free(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ptd_ptsynth_config cfg = { .psb_period = 4096, .ret_compression = 1 };
@@ -480,6 +669,12 @@ int main(int argc, char **argv)
 	FILE *f;
 	int fd;
 
+	if (argc == 4 && !strcmp(argv[1], "--realstyle"))
+		return realstyle(argv[2], (size_t)atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "--blk"))
+		return bare_blk(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "--phases"))
+		return phases(argv[2]);
 	if (argc > 1)
 		mb = (size_t)atoi(argv[1]);
 	else if (env)

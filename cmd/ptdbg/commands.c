@@ -1271,7 +1271,10 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 					printf("%d\tin %s\n", li.line,
 					       ptd_print_file(&sh->pc, li.file));
 			}
-			ptd_print_insn(&sh->pc, n, cur.ip, cur_pc, flags);
+			ptd_print_insn(&sh->pc, n, cur.ip, cur_pc,
+				       flags | (cur.mode == PTD_MODE_32	  ? PTD_DIS_MODE32
+						: cur.mode == PTD_MODE_16 ? PTD_DIS_MODE16
+									  : 0));
 		}
 		if (n + 1 < sh->ih_end && ptd_hcursor_next(&cur) < 0) {
 			/* The code the history names cannot be read or decoded
@@ -1395,8 +1398,7 @@ static int info_record(struct shell *sh, const char *args)
 			num = th[i].num;
 			tid = th[i].tid;
 		}
-	/* count includes the tail (one number) and the gaps (one each) */
-	gaps = ri.count > ri.ninsn + 1 ? ri.count - ri.ninsn - 1 : 0;
+	gaps = ri.ngaps;
 	if (num == 1 && tid == ptd_session_pid(sh->s))
 		printf("Recorded %" PRIu64 " instructions in %" PRIu64 " functions (%" PRIu64
 		       " gaps) for thread %d (process %d).\n",

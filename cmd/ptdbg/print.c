@@ -184,6 +184,8 @@ int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64
 		fputs(cur_pc && pc == cur_pc ? "=> " : "   ", c->out);
 	if (flags & PTD_DIS_SHORT_ADDR)
 		fprintf(c->out, "0x%" PRIx64, pc);
+	else if (flags & (PTD_DIS_MODE32 | PTD_DIS_MODE16))
+		fprintf(c->out, "0x%08" PRIx64, pc);
 	else
 		fprintf(c->out, "0x%016" PRIx64, pc);
 
@@ -210,7 +212,11 @@ int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64
 		fprintf(c->out, "Cannot access memory at address 0x%" PRIx64 "\n", pc);
 		return -1;
 	}
-	len = ptd_disasm_format(buf, (size_t)got, pc, text, sizeof(text), ptd_print_symbolize, c);
+	len = ptd_disasm_format_mode(buf, (size_t)got, pc,
+				     flags & PTD_DIS_MODE32   ? PTD_MODE_32
+				     : flags & PTD_DIS_MODE16 ? PTD_MODE_16
+							      : PTD_MODE_64,
+				     text, sizeof(text), ptd_print_symbolize, c);
 	if (flags & PTD_DIS_RAW) {
 		int n = len > 0 ? len : 1;
 
@@ -340,10 +346,10 @@ void ptd_print_callseg(struct ptd_print_ctx *c, const struct ptd_history *h,
 	if (flags & PTD_CALL_INSN_RANGE)
 		fprintf(c->out, "\tinst %" PRIu64 ",%" PRIu64, seg->first, seg->last);
 	if (flags & PTD_CALL_SRC_LINE) {
-		fputs("\tat ", c->out);
+		/* Nothing at all without line information, not a bare "at ". */
 		file = seg_lines(c, h, seg, &lo, &hi);
 		if (file) {
-			fprintf(c->out, "%s:%d", ptd_print_file(c, file), lo);
+			fprintf(c->out, "\tat %s:%d", ptd_print_file(c, file), lo);
 			if (hi != lo)
 				fprintf(c->out, ",%d", hi);
 		}

@@ -47,6 +47,10 @@ enum ptd_insn_flags_print {
 	PTD_DIS_OMIT_PC = 1 << 2,    /* /p: no "=> " marker */
 	PTD_DIS_SHORT_ADDR = 1 << 3, /* x/i: "0x401136" instead of 16 digits */
 	PTD_DIS_NUMBER = 1 << 4,     /* history: "N\t" before the line */
+	/* 32-bit or 16-bit code (a history block's mode): disassembled in
+	 * that mode, addresses as gdb shows them for i386, 8 hex digits. */
+	PTD_DIS_MODE32 = 1 << 5,
+	PTD_DIS_MODE16 = 1 << 6,
 };
 
 /* Flags of ptd_print_callseg(), after gdb's record_print_flags. */

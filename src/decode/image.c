@@ -341,13 +341,11 @@ void ptd_image_errata(const struct ptd_image *img, struct pt_errata *errata)
 		memset(errata, 0, sizeof(*errata));
 }
 
-int ptd_image_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+/* Bytes at @addr from the one map (or the callback) that serves it. */
+static int read_one(struct ptd_image *img, uint64_t addr, uint8_t *buf, size_t n)
 {
-	struct ptd_image *img = ctx;
 	size_t i;
 
-	if (!img || !buf)
-		return -ptde_invalid;
 	for (i = img->nmaps; i-- > 0;) {
 		const struct map *m = &img->maps[i];
 		int r;
@@ -368,6 +366,26 @@ int ptd_image_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 			return r;
 	}
 	return -ptde_nomap;
+}
+
+int ptd_image_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct ptd_image *img = ctx;
+	size_t done = 0;
+
+	if (!img || !buf)
+		return -ptde_invalid;
+	/* An instruction may straddle two mappings (its bytes in two map
+	 * records): go on in the next one, as libipt's decoder does, so
+	 * every reader sees the same instruction. */
+	while (done < n && addr + done >= addr) {
+		int r = read_one(img, addr + done, buf + done, n - done);
+
+		if (r <= 0)
+			break;
+		done += (size_t)r;
+	}
+	return done ? (int)done : -ptde_nomap;
 }
 
 struct pt_image *ptd_image_pt(struct ptd_image *img)

@@ -27,13 +27,45 @@ static const uint8_t psb_pattern[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x0
 
 /* ---- PSB index ---------------------------------------------------------- */
 
-static int read_psb_ip(const uint8_t *buf, size_t size, uint64_t off, uint64_t *ip)
+/* What a PSB+ header says, read at the packet level. */
+struct psbhdr {
+	uint64_t fup_ip;  /* 0: no FUP (tracing disabled at the PSB) */
+	uint64_t fup_off; /* offset and size of the FUP packet */
+	uint8_t fup_len;
+	/* The FUP is directly followed (after PSBEND and timing or mode
+	 * packets) by TIP.PGE: tracing was re-enabled right after the sync
+	 * point, so a decoder coming from before the PSB may well have had
+	 * tracing disabled there. */
+	uint8_t then_pge;
+};
+
+static uint64_t fup_ip_of(const struct pt_packet_ip *ip)
+{
+	uint64_t v;
+
+	switch (ip->ipc) {
+	case pt_ipc_update_16:
+	case pt_ipc_update_32:
+	case pt_ipc_update_48:
+	case pt_ipc_full:
+		return ip->ip;
+	case pt_ipc_sext_48:
+		v = ip->ip & ((1ull << 48) - 1);
+		if (v & (1ull << 47))
+			v |= ~((1ull << 48) - 1);
+		return v;
+	default:
+		return 0;
+	}
+}
+
+static int read_psb_hdr(const uint8_t *buf, size_t size, uint64_t off, struct psbhdr *h)
 {
 	struct pt_packet_decoder *pd;
 	struct pt_config cfg;
-	int n, guard = 0;
+	int n, guard = 0, after_end = 0;
 
-	*ip = 0;
+	memset(h, 0, sizeof(*h));
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + size;
@@ -43,37 +75,60 @@ static int read_psb_ip(const uint8_t *buf, size_t size, uint64_t off, uint64_t *
 	if (pt_pkt_sync_set(pd, off) < 0)
 		goto out;
 	/* Walk the PSB+ header; the FUP there is the ip where execution
-	 * continues (compressed against a last IP of zero). */
+	 * continues (compressed against a last IP of zero).  After PSBEND,
+	 * look at the first packet that is not timing or mode. */
 	while (guard++ < 64) {
 		struct pt_packet pkt;
+		uint64_t at = 0;
 
+		pt_pkt_get_offset(pd, &at);
 		n = pt_pkt_next(pd, &pkt, sizeof(pkt));
 		if (n < 0)
 			break;
-		if (pkt.type == ppt_psbend || (guard > 1 && pkt.type == ppt_psb))
-			break;
-		if (pkt.type == ppt_fup) {
-			switch (pkt.payload.ip.ipc) {
-			case pt_ipc_update_16:
-			case pt_ipc_update_32:
-			case pt_ipc_update_48:
-			case pt_ipc_full:
-				*ip = pkt.payload.ip.ip;
-				break;
-			case pt_ipc_sext_48:
-				*ip = pkt.payload.ip.ip & ((1ull << 48) - 1);
-				if (*ip & (1ull << 47))
-					*ip |= ~((1ull << 48) - 1);
-				break;
+		if (after_end) {
+			switch (pkt.type) {
+			case ppt_pad:
+			case ppt_tsc:
+			case ppt_mtc:
+			case ppt_cyc:
+			case ppt_cbr:
+			case ppt_tma:
+			case ppt_mode:
+			case ppt_pip:
+			case ppt_vmcs:
+				continue;
 			default:
+				h->then_pge = pkt.type == ppt_tip_pge;
 				break;
 			}
 			break;
+		}
+		if (pkt.type == ppt_psbend) {
+			if (!h->fup_ip)
+				break;
+			after_end = 1;
+			continue;
+		}
+		if (guard > 1 && pkt.type == ppt_psb)
+			break;
+		if (pkt.type == ppt_fup && !h->fup_ip) {
+			h->fup_ip = fup_ip_of(&pkt.payload.ip);
+			h->fup_off = at;
+			h->fup_len = (uint8_t)n;
 		}
 	}
 out:
 	pt_pkt_free_decoder(pd);
 	return 0;
+}
+
+static int read_psb_ip(const uint8_t *buf, size_t size, uint64_t off, uint64_t *ip)
+{
+	struct psbhdr h;
+	int err = read_psb_hdr(buf, size, off, &h);
+
+	*ip = h.fup_ip;
+	return err;
 }
 
 int ptd_pt_index(const uint8_t *buf, size_t size, uint64_t **offsets, uint64_t **ips, size_t *n)
@@ -137,6 +192,33 @@ struct iccache {
 
 #define QN 64
 
+/*
+ * The decoder state a run of segments inherits from the decode of the
+ * bytes before it, so that decoding from a PSB in the middle gives what one
+ * continuous libipt decode of the whole stream gives there.  A decoder
+ * synced at a PSB takes tracing as enabled when the PSB+ has a FUP; a
+ * continuous decoder that saw tracing disabled before ignores that FUP and
+ * waits for TIP.PGE.  Whether tracing comes back where it stopped (libipt's
+ * "resumed", gdb's gap rule) and where an asynchronous exit happened need
+ * the ip from before the PSB too.
+ */
+enum carry_kind {
+	CARRY_FRESH, /* as libipt syncing at the PSB (the trace start, after an error) */
+	CARRY_STATE, /* the fields below */
+};
+
+struct carry {
+	uint8_t kind;
+	uint8_t enabled;   /* tracing enabled at the PSB */
+	uint8_t have_item; /* the history has an item before it (gdb's gap rule) */
+	uint8_t off_async; /* disabled asynchronously at async_at */
+	uint8_t dis_known; /* dis_ip: where the decoder was when tracing stopped */
+	uint64_t async_at, dis_ip;
+	/* Output only: PTD_BLK_* flags the run learnt for the last block
+	 * before it (ptd_history_flag_last). */
+	uint8_t head_flags;
+};
+
 struct seg {
 	const uint8_t *buf;
 	struct iccache *icc;
@@ -172,16 +254,37 @@ struct seg {
 	int eos;
 	struct ptd_block *tail;
 	size_t ntail, captail;
+
+	/* Carried state: what this run starts from and ends in. */
+	struct carry in, out;
+	int enabled;	 /* tracing enabled now */
+	int in_disabled; /* started with tracing disabled by the carry */
+	int seen_dis;	 /* libipt saw tracing stop in this run */
+	int dis_known;
+	uint64_t dis_ip;
+	/* The block tracing stopped after, when dis_ip is still to be
+	 * worked out from it (only a run's end needs it). */
+	int dis_from_blk;
+	struct ptd_block dis_blk;
+	uint64_t obase;	    /* offset of the decoder's buffer in the trace */
+	unsigned nev;	    /* events passed to the sink */
+	uint8_t head_flags; /* see struct carry */
 };
 
-static int insn_at(struct ptd_image *img, uint64_t ip, struct ptd_insn_info *in)
+static int insn_at(struct ptd_image *img, uint64_t ip, unsigned mode, struct ptd_insn_info *in)
 {
 	uint8_t b[16];
 	int n = ptd_image_read(img, ip, b, sizeof(b));
 
 	if (n <= 0)
 		return -ptde_nomap;
-	return ptd_disasm_decode(b, (size_t)n, ip, in);
+	return ptd_disasm_decode_mode(b, (size_t)n, ip, mode, in);
+}
+
+/* libipt's execution mode -> block flags (unknown: 64-bit). */
+static inline uint8_t mode_flags(enum pt_exec_mode m)
+{
+	return m == ptem_32bit ? PTD_BLK_MODE32 : m == ptem_16bit ? PTD_BLK_MODE16 : 0;
 }
 
 /* Counting state of one segment: the items a history would get,
@@ -192,7 +295,7 @@ static int insn_at(struct ptd_image *img, uint64_t ip, struct ptd_insn_info *in)
 struct counter {
 	struct ptd_image *img;
 	uint64_t *nitems;
-	void *seg; /* struct segent: gap details go there */
+	void *seg; /* struct part: gap details go there */
 	int have_last;
 	struct ptd_block last;
 };
@@ -207,9 +310,11 @@ static int continues(struct counter *c, const struct ptd_block *b)
 	    ((p->flags ^ b->flags) & PTD_BLK_UNCERTAIN))
 		return 0;
 	if (b->ip <= p->end_ip || b->ip > p->end_ip + 15 ||
+	    ((p->flags ^ b->flags) & (PTD_BLK_MODE32 | PTD_BLK_MODE16)) ||
 	    (uint64_t)p->ninsn + b->ninsn > 0xffffffffull)
 		return 0;
-	return insn_at(c->img, p->end_ip, &in) == 0 && p->end_ip + in.len == b->ip;
+	return insn_at(c->img, p->end_ip, ptd_block_mode(p), &in) == 0 &&
+	       p->end_ip + in.len == b->ip;
 }
 
 static inline int cnt_block(void *ctx, const struct ptd_block *b)
@@ -236,6 +341,21 @@ static inline struct ptd_block *pend_of(struct seg *s)
 	if (s->cnt)
 		return s->cnt->have_last ? &s->cnt->last : NULL;
 	return s->nq ? &s->q[s->nq - 1] : NULL;
+}
+
+/* Flags the pending block; before this run's first item, the last block
+ * of the run before it (struct carry's head_flags). */
+static void flag_pend(struct seg *s, uint8_t flags, int far_only)
+{
+	struct ptd_block *p = pend_of(s);
+
+	if (p) {
+		if (!far_only || p->iclass == PTD_IC_FAR_CALL)
+			p->flags |= flags;
+	} else if (s->in.kind == CARRY_STATE && !s->st->nblocks && !s->st->ngaps && !s->nev &&
+		   !s->ntail) {
+		s->head_flags |= flags;
+	}
 }
 
 static inline void account(struct seg *s, const struct ptd_block *b)
@@ -323,6 +443,7 @@ static int emit_event(struct seg *s, enum ptd_event_kind k, uint64_t ip, uint64_
 
 	if (err < 0)
 		return err;
+	s->nev++;
 	err = s->sink->event ? s->sink->event(s->sink->ctx, k, ip, arg) : 0;
 	return err < 0 ? err : 0;
 }
@@ -342,16 +463,16 @@ static const uint8_t conv_iclass[] = {
 
 /* Class of the instruction at @ip, for blocks libipt returns without one
  * (its block cache does that). */
-static uint8_t class_at(struct seg *s, uint64_t ip)
+static uint8_t class_at(struct seg *s, uint64_t ip, unsigned mode)
 {
 	size_t slot = (size_t)((ip ^ (ip >> 12)) & (ICC_SIZE - 1));
 	struct ptd_insn_info in;
 	uint8_t cls;
 
-	if (s->icc && s->icc->key[slot] == ip)
+	if (s->icc && s->icc->key[slot] == ip && !mode)
 		return s->icc->cls[slot];
-	cls = insn_at(s->img, ip, &in) == 0 ? in.iclass : PTD_IC_OTHER;
-	if (s->icc) {
+	cls = insn_at(s->img, ip, mode, &in) == 0 ? in.iclass : PTD_IC_OTHER;
+	if (s->icc && !mode) { /* (64-bit code only: the key has no mode) */
 		s->icc->key[slot] = ip;
 		s->icc->cls[slot] = cls;
 	}
@@ -380,8 +501,10 @@ static inline int take_block(struct seg *s, const struct pt_block *pb)
 	b->ip = pb->ip;
 	b->end_ip = pb->end_ip;
 	b->ninsn = pb->ninsn;
-	b->iclass = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c] : class_at(s, pb->end_ip);
-	b->flags = pb->speculative ? PTD_BLK_UNCERTAIN : 0;
+	b->flags = (uint8_t)((pb->speculative ? PTD_BLK_UNCERTAIN : 0) | mode_flags(pb->mode));
+	b->iclass = c < sizeof(conv_iclass) && c != ptic_error
+			    ? conv_iclass[c]
+			    : class_at(s, pb->end_ip, ptd_block_mode(b));
 	if (b == &local)
 		return push_block(s, b);
 	s->nq++;
@@ -396,14 +519,38 @@ static int on_enabled(struct seg *s, uint64_t ip)
 	if (s->off_async && ip != s->async_at) {
 		/* Resumed elsewhere after an asynchronous exit: a signal
 		 * handler (user-only tracing cannot tell which signal). */
-		if (pend_of(s))
-			pend_of(s)->flags |= PTD_BLK_INTERRUPTED;
+		flag_pend(s, PTD_BLK_INTERRUPTED, 0);
 		err = emit_event(s, PTD_EV_SIGNAL, s->async_at, 0);
 	}
 	s->off_async = 0;
 	s->off_far = 0;
 	s->st->end_ip = 0;
 	return err;
+}
+
+static inline int have_item(const struct seg *s)
+{
+	return s->in.have_item || s->st->nblocks || s->st->ngaps;
+}
+
+/*
+ * Where libipt's decoder is when tracing stops after block @p, which
+ * decides whether a later TIP.PGE "resumes": past a direct branch at its
+ * target (libipt follows it), past anything else at the next instruction.
+ */
+static void disabled_at(struct seg *s, const struct ptd_block *p)
+{
+	struct ptd_insn_info in;
+
+	s->dis_known = 0;
+	if (insn_at(s->img, p->end_ip, ptd_block_mode(p), &in) == 0) {
+		s->dis_known = 1;
+		if ((in.iclass == PTD_IC_CALL || in.iclass == PTD_IC_JUMP) &&
+		    !(in.flags & PTD_INSN_INDIRECT))
+			s->dis_ip = in.target;
+		else
+			s->dis_ip = p->end_ip + in.len;
+	}
 }
 
 static int handle_event(struct seg *s, struct pt_block_decoder *dec, const struct pt_event *ev)
@@ -413,36 +560,59 @@ static int handle_event(struct seg *s, struct pt_block_decoder *dec, const struc
 
 	switch (ev->type) {
 	case ptev_enabled: {
-		int err = on_enabled(s, ev->variant.enabled.ip);
+		int resumed = ev->variant.enabled.resumed;
+		int err;
 
+		/* libipt synced at a PSB with tracing disabled does not know
+		 * where it stopped; the carry does. */
+		if (s->in_disabled && !s->seen_dis)
+			resumed = s->in.dis_known && s->in.dis_ip == ev->variant.enabled.ip;
+		err = on_enabled(s, ev->variant.enabled.ip);
+		s->enabled = 1;
+		s->seen_dis = 1;
 		/* As gdb's btrace: tracing that comes back somewhere else
 		 * than where it stopped (a signal handler, sigreturn, exec
 		 * with user-only tracing) leaves a "disabled" gap, except
-		 * before the first instruction and for PSB+ status updates. */
-		if (!err && s->disabled_gaps && !ev->status_update && !ev->variant.enabled.resumed &&
-		    s->st->nblocks)
+		 * before the first item of the whole history and for PSB+
+		 * status updates. */
+		if (!err && s->disabled_gaps && !ev->status_update && !resumed && have_item(s))
 			err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
 		return err;
 	}
 	case ptev_disabled:
 		/* A far branch (syscall) left user mode. */
-		if (pend_of(s) && pend_of(s)->iclass == PTD_IC_FAR_CALL)
-			pend_of(s)->flags |= PTD_BLK_SYSCALL;
+		flag_pend(s, PTD_BLK_SYSCALL, 1);
 		s->off_far = 1;
+		s->enabled = 0;
+		s->seen_dis = 1;
+		/* Worked out at the end of the run if still needed. */
+		s->dis_known = 0;
+		s->dis_from_blk = pend_of(s) != NULL;
+		if (s->dis_from_blk)
+			s->dis_blk = *pend_of(s);
 		return 0;
 	case ptev_async_disabled:
 		s->off_async = 1;
 		s->async_at = ev->variant.async_disabled.at;
 		s->st->end_ip = s->async_at;
+		s->enabled = 0;
+		s->seen_dis = 1;
+		s->dis_ip = s->async_at;
+		s->dis_known = 1;
+		s->dis_from_blk = 0;
 		return 0;
 	case ptev_overflow:
 		pt_blk_get_offset(dec, &off);
+		off += s->obase;
 		snprintf(msg, sizeof(msg), "trace overflow at offset 0x%" PRIx64, off);
 		s->off_async = 0;
+		s->enabled = !ev->ip_suppressed;
+		s->seen_dis = 1;
+		s->dis_known = 0;
+		s->dis_from_blk = 0;
 		return emit_gap(s, PTD_GAP_OVERFLOW, off, msg);
 	case ptev_async_branch:
-		if (pend_of(s))
-			pend_of(s)->flags |= PTD_BLK_INTERRUPTED;
+		flag_pend(s, PTD_BLK_INTERRUPTED, 0);
 		return 0;
 	case ptev_tsx:
 		return 0;
@@ -473,7 +643,7 @@ static int finish_tail(struct seg *s)
 				last = k;
 			if (k + 1 == b->ninsn)
 				break;
-			if (insn_at(s->img, ip, &in) < 0)
+			if (insn_at(s->img, ip, ptd_block_mode(b), &in) < 0)
 				break;
 			ip += in.len;
 		}
@@ -498,19 +668,19 @@ static int finish_tail(struct seg *s)
 		for (k = 0; k + 1 < keep_insn; k++) {
 			struct ptd_insn_info in;
 
-			if (insn_at(s->img, ip, &in) < 0)
+			if (insn_at(s->img, ip, ptd_block_mode(&b), &in) < 0)
 				return 0;
 			ip += in.len;
 		}
 		{
 			struct ptd_insn_info in;
 
-			if (insn_at(s->img, ip, &in) < 0)
+			if (insn_at(s->img, ip, ptd_block_mode(&b), &in) < 0)
 				return 0;
 			b.end_ip = ip;
 			b.ninsn = keep_insn;
 			b.iclass = in.iclass;
-			b.flags = 0;
+			b.flags &= PTD_BLK_MODE32 | PTD_BLK_MODE16;
 		}
 		err = set_pend(s, &b);
 		if (err < 0)
@@ -573,9 +743,11 @@ static int fast_blocks(struct seg *s, struct pt_block_decoder *dec, int *pstatus
 			cb.ip = pb.ip;
 			cb.end_ip = pb.end_ip;
 			cb.ninsn = pb.ninsn;
-			cb.iclass = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c]
-									: class_at(s, pb.end_ip);
-			cb.flags = pb.speculative ? PTD_BLK_UNCERTAIN : 0;
+			cb.flags = (uint8_t)((pb.speculative ? PTD_BLK_UNCERTAIN : 0) |
+					     mode_flags(pb.mode));
+			cb.iclass = c < sizeof(conv_iclass) && c != ptic_error
+					    ? conv_iclass[c]
+					    : class_at(s, pb.end_ip, ptd_block_mode(&cb));
 			cnt_block(s->cnt, &cb);
 			if (!first_ip)
 				first_ip = pb.ip;
@@ -587,14 +759,16 @@ static int fast_blocks(struct seg *s, struct pt_block_decoder *dec, int *pstatus
 		} else if (pb.ninsn && pb.end_ip >= pb.ip) {
 			struct ptd_block *b = &s->q[s->nq++];
 			unsigned c = (unsigned)pb.iclass;
-			uint8_t cls = c < sizeof(conv_iclass) && c != ptic_error ? conv_iclass[c]
-									  : class_at(s, pb.end_ip);
+			uint8_t mf = mode_flags(pb.mode);
+			uint8_t cls = c < sizeof(conv_iclass) && c != ptic_error
+					      ? conv_iclass[c]
+					      : class_at(s, pb.end_ip, mf >> PTD_BLK_MODE_SHIFT);
 
 			b->ip = pb.ip;
 			b->end_ip = pb.end_ip;
 			b->ninsn = pb.ninsn;
 			b->iclass = cls;
-			b->flags = pb.speculative ? PTD_BLK_UNCERTAIN : 0;
+			b->flags = (uint8_t)((pb.speculative ? PTD_BLK_UNCERTAIN : 0) | mf);
 			if (!first_ip)
 				first_ip = pb.ip;
 			ninsn += pb.ninsn;
@@ -627,12 +801,43 @@ static int decode_segment(struct seg *s)
 	struct pt_block_decoder *dec;
 	struct pt_config cfg;
 	struct pt_errata errata;
-	int status, err = 0;
+	struct psbhdr hdr;
+	uint8_t *copy = NULL;
+	uint64_t sync_at = s->begin;
+	int status, err = 0, fresh_end = 0;
 
 	s->last_pos = UINT64_MAX;
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)s->buf;
 	cfg.end = (uint8_t *)s->buf + s->end;
+	if (read_psb_hdr(s->buf, s->end, s->begin, &hdr) < 0)
+		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
+	s->enabled = hdr.fup_ip != 0;
+	if (s->in.kind == CARRY_STATE) {
+		s->off_async = s->in.off_async;
+		s->async_at = s->in.async_at;
+		s->dis_known = s->in.dis_known;
+		s->dis_ip = s->in.dis_ip;
+		s->in_disabled = !s->in.enabled;
+		/* (enabled but no FUP: libipt has no ip to go on) */
+		s->enabled = s->in.enabled && hdr.fup_ip;
+		if (!s->in.enabled && hdr.fup_ip) {
+			/* Tracing was disabled before this PSB: a continuous
+			 * decoder ignores the FUP in its PSB+ and waits for
+			 * TIP.PGE; libipt synced here would take tracing as
+			 * enabled and fail at the PGE.  Decode a copy with the
+			 * FUP turned into PADs (same offsets). */
+			copy = malloc(s->end - s->begin);
+			if (!copy)
+				return ptd__err(-ptde_nomem, "out of memory decoding PT");
+			memcpy(copy, s->buf + s->begin, s->end - s->begin);
+			memset(copy + (hdr.fup_off - s->begin), 0, hdr.fup_len);
+			cfg.begin = copy;
+			cfg.end = copy + (s->end - s->begin);
+			s->obase = s->begin;
+			sync_at = 0;
+		}
+	}
 	ptd_image_errata(s->img, &errata);
 	cfg.errata = errata;
 	{
@@ -649,11 +854,13 @@ static int decode_segment(struct seg *s)
 	cfg.flags.variant.block.end_on_call = 1;
 	cfg.flags.variant.block.end_on_jump = 1;
 	dec = pt_blk_alloc_decoder(&cfg);
-	if (!dec)
+	if (!dec) {
+		free(copy);
 		return ptd__err(-ptde_nomem, "cannot allocate a libipt block decoder");
+	}
 	pt_blk_set_image(dec, s->ptimg);
 
-	status = pt_blk_sync_set(dec, s->begin);
+	status = pt_blk_sync_set(dec, sync_at);
 	for (;;) {
 		struct pt_block pb;
 		int blk;
@@ -704,6 +911,7 @@ static int decode_segment(struct seg *s)
 			if (s->eos) /* the linear tail needed more trace: expected */
 				break;
 			pt_blk_get_offset(dec, &off);
+			off += s->obase;
 			if (status == -pte_nomap)
 				r = PTD_GAP_NO_MEMORY;
 			/* As gdb shows it: libipt's code and message. */
@@ -718,30 +926,74 @@ static int decode_segment(struct seg *s)
 			err = emit_gap(s, r, (uint64_t)(int64_t)status, msg);
 			if (err < 0)
 				goto out;
-			/* Resync at the next PSB; in a segment that is the end. */
+			/* Resync at the next PSB, as a continuous decoder does:
+			 * from there on libipt's own view of the PSB+ holds. */
 			s->off_async = 0;
+			s->in_disabled = 0;
+			s->dis_known = 0;
+			s->dis_from_blk = 0;
 			status = pt_blk_sync_forward(dec);
-			if (status < 0)
+			if (status < 0) {
+				fresh_end = 1;
 				break;
+			}
+			{
+				uint64_t so = 0;
+				struct psbhdr rh;
+
+				pt_blk_get_sync_offset(dec, &so);
+				if (read_psb_hdr(cfg.begin, (size_t)(cfg.end - cfg.begin), so,
+						 &rh) < 0) {
+					err = ptd__err(-ptde_nomem, "out of memory reading a PSB+");
+					goto out;
+				}
+				s->enabled = rh.fup_ip != 0;
+			}
 		}
 	}
 	if (s->ntail)
 		err = finish_tail(s);
 	if (!err)
 		err = flush_pend(s);
+	/* What the next run starts from. */
+	memset(&s->out, 0, sizeof(s->out));
+	s->out.have_item = (uint8_t)have_item(s);
+	s->out.head_flags = s->head_flags;
+	if (fresh_end) {
+		s->out.kind = CARRY_FRESH;
+	} else {
+		if (!s->enabled && s->dis_from_blk)
+			disabled_at(s, &s->dis_blk);
+		s->out.kind = CARRY_STATE;
+		s->out.enabled = (uint8_t)s->enabled;
+		s->out.off_async = (uint8_t)s->off_async;
+		s->out.async_at = s->async_at;
+		s->out.dis_known = (uint8_t)s->dis_known;
+		s->out.dis_ip = s->dis_ip;
+	}
 out:
 	pt_blk_free_decoder(dec);
+	free(copy);
 	return err;
 }
 
+/*
+ * Decodes the trace bytes [@begin, @end) (@begin a PSB, @end the next run's
+ * PSB or the end) with one libipt decoder, starting from the carried state
+ * @in (NULL: as libipt syncing at @begin, with nothing before); @out (may
+ * be NULL) gets the state the next run starts from.
+ */
 static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
 		       struct ptd_image *img, struct pt_image *ptimg, struct iccache *icc,
-		       const struct ptd_pt_sink *sink, struct ptd_pt_stats *st, int dgaps)
+		       const struct ptd_pt_sink *sink, struct ptd_pt_stats *st, int dgaps,
+		       const struct carry *in, struct carry *out)
 {
 	struct seg s;
 	int err;
 
 	memset(&s, 0, sizeof(s));
+	if (in)
+		s.in = *in;
 	memset(st, 0, sizeof(*st));
 	s.disabled_gaps = dgaps;
 	if (sink->block == cnt_block)
@@ -757,6 +1009,8 @@ static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_
 	s.st = st;
 	err = decode_segment(&s);
 	free(s.tail);
+	if (out && !err)
+		*out = s.out;
 	return err;
 }
 
@@ -791,7 +1045,7 @@ int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
 	struct ptd_pt_stats local, seg;
 	struct iccache *icc = NULL;
 	uint64_t *off, *ips;
-	size_t n, i;
+	size_t n;
 	int err, depth = 0;
 
 	if (!st)
@@ -816,11 +1070,11 @@ int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
 			goto out;
 	}
 	icc = calloc(1, sizeof(*icc)); /* optional: NULL only costs speed */
-	for (i = 0; i < n; i++) {
-		uint64_t end = i + 1 < n ? off[i + 1] : size;
-
-		err = run_segment(buf, off[i], end, i + 1 < n ? ips[i + 1] : 0, img, ptd_image_pt(img),
-				  icc, sink, &seg, 0);
+	/* One decoder over the whole stream: what a continuous libipt
+	 * decode gives, by construction. */
+	if (n) {
+		err = run_segment(buf, off[0], size, 0, img, ptd_image_pt(img), icc, sink, &seg, 0,
+				  NULL, NULL);
 		if (err < 0)
 			goto out;
 		stats_add(st, &seg, &depth);
@@ -873,15 +1127,35 @@ int ptd_pt_decode_history(const uint8_t *buf, size_t size, struct ptd_image *img
  * cost of the first reverse step does not grow with the trace.  rev[j] is
  * the j-th segment from the end; front index i (gdb order) is n-1-i and is
  * only meaningful once the backward scan reached the start (complete).
+ *
+ * Whole-trace histories decode *runs* of consecutive segments with one
+ * libipt decoder each (so inside a run the decode is continuous by
+ * construction); a run starts from the state the run before it ended in
+ * (struct carry).  Runs start where possible at a "clean" PSB (its PSB+
+ * has a FUP that is not directly followed by TIP.PGE), where the state a
+ * decoder synced there assumes is the continuous one, so a run decoded
+ * ahead of its predecessor (in parallel) rarely needs decoding again.
  */
 struct segent {
 	uint64_t offset, end, start_ip;
+	uint8_t clean;	 /* see above */
+	uint8_t in_set;	 /* in: the exact state at this PSB is known */
+	uint8_t head;	 /* decoded alone: flags for the last block before it */
+	uint8_t out_set; /* out: the state after this segment's decode */
 	int decoded;
 	struct ptd_pt_stats st;
 	struct ptd_history *h; /* cached history or NULL */
 	uint64_t lru;
-	/* Counted, not stored (lazy history): items, gap details. */
+	struct carry in, out;
+};
+
+/* A lazy history part: a run of segments, counted, decoded on demand. */
+struct part {
+	size_t first, last; /* front segment indices [first, last) */
+	struct carry in;
+	uint8_t tail_flags; /* for its last block, from the part after it */
 	uint64_t nitems;
+	struct ptd_pt_stats st;
 	char **details;
 	uint32_t ndetails;
 };
@@ -904,15 +1178,13 @@ struct ptd_pt_trace {
 	uint64_t tail_ip;    /* where the thread stopped, for the newest segment */
 	int disabled_gaps;   /* see ptd_pt_trace_set_disabled_gaps */
 	uint32_t lazy_parts; /* see ptd_pt_trace_set_lazy_history; 0: off */
-	size_t *part_seg;    /* history part -> front segment index */
+	int lazy_now;	     /* this history is lazy (lazy_parts, and large enough) */
+	struct part *parts;  /* lazy history runs */
 	uint32_t nparts;
+	uint32_t *hmap; /* history part -> run (runs without items have none) */
+	uint32_t nh;
 };
 
-/*
- * Finds the last PSB that ends at or before @limit, as the forward scan
- * (ptd_pt_index) would have found it: in a run of 02 82 pairs starting at
- * r, the forward scan takes r, r+16, r+32, ...; returns the offset or -1.
- */
 static int64_t find_psb_back(const uint8_t *buf, uint64_t limit)
 {
 	uint64_t pos = limit;
@@ -944,6 +1216,7 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 	while (!t->complete && t->nrev < want) {
 		int64_t off = find_psb_back(t->buf, t->scan_pos);
 		struct segent *e;
+		struct psbhdr hdr;
 
 		if (off < 0) {
 			t->complete = 1;
@@ -962,8 +1235,10 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 		memset(e, 0, sizeof(*e));
 		e->offset = (uint64_t)off;
 		e->end = t->nrev ? t->rev[t->nrev - 1].offset : t->size;
-		if (read_psb_ip(t->buf, t->size, e->offset, &e->start_ip) < 0)
+		if (read_psb_hdr(t->buf, t->size, e->offset, &hdr) < 0)
 			return ptd__err(-ptde_nomem, "out of memory indexing PT");
+		e->start_ip = hdr.fup_ip;
+		e->clean = hdr.fup_ip && !hdr.then_pge;
 		t->nrev++;
 		t->scan_pos = (uint64_t)off;
 	}
@@ -1006,7 +1281,16 @@ struct ptd_pt_trace *ptd_pt_trace_alloc(const uint8_t *buf, size_t size, struct 
 	return t;
 }
 
-static void free_details(struct segent *e);
+static void free_details(struct part *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->ndetails; i++)
+		free(p->details[i]);
+	free(p->details);
+	p->details = NULL;
+	p->ndetails = 0;
+}
 
 void ptd_pt_trace_free(struct ptd_pt_trace *t)
 {
@@ -1014,11 +1298,12 @@ void ptd_pt_trace_free(struct ptd_pt_trace *t)
 
 	if (!t)
 		return;
-	for (i = 0; i < t->nrev; i++) {
+	for (i = 0; i < t->nrev; i++)
 		ptd_history_free(t->rev[i].h);
-		free_details(&t->rev[i]);
-	}
-	free(t->part_seg);
+	for (i = 0; i < t->nparts; i++)
+		free_details(&t->parts[i]);
+	free(t->parts);
+	free(t->hmap);
 	free(t->rev);
 	free(t->icc);
 	free(t);
@@ -1050,6 +1335,12 @@ static struct segent *seg_front(struct ptd_pt_trace *t, size_t i)
 	return &t->rev[t->nrev - 1 - i];
 }
 
+/* Front index @i of a complete index -> entry. */
+static inline struct segent *front(struct ptd_pt_trace *t, size_t i)
+{
+	return &t->rev[t->nrev - 1 - i];
+}
+
 static uint64_t cut_of(const struct ptd_pt_trace *t, const struct segent *e)
 {
 	size_t j = (size_t)(e - t->rev);
@@ -1072,6 +1363,7 @@ void ptd_pt_trace_set_tail(struct ptd_pt_trace *t, uint64_t ip)
 			t->ncached--;
 		}
 		t->rev[i].decoded = 0;
+		t->rev[i].out_set = 0;
 	}
 }
 
@@ -1094,25 +1386,351 @@ int ptd_pt_trace_seginfo(struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo
 	return 0;
 }
 
-/* Decodes segment @e into a new history with image @ptimg. */
-static int decode_into(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
-		       struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st)
+/* ---- carried state ---- */
+
+static const struct carry carry_start = {CARRY_FRESH, 0, 0, 0, 0, 0, 0};
+
+/* The state at a PSB as far as its PSB+ alone tells. */
+static struct carry carry_guess(const struct segent *e)
 {
+	struct carry c = {CARRY_STATE, 0, 1, 0, 0, 0, 0};
+
+	c.enabled = e->clean;
+	return c;
+}
+
+/* Do runs started from @a and from @b decode the same? */
+static int carry_same(const struct carry *a, const struct carry *b)
+{
+	if (a->kind != b->kind || a->have_item != b->have_item)
+		return 0;
+	if (a->kind == CARRY_FRESH)
+		return 1;
+	if (a->enabled != b->enabled)
+		return 0;
+	if (a->enabled)
+		return 1;
+	return a->off_async == b->off_async && a->dis_known == b->dis_known &&
+	       (!a->off_async || a->async_at == b->async_at) &&
+	       (!a->dis_known || a->dis_ip == b->dis_ip);
+}
+
+static int cnt_block(void *ctx, const struct ptd_block *b);
+static int cnt_blocks(void *ctx, const struct ptd_block *b, size_t n);
+static int cnt_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail);
+static int cnt_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg);
+
+/*
+ * Decodes front segments [@first, @last) as one run from @in into @sink
+ * (NULL: count only); @out gets the state after it.  @img/@icc: the
+ * caller's thread's.
+ */
+static int run_range(struct ptd_pt_trace *t, size_t first, size_t last, const struct carry *in,
+		     struct pt_image *img, struct iccache *icc, const struct ptd_pt_sink *sink,
+		     struct ptd_pt_stats *st, struct carry *out)
+{
+	const struct segent *a = front(t, first), *z = front(t, last - 1);
+	uint64_t nitems = 0;
+	struct part scratch;
+	struct counter c;
+	struct ptd_pt_sink cs = {cnt_block, cnt_gap, cnt_event, &c, cnt_blocks};
+	int err;
+
+	if (!img)
+		return ptd__err(-ptde_nomem, "out of memory decoding PT");
+	if (!sink) {
+		memset(&scratch, 0, sizeof(scratch));
+		memset(&c, 0, sizeof(c));
+		c.img = t->img;
+		c.nitems = &nitems;
+		c.seg = &scratch;
+		sink = &cs;
+	}
+	err = run_segment(t->buf, a->offset, z->end, cut_of(t, z), t->img, img, icc, sink, st,
+			  t->disabled_gaps, in, out);
+	if (sink == &cs)
+		free_details(&scratch);
+	return err;
+}
+
+/*
+ * The exact state at front segment @i's PSB, for whole-trace histories:
+ * known when a run ended there, else from one counting run over
+ * everything before it.
+ */
+static int exact_in(struct ptd_pt_trace *t, size_t i, struct carry *in)
+{
+	struct segent *e = front(t, i);
+	struct ptd_pt_stats st;
+	int err;
+
+	if (i == 0) {
+		*in = carry_start;
+		return 0;
+	}
+	if (e->in_set) {
+		*in = e->in;
+		return 0;
+	}
+	err = run_range(t, 0, i, &carry_start, ptd_image_pt(t->img), t->icc, NULL, &st, in);
+	if (err < 0)
+		return err;
+	e->in = *in;
+	e->in_set = 1;
+	return 0;
+}
+
+static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
+			struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st,
+			int depth);
+static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const struct carry *in,
+		   struct pt_image *img, struct iccache *icc, const struct ptd_pt_sink *sink,
+		   struct ptd_pt_stats *st, struct carry *out);
+
+/*
+ * The state at segment @e's PSB for decoding that segment alone (the
+ * newest-first path): exact when known, else what the segment before it
+ * ended in (decoding that one, up to @depth segments back, when the PSB+
+ * alone cannot tell), else the guess from the PSB+.
+ */
+static struct carry carry_for(struct ptd_pt_trace *t, struct segent *e, int depth)
+{
+	size_t j = (size_t)(e - t->rev);
+	struct segent *older;
+
+	if (e->in_set)
+		return e->in;
+	if (index_back(t, j + 2) < 0)
+		return carry_guess(&t->rev[j]);
+	e = &t->rev[j]; /* the index may have moved */
+	if (j + 1 >= t->nrev)
+		return t->complete ? carry_start : carry_guess(e);
+	older = &t->rev[j + 1];
+	if (older->out_set)
+		return older->out;
+	if (e->clean || depth <= 0)
+		return carry_guess(e);
+	{
+		struct ptd_history *h;
+		struct ptd_pt_stats st;
+
+		if (decode_depth(t, older, ptd_image_pt(t->img), t->icc, &h, &st, depth - 1) < 0)
+			return carry_guess(&t->rev[j]);
+		ptd_history_free(h);
+		older = &t->rev[j + 1];
+		return older->out_set ? older->out : carry_guess(&t->rev[j]);
+	}
+}
+
+/* Segments of rev indices [@newer, @older] as one run, from @in. */
+static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const struct carry *in,
+		   struct pt_image *img, struct iccache *icc, const struct ptd_pt_sink *sink,
+		   struct ptd_pt_stats *st, struct carry *out)
+{
+	const struct segent *a = &t->rev[older], *z = &t->rev[newer];
+	uint64_t nitems = 0;
+	struct part scratch;
+	struct counter c;
+	struct ptd_pt_sink cs = {cnt_block, cnt_gap, cnt_event, &c, cnt_blocks};
+	int err;
+
+	if (!sink) { /* count only */
+		memset(&scratch, 0, sizeof(scratch));
+		memset(&c, 0, sizeof(c));
+		c.img = t->img;
+		c.nitems = &nitems;
+		c.seg = &scratch;
+		sink = &cs;
+	}
+	err = run_segment(t->buf, a->offset, z->end, cut_of(t, z), t->img, img, icc, sink, st,
+			  t->disabled_gaps, in, out);
+	if (sink == &cs)
+		free_details(&scratch);
+	return err;
+}
+
+static void count_block(struct ptd_pt_stats *st, int *depth, const struct ptd_block *b)
+{
+	st->ninsn += b->ninsn;
+	st->nblocks++;
+	if (!st->start_ip)
+		st->start_ip = b->ip;
+	*depth += (b->iclass == PTD_IC_CALL) - (b->iclass == PTD_IC_RET);
+	if (*depth < st->depth_min)
+		st->depth_min = *depth;
+	st->depth_delta = *depth;
+}
+
+/*
+ * Appends to @dst what @src holds after instruction number @n (a block
+ * holding number @n contributes the instructions after it), and fills
+ * @st with the counts of what was appended.
+ */
+static int history_after(const struct ptd_history *src, uint64_t n, struct ptd_history *dst,
+			 struct ptd_pt_stats *st)
+{
+	uint64_t i = 0, nitems = ptd_history_nitems(src);
+	int depth = 0, err = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (n) {
+		struct ptd_hcursor c;
+		struct ptd_item it;
+
+		if (n >= ptd_history_count(src))
+			return 0;
+		err = ptd_hcursor_goto(&c, src, n);
+		if (err < 0)
+			return err;
+		i = c.item_index;
+		if (!ptd_history_item(src, i, &it))
+			return ptd__err(-ptde_internal, "history item %" PRIu64 " missing", i);
+		if (it.kind == PTD_ITEM_BLOCK && c.insn_index + 1 < it.block.ninsn) {
+			struct ptd_block b = it.block;
+			uint64_t ip = c.ip + c.len;
+
+			b.ip = ip;
+			b.ninsn -= c.insn_index + 1;
+			err = ptd_history_append_block(dst, &b);
+			if (err < 0)
+				return err;
+			count_block(st, &depth, &b);
+		}
+		i++;
+	}
+	for (; i < nitems && !err; i++) {
+		struct ptd_item it;
+
+		if (!ptd_history_item(src, i, &it))
+			return ptd__err(-ptde_internal, "history item %" PRIu64 " missing", i);
+		if (it.kind == PTD_ITEM_BLOCK) {
+			err = ptd_history_append_block(dst, &it.block);
+			count_block(st, &depth, &it.block);
+		} else if (it.kind == PTD_ITEM_GAP) {
+			err = ptd_history_append_gap(dst, it.reason, it.arg,
+						     it.detail ? ptd_history_detail(src, it.detail)
+							       : NULL);
+			st->ngaps++;
+		} else {
+			err = ptd_history_append_event(dst, it.reason, it.block.ip, it.arg);
+		}
+	}
+	return err < 0 ? err : 0;
+}
+
+/* Warm-up runs start at most this many segments before the one wanted. */
+#define WARMUP_SEGS 64
+
+/*
+ * Segment @e (rev index @j) at an unclean PSB, decoded exactly: one run
+ * from the nearest older clean PSB (or the trace start) through @e, less
+ * what the same run without @e gives.  The state at an unclean PSB
+ * depends on how libipt read what came before, which only decoding it
+ * tells.  Returns 1 when done, 0 when no such start is near.
+ */
+static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
+		       struct iccache *icc, struct ptd_history *h, struct ptd_pt_stats *st)
+{
+	struct ptd_history *whole;
+	struct ptd_pt_sink sink = {hist_block, hist_gap, hist_event, NULL, hist_blocks};
+	struct ptd_pt_stats sa, sb;
+	struct carry in = carry_start, o;
+	size_t k;
+	int err;
+
+	for (k = j + 1;; k++) {
+		if (index_back(t, k + 1) < 0)
+			return ptd__err(-ptde_nomem, "out of memory indexing PT");
+		if (k >= t->nrev) {
+			if (!t->complete)
+				return 0;
+			k = t->nrev - 1; /* the trace start: libipt syncs there */
+			in = carry_start;
+			break;
+		}
+		if (t->rev[k].clean) {
+			index_back(t, k + 2);
+			if (t->complete && k + 1 == t->nrev)
+				in = carry_start; /* the trace start */
+			else
+				in = t->rev[k].in_set ? t->rev[k].in : carry_guess(&t->rev[k]);
+			break;
+		}
+		if (k - j >= WARMUP_SEGS)
+			return 0;
+	}
+	if (k == j)
+		return 0;
+	whole = ptd_history_alloc(t->read, t->rctx);
+	if (!whole)
+		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
+	sink.ctx = whole;
+	err = run_rev(t, k, j, &in, ptimg, icc, &sink, &sa, &o);
+	if (!err)
+		err = run_rev(t, k, j + 1, &in, ptimg, icc, NULL, &sb, NULL);
+	if (!err)
+		err = history_after(whole, sb.ninsn + sb.ngaps, h, st);
+	if (!err) {
+		struct ptd_hcursor c;
+		uint64_t nb = sb.ninsn + sb.ngaps;
+
+		st->end_ip = sa.end_ip;
+		t->rev[j].out = o;
+		t->rev[j].out_set = 1;
+		/* What the run learnt about the block before this segment. */
+		t->rev[j].head = 0;
+		if (nb && ptd_hcursor_goto(&c, whole, nb) == 0 && !c.is_gap)
+			t->rev[j].head = c.block_flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
+	}
+	ptd_history_free(whole);
+	return err < 0 ? err : 1;
+}
+
+/* Decodes segment @e alone into a new history with image @ptimg. */
+static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
+			struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st,
+			int depth)
+{
+	size_t j = (size_t)(e - t->rev);
 	struct ptd_history *h = ptd_history_alloc(t->read, t->rctx);
 	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h, hist_blocks };
+	struct carry in, o;
 	int err;
 
 	*out = NULL;
 	if (!h)
 		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
+	if (!e->clean && !e->in_set) {
+		err = decode_warm(t, j, ptimg, icc, h, st);
+		if (err < 0) {
+			ptd_history_free(h);
+			return err;
+		}
+		if (err > 0) {
+			*out = h;
+			return 0;
+		}
+		e = &t->rev[j];
+	}
+	in = carry_for(t, e, depth);
+	e = &t->rev[j];
 	err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, ptimg, icc, &sink, st,
-			  t->disabled_gaps);
+			  t->disabled_gaps, &in, &o);
 	if (err < 0) {
 		ptd_history_free(h);
 		return err;
 	}
+	e->out = o;
+	e->out_set = 1;
+	e->head = o.head_flags;
 	*out = h;
 	return 0;
+}
+
+static int decode_into(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
+		       struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st)
+{
+	return decode_depth(t, e, ptimg, icc, out, st, 4);
 }
 
 static void evict(struct ptd_pt_trace *t, const struct segent *keep)
@@ -1138,9 +1756,11 @@ static const struct ptd_history *segment_of(struct ptd_pt_trace *t, struct segen
 {
 	if (!e->h) {
 		struct ptd_pt_stats st;
+		size_t j = (size_t)(e - t->rev);
 
-		if (decode_into(t, e, ptd_image_pt(t->img), t->icc, &e->h, &st) < 0)
+		if (decode_into(t, e, ptd_image_pt(t->img), t->icc, &t->rev[j].h, &st) < 0)
 			return NULL;
+		e = &t->rev[j]; /* decode_into may have grown the index */
 		e->st = st;
 		e->decoded = 1;
 		t->ncached++;
@@ -1178,6 +1798,13 @@ void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on)
 		t->disabled_gaps = on != 0;
 }
 
+uint8_t ptd_pt_trace_newest_head(struct ptd_pt_trace *t, size_t k)
+{
+	if (!t || k >= t->nrev || !t->rev[k].out_set)
+		return 0;
+	return t->rev[k].head;
+}
+
 int ptd_pt_trace_has_newest(struct ptd_pt_trace *t, size_t k)
 {
 	if (!t || k == SIZE_MAX || index_back(t, k + 1) < 0)
@@ -1185,7 +1812,7 @@ int ptd_pt_trace_has_newest(struct ptd_pt_trace *t, size_t k)
 	return k < t->nrev;
 }
 
-/* ---- lazy history: counted segments, decoded when needed ---- */
+/* ---- lazy history: counted runs, decoded when needed ---- */
 
 static int cnt_blocks(void *ctx, const struct ptd_block *b, size_t n)
 {
@@ -1199,23 +1826,23 @@ static int cnt_blocks(void *ctx, const struct ptd_block *b, size_t n)
 static int cnt_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail)
 {
 	struct counter *c = ctx;
-	struct segent *e = c->seg;
+	struct part *p = c->seg;
 	char **nd;
 
 	(void)r;
 	(void)offset;
 	c->have_last = 0;
-	e->nitems++;
+	(*c->nitems)++;
 	if (!detail)
 		return 0;
-	nd = realloc(e->details, (e->ndetails + 1) * sizeof(*nd));
+	nd = realloc(p->details, (p->ndetails + 1) * sizeof(*nd));
 	if (!nd)
 		return ptd__err(-ptde_nomem, "out of memory counting PT");
-	e->details = nd;
-	nd[e->ndetails] = strdup(detail);
-	if (!nd[e->ndetails])
+	p->details = nd;
+	nd[p->ndetails] = strdup(detail);
+	if (!nd[p->ndetails])
 		return ptd__err(-ptde_nomem, "out of memory counting PT");
-	e->ndetails++;
+	p->ndetails++;
 	return 0;
 }
 
@@ -1231,65 +1858,53 @@ static int cnt_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg
 	return 0;
 }
 
-static void free_details(struct segent *e)
+/* Counts part @p's items (from p->in) without storing them. */
+static int count_part(struct ptd_pt_trace *t, struct part *p, struct pt_image *img,
+		      struct iccache *icc, struct carry *out)
 {
-	uint32_t i;
-
-	for (i = 0; i < e->ndetails; i++)
-		free(e->details[i]);
-	free(e->details);
-	e->details = NULL;
-	e->ndetails = 0;
-}
-
-/* Counts segment @e's items without storing them. */
-static int count_items(struct ptd_pt_trace *t, struct segent *e, struct pt_image *img,
-		       struct iccache *icc)
-{
-	struct counter c = { t->img, &e->nitems, e, 0, { 0 } };
+	struct counter c = {t->img, &p->nitems, p, 0, {0}};
 	struct ptd_pt_sink sink = { cnt_block, cnt_gap, cnt_event, &c, cnt_blocks };
 
-	free_details(e);
-	e->nitems = 0;
-	return run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, img, icc, &sink, &e->st,
-			   t->disabled_gaps);
+	free_details(p);
+	p->nitems = 0;
+	return run_range(t, p->first, p->last, &p->in, img, icc, &sink, &p->st, out);
 }
 
-/* The history's fill callback: decodes the segment of part @part. */
+/* The history's fill callback: decodes the run of part @part. */
 static int fill_part(void *ctx, uint32_t part, struct ptd_history *out)
 {
 	struct ptd_pt_trace *t = ctx;
 	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, out, hist_blocks };
 	struct ptd_pt_stats st;
-	struct segent *e;
-
-	if (part >= t->nparts)
-		return ptd__err(-ptde_internal, "no PT segment for history part %u", part);
-	e = &t->rev[t->nrev - 1 - t->part_seg[part]];
-	return run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, ptd_image_pt(t->img),
-			   t->icc, &sink, &st, t->disabled_gaps);
-}
-
-/* Appends counted segment @e as the next part of @h. */
-static int add_part(struct ptd_pt_trace *t, struct ptd_history *h, size_t front)
-{
-	struct segent *e = &t->rev[t->nrev - 1 - front];
-	size_t *ps;
+	struct part *p;
 	int err;
 
-	if (!e->nitems)
+	if (part >= t->nh)
+		return ptd__err(-ptde_internal, "no PT segment for history part %u", part);
+	p = &t->parts[t->hmap[part]];
+	err = run_range(t, p->first, p->last, &p->in, ptd_image_pt(t->img), t->icc, &sink, &st,
+			NULL);
+	if (!err && p->tail_flags)
+		ptd_history_flag_last(out, p->tail_flags);
+	return err;
+}
+
+/* Appends counted part @i as the next part of @h (the details move). */
+static int add_part(struct ptd_pt_trace *t, struct ptd_history *h, uint32_t i)
+{
+	struct part *p = &t->parts[i];
+	int err;
+
+	if (!p->nitems) {
+		free_details(p);
 		return 0;
-	ps = realloc(t->part_seg, (t->nparts + 1) * sizeof(*ps));
-	if (!ps)
-		return ptd__err(-ptde_nomem, "out of memory for PT segments");
-	t->part_seg = ps;
-	err = ptd_history_append_part(h, t->nparts, e->nitems, e->st.ninsn + e->st.ngaps,
-				      e->st.ninsn, e->details, e->ndetails);
-	free_details(e);
-	if (err < 0)
-		return err;
-	ps[t->nparts++] = front;
-	return 0;
+	}
+	err = ptd_history_append_part(h, t->nh, p->nitems, p->st.ninsn + p->st.ngaps, p->st.ninsn,
+				      p->details, p->ndetails);
+	free_details(p);
+	if (!err)
+		t->hmap[t->nh++] = i;
+	return err;
 }
 
 void ptd_pt_trace_set_lazy_history(struct ptd_pt_trace *t, uint32_t max_parts)
@@ -1303,6 +1918,7 @@ static int count_segment(struct ptd_pt_trace *t, struct segent *e)
 {
 	struct ptd_history *h;
 	struct ptd_pt_stats st;
+	size_t j = (size_t)(e - t->rev);
 	int err;
 
 	if (e->decoded)
@@ -1310,6 +1926,7 @@ static int count_segment(struct ptd_pt_trace *t, struct segent *e)
 	err = decode_into(t, e, ptd_image_pt(t->img), t->icc, &h, &st);
 	if (err < 0)
 		return err;
+	e = &t->rev[j];
 	e->st = st;
 	e->decoded = 1;
 	if (t->ncached < t->cache_max) {
@@ -1333,11 +1950,12 @@ int ptd_pt_trace_position(struct ptd_pt_trace *t, size_t i, uint64_t *first, int
 	if (t->lost_nonzero)
 		num++; /* the lost-data gap */
 	for (k = 0; k < i; k++) {
-		struct segent *e = &t->rev[t->nrev - 1 - k];
+		struct segent *e = front(t, k);
 		int err = count_segment(t, e);
 
 		if (err < 0)
 			return err;
+		e = front(t, k);
 		num += e->st.ninsn + e->st.ngaps;
 		d += e->st.depth_delta;
 	}
@@ -1348,28 +1966,63 @@ int ptd_pt_trace_position(struct ptd_pt_trace *t, size_t i, uint64_t *first, int
 	return 0;
 }
 
-
 /*
- * Parallel decode.  Segments are grouped into batches of about batch_bytes
- * of trace; each batch decodes into a history of its own, in any thread,
- * and the calling thread splices finished batches onto the result in trace
- * order (ptd_history_splice moves whole chunks and merges across the seam
- * exactly as serial appending would), so the serial part costs per chunk,
- * not per block.  The calling thread decodes batches too while it waits.
+ * Runs.  Segments [first, last) are grouped into runs of at least @bytes of
+ * trace (a lazy part, a parallel batch), so tiny PSB periods do not make
+ * tiny runs.  A run ends only before a clean PSB: in a valid trace a PSB+
+ * has a FUP while tracing is disabled only right before TIP.PGE, so at a
+ * clean PSB the continuous decoder is where libipt synced there starts,
+ * while elsewhere (tracing off, or on again right after the PSB) its state
+ * depends on libipt's handling of what came before.
  */
 static size_t batch_bytes = 256u << 10;
+#define PART_BYTES (64u << 10)
+static uint64_t store_max = PTD_PT_STORE_MAX;
+
+void ptd__pt_set_store_max(uint64_t n)
+{
+	store_max = n;
+}
 
 void ptd__pt_set_batch_bytes(size_t n)
 {
 	batch_bytes = n ? n : 256u << 10;
 }
+
+static size_t run_end(struct ptd_pt_trace *t, size_t i, size_t last, uint64_t bytes)
+{
+	uint64_t acc = 0;
+
+	for (; i < last; i++) {
+		const struct segent *e = front(t, i);
+
+		if (acc >= bytes && e->clean)
+			return i;
+		acc += e->end - e->offset;
+	}
+	return last;
+}
+
+/*
+ * Parallel decode.  Each batch (a run) decodes into a history of its own,
+ * in any thread, from the state the PSB+ suggests; the calling thread
+ * splices finished batches onto the result in trace order
+ * (ptd_history_splice moves whole chunks and merges across the seam
+ * exactly as serial appending would), so the serial part costs per chunk,
+ * not per block.  When the batch before ended in another state than the
+ * one a batch was decoded from, that batch is decoded again from the right
+ * one: the result is always the serial one.  The calling thread decodes
+ * batches too while it waits.
+ */
 /* Batches may finish at most this far ahead of the splicing, which bounds
  * the memory held outside the result. */
 #define LOOKAHEAD 8
 
 struct batch {
 	size_t first, last; /* front segment indices [first, last) */
+	struct carry in, out;
 	struct ptd_history *h;
+	struct ptd_pt_stats st;
 	int done, err;
 };
 
@@ -1382,34 +2035,24 @@ struct pool {
 	int stop;
 };
 
-/* Decodes batch @b with @img and @icc (the caller's own). */
-static int decode_batch(struct ptd_pt_trace *t, struct batch *b, struct pt_image *img,
+/* Decodes batch @i with @img and @icc (the caller's own). */
+static int decode_batch(struct ptd_pt_trace *t, struct batch *b, uint32_t i, struct pt_image *img,
 			struct iccache *icc)
 {
-	size_t i;
-	int err = 0;
+	struct ptd_pt_sink sink = {hist_block, hist_gap, hist_event, NULL, hist_blocks};
 
-	if (t->lazy_parts) { /* count only; the main thread adds the parts */
-		if (!img)
-			return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
-		for (i = b->first; i < b->last && !err; i++)
-			err = count_items(t, &t->rev[t->nrev - 1 - i], img, icc);
-		return err;
-	}
-	b->h = ptd_history_alloc(t->read, t->rctx);
-	if (!b->h || !img)
+	if (!img)
 		return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
-	for (i = b->first; i < b->last && !err; i++) {
-		struct segent *e = &t->rev[t->nrev - 1 - i];
-		struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, b->h, hist_blocks };
-
-		if (e->h)
-			err = ptd_history_append_history(b->h, e->h); /* nobody else reads it meanwhile */
-		else
-			err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, img, icc,
-					  &sink, &e->st, t->disabled_gaps);
+	if (t->lazy_now) { /* count only; the main thread adds the parts */
+		t->parts[i].in = b->in;
+		return count_part(t, &t->parts[i], img, icc, &b->out);
 	}
-	return err;
+	ptd_history_free(b->h);
+	b->h = ptd_history_alloc(t->read, t->rctx);
+	if (!b->h)
+		return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
+	sink.ctx = b->h;
+	return run_range(t, b->first, b->last, &b->in, img, icc, &sink, &b->st, &b->out);
 }
 
 /* Takes the next batch to decode, or returns SIZE_MAX; called locked. */
@@ -1444,38 +2087,104 @@ static void *work(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (i == SIZE_MAX)
 			break;
-		finish_batch(p, i, decode_batch(p->t, &p->b[i], img, icc));
+		finish_batch(p, i, decode_batch(p->t, &p->b[i], (uint32_t)i, img, icc));
 	}
 	free(icc);
 	pt_image_free(img);
 	return NULL;
 }
 
-static int history_parallel(struct ptd_pt_trace *t, struct ptd_history *h, size_t first,
-			    size_t last, int nthreads, struct ptd_pt_stats *st, int *depth)
+/* Fills @p->b with the runs of [first, last); returns 0 or -ptde_nomem. */
+static int plan_runs(struct ptd_pt_trace *t, struct pool *p, size_t first, size_t last,
+		     uint64_t bytes)
+{
+	size_t i, n = 0;
+
+	for (i = first; i < last; i = run_end(t, i, last, bytes))
+		n++;
+	p->b = calloc(n ? n : 1, sizeof(*p->b));
+	if (!p->b)
+		return ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments",
+				last - first);
+	for (i = first; i < last; i = p->b[p->nb++].last) {
+		p->b[p->nb].first = i;
+		p->b[p->nb].last = run_end(t, i, last, bytes);
+		p->b[p->nb].in = carry_guess(front(t, i));
+	}
+	if (t->lazy_now) {
+		t->parts = calloc(p->nb ? p->nb : 1, sizeof(*t->parts));
+		if (!t->parts)
+			return ptd__err(-ptde_nomem, "out of memory for PT parts");
+		t->nparts = (uint32_t)p->nb;
+		t->hmap = calloc(p->nb ? p->nb : 1, sizeof(*t->hmap));
+		if (!t->hmap)
+			return ptd__err(-ptde_nomem, "out of memory for PT parts");
+		for (i = 0; i < p->nb; i++) {
+			t->parts[i].first = p->b[i].first;
+			t->parts[i].last = p->b[i].last;
+		}
+	}
+	return 0;
+}
+
+/* Takes finished batch @i into @h in order, decoding it again first when it
+ * started from another state than the batch before ended in (@chain). */
+static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, struct ptd_history *h,
+		     struct ptd_pt_stats *st, int *depth, struct carry *chain)
+{
+	const struct ptd_pt_stats *bst;
+	int err = b->err;
+
+	if (!err && !carry_same(&b->in, chain)) {
+		b->in = *chain;
+		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
+	}
+	if (err)
+		return err;
+	if (t->lazy_now) {
+		bst = &t->parts[i].st;
+		/* (a part before it with no items has no block to flag) */
+		if (i && b->out.head_flags && t->parts[i - 1].nitems)
+			t->parts[i - 1].tail_flags = b->out.head_flags;
+		err = add_part(t, h, i);
+	} else {
+		bst = &b->st;
+		if (b->out.head_flags)
+			ptd_history_flag_last(h, b->out.head_flags);
+		err = ptd_history_splice(h, b->h);
+	}
+	if (err)
+		return err;
+	stats_add(st, bst, depth);
+	*chain = b->out;
+	if (b->last < t->nrev) {
+		front(t, b->last)->in = b->out;
+		front(t, b->last)->in_set = 1;
+	}
+	return 0;
+}
+
+static int history_runs(struct ptd_pt_trace *t, struct ptd_history *h, size_t first, size_t last,
+			int nthreads, uint64_t bytes, struct ptd_pt_stats *st, int *depth)
 {
 	struct pool p;
 	pthread_t th[16];
-	size_t i, nseg = t->nrev;
-	uint64_t bytes = 0;
-	int k, nt = nthreads - 1 > 16 ? 16 : nthreads - 1, err = 0;
+	struct carry chain;
+	size_t i;
+	int k, nt = nthreads - 1 > 16 ? 16 : nthreads - 1, err;
 
 	memset(&p, 0, sizeof(p));
 	p.t = t;
-	p.b = calloc(last - first, sizeof(*p.b));
-	if (!p.b)
-		return ptd__err(-ptde_nomem, "out of memory decoding %zu PT segments", last - first);
-	for (i = first; i < last; i++) {
-		const struct segent *e = &t->rev[nseg - 1 - i];
-
-		if (!bytes)
-			p.b[p.nb].first = i;
-		bytes += e->end - e->offset;
-		if (bytes >= batch_bytes || i + 1 == last) {
-			p.b[p.nb++].last = i + 1;
-			bytes = 0;
-		}
+	err = exact_in(t, first, &chain);
+	if (!err)
+		err = plan_runs(t, &p, first, last, bytes);
+	if (err) {
+		free(p.b);
+		return err;
 	}
+	p.b[0].in = chain;
+	if (p.nb < 2)
+		nt = 0;
 	pthread_mutex_init(&p.lock, NULL);
 	pthread_cond_init(&p.cond, NULL);
 	for (k = 0; k < nt; k++)
@@ -1489,17 +2198,7 @@ static int history_parallel(struct ptd_pt_trace *t, struct ptd_history *h, size_
 		pthread_mutex_lock(&p.lock);
 		if (b->done) {
 			pthread_mutex_unlock(&p.lock);
-			err = b->err;
-			if (!err && !t->lazy_parts)
-				err = ptd_history_splice(h, b->h);
-			for (i = b->first; i < b->last && !err; i++) {
-				struct segent *e = &t->rev[nseg - 1 - i];
-
-				e->decoded = 1;
-				stats_add(st, &e->st, depth);
-				if (t->lazy_parts)
-					err = add_part(t, h, i);
-			}
+			err = take_done(t, b, (uint32_t)p.appended, h, st, depth, &chain);
 			ptd_history_free(b->h);
 			b->h = NULL;
 			pthread_mutex_lock(&p.lock);
@@ -1517,7 +2216,12 @@ static int history_parallel(struct ptd_pt_trace *t, struct ptd_history *h, size_
 			continue;
 		}
 		pthread_mutex_unlock(&p.lock);
-		finish_batch(&p, mine, decode_batch(t, &p.b[mine], ptd_image_pt(t->img), t->icc));
+		/* The next batch to splice starts from the exact state. */
+		if (mine == p.appended)
+			p.b[mine].in = chain;
+		finish_batch(
+			&p, mine,
+			decode_batch(t, &p.b[mine], (uint32_t)mine, ptd_image_pt(t->img), t->icc));
 	}
 	pthread_mutex_lock(&p.lock);
 	p.stop = 1;
@@ -1537,7 +2241,8 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 			       size_t last, int nthreads, struct ptd_pt_stats *st)
 {
 	struct ptd_pt_stats local;
-	size_t i, n;
+	uint64_t bytes;
+	size_t n;
 	int err = 0, depth = 0;
 
 	if (!st)
@@ -1563,46 +2268,27 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 		if (err < 0)
 			return err;
 	}
-	if (t->lazy_parts) {
-		if (t->nparts)
+	/* A lazy history costs a second decode of every part that is used;
+	 * a trace small enough is decoded once and stored. */
+	t->lazy_now = 0;
+	if (t->lazy_parts && first < last)
+		t->lazy_now = front(t, last - 1)->end - front(t, first)->offset > store_max;
+	if (t->lazy_now) {
+		if (t->parts)
 			return ptd__err(-ptde_invalid, "pt trace history: the lazy history exists already");
 		ptd_history_set_fill(h, fill_part, t, t->lazy_parts);
 	}
-	if (nthreads > 1 && last - first > 1)
-		return history_parallel(t, h, first, last, nthreads, st, &depth);
-	/* Serial: segments decode straight into @h (cached ones are copied). */
-	for (i = first; i < last; i++) {
-		struct segent *e = &t->rev[n - 1 - i];
-
-		if (t->lazy_parts) {
-			err = count_items(t, e, ptd_image_pt(t->img), t->icc);
-			if (!err) {
-				e->decoded = 1;
-				stats_add(st, &e->st, &depth);
-				err = add_part(t, h, i);
-			}
-			if (err < 0)
-				return err;
-			continue;
-		}
-		if (e->h) {
-			err = ptd_history_append_history(h, e->h);
-		} else {
-			struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h, hist_blocks };
-			struct ptd_pt_stats sst;
-
-			err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img,
-					  ptd_image_pt(t->img), t->icc, &sink, &sst, t->disabled_gaps);
-			if (!err) {
-				e->st = sst;
-				e->decoded = 1;
-			}
-		}
-		if (err < 0)
-			return err;
-		stats_add(st, &e->st, &depth);
-	}
-	return 0;
+	if (first == last)
+		return 0;
+	/* Lazy parts hold at least PART_BYTES of trace (or the batch size
+	 * when smaller, for tests); a serial full decode is one run. */
+	if (t->lazy_now)
+		bytes = batch_bytes < PART_BYTES ? batch_bytes : PART_BYTES;
+	else if (nthreads > 1)
+		bytes = batch_bytes;
+	else
+		bytes = UINT64_MAX;
+	return history_runs(t, h, first, last, nthreads, bytes, st, &depth);
 }
 
 int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthreads,

@@ -1,9 +1,12 @@
 /*
  * Intel PT decoding into branch history, with libipt's block decoder.
  *
- * The trace is split at its PSBs into *segments* (the bytes from one PSB
- * up to the next, libipt's unit of independent decoding).  A segment
- * decodes into history items without looking at any other segment:
+ * The rule: the items equal what ONE continuous libipt decode of the
+ * whole stream gives.  The trace is split at its PSBs into *segments* (the
+ * bytes from one PSB up to the next); a run of consecutive segments is
+ * decoded with one libipt decoder, starting from the decoder state the run
+ * before it ended in (tracing enabled at the PSB, where it stopped, an
+ * asynchronous exit: see struct carry in pt.c).  Items are
  * blocks (contiguous runs ending at a branch or event), gaps (overflow,
  * decode error with libipt's message and the trace offset, lost data) and
  * events (signal delivery).  Where a segment's decoder runs past the point
@@ -12,20 +15,21 @@
  * concatenating segments gives exactly the full decode.
  *
  * Lazy history (struct ptd_pt_trace): at a stop the caller asks for the
- * newest segment; the PSB index is built backwards from the end only as far
- * as needed (a search for the PSB pattern plus a PSB+ header read per hit,
- * no decoding), so the first reverse step costs the same for any trace
- * size.  Older segments are decoded on demand; each decoded segment is
- * a ptd_history of its own kept in a bounded LRU cache.  Numbering follows
- * gdb (1 = oldest): the segment table remembers each segment's item count
- * (instructions + gaps) and call-depth change once it was decoded; the
- * first number of segment i is 1 + the counts of segments 0..i-1, so asking
- * for it decodes (and counts, without caching) older segments that were
+ * newest segment (decoded from the state its PSB+ shows when that is
+ * unambiguous, else as the part of one run from the nearest older clean
+ * PSB that lies after the older segments); the PSB index is built backwards from the end only as
+ * far as needed (a search for the PSB pattern plus a PSB+ header read per hit, no decoding), so the
+ * first reverse step costs the same for any trace size.  Older segments are decoded on demand; each
+ * decoded segment is a ptd_history of its own kept in a bounded LRU cache.  Numbering follows gdb
+ * (1 = oldest): the segment table remembers each segment's item count (instructions + gaps) and
+ * call-depth change once it was decoded; the first number of segment i is 1 + the counts of
+ * segments 0..i-1, so asking for it decodes (and counts, without caching) older segments that were
  * never decoded.  Call depth at the start of segment i is the sum of the
  * depth changes before it, so function-call levels stitch across segments.
  * ptd_pt_trace_history() builds one history of the whole trace, decoding
- * segments in parallel when asked; the result is identical to serial
- * decoding because segments are independent and appended in order.
+ * runs in parallel when asked; the result is identical to serial decoding:
+ * a run decoded ahead from the state its PSB+ suggests is decoded again
+ * when the run before it ended in another state.
  *
  * Trace bytes are untrusted: any content yields items, gaps or a clear
  * error, never a crash.  The decoder never calls ptrace; code bytes come
@@ -134,8 +138,13 @@ const struct ptd_history *ptd_pt_trace_newest(struct ptd_pt_trace *t, size_t k);
  * signals are events, not gaps.  Set it before decoding anything.
  */
 void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on);
+/* Lazy histories of at most this many bytes of PT are stored instead. */
+#define PTD_PT_STORE_MAX (16ull << 20)
 /*
- * Lazy history: ptd_pt_trace_history(_range) then only counts each segment
+ * Lazy history: for more than PTD_PT_STORE_MAX bytes of PT (a smaller
+ * trace is decoded once and stored: decoding again whatever is used costs
+ * more than the memory), ptd_pt_trace_history(_range) then only counts each
+ * segment
  * (a decode that stores nothing) and appends it to the history as a part
  * (ptd_history_append_part) that the history decodes again from this trace
  * when an instruction in it is needed, keeping at most @max_parts decoded
@@ -144,6 +153,13 @@ void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on);
  * history per trace.
  */
 void ptd_pt_trace_set_lazy_history(struct ptd_pt_trace *t, uint32_t max_parts);
+/*
+ * PTD_BLK_* flags (interrupted, syscall) that decoding the @k-th segment
+ * from the end learnt about the last block before it (an event right after
+ * its PSB); the caller puts them on that block (ptd_history_flag_last)
+ * when it puts older history in front.  0 when not decoded yet.
+ */
+uint8_t ptd_pt_trace_newest_head(struct ptd_pt_trace *t, size_t k);
 /* Nonzero when the trace has a @k-th segment from the end; indexes only
  * that far back and decodes nothing. */
 int ptd_pt_trace_has_newest(struct ptd_pt_trace *t, size_t k);
@@ -173,9 +189,13 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
  * segment is cut at @ip instead.  0: no cut.
  */
 void ptd_pt_trace_set_tail(struct ptd_pt_trace *t, uint64_t ip);
-/* Tests: parallel decode groups segments into batches of about @n bytes
- * of trace (0: the default, 256 KiB). */
+/* Tests: parallel decode groups segments into runs of at least @n bytes
+ * of trace (0: the default, 256 KiB); lazy parts are runs of at least
+ * min(@n, 64 KiB). */
 void ptd__pt_set_batch_bytes(size_t n);
+/* Tests: the size up to which a lazy history is stored (default
+ * PTD_PT_STORE_MAX; 0: always lazy). */
+void ptd__pt_set_store_max(uint64_t n);
 /* Bytes of trace before the first PSB (0 when it starts with a PSB). */
 uint64_t ptd_pt_trace_lost(struct ptd_pt_trace *t);
 

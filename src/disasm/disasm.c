@@ -50,26 +50,37 @@
  * so classification reads the raw prefixes instead; on every byte offset
  * of libc's text both decoders agree on every field classification uses.
  */
-static ZydisDecoder decoder, fast_decoder;
+static ZydisDecoder decoder[3], fast_decoder[3]; /* by enum ptd_exec_mode */
 static pthread_once_t decoder_once = PTHREAD_ONCE_INIT;
 
 static void decoder_init(void)
 {
-	ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	ZydisDecoderInit(&fast_decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	ZydisDecoderEnableMode(&fast_decoder, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE);
+	/* A user process runs 32-bit and 16-bit code in compatibility mode
+	 * (a 64-bit kernel); the decode is the same as in legacy mode for
+	 * what user code can execute. */
+	static const ZydisMachineMode mm[3] = {ZYDIS_MACHINE_MODE_LONG_64,
+					       ZYDIS_MACHINE_MODE_LONG_COMPAT_32,
+					       ZYDIS_MACHINE_MODE_LONG_COMPAT_16};
+	static const ZydisStackWidth sw[3] = {ZYDIS_STACK_WIDTH_64, ZYDIS_STACK_WIDTH_32,
+					      ZYDIS_STACK_WIDTH_16};
+
+	for (int i = 0; i < 3; i++) {
+		ZydisDecoderInit(&decoder[i], mm[i], sw[i]);
+		ZydisDecoderInit(&fast_decoder[i], mm[i], sw[i]);
+		ZydisDecoderEnableMode(&fast_decoder[i], ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE);
+	}
 }
 
-static inline const ZydisDecoder *get_decoder(void)
+static inline const ZydisDecoder *get_decoder(unsigned mode)
 {
 	pthread_once(&decoder_once, decoder_init);
-	return &decoder;
+	return &decoder[mode < 3 ? mode : 0];
 }
 
-static inline const ZydisDecoder *get_fast_decoder(void)
+static inline const ZydisDecoder *get_fast_decoder(unsigned mode)
 {
 	pthread_once(&decoder_once, decoder_init);
-	return &fast_decoder;
+	return &fast_decoder[mode < 3 ? mode : 0];
 }
 
 /*
@@ -85,6 +96,7 @@ struct memo_entry {
 	uint64_t ip;
 	uint8_t bytes[15];
 	uint8_t valid;
+	uint8_t mode;
 	struct ptd_insn_info info;
 };
 static __thread struct memo_entry memo[MEMO_SIZE];
@@ -124,12 +136,27 @@ static int is_string_insn(const ZydisDecodedInstruction *in)
 	return is_string_op(in->mnemonic);
 }
 
-static uint64_t rel_target(const ZydisDecodedInstruction *in, uint64_t ip)
+/* The ip after a relative branch wraps at the operand size outside
+ * 64-bit mode (eip, ip). */
+static uint64_t wrap_ip(uint64_t t, unsigned mode, unsigned operand_width)
 {
-	return ip + in->length + (uint64_t)in->raw.imm[0].value.s;
+	if (mode == PTD_MODE_64)
+		return t;
+	return operand_width == 16 ? t & 0xffff : t & 0xffffffffull;
+}
+
+static uint64_t rel_target(const ZydisDecodedInstruction *in, uint64_t ip, unsigned mode)
+{
+	return wrap_ip(ip + in->length + (uint64_t)in->raw.imm[0].value.s, mode, in->operand_width);
 }
 
 int ptd_disasm_decode(const uint8_t *buf, size_t size, uint64_t ip, struct ptd_insn_info *out)
+{
+	return ptd_disasm_decode_mode(buf, size, ip, PTD_MODE_64, out);
+}
+
+int ptd_disasm_decode_mode(const uint8_t *buf, size_t size, uint64_t ip, unsigned mode,
+			   struct ptd_insn_info *out)
 {
 	ZydisDecoderContext ctx;
 	ZydisDecodedInstruction in;
@@ -139,15 +166,16 @@ int ptd_disasm_decode(const uint8_t *buf, size_t size, uint64_t ip, struct ptd_i
 	struct memo_entry *e;
 	unsigned i;
 
-	if (!buf || !out)
-		return ptd__err(-ptde_invalid, "disasm: NULL argument");
+	if (!buf || !out || mode > PTD_MODE_16)
+		return ptd__err(-ptde_invalid, "disasm: NULL argument or bad mode");
 	e = memo_slot(ip);
-	if (e->valid && e->ip == ip && e->info.len <= size &&
+	if (e->valid && e->ip == ip && e->mode == mode && e->info.len <= size &&
 	    !memcmp(e->bytes, buf, e->info.len)) {
 		*out = e->info;
 		return 0;
 	}
-	if (ZYAN_FAILED(ZydisDecoderDecodeInstruction(get_fast_decoder(), &ctx, buf, size, &in)))
+	if (ZYAN_FAILED(
+		    ZydisDecoderDecodeInstruction(get_fast_decoder(mode), &ctx, buf, size, &in)))
 		return -ptde_bad_insn;
 
 	switch (in.mnemonic) {
@@ -160,7 +188,7 @@ int ptd_disasm_decode(const uint8_t *buf, size_t size, uint64_t ip, struct ptd_i
 		}
 		cls = in.mnemonic == ZYDIS_MNEMONIC_CALL ? PTD_IC_CALL : PTD_IC_JUMP;
 		if (in.raw.imm[0].is_relative)
-			target = rel_target(&in, ip);
+			target = rel_target(&in, ip, mode);
 		else
 			flags |= PTD_INSN_INDIRECT;
 		break;
@@ -186,7 +214,7 @@ int ptd_disasm_decode(const uint8_t *buf, size_t size, uint64_t ip, struct ptd_i
 	case ZYDIS_MNEMONIC_JRCXZ: case ZYDIS_MNEMONIC_LOOP: case ZYDIS_MNEMONIC_LOOPE:
 	case ZYDIS_MNEMONIC_LOOPNE:
 		cls = PTD_IC_COND_JUMP;
-		target = rel_target(&in, ip);
+		target = rel_target(&in, ip, mode);
 		break;
 	case ZYDIS_MNEMONIC_SYSCALL:
 	case ZYDIS_MNEMONIC_SYSENTER:
@@ -229,6 +257,7 @@ int ptd_disasm_decode(const uint8_t *buf, size_t size, uint64_t ip, struct ptd_i
 	out->iclass = (uint8_t)cls;
 	out->flags = (uint16_t)flags;
 	e->ip = ip;
+	e->mode = (uint8_t)mode;
 	memcpy(e->bytes, buf, in.length);
 	e->info = *out;
 	e->valid = 1;
@@ -877,6 +906,12 @@ static void put_prefixes(struct sbuf *b, const ZydisDecodedInstruction *in, int 
 int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, size_t n,
 		      ptd_symbolizer_fn sym, void *ctx)
 {
+	return ptd_disasm_format_mode(buf, size, ip, PTD_MODE_64, out, n, sym, ctx);
+}
+
+int ptd_disasm_format_mode(const uint8_t *buf, size_t size, uint64_t ip, unsigned mode, char *out,
+			   size_t n, ptd_symbolizer_fn sym, void *ctx)
+{
 	ZydisDecodedInstruction in;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	struct sbuf b = { out, n, 0 };
@@ -885,10 +920,10 @@ int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, s
 	int string_op, riprel = 0, first = 1, i, nshow, skip_imm;
 	uint64_t rip_target = 0;
 
-	if (!buf || !out || n == 0)
-		return ptd__err(-ptde_invalid, "disasm: NULL argument");
+	if (!buf || !out || n == 0 || mode > PTD_MODE_16)
+		return ptd__err(-ptde_invalid, "disasm: NULL argument or bad mode");
 	out[0] = '\0';
-	if (ZYAN_FAILED(ZydisDecoderDecodeFull(get_decoder(), buf, size, &in, ops))) {
+	if (ZYAN_FAILED(ZydisDecoderDecodeFull(get_decoder(mode), buf, size, &in, ops))) {
 		sb_puts(&b, "(bad)");
 		return -ptde_bad_insn;
 	}
@@ -906,7 +941,9 @@ int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, s
 	skip_imm = cmp_alias(&in, ops, mn, sizeof(mn));
 	if (in.mnemonic == ZYDIS_MNEMONIC_XLAT) {
 		/* Its implicit table operand is printed. */
-		sb_puts(&b, "xlat   %ds:(%rbx)");
+		sb_puts(&b, mode == PTD_MODE_64	  ? "xlat   %ds:(%rbx)"
+			    : mode == PTD_MODE_32 ? "xlat   %ds:(%ebx)"
+						  : "xlat   %ds:(%bx)");
 		return in.length;
 	}
 	sb_puts(&b, mn);
@@ -998,7 +1035,8 @@ int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, s
 			break;
 		case ZYDIS_OPERAND_TYPE_IMMEDIATE:
 			if (op->imm.is_relative) {
-				uint64_t t = ip + in.length + (uint64_t)op->imm.value.s;
+				uint64_t t = wrap_ip(ip + in.length + (uint64_t)op->imm.value.s,
+						     mode, in.operand_width);
 
 				sb_printf(&b, "0x%llx", (unsigned long long)t);
 				put_sym(&b, t, sym, ctx);

@@ -1,5 +1,6 @@
 /*
- * Instruction classification and AT&T disassembly (Zydis), 64-bit mode.
+ * Instruction classification and AT&T disassembly (Zydis), in 64-bit mode
+ * and, through the _mode variants, 32-bit and 16-bit mode.
  *
  * ptd_disasm_decode() is the hot path of every recorder and of history
  * enumeration: it only classifies (length, class, direct target, flags).
@@ -43,12 +44,24 @@ struct ptd_insn_info {
 	uint16_t flags; /* enum ptd_insn_flags */
 };
 
+/* Execution modes (PT's MODE.Exec): 64-bit, 32-bit and 16-bit code (the
+ * latter two as compatibility mode under a 64-bit kernel runs them). */
+enum ptd_exec_mode {
+	PTD_MODE_64 = 0,
+	PTD_MODE_32 = 1,
+	PTD_MODE_16 = 2,
+};
+
 /*
  * Decodes the instruction at @ip whose bytes are @buf[0..@size).
  * Returns 0 on success; -ptde_bad_insn if the bytes are not a valid
  * instruction (or are cut short); -ptde_invalid if an argument is NULL.
  */
 int ptd_disasm_decode(const uint8_t *buf, size_t size, uint64_t ip, struct ptd_insn_info *out);
+/* The same in execution mode @mode (enum ptd_exec_mode; -ptde_invalid for
+ * another value); ptd_disasm_decode is PTD_MODE_64. */
+int ptd_disasm_decode_mode(const uint8_t *buf, size_t size, uint64_t ip, unsigned mode,
+			   struct ptd_insn_info *out);
 
 /*
  * Resolves @addr to "name+off" for operands and <sym> annotations; writes
@@ -65,6 +78,11 @@ typedef int (*ptd_symbolizer_fn)(void *ctx, uint64_t addr, char *out, size_t n);
  */
 int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out, size_t n,
 		      ptd_symbolizer_fn sym, void *ctx);
+/* The same in execution mode @mode (32-bit code shows %esp, 16-bit %sp,
+ * branch targets wrap at the operand size); ptd_disasm_format is
+ * PTD_MODE_64. */
+int ptd_disasm_format_mode(const uint8_t *buf, size_t size, uint64_t ip, unsigned mode, char *out,
+			   size_t n, ptd_symbolizer_fn sym, void *ctx);
 
 /* Returns the raw bytes as gdb's /r shows them: "55", "48 89 e5". */
 void ptd_disasm_hexbytes(const uint8_t *buf, size_t len, char *out, size_t n);

@@ -51,6 +51,7 @@ struct builder {
 	uint64_t cur;
 	enum trans pending;
 	uint64_t from_ip; /* last instruction of the previous block */
+	unsigned from_mode; /* its execution mode (enum ptd_exec_mode) */
 	uint64_t before_gap;
 	struct sigframe *sig;
 	size_t nsig, sigcap;
@@ -247,7 +248,7 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		/* A call to the next instruction (PIC: call 1f; 1: pop) is no
 		 * call; direct calls are 5 bytes. */
 		if (target == b->from_ip + 5) {
-			int len = ptd__history_insn_len(b->h, b->from_ip, NULL);
+			int len = ptd__history_insn_len_mode(b->h, b->from_ip, b->from_mode, NULL);
 
 			ptd_clear_error();
 			if (len == 5)
@@ -290,7 +291,7 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		break;
 	}
 	case T_SYSCALL: {
-		int len = ptd__history_insn_len(b->h, b->from_ip, NULL);
+		int len = ptd__history_insn_len_mode(b->h, b->from_ip, b->from_mode, NULL);
 
 		ptd_clear_error();
 		if (len > 0 && b->from_ip + (uint64_t)len == target)
@@ -357,6 +358,7 @@ static void on_block(struct builder *b, const struct ptd_item *it)
 		return;
 	seg(b, b->cur)->last = it->number + blk->ninsn - 1;
 	b->from_ip = blk->end_ip;
+	b->from_mode = ptd_block_mode(blk);
 	b->pending = T_NONE;
 	if (blk->flags & PTD_BLK_INTERRUPTED)
 		return;

@@ -30,6 +30,7 @@ enum {
 	TAG_BLOCK = 0,
 	TAG_GAP = 1,
 	TAG_EVENT = 2,
+	TAG_BLOCK_MODE = 3, /* a block in 32-bit or 16-bit code: a mode byte follows */
 };
 
 struct chunk {
@@ -330,7 +331,10 @@ static int encode_item(struct ptd_history *h, const struct ptd_item *it)
 	start = p = c->bytes + c->nbytes;
 	switch (it->kind) {
 	case PTD_ITEM_BLOCK:
-		*p++ = (uint8_t)(TAG_BLOCK | (it->block.iclass & 7) << 2 | (it->block.flags & 7) << 5);
+		*p++ = (uint8_t)((ptd_block_mode(&it->block) ? TAG_BLOCK_MODE : TAG_BLOCK) |
+				 (it->block.iclass & 7) << 2 | (it->block.flags & 7) << 5);
+		if (ptd_block_mode(&it->block))
+			*p++ = (uint8_t)ptd_block_mode(&it->block);
 		p = put_uv(p, zz((int64_t)(it->block.ip - h->enc_end_ip)));
 		p = put_uv(p, it->block.ninsn - 1);
 		p = put_uv(p, it->block.end_ip - it->block.ip);
@@ -365,7 +369,7 @@ static inline __attribute__((always_inline)) int flush_block_fast(struct ptd_his
 	uint8_t *p, *start;
 	const struct ptd_block *b = &h->pend.block;
 
-	if (h->pend.kind != PTD_ITEM_BLOCK || !h->nchunks)
+	if (h->pend.kind != PTD_ITEM_BLOCK || !h->nchunks || ptd_block_mode(b))
 		return 0;
 	c = &h->chunks[h->nchunks - 1];
 	if (c->virt || c->nitems >= CHUNK_ITEMS || c->nbytes + 48 > c->cap)
@@ -409,10 +413,13 @@ static void decode_chunk(const struct ptd_history *h, uint64_t ci, struct ptd_it
 		memset(it, 0, sizeof(*it));
 		it->number = num;
 		switch (tag & 3) {
+		case TAG_BLOCK_MODE:
 		case TAG_BLOCK:
 			it->kind = PTD_ITEM_BLOCK;
 			it->block.iclass = (tag >> 2) & 7;
 			it->block.flags = (tag >> 5) & 7;
+			if ((tag & 3) == TAG_BLOCK_MODE)
+				it->block.flags |= (uint8_t)((*p++ & 3) << PTD_BLK_MODE_SHIFT);
 			p = get_uv(p, &v);
 			it->block.ip = prev_end + (uint64_t)unzz(v);
 			p = get_uv(p, &v);
@@ -501,6 +508,12 @@ int ptd__history_read(const struct ptd_history *h, uint64_t addr, uint8_t *buf, 
 
 int ptd__history_insn_len(const struct ptd_history *h, uint64_t ip, struct ptd_insn_info *out)
 {
+	return ptd__history_insn_len_mode(h, ip, PTD_MODE_64, out);
+}
+
+int ptd__history_insn_len_mode(const struct ptd_history *h, uint64_t ip, unsigned mode,
+			       struct ptd_insn_info *out)
+{
 	uint8_t buf[MAX_INSN_LEN];
 	struct ptd_insn_info tmp;
 	int n = read_full(h, ip, buf, sizeof(buf));
@@ -509,7 +522,7 @@ int ptd__history_insn_len(const struct ptd_history *h, uint64_t ip, struct ptd_i
 		out = &tmp;
 	if (n <= 0)
 		return ptd__err(-ptde_nomap, "cannot read code at 0x%lx", (unsigned long)ip);
-	if (ptd_disasm_decode(buf, (size_t)n, ip, out) < 0)
+	if (ptd_disasm_decode_mode(buf, (size_t)n, ip, mode, out) < 0)
 		return ptd__err(-ptde_bad_insn, "cannot decode the instruction at 0x%lx",
 				(unsigned long)ip);
 	return out->len;
@@ -586,7 +599,8 @@ static const uint32_t *block_offsets(const struct ptd_history *ch, const struct 
 
 		offs[i] = (uint32_t)off;
 		if (off >= (uint64_t)got ||
-		    ptd_disasm_decode(buf + off, (size_t)got - off, b->ip + off, &in) < 0) {
+		    ptd_disasm_decode_mode(buf + off, (size_t)got - off, b->ip + off,
+					   ptd_block_mode(b), &in) < 0) {
 			ptd__err(-ptde_bad_insn, "cannot decode the instruction at 0x%lx",
 				 (unsigned long)(b->ip + off));
 			goto fail;
@@ -650,13 +664,13 @@ static int can_merge(const struct ptd_history *h, const struct ptd_block *b)
 		return 0;
 	if (p->iclass != PTD_IC_OTHER || (p->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL)))
 		return 0;
-	if ((p->flags ^ b->flags) & PTD_BLK_UNCERTAIN)
+	if ((p->flags ^ b->flags) & (PTD_BLK_UNCERTAIN | PTD_BLK_MODE32 | PTD_BLK_MODE16))
 		return 0;
 	if (b->ip <= p->end_ip || b->ip > p->end_ip + MAX_INSN_LEN)
 		return 0;
 	if ((uint64_t)p->ninsn + b->ninsn > 0xffffffffull)
 		return 0;
-	len = ptd__history_insn_len(h, p->end_ip, NULL);
+	len = ptd__history_insn_len_mode(h, p->end_ip, ptd_block_mode(p), NULL);
 	ptd_clear_error();
 	return len > 0 && p->end_ip + (uint64_t)len == b->ip;
 }
@@ -665,7 +679,7 @@ int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b)
 {
 
 	if (!h || !b || b->ninsn == 0 || b->end_ip < b->ip || b->iclass >= PTD_IC_MAX ||
-	    (b->flags & ~(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN)))
+	    ptd_block_mode(b) > PTD_MODE_16 || (b->flags & ~PTD_BLK_ALL_FLAGS))
 		return ptd__err(-ptde_invalid, "invalid block");
 	if (b->ninsn == 1 && b->end_ip != b->ip)
 		return ptd__err(-ptde_invalid, "a one-instruction block must end where it starts");
@@ -690,10 +704,24 @@ int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b)
 	return 0;
 }
 
+int ptd_history_flag_last(struct ptd_history *h, uint8_t flags)
+{
+	if (!h || !h->has_pend || h->pend.kind != PTD_ITEM_BLOCK)
+		return 0;
+	if (h->pend.block.iclass != PTD_IC_FAR_CALL)
+		flags &= (uint8_t)~PTD_BLK_SYSCALL;
+	flags &= PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL;
+	if (!flags)
+		return 0;
+	h->pend.block.flags |= flags;
+	h->memo_index = 0;
+	return 1;
+}
+
 static inline int block_ok(const struct ptd_block *x)
 {
 	return x->ninsn && x->end_ip >= x->ip && x->iclass < PTD_IC_MAX &&
-	       !(x->flags & ~(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN)) &&
+	       ptd_block_mode(x) <= PTD_MODE_16 && !(x->flags & ~PTD_BLK_ALL_FLAGS) &&
 	       (x->ninsn > 1 || x->end_ip == x->ip);
 }
 
@@ -741,7 +769,8 @@ int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, 
 			for (; k < room; k++) {
 				const struct ptd_block *x = &b[i + k];
 
-				if (x->iclass == PTD_IC_OTHER || (k && !block_ok(x)))
+				if (x->iclass == PTD_IC_OTHER || ptd_block_mode(x) ||
+				    (k && !block_ok(x)))
 					break;
 				*p++ = (uint8_t)(TAG_BLOCK | (x->iclass & 7) << 2 | (x->flags & 7) << 5);
 				p = put_uv(p, zz((int64_t)(x->ip - prev)));
@@ -1339,6 +1368,7 @@ static void fill_tail(struct ptd_hcursor *c)
 	c->is_gap = 0;
 	c->gap_reason = 0;
 	c->block_flags = 0;
+	c->mode = 0;
 	c->item_index = ptd_history_nitems(h);
 	c->insn_index = 0;
 	c->iclass = PTD_IC_OTHER;
@@ -1359,6 +1389,7 @@ static int fill_item(struct ptd_hcursor *c, const struct ptd_item *it, uint64_t 
 	c->insn_index = k;
 	c->number = it->number + k;
 	c->block_flags = 0;
+	c->mode = it->kind == PTD_ITEM_BLOCK ? (uint8_t)ptd_block_mode(&it->block) : 0;
 	if (it->kind == PTD_ITEM_GAP) {
 		c->ip = 0;
 		c->is_gap = 1;
@@ -1383,7 +1414,8 @@ static int fill_item(struct ptd_hcursor *c, const struct ptd_item *it, uint64_t 
 			c->len = (uint8_t)(offs[k + 1] - offs[k]);
 		} else {
 			struct ptd_insn_info in;
-			int len = ptd__history_insn_len(c->h, c->ip, &in);
+			int len = ptd__history_insn_len_mode(c->h, c->ip,
+							     ptd_block_mode(&it->block), &in);
 
 			c->len = len > 0 ? (uint8_t)len : 0;
 			ptd_clear_error();

@@ -58,7 +58,16 @@ enum ptd_block_flags {
 	PTD_BLK_SYSCALL = 1 << 1,
 	/* Instructions were executed speculatively or are uncertain. */
 	PTD_BLK_UNCERTAIN = 1 << 2,
+	/* The block is 32-bit or 16-bit code (PT's MODE.Exec); neither:
+	 * 64-bit.  ptd_block_mode() gives the enum ptd_exec_mode. */
+	PTD_BLK_MODE32 = 1 << 3,
+	PTD_BLK_MODE16 = 1 << 4,
 };
+
+#define PTD_BLK_MODE_SHIFT 3
+#define PTD_BLK_ALL_FLAGS                                                                          \
+	(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN | PTD_BLK_MODE32 |              \
+	 PTD_BLK_MODE16)
 
 /* A block as recorders and decoders append it and iterators return it. */
 struct ptd_block {
@@ -68,6 +77,12 @@ struct ptd_block {
 	uint8_t iclass;  /* enum ptd_iclass of the last instruction */
 	uint8_t flags;   /* enum ptd_block_flags */
 };
+
+/* enum ptd_exec_mode of @b's code (0: 64-bit, 1: 32-bit, 2: 16-bit). */
+static inline unsigned ptd_block_mode(const struct ptd_block *b)
+{
+	return (b->flags >> PTD_BLK_MODE_SHIFT) & 3;
+}
 
 /* One item as iterators return it. */
 struct ptd_item {
@@ -143,6 +158,13 @@ void ptd_history_set_fill(struct ptd_history *h, ptd_history_fill_fn fill, void 
 			  uint32_t max_parts);
 int ptd_history_append_part(struct ptd_history *h, uint32_t part, uint64_t nitems,
 			    uint64_t numbers, uint64_t ninsn, char *const *details, uint32_t ndetails);
+/*
+ * ORs @flags (PTD_BLK_INTERRUPTED, PTD_BLK_SYSCALL) into the newest item
+ * when it is a block not yet encoded: what a decoder learns about the last
+ * block of a run only from the run after it.  PTD_BLK_SYSCALL only goes on
+ * a block ending in a far call.  Returns 1 when applied, 0 otherwise.
+ */
+int ptd_history_flag_last(struct ptd_history *h, uint8_t flags);
 /* Sets the tail (current PC); 0 means no tail (offline trace end). */
 void ptd_history_set_tail(struct ptd_history *h, uint64_t pc);
 uint64_t ptd_history_tail(const struct ptd_history *h);
@@ -175,6 +197,7 @@ struct ptd_hcursor {
 	uint8_t iclass;
 	uint8_t len;
 	uint8_t block_flags; /* flags of the block when at its last insn */
+	uint8_t mode;	     /* enum ptd_exec_mode of the instruction */
 	/* private */
 	uint64_t item_index;
 	uint32_t insn_index;

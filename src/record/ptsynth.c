@@ -142,7 +142,9 @@ static int emit_mode_exec(struct ptd_ptsynth *s)
 	memset(&pkt, 0, sizeof(pkt));
 	pkt.type = ppt_mode;
 	pkt.payload.mode.leaf = pt_mol_exec;
-	pkt.payload.mode.bits.exec = pt_set_exec_mode(ptem_64bit);
+	pkt.payload.mode.bits.exec = pt_set_exec_mode(s->cfg.exec_mode == 1   ? ptem_32bit
+						      : s->cfg.exec_mode == 2 ? ptem_16bit
+									      : ptem_64bit);
 	return emit(s, &pkt);
 }
 
@@ -471,6 +473,43 @@ int ptd_ptsynth_async(struct ptd_ptsynth *s, uint64_t from_ip, uint64_t target)
 		err = emit_psb_plus(s, 0, 0);
 	if (!err)
 		err = enable_at(s, target);
+	TXN_END(s);
+}
+
+int ptd_ptsynth_leave(struct ptd_ptsynth *s, uint64_t target)
+{
+	int e = check_enabled(s, "leave");
+
+	if (e < 0)
+		return e;
+	if (!target)
+		return ptd__err(-ptde_invalid, "ptsynth leave: zero ip");
+	TXN_BEGIN(s);
+	s->tsc++;
+	err = flush_tnt(s);
+	if (!err)
+		err = emit_ip(s, ppt_tip_pgd, target, 0);
+	if (!err) {
+		s->enabled = 0;
+		retstack_clear(s);
+	}
+	TXN_END(s);
+}
+
+int ptd_ptsynth_enter(struct ptd_ptsynth *s, uint64_t ip)
+{
+	if (!s || !ip)
+		return ptd__err(-ptde_invalid, "ptsynth enter: %s",
+				s ? "zero ip" : "no synthesizer");
+	if (s->enabled)
+		return ptd__err(-ptde_invalid, "ptsynth enter: tracing is already enabled");
+	TXN_BEGIN(s);
+	s->tsc++;
+	err = 0;
+	if (s->since_psb >= s->cfg.psb_period)
+		err = emit_psb_plus(s, ip, s->cfg.fup_pge);
+	if (!err)
+		err = enable_at(s, ip);
 	TXN_END(s);
 }
 

@@ -17,6 +17,8 @@
  *   async(from_ip, target)           FUP(from) TIP.PGD(suppressed) MODE.Exec TIP.PGE(target)
  *   overflow(resume_ip)              OVF FUP(resume_ip)
  *   end(ip)                          FUP(ip) TIP.PGD(suppressed)
+ *   leave(target)                    TIP.PGD(target) (IP filtering: a branch out of range)
+ *   enter(ip)                        [PSB+]  MODE.Exec (TSC) TIP.PGE(ip) (back in range)
  *
  * Pending TNT bits are flushed before every TIP/FUP/OVF/PSB, as hardware
  * does.  A PSB+ (PSB, (TSC), MODE.Exec, FUP(current ip), PSBEND) is written
@@ -58,6 +60,14 @@ struct ptd_ptsynth_config {
 	 * stop) decode on their own, e.g. each with the process image of its
 	 * own time (exec, dlclose) and without re-decoding older bytes. */
 	int psb_on_begin;
+	/* MODE.Exec of every packet: 0 64-bit code, 1 32-bit, 2 16-bit
+	 * (enum ptd_exec_mode). */
+	uint8_t exec_mode;
+	/* Non-zero: a PSB+ due when enter() re-enables tracing carries the
+	 * FUP of the ip tracing resumes at and is directly followed by
+	 * TIP.PGE, as hardware writes it when the PSB falls on the enable;
+	 * zero: it is written without FUP (tracing still off). */
+	int fup_pge;
 	/* The cpu the trace claims to come from (0: family 6 model 0x8e). */
 	uint16_t family;
 	uint8_t model;
@@ -93,6 +103,17 @@ int ptd_ptsynth_syscall(struct ptd_ptsynth *s, uint64_t resume_ip);
 /* An asynchronous transfer (signal delivery, interrupt) before executing
  * the instruction at @from_ip; user code resumed at @target. */
 int ptd_ptsynth_async(struct ptd_ptsynth *s, uint64_t from_ip, uint64_t target);
+/*
+ * IP filtering (RTIT_ADDRn ranges): a branch (a call, jump or return) took
+ * execution out of the traced range to @target: TIP.PGD with @target,
+ * tracing off until enter().  For a direct call or jump this replaces
+ * call(); for an indirect one or a ret, the TIP.
+ */
+int ptd_ptsynth_leave(struct ptd_ptsynth *s, uint64_t target);
+/* Execution came back into the traced range at @ip (e.g. the return
+ * address of the call that left it): TIP.PGE, after a PSB+ when one is
+ * due (see fup_pge). */
+int ptd_ptsynth_enter(struct ptd_ptsynth *s, uint64_t ip);
 /* Trace data was lost; tracing resumes at @resume_ip. */
 int ptd_ptsynth_overflow(struct ptd_ptsynth *s, uint64_t resume_ip);
 /* Tracing stops before the instruction at @ip (the thread stopped there).

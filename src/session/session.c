@@ -362,6 +362,9 @@ static int lazy_all(struct ptd_session *s, struct sthread *th)
 	ptd_pt_trace_set_lazy_history(th->lazy, 0);
 	rc = ptd_pt_trace_history_range(th->lazy, older, 0,
 					nseg > th->lazy_m ? nseg - th->lazy_m : 0, 2, NULL);
+	/* what the oldest decoded segment learnt about the block before it */
+	if (rc == 0 && th->lazy_m)
+		ptd_history_flag_last(older, ptd_pt_trace_newest_head(th->lazy, th->lazy_m - 1));
 	if (rc == 0)
 		rc = lazy_prepend(th, older);
 	ptd_history_free(older);
@@ -399,12 +402,17 @@ static int lazy_more(struct ptd_session *s, struct sthread *th, size_t more)
 	for (j = want; j-- > th->lazy_m && rc == 0;) {
 		const struct ptd_history *seg = ptd_pt_trace_newest(th->lazy, j);
 
-		if (!seg)
+		if (!seg) {
 			rc = -ptde_nomem;
-		else
+		} else {
+			/* flags a segment learnt about the block before it */
+			ptd_history_flag_last(older, ptd_pt_trace_newest_head(th->lazy, j));
 			rc = ptd_history_append_history(older, seg);
+		}
 		grew = 1;
 	}
+	if (rc == 0 && th->lazy_m)
+		ptd_history_flag_last(older, ptd_pt_trace_newest_head(th->lazy, th->lazy_m - 1));
 	if (rc == 0)
 		rc = lazy_prepend(th, older);
 	ptd_history_free(older);
@@ -1478,6 +1486,12 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
 		return 0;
 	out->ninsn = ptd_history_ninsn(th->h);
 	out->count = ptd_history_count(th->h);
+	/* the tail takes a number only when there is one (a bundle may have none) */
+	{
+		uint64_t other = out->ninsn + (ptd_history_tail(th->h) ? 1 : 0);
+
+		out->ngaps = out->count > other ? out->count - other : 0;
+	}
 	out->bytes = s->rec_pt ? th->pt_size : ptd_history_bytes(th->h);
 	c = ptd_session_calls(s);
 	out->ncalls = c ? ptd_calls_count(c) : 0;
@@ -2320,7 +2334,17 @@ int ptd_session_goto(struct ptd_session *s, const char *where, struct ptd_event 
 		if (!n)
 			return ptd__err(-ptde_invalid, "No trace.");
 	} else if (!strcmp(where, "end")) {
+		/* The last instruction: a trace that ends in a gap (a bundle
+		 * without a tail) ends at the instruction before it. */
+		struct ptd_hcursor c;
+
 		n = count;
+		if (n && ptd_hcursor_goto(&c, th->h, n) == 0 && c.is_gap) {
+			while (c.is_gap && ptd_hcursor_prev(&c) == 0)
+				;
+			if (!c.is_gap)
+				n = c.number;
+		}
 	} else {
 		errno = 0;
 		n = strtoull(where, &end, 0);
@@ -2640,7 +2664,11 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 		 * the same for any trace size. */
 		th->lazy = tr;
 		th->lazy_m = 0;
-		rc = lazy_more(s, th, 1);
+		/* The newest segments may hold no instruction (tracing was
+		 * off): take older ones until there is one to step back to. */
+		do
+			rc = lazy_more(s, th, 1);
+		while (rc == 1 && th->lazy && !ptd_history_count(th->h));
 		if (rc < 0) {
 			drop_process(s);
 			return rc;

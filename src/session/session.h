@@ -99,6 +99,7 @@ struct ptd_record_info {
 	int replaying;
 	uint64_t position;  /* replay position when replaying */
 	uint64_t stops;     /* ptrace stops taken while recording */
+	uint64_t ngaps;     /* gaps among the numbered items */
 };
 
 struct ptd_session *ptd_session_alloc(void);

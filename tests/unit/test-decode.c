@@ -884,10 +884,12 @@ static void test_lazy_history(void **state)
 		tl = ptd_pt_trace_alloc(buf, n, img, pw_read, NULL, 0);
 		ptd_pt_trace_set_disabled_gaps(tl, 1);
 		ptd_pt_trace_set_lazy_history(tl, 2);
+		ptd__pt_set_store_max(0); /* lazy however small */
 		if (mode)
 			ptd__pt_set_batch_bytes(1);
 		assert_int_equal(ptd_pt_trace_history(tl, lazy, mode ? 2 : 1, &st), 0);
 		ptd__pt_set_batch_bytes(0);
+		ptd__pt_set_store_max(PTD_PT_STORE_MAX);
 		assert_true(ptd_pt_trace_nsegs(tl) > 20);
 		count = ptd_history_count(lazy);
 		assert_int_equal(count, ptd_history_count(eager));

@@ -380,6 +380,65 @@ static void test_null_arguments(void **state)
 	assert_string_equal(out, "");
 }
 
+/* 32-bit and 16-bit code: lengths, classes, gdb's i386 text, targets
+ * wrapping at the operand size; the memo never mixes modes up. */
+static void test_modes(void **state)
+{
+	static const uint8_t rex_mov[] = {0x48, 0x89, 0xc3};
+	static const uint8_t call32[] = {0xe8, 0x10, 0x00, 0x00, 0x00};
+	static const uint8_t call16[] = {0xe8, 0x02, 0x00};
+	static const uint8_t push[] = {0x55};
+	static const uint8_t movsp[] = {0x89, 0xe5};
+	static const uint8_t jcc[] = {0x75, 0xfc};
+	struct ptd_insn_info in;
+	char text[128];
+
+	(void)state;
+	/* 48 is a REX prefix in 64-bit code, "dec %eax" in 32-bit code */
+	assert_int_equal(ptd_disasm_decode_mode(rex_mov, 3, 0x1000, PTD_MODE_64, &in), 0);
+	assert_int_equal(in.len, 3);
+	assert_int_equal(ptd_disasm_decode_mode(rex_mov, 3, 0x1000, PTD_MODE_32, &in), 0);
+	assert_int_equal(in.len, 1);
+	assert_int_equal(ptd_disasm_decode(rex_mov, 3, 0x1000, &in), 0);
+	assert_int_equal(in.len, 3);
+	assert_int_equal(ptd_disasm_format_mode(rex_mov, 3, 0x1000, PTD_MODE_32, text, sizeof(text),
+						NULL, NULL),
+			 1);
+	assert_string_equal(text, "dec    %eax");
+	assert_int_equal(ptd_disasm_format_mode(push, 1, 0x1000, PTD_MODE_32, text, sizeof(text),
+						NULL, NULL),
+			 1);
+	assert_string_equal(text, "push   %ebp");
+	assert_int_equal(ptd_disasm_format_mode(movsp, 2, 0x1000, PTD_MODE_32, text, sizeof(text),
+						NULL, NULL),
+			 2);
+	assert_string_equal(text, "mov    %esp,%ebp");
+	assert_int_equal(ptd_disasm_format_mode(push, 1, 0x1000, PTD_MODE_16, text, sizeof(text),
+						NULL, NULL),
+			 1);
+	assert_string_equal(text, "push   %bp");
+	/* near call: rel32 wraps at 4 GiB in 32-bit code */
+	assert_int_equal(ptd_disasm_decode_mode(call32, 5, 0xfffffff0ull, PTD_MODE_32, &in), 0);
+	assert_int_equal(in.iclass, PTD_IC_CALL);
+	assert_int_equal(in.target, 0x5);
+	assert_int_equal(ptd_disasm_format_mode(call32, 5, 0xfffffff0ull, PTD_MODE_32, text,
+						sizeof(text), NULL, NULL),
+			 5);
+	assert_string_equal(text, "call   0x5");
+	/* rel16 in 16-bit code: 3 bytes, 64 KiB wrap */
+	assert_int_equal(ptd_disasm_decode_mode(call16, 3, 0x2004, PTD_MODE_16, &in), 0);
+	assert_int_equal(in.len, 3);
+	assert_int_equal(in.target, 0x2009);
+	assert_int_equal(ptd_disasm_decode_mode(jcc, 2, 0x2002, PTD_MODE_16, &in), 0);
+	assert_int_equal(in.iclass, PTD_IC_COND_JUMP);
+	assert_int_equal(in.target, 0x2000);
+	assert_int_equal(ptd_disasm_decode_mode(jcc, 2, 0x10000, PTD_MODE_16, &in), 0);
+	assert_int_equal(in.target, 0xfffe);
+	/* a mode that does not exist */
+	assert_true(ptd_disasm_decode_mode(push, 1, 0x1000, 3, &in) < 0);
+	assert_true(ptd_disasm_format_mode(push, 1, 0x1000, 7, text, sizeof(text), NULL, NULL) < 0);
+}
+
 static void test_hexbytes(void **state)
 {
 	static const uint8_t b[] = { 0x48, 0x89, 0xe5, 0x0f, 0xa2 };
@@ -414,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_decode_memo_checks_bytes),
 		cmocka_unit_test(test_null_arguments),
 		cmocka_unit_test(test_hexbytes),
+		cmocka_unit_test(test_modes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
