@@ -678,8 +678,11 @@ struct ptd_target *ptd_session_target(struct ptd_session *s)
 
 void ptd_session_interrupt(struct ptd_session *s)
 {
-	if (s)
-		s->interrupted = 1;
+	if (!s)
+		return;
+	s->interrupted = 1;
+	/* a program that runs without stopping must be stopped for it */
+	ptd_target_request_interrupt(SIGINT);
 }
 
 /* ---- breakpoints --------------------------------------------------------------------- */
@@ -1912,6 +1915,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 	if (!ptd_session_alive(s))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
 	s->interrupted = 0;
+	ptd_target_clear_interrupt();
 	rc.sel = cur_thread(s);
 	rc.recording = s->recording && s->steprec;
 	rc.step_sel = m != PTD_MOTION_CONTINUE;

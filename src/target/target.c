@@ -1805,6 +1805,46 @@ int ptd_target_quit_pending(void)
 	return quit_sig;
 }
 
+/* Ctrl-C while the program runs: every running thread gets a
+ * PTRACE_INTERRUPT (at a safe point, so the table is not moving), and the
+ * caller's run loop sees the interrupt stops. */
+static volatile sig_atomic_t intr_req;
+
+static void td_interrupt_all(void)
+{
+	intr_req = 0;
+	for (struct ptd_target *t = live_head; t; t = t->live_next) {
+		if (!t->alive)
+			continue;
+		for (int i = 0; i < t->nth; i++) {
+			struct tthread *th = &t->th[i];
+			if (th->state != PTD_THREAD_RUNNING || th->interrupt_sent)
+				continue;
+			if (ptrace(PTRACE_INTERRUPT, th->tid, 0, 0) == 0)
+				th->interrupt_sent = 1;
+		}
+	}
+}
+
+void ptd_target_request_interrupt(int sig)
+{
+	int e = errno;
+	pid_t tracer = tracer_tid;
+
+	intr_req = 1;
+	if (tracer && gettid_raw() != tracer) {
+		syscall(SYS_tgkill, getpid(), tracer, sig);
+	} else if (at_safe_point) {
+		td_interrupt_all();
+	}
+	errno = e;
+}
+
+void ptd_target_clear_interrupt(void)
+{
+	intr_req = 0;
+}
+
 /* Every blocking wait of the tracer is a safe point: the tables are
  * consistent, and a stop reaped but not yet translated when a signal
  * lands is recognised by the teardown from the thread's siginfo. */
@@ -1813,6 +1853,8 @@ static pid_t waitpid_safe(pid_t pid, int *status, int flags)
 	pid_t w;
 
 	ptd_target_safe_point(1);
+	if (intr_req && !(flags & WNOHANG))
+		td_interrupt_all();
 	w = waitpid(pid, status, flags);
 	at_safe_point = 0;
 	return w;

@@ -186,4 +186,16 @@ void ptd_target_safe_point(int on);
 /* The signal of a pending quit, or 0. */
 int ptd_target_quit_pending(void);
 
+/*
+ * Interrupts the program as gdb's Ctrl-C does: every running thread of
+ * every live target gets a PTRACE_INTERRUPT, at once when the tracer
+ * thread is blocked in a wait, else before its next blocking wait, so the
+ * caller's wait returns PTD_STOP_INTERRUPT stops.  Async-signal-safe, any
+ * thread (@sig is sent on to the tracer thread from another one, so the
+ * caller's handler for it must call this again).  A request not yet acted
+ * on is dropped by ptd_target_clear_interrupt().
+ */
+void ptd_target_request_interrupt(int sig);
+void ptd_target_clear_interrupt(void);
+
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ptdbg attaches to testprogs/busy, records it (soft, then step) while its
 # threads run, and goes away in each way a user can make it go: `detach`
-# and `quit` at a breakpoint reached mid-run, and SIGTERM and SIGHUP while
+# and `quit` at a breakpoint reached mid-run, `detach` after Ctrl-C
+# (SIGINT) interrupted the running program, and SIGTERM and SIGHUP while
 # the program runs under the recorder with our int3s armed.  Afterwards every
 # thread of the program (those from before the attach and those created
 # while recording) must be untraced and have the CPU mask it had before
@@ -124,6 +125,15 @@ run() {
 		send_async quit
 		wait "$ptdbg_pid" 2>/dev/null
 		;;
+	INT)
+		# Ctrl-C interrupts the recorded run, as in gdb, and ptdbg
+		# stays; then it detaches
+		kill -INT "$ptdbg_pid"
+		wait_for 'received signal SIGINT, Interrupt.'
+		send detach
+		send_async quit
+		wait "$ptdbg_pid" 2>/dev/null
+		;;
 	TERM | HUP)
 		# The program is running under the recorder now (its three
 		# threads just started their loops, which take minutes when
@@ -153,7 +163,7 @@ run() {
 }
 
 for m in soft step; do
-	for how in detach quit TERM HUP; do
+	for how in detach quit INT TERM HUP; do
 		run "$m" "$how"
 	done
 done
