@@ -70,6 +70,7 @@ struct sthread {
 	 * on demand (a lazy history, src/decode/pt.h); owned. */
 	struct ptd_pt_trace *lazy_done;
 	int exec_flush; /* the next flush decodes with the session's exec_img */
+	int pt_lost;    /* stretches whose PT could not be decoded and kept */
 };
 
 struct ptd_session {
@@ -160,6 +161,19 @@ static struct sthread *thread_by_tid(struct ptd_session *s, pid_t tid)
 		if (s->th[i].tid == tid && !s->th[i].gone)
 			return &s->th[i];
 	return NULL;
+}
+
+/* A recording error met where nobody can return it (a recorder's
+ * callback, the end of a motion): the front end hears of it through the
+ * notify callback; the history itself has a gap for what was lost. */
+static void rec_warn(struct ptd_session *s, int rc, const char *what)
+{
+	char msg[512];
+
+	if (rc >= 0 || !s->notify)
+		return;
+	snprintf(msg, sizeof(msg), "warning: %s: %s", what, ptd_last_error(rc));
+	s->notify(s->notify_ctx, msg);
 }
 
 static int read_live(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
@@ -888,13 +902,21 @@ static struct sbp *bp_at(struct ptd_session *s, uint64_t addr)
 
 static int sync_threads(struct ptd_session *s)
 {
-	pid_t tids[512];
-	int n = ptd_target_threads(s->t, tids, 512);
+	int n = ptd_target_threads(s->t, NULL, 0), rc = 0;
+	pid_t *tids;
 
-	for (int i = 0; i < n && i < 512; i++)
+	if (n < 0)
+		return n;
+	tids = calloc((size_t)n + 1, sizeof(*tids));
+	if (!tids)
+		return ptd__err(-ptde_nomem, "cannot list %d threads: out of memory", n);
+	n = ptd_target_threads(s->t, tids, n);
+	for (int i = 0; i < n && rc == 0; i++)
 		if (!add_sthread(s, tids[i]))
-			return -ptde_nomem;
-	return 0;
+			rc = ptd__err(-ptde_nomem, "cannot add thread %d: out of memory",
+				      (int)tids[i]);
+	free(tids);
+	return rc;
 }
 
 /*
@@ -1119,12 +1141,11 @@ static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t e
 	bytes = ptd_ptsynth_take(th->synth, &n);
 	if (!bytes)
 		return 0;
-	rc = append_pt(th, bytes, n);
-	if (rc == 0 && s->exec_img && th->exec_flush) {
+	if (s->exec_img && th->exec_flush) {
 		/* The stretch ending with the execve: the old program's code. */
 		img = s->exec_img;
 		s->exec_img = NULL;
-	} else if (rc == 0) {
+	} else {
 		img = ptd_image_alloc(read_code, s);
 		if (!img)
 			rc = -ptde_nomem;
@@ -1132,17 +1153,33 @@ static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t e
 			ptd_image_add_maps(img, ptd_target_pid(s->t));
 	}
 	if (rc == 0) {
-		/* Decode into a scratch history, then move the items over, so
-		 * an error leaves the history as it was. */
+		/* Decode into a scratch history; only when that worked do the
+		 * PT bytes and the items go in, both or neither, so the kept
+		 * PT (record save) and the history stay in step. */
 		chunk_h = ptd_history_alloc(read_code, s);
 		if (!chunk_h) {
 			rc = -ptde_nomem;
 		} else {
 			rc = ptd_pt_decode_history(bytes, n, img, chunk_h, NULL);
 			if (rc == 0)
+				rc = append_pt(th, bytes, n);
+			if (rc == 0) {
 				rc = ptd_history_splice(th->h, chunk_h);
+				if (rc < 0)
+					th->pt_size -= n; /* take the bytes back out */
+			}
 			ptd_history_free(chunk_h);
 		}
+	}
+	if (rc < 0) {
+		/* The stretch is lost: the history says so with a gap, and
+		 * the kept PT is marked so that a saved bundle is not taken
+		 * for complete. */
+		char why[200];
+		snprintf(why, sizeof(why), "cannot decode the trace recorded up to 0x%llx: %s",
+			 (unsigned long long)end_ip, ptd_last_error(rc));
+		ptd_history_append_gap(th->h, PTD_GAP_LOST, 0, why);
+		th->pt_lost++;
 	}
 	free(bytes);
 	ptd_image_free(img);
@@ -1170,10 +1207,14 @@ static int pt_sync(struct ptd_session *s)
 {
 	int rc = 0;
 
-	for (int i = 0; i < s->nth && rc == 0; i++) {
+	/* Every thread, even after one failed: the first error is returned. */
+	for (int i = 0; i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
-		if (th->stage)
-			rc = pt_flush_thread(s, th, th->gone ? 0 : ptd_history_tail(th->stage));
+		int r = th->stage ? pt_flush_thread(s, th,
+						    th->gone ? 0 : ptd_history_tail(th->stage))
+				  : 0;
+		if (r < 0 && rc == 0)
+			rc = r;
 	}
 	return rc;
 }
@@ -1185,10 +1226,13 @@ static int pt_sync_before_unmap(struct ptd_session *s)
 
 	if (!s->steprec)
 		return 0;
-	for (int i = 0; i < s->nth && rc == 0; i++) {
+	for (int i = 0; i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
-		if (th->stage && !th->gone)
-			rc = pt_flush_thread(s, th, ptd_steprec_next_ip(s->steprec, th->tid));
+		int r = th->stage && !th->gone
+				? pt_flush_thread(s, th, ptd_steprec_next_ip(s->steprec, th->tid))
+				: 0;
+		if (r < 0 && rc == 0)
+			rc = r;
 	}
 	return rc;
 }
@@ -1270,7 +1314,7 @@ static void before_syscall_cb(void *ctx, pid_t tid, const struct user_regs_struc
 	    r->rax != SYS_execve && r->rax != SYS_execveat)
 		return;
 	if (s->rec_pt && (th = thread_by_tid(s, tid)) != NULL)
-		pt_flush_thread(s, th, next_ip);
+		rec_warn(s, pt_flush_thread(s, th, next_ip), "cannot decode the trace before a syscall");
 	if (s->rec_pt && (r->rax == SYS_execve || r->rax == SYS_execveat))
 		pt_note_exec(s);
 	if (r->rax == SYS_munmap)
@@ -1761,7 +1805,8 @@ static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
 			struct user_regs_struct r;
 			int got = ptd_target_get_regs(s->t, tid, &r) == 0;
 			if (s->rec_pt)
-				pt_sync_before_unmap(s);
+				rec_warn(s, pt_sync_before_unmap(s),
+					 "cannot decode the trace before a syscall");
 			if (got && r.rax == SYS_munmap)
 				dead_save(s, r.rdi, r.rsi);
 			if (got && s->rec_pt && (r.rax == SYS_execve || r.rax == SYS_execveat))
@@ -1829,12 +1874,14 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 	if (ptd_session_alive(s))
 		ptd_target_stop_all(s->t, stop_all_cb, rc);
 	if (s->recording && (s->steprec || s->softrec)) {
+		int rc;
 		if (s->steprec)
-			ptd_steprec_flush(s->steprec, 0);
+			rc = ptd_steprec_flush(s->steprec, 0);
 		else
-			ptd_softrec_flush(s->softrec, 0);
-		if (s->rec_pt && pt_sync(s) < 0)
-			fprintf(stderr, "ptdbg: %s\n", ptd_last_error(-ptde_internal));
+			rc = ptd_softrec_flush(s->softrec, 0);
+		rec_warn(s, rc, "cannot write the recorded instructions into the history");
+		if (s->rec_pt)
+			rec_warn(s, pt_sync(s), "cannot decode the recorded trace");
 	}
 	for (int i = 0; i < s->nth; i++)
 		if (s->th[i].calls && s->th[i].calls_count != ptd_history_count(s->th[i].h))
@@ -2081,6 +2128,14 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			break;
 		}
 		case PTD_STOP_FORK:
+			if (st.signo == SIGKILL && s->notify) {
+				char msg[300];
+				snprintf(msg, sizeof(msg),
+					 "warning: cannot take the breakpoints out of forked child "
+					 "process %d (%s): it was killed rather than run into them",
+					 (int)st.new_tid, ptd_last_error(-ptde_nomap));
+				s->notify(s->notify_ctx, msg);
+			}
 			err = resume_thread(&rc, st.tid, 0);
 			break;
 		case PTD_STOP_EXEC:
@@ -2102,7 +2157,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				struct sthread *eth = thread_by_tid(s, st.tid);
 				if (eth && eth->stage) {
 					eth->exec_flush = 1;
-					pt_flush_thread(s, eth, st.pc);
+					rec_warn(s, pt_flush_thread(s, eth, st.pc),
+						 "cannot decode the trace up to the exec");
 					eth->exec_flush = 0;
 				}
 			}
@@ -2492,6 +2548,14 @@ int ptd_session_save(struct ptd_session *s, const char *dir)
 		rc = ptd_bundle_add_memory(b, s->dead[i].start, s->dead[i].bytes, s->dead[i].size);
 	for (int i = 0; rc == 0 && i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
+		if (th->pt_lost && s->notify) {
+			char msg[160];
+			snprintf(msg, sizeof(msg),
+				 "warning: thread %d lost %d stretches of its trace while recording "
+				 "(its history has a gap for each, the saved trace has none)",
+				 (int)th->tid, th->pt_lost);
+			s->notify(s->notify_ctx, msg);
+		}
 		if (!th->pt_size)
 			continue;
 		rc = ptd_bundle_add_thread(b, (int)th->tid, th->pt, th->pt_size,
