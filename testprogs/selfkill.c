@@ -1,8 +1,9 @@
 /*
  * selfkill: computes a little, then a forked child kills it with SIGKILL
- * while a second thread of it is running, and it never gets to print.
- * The child is told when to act through a pipe, so the kill always lands
- * in the middle of the loop in spin() (nothing afterwards is reached).
+ * while both its threads spin, and it never gets to print.  The child is
+ * told to act through a pipe once the second thread went round spin()'s
+ * loop, so the kill always lands in the middle of the loops (nothing after
+ * is reached).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -20,11 +21,20 @@ long compute(int x)
 	return r;
 }
 
-void *spin(void *arg)
+static volatile int spinning;
+
+void spin(void)
+{
+	for (;;) {
+		counter += compute(10);
+		spinning = 1;
+	}
+}
+
+void *spinner(void *arg)
 {
 	(void)arg;
-	for (;;)
-		counter += compute(10);
+	spin();
 	return NULL;
 }
 
@@ -45,11 +55,13 @@ int main(void)
 		_exit(0);
 	}
 	counter = compute(100);
-	if (pthread_create(&t, NULL, spin, NULL) != 0)
+	if (pthread_create(&t, NULL, spinner, NULL) != 0)
 		return 1;
+	while (!spinning)
+		;
 	if (write(go[1], &c, 1) != 1)
 		return 1;
-	spin(NULL);
+	spin();
 	printf("not reached\n");
 	return 0;
 }

@@ -412,6 +412,9 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);
 	sh->x_valid = 0;
+	if (e.kind == PTD_EVENT_KILLED && ptd_session_offline(sh->s))
+		printf("The recorded history is kept: browse it with record instruction-history,\n"
+		       "reverse-stepi, info threads and the like until the next run.\n");
 	if (e.kind == PTD_EVENT_EXITED || e.kind == PTD_EVENT_KILLED) {
 		sh->main_module[0] = '\0';
 		sh->cur_thread = 0;

@@ -89,6 +89,13 @@ struct ptd_session {
 	struct ptd_image *exec_img;
 	struct dead_code *dead; /* code unmapped while recording */
 	int ndead;
+	/* The recorded program's code as last seen at a stop (its mappings
+	 * and a copy of its anonymous executable memory), so that its history
+	 * can still be read after it was killed (keep_killed_recording). */
+	char *snap_maps;
+	struct ptd_image *snap_img;
+	struct dead_code *snap_anon;
+	int nsnap_anon;
 	/* A trace bundle loaded with --load: no process, the histories
 	 * come from its PT, code bytes from its image. */
 	int offline;
@@ -221,6 +228,24 @@ static int dead_read(struct ptd_session *s, uint64_t addr, uint8_t *buf, size_t 
 	return -ptde_nomap;
 }
 
+static void snap_anon_free(struct dead_code *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].bytes);
+	free(v);
+}
+
+static void snap_free(struct ptd_session *s)
+{
+	free(s->snap_maps);
+	s->snap_maps = NULL;
+	ptd_image_free(s->snap_img);
+	s->snap_img = NULL;
+	snap_anon_free(s->snap_anon, s->nsnap_anon);
+	s->snap_anon = NULL;
+	s->nsnap_anon = 0;
+}
+
 static void dead_free(struct ptd_session *s)
 {
 	for (int i = 0; i < s->ndead; i++)
@@ -268,6 +293,120 @@ static void dead_save(struct ptd_session *s, uint64_t addr, uint64_t len)
 		s->ndead++;
 	}
 	fclose(f);
+}
+
+/* Code for the snapshot image where no file backs it: anonymous
+ * executable memory copied at the snapshot, else code unmapped earlier. */
+static int snap_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct ptd_session *s = ctx;
+
+	for (int i = 0; i < s->nsnap_anon; i++) {
+		const struct dead_code *d = &s->snap_anon[i];
+		if (addr >= d->start && addr - d->start < d->size) {
+			size_t k = d->size - (addr - d->start);
+			if (k > n)
+				k = n;
+			memcpy(buf, d->bytes + (addr - d->start), k);
+			return (int)k;
+		}
+	}
+	return dead_read(s, addr, buf, n);
+}
+
+/* The text of /proc/PID/maps (NUL-terminated; free it), or NULL. */
+static char *read_maps(pid_t pid)
+{
+	char path[64], chunk[4096], *text = NULL;
+	size_t len = 0, k;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		char *m = realloc(text, len + k + 1);
+		if (!m) {
+			free(text);
+			fclose(f);
+			return NULL;
+		}
+		text = m;
+		memcpy(text + len, chunk, k);
+		len += k;
+		text[len] = 0;
+	}
+	fclose(f);
+	return text;
+}
+
+struct snap_ctx {
+	struct ptd_session *s;
+	struct dead_code *v;
+	int n;
+	size_t total;
+};
+
+static int snap_anon_cb(void *ctx, uint64_t start, uint64_t end, const char *name)
+{
+	struct snap_ctx *c = ctx;
+	struct dead_code *nv, *d;
+	size_t n = (size_t)(end - start);
+
+	(void)name;
+	/* vdso and small JIT areas; a huge one is left out, not half copied */
+	if (c->total + n > (16u << 20))
+		return 0;
+	nv = realloc(c->v, (size_t)(c->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ptde_nomem;
+	c->v = nv;
+	d = &c->v[c->n];
+	d->start = start;
+	d->size = n;
+	d->bytes = malloc(n);
+	if (!d->bytes)
+		return -ptde_nomem;
+	if (ptd_target_read(c->s->t, start, d->bytes, n) != (long)n) {
+		free(d->bytes);
+		return 0;
+	}
+	c->n++;
+	c->total += n;
+	return 0;
+}
+
+/* At a stop while recording: takes a new snapshot of the program's code
+ * when its mappings changed since the last one. */
+static void snap_refresh(struct ptd_session *s)
+{
+	struct snap_ctx c = { s, NULL, 0, 0 };
+	struct ptd_image *img;
+	char *maps;
+
+	if (!s->t || !ptd_target_alive(s->t))
+		return;
+	maps = read_maps(ptd_target_pid(s->t));
+	if (!maps)
+		return;
+	if (s->snap_maps && !strcmp(maps, s->snap_maps)) {
+		free(maps);
+		return;
+	}
+	img = ptd_image_alloc(snap_read, s);
+	if (!img || ptd_image_add_maps_text(img, maps) < 0 ||
+	    ptd_image_foreach_anon(maps, snap_anon_cb, &c) < 0) {
+		ptd_image_free(img);
+		snap_anon_free(c.v, c.n);
+		free(maps);
+		return;
+	}
+	snap_free(s);
+	s->snap_maps = maps;
+	s->snap_img = img;
+	s->snap_anon = c.v;
+	s->nsnap_anon = c.n;
 }
 
 /* Code bytes for histories and decoders: the live memory, else code
@@ -572,6 +711,7 @@ static void drop_process(struct ptd_session *s)
 	s->sym = NULL;
 	free_threads(s);
 	dead_free(s);
+	snap_free(s);
 	ptd_image_free(s->offimg);
 	s->offimg = NULL;
 	ptd_image_free(s->exec_img);
@@ -990,7 +1130,8 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 	if (!s->argv)
 		return ptd__err(-ptde_invalid,
 				"No executable file specified.\nUse the \"file\" or \"exec-file\" command.");
-	if (s->t)
+	/* also a kept (killed) recording or a loaded bundle: all goes */
+	if (s->t || s->offline)
 		drop_process(s);
 	l.argv = s->argv;
 	l.disable_aslr = s->disable_aslr;
@@ -1363,6 +1504,8 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 	}
 	s->rec_pt = s->want_pt;
 	dead_free(s);
+	snap_free(s);
+	snap_refresh(s);
 	if (m == PTD_METHOD_SOFT) {
 		struct ptd_softrec_config cfg = { 0 };
 		cfg.no_pin = !s->pin_cpu;
@@ -1883,6 +2026,8 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 		if (s->rec_pt)
 			rec_warn(s, pt_sync(s), "cannot decode the recorded trace");
 	}
+	if (s->recording)
+		snap_refresh(s);
 	for (int i = 0; i < s->nth; i++)
 		if (s->th[i].calls && s->th[i].calls_count != ptd_history_count(s->th[i].h))
 			drop_calls(&s->th[i]);
@@ -1911,6 +2056,51 @@ static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
 	finish_stop(rc, ev);
 	if (temporary)
 		ptd_session_delete(rc->s, id);
+	return 0;
+}
+
+/*
+ * The program was killed (SIGKILL, or a fatal signal passed on to it)
+ * while recording: nothing of it is left to ask, but what was recorded is
+ * the user's evidence of how it got there.  The session goes on as if the
+ * recording had been loaded from a bundle: the histories stay, code comes
+ * from the snapshot of the last stop (and what was unmapped before), until
+ * the next run.  Returns 0, or <0 when there is nothing to keep.
+ */
+static int keep_killed_recording(struct ptd_session *s)
+{
+	if (!s->recording || !s->snap_img || s->nth == 0)
+		return -ptde_notfound;
+	ptd_image_free(s->offimg);
+	s->offimg = s->snap_img;
+	s->snap_img = NULL;
+	s->offline = 1;
+	if (s->rec_pt)
+		rec_warn(s, pt_sync(s), "cannot decode the recorded trace");
+	ptd_steprec_free(s->steprec);
+	s->steprec = NULL;
+	ptd_softrec_free(s->softrec);
+	s->softrec = NULL;
+	ptd_target_free(s->t);
+	s->t = NULL;
+	/* Every thread with a history is shown, as in a loaded bundle: the
+	 * kill ended them all, and those that ended before are evidence too. */
+	for (int i = 0; i < s->nth; i++) {
+		struct sthread *th = &s->th[i];
+		drop_calls(th);
+		th->pos = 0;
+		if (ptd_history_count(th->h) > 1)
+			th->gone = 0;
+	}
+	if (s->cur >= s->nth || s->th[s->cur].gone) {
+		/* the thread shown first: the main thread, if it lived on */
+		s->cur = 0;
+		for (int i = 0; i < s->nth; i++)
+			if (!s->th[i].gone) {
+				s->cur = i;
+				break;
+			}
+	}
 	return 0;
 }
 
@@ -2085,6 +2275,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			ev->exit_code = st.status;
 			ev->signo = st.signo;
 			ev->pc = 0;
+			if (st.kind == PTD_STOP_KILLED && keep_killed_recording(s) == 0)
+				return 0;
 			drop_process(s);
 			return 0;
 		case PTD_STOP_THREAD_EXIT: {
