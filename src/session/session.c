@@ -1864,7 +1864,22 @@ struct run_ctx {
 	int sel_sig; /* the selected thread's pending step enters a signal handler */
 	uint64_t fed; /* soft: history position the stepper has seen up to */
 	uint64_t fed_ip; /* and the ip that position had then */
+	/* index of @sel in s->th: add_sthread() may move the array (a clone
+	 * seen by the recorder, by stop_all), never an index */
+	ptrdiff_t sel_i;
 };
+
+static void sel_set(struct run_ctx *rc, struct sthread *th)
+{
+	rc->sel = th;
+	rc->sel_i = th ? th - rc->s->th : -1;
+}
+
+/* After anything that may have added a thread. */
+static void sel_fix(struct run_ctx *rc)
+{
+	rc->sel = rc->sel_i >= 0 ? &rc->s->th[rc->sel_i] : NULL;
+}
 
 /* The history the recorder writes the selected thread into. */
 static const struct ptd_history *rec_history(struct ptd_session *s, struct sthread *th)
@@ -2116,7 +2131,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 	if (!ptd_session_alive(s))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
 	s->interrupted = 0;
-	rc.sel = cur_thread(s);
+	sel_set(&rc, cur_thread(s));
 	rc.recording = s->recording && s->steprec;
 	rc.step_sel = m != PTD_MOTION_CONTINUE;
 	if (rc.sel)
@@ -2158,10 +2173,12 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			finish_stop(&rc, ev);
 			return err;
 		}
+		sel_fix(&rc);
 		ev->tid = st.tid;
 		ev->pc = st.pc;
 		if (s->softrec) {
 			int own = ptd_softrec_stop(s->softrec, &st);
+			sel_fix(&rc); /* a clone was added to the session */
 			if (own < 0) {
 				finish_stop(&rc, ev);
 				return own;
@@ -2289,7 +2306,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				/* continue: the selected thread ended; carry on with
 				 * the main thread selected, as gdb does. */
 				struct sthread *lead = thread_by_tid(s, ptd_target_pid(s->t));
-				rc.sel = lead;
+				sel_set(&rc, lead);
 				if (lead)
 					s->cur = (int)(lead - s->th);
 			} else if (rc.sel && rc.sel->tid == st.tid) {
@@ -2297,7 +2314,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				ev->kind = PTD_EVENT_STEPPED;
 				ev->tid = ptd_target_pid(s->t);
 				ev->new_frame = 1;
-				rc.sel = NULL;
+				sel_set(&rc, NULL);
 				finish_stop(&rc, ev);
 				if (ptd_session_alive(s))
 					ptd_target_get_pc(s->t, ev->tid, &ev->pc);
@@ -2307,10 +2324,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			break;
 		}
 		case PTD_STOP_CLONE: {
-			ptrdiff_t sel_idx = rc.sel ? rc.sel - s->th : -1;
 			struct sthread *n = add_sthread(s, st.new_tid);
-			if (sel_idx >= 0)
-				rc.sel = &s->th[sel_idx];
+			sel_fix(&rc);
 			if (n && rc.recording)
 				record_start_thread(s, n);
 			/* (the soft recorder added the thread in ptd_softrec_stop) */
@@ -2364,7 +2379,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				struct sthread *th = thread_by_tid(s, st.tid);
 				if (!th)
 					th = add_sthread(s, st.tid);
-				rc.sel = th;
+				sel_set(&rc, th);
 				s->cur = th ? (int)(th - s->th) : 0;
 			}
 			ptd_symbols_free(s->sym);
