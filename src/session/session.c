@@ -99,6 +99,7 @@ struct ptd_session {
 	/* A trace bundle loaded with --load: no process, the histories
 	 * come from its PT, code bytes from its image. */
 	int offline;
+	int kept; /* offline: the recording of a program that was killed */
 	struct ptd_bundle *bundle;
 	struct ptd_image *offimg;
 	char *offline_exe; /* the bundle's main executable (its first ELF map) */
@@ -719,6 +720,7 @@ static void drop_process(struct ptd_session *s)
 	ptd_bundle_free(s->bundle);
 	s->bundle = NULL;
 	s->offline = 0;
+	s->kept = 0;
 	free(s->offline_exe);
 	s->offline_exe = NULL;
 	for (int i = 0; i < s->nbp; i++)
@@ -2090,6 +2092,7 @@ static int keep_killed_recording(struct ptd_session *s)
 	s->offimg = s->snap_img;
 	s->snap_img = NULL;
 	s->offline = 1;
+	s->kept = 1;
 	if (s->rec_pt)
 		rec_warn(s, pt_sync(s), "cannot decode the recorded trace");
 	ptd_steprec_free(s->steprec);
@@ -2675,32 +2678,28 @@ static int save_anon(void *ctx, uint64_t start, uint64_t end, const char *name)
 	return rc;
 }
 
-static int save_maps(struct ptd_session *s, struct ptd_bundle *b)
+/* The file-backed executable mappings of @maps (/proc/PID/maps text). */
+static int save_maps(struct ptd_bundle *b, const char *maps)
 {
-	char path[64], line[4608];
-	FILE *f;
+	const char *p = maps;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)ptd_target_pid(s->t));
-	f = fopen(path, "re");
-	if (!f)
-		return ptd__err(-ptde_sys, "cannot read %s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		char *line = strndup(p, n);
 		unsigned long long lo, hi, off;
 		char perms[8];
-		int pos = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &pos) < 4 ||
-		    perms[2] != 'x' || !pos || line[pos] != '/')
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		if (strstr(line + pos, " (deleted)"))
-			continue;
-		int rc = ptd_bundle_add_map(b, line + pos, off, hi - lo, lo);
-		if (rc < 0) {
-			fclose(f);
+		int pos = 0, rc = 0;
+
+		if (!line)
+			return -ptde_nomem;
+		p += n + (p[n] == '\n');
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &pos) >= 4 &&
+		    perms[2] == 'x' && pos && line[pos] == '/' && !strstr(line + pos, " (deleted)"))
+			rc = ptd_bundle_add_map(b, line + pos, off, hi - lo, lo);
+		free(line);
+		if (rc < 0)
 			return rc;
-		}
 	}
-	fclose(f);
 	return 0;
 }
 
@@ -2709,12 +2708,12 @@ int ptd_session_save(struct ptd_session *s, const char *dir)
 	struct ptd_cpu cpu = { 0, 0, 0 };
 	struct ptd_bundle *b;
 	char *maps = NULL;
-	size_t len = 0;
 	int rc = 0;
 
 	if (!s || !dir || !*dir)
 		return ptd__err(-ptde_invalid, "usage: record save DIRECTORY");
-	if (!s->recording || !ptd_session_alive(s))
+	/* a live recording, or one kept after the program was killed */
+	if (!s->recording || (!ptd_session_alive(s) && !s->kept))
 		return ptd__err(-ptde_not_running, "No recording is currently active.");
 	if (!s->rec_pt)
 		return ptd__err(-ptde_unsupported,
@@ -2724,29 +2723,23 @@ int ptd_session_save(struct ptd_session *s, const char *dir)
 	if (!b)
 		return -ptde_nomem;
 	s->bundle = b;
-	rc = save_maps(s, b);
-	/* anonymous and vdso code, read now with our breakpoints masked */
-	if (rc == 0) {
-		char path[64];
-		FILE *f;
-		snprintf(path, sizeof(path), "/proc/%d/maps", (int)ptd_target_pid(s->t));
-		f = fopen(path, "re");
-		if (f) {
-			char chunk[4096];
-			size_t k;
-			while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-				char *m = realloc(maps, len + k + 1);
-				if (!m)
-					break;
-				maps = m;
-				memcpy(maps + len, chunk, k);
-				len += k;
-				maps[len] = 0;
-			}
-			fclose(f);
-		}
-		if (maps)
-			rc = ptd_image_foreach_anon(maps, save_anon, s);
+	if (s->kept)
+		maps = s->snap_maps ? strdup(s->snap_maps) : NULL;
+	else
+		maps = read_maps(ptd_target_pid(s->t));
+	if (!maps)
+		rc = ptd__err(-ptde_sys, "cannot read the mappings of process %d",
+			      (int)ptd_target_pid(s->t));
+	if (rc == 0)
+		rc = save_maps(b, maps);
+	/* anonymous and vdso code, read now with our breakpoints masked,
+	 * or as copied at the last stop before the program was killed */
+	if (rc == 0 && s->kept) {
+		for (int i = 0; rc == 0 && i < s->nsnap_anon; i++)
+			rc = ptd_bundle_add_memory(b, s->snap_anon[i].start, s->snap_anon[i].bytes,
+						   s->snap_anon[i].size);
+	} else if (rc == 0) {
+		rc = ptd_image_foreach_anon(maps, save_anon, s);
 		if (rc > 0)
 			rc = 0;
 	}
