@@ -71,10 +71,9 @@ static void usage(FILE *f)
 
 static void on_fatal(int sig)
 {
-	/* Leave no int3 of ours in an attached process, then die as asked. */
-	ptd_target_emergency_restore();
-	signal(sig, SIG_DFL);
-	raise(sig);
+	/* Leave an attached process exactly as it was (the library detaches
+	 * it at its next safe point), then die as asked. */
+	ptd_target_quit_signal(sig);
 }
 
 static void on_int(int sig)
@@ -532,9 +531,17 @@ int main(int argc, char **argv)
 		ptd_session_free(s);
 		return 2;
 	}
-	signal(SIGTERM, on_fatal);
-	signal(SIGHUP, on_fatal);
-	signal(SIGINT, on_int);
+	{
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_RESTART;
+		sa.sa_handler = on_fatal;
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		sa.sa_handler = on_int;
+		sigaction(SIGINT, &sa, NULL);
+	}
 
 	if (o.pid) {
 		rc = ptd_session_attach(s, o.pid);

@@ -1061,13 +1061,21 @@ static int cmd_record_save(struct shell *sh, const char *args)
 {
 	int rc;
 
+	int perf = 0;
+
 	args = skipws(args);
+	if (!strncmp(args, "--perf-data", 11) && (!args[11] || args[11] == ' ' || args[11] == '\t')) {
+		perf = 1;
+		args = skipws(args + 11);
+		if (!*args)
+			return shell_error("Argument required (perf.data file to write).");
+	}
 	if (!*args)
 		return shell_error("Argument required (directory to save the trace bundle in).");
 	if (require_recording(sh) < 0)
 		return -1;
 	ptd_clear_error();
-	rc = ptd_session_save(sh->s, args);
+	rc = perf ? ptd_session_save_perf_data(sh->s, args) : ptd_session_save(sh->s, args);
 	if (rc < 0)
 		return session_error(rc, NULL);
 	printf("Saved the recording to %s.\n", args);
@@ -2715,7 +2723,9 @@ static const struct cmd record_cmds[] = {
 	{ "auto", 0, cmd_record_auto, 0, "Start recording with the first method that works." },
 	{ "goto", 0, cmd_record_goto, 0, "Go to a position: begin, start, end, or a number." },
 	{ "save", 0, cmd_record_save, 0,
-	  "Save the recording (trace format pt) as a trace bundle: record save DIRECTORY." },
+	  "Save the recording (trace format pt) as a trace bundle: record save DIRECTORY.\n"
+	  "record save --perf-data FILE writes it as a perf.data that perf's Intel PT\n"
+	  "decoder reads (perf script --itrace=i0ns)." },
 	{ "instruction-history", 0, cmd_record_insn_history, CMD_REPEAT,
 	  "Print recorded instructions: [/m /s /r /f /p] [N | N,M | N,+M | N,-M | + | -]." },
 	{ "function-call-history", 0, cmd_record_call_history, CMD_REPEAT,

@@ -35,12 +35,12 @@ static void on_sigint(int sig)
 		ptd_session_interrupt(g_session);
 }
 
-/* SIGTERM, SIGHUP: the kernel detaches the traced threads when we die;
- * leave none of our int3s in their code, then die as asked. */
+/* SIGTERM, SIGHUP: leave an attached program exactly as it was (the
+ * library detaches it at the next safe point, at once when we are idle),
+ * kill a launched one as gdb does, then die as asked. */
 static void on_fatal(int sig)
 {
-	ptd_target_emergency_restore();
-	raise(sig);
+	ptd_target_quit_signal(sig);
 }
 
 static void on_notify(void *ctx, const char *msg)
@@ -79,6 +79,8 @@ static void usage(FILE *f)
 		"                     \"help set pin-cpu\").\n"
 		"  --load=DIR         Open a trace bundle written by \"record save DIR\"\n"
 		"                     (docs/bundle.md) and browse its history offline.\n"
+		"  --load=FILE        Open a perf.data with Intel PT recorded per thread\n"
+		"                     (perf record -e intel_pt//u --per-thread -- PROG).\n"
 		"  --trace-format=FMT How recordings are kept: blocks, or pt (the recorded\n"
 		"                     branches written as Intel PT and decoded with libipt).\n"
 		"  -h, --help         Print this message and exit.\n"
@@ -180,14 +182,18 @@ static void interactive_loop(struct shell *sh)
 		if (tty) {
 			if (sigsetjmp(prompt_jmp, 1)) {
 				at_prompt = 0;
+				ptd_target_safe_point(0);
 				rl_free_line_state();
 				rl_cleanup_after_signal();
 				printf("Quit\n");
 				continue;
 			}
+			/* idle: a SIGTERM here tears down at once */
+			ptd_target_safe_point(1);
 			at_prompt = 1;
 			input = readline(PTDBG_PROMPT);
 			at_prompt = 0;
+			ptd_target_safe_point(0);
 			if (!input) {
 				printf("quit\n");
 				break;
@@ -197,7 +203,9 @@ static void interactive_loop(struct shell *sh)
 
 			fputs(PTDBG_PROMPT, stdout);
 			fflush(stdout);
+			ptd_target_safe_point(1);
 			len = getline(&line, &cap, stdin);
+			ptd_target_safe_point(0);
 
 			if (len < 0)
 				break;
@@ -401,9 +409,11 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
-	/* Killed ourselves: put the original code bytes back first. */
+	/* Killed ourselves: leave the program as it was first.  No
+	 * SA_RESETHAND: a second signal during the teardown must not cut it
+	 * short. */
 	sa.sa_handler = on_fatal;
-	sa.sa_flags = SA_RESETHAND;
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	if (isatty(0))
@@ -462,12 +472,13 @@ int main(int argc, char **argv)
 			if (batch) {
 				ptd_session_free(sh.s);
 				shell_release(&sh);
+				free(cmds);
 				return 1;
 			}
 		} else {
 			sh.pc.sym = ptd_session_symbols(sh.s);
 			if (!batch)
-				printf("Loaded the trace bundle %s.\n", load_dir);
+				printf("Loaded the trace %s.\n", load_dir);
 		}
 	}
 	if (pid_arg) {

@@ -9,6 +9,7 @@
  */
 #include "decode/bundle.h"
 
+#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -30,6 +31,7 @@ struct ptd_bundle_mem {
 	uint64_t vaddr;
 	uint8_t *bytes;
 	size_t size;
+	int vdso; /* the [vdso] (a perf.data describes it by name) */
 };
 
 struct ptd_bundle *ptd_bundle_new(const struct ptd_cpu *cpu)
@@ -108,6 +110,7 @@ static int add_map_raw(struct ptd_bundle *b, const char *path, uint64_t offset, 
 	if (err < 0)
 		return err;
 	m = &b->maps[b->nmaps];
+	memset(m, 0, sizeof(*m));
 	m->path = strdup(path);
 	if (!m->path)
 		return ptd__err(-ptde_nomem, "out of memory adding a bundle map");
@@ -132,8 +135,14 @@ int ptd_bundle_add_map(struct ptd_bundle *b, const char *path, uint64_t offset, 
 
 int ptd_bundle_add_memory(struct ptd_bundle *b, uint64_t vaddr, const uint8_t *bytes, size_t size)
 {
+	return ptd_bundle_add_memory_named(b, vaddr, bytes, size, NULL);
+}
+
+int ptd_bundle_add_memory_named(struct ptd_bundle *b, uint64_t vaddr, const uint8_t *bytes,
+				size_t size, const char *name)
+{
 	struct ptd_bundle_mem *m;
-	char name[64];
+	char file[64];
 	int err;
 
 	if (!b || !bytes)
@@ -151,9 +160,10 @@ int ptd_bundle_add_memory(struct ptd_bundle *b, uint64_t vaddr, const uint8_t *b
 	memcpy(m->bytes, bytes, size);
 	m->vaddr = vaddr;
 	m->size = size;
+	m->vdso = name && !strcmp(name, "[vdso]");
 	b->nmems++;
-	snprintf(name, sizeof(name), "mem-%" PRIx64 ".bin", vaddr);
-	err = add_map_raw(b, name, 0, size, vaddr);
+	snprintf(file, sizeof(file), "mem-%" PRIx64 ".bin", vaddr);
+	err = add_map_raw(b, file, 0, size, vaddr);
 	if (err < 0) {
 		free(m->bytes);
 		b->nmems--;
@@ -223,7 +233,7 @@ int ptd_bundle_save(const struct ptd_bundle *b, const char *dir)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
 	char *text = NULL;
-	size_t tlen = 0, i;
+	size_t tlen = 0, i, k;
 	FILE *f;
 	int err;
 
@@ -249,7 +259,11 @@ int ptd_bundle_save(const struct ptd_bundle *b, const char *dir)
 		return ptd__err(-ptde_nomem, "out of memory writing a manifest");
 	fprintf(f, "ptdbg-bundle 1\n");
 	fprintf(f, "# written by ptdbg; format: docs/bundle.md\n");
-	fprintf(f, "cpu %u %u %u\n", b->cpu.family, b->cpu.model, b->cpu.stepping);
+	if (b->cpu_vendor[0])
+		fprintf(f, "cpu %u %u %u %s\n", b->cpu.family, b->cpu.model, b->cpu.stepping,
+			b->cpu_vendor);
+	else
+		fprintf(f, "cpu %u %u %u\n", b->cpu.family, b->cpu.model, b->cpu.stepping);
 	for (i = 0; i < b->nmaps; i++) {
 		const struct ptd_bundle_map *m = &b->maps[i];
 		const char *p = m->path;
@@ -260,6 +274,20 @@ int ptd_bundle_save(const struct ptd_bundle *b, const char *dir)
 			p += dl + 1;
 		fprintf(f, "map 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", m->offset, m->size,
 			m->vaddr, p);
+		/* One identity line per file, after its first map line. */
+		for (k = 0; k < i; k++)
+			if (!strcmp(b->maps[k].path, m->path))
+				break;
+		if (k < i)
+			continue;
+		if (m->build_id_size) {
+			fprintf(f, "build-id ");
+			for (k = 0; k < m->build_id_size; k++)
+				fprintf(f, "%02x", m->build_id[k]);
+			fprintf(f, " %s\n", p);
+		} else if (m->has_checksum) {
+			fprintf(f, "checksum 0x%016" PRIx64 " %s\n", m->checksum, p);
+		}
 	}
 	for (i = 0; i < b->nthreads; i++)
 		fprintf(f, "thread %d pt-%d.bin 0x%" PRIx64 "\n", b->threads[i].tid,
@@ -392,6 +420,65 @@ static int resolve(struct parser *ps, const char *p, char *out, size_t n)
 	return 0;
 }
 
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* build-id HEX PATH / checksum 0xHEX PATH: the identity of the file the
+ * earlier map lines with that PATH name. */
+static int parse_id(struct parser *ps, char **tok, int n, struct ptd_bundle *b)
+{
+	uint8_t id[PTD_BUILD_ID_MAX];
+	size_t len, i, hits = 0;
+	uint64_t sum = 0;
+	char path[PATH_MAX];
+	int is_sum = tok[0][0] == 'c', err;
+
+	if (n != 3)
+		return PERR(ps, "%s wants %s PATH", tok[0], is_sum ? "0xHEX" : "HEX");
+	if (is_sum) {
+		if (parse_hex(tok[1], &sum))
+			return PERR(ps, "bad checksum '%.40s' (write 0x...)", tok[1]);
+		len = 0;
+	} else {
+		len = strlen(tok[1]);
+		if (!len || len % 2 || len / 2 > PTD_BUILD_ID_MAX)
+			return PERR(ps, "bad build-id '%.60s' (2 to 40 hex digits)", tok[1]);
+		for (i = 0; i < len / 2; i++) {
+			int hi = hexval(tok[1][2 * i]), lo = hexval(tok[1][2 * i + 1]);
+
+			if (hi < 0 || lo < 0)
+				return PERR(ps, "bad build-id '%.60s' (2 to 40 hex digits)", tok[1]);
+			id[i] = (uint8_t)(hi << 4 | lo);
+		}
+		len /= 2;
+	}
+	err = resolve(ps, tok[2], path, sizeof(path));
+	if (err < 0)
+		return err;
+	for (i = 0; i < b->nmaps; i++) {
+		struct ptd_bundle_map *m = &b->maps[i];
+
+		if (strcmp(m->path, path))
+			continue;
+		hits++;
+		m->build_id_size = (uint8_t)len;
+		memcpy(m->build_id, id, len);
+		m->has_checksum = (uint8_t)is_sum;
+		m->checksum = sum;
+	}
+	if (!hits)
+		return PERR(ps, "%s for '%.200s', which no earlier map line names", tok[0], tok[2]);
+	return 0;
+}
+
 static int parse_line(struct parser *ps, char *line, struct ptd_bundle *b, int *have_cpu)
 {
 	char *tok[6], path[PATH_MAX];
@@ -401,9 +488,20 @@ static int parse_line(struct parser *ps, char *line, struct ptd_bundle *b, int *
 	n = split(line, tok, 5, 1);
 	if (!n)
 		return 0;
+	if (!strcmp(tok[0], "build-id") || !strcmp(tok[0], "checksum"))
+		return parse_id(ps, tok, n, b);
 	if (!strcmp(tok[0], "cpu")) {
-		if (n != 4)
-			return PERR(ps, "cpu wants FAMILY MODEL STEPPING");
+		if (n != 4 && n != 5)
+			return PERR(ps, "cpu wants FAMILY MODEL STEPPING [VENDOR]");
+		if (n == 5) {
+			size_t vl = strlen(tok[4]);
+
+			/* cpuid vendor strings are 12 characters */
+			if (vl != 12)
+				return PERR(ps, "bad cpu vendor '%.40s' (the 12-character cpuid vendor string)",
+					    tok[4]);
+			memcpy(b->cpu_vendor, tok[4], vl + 1);
+		}
 		if (*have_cpu)
 			return PERR(ps, "second cpu line");
 		if (parse_dec(tok[1], 0xffff, &v[0]) || parse_dec(tok[2], 0xff, &v[1]) ||
@@ -707,6 +805,8 @@ struct ptd_image *ptd_bundle_image(const struct ptd_bundle *b, ptd_read_fn read,
 		ptd__err(-ptde_invalid, "bundle image: no bundle");
 		return NULL;
 	}
+	if (ptd_bundle_check_files(b) < 0)
+		return NULL;
 	img = ptd_image_alloc(read, ctx);
 	if (!img)
 		return NULL;
@@ -718,10 +818,313 @@ struct ptd_image *ptd_bundle_image(const struct ptd_bundle *b, ptd_read_fn read,
 			return NULL;
 		}
 	}
-	/* An unknown cpu only loses errata workarounds: not an error. */
-	if (b->cpu.family && ptd_image_set_cpu(img, &b->cpu) < 0)
-		ptd_clear_error();
-	else if (b->cpu.family == 0)
-		ptd_image_set_cpu(img, &b->cpu);
+	/* Errata are Intel's; an unknown cpu only loses their workarounds,
+	 * which is not an error. */
+	if (b->cpu.family && (!b->cpu_vendor[0] || !strcmp(b->cpu_vendor, "GenuineIntel"))) {
+		if (ptd_image_set_cpu(img, &b->cpu) < 0)
+			ptd_clear_error();
+	}
 	return img;
+}
+
+/* ---- identities: cpu, build-ids, checksums --------------------------------- */
+
+void ptd_bundle_host_cpu(struct ptd_cpu *cpu, char vendor[16])
+{
+	unsigned int a = 0, bx = 0, c = 0, d = 0, fam, model;
+
+	memset(cpu, 0, sizeof(*cpu));
+	memset(vendor, 0, 16);
+	if (!__get_cpuid(0, &a, &bx, &c, &d))
+		return;
+	memcpy(vendor, &bx, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	/* one word in a manifest ("  Shanghai  " has blanks) */
+	for (int i = 0; i < 12; i++)
+		if (vendor[i] == ' ' || vendor[i] == '\t' || !vendor[i])
+			vendor[i] = '_';
+	if (!__get_cpuid(1, &a, &bx, &c, &d))
+		return;
+	/* The display family and model, as /proc/cpuinfo and perf show them. */
+	fam = (a >> 8) & 0xf;
+	model = (a >> 4) & 0xf;
+	if (fam == 0xf)
+		fam += (a >> 20) & 0xff;
+	if (fam == 0x6 || fam >= 0xf)
+		model += ((a >> 16) & 0xf) << 4;
+	cpu->family = (uint16_t)fam;
+	cpu->model = (uint8_t)model;
+	cpu->stepping = (uint8_t)(a & 0xf);
+}
+
+/* Reads exactly @n bytes at @off of a file (@ctx: the fd); 0 or -1. */
+static int pread_all(const void *ctx, void *buf, size_t n, uint64_t off)
+{
+	int fd = *(const int *)ctx;
+	uint8_t *p = buf;
+
+	while (n) {
+		ssize_t k = pread(fd, p, n, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* The NT_GNU_BUILD_ID note of a little-endian ELF file (32 or 64 bit),
+ * from its PT_NOTE segments.  The file is untrusted: every size is
+ * bounded.  Returns the id's size, 0 if there is none. */
+struct membuf {
+	const uint8_t *p;
+	size_t n;
+};
+
+/* The same from memory (@ctx: a struct membuf). */
+static int mem_read(const void *ctx, void *buf, size_t n, uint64_t off)
+{
+	const struct membuf *m = ctx;
+
+	if (off > m->n || n > m->n - off)
+		return -1;
+	memcpy(buf, m->p + off, n);
+	return 0;
+}
+
+static size_t elf_build_id(int (*rd)(const void *, void *, size_t, uint64_t), const void *fd,
+			   uint8_t id[PTD_BUILD_ID_MAX])
+{
+	uint8_t eh[64], ph[56], notes[65536];
+	uint64_t phoff;
+	unsigned phentsize, phnum, i;
+	int is64;
+
+	if (rd(fd, eh, sizeof(eh), 0) < 0 || memcmp(eh, "\177ELF", 4) || eh[5] != 1)
+		return 0;
+	is64 = eh[4] == 2;
+	if (!is64 && eh[4] != 1)
+		return 0;
+	if (is64) {
+		memcpy(&phoff, eh + 32, 8);
+		phentsize = (unsigned)(eh[54] | eh[55] << 8);
+		phnum = (unsigned)(eh[56] | eh[57] << 8);
+	} else {
+		uint32_t o;
+
+		memcpy(&o, eh + 28, 4);
+		phoff = o;
+		phentsize = (unsigned)(eh[42] | eh[43] << 8);
+		phnum = (unsigned)(eh[44] | eh[45] << 8);
+	}
+	if (phentsize < (is64 ? 56u : 32u) || phnum > 4096)
+		return 0;
+	for (i = 0; i < phnum; i++) {
+		uint32_t type;
+		uint64_t off, size, align, pos;
+
+		if (rd(fd, ph, is64 ? 56 : 32, phoff + (uint64_t)i * phentsize) < 0)
+			return 0;
+		memcpy(&type, ph, 4);
+		if (type != 4 /* PT_NOTE */)
+			continue;
+		if (is64) {
+			memcpy(&off, ph + 8, 8);
+			memcpy(&size, ph + 32, 8);
+			memcpy(&align, ph + 48, 8);
+		} else {
+			uint32_t o, sz, al;
+
+			memcpy(&o, ph + 4, 4);
+			memcpy(&sz, ph + 16, 4);
+			memcpy(&al, ph + 28, 4);
+			off = o;
+			size = sz;
+			align = al;
+		}
+		align = align == 8 ? 8 : 4;
+		if (size > sizeof(notes))
+			size = sizeof(notes);
+		if (rd(fd, notes, (size_t)size, off) < 0)
+			continue;
+		for (pos = 0; pos + 12 <= size;) {
+			uint32_t namesz, descsz, ntype;
+			uint64_t name, desc, next;
+
+			memcpy(&namesz, notes + pos, 4);
+			memcpy(&descsz, notes + pos + 4, 4);
+			memcpy(&ntype, notes + pos + 8, 4);
+			name = pos + 12;
+			desc = name + ((namesz + align - 1) & ~(align - 1));
+			next = desc + ((descsz + align - 1) & ~(align - 1));
+			if (desc > size || next > size || next <= pos)
+				break;
+			if (ntype == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 && !memcmp(notes + name, "GNU", 4) &&
+			    descsz && descsz <= PTD_BUILD_ID_MAX) {
+				memcpy(id, notes + desc, descsz);
+				return descsz;
+			}
+			pos = next;
+		}
+	}
+	return 0;
+}
+
+int ptd_bundle_file_id(const char *path, uint8_t id[PTD_BUILD_ID_MAX], uint8_t *id_size,
+		       uint64_t *checksum)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint8_t buf[65536];
+	int fd;
+
+	*id_size = 0;
+	*checksum = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ptd__err(-ptde_sys, "cannot open '%s': %s", path, strerror(errno));
+	*id_size = (uint8_t)elf_build_id(pread_all, &fd, id);
+	if (*id_size) {
+		close(fd);
+		return 0;
+	}
+	/* No build-id: FNV-1a 64 over the whole file. */
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return ptd__err(-ptde_sys, "cannot read '%s': %s", path, strerror(errno));
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e2 = errno;
+
+			close(fd);
+			return ptd__err(-ptde_sys, "cannot read '%s': %s", path, strerror(e2));
+		}
+		if (n == 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 0x100000001b3ull;
+		}
+	}
+	close(fd);
+	*checksum = h;
+	return 0;
+}
+
+int ptd_bundle_identify(struct ptd_bundle *b)
+{
+	size_t i, j;
+
+	if (!b)
+		return ptd__err(-ptde_invalid, "bundle identify: no bundle");
+	for (i = 0; i < b->nmaps; i++) {
+		struct ptd_bundle_map *m = &b->maps[i];
+		uint64_t sum;
+		int err;
+
+		if (m->path[0] != '/' || m->build_id_size || m->has_checksum)
+			continue; /* a dump inside the bundle, or known */
+		for (j = 0; j < i; j++)
+			if (!strcmp(b->maps[j].path, m->path))
+				break;
+		if (j < i) {
+			memcpy(m->build_id, b->maps[j].build_id, sizeof(m->build_id));
+			m->build_id_size = b->maps[j].build_id_size;
+			m->has_checksum = b->maps[j].has_checksum;
+			m->checksum = b->maps[j].checksum;
+			continue;
+		}
+		err = ptd_bundle_file_id(m->path, m->build_id, &m->build_id_size, &sum);
+		if (err < 0)
+			return err;
+		if (!m->build_id_size) {
+			m->has_checksum = 1;
+			m->checksum = sum;
+		}
+	}
+	return 0;
+}
+
+static void hex_id(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * n] = 0;
+}
+
+int ptd_bundle_check_files(const struct ptd_bundle *b)
+{
+	size_t i, j;
+
+	if (!b)
+		return ptd__err(-ptde_invalid, "bundle check: no bundle");
+	for (i = 0; i < b->nmaps; i++) {
+		const struct ptd_bundle_map *m = &b->maps[i];
+		uint8_t id[PTD_BUILD_ID_MAX];
+		uint8_t n;
+		uint64_t sum;
+		char want[2 * PTD_BUILD_ID_MAX + 1], got[2 * PTD_BUILD_ID_MAX + 1];
+
+		if (!m->build_id_size && !m->has_checksum)
+			continue;
+		for (j = 0; j < i; j++)
+			if (!strcmp(b->maps[j].path, m->path))
+				break;
+		if (j < i)
+			continue; /* checked with its first map */
+		if (ptd_bundle_file_id(m->path, id, &n, &sum) < 0)
+			return ptd__err(-ptde_notfound, "%s (the trace runs code from it)",
+					ptd_last_error(-ptde_sys));
+		if (m->build_id_size) {
+			if (n == m->build_id_size && !memcmp(id, m->build_id, n))
+				continue;
+			hex_id(want, m->build_id, m->build_id_size);
+			if (n)
+				hex_id(got, id, n);
+			else
+				snprintf(got, sizeof(got), "none");
+			return ptd__err(-ptde_notfound,
+					"'%s' is not the file that was recorded (its build-id is %s, the trace wants %s)",
+					m->path, got, want);
+		}
+		if (n || sum != m->checksum)
+			return ptd__err(-ptde_notfound,
+					"'%s' is not the file that was recorded (its checksum is 0x%016" PRIx64
+					", the trace wants 0x%016" PRIx64 ")",
+					m->path, sum, m->checksum);
+	}
+	return 0;
+}
+
+size_t ptd_bundle_nmemory(const struct ptd_bundle *b)
+{
+	return b ? b->nmems : 0;
+}
+
+int ptd_bundle_memory(const struct ptd_bundle *b, size_t i, uint64_t *vaddr, const uint8_t **bytes,
+		      size_t *size, int *vdso)
+{
+	if (!b || i >= b->nmems)
+		return ptd__err(-ptde_invalid, "bundle memory: no dump %zu", i);
+	*vaddr = b->mems[i].vaddr;
+	*bytes = b->mems[i].bytes;
+	*size = b->mems[i].size;
+	*vdso = b->mems[i].vdso;
+	return 0;
+}
+
+size_t ptd_bundle_mem_build_id(const uint8_t *bytes, size_t size, uint8_t id[PTD_BUILD_ID_MAX])
+{
+	struct membuf m = { bytes, size };
+
+	return bytes ? elf_build_id(mem_read, &m, id) : 0;
 }

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <signal.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "decode/bundle.h"
+#include "decode/perfdata.h"
 #include "decode/image.h"
 #include "decode/pt.h"
 #include "record/ptconv.h"
@@ -80,6 +82,8 @@ struct ptd_session {
 	char **argv;
 	int disable_aslr;
 	int pin_cpu;
+	int own_aff_saved; /* own_aff: ptdbg's CPU mask before it pinned itself */
+	cpu_set_t own_aff;
 	enum ptd_method method;
 	enum ptd_method rec_method;
 	int want_pt;   /* trace format for the next recording */
@@ -1064,38 +1068,50 @@ static int sync_threads(struct ptd_session *s)
 /*
  * A ptrace stop costs about half as much when the tracer and the traced
  * thread share a CPU (no cross-CPU wake-up, which is expensive in a VM),
- * so like rr we run everything on one CPU: ours is set before a launch
- * (the child inherits it), and an attached process's threads get it too
- * (new threads inherit it from their creator).
+ * so like rr we run everything on one CPU: ptdbg pins itself, and the
+ * target pins the program's threads, keeping their own masks to give back
+ * at detach (and when ptdbg is killed).  A launched program is started
+ * with ptdbg's own mask, the one it would have had without ptdbg.
  */
-static int pin_cpu_self(void)
+static int pin_cpu_self(struct ptd_session *s)
 {
 	cpu_set_t set;
 	int cpu = sched_getcpu();
 
 	if (cpu < 0)
 		cpu = 0;
+	if (!s->own_aff_saved && sched_getaffinity(0, sizeof(s->own_aff), &s->own_aff) == 0)
+		s->own_aff_saved = 1;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	return cpu;
 }
 
-static void pin_threads(struct ptd_session *s)
+static void unpin_self(struct ptd_session *s)
 {
-	cpu_set_t set;
+	if (s->own_aff_saved)
+		sched_setaffinity(0, sizeof(s->own_aff), &s->own_aff);
+}
 
-	if (sched_getaffinity(0, sizeof(set), &set) < 0)
-		return;
-	for (int i = 0; i < s->nth; i++)
-		if (!s->th[i].gone)
-			sched_setaffinity(s->th[i].tid, sizeof(set), &set);
+static void pin_program(struct ptd_session *s)
+{
+	if (s->pin_cpu && ptd_session_alive(s))
+		ptd_target_pin(s->t, pin_cpu_self(s));
 }
 
 void ptd_session_set_pin_cpu(struct ptd_session *s, int on)
 {
-	if (s)
-		s->pin_cpu = !!on;
+	if (!s)
+		return;
+	s->pin_cpu = !!on;
+	if (on) {
+		pin_program(s);
+		return;
+	}
+	if (s->t)
+		ptd_target_pin(s->t, -1);
+	unpin_self(s);
 }
 
 int ptd_session_get_pin_cpu(const struct ptd_session *s)
@@ -1137,13 +1153,13 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 		drop_process(s);
 	l.argv = s->argv;
 	l.disable_aslr = s->disable_aslr;
-	if (s->pin_cpu)
-		pin_cpu_self();
+	unpin_self(s);
 	rc = ptd_target_launch(&s->t, &l);
 	if (rc < 0) {
 		s->t = NULL;
 		return rc;
 	}
+	pin_program(s);
 	rc = after_start(s);
 	if (rc < 0)
 		return rc;
@@ -1170,10 +1186,8 @@ int ptd_session_attach(struct ptd_session *s, pid_t pid)
 		return rc;
 	}
 	rc = after_start(s);
-	if (rc == 0 && s->pin_cpu) {
-		pin_cpu_self();
-		pin_threads(s);
-	}
+	if (rc == 0)
+		pin_program(s);
 	return rc;
 }
 
@@ -1353,9 +1367,12 @@ static int pt_sync(struct ptd_session *s)
 	/* Every thread, even after one failed: the first error is returned. */
 	for (int i = 0; i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
-		int r = th->stage ? pt_flush_thread(s, th,
-						    th->gone ? 0 : ptd_history_tail(th->stage))
-				  : 0;
+		/* A gone thread ends where its recorder left it (an exiting
+		 * thread: before its exit syscall), so its PT ends with FUP and
+		 * TIP.PGD there instead of trailing off after the last branch,
+		 * where libipt and perf's decoder would stop at different
+		 * instructions.  A tail of 0 (unknown) only flushes. */
+		int r = th->stage ? pt_flush_thread(s, th, ptd_history_tail(th->stage)) : 0;
 		if (r < 0 && rc == 0)
 			rc = r;
 	}
@@ -2666,14 +2683,13 @@ static int save_anon(void *ctx, uint64_t start, uint64_t end, const char *name)
 	long got;
 	int rc;
 
-	(void)name;
 	if (n > (64u << 20))
 		return 0;
 	buf = malloc(n);
 	if (!buf)
 		return -ptde_nomem;
 	got = ptd_target_read(s->t, start, buf, n); /* our int3s masked */
-	rc = got == (long)n ? ptd_bundle_add_memory(s->bundle, start, buf, n) : 0;
+	rc = got == (long)n ? ptd_bundle_add_memory_named(s->bundle, start, buf, n, name) : 0;
 	free(buf);
 	return rc;
 }
@@ -2703,15 +2719,17 @@ static int save_maps(struct ptd_bundle *b, const char *maps)
 	return 0;
 }
 
-int ptd_session_save(struct ptd_session *s, const char *dir)
+/* The recording as a bundle in memory (maps, code without a file, each
+ * thread's PT); *@out is the caller's. */
+static int session_bundle(struct ptd_session *s, struct ptd_bundle **out)
 {
-	struct ptd_cpu cpu = { 0, 0, 0 };
+	struct ptd_cpu cpu;
+	char vendor[16];
 	struct ptd_bundle *b;
 	char *maps = NULL;
 	int rc = 0;
 
-	if (!s || !dir || !*dir)
-		return ptd__err(-ptde_invalid, "usage: record save DIRECTORY");
+	*out = NULL;
 	/* a live recording, or one kept after the program was killed */
 	if (!s->recording || (!ptd_session_alive(s) && !s->kept))
 		return ptd__err(-ptde_not_running, "No recording is currently active.");
@@ -2719,9 +2737,12 @@ int ptd_session_save(struct ptd_session *s, const char *dir)
 		return ptd__err(-ptde_unsupported,
 				"this recording keeps blocks, not PT: record with the trace format pt "
 				"(\"record step pt\", --trace-format=pt) to save it");
+	/* The cpu that recorded: libipt applies its errata when it is Intel's. */
+	ptd_bundle_host_cpu(&cpu, vendor);
 	b = ptd_bundle_new(&cpu);
 	if (!b)
 		return -ptde_nomem;
+	memcpy(b->cpu_vendor, vendor, sizeof(b->cpu_vendor));
 	s->bundle = b;
 	if (s->kept)
 		maps = s->snap_maps ? strdup(s->snap_maps) : NULL;
@@ -2761,10 +2782,58 @@ int ptd_session_save(struct ptd_session *s, const char *dir)
 		rc = ptd_bundle_add_thread(b, (int)th->tid, th->pt, th->pt_size,
 					   th->gone ? 0 : ptd_history_tail(th->h));
 	}
+	/* Each file's build-id or checksum: a changed binary is refused at load. */
 	if (rc == 0)
-		rc = ptd_bundle_save(b, dir);
+		rc = ptd_bundle_identify(b);
 	free(maps);
 	s->bundle = NULL;
+	if (rc < 0) {
+		ptd_bundle_free(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+int ptd_session_save(struct ptd_session *s, const char *dir)
+{
+	struct ptd_bundle *b;
+	int rc;
+
+	if (!s || !dir || !*dir)
+		return ptd__err(-ptde_invalid, "usage: record save DIRECTORY");
+	rc = session_bundle(s, &b);
+	if (rc < 0)
+		return rc;
+	rc = ptd_bundle_save(b, dir);
+	ptd_bundle_free(b);
+	return rc;
+}
+
+int ptd_session_save_perf_data(struct ptd_session *s, const char *file)
+{
+	struct ptd_perfdata_proc proc;
+	struct ptd_bundle *b;
+	char path[64], comm[32] = "";
+	FILE *f;
+	int rc;
+
+	if (!s || !file || !*file)
+		return ptd__err(-ptde_invalid, "usage: record save --perf-data FILE");
+	rc = session_bundle(s, &b);
+	if (rc < 0)
+		return rc;
+	proc.pid = (int)ptd_target_pid(s->t);
+	snprintf(path, sizeof(path), "/proc/%d/comm", proc.pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = 0;
+	proc.comm = comm[0] ? comm : NULL;
+	rc = ptd_perfdata_save(b, &proc, file);
 	ptd_bundle_free(b);
 	return rc;
 }
@@ -2778,7 +2847,16 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 		return ptd__err(-ptde_invalid, "no bundle directory given");
 	if (ptd_session_alive(s))
 		return ptd__err(-ptde_busy, "A program is being debugged already.");
-	rc = ptd_bundle_load(dir, &b);
+	/* A bundle is a directory; a file is read as a perf.data (whose
+	 * reader explains a wrong magic). */
+	{
+		struct stat st;
+
+		if (stat(dir, &st) == 0 && S_ISREG(st.st_mode))
+			rc = ptd_perfdata_load(dir, &b);
+		else
+			rc = ptd_bundle_load(dir, &b);
+	}
 	if (rc < 0)
 		return rc;
 	drop_process(s);
@@ -2786,7 +2864,10 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 	s->offline = 1;
 	s->offimg = ptd_bundle_image(b, NULL, NULL);
 	if (!s->offimg) {
-		rc = ptd__err(-ptde_bad_trace, "%s: %s", dir, ptd_last_error(-ptde_bad_trace));
+		char msg[1024]; /* the message buffer is reused by ptd__err */
+
+		snprintf(msg, sizeof(msg), "%s", ptd_last_error(-ptde_bad_trace));
+		rc = ptd__err(-ptde_bad_trace, "%s: %s", dir, msg);
 		drop_process(s);
 		return rc;
 	}
@@ -2800,8 +2881,10 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 		}
 		tr = ptd_pt_trace_alloc(bt->pt, bt->size, s->offimg, read_code, s, 0);
 		if (!tr) {
-			rc = ptd__err(-ptde_bad_trace, "%s: thread %d: %s", dir, bt->tid,
-				      ptd_last_error(-ptde_bad_trace));
+			char msg[1024]; /* the message buffer is reused by ptd__err */
+
+			snprintf(msg, sizeof(msg), "%s", ptd_last_error(-ptde_bad_trace));
+			rc = ptd__err(-ptde_bad_trace, "%s: thread %d: %s", dir, bt->tid, msg);
 			drop_process(s);
 			return rc;
 		}

@@ -155,6 +155,9 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out);
  */
 int ptd_session_save(struct ptd_session *s, const char *dir);
 int ptd_session_load(struct ptd_session *s, const char *dir);
+/* Writes the recording as a perf.data that perf's Intel PT decoder reads
+ * (src/decode/perfdata.h); ptd_session_load() opens one too. */
+int ptd_session_save_perf_data(struct ptd_session *s, const char *file);
 int ptd_session_offline(const struct ptd_session *s);
 /* A loaded bundle's main executable (its first ELF mapping, resolved), or
  * NULL (no bundle, no ELF file). */

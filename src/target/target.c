@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 #include <stddef.h>
 #include <dirent.h>
+#include <sys/syscall.h>
 
 #include "util/error.h"
 
@@ -43,6 +45,8 @@ struct tthread {
 	int initial_stop;    /* a new clone whose first stop has not been seen */
 	int stepping_over;   /* breakpoint address being stepped over + 1, or 0 */
 	uint64_t over_addr;
+	int aff_saved;       /* aff holds the thread's CPU affinity before we pinned it */
+	cpu_set_t aff;
 };
 
 struct tbp {
@@ -85,30 +89,41 @@ struct ptd_target {
 	 * (gdb's "moribund locations"). */
 	uint64_t gone_bp[64];
 	unsigned ngone;
+	/* CPU pinning (ptd_target_pin): the CPU every thread runs on, or -1;
+	 * the threads' own masks are kept in their tthread. */
+	int pin_cpu;
+	/* next in the list of live targets (emergency teardown) */
+	struct ptd_target *live_next;
+	int live;
 };
 
 /*
- * Live targets, for ptd_target_emergency_restore() from a signal handler:
- * when ptdbg itself is killed (SIGTERM, SIGHUP) the kernel detaches the
- * traced threads, and our int3s must not stay behind in their code.
+ * Live targets, for the teardown when ptdbg itself is killed (see
+ * ptd_target_quit_signal).  A list, so there is no limit on how many; only
+ * the tracer thread changes it, and the signal handler reads it only while
+ * that thread is at a safe point (so never half-linked).
  */
-#define MAX_LIVE 16
-static struct ptd_target *volatile live_targets[MAX_LIVE];
+static struct ptd_target *volatile live_head;
 
 static void live_register(struct ptd_target *t)
 {
-	for (int i = 0; i < MAX_LIVE; i++)
-		if (!live_targets[i]) {
-			live_targets[i] = t;
-			return;
-		}
+	if (t->live)
+		return;
+	t->live_next = live_head;
+	t->live = 1;
+	live_head = t;
 }
 
 static void live_unregister(struct ptd_target *t)
 {
-	for (int i = 0; i < MAX_LIVE; i++)
-		if (live_targets[i] == t)
-			live_targets[i] = NULL;
+	if (!t->live)
+		return;
+	for (struct ptd_target *volatile *p = &live_head; *p; p = &(*p)->live_next)
+		if (*p == t) {
+			*p = t->live_next;
+			break;
+		}
+	t->live = 0;
 }
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -153,6 +168,9 @@ static int open_mem(struct ptd_target *t)
 	return t->memfd >= 0 ? 0 : -1;
 }
 
+static volatile pid_t tracer_tid;
+static pid_t gettid_raw(void);
+
 static struct ptd_target *target_new(pid_t pid)
 {
 	struct ptd_target *t = calloc(1, sizeof(*t));
@@ -163,6 +181,8 @@ static struct ptd_target *target_new(pid_t pid)
 	t->memfd = -1;
 	t->alive = 1;
 	t->bp_enabled = 1;
+	t->pin_cpu = -1;
+	tracer_tid = gettid_raw();
 	return t;
 }
 
@@ -195,6 +215,7 @@ static int queue_push(struct ptd_target *t, const struct ptd_stop *st)
 static int translate(struct ptd_target *t, struct tthread *th, int status, struct ptd_stop *st);
 static void compact_threads(struct ptd_target *t);
 static int wait_tid_stop(pid_t tid, int *status);
+static pid_t waitpid_safe(pid_t pid, int *status, int flags);
 
 /* ---- raw memory --------------------------------------------------------- */
 
@@ -286,12 +307,21 @@ static struct tbp *find_bp(const struct ptd_target *t, uint64_t addr)
 	return NULL;
 }
 
+/* An int3 is marked inserted before it is written and unmarked only after
+ * the original byte is back, so whatever moment the teardown looks at the
+ * table, every int3 in memory is listed (it restores a listed byte only
+ * where memory still holds 0xcc). */
 static int bp_poke(struct ptd_target *t, struct tbp *b, int insert)
 {
 	uint8_t v = insert ? 0xcc : b->orig;
 
-	if (write_raw(t, b->addr, &v, 1) != 1)
+	if (insert)
+		b->inserted = 1;
+	if (write_raw(t, b->addr, &v, 1) != 1) {
+		if (insert)
+			b->inserted = 0;
 		return -ptde_nomap;
+	}
 	b->inserted = insert;
 	return 0;
 }
@@ -695,7 +725,7 @@ static int wait_tid_stop(pid_t tid, int *status)
 	pid_t w;
 
 	do
-		w = waitpid(tid, status, __WALL);
+		w = waitpid_safe(tid, status, __WALL);
 	while (w < 0 && errno == EINTR);
 	return w < 0 ? -1 : 0;
 }
@@ -923,6 +953,28 @@ static int live_threads(const struct ptd_target *t)
 	return n;
 }
 
+/*
+ * Is a SIGTRAP queued for thread @tid (stopped)?  A thread that has just
+ * executed an int3, or finished a single-step, has its SIGTRAP queued; if
+ * a PTRACE_INTERRUPT lands before the signal is dequeued, the kernel
+ * reports the interrupt first (job-control traps come before signals) and
+ * the trap only on the next resume.  Taken for a plain interrupt, the
+ * thread would sit one byte past our int3, or with our step's trap still
+ * due: detached so, the program dies of SIGTRAP or runs from the middle of
+ * an instruction.
+ */
+static int trap_pending(pid_t tid)
+{
+	siginfo_t si[16];
+	struct __ptrace_peeksiginfo_args a = { .off = 0, .flags = 0, .nr = 16 };
+	long n = ptrace(PTRACE_PEEKSIGINFO, tid, &a, si);
+
+	for (long i = 0; i < n; i++)
+		if (si[i].si_signo == SIGTRAP)
+			return 1;
+	return 0;
+}
+
 static void finish_step_over(struct ptd_target *t, struct tthread *th)
 {
 	struct tbp *b = find_bp(t, th->over_addr);
@@ -973,8 +1025,13 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		}
 		if (th->interrupt_sent) {
 			th->interrupt_sent = 0;
-			if (th->stepping_over) {
-				/* interrupted before the step-over step ran */
+			if (trap_pending(th->tid) && ptrace(PTRACE_CONT, th->tid, 0, 0) == 0) {
+				/* Its trap was first: resumed, the thread stops for
+				 * it before executing anything, and that stop is
+				 * the one to report (last_step stays as it was, to
+				 * recognise a step's trap). */
+				th->state = PTD_THREAD_RUNNING;
+				return 0;
 			}
 			st->kind = PTD_STOP_INTERRUPT;
 			return 1;
@@ -1022,6 +1079,13 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 					(int)child);
 				return 0;
 			}
+			th = find_thread(t, st->tid); /* add_thread may move the array */
+			/* The kernel gave the new thread its creator's mask, our
+			 * pin: what it must get back is the creator's own. */
+			if (th && th->aff_saved && !n->aff_saved) {
+				n->aff = th->aff;
+				n->aff_saved = 1;
+			}
 			if (early < 0)
 				n->state = PTD_THREAD_GONE;
 			st->kind = PTD_STOP_CLONE;
@@ -1040,8 +1104,13 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 			kill(child, SIGKILL);
 			st->signo = SIGKILL;
 		}
-		if (early >= 0)
+		if (early >= 0) {
+			/* A forked child inherited the pin: it goes with its
+			 * parent thread's own mask. */
+			if (t->pin_cpu >= 0 && th->aff_saved)
+				sched_setaffinity(child, sizeof(th->aff), &th->aff);
 			ptrace(PTRACE_DETACH, child, 0, 0);
+		}
 		st->kind = PTD_STOP_FORK;
 		return 1;
 	}
@@ -1053,8 +1122,19 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		return 0;
 	}
 	if (ev == PTRACE_EVENT_EXEC) {
-		/* The exec'ing thread now has the leader's tid; every other
-		 * thread is gone, and so are our breakpoints. */
+		unsigned long old = 0;
+		int aff_saved = 0;
+		cpu_set_t aff;
+		if (ptrace(PTRACE_GETEVENTMSG, th->tid, 0, &old) < 0)
+			old = 0; /* then no mask to carry over */
+		/* The exec'ing thread (its mask goes with it) now has the
+		 * leader's tid; every other thread is gone, and so are our
+		 * breakpoints. */
+		for (int i = 0; i < t->nth; i++)
+			if (old && t->th[i].tid == (pid_t)old && t->th[i].aff_saved) {
+				aff = t->th[i].aff;
+				aff_saved = 1;
+			}
 		for (int i = 0; i < t->nth; i++)
 			if (t->th[i].tid != t->pid)
 				t->th[i].state = PTD_THREAD_GONE;
@@ -1064,6 +1144,10 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 				"cannot track thread %d after exec: out of memory (it is kept stopped)",
 				(int)t->pid);
 			return 0;
+		}
+		if (aff_saved) {
+			th->aff = aff;
+			th->aff_saved = 1;
 		}
 		th->state = PTD_THREAD_STOPPED;
 		t->nbp = 0;
@@ -1171,7 +1255,7 @@ int ptd_target_wait(struct ptd_target *t, struct ptd_stop *st, int block)
 			return ptd__err(-ptde_not_running, "the program is not being run");
 		compact_threads(t);
 		do
-			w = waitpid(-1, &status, __WALL | (block ? 0 : WNOHANG));
+			w = waitpid_safe(-1, &status, __WALL | (block ? 0 : WNOHANG));
 		while (w < 0 && errno == EINTR);
 		if (w == 0)
 			return -ptde_busy;
@@ -1332,6 +1416,70 @@ int ptd_target_step_over(struct ptd_target *t, pid_t tid, struct ptd_stop *st)
 	}
 }
 
+/* ---- CPU affinity ------------------------------------------------------------- */
+
+static int is_pin_mask(const cpu_set_t *m, int cpu)
+{
+	return CPU_COUNT(m) == 1 && CPU_ISSET(cpu, m);
+}
+
+/* Gives thread @tid back the mask it had before we pinned it: its own
+ * (@th), or for a thread we never saw its process's first known thread's.
+ * A thread whose mask is no longer our pin changed it itself: left alone.
+ * Async-signal-safe. */
+static void restore_affinity(struct ptd_target *t, pid_t tid, const struct tthread *th)
+{
+	cpu_set_t cur;
+	const cpu_set_t *want = NULL;
+
+	if (t->pin_cpu < 0)
+		return;
+	if (th && th->aff_saved)
+		want = &th->aff;
+	for (int i = 0; !want && i < t->nth; i++)
+		if (t->th[i].aff_saved)
+			want = &t->th[i].aff;
+	if (!want)
+		return;
+	if (sched_getaffinity(tid, sizeof(cur), &cur) < 0 || !is_pin_mask(&cur, t->pin_cpu))
+		return;
+	sched_setaffinity(tid, sizeof(*want), want);
+}
+
+int ptd_target_pin(struct ptd_target *t, int cpu)
+{
+	cpu_set_t one;
+
+	if (!t || cpu >= CPU_SETSIZE)
+		return -ptde_invalid;
+	if (cpu < 0) {
+		for (int i = 0; i < t->nth; i++)
+			if (t->th[i].state != PTD_THREAD_GONE)
+				restore_affinity(t, t->th[i].tid, &t->th[i]);
+		t->pin_cpu = -1;
+		return 0;
+	}
+	if (!t->alive)
+		return ptd__err(-ptde_not_running, "the program is not being run");
+	if (t->pin_cpu >= 0 && t->pin_cpu != cpu)
+		ptd_target_pin(t, -1);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	t->pin_cpu = cpu;
+	for (int i = 0; i < t->nth; i++) {
+		struct tthread *th = &t->th[i];
+		if (th->state == PTD_THREAD_GONE)
+			continue;
+		if (!th->aff_saved) {
+			if (sched_getaffinity(th->tid, sizeof(th->aff), &th->aff) < 0)
+				continue; /* gone, or more CPUs than a cpu_set_t: not pinned */
+			th->aff_saved = 1;
+		}
+		sched_setaffinity(th->tid, sizeof(one), &one);
+	}
+	return 0;
+}
+
 /* ---- detach / kill / free ----------------------------------------------------- */
 
 int ptd_target_detach(struct ptd_target *t)
@@ -1349,10 +1497,13 @@ int ptd_target_detach(struct ptd_target *t)
 			continue;
 		if (th->stepping_over)
 			finish_step_over(t, th);
+		restore_affinity(t, th->tid, th);
 		ptrace(PTRACE_DETACH, th->tid, 0, (void *)(long)th->pending_sig);
 		th->state = PTD_THREAD_GONE;
 	}
 	t->alive = 0;
+	t->pin_cpu = -1;
+	live_unregister(t);
 	return 0;
 }
 
@@ -1365,6 +1516,7 @@ int ptd_target_kill(struct ptd_target *t)
 	if (!t->alive)
 		return ptd__err(-ptde_not_running, "the program is not being run");
 	kill(t->pid, SIGKILL);
+	live_unregister(t);
 	/* Reap every thread so none is left a zombie. */
 	for (;;) {
 		pid_t w = waitpid(-1, &st, __WALL);
@@ -1461,16 +1613,281 @@ int ptd_target_signal_caught(const struct ptd_target *t, pid_t tid, int signo)
 	return (mask >> (signo - 1)) & 1;
 }
 
-void ptd_target_emergency_restore(void)
+/* ---- ptdbg killed: the teardown ------------------------------------------------- */
+
+/*
+ * When ptdbg is asked to die (SIGTERM, SIGHUP; the front ends decide), an
+ * attached program must be left exactly as it was: no int3 of ours in its
+ * code, no thread stopped just past one of them or with a single-step trap
+ * of ours pending (either kills it or derails it once we are gone), its
+ * own signals still delivered, its CPU affinity its own, forked children
+ * that we never got to clean cleaned.  A program we launched is killed, as
+ * gdb kills it when it quits.
+ *
+ * The teardown reads the target tables, so it must not run while the
+ * tracer thread is changing them.  The tracer therefore marks the moments
+ * where they are consistent, the "safe points" (blocked in waitpid, idle at
+ * the prompt).  A signal that arrives at a safe point tears down at once,
+ * from the handler; one that arrives elsewhere is noted, and the tracer
+ * tears down when it next reaches a safe point.  A signal delivered to
+ * another thread of ours is sent on to the tracer thread, the only one
+ * allowed to use ptrace.  Everything below uses only system calls.
+ */
+static volatile sig_atomic_t quit_sig;
+static volatile sig_atomic_t at_safe_point;
+
+static pid_t gettid_raw(void)
 {
-	/* Only async-signal-safe calls: pwrite on the already open
-	 * /proc/PID/mem descriptors. */
-	for (int i = 0; i < MAX_LIVE; i++) {
-		struct ptd_target *t = live_targets[i];
-		if (!t || !t->alive || t->memfd < 0)
+	return (pid_t)syscall(SYS_gettid);
+}
+
+/* Puts thread @tid into a ptrace-stop if it is not in one.  Returns 1 when
+ * it is stopped (and ours), 0 when it is gone or not traced by us. */
+static int td_stop(pid_t tid)
+{
+	siginfo_t si;
+	int st;
+
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 || errno == EINVAL)
+		return 1;
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0)
+		return 0;
+	for (int tries = 0;; ) {
+		pid_t w = waitpid(tid, &st, __WALL);
+		if (w < 0 && errno == EINTR)
 			continue;
-		for (int j = 0; j < t->nbp; j++)
-			if (t->bp[j].inserted)
-				(void)!pwrite(t->memfd, &t->bp[j].orig, 1, (off_t)t->bp[j].addr);
+		if (w != tid || !WIFSTOPPED(st))
+			return 0;
+		/* a trap queued behind the interrupt: take its stop instead
+		 * (see trap_pending) */
+		if ((st >> 16) == PTRACE_EVENT_STOP && tries++ < 4 && trap_pending(tid) &&
+		    ptrace(PTRACE_CONT, tid, 0, 0) == 0)
+			continue;
+		return 1;
 	}
+}
+
+/* Calls fn(t, tid) for every task of @t's process, read with getdents64
+ * (opendir allocates).  Returns how many calls returned nonzero. */
+static int td_each_task(struct ptd_target *t, int (*fn)(struct ptd_target *, pid_t))
+{
+	char path[64], buf[4096];
+	int fd, n = 0, len = snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
+	long got;
+
+	if (len <= 0)
+		return 0;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < got;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *de = (void *)(buf + off);
+			pid_t tid = 0;
+			const char *c = de->name;
+			off += de->reclen;
+			if (*c < '0' || *c > '9')
+				continue;
+			for (; *c >= '0' && *c <= '9'; c++)
+				tid = tid * 10 + (*c - '0');
+			n += fn(t, tid) != 0;
+		}
+	}
+	close(fd);
+	return n;
+}
+
+static int td_stop_fn(struct ptd_target *t, pid_t tid)
+{
+	(void)t;
+	return td_stop(tid);
+}
+
+/* Is there an int3 of ours (or one removed lately) at @addr? */
+static int td_ours(const struct ptd_target *t, uint64_t addr)
+{
+	const struct tbp *b = find_bp(t, addr);
+
+	if (b && b->inserted)
+		return 1;
+	for (unsigned i = 0; i < 64 && i < t->ngone; i++)
+		if (t->gone_bp[i] == addr)
+			return 1;
+	return 0;
+}
+
+/* Writes the original bytes back where memory still holds our int3, into
+ * @fd (/proc/PID/mem of the process or of a forked copy of it). */
+static void td_restore_bytes(const struct ptd_target *t, int fd)
+{
+	for (int j = 0; j < t->nbp; j++) {
+		uint8_t now;
+		if (!t->bp[j].inserted)
+			continue;
+		if (pread(fd, &now, 1, (off_t)t->bp[j].addr) == 1 && now == 0xcc)
+			(void)!pwrite(fd, &t->bp[j].orig, 1, (off_t)t->bp[j].addr);
+	}
+}
+
+/* A forked child whose event we never handled: a copy of the process with
+ * our int3s in it, stopped and traced by us.  Clean it and let it go. */
+static void td_release_child(struct ptd_target *t, pid_t child, pid_t parent)
+{
+	char path[64];
+	int fd;
+
+	if (!td_stop(child))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)child);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		td_restore_bytes(t, fd);
+		close(fd);
+	}
+	restore_affinity(t, child, find_thread(t, parent));
+	ptrace(PTRACE_DETACH, child, 0, 0);
+}
+
+/* Thread @tid (stopped) goes back to the program as it would have run. */
+static int td_release(struct ptd_target *t, pid_t tid)
+{
+	struct tthread *th = find_thread(t, tid);
+	siginfo_t si;
+	int sig = 0;
+
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0) {
+		int event = si.si_code >> 8;
+		if (th && th->state == PTD_THREAD_STOPPED) {
+			/* a stop the tracer handled: what it kept for the program */
+			sig = th->pending_sig;
+		} else if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) {
+			unsigned long child = 0;
+			if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0 && child > 0)
+				td_release_child(t, (pid_t)child, tid);
+		} else if (event) {
+			/* other event stops carry no signal */
+		} else if (si.si_signo == SIGTRAP && si.si_code == SI_KERNEL) {
+			struct user_regs_struct r;
+			/* just past an int3: ours is rewound and runs the
+			 * original instruction; the program's own is its trap */
+			if (ptrace(PTRACE_GETREGS, tid, 0, &r) == 0 && td_ours(t, r.rip - 1)) {
+				r.rip -= 1;
+				ptrace(PTRACE_SETREGS, tid, 0, &r);
+			} else {
+				sig = SIGTRAP;
+			}
+		} else if (si.si_signo == SIGTRAP && th && th->last_step &&
+			   (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT ||
+			    si.si_code == SIGTRAP)) {
+			/* the trap of a single-step of ours */
+		} else {
+			sig = si.si_signo;
+		}
+	}
+	restore_affinity(t, tid, th);
+	ptrace(PTRACE_DETACH, tid, 0, (void *)(long)sig);
+	return 1;
+}
+
+static void td_target(struct ptd_target *t)
+{
+	if (!t->alive)
+		return;
+	if (t->launched) {
+		kill(t->pid, SIGKILL);
+		return;
+	}
+	/* Stop every task; tasks created meanwhile are stopped too by the
+	 * kernel (auto-attached), so a few passes settle it. */
+	for (int pass = 0; pass < 8; pass++)
+		if (td_each_task(t, td_stop_fn) == 0)
+			break;
+	if (t->memfd >= 0)
+		td_restore_bytes(t, t->memfd);
+	td_each_task(t, td_release);
+	t->alive = 0;
+}
+
+static void td_reraise(int sig) __attribute__((noreturn));
+static void td_reraise(int sig)
+{
+	struct sigaction sa;
+	sigset_t m;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigaction(sig, &sa, NULL);
+	sigemptyset(&m);
+	sigaddset(&m, sig);
+	sigprocmask(SIG_UNBLOCK, &m, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+static void td_now(void) __attribute__((noreturn));
+static void td_now(void)
+{
+	int sig = quit_sig;
+
+	at_safe_point = 0;
+	for (struct ptd_target *t = live_head; t; t = t->live_next)
+		td_target(t);
+	live_head = NULL;
+	td_reraise(sig);
+}
+
+void ptd_target_quit_signal(int sig)
+{
+	int e = errno;
+	pid_t tracer = tracer_tid;
+
+	if (!quit_sig)
+		quit_sig = sig;
+	if (tracer && gettid_raw() != tracer) {
+		/* only the tracer thread may use ptrace */
+		syscall(SYS_tgkill, getpid(), tracer, sig);
+		errno = e;
+		return;
+	}
+	if (at_safe_point || !live_head)
+		td_now();
+	errno = e;
+}
+
+void ptd_target_safe_point(int on)
+{
+	if (on) {
+		if (quit_sig)
+			td_now();
+		at_safe_point = 1;
+		/* a signal between the check and the mark only noted itself */
+		if (quit_sig)
+			td_now();
+	} else {
+		at_safe_point = 0;
+	}
+}
+
+int ptd_target_quit_pending(void)
+{
+	return quit_sig;
+}
+
+/* Every blocking wait of the tracer is a safe point: the tables are
+ * consistent, and a stop reaped but not yet translated when a signal
+ * lands is recognised by the teardown from the thread's siginfo. */
+static pid_t waitpid_safe(pid_t pid, int *status, int flags)
+{
+	pid_t w;
+
+	ptd_target_safe_point(1);
+	w = waitpid(pid, status, flags);
+	at_safe_point = 0;
+	return w;
 }

@@ -146,10 +146,34 @@ int ptd_target_bp_clean_child(struct ptd_target *t, pid_t pid);
 int ptd_target_step_over(struct ptd_target *t, pid_t tid, struct ptd_stop *st);
 
 /*
- * Writes the original bytes back under every breakpoint of every live
- * target.  Async-signal-safe: front ends call it from their SIGTERM/SIGHUP
- * handler before dying, so the kernel's implicit detach leaves clean code.
+ * CPU pinning.  ptd_target_pin(t, cpu) runs every thread of the program on
+ * @cpu (a ptrace stop costs half as much when tracer and tracee share a
+ * CPU), keeping each thread's own mask; threads created later get their
+ * creator's, forked children get theirs back at once.  cpu < 0 gives every
+ * thread its mask back; detach, the teardown and ptd_target_free do too.
+ * A thread that set its own mask meanwhile keeps it.
+ * Returns -ptde_invalid for a bad @cpu, -ptde_not_running.
  */
-void ptd_target_emergency_restore(void);
+int ptd_target_pin(struct ptd_target *t, int cpu);
+
+/*
+ * ptdbg asked to die.  Front ends call ptd_target_quit_signal(sig) from
+ * their SIGTERM/SIGHUP handler (async-signal-safe, any thread).  Every
+ * live target is then torn down and the process dies of @sig: an attached
+ * program is detached exactly as it was (no int3 of ours left, threads
+ * stopped past one rewound, our single-step traps dropped, its own
+ * signals delivered, CPU masks restored, unreported fork children
+ * cleaned), a launched one is killed as gdb kills it.  This happens at
+ * once when the tracer thread is at a safe point, otherwise when it next
+ * reaches one: every blocking wait inside this module is one, and a front
+ * end marks its own idle moments (the prompt) with
+ * ptd_target_safe_point(1) ... ptd_target_safe_point(0), where nothing may
+ * change a target.  ptd_target_safe_point(1) itself tears down at once
+ * when a quit is pending.
+ */
+void ptd_target_quit_signal(int sig);
+void ptd_target_safe_point(int on);
+/* The signal of a pending quit, or 0. */
+int ptd_target_quit_pending(void);
 
 #endif

@@ -336,3 +336,19 @@ motion_oracle() {
 	done
 	return $failed
 }
+
+# perf: Debian's /usr/bin/perf is a wrapper that wants a perf_X.Y for the
+# running kernel; fall back to the versioned binaries it would run.
+# Prints a working perf binary (the oracle of the perf.data tests).
+find_perf() {
+	local p
+	for p in ${PERF:-} perf /usr/bin/perf_* /usr/lib/linux-tools*/perf /usr/lib/linux-tools/*/perf; do
+		[ -n "$p" ] || continue
+		command -v "$p" >/dev/null 2>&1 || [ -x "$p" ] || continue
+		if "$p" --version 2>/dev/null | grep -q '^perf version'; then
+			printf '%s\n' "$p"
+			return 0
+		fi
+	done
+	return 1
+}
