@@ -112,6 +112,35 @@ demo:
 bench: all
 	$(Q)B=$(B) bash bench/run.sh
 
+# libFuzzer targets (tests/fuzz/fuzz-bundle.c, fuzz-shell.c; run briefly by
+# tests/integration/fuzz-bundle.sh and fuzz-shell.sh): the library and the
+# shell's command layer compiled again with clang and
+# -fsanitize=fuzzer-no-link,address,undefined into build/fuzz/ (one tree
+# for the plain and the sanitized build: the flags are the same).
+FUZZ_CC ?= clang
+FUZZ_B ?= build/fuzz
+comma := ,
+FUZZ_FLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc -Icmd/ptdbg -MMD -MP \
+	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_B)/%.o)
+FUZZ_SHELL_OBJS := $(patsubst %.c,$(FUZZ_B)/%.o,$(filter-out cmd/ptdbg/main.c,$(wildcard cmd/ptdbg/*.c)))
+FUZZ_BINS := $(FUZZ_B)/fuzz-bundle $(FUZZ_B)/fuzz-shell
+.SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_SHELL_OBJS)
+fuzz: $(FUZZ_BINS)
+$(FUZZ_B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZCC  $<")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(FUZZ_B)/fuzz-bundle: $(FUZZ_B)/tests/fuzz/fuzz-bundle.o $(FUZZ_LIB_OBJS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+# The shell target may not create or touch any process (see fuzz-shell.c).
+FUZZ_WRAP := $(addprefix -Wl$(comma)--wrap=,fork ptrace kill waitpid sched_setaffinity \
+	process_vm_readv process_vm_writev ptd_bundle_save)
+$(FUZZ_B)/fuzz-shell: $(FUZZ_B)/tests/fuzz/fuzz-shell.o $(FUZZ_SHELL_OBJS) $(FUZZ_LIB_OBJS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(FUZZ_WRAP) -o $@ $^ $(LIBS)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/ptdbg \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
@@ -128,3 +157,4 @@ clean:
 	$(MAKE) -s -C testprogs clean
 
 -include $(LIB_OBJS:.o=.d) $(patsubst %.c,$(B)/%.d,$(wildcard cmd/*/*.c) $(UNIT_SRCS))
+-include $(wildcard $(FUZZ_B)/*/*.d $(FUZZ_B)/*/*/*.d $(FUZZ_B)/*/*/*/*.d)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test and ends with "N passed, N failed".
-#   - each cmocka binary $B/tests/test-*: its per-test results are counted;
+# Runs every test and ends with "N passed, N failed, N skipped".
+#   - each cmocka binary $B/tests/test-*: its per-test results are counted,
+#     and a test that called cmocka's skip() is counted as skipped and
+#     named (on its binary's line and in a "skipped:" line at the end);
 #   - each tests/integration/*.sh: one test; exit 0 = pass.  Scripts get
 #     B (build dir), PTDBG (the shell), TESTPROGS (built test programs) and
 #     TMPDIR (a fresh directory) in the environment.
@@ -12,7 +14,9 @@ B=${B:-build}
 export B PTDBG="$top/$B/bin/ptdbg" TESTPROGS="$top/testprogs/build" TOP="$top"
 pass=0
 fail=0
+skipped=0
 failed=()
+skipped_names=()
 logdir="$top/$B/test-logs"
 rm -rf "$logdir"; mkdir -p "$logdir"
 
@@ -23,9 +27,17 @@ for t in "$B"/tests/test-*; do
 	rc=$?
 	p=$(grep -Eo '^\[  PASSED  \] [0-9]+' "$logdir/$name.log" | awk '{s+=$4} END {print s+0}')
 	f=$(grep -Eo '^\[  FAILED  \] [0-9]+ test' "$logdir/$name.log" | awk '{s+=$4} END {print s+0}')
+	# cmocka: "[  SKIPPED ] N test(s), listed below:" then one
+	# "[  SKIPPED ] NAME" line per skipped test.
+	k=$(grep -Eo '^\[  SKIPPED \] [0-9]+ test\(s\), listed below' "$logdir/$name.log" | awk '{s+=$4} END {print s+0}')
+	sk=$(sed -n '/^\[  SKIPPED \] [0-9]* test(s), listed below:/,/^$/p' "$logdir/$name.log" |
+		sed -n 's/^\[  SKIPPED \] \([^ ]*\)$/\1/p' | tr '\n' ' ' | sed 's/ $//')
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-	pass=$((pass + p)); fail=$((fail + f))
-	if [ "$f" -ne 0 ]; then failed+=("$name"); echo "FAIL $name (see $logdir/$name.log)"; sed -n '1,40p' "$logdir/$name.log" | grep -E 'FAIL|ERROR|error|Assert' | head -10; else echo "ok   $name ($p)"; fi
+	pass=$((pass + p)); fail=$((fail + f)); skipped=$((skipped + k))
+	for t in $sk; do skipped_names+=("$name:$t"); done
+	sknote=""
+	[ "$k" -eq 0 ] || sknote=", $k skipped: $sk"
+	if [ "$f" -ne 0 ]; then failed+=("$name"); echo "FAIL $name (see $logdir/$name.log)"; sed -n '1,40p' "$logdir/$name.log" | grep -E 'FAIL|ERROR|error|Assert' | head -10; else echo "ok   $name ($p$sknote)"; fi
 done
 
 for s in tests/integration/*.sh; do
@@ -43,5 +55,6 @@ for s in tests/integration/*.sh; do
 done
 
 [ ${#failed[@]} -eq 0 ] || echo "failed: ${failed[*]}"
-echo "$pass passed, $fail failed"
+[ ${#skipped_names[@]} -eq 0 ] || echo "skipped: ${skipped_names[*]}"
+echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]

@@ -131,11 +131,16 @@ static void locate(struct ptd_symbols *sym, uint64_t pc, struct loc *l)
 	}
 }
 
-static void json_loc(FILE *f, struct ptd_symbols *sym, uint64_t pc)
+/* @caller: a return address (outer frames), whose function and line are
+ * those of the call before it, as in the text backtrace and gdb's. */
+static void json_loc_frame(FILE *f, struct ptd_symbols *sym, uint64_t pc, int caller)
 {
+	uint64_t look = caller && pc ? pc - 1 : pc;
 	struct loc l;
 
-	locate(sym, pc, &l);
+	locate(sym, look, &l);
+	if (l.func)
+		l.off += pc - look;
 	fprintf(f, "\"pc\": \"0x%llx\", \"function\": ", (unsigned long long)pc);
 	if (l.func)
 		json_str(f, l.func);
@@ -147,6 +152,11 @@ static void json_loc(FILE *f, struct ptd_symbols *sym, uint64_t pc)
 	else
 		fputs("null", f);
 	fprintf(f, ", \"line\": %d", l.line);
+}
+
+static void json_loc(FILE *f, struct ptd_symbols *sym, uint64_t pc)
+{
+	json_loc_frame(f, sym, pc, 0);
 }
 
 /* ---- report sections ----------------------------------------------------------------- */
@@ -345,7 +355,7 @@ static void json_report(FILE *f, struct ptd_session *s, const struct opts *o,
 	n = ptd_session_backtrace(s, pcs, 64);
 	for (int i = 0; i < n; i++) {
 		fprintf(f, "%s\n    {\"level\": %d, ", i ? "," : "", i);
-		json_loc(f, sym, pcs[i]);
+		json_loc_frame(f, sym, pcs[i], i > 0);
 		fputs("}", f);
 	}
 	fputs("\n  ],\n  \"calls\": [", f);
@@ -413,6 +423,17 @@ static int fail(const char *what, int rc)
 {
 	fprintf(stderr, "ptdbg-report: %s%s%s\n", what ? what : "", what ? ": " : "",
 		ptd_last_error(rc));
+	return 1;
+}
+
+/* Failed after the report file was opened: leave no empty report behind. */
+static int give_up(struct ptd_session *s, FILE *out, const char *path)
+{
+	ptd_session_free(s);
+	if (out && out != stdout)
+		fclose(out);
+	if (path)
+		unlink(path);
 	return 1;
 }
 
@@ -543,12 +564,38 @@ int main(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 	}
 
+	/* Open the report file before the program runs: a bad path should
+	 * not cost a whole recording. */
+	if (o.output) {
+		out = fopen(o.output, "w");
+		if (!out) {
+			fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", o.output,
+				strerror(errno));
+			ptd_session_free(s);
+			return 1;
+		}
+	} else if (!strcmp(o.format, "json") && !o.pid) {
+		/* JSON on standard output must be only JSON: the launched
+		 * program inherits standard error as its standard output. */
+		int fd = dup(STDOUT_FILENO);
+
+		out = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!out || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+			fprintf(stderr, "ptdbg-report: cannot set up the output: %s\n", strerror(errno));
+			ptd_session_free(s);
+			return 1;
+		}
+	}
+	if (!o.pid && strchr(argv[optind], '/') && access(argv[optind], X_OK) < 0) {
+		fprintf(stderr, "ptdbg-report: cannot run '%s': %s\n", argv[optind], strerror(errno));
+		return give_up(s, out, o.output);
+	}
+
 	if (o.pid) {
 		rc = ptd_session_attach(s, o.pid);
 		if (rc < 0) {
 			fail(NULL, rc);
-			ptd_session_free(s);
-			return 1;
+			return give_up(s, out, o.output);
 		}
 	} else {
 		rc = ptd_session_set_program(s, argv + optind);
@@ -556,20 +603,17 @@ int main(int argc, char **argv)
 			rc = ptd_session_break(s, o.from, 1);
 		if (rc < 0) {
 			fail(argv[optind], rc);
-			ptd_session_free(s);
-			return 1;
+			return give_up(s, out, o.output);
 		}
 		rc = ptd_session_run(s, 0, &ev);
 		if (rc < 0) {
 			fail(NULL, rc);
-			ptd_session_free(s);
-			return 1;
+			return give_up(s, out, o.output);
 		}
 		if (ev.kind != PTD_EVENT_BREAKPOINT) {
 			fprintf(stderr, "ptdbg-report: %s: the program ended before reaching %s\n",
 				argv[optind], o.from);
-			ptd_session_free(s);
-			return 1;
+			return give_up(s, out, o.output);
 		}
 	}
 	/* Stop before the program's last breath too, so its history is
@@ -577,14 +621,12 @@ int main(int argc, char **argv)
 	ptd_session_break(s, "_exit", 0);
 	if (o.until && (rc = ptd_session_break(s, o.until, 0)) < 0) {
 		fail(o.until, rc);
-		ptd_session_free(s);
-		return 1;
+		return give_up(s, out, o.output);
 	}
 	rc = ptd_session_record_start(s, PTD_METHOD_AUTO);
 	if (rc < 0) {
 		fail("cannot record", rc);
-		ptd_session_free(s);
-		return 1;
+		return give_up(s, out, o.output);
 	}
 	struct ptd_record_info ri0;
 	if (!o.quiet)
@@ -596,16 +638,14 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc < 0) {
 		fail(NULL, rc);
-		ptd_session_free(s);
-		return 1;
+		return give_up(s, out, o.output);
 	}
 	if (ev.kind == PTD_EVENT_EXITED || ev.kind == PTD_EVENT_KILLED) {
 		/* Ended without passing _exit (e.g. exit_group directly). */
 		fprintf(stderr, "ptdbg-report: the program %s %d before a report point\n",
 			ev.kind == PTD_EVENT_EXITED ? "exited with code" : "was killed by signal",
 			ev.kind == PTD_EVENT_EXITED ? ev.exit_code : ev.signo);
-		ptd_session_free(s);
-		return 1;
+		return give_up(s, out, o.output);
 	}
 	if (ev.kind == PTD_EVENT_BREAKPOINT && !o.until) {
 		/* the _exit breakpoint: report it as the exit it is */
@@ -619,15 +659,6 @@ int main(int argc, char **argv)
 			ev.kind = PTD_EVENT_EXITED;
 			if (ptd_session_regs(s, &r, &pc_only) == 0)
 				ev.exit_code = (int)(r.rdi & 0xff);
-		}
-	}
-	if (o.output) {
-		out = fopen(o.output, "w");
-		if (!out) {
-			fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", o.output,
-				strerror(errno));
-			ptd_session_free(s);
-			return 1;
 		}
 	}
 	fflush(stdout);

@@ -2530,6 +2530,9 @@ static int set_program_and_args(struct shell *sh, const char *prog)
 	free_args(words);
 	if (rc < 0)
 		return session_error(rc, NULL);
+	/* A new program drops the old one's symbols: the print context
+	 * must not keep pointing at them (`start ARGS` printed through it). */
+	sh->pc.sym = ptd_session_symbols(sh->s);
 	return 0;
 }
 
@@ -2719,7 +2722,7 @@ static const struct cmd record_cmds[] = {
 	{ "soft", 0, cmd_record_soft, 0, "Start recording with the software branch recorder." },
 	{ "pt", 0, cmd_record_pt, 0, "Start recording with Intel Processor Trace." },
 	{ "bts", 0, cmd_record_bts, 0, "Start recording with Branch Trace Store." },
-	{ "btrace", 0, cmd_record_auto, 0, "Start branch recording (pt or bts; else soft, step)." },
+	{ "btrace", 0, cmd_record_auto, 0, "Start branch recording (pt or bts; else soft)." },
 	{ "auto", 0, cmd_record_auto, 0, "Start recording with the first method that works." },
 	{ "goto", 0, cmd_record_goto, 0, "Go to a position: begin, start, end, or a number." },
 	{ "save", 0, cmd_record_save, 0,
@@ -2993,6 +2996,12 @@ int shell_execute(struct shell *sh, const char *line, int *repeatable)
 	shell_sync(sh);
 	rc = c->fn(sh, c->fn == cmd_echo ? (line[strlen(word)] ? line + strlen(word) + 1 : "")
 					 : args);
+	/* A loaded trace file cut short by another process reads as zeros
+	 * from then on: the command that ran into it fails, and says why. */
+	if (!sh->trace_cut && ptd_session_check_trace(sh->s) < 0) {
+		sh->trace_cut = 1;
+		rc = shell_error("%s", ptd_last_error(-ptde_bad_trace));
+	}
 	if (repeatable) {
 		*repeatable = !!(c->flags & CMD_REPEAT);
 		if (c->fn == cmd_record) {

@@ -20,8 +20,13 @@ struct parser {
 	int unavailable;
 	int regs_loaded;
 	int pc_only;
+	int depth; /* nesting of parentheses and unary operators */
 	struct user_regs_struct regs;
 };
+
+/* Each nesting level costs a few stack frames: a line of 100,000 '(' must
+ * get an error, not overflow the stack. */
+#define MAX_DEPTH 500
 
 struct val {
 	uint64_t v;
@@ -86,7 +91,8 @@ static struct val parse_register(struct parser *ps)
 		r.kind = EXPR_EFLAGS;
 	if (!strcmp(canon, "rip") && ps->sh->frame_level > 0)
 		r.v = ps->sh->frame_pc; /* the selected frame's pc (up/frame N) */
-	/* Only the pc is known in the recorded past and in outer frames. */
+	/* In outer frames only the pc is known; in the recorded past too,
+	 * except where the soft recorder trapped (pc_only says which). */
 	if ((ps->pc_only || ps->sh->frame_level > 0) && strcmp(canon, "rip")) {
 		ps->unavailable = 1;
 		r.kind = EXPR_UNAVAILABLE;
@@ -151,11 +157,12 @@ static struct val parse_primary(struct parser *ps)
 	return fail(ps, "A syntax error in expression, near `%s'.", ps->p);
 }
 
-static struct val parse_unary(struct parser *ps)
+static struct val parse_unary(struct parser *ps);
+
+static struct val parse_unary_op(struct parser *ps)
 {
 	struct val r;
 
-	skip(ps);
 	switch (*ps->p) {
 	case '-':
 		ps->p++;
@@ -184,6 +191,19 @@ static struct val parse_unary(struct parser *ps)
 	default:
 		return parse_primary(ps);
 	}
+}
+
+static struct val parse_unary(struct parser *ps)
+{
+	struct val r = { 0, EXPR_INT };
+
+	skip(ps);
+	if (ps->depth >= MAX_DEPTH)
+		return fail(ps, "Expression nested too deeply.%s", "");
+	ps->depth++;
+	r = parse_unary_op(ps);
+	ps->depth--;
+	return r;
 }
 
 struct binop {
@@ -243,7 +263,9 @@ static struct val apply(struct parser *ps, const char *op, struct val a, struct 
 	else if (!strcmp(op, "/") || !strcmp(op, "%")) {
 		if (!b.v)
 			return fail(ps, "Division by zero%s", "");
-		if (sgn)
+		if (sgn && sa == INT64_MIN && sb == -1) /* overflows: the CPU traps */
+			r.v = op[0] == '/' ? a.v : 0;
+		else if (sgn)
 			r.v = op[0] == '/' ? (uint64_t)(sa / sb) : (uint64_t)(sa % sb);
 		else
 			r.v = op[0] == '/' ? a.v / b.v : a.v % b.v;

@@ -42,6 +42,7 @@ struct shell {
 	int confirm;   /* set confirm on|off: ask before kill, quit... */
 	int attached;  /* the program was attached to (quit detaches it) */
 	int quit;      /* set by quit */
+	int trace_cut; /* the loaded trace's truncation was reported */
 	int quit_code;
 
 	/* record instruction-history / function-call-history continuation,

@@ -14,6 +14,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,134 @@ struct ptd_bundle_mem {
 	size_t size;
 	int vdso; /* the [vdso] (a perf.data describes it by name) */
 };
+
+/*
+ * PT files are mapped (loading costs nothing until a segment is decoded),
+ * and a mapping of a file that another process truncates raises SIGBUS
+ * where the pages past the new end are touched: in the decoder, at any
+ * time.  Each mapping is guarded: a SIGBUS handler, installed while any
+ * guard is in use, replaces the mapping from the faulting page to its end
+ * with zero pages (so the access completes; PT's PAD packet is 0x00), and
+ * marks the guard, which ptd_bundle_check() reports.  A SIGBUS that is
+ * not ours goes to the handler that was there before, or kills as usual.
+ *
+ * The handler reads the guard list without locks: guards are only ever
+ * added (at the head, published with release ordering) and never freed;
+ * a free one has lo == 0 and is reused.
+ */
+struct ptd_bundle_guard {
+	_Atomic uintptr_t lo, hi; /* [lo, hi): the mapping, page-rounded; 0: free */
+	atomic_int truncated;
+	char *path;               /* for the message; owned while in use */
+	struct ptd_bundle_guard *next;
+};
+
+static struct ptd_bundle_guard *_Atomic guards;
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static int guards_used;
+static struct sigaction old_bus;
+static uintptr_t page_size;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	struct ptd_bundle_guard *g;
+
+	for (g = atomic_load_explicit(&guards, memory_order_acquire); g; g = g->next) {
+		uintptr_t lo = atomic_load(&g->lo), hi = atomic_load(&g->hi);
+
+		if (lo && a >= lo && a < hi) {
+			uintptr_t page = a & ~(page_size - 1);
+
+			if (mmap((void *)page, hi - page, PROT_READ,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+				break;
+			atomic_store(&g->truncated, 1);
+			return;
+		}
+	}
+	if ((old_bus.sa_flags & SA_SIGINFO) && old_bus.sa_sigaction) {
+		old_bus.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (!(old_bus.sa_flags & SA_SIGINFO) && old_bus.sa_handler != SIG_DFL &&
+	    old_bus.sa_handler != SIG_IGN) {
+		old_bus.sa_handler(sig);
+		return;
+	}
+	/* The default action: a fault re-executes and dies of it; a sent
+	 * signal is sent again. */
+	signal(SIGBUS, SIG_DFL);
+	if (si->si_code <= 0)
+		raise(sig);
+}
+
+/* Guards [@p, @p + @size) of the file @path.  Returns the guard or NULL
+ * (out of memory, or the handler could not be installed) with the message
+ * set. */
+static struct ptd_bundle_guard *guard_add(void *p, size_t size, const char *path)
+{
+	struct ptd_bundle_guard *g;
+	char *copy = strdup(path);
+
+	if (!copy) {
+		ptd__err(-ptde_nomem, "out of memory mapping '%s'", path);
+		return NULL;
+	}
+	pthread_mutex_lock(&guard_lock);
+	if (!guards_used) {
+		struct sigaction sa;
+
+		page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_sigbus;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGBUS, &sa, &old_bus) < 0) {
+			pthread_mutex_unlock(&guard_lock);
+			ptd__err(-ptde_sys, "cannot install a SIGBUS handler: %s", strerror(errno));
+			free(copy);
+			return NULL;
+		}
+	}
+	for (g = atomic_load(&guards); g; g = g->next)
+		if (!atomic_load(&g->lo))
+			break;
+	if (!g) {
+		g = calloc(1, sizeof(*g));
+		if (!g) {
+			if (!guards_used)
+				sigaction(SIGBUS, &old_bus, NULL);
+			pthread_mutex_unlock(&guard_lock);
+			free(copy);
+			ptd__err(-ptde_nomem, "out of memory mapping '%s'", path);
+			return NULL;
+		}
+		g->next = atomic_load(&guards);
+		atomic_store_explicit(&guards, g, memory_order_release);
+	}
+	g->path = copy;
+	atomic_store(&g->truncated, 0);
+	atomic_store(&g->hi, ((uintptr_t)p + size + page_size - 1) & ~(page_size - 1));
+	atomic_store(&g->lo, (uintptr_t)p);
+	guards_used++;
+	pthread_mutex_unlock(&guard_lock);
+	return g;
+}
+
+/* Before the mapping goes: the handler stops claiming its addresses. */
+static void guard_remove(struct ptd_bundle_guard *g)
+{
+	if (!g)
+		return;
+	pthread_mutex_lock(&guard_lock);
+	atomic_store(&g->lo, 0);
+	free(g->path);
+	g->path = NULL;
+	if (--guards_used == 0)
+		sigaction(SIGBUS, &old_bus, NULL);
+	pthread_mutex_unlock(&guard_lock);
+}
 
 struct ptd_bundle *ptd_bundle_new(const struct ptd_cpu *cpu)
 {
@@ -56,10 +187,12 @@ void ptd_bundle_free(struct ptd_bundle *b)
 	for (i = 0; i < b->nmaps; i++)
 		free(b->maps[i].path);
 	for (i = 0; i < b->nthreads; i++) {
-		if (b->threads[i].mapped)
+		if (b->threads[i].mapped) {
+			guard_remove(b->threads[i].guard);
 			munmap(b->threads[i].pt, b->threads[i].size);
-		else
+		} else {
 			free(b->threads[i].pt);
+		}
 	}
 	for (i = 0; i < b->nmems; i++)
 		free(b->mems[i].bytes);
@@ -724,13 +857,15 @@ static int read_file(const char *path, uint64_t max, uint8_t **data, size_t *siz
 /* Maps a PT file read-only: pages come in as the decoder touches them, so
  * opening a large trace costs nothing until a segment is decoded.  Falls
  * back to reading it.  *mapped tells how to free it. */
-static int map_file(const char *path, uint64_t max, uint8_t **data, size_t *size, int *mapped)
+static int map_file(const char *path, uint64_t max, uint8_t **data, size_t *size, int *mapped,
+		    struct ptd_bundle_guard **guard)
 {
 	struct stat st;
 	void *p;
 	int fd;
 
 	*mapped = 0;
+	*guard = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ptd__err(-ptde_sys, "cannot open '%s': %s", path, strerror(errno));
@@ -743,6 +878,11 @@ static int map_file(const char *path, uint64_t max, uint8_t **data, size_t *size
 	close(fd);
 	if (p == MAP_FAILED)
 		return read_file(path, max, data, size);
+	*guard = guard_add(p, (size_t)st.st_size, path);
+	if (!*guard) {
+		munmap(p, (size_t)st.st_size);
+		return -ptde_nomem;
+	}
 	*data = p;
 	*size = (size_t)st.st_size;
 	*mapped = 1;
@@ -776,8 +916,9 @@ int ptd_bundle_load(const char *dir, struct ptd_bundle **out)
 		size_t size;
 
 		int mapped = 0;
+		struct ptd_bundle_guard *guard = NULL;
 
-		err = map_file(name, MAX_PT_FILE, &data, &size, &mapped);
+		err = map_file(name, MAX_PT_FILE, &data, &size, &mapped, &guard);
 		free(name);
 		b->threads[i].pt = NULL;
 		if (err < 0) {
@@ -791,6 +932,7 @@ int ptd_bundle_load(const char *dir, struct ptd_bundle **out)
 		b->threads[i].pt = data;
 		b->threads[i].size = size;
 		b->threads[i].mapped = mapped;
+		b->threads[i].guard = guard;
 	}
 	*out = b;
 	return 0;
@@ -1127,4 +1269,22 @@ size_t ptd_bundle_mem_build_id(const uint8_t *bytes, size_t size, uint8_t id[PTD
 	struct membuf m = { bytes, size };
 
 	return bytes ? elf_build_id(mem_read, &m, id) : 0;
+}
+
+int ptd_bundle_check(const struct ptd_bundle *b)
+{
+	size_t i;
+
+	if (!b)
+		return 0;
+	for (i = 0; i < b->nthreads; i++) {
+		const struct ptd_bundle_guard *g = b->threads[i].guard;
+
+		if (g && atomic_load(&g->truncated))
+			return ptd__err(-ptde_bad_trace,
+					"the trace file '%s' was truncated while loaded: "
+					"what it held past its new end is lost (read as zeros)",
+					g->path);
+	}
+	return 0;
 }

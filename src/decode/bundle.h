@@ -55,6 +55,7 @@ struct ptd_bundle_thread {
 	uint8_t *pt;      /* the PT bytes (owned) */
 	size_t size;
 	int mapped;       /* pt is a read-only file mapping (bundles loaded) */
+	struct ptd_bundle_guard *guard; /* private: catches the file being truncated */
 };
 
 struct ptd_bundle {
@@ -106,6 +107,15 @@ int ptd_bundle_save(const struct ptd_bundle *b, const char *dir);
  * lines are checked to exist when the image is built, not here.
  */
 int ptd_bundle_load(const char *dir, struct ptd_bundle **out);
+
+/*
+ * A loaded bundle's PT files are mapped, not read.  If another process
+ * truncates one while it is loaded, touching the lost pages would raise
+ * SIGBUS; a handler installed while such mappings exist turns them into
+ * zeros instead.  Returns 0, or -ptde_bad_trace naming the file when that
+ * happened (the history decoded from it from then on is incomplete).
+ */
+int ptd_bundle_check(const struct ptd_bundle *b);
 
 /* The cpu this process runs on (cpuid family, model, stepping, vendor). */
 void ptd_bundle_host_cpu(struct ptd_cpu *cpu, char vendor[16]);

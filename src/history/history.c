@@ -552,15 +552,12 @@ static const uint32_t *block_offsets(const struct ptd_history *ch, const struct 
 		if (!e->offs || e->ip == b->ip)
 			break;
 	}
-	if (e->offs && e->ip == b->ip && e->n >= b->ninsn) {
-		if (e->offs[b->ninsn - 1] == span) {
-			h->memo_ent = e;
-			return e->offs;
-		}
-		ptd__err(-ptde_bad_insn, "block 0x%lx..0x%lx does not match the code in memory",
-			 (unsigned long)b->ip, (unsigned long)b->end_ip);
-		return NULL;
+	if (e->offs && e->ip == b->ip && e->n >= b->ninsn && e->offs[b->ninsn - 1] == span) {
+		h->memo_ent = e;
+		return e->offs;
 	}
+	/* Otherwise the entry (if any) was decoded from other code at this
+	 * address (code rewritten at run time): decode again below. */
 	if (!e->offs && h->icache_n >= ICACHE_MAX_ENTRIES) {
 		icache_clear(h);
 		e = &h->icache[slot];

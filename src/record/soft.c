@@ -15,6 +15,24 @@
  * When a trap is not where the current run ends, we assume the lifted
  * syscall ran and fell through, and look for the trap in the following
  * run; only when that fails is a gap recorded.
+ *
+ * Code written at run time (a JIT, a patched function): executable memory
+ * the program can write without a syscall (writable or shared mappings,
+ * from /proc/PID/maps, read again after every mapping syscall) is
+ * "volatile".  Runs through it keep a copy of their bytes, which is
+ * compared with memory each time a thread enters the run (at the trap that
+ * chose it) and when it stops inside or at the end of it; the scanner cuts
+ * runs where they would enter volatile code without a trap.  So code
+ * stored and then reached through any branch, call or fall-through from
+ * other code is seen fresh before it runs.  Only a run that rewrites
+ * itself ahead of its own execution, with no trap in between, cannot be
+ * followed: that is noticed at its next stop and recorded as a gap that
+ * says so.  Other memory changes only through syscalls, which are tracked.
+ *
+ * An int3 that cannot be written (memory no process may write, such as
+ * the executable view of a double mapping) is remembered: threads then
+ * single-step to that run's end (M_WALK), which is recorded as if it had
+ * trapped.  An int3 lost some other way is a gap with the reason.
  */
 #include "record/soft.h"
 
@@ -42,6 +60,7 @@ enum smode {
 	M_STEP_INSN,  /* our single-step of the armed instruction at step_ip */
 	M_STEP_SIG,   /* our single-step delivering a caught signal */
 	M_USER_STEP,  /* the caller's single-step (step_ip set when it is ours) */
+	M_WALK,       /* single-stepping to a run's end that has no int3 */
 };
 
 #define NREGS (sizeof(struct user_regs_struct) / 8)
@@ -75,6 +94,7 @@ struct sthread {
 	int exiting;  /* reported its PTRACE_EVENT_EXIT stop */
 	uint64_t lifted; /* our int3 taken out for this thread's step */
 	int pc_known;    /* stopped by us at start, which is not armed: just continue */
+	int walked;      /* only single-stepped since start (M_WALK): exact */
 	struct pblk *pend;
 	int npend, cappend;
 	uint64_t num; /* numbers used in h: executed instructions and gaps */
@@ -103,6 +123,21 @@ struct ptd_softrec {
 	 * the pinned one, and all get this back. */
 	cpu_set_t proc_mask;
 	int proc_mask_saved;
+	/* Volatile code (see the top): sorted ranges, read again when stale. */
+	struct vrange *vol;
+	size_t nvol, capvol;
+	int vol_stale;
+	/* Armed addresses whose int3 could not be put in memory: the branch
+	 * there is not seen, and a thread passing it gets a gap saying so. */
+	struct ptd__soft_map unarmed; /* addr -> (void *)1 */
+	/* First error of a callback that cannot return one, reported by the
+	 * next public call. */
+	int err;
+	uint64_t rescans;
+};
+
+struct vrange {
+	uint64_t lo, hi;
 };
 
 /* ---- memory --------------------------------------------------------------- */
@@ -152,6 +187,8 @@ static void thread_free(struct sthread *th)
 	free(th);
 }
 
+static int is_volatile(void *ctx, uint64_t addr);
+
 struct ptd_softrec *ptd_softrec_alloc(struct ptd_target *t, const struct ptd_softrec_config *cfg)
 {
 	struct ptd_softrec *r;
@@ -169,6 +206,8 @@ struct ptd_softrec *ptd_softrec_alloc(struct ptd_target *t, const struct ptd_sof
 		free(r);
 		return NULL;
 	}
+	r->vol_stale = 1;
+	ptd_soft_scan_set_volatile(r->scan, is_volatile, r);
 	if (!r->cfg.no_pin) {
 		int cpu = sched_getcpu();
 		cpu_set_t one;
@@ -185,12 +224,102 @@ struct ptd_softrec *ptd_softrec_alloc(struct ptd_target *t, const struct ptd_sof
 	return r;
 }
 
+static void keep_err(struct ptd_softrec *r, int rc)
+{
+	if (rc < 0 && r->err == 0)
+		r->err = rc;
+}
+
+/* The deferred error, once. */
+static int take_err(struct ptd_softrec *r)
+{
+	int rc = r->err;
+	r->err = 0;
+	return rc;
+}
+
 static void drop_insn(void *ctx, uint64_t addr)
 {
 	struct ptd_softrec *r = ctx;
 	free(ptd__soft_map_del(&r->insns, addr));
+	if (ptd__soft_map_del(&r->unarmed, addr))
+		return; /* never made it into memory */
 	if (ptd_target_alive(r->t))
-		ptd_target_bp_remove(r->t, addr);
+		keep_err(r, ptd_target_bp_remove(r->t, addr));
+}
+
+/* Reads the executable mappings the program can write without a syscall. */
+static int vol_refresh(struct ptd_softrec *r)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	r->nvol = 0;
+	r->vol_stale = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)ptd_target_pid(r->t));
+	f = fopen(path, "re");
+	if (!f) {
+		/* Gone (exited, killed): no code of it runs any more. */
+		if (errno == ENOENT || errno == ESRCH)
+			return 0;
+		r->vol_stale = 1;
+		return ptd__err(ptd__errno_code(errno), "cannot read %s: %s", path,
+				strerror(errno));
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		char perms[8];
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 || strlen(perms) < 4)
+			continue;
+		if (perms[2] != 'x' || (perms[1] != 'w' && perms[3] != 's'))
+			continue;
+		if (r->nvol == r->capvol) {
+			size_t c = r->capvol ? r->capvol * 2 : 16;
+			struct vrange *p = realloc(r->vol, c * sizeof(*p));
+			if (!p) {
+				fclose(f);
+				r->vol_stale = 1;
+				return -ptde_nomem;
+			}
+			r->vol = p;
+			r->capvol = c;
+		}
+		r->vol[r->nvol++] = (struct vrange){ lo, hi };
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Does [@lo, @hi) meet a volatile range (as last read)? */
+static int vol_overlaps(const struct ptd_softrec *r, uint64_t lo, uint64_t hi)
+{
+	if (r->vol_stale)
+		return 1;
+	for (size_t i = 0; i < r->nvol; i++)
+		if (r->vol[i].lo < hi && lo < r->vol[i].hi)
+			return 1;
+	return 0;
+}
+
+/* Scanner callback: may @addr hold code the program rewrites without a syscall? */
+static int is_volatile(void *ctx, uint64_t addr)
+{
+	struct ptd_softrec *r = ctx;
+	size_t lo = 0, hi;
+
+	if (r->vol_stale)
+		keep_err(r, vol_refresh(r));
+	hi = r->nvol;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (addr < r->vol[mid].lo)
+			hi = mid;
+		else if (addr >= r->vol[mid].hi)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
 }
 
 static void free_insns(struct ptd_softrec *r)
@@ -215,6 +344,7 @@ static void disarm_all(struct ptd_softrec *r)
 	}
 	ptd_soft_scan_clear(r->scan);
 	free_insns(r);
+	ptd__soft_map_fini(&r->unarmed);
 }
 
 void ptd_softrec_free(struct ptd_softrec *r)
@@ -232,6 +362,7 @@ void ptd_softrec_free(struct ptd_softrec *r)
 	if (r->pinned && r->own_mask_saved)
 		sched_setaffinity(0, sizeof(r->own_mask), &r->own_mask);
 	ptd_soft_scan_free(r->scan);
+	free(r->vol);
 	free(r);
 }
 
@@ -399,19 +530,90 @@ static int commit(struct sthread *th, uint8_t last_flags)
 
 /* ---- arming ------------------------------------------------------------------- */
 
-/* Scans the run from @ip and arms its end.  Failure to arm (unmapped)
- * is not an error: executing there faults and the signal tells. */
+static void rearm_threads(struct ptd_softrec *r);
+static int is_volatile(void *ctx, uint64_t addr);
+static const struct ptd_soft_insn *armed_insn(const struct ptd_softrec *r, uint64_t addr);
+static int insn_current(struct ptd_softrec *r, uint64_t addr);
+
+/*
+ * The program wrote code in [@lo, @hi): breakpoints there take its bytes
+ * as their originals, and runs through the range are scanned again.
+ */
+static int code_changed(struct ptd_softrec *r, uint64_t lo, uint64_t hi)
+{
+	int rc = ptd_target_bp_refresh(r->t, lo, hi);
+	if (rc < 0)
+		return rc;
+	r->rescans++;
+	if (getenv("PTD_SOFT_DEBUG"))
+		fprintf(stderr, "soft: code changed at 0x%llx..0x%llx\n", (unsigned long long)lo,
+			(unsigned long long)hi);
+	rc = ptd_soft_scan_invalidate(r->scan, lo, hi, drop_insn, r);
+	if (rc < 0)
+		return rc;
+	rearm_threads(r);
+	return take_err(r);
+}
+
+/*
+ * The run from @ip, as the code is now: a cached run through volatile
+ * code is compared with memory first and scanned again when it changed.
+ */
+static int get_run(struct ptd_softrec *r, uint64_t ip, const struct ptd_soft_run **out)
+{
+	for (int tries = 0;; tries++) {
+		uint64_t lo, hi;
+		int rc = ptd_soft_scan_run(r->scan, ip, out);
+		if (rc < 0)
+			return rc;
+		if (!(*out)->vol || tries == 4)
+			return take_err(r);
+		rc = ptd_soft_scan_verify(r->scan, *out, &lo, &hi);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			/* Unchanged; its end may still be armed for older code. */
+			if ((*out)->bad || (rc = insn_current(r, (*out)->end)) == 1)
+				return take_err(r);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		rc = code_changed(r, lo, hi);
+		if (rc < 0)
+			return rc;
+	}
+}
+
+/* The int3 at @addr is not in memory: the branch there cannot be seen. */
+static int note_unarmed(struct ptd_softrec *r, uint64_t addr)
+{
+	if (getenv("PTD_SOFT_DEBUG"))
+		fprintf(stderr, "soft: cannot arm 0x%llx\n", (unsigned long long)addr);
+	return ptd__soft_map_put(&r->unarmed, addr, (void *)1);
+}
+
+/* Scans the run from @ip and arms its end.  A run whose end cannot be
+ * read (unmapped) is not armed: executing there faults and the signal
+ * tells.  An end that cannot be written is remembered (note_unarmed). */
 static int arm_run(struct ptd_softrec *r, uint64_t ip)
 {
 	const struct ptd_soft_run *run;
-	int rc = ptd_soft_scan_run(r->scan, ip, &run);
+	int rc = get_run(r, ip, &run);
 	if (rc < 0)
 		return rc;
 	if (run->bad)
 		return 0;
 	rc = ptd_soft_scan_arm(r->scan, run->end);
-	if (rc <= 0)
+	if (rc < 0)
 		return rc;
+	if (rc == 0) {
+		/* Armed before; try again if its int3 did not go in then. */
+		if (ptd__soft_map_get(&r->unarmed, run->end) &&
+		    ptd_target_bp_insert(r->t, run->end) == 0)
+			ptd__soft_map_del(&r->unarmed, run->end);
+		return 0;
+	}
 	struct ptd_soft_insn *in = malloc(sizeof(*in));
 	if (!in)
 		return -ptde_nomem;
@@ -420,10 +622,8 @@ static int arm_run(struct ptd_softrec *r, uint64_t ip)
 		free(in);
 		return -ptde_nomem;
 	}
-	if (ptd_target_bp_insert(r->t, run->end) < 0) {
-		free(ptd__soft_map_del(&r->insns, run->end));
-		ptd_soft_scan_invalidate(r->scan, run->end, run->end + 1, NULL, NULL);
-	}
+	if (ptd_target_bp_insert(r->t, run->end) < 0)
+		return note_unarmed(r, run->end);
 	return 0;
 }
 
@@ -432,7 +632,52 @@ static const struct ptd_soft_insn *armed_insn(const struct ptd_softrec *r, uint6
 	return ptd__soft_map_get(&r->insns, addr);
 }
 
+static int same_insn(const struct ptd_soft_insn *a, const struct ptd_soft_insn *b)
+{
+	return a->ip == b->ip && a->len == b->len && a->op == b->op && a->cond == b->cond &&
+	       a->target == b->target && a->addr32 == b->addr32 &&
+	       !memcmp(&a->loc, &b->loc, sizeof(a->loc));
+}
+
+/*
+ * Is the armed instruction at @addr still what memory holds, with our int3
+ * on it?  In volatile code an address armed for an older version of the
+ * code may be overwritten without its run being entered since.  Returns
+ * 1 when current (or not volatile), 0 when not (the address is then
+ * treated as changed code and disarmed), <0 on errors.
+ */
+static int insn_current(struct ptd_softrec *r, uint64_t addr)
+{
+	const struct ptd_soft_insn *in = armed_insn(r, addr);
+	struct ptd_soft_insn now;
+	uint8_t buf[16], raw;
+	long n;
+	int rc;
+
+	if (!in || !is_volatile(r, addr))
+		return 1;
+	n = ptd_target_read(r->t, addr, buf, sizeof(buf));
+	if (n > 0 && ptd_soft_decode(buf, (size_t)n, addr, &now) == 0 && same_insn(in, &now) &&
+	    (ptd__soft_map_get(&r->unarmed, addr) ||
+	     (ptd_target_read_raw(r->t, addr, &raw, 1) == 1 && raw == 0xcc)))
+		return 1;
+	rc = code_changed(r, addr, addr + (in->len ? in->len : 1));
+	return rc < 0 ? rc : 0;
+}
+
+/* The armed instruction at @addr if it is current, else NULL (*@err set
+ * on errors). */
+static const struct ptd_soft_insn *current_insn(struct ptd_softrec *r, uint64_t addr, int *err)
+{
+	int rc = insn_current(r, addr);
+	if (rc < 0)
+		*err = rc;
+	return rc == 1 ? armed_insn(r, addr) : NULL;
+}
+
 /* ---- following a thread -------------------------------------------------------- */
+
+static int unseen_syscall(struct ptd_softrec *r, struct sthread *th);
 
 /*
  * The thread stopped at @z: queue the blocks it executed since start
@@ -442,13 +687,41 @@ static const struct ptd_soft_insn *armed_insn(const struct ptd_softrec *r, uint6
 static int advance(struct ptd_softrec *r, struct sthread *th, uint64_t z)
 {
 	uint64_t s = th->start;
+	const char *why = "soft recorder: the thread left its statically known path";
+	char msg[160];
+	int unseen = 0;
 	th->npend = 0;
 	if (z == s)
 		return 0;
 	for (int tries = 0; tries < 8; tries++) {
 		const struct ptd_soft_run *run;
-		if (ptd_soft_scan_run(r->scan, s, &run) < 0)
+		uint64_t lo, hi;
+		int rc = ptd_soft_scan_run(r->scan, s, &run);
+		if (rc < 0)
+			return rc;
+		if (run->vol && (rc = ptd_soft_scan_verify(r->scan, run, &lo, &hi)) != 0) {
+			/* Checked when the thread entered it: the run rewrote
+			 * itself (or another thread did) with no trap between
+			 * the store and the code, so what ran is not known. */
+			if (rc < 0)
+				return rc;
+			snprintf(msg, sizeof(msg),
+				 "soft recorder: code at 0x%llx changed while the thread ran it",
+				 (unsigned long long)lo);
+			why = msg;
+			if ((rc = code_changed(r, lo, hi)) < 0)
+				return rc;
 			break;
+		}
+		if (!th->walked && ptd__soft_map_get(&r->unarmed, run->end) && !run->bad) {
+			/* Whether it passed the branch there is not known. */
+			snprintf(msg, sizeof(msg),
+				 "soft recorder: no breakpoint could be put at 0x%llx, the thread "
+				 "may have passed it unseen",
+				 (unsigned long long)run->end);
+			why = msg;
+			break;
+		}
 		struct ptd_soft_blk tmp[8], *buf = tmp;
 		int max = (int)run->nblk;
 		if (max > 8) {
@@ -465,7 +738,7 @@ static int advance(struct ptd_softrec *r, struct sthread *th, uint64_t z)
 			free(buf);
 		if (n >= 0) {
 			th->start = z;
-			return 0;
+			return unseen ? unseen_syscall(r, th) : 0;
 		}
 		/* Not in this run: the run's end must have executed without
 		 * its trap, which only a lifted syscall breakpoint allows. */
@@ -474,22 +747,56 @@ static int advance(struct ptd_softrec *r, struct sthread *th, uint64_t z)
 		for (uint32_t i = 0; i < run->nblk; i++)
 			pend_push(th, &run->blk[i], i == run->nblk - 1 ? PTD_BLK_SYSCALL : 0);
 		s = run->end + run->insn.len;
+		unseen = 1;
 		if (s == z) {
 			th->start = z;
-			return 0;
+			return unseen_syscall(r, th);
 		}
 	}
 	th->npend = 0;
 	if (getenv("PTD_SOFT_DEBUG"))
 		fprintf(stderr, "soft: %d lost: start 0x%llx stop 0x%llx mode %d\n", (int)th->tid,
 			(unsigned long long)th->start, (unsigned long long)z, th->mode);
-	ptd_history_append_gap(th->h, PTD_GAP_LOST, z,
-			       "soft recorder: the thread left its statically known path");
+	int grc = ptd_history_append_gap(th->h, PTD_GAP_LOST, z, why);
+	if (grc < 0)
+		return grc;
 	th->num++;
 	if (th->ps && ptd_ptsynth_enabled(th->ps))
 		ptd_ptsynth_overflow(th->ps, z);
 	th->start = z;
 	return 1;
+}
+
+/*
+ * @th passed a syscall unseen (its int3 was lifted for another thread's
+ * step) and is now stopped after it: orig_rax still says which.  One that
+ * may have changed the code or the mappings makes every scanned run
+ * suspect; this is rare (two threads in one wrapper at once).
+ */
+static int unseen_syscall(struct ptd_softrec *r, struct sthread *th)
+{
+	struct user_regs_struct regs;
+	int rc = ptd_target_get_regs(r->t, th->tid, &regs);
+	if (rc < 0)
+		return rc;
+	switch ((long)regs.orig_rax) {
+	case SYS_mmap:
+	case SYS_munmap:
+	case SYS_mprotect:
+	case SYS_mremap:
+	case SYS_pkey_mprotect:
+	case SYS_shmat:
+	case SYS_shmdt:
+	case SYS_remap_file_pages:
+		r->vol_stale = 1;
+		rc = ptd_soft_scan_invalidate(r->scan, 1, UINT64_MAX, drop_insn, r);
+		if (rc < 0)
+			return rc;
+		rearm_threads(r);
+		return take_err(r);
+	default:
+		return 0;
+	}
 }
 
 /* Records the PT outcome of branch @in whose successor is @q. */
@@ -545,7 +852,54 @@ static void rearm_threads(struct ptd_softrec *r)
 {
 	for (int i = 0; i < r->nth; i++)
 		if (!r->th[i]->gone && r->th[i]->mode == M_RUN)
-			arm_run(r, r->th[i]->start);
+			keep_err(r, arm_run(r, r->th[i]->start));
+}
+
+/*
+ * After a write or pwrite64 that succeeded: when its file is this
+ * process's /proc/PID/mem, the bytes written are [*@lo, *@lo + *@len).
+ */
+static int self_mem_write(struct ptd_softrec *r, struct sthread *th, uint64_t *lo, uint64_t *len)
+{
+	const struct user_regs_struct *a = &th->step_regs;
+	struct user_regs_struct now;
+	char path[64], link[64], want[64];
+	ssize_t n;
+
+	if ((long)a->rdi < 3 || ptd_target_get_regs(r->t, th->tid, &now) < 0 ||
+	    (long)now.rax <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)th->tid, (int)a->rdi);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = 0;
+	snprintf(want, sizeof(want), "/proc/%d/mem", (int)ptd_target_pid(r->t));
+	if (strcmp(link, want) != 0) {
+		snprintf(want, sizeof(want), "/proc/%d/mem", (int)th->tid);
+		if (strcmp(link, want) != 0)
+			return 0;
+	}
+	*len = now.rax;
+	if ((long)a->rax == SYS_pwrite64) {
+		*lo = a->r10;
+		return 1;
+	}
+	/* write: the file position has moved past what was written. */
+	char info[64], line[128];
+	unsigned long long pos = 0;
+	int found = 0;
+	snprintf(info, sizeof(info), "/proc/%d/fdinfo/%d", (int)th->tid, (int)a->rdi);
+	FILE *f = fopen(info, "re");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "pos: %llu", &pos) == 1;
+	fclose(f);
+	if (!found || pos < *len)
+		return 0;
+	*lo = pos - *len;
+	return 1;
 }
 
 /* After our syscall step: keep the code caches in line with the mappings. */
@@ -563,9 +917,24 @@ static void track_syscall(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 		len = a->rsi;
 		break;
 	case SYS_mprotect:
+	case SYS_pkey_mprotect:
 		lo = a->rdi;
 		len = a->rsi;
 		exec = (a->rdx & PROT_EXEC) != 0;
+		break;
+	case SYS_shmat:
+	case SYS_shmdt:
+	case SYS_remap_file_pages:
+		/* Rare: forget every run rather than work out the range. */
+		lo = 1;
+		len = UINT64_MAX - 1;
+		r->vol_stale = 1;
+		break;
+	case SYS_write:
+	case SYS_pwrite64:
+		/* Code written through /proc/self/mem (no store, no fault). */
+		if (!self_mem_write(r, th, &lo, &len))
+			return;
 		break;
 	case SYS_mmap: {
 		struct user_regs_struct now;
@@ -577,16 +946,23 @@ static void track_syscall(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 		break;
 	}
 	case SYS_rt_sigreturn:
-		ptd_history_append_event(th->h, PTD_EV_SIGRETURN, q, 0);
+		keep_err(r, ptd_history_append_event(th->h, PTD_EV_SIGRETURN, q, 0));
 		return;
 	default:
 		return;
 	}
 	if (!len)
 		return;
+	if (lo + len < lo)
+		len = UINT64_MAX - lo;
+	/* The volatile set changes only with executable mappings or where
+	 * it already is (read again lazily, at the next scan or check). */
+	if (exec || vol_overlaps(r, lo, lo + len))
+		r->vol_stale = 1;
+	keep_err(r, ptd_target_bp_refresh(r->t, lo, lo + len));
 	int dropped = ptd_soft_scan_invalidate(r->scan, lo, lo + len, drop_insn, r);
 	if (exec || dropped > 0)
-		ptd_history_append_event(th->h, PTD_EV_MMAP, lo, len);
+		keep_err(r, ptd_history_append_event(th->h, PTD_EV_MMAP, lo, len));
 	if (dropped > 0)
 		rearm_threads(r);
 }
@@ -601,24 +977,40 @@ static void track_syscall(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 static int issue_step(struct ptd_softrec *r, struct sthread *th, int signo)
 {
 	uint64_t pc;
+	int rc;
 	if (!th->lifted && ptd_target_get_pc(r->t, th->tid, &pc) == 0 &&
-	    ptd_soft_scan_armed(r->scan, pc) && ptd_target_bp_at(r->t, pc)) {
-		ptd_target_bp_remove(r->t, pc);
-		if (!ptd_target_bp_at(r->t, pc))
+	    ptd_soft_scan_armed(r->scan, pc) && ptd_target_bp_at(r->t, pc) &&
+	    !ptd__soft_map_get(&r->unarmed, pc)) {
+		/* A failed removal leaves the int3 in: the step would trap
+		 * on it instead of running the instruction. */
+		rc = ptd_target_bp_remove(r->t, pc);
+		if (rc < 0)
+			return rc;
+		if (!ptd_target_bp_at(r->t, pc)) {
 			th->lifted = pc;
-		else
-			ptd_target_bp_insert(r->t, pc); /* the caller's too: let the target do it */
+		} else {
+			/* The caller's too: let the target step over it. */
+			rc = ptd_target_bp_insert(r->t, pc);
+			if (rc < 0)
+				return rc;
+		}
 	}
 	return ptd_target_resume(r->t, th->tid, 1, signo);
 }
 
-static void unlift(struct ptd_softrec *r, struct sthread *th)
+/* Puts back the int3 lifted for @th's step; one that cannot go back is
+ * noted, so a thread that passes there unseen gets a gap saying why. */
+static int unlift(struct ptd_softrec *r, struct sthread *th)
 {
-	if (!th->lifted)
-		return;
-	if (ptd_target_alive(r->t) && ptd_soft_scan_armed(r->scan, th->lifted))
-		ptd_target_bp_insert(r->t, th->lifted);
+	uint64_t a = th->lifted;
+	int rc = 0;
+	if (!a)
+		return 0;
 	th->lifted = 0;
+	if (ptd_target_alive(r->t) && ptd_soft_scan_armed(r->scan, a) &&
+	    ptd_target_bp_insert(r->t, a) < 0)
+		rc = note_unarmed(r, a);
+	return rc;
 }
 
 /* Longest chain of branches emulated without letting the thread run. */
@@ -662,13 +1054,17 @@ static int execute_branch(struct ptd_softrec *r, struct sthread *th,
 			return 1;
 		}
 		moved = 1;
-		record_branch(r, th, in, out.target, out.taken);
+		rc = record_branch(r, th, in, out.target, out.taken);
+		if (rc < 0)
+			return rc;
 		th->start = out.target;
 		th->mode = M_RUN;
 		rc = arm_run(r, th->start);
 		if (rc < 0)
 			return rc;
-		in = armed_insn(r, th->start);
+		in = current_insn(r, th->start, &rc);
+		if (rc < 0)
+			return rc;
 		if (!in)
 			break;
 	}
@@ -680,25 +1076,77 @@ static int stepped(struct ptd_softrec *r, struct sthread *th, uint64_t q)
 {
 	const struct ptd_soft_insn *in = &th->step_insn;
 	int taken = q == in->target && q != in->ip + in->len;
+	int rc;
 
 	r->steps++;
-	unlift(r, th);
-	record_branch(r, th, in, q, taken);
+	if ((rc = unlift(r, th)) < 0)
+		return rc;
+	if ((rc = record_branch(r, th, in, q, taken)) < 0)
+		return rc;
 	if (in->op == PTD_SOP_SYSCALL)
 		track_syscall(r, th, q);
 	if (th->step_event) {
 		/* Events inside the step may have left the int3 out; put it back. */
 		uint8_t b;
 		if (ptd_soft_scan_armed(r->scan, th->step_ip) &&
+		    !ptd__soft_map_get(&r->unarmed, th->step_ip) &&
 		    ptd_target_read_raw(r->t, th->step_ip, &b, 1) == 1 && b != 0xcc) {
-			ptd_target_bp_remove(r->t, th->step_ip);
-			ptd_target_bp_insert(r->t, th->step_ip);
+			if ((rc = ptd_target_bp_remove(r->t, th->step_ip)) < 0)
+				return rc;
+			if (ptd_target_bp_insert(r->t, th->step_ip) < 0 &&
+			    (rc = note_unarmed(r, th->step_ip)) < 0)
+				return rc;
 		}
 	}
+	if ((rc = take_err(r)) < 0)
+		return rc;
 	th->mode = M_RUN;
 	th->step_ip = 0;
 	th->start = q;
 	return arm_run(r, q);
+}
+
+/*
+ * Lets @th run on from its start: freely up to the int3 at the end of its
+ * run, or, where that int3 could not be put in (note_unarmed: code in
+ * memory nobody can write, such as the executable view of a JIT's
+ * double mapping), one single-step at a time, so the end is seen before
+ * it runs and recorded as if it had trapped.
+ */
+static int go(struct ptd_softrec *r, struct sthread *th, int signo)
+{
+	const struct ptd_soft_run *run;
+	int rc = ptd_soft_scan_run(r->scan, th->start, &run);
+
+	if (rc < 0)
+		return rc;
+	if (!run->bad && ptd__soft_map_get(&r->unarmed, run->end) &&
+	    ptd_target_bp_insert(r->t, run->end) == 0)
+		ptd__soft_map_del(&r->unarmed, run->end); /* it goes in now */
+	if (run->bad || !ptd__soft_map_get(&r->unarmed, run->end)) {
+		th->mode = M_RUN;
+		th->walked = 0;
+		return ptd_target_resume(r->t, th->tid, 0, signo);
+	}
+	if (run->end == th->start) {
+		/* At the end already (a chain of emulated branches stopped
+		 * here): step it as an instruction the emulator refused. */
+		struct user_regs_struct regs;
+		if ((rc = ptd_target_get_regs(r->t, th->tid, &regs)) < 0)
+			return rc;
+		if (run->insn.op == PTD_SOP_SYSCALL && r->cfg.before_syscall)
+			r->cfg.before_syscall(r->cfg.ctx, th->tid, &regs, th->start);
+		snap_push(th, th->num + 1, &regs);
+		th->mode = M_STEP_INSN;
+		th->step_ip = run->end;
+		th->step_insn = run->insn;
+		th->step_regs = regs;
+		th->step_event = 0;
+		return issue_step(r, th, signo);
+	}
+	th->mode = M_WALK;
+	th->walked = 1;
+	return ptd_target_resume(r->t, th->tid, 1, signo);
 }
 
 /* ---- public: threads -------------------------------------------------------- */
@@ -845,7 +1293,12 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 		/* The common case after a trap: no need to look again. */
 		th->pc_known = 0;
 		if (!step && signo == 0 && th->mode == M_RUN)
-			return ptd_target_resume(r->t, tid, 0, 0);
+			return go(r, th, 0);
+	}
+	if (th->mode == M_WALK) {
+		if (!step && signo == 0)
+			return ptd_target_resume(r->t, tid, 1, 0);
+		th->mode = M_RUN; /* the caller's step or a signal: from here as usual */
 	}
 	if (th->mode == M_STEP_INSN)
 		return issue_step(r, th, signo < 0 ? 0 : signo);
@@ -856,13 +1309,17 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 		return rc;
 	if (pc != th->start && th->npend == 0 && !th->sig_stop) {
 		/* Moved since the last stop we saw (the caller set the pc). */
-		advance(r, th, pc);
+		rc = advance(r, th, pc);
+		if (rc < 0)
+			return rc;
 	}
 	if (signo > 0 && ptd_target_signal_caught(r->t, tid, signo)) {
 		/* The step traps at the handler's first instruction, before it
 		 * runs; nothing at pc executes. */
-		commit(th, PTD_BLK_INTERRUPTED);
-		ptd_history_append_event(th->h, PTD_EV_SIGNAL, th->start, (uint64_t)signo);
+		rc = commit(th, PTD_BLK_INTERRUPTED);
+		if (rc < 0 ||
+		    (rc = ptd_history_append_event(th->h, PTD_EV_SIGNAL, th->start, (uint64_t)signo)) < 0)
+			return rc;
 		th->mode = M_STEP_SIG;
 		th->sig = signo;
 		th->sig_from = th->start;
@@ -871,7 +1328,23 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 	rc = commit(th, 0);
 	if (rc < 0)
 		return rc;
-	const struct ptd_soft_insn *in = armed_insn(r, pc);
+	if (th->start == pc && !armed_insn(r, pc)) {
+		/* Arm first: the run from pc may end at pc itself, and the
+		 * target steps over an int3 the thread rests on unseen. */
+		rc = arm_run(r, pc);
+		if (rc < 0)
+			return rc;
+	}
+	const struct ptd_soft_insn *in = current_insn(r, pc, &rc);
+	if (rc < 0)
+		return rc;
+	if (!in && th->start == pc && !armed_insn(r, pc)) {
+		/* Dropped as stale just now: arm for the code as it is. */
+		rc = arm_run(r, pc);
+		if (rc < 0)
+			return rc;
+		in = armed_insn(r, pc);
+	}
 	if (in && th->start == pc) {
 		struct user_regs_struct regs;
 		rc = ptd_target_get_regs(r->t, tid, &regs);
@@ -891,7 +1364,7 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 		rc = execute_branch(r, th, in, &regs);
 		if (rc < 0)
 			return rc;
-		return rc == 1 ? issue_step(r, th, 0) : ptd_target_resume(r->t, tid, 0, 0);
+		return rc == 1 ? issue_step(r, th, 0) : go(r, th, 0);
 	}
 	if (step) {
 		th->mode = M_USER_STEP;
@@ -902,7 +1375,7 @@ int ptd_softrec_resume(struct ptd_softrec *r, pid_t tid, int step, int signo)
 	rc = arm_run(r, th->start);
 	if (rc < 0)
 		return rc;
-	return ptd_target_resume(r->t, tid, 0, signo);
+	return go(r, th, signo);
 }
 
 static void thread_end(struct ptd_softrec *r, struct sthread *th)
@@ -910,7 +1383,7 @@ static void thread_end(struct ptd_softrec *r, struct sthread *th)
 	/* A syscall that never returned (exit) is not counted as executed,
 	 * as under single-stepping: the thread's last position is it. */
 	uint64_t at = th->mode == M_STEP_INSN ? th->step_ip : th->start;
-	unlift(r, th);
+	keep_err(r, unlift(r, th));
 	if (th->exiting) {
 		th->gone = 1;
 		return;
@@ -945,6 +1418,8 @@ static int on_exec(struct ptd_softrec *r, const struct ptd_stop *st)
 	/* The old image's breakpoints went with it. */
 	ptd_soft_scan_clear(r->scan);
 	free_insns(r);
+	ptd__soft_map_fini(&r->unarmed);
+	r->vol_stale = 1;
 	for (int i = 0; i < r->nth; i++) {
 		struct sthread *th = r->th[i];
 		if (!th->gone && th != ex)
@@ -952,13 +1427,16 @@ static int on_exec(struct ptd_softrec *r, const struct ptd_stop *st)
 	}
 	if (!ex)
 		return 0;
-	commit(ex, 0);
-	if (ex->mode == M_STEP_INSN) {
+	int rc = commit(ex, 0);
+	if (rc == 0 && ex->mode == M_STEP_INSN) {
 		struct ptd_block b = { ex->step_ip, ex->step_ip, 1, PTD_IC_FAR_CALL, PTD_BLK_SYSCALL };
-		ptd_history_append_block(ex->h, &b);
+		rc = ptd_history_append_block(ex->h, &b);
 		ex->num++;
 	}
-	ptd_history_append_event(ex->h, PTD_EV_EXEC, st->pc, 0);
+	if (rc == 0)
+		rc = ptd_history_append_event(ex->h, PTD_EV_EXEC, st->pc, 0);
+	if (rc < 0)
+		return rc;
 	if (ex->ps) {
 		ps_on(ex, ex->step_ip ? ex->step_ip : ex->start);
 		ptd_ptsynth_syscall(ex->ps, st->pc);
@@ -987,7 +1465,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 	switch (st->kind) {
 	case PTD_STOP_BREAKPOINT: {
 		uint64_t z = st->pc;
-		const struct ptd_soft_insn *in = armed_insn(r, z);
+		const struct ptd_soft_insn *in;
 		if (th->mode != M_RUN) {
 			/* A trap while stepping (the step landed on an int3 the
 			 * target reports as a hit): the step completed. */
@@ -1004,8 +1482,17 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 		rc = commit(th, 0);
 		if (rc < 0)
 			return rc;
-		if (!in)
-			return 0; /* the caller's breakpoint */
+		/* Looked up now: code found changed on the way drops it. */
+		in = current_insn(r, z, &rc);
+		if (rc < 0)
+			return rc;
+		if (!in) {
+			if (ptd_target_bp_at(r->t, z))
+				return 0; /* the caller's breakpoint */
+			/* Ours, taken out since (the code there changed): the
+			 * resume scans the code at z as it is now. */
+			return 1;
+		}
 		if (r->cfg.want_stop && r->cfg.want_stop(r->cfg.ctx, th->tid, z))
 			return 0;
 		struct user_regs_struct regs;
@@ -1023,7 +1510,8 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 			return rc < 0 ? rc : 1;
 		case M_STEP_SIG:
 			r->steps++;
-			unlift(r, th);
+			if ((rc = unlift(r, th)) < 0)
+				return rc;
 			if (th->ps) {
 				ps_on(th, th->sig_from);
 				ptd_ptsynth_async(th->ps, th->sig_from, st->pc);
@@ -1032,15 +1520,29 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 			th->start = st->pc;
 			rc = arm_run(r, st->pc);
 			return rc < 0 ? rc : 1;
+		case M_WALK: {
+			const struct ptd_soft_run *run;
+			r->steps++;
+			if ((rc = ptd_soft_scan_run(r->scan, th->start, &run)) < 0)
+				return rc;
+			if (run->bad || st->pc != run->end)
+				return 1; /* on its static path: the resume steps on */
+			/* At the end, not yet run: as if its int3 had trapped. */
+			struct ptd_stop at = *st;
+			at.kind = PTD_STOP_BREAKPOINT;
+			th->mode = M_RUN;
+			return ptd_softrec_stop(r, &at);
+		}
 		case M_USER_STEP:
 			r->steps++;
-			unlift(r, th);
+			if ((rc = unlift(r, th)) < 0)
+				return rc;
 			if (th->step_ip) {
-				stepped(r, th, st->pc);
+				rc = stepped(r, th, st->pc);
 				r->steps--; /* counted as the caller's */
 			}
 			th->mode = M_RUN;
-			return 0;
+			return rc < 0 ? rc : 0;
 		default:
 			return 0;
 		}
@@ -1058,7 +1560,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 		if (st->si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
 			/* PTRACE_O_TRACEEXIT: the thread is exiting (its exit
 			 * syscall does not count as executed, as when stepping). */
-			if (th->mode == M_RUN) {
+			if (th->mode == M_RUN || th->mode == M_WALK) {
 				rc = advance(r, th, st->pc);
 				if (rc >= 0)
 					rc = commit(th, 0);
@@ -1077,13 +1579,14 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 			}
 			/* Otherwise it did not complete (a signal came first,
 			 * or it faulted): the thread is still before it. */
-			unlift(r, th);
+			if ((rc = unlift(r, th)) < 0)
+				return rc;
 			th->mode = M_RUN;
 			th->step_ip = 0;
 			th->sig_stop = 1;
 			return 0;
 		}
-		if (th->mode == M_STEP_SIG)
+		if (th->mode == M_STEP_SIG || th->mode == M_WALK)
 			th->mode = M_RUN;
 		/* Keep the executed blocks pending: if the signal is delivered
 		 * to a handler the last one ends interrupted. */
@@ -1091,7 +1594,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 		th->sig_stop = 1;
 		return rc < 0 ? rc : 0;
 	case PTD_STOP_INTERRUPT:
-		if (th->mode != M_RUN)
+		if (th->mode != M_RUN && th->mode != M_WALK)
 			return 0; /* our step did not start; resume repeats it */
 		rc = advance(r, th, st->pc);
 		if (rc >= 0)

@@ -125,7 +125,17 @@ struct ptd_soft_scan {
 	void *ctx;
 	struct ptd__soft_map runs;  /* start -> struct ptd_soft_run * */
 	struct ptd__soft_map armed; /* addr -> (void *)1 */
+	ptd_soft_volatile_fn vol;
+	void *vol_ctx;
 };
+
+void ptd_soft_scan_set_volatile(struct ptd_soft_scan *s, ptd_soft_volatile_fn vol, void *ctx)
+{
+	if (!s)
+		return;
+	s->vol = vol;
+	s->vol_ctx = ctx;
+}
 
 struct ptd_soft_scan *ptd_soft_scan_alloc(ptd_soft_read_fn read, void *ctx)
 {
@@ -145,6 +155,8 @@ static void run_free(struct ptd_soft_run *r)
 		return;
 	free(r->blk);
 	free(r->ips);
+	free(r->code);
+	free(r->ncode);
 	free(r);
 }
 
@@ -231,8 +243,15 @@ static int scan(struct ptd_soft_scan *s, uint64_t start, struct ptd_soft_run *r)
 			return push_blk(r, &bcap, bstart, ip, bn, PTD_IC_OTHER, 0);
 		}
 		int cut = r->ninsn >= PTD_SOFT_RUN_MAX;
-		if (!cut && (in.op == PTD_SOP_JMP || in.op == PTD_SOP_CALL) && visited(r, in.target))
+		int direct = in.op == PTD_SOP_JMP || in.op == PTD_SOP_CALL;
+		if (!cut && direct && visited(r, in.target))
 			cut = 1; /* a static loop: trap its jump so time still moves */
+		if (s->vol && s->vol(s->vol_ctx, ip))
+			r->vol = 1;
+		if (!cut && s->vol && !ptd_soft_op_dynamic(in.op) &&
+		    s->vol(s->vol_ctx, direct ? in.target : ip + in.len) &&
+		    (direct || !s->vol(s->vol_ctx, ip)))
+			cut = 1; /* entering code that may have been written since */
 		if (cut || ptd_soft_op_dynamic(in.op)) {
 			r->end = ip;
 			r->insn = in;
@@ -249,6 +268,87 @@ static int scan(struct ptd_soft_scan *s, uint64_t start, struct ptd_soft_run *r)
 	}
 }
 
+/* The bytes block @b of a run covers: up to its last instruction's end. */
+static uint64_t blk_bytes(const struct ptd_soft_blk *b)
+{
+	return b->end_ip - b->ip + (b->end_len ? b->end_len : 1);
+}
+
+/* Reads [@addr, @addr + @n) into @buf; returns the bytes read (a short
+ * count where memory ends). */
+static uint64_t read_span(struct ptd_soft_scan *s, uint64_t addr, uint8_t *buf, uint64_t n)
+{
+	uint64_t got = 0;
+	while (got < n) {
+		long k = s->read(s->ctx, addr + got, buf + got, n - got);
+		if (k <= 0)
+			break;
+		got += (uint64_t)k;
+	}
+	return got;
+}
+
+/* Keeps the code of a run in volatile memory for ptd_soft_scan_verify(). */
+static int keep_code(struct ptd_soft_scan *s, struct ptd_soft_run *r)
+{
+	uint64_t total = 0, off = 0;
+	for (uint32_t i = 0; i < r->nblk; i++)
+		total += blk_bytes(&r->blk[i]);
+	r->code = malloc(total ? total : 1);
+	r->ncode = calloc(r->nblk ? r->nblk : 1, sizeof(*r->ncode));
+	if (!r->code || !r->ncode)
+		return -ptde_nomem;
+	for (uint32_t i = 0; i < r->nblk; i++) {
+		uint64_t n = blk_bytes(&r->blk[i]);
+		r->ncode[i] = (uint32_t)read_span(s, r->blk[i].ip, r->code + off, n);
+		off += n;
+	}
+	return 0;
+}
+
+int ptd_soft_scan_verify(struct ptd_soft_scan *s, const struct ptd_soft_run *r, uint64_t *lo,
+			 uint64_t *hi)
+{
+	uint8_t sbuf[256], *buf;
+	uint64_t off = 0, clo = UINT64_MAX, chi = 0;
+
+	if (!s || !r || !lo || !hi)
+		return -ptde_invalid;
+	if (!r->code)
+		return 0;
+	for (uint32_t i = 0; i < r->nblk; i++) {
+		const struct ptd_soft_blk *b = &r->blk[i];
+		uint64_t n = blk_bytes(b), got;
+		buf = n <= sizeof(sbuf) ? sbuf : malloc(n);
+		if (!buf)
+			return -ptde_nomem;
+		got = read_span(s, b->ip, buf, n);
+		if (got != r->ncode[i]) {
+			/* Mapped or unmapped since: all of the block changed. */
+			if (b->ip < clo)
+				clo = b->ip;
+			if (b->ip + n > chi)
+				chi = b->ip + n;
+		} else {
+			for (uint64_t k = 0; k < got; k++)
+				if (buf[k] != r->code[off + k]) {
+					if (b->ip + k < clo)
+						clo = b->ip + k;
+					if (b->ip + k + 1 > chi)
+						chi = b->ip + k + 1;
+				}
+		}
+		if (buf != sbuf)
+			free(buf);
+		off += n;
+	}
+	if (clo >= chi)
+		return 0;
+	*lo = clo;
+	*hi = chi;
+	return 1;
+}
+
 int ptd_soft_scan_run(struct ptd_soft_scan *s, uint64_t ip, const struct ptd_soft_run **out)
 {
 	if (!s || !out || !ip)
@@ -262,6 +362,8 @@ int ptd_soft_scan_run(struct ptd_soft_scan *s, uint64_t ip, const struct ptd_sof
 	if (!r)
 		return -ptde_nomem;
 	int err = scan(s, ip, r);
+	if (err >= 0 && r->vol)
+		err = keep_code(s, r);
 	if (err >= 0)
 		err = ptd__soft_map_put(&s->runs, ip, r);
 	if (err < 0) {

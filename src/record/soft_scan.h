@@ -48,12 +48,39 @@ struct ptd_soft_run {
 	struct ptd_soft_blk *blk;
 	uint32_t ninsn;
 	uint64_t *ips; /* every instruction of the run in execution order */
+	/* Some of the run is in memory the program may write without a
+	 * syscall (ptd_soft_scan_set_volatile): its code bytes as scanned,
+	 * block after block, for ptd_soft_scan_verify(). */
+	int vol;
+	uint8_t *code;
+	uint32_t *ncode; /* bytes of each block in code */
 };
 
 struct ptd_soft_scan;
 
 struct ptd_soft_scan *ptd_soft_scan_alloc(ptd_soft_read_fn read, void *ctx);
 void ptd_soft_scan_free(struct ptd_soft_scan *s);
+
+/*
+ * Code the program can rewrite without a syscall (writable or shared
+ * executable memory): @vol(@ctx, addr) is nonzero for such addresses.
+ * Runs that touch it keep a copy of their bytes for
+ * ptd_soft_scan_verify(), and a run is cut (its last instruction
+ * trapped) where it would enter such memory by a direct jump or call or
+ * by falling through from other memory, so that code stored and then
+ * reached is checked at a trap before it runs.  Affects runs scanned
+ * later; NULL turns it off.
+ */
+typedef int (*ptd_soft_volatile_fn)(void *ctx, uint64_t addr);
+void ptd_soft_scan_set_volatile(struct ptd_soft_scan *s, ptd_soft_volatile_fn vol, void *ctx);
+
+/*
+ * Compares the code of run @r (when it has a copy) with what the read
+ * callback gives now.  Returns 0 when unchanged (or not kept), 1 when
+ * changed, with the changed bytes within [*@lo, *@hi), or <0 (nomem).
+ */
+int ptd_soft_scan_verify(struct ptd_soft_scan *s, const struct ptd_soft_run *r, uint64_t *lo,
+			 uint64_t *hi);
 
 /*
  * Returns in *@out the run starting at @ip, scanning it the first time.

@@ -2628,6 +2628,11 @@ int ptd_session_offline(const struct ptd_session *s)
 	return s && s->offline;
 }
 
+int ptd_session_check_trace(const struct ptd_session *s)
+{
+	return s && s->offline ? ptd_bundle_check(s->bundle) : 0;
+}
+
 /* Symbols of a loaded bundle: one module per ELF file of its maps, loaded
  * at (lowest vaddr - its offset), which is where an ELF's first segment
  * sits; raw dumps (not ELF) are skipped. */

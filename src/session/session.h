@@ -159,6 +159,9 @@ int ptd_session_load(struct ptd_session *s, const char *dir);
  * (src/decode/perfdata.h); ptd_session_load() opens one too. */
 int ptd_session_save_perf_data(struct ptd_session *s, const char *file);
 int ptd_session_offline(const struct ptd_session *s);
+/* Returns 0, or -ptde_bad_trace when a loaded bundle's PT file was
+ * truncated by another process while loaded (ptd_bundle_check()). */
+int ptd_session_check_trace(const struct ptd_session *s);
 /* A loaded bundle's main executable (its first ELF mapping, resolved), or
  * NULL (no bundle, no ELF file). */
 const char *ptd_session_offline_exe(struct ptd_session *s);
@@ -182,7 +185,9 @@ const struct ptd_calls *ptd_session_calls(struct ptd_session *s);
 
 /* State at the current position (live or replayed). */
 int ptd_session_pc(struct ptd_session *s, uint64_t *pc);
-/* All registers when live; when replaying only rip is valid (*pc_only = 1). */
+/* All registers when live, and while replaying a soft recording at an
+ * instruction where it trapped; elsewhere in the past only rip is valid
+ * (*pc_only = 1). */
 int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r, int *pc_only);
 /* Memory is always the live memory (say so when replaying). */
 long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n);

@@ -307,6 +307,22 @@ static struct tbp *find_bp(const struct ptd_target *t, uint64_t addr)
 	return NULL;
 }
 
+/*
+ * Nonzero when the program wrote over our inserted int3 at @b (its code
+ * is written at run time): the byte there is no longer 0xcc, and that
+ * byte, not the saved one, is the program's.  A program that writes 0xcc
+ * itself over our int3 cannot be told apart.
+ */
+static int bp_overwritten(struct ptd_target *t, struct tbp *b)
+{
+	uint8_t cur;
+
+	if (!b->inserted || ptd_target_read_raw(t, b->addr, &cur, 1) != 1 || cur == 0xcc)
+		return 0;
+	b->orig = cur;
+	return 1;
+}
+
 /* An int3 is marked inserted before it is written and unmarked only after
  * the original byte is back, so whatever moment the teardown looks at the
  * table, every int3 in memory is listed (it restores a listed byte only
@@ -315,6 +331,12 @@ static int bp_poke(struct ptd_target *t, struct tbp *b, int insert)
 {
 	uint8_t v = insert ? 0xcc : b->orig;
 
+	if (!insert && bp_overwritten(t, b)) {
+		/* Putting the saved byte back would undo the program's write;
+		 * its byte is the original now. */
+		b->inserted = 0;
+		return 0;
+	}
 	if (insert)
 		b->inserted = 1;
 	if (write_raw(t, b->addr, &v, 1) != 1) {
@@ -383,8 +405,14 @@ int ptd_target_bp_remove(struct ptd_target *t, uint64_t addr)
 		return -ptde_notfound;
 	if (--b->refs > 0)
 		return 0;
-	if (b->inserted && t->alive)
-		bp_poke(t, b, 0);
+	if (b->inserted && t->alive && bp_poke(t, b, 0) < 0 &&
+	    ptd_target_read_raw(t, addr, &(uint8_t){ 0 }, 1) == 1) {
+		/* Still mapped with our int3 in it: keep the entry so the
+		 * trap stays ours and a later removal can retry. */
+		b->refs++;
+		return ptd__err(-ptde_nomap, "cannot remove breakpoint at 0x%llx: cannot write memory",
+				(unsigned long long)addr);
+	}
 	t->gone_bp[t->ngone++ % 64] = addr;
 	i = (int)(b - t->bp);
 	memmove(b, b + 1, (t->nbp - i - 1) * sizeof(*b));
@@ -405,6 +433,32 @@ int ptd_target_bp_orig(const struct ptd_target *t, uint64_t addr, uint8_t *out)
 		return -ptde_notfound;
 	*out = b->orig;
 	return 0;
+}
+
+int ptd_target_bp_refresh(struct ptd_target *t, uint64_t lo, uint64_t hi)
+{
+	int n = 0;
+
+	if (!t || lo > hi)
+		return -ptde_invalid;
+	if (!t->alive)
+		return ptd__err(-ptde_not_running, "the program is not being run");
+	for (int i = 0; i < t->nbp; i++) {
+		struct tbp *b = &t->bp[i];
+		uint8_t cur;
+		if (b->addr < lo || b->addr >= hi || !b->inserted ||
+		    ptd_target_read_raw(t, b->addr, &cur, 1) != 1 || cur == 0xcc)
+			continue;
+		/* The new byte is the original from now on; the int3 goes
+		 * back on top of it for whoever still wants the breakpoint. */
+		b->orig = cur;
+		b->inserted = 0;
+		if (bp_poke(t, b, 1) < 0)
+			return ptd__err(-ptde_nomap, "cannot insert breakpoint at 0x%llx",
+					(unsigned long long)b->addr);
+		n++;
+	}
+	return n;
 }
 
 static void bp_set_all(struct ptd_target *t, int insert)
@@ -489,9 +543,12 @@ long ptd_target_read(struct ptd_target *t, uint64_t addr, void *buf, size_t n)
 		else
 			hi = mid;
 	}
-	for (int i = lo; i < t->nbp && t->bp[i].addr < addr + (uint64_t)r; i++)
-		if (t->bp[i].inserted)
-			((uint8_t *)buf)[t->bp[i].addr - addr] = t->bp[i].orig;
+	for (int i = lo; i < t->nbp && t->bp[i].addr < addr + (uint64_t)r; i++) {
+		uint8_t *p = (uint8_t *)buf + (t->bp[i].addr - addr);
+		/* Not 0xcc: the program wrote its own byte over our int3. */
+		if (t->bp[i].inserted && *p == 0xcc)
+			*p = t->bp[i].orig;
+	}
 	return r;
 }
 
@@ -1195,7 +1252,10 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 						 byte == 0xcc))
 					moribund = 0;
 			}
-			if ((b && b->inserted) || moribund) {
+			/* Listed but out of memory: taken out for another
+			 * thread's step-over (or while the step recorder runs
+			 * on clean code) after this thread had executed it. */
+			if ((b && (b->inserted || b->orig != 0xcc)) || moribund) {
 				st->pc -= 1;
 				ptd_target_set_pc(t, th->tid, st->pc);
 				th->stop_pc = st->pc;
@@ -1709,12 +1769,16 @@ static int td_stop_fn(struct ptd_target *t, pid_t tid)
 	return td_stop(tid);
 }
 
-/* Is there an int3 of ours (or one removed lately) at @addr? */
+/* Is there an int3 of ours (or one removed lately) at @addr?  A listed
+ * breakpoint taken out of memory for a moment (another thread steps over
+ * it, or the step recorder runs on clean code) still trapped a thread that
+ * executed it just before: ours too, unless the program's own byte there
+ * is an int3. */
 static int td_ours(const struct ptd_target *t, uint64_t addr)
 {
 	const struct tbp *b = find_bp(t, addr);
 
-	if (b && b->inserted)
+	if (b && b->orig != 0xcc)
 		return 1;
 	for (unsigned i = 0; i < 64 && i < t->ngone; i++)
 		if (t->gone_bp[i] == addr)

@@ -119,7 +119,8 @@ int ptd_target_set_regs(struct ptd_target *t, pid_t tid, const struct user_regs_
 int ptd_target_get_pc(struct ptd_target *t, pid_t tid, uint64_t *pc);
 int ptd_target_set_pc(struct ptd_target *t, pid_t tid, uint64_t pc);
 
-/* Reads @n bytes at @addr with our breakpoint bytes masked out.  Returns
+/* Reads @n bytes at @addr with our breakpoint bytes masked out (a byte
+ * the program wrote over one of our int3s shows as written).  Returns
  * the number of bytes read (short at an unmapped page), or <0 when none. */
 long ptd_target_read(struct ptd_target *t, uint64_t addr, void *buf, size_t n);
 /* Reads without masking (what the program sees). */
@@ -129,10 +130,22 @@ long ptd_target_write(struct ptd_target *t, uint64_t addr, const void *buf, size
 
 /* Inserts an int3 at @addr (reference counted).  Returns 0 or <0 (unmapped). */
 int ptd_target_bp_insert(struct ptd_target *t, uint64_t addr);
+/* Drops one reference; the last puts the original byte back (unless the
+ * program wrote its own byte over the int3).  Returns 0, -ptde_notfound,
+ * or -ptde_nomap when the int3 is still mapped but cannot be written
+ * away (the breakpoint then stays). */
 int ptd_target_bp_remove(struct ptd_target *t, uint64_t addr);
 int ptd_target_bp_at(const struct ptd_target *t, uint64_t addr);
 /* Original byte under a breakpoint at @addr; returns 0 and sets *b, or -ptde_notfound. */
 int ptd_target_bp_orig(const struct ptd_target *t, uint64_t addr, uint8_t *b);
+/*
+ * For code the program rewrites at run time: every inserted breakpoint in
+ * [@lo, @hi) whose int3 the program overwrote takes the byte it wrote as
+ * its original, and gets its int3 back.  (Masked reads already show the
+ * program's byte, and removing such a breakpoint keeps it.)  Returns the
+ * number of breakpoints refreshed, or <0.
+ */
+int ptd_target_bp_refresh(struct ptd_target *t, uint64_t lo, uint64_t hi);
 /* Takes every int3 out of memory (0) or puts them back (1), keeping the
  * table: the step recorder checks pcs itself and needs clean text. */
 int ptd_target_bp_enable(struct ptd_target *t, int on);

@@ -29,7 +29,8 @@ expect_line() { # pattern (grep -E) that the transcript must contain
 	grep -qE -- "$1" "$transcript" || { cat "$transcript" >&2; die "($m) expected a line matching: $1"; }
 }
 
-for m in $(ptdbg_methods); do
+methods=$(ptdbg_methods) || exit 1 # step and soft must be among them
+for m in $methods; do
 	d=$TMPDIR/$m
 	transcript=$d/transcript
 	mkdir -p "$d"

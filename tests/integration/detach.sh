@@ -71,6 +71,7 @@ check_method() {
 	note "ok detach ($m): $n text mappings intact, checksum $want"
 }
 
-for m in $(ptdbg_methods); do
+methods=$(ptdbg_methods) || exit 1 # step and soft must be among them
+for m in $methods; do
 	check_method "$m"
 done

@@ -2,7 +2,8 @@
 # Short libFuzzer run over the PT decode path and the bundle parser
 # (tests/fuzz/fuzz-decode.c): builds the target with clang
 # -fsanitize=fuzzer,address,undefined from the decode sources, writes a seed
-# corpus of synthesized traces, and fuzzes for FUZZ_SECONDS (default 20).
+# corpus of synthesized traces, and fuzzes FUZZ_RUNS inputs (default 6000)
+# with a fixed -seed (1; 2 in build-san/), so each run is the same.
 # Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-14-dev);
 # without them this test FAILS with a message saying what to install.
 set -eu
@@ -11,7 +12,8 @@ cd "$top"
 work=${TMPDIR:-/tmp}/fuzz-decode.$$
 mkdir -p "$work/corpus"
 trap 'rm -rf "$work"' EXIT
-secs=${FUZZ_SECONDS:-20}
+runs=${FUZZ_RUNS:-6000}
+[ "${B:-build}" = build-san ] && seed=2 || seed=1
 
 CLANG=${CLANG:-clang}
 if ! command -v "$CLANG" >/dev/null 2>&1; then
@@ -41,12 +43,12 @@ libs="-lipt -lZydis -lZycore -lpthread"
 "$CLANG" $flags -o "$work/gen-seeds" tests/fuzz/gen-seeds.c src/record/ptsynth.c \
 	src/disasm/disasm.c src/util/error.c $libs
 "$work/gen-seeds" "$work/corpus"
-echo "fuzz-decode: $(ls "$work/corpus" | wc -l) seeds, fuzzing for ${secs}s"
+echo "fuzz-decode: $(ls "$work/corpus" | wc -l) seeds, fuzzing $runs inputs (seed $seed)"
 
 # Leak checking stays on; a crash, leak, UB report or timeout fails the run.
 cd "$work"
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
-	./fuzz-decode -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+	./fuzz-decode -seed="$seed" -runs="$runs" -timeout=30 -rss_limit_mb=2048 -max_len=65536 \
 	-print_final_stats=1 corpus 2>&1 | tail -n 25
 rc=${PIPESTATUS[0]}
 if [ "$rc" -ne 0 ]; then

@@ -126,28 +126,39 @@ check_golden() {
 
 # The recording methods this ptdbg accepts (parsed from the error for an
 # unknown one, so a method that lands is tested without editing the tests)
-# and that can record on this machine (pt and bts need hardware that VMs
-# lack; a method that refuses here says why on `record`).  auto is left
-# out: it is one of the others.  step must always be there.
+# and that can record on this machine.  auto is left out: it is one of the
+# others.  step and soft need nothing but ptrace, so they MUST record
+# everywhere: one that is missing or fails to start fails the test (with
+# ptdbg's reason), it is never quietly left out.  pt and bts need hardware
+# that VMs lack; when they refuse, the reason is noted in the log.
 # METHODS="a b", if set, is used instead (how a test is run for one
-# method only, e.g. the pending soft-recorder variants).
+# method only, e.g. the soft-recorder variants).
+REQUIRED_METHODS=${REQUIRED_METHODS:-step soft}
 ptdbg_methods() {
-	local cache=$TMPDIR/.ptdbg-methods m out
+	local cache=$TMPDIR/.ptdbg-methods m out all r
 	if [ -n "${METHODS:-}" ]; then
 		printf '%s\n' $METHODS
 		return
 	fi
 	if [ ! -f "$cache" ]; then
-		for m in $("$PTDBG" -batch --method=no-such-method 2>&1 |
-			   sed -n 's/.*(valid: \(.*\)).*/\1/p' | tr -d ' ' | tr ',' '\n' |
-			   grep -v -x auto); do
+		all=$("$PTDBG" -batch --method=no-such-method 2>&1 |
+			sed -n 's/.*(valid: \(.*\)).*/\1/p' | tr -d ' ' | tr ',' '\n' | grep -v -x auto)
+		for r in $REQUIRED_METHODS; do
+			grep -qx "$r" <<<"$all" || die "ptdbg does not offer the recording method $r (valid: $(echo $all))"
+		done
+		for m in $all; do
 			out=$("$PTDBG" -batch -ex 'break main' -ex run -ex "record $m" \
 				-ex 'info record' "$TESTPROGS/fib" 2>&1)
 			if grep -q '^Active record target' <<<"$out"; then
 				echo "$m"
+			elif grep -qx "$m" <<<"$(printf '%s\n' $REQUIRED_METHODS)"; then
+				printf '%s\n' "$out" | tail -n 5 >&2
+				die "ptdbg cannot record with method $m, which must work on every machine"
+			else
+				note "method $m refused on this machine: $(grep -m 1 'cannot record' <<<"$out")"
 			fi
-		done >"$cache"
-		grep -qx step "$cache" || die "ptdbg cannot record with method step"
+		done >"$cache.tmp" || exit 1
+		mv "$cache.tmp" "$cache"
 	fi
 	cat "$cache"
 }
@@ -240,7 +251,7 @@ span_methods() {
 # differ.
 insn_oracle() {
 	local s prog from to ncont args only a b ref got m failed=0 methods
-	methods=$(ptdbg_methods)
+	methods=$(ptdbg_methods) || exit 1
 	[ -n "$methods" ] || die "cannot get the list of recording methods from ptdbg"
 	note "methods: $(echo $methods)"
 	for s in "$@"; do
@@ -295,7 +306,7 @@ motion_summary() {
 # that only the motions decide where they stop.  ONLY=... in the
 # environment restricts the methods as for span_methods.
 motion_oracle() {
-	local prog=$1 from=$2 to=$3 cmds=$4 a b c m failed=0 ref got
+	local prog=$1 from=$2 to=$3 cmds=$4 a b c m failed=0 ref got methods
 	local -a motions
 	shift 4
 	a=$(bp_addr "$prog" "$from") || exit 1
@@ -314,7 +325,8 @@ motion_oracle() {
 	LD_BIND_NOW=1 gdb_batch -- "$TESTPROGS/$prog" "$@" >"$ref.log"
 	[ "$(stopped_at "$ref.log")" = "$b" ] || { tail -n 20 "$ref.log" >&2; die "gdb did not get from $from to $to in $prog"; }
 	motion_summary <"$ref.log" >"$ref"
-	for m in $(span_methods "$(ptdbg_methods)" "${ONLY:-}"); do
+	methods=$(ptdbg_methods) || exit 1
+	for m in $(span_methods "$methods" "${ONLY:-}"); do
 		got=$TMPDIR/$prog.motions.$m
 		CMDS=("break *$a" run record delete "break *$b" continue 'echo STOPPED-AT\n' 'p/x $pc')
 		_motion_cmds
@@ -351,4 +363,55 @@ find_perf() {
 		fi
 	done
 	return 1
+}
+
+# fuzz_build: builds the libFuzzer targets (build/fuzz/fuzz-*, `make fuzz`:
+# clang -fsanitize=fuzzer,address,undefined).  Needs clang and its
+# libFuzzer runtime; without them the test FAILS saying what to install.
+fuzz_build() {
+	local clang=${FUZZ_CC:-clang} ver
+	command -v "$clang" >/dev/null 2>&1 ||
+		die "'$clang' not found; install clang and its libFuzzer runtime (Debian/Ubuntu: apt-get install clang libclang-rt-14-dev)"
+	printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' >"$TMPDIR/probe.c"
+	if ! "$clang" -fsanitize=fuzzer,address -o "$TMPDIR/probe" "$TMPDIR/probe.c" >"$TMPDIR/probe.log" 2>&1; then
+		ver=$("$clang" -dumpversion | cut -d. -f1)
+		sed 's/^/    /' "$TMPDIR/probe.log" | head -5 >&2
+		die "$clang cannot link -fsanitize=fuzzer (libFuzzer runtime missing); install libclang-rt-$ver-dev"
+	fi
+	# (not the settings of a make this test may run under, such as SANITIZE)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$TOP" -s --no-print-directory -j2 \
+		FUZZ_CC="$clang" fuzz >&2 ||
+		die "cannot build the fuzz targets (make fuzz)"
+}
+
+# fuzz_run NAME CORPUS RUNS [libFuzzer options...]: runs build/fuzz/NAME over
+# the seeds in CORPUS (a copy; new inputs land there) for RUNS inputs with
+# a fixed -seed, in the current directory.  The fuzz targets are the same
+# for the plain and the sanitized build, so each build has its own seed
+# (1 for build/, 2 for build-san/, FUZZ_SEED to choose): the two runs of
+# `make check` cover different inputs, each the same every time.  A crash, leak, sanitizer report
+# or timeout fails the test; the input that did it is kept (crash-*,
+# leak-*, timeout-* in the current directory) and printed in hex.
+fuzz_run() {
+	local name=$1 corpus=$2 runs=$3 rc f
+	shift 3
+	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$TOP/build/fuzz/$name" -seed="${FUZZ_SEED:-$([ "$B" = build-san ] && echo 2 || echo 1)}" -runs="$runs" -timeout=30 -rss_limit_mb=2048 \
+		-close_fd_mask=3 -print_final_stats=1 "$@" "$corpus" >"$TMPDIR/$name.log" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q '^==[0-9]*==ERROR\|runtime error:' "$TMPDIR/$name.log"; then
+		sed -n '/^==[0-9]*==ERROR\|runtime error:/,$p' "$TMPDIR/$name.log" | head -n 120 >&2
+	else
+		tail -n 40 "$TMPDIR/$name.log" >&2
+	fi
+	if [ "$rc" -ne 0 ]; then
+		for f in crash-* leak-* timeout-* oom-*; do
+			[ -f "$f" ] || continue
+			note "input $PWD/$f:"
+			od -c "$f" | head -n 20 >&2
+		done
+		die "$name: the fuzzer found a problem (exit $rc)"
+	fi
+	grep -q '^Done [0-9]* runs' "$TMPDIR/$name.log" || die "$name: the fuzzer did not finish its runs"
 }

@@ -51,7 +51,7 @@ history_of() { # method prog ncont -> pcs on stdout
 		}'
 }
 
-methods=$(ptdbg_methods)
+methods=$(ptdbg_methods) || exit 1 # step and soft must be among them
 failed=0
 for s in "${progs[@]}"; do
 	IFS='|' read -r prog ncont <<<"$s"

@@ -52,7 +52,8 @@ check() {
 	note "ok fib($n) ($m): $want calls"
 }
 
-for m in $(ptdbg_methods); do
+methods=$(ptdbg_methods) || exit 1 # step and soft must be among them
+for m in $methods; do
 	for n in 0 1 2 5 10 12; do
 		check "$m" "$n"
 	done

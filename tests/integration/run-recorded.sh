@@ -8,6 +8,7 @@
 
 progs=(fork exec threads signal dlopen vdso longjmp loops)
 need_prereqs "${progs[@]}" fib
+methods=$(ptdbg_methods) || exit 1 # step and soft must be among them
 
 failed=0
 for prog in "${progs[@]}"; do
@@ -19,7 +20,7 @@ for prog in "${progs[@]}"; do
 	else
 		want_end=$(printf 'exited with code %02o]' "$rc")
 	fi
-	for m in $(ptdbg_methods); do
+	for m in $methods; do
 		log=$TMPDIR/$prog.$m.log
 		# Continue until the end: signal stops the program once (SIGUSR1);
 		# continues after the exit only fail.

@@ -318,6 +318,74 @@ static void test_map_churn(void **state)
 	ptd__soft_map_fini(&m);
 }
 
+/* Code at 0x10000: a call into 0x10020, where "volatile" memory (code
+ * the program may rewrite) starts; nops before it fall through into it. */
+static uint8_t vcode[0x30];
+static int vol_from_0x20(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr >= 0x10020 && addr < 0x10030;
+}
+
+static void test_volatile_code(void **state)
+{
+	(void)state;
+	struct fake f = { 0x10000, vcode, sizeof(vcode) };
+	const struct ptd_soft_run *r;
+	uint64_t lo = 0, hi = 0;
+
+	memset(vcode, 0x90, sizeof(vcode));
+	vcode[0x01] = 0xe8; /* call 0x10020 */
+	vcode[0x02] = 0x1a;
+	vcode[0x03] = vcode[0x04] = vcode[0x05] = 0;
+	vcode[0x06] = 0xc3;
+	vcode[0x22] = 0xc3;
+
+	/* Without the callback the call is followed into the callee. */
+	struct ptd_soft_scan *s = ptd_soft_scan_alloc(fake_read, &f);
+	assert_int_equal(ptd_soft_scan_run(s, 0x10000, &r), 0);
+	assert_int_equal(r->end, 0x10022);
+	assert_false(r->vol);
+	assert_null(r->code);
+	ptd_soft_scan_free(s);
+
+	s = ptd_soft_scan_alloc(fake_read, &f);
+	ptd_soft_scan_set_volatile(s, vol_from_0x20, NULL);
+	/* A direct call into volatile code is trapped, so the callee is
+	 * checked when the call is taken. */
+	assert_int_equal(ptd_soft_scan_run(s, 0x10000, &r), 0);
+	assert_int_equal(r->end, 0x10001);
+	assert_int_equal(r->insn.op, PTD_SOP_CALL);
+	assert_false(r->vol);
+	assert_int_equal(ptd_soft_scan_verify(s, r, &lo, &hi), 0);
+	/* So is falling through into it: the last nop before it. */
+	assert_int_equal(ptd_soft_scan_run(s, 0x1001c, &r), 0);
+	assert_int_equal(r->end, 0x1001f);
+	assert_int_equal(r->insn.op, PTD_SOP_NONE);
+	/* A run in it keeps its bytes, and a change is found. */
+	assert_int_equal(ptd_soft_scan_run(s, 0x10020, &r), 0);
+	assert_int_equal(r->end, 0x10022);
+	assert_true(r->vol);
+	assert_non_null(r->code);
+	assert_int_equal(ptd_soft_scan_verify(s, r, &lo, &hi), 0);
+	vcode[0x21] = 0xc3;
+	assert_int_equal(ptd_soft_scan_verify(s, r, &lo, &hi), 1);
+	assert_int_equal(lo, 0x10021);
+	assert_int_equal(hi, 0x10022);
+	/* Rescanned after invalidation: the new ret ends the run. */
+	assert_int_equal(ptd_soft_scan_invalidate(s, lo, hi, NULL, NULL), 0);
+	assert_int_equal(ptd_soft_scan_run(s, 0x10020, &r), 0);
+	assert_int_equal(r->end, 0x10021);
+	assert_int_equal(ptd_soft_scan_verify(s, r, &lo, &hi), 0);
+	/* Gone from memory: changed as a whole. */
+	f.size = 0x20;
+	assert_int_equal(ptd_soft_scan_verify(s, r, &lo, &hi), 1);
+	assert_int_equal(lo, 0x10020);
+	assert_int_equal(hi, 0x10022);
+	assert_int_equal(ptd_soft_scan_verify(NULL, r, &lo, &hi), -ptde_invalid);
+	ptd_soft_scan_free(s);
+}
+
 static void test_null_args(void **state)
 {
 	(void)state;
@@ -338,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_unreadable_and_long_runs),
 		cmocka_unit_test(test_map_churn),
+		cmocka_unit_test(test_volatile_code),
 		cmocka_unit_test(test_null_args),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,52 @@ static void test_bp_unmapped(void **state)
 
 	assert_true(ptd_target_bp_insert(t, 0x10) < 0);
 	assert_int_equal(ptd_target_bp_remove(t, 0x10), -ptde_notfound);
+	ptd_target_free(t);
+}
+
+/* A store of the program into its own code, as a JIT does it: straight
+ * into memory, past the target's breakpoint table. */
+static void program_store(struct ptd_target *t, uint64_t addr, uint8_t b)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)ptd_target_pid(t));
+	int fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &b, 1, (off_t)addr), 1);
+	close(fd);
+}
+
+static void test_bp_overwritten_by_program(void **state)
+{
+	struct ptd_target *t = launch("fib", "3");
+	uint64_t a = nm_addr(prog("fib"), "fib"), b = nm_addr(prog("fib"), "main");
+	uint8_t v;
+
+	(void)state;
+	assert_int_equal(ptd_target_bp_insert(t, a), 0);
+	assert_int_equal(ptd_target_bp_insert(t, b), 0);
+	program_store(t, a, 0x90);
+	program_store(t, b, 0x91);
+	/* Masked reads show what the program wrote, not the old byte. */
+	assert_int_equal(ptd_target_read(t, a, &v, 1), 1);
+	assert_int_equal(v, 0x90);
+	/* Refreshing takes it as the original and puts the int3 back. */
+	assert_int_equal(ptd_target_bp_refresh(t, a, a + 1), 1);
+	assert_int_equal(ptd_target_bp_refresh(t, a, a + 1), 0);
+	assert_int_equal(ptd_target_read_raw(t, a, &v, 1), 1);
+	assert_int_equal(v, 0xcc);
+	assert_int_equal(ptd_target_bp_orig(t, a, &v), 0);
+	assert_int_equal(v, 0x90);
+	assert_int_equal(ptd_target_read(t, a, &v, 1), 1);
+	assert_int_equal(v, 0x90);
+	assert_int_equal(ptd_target_bp_remove(t, a), 0);
+	assert_int_equal(ptd_target_read_raw(t, a, &v, 1), 1);
+	assert_int_equal(v, 0x90);
+	/* Removing one the program overwrote keeps the program's byte. */
+	assert_int_equal(ptd_target_bp_remove(t, b), 0);
+	assert_int_equal(ptd_target_read_raw(t, b, &v, 1), 1);
+	assert_int_equal(v, 0x91);
+	assert_int_equal(ptd_target_bp_refresh(NULL, 0, 1), -ptde_invalid);
 	ptd_target_free(t);
 }
 
@@ -383,6 +430,7 @@ int main(void)
 	const char *d = getenv("TESTPROGS");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_null_args),
+		cmocka_unit_test(test_bp_overwritten_by_program),
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_attach_bad_pid),
 		cmocka_unit_test(test_step_and_exit),

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# A loaded bundle's PT file truncated by another process while ptdbg has
+# it mapped (docs/bundle.md): touching the lost pages would raise SIGBUS.
+# ptdbg must not crash; the command that runs into it fails with a message
+# naming the file, and the session stays usable.  ptdbg is driven at its
+# prompt through a pipe, so the file is cut exactly between two commands
+# (an `echo` marker after each command says its output is complete).
+. "$(dirname "$0")/lib.bash"
+
+need_prereqs fib
+b=$TMPDIR/bundle
+# fib(21): about 570,000 instructions, a PT file of several PSB segments
+# and three pages or more.
+out=$("$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex 'break exit' -ex continue \
+	-ex "record save $b" --args "$TESTPROGS/fib" 21 2>&1)
+grep -q "Saved the recording to $b" <<<"$out" || { echo "$out"; die "cannot save the bundle"; }
+pt=$(ls "$b"/pt-*.bin)
+size=$(stat -c %s "$pt")
+[ "$size" -ge 8192 ] || die "trace too small for several pages: $size bytes"
+transcript=$TMPDIR/transcript
+
+send() {
+	local line
+	printf '%s\necho @@DONE\\n\n' "$1" >&"${PT[1]}"
+	echo ">>> $1" >>"$transcript"
+	while IFS= read -r -t 120 -u "${PT[0]}" line; do
+		printf '%s\n' "$line" >>"$transcript"
+		[[ $line == *@@DONE* ]] && return 0
+	done
+	cat "$transcript" >&2
+	die "no answer from ptdbg to '$1'"
+}
+expect() { # pattern (grep -E) the transcript must contain after marker $2
+	sed -n "/^>>> $2\$/,\$p" "$transcript" | grep -qE -- "$1" ||
+		{ cat "$transcript" >&2; die "expected a line matching: $1 (after '$2')"; }
+}
+
+for cut in 0 $((size / 2)); do
+	: >"$transcript"
+	cp "$pt" "$pt.orig"
+	coproc PT { "$PTDBG" -q --load "$b" 2>&1; }
+	# the newest segment is decoded and its pages touched
+	send 'reverse-stepi'
+	expect '0x[0-9a-f]+ in ' 'reverse-stepi'
+	truncate -s "$cut" "$pt"
+	# info record counts every segment: it reads the lost pages
+	send 'info record'
+	expect "the trace file '$pt' was truncated while loaded" 'info record'
+	# the session goes on: motions and listings over what is left
+	send 'record goto begin'
+	send 'reverse-continue'
+	send 'record instruction-history 1,3'
+	send 'record function-call-history'
+	send 'bt'
+	printf 'quit\n' >&"${PT[1]}"
+	rc=0
+	wait "$PT_PID" || rc=$?
+	[ "$rc" -lt 128 ] || { cat "$transcript" >&2; die "ptdbg died of signal $((rc - 128)) (file cut to $cut bytes)"; }
+	if grep -q 'AddressSanitizer\|runtime error' "$transcript"; then cat "$transcript" >&2; die "sanitizer report"; fi
+	[ "$(grep -c 'was truncated while loaded' "$transcript")" -eq 1 ] ||
+		{ cat "$transcript" >&2; die "the truncation should be reported once"; }
+	note "ok: file cut to $cut bytes while loaded, ptdbg exited $rc"
+	mv "$pt.orig" "$pt"
+done
+# The untouched bundle still loads and reports nothing of the kind.
+out=$("$PTDBG" -batch --load "$b" -ex 'info record' 2>&1)
+grep -q '^Recorded [0-9]* instructions' <<<"$out" || { echo "$out"; die "the bundle does not load"; }
+! grep -q 'truncated' <<<"$out" || die "a whole bundle reported as truncated"
+echo ok
