@@ -196,6 +196,34 @@ static int session_error(int rc, const char *fallback)
 	return shell_error("%s", msg && msg[0] ? msg : ptd_errstr(rc));
 }
 
+/* Every thread of the session in a new array (the caller frees it), their
+ * count in *@n; NULL with *@n < 0 on an error, which is printed.  No
+ * fixed table: a program may have thousands of threads. */
+static struct ptd_thread_info *session_threads(struct shell *sh, int *n)
+{
+	struct ptd_thread_info *v;
+	int k = ptd_session_threads(sh->s, NULL, 0);
+
+	if (k < 0) {
+		*n = session_error(k, NULL);
+		return NULL;
+	}
+	v = calloc((size_t)k + 1, sizeof(*v));
+	if (!v) {
+		*n = shell_error("out of memory");
+		return NULL;
+	}
+	*n = ptd_session_threads(sh->s, v, k);
+	if (*n > k)
+		*n = k;
+	if (*n < 0) {
+		free(v);
+		*n = session_error(*n, NULL);
+		return NULL;
+	}
+	return v;
+}
+
 /* Parses an optional count argument (default 1). */
 static int parse_count(struct shell *sh, const char *args, uint64_t *count)
 {
@@ -343,10 +371,10 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		e.new_frame = 1;
 	thread[0] = '\0';
 	if (ptd_session_alive(sh->s) && e.kind != PTD_EVENT_EXITED && e.kind != PTD_EVENT_KILLED) {
-		struct ptd_thread_info th[256];
-		int n = ptd_session_threads(sh->s, th, 256), i;
+		int n, i;
+		struct ptd_thread_info *th = session_threads(sh, &n);
 
-		for (i = 0; i < n; i++) {
+		for (i = 0; th && i < n; i++) {
 			if (th[i].num > sh->max_thread)
 				sh->max_thread = th[i].num;
 			if (!th[i].current)
@@ -362,6 +390,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 					 comm[0] ? " \"" : "", comm, comm[0] ? "\"" : "");
 			}
 		}
+		free(th);
 	}
 	if (e.kind == PTD_EVENT_GAP) {
 		const struct ptd_history *h = ptd_session_history(sh->s);
@@ -383,6 +412,9 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);
 	sh->x_valid = 0;
+	if (e.kind == PTD_EVENT_KILLED && ptd_session_offline(sh->s))
+		printf("The recorded history is kept: browse it with record instruction-history,\n"
+		       "reverse-stepi, info threads and the like until the next run.\n");
 	if (e.kind == PTD_EVENT_EXITED || e.kind == PTD_EVENT_KILLED) {
 		sh->main_module[0] = '\0';
 		sh->cur_thread = 0;
@@ -408,9 +440,13 @@ static void print_current_frame(struct shell *sh, int level, enum ptd_print_what
 /* ------------------------------------------------------------------ */
 /* Running                                                              */
 
+static void free_args(char **v);
+
+/* Splits @args into words as a shell would (quotes, backslashes).
+ * Returns the count, or -1 when out of memory. */
 static int split_args(const char *args, char ***out)
 {
-	char **v = NULL, *w;
+	char **v = NULL, **nv, *w;
 	int n = 0;
 	const char *p = skipws(args);
 
@@ -419,8 +455,11 @@ static int split_args(const char *args, char ***out)
 		char q = 0;
 
 		w = malloc(cap);
-		if (!w)
-			break;
+		if (!w) {
+			free_args(v);
+			*out = NULL;
+			return -1;
+		}
 		while (*p && (q || !isspace((unsigned char)*p))) {
 			if (q && *p == q) {
 				q = 0;
@@ -435,7 +474,14 @@ static int split_args(const char *args, char ***out)
 			}
 		}
 		w[len] = '\0';
-		v = realloc(v, sizeof(*v) * (size_t)(n + 2));
+		nv = realloc(v, sizeof(*v) * (size_t)(n + 2));
+		if (!nv) {
+			free(w);
+			free_args(v);
+			*out = NULL;
+			return -1;
+		}
+		v = nv;
 		v[n++] = w;
 		v[n] = NULL;
 		p = skipws(p);
@@ -458,7 +504,27 @@ static int set_program_and_args(struct shell *sh, const char *prog);
 /* The program's arguments as one line, for "Starting program:". */
 static const char *prog_args(struct shell *sh)
 {
-	return sh->run_args;
+	return sh->run_args ? sh->run_args : "";
+}
+
+int shell_set_run_args(struct shell *sh, const char *args)
+{
+	char *copy = strdup(args ? args : "");
+
+	if (!copy)
+		return -1;
+	free(sh->run_args);
+	sh->run_args = copy;
+	return 0;
+}
+
+void shell_release(struct shell *sh)
+{
+	free(sh->run_args);
+	sh->run_args = NULL;
+	for (int i = 0; i < sh->ndisplays; i++)
+		free(sh->displays[i].expr);
+	sh->ndisplays = 0;
 }
 
 static int do_run(struct shell *sh, const char *args, int start)
@@ -474,7 +540,8 @@ static int do_run(struct shell *sh, const char *args, int start)
 		return shell_error("No executable file specified.\n"
 				   "Use the \"file\" or \"exec-file\" command.");
 	if (*skipws(args)) {
-		snprintf(sh->run_args, sizeof(sh->run_args), "%s", skipws(args));
+		if (shell_set_run_args(sh, skipws(args)) < 0)
+			return shell_error("out of memory");
 		if (set_program_and_args(sh, prog) < 0)
 			return -1;
 		prog = ptd_session_program(sh->s);
@@ -1371,7 +1438,7 @@ static const char *method_format(int m)
 static int info_record(struct shell *sh, const char *args)
 {
 	struct ptd_record_info ri;
-	struct ptd_thread_info th[256];
+	struct ptd_thread_info *th;
 	uint64_t gaps;
 	int rc, n, i, num = 1;
 	pid_t tid = ptd_session_pid(sh->s);
@@ -1392,12 +1459,15 @@ static int info_record(struct shell *sh, const char *args)
 		       method_format(ri.method), ri.bytes);
 	else
 		printf("Recording format: %s.\n", method_format(ri.method));
-	n = ptd_session_threads(sh->s, th, 256);
+	th = session_threads(sh, &n);
+	if (!th)
+		return -1;
 	for (i = 0; i < n; i++)
 		if (th[i].current) {
 			num = th[i].num;
 			tid = th[i].tid;
 		}
+	free(th);
 	gaps = ri.ngaps;
 	if (num == 1 && tid == ptd_session_pid(sh->s))
 		printf("Recorded %" PRIu64 " instructions in %" PRIu64 " functions (%" PRIu64
@@ -1695,15 +1765,19 @@ static int do_x(struct shell *sh, const char *args);
  * examined memory, or "2: /x $rax = 0x5". */
 static void show_display(struct shell *sh, const struct shell_display *d)
 {
-	char xargs[sizeof(d->fmt) + sizeof(d->expr) + 4];
+	char *xargs;
 	uint64_t v;
 	enum expr_kind k;
 	char f = d->fmt[0] ? d->fmt[strlen(d->fmt) - 1] : 0;
 
 	if (d->fmt[0] && (strchr(d->fmt, 'i') || strchr(d->fmt, 's'))) {
 		printf("%d: x/%s %s\n", d->num, d->fmt, d->expr);
-		snprintf(xargs, sizeof(xargs), "/%s %s", d->fmt, d->expr);
+		if (asprintf(&xargs, "/%s %s", d->fmt, d->expr) < 0) {
+			shell_error("out of memory");
+			return;
+		}
 		do_x(sh, xargs);
+		free(xargs);
 		return;
 	}
 	if (shell_eval(sh, d->expr, &v, &k) < 0)
@@ -1745,15 +1819,21 @@ static int cmd_display(struct shell *sh, const char *args)
 		args = skipws(args);
 		if (!flen)
 			return shell_error("Missing format.");
+		if (flen >= sizeof(d->fmt))
+			return shell_error("Invalid display format '%.*s': too long.", (int)flen, fmt);
 	}
 	if (!*args)
 		return shell_error("Argument required (expression to compute).");
 	if (sh->ndisplays == (int)(sizeof(sh->displays) / sizeof(sh->displays[0])))
-		return shell_error("Too many displays.");
-	d = &sh->displays[sh->ndisplays++];
+		return shell_error("Too many displays (at most %d).",
+				   (int)(sizeof(sh->displays) / sizeof(sh->displays[0])));
+	d = &sh->displays[sh->ndisplays];
+	d->expr = strdup(args);
+	if (!d->expr)
+		return shell_error("out of memory");
+	sh->ndisplays++;
 	d->num = ++sh->display_num;
 	snprintf(d->fmt, sizeof(d->fmt), "%.*s", (int)flen, fmt);
-	snprintf(d->expr, sizeof(d->expr), "%s", args);
 	/* gdb shows a new display at once only to a user at the prompt */
 	if (sh->from_tty && ptd_session_alive(sh->s))
 		show_display(sh, d);
@@ -1768,8 +1848,11 @@ static int cmd_undisplay(struct shell *sh, const char *args)
 
 	args = skipws(args);
 	if (!*args) {
-		if (query(sh, "Delete all auto-display expressions? "))
+		if (query(sh, "Delete all auto-display expressions? ")) {
+			for (i = 0; i < sh->ndisplays; i++)
+				free(sh->displays[i].expr);
 			sh->ndisplays = 0;
+		}
 		return 0;
 	}
 	while (*args) {
@@ -1780,6 +1863,7 @@ static int cmd_undisplay(struct shell *sh, const char *args)
 		for (i = 0; i < sh->ndisplays; i++) {
 			if ((uint64_t)sh->displays[i].num != n)
 				continue;
+			free(sh->displays[i].expr);
 			memmove(&sh->displays[i], &sh->displays[i + 1],
 				sizeof(sh->displays[0]) * (size_t)(sh->ndisplays - i - 1));
 			sh->ndisplays--;
@@ -2138,8 +2222,8 @@ static void thread_target_id(struct shell *sh, const struct ptd_thread_info *t, 
 
 static int info_threads(struct shell *sh, const char *args)
 {
-	struct ptd_thread_info th[256];
-	char ids[256][96];
+	struct ptd_thread_info *th;
+	char (*ids)[96];
 	int n, i, w = 9;
 
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s)) {
@@ -2147,9 +2231,14 @@ static int info_threads(struct shell *sh, const char *args)
 		return 0;
 	}
 	shell_sync(sh);
-	n = ptd_session_threads(sh->s, th, 256);
-	if (n < 0)
-		return session_error(n, NULL);
+	th = session_threads(sh, &n);
+	if (!th)
+		return -1;
+	ids = calloc((size_t)n + 1, sizeof(*ids));
+	if (!ids) {
+		free(th);
+		return shell_error("out of memory");
+	}
 	for (i = 0; i < n; i++) {
 		thread_target_id(sh, &th[i], n, ids[i], sizeof(ids[i]));
 		if ((int)strlen(ids[i]) > w)
@@ -2160,20 +2249,22 @@ static int info_threads(struct shell *sh, const char *args)
 		printf("%c %-4d %-*s ", th[i].current ? '*' : ' ', th[i].num, w, ids[i]);
 		ptd_print_frame(&sh->pc, th[i].pc, -1, 0, -1, PTD_PRINT_LOCATION);
 	}
+	free(ids);
+	free(th);
 	return 0;
 }
 
 static int cmd_thread(struct shell *sh, const char *args)
 {
-	struct ptd_thread_info th[256];
+	struct ptd_thread_info *th, t;
 	uint64_t num;
 	int n, i, rc;
 
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
 		return shell_error("No thread selected");
-	n = ptd_session_threads(sh->s, th, 256);
-	if (n < 0)
-		return session_error(n, NULL);
+	th = session_threads(sh, &n);
+	if (!th)
+		return -1;
 	args = skipws(args);
 	if (!*args) {
 		for (i = 0; i < n; i++)
@@ -2181,13 +2272,18 @@ static int cmd_thread(struct shell *sh, const char *args)
 				printf("[Current thread is %d (%s %d)]\n", th[i].num,
 				       n == 1 ? "process" : "LWP", (int)th[i].tid);
 			}
+		free(th);
 		return 0;
 	}
-	if (parse_uint(args, &num) < 0)
+	if (parse_uint(args, &num) < 0) {
+		free(th);
 		return shell_error("Invalid thread ID: %s", args);
+	}
 	for (i = 0; i < n; i++)
 		if ((uint64_t)th[i].num == num)
 			break;
+	t = i < n ? th[i] : (struct ptd_thread_info){ 0 };
+	free(th);
 	if (i == n)
 		return shell_error("Unknown thread %" PRIu64 ".", num);
 	ptd_clear_error();
@@ -2196,9 +2292,9 @@ static int cmd_thread(struct shell *sh, const char *args)
 		return session_error(rc, NULL);
 	clear_listing_state(sh);
 	shell_sync(sh);
-	sh->cur_thread = th[i].num;
-	printf("[Switching to thread %d (%s %d)]\n", th[i].num, n == 1 ? "process" : "LWP",
-	       (int)th[i].tid);
+	sh->cur_thread = t.num;
+	printf("[Switching to thread %d (%s %d)]\n", t.num, n == 1 ? "process" : "LWP",
+	       (int)t.tid);
 	print_current_frame(sh, 0, PTD_PRINT_SRC_AND_LOC);
 	return 0;
 }
@@ -2418,8 +2514,10 @@ static int cmd_source(struct shell *sh, const char *args)
 static int set_program_and_args(struct shell *sh, const char *prog)
 {
 	char **words = NULL, **argv;
-	int n = split_args(sh->run_args, &words), i, rc;
+	int n = split_args(prog_args(sh), &words), i, rc;
 
+	if (n < 0)
+		return shell_error("out of memory");
 	argv = calloc((size_t)n + 2, sizeof(*argv));
 	if (!argv) {
 		free_args(words);
@@ -2463,23 +2561,26 @@ static int cmd_file(struct shell *sh, const char *args)
 static int set_args(struct shell *sh, const char *args)
 {
 	const char *prog = ptd_session_program(sh->s);
-	char saved[sizeof(sh->run_args)];
+	char *saved = sh->run_args;
 
-	snprintf(saved, sizeof(saved), "%s", sh->run_args);
-	snprintf(sh->run_args, sizeof(sh->run_args), "%s", skipws(args));
-	if (!prog)
-		return 0; /* kept for the next "file" */
-	if (set_program_and_args(sh, prog) < 0) {
-		snprintf(sh->run_args, sizeof(sh->run_args), "%s", saved);
+	sh->run_args = NULL;
+	if (shell_set_run_args(sh, skipws(args)) < 0) {
+		sh->run_args = saved;
+		return shell_error("out of memory");
+	}
+	if (prog && set_program_and_args(sh, prog) < 0) {
+		free(sh->run_args);
+		sh->run_args = saved;
 		return -1;
 	}
-	return 0;
+	free(saved);
+	return 0; /* without a program: kept for the next "file" */
 }
 
 static int show_args(struct shell *sh, const char *args)
 {
 	printf("Argument list to give program being debugged when it is started is \"%s\".\n",
-	       sh->run_args);
+	       prog_args(sh));
 	return 0;
 }
 

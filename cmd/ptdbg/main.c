@@ -429,16 +429,32 @@ int main(int argc, char **argv)
 			shell_error("%s: %s.", prog_argv[0], strerror(errno));
 		} else {
 			char **pa = calloc((size_t)prog_argc + 1, sizeof(*pa));
+			size_t len = 1;
+			char *line;
 
-			for (i = 0; pa && i < prog_argc; i++) {
-				size_t used = strlen(sh.run_args);
+			/* The arguments as one line, for "Starting program:". */
+			for (i = 1; i < prog_argc; i++)
+				len += strlen(prog_argv[i]) + 1;
+			line = malloc(len);
+			if (line) {
+				char *p = line;
 
-				pa[i] = prog_argv[i];
-				if (i)
-					snprintf(sh.run_args + used, sizeof(sh.run_args) - used, "%s%s",
-						 i > 1 ? " " : "", prog_argv[i]);
+				for (i = 1; i < prog_argc; i++) {
+					size_t k = strlen(prog_argv[i]);
+
+					if (i > 1)
+						*p++ = ' ';
+					memcpy(p, prog_argv[i], k);
+					p += k;
+				}
+				*p = '\0';
+				sh.run_args = line;
 			}
-			if (pa && ptd_session_set_program(sh.s, pa) < 0)
+			for (i = 0; pa && i < prog_argc; i++)
+				pa[i] = prog_argv[i];
+			if (!pa || !line)
+				shell_error("out of memory");
+			else if (ptd_session_set_program(sh.s, pa) < 0)
 				shell_error("%s: %s", prog_argv[0], ptd_last_error(-ptde_invalid));
 			else if (!batch)
 				printf("Reading symbols from %s...\n", prog_argv[0]);
@@ -455,6 +471,7 @@ int main(int argc, char **argv)
 			last_rc = -1;
 			if (batch) {
 				ptd_session_free(sh.s);
+				shell_release(&sh);
 				free(cmds);
 				return 1;
 			}
@@ -489,6 +506,7 @@ int main(int argc, char **argv)
 	g_session = NULL;
 	/* Kills a program we launched, detaches from one we attached to. */
 	ptd_session_free(sh.s);
+	shell_release(&sh);
 	if (sh.quit)
 		return sh.quit_code;
 	return batch && last_rc < 0 ? 1 : 0;

@@ -21,7 +21,7 @@
 struct shell_display {
 	int num;       /* gdb's display number */
 	char fmt[16];  /* "i", "3i", "x", or "" */
-	char expr[240];
+	char *expr;    /* owned */
 };
 
 struct shell {
@@ -35,7 +35,7 @@ struct shell {
 	 * exit from", "Continuing.") are printed only for commands a person
 	 * typed, not for -ex in batch mode or -x scripts. */
 	int from_tty;
-	char run_args[4096]; /* arguments as typed, for "Starting program:" */
+	char *run_args; /* arguments as typed, for "Starting program:"; owned, NULL: none */
 	pid_t last_pid; /* for "[Inferior 1 (process N) exited ...]" */
 	int cur_thread; /* thread selected at the last stop, for "[Switching to ...]" */
 	int max_thread; /* highest thread number seen: >1 names threads in stops */
@@ -91,6 +91,13 @@ int shell_execute(struct shell *sh, const char *line, int *repeatable);
 /* Runs the commands of @path as gdb's -x and source do: not from_tty, no
  * repeats, the first failing command ends the file.  Returns 0 or -1. */
 int shell_source(struct shell *sh, const char *path);
+
+/* Replaces sh->run_args with a copy of @args.  Returns 0, or -1 when out
+ * of memory (the old arguments are kept). */
+int shell_set_run_args(struct shell *sh, const char *args);
+
+/* Frees what the shell owns (not the session). */
+void shell_release(struct shell *sh);
 
 /* Shows the "display" expressions (after a stop). */
 void shell_do_displays(struct shell *sh);

@@ -465,12 +465,14 @@ int ptd_ptsynth_async(struct ptd_ptsynth *s, uint64_t from_ip, uint64_t target)
 	TXN_BEGIN(s);
 	s->tsc++;
 	err = flush_tnt(s);
+	/* A PSB+ due goes before the FUP: between the disable and the
+	 * enable it would part the signal from where it interrupted. */
+	if (!err)
+		err = maybe_psb(s, from_ip);
 	if (!err)
 		err = emit_ip(s, ppt_fup, from_ip, 0);
 	if (!err)
 		err = disable(s);
-	if (!err && s->since_psb >= s->cfg.psb_period)
-		err = emit_psb_plus(s, 0, 0);
 	if (!err)
 		err = enable_at(s, target);
 	TXN_END(s);

@@ -72,6 +72,7 @@ struct sthread {
 	 * on demand (a lazy history, src/decode/pt.h); owned. */
 	struct ptd_pt_trace *lazy_done;
 	int exec_flush; /* the next flush decodes with the session's exec_img */
+	int pt_lost;    /* stretches whose PT could not be decoded and kept */
 };
 
 struct ptd_session {
@@ -92,9 +93,17 @@ struct ptd_session {
 	struct ptd_image *exec_img;
 	struct dead_code *dead; /* code unmapped while recording */
 	int ndead;
+	/* The recorded program's code as last seen at a stop (its mappings
+	 * and a copy of its anonymous executable memory), so that its history
+	 * can still be read after it was killed (keep_killed_recording). */
+	char *snap_maps;
+	struct ptd_image *snap_img;
+	struct dead_code *snap_anon;
+	int nsnap_anon;
 	/* A trace bundle loaded with --load: no process, the histories
 	 * come from its PT, code bytes from its image. */
 	int offline;
+	int kept; /* offline: the recording of a program that was killed */
 	struct ptd_bundle *bundle;
 	struct ptd_image *offimg;
 	char *offline_exe; /* the bundle's main executable (its first ELF map) */
@@ -166,6 +175,19 @@ static struct sthread *thread_by_tid(struct ptd_session *s, pid_t tid)
 	return NULL;
 }
 
+/* A recording error met where nobody can return it (a recorder's
+ * callback, the end of a motion): the front end hears of it through the
+ * notify callback; the history itself has a gap for what was lost. */
+static void rec_warn(struct ptd_session *s, int rc, const char *what)
+{
+	char msg[512];
+
+	if (rc >= 0 || !s->notify)
+		return;
+	snprintf(msg, sizeof(msg), "warning: %s: %s", what, ptd_last_error(rc));
+	s->notify(s->notify_ctx, msg);
+}
+
 static int read_live(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 {
 	struct ptd_session *s = ctx;
@@ -209,6 +231,24 @@ static int dead_read(struct ptd_session *s, uint64_t addr, uint8_t *buf, size_t 
 		}
 	}
 	return -ptde_nomap;
+}
+
+static void snap_anon_free(struct dead_code *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i].bytes);
+	free(v);
+}
+
+static void snap_free(struct ptd_session *s)
+{
+	free(s->snap_maps);
+	s->snap_maps = NULL;
+	ptd_image_free(s->snap_img);
+	s->snap_img = NULL;
+	snap_anon_free(s->snap_anon, s->nsnap_anon);
+	s->snap_anon = NULL;
+	s->nsnap_anon = 0;
 }
 
 static void dead_free(struct ptd_session *s)
@@ -258,6 +298,120 @@ static void dead_save(struct ptd_session *s, uint64_t addr, uint64_t len)
 		s->ndead++;
 	}
 	fclose(f);
+}
+
+/* Code for the snapshot image where no file backs it: anonymous
+ * executable memory copied at the snapshot, else code unmapped earlier. */
+static int snap_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct ptd_session *s = ctx;
+
+	for (int i = 0; i < s->nsnap_anon; i++) {
+		const struct dead_code *d = &s->snap_anon[i];
+		if (addr >= d->start && addr - d->start < d->size) {
+			size_t k = d->size - (addr - d->start);
+			if (k > n)
+				k = n;
+			memcpy(buf, d->bytes + (addr - d->start), k);
+			return (int)k;
+		}
+	}
+	return dead_read(s, addr, buf, n);
+}
+
+/* The text of /proc/PID/maps (NUL-terminated; free it), or NULL. */
+static char *read_maps(pid_t pid)
+{
+	char path[64], chunk[4096], *text = NULL;
+	size_t len = 0, k;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		char *m = realloc(text, len + k + 1);
+		if (!m) {
+			free(text);
+			fclose(f);
+			return NULL;
+		}
+		text = m;
+		memcpy(text + len, chunk, k);
+		len += k;
+		text[len] = 0;
+	}
+	fclose(f);
+	return text;
+}
+
+struct snap_ctx {
+	struct ptd_session *s;
+	struct dead_code *v;
+	int n;
+	size_t total;
+};
+
+static int snap_anon_cb(void *ctx, uint64_t start, uint64_t end, const char *name)
+{
+	struct snap_ctx *c = ctx;
+	struct dead_code *nv, *d;
+	size_t n = (size_t)(end - start);
+
+	(void)name;
+	/* vdso and small JIT areas; a huge one is left out, not half copied */
+	if (c->total + n > (16u << 20))
+		return 0;
+	nv = realloc(c->v, (size_t)(c->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ptde_nomem;
+	c->v = nv;
+	d = &c->v[c->n];
+	d->start = start;
+	d->size = n;
+	d->bytes = malloc(n);
+	if (!d->bytes)
+		return -ptde_nomem;
+	if (ptd_target_read(c->s->t, start, d->bytes, n) != (long)n) {
+		free(d->bytes);
+		return 0;
+	}
+	c->n++;
+	c->total += n;
+	return 0;
+}
+
+/* At a stop while recording: takes a new snapshot of the program's code
+ * when its mappings changed since the last one. */
+static void snap_refresh(struct ptd_session *s)
+{
+	struct snap_ctx c = { s, NULL, 0, 0 };
+	struct ptd_image *img;
+	char *maps;
+
+	if (!s->t || !ptd_target_alive(s->t))
+		return;
+	maps = read_maps(ptd_target_pid(s->t));
+	if (!maps)
+		return;
+	if (s->snap_maps && !strcmp(maps, s->snap_maps)) {
+		free(maps);
+		return;
+	}
+	img = ptd_image_alloc(snap_read, s);
+	if (!img || ptd_image_add_maps_text(img, maps) < 0 ||
+	    ptd_image_foreach_anon(maps, snap_anon_cb, &c) < 0) {
+		ptd_image_free(img);
+		snap_anon_free(c.v, c.n);
+		free(maps);
+		return;
+	}
+	snap_free(s);
+	s->snap_maps = maps;
+	s->snap_img = img;
+	s->snap_anon = c.v;
+	s->nsnap_anon = c.n;
 }
 
 /* Code bytes for histories and decoders: the live memory, else code
@@ -570,6 +724,7 @@ static void drop_process(struct ptd_session *s)
 	s->sym = NULL;
 	free_threads(s);
 	dead_free(s);
+	snap_free(s);
 	ptd_image_free(s->offimg);
 	s->offimg = NULL;
 	ptd_image_free(s->exec_img);
@@ -577,6 +732,7 @@ static void drop_process(struct ptd_session *s)
 	ptd_bundle_free(s->bundle);
 	s->bundle = NULL;
 	s->offline = 0;
+	s->kept = 0;
 	free(s->offline_exe);
 	s->offline_exe = NULL;
 	for (int i = 0; i < s->nbp; i++)
@@ -903,13 +1059,21 @@ static struct sbp *bp_at(struct ptd_session *s, uint64_t addr)
 
 static int sync_threads(struct ptd_session *s)
 {
-	pid_t tids[512];
-	int n = ptd_target_threads(s->t, tids, 512);
+	int n = ptd_target_threads(s->t, NULL, 0), rc = 0;
+	pid_t *tids;
 
-	for (int i = 0; i < n && i < 512; i++)
+	if (n < 0)
+		return n;
+	tids = calloc((size_t)n + 1, sizeof(*tids));
+	if (!tids)
+		return ptd__err(-ptde_nomem, "cannot list %d threads: out of memory", n);
+	n = ptd_target_threads(s->t, tids, n);
+	for (int i = 0; i < n && rc == 0; i++)
 		if (!add_sthread(s, tids[i]))
-			return -ptde_nomem;
-	return 0;
+			rc = ptd__err(-ptde_nomem, "cannot add thread %d: out of memory",
+				      (int)tids[i]);
+	free(tids);
+	return rc;
 }
 
 /*
@@ -995,7 +1159,8 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 	if (!s->argv)
 		return ptd__err(-ptde_invalid,
 				"No executable file specified.\nUse the \"file\" or \"exec-file\" command.");
-	if (s->t)
+	/* also a kept (killed) recording or a loaded bundle: all goes */
+	if (s->t || s->offline)
 		drop_process(s);
 	l.argv = s->argv;
 	l.disable_aslr = s->disable_aslr;
@@ -1144,12 +1309,11 @@ static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t e
 	bytes = ptd_ptsynth_take(th->synth, &n);
 	if (!bytes)
 		return 0;
-	rc = append_pt(th, bytes, n);
-	if (rc == 0 && s->exec_img && th->exec_flush) {
+	if (s->exec_img && th->exec_flush) {
 		/* The stretch ending with the execve: the old program's code. */
 		img = s->exec_img;
 		s->exec_img = NULL;
-	} else if (rc == 0) {
+	} else {
 		img = ptd_image_alloc(read_code, s);
 		if (!img)
 			rc = -ptde_nomem;
@@ -1157,17 +1321,33 @@ static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t e
 			ptd_image_add_maps(img, ptd_target_pid(s->t));
 	}
 	if (rc == 0) {
-		/* Decode into a scratch history, then move the items over, so
-		 * an error leaves the history as it was. */
+		/* Decode into a scratch history; only when that worked do the
+		 * PT bytes and the items go in, both or neither, so the kept
+		 * PT (record save) and the history stay in step. */
 		chunk_h = ptd_history_alloc(read_code, s);
 		if (!chunk_h) {
 			rc = -ptde_nomem;
 		} else {
 			rc = ptd_pt_decode_history(bytes, n, img, chunk_h, NULL);
 			if (rc == 0)
+				rc = append_pt(th, bytes, n);
+			if (rc == 0) {
 				rc = ptd_history_splice(th->h, chunk_h);
+				if (rc < 0)
+					th->pt_size -= n; /* take the bytes back out */
+			}
 			ptd_history_free(chunk_h);
 		}
+	}
+	if (rc < 0) {
+		/* The stretch is lost: the history says so with a gap, and
+		 * the kept PT is marked so that a saved bundle is not taken
+		 * for complete. */
+		char why[200];
+		snprintf(why, sizeof(why), "cannot decode the trace recorded up to 0x%llx: %s",
+			 (unsigned long long)end_ip, ptd_last_error(rc));
+		ptd_history_append_gap(th->h, PTD_GAP_LOST, 0, why);
+		th->pt_lost++;
 	}
 	free(bytes);
 	ptd_image_free(img);
@@ -1195,15 +1375,17 @@ static int pt_sync(struct ptd_session *s)
 {
 	int rc = 0;
 
-	for (int i = 0; i < s->nth && rc == 0; i++) {
+	/* Every thread, even after one failed: the first error is returned. */
+	for (int i = 0; i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
 		/* A gone thread ends where its recorder left it (an exiting
 		 * thread: before its exit syscall), so its PT ends with FUP and
 		 * TIP.PGD there instead of trailing off after the last branch,
 		 * where libipt and perf's decoder would stop at different
 		 * instructions.  A tail of 0 (unknown) only flushes. */
-		if (th->stage)
-			rc = pt_flush_thread(s, th, ptd_history_tail(th->stage));
+		int r = th->stage ? pt_flush_thread(s, th, ptd_history_tail(th->stage)) : 0;
+		if (r < 0 && rc == 0)
+			rc = r;
 	}
 	return rc;
 }
@@ -1215,10 +1397,13 @@ static int pt_sync_before_unmap(struct ptd_session *s)
 
 	if (!s->steprec)
 		return 0;
-	for (int i = 0; i < s->nth && rc == 0; i++) {
+	for (int i = 0; i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
-		if (th->stage && !th->gone)
-			rc = pt_flush_thread(s, th, ptd_steprec_next_ip(s->steprec, th->tid));
+		int r = th->stage && !th->gone
+				? pt_flush_thread(s, th, ptd_steprec_next_ip(s->steprec, th->tid))
+				: 0;
+		if (r < 0 && rc == 0)
+			rc = r;
 	}
 	return rc;
 }
@@ -1300,7 +1485,7 @@ static void before_syscall_cb(void *ctx, pid_t tid, const struct user_regs_struc
 	    r->rax != SYS_execve && r->rax != SYS_execveat)
 		return;
 	if (s->rec_pt && (th = thread_by_tid(s, tid)) != NULL)
-		pt_flush_thread(s, th, next_ip);
+		rec_warn(s, pt_flush_thread(s, th, next_ip), "cannot decode the trace before a syscall");
 	if (s->rec_pt && (r->rax == SYS_execve || r->rax == SYS_execveat))
 		pt_note_exec(s);
 	if (r->rax == SYS_munmap)
@@ -1349,6 +1534,8 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 	}
 	s->rec_pt = s->want_pt;
 	dead_free(s);
+	snap_free(s);
+	snap_refresh(s);
 	if (m == PTD_METHOD_SOFT) {
 		struct ptd_softrec_config cfg = { 0 };
 		cfg.no_pin = !s->pin_cpu;
@@ -1713,7 +1900,22 @@ struct run_ctx {
 	int sel_sig; /* the selected thread's pending step enters a signal handler */
 	uint64_t fed; /* soft: history position the stepper has seen up to */
 	uint64_t fed_ip; /* and the ip that position had then */
+	/* index of @sel in s->th: add_sthread() may move the array (a clone
+	 * seen by the recorder, by stop_all), never an index */
+	ptrdiff_t sel_i;
 };
+
+static void sel_set(struct run_ctx *rc, struct sthread *th)
+{
+	rc->sel = th;
+	rc->sel_i = th ? th - rc->s->th : -1;
+}
+
+/* After anything that may have added a thread. */
+static void sel_fix(struct run_ctx *rc)
+{
+	rc->sel = rc->sel_i >= 0 ? &rc->s->th[rc->sel_i] : NULL;
+}
 
 /* The history the recorder writes the selected thread into. */
 static const struct ptd_history *rec_history(struct ptd_session *s, struct sthread *th)
@@ -1797,7 +1999,8 @@ static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
 			struct user_regs_struct r;
 			int got = ptd_target_get_regs(s->t, tid, &r) == 0;
 			if (s->rec_pt)
-				pt_sync_before_unmap(s);
+				rec_warn(s, pt_sync_before_unmap(s),
+					 "cannot decode the trace before a syscall");
 			if (got && r.rax == SYS_munmap)
 				dead_save(s, r.rdi, r.rsi);
 			if (got && s->rec_pt && (r.rax == SYS_execve || r.rax == SYS_execveat))
@@ -1865,13 +2068,17 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 	if (ptd_session_alive(s))
 		ptd_target_stop_all(s->t, stop_all_cb, rc);
 	if (s->recording && (s->steprec || s->softrec)) {
+		int rc;
 		if (s->steprec)
-			ptd_steprec_flush(s->steprec, 0);
+			rc = ptd_steprec_flush(s->steprec, 0);
 		else
-			ptd_softrec_flush(s->softrec, 0);
-		if (s->rec_pt && pt_sync(s) < 0)
-			fprintf(stderr, "ptdbg: %s\n", ptd_last_error(-ptde_internal));
+			rc = ptd_softrec_flush(s->softrec, 0);
+		rec_warn(s, rc, "cannot write the recorded instructions into the history");
+		if (s->rec_pt)
+			rec_warn(s, pt_sync(s), "cannot decode the recorded trace");
 	}
+	if (s->recording)
+		snap_refresh(s);
 	for (int i = 0; i < s->nth; i++)
 		if (s->th[i].calls && s->th[i].calls_count != ptd_history_count(s->th[i].h))
 			drop_calls(&s->th[i]);
@@ -1903,6 +2110,52 @@ static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
 	return 0;
 }
 
+/*
+ * The program was killed (SIGKILL, or a fatal signal passed on to it)
+ * while recording: nothing of it is left to ask, but what was recorded is
+ * the user's evidence of how it got there.  The session goes on as if the
+ * recording had been loaded from a bundle: the histories stay, code comes
+ * from the snapshot of the last stop (and what was unmapped before), until
+ * the next run.  Returns 0, or <0 when there is nothing to keep.
+ */
+static int keep_killed_recording(struct ptd_session *s)
+{
+	if (!s->recording || !s->snap_img || s->nth == 0)
+		return -ptde_notfound;
+	ptd_image_free(s->offimg);
+	s->offimg = s->snap_img;
+	s->snap_img = NULL;
+	s->offline = 1;
+	s->kept = 1;
+	if (s->rec_pt)
+		rec_warn(s, pt_sync(s), "cannot decode the recorded trace");
+	ptd_steprec_free(s->steprec);
+	s->steprec = NULL;
+	ptd_softrec_free(s->softrec);
+	s->softrec = NULL;
+	ptd_target_free(s->t);
+	s->t = NULL;
+	/* Every thread with a history is shown, as in a loaded bundle: the
+	 * kill ended them all, and those that ended before are evidence too. */
+	for (int i = 0; i < s->nth; i++) {
+		struct sthread *th = &s->th[i];
+		drop_calls(th);
+		th->pos = 0;
+		if (ptd_history_count(th->h) > 1)
+			th->gone = 0;
+	}
+	if (s->cur >= s->nth || s->th[s->cur].gone) {
+		/* the thread shown first: the main thread, if it lived on */
+		s->cur = 0;
+		for (int i = 0; i < s->nth; i++)
+			if (!s->th[i].gone) {
+				s->cur = i;
+				break;
+			}
+	}
+	return 0;
+}
+
 static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev)
 {
 	struct run_ctx rc = { s, NULL, 0, 0, 0 };
@@ -1916,7 +2169,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		return ptd__err(-ptde_not_running, "The program is not being run.");
 	s->interrupted = 0;
 	ptd_target_clear_interrupt();
-	rc.sel = cur_thread(s);
+	sel_set(&rc, cur_thread(s));
 	rc.recording = s->recording && s->steprec;
 	rc.step_sel = m != PTD_MOTION_CONTINUE;
 	if (rc.sel)
@@ -1958,10 +2211,12 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			finish_stop(&rc, ev);
 			return err;
 		}
+		sel_fix(&rc);
 		ev->tid = st.tid;
 		ev->pc = st.pc;
 		if (s->softrec) {
 			int own = ptd_softrec_stop(s->softrec, &st);
+			sel_fix(&rc); /* a clone was added to the session */
 			if (own < 0) {
 				finish_stop(&rc, ev);
 				return own;
@@ -2075,6 +2330,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			ev->exit_code = st.status;
 			ev->signo = st.signo;
 			ev->pc = 0;
+			if (st.kind == PTD_STOP_KILLED && keep_killed_recording(s) == 0)
+				return 0;
 			drop_process(s);
 			return 0;
 		case PTD_STOP_THREAD_EXIT: {
@@ -2087,7 +2344,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				/* continue: the selected thread ended; carry on with
 				 * the main thread selected, as gdb does. */
 				struct sthread *lead = thread_by_tid(s, ptd_target_pid(s->t));
-				rc.sel = lead;
+				sel_set(&rc, lead);
 				if (lead)
 					s->cur = (int)(lead - s->th);
 			} else if (rc.sel && rc.sel->tid == st.tid) {
@@ -2095,7 +2352,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				ev->kind = PTD_EVENT_STEPPED;
 				ev->tid = ptd_target_pid(s->t);
 				ev->new_frame = 1;
-				rc.sel = NULL;
+				sel_set(&rc, NULL);
 				finish_stop(&rc, ev);
 				if (ptd_session_alive(s))
 					ptd_target_get_pc(s->t, ev->tid, &ev->pc);
@@ -2105,10 +2362,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			break;
 		}
 		case PTD_STOP_CLONE: {
-			ptrdiff_t sel_idx = rc.sel ? rc.sel - s->th : -1;
 			struct sthread *n = add_sthread(s, st.new_tid);
-			if (sel_idx >= 0)
-				rc.sel = &s->th[sel_idx];
+			sel_fix(&rc);
 			if (n && rc.recording)
 				record_start_thread(s, n);
 			/* (the soft recorder added the thread in ptd_softrec_stop) */
@@ -2118,6 +2373,14 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			break;
 		}
 		case PTD_STOP_FORK:
+			if (st.signo == SIGKILL && s->notify) {
+				char msg[300];
+				snprintf(msg, sizeof(msg),
+					 "warning: cannot take the breakpoints out of forked child "
+					 "process %d (%s): it was killed rather than run into them",
+					 (int)st.new_tid, ptd_last_error(-ptde_nomap));
+				s->notify(s->notify_ctx, msg);
+			}
 			err = resume_thread(&rc, st.tid, 0);
 			break;
 		case PTD_STOP_EXEC:
@@ -2139,7 +2402,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				struct sthread *eth = thread_by_tid(s, st.tid);
 				if (eth && eth->stage) {
 					eth->exec_flush = 1;
-					pt_flush_thread(s, eth, st.pc);
+					rec_warn(s, pt_flush_thread(s, eth, st.pc),
+						 "cannot decode the trace up to the exec");
 					eth->exec_flush = 0;
 				}
 			}
@@ -2153,7 +2417,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				struct sthread *th = thread_by_tid(s, st.tid);
 				if (!th)
 					th = add_sthread(s, st.tid);
-				rc.sel = th;
+				sel_set(&rc, th);
 				s->cur = th ? (int)(th - s->th) : 0;
 			}
 			ptd_symbols_free(s->sym);
@@ -2463,32 +2727,28 @@ static int save_anon(void *ctx, uint64_t start, uint64_t end, const char *name)
 	return rc;
 }
 
-static int save_maps(struct ptd_session *s, struct ptd_bundle *b)
+/* The file-backed executable mappings of @maps (/proc/PID/maps text). */
+static int save_maps(struct ptd_bundle *b, const char *maps)
 {
-	char path[64], line[4608];
-	FILE *f;
+	const char *p = maps;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)ptd_target_pid(s->t));
-	f = fopen(path, "re");
-	if (!f)
-		return ptd__err(-ptde_sys, "cannot read %s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		char *line = strndup(p, n);
 		unsigned long long lo, hi, off;
 		char perms[8];
-		int pos = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &pos) < 4 ||
-		    perms[2] != 'x' || !pos || line[pos] != '/')
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		if (strstr(line + pos, " (deleted)"))
-			continue;
-		int rc = ptd_bundle_add_map(b, line + pos, off, hi - lo, lo);
-		if (rc < 0) {
-			fclose(f);
+		int pos = 0, rc = 0;
+
+		if (!line)
+			return -ptde_nomem;
+		p += n + (p[n] == '\n');
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off, &pos) >= 4 &&
+		    perms[2] == 'x' && pos && line[pos] == '/' && !strstr(line + pos, " (deleted)"))
+			rc = ptd_bundle_add_map(b, line + pos, off, hi - lo, lo);
+		free(line);
+		if (rc < 0)
 			return rc;
-		}
 	}
-	fclose(f);
 	return 0;
 }
 
@@ -2500,11 +2760,11 @@ static int session_bundle(struct ptd_session *s, struct ptd_bundle **out)
 	char vendor[16];
 	struct ptd_bundle *b;
 	char *maps = NULL;
-	size_t len = 0;
 	int rc = 0;
 
 	*out = NULL;
-	if (!s->recording || !ptd_session_alive(s))
+	/* a live recording, or one kept after the program was killed */
+	if (!s->recording || (!ptd_session_alive(s) && !s->kept))
 		return ptd__err(-ptde_not_running, "No recording is currently active.");
 	if (!s->rec_pt)
 		return ptd__err(-ptde_unsupported,
@@ -2517,29 +2777,23 @@ static int session_bundle(struct ptd_session *s, struct ptd_bundle **out)
 		return -ptde_nomem;
 	memcpy(b->cpu_vendor, vendor, sizeof(b->cpu_vendor));
 	s->bundle = b;
-	rc = save_maps(s, b);
-	/* anonymous and vdso code, read now with our breakpoints masked */
-	if (rc == 0) {
-		char path[64];
-		FILE *f;
-		snprintf(path, sizeof(path), "/proc/%d/maps", (int)ptd_target_pid(s->t));
-		f = fopen(path, "re");
-		if (f) {
-			char chunk[4096];
-			size_t k;
-			while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-				char *m = realloc(maps, len + k + 1);
-				if (!m)
-					break;
-				maps = m;
-				memcpy(maps + len, chunk, k);
-				len += k;
-				maps[len] = 0;
-			}
-			fclose(f);
-		}
-		if (maps)
-			rc = ptd_image_foreach_anon(maps, save_anon, s);
+	if (s->kept)
+		maps = s->snap_maps ? strdup(s->snap_maps) : NULL;
+	else
+		maps = read_maps(ptd_target_pid(s->t));
+	if (!maps)
+		rc = ptd__err(-ptde_sys, "cannot read the mappings of process %d",
+			      (int)ptd_target_pid(s->t));
+	if (rc == 0)
+		rc = save_maps(b, maps);
+	/* anonymous and vdso code, read now with our breakpoints masked,
+	 * or as copied at the last stop before the program was killed */
+	if (rc == 0 && s->kept) {
+		for (int i = 0; rc == 0 && i < s->nsnap_anon; i++)
+			rc = ptd_bundle_add_memory(b, s->snap_anon[i].start, s->snap_anon[i].bytes,
+						   s->snap_anon[i].size);
+	} else if (rc == 0) {
+		rc = ptd_image_foreach_anon(maps, save_anon, s);
 		if (rc > 0)
 			rc = 0;
 	}
@@ -2548,6 +2802,14 @@ static int session_bundle(struct ptd_session *s, struct ptd_bundle **out)
 		rc = ptd_bundle_add_memory(b, s->dead[i].start, s->dead[i].bytes, s->dead[i].size);
 	for (int i = 0; rc == 0 && i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
+		if (th->pt_lost && s->notify) {
+			char msg[160];
+			snprintf(msg, sizeof(msg),
+				 "warning: thread %d lost %d stretches of its trace while recording "
+				 "(its history has a gap for each, the saved trace has none)",
+				 (int)th->tid, th->pt_lost);
+			s->notify(s->notify_ctx, msg);
+		}
 		if (!th->pt_size)
 			continue;
 		rc = ptd_bundle_add_thread(b, (int)th->tid, th->pt, th->pt_size,

@@ -72,12 +72,17 @@ struct ptd_target {
 	int nbp, cap_bp;
 	int bp_enabled; /* int3s are in memory (1) or suspended (0) */
 	/* stops of tids not (yet) known, e.g. a clone child reporting before
-	 * its parent's clone event */
-	struct early_stop early[64];
-	int nearly;
+	 * its parent's clone event; grown as needed: a lost one would leave
+	 * us waiting for a stop already taken */
+	struct early_stop *early;
+	int nearly, cap_early;
 	/* events produced internally and handed out by the next wait */
-	struct ptd_stop queue[16];
-	int nqueue;
+	struct ptd_stop *queue;
+	int nqueue, cap_queue;
+	/* an error met while translating a stop, returned by the next wait */
+	int pending_err;
+	/* th[] is compacted (gone threads dropped) when it reaches this */
+	int compact_at;
 	int vfork_bps_suspended;
 	/* Addresses of breakpoints removed lately: another thread may have
 	 * executed the int3 just before it went, and its trap arrives after
@@ -181,13 +186,34 @@ static struct ptd_target *target_new(pid_t pid)
 	return t;
 }
 
-static void queue_push(struct ptd_target *t, const struct ptd_stop *st)
+/* Grows the array *@v of @size-byte elements to hold one more than *@n. */
+static int grow(void **v, int *cap, int n, size_t size)
 {
-	if (t->nqueue < (int)(sizeof(t->queue) / sizeof(t->queue[0])))
-		t->queue[t->nqueue++] = *st;
+	void *nv;
+	int c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	nv = realloc(*v, (size_t)c * size);
+	if (!nv)
+		return -ptde_nomem;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+static int queue_push(struct ptd_target *t, const struct ptd_stop *st)
+{
+	if (grow((void **)&t->queue, &t->cap_queue, t->nqueue, sizeof(*t->queue)) < 0)
+		return ptd__err(-ptde_nomem, "cannot keep the stop of thread %d: out of memory",
+				(int)st->tid);
+	t->queue[t->nqueue++] = *st;
+	return 0;
 }
 
 static int translate(struct ptd_target *t, struct tthread *th, int status, struct ptd_stop *st);
+static void compact_threads(struct ptd_target *t);
 static int wait_tid_stop(pid_t tid, int *status);
 static pid_t waitpid_safe(pid_t pid, int *status, int flags);
 
@@ -471,13 +497,28 @@ int ptd_target_bp_clean_child(struct ptd_target *t, pid_t pid)
 		return -ptde_invalid;
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return ptd__err(ptd__errno_code(errno), "cannot open %s: %s", path, strerror(errno));
-	for (int i = 0; i < t->nbp; i++)
-		if (t->bp[i].inserted &&
-		    pwrite(fd, &t->bp[i].orig, 1, (off_t)t->bp[i].addr) != 1)
-			bad++;
-	close(fd);
+	for (int i = 0; i < t->nbp; i++) {
+		const struct tbp *b = &t->bp[i];
+		uint64_t a = b->addr & ~7ull;
+		long word;
+
+		if (!b->inserted)
+			continue;
+		if (fd >= 0 && pwrite(fd, &b->orig, 1, (off_t)b->addr) == 1)
+			continue;
+		/* The child is our stopped tracee until we detach it: poke
+		 * the word instead (a /proc that refuses writes). */
+		errno = 0;
+		word = ptrace(PTRACE_PEEKDATA, pid, (void *)(uintptr_t)a, 0);
+		if (errno == 0) {
+			((uint8_t *)&word)[b->addr - a] = b->orig;
+			if (ptrace(PTRACE_POKEDATA, pid, (void *)(uintptr_t)a, (void *)word) == 0)
+				continue;
+		}
+		bad++;
+	}
+	if (fd >= 0)
+		close(fd);
 	return bad ? ptd__err(-ptde_nomap, "cannot restore %d breakpoint bytes in child %d", bad,
 			      (int)pid)
 		   : 0;
@@ -619,6 +660,7 @@ int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l)
 	int pfd[2], st, rc;
 	pid_t pid;
 	struct ptd_target *t;
+	struct tthread *th;
 
 	if (!out || !l || !l->argv || !l->argv[0])
 		return ptd__err(-ptde_invalid, "no program to run");
@@ -697,29 +739,39 @@ int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l)
 		ptd_target_free(t);
 		return rc;
 	}
-	add_thread(t, pid, PTD_THREAD_STOPPED);
-	ptd_target_get_pc(t, pid, &find_thread(t, pid)->stop_pc);
+	th = add_thread(t, pid, PTD_THREAD_STOPPED);
+	if (!th) {
+		ptd_target_free(t); /* kills it: nothing of ours is in it yet */
+		return ptd__err(-ptde_nomem, "cannot run '%s': out of memory", l->argv[0]);
+	}
+	ptd_target_get_pc(t, pid, &th->stop_pc);
 	open_mem(t);
 	live_register(t);
 	*out = t;
 	return 0;
 }
 
-static int list_tids(pid_t pid, pid_t *tids, int max)
+/* Every thread id of @pid, in *@tids (grown as needed; the caller frees
+ * it).  Returns the count, -1 when the process is gone, or -ptde_nomem. */
+static int list_tids(pid_t pid, pid_t **tids, int *cap)
 {
 	char path[64];
+	struct dirent *de;
+	DIR *d;
 	int n = 0;
 
-	/* /proc/PID/task without opendir: read it through ls-like readdir. */
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
+	d = opendir(path);
 	if (!d)
 		return -1;
-	struct dirent *de;
-	while ((de = readdir(d)) && n < max) {
+	while ((de = readdir(d))) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
-		tids[n++] = (pid_t)atoi(de->d_name);
+		if (grow((void **)tids, cap, n, sizeof(**tids)) < 0) {
+			closedir(d);
+			return -ptde_nomem;
+		}
+		(*tids)[n++] = (pid_t)atoi(de->d_name);
 	}
 	closedir(d);
 	return n;
@@ -738,8 +790,8 @@ static int wait_tid_stop(pid_t tid, int *status)
 int ptd_target_attach(struct ptd_target **out, pid_t pid)
 {
 	struct ptd_target *t;
-	pid_t tids[1024];
-	int changed;
+	pid_t *tids = NULL;
+	int changed, cap = 0, oom = 0;
 
 	if (!out || pid <= 0)
 		return ptd__err(-ptde_invalid, "invalid process id %d", (int)pid);
@@ -752,9 +804,14 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 	 * may be created while we attach (clones of seized threads are
 	 * auto-attached, so one more pass suffices). */
 	do {
-		int n = list_tids(pid, tids, 1024);
+		int n = list_tids(pid, &tids, &cap);
 		changed = 0;
+		if (n == -ptde_nomem) {
+			oom = 1;
+			break;
+		}
 		if (n <= 0 && t->nth == 0) {
+			free(tids);
 			free(t);
 			return ptd__err(-ptde_nosrch, "cannot attach to %d: no such process",
 					(int)pid);
@@ -767,6 +824,7 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 				if (e == ESRCH)
 					continue;
 				if (t->nth == 0) {
+					free(tids);
 					free(t->th);
 					free(t);
 					if (e == EPERM)
@@ -781,11 +839,21 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 			}
 			ptrace(PTRACE_INTERRUPT, tids[i], 0, 0);
 			struct tthread *th = add_thread(t, tids[i], PTD_THREAD_RUNNING);
-			if (th)
-				th->interrupt_sent = 1;
+			if (!th) {
+				/* Not tracked, so let it go again at once; then
+				 * give up the whole attach below. */
+				int st;
+				if (wait_tid_stop(tids[i], &st) == 0 && WIFSTOPPED(st))
+					ptrace(PTRACE_DETACH, tids[i], 0,
+					       (void *)(long)((st >> 16) ? 0 : WSTOPSIG(st)));
+				oom = 1;
+				break;
+			}
+			th->interrupt_sent = 1;
 			changed = 1;
 		}
-	} while (changed);
+	} while (changed && !oom);
+	free(tids);
 	/* Collect every thread's interrupt stop. */
 	for (int i = 0; i < t->nth; i++) {
 		struct tthread *th = &t->th[i];
@@ -818,6 +886,13 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 			}
 			ptrace(PTRACE_CONT, th->tid, 0, 0);
 		}
+	}
+	if (oom) {
+		/* Every thread we seized is stopped: leave them as they were. */
+		t->alive = 1;
+		ptd_target_detach(t);
+		ptd_target_free(t);
+		return ptd__err(-ptde_nomem, "cannot attach to %d: out of memory", (int)pid);
 	}
 	open_mem(t);
 	live_register(t);
@@ -891,8 +966,12 @@ int ptd_target_resume(struct ptd_target *t, pid_t tid, int step, int signo)
 			if (th && translate(t, th, status, &st)) {
 				/* Until wait() hands the event out, the thread counts
 				 * as running: nobody may resume it twice. */
-				queue_push(t, &st);
-				th->queued = 1;
+				int rc = queue_push(t, &st);
+				if (rc < 0)
+					return rc;
+				th = find_thread(t, tid);
+				if (th)
+					th->queued = 1;
 			}
 			return 0;
 		}
@@ -1030,7 +1109,13 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		pid_t child;
 		int cst, early = 0;
 
-		ptrace(PTRACE_GETEVENTMSG, th->tid, 0, &msg);
+		if (ptrace(PTRACE_GETEVENTMSG, th->tid, 0, &msg) < 0 || msg == 0) {
+			/* Killed (SIGKILL) while stopped at the event: its exit
+			 * and the child's come through wait; never wait for
+			 * "pid 0", which is any child of ours. */
+			th->state = PTD_THREAD_RUNNING;
+			return 0;
+		}
 		child = (pid_t)msg;
 		st->new_tid = child;
 		for (int i = 0; i < t->nearly; i++)
@@ -1039,36 +1124,50 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 				early = 1;
 				break;
 			}
+		if (!early && (wait_tid_stop(child, &cst) < 0 || !WIFSTOPPED(cst)))
+			early = -1; /* gone already (killed with its process) */
 		if (ev == PTRACE_EVENT_CLONE) {
 			struct tthread *n = add_thread(t, child, PTD_THREAD_STOPPED);
+			if (!n) {
+				/* The new thread stays stopped: resumed untracked it
+				 * could run into our int3s. */
+				t->pending_err = ptd__err(-ptde_nomem,
+					"cannot track new thread %d: out of memory (it is kept stopped)",
+					(int)child);
+				return 0;
+			}
 			th = find_thread(t, st->tid); /* add_thread may move the array */
 			/* The kernel gave the new thread its creator's mask, our
 			 * pin: what it must get back is the creator's own. */
-			if (n && th && th->aff_saved && !n->aff_saved) {
+			if (th && th->aff_saved && !n->aff_saved) {
 				n->aff = th->aff;
 				n->aff_saved = 1;
 			}
-			if (!early && wait_tid_stop(child, &cst) == 0 &&
-			    (WIFEXITED(cst) || WIFSIGNALED(cst)))
+			if (early < 0)
 				n->state = PTD_THREAD_GONE;
 			st->kind = PTD_STOP_CLONE;
 			return 1;
 		}
-		if (!early)
-			wait_tid_stop(child, &cst);
 		if (ev == PTRACE_EVENT_VFORK) {
 			/* The child shares our memory until it execs or exits:
 			 * take the int3s out until VFORK_DONE. */
 			bp_set_all(t, 0);
 			t->vfork_bps_suspended = 1;
-		} else {
-			ptd_target_bp_clean_child(t, child);
+		} else if (early >= 0 && ptd_target_bp_clean_child(t, child) < 0) {
+			/* A copy of our int3s would stay in its code, where
+			 * nobody handles the traps (it dies of SIGTRAP at the
+			 * first, or worse, a handler of its own runs on): end it
+			 * now and say so rather than let it go like that. */
+			kill(child, SIGKILL);
+			st->signo = SIGKILL;
 		}
-		/* A forked child inherited the pin: it goes with its parent
-		 * thread's own mask. */
-		if (t->pin_cpu >= 0 && th->aff_saved)
-			sched_setaffinity(child, sizeof(th->aff), &th->aff);
-		ptrace(PTRACE_DETACH, child, 0, 0);
+		if (early >= 0) {
+			/* A forked child inherited the pin: it goes with its
+			 * parent thread's own mask. */
+			if (t->pin_cpu >= 0 && th->aff_saved)
+				sched_setaffinity(child, sizeof(th->aff), &th->aff);
+			ptrace(PTRACE_DETACH, child, 0, 0);
+		}
 		st->kind = PTD_STOP_FORK;
 		return 1;
 	}
@@ -1083,12 +1182,13 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		unsigned long old = 0;
 		int aff_saved = 0;
 		cpu_set_t aff;
-		ptrace(PTRACE_GETEVENTMSG, th->tid, 0, &old);
+		if (ptrace(PTRACE_GETEVENTMSG, th->tid, 0, &old) < 0)
+			old = 0; /* then no mask to carry over */
 		/* The exec'ing thread (its mask goes with it) now has the
 		 * leader's tid; every other thread is gone, and so are our
 		 * breakpoints. */
 		for (int i = 0; i < t->nth; i++)
-			if (t->th[i].tid == (pid_t)old && t->th[i].aff_saved) {
+			if (old && t->th[i].tid == (pid_t)old && t->th[i].aff_saved) {
 				aff = t->th[i].aff;
 				aff_saved = 1;
 			}
@@ -1096,7 +1196,13 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 			if (t->th[i].tid != t->pid)
 				t->th[i].state = PTD_THREAD_GONE;
 		th = add_thread(t, t->pid, PTD_THREAD_STOPPED);
-		if (th && aff_saved) {
+		if (!th) {
+			t->pending_err = ptd__err(-ptde_nomem,
+				"cannot track thread %d after exec: out of memory (it is kept stopped)",
+				(int)t->pid);
+			return 0;
+		}
+		if (aff_saved) {
 			th->aff = aff;
 			th->aff_saved = 1;
 		}
@@ -1190,6 +1296,11 @@ int ptd_target_wait(struct ptd_target *t, struct ptd_stop *st, int block)
 		pid_t w;
 		struct tthread *th;
 
+		if (t->pending_err) {
+			int rc = t->pending_err;
+			t->pending_err = 0;
+			return rc;
+		}
 		if (t->nqueue) {
 			*st = t->queue[0];
 			memmove(t->queue, t->queue + 1, (--t->nqueue) * sizeof(t->queue[0]));
@@ -1202,6 +1313,7 @@ int ptd_target_wait(struct ptd_target *t, struct ptd_stop *st, int block)
 		}
 		if (!t->alive)
 			return ptd__err(-ptde_not_running, "the program is not being run");
+		compact_threads(t);
 		do
 			w = waitpid_safe(-1, &status, __WALL | (block ? 0 : WNOHANG));
 		while (w < 0 && errno == EINTR);
@@ -1217,7 +1329,12 @@ int ptd_target_wait(struct ptd_target *t, struct ptd_stop *st, int block)
 		th = find_thread(t, w);
 		if (!th) {
 			/* A clone or fork child ahead of its parent's event. */
-			if (WIFSTOPPED(status) && t->nearly < 64) {
+			if (WIFSTOPPED(status)) {
+				if (grow((void **)&t->early, &t->cap_early, t->nearly,
+					 sizeof(*t->early)) < 0)
+					return ptd__err(-ptde_nomem,
+						"cannot keep the stop of new thread %d: out of memory",
+						(int)w);
 				t->early[t->nearly].tid = w;
 				t->early[t->nearly].status = status;
 				t->nearly++;
@@ -1231,6 +1348,25 @@ int ptd_target_wait(struct ptd_target *t, struct ptd_stop *st, int block)
 			return 0;
 		}
 	}
+}
+
+/*
+ * Drops the entries of threads that are gone, keeping creation order, once
+ * th[] has doubled since the last time: a program that creates threads
+ * all its life must not make every lookup slower.  Only between events,
+ * when no tthread pointer is held.
+ */
+static void compact_threads(struct ptd_target *t)
+{
+	int j = 0;
+
+	if (t->nth < t->compact_at || t->nth < 64)
+		return;
+	for (int i = 0; i < t->nth; i++)
+		if (t->th[i].state != PTD_THREAD_GONE)
+			t->th[j++] = t->th[i];
+	t->nth = j;
+	t->compact_at = 2 * j > 64 ? 2 * j : 64;
 }
 
 int ptd_target_interrupt(struct ptd_target *t, pid_t tid)
@@ -1471,6 +1607,8 @@ void ptd_target_free(struct ptd_target *t)
 	if (t->memfd >= 0)
 		close(t->memfd);
 	free(t->th);
+	free(t->early);
+	free(t->queue);
 	free(t->bp);
 	free(t);
 }

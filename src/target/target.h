@@ -40,7 +40,9 @@ enum ptd_stop_kind {
 	PTD_STOP_KILLED,      /* the whole process was killed (signo) */
 	PTD_STOP_THREAD_EXIT, /* one thread (not the last) is gone */
 	PTD_STOP_CLONE,       /* a new thread (new_tid) was created; both stopped */
-	PTD_STOP_FORK,        /* a child (new_tid) was forked and has been detached */
+	PTD_STOP_FORK,        /* a child (new_tid) was forked and has been detached;
+			       * signo SIGKILL: our breakpoint bytes could not be
+			       * taken out of its copy of the code, so it was killed */
 	PTD_STOP_EXEC,        /* the process exec'ed; breakpoints are gone */
 };
 
@@ -75,7 +77,8 @@ void ptd_target_free(struct ptd_target *t);
 pid_t ptd_target_pid(const struct ptd_target *t);
 int ptd_target_alive(const struct ptd_target *t);
 int ptd_target_launched(const struct ptd_target *t);
-/* Fills @tids with the live threads in creation order; returns the count. */
+/* Fills @tids with up to @max live threads in creation order; returns the
+ * count of all of them (@tids may be NULL to count). */
 int ptd_target_threads(const struct ptd_target *t, pid_t *tids, int max);
 enum ptd_thread_state ptd_target_thread_state(const struct ptd_target *t, pid_t tid);
 

@@ -218,6 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		shell_execute(sh, line, &rep);
 	}
 	ptd_session_free(sh->s);
+	shell_release(sh); /* run arguments and display expressions it owns */
 	free(sh);
 	free(text);
 	return 0;

@@ -298,6 +298,41 @@ static void test_threads(void **state)
 	ptd_target_free(t);
 }
 
+/* 800 threads in waves of 100 (testprogs/manythreads): every clone and
+ * exit is seen, and the live count is right all along, also after the
+ * table of threads was compacted. */
+static void test_many_threads(void **state)
+{
+	char *argv[] = { (char *)prog("manythreads"), "8", "100", NULL };
+	struct ptd_launch l = { .argv = argv, .disable_aslr = 1 };
+	struct ptd_target *t = NULL;
+	struct ptd_stop st;
+	int clones = 0, exits = 0, most = 0;
+	pid_t tids[128];
+
+	assert_int_equal(ptd_target_launch(&t, &l), 0);
+	for (;;) {
+		int n;
+
+		assert_int_equal(ptd_target_resume_all(t, 0), 0);
+		assert_int_equal(ptd_target_wait(t, &st, 1), 0);
+		if (st.kind == PTD_STOP_EXITED)
+			break;
+		clones += st.kind == PTD_STOP_CLONE;
+		exits += st.kind == PTD_STOP_THREAD_EXIT;
+		n = ptd_target_threads(t, NULL, 0);
+		assert_int_equal(n, 1 + clones - exits);
+		assert_int_equal(ptd_target_threads(t, tids, 128), n);
+		if (n > most)
+			most = n;
+	}
+	assert_int_equal(clones, 800);
+	assert_int_equal(exits, 800);
+	assert_int_equal(most, 101);
+	assert_int_equal(st.status, 0);
+	ptd_target_free(t);
+}
+
 static void test_stop_all_and_step_threads(void **state)
 {
 	/* Single-step every thread of a threaded program to its end: the
@@ -404,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_bp_enable_and_write),
 		cmocka_unit_test(test_fork_child_clean),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_many_threads),
 		cmocka_unit_test(test_stop_all_and_step_threads),
 		cmocka_unit_test(test_signal_exit),
 		cmocka_unit_test(test_attach_detach),
