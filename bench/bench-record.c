@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "disasm/disasm.h"
 #include "ptdbg/ptdbg.h"
@@ -46,6 +47,22 @@ static uint64_t count_branches(struct ptd_session *s)
 	return n;
 }
 
+/* Resident set of this process (ptdbg's side, not the program's), bytes. */
+static unsigned long long rss_bytes(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
 int main(int argc, char **argv)
 {
 	struct ptd_session *s;
@@ -81,6 +98,9 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	rc = ptd_session_motion(s, PTD_MOTION_CONTINUE, 0, &ev);
 	clock_gettime(CLOCK_MONOTONIC, &b);
+	/* What the recording holds, before "info record" builds the
+	 * function-call segments (their cost is printed apart). */
+	unsigned long long rss = rss_bytes();
 	if (rc < 0 || ev.kind != PTD_EVENT_BREAKPOINT) {
 		fprintf(stderr, "bench-record: did not reach _exit\n");
 		return 1;
@@ -89,10 +109,10 @@ int main(int argc, char **argv)
 	double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	uint64_t br = count_branches(s);
 	printf("insns=%llu seconds=%.3f insn_per_s=%.0f bytes=%zu bytes_per_insn=%.3f stops=%llu "
-	       "branches=%llu stops_per_branch=%.3f\n",
+	       "branches=%llu stops_per_branch=%.3f rss=%llu\n",
 	       (unsigned long long)ri.ninsn, dt, (double)ri.ninsn / dt, ri.bytes,
 	       (double)ri.bytes / (double)ri.ninsn, (unsigned long long)ri.stops,
-	       (unsigned long long)br, br ? (double)ri.stops / (double)br : 0.0);
+	       (unsigned long long)br, br ? (double)ri.stops / (double)br : 0.0, rss);
 	ptd_session_free(s);
 	return 0;
 }
