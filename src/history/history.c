@@ -996,9 +996,19 @@ int ptd_history_drop_oldest(struct ptd_history *h, uint64_t number, const char *
 	for (i = 0; i < k; i++) {
 		uint32_t j;
 		decode_chunk(h, i, items);
-		for (j = 0; j < h->chunks[i].nitems; j++)
-			if (items[j].kind == PTD_ITEM_BLOCK)
-				dins += items[j].block.ninsn;
+		for (j = 0; j < h->chunks[i].nitems; j++) {
+			const struct ptd_item *x = &items[j];
+			if (x->kind == PTD_ITEM_BLOCK)
+				dins += x->block.ninsn;
+			/* The detail strings of dropped gaps go too (their
+			 * slots stay, so later indices keep their meaning). */
+			if (x->kind == PTD_ITEM_GAP && x->detail && x->detail <= h->ndetails &&
+			    x->detail != h->drop_detail && h->details[x->detail - 1]) {
+				h->details_bytes -= strlen(h->details[x->detail - 1]) + 1;
+				free(h->details[x->detail - 1]);
+				h->details[x->detail - 1] = NULL;
+			}
+		}
 	}
 	free(items);
 	/* Nothing can fail from here on. */

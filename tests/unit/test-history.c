@@ -732,6 +732,13 @@ static void test_drop_oldest(void **state)
 			assert_string_equal(ptd_history_detail(h, x.detail),
 					    ptd_history_detail(ref, y.detail));
 	}
+	/* The detail strings of dropped gaps are freed (h and ref were
+	 * built alike, so their detail indices agree). */
+	for (k = 0; k < refn; k++) {
+		assert_int_equal(ptd_history_item(ref, k, &y), 1);
+		if (y.kind == PTD_ITEM_GAP && y.detail)
+			assert_null(ptd_history_detail(h, y.detail));
+	}
 	/* The dropped instructions and the kept ones make the whole. */
 	assert_int_equal(ptd_history_ninsn(h) + dropped, ptd_history_ninsn(ref));
 	/* Cursors: the gap at 1, then the reference's instruction shift up. */
