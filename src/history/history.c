@@ -1016,9 +1016,10 @@ int ptd_history_drop_oldest(struct ptd_history *h, uint64_t number, const char *
 		h->details[h->ndetails++] = NULL;
 		h->drop_detail = h->ndetails;
 	}
-	free(h->details[h->drop_detail - 1]);
-	h->details_bytes -= h->details[h->drop_detail - 1]
-				    ? strlen(h->details[h->drop_detail - 1]) + 1 : 0;
+	if (h->details[h->drop_detail - 1]) {
+		h->details_bytes -= strlen(h->details[h->drop_detail - 1]) + 1;
+		free(h->details[h->drop_detail - 1]);
+	}
 	h->details[h->drop_detail - 1] = d;
 	h->details_bytes += d ? strlen(d) + 1 : 0;
 	h->dropped += dins;
