@@ -21,7 +21,7 @@ else
 Q := @
 endif
 
-DEPS_PKGS := libipt-dev libunwind-dev libzydis-dev libdw-dev libelf-dev zlib1g-dev libcmocka-dev libreadline-dev pkg-config gdb clang libclang-rt-14-dev libc6-dbg
+DEPS_PKGS := libipt-dev libunwind-dev libzydis-dev libdw-dev libelf-dev libcmocka-dev libreadline-dev pkg-config gdb clang libclang-rt-14-dev libc6-dbg
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
@@ -30,6 +30,7 @@ WARN += -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla
 endif
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
 	-Iinclude -Isrc -MMD -MP
+# -lz (soft's register snapshots): zlib1g-dev comes with libelf-dev and libdw-dev.
 LIBS := -lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lz -lpthread
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
