@@ -60,6 +60,19 @@ check() {
 		die "$m $f: kept $kept + dropped $dropped != recorded unbounded $total"
 	diff -u <(strip_numbers <<<"$full") <(strip_numbers <<<"$out") >&2 ||
 		die "$m $f: the kept instructions 2..40 are not the unbounded $first..$last"
+	if [ "$m" = soft ]; then
+		# soft knows every register where it trapped (a conditional
+		# jump or a return) also after the drop: the same as unbounded.
+		local k rb ru
+		k=$(grep -P '^\d+\t +0x[0-9a-f]+ <[^>]*>:\t(j(?!mp)[a-z]+|ret)\b' <<<"$out" | head -n 1 | cut -f1)
+		[ -n "$k" ] || die "$m $f: no conditional jump or return among instructions 2..40"
+		rb=$(record "$m" "$f" 64K "$n" "record goto $k" 'info registers rsp rbp' | grep -E '^(rsp|rbp) ')
+		ru=$(record "$m" "$f" unlimited "$n" "record goto $((k + dropped - 1))" 'info registers rsp rbp' |
+			grep -E '^(rsp|rbp) ')
+		grep -q unavailable <<<"$rb" && die "$m $f: registers at trap $k not known after the drop: $rb"
+		[ "$(wc -l <<<"$rb")" -eq 2 ] && [ "$rb" = "$ru" ] ||
+			die "$m $f: registers at $k are '$rb', unbounded '$ru'"
+	fi
 	note "ok: $m $f: fib $n: $dropped dropped, $kept kept of $total"
 }
 
