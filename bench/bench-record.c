@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include "disasm/disasm.h"
@@ -118,6 +119,8 @@ int main(int argc, char **argv)
 	/* What the recording holds, before "info record" builds the
 	 * function-call segments (their cost is printed apart). */
 	unsigned long long rss = rss_bytes();
+	struct mallinfo2 mi = mallinfo2();
+	unsigned long long heap = (unsigned long long)(mi.uordblks + mi.hblkhd);
 	if (rc < 0 || ev.kind != PTD_EVENT_BREAKPOINT) {
 		fprintf(stderr, "bench-record: did not reach _exit\n");
 		return 1;
@@ -127,11 +130,11 @@ int main(int argc, char **argv)
 	double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	uint64_t br = count_branches(s);
 	printf("insns=%llu seconds=%.3f insn_per_s=%.0f bytes=%zu bytes_per_insn=%.3f stops=%llu "
-	       "branches=%llu stops_per_branch=%.3f rss=%llu rss_calls=%llu dropped=%llu recorded=%llu\n",
+	       "branches=%llu stops_per_branch=%.3f rss=%llu rss_calls=%llu dropped=%llu recorded=%llu heap=%llu\n",
 	       (unsigned long long)ri.ninsn, dt, (double)ri.ninsn / dt, ri.bytes,
 	       (double)ri.bytes / (double)ri.ninsn, (unsigned long long)ri.stops,
 	       (unsigned long long)br, br ? (double)ri.stops / (double)br : 0.0, rss, rss_calls,
-	       (unsigned long long)ri.dropped, (unsigned long long)(ri.ninsn + ri.dropped));
+	       (unsigned long long)ri.dropped, (unsigned long long)(ri.ninsn + ri.dropped), heap);
 	ptd_session_free(s);
 	return 0;
 }

@@ -49,40 +49,8 @@ echo "soft stops per conditional+indirect branch: $(echo "$soft" | field stops_p
 echo "ratio unpinned/pinned wall time (soft): $(ratio "$np" "$so")"
 echo "history bytes per instruction: blocks $(echo "$step" | field bytes_per_insn), pt $(echo "$steppt" | field bytes_per_insn)"
 
-# Memory: ptdbg's resident set when the recording reaches _exit, for the
-# workload above and one MEM_ITERS long; the growth per recorded
-# instruction is what a long recording costs (goal <= 2 bytes with the pt
-# format).  Unbounded here; then bounded by buffer-size, where it must stay
-# flat however long the program runs.  The function-call segments that
-# "info record" (and call-history commands) build on demand are a cache of
-# the history, not kept while recording; their cost is shown apart.
-MEM_ITERS=${BENCH_MEM_ITERS:-$((ITERS * 10))}
-BOUND=${BENCH_BOUND:-1048576}
-growth() { # small-line big-line field
-	awk -v a="$(echo "$1" | field "$3")" -v b="$(echo "$2" | field "$3")" \
-	    -v x="$(echo "$1" | field recorded)" -v y="$(echo "$2" | field recorded)" \
-	    'BEGIN { if (y > x) printf "%.2f", (b - a) / (y - x); else print "n/a" }'
-}
 echo
-echo "== memory: resident bytes per recorded instruction, $ITERS vs $MEM_ITERS iterations"
-for mf in "soft blocks:$soft" "soft pt:$softpt" "step blocks:$step" "step pt:$steppt"; do
-	name=${mf%%:*}
-	small=${mf#*:}
-	big=$("$out/bench-record" $name "$out/work" "$MEM_ITERS" | tail -1)
-	printf "%-13s %s -> %s instructions: %s bytes/insn (%s with the function-call segments of info record)\n" \
-		"$name," "$(echo "$small" | field recorded)" "$(echo "$big" | field recorded)" \
-		"$(growth "$small" "$big" rss)" "$(growth "$small" "$big" rss_calls)"
-done
-# Bounded: both sizes past the bound, so the growth between them is what a
-# recording that goes on costs once its buffer is full.
-mb() { awk -v a="$(echo "$1" | field rss)" 'BEGIN { printf "%.1f", a / 1048576 }'; }
-for name in "soft pt" "step pt"; do
-	small=$("$out/bench-record" --buffer-size="$BOUND" $name "$out/work" "$((MEM_ITERS / 2))" | tail -1)
-	big=$("$out/bench-record" --buffer-size="$BOUND" $name "$out/work" "$MEM_ITERS" | tail -1)
-	printf "%-13s buffer-size %s, %s -> %s instructions: %s bytes/insn (goal: about 0), resident %s -> %s MB, %s dropped\n" \
-		"$name," "$BOUND" "$(echo "$small" | field recorded)" "$(echo "$big" | field recorded)" \
-		"$(growth "$small" "$big" rss)" "$(mb "$small")" "$(mb "$big")" "$(echo "$big" | field dropped)"
-done
+B="$B" ITERS="$ITERS" bash bench/memory.sh
 echo
 echo "== decoding (src/decode): synthesized PT, ${BENCH_PT_MB:-64} MB"
 "$out/bench-decode" "${BENCH_PT_MB:-64}"
