@@ -99,8 +99,8 @@ static int seal(struct ptd__soft_regs *s)
 	uint8_t *fit = realloc(z, zlen ? zlen : 1);
 	if (fit)
 		z = fit;
-	s->blk[s->nblk++] = (struct ptd__soft_regs_blk){ s->raw_first, s->raw_last, z,
-							 (uint32_t)zlen, (uint32_t)s->nraw };
+	s->blk[s->nblk++] = (struct ptd__soft_regs_blk){s->raw_first, s->raw_last, z,
+							(uint32_t)zlen, (uint32_t)s->nraw};
 	s->zbytes += zlen;
 	s->nraw = 0;
 	memset(s->last, 0, sizeof(s->last));
@@ -160,8 +160,7 @@ int ptd__soft_regs_push(struct ptd__soft_regs *s, uint64_t number,
  * Returns 1 and fills @out/@at, 0 when the first one is after @number,
  * or -ptde_internal for a stream that does not parse.
  */
-static int walk(const uint8_t *p, const uint8_t *end, uint64_t number, uint64_t *out,
-		uint64_t *at)
+static int walk(const uint8_t *p, const uint8_t *end, uint64_t number, uint64_t *out, uint64_t *at)
 {
 	uint64_t v[PTD_SOFT_NREGS], num = 0, d, mask, x;
 	int found = 0;

@@ -23,7 +23,7 @@
 
 struct ptd__soft_regs_blk {
 	uint64_t first, last; /* numbers of its first and last snapshot */
-	uint8_t *z;           /* deflated stream */
+	uint8_t *z;	      /* deflated stream */
 	uint32_t zlen, rawlen;
 };
 

@@ -31,7 +31,7 @@ static uint64_t xr(void)
  * stack, flags, a counter, sometimes a wild value. */
 static void next_regs(struct user_regs_struct *r, uint64_t i)
 {
-	static const uint64_t sites[] = { 0x401136, 0x40114e, 0x401162, 0x401189, 0x4011a0 };
+	static const uint64_t sites[] = {0x401136, 0x40114e, 0x401162, 0x401189, 0x4011a0};
 
 	r->rip = sites[xr() % 5];
 	r->rsp = 0x7ffffffde000ull + (xr() % 64) * 8;
