@@ -30,7 +30,8 @@ WARN += -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla
 endif
 ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
 	-Iinclude -Isrc -MMD -MP
-LIBS := -lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lpthread
+# -lz (soft's register snapshots): zlib1g-dev comes with libelf-dev and libdw-dev.
+LIBS := -lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lz -lpthread
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDSAN := -fsanitize=$(SANITIZE)

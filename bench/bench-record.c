@@ -2,11 +2,20 @@
  * bench-record: records PROGRAM from main until it calls _exit with the
  * given method and trace format, and prints one line of figures:
  *   insns=N seconds=S insn_per_s=R bytes=B bytes_per_insn=X stops=K
+ *   branches=N stops_per_branch=X rss=B rss_calls=B dropped=N recorded=N
+ * rss is this process's resident memory when the recording reached _exit
+ * (make bench compares two program sizes for the growth per instruction),
+ * rss_calls the same once "info record" built the function-call segments.
+ * --buffer-size=BYTES bounds the recording (0: unlimited, the default
+ * here); dropped is the count of oldest instructions it dropped, and
+ * recorded = insns (kept) + dropped.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <malloc.h>
+#include <unistd.h>
 
 #include "disasm/disasm.h"
 #include "ptdbg/ptdbg.h"
@@ -46,6 +55,22 @@ static uint64_t count_branches(struct ptd_session *s)
 	return n;
 }
 
+/* Resident set of this process (ptdbg's side, not the program's), bytes. */
+static unsigned long long rss_bytes(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
 int main(int argc, char **argv)
 {
 	struct ptd_session *s;
@@ -54,8 +79,14 @@ int main(int argc, char **argv)
 	struct timespec a, b;
 	int rc, m;
 
+	uint64_t bound = 0;
+	if (argc > 1 && !strncmp(argv[1], "--buffer-size=", 14)) {
+		bound = strtoull(argv[1] + 14, NULL, 0);
+		argv++;
+		argc--;
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: bench-record METHOD FORMAT PROGRAM [ARGS...]\n");
+		fprintf(stderr, "usage: bench-record [--buffer-size=BYTES] METHOD FORMAT PROGRAM [ARGS...]\n");
 		return 2;
 	}
 	m = ptd_method_parse(argv[1]);
@@ -67,6 +98,10 @@ int main(int argc, char **argv)
 	if (getenv("PTDBG_NO_PIN"))
 		ptd_session_set_pin_cpu(s, 0);
 	ptd_session_set_method(s, (enum ptd_method)m);
+	if (ptd_session_set_buffer_size(s, (enum ptd_method)m, bound) < 0) {
+		fprintf(stderr, "bench-record: %s\n", ptd_last_error(-ptde_invalid));
+		return 2;
+	}
 	if (ptd_session_set_trace_format(s, argv[2]) < 0 || ptd_session_set_program(s, argv + 3) < 0 ||
 	    ptd_session_break(s, "main", 1) < 0 || ptd_session_run(s, 0, &ev) < 0 ||
 	    ev.kind != PTD_EVENT_BREAKPOINT || ptd_session_break(s, "_exit", 0) < 0) {
@@ -81,18 +116,25 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	rc = ptd_session_motion(s, PTD_MOTION_CONTINUE, 0, &ev);
 	clock_gettime(CLOCK_MONOTONIC, &b);
+	/* What the recording holds, before "info record" builds the
+	 * function-call segments (their cost is printed apart). */
+	unsigned long long rss = rss_bytes();
+	struct mallinfo2 mi = mallinfo2();
+	unsigned long long heap = (unsigned long long)(mi.uordblks + mi.hblkhd);
 	if (rc < 0 || ev.kind != PTD_EVENT_BREAKPOINT) {
 		fprintf(stderr, "bench-record: did not reach _exit\n");
 		return 1;
 	}
 	ptd_session_record_info(s, &ri);
+	unsigned long long rss_calls = rss_bytes();
 	double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	uint64_t br = count_branches(s);
 	printf("insns=%llu seconds=%.3f insn_per_s=%.0f bytes=%zu bytes_per_insn=%.3f stops=%llu "
-	       "branches=%llu stops_per_branch=%.3f\n",
+	       "branches=%llu stops_per_branch=%.3f rss=%llu rss_calls=%llu dropped=%llu recorded=%llu heap=%llu\n",
 	       (unsigned long long)ri.ninsn, dt, (double)ri.ninsn / dt, ri.bytes,
 	       (double)ri.bytes / (double)ri.ninsn, (unsigned long long)ri.stops,
-	       (unsigned long long)br, br ? (double)ri.stops / (double)br : 0.0);
+	       (unsigned long long)br, br ? (double)ri.stops / (double)br : 0.0, rss, rss_calls,
+	       (unsigned long long)ri.dropped, (unsigned long long)(ri.ninsn + ri.dropped), heap);
 	ptd_session_free(s);
 	return 0;
 }

@@ -7,7 +7,7 @@ cd "$top"
 B=${B:-build}
 out="$B/bench"
 mkdir -p "$out"
-LIBS="-lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lpthread"
+LIBS="-lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lz -lpthread"
 cc -O0 -g -no-pie -fno-pie -o "$out/work" bench/work.c
 cc -O2 -g -Iinclude -Isrc -o "$out/bench-record" bench/bench-record.c "$B/libptdbg.a" $LIBS
 cc -O2 -g -Iinclude -Isrc -Itests/unit -o "$out/bench-decode" bench/bench-decode.c "$B/libptdbg.a" $LIBS
@@ -48,6 +48,9 @@ echo "ratio gdb-record-full/step wall time:  $(ratio "$gdbs" "$st")"
 echo "soft stops per conditional+indirect branch: $(echo "$soft" | field stops_per_branch)   (goal <= 1.05)"
 echo "ratio unpinned/pinned wall time (soft): $(ratio "$np" "$so")"
 echo "history bytes per instruction: blocks $(echo "$step" | field bytes_per_insn), pt $(echo "$steppt" | field bytes_per_insn)"
+
+echo
+B="$B" ITERS="$ITERS" bash bench/memory.sh
 echo
 echo "== decoding (src/decode): synthesized PT, ${BENCH_PT_MB:-64} MB"
 "$out/bench-decode" "${BENCH_PT_MB:-64}"

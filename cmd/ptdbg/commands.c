@@ -1435,6 +1435,8 @@ static const char *method_format(int m)
 	}
 }
 
+static void print_bytes(uint64_t v);
+
 static int info_record(struct shell *sh, const char *args)
 {
 	struct ptd_record_info ri;
@@ -1459,6 +1461,15 @@ static int info_record(struct shell *sh, const char *args)
 		       method_format(ri.method), ri.bytes);
 	else
 		printf("Recording format: %s.\n", method_format(ri.method));
+	if (ri.method == PTD_METHOD_SOFT || ri.method == PTD_METHOD_STEP) {
+		/* gdb's "info record" shows btrace's buffer size so */
+		printf("Buffer size: ");
+		print_bytes(ri.buffer_size);
+		printf(".\n");
+	}
+	if (ri.dropped)
+		printf("The oldest %" PRIu64 " instructions were dropped to stay within it; the history "
+		       "starts with a gap.\n", ri.dropped);
 	th = session_threads(sh, &n);
 	if (!th)
 		return -1;
@@ -2656,11 +2667,80 @@ static int set_size(const char *args, int *size)
 	return 0;
 }
 
+/* "64M", "65536", "1G", "unlimited" (0): bytes. */
+static int parse_bytes(const char *args, uint64_t *out)
+{
+	char *end;
+	uint64_t v, mul = 1;
+
+	args = skipws(args);
+	if (!strcmp(args, "unlimited")) {
+		*out = 0;
+		return 0;
+	}
+	if (!isdigit((unsigned char)*args))
+		return -1;
+	errno = 0;
+	v = strtoull(args, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ull << 10; end++; break;
+	case 'm': case 'M': mul = 1ull << 20; end++; break;
+	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	default: break;
+	}
+	if (*skipws(end) || (v && mul > UINT64_MAX / v))
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+/* A byte count as gdb's "info record" shows a buffer size: 64MB, 512kB. */
+static void print_bytes(uint64_t v)
+{
+	if (!v)
+		printf("unlimited");
+	else if (v % (1ull << 30) == 0)
+		printf("%" PRIu64 "GB", v >> 30);
+	else if (v % (1ull << 20) == 0)
+		printf("%" PRIu64 "MB", v >> 20);
+	else if (v % (1ull << 10) == 0)
+		printf("%" PRIu64 "kB", v >> 10);
+	else
+		printf("%" PRIu64 " bytes", v);
+}
+
+/* set record soft|step buffer-size SIZE */
+static int set_record_buffer(struct shell *sh, enum ptd_method m, const char *args)
+{
+	char word[64];
+	uint64_t v;
+	int rc;
+
+	args = first_word(args, word, sizeof(word));
+	if (strcmp(word, "buffer-size"))
+		return shell_error("Undefined set record %s command: \"%s\".  Try \"help set record\".",
+				   ptd_method_name(m), word);
+	if (parse_bytes(args, &v) < 0)
+		return shell_error("invalid buffer-size \"%s\" (bytes, with K, M or G, or unlimited)",
+				   skipws(args));
+	ptd_clear_error();
+	rc = ptd_session_set_buffer_size(sh->s, m, v);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	return 0;
+}
+
 static int set_record(struct shell *sh, const char *args)
 {
 	char word[64];
 
 	args = first_word(args, word, sizeof(word));
+	if (!strcmp(word, "soft"))
+		return set_record_buffer(sh, PTD_METHOD_SOFT, args);
+	if (!strcmp(word, "step") || !strcmp(word, "full"))
+		return set_record_buffer(sh, PTD_METHOD_STEP, args);
 	if (!strcmp(word, "instruction-history-size"))
 		return set_size(args, &sh->insn_history_size);
 	if (!strcmp(word, "function-call-history-size"))
@@ -2687,8 +2767,17 @@ static int show_record(struct shell *sh, const char *args)
 {
 	char word[64];
 
-	first_word(args, word, sizeof(word));
-	if (!strcmp(word, "instruction-history-size"))
+	args = first_word(args, word, sizeof(word));
+	if (!strcmp(word, "soft") || !strcmp(word, "step") || !strcmp(word, "full")) {
+		enum ptd_method m = strcmp(word, "soft") ? PTD_METHOD_STEP : PTD_METHOD_SOFT;
+		first_word(args, word, sizeof(word));
+		if (strcmp(word, "buffer-size"))
+			return shell_error("Undefined show record %s command: \"%s\".  Try \"help show "
+					   "record\".", ptd_method_name(m), word);
+		printf("The record %s buffer size is ", ptd_method_name(m));
+		print_bytes(ptd_session_buffer_size(sh->s, m));
+		printf(" per thread.\n");
+	} else if (!strcmp(word, "instruction-history-size"))
 		printf("Number of instructions to print in \"record instruction-history\" is %d.\n",
 		       sh->insn_history_size);
 	else if (!strcmp(word, "function-call-history-size"))
@@ -2746,7 +2835,8 @@ static const struct cmd set_cmds[] = {
 	{ "pin-cpu", 0, set_pin_cpu, 0,
 	  "Run ptdbg and the program on one CPU, which halves the cost of a ptrace stop in a VM "
 	  "(default on; takes effect at the next run, attach or record)." },
-	{ "record", 0, set_record, 0, "instruction-history-size N, function-call-history-size N." },
+	{ "record", 0, set_record, 0,
+	  "instruction-history-size N, function-call-history-size N, soft|step buffer-size SIZE." },
 	{ "confirm", 0, set_confirm, 0, "Whether to ask before killing the program etc. (default on)." },
 	{ "pagination", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "height", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
@@ -2759,7 +2849,8 @@ static const struct cmd show_cmds[] = {
 	{ "disable-randomization", 0, show_disable_randomization, 0,
 	  "Whether address space randomization is disabled." },
 	{ "pin-cpu", 0, show_pin_cpu, 0, "Whether ptdbg and the program run on one CPU." },
-	{ "record", 0, show_record, 0, "instruction-history-size, function-call-history-size." },
+	{ "record", 0, show_record, 0,
+	  "instruction-history-size, function-call-history-size, soft|step buffer-size." },
 	{ "version", 0, show_version, 0, "What version of ptdbg this is." },
 	{ NULL },
 };
@@ -2911,6 +3002,28 @@ static void help_table(const struct cmd *tab, const char *prefix)
 			printf("%s%s -- %s\n", prefix, c->name, c->help);
 }
 
+static void help_set_record(int set)
+{
+	const char *v = set ? "set" : "show";
+
+	printf("\n%s record instruction-history-size%s -- instructions \"record "
+	       "instruction-history\" prints (default 10).\n", v, set ? " N" : "");
+	printf("%s record function-call-history-size%s -- functions \"record "
+	       "function-call-history\" prints (default 10).\n", v, set ? " N" : "");
+	printf("%s record soft buffer-size%s -- bytes each thread recorded with soft may hold.\n", v,
+	       set ? " SIZE" : "");
+	printf("%s record step buffer-size%s -- the same for step (also \"record full\").\n", v,
+	       set ? " SIZE" : "");
+	printf("\nSIZE is a number of bytes with an optional K, M or G suffix, or \"unlimited\"\n"
+	       "(or 0); the default is 64M per thread, the least 64K.  It counts the history,\n"
+	       "the PT kept with --trace-format=pt and soft's registers at every trap.  When a\n"
+	       "thread's recording reaches it, the oldest part (a quarter of it and more) is\n"
+	       "dropped, as gdb's \"record full insn-number-max\" drops the oldest\n"
+	       "instructions: the history then starts with a gap that says how many\n"
+	       "instructions were dropped, numbered 1, and \"info record\" says so too.\n"
+	       "Registers in the past are not known before the first kept trap.\n");
+}
+
 static int cmd_help(struct shell *sh, const char *args)
 {
 	char word[128];
@@ -2944,6 +3057,9 @@ static int cmd_help(struct shell *sh, const char *args)
 	} else if (c->fn == cmd_record) {
 		printf("\n");
 		help_table(record_cmds, "record ");
+	} else if ((c->fn == cmd_set || c->fn == cmd_show) &&
+		   (first_word(args, word, sizeof(word)), !strcmp(word, "record"))) {
+		help_set_record(c->fn == cmd_set);
 	} else if (c->fn == cmd_set) {
 		printf("\n");
 		help_table(set_cmds, "set ");

@@ -241,6 +241,8 @@ const char *ptd_print_gap_reason(int reason)
 		return "trace data lost";
 	case PTD_GAP_NO_MEMORY:
 		return "no memory image";
+	case PTD_GAP_DROPPED:
+		return "older history dropped";
 	default:
 		return "gap";
 	}
@@ -254,6 +256,9 @@ static void gap_text(struct ptd_print_ctx *c, int reason, const char *detail, ui
 		fprintf(c->out, "[decode error (%" PRId64 "): %s]\n", (int64_t)arg, detail);
 	else if (reason == PTD_GAP_DECODE_ERROR)
 		fprintf(c->out, "[decode error]\n");
+	else if (reason == PTD_GAP_DROPPED)
+		fprintf(c->out, "[%" PRIu64 " older instructions dropped: %s]\n", arg,
+			detail && detail[0] ? detail : "the history is bounded");
 	else if (reason == PTD_GAP_OVERFLOW || reason == PTD_GAP_DISABLED)
 		fprintf(c->out, "[%s]\n", ptd_print_gap_reason(reason));
 	else if (detail && detail[0])

@@ -105,6 +105,11 @@ struct ptd_history {
 	uint32_t icache_n;
 	size_t icache_bytes;
 
+	/* ptd_history_drop_oldest: instructions dropped, and the detail
+	 * index of the gap at number 1 standing for them (0: none). */
+	uint64_t dropped;
+	uint32_t drop_detail;
+
 	/* Parts decoded on demand by @fill (ptd_history_append_part). */
 	ptd_history_fill_fn fill;
 	void *fill_ctx;
@@ -215,6 +220,8 @@ void ptd_history_clear(struct ptd_history *h)
 	h->details = NULL;
 	h->ndetails = h->details_cap = 0;
 	h->details_bytes = 0;
+	h->dropped = 0;
+	h->drop_detail = 0;
 	for (i = 0; i < DCACHE_SLOTS; i++) {
 		free(h->dcache[i].items);
 		memset(&h->dcache[i], 0, sizeof(h->dcache[i]));
@@ -981,6 +988,106 @@ int ptd_history_prepend(struct ptd_history *h, struct ptd_history *older)
 	/* Remembered positions were @older's, which now starts @h: they
 	 * stay right; the memo by index too. */
 	return 0;
+}
+
+static void drop_caches(struct ptd_history *h);
+
+int ptd_history_drop_oldest(struct ptd_history *h, uint64_t number, const char *detail,
+			    uint64_t *shift)
+{
+	struct ptd_item *items;
+	struct chunk gap;
+	uint64_t k = 0, i, dins = 0, nitems, sh;
+	uint8_t *p;
+	char *d = NULL;
+
+	if (shift)
+		*shift = 0;
+	if (!h || h->nparts)
+		return ptd__err(-ptde_invalid, "this history cannot drop its oldest part");
+	while (k + 1 < h->nchunks && h->chunks[k + 1].first_number <= number)
+		k++;
+	/* Only the gap of an earlier drop would go: nothing to gain. */
+	if (k == 0 || (k == 1 && h->drop_detail && h->chunks[0].nitems == 1))
+		return 0;
+	items = malloc(CHUNK_ITEMS * sizeof(*items));
+	memset(&gap, 0, sizeof(gap));
+	gap.bytes = malloc(24);
+	if (detail && !(d = strdup(detail)))
+		goto nomem;
+	if (!items || !gap.bytes || (!h->drop_detail && reserve_details(h, 1)))
+		goto nomem;
+	/* The instructions in the dropped chunks (a gap of an earlier drop
+	 * takes a number, not an instruction). */
+	for (i = 0; i < k; i++) {
+		uint32_t j;
+		decode_chunk(h, i, items);
+		for (j = 0; j < h->chunks[i].nitems; j++) {
+			const struct ptd_item *x = &items[j];
+			if (x->kind == PTD_ITEM_BLOCK)
+				dins += x->block.ninsn;
+			/* The detail strings of dropped gaps go too (their
+			 * slots stay, so later indices keep their meaning). */
+			if (x->kind == PTD_ITEM_GAP && x->detail && x->detail <= h->ndetails &&
+			    x->detail != h->drop_detail && h->details[x->detail - 1]) {
+				h->details_bytes -= strlen(h->details[x->detail - 1]) + 1;
+				free(h->details[x->detail - 1]);
+				h->details[x->detail - 1] = NULL;
+			}
+		}
+	}
+	free(items);
+	/* Nothing can fail from here on. */
+	if (!h->drop_detail) {
+		h->details[h->ndetails++] = NULL;
+		h->drop_detail = h->ndetails;
+	}
+	if (h->details[h->drop_detail - 1]) {
+		h->details_bytes -= strlen(h->details[h->drop_detail - 1]) + 1;
+		free(h->details[h->drop_detail - 1]);
+	}
+	h->details[h->drop_detail - 1] = d;
+	h->details_bytes += d ? strlen(d) + 1 : 0;
+	h->dropped += dins;
+	p = gap.bytes;
+	*p++ = TAG_GAP;
+	*p++ = PTD_GAP_DROPPED;
+	p = put_uv(p, h->dropped);
+	p = put_uv(p, d ? h->drop_detail : 0);
+	gap.nbytes = gap.cap = (uint32_t)(p - gap.bytes);
+	gap.nitems = 1;
+	gap.first_number = 1;
+	/* Item numbers before chunk k go, but for the gap's one. */
+	nitems = h->chunks[k].first_item;
+	sh = h->chunks[k].first_number - 2;
+	for (i = 0; i < k; i++)
+		free(h->chunks[i].bytes);
+	memmove(&h->chunks[1], &h->chunks[k], (h->nchunks - k) * sizeof(struct chunk));
+	h->chunks[0] = gap;
+	h->nchunks -= k - 1;
+	for (i = 1; i < h->nchunks; i++) {
+		h->chunks[i].first_item -= nitems - 1;
+		h->chunks[i].first_number -= sh;
+	}
+	h->nencoded -= nitems - 1;
+	h->enc_next_num -= sh;
+	if (h->has_pend)
+		h->pend.number -= sh;
+	h->ninsn -= dins;
+	drop_caches(h);
+	if (shift)
+		*shift = sh;
+	return 0;
+nomem:
+	free(items);
+	free(gap.bytes);
+	free(d);
+	return ptd__err(-ptde_nomem, "out of memory for the history");
+}
+
+uint64_t ptd_history_dropped(const struct ptd_history *h)
+{
+	return h ? h->dropped : 0;
 }
 
 void ptd_history_set_tail(struct ptd_history *h, uint64_t pc)

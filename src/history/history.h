@@ -36,6 +36,8 @@ enum ptd_gap_reason {
 	PTD_GAP_DISABLED,     /* recording was off (record stop/start) */
 	PTD_GAP_LOST,         /* data lost (perf AUX truncated, ring wrap) */
 	PTD_GAP_NO_MEMORY,    /* code bytes not available to the decoder */
+	PTD_GAP_DROPPED,      /* the oldest part was dropped (a bounded history);
+			       * arg = instructions dropped so far */
 };
 
 enum ptd_event_kind {
@@ -165,6 +167,21 @@ int ptd_history_append_part(struct ptd_history *h, uint32_t part, uint64_t nitem
  * a block ending in a far call.  Returns 1 when applied, 0 otherwise.
  */
 int ptd_history_flag_last(struct ptd_history *h, uint8_t flags);
+/*
+ * Bounded histories: drops the oldest items, whole chunks of them (a few
+ * hundred items each), as far as item numbers before @number go, and puts
+ * one gap (PTD_GAP_DROPPED, arg = all instructions dropped so far,
+ * @detail) in their place as number 1; a dropped-gap already at the start
+ * is replaced.  Every item keeps its order; numbers go down by *@shift
+ * (0 when nothing could be dropped: the newest chunk always stays).
+ * Cursors into the history must be placed again.  A history with parts
+ * decoded on demand cannot drop (-ptde_invalid).  Returns 0 or
+ * -ptde_nomem (then nothing changed).
+ */
+int ptd_history_drop_oldest(struct ptd_history *h, uint64_t number, const char *detail,
+			    uint64_t *shift);
+/* Instructions dropped by ptd_history_drop_oldest() so far. */
+uint64_t ptd_history_dropped(const struct ptd_history *h);
 /* Sets the tail (current PC); 0 means no tail (offline trace end). */
 void ptd_history_set_tail(struct ptd_history *h, uint64_t pc);
 uint64_t ptd_history_tail(const struct ptd_history *h);

@@ -51,6 +51,7 @@
 #include "disasm/disasm.h"
 #include "record/ptsynth.h"
 #include "record/soft_emul.h"
+#include "record/soft_regs.h"
 #include "record/soft_scan.h"
 #include "target/target.h"
 #include "util/error.h"
@@ -61,15 +62,6 @@ enum smode {
 	M_STEP_SIG,   /* our single-step delivering a caught signal */
 	M_USER_STEP,  /* the caller's single-step (step_ip set when it is ours) */
 	M_WALK,       /* single-stepping to a run's end that has no int3 */
-};
-
-#define NREGS (sizeof(struct user_regs_struct) / 8)
-#define KEYFRAME 32
-
-struct snap {
-	uint64_t number;
-	uint32_t mask; /* registers stored (all at keyframes) */
-	uint32_t off;  /* index of the first value in vals */
 };
 
 struct pblk {
@@ -98,11 +90,11 @@ struct sthread {
 	struct pblk *pend;
 	int npend, cappend;
 	uint64_t num; /* numbers used in h: executed instructions and gaps */
-	struct snap *snaps;
-	size_t nsnap, capsnap;
-	uint64_t *vals;
-	size_t nval, capval;
-	uint64_t last[NREGS];
+	/* Registers at every trap, by the recorder's numbers (num + 1 when
+	 * taken); the history's numbers are these minus @dropped, the
+	 * numbers its owner cut from its front (ptd_softrec_dropped). */
+	struct ptd__soft_regs regs;
+	uint64_t dropped;
 	cpu_set_t orig_mask;
 	int mask_saved;
 	int gone;
@@ -182,8 +174,7 @@ static void thread_free(struct sthread *th)
 		ptd_history_free(th->h);
 	ptd_ptsynth_free(th->ps);
 	free(th->pend);
-	free(th->snaps);
-	free(th->vals);
+	ptd__soft_regs_fini(&th->regs);
 	free(th);
 }
 
@@ -368,69 +359,11 @@ void ptd_softrec_free(struct ptd_softrec *r)
 
 /* ---- register snapshots --------------------------------------------------- */
 
-static int snap_push(struct sthread *th, uint64_t number, const struct user_regs_struct *regs)
+static void snap_push(struct sthread *th, uint64_t number, const struct user_regs_struct *regs)
 {
-	uint64_t v[NREGS];
-	uint32_t mask = 0;
-	int key = th->nsnap % KEYFRAME == 0;
-
-	memcpy(v, regs, sizeof(v));
-	for (unsigned i = 0; i < NREGS; i++)
-		if (key || v[i] != th->last[i])
-			mask |= 1u << i;
-	if (th->nsnap == th->capsnap) {
-		size_t c = th->capsnap ? th->capsnap * 2 : 64;
-		struct snap *p = realloc(th->snaps, c * sizeof(*p));
-		if (!p)
-			return -ptde_nomem;
-		th->snaps = p;
-		th->capsnap = c;
-	}
-	if (th->nval + NREGS > th->capval) {
-		size_t c = th->capval ? th->capval * 2 : 1024;
-		uint64_t *p = realloc(th->vals, c * sizeof(*p));
-		if (!p)
-			return -ptde_nomem;
-		th->vals = p;
-		th->capval = c;
-	}
-	th->snaps[th->nsnap++] = (struct snap){ number, mask, (uint32_t)th->nval };
-	for (unsigned i = 0; i < NREGS; i++)
-		if (mask & (1u << i))
-			th->vals[th->nval++] = v[i];
-	memcpy(th->last, v, sizeof(v));
-	return 0;
-}
-
-/* Rebuilds snapshot @k from the keyframe before it. */
-static void snap_get(const struct sthread *th, size_t k, struct user_regs_struct *out)
-{
-	uint64_t v[NREGS];
-	memset(v, 0, sizeof(v));
-	for (size_t j = k - k % KEYFRAME; j <= k; j++) {
-		const struct snap *s = &th->snaps[j];
-		uint32_t off = s->off;
-		for (unsigned i = 0; i < NREGS; i++)
-			if (s->mask & (1u << i))
-				v[i] = th->vals[off++];
-	}
-	memcpy(out, v, sizeof(v));
-}
-
-/* Index of the last snapshot with number <= @number, or -1. */
-static long snap_find(const struct sthread *th, uint64_t number)
-{
-	long lo = 0, hi = (long)th->nsnap - 1, best = -1;
-	while (lo <= hi) {
-		long mid = (lo + hi) / 2;
-		if (th->snaps[mid].number <= number) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	return best;
+	/* Out of memory: this trap's registers are not kept, and "info
+	 * registers" there says they are not known. */
+	ptd__soft_regs_push(&th->regs, number, regs);
 }
 
 int ptd_softrec_regs_near(const struct ptd_softrec *r, pid_t tid, uint64_t number,
@@ -447,13 +380,20 @@ int ptd_softrec_regs_near(const struct ptd_softrec *r, pid_t tid, uint64_t numbe
 		}
 	if (!th)
 		return -ptde_notfound;
-	long k = snap_find(th, number);
-	if (k < 0)
+	uint64_t a = 0;
+	/* Number 1 after a drop is the gap that stands for what was dropped. */
+	int rc = th->dropped && number <= 1
+			 ? -ptde_notfound
+			 : ptd__soft_regs_near(&th->regs, number + th->dropped, out, &a);
+	if (rc == 0 && th->dropped && a <= th->dropped + 1)
+		rc = -ptde_notfound;
+	if (rc == -ptde_notfound)
 		return ptd__err(-ptde_notfound, "no registers recorded at or before %llu",
 				(unsigned long long)number);
-	snap_get(th, (size_t)k, out);
+	if (rc < 0)
+		return rc;
 	if (at)
-		*at = th->snaps[k].number;
+		*at = a - th->dropped;
 	return 0;
 }
 
@@ -1259,6 +1199,48 @@ uint64_t ptd_softrec_branches(const struct ptd_softrec *r)
 size_t ptd_softrec_armed(const struct ptd_softrec *r)
 {
 	return r ? ptd_soft_scan_armed_list(r->scan, NULL, 0) : 0;
+}
+
+static struct sthread *find_any(const struct ptd_softrec *r, pid_t tid)
+{
+	/* A gone thread's history may still be looked at. */
+	for (int i = r->nth - 1; i >= 0; i--)
+		if (r->th[i]->tid == tid)
+			return r->th[i];
+	return NULL;
+}
+
+int ptd_softrec_dropped(struct ptd_softrec *r, pid_t tid, uint64_t n)
+{
+	struct sthread *th = r ? find_any(r, tid) : NULL;
+
+	if (!th)
+		return -ptde_notfound;
+	th->dropped += n;
+	/* The first kept instruction is number 2, the recorder's
+	 * dropped + 2: snapshots wholly before it go. */
+	ptd__soft_regs_drop_before(&th->regs, th->dropped + 2);
+	return 0;
+}
+
+size_t ptd_softrec_bytes(const struct ptd_softrec *r, pid_t tid)
+{
+	const struct sthread *th = r ? find_any(r, tid) : NULL;
+
+	if (!th)
+		return 0;
+	return sizeof(*th) + (size_t)th->cappend * sizeof(*th->pend) +
+	       ptd__soft_regs_bytes(&th->regs);
+}
+
+uint64_t ptd_softrec_next_ip(const struct ptd_softrec *r, pid_t tid)
+{
+	const struct sthread *th = r ? find(r, tid) : NULL;
+
+	if (!th || th->npend || th->sig_stop || th->exiting ||
+	    (th->mode != M_RUN && th->mode != M_STEP_INSN))
+		return 0;
+	return th->start;
 }
 
 const uint8_t *ptd_softrec_pt(struct ptd_softrec *r, pid_t tid, size_t *size)

@@ -6,7 +6,8 @@
  * the thread continues without a single-step; syscalls and anything else
  * the emulator refuses are single-stepped.  Executed instructions go into
  * each thread's history as blocks, optionally into a synthesized PT stream
- * (ptsynth.h), and the registers at every trap are kept as deltas.
+ * (ptsynth.h), and the registers at every trap are kept as compressed
+ * deltas (soft_regs.h).
  *
  * Like the step recorder, it does not own the run loop: the session (or
  * ptd_softrec_wait() below) resumes threads through ptd_softrec_resume()
@@ -116,6 +117,25 @@ int ptd_softrec_regs_at(const struct ptd_softrec *r, pid_t tid, uint64_t number,
 			struct user_regs_struct *out);
 int ptd_softrec_regs_near(const struct ptd_softrec *r, pid_t tid, uint64_t number,
 			  struct user_regs_struct *out, uint64_t *at);
+
+/*
+ * The owner of @tid's history removed its oldest @n numbers and put one
+ * gap (number 1) in their place: the history's numbers are now the
+ * recorder's minus the sum of all @n, and the registers of the removed
+ * instructions are dropped (ptd_softrec_regs_* say -ptde_notfound).
+ */
+int ptd_softrec_dropped(struct ptd_softrec *r, pid_t tid, uint64_t n);
+/* Heap bytes the recorder holds for @tid (its register snapshots and
+ * buffers; the history it writes to is not counted). */
+size_t ptd_softrec_bytes(const struct ptd_softrec *r, pid_t tid);
+/*
+ * Where the part of @tid's history not yet written starts, when every
+ * block before it is in the history (a stop of the recorder's own, or a
+ * caller's stop after ptd_softrec_flush): a point where the owner may cut
+ * the recording (e.g. turn it into PT).  0 when the thread is in the
+ * middle of something (a signal delivery, pending blocks).
+ */
+uint64_t ptd_softrec_next_ip(const struct ptd_softrec *r, pid_t tid);
 
 /* The synthesized PT of @tid so far (pending TNT flushed), or NULL when
  * PT synthesis is off. */

@@ -47,6 +47,11 @@ struct sbp {
 	int inserted; /* in the target's table */
 };
 
+struct pt_mark {
+	size_t off;
+	uint64_t number;
+};
+
 struct sthread {
 	pid_t tid;
 	int num;
@@ -62,6 +67,11 @@ struct sthread {
 	struct ptd_ptsynth *synth;
 	uint8_t *pt;
 	size_t pt_size, pt_cap;
+	/* Where each flushed stretch of @pt starts (a PSB) and the number its
+	 * first instruction has in @h: a bounded history drops whole
+	 * stretches from the front of @pt. */
+	struct pt_mark *marks;
+	size_t nmarks, cap_marks;
 	/* A loaded trace, decoded lazily: @h holds its newest @lazy_m PSB
 	 * segments; older ones are put in front when a reverse motion runs
 	 * into the start, or all of them when a command needs instruction
@@ -109,6 +119,11 @@ struct ptd_session {
 	char *offline_exe; /* the bundle's main executable (its first ELF map) */
 	char method_note[600];
 	int rec_pt;    /* the current recording keeps PT */
+	/* Bytes a recorded thread may hold (history, PT, registers) per
+	 * method (soft, step); 0: unlimited.  Beyond it the oldest part is
+	 * dropped. */
+	uint64_t buf_soft, buf_step;
+	unsigned maint_tick; /* recorder stops since the last bound check */
 	int recording;
 	struct ptd_steprec *steprec;
 	struct ptd_softrec *softrec;
@@ -480,6 +495,9 @@ static void drop_pt(struct sthread *th)
 	free(th->pt);
 	th->pt = NULL;
 	th->pt_size = th->pt_cap = 0;
+	free(th->marks);
+	th->marks = NULL;
+	th->nmarks = th->cap_marks = 0;
 }
 
 /* ---- lazily decoded loaded traces ---- */
@@ -700,6 +718,7 @@ struct ptd_session *ptd_session_alloc(void)
 	s->disable_aslr = 1;
 	s->pin_cpu = 1;
 	s->method = PTD_METHOD_AUTO;
+	s->buf_soft = s->buf_step = PTD_RECORD_BUFFER_DEFAULT;
 	s->next_bp_id = 1;
 	s->senv.base.ctx = s;
 	s->senv.base.line_of = env_line_of;
@@ -1130,6 +1149,29 @@ int ptd_session_get_pin_cpu(const struct ptd_session *s)
 	return s ? s->pin_cpu : 0;
 }
 
+int ptd_session_set_buffer_size(struct ptd_session *s, enum ptd_method m, uint64_t bytes)
+{
+	if (!s)
+		return -ptde_invalid;
+	if (bytes && bytes < PTD_RECORD_BUFFER_MIN)
+		return ptd__err(-ptde_invalid, "buffer-size %llu is too small (at least %u bytes)",
+				(unsigned long long)bytes, PTD_RECORD_BUFFER_MIN);
+	if (m == PTD_METHOD_SOFT)
+		s->buf_soft = bytes;
+	else if (m == PTD_METHOD_STEP)
+		s->buf_step = bytes;
+	else
+		return ptd__err(-ptde_invalid, "method '%s' has no buffer-size", ptd_method_name(m));
+	return 0;
+}
+
+uint64_t ptd_session_buffer_size(const struct ptd_session *s, enum ptd_method m)
+{
+	if (!s)
+		return 0;
+	return m == PTD_METHOD_SOFT ? s->buf_soft : m == PTD_METHOD_STEP ? s->buf_step : 0;
+}
+
 static int after_start(struct ptd_session *s)
 {
 	int rc;
@@ -1264,6 +1306,24 @@ static int record_start_thread(struct ptd_session *s, struct sthread *th)
 	return ptd_steprec_add_thread(s->steprec, th->tid, th->h, pc);
 }
 
+/* A stretch of PT starts at the end of @th->pt, with the next number of
+ * @th->h. */
+static int pt_mark(struct sthread *th)
+{
+	uint64_t next = ptd_history_count(th->h) - (ptd_history_tail(th->h) ? 1 : 0) + 1;
+
+	if (th->nmarks == th->cap_marks) {
+		size_t cap = th->cap_marks ? 2 * th->cap_marks : 16;
+		struct pt_mark *m = realloc(th->marks, cap * sizeof(*m));
+		if (!m)
+			return -ptde_nomem;
+		th->marks = m;
+		th->cap_marks = cap;
+	}
+	th->marks[th->nmarks++] = (struct pt_mark){ th->pt_size, next };
+	return 0;
+}
+
 static int append_pt(struct sthread *th, const uint8_t *buf, size_t n)
 {
 	if (th->pt_size + n > th->pt_cap) {
@@ -1329,12 +1389,21 @@ static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t e
 			rc = -ptde_nomem;
 		} else {
 			rc = ptd_pt_decode_history(bytes, n, img, chunk_h, NULL);
+			/* the mark: where this stretch's PT starts, and the
+			 * number of its first item (bounded histories) */
 			if (rc == 0)
+				rc = pt_mark(th);
+			if (rc == 0) {
 				rc = append_pt(th, bytes, n);
+				if (rc < 0)
+					th->nmarks--;
+			}
 			if (rc == 0) {
 				rc = ptd_history_splice(th->h, chunk_h);
-				if (rc < 0)
+				if (rc < 0) {
 					th->pt_size -= n; /* take the bytes back out */
+					th->nmarks--;
+				}
 			}
 			ptd_history_free(chunk_h);
 		}
@@ -1654,6 +1723,8 @@ const struct ptd_calls *ptd_session_calls(struct ptd_session *s)
 	return thread_calls(s, th);
 }
 
+static size_t rec_bytes(struct ptd_session *s, struct sthread *th);
+
 int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
 {
 	struct sthread *th;
@@ -1689,6 +1760,9 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
 	out->position = th->pos;
 	out->stops = s->softrec ? ptd_softrec_traps(s->softrec) + ptd_softrec_steps(s->softrec)
 			       : ptd_steprec_steps(s->steprec);
+	out->buffer_size = ptd_session_buffer_size(s, s->rec_method);
+	out->dropped = ptd_history_dropped(th->h);
+	out->mem_bytes = rec_bytes(s, th);
 	return 0;
 }
 
@@ -1923,6 +1997,115 @@ static const struct ptd_history *rec_history(struct ptd_session *s, struct sthre
 	return th->stage ? th->stage : th->h;
 }
 
+/* ---- bounded recording ---- */
+
+/* Heap bytes @th's recording holds: its history, the blocks not yet
+ * turned into PT, the PT kept, the recorder's registers and buffers. */
+static size_t rec_bytes(struct ptd_session *s, struct sthread *th)
+{
+	size_t n = ptd_history_bytes(th->h) + ptd_history_bytes(th->stage) + th->pt_cap +
+		   th->cap_marks * sizeof(struct pt_mark);
+
+	if (s->softrec)
+		n += ptd_softrec_bytes(s->softrec, th->tid);
+	return n;
+}
+
+/* @th's history lost its oldest numbers: the PT stretches wholly before
+ * what is kept go too (the stretch the history now starts in stays, so
+ * the saved PT decodes to at least what the history shows). */
+static void pt_drop_front(struct sthread *th, uint64_t shift)
+{
+	size_t j = 0, cut;
+
+	while (j + 1 < th->nmarks && th->marks[j + 1].number <= shift + 2)
+		j++;
+	cut = th->nmarks ? th->marks[j].off : 0;
+	if (cut) {
+		memmove(th->pt, th->pt + cut, th->pt_size - cut);
+		th->pt_size -= cut;
+	}
+	memmove(th->marks, th->marks + j, (th->nmarks - j) * sizeof(*th->marks));
+	th->nmarks -= j;
+	for (size_t i = 0; i < th->nmarks; i++) {
+		th->marks[i].off -= cut;
+		th->marks[i].number = th->marks[i].number > shift ? th->marks[i].number - shift : 1;
+	}
+}
+
+/*
+ * Keeps @th's recording within the method's buffer-size: beyond it, the
+ * oldest part of the history (a quarter of the bound and what is over)
+ * is dropped and a gap at number 1 says so.  @fed is the run loop's
+ * position in the history the recorder writes (moved with the numbers).
+ */
+static int rec_bound(struct ptd_session *s, struct sthread *th, uint64_t *fed)
+{
+	uint64_t limit = s->softrec ? s->buf_soft : s->buf_step;
+	uint64_t count, number, shift = 0, target;
+	size_t have;
+	char why[200];
+	int rc;
+
+	if (!limit || !th->h)
+		return 0;
+	have = rec_bytes(s, th);
+	if (have <= limit)
+		return 0;
+	target = limit - limit / 4;
+	count = ptd_history_count(th->h);
+	/* Costs grow with the instructions recorded: drop that share. */
+	number = (uint64_t)((double)count * (double)(have - target) / (double)have);
+	if (number < 2)
+		return 0;
+	snprintf(why, sizeof(why),
+		 "record %s buffer-size %llu reached",
+		 s->softrec ? "soft" : "step", (unsigned long long)limit);
+	rc = ptd_history_drop_oldest(th->h, number, why, &shift);
+	if (rc < 0 || !shift)
+		return rc;
+	if (s->softrec)
+		ptd_softrec_dropped(s->softrec, th->tid, shift);
+	if (th->stage)
+		pt_drop_front(th, shift);
+	if (th->pos)
+		th->pos = th->pos > shift + 1 ? th->pos - shift : 1;
+	if (fed && !th->stage && *fed)
+		*fed = *fed > shift + 1 ? *fed - shift : 1;
+	drop_calls(th);
+	return 0;
+}
+
+/*
+ * Every so many recorder stops while the program runs (and at every stop
+ * shown to the user): the trace format pt turns a thread's blocks into PT
+ * once they are many (they would pile up until the program stops), and
+ * every recording is kept within its buffer-size.  @sel, when stepped by
+ * the run loop, keeps its blocks (the loop reads them) until the stop.
+ */
+static int rec_maintain(struct ptd_session *s, int force, struct sthread *sel, uint64_t *fed)
+{
+	int rc = 0;
+
+	if (!s->recording || (!force && ++s->maint_tick < 4096))
+		return 0;
+	s->maint_tick = 0;
+	for (int i = 0; i < s->nth && rc == 0; i++) {
+		struct sthread *th = &s->th[i];
+		if (th->gone && !force)
+			continue;
+		if (th->stage && th != sel && ptd_history_nitems(th->stage) > 65536) {
+			uint64_t ip = s->softrec ? ptd_softrec_next_ip(s->softrec, th->tid)
+						 : ptd_steprec_next_ip(s->steprec, th->tid);
+			if (ip)
+				rc = pt_flush_thread(s, th, ip);
+		}
+		if (rc == 0)
+			rc = rec_bound(s, th, th == sel ? fed : NULL);
+	}
+	return rc;
+}
+
 /*
  * Soft recorder: one of our single-steps may cover more than one
  * instruction (a branch the recorder emulates on the way), so the stepper
@@ -2076,6 +2259,7 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 		rec_warn(s, rc, "cannot write the recorded instructions into the history");
 		if (s->rec_pt)
 			rec_warn(s, pt_sync(s), "cannot decode the recorded trace");
+		rec_warn(s, rec_maintain(s, 1, NULL, NULL), "cannot keep the recording within its bound");
 	}
 	if (s->recording)
 		snap_refresh(s);
@@ -2233,7 +2417,9 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 					finish_stop(&rc, ev);
 					return 0;
 				}
-				err = resume_thread(&rc, st.tid, 0);
+				err = rec_maintain(s, 0, rc.step_sel ? rc.sel : NULL, &rc.fed);
+				if (err == 0)
+					err = resume_thread(&rc, st.tid, 0);
 				if (err < 0) {
 					finish_stop(&rc, ev);
 					return err;
@@ -2245,8 +2431,14 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		case PTD_STOP_STEP: {
 			int done = 0, iclass = PTD_IC_OTHER;
 			struct sbp *b;
-			if (rc.recording && ptd_steprec_has_thread(s->steprec, st.tid))
+			if (rc.recording && ptd_steprec_has_thread(s->steprec, st.tid)) {
 				ptd_steprec_stepped(s->steprec, st.tid, st.pc);
+				err = rec_maintain(s, 0, NULL, NULL);
+				if (err < 0) {
+					finish_stop(&rc, ev);
+					return err;
+				}
+			}
 			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel && s->softrec) {
 				done = feed_from_history(s, &rc, &stepper);
 				start_pc = st.pc;

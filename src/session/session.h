@@ -100,7 +100,14 @@ struct ptd_record_info {
 	uint64_t position;  /* replay position when replaying */
 	uint64_t stops;     /* ptrace stops taken while recording */
 	uint64_t ngaps;     /* gaps among the numbered items */
+	uint64_t buffer_size; /* the method's bound per thread, bytes (0: none) */
+	uint64_t dropped;   /* oldest instructions dropped to stay within it */
+	size_t mem_bytes;   /* what the recording holds for the thread now */
 };
+
+/* Default and least buffer-size (bytes a recorded thread may hold). */
+#define PTD_RECORD_BUFFER_DEFAULT (64ull << 20)
+#define PTD_RECORD_BUFFER_MIN 65536u
 
 struct ptd_session *ptd_session_alloc(void);
 void ptd_session_free(struct ptd_session *s); /* kills a launched program, detaches an attached one */
@@ -111,6 +118,16 @@ int ptd_session_get_disable_aslr(const struct ptd_session *s);
  * cost about half as much without cross-CPU wake-ups. */
 void ptd_session_set_pin_cpu(struct ptd_session *s, int on);
 int ptd_session_get_pin_cpu(const struct ptd_session *s);
+/*
+ * Bounded recording, like gdb's "record full insn-number-max": each
+ * thread recorded with method @m (soft or step) holds at most @bytes
+ * (history, PT, registers; 0: unlimited); beyond it the oldest part is
+ * dropped and the history starts with a gap that says so (numbers start
+ * at 1 again).  Applies to recordings running now too.  Returns 0, or
+ * -ptde_invalid for another method or less than PTD_RECORD_BUFFER_MIN.
+ */
+int ptd_session_set_buffer_size(struct ptd_session *s, enum ptd_method m, uint64_t bytes);
+uint64_t ptd_session_buffer_size(const struct ptd_session *s, enum ptd_method m);
 /* Program and arguments for run/start (argv copied).  NULL-terminated. */
 int ptd_session_set_program(struct ptd_session *s, char *const *argv);
 const char *ptd_session_program(const struct ptd_session *s);

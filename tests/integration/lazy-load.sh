@@ -24,7 +24,7 @@ fi
 "$PTDBG" -batch --load "$b" "${motions[@]}" >"$TMPDIR/offline.out" 2>&1
 # Everything after the save, less the lines naming the process or target.
 filter() {
-	grep -v '^Active record target\|^Recording format\|^Breakpoint [0-9]* at ' |
+	grep -v '^Active record target\|^Recording format\|^Buffer size\|^Breakpoint [0-9]* at ' |
 		sed 's/ for thread 1 (.*)\.$//; s/^Breakpoint [0-9]*, /Breakpoint N, /'
 }
 sed -n '/^Saved the recording/,$p' "$TMPDIR/live.out" | sed 1d | filter >"$TMPDIR/a"

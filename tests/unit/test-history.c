@@ -652,6 +652,143 @@ static void test_bulk_and_splice(void **state)
 	free(items);
 }
 
+
+/*
+ * Bounded histories: dropping the oldest part leaves one gap at number 1
+ * that counts the dropped instructions, every kept item as it was with
+ * its number lowered by the shift, cursors and appends working; a second
+ * drop replaces the gap; a history of one chunk has nothing to drop.
+ */
+static void test_drop_oldest(void **state)
+{
+	struct ptd_history *ref = ptd_history_alloc(nop_read, NULL);
+	struct ptd_history *h = ptd_history_alloc(nop_read, NULL);
+	struct ptd_history *small = ptd_history_alloc(nop_read, NULL);
+	size_t n = 5000, i;
+	uint64_t shift = 0, shift2 = 0, refn, count0, dropped, ninsn0, k;
+	struct ptd_item it, x, y;
+	struct ptd_hcursor c;
+	struct ptd_block b;
+
+	(void)state;
+	for (i = 0; i < n; i++) {
+		struct sitem si;
+		memset(&si, 0, sizeof(si));
+		if (i % 97 == 50) {
+			si.kind = PTD_ITEM_GAP;
+			si.reason = PTD_GAP_OVERFLOW;
+			snprintf(si.detail, sizeof(si.detail), "lost %zu", i);
+		} else if (i % 101 == 7) {
+			si.kind = PTD_ITEM_EVENT;
+			si.reason = PTD_EV_SIGNAL;
+			si.b.ip = NOP_CODE + 8;
+			si.arg = 10;
+		} else {
+			si.kind = PTD_ITEM_BLOCK;
+			si.b.ninsn = 1 + (uint32_t)(i % 13);
+			si.b.ip = NOP_CODE + (i * 64) % (NOP_SIZE - 64);
+			si.b.end_ip = si.b.ip + si.b.ninsn - 1;
+			si.b.iclass = PTD_IC_COND_JUMP;
+		}
+		assert_int_equal(sappend(ref, &si), 0);
+		assert_int_equal(sappend(h, &si), 0);
+	}
+	ptd_history_set_tail(h, NOP_CODE);
+	count0 = ptd_history_count(h);
+	ninsn0 = ptd_history_ninsn(h);
+	size_t bytes0 = ptd_history_bytes(h);
+
+	assert_int_equal(ptd_history_drop_oldest(NULL, 10, NULL, &shift), -ptde_invalid);
+	assert_int_equal(ptd_history_drop_oldest(h, 1, "x", &shift), 0);
+	assert_int_equal(shift, 0); /* nothing wholly before number 1 */
+	assert_int_equal(ptd_history_count(h), count0);
+
+	assert_int_equal(ptd_history_drop_oldest(h, count0 / 2, "bound reached", &shift), 0);
+	assert_true(shift > 0 && shift < count0 / 2);
+	assert_int_equal(ptd_history_count(h), count0 - shift);
+	assert_true(ptd_history_bytes(h) < bytes0);
+	dropped = ptd_history_dropped(h);
+	assert_true(dropped > 0);
+	assert_int_equal(ptd_history_ninsn(h), ninsn0 - dropped);
+	assert_int_equal(ptd_history_item(h, 0, &it), 1);
+	assert_int_equal(it.kind, PTD_ITEM_GAP);
+	assert_int_equal(it.reason, PTD_GAP_DROPPED);
+	assert_int_equal(it.number, 1);
+	assert_int_equal(it.arg, dropped);
+	assert_string_equal(ptd_history_detail(h, it.detail), "bound reached");
+	/* Every kept item is the reference's, numbered shift lower. */
+	refn = ptd_history_nitems(ref) - (ptd_history_nitems(h) - 1);
+	for (k = 1; k < ptd_history_nitems(h); k++) {
+		assert_int_equal(ptd_history_item(h, k, &x), 1);
+		assert_int_equal(ptd_history_item(ref, refn + k - 1, &y), 1);
+		assert_int_equal(x.kind, y.kind);
+		assert_int_equal(x.number + shift, y.number);
+		assert_int_equal(x.block.ip, y.block.ip);
+		if (x.kind == PTD_ITEM_BLOCK) {
+			assert_int_equal(x.block.ninsn, y.block.ninsn);
+			assert_int_equal(x.block.end_ip, y.block.end_ip);
+		}
+		if (x.kind == PTD_ITEM_GAP)
+			assert_string_equal(ptd_history_detail(h, x.detail),
+					    ptd_history_detail(ref, y.detail));
+	}
+	/* The detail strings of dropped gaps are freed (h and ref were
+	 * built alike, so their detail indices agree). */
+	for (k = 0; k < refn; k++) {
+		assert_int_equal(ptd_history_item(ref, k, &y), 1);
+		if (y.kind == PTD_ITEM_GAP && y.detail)
+			assert_null(ptd_history_detail(h, y.detail));
+	}
+	/* The dropped instructions and the kept ones make the whole. */
+	assert_int_equal(ptd_history_ninsn(h) + dropped, ptd_history_ninsn(ref));
+	/* Cursors: the gap at 1, then the reference's instruction shift up. */
+	assert_int_equal(ptd_hcursor_goto(&c, h, 1), 0);
+	assert_true(c.is_gap);
+	assert_int_equal(c.gap_reason, PTD_GAP_DROPPED);
+	assert_int_equal(ptd_hcursor_prev(&c), -ptde_bos);
+	assert_int_equal(ptd_hcursor_next(&c), 0);
+	assert_int_equal(c.number, 2);
+	struct ptd_hcursor rc;
+	assert_int_equal(ptd_hcursor_goto(&rc, ref, 2 + shift), 0);
+	assert_int_equal(c.ip, rc.ip);
+	assert_int_equal(ptd_hcursor_goto(&c, h, ptd_history_count(h) - 1), 0);
+	assert_int_equal(ptd_hcursor_goto(&rc, ref, ptd_history_count(h) - 1 + shift), 0);
+	assert_int_equal(c.ip, rc.ip);
+
+	/* Appending goes on with the lowered numbers. */
+	b = (struct ptd_block){ NOP_CODE + 200, NOP_CODE + 202, 3, PTD_IC_RET, 0 };
+	assert_int_equal(ptd_history_append_block(h, &b), 0);
+	assert_int_equal(ptd_history_append_block(ref, &b), 0);
+	assert_int_equal(ptd_history_count(h), count0 - shift + 3);
+
+	/* A second drop replaces the gap and counts all dropped. */
+	assert_int_equal(ptd_history_drop_oldest(h, ptd_history_count(h) / 2, "again", &shift2), 0);
+	assert_true(shift2 > 0);
+	assert_int_equal(ptd_history_item(h, 0, &it), 1);
+	assert_int_equal(it.reason, PTD_GAP_DROPPED);
+	assert_int_equal(it.arg, ptd_history_dropped(h));
+	assert_true(ptd_history_dropped(h) > dropped);
+	assert_string_equal(ptd_history_detail(h, it.detail), "again");
+	assert_int_equal(ptd_history_item(h, 1, &it), 1);
+	assert_int_not_equal(it.kind, PTD_ITEM_GAP); /* one gap only */
+	assert_int_equal(ptd_history_ninsn(h) + ptd_history_dropped(h), ptd_history_ninsn(ref));
+	assert_int_equal(ptd_history_count(h) + shift + shift2, ptd_history_count(ref) + 1);
+
+	/* One chunk: nothing can go (the newest chunk stays). */
+	b = (struct ptd_block){ NOP_CODE, NOP_CODE + 4, 5, PTD_IC_JUMP, 0 };
+	assert_int_equal(ptd_history_append_block(small, &b), 0);
+	assert_int_equal(ptd_history_drop_oldest(small, 100, NULL, &shift), 0);
+	assert_int_equal(shift, 0);
+	assert_int_equal(ptd_history_count(small), 5);
+	assert_int_equal(ptd_history_dropped(small), 0);
+	/* clear forgets the drops */
+	ptd_history_clear(h);
+	assert_int_equal(ptd_history_dropped(h), 0);
+	ptd_history_free(ref);
+	ptd_history_free(h);
+	ptd_history_free(small);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_bad_code),
 		cmocka_unit_test(test_big_compact_random_access),
 		cmocka_unit_test(test_bulk_and_splice),
+		cmocka_unit_test(test_drop_oldest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
