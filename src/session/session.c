@@ -2401,6 +2401,13 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		if (s->softrec) {
 			int own = ptd_softrec_stop(s->softrec, &st);
 			sel_fix(&rc); /* a clone was added to the session */
+			if (own == -ptde_nosrch) {
+				/* The thread vanished under the recorder (the
+				 * program was killed, SIGKILL wakes it from its
+				 * stop): its exit comes through the wait. */
+				ptd_clear_error();
+				continue;
+			}
 			if (own < 0) {
 				finish_stop(&rc, ev);
 				return own;
@@ -2420,6 +2427,10 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				err = rec_maintain(s, 0, rc.step_sel ? rc.sel : NULL, &rc.fed);
 				if (err == 0)
 					err = resume_thread(&rc, st.tid, 0);
+				if (err == -ptde_nosrch) {
+					ptd_clear_error(); /* gone: see above */
+					continue;
+				}
 				if (err < 0) {
 					finish_stop(&rc, ev);
 					return err;
@@ -2623,6 +2634,11 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		default:
 			err = resume_thread(&rc, st.tid, 0);
 			break;
+		}
+		if (err == -ptde_nosrch) {
+			/* the thread vanished (killed): its exit comes next */
+			ptd_clear_error();
+			continue;
 		}
 		if (err < 0) {
 			finish_stop(&rc, ev);
