@@ -232,18 +232,28 @@ struct dead_code {
 	uint8_t *bytes;
 };
 
+/* Copies what @d holds from @addr on (at most @n bytes); -1 when @addr is
+ * not in it. */
+static int dead_copy(const struct dead_code *d, uint64_t addr, uint8_t *buf, size_t n)
+{
+	size_t k;
+
+	if (addr < d->start || addr - d->start >= d->size)
+		return -1;
+	k = d->size - (addr - d->start);
+	if (k > n)
+		k = n;
+	memcpy(buf, d->bytes + (addr - d->start), k);
+	return (int)k;
+}
+
 static int dead_read(struct ptd_session *s, uint64_t addr, uint8_t *buf, size_t n)
 {
 	/* newest first: a later unmapping of the same range wins */
 	for (int i = s->ndead; i-- > 0;) {
-		const struct dead_code *d = &s->dead[i];
-		if (addr >= d->start && addr - d->start < d->size) {
-			size_t k = d->size - (addr - d->start);
-			if (k > n)
-				k = n;
-			memcpy(buf, d->bytes + (addr - d->start), k);
-			return (int)k;
-		}
+		int k = dead_copy(&s->dead[i], addr, buf, n);
+		if (k >= 0)
+			return k;
 	}
 	return -ptde_nomap;
 }
@@ -322,14 +332,9 @@ static int snap_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 	struct ptd_session *s = ctx;
 
 	for (int i = 0; i < s->nsnap_anon; i++) {
-		const struct dead_code *d = &s->snap_anon[i];
-		if (addr >= d->start && addr - d->start < d->size) {
-			size_t k = d->size - (addr - d->start);
-			if (k > n)
-				k = n;
-			memcpy(buf, d->bytes + (addr - d->start), k);
-			return (int)k;
-		}
+		int k = dead_copy(&s->snap_anon[i], addr, buf, n);
+		if (k >= 0)
+			return k;
 	}
 	return dead_read(s, addr, buf, n);
 }

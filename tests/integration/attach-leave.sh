@@ -58,16 +58,7 @@ wait "$ref" || die "busy failed on its own"
 exec 3<&- 4<&-
 [[ $want == "sum "* ]] || die "unexpected reference output '$want'"
 
-send() {
-	local line
-	printf '%s\necho @@DONE\\n\n' "$1" >&"${PT[1]}"
-	while IFS= read -r -t 120 -u "${PT[0]}" line; do
-		printf '%s\n' "$line" >>"$transcript"
-		[[ $line == *@@DONE* ]] && return 0
-	done
-	cat "$transcript" >&2
-	die "no answer from ptdbg to '$1'"
-}
+send() { pt_send "$@"; }
 
 # Sends CMD without waiting for it to finish (continue runs until a stop).
 send_async() {

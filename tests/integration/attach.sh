@@ -13,17 +13,7 @@ want=0
 for ((i = 0; i < 10; i++)); do want=$(((want * 31 + i) & 0xffffffff)); done
 
 # send CMD: runs CMD at the prompt; its output goes to the transcript.
-send() {
-	local line
-	printf '%s\necho @@DONE\\n\n' "$1" >&"${PT[1]}"
-	echo ">>> $1" >>"$transcript"
-	while IFS= read -r -t 30 -u "${PT[0]}" line; do
-		printf '%s\n' "$line" >>"$transcript"
-		[[ $line == *@@DONE* ]] && return 0
-	done
-	cat "$transcript" >&2
-	die "no answer from ptdbg to '$1'"
-}
+send() { pt_send "$@"; }
 
 expect_line() { # pattern (grep -E) that the transcript must contain
 	grep -qE -- "$1" "$transcript" || { cat "$transcript" >&2; die "($m) expected a line matching: $1"; }

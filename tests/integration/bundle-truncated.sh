@@ -19,17 +19,7 @@ size=$(stat -c %s "$pt")
 [ "$size" -ge 8192 ] || die "trace too small for several pages: $size bytes"
 transcript=$TMPDIR/transcript
 
-send() {
-	local line
-	printf '%s\necho @@DONE\\n\n' "$1" >&"${PT[1]}"
-	echo ">>> $1" >>"$transcript"
-	while IFS= read -r -t 120 -u "${PT[0]}" line; do
-		printf '%s\n' "$line" >>"$transcript"
-		[[ $line == *@@DONE* ]] && return 0
-	done
-	cat "$transcript" >&2
-	die "no answer from ptdbg to '$1'"
-}
+send() { pt_send "$@"; }
 expect() { # pattern (grep -E) the transcript must contain after marker $2
 	sed -n "/^>>> $2\$/,\$p" "$transcript" | grep -qE -- "$1" ||
 		{ cat "$transcript" >&2; die "expected a line matching: $1 (after '$2')"; }

@@ -415,3 +415,19 @@ fuzz_run() {
 	fi
 	grep -q '^Done [0-9]* runs' "$TMPDIR/$name.log" || die "$name: the fuzzer did not finish its runs"
 }
+
+# pt_send CMD: sends CMD to a ptdbg running as the coprocess PT, followed by
+# an echo marker, and appends ">>> CMD" and what ptdbg prints up to the
+# marker to $transcript.  A ptdbg that does not answer within 120 s fails the test
+# (a guard against hangs, not a timing assertion).
+pt_send() {
+	local line
+	printf '%s\necho @@DONE\\n\n' "$1" >&"${PT[1]}"
+	echo ">>> $1" >>"$transcript"
+	while IFS= read -r -t 120 -u "${PT[0]}" line; do
+		printf '%s\n' "$line" >>"$transcript"
+		[[ $line == *@@DONE* ]] && return 0
+	done
+	cat "$transcript" >&2
+	die "no answer from ptdbg to '$1'"
+}

@@ -12,16 +12,7 @@ need_prereqs waiter
 want=0
 for ((i = 0; i < 10; i++)); do want=$(((want * 31 + i) & 0xffffffff)); done
 
-send() {
-	local line
-	printf '%s\necho @@DONE\\n\n' "$1" >&"${PT[1]}"
-	while IFS= read -r -t 30 -u "${PT[0]}" line; do
-		printf '%s\n' "$line" >>"$transcript"
-		[[ $line == *@@DONE* ]] && return 0
-	done
-	cat "$transcript" >&2
-	die "no answer from ptdbg to '$1'"
-}
+send() { pt_send "$@"; }
 
 d=$TMPDIR/t
 transcript=$d/transcript
