@@ -113,8 +113,8 @@ demo:
 bench: all
 	$(Q)B=$(B) bash bench/run.sh
 
-# libFuzzer targets (tests/fuzz/fuzz-bundle.c, fuzz-shell.c; run briefly by
-# tests/integration/fuzz-bundle.sh and fuzz-shell.sh): the library and the
+# libFuzzer targets (tests/fuzz/fuzz-bundle.c, fuzz-shell.c, fuzz-rsp.c; run
+# briefly by tests/integration/fuzz-bundle.sh, fuzz-shell.sh, fuzz-rsp.sh): the library and the
 # shell's command layer compiled again with clang and
 # -fsanitize=fuzzer-no-link,address,undefined into build/fuzz/ (one tree
 # for the plain and the sanitized build: the flags are the same).
@@ -125,7 +125,7 @@ FUZZ_FLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc -Icmd/ptdbg -MMD -
 	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_B)/%.o)
 FUZZ_SHELL_OBJS := $(patsubst %.c,$(FUZZ_B)/%.o,$(filter-out cmd/ptdbg/main.c,$(wildcard cmd/ptdbg/*.c)))
-FUZZ_BINS := $(FUZZ_B)/fuzz-bundle $(FUZZ_B)/fuzz-shell
+FUZZ_BINS := $(FUZZ_B)/fuzz-bundle $(FUZZ_B)/fuzz-shell $(FUZZ_B)/fuzz-rsp
 .SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_SHELL_OBJS)
 fuzz: $(FUZZ_BINS)
 $(FUZZ_B)/%.o: %.c
@@ -133,6 +133,9 @@ $(FUZZ_B)/%.o: %.c
 	@$(if $(Q),echo "  FUZZCC  $<")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 $(FUZZ_B)/fuzz-bundle: $(FUZZ_B)/tests/fuzz/fuzz-bundle.o $(FUZZ_LIB_OBJS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+$(FUZZ_B)/fuzz-rsp: $(FUZZ_B)/tests/fuzz/fuzz-rsp.o $(FUZZ_LIB_OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 # The shell target may not create or touch any process (see fuzz-shell.c).

@@ -1,0 +1,66 @@
+/*
+ * libFuzzer over the gdb remote-protocol framing (src/gdb/rsp.h), as the
+ * stub meets an untrusted client: the input is cut into reads at the
+ * places its first byte chooses and fed to one reader; every complete
+ * packet is framed again (with and without run-length encoding) and must
+ * read back identical, and its binary unescape must stay in bounds.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gdb/rsp.h"
+
+static void round_trip(const uint8_t *p, size_t n, int rle)
+{
+	struct ptd_rsp_buf out = { 0 };
+	struct ptd_rsp_reader r;
+	size_t used;
+
+	/* A payload with '$' or '#' cannot be framed as is (the packet layer
+	 * never produces one: binary is escaped first). */
+	if (memchr(p, '$', n) || memchr(p, '#', n) || memchr(p, '*', n))
+		return;
+	if (ptd_rsp_frame(&out, (const char *)p, n, rle) < 0 || ptd_rsp_reader_init(&r, n + 1) < 0) {
+		ptd_rsp_buf_free(&out);
+		return;
+	}
+	int e = ptd_rsp_feed(&r, (const uint8_t *)out.p, out.len, &used);
+	if (e != PTD_RSP_PACKET || used != out.len || r.len != n || memcmp(r.buf, p, n) != 0)
+		abort();
+	ptd_rsp_reader_free(&r);
+	ptd_rsp_buf_free(&out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ptd_rsp_reader r;
+	size_t off = 1, chunk;
+
+	if (size < 1 || ptd_rsp_reader_init(&r, 512) < 0)
+		return 0;
+	chunk = data[0] % 17 + 1;
+	while (off < size) {
+		size_t n = size - off < chunk ? size - off : chunk, used = 0;
+		int e = ptd_rsp_feed(&r, data + off, n, &used);
+		if (e < 0 || used == 0 || used > n)
+			abort();
+		off += used;
+		if (e == PTD_RSP_PACKET) {
+			if (r.len > r.max || r.buf[r.len] != 0)
+				abort();
+			uint8_t *copy = malloc(r.len + 1);
+			if (copy) {
+				memcpy(copy, r.buf, r.len);
+				round_trip(copy, r.len, 0);
+				round_trip(copy, r.len, 1);
+				long u = ptd_rsp_unescape(copy, r.len);
+				if (u > (long)r.len)
+					abort();
+				free(copy);
+			}
+		}
+	}
+	ptd_rsp_reader_free(&r);
+	return 0;
+}

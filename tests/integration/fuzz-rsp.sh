@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# libFuzzer over the gdb remote-protocol framing (tests/fuzz/fuzz-rsp.c):
+# seeds are packets gdb 13 sends when it connects, continues, reads memory
+# and writes binary memory, plus acks, the interrupt byte, a bad checksum and
+# run-length encoded replies.  A fixed -seed and -runs keep the run the same
+# every time; any crash, leak, abort (a packet that does not frame back to
+# itself) or sanitizer report fails.
+source "$(dirname "$0")/lib.bash"
+fuzz_build
+work=$TMPDIR/fuzz-rsp
+mkdir -p "$work/corpus"
+pkt() { # the framed form of $1
+	printf '$%s#%02x' "$1" "$(printf '%s' "$1" | od -An -tu1 -v | tr -s ' ' '\n' | awk '{s+=$1} END {print s%256}')"
+}
+i=0
+for p in 'qSupported:multiprocess+;swbreak+;hwbreak+;qRelocInsn+;fork-events+;vfork-events+;exec-events+;vContSupported+;QThreadEvents+;no-resumed+;memory-tagging+' \
+	'QStartNoAckMode' '?' 'g' 'm401126,40' 'Z0,401126,1' 'vCont;c' 'vCont;s:p1.1' 'qXfer:features:read:target.xml:0,ffb' \
+	'qXfer:btrace:read:all:0,ffb' 'Qbtrace:pt' 'Qbtrace-conf:pt:size=0x1000' 'bs' 'bc' 'Hgp0.0' 'qfThreadInfo' \
+	'X401000,4:}]}\}' 'p10' 'P10=0000000000000000' 'vKill;1' 'D'; do
+	{ printf '+'; pkt "$p"; } >"$work/corpus/seed-$i"
+	i=$((i + 1))
+done
+printf '\x03' >"$work/corpus/interrupt"
+printf '$g#00-+' >"$work/corpus/badsum"
+printf '$0*"#%02x' $((0x30 + 0x2a + 0x22 & 255)) >"$work/corpus/rle"
+cd "$work" || exit 1
+fuzz_run fuzz-rsp corpus "${FUZZ_RUNS:-100000}" -max_len=4096
+echo "fuzz-rsp: ok"
