@@ -1229,6 +1229,31 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 	return live_run(s, PTD_MOTION_CONTINUE, ev);
 }
 
+/* Launches the program and leaves it stopped at its first instruction (the
+ * gdb stub: gdb expects the program stopped there, as gdbserver leaves it). */
+int ptd_session_launch(struct ptd_session *s)
+{
+	struct ptd_launch l = { 0 };
+	int rc;
+
+	if (!s)
+		return -ptde_invalid;
+	if (!s->argv)
+		return ptd__err(-ptde_invalid, "no program given");
+	if (s->t || s->offline)
+		drop_process(s);
+	l.argv = s->argv;
+	l.disable_aslr = s->disable_aslr;
+	unpin_self(s);
+	rc = ptd_target_launch(&s->t, &l);
+	if (rc < 0) {
+		s->t = NULL;
+		return rc;
+	}
+	pin_program(s);
+	return after_start(s);
+}
+
 int ptd_session_attach(struct ptd_session *s, pid_t pid)
 {
 	int rc;

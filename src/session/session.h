@@ -139,6 +139,8 @@ void ptd_session_set_method(struct ptd_session *s, enum ptd_method m);
  * gdb's `start`; otherwise run until an event.  With @record_from_start the
  * recorder starts at the first instruction (ptdbg-report). */
 int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev);
+/* Launches the program stopped at its first instruction (nothing runs). */
+int ptd_session_launch(struct ptd_session *s);
 int ptd_session_attach(struct ptd_session *s, pid_t pid);
 int ptd_session_detach(struct ptd_session *s);
 int ptd_session_kill(struct ptd_session *s);
