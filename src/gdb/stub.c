@@ -373,6 +373,16 @@ static void put_thread(struct ptd_stub *st, struct ptd_rsp_buf *out, pid_t tid)
 	ptd_rsp_printf(out, "thread:p%x.%x;", (unsigned)st->pid, (unsigned)tid);
 }
 
+/* A continue through the history that ends at the live pc reports the
+ * breakpoint there as a completed motion: gdb is told it hit it. */
+static int at_breakpoint(struct ptd_stub *st, uint64_t pc)
+{
+	for (int i = 0; i < st->nbp; i++)
+		if (st->bp[i].addr == pc)
+			return 1;
+	return 0;
+}
+
 static void stop_reply(struct ptd_stub *st, const struct ptd_event *ev, struct ptd_rsp_buf *out)
 {
 	pid_t tid = ev->tid > 0 ? ev->tid : current_tid(st);
@@ -401,7 +411,9 @@ static void stop_reply(struct ptd_stub *st, const struct ptd_event *ev, struct p
 	}
 	ptd_rsp_printf(out, "T%02x", sig & 0xff);
 	put_thread(st, out, tid);
-	if (ev->kind == PTD_EVENT_BREAKPOINT)
+	if (ev->kind == PTD_EVENT_BREAKPOINT || (ev->kind == PTD_EVENT_STEPPED &&
+						 st->res_motion == PTD_MOTION_CONTINUE &&
+						 at_breakpoint(st, ev->pc)))
 		ptd_rsp_puts(out, "swbreak:;");
 	if (ev->kind == PTD_EVENT_NO_HISTORY)
 		ptd_rsp_puts(out, ev->replaying || st->res_reverse ? "replaylog:begin;"

@@ -1,0 +1,498 @@
+/*
+ * The gdb stub's packet layer (src/gdb/stub.h), without sockets: payloads
+ * go in, reply payloads are checked.  Malformed and unknown packets, a
+ * stub with no program, a stub on a launched testprogs/fib (registers,
+ * memory, breakpoints, threads, resuming to a breakpoint and to the exit),
+ * reverse packets on a recording, and a stream of random packets.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "gdb/stub.h"
+#include "ptdbg/ptdbg.h"
+#include "session/session.h"
+
+static char progdir[512];
+
+struct fixture {
+	struct ptd_session *s;
+	struct ptd_stub *st;
+	struct ptd_rsp_buf out;
+	char reply[PTD_STUB_PACKET_SIZE + 1];
+	int act;
+};
+
+/* Sends @pkt; the reply (NUL-terminated) is in f->reply, the mask in f->act. */
+static const char *send(struct fixture *f, const char *pkt)
+{
+	size_t n = strlen(pkt);
+	uint8_t *copy = malloc(n + 1);
+
+	assert_non_null(copy);
+	memcpy(copy, pkt, n + 1);
+	f->act = ptd_stub_packet(f->st, copy, n, &f->out);
+	free(copy);
+	if (f->act & PTD_STUB_RESUME)
+		f->act = ptd_stub_resume(f->st, &f->out);
+	assert_false(f->out.oom);
+	assert_true(f->out.len <= PTD_STUB_PACKET_SIZE);
+	memcpy(f->reply, f->out.p ? f->out.p : "", f->out.len);
+	f->reply[f->out.len] = 0;
+	return f->reply;
+}
+
+static int is_error(const char *r)
+{
+	return r[0] == 'E' && strlen(r) == 3;
+}
+
+static void setup_none(struct fixture *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->s = ptd_session_alloc();
+	assert_non_null(f->s);
+	f->st = ptd_stub_alloc(f->s, 0);
+	assert_non_null(f->st);
+}
+
+static void setup_fib(struct fixture *f, int record)
+{
+	char path[600];
+	char *argv[] = { path, NULL };
+
+	memset(f, 0, sizeof(*f));
+	snprintf(path, sizeof(path), "%s/fib", progdir);
+	f->s = ptd_session_alloc();
+	assert_non_null(f->s);
+	ptd_session_set_pin_cpu(f->s, 0);
+	assert_int_equal(ptd_session_set_program(f->s, argv), 0);
+	assert_int_equal(ptd_session_launch(f->s), 0);
+	if (record)
+		assert_int_equal(ptd_session_record_start(f->s, PTD_METHOD_STEP), 0);
+	f->st = ptd_stub_alloc(f->s, 0);
+	assert_non_null(f->st);
+}
+
+static void teardown(struct fixture *f)
+{
+	ptd_stub_free(f->st);
+	ptd_session_free(f->s);
+	ptd_rsp_buf_free(&f->out);
+}
+
+/* fib's address from the symbol table. */
+static uint64_t fib_addr(struct fixture *f)
+{
+	int id = ptd_session_break(f->s, "fib", 0);
+	struct ptd_bpinfo bi;
+	uint64_t a;
+
+	assert_true(id > 0);
+	assert_int_equal(ptd_session_bp_get(f->s, 0, &bi), 0);
+	a = bi.addr;
+	assert_int_equal(ptd_session_delete(f->s, id), 0);
+	return a;
+}
+
+static size_t g_len(void)
+{
+	/* 16 GPRs + rip (8), eflags + 6 segments (4), st0-7 (10), 8 x87
+	 * control (4), 16 xmm (16), mxcsr (4), orig_rax, fs_base, gs_base (8) */
+	return 2 * (17 * 8 + 7 * 4 + 8 * 10 + 8 * 4 + 16 * 16 + 4 + 3 * 8);
+}
+
+static void test_signals(void **state)
+{
+	(void)state;
+	assert_int_equal(ptd_stub_gdb_signal(11), 11);
+	assert_int_equal(ptd_stub_gdb_signal(10), 30); /* SIGUSR1 */
+	assert_int_equal(ptd_stub_gdb_signal(7), 10);  /* SIGBUS */
+	assert_int_equal(ptd_stub_gdb_signal(17), 20); /* SIGCHLD */
+	assert_int_equal(ptd_stub_gdb_signal(34), 46);
+	assert_int_equal(ptd_stub_gdb_signal(0), 0);
+	assert_int_equal(ptd_stub_gdb_signal(-3), 0);
+	assert_int_equal(ptd_stub_gdb_signal(200), 0);
+	/* every Linux signal with a counterpart maps back to itself */
+	for (int sig = 1; sig <= 64; sig++) {
+		int g = ptd_stub_gdb_signal(sig);
+		if (g)
+			assert_int_equal(ptd_stub_linux_signal(g), sig);
+	}
+	assert_int_equal(ptd_stub_linux_signal(0), 0);
+	assert_int_equal(ptd_stub_linux_signal(1000), 0);
+}
+
+static void test_no_program(void **state)
+{
+	struct fixture f;
+	const char *r;
+
+	(void)state;
+	setup_none(&f);
+	r = send(&f, "qSupported:multiprocess+;swbreak+;xmlRegisters=i386");
+	assert_non_null(strstr(r, "PacketSize=4000"));
+	assert_non_null(strstr(r, "QStartNoAckMode+"));
+	assert_non_null(strstr(r, "swbreak+"));
+	assert_non_null(strstr(r, "qXfer:features:read+"));
+	assert_null(strstr(r, "ReverseStep+")); /* not recording */
+	assert_string_equal(send(&f, "QStartNoAckMode"), "OK");
+	assert_true(f.act & PTD_STUB_NOACK);
+	assert_string_equal(send(&f, "vCont?"), "vCont;c;C;s;S;t");
+	assert_string_equal(send(&f, "qAttached"), "0");
+	assert_string_equal(send(&f, "qSymbol::"), "OK");
+	/* unknown packets: the empty reply */
+	assert_string_equal(send(&f, "qTStatus"), "");
+	assert_string_equal(send(&f, "vMustReplyEmpty"), "");
+	assert_string_equal(send(&f, "!"), "");
+	assert_string_equal(send(&f, "qXfer:memory-map:read::0,100"), "");
+	assert_string_equal(send(&f, "qCRC:0,4"), "");
+	assert_string_equal(send(&f, "vContX"), "");
+	/* no program: errors, never a crash */
+	assert_true(is_error(send(&f, "g")));
+	assert_true(is_error(send(&f, "p10")));
+	assert_true(is_error(send(&f, "m401000,4")));
+	assert_true(is_error(send(&f, "M401000,1:90")));
+	assert_true(is_error(send(&f, "c")));
+	assert_true(is_error(send(&f, "s")));
+	assert_true(is_error(send(&f, "bc")));
+	assert_true(is_error(send(&f, "vCont;c")));
+	assert_true(is_error(send(&f, "Z0,401000,1")));
+	assert_true(is_error(send(&f, "D")));
+	assert_true(is_error(send(&f, "qC")));
+	assert_string_equal(send(&f, "qfThreadInfo"), "l");
+	assert_string_equal(send(&f, "qsThreadInfo"), "l");
+	teardown(&f);
+}
+
+static void test_malformed(void **state)
+{
+	struct fixture f;
+	static const char *bad[] = {
+		"m", "m401000", "m401000,", "m,4", "mzz,4", "m401000,4x", "m11111111111111111,4",
+		"M401000,2:9", "M401000,1:zz", "M401000,1", "X401000,2:a", "X401000,1:}",
+		"p", "pzz", "p1000", "p10x", "P10", "P10=zz", "Pzz=00", "G00", "gx",
+		"Z", "Z0", "Z0,", "Z0,401000", "Z0,401000,", "Z0,401000,1x", "z0,zz,1",
+		"Hg", "Hx1", "Hgp", "Hgzz", "Hc-", "T", "Tzz", "T-1",
+		"vCont;", "vCont;x", "vCont;C", "vCont;Czz", "vCont;c:", "vCont;c:zz", "vCont;cc",
+		"vKill", "vKill;", "vKill;zz", "D;", "D;zz", "C", "Czz", "C05;zz", "S", "cxyz", "bsx",
+		"qXfer:features:read:target.xml", "qXfer:features:read:target.xml:0",
+		"qXfer:features:read:target.xml:zz,10", "qXfer:features:read:other.xml:0,10",
+		"qXfer:exec-file:read:zz:0,10", "qXfer:auxv:read:x:0,10",
+	};
+
+	(void)state;
+	setup_none(&f);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *r = send(&f, bad[i]);
+		if (!is_error(r))
+			fail_msg("'%s' got '%s', not an error", bad[i], r);
+		assert_false(f.act & (PTD_STUB_RESUME | PTD_STUB_CLOSE));
+	}
+	/* an empty payload and a NULL one */
+	assert_int_equal(ptd_stub_packet(f.st, NULL, 0, &f.out), PTD_STUB_REPLY);
+	assert_int_equal(f.out.len, 0);
+	/* a resume nobody asked for */
+	assert_int_equal(ptd_stub_resume(f.st, &f.out), PTD_STUB_REPLY);
+	assert_true(f.out.len == 3 && f.out.p[0] == 'E');
+	/* binary bytes, NULs included */
+	{
+		uint8_t pkt[] = { 'm', 0, 0xff, ',', '4', 0 };
+		ptd_stub_packet(f.st, pkt, sizeof(pkt), &f.out);
+		assert_true(f.out.len == 3 && f.out.p[0] == 'E');
+	}
+	ptd_stub_free(NULL);
+	assert_null(ptd_stub_alloc(NULL, 0));
+	teardown(&f);
+}
+
+static void test_target_xml(void **state)
+{
+	struct fixture f;
+	char *xml = NULL;
+	size_t len = 0;
+	uint64_t off = 0;
+
+	(void)state;
+	setup_none(&f);
+	/* read in small pieces, as gdb may */
+	for (;;) {
+		char pkt[96];
+		const char *r;
+		snprintf(pkt, sizeof(pkt), "qXfer:features:read:target.xml:%llx,100",
+			 (unsigned long long)off);
+		r = send(&f, pkt);
+		assert_true(r[0] == 'm' || r[0] == 'l');
+		size_t n = f.out.len - 1;
+		xml = realloc(xml, len + n + 1);
+		assert_non_null(xml);
+		memcpy(xml + len, f.out.p + 1, n);
+		len += n;
+		xml[len] = 0;
+		off += n;
+		if (r[0] == 'l')
+			break;
+		assert_int_equal(n, 0x100);
+	}
+	assert_non_null(strstr(xml, "<architecture>i386:x86-64</architecture>"));
+	assert_non_null(strstr(xml, "org.gnu.gdb.i386.core"));
+	assert_non_null(strstr(xml, "org.gnu.gdb.i386.sse"));
+	assert_non_null(strstr(xml, "org.gnu.gdb.i386.linux"));
+	assert_non_null(strstr(xml, "\"orig_rax\""));
+	assert_non_null(strstr(xml, "\"fs_base\""));
+	assert_non_null(strstr(xml, "\"gs_base\""));
+	assert_non_null(strstr(xml, "\"st7\""));
+	assert_non_null(strstr(xml, "\"mxcsr\""));
+	assert_non_null(strstr(xml, "</target>"));
+	/* past the end: an empty last piece */
+	assert_string_equal(send(&f, "qXfer:features:read:target.xml:100000,10"), "l");
+	free(xml);
+	teardown(&f);
+}
+
+static void test_live(void **state)
+{
+	struct fixture f;
+	char pkt[128], expect[64];
+	const char *r;
+	uint64_t pc, fib;
+	pid_t pid;
+
+	(void)state;
+	setup_fib(&f, 0);
+	pid = ptd_session_pid(f.s);
+	assert_true(ptd_session_pc(f.s, &pc) == 0);
+	snprintf(expect, sizeof(expect), "T05thread:p%x.%x;", pid, pid);
+	assert_string_equal(send(&f, "?"), expect);
+	snprintf(expect, sizeof(expect), "QCp%x.%x", pid, pid);
+	assert_string_equal(send(&f, "qC"), expect);
+	snprintf(expect, sizeof(expect), "mp%x.%x", pid, pid);
+	assert_string_equal(send(&f, "qfThreadInfo"), expect);
+	snprintf(pkt, sizeof(pkt), "Tp%x.%x", pid, pid);
+	assert_string_equal(send(&f, pkt), "OK");
+	assert_true(is_error(send(&f, "T7fffffff")));
+	snprintf(pkt, sizeof(pkt), "Hgp%x.%x", pid, pid);
+	assert_string_equal(send(&f, pkt), "OK");
+	assert_string_equal(send(&f, "Hc-1"), "OK");
+	assert_string_equal(send(&f, "Hg0"), "OK");
+	assert_true(is_error(send(&f, "Hg7fffffff")));
+
+	/* registers: the g layout of the target description; rip is the pc;
+	 * x87 and SSE registers are unavailable ('x') */
+	r = send(&f, "g");
+	assert_int_equal(strlen(r), g_len());
+	{
+		uint8_t b[8];
+		uint64_t rip = 0;
+		assert_int_equal(ptd_rsp_unhex(r + 16 * 16, 16, b, 8), 8);
+		for (int i = 7; i >= 0; i--)
+			rip = rip << 8 | b[i];
+		assert_true(rip == pc);
+		assert_true(r[2 * (17 * 8 + 7 * 4)] == 'x'); /* st0 */
+		assert_true(strchr(r, 'x') < r + 2 * (17 * 8 + 7 * 4) + 1);
+	}
+	r = send(&f, "p10"); /* rip */
+	assert_int_equal(strlen(r), 16);
+	assert_string_equal(send(&f, "p18"), "xxxxxxxxxxxxxxxxxxxx"); /* st0: 10 bytes */
+	assert_string_equal(send(&f, "p38"), "xxxxxxxx");             /* mxcsr */
+	assert_true(is_error(send(&f, "p3c")));
+	/* write rbx and read it back */
+	assert_string_equal(send(&f, "P1=1122334455667788"), "OK");
+	assert_string_equal(send(&f, "p1"), "1122334455667788");
+	assert_true(is_error(send(&f, "P18=00000000000000000000"))); /* st0: not ours */
+
+	/* memory: read the code at fib, write it back unchanged, X probe */
+	fib = fib_addr(&f);
+	snprintf(pkt, sizeof(pkt), "m%llx,4", (unsigned long long)fib);
+	r = send(&f, pkt);
+	assert_int_equal(strlen(r), 8);
+	{
+		char orig[9];
+		strcpy(orig, r);
+		snprintf(pkt, sizeof(pkt), "M%llx,4:%s", (unsigned long long)fib, orig);
+		assert_string_equal(send(&f, pkt), "OK");
+		snprintf(pkt, sizeof(pkt), "X%llx,0:", (unsigned long long)fib);
+		assert_string_equal(send(&f, pkt), "OK");
+		snprintf(pkt, sizeof(pkt), "m%llx,4", (unsigned long long)fib);
+		assert_string_equal(send(&f, pkt), orig);
+	}
+	assert_true(is_error(send(&f, "m0,4"))); /* unmapped */
+	/* huge lengths are cut to what fits a reply */
+	r = send(&f, "m400000,ffffffff");
+	assert_true(strlen(r) <= PTD_STUB_PACKET_SIZE && strlen(r) > 0);
+
+	/* auxv and the exec file */
+	r = send(&f, "qXfer:auxv:read::0,1000");
+	assert_true(r[0] == 'l' && f.out.len > 16);
+	r = send(&f, "qXfer:exec-file:read::0,1000");
+	assert_true(r[0] == 'l');
+	assert_non_null(strstr(r, "/fib"));
+
+	/* a breakpoint at fib: continue stops there with swbreak */
+	snprintf(pkt, sizeof(pkt), "Z0,%llx,1", (unsigned long long)fib);
+	assert_string_equal(send(&f, pkt), "OK");
+	assert_string_equal(send(&f, pkt), "OK"); /* inserted twice */
+	assert_string_equal(send(&f, "Z1,401000,1"), ""); /* hardware: not supported */
+	snprintf(expect, sizeof(expect), "T05thread:p%x.%x;swbreak:;", pid, pid);
+	assert_string_equal(send(&f, "vCont;c"), expect);
+	assert_true(ptd_session_pc(f.s, &pc) == 0 && pc == fib);
+	/* a step moves one instruction */
+	snprintf(pkt, sizeof(pkt), "vCont;s:p%x.%x;c", pid, pid);
+	snprintf(expect, sizeof(expect), "T05thread:p%x.%x;", pid, pid);
+	assert_string_equal(send(&f, pkt), expect);
+	assert_true(ptd_session_pc(f.s, &pc) == 0 && pc != fib);
+	assert_string_equal(send(&f, "s"), expect);
+	/* vCont;t: nothing runs */
+	snprintf(expect, sizeof(expect), "T00thread:p%x.%x;", pid, pid);
+	assert_string_equal(send(&f, "vCont;t"), expect);
+	/* removing it twice takes it out; the program runs to its end */
+	snprintf(pkt, sizeof(pkt), "z0,%llx,1", (unsigned long long)fib);
+	assert_string_equal(send(&f, pkt), "OK");
+	assert_string_equal(send(&f, pkt), "OK");
+	assert_true(is_error(send(&f, "bc"))); /* not recording */
+	snprintf(expect, sizeof(expect), "W00;process:%x", pid);
+	assert_string_equal(send(&f, "c"), expect);
+	assert_string_equal(send(&f, "?"), expect);
+	assert_true(is_error(send(&f, "g")));
+	assert_true(is_error(send(&f, "c")));
+	assert_string_equal(send(&f, "qfThreadInfo"), "l");
+	teardown(&f);
+}
+
+static void test_kill_detach(void **state)
+{
+	struct fixture f;
+	char pkt[64];
+	pid_t pid;
+
+	(void)state;
+	setup_fib(&f, 0);
+	pid = ptd_session_pid(f.s);
+	assert_true(is_error(send(&f, "vKill;1")));
+	snprintf(pkt, sizeof(pkt), "vKill;%x", pid);
+	assert_string_equal(send(&f, pkt), "OK");
+	assert_false(ptd_session_alive(f.s));
+	assert_true(is_error(send(&f, "c")));
+	teardown(&f);
+
+	setup_fib(&f, 0);
+	assert_true(is_error(send(&f, "D;1")));
+	send(&f, "k");
+	assert_true(f.act & PTD_STUB_CLOSE);
+	assert_false(ptd_session_alive(f.s));
+	teardown(&f);
+}
+
+static void test_reverse(void **state)
+{
+	struct fixture f;
+	char pkt[64], expect[96];
+	const char *r;
+	uint64_t pc0, pc1, pc2, fib;
+	pid_t pid;
+
+	(void)state;
+	setup_fib(&f, 1);
+	pid = ptd_session_pid(f.s);
+	r = send(&f, "qSupported");
+	assert_non_null(strstr(r, "ReverseStep+;ReverseContinue+"));
+	fib = fib_addr(&f);
+	assert_true(ptd_session_pc(f.s, &pc0) == 0);
+	snprintf(pkt, sizeof(pkt), "Z0,%llx,1", (unsigned long long)fib);
+	assert_string_equal(send(&f, pkt), "OK");
+	send(&f, "c");
+	snprintf(pkt, sizeof(pkt), "z0,%llx,1", (unsigned long long)fib);
+	assert_string_equal(send(&f, pkt), "OK");
+	assert_true(ptd_session_pc(f.s, &pc1) == 0 && pc1 == fib);
+	snprintf(expect, sizeof(expect), "T05thread:p%x.%x;", pid, pid);
+	assert_string_equal(send(&f, "bs"), expect);
+	assert_true(ptd_session_replaying(f.s));
+	assert_true(ptd_session_pc(f.s, &pc2) == 0 && pc2 != pc1);
+	/* in the past only rip is known (step recorder) */
+	r = send(&f, "p0");
+	assert_string_equal(r, "xxxxxxxxxxxxxxxx");
+	assert_int_equal(strlen(send(&f, "p10")), 16);
+	assert_true(is_error(send(&f, "P10=0000000000000000")));
+	assert_true(is_error(send(&f, "M401000,1:90")));
+	/* back to the start of the history */
+	snprintf(expect, sizeof(expect), "T05thread:p%x.%x;replaylog:begin;", pid, pid);
+	assert_string_equal(send(&f, "bc"), expect);
+	assert_true(ptd_session_pc(f.s, &pc2) == 0 && pc2 == pc0);
+	/* forward again to the breakpoint (in the history) */
+	snprintf(pkt, sizeof(pkt), "Z0,%llx,1", (unsigned long long)fib);
+	assert_string_equal(send(&f, pkt), "OK");
+	snprintf(expect, sizeof(expect), "T05thread:p%x.%x;swbreak:;", pid, pid);
+	assert_string_equal(send(&f, "c"), expect);
+	assert_true(ptd_session_pc(f.s, &pc2) == 0 && pc2 == fib);
+	teardown(&f);
+}
+
+/* Random packets (fixed seed) against a stub with no program and one on
+ * a recorded program stopped at its start: any reply, never a crash.  No
+ * k, D or vKill get through, so the program stays. */
+static void test_random(void **state)
+{
+	static const char *heads[] = { "m", "M", "X", "g", "G", "p", "P", "Z0,", "z0,", "H",
+				       "T", "qXfer:features:read:", "qXfer:auxv:read:",
+				       "qXfer:exec-file:read:", "vCont;", "q", "Q", "v", "?",
+				       "qSupported:", "Hg", "Hc", "qC", "vCont?" };
+	uint32_t seed = 12345;
+	struct fixture f;
+
+	(void)state;
+	for (int round = 0; round < 2; round++) {
+		if (round == 0)
+			setup_none(&f);
+		else
+			setup_fib(&f, 0);
+		for (int i = 0; i < 3000; i++) {
+			uint8_t pkt[64];
+			size_t n;
+			const char *h;
+			seed = seed * 1103515245u + 12345u;
+			h = heads[(seed >> 16) % (sizeof(heads) / sizeof(heads[0]))];
+			n = strlen(h);
+			memcpy(pkt, h, n);
+			seed = seed * 1103515245u + 12345u;
+			size_t extra = (seed >> 16) % 24;
+			for (size_t k = 0; k < extra; k++) {
+				static const char alpha[] = "0123456789abcdef,:;.-px}\0\xff=";
+				seed = seed * 1103515245u + 12345u;
+				pkt[n++] = (uint8_t)alpha[(seed >> 16) % (sizeof(alpha) - 1)];
+			}
+			/* no writes to the live program's memory or registers */
+			if (round == 1 && (pkt[0] == 'M' || pkt[0] == 'X' || pkt[0] == 'G' ||
+					   pkt[0] == 'P'))
+				continue;
+			/* nor motions: they are tested above */
+			if (round == 1 && n >= 5 && !memcmp(pkt, "vCont", 5))
+				continue;
+			int act = ptd_stub_packet(f.st, pkt, n, &f.out);
+			assert_false(act & PTD_STUB_CLOSE);
+			if (act & PTD_STUB_RESUME)
+				fail_msg("random packet %.*s resumed", (int)n, pkt);
+		}
+		if (round == 1)
+			assert_true(ptd_session_alive(f.s));
+		teardown(&f);
+	}
+}
+
+int main(void)
+{
+	const char *d = getenv("TESTPROGS");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_signals),	      cmocka_unit_test(test_no_program),
+		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_target_xml),
+		cmocka_unit_test(test_live),	      cmocka_unit_test(test_kill_detach),
+		cmocka_unit_test(test_reverse),	      cmocka_unit_test(test_random),
+	};
+
+	snprintf(progdir, sizeof(progdir), "%s", d ? d : "testprogs/build");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
