@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# ptdbg-server with real gdb 13 (`target remote | ptdbg-server --stdio --
+# PROG`): breakpoints, continue, backtrace, registers (rip as gdb's own
+# native run has it), disassembly, stepi, threads, shared libraries, a
+# signal and a crash, the exit; then detach (the program runs on by
+# itself, no int3 left, not traced) and kill (the process is gone).
+. "$(dirname "$0")/lib.bash"
+
+need_prereqs fib threads segfault waiter
+need_gdb
+SERVER=$TOP/$B/bin/ptdbg-server
+[ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
+
+# stub_gdb OUT SERVER-OPTIONS... -- PROG ARGS...: gdb through the stub, one
+# -ex per element of CMDS; output (stdout and stderr) to OUT.
+stub_gdb() {
+	local out=$1 opts=() ex=(-ex 'set pagination off' -ex 'set confirm off') c
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	for c in "${CMDS[@]}"; do ex+=(-ex "$c"); done
+	gdb -nx -batch -ex "target remote | $SERVER ${opts[*]} --stdio -- $*" "${ex[@]}" >"$out" 2>&1
+}
+expect_in() { # FILE EXTENDED-REGEX WHAT
+	grep -Eq -- "$2" "$1" || { cat "$1" >&2; die "$3: no line matching '$2'"; }
+}
+
+# 1. fib: a breakpoint, the backtrace, registers, code, stepi, the exit.
+CMDS=('break fib' continue bt 'info registers rip' 'x/2i $pc' 'echo PC1\n' 'p/x $pc' stepi
+      'echo PC2\n' 'p/x $pc' 'info threads' 'info sharedlibrary' delete continue)
+stub_gdb "$TMPDIR/fib.out" -- "$TESTPROGS/fib"
+cat "$TMPDIR/fib.out" >&2
+expect_in "$TMPDIR/fib.out" '^Breakpoint 1, fib \(n=10\) at .*fib\.c:12$' "fib: breakpoint"
+expect_in "$TMPDIR/fib.out" '^#1  0x[0-9a-f]+ in main \(argc=1, argv=0x[0-9a-f]+\) at .*fib\.c:22$' "fib: backtrace"
+expect_in "$TMPDIR/fib.out" '^=> 0x[0-9a-f]+ <fib\+[0-9]+>:' "fib: disassembly at the pc"
+expect_in "$TMPDIR/fib.out" '/libc\.so\.6$' "fib: shared libraries"
+expect_in "$TMPDIR/fib.out" '^\* 1    Thread [0-9]+\.[0-9]+ .*fib \(n=10\)' "fib: threads"
+expect_in "$TMPDIR/fib.out" '^fib\(10\) = 55$' "fib: program output"
+expect_in "$TMPDIR/fib.out" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$' "fib: exit"
+# rip at the breakpoint is the one gdb's native run reports
+CMDS=('break fib' run 'info registers rip')
+gdb_batch -- "$TESTPROGS/fib" >"$TMPDIR/fib.native"
+want=$(grep -E '^rip ' "$TMPDIR/fib.native")
+got=$(grep -E '^rip ' "$TMPDIR/fib.out")
+[ -n "$want" ] && [ "$want" = "$got" ] || die "rip through the stub '$got', natively '$want'"
+pc1=$(sed -n '/^PC1$/{n;s/^\$[0-9]* = //p;}' "$TMPDIR/fib.out")
+pc2=$(sed -n '/^PC2$/{n;s/^\$[0-9]* = //p;}' "$TMPDIR/fib.out")
+# stepi moves by exactly the length of the instruction gdb disassembled
+len=$(gdb -nx -batch -ex "x/2i $pc1" "$TESTPROGS/fib" | sed -n '2s/^ *\(0x[0-9a-f]*\).*/\1/p')
+[ -n "$pc1" ] && [ "$pc2" = "$len" ] || die "stepi from $pc1 went to $pc2, the next instruction is $len"
+note "ok fib: breakpoint, bt, rip $pc1, stepi to $pc2, exit"
+
+# 2. threads: a breakpoint hit in a new thread, three threads listed.
+CMDS=('break sum_range' continue 'info threads' bt delete continue)
+stub_gdb "$TMPDIR/threads.out" -- "$TESTPROGS/threads"
+cat "$TMPDIR/threads.out" >&2
+expect_in "$TMPDIR/threads.out" '^Thread [23] hit Breakpoint 1, sum_range \(' "threads: breakpoint in a thread"
+[ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+\.[0-9]+ ' "$TMPDIR/threads.out")" = 3 ] ||
+	die "threads: info threads does not list 3 threads"
+expect_in "$TMPDIR/threads.out" '^#1  0x[0-9a-f]+ in worker \(' "threads: backtrace in a thread"
+expect_in "$TMPDIR/threads.out" '^a=40425 b=287925$' "threads: program output"
+expect_in "$TMPDIR/threads.out" 'exited normally' "threads: exit"
+note "ok threads"
+
+# 3. a crash: the signal is reported, then passed: the program dies of it.
+CMDS=(continue bt continue 'info threads')
+stub_gdb "$TMPDIR/segv.out" -- "$TESTPROGS/segfault"
+cat "$TMPDIR/segv.out" >&2
+expect_in "$TMPDIR/segv.out" '^Program received signal SIGSEGV, Segmentation fault\.$' "segfault: signal"
+expect_in "$TMPDIR/segv.out" '^#0  .*lookup \(' "segfault: backtrace"
+expect_in "$TMPDIR/segv.out" '^Program terminated with signal SIGSEGV, Segmentation fault\.$' "segfault: death"
+note "ok segfault"
+
+# 4. detach: the program runs on untraced and intact (waiter, as in
+# detach.sh: it hands over its pid, then waits to be released).
+d=$TMPDIR/waiter
+mkdir -p "$d"
+mkfifo "$d/ctl" "$d/go"
+exec 3<>"$d/ctl" 4<>"$d/go"
+CMDS=("break $(line_of waiter.c 'sum = sum * 31 + x;')" continue continue detach)
+stub_gdb "$TMPDIR/detach.out" -- "$TESTPROGS/waiter" "$d"
+cat "$TMPDIR/detach.out" >&2
+expect_in "$TMPDIR/detach.out" '^Breakpoint 1, step \(x=1\) at ' "detach: second hit"
+expect_in "$TMPDIR/detach.out" '^\[Inferior 1 \(process [0-9]+\) detached\]$' "detach"
+pid=$(sed -n 's/^\[Inferior 1 (process \([0-9]*\)) detached\]$/\1/p' "$TMPDIR/detach.out")
+on_exit "grep -qs waiter /proc/$pid/comm && kill -9 $pid"
+read -r -t 60 -u 3 p || die "detach: the program did not run on"
+[ "$p" = "$pid" ] || die "detach: pid from the program $p, gdb said $pid"
+grep -q '^TracerPid:[[:space:]]*0$' "/proc/$pid/status" || die "detach: still traced"
+echo go >&4
+want=0
+for ((i = 0; i < 10; i++)); do want=$(((want * 31 + i) & 0xffffffff)); done
+read -r -t 60 -u 3 line || die "detach: the program died after release (an int3 left?)"
+[ "$line" = "sum $want" ] || die "detach: program sent '$line', expected 'sum $want'"
+exec 3<&- 4<&-
+note "ok detach: the program ran on and computed $want"
+
+# 5. kill: the process is gone when gdb says so.
+CMDS=('break fib' continue kill)
+stub_gdb "$TMPDIR/kill.out" -- "$TESTPROGS/fib"
+cat "$TMPDIR/kill.out" >&2
+expect_in "$TMPDIR/kill.out" '^\[Inferior 1 \(process [0-9]+\) killed\]$' "kill"
+pid=$(sed -n 's/^\[Inferior 1 (process \([0-9]*\)) killed\]$/\1/p' "$TMPDIR/kill.out")
+! grep -qs fib "/proc/$pid/comm" || die "kill: process $pid still there"
+grep -q '^fib(10) = 55$' "$TMPDIR/kill.out" && die "kill: the program ran to its end"
+note "ok kill"
