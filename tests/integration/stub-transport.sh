@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# ptdbg-server's transport and its bad clients, with raw packets:
+#  - --listen 127.0.0.1:0: one client; a second is refused; the interrupt
+#    byte stops a running program (T02); a client that disconnects in the
+#    middle of a packet ends the server cleanly, the launched program killed;
+#  - --unix PATH with --attach PID: a client that disconnects while the
+#    program runs leaves it running and untraced;
+#  - bad command lines and programs: a message and a nonzero exit.
+. "$(dirname "$0")/lib.bash"
+
+need_prereqs fib
+SERVER=$TOP/$B/bin/ptdbg-server
+[ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
+command -v python3 >/dev/null || die "python3 is needed for the Unix socket client"
+
+# rsp_pkt PAYLOAD: the framed packet
+rsp_pkt() {
+	local p=$1 s=0 i c
+	for ((i = 0; i < ${#p}; i++)); do
+		printf -v c '%d' "'${p:i:1}"
+		s=$(((s + c) & 255))
+	done
+	printf '$%s#%02x' "$p" "$s"
+}
+# rsp_recv FD: prints the next reply's payload (acks dropped)
+rsp_recv() {
+	local data ck
+	IFS= read -r -d '#' -t 120 -u "$1" data || die "no reply from the server"
+	IFS= read -r -n 2 -t 120 -u "$1" ck || die "no checksum from the server"
+	data=${data//+/}
+	printf '%s\n' "${data#\$}"
+}
+
+# 1. TCP: one client at a time, interrupt, disconnect mid-packet.
+mkfifo "$TMPDIR/err"
+"$SERVER" --listen 127.0.0.1:0 -- /bin/sleep 600 2>"$TMPDIR/err" &
+spid=$!
+on_exit "kill -9 $spid 2>/dev/null"
+exec 7<"$TMPDIR/err"
+port= prog=
+while IFS= read -r -t 120 -u 7 line; do
+	note "server: $line"
+	case $line in
+	"ptdbg-server: started process "*) prog=${line##* } ;;
+	"Listening on port "*) port=${line##* }; break ;;
+	esac
+done
+[ -n "$port" ] && [ "$port" != 0 ] || die "the server did not say which port it listens on"
+# keep reading the server's messages into a file
+cat <&7 >"$TMPDIR/err.rest" &
+exec 5<>"/dev/tcp/127.0.0.1/$port" || die "cannot connect to port $port"
+rsp_pkt 'qSupported:multiprocess+' >&5
+r=$(rsp_recv 5)
+[[ $r == *PacketSize=* ]] || die "qSupported reply '$r'"
+rsp_pkt '?' >&5
+r=$(rsp_recv 5)
+[[ $r == T05thread:p* ]] || die "? reply '$r'"
+[ -z "$prog" ] && prog=$(sed -n 's/^T05thread:p\([0-9a-f]*\)\..*/\1/p' <<<"$r") && prog=$((16#$prog))
+# the listener is closed once a client is in: a second one is refused
+if (exec 6<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+	die "a second client was accepted"
+fi
+# malformed and unknown packets get replies, the connection goes on
+rsp_pkt 'm4000zz' >&5
+r=$(rsp_recv 5); [[ $r == E* ]] || die "malformed m got '$r'"
+rsp_pkt 'qNoSuchThing' >&5
+r=$(rsp_recv 5); [ -z "$r" ] || die "unknown packet got '$r'"
+printf '$g#00' >&5 # a bad checksum: '-', then gdb would send it again
+IFS= read -r -n 1 -t 120 -u 5 c || die "no answer to a bad checksum"
+[ "$c" = - ] || die "bad checksum answered '$c'"
+# the program runs; the interrupt byte stops it
+rsp_pkt 'vCont;c' >&5
+printf '\003' >&5
+r=$(rsp_recv 5)
+[[ $r == T02thread:p* ]] || die "interrupt: stop reply '$r'"
+grep -q '^State:.*t (tracing stop)' "/proc/$prog/status" || die "interrupt: the program is not stopped"
+note "ok interrupt: $r"
+# disconnect in the middle of a packet
+printf '$m40' >&5
+exec 5<&- 5>&-
+wait "$spid"
+rc=$?
+cat "$TMPDIR/err.rest" >&2
+[ "$rc" = 0 ] || die "the server exited with $rc after the client went away"
+[ ! -e "/proc/$prog" ] || grep -q zombie "/proc/$prog/status" 2>/dev/null ||
+	die "the launched program $prog is still there"
+grep -q "gdb disconnected; killing process $prog" "$TMPDIR/err.rest" || die "no message about the disconnect"
+note "ok tcp: one client, malformed packets, interrupt, disconnect mid-packet"
+
+# 2. Unix socket, attached: a client that leaves while the program runs.
+/bin/sleep 600 &
+victim=$!
+on_exit "kill -9 $victim 2>/dev/null"
+sock=$TMPDIR/stub.sock
+mkfifo "$TMPDIR/err2"
+"$SERVER" --unix "$sock" --attach "$victim" 2>"$TMPDIR/err2" &
+spid=$!
+on_exit "kill -9 $spid 2>/dev/null"
+exec 8<"$TMPDIR/err2"
+while IFS= read -r -t 120 -u 8 line; do
+	note "server: $line"
+	[[ $line == "Listening on "* ]] && break
+done
+cat <&8 >"$TMPDIR/err2.rest" &
+python3 - "$sock" "$(rsp_pkt 'qAttached')" "$(rsp_pkt 'vCont;c')" <<'PY' || die "unix client failed"
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode())
+buf = b""
+while b"#" not in buf or len(buf) < buf.index(b"#") + 3:
+    d = s.recv(100)
+    if not d:
+        sys.exit("connection closed")
+    buf += d
+if b"$1#" not in buf:
+    sys.exit("qAttached reply %r" % buf)
+s.sendall(sys.argv[3].encode())
+ack = s.recv(1)
+if ack != b"+":
+    sys.exit("no ack for vCont;c: %r" % ack)
+s.close()
+PY
+wait "$spid"
+rc=$?
+cat "$TMPDIR/err2.rest" >&2
+[ "$rc" = 0 ] || die "the server exited with $rc after the client left"
+[ -e "/proc/$victim" ] || die "the attached program is gone"
+grep -q '^TracerPid:[[:space:]]*0$' "/proc/$victim/status" || die "the attached program is still traced"
+! grep -Eq '^State:[[:space:]]*[tT] ' "/proc/$victim/status" || die "the attached program is left stopped: $(grep State: /proc/$victim/status)"
+[ ! -e "$sock" ] || die "the socket file was left behind"
+kill "$victim"
+note "ok unix socket, attach: the program runs on after the client left"
+
+# 3. Bad command lines.
+bad() { # EXPECTED-STATUS MESSAGE-REGEX ARGS...
+	local want=$1 msg=$2 out rc
+	shift 2
+	out=$("$SERVER" "$@" 2>&1 </dev/null)
+	rc=$?
+	[ "$rc" = "$want" ] && grep -Eq -- "$msg" <<<"$out" ||
+		die "ptdbg-server $*: exit $rc, output: $out"
+}
+bad 2 'exactly one of --stdio' -- "$TESTPROGS/fib"
+bad 2 'exactly one of --stdio' --stdio --listen :0 -- "$TESTPROGS/fib"
+bad 2 'either --attach PID or' --stdio
+bad 2 'either --attach PID or' --stdio --attach 1 -- "$TESTPROGS/fib"
+bad 2 "bad process id 'x'" --stdio --attach x
+bad 2 'valid' --stdio --method nosuch -- "$TESTPROGS/fib"
+bad 1 "bad --listen address" --listen nowhere -- "$TESTPROGS/fib"
+bad 1 "cannot run" --stdio -- "$TMPDIR/no-such-program"
+bad 1 "cannot attach" --stdio --attach 999999999
+bad 0 'Usage: ptdbg-server' --help
+note "ok bad command lines"
