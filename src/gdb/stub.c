@@ -19,6 +19,7 @@
 #include <sys/user.h>
 #include <unistd.h>
 
+#include "decode/bundle.h"
 #include "session/session.h"
 #include "target/target.h"
 #include "util/error.h"
@@ -47,6 +48,11 @@ struct ptd_stub {
 	struct ptd_rsp_buf last;
 	pid_t sig_tid;     /* the thread whose signal gdb was last told about */
 	int gone;          /* the process exited, was killed or detached */
+	/* gdb's branch trace (Qbtrace): the format it asked for, and the
+	 * document qXfer:btrace:read serves in pieces (made at offset 0) */
+	int btrace;        /* 0 off, 1 bts, 2 pt */
+	uint64_t bts_size, pt_size;
+	struct ptd_rsp_buf doc;
 };
 
 /* ---- signals -------------------------------------------------------------------------- */
@@ -439,6 +445,8 @@ static int h_supported(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_bu
 		       "PacketSize=%x;QStartNoAckMode+;multiprocess+;swbreak+;vContSupported+;"
 		       "qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+",
 		       PTD_STUB_PACKET_SIZE);
+	ptd_rsp_puts(out, ";Qbtrace:off+;Qbtrace:bts+;Qbtrace:pt+;Qbtrace-conf:bts:size+;"
+			  "Qbtrace-conf:pt:size+;qXfer:btrace:read+;qXfer:btrace-conf:read+");
 	if (ptd_session_recording(st->s))
 		ptd_rsp_puts(out, ";ReverseStep+;ReverseContinue+");
 	return PTD_STUB_REPLY;
@@ -1103,6 +1111,171 @@ static int h_D(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	return PTD_STUB_REPLY | PTD_STUB_CLOSE;
 }
 
+/* ---- gdb's branch trace (record btrace) ----------------------------------------------------- */
+
+/*
+ * Qbtrace:bts and Qbtrace:pt start ptdbg's recording (whatever method the
+ * session uses: on machines without a PMU soft or step) for the whole
+ * process; gdb asks once per thread, later threads find it running.  bts
+ * is served as blocks from the history, pt as the recording's own PT
+ * (trace format pt, written by ptsynth or the pt recorder), which gdb
+ * decodes with its libipt.
+ */
+static int btrace_on(struct ptd_stub *st, int kind, struct ptd_rsp_buf *out)
+{
+	int rc;
+
+	if (!live(st)) {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	if (st->btrace && st->btrace != kind) {
+		/* one format per recording */
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	if (!ptd_session_recording(st->s)) {
+		if (kind == 2 && ptd_session_set_trace_format(st->s, "pt") < 0) {
+			reply_err(out, 1);
+			return PTD_STUB_REPLY;
+		}
+		rc = ptd_session_record_start(st->s, PTD_METHOD_AUTO);
+		if (rc < 0) {
+			ptd_rsp_puts(out, "E.");
+			ptd_rsp_puts(out, ptd_last_error(rc));
+			return PTD_STUB_REPLY;
+		}
+	} else if (kind == 2 && strcmp(ptd_session_trace_format(st->s), "pt")) {
+		ptd_rsp_puts(out, "E.the recording running keeps blocks, not pt");
+		return PTD_STUB_REPLY;
+	}
+	st->btrace = kind;
+	ptd_rsp_puts(out, "OK");
+	return PTD_STUB_REPLY;
+}
+
+static int h_btrace_bts(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	if (n) {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	return btrace_on(st, 1, out);
+}
+
+static int h_btrace_pt(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	if (n) {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	return btrace_on(st, 2, out);
+}
+
+static int h_btrace_off(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	if (n) {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	if (st->btrace && live(st) && ptd_session_recording(st->s))
+		ptd_session_record_stop(st->s);
+	st->btrace = 0;
+	ptd_rsp_puts(out, "OK");
+	return PTD_STUB_REPLY;
+}
+
+/* Qbtrace-conf:bts:size=N, Qbtrace-conf:pt:size=N: kept and reported
+ * (ptdbg's recorders size their buffers themselves). */
+static int h_btrace_conf(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	const char *q, *end = p + n;
+	uint64_t v, *dst;
+
+	if (n > 9 && !memcmp(p, "bts:size=", 9)) {
+		dst = &st->bts_size;
+		q = p + 9;
+	} else if (n > 8 && !memcmp(p, "pt:size=", 8)) {
+		dst = &st->pt_size;
+		q = p + 8;
+	} else {
+		return PTD_STUB_REPLY; /* not supported */
+	}
+	if (end - q > 2 && q[0] == '0' && q[1] == 'x') /* gdb writes 0x%x */
+		q += 2;
+	if (parse_hex(&q, end, &v) < 0 || q != end) {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	*dst = v;
+	ptd_rsp_puts(out, "OK");
+	return PTD_STUB_REPLY;
+}
+
+static void btrace_conf_doc(struct ptd_stub *st, struct ptd_rsp_buf *d)
+{
+	ptd_rsp_puts(d, "<!DOCTYPE btrace-conf SYSTEM \"btrace-conf.dtd\">\n"
+			"<btrace-conf version=\"1.0\">\n");
+	if (st->btrace == 1)
+		ptd_rsp_printf(d, "<bts size=\"0x%llx\"/>\n", (unsigned long long)st->bts_size);
+	else if (st->btrace == 2)
+		ptd_rsp_printf(d, "<pt size=\"0x%llx\"/>\n", (unsigned long long)st->pt_size);
+	ptd_rsp_puts(d, "</btrace-conf>\n");
+}
+
+/*
+ * The trace of the selected thread in gdb's btrace.dtd.  bts: blocks
+ * newest first, each [first instruction, last instruction], the newest
+ * ending at the current pc (which gdb takes as not yet executed), as
+ * gdb's linux-btrace builds them from branch records.  Gaps cannot be
+ * written in this format: the blocks around them follow one another.
+ * Returns 0, or -1 (no trace).
+ */
+static int btrace_doc(struct ptd_stub *st, struct ptd_rsp_buf *d)
+{
+	const struct ptd_history *h;
+	uint64_t pc = 0;
+
+	if (!live(st) || !st->btrace || select_tid(st, st->g_tid) < 0 ||
+	    ptd_session_replaying(st->s) || ptd_session_pc(st->s, &pc) < 0)
+		return -1;
+	ptd_rsp_puts(d, "<!DOCTYPE btrace SYSTEM \"btrace.dtd\">\n<btrace version=\"1.0\">\n");
+	if (st->btrace == 2) {
+		struct ptd_cpu cpu;
+		char vendor[16];
+		size_t size = 0;
+		const uint8_t *pt = ptd_session_pt_data(st->s, &size);
+
+		ptd_bundle_host_cpu(&cpu, vendor);
+		ptd_rsp_printf(d,
+			       "<pt>\n<pt-config>\n<cpu vendor=\"%s\" family=\"%u\" model=\"%u\" "
+			       "stepping=\"%u\"/>\n</pt-config>\n<raw>",
+			       vendor[0] ? vendor : "GenuineIntel", cpu.family, cpu.model,
+			       cpu.stepping);
+		if (pt && size)
+			ptd_rsp_put_hex(d, pt, size);
+		ptd_rsp_puts(d, "</raw>\n</pt>\n");
+	} else {
+		h = ptd_session_history(st->s);
+		if (!h)
+			return -1;
+		ptd_rsp_printf(d, "<block begin=\"0x%llx\" end=\"0x%llx\"/>\n",
+			       (unsigned long long)pc, (unsigned long long)pc);
+		for (uint64_t i = ptd_history_nitems(h); i-- > 0 && !d->oom;) {
+			struct ptd_item it;
+			if (ptd_history_item(h, i, &it) != 1)
+				return -1;
+			if (it.kind != PTD_ITEM_BLOCK)
+				continue;
+			ptd_rsp_printf(d, "<block begin=\"0x%llx\" end=\"0x%llx\"/>\n",
+				       (unsigned long long)it.block.ip,
+				       (unsigned long long)it.block.end_ip);
+		}
+	}
+	ptd_rsp_puts(d, "</btrace>\n");
+	return d->oom ? -1 : 0;
+}
+
 /* ---- qXfer ---------------------------------------------------------------------------------- */
 
 /* Serves [@off, @off + @len) of @data (@size bytes) as an 'm'/'l' reply. */
@@ -1181,7 +1354,8 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 	if (!colon)
 		return PTD_STUB_REPLY;
 	*colon = 0;
-	if (strcmp(obj, "features") && strcmp(obj, "exec-file") && strcmp(obj, "auxv"))
+	if (strcmp(obj, "features") && strcmp(obj, "exec-file") && strcmp(obj, "auxv") &&
+	    strcmp(obj, "btrace") && strcmp(obj, "btrace-conf"))
 		return PTD_STUB_REPLY; /* an object we do not serve */
 	if ((size_t)(end - colon - 1) < 5 || memcmp(colon + 1, "read:", 5)) {
 		return PTD_STUB_REPLY; /* writes are not supported */
@@ -1196,6 +1370,27 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 	q = args;
 	if (addr_len(&q, end, &off, &len) < 0 || q != end) {
 		reply_err(out, 0);
+		return PTD_STUB_REPLY;
+	}
+	if (!strcmp(obj, "btrace") || !strcmp(obj, "btrace-conf")) {
+		int conf = !strcmp(obj, "btrace-conf");
+		/* delta reads are not offered: gdb then reads it all again */
+		if (conf ? *annex != 0
+			 : strcmp(annex, "all") && strcmp(annex, "new")) {
+			reply_err(out, 1);
+			return PTD_STUB_REPLY;
+		}
+		if (off == 0) {
+			ptd_rsp_buf_reset(&st->doc);
+			if (conf)
+				btrace_conf_doc(st, &st->doc);
+			else if (btrace_doc(st, &st->doc) < 0) {
+				ptd_rsp_buf_reset(&st->doc);
+				reply_err(out, 1);
+				return PTD_STUB_REPLY;
+			}
+		}
+		xfer_reply(out, st->doc.p, st->doc.len, off, len);
 		return PTD_STUB_REPLY;
 	}
 	if (!strcmp(obj, "features")) {
@@ -1274,6 +1469,10 @@ static const struct packet packets[] = {
 	{ "qSupported", MATCH_ARGS, h_supported },
 	{ "QStartNoAckMode", MATCH_EXACT, h_noack },
 	{ "qXfer:", MATCH_PREFIX, h_xfer },
+	{ "Qbtrace:bts", MATCH_PREFIX, h_btrace_bts },
+	{ "Qbtrace:pt", MATCH_PREFIX, h_btrace_pt },
+	{ "Qbtrace:off", MATCH_PREFIX, h_btrace_off },
+	{ "Qbtrace-conf:", MATCH_PREFIX, h_btrace_conf },
 	{ "qfThreadInfo", MATCH_EXACT, h_fthreads },
 	{ "qsThreadInfo", MATCH_EXACT, h_sthreads },
 	{ "qC", MATCH_EXACT, h_qC },
@@ -1396,5 +1595,6 @@ void ptd_stub_free(struct ptd_stub *st)
 		return;
 	free(st->bp);
 	ptd_rsp_buf_free(&st->last);
+	ptd_rsp_buf_free(&st->doc);
 	free(st);
 }

@@ -1717,6 +1717,15 @@ size_t ptd_session_pt_bytes(struct ptd_session *s)
 	return th ? th->pt_size : 0;
 }
 
+const uint8_t *ptd_session_pt_data(struct ptd_session *s, size_t *size)
+{
+	struct sthread *th = s ? cur_thread(s) : NULL;
+
+	if (size)
+		*size = th && th->pt ? th->pt_size : 0;
+	return th ? th->pt : NULL;
+}
+
 int ptd_session_recording(const struct ptd_session *s)
 {
 	return s && s->recording;

@@ -164,6 +164,9 @@ int ptd_session_set_trace_format(struct ptd_session *s, const char *fmt);
 const char *ptd_session_trace_format(const struct ptd_session *s);
 /* PT bytes kept for the selected thread (format pt). */
 size_t ptd_session_pt_bytes(struct ptd_session *s);
+/* The PT kept for the selected thread (format pt): a pointer valid until
+ * the program runs again, and its size in *@size; NULL when there is none. */
+const uint8_t *ptd_session_pt_data(struct ptd_session *s, size_t *size);
 int ptd_session_recording(const struct ptd_session *s);
 int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out);
 
