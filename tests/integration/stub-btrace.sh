@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# gdb 13's own `record btrace bts` and `record btrace pt` through
+# ptdbg-server (Qbtrace, qXfer:btrace:read): over the same span, gdb's
+# `record function-call-history /c` and `record instruction-history /f`
+# must equal the ptdbg shell's for its own recording.  For pt, gdb decodes
+# ptdbg's PT with its own libipt code, a check of that PT from outside;
+# for bts it builds its history from the blocks the stub sends.  Then
+# gdb's reverse-step (its btrace replay) must land on the same line as
+# the ptdbg shell's.
+. "$(dirname "$0")/lib.bash"
+
+need_prereqs fib funcptr loops
+need_gdb
+SERVER=$TOP/$B/bin/ptdbg-server
+[ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
+
+# The listings between the markers, without the numbers' padding differences.
+listing() { sed -n '/^LISTING-BEGIN$/,/^LISTING-END$/p' "$1"; }
+
+failed=0
+span() { # PROG FROM TO ARGS...
+	local prog=$1 from=$2 to=$3 fmt a b common ref got
+	shift 3
+	a=$(bp_addr "$prog" "$from") || exit 1
+	b=$(bp_addr "$prog" "$to") || exit 1
+	common=('set record instruction-history-size unlimited'
+		'set record function-call-history-size unlimited'
+		'echo LISTING-BEGIN\n' 'info record' 'record function-call-history /c'
+		'record instruction-history /f' 'echo LISTING-END\n'
+		'reverse-step' 'echo AFTER-RSTEP\n' 'p/x $pc')
+	ref=$TMPDIR/$prog.shell
+	CMDS=("break *$a" run record delete "break *$b" continue "${common[@]}")
+	ptdbg_batch -- "$TESTPROGS/$prog" "$@" >"$ref.log"
+	listing "$ref.log" | grep -v -e '^Active record target' -e '^Recording format' \
+		-e '^Buffer size' | sed 's/ for thread 1 (.*)\.$//' >"$ref"
+	sed -n '/^AFTER-RSTEP$/{n;s/^\$[0-9]* = //p;}' "$ref.log" >>"$ref"
+	grep -q '^Recorded [1-9][0-9]* instructions' "$ref" || { cat "$ref.log" >&2; die "$prog: the ptdbg shell recorded nothing"; }
+	for fmt in bts pt; do
+		got=$TMPDIR/$prog.$fmt
+		ex=(-ex 'set pagination off' -ex 'set confirm off' -ex "break *$a" -ex continue
+		    -ex "record btrace $fmt" -ex delete -ex "break *$b" -ex continue)
+		for c in "${common[@]}"; do ex+=(-ex "$c"); done
+		gdb -nx -batch -ex "target remote | $SERVER --stdio -- $TESTPROGS/$prog $*" \
+			"${ex[@]}" >"$got.log" 2>&1
+		listing "$got.log" | grep -v -e '^Active record target' -e '^Recording format' \
+			-e '^Buffer size' | sed 's/ for thread 1 (.*)\.$//' >"$got"
+		sed -n '/^AFTER-RSTEP$/{n;s/^\$[0-9]* = //p;}' "$got.log" >>"$got"
+		if diff -u "$ref" "$got" >"$got.diff"; then
+			note "ok $prog ($fmt): $(grep '^Recorded' "$got"), reverse-step to $(tail -n 1 "$got")"
+		else
+			note "$prog: gdb record btrace $fmt through the stub differs from the ptdbg shell (--- shell, +++ gdb):"
+			head -n 60 "$got.diff" >&2
+			tail -n 20 "$got.log" >&2
+			failed=1
+		fi
+	done
+}
+
+span fib "$(line_of fib.c 'r = fib(n);')" "$(line_of fib.c 'printf(')" 5
+span funcptr main "$(line_of funcptr.c 'printf(')"
+span loops fill "$(line_of loops.c 'int sum = 0;')"
+[ "$failed" = 0 ] || die "gdb's record btrace through the stub differs from ptdbg's own history"
