@@ -432,6 +432,92 @@ static void test_reverse(void **state)
 	teardown(&f);
 }
 
+/* gdb's record btrace: Qbtrace starts the recording, the trace comes as
+ * btrace.dtd XML (blocks for bts, newest first, the newest ending at the
+ * pc; raw PT for pt); delta reads are refused so gdb reads it all. */
+static void read_doc(struct fixture *f, const char *what, char **doc)
+{
+	size_t len = 0;
+	uint64_t off = 0;
+
+	*doc = NULL;
+	for (;;) {
+		char pkt[96];
+		const char *r;
+		snprintf(pkt, sizeof(pkt), "qXfer:%s:%llx,1000", what, (unsigned long long)off);
+		r = send(f, pkt);
+		if (r[0] != 'm' && r[0] != 'l')
+			fail_msg("%s: '%s'", pkt, r);
+		size_t n = f->out.len - 1;
+		*doc = realloc(*doc, len + n + 1);
+		assert_non_null(*doc);
+		memcpy(*doc + len, f->out.p + 1, n);
+		len += n;
+		(*doc)[len] = 0;
+		off += n;
+		if (r[0] == 'l')
+			break;
+	}
+}
+
+static void test_btrace(void **state)
+{
+	struct fixture f;
+	char pkt[64], *doc, want[96];
+	uint64_t fib, pc;
+
+	(void)state;
+	for (int pt = 0; pt < 2; pt++) {
+		setup_fib(&f, 0);
+		assert_non_null(strstr(send(&f, "qSupported"), "Qbtrace:bts+;Qbtrace:pt+"));
+		assert_string_equal(send(&f, "Qbtrace-conf:bts:size=0x10000"), "OK");
+		assert_string_equal(send(&f, "Qbtrace-conf:pt:size=4000"), "OK");
+		assert_true(is_error(send(&f, "Qbtrace-conf:bts:size=0x")));
+		assert_true(is_error(send(&f, "Qbtrace-conf:pt:size=zz")));
+		assert_string_equal(send(&f, "Qbtrace-conf:other=1"), "");
+		assert_true(is_error(send(&f, "qXfer:btrace:read:all:0,100"))); /* not on */
+		assert_string_equal(send(&f, pt ? "Qbtrace:pt" : "Qbtrace:bts"), "OK");
+		assert_true(ptd_session_recording(f.s));
+		assert_true(is_error(send(&f, pt ? "Qbtrace:bts" : "Qbtrace:pt"))); /* one format */
+		assert_true(is_error(send(&f, "Qbtrace:btsx")));
+		fib = fib_addr(&f);
+		snprintf(pkt, sizeof(pkt), "Z0,%llx,1", (unsigned long long)fib);
+		assert_string_equal(send(&f, pkt), "OK");
+		assert_true(strstr(send(&f, "c"), "swbreak") != NULL);
+		assert_true(ptd_session_pc(f.s, &pc) == 0 && pc == fib);
+		read_doc(&f, "btrace-conf:read:", &doc);
+		assert_non_null(strstr(doc, pt ? "<pt size=\"0x4000\"/>" : "<bts size=\"0x10000\"/>"));
+		free(doc);
+		assert_true(is_error(send(&f, "qXfer:btrace:read:delta:0,100")));
+		assert_true(is_error(send(&f, "qXfer:btrace:read:bogus:0,100")));
+		read_doc(&f, "btrace:read:all", &doc);
+		assert_non_null(strstr(doc, "<btrace version=\"1.0\">"));
+		assert_non_null(strstr(doc, "</btrace>"));
+		if (pt) {
+			assert_non_null(strstr(doc, "<pt-config>\n<cpu vendor=\""));
+			char *raw = strstr(doc, "<raw>");
+			assert_non_null(raw);
+			/* PT starts with a PSB: 02 82 repeated */
+			assert_true(strncmp(raw + 5, "02820282", 8) == 0);
+		} else {
+			snprintf(want, sizeof(want), "<block begin=\"0x%llx\" end=\"0x%llx\"/>",
+				 (unsigned long long)pc, (unsigned long long)pc);
+			assert_non_null(strstr(doc, want));
+			assert_true(strstr(doc, "<block") == strstr(doc, want));
+			assert_non_null(strstr(strstr(doc, want) + 1, "<block begin=\"0x"));
+		}
+		free(doc);
+		/* "new" is all of it again */
+		read_doc(&f, "btrace:read:new", &doc);
+		assert_non_null(strstr(doc, "</btrace>"));
+		free(doc);
+		assert_string_equal(send(&f, "Qbtrace:off"), "OK");
+		assert_false(ptd_session_recording(f.s));
+		assert_string_equal(send(&f, "Qbtrace:off"), "OK");
+		teardown(&f);
+	}
+}
+
 /* Random packets (fixed seed) against a stub with no program and one on
  * a recorded program stopped at its start: any reply, never a crash.  No
  * k, D or vKill get through, so the program stays. */
@@ -490,7 +576,7 @@ int main(void)
 		cmocka_unit_test(test_signals),	      cmocka_unit_test(test_no_program),
 		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_target_xml),
 		cmocka_unit_test(test_live),	      cmocka_unit_test(test_kill_detach),
-		cmocka_unit_test(test_reverse),	      cmocka_unit_test(test_random),
+		cmocka_unit_test(test_reverse),	      cmocka_unit_test(test_btrace),	      cmocka_unit_test(test_random),
 	};
 
 	snprintf(progdir, sizeof(progdir), "%s", d ? d : "testprogs/build");
