@@ -4,12 +4,16 @@
  * places its first byte chooses and fed to one reader; every complete
  * packet is framed again (with and without run-length encoding) and must
  * read back identical, and its binary unescape must stay in bounds.
+ * Every packet also goes to the stub's dispatcher (src/gdb/stub.h) on a
+ * session with no program: any reply, within PacketSize, never a crash.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gdb/rsp.h"
+#include "gdb/stub.h"
+#include "session/session.h"
 
 static void round_trip(const uint8_t *p, size_t n, int rle)
 {
@@ -30,6 +34,27 @@ static void round_trip(const uint8_t *p, size_t n, int rle)
 		abort();
 	ptd_rsp_reader_free(&r);
 	ptd_rsp_buf_free(&out);
+}
+
+/* One stub for the whole run (a session with no process: nothing the
+ * packets ask can touch a real one). */
+static struct ptd_session *sess;
+static struct ptd_stub *stub;
+static struct ptd_rsp_buf reply;
+
+static void dispatch(uint8_t *p, size_t n)
+{
+	if (!stub) {
+		sess = ptd_session_alloc();
+		stub = sess ? ptd_stub_alloc(sess, 0) : NULL;
+		if (!stub)
+			return;
+	}
+	int act = ptd_stub_packet(stub, p, n, &reply);
+	if (act & PTD_STUB_RESUME)
+		act = ptd_stub_resume(stub, &reply);
+	if (reply.len > PTD_STUB_PACKET_SIZE && !reply.oom)
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -57,6 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				long u = ptd_rsp_unescape(copy, r.len);
 				if (u > (long)r.len)
 					abort();
+				memcpy(copy, r.buf, r.len);
+				dispatch(copy, r.len);
 				free(copy);
 			}
 		}

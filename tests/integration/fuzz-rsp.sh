@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# libFuzzer over the gdb remote-protocol framing (tests/fuzz/fuzz-rsp.c):
+# libFuzzer over the gdb remote-protocol framing and the stub's packet
+# dispatcher on a session with no program (tests/fuzz/fuzz-rsp.c):
 # seeds are packets gdb 13 sends when it connects, continues, reads memory
 # and writes binary memory, plus acks, the interrupt byte, a bad checksum and
 # run-length encoded replies.  A fixed -seed and -runs keep the run the same
@@ -16,7 +17,9 @@ i=0
 for p in 'qSupported:multiprocess+;swbreak+;hwbreak+;qRelocInsn+;fork-events+;vfork-events+;exec-events+;vContSupported+;QThreadEvents+;no-resumed+;memory-tagging+' \
 	'QStartNoAckMode' '?' 'g' 'm401126,40' 'Z0,401126,1' 'vCont;c' 'vCont;s:p1.1' 'qXfer:features:read:target.xml:0,ffb' \
 	'qXfer:btrace:read:all:0,ffb' 'Qbtrace:pt' 'Qbtrace-conf:pt:size=0x1000' 'bs' 'bc' 'Hgp0.0' 'qfThreadInfo' \
-	'X401000,4:}]}\}' 'p10' 'P10=0000000000000000' 'vKill;1' 'D'; do
+	'X401000,4:}]}\}' 'p10' 'P10=0000000000000000' 'vKill;1' 'D' 'Qbtrace:bts' 'Qbtrace:off' \
+	'qXfer:btrace-conf:read::0,ffb' 'qXfer:auxv:read::0,ffb' 'qXfer:exec-file:read:1:0,ffb' 'vCont;t' \
+	'Tp1.1' 'qC' 'qAttached:1' 'M401000,2:9090' 'z0,401126,1' 'C05' 'S0b;401000'; do
 	{ printf '+'; pkt "$p"; } >"$work/corpus/seed-$i"
 	i=$((i + 1))
 done
