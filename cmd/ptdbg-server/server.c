@@ -403,9 +403,12 @@ static int accept_one(int lfd, const char *unix_path)
 {
 	int fd, one = 1;
 
+	/* waiting for gdb is idle time: a SIGTERM here tears down at once */
+	ptd_target_safe_point(1);
 	do
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	while (fd < 0 && errno == EINTR);
+	ptd_target_safe_point(0);
 	if (fd < 0)
 		fprintf(stderr, "ptdbg-server: cannot accept a connection: %s\n", strerror(errno));
 	close(lfd);

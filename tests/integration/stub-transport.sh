@@ -132,7 +132,31 @@ grep -q '^TracerPid:[[:space:]]*0$' "/proc/$victim/status" || die "the attached 
 kill "$victim"
 note "ok unix socket, attach: the program runs on after the client left"
 
-# 3. Bad command lines.
+# 3. Another address only when given, with a warning; SIGTERM while
+# waiting for gdb ends the server and the program it launched.
+mkfifo "$TMPDIR/err3"
+"$SERVER" --listen 0.0.0.0:0 -- /bin/sleep 600 2>"$TMPDIR/err3" &
+spid=$!
+on_exit "kill -9 $spid 2>/dev/null"
+exec 9<"$TMPDIR/err3"
+warned=0 prog=
+while IFS= read -r -t 120 -u 9 line; do
+	note "server: $line"
+	[[ $line == *"warning: listening on 0.0.0.0"* ]] && warned=1
+	[[ $line == "ptdbg-server: started process "* ]] && prog=${line##* }
+	[[ $line == "Listening on port "* ]] && [ -n "$prog" ] && break
+done
+[ "$warned" = 1 ] || die "no warning for listening on 0.0.0.0"
+[ -n "$prog" ] || die "the server did not say which process it started"
+kill -TERM "$spid"
+wait "$spid"
+rc=$?
+[ "$rc" = $((128 + 15)) ] || die "the server ended with $rc on SIGTERM"
+[ ! -e "/proc/$prog" ] || grep -q zombie "/proc/$prog/status" 2>/dev/null ||
+	die "the launched program $prog outlived the server"
+note "ok 0.0.0.0 warned, SIGTERM while waiting"
+
+# 4. Bad command lines.
 bad() { # EXPECTED-STATUS MESSAGE-REGEX ARGS...
 	local want=$1 msg=$2 out rc
 	shift 2
