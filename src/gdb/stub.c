@@ -44,6 +44,7 @@ struct ptd_stub {
 	int res_reverse;
 	pid_t res_tid;     /* thread to move (0: the current one) */
 	int res_only_stop; /* vCont;t: nothing runs */
+	int res_lock;      /* only res_tid runs (vCont with no default action) */
 	/* the last stop */
 	struct ptd_rsp_buf last;
 	pid_t sig_tid;     /* the thread whose signal gdb was last told about */
@@ -803,6 +804,7 @@ static int want_resume(struct ptd_stub *st, enum ptd_motion m, int reverse, pid_
 	st->res_reverse = reverse;
 	st->res_tid = tid;
 	st->res_only_stop = 0;
+	st->res_lock = 0;
 	return PTD_STUB_RESUME;
 }
 
@@ -899,8 +901,8 @@ static int h_vcont_query(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_
 static int h_vcont(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
 	const char *q = p, *end = p + n;
-	pid_t step_tid = 0, tid;
-	int stepping = 0, only_stop = 1, nact = 0;
+	pid_t step_tid = 0, run_tid = 0, tid;
+	int stepping = 0, only_stop = 1, nact = 0, others_run = 0, rc;
 
 	if (!live(st)) {
 		reply_err(out, 1);
@@ -946,6 +948,12 @@ static int h_vcont(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *o
 			stepping = 1;
 			step_tid = tid;
 		}
+		/* an action with no thread applies to the threads no other
+		 * action named: without one, they stay stopped */
+		if (a != 't' && tid <= 0)
+			others_run = 1;
+		if (a != 't' && tid > 0 && !run_tid)
+			run_tid = tid;
 		if (a != 't' && set_signal(st, tid > 0 ? tid : 0, (int)sig, with_sig) < 0) {
 			reply_err(out, 1);
 			return PTD_STUB_REPLY;
@@ -965,8 +973,14 @@ static int h_vcont(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *o
 		reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
-	return want_resume(st, stepping ? PTD_MOTION_STEPI : PTD_MOTION_CONTINUE, 0,
-			   stepping ? step_tid : 0, out);
+	if (!stepping && !others_run && run_tid > 0 && select_tid(st, run_tid) < 0) {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	rc = want_resume(st, stepping ? PTD_MOTION_STEPI : PTD_MOTION_CONTINUE, 0,
+			 stepping ? step_tid : run_tid, out);
+	st->res_lock = !others_run;
+	return rc;
 }
 
 static int h_H(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
@@ -1554,7 +1568,9 @@ int ptd_stub_resume(struct ptd_stub *st, struct ptd_rsp_buf *reply)
 		reply_err(reply, 1);
 		return PTD_STUB_REPLY;
 	}
+	ptd_session_set_scheduler_locking(st->s, st->res_lock);
 	rc = ptd_session_motion(st->s, st->res_motion, st->res_reverse, &ev);
+	ptd_session_set_scheduler_locking(st->s, 0);
 	if (rc < 0) {
 		reply_err(reply, 1);
 		return PTD_STUB_REPLY;

@@ -131,6 +131,7 @@ struct ptd_session {
 	int nth, cap_th;
 	int next_thread_num;
 	int cur; /* index of the selected thread */
+	int sched_lock; /* live motions resume only the selected thread */
 	struct sbp *bp;
 	int nbp, cap_bp;
 	int next_bp_id;
@@ -1974,6 +1975,12 @@ int ptd_session_threads(struct ptd_session *s, struct ptd_thread_info *out, int 
 	return n;
 }
 
+void ptd_session_set_scheduler_locking(struct ptd_session *s, int on)
+{
+	if (s)
+		s->sched_lock = !!on;
+}
+
 int ptd_session_select_thread(struct ptd_session *s, int num)
 {
 	if (!s)
@@ -2413,6 +2420,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			struct sthread *th = &s->th[i];
 			uint64_t pc = 0;
 			if (th->gone || ptd_target_thread_state(s->t, th->tid) != PTD_THREAD_STOPPED)
+				continue;
+			if (s->sched_lock && th != rc.sel)
 				continue;
 			ptd_target_get_pc(s->t, th->tid, &pc);
 			if ((pass == 0) != (!rc.recording && ptd_target_bp_at(s->t, pc)))

@@ -222,5 +222,9 @@ struct ptd_target *ptd_session_target(struct ptd_session *s);
 
 int ptd_session_threads(struct ptd_session *s, struct ptd_thread_info *out, int max);
 int ptd_session_select_thread(struct ptd_session *s, int num);
+/* gdb's scheduler-locking: while on, live motions resume only the selected
+ * thread, the others stay stopped (gdb's remote vCont;s:TID steps one
+ * thread so). */
+void ptd_session_set_scheduler_locking(struct ptd_session *s, int on);
 
 #endif

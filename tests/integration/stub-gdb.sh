@@ -50,11 +50,16 @@ len=$(gdb -nx -batch -ex "x/2i $pc1" "$TESTPROGS/fib" | sed -n '2s/^ *\(0x[0-9a-
 [ -n "$pc1" ] && [ "$pc2" = "$len" ] || die "stepi from $pc1 went to $pc2, the next instruction is $len"
 note "ok fib: breakpoint, bt, rip $pc1, stepi to $pc2, exit"
 
-# 2. threads: a breakpoint hit in a new thread, three threads listed.
-CMDS=('break sum_range' continue 'info threads' bt delete continue)
+# 2. threads: a breakpoint hit in each new thread (gdb steps one thread
+# over the breakpoint with the others stopped: vCont;s:TID), three
+# threads listed.
+CMDS=('break sum_range' continue 'info threads' bt continue delete continue)
 stub_gdb "$TMPDIR/threads.out" -- "$TESTPROGS/threads"
 cat "$TMPDIR/threads.out" >&2
-expect_in "$TMPDIR/threads.out" '^Thread [23] hit Breakpoint 1, sum_range \(' "threads: breakpoint in a thread"
+[ "$(grep -Ec '^Thread [23] hit Breakpoint 1, sum_range \(from=(1|50), to=(50|100)\)' "$TMPDIR/threads.out")" = 2 ] ||
+	die "threads: not one breakpoint hit in each thread"
+[ "$(grep -Eo '^Thread [23] hit' "$TMPDIR/threads.out" | sort -u | wc -l)" = 2 ] ||
+	die "threads: both hits in the same thread"
 [ "$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+\.[0-9]+ ' "$TMPDIR/threads.out")" = 3 ] ||
 	die "threads: info threads does not list 3 threads"
 expect_in "$TMPDIR/threads.out" '^#1  0x[0-9a-f]+ in worker \(' "threads: backtrace in a thread"
