@@ -87,6 +87,30 @@ cat "$TMPDIR/err.rest" >&2
 grep -q "gdb disconnected; killing process $prog" "$TMPDIR/err.rest" || die "no message about the disconnect"
 note "ok tcp: one client, malformed packets, interrupt, disconnect mid-packet"
 
+# 1b. gdb itself over TCP: target remote :PORT.
+if command -v gdb >/dev/null; then
+	mkfifo "$TMPDIR/errg"
+	"$SERVER" --listen :0 -- "$TESTPROGS/fib" 2>"$TMPDIR/errg" &
+	spid=$!
+	on_exit "kill -9 $spid 2>/dev/null"
+	exec 7<"$TMPDIR/errg"
+	port=
+	while IFS= read -r -t 120 -u 7 line; do
+		[[ $line == "Listening on port "* ]] && { port=${line##* }; break; }
+	done
+	[ -n "$port" ] || die "the server did not say which port it listens on"
+	cat <&7 >"$TMPDIR/errg.rest" &
+	gdb -nx -batch -ex "target remote 127.0.0.1:$port" -ex 'break fib' -ex continue \
+		-ex 'info registers rip' -ex kill >"$TMPDIR/gdb-tcp.out" 2>&1
+	wait "$spid" || die "the server failed after gdb over TCP"
+	cat "$TMPDIR/gdb-tcp.out" >&2
+	grep -q '^Breakpoint 1, fib (n=10) at ' "$TMPDIR/gdb-tcp.out" || die "gdb over TCP: no breakpoint stop"
+	grep -Eq '^\[Inferior 1 \(process [0-9]+\) killed\]$' "$TMPDIR/gdb-tcp.out" || die "gdb over TCP: no kill"
+	note "ok gdb over TCP"
+else
+	die "gdb not installed"
+fi
+
 # 2. Unix socket, attached: a client that leaves while the program runs.
 /bin/sleep 600 &
 victim=$!
