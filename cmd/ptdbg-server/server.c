@@ -48,7 +48,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: ptdbg-server [options] (--stdio | --listen [HOST]:PORT | --unix PATH)\n"
-		"                    (--attach PID | -- PROGRAM [ARGS...])\n\n"
+		"                    (--attach PID | -- PROGRAM [ARGS...] | --multi)\n\n"
 		"A gdb remote-protocol stub: gdb connects with\n"
 		"  target remote | ptdbg-server --stdio -- PROGRAM\n"
 		"  target remote :PORT        (ptdbg-server --listen :PORT -- PROGRAM)\n\n"
@@ -62,6 +62,8 @@ static void usage(FILE *f)
 		"  --method METHOD    Recording method: auto, pt, bts, soft, step.\n"
 		"  --record           Record from the start (reverse execution: bs, bc).\n"
 		"  --no-pin-cpu       Do not run ptdbg and the program on one CPU.\n"
+		"  --multi            Start with no program: gdb's target extended-remote\n"
+		"                     starts one (run) or attaches (attach PID).\n"
 		"  -h, --help         Print this message and exit.\n\n"
 		"See ptdbg-server(1).\n");
 }
@@ -425,7 +427,7 @@ static int accept_one(int lfd, const char *unix_path)
 
 int main(int argc, char **argv)
 {
-	enum { O_STDIO = 256, O_LISTEN, O_UNIX, O_ATTACH, O_METHOD, O_RECORD, O_NOPIN };
+	enum { O_STDIO = 256, O_LISTEN, O_UNIX, O_ATTACH, O_METHOD, O_RECORD, O_NOPIN, O_MULTI };
 	static const struct option opts[] = {
 		{ "stdio", no_argument, NULL, O_STDIO },
 		{ "listen", required_argument, NULL, O_LISTEN },
@@ -434,11 +436,13 @@ int main(int argc, char **argv)
 		{ "method", required_argument, NULL, O_METHOD },
 		{ "record", no_argument, NULL, O_RECORD },
 		{ "no-pin-cpu", no_argument, NULL, O_NOPIN },
+		{ "multi", no_argument, NULL, O_MULTI },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *listen_spec = NULL, *unix_path = NULL;
 	int use_stdio = 0, method = PTD_METHOD_AUTO, record = 0, nopin = 0, nconn = 0, opt, rc;
+	int multi = 0;
 	long pid = 0;
 	struct ptd_session *s;
 	struct ptd_stub *st;
@@ -483,6 +487,9 @@ int main(int argc, char **argv)
 		case O_NOPIN:
 			nopin = 1;
 			break;
+		case O_MULTI:
+			multi = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -496,8 +503,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if ((pid != 0) == (optind < argc)) {
-		fprintf(stderr, "ptdbg-server: give either --attach PID or -- PROGRAM [ARGS...]\n");
+	if ((pid != 0 && optind < argc) || (!multi && !pid && optind >= argc)) {
+		fprintf(stderr, "ptdbg-server: give either --attach PID or -- PROGRAM [ARGS...] (or --multi)\n");
 		usage(stderr);
 		return 2;
 	}
@@ -537,9 +544,10 @@ int main(int argc, char **argv)
 	ptd_session_set_method(s, (enum ptd_method)method);
 	if (nopin)
 		ptd_session_set_pin_cpu(s, 0);
+	rc = 0;
 	if (pid) {
 		rc = ptd_session_attach(s, (pid_t)pid);
-	} else {
+	} else if (optind < argc) {
 		rc = ptd_session_set_program(s, argv + optind);
 		if (rc == 0)
 			rc = ptd_session_launch(s);
@@ -549,9 +557,10 @@ int main(int argc, char **argv)
 		ptd_session_free(s);
 		return 1;
 	}
-	fprintf(stderr, "ptdbg-server: %s process %d\n", pid ? "attached to" : "started",
-		(int)ptd_session_pid(s));
-	if (record || method != PTD_METHOD_AUTO) {
+	if (ptd_session_alive(s))
+		fprintf(stderr, "ptdbg-server: %s process %d\n", pid ? "attached to" : "started",
+			(int)ptd_session_pid(s));
+	if (ptd_session_alive(s) && (record || method != PTD_METHOD_AUTO)) {
 		rc = ptd_session_record_start(s, (enum ptd_method)method);
 		if (rc < 0) {
 			fprintf(stderr, "ptdbg-server: cannot record: %s\n", ptd_last_error(rc));
@@ -567,6 +576,8 @@ int main(int argc, char **argv)
 		ptd_session_free(s);
 		return 1;
 	}
+	if (record || method != PTD_METHOD_AUTO)
+		ptd_stub_set_record(st, method);
 	if (lfd >= 0) {
 		c.in = c.out = accept_one(lfd, unix_path);
 		if (c.in < 0)
@@ -576,7 +587,8 @@ int main(int argc, char **argv)
 		serve(&c, st);
 		if (ptd_session_alive(s))
 			fprintf(stderr, "ptdbg-server: gdb disconnected; %s process %d\n",
-				pid ? "detaching from" : "killing", (int)ptd_session_pid(s));
+				ptd_stub_attached(st) ? "detaching from" : "killing",
+				(int)ptd_session_pid(s));
 	}
 	ptd_stub_free(st);
 	g_session = NULL;

@@ -51,6 +51,8 @@ struct ptd_stub {
 	int gone;          /* the process exited, was killed or detached */
 	/* gdb's branch trace (Qbtrace): the format it asked for, and the
 	 * document qXfer:btrace:read serves in pieces (made at offset 0) */
+	int extended;      /* '!': the connection outlives the process (vRun, vAttach) */
+	int rec_method;    /* record programs vRun starts with this method (-1: no) */
 	int btrace;        /* 0 off, 1 bts, 2 pt */
 	uint64_t bts_size, pt_size;
 	struct ptd_rsp_buf doc;
@@ -398,7 +400,9 @@ static void stop_reply(struct ptd_stub *st, const struct ptd_event *ev, struct p
 	ptd_rsp_buf_reset(out);
 	switch (ev->kind) {
 	case PTD_EVENT_EXITED:
-		ptd_rsp_printf(out, "W%02x;process:%x", ev->exit_code & 0xff, (unsigned)st->pid);
+		ptd_rsp_printf(out, "W%02x", ev->exit_code & 0xff);
+		if (st->pid)
+			ptd_rsp_printf(out, ";process:%x", (unsigned)st->pid);
 		st->gone = 1;
 		return;
 	case PTD_EVENT_KILLED:
@@ -1080,8 +1084,8 @@ static int h_k(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	if (live(st))
 		ptd_session_kill(st->s);
 	st->gone = 1;
-	/* gdb expects no reply to k and closes the connection */
-	return PTD_STUB_CLOSE;
+	/* gdb expects no reply to k; it closes the connection unless extended */
+	return st->extended ? 0 : PTD_STUB_CLOSE;
 }
 
 static int h_vkill(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
@@ -1121,8 +1125,9 @@ static int h_D(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	}
 	st->gone = 1;
 	st->nbp = 0; /* detach took every breakpoint out */
+	ptd_session_delete(st->s, 0);
 	ptd_rsp_puts(out, "OK");
-	return PTD_STUB_REPLY | PTD_STUB_CLOSE;
+	return PTD_STUB_REPLY | (st->extended ? 0 : PTD_STUB_CLOSE);
 }
 
 /* ---- gdb's branch trace (record btrace) ----------------------------------------------------- */
@@ -1468,6 +1473,140 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 	}
 }
 
+/* ---- extended-remote: !, vRun, vAttach ------------------------------------------------------ */
+
+static int h_extended(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	st->extended = 1;
+	ptd_rsp_puts(out, "OK");
+	return PTD_STUB_REPLY;
+}
+
+/* A new process in the session: gdb inserts its breakpoints again. */
+static void new_process(struct ptd_stub *st, int attached, struct ptd_rsp_buf *out)
+{
+	struct ptd_event ev;
+
+	st->attached = attached;
+	st->pid = ptd_session_pid(st->s);
+	st->gone = 0;
+	st->g_tid = st->c_tid = 0;
+	st->sig_tid = 0;
+	st->btrace = 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = PTD_EVENT_STEPPED;
+	stop_reply(st, &ev, out);
+	ptd_rsp_buf_reset(&st->last);
+	ptd_rsp_put(&st->last, out->p, out->len);
+}
+
+static void forget_process(struct ptd_stub *st)
+{
+	if (ptd_session_alive(st->s)) {
+		if (st->attached)
+			ptd_session_detach(st->s);
+		else
+			ptd_session_kill(st->s);
+	}
+	ptd_session_delete(st->s, 0);
+	st->nbp = 0;
+}
+
+/* vRun;PROGRAM[;ARG]... in hex; an empty PROGRAM runs the last one again. */
+static int h_vrun(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	char *end = p + n, *q = p;
+	char **argv = NULL;
+	int argc = 0, rc = -1;
+
+	if (!st->extended || n < 1 || *q != ';') {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	while (q < end && *q == ';') {
+		char *f = ++q, *arg;
+		char **na;
+		long len;
+
+		while (q < end && *q != ';')
+			q++;
+		arg = malloc((size_t)(q - f) / 2 + 1);
+		na = realloc(argv, (size_t)(argc + 2) * sizeof(*argv));
+		if (!arg || !na) {
+			free(arg);
+			if (na)
+				argv = na;
+			goto out;
+		}
+		argv = na;
+		len = ptd_rsp_unhex(f, (size_t)(q - f), (uint8_t *)arg, (size_t)(q - f) / 2);
+		if (len < 0 || memchr(arg, 0, (size_t)len)) {
+			free(arg);
+			goto out;
+		}
+		arg[len] = 0;
+		argv[argc++] = arg;
+		argv[argc] = NULL;
+	}
+	if (q != end || !argc)
+		goto out;
+	forget_process(st);
+	if (argv[0][0]) {
+		rc = ptd_session_set_program(st->s, argv);
+	} else if (ptd_session_program(st->s)) {
+		/* the last program, with the new arguments */
+		free(argv[0]);
+		argv[0] = strdup(ptd_session_program(st->s));
+		rc = argv[0] ? ptd_session_set_program(st->s, argv) : -1;
+	}
+	if (rc == 0)
+		rc = ptd_session_launch(st->s);
+	if (rc == 0 && st->rec_method >= 0)
+		rc = ptd_session_record_start(st->s, (enum ptd_method)st->rec_method);
+out:
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+	if (rc < 0) {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	new_process(st, 0, out);
+	return PTD_STUB_REPLY;
+}
+
+static int h_vattach(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	const char *q = p, *end = p + n;
+	uint64_t pid;
+
+	if (!st->extended || expect(&q, end, ';') < 0 || parse_hex(&q, end, &pid) < 0 ||
+	    q != end || pid == 0 || pid > INT_MAX || live(st)) {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	forget_process(st);
+	if (ptd_session_attach(st->s, (pid_t)pid) < 0 ||
+	    (st->rec_method >= 0 &&
+	     ptd_session_record_start(st->s, (enum ptd_method)st->rec_method) < 0)) {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	new_process(st, 1, out);
+	return PTD_STUB_REPLY;
+}
+
+int ptd_stub_attached(const struct ptd_stub *st)
+{
+	return st ? st->attached : 0;
+}
+
+void ptd_stub_set_record(struct ptd_stub *st, int method)
+{
+	if (st)
+		st->rec_method = method;
+}
+
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
 enum { MATCH_EXACT, MATCH_PREFIX, MATCH_ARGS /* name then ':' or ';' or the end */ };
@@ -1495,6 +1634,9 @@ static const struct packet packets[] = {
 	{ "vCont?", MATCH_EXACT, h_vcont_query },
 	{ "vCont", MATCH_ARGS, h_vcont },
 	{ "vKill", MATCH_ARGS, h_vkill },
+	{ "vRun", MATCH_ARGS, h_vrun },
+	{ "vAttach", MATCH_ARGS, h_vattach },
+	{ "!", MATCH_EXACT, h_extended },
 	{ "bs", MATCH_PREFIX, h_bs },
 	{ "bc", MATCH_PREFIX, h_bc },
 	{ "?", MATCH_EXACT, h_query_stop },
@@ -1594,9 +1736,11 @@ struct ptd_stub *ptd_stub_alloc(struct ptd_session *s, int attached)
 	st->s = s;
 	st->attached = attached;
 	st->pid = ptd_session_pid(s);
-	/* gdbserver reports the first stop (launch or attach) as SIGTRAP */
+	st->rec_method = -1;
+	/* gdbserver reports the first stop (launch or attach) as SIGTRAP;
+	 * with no process (extended-remote, before vRun) as an exit */
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = PTD_EVENT_STEPPED;
+	ev.kind = st->pid ? PTD_EVENT_STEPPED : PTD_EVENT_EXITED;
 	stop_reply(st, &ev, &st->last);
 	if (st->last.oom) {
 		ptd_stub_free(st);

@@ -43,6 +43,11 @@ enum {
  */
 struct ptd_stub *ptd_stub_alloc(struct ptd_session *s, int attached);
 void ptd_stub_free(struct ptd_stub *st);
+/* Programs started or attached later (extended-remote vRun, vAttach) are
+ * recorded with enum ptd_method @method from the start; -1: not. */
+void ptd_stub_set_record(struct ptd_stub *st, int method);
+/* Whether the session's process was attached (not launched). */
+int ptd_stub_attached(const struct ptd_stub *st);
 
 /*
  * Handles one payload @pkt (@len bytes; binary packets may hold any

@@ -149,7 +149,7 @@ static void test_no_program(void **state)
 	/* unknown packets: the empty reply */
 	assert_string_equal(send(&f, "qTStatus"), "");
 	assert_string_equal(send(&f, "vMustReplyEmpty"), "");
-	assert_string_equal(send(&f, "!"), "");
+	assert_string_equal(send(&f, "?"), "W00"); /* no process yet */
 	assert_string_equal(send(&f, "qXfer:memory-map:read::0,100"), "");
 	assert_string_equal(send(&f, "qCRC:0,4"), "");
 	assert_string_equal(send(&f, "vContX"), "");
@@ -518,6 +518,48 @@ static void test_btrace(void **state)
 	}
 }
 
+/* extended-remote: vRun and vAttach only after '!', malformed ones refused;
+ * D and k leave the connection open. */
+static void test_extended(void **state)
+{
+	struct fixture f;
+	char path[600], pkt[1400], hex[1300];
+	const char *r;
+
+	(void)state;
+	setup_none(&f);
+	snprintf(path, sizeof(path), "%s/fib", progdir);
+	for (size_t i = 0; path[i]; i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)path[i]);
+	snprintf(pkt, sizeof(pkt), "vRun;%s", hex);
+	assert_true(is_error(send(&f, pkt))); /* not extended */
+	assert_true(is_error(send(&f, "vAttach;1")));
+	assert_string_equal(send(&f, "!"), "OK");
+	assert_true(is_error(send(&f, "vRun")));
+	assert_true(is_error(send(&f, "vRun;zz")));
+	assert_true(is_error(send(&f, "vRun;616")));
+	assert_true(is_error(send(&f, "vRun;;")));  /* no program known yet */
+	assert_true(is_error(send(&f, "vRun;00"))); /* a NUL in a name */
+	assert_true(is_error(send(&f, "vAttach;0")));
+	assert_true(is_error(send(&f, "vAttach;zz")));
+	snprintf(pkt, sizeof(pkt), "vRun;%s;33", hex);
+	r = send(&f, pkt);
+	assert_true(strncmp(r, "T05thread:p", 11) == 0);
+	assert_true(ptd_session_alive(f.s));
+	assert_true(is_error(send(&f, "vAttach;1"))); /* a process is there */
+	send(&f, "D");
+	assert_string_equal(f.reply, "OK");
+	assert_false(f.act & PTD_STUB_CLOSE);
+	assert_false(ptd_session_alive(f.s));
+	/* the detached fib runs to its end on its own; run it again */
+	r = send(&f, "vRun;;34");
+	assert_true(strncmp(r, "T05thread:p", 11) == 0);
+	send(&f, "k");
+	assert_false(f.act & PTD_STUB_CLOSE);
+	assert_false(ptd_session_alive(f.s));
+	teardown(&f);
+}
+
 /* Random packets (fixed seed) against a stub with no program and one on
  * a recorded program stopped at its start: any reply, never a crash.  No
  * k, D or vKill get through, so the program stays. */
@@ -576,7 +618,7 @@ int main(void)
 		cmocka_unit_test(test_signals),	      cmocka_unit_test(test_no_program),
 		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_target_xml),
 		cmocka_unit_test(test_live),	      cmocka_unit_test(test_kill_detach),
-		cmocka_unit_test(test_reverse),	      cmocka_unit_test(test_btrace),	      cmocka_unit_test(test_random),
+		cmocka_unit_test(test_reverse),	      cmocka_unit_test(test_btrace),	      cmocka_unit_test(test_extended),	      cmocka_unit_test(test_random),
 	};
 
 	snprintf(progdir, sizeof(progdir), "%s", d ? d : "testprogs/build");
