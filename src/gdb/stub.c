@@ -3,8 +3,8 @@
  * table, each turning a packet into session calls and the answer into a
  * reply payload.  Registers follow the amd64 target description served
  * by qXfer:features:read (the layout of gdbserver's amd64-linux without
- * AVX); registers ptdbg does not know (x87, SSE, and all but rip in most
- * of the past) are sent as 'x' bytes, gdb's "unavailable".
+ * AVX); registers ptdbg does not know (all but rip in most of the past,
+ * x87 and SSE in all of it) are sent as 'x' bytes, gdb's "unavailable".
  */
 #include "gdb/stub.h"
 
@@ -476,8 +476,89 @@ static int regs_now(struct ptd_stub *st, struct user_regs_struct *r, int *pc_onl
 	return ptd_session_regs(st->s, r, pc_only) < 0 ? -1 : 0;
 }
 
-static void put_reg(struct ptd_rsp_buf *out, const struct user_regs_struct *r, int pc_only, int i)
+/*
+ * The x87/SSE state, live only (no recorder keeps it): NULL in the past
+ * or when it cannot be read.
+ */
+static const struct user_fpregs_struct *fp_now(struct ptd_stub *st, struct user_fpregs_struct *f)
 {
+	pid_t tid = st->g_tid > 0 ? st->g_tid : current_tid(st);
+
+	if (ptd_session_replaying(st->s) ||
+	    ptd_target_get_fpregs(ptd_session_target(st->s), tid, f) < 0)
+		return NULL;
+	return f;
+}
+
+/* gdb's full x87 tag word from FXSAVE's abridged one (gdb's
+ * i387_supply_fxsave does the same): empty (3) where the bit is clear,
+ * else valid (0), zero (1) or special (2) from the register's value. */
+static unsigned full_tag(const struct user_fpregs_struct *f)
+{
+	unsigned top = (f->swd >> 11) & 7, tag = 0;
+
+	for (unsigned phys = 0; phys < 8; phys++) {
+		unsigned t = 3;
+		if (f->ftw & (1u << phys)) {
+			/* ST(i) is physical register (top + i) % 8 */
+			const uint8_t *v = (const uint8_t *)f->st_space + 16 * ((phys - top) & 7);
+			unsigned exp = (v[9] & 0x7f) << 8 | v[8];
+			uint64_t mant;
+			memcpy(&mant, v, 8);
+			if (exp == 0x7fff)
+				t = 2;
+			else if (exp == 0)
+				t = mant ? 2 : 1;
+			else
+				t = (mant >> 63) ? 0 : 2;
+		}
+		tag |= t << (2 * phys);
+	}
+	return tag;
+}
+
+/* Register @i's bytes from the x87/SSE state; returns the size, or -1
+ * for a register that is not in it. */
+static int fp_reg(const struct user_fpregs_struct *f, int i, uint8_t *b)
+{
+	uint32_t v;
+
+	if (i >= 24 && i < 32) { /* st0-7: 10 bytes of each 16-byte slot */
+		memcpy(b, (const uint8_t *)f->st_space + 16 * (i - 24), 10);
+		return 10;
+	}
+	if (i >= 40 && i < 56) {
+		memcpy(b, (const uint8_t *)f->xmm_space + 16 * (i - 40), 16);
+		return 16;
+	}
+	switch (i) {
+	case 32: v = f->cwd; break;
+	case 33: v = f->swd; break;
+	case 34: v = full_tag(f); break;
+	/* the 64-bit FXSAVE layout: instruction and operand pointers are
+	 * 64 bits, which gdb's amd64 splits as offset (low) and "segment"
+	 * (high half) */
+	case 35: v = (uint32_t)(f->rip >> 32); break;
+	case 36: v = (uint32_t)f->rip; break;
+	case 37: v = (uint32_t)(f->rdp >> 32); break;
+	case 38: v = (uint32_t)f->rdp; break;
+	case 39: v = f->fop; break;
+	case 56: v = f->mxcsr; break;
+	default: return -1;
+	}
+	memcpy(b, &v, 4);
+	return 4;
+}
+
+static void put_reg(struct ptd_rsp_buf *out, const struct user_regs_struct *r, int pc_only,
+		    const struct user_fpregs_struct *f, int i)
+{
+	uint8_t b[16];
+
+	if (regs[i].offset == NOREG && f && fp_reg(f, i, b) == regs[i].size) {
+		ptd_rsp_put_hex(out, b, (size_t)regs[i].size);
+		return;
+	}
 	if (regs[i].offset == NOREG || (pc_only && i != RIP_REGNUM)) {
 		for (int k = 0; k < regs[i].size; k++)
 			ptd_rsp_puts(out, "xx");
@@ -492,12 +573,16 @@ static int h_g(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	struct user_regs_struct r;
 	int pc_only = 0;
 
+	struct user_fpregs_struct fb;
+	const struct user_fpregs_struct *f;
+
 	if (n || regs_now(st, &r, &pc_only) < 0) {
 		reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
+	f = fp_now(st, &fb);
 	for (int i = 0; i < NREGS; i++)
-		put_reg(out, &r, pc_only, i);
+		put_reg(out, &r, pc_only, f, i);
 	return PTD_STUB_REPLY;
 }
 
@@ -513,7 +598,10 @@ static int h_p(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 		reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
-	put_reg(out, &r, pc_only, (int)num);
+	{
+		struct user_fpregs_struct fb;
+		put_reg(out, &r, pc_only, fp_now(st, &fb), (int)num);
+	}
 	return PTD_STUB_REPLY;
 }
 

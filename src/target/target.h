@@ -116,6 +116,8 @@ int ptd_target_signal_caught(const struct ptd_target *t, pid_t tid, int signo);
 
 int ptd_target_get_regs(struct ptd_target *t, pid_t tid, struct user_regs_struct *r);
 int ptd_target_set_regs(struct ptd_target *t, pid_t tid, const struct user_regs_struct *r);
+/* The x87/SSE state (FXSAVE layout) of stopped thread @tid (fpregs.c). */
+int ptd_target_get_fpregs(struct ptd_target *t, pid_t tid, struct user_fpregs_struct *f);
 int ptd_target_get_pc(struct ptd_target *t, pid_t tid, uint64_t *pc);
 int ptd_target_set_pc(struct ptd_target *t, pid_t tid, uint64_t pc);
 

@@ -26,7 +26,7 @@ expect_in() { # FILE EXTENDED-REGEX WHAT
 }
 
 # 1. fib: a breakpoint, the backtrace, registers, code, stepi, the exit.
-CMDS=('break fib' continue bt 'info registers rip' 'x/2i $pc' 'echo PC1\n' 'p/x $pc' stepi
+CMDS=('break fib' continue bt 'info registers rip' 'info registers fctrl fstat ftag fop mxcsr' 'x/2i $pc' 'echo PC1\n' 'p/x $pc' stepi
       'echo PC2\n' 'p/x $pc' 'info threads' 'info sharedlibrary' delete continue)
 stub_gdb "$TMPDIR/fib.out" -- "$TESTPROGS/fib"
 cat "$TMPDIR/fib.out" >&2
@@ -37,12 +37,15 @@ expect_in "$TMPDIR/fib.out" '/libc\.so\.6$' "fib: shared libraries"
 expect_in "$TMPDIR/fib.out" '^\* 1    Thread [0-9]+\.[0-9]+ .*fib \(n=10\)' "fib: threads"
 expect_in "$TMPDIR/fib.out" '^fib\(10\) = 55$' "fib: program output"
 expect_in "$TMPDIR/fib.out" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$' "fib: exit"
-# rip at the breakpoint is the one gdb's native run reports
-CMDS=('break fib' run 'info registers rip')
+# rip, rsp and the x87/SSE control registers at the breakpoint are the
+# ones gdb's native run reports
+CMDS=('break fib' run 'info registers rip' 'info registers rsp fctrl fstat ftag fop mxcsr')
 gdb_batch -- "$TESTPROGS/fib" >"$TMPDIR/fib.native"
-want=$(grep -E '^rip ' "$TMPDIR/fib.native")
-got=$(grep -E '^rip ' "$TMPDIR/fib.out")
-[ -n "$want" ] && [ "$want" = "$got" ] || die "rip through the stub '$got', natively '$want'"
+for reg in rip fctrl fstat ftag fop mxcsr; do
+	want=$(grep -E "^$reg " "$TMPDIR/fib.native")
+	got=$(grep -E "^$reg " "$TMPDIR/fib.out")
+	[ -n "$want" ] && [ "$want" = "$got" ] || die "$reg through the stub '$got', natively '$want'"
+done
 pc1=$(sed -n '/^PC1$/{n;s/^\$[0-9]* = //p;}' "$TMPDIR/fib.out")
 pc2=$(sed -n '/^PC2$/{n;s/^\$[0-9]* = //p;}' "$TMPDIR/fib.out")
 # stepi moves by exactly the length of the instruction gdb disassembled
