@@ -650,6 +650,8 @@ static int h_P(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 
 static int h_G(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
+	struct user_fpregs_struct fb;
+	const struct user_fpregs_struct *f;
 	struct user_regs_struct r;
 	size_t need = 0, off = 0;
 	int pc_only = 0;
@@ -660,10 +662,21 @@ static int h_G(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 		reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
+	f = fp_now(st, &fb);
 	for (int i = 0; i < NREGS; i++) {
-		/* registers ptdbg does not have cannot be written: gdb sends
-		 * back what it read ('x') or zeros for them */
-		if (regs[i].offset != NOREG && take_reg(&r, i, p + off) < 0) {
+		uint8_t now[16], want[16];
+		/* the x87/SSE registers cannot be written: gdb must send back
+		 * what it read ('x' where it read that) */
+		if (regs[i].offset == NOREG) {
+			if (p[off] != 'x' &&
+			    (!f || fp_reg(f, i, now) != regs[i].size ||
+			     ptd_rsp_unhex(p + off, 2 * (size_t)regs[i].size, want, sizeof(want)) !=
+				     regs[i].size ||
+			     memcmp(now, want, (size_t)regs[i].size))) {
+				reply_err(out, 1);
+				return PTD_STUB_REPLY;
+			}
+		} else if (take_reg(&r, i, p + off) < 0) {
 			reply_err(out, 1);
 			return PTD_STUB_REPLY;
 		}

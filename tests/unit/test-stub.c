@@ -307,7 +307,23 @@ static void test_live(void **state)
 	/* write rbx and read it back */
 	assert_string_equal(send(&f, "P1=1122334455667788"), "OK");
 	assert_string_equal(send(&f, "p1"), "1122334455667788");
-	assert_true(is_error(send(&f, "P18=00000000000000000000"))); /* st0: not ours */
+	assert_true(is_error(send(&f, "P18=00000000000000000000"))); /* st0: not writable */
+	/* G: what g read comes back with one register changed; the x87/SSE
+	 * part must be what it was */
+	{
+		char *g = strdup(send(&f, "g")), *gp;
+		assert_non_null(g);
+		gp = malloc(strlen(g) + 2);
+		assert_non_null(gp);
+		memcpy(g + 16, "8877665544332211", 16); /* rbx */
+		snprintf(gp, strlen(g) + 2, "G%s", g);
+		assert_string_equal(send(&f, gp), "OK");
+		assert_string_equal(send(&f, "p1"), "8877665544332211");
+		gp[1 + 2 * (17 * 8 + 7 * 4)] ^= 1; /* st0 changed */
+		assert_true(is_error(send(&f, gp)));
+		free(gp);
+		free(g);
+	}
 
 	/* memory: read the code at fib, write it back unchanged, X probe */
 	fib = fib_addr(&f);
