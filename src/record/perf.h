@@ -77,6 +77,13 @@ struct ptd_perf_kernel_ops {
 	 * number of names or -errno.  May be NULL (ptd_perf_pmu_read then
 	 * probes the terms and caps it knows by name). */
 	int (*list_sysfs)(struct ptd_perf_kernel *k, const char *rel, char *buf, size_t n);
+	/* Added by h2.  The caller is about to read the rings of @tid (0:
+	 * every thread) while the thread is stopped, also at stops that never
+	 * went through on_stop (the interrupts of ptd_target_stop_all).  The
+	 * real kernel needs nothing (a stopped thread is off the CPU, its
+	 * trace is in the rings); the simulated one writes what it staged.
+	 * Returns 0 or a negative ptd_error.  May be NULL. */
+	int (*sync)(struct ptd_perf_kernel *k, pid_t tid);
 };
 
 struct ptd_perf_kernel {
