@@ -130,6 +130,11 @@ struct ptd_perf_sim_stats {
 	uint64_t signals;     /* watermark signals sent */
 };
 void ptd_perf_sim_stats(const struct ptd_perf_kernel *k, struct ptd_perf_sim_stats *st);
+/* Tests: every block the simulation's step recorder records for @tid is
+ * also appended to @h (not owned), the exact history the trace written
+ * into the rings must decode to. */
+struct ptd_history;
+void ptd_perf_sim_keep_history(struct ptd_perf_kernel *k, pid_t tid, struct ptd_history *h);
 /* The target whose threads events are opened for (pid = tid). */
 void ptd_perf_kernel_set_target(struct ptd_perf_kernel *k, struct ptd_target *t);
 static inline void ptd_perf_kernel_free(struct ptd_perf_kernel *k)

@@ -1237,3 +1237,11 @@ void ptd_perf_sim_stats(const struct ptd_perf_kernel *k, struct ptd_perf_sim_sta
 	if (k && k->simulated)
 		*st = ((const struct sim *)k->priv)->st;
 }
+
+void ptd_perf_sim_keep_history(struct ptd_perf_kernel *k, pid_t tid, struct ptd_history *h)
+{
+	if (k && k->simulated) {
+		sim_of(k)->keep = h;
+		sim_of(k)->keep_tid = tid;
+	}
+}

@@ -83,6 +83,8 @@ struct sim {
 	struct ptd_steprec *sr;
 	struct ptd_target *sr_target;
 	struct ptd_perf_sim_stats st;
+	struct ptd_history *keep; /* tests: the exact history of keep_tid */
+	pid_t keep_tid;
 	long page;
 };
 

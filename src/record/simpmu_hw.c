@@ -187,6 +187,8 @@ static int convert(struct sim *s, struct sim_event *e, int end)
 	} else {
 		rc = bts_convert(s, e, next);
 	}
+	if (s->keep && e->tid == s->keep_tid && rc == 0)
+		rc = ptd_history_append_history(s->keep, e->stage);
 	ptd_history_clear(e->stage);
 	ptd_history_set_tail(e->stage, next);
 	return rc;
