@@ -77,10 +77,10 @@ static void on_wakeup(int sig)
 	wakeups++;
 }
 
-static void launch(struct run *r, const char *kind, const char *prog)
+static void launch_arg(struct run *r, const char *kind, const char *prog, const char *arg)
 {
 	char path[4200];
-	char *argv[2] = { path, NULL };
+	char *argv[3] = { path, (char *)arg, NULL };
 	struct ptd_launch l = { 0 };
 
 	memset(r, 0, sizeof(*r));
@@ -100,6 +100,11 @@ static void launch(struct run *r, const char *kind, const char *prog)
 	ptd_perf_sim_keep_history(r->k, r->pid, r->truth);
 	assert_int_equal(ptd_target_get_pc(r->t, r->pid, &r->start_pc), 0);
 	r->fd = -1;
+}
+
+static void launch(struct run *r, const char *kind, const char *prog)
+{
+	launch_arg(r, kind, prog, NULL);
 }
 
 static void finish(struct run *r)
@@ -402,8 +407,8 @@ static void test_pt_tiny_circular(void **state)
 	size_t nt, ng, skip;
 	uint64_t *t, *g;
 
-	launch(&r, "pt", "fib");
-	pt_attr(&r, &attr, 0, 0); /* a PSB every 2 KiB */
+	launch_arg(&r, "pt", "fib", "16");
+	pt_attr(&r, &attr, 1, 0); /* every ret a TIP; a PSB every 2 KiB */
 	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
 	assert_true(r.fd >= 0);
 	map_rings(&r, 64, 1, PAGE, 0);
@@ -443,12 +448,12 @@ static void test_pt_linear_watermark(void **state)
 	sa.sa_handler = on_wakeup;
 	assert_int_equal(sigaction(SIGUSR2, &sa, &old), 0);
 	wakeups = 0;
-	launch(&r, "pt", "fib");
-	pt_attr(&r, &attr, 0, 0);
-	attr.aux_watermark = PAGE;
+	launch_arg(&r, "pt", "fib", "16");
+	pt_attr(&r, &attr, 1, 0);
+	attr.aux_watermark = PAGE / 2;
 	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
 	assert_true(r.fd >= 0);
-	map_rings(&r, 64, 1, 2 * PAGE, 1);
+	map_rings(&r, 64, 1, PAGE, 1);
 	assert_int_equal(r.k->ops->fcntl(r.k, r.fd, F_SETOWN, getpid()), 0);
 	assert_int_equal(r.k->ops->fcntl(r.k, r.fd, F_SETSIG, SIGUSR2), 0);
 	assert_int_equal(r.k->ops->fcntl(r.k, r.fd, F_SETFL, O_ASYNC), 0);
