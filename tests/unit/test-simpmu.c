@@ -398,6 +398,147 @@ static void test_pt_signal(void **state)
 	pt_full("signal", 0);
 }
 
+
+/* ---- several threads: an event per thread, opened at the clone stop
+ * before the new thread runs; at every stop of the program the others
+ * are stopped (their steps arrive in ptd_target_stop_all's callback,
+ * their interrupts do not reach on_stop) and sync() writes what they ran */
+
+struct tev {
+	pid_t tid;
+	int fd;
+	void *map, *aux;
+	struct ptd_perf_ring ring;
+	struct ptd_perf_aux a;
+	uint8_t *trace;
+	size_t size, cap;
+	int nitrace, ngaps_rec;
+};
+
+static struct run *cur_run;
+
+static void stop_cb(void *ctx, const struct ptd_stop *st)
+{
+	struct run *r = ctx;
+
+	assert_true(r->k->ops->on_stop(r->k, st) >= 0);
+}
+
+static int tev_record(void *ctx, const struct perf_event_header *h, const void *rec)
+{
+	struct tev *e = ctx;
+
+	if (h->type == PERF_RECORD_ITRACE_START)
+		e->nitrace++;
+	if (h->type == PERF_RECORD_MMAP2) {
+		const uint8_t *b = rec;
+		uint64_t addr, len, pgoff;
+		const char *name = (const char *)b + 72;
+		memcpy(&addr, b + 16, 8);
+		memcpy(&len, b + 24, 8);
+		memcpy(&pgoff, b + 32, 8);
+		if (name[0] == '/')
+			assert_int_equal(ptd_image_add_file(cur_run->img, name, pgoff, len, addr), 0);
+	}
+	if (h->type == PERF_RECORD_LOST)
+		fail_msg("lost records");
+	return 0;
+}
+
+static void tev_open(struct run *r, struct tev *e, pid_t tid)
+{
+	struct perf_event_attr attr;
+	volatile struct perf_event_mmap_page *pg;
+	int err = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->tid = tid;
+	pt_attr(r, &attr, 0, 0);
+	e->fd = r->k->ops->open(r->k, &attr, tid, -1, -1, 0);
+	assert_true(e->fd >= 0);
+	e->map = r->k->ops->mmap(r->k, e->fd, 17 * PAGE, PROT_READ | PROT_WRITE, 0, &err);
+	assert_non_null(e->map);
+	assert_int_equal(ptd_perf_ring_init(&e->ring, e->map, 17 * PAGE, 1), 0);
+	pg = e->map;
+	pg->aux_offset = 17 * PAGE;
+	pg->aux_size = 256 * PAGE;
+	e->aux = r->k->ops->mmap(r->k, e->fd, 256 * PAGE, PROT_READ, 17 * PAGE, &err);
+	assert_non_null(e->aux);
+	assert_int_equal(ptd_perf_aux_init(&e->a, pg, e->aux, 256 * PAGE, 0), 0);
+}
+
+static void tev_drain(struct tev *e)
+{
+	int wrapped = 0;
+
+	assert_true(ptd_perf_ring_read(&e->ring, tev_record, e, NULL) >= 0);
+	assert_true(ptd_perf_aux_read(&e->a, &e->trace, &e->size, &e->cap, &wrapped) >= 0);
+	assert_int_equal(wrapped, 0);
+}
+
+static void test_pt_threads(void **state)
+{
+	struct run r;
+	struct tev ev[8];
+	int nev = 0, signo = 0;
+	struct ptd_stop st;
+	pid_t tids[16];
+
+	launch(&r, "pt", "threads");
+	cur_run = &r;
+	tev_open(&r, &ev[nev++], r.pid);
+	tids[0] = r.pid;
+	assert_int_equal(r.k->ops->resume(r.k, r.pid, 0, 0), 0);
+	for (;;) {
+		int own, n;
+		assert_int_equal(ptd_target_wait(r.t, &st, 1), 0);
+		own = r.k->ops->on_stop(r.k, &st);
+		assert_true(own >= 0);
+		if (own)
+			continue;
+		if (st.kind == PTD_STOP_EXITED)
+			break;
+		assert_int_not_equal(st.kind, PTD_STOP_KILLED);
+		signo = st.kind == PTD_STOP_SIGNAL ? st.signo : 0;
+		/* all-stop, then read every thread's rings */
+		assert_int_equal(ptd_target_stop_all(r.t, stop_cb, &r), 0);
+		assert_int_equal(r.k->ops->sync(r.k, 0), 0);
+		for (int i = 0; i < nev; i++)
+			tev_drain(&ev[i]);
+		if (st.kind == PTD_STOP_CLONE) {
+			assert_true(nev < 8);
+			tev_open(&r, &ev[nev++], st.new_tid);
+		}
+		n = ptd_target_threads(r.t, tids, 16);
+		for (int i = 0; i < n && i < 16; i++)
+			if (ptd_target_thread_state(r.t, tids[i]) == PTD_THREAD_STOPPED)
+				assert_int_equal(r.k->ops->resume(r.k, tids[i], 0,
+								  tids[i] == st.tid ? signo : -1),
+						 0);
+	}
+	for (int i = 0; i < nev; i++)
+		tev_drain(&ev[i]);
+	assert_int_equal(st.status, 0);
+	assert_int_equal(nev, 3);
+	for (int i = 0; i < nev; i++) {
+		struct ptd_history *h = ptd_history_alloc(ptd_image_read, r.img);
+		struct ptd_pt_stats ps;
+		assert_int_equal(ev[i].nitrace, 1);
+		assert_true(ev[i].size > 0);
+		assert_int_equal(ptd_pt_decode_history(ev[i].trace, ev[i].size, r.img, h, &ps), 0);
+		assert_int_equal(ps.ngaps, 0);
+		assert_true(ps.ninsn > 100);
+		if (i == 0)
+			check_same(&r, h); /* the main thread: its exact history */
+		ptd_history_free(h);
+		assert_int_equal(r.k->ops->munmap(r.k, ev[i].aux, 256 * PAGE), 0);
+		assert_int_equal(r.k->ops->munmap(r.k, ev[i].map, 17 * PAGE), 0);
+		assert_int_equal(r.k->ops->close(r.k, ev[i].fd), 0);
+		free(ev[i].trace);
+	}
+	finish(&r);
+}
+
 static void test_pt_tiny_circular(void **state)
 {
 	struct run r;
@@ -782,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_pt_fib),
 		cmocka_unit_test(test_pt_fib_noretcomp),
 		cmocka_unit_test(test_pt_signal),
+		cmocka_unit_test(test_pt_threads),
 		cmocka_unit_test(test_pt_tiny_circular),
 		cmocka_unit_test(test_pt_linear_watermark),
 		cmocka_unit_test(test_pt_linear_truncated),
