@@ -36,6 +36,7 @@
 #include "history/history.h"
 #include "ptdbg/ptdbg.h"
 #include "record/perf.h"
+#include "symbols/symbols.h"
 #include "target/target.h"
 
 #define PAGE 4096
@@ -539,6 +540,77 @@ static void test_pt_threads(void **state)
 	finish(&r);
 }
 
+
+/* An address filter on fib(): only fib's instructions are traced, each
+ * entry after a call a TIP.PGE, each return out of it a TIP.PGD. */
+static void test_pt_filter(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	struct ptd_symbols *sym;
+	struct ptd_symbol fs;
+	struct ptd_history *h;
+	struct ptd_pt_stats ps;
+	uint64_t entry, bp, off = 0, *t, *g;
+	size_t nt, ng, k = 0;
+	char filter[4400], exe[4096], maps[64], line[4400];
+	FILE *f;
+	ssize_t len;
+
+	launch_arg(&r, "pt", "fib", "12");
+	assert_int_equal(ptd_symbols_alloc_pid(&sym, r.pid), 0);
+	assert_int_equal(ptd_symbols_function(sym, "fib", &entry, &bp), 0);
+	assert_int_equal(ptd_symbols_lookup(sym, entry, &fs), 0);
+	assert_true(fs.size > 10);
+	ptd_symbols_free(sym);
+	snprintf(maps, sizeof(maps), "/proc/%d/exe", (int)r.pid);
+	len = readlink(maps, exe, sizeof(exe) - 1);
+	assert_true(len > 0);
+	exe[len] = 0;
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)r.pid);
+	f = fopen(maps, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, pgoff;
+		if (sscanf(line, "%llx-%llx %*s %llx", &a, &b, &pgoff) == 3 && entry >= a && entry < b)
+			off = entry - a + pgoff;
+	}
+	fclose(f);
+	assert_true(off > 0);
+	pt_attr(&r, &attr, 0, 0);
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	snprintf(filter, sizeof(filter), "filter 0x%llx/0x%llx@%s", (unsigned long long)off,
+		 (unsigned long long)fs.size, exe);
+	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER,
+					 (unsigned long)filter),
+			 0);
+	map_rings(&r, 64, 1, 1 << 20, 0);
+	run_to_exit(&r, 0);
+	assert_int_equal(r.exit_code, 0);
+	h = ptd_history_alloc(ptd_image_read, r.img);
+	assert_non_null(h);
+	assert_int_equal(ptd_pt_decode_history(r.trace, r.trace_size, r.img, h, &ps), 0);
+	assert_int_equal(ps.ngaps, 0);
+	t = ips_of(&r, r.truth, &nt);
+	g = ips_of(&r, h, &ng);
+	for (size_t i = 0; i < nt; i++) {
+		if (t[i] < entry || t[i] >= entry + fs.size)
+			continue;
+		assert_true(k < ng);
+		if (g[k] != t[i])
+			fail_msg("traced instruction %zu: 0x%llx, executed 0x%llx", k,
+				 (unsigned long long)g[k], (unsigned long long)t[i]);
+		k++;
+	}
+	assert_int_equal(k, ng);
+	assert_true(ng > 1000); /* 465 calls of fib */
+	free(t);
+	free(g);
+	ptd_history_free(h);
+	finish(&r);
+}
+
 static void test_pt_tiny_circular(void **state)
 {
 	struct run r;
@@ -924,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_pt_fib_noretcomp),
 		cmocka_unit_test(test_pt_signal),
 		cmocka_unit_test(test_pt_threads),
+		cmocka_unit_test(test_pt_filter),
 		cmocka_unit_test(test_pt_tiny_circular),
 		cmocka_unit_test(test_pt_linear_watermark),
 		cmocka_unit_test(test_pt_linear_truncated),
