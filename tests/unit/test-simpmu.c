@@ -55,6 +55,8 @@ struct run {
 	struct ptd_perf_ring ring;
 	struct ptd_perf_aux a;
 	struct ptd_image *img;
+	struct ptd_image *img2; /* after PERF_RECORD_COMM with COMM_EXEC */
+	struct ptd_image *cur_img;
 	struct ptd_history *truth;
 	uint64_t start_pc;
 	/* what was read */
@@ -62,7 +64,7 @@ struct run {
 	size_t trace_size, trace_cap;
 	int wraps;
 	uint64_t ring_lost;
-	int naux, nitrace, nmmap, nlost, ncomm;
+	int naux, nitrace, nmmap, nlost, ncomm, plugin_seen;
 	uint64_t aux_flags_or;
 	uint64_t aux_bytes;
 	uint64_t lost_records;
@@ -209,8 +211,12 @@ static int on_record(void *ctx, const struct perf_event_header *h, const void *r
 		memcpy(&prot, b + 64, 4);
 		assert_true(prot & PROT_EXEC);
 		r->nmmap++;
+		if (strstr(name, "libplugin"))
+			r->plugin_seen++;
 		if (name[0] == '/')
-			assert_int_equal(ptd_image_add_file(r->img, name, pgoff, len, addr), 0);
+			assert_int_equal(ptd_image_add_file(r->cur_img ? r->cur_img : r->img, name,
+							    pgoff, len, addr),
+					 0);
 		break;
 	}
 	case PERF_RECORD_LOST: {
@@ -222,7 +228,10 @@ static int on_record(void *ctx, const struct perf_event_header *h, const void *r
 		break;
 	}
 	case PERF_RECORD_COMM:
+		assert_true(h->misc & PERF_RECORD_MISC_COMM_EXEC);
 		r->ncomm++;
+		if (r->img2)
+			r->cur_img = r->img2;
 		break;
 	case PERF_RECORD_SAMPLE: {
 		/* sample_type IP|ADDR: ip (from), addr (to) */
@@ -293,16 +302,22 @@ static void run_to_exit(struct run *r, int drain_on_wakeup)
 	drain(r);
 }
 
-/* The instructions of @h's blocks, in order (gaps: 0). */
-static uint64_t *ips_of(struct run *r, const struct ptd_history *h, size_t *n)
+/* The instructions of @h's blocks from item @from up to the first exec
+ * event after it (or the end), in order (gaps: 0), with code from @img;
+ * *@stop gets the index where it stopped. */
+static uint64_t *ips_range(struct ptd_image *img, const struct ptd_history *h, uint64_t from,
+			   uint64_t *stop, size_t *n)
 {
 	size_t cap = 65536, k = 0;
 	uint64_t *ips = malloc(cap * sizeof(*ips));
 	struct ptd_item it;
+	uint64_t i;
 
 	assert_non_null(ips);
-	for (uint64_t i = 0; ptd_history_item(h, i, &it); i++) {
+	for (i = from; ptd_history_item(h, i, &it); i++) {
 		uint64_t ip = it.block.ip;
+		if (it.kind == PTD_ITEM_EVENT && it.reason == PTD_EV_EXEC && stop)
+			break;
 		if (it.kind == PTD_ITEM_EVENT)
 			continue;
 		if (it.kind == PTD_ITEM_GAP) {
@@ -314,7 +329,7 @@ static uint64_t *ips_of(struct run *r, const struct ptd_history *h, size_t *n)
 		for (uint32_t j = 0; j < it.block.ninsn; j++) {
 			uint8_t buf[16];
 			struct ptd_insn_info info;
-			int got = ptd_image_read(r->img, ip, buf, sizeof(buf));
+			int got = ptd_image_read(img, ip, buf, sizeof(buf));
 			assert_true(got > 0);
 			assert_int_equal(ptd_disasm_decode(buf, (size_t)got, ip, &info), 0);
 			if (k == cap)
@@ -324,8 +339,96 @@ static uint64_t *ips_of(struct run *r, const struct ptd_history *h, size_t *n)
 			ip += info.len;
 		}
 	}
+	if (stop)
+		*stop = i;
 	*n = k;
 	return ips;
+}
+
+static uint64_t *ips_of(struct run *r, const struct ptd_history *h, size_t *n)
+{
+	return ips_range(r->img, h, 0, NULL, n);
+}
+
+static void same_ips(const uint64_t *t, size_t nt, const uint64_t *g, size_t ng)
+{
+	for (size_t i = 0; i < nt && i < ng; i++)
+		if (t[i] != g[i])
+			fail_msg("instruction %zu: 0x%llx decoded, 0x%llx executed", i,
+				 (unsigned long long)g[i], (unsigned long long)t[i]);
+	assert_int_equal(ng, nt);
+}
+
+/* exec: the trace up to the exec stop decodes with the old program's
+ * code, the rest with the new one's, announced by PERF_RECORD_COMM
+ * (COMM_EXEC) and MMAP2 of its mappings; together the exact history. */
+static void test_pt_exec(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	struct ptd_stop st;
+	uint8_t *before = NULL;
+	size_t nbefore = 0, nt, ng;
+	uint64_t stop_at = 0, *t, *g, dummy;
+	int own, execs = 0;
+	struct ptd_history *h;
+
+	launch(&r, "pt", "exec");
+	r.img2 = ptd_image_alloc(NULL, NULL);
+	assert_non_null(r.img2);
+	pt_attr(&r, &attr, 0, 0);
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	map_rings(&r, 64, 1, 1 << 20, 0);
+	assert_int_equal(r.k->ops->resume(r.k, r.pid, 0, 0), 0);
+	for (;;) {
+		assert_int_equal(ptd_target_wait(r.t, &st, 1), 0);
+		own = r.k->ops->on_stop(r.k, &st);
+		assert_true(own >= 0);
+		if (own)
+			continue;
+		if (st.kind == PTD_STOP_EXITED)
+			break;
+		if (st.kind == PTD_STOP_EXEC) {
+			execs++;
+			drain(&r);
+			before = r.trace;
+			nbefore = r.trace_size;
+			r.trace = NULL;
+			r.trace_size = r.trace_cap = 0;
+		}
+		assert_int_equal(r.k->ops->resume(r.k, st.tid, 0,
+						  st.kind == PTD_STOP_SIGNAL ? st.signo : 0),
+				 0);
+	}
+	drain(&r);
+	assert_int_equal(st.status, 0);
+	assert_int_equal(execs, 1);
+	assert_int_equal(r.ncomm, 1);
+	assert_true(nbefore > 0 && r.trace_size > 0);
+	/* before the exec */
+	h = ptd_history_alloc(ptd_image_read, r.img);
+	assert_int_equal(ptd_pt_decode_history(before, nbefore, r.img, h, NULL), 0);
+	t = ips_range(r.img, r.truth, 0, &stop_at, &nt);
+	g = ips_range(r.img, h, 0, NULL, &ng);
+	assert_true(nt > 1000);
+	same_ips(t, nt, g, ng);
+	free(t);
+	free(g);
+	ptd_history_free(h);
+	/* after it */
+	h = ptd_history_alloc(ptd_image_read, r.img2);
+	assert_int_equal(ptd_pt_decode_history(r.trace, r.trace_size, r.img2, h, NULL), 0);
+	t = ips_range(r.img2, r.truth, stop_at + 1, &dummy, &nt);
+	g = ips_range(r.img2, h, 0, NULL, &ng);
+	assert_true(nt > 1000);
+	same_ips(t, nt, g, ng);
+	free(t);
+	free(g);
+	ptd_history_free(h);
+	free(before);
+	ptd_image_free(r.img2);
+	finish(&r);
 }
 
 static struct ptd_history *decode(struct run *r, struct ptd_pt_stats *st)
@@ -381,6 +484,8 @@ static void pt_full(const char *prog, int noretcomp)
 	assert_int_equal(st.ngaps, 0);
 	check_same(&r, h);
 	ptd_history_free(h);
+	if (strcmp(prog, "dlopen") == 0)
+		assert_int_equal(r.plugin_seen, 1);
 	finish(&r);
 }
 
@@ -397,6 +502,13 @@ static void test_pt_fib_noretcomp(void **state)
 static void test_pt_signal(void **state)
 {
 	pt_full("signal", 0);
+}
+
+/* dlopen maps the plugin (PERF_RECORD_MMAP2 gives the decoder its code),
+ * dlclose unmaps it: the trace of its code was written while mapped. */
+static void test_pt_dlopen(void **state)
+{
+	pt_full("dlopen", 0);
 }
 
 
@@ -995,6 +1107,8 @@ int main(void)
 		cmocka_unit_test(test_pt_fib),
 		cmocka_unit_test(test_pt_fib_noretcomp),
 		cmocka_unit_test(test_pt_signal),
+		cmocka_unit_test(test_pt_dlopen),
+		cmocka_unit_test(test_pt_exec),
 		cmocka_unit_test(test_pt_threads),
 		cmocka_unit_test(test_pt_filter),
 		cmocka_unit_test(test_pt_tiny_circular),
