@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -247,12 +249,105 @@ static void test_default_kernel(void **state)
 	unsetenv("PTDBG_SIMULATE_PMU");
 }
 
+
+struct mm_seen {
+	int n;
+	uint64_t addr, len, pgoff;
+	uint32_t prot;
+	char name[256];
+	uint16_t size;
+};
+
+static int on_mmap2(void *ctx, const struct perf_event_header *h, const void *rec)
+{
+	struct mm_seen *m = ctx;
+	const uint8_t *b = rec;
+
+	if (h->type != PERF_RECORD_MMAP2)
+		return 0;
+	m->n++;
+	memcpy(&m->addr, b + 16, 8);
+	memcpy(&m->len, b + 24, 8);
+	memcpy(&m->pgoff, b + 32, 8);
+	memcpy(&m->prot, b + 64, 4);
+	snprintf(m->name, sizeof(m->name), "%s", (const char *)b + 72);
+	m->size = h->size;
+	return 0;
+}
+
+/*
+ * The running kernel through its ops: the software PMU every Linux has,
+ * a dummy event on this thread with its ring mapped, and the MMAP2 record
+ * the kernel writes when this process maps code, read with the ring reader
+ * at the offsets the simulated kernel writes them.
+ */
+static void test_linux_kernel(void **state)
+{
+	struct ptd_perf_kernel *k = ptd_perf_kernel_linux();
+	struct ptd_perf_pmu pmu;
+	struct perf_event_attr attr;
+	struct ptd_perf_ring ring;
+	struct mm_seen m = { 0 };
+	volatile struct perf_event_mmap_page *pg;
+	size_t len = 2 * 4096;
+	void *base, *code;
+	int fd, err = 0;
+	unsigned r[4];
+	FILE *f;
+
+	assert_non_null(k);
+	assert_int_equal(ptd_perf_pmu_read(k, "software", &pmu), 0);
+	assert_int_equal(pmu.type, PERF_TYPE_SOFTWARE);
+	k->ops->cpuid(k, 0, 0, r);
+	assert_true(r[0] > 0); /* highest standard leaf */
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.disabled = 1;
+	fd = k->ops->open(k, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		fail_msg("perf_event_open of a dummy software event: %s", strerror(-fd));
+	base = k->ops->mmap(k, fd, len, PROT_READ | PROT_WRITE, 0, &err);
+	assert_non_null(base);
+	pg = base;
+	assert_int_equal(pg->data_offset, 4096);
+	assert_int_equal(pg->data_size, 4096);
+	assert_int_equal(ptd_perf_ring_init(&ring, base, len, 1), 0);
+	assert_int_equal(k->ops->fcntl(k, fd, F_SETOWN, getpid()), 0);
+	assert_int_equal(k->ops->ioctl(k, fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	f = fopen("/bin/sh", "r");
+	assert_non_null(f);
+	code = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fileno(f), 0);
+	assert_true(code != MAP_FAILED);
+	assert_int_equal(k->ops->ioctl(k, fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	assert_true(ptd_perf_ring_read(&ring, on_mmap2, &m, NULL) >= 1);
+	assert_int_equal(m.n, 1);
+	assert_int_equal(m.addr, (uint64_t)(uintptr_t)code);
+	assert_int_equal(m.len, 4096);
+	assert_int_equal(m.pgoff, 0);
+	assert_true(m.prot & PROT_EXEC);
+	assert_non_null(strstr(m.name, "sh"));
+	assert_int_equal(m.size % 8, 0);
+	munmap(code, 4096);
+	fclose(f);
+	assert_int_equal(k->ops->munmap(k, base, len), 0);
+	assert_int_equal(k->ops->close(k, fd), 0);
+	assert_int_equal(k->ops->ioctl(k, fd, PERF_EVENT_IOC_ENABLE, 0), -EBADF);
+	ptd_perf_kernel_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_tree),
 		cmocka_unit_test(test_sim_tree),
 		cmocka_unit_test(test_default_kernel),
+		cmocka_unit_test(test_linux_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
