@@ -603,6 +603,73 @@ int ptd_perf_ring_read(struct ptd_perf_ring *r,
 	return rc < 0 ? rc : count;
 }
 
+int ptd_perf_ring_read_fixed(struct ptd_perf_ring *r, size_t rec_size,
+			     int (*fn)(void *ctx, const struct perf_event_header *h,
+				       const void *rec),
+			     void *ctx, uint64_t *lost)
+{
+	uint64_t head, start, skipped = 0;
+	uint8_t *joined;
+	int count = 0, rc = 0;
+
+	if (lost)
+		*lost = 0;
+	if (!r || !r->pg || !fn || rec_size < sizeof(struct perf_event_header) ||
+	    rec_size > r->size || (rec_size & 7))
+		return ptd__err(-ptde_invalid, "cannot read a perf ring: bad argument");
+	head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+	if (head < r->tail)
+		return ptd__err(-ptde_bad_trace,
+				"perf ring: data_head %llu is behind what was read (%llu)",
+				(unsigned long long)head, (unsigned long long)r->tail);
+	start = r->tail;
+	if (head - start > r->size) {
+		/* Overwritten: the newest whole records end at head. */
+		uint64_t keep = (r->size / rec_size) * rec_size;
+		if ((head - start) % rec_size)
+			return ptd__err(-ptde_bad_trace,
+					"perf ring: %llu bytes are not whole records of %zu bytes",
+					(unsigned long long)(head - start), rec_size);
+		skipped = head - keep - start;
+		start = head - keep;
+	}
+	joined = malloc(rec_size);
+	if (!joined)
+		return ptd__err(-ptde_nomem, "perf ring: out of memory");
+	while (start < head) {
+		struct perf_event_header h;
+		if (head - start < rec_size) {
+			rc = ptd__err(-ptde_bad_trace,
+				      "perf ring: %llu stray bytes before data_head",
+				      (unsigned long long)(head - start));
+			break;
+		}
+		ring_copy(r, start, joined, rec_size);
+		memcpy(&h, joined, sizeof(h));
+		if (h.size != rec_size) {
+			rc = ptd__err(-ptde_bad_trace,
+				      "perf ring: record of type %u at %llu has size %u, not %zu",
+				      h.type, (unsigned long long)start, h.size, rec_size);
+			break;
+		}
+		rc = fn(ctx, (const struct perf_event_header *)joined, joined);
+		if (rc < 0)
+			break;
+		rc = 0;
+		start += rec_size;
+		count++;
+	}
+	free(joined);
+	r->tail = start;
+	if (lost)
+		*lost = skipped;
+	if (r->writable) {
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(&r->pg->data_tail, start, __ATOMIC_RELEASE);
+	}
+	return rc < 0 ? rc : count;
+}
+
 /* ---- the AUX area ---------------------------------------------------------------------------- */
 
 int ptd_perf_aux_init(struct ptd_perf_aux *a, volatile struct perf_event_mmap_page *pg, void *aux,

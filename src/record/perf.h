@@ -210,6 +210,18 @@ int ptd_perf_ring_read(struct ptd_perf_ring *r,
 		       void *ctx, uint64_t *lost);
 
 /*
+ * The same for a read-only ring whose records all have @rec_size bytes
+ * (BTS samples of one sample_type): when the kernel overwrote records
+ * since the last read, the newest ones still in the ring (those ending at
+ * data_head, whole) are given, as gdb reads its BTS buffer, and *@lost
+ * gets the bytes before them that are gone.  A record of another size is
+ * -ptde_bad_trace.  (Added by h2.)
+ */
+int ptd_perf_ring_read_fixed(struct ptd_perf_ring *r, size_t rec_size,
+			     int (*fn)(void *ctx, const struct perf_event_header *h, const void *rec),
+			     void *ctx, uint64_t *lost);
+
+/*
  * The AUX area.  Circular (read-only mapping, the kernel overwrites the
  * oldest data; the newest survives, gdb's default) or linear (read-write,
  * the kernel stops at aux_tail and reports TRUNCATED).

@@ -347,6 +347,46 @@ static void test_callback_error(void **state)
 	free(f.map);
 }
 
+/* Fixed-size records in an overwritten read-only ring (BTS, gdb's way):
+ * the newest whole records survive. */
+static void test_fixed_newest(void **state)
+{
+	struct fake f;
+	struct ptd_perf_ring r;
+	struct got *g = calloc(1, sizeof(*g));
+	uint64_t lost = 0;
+
+	assert_non_null(g);
+	fake_init(&f, 1);
+	assert_int_equal(ptd_perf_ring_init(&r, f.map, f.len, 0), 0);
+	/* 24-byte samples: 4096 / 24 = 170 whole ones fit */
+	for (int i = 0; i < 5; i++)
+		put(&f, 100 + (uint32_t)i, 24, (uint8_t)i);
+	assert_int_equal(ptd_perf_ring_read_fixed(&r, 24, collect, g, &lost), 5);
+	assert_int_equal(lost, 0);
+	for (int i = 0; i < 1000; i++)
+		put(&f, 100 + (uint32_t)(i % 50), 24, (uint8_t)(i % 50));
+	g->n = 0;
+	assert_int_equal(ptd_perf_ring_read_fixed(&r, 24, collect, g, &lost), 170);
+	assert_int_equal(lost, (1000 - 170) * 24);
+	for (int i = 0; i < 170; i++) {
+		assert_true(g->ok[i]); /* joined across the end where split */
+		assert_int_equal(g->type[i], 100 + (uint32_t)((1000 - 170 + i) % 50));
+	}
+	/* not overwritten: all of it */
+	for (int i = 0; i < 3; i++)
+		put(&f, 101, 24, 1);
+	g->n = 0;
+	assert_int_equal(ptd_perf_ring_read_fixed(&r, 24, collect, g, &lost), 3);
+	assert_int_equal(lost, 0);
+	/* another size is corruption */
+	put(&f, 101, 32, 1);
+	assert_int_equal(ptd_perf_ring_read_fixed(&r, 24, collect, g, &lost), -ptde_bad_trace);
+	assert_int_equal(ptd_perf_ring_read_fixed(&r, 4, collect, g, &lost), -ptde_invalid);
+	free(g);
+	free(f.map);
+}
+
 /* ---- AUX ---- */
 
 struct fake_aux {
@@ -492,8 +532,8 @@ int main(void)
 		cmocka_unit_test(test_split_records), cmocka_unit_test(test_far_past_wrap),
 		cmocka_unit_test(test_many_wraps),    cmocka_unit_test(test_aux_and_lost_records),
 		cmocka_unit_test(test_corrupt),	      cmocka_unit_test(test_callback_error),
-		cmocka_unit_test(test_aux_linear),    cmocka_unit_test(test_aux_circular),
-		cmocka_unit_test(test_tsc_to_time),
+		cmocka_unit_test(test_fixed_newest),  cmocka_unit_test(test_aux_linear),
+		cmocka_unit_test(test_aux_circular),  cmocka_unit_test(test_tsc_to_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -321,6 +321,28 @@ static void run_to_exit(struct run *r, int drain_on_wakeup)
 	drain(r);
 }
 
+/* Runs the program to its end without reading anything. */
+static void run_to_exit_quiet(struct run *r)
+{
+	struct ptd_stop st;
+	pid_t tid = r->pid;
+	int signo = 0;
+
+	for (;;) {
+		assert_int_equal(r->k->ops->resume(r->k, tid, 0, signo), 0);
+		do {
+			assert_int_equal(ptd_target_wait(r->t, &st, 1), 0);
+		} while (r->k->ops->on_stop(r->k, &st) == 1);
+		if (st.kind == PTD_STOP_EXITED) {
+			r->exit_code = st.status;
+			return;
+		}
+		assert_int_not_equal(st.kind, PTD_STOP_KILLED);
+		signo = st.kind == PTD_STOP_SIGNAL ? st.signo : 0;
+		tid = st.tid;
+	}
+}
+
 /* The instructions of @h's blocks from item @from up to the first exec
  * event after it (or the end), in order (gaps: 0), with code from @img;
  * *@stop gets the index where it stopped. */
@@ -1004,6 +1026,65 @@ static void test_bts_lost_record(void **state)
 	finish(&r);
 }
 
+static int on_sample(void *ctx, const struct perf_event_header *h, const void *rec)
+{
+	return on_record(ctx, h, rec);
+}
+
+/* gdb's BTS setup: the data ring read-only (overwrite mode); the newest
+ * samples survive a long run and are the newest branches taken. */
+static void test_bts_overwrite(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	size_t nt, nb = 0, keep;
+	uint64_t *t, *br, lost = 0;
+	int err = 0;
+
+	launch(&r, "bts", "fib");
+	bts_attr(&attr);
+	attr.mmap = attr.mmap2 = 0; /* samples only: one record size */
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	r.map_len = 2 * PAGE;
+	r.map = r.k->ops->mmap(r.k, r.fd, r.map_len, PROT_READ, 0, &err);
+	assert_non_null(r.map);
+	assert_int_equal(ptd_perf_ring_init(&r.ring, r.map, r.map_len, 0), 0);
+	run_to_exit_quiet(&r);
+	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(ptd_perf_ring_read_fixed(&r.ring, 24, on_sample, &r, &lost), PAGE / 24);
+	assert_true(lost > 0);
+	keep = r.nbts / 2;
+	assert_int_equal(keep, PAGE / 24);
+	/* the taken branches of the exact history */
+	t = ips_of(&r, r.truth, &nt);
+	br = malloc(2 * nt * sizeof(*br));
+	assert_non_null(br);
+	for (size_t i = 0; i + 1 < nt; i++) {
+		uint8_t buf[16];
+		struct ptd_insn_info info;
+		int got = ptd_image_read(r.img, t[i], buf, sizeof(buf));
+		assert_true(got > 0);
+		assert_int_equal(ptd_disasm_decode(buf, (size_t)got, t[i], &info), 0);
+		if (t[i + 1] != t[i] + info.len) {
+			br[nb++] = t[i];
+			br[nb++] = t[i + 1];
+		}
+	}
+	assert_true(nb / 2 > keep);
+	for (size_t i = 0; i < keep; i++) {
+		size_t j = nb / 2 - keep + i;
+		if (r.bts[2 * i] != br[2 * j] || r.bts[2 * i + 1] != br[2 * j + 1])
+			fail_msg("sample %zu: 0x%llx -> 0x%llx, branch 0x%llx -> 0x%llx", i,
+				 (unsigned long long)r.bts[2 * i],
+				 (unsigned long long)r.bts[2 * i + 1],
+				 (unsigned long long)br[2 * j], (unsigned long long)br[2 * j + 1]);
+	}
+	free(br);
+	free(t);
+	finish(&r);
+}
+
 static void test_refusals(void **state)
 {
 	struct run r;
@@ -1140,6 +1221,7 @@ int main(void)
 		cmocka_unit_test(test_bts_fib),
 		cmocka_unit_test(test_bts_lost),
 		cmocka_unit_test(test_bts_lost_record),
+		cmocka_unit_test(test_bts_overwrite),
 	};
 	char cwd[2048];
 
