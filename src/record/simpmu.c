@@ -617,7 +617,7 @@ static int sim_munmap(struct ptd_perf_kernel *k, void *addr, size_t len)
 	for (struct sim_event *e = s->ev; e; e = e->next) {
 		if (addr && addr == e->user_map) {
 			if (e->recording)
-				ptd__sim_finish(s, e);
+				ptd__sim_stop_recording(s, e);
 			if (e->user_aux)
 				return -EINVAL; /* the AUX area first, as perf does */
 			munmap(e->user_map, e->map_len);
@@ -628,7 +628,7 @@ static int sim_munmap(struct ptd_perf_kernel *k, void *addr, size_t len)
 		}
 		if (addr && addr == e->user_aux) {
 			if (e->recording)
-				ptd__sim_finish(s, e);
+				ptd__sim_stop_recording(s, e);
 			munmap(e->user_aux, e->aux_len);
 			munmap(e->sim_aux, e->aux_len);
 			e->user_aux = e->sim_aux = NULL;

@@ -77,6 +77,7 @@ struct sim_event {
 	int have_prev;
 	int fresh;
 	uint64_t start_pc;
+	uint64_t last_pc; /* where the step recorder has the thread */
 	int in_execve;
 	int sys_nr; /* syscall the pending step executes, -1: none */
 	uint64_t sys_args[3];

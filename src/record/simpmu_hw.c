@@ -127,6 +127,7 @@ static int start_recording(struct sim *s, struct sim_event *e)
 	e->fresh = 1;
 	e->have_prev = 0;
 	e->start_pc = pc;
+	e->last_pc = pc;
 	e->in_execve = in_execve(e->tid);
 	e->sys_nr = -1;
 	if (e->is_pt)
@@ -492,6 +493,17 @@ static int sim_step(struct sim *s, struct sim_event *e, int signo)
 	return ptd_target_resume(s->k.t, e->tid, 1, signo);
 }
 
+/* At a syscall's event stop (clone, fork, exec) the pc is already past
+ * the syscall instruction the step recorder has not seen complete. */
+static int in_syscall_at(struct sim *s, uint64_t at, uint64_t pc)
+{
+	uint8_t b[2];
+
+	if (pc != at + 2 || read_code(s, at, b, 2) != 2)
+		return 0;
+	return (b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) || (b[0] == 0xcd && b[1] == 0x80);
+}
+
 int ptd__sim_resume(struct sim *s, pid_t tid, int step, int signo)
 {
 	struct sim_event *e;
@@ -514,6 +526,20 @@ int ptd__sim_resume(struct sim *s, pid_t tid, int step, int signo)
 	}
 	if (!e)
 		return ptd_target_resume(s->k.t, tid, step, signo);
+	{
+		/* The caller moved the pc (jump, a return forced), or ran
+		 * the thread around the simulation: tracing ends where it
+		 * was and starts again here, as the hardware's PGD/PGE
+		 * around a stop would show it. */
+		uint64_t pc;
+		if (ptd_target_get_pc(s->k.t, tid, &pc) == 0 && pc != e->last_pc &&
+		    !in_syscall_at(s, e->last_pc, pc)) {
+			ptd__sim_stop_recording(s, e);
+			rc = start_recording(s, e);
+			if (rc < 0)
+				return rc;
+		}
+	}
 	e->caller_step = step;
 	return sim_step(s, e, signo);
 }
@@ -588,6 +614,7 @@ int ptd__sim_on_stop(struct sim *s, const struct ptd_stop *st)
 		e = recording_of(s, st->tid);
 		if (!e)
 			return 0;
+		e->last_pc = st->pc;
 		if (e->in_execve && st->pc == e->start_pc) {
 			e->in_execve = 0; /* the execve completed; nothing ran */
 		} else {
@@ -629,6 +656,7 @@ int ptd__sim_on_stop(struct sim *s, const struct ptd_stop *st)
 			}
 		e = recording_of(s, st->tid);
 		if (e) {
+			e->last_pc = st->pc;
 			ptd_steprec_exec(s->sr, st->tid, st->pc);
 			rc = ptd__sim_finish(s, e);
 		}

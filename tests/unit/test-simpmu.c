@@ -580,6 +580,8 @@ static void stop_cb(void *ctx, const struct ptd_stop *st)
 	struct run *r = ctx;
 
 	assert_true(r->k->ops->on_stop(r->k, st) >= 0);
+	if (st->kind == PTD_STOP_EXITED)
+		r->exit_code = 1000 + st->status; /* the process ended meanwhile */
 }
 
 static int tev_record(void *ctx, const struct perf_event_header *h, const void *rec)
@@ -648,9 +650,15 @@ static void test_pt_threads(void **state)
 	tev_open(&r, &ev[nev++], r.pid);
 	tids[0] = r.pid;
 	assert_int_equal(r.k->ops->resume(r.k, r.pid, 0, 0), 0);
+	r.exit_code = -1;
 	for (;;) {
-		int own, n;
-		assert_int_equal(ptd_target_wait(r.t, &st, 1), 0);
+		int own, n, rc;
+		if (r.exit_code >= 1000) {
+			st.status = r.exit_code - 1000; /* seen by stop_all */
+			break;
+		}
+		rc = ptd_target_wait(r.t, &st, 1);
+		assert_int_equal(rc, 0);
 		own = r.k->ops->on_stop(r.k, &st);
 		assert_true(own >= 0);
 		if (own)
