@@ -631,6 +631,12 @@ int ptd__sim_on_stop(struct sim *s, const struct ptd_stop *st)
 			ptd__sim_finish(s, e);
 			return 0;
 		}
+		if (ptd_target_stopping_all(s->k.t)) {
+			/* The caller is stopping every thread: this one stays
+			 * stopped, as if interrupted here. */
+			ptd__sim_finish(s, e);
+			return 0;
+		}
 		if (staged(e) >= staged_limit(e))
 			write_out(s, e);
 		s->st.own_stops++;
