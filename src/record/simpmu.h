@@ -1,7 +1,8 @@
 /*
- * Internals shared by the two halves of the simulated perf kernel:
- * simpmu.c (the kernel: sysfs, perf_event_open's checks, the rings and
- * the records written into them) and simpmu_hw.c (the "hardware": the
+ * Internals shared by the parts of the simulated perf kernel: simpmu.c
+ * (the kernel: sysfs, cpuid, perf_event_open's checks, the rings, ioctl,
+ * fcntl), simpmu_rec.c (the records written into the rings) and
+ * simpmu_hw.c (the "hardware": the
  * step recorder run under the program, its branches written as Intel PT
  * or BTS samples).
  */
@@ -99,7 +100,12 @@ struct sim {
 	long page;
 };
 
-/* simpmu.c: records into an event's data ring (dropped, and counted for
+static inline volatile struct perf_event_mmap_page *ptd__sim_upage(struct sim_event *e)
+{
+	return e->sim_map;
+}
+
+/* simpmu_rec.c: records into an event's data ring (dropped, and counted for
  * PERF_RECORD_LOST, when a writable ring is full). */
 int ptd__sim_output(struct sim *s, struct sim_event *e, const void *rec, size_t size);
 void ptd__sim_aux_output(struct sim *s, struct sim_event *e, const uint8_t *buf, size_t n);
