@@ -181,17 +181,10 @@ static void map_rings(struct run *r, int data_pages, int writable, size_t aux_le
 	assert_int_equal(pg->data_size, (uint64_t)data_pages * PAGE);
 	if (!aux_len)
 		return;
-	if (writable) {
-		pg->aux_offset = r->map_len;
-		pg->aux_size = aux_len;
-	} else {
-		/* a read-only user page cannot take aux_offset: a real
-		 * recorder maps the data ring writable for that; this one
-		 * cannot, and the kernel refuses the AUX mapping */
-		assert_null(
-			r->k->ops->mmap(r->k, r->fd, aux_len, PROT_READ, (off_t)r->map_len, &err));
-		return;
-	}
+	/* aux_offset/aux_size go into the user page: it is mapped writable */
+	assert_true(writable);
+	pg->aux_offset = r->map_len;
+	pg->aux_size = aux_len;
 	r->aux_len = aux_len;
 	r->aux = r->k->ops->mmap(r->k, r->fd, aux_len, PROT_READ | (linear ? PROT_WRITE : 0),
 				 (off_t)r->map_len, &err);
@@ -1097,7 +1090,6 @@ static void test_refusals(void **state)
 {
 	struct run r;
 	struct perf_event_attr attr;
-	void *p;
 	int err = 0, fd;
 	static const int errs[] = {ENOENT, EACCES, EINVAL, ENOMEM, EOPNOTSUPP};
 	char filter[4300];
@@ -1208,7 +1200,6 @@ static void test_refusals(void **state)
 	assert_int_equal(r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0), -EOPNOTSUPP);
 	ptd_target_kill(r.t);
 	finish(&r);
-	(void)p;
 }
 
 int main(void)
