@@ -71,6 +71,19 @@ struct ptd_perf_kernel_ops {
 	 * when the thread entered the kernel. */
 	int (*on_stop)(struct ptd_perf_kernel *k, const struct ptd_stop *st);
 	void (*free)(struct ptd_perf_kernel *k);
+	/* Added by h2.  Lists the entries of directory @rel below
+	 * /sys/bus/event_source/devices/ ("intel_pt/format") into @buf as
+	 * NUL-terminated names one after the other, sorted.  Returns the
+	 * number of names or -errno.  May be NULL (ptd_perf_pmu_read then
+	 * probes the terms and caps it knows by name). */
+	int (*list_sysfs)(struct ptd_perf_kernel *k, const char *rel, char *buf, size_t n);
+	/* Added by h2.  The caller is about to read the rings of @tid (0:
+	 * every thread) while the thread is stopped, also at stops that never
+	 * went through on_stop (the interrupts of ptd_target_stop_all).  The
+	 * real kernel needs nothing (a stopped thread is off the CPU, its
+	 * trace is in the rings); the simulated one writes what it staged.
+	 * Returns 0 or a negative ptd_error.  May be NULL. */
+	int (*sync)(struct ptd_perf_kernel *k, pid_t tid);
 };
 
 struct ptd_perf_kernel {
@@ -83,6 +96,11 @@ struct ptd_perf_kernel {
 
 /* The running kernel. */
 struct ptd_perf_kernel *ptd_perf_kernel_linux(void);
+/* The running kernel with sysfs and /proc/sys files read below other
+ * roots (tests give it a fake tree): @sysfs_root stands for
+ * /sys/bus/event_source/devices, @procsys_root for /proc/sys; NULL keeps
+ * the real one.  (Added by h2.) */
+struct ptd_perf_kernel *ptd_perf_kernel_linux_root(const char *sysfs_root, const char *procsys_root);
 /* A simulated kernel with an Intel PT PMU (@what "pt") or a BTS-capable
  * CPU (@what "bts"); NULL with the message set for anything else. */
 struct ptd_perf_kernel *ptd_perf_kernel_sim(const char *what);
@@ -90,6 +108,33 @@ struct ptd_perf_kernel *ptd_perf_kernel_sim(const char *what);
  * is an error, never ignored), the running kernel otherwise.  NULL with
  * the message set on error. */
 struct ptd_perf_kernel *ptd_perf_kernel_default(void);
+/*
+ * Simulated kernel only (added by h2; no-ops on another kernel):
+ * ptd_perf_sim_fail makes the next call of @op ("open", "mmap", "ioctl",
+ * "fcntl") fail with -@err (ENOENT, EACCES, EINVAL, ENOMEM, EOPNOTSUPP...).
+ * ptd_perf_sim_set_paranoid sets kernel/perf_event_paranoid as the
+ * simulation shows it and enforces it (3: every open fails with EACCES,
+ * 2: kernel tracing is refused); the default is -1 (permissive).  The
+ * environment variable PTDBG_SIM_PARANOID sets the initial value.
+ * ptd_perf_sim_stats gives what the simulation did, for tests.
+ */
+void ptd_perf_sim_fail(struct ptd_perf_kernel *k, const char *op, int err);
+void ptd_perf_sim_set_paranoid(struct ptd_perf_kernel *k, int level);
+struct ptd_perf_sim_stats {
+	uint64_t steps;       /* single-steps the simulation took */
+	uint64_t own_stops;   /* stops it kept to itself */
+	uint64_t aux_bytes;   /* AUX bytes written (before overwrite/truncation) */
+	uint64_t aux_records; /* PERF_RECORD_AUX written */
+	uint64_t samples;     /* PERF_RECORD_SAMPLE written */
+	uint64_t lost;        /* records lost (PERF_RECORD_LOST counts) */
+	uint64_t signals;     /* watermark signals sent */
+};
+void ptd_perf_sim_stats(const struct ptd_perf_kernel *k, struct ptd_perf_sim_stats *st);
+/* Tests: every block the simulation's step recorder records for @tid is
+ * also appended to @h (not owned), the exact history the trace written
+ * into the rings must decode to. */
+struct ptd_history;
+void ptd_perf_sim_keep_history(struct ptd_perf_kernel *k, pid_t tid, struct ptd_history *h);
 /* The target whose threads events are opened for (pid = tid). */
 void ptd_perf_kernel_set_target(struct ptd_perf_kernel *k, struct ptd_target *t);
 static inline void ptd_perf_kernel_free(struct ptd_perf_kernel *k)
@@ -120,8 +165,11 @@ struct ptd_perf_pmu {
 	} caps[48];
 	int ncaps;
 };
-/* Reads PMU @name through @k.  Returns 0, -ptde_notfound (no such PMU,
- * the message names the path), -ptde_bad_trace (unparsable file). */
+/* Reads PMU @name through @k.  A format term whose bits come in several
+ * ranges ("config:0-3,8-11") and a cap that is not a number
+ * ("tsc_art_ratio" is "2:216") are left out.  Returns 0, -ptde_notfound
+ * (no such PMU, the message names the path), -ptde_bad_trace (unparsable
+ * type or format file). */
 int ptd_perf_pmu_read(struct ptd_perf_kernel *k, const char *name, struct ptd_perf_pmu *pmu);
 /* A cap's value, or @def when absent. */
 uint64_t ptd_perf_pmu_cap(const struct ptd_perf_pmu *pmu, const char *cap, uint64_t def);
@@ -162,6 +210,18 @@ int ptd_perf_ring_read(struct ptd_perf_ring *r,
 		       void *ctx, uint64_t *lost);
 
 /*
+ * The same for a read-only ring whose records all have @rec_size bytes
+ * (BTS samples of one sample_type): when the kernel overwrote records
+ * since the last read, the newest ones still in the ring (those ending at
+ * data_head, whole) are given, as gdb reads its BTS buffer, and *@lost
+ * gets the bytes before them that are gone.  A record of another size is
+ * -ptde_bad_trace.  (Added by h2.)
+ */
+int ptd_perf_ring_read_fixed(struct ptd_perf_ring *r, size_t rec_size,
+			     int (*fn)(void *ctx, const struct perf_event_header *h, const void *rec),
+			     void *ctx, uint64_t *lost);
+
+/*
  * The AUX area.  Circular (read-only mapping, the kernel overwrites the
  * oldest data; the newest survives, gdb's default) or linear (read-write,
  * the kernel stops at aux_tail and reports TRUNCATED).
@@ -180,8 +240,12 @@ int ptd_perf_aux_init(struct ptd_perf_aux *a, volatile struct perf_event_mmap_pa
  * grown with realloc).  Circular: when head moved more than the size,
  * only the newest @size bytes exist and *@wrapped is set (bytes before
  * them are lost; the copy starts at head - size and the decoder must
- * resync at a PSB).  Linear: aux_tail is advanced after copying.
- * Returns the bytes copied or <0.
+ * resync at a PSB).  A circular head that went back (the Intel PT
+ * driver's snapshot mode reports a position inside the buffer) gives the
+ * whole buffer, oldest byte at head, with *@wrapped set.  Linear:
+ * aux_tail is advanced (release, after a full barrier) after copying; a
+ * head more than the size past it is -ptde_bad_trace.  Returns the bytes
+ * copied or <0.
  */
 long ptd_perf_aux_read(struct ptd_perf_aux *a, uint8_t **out, size_t *out_size, size_t *out_cap,
 		       int *wrapped);
