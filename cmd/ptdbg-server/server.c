@@ -98,8 +98,8 @@ static int write_all(int fd, const void *p, size_t n)
 
 static int send_packet(struct conn *c, const struct ptd_rsp_buf *payload)
 {
-	if (payload->oom || ptd_rsp_frame(&c->frame, payload->p ? payload->p : "",
-					  payload->len, 1) < 0) {
+	if (payload->oom ||
+	    ptd_rsp_frame(&c->frame, payload->p ? payload->p : "", payload->len, 1) < 0) {
 		/* out of memory building the reply: say so in the protocol */
 		if (ptd_rsp_frame(&c->frame, "E0c", 3, 0) < 0)
 			return -1;
@@ -139,14 +139,14 @@ static void *watch(void *arg)
 	int asked = 0;
 
 	for (;;) {
-		struct pollfd pf[2] = { { c->in, POLLIN, 0 }, { w->stop_pipe[0], POLLIN, 0 } };
+		struct pollfd pf[2] = {{c->in, POLLIN, 0}, {w->stop_pipe[0], POLLIN, 0}};
 		uint8_t b[512];
 		ssize_t r;
 		int rc;
 
 		if (c->eof) {
 			/* the client is gone: stop the program, nothing to read */
-			struct pollfd only = { w->stop_pipe[0], POLLIN, 0 };
+			struct pollfd only = {w->stop_pipe[0], POLLIN, 0};
 			if (poll(&only, 1, 200) != 0)
 				break;
 			ptd_session_interrupt(g_session);
@@ -189,12 +189,11 @@ static void *watch(void *arg)
 /* Runs the resume the stub accepted while watching the connection. */
 static int resume_watched(struct conn *c, struct ptd_stub *st, struct ptd_rsp_buf *reply)
 {
-	struct watcher w = { .c = c };
+	struct watcher w = {.c = c};
 	int rc, started;
 
 	pthread_mutex_init(&w.lock, NULL);
-	started = pipe2(w.stop_pipe, O_CLOEXEC) == 0 &&
-		  pthread_create(&w.th, NULL, watch, &w) == 0;
+	started = pipe2(w.stop_pipe, O_CLOEXEC) == 0 && pthread_create(&w.th, NULL, watch, &w) == 0;
 	rc = ptd_stub_resume(st, reply);
 	if (started) {
 		if (write_all(w.stop_pipe[1], "x", 1) == 0)
@@ -291,7 +290,7 @@ static int handle_bytes(struct conn *c, struct ptd_rsp_reader *rd, struct ptd_st
 static void serve(struct conn *c, struct ptd_stub *st)
 {
 	struct ptd_rsp_reader rd;
-	struct ptd_rsp_buf reply = { 0 };
+	struct ptd_rsp_buf reply = {0};
 	uint8_t b[4096];
 
 	if (ptd_rsp_reader_init(&rd, PTD_STUB_PACKET_SIZE) < 0) {
@@ -322,11 +321,12 @@ static int listen_tcp(const char *spec)
 {
 	const char *colon = strrchr(spec, ':');
 	char host[256];
-	struct addrinfo hints = { 0 }, *ai = NULL, *a;
+	struct addrinfo hints = {0}, *ai = NULL, *a;
 	int fd = -1, rc, one = 1;
 
 	if (!colon || !colon[1]) {
-		fprintf(stderr, "ptdbg-server: bad --listen address '%s' (expected [HOST]:PORT)\n", spec);
+		fprintf(stderr, "ptdbg-server: bad --listen address '%s' (expected [HOST]:PORT)\n",
+			spec);
 		return -1;
 	}
 	if ((size_t)(colon - spec) >= sizeof(host)) {
@@ -342,14 +342,17 @@ static int listen_tcp(const char *spec)
 	if (!host[0])
 		strcpy(host, "127.0.0.1");
 	else if (strcmp(host, "127.0.0.1") && strcmp(host, "localhost") && strcmp(host, "::1"))
-		fprintf(stderr, "ptdbg-server: warning: listening on %s: whoever reaches it "
-				"controls the program\n", host);
+		fprintf(stderr,
+			"ptdbg-server: warning: listening on %s: whoever reaches it "
+			"controls the program\n",
+			host);
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
 	rc = getaddrinfo(host, colon + 1, &hints, &ai);
 	if (rc) {
-		fprintf(stderr, "ptdbg-server: cannot listen on '%s': %s\n", spec, gai_strerror(rc));
+		fprintf(stderr, "ptdbg-server: cannot listen on '%s': %s\n", spec,
+			gai_strerror(rc));
 		return -1;
 	}
 	for (a = ai; a; a = a->ai_next) {
@@ -370,8 +373,9 @@ static int listen_tcp(const char *spec)
 		socklen_t len = sizeof(ss);
 		int port = 0;
 		if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
-			port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-							      : ((struct sockaddr_in *)&ss)->sin_port);
+			port = ntohs(ss.ss_family == AF_INET6
+					     ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					     : ((struct sockaddr_in *)&ss)->sin_port);
 		/* gdbserver's wording, which scripts wait for */
 		fprintf(stderr, "Listening on port %d\n", port);
 	}
@@ -380,7 +384,7 @@ static int listen_tcp(const char *spec)
 
 static int listen_unix(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -429,16 +433,16 @@ int main(int argc, char **argv)
 {
 	enum { O_STDIO = 256, O_LISTEN, O_UNIX, O_ATTACH, O_METHOD, O_RECORD, O_NOPIN, O_MULTI };
 	static const struct option opts[] = {
-		{ "stdio", no_argument, NULL, O_STDIO },
-		{ "listen", required_argument, NULL, O_LISTEN },
-		{ "unix", required_argument, NULL, O_UNIX },
-		{ "attach", required_argument, NULL, O_ATTACH },
-		{ "method", required_argument, NULL, O_METHOD },
-		{ "record", no_argument, NULL, O_RECORD },
-		{ "no-pin-cpu", no_argument, NULL, O_NOPIN },
-		{ "multi", no_argument, NULL, O_MULTI },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"stdio", no_argument, NULL, O_STDIO},
+		{"listen", required_argument, NULL, O_LISTEN},
+		{"unix", required_argument, NULL, O_UNIX},
+		{"attach", required_argument, NULL, O_ATTACH},
+		{"method", required_argument, NULL, O_METHOD},
+		{"record", no_argument, NULL, O_RECORD},
+		{"no-pin-cpu", no_argument, NULL, O_NOPIN},
+		{"multi", no_argument, NULL, O_MULTI},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *listen_spec = NULL, *unix_path = NULL;
 	int use_stdio = 0, method = PTD_METHOD_AUTO, record = 0, nopin = 0, nconn = 0, opt, rc;
@@ -446,8 +450,8 @@ int main(int argc, char **argv)
 	long pid = 0;
 	struct ptd_session *s;
 	struct ptd_stub *st;
-	struct conn c = { .in = -1, .out = -1 };
-	struct sigaction sa = { 0 };
+	struct conn c = {.in = -1, .out = -1};
+	struct sigaction sa = {0};
 	int lfd = -1, status = 0;
 
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -504,7 +508,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if ((pid != 0 && optind < argc) || (!multi && !pid && optind >= argc)) {
-		fprintf(stderr, "ptdbg-server: give either --attach PID or -- PROGRAM [ARGS...] (or --multi)\n");
+		fprintf(stderr, "ptdbg-server: give either --attach PID or -- PROGRAM [ARGS...] "
+				"(or --multi)\n");
 		usage(stderr);
 		return 2;
 	}

@@ -26,7 +26,7 @@
 
 struct zbp {
 	uint64_t addr;
-	int id;   /* session breakpoint id */
+	int id;	  /* session breakpoint id */
 	int refs; /* gdb may insert one address more than once */
 };
 
@@ -42,18 +42,18 @@ struct ptd_stub {
 	int res_pending;
 	enum ptd_motion res_motion;
 	int res_reverse;
-	pid_t res_tid;     /* thread to move (0: the current one) */
+	pid_t res_tid;	   /* thread to move (0: the current one) */
 	int res_only_stop; /* vCont;t: nothing runs */
-	int res_lock;      /* only res_tid runs (vCont with no default action) */
+	int res_lock;	   /* only res_tid runs (vCont with no default action) */
 	/* the last stop */
 	struct ptd_rsp_buf last;
-	pid_t sig_tid;     /* the thread whose signal gdb was last told about */
-	int gone;          /* the process exited, was killed or detached */
+	pid_t sig_tid; /* the thread whose signal gdb was last told about */
+	int gone;      /* the process exited, was killed or detached */
 	/* gdb's branch trace (Qbtrace): the format it asked for, and the
 	 * document qXfer:btrace:read serves in pieces (made at offset 0) */
-	int extended;      /* '!': the connection outlives the process (vRun, vAttach) */
-	int rec_method;    /* record programs vRun starts with this method (-1: no) */
-	int btrace;        /* 0 off, 1 bts, 2 pt */
+	int extended;	/* '!': the connection outlives the process (vRun, vAttach) */
+	int rec_method; /* record programs vRun starts with this method (-1: no) */
+	int btrace;	/* 0 off, 1 bts, 2 pt */
 	uint64_t bts_size, pt_size;
 	struct ptd_rsp_buf doc;
 };
@@ -62,12 +62,12 @@ struct ptd_stub {
 
 /* Linux signal -> gdb's enum gdb_signal, for 1..31 (0: none). */
 static const unsigned char gdb_sig_of[32] = {
-	[SIGHUP] = 1,	 [SIGINT] = 2,	   [SIGQUIT] = 3,  [SIGILL] = 4,   [SIGTRAP] = 5,
-	[SIGABRT] = 6,	 [SIGBUS] = 10,	   [SIGFPE] = 8,   [SIGKILL] = 9,  [SIGUSR1] = 30,
-	[SIGSEGV] = 11,	 [SIGUSR2] = 31,   [SIGPIPE] = 13, [SIGALRM] = 14, [SIGTERM] = 15,
-	[SIGCHLD] = 20,	 [SIGCONT] = 19,   [SIGSTOP] = 17, [SIGTSTP] = 18, [SIGTTIN] = 21,
-	[SIGTTOU] = 22,	 [SIGURG] = 16,	   [SIGXCPU] = 24, [SIGXFSZ] = 25, [SIGVTALRM] = 26,
-	[SIGPROF] = 27,	 [SIGWINCH] = 28,  [SIGIO] = 23,   [SIGPWR] = 32,  [SIGSYS] = 12,
+	[SIGHUP] = 1,	[SIGINT] = 2,	 [SIGQUIT] = 3,	 [SIGILL] = 4,	 [SIGTRAP] = 5,
+	[SIGABRT] = 6,	[SIGBUS] = 10,	 [SIGFPE] = 8,	 [SIGKILL] = 9,	 [SIGUSR1] = 30,
+	[SIGSEGV] = 11, [SIGUSR2] = 31,	 [SIGPIPE] = 13, [SIGALRM] = 14, [SIGTERM] = 15,
+	[SIGCHLD] = 20, [SIGCONT] = 19,	 [SIGSTOP] = 17, [SIGTSTP] = 18, [SIGTTIN] = 21,
+	[SIGTTOU] = 22, [SIGURG] = 16,	 [SIGXCPU] = 24, [SIGXFSZ] = 25, [SIGVTALRM] = 26,
+	[SIGPROF] = 27, [SIGWINCH] = 28, [SIGIO] = 23,	 [SIGPWR] = 32,	 [SIGSYS] = 12,
 };
 
 int ptd_stub_gdb_signal(int sig)
@@ -113,22 +113,36 @@ struct regdesc {
 
 /* In the order (and with the numbers) of the target description below. */
 static const struct regdesc regs[] = {
-	{ "rax", 8, R(rax) },	 { "rbx", 8, R(rbx) },	 { "rcx", 8, R(rcx) },	{ "rdx", 8, R(rdx) },
-	{ "rsi", 8, R(rsi) },	 { "rdi", 8, R(rdi) },	 { "rbp", 8, R(rbp) },	{ "rsp", 8, R(rsp) },
-	{ "r8", 8, R(r8) },	 { "r9", 8, R(r9) },	 { "r10", 8, R(r10) }, { "r11", 8, R(r11) },
-	{ "r12", 8, R(r12) },	 { "r13", 8, R(r13) },	 { "r14", 8, R(r14) }, { "r15", 8, R(r15) },
-	{ "rip", 8, R(rip) },	 { "eflags", 4, R(eflags) }, { "cs", 4, R(cs) },  { "ss", 4, R(ss) },
-	{ "ds", 4, R(ds) },	 { "es", 4, R(es) },	 { "fs", 4, R(fs) },	{ "gs", 4, R(gs) },
-	{ "st0", 10, NOREG },	 { "st1", 10, NOREG },	 { "st2", 10, NOREG }, { "st3", 10, NOREG },
-	{ "st4", 10, NOREG },	 { "st5", 10, NOREG },	 { "st6", 10, NOREG }, { "st7", 10, NOREG },
-	{ "fctrl", 4, NOREG },	 { "fstat", 4, NOREG },	 { "ftag", 4, NOREG }, { "fiseg", 4, NOREG },
-	{ "fioff", 4, NOREG },	 { "foseg", 4, NOREG },	 { "fooff", 4, NOREG }, { "fop", 4, NOREG },
-	{ "xmm0", 16, NOREG },	 { "xmm1", 16, NOREG },	 { "xmm2", 16, NOREG }, { "xmm3", 16, NOREG },
-	{ "xmm4", 16, NOREG },	 { "xmm5", 16, NOREG },	 { "xmm6", 16, NOREG }, { "xmm7", 16, NOREG },
-	{ "xmm8", 16, NOREG },	 { "xmm9", 16, NOREG },	 { "xmm10", 16, NOREG }, { "xmm11", 16, NOREG },
-	{ "xmm12", 16, NOREG },	 { "xmm13", 16, NOREG }, { "xmm14", 16, NOREG }, { "xmm15", 16, NOREG },
-	{ "mxcsr", 4, NOREG },	 { "orig_rax", 8, R(orig_rax) }, { "fs_base", 8, R(fs_base) },
-	{ "gs_base", 8, R(gs_base) },
+	{"rax", 8, R(rax)},	    {"rbx", 8, R(rbx)},
+	{"rcx", 8, R(rcx)},	    {"rdx", 8, R(rdx)},
+	{"rsi", 8, R(rsi)},	    {"rdi", 8, R(rdi)},
+	{"rbp", 8, R(rbp)},	    {"rsp", 8, R(rsp)},
+	{"r8", 8, R(r8)},	    {"r9", 8, R(r9)},
+	{"r10", 8, R(r10)},	    {"r11", 8, R(r11)},
+	{"r12", 8, R(r12)},	    {"r13", 8, R(r13)},
+	{"r14", 8, R(r14)},	    {"r15", 8, R(r15)},
+	{"rip", 8, R(rip)},	    {"eflags", 4, R(eflags)},
+	{"cs", 4, R(cs)},	    {"ss", 4, R(ss)},
+	{"ds", 4, R(ds)},	    {"es", 4, R(es)},
+	{"fs", 4, R(fs)},	    {"gs", 4, R(gs)},
+	{"st0", 10, NOREG},	    {"st1", 10, NOREG},
+	{"st2", 10, NOREG},	    {"st3", 10, NOREG},
+	{"st4", 10, NOREG},	    {"st5", 10, NOREG},
+	{"st6", 10, NOREG},	    {"st7", 10, NOREG},
+	{"fctrl", 4, NOREG},	    {"fstat", 4, NOREG},
+	{"ftag", 4, NOREG},	    {"fiseg", 4, NOREG},
+	{"fioff", 4, NOREG},	    {"foseg", 4, NOREG},
+	{"fooff", 4, NOREG},	    {"fop", 4, NOREG},
+	{"xmm0", 16, NOREG},	    {"xmm1", 16, NOREG},
+	{"xmm2", 16, NOREG},	    {"xmm3", 16, NOREG},
+	{"xmm4", 16, NOREG},	    {"xmm5", 16, NOREG},
+	{"xmm6", 16, NOREG},	    {"xmm7", 16, NOREG},
+	{"xmm8", 16, NOREG},	    {"xmm9", 16, NOREG},
+	{"xmm10", 16, NOREG},	    {"xmm11", 16, NOREG},
+	{"xmm12", 16, NOREG},	    {"xmm13", 16, NOREG},
+	{"xmm14", 16, NOREG},	    {"xmm15", 16, NOREG},
+	{"mxcsr", 4, NOREG},	    {"orig_rax", 8, R(orig_rax)},
+	{"fs_base", 8, R(fs_base)}, {"gs_base", 8, R(gs_base)},
 };
 #define NREGS ((int)(sizeof(regs) / sizeof(regs[0])))
 #define RIP_REGNUM 16
@@ -150,7 +164,8 @@ static const char target_xml[] =
 	"<field name=\"DF\" start=\"10\" end=\"10\"/><field name=\"OF\" start=\"11\" end=\"11\"/>\n"
 	"<field name=\"NT\" start=\"14\" end=\"14\"/><field name=\"RF\" start=\"16\" end=\"16\"/>\n"
 	"<field name=\"VM\" start=\"17\" end=\"17\"/><field name=\"AC\" start=\"18\" end=\"18\"/>\n"
-	"<field name=\"VIF\" start=\"19\" end=\"19\"/><field name=\"VIP\" start=\"20\" end=\"20\"/>\n"
+	"<field name=\"VIF\" start=\"19\" end=\"19\"/><field name=\"VIP\" start=\"20\" "
+	"end=\"20\"/>\n"
 	"<field name=\"ID\" start=\"21\" end=\"21\"/>\n"
 	"</flags>\n"
 	"<reg name=\"rax\" bitsize=\"64\" type=\"int64\" regnum=\"0\"/>\n"
@@ -422,9 +437,9 @@ static void stop_reply(struct ptd_stub *st, const struct ptd_event *ev, struct p
 	}
 	ptd_rsp_printf(out, "T%02x", sig & 0xff);
 	put_thread(st, out, tid);
-	if (ev->kind == PTD_EVENT_BREAKPOINT || (ev->kind == PTD_EVENT_STEPPED &&
-						 st->res_motion == PTD_MOTION_CONTINUE &&
-						 at_breakpoint(st, ev->pc)))
+	if (ev->kind == PTD_EVENT_BREAKPOINT ||
+	    (ev->kind == PTD_EVENT_STEPPED && st->res_motion == PTD_MOTION_CONTINUE &&
+	     at_breakpoint(st, ev->pc)))
 		ptd_rsp_puts(out, "swbreak:;");
 	if (ev->kind == PTD_EVENT_NO_HISTORY)
 		ptd_rsp_puts(out, ev->replaying || st->res_reverse ? "replaylog:begin;"
@@ -532,19 +547,38 @@ static int fp_reg(const struct user_fpregs_struct *f, int i, uint8_t *b)
 		return 16;
 	}
 	switch (i) {
-	case 32: v = f->cwd; break;
-	case 33: v = f->swd; break;
-	case 34: v = full_tag(f); break;
+	case 32:
+		v = f->cwd;
+		break;
+	case 33:
+		v = f->swd;
+		break;
+	case 34:
+		v = full_tag(f);
+		break;
 	/* the 64-bit FXSAVE layout: instruction and operand pointers are
 	 * 64 bits, which gdb's amd64 splits as offset (low) and "segment"
 	 * (high half) */
-	case 35: v = (uint32_t)(f->rip >> 32); break;
-	case 36: v = (uint32_t)f->rip; break;
-	case 37: v = (uint32_t)(f->rdp >> 32); break;
-	case 38: v = (uint32_t)f->rdp; break;
-	case 39: v = f->fop; break;
-	case 56: v = f->mxcsr; break;
-	default: return -1;
+	case 35:
+		v = (uint32_t)(f->rip >> 32);
+		break;
+	case 36:
+		v = (uint32_t)f->rip;
+		break;
+	case 37:
+		v = (uint32_t)(f->rdp >> 32);
+		break;
+	case 38:
+		v = (uint32_t)f->rdp;
+		break;
+	case 39:
+		v = f->fop;
+		break;
+	case 56:
+		v = f->mxcsr;
+		break;
+	default:
+		return -1;
 	}
 	memcpy(b, &v, 4);
 	return 4;
@@ -668,11 +702,10 @@ static int h_G(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 		/* the x87/SSE registers cannot be written: gdb must send back
 		 * what it read ('x' where it read that) */
 		if (regs[i].offset == NOREG) {
-			if (p[off] != 'x' &&
-			    (!f || fp_reg(f, i, now) != regs[i].size ||
-			     ptd_rsp_unhex(p + off, 2 * (size_t)regs[i].size, want, sizeof(want)) !=
-				     regs[i].size ||
-			     memcmp(now, want, (size_t)regs[i].size))) {
+			if (p[off] != 'x' && (!f || fp_reg(f, i, now) != regs[i].size ||
+					      ptd_rsp_unhex(p + off, 2 * (size_t)regs[i].size, want,
+							    sizeof(want)) != regs[i].size ||
+					      memcmp(now, want, (size_t)regs[i].size))) {
 				reply_err(out, 1);
 				return PTD_STUB_REPLY;
 			}
@@ -839,7 +872,7 @@ static int h_Z(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 		reply_err(out, 14);
 		return PTD_STUB_REPLY;
 	}
-	st->bp[st->nbp++] = (struct zbp){ addr, id, 1 };
+	st->bp[st->nbp++] = (struct zbp){addr, id, 1};
 	ptd_rsp_puts(out, "OK");
 	return PTD_STUB_REPLY;
 }
@@ -922,8 +955,8 @@ static int resume_simple(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_
 	pid_t tid = st->c_tid;
 	int have_addr = 0;
 
-	if (with_sig && (parse_hex(&q, end, &sig) < 0 || sig > 255 ||
-			 (q < end && expect(&q, end, ';') < 0))) {
+	if (with_sig &&
+	    (parse_hex(&q, end, &sig) < 0 || sig > 255 || (q < end && expect(&q, end, ';') < 0))) {
 		reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
@@ -939,8 +972,9 @@ static int resume_simple(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_
 		return PTD_STUB_REPLY;
 	}
 	/* resume at ADDR: only live, the past cannot be changed */
-	if (have_addr && (ptd_session_replaying(st->s) ||
-			  ptd_target_set_pc(ptd_session_target(st->s), current_tid(st), addr) < 0)) {
+	if (have_addr &&
+	    (ptd_session_replaying(st->s) ||
+	     ptd_target_set_pc(ptd_session_target(st->s), current_tid(st), addr) < 0)) {
 		reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
@@ -1495,8 +1529,7 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 	if (!strcmp(obj, "btrace") || !strcmp(obj, "btrace-conf")) {
 		int conf = !strcmp(obj, "btrace-conf");
 		/* delta reads are not offered: gdb then reads it all again */
-		if (conf ? *annex != 0
-			 : strcmp(annex, "all") && strcmp(annex, "new")) {
+		if (conf ? *annex != 0 : strcmp(annex, "all") && strcmp(annex, "new")) {
 			reply_err(out, 1);
 			return PTD_STUB_REPLY;
 		}
@@ -1681,8 +1714,8 @@ static int h_vattach(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf 
 	const char *q = p, *end = p + n;
 	uint64_t pid;
 
-	if (!st->extended || expect(&q, end, ';') < 0 || parse_hex(&q, end, &pid) < 0 ||
-	    q != end || pid == 0 || pid > INT_MAX || live(st)) {
+	if (!st->extended || expect(&q, end, ';') < 0 || parse_hex(&q, end, &pid) < 0 || q != end ||
+	    pid == 0 || pid > INT_MAX || live(st)) {
 		reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
@@ -1720,44 +1753,44 @@ struct packet {
 
 /* Longer names first where one is a prefix of another (vCont? / vCont;). */
 static const struct packet packets[] = {
-	{ "qSupported", MATCH_ARGS, h_supported },
-	{ "QStartNoAckMode", MATCH_EXACT, h_noack },
-	{ "qXfer:", MATCH_PREFIX, h_xfer },
-	{ "Qbtrace:bts", MATCH_PREFIX, h_btrace_bts },
-	{ "Qbtrace:pt", MATCH_PREFIX, h_btrace_pt },
-	{ "Qbtrace:off", MATCH_PREFIX, h_btrace_off },
-	{ "Qbtrace-conf:", MATCH_PREFIX, h_btrace_conf },
-	{ "qfThreadInfo", MATCH_EXACT, h_fthreads },
-	{ "qsThreadInfo", MATCH_EXACT, h_sthreads },
-	{ "qC", MATCH_EXACT, h_qC },
-	{ "qAttached", MATCH_ARGS, h_attached },
-	{ "qSymbol:", MATCH_PREFIX, h_symbol },
-	{ "vCont?", MATCH_EXACT, h_vcont_query },
-	{ "vCont", MATCH_ARGS, h_vcont },
-	{ "vKill", MATCH_ARGS, h_vkill },
-	{ "vRun", MATCH_ARGS, h_vrun },
-	{ "vAttach", MATCH_ARGS, h_vattach },
-	{ "!", MATCH_EXACT, h_extended },
-	{ "bs", MATCH_PREFIX, h_bs },
-	{ "bc", MATCH_PREFIX, h_bc },
-	{ "?", MATCH_EXACT, h_query_stop },
-	{ "g", MATCH_PREFIX, h_g },
-	{ "G", MATCH_PREFIX, h_G },
-	{ "p", MATCH_PREFIX, h_p },
-	{ "P", MATCH_PREFIX, h_P },
-	{ "m", MATCH_PREFIX, h_m },
-	{ "M", MATCH_PREFIX, h_M },
-	{ "X", MATCH_PREFIX, h_X },
-	{ "Z", MATCH_PREFIX, h_Z },
-	{ "z", MATCH_PREFIX, h_z },
-	{ "c", MATCH_PREFIX, h_c },
-	{ "C", MATCH_PREFIX, h_C },
-	{ "s", MATCH_PREFIX, h_s },
-	{ "S", MATCH_PREFIX, h_S },
-	{ "H", MATCH_PREFIX, h_H },
-	{ "T", MATCH_PREFIX, h_T },
-	{ "k", MATCH_EXACT, h_k },
-	{ "D", MATCH_PREFIX, h_D },
+	{"qSupported", MATCH_ARGS, h_supported},
+	{"QStartNoAckMode", MATCH_EXACT, h_noack},
+	{"qXfer:", MATCH_PREFIX, h_xfer},
+	{"Qbtrace:bts", MATCH_PREFIX, h_btrace_bts},
+	{"Qbtrace:pt", MATCH_PREFIX, h_btrace_pt},
+	{"Qbtrace:off", MATCH_PREFIX, h_btrace_off},
+	{"Qbtrace-conf:", MATCH_PREFIX, h_btrace_conf},
+	{"qfThreadInfo", MATCH_EXACT, h_fthreads},
+	{"qsThreadInfo", MATCH_EXACT, h_sthreads},
+	{"qC", MATCH_EXACT, h_qC},
+	{"qAttached", MATCH_ARGS, h_attached},
+	{"qSymbol:", MATCH_PREFIX, h_symbol},
+	{"vCont?", MATCH_EXACT, h_vcont_query},
+	{"vCont", MATCH_ARGS, h_vcont},
+	{"vKill", MATCH_ARGS, h_vkill},
+	{"vRun", MATCH_ARGS, h_vrun},
+	{"vAttach", MATCH_ARGS, h_vattach},
+	{"!", MATCH_EXACT, h_extended},
+	{"bs", MATCH_PREFIX, h_bs},
+	{"bc", MATCH_PREFIX, h_bc},
+	{"?", MATCH_EXACT, h_query_stop},
+	{"g", MATCH_PREFIX, h_g},
+	{"G", MATCH_PREFIX, h_G},
+	{"p", MATCH_PREFIX, h_p},
+	{"P", MATCH_PREFIX, h_P},
+	{"m", MATCH_PREFIX, h_m},
+	{"M", MATCH_PREFIX, h_M},
+	{"X", MATCH_PREFIX, h_X},
+	{"Z", MATCH_PREFIX, h_Z},
+	{"z", MATCH_PREFIX, h_z},
+	{"c", MATCH_PREFIX, h_c},
+	{"C", MATCH_PREFIX, h_C},
+	{"s", MATCH_PREFIX, h_s},
+	{"S", MATCH_PREFIX, h_S},
+	{"H", MATCH_PREFIX, h_H},
+	{"T", MATCH_PREFIX, h_T},
+	{"k", MATCH_EXACT, h_k},
+	{"D", MATCH_PREFIX, h_D},
 };
 
 int ptd_stub_packet(struct ptd_stub *st, uint8_t *pkt, size_t len, struct ptd_rsp_buf *reply)

@@ -18,7 +18,8 @@ int ptd_target_get_fpregs(struct ptd_target *t, pid_t tid, struct user_fpregs_st
 	if (ptd_target_thread_state(t, tid) != PTD_THREAD_STOPPED)
 		return ptd__err(-ptde_nosrch, "thread %d is not stopped", (int)tid);
 	if (ptrace(PTRACE_GETFPREGS, tid, NULL, f) < 0)
-		return ptd__err(ptd__errno_code(errno), "cannot read the x87/SSE registers of %d: %s",
-				(int)tid, strerror(errno));
+		return ptd__err(ptd__errno_code(errno),
+				"cannot read the x87/SSE registers of %d: %s", (int)tid,
+				strerror(errno));
 	return 0;
 }

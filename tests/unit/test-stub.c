@@ -64,7 +64,7 @@ static void setup_none(struct fixture *f)
 static void setup_fib(struct fixture *f, int record)
 {
 	char path[600];
-	char *argv[] = { path, NULL };
+	char *argv[] = {path, NULL};
 
 	memset(f, 0, sizeof(*f));
 	snprintf(path, sizeof(path), "%s/fib", progdir);
@@ -174,16 +174,66 @@ static void test_malformed(void **state)
 {
 	struct fixture f;
 	static const char *bad[] = {
-		"m", "m401000", "m401000,", "m,4", "mzz,4", "m401000,4x", "m11111111111111111,4",
-		"M401000,2:9", "M401000,1:zz", "M401000,1", "X401000,2:a", "X401000,1:}",
-		"p", "pzz", "p1000", "p10x", "P10", "P10=zz", "Pzz=00", "G00", "gx",
-		"Z", "Z0", "Z0,", "Z0,401000", "Z0,401000,", "Z0,401000,1x", "z0,zz,1",
-		"Hg", "Hx1", "Hgp", "Hgzz", "Hc-", "T", "Tzz", "T-1",
-		"vCont;", "vCont;x", "vCont;C", "vCont;Czz", "vCont;c:", "vCont;c:zz", "vCont;cc",
-		"vKill", "vKill;", "vKill;zz", "D;", "D;zz", "C", "Czz", "C05;zz", "S", "cxyz", "bsx",
-		"qXfer:features:read:target.xml", "qXfer:features:read:target.xml:0",
-		"qXfer:features:read:target.xml:zz,10", "qXfer:features:read:other.xml:0,10",
-		"qXfer:exec-file:read:zz:0,10", "qXfer:auxv:read:x:0,10",
+		"m",
+		"m401000",
+		"m401000,",
+		"m,4",
+		"mzz,4",
+		"m401000,4x",
+		"m11111111111111111,4",
+		"M401000,2:9",
+		"M401000,1:zz",
+		"M401000,1",
+		"X401000,2:a",
+		"X401000,1:}",
+		"p",
+		"pzz",
+		"p1000",
+		"p10x",
+		"P10",
+		"P10=zz",
+		"Pzz=00",
+		"G00",
+		"gx",
+		"Z",
+		"Z0",
+		"Z0,",
+		"Z0,401000",
+		"Z0,401000,",
+		"Z0,401000,1x",
+		"z0,zz,1",
+		"Hg",
+		"Hx1",
+		"Hgp",
+		"Hgzz",
+		"Hc-",
+		"T",
+		"Tzz",
+		"T-1",
+		"vCont;",
+		"vCont;x",
+		"vCont;C",
+		"vCont;Czz",
+		"vCont;c:",
+		"vCont;c:zz",
+		"vCont;cc",
+		"vKill",
+		"vKill;",
+		"vKill;zz",
+		"D;",
+		"D;zz",
+		"C",
+		"Czz",
+		"C05;zz",
+		"S",
+		"cxyz",
+		"bsx",
+		"qXfer:features:read:target.xml",
+		"qXfer:features:read:target.xml:0",
+		"qXfer:features:read:target.xml:zz,10",
+		"qXfer:features:read:other.xml:0,10",
+		"qXfer:exec-file:read:zz:0,10",
+		"qXfer:auxv:read:x:0,10",
 	};
 
 	(void)state;
@@ -202,7 +252,7 @@ static void test_malformed(void **state)
 	assert_true(f.out.len == 3 && f.out.p[0] == 'E');
 	/* binary bytes, NULs included */
 	{
-		uint8_t pkt[] = { 'm', 0, 0xff, ',', '4', 0 };
+		uint8_t pkt[] = {'m', 0, 0xff, ',', '4', 0};
 		ptd_stub_packet(f.st, pkt, sizeof(pkt), &f.out);
 		assert_true(f.out.len == 3 && f.out.p[0] == 'E');
 	}
@@ -299,10 +349,10 @@ static void test_live(void **state)
 	assert_int_equal(strlen(r), 16);
 	/* the x87/SSE state a new process starts with */
 	assert_string_equal(send(&f, "p18"), "00000000000000000000"); /* st0: 10 bytes */
-	assert_string_equal(send(&f, "p20"), "7f030000");             /* fctrl */
-	assert_string_equal(send(&f, "p22"), "ffff0000");             /* ftag: all empty */
-	assert_string_equal(send(&f, "p38"), "801f0000");             /* mxcsr */
-	assert_int_equal(strlen(send(&f, "p28")), 32);                /* xmm0 */
+	assert_string_equal(send(&f, "p20"), "7f030000");	      /* fctrl */
+	assert_string_equal(send(&f, "p22"), "ffff0000");	      /* ftag: all empty */
+	assert_string_equal(send(&f, "p38"), "801f0000");	      /* mxcsr */
+	assert_int_equal(strlen(send(&f, "p28")), 32);		      /* xmm0 */
 	assert_true(is_error(send(&f, "p3c")));
 	/* write rbx and read it back */
 	assert_string_equal(send(&f, "P1=1122334455667788"), "OK");
@@ -355,7 +405,7 @@ static void test_live(void **state)
 	/* a breakpoint at fib: continue stops there with swbreak */
 	snprintf(pkt, sizeof(pkt), "Z0,%llx,1", (unsigned long long)fib);
 	assert_string_equal(send(&f, pkt), "OK");
-	assert_string_equal(send(&f, pkt), "OK"); /* inserted twice */
+	assert_string_equal(send(&f, pkt), "OK");	  /* inserted twice */
 	assert_string_equal(send(&f, "Z1,401000,1"), ""); /* hardware: not supported */
 	snprintf(expect, sizeof(expect), "T05thread:p%x.%x;swbreak:;", pid, pid);
 	assert_string_equal(send(&f, "vCont;c"), expect);
@@ -506,7 +556,8 @@ static void test_btrace(void **state)
 		assert_true(strstr(send(&f, "c"), "swbreak") != NULL);
 		assert_true(ptd_session_pc(f.s, &pc) == 0 && pc == fib);
 		read_doc(&f, "btrace-conf:read:", &doc);
-		assert_non_null(strstr(doc, pt ? "<pt size=\"0x4000\"/>" : "<bts size=\"0x10000\"/>"));
+		assert_non_null(
+			strstr(doc, pt ? "<pt size=\"0x4000\"/>" : "<bts size=\"0x10000\"/>"));
 		free(doc);
 		assert_true(is_error(send(&f, "qXfer:btrace:read:delta:0,100")));
 		assert_true(is_error(send(&f, "qXfer:btrace:read:bogus:0,100")));
@@ -585,10 +636,30 @@ static void test_extended(void **state)
  * k, D or vKill get through, so the program stays. */
 static void test_random(void **state)
 {
-	static const char *heads[] = { "m", "M", "X", "g", "G", "p", "P", "Z0,", "z0,", "H",
-				       "T", "qXfer:features:read:", "qXfer:auxv:read:",
-				       "qXfer:exec-file:read:", "vCont;", "q", "Q", "v", "?",
-				       "qSupported:", "Hg", "Hc", "qC", "vCont?" };
+	static const char *heads[] = {"m",
+				      "M",
+				      "X",
+				      "g",
+				      "G",
+				      "p",
+				      "P",
+				      "Z0,",
+				      "z0,",
+				      "H",
+				      "T",
+				      "qXfer:features:read:",
+				      "qXfer:auxv:read:",
+				      "qXfer:exec-file:read:",
+				      "vCont;",
+				      "q",
+				      "Q",
+				      "v",
+				      "?",
+				      "qSupported:",
+				      "Hg",
+				      "Hc",
+				      "qC",
+				      "vCont?"};
 	uint32_t seed = 12345;
 	struct fixture f;
 
@@ -614,8 +685,8 @@ static void test_random(void **state)
 				pkt[n++] = (uint8_t)alpha[(seed >> 16) % (sizeof(alpha) - 1)];
 			}
 			/* no writes to the live program's memory or registers */
-			if (round == 1 && (pkt[0] == 'M' || pkt[0] == 'X' || pkt[0] == 'G' ||
-					   pkt[0] == 'P'))
+			if (round == 1 &&
+			    (pkt[0] == 'M' || pkt[0] == 'X' || pkt[0] == 'G' || pkt[0] == 'P'))
 				continue;
 			/* nor motions: they are tested above */
 			if (round == 1 && n >= 5 && !memcmp(pkt, "vCont", 5))
@@ -635,10 +706,11 @@ int main(void)
 {
 	const char *d = getenv("TESTPROGS");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_signals),	      cmocka_unit_test(test_no_program),
-		cmocka_unit_test(test_malformed),     cmocka_unit_test(test_target_xml),
-		cmocka_unit_test(test_live),	      cmocka_unit_test(test_kill_detach),
-		cmocka_unit_test(test_reverse),	      cmocka_unit_test(test_btrace),	      cmocka_unit_test(test_extended),	      cmocka_unit_test(test_random),
+		cmocka_unit_test(test_signals),	  cmocka_unit_test(test_no_program),
+		cmocka_unit_test(test_malformed), cmocka_unit_test(test_target_xml),
+		cmocka_unit_test(test_live),	  cmocka_unit_test(test_kill_detach),
+		cmocka_unit_test(test_reverse),	  cmocka_unit_test(test_btrace),
+		cmocka_unit_test(test_extended),  cmocka_unit_test(test_random),
 	};
 
 	snprintf(progdir, sizeof(progdir), "%s", d ? d : "testprogs/build");
