@@ -56,6 +56,9 @@ struct ptd_stub {
 	int btrace;	/* 0 off, 1 bts, 2 pt */
 	uint64_t bts_size, pt_size;
 	struct ptd_rsp_buf doc;
+	/* the thread list being sent (qfThreadInfo, qsThreadInfo) */
+	pid_t *thr;
+	int nthr, capthr, thr_next;
 };
 
 /* ---- signals -------------------------------------------------------------------------- */
@@ -1165,29 +1168,57 @@ static int h_T(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	return PTD_STUB_REPLY;
 }
 
+/*
+ * The thread list in pieces that fit a reply: qfThreadInfo takes a
+ * snapshot and sends its first piece, each qsThreadInfo the next, "l"
+ * after the last (a program with thousands of threads is listed whole).
+ */
+static int thread_piece(struct ptd_stub *st, struct ptd_rsp_buf *out)
+{
+	int first = 1;
+
+	if (st->thr_next >= st->nthr) {
+		ptd_rsp_puts(out, "l");
+		return PTD_STUB_REPLY;
+	}
+	ptd_rsp_puts(out, "m");
+	while (st->thr_next < st->nthr && out->len < PTD_STUB_PACKET_SIZE - 40) {
+		ptd_rsp_printf(out, "%sp%x.%x", first ? "" : ",", (unsigned)st->pid,
+			       (unsigned)st->thr[st->thr_next++]);
+		first = 0;
+	}
+	return PTD_STUB_REPLY;
+}
+
 static int h_fthreads(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
 	int k;
 	struct ptd_thread_info *ti;
 
-	if (!live(st)) {
-		ptd_rsp_puts(out, "l");
-		return PTD_STUB_REPLY;
-	}
+	st->nthr = st->thr_next = 0;
+	if (!live(st))
+		return thread_piece(st, out);
 	ti = threads(st, &k);
-	/* All in one reply while it fits; qsThreadInfo ends the list. */
-	ptd_rsp_puts(out, "m");
-	for (int i = 0; i < k && out->len < PTD_STUB_PACKET_SIZE - 32; i++)
-		ptd_rsp_printf(out, "%sp%x.%x", i ? "," : "", (unsigned)st->pid,
-			       (unsigned)ti[i].tid);
+	if (k > st->capthr) {
+		pid_t *t = realloc(st->thr, (size_t)k * sizeof(*t));
+		if (!t) {
+			free(ti);
+			reply_err(out, 12);
+			return PTD_STUB_REPLY;
+		}
+		st->thr = t;
+		st->capthr = k;
+	}
+	for (int i = 0; i < k; i++)
+		st->thr[i] = ti[i].tid;
+	st->nthr = k;
 	free(ti);
-	return PTD_STUB_REPLY;
+	return thread_piece(st, out);
 }
 
 static int h_sthreads(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
-	ptd_rsp_puts(out, "l");
-	return PTD_STUB_REPLY;
+	return thread_piece(st, out);
 }
 
 static int h_qC(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
@@ -1890,5 +1921,6 @@ void ptd_stub_free(struct ptd_stub *st)
 	free(st->bp);
 	ptd_rsp_buf_free(&st->last);
 	ptd_rsp_buf_free(&st->doc);
+	free(st->thr);
 	free(st);
 }

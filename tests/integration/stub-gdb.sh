@@ -112,3 +112,32 @@ pid=$(sed -n 's/^\[Inferior 1 (process \([0-9]*\)) killed\]$/\1/p' "$TMPDIR/kill
 ! grep -qs fib "/proc/$pid/comm" || die "kill: process $pid still there"
 grep -q '^fib(10) = 55$' "$TMPDIR/kill.out" && die "kill: the program ran to its end"
 note "ok kill"
+
+# 6. attach to a program with 1,100 live threads: gdb lists every one (the
+# thread list comes in several qsThreadInfo pieces); detach leaves them all
+# running untraced.
+fifo=$TMPDIR/many
+mkfifo "$fifo"
+"$TESTPROGS/manythreads" 1 1100 hold >"$fifo" &
+mpid=$!
+on_exit "kill -9 $mpid 2>/dev/null"
+exec 5<"$fifo"
+while read -r -t 120 line <&5; do [ "$line" = ready ] && break; done
+[ "${line:-}" = ready ] || die "manythreads did not get ready"
+gdb -nx -batch -ex 'set pagination off' \
+	-ex "target remote | $SERVER --stdio --attach $mpid" -ex 'info threads' -ex detach \
+	>"$TMPDIR/many.out" 2>&1
+n=$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+\.[0-9]+ ' "$TMPDIR/many.out")
+[ "$n" = 1101 ] || { tail -n 20 "$TMPDIR/many.out" >&2; die "info threads lists $n threads, not 1101"; }
+grep -Eq "^\\[Inferior 1 \\(process $mpid\\) detached\\]$" "$TMPDIR/many.out" || die "manythreads: no detach"
+traced=0
+for t in /proc/$mpid/task/*; do
+	tp=$(sed -n 's/^TracerPid:[[:space:]]*//p' "$t/status")
+	[ "$tp" = 0 ] || traced=$((traced + 1))
+done
+[ "$traced" = 0 ] || die "$traced threads are still traced after detach"
+kill -TERM "$mpid"
+wait "$mpid"
+rc=$?
+[ "$rc" = $((128 + 15)) ] || die "manythreads ended with $rc, not by SIGTERM (left stopped?)"
+note "ok attach to 1,101 threads: all listed, all untraced after detach"
