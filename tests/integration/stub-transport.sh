@@ -65,6 +65,9 @@ rsp_pkt 'm4000zz' >&5
 r=$(rsp_recv 5); [[ $r == E* ]] || die "malformed m got '$r'"
 rsp_pkt 'qNoSuchThing' >&5
 r=$(rsp_recv 5); [ -z "$r" ] || die "unknown packet got '$r'"
+# a packet longer than PacketSize: dropped, answered E01
+{ printf '$'; head -c 20000 /dev/zero | tr '\0' a; printf '#%02x' $((20000 * 97 % 256)); } >&5
+r=$(rsp_recv 5); [ "$r" = E01 ] || die "oversized packet got '$r'"
 printf '$g#00' >&5 # a bad checksum: '-', then gdb would send it again
 IFS= read -r -n 1 -t 120 -u 5 c || die "no answer to a bad checksum"
 [ "$c" = - ] || die "bad checksum answered '$c'"
