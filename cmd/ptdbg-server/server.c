@@ -206,6 +206,8 @@ static int resume_watched(struct conn *c, struct ptd_stub *st, struct ptd_rsp_bu
 		close(w.stop_pipe[1]);
 	}
 	pthread_mutex_destroy(&w.lock);
+	/* an interrupt asked for after the motion ended has nothing to stop */
+	ptd_target_clear_interrupt();
 	/* the interrupt byte (and only that) is not a packet: drop it */
 	{
 		size_t k = 0;
