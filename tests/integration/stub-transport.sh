@@ -166,12 +166,13 @@ mkfifo "$TMPDIR/err3"
 spid=$!
 on_exit "kill -9 $spid 2>/dev/null"
 exec 9<"$TMPDIR/err3"
-warned=0 prog=
+warned=0 prog= listening=0
 while IFS= read -r -t 120 -u 9 line; do
 	note "server: $line"
 	[[ $line == *"warning: listening on 0.0.0.0"* ]] && warned=1
 	[[ $line == "ptdbg-server: started process "* ]] && prog=${line##* }
-	[[ $line == "Listening on port "* ]] && [ -n "$prog" ] && break
+	[[ $line == "Listening on port "* ]] && listening=1
+	[ "$listening" = 1 ] && [ -n "$prog" ] && break
 done
 [ "$warned" = 1 ] || die "no warning for listening on 0.0.0.0"
 [ -n "$prog" ] || die "the server did not say which process it started"
