@@ -28,6 +28,9 @@
 #include "decode/pt.h"
 #include "record/ptconv.h"
 #include "record/ptsynth.h"
+#include "record/btsrec.h"
+#include "record/ptrec.h"
+#include "record/recorder.h"
 #include "record/soft.h"
 #include "record/step.h"
 #include "replay/live.h"
@@ -119,14 +122,24 @@ struct ptd_session {
 	char *offline_exe; /* the bundle's main executable (its first ELF map) */
 	char method_note[600];
 	int rec_pt;    /* the current recording keeps PT */
+	/* The session turns the recorder's blocks into PT itself (trace
+	 * format pt with a recorder that does not write PT): th->stage and
+	 * th->synth. */
+	int rec_synth;
+	/* The recording's bound per thread (the method's buffer-size when
+	 * the recorder stops per branch; 0: none, the recorder's own rings
+	 * bound a free-running one). */
+	uint64_t rec_limit;
 	/* Bytes a recorded thread may hold (history, PT, registers) per
 	 * method (soft, step); 0: unlimited.  Beyond it the oldest part is
 	 * dropped. */
 	uint64_t buf_soft, buf_step;
 	unsigned maint_tick; /* recorder stops since the last bound check */
 	int recording;
-	struct ptd_steprec *steprec;
-	struct ptd_softrec *softrec;
+	struct ptd_recorder *rec; /* the live recording's recorder, or NULL */
+	/* Options of the pt and bts recorders for the next recording. */
+	struct ptd_ptrec_config ptcfg;
+	struct ptd_btsrec_config btscfg;
 	struct sthread *th;
 	int nth, cap_th;
 	int next_thread_num;
@@ -188,6 +201,20 @@ static struct sthread *thread_by_tid(struct ptd_session *s, pid_t tid)
 		if (s->th[i].tid == tid && !s->th[i].gone)
 			return &s->th[i];
 	return NULL;
+}
+
+/* Ends the live recording's recorder (the histories stay). */
+static void rec_free(struct ptd_session *s)
+{
+	ptd_recorder_free(s->rec);
+	s->rec = NULL;
+	s->recording = 0;
+}
+
+/* Does the live recorder record @tid? */
+static int rec_has(const struct ptd_session *s, pid_t tid)
+{
+	return s->rec && s->rec->ops->has_thread(s->rec, tid);
 }
 
 /* A recording error met where nobody can return it (a recorder's
@@ -724,6 +751,8 @@ struct ptd_session *ptd_session_alloc(void)
 	s->pin_cpu = 1;
 	s->method = PTD_METHOD_AUTO;
 	s->buf_soft = s->buf_step = PTD_RECORD_BUFFER_DEFAULT;
+	s->ptcfg.ret_compression = s->ptcfg.tsc = s->ptcfg.mtc = s->ptcfg.cyc = -1;
+	s->ptcfg.psb_period = -1;
 	s->next_bp_id = 1;
 	s->senv.base.ctx = s;
 	s->senv.base.line_of = env_line_of;
@@ -737,11 +766,7 @@ struct ptd_session *ptd_session_alloc(void)
 
 static void drop_process(struct ptd_session *s)
 {
-	ptd_steprec_free(s->steprec);
-	s->steprec = NULL;
-	ptd_softrec_free(s->softrec);
-	s->softrec = NULL;
-	s->recording = 0;
+	rec_free(s);
 	ptd_target_free(s->t);
 	s->t = NULL;
 	ptd_symbols_free(s->sym);
@@ -774,6 +799,8 @@ void ptd_session_free(struct ptd_session *s)
 		free(s->bp[i].file);
 	}
 	free(s->bp);
+	for (int i = 0; i < s->ptcfg.nfilters; i++)
+		free(s->ptcfg.filters[i]);
 	if (s->argv) {
 		for (char **a = s->argv; *a; a++)
 			free(*a);
@@ -1167,6 +1194,9 @@ int ptd_session_set_buffer_size(struct ptd_session *s, enum ptd_method m, uint64
 		s->buf_step = bytes;
 	else
 		return ptd__err(-ptde_invalid, "method '%s' has no buffer-size", ptd_method_name(m));
+	/* the recording running now too */
+	if (s->rec && s->rec_method == m && (s->rec->caps & PTD_REC_STOPS_PER_BRANCH))
+		s->rec_limit = bytes;
 	return 0;
 }
 
@@ -1255,11 +1285,7 @@ int ptd_session_detach(struct ptd_session *s)
 
 	if (!ptd_session_alive(s))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
-	ptd_steprec_free(s->steprec);
-	s->steprec = NULL;
-	ptd_softrec_free(s->softrec);
-	s->softrec = NULL;
-	s->recording = 0;
+	rec_free(s);
 	rc = ptd_target_detach(s->t);
 	drop_process(s);
 	return rc;
@@ -1293,7 +1319,7 @@ static int record_start_thread(struct ptd_session *s, struct sthread *th)
 
 	if (rc < 0)
 		return rc;
-	if (s->rec_pt) {
+	if (s->rec_synth) {
 		drop_pt(th);
 		th->stage = ptd_history_alloc(read_code, s);
 		th->synth = new_synth();
@@ -1302,13 +1328,9 @@ static int record_start_thread(struct ptd_session *s, struct sthread *th)
 			return -ptde_nomem;
 		}
 		ptd_history_set_tail(th->h, pc);
-		if (s->softrec)
-			return ptd_softrec_add_thread(s->softrec, th->tid, th->stage, pc);
-		return ptd_steprec_add_thread(s->steprec, th->tid, th->stage, pc);
+		return s->rec->ops->add_thread(s->rec, th->tid, th->stage, pc);
 	}
-	if (s->softrec)
-		return ptd_softrec_add_thread(s->softrec, th->tid, th->h, pc);
-	return ptd_steprec_add_thread(s->steprec, th->tid, th->h, pc);
+	return s->rec->ops->add_thread(s->rec, th->tid, th->h, pc);
 }
 
 /* A stretch of PT starts at the end of @th->pt, with the next number of
@@ -1469,12 +1491,12 @@ static int pt_sync_before_unmap(struct ptd_session *s)
 {
 	int rc = 0;
 
-	if (!s->steprec)
+	if (!s->rec || !s->rec->ops->next_ip)
 		return 0;
 	for (int i = 0; i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
 		int r = th->stage && !th->gone
-				? pt_flush_thread(s, th, ptd_steprec_next_ip(s->steprec, th->tid))
+				? pt_flush_thread(s, th, s->rec->ops->next_ip(s->rec, th->tid))
 				: 0;
 		if (r < 0 && rc == 0)
 			rc = r;
@@ -1548,22 +1570,37 @@ static int want_stop_cb(void *ctx, pid_t tid, uint64_t pc)
 static int pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t end_ip);
 static void pt_note_exec(struct ptd_session *s);
 
-/* Soft recorder: a syscall is about to run. */
+/*
+ * A recorded thread is about to run a syscall (a recorder that stops per
+ * branch sees them; a free-running one notes image changes itself).  One
+ * that may change the address space: decode PT while the code is still
+ * mapped, keep the code an munmap takes, remember the image an execve
+ * replaces.
+ */
 static void before_syscall_cb(void *ctx, pid_t tid, const struct user_regs_struct *r,
 			      uint64_t next_ip)
 {
 	struct ptd_session *s = ctx;
 	struct sthread *th;
+	int unmaps = r->rax == SYS_munmap || r->rax == SYS_mremap || r->rax == SYS_execve ||
+		     r->rax == SYS_execveat;
 
-	if (r->rax != SYS_munmap && r->rax != SYS_mremap && r->rax != SYS_mmap &&
-	    r->rax != SYS_execve && r->rax != SYS_execveat)
+	if (!unmaps && r->rax != SYS_mmap)
 		return;
-	if (s->rec_pt && (th = thread_by_tid(s, tid)) != NULL)
+	if (s->rec_synth && s->rec && (s->rec->caps & PTD_REC_SINGLE_STEPS)) {
+		/* Every thread's blocks end where it is now (each is
+		 * between two single-steps): all of them go. */
+		rec_warn(s, pt_sync_before_unmap(s), "cannot decode the trace before a syscall");
+	} else if (s->rec_synth && (th = thread_by_tid(s, tid)) != NULL) {
 		rec_warn(s, pt_flush_thread(s, th, next_ip), "cannot decode the trace before a syscall");
-	if (s->rec_pt && (r->rax == SYS_execve || r->rax == SYS_execveat))
+	}
+	if (s->rec_synth && (r->rax == SYS_execve || r->rax == SYS_execveat))
 		pt_note_exec(s);
 	if (r->rax == SYS_munmap)
 		dead_save(s, r->rdi, r->rsi);
+	if (unmaps && s->rec && s->rec->ops->before_unmap)
+		rec_warn(s, s->rec->ops->before_unmap(s->rec, tid),
+			 "cannot read the trace before a syscall");
 }
 
 static struct ptd_history *new_history_cb(void *ctx, pid_t tid)
@@ -1573,7 +1610,7 @@ static struct ptd_history *new_history_cb(void *ctx, pid_t tid)
 
 	if (!th)
 		return NULL;
-	if (s->rec_pt) {
+	if (s->rec_synth) {
 		if (!th->stage)
 			th->stage = ptd_history_alloc(read_code, s);
 		if (!th->synth)
@@ -1583,8 +1620,20 @@ static struct ptd_history *new_history_cb(void *ctx, pid_t tid)
 	return th->h;
 }
 
+/* Recorders' informational messages go to the front end. */
+static void notify_cb(void *ctx, const char *msg)
+{
+	struct ptd_session *s = ctx;
+
+	if (s->notify)
+		s->notify(s->notify_ctx, msg);
+}
+
 int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 {
+	struct ptd_recorder_env env = { 0 };
+	int rc;
+
 	if (!s)
 		return -ptde_invalid;
 	if (!ptd_session_alive(s))
@@ -1606,25 +1655,27 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 		return ptd__err(-ptde_unsupported, "cannot record with method '%s': %s",
 				ptd_method_name(m), why);
 	}
-	s->rec_pt = s->want_pt;
+	env.t = s->t;
+	env.read_code = read_code;
+	env.want_stop = want_stop_cb;
+	env.new_history = new_history_cb;
+	env.before_syscall = before_syscall_cb;
+	env.notify = notify_cb;
+	env.ctx = s;
+	env.pin_cpu = s->pin_cpu;
+	env.buffer_size = ptd_session_buffer_size(s, m);
+	if (m == PTD_METHOD_SOFT)
+		s->rec = ptd_softrec_recorder(&env);
+	else
+		s->rec = ptd_steprec_recorder(&env);
+	if (!s->rec)
+		return -ptde_nomem;
+	s->rec_pt = s->want_pt || (s->rec->caps & PTD_REC_WRITES_PT);
+	s->rec_synth = s->want_pt && !(s->rec->caps & PTD_REC_WRITES_PT);
+	s->rec_limit = s->rec->caps & PTD_REC_STOPS_PER_BRANCH ? ptd_session_buffer_size(s, m) : 0;
 	dead_free(s);
 	snap_free(s);
 	snap_refresh(s);
-	if (m == PTD_METHOD_SOFT) {
-		struct ptd_softrec_config cfg = { 0 };
-		cfg.no_pin = !s->pin_cpu;
-		cfg.want_stop = want_stop_cb;
-		cfg.new_history = new_history_cb;
-		cfg.before_syscall = before_syscall_cb;
-		cfg.ctx = s;
-		s->softrec = ptd_softrec_alloc(s->t, &cfg);
-		if (!s->softrec)
-			return -ptde_nomem;
-	} else {
-		s->steprec = ptd_steprec_alloc(s->t);
-		if (!s->steprec)
-			return -ptde_nomem;
-	}
 	for (int i = 0; i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
 		if (th->gone)
@@ -1632,14 +1683,16 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 		ptd_history_clear(th->h);
 		drop_calls(th);
 		th->pos = 0;
-		int rc = record_start_thread(s, th);
+		rc = record_start_thread(s, th);
 		if (rc < 0) {
-			ptd_steprec_free(s->steprec);
-			s->steprec = NULL;
-			ptd_softrec_free(s->softrec);
-			s->softrec = NULL;
+			rec_free(s);
 			return rc;
 		}
+	}
+	rc = s->rec->ops->start(s->rec);
+	if (rc < 0) {
+		rec_free(s);
+		return rc;
 	}
 	s->rec_method = m;
 	s->recording = 1;
@@ -1650,11 +1703,7 @@ int ptd_session_record_stop(struct ptd_session *s)
 {
 	if (!s || !s->recording)
 		return ptd__err(-ptde_not_running, "No record target is currently active.");
-	ptd_steprec_free(s->steprec);
-	s->steprec = NULL;
-	ptd_softrec_free(s->softrec);
-	s->softrec = NULL;
-	s->recording = 0;
+	rec_free(s);
 	for (int i = 0; i < s->nth; i++) {
 		ptd_history_clear(s->th[i].h);
 		drop_calls(&s->th[i]);
@@ -1663,6 +1712,271 @@ int ptd_session_record_stop(struct ptd_session *s)
 		s->th[i].pos = 0;
 	}
 	return 0;
+}
+
+/* ---- record options (pt, bts, soft, step) ---- */
+
+/* "64M", "65536", "4k", "1G" (and "unlimited" when @unlimited_ok: 0). */
+static int opt_bytes(const char *name, const char *v, int unlimited_ok, uint64_t *out)
+{
+	char *end;
+	uint64_t n, mul = 1;
+
+	if (unlimited_ok && !strcmp(v, "unlimited")) {
+		*out = 0;
+		return 0;
+	}
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || end == v || *v == '-')
+		goto bad;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ull << 10; end++; break;
+	case 'm': case 'M': mul = 1ull << 20; end++; break;
+	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	default: break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || (n && mul > UINT64_MAX / n))
+		goto bad;
+	*out = n * mul;
+	return 0;
+bad:
+	return ptd__err(-ptde_invalid, "invalid %s \"%s\" (bytes, with K, M or G%s)", name, v,
+			unlimited_ok ? ", or unlimited" : "");
+}
+
+/* A perf ring: a power of two of pages. */
+static int opt_ring_bytes(const char *name, const char *v, uint64_t *out)
+{
+	int rc = opt_bytes(name, v, 0, out);
+
+	if (rc < 0)
+		return rc;
+	if (*out < 4096 || (*out & (*out - 1)))
+		return ptd__err(-ptde_invalid,
+				"invalid %s \"%s\": a power of two of pages (4K, 8K, ... 4M) is needed",
+				name, v);
+	return 0;
+}
+
+static int opt_bool(const char *name, const char *v, int def_ok, int *out)
+{
+	if (!strcmp(v, "on") || !strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"))
+		*out = 1;
+	else if (!strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false"))
+		*out = 0;
+	else if (def_ok && !strcmp(v, "default"))
+		*out = -1;
+	else
+		return ptd__err(-ptde_invalid, "invalid %s \"%s\" (on or off%s)", name, v,
+				def_ok ? ", or default" : "");
+	return 0;
+}
+
+static void pt_filters_clear(struct ptd_ptrec_config *c)
+{
+	for (int i = 0; i < c->nfilters; i++)
+		free(c->filters[i]);
+	memset(c->filters, 0, sizeof(c->filters));
+	c->nfilters = 0;
+}
+
+static int opt_unknown(enum ptd_method m, const char *name)
+{
+	switch (m) {
+	case PTD_METHOD_PT:
+		return ptd__err(-ptde_invalid,
+				"unknown pt option \"%s\" (buffer-size, buffer, kernel, ret-compression, "
+				"tsc, mtc, cyc, psb-period, filter)", name);
+	case PTD_METHOD_BTS:
+	case PTD_METHOD_SOFT:
+	case PTD_METHOD_STEP:
+		return ptd__err(-ptde_invalid, "unknown %s option \"%s\" (buffer-size)",
+				ptd_method_name(m), name);
+	default:
+		return ptd__err(-ptde_invalid, "method '%s' has no options", ptd_method_name(m));
+	}
+}
+
+static int pt_option(struct ptd_session *s, const char *name, const char *v)
+{
+	struct ptd_ptrec_config *c = &s->ptcfg;
+	int b, rc;
+
+	if (!strcmp(name, "buffer-size")) {
+		uint64_t n;
+		rc = opt_ring_bytes("pt buffer-size", v, &n);
+		if (rc == 0)
+			c->buffer_size = n;
+		return rc;
+	}
+	if (!strcmp(name, "buffer")) {
+		if (!strcmp(v, "circular"))
+			c->linear = 0;
+		else if (!strcmp(v, "full") || !strcmp(v, "linear"))
+			c->linear = 1;
+		else
+			return ptd__err(-ptde_invalid,
+					"invalid pt buffer \"%s\" (circular: the newest trace survives, "
+					"or full: drained at stops, nothing lost)", v);
+		return 0;
+	}
+	if (!strcmp(name, "kernel")) {
+		rc = opt_bool("pt kernel", v, 0, &b);
+		if (rc == 0)
+			c->kernel = b;
+		return rc;
+	}
+	if (!strcmp(name, "ret-compression") || !strcmp(name, "tsc") || !strcmp(name, "mtc") ||
+	    !strcmp(name, "cyc")) {
+		char what[40];
+		snprintf(what, sizeof(what), "pt %s", name);
+		rc = opt_bool(what, v, 1, &b);
+		if (rc < 0)
+			return rc;
+		if (!strcmp(name, "ret-compression"))
+			c->ret_compression = b;
+		else if (!strcmp(name, "tsc"))
+			c->tsc = b;
+		else if (!strcmp(name, "mtc"))
+			c->mtc = b;
+		else
+			c->cyc = b;
+		return 0;
+	}
+	if (!strcmp(name, "psb-period")) {
+		char *end;
+		long n;
+		if (!strcmp(v, "default")) {
+			c->psb_period = -1;
+			return 0;
+		}
+		errno = 0;
+		n = strtol(v, &end, 0);
+		if (errno || end == v || *end || n < 0 || n > 15)
+			return ptd__err(-ptde_invalid,
+					"invalid pt psb-period \"%s\" (0..15: PSB every 2^(n+11) bytes, "
+					"or default)", v);
+		c->psb_period = (int)n;
+		return 0;
+	}
+	if (!strcmp(name, "filter")) {
+		char *f;
+		if (!strcmp(v, "none")) {
+			pt_filters_clear(c);
+			return 0;
+		}
+		if (!*v || strpbrk(v, "\n,"))
+			return ptd__err(-ptde_invalid,
+					"invalid pt filter \"%s\" (START/SIZE@FILE, FUNC@FILE, or none)",
+					v);
+		if (c->nfilters >= PTD_PT_FILTERS_MAX)
+			return ptd__err(-ptde_invalid,
+					"too many pt filters (at most %d; \"none\" clears them)",
+					PTD_PT_FILTERS_MAX);
+		f = strdup(v);
+		if (!f)
+			return -ptde_nomem;
+		c->filters[c->nfilters++] = f;
+		return 0;
+	}
+	return opt_unknown(PTD_METHOD_PT, name);
+}
+
+int ptd_session_set_record_option(struct ptd_session *s, enum ptd_method m, const char *name,
+				  const char *value)
+{
+	uint64_t n;
+	int rc;
+
+	if (!s || !name || !value)
+		return ptd__err(-ptde_invalid, "no record option given");
+	while (*value == ' ' || *value == '\t')
+		value++;
+	switch (m) {
+	case PTD_METHOD_PT:
+		return pt_option(s, name, value);
+	case PTD_METHOD_BTS:
+		if (strcmp(name, "buffer-size"))
+			return opt_unknown(m, name);
+		rc = opt_ring_bytes("bts buffer-size", value, &n);
+		if (rc == 0)
+			s->btscfg.buffer_size = n;
+		return rc;
+	case PTD_METHOD_SOFT:
+	case PTD_METHOD_STEP:
+		if (strcmp(name, "buffer-size"))
+			return opt_unknown(m, name);
+		rc = opt_bytes("buffer-size", value, 1, &n);
+		return rc < 0 ? rc : ptd_session_set_buffer_size(s, m, n);
+	default:
+		return opt_unknown(m, name);
+	}
+}
+
+static const char *tri(int v)
+{
+	return v < 0 ? "default" : v ? "on" : "off";
+}
+
+int ptd_session_get_record_option(struct ptd_session *s, enum ptd_method m, const char *name,
+				  char *buf, size_t n)
+{
+	const struct ptd_ptrec_config *c;
+
+	if (!s || !name || !buf || !n)
+		return ptd__err(-ptde_invalid, "no record option given");
+	buf[0] = 0;
+	c = &s->ptcfg;
+	if (m == PTD_METHOD_PT) {
+		if (!strcmp(name, "buffer-size"))
+			snprintf(buf, n, "%llu", (unsigned long long)(c->buffer_size ? c->buffer_size
+										     : 4ull << 20));
+		else if (!strcmp(name, "buffer"))
+			snprintf(buf, n, "%s", c->linear ? "full" : "circular");
+		else if (!strcmp(name, "kernel"))
+			snprintf(buf, n, "%s", c->kernel ? "on" : "off");
+		else if (!strcmp(name, "ret-compression"))
+			snprintf(buf, n, "%s", tri(c->ret_compression));
+		else if (!strcmp(name, "tsc"))
+			snprintf(buf, n, "%s", tri(c->tsc));
+		else if (!strcmp(name, "mtc"))
+			snprintf(buf, n, "%s", tri(c->mtc));
+		else if (!strcmp(name, "cyc"))
+			snprintf(buf, n, "%s", tri(c->cyc));
+		else if (!strcmp(name, "psb-period")) {
+			if (c->psb_period < 0)
+				snprintf(buf, n, "default");
+			else
+				snprintf(buf, n, "%d", c->psb_period);
+		} else if (!strcmp(name, "filter")) {
+			size_t k = 0;
+			if (!c->nfilters)
+				snprintf(buf, n, "none");
+			for (int i = 0; i < c->nfilters && k < n; i++)
+				k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? "\n" : "",
+						      c->filters[i]);
+		} else
+			return opt_unknown(m, name);
+		return 0;
+	}
+	if (m == PTD_METHOD_BTS && !strcmp(name, "buffer-size")) {
+		snprintf(buf, n, "%llu", (unsigned long long)(s->btscfg.buffer_size
+								     ? s->btscfg.buffer_size
+								     : 1ull << 20));
+		return 0;
+	}
+	if ((m == PTD_METHOD_SOFT || m == PTD_METHOD_STEP) && !strcmp(name, "buffer-size")) {
+		uint64_t v = ptd_session_buffer_size(s, m);
+		if (v)
+			snprintf(buf, n, "%llu", (unsigned long long)v);
+		else
+			snprintf(buf, n, "unlimited");
+		return 0;
+	}
+	return opt_unknown(m, name);
 }
 
 int ptd_session_set_trace_format(struct ptd_session *s, const char *fmt)
@@ -1685,11 +1999,28 @@ const char *ptd_session_trace_format(const struct ptd_session *s)
 	return (s->recording ? s->rec_pt : s->want_pt) ? "pt" : "blocks";
 }
 
+/* The PT kept for @th: the recorder's own (PTD_REC_WRITES_PT) or what
+ * the session synthesized from its blocks. */
+static const uint8_t *thread_pt(struct ptd_session *s, struct sthread *th, size_t *size)
+{
+	if (s->rec && (s->rec->caps & PTD_REC_WRITES_PT) && s->rec->ops->trace) {
+		const uint8_t *p = s->rec->ops->trace(s->rec, th->tid, size);
+		if (!p)
+			*size = 0;
+		return p;
+	}
+	*size = th->pt_size;
+	return th->pt;
+}
+
 size_t ptd_session_pt_bytes(struct ptd_session *s)
 {
 	struct sthread *th = s ? cur_thread(s) : NULL;
+	size_t n = 0;
 
-	return th ? th->pt_size : 0;
+	if (th)
+		thread_pt(s, th, &n);
+	return n;
 }
 
 int ptd_session_recording(const struct ptd_session *s)
@@ -1758,14 +2089,28 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
 
 		out->ngaps = out->count > other ? out->count - other : 0;
 	}
-	out->bytes = s->rec_pt ? th->pt_size : ptd_history_bytes(th->h);
+	if (s->rec_pt)
+		thread_pt(s, th, &out->bytes);
+	else
+		out->bytes = ptd_history_bytes(th->h);
 	c = ptd_session_calls(s);
 	out->ncalls = c ? ptd_calls_count(c) : 0;
 	out->replaying = th->pos != 0;
 	out->position = th->pos;
-	out->stops = s->softrec ? ptd_softrec_traps(s->softrec) + ptd_softrec_steps(s->softrec)
-			       : ptd_steprec_steps(s->steprec);
 	out->buffer_size = ptd_session_buffer_size(s, s->rec_method);
+	if (s->rec) {
+		struct ptd_recorder_stats st;
+
+		s->rec->ops->stats(s->rec, &st);
+		out->stops = st.stops;
+		out->trace_bytes = st.trace_bytes;
+		out->lost_bytes = st.lost_bytes;
+		out->wraps = st.wraps;
+		if (st.buffer_size)
+			out->buffer_size = st.buffer_size;
+		snprintf(out->pmu, sizeof(out->pmu), "%s", st.pmu);
+		out->simulated = !!(s->rec->caps & PTD_REC_SIMULATED);
+	}
 	out->dropped = ptd_history_dropped(th->h);
 	out->mem_bytes = rec_bytes(s, th);
 	return 0;
@@ -1848,8 +2193,8 @@ int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r, int *pc_
 		if (rc < 0)
 			return rc;
 		/* The soft recorder knows every register where it trapped. */
-		if (s->softrec && ptd_softrec_regs_at(s->softrec, th->tid, th->pos, r) == 0 &&
-		    r->rip == pc) {
+		if (s->rec && s->rec->ops->regs_at &&
+		    s->rec->ops->regs_at(s->rec, th->tid, th->pos, r) == 0 && r->rip == pc) {
 			if (pc_only)
 				*pc_only = 0;
 			return 0;
@@ -1922,9 +2267,7 @@ int ptd_session_threads(struct ptd_session *s, struct ptd_thread_info *out, int 
 			out[n].num = th->num;
 			out[n].tid = th->tid;
 			out[n].current = i == s->cur;
-			out[n].recording = s->recording &&
-					   (s->softrec ? ptd_softrec_has_thread(s->softrec, th->tid)
-						       : ptd_steprec_has_thread(s->steprec, th->tid));
+			out[n].recording = s->recording && rec_has(s, th->tid);
 			out[n].pc = 0;
 			if (th->pos)
 				pos_ip(th, th->pos, &out[n].pc);
@@ -1974,7 +2317,9 @@ static int signal_nostop(int sig)
 struct run_ctx {
 	struct ptd_session *s;
 	struct sthread *sel;
-	int recording;
+	struct ptd_recorder *rec; /* the live recorder, NULL when not recording */
+	int step_all; /* every thread is single-stepped (PTD_REC_SINGLE_STEPS) */
+	int nobp;     /* breakpoints stay out of memory (PTD_REC_NO_BP_BYTES) */
 	int step_sel;
 	int sel_sig; /* the selected thread's pending step enters a signal handler */
 	uint64_t fed; /* soft: history position the stepper has seen up to */
@@ -1996,6 +2341,20 @@ static void sel_fix(struct run_ctx *rc)
 	rc->sel = rc->sel_i >= 0 ? &rc->s->th[rc->sel_i] : NULL;
 }
 
+/*
+ * Is the stepper fed from what the recorder wrote for @tid?  A recorder
+ * that stops per branch without single-stepping (soft) may run more than
+ * one instruction for one of our single-steps (a branch it emulates on
+ * the way); one that single-steps (step) tells the class of the one
+ * instruction each step ran; with a free-running recorder, or none, the
+ * loop reads the instruction from memory.
+ */
+static int rec_feeds(const struct run_ctx *rc, pid_t tid)
+{
+	return rc->rec && (rc->rec->caps & PTD_REC_STOPS_PER_BRANCH) && !rc->rec->ops->last_class &&
+	       rc->rec->ops->has_thread(rc->rec, tid);
+}
+
 /* The history the recorder writes the selected thread into. */
 static const struct ptd_history *rec_history(struct ptd_session *s, struct sthread *th)
 {
@@ -2011,8 +2370,8 @@ static size_t rec_bytes(struct ptd_session *s, struct sthread *th)
 	size_t n = ptd_history_bytes(th->h) + ptd_history_bytes(th->stage) + th->pt_cap +
 		   th->cap_marks * sizeof(struct pt_mark);
 
-	if (s->softrec)
-		n += ptd_softrec_bytes(s->softrec, th->tid);
+	if (s->rec && s->rec->ops->bytes)
+		n += s->rec->ops->bytes(s->rec, th->tid);
 	return n;
 }
 
@@ -2046,7 +2405,7 @@ static void pt_drop_front(struct sthread *th, uint64_t shift)
  */
 static int rec_bound(struct ptd_session *s, struct sthread *th, uint64_t *fed)
 {
-	uint64_t limit = s->softrec ? s->buf_soft : s->buf_step;
+	uint64_t limit = s->rec ? s->rec_limit : 0;
 	uint64_t count, number, shift = 0, target;
 	size_t have;
 	char why[200];
@@ -2065,12 +2424,12 @@ static int rec_bound(struct ptd_session *s, struct sthread *th, uint64_t *fed)
 		return 0;
 	snprintf(why, sizeof(why),
 		 "record %s buffer-size %llu reached",
-		 s->softrec ? "soft" : "step", (unsigned long long)limit);
+		 s->rec->ops->name, (unsigned long long)limit);
 	rc = ptd_history_drop_oldest(th->h, number, why, &shift);
 	if (rc < 0 || !shift)
 		return rc;
-	if (s->softrec)
-		ptd_softrec_dropped(s->softrec, th->tid, shift);
+	if (s->rec->ops->dropped)
+		s->rec->ops->dropped(s->rec, th->tid, shift);
 	if (th->stage)
 		pt_drop_front(th, shift);
 	if (th->pos)
@@ -2100,8 +2459,9 @@ static int rec_maintain(struct ptd_session *s, int force, struct sthread *sel, u
 		if (th->gone && !force)
 			continue;
 		if (th->stage && th != sel && ptd_history_nitems(th->stage) > 65536) {
-			uint64_t ip = s->softrec ? ptd_softrec_next_ip(s->softrec, th->tid)
-						 : ptd_steprec_next_ip(s->steprec, th->tid);
+			uint64_t ip = s->rec && s->rec->ops->next_ip
+					      ? s->rec->ops->next_ip(s->rec, th->tid)
+					      : 0;
 			if (ip)
 				rc = pt_flush_thread(s, th, ip);
 		}
@@ -2124,7 +2484,7 @@ static int feed_from_history(struct ptd_session *s, struct run_ctx *rc, struct p
 	uint64_t count;
 	int done = 0;
 
-	ptd_softrec_flush(s->softrec, rc->sel->tid);
+	s->rec->ops->sync(s->rec, rc->sel->tid);
 	h = rec_history(s, rc->sel);
 	count = ptd_history_count(h);
 	if (rc->fed == 0 || rc->fed > count)
@@ -2167,37 +2527,24 @@ static int feed_from_history(struct ptd_session *s, struct run_ctx *rc, struct p
 static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
 {
 	struct ptd_session *s = rc->s;
-	int step = rc->recording || (rc->step_sel && rc->sel && tid == rc->sel->tid);
+	int step = rc->step_all || (rc->step_sel && rc->sel && tid == rc->sel->tid);
 
 	/* A recorder may have resumed the thread on its own already (the
-	 * soft recorder's own steps): its next event will come. */
+	 * soft recorder's own steps, a simulated PMU's): its next event
+	 * will come. */
 	if (ptd_target_thread_state(s->t, tid) != PTD_THREAD_STOPPED)
 		return 0;
 	if (signo < 0)
 		signo = ptd_target_pending_signal(s->t, tid);
-	if (s->softrec && ptd_softrec_has_thread(s->softrec, tid)) {
-		if (rc->sel && tid == rc->sel->tid && step)
-			rc->sel_sig = signo > 0 && ptd_target_signal_caught(s->t, tid, signo);
-		return ptd_softrec_resume(s->softrec, tid, step, signo);
-	}
-	if (rc->recording && ptd_steprec_has_thread(s->steprec, tid)) {
-		if (ptd_steprec_before_step(s->steprec, tid, signo) == 1) {
-			/* The address space may change: decode PT while the
-			 * code is still mapped, and keep code an munmap takes. */
-			struct user_regs_struct r;
-			int got = ptd_target_get_regs(s->t, tid, &r) == 0;
-			if (s->rec_pt)
-				rec_warn(s, pt_sync_before_unmap(s),
-					 "cannot decode the trace before a syscall");
-			if (got && r.rax == SYS_munmap)
-				dead_save(s, r.rdi, r.rsi);
-			if (got && s->rec_pt && (r.rax == SYS_execve || r.rax == SYS_execveat))
-				pt_note_exec(s);
-		}
-	}
 	if (rc->sel && tid == rc->sel->tid && step)
 		rc->sel_sig = signo > 0 && ptd_target_signal_caught(s->t, tid, signo);
-	return ptd_target_resume(s->t, tid, step, signo);
+	if (!rc->rec)
+		return ptd_target_resume(s->t, tid, step, signo);
+	/* A free-running recorder may move what its buffers hold while the
+	 * thread is stopped anyway. */
+	if (rc->rec->ops->drain)
+		rec_warn(s, rc->rec->ops->drain(rc->rec, tid), "cannot read the recorded trace");
+	return rc->rec->ops->resume(rc->rec, tid, step, signo);
 }
 
 /* Events that arrive while stopping the other threads. */
@@ -2206,33 +2553,23 @@ static void stop_all_cb(void *ctx, const struct ptd_stop *st)
 	struct run_ctx *rc = ctx;
 	struct ptd_session *s = rc->s;
 
-	if (s->softrec) {
-		/* The recorder keeps its own state machine per thread. */
-		ptd_softrec_stop(s->softrec, st);
-		if (st->kind == PTD_STOP_CLONE)
-			add_sthread(s, st->new_tid);
-		if (st->kind == PTD_STOP_THREAD_EXIT) {
-			struct sthread *th = thread_by_tid(s, st->tid);
-			if (th)
-				th->gone = 1;
-		}
-		return;
-	}
+	/* The recorder keeps its own state per thread: it sees every stop
+	 * (a completed step, a clone it starts recording...). */
+	if (rc->rec)
+		rc->rec->ops->on_stop(rc->rec, st);
 	switch (st->kind) {
-	case PTD_STOP_STEP:
-		if (rc->recording && ptd_steprec_has_thread(s->steprec, st->tid))
-			ptd_steprec_stepped(s->steprec, st->tid, st->pc);
-		break;
 	case PTD_STOP_CLONE: {
 		struct sthread *n = add_sthread(s, st->new_tid);
-		if (n && rc->recording)
-			record_start_thread(s, n);
+		/* recorded from its first instruction on (a recorder that saw
+		 * the clone in on_stop has it already) */
+		if (n && rc->rec && !rec_has(s, st->new_tid))
+			rec_warn(s, record_start_thread(s, n), "cannot record a new thread");
 		break;
 	}
 	case PTD_STOP_THREAD_EXIT: {
 		struct sthread *th = thread_by_tid(s, st->tid);
-		if (rc->recording)
-			ptd_steprec_remove_thread(s->steprec, st->tid);
+		if (rc->rec)
+			rc->rec->ops->thread_gone(rc->rec, st->tid);
 		if (th)
 			th->gone = 1;
 		break;
@@ -2255,14 +2592,10 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 
 	if (ptd_session_alive(s))
 		ptd_target_stop_all(s->t, stop_all_cb, rc);
-	if (s->recording && (s->steprec || s->softrec)) {
-		int rc;
-		if (s->steprec)
-			rc = ptd_steprec_flush(s->steprec, 0);
-		else
-			rc = ptd_softrec_flush(s->softrec, 0);
-		rec_warn(s, rc, "cannot write the recorded instructions into the history");
-		if (s->rec_pt)
+	if (s->recording && s->rec) {
+		rec_warn(s, s->rec->ops->sync(s->rec, 0),
+			 "cannot write the recorded instructions into the history");
+		if (s->rec_synth)
 			rec_warn(s, pt_sync(s), "cannot decode the recorded trace");
 		rec_warn(s, rec_maintain(s, 1, NULL, NULL), "cannot keep the recording within its bound");
 	}
@@ -2316,12 +2649,19 @@ static int keep_killed_recording(struct ptd_session *s)
 	s->snap_img = NULL;
 	s->offline = 1;
 	s->kept = 1;
-	if (s->rec_pt)
+	if (s->rec_synth)
 		rec_warn(s, pt_sync(s), "cannot decode the recorded trace");
-	ptd_steprec_free(s->steprec);
-	s->steprec = NULL;
-	ptd_softrec_free(s->softrec);
-	s->softrec = NULL;
+	if (s->rec && (s->rec->caps & PTD_REC_WRITES_PT)) {
+		/* The recorder's PT goes with it: keep a copy for record save. */
+		for (int i = 0; i < s->nth; i++) {
+			size_t n = 0;
+			const uint8_t *p = thread_pt(s, &s->th[i], &n);
+			if (p && n && !s->th[i].pt_size && append_pt(&s->th[i], p, n) < 0)
+				s->th[i].pt_lost++;
+		}
+	}
+	ptd_recorder_free(s->rec);
+	s->rec = NULL;
 	ptd_target_free(s->t);
 	s->t = NULL;
 	/* Every thread with a history is shown, as in a loaded bundle: the
@@ -2347,7 +2687,7 @@ static int keep_killed_recording(struct ptd_session *s)
 
 static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev)
 {
-	struct run_ctx rc = { s, NULL, 0, 0, 0 };
+	struct run_ctx rc = { s, NULL, NULL, 0, 0, 0 };
 	struct ptd_stepper stepper;
 	struct ptd_stop st;
 	uint64_t start_pc = 0;
@@ -2359,19 +2699,21 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 	s->interrupted = 0;
 	ptd_target_clear_interrupt();
 	sel_set(&rc, cur_thread(s));
-	rc.recording = s->recording && s->steprec;
+	rc.rec = s->recording ? s->rec : NULL;
+	rc.step_all = rc.rec && (rc.rec->caps & PTD_REC_SINGLE_STEPS);
+	rc.nobp = rc.rec && (rc.rec->caps & PTD_REC_NO_BP_BYTES);
 	rc.step_sel = m != PTD_MOTION_CONTINUE;
 	if (rc.sel)
 		ptd_target_get_pc(s->t, rc.sel->tid, &start_pc);
 	ptd_stepper_init(&stepper, m, start_pc, &s->senv);
-	if (s->softrec && rc.sel && ptd_softrec_has_thread(s->softrec, rc.sel->tid)) {
-		ptd_softrec_flush(s->softrec, rc.sel->tid);
+	if (rc.sel && rec_feeds(&rc, rc.sel->tid)) {
+		rc.rec->ops->sync(rc.rec, rc.sel->tid);
 		rc.fed = ptd_history_count(rec_history(s, rc.sel));
 		rc.fed_ip = start_pc;
 	}
 	/* While single-stepping everything we compare pcs with the
 	 * breakpoints ourselves, with clean code bytes in memory. */
-	ptd_target_bp_enable(s->t, !rc.recording);
+	ptd_target_bp_enable(s->t, !rc.nobp);
 	/* Threads resting on an inserted breakpoint go first: stepping them
 	 * off it needs the others stopped. */
 	for (int pass = 0; pass < 2; pass++)
@@ -2381,7 +2723,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			if (th->gone || ptd_target_thread_state(s->t, th->tid) != PTD_THREAD_STOPPED)
 				continue;
 			ptd_target_get_pc(s->t, th->tid, &pc);
-			if ((pass == 0) != (!rc.recording && ptd_target_bp_at(s->t, pc)))
+			if ((pass == 0) != (!rc.nobp && ptd_target_bp_at(s->t, pc)))
 				continue;
 			err = resume_thread(&rc, th->tid, -1);
 			if (err < 0) {
@@ -2403,8 +2745,11 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		sel_fix(&rc);
 		ev->tid = st.tid;
 		ev->pc = st.pc;
-		if (s->softrec) {
-			int own = ptd_softrec_stop(s->softrec, &st);
+		if (rc.rec) {
+			/* Every stop goes to the recorder first: a recorder
+			 * that stops per branch, or a simulated PMU running
+			 * the program underneath, owns some of them. */
+			int own = rc.rec->ops->on_stop(rc.rec, &st);
 			sel_fix(&rc); /* a clone was added to the session */
 			if (own == -ptde_nosrch) {
 				/* The thread vanished under the recorder (the
@@ -2422,7 +2767,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				 * selected thread, what it ran still counts for the
 				 * motion (e.g. a signal handler entered). */
 				if (rc.step_sel && rc.sel && st.tid == rc.sel->tid &&
-				    st.kind == PTD_STOP_STEP && feed_from_history(s, &rc, &stepper)) {
+				    st.kind == PTD_STOP_STEP && rec_feeds(&rc, st.tid) &&
+				    feed_from_history(s, &rc, &stepper)) {
 					ev->kind = PTD_EVENT_STEPPED;
 					ev->new_frame = stepper.new_frame;
 					start_pc = st.pc;
@@ -2430,6 +2776,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 					return 0;
 				}
 				err = rec_maintain(s, 0, rc.step_sel ? rc.sel : NULL, &rc.fed);
+				/* (a no-op when the recorder resumed it itself) */
 				if (err == 0)
 					err = resume_thread(&rc, st.tid, 0);
 				if (err == -ptde_nosrch) {
@@ -2447,21 +2794,21 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		case PTD_STOP_STEP: {
 			int done = 0, iclass = PTD_IC_OTHER;
 			struct sbp *b;
-			if (rc.recording && ptd_steprec_has_thread(s->steprec, st.tid)) {
-				ptd_steprec_stepped(s->steprec, st.tid, st.pc);
+			if (rc.step_all && rec_has(s, st.tid)) {
+				/* each step is a recorder stop (recorded in on_stop) */
 				err = rec_maintain(s, 0, NULL, NULL);
 				if (err < 0) {
 					finish_stop(&rc, ev);
 					return err;
 				}
 			}
-			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel && s->softrec) {
+			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel && rec_feeds(&rc, st.tid)) {
 				done = feed_from_history(s, &rc, &stepper);
 				start_pc = st.pc;
 			} else if (rc.sel && st.tid == rc.sel->tid && rc.step_sel) {
 				/* What executed: the instruction at the previous pc. */
-				if (rc.recording && ptd_steprec_has_thread(s->steprec, st.tid)) {
-					iclass = ptd_steprec_last_class(s->steprec, st.tid);
+				if (rc.rec && rc.rec->ops->last_class && rec_has(s, st.tid)) {
+					iclass = rc.rec->ops->last_class(rc.rec, st.tid);
 					if (iclass < 0)
 						iclass = PTD_IC_OTHER;
 				} else {
@@ -2530,10 +2877,9 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			break;
 		case PTD_STOP_EXITED:
 		case PTD_STOP_KILLED:
-			if (s->recording && s->steprec)
-				ptd_steprec_flush(s->steprec, 0);
-			if (s->softrec)
-				ptd_softrec_flush(s->softrec, 0);
+			if (rc.rec)
+				rec_warn(s, rc.rec->ops->sync(rc.rec, 0),
+					 "cannot write the recorded instructions into the history");
 			ev->kind = st.kind == PTD_STOP_EXITED ? PTD_EVENT_EXITED : PTD_EVENT_KILLED;
 			ev->exit_code = st.status;
 			ev->signo = st.signo;
@@ -2544,8 +2890,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			return 0;
 		case PTD_STOP_THREAD_EXIT: {
 			struct sthread *th = thread_by_tid(s, st.tid);
-			if (rc.recording)
-				ptd_steprec_remove_thread(s->steprec, st.tid);
+			if (rc.rec)
+				rc.rec->ops->thread_gone(rc.rec, st.tid);
 			if (th)
 				th->gone = 1;
 			if (rc.sel && rc.sel->tid == st.tid && !rc.step_sel) {
@@ -2572,9 +2918,10 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		case PTD_STOP_CLONE: {
 			struct sthread *n = add_sthread(s, st.new_tid);
 			sel_fix(&rc);
-			if (n && rc.recording)
-				record_start_thread(s, n);
-			/* (the soft recorder added the thread in ptd_softrec_stop) */
+			/* The child is recorded before it first runs (a recorder
+			 * that saw the clone in on_stop has it already). */
+			if (n && rc.rec && !rec_has(s, st.new_tid))
+				rec_warn(s, record_start_thread(s, n), "cannot record a new thread");
 			err = resume_thread(&rc, st.tid, 0);
 			if (err == 0 && n)
 				err = resume_thread(&rc, st.new_tid, 0);
@@ -2602,9 +2949,10 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 					 (int)ptd_target_pid(s->t), path);
 				s->notify(s->notify_ctx, msg);
 			}
-			if (rc.recording)
-				ptd_steprec_exec(s->steprec, st.tid, st.pc);
-			if (s->recording && s->rec_pt && s->exec_img) {
+			if (rc.rec)
+				rec_warn(s, rc.rec->ops->exec(rc.rec, st.tid, st.pc),
+					 "cannot record across the exec");
+			if (rc.rec && s->rec_synth && s->exec_img) {
 				/* Decode the stretch ending with the execve now, with
 				 * the old program's image. */
 				struct sthread *eth = thread_by_tid(s, st.tid);
@@ -2632,7 +2980,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			s->sym = NULL;
 			symbols(s);
 			bp_rearm_all(s);
-			ptd_target_bp_enable(s->t, !rc.recording);
+			ptd_target_bp_enable(s->t, !rc.nobp);
 			start_pc = st.pc;
 			err = resume_thread(&rc, st.tid, 0);
 			break;
