@@ -718,7 +718,7 @@ int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r, int *pc_
 		rc = pos_ip(th, th->pos, &pc);
 		if (rc < 0)
 			return rc;
-		/* The soft recorder knows every register where it trapped. */
+		/* A recorder that knows registers (soft) has them where it trapped. */
 		if (s->rec && s->rec->ops->regs_at &&
 		    s->rec->ops->regs_at(s->rec, th->tid, th->pos, r) == 0 && r->rip == pc) {
 			if (pc_only)
