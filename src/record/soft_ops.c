@@ -127,7 +127,7 @@ static const struct ptd_recorder_ops soft_ops = {
 
 struct ptd_recorder *ptd_softrec_recorder(const struct ptd_recorder_env *env)
 {
-	struct ptd_softrec_config cfg = { 0 };
+	struct ptd_softrec_config cfg = {0};
 	struct ptd_recorder *r;
 
 	if (!env || !env->t) {

@@ -47,8 +47,8 @@ static int step_has_thread(const struct ptd_recorder *r, pid_t tid)
 
 static int step_resume(struct ptd_recorder *r, pid_t tid, int step, int signo)
 {
-	if (ptd_steprec_has_thread(sr(r), tid) &&
-	    ptd_steprec_before_step(sr(r), tid, signo) == 1 && r->env.before_syscall) {
+	if (ptd_steprec_has_thread(sr(r), tid) && ptd_steprec_before_step(sr(r), tid, signo) == 1 &&
+	    r->env.before_syscall) {
 		/* The address space may change: the session decodes PT while
 		 * the code is still mapped and keeps code an munmap takes. */
 		struct user_regs_struct regs;

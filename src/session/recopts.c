@@ -32,10 +32,23 @@ static int opt_bytes(const char *name, const char *v, int unlimited_ok, uint64_t
 	if (errno || end == v || *v == '-')
 		goto bad;
 	switch (*end) {
-	case 'k': case 'K': mul = 1ull << 10; end++; break;
-	case 'm': case 'M': mul = 1ull << 20; end++; break;
-	case 'g': case 'G': mul = 1ull << 30; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		mul = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ull << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ull << 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
@@ -56,9 +69,10 @@ static int opt_ring_bytes(const char *name, const char *v, uint64_t *out)
 	if (rc < 0)
 		return rc;
 	if (*out < 4096 || (*out & (*out - 1)))
-		return ptd__err(-ptde_invalid,
-				"invalid %s \"%s\": a power of two of pages (4K, 8K, ... 4M) is needed",
-				name, v);
+		return ptd__err(
+			-ptde_invalid,
+			"invalid %s \"%s\": a power of two of pages (4K, 8K, ... 4M) is needed",
+			name, v);
 	return 0;
 }
 
@@ -88,9 +102,11 @@ static int opt_unknown(enum ptd_method m, const char *name)
 {
 	switch (m) {
 	case PTD_METHOD_PT:
-		return ptd__err(-ptde_invalid,
-				"unknown pt option \"%s\" (buffer-size, buffer, kernel, ret-compression, "
-				"tsc, mtc, cyc, psb-period, filter)", name);
+		return ptd__err(
+			-ptde_invalid,
+			"unknown pt option \"%s\" (buffer-size, buffer, kernel, ret-compression, "
+			"tsc, mtc, cyc, psb-period, filter)",
+			name);
 	case PTD_METHOD_BTS:
 	case PTD_METHOD_SOFT:
 	case PTD_METHOD_STEP:
@@ -119,9 +135,11 @@ static int pt_option(struct ptd_session *s, const char *name, const char *v)
 		else if (!strcmp(v, "full") || !strcmp(v, "linear"))
 			c->linear = 1;
 		else
-			return ptd__err(-ptde_invalid,
-					"invalid pt buffer \"%s\" (circular: the newest trace survives, "
-					"or full: drained at stops, nothing lost)", v);
+			return ptd__err(
+				-ptde_invalid,
+				"invalid pt buffer \"%s\" (circular: the newest trace survives, "
+				"or full: drained at stops, nothing lost)",
+				v);
 		return 0;
 	}
 	if (!strcmp(name, "kernel")) {
@@ -157,9 +175,11 @@ static int pt_option(struct ptd_session *s, const char *name, const char *v)
 		errno = 0;
 		n = strtol(v, &end, 0);
 		if (errno || end == v || *end || n < 0 || n > 15)
-			return ptd__err(-ptde_invalid,
-					"invalid pt psb-period \"%s\" (0..15: PSB every 2^(n+11) bytes, "
-					"or default)", v);
+			return ptd__err(
+				-ptde_invalid,
+				"invalid pt psb-period \"%s\" (0..15: PSB every 2^(n+11) bytes, "
+				"or default)",
+				v);
 		c->psb_period = (int)n;
 		return 0;
 	}
@@ -170,9 +190,10 @@ static int pt_option(struct ptd_session *s, const char *name, const char *v)
 			return 0;
 		}
 		if (!*v || strpbrk(v, "\n,"))
-			return ptd__err(-ptde_invalid,
-					"invalid pt filter \"%s\" (START/SIZE@FILE, FUNC@FILE, or none)",
-					v);
+			return ptd__err(
+				-ptde_invalid,
+				"invalid pt filter \"%s\" (START/SIZE@FILE, FUNC@FILE, or none)",
+				v);
 		if (c->nfilters >= PTD_PT_FILTERS_MAX)
 			return ptd__err(-ptde_invalid,
 					"too many pt filters (at most %d; \"none\" clears them)",
@@ -233,8 +254,9 @@ int ptd_session_get_record_option(struct ptd_session *s, enum ptd_method m, cons
 	c = &s->ptcfg;
 	if (m == PTD_METHOD_PT) {
 		if (!strcmp(name, "buffer-size"))
-			snprintf(buf, n, "%llu", (unsigned long long)(c->buffer_size ? c->buffer_size
-										     : 4ull << 20));
+			snprintf(
+				buf, n, "%llu",
+				(unsigned long long)(c->buffer_size ? c->buffer_size : 4ull << 20));
 		else if (!strcmp(name, "buffer"))
 			snprintf(buf, n, "%s", c->linear ? "full" : "circular");
 		else if (!strcmp(name, "kernel"))
@@ -264,9 +286,9 @@ int ptd_session_get_record_option(struct ptd_session *s, enum ptd_method m, cons
 		return 0;
 	}
 	if (m == PTD_METHOD_BTS && !strcmp(name, "buffer-size")) {
-		snprintf(buf, n, "%llu", (unsigned long long)(s->btscfg.buffer_size
-								     ? s->btscfg.buffer_size
-								     : 1ull << 20));
+		snprintf(buf, n, "%llu",
+			 (unsigned long long)(s->btscfg.buffer_size ? s->btscfg.buffer_size
+								    : 1ull << 20));
 		return 0;
 	}
 	if ((m == PTD_METHOD_SOFT || m == PTD_METHOD_STEP) && !strcmp(name, "buffer-size")) {

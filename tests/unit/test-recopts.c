@@ -16,8 +16,7 @@
 #include "record/ptrec.h"
 #include "session/session.h"
 
-static void expect_opt(struct ptd_session *s, enum ptd_method m, const char *name,
-		       const char *want)
+static void expect_opt(struct ptd_session *s, enum ptd_method m, const char *name, const char *want)
 {
 	char buf[256];
 
@@ -94,7 +93,8 @@ static void test_pt_filters(void **state)
 	(void)state;
 	for (int i = 0; i < PTD_PT_FILTERS_MAX; i++) {
 		snprintf(spec, sizeof(spec), "0x%x/0x100@/bin/true", 0x1000 * (i + 1));
-		assert_int_equal(ptd_session_set_record_option(s, PTD_METHOD_PT, "filter", spec), 0);
+		assert_int_equal(ptd_session_set_record_option(s, PTD_METHOD_PT, "filter", spec),
+				 0);
 	}
 	expect_opt(s, PTD_METHOD_PT, "filter",
 		   "0x1000/0x100@/bin/true\n0x2000/0x100@/bin/true\n"
@@ -102,8 +102,8 @@ static void test_pt_filters(void **state)
 	expect_bad(s, PTD_METHOD_PT, "filter", "main@/bin/true", "too many pt filters (at most 4");
 	assert_int_equal(ptd_session_set_record_option(s, PTD_METHOD_PT, "filter", "none"), 0);
 	expect_opt(s, PTD_METHOD_PT, "filter", "none");
-	assert_int_equal(ptd_session_set_record_option(s, PTD_METHOD_PT, "filter", "main@/bin/true"),
-			 0);
+	assert_int_equal(
+		ptd_session_set_record_option(s, PTD_METHOD_PT, "filter", "main@/bin/true"), 0);
 	expect_opt(s, PTD_METHOD_PT, "filter", "main@/bin/true");
 	expect_bad(s, PTD_METHOD_PT, "filter", "", "invalid pt filter");
 	ptd_session_free(s); /* frees the filter left */
@@ -128,7 +128,8 @@ static void test_bad(void **state)
 	expect_bad(s, PTD_METHOD_PT, "psb-period", "x", "0..15");
 	expect_bad(s, PTD_METHOD_PT, "speed", "fast",
 		   "unknown pt option \"speed\" (buffer-size, buffer, kernel");
-	expect_bad(s, PTD_METHOD_BTS, "buffer", "full", "unknown bts option \"buffer\" (buffer-size)");
+	expect_bad(s, PTD_METHOD_BTS, "buffer", "full",
+		   "unknown bts option \"buffer\" (buffer-size)");
 	expect_bad(s, PTD_METHOD_BTS, "buffer-size", "5000", "a power of two of pages");
 	expect_bad(s, PTD_METHOD_SOFT, "filter", "x", "unknown soft option \"filter\"");
 	expect_bad(s, PTD_METHOD_AUTO, "buffer-size", "4M", "method 'auto' has no options");
@@ -141,7 +142,8 @@ static void test_bad(void **state)
 	assert_non_null(strstr(ptd_last_error(-ptde_invalid), "unknown pt option \"speed\""));
 	assert_int_equal(ptd_session_set_record_option(NULL, PTD_METHOD_PT, "tsc", "on"),
 			 -ptde_invalid);
-	assert_int_equal(ptd_session_set_record_option(s, PTD_METHOD_PT, NULL, "on"), -ptde_invalid);
+	assert_int_equal(ptd_session_set_record_option(s, PTD_METHOD_PT, NULL, "on"),
+			 -ptde_invalid);
 	assert_int_equal(ptd_session_get_record_option(s, PTD_METHOD_PT, "tsc", NULL, 0),
 			 -ptde_invalid);
 	ptd_session_free(s);
@@ -168,10 +170,8 @@ static void test_soft_step_buffer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pt_defaults),
-		cmocka_unit_test(test_pt_set),
-		cmocka_unit_test(test_pt_filters),
-		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_pt_defaults),	 cmocka_unit_test(test_pt_set),
+		cmocka_unit_test(test_pt_filters),	 cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_soft_step_buffer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,7 +31,7 @@ static int read_target(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 
 static void test_no_target(void **state)
 {
-	struct ptd_recorder_env env = { 0 };
+	struct ptd_recorder_env env = {0};
 
 	(void)state;
 	ptd_clear_error();
@@ -70,10 +70,10 @@ static uint64_t step_n(struct ptd_target *t, struct ptd_recorder *r, pid_t tid,
 static void run_one(int soft, uint64_t *ninsn, uint64_t *tail)
 {
 	char path[4200];
-	char *argv[] = { path, NULL };
-	struct ptd_launch l = { .argv = argv, .disable_aslr = 1 };
+	char *argv[] = {path, NULL};
+	struct ptd_launch l = {.argv = argv, .disable_aslr = 1};
 	struct ptd_target *t = NULL;
-	struct ptd_recorder_env env = { 0 };
+	struct ptd_recorder_env env = {0};
 	struct ptd_recorder_stats st;
 	struct ptd_recorder *r;
 	struct ptd_history *h;
