@@ -71,6 +71,12 @@ struct ptd_perf_kernel_ops {
 	 * when the thread entered the kernel. */
 	int (*on_stop)(struct ptd_perf_kernel *k, const struct ptd_stop *st);
 	void (*free)(struct ptd_perf_kernel *k);
+	/* Added by h2.  Lists the entries of directory @rel below
+	 * /sys/bus/event_source/devices/ ("intel_pt/format") into @buf as
+	 * NUL-terminated names one after the other, sorted.  Returns the
+	 * number of names or -errno.  May be NULL (ptd_perf_pmu_read then
+	 * probes the terms and caps it knows by name). */
+	int (*list_sysfs)(struct ptd_perf_kernel *k, const char *rel, char *buf, size_t n);
 };
 
 struct ptd_perf_kernel {
@@ -83,6 +89,11 @@ struct ptd_perf_kernel {
 
 /* The running kernel. */
 struct ptd_perf_kernel *ptd_perf_kernel_linux(void);
+/* The running kernel with sysfs and /proc/sys files read below other
+ * roots (tests give it a fake tree): @sysfs_root stands for
+ * /sys/bus/event_source/devices, @procsys_root for /proc/sys; NULL keeps
+ * the real one.  (Added by h2.) */
+struct ptd_perf_kernel *ptd_perf_kernel_linux_root(const char *sysfs_root, const char *procsys_root);
 /* A simulated kernel with an Intel PT PMU (@what "pt") or a BTS-capable
  * CPU (@what "bts"); NULL with the message set for anything else. */
 struct ptd_perf_kernel *ptd_perf_kernel_sim(const char *what);
@@ -90,6 +101,28 @@ struct ptd_perf_kernel *ptd_perf_kernel_sim(const char *what);
  * is an error, never ignored), the running kernel otherwise.  NULL with
  * the message set on error. */
 struct ptd_perf_kernel *ptd_perf_kernel_default(void);
+/*
+ * Simulated kernel only (added by h2; no-ops on another kernel):
+ * ptd_perf_sim_fail makes the next call of @op ("open", "mmap", "ioctl",
+ * "fcntl") fail with -@err (ENOENT, EACCES, EINVAL, ENOMEM, EOPNOTSUPP...).
+ * ptd_perf_sim_set_paranoid sets kernel/perf_event_paranoid as the
+ * simulation shows it and enforces it (3: every open fails with EACCES,
+ * 2: kernel tracing is refused); the default is -1 (permissive).  The
+ * environment variable PTDBG_SIM_PARANOID sets the initial value.
+ * ptd_perf_sim_stats gives what the simulation did, for tests.
+ */
+void ptd_perf_sim_fail(struct ptd_perf_kernel *k, const char *op, int err);
+void ptd_perf_sim_set_paranoid(struct ptd_perf_kernel *k, int level);
+struct ptd_perf_sim_stats {
+	uint64_t steps;       /* single-steps the simulation took */
+	uint64_t own_stops;   /* stops it kept to itself */
+	uint64_t aux_bytes;   /* AUX bytes written (before overwrite/truncation) */
+	uint64_t aux_records; /* PERF_RECORD_AUX written */
+	uint64_t samples;     /* PERF_RECORD_SAMPLE written */
+	uint64_t lost;        /* records lost (PERF_RECORD_LOST counts) */
+	uint64_t signals;     /* watermark signals sent */
+};
+void ptd_perf_sim_stats(const struct ptd_perf_kernel *k, struct ptd_perf_sim_stats *st);
 /* The target whose threads events are opened for (pid = tid). */
 void ptd_perf_kernel_set_target(struct ptd_perf_kernel *k, struct ptd_target *t);
 static inline void ptd_perf_kernel_free(struct ptd_perf_kernel *k)
