@@ -387,12 +387,12 @@ static void conclude_attach(struct ptd_doctor *d)
 		snprintf(d->attach, sizeof(d->attach), "refused: no process can be traced here");
 		return;
 	}
+	who = d->cap_sys_ptrace ? "to any process (CAP_SYS_PTRACE)" : NULL;
 	if (!d->scope_known) {
-		snprintf(d->attach, sizeof(d->attach),
-			 "to processes of the same user (no Yama ptrace_scope)");
+		snprintf(d->attach, sizeof(d->attach), "%s (no Yama ptrace_scope)",
+			 who ? who : "to processes of the same user");
 		return;
 	}
-	who = d->cap_sys_ptrace ? "to any process (CAP_SYS_PTRACE)" : NULL;
 	switch (d->ptrace_scope) {
 	case 0:
 		snprintf(d->attach, sizeof(d->attach), "%s (Yama ptrace_scope 0)",
@@ -528,9 +528,9 @@ static void print_leaf14(const struct ptd_doctor *d, const struct out *o)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, " lip");
 	if (!len)
 		snprintf(buf, sizeof(buf), " (none)");
-	say(o, "cpuid 0x14:         max subleaf %u; features:%s", s0[0], buf);
+	say(o, "cpuid 0x14:           max subleaf %u; features:%s", s0[0], buf);
 	if (s0[0] >= 1)
-		say(o, "cpuid 0x14.1:       %u address ranges, mtc periods 0x%04x, cyc thresholds "
+		say(o, "cpuid 0x14.1:         %u address ranges, mtc periods 0x%04x, cyc thresholds "
 		       "0x%04x, psb periods 0x%04x",
 		    s1[0] & 7, s1[0] >> 16, s1[1] & 0xffff, s1[1] >> 16);
 }
@@ -542,17 +542,17 @@ static void print_pmu(const struct out *o, const char *name, int present,
 	size_t len = 0;
 
 	if (present <= 0) {
-		say(o, "%-20s%s", name, present == 0 ? "absent" : "unreadable");
+		say(o, "%-22s%s", name, present == 0 ? "absent" : "unreadable");
 		if (err && err[0])
-			say(o, "                    (%s)", err);
+			say(o, "%22s(%s)", "", err);
 		return;
 	}
-	say(o, "%-20stype %u", name, pmu->type);
+	say(o, "%-22stype %u", name, pmu->type);
 	for (int i = 0; i < pmu->ncaps && len < sizeof(buf); i++)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s=%llu", i ? " " : "",
 					pmu->caps[i].name, (unsigned long long)pmu->caps[i].value);
 	if (len)
-		say(o, "  caps:             %s", buf);
+		say(o, "  caps:               %s", buf);
 	len = 0;
 	for (int i = 0; i < pmu->nfmt && len < sizeof(buf); i++) {
 		const struct ptd_perf_format *f = &pmu->fmt[i];
@@ -566,7 +566,7 @@ static void print_pmu(const struct out *o, const char *name, int present,
 						i ? " " : "", f->name, field, f->lo, f->hi);
 	}
 	if (len)
-		say(o, "  format:           %s", buf);
+		say(o, "  format:             %s", buf);
 }
 
 void ptd_doctor_print(const struct ptd_doctor *d, void (*line)(void *ctx, const char *text),
@@ -584,43 +584,43 @@ void ptd_doctor_print(const struct ptd_doctor *d, void (*line)(void *ctx, const 
 		say(&o, "PMU: the running kernel's (not simulated)");
 	say(&o, "%s", "");
 	if (d->vendor[0])
-		say(&o, "cpu:                %s family %u model %u (0x%x) stepping %u", d->vendor,
+		say(&o, "cpu:                  %s family %u model %u (0x%x) stepping %u", d->vendor,
 		    d->family, d->model, d->model, d->stepping);
 	else
-		say(&o, "cpu:                unknown (cpuid gave no vendor)");
+		say(&o, "cpu:                  unknown (cpuid gave no vendor)");
 	if (d->hypervisor)
-		say(&o, "hypervisor:         yes%s%s%s (a virtual machine)",
+		say(&o, "hypervisor:           yes%s%s%s (a virtual machine)",
 		    d->hv_vendor[0] ? " (" : "", d->hv_vendor, d->hv_vendor[0] ? ")" : "");
 	else
-		say(&o, "hypervisor:         no");
-	say(&o, "cpuid Intel PT:     %s (leaf 7 EBX bit 25)", yesno(d->cpuid_pt));
+		say(&o, "hypervisor:           no");
+	say(&o, "cpuid Intel PT:       %s (leaf 7 EBX bit 25)", yesno(d->cpuid_pt));
 	if (d->have_leaf14)
 		print_leaf14(d, &o);
-	say(&o, "cpuid DS (BTS):     %s (leaf 1 EDX bit 21), DTES64 %s", yesno(d->cpuid_ds),
+	say(&o, "cpuid DS (BTS):       %s (leaf 1 EDX bit 21), DTES64 %s", yesno(d->cpuid_ds),
 	    yesno(d->cpuid_dtes64));
 	print_pmu(&o, "pmu intel_pt:", d->pt_pmu, &d->pt, d->pt_pmu_err);
 	print_pmu(&o, "pmu intel_bts:", d->bts_pmu, &d->bts, d->bts_pmu_err);
 	if (d->paranoid_known)
-		say(&o, "perf_event_paranoid: %ld: %s", d->paranoid, paranoid_meaning(d->paranoid));
+		say(&o, "perf_event_paranoid:  %ld: %s", d->paranoid, paranoid_meaning(d->paranoid));
 	else
-		say(&o, "perf_event_paranoid: unknown (no /proc/sys/kernel/perf_event_paranoid: "
+		say(&o, "perf_event_paranoid:  unknown (no /proc/sys/kernel/perf_event_paranoid: "
 			"no perf events in this kernel?)");
 	if (d->scope_known)
-		say(&o, "ptrace_scope:       %ld (Yama)", d->ptrace_scope);
+		say(&o, "ptrace_scope:         %ld (Yama)", d->ptrace_scope);
 	else
-		say(&o, "ptrace_scope:       none (no Yama)");
+		say(&o, "ptrace_scope:         none (no Yama)");
 	if (d->caps_known)
-		say(&o, "capabilities:       euid %u; CAP_SYS_PTRACE %s, CAP_PERFMON %s, "
+		say(&o, "capabilities:         euid %u; CAP_SYS_PTRACE %s, CAP_PERFMON %s, "
 			"CAP_SYS_ADMIN %s",
 		    (unsigned)d->euid, yesno(d->cap_sys_ptrace), yesno(d->cap_perfmon),
 		    yesno(d->cap_sys_admin));
 	else
-		say(&o, "capabilities:       euid %u; unknown (capget failed)", (unsigned)d->euid);
+		say(&o, "capabilities:         euid %u; unknown (capget failed)", (unsigned)d->euid);
 	if (d->trace_tried)
-		say(&o, "ptrace a child:     %s", d->trace_ok ? "yes (PTRACE_TRACEME tried)"
+		say(&o, "ptrace a child:       %s", d->trace_ok ? "yes (PTRACE_TRACEME tried)"
 							  : d->trace_err);
-	say(&o, "ptrace attach:      %s", d->attach);
-	say(&o, "pt kernel tracing:  %s", d->kernel_trace_ok
+	say(&o, "ptrace attach:        %s", d->attach);
+	say(&o, "pt kernel tracing:    %s", d->kernel_trace_ok
 					  ? "permitted (set record pt kernel on)"
 					  : "not permitted (needs perf_event_paranoid <= 1 or "
 					    "CAP_PERFMON)");
@@ -646,4 +646,34 @@ void ptd_doctor_print(const struct ptd_doctor *d, void (*line)(void *ctx, const 
 			    d->real_usable[m] ? "usable" : "refused",
 			    d->real_why[m][0] ? ": " : "", d->real_why[m]);
 	}
+}
+
+int ptd_doctor_report(void (*line)(void *ctx, const char *text), void *ctx, int *auto_choice)
+{
+	struct ptd_perf_kernel *k;
+	struct ptd_doctor *d;
+	int rc;
+
+	if (auto_choice)
+		*auto_choice = -1;
+	if (!line)
+		return ptd__err(-ptde_invalid, "doctor: NULL argument");
+	ptd_clear_error();
+	k = ptd_perf_kernel_default();
+	if (!k)
+		return -ptde_invalid; /* the perf layer said why */
+	d = malloc(sizeof(*d));
+	if (!d) {
+		ptd_perf_kernel_free(k);
+		return ptd__err(-ptde_nomem, "doctor: out of memory");
+	}
+	rc = ptd_doctor_run(k, d);
+	if (rc == 0) {
+		ptd_doctor_print(d, line, ctx);
+		if (auto_choice)
+			*auto_choice = d->auto_choice;
+	}
+	free(d);
+	ptd_perf_kernel_free(k);
+	return rc;
 }

@@ -112,6 +112,16 @@ void ptd_doctor_conclude(struct ptd_doctor *d);
 void ptd_doctor_print(const struct ptd_doctor *d, void (*line)(void *ctx, const char *text),
 		      void *ctx);
 
+/*
+ * The whole report for the kernel ptdbg records through
+ * (ptd_perf_kernel_default(): simulated when PTDBG_SIMULATE_PMU is set),
+ * written with @line.  *@auto_choice (may be NULL) gets the method
+ * --method=auto takes (enum ptd_doctor_method) or -1.  Returns 0, or
+ * -ptde_invalid (PTDBG_SIMULATE_PMU names no PMU ptdbg simulates; the
+ * message says so), -ptde_nomem.
+ */
+int ptd_doctor_report(void (*line)(void *ctx, const char *text), void *ctx, int *auto_choice);
+
 /* The name of a method of the ladder. */
 const char *ptd_doctor_method_name(int m);
 

@@ -31,6 +31,7 @@
 #include "record/soft.h"
 #include "record/step.h"
 #include "replay/live.h"
+#include "session/record_options.h"
 #include "target/target.h"
 #include "unwind/unwind.h"
 #include "util/error.h"
@@ -123,6 +124,7 @@ struct ptd_session {
 	 * method (soft, step); 0: unlimited.  Beyond it the oldest part is
 	 * dropped. */
 	uint64_t buf_soft, buf_step;
+	struct ptd_record_options ropts; /* pt and bts settings (record_options.c) */
 	unsigned maint_tick; /* recorder stops since the last bound check */
 	int recording;
 	struct ptd_steprec *steprec;
@@ -724,6 +726,7 @@ struct ptd_session *ptd_session_alloc(void)
 	s->pin_cpu = 1;
 	s->method = PTD_METHOD_AUTO;
 	s->buf_soft = s->buf_step = PTD_RECORD_BUFFER_DEFAULT;
+	ptd__record_options_init(&s->ropts);
 	s->next_bp_id = 1;
 	s->senv.base.ctx = s;
 	s->senv.base.line_of = env_line_of;
@@ -779,7 +782,13 @@ void ptd_session_free(struct ptd_session *s)
 			free(*a);
 		free(s->argv);
 	}
+	ptd__record_options_fini(&s->ropts);
 	free(s);
+}
+
+struct ptd_record_options *ptd__session_record_options(struct ptd_session *s)
+{
+	return &s->ropts;
 }
 
 void ptd_session_set_disable_aslr(struct ptd_session *s, int on)

@@ -128,6 +128,19 @@ int ptd_session_get_pin_cpu(const struct ptd_session *s);
  */
 int ptd_session_set_buffer_size(struct ptd_session *s, enum ptd_method m, uint64_t bytes);
 uint64_t ptd_session_buffer_size(const struct ptd_session *s, enum ptd_method m);
+/*
+ * Settings of the pt and bts recorders for the next recording, by name
+ * (src/record/recopts.h lists them: buffer-size, buffer, kernel,
+ * ret-compression, tsc, mtc, cyc, psb-period, filter for pt; buffer-size
+ * for bts).  set returns 0, or -ptde_notfound (no such option),
+ * -ptde_invalid (a bad value, or a method without options; the message
+ * says what is valid).  get writes the value in canonical form into @buf
+ * and returns its length, or <0 as set.
+ */
+int ptd_session_set_record_option(struct ptd_session *s, enum ptd_method m, const char *name,
+				  const char *value);
+int ptd_session_get_record_option(struct ptd_session *s, enum ptd_method m, const char *name,
+				  char *buf, size_t n);
 /* Program and arguments for run/start (argv copied).  NULL-terminated. */
 int ptd_session_set_program(struct ptd_session *s, char *const *argv);
 const char *ptd_session_program(const struct ptd_session *s);
