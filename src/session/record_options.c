@@ -118,8 +118,10 @@ int ptd__record_filter_resolve(const char *spec, pid_t pid, struct ptd_symbols *
 		snprintf(out, n, "filter 0x%llx/0x%llx@%s", start, size, real);
 		return 0;
 	}
-	/* A file: the whole of it. */
-	if (strchr(spec, '/') || (stat(spec, &st) == 0 && S_ISREG(st.st_mode))) {
+	/* A file: the whole of it (FUNC@FILE has no '/' before its '@'). */
+	at = strchr(spec, '@');
+	if ((!at || memchr(spec, '/', (size_t)(at - spec))) &&
+	    (strchr(spec, '/') || (stat(spec, &st) == 0 && S_ISREG(st.st_mode)))) {
 		if (stat(spec, &st) < 0 || !S_ISREG(st.st_mode) || !realpath(spec, real))
 			return ptd__err(-ptde_notfound, "cannot use the pt filter \"%s\": no such file",
 					spec);
@@ -130,7 +132,6 @@ int ptd__record_filter_resolve(const char *spec, pid_t pid, struct ptd_symbols *
 		return 0;
 	}
 	/* FUNC or FUNC@FILE: its code as the process maps it now. */
-	at = strchr(spec, '@');
 	snprintf(func, sizeof(func), "%.*s", at ? (int)(at - spec) : (int)strlen(spec), spec);
 	if (!sym || pid <= 0)
 		return ptd__err(-ptde_not_running, "cannot resolve the pt filter \"%s\": the program "
