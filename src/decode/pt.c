@@ -2296,3 +2296,47 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 {
 	return ptd_pt_trace_history_range(t, h, 0, SIZE_MAX, nthreads, st);
 }
+
+/* ---- incremental runs (a trace that grows) ------------------------------ */
+
+_Static_assert(sizeof(struct carry) <= sizeof(struct ptd_pt_state), "ptd_pt_state too small");
+
+void ptd_pt_state_init(struct ptd_pt_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s, &carry_start, sizeof(carry_start));
+}
+
+uint8_t ptd_pt_state_head_flags(const struct ptd_pt_state *s)
+{
+	struct carry c;
+
+	memcpy(&c, s, sizeof(c));
+	return c.head_flags;
+}
+
+int ptd_pt_decode_run(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
+		      struct ptd_image *img, const struct ptd_pt_sink *sink,
+		      const struct ptd_pt_state *in, struct ptd_pt_state *out,
+		      struct ptd_pt_stats *st)
+{
+	struct ptd_pt_stats local;
+	struct carry cin, cout;
+	struct iccache *icc;
+	int err;
+
+	if (!st)
+		st = &local;
+	if (!buf || !img || !sink || !sink->block || !sink->gap || !in || begin >= end)
+		return ptd__err(-ptde_invalid, "pt decode run: bad arguments");
+	memcpy(&cin, in, sizeof(cin));
+	icc = calloc(1, sizeof(*icc)); /* optional: NULL only costs speed */
+	err = run_segment(buf, begin, end, cut_ip, img, ptd_image_pt(img), icc, sink, st, 0,
+			  &cin, &cout);
+	free(icc);
+	if (!err && out) {
+		memset(out, 0, sizeof(*out));
+		memcpy(out, &cout, sizeof(cout));
+	}
+	return err;
+}
