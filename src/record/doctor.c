@@ -293,6 +293,16 @@ int ptd_doctor_run(struct ptd_perf_kernel *k, struct ptd_doctor *d)
 	probe(k, PTD_DOCTOR_BTS, &d->m[PTD_DOCTOR_BTS].usable, d->m[PTD_DOCTOR_BTS].why,
 	      sizeof(d->m[PTD_DOCTOR_BTS].why));
 
+	if (d->m[PTD_DOCTOR_PT].usable && !d->m[PTD_DOCTOR_PT].why[0])
+		snprintf(d->m[PTD_DOCTOR_PT].why, sizeof(d->m[PTD_DOCTOR_PT].why),
+			 "Intel PT through perf (the intel_pt PMU, type %u)%s", d->pt.type,
+			 d->simulated ? ", simulated" : "");
+	if (d->m[PTD_DOCTOR_BTS].usable && !d->m[PTD_DOCTOR_BTS].why[0])
+		snprintf(d->m[PTD_DOCTOR_BTS].why, sizeof(d->m[PTD_DOCTOR_BTS].why),
+			 "branch trace store through perf (%s)%s",
+			 d->bts_pmu > 0 ? "the intel_bts PMU" : "branch samples of the cpu PMU",
+			 d->simulated ? ", simulated" : "");
+
 	/* A simulation must never hide what the machine itself refuses. */
 	if (d->simulated) {
 		struct ptd_perf_kernel *real = ptd_perf_kernel_linux();
@@ -325,11 +335,25 @@ static int perf_closed(const struct ptd_doctor *d)
 	return d->paranoid_known && d->paranoid > 2 && !d->cap_perfmon && !d->cap_sys_admin;
 }
 
+/* 2 is enough for user-mode tracing of one's own threads. */
 static const char paranoid_fix[] =
 	"as root: sysctl kernel.perf_event_paranoid=2 (or give ptdbg CAP_PERFMON: "
 	"setcap cap_perfmon+ep ptdbg)";
 
-static void pt_fix(const struct ptd_doctor *d, char *fix, size_t n)
+/*
+ * The fixes below are the doctor's own, from the facts it read; the
+ * probes' refusals often carry a fix already.  @key is the phrase that
+ * shows the probe said the same, so a report never gives one fix twice.
+ */
+static void set_fix(char *fix, size_t n, const char *why, const char *key, const char *text)
+{
+	if (key && strstr(why, key))
+		fix[0] = '\0';
+	else
+		snprintf(fix, n, "%s", text);
+}
+
+static void pt_fix(const struct ptd_doctor *d, const char *why, char *fix, size_t n)
 {
 	fix[0] = '\0';
 	if (d->simulated)
@@ -338,20 +362,22 @@ static void pt_fix(const struct ptd_doctor *d, char *fix, size_t n)
 		return; /* Intel PT exists only on Intel CPUs: nothing to fix */
 	if (!d->cpuid_pt) {
 		if (d->hypervisor)
-			snprintf(fix, n, "run on bare metal, or in a virtual machine given the host's "
-					 "Intel PT (KVM: kvm_intel pt_mode=1 and -cpu host)");
+			set_fix(fix, n, why, "pt_mode",
+				"run on bare metal, or in a virtual machine given the host's Intel "
+				"PT (KVM: kvm_intel pt_mode=1 and -cpu host)");
 		return; /* a CPU older than Broadwell has no Intel PT */
 	}
 	if (d->pt_pmu == 0) {
-		snprintf(fix, n, "boot a kernel (4.1 or later) that registers the intel_pt PMU; "
-				 "dmesg | grep -i intel_pt says why this one did not");
+		set_fix(fix, n, why, "dmesg",
+			"boot a kernel (4.1 or later) that registers the intel_pt PMU; dmesg | "
+			"grep -i intel_pt says why this one did not");
 		return;
 	}
 	if (perf_closed(d))
-		snprintf(fix, n, "%s", paranoid_fix);
+		set_fix(fix, n, why, "perf_event_paranoid=2", paranoid_fix);
 }
 
-static void bts_fix(const struct ptd_doctor *d, char *fix, size_t n)
+static void bts_fix(const struct ptd_doctor *d, const char *why, char *fix, size_t n)
 {
 	fix[0] = '\0';
 	if (d->simulated)
@@ -359,11 +385,12 @@ static void bts_fix(const struct ptd_doctor *d, char *fix, size_t n)
 	if (d->vendor[0] && !is_intel(d))
 		return; /* BTS exists only on Intel CPUs */
 	if (d->hypervisor) {
-		snprintf(fix, n, "run on bare metal (hypervisors do not give guests BTS)");
+		set_fix(fix, n, why, "bare metal",
+			"run on bare metal (hypervisors do not give guests BTS)");
 		return;
 	}
 	if (perf_closed(d))
-		snprintf(fix, n, "%s", paranoid_fix);
+		set_fix(fix, n, why, "perf_event_paranoid=2", paranoid_fix);
 }
 
 /* The fix when no child can be traced, by the likely cause. */
@@ -435,12 +462,12 @@ void ptd_doctor_conclude(struct ptd_doctor *d)
 	if (v->usable)
 		v->fix[0] = '\0';
 	else
-		pt_fix(d, v->fix, sizeof(v->fix));
+		pt_fix(d, v->why, v->fix, sizeof(v->fix));
 	v = &d->m[PTD_DOCTOR_BTS];
 	if (v->usable)
 		v->fix[0] = '\0';
 	else
-		bts_fix(d, v->fix, sizeof(v->fix));
+		bts_fix(d, v->why, v->fix, sizeof(v->fix));
 
 	/* soft and step need ptrace and nothing else */
 	traceable = !d->trace_tried || d->trace_ok;

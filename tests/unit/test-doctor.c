@@ -244,7 +244,11 @@ static void test_intel_bare_metal(void **state)
 	assert_true(strstr(t->buf, "\n  pt    ") < strstr(t->buf, "\n  bts   "));
 	assert_true(strstr(t->buf, "\n  bts   ") < strstr(t->buf, "\n  soft  "));
 	assert_true(strstr(t->buf, "\n  soft  ") < strstr(t->buf, "\n  step  "));
-	assert_has(t->buf, "--method=auto ");
+	/* paranoid 2 lets anyone trace their own threads in user mode */
+	assert_int_equal(d->m[PTD_DOCTOR_PT].usable, 1);
+	assert_int_equal(d->auto_choice, PTD_DOCTOR_PT);
+	assert_has(t->buf, "  pt    usable: Intel PT through perf (the intel_pt PMU, type 8)\n");
+	assert_has(t->buf, "--method=auto chooses pt\n");
 	free(d);
 	free(t);
 }
@@ -330,11 +334,16 @@ static void test_intel_vm_fixes(void **state)
 	assert_string_equal(d->hv_vendor, "");
 	assert_int_equal(d->m[PTD_DOCTOR_PT].usable, 0);
 	assert_int_equal(d->m[PTD_DOCTOR_BTS].usable, 0);
+	/* the doctor's fix adds what the probe did not say (KVM's pass-through) */
 	assert_non_null(strstr(d->m[PTD_DOCTOR_PT].fix, "run on bare metal"));
-	assert_non_null(strstr(d->m[PTD_DOCTOR_BTS].fix, "run on bare metal"));
+	assert_non_null(strstr(d->m[PTD_DOCTOR_PT].fix, "pt_mode=1"));
+	/* the bts probe says "bare metal" itself: no second fix line for it */
+	assert_non_null(strstr(d->m[PTD_DOCTOR_BTS].why, "bare metal"));
+	assert_string_equal(d->m[PTD_DOCTOR_BTS].fix, "");
 	report(d, t);
 	assert_has(t->buf, "hypervisor:           yes (a virtual machine)\n");
-	assert_has(t->buf, "        fix: run on bare metal");
+	assert_has(t->buf, "        fix: run on bare metal, or in a virtual machine given the host's "
+			   "Intel PT (KVM: kvm_intel pt_mode=1 and -cpu host)\n");
 	free(d);
 	free(t);
 }
