@@ -3142,8 +3142,8 @@ static void help_set_record(int set)
 	       "instructions were dropped, numbered 1, and \"info record\" says so too.\n"
 	       "Registers in the past are not known before the first kept trap.\n\n");
 	printf("%s record pt buffer-size%s -- the AUX buffer of each thread recorded with pt\n"
-	       "    (a power-of-two number of 4K pages; default 4M; halved when the kernel\n"
-	       "    cannot lock that much, and ptdbg says so).\n", v, set ? " SIZE" : "");
+	       "    (a power-of-two number of 4K pages, at least 8K; default 4M; halved when\n"
+	       "    the kernel cannot map that much, and ptdbg says so).\n", v, set ? " SIZE" : "");
 	printf("%s record pt buffer%s -- circular (the default, as gdb: the newest\n"
 	       "    trace survives, older trace is overwritten and becomes a gap) or full (a\n"
 	       "    linear buffer drained at every stop and when it fills: nothing is lost).\n", v,
@@ -3152,10 +3152,12 @@ static void help_set_record(int set)
 	       "    <= 1 or CAP_PERFMON; default off).\n", v, set ? " on|off" : "");
 	printf("%s record pt ret-compression%s -- return compression (auto: the\n"
 	       "    PMU's default, on).\n", v, set ? " on|off|auto" : "");
-	printf("%s record pt tsc|mtc|cyc%s -- timing packets, when the PMU's caps\n"
-	       "    allow them (auto: tsc and mtc on, cyc off).\n", v, set ? " on|off|auto" : "");
+	printf("%s record pt tsc|mtc|cyc%s -- timing packets (auto: not asked for,\n"
+	       "    so off; on is refused when the PMU's caps lack them).\n", v,
+	       set ? " on|off|auto" : "");
 	printf("%s record pt psb-period%s -- a PSB every 2^(N+11) bytes of trace, as\n"
-	       "    caps/psb_periods allows (auto: the PMU's default).\n", v, set ? " N|auto" : "");
+	       "    caps/psb_periods allows (auto: the hardware's default).\n", v,
+	       set ? " N|auto" : "");
 	printf("%s record bts buffer-size%s -- the BTS ring of each thread (a power-of-two\n"
 	       "    number of 4K pages; default 1M).\n", v, set ? " SIZE" : "");
 	if (!set)

@@ -19,6 +19,8 @@
 #define PAGE 4096ull
 #define PT_DEFAULT_BUFFER ((uint64_t)4 << 20)
 #define BTS_DEFAULT_BUFFER ((uint64_t)1 << 20)
+/* The pt recorder's least AUX area (src/record/ptrec.c). */
+#define PT_MIN_PAGES 2
 /* More than the kernel would lock for one thread's trace anywhere. */
 #define MAX_BUFFER (1ull << 32)
 
@@ -87,8 +89,10 @@ static const char *trim(const char *value, char *buf, size_t n)
 	return buf;
 }
 
-/* "4M", "65536", "default" / "0" (0): bytes, a power-of-two number of pages. */
-static int parse_buffer(const char *what, const char *v, uint64_t def, uint64_t *out)
+/* "4M", "65536", "default" / "0" (0): bytes, a power-of-two number of pages,
+ * at least @min_pages. */
+static int parse_buffer(const char *what, const char *v, uint64_t def, uint64_t min_pages,
+			uint64_t *out)
 {
 	char *end;
 	uint64_t n, mul = 1, pages;
@@ -119,11 +123,12 @@ static int parse_buffer(const char *what, const char *v, uint64_t def, uint64_t 
 		return 0;
 	}
 	pages = n / PAGE;
-	if (n % PAGE || (pages & (pages - 1)) || n > MAX_BUFFER)
+	if (n % PAGE || (pages & (pages - 1)) || pages < min_pages || n > MAX_BUFFER)
 		return ptd__err(-ptde_invalid,
 				"invalid %s buffer-size \"%s\": it must be a power-of-two number of "
-				"4K pages (4K, 8K, ... 4G), or default (%" PRIu64 "M)",
-				what, v, def >> 20);
+				"4K pages (%" PRIu64 "K, %" PRIu64 "K, ... 4G), or default (%" PRIu64
+				"M)",
+				what, v, min_pages * 4, min_pages * 8, def >> 20);
 	*out = n;
 	return 0;
 bad:
@@ -255,7 +260,7 @@ int ptd_recopts_pt_set(struct ptd_ptrec_config *c, const char *name, const char 
 	if (!*v)
 		return ptd__err(-ptde_invalid, "pt %s: a value is required", name);
 	if (!strcmp(name, "buffer-size"))
-		return parse_buffer("pt", v, PT_DEFAULT_BUFFER, &c->buffer_size);
+		return parse_buffer("pt", v, PT_DEFAULT_BUFFER, PT_MIN_PAGES, &c->buffer_size);
 	if (!strcmp(name, "buffer")) {
 		if (!strcmp(v, "circular"))
 			c->linear = 0;
@@ -303,7 +308,7 @@ int ptd_recopts_bts_set(struct ptd_btsrec_config *c, const char *name, const cha
 	if (!strcmp(name, "buffer-size")) {
 		if (!*v)
 			return ptd__err(-ptde_invalid, "bts buffer-size: a value is required");
-		return parse_buffer("bts", v, BTS_DEFAULT_BUFFER, &c->buffer_size);
+		return parse_buffer("bts", v, BTS_DEFAULT_BUFFER, 1, &c->buffer_size);
 	}
 	return unknown("bts", name, ptd_recopts_bts_names);
 }

@@ -8,15 +8,18 @@
  *
  * Names and values:
  *   buffer-size      bytes per thread, K/M/G suffixes, a power-of-two
- *                    number of 4 KiB pages; 0 or "default" (pt 4M, bts 1M)
+ *                    number of 4 KiB pages (pt: at least 2); 0 or
+ *                    "default" (pt 4M, bts 1M)
  *   buffer           circular (default: the newest trace survives) | full
  *                    (linear: drained at each stop, nothing lost)   [pt]
  *   kernel           on | off (default off)                          [pt]
  *   ret-compression  on | off | auto (auto: the PMU's default, on)   [pt]
- *   tsc, mtc, cyc    on | off | auto (auto: on when the caps allow it,
- *                    cyc off)                                        [pt]
- *   psb-period       0..15 (the psb_period format term: PSB every
- *                    2^(N+11) bytes) | auto                          [pt]
+ *   tsc, mtc, cyc    on | off | auto (auto: the term is left unset, so
+ *                    off, as in the bare intel_pt event; on is refused
+ *                    when the PMU's caps lack it)                    [pt]
+ *   psb-period       0..15 (the psb_period format term: a PSB every
+ *                    2^(N+11) bytes, as caps/psb_periods allows) | auto
+ *                    (the hardware's default)                         [pt]
  *   filter           one address filter added: START/SIZE@FILE (perf's
  *                    syntax, START an offset in FILE), FUNC, FUNC@FILE or
  *                    FILE (resolved to START/SIZE@FILE when recording

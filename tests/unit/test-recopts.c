@@ -67,6 +67,8 @@ static const struct {
 } pt_rows[] = {
 	{ "buffer-size", "8M", 0, "8388608" },
 	{ "buffer-size", "16k", 0, "16384" },
+	{ "buffer-size", "8K", 0, "8192" },
+	{ "buffer-size", "4K", -ptde_invalid, NULL },     /* pt wants 2 pages */
 	{ "buffer-size", " 65536 ", 0, "65536" },
 	{ "buffer-size", "0x2000", 0, "8192" },
 	{ "buffer-size", "4G", 0, "4294967296" },
@@ -186,6 +188,8 @@ static void test_bts(void **state)
 	assert_int_equal(ptd_recopts_bts_set(&c, "buffer-size", "64K"), 0);
 	assert_int_equal(c.buffer_size, 65536);
 	assert_int_equal(ptd_recopts_bts_set(&c, "buffer-size", "3K"), -ptde_invalid);
+	assert_int_equal(ptd_recopts_bts_set(&c, "buffer-size", "4K"), 0);
+	assert_int_equal(c.buffer_size, 4096);
 	assert_int_equal(ptd_recopts_bts_set(&c, "buffer", "full"), -ptde_notfound);
 	assert_non_null(strstr(ptd_last_error(-ptde_notfound), "buffer-size"));
 	assert_int_equal(ptd_recopts_bts_get(&c, "kernel", buf, sizeof(buf)), -ptde_notfound);
