@@ -77,6 +77,13 @@ struct ptd_perf_kernel_ops {
 	 * number of names or -errno.  May be NULL (ptd_perf_pmu_read then
 	 * probes the terms and caps it knows by name). */
 	int (*list_sysfs)(struct ptd_perf_kernel *k, const char *rel, char *buf, size_t n);
+	/* Added by h2.  The caller is about to read the rings of @tid (0:
+	 * every thread) while the thread is stopped, also at stops that never
+	 * went through on_stop (the interrupts of ptd_target_stop_all).  The
+	 * real kernel needs nothing (a stopped thread is off the CPU, its
+	 * trace is in the rings); the simulated one writes what it staged.
+	 * Returns 0 or a negative ptd_error.  May be NULL. */
+	int (*sync)(struct ptd_perf_kernel *k, pid_t tid);
 };
 
 struct ptd_perf_kernel {
@@ -123,6 +130,11 @@ struct ptd_perf_sim_stats {
 	uint64_t signals;     /* watermark signals sent */
 };
 void ptd_perf_sim_stats(const struct ptd_perf_kernel *k, struct ptd_perf_sim_stats *st);
+/* Tests: every block the simulation's step recorder records for @tid is
+ * also appended to @h (not owned), the exact history the trace written
+ * into the rings must decode to. */
+struct ptd_history;
+void ptd_perf_sim_keep_history(struct ptd_perf_kernel *k, pid_t tid, struct ptd_history *h);
 /* The target whose threads events are opened for (pid = tid). */
 void ptd_perf_kernel_set_target(struct ptd_perf_kernel *k, struct ptd_target *t);
 static inline void ptd_perf_kernel_free(struct ptd_perf_kernel *k)
