@@ -19,7 +19,6 @@
 
 #include "disasm/disasm.h"
 #include "record/doctor.h"
-#include "record/recopts.h"
 #include "ptdbg/ptdbg.h"
 #include "shell.h"
 
@@ -2806,6 +2805,13 @@ static int show_version(struct shell *sh, const char *args)
 	return 0;
 }
 
+/* The settings `show record pt` and `show record bts` list. */
+static const char *const pt_settings[] = {
+	"buffer-size", "buffer", "kernel", "ret-compression", "tsc", "mtc", "cyc", "psb-period",
+	"filter", NULL,
+};
+static const char *const bts_settings[] = { "buffer-size", NULL };
+
 /* One pt or bts setting as "show record pt NAME" prints it. */
 static int show_record_hw(struct shell *sh, enum ptd_method m, const char *name)
 {
@@ -2821,8 +2827,18 @@ static int show_record_hw(struct shell *sh, enum ptd_method m, const char *name)
 		print_bytes(strtoull(buf, NULL, 10));
 		printf(" per thread.\n");
 	} else if (!strcmp(name, "filter")) {
-		printf("The record %s filter%s %s.\n", ptd_method_name(m),
-		       strchr(buf, ',') ? "s are" : " is", buf);
+		/* the session gives one filter a line */
+		int several = strchr(buf, '\n') != NULL;
+
+		for (char *p = buf; (p = strchr(p, '\n')) != NULL;)
+			*p = ',';
+		printf("The record %s filter%s ", ptd_method_name(m), several ? "s are" : " is");
+		for (const char *p = buf; *p; p++) {
+			putchar(*p);
+			if (*p == ',')
+				putchar(' ');
+		}
+		printf(".\n");
 	} else {
 		printf("The record %s %s is %s.\n", ptd_method_name(m), name, buf);
 	}
@@ -2832,7 +2848,7 @@ static int show_record_hw(struct shell *sh, enum ptd_method m, const char *name)
 /* show record pt [NAME], show record bts [buffer-size] */
 static int show_record_hw_cmd(struct shell *sh, enum ptd_method m, const char *args)
 {
-	const char *const *names = m == PTD_METHOD_PT ? ptd_recopts_pt_names : ptd_recopts_bts_names;
+	const char *const *names = m == PTD_METHOD_PT ? pt_settings : bts_settings;
 	char word[64];
 
 	first_word(args, word, sizeof(word));
@@ -3150,14 +3166,14 @@ static void help_set_record(int set)
 	       set ? " circular|full" : "");
 	printf("%s record pt kernel%s -- also trace the kernel (needs perf_event_paranoid\n"
 	       "    <= 1 or CAP_PERFMON; default off).\n", v, set ? " on|off" : "");
-	printf("%s record pt ret-compression%s -- return compression (auto: the\n"
-	       "    PMU's default, on).\n", v, set ? " on|off|auto" : "");
-	printf("%s record pt tsc|mtc|cyc%s -- timing packets (auto: not asked for,\n"
-	       "    so off; on is refused when the PMU's caps lack them).\n", v,
-	       set ? " on|off|auto" : "");
+	printf("%s record pt ret-compression%s -- return compression (default:\n"
+	       "    the PMU's, on).\n", v, set ? " on|off|default" : "");
+	printf("%s record pt tsc|mtc|cyc%s -- timing packets (default: not asked\n"
+	       "    for, so off; on is refused when the PMU's caps lack them).\n", v,
+	       set ? " on|off|default" : "");
 	printf("%s record pt psb-period%s -- a PSB every 2^(N+11) bytes of trace, as\n"
-	       "    caps/psb_periods allows (auto: the hardware's default).\n", v,
-	       set ? " N|auto" : "");
+	       "    caps/psb_periods allows (default: the hardware's).\n", v,
+	       set ? " N|default" : "");
 	printf("%s record bts buffer-size%s -- the BTS ring of each thread (a power-of-two\n"
 	       "    number of 4K pages; default 1M).\n", v, set ? " SIZE" : "");
 	if (!set)

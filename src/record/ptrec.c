@@ -84,6 +84,9 @@ struct ptrec {
 	int nth, cap;
 	struct ptd_image *img;
 	int img_stale;
+	/* Sideband said the image changed: true for the trace read after
+	 * the trace decoded next, so it applies after that decode. */
+	int img_pending;
 	uint64_t aux_size; /* bytes per thread now (halved on ENOMEM) */
 	int started;
 	int stopped;
@@ -615,7 +618,7 @@ static int decode_stream(struct ptrec *p, struct ptthread *th, int final)
 		if (rc < 0)
 			goto out_h;
 		if (th->s_done == 0 && th->s_done_ev == 0)
-			head = ptd_pt_state_head_flags(&th->s_state);
+			head = ptd_pt_state_head_flags(&out);
 		th->s_base = last;
 		th->s_state = out;
 		th->s_done = th->s_done_ev = 0;
@@ -727,7 +730,7 @@ static int sideband(void *ctx, const struct perf_event_header *h, const void *re
 			memcpy(&lost, b + 16, 8);
 		/* Sideband records (mappings) were lost: the image may miss
 		 * code, so build it again from the process's maps. */
-		c->p->img_stale = 1;
+		c->p->img_pending = 1;
 		notify(c->p,
 		       "warning: %llu perf sideband records of thread %d were lost; the "
 		       "process image is read again from /proc",
@@ -736,12 +739,14 @@ static int sideband(void *ctx, const struct perf_event_header *h, const void *re
 	}
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_MMAP:
-		/* New executable code: the image gets it at the next decode. */
-		c->p->img_stale = 1;
+		/* New executable code: the image gets it after the next
+		 * decode (the trace before the mapping must not see it; code
+		 * that ran in it meanwhile is read through env.read_code). */
+		c->p->img_pending = 1;
 		break;
 	case PERF_RECORD_COMM:
 		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
-			c->p->img_stale = 1;
+			c->p->img_pending = 1;
 		break;
 	case PERF_RECORD_ITRACE_START:
 	default:
@@ -799,7 +804,7 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 		notify(p, "warning: cannot read the perf sideband of thread %d: %s", (int)th->tid,
 		       ptd_last_error(rc));
 	if (lost)
-		p->img_stale = 1;
+		p->img_pending = 1;
 	before = th->auxr.tail;
 	head = __atomic_load_n(&th->auxr.pg->aux_head, __ATOMIC_ACQUIRE);
 	got = ptd_perf_aux_read(&th->auxr, &th->pt, &th->pt_size, &th->pt_cap, &wrapped);
@@ -839,6 +844,10 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 		int e = decode_stream(p, th, 0);
 		if (e < 0 && rc == 0)
 			rc = e;
+		if (p->img_pending) {
+			p->img_stale = 1;
+			p->img_pending = 0;
+		}
 	}
 	return rc;
 }
@@ -862,6 +871,9 @@ static int pt_start(struct ptd_recorder *r)
 
 	p->started = 1;
 	p->stopped = 0;
+	/* The image of the code as it is when tracing starts. */
+	if (!image(p))
+		return ptd__err(-ptde_nomem, "out of memory for the process image");
 	for (int i = 0; i < p->nth && rc == 0; i++) {
 		struct ptthread *th = &p->th[i];
 		if (th->gone)
@@ -1039,6 +1051,7 @@ static int pt_exec(struct ptd_recorder *r, pid_t tid, uint64_t pc)
 	if (th)
 		rc = read_thread(p, th, 1);
 	p->img_stale = 1;
+	p->img_pending = 0;
 	if (th) {
 		ptd_history_append_event(th->h, PTD_EV_EXEC, pc, 0);
 		ptd_history_set_tail(th->h, pc);

@@ -24,11 +24,11 @@ cat >"$TMPDIR/expect" <<'OUT'
 The record pt buffer size is 4MB per thread.
 The record pt buffer is circular.
 The record pt kernel is off.
-The record pt ret-compression is auto.
-The record pt tsc is auto.
-The record pt mtc is auto.
-The record pt cyc is auto.
-The record pt psb-period is auto.
+The record pt ret-compression is default.
+The record pt tsc is default.
+The record pt mtc is default.
+The record pt cyc is default.
+The record pt psb-period is default.
 The record pt filter is none.
 @@SET
 The record pt buffer size is 64kB per thread.
@@ -49,7 +49,7 @@ OUT
 diff -u "$TMPDIR/expect" "$log" >&2 || die "settings are not shown back as set"
 
 # bad values: one message each, saying what is valid; nothing changes
-CMDS=('set record pt buffer-size 5000' 'set record pt buffer-size 4K' 'set record pt buffer round'
+CMDS=('set record pt buffer-size 5000' 'set record pt buffer round'
       'set record pt kernel maybe' 'set record pt tsc sometimes' 'set record pt psb-period 16'
       'set record pt colour on' 'set record pt' 'show record pt colour'
       'set record bts buffer-size 3K' 'set record bts buffer full'
@@ -58,20 +58,19 @@ CMDS=('set record pt buffer-size 5000' 'set record pt buffer-size 4K' 'set recor
       'record pt filter f5' 'echo @@AFTER\n' 'show record pt buffer-size' 'show record pt filter')
 ptdbg_batch >"$log"
 cat >"$TMPDIR/expect" <<'OUT'
-invalid pt buffer-size "5000": it must be a power-of-two number of 4K pages (8K, 16K, ... 4G), or default (4M)
-invalid pt buffer-size "4K": it must be a power-of-two number of 4K pages (8K, 16K, ... 4G), or default (4M)
-invalid pt buffer "round": circular (the newest trace survives) or full (drained at stops, nothing lost)
-invalid value "maybe" for pt kernel: on or off
-invalid value "sometimes" for pt tsc: on, off or auto
-invalid pt psb-period "16": 0 to 15 (a PSB every 2^(N+11) bytes) or auto
-no pt option "colour" (pt ones: buffer-size, buffer, kernel, ret-compression, tsc, mtc, cyc, psb-period, filter)
+invalid pt buffer-size "5000": a power of two of pages (4K, 8K, ... 4M) is needed
+invalid pt buffer "round" (circular: the newest trace survives, or full: drained at stops, nothing lost)
+invalid pt kernel "maybe" (on or off)
+invalid pt tsc "sometimes" (on or off, or default)
+invalid pt psb-period "16" (0..15: PSB every 2^(n+11) bytes, or default)
+unknown pt option "colour" (buffer-size, buffer, kernel, ret-compression, tsc, mtc, cyc, psb-period, filter)
 "set record pt" must be followed by a setting.  Try "help set record".
-no pt option "colour" (pt ones: buffer-size, buffer, kernel, ret-compression, tsc, mtc, cyc, psb-period, filter)
-invalid bts buffer-size "3K": it must be a power-of-two number of 4K pages (4K, 8K, ... 4G), or default (1M)
-no bts option "buffer" (bts ones: buffer-size)
+unknown pt option "colour" (buffer-size, buffer, kernel, ret-compression, tsc, mtc, cyc, psb-period, filter)
+invalid bts buffer-size "3K": a power of two of pages (4K, 8K, ... 4M) is needed
+unknown bts option "buffer" (buffer-size)
 invalid pt filter "0x10/0@/bin/true": START/SIZE@FILE wants two numbers (SIZE not 0) and a file, as in 0x1000/0x200@/usr/bin/prog
-invalid pt filter "a b": one filter at a time, without blanks or commas
-cannot add the pt filter "f5": ptdbg takes at most 4 (and the CPU caps/num_address_ranges); "record pt filter none" removes them
+invalid pt filter "a b" (START/SIZE@FILE, FUNC@FILE, or none)
+too many pt filters (at most 4; "none" clears them)
 @@AFTER
 The record pt buffer size is 4MB per thread.
 The record pt filters are f1, f2, f3, f4.
@@ -85,7 +84,7 @@ ptdbg_batch --pt-buffer=full --pt-buffer-size 16M --pt-filter=main --pt-filter /
 printf '%s\n' 'The record pt buffer is full.' 'The record pt buffer size is 16MB per thread.' \
 	'The record pt filters are main, /bin/true.' >"$TMPDIR/expect"
 diff -u "$TMPDIR/expect" "$log" >&2 || die "--pt-* options not taken"
-for bad in --pt-buffer=half --pt-buffer-size=3000 --pt-filter=1/0@/x; do
+for bad in --pt-buffer=half --pt-buffer-size=3000 --pt-filter=1/0@/x --pt-filter='a b'; do
 	CMDS=('echo RAN\n')
 	ptdbg_batch "$bad" >"$log" && die "$bad: ptdbg must exit with status 1"
 	grep -q '^ptdbg: invalid pt ' "$log" || { cat "$log" >&2; die "$bad: no message"; }
@@ -102,8 +101,8 @@ done
 CMDS=('help set record' 'help record pt')
 ptdbg_batch >"$log"
 for s in 'set record pt buffer-size SIZE' 'set record pt buffer circular|full' \
-	'set record pt kernel on|off' 'set record pt ret-compression on|off|auto' \
-	'set record pt tsc|mtc|cyc on|off|auto' 'set record pt psb-period N|auto' \
+	'set record pt kernel on|off' 'set record pt ret-compression on|off|default' \
+	'set record pt tsc|mtc|cyc on|off|default' 'set record pt psb-period N|default' \
 	'set record bts buffer-size SIZE' 'record pt filter FUNCTION|FILE|START/SIZE@FILE'; do
 	grep -qF -- "$s" "$log" || die "help does not document '$s'"
 done

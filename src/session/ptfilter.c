@@ -1,12 +1,13 @@
 /*
- * The session's settings of the pt and bts recorders (record_options.h):
- * stored until the next recording, shown back by name, and the pt
- * filters resolved when a recording starts.  Parsing and checking is
- * src/record/recopts.c's, so every front end refuses the same values with
- * the same words.
+ * The pt recorder's address filters resolved for the kernel (ptfilter.h):
+ * a function to its offset and size in the file it is mapped from (the
+ * kernel applies a file filter to every mapping of that file), a file to
+ * all of it, START/SIZE@FILE as given.  Done when recording starts, so a
+ * filter set before `run` follows where the program is loaded.
  */
-#include "session/record_options.h"
+#include "session/ptfilter.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -15,51 +16,52 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "record/recopts.h"
-#include "session/session.h"
 #include "symbols/symbols.h"
 #include "util/error.h"
 
-void ptd__record_options_init(struct ptd_record_options *o)
+static int parse_num(const char *s, unsigned long long *out)
 {
-	ptd_recopts_pt_init(&o->pt);
-	ptd_recopts_bts_init(&o->bts);
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	return (int)(end - s);
 }
 
-void ptd__record_options_fini(struct ptd_record_options *o)
+int ptd__pt_filter_range(const char *spec, unsigned long long *start,
+			     unsigned long long *size, const char **file)
 {
-	if (o)
-		ptd_recopts_pt_fini(&o->pt);
-}
+	const char *p = spec, *slash, *at;
+	int k;
 
-int ptd_session_set_record_option(struct ptd_session *s, enum ptd_method m, const char *name,
-				  const char *value)
-{
-	struct ptd_record_options *o = s ? ptd__session_record_options(s) : NULL;
-
-	if (!o || !name || !value)
-		return ptd__err(-ptde_invalid, "record option: NULL argument");
-	if (m == PTD_METHOD_PT)
-		return ptd_recopts_pt_set(&o->pt, name, value);
-	if (m == PTD_METHOD_BTS)
-		return ptd_recopts_bts_set(&o->bts, name, value);
-	return ptd__err(-ptde_invalid, "the %s recorder has no option \"%s\"", ptd_method_name(m),
-			name);
-}
-
-int ptd_session_get_record_option(struct ptd_session *s, enum ptd_method m, const char *name,
-				  char *buf, size_t n)
-{
-	struct ptd_record_options *o = s ? ptd__session_record_options(s) : NULL;
-
-	if (!o || !name || !buf)
-		return ptd__err(-ptde_invalid, "record option: NULL argument");
-	if (m == PTD_METHOD_PT)
-		return ptd_recopts_pt_get(&o->pt, name, buf, n);
-	if (m == PTD_METHOD_BTS)
-		return ptd_recopts_bts_get(&o->bts, name, buf, n);
-	return ptd__err(-ptde_invalid, "the %s recorder has no option \"%s\"", ptd_method_name(m),
-			name);
+	slash = strchr(spec, '/');
+	at = strchr(spec, '@');
+	/* START/SIZE@FILE starts with a number and has both separators in
+	 * that order; a path or a function name does not start with a digit. */
+	if (!isdigit((unsigned char)*spec) || !slash || !at || at < slash)
+		return 0;
+	k = parse_num(p, start);
+	if (k < 0 || p + k != slash)
+		goto bad;
+	p = slash + 1;
+	k = parse_num(p, size);
+	if (k < 0 || p + k != at || !*size)
+		goto bad;
+	if (!at[1])
+		goto bad;
+	if (*start + *size < *start)
+		goto bad;
+	*file = at + 1;
+	return 1;
+bad:
+	return ptd__err(-ptde_invalid,
+			"invalid pt filter \"%s\": START/SIZE@FILE wants two numbers (SIZE not 0) "
+			"and a file, as in 0x1000/0x200@/usr/bin/prog",
+			spec);
 }
 
 /* The mapping of @path (its real path) that holds @addr, from
@@ -97,7 +99,7 @@ static int file_offset(pid_t pid, uint64_t addr, const char *path, uint64_t *off
 	return found ? 0 : -ptde_notfound;
 }
 
-int ptd__record_filter_resolve(const char *spec, pid_t pid, struct ptd_symbols *sym, char *out,
+int ptd__pt_filter_resolve(const char *spec, pid_t pid, struct ptd_symbols *sym, char *out,
 			       size_t n)
 {
 	unsigned long long start, size;
@@ -108,7 +110,7 @@ int ptd__record_filter_resolve(const char *spec, pid_t pid, struct ptd_symbols *
 	struct ptd_symbol ps;
 	int rc;
 
-	rc = ptd_recopts_filter_range(spec, &start, &size, &file);
+	rc = ptd__pt_filter_range(spec, &start, &size, &file);
 	if (rc < 0)
 		return rc;
 	if (rc > 0) {
@@ -160,31 +162,38 @@ int ptd__record_filter_resolve(const char *spec, pid_t pid, struct ptd_symbols *
 	return 0;
 }
 
-int ptd__record_options_pt_config(const struct ptd_record_options *o, pid_t pid,
-				  struct ptd_symbols *sym, struct ptd_ptrec_config *out)
+void ptd__pt_config_fini(struct ptd_ptrec_config *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->nfilters; i++)
+		free(c->filters[i]);
+	memset(c->filters, 0, sizeof(c->filters));
+	c->nfilters = 0;
+}
+
+int ptd__pt_config_resolve(const struct ptd_ptrec_config *in, pid_t pid, struct ptd_symbols *sym,
+			   struct ptd_ptrec_config *out)
 {
 	char buf[PATH_MAX + 64];
 	int rc;
 
-	rc = ptd_recopts_pt_copy(out, &o->pt);
-	if (rc < 0)
-		return rc;
-	for (int i = 0; i < out->nfilters; i++) {
-		char *r;
-
-		rc = ptd__record_filter_resolve(o->pt.filters[i], pid, sym, buf, sizeof(buf));
+	*out = *in;
+	memset(out->filters, 0, sizeof(out->filters));
+	out->nfilters = 0;
+	for (int i = 0; i < in->nfilters && i < PTD_PT_FILTERS_MAX; i++) {
+		rc = ptd__pt_filter_resolve(in->filters[i], pid, sym, buf, sizeof(buf));
 		if (rc < 0)
 			goto fail;
-		r = strdup(buf);
-		if (!r) {
+		out->filters[i] = strdup(buf);
+		if (!out->filters[i]) {
 			rc = ptd__err(-ptde_nomem, "out of memory");
 			goto fail;
 		}
-		free(out->filters[i]);
-		out->filters[i] = r;
+		out->nfilters++;
 	}
 	return 0;
 fail:
-	ptd_recopts_pt_fini(out);
+	ptd__pt_config_fini(out);
 	return rc;
 }
