@@ -419,8 +419,7 @@ int ptd_perf_pmu_read(struct ptd_perf_kernel *k, const char *name, struct ptd_pe
 			return ptd__err(-ptde_sys, "cannot read %s/%s: %s", SYSFS_DEVICES, rel,
 					strerror((int)-len));
 		if (parse_u64(buf, &v) < 0)
-			return ptd__err(-ptde_bad_trace, "cannot parse %s/%s: '%s' is not a number",
-					SYSFS_DEVICES, rel, buf);
+			continue; /* not a number (tsc_art_ratio is "2:216"): not a flag we test */
 		snprintf(pmu->caps[i].name, sizeof(pmu->caps[i].name), "%s", p);
 		pmu->caps[i].value = v;
 		pmu->ncaps++;

@@ -719,8 +719,12 @@ static int set_filter(struct sim *s, struct sim_event *e, const char *str)
 			return -EOPNOTSUPP;
 		if (at[1] != '/')
 			return -EINVAL; /* the kernel resolves an absolute path */
+		if (access(at + 1, F_OK) < 0)
+			return -errno; /* kern_path() */
+		/* A file not mapped (yet) gives an empty range, as in the
+		 * kernel until perf_event_addr_filters_apply finds a vma. */
 		if (file_addr(s, at + 1, start, size, &f[n - 1].lo) < 0)
-			return -EINVAL;
+			f[n - 1].lo = 0, size = 0;
 		f[n - 1].hi = f[n - 1].lo + size;
 		tok = strtok_r(NULL, " ,\n", &save);
 	}

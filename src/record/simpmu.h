@@ -68,6 +68,8 @@ struct sim_event {
 	uint8_t *bts;    /* staged BTS samples: (from, to) pairs */
 	size_t nbts, capbts;
 	int caller_step;
+	uint64_t start_pc;
+	int in_execve;
 	int sys_nr;      /* syscall the pending step executes, -1: none */
 	uint64_t sys_args[3];
 };

@@ -84,6 +84,25 @@ static struct ptd_ptsynth *new_synth(const struct sim_event *e)
 	return ptd_ptsynth_alloc(&c);
 }
 
+/* Is @tid stopped inside execve (the exec event stop of a launch)?  Its
+ * first single-step then only completes the syscall and traps at the
+ * entry point without executing it. */
+static int in_execve(pid_t tid)
+{
+	char path[64], buf[32] = "";
+	FILE *f;
+	long nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f))
+		nr = strtol(buf, NULL, 10);
+	fclose(f);
+	return nr == SYS_execve || nr == SYS_execveat;
+}
+
 static int start_recording(struct sim *s, struct sim_event *e)
 {
 	uint64_t pc;
@@ -104,6 +123,8 @@ static int start_recording(struct sim *s, struct sim_event *e)
 	if (rc < 0)
 		return rc;
 	e->recording = 1;
+	e->start_pc = pc;
+	e->in_execve = in_execve(e->tid);
 	e->sys_nr = -1;
 	if (e->is_pt)
 		ptd__sim_itrace_start(s, e);
@@ -422,9 +443,14 @@ int ptd__sim_on_stop(struct sim *s, const struct ptd_stop *st)
 		e = recording_of(s, st->tid);
 		if (!e)
 			return 0;
-		rc = ptd_steprec_stepped(s->sr, st->tid, st->pc);
-		if (rc < 0)
-			return rc;
+		if (e->in_execve && st->pc == e->start_pc) {
+			e->in_execve = 0; /* the execve completed; nothing ran */
+		} else {
+			e->in_execve = 0;
+			rc = ptd_steprec_stepped(s->sr, st->tid, st->pc);
+			if (rc < 0)
+				return rc;
+		}
 		after_syscall(s, e);
 		rc = convert(s, e, 0);
 		if (rc < 0)

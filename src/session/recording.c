@@ -261,56 +261,86 @@ static int pt_sync_before_unmap(struct ptd_session *s)
 	return rc;
 }
 
-/* Is Intel PT usable here?  Returns 0, or <0 with the reason in @why. */
-static int probe_pt(char *why, size_t n)
+/*
+ * The recorder for method @m; auto walks the ladder pt -> bts -> soft ->
+ * step through the probes and notes why each was refused.  The pt and
+ * bts recorders run on the perf kernel of the moment (the running one,
+ * or the simulated PMU with PTDBG_SIMULATE_PMU, which is never silent:
+ * an unknown value is an error).  Returns NULL with the message set
+ * (ptd_last_error).
+ */
+static struct ptd_recorder *make_recorder(struct ptd_session *s, enum ptd_method *m,
+					  struct ptd_recorder_env *env)
 {
-	if (access("/sys/bus/event_source/devices/intel_pt/type", R_OK) < 0) {
-		snprintf(why, n, "no Intel PT PMU (/sys/bus/event_source/devices/intel_pt: %s)",
-			 strerror(errno));
-		return -ptde_unsupported;
+	char why_pt[300] = "", why_bts[300] = "";
+	struct ptd_perf_kernel *k = NULL;
+	struct ptd_recorder *r;
+
+	if (*m == PTD_METHOD_AUTO || *m == PTD_METHOD_PT || *m == PTD_METHOD_BTS) {
+		k = ptd_perf_kernel_default();
+		if (!k) {
+			char msg[400];
+			snprintf(msg, sizeof(msg), "%s", ptd_last_error(-ptde_invalid));
+			ptd__err(-ptde_invalid, "cannot record with method '%s': %s",
+				 ptd_method_name(*m), msg);
+			return NULL;
+		}
 	}
-	snprintf(why, n, "Intel PT is present but this ptdbg has no pt recorder yet");
-	return -ptde_unsupported;
-}
-
-/* Can this process sample every user-mode branch (BTS through perf)? */
-static int probe_bts(char *why, size_t n)
-{
-	struct perf_event_attr a;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_HARDWARE;
-	a.config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
-	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.disabled = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, n, "no branch trace store (perf_event_open of branch samples: %s)",
-			 strerror(errno));
-		return -ptde_unsupported;
+	if (*m == PTD_METHOD_AUTO) {
+		if (ptd_ptrec_probe(k, why_pt, sizeof(why_pt)) == 0)
+			*m = PTD_METHOD_PT;
+		else if (ptd_btsrec_probe(k, why_bts, sizeof(why_bts)) == 0)
+			*m = PTD_METHOD_BTS;
+		else
+			*m = PTD_METHOD_SOFT;
+		if (*m == PTD_METHOD_SOFT)
+			snprintf(s->method_note, sizeof(s->method_note),
+				 "auto chose soft: pt refused: %s; bts refused: %s", why_pt, why_bts);
+		else if (*m == PTD_METHOD_BTS)
+			snprintf(s->method_note, sizeof(s->method_note),
+				 "auto chose bts%s: pt refused: %s",
+				 k->simulated ? " (simulated PMU)" : "", why_pt);
+		else
+			snprintf(s->method_note, sizeof(s->method_note), "auto chose pt%s",
+				 k->simulated ? " (simulated PMU)" : "");
+	} else if (*m == PTD_METHOD_PT || *m == PTD_METHOD_BTS) {
+		int rc = *m == PTD_METHOD_PT ? ptd_ptrec_probe(k, why_pt, sizeof(why_pt))
+					     : ptd_btsrec_probe(k, why_bts, sizeof(why_bts));
+		if (rc < 0) {
+			ptd_perf_kernel_free(k);
+			ptd__err(-ptde_unsupported, "cannot record with method '%s': %s",
+				 ptd_method_name(*m), *m == PTD_METHOD_PT ? why_pt : why_bts);
+			return NULL;
+		}
 	}
-	close(fd);
-	snprintf(why, n, "BTS is present but this ptdbg has no bts recorder yet");
-	return -ptde_unsupported;
-}
-
-/* The recorder ladder of --method=auto: pt, bts, soft, step. */
-static enum ptd_method choose_method(struct ptd_session *s)
-{
-	char a[200], b[200];
-
-	if (probe_pt(a, sizeof(a)) == 0)
-		return PTD_METHOD_PT;
-	if (probe_bts(b, sizeof(b)) == 0)
-		return PTD_METHOD_BTS;
-	snprintf(s->method_note, sizeof(s->method_note),
-		 "auto chose soft: pt refused: %s; bts refused: %s", a, b);
-	return PTD_METHOD_SOFT;
+	env->buffer_size = *m == PTD_METHOD_PT	    ? s->ptcfg.buffer_size
+			   : *m == PTD_METHOD_BTS ? s->btscfg.buffer_size
+						  : ptd_session_buffer_size(s, *m);
+	switch (*m) {
+	case PTD_METHOD_PT:
+		/* (the recorder owns the kernel from here on, also on failure) */
+		return ptd_ptrec_recorder(k, env, &s->ptcfg);
+	case PTD_METHOD_BTS:
+		return ptd_btsrec_recorder(k, env, &s->btscfg);
+	case PTD_METHOD_SOFT:
+		ptd_perf_kernel_free(k);
+		r = ptd_softrec_recorder(env);
+		if (r || s->method_note[0] == 0)
+			return r;
+		/* auto: the last rung */
+		{
+			char msg[300];
+			snprintf(msg, sizeof(msg), "%s", ptd_last_error(-ptde_nomem));
+			snprintf(s->method_note + strlen(s->method_note),
+				 sizeof(s->method_note) - strlen(s->method_note),
+				 "; soft refused: %s; auto chose step", msg);
+		}
+		*m = PTD_METHOD_STEP;
+		return ptd_steprec_recorder(env);
+	default:
+		ptd_perf_kernel_free(k);
+		return ptd_steprec_recorder(env);
+	}
 }
 
 const char *ptd_session_method_note(const struct ptd_session *s)
@@ -398,17 +428,6 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 	s->method_note[0] = 0;
 	if (m == PTD_METHOD_AUTO)
 		m = s->method;
-	if (m == PTD_METHOD_AUTO)
-		m = choose_method(s);
-	if (m == PTD_METHOD_PT || m == PTD_METHOD_BTS) {
-		char why[200];
-		if (m == PTD_METHOD_PT)
-			probe_pt(why, sizeof(why));
-		else
-			probe_bts(why, sizeof(why));
-		return ptd__err(-ptde_unsupported, "cannot record with method '%s': %s",
-				ptd_method_name(m), why);
-	}
 	env.t = s->t;
 	env.read_code = ptd__ses_read_code;
 	env.want_stop = want_stop_cb;
@@ -417,13 +436,19 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 	env.notify = notify_cb;
 	env.ctx = s;
 	env.pin_cpu = s->pin_cpu;
-	env.buffer_size = ptd_session_buffer_size(s, m);
-	if (m == PTD_METHOD_SOFT)
-		s->rec = ptd_softrec_recorder(&env);
-	else
-		s->rec = ptd_steprec_recorder(&env);
-	if (!s->rec)
-		return -ptde_nomem;
+	ptd_clear_error();
+	s->rec = make_recorder(s, &m, &env);
+	if (!s->rec) {
+		/* the constructors and probes said why */
+		const char *why = ptd_last_error(-ptde_unsupported);
+		char msg[600];
+
+		if (!strncmp(why, "cannot ", 7))
+			return -ptde_unsupported;
+		snprintf(msg, sizeof(msg), "%s", why);
+		return ptd__err(-ptde_unsupported, "cannot record with method '%s': %s",
+				ptd_method_name(m), msg);
+	}
 	s->rec_pt = s->want_pt || (s->rec->caps & PTD_REC_WRITES_PT);
 	s->rec_synth = s->want_pt && !(s->rec->caps & PTD_REC_WRITES_PT);
 	s->rec_limit = s->rec->caps & PTD_REC_STOPS_PER_BRANCH ? ptd_session_buffer_size(s, m) : 0;

@@ -1,0 +1,803 @@
+/*
+ * The simulated perf kernel end to end, through its ops only, as a
+ * recorder drives it: a test program is launched, an intel_pt event (or a
+ * BTS one) is opened for its thread, the rings are mapped, the program
+ * runs to its exit by resume/on_stop, and what the rings hold is read with
+ * the perf layer's readers and checked against the exact history the
+ * simulation's step recorder took of the same run:
+ *  - PT, big circular AUX area: decoded with src/decode/pt.h (with the
+ *    code of the mappings PERF_RECORD_MMAP2 announced) it gives the
+ *    identical instruction sequence (fib, signal: handler entries too);
+ *  - PT, one-page circular area: the newest trace survives, the wrap is
+ *    seen, and it decodes to the newest part of the history;
+ *  - PT, linear area drained when the watermark signal (F_SETOWN,
+ *    F_SETSIG, O_ASYNC) arrives: nothing lost; not drained: TRUNCATED;
+ *  - BTS: the (from, to) samples give back the same instructions; a
+ *    full ring that is not drained gives PERF_RECORD_LOST;
+ *  - perf_event_open/mmap/ioctl refusals with the kernel's errno values.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "decode/image.h"
+#include "decode/pt.h"
+#include "disasm/disasm.h"
+#include "history/history.h"
+#include "ptdbg/ptdbg.h"
+#include "record/perf.h"
+#include "target/target.h"
+
+#define PAGE 4096
+
+static char progdir[4096];
+
+struct run {
+	struct ptd_perf_kernel *k;
+	struct ptd_target *t;
+	pid_t pid;
+	int fd;
+	void *map;
+	size_t map_len;
+	void *aux;
+	size_t aux_len;
+	struct ptd_perf_ring ring;
+	struct ptd_perf_aux a;
+	struct ptd_image *img;
+	struct ptd_history *truth;
+	uint64_t start_pc;
+	/* what was read */
+	uint8_t *trace;
+	size_t trace_size, trace_cap;
+	int wraps;
+	uint64_t ring_lost;
+	int naux, nitrace, nmmap, nlost, ncomm;
+	uint64_t aux_flags_or;
+	uint64_t aux_bytes;
+	uint64_t lost_records;
+	uint64_t *bts;
+	size_t nbts, capbts;
+	int exit_code;
+};
+
+static volatile sig_atomic_t wakeups;
+
+static void on_wakeup(int sig)
+{
+	wakeups++;
+}
+
+static void launch_arg(struct run *r, const char *kind, const char *prog, const char *arg)
+{
+	char path[4200];
+	char *argv[3] = { path, (char *)arg, NULL };
+	struct ptd_launch l = { 0 };
+
+	memset(r, 0, sizeof(*r));
+	snprintf(path, sizeof(path), "%s/%s", progdir, prog);
+	l.argv = argv;
+	l.disable_aslr = 1;
+	assert_int_equal(ptd_target_launch(&r->t, &l), 0);
+	r->pid = ptd_target_pid(r->t);
+	r->k = ptd_perf_kernel_sim(kind);
+	assert_non_null(r->k);
+	ptd_perf_kernel_set_target(r->k, r->t);
+	r->img = ptd_image_alloc(NULL, NULL);
+	assert_non_null(r->img);
+	assert_true(ptd_image_add_maps(r->img, r->pid) > 0);
+	r->truth = ptd_history_alloc(ptd_image_read, r->img);
+	assert_non_null(r->truth);
+	ptd_perf_sim_keep_history(r->k, r->pid, r->truth);
+	assert_int_equal(ptd_target_get_pc(r->t, r->pid, &r->start_pc), 0);
+	r->fd = -1;
+}
+
+static void launch(struct run *r, const char *kind, const char *prog)
+{
+	launch_arg(r, kind, prog, NULL);
+}
+
+static void finish(struct run *r)
+{
+	if (r->aux)
+		assert_int_equal(r->k->ops->munmap(r->k, r->aux, r->aux_len), 0);
+	if (r->map)
+		assert_int_equal(r->k->ops->munmap(r->k, r->map, r->map_len), 0);
+	if (r->fd >= 0)
+		assert_int_equal(r->k->ops->close(r->k, r->fd), 0);
+	ptd_perf_kernel_free(r->k);
+	ptd_target_free(r->t);
+	ptd_history_free(r->truth);
+	ptd_image_free(r->img);
+	free(r->trace);
+	free(r->bts);
+}
+
+static void pt_attr(struct run *r, struct perf_event_attr *attr, int noretcomp, int psb)
+{
+	struct ptd_perf_pmu pmu;
+
+	assert_int_equal(ptd_perf_pmu_read(r->k, "intel_pt", &pmu), 0);
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = pmu.type;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->comm = 1;
+	attr->sample_id_all = 1;
+	attr->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER;
+	assert_int_equal(ptd_perf_pmu_set(&pmu, attr, "pt", 1), 0);
+	assert_int_equal(ptd_perf_pmu_set(&pmu, attr, "branch", 1), 0);
+	assert_int_equal(ptd_perf_pmu_set(&pmu, attr, "noretcomp", (uint64_t)noretcomp), 0);
+	assert_int_equal(ptd_perf_pmu_set(&pmu, attr, "psb_period", (uint64_t)psb), 0);
+}
+
+static void map_rings(struct run *r, int data_pages, int writable, size_t aux_len, int linear)
+{
+	volatile struct perf_event_mmap_page *pg;
+	int err = 0;
+
+	r->map_len = (size_t)(1 + data_pages) * PAGE;
+	r->map = r->k->ops->mmap(r->k, r->fd, r->map_len, PROT_READ | (writable ? PROT_WRITE : 0),
+				 0, &err);
+	assert_non_null(r->map);
+	assert_int_equal(ptd_perf_ring_init(&r->ring, r->map, r->map_len, writable), 0);
+	pg = r->map;
+	assert_int_equal(pg->data_offset, PAGE);
+	assert_int_equal(pg->data_size, (uint64_t)data_pages * PAGE);
+	if (!aux_len)
+		return;
+	if (writable) {
+		pg->aux_offset = r->map_len;
+		pg->aux_size = aux_len;
+	} else {
+		/* a read-only user page cannot take aux_offset: a real
+		 * recorder maps the data ring writable for that; this one
+		 * cannot, and the kernel refuses the AUX mapping */
+		assert_null(r->k->ops->mmap(r->k, r->fd, aux_len, PROT_READ, (off_t)r->map_len,
+					    &err));
+		return;
+	}
+	r->aux_len = aux_len;
+	r->aux = r->k->ops->mmap(r->k, r->fd, aux_len, PROT_READ | (linear ? PROT_WRITE : 0),
+				 (off_t)r->map_len, &err);
+	assert_non_null(r->aux);
+	assert_int_equal(ptd_perf_aux_init(&r->a, pg, r->aux, aux_len, linear), 0);
+}
+
+static int on_record(void *ctx, const struct perf_event_header *h, const void *rec)
+{
+	struct run *r = ctx;
+	const uint8_t *b = rec;
+	uint64_t v[3];
+
+	switch (h->type) {
+	case PERF_RECORD_AUX:
+		memcpy(v, b + 8, 24);
+		r->naux++;
+		r->aux_flags_or |= v[2];
+		r->aux_bytes += v[1];
+		break;
+	case PERF_RECORD_ITRACE_START: {
+		uint32_t pt[2];
+		memcpy(pt, b + 8, 8);
+		assert_int_equal(pt[0], r->pid);
+		assert_int_equal(pt[1], r->pid);
+		r->nitrace++;
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		uint64_t addr, len, pgoff;
+		uint32_t prot;
+		const char *name = (const char *)b + 8 + 8 + 24 + 8 + 16 + 8;
+		memcpy(&addr, b + 16, 8);
+		memcpy(&len, b + 24, 8);
+		memcpy(&pgoff, b + 32, 8);
+		memcpy(&prot, b + 64, 4);
+		assert_true(prot & PROT_EXEC);
+		r->nmmap++;
+		if (name[0] == '/')
+			assert_int_equal(ptd_image_add_file(r->img, name, pgoff, len, addr), 0);
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		uint64_t lost;
+		memcpy(&lost, b + 16, 8);
+		assert_true(lost > 0);
+		r->nlost++;
+		r->lost_records += lost;
+		break;
+	}
+	case PERF_RECORD_COMM:
+		r->ncomm++;
+		break;
+	case PERF_RECORD_SAMPLE: {
+		/* sample_type IP|ADDR: ip (from), addr (to) */
+		if (r->nbts + 2 > r->capbts) {
+			r->capbts = r->capbts ? 2 * r->capbts : 4096;
+			r->bts = realloc(r->bts, r->capbts * sizeof(uint64_t));
+			assert_non_null(r->bts);
+		}
+		assert_int_equal(h->size, 24);
+		assert_int_equal(h->misc, PERF_RECORD_MISC_USER);
+		memcpy(&r->bts[r->nbts], b + 8, 16);
+		r->nbts += 2;
+		break;
+	}
+	default:
+		fail_msg("unexpected record type %u", h->type);
+	}
+	return 0;
+}
+
+static void drain(struct run *r)
+{
+	uint64_t lost = 0;
+	int wrapped = 0;
+
+	assert_true(ptd_perf_ring_read(&r->ring, on_record, r, &lost) >= 0);
+	r->ring_lost += lost;
+	if (r->aux) {
+		assert_true(ptd_perf_aux_read(&r->a, &r->trace, &r->trace_size, &r->trace_cap,
+					      &wrapped) >= 0);
+		r->wraps += wrapped;
+	}
+}
+
+/* Runs the program to its end; @drain_on_wakeup: read the rings when the
+ * watermark signal came. */
+static void run_to_exit(struct run *r, int drain_on_wakeup)
+{
+	struct ptd_stop st;
+	pid_t tid = r->pid;
+	int signo = 0;
+
+	for (;;) {
+		int own;
+		assert_int_equal(r->k->ops->resume(r->k, tid, 0, signo), 0);
+		signo = 0;
+		for (;;) {
+			int rc = ptd_target_wait(r->t, &st, 1);
+			assert_int_equal(rc, 0);
+			own = r->k->ops->on_stop(r->k, &st);
+			assert_true(own >= 0);
+			if (drain_on_wakeup && wakeups) {
+				wakeups = 0;
+				drain(r);
+			}
+			if (!own)
+				break;
+		}
+		if (st.kind == PTD_STOP_EXITED) {
+			r->exit_code = st.status;
+			break;
+		}
+		assert_int_not_equal(st.kind, PTD_STOP_KILLED);
+		if (st.kind == PTD_STOP_SIGNAL)
+			signo = st.signo;
+		tid = st.tid;
+	}
+	drain(r);
+}
+
+/* The instructions of @h's blocks, in order (gaps: 0). */
+static uint64_t *ips_of(struct run *r, const struct ptd_history *h, size_t *n)
+{
+	size_t cap = 65536, k = 0;
+	uint64_t *ips = malloc(cap * sizeof(*ips));
+	struct ptd_item it;
+
+	assert_non_null(ips);
+	for (uint64_t i = 0; ptd_history_item(h, i, &it); i++) {
+		uint64_t ip = it.block.ip;
+		if (it.kind == PTD_ITEM_EVENT)
+			continue;
+		if (it.kind == PTD_ITEM_GAP) {
+			if (k == cap)
+				ips = realloc(ips, (cap *= 2) * sizeof(*ips));
+			ips[k++] = 0;
+			continue;
+		}
+		for (uint32_t j = 0; j < it.block.ninsn; j++) {
+			uint8_t buf[16];
+			struct ptd_insn_info info;
+			int got = ptd_image_read(r->img, ip, buf, sizeof(buf));
+			assert_true(got > 0);
+			assert_int_equal(ptd_disasm_decode(buf, (size_t)got, ip, &info), 0);
+			if (k == cap)
+				ips = realloc(ips, (cap *= 2) * sizeof(*ips));
+			assert_non_null(ips);
+			ips[k++] = ip;
+			ip += info.len;
+		}
+	}
+	*n = k;
+	return ips;
+}
+
+static struct ptd_history *decode(struct run *r, struct ptd_pt_stats *st)
+{
+	struct ptd_history *h = ptd_history_alloc(ptd_image_read, r->img);
+
+	assert_non_null(h);
+	assert_int_equal(ptd_pt_decode_history(r->trace, r->trace_size, r->img, h, st), 0);
+	return h;
+}
+
+static void check_same(struct run *r, const struct ptd_history *got)
+{
+	size_t nt, ng;
+	uint64_t *t = ips_of(r, r->truth, &nt), *g = ips_of(r, got, &ng);
+
+	assert_true(nt > 1000);
+	for (size_t i = 0; i < nt && i < ng; i++)
+		if (t[i] != g[i])
+			fail_msg("instruction %zu: 0x%llx decoded, 0x%llx executed", i,
+				 (unsigned long long)g[i], (unsigned long long)t[i]);
+	assert_int_equal(ng, nt);
+	free(t);
+	free(g);
+}
+
+static void pt_full(const char *prog, int noretcomp)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	struct ptd_history *h;
+	struct ptd_pt_stats st;
+	struct ptd_perf_sim_stats ss;
+
+	launch(&r, "pt", prog);
+	pt_attr(&r, &attr, noretcomp, 0);
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	map_rings(&r, 64, 1, 4 << 20, 0);
+	run_to_exit(&r, 0);
+	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(r.nitrace, 1);
+	assert_true(r.naux >= 1);
+	assert_true(r.nmmap >= 1); /* libc's text */
+	assert_int_equal(r.nlost, 0);
+	assert_int_equal(r.wraps, 0);
+	assert_int_equal(r.aux_flags_or, PERF_AUX_FLAG_OVERWRITE);
+	assert_int_equal(r.aux_bytes, r.trace_size);
+	ptd_perf_sim_stats(r.k, &ss);
+	assert_int_equal(ss.aux_bytes, r.trace_size);
+	assert_true(ss.own_stops > 1000);
+	h = decode(&r, &st);
+	assert_int_equal(st.ngaps, 0);
+	check_same(&r, h);
+	ptd_history_free(h);
+	finish(&r);
+}
+
+static void test_pt_fib(void **state)
+{
+	pt_full("fib", 0);
+}
+
+static void test_pt_fib_noretcomp(void **state)
+{
+	pt_full("fib-O2", 1);
+}
+
+static void test_pt_signal(void **state)
+{
+	pt_full("signal", 0);
+}
+
+static void test_pt_tiny_circular(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	struct ptd_history *h;
+	struct ptd_pt_stats st;
+	size_t nt, ng, skip;
+	uint64_t *t, *g;
+
+	launch_arg(&r, "pt", "fib", "16");
+	pt_attr(&r, &attr, 1, 0); /* every ret a TIP; a PSB every 2 KiB */
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	map_rings(&r, 64, 1, PAGE, 0);
+	run_to_exit(&r, 0);
+	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(r.trace_size, PAGE);
+	assert_int_equal(r.wraps, 1);
+	assert_true(r.aux_bytes > 4 * PAGE);
+	h = decode(&r, &st);
+	/* the bytes before the first PSB in the window are a lost-data gap;
+	 * after it, the newest instructions of the run */
+	t = ips_of(&r, r.truth, &nt);
+	g = ips_of(&r, h, &ng);
+	assert_true(ng > 100);
+	assert_int_equal(g[0], 0);
+	skip = 1;
+	assert_true(ng - skip < nt);
+	for (size_t i = 0; i < ng - skip; i++)
+		if (g[skip + i] != t[nt - (ng - skip) + i])
+			fail_msg("newest instruction %zu differs", i);
+	free(t);
+	free(g);
+	ptd_history_free(h);
+	finish(&r);
+}
+
+static void test_pt_linear_watermark(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	struct ptd_history *h;
+	struct ptd_pt_stats st;
+	struct ptd_perf_sim_stats ss;
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_wakeup;
+	assert_int_equal(sigaction(SIGUSR2, &sa, &old), 0);
+	wakeups = 0;
+	launch_arg(&r, "pt", "fib", "16");
+	pt_attr(&r, &attr, 1, 0);
+	attr.aux_watermark = PAGE / 2;
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	map_rings(&r, 64, 1, PAGE, 1);
+	assert_int_equal(r.k->ops->fcntl(r.k, r.fd, F_SETOWN, getpid()), 0);
+	assert_int_equal(r.k->ops->fcntl(r.k, r.fd, F_SETSIG, SIGUSR2), 0);
+	assert_int_equal(r.k->ops->fcntl(r.k, r.fd, F_SETFL, O_ASYNC), 0);
+	assert_int_equal(r.k->ops->fcntl(r.k, r.fd, F_GETSIG, 0), SIGUSR2);
+	run_to_exit(&r, 1);
+	sigaction(SIGUSR2, &old, NULL);
+	assert_int_equal(r.exit_code, 0);
+	ptd_perf_sim_stats(r.k, &ss);
+	assert_true(ss.signals > 2);
+	/* drained at each wakeup: nothing truncated, all of it read */
+	assert_int_equal(r.aux_flags_or & PERF_AUX_FLAG_TRUNCATED, 0);
+	assert_true(r.trace_size > 4 * PAGE);
+	assert_int_equal(r.trace_size, ss.aux_bytes);
+	h = decode(&r, &st);
+	assert_int_equal(st.ngaps, 0);
+	check_same(&r, h);
+	ptd_history_free(h);
+	finish(&r);
+}
+
+static void test_pt_linear_truncated(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	struct ptd_history *h;
+	struct ptd_pt_stats st;
+	size_t nt, ng;
+	uint64_t *t, *g;
+
+	launch(&r, "pt", "fib");
+	pt_attr(&r, &attr, 0, 0);
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	map_rings(&r, 64, 1, PAGE, 1);
+	run_to_exit(&r, 0);
+	assert_int_equal(r.exit_code, 0);
+	/* the area filled up: TRUNCATED, and the event stopped */
+	assert_true(r.aux_flags_or & PERF_AUX_FLAG_TRUNCATED);
+	assert_int_equal(r.trace_size, PAGE);
+	/* what is there is the oldest trace, a prefix of the run */
+	h = decode(&r, &st);
+	t = ips_of(&r, r.truth, &nt);
+	g = ips_of(&r, h, &ng);
+	assert_true(ng > 50);
+	assert_true(ng <= nt);
+	for (size_t i = 0; i < ng; i++)
+		if (g[i] != t[i] && g[i] != 0)
+			fail_msg("instruction %zu differs", i);
+	free(t);
+	free(g);
+	ptd_history_free(h);
+	finish(&r);
+}
+
+static void bts_attr(struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_HARDWARE;
+	attr->config = PERF_COUNT_HW_BRANCH_INSTRUCTIONS;
+	attr->sample_period = 1;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->exclude_idle = 1;
+	attr->mmap = 1; /* the test's image needs libc's mapping */
+	attr->mmap2 = 1;
+}
+
+static void test_bts_fib(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	size_t nt, k = 0;
+	uint64_t *t, ip;
+
+	launch(&r, "bts", "fib");
+	bts_attr(&attr);
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	map_rings(&r, 256, 1, 0, 0);
+	run_to_exit(&r, 0);
+	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(r.nlost, 0);
+	assert_true(r.nbts > 1000);
+	/* gdb's blocks: [start, from0], [to0, from1], ... then the run from
+	 * the last to up to where the history ends */
+	t = ips_of(&r, r.truth, &nt);
+	ip = r.start_pc;
+	for (size_t i = 0; i < r.nbts; i += 2) {
+		uint64_t from = r.bts[i], to = r.bts[i + 1];
+		for (;;) {
+			uint8_t buf[16];
+			struct ptd_insn_info info;
+			int got;
+			assert_true(k < nt);
+			if (t[k] != ip)
+				fail_msg("instruction %zu: 0x%llx from BTS, 0x%llx executed", k,
+					 (unsigned long long)ip, (unsigned long long)t[k]);
+			k++;
+			if (ip == from)
+				break;
+			got = ptd_image_read(r.img, ip, buf, sizeof(buf));
+			assert_true(got > 0);
+			assert_int_equal(ptd_disasm_decode(buf, (size_t)got, ip, &info), 0);
+			ip += info.len;
+		}
+		ip = to;
+	}
+	/* the rest is one straight run */
+	for (; k < nt; k++) {
+		uint8_t buf[16];
+		struct ptd_insn_info info;
+		int got;
+		assert_int_equal(t[k], ip);
+		got = ptd_image_read(r.img, ip, buf, sizeof(buf));
+		assert_true(got > 0);
+		assert_int_equal(ptd_disasm_decode(buf, (size_t)got, ip, &info), 0);
+		ip += info.len;
+	}
+	free(t);
+	finish(&r);
+}
+
+static void test_bts_lost(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	struct ptd_perf_sim_stats ss;
+
+	launch(&r, "bts", "fib");
+	bts_attr(&attr);
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	/* two pages, writable, never drained while running */
+	map_rings(&r, 2, 1, 0, 0);
+	run_to_exit(&r, 0);
+	assert_int_equal(r.exit_code, 0);
+	ptd_perf_sim_stats(r.k, &ss);
+	assert_true(ss.lost > 0);
+	assert_true(r.nbts > 0);
+	/* what was read is what fitted: fewer samples than branches */
+	assert_true(r.nbts / 2 <= ss.samples);
+	assert_true(r.nbts / 2 < r.nbts / 2 + ss.lost);
+	finish(&r);
+}
+
+static void test_bts_lost_record(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	struct sigaction sa, old;
+
+	/* drained at every other wakeup: some batches are dropped, and the
+	 * next one that fits is preceded by PERF_RECORD_LOST */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_wakeup;
+	assert_int_equal(sigaction(SIGIO, &sa, &old), 0);
+	wakeups = 0;
+	launch(&r, "bts", "fib");
+	bts_attr(&attr);
+	attr.watermark = 1;
+	attr.wakeup_watermark = 3 * PAGE;
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	map_rings(&r, 4, 1, 0, 0);
+	assert_int_equal(r.k->ops->fcntl(r.k, r.fd, F_SETOWN, getpid()), 0);
+	assert_int_equal(r.k->ops->fcntl(r.k, r.fd, F_SETFL, O_ASYNC), 0);
+	{
+		struct ptd_stop st;
+		int n = 0;
+		pid_t tid = r.pid;
+		int signo = 0;
+		for (;;) {
+			int own;
+			assert_int_equal(r.k->ops->resume(r.k, tid, 0, signo), 0);
+			signo = 0;
+			do {
+				assert_int_equal(ptd_target_wait(r.t, &st, 1), 0);
+				own = r.k->ops->on_stop(r.k, &st);
+				assert_true(own >= 0);
+				if (wakeups) {
+					wakeups = 0;
+					if (n++ % 3 == 2)
+						drain(&r);
+				}
+			} while (own);
+			if (st.kind == PTD_STOP_EXITED)
+				break;
+			if (st.kind == PTD_STOP_SIGNAL)
+				signo = st.signo;
+			tid = st.tid;
+		}
+		drain(&r);
+	}
+	sigaction(SIGIO, &old, NULL);
+	assert_true(r.nlost > 0);
+	assert_true(r.lost_records > 0);
+	finish(&r);
+}
+
+static void test_refusals(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	void *p;
+	int err = 0, fd;
+	static const int errs[] = { ENOENT, EACCES, EINVAL, ENOMEM, EOPNOTSUPP };
+	char filter[4300];
+
+	launch(&r, "pt", "fib");
+	pt_attr(&r, &attr, 0, 0);
+	/* injected failures */
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		ptd_perf_sim_fail(r.k, "open", errs[i]);
+		assert_int_equal(r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0), -errs[i]);
+	}
+	/* the kernel's own checks */
+	ptd_perf_sim_set_paranoid(r.k, 3);
+	assert_int_equal(r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0), -EACCES);
+	ptd_perf_sim_set_paranoid(r.k, 2);
+	attr.exclude_kernel = 0;
+	assert_int_equal(r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0), -EACCES);
+	ptd_perf_sim_set_paranoid(r.k, -1);
+	assert_int_equal(r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0), -EOPNOTSUPP);
+	attr.exclude_kernel = 1;
+	assert_int_equal(r.k->ops->open(r.k, &attr, 1, -1, -1, 0), -ESRCH);
+	assert_int_equal(r.k->ops->open(r.k, &attr, -1, -1, -1, 0), -EINVAL);
+	attr.config |= 1ull << 63;
+	assert_int_equal(r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0), -EINVAL);
+	attr.config &= ~(1ull << 63);
+	attr.config |= 1ull << 1; /* cyc with cyc_thresh 0: valid */
+	fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(r.k->ops->close(r.k, fd), 0);
+	attr.config &= ~(1ull << 1);
+	attr.config |= 1ull << 12; /* ptw: no ptwrite cap */
+	assert_int_equal(r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0), -EINVAL);
+	attr.config &= ~(1ull << 12);
+	attr.size = 8;
+	assert_int_equal(r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0), -E2BIG);
+	assert_int_equal(attr.size, sizeof(attr));
+	attr.type = 12345;
+	assert_int_equal(r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0), -ENOENT);
+	pt_attr(&r, &attr, 0, 0);
+
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	assert_int_equal(r.k->ops->close(r.k, r.fd + 1000), -EBADF);
+	/* data ring: 1 + 2^n pages */
+	assert_null(r.k->ops->mmap(r.k, r.fd, 4 * PAGE, PROT_READ | PROT_WRITE, 0, &err));
+	assert_int_equal(err, -EINVAL);
+	ptd_perf_sim_fail(r.k, "mmap", ENOMEM);
+	assert_null(r.k->ops->mmap(r.k, r.fd, 5 * PAGE, PROT_READ | PROT_WRITE, 0, &err));
+	assert_int_equal(err, -ENOMEM);
+	/* AUX before the data ring */
+	assert_null(r.k->ops->mmap(r.k, r.fd, PAGE, PROT_READ, 5 * PAGE, &err));
+	assert_int_equal(err, -EINVAL);
+	r.map_len = 5 * PAGE;
+	r.map = r.k->ops->mmap(r.k, r.fd, r.map_len, PROT_READ | PROT_WRITE, 0, &err);
+	assert_non_null(r.map);
+	{
+		volatile struct perf_event_mmap_page *pg = r.map;
+		pg->aux_offset = 2 * PAGE; /* inside the data ring */
+		pg->aux_size = PAGE;
+		assert_null(r.k->ops->mmap(r.k, r.fd, PAGE, PROT_READ, 2 * PAGE, &err));
+		assert_int_equal(err, -EINVAL);
+		pg->aux_offset = 5 * PAGE;
+		pg->aux_size = 3 * PAGE; /* not a power of two */
+		assert_null(r.k->ops->mmap(r.k, r.fd, 3 * PAGE, PROT_READ, 5 * PAGE, &err));
+		assert_int_equal(err, -EINVAL);
+		pg->aux_size = 4 * PAGE;
+		r.aux_len = 4 * PAGE;
+		r.aux = r.k->ops->mmap(r.k, r.fd, r.aux_len, PROT_READ, 5 * PAGE, &err);
+		assert_non_null(r.aux);
+		/* the caller's read-only view really is read-only */
+		assert_int_equal(mprotect(r.aux, r.aux_len, PROT_READ), 0);
+	}
+	/* ioctls */
+	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_DISABLE, 0), 0);
+	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_ENABLE, 0), 0);
+	ptd_perf_sim_fail(r.k, "ioctl", EINVAL);
+	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_ENABLE, 0), -EINVAL);
+	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, 0x1234, 0), -ENOTTY);
+	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER,
+					 (unsigned long)"filter nonsense"),
+			 -EINVAL);
+	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER,
+					 (unsigned long)"filter 0x0/0x10@/no/such/file"),
+			 -ENOENT);
+	snprintf(filter, sizeof(filter), "filter 0x0/0x100@%s/fib", progdir);
+	if (progdir[0] == '/') {
+		assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER,
+						 (unsigned long)filter),
+				 0);
+	}
+	snprintf(filter, sizeof(filter),
+		 "filter 0x0/0x10@/bin/sh filter 0x10/0x10@/bin/sh filter 0x20/0x10@/bin/sh");
+	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER,
+					 (unsigned long)filter),
+			 -EOPNOTSUPP);
+	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER,
+					 (unsigned long)"start 0x0/0x10@/bin/sh"),
+			 -EOPNOTSUPP);
+	{
+		uint64_t id = 0;
+		assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_ID,
+						 (unsigned long)&id),
+				 0);
+		assert_true(id > 0);
+	}
+	/* BTS on the pt machine: a period other than one is a counter */
+	bts_attr(&attr);
+	attr.sample_period = 2;
+	assert_int_equal(r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0), -EOPNOTSUPP);
+	ptd_target_kill(r.t);
+	finish(&r);
+	(void)p;
+}
+
+int main(void)
+{
+	const char *d = getenv("TESTPROGS");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_pt_fib),
+		cmocka_unit_test(test_pt_fib_noretcomp),
+		cmocka_unit_test(test_pt_signal),
+		cmocka_unit_test(test_pt_tiny_circular),
+		cmocka_unit_test(test_pt_linear_watermark),
+		cmocka_unit_test(test_pt_linear_truncated),
+		cmocka_unit_test(test_bts_fib),
+		cmocka_unit_test(test_bts_lost),
+		cmocka_unit_test(test_bts_lost_record),
+	};
+	char cwd[2048];
+
+	if (d)
+		snprintf(progdir, sizeof(progdir), "%s", d);
+	else if (getcwd(cwd, sizeof(cwd)))
+		snprintf(progdir, sizeof(progdir), "%s/testprogs/build", cwd);
+	else
+		snprintf(progdir, sizeof(progdir), "testprogs/build");
+	if (getenv("PTD_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("PTD_TEST_FILTER"));
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
