@@ -1479,12 +1479,23 @@ static int info_record(struct shell *sh, const char *args)
 		       method_format(ri.method), ri.bytes);
 	else
 		printf("Recording format: %s.\n", method_format(ri.method));
-	if (ri.method == PTD_METHOD_SOFT || ri.method == PTD_METHOD_STEP) {
+	if (ri.simulated)
+		printf("PMU: %s%s, PTDBG_SIMULATE_PMU: not this machine's hardware.\n",
+		       ri.pmu[0] ? ri.pmu : ptd_method_name(ri.method),
+		       strstr(ri.pmu, "simulated") ? "" : " (simulated)");
+	else if (ri.pmu[0])
+		printf("PMU: %s.\n", ri.pmu);
+	if (ri.method == PTD_METHOD_SOFT || ri.method == PTD_METHOD_STEP ||
+	    (ri.buffer_size && (ri.method == PTD_METHOD_PT || ri.method == PTD_METHOD_BTS))) {
 		/* gdb's "info record" shows btrace's buffer size so */
 		printf("Buffer size: ");
 		print_bytes(ri.buffer_size);
 		printf(".\n");
 	}
+	if (ri.method == PTD_METHOD_PT || ri.method == PTD_METHOD_BTS)
+		printf("Trace read: %" PRIu64 " bytes, %" PRIu64 " bytes lost, %" PRIu64
+		       " buffer wraps.\n",
+		       ri.trace_bytes, ri.lost_bytes, ri.wraps);
 	if (ri.dropped)
 		printf("The oldest %" PRIu64 " instructions were dropped to stay within it; the history "
 		       "starts with a gap.\n", ri.dropped);

@@ -647,7 +647,10 @@ void ptd_doctor_print(const struct ptd_doctor *d, void (*line)(void *ctx, const 
 		say(&o, "ptrace a child:       %s", d->trace_ok ? "yes (PTRACE_TRACEME tried)"
 							  : d->trace_err);
 	say(&o, "ptrace attach:        %s", d->attach);
-	say(&o, "pt kernel tracing:    %s", d->kernel_trace_ok
+	if (d->simulated)
+		say(&o, "pt kernel tracing:    not simulated (the simulated PMU sees user mode only)");
+	else
+		say(&o, "pt kernel tracing:    %s", d->kernel_trace_ok
 					  ? "permitted (set record pt kernel on)"
 					  : "not permitted (needs perf_event_paranoid <= 1 or "
 					    "CAP_PERFMON)");
