@@ -374,7 +374,7 @@ static void pt_fix(const struct ptd_doctor *d, const char *why, char *fix, size_
 		return;
 	}
 	if (perf_closed(d))
-		set_fix(fix, n, why, "perf_event_paranoid=2", paranoid_fix);
+		set_fix(fix, n, why, "perf_event_paranoid=", paranoid_fix);
 }
 
 static void bts_fix(const struct ptd_doctor *d, const char *why, char *fix, size_t n)
@@ -390,7 +390,7 @@ static void bts_fix(const struct ptd_doctor *d, const char *why, char *fix, size
 		return;
 	}
 	if (perf_closed(d))
-		set_fix(fix, n, why, "perf_event_paranoid=2", paranoid_fix);
+		set_fix(fix, n, why, "perf_event_paranoid=", paranoid_fix);
 }
 
 /* The fix when no child can be traced, by the likely cause. */

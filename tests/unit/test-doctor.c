@@ -379,6 +379,13 @@ static void test_paranoid_fix(void **state)
 	assert_has(t->buf, "perf_event_paranoid:  3: perf_event_open closed to unprivileged users");
 	assert_has(t->buf, "ptrace_scope:         none (no Yama)\n");
 	assert_has(t->buf, "pt kernel tracing:    not permitted");
+	/* a probe that already says which sysctl to run gets no second fix */
+	snprintf(d->m[PTD_DOCTOR_PT].why, sizeof(d->m[PTD_DOCTOR_PT].why),
+		 "perf_event_paranoid is 3: run sysctl kernel.perf_event_paranoid=1, or give ptdbg "
+		 "CAP_PERFMON");
+	ptd_doctor_conclude(d);
+	assert_string_equal(d->m[PTD_DOCTOR_PT].fix, "");
+	d->m[PTD_DOCTOR_PT].why[0] = '\0';
 	/* with CAP_PERFMON paranoid does not matter: no such fix */
 	d->cap_perfmon = 1;
 	ptd_doctor_conclude(d);
