@@ -337,6 +337,7 @@ static int session_bundle(struct ptd_session *s, struct ptd_bundle **out)
 		rc = ptd_bundle_add_memory(b, s->dead[i].start, s->dead[i].bytes, s->dead[i].size);
 	for (int i = 0; rc == 0 && i < s->nth; i++) {
 		struct sthread *th = &s->th[i];
+		size_t n = 0;
 		if (th->pt_lost && s->notify) {
 			char msg[160];
 			snprintf(msg, sizeof(msg),
@@ -345,9 +346,11 @@ static int session_bundle(struct ptd_session *s, struct ptd_bundle **out)
 				 (int)th->tid, th->pt_lost);
 			s->notify(s->notify_ctx, msg);
 		}
-		if (!th->pt_size)
+		/* the recorder's own PT (pt), or what the session made of blocks */
+		const uint8_t *pt = ptd__ses_thread_pt(s, th, &n);
+		if (!pt || !n)
 			continue;
-		rc = ptd_bundle_add_thread(b, (int)th->tid, th->pt, th->pt_size,
+		rc = ptd_bundle_add_thread(b, (int)th->tid, pt, n,
 					   th->gone ? 0 : ptd_history_tail(th->h));
 	}
 	/* Each file's build-id or checksum: a changed binary is refused at load. */
