@@ -459,6 +459,8 @@ static void free_event(struct sim *s, struct sim_event *e)
 	ptd_history_free(e->stage);
 	ptd_ptsynth_free(e->synth);
 	free(e->bts);
+	for (int i = 0; i < e->nfilt; i++)
+		free(e->filt[i].file);
 	free(e);
 }
 
@@ -680,7 +682,9 @@ static int set_filter(struct sim *s, struct sim_event *e, const char *str)
 {
 	struct sim_filter f[SIM_MAX_FILTERS];
 	char buf[4096], *save = NULL, *tok;
-	int n = 0;
+	int n = 0, rc;
+
+	memset(f, 0, sizeof(f));
 
 	if (!e->is_pt)
 		return -EINVAL;
@@ -693,15 +697,15 @@ static int set_filter(struct sim *s, struct sim_event *e, const char *str)
 		uint64_t start, size = 1;
 		if (strcmp(tok, "start") == 0 || strcmp(tok, "stop") == 0 ||
 		    strcmp(tok, "tracestop") == 0)
-			return -EOPNOTSUPP;
+			{ rc = -EOPNOTSUPP; goto fail; }
 		if (strcmp(tok, "filter") != 0)
-			return -EINVAL;
+			{ rc = -EINVAL; goto fail; }
 		spec = strtok_r(NULL, " ,\n", &save);
 		if (!spec)
-			return -EINVAL;
+			{ rc = -EINVAL; goto fail; }
 		at = strchr(spec, '@');
 		if (!at || !at[1])
-			return -EINVAL;
+			{ rc = -EINVAL; goto fail; }
 		*at = 0;
 		slash = strchr(spec, '/');
 		if (slash)
@@ -709,30 +713,54 @@ static int set_filter(struct sim *s, struct sim_event *e, const char *str)
 		errno = 0;
 		start = strtoull(spec, &end, 0);
 		if (errno || end == spec || *end)
-			return -EINVAL;
+			{ rc = -EINVAL; goto fail; }
 		if (slash) {
 			size = strtoull(slash + 1, &end, 0);
 			if (errno || end == slash + 1 || *end || size == 0)
-				return -EINVAL;
+				{ rc = -EINVAL; goto fail; }
 		}
 		if (++n > (int)pt_cap("num_address_ranges"))
-			return -EOPNOTSUPP;
+			{ rc = -EOPNOTSUPP; goto fail; }
 		if (at[1] != '/')
-			return -EINVAL; /* the kernel resolves an absolute path */
-		if (access(at + 1, F_OK) < 0)
-			return -errno; /* kern_path() */
-		/* A file not mapped (yet) gives an empty range, as in the
-		 * kernel until perf_event_addr_filters_apply finds a vma. */
-		if (file_addr(s, at + 1, start, size, &f[n - 1].lo) < 0)
-			f[n - 1].lo = 0, size = 0;
-		f[n - 1].hi = f[n - 1].lo + size;
+			{ rc = -EINVAL; goto fail; } /* the kernel resolves an absolute path */
+		if (access(at + 1, F_OK) < 0) {
+			rc = -errno; /* kern_path() */
+			goto fail;
+		}
+		f[n - 1].off = start;
+		f[n - 1].size = size;
+		f[n - 1].file = strdup(at + 1);
+		if (!f[n - 1].file) {
+			rc = -ENOMEM;
+			goto fail;
+		}
 		tok = strtok_r(NULL, " ,\n", &save);
 	}
 	if (e->recording)
 		ptd__sim_finish(s, e);
+	for (int i = 0; i < e->nfilt; i++)
+		free(e->filt[i].file);
 	memcpy(e->filt, f, sizeof(f));
 	e->nfilt = n;
+	ptd__sim_filters_apply(s, e);
 	return 0;
+fail:
+	for (int i = 0; i < SIM_MAX_FILTERS; i++)
+		free(f[i].file);
+	return rc;
+}
+
+void ptd__sim_filters_apply(struct sim *s, struct sim_event *e)
+{
+	/* A file not mapped (yet) gives an empty range, as in the kernel
+	 * until perf_event_addr_filters_apply finds a vma. */
+	for (int i = 0; i < e->nfilt; i++) {
+		struct sim_filter *f = &e->filt[i];
+		if (!f->file || file_addr(s, f->file, f->off, f->size, &f->lo) < 0)
+			f->lo = f->hi = 0;
+		else
+			f->hi = f->lo + f->size;
+	}
 }
 
 static int sim_ioctl(struct ptd_perf_kernel *k, int fd, unsigned long req, unsigned long arg)

@@ -22,7 +22,10 @@ enum sim_kind { SIM_PT = 1, SIM_BTS = 2 };
 #define SIM_MAX_FILTERS 2
 
 struct sim_filter {
-	uint64_t lo, hi; /* [lo, hi) in the thread's address space */
+	uint64_t lo, hi; /* [lo, hi) in the thread's address space; empty
+			  * while the file is not mapped */
+	uint64_t off, size; /* the range in the file */
+	char *file;
 };
 
 struct sim_event {
@@ -68,6 +71,11 @@ struct sim_event {
 	uint8_t *bts;    /* staged BTS samples: (from, to) pairs */
 	size_t nbts, capbts;
 	int caller_step;
+	/* filtered conversion: the held block, and whether tracing starts
+	 * after a stop (PSB+ first) */
+	struct ptd_block prev;
+	int have_prev;
+	int fresh;
 	uint64_t start_pc;
 	int in_execve;
 	int sys_nr;      /* syscall the pending step executes, -1: none */
@@ -98,6 +106,9 @@ void ptd__sim_mmap_records(struct sim *s, struct sim_event *e, uint64_t addr, in
 void ptd__sim_itrace_start(struct sim *s, struct sim_event *e);
 int ptd__sim_sample_size(const struct sim_event *e);
 void ptd__sim_wakeup_check(struct sim *s, struct sim_event *e);
+/* Maps the filters' file ranges to addresses again (after mmap, exec),
+ * as perf_event_addr_filters_apply does. */
+void ptd__sim_filters_apply(struct sim *s, struct sim_event *e);
 
 /* simpmu_hw.c */
 int ptd__sim_resume(struct sim *s, pid_t tid, int step, int signo);

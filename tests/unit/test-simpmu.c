@@ -36,6 +36,7 @@
 #include "history/history.h"
 #include "ptdbg/ptdbg.h"
 #include "record/perf.h"
+#include "symbols/symbols.h"
 #include "target/target.h"
 
 #define PAGE 4096
@@ -54,6 +55,8 @@ struct run {
 	struct ptd_perf_ring ring;
 	struct ptd_perf_aux a;
 	struct ptd_image *img;
+	struct ptd_image *img2; /* after PERF_RECORD_COMM with COMM_EXEC */
+	struct ptd_image *cur_img;
 	struct ptd_history *truth;
 	uint64_t start_pc;
 	/* what was read */
@@ -61,7 +64,7 @@ struct run {
 	size_t trace_size, trace_cap;
 	int wraps;
 	uint64_t ring_lost;
-	int naux, nitrace, nmmap, nlost, ncomm;
+	int naux, nitrace, nmmap, nlost, ncomm, plugin_seen;
 	uint64_t aux_flags_or;
 	uint64_t aux_bytes;
 	uint64_t lost_records;
@@ -208,8 +211,12 @@ static int on_record(void *ctx, const struct perf_event_header *h, const void *r
 		memcpy(&prot, b + 64, 4);
 		assert_true(prot & PROT_EXEC);
 		r->nmmap++;
+		if (strstr(name, "libplugin"))
+			r->plugin_seen++;
 		if (name[0] == '/')
-			assert_int_equal(ptd_image_add_file(r->img, name, pgoff, len, addr), 0);
+			assert_int_equal(ptd_image_add_file(r->cur_img ? r->cur_img : r->img, name,
+							    pgoff, len, addr),
+					 0);
 		break;
 	}
 	case PERF_RECORD_LOST: {
@@ -221,7 +228,10 @@ static int on_record(void *ctx, const struct perf_event_header *h, const void *r
 		break;
 	}
 	case PERF_RECORD_COMM:
+		assert_true(h->misc & PERF_RECORD_MISC_COMM_EXEC);
 		r->ncomm++;
+		if (r->img2)
+			r->cur_img = r->img2;
 		break;
 	case PERF_RECORD_SAMPLE: {
 		/* sample_type IP|ADDR: ip (from), addr (to) */
@@ -292,16 +302,22 @@ static void run_to_exit(struct run *r, int drain_on_wakeup)
 	drain(r);
 }
 
-/* The instructions of @h's blocks, in order (gaps: 0). */
-static uint64_t *ips_of(struct run *r, const struct ptd_history *h, size_t *n)
+/* The instructions of @h's blocks from item @from up to the first exec
+ * event after it (or the end), in order (gaps: 0), with code from @img;
+ * *@stop gets the index where it stopped. */
+static uint64_t *ips_range(struct ptd_image *img, const struct ptd_history *h, uint64_t from,
+			   uint64_t *stop, size_t *n)
 {
 	size_t cap = 65536, k = 0;
 	uint64_t *ips = malloc(cap * sizeof(*ips));
 	struct ptd_item it;
+	uint64_t i;
 
 	assert_non_null(ips);
-	for (uint64_t i = 0; ptd_history_item(h, i, &it); i++) {
+	for (i = from; ptd_history_item(h, i, &it); i++) {
 		uint64_t ip = it.block.ip;
+		if (it.kind == PTD_ITEM_EVENT && it.reason == PTD_EV_EXEC && stop)
+			break;
 		if (it.kind == PTD_ITEM_EVENT)
 			continue;
 		if (it.kind == PTD_ITEM_GAP) {
@@ -313,7 +329,7 @@ static uint64_t *ips_of(struct run *r, const struct ptd_history *h, size_t *n)
 		for (uint32_t j = 0; j < it.block.ninsn; j++) {
 			uint8_t buf[16];
 			struct ptd_insn_info info;
-			int got = ptd_image_read(r->img, ip, buf, sizeof(buf));
+			int got = ptd_image_read(img, ip, buf, sizeof(buf));
 			assert_true(got > 0);
 			assert_int_equal(ptd_disasm_decode(buf, (size_t)got, ip, &info), 0);
 			if (k == cap)
@@ -323,8 +339,96 @@ static uint64_t *ips_of(struct run *r, const struct ptd_history *h, size_t *n)
 			ip += info.len;
 		}
 	}
+	if (stop)
+		*stop = i;
 	*n = k;
 	return ips;
+}
+
+static uint64_t *ips_of(struct run *r, const struct ptd_history *h, size_t *n)
+{
+	return ips_range(r->img, h, 0, NULL, n);
+}
+
+static void same_ips(const uint64_t *t, size_t nt, const uint64_t *g, size_t ng)
+{
+	for (size_t i = 0; i < nt && i < ng; i++)
+		if (t[i] != g[i])
+			fail_msg("instruction %zu: 0x%llx decoded, 0x%llx executed", i,
+				 (unsigned long long)g[i], (unsigned long long)t[i]);
+	assert_int_equal(ng, nt);
+}
+
+/* exec: the trace up to the exec stop decodes with the old program's
+ * code, the rest with the new one's, announced by PERF_RECORD_COMM
+ * (COMM_EXEC) and MMAP2 of its mappings; together the exact history. */
+static void test_pt_exec(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	struct ptd_stop st;
+	uint8_t *before = NULL;
+	size_t nbefore = 0, nt, ng;
+	uint64_t stop_at = 0, *t, *g, dummy;
+	int own, execs = 0;
+	struct ptd_history *h;
+
+	launch(&r, "pt", "exec");
+	r.img2 = ptd_image_alloc(NULL, NULL);
+	assert_non_null(r.img2);
+	pt_attr(&r, &attr, 0, 0);
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	map_rings(&r, 64, 1, 1 << 20, 0);
+	assert_int_equal(r.k->ops->resume(r.k, r.pid, 0, 0), 0);
+	for (;;) {
+		assert_int_equal(ptd_target_wait(r.t, &st, 1), 0);
+		own = r.k->ops->on_stop(r.k, &st);
+		assert_true(own >= 0);
+		if (own)
+			continue;
+		if (st.kind == PTD_STOP_EXITED)
+			break;
+		if (st.kind == PTD_STOP_EXEC) {
+			execs++;
+			drain(&r);
+			before = r.trace;
+			nbefore = r.trace_size;
+			r.trace = NULL;
+			r.trace_size = r.trace_cap = 0;
+		}
+		assert_int_equal(r.k->ops->resume(r.k, st.tid, 0,
+						  st.kind == PTD_STOP_SIGNAL ? st.signo : 0),
+				 0);
+	}
+	drain(&r);
+	assert_int_equal(st.status, 0);
+	assert_int_equal(execs, 1);
+	assert_int_equal(r.ncomm, 1);
+	assert_true(nbefore > 0 && r.trace_size > 0);
+	/* before the exec */
+	h = ptd_history_alloc(ptd_image_read, r.img);
+	assert_int_equal(ptd_pt_decode_history(before, nbefore, r.img, h, NULL), 0);
+	t = ips_range(r.img, r.truth, 0, &stop_at, &nt);
+	g = ips_range(r.img, h, 0, NULL, &ng);
+	assert_true(nt > 1000);
+	same_ips(t, nt, g, ng);
+	free(t);
+	free(g);
+	ptd_history_free(h);
+	/* after it */
+	h = ptd_history_alloc(ptd_image_read, r.img2);
+	assert_int_equal(ptd_pt_decode_history(r.trace, r.trace_size, r.img2, h, NULL), 0);
+	t = ips_range(r.img2, r.truth, stop_at + 1, &dummy, &nt);
+	g = ips_range(r.img2, h, 0, NULL, &ng);
+	assert_true(nt > 1000);
+	same_ips(t, nt, g, ng);
+	free(t);
+	free(g);
+	ptd_history_free(h);
+	free(before);
+	ptd_image_free(r.img2);
+	finish(&r);
 }
 
 static struct ptd_history *decode(struct run *r, struct ptd_pt_stats *st)
@@ -380,6 +484,8 @@ static void pt_full(const char *prog, int noretcomp)
 	assert_int_equal(st.ngaps, 0);
 	check_same(&r, h);
 	ptd_history_free(h);
+	if (strcmp(prog, "dlopen") == 0)
+		assert_int_equal(r.plugin_seen, 1);
 	finish(&r);
 }
 
@@ -396,6 +502,225 @@ static void test_pt_fib_noretcomp(void **state)
 static void test_pt_signal(void **state)
 {
 	pt_full("signal", 0);
+}
+
+/* dlopen maps the plugin (PERF_RECORD_MMAP2 gives the decoder its code),
+ * dlclose unmaps it: the trace of its code was written while mapped. */
+static void test_pt_dlopen(void **state)
+{
+	pt_full("dlopen", 0);
+}
+
+
+/* ---- several threads: an event per thread, opened at the clone stop
+ * before the new thread runs; at every stop of the program the others
+ * are stopped (their steps arrive in ptd_target_stop_all's callback,
+ * their interrupts do not reach on_stop) and sync() writes what they ran */
+
+struct tev {
+	pid_t tid;
+	int fd;
+	void *map, *aux;
+	struct ptd_perf_ring ring;
+	struct ptd_perf_aux a;
+	uint8_t *trace;
+	size_t size, cap;
+	int nitrace, ngaps_rec;
+};
+
+static struct run *cur_run;
+
+static void stop_cb(void *ctx, const struct ptd_stop *st)
+{
+	struct run *r = ctx;
+
+	assert_true(r->k->ops->on_stop(r->k, st) >= 0);
+}
+
+static int tev_record(void *ctx, const struct perf_event_header *h, const void *rec)
+{
+	struct tev *e = ctx;
+
+	if (h->type == PERF_RECORD_ITRACE_START)
+		e->nitrace++;
+	if (h->type == PERF_RECORD_MMAP2) {
+		const uint8_t *b = rec;
+		uint64_t addr, len, pgoff;
+		const char *name = (const char *)b + 72;
+		memcpy(&addr, b + 16, 8);
+		memcpy(&len, b + 24, 8);
+		memcpy(&pgoff, b + 32, 8);
+		if (name[0] == '/')
+			assert_int_equal(ptd_image_add_file(cur_run->img, name, pgoff, len, addr), 0);
+	}
+	if (h->type == PERF_RECORD_LOST)
+		fail_msg("lost records");
+	return 0;
+}
+
+static void tev_open(struct run *r, struct tev *e, pid_t tid)
+{
+	struct perf_event_attr attr;
+	volatile struct perf_event_mmap_page *pg;
+	int err = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->tid = tid;
+	pt_attr(r, &attr, 0, 0);
+	e->fd = r->k->ops->open(r->k, &attr, tid, -1, -1, 0);
+	assert_true(e->fd >= 0);
+	e->map = r->k->ops->mmap(r->k, e->fd, 17 * PAGE, PROT_READ | PROT_WRITE, 0, &err);
+	assert_non_null(e->map);
+	assert_int_equal(ptd_perf_ring_init(&e->ring, e->map, 17 * PAGE, 1), 0);
+	pg = e->map;
+	pg->aux_offset = 17 * PAGE;
+	pg->aux_size = 256 * PAGE;
+	e->aux = r->k->ops->mmap(r->k, e->fd, 256 * PAGE, PROT_READ, 17 * PAGE, &err);
+	assert_non_null(e->aux);
+	assert_int_equal(ptd_perf_aux_init(&e->a, pg, e->aux, 256 * PAGE, 0), 0);
+}
+
+static void tev_drain(struct tev *e)
+{
+	int wrapped = 0;
+
+	assert_true(ptd_perf_ring_read(&e->ring, tev_record, e, NULL) >= 0);
+	assert_true(ptd_perf_aux_read(&e->a, &e->trace, &e->size, &e->cap, &wrapped) >= 0);
+	assert_int_equal(wrapped, 0);
+}
+
+static void test_pt_threads(void **state)
+{
+	struct run r;
+	struct tev ev[8];
+	int nev = 0, signo = 0;
+	struct ptd_stop st;
+	pid_t tids[16];
+
+	launch(&r, "pt", "threads");
+	cur_run = &r;
+	tev_open(&r, &ev[nev++], r.pid);
+	tids[0] = r.pid;
+	assert_int_equal(r.k->ops->resume(r.k, r.pid, 0, 0), 0);
+	for (;;) {
+		int own, n;
+		assert_int_equal(ptd_target_wait(r.t, &st, 1), 0);
+		own = r.k->ops->on_stop(r.k, &st);
+		assert_true(own >= 0);
+		if (own)
+			continue;
+		if (st.kind == PTD_STOP_EXITED)
+			break;
+		assert_int_not_equal(st.kind, PTD_STOP_KILLED);
+		signo = st.kind == PTD_STOP_SIGNAL ? st.signo : 0;
+		/* all-stop, then read every thread's rings */
+		assert_int_equal(ptd_target_stop_all(r.t, stop_cb, &r), 0);
+		assert_int_equal(r.k->ops->sync(r.k, 0), 0);
+		for (int i = 0; i < nev; i++)
+			tev_drain(&ev[i]);
+		if (st.kind == PTD_STOP_CLONE) {
+			assert_true(nev < 8);
+			tev_open(&r, &ev[nev++], st.new_tid);
+		}
+		n = ptd_target_threads(r.t, tids, 16);
+		for (int i = 0; i < n && i < 16; i++)
+			if (ptd_target_thread_state(r.t, tids[i]) == PTD_THREAD_STOPPED)
+				assert_int_equal(r.k->ops->resume(r.k, tids[i], 0,
+								  tids[i] == st.tid ? signo : -1),
+						 0);
+	}
+	for (int i = 0; i < nev; i++)
+		tev_drain(&ev[i]);
+	assert_int_equal(st.status, 0);
+	assert_int_equal(nev, 3);
+	for (int i = 0; i < nev; i++) {
+		struct ptd_history *h = ptd_history_alloc(ptd_image_read, r.img);
+		struct ptd_pt_stats ps;
+		assert_int_equal(ev[i].nitrace, 1);
+		assert_true(ev[i].size > 0);
+		assert_int_equal(ptd_pt_decode_history(ev[i].trace, ev[i].size, r.img, h, &ps), 0);
+		assert_int_equal(ps.ngaps, 0);
+		assert_true(ps.ninsn > 100);
+		if (i == 0)
+			check_same(&r, h); /* the main thread: its exact history */
+		ptd_history_free(h);
+		assert_int_equal(r.k->ops->munmap(r.k, ev[i].aux, 256 * PAGE), 0);
+		assert_int_equal(r.k->ops->munmap(r.k, ev[i].map, 17 * PAGE), 0);
+		assert_int_equal(r.k->ops->close(r.k, ev[i].fd), 0);
+		free(ev[i].trace);
+	}
+	finish(&r);
+}
+
+
+/* An address filter on fib(): only fib's instructions are traced, each
+ * entry after a call a TIP.PGE, each return out of it a TIP.PGD. */
+static void test_pt_filter(void **state)
+{
+	struct run r;
+	struct perf_event_attr attr;
+	struct ptd_symbols *sym;
+	struct ptd_symbol fs;
+	struct ptd_history *h;
+	struct ptd_pt_stats ps;
+	uint64_t entry, bp, off = 0, *t, *g;
+	size_t nt, ng, k = 0;
+	char filter[4400], exe[4096], maps[64], line[4400];
+	FILE *f;
+	ssize_t len;
+
+	launch_arg(&r, "pt", "fib", "12");
+	assert_int_equal(ptd_symbols_alloc_pid(&sym, r.pid), 0);
+	assert_int_equal(ptd_symbols_function(sym, "fib", &entry, &bp), 0);
+	assert_int_equal(ptd_symbols_lookup(sym, entry, &fs), 0);
+	assert_true(fs.size > 10);
+	ptd_symbols_free(sym);
+	snprintf(maps, sizeof(maps), "/proc/%d/exe", (int)r.pid);
+	len = readlink(maps, exe, sizeof(exe) - 1);
+	assert_true(len > 0);
+	exe[len] = 0;
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)r.pid);
+	f = fopen(maps, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, pgoff;
+		if (sscanf(line, "%llx-%llx %*s %llx", &a, &b, &pgoff) == 3 && entry >= a && entry < b)
+			off = entry - a + pgoff;
+	}
+	fclose(f);
+	assert_true(off > 0);
+	pt_attr(&r, &attr, 0, 0);
+	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
+	assert_true(r.fd >= 0);
+	snprintf(filter, sizeof(filter), "filter 0x%llx/0x%llx@%s", (unsigned long long)off,
+		 (unsigned long long)fs.size, exe);
+	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER,
+					 (unsigned long)filter),
+			 0);
+	map_rings(&r, 64, 1, 1 << 20, 0);
+	run_to_exit(&r, 0);
+	assert_int_equal(r.exit_code, 0);
+	h = ptd_history_alloc(ptd_image_read, r.img);
+	assert_non_null(h);
+	assert_int_equal(ptd_pt_decode_history(r.trace, r.trace_size, r.img, h, &ps), 0);
+	assert_int_equal(ps.ngaps, 0);
+	t = ips_of(&r, r.truth, &nt);
+	g = ips_of(&r, h, &ng);
+	for (size_t i = 0; i < nt; i++) {
+		if (t[i] < entry || t[i] >= entry + fs.size)
+			continue;
+		assert_true(k < ng);
+		if (g[k] != t[i])
+			fail_msg("traced instruction %zu: 0x%llx, executed 0x%llx", k,
+				 (unsigned long long)g[k], (unsigned long long)t[i]);
+		k++;
+	}
+	assert_int_equal(k, ng);
+	assert_true(ng > 1000); /* 465 calls of fib */
+	free(t);
+	free(g);
+	ptd_history_free(h);
+	finish(&r);
 }
 
 static void test_pt_tiny_circular(void **state)
@@ -782,6 +1107,10 @@ int main(void)
 		cmocka_unit_test(test_pt_fib),
 		cmocka_unit_test(test_pt_fib_noretcomp),
 		cmocka_unit_test(test_pt_signal),
+		cmocka_unit_test(test_pt_dlopen),
+		cmocka_unit_test(test_pt_exec),
+		cmocka_unit_test(test_pt_threads),
+		cmocka_unit_test(test_pt_filter),
 		cmocka_unit_test(test_pt_tiny_circular),
 		cmocka_unit_test(test_pt_linear_watermark),
 		cmocka_unit_test(test_pt_linear_truncated),
