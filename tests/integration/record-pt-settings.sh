@@ -4,7 +4,8 @@
 # pt buffer below two pages, kernel tracing (the simulated PMU sees user
 # mode only), a filter naming no function and more filters than
 # caps/num_address_ranges are refused with their cause; filters given as a
-# function, a file or on the command line are resolved and accepted.
+# function, a file or on the command line are resolved and accepted, and a
+# filter on fib records exactly what the step recorder records in fib.
 # `info record` says the PMU is simulated.  Without the simulation on this
 # machine, `record pt` and `record bts` fail with the same reason `ptdbg
 # doctor` gives.
@@ -38,6 +39,24 @@ sect THREE | grep -qF 'cannot set 3 address filters: this cpu'"'"'s Intel PT has
 	die "more filters than address ranges are not refused"
 sect TWO | grep -q '^Active record target: ptdbg-pt$' || die "two resolved filters (fib, main) not accepted"
 sect TWO | grep -q '^Recorded [1-9][0-9]* instructions' || die "nothing recorded with two filters"
+
+# a filter on fib traces exactly fib's instructions: the step recorder's
+# history of the same span, restricted to fib, is the filtered pt history
+for m in pt step; do
+	CMDS=('break main' run)
+	[ "$m" = pt ] && CMDS+=('record pt filter fib')
+	CMDS+=("record $m" next next 'set record instruction-history-size unlimited'
+	       'echo @@HISTORY\n' 'record instruction-history')
+	PTDBG_SIMULATE_PMU=pt ptdbg_batch -- "$TESTPROGS/fib" >"$TMPDIR/filter-$m.log"
+	sed -n '/^@@HISTORY$/,$p' "$TMPDIR/filter-$m.log" | grep -E '^[0-9]+'$'\t' >"$TMPDIR/filter-$m.lines"
+done
+[ -s "$TMPDIR/filter-pt.lines" ] || { cat "$TMPDIR/filter-pt.log" >&2; die "nothing recorded with a filter on fib"; }
+grep -v '<fib+[0-9]*>' "$TMPDIR/filter-pt.lines" >&2 && die "the filtered pt history has code outside fib"
+grep -o '0x[0-9a-f]* <fib+[0-9]*>' "$TMPDIR/filter-pt.lines" >"$TMPDIR/filter-pt.pcs"
+grep -o '0x[0-9a-f]* <fib+[0-9]*>' "$TMPDIR/filter-step.lines" >"$TMPDIR/filter-step.pcs"
+diff -u "$TMPDIR/filter-step.pcs" "$TMPDIR/filter-pt.pcs" >&2 ||
+	die "the filtered pt history is not step's history restricted to fib"
+note "ok: a filter on fib records exactly fib's $(wc -l <"$TMPDIR/filter-pt.pcs") instructions"
 
 # the command line: --pt-filter and --pt-buffer-size reach `record` (auto)
 CMDS=('break main' run record 'info record')
