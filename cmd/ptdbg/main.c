@@ -80,8 +80,9 @@ static void usage(FILE *f)
 		"  --method=METHOD    Recording method for \"record\": auto (the first that\n"
 		"                     works of pt, bts, soft), pt, bts, soft, step.\n"
 		"  --pt-buffer=full|circular\n"
-		"                     pt: a linear buffer drained at every stop (nothing\n"
-		"                     lost), or circular (the default: the newest trace).\n"
+		"                     pt: full, a linear buffer drained at every stop and\n"
+		"                     when half full; circular (the default), the newest\n"
+		"                     trace survives.\n"
 		"  --pt-buffer-size=SIZE\n"
 		"                     pt: trace buffer per thread (power-of-two pages; 4M).\n"
 		"  --pt-filter=FILTER pt: trace only FUNCTION, FILE or START/SIZE@FILE (may\n"
@@ -302,7 +303,6 @@ int main(int argc, char **argv)
 	int prog_argc = 0, args_mode = 0;
 	struct shell sh;
 	struct sigaction sa;
-
 	struct pt_opt *pt_opts;
 	int npt_opts = 0;
 
