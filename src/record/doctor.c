@@ -282,7 +282,19 @@ int ptd_doctor_run(struct ptd_perf_kernel *k, struct ptd_doctor *d)
 	gather_pmu(k, "intel_pt", &d->pt_pmu, &d->pt, d->pt_pmu_err, sizeof(d->pt_pmu_err));
 	gather_pmu(k, "intel_bts", &d->bts_pmu, &d->bts, d->bts_pmu_err, sizeof(d->bts_pmu_err));
 	d->paranoid_known = read_procsys_long(k, "kernel/perf_event_paranoid", &d->paranoid);
-	d->scope_known = read_procsys_long(k, "kernel/yama/ptrace_scope", &d->ptrace_scope);
+	/* ptrace is the machine's own even under a simulated PMU: soft and
+	 * step run for real, so Yama is read from the running kernel then. */
+	if (k->simulated) {
+		struct ptd_perf_kernel *real = ptd_perf_kernel_linux();
+
+		if (real) {
+			d->scope_known = read_procsys_long(real, "kernel/yama/ptrace_scope",
+							   &d->ptrace_scope);
+			ptd_perf_kernel_free(real);
+		}
+	} else {
+		d->scope_known = read_procsys_long(k, "kernel/yama/ptrace_scope", &d->ptrace_scope);
+	}
 	gather_caps(d);
 	try_trace_child(d);
 

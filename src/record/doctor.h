@@ -5,8 +5,9 @@
  * intel_pt and intel_bts PMUs and their caps in sysfs, perf_event_paranoid,
  * Yama's ptrace_scope) are read through the kernel-facing perf layer
  * (src/record/perf.h), so a simulated kernel (PTDBG_SIMULATE_PMU) answers
- * for itself; the process's own facts (capabilities, whether a child can be
- * traced at all) come from the real system.  The verdicts for pt and bts
+ * for itself; ptrace's facts (Yama, capabilities, whether a child can be
+ * traced at all) always come from the running kernel, since soft and step
+ * run for real under a simulated PMU too.  The verdicts for pt and bts
  * are the recorders' own probes (ptd_ptrec_probe, ptd_btsrec_probe), so
  * the doctor says exactly what `record pt` / `record bts` would say; soft
  * and step need ptrace only.  Every front end (the shell's `doctor` and
