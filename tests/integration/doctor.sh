@@ -66,6 +66,9 @@ for what in pt bts; do
 	grep -qxF -- "--method=auto chooses $what (simulated PMU)" "$slog" ||
 		die "$what: auto must take the simulated $what"
 	grep -q "^  $what  *usable: .*simulated" "$slog" || die "$what: not usable, or not said simulated"
+	# ptrace is the machine's own under a simulated PMU too
+	[ "$(grep '^ptrace_scope:' "$slog")" = "$(grep '^ptrace_scope:' "$log")" ] ||
+		die "$what: the simulation changed what Yama says"
 	# the machine's own verdicts stay visible
 	grep -qxF 'without PTDBG_SIMULATE_PMU, this machine:' "$slog" || die "$what: the real verdicts are hidden"
 	if grep -q '^  pt    refused: no Intel PT' "$log"; then
