@@ -41,59 +41,56 @@
 #include "target/target.h"
 #include "util/error.h"
 
-/* ---- sysfs and cpuid of the simulated machine ---------------------------------------------------- */
+/* ---- sysfs and cpuid of the simulated machine
+ * ---------------------------------------------------- */
 
 struct sysfs_file {
 	const char *path, *value;
 };
 
 /* An intel_pt PMU as a Skylake client shows it (kernel 5.x). */
-static const struct sysfs_file pt_sysfs[] = {
-	{ "intel_pt/type", "8" },
-	{ "intel_pt/format/pt", "config:0" },
-	{ "intel_pt/format/cyc", "config:1" },
-	{ "intel_pt/format/pwr_evt", "config:4" },
-	{ "intel_pt/format/fup_on_ptw", "config:5" },
-	{ "intel_pt/format/mtc", "config:9" },
-	{ "intel_pt/format/tsc", "config:10" },
-	{ "intel_pt/format/noretcomp", "config:11" },
-	{ "intel_pt/format/ptw", "config:12" },
-	{ "intel_pt/format/branch", "config:13" },
-	{ "intel_pt/format/mtc_period", "config:14-17" },
-	{ "intel_pt/format/cyc_thresh", "config:19-22" },
-	{ "intel_pt/format/psb_period", "config:24-27" },
-	{ "intel_pt/caps/cr3_filtering", "1" },
-	{ "intel_pt/caps/psb_cyc", "1" },
-	{ "intel_pt/caps/ip_filtering", "1" },
-	{ "intel_pt/caps/mtc", "1" },
-	{ "intel_pt/caps/ptwrite", "0" },
-	{ "intel_pt/caps/power_event_trace", "0" },
-	{ "intel_pt/caps/topa_output", "1" },
-	{ "intel_pt/caps/topa_multiple_entries", "1" },
-	{ "intel_pt/caps/single_range_output", "1" },
-	{ "intel_pt/caps/output_subsys", "0" },
-	{ "intel_pt/caps/payloads_lip", "0" },
-	{ "intel_pt/caps/num_address_ranges", "2" },
-	{ "intel_pt/caps/mtc_periods", "249" },
-	{ "intel_pt/caps/cycle_thresholds", "16383" },
-	{ "intel_pt/caps/psb_periods", "63" },
-	{ "intel_pt/caps/max_subleaf", "1" },
-	{ "intel_pt/caps/tsc_art_ratio", "2:216" },
-	{ "intel_pt/caps/max_nonturbo_ratio", "28" },
-	{ "intel_pt/nr_addr_filters", "2" },
-	{ NULL, NULL }
-};
+static const struct sysfs_file pt_sysfs[] = {{"intel_pt/type", "8"},
+					     {"intel_pt/format/pt", "config:0"},
+					     {"intel_pt/format/cyc", "config:1"},
+					     {"intel_pt/format/pwr_evt", "config:4"},
+					     {"intel_pt/format/fup_on_ptw", "config:5"},
+					     {"intel_pt/format/mtc", "config:9"},
+					     {"intel_pt/format/tsc", "config:10"},
+					     {"intel_pt/format/noretcomp", "config:11"},
+					     {"intel_pt/format/ptw", "config:12"},
+					     {"intel_pt/format/branch", "config:13"},
+					     {"intel_pt/format/mtc_period", "config:14-17"},
+					     {"intel_pt/format/cyc_thresh", "config:19-22"},
+					     {"intel_pt/format/psb_period", "config:24-27"},
+					     {"intel_pt/caps/cr3_filtering", "1"},
+					     {"intel_pt/caps/psb_cyc", "1"},
+					     {"intel_pt/caps/ip_filtering", "1"},
+					     {"intel_pt/caps/mtc", "1"},
+					     {"intel_pt/caps/ptwrite", "0"},
+					     {"intel_pt/caps/power_event_trace", "0"},
+					     {"intel_pt/caps/topa_output", "1"},
+					     {"intel_pt/caps/topa_multiple_entries", "1"},
+					     {"intel_pt/caps/single_range_output", "1"},
+					     {"intel_pt/caps/output_subsys", "0"},
+					     {"intel_pt/caps/payloads_lip", "0"},
+					     {"intel_pt/caps/num_address_ranges", "2"},
+					     {"intel_pt/caps/mtc_periods", "249"},
+					     {"intel_pt/caps/cycle_thresholds", "16383"},
+					     {"intel_pt/caps/psb_periods", "63"},
+					     {"intel_pt/caps/max_subleaf", "1"},
+					     {"intel_pt/caps/tsc_art_ratio", "2:216"},
+					     {"intel_pt/caps/max_nonturbo_ratio", "28"},
+					     {"intel_pt/nr_addr_filters", "2"},
+					     {NULL, NULL}};
 
 /* Both machines have the core PMU. */
-static const struct sysfs_file cpu_sysfs[] = {
-	{ "cpu/type", "4" },
-	{ "cpu/format/event", "config:0-7" },
-	{ "cpu/format/umask", "config:8-15" },
-	{ "cpu/format/edge", "config:18" },
-	{ "cpu/format/inv", "config:23" },
-	{ "cpu/format/cmask", "config:24-31" },
-	{ NULL, NULL }
-};
+static const struct sysfs_file cpu_sysfs[] = {{"cpu/type", "4"},
+					      {"cpu/format/event", "config:0-7"},
+					      {"cpu/format/umask", "config:8-15"},
+					      {"cpu/format/edge", "config:18"},
+					      {"cpu/format/inv", "config:23"},
+					      {"cpu/format/cmask", "config:24-31"},
+					      {NULL, NULL}};
 
 static struct sim *sim_of(struct ptd_perf_kernel *k)
 {
@@ -135,7 +132,7 @@ static long sim_read_sysfs(struct ptd_perf_kernel *k, const char *rel, char *buf
 static int sim_list_sysfs(struct ptd_perf_kernel *k, const char *rel, char *buf, size_t n)
 {
 	struct sim *s = sim_of(k);
-	const struct sysfs_file *tabs[2] = { cpu_sysfs, s->kind == SIM_PT ? pt_sysfs : NULL };
+	const struct sysfs_file *tabs[2] = {cpu_sysfs, s->kind == SIM_PT ? pt_sysfs : NULL};
 	size_t rl, used = 0;
 	int count = 0;
 
@@ -195,7 +192,7 @@ static void sim_cpuid(struct ptd_perf_kernel *k, unsigned leaf, unsigned subleaf
 	r[0] = r[1] = r[2] = r[3] = 0;
 	switch (leaf) {
 	case 0:
-		r[0] = 0x16; /* max leaf */
+		r[0] = 0x16;	   /* max leaf */
 		r[1] = 0x756e6547; /* "GenuineIntel" in ebx, edx, ecx */
 		r[3] = 0x49656e69;
 		r[2] = 0x6c65746e;
@@ -221,7 +218,7 @@ static void sim_cpuid(struct ptd_perf_kernel *k, unsigned leaf, unsigned subleaf
 			/* topa, topa multiple entries, single range */
 			r[2] = (1u << 0) | (1u << 1) | (1u << 2);
 		} else if (subleaf == 1) {
-			r[0] = 2u | (0xf9u << 16); /* address ranges, mtc periods */
+			r[0] = 2u | (0xf9u << 16);	/* address ranges, mtc periods */
 			r[1] = 0x3fffu | (0x3fu << 16); /* cyc thresholds, psb periods */
 		}
 		break;
@@ -299,9 +296,9 @@ static uint64_t pt_cap(const char *cap)
 static int pt_config_valid(uint64_t config)
 {
 	uint64_t all = 0;
-	static const char *const terms[] = { "pt", "cyc", "pwr_evt", "fup_on_ptw", "mtc", "tsc",
-					     "noretcomp", "ptw", "branch", "mtc_period",
-					     "cyc_thresh", "psb_period", NULL };
+	static const char *const terms[] = {
+		"pt",  "cyc",	 "pwr_evt",    "fup_on_ptw", "mtc",	   "tsc", "noretcomp",
+		"ptw", "branch", "mtc_period", "cyc_thresh", "psb_period", NULL};
 
 	for (int i = 0; terms[i]; i++)
 		all |= pt_term_mask(terms[i]);
@@ -331,9 +328,9 @@ static int pt_config_valid(uint64_t config)
 	return 0;
 }
 
-#define SIM_SAMPLE_TYPES                                                                        \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |         \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |          \
+#define SIM_SAMPLE_TYPES                                                                           \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
 	 PERF_SAMPLE_PERIOD)
 
 static int sim_open(struct ptd_perf_kernel *k, struct perf_event_attr *uattr, pid_t pid, int cpu,
@@ -644,8 +641,7 @@ static int sim_munmap(struct ptd_perf_kernel *k, void *addr, size_t len)
 
 /* Maps file offset @off of @file to an address of the thread's process
  * (the kernel's perf_addr_filter_apply over the file's vmas). */
-static int file_addr(struct sim *s, const char *file, uint64_t off, uint64_t size,
-		     uint64_t *lo)
+static int file_addr(struct sim *s, const char *file, uint64_t off, uint64_t size, uint64_t *lo)
 {
 	char path[64], line[4400];
 	FILE *f;
@@ -696,33 +692,49 @@ static int set_filter(struct sim *s, struct sim_event *e, const char *str)
 		char *spec, *at, *slash, *end;
 		uint64_t start, size = 1;
 		if (strcmp(tok, "start") == 0 || strcmp(tok, "stop") == 0 ||
-		    strcmp(tok, "tracestop") == 0)
-			{ rc = -EOPNOTSUPP; goto fail; }
-		if (strcmp(tok, "filter") != 0)
-			{ rc = -EINVAL; goto fail; }
+		    strcmp(tok, "tracestop") == 0) {
+			rc = -EOPNOTSUPP;
+			goto fail;
+		}
+		if (strcmp(tok, "filter") != 0) {
+			rc = -EINVAL;
+			goto fail;
+		}
 		spec = strtok_r(NULL, " ,\n", &save);
-		if (!spec)
-			{ rc = -EINVAL; goto fail; }
+		if (!spec) {
+			rc = -EINVAL;
+			goto fail;
+		}
 		at = strchr(spec, '@');
-		if (!at || !at[1])
-			{ rc = -EINVAL; goto fail; }
+		if (!at || !at[1]) {
+			rc = -EINVAL;
+			goto fail;
+		}
 		*at = 0;
 		slash = strchr(spec, '/');
 		if (slash)
 			*slash = 0;
 		errno = 0;
 		start = strtoull(spec, &end, 0);
-		if (errno || end == spec || *end)
-			{ rc = -EINVAL; goto fail; }
+		if (errno || end == spec || *end) {
+			rc = -EINVAL;
+			goto fail;
+		}
 		if (slash) {
 			size = strtoull(slash + 1, &end, 0);
-			if (errno || end == slash + 1 || *end || size == 0)
-				{ rc = -EINVAL; goto fail; }
+			if (errno || end == slash + 1 || *end || size == 0) {
+				rc = -EINVAL;
+				goto fail;
+			}
 		}
-		if (++n > (int)pt_cap("num_address_ranges"))
-			{ rc = -EOPNOTSUPP; goto fail; }
-		if (at[1] != '/')
-			{ rc = -EINVAL; goto fail; } /* the kernel resolves an absolute path */
+		if (++n > (int)pt_cap("num_address_ranges")) {
+			rc = -EOPNOTSUPP;
+			goto fail;
+		}
+		if (at[1] != '/') {
+			rc = -EINVAL;
+			goto fail;
+		} /* the kernel resolves an absolute path */
 		if (access(at + 1, F_OK) < 0) {
 			rc = -errno; /* kern_path() */
 			goto fail;
@@ -896,7 +908,7 @@ void ptd__sim_wakeup_check(struct sim *s, struct sim_event *e)
 		return;
 	head = pg->data_head;
 	wm = e->attr.watermark && e->attr.wakeup_watermark ? e->attr.wakeup_watermark
-							    : e->data_size / 2;
+							   : e->data_size / 2;
 	if (e->attr.watermark || !e->attr.wakeup_events) {
 		if (e->data_size && head - e->wake_data >= wm)
 			wake = 1;
@@ -1126,14 +1138,14 @@ void ptd__sim_mmap_records(struct sim *s, struct sim_event *e, uint64_t addr, in
 			r.maj = maj;
 			r.min = min;
 			r.ino = ino;
-			r.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-				 PROT_EXEC;
+			r.prot = (perms[0] == 'r' ? PROT_READ : 0) |
+				 (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
 			r.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
 			fixed = offsetof(__typeof__(r), rest);
 			memcpy(r.rest, name, strlen(name) + 1);
 		} else {
 			/* PERF_RECORD_MMAP: pid, tid, addr, len, pgoff, filename */
-			uint64_t v[3] = { a, b - a, pgoff };
+			uint64_t v[3] = {a, b - a, pgoff};
 			r.h.type = PERF_RECORD_MMAP;
 			fixed = 16 + 24;
 			memcpy(&r.addr, v, sizeof(v));

@@ -22,8 +22,8 @@ enum sim_kind { SIM_PT = 1, SIM_BTS = 2 };
 #define SIM_MAX_FILTERS 2
 
 struct sim_filter {
-	uint64_t lo, hi; /* [lo, hi) in the thread's address space; empty
-			  * while the file is not mapped */
+	uint64_t lo, hi;    /* [lo, hi) in the thread's address space; empty
+			     * while the file is not mapped */
 	uint64_t off, size; /* the range in the file */
 	char *file;
 };
@@ -46,8 +46,8 @@ struct sim_event {
 	size_t map_len;
 	int ring_writable;
 	uint64_t data_size;
-	uint64_t lost;        /* records dropped since the last LOST record */
-	uint64_t wake_data;   /* data_head at the last wakeup */
+	uint64_t lost;	    /* records dropped since the last LOST record */
+	uint64_t wake_data; /* data_head at the last wakeup */
 	uint64_t wake_samples;
 	/* AUX area */
 	void *user_aux, *sim_aux;
@@ -65,10 +65,10 @@ struct sim_event {
 	int nfilt;
 
 	/* the hardware's per-thread state */
-	int recording;   /* the thread is in the step recorder */
+	int recording; /* the thread is in the step recorder */
 	struct ptd_history *stage;
 	struct ptd_ptsynth *synth;
-	uint8_t *bts;    /* staged BTS samples: (from, to) pairs */
+	uint8_t *bts; /* staged BTS samples: (from, to) pairs */
 	size_t nbts, capbts;
 	int caller_step;
 	/* filtered conversion: the held block, and whether tracing starts
@@ -78,7 +78,7 @@ struct sim_event {
 	int fresh;
 	uint64_t start_pc;
 	int in_execve;
-	int sys_nr;      /* syscall the pending step executes, -1: none */
+	int sys_nr; /* syscall the pending step executes, -1: none */
 	uint64_t sys_args[3];
 };
 

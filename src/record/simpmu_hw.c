@@ -180,7 +180,8 @@ static int bts_convert(struct sim *s, struct sim_event *e, uint64_t next_ip)
 			uint8_t buf[16];
 			struct ptd_insn_info info;
 			int got = read_code(s, it.block.end_ip, buf, sizeof(buf));
-			if (got <= 0 || ptd_disasm_decode(buf, (size_t)got, it.block.end_ip, &info) < 0)
+			if (got <= 0 ||
+			    ptd_disasm_decode(buf, (size_t)got, it.block.end_ip, &info) < 0)
 				return ptd__err(-ptde_bad_insn,
 						"simulated PMU: cannot decode the branch at 0x%llx",
 						(unsigned long long)it.block.end_ip);
@@ -192,7 +193,8 @@ static int bts_convert(struct sim *s, struct sim_event *e, uint64_t next_ip)
 	return rc;
 }
 
-/* ---- IP filtering (RTIT_ADDRn_A/B as FilterEn ranges) ----------------------------------------- */
+/* ---- IP filtering (RTIT_ADDRn_A/B as FilterEn ranges) -----------------------------------------
+ */
 
 static int filtered(const struct sim_event *e)
 {
@@ -298,7 +300,8 @@ static int fconvert(struct sim *s, struct sim_event *e, uint64_t next, int end)
 				e->have_prev = 0;
 				if (rc == 0 && ptd_ptsynth_enabled(e->synth)) {
 					if (target && in_range(e, target))
-						rc = ptd_ptsynth_async(e->synth, it.block.ip, target);
+						rc = ptd_ptsynth_async(e->synth, it.block.ip,
+								       target);
 					else
 						rc = ptd_ptsynth_end(e->synth, it.block.ip);
 				}
@@ -371,8 +374,8 @@ static void write_bts(struct sim *s, struct sim_event *e)
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t *p = (uint64_t *)(buf + i * one), from, to;
-		struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
-					       (uint16_t)one };
+		struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+					      (uint16_t)one};
 		int k = 1;
 		memcpy(&from, e->bts + i * 16, 8);
 		memcpy(&to, e->bts + i * 16 + 8, 8);

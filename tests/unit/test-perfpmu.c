@@ -85,7 +85,8 @@ static void test_parse_tree(void **state)
 	assert_non_null(k);
 	assert_int_equal(k->simulated, 0);
 	assert_string_equal(k->name, "linux");
-	assert_int_equal(k->ops->read_procsys(k, "kernel/perf_event_paranoid", buf, sizeof(buf)), 1);
+	assert_int_equal(k->ops->read_procsys(k, "kernel/perf_event_paranoid", buf, sizeof(buf)),
+			 1);
 	assert_string_equal(buf, "2");
 	assert_int_equal(k->ops->read_sysfs(k, "nope/type", buf, sizeof(buf)), -ENOENT);
 

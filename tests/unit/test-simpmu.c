@@ -80,11 +80,14 @@ static void on_wakeup(int sig)
 	wakeups++;
 }
 
+/* Record from the first instruction (else from main). */
+static int from_start;
+
 static void launch_arg(struct run *r, const char *kind, const char *prog, const char *arg)
 {
 	char path[4200];
-	char *argv[3] = { path, (char *)arg, NULL };
-	struct ptd_launch l = { 0 };
+	char *argv[3] = {path, (char *)arg, NULL};
+	struct ptd_launch l = {0};
 
 	memset(r, 0, sizeof(*r));
 	snprintf(path, sizeof(path), "%s/%s", progdir, prog);
@@ -92,6 +95,22 @@ static void launch_arg(struct run *r, const char *kind, const char *prog, const 
 	l.disable_aslr = 1;
 	assert_int_equal(ptd_target_launch(&r->t, &l), 0);
 	r->pid = ptd_target_pid(r->t);
+	if (!from_start) {
+		/* to main first: stepping the dynamic loader costs a lot of
+		 * ptrace stops and is covered once (test_pt_fib) */
+		struct ptd_symbols *sym;
+		struct ptd_stop st;
+		uint64_t entry, bp;
+		assert_int_equal(ptd_symbols_alloc_pid(&sym, r->pid), 0);
+		assert_int_equal(ptd_symbols_function(sym, "main", &entry, &bp), 0);
+		ptd_symbols_free(sym);
+		assert_int_equal(ptd_target_bp_insert(r->t, entry), 0);
+		assert_int_equal(ptd_target_resume(r->t, r->pid, 0, 0), 0);
+		assert_int_equal(ptd_target_wait(r->t, &st, 1), 0);
+		assert_int_equal(st.kind, PTD_STOP_BREAKPOINT);
+		assert_int_equal(st.pc, entry);
+		assert_int_equal(ptd_target_bp_remove(r->t, entry), 0);
+	}
 	r->k = ptd_perf_kernel_sim(kind);
 	assert_non_null(r->k);
 	ptd_perf_kernel_set_target(r->k, r->t);
@@ -169,8 +188,8 @@ static void map_rings(struct run *r, int data_pages, int writable, size_t aux_le
 		/* a read-only user page cannot take aux_offset: a real
 		 * recorder maps the data ring writable for that; this one
 		 * cannot, and the kernel refuses the AUX mapping */
-		assert_null(r->k->ops->mmap(r->k, r->fd, aux_len, PROT_READ, (off_t)r->map_len,
-					    &err));
+		assert_null(
+			r->k->ops->mmap(r->k, r->fd, aux_len, PROT_READ, (off_t)r->map_len, &err));
 		return;
 	}
 	r->aux_len = aux_len;
@@ -397,9 +416,9 @@ static void test_pt_exec(void **state)
 			r.trace = NULL;
 			r.trace_size = r.trace_cap = 0;
 		}
-		assert_int_equal(r.k->ops->resume(r.k, st.tid, 0,
-						  st.kind == PTD_STOP_SIGNAL ? st.signo : 0),
-				 0);
+		assert_int_equal(
+			r.k->ops->resume(r.k, st.tid, 0, st.kind == PTD_STOP_SIGNAL ? st.signo : 0),
+			0);
 	}
 	drain(&r);
 	assert_int_equal(st.status, 0);
@@ -472,7 +491,8 @@ static void pt_full(const char *prog, int noretcomp)
 	assert_int_equal(r.exit_code, 0);
 	assert_int_equal(r.nitrace, 1);
 	assert_true(r.naux >= 1);
-	assert_true(r.nmmap >= 1); /* libc's text */
+	if (from_start)
+		assert_true(r.nmmap >= 1); /* libc's text */
 	assert_int_equal(r.nlost, 0);
 	assert_int_equal(r.wraps, 0);
 	assert_int_equal(r.aux_flags_or, PERF_AUX_FLAG_OVERWRITE);
@@ -491,7 +511,11 @@ static void pt_full(const char *prog, int noretcomp)
 
 static void test_pt_fib(void **state)
 {
+	/* from the first instruction: the loader's steps, the first step
+	 * from the launch's exec stop, libc's MMAP2 */
+	from_start = 1;
 	pt_full("fib", 0);
+	from_start = 0;
 }
 
 static void test_pt_fib_noretcomp(void **state)
@@ -510,7 +534,6 @@ static void test_pt_dlopen(void **state)
 {
 	pt_full("dlopen", 0);
 }
-
 
 /* ---- several threads: an event per thread, opened at the clone stop
  * before the new thread runs; at every stop of the program the others
@@ -551,7 +574,8 @@ static int tev_record(void *ctx, const struct perf_event_header *h, const void *
 		memcpy(&len, b + 24, 8);
 		memcpy(&pgoff, b + 32, 8);
 		if (name[0] == '/')
-			assert_int_equal(ptd_image_add_file(cur_run->img, name, pgoff, len, addr), 0);
+			assert_int_equal(ptd_image_add_file(cur_run->img, name, pgoff, len, addr),
+					 0);
 	}
 	if (h->type == PERF_RECORD_LOST)
 		fail_msg("lost records");
@@ -652,7 +676,6 @@ static void test_pt_threads(void **state)
 	finish(&r);
 }
 
-
 /* An address filter on fib(): only fib's instructions are traced, each
  * entry after a call a TIP.PGE, each return out of it a TIP.PGD. */
 static void test_pt_filter(void **state)
@@ -684,7 +707,8 @@ static void test_pt_filter(void **state)
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long a, b, pgoff;
-		if (sscanf(line, "%llx-%llx %*s %llx", &a, &b, &pgoff) == 3 && entry >= a && entry < b)
+		if (sscanf(line, "%llx-%llx %*s %llx", &a, &b, &pgoff) == 3 && entry >= a &&
+		    entry < b)
 			off = entry - a + pgoff;
 	}
 	fclose(f);
@@ -694,9 +718,8 @@ static void test_pt_filter(void **state)
 	assert_true(r.fd >= 0);
 	snprintf(filter, sizeof(filter), "filter 0x%llx/0x%llx@%s", (unsigned long long)off,
 		 (unsigned long long)fs.size, exe);
-	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER,
-					 (unsigned long)filter),
-			 0);
+	assert_int_equal(
+		r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER, (unsigned long)filter), 0);
 	map_rings(&r, 64, 1, 1 << 20, 0);
 	run_to_exit(&r, 0);
 	assert_int_equal(r.exit_code, 0);
@@ -741,7 +764,7 @@ static void test_pt_tiny_circular(void **state)
 	assert_int_equal(r.exit_code, 0);
 	assert_int_equal(r.trace_size, PAGE);
 	assert_int_equal(r.wraps, 1);
-	assert_true(r.aux_bytes > 4 * PAGE);
+	assert_true(r.aux_bytes > 2 * PAGE);
 	h = decode(&r, &st);
 	/* the bytes before the first PSB in the window are a lost-data gap;
 	 * after it, the newest instructions of the run */
@@ -790,7 +813,8 @@ static void test_pt_linear_watermark(void **state)
 	assert_true(ss.signals > 2);
 	/* drained at each wakeup: nothing truncated, all of it read */
 	assert_int_equal(r.aux_flags_or & PERF_AUX_FLAG_TRUNCATED, 0);
-	assert_true(r.trace_size > 4 * PAGE);
+	/* more than the area holds, and none of it lost */
+	assert_true(r.trace_size > 2 * PAGE);
 	assert_int_equal(r.trace_size, ss.aux_bytes);
 	h = decode(&r, &st);
 	assert_int_equal(st.ngaps, 0);
@@ -808,8 +832,8 @@ static void test_pt_linear_truncated(void **state)
 	size_t nt, ng;
 	uint64_t *t, *g;
 
-	launch(&r, "pt", "fib");
-	pt_attr(&r, &attr, 0, 0);
+	launch_arg(&r, "pt", "fib", "16");
+	pt_attr(&r, &attr, 1, 0);
 	r.fd = r.k->ops->open(r.k, &attr, r.pid, -1, -1, 0);
 	assert_true(r.fd >= 0);
 	map_rings(&r, 64, 1, PAGE, 1);
@@ -986,7 +1010,7 @@ static void test_refusals(void **state)
 	struct perf_event_attr attr;
 	void *p;
 	int err = 0, fd;
-	static const int errs[] = { ENOENT, EACCES, EINVAL, ENOMEM, EOPNOTSUPP };
+	static const int errs[] = {ENOENT, EACCES, EINVAL, ENOMEM, EOPNOTSUPP};
 	char filter[4300];
 
 	launch(&r, "pt", "fib");
@@ -1077,16 +1101,15 @@ static void test_refusals(void **state)
 	}
 	snprintf(filter, sizeof(filter),
 		 "filter 0x0/0x10@/bin/sh filter 0x10/0x10@/bin/sh filter 0x20/0x10@/bin/sh");
-	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER,
-					 (unsigned long)filter),
-			 -EOPNOTSUPP);
+	assert_int_equal(
+		r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER, (unsigned long)filter),
+		-EOPNOTSUPP);
 	assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_SET_FILTER,
 					 (unsigned long)"start 0x0/0x10@/bin/sh"),
 			 -EOPNOTSUPP);
 	{
 		uint64_t id = 0;
-		assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_ID,
-						 (unsigned long)&id),
+		assert_int_equal(r.k->ops->ioctl(r.k, r.fd, PERF_EVENT_IOC_ID, (unsigned long)&id),
 				 0);
 		assert_true(id > 0);
 	}
