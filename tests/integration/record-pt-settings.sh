@@ -6,9 +6,9 @@
 # caps/num_address_ranges are refused with their cause; filters given as a
 # function, a file or on the command line are resolved and accepted, and a
 # filter on fib records exactly what the step recorder records in fib.
-# `info record` says the PMU is simulated.  Without the simulation on this
-# machine, `record pt` and `record bts` fail with the same reason `ptdbg
-# doctor` gives.
+# `info record` and ptdbg-report say the PMU is simulated.  Without the
+# simulation on this machine, `record pt` and `record bts` fail with the
+# same reason `ptdbg doctor` gives.
 . "$(dirname "$0")/lib.bash"
 need_prereqs fib
 
@@ -75,6 +75,21 @@ cat "$log" >&2
 grep -q '^PMU: bts .*(simulated), PTDBG_SIMULATE_PMU: not this machine'"'"'s hardware\.$' "$log" ||
 	die "bts: info record does not say the PMU is simulated"
 grep -q '^Buffer size: 8kB\.$' "$log" || die "the bts buffer size set is not the recorder's"
+
+# ptdbg-report says so too (its last line, and the JSON)
+REPORT=$TOP/$B/bin/ptdbg-report
+[ -x "$REPORT" ] || die "ptdbg-report not built: $REPORT"
+PTDBG_SIMULATE_PMU=pt "$REPORT" --method=pt "$TESTPROGS/fib" >"$log" 2>&1 || { cat "$log" >&2; die "ptdbg-report --method=pt failed"; }
+grep -q '^Recorded [1-9][0-9]* instructions in [0-9]* function segments (method pt, simulated PMU, ' "$log" ||
+	{ tail -n 3 "$log" >&2; die "ptdbg-report does not say the PMU is simulated"; }
+PTDBG_SIMULATE_PMU=bts "$REPORT" --method=bts --format=json -o "$log" "$TESTPROGS/fib" >/dev/null 2>&1 ||
+	die "ptdbg-report --method=bts failed"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["record"]; sys.exit(0 if r["method"] == "bts" and r["simulated_pmu"] is True else "record %r" % r)' "$log" ||
+	die "ptdbg-report's JSON does not say the bts PMU is simulated"
+env -u PTDBG_SIMULATE_PMU "$REPORT" --method=soft --format=json -o "$log" "$TESTPROGS/fib" >/dev/null 2>&1 ||
+	die "ptdbg-report --method=soft failed"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["record"]; sys.exit(0 if r["simulated_pmu"] is False else "record %r" % r)' "$log" ||
+	die "ptdbg-report's JSON says a soft recording is on a simulated PMU"
 
 # this machine without simulation: record refuses as the doctor says
 unset PTDBG_SIMULATE_PMU
