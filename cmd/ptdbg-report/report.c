@@ -52,7 +52,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -p, --pid=PID           attach to a running process (recording starts at once)\n"
 		"      --method=METHOD     recorder: auto, pt, bts, soft, step (default auto:\n"
-		"                          the first that works, soft on machines without PT/BTS)\n"
+		"                          the first that works, soft on machines without PT/BTS;\n"
+		"                          ptdbg doctor says why)\n"
 		"      --no-pin-cpu        do not run ptdbg and the program on one CPU\n"
 		"      --trace-format=FMT  blocks or pt (record the step outcomes as Intel PT)\n"
 		"      --from=FUNC         start recording at FUNC's first hit (default main)\n"
@@ -311,10 +312,12 @@ static void text_report(FILE *f, struct ptd_session *s, const struct opts *o,
 			} while (c.number < r.last && ptd_hcursor_next(&c) == 0);
 		}
 	}
-	fprintf(f, "\nRecorded %llu instructions in %llu function segments (method %s, format %s, "
+	/* a simulated PMU (PTDBG_SIMULATE_PMU) is always said */
+	fprintf(f, "\nRecorded %llu instructions in %llu function segments (method %s, %sformat %s, "
 		   "%.2f bytes/instruction, %.2f s, %llu ptrace stops).\n",
 		(unsigned long long)ri.ninsn, (unsigned long long)ri.ncalls,
-		ptd_method_name(ri.method), ri.format ? ri.format : "blocks",
+		ptd_method_name(ri.method), ri.simulated ? "simulated PMU, " : "",
+		ri.format ? ri.format : "blocks",
 		ri.ninsn ? (double)ri.bytes / (double)ri.ninsn : 0.0, secs,
 		(unsigned long long)ri.stops);
 }
@@ -412,9 +415,11 @@ static void json_report(FILE *f, struct ptd_session *s, const struct opts *o,
 			} while (c.number < r.last && ptd_hcursor_next(&c) == 0);
 		}
 	}
-	fprintf(f, "\n  ],\n  \"record\": {\"method\": \"%s\", \"format\": \"%s\", \"instructions\": %llu, "
-		   "\"function_segments\": %llu, \"bytes\": %zu, \"seconds\": %.3f, \"ptrace_stops\": %llu}\n}\n",
-		ptd_method_name(ri.method), ri.format ? ri.format : "blocks",
+	fprintf(f, "\n  ],\n  \"record\": {\"method\": \"%s\", \"simulated_pmu\": %s, \"format\": \"%s\", "
+		   "\"instructions\": %llu, \"function_segments\": %llu, \"bytes\": %zu, \"seconds\": %.3f, "
+		   "\"ptrace_stops\": %llu}\n}\n",
+		ptd_method_name(ri.method), ri.simulated ? "true" : "false",
+		ri.format ? ri.format : "blocks",
 		(unsigned long long)ri.ninsn, (unsigned long long)ri.ncalls, ri.bytes, secs,
 		(unsigned long long)ri.stops);
 }

@@ -13,6 +13,7 @@
 
 #include "record/btsrec.h"
 #include "record/ptrec.h"
+#include "session/ptfilter.h"
 #include "util/error.h"
 
 /* ---- record options (pt, bts, soft, step) ---- */
@@ -189,11 +190,19 @@ static int pt_option(struct ptd_session *s, const char *name, const char *v)
 			pt_filters_clear(c);
 			return 0;
 		}
-		if (!*v || strpbrk(v, "\n,"))
-			return ptd__err(
-				-ptde_invalid,
-				"invalid pt filter \"%s\" (START/SIZE@FILE, FUNC@FILE, or none)",
-				v);
+		if (!*v || strpbrk(v, "\n, \t"))
+			return ptd__err(-ptde_invalid,
+					"invalid pt filter \"%s\" (START/SIZE@FILE, FUNC@FILE, or none)",
+					v);
+		/* a malformed START/SIZE@FILE is refused now, not at `record` */
+		{
+			unsigned long long start, size;
+			const char *file;
+
+			rc = ptd__pt_filter_range(v, &start, &size, &file);
+			if (rc < 0)
+				return rc;
+		}
 		if (c->nfilters >= PTD_PT_FILTERS_MAX)
 			return ptd__err(-ptde_invalid,
 					"too many pt filters (at most %d; \"none\" clears them)",

@@ -26,6 +26,7 @@
 #include "record/ptsynth.h"
 #include "record/soft.h"
 #include "record/step.h"
+#include "session/ptfilter.h"
 #include "target/target.h"
 #include "util/error.h"
 
@@ -317,9 +318,26 @@ static struct ptd_recorder *make_recorder(struct ptd_session *s, enum ptd_method
 			   : *m == PTD_METHOD_BTS ? s->btscfg.buffer_size
 						  : ptd_session_buffer_size(s, *m);
 	switch (*m) {
-	case PTD_METHOD_PT:
-		/* (the recorder owns the kernel from here on, also on failure) */
-		return ptd_ptrec_recorder(k, env, &s->ptcfg);
+	case PTD_METHOD_PT: {
+		struct ptd_ptrec_config cfg;
+
+		/* The filters as the kernel takes them (START/SIZE@FILE), for the
+		 * process as it is mapped now (session/ptfilter.c). */
+		if (ptd__pt_config_resolve(&s->ptcfg, ptd_target_pid(s->t), ptd__ses_symbols(s),
+					   &cfg) < 0) {
+			char msg[400];
+
+			snprintf(msg, sizeof(msg), "%s", ptd_last_error(-ptde_invalid));
+			ptd_perf_kernel_free(k);
+			ptd__err(-ptde_invalid, "cannot record with method 'pt': %s", msg);
+			return NULL;
+		}
+		/* (the recorder owns the kernel from here on, also on failure;
+		 * it copies the filters) */
+		r = ptd_ptrec_recorder(k, env, &cfg);
+		ptd__pt_config_fini(&cfg);
+		return r;
+	}
 	case PTD_METHOD_BTS:
 		return ptd_btsrec_recorder(k, env, &s->btscfg);
 	case PTD_METHOD_SOFT:
