@@ -1419,6 +1419,38 @@ int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_ite
 	return 1;
 }
 
+int ptd__history_items_at(const struct ptd_history *h, uint64_t index, const struct ptd_item **items,
+			  uint32_t *n)
+{
+	const struct ptd_item *all;
+	uint64_t ci;
+
+	*items = NULL;
+	*n = 0;
+	if (!h || index >= ptd_history_nitems(h))
+		return 0;
+	if (index >= h->nencoded) {
+		*items = &h->pend;
+		*n = 1;
+		return 1;
+	}
+	ci = chunk_of_index(h, index);
+	if (h->chunks[ci].virt) {
+		int rc = materialize((struct ptd_history *)h, ci);
+
+		if (rc < 0)
+			return rc;
+		ci = chunk_of_index(h, index);
+	}
+	touch_part(h, ci);
+	all = chunk_items(h, ci);
+	if (!all)
+		return ptd__err(-ptde_nomem, "out of memory reading the history");
+	*items = all + (index - h->chunks[ci].first_item);
+	*n = (uint32_t)(h->chunks[ci].nitems - (index - h->chunks[ci].first_item));
+	return 1;
+}
+
 /*
  * Finds the numbered item (block or gap) containing instruction @number
  * (which must be below the tail).  Returns its item index, or UINT64_MAX.

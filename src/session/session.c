@@ -1759,8 +1759,14 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
 		out->ngaps = out->count > other ? out->count - other : 0;
 	}
 	out->bytes = s->rec_pt ? th->pt_size : ptd_history_bytes(th->h);
-	c = ptd_session_calls(s);
-	out->ncalls = c ? ptd_calls_count(c) : 0;
+	/* Only the count: built segments when they exist, else counted
+	 * without storing them (88 bytes each). */
+	if (th->calls && th->calls_count == ptd_history_count(th->h)) {
+		c = th->calls;
+		out->ncalls = ptd_calls_count(c);
+	} else if (ptd_calls_count_only(th->h, env_func_of, s, &out->ncalls) < 0) {
+		out->ncalls = 0;
+	}
 	out->replaying = th->pos != 0;
 	out->position = th->pos;
 	out->stops = s->softrec ? ptd_softrec_traps(s->softrec) + ptd_softrec_steps(s->softrec)
