@@ -117,6 +117,9 @@ struct ptd_session {
 	struct ptd_bundle *bundle;
 	struct ptd_image *offimg;
 	char *offline_exe; /* the bundle's main executable (its first ELF map) */
+	/* offline_symbols() ran: a bundle without ELF files has no symbols,
+	 * and looking again at every address costs a file open each. */
+	int offline_sym_tried;
 	char method_note[600];
 	int rec_pt;    /* the current recording keeps PT */
 	/* Bytes a recorded thread may hold (history, PT, registers) per
@@ -620,8 +623,10 @@ static void offline_symbols(struct ptd_session *s);
 static struct ptd_symbols *symbols(struct ptd_session *s)
 {
 	if (s->offline) {
-		if (!s->sym)
+		if (!s->sym && !s->offline_sym_tried) {
+			s->offline_sym_tried = 1;
 			offline_symbols(s);
+		}
 		return s->sym;
 	}
 	if (s->t && ptd_target_alive(s->t)) {
@@ -756,6 +761,7 @@ static void drop_process(struct ptd_session *s)
 	ptd_bundle_free(s->bundle);
 	s->bundle = NULL;
 	s->offline = 0;
+	s->offline_sym_tried = 0;
 	s->kept = 0;
 	free(s->offline_exe);
 	s->offline_exe = NULL;
