@@ -331,8 +331,8 @@ static void check_same(const uint64_t *want, uint64_t wn, const uint64_t *got, u
 				 (unsigned long long)i, (unsigned long long)got[i],
 				 (unsigned long long)want[i]);
 	if (wn != gn)
-		fail_msg("%s: %llu numbers, the step recorder's %llu", what,
-			 (unsigned long long)gn, (unsigned long long)wn);
+		fail_msg("%s: %llu numbers, the step recorder's %llu", what, (unsigned long long)gn,
+			 (unsigned long long)wn);
 }
 
 /* The number of the last record's target (the loaded tail). */
@@ -526,8 +526,8 @@ int main(void)
 {
 	const char *d = getenv("TESTPROGS");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fib),	  cmocka_unit_test(test_loops),
-		cmocka_unit_test(test_funcptr),	  cmocka_unit_test(test_switch_O2),
+		cmocka_unit_test(test_fib),	cmocka_unit_test(test_loops),
+		cmocka_unit_test(test_funcptr), cmocka_unit_test(test_switch_O2),
 		cmocka_unit_test(test_bad),
 	};
 

@@ -5,8 +5,8 @@
  * in the newest block's mode, and a backtrace's caller found before a
  * return address (the call was before the recording) in the mode of the
  * code returned to, and `step` into a function stops after its frame
- * setup (push %ebp; mov %esp,%ebp in 32-bit code).  Each case runs over the same bytes as 32-bit and as
- * 64-bit blocks, and the results must differ as the two decodings do.
+ * setup (push %ebp; mov %esp,%ebp in 32-bit code).  Each case runs over the same bytes as 32-bit
+ * and as 64-bit blocks, and the results must differ as the two decodings do.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,9 +32,8 @@
  *                   64-bit: mov %rax,%rbx); nop
  */
 static const uint8_t code[] = {
-	0x90, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
-	0xcc, 0xcc, 0xcc, 0xcc, 0x90, 0x90, 0x67, 0xff, 0x16, 0x34, 0x12, 0x90,
-	0x48, 0x89, 0xc3, 0x90,
+	0x90, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+	0xcc, 0xcc, 0x90, 0x90, 0x67, 0xff, 0x16, 0x34, 0x12, 0x90, 0x48, 0x89, 0xc3, 0x90,
 };
 #define R (BASE + 0x17)
 #define CALL32 (BASE + 0x12)
@@ -143,8 +142,8 @@ static void test_backtrace_call_before(void **state)
 #define F 0x8050010ull
 static const uint8_t code2[] = {
 	0xe8, 0x0b, 0x00, 0x00, 0x00, /* M: call F */
-	0x90, 0x90, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
-	0x55, 0x89, 0xe5, 0x90, 0x90, 0xc3, /* F */
+	0x90, 0x90, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+	0xcc, 0xcc, 0x55, 0x89, 0xe5, 0x90, 0x90, 0xc3, /* F */
 };
 
 static int rd2(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
@@ -160,8 +159,12 @@ static int rd2(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 
 static int line_of(void *ctx, uint64_t a, struct ptd_line_info *li)
 {
-	static const struct { uint64_t lo, hi; int line; } rows[] = {
-		{M, M + 5, 10}, {M + 5, M + 7, 11}, {F, F + 3, 20}, {F + 3, F + 5, 21}, {F + 5, F + 6, 22},
+	static const struct {
+		uint64_t lo, hi;
+		int line;
+	} rows[] = {
+		{M, M + 5, 10},	    {M + 5, M + 7, 11}, {F, F + 3, 20},
+		{F + 3, F + 5, 21}, {F + 5, F + 6, 22},
 	};
 
 	(void)ctx;
