@@ -1076,7 +1076,9 @@ static uint64_t trace_tail(const uint8_t *pt, size_t n)
  * takes the same path as a PT one from here on.  Records with a kernel
  * address are dropped; a walk that cannot reach the next `from` (a branch
  * on the way, code that is not mapped, lost records) is lost trace: an
- * overflow gap, and the history goes on at that record's `to`.
+ * overflow gap, and the history goes on at that record's `to`.  (The PT
+ * written for a gap drops the block before it: ptconv cannot give the
+ * outcome of its last branch.)
  */
 
 /* Walk limit: no straight-line run of user code is longer. */
@@ -1174,10 +1176,11 @@ static int bts_record(struct bts_conv *c, uint64_t from, uint64_t to)
 		c->cur = to;
 		return 0;
 	}
-	if (!to) { /* tracing stops after @from: the run up to it, then unknown */
+	if (!to) {
+		/* Tracing stops after @from: the run up to it, then a gap
+		 * (where it starts again is not where it stopped). */
 		err = c->cur ? bts_record(c, from, from) : 0;
-		c->cur = 0;
-		return err;
+		return err < 0 ? err : bts_lose(c);
 	}
 	if (c->cur) {
 		err = bts_walk(c, from);

@@ -503,6 +503,52 @@ static void test_bad(void **state)
 	assert_true(gaps >= 1);
 	assert_int_equal(got[1], r.ips[1]);
 	free(got);
+
+	/* Tracing stopped (a record with `to` 0) after branch source i1 and
+	 * started again (`from` 0) at record i2's target: the step
+	 * recorder's instructions up to i1's source (less the block ending
+	 * there, whose outcome the PT written for it cannot give), one gap,
+	 * then exactly from i2's target on. */
+	{
+		size_t i1 = 20, i2, j, k = 0;
+		uint64_t(*v)[3] = calloc(r.nrecs + 2, sizeof(*v));
+		uint64_t from_num = 0, gap_at = 0;
+
+		assert_non_null(v);
+		while (i1 < r.nrecs && !r.to_num[i1])
+			i1++;
+		i2 = i1 + 5;
+		while (i2 < r.nrecs && !r.to_num[i2])
+			i2++;
+		assert_true(i2 < r.nrecs);
+		for (j = 0; j < i1; j++)
+			memcpy(v[k++], r.recs[j], sizeof(v[0]));
+		v[k][0] = r.recs[i1][0]; /* stop after i1's source */
+		v[k++][1] = 0;
+		v[k][0] = 0; /* start at i2's target */
+		v[k++][1] = r.recs[i2][1];
+		for (j = i2 + 1; j < r.nrecs; j++)
+			memcpy(v[k++], r.recs[j], sizeof(v[0]));
+		/* i1's source is the instruction before its target */
+		from_num = r.to_num[i1] - 1;
+		pdw_begin(&p, &r);
+		pdw_auxtrace(&p, 0, r.pid, UINT32_MAX, v, k * 24);
+		pdw_end(&p, path);
+		free(v);
+		got = load_history(path, &n, &tail);
+		gaps = 0;
+		for (g = 1; g < n; g++)
+			if (!got[g]) {
+				gaps++;
+				gap_at = g;
+			}
+		assert_int_equal(gaps, 1);
+		assert_true(gap_at > 1 && gap_at <= from_num + 1);
+		check_same(r.ips, gap_at - 1, got, gap_at - 1, "fib before tracing stopped");
+		check_same(r.ips + r.to_num[i2] - 1, last_to_num(&r) - r.to_num[i2], got + gap_at,
+			   n - gap_at - 1, "fib after tracing started again");
+		free(got);
+	}
 	steprec_free(&r);
 }
 
