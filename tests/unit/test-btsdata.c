@@ -11,7 +11,8 @@
  * Lost records (an AUX record flagged truncated) give one gap and the
  * history goes on at the next record's target; records that cannot be
  * followed through the code, only kernel records, a per-cpu recording and
- * a cut record give a gap or a clear error.
+ * a cut record give a gap or a clear error; every byte corrupted and every
+ * length cut gives a bundle or an error, never a crash.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -553,6 +554,70 @@ static void test_bad(void **state)
 	steprec_free(&r);
 }
 
+/* Every byte of a small intel_bts perf.data set to 0x00 and to 0xff in
+ * turn, and every length cut: each parse ends in a bundle or an error with
+ * a message, never a crash (run under ASan/UBSan too). */
+static void test_corrupt(void **state)
+{
+	struct steprec r;
+	struct pdw p;
+	char path[128];
+	uint8_t *orig, *buf;
+	size_t n, i, nrec;
+	long sz;
+	FILE *f;
+	int ok = 0, bad = 0;
+
+	(void)state;
+	step_record("fib", &r);
+	snprintf(path, sizeof(path), "%s/corrupt.data", tmpdir);
+	nrec = r.nrecs < 24 ? r.nrecs : 24;
+	pdw_begin(&p, &r);
+	pdw_aux(&p, 0, 24 * 8, 1, r.pid);
+	pdw_auxtrace(&p, 0, r.pid, UINT32_MAX, r.recs, nrec * 24);
+	pdw_end(&p, path);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	sz = ftell(f);
+	assert_true(sz > 0);
+	n = (size_t)sz;
+	rewind(f);
+	orig = malloc(n);
+	buf = malloc(n);
+	assert_non_null(orig);
+	assert_non_null(buf);
+	assert_int_equal(fread(orig, 1, n, f), n);
+	fclose(f);
+	for (i = 0; i < 2 * n + n; i++) {
+		struct ptd_bundle *b = NULL;
+		size_t len = n;
+		int rc;
+
+		memcpy(buf, orig, n);
+		if (i < 2 * n)
+			buf[i / 2] = i % 2 ? 0xff : 0x00;
+		else
+			len = i - 2 * n; /* cut */
+		rc = ptd_perfdata_parse(buf, len, "corrupt.data", 0, &b);
+		if (rc == 0) {
+			assert_non_null(b);
+			ptd_bundle_free(b);
+			ok++;
+		} else {
+			assert_null(b);
+			assert_true(strlen(ptd_last_error(rc)) > 0);
+			bad++;
+		}
+	}
+	if (getenv("PTD_TEST_VERBOSE"))
+		printf("%d parsed, %d refused\n", ok, bad);
+	assert_true(ok > 0 && bad > 0);
+	free(orig);
+	free(buf);
+	steprec_free(&r);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -575,7 +640,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fib),	cmocka_unit_test(test_loops),
 		cmocka_unit_test(test_funcptr), cmocka_unit_test(test_switch_O2),
-		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_bad),	cmocka_unit_test(test_corrupt),
 	};
 
 	snprintf(progdir, sizeof(progdir), "%s", d ? d : "testprogs/build");
