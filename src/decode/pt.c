@@ -59,21 +59,25 @@ static uint64_t fup_ip_of(const struct pt_packet_ip *ip)
 	}
 }
 
-static int read_psb_hdr(const uint8_t *buf, size_t size, uint64_t off, struct psbhdr *h)
+/* A packet decoder over @buf for read_psb_hdr_at(), or NULL. */
+static struct pt_packet_decoder *psb_reader(const uint8_t *buf, size_t size)
 {
-	struct pt_packet_decoder *pd;
 	struct pt_config cfg;
-	int n, guard = 0, after_end = 0;
 
-	memset(h, 0, sizeof(*h));
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + size;
-	pd = pt_pkt_alloc_decoder(&cfg);
-	if (!pd)
-		return -ptde_nomem;
+	return pt_pkt_alloc_decoder(&cfg);
+}
+
+/* What the PSB+ at @off says, read with @pd (see psb_reader). */
+static void read_psb_hdr_at(struct pt_packet_decoder *pd, uint64_t off, struct psbhdr *h)
+{
+	int n, guard = 0, after_end = 0;
+
+	memset(h, 0, sizeof(*h));
 	if (pt_pkt_sync_set(pd, off) < 0)
-		goto out;
+		return;
 	/* Walk the PSB+ header; the FUP there is the ip where execution
 	 * continues (compressed against a last IP of zero).  After PSBEND,
 	 * look at the first packet that is not timing or mode. */
@@ -117,7 +121,16 @@ static int read_psb_hdr(const uint8_t *buf, size_t size, uint64_t off, struct ps
 			h->fup_len = (uint8_t)n;
 		}
 	}
-out:
+}
+
+static int read_psb_hdr(const uint8_t *buf, size_t size, uint64_t off, struct psbhdr *h)
+{
+	struct pt_packet_decoder *pd = psb_reader(buf, size);
+
+	memset(h, 0, sizeof(*h));
+	if (!pd)
+		return -ptde_nomem;
+	read_psb_hdr_at(pd, off, h);
 	pt_pkt_free_decoder(pd);
 	return 0;
 }
@@ -1175,6 +1188,9 @@ struct ptd_pt_trace {
 	uint64_t lost;
 	int lost_nonzero;
 	struct iccache *icc; /* for decodes in the calling thread; may be NULL */
+	/* Reads the PSB+ headers index_back() finds (one decoder for all:
+	 * a trace of tiny PSB periods has tens of thousands). */
+	struct pt_packet_decoder *psbrd;
 	uint64_t tail_ip;    /* where the thread stopped, for the newest segment */
 	int disabled_gaps;   /* see ptd_pt_trace_set_disabled_gaps */
 	uint32_t lazy_parts; /* see ptd_pt_trace_set_lazy_history; 0: off */
@@ -1235,8 +1251,9 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 		memset(e, 0, sizeof(*e));
 		e->offset = (uint64_t)off;
 		e->end = t->nrev ? t->rev[t->nrev - 1].offset : t->size;
-		if (read_psb_hdr(t->buf, t->size, e->offset, &hdr) < 0)
+		if (!t->psbrd && !(t->psbrd = psb_reader(t->buf, t->size)))
 			return ptd__err(-ptde_nomem, "out of memory indexing PT");
+		read_psb_hdr_at(t->psbrd, e->offset, &hdr);
 		e->start_ip = hdr.fup_ip;
 		e->clean = hdr.fup_ip && !hdr.then_pge;
 		t->nrev++;
@@ -1306,6 +1323,7 @@ void ptd_pt_trace_free(struct ptd_pt_trace *t)
 	free(t->hmap);
 	free(t->rev);
 	free(t->icc);
+	pt_pkt_free_decoder(t->psbrd);
 	free(t);
 }
 

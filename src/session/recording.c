@@ -592,8 +592,14 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
 		ptd__ses_thread_pt(s, th, &out->bytes);
 	else
 		out->bytes = ptd_history_bytes(th->h);
-	c = ptd_session_calls(s);
-	out->ncalls = c ? ptd_calls_count(c) : 0;
+	/* Only the count: built segments when they exist, else counted
+	 * without storing them (88 bytes each). */
+	if (th->calls && th->calls_count == ptd_history_count(th->h)) {
+		c = th->calls;
+		out->ncalls = ptd_calls_count(c);
+	} else if (ptd_calls_count_only(th->h, ptd__ses_env_func_of, s, &out->ncalls) < 0) {
+		out->ncalls = 0;
+	}
 	out->replaying = th->pos != 0;
 	out->position = th->pos;
 	out->buffer_size = ptd_session_buffer_size(s, s->rec_method);

@@ -201,8 +201,10 @@ static void free_threads(struct ptd_session *s)
 struct ptd_symbols *ptd__ses_symbols(struct ptd_session *s)
 {
 	if (s->offline) {
-		if (!s->sym)
+		if (!s->sym && !s->offline_sym_tried) {
+			s->offline_sym_tried = 1;
 			ptd__ses_offline_symbols(s);
+		}
 		return s->sym;
 	}
 	if (s->t && ptd_target_alive(s->t)) {
@@ -335,6 +337,7 @@ void ptd__ses_drop_process(struct ptd_session *s)
 	ptd_bundle_free(s->bundle);
 	s->bundle = NULL;
 	s->offline = 0;
+	s->offline_sym_tried = 0;
 	s->kept = 0;
 	free(s->offline_exe);
 	s->offline_exe = NULL;

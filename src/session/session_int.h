@@ -103,6 +103,9 @@ struct ptd_session {
 	struct ptd_bundle *bundle;
 	struct ptd_image *offimg;
 	char *offline_exe; /* the bundle's main executable (its first ELF map) */
+	/* ptd__ses_offline_symbols() ran: a bundle without ELF files has no
+	 * symbols, and looking again at every address costs a file open each. */
+	int offline_sym_tried;
 	char method_note[600];
 	int rec_pt;    /* the current recording keeps PT */
 	/* The session turns the recorder's blocks into PT itself (trace
