@@ -37,6 +37,7 @@ struct opts {
 	pid_t pid;
 	int quiet;
 	int no_pin;
+	const char *load; /* --load: a trace bundle or perf.data, no program */
 };
 
 static struct ptd_session *the_session;
@@ -46,13 +47,18 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: ptdbg-report [OPTIONS] [--] PROGRAM [ARGS...]\n"
 		"       ptdbg-report [OPTIONS] -p PID\n"
+		"       ptdbg-report [OPTIONS] --load=PATH\n"
 		"Record PROGRAM from a start function until it crashes or exits, and report\n"
 		"how execution got there: the stop, a backtrace, the last function calls,\n"
 		"source lines and instructions.\n"
 		"\n"
 		"  -p, --pid=PID           attach to a running process (recording starts at once)\n"
+		"      --load=PATH         report on a recorded trace instead: a bundle directory\n"
+		"                          (record save) or a perf.data (perf record -e\n"
+		"                          intel_pt//u --per-thread), up to its end\n"
 		"      --method=METHOD     recorder: auto, pt, bts, soft, step (default auto:\n"
-		"                          the first that works, soft on machines without PT/BTS)\n"
+		"                          the first that works, soft on machines without PT/BTS;\n"
+		"                          ptdbg doctor says why)\n"
 		"      --no-pin-cpu        do not run ptdbg and the program on one CPU\n"
 		"      --trace-format=FMT  blocks or pt (record the step outcomes as Intel PT)\n"
 		"      --from=FUNC         start recording at FUNC's first hit (default main)\n"
@@ -177,6 +183,9 @@ static const char *stop_text(const struct ptd_event *ev, char *buf, size_t n)
 	case PTD_EVENT_INTERRUPTED:
 		snprintf(buf, n, "Interrupted.");
 		break;
+	case PTD_EVENT_NO_HISTORY: /* --load */
+		snprintf(buf, n, "The end of the recorded trace.");
+		break;
 	default:
 		snprintf(buf, n, "Stopped.");
 		break;
@@ -197,6 +206,13 @@ static struct range tail_range(uint64_t count, int n)
 	if (count == 0 || n <= 0)
 		r.first = r.last + 1;
 	return r;
+}
+
+/* ptd_print_insn flags for code in execution mode @mode (32-bit and 16-bit
+ * code is listed as gdb lists i386 code). */
+static unsigned mode_flags(unsigned mode)
+{
+	return mode == PTD_MODE_32 ? PTD_DIS_MODE32 : mode == PTD_MODE_16 ? PTD_DIS_MODE16 : 0;
 }
 
 /* The last @n distinct source lines executed, oldest first, up to the
@@ -307,14 +323,16 @@ static void text_report(FILE *f, struct ptd_session *s, const struct opts *o,
 					ptd_print_gap_at(&pc, h, &c);
 				else
 					ptd_print_insn(&pc, c.number, c.ip, c.number == count ? cur_pc : 0,
-						       PTD_DIS_NUMBER);
+						       PTD_DIS_NUMBER | mode_flags(c.mode));
 			} while (c.number < r.last && ptd_hcursor_next(&c) == 0);
 		}
 	}
-	fprintf(f, "\nRecorded %llu instructions in %llu function segments (method %s, format %s, "
+	/* a simulated PMU (PTDBG_SIMULATE_PMU) is always said */
+	fprintf(f, "\nRecorded %llu instructions in %llu function segments (method %s, %sformat %s, "
 		   "%.2f bytes/instruction, %.2f s, %llu ptrace stops).\n",
 		(unsigned long long)ri.ninsn, (unsigned long long)ri.ncalls,
-		ptd_method_name(ri.method), ri.format ? ri.format : "blocks",
+		ptd_method_name(ri.method), ri.simulated ? "simulated PMU, " : "",
+		ri.format ? ri.format : "blocks",
 		ri.ninsn ? (double)ri.bytes / (double)ri.ninsn : 0.0, secs,
 		(unsigned long long)ri.stops);
 }
@@ -339,6 +357,7 @@ static void json_report(FILE *f, struct ptd_session *s, const struct opts *o,
 	json_str(f, ev->kind == PTD_EVENT_SIGNAL	 ? "signal"
 		    : ev->kind == PTD_EVENT_EXITED	 ? "exit"
 		    : ev->kind == PTD_EVENT_BREAKPOINT ? "until"
+		    : ev->kind == PTD_EVENT_NO_HISTORY ? "trace_end"
 						       : "stopped");
 	if (ev->kind == PTD_EVENT_SIGNAL) {
 		fputs(", \"signal\": ", f);
@@ -403,8 +422,9 @@ static void json_report(FILE *f, struct ptd_session *s, const struct opts *o,
 				uint8_t code[16];
 				char text[160];
 				long got = ptd_session_read(s, c.ip, code, sizeof(code));
-				if (got > 0 && ptd_disasm_format(code, (size_t)got, c.ip, text,
-								 sizeof(text), NULL, NULL) > 0) {
+				if (got > 0 && ptd_disasm_format_mode(code, (size_t)got, c.ip, c.mode,
+								      text, sizeof(text), NULL,
+								      NULL) > 0) {
 					fputs(", \"text\": ", f);
 					json_str(f, text);
 				}
@@ -412,9 +432,11 @@ static void json_report(FILE *f, struct ptd_session *s, const struct opts *o,
 			} while (c.number < r.last && ptd_hcursor_next(&c) == 0);
 		}
 	}
-	fprintf(f, "\n  ],\n  \"record\": {\"method\": \"%s\", \"format\": \"%s\", \"instructions\": %llu, "
-		   "\"function_segments\": %llu, \"bytes\": %zu, \"seconds\": %.3f, \"ptrace_stops\": %llu}\n}\n",
-		ptd_method_name(ri.method), ri.format ? ri.format : "blocks",
+	fprintf(f, "\n  ],\n  \"record\": {\"method\": \"%s\", \"simulated_pmu\": %s, \"format\": \"%s\", "
+		   "\"instructions\": %llu, \"function_segments\": %llu, \"bytes\": %zu, \"seconds\": %.3f, "
+		   "\"ptrace_stops\": %llu}\n}\n",
+		ptd_method_name(ri.method), ri.simulated ? "true" : "false",
+		ri.format ? ri.format : "blocks",
 		(unsigned long long)ri.ninsn, (unsigned long long)ri.ncalls, ri.bytes, secs,
 		(unsigned long long)ri.stops);
 }
@@ -437,6 +459,45 @@ static int give_up(struct ptd_session *s, FILE *out, const char *path)
 	return 1;
 }
 
+/* --load: the report of a recorded trace, positioned at its end. */
+static int report_loaded(const struct opts *o)
+{
+	struct ptd_session *s = ptd_session_alloc();
+	struct ptd_event ev;
+	FILE *out = stdout;
+	int rc;
+
+	if (!s)
+		return fail(NULL, -ptde_nomem);
+	if (o->output) {
+		out = fopen(o->output, "w");
+		if (!out) {
+			fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", o->output,
+				strerror(errno));
+			ptd_session_free(s);
+			return 1;
+		}
+	}
+	rc = ptd_session_load(s, o->load);
+	if (rc < 0) {
+		fail(o->load, rc);
+		return give_up(s, out, o->output);
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = PTD_EVENT_NO_HISTORY;
+	if (!strcmp(o->format, "json"))
+		json_report(out, s, o, &ev, 0.0, o->load);
+	else
+		text_report(out, s, o, &ev, 0.0);
+	if (out != stdout && fclose(out) != 0) {
+		fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", o->output, strerror(errno));
+		ptd_session_free(s);
+		return 1;
+	}
+	ptd_session_free(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -452,6 +513,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-pin-cpu", no_argument, NULL, 'P' },
+		{ "load", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -519,6 +581,9 @@ int main(int argc, char **argv)
 		case 'P':
 			o.no_pin = 1;
 			break;
+		case 'L':
+			o.load = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -530,6 +595,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (o.load && (o.pid || optind < argc)) {
+		fprintf(stderr, "ptdbg-report: --load reports on a recorded trace: no program or "
+				"process goes with it\n");
+		usage(stderr);
+		return 2;
+	}
+	if (o.load)
+		return report_loaded(&o);
 	if (!o.pid && optind >= argc) {
 		fprintf(stderr, "ptdbg-report: no program given\n");
 		usage(stderr);

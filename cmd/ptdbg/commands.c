@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "disasm/disasm.h"
+#include "record/doctor.h"
 #include "ptdbg/ptdbg.h"
 #include "shell.h"
 
@@ -1042,9 +1043,26 @@ static int cmd_record_soft(struct shell *sh, const char *args)
 	return cmd_record_method(sh, "soft", args);
 }
 
+static int show_record_hw(struct shell *sh, enum ptd_method m, const char *name);
+
+/* record pt filter FUNC|FILE|START/SIZE@FILE|none: the pt recorder's
+ * address filters for the next recording (without an argument: shows
+ * them); otherwise record pt [FORMAT] starts recording. */
 static int cmd_record_pt(struct shell *sh, const char *args)
 {
-	return cmd_record_method(sh, "pt", args);
+	char word[16];
+	const char *rest = first_word(args, word, sizeof(word));
+	int rc;
+
+	if (strcmp(word, "filter"))
+		return cmd_record_method(sh, "pt", args);
+	if (!*rest)
+		return show_record_hw(sh, PTD_METHOD_PT, "filter");
+	ptd_clear_error();
+	rc = ptd_session_set_record_option(sh->s, PTD_METHOD_PT, "filter", rest);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	return 0;
 }
 
 static int cmd_record_bts(struct shell *sh, const char *args)
@@ -1461,12 +1479,23 @@ static int info_record(struct shell *sh, const char *args)
 		       method_format(ri.method), ri.bytes);
 	else
 		printf("Recording format: %s.\n", method_format(ri.method));
-	if (ri.method == PTD_METHOD_SOFT || ri.method == PTD_METHOD_STEP) {
+	if (ri.simulated)
+		printf("PMU: %s%s, PTDBG_SIMULATE_PMU: not this machine's hardware.\n",
+		       ri.pmu[0] ? ri.pmu : ptd_method_name(ri.method),
+		       strstr(ri.pmu, "simulated") ? "" : " (simulated)");
+	else if (ri.pmu[0])
+		printf("PMU: %s.\n", ri.pmu);
+	if (ri.method == PTD_METHOD_SOFT || ri.method == PTD_METHOD_STEP ||
+	    (ri.buffer_size && (ri.method == PTD_METHOD_PT || ri.method == PTD_METHOD_BTS))) {
 		/* gdb's "info record" shows btrace's buffer size so */
 		printf("Buffer size: ");
 		print_bytes(ri.buffer_size);
 		printf(".\n");
 	}
+	if (ri.method == PTD_METHOD_PT || ri.method == PTD_METHOD_BTS)
+		printf("Trace read: %" PRIu64 " bytes, %" PRIu64 " bytes lost, %" PRIu64
+		       " buffer wraps.\n",
+		       ri.trace_bytes, ri.lost_bytes, ri.wraps);
 	if (ri.dropped)
 		printf("The oldest %" PRIu64 " instructions were dropped to stay within it; the history "
 		       "starts with a gap.\n", ri.dropped);
@@ -2732,11 +2761,35 @@ static int set_record_buffer(struct shell *sh, enum ptd_method m, const char *ar
 	return 0;
 }
 
+/* set record pt NAME VALUE, set record bts buffer-size SIZE */
+static int set_record_hw(struct shell *sh, enum ptd_method m, const char *args)
+{
+	char word[64];
+	int rc;
+
+	args = first_word(args, word, sizeof(word));
+	if (!word[0])
+		return shell_error("\"set record %s\" must be followed by a setting.  Try \"help set "
+				   "record\".", ptd_method_name(m));
+	ptd_clear_error();
+	rc = ptd_session_set_record_option(sh->s, m, word, args);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	return 0;
+}
+
 static int set_record(struct shell *sh, const char *args)
 {
 	char word[64];
 
 	args = first_word(args, word, sizeof(word));
+	/* gdb's spelling: set record btrace pt|bts buffer-size N */
+	if (!strcmp(word, "btrace"))
+		args = first_word(args, word, sizeof(word));
+	if (!strcmp(word, "pt"))
+		return set_record_hw(sh, PTD_METHOD_PT, args);
+	if (!strcmp(word, "bts"))
+		return set_record_hw(sh, PTD_METHOD_BTS, args);
 	if (!strcmp(word, "soft"))
 		return set_record_buffer(sh, PTD_METHOD_SOFT, args);
 	if (!strcmp(word, "step") || !strcmp(word, "full"))
@@ -2763,11 +2816,72 @@ static int show_version(struct shell *sh, const char *args)
 	return 0;
 }
 
+/* The settings `show record pt` and `show record bts` list. */
+static const char *const pt_settings[] = {
+	"buffer-size", "buffer", "kernel", "ret-compression", "tsc", "mtc", "cyc", "psb-period",
+	"filter", NULL,
+};
+static const char *const bts_settings[] = { "buffer-size", NULL };
+
+/* One pt or bts setting as "show record pt NAME" prints it. */
+static int show_record_hw(struct shell *sh, enum ptd_method m, const char *name)
+{
+	char buf[4096];
+	int rc;
+
+	ptd_clear_error();
+	rc = ptd_session_get_record_option(sh->s, m, name, buf, sizeof(buf));
+	if (rc < 0)
+		return session_error(rc, NULL);
+	if (!strcmp(name, "buffer-size")) {
+		printf("The record %s buffer size is ", ptd_method_name(m));
+		print_bytes(strtoull(buf, NULL, 10));
+		printf(" per thread.\n");
+	} else if (!strcmp(name, "filter")) {
+		/* the session gives one filter a line */
+		int several = strchr(buf, '\n') != NULL;
+
+		for (char *p = buf; (p = strchr(p, '\n')) != NULL;)
+			*p = ',';
+		printf("The record %s filter%s ", ptd_method_name(m), several ? "s are" : " is");
+		for (const char *p = buf; *p; p++) {
+			putchar(*p);
+			if (*p == ',')
+				putchar(' ');
+		}
+		printf(".\n");
+	} else {
+		printf("The record %s %s is %s.\n", ptd_method_name(m), name, buf);
+	}
+	return 0;
+}
+
+/* show record pt [NAME], show record bts [buffer-size] */
+static int show_record_hw_cmd(struct shell *sh, enum ptd_method m, const char *args)
+{
+	const char *const *names = m == PTD_METHOD_PT ? pt_settings : bts_settings;
+	char word[64];
+
+	first_word(args, word, sizeof(word));
+	if (word[0])
+		return show_record_hw(sh, m, word);
+	for (int i = 0; names[i]; i++)
+		if (show_record_hw(sh, m, names[i]) < 0)
+			return -1;
+	return 0;
+}
+
 static int show_record(struct shell *sh, const char *args)
 {
 	char word[64];
 
 	args = first_word(args, word, sizeof(word));
+	if (!strcmp(word, "btrace"))
+		args = first_word(args, word, sizeof(word));
+	if (!strcmp(word, "pt"))
+		return show_record_hw_cmd(sh, PTD_METHOD_PT, args);
+	if (!strcmp(word, "bts"))
+		return show_record_hw_cmd(sh, PTD_METHOD_BTS, args);
 	if (!strcmp(word, "soft") || !strcmp(word, "step") || !strcmp(word, "full")) {
 		enum ptd_method m = strcmp(word, "soft") ? PTD_METHOD_STEP : PTD_METHOD_SOFT;
 		first_word(args, word, sizeof(word));
@@ -2786,6 +2900,27 @@ static int show_record(struct shell *sh, const char *args)
 	else
 		return shell_error("Undefined show record command: \"%s\".  Try \"help show record\".",
 				   word);
+	return 0;
+}
+
+static void doctor_line(void *ctx, const char *text)
+{
+	(void)ctx;
+	printf("%s\n", text);
+}
+
+/* doctor: what ptdbg can record with here, and why (record/doctor.h). */
+static int cmd_doctor(struct shell *sh, const char *args)
+{
+	int rc;
+
+	(void)sh;
+	if (*skipws(args))
+		return shell_error("\"doctor\" takes no arguments.");
+	ptd_clear_error();
+	rc = ptd_doctor_report(doctor_line, NULL, NULL);
+	if (rc < 0)
+		return session_error(rc, NULL);
 	return 0;
 }
 
@@ -2811,7 +2946,11 @@ static const struct cmd record_cmds[] = {
 	{ "full", 0, cmd_record_step, 0,
 	  "Start recording (gdb name; uses the single-step recorder)." },
 	{ "soft", 0, cmd_record_soft, 0, "Start recording with the software branch recorder." },
-	{ "pt", 0, cmd_record_pt, 0, "Start recording with Intel Processor Trace." },
+	{ "pt", 0, cmd_record_pt, 0,
+	  "Start recording with Intel Processor Trace.\n"
+	  "record pt filter FUNCTION|FILE|START/SIZE@FILE adds an address filter for the next\n"
+	  "pt recording (up to 4 and the CPU's num_address_ranges); record pt filter none\n"
+	  "removes them; record pt filter shows them." },
 	{ "bts", 0, cmd_record_bts, 0, "Start recording with Branch Trace Store." },
 	{ "btrace", 0, cmd_record_auto, 0, "Start branch recording (pt or bts; else soft)." },
 	{ "auto", 0, cmd_record_auto, 0, "Start recording with the first method that works." },
@@ -2836,7 +2975,9 @@ static const struct cmd set_cmds[] = {
 	  "Run ptdbg and the program on one CPU, which halves the cost of a ptrace stop in a VM "
 	  "(default on; takes effect at the next run, attach or record)." },
 	{ "record", 0, set_record, 0,
-	  "instruction-history-size N, function-call-history-size N, soft|step buffer-size SIZE." },
+	  "instruction-history-size N, function-call-history-size N, soft|step buffer-size SIZE,\n"
+	  "pt buffer-size|buffer|kernel|ret-compression|tsc|mtc|cyc|psb-period VALUE,\n"
+	  "bts buffer-size SIZE (\"help set record\")." },
 	{ "confirm", 0, set_confirm, 0, "Whether to ask before killing the program etc. (default on)." },
 	{ "pagination", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "height", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
@@ -2850,7 +2991,8 @@ static const struct cmd show_cmds[] = {
 	  "Whether address space randomization is disabled." },
 	{ "pin-cpu", 0, show_pin_cpu, 0, "Whether ptdbg and the program run on one CPU." },
 	{ "record", 0, show_record, 0,
-	  "instruction-history-size, function-call-history-size, soft|step buffer-size." },
+	  "instruction-history-size, function-call-history-size, soft|step buffer-size,\n"
+	  "pt [SETTING], bts [buffer-size]." },
 	{ "version", 0, show_version, 0, "What version of ptdbg this is." },
 	{ NULL },
 };
@@ -2874,6 +3016,10 @@ static const struct cmd top_cmds[] = {
 	  "Print an expression (or x/FMT memory) each time the program stops: display[/FMT] EXPR." },
 	{ "echo", 0, cmd_echo, 0, "Print text; C escapes like \\n are understood." },
 	{ "down", 0, cmd_down, CMD_REPEAT, "Select and print the frame called by this one: down [N]." },
+	{ "doctor", 0, cmd_doctor, 0,
+	  "What ptdbg can record with on this machine and why: the CPU, Intel PT, BTS,\n"
+	  "perf_event_paranoid, ptrace permissions, the method --method=auto takes, and the\n"
+	  "fix for each refused method." },
 	{ "file", 0, cmd_file, 0, "Use FILE as the program to debug: file FILE." },
 	{ "finish", 0, cmd_finish, CMD_REPEAT, "Run until the selected function returns." },
 	{ "frame", 1, cmd_frame, 0, "Select and print a stack frame: frame [N]." },
@@ -3021,7 +3167,32 @@ static void help_set_record(int set)
 	       "dropped, as gdb's \"record full insn-number-max\" drops the oldest\n"
 	       "instructions: the history then starts with a gap that says how many\n"
 	       "instructions were dropped, numbered 1, and \"info record\" says so too.\n"
-	       "Registers in the past are not known before the first kept trap.\n");
+	       "Registers in the past are not known before the first kept trap.\n\n");
+	printf("%s record pt buffer-size%s -- the AUX buffer of each thread recorded with pt\n"
+	       "    (a power-of-two number of 4K pages, at least 8K; default 4M; halved when\n"
+	       "    the kernel cannot map that much, and ptdbg says so).\n", v, set ? " SIZE" : "");
+	printf("%s record pt buffer%s -- circular (the default, as gdb: the newest\n"
+	       "    trace survives, older trace is overwritten and becomes a gap) or full (a\n"
+	       "    linear buffer drained at every stop and when it fills: nothing is lost).\n", v,
+	       set ? " circular|full" : "");
+	printf("%s record pt kernel%s -- also trace the kernel (needs perf_event_paranoid\n"
+	       "    <= 1 or CAP_PERFMON; default off).\n", v, set ? " on|off" : "");
+	printf("%s record pt ret-compression%s -- return compression (default:\n"
+	       "    the PMU's, on).\n", v, set ? " on|off|default" : "");
+	printf("%s record pt tsc|mtc|cyc%s -- timing packets (default: not asked\n"
+	       "    for, so off; on is refused when the PMU's caps lack them).\n", v,
+	       set ? " on|off|default" : "");
+	printf("%s record pt psb-period%s -- a PSB every 2^(N+11) bytes of trace, as\n"
+	       "    caps/psb_periods allows (default: the hardware's).\n", v,
+	       set ? " N|default" : "");
+	printf("%s record bts buffer-size%s -- the BTS ring of each thread (a power-of-two\n"
+	       "    number of 4K pages; default 1M).\n", v, set ? " SIZE" : "");
+	if (!set)
+		printf("show record pt filter -- the address filters \"record pt filter\" set.\n");
+	printf("\nThe pt and bts settings apply from the next \"record\"; \"set record btrace pt\n"
+	       "...\" (gdb's spelling) is the same.  Address filters: \"record pt filter\n"
+	       "FUNCTION|FILE|START/SIZE@FILE\" (START an offset in FILE, perf's syntax), \"record\n"
+	       "pt filter none\".\n");
 }
 
 static int cmd_help(struct shell *sh, const char *args)

@@ -1,6 +1,7 @@
 /*
  * ptdbg: the interactive shell.  This file owns the command line (gdb's
- * options: -ex, -x, -batch, -q, -p, --args, plus --method), the input loop
+ * options: -ex, -x, -batch, -q, -p, --args, plus --method and the pt
+ * recorder's settings; `ptdbg doctor`), the input loop
  * (readline with history on a terminal, plain lines otherwise, an empty
  * line repeating the last repeatable command), Ctrl-C, and the exit
  * status.  Commands are in commands.c, output layouts in print.c.
@@ -17,6 +18,7 @@
 #include <readline/readline.h>
 
 #include "ptdbg/ptdbg.h"
+#include "record/doctor.h"
 #include "target/target.h"
 #include "shell.h"
 
@@ -62,7 +64,8 @@ static void usage(FILE *f)
 		"This is ptdbg, a debugger with reverse execution history.  Usage:\n\n"
 		"    ptdbg [options] [program [pid]]\n"
 		"    ptdbg [options] --args program [arguments...]\n"
-		"    ptdbg [options] -p pid\n\n"
+		"    ptdbg [options] -p pid\n"
+		"    ptdbg doctor\n\n"
 		"Options:\n"
 		"  --args             Arguments after the program are passed to it.\n"
 		"  -p, --pid PID      Attach to the running process PID.\n"
@@ -74,17 +77,31 @@ static void usage(FILE *f)
 		"                     Exit status is nonzero if the last command failed.\n"
 		"  -q, -quiet, -silent\n"
 		"                     Do not print the introductory message.\n"
-		"  --method=METHOD    Recording method for \"record\": auto, pt, bts, soft, step.\n"
+		"  --method=METHOD    Recording method for \"record\": auto (the first that\n"
+		"                     works of pt, bts, soft), pt, bts, soft, step.\n"
+		"  --pt-buffer=full|circular\n"
+		"                     pt: full, a linear buffer drained at every stop and\n"
+		"                     when half full; circular (the default), the newest\n"
+		"                     trace survives.\n"
+		"  --pt-buffer-size=SIZE\n"
+		"                     pt: trace buffer per thread (power-of-two pages; 4M).\n"
+		"  --pt-filter=FILTER pt: trace only FUNCTION, FILE or START/SIZE@FILE (may\n"
+		"                     be repeated; see \"help record pt\").\n"
 		"  --no-pin-cpu       Do not run ptdbg and the program on one CPU (see\n"
 		"                     \"help set pin-cpu\").\n"
 		"  --load=DIR         Open a trace bundle written by \"record save DIR\"\n"
 		"                     (docs/bundle.md) and browse its history offline.\n"
-		"  --load=FILE        Open a perf.data with Intel PT recorded per thread\n"
-		"                     (perf record -e intel_pt//u --per-thread -- PROG).\n"
+		"  --load=FILE        Open a perf.data with Intel PT or BTS recorded per thread\n"
+		"                     (perf record -e intel_pt//u --per-thread -- PROG, or\n"
+		"                     -e intel_bts//u).\n"
 		"  --trace-format=FMT How recordings are kept: blocks, or pt (the recorded\n"
 		"                     branches written as Intel PT and decoded with libipt).\n"
 		"  -h, --help         Print this message and exit.\n"
 		"  -v, --version      Print version information and exit.\n\n"
+		"ptdbg doctor prints what ptdbg can record with on this machine and why\n"
+		"(the CPU, Intel PT, BTS, perf and ptrace permissions, the method auto\n"
+		"takes, and how to fix each refusal).  PTDBG_SIMULATE_PMU=pt or bts\n"
+		"simulates an Intel PT or BTS PMU (for tests and demos; always said).\n\n"
 		"See ptdbg(1), and \"help\" inside ptdbg.\n");
 }
 
@@ -244,6 +261,37 @@ static void interactive_loop(struct shell *sh)
 	free(line);
 }
 
+static void doctor_line(void *ctx, const char *text)
+{
+	(void)ctx;
+	printf("%s\n", text);
+}
+
+/* ptdbg doctor: exit status 0 when some method can record, 1 otherwise. */
+static int doctor_main(int argc, char **argv)
+{
+	int rc, choice = -1;
+
+	if (argc > 2) {
+		fprintf(stderr, "ptdbg: doctor takes no arguments (%s)\n", argv[2]);
+		return 2;
+	}
+	ptd_clear_error();
+	rc = ptd_doctor_report(doctor_line, NULL, &choice);
+	fflush(stdout);
+	if (rc < 0) {
+		fprintf(stderr, "ptdbg: %s\n", ptd_last_error(rc));
+		return 2;
+	}
+	return choice >= 0 ? 0 : 1;
+}
+
+/* The pt settings of the command line, applied once the session exists. */
+struct pt_opt {
+	const char *name;
+	const char *value;
+};
+
 int main(int argc, char **argv)
 {
 	struct startup_cmd *cmds;
@@ -256,10 +304,19 @@ int main(int argc, char **argv)
 	int prog_argc = 0, args_mode = 0;
 	struct shell sh;
 	struct sigaction sa;
+	struct pt_opt *pt_opts;
+	int npt_opts = 0;
 
+	/* "ptdbg doctor": a subcommand (debug a program named doctor as ./doctor) */
+	if (argc >= 2 && !strcmp(argv[1], "doctor"))
+		return doctor_main(argc, argv);
 	cmds = calloc((size_t)argc + 1, sizeof(*cmds));
-	if (!cmds)
+	pt_opts = calloc((size_t)argc + 1, sizeof(*pt_opts));
+	if (!cmds || !pt_opts) {
+		free(cmds);
+		free(pt_opts);
 		return 1;
+	}
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -293,7 +350,7 @@ int main(int argc, char **argv)
 
 			if (!v) {
 				if (i + 1 >= argc) {
-					return free(cmds), missing_arg(a);
+					return free(cmds), free(pt_opts), missing_arg(a);
 				}
 				v = argv[++i];
 			}
@@ -317,7 +374,7 @@ int main(int argc, char **argv)
 		if (opt_is(a, "p", &v) || opt_is(a, "pid", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
-					return free(cmds), missing_arg(a);
+					return free(cmds), free(pt_opts), missing_arg(a);
 				}
 				v = argv[++i];
 			}
@@ -327,7 +384,7 @@ int main(int argc, char **argv)
 		if (opt_is(a, "method", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
-					return free(cmds), missing_arg(a);
+					return free(cmds), free(pt_opts), missing_arg(a);
 				}
 				v = argv[++i];
 			}
@@ -335,8 +392,26 @@ int main(int argc, char **argv)
 			method = ptd_method_parse(v);
 			if (method < 0) {
 				fprintf(stderr, "ptdbg: %s\n", ptd_last_error(method));
-				return free(cmds), 1;
+				return free(cmds), free(pt_opts), 1;
 			}
+			continue;
+		}
+		if (opt_is(a, "pt-buffer", &v) || opt_is(a, "pt-buffer-size", &v) ||
+		    opt_is(a, "pt-filter", &v)) {
+			const char *dummy;
+			const char *name = opt_is(a, "pt-buffer", &dummy)   ? "buffer"
+					   : opt_is(a, "pt-filter", &dummy) ? "filter"
+									   : "buffer-size";
+
+			if (!v) {
+				if (i + 1 >= argc) {
+					return free(cmds), free(pt_opts), missing_arg(a);
+				}
+				v = argv[++i];
+			}
+			pt_opts[npt_opts].name = name;
+			pt_opts[npt_opts].value = v;
+			npt_opts++;
 			continue;
 		}
 		if (opt_is(a, "no-pin-cpu", NULL)) {
@@ -346,7 +421,7 @@ int main(int argc, char **argv)
 		if (opt_is(a, "load", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
-					return free(cmds), missing_arg(a);
+					return free(cmds), free(pt_opts), missing_arg(a);
 				}
 				v = argv[++i];
 			}
@@ -356,28 +431,28 @@ int main(int argc, char **argv)
 		if (opt_is(a, "trace-format", &v)) {
 			if (!v) {
 				if (i + 1 >= argc) {
-					return free(cmds), missing_arg(a);
+					return free(cmds), free(pt_opts), missing_arg(a);
 				}
 				v = argv[++i];
 			}
 			if (strcmp(v, "pt") && strcmp(v, "blocks")) {
 				fprintf(stderr, "ptdbg: unknown trace format '%s' (valid: blocks, pt)\n", v);
-				return free(cmds), 1;
+				return free(cmds), free(pt_opts), 1;
 			}
 			trace_format = v;
 			continue;
 		}
 		if (opt_is(a, "help", NULL) || opt_is(a, "h", NULL)) {
 			usage(stdout);
-			return free(cmds), 0;
+			return free(cmds), free(pt_opts), 0;
 		}
 		if (opt_is(a, "version", NULL) || opt_is(a, "v", NULL)) {
 			printf("ptdbg %d.%d\n", PTD_VERSION_MAJOR, PTD_VERSION_MINOR);
-			return free(cmds), 0;
+			return free(cmds), free(pt_opts), 0;
 		}
 		fprintf(stderr, "ptdbg: unrecognized option '%s'\n"
 			"Use `ptdbg --help' for a complete list of options.\n", a);
-		return free(cmds), 1;
+		return free(cmds), free(pt_opts), 1;
 	}
 
 	/* Line-buffered output keeps our lines and the program's in order. */
@@ -403,6 +478,23 @@ int main(int argc, char **argv)
 		ptd_session_set_method(sh.s, (enum ptd_method)method);
 	if (no_pin)
 		ptd_session_set_pin_cpu(sh.s, 0);
+	for (i = 0; i < npt_opts; i++) {
+		int orc;
+
+		ptd_clear_error();
+		orc = ptd_session_set_record_option(sh.s, PTD_METHOD_PT, pt_opts[i].name,
+						    pt_opts[i].value);
+		if (orc < 0) {
+			fprintf(stderr, "ptdbg: %s\n", ptd_last_error(orc));
+			ptd_session_free(sh.s);
+			shell_release(&sh);
+			free(cmds);
+			free(pt_opts);
+			return 1;
+		}
+	}
+	free(pt_opts);
+	pt_opts = NULL;
 	ptd_session_set_notify(sh.s, on_notify, NULL);
 
 	memset(&sa, 0, sizeof(sa));

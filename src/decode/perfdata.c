@@ -26,6 +26,10 @@
 
 #include <intel-pt.h>
 
+#include "disasm/disasm.h"
+#include "history/history.h"
+#include "record/ptconv.h"
+#include "record/ptsynth.h"
 #include "util/error.h"
 
 /* perf's own record types (tools/lib/perf/include/perf/event.h). */
@@ -87,6 +91,9 @@ enum {
 #define MAX_STREAM (64ull << 30)
 #define MISC_BUILD_ID_SIZE (1u << 15)
 #define MISC_MMAP_DATA (1u << 13)
+/* intel_bts AUX data: records of {u64 from, u64 to, u64 flags} (Intel SDM
+ * vol. 3, "BTS record format", 64-bit). */
+#define BTS_RECORD 24
 
 /* PT packets the reader splices in where data was lost: OVF, and the PSB
  * pattern it then resynchronises at. */
@@ -150,6 +157,10 @@ struct rd_stream {
 	uint64_t *lost; /* AUX offsets after which data was lost (AUX flags) */
 	size_t nlost, caplost;
 	int need_psb; /* data was lost: skip to the next PSB */
+	int bts;      /* intel_bts: 24-byte branch records, not PT */
+	/* intel_bts: byte offsets in data before which records were lost */
+	uint64_t *holes;
+	size_t nholes, capholes;
 };
 
 struct rd_attr {
@@ -169,6 +180,7 @@ struct reader {
 	struct rd_stream *st;
 	size_t nst, capst, capmaps, capbids;
 	int have_info;
+	int bts; /* AUXTRACE_INFO says intel_bts */
 	uint64_t pt_type;
 	int per_cpu;
 	/* build-ids from HEADER_BUILD_ID, by file name */
@@ -190,6 +202,13 @@ struct reader {
 	char vendor[16];
 	int pid; /* the first process seen: maps of others are ignored */
 };
+
+/* The command line that records what ptdbg reads, for messages. */
+static const char *record_hint(const struct reader *r)
+{
+	return r->bts ? "'perf record -e intel_bts//u --per-thread -- PROGRAM'"
+		      : "'perf record -e intel_pt//u --per-thread -- PROGRAM'";
+}
 
 #define BAD(r, off, fmt, ...)                                                                      \
 	ptd__err(-ptde_bad_trace, "%s: offset %zu: " fmt, (r)->name, (size_t)(off), ##__VA_ARGS__)
@@ -230,6 +249,7 @@ static void reader_fini(struct reader *r)
 	for (i = 0; i < r->nst; i++) {
 		free(r->st[i].data);
 		free(r->st[i].lost);
+		free(r->st[i].holes);
 	}
 	free(r->st);
 	for (i = 0; i < r->nbids; i++)
@@ -420,6 +440,8 @@ static int stream_put(struct rd_stream *s, const uint8_t *d, size_t n)
 /* Appends trace bytes; after lost data only from the next PSB on. */
 static int stream_add(struct rd_stream *s, const uint8_t *d, size_t n)
 {
+	if (s->bts)
+		return stream_put(s, d, n);
 	if (s->need_psb) {
 		size_t i;
 
@@ -441,6 +463,18 @@ static int stream_lose(struct rd_stream *s)
 {
 	int err;
 
+	if (s->bts) {
+		/* Branch records: the next one starts a new stretch (a record
+		 * cut by the loss is dropped with it). */
+		s->size -= s->size % BTS_RECORD;
+		if (!s->size || (s->nholes && s->holes[s->nholes - 1] == s->size))
+			return 0;
+		err = grow((void **)&s->holes, &s->capholes, s->nholes + 1, sizeof(*s->holes));
+		if (err < 0)
+			return err;
+		s->holes[s->nholes++] = s->size;
+		return 0;
+	}
 	if (!s->size || s->need_psb)
 		return 0; /* nothing decoded yet: the decoder syncs forward anyway */
 	err = stream_put(s, pt_ovf, sizeof(pt_ovf));
@@ -470,11 +504,10 @@ static int on_auxtrace(struct reader *r, const uint8_t *rec, size_t off, const u
 	int err;
 
 	if (cpu != UINT32_MAX || r->per_cpu)
-		return ptd__err(
-			-ptde_bad_trace,
-			"%s was recorded per cpu (perf's default), which ptdbg does not decode; "
-			"record with 'perf record -e intel_pt//u --per-thread -- PROGRAM' instead",
-			r->name);
+		return ptd__err(-ptde_bad_trace,
+				"%s was recorded per cpu (perf's default), which ptdbg does not "
+				"decode; record with %s instead",
+				r->name, record_hint(r));
 	/* A stream that AUX records opened before its data came (keyed by
 	 * a placeholder index) takes its real index now. */
 	for (i = 0; i < r->nst && tid != UINT32_MAX; i++)
@@ -483,6 +516,7 @@ static int on_auxtrace(struct reader *r, const uint8_t *rec, size_t off, const u
 	s = stream_for(r, idx, tid == UINT32_MAX ? -1 : (int)tid);
 	if (!s)
 		return -ptde_nomem;
+	s->bts = r->bts;
 	if (tid != UINT32_MAX && s->tid != -1 && s->tid != (int)tid)
 		return BAD(r, off, "AUX stream %u holds threads %d and %d", idx, s->tid, (int)tid);
 	if (tid != UINT32_MAX)
@@ -659,14 +693,18 @@ static int on_auxtrace_info(struct reader *r, const uint8_t *rec, size_t size, s
 	if (r->have_info)
 		return BAD(r, off, "a second PERF_RECORD_AUXTRACE_INFO");
 	type = rd32(rec + 8);
-	if (type == AUXTRACE_INTEL_BTS)
-		return ptd__err(-ptde_bad_trace,
-				"%s holds intel_bts data; ptdbg reads Intel PT: record with "
-				"'perf record -e intel_pt//u --per-thread -- PROGRAM'",
-				r->name);
+	if (type == AUXTRACE_INTEL_BTS) {
+		/* priv[]: pmu type, time conversion, snapshot mode (perf's
+		 * intel-bts.h); per-cpu recordings show in AUXTRACE's cpu. */
+		r->bts = 1;
+		r->pt_type = size >= 24 ? rd64(rec + 16) : 0;
+		r->have_info = 1;
+		return 0;
+	}
 	if (type != AUXTRACE_INTEL_PT)
 		return ptd__err(-ptde_bad_trace,
-				"%s holds AUX data of type %u, not Intel PT (type 1); record with "
+				"%s holds AUX data of type %u, neither Intel PT (type 1) nor "
+				"intel_bts (2); record with "
 				"'perf record -e intel_pt//u --per-thread -- PROGRAM'",
 				r->name, type);
 	n = (size - 16) / 8;
@@ -1024,6 +1062,212 @@ static uint64_t trace_tail(const uint8_t *pt, size_t n)
 	return state == 2 && err == -pte_eos ? fup : 0;
 }
 
+/* ---- intel_bts ---------------------------------------------------------- */
+
+/*
+ * intel_bts records every taken branch of the thread as {from, to, flags}.
+ * The code between one record's `to` and the next one's `from` ran
+ * straight through: no taken branch, so every branch in it is a
+ * conditional jump that was not taken or a syscall that came back to the
+ * next instruction (user-only BTS drops or the reader drops the kernel's
+ * side of it).  The reader walks that code instruction by instruction to
+ * split it into blocks as every recorder does, builds the thread's block
+ * history and writes it as PT (src/record/ptconv), so a BTS recording
+ * takes the same path as a PT one from here on.  Records with a kernel
+ * address are dropped; a walk that cannot reach the next `from` (a branch
+ * on the way, code that is not mapped, lost records) is lost trace: an
+ * overflow gap, and the history goes on at that record's `to`.  (The PT
+ * written for a gap drops the block before it: ptconv cannot give the
+ * outcome of its last branch.)
+ */
+
+/* Walk limit: no straight-line run of user code is longer. */
+#define BTS_MAX_RUN (1u << 24)
+
+struct bts_conv {
+	struct ptd_image *img;
+	struct ptd_history *h;
+	struct ptd_block *run; /* blocks of the current walk, kept until it succeeds */
+	size_t nrun, caprun;
+	uint64_t cur; /* where execution went on (the last `to`); 0: unknown */
+	int gap_last; /* the newest item is a gap */
+};
+
+static int bts_kernel(uint64_t a)
+{
+	return (int64_t)a < 0; /* the upper half of the canonical address space */
+}
+
+static int bts_run_add(struct bts_conv *c, uint64_t ip, uint64_t end_ip, uint32_t n, uint8_t cls)
+{
+	int err = grow((void **)&c->run, &c->caprun, c->nrun + 1, sizeof(*c->run));
+
+	if (err < 0)
+		return err;
+	c->run[c->nrun].ip = ip;
+	c->run[c->nrun].end_ip = end_ip;
+	c->run[c->nrun].ninsn = n;
+	c->run[c->nrun].iclass = cls;
+	c->run[c->nrun].flags = 0;
+	c->nrun++;
+	return 0;
+}
+
+/* Splits the straight-line code [c->cur, @from] into blocks in c->run.
+ * Returns 1 when it reached @from, 0 when it cannot have run straight
+ * (see above), or -ptde_nomem. */
+static int bts_walk(struct bts_conv *c, uint64_t from)
+{
+	uint64_t ip = c->cur, start = c->cur;
+	uint32_t n = 0, k;
+	int err;
+
+	c->nrun = 0;
+	for (k = 0; k < BTS_MAX_RUN && ip <= from; k++) {
+		struct ptd_insn_info in;
+		uint8_t buf[16];
+		int got = ptd_image_read(c->img, ip, buf, sizeof(buf));
+
+		if (got <= 0 || ptd_disasm_decode(buf, (size_t)got, ip, &in) < 0)
+			return 0;
+		n++;
+		if (ip == from)
+			return bts_run_add(c, start, ip, n, in.iclass) < 0 ? -ptde_nomem : 1;
+		if (in.iclass != PTD_IC_OTHER) {
+			if (in.iclass != PTD_IC_COND_JUMP && in.iclass != PTD_IC_FAR_CALL)
+				return 0; /* a taken branch that left no record */
+			err = bts_run_add(c, start, ip, n, in.iclass);
+			if (err < 0)
+				return err;
+			start = ip + in.len;
+			n = 0;
+		}
+		ip += in.len;
+	}
+	return 0;
+}
+
+/* Lost trace: one gap, unless nothing came before it or a gap just did. */
+static int bts_lose(struct bts_conv *c)
+{
+	c->cur = 0;
+	if (!ptd_history_nitems(c->h) || c->gap_last)
+		return 0;
+	c->gap_last = 1;
+	return ptd_history_append_gap(c->h, PTD_GAP_LOST, 0, "intel_bts records lost");
+}
+
+/* One record. */
+static int bts_record(struct bts_conv *c, uint64_t from, uint64_t to)
+{
+	size_t i;
+	int err;
+
+	if (!from && !to)
+		return 0; /* an empty slot */
+	if (bts_kernel(from) || bts_kernel(to))
+		return 0; /* the kernel's side of a syscall or interrupt */
+	if (!from) { /* tracing (re)starts at @to */
+		if (c->cur && c->cur != to) {
+			err = bts_lose(c);
+			if (err < 0)
+				return err;
+		}
+		c->cur = to;
+		return 0;
+	}
+	if (!to) {
+		/* Tracing stops after @from: the run up to it, then a gap
+		 * (where it starts again is not where it stopped). */
+		err = c->cur ? bts_record(c, from, from) : 0;
+		return err < 0 ? err : bts_lose(c);
+	}
+	if (c->cur) {
+		err = bts_walk(c, from);
+		if (err < 0)
+			return err;
+		if (err == 0) {
+			err = bts_lose(c);
+			if (err < 0)
+				return err;
+		}
+		for (i = 0; err > 0 && i < c->nrun; i++) {
+			/* The last block ends at the recorded branch: its class
+			 * is what was decoded there. */
+			err = ptd_history_append_block(c->h, &c->run[i]);
+			if (err == 0)
+				err = 1;
+			c->gap_last = 0;
+		}
+		if (err < 0)
+			return err;
+	}
+	c->cur = to;
+	return 0;
+}
+
+/*
+ * The PT for intel_bts stream @s with code from @img: *@pt (malloc'ed, may
+ * be NULL with *@n 0 when no record gives an instruction) and the tail
+ * (the last branch target).  Returns 0 or a negative error.
+ */
+static int bts_to_pt(const struct rd_stream *s, struct ptd_image *img, uint8_t **pt, size_t *n,
+		     uint64_t *tail)
+{
+	struct ptd_ptsynth_config cfg = {.psb_period = 4096, .ret_compression = 1};
+	struct bts_conv c;
+	struct ptd_ptsynth *syn = NULL;
+	uint64_t off;
+	size_t hole = 0;
+	int err = 0;
+
+	*pt = NULL;
+	*n = 0;
+	*tail = 0;
+	memset(&c, 0, sizeof(c));
+	c.img = img;
+	c.h = ptd_history_alloc(ptd_image_read, img);
+	if (!c.h)
+		return ptd__err(-ptde_nomem, "out of memory converting intel_bts records");
+	for (off = 0; off + BTS_RECORD <= s->size && err == 0; off += BTS_RECORD) {
+		const uint8_t *rec = s->data + off;
+
+		while (hole < s->nholes && s->holes[hole] <= off) {
+			if (s->holes[hole++] == off)
+				err = bts_lose(&c);
+		}
+		if (err == 0)
+			err = bts_record(&c, rd64(rec), rd64(rec + 8));
+	}
+	if (err == 0 && off < s->size)
+		err = bts_lose(&c); /* a record cut short at the end */
+	/* The trace ends where the last branch went: that instruction is
+	 * the newest known position (the tail). */
+	if (err == 0 && ptd_history_nitems(c.h)) {
+		uint8_t byte;
+
+		/* (a target in code nobody mapped is no position to show) */
+		if (c.cur && ptd_image_read(img, c.cur, &byte, 1) != 1)
+			c.cur = 0;
+		ptd_history_set_tail(c.h, c.cur);
+		syn = ptd_ptsynth_alloc(&cfg);
+		if (!syn)
+			err = ptd__err(-ptde_nomem, "out of memory converting intel_bts records");
+		if (err == 0)
+			err = ptd_ptconv_history(syn, c.h, c.cur, ptd_image_read, img);
+		if (err == 0) {
+			*pt = ptd_ptsynth_take(syn, n);
+			*tail = c.cur;
+			if (!*pt && *n)
+				err = ptd__err(-ptde_nomem, "out of memory converting intel_bts records");
+		}
+	}
+	ptd_ptsynth_free(syn);
+	ptd_history_free(c.h);
+	free(c.run);
+	return err;
+}
+
 static int by_idx(const void *a, const void *b)
 {
 	const struct rd_stream *x = a, *y = b;
@@ -1033,6 +1277,7 @@ static int by_idx(const void *a, const void *b)
 
 static int make_bundle(struct reader *r, int check_files, struct ptd_bundle **out)
 {
+	struct ptd_image *img = NULL; /* intel_bts: the code, for splitting blocks */
 	struct ptd_bundle *b;
 	char path[PATH_MAX];
 	size_t i, j;
@@ -1107,11 +1352,39 @@ static int make_bundle(struct reader *r, int check_files, struct ptd_bundle **ou
 				break;
 		if (j < b->nthreads)
 			continue;
+		if (r->bts) {
+			uint8_t *pt;
+			size_t n;
+			uint64_t tail;
+
+			if (!img)
+				img = ptd_bundle_image(b, NULL, NULL);
+			if (!img) {
+				snprintf(path, sizeof(path), "%s", ptd_last_error(0));
+				err = ptd__err(-ptde_notfound,
+					       "%s: cannot read the code the intel_bts records run "
+					       "through: %s",
+					       r->name, path);
+				break;
+			}
+			err = bts_to_pt(s, img, &pt, &n, &tail);
+			if (err == 0 && n)
+				err = ptd_bundle_add_thread(b, tid, pt, n, tail);
+			free(pt);
+			if (err < 0) {
+				snprintf(path, sizeof(path), "%s", ptd_last_error(err));
+				err = ptd__err(err, "%s: thread %d: %s", r->name, tid, path);
+			}
+			continue;
+		}
 		err = ptd_bundle_add_thread(b, tid, s->data, s->size, trace_tail(s->data, s->size));
 	}
+	ptd_image_free(img);
 	if (err == 0 && !b->nthreads)
 		err = ptd__err(-ptde_bad_trace,
-			       "%s holds no Intel PT data (no PERF_RECORD_AUXTRACE)", r->name);
+			       r->bts ? "%s holds no intel_bts branch records in user code"
+				      : "%s holds no Intel PT data (no PERF_RECORD_AUXTRACE)",
+			       r->name);
 	if (err < 0) {
 		ptd_bundle_free(b);
 		return err;

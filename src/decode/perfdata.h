@@ -1,5 +1,6 @@
 /*
- * perf.data in and out, for Intel PT recorded per thread.
+ * perf.data in and out, for Intel PT recorded per thread (and in, for
+ * intel_bts recorded per thread).
  *
  * ptd_perfdata_load() turns what `perf record -e intel_pt//u --per-thread
  * -- prog` writes into a struct ptd_bundle (one PT stream per thread, the
@@ -23,7 +24,8 @@
  *                             set in the bitmap, in bit order
  *
  * Records used: AUXTRACE_INFO (70; type 1 = Intel PT, priv[] as perf's
- * intel-pt.h enumerates it), AUXTRACE (71: size, offset, reference, idx,
+ * intel-pt.h enumerates it; type 2 = intel_bts, whose AUX data is 24-byte
+ * branch records {from, to, flags}), AUXTRACE (71: size, offset, reference, idx,
  * tid, cpu), MMAP (1), MMAP2 (10), COMM (3), ITRACE_START (12), AUX (11:
  * offset, size, flags).  Features used: HEADER_BUILD_ID (2), HEADER_CPUID
  * (9); the writer also writes HEADER_ARCH (6) and HEADER_NRCPUS (7).
@@ -73,8 +75,12 @@ int ptd_perfdata_save(const struct ptd_bundle *b, const struct ptd_perfdata_proc
  * or a hole between chunks, becomes an OVF packet followed by the next
  * PSB, so it decodes as an overflow gap), the executable MMAP/MMAP2
  * records as maps (files found at their path, else by build-id under
- * $PERF_BUILDID_DIR or ~/.debug), the cpu from HEADER_CPUID.  Returns 0,
- * -ptde_bad_trace (malformed file, per-cpu recording, not Intel PT),
+ * $PERF_BUILDID_DIR or ~/.debug), the cpu from HEADER_CPUID.  An
+ * intel_bts stream is turned into blocks between branch records through
+ * the mapped code and written as PT (docs/bundle.md), with the last
+ * branch target as the tail pc.  Returns 0,
+ * -ptde_bad_trace (malformed file, per-cpu recording, neither Intel PT
+ * nor intel_bts, no BTS record in user code),
  * -ptde_notfound (a mapped file is missing or changed; the message names
  * it), -ptde_sys, -ptde_nomem.
  */

@@ -59,21 +59,25 @@ static uint64_t fup_ip_of(const struct pt_packet_ip *ip)
 	}
 }
 
-static int read_psb_hdr(const uint8_t *buf, size_t size, uint64_t off, struct psbhdr *h)
+/* A packet decoder over @buf for read_psb_hdr_at(), or NULL. */
+static struct pt_packet_decoder *psb_reader(const uint8_t *buf, size_t size)
 {
-	struct pt_packet_decoder *pd;
 	struct pt_config cfg;
-	int n, guard = 0, after_end = 0;
 
-	memset(h, 0, sizeof(*h));
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
 	cfg.end = (uint8_t *)buf + size;
-	pd = pt_pkt_alloc_decoder(&cfg);
-	if (!pd)
-		return -ptde_nomem;
+	return pt_pkt_alloc_decoder(&cfg);
+}
+
+/* What the PSB+ at @off says, read with @pd (see psb_reader). */
+static void read_psb_hdr_at(struct pt_packet_decoder *pd, uint64_t off, struct psbhdr *h)
+{
+	int n, guard = 0, after_end = 0;
+
+	memset(h, 0, sizeof(*h));
 	if (pt_pkt_sync_set(pd, off) < 0)
-		goto out;
+		return;
 	/* Walk the PSB+ header; the FUP there is the ip where execution
 	 * continues (compressed against a last IP of zero).  After PSBEND,
 	 * look at the first packet that is not timing or mode. */
@@ -117,7 +121,16 @@ static int read_psb_hdr(const uint8_t *buf, size_t size, uint64_t off, struct ps
 			h->fup_len = (uint8_t)n;
 		}
 	}
-out:
+}
+
+static int read_psb_hdr(const uint8_t *buf, size_t size, uint64_t off, struct psbhdr *h)
+{
+	struct pt_packet_decoder *pd = psb_reader(buf, size);
+
+	memset(h, 0, sizeof(*h));
+	if (!pd)
+		return -ptde_nomem;
+	read_psb_hdr_at(pd, off, h);
 	pt_pkt_free_decoder(pd);
 	return 0;
 }
@@ -1175,6 +1188,9 @@ struct ptd_pt_trace {
 	uint64_t lost;
 	int lost_nonzero;
 	struct iccache *icc; /* for decodes in the calling thread; may be NULL */
+	/* Reads the PSB+ headers index_back() finds (one decoder for all:
+	 * a trace of tiny PSB periods has tens of thousands). */
+	struct pt_packet_decoder *psbrd;
 	uint64_t tail_ip;    /* where the thread stopped, for the newest segment */
 	int disabled_gaps;   /* see ptd_pt_trace_set_disabled_gaps */
 	uint32_t lazy_parts; /* see ptd_pt_trace_set_lazy_history; 0: off */
@@ -1235,8 +1251,9 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 		memset(e, 0, sizeof(*e));
 		e->offset = (uint64_t)off;
 		e->end = t->nrev ? t->rev[t->nrev - 1].offset : t->size;
-		if (read_psb_hdr(t->buf, t->size, e->offset, &hdr) < 0)
+		if (!t->psbrd && !(t->psbrd = psb_reader(t->buf, t->size)))
 			return ptd__err(-ptde_nomem, "out of memory indexing PT");
+		read_psb_hdr_at(t->psbrd, e->offset, &hdr);
 		e->start_ip = hdr.fup_ip;
 		e->clean = hdr.fup_ip && !hdr.then_pge;
 		t->nrev++;
@@ -1306,6 +1323,7 @@ void ptd_pt_trace_free(struct ptd_pt_trace *t)
 	free(t->hmap);
 	free(t->rev);
 	free(t->icc);
+	pt_pkt_free_decoder(t->psbrd);
 	free(t);
 }
 
@@ -2295,4 +2313,48 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 			 struct ptd_pt_stats *st)
 {
 	return ptd_pt_trace_history_range(t, h, 0, SIZE_MAX, nthreads, st);
+}
+
+/* ---- incremental runs (a trace that grows) ------------------------------ */
+
+_Static_assert(sizeof(struct carry) <= sizeof(struct ptd_pt_state), "ptd_pt_state too small");
+
+void ptd_pt_state_init(struct ptd_pt_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s, &carry_start, sizeof(carry_start));
+}
+
+uint8_t ptd_pt_state_head_flags(const struct ptd_pt_state *s)
+{
+	struct carry c;
+
+	memcpy(&c, s, sizeof(c));
+	return c.head_flags;
+}
+
+int ptd_pt_decode_run(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
+		      struct ptd_image *img, const struct ptd_pt_sink *sink,
+		      const struct ptd_pt_state *in, struct ptd_pt_state *out,
+		      struct ptd_pt_stats *st)
+{
+	struct ptd_pt_stats local;
+	struct carry cin, cout;
+	struct iccache *icc;
+	int err;
+
+	if (!st)
+		st = &local;
+	if (!buf || !img || !sink || !sink->block || !sink->gap || !in || begin >= end)
+		return ptd__err(-ptde_invalid, "pt decode run: bad arguments");
+	memcpy(&cin, in, sizeof(cin));
+	icc = calloc(1, sizeof(*icc)); /* optional: NULL only costs speed */
+	err = run_segment(buf, begin, end, cut_ip, img, ptd_image_pt(img), icc, sink, st, 0,
+			  &cin, &cout);
+	free(icc);
+	if (!err && out) {
+		memset(out, 0, sizeof(*out));
+		memcpy(out, &cout, sizeof(cout));
+	}
+	return err;
 }

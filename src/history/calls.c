@@ -59,11 +59,14 @@ struct builder {
 	size_t norph, orphcap;
 	struct memo_ent *memo;
 	int err;
+	/* ptd_calls_count_only: segments are counted, not stored (segs is
+	 * empty; cur is the count). */
+	int count_only;
 };
 
 static struct ptd_callseg *seg(struct builder *b, uint64_t index)
 {
-	return index ? &b->c->segs[index - 1] : NULL;
+	return index && !b->count_only ? &b->c->segs[index - 1] : NULL;
 }
 
 static uint64_t func(struct builder *b, uint64_t addr)
@@ -104,6 +107,8 @@ static uint64_t new_seg(struct builder *b, uint8_t how, uint64_t first, uint64_t
 	struct ptd_calls *c = b->c;
 	struct ptd_callseg *s;
 
+	if (b->count_only)
+		return b->cur = ++c->n;
 	if (c->n == c->cap) {
 		uint64_t cap = c->cap ? c->cap * 2 : 64;
 		struct ptd_callseg *n = realloc(c->segs, cap * sizeof(*n));
@@ -138,11 +143,20 @@ static void continue_instance(struct builder *b, uint8_t how, uint64_t first, ui
 			      uint64_t prev)
 {
 	struct ptd_callseg *p = seg(b, prev);
-	int level = p->level;
-	uint64_t up = p->up, inst = p->instance;
-	uint8_t uir = p->up_is_ret, uit = p->up_is_tail;
-	uint64_t s = new_seg(b, how, first, ip, level, up, uir, uit);
+	int level;
+	uint64_t up, inst, s;
+	uint8_t uir, uit;
 
+	if (b->count_only) {
+		new_seg(b, how, first, ip, 0, 0, 0, 0);
+		return;
+	}
+	level = p->level;
+	up = p->up;
+	inst = p->instance;
+	uir = p->up_is_ret;
+	uit = p->up_is_tail;
+	s = new_seg(b, how, first, ip, level, up, uir, uit);
 	if (!s)
 		return;
 	seg(b, s)->instance = inst;
@@ -234,26 +248,92 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 	b->norph = j;
 }
 
+/* A call to the next instruction (PIC: call 1f; 1: pop) is no call;
+ * direct calls are 5 bytes. */
+static int pic_call(struct builder *b, uint64_t target)
+{
+	int len;
+
+	if (target != b->from_ip + 5)
+		return 0;
+	len = ptd__history_insn_len_mode(b->h, b->from_ip, b->from_mode, NULL);
+	ptd_clear_error();
+	return len == 5;
+}
+
+/* A syscall that came back to the next instruction starts nothing. */
+static int syscall_returned(struct builder *b, uint64_t target)
+{
+	int len = ptd__history_insn_len_mode(b->h, b->from_ip, b->from_mode, NULL);
+
+	ptd_clear_error();
+	return len > 0 && b->from_ip + (uint64_t)len == target;
+}
+
+/* The innermost signal frame interrupted at @ip, popping it and those
+ * above it; the stack index + 1 of the frame, or 0 when none. */
+static size_t pop_sigframe(struct builder *b, uint64_t ip)
+{
+	size_t i;
+
+	for (i = b->nsig; i > 0; i--) {
+		if (b->sig[i - 1].ip == ip) {
+			b->nsig = i - 1;
+			return i;
+		}
+	}
+	return 0;
+}
+
+/* Count-only resolve: whether the transition starts a segment, by the
+ * same rules as resolve() below (which always starts exactly one when it
+ * starts any). */
+static void count_resolve(struct builder *b, enum trans t, uint64_t target)
+{
+	uint64_t fa, fb;
+
+	switch (t) {
+	case T_NONE:
+		return;
+	case T_CALL:
+		if (!pic_call(b, target))
+			new_seg(b, 0, 0, 0, 0, 0, 0, 0);
+		return;
+	case T_JUMP:
+		fa = func(b, b->from_ip);
+		fb = func(b, target);
+		if ((fb && fb == target) || fa != fb)
+			new_seg(b, 0, 0, 0, 0, 0, 0, 0);
+		return;
+	case T_SYSCALL:
+		if (!syscall_returned(b, target) && pop_sigframe(b, target))
+			new_seg(b, 0, 0, 0, 0, 0, 0, 0);
+		return;
+	case T_RET:
+	case T_AFTER_GAP:
+		new_seg(b, 0, 0, 0, 0, 0, 0, 0);
+		return;
+	}
+}
+
 static void resolve(struct builder *b, uint64_t target, uint64_t number)
 {
-	struct ptd_callseg *cur = seg(b, b->cur);
+	struct ptd_callseg *cur;
 	enum trans t = b->pending;
 	size_t i;
 
 	b->pending = T_NONE;
+	if (b->count_only) {
+		count_resolve(b, t, target);
+		return;
+	}
+	cur = seg(b, b->cur);
 	switch (t) {
 	case T_NONE:
 		break;
 	case T_CALL:
-		/* A call to the next instruction (PIC: call 1f; 1: pop) is no
-		 * call; direct calls are 5 bytes. */
-		if (target == b->from_ip + 5) {
-			int len = ptd__history_insn_len_mode(b->h, b->from_ip, b->from_mode, NULL);
-
-			ptd_clear_error();
-			if (len == 5)
-				break;
-		}
+		if (pic_call(b, target))
+			break;
 		new_seg(b, PTD_SEG_CALL, number, target, cur->level + 1, b->cur, 0, 0);
 		break;
 	case T_RET:
@@ -290,22 +370,13 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		}
 		break;
 	}
-	case T_SYSCALL: {
-		int len = ptd__history_insn_len_mode(b->h, b->from_ip, b->from_mode, NULL);
-
-		ptd_clear_error();
-		if (len > 0 && b->from_ip + (uint64_t)len == target)
+	case T_SYSCALL:
+		if (syscall_returned(b, target))
 			break;
-		for (i = b->nsig; i > 0; i--) {
-			if (b->sig[i - 1].ip == target) {
-				continue_instance(b, PTD_SEG_SIGRETURN, number, target,
-						  b->sig[i - 1].seg);
-				b->nsig = i - 1;
-				break;
-			}
-		}
+		i = pop_sigframe(b, target);
+		if (i)
+			continue_instance(b, PTD_SEG_SIGRETURN, number, target, b->sig[i - 1].seg);
 		break;
-	}
 	case T_AFTER_GAP: {
 		struct ptd_callseg *g = cur;
 		uint64_t bg = b->before_gap;
@@ -356,7 +427,8 @@ static void on_block(struct builder *b, const struct ptd_item *it)
 		resolve(b, blk->ip, it->number);
 	if (b->err)
 		return;
-	seg(b, b->cur)->last = it->number + blk->ninsn - 1;
+	if (!b->count_only)
+		seg(b, b->cur)->last = it->number + blk->ninsn - 1;
 	b->from_ip = blk->end_ip;
 	b->from_mode = ptd_block_mode(blk);
 	b->pending = T_NONE;
@@ -390,6 +462,11 @@ static void on_gap(struct builder *b, const struct ptd_item *it)
 	uint64_t up = 0, s;
 	uint8_t uir = 0, uit = 0;
 
+	if (b->count_only) {
+		new_seg(b, PTD_SEG_GAP, 0, 0, 0, 0, 0, 0);
+		b->pending = T_AFTER_GAP;
+		return;
+	}
 	/* After the gap, the frame is searched from here upward (a pending
 	 * call's callee is unknown: its caller is the starting point). */
 	if (cur && !cur->is_gap)
@@ -440,21 +517,18 @@ static void on_event(struct builder *b, const struct ptd_item *it)
 		b->sig[b->nsig].ip = ip;
 		b->sig[b->nsig].seg = b->cur;
 		b->nsig++;
-		new_seg(b, PTD_SEG_SIGNAL, it->number, 0, seg(b, b->cur)->level + 1, b->cur, 0, 0);
+		new_seg(b, PTD_SEG_SIGNAL, it->number, 0,
+			b->count_only ? 0 : seg(b, b->cur)->level + 1, b->cur, 0, 0);
 		/* The handler's ip is the first block's; fixed up there. */
 		b->pending = T_NONE;
 		break;
 	case PTD_EV_SIGRETURN:
 		if (!b->cur)
 			return;
-		for (i = b->nsig; i > 0; i--) {
-			if (b->sig[i - 1].ip == ip) {
-				continue_instance(b, PTD_SEG_SIGRETURN, it->number, ip,
-						  b->sig[i - 1].seg);
-				b->nsig = i - 1;
-				b->pending = T_NONE;
-				break;
-			}
+		i = pop_sigframe(b, ip);
+		if (i) {
+			continue_instance(b, PTD_SEG_SIGRETURN, it->number, ip, b->sig[i - 1].seg);
+			b->pending = T_NONE;
 		}
 		break;
 	default:
@@ -462,12 +536,77 @@ static void on_event(struct builder *b, const struct ptd_item *it)
 	}
 }
 
+/* Runs @b over every item of its history and the tail. */
+static void walk(struct builder *b)
+{
+	const struct ptd_history *h = b->h;
+	uint64_t i = 0, n = ptd_history_nitems(h);
+
+	/* A chunk of decoded items at a time: no lookup per item. */
+	while (i < n && !b->err) {
+		const struct ptd_item *items;
+		uint32_t k, m;
+		int rc = ptd__history_items_at(h, i, &items, &m);
+
+		if (rc <= 0) {
+			b->err = rc < 0 ? rc : -ptde_internal;
+			break;
+		}
+		for (k = 0; k < m && !b->err; k++) {
+			const struct ptd_item *it = &items[k];
+
+			switch (it->kind) {
+			case PTD_ITEM_BLOCK:
+				on_block(b, it);
+				/* Segments opened by an event have no ip until now. */
+				if (!b->err && !b->count_only && !seg(b, b->cur)->ip)
+					seg(b, b->cur)->ip = it->block.ip;
+				break;
+			case PTD_ITEM_GAP:
+				on_gap(b, it);
+				break;
+			default:
+				on_event(b, it);
+				break;
+			}
+		}
+		i += m;
+	}
+	if (!b->err && ptd_history_tail(h)) {
+		uint64_t num = ptd_history_count(h), tip = ptd_history_tail(h);
+
+		if (!b->cur)
+			start_if_none(b, num, tip);
+		else
+			resolve(b, tip, num);
+		if (!b->err && !b->count_only) {
+			if (!seg(b, b->cur)->ip)
+				seg(b, b->cur)->ip = tip;
+			seg(b, b->cur)->last = num;
+		}
+	}
+	free(b->sig);
+	free(b->orph);
+	free(b->memo);
+}
+
+static void builder_init(struct builder *b, const struct ptd_history *h, ptd_func_of_fn func_of,
+			 void *ctx, struct ptd_calls *c)
+{
+	memset(b, 0, sizeof(*b));
+	b->h = h;
+	b->func_of = func_of;
+	b->ctx = ctx;
+	b->c = c;
+	if (func_of) /* optional: NULL only costs speed */
+		b->memo = calloc(MEMO_SLOTS, sizeof(*b->memo));
+}
+
 struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx)
 {
 	struct builder b;
-	struct ptd_item it;
-	uint64_t i, n, k;
 	struct ptd_calls *c;
+	uint64_t k;
 
 	if (!h) {
 		ptd__err(-ptde_invalid, "no history");
@@ -476,50 +615,8 @@ struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn fu
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	memset(&b, 0, sizeof(b));
-	b.h = h;
-	b.func_of = func_of;
-	b.ctx = ctx;
-	b.c = c;
-	if (func_of)
-		b.memo = calloc(MEMO_SLOTS, sizeof(*b.memo));
-	n = ptd_history_nitems(h);
-	for (i = 0; i < n && !b.err; i++) {
-		if (!ptd_history_item(h, i, &it)) {
-			b.err = -ptde_internal;
-			break;
-		}
-		switch (it.kind) {
-		case PTD_ITEM_BLOCK:
-			on_block(&b, &it);
-			/* Segments opened by an event have no ip until now. */
-			if (!b.err && !seg(&b, b.cur)->ip)
-				seg(&b, b.cur)->ip = it.block.ip;
-			break;
-		case PTD_ITEM_GAP:
-			on_gap(&b, &it);
-			break;
-		default:
-			on_event(&b, &it);
-			break;
-		}
-	}
-	if (!b.err && ptd_history_tail(h)) {
-		uint64_t num = ptd_history_count(h), tip = ptd_history_tail(h);
-
-		if (!b.cur)
-			start_if_none(&b, num, tip);
-		else
-			resolve(&b, tip, num);
-		if (!b.err) {
-			if (!seg(&b, b.cur)->ip)
-				seg(&b, b.cur)->ip = tip;
-			seg(&b, b.cur)->last = num;
-		}
-	}
-	free(b.sig);
-	free(b.orph);
-	free(b.memo);
+	builder_init(&b, h, func_of, ctx, c);
+	walk(&b);
 	if (b.err) {
 		ptd__err(b.err, "cannot build the function-call segments");
 		ptd_calls_free(c);
@@ -530,6 +627,26 @@ struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn fu
 		if (k == 0 || c->segs[k].level < c->min_level)
 			c->min_level = c->segs[k].level;
 	return c;
+}
+
+int ptd_calls_count_only(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
+			 uint64_t *count)
+{
+	struct builder b;
+	struct ptd_calls c;
+
+	if (count)
+		*count = 0;
+	if (!h || !count)
+		return ptd__err(-ptde_invalid, "no history");
+	memset(&c, 0, sizeof(c));
+	builder_init(&b, h, func_of, ctx, &c);
+	b.count_only = 1;
+	walk(&b);
+	if (b.err)
+		return ptd__err(b.err, "cannot count the function-call segments");
+	*count = c.n;
+	return 0;
 }
 
 void ptd_calls_free(struct ptd_calls *c)

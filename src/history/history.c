@@ -1419,6 +1419,38 @@ int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_ite
 	return 1;
 }
 
+int ptd__history_items_at(const struct ptd_history *h, uint64_t index, const struct ptd_item **items,
+			  uint32_t *n)
+{
+	const struct ptd_item *all;
+	uint64_t ci;
+
+	*items = NULL;
+	*n = 0;
+	if (!h || index >= ptd_history_nitems(h))
+		return 0;
+	if (index >= h->nencoded) {
+		*items = &h->pend;
+		*n = 1;
+		return 1;
+	}
+	ci = chunk_of_index(h, index);
+	if (h->chunks[ci].virt) {
+		int rc = materialize((struct ptd_history *)h, ci);
+
+		if (rc < 0)
+			return rc;
+		ci = chunk_of_index(h, index);
+	}
+	touch_part(h, ci);
+	all = chunk_items(h, ci);
+	if (!all)
+		return ptd__err(-ptde_nomem, "out of memory reading the history");
+	*items = all + (index - h->chunks[ci].first_item);
+	*n = (uint32_t)(h->chunks[ci].nitems - (index - h->chunks[ci].first_item));
+	return 1;
+}
+
 /*
  * Finds the numbered item (block or gap) containing instruction @number
  * (which must be below the tail).  Returns its item index, or UINT64_MAX.
@@ -1465,22 +1497,42 @@ static uint64_t find_item(const struct ptd_history *h, uint64_t number, struct p
 
 /* ---- cursor ---- */
 
+/* Execution mode of the newest block (the code the tail continues), or
+ * 64-bit when the newest items are no block: a gap says nothing. */
+static unsigned tail_mode(const struct ptd_history *h)
+{
+	uint64_t i = ptd_history_nitems(h);
+	struct ptd_item it;
+	int k;
+
+	for (k = 0; k < 4 && i > 0; k++) {
+		if (!ptd_history_item(h, --i, &it))
+			break;
+		if (it.kind == PTD_ITEM_BLOCK)
+			return ptd_block_mode(&it.block);
+		if (it.kind == PTD_ITEM_GAP)
+			break;
+	}
+	return PTD_MODE_64;
+}
+
 static void fill_tail(struct ptd_hcursor *c)
 {
 	struct ptd_insn_info in;
 	const struct ptd_history *h = c->h;
+	unsigned mode = h->tail ? tail_mode(h) : PTD_MODE_64;
 
 	c->number = ptd_history_count(h);
 	c->ip = h->tail;
 	c->is_gap = 0;
 	c->gap_reason = 0;
 	c->block_flags = 0;
-	c->mode = 0;
+	c->mode = (uint8_t)mode;
 	c->item_index = ptd_history_nitems(h);
 	c->insn_index = 0;
 	c->iclass = PTD_IC_OTHER;
 	c->len = 0;
-	if (ptd__history_insn_len(h, h->tail, &in) > 0) {
+	if (ptd__history_insn_len_mode(h, h->tail, mode, &in) > 0) {
 		c->iclass = in.iclass;
 		c->len = in.len;
 	}

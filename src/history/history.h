@@ -304,6 +304,15 @@ struct ptd_calls;
 /* Builds the segments of @h.  @func_of may be NULL (then only calls,
  * returns, signals and gaps start segments).  Returns NULL on error. */
 struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx);
+/*
+ * The number of segments ptd_calls_build() would give for the same
+ * arguments (what "info record" prints), found without storing them:
+ * one pass over the items that keeps only the pending transition and the
+ * signal frames.  Returns 0 or -ptde_invalid / -ptde_nomem, or the error
+ * of decoding a lazy part again.
+ */
+int ptd_calls_count_only(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
+			 uint64_t *count);
 void ptd_calls_free(struct ptd_calls *c);
 uint64_t ptd_calls_count(const struct ptd_calls *c);
 /* 1-based; returns NULL when out of range. */

@@ -19,4 +19,15 @@ int ptd__history_read(const struct ptd_history *h, uint64_t addr, uint8_t *buf, 
 /* Number of the last executed position (gaps included, tail excluded). */
 uint64_t ptd__history_executed_count(const struct ptd_history *h);
 
+/*
+ * Sequential reading without a lookup per item: points @items at the
+ * decoded items from index @index to the end of its chunk (*@n of them,
+ * >= 1), valid until the next item, cursor or ptd__history_items_at call on @h
+ * (instruction lengths may be read meanwhile).  Returns 1, 0 when
+ * @index is past the end, or a negative error (a lazy part that could not
+ * be decoded again; the message is set).
+ */
+int ptd__history_items_at(const struct ptd_history *h, uint64_t index, const struct ptd_item **items,
+			  uint32_t *n);
+
 #endif

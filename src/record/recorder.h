@@ -106,7 +106,12 @@ struct ptd_recorder_ops {
 	int (*resume)(struct ptd_recorder *r, pid_t tid, int step, int signo);
 	/* Every stop the target reports.  Returns 1 when the stop was the
 	 * recorder's own (it dealt with it and resumed the thread: the run
-	 * loop waits again), 0 when it is the run loop's, <0 on error. */
+	 * loop waits again), 0 when it is the run loop's, <0 on error
+	 * (-ptde_nosrch: the thread vanished, its exit comes through the
+	 * wait).  A recorder that stops per branch (soft) may leave its own
+	 * stop stopped: the run loop first looks at what was recorded (a
+	 * motion of the selected thread may be complete), then resumes the
+	 * thread with resume(tid, 0, 0) when it is still stopped. */
 	int (*on_stop)(struct ptd_recorder *r, const struct ptd_stop *st);
 	/* At a stop the run loop shows the user (tid 0: every thread), and
 	 * for a free-running recorder also at each stop of @tid the run loop
@@ -135,6 +140,11 @@ struct ptd_recorder_ops {
 	/* PT bytes kept for @tid (PTD_REC_WRITES_PT), NULL otherwise. */
 	const uint8_t *(*trace)(struct ptd_recorder *r, pid_t tid, size_t *size);
 	void (*stats)(const struct ptd_recorder *r, struct ptd_recorder_stats *st);
+	/* Optional ops (NULL: not supported; pt and bts leave them NULL). */
+	/* Class (enum ptd_iclass) of the instruction the last completed
+	 * single-step of @tid executed, or -1 when that step entered a signal
+	 * handler or ran nothing (step: the run loop's stepper needs it). */
+	int (*last_class)(const struct ptd_recorder *r, pid_t tid);
 	/* Ends recording and frees; the target is left as it was. */
 	void (*free)(struct ptd_recorder *r);
 };

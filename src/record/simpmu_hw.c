@@ -637,6 +637,14 @@ int ptd__sim_on_stop(struct sim *s, const struct ptd_stop *st)
 			ptd__sim_finish(s, e);
 			return 0;
 		}
+		if (ptd_target_bp_at(s->k.t, st->pc)) {
+			/* The program reached a debugger breakpoint: the
+			 * hardware would run into its int3 and trap there, so
+			 * the stop is the caller's (stepping on would step
+			 * over the int3 and the breakpoint would never hit). */
+			ptd__sim_finish(s, e);
+			return 0;
+		}
 		if (staged(e) >= staged_limit(e))
 			write_out(s, e);
 		s->st.own_stops++;

@@ -141,4 +141,10 @@ uint64_t ptd_softrec_next_ip(const struct ptd_softrec *r, pid_t tid);
  * PT synthesis is off. */
 const uint8_t *ptd_softrec_pt(struct ptd_softrec *r, pid_t tid, size_t *size);
 
+/* The soft recorder behind the one recorder interface (record/recorder.h,
+ * soft_ops.c); NULL with the message set.  Caps: STOPS_PER_BRANCH,
+ * KNOWS_REGS. */
+struct ptd_recorder_env;
+struct ptd_recorder *ptd_softrec_recorder(const struct ptd_recorder_env *env);
+
 #endif

@@ -53,4 +53,10 @@ int ptd_steprec_last_class(const struct ptd_steprec *r, pid_t tid);
 /* Number of single-steps taken so far. */
 uint64_t ptd_steprec_steps(const struct ptd_steprec *r);
 
+/* The step recorder behind the one recorder interface (record/recorder.h,
+ * step_ops.c); NULL with the message set.  Caps: STOPS_PER_BRANCH,
+ * SINGLE_STEPS, NO_BP_BYTES. */
+struct ptd_recorder_env;
+struct ptd_recorder *ptd_steprec_recorder(const struct ptd_recorder_env *env);
+
 #endif

@@ -125,7 +125,8 @@ static uint64_t func_entry(const struct walker *w, const struct ptd_callseg *s, 
 
 /*
  * Where gdb stops when `step` enters the function at @entry: after
- * endbr64/push %rbp/mov %rsp,%rbp when the function sets up a frame, moved
+ * endbr64/push %rbp/mov %rsp,%rbp when the function sets up a frame (in
+ * 32-bit code endbr32/push %ebp/mov %esp,%ebp), moved
  * on to the end of the line-table row when that is mid-row; the entry when
  * the function is frameless.  Returns 0 when @entry has no line info (the
  * function is stepped over).
@@ -141,14 +142,26 @@ static uint64_t step_into_target(const struct walker *w, uint64_t entry)
 		return 0;
 	memset(b, 0, sizeof(b));
 	n = ptd__history_read(w->h, entry, b, sizeof(b));
-	if (n >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
-		off = 4;
-	if (n >= off + 4 && b[off] == 0x55 &&
-	    ((b[off + 1] == 0x48 && b[off + 2] == 0x89 && b[off + 3] == 0xe5) ||
-	     (b[off + 1] == 0x48 && b[off + 2] == 0x8b && b[off + 3] == 0xec)))
-		p = entry + off + 4;
-	else
-		return entry;
+	if (w->c.mode == PTD_MODE_64) {
+		if (n >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfa)
+			off = 4;
+		if (n >= off + 4 && b[off] == 0x55 &&
+		    ((b[off + 1] == 0x48 && b[off + 2] == 0x89 && b[off + 3] == 0xe5) ||
+		     (b[off + 1] == 0x48 && b[off + 2] == 0x8b && b[off + 3] == 0xec)))
+			p = entry + off + 4;
+		else
+			return entry;
+	} else {
+		/* (16-bit code: push %bp; mov %sp,%bp has the same bytes) */
+		if (n >= 4 && b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e && b[3] == 0xfb)
+			off = 4;
+		if (n >= off + 3 && b[off] == 0x55 &&
+		    ((b[off + 1] == 0x89 && b[off + 2] == 0xe5) ||
+		     (b[off + 1] == 0x8b && b[off + 2] == 0xec)))
+			p = entry + off + 3;
+		else
+			return entry;
+	}
 	if (line_of(w, p, &li) < 0)
 		return p;
 	if (li.lo != p && li.hi > p)
@@ -516,8 +529,11 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 }
 
 /* The call instruction before return address @ret, found by decoding the
- * usual call lengths (the call itself was not recorded). */
-static uint64_t call_before(const struct ptd_history *h, uint64_t ret)
+ * usual call lengths (the call itself was not recorded) in the execution
+ * mode @mode of the code returned to (the same lengths serve 32-bit code:
+ * call rel32, call *%reg, call *disp8(%reg), call *abs32 or *disp32(%reg),
+ * call *disp32(,%reg,s); 16-bit: call rel16). */
+static uint64_t call_before(const struct ptd_history *h, uint64_t ret, unsigned mode)
 {
 	static const int lens[] = { 5, 2, 3, 6, 7, 4 };
 	struct ptd_insn_info in;
@@ -526,7 +542,7 @@ static uint64_t call_before(const struct ptd_history *h, uint64_t ret)
 	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		if (ret < (uint64_t)lens[i])
 			continue;
-		if (ptd__history_insn_len(h, ret - lens[i], &in) == lens[i] &&
+		if (ptd__history_insn_len_mode(h, ret - lens[i], mode, &in) == lens[i] &&
 		    in.iclass == PTD_IC_CALL) {
 			ptd_clear_error();
 			return ret - lens[i];
@@ -563,7 +579,11 @@ int ptd_replay_backtrace(const struct ptd_history *h, const struct ptd_calls *ca
 		if (!u)
 			break;
 		if (s->up_is_ret) {
-			pcs[n++] = call_before(h, u->ip);
+			/* (the mode of the code there: its first instruction's) */
+			struct ptd_hcursor rc;
+			unsigned mode = ptd_hcursor_goto(&rc, h, u->first) == 0 ? rc.mode : 0;
+
+			pcs[n++] = call_before(h, u->ip, mode);
 		} else if (entered_by_signal(calls, s)) {
 			/* The interrupted frame resumes where sigreturn goes. */
 			const struct ptd_callseg *r = ptd_calls_get(calls, u->next_same);

@@ -103,6 +103,12 @@ struct ptd_record_info {
 	uint64_t buffer_size; /* the method's bound per thread, bytes (0: none) */
 	uint64_t dropped;   /* oldest instructions dropped to stay within it */
 	size_t mem_bytes;   /* what the recording holds for the thread now */
+	/* pt, bts: what the recorder read from its buffers (all threads) */
+	uint64_t trace_bytes; /* trace bytes read */
+	uint64_t lost_bytes;  /* bytes the hardware or kernel dropped */
+	uint64_t wraps;       /* times a circular buffer wrapped */
+	char pmu[64];         /* "intel_pt", "intel_pt (simulated)", "" */
+	int simulated;        /* the PMU is simulated (PTDBG_SIMULATE_PMU) */
 };
 
 /* Default and least buffer-size (bytes a recorded thread may hold). */
@@ -128,6 +134,24 @@ int ptd_session_get_pin_cpu(const struct ptd_session *s);
  */
 int ptd_session_set_buffer_size(struct ptd_session *s, enum ptd_method m, uint64_t bytes);
 uint64_t ptd_session_buffer_size(const struct ptd_session *s, enum ptd_method m);
+/*
+ * Options of a recording method for the next recording:
+ *   pt:  buffer-size N (AUX bytes per thread, a power of two of pages),
+ *        buffer circular|full, kernel on|off, ret-compression, tsc, mtc,
+ *        cyc (on|off|default), psb-period 0..15|default, filter SPEC
+ *        (appended, at most 4: START/SIZE@FILE or FUNC@FILE; "none"
+ *        clears them);
+ *   bts: buffer-size N (data ring bytes per thread, power of two pages);
+ *   soft, step: buffer-size N|unlimited (ptd_session_set_buffer_size).
+ * Sizes take K, M or G.  Returns 0, or -ptde_invalid with a message that
+ * names the valid names or values.
+ */
+int ptd_session_set_record_option(struct ptd_session *s, enum ptd_method m, const char *name,
+				  const char *value);
+/* The option's value as text ("4194304", "circular", "default", the
+ * filters one a line or "none") into @buf.  Returns 0 or -ptde_invalid. */
+int ptd_session_get_record_option(struct ptd_session *s, enum ptd_method m, const char *name,
+				  char *buf, size_t n);
 /* Program and arguments for run/start (argv copied).  NULL-terminated. */
 int ptd_session_set_program(struct ptd_session *s, char *const *argv);
 const char *ptd_session_program(const struct ptd_session *s);

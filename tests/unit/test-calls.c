@@ -18,6 +18,27 @@
 #include "histfix.h"
 #include "ptdbg/ptdbg.h"
 
+/*
+ * Every build in these tests also checks ptd_calls_count_only(): the
+ * count "info record" prints must be the number of segments built.
+ */
+static struct ptd_calls *build_checked(const struct ptd_history *h, ptd_func_of_fn f, void *ctx)
+{
+	struct ptd_calls *c = ptd_calls_build(h, f, ctx);
+	uint64_t n = 12345;
+
+	if (!h) {
+		assert_int_equal(ptd_calls_count_only(h, f, ctx, &n), -ptde_invalid);
+		assert_int_equal(n, 0);
+		return c;
+	}
+	assert_non_null(c);
+	assert_int_equal(ptd_calls_count_only(h, f, ctx, &n), 0);
+	assert_int_equal(n, ptd_calls_count(c));
+	return c;
+}
+#define ptd_calls_build build_checked
+
 struct expect {
 	uint64_t func;
 	int level;

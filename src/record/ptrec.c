@@ -1,0 +1,1226 @@
+/*
+ * The Intel PT recorder (see ptrec.h): one perf event per thread on the
+ * intel_pt PMU, its rings read at stops, the PT kept per thread and
+ * decoded into the thread's history as it grows.
+ *
+ * Per thread the PT read so far is kept in one buffer (trace() gives it
+ * for `record save`).  It is cut into *streams* where data was lost (a
+ * circular AUX area wrapped, the kernel truncated a linear one, the
+ * hardware overflowed): each loss is a gap in the history saying what was
+ * lost and how to avoid it, and the next stream is decoded from its first
+ * PSB on.  Inside a stream decoding is incremental and exact: the bytes
+ * from the newest PSB decoded so far are decoded again at the next read
+ * from the decoder state the bytes before that PSB ended in
+ * (ptd_pt_decode_run), and the items already in the history are skipped,
+ * so the history is what one continuous libipt decode of the stream gives
+ * and nothing is appended twice.  At a stop the thread is in the kernel,
+ * so user-only PT ends with tracing disabled there and the items decoded
+ * so far never change when more trace follows.
+ */
+#include "record/ptrec_int.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "decode/image.h"
+#include "decode/pt.h"
+#include "disasm/disasm.h"
+#include "target/target.h"
+#include "util/error.h"
+
+#define DEFAULT_AUX (4ull << 20)
+#define DATA_PAGES 16 /* sideband ring: 64 KiB */
+#define MIN_AUX_PAGES 2
+
+struct ptthread {
+	pid_t tid;
+	struct ptd_history *h;
+	int fd;		/* -1: closed (the thread is gone) */
+	void *base;	/* data ring mapping */
+	size_t base_len;
+	void *aux;
+	size_t aux_len;
+	struct ptd_perf_ring ring;
+	struct ptd_perf_aux auxr;
+	int gone;
+
+	/* The kept PT, all streams one after the other. */
+	uint8_t *pt;
+	size_t pt_size, pt_cap;
+	uint64_t aux_pos; /* aux position (head) the end of pt corresponds to */
+
+	/* The current stream: pt[s_start, pt_size). */
+	size_t s_start;
+	int s_synced;		/* its first PSB was found */
+	uint64_t s_base;	/* offset (in the stream) of the PSB decoding restarts at */
+	struct ptd_pt_state s_state; /* the decoder state at s_base */
+	uint64_t s_done;	/* numbers the run from s_base gave and that are in h */
+	uint64_t s_done_ev;	/* events it gave after its last number */
+
+	/* Losses the sideband reported, by aux position, not yet applied. */
+	struct loss {
+		uint64_t pos;
+		char msg[256];
+	} loss[8];
+	int nloss;
+	uint64_t lost_bytes, wraps, trace_bytes;
+	uint64_t last_tail; /* the tail set at the last sync */
+};
+
+struct ptrec {
+	struct ptd_recorder rec;
+	struct ptd_perf_kernel *k;
+	struct ptd_ptrec_config cfg;
+	struct ptd_perf_pmu pmu;
+	struct ptd__cpuinfo cpu;
+	struct ptthread *th;
+	int nth, cap;
+	struct ptd_image *img;
+	int img_stale;
+	/* Sideband said the image changed: true for the trace read after
+	 * the trace decoded next, so it applies after that decode. */
+	int img_pending;
+	uint64_t aux_size; /* bytes per thread now (halved on ENOMEM) */
+	int started;
+	int stopped;
+	char pmu_name[64];
+	int filters_set;
+};
+
+static struct ptrec *PR(const struct ptd_recorder *r)
+{
+	return r->priv;
+}
+
+static void notify(struct ptrec *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void notify(struct ptrec *p, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!p->rec.env.notify)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	p->rec.env.notify(p->rec.env.ctx, msg);
+}
+
+static struct ptthread *find(const struct ptrec *p, pid_t tid)
+{
+	for (int i = 0; i < p->nth; i++)
+		if (p->th[i].tid == tid && !p->th[i].gone)
+			return &p->th[i];
+	return NULL;
+}
+
+/* Any thread with @tid, also a gone one (trace()). */
+static struct ptthread *find_any(const struct ptrec *p, pid_t tid)
+{
+	struct ptthread *th = find(p, tid);
+
+	for (int i = p->nth; !th && i-- > 0;)
+		if (p->th[i].tid == tid)
+			th = &p->th[i];
+	return th;
+}
+
+/* ---- errors ------------------------------------------------------------------------------------ */
+
+int ptd__perf_errmsg(struct ptd_perf_kernel *k, int err, const char *what, pid_t tid,
+		     const char *pmu)
+{
+	const char *sim = k->simulated ? " (simulated)" : "";
+
+	switch (err) {
+	case ENOENT:
+		return ptd__err(-ptde_unsupported,
+				"cannot %s for thread %d: no such PMU or event%s (%s is not "
+				"supported by this kernel or cpu); see `ptdbg doctor`",
+				what, (int)tid, sim, pmu);
+	case EACCES:
+	case EPERM: {
+		int p = ptd__perf_paranoid(k);
+		if (p >= 2)
+			return ptd__err(-ptde_perm,
+					"cannot %s for thread %d: permission denied%s "
+					"(perf_event_paranoid is %d): run sysctl "
+					"kernel.perf_event_paranoid=1, or give ptdbg CAP_PERFMON",
+					what, (int)tid, sim, p);
+		return ptd__err(-ptde_perm,
+				"cannot %s for thread %d: permission denied%s: give ptdbg "
+				"CAP_PERFMON, or check the locked-memory limit "
+				"(kernel.perf_event_mlock_kb)",
+				what, (int)tid, sim);
+	}
+	case EINVAL:
+		return ptd__err(-ptde_unsupported,
+				"cannot %s for thread %d: invalid argument%s (the %s PMU refuses "
+				"this configuration: an option its caps do not allow, or a bad "
+				"buffer size)",
+				what, (int)tid, sim, pmu);
+	case EOPNOTSUPP:
+		return ptd__err(-ptde_unsupported,
+				"cannot %s for thread %d: operation not supported%s (the %s PMU "
+				"cannot do it here: in a virtual machine, or the feature is missing "
+				"on this cpu)",
+				what, (int)tid, sim, pmu);
+	case ENOMEM:
+		return ptd__err(-ptde_nomem,
+				"cannot %s for thread %d: out of memory%s; use a smaller buffer",
+				what, (int)tid, sim);
+	case ESRCH:
+		return ptd__err(-ptde_nosrch, "cannot %s for thread %d: no such thread%s", what,
+				(int)tid, sim);
+	case EBUSY:
+		return ptd__err(-ptde_busy,
+				"cannot %s for thread %d: device busy%s (another tool, perf or a "
+				"debugger, uses %s on this cpu); stop it and try again",
+				what, (int)tid, sim, pmu);
+	default:
+		return ptd__err(-ptde_sys, "cannot %s for thread %d: %s%s", what, (int)tid,
+				strerror(err), sim);
+	}
+}
+
+/* ---- the event --------------------------------------------------------------------------------- */
+
+/* Sets an optional term; a refused one is an error with the reason. */
+static int set_term(struct ptrec *p, struct perf_event_attr *a, const char *term, uint64_t v,
+		    const char *option)
+{
+	int rc = ptd_perf_pmu_set(&p->pmu, a, term, v);
+
+	if (rc == -ptde_unsupported)
+		return ptd__err(-ptde_unsupported,
+				"cannot use %s: the %s PMU has no '%s' format term", option,
+				p->pmu.name, term);
+	if (rc < 0)
+		return ptd__err(rc, "cannot use %s: value %llu does not fit the '%s' term", option,
+				(unsigned long long)v, term);
+	return 0;
+}
+
+static int need_cap(struct ptrec *p, const char *cap, const char *option)
+{
+	if (ptd_perf_pmu_cap(&p->pmu, cap, 0))
+		return 0;
+	return ptd__err(-ptde_unsupported,
+			"cannot use %s: this cpu's Intel PT does not support it (%s/caps/%s is 0 "
+			"or missing)",
+			option, p->pmu.name, cap);
+}
+
+static int build_attr(struct ptrec *p, struct perf_event_attr *a)
+{
+	const struct ptd_ptrec_config *c = &p->cfg;
+	int rc;
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = p->pmu.type;
+	a->disabled = 1;
+	a->exclude_kernel = !c->kernel;
+	a->exclude_hv = 1;
+	/* Sideband: executable mappings (MMAP2) and exec (COMM), with the
+	 * time of each record. */
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->sample_id_all = 1;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	/* The terms perf's intel_pt//u sets too (pt, branch), when the PMU
+	 * has them: older kernels have no "pt"/"branch" terms. */
+	if (ptd_perf_pmu_set(&p->pmu, a, "pt", 1) == -ptde_invalid ||
+	    ptd_perf_pmu_set(&p->pmu, a, "branch", 1) == -ptde_invalid)
+		return ptd__err(-ptde_internal, "the intel_pt format terms are malformed");
+	if (c->ret_compression == 0) {
+		rc = set_term(p, a, "noretcomp", 1, "return compression off");
+		if (rc < 0)
+			return rc;
+	}
+	if (c->tsc > 0) {
+		rc = set_term(p, a, "tsc", 1, "TSC packets");
+		if (rc < 0)
+			return rc;
+	}
+	if (c->mtc > 0) {
+		rc = need_cap(p, "mtc", "MTC packets");
+		if (rc == 0)
+			rc = set_term(p, a, "mtc", 1, "MTC packets");
+		if (rc < 0)
+			return rc;
+	}
+	if (c->cyc > 0) {
+		rc = need_cap(p, "psb_cyc", "CYC packets");
+		if (rc == 0)
+			rc = set_term(p, a, "cyc", 1, "CYC packets");
+		if (rc < 0)
+			return rc;
+	}
+	if (c->psb_period >= 0) {
+		uint64_t periods = ptd_perf_pmu_cap(&p->pmu, "psb_periods", 0);
+
+		rc = need_cap(p, "psb_cyc", "a PSB period");
+		if (rc == 0 && c->psb_period < 64 && periods && !(periods >> c->psb_period & 1))
+			rc = ptd__err(-ptde_unsupported,
+				      "cannot use PSB period %d: this cpu allows the values in "
+				      "the bit mask 0x%llx (%s/caps/psb_periods)",
+				      c->psb_period, (unsigned long long)periods, p->pmu.name);
+		if (rc == 0)
+			rc = set_term(p, a, "psb_period", (uint64_t)c->psb_period, "a PSB period");
+		if (rc < 0)
+			return rc;
+	}
+	if (c->linear)
+		a->aux_watermark = (uint32_t)(p->aux_size / 2);
+	return 0;
+}
+
+static void close_event(struct ptrec *p, struct ptthread *th)
+{
+	if (th->aux)
+		p->k->ops->munmap(p->k, th->aux, th->aux_len);
+	if (th->base)
+		p->k->ops->munmap(p->k, th->base, th->base_len);
+	if (th->fd >= 0)
+		p->k->ops->close(p->k, th->fd);
+	th->aux = th->base = NULL;
+	th->fd = -1;
+}
+
+/* Maps the rings of @th's event; on ENOMEM halves the AUX size (for this
+ * and later threads) and says so. */
+static int map_rings(struct ptrec *p, struct ptthread *th)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	volatile struct perf_event_mmap_page *pg;
+	int err = 0;
+
+	th->base_len = (size_t)page * (1 + DATA_PAGES);
+	th->base = p->k->ops->mmap(p->k, th->fd, th->base_len, PROT_READ | PROT_WRITE, 0, &err);
+	if (!th->base)
+		return ptd__perf_errmsg(p->k, -err, "map the perf data ring", th->tid, "intel_pt");
+	pg = th->base;
+	for (;;) {
+		int prot = p->cfg.linear ? PROT_READ | PROT_WRITE : PROT_READ;
+
+		pg->aux_offset = th->base_len;
+		pg->aux_size = p->aux_size;
+		th->aux_len = p->aux_size;
+		th->aux = p->k->ops->mmap(p->k, th->fd, th->aux_len, prot, (off_t)th->base_len, &err);
+		if (th->aux)
+			break;
+		if ((err == -ENOMEM || err == -EPERM) &&
+		    p->aux_size / 2 >= (uint64_t)page * MIN_AUX_PAGES) {
+			p->aux_size /= 2;
+			notify(p,
+			       "warning: cannot map a %llu KiB Intel PT buffer for thread %d (%s); "
+			       "using %llu KiB (raise kernel.perf_event_mlock_kb, or set a smaller "
+			       "buffer size)",
+			       (unsigned long long)(p->aux_size * 2 / 1024), (int)th->tid,
+			       err == -ENOMEM ? "out of memory" : "over the locked-memory limit",
+			       (unsigned long long)(p->aux_size / 1024));
+			continue;
+		}
+		return ptd__perf_errmsg(p->k, -err, "map the Intel PT buffer", th->tid, "intel_pt");
+	}
+	if (ptd_perf_ring_init(&th->ring, th->base, th->base_len, 1) < 0 ||
+	    ptd_perf_aux_init(&th->auxr, pg, th->aux, p->aux_size, p->cfg.linear) < 0)
+		return ptd__err(-ptde_internal, "cannot read the rings of thread %d", (int)th->tid);
+	return 0;
+}
+
+/* Address filters: perf's syntax, one ioctl with all of them. */
+static int set_filters(struct ptrec *p, struct ptthread *th)
+{
+	char buf[1024];
+	size_t len = 0;
+	uint64_t ranges;
+	int rc;
+
+	if (!p->cfg.nfilters)
+		return 0;
+	ranges = ptd_perf_pmu_cap(&p->pmu, "num_address_ranges", 0);
+	if ((uint64_t)p->cfg.nfilters > ranges)
+		return ptd__err(-ptde_unsupported,
+				"cannot set %d address filters: this cpu's Intel PT has %llu address "
+				"ranges (%s/caps/num_address_ranges)",
+				p->cfg.nfilters, (unsigned long long)ranges, p->pmu.name);
+	for (int i = 0; i < p->cfg.nfilters; i++) {
+		const char *f = p->cfg.filters[i];
+		int n;
+
+		if (!f || !*f)
+			return ptd__err(-ptde_invalid, "empty address filter");
+		n = snprintf(buf + len, sizeof(buf) - len, "%s%s", len ? " " : "", f);
+		if (n < 0 || (size_t)n >= sizeof(buf) - len)
+			return ptd__err(-ptde_invalid, "the address filters are too long");
+		len += (size_t)n;
+	}
+	rc = p->k->ops->ioctl(p->k, th->fd, PERF_EVENT_IOC_SET_FILTER, (unsigned long)buf);
+	if (rc < 0) {
+		if (rc == -EINVAL)
+			return ptd__err(-ptde_invalid,
+					"cannot set the address filter '%s' for thread %d: invalid "
+					"argument (perf's syntax is 'filter START/SIZE@FILE'; FILE "
+					"must be mapped executable)",
+					buf, (int)th->tid);
+		return ptd__perf_errmsg(p->k, -rc, "set the address filters", th->tid, "intel_pt");
+	}
+	return 0;
+}
+
+static int open_event(struct ptrec *p, struct ptthread *th)
+{
+	struct perf_event_attr a;
+	int rc, fd;
+
+	rc = build_attr(p, &a);
+	if (rc < 0)
+		return rc;
+	fd = p->k->ops->open(p->k, &a, th->tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return ptd__perf_errmsg(p->k, -fd, "open the intel_pt event", th->tid, "intel_pt");
+	th->fd = fd;
+	rc = map_rings(p, th);
+	if (rc == 0)
+		rc = set_filters(p, th);
+	if (rc == 0 && p->cfg.linear) {
+		/* Watermark wake-ups: the kernel sends SIGIO to the thread
+		 * when the AUX area is half full; on_stop drains it and keeps
+		 * the signal from the program.  Without them (an old kernel)
+		 * the area is drained at stops only. */
+		struct f_owner_ex own = { F_OWNER_TID, th->tid };
+		int e = p->k->ops->fcntl(p->k, fd, F_SETOWN_EX, (long)&own);
+		if (e >= 0)
+			e = p->k->ops->fcntl(p->k, fd, F_SETSIG, SIGIO);
+		if (e >= 0)
+			e = p->k->ops->fcntl(p->k, fd, F_SETFL, O_ASYNC);
+		if (e < 0)
+			notify(p,
+			       "warning: no watermark wake-ups for thread %d (%s): the Intel PT "
+			       "buffer is drained at stops only",
+			       (int)th->tid, strerror(-e));
+	}
+	if (rc == 0 && !p->stopped) {
+		rc = p->k->ops->ioctl(p->k, fd, PERF_EVENT_IOC_ENABLE, 0);
+		if (rc < 0)
+			rc = ptd__perf_errmsg(p->k, -rc, "enable the intel_pt event", th->tid,
+					      "intel_pt");
+	}
+	if (rc < 0)
+		close_event(p, th);
+	return rc;
+}
+
+/* ---- the image --------------------------------------------------------------------------------- */
+
+static struct ptd_image *image(struct ptrec *p)
+{
+	if (p->img && !p->img_stale)
+		return p->img;
+	ptd_image_free(p->img);
+	p->img = ptd_image_alloc(p->rec.env.read_code, p->rec.env.ctx);
+	p->img_stale = 0;
+	if (!p->img)
+		return NULL;
+	if (p->rec.env.t && ptd_target_alive(p->rec.env.t))
+		ptd_image_add_maps(p->img, ptd_target_pid(p->rec.env.t));
+	if (ptd__cpu_is_intel(&p->cpu) && p->cpu.family) {
+		struct ptd_cpu c = { (uint16_t)p->cpu.family, (uint8_t)p->cpu.model,
+				     (uint8_t)p->cpu.stepping };
+		ptd_image_set_cpu(p->img, &c); /* unknown to libipt: no errata, fine */
+	}
+	return p->img;
+}
+
+/* ---- decoding ---------------------------------------------------------------------------------- */
+
+/* The sink of a run: skips what the history has already, appends the
+ * rest to a scratch history. */
+struct skip {
+	struct ptd_history *out;
+	struct ptd_history *h; /* the thread's history (flags of a skipped last block) */
+	struct ptd_image *img;
+	uint64_t skip_n, skip_ev;
+	uint64_t run_n, run_ev; /* what this run gave: numbers, events after the last */
+};
+
+static int sk_block(void *ctx, const struct ptd_block *b)
+{
+	struct skip *k = ctx;
+	struct ptd_block rest = *b;
+
+	k->run_n += b->ninsn;
+	k->run_ev = 0;
+	if (k->skip_n >= b->ninsn) {
+		k->skip_n -= b->ninsn;
+		if (k->skip_n == 0 && (b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL)))
+			/* Learnt from trace that came after the last read. */
+			ptd_history_flag_last(k->h, b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL));
+		return 0;
+	}
+	if (k->skip_n) {
+		/* The history has the first skip_n instructions of it. */
+		uint64_t ip = b->ip;
+
+		for (uint64_t i = 0; i < k->skip_n; i++) {
+			uint8_t buf[16];
+			struct ptd_insn_info in;
+			int n = ptd_image_read(k->img, ip, buf, sizeof(buf));
+
+			if (n <= 0 || ptd_disasm_decode_mode(buf, (size_t)n, ip, ptd_block_mode(b),
+							     &in) < 0)
+				return ptd__err(-ptde_bad_insn,
+						"cannot decode the instruction at 0x%llx",
+						(unsigned long long)ip);
+			ip += in.len;
+		}
+		rest.ip = ip;
+		rest.ninsn = b->ninsn - (uint32_t)k->skip_n;
+		k->skip_n = 0;
+		k->skip_ev = 0;
+	}
+	k->skip_ev = 0;
+	return ptd_history_append_block(k->out, &rest);
+}
+
+static int sk_blocks(void *ctx, const struct ptd_block *b, size_t n)
+{
+	struct skip *k = ctx;
+
+	if (!k->skip_n && !k->skip_ev) {
+		for (size_t i = 0; i < n; i++)
+			k->run_n += b[i].ninsn;
+		if (n)
+			k->run_ev = 0;
+		return ptd_history_append_blocks(k->out, b, n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		int rc = sk_block(ctx, &b[i]);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int sk_gap(void *ctx, enum ptd_gap_reason r, uint64_t off, const char *detail)
+{
+	struct skip *k = ctx;
+
+	k->run_n++;
+	k->run_ev = 0;
+	if (k->skip_n) {
+		k->skip_n--;
+		return 0;
+	}
+	k->skip_ev = 0;
+	return ptd_history_append_gap(k->out, r, off, detail);
+}
+
+static int sk_event(void *ctx, enum ptd_event_kind e, uint64_t ip, uint64_t arg)
+{
+	struct skip *k = ctx;
+
+	k->run_ev++;
+	if (k->skip_n)
+		return 0;
+	if (k->skip_ev) {
+		k->skip_ev--;
+		return 0;
+	}
+	return ptd_history_append_event(k->out, e, ip, arg);
+}
+
+static void reset_stream(struct ptthread *th)
+{
+	th->s_start = th->pt_size;
+	th->s_synced = 0;
+	th->s_base = 0;
+	ptd_pt_state_init(&th->s_state);
+	th->s_done = th->s_done_ev = 0;
+}
+
+/*
+ * Decodes what is new in the current stream into the history.  @final:
+ * the stream ends here (data was lost after it, or the thread is gone).
+ */
+static int decode_stream(struct ptrec *p, struct ptthread *th, int final)
+{
+	const uint8_t *buf = th->pt + th->s_start;
+	uint64_t end = th->pt_size - th->s_start;
+	struct ptd_pt_sink sink = { sk_block, sk_gap, sk_event, NULL, sk_blocks };
+	struct ptd_pt_state out;
+	struct ptd_image *img;
+	struct skip k;
+	uint64_t *offs = NULL, *ips = NULL;
+	size_t n = 0;
+	uint8_t head = 0;
+	int rc;
+
+	if (end == 0)
+		return 0;
+	if (!th->s_synced) {
+		rc = ptd_pt_index(buf, end, &offs, &ips, &n);
+		if (rc < 0)
+			return rc;
+		if (!n) {
+			free(offs);
+			free(ips);
+			if (final)
+				return ptd_history_append_gap(
+					th->h, PTD_GAP_LOST, th->s_start,
+					"trace without a PSB packet: nothing could be decoded");
+			return 0;
+		}
+		th->s_base = offs[0];
+		th->s_synced = 1;
+		free(offs);
+		free(ips);
+		offs = ips = NULL;
+	}
+	if (th->s_base >= end)
+		return 0;
+	rc = ptd_pt_index(buf + th->s_base, end - th->s_base, &offs, &ips, &n);
+	if (rc < 0)
+		return rc;
+	img = image(p);
+	if (!img) {
+		rc = ptd__err(-ptde_nomem, "out of memory for the process image");
+		goto out;
+	}
+	memset(&k, 0, sizeof(k));
+	k.h = th->h;
+	k.img = img;
+	k.skip_n = th->s_done;
+	k.skip_ev = th->s_done_ev;
+	k.out = ptd_history_alloc(p->rec.env.read_code, p->rec.env.ctx);
+	if (!k.out) {
+		rc = ptd__err(-ptde_nomem, "out of memory decoding Intel PT");
+		goto out;
+	}
+	sink.ctx = &k;
+	if (n > 1) {
+		/* Up to the newest PSB: final, and the state there is kept. */
+		uint64_t last = th->s_base + offs[n - 1];
+
+		rc = ptd_pt_decode_run(buf, th->s_base, last, ips[n - 1], img, &sink, &th->s_state,
+				       &out, NULL);
+		if (rc < 0)
+			goto out_h;
+		if (th->s_done == 0 && th->s_done_ev == 0)
+			head = ptd_pt_state_head_flags(&out);
+		th->s_base = last;
+		th->s_state = out;
+		th->s_done = th->s_done_ev = 0;
+		k.run_n = k.run_ev = 0;
+	}
+	rc = ptd_pt_decode_run(buf, th->s_base, end, 0, img, &sink, &th->s_state, &out, NULL);
+	if (rc < 0)
+		goto out_h;
+	if (n == 1 && th->s_done == 0 && th->s_done_ev == 0)
+		head = ptd_pt_state_head_flags(&out);
+	th->s_done = k.run_n;
+	th->s_done_ev = k.run_ev;
+	if (head)
+		ptd_history_flag_last(th->h, head);
+	rc = ptd_history_splice(th->h, k.out);
+out_h:
+	ptd_history_free(k.out);
+out:
+	free(offs);
+	free(ips);
+	if (rc < 0) {
+		/* What could not be decoded is a gap that says why; the stream
+		 * goes on after it from its next PSB. */
+		char msg[300];
+
+		snprintf(msg, sizeof(msg), "cannot decode the Intel PT of thread %d: %s",
+			 (int)th->tid, ptd_last_error(rc));
+		ptd_history_append_gap(th->h, PTD_GAP_DECODE_ERROR, (uint64_t)(int64_t)rc, msg);
+		reset_stream(th);
+	}
+	return rc;
+}
+
+/* The stream ends (data lost after it): decode its rest, put the gap. */
+static int end_stream(struct ptrec *p, struct ptthread *th, const char *msg)
+{
+	int rc = decode_stream(p, th, 1);
+
+	ptd_history_append_gap(th->h, PTD_GAP_LOST, th->pt_size, msg);
+	reset_stream(th);
+	return rc;
+}
+
+/* ---- reading the rings ------------------------------------------------------------------------- */
+
+struct sbctx {
+	struct ptrec *p;
+	struct ptthread *th;
+};
+
+static void add_loss(struct ptthread *th, uint64_t pos, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add_loss(struct ptthread *th, uint64_t pos, const char *fmt, ...)
+{
+	va_list ap;
+	struct loss *l;
+
+	if (th->nloss == (int)(sizeof(th->loss) / sizeof(th->loss[0]))) {
+		l = &th->loss[th->nloss - 1]; /* merge into the newest */
+	} else {
+		l = &th->loss[th->nloss++];
+	}
+	l->pos = pos;
+	va_start(ap, fmt);
+	vsnprintf(l->msg, sizeof(l->msg), fmt, ap);
+	va_end(ap);
+}
+
+static int sideband(void *ctx, const struct perf_event_header *h, const void *rec)
+{
+	struct sbctx *c = ctx;
+	struct ptthread *th = c->th;
+	const uint8_t *b = rec;
+
+	switch (h->type) {
+	case PERF_RECORD_AUX: {
+		uint64_t off, size, flags;
+
+		if (h->size < sizeof(*h) + 24)
+			return 0;
+		memcpy(&off, b + 8, 8);
+		memcpy(&size, b + 16, 8);
+		memcpy(&flags, b + 24, 8);
+		if (flags & PERF_AUX_FLAG_TRUNCATED)
+			add_loss(th, off + size,
+				 "trace lost: the Intel PT buffer of thread %d was full at offset %llu "
+				 "and the kernel stopped tracing until it was read; use a bigger "
+				 "buffer (set record pt buffer-size) or drain more often",
+				 (int)th->tid, (unsigned long long)(off + size));
+		if (flags & PERF_AUX_FLAG_PARTIAL)
+			add_loss(th, off + size,
+				 "trace lost: the hardware wrote a partial record of %llu bytes at "
+				 "offset %llu for thread %d (its output stopped mid-buffer); use a "
+				 "bigger buffer",
+				 (unsigned long long)size, (unsigned long long)off, (int)th->tid);
+		if (flags & PERF_AUX_FLAG_COLLISION)
+			add_loss(th, off + size,
+				 "trace lost: the Intel PT data of thread %d at offset %llu collided "
+				 "with other data in the buffer; use a bigger buffer",
+				 (int)th->tid, (unsigned long long)off);
+		/* OVERWRITE alone is what a circular area does: the wrap is
+		 * found when it is read. */
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		uint64_t lost = 0;
+
+		if (h->size >= sizeof(*h) + 16)
+			memcpy(&lost, b + 16, 8);
+		/* Sideband records (mappings) were lost: the image may miss
+		 * code, so build it again from the process's maps. */
+		c->p->img_pending = 1;
+		notify(c->p,
+		       "warning: %llu perf sideband records of thread %d were lost; the "
+		       "process image is read again from /proc",
+		       (unsigned long long)lost, (int)th->tid);
+		break;
+	}
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_MMAP:
+		/* New executable code: the image gets it after the next
+		 * decode (the trace before the mapping must not see it; code
+		 * that ran in it meanwhile is read through env.read_code). */
+		c->p->img_pending = 1;
+		break;
+	case PERF_RECORD_COMM:
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+			c->p->img_pending = 1;
+		break;
+	case PERF_RECORD_ITRACE_START:
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Appends @n new bytes (already at the end of th->pt) to the current
+ * stream, cutting it at the losses that fall inside. */
+static int take_bytes(struct ptrec *p, struct ptthread *th, uint64_t first_pos, size_t n)
+{
+	int rc = 0;
+
+	/* Losses are sorted by position as the kernel reported them. */
+	for (int i = 0; i < th->nloss; i++) {
+		struct loss *l = &th->loss[i];
+		size_t cut;
+
+		if (l->pos > first_pos + n) {
+			/* Later data: keep it for the next read. */
+			memmove(th->loss, l, (size_t)(th->nloss - i) * sizeof(*l));
+			th->nloss -= i;
+			return rc;
+		}
+		cut = l->pos > first_pos ? (size_t)(l->pos - first_pos) : 0;
+		/* Bytes after the cut belong to the next stream. */
+		{
+			size_t keep = th->pt_size;
+			th->pt_size -= n - cut;
+			int e = end_stream(p, th, l->msg);
+			if (e < 0 && rc == 0)
+				rc = e;
+			th->pt_size = keep;
+			th->s_start = keep - (n - cut);
+		}
+	}
+	th->nloss = 0;
+	return rc;
+}
+
+/* Reads what the rings of @th hold now; decodes when @decode. */
+static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
+{
+	struct sbctx c = { p, th };
+	uint64_t lost = 0, head, before;
+	size_t old = th->pt_size;
+	int wrapped = 0, rc = 0;
+	long got;
+
+	if (th->fd < 0 || !th->base)
+		return decode ? decode_stream(p, th, 0) : 0;
+	rc = ptd_perf_ring_read(&th->ring, sideband, &c, &lost);
+	if (rc < 0)
+		notify(p, "warning: cannot read the perf sideband of thread %d: %s", (int)th->tid,
+		       ptd_last_error(rc));
+	if (lost)
+		p->img_pending = 1;
+	before = th->auxr.tail;
+	head = __atomic_load_n(&th->auxr.pg->aux_head, __ATOMIC_ACQUIRE);
+	got = ptd_perf_aux_read(&th->auxr, &th->pt, &th->pt_size, &th->pt_cap, &wrapped);
+	if (got < 0)
+		return (int)got;
+	th->trace_bytes += (uint64_t)got;
+	if (wrapped) {
+		/* The oldest data was overwritten: what is left starts
+		 * mid-packet and decodes from its first PSB. */
+		uint64_t over = head > before + th->auxr.size ? head - before - th->auxr.size : 0;
+		char msg[300];
+
+		th->wraps++;
+		th->lost_bytes += over;
+		snprintf(msg, sizeof(msg),
+			 "trace lost: the circular Intel PT buffer of thread %d (%llu KiB) "
+			 "wrapped and %llu bytes of older trace were overwritten; use a bigger "
+			 "buffer (set record pt buffer-size) or --pt-buffer=full",
+			 (int)th->tid, (unsigned long long)(th->auxr.size / 1024),
+			 (unsigned long long)over);
+		/* The stream before ends where the old bytes end. */
+		{
+			size_t keep = th->pt_size;
+			th->pt_size = old;
+			rc = end_stream(p, th, msg);
+			th->pt_size = keep;
+			th->s_start = old;
+		}
+		th->nloss = 0; /* what they said is inside the overwritten part */
+	} else if (got > 0 || th->nloss) {
+		int e = take_bytes(p, th, th->aux_pos, (size_t)got);
+		if (e < 0 && rc == 0)
+			rc = e;
+	}
+	th->aux_pos = head;
+	if (decode) {
+		int e = decode_stream(p, th, 0);
+		if (e < 0 && rc == 0)
+			rc = e;
+		if (p->img_pending) {
+			p->img_stale = 1;
+			p->img_pending = 0;
+		}
+	}
+	return rc;
+}
+
+static void set_tail(struct ptrec *p, struct ptthread *th)
+{
+	uint64_t pc = 0;
+
+	if (!th->gone && ptd_target_get_pc(p->rec.env.t, th->tid, &pc) < 0)
+		pc = 0;
+	ptd_history_set_tail(th->h, pc);
+	th->last_tail = pc;
+}
+
+/* ---- ops --------------------------------------------------------------------------------------- */
+
+static int pt_start(struct ptd_recorder *r)
+{
+	struct ptrec *p = PR(r);
+	int rc = 0;
+
+	p->started = 1;
+	p->stopped = 0;
+	/* The image of the code as it is when tracing starts. */
+	if (!image(p))
+		return ptd__err(-ptde_nomem, "out of memory for the process image");
+	for (int i = 0; i < p->nth && rc == 0; i++) {
+		struct ptthread *th = &p->th[i];
+		if (th->gone)
+			continue;
+		if (th->fd < 0)
+			rc = open_event(p, th);
+		else if ((rc = p->k->ops->ioctl(p->k, th->fd, PERF_EVENT_IOC_ENABLE, 0)) < 0)
+			rc = ptd__perf_errmsg(p->k, -rc, "enable the intel_pt event", th->tid,
+					      "intel_pt");
+	}
+	return rc;
+}
+
+static int pt_stop(struct ptd_recorder *r)
+{
+	struct ptrec *p = PR(r);
+
+	for (int i = 0; i < p->nth; i++) {
+		struct ptthread *th = &p->th[i];
+		if (th->fd >= 0)
+			p->k->ops->ioctl(p->k, th->fd, PERF_EVENT_IOC_DISABLE, 0);
+	}
+	p->stopped = 1;
+	return 0;
+}
+
+static int pt_add_thread(struct ptd_recorder *r, pid_t tid, struct ptd_history *h, uint64_t pc)
+{
+	struct ptrec *p = PR(r);
+	struct ptthread *th;
+	int rc = 0;
+
+	if (!h)
+		return -ptde_invalid;
+	if (find(p, tid))
+		return ptd__err(-ptde_busy, "thread %d is recorded already", (int)tid);
+	if (p->nth == p->cap) {
+		int cap = p->cap ? 2 * p->cap : 8;
+		struct ptthread *n = realloc(p->th, (size_t)cap * sizeof(*n));
+		if (!n)
+			return -ptde_nomem;
+		p->th = n;
+		p->cap = cap;
+	}
+	th = &p->th[p->nth];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	th->h = h;
+	th->fd = -1;
+	ptd_pt_state_init(&th->s_state);
+	if (p->started) {
+		rc = open_event(p, th);
+		if (rc < 0)
+			return rc;
+	}
+	p->nth++;
+	ptd_history_set_tail(h, pc);
+	th->last_tail = pc;
+	return 0;
+}
+
+static int pt_thread_gone(struct ptd_recorder *r, pid_t tid)
+{
+	struct ptrec *p = PR(r);
+	struct ptthread *th = find(p, tid);
+	int rc;
+
+	if (!th)
+		return -ptde_notfound;
+	th->gone = 1;
+	rc = read_thread(p, th, 1);
+	close_event(p, th);
+	ptd_history_set_tail(th->h, 0);
+	return rc;
+}
+
+static int pt_has_thread(const struct ptd_recorder *r, pid_t tid)
+{
+	return find(PR(r), tid) != NULL;
+}
+
+static int pt_resume(struct ptd_recorder *r, pid_t tid, int step, int signo)
+{
+	struct ptrec *p = PR(r);
+
+	return p->k->ops->resume(p->k, tid, step, signo);
+}
+
+/* A watermark wake-up of one of our events (linear areas). */
+static struct ptthread *watermark_of(struct ptrec *p, const struct ptd_stop *st)
+{
+	if (st->kind != PTD_STOP_SIGNAL || st->signo != SIGIO || st->si.si_code <= 0)
+		return NULL;
+	for (int i = 0; i < p->nth; i++)
+		if (!p->th[i].gone && p->th[i].fd >= 0 && p->th[i].fd == st->si.si_fd)
+			return &p->th[i];
+	return NULL;
+}
+
+static int pt_on_stop(struct ptd_recorder *r, const struct ptd_stop *st)
+{
+	struct ptrec *p = PR(r);
+	struct ptthread *th = p->cfg.linear ? watermark_of(p, st) : NULL;
+
+	if (th) {
+		/* Ours: drain, and resume the thread without the signal. */
+		int rc = read_thread(p, th, 0);
+		if (rc < 0)
+			notify(p, "warning: cannot drain the Intel PT of thread %d: %s", (int)th->tid,
+			       ptd_last_error(rc));
+		rc = p->k->ops->resume(p->k, st->tid, 0, 0);
+		return rc < 0 ? rc : 1;
+	}
+	return p->k->ops->on_stop(p->k, st);
+}
+
+static int pt_sync(struct ptd_recorder *r, pid_t tid)
+{
+	struct ptrec *p = PR(r);
+	int rc = 0;
+
+	for (int i = 0; i < p->nth; i++) {
+		struct ptthread *th = &p->th[i];
+		int e;
+
+		if (th->gone || (tid && th->tid != tid))
+			continue;
+		e = read_thread(p, th, 1);
+		if (e < 0 && rc == 0)
+			rc = e;
+		set_tail(p, th);
+	}
+	return rc;
+}
+
+static int pt_drain(struct ptd_recorder *r, pid_t tid)
+{
+	struct ptrec *p = PR(r);
+	struct ptthread *th = find(p, tid);
+
+	/* A circular area is a flight recorder: read at the stops the user
+	 * sees.  A linear one must be emptied before it fills. */
+	if (!th || !p->cfg.linear)
+		return 0;
+	return read_thread(p, th, 0);
+}
+
+static int pt_before_unmap(struct ptd_recorder *r, pid_t tid)
+{
+	struct ptrec *p = PR(r);
+	int rc = 0;
+
+	/* Decode everything recorded so far while the code is mapped. */
+	for (int i = 0; i < p->nth; i++) {
+		struct ptthread *th = &p->th[i];
+		if (th->gone)
+			continue;
+		int e = read_thread(p, th, 1);
+		if (e < 0 && rc == 0)
+			rc = e;
+	}
+	p->img_stale = 1;
+	return rc;
+}
+
+static int pt_exec(struct ptd_recorder *r, pid_t tid, uint64_t pc)
+{
+	struct ptrec *p = PR(r);
+	struct ptthread *th = find(p, tid);
+	int rc = 0;
+
+	/* Everything up to the exec stop ran in the old image (the thread
+	 * has not been back in user mode since execve): decode it with the
+	 * image we have, then read the new one. */
+	if (th)
+		rc = read_thread(p, th, 1);
+	p->img_stale = 1;
+	p->img_pending = 0;
+	if (th) {
+		ptd_history_append_event(th->h, PTD_EV_EXEC, pc, 0);
+		ptd_history_set_tail(th->h, pc);
+	}
+	return rc;
+}
+
+static size_t pt_bytes(const struct ptd_recorder *r, pid_t tid)
+{
+	const struct ptthread *th = find_any(PR(r), tid);
+
+	return th ? th->pt_cap : 0;
+}
+
+static const uint8_t *pt_trace(struct ptd_recorder *r, pid_t tid, size_t *size)
+{
+	struct ptthread *th = find_any(PR(r), tid);
+
+	if (size)
+		*size = th ? th->pt_size : 0;
+	return th ? th->pt : NULL;
+}
+
+static uint64_t pt_next_ip(const struct ptd_recorder *r, pid_t tid)
+{
+	const struct ptthread *th = find(PR(r), tid);
+
+	return th ? th->last_tail : 0;
+}
+
+static void pt_stats(const struct ptd_recorder *r, struct ptd_recorder_stats *st)
+{
+	const struct ptrec *p = PR(r);
+
+	memset(st, 0, sizeof(*st));
+	snprintf(st->pmu, sizeof(st->pmu), "%s", p->pmu_name);
+	st->buffer_size = p->aux_size;
+	for (int i = 0; i < p->nth; i++) {
+		st->trace_bytes += p->th[i].trace_bytes;
+		st->lost_bytes += p->th[i].lost_bytes;
+		st->wraps += p->th[i].wraps;
+	}
+}
+
+static void pt_free(struct ptd_recorder *r)
+{
+	struct ptrec *p;
+
+	if (!r)
+		return;
+	p = PR(r);
+	for (int i = 0; i < p->nth; i++) {
+		close_event(p, &p->th[i]);
+		free(p->th[i].pt);
+	}
+	free(p->th);
+	for (int i = 0; i < p->cfg.nfilters; i++)
+		free(p->cfg.filters[i]);
+	ptd_image_free(p->img);
+	ptd_perf_kernel_free(p->k);
+	free(p);
+}
+
+static const struct ptd_recorder_ops pt_ops = {
+	.name = "pt",
+	.start = pt_start,
+	.stop = pt_stop,
+	.add_thread = pt_add_thread,
+	.thread_gone = pt_thread_gone,
+	.has_thread = pt_has_thread,
+	.resume = pt_resume,
+	.on_stop = pt_on_stop,
+	.sync = pt_sync,
+	.drain = pt_drain,
+	.before_unmap = pt_before_unmap,
+	.exec = pt_exec,
+	.bytes = pt_bytes,
+	.next_ip = pt_next_ip,
+	.trace = pt_trace,
+	.stats = pt_stats,
+	.free = pt_free,
+};
+
+struct ptd_recorder *ptd_ptrec_recorder(struct ptd_perf_kernel *k, const struct ptd_recorder_env *env,
+					const struct ptd_ptrec_config *cfg)
+{
+	struct ptrec *p;
+	char why[512];
+	long page = sysconf(_SC_PAGESIZE);
+	int rc;
+
+	if (!k || !env || !env->t || !env->read_code) {
+		ptd__err(-ptde_invalid, "pt recorder: missing kernel, target or code reader");
+		ptd_perf_kernel_free(k);
+		return NULL;
+	}
+	rc = ptd_ptrec_probe(k, why, sizeof(why));
+	if (rc < 0) {
+		ptd__err(rc, "cannot record with Intel PT: %s", why);
+		ptd_perf_kernel_free(k);
+		return NULL;
+	}
+	if (cfg && cfg->kernel && ptd__perf_check_paranoid(k, 1, why, sizeof(why)) < 0) {
+		ptd__err(-ptde_perm, "cannot trace the kernel with Intel PT: %s", why);
+		ptd_perf_kernel_free(k);
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		ptd_perf_kernel_free(k);
+		ptd__err(-ptde_nomem, "out of memory");
+		return NULL;
+	}
+	p->k = k;
+	p->rec.ops = &pt_ops;
+	p->rec.caps = PTD_REC_WRITES_PT | (k->simulated ? PTD_REC_SIMULATED : 0);
+	p->rec.env = *env;
+	p->rec.priv = p;
+	if (cfg) {
+		p->cfg = *cfg;
+		p->cfg.nfilters = 0;
+		for (int i = 0; i < cfg->nfilters && i < PTD_PT_FILTERS_MAX; i++) {
+			p->cfg.filters[i] = cfg->filters[i] ? strdup(cfg->filters[i]) : NULL;
+			p->cfg.nfilters++;
+		}
+	} else {
+		p->cfg.ret_compression = p->cfg.tsc = p->cfg.mtc = p->cfg.cyc = -1;
+		p->cfg.psb_period = -1;
+	}
+	if (p->cfg.buffer_size == 0)
+		p->cfg.buffer_size = env->buffer_size ? env->buffer_size : DEFAULT_AUX;
+	{
+		uint64_t sz = p->cfg.buffer_size, pages = (sz + (uint64_t)page - 1) / (uint64_t)page;
+		if (pages < MIN_AUX_PAGES || (pages & (pages - 1)) || sz % (uint64_t)page) {
+			ptd__err(-ptde_invalid,
+				 "cannot use an Intel PT buffer of %llu bytes: it must be a power of "
+				 "two pages (%ld bytes each), at least %d pages",
+				 (unsigned long long)sz, page, MIN_AUX_PAGES);
+			pt_free(&p->rec);
+			return NULL;
+		}
+		p->aux_size = sz;
+	}
+	rc = ptd_perf_pmu_read(k, "intel_pt", &p->pmu);
+	if (rc < 0) {
+		pt_free(&p->rec);
+		return NULL;
+	}
+	{
+		/* Options are checked now, not at the first thread. */
+		struct perf_event_attr a;
+		rc = build_attr(p, &a);
+		if (rc < 0) {
+			pt_free(&p->rec);
+			return NULL;
+		}
+		if (p->cfg.nfilters &&
+		    (uint64_t)p->cfg.nfilters > ptd_perf_pmu_cap(&p->pmu, "num_address_ranges", 0)) {
+			ptd__err(-ptde_unsupported,
+				 "cannot set %d address filters: this cpu's Intel PT has %llu address "
+				 "ranges (intel_pt/caps/num_address_ranges)",
+				 p->cfg.nfilters,
+				 (unsigned long long)ptd_perf_pmu_cap(&p->pmu, "num_address_ranges", 0));
+			pt_free(&p->rec);
+			return NULL;
+		}
+	}
+	ptd__perf_cpu(k, &p->cpu);
+	snprintf(p->pmu_name, sizeof(p->pmu_name), "intel_pt%s", k->simulated ? " (simulated)" : "");
+	ptd_perf_kernel_set_target(k, env->t);
+	return &p->rec;
+}

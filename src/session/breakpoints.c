@@ -1,0 +1,228 @@
+/*
+ * The user's breakpoints: specs ("func", "file:line", "line", "*addr")
+ * resolved with the symbols, inserted into the target while it lives,
+ * resolved again after exec.  The run loop (run.c) and replay ask bp_at().
+ */
+#include "session/session_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/target.h"
+#include "util/error.h"
+
+/* ---- breakpoints --------------------------------------------------------------------- */
+
+static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr, char **func,
+			char **file, int *line)
+{
+	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	const char *colon;
+	char *end;
+	uint64_t entry;
+
+	*func = *file = NULL;
+	*line = 0;
+	if (spec[0] == '*') {
+		const char *p = spec + 1;
+		while (*p == ' ')
+			p++;
+		errno = 0;
+		*addr = strtoull(p, &end, 0);
+		if (errno || end == p || *end)
+			return ptd__err(-ptde_invalid, "invalid address '%s'", spec + 1);
+	} else if ((colon = strrchr(spec, ':')) && colon != spec) {
+		long l;
+		char fname[256];
+		size_t n = (size_t)(colon - spec);
+		if (n >= sizeof(fname))
+			return ptd__err(-ptde_invalid, "file name too long");
+		memcpy(fname, spec, n);
+		fname[n] = 0;
+		errno = 0;
+		l = strtol(colon + 1, &end, 10);
+		if (errno || end == colon + 1 || *end || l <= 0)
+			return ptd__err(-ptde_invalid, "invalid line number in '%s'", spec);
+		if (!sym)
+			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
+		if (ptd_symbols_file_line(sym, fname, (int)l, addr, line) < 0)
+			return ptd__err(-ptde_notfound, "No line %ld in file \"%s\".", l, fname);
+	} else if (spec[0] >= '0' && spec[0] <= '9') {
+		long l;
+		struct ptd_line li;
+		uint64_t pc = 0, e2, b2;
+		errno = 0;
+		l = strtol(spec, &end, 10);
+		if (errno || *end || l <= 0)
+			return ptd__err(-ptde_invalid, "invalid line number '%s'", spec);
+		if (!sym)
+			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
+		/* The default file is the current location's, else main's. */
+		if (ptd_session_alive(s) && ptd_session_pc(s, &pc) == 0 &&
+		    ptd_symbols_line(sym, pc, &li) == 0) {
+		} else if (ptd_symbols_function(sym, "main", &e2, &b2) == 0 &&
+			   ptd_symbols_line(sym, b2, &li) == 0) {
+		} else {
+			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
+		}
+		const char *base = strrchr(li.file, '/');
+		if (ptd_symbols_file_line(sym, base ? base + 1 : li.file, (int)l, addr, line) < 0)
+			return ptd__err(-ptde_notfound, "No line %ld in the current file.", l);
+	} else {
+		if (!sym)
+			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
+		if (ptd_symbols_function(sym, spec, &entry, addr) < 0)
+			return ptd__err(-ptde_notfound, "Function \"%s\" not defined.", spec);
+	}
+	if (sym) {
+		struct ptd_symbol fs;
+		struct ptd_line li;
+		if (ptd_symbols_lookup(sym, *addr, &fs) == 0 && fs.name)
+			*func = strdup(fs.name);
+		if (ptd_symbols_line(sym, *addr, &li) == 0) {
+			*file = strdup(li.file);
+			*line = li.line;
+		}
+	}
+	return 0;
+}
+
+static int bp_arm(struct ptd_session *s, struct sbp *b)
+{
+	if (b->inserted || !ptd_session_alive(s))
+		return 0;
+	if (ptd_target_bp_insert(s->t, b->addr) < 0)
+		return ptd__err(-ptde_nomap,
+				"Cannot insert breakpoint %d.\nCannot access memory at address 0x%llx",
+				b->id, (unsigned long long)b->addr);
+	b->inserted = 1;
+	return 0;
+}
+
+int ptd_session_break(struct ptd_session *s, const char *spec, int temporary)
+{
+	uint64_t addr = 0;
+	char *func, *file;
+	int line, rc;
+	struct sbp *b;
+
+	if (!s || !spec || !*spec)
+		return ptd__err(-ptde_invalid, "no breakpoint location given");
+	rc = resolve_spec(s, spec, &addr, &func, &file, &line);
+	if (rc < 0)
+		return rc;
+	if (s->nbp == s->cap_bp) {
+		int cap = s->cap_bp ? 2 * s->cap_bp : 8;
+		struct sbp *n = realloc(s->bp, cap * sizeof(*n));
+		if (!n) {
+			free(func);
+			free(file);
+			return -ptde_nomem;
+		}
+		s->bp = n;
+		s->cap_bp = cap;
+	}
+	b = &s->bp[s->nbp];
+	memset(b, 0, sizeof(*b));
+	b->id = s->next_bp_id;
+	b->addr = addr;
+	b->spec = strdup(spec);
+	b->func = func;
+	b->file = file;
+	b->line = line;
+	b->temporary = temporary;
+	rc = bp_arm(s, b);
+	if (rc < 0) {
+		free(b->spec);
+		free(func);
+		free(file);
+		return rc;
+	}
+	s->nbp++;
+	s->next_bp_id++;
+	return b->id;
+}
+
+static void bp_free_at(struct ptd_session *s, int i)
+{
+	struct sbp *b = &s->bp[i];
+
+	if (b->inserted && s->t)
+		ptd_target_bp_remove(s->t, b->addr);
+	free(b->spec);
+	free(b->func);
+	free(b->file);
+	memmove(b, b + 1, (s->nbp - i - 1) * sizeof(*b));
+	s->nbp--;
+}
+
+int ptd_session_delete(struct ptd_session *s, int id)
+{
+	if (!s)
+		return -ptde_invalid;
+	if (id == 0) {
+		while (s->nbp)
+			bp_free_at(s, s->nbp - 1);
+		return 0;
+	}
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].id == id) {
+			bp_free_at(s, i);
+			return 0;
+		}
+	return ptd__err(-ptde_notfound, "No breakpoint number %d.", id);
+}
+
+int ptd_session_bp_count(const struct ptd_session *s)
+{
+	return s ? s->nbp : 0;
+}
+
+int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo *out)
+{
+	const struct sbp *b;
+
+	if (!s || !out || index < 0 || index >= s->nbp)
+		return -ptde_invalid;
+	b = &s->bp[index];
+	out->id = b->id;
+	out->addr = b->addr;
+	out->spec = b->spec;
+	out->func = b->func;
+	out->file = b->file;
+	out->line = b->line;
+	out->hits = b->hits;
+	out->temporary = b->temporary;
+	return 0;
+}
+
+/* After exec or at launch: resolve every breakpoint again in the new image. */
+void ptd__ses_bp_rearm_all(struct ptd_session *s)
+{
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+		uint64_t addr;
+		char *func, *file;
+		int line;
+		b->inserted = 0;
+		if (b->spec[0] != '*' && resolve_spec(s, b->spec, &addr, &func, &file, &line) == 0) {
+			b->addr = addr;
+			free(b->func);
+			free(b->file);
+			b->func = func;
+			b->file = file;
+			b->line = line;
+		}
+		bp_arm(s, b);
+	}
+}
+
+struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr)
+{
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].addr == addr)
+			return &s->bp[i];
+	return NULL;
+}

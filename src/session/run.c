@@ -1,0 +1,769 @@
+/*
+ * The one live run loop every forward motion goes through, and the
+ * motions.  Threads are resumed through the recorder (single-stepped when
+ * it single-steps, continued otherwise; the selected thread stepped for
+ * step/next/stepi), every stop is shown to the recorder first, then
+ * checked against the motion's stop rule (src/replay/live.c) and the
+ * breakpoints.  Reverse motions and forward motions inside the history go
+ * to src/replay.
+ */
+#include "session/session_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include "disasm/disasm.h"
+#include "replay/live.h"
+#include "target/target.h"
+#include "util/error.h"
+
+/* ---- the live run loop ------------------------------------------------------------------------------- */
+
+/* Signals gdb passes without stopping by default. */
+static int signal_nostop(int sig)
+{
+	switch (sig) {
+	case SIGALRM:
+	case SIGURG:
+	case SIGCHLD:
+	case SIGWINCH:
+	case SIGPROF:
+	case SIGIO:
+	case SIGVTALRM:
+		return 1;
+	default:
+		return sig >= SIGRTMIN && sig <= SIGRTMIN + 1; /* glibc-internal */
+	}
+}
+
+struct run_ctx {
+	struct ptd_session *s;
+	struct sthread *sel;
+	struct ptd_recorder *rec; /* the live recorder, NULL when not recording */
+	int step_all; /* every thread is single-stepped (PTD_REC_SINGLE_STEPS) */
+	int nobp;     /* breakpoints stay out of memory (PTD_REC_NO_BP_BYTES) */
+	int step_sel;
+	int sel_sig; /* the selected thread's pending step enters a signal handler */
+	uint64_t fed; /* soft: history position the stepper has seen up to */
+	uint64_t fed_ip; /* and the ip that position had then */
+	/* index of @sel in s->th: ptd__ses_add_sthread() may move the array (a clone
+	 * seen by the recorder, by stop_all), never an index */
+	ptrdiff_t sel_i;
+};
+
+static void sel_set(struct run_ctx *rc, struct sthread *th)
+{
+	rc->sel = th;
+	rc->sel_i = th ? th - rc->s->th : -1;
+}
+
+/* After anything that may have added a thread. */
+static void sel_fix(struct run_ctx *rc)
+{
+	rc->sel = rc->sel_i >= 0 ? &rc->s->th[rc->sel_i] : NULL;
+}
+
+/*
+ * Is the stepper fed from what the recorder wrote for @tid?  A recorder
+ * that stops per branch without single-stepping (soft) may run more than
+ * one instruction for one of our single-steps (a branch it emulates on
+ * the way); one that single-steps (step) tells the class of the one
+ * instruction each step ran; with a free-running recorder, or none, the
+ * loop reads the instruction from memory.
+ */
+static int rec_feeds(const struct run_ctx *rc, pid_t tid)
+{
+	return rc->rec && (rc->rec->caps & PTD_REC_STOPS_PER_BRANCH) && !rc->rec->ops->last_class &&
+	       rc->rec->ops->has_thread(rc->rec, tid);
+}
+
+/* The history the recorder writes the selected thread into. */
+static const struct ptd_history *rec_history(struct ptd_session *s, struct sthread *th)
+{
+	return th->stage ? th->stage : th->h;
+}
+
+/*
+ * Soft recorder: one of our single-steps may cover more than one
+ * instruction (a branch the recorder emulates on the way), so the stepper
+ * is fed from what the recorder wrote into the history since last time.
+ * Returns 1 when the motion is complete.
+ */
+static int feed_from_history(struct ptd_session *s, struct run_ctx *rc, struct ptd_stepper *stp)
+{
+	const struct ptd_history *h;
+	struct ptd_hcursor c;
+	uint64_t count;
+	int done = 0;
+
+	s->rec->ops->sync(s->rec, rc->sel->tid);
+	h = rec_history(s, rc->sel);
+	count = ptd_history_count(h);
+	if (rc->fed == 0 || rc->fed > count)
+		rc->fed = 1; /* the history was restarted (PT flush): from its start */
+	if (ptd_hcursor_goto(&c, h, rc->fed) < 0)
+		return 0;
+	if (rc->fed_ip && c.ip != rc->fed_ip) {
+		/* The instruction we were at never ran: a signal handler was
+		 * entered first. */
+		struct ptd_item ev[4];
+		int nev = ptd_hcursor_events(&c, ev, 4);
+		for (int i = 0; i < nev && !done; i++)
+			if (ev[i].kind == PTD_ITEM_EVENT && ev[i].reason == PTD_EV_SIGNAL)
+				done = ptd_stepper_feed(stp, rc->fed_ip, PTD_IC_OTHER, c.ip, 1);
+	}
+	while (!done && c.number < count) {
+		uint64_t ip = c.ip;
+		int iclass = c.iclass;
+		struct ptd_item ev[4];
+		int nev, sig = 0;
+		if (ptd_hcursor_next(&c) < 0)
+			break;
+		nev = ptd_hcursor_events(&c, ev, 4);
+		for (int i = 0; i < nev; i++)
+			if (ev[i].kind == PTD_ITEM_EVENT && ev[i].reason == PTD_EV_SIGNAL)
+				sig = 1;
+		if (sig) {
+			done = ptd_stepper_feed(stp, ip, iclass, ip, 0);
+			if (!done)
+				done = ptd_stepper_feed(stp, ip, PTD_IC_OTHER, c.ip, 1);
+		} else {
+			done = ptd_stepper_feed(stp, ip, iclass, c.ip, 0);
+		}
+	}
+	rc->fed = c.number;
+	rc->fed_ip = c.ip;
+	return done;
+}
+
+static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
+{
+	struct ptd_session *s = rc->s;
+	int step = rc->step_all || (rc->step_sel && rc->sel && tid == rc->sel->tid);
+
+	/* A recorder may have resumed the thread on its own already (the
+	 * soft recorder's own steps, a simulated PMU's): its next event
+	 * will come. */
+	if (ptd_target_thread_state(s->t, tid) != PTD_THREAD_STOPPED)
+		return 0;
+	if (signo < 0)
+		signo = ptd_target_pending_signal(s->t, tid);
+	if (rc->sel && tid == rc->sel->tid && step)
+		rc->sel_sig = signo > 0 && ptd_target_signal_caught(s->t, tid, signo);
+	if (!rc->rec)
+		return ptd_target_resume(s->t, tid, step, signo);
+	/* A free-running recorder may move what its buffers hold while the
+	 * thread is stopped anyway. */
+	if (rc->rec->ops->drain)
+		ptd__ses_rec_warn(s, rc->rec->ops->drain(rc->rec, tid), "cannot read the recorded trace");
+	return rc->rec->ops->resume(rc->rec, tid, step, signo);
+}
+
+/* Events that arrive while stopping the other threads. */
+static void stop_all_cb(void *ctx, const struct ptd_stop *st)
+{
+	struct run_ctx *rc = ctx;
+	struct ptd_session *s = rc->s;
+
+	/* The recorder keeps its own state per thread: it sees every stop
+	 * (a completed step, a clone it starts recording...). */
+	if (rc->rec)
+		rc->rec->ops->on_stop(rc->rec, st);
+	switch (st->kind) {
+	case PTD_STOP_CLONE: {
+		struct sthread *n = ptd__ses_add_sthread(s, st->new_tid);
+		/* recorded from its first instruction on (a recorder that saw
+		 * the clone in on_stop has it already) */
+		if (n && rc->rec && !ptd__ses_rec_has(s, st->new_tid))
+			ptd__ses_rec_warn(s, ptd__ses_record_start_thread(s, n), "cannot record a new thread");
+		break;
+	}
+	case PTD_STOP_THREAD_EXIT: {
+		struct sthread *th = ptd__ses_thread_by_tid(s, st->tid);
+		if (rc->rec)
+			rc->rec->ops->thread_gone(rc->rec, st->tid);
+		if (th)
+			th->gone = 1;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void fill_event_location(struct ptd_session *s, struct ptd_event *ev)
+{
+	struct ptd_line_info li;
+
+	ev->at_line_start = ptd__ses_env_line_of(s, ev->pc, &li) == 0 && li.lo == ev->pc;
+}
+
+static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
+{
+	struct ptd_session *s = rc->s;
+
+	if (ptd_session_alive(s))
+		ptd_target_stop_all(s->t, stop_all_cb, rc);
+	if (s->recording && s->rec) {
+		ptd__ses_rec_warn(s, s->rec->ops->sync(s->rec, 0),
+			 "cannot write the recorded instructions into the history");
+		if (s->rec_synth)
+			ptd__ses_rec_warn(s, ptd__ses_pt_sync(s), "cannot decode the recorded trace");
+		ptd__ses_rec_warn(s, ptd__ses_rec_maintain(s, 1, NULL, NULL), "cannot keep the recording within its bound");
+	}
+	if (s->recording)
+		ptd__ses_snap_refresh(s);
+	for (int i = 0; i < s->nth; i++)
+		if (s->th[i].calls && s->th[i].calls_count != ptd_history_count(s->th[i].h))
+			ptd__ses_drop_calls(&s->th[i]);
+	s->sym_dirty = 1;
+	if (ptd_session_alive(s))
+		ptd_target_bp_enable(s->t, 1);
+	if (ev->tid) {
+		struct sthread *th = ptd__ses_thread_by_tid(s, ev->tid);
+		if (th) {
+			s->cur = (int)(th - s->th);
+			ev->thread_num = th->num;
+		}
+	}
+	fill_event_location(s, ev);
+}
+
+/* The motion ends at breakpoint @b: count the hit, stop everything. */
+static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
+{
+	int id = b->id, temporary = b->temporary;
+
+	b->hits++;
+	ev->kind = PTD_EVENT_BREAKPOINT;
+	ev->bp_id = id;
+	ev->new_frame = 1;
+	finish_stop(rc, ev);
+	if (temporary)
+		ptd_session_delete(rc->s, id);
+	return 0;
+}
+
+int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev)
+{
+	struct run_ctx rc = { s, NULL, NULL, 0, 0, 0 };
+	struct ptd_stepper stepper;
+	struct ptd_stop st;
+	uint64_t start_pc = 0;
+	int err;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	s->interrupted = 0;
+	ptd_target_clear_interrupt();
+	sel_set(&rc, ptd__ses_cur_thread(s));
+	rc.rec = s->recording ? s->rec : NULL;
+	rc.step_all = rc.rec && (rc.rec->caps & PTD_REC_SINGLE_STEPS);
+	rc.nobp = rc.rec && (rc.rec->caps & PTD_REC_NO_BP_BYTES);
+	rc.step_sel = m != PTD_MOTION_CONTINUE;
+	if (rc.sel)
+		ptd_target_get_pc(s->t, rc.sel->tid, &start_pc);
+	ptd_stepper_init(&stepper, m, start_pc, &s->senv);
+	if (rc.sel && rec_feeds(&rc, rc.sel->tid)) {
+		rc.rec->ops->sync(rc.rec, rc.sel->tid);
+		rc.fed = ptd_history_count(rec_history(s, rc.sel));
+		rc.fed_ip = start_pc;
+	}
+	/* While single-stepping everything we compare pcs with the
+	 * breakpoints ourselves, with clean code bytes in memory. */
+	ptd_target_bp_enable(s->t, !rc.nobp);
+	/* Threads resting on an inserted breakpoint go first: stepping them
+	 * off it needs the others stopped. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < s->nth; i++) {
+			struct sthread *th = &s->th[i];
+			uint64_t pc = 0;
+			if (th->gone || ptd_target_thread_state(s->t, th->tid) != PTD_THREAD_STOPPED)
+				continue;
+			if (s->sched_lock && th != rc.sel)
+				continue;
+			ptd_target_get_pc(s->t, th->tid, &pc);
+			if ((pass == 0) != (!rc.nobp && ptd_target_bp_at(s->t, pc)))
+				continue;
+			err = resume_thread(&rc, th->tid, -1);
+			if (err < 0) {
+				finish_stop(&rc, ev);
+				return err;
+			}
+		}
+	for (;;) {
+		err = ptd_target_wait(s->t, &st, 1);
+		if (err < 0) {
+			if (err == -ptde_not_running) {
+				ev->kind = PTD_EVENT_EXITED;
+				ptd__ses_drop_process(s);
+				return 0;
+			}
+			finish_stop(&rc, ev);
+			return err;
+		}
+		sel_fix(&rc);
+		ev->tid = st.tid;
+		ev->pc = st.pc;
+		if (rc.rec) {
+			/* Every stop goes to the recorder first: a recorder
+			 * that stops per branch, or a simulated PMU running
+			 * the program underneath, owns some of them. */
+			int own = rc.rec->ops->on_stop(rc.rec, &st);
+			sel_fix(&rc); /* a clone was added to the session */
+			if (own == -ptde_nosrch) {
+				/* The thread vanished under the recorder (the
+				 * program was killed, SIGKILL wakes it from its
+				 * stop): its exit comes through the wait. */
+				ptd_clear_error();
+				continue;
+			}
+			if (own < 0) {
+				finish_stop(&rc, ev);
+				return own;
+			}
+			if (own == 1) {
+				/* The recorder's own trap or step.  While we step the
+				 * selected thread, what it ran still counts for the
+				 * motion (e.g. a signal handler entered). */
+				if (rc.step_sel && rc.sel && st.tid == rc.sel->tid &&
+				    st.kind == PTD_STOP_STEP && rec_feeds(&rc, st.tid) &&
+				    feed_from_history(s, &rc, &stepper)) {
+					ev->kind = PTD_EVENT_STEPPED;
+					ev->new_frame = stepper.new_frame;
+					start_pc = st.pc;
+					finish_stop(&rc, ev);
+					return 0;
+				}
+				err = ptd__ses_rec_maintain(s, 0, rc.step_sel ? rc.sel : NULL, &rc.fed);
+				/* (a no-op when the recorder resumed it itself) */
+				if (err == 0)
+					err = resume_thread(&rc, st.tid, 0);
+				if (err == -ptde_nosrch) {
+					ptd_clear_error(); /* gone: see above */
+					continue;
+				}
+				if (err < 0) {
+					finish_stop(&rc, ev);
+					return err;
+				}
+				continue;
+			}
+		}
+		switch (st.kind) {
+		case PTD_STOP_STEP: {
+			int done = 0, iclass = PTD_IC_OTHER;
+			struct sbp *b;
+			if (rc.step_all && ptd__ses_rec_has(s, st.tid)) {
+				/* each step is a recorder stop (recorded in on_stop) */
+				err = ptd__ses_rec_maintain(s, 0, NULL, NULL);
+				if (err < 0) {
+					finish_stop(&rc, ev);
+					return err;
+				}
+			}
+			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel && rec_feeds(&rc, st.tid)) {
+				done = feed_from_history(s, &rc, &stepper);
+				start_pc = st.pc;
+			} else if (rc.sel && st.tid == rc.sel->tid && rc.step_sel) {
+				/* What executed: the instruction at the previous pc. */
+				if (rc.rec && rc.rec->ops->last_class && ptd__ses_rec_has(s, st.tid)) {
+					iclass = rc.rec->ops->last_class(rc.rec, st.tid);
+					if (iclass < 0)
+						iclass = PTD_IC_OTHER;
+				} else {
+					struct ptd_insn_info info;
+					uint8_t buf[16];
+					long n = ptd_target_read(s->t, start_pc, buf, sizeof(buf));
+					if (n > 0 &&
+					    ptd_disasm_decode(buf, (size_t)n, start_pc, &info) == 0)
+						iclass = info.iclass;
+				}
+				done = ptd_stepper_feed(&stepper, start_pc, iclass, st.pc, rc.sel_sig);
+				rc.sel_sig = 0;
+				start_pc = st.pc;
+			}
+			/* Arriving at a breakpoint address counts as hitting it,
+			 * as in gdb (also for the stepped thread). */
+			if ((b = ptd__ses_bp_at(s, st.pc)) != NULL)
+				return report_bp(&rc, b, ev);
+			if (done) {
+				ev->kind = PTD_EVENT_STEPPED;
+				ev->new_frame = stepper.new_frame;
+				finish_stop(&rc, ev);
+				return 0;
+			}
+			if (s->interrupted) {
+				ev->kind = PTD_EVENT_INTERRUPTED;
+				ev->new_frame = 1;
+				finish_stop(&rc, ev);
+				return 0;
+			}
+			err = resume_thread(&rc, st.tid, 0);
+			break;
+		}
+		case PTD_STOP_BREAKPOINT: {
+			struct sbp *b = ptd__ses_bp_at(s, st.pc);
+			if (!b) {
+				/* stale (deleted meanwhile): go on */
+				err = resume_thread(&rc, st.tid, 0);
+				break;
+			}
+			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel && st.pc == start_pc) {
+				/* we are stepping off it ourselves */
+				err = resume_thread(&rc, st.tid, 0);
+				break;
+			}
+			return report_bp(&rc, b, ev);
+		}
+		case PTD_STOP_SIGNAL:
+			if (signal_nostop(st.signo)) {
+				err = resume_thread(&rc, st.tid, st.signo);
+				break;
+			}
+			ev->kind = PTD_EVENT_SIGNAL;
+			ev->signo = st.signo;
+			ev->new_frame = 1;
+			finish_stop(&rc, ev);
+			return 0;
+		case PTD_STOP_INTERRUPT:
+			if (s->interrupted) {
+				ev->kind = PTD_EVENT_INTERRUPTED;
+				ev->new_frame = 1;
+				finish_stop(&rc, ev);
+				return 0;
+			}
+			err = resume_thread(&rc, st.tid, 0);
+			break;
+		case PTD_STOP_EXITED:
+		case PTD_STOP_KILLED:
+			if (rc.rec)
+				ptd__ses_rec_warn(s, rc.rec->ops->sync(rc.rec, 0),
+					 "cannot write the recorded instructions into the history");
+			ev->kind = st.kind == PTD_STOP_EXITED ? PTD_EVENT_EXITED : PTD_EVENT_KILLED;
+			ev->exit_code = st.status;
+			ev->signo = st.signo;
+			ev->pc = 0;
+			if (st.kind == PTD_STOP_KILLED && ptd__ses_keep_killed_recording(s) == 0)
+				return 0;
+			ptd__ses_drop_process(s);
+			return 0;
+		case PTD_STOP_THREAD_EXIT: {
+			struct sthread *th = ptd__ses_thread_by_tid(s, st.tid);
+			if (rc.rec)
+				rc.rec->ops->thread_gone(rc.rec, st.tid);
+			if (th)
+				th->gone = 1;
+			if (rc.sel && rc.sel->tid == st.tid && !rc.step_sel) {
+				/* continue: the selected thread ended; carry on with
+				 * the main thread selected, as gdb does. */
+				struct sthread *lead = ptd__ses_thread_by_tid(s, ptd_target_pid(s->t));
+				sel_set(&rc, lead);
+				if (lead)
+					s->cur = (int)(lead - s->th);
+			} else if (rc.sel && rc.sel->tid == st.tid) {
+				/* The stepped thread is gone: stop the motion. */
+				ev->kind = PTD_EVENT_STEPPED;
+				ev->tid = ptd_target_pid(s->t);
+				ev->new_frame = 1;
+				sel_set(&rc, NULL);
+				finish_stop(&rc, ev);
+				if (ptd_session_alive(s))
+					ptd_target_get_pc(s->t, ev->tid, &ev->pc);
+				return 0;
+			}
+			err = 0;
+			break;
+		}
+		case PTD_STOP_CLONE: {
+			struct sthread *n = ptd__ses_add_sthread(s, st.new_tid);
+			sel_fix(&rc);
+			/* The child is recorded before it first runs (a recorder
+			 * that saw the clone in on_stop has it already). */
+			if (n && rc.rec && !ptd__ses_rec_has(s, st.new_tid))
+				ptd__ses_rec_warn(s, ptd__ses_record_start_thread(s, n), "cannot record a new thread");
+			err = resume_thread(&rc, st.tid, 0);
+			if (err == 0 && n)
+				err = resume_thread(&rc, st.new_tid, 0);
+			break;
+		}
+		case PTD_STOP_FORK:
+			if (st.signo == SIGKILL && s->notify) {
+				char msg[300];
+				snprintf(msg, sizeof(msg),
+					 "warning: cannot take the breakpoints out of forked child "
+					 "process %d (%s): it was killed rather than run into them",
+					 (int)st.new_tid, ptd_last_error(-ptde_nomap));
+				s->notify(s->notify_ctx, msg);
+			}
+			err = resume_thread(&rc, st.tid, 0);
+			break;
+		case PTD_STOP_EXEC:
+			if (s->notify) {
+				char exe[64], path[4096], msg[4200];
+				ssize_t n;
+				snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)ptd_target_pid(s->t));
+				n = readlink(exe, path, sizeof(path) - 1);
+				path[n > 0 ? n : 0] = 0;
+				snprintf(msg, sizeof(msg), "process %d is executing new program: %s",
+					 (int)ptd_target_pid(s->t), path);
+				s->notify(s->notify_ctx, msg);
+			}
+			if (rc.rec)
+				ptd__ses_rec_warn(s, rc.rec->ops->exec(rc.rec, st.tid, st.pc),
+					 "cannot record across the exec");
+			if (rc.rec && s->rec_synth && s->exec_img) {
+				/* Decode the stretch ending with the execve now, with
+				 * the old program's image. */
+				struct sthread *eth = ptd__ses_thread_by_tid(s, st.tid);
+				if (eth && eth->stage) {
+					eth->exec_flush = 1;
+					ptd__ses_rec_warn(s, ptd__ses_pt_flush_thread(s, eth, st.pc),
+						 "cannot decode the trace up to the exec");
+					eth->exec_flush = 0;
+				}
+			}
+			ptd_image_free(s->exec_img);
+			s->exec_img = NULL;
+
+			for (int i = 0; i < s->nth; i++)
+				if (s->th[i].tid != st.tid)
+					s->th[i].gone = 1;
+			{
+				struct sthread *th = ptd__ses_thread_by_tid(s, st.tid);
+				if (!th)
+					th = ptd__ses_add_sthread(s, st.tid);
+				sel_set(&rc, th);
+				s->cur = th ? (int)(th - s->th) : 0;
+			}
+			ptd_symbols_free(s->sym);
+			s->sym = NULL;
+			ptd__ses_symbols(s);
+			ptd__ses_bp_rearm_all(s);
+			ptd_target_bp_enable(s->t, !rc.nobp);
+			start_pc = st.pc;
+			err = resume_thread(&rc, st.tid, 0);
+			break;
+		default:
+			err = resume_thread(&rc, st.tid, 0);
+			break;
+		}
+		if (err == -ptde_nosrch) {
+			/* the thread vanished (killed): its exit comes next */
+			ptd_clear_error();
+			continue;
+		}
+		if (err < 0) {
+			finish_stop(&rc, ev);
+			return err;
+		}
+	}
+}
+
+/* ---- motions ---------------------------------------------------------------------------------------- */
+
+static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motion m, int reverse,
+		       struct ptd_event *ev)
+{
+	struct ptd_replay_result res;
+	const struct ptd_calls *calls;
+	uint64_t count, from;
+	size_t more = 1;
+	int rc;
+
+	for (;;) {
+		calls = ptd__ses_thread_calls(s, th);
+		count = ptd_history_count(th->h);
+		from = th->pos ? th->pos : count;
+		rc = ptd_replay_move(th->h, calls, from, m, reverse, &s->senv.base, &res);
+		if (rc < 0)
+			return rc;
+		/* A loaded trace decoded from its end: running into the
+		 * start of what is decoded means the older segments are
+		 * needed; the motion runs again from the same place. */
+		if (!reverse || !th->lazy ||
+		    (res.stop != PTD_REPLAY_BEGIN &&
+		     (res.stop != PTD_REPLAY_BREAKPOINT || res.number != ptd_replay_first_insn(th->h))))
+			break;
+		rc = ptd__ses_lazy_more(s, th, more);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			break;
+		more *= 2;
+	}
+	memset(ev, 0, sizeof(*ev));
+	ev->tid = th->tid;
+	ev->thread_num = th->num;
+	ev->pc = res.ip;
+	ev->number = res.number;
+	ev->gaps_crossed = res.gaps_crossed;
+	/* Numbers in a partly decoded loaded trace are not final yet. */
+	ev->first_gap = th->lazy ? 0 : res.first_gap;
+	ev->first_gap_reason = res.first_gap_reason;
+	switch (res.stop) {
+	case PTD_REPLAY_DONE:
+		ev->kind = PTD_EVENT_STEPPED;
+		break;
+	case PTD_REPLAY_BREAKPOINT: {
+		struct sbp *b;
+		if (reverse && res.number == ptd_replay_first_insn(th->h)) {
+			/* gdb reports the end of the history, not the
+			 * breakpoint, at the first recorded instruction. */
+			ev->kind = PTD_EVENT_NO_HISTORY;
+			break;
+		}
+		ev->kind = PTD_EVENT_BREAKPOINT;
+		ev->bp_id = res.bp_id;
+		if ((b = ptd__ses_bp_at(s, res.ip)) != NULL) {
+			ev->bp_id = b->id;
+			b->hits++;
+		}
+		break;
+	}
+	case PTD_REPLAY_BEGIN:
+		ev->kind = PTD_EVENT_NO_HISTORY;
+		break;
+	case PTD_REPLAY_END:
+		ev->kind = PTD_EVENT_STEPPED;
+		break;
+	case PTD_REPLAY_GAP:
+		ev->kind = PTD_EVENT_GAP;
+		break;
+	case PTD_REPLAY_ERROR:
+		return ptd__err(-ptde_bad_insn, "cannot decode the recorded instruction at %llu",
+				(unsigned long long)res.number);
+	}
+	th->pos = res.number >= count ? 0 : res.number;
+	ev->replaying = th->pos != 0;
+	/* Whether gdb would print the frame: a call/return was crossed. */
+	if (calls) {
+		const struct ptd_callseg *a = ptd_calls_find(calls, from);
+		const struct ptd_callseg *b = ptd_calls_find(calls, res.number);
+		ev->new_frame = !a || !b || a->level != b->level ||
+				ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip) || ev->kind != PTD_EVENT_STEPPED;
+		if (a && b && a->level == b->level && a->index != b->index) {
+			/* same level, other segment: returned and called again */
+			if (ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip))
+				ev->new_frame = 1;
+		}
+	}
+	fill_event_location(s, ev);
+	if (res.stop == PTD_REPLAY_END && res.incomplete && !reverse)
+		return 1; /* the caller continues live */
+	return 0;
+}
+
+int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev)
+{
+	struct sthread *th;
+	int rc;
+
+	if (!s || !ev)
+		return -ptde_invalid;
+	memset(ev, 0, sizeof(*ev));
+	if (s->offline && (th = ptd__ses_cur_thread(s)) != NULL) {
+		/* A loaded trace: the history is all there is.  Reaching its
+		 * end going forward ends there, as in gdb's replay. */
+		uint64_t count = ptd_history_count(th->h);
+		if (!reverse && !th->pos)
+			return ptd__err(-ptde_eos, "No more reverse-execution history.");
+		rc = replay_move(s, th, m, reverse, ev);
+		if (rc > 0 || (!reverse && ev->number >= count)) {
+			th->pos = 0;
+			ev->kind = PTD_EVENT_NO_HISTORY;
+			ev->replaying = 0;
+			rc = 0;
+		}
+		return rc;
+	}
+	if (!ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	th = ptd__ses_cur_thread(s);
+	if (!th)
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	if (reverse) {
+		if (!s->recording)
+			return ptd__err(-ptde_unsupported, "Target native does not support this command.");
+		return replay_move(s, th, m, 1, ev);
+	}
+	if (th->pos) {
+		rc = replay_move(s, th, m, 0, ev);
+		if (rc <= 0)
+			return rc;
+		/* Reached the end of the history with the motion unfinished:
+		 * the rest runs live.  (gdb stops at the end of the history; a
+		 * live recorder simply goes on.) */
+		th->pos = 0;
+	}
+	return ptd__ses_live_run(s, m, ev);
+}
+
+int ptd_session_goto(struct ptd_session *s, const char *where, struct ptd_event *ev)
+{
+	struct sthread *th;
+	uint64_t count, n;
+	char *end;
+
+	if (!s || !where || !ev)
+		return -ptde_invalid;
+	memset(ev, 0, sizeof(*ev));
+	if (!s->recording)
+		return ptd__err(-ptde_not_running, "No record target is currently active.");
+	th = ptd__ses_cur_thread(s);
+	if (!th)
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	int rc = ptd__ses_lazy_all(s, th);
+	if (rc < 0)
+		return rc;
+	count = ptd_history_count(th->h);
+	if (!strcmp(where, "begin") || !strcmp(where, "start")) {
+		/* Gaps at the start are skipped, as gdb does. */
+		n = ptd_replay_first_insn(th->h);
+		if (!n)
+			return ptd__err(-ptde_invalid, "No trace.");
+	} else if (!strcmp(where, "end")) {
+		/* The last instruction: a trace that ends in a gap (a bundle
+		 * without a tail) ends at the instruction before it. */
+		struct ptd_hcursor c;
+
+		n = count;
+		if (n && ptd_hcursor_goto(&c, th->h, n) == 0 && c.is_gap) {
+			while (c.is_gap && ptd_hcursor_prev(&c) == 0)
+				;
+			if (!c.is_gap)
+				n = c.number;
+		}
+	} else {
+		errno = 0;
+		n = strtoull(where, &end, 0);
+		if (errno || end == where || *end)
+			return ptd__err(-ptde_invalid, "Invalid number \"%s\".", where);
+		if (n < 1 || n > count)
+			return ptd__err(-ptde_invalid, "Target insn not found.");
+		{
+			struct ptd_hcursor c;
+			if (ptd_hcursor_goto(&c, th->h, n) == 0 && c.is_gap)
+				return ptd__err(-ptde_invalid, "No such instruction.");
+		}
+	}
+	if (count == 0)
+		return ptd__err(-ptde_invalid, "No trace.");
+	th->pos = n >= count ? 0 : n;
+	ev->kind = PTD_EVENT_STEPPED;
+	ev->tid = th->tid;
+	ev->thread_num = th->num;
+	ev->number = n;
+	ev->replaying = th->pos != 0;
+	ev->new_frame = 1;
+	if (ptd_session_pc(s, &ev->pc) < 0)
+		return -ptde_nomap;
+	fill_event_location(s, ev);
+	return 0;
+}

@@ -1,0 +1,201 @@
+/*
+ * Inside one debugging session: struct ptd_session and what the files of
+ * src/session share (session.c, breakpoints.c, recording.c, recopts.c,
+ * run.c, offline.c, codekeep.c).  Not an interface: nothing outside
+ * src/session includes it.
+ */
+#ifndef PTD_SESSION_INT_H
+#define PTD_SESSION_INT_H
+
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session/session.h"
+#include "decode/bundle.h"
+#include "decode/image.h"
+#include "record/btsrec.h"
+#include "record/ptrec.h"
+#include "record/ptsynth.h"
+#include "record/recorder.h"
+#include "replay/live.h"
+
+struct sbp {
+	int id;
+	uint64_t addr;
+	char *spec;
+	char *func;
+	char *file;
+	int line;
+	unsigned hits;
+	int temporary;
+	int inserted; /* in the target's table */
+};
+
+struct pt_mark {
+	size_t off;
+	uint64_t number;
+};
+
+struct sthread {
+	pid_t tid;
+	int num;
+	int gone;
+	struct ptd_history *h;
+	struct ptd_calls *calls; /* built on demand, dropped when h changes */
+	uint64_t calls_count;    /* history count the calls were built for */
+	uint64_t pos;            /* replay position; 0 = live */
+	/* Trace format "pt": the recorder writes blocks into @stage, which
+	 * are turned into PT (@synth) at every stop; @h is decoded from the
+	 * accumulated PT bytes. */
+	struct ptd_history *stage;
+	struct ptd_ptsynth *synth;
+	uint8_t *pt;
+	size_t pt_size, pt_cap;
+	/* Where each flushed stretch of @pt starts (a PSB) and the number its
+	 * first instruction has in @h: a bounded history drops whole
+	 * stretches from the front of @pt. */
+	struct pt_mark *marks;
+	size_t nmarks, cap_marks;
+	/* A loaded trace, decoded lazily: @h holds its newest @lazy_m PSB
+	 * segments; older ones are put in front when a reverse motion runs
+	 * into the start, or all of them when a command needs instruction
+	 * numbers.  NULL once @h holds the whole trace. */
+	struct ptd_pt_trace *lazy;
+	size_t lazy_m;
+	/* Once all segments are in @h, it decodes them again from this trace
+	 * on demand (a lazy history, src/decode/pt.h); owned. */
+	struct ptd_pt_trace *lazy_done;
+	int exec_flush; /* the next flush decodes with the session's exec_img */
+	int pt_lost;    /* stretches whose PT could not be decoded and kept */
+};
+
+struct ptd_session {
+	struct ptd_target *t;
+	struct ptd_symbols *sym;
+	int sym_dirty;
+	char **argv;
+	int disable_aslr;
+	int pin_cpu;
+	int own_aff_saved; /* own_aff: ptdbg's CPU mask before it pinned itself */
+	cpu_set_t own_aff;
+	enum ptd_method method;
+	enum ptd_method rec_method;
+	int want_pt;   /* trace format for the next recording */
+	/* Trace format pt: the image as it was when an execve started, to
+	 * decode the stretch that ends with that syscall once it returned
+	 * into the new program. */
+	struct ptd_image *exec_img;
+	struct dead_code *dead; /* code unmapped while recording */
+	int ndead;
+	/* The recorded program's code as last seen at a stop (its mappings
+	 * and a copy of its anonymous executable memory), so that its history
+	 * can still be read after it was killed (ptd__ses_keep_killed_recording). */
+	char *snap_maps;
+	struct ptd_image *snap_img;
+	struct dead_code *snap_anon;
+	int nsnap_anon;
+	/* A trace bundle loaded with --load: no process, the histories
+	 * come from its PT, code bytes from its image. */
+	int offline;
+	int kept; /* offline: the recording of a program that was killed */
+	struct ptd_bundle *bundle;
+	struct ptd_image *offimg;
+	char *offline_exe; /* the bundle's main executable (its first ELF map) */
+	/* ptd__ses_offline_symbols() ran: a bundle without ELF files has no
+	 * symbols, and looking again at every address costs a file open each. */
+	int offline_sym_tried;
+	char method_note[600];
+	int rec_pt;    /* the current recording keeps PT */
+	/* The session turns the recorder's blocks into PT itself (trace
+	 * format pt with a recorder that does not write PT): th->stage and
+	 * th->synth. */
+	int rec_synth;
+	/* The recording's bound per thread (the method's buffer-size when
+	 * the recorder stops per branch; 0: none, the recorder's own rings
+	 * bound a free-running one). */
+	uint64_t rec_limit;
+	/* Bytes a recorded thread may hold (history, PT, registers) per
+	 * method (soft, step); 0: unlimited.  Beyond it the oldest part is
+	 * dropped. */
+	uint64_t buf_soft, buf_step;
+	unsigned maint_tick; /* recorder stops since the last bound check */
+	int recording;
+	struct ptd_recorder *rec; /* the live recording's recorder, or NULL */
+	/* Options of the pt and bts recorders for the next recording. */
+	struct ptd_ptrec_config ptcfg;
+	struct ptd_btsrec_config btscfg;
+	struct sthread *th;
+	int nth, cap_th;
+	int next_thread_num;
+	int cur; /* index of the selected thread */
+	int sched_lock; /* live motions resume only the selected thread */
+	struct sbp *bp;
+	int nbp, cap_bp;
+	int next_bp_id;
+	volatile sig_atomic_t interrupted;
+	struct ptd_stepper_env senv;
+	void (*notify)(void *ctx, const char *msg);
+	void *notify_ctx;
+	char fnbuf[512];
+};
+
+/*
+ * Code that was unmapped while recording (a dlclose'd library): its bytes
+ * are copied just before the munmap, so the history can still enumerate
+ * and show the instructions that ran there.
+ */
+struct dead_code {
+	uint64_t start;
+	size_t size;
+	uint8_t *bytes;
+};
+
+/* session.c */
+struct sthread *ptd__ses_cur_thread(struct ptd_session *s);
+struct sthread *ptd__ses_thread_by_tid(struct ptd_session *s, pid_t tid);
+void ptd__ses_rec_free(struct ptd_session *s);
+int ptd__ses_rec_has(const struct ptd_session *s, pid_t tid);
+void ptd__ses_rec_warn(struct ptd_session *s, int rc, const char *what);
+int ptd__ses_read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n);
+struct sthread *ptd__ses_add_sthread(struct ptd_session *s, pid_t tid);
+void ptd__ses_drop_calls(struct sthread *th);
+void ptd__ses_drop_pt(struct sthread *th);
+struct ptd_symbols *ptd__ses_symbols(struct ptd_session *s);
+int ptd__ses_env_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li);
+uint64_t ptd__ses_env_func_of(void *ctx, uint64_t addr);
+void ptd__ses_drop_process(struct ptd_session *s);
+const struct ptd_calls *ptd__ses_thread_calls(struct ptd_session *s, struct sthread *th);
+
+/* codekeep.c */
+int ptd__ses_dead_read(struct ptd_session *s, uint64_t addr, uint8_t *buf, size_t n);
+void ptd__ses_snap_free(struct ptd_session *s);
+void ptd__ses_dead_free(struct ptd_session *s);
+void ptd__ses_dead_save(struct ptd_session *s, uint64_t addr, uint64_t len);
+char *ptd__ses_read_maps(pid_t pid);
+void ptd__ses_snap_refresh(struct ptd_session *s);
+
+/* breakpoints.c */
+void ptd__ses_bp_rearm_all(struct ptd_session *s);
+struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr);
+
+/* recording.c */
+int ptd__ses_record_start_thread(struct ptd_session *s, struct sthread *th);
+int ptd__ses_append_pt(struct sthread *th, const uint8_t *buf, size_t n);
+int ptd__ses_pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t end_ip);
+int ptd__ses_pt_sync(struct ptd_session *s);
+const uint8_t *ptd__ses_thread_pt(struct ptd_session *s, struct sthread *th, size_t *size);
+int ptd__ses_rec_maintain(struct ptd_session *s, int force, struct sthread *sel, uint64_t *fed);
+
+/* run.c */
+int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev);
+
+/* offline.c */
+void ptd__ses_drop_lazy(struct sthread *th);
+int ptd__ses_lazy_all(struct ptd_session *s, struct sthread *th);
+int ptd__ses_lazy_more(struct ptd_session *s, struct sthread *th, size_t more);
+int ptd__ses_keep_killed_recording(struct ptd_session *s);
+void ptd__ses_offline_symbols(struct ptd_session *s);
+
+#endif

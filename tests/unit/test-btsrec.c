@@ -1,0 +1,248 @@
+/*
+ * The BTS recorder on the simulated kernel (ptd_perf_kernel_sim("bts")),
+ * against the step recorder: the same program single-stepped and recorded
+ * from branch samples must give identical per-thread instruction
+ * sequences (a simple program, threads, a signal handler).  Also: a tiny
+ * buffer that overflows gives a gap saying so; the kernel's error paths
+ * give cause and fix; the erratum cpus are refused; and on this machine's
+ * real kernel the probe refuses with a reason.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "record/btsrec.h"
+#include "recdrive.h"
+
+struct btsarg {
+	struct ptd_btsrec_config cfg;
+	const char *fail_op;
+	int fail_err;
+	int paranoid;
+};
+
+static struct ptd_recorder *make_bts(void *arg, const struct ptd_recorder_env *env)
+{
+	struct btsarg *a = arg;
+	struct ptd_perf_kernel *k = ptd_perf_kernel_sim("bts");
+	struct ptd_recorder *r;
+
+	if (!k)
+		print_error("simulated kernel: %s\n", ptd_last_error(-ptde_invalid));
+	assert_non_null(k);
+	if (a->paranoid)
+		ptd_perf_sim_set_paranoid(k, a->paranoid);
+	if (a->fail_op)
+		ptd_perf_sim_fail(k, a->fail_op, a->fail_err);
+	r = ptd_btsrec_recorder(k, env, &a->cfg);
+	if (r) {
+		assert_true(r->caps & PTD_REC_SIMULATED);
+		assert_false(r->caps & PTD_REC_WRITES_PT);
+		assert_string_equal(r->ops->name, "bts");
+	}
+	return r;
+}
+
+static void same_as_step(const char *name)
+{
+	char *argv[] = { (char *)rd_testprog(name), NULL };
+	struct rd_result step, bts;
+	struct btsarg a = { 0 };
+
+	memset(&step, 0, sizeof(step));
+	memset(&bts, 0, sizeof(bts));
+	rd_run_step(argv, &step);
+	assert_int_equal(rd_run_rec(argv, make_bts, &a, &bts), 0);
+	assert_int_equal(bts.exit_code, step.exit_code);
+	assert_int_equal(bts.nth, step.nth);
+	for (int i = 0; i < bts.nth; i++) {
+		if (bts.th[i].gaps)
+			print_error("thread %d: gap: %s\n", i, bts.th[i].gap_detail[0]);
+		assert_int_equal(bts.th[i].gaps, 0);
+		assert_true(bts.th[i].n > 0);
+		rd_same(&step.th[i], &bts.th[i], i);
+	}
+	assert_non_null(strstr(bts.stats.pmu, "(simulated)"));
+	assert_true(bts.stats.branches > 0);
+	assert_int_equal(bts.stats.lost_bytes, 0);
+	rd_free(&step);
+	rd_free(&bts);
+}
+
+static void test_fib(void **state)
+{
+	(void)state;
+	same_as_step("fib");
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	same_as_step("threads");
+}
+
+static void test_signal(void **state)
+{
+	(void)state;
+	same_as_step("signal");
+}
+
+/* One page of samples between two stops overflows: a gap says so, and
+ * what comes after it is the end of the step history. */
+static void test_overflow(void **state)
+{
+	char *argv[] = { (char *)rd_testprog("loops"), NULL };
+	struct rd_result step, bts;
+	struct btsarg a = { 0 };
+	const struct rd_seq *s, *b;
+	uint64_t after;
+
+	(void)state;
+	memset(&step, 0, sizeof(step));
+	memset(&bts, 0, sizeof(bts));
+	a.cfg.buffer_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	rd_run_step(argv, &step);
+	assert_int_equal(rd_run_rec(argv, make_bts, &a, &bts), 0);
+	s = &step.th[0];
+	b = &bts.th[0];
+	assert_true(b->gaps >= 1);
+	assert_non_null(strstr(b->gap_detail[0], "overflowed"));
+	assert_non_null(strstr(b->gap_detail[0], "bigger buffer"));
+	assert_true(bts.stats.lost_bytes > 0);
+	/* After the last gap: the newest instructions, exactly. */
+	after = 0;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->ip[i] == 0)
+			after = i + 1;
+	assert_true(b->n - after > 10);
+	assert_memory_equal(b->ip + after, s->ip + (s->n - (b->n - after)),
+			    (b->n - after) * sizeof(uint64_t));
+	rd_free(&step);
+	rd_free(&bts);
+}
+
+static void fails_with(const char *op, int err, int paranoid, const char *want1, const char *want2)
+{
+	char *argv[] = { (char *)rd_testprog("fib"), NULL };
+	struct rd_result bts;
+	struct btsarg a = { 0 };
+	const char *msg;
+	int rc;
+
+	memset(&bts, 0, sizeof(bts));
+	a.fail_op = op;
+	a.fail_err = err;
+	a.paranoid = paranoid;
+	rc = rd_run_rec(argv, make_bts, &a, &bts);
+	assert_true(rc < 0);
+	msg = ptd_last_error(rc);
+	print_message("%s -> %s\n", op ? op : "paranoid", msg);
+	assert_non_null(strstr(msg, want1));
+	if (want2)
+		assert_non_null(strstr(msg, want2));
+	rd_free(&bts);
+}
+
+static void test_err_enoent(void **state)
+{
+	(void)state;
+	fails_with("open", ENOENT, 0, "no such PMU", "ptdbg doctor");
+}
+
+static void test_err_eacces(void **state)
+{
+	(void)state;
+	fails_with(NULL, 0, 3, "perf_event_paranoid is 3", "CAP_PERFMON");
+}
+
+static void test_err_eopnotsupp(void **state)
+{
+	(void)state;
+	fails_with("open", EOPNOTSUPP, 0, "operation not supported", "virtual machine");
+}
+
+static void test_err_mmap(void **state)
+{
+	(void)state;
+	fails_with("mmap", EINVAL, 0, "map the BTS buffer", "invalid argument");
+}
+
+/* A cpu with the erratum, as a fake cpuid shows it, is refused. */
+static unsigned fake_model;
+static void fake_cpuid(struct ptd_perf_kernel *k, unsigned leaf, unsigned sub, unsigned r[4])
+{
+	(void)k;
+	(void)sub;
+	memset(r, 0, 4 * sizeof(unsigned));
+	if (leaf == 0) {
+		r[0] = 0x14;
+		memcpy(&r[1], "Genu", 4);
+		memcpy(&r[3], "ineI", 4);
+		memcpy(&r[2], "ntel", 4);
+	} else if (leaf == 1) {
+		/* family 6, model split into its two nibbles, stepping 5 */
+		r[0] = (6u << 8) | ((fake_model & 0xf) << 4) | ((fake_model >> 4) << 16) | 5;
+		r[3] = 1u << 21; /* DS */
+	}
+}
+
+static void test_erratum(void **state)
+{
+	static const unsigned bad[] = { 0x1a, 0x1e, 0x1f, 0x2e, 0x25, 0x2c, 0x2f, 0x2a, 0x2d, 0x3a };
+	struct ptd_perf_kernel *k = ptd_perf_kernel_sim("bts");
+	struct ptd_perf_kernel_ops ops;
+	const struct ptd_perf_kernel_ops *orig;
+	char why[512];
+
+	(void)state;
+	assert_non_null(k);
+	orig = k->ops;
+	ops = *orig;
+	ops.cpuid = fake_cpuid;
+	k->ops = &ops;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fake_model = bad[i];
+		assert_true(ptd_btsrec_probe(k, why, sizeof(why)) < 0);
+		assert_non_null(strstr(why, "erratum"));
+	}
+	fake_model = 0x9e; /* Kaby Lake: fine */
+	assert_int_equal(ptd_btsrec_probe(k, why, sizeof(why)), 0);
+	k->ops = orig;
+	ptd_perf_kernel_free(k);
+}
+
+static void test_probe_real(void **state)
+{
+	struct ptd_perf_kernel *k = ptd_perf_kernel_linux();
+	char why[512];
+
+	(void)state;
+	assert_non_null(k);
+	assert_true(ptd_btsrec_probe(k, why, sizeof(why)) < 0);
+	print_message("bts probe: %s\n", why);
+	assert_non_null(strstr(why, "no BTS"));
+	assert_true(strstr(why, "bare metal") || strstr(why, "--method="));
+	ptd_perf_kernel_free(k);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_probe_real),
+		cmocka_unit_test(test_erratum),
+		cmocka_unit_test(test_fib),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_overflow),
+		cmocka_unit_test(test_err_enoent),
+		cmocka_unit_test(test_err_eacces),
+		cmocka_unit_test(test_err_eopnotsupp),
+		cmocka_unit_test(test_err_mmap),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
