@@ -5,7 +5,8 @@
  * packet is framed again (with and without run-length encoding) and must
  * read back identical, and its binary unescape must stay in bounds.
  * Every packet also goes to the stub's dispatcher (src/gdb/stub.h) on a
- * session with no program: any reply, within PacketSize, never a crash.
+ * session with no program: any reply, within PacketSize, never a crash
+ * (all but vRun and vAttach, which would touch real processes).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,6 +51,10 @@ static void dispatch(uint8_t *p, size_t n)
 		if (!stub)
 			return;
 	}
+	/* vRun and vAttach would start or seize real processes (after a
+	 * '!' the fuzzer may find): those two stay out */
+	if ((n >= 4 && !memcmp(p, "vRun", 4)) || (n >= 7 && !memcmp(p, "vAttach", 7)))
+		return;
 	int act = ptd_stub_packet(stub, p, n, &reply);
 	if (act & PTD_STUB_RESUME)
 		act = ptd_stub_resume(stub, &reply);
