@@ -1324,7 +1324,8 @@ static int btrace_on(struct ptd_stub *st, int kind, struct ptd_rsp_buf *out)
 			reply_err(out, 1);
 			return PTD_STUB_REPLY;
 		}
-		rc = ptd_session_record_start(st->s, PTD_METHOD_AUTO);
+		rc = ptd_session_record_start(
+			st->s, st->rec_method >= 0 ? (enum ptd_method)st->rec_method : PTD_METHOD_AUTO);
 		if (rc < 0) {
 			ptd_rsp_puts(out, "E.");
 			ptd_rsp_puts(out, ptd_last_error(rc));
