@@ -1492,7 +1492,8 @@ static int info_record(struct shell *sh, const char *args)
 		print_bytes(ri.buffer_size);
 		printf(".\n");
 	}
-	if (ri.method == PTD_METHOD_PT || ri.method == PTD_METHOD_BTS)
+	/* (a pt or bts recorder's own counters: not for a loaded trace) */
+	if ((ri.method == PTD_METHOD_PT || ri.method == PTD_METHOD_BTS) && ri.pmu[0])
 		printf("Trace read: %" PRIu64 " bytes, %" PRIu64 " bytes lost, %" PRIu64
 		       " buffer wraps.\n",
 		       ri.trace_bytes, ri.lost_bytes, ri.wraps);
