@@ -343,6 +343,12 @@ static int read_thread(struct btsrec *b, struct btsthread *th)
 
 	if (th->fd < 0 || !th->base)
 		return 0;
+	/* A simulated kernel writes what it staged for the thread now. */
+	if (b->k->ops->sync) {
+		rc = b->k->ops->sync(b->k, th->tid);
+		if (rc < 0)
+			return rc;
+	}
 	if (b->aux_pmu) {
 		/* Raw records first: a loss in the sideband comes after them. */
 		uint64_t before = th->auxr.tail;

@@ -418,9 +418,10 @@ int ptd_perf_pmu_read(struct ptd_perf_kernel *k, const char *name, struct ptd_pe
 		if (len < 0)
 			return ptd__err(-ptde_sys, "cannot read %s/%s: %s", SYSFS_DEVICES, rel,
 					strerror((int)-len));
+		/* Not every cap is a number: intel_pt/caps/tsc_art_ratio is
+		 * "N:M" (a ratio).  Such caps are left out (h3). */
 		if (parse_u64(buf, &v) < 0)
-			return ptd__err(-ptde_bad_trace, "cannot parse %s/%s: '%s' is not a number",
-					SYSFS_DEVICES, rel, buf);
+			continue;
 		snprintf(pmu->caps[i].name, sizeof(pmu->caps[i].name), "%s", p);
 		pmu->caps[i].value = v;
 		pmu->ncaps++;

@@ -799,6 +799,12 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 
 	if (th->fd < 0 || !th->base)
 		return decode ? decode_stream(p, th, 0) : 0;
+	/* A simulated kernel writes what it staged for the thread now. */
+	if (p->k->ops->sync) {
+		rc = p->k->ops->sync(p->k, th->tid);
+		if (rc < 0)
+			return rc;
+	}
 	rc = ptd_perf_ring_read(&th->ring, sideband, &c, &lost);
 	if (rc < 0)
 		notify(p, "warning: cannot read the perf sideband of thread %d: %s", (int)th->tid,
@@ -943,8 +949,8 @@ static int pt_thread_gone(struct ptd_recorder *r, pid_t tid)
 
 	if (!th)
 		return -ptde_notfound;
-	th->gone = 1;
 	rc = read_thread(p, th, 1);
+	th->gone = 1;
 	close_event(p, th);
 	ptd_history_set_tail(th->h, 0);
 	return rc;
