@@ -462,6 +462,13 @@ static void rd_same(const struct rd_seq *a, const struct rd_seq *b, int i)
 		if (a->ip[k] != b->ip[k]) {
 			print_error("thread %d: instruction %zu differs: 0x%llx vs 0x%llx\n", i, k + 1,
 				    (unsigned long long)a->ip[k], (unsigned long long)b->ip[k]);
+			/* RD_DUMP=N: the N instructions around it */
+			for (size_t j = k > (size_t)atoi(getenv("RD_DUMP") ? getenv("RD_DUMP") : "0")
+					    ? k - (size_t)atoi(getenv("RD_DUMP") ? getenv("RD_DUMP") : "0")
+					    : 0;
+			     getenv("RD_DUMP") && j < k + (size_t)atoi(getenv("RD_DUMP")) && j < n; j++)
+				print_error("  %zu: 0x%llx 0x%llx\n", j + 1, (unsigned long long)a->ip[j],
+					    (unsigned long long)b->ip[j]);
 			break;
 		}
 	if (a->n != b->n)
