@@ -72,6 +72,7 @@ struct ptthread {
 	int nloss;
 	uint64_t lost_bytes, wraps, trace_bytes;
 	uint64_t last_tail; /* the tail set at the last sync */
+	int truncated; /* the kernel stopped the event: enable it after reading */
 };
 
 struct ptrec {
@@ -401,6 +402,10 @@ static int open_event(struct ptrec *p, struct ptthread *th)
 		 * the area is drained at stops only. */
 		struct f_owner_ex own = { F_OWNER_TID, th->tid };
 		int e = p->k->ops->fcntl(p->k, fd, F_SETOWN_EX, (long)&own);
+		/* Without F_SETOWN_EX the signal goes to the process; si_fd
+		 * still says whose event it is. */
+		if (e == -EINVAL)
+			e = p->k->ops->fcntl(p->k, fd, F_SETOWN, th->tid);
 		if (e >= 0)
 			e = p->k->ops->fcntl(p->k, fd, F_SETSIG, SIGIO);
 		if (e >= 0)
@@ -703,6 +708,8 @@ static int sideband(void *ctx, const struct perf_event_header *h, const void *re
 		memcpy(&size, b + 16, 8);
 		memcpy(&flags, b + 24, 8);
 		if (flags & PERF_AUX_FLAG_TRUNCATED)
+			th->truncated = 1;
+		if (flags & PERF_AUX_FLAG_TRUNCATED)
 			add_loss(th, off + size,
 				 "trace lost: the Intel PT buffer of thread %d was full at offset %llu "
 				 "and the kernel stopped tracing until it was read; use a bigger "
@@ -809,6 +816,7 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 	if (rc < 0)
 		notify(p, "warning: cannot read the perf sideband of thread %d: %s", (int)th->tid,
 		       ptd_last_error(rc));
+	rc = 0;
 	if (lost)
 		p->img_pending = 1;
 	before = th->auxr.tail;
@@ -817,6 +825,15 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 	if (got < 0)
 		return (int)got;
 	th->trace_bytes += (uint64_t)got;
+	if (th->truncated && !p->stopped && !th->gone) {
+		/* A full linear area stopped the event; now there is room.
+		 * (Enabling an enabled event does nothing.) */
+		int e = p->k->ops->ioctl(p->k, th->fd, PERF_EVENT_IOC_ENABLE, 0);
+		if (e < 0)
+			notify(p, "warning: cannot enable the intel_pt event of thread %d again: %s",
+			       (int)th->tid, strerror(-e));
+	}
+	th->truncated = 0;
 	if (wrapped) {
 		/* The oldest data was overwritten: what is left starts
 		 * mid-packet and decodes from its first PSB. */
@@ -968,29 +985,55 @@ static int pt_resume(struct ptd_recorder *r, pid_t tid, int step, int signo)
 	return p->k->ops->resume(p->k, tid, step, signo);
 }
 
-/* A watermark wake-up of one of our events (linear areas). */
-static struct ptthread *watermark_of(struct ptrec *p, const struct ptd_stop *st)
+/*
+ * A watermark wake-up of one of our events (linear areas): the kernel's
+ * SIGIO carries si_fd (F_SETSIG).  A SIGIO sent by ptdbg's own process
+ * (a simulated kernel that could not queue the siginfo) is ours too:
+ * nothing else here sends the program signals.  Returns the thread whose
+ * event it is, or NULL; *@all when it cannot tell which.
+ */
+static struct ptthread *watermark_of(struct ptrec *p, const struct ptd_stop *st, int *all)
 {
-	if (st->kind != PTD_STOP_SIGNAL || st->signo != SIGIO || st->si.si_code <= 0)
+	*all = 0;
+	if (st->kind != PTD_STOP_SIGNAL || st->signo != SIGIO)
 		return NULL;
-	for (int i = 0; i < p->nth; i++)
-		if (!p->th[i].gone && p->th[i].fd >= 0 && p->th[i].fd == st->si.si_fd)
-			return &p->th[i];
+	if (st->si.si_code > 0) {
+		for (int i = 0; i < p->nth; i++)
+			if (!p->th[i].gone && p->th[i].fd >= 0 && p->th[i].fd == st->si.si_fd)
+				return &p->th[i];
+		return NULL;
+	}
+	if ((st->si.si_code == SI_USER || st->si.si_code == SI_QUEUE) &&
+	    st->si.si_pid == getpid()) {
+		for (int i = 0; i < p->nth; i++)
+			if (!p->th[i].gone && p->th[i].fd >= 0) {
+				*all = 1;
+				return &p->th[i];
+			}
+	}
 	return NULL;
 }
 
 static int pt_on_stop(struct ptd_recorder *r, const struct ptd_stop *st)
 {
 	struct ptrec *p = PR(r);
-	struct ptthread *th = p->cfg.linear ? watermark_of(p, st) : NULL;
+	int all = 0;
+	struct ptthread *th = p->cfg.linear ? watermark_of(p, st, &all) : NULL;
 
 	if (th) {
 		/* Ours: drain, and resume the thread without the signal. */
-		int rc = read_thread(p, th, 0);
-		if (rc < 0)
-			notify(p, "warning: cannot drain the Intel PT of thread %d: %s", (int)th->tid,
-			       ptd_last_error(rc));
-		rc = p->k->ops->resume(p->k, st->tid, 0, 0);
+		for (int i = 0; i < p->nth; i++) {
+			struct ptthread *d = &p->th[i];
+			int rc;
+
+			if (d->gone || (!all && d != th))
+				continue;
+			rc = read_thread(p, d, 0);
+			if (rc < 0)
+				notify(p, "warning: cannot drain the Intel PT of thread %d: %s",
+				       (int)d->tid, ptd_last_error(rc));
+		}
+		int rc = p->k->ops->resume(p->k, st->tid, 0, 0);
 		return rc < 0 ? rc : 1;
 	}
 	return p->k->ops->on_stop(p->k, st);

@@ -61,9 +61,10 @@ static void default_cfg(struct ptd_ptrec_config *c)
 }
 
 /* Records @name under step and pt; the histories must be identical. */
-static void same_as_step(const char *name, const struct ptd_ptrec_config *cfg, int deterministic)
+static void same_as_step_arg(const char *name, const char *arg,
+			     const struct ptd_ptrec_config *cfg, int deterministic)
 {
-	char *argv[] = { (char *)rd_testprog(name), NULL };
+	char *argv[] = { (char *)rd_testprog(name), (char *)arg, NULL };
 	struct rd_result step, pt;
 	struct ptarg a = { 0 };
 
@@ -96,8 +97,17 @@ static void same_as_step(const char *name, const struct ptd_ptrec_config *cfg, i
 	assert_true(pt.stats.trace_bytes > 0);
 	assert_int_equal(pt.stats.lost_bytes, 0);
 	assert_true(pt.trace_size > 0);
+	/* A linear buffer smaller than the trace: drained (at the
+	 * watermark), and nothing was lost. */
+	if (cfg && cfg->linear && cfg->buffer_size)
+		assert_true(pt.stats.trace_bytes > 2 * cfg->buffer_size);
 	rd_free(&step);
 	rd_free(&pt);
+}
+
+static void same_as_step(const char *name, const struct ptd_ptrec_config *cfg, int deterministic)
+{
+	same_as_step_arg(name, NULL, cfg, deterministic);
 }
 
 static void test_fib(void **state)
@@ -138,15 +148,16 @@ static void test_linear_tiny(void **state)
 	(void)state;
 	default_cfg(&c);
 	c.linear = 1;
+	c.ret_compression = 0; /* a TIP per return: about 16 KiB of PT */
 	c.buffer_size = 2 * (uint64_t)sysconf(_SC_PAGESIZE);
-	same_as_step("loops", &c, 1);
+	same_as_step_arg("fib", "16", &c, 1);
 }
 
 /* A tiny circular buffer: the newest history after one gap that says
  * what was overwritten and what to do. */
 static void test_circular_tiny(void **state)
 {
-	char *argv[] = { (char *)rd_testprog("loops"), NULL };
+	char *argv[] = { (char *)rd_testprog("fib"), (char *)"16", NULL };
 	struct rd_result step, pt;
 	struct ptarg a = { 0 };
 	const struct rd_seq *s, *p;
@@ -155,12 +166,17 @@ static void test_circular_tiny(void **state)
 	memset(&step, 0, sizeof(step));
 	memset(&pt, 0, sizeof(pt));
 	default_cfg(&a.cfg);
+	a.cfg.ret_compression = 0; /* a TIP per return: about 16 KiB of PT */
 	a.cfg.buffer_size = 2 * (uint64_t)sysconf(_SC_PAGESIZE);
 	rd_run_step(argv, &step);
 	assert_int_equal(rd_run_rec(argv, make_pt, &a, &pt), 0);
 	assert_int_equal(pt.nth, 1);
 	s = &step.th[0];
 	p = &pt.th[0];
+	print_message("circular %llu bytes: %llu bytes of trace, %llu wraps, %llu lost, %llu gaps\n",
+		      (unsigned long long)a.cfg.buffer_size,
+		      (unsigned long long)pt.stats.trace_bytes, (unsigned long long)pt.stats.wraps,
+		      (unsigned long long)pt.stats.lost_bytes, (unsigned long long)p->gaps);
 	assert_int_equal(p->gaps, 1);
 	assert_int_equal(p->gap_at[0], 1);
 	assert_non_null(strstr(p->gap_detail[0], "wrapped"));
