@@ -33,7 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/ucontext.h>
+#include <sys/user.h>
 #include <sys/ptrace.h>
 #include <unistd.h>
 
@@ -709,6 +712,26 @@ static int bts_resume(struct ptd_recorder *r, pid_t tid, int step, int signo)
 	return b->k->ops->resume(b->k, tid, step, signo);
 }
 
+/*
+ * Where rt_sigreturn will go back to: the rip saved in the signal frame
+ * the kernel just built (the thread is at the handler's first
+ * instruction, the frame at its stack pointer: the restorer's address,
+ * then the ucontext).  It differs from the pc at the signal stop when an
+ * interrupted syscall is restarted (rip moved back onto the syscall).
+ */
+static uint64_t frame_rip(struct btsrec *b, struct btsthread *th)
+{
+	struct user_regs_struct regs;
+	uint64_t rip = 0;
+
+	if (ptd_target_get_regs(b->rec.env.t, th->tid, &regs) == 0 &&
+	    ptd_target_read(b->rec.env.t,
+			    regs.rsp + 8 + offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP]), &rip,
+			    sizeof(rip)) == (long)sizeof(rip) && rip && !ptd__kernel_addr(rip))
+		return rip;
+	return th->next;
+}
+
 static int bts_on_stop(struct ptd_recorder *r, const struct ptd_stop *st)
 {
 	struct btsrec *b = BR(r);
@@ -730,7 +753,7 @@ static int bts_on_stop(struct ptd_recorder *r, const struct ptd_stop *st)
 		ptd_history_flag_last(th->h, PTD_BLK_INTERRUPTED);
 	ptd_history_append_event(th->h, PTD_EV_SIGNAL, th->next, (uint64_t)th->sig_no);
 	if (th->nsig < SIGSTACK)
-		th->sig_stack[th->nsig++] = th->next;
+		th->sig_stack[th->nsig++] = frame_rip(b, th);
 	th->next = st->pc;
 	th->known = 1;
 	th->last_class = 0xff;

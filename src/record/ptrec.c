@@ -1050,6 +1050,14 @@ static int pt_sync(struct ptd_recorder *r, pid_t tid)
 
 		if (th->gone || (tid && th->tid != tid))
 			continue;
+		if (ptd_target_thread_state(p->rec.env.t, th->tid) == PTD_THREAD_RUNNING) {
+			/* Its trace does not end with the thread in the kernel
+			 * yet: read it, decode it when the thread stopped. */
+			e = read_thread(p, th, 0);
+			if (e < 0 && rc == 0)
+				rc = e;
+			continue;
+		}
 		e = read_thread(p, th, 1);
 		if (e < 0 && rc == 0)
 			rc = e;

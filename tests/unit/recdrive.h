@@ -55,6 +55,7 @@ struct rd_result {
 	int nnotes;
 	struct ptd_recorder_stats stats;
 	size_t trace_size; /* the main thread's kept trace (ops->trace) */
+	int syncs;	   /* syncs at stops other than exit stops */
 };
 
 /* ---- code snapshots -------------------------------------------------------------------------- */
@@ -338,6 +339,9 @@ done:
 /* ---- the recorder under test ----------------------------------------------------------------- */
 
 static struct rd_result *rd_cur;
+/* Sync at every stop the run loop sees (incremental decoding), not only
+ * at exit stops. */
+static int rd_sync_every;
 
 static void rd_notify(void *ctx, const char *msg)
 {
@@ -433,6 +437,14 @@ static int rd_run_rec(char **argv, rd_make_fn make, void *arg, struct rd_result 
 			goto done;
 		default:
 			break;
+		}
+		/* As at a stop shown to the user: the history so far. */
+		if (rd_sync_every && st.kind != PTD_STOP_THREAD_EXIT) {
+			rc = r->ops->sync(r, st.tid);
+			if (rc < 0)
+				print_error("sync: %s\n", ptd_last_error(rc));
+			assert_int_equal(rc, 0);
+			res->syncs++;
 		}
 		if (r->ops->drain)
 			assert_int_equal(r->ops->drain(r, st.tid), 0);

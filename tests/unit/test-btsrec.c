@@ -49,9 +49,9 @@ static struct ptd_recorder *make_bts(void *arg, const struct ptd_recorder_env *e
 	return r;
 }
 
-static void same_as_step(const char *name, int deterministic)
+static void same_as_step_arg(const char *name, const char *arg, int deterministic)
 {
-	char *argv[] = { (char *)rd_testprog(name), NULL };
+	char *argv[] = { (char *)rd_testprog(name), (char *)arg, NULL };
 	struct rd_result step, bts;
 	struct btsarg a = { 0 };
 
@@ -60,6 +60,9 @@ static void same_as_step(const char *name, int deterministic)
 	rd_run_step(argv, &step);
 	assert_int_equal(rd_run_rec(argv, make_bts, &a, &bts), 0);
 	assert_int_equal(bts.exit_code, step.exit_code);
+	/* (the signal storm stops the program at every signal) */
+	if (rd_sync_every)
+		assert_true(bts.syncs >= 25);
 	assert_int_equal(bts.nth, step.nth);
 	for (int i = 0; i < bts.nth; i++) {
 		if (bts.th[i].gaps)
@@ -79,6 +82,20 @@ static void same_as_step(const char *name, int deterministic)
 	assert_int_equal(bts.stats.lost_bytes, 0);
 	rd_free(&step);
 	rd_free(&bts);
+}
+
+static void same_as_step(const char *name, int deterministic)
+{
+	same_as_step_arg(name, NULL, deterministic);
+}
+
+/* A signal storm with the history read at every stop. */
+static void test_sigstorm_sync_every(void **state)
+{
+	(void)state;
+	rd_sync_every = 1;
+	same_as_step_arg("sigstorm", "25", 0);
+	rd_sync_every = 0;
 }
 
 static void test_fib(void **state)
@@ -247,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_fib),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_sigstorm_sync_every),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_err_enoent),
 		cmocka_unit_test(test_err_eacces),

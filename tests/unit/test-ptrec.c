@@ -77,6 +77,9 @@ static void same_as_step_arg(const char *name, const char *arg,
 	rd_run_step(argv, &step);
 	assert_int_equal(rd_run_rec(argv, make_pt, &a, &pt), 0);
 	assert_int_equal(pt.exit_code, step.exit_code);
+	/* (the signal storm stops the program at every signal) */
+	if (rd_sync_every)
+		assert_true(pt.syncs >= 25);
 	assert_int_equal(pt.nth, step.nth);
 	for (int i = 0; i < pt.nth; i++) {
 		if (pt.th[i].gaps)
@@ -108,6 +111,17 @@ static void same_as_step_arg(const char *name, const char *arg,
 static void same_as_step(const char *name, const struct ptd_ptrec_config *cfg, int deterministic)
 {
 	same_as_step_arg(name, NULL, cfg, deterministic);
+}
+
+/* A signal storm with the history read at every stop: the trace is
+ * decoded in many pieces, each from where the last one ended, and must
+ * give the same history as one decode. */
+static void test_sigstorm_sync_every(void **state)
+{
+	(void)state;
+	rd_sync_every = 1;
+	same_as_step_arg("sigstorm", "25", NULL, 0);
+	rd_sync_every = 0;
 }
 
 static void test_fib(void **state)
@@ -357,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_noretcomp),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_sigstorm_sync_every),
 		cmocka_unit_test(test_linear_tiny),
 		cmocka_unit_test(test_circular_tiny),
 		cmocka_unit_test(test_err_enoent),
