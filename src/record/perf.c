@@ -26,7 +26,8 @@
 #define SYSFS_DEVICES "/sys/bus/event_source/devices"
 #define PROCSYS "/proc/sys"
 
-/* ---- the running kernel ------------------------------------------------------------------------ */
+/* ---- the running kernel ------------------------------------------------------------------------
+ */
 
 struct linux_priv {
 	char sysfs[4096];
@@ -255,7 +256,8 @@ struct ptd_perf_kernel *ptd_perf_kernel_default(void)
 	if (strcmp(v, "pt") == 0 || strcmp(v, "bts") == 0)
 		return ptd_perf_kernel_sim(v);
 	ptd__err(-ptde_invalid,
-		 "cannot simulate a PMU of kind '%s' (PTDBG_SIMULATE_PMU): use pt or bts, or unset it",
+		 "cannot simulate a PMU of kind '%s' (PTDBG_SIMULATE_PMU): use pt or bts, or unset "
+		 "it",
 		 v);
 	return NULL;
 }
@@ -324,17 +326,30 @@ static int parse_format(const char *s, struct ptd_perf_format *f)
 
 /* Names a PMU may have when the kernel ops cannot list a directory. */
 static const char *const known_terms[] = {
-	"pt", "cyc", "pwr_evt", "fup_on_ptw", "mtc", "tsc", "noretcomp", "ptw", "branch",
-	"event", "notnt", "mtc_period", "cyc_thresh", "psb_period", "umask", "edge", "inv",
-	"cmask", NULL
-};
-static const char *const known_caps[] = {
-	"cr3_filtering", "psb_cyc", "ip_filtering", "mtc", "ptwrite", "power_event_trace",
-	"topa_output", "topa_multiple_entries", "single_range_output", "output_subsys",
-	"payloads_lip", "num_address_ranges", "mtc_periods", "cycle_thresholds",
-	"psb_periods", "event_trace", "tnt_disable", "max_subleaf", "tsc_art_ratio",
-	"max_nonturbo_ratio", NULL
-};
+	"pt",	 "cyc",	   "pwr_evt", "fup_on_ptw", "mtc",	  "tsc",	"noretcomp",
+	"ptw",	 "branch", "event",   "notnt",	    "mtc_period", "cyc_thresh", "psb_period",
+	"umask", "edge",   "inv",     "cmask",	    NULL};
+static const char *const known_caps[] = {"cr3_filtering",
+					 "psb_cyc",
+					 "ip_filtering",
+					 "mtc",
+					 "ptwrite",
+					 "power_event_trace",
+					 "topa_output",
+					 "topa_multiple_entries",
+					 "single_range_output",
+					 "output_subsys",
+					 "payloads_lip",
+					 "num_address_ranges",
+					 "mtc_periods",
+					 "cycle_thresholds",
+					 "psb_periods",
+					 "event_trace",
+					 "tnt_disable",
+					 "max_subleaf",
+					 "tsc_art_ratio",
+					 "max_nonturbo_ratio",
+					 NULL};
 
 /* Fills @names with the entries of @dir (NUL-separated); returns the count. */
 static int list_entries(struct ptd_perf_kernel *k, const char *dir, const char *const *known,
@@ -387,7 +402,8 @@ int ptd_perf_pmu_read(struct ptd_perf_kernel *k, const char *name, struct ptd_pe
 	for (p = names; n > 0; n--, p += strlen(p) + 1) {
 		struct ptd_perf_format f;
 		int rc;
-		if (strlen(p) >= sizeof(f.name) || pmu->nfmt == (int)(sizeof(pmu->fmt) / sizeof(pmu->fmt[0])))
+		if (strlen(p) >= sizeof(f.name) ||
+		    pmu->nfmt == (int)(sizeof(pmu->fmt) / sizeof(pmu->fmt[0])))
 			continue;
 		snprintf(rel, sizeof(rel), "%s/format/%s", name, p);
 		len = k->ops->read_sysfs(k, rel, buf, sizeof(buf));
@@ -439,8 +455,8 @@ uint64_t ptd_perf_pmu_cap(const struct ptd_perf_pmu *pmu, const char *cap, uint6
 	return def;
 }
 
-int ptd_perf_pmu_set(const struct ptd_perf_pmu *pmu, struct perf_event_attr *attr,
-		     const char *term, uint64_t value)
+int ptd_perf_pmu_set(const struct ptd_perf_pmu *pmu, struct perf_event_attr *attr, const char *term,
+		     uint64_t value)
 {
 	const struct ptd_perf_format *f = NULL;
 	__u64 *field;
@@ -458,8 +474,9 @@ int ptd_perf_pmu_set(const struct ptd_perf_pmu *pmu, struct perf_event_attr *att
 	width = f->hi - f->lo + 1;
 	mask = width >= 64 ? ~0ull : (1ull << width) - 1;
 	if (value & ~mask)
-		return ptd__err(-ptde_invalid, "cannot set %s/%s to %llu: it has %d bit%s", pmu->name,
-				term, (unsigned long long)value, width, width == 1 ? "" : "s");
+		return ptd__err(-ptde_invalid, "cannot set %s/%s to %llu: it has %d bit%s",
+				pmu->name, term, (unsigned long long)value, width,
+				width == 1 ? "" : "s");
 	field = f->field == 0 ? &attr->config : f->field == 1 ? &attr->config1 : &attr->config2;
 	*field = (*field & ~(mask << f->lo)) | (value << f->lo);
 	return 0;
@@ -480,9 +497,10 @@ int ptd_perf_ring_init(struct ptd_perf_ring *r, void *base, size_t map_len, int 
 	off = pg->data_offset ? pg->data_offset : (uint64_t)page;
 	size = pg->data_size ? pg->data_size : map_len - (uint64_t)page;
 	if (off > map_len || size > map_len - off || size == 0 || (size & (size - 1)))
-		return ptd__err(-ptde_bad_trace,
-				"cannot read a perf ring: data at %llu+%llu in a mapping of %zu bytes",
-				(unsigned long long)off, (unsigned long long)size, map_len);
+		return ptd__err(
+			-ptde_bad_trace,
+			"cannot read a perf ring: data at %llu+%llu in a mapping of %zu bytes",
+			(unsigned long long)off, (unsigned long long)size, map_len);
 	r->pg = pg;
 	r->data = (uint8_t *)base + off;
 	r->size = size;
@@ -525,7 +543,8 @@ int ptd_perf_ring_read(struct ptd_perf_ring *r,
 	if (head - tail > r->size) {
 		if (r->writable)
 			return ptd__err(-ptde_bad_trace,
-					"perf ring: data_head %llu is %llu bytes past data_tail in a ring of %llu",
+					"perf ring: data_head %llu is %llu bytes past data_tail in "
+					"a ring of %llu",
 					(unsigned long long)head, (unsigned long long)(head - tail),
 					(unsigned long long)r->size);
 		/* Overwritten: record boundaries between tail and head are gone. */
@@ -539,14 +558,16 @@ int ptd_perf_ring_read(struct ptd_perf_ring *r,
 		const void *rec;
 		uint64_t off;
 		if (head - tail < sizeof(h)) {
-			rc = ptd__err(-ptde_bad_trace, "perf ring: %llu stray bytes before data_head",
+			rc = ptd__err(-ptde_bad_trace,
+				      "perf ring: %llu stray bytes before data_head",
 				      (unsigned long long)(head - tail));
 			break;
 		}
 		ring_copy(r, tail, &h, sizeof(h));
 		if (h.size < sizeof(h) || h.size > head - tail) {
 			rc = ptd__err(-ptde_bad_trace,
-				      "perf ring: record of type %u at %llu has size %u (%llu bytes left)",
+				      "perf ring: record of type %u at %llu has size %u (%llu "
+				      "bytes left)",
 				      h.type, (unsigned long long)tail, h.size,
 				      (unsigned long long)(head - tail));
 			break;
@@ -580,6 +601,73 @@ int ptd_perf_ring_read(struct ptd_perf_ring *r,
 		 * reuse the space ("mb() before writing data_tail"). */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		__atomic_store_n(&r->pg->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	return rc < 0 ? rc : count;
+}
+
+int ptd_perf_ring_read_fixed(struct ptd_perf_ring *r, size_t rec_size,
+			     int (*fn)(void *ctx, const struct perf_event_header *h,
+				       const void *rec),
+			     void *ctx, uint64_t *lost)
+{
+	uint64_t head, start, skipped = 0;
+	uint8_t *joined;
+	int count = 0, rc = 0;
+
+	if (lost)
+		*lost = 0;
+	if (!r || !r->pg || !fn || rec_size < sizeof(struct perf_event_header) ||
+	    rec_size > r->size || (rec_size & 7))
+		return ptd__err(-ptde_invalid, "cannot read a perf ring: bad argument");
+	head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+	if (head < r->tail)
+		return ptd__err(-ptde_bad_trace,
+				"perf ring: data_head %llu is behind what was read (%llu)",
+				(unsigned long long)head, (unsigned long long)r->tail);
+	start = r->tail;
+	if (head - start > r->size) {
+		/* Overwritten: the newest whole records end at head. */
+		uint64_t keep = (r->size / rec_size) * rec_size;
+		if ((head - start) % rec_size)
+			return ptd__err(-ptde_bad_trace,
+					"perf ring: %llu bytes are not whole records of %zu bytes",
+					(unsigned long long)(head - start), rec_size);
+		skipped = head - keep - start;
+		start = head - keep;
+	}
+	joined = malloc(rec_size);
+	if (!joined)
+		return ptd__err(-ptde_nomem, "perf ring: out of memory");
+	while (start < head) {
+		struct perf_event_header h;
+		if (head - start < rec_size) {
+			rc = ptd__err(-ptde_bad_trace,
+				      "perf ring: %llu stray bytes before data_head",
+				      (unsigned long long)(head - start));
+			break;
+		}
+		ring_copy(r, start, joined, rec_size);
+		memcpy(&h, joined, sizeof(h));
+		if (h.size != rec_size) {
+			rc = ptd__err(-ptde_bad_trace,
+				      "perf ring: record of type %u at %llu has size %u, not %zu",
+				      h.type, (unsigned long long)start, h.size, rec_size);
+			break;
+		}
+		rc = fn(ctx, (const struct perf_event_header *)joined, joined);
+		if (rc < 0)
+			break;
+		rc = 0;
+		start += rec_size;
+		count++;
+	}
+	free(joined);
+	r->tail = start;
+	if (lost)
+		*lost = skipped;
+	if (r->writable) {
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(&r->pg->data_tail, start, __ATOMIC_RELEASE);
 	}
 	return rc < 0 ? rc : count;
 }
@@ -645,7 +733,8 @@ long ptd_perf_aux_read(struct ptd_perf_aux *a, uint8_t **out, size_t *out_size, 
 		if (n > a->size) {
 			if (a->linear)
 				return ptd__err(-ptde_bad_trace,
-						"AUX area: aux_head %llu is %llu bytes past aux_tail in an area of %llu",
+						"AUX area: aux_head %llu is %llu bytes past "
+						"aux_tail in an area of %llu",
 						(unsigned long long)head, (unsigned long long)n,
 						(unsigned long long)a->size);
 			start = head - a->size;

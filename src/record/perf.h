@@ -165,8 +165,11 @@ struct ptd_perf_pmu {
 	} caps[48];
 	int ncaps;
 };
-/* Reads PMU @name through @k.  Returns 0, -ptde_notfound (no such PMU,
- * the message names the path), -ptde_bad_trace (unparsable file). */
+/* Reads PMU @name through @k.  A format term whose bits come in several
+ * ranges ("config:0-3,8-11") and a cap that is not a number
+ * ("tsc_art_ratio" is "2:216") are left out.  Returns 0, -ptde_notfound
+ * (no such PMU, the message names the path), -ptde_bad_trace (unparsable
+ * type or format file). */
 int ptd_perf_pmu_read(struct ptd_perf_kernel *k, const char *name, struct ptd_perf_pmu *pmu);
 /* A cap's value, or @def when absent. */
 uint64_t ptd_perf_pmu_cap(const struct ptd_perf_pmu *pmu, const char *cap, uint64_t def);
@@ -207,6 +210,18 @@ int ptd_perf_ring_read(struct ptd_perf_ring *r,
 		       void *ctx, uint64_t *lost);
 
 /*
+ * The same for a read-only ring whose records all have @rec_size bytes
+ * (BTS samples of one sample_type): when the kernel overwrote records
+ * since the last read, the newest ones still in the ring (those ending at
+ * data_head, whole) are given, as gdb reads its BTS buffer, and *@lost
+ * gets the bytes before them that are gone.  A record of another size is
+ * -ptde_bad_trace.  (Added by h2.)
+ */
+int ptd_perf_ring_read_fixed(struct ptd_perf_ring *r, size_t rec_size,
+			     int (*fn)(void *ctx, const struct perf_event_header *h, const void *rec),
+			     void *ctx, uint64_t *lost);
+
+/*
  * The AUX area.  Circular (read-only mapping, the kernel overwrites the
  * oldest data; the newest survives, gdb's default) or linear (read-write,
  * the kernel stops at aux_tail and reports TRUNCATED).
@@ -225,8 +240,12 @@ int ptd_perf_aux_init(struct ptd_perf_aux *a, volatile struct perf_event_mmap_pa
  * grown with realloc).  Circular: when head moved more than the size,
  * only the newest @size bytes exist and *@wrapped is set (bytes before
  * them are lost; the copy starts at head - size and the decoder must
- * resync at a PSB).  Linear: aux_tail is advanced after copying.
- * Returns the bytes copied or <0.
+ * resync at a PSB).  A circular head that went back (the Intel PT
+ * driver's snapshot mode reports a position inside the buffer) gives the
+ * whole buffer, oldest byte at head, with *@wrapped set.  Linear:
+ * aux_tail is advanced (release, after a full barrier) after copying; a
+ * head more than the size past it is -ptde_bad_trace.  Returns the bytes
+ * copied or <0.
  */
 long ptd_perf_aux_read(struct ptd_perf_aux *a, uint8_t **out, size_t *out_size, size_t *out_cap,
 		       int *wrapped);

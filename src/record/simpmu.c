@@ -11,9 +11,7 @@
  * real shared memory: one memfd mapped twice, once with the caller's
  * protection (a read-only mapping is the kernel's overwrite mode) and
  * once writable for the simulation, which writes records exactly as the
- * kernel lays them out (perf_output_begin's space check against
- * data_tail, PERF_RECORD_LOST when records were dropped, sample_id_all
- * trailers, head published with a release store).
+ * kernel lays them out (simpmu_rec.c).
  *
  * Deviations, each refused with an errno rather than simulated wrongly:
  * events are per thread of the target only (cpu must be -1: EINVAL; a
@@ -41,59 +39,56 @@
 #include "target/target.h"
 #include "util/error.h"
 
-/* ---- sysfs and cpuid of the simulated machine ---------------------------------------------------- */
+/* ---- sysfs and cpuid of the simulated machine
+ * ---------------------------------------------------- */
 
 struct sysfs_file {
 	const char *path, *value;
 };
 
 /* An intel_pt PMU as a Skylake client shows it (kernel 5.x). */
-static const struct sysfs_file pt_sysfs[] = {
-	{ "intel_pt/type", "8" },
-	{ "intel_pt/format/pt", "config:0" },
-	{ "intel_pt/format/cyc", "config:1" },
-	{ "intel_pt/format/pwr_evt", "config:4" },
-	{ "intel_pt/format/fup_on_ptw", "config:5" },
-	{ "intel_pt/format/mtc", "config:9" },
-	{ "intel_pt/format/tsc", "config:10" },
-	{ "intel_pt/format/noretcomp", "config:11" },
-	{ "intel_pt/format/ptw", "config:12" },
-	{ "intel_pt/format/branch", "config:13" },
-	{ "intel_pt/format/mtc_period", "config:14-17" },
-	{ "intel_pt/format/cyc_thresh", "config:19-22" },
-	{ "intel_pt/format/psb_period", "config:24-27" },
-	{ "intel_pt/caps/cr3_filtering", "1" },
-	{ "intel_pt/caps/psb_cyc", "1" },
-	{ "intel_pt/caps/ip_filtering", "1" },
-	{ "intel_pt/caps/mtc", "1" },
-	{ "intel_pt/caps/ptwrite", "0" },
-	{ "intel_pt/caps/power_event_trace", "0" },
-	{ "intel_pt/caps/topa_output", "1" },
-	{ "intel_pt/caps/topa_multiple_entries", "1" },
-	{ "intel_pt/caps/single_range_output", "1" },
-	{ "intel_pt/caps/output_subsys", "0" },
-	{ "intel_pt/caps/payloads_lip", "0" },
-	{ "intel_pt/caps/num_address_ranges", "2" },
-	{ "intel_pt/caps/mtc_periods", "249" },
-	{ "intel_pt/caps/cycle_thresholds", "16383" },
-	{ "intel_pt/caps/psb_periods", "63" },
-	{ "intel_pt/caps/max_subleaf", "1" },
-	{ "intel_pt/caps/tsc_art_ratio", "2:216" },
-	{ "intel_pt/caps/max_nonturbo_ratio", "28" },
-	{ "intel_pt/nr_addr_filters", "2" },
-	{ NULL, NULL }
-};
+static const struct sysfs_file pt_sysfs[] = {{"intel_pt/type", "8"},
+					     {"intel_pt/format/pt", "config:0"},
+					     {"intel_pt/format/cyc", "config:1"},
+					     {"intel_pt/format/pwr_evt", "config:4"},
+					     {"intel_pt/format/fup_on_ptw", "config:5"},
+					     {"intel_pt/format/mtc", "config:9"},
+					     {"intel_pt/format/tsc", "config:10"},
+					     {"intel_pt/format/noretcomp", "config:11"},
+					     {"intel_pt/format/ptw", "config:12"},
+					     {"intel_pt/format/branch", "config:13"},
+					     {"intel_pt/format/mtc_period", "config:14-17"},
+					     {"intel_pt/format/cyc_thresh", "config:19-22"},
+					     {"intel_pt/format/psb_period", "config:24-27"},
+					     {"intel_pt/caps/cr3_filtering", "1"},
+					     {"intel_pt/caps/psb_cyc", "1"},
+					     {"intel_pt/caps/ip_filtering", "1"},
+					     {"intel_pt/caps/mtc", "1"},
+					     {"intel_pt/caps/ptwrite", "0"},
+					     {"intel_pt/caps/power_event_trace", "0"},
+					     {"intel_pt/caps/topa_output", "1"},
+					     {"intel_pt/caps/topa_multiple_entries", "1"},
+					     {"intel_pt/caps/single_range_output", "1"},
+					     {"intel_pt/caps/output_subsys", "0"},
+					     {"intel_pt/caps/payloads_lip", "0"},
+					     {"intel_pt/caps/num_address_ranges", "2"},
+					     {"intel_pt/caps/mtc_periods", "249"},
+					     {"intel_pt/caps/cycle_thresholds", "16383"},
+					     {"intel_pt/caps/psb_periods", "63"},
+					     {"intel_pt/caps/max_subleaf", "1"},
+					     {"intel_pt/caps/tsc_art_ratio", "2:216"},
+					     {"intel_pt/caps/max_nonturbo_ratio", "28"},
+					     {"intel_pt/nr_addr_filters", "2"},
+					     {NULL, NULL}};
 
 /* Both machines have the core PMU. */
-static const struct sysfs_file cpu_sysfs[] = {
-	{ "cpu/type", "4" },
-	{ "cpu/format/event", "config:0-7" },
-	{ "cpu/format/umask", "config:8-15" },
-	{ "cpu/format/edge", "config:18" },
-	{ "cpu/format/inv", "config:23" },
-	{ "cpu/format/cmask", "config:24-31" },
-	{ NULL, NULL }
-};
+static const struct sysfs_file cpu_sysfs[] = {{"cpu/type", "4"},
+					      {"cpu/format/event", "config:0-7"},
+					      {"cpu/format/umask", "config:8-15"},
+					      {"cpu/format/edge", "config:18"},
+					      {"cpu/format/inv", "config:23"},
+					      {"cpu/format/cmask", "config:24-31"},
+					      {NULL, NULL}};
 
 static struct sim *sim_of(struct ptd_perf_kernel *k)
 {
@@ -135,7 +130,7 @@ static long sim_read_sysfs(struct ptd_perf_kernel *k, const char *rel, char *buf
 static int sim_list_sysfs(struct ptd_perf_kernel *k, const char *rel, char *buf, size_t n)
 {
 	struct sim *s = sim_of(k);
-	const struct sysfs_file *tabs[2] = { cpu_sysfs, s->kind == SIM_PT ? pt_sysfs : NULL };
+	const struct sysfs_file *tabs[2] = {cpu_sysfs, s->kind == SIM_PT ? pt_sysfs : NULL};
 	size_t rl, used = 0;
 	int count = 0;
 
@@ -195,7 +190,7 @@ static void sim_cpuid(struct ptd_perf_kernel *k, unsigned leaf, unsigned subleaf
 	r[0] = r[1] = r[2] = r[3] = 0;
 	switch (leaf) {
 	case 0:
-		r[0] = 0x16; /* max leaf */
+		r[0] = 0x16;	   /* max leaf */
 		r[1] = 0x756e6547; /* "GenuineIntel" in ebx, edx, ecx */
 		r[3] = 0x49656e69;
 		r[2] = 0x6c65746e;
@@ -221,7 +216,7 @@ static void sim_cpuid(struct ptd_perf_kernel *k, unsigned leaf, unsigned subleaf
 			/* topa, topa multiple entries, single range */
 			r[2] = (1u << 0) | (1u << 1) | (1u << 2);
 		} else if (subleaf == 1) {
-			r[0] = 2u | (0xf9u << 16); /* address ranges, mtc periods */
+			r[0] = 2u | (0xf9u << 16);	/* address ranges, mtc periods */
 			r[1] = 0x3fffu | (0x3fu << 16); /* cyc thresholds, psb periods */
 		}
 		break;
@@ -299,9 +294,9 @@ static uint64_t pt_cap(const char *cap)
 static int pt_config_valid(uint64_t config)
 {
 	uint64_t all = 0;
-	static const char *const terms[] = { "pt", "cyc", "pwr_evt", "fup_on_ptw", "mtc", "tsc",
-					     "noretcomp", "ptw", "branch", "mtc_period",
-					     "cyc_thresh", "psb_period", NULL };
+	static const char *const terms[] = {
+		"pt",  "cyc",	 "pwr_evt",    "fup_on_ptw", "mtc",	   "tsc", "noretcomp",
+		"ptw", "branch", "mtc_period", "cyc_thresh", "psb_period", NULL};
 
 	for (int i = 0; terms[i]; i++)
 		all |= pt_term_mask(terms[i]);
@@ -331,9 +326,9 @@ static int pt_config_valid(uint64_t config)
 	return 0;
 }
 
-#define SIM_SAMPLE_TYPES                                                                        \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |         \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |          \
+#define SIM_SAMPLE_TYPES                                                                           \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
 	 PERF_SAMPLE_PERIOD)
 
 static int sim_open(struct ptd_perf_kernel *k, struct perf_event_attr *uattr, pid_t pid, int cpu,
@@ -459,6 +454,8 @@ static void free_event(struct sim *s, struct sim_event *e)
 	ptd_history_free(e->stage);
 	ptd_ptsynth_free(e->synth);
 	free(e->bts);
+	for (int i = 0; i < e->nfilt; i++)
+		free(e->filt[i].file);
 	free(e);
 }
 
@@ -513,11 +510,6 @@ static void *map_twice(size_t len, int prot, void **sim_view, int *err)
 	return u;
 }
 
-static volatile struct perf_event_mmap_page *upage(struct sim_event *e)
-{
-	return e->sim_map;
-}
-
 #define SIM_AUX_MAX (256ull << 20)
 
 static void *sim_mmap(struct ptd_perf_kernel *k, int fd, size_t len, int prot, off_t offset,
@@ -563,7 +555,7 @@ static void *sim_mmap(struct ptd_perf_kernel *k, int fd, size_t len, int prot, o
 		e->map_len = len;
 		e->ring_writable = !!(prot & PROT_WRITE);
 		e->data_size = n * (uint64_t)s->page;
-		pg = upage(e);
+		pg = ptd__sim_upage(e);
 		pg->version = 0;
 		pg->compat_version = 0;
 		pg->index = 0; /* no rdpmc */
@@ -591,7 +583,7 @@ static void *sim_mmap(struct ptd_perf_kernel *k, int fd, size_t len, int prot, o
 		return NULL;
 	}
 	{
-		volatile struct perf_event_mmap_page *pg = upage(e);
+		volatile struct perf_event_mmap_page *pg = ptd__sim_upage(e);
 		if (e->user_aux || (uint64_t)offset != pg->aux_offset || len != pg->aux_size ||
 		    pg->aux_offset < pg->data_offset + pg->data_size || (pages & (pages - 1))) {
 			*err = -EINVAL;
@@ -618,7 +610,7 @@ static int sim_munmap(struct ptd_perf_kernel *k, void *addr, size_t len)
 	for (struct sim_event *e = s->ev; e; e = e->next) {
 		if (addr && addr == e->user_map) {
 			if (e->recording)
-				ptd__sim_finish(s, e);
+				ptd__sim_stop_recording(s, e);
 			if (e->user_aux)
 				return -EINVAL; /* the AUX area first, as perf does */
 			munmap(e->user_map, e->map_len);
@@ -629,7 +621,7 @@ static int sim_munmap(struct ptd_perf_kernel *k, void *addr, size_t len)
 		}
 		if (addr && addr == e->user_aux) {
 			if (e->recording)
-				ptd__sim_finish(s, e);
+				ptd__sim_stop_recording(s, e);
 			munmap(e->user_aux, e->aux_len);
 			munmap(e->sim_aux, e->aux_len);
 			e->user_aux = e->sim_aux = NULL;
@@ -642,8 +634,7 @@ static int sim_munmap(struct ptd_perf_kernel *k, void *addr, size_t len)
 
 /* Maps file offset @off of @file to an address of the thread's process
  * (the kernel's perf_addr_filter_apply over the file's vmas). */
-static int file_addr(struct sim *s, const char *file, uint64_t off, uint64_t size,
-		     uint64_t *lo)
+static int file_addr(struct sim *s, const char *file, uint64_t off, uint64_t size, uint64_t *lo)
 {
 	char path[64], line[4400];
 	FILE *f;
@@ -680,7 +671,9 @@ static int set_filter(struct sim *s, struct sim_event *e, const char *str)
 {
 	struct sim_filter f[SIM_MAX_FILTERS];
 	char buf[4096], *save = NULL, *tok;
-	int n = 0;
+	int n = 0, rc;
+
+	memset(f, 0, sizeof(f));
 
 	if (!e->is_pt)
 		return -EINVAL;
@@ -692,43 +685,87 @@ static int set_filter(struct sim *s, struct sim_event *e, const char *str)
 		char *spec, *at, *slash, *end;
 		uint64_t start, size = 1;
 		if (strcmp(tok, "start") == 0 || strcmp(tok, "stop") == 0 ||
-		    strcmp(tok, "tracestop") == 0)
-			return -EOPNOTSUPP;
-		if (strcmp(tok, "filter") != 0)
-			return -EINVAL;
+		    strcmp(tok, "tracestop") == 0) {
+			rc = -EOPNOTSUPP;
+			goto fail;
+		}
+		if (strcmp(tok, "filter") != 0) {
+			rc = -EINVAL;
+			goto fail;
+		}
 		spec = strtok_r(NULL, " ,\n", &save);
-		if (!spec)
-			return -EINVAL;
+		if (!spec) {
+			rc = -EINVAL;
+			goto fail;
+		}
 		at = strchr(spec, '@');
-		if (!at || !at[1])
-			return -EINVAL;
+		if (!at || !at[1]) {
+			rc = -EINVAL;
+			goto fail;
+		}
 		*at = 0;
 		slash = strchr(spec, '/');
 		if (slash)
 			*slash = 0;
 		errno = 0;
 		start = strtoull(spec, &end, 0);
-		if (errno || end == spec || *end)
-			return -EINVAL;
+		if (errno || end == spec || *end) {
+			rc = -EINVAL;
+			goto fail;
+		}
 		if (slash) {
 			size = strtoull(slash + 1, &end, 0);
-			if (errno || end == slash + 1 || *end || size == 0)
-				return -EINVAL;
+			if (errno || end == slash + 1 || *end || size == 0) {
+				rc = -EINVAL;
+				goto fail;
+			}
 		}
-		if (++n > (int)pt_cap("num_address_ranges"))
-			return -EOPNOTSUPP;
-		if (at[1] != '/')
-			return -EINVAL; /* the kernel resolves an absolute path */
-		if (file_addr(s, at + 1, start, size, &f[n - 1].lo) < 0)
-			return -EINVAL;
-		f[n - 1].hi = f[n - 1].lo + size;
+		if (++n > (int)pt_cap("num_address_ranges")) {
+			rc = -EOPNOTSUPP;
+			goto fail;
+		}
+		if (at[1] != '/') {
+			rc = -EINVAL;
+			goto fail;
+		} /* the kernel resolves an absolute path */
+		if (access(at + 1, F_OK) < 0) {
+			rc = -errno; /* kern_path() */
+			goto fail;
+		}
+		f[n - 1].off = start;
+		f[n - 1].size = size;
+		f[n - 1].file = strdup(at + 1);
+		if (!f[n - 1].file) {
+			rc = -ENOMEM;
+			goto fail;
+		}
 		tok = strtok_r(NULL, " ,\n", &save);
 	}
 	if (e->recording)
 		ptd__sim_finish(s, e);
+	for (int i = 0; i < e->nfilt; i++)
+		free(e->filt[i].file);
 	memcpy(e->filt, f, sizeof(f));
 	e->nfilt = n;
+	ptd__sim_filters_apply(s, e);
 	return 0;
+fail:
+	for (int i = 0; i < SIM_MAX_FILTERS; i++)
+		free(f[i].file);
+	return rc;
+}
+
+void ptd__sim_filters_apply(struct sim *s, struct sim_event *e)
+{
+	/* A file not mapped (yet) gives an empty range, as in the kernel
+	 * until perf_event_addr_filters_apply finds a vma. */
+	for (int i = 0; i < e->nfilt; i++) {
+		struct sim_filter *f = &e->filt[i];
+		if (!f->file || file_addr(s, f->file, f->off, f->size, &f->lo) < 0)
+			f->lo = f->hi = 0;
+		else
+			f->hi = f->lo + f->size;
+	}
 }
 
 static int sim_ioctl(struct ptd_perf_kernel *k, int fd, unsigned long req, unsigned long arg)
@@ -806,314 +843,6 @@ static int sim_fcntl(struct ptd_perf_kernel *k, int fd, int cmd, long arg)
 	default:
 		return -EINVAL;
 	}
-}
-
-/* ---- records --------------------------------------------------------------------------------- */
-
-/* The sample_id trailer of sample_id_all (__perf_event_header__init_id). */
-static size_t sample_id(const struct sim_event *e, uint64_t *out)
-{
-	uint64_t t = e->attr.sample_type;
-	size_t n = 0;
-
-	if (!e->attr.sample_id_all)
-		return 0;
-	if (t & PERF_SAMPLE_TID)
-		out[n++] = (uint64_t)(uint32_t)e->tid << 32 | (uint32_t)e->pid;
-	if (t & PERF_SAMPLE_TIME)
-		out[n++] = 0;
-	if (t & PERF_SAMPLE_ID)
-		out[n++] = e->id;
-	if (t & PERF_SAMPLE_STREAM_ID)
-		out[n++] = e->id;
-	if (t & PERF_SAMPLE_CPU)
-		out[n++] = 0;
-	if (t & PERF_SAMPLE_IDENTIFIER)
-		out[n++] = e->id;
-	return n * 8;
-}
-
-static void signal_owner(struct sim *s, struct sim_event *e)
-{
-	int sig = e->sig ? e->sig : SIGIO;
-
-	if (!e->async || !e->owner)
-		return;
-	s->st.signals++;
-	if (e->sig) {
-		/* F_SETSIG: a queued signal with si_fd, as the kernel sends it. */
-		siginfo_t si;
-		memset(&si, 0, sizeof(si));
-		si.si_signo = sig;
-		si.si_code = POLL_IN;
-		si.si_fd = e->fd;
-		si.si_band = (POLLIN | POLLRDNORM);
-		if (syscall(SYS_rt_sigqueueinfo, e->owner, sig, &si) == 0)
-			return;
-	}
-	kill(e->owner, sig);
-}
-
-void ptd__sim_wakeup_check(struct sim *s, struct sim_event *e)
-{
-	volatile struct perf_event_mmap_page *pg = upage(e);
-	uint64_t wm, head;
-	int wake = 0;
-
-	if (!pg)
-		return;
-	head = pg->data_head;
-	wm = e->attr.watermark && e->attr.wakeup_watermark ? e->attr.wakeup_watermark
-							    : e->data_size / 2;
-	if (e->attr.watermark || !e->attr.wakeup_events) {
-		if (e->data_size && head - e->wake_data >= wm)
-			wake = 1;
-	} else if (e->wake_samples >= e->attr.wakeup_events) {
-		wake = 1;
-	}
-	if (e->sim_aux) {
-		uint64_t awm = e->attr.aux_watermark ? e->attr.aux_watermark : e->aux_len / 2;
-		if (pg->aux_head - e->wake_aux >= awm) {
-			wake = 1;
-			e->wake_aux = pg->aux_head;
-		}
-	}
-	if (wake) {
-		e->wake_data = head;
-		e->wake_samples = 0;
-		signal_owner(s, e);
-	}
-}
-
-static void ring_put(struct sim_event *e, uint64_t head, const void *rec, size_t size)
-{
-	uint8_t *data = (uint8_t *)e->sim_map + upage(e)->data_offset;
-	uint64_t off = head & (e->data_size - 1);
-	size_t first = e->data_size - off < size ? (size_t)(e->data_size - off) : size;
-
-	memcpy(data + off, rec, first);
-	if (first < size)
-		memcpy(data, (const uint8_t *)rec + first, size - first);
-}
-
-int ptd__sim_output(struct sim *s, struct sim_event *e, const void *rec, size_t size)
-{
-	volatile struct perf_event_mmap_page *pg = upage(e);
-	struct {
-		struct perf_event_header h;
-		uint64_t id, lost;
-		uint64_t sid[6];
-	} lr;
-	size_t lsize = 0;
-	uint64_t head, tail;
-
-	if (!pg || e->data_size == 0)
-		return -1; /* no ring: the kernel has nowhere to write */
-	if (e->lost) {
-		memset(&lr, 0, sizeof(lr));
-		lr.h.type = PERF_RECORD_LOST;
-		lr.id = e->id;
-		lr.lost = e->lost;
-		lsize = 24 + sample_id(e, lr.sid);
-		lr.h.size = (uint16_t)lsize;
-	}
-	head = pg->data_head;
-	if (e->ring_writable) {
-		/* perf_output_begin: the space up to data_tail, read once. */
-		tail = __atomic_load_n(&pg->data_tail, __ATOMIC_ACQUIRE);
-		if (head - tail + lsize + size > e->data_size) {
-			e->lost++;
-			s->st.lost++;
-			return -1;
-		}
-	}
-	if (lsize) {
-		ring_put(e, head, &lr, lsize);
-		head += lsize;
-		e->lost = 0;
-	}
-	ring_put(e, head, rec, size);
-	head += size;
-	__atomic_store_n(&pg->data_head, head, __ATOMIC_RELEASE);
-	ptd__sim_wakeup_check(s, e);
-	return 0;
-}
-
-void ptd__sim_itrace_start(struct sim *s, struct sim_event *e)
-{
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-		uint64_t sid[6];
-	} r;
-	size_t n;
-
-	if (e->itrace_started || !e->user_map)
-		return;
-	memset(&r, 0, sizeof(r));
-	r.h.type = PERF_RECORD_ITRACE_START;
-	r.h.misc = PERF_RECORD_MISC_USER;
-	r.pid = (uint32_t)ptd_target_pid(s->k.t);
-	r.tid = (uint32_t)e->tid;
-	n = 16 + sample_id(e, r.sid);
-	r.h.size = (uint16_t)n;
-	e->itrace_started = 1;
-	ptd__sim_output(s, e, &r, n);
-}
-
-int ptd__sim_sample_size(const struct sim_event *e)
-{
-	return 8 + 8 * __builtin_popcountll(e->attr.sample_type);
-}
-
-/* PERF_RECORD_AUX after trace was written to the AUX area. */
-static void aux_record(struct sim *s, struct sim_event *e, uint64_t off, uint64_t size,
-		       uint64_t flags)
-{
-	struct {
-		struct perf_event_header h;
-		uint64_t aux_offset, aux_size, flags;
-		uint64_t sid[6];
-	} r;
-	size_t n;
-
-	memset(&r, 0, sizeof(r));
-	r.h.type = PERF_RECORD_AUX;
-	r.aux_offset = off;
-	r.aux_size = size;
-	r.flags = flags;
-	n = 32 + sample_id(e, r.sid);
-	r.h.size = (uint16_t)n;
-	s->st.aux_records++;
-	ptd__sim_output(s, e, &r, n);
-}
-
-void ptd__sim_aux_output(struct sim *s, struct sim_event *e, const uint8_t *buf, size_t n)
-{
-	volatile struct perf_event_mmap_page *pg = upage(e);
-	uint64_t head, size, flags = 0, room = n;
-	uint8_t *aux = e->sim_aux;
-
-	if (!pg || !aux || n == 0)
-		return; /* no AUX area: the driver cannot start tracing */
-	s->st.aux_bytes += n;
-	size = e->aux_len;
-	head = pg->aux_head;
-	if (e->aux_linear) {
-		uint64_t tail = __atomic_load_n(&pg->aux_tail, __ATOMIC_ACQUIRE);
-		uint64_t space = size - (head - tail < size ? head - tail : size);
-		if (n > space) {
-			/* The ToPA STOP bit: output ends where the reader is;
-			 * the rest of the trace is gone and the event stops. */
-			room = space;
-			flags |= PERF_AUX_FLAG_TRUNCATED;
-			if (room)
-				flags |= PERF_AUX_FLAG_PARTIAL;
-		}
-	} else {
-		flags |= PERF_AUX_FLAG_OVERWRITE;
-	}
-	{
-		/* Circular: only the newest @size bytes can survive. */
-		const uint8_t *src = buf;
-		uint64_t len = room, pos = head;
-		if (len > size) {
-			src += len - size;
-			pos += len - size;
-			len = size;
-		}
-		uint64_t off = pos & (size - 1);
-		uint64_t first = size - off < len ? size - off : len;
-		memcpy(aux + off, src, first);
-		if (first < len)
-			memcpy(aux, src + first, len - first);
-	}
-	__atomic_store_n(&pg->aux_head, head + room, __ATOMIC_RELEASE);
-	aux_record(s, e, head, room, flags);
-	if ((flags & PERF_AUX_FLAG_TRUNCATED) && e->recording) {
-		/* perf_aux_output_end with TRUNCATED disables the event until
-		 * the reader makes room and enables it again. */
-		e->enabled = 0;
-	}
-	ptd__sim_wakeup_check(s, e);
-}
-
-/* PERF_RECORD_MMAP2 (or MMAP) for the executable mapping at @addr, or
- * for every executable mapping when @all (after exec). */
-void ptd__sim_mmap_records(struct sim *s, struct sim_event *e, uint64_t addr, int all)
-{
-	char path[64], line[4400];
-	FILE *f;
-
-	if (!e->attr.mmap || !e->user_map)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)e->tid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a, b, pgoff, ino;
-		unsigned maj, min;
-		char perms[8], name[4096];
-		struct {
-			struct perf_event_header h;
-			uint32_t pid, tid;
-			uint64_t addr, len, pgoff;
-			uint32_t maj, min;
-			uint64_t ino, ino_generation;
-			uint32_t prot, flags;
-			char rest[4096 + 64];
-		} r;
-		size_t nl, n, fixed;
-		uint64_t sid[6];
-
-		name[0] = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &a, &b, perms, &pgoff,
-			   &maj, &min, &ino, name) < 7)
-			continue;
-		if (perms[2] != 'x' || (!all && (addr < a || addr >= b)))
-			continue;
-		{
-			char *p = name;
-			while (*p == ' ')
-				p++;
-			memmove(name, p, strlen(p) + 1);
-		}
-		if (!name[0])
-			snprintf(name, sizeof(name), "//anon");
-		memset(&r, 0, sizeof(r));
-		r.pid = (uint32_t)ptd_target_pid(s->k.t);
-		r.tid = (uint32_t)e->tid;
-		r.h.misc = PERF_RECORD_MISC_USER;
-		nl = (strlen(name) + 1 + 7) & ~(size_t)7;
-		if (e->attr.mmap2) {
-			r.h.type = PERF_RECORD_MMAP2;
-			r.addr = a;
-			r.len = b - a;
-			r.pgoff = pgoff;
-			r.maj = maj;
-			r.min = min;
-			r.ino = ino;
-			r.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-				 PROT_EXEC;
-			r.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-			fixed = offsetof(__typeof__(r), rest);
-			memcpy(r.rest, name, strlen(name) + 1);
-		} else {
-			/* PERF_RECORD_MMAP: pid, tid, addr, len, pgoff, filename */
-			uint64_t v[3] = { a, b - a, pgoff };
-			r.h.type = PERF_RECORD_MMAP;
-			fixed = 16 + 24;
-			memcpy(&r.addr, v, sizeof(v));
-			memcpy((char *)&r + fixed, name, strlen(name) + 1);
-		}
-		n = fixed + nl;
-		memcpy((char *)&r + n, sid, sample_id(e, sid));
-		n += sample_id(e, sid);
-		r.h.size = (uint16_t)n;
-		ptd__sim_output(s, e, &r, n);
-	}
-	fclose(f);
 }
 
 /* ---- the kernel object ----------------------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /*
- * Internals shared by the two halves of the simulated perf kernel:
- * simpmu.c (the kernel: sysfs, perf_event_open's checks, the rings and
- * the records written into them) and simpmu_hw.c (the "hardware": the
+ * Internals shared by the parts of the simulated perf kernel: simpmu.c
+ * (the kernel: sysfs, cpuid, perf_event_open's checks, the rings, ioctl,
+ * fcntl), simpmu_rec.c (the records written into the rings) and
+ * simpmu_hw.c (the "hardware": the
  * step recorder run under the program, its branches written as Intel PT
  * or BTS samples).
  */
@@ -22,7 +23,10 @@ enum sim_kind { SIM_PT = 1, SIM_BTS = 2 };
 #define SIM_MAX_FILTERS 2
 
 struct sim_filter {
-	uint64_t lo, hi; /* [lo, hi) in the thread's address space */
+	uint64_t lo, hi;    /* [lo, hi) in the thread's address space; empty
+			     * while the file is not mapped */
+	uint64_t off, size; /* the range in the file */
+	char *file;
 };
 
 struct sim_event {
@@ -43,8 +47,8 @@ struct sim_event {
 	size_t map_len;
 	int ring_writable;
 	uint64_t data_size;
-	uint64_t lost;        /* records dropped since the last LOST record */
-	uint64_t wake_data;   /* data_head at the last wakeup */
+	uint64_t lost;	    /* records dropped since the last LOST record */
+	uint64_t wake_data; /* data_head at the last wakeup */
 	uint64_t wake_samples;
 	/* AUX area */
 	void *user_aux, *sim_aux;
@@ -62,13 +66,21 @@ struct sim_event {
 	int nfilt;
 
 	/* the hardware's per-thread state */
-	int recording;   /* the thread is in the step recorder */
+	int recording; /* the thread is in the step recorder */
 	struct ptd_history *stage;
 	struct ptd_ptsynth *synth;
-	uint8_t *bts;    /* staged BTS samples: (from, to) pairs */
+	uint8_t *bts; /* staged BTS samples: (from, to) pairs */
 	size_t nbts, capbts;
 	int caller_step;
-	int sys_nr;      /* syscall the pending step executes, -1: none */
+	/* filtered conversion: the held block, and whether tracing starts
+	 * after a stop (PSB+ first) */
+	struct ptd_block prev;
+	int have_prev;
+	int fresh;
+	uint64_t start_pc;
+	uint64_t last_pc; /* where the step recorder has the thread */
+	int in_execve;
+	int sys_nr; /* syscall the pending step executes, -1: none */
 	uint64_t sys_args[3];
 };
 
@@ -88,7 +100,12 @@ struct sim {
 	long page;
 };
 
-/* simpmu.c: records into an event's data ring (dropped, and counted for
+static inline volatile struct perf_event_mmap_page *ptd__sim_upage(struct sim_event *e)
+{
+	return e->sim_map;
+}
+
+/* simpmu_rec.c: records into an event's data ring (dropped, and counted for
  * PERF_RECORD_LOST, when a writable ring is full). */
 int ptd__sim_output(struct sim *s, struct sim_event *e, const void *rec, size_t size);
 void ptd__sim_aux_output(struct sim *s, struct sim_event *e, const uint8_t *buf, size_t n);
@@ -96,6 +113,9 @@ void ptd__sim_mmap_records(struct sim *s, struct sim_event *e, uint64_t addr, in
 void ptd__sim_itrace_start(struct sim *s, struct sim_event *e);
 int ptd__sim_sample_size(const struct sim_event *e);
 void ptd__sim_wakeup_check(struct sim *s, struct sim_event *e);
+/* Maps the filters' file ranges to addresses again (after mmap, exec),
+ * as perf_event_addr_filters_apply does. */
+void ptd__sim_filters_apply(struct sim *s, struct sim_event *e);
 
 /* simpmu_hw.c */
 int ptd__sim_resume(struct sim *s, pid_t tid, int step, int signo);

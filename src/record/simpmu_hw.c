@@ -18,8 +18,9 @@
  * Code is converted while it is mapped: each completed block at once,
  * and the staged blocks before a syscall that may unmap or exec.
  *
- * Not simulated: address filters are checked and kept
- * (PERF_EVENT_IOC_SET_FILTER) but not applied to the trace written.
+ * Address filters (PERF_EVENT_IOC_SET_FILTER) are applied as FilterEn
+ * ranges: TIP.PGD at a branch out of them, TIP.PGE (after a PSB+ when
+ * due) at a branch back in, nothing written in between.
  */
 #include "record/simpmu.h"
 
@@ -84,6 +85,25 @@ static struct ptd_ptsynth *new_synth(const struct sim_event *e)
 	return ptd_ptsynth_alloc(&c);
 }
 
+/* Is @tid stopped inside execve (the exec event stop of a launch)?  Its
+ * first single-step then only completes the syscall and traps at the
+ * entry point without executing it. */
+static int in_execve(pid_t tid)
+{
+	char path[64], buf[32] = "";
+	FILE *f;
+	long nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f))
+		nr = strtol(buf, NULL, 10);
+	fclose(f);
+	return nr == SYS_execve || nr == SYS_execveat;
+}
+
 static int start_recording(struct sim *s, struct sim_event *e)
 {
 	uint64_t pc;
@@ -104,6 +124,11 @@ static int start_recording(struct sim *s, struct sim_event *e)
 	if (rc < 0)
 		return rc;
 	e->recording = 1;
+	e->fresh = 1;
+	e->have_prev = 0;
+	e->start_pc = pc;
+	e->last_pc = pc;
+	e->in_execve = in_execve(e->tid);
 	e->sys_nr = -1;
 	if (e->is_pt)
 		ptd__sim_itrace_start(s, e);
@@ -156,7 +181,8 @@ static int bts_convert(struct sim *s, struct sim_event *e, uint64_t next_ip)
 			uint8_t buf[16];
 			struct ptd_insn_info info;
 			int got = read_code(s, it.block.end_ip, buf, sizeof(buf));
-			if (got <= 0 || ptd_disasm_decode(buf, (size_t)got, it.block.end_ip, &info) < 0)
+			if (got <= 0 ||
+			    ptd_disasm_decode(buf, (size_t)got, it.block.end_ip, &info) < 0)
 				return ptd__err(-ptde_bad_insn,
 						"simulated PMU: cannot decode the branch at 0x%llx",
 						(unsigned long long)it.block.end_ip);
@@ -164,6 +190,143 @@ static int bts_convert(struct sim *s, struct sim_event *e, uint64_t next_ip)
 				continue; /* not taken */
 		}
 		rc = bts_push(e, it.block.end_ip, succ);
+	}
+	return rc;
+}
+
+/* ---- IP filtering (RTIT_ADDRn_A/B as FilterEn ranges) -----------------------------------------
+ */
+
+static int filtered(const struct sim_event *e)
+{
+	for (int i = 0; i < e->nfilt; i++)
+		if (e->filt[i].hi > e->filt[i].lo)
+			return 1;
+	return 0;
+}
+
+static int in_range(const struct sim_event *e, uint64_t ip)
+{
+	for (int i = 0; i < e->nfilt; i++)
+		if (ip >= e->filt[i].lo && ip < e->filt[i].hi)
+			return 1;
+	return 0;
+}
+
+/*
+ * How held block @b ended, execution going on at @next: inside the
+ * ranges the outcome packet, out of them TIP.PGD(@next) for a near branch
+ * or a PGD without IP for a far transfer (FilterEn is evaluated at
+ * branches; a block running linearly out of a range is left there too,
+ * since the simulation only knows blocks).
+ */
+static int fresolve(struct sim *s, struct sim_event *e, const struct ptd_block *b, uint64_t next)
+{
+	struct ptd_insn_info info;
+	uint8_t buf[16];
+	uint64_t fall;
+	int got;
+
+	if (!in_range(e, next)) {
+		if (b->iclass == PTD_IC_FAR_CALL || b->iclass == PTD_IC_FAR_RET ||
+		    b->iclass == PTD_IC_FAR_JUMP)
+			return ptd_ptsynth_syscall(e->synth, 0);
+		return ptd_ptsynth_leave(e->synth, next);
+	}
+	if (b->iclass == PTD_IC_OTHER)
+		return 0;
+	got = read_code(s, b->end_ip, buf, sizeof(buf));
+	if (got <= 0 || ptd_disasm_decode(buf, (size_t)got, b->end_ip, &info) < 0)
+		return ptd__err(-ptde_bad_insn, "simulated PMU: cannot decode the branch at 0x%llx",
+				(unsigned long long)b->end_ip);
+	fall = b->end_ip + info.len;
+	switch (b->iclass) {
+	case PTD_IC_COND_JUMP:
+		return ptd_ptsynth_cond(e->synth, next != fall, next);
+	case PTD_IC_JUMP:
+		return (info.flags & PTD_INSN_INDIRECT) ? ptd_ptsynth_indirect(e->synth, next) : 0;
+	case PTD_IC_CALL:
+		return (info.flags & PTD_INSN_INDIRECT) ? ptd_ptsynth_icall(e->synth, fall, next)
+							: ptd_ptsynth_call(e->synth, fall);
+	case PTD_IC_RET:
+		return ptd_ptsynth_ret(e->synth, next);
+	default:
+		return ptd_ptsynth_syscall(e->synth, next);
+	}
+}
+
+/* (Re)enables tracing at @ip when it is in a range. */
+static int fenter(struct sim_event *e, uint64_t ip)
+{
+	int rc;
+
+	if (ptd_ptsynth_enabled(e->synth) || !ip || !in_range(e, ip))
+		return 0;
+	rc = e->fresh ? ptd_ptsynth_begin(e->synth, ip) : ptd_ptsynth_enter(e->synth, ip);
+	e->fresh = 0;
+	return rc;
+}
+
+/* The staged blocks as PT with the filters applied; @end: the thread
+ * stopped at @next. */
+static int fconvert(struct sim *s, struct sim_event *e, uint64_t next, int end)
+{
+	uint64_t n = ptd_history_nitems(e->stage);
+	struct ptd_item it, nx;
+	int rc = 0;
+
+	for (uint64_t i = 0; i < n && rc == 0; i++) {
+		if (!ptd_history_item(e->stage, i, &it))
+			return -ptde_internal;
+		if (it.kind == PTD_ITEM_BLOCK) {
+			if (e->have_prev && ptd_ptsynth_enabled(e->synth))
+				rc = fresolve(s, e, &e->prev, it.block.ip);
+			e->have_prev = 0;
+			if (rc == 0)
+				rc = fenter(e, it.block.ip);
+			if (ptd_ptsynth_enabled(e->synth)) {
+				e->prev = it.block;
+				e->have_prev = 1;
+			}
+		} else if (it.kind == PTD_ITEM_EVENT && it.reason == PTD_EV_SIGNAL) {
+			uint64_t target = next;
+			for (uint64_t j = i + 1; j < n && ptd_history_item(e->stage, j, &nx); j++)
+				if (nx.kind == PTD_ITEM_BLOCK) {
+					target = nx.block.ip;
+					break;
+				}
+			if (ptd_ptsynth_enabled(e->synth)) {
+				if (e->have_prev)
+					rc = fresolve(s, e, &e->prev, it.block.ip);
+				e->have_prev = 0;
+				if (rc == 0 && ptd_ptsynth_enabled(e->synth)) {
+					if (target && in_range(e, target))
+						rc = ptd_ptsynth_async(e->synth, it.block.ip,
+								       target);
+					else
+						rc = ptd_ptsynth_end(e->synth, it.block.ip);
+				}
+			}
+		} else if (it.kind == PTD_ITEM_EVENT && it.reason == PTD_EV_EXEC) {
+			e->have_prev = 0;
+			if (ptd_ptsynth_enabled(e->synth))
+				rc = ptd_ptsynth_syscall(e->synth, 0);
+			e->fresh = 1;
+		}
+	}
+	if (rc == 0 && e->have_prev && ptd_ptsynth_enabled(e->synth) && next) {
+		/* the held block's successor is where execution goes on */
+		if (!end || !in_range(e, next) || e->prev.iclass != PTD_IC_OTHER)
+			rc = fresolve(s, e, &e->prev, next);
+		e->have_prev = 0;
+	}
+	if (rc == 0 && end) {
+		if (ptd_ptsynth_enabled(e->synth))
+			rc = ptd_ptsynth_end(e->synth, next);
+		else
+			rc = ptd_ptsynth_flush(e->synth);
+		e->have_prev = 0;
+		e->fresh = 1;
 	}
 	return rc;
 }
@@ -177,7 +340,9 @@ static int convert(struct sim *s, struct sim_event *e, int end)
 	if (end)
 		ptd_steprec_flush(s->sr, e->tid);
 	next = ptd_steprec_next_ip(s->sr, e->tid);
-	if (e->is_pt) {
+	if (e->is_pt && filtered(e)) {
+		rc = fconvert(s, e, next, end);
+	} else if (e->is_pt) {
 		if (end)
 			rc = ptd_ptconv_history(e->synth, e->stage, next, read_code, s);
 		else if (ptd_history_nitems(e->stage) == 0)
@@ -210,8 +375,8 @@ static void write_bts(struct sim *s, struct sim_event *e)
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t *p = (uint64_t *)(buf + i * one), from, to;
-		struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
-					       (uint16_t)one };
+		struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+					      (uint16_t)one};
 		int k = 1;
 		memcpy(&from, e->bts + i * 16, 8);
 		memcpy(&to, e->bts + i * 16 + 8, 8);
@@ -328,6 +493,17 @@ static int sim_step(struct sim *s, struct sim_event *e, int signo)
 	return ptd_target_resume(s->k.t, e->tid, 1, signo);
 }
 
+/* At a syscall's event stop (clone, fork, exec) the pc is already past
+ * the syscall instruction the step recorder has not seen complete. */
+static int in_syscall_at(struct sim *s, uint64_t at, uint64_t pc)
+{
+	uint8_t b[2];
+
+	if (pc != at + 2 || read_code(s, at, b, 2) != 2)
+		return 0;
+	return (b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) || (b[0] == 0xcd && b[1] == 0x80);
+}
+
 int ptd__sim_resume(struct sim *s, pid_t tid, int step, int signo)
 {
 	struct sim_event *e;
@@ -350,6 +526,20 @@ int ptd__sim_resume(struct sim *s, pid_t tid, int step, int signo)
 	}
 	if (!e)
 		return ptd_target_resume(s->k.t, tid, step, signo);
+	{
+		/* The caller moved the pc (jump, a return forced), or ran
+		 * the thread around the simulation: tracing ends where it
+		 * was and starts again here, as the hardware's PGD/PGE
+		 * around a stop would show it. */
+		uint64_t pc;
+		if (ptd_target_get_pc(s->k.t, tid, &pc) == 0 && pc != e->last_pc &&
+		    !in_syscall_at(s, e->last_pc, pc)) {
+			ptd__sim_stop_recording(s, e);
+			rc = start_recording(s, e);
+			if (rc < 0)
+				return rc;
+		}
+	}
 	e->caller_step = step;
 	return sim_step(s, e, signo);
 }
@@ -371,10 +561,12 @@ static void after_syscall(struct sim *s, struct sim_event *e)
 			convert(s, e, 0);
 			write_out(s, e);
 			ptd__sim_mmap_records(s, e, (uint64_t)ret, 0);
+			ptd__sim_filters_apply(s, e);
 		} else if (e->sys_nr == SYS_mprotect && (e->sys_args[2] & PROT_EXEC)) {
 			convert(s, e, 0);
 			write_out(s, e);
 			ptd__sim_mmap_records(s, e, e->sys_args[0], 0);
+			ptd__sim_filters_apply(s, e);
 		}
 	}
 	e->sys_nr = -1;
@@ -422,14 +614,26 @@ int ptd__sim_on_stop(struct sim *s, const struct ptd_stop *st)
 		e = recording_of(s, st->tid);
 		if (!e)
 			return 0;
-		rc = ptd_steprec_stepped(s->sr, st->tid, st->pc);
-		if (rc < 0)
-			return rc;
+		e->last_pc = st->pc;
+		if (e->in_execve && st->pc == e->start_pc) {
+			e->in_execve = 0; /* the execve completed; nothing ran */
+		} else {
+			e->in_execve = 0;
+			rc = ptd_steprec_stepped(s->sr, st->tid, st->pc);
+			if (rc < 0)
+				return rc;
+		}
 		after_syscall(s, e);
 		rc = convert(s, e, 0);
 		if (rc < 0)
 			return rc;
 		if (e->caller_step) {
+			ptd__sim_finish(s, e);
+			return 0;
+		}
+		if (ptd_target_stopping_all(s->k.t)) {
+			/* The caller is stopping every thread: this one stays
+			 * stopped, as if interrupted here. */
 			ptd__sim_finish(s, e);
 			return 0;
 		}
@@ -458,6 +662,7 @@ int ptd__sim_on_stop(struct sim *s, const struct ptd_stop *st)
 			}
 		e = recording_of(s, st->tid);
 		if (e) {
+			e->last_pc = st->pc;
 			ptd_steprec_exec(s->sr, st->tid, st->pc);
 			rc = ptd__sim_finish(s, e);
 		}
@@ -468,6 +673,7 @@ int ptd__sim_on_stop(struct sim *s, const struct ptd_stop *st)
 				e->exec_pending = 0;
 				e->enabled = 1;
 			}
+			ptd__sim_filters_apply(s, e);
 			if (e->enabled) {
 				comm_record(s, e);
 				ptd__sim_mmap_records(s, e, 0, 1);

@@ -63,6 +63,7 @@ struct early_stop {
 
 struct ptd_target {
 	pid_t pid;
+	int stopping_all; /* inside ptd_target_stop_all */
 	int launched;
 	int alive;
 	int memfd;
@@ -1387,11 +1388,30 @@ int ptd_target_interrupt(struct ptd_target *t, pid_t tid)
 	return 0;
 }
 
+static int stop_all(struct ptd_target *t, void (*cb)(void *ctx, const struct ptd_stop *st),
+		    void *ctx);
+
 int ptd_target_stop_all(struct ptd_target *t, void (*cb)(void *ctx, const struct ptd_stop *st),
 			void *ctx)
 {
+	int rc;
+
 	if (!t)
 		return -ptde_invalid;
+	t->stopping_all++;
+	rc = stop_all(t, cb, ctx);
+	t->stopping_all--;
+	return rc;
+}
+
+int ptd_target_stopping_all(const struct ptd_target *t)
+{
+	return t && t->stopping_all > 0;
+}
+
+static int stop_all(struct ptd_target *t, void (*cb)(void *ctx, const struct ptd_stop *st),
+		    void *ctx)
+{
 	for (int i = 0; i < t->nth; i++)
 		if (t->th[i].state == PTD_THREAD_RUNNING)
 			ptd_target_interrupt(t, t->th[i].tid);

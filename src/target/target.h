@@ -106,6 +106,9 @@ int ptd_target_interrupt(struct ptd_target *t, pid_t tid);
  */
 int ptd_target_stop_all(struct ptd_target *t, void (*cb)(void *ctx, const struct ptd_stop *st),
 			void *ctx);
+/* Nonzero while ptd_target_stop_all runs (its callback is called): a
+ * recorder that steps threads on its own must leave them stopped then. */
+int ptd_target_stopping_all(const struct ptd_target *t);
 /* Signal that will be delivered on the next resume with signo -1. */
 int ptd_target_pending_signal(const struct ptd_target *t, pid_t tid);
 void ptd_target_set_pending_signal(struct ptd_target *t, pid_t tid, int signo);

@@ -44,7 +44,7 @@ static void fake_init(struct fake *f, int data_pages)
 static void put(struct fake *f, uint32_t type, uint16_t size, uint8_t seed)
 {
 	uint8_t rec[65536];
-	struct perf_event_header h = { type, 0, size };
+	struct perf_event_header h = {type, 0, size};
 	uint64_t head = f->pg->data_head;
 
 	memcpy(rec, &h, sizeof(h));
@@ -94,7 +94,7 @@ static void test_before_wrap(void **state)
 {
 	struct fake f;
 	struct ptd_perf_ring r;
-	struct got g = { 0 };
+	struct got g = {0};
 	uint64_t lost = 99;
 
 	fake_init(&f, 1);
@@ -119,7 +119,7 @@ static void test_exactly_at_wrap(void **state)
 {
 	struct fake f;
 	struct ptd_perf_ring r;
-	struct got g = { 0 };
+	struct got g = {0};
 
 	fake_init(&f, 1);
 	assert_int_equal(ptd_perf_ring_init(&r, f.map, f.len, 1), 0);
@@ -141,7 +141,7 @@ static void test_split_records(void **state)
 {
 	struct fake f;
 	struct ptd_perf_ring r;
-	struct got g = { 0 };
+	struct got g = {0};
 
 	fake_init(&f, 1);
 	assert_int_equal(ptd_perf_ring_init(&r, f.map, f.len, 1), 0);
@@ -168,7 +168,7 @@ static void test_far_past_wrap(void **state)
 {
 	struct fake f;
 	struct ptd_perf_ring r;
-	struct got g = { 0 };
+	struct got g = {0};
 	uint64_t lost = 0;
 
 	fake_init(&f, 2);
@@ -235,13 +235,13 @@ static void test_aux_and_lost_records(void **state)
 {
 	struct fake f;
 	struct ptd_perf_ring r;
-	struct got g = { 0 };
-	static const uint64_t flags[] = { 0,
-					  PERF_AUX_FLAG_TRUNCATED,
-					  PERF_AUX_FLAG_OVERWRITE,
-					  PERF_AUX_FLAG_PARTIAL,
-					  PERF_AUX_FLAG_COLLISION,
-					  PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL };
+	struct got g = {0};
+	static const uint64_t flags[] = {0,
+					 PERF_AUX_FLAG_TRUNCATED,
+					 PERF_AUX_FLAG_OVERWRITE,
+					 PERF_AUX_FLAG_PARTIAL,
+					 PERF_AUX_FLAG_COLLISION,
+					 PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL};
 
 	fake_init(&f, 1);
 	assert_int_equal(ptd_perf_ring_init(&r, f.map, f.len, 1), 0);
@@ -249,14 +249,14 @@ static void test_aux_and_lost_records(void **state)
 		struct {
 			struct perf_event_header h;
 			uint64_t off, size, flags;
-		} a = { { PERF_RECORD_AUX, 0, 32 }, 4096 * i, 4096, flags[i] };
+		} a = {{PERF_RECORD_AUX, 0, 32}, 4096 * i, 4096, flags[i]};
 		put_raw(&f, &a, sizeof(a));
 	}
 	{
 		struct {
 			struct perf_event_header h;
 			uint64_t id, lost;
-		} l = { { PERF_RECORD_LOST, 0, 24 }, 7, 12345 };
+		} l = {{PERF_RECORD_LOST, 0, 24}, 7, 12345};
 		put_raw(&f, &l, sizeof(l));
 	}
 	assert_int_equal(ptd_perf_ring_read(&r, collect, &g, NULL), 7);
@@ -273,14 +273,14 @@ static void test_corrupt(void **state)
 {
 	struct fake f;
 	struct ptd_perf_ring r;
-	struct got g = { 0 };
+	struct got g = {0};
 
 	/* a size below the header */
 	fake_init(&f, 1);
 	assert_int_equal(ptd_perf_ring_init(&r, f.map, f.len, 1), 0);
 	put(&f, 101, 16, 1);
 	{
-		struct perf_event_header h = { 102, 0, 4 };
+		struct perf_event_header h = {102, 0, 4};
 		put_raw(&f, &h, 8);
 	}
 	assert_int_equal(ptd_perf_ring_read(&r, collect, &g, NULL), -ptde_bad_trace);
@@ -292,7 +292,7 @@ static void test_corrupt(void **state)
 	fake_init(&f, 1);
 	assert_int_equal(ptd_perf_ring_init(&r, f.map, f.len, 1), 0);
 	{
-		struct perf_event_header h = { 102, 0, 64 };
+		struct perf_event_header h = {102, 0, 64};
 		put_raw(&f, &h, 8);
 	}
 	g.n = 0;
@@ -330,7 +330,7 @@ static void test_callback_error(void **state)
 {
 	struct fake f;
 	struct ptd_perf_ring r;
-	struct got g = { 0 };
+	struct got g = {0};
 
 	fake_init(&f, 1);
 	assert_int_equal(ptd_perf_ring_init(&r, f.map, f.len, 1), 0);
@@ -344,6 +344,46 @@ static void test_callback_error(void **state)
 	g.fail_at = 0;
 	assert_int_equal(ptd_perf_ring_read(&r, collect, &g, NULL), 2);
 	assert_int_equal(g.type[1], 102);
+	free(f.map);
+}
+
+/* Fixed-size records in an overwritten read-only ring (BTS, gdb's way):
+ * the newest whole records survive. */
+static void test_fixed_newest(void **state)
+{
+	struct fake f;
+	struct ptd_perf_ring r;
+	struct got *g = calloc(1, sizeof(*g));
+	uint64_t lost = 0;
+
+	assert_non_null(g);
+	fake_init(&f, 1);
+	assert_int_equal(ptd_perf_ring_init(&r, f.map, f.len, 0), 0);
+	/* 24-byte samples: 4096 / 24 = 170 whole ones fit */
+	for (int i = 0; i < 5; i++)
+		put(&f, 100 + (uint32_t)i, 24, (uint8_t)i);
+	assert_int_equal(ptd_perf_ring_read_fixed(&r, 24, collect, g, &lost), 5);
+	assert_int_equal(lost, 0);
+	for (int i = 0; i < 1000; i++)
+		put(&f, 100 + (uint32_t)(i % 50), 24, (uint8_t)(i % 50));
+	g->n = 0;
+	assert_int_equal(ptd_perf_ring_read_fixed(&r, 24, collect, g, &lost), 170);
+	assert_int_equal(lost, (1000 - 170) * 24);
+	for (int i = 0; i < 170; i++) {
+		assert_true(g->ok[i]); /* joined across the end where split */
+		assert_int_equal(g->type[i], 100 + (uint32_t)((1000 - 170 + i) % 50));
+	}
+	/* not overwritten: all of it */
+	for (int i = 0; i < 3; i++)
+		put(&f, 101, 24, 1);
+	g->n = 0;
+	assert_int_equal(ptd_perf_ring_read_fixed(&r, 24, collect, g, &lost), 3);
+	assert_int_equal(lost, 0);
+	/* another size is corruption */
+	put(&f, 101, 32, 1);
+	assert_int_equal(ptd_perf_ring_read_fixed(&r, 24, collect, g, &lost), -ptde_bad_trace);
+	assert_int_equal(ptd_perf_ring_read_fixed(&r, 4, collect, g, &lost), -ptde_invalid);
+	free(g);
 	free(f.map);
 }
 
@@ -377,7 +417,7 @@ static void check_stream(const uint8_t *b, uint64_t from, uint64_t n)
 
 static void test_aux_linear(void **state)
 {
-	struct fake_aux fa = { 0 };
+	struct fake_aux fa = {0};
 	struct ptd_perf_aux a;
 	uint8_t *out = NULL;
 	size_t size = 0, cap = 0;
@@ -413,7 +453,7 @@ static void test_aux_linear(void **state)
 
 static void test_aux_circular(void **state)
 {
-	struct fake_aux fa = { 0 };
+	struct fake_aux fa = {0};
 	struct ptd_perf_aux a;
 	uint8_t *out = NULL;
 	size_t size = 0, cap = 0;
@@ -480,24 +520,20 @@ static void test_tsc_to_time(void **state)
 	pg.cap_user_time_short = 1;
 	pg.time_cycles = 1ull << 40;
 	pg.time_mask = (1ull << 32) - 1;
-	assert_int_equal(ptd_perf_tsc_to_time(&pg, (1ull << 40) + 2000), 500 + ((1ull << 40) + 2000) / 2);
+	assert_int_equal(ptd_perf_tsc_to_time(&pg, (1ull << 40) + 2000),
+			 500 + ((1ull << 40) + 2000) / 2);
 	assert_int_equal(ptd_perf_tsc_to_time(NULL, 5), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_before_wrap),
-		cmocka_unit_test(test_exactly_at_wrap),
-		cmocka_unit_test(test_split_records),
-		cmocka_unit_test(test_far_past_wrap),
-		cmocka_unit_test(test_many_wraps),
-		cmocka_unit_test(test_aux_and_lost_records),
-		cmocka_unit_test(test_corrupt),
-		cmocka_unit_test(test_callback_error),
-		cmocka_unit_test(test_aux_linear),
-		cmocka_unit_test(test_aux_circular),
-		cmocka_unit_test(test_tsc_to_time),
+		cmocka_unit_test(test_before_wrap),   cmocka_unit_test(test_exactly_at_wrap),
+		cmocka_unit_test(test_split_records), cmocka_unit_test(test_far_past_wrap),
+		cmocka_unit_test(test_many_wraps),    cmocka_unit_test(test_aux_and_lost_records),
+		cmocka_unit_test(test_corrupt),	      cmocka_unit_test(test_callback_error),
+		cmocka_unit_test(test_fixed_newest),  cmocka_unit_test(test_aux_linear),
+		cmocka_unit_test(test_aux_circular),  cmocka_unit_test(test_tsc_to_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
