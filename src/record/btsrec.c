@@ -75,6 +75,8 @@ struct btsthread {
 	uint8_t last_class; /* class of the last appended block's end */
 	int sig_step;	 /* resumed with a signal by a single-step */
 	int at_exit;	 /* stopped in its exit (PTRACE_EVENT_EXIT) */
+	int in_gap;	 /* the newest item is a decode gap: records that do not fit
+			  * the code either join it */
 	int sig_no;
 	uint64_t sig_stack[SIGSTACK]; /* interrupted positions, for sigreturn */
 	int nsig;
@@ -176,6 +178,7 @@ static int w_flush(struct btsthread *th, struct walk *w)
 	int rc = w->nomem ? -ptde_nomem : 0;
 
 	for (size_t i = 0; i < w->n && rc == 0; i++) {
+		th->in_gap = 0;
 		rc = ptd_history_append_block(th->h, &w->blk[i]);
 		th->last_class = w->blk[i].iclass;
 		if (w->blk[i].flags & PTD_BLK_INTERRUPTED)
@@ -275,8 +278,11 @@ static void gap(struct btsthread *th, enum ptd_gap_reason r, const char *fmt, ..
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (th->in_gap && r == PTD_GAP_DECODE_ERROR)
+		return;
 	ptd_history_append_gap(th->h, r, 0, msg);
 	th->last_class = 0xff;
+	th->in_gap = r == PTD_GAP_DECODE_ERROR;
 }
 
 /* Walks to @stop (W_RECORD or W_TAIL), trying the interrupted position

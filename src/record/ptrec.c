@@ -63,6 +63,9 @@ struct ptthread {
 	struct ptd_pt_state s_state; /* the decoder state at s_base */
 	uint64_t s_done;	/* numbers the run from s_base gave and that are in h */
 	uint64_t s_done_ev;	/* events it gave after its last number */
+	/* Why bytes before the stream's first PSB cannot be decoded, when
+	 * no loss gap said so already (NULL: nothing to say). */
+	const char *s_lead_why;
 
 	/* Losses the sideband reported, by aux position, not yet applied. */
 	struct loss {
@@ -88,6 +91,7 @@ struct ptrec {
 	/* Sideband said the image changed: true for the trace read after
 	 * the trace decoded next, so it applies after that decode. */
 	int img_pending;
+	int exec_seen; /* a COMM exec record was read, its trace not decoded yet */
 	uint64_t aux_size; /* bytes per thread now (halved on ENOMEM) */
 	int started;
 	int stopped;
@@ -448,6 +452,17 @@ static struct ptd_image *image(struct ptrec *p)
 	return p->img;
 }
 
+/* Does [@addr, @addr+@len) meet a mapping of @img? */
+static int overlaps(struct ptd_image *img, uint64_t addr, uint64_t len)
+{
+	for (size_t i = 0; i < ptd_image_nmaps(img); i++) {
+		const struct ptd_image_map *m = ptd_image_map(img, i);
+		if (addr < m->vaddr + m->size && m->vaddr < addr + len)
+			return !(m->vaddr == addr && m->size == len); /* the same one again: fine */
+	}
+	return 0;
+}
+
 /* ---- decoding ---------------------------------------------------------------------------------- */
 
 /* The sink of a run: skips what the history has already, appends the
@@ -589,6 +604,14 @@ static int decode_stream(struct ptrec *p, struct ptthread *th, int final)
 		}
 		th->s_base = offs[0];
 		th->s_synced = 1;
+		if (offs[0] && th->s_lead_why) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg), "%s: %llu bytes of trace before the next PSB",
+				 th->s_lead_why, (unsigned long long)offs[0]);
+			ptd_history_append_gap(th->h, PTD_GAP_LOST, th->s_start, msg);
+		}
+		th->s_lead_why = NULL;
 		free(offs);
 		free(ips);
 		offs = ips = NULL;
@@ -692,6 +715,44 @@ static void add_loss(struct ptthread *th, uint64_t pos, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A new executable mapping (PERF_RECORD_MMAP2, or MMAP on old kernels).
+ * A file mapping goes into the image at once, read from the file as perf
+ * does: the trace before it never ran there (unless it replaced other
+ * code at the same addresses, which then needs the old image: the rebuild
+ * waits until the trace before it is decoded), and the code stays
+ * readable after an exec or munmap took it out of the process.  Other
+ * code (anonymous, the vdso) is read through env.read_code.
+ */
+static void new_mapping(struct ptrec *p, const struct perf_event_header *h, const uint8_t *b)
+{
+	uint64_t addr, len, pgoff;
+	uint32_t prot = PROT_EXEC;
+	size_t fn = h->type == PERF_RECORD_MMAP2 ? 72 : 40, end = h->size;
+	char path[4096];
+	size_t i;
+
+	if (h->size < fn + 1)
+		return;
+	memcpy(&addr, b + 16, 8);
+	memcpy(&len, b + 24, 8);
+	memcpy(&pgoff, b + 32, 8);
+	if (h->type == PERF_RECORD_MMAP2)
+		memcpy(&prot, b + 64, 4);
+	if (!(prot & PROT_EXEC) || p->exec_seen)
+		return;
+	for (i = 0; fn + i < end && i + 1 < sizeof(path) && b[fn + i]; i++)
+		path[i] = (char)b[fn + i];
+	path[i] = 0;
+	if (path[0] != '/' || !p->img || p->img_stale) {
+		if (path[0] == '/')
+			p->img_pending = 1;
+		return;
+	}
+	if (overlaps(p->img, addr, len) || ptd_image_add_file(p->img, path, pgoff, len, addr) < 0)
+		p->img_pending = 1;
+}
+
 static int sideband(void *ctx, const struct perf_event_header *h, const void *rec)
 {
 	struct sbctx *c = ctx;
@@ -746,14 +807,15 @@ static int sideband(void *ctx, const struct perf_event_header *h, const void *re
 	}
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_MMAP:
-		/* New executable code: the image gets it after the next
-		 * decode (the trace before the mapping must not see it; code
-		 * that ran in it meanwhile is read through env.read_code). */
-		c->p->img_pending = 1;
+		new_mapping(c->p, h, b);
 		break;
 	case PERF_RECORD_COMM:
-		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+			/* Mappings after it are the new program's: the image
+			 * is read again once the trace before it is decoded. */
+			c->p->exec_seen = 1;
 			c->p->img_pending = 1;
+		}
 		break;
 	case PERF_RECORD_ITRACE_START:
 	default:
@@ -871,6 +933,7 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 			p->img_stale = 1;
 			p->img_pending = 0;
 		}
+		p->exec_seen = 0;
 	}
 	return rc;
 }
@@ -1107,8 +1170,19 @@ static int pt_exec(struct ptd_recorder *r, pid_t tid, uint64_t pc)
 	 * image we have, then read the new one. */
 	if (th)
 		rc = read_thread(p, th, 1);
+	if (th && th->pt_size > th->s_start) {
+		/* Decoding the trace after the exec from the last PSB before
+		 * it would walk the old program's part again with the new
+		 * program's code: the new program's trace decodes from its
+		 * first PSB on, and what comes before that is a gap. */
+		reset_stream(th);
+		th->s_lead_why = "cannot decode the trace after the exec up to its first PSB "
+				 "(it continues packets of the old program; a smaller PSB period "
+				 "makes this shorter)";
+	}
 	p->img_stale = 1;
 	p->img_pending = 0;
+	p->exec_seen = 0;
 	if (th) {
 		ptd_history_append_event(th->h, PTD_EV_EXEC, pc, 0);
 		ptd_history_set_tail(th->h, pc);

@@ -98,6 +98,30 @@ static void test_sigstorm_sync_every(void **state)
 	rd_sync_every = 0;
 }
 
+/* More testprogs, each deterministic: calls through pointers, jump
+ * tables, tail calls, longjmp, fork (the child is not recorded).
+ * (exec, dlopen and jit are left out: their records must be walked
+ * before the code goes away (exec, dlclose, munmap), at the run loop's
+ * before_unmap, which this driver does not call.) */
+static void test_more_programs(void **state)
+{
+	static const char *const names[] = { "funcptr", "switch",  "tailcall", "longjmp",
+					     "fork",
+					     "loops",   "fib-O2",  "vdso" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *name = names[i];
+
+		if (getenv("ONLY") && strcmp(getenv("ONLY"), name) != 0)
+			continue;
+		print_message("%s\n", name);
+		/* vdso's code branches on the time: two runs differ; the
+		 * simulation's history of this run is the truth. */
+		same_as_step_arg(name, NULL, strcmp(name, "vdso") != 0);
+	}
+}
+
 static void test_fib(void **state)
 {
 	(void)state;
@@ -264,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_fib),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_more_programs),
 		cmocka_unit_test(test_sigstorm_sync_every),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_err_enoent),

@@ -124,6 +124,29 @@ static void test_sigstorm_sync_every(void **state)
 	rd_sync_every = 0;
 }
 
+/* More testprogs, each deterministic: calls through pointers, jump
+ * tables, tail calls, longjmp, exec, dlopen, fork (the child is not
+ * recorded).  (jit is left to the session's tests: its code is unmapped
+ * before the end, and this driver keeps no unmapped code.) */
+static void test_more_programs(void **state)
+{
+	static const char *const names[] = { "funcptr", "switch",  "tailcall", "longjmp",
+					     "exec",    "dlopen",  "fork",
+					     "loops",   "fib-O2",  "vdso" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *name = names[i];
+
+		if (getenv("ONLY") && strcmp(getenv("ONLY"), name) != 0)
+			continue;
+		print_message("%s\n", name);
+		/* vdso's code branches on the time: two runs differ; the
+		 * simulation's history of this run is the truth. */
+		same_as_step_arg(name, NULL, NULL, strcmp(name, "vdso") != 0);
+	}
+}
+
 static void test_fib(void **state)
 {
 	(void)state;
@@ -371,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_noretcomp),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_signal),
+		cmocka_unit_test(test_more_programs),
 		cmocka_unit_test(test_sigstorm_sync_every),
 		cmocka_unit_test(test_linear_tiny),
 		cmocka_unit_test(test_circular_tiny),
