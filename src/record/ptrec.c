@@ -137,64 +137,6 @@ static struct ptthread *find_any(const struct ptrec *p, pid_t tid)
 	return th;
 }
 
-/* ---- errors ------------------------------------------------------------------------------------ */
-
-int ptd__perf_errmsg(struct ptd_perf_kernel *k, int err, const char *what, pid_t tid,
-		     const char *pmu)
-{
-	const char *sim = k->simulated ? " (simulated)" : "";
-
-	switch (err) {
-	case ENOENT:
-		return ptd__err(-ptde_unsupported,
-				"cannot %s for thread %d: no such PMU or event%s (%s is not "
-				"supported by this kernel or cpu); see `ptdbg doctor`",
-				what, (int)tid, sim, pmu);
-	case EACCES:
-	case EPERM: {
-		int p = ptd__perf_paranoid(k);
-		if (p >= 2)
-			return ptd__err(-ptde_perm,
-					"cannot %s for thread %d: permission denied%s "
-					"(perf_event_paranoid is %d): run sysctl "
-					"kernel.perf_event_paranoid=1, or give ptdbg CAP_PERFMON",
-					what, (int)tid, sim, p);
-		return ptd__err(-ptde_perm,
-				"cannot %s for thread %d: permission denied%s: give ptdbg "
-				"CAP_PERFMON, or check the locked-memory limit "
-				"(kernel.perf_event_mlock_kb)",
-				what, (int)tid, sim);
-	}
-	case EINVAL:
-		return ptd__err(-ptde_unsupported,
-				"cannot %s for thread %d: invalid argument%s (the %s PMU refuses "
-				"this configuration: an option its caps do not allow, or a bad "
-				"buffer size)",
-				what, (int)tid, sim, pmu);
-	case EOPNOTSUPP:
-		return ptd__err(-ptde_unsupported,
-				"cannot %s for thread %d: operation not supported%s (the %s PMU "
-				"cannot do it here: in a virtual machine, or the feature is missing "
-				"on this cpu)",
-				what, (int)tid, sim, pmu);
-	case ENOMEM:
-		return ptd__err(-ptde_nomem,
-				"cannot %s for thread %d: out of memory%s; use a smaller buffer",
-				what, (int)tid, sim);
-	case ESRCH:
-		return ptd__err(-ptde_nosrch, "cannot %s for thread %d: no such thread%s", what,
-				(int)tid, sim);
-	case EBUSY:
-		return ptd__err(-ptde_busy,
-				"cannot %s for thread %d: device busy%s (another tool, perf or a "
-				"debugger, uses %s on this cpu); stop it and try again",
-				what, (int)tid, sim, pmu);
-	default:
-		return ptd__err(-ptde_sys, "cannot %s for thread %d: %s%s", what, (int)tid,
-				strerror(err), sim);
-	}
-}
-
 /* ---- the event --------------------------------------------------------------------------------- */
 
 /* Sets an optional term; a refused one is an error with the reason. */
