@@ -32,7 +32,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/ucontext.h>
+#include <sys/user.h>
+#include <sys/ptrace.h>
 #include <unistd.h>
 
 #include "disasm/disasm.h"
@@ -61,6 +66,7 @@ struct btsthread {
 	struct ptd_perf_ring ring;
 	struct ptd_perf_aux auxr;
 	uint8_t *raw; /* AUX bytes not yet whole records */
+	uint64_t *newest; /* scratch: the newest samples of an overwritten ring */
 	size_t raw_size, raw_cap;
 	int gone;
 
@@ -68,6 +74,9 @@ struct btsthread {
 	int known;	 /* next is known (else: after a gap, until a record) */
 	uint8_t last_class; /* class of the last appended block's end */
 	int sig_step;	 /* resumed with a signal by a single-step */
+	int at_exit;	 /* stopped in its exit (PTRACE_EVENT_EXIT) */
+	int in_gap;	 /* the newest item is a decode gap: records that do not fit
+			  * the code either join it */
 	int sig_no;
 	uint64_t sig_stack[SIGSTACK]; /* interrupted positions, for sigreturn */
 	int nsig;
@@ -139,8 +148,9 @@ static const struct bicache *classify(struct btsrec *b, uint64_t ip)
 }
 
 struct walk {
-	struct ptd_block blk[64];
-	int n;
+	struct ptd_block *blk; /* since the last syscall: appended on success */
+	size_t n, cap;
+	int nomem;
 	struct ptd_block cur;
 	int open;
 	int after_syscall; /* index in blk after the last syscall block, -1 */
@@ -148,16 +158,27 @@ struct walk {
 
 static void w_close(struct walk *w)
 {
-	if (w->open && w->n < (int)(sizeof(w->blk) / sizeof(w->blk[0])))
+	if (w->open && w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		struct ptd_block *p = realloc(w->blk, cap * sizeof(*p));
+		if (!p)
+			w->nomem = 1;
+		else {
+			w->blk = p;
+			w->cap = cap;
+		}
+	}
+	if (w->open && w->n < w->cap)
 		w->blk[w->n++] = w->cur;
 	w->open = 0;
 }
 
 static int w_flush(struct btsthread *th, struct walk *w)
 {
-	int rc = 0;
+	int rc = w->nomem ? -ptde_nomem : 0;
 
-	for (int i = 0; i < w->n && rc == 0; i++) {
+	for (size_t i = 0; i < w->n && rc == 0; i++) {
+		th->in_gap = 0;
 		rc = ptd_history_append_block(th->h, &w->blk[i]);
 		th->last_class = w->blk[i].iclass;
 		if (w->blk[i].flags & PTD_BLK_INTERRUPTED)
@@ -173,15 +194,17 @@ enum { W_RECORD, W_TAIL, W_SYSCALL };
  * Walks from @ip: W_RECORD up to and including the branch at @stop,
  * W_TAIL up to (not including) @stop, W_SYSCALL up to and including the
  * next syscall.  Blocks go to th's history as they fill.  Returns 0, or
- * 1 when @stop cannot be reached (the blocks of the failed part are not
- * appended; *@sys gets where it went on after the last syscall passed, 0
- * when none).
+ * 1 when @stop cannot be reached (the blocks after the first syscall
+ * passed, or all, are not appended; *@sys gets where it went on after
+ * that syscall, 0 when none).
  */
 static int walk(struct btsrec *b, struct btsthread *th, uint64_t ip, uint64_t stop, int mode,
 		uint64_t *sys)
 {
 	struct walk w;
 	uint64_t last_sys = 0;
+
+	int rc = 1;
 
 	memset(&w, 0, sizeof(w));
 	if (sys)
@@ -191,7 +214,8 @@ static int walk(struct btsrec *b, struct btsthread *th, uint64_t ip, uint64_t st
 
 		if (mode == W_TAIL && ip == stop) {
 			w_close(&w);
-			return w_flush(th, &w) < 0 ? -1 : 0;
+			rc = w_flush(th, &w) < 0 ? -1 : 0;
+			goto out;
 		}
 		e = classify(b, ip);
 		if (!e)
@@ -207,32 +231,41 @@ static int walk(struct btsrec *b, struct btsthread *th, uint64_t ip, uint64_t st
 		w.cur.iclass = e->iclass;
 		if (mode == W_RECORD && ip == stop) {
 			w_close(&w);
-			return w_flush(th, &w) < 0 ? -1 : 0;
+			rc = w_flush(th, &w) < 0 ? -1 : 0;
+			goto out;
 		}
 		if (e->iclass == PTD_IC_COND_JUMP) {
 			w_close(&w); /* not taken: BTS records taken branches only */
 		} else if (e->flags & PTD_INSN_SYSCALL) {
 			w.cur.flags |= PTD_BLK_SYSCALL;
 			w_close(&w);
-			last_sys = ip + e->len;
-			if (w_flush(th, &w) < 0)
-				return -1;
-			if (mode == W_SYSCALL)
-				return 0;
+			/* Up to the first syscall the walk is certain; after it
+			 * execution may have gone elsewhere (rt_sigreturn):
+			 * then the fallback starts here. */
+			if (!last_sys) {
+				last_sys = ip + e->len;
+				if (w_flush(th, &w) < 0) {
+					rc = -1;
+					goto out;
+				}
+			}
+			if (mode == W_SYSCALL) {
+				rc = 0;
+				goto out;
+			}
 		} else if (e->iclass != PTD_IC_OTHER) {
 			break; /* a branch that should have left a record */
 		} else if (w.cur.ninsn >= 0xffff) {
 			w_close(&w);
 		}
-		if (w.n == (int)(sizeof(w.blk) / sizeof(w.blk[0])) && w_flush(th, &w) < 0)
-			return -1;
 		ip += e->len;
 	}
-	/* The blocks since the last syscall (or all) are not ours: drop. */
-	w.n = 0;
+	/* The blocks since the first syscall (or all) are not ours: drop. */
 	if (sys)
 		*sys = last_sys;
-	return 1;
+out:
+	free(w.blk);
+	return rc;
 }
 
 static void gap(struct btsthread *th, enum ptd_gap_reason r, const char *fmt, ...)
@@ -245,8 +278,11 @@ static void gap(struct btsthread *th, enum ptd_gap_reason r, const char *fmt, ..
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (th->in_gap && r == PTD_GAP_DECODE_ERROR)
+		return;
 	ptd_history_append_gap(th->h, r, 0, msg);
 	th->last_class = 0xff;
+	th->in_gap = r == PTD_GAP_DECODE_ERROR;
 }
 
 /* Walks to @stop (W_RECORD or W_TAIL), trying the interrupted position
@@ -335,6 +371,48 @@ static int on_record(void *ctx, const struct perf_event_header *h, const void *r
 	return 0;
 }
 
+/*
+ * The kernel overwrote records of a read-only ring since the last read:
+ * their boundaries are gone, but with gdb's settings every record is a
+ * 24-byte PERF_RECORD_SAMPLE, so the newest ones are found walking back
+ * from data_head (the ring reader has moved its tail there), as gdb
+ * reads them.  Fills th->newest with (from, to) pairs, oldest first, and
+ * returns their number.
+ */
+static uint64_t newest_samples(struct btsthread *th, uint64_t lost)
+{
+	const struct ptd_perf_ring *r = &th->ring;
+	uint64_t head = r->tail, pos = head, n = 0, max = r->size / 24;
+
+	th->newest = malloc((size_t)max * 16 + 16);
+	if (!th->newest)
+		return 0;
+	while (n < max && pos >= 24 && head - (pos - 24) <= r->size && head - (pos - 24) <= lost) {
+		struct {
+			struct perf_event_header h;
+			uint64_t ip, addr;
+		} s;
+		uint64_t off = (pos - 24) & (r->size - 1);
+		size_t first = r->size - off < 24 ? (size_t)(r->size - off) : 24;
+
+		memcpy(&s, r->data + off, first);
+		if (first < 24)
+			memcpy((uint8_t *)&s + first, r->data, 24 - first);
+		if (s.h.type != PERF_RECORD_SAMPLE || s.h.size != 24)
+			break;
+		pos -= 24;
+		n++;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t off = (pos + 24 * i + 8) & (r->size - 1), v[2];
+		for (int k = 0; k < 2; k++, off = (off + 8) & (r->size - 1))
+			memcpy(&v[k], r->data + off, 8);
+		th->newest[2 * i] = v[0];
+		th->newest[2 * i + 1] = v[1];
+	}
+	return n;
+}
+
 static int read_thread(struct btsrec *b, struct btsthread *th)
 {
 	struct rctx c = { b, th };
@@ -343,6 +421,12 @@ static int read_thread(struct btsrec *b, struct btsthread *th)
 
 	if (th->fd < 0 || !th->base)
 		return 0;
+	/* A simulated kernel writes what it staged for the thread now. */
+	if (b->k->ops->sync) {
+		rc = b->k->ops->sync(b->k, th->tid);
+		if (rc < 0)
+			return rc;
+	}
 	if (b->aux_pmu) {
 		/* Raw records first: a loss in the sideband comes after them. */
 		uint64_t before = th->auxr.tail;
@@ -388,6 +472,7 @@ static int read_thread(struct btsrec *b, struct btsthread *th)
 	if (!b->aux_pmu) {
 		th->trace_bytes += (uint64_t)rc * 24;
 		if (lost) {
+			uint64_t n = newest_samples(th, lost);
 			th->wraps++;
 			th->lost_bytes += lost;
 			gap(th, PTD_GAP_OVERFLOW,
@@ -395,8 +480,14 @@ static int read_thread(struct btsrec *b, struct btsthread *th)
 			    "older branch records were overwritten; use a bigger buffer "
 			    "(set record bts buffer-size)",
 			    (int)th->tid, (unsigned long long)(th->ring.size / 1024),
-			    (unsigned long long)(lost / 24));
+			    (unsigned long long)((lost - n * 24) / 24));
 			th->known = 0;
+			/* The newest records survive (gdb reads them so too). */
+			for (uint64_t i = 0; i < n; i++)
+				record(b, th, th->newest[2 * i], th->newest[2 * i + 1]);
+			free(th->newest);
+			th->newest = NULL;
+			th->trace_bytes += n * 24;
 		}
 	}
 	return 0;
@@ -409,6 +500,16 @@ static int close_to_pc(struct btsrec *b, struct btsthread *th)
 
 	if (th->gone || ptd_target_get_pc(b->rec.env.t, th->tid, &pc) < 0)
 		return 0;
+	if (th->at_exit) {
+		/* At the exit stop the pc is past the exit syscall, which
+		 * never returns: like the step recorder (whose step over it
+		 * never completes), the history ends before it, the syscall
+		 * the tail. */
+		uint8_t b2[2];
+		if (pc >= 2 && b->rec.env.read_code(b->rec.env.ctx, pc - 2, b2, 2) == 2 &&
+		    b2[0] == 0x0f && b2[1] == 0x05)
+			pc -= 2;
+	}
 	if (!th->known) {
 		/* After a loss the pc is a known position again. */
 		th->next = pc;
@@ -617,12 +718,35 @@ static int bts_resume(struct ptd_recorder *r, pid_t tid, int step, int signo)
 	return b->k->ops->resume(b->k, tid, step, signo);
 }
 
+/*
+ * Where rt_sigreturn will go back to: the rip saved in the signal frame
+ * the kernel just built (the thread is at the handler's first
+ * instruction, the frame at its stack pointer: the restorer's address,
+ * then the ucontext).  It differs from the pc at the signal stop when an
+ * interrupted syscall is restarted (rip moved back onto the syscall).
+ */
+static uint64_t frame_rip(struct btsrec *b, struct btsthread *th)
+{
+	struct user_regs_struct regs;
+	uint64_t rip = 0;
+
+	if (ptd_target_get_regs(b->rec.env.t, th->tid, &regs) == 0 &&
+	    ptd_target_read(b->rec.env.t,
+			    regs.rsp + 8 + offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP]), &rip,
+			    sizeof(rip)) == (long)sizeof(rip) && rip && !ptd__kernel_addr(rip))
+		return rip;
+	return th->next;
+}
+
 static int bts_on_stop(struct ptd_recorder *r, const struct ptd_stop *st)
 {
 	struct btsrec *b = BR(r);
 	struct btsthread *th = find(b, st->tid);
 	int rc = b->k->ops->on_stop(b->k, st);
 
+	if (rc == 0 && th)
+		th->at_exit = st->kind == PTD_STOP_SIGNAL &&
+			      st->si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8));
 	if (rc != 0 || !th || !th->sig_step)
 		return rc;
 	th->sig_step = 0;
@@ -635,7 +759,7 @@ static int bts_on_stop(struct ptd_recorder *r, const struct ptd_stop *st)
 		ptd_history_flag_last(th->h, PTD_BLK_INTERRUPTED);
 	ptd_history_append_event(th->h, PTD_EV_SIGNAL, th->next, (uint64_t)th->sig_no);
 	if (th->nsig < SIGSTACK)
-		th->sig_stack[th->nsig++] = th->next;
+		th->sig_stack[th->nsig++] = frame_rip(b, th);
 	th->next = st->pc;
 	th->known = 1;
 	th->last_class = 0xff;

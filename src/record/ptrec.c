@@ -63,6 +63,9 @@ struct ptthread {
 	struct ptd_pt_state s_state; /* the decoder state at s_base */
 	uint64_t s_done;	/* numbers the run from s_base gave and that are in h */
 	uint64_t s_done_ev;	/* events it gave after its last number */
+	/* Why bytes before the stream's first PSB cannot be decoded, when
+	 * no loss gap said so already (NULL: nothing to say). */
+	const char *s_lead_why;
 
 	/* Losses the sideband reported, by aux position, not yet applied. */
 	struct loss {
@@ -72,6 +75,7 @@ struct ptthread {
 	int nloss;
 	uint64_t lost_bytes, wraps, trace_bytes;
 	uint64_t last_tail; /* the tail set at the last sync */
+	int truncated; /* the kernel stopped the event: enable it after reading */
 };
 
 struct ptrec {
@@ -87,6 +91,7 @@ struct ptrec {
 	/* Sideband said the image changed: true for the trace read after
 	 * the trace decoded next, so it applies after that decode. */
 	int img_pending;
+	int exec_seen; /* a COMM exec record was read, its trace not decoded yet */
 	uint64_t aux_size; /* bytes per thread now (halved on ENOMEM) */
 	int started;
 	int stopped;
@@ -130,64 +135,6 @@ static struct ptthread *find_any(const struct ptrec *p, pid_t tid)
 		if (p->th[i].tid == tid)
 			th = &p->th[i];
 	return th;
-}
-
-/* ---- errors ------------------------------------------------------------------------------------ */
-
-int ptd__perf_errmsg(struct ptd_perf_kernel *k, int err, const char *what, pid_t tid,
-		     const char *pmu)
-{
-	const char *sim = k->simulated ? " (simulated)" : "";
-
-	switch (err) {
-	case ENOENT:
-		return ptd__err(-ptde_unsupported,
-				"cannot %s for thread %d: no such PMU or event%s (%s is not "
-				"supported by this kernel or cpu); see `ptdbg doctor`",
-				what, (int)tid, sim, pmu);
-	case EACCES:
-	case EPERM: {
-		int p = ptd__perf_paranoid(k);
-		if (p >= 2)
-			return ptd__err(-ptde_perm,
-					"cannot %s for thread %d: permission denied%s "
-					"(perf_event_paranoid is %d): run sysctl "
-					"kernel.perf_event_paranoid=1, or give ptdbg CAP_PERFMON",
-					what, (int)tid, sim, p);
-		return ptd__err(-ptde_perm,
-				"cannot %s for thread %d: permission denied%s: give ptdbg "
-				"CAP_PERFMON, or check the locked-memory limit "
-				"(kernel.perf_event_mlock_kb)",
-				what, (int)tid, sim);
-	}
-	case EINVAL:
-		return ptd__err(-ptde_unsupported,
-				"cannot %s for thread %d: invalid argument%s (the %s PMU refuses "
-				"this configuration: an option its caps do not allow, or a bad "
-				"buffer size)",
-				what, (int)tid, sim, pmu);
-	case EOPNOTSUPP:
-		return ptd__err(-ptde_unsupported,
-				"cannot %s for thread %d: operation not supported%s (the %s PMU "
-				"cannot do it here: in a virtual machine, or the feature is missing "
-				"on this cpu)",
-				what, (int)tid, sim, pmu);
-	case ENOMEM:
-		return ptd__err(-ptde_nomem,
-				"cannot %s for thread %d: out of memory%s; use a smaller buffer",
-				what, (int)tid, sim);
-	case ESRCH:
-		return ptd__err(-ptde_nosrch, "cannot %s for thread %d: no such thread%s", what,
-				(int)tid, sim);
-	case EBUSY:
-		return ptd__err(-ptde_busy,
-				"cannot %s for thread %d: device busy%s (another tool, perf or a "
-				"debugger, uses %s on this cpu); stop it and try again",
-				what, (int)tid, sim, pmu);
-	default:
-		return ptd__err(-ptde_sys, "cannot %s for thread %d: %s%s", what, (int)tid,
-				strerror(err), sim);
-	}
 }
 
 /* ---- the event --------------------------------------------------------------------------------- */
@@ -401,6 +348,10 @@ static int open_event(struct ptrec *p, struct ptthread *th)
 		 * the area is drained at stops only. */
 		struct f_owner_ex own = { F_OWNER_TID, th->tid };
 		int e = p->k->ops->fcntl(p->k, fd, F_SETOWN_EX, (long)&own);
+		/* Without F_SETOWN_EX the signal goes to the process; si_fd
+		 * still says whose event it is. */
+		if (e == -EINVAL)
+			e = p->k->ops->fcntl(p->k, fd, F_SETOWN, th->tid);
 		if (e >= 0)
 			e = p->k->ops->fcntl(p->k, fd, F_SETSIG, SIGIO);
 		if (e >= 0)
@@ -441,6 +392,17 @@ static struct ptd_image *image(struct ptrec *p)
 		ptd_image_set_cpu(p->img, &c); /* unknown to libipt: no errata, fine */
 	}
 	return p->img;
+}
+
+/* Does [@addr, @addr+@len) meet a mapping of @img? */
+static int overlaps(struct ptd_image *img, uint64_t addr, uint64_t len)
+{
+	for (size_t i = 0; i < ptd_image_nmaps(img); i++) {
+		const struct ptd_image_map *m = ptd_image_map(img, i);
+		if (addr < m->vaddr + m->size && m->vaddr < addr + len)
+			return !(m->vaddr == addr && m->size == len); /* the same one again: fine */
+	}
+	return 0;
 }
 
 /* ---- decoding ---------------------------------------------------------------------------------- */
@@ -584,6 +546,14 @@ static int decode_stream(struct ptrec *p, struct ptthread *th, int final)
 		}
 		th->s_base = offs[0];
 		th->s_synced = 1;
+		if (offs[0] && th->s_lead_why) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg), "%s: %llu bytes of trace before the next PSB",
+				 th->s_lead_why, (unsigned long long)offs[0]);
+			ptd_history_append_gap(th->h, PTD_GAP_LOST, th->s_start, msg);
+		}
+		th->s_lead_why = NULL;
 		free(offs);
 		free(ips);
 		offs = ips = NULL;
@@ -687,6 +657,44 @@ static void add_loss(struct ptthread *th, uint64_t pos, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A new executable mapping (PERF_RECORD_MMAP2, or MMAP on old kernels).
+ * A file mapping goes into the image at once, read from the file as perf
+ * does: the trace before it never ran there (unless it replaced other
+ * code at the same addresses, which then needs the old image: the rebuild
+ * waits until the trace before it is decoded), and the code stays
+ * readable after an exec or munmap took it out of the process.  Other
+ * code (anonymous, the vdso) is read through env.read_code.
+ */
+static void new_mapping(struct ptrec *p, const struct perf_event_header *h, const uint8_t *b)
+{
+	uint64_t addr, len, pgoff;
+	uint32_t prot = PROT_EXEC;
+	size_t fn = h->type == PERF_RECORD_MMAP2 ? 72 : 40, end = h->size;
+	char path[4096];
+	size_t i;
+
+	if (h->size < fn + 1)
+		return;
+	memcpy(&addr, b + 16, 8);
+	memcpy(&len, b + 24, 8);
+	memcpy(&pgoff, b + 32, 8);
+	if (h->type == PERF_RECORD_MMAP2)
+		memcpy(&prot, b + 64, 4);
+	if (!(prot & PROT_EXEC) || p->exec_seen)
+		return;
+	for (i = 0; fn + i < end && i + 1 < sizeof(path) && b[fn + i]; i++)
+		path[i] = (char)b[fn + i];
+	path[i] = 0;
+	if (path[0] != '/' || !p->img || p->img_stale) {
+		if (path[0] == '/')
+			p->img_pending = 1;
+		return;
+	}
+	if (overlaps(p->img, addr, len) || ptd_image_add_file(p->img, path, pgoff, len, addr) < 0)
+		p->img_pending = 1;
+}
+
 static int sideband(void *ctx, const struct perf_event_header *h, const void *rec)
 {
 	struct sbctx *c = ctx;
@@ -702,6 +710,8 @@ static int sideband(void *ctx, const struct perf_event_header *h, const void *re
 		memcpy(&off, b + 8, 8);
 		memcpy(&size, b + 16, 8);
 		memcpy(&flags, b + 24, 8);
+		if (flags & PERF_AUX_FLAG_TRUNCATED)
+			th->truncated = 1;
 		if (flags & PERF_AUX_FLAG_TRUNCATED)
 			add_loss(th, off + size,
 				 "trace lost: the Intel PT buffer of thread %d was full at offset %llu "
@@ -739,14 +749,15 @@ static int sideband(void *ctx, const struct perf_event_header *h, const void *re
 	}
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_MMAP:
-		/* New executable code: the image gets it after the next
-		 * decode (the trace before the mapping must not see it; code
-		 * that ran in it meanwhile is read through env.read_code). */
-		c->p->img_pending = 1;
+		new_mapping(c->p, h, b);
 		break;
 	case PERF_RECORD_COMM:
-		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+			/* Mappings after it are the new program's: the image
+			 * is read again once the trace before it is decoded. */
+			c->p->exec_seen = 1;
 			c->p->img_pending = 1;
+		}
 		break;
 	case PERF_RECORD_ITRACE_START:
 	default:
@@ -799,10 +810,17 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 
 	if (th->fd < 0 || !th->base)
 		return decode ? decode_stream(p, th, 0) : 0;
+	/* A simulated kernel writes what it staged for the thread now. */
+	if (p->k->ops->sync) {
+		rc = p->k->ops->sync(p->k, th->tid);
+		if (rc < 0)
+			return rc;
+	}
 	rc = ptd_perf_ring_read(&th->ring, sideband, &c, &lost);
 	if (rc < 0)
 		notify(p, "warning: cannot read the perf sideband of thread %d: %s", (int)th->tid,
 		       ptd_last_error(rc));
+	rc = 0;
 	if (lost)
 		p->img_pending = 1;
 	before = th->auxr.tail;
@@ -811,6 +829,15 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 	if (got < 0)
 		return (int)got;
 	th->trace_bytes += (uint64_t)got;
+	if (th->truncated && !p->stopped && !th->gone) {
+		/* A full linear area stopped the event; now there is room.
+		 * (Enabling an enabled event does nothing.) */
+		int e = p->k->ops->ioctl(p->k, th->fd, PERF_EVENT_IOC_ENABLE, 0);
+		if (e < 0)
+			notify(p, "warning: cannot enable the intel_pt event of thread %d again: %s",
+			       (int)th->tid, strerror(-e));
+	}
+	th->truncated = 0;
 	if (wrapped) {
 		/* The oldest data was overwritten: what is left starts
 		 * mid-packet and decodes from its first PSB. */
@@ -848,6 +875,7 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 			p->img_stale = 1;
 			p->img_pending = 0;
 		}
+		p->exec_seen = 0;
 	}
 	return rc;
 }
@@ -943,8 +971,8 @@ static int pt_thread_gone(struct ptd_recorder *r, pid_t tid)
 
 	if (!th)
 		return -ptde_notfound;
-	th->gone = 1;
 	rc = read_thread(p, th, 1);
+	th->gone = 1;
 	close_event(p, th);
 	ptd_history_set_tail(th->h, 0);
 	return rc;
@@ -962,29 +990,55 @@ static int pt_resume(struct ptd_recorder *r, pid_t tid, int step, int signo)
 	return p->k->ops->resume(p->k, tid, step, signo);
 }
 
-/* A watermark wake-up of one of our events (linear areas). */
-static struct ptthread *watermark_of(struct ptrec *p, const struct ptd_stop *st)
+/*
+ * A watermark wake-up of one of our events (linear areas): the kernel's
+ * SIGIO carries si_fd (F_SETSIG).  A SIGIO sent by ptdbg's own process
+ * (a simulated kernel that could not queue the siginfo) is ours too:
+ * nothing else here sends the program signals.  Returns the thread whose
+ * event it is, or NULL; *@all when it cannot tell which.
+ */
+static struct ptthread *watermark_of(struct ptrec *p, const struct ptd_stop *st, int *all)
 {
-	if (st->kind != PTD_STOP_SIGNAL || st->signo != SIGIO || st->si.si_code <= 0)
+	*all = 0;
+	if (st->kind != PTD_STOP_SIGNAL || st->signo != SIGIO)
 		return NULL;
-	for (int i = 0; i < p->nth; i++)
-		if (!p->th[i].gone && p->th[i].fd >= 0 && p->th[i].fd == st->si.si_fd)
-			return &p->th[i];
+	if (st->si.si_code > 0) {
+		for (int i = 0; i < p->nth; i++)
+			if (!p->th[i].gone && p->th[i].fd >= 0 && p->th[i].fd == st->si.si_fd)
+				return &p->th[i];
+		return NULL;
+	}
+	if ((st->si.si_code == SI_USER || st->si.si_code == SI_QUEUE) &&
+	    st->si.si_pid == getpid()) {
+		for (int i = 0; i < p->nth; i++)
+			if (!p->th[i].gone && p->th[i].fd >= 0) {
+				*all = 1;
+				return &p->th[i];
+			}
+	}
 	return NULL;
 }
 
 static int pt_on_stop(struct ptd_recorder *r, const struct ptd_stop *st)
 {
 	struct ptrec *p = PR(r);
-	struct ptthread *th = p->cfg.linear ? watermark_of(p, st) : NULL;
+	int all = 0;
+	struct ptthread *th = p->cfg.linear ? watermark_of(p, st, &all) : NULL;
 
 	if (th) {
 		/* Ours: drain, and resume the thread without the signal. */
-		int rc = read_thread(p, th, 0);
-		if (rc < 0)
-			notify(p, "warning: cannot drain the Intel PT of thread %d: %s", (int)th->tid,
-			       ptd_last_error(rc));
-		rc = p->k->ops->resume(p->k, st->tid, 0, 0);
+		for (int i = 0; i < p->nth; i++) {
+			struct ptthread *d = &p->th[i];
+			int rc;
+
+			if (d->gone || (!all && d != th))
+				continue;
+			rc = read_thread(p, d, 0);
+			if (rc < 0)
+				notify(p, "warning: cannot drain the Intel PT of thread %d: %s",
+				       (int)d->tid, ptd_last_error(rc));
+		}
+		int rc = p->k->ops->resume(p->k, st->tid, 0, 0);
 		return rc < 0 ? rc : 1;
 	}
 	return p->k->ops->on_stop(p->k, st);
@@ -1001,6 +1055,14 @@ static int pt_sync(struct ptd_recorder *r, pid_t tid)
 
 		if (th->gone || (tid && th->tid != tid))
 			continue;
+		if (ptd_target_thread_state(p->rec.env.t, th->tid) == PTD_THREAD_RUNNING) {
+			/* Its trace does not end with the thread in the kernel
+			 * yet: read it, decode it when the thread stopped. */
+			e = read_thread(p, th, 0);
+			if (e < 0 && rc == 0)
+				rc = e;
+			continue;
+		}
 		e = read_thread(p, th, 1);
 		if (e < 0 && rc == 0)
 			rc = e;
@@ -1050,8 +1112,19 @@ static int pt_exec(struct ptd_recorder *r, pid_t tid, uint64_t pc)
 	 * image we have, then read the new one. */
 	if (th)
 		rc = read_thread(p, th, 1);
+	if (th && th->pt_size > th->s_start) {
+		/* Decoding the trace after the exec from the last PSB before
+		 * it would walk the old program's part again with the new
+		 * program's code: the new program's trace decodes from its
+		 * first PSB on, and what comes before that is a gap. */
+		reset_stream(th);
+		th->s_lead_why = "cannot decode the trace after the exec up to its first PSB "
+				 "(it continues packets of the old program; a smaller PSB period "
+				 "makes this shorter)";
+	}
 	p->img_stale = 1;
 	p->img_pending = 0;
+	p->exec_seen = 0;
 	if (th) {
 		ptd_history_append_event(th->h, PTD_EV_EXEC, pc, 0);
 		ptd_history_set_tail(th->h, pc);

@@ -3,10 +3,12 @@
  * simulated), and why not: the cpu (vendor, hypervisor bit, CPUID leaves
  * 7 and 0x14), the PMUs in sysfs, perf_event_paranoid and the process's
  * capabilities.  Every refusal names its cause and, where there is one,
- * the one-line fix.
+ * the one-line fix; so do the errors of perf_event_open, mmap and ioctl
+ * both recorders get (ptd__perf_errmsg).
  */
 #include "record/ptrec_int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,4 +242,62 @@ int ptd_btsrec_probe(struct ptd_perf_kernel *k, char *why, size_t n)
 		return -ptde_unsupported;
 	}
 	return ptd__perf_check_paranoid(k, 0, why, n);
+}
+
+/* ---- perf errors, for both recorders --------------------------------------------------------------------------------- */
+
+int ptd__perf_errmsg(struct ptd_perf_kernel *k, int err, const char *what, pid_t tid,
+		     const char *pmu)
+{
+	const char *sim = k->simulated ? " (simulated)" : "";
+
+	switch (err) {
+	case ENOENT:
+		return ptd__err(-ptde_unsupported,
+				"cannot %s for thread %d: no such PMU or event%s (%s is not "
+				"supported by this kernel or cpu); see `ptdbg doctor`",
+				what, (int)tid, sim, pmu);
+	case EACCES:
+	case EPERM: {
+		int p = ptd__perf_paranoid(k);
+		if (p >= 2)
+			return ptd__err(-ptde_perm,
+					"cannot %s for thread %d: permission denied%s "
+					"(perf_event_paranoid is %d): run sysctl "
+					"kernel.perf_event_paranoid=1, or give ptdbg CAP_PERFMON",
+					what, (int)tid, sim, p);
+		return ptd__err(-ptde_perm,
+				"cannot %s for thread %d: permission denied%s: give ptdbg "
+				"CAP_PERFMON, or check the locked-memory limit "
+				"(kernel.perf_event_mlock_kb)",
+				what, (int)tid, sim);
+	}
+	case EINVAL:
+		return ptd__err(-ptde_unsupported,
+				"cannot %s for thread %d: invalid argument%s (the %s PMU refuses "
+				"this configuration: an option its caps do not allow, or a bad "
+				"buffer size)",
+				what, (int)tid, sim, pmu);
+	case EOPNOTSUPP:
+		return ptd__err(-ptde_unsupported,
+				"cannot %s for thread %d: operation not supported%s (the %s PMU "
+				"cannot do it here: in a virtual machine, or the feature is missing "
+				"on this cpu)",
+				what, (int)tid, sim, pmu);
+	case ENOMEM:
+		return ptd__err(-ptde_nomem,
+				"cannot %s for thread %d: out of memory%s; use a smaller buffer",
+				what, (int)tid, sim);
+	case ESRCH:
+		return ptd__err(-ptde_nosrch, "cannot %s for thread %d: no such thread%s", what,
+				(int)tid, sim);
+	case EBUSY:
+		return ptd__err(-ptde_busy,
+				"cannot %s for thread %d: device busy%s (another tool, perf or a "
+				"debugger, uses %s on this cpu); stop it and try again",
+				what, (int)tid, sim, pmu);
+	default:
+		return ptd__err(-ptde_sys, "cannot %s for thread %d: %s%s", what, (int)tid,
+				strerror(err), sim);
+	}
 }
