@@ -34,7 +34,7 @@ for m in soft pt bts; do
 	c=("${CMDS[@]}")
 	CMDS=("${c[@]/METHOD/$m}")
 	PTDBG_SIMULATE_PMU=$([ $m = bts ] && echo bts || echo pt) ptdbg_batch -- "$TESTPROGS/fib" |
-		grep -v '^Active record\|^Recording format\|^Buffer size\|^Replay' | normalize >"$TMPDIR/motions.$m"
+		grep -v '^Active record\|^Recording format\|^Buffer size\|^Replay\|^PMU: \|^Trace read: ' | normalize >"$TMPDIR/motions.$m"
 	CMDS=("${c[@]}")
 	grep -q '^Breakpoint 2, fib' "$TMPDIR/motions.$m" ||
 		{ cat "$TMPDIR/motions.$m" >&2; die "$m: the breakpoint in fib was not hit while recording"; }
