@@ -27,6 +27,7 @@
 #include "record/perf.h"
 #include "record/recorder.h"
 #include "record/step.h"
+#include "symbols/symbols.h"
 #include "target/target.h"
 
 #define RD_MAXTH 8
@@ -127,6 +128,42 @@ static int rd_is_exit_stop(const struct ptd_stop *st)
 	       st->si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8));
 }
 
+/*
+ * Recordings start at main unless a test clears this: every instruction
+ * the simulated PMU traces is a single-step, and the dynamic loader's
+ * hundred thousand instructions before main, the same in every program,
+ * cost most of the run time (a test or two keeps them: rd_from_main = 0).
+ */
+static int rd_from_main = 1;
+
+/* Runs the launched program (stopped at its first instruction) to the
+ * entry of its main, untraced. */
+static void rd_run_to_main(struct ptd_target *t, const char *path)
+{
+	struct ptd_symbols *sym = NULL;
+	uint64_t entry = 0, bp = 0;
+	pid_t pid = ptd_target_pid(t);
+
+	assert_int_equal(ptd_symbols_alloc_file(&sym, path, 0), 0);
+	assert_int_equal(ptd_symbols_function(sym, "main", &entry, &bp), 0);
+	ptd_symbols_free(sym);
+	assert_int_equal(ptd_target_bp_insert(t, entry), 0);
+	assert_int_equal(ptd_target_bp_enable(t, 1), 0);
+	assert_int_equal(ptd_target_resume(t, pid, 0, 0), 0);
+	for (;;) {
+		struct ptd_stop st;
+
+		assert_int_equal(ptd_target_wait(t, &st, 1), 0);
+		if (st.kind == PTD_STOP_BREAKPOINT && st.pc == entry)
+			break;
+		/* nothing else stops a program before main (an exit stop
+		 * would mean it never got there) */
+		assert_true(st.kind != PTD_STOP_EXITED && st.kind != PTD_STOP_KILLED);
+		assert_int_equal(ptd_target_resume(t, st.tid, 0, 0), 0);
+	}
+	assert_int_equal(ptd_target_bp_remove(t, entry), 0);
+}
+
 static struct ptd_target *rd_launch(char **argv)
 {
 	struct ptd_target *t = NULL;
@@ -152,6 +189,8 @@ static struct ptd_target *rd_launch(char **argv)
 			 0);
 	rd_target = t;
 	rd_drop_snapshot();
+	if (rd_from_main)
+		rd_run_to_main(t, argv[0]);
 	return t;
 }
 
