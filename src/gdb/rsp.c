@@ -32,7 +32,7 @@ void ptd_rsp_reader_free(struct ptd_rsp_reader *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int hexval(int c)
+int ptd_rsp_hexval(int c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -139,7 +139,7 @@ int ptd_rsp_feed(struct ptd_rsp_reader *r, const uint8_t *data, size_t n, size_t
 			r->state = ST_CK2;
 			break;
 		case ST_CK2: {
-			int hi = hexval(r->ck), lo = hexval(c);
+			int hi = ptd_rsp_hexval(r->ck), lo = ptd_rsp_hexval(c);
 			r->state = ST_IDLE;
 			r->buf[r->len < r->cap ? r->len : r->cap - 1] = 0;
 			if (hi < 0 || lo < 0 || (uint8_t)(hi * 16 + lo) != r->sum)
@@ -324,7 +324,7 @@ long ptd_rsp_unhex(const char *hex, size_t n, uint8_t *out, size_t cap)
 	if (n % 2)
 		return ptd__err(-ptde_invalid, "odd number of hex digits");
 	for (size_t i = 0; i < n; i += 2) {
-		int hi = hexval((unsigned char)hex[i]), lo = hexval((unsigned char)hex[i + 1]);
+		int hi = ptd_rsp_hexval((unsigned char)hex[i]), lo = ptd_rsp_hexval((unsigned char)hex[i + 1]);
 		if (hi < 0 || lo < 0)
 			return ptd__err(-ptde_invalid, "not a hex digit: '%c'", hi < 0 ? hex[i] : hex[i + 1]);
 		if (o == cap)

@@ -81,6 +81,9 @@ void ptd_rsp_put_binary(struct ptd_rsp_buf *b, const void *data, size_t n);
  */
 int ptd_rsp_frame(struct ptd_rsp_buf *out, const char *p, size_t n, int rle);
 
+/* The value of hex digit @c, or -1. */
+int ptd_rsp_hexval(int c);
+
 /* Parses hex digits: returns the number of bytes written to @out (at most
  * @cap) from 2 * that many digits of @hex, or -ptde_invalid for an odd
  * count or a non-hex digit. */

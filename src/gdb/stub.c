@@ -263,24 +263,13 @@ static const char target_xml[] =
 
 /* ---- small parsers (the input is untrusted) ------------------------------------------------- */
 
-static int hexdig(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A hex number at *@p (before @end): at least one digit, no overflow. */
 static int parse_hex(const char **p, const char *end, uint64_t *out)
 {
 	uint64_t v = 0;
 	int n = 0, d;
 
-	while (*p < end && (d = hexdig((unsigned char)**p)) >= 0) {
+	while (*p < end && (d = ptd_rsp_hexval((unsigned char)**p)) >= 0) {
 		if (v >> 60)
 			return -1;
 		v = v << 4 | (uint64_t)d;
