@@ -48,6 +48,11 @@ static size_t sample_id(const struct sim_event *e, uint64_t *out)
 	return n * 8;
 }
 
+size_t ptd__sim_sample_id(const struct sim_event *e, uint64_t *out)
+{
+	return sample_id(e, out);
+}
+
 static void signal_owner(struct sim *s, struct sim_event *e)
 {
 	int sig = e->sig ? e->sig : SIGIO;
