@@ -2,7 +2,8 @@
  * The BTS recorder on the simulated kernel (ptd_perf_kernel_sim("bts")),
  * against the step recorder: the same program single-stepped and recorded
  * from branch samples must give identical per-thread instruction
- * sequences (a simple program, threads, a signal handler).  Also: a tiny
+ * sequences (a simple program, threads, a signal handler, exec and
+ * dlopen, whose code is gone when the records are read).  Also: a tiny
  * buffer that overflows gives a gap saying so; the kernel's error paths
  * give cause and fix; the erratum cpus are refused; and on this machine's
  * real kernel the probe refuses with a reason.
