@@ -24,6 +24,21 @@
  * (raw 24-byte BTS records).  Both are mapped read-only like gdb's: the
  * kernel overwrites the oldest records when a thread runs too long
  * between two reads, and that is a gap saying how much was lost.
+ *
+ * The code is walked in an image of the process, not in the live
+ * process: records are read at stops, long after the branches, and by
+ * then an exec, a dlclose or a munmap may have taken the code away.  The
+ * event asks for sideband like the pt recorder's (MMAP2 for executable
+ * mappings, COMM for exec) and the records are walked in ring order
+ * against an image that follows it: it starts as /proc/PID/maps at
+ * start, a file mapping from MMAP2 goes into it at once, read from the
+ * file as perf does (a later mapping at the same addresses replaces it),
+ * and code that no file backs (anonymous, JIT, the vdso) is read from the
+ * process.  After a COMM exec record the mappings build the new
+ * program's image, which replaces the old one at the exec stop: up to
+ * there every branch record is the old program's (the thread has not
+ * been back in user mode), whereas the kernel writes the sideband at the
+ * execve, before the samples still in the CPU's BTS buffer.
  */
 #include "record/ptrec_int.h"
 
@@ -40,6 +55,7 @@
 #include <sys/ptrace.h>
 #include <unistd.h>
 
+#include "decode/image.h"
 #include "disasm/disasm.h"
 #include "target/target.h"
 #include "util/error.h"
@@ -96,6 +112,11 @@ struct btsrec {
 	uint64_t size;
 	int started, stopped;
 	char pmu_name[64];
+	/* The code the records are walked in (see the top): img now, and
+	 * after a COMM exec record the new program's, used from the exec
+	 * stop on.  img_stale: sideband was lost, read /proc again. */
+	struct ptd_image *img, *next_img;
+	int img_stale;
 	struct bicache cache[ICACHE];
 };
 
@@ -126,18 +147,93 @@ static struct btsthread *find(const struct btsrec *b, pid_t tid)
 	return NULL;
 }
 
+/* ---- the image ---------------------------------------------------------------------------------- */
+
+/* A new image: the process's mappings now when @maps, else empty (the
+ * sideband fills it); code no file backs is read from the process. */
+static struct ptd_image *new_image(struct btsrec *b, int maps)
+{
+	struct ptd_image *img = ptd_image_alloc(b->rec.env.read_code, b->rec.env.ctx);
+
+	if (img && maps && b->rec.env.t && ptd_target_alive(b->rec.env.t))
+		ptd_image_add_maps(img, ptd_target_pid(b->rec.env.t));
+	return img;
+}
+
+static struct ptd_image *image(struct btsrec *b)
+{
+	if (b->img && !b->img_stale)
+		return b->img;
+	ptd_image_free(b->img);
+	b->img = new_image(b, 1);
+	b->img_stale = 0;
+	memset(b->cache, 0, sizeof(b->cache));
+	return b->img;
+}
+
+/* At the exec stop: from here on the new program's code. */
+static void exec_image(struct btsrec *b)
+{
+	ptd_image_free(b->img);
+	b->img = b->next_img;
+	b->next_img = NULL;
+	/* Without a COMM exec record (a kernel before 3.16) the new
+	 * program is read from /proc: it has not run yet. */
+	b->img_stale = b->img == NULL;
+	memset(b->cache, 0, sizeof(b->cache));
+}
+
+/*
+ * PERF_RECORD_MMAP2 (or MMAP): an executable file mapping goes into the
+ * image now, or into the new program's after a COMM exec record.  Other
+ * code (anonymous, [vdso]) is read from the process.
+ */
+static void new_mapping(struct btsrec *b, const struct perf_event_header *h, const uint8_t *p)
+{
+	size_t fn = h->type == PERF_RECORD_MMAP2 ? 72 : 40, end = h->size, i;
+	uint32_t prot = PROT_EXEC;
+	uint64_t addr, len, pgoff;
+	struct ptd_image *img = b->next_img ? b->next_img : b->img;
+	char path[4096];
+
+	if (h->size < fn + 1 || !img || (!b->next_img && b->img_stale))
+		return;
+	memcpy(&addr, p + 16, 8);
+	memcpy(&len, p + 24, 8);
+	memcpy(&pgoff, p + 32, 8);
+	if (h->type == PERF_RECORD_MMAP2)
+		memcpy(&prot, p + 64, 4);
+	if (!(prot & PROT_EXEC))
+		return;
+	for (i = 0; fn + i < end && i + 1 < sizeof(path) && p[fn + i]; i++)
+		path[i] = (char)p[fn + i];
+	path[i] = 0;
+	if (path[0] != '/')
+		return;
+	/* A file that cannot be read is left to the process's memory. */
+	if (ptd_image_add_file(img, path, pgoff, len, addr) < 0)
+		ptd_clear_error();
+	if (img == b->img)
+		memset(b->cache, 0, sizeof(b->cache));
+}
+
 /* ---- walking the code --------------------------------------------------------------------------- */
 
 static const struct bicache *classify(struct btsrec *b, uint64_t ip)
 {
 	struct bicache *e = &b->cache[(ip ^ (ip >> 12)) & (ICACHE - 1)];
 	struct ptd_insn_info in;
+	struct ptd_image *img;
 	uint8_t buf[16];
 	int n;
 
-	if (e->ip == ip)
+	if (e->ip == ip && !b->img_stale)
 		return e;
-	n = b->rec.env.read_code(b->rec.env.ctx, ip, buf, sizeof(buf));
+	img = image(b);
+	if (img)
+		n = ptd_image_read(img, ip, buf, sizeof(buf));
+	else
+		n = b->rec.env.read_code(b->rec.env.ctx, ip, buf, sizeof(buf));
 	if (n <= 0 || ptd_disasm_decode(buf, (size_t)n, ip, &in) < 0)
 		return NULL;
 	e->ip = ip;
@@ -329,6 +425,18 @@ struct rctx {
 	struct btsthread *th;
 };
 
+/*
+ * A COMM exec record: the mappings that follow are the new program's.
+ * The samples around it are the old program's until the exec stop (the
+ * kernel drains the CPU's BTS buffer after the sideband of the execve),
+ * so they go on in the old image; bts_exec switches.
+ */
+static void exec_seen(struct btsrec *b)
+{
+	if (!b->next_img)
+		b->next_img = new_image(b, 0);
+}
+
 static int on_record(void *ctx, const struct perf_event_header *h, const void *rec)
 {
 	struct rctx *c = ctx;
@@ -339,13 +447,22 @@ static int on_record(void *ctx, const struct perf_event_header *h, const void *r
 
 		memcpy(&ip, p + 8, 8);
 		memcpy(&addr, p + 16, 8);
+		if (!c->b->aux_pmu)
+			c->th->trace_bytes += h->size;
 		record(c->b, c->th, ip, addr);
+	} else if (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_MMAP) {
+		new_mapping(c->b, h, p);
+	} else if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC)) {
+		exec_seen(c->b);
 	} else if (h->type == PERF_RECORD_LOST) {
 		uint64_t lost = 0;
 
 		if (h->size >= sizeof(*h) + 16)
 			memcpy(&lost, p + 16, 8);
 		c->th->lost_bytes += lost * 24;
+		/* Mapping records may be among them: read /proc again. */
+		if (!c->b->next_img)
+			c->b->img_stale = 1;
 		gap(c->th, PTD_GAP_LOST,
 		    "bts: the kernel lost %llu branch records of thread %d (its buffer was "
 		    "full); use a bigger buffer",
@@ -470,7 +587,6 @@ static int read_thread(struct btsrec *b, struct btsthread *th)
 	if (rc < 0)
 		return rc;
 	if (!b->aux_pmu) {
-		th->trace_bytes += (uint64_t)rc * 24;
 		if (lost) {
 			uint64_t n = newest_samples(th, lost);
 			th->wraps++;
@@ -482,6 +598,9 @@ static int read_thread(struct btsrec *b, struct btsthread *th)
 			    (int)th->tid, (unsigned long long)(th->ring.size / 1024),
 			    (unsigned long long)((lost - n * 24) / 24));
 			th->known = 0;
+			/* Mapping records may be among the lost ones. */
+			if (!b->next_img)
+				b->img_stale = 1;
 			/* The newest records survive (gdb reads them so too). */
 			for (uint64_t i = 0; i < n; i++)
 				record(b, th, th->newest[2 * i], th->newest[2 * i + 1]);
@@ -556,6 +675,12 @@ static int open_event(struct btsrec *b, struct btsthread *th)
 		a.sample_period = 1;
 		a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR;
 	}
+	/* Sideband for the image (see the top): executable mappings and
+	 * exec, in the data ring between the samples.  No sample_id_all:
+	 * the records' fixed fields are all that is read. */
+	a.mmap2 = 1;
+	a.comm = 1;
+	a.comm_exec = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	a.exclude_idle = 1;
@@ -620,6 +745,9 @@ static int bts_start(struct ptd_recorder *r)
 
 	b->started = 1;
 	b->stopped = 0;
+	/* The code as it is when recording starts. */
+	if (!image(b))
+		return ptd__err(-ptde_nomem, "out of memory for the process image");
 	for (int i = 0; i < b->nth && rc == 0; i++) {
 		struct btsthread *th = &b->th[i];
 		if (th->gone)
@@ -811,14 +939,15 @@ static int bts_exec(struct ptd_recorder *r, pid_t tid, uint64_t pc)
 
 	if (!th)
 		return 0;
-	/* What ran before the execve, with the code we can still read. */
+	/* What ran before the execve, in the old program's image (it
+	 * stays until here, see exec_seen). */
 	read_thread(b, th);
-	memset(b->cache, 0, sizeof(b->cache));
 	if (th->known && walk(b, th, th->next, 0, W_SYSCALL, NULL) != 0)
 		gap(th, PTD_GAP_DECODE_ERROR,
 		    "bts: the code before the exec of thread %d is gone; its last branch "
 		    "records could not be placed",
 		    (int)th->tid);
+	exec_image(b);
 	ptd_history_append_event(th->h, PTD_EV_EXEC, pc, 0);
 	th->next = pc;
 	th->known = 1;
@@ -870,6 +999,8 @@ static void bts_free(struct ptd_recorder *r)
 		free(b->th[i].raw);
 	}
 	free(b->th);
+	ptd_image_free(b->img);
+	ptd_image_free(b->next_img);
 	ptd_perf_kernel_free(b->k);
 	free(b);
 }

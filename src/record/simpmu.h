@@ -112,6 +112,9 @@ void ptd__sim_aux_output(struct sim *s, struct sim_event *e, const uint8_t *buf,
 void ptd__sim_mmap_records(struct sim *s, struct sim_event *e, uint64_t addr, int all);
 void ptd__sim_itrace_start(struct sim *s, struct sim_event *e);
 int ptd__sim_sample_size(const struct sim_event *e);
+/* The sample_id trailer of sample_id_all into @out (up to 6 words);
+ * returns its size in bytes (0 without sample_id_all). */
+size_t ptd__sim_sample_id(const struct sim_event *e, uint64_t *out);
 void ptd__sim_wakeup_check(struct sim *s, struct sim_event *e);
 /* Maps the filters' file ranges to addresses again (after mmap, exec),
  * as perf_event_addr_filters_apply does. */

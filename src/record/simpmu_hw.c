@@ -594,11 +594,20 @@ static void comm_record(struct sim *s, struct sim_event *e)
 		fclose(f);
 	}
 	r.comm[n] = 0;
+	/* perf_event_comm(): misc is COMM_EXEC alone, and the record ends
+	 * with the sample_id trailer like every other sideband record. */
 	r.h.type = PERF_RECORD_COMM;
-	r.h.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_COMM_EXEC;
+	r.h.misc = PERF_RECORD_MISC_COMM_EXEC;
 	r.pid = (uint32_t)e->pid;
 	r.tid = (uint32_t)e->tid;
-	r.h.size = (uint16_t)(16 + ((n + 1 + 7) & ~7L));
+	{
+		size_t at = 16 + (size_t)((n + 1 + 7) & ~7L);
+		uint64_t sid[6];
+		size_t ns = ptd__sim_sample_id(e, sid);
+
+		memcpy((char *)&r + at, sid, ns);
+		r.h.size = (uint16_t)(at + ns);
+	}
 	ptd__sim_output(s, e, &r, r.h.size);
 }
 

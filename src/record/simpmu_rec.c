@@ -48,6 +48,11 @@ static size_t sample_id(const struct sim_event *e, uint64_t *out)
 	return n * 8;
 }
 
+size_t ptd__sim_sample_id(const struct sim_event *e, uint64_t *out)
+{
+	return sample_id(e, out);
+}
+
 static void signal_owner(struct sim *s, struct sim_event *e)
 {
 	int sig = e->sig ? e->sig : SIGIO;
@@ -260,7 +265,8 @@ void ptd__sim_mmap_records(struct sim *s, struct sim_event *e, uint64_t addr, in
 	char path[64], line[4400];
 	FILE *f;
 
-	if (!e->attr.mmap || !e->user_map)
+	/* perf_event_mmap_match(): executable mappings for mmap or mmap2 */
+	if (!(e->attr.mmap || e->attr.mmap2) || !e->user_map)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)e->tid);
 	f = fopen(path, "re");

@@ -2,7 +2,8 @@
  * The BTS recorder on the simulated kernel (ptd_perf_kernel_sim("bts")),
  * against the step recorder: the same program single-stepped and recorded
  * from branch samples must give identical per-thread instruction
- * sequences (a simple program, threads, a signal handler).  Also: a tiny
+ * sequences (a simple program, threads, a signal handler, exec and
+ * dlopen, whose code is gone when the records are read).  Also: a tiny
  * buffer that overflows gives a gap saying so; the kernel's error paths
  * give cause and fix; the erratum cpus are refused; and on this machine's
  * real kernel the probe refuses with a reason.
@@ -106,14 +107,16 @@ static void test_sigstorm_sync_every(void **state)
 }
 
 /* More testprogs, each deterministic: calls through pointers, jump
- * tables, tail calls, longjmp, fork (the child is not recorded).
- * (exec, dlopen and jit are left out: their records must be walked
- * before the code goes away (exec, dlclose, munmap), at the run loop's
- * before_unmap, which this driver does not call.) */
+ * tables, tail calls, longjmp, exec, dlopen, fork (the child is not
+ * recorded).  exec and dlopen read the records after the code is gone
+ * (this driver never calls before_unmap): they are walked in the image
+ * the MMAP2 and COMM exec sideband builds.  (jit is left to the
+ * session's tests: its anonymous code has no file to read it again
+ * from, and this driver keeps no unmapped code.) */
 static void test_more_programs(void **state)
 {
 	static const char *const names[] = { "funcptr", "switch",  "tailcall", "longjmp",
-					     "fork",
+					     "exec",    "dlopen",  "fork",
 					     "loops",   "fib-O2",  "vdso" };
 
 	(void)state;
