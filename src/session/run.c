@@ -568,6 +568,25 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 
 /* ---- motions ---------------------------------------------------------------------------------------- */
 
+/* The replay stopped at a breakpoint: count the hit, and delete a
+ * temporary breakpoint there, as gdb does in the replay as in the live
+ * program. */
+static void replay_bp_hit(struct ptd_session *s, const struct ptd_replay_result *res,
+			  struct ptd_event *ev)
+{
+	struct sbp *b;
+
+	ev->kind = PTD_EVENT_BREAKPOINT;
+	ev->bp_id = res->bp_id;
+	b = ptd__ses_bp_at(s, res->ip);
+	if (!b)
+		return;
+	ev->bp_id = b->id;
+	b->hits++;
+	if (b->temporary)
+		ptd_session_delete(s, b->id);
+}
+
 static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motion m, int reverse,
 		       struct ptd_event *ev)
 {
@@ -612,19 +631,13 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 		ev->kind = PTD_EVENT_STEPPED;
 		break;
 	case PTD_REPLAY_BREAKPOINT: {
-		struct sbp *b;
 		if (reverse && res.number == ptd_replay_first_insn(th->h)) {
 			/* gdb reports the end of the history, not the
 			 * breakpoint, at the first recorded instruction. */
 			ev->kind = PTD_EVENT_NO_HISTORY;
 			break;
 		}
-		ev->kind = PTD_EVENT_BREAKPOINT;
-		ev->bp_id = res.bp_id;
-		if ((b = ptd__ses_bp_at(s, res.ip)) != NULL) {
-			ev->bp_id = b->id;
-			b->hits++;
-		}
+		replay_bp_hit(s, &res, ev);
 		break;
 	}
 	case PTD_REPLAY_BEGIN:
@@ -632,6 +645,10 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 		break;
 	case PTD_REPLAY_END:
 		ev->kind = PTD_EVENT_STEPPED;
+		/* Stopped at the end of the history by a breakpoint there:
+		 * reported as the breakpoint, as when it is reached live. */
+		if (!reverse && !res.incomplete && res.bp_id)
+			replay_bp_hit(s, &res, ev);
 		break;
 	case PTD_REPLAY_GAP:
 		ev->kind = PTD_EVENT_GAP;

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Breakpoints met while replaying, against gdb 13's record full:
+#  - a temporary breakpoint (tbreak) hit in the replay is deleted at that
+#    first hit, as gdb does: `info breakpoints` afterwards is gdb's table,
+#    and the next reverse-continue reaches the start of the history
+#    instead of stopping at it again;
+#  - `continue` from the past to a breakpoint at the end of the history
+#    names the breakpoint ("Breakpoint 2, main () at fib.c:23") as a live
+#    stop there does.  gdb stops at that place too but says "No more
+#    reverse-execution history." (it never goes on live; ptdbg's recording
+#    continues live from the end, so the breakpoint is what stopped it),
+#    so only ptdbg's output is checked for this part.
+. "$(dirname "$0")/lib.bash"
+need_prereqs fib
+need_gdb
+
+l23=$(line_of fib.c 'printf(')
+l23=${l23#fib.c:}
+prog=$TESTPROGS/fib
+
+# only the lines of `info breakpoints` tables (the row and hit lines)
+bptable() { grep -E '^(Num |[0-9]+ +(breakpoint|hw)|	breakpoint already hit)'; }
+
+CMDS=("break main" run record "break $l23" c "tbreak fib" reverse-continue
+      "info breakpoints" reverse-continue)
+pt=$(ptdbg_batch -- "$prog") || die "ptdbg failed: $pt"
+CMDS=("break main" run "record full" "break $l23" c "tbreak fib" reverse-continue
+      "info breakpoints" reverse-continue)
+gd=$(gdb_batch -- "$prog")
+note "ptdbg:"; note "$pt"
+echo "$gd" | grep -q '^Temporary breakpoint 3, fib ' || die "gdb did not stop at the tbreak: $gd"
+echo "$pt" | grep -q '^Temporary breakpoint 3, fib ' || die "ptdbg did not stop at the tbreak"
+diff -u <(echo "$gd" | bptable) <(echo "$pt" | bptable) >&2 ||
+	die "info breakpoints after a tbreak hit in the replay differs from gdb"
+[ "$(echo "$pt" | grep -c '^Temporary breakpoint 3, ')" = 1 ] ||
+	die "the temporary breakpoint fired again after its first hit"
+[ "$(echo "$gd" | grep -c '^No more reverse-execution history.')" = 1 ] ||
+	die "gdb did not reach the start of the history: $gd"
+[ "$(echo "$pt" | grep -c '^No more reverse-execution history.')" = 1 ] ||
+	die "ptdbg did not reach the start of the history after the tbreak was deleted"
+
+# continue from the past to the breakpoint at the end of the history
+CMDS=("break main" run record "break $l23" c reverse-continue c "info breakpoints")
+pt=$(ptdbg_batch -- "$prog") || die "ptdbg failed: $pt"
+note "ptdbg:"; note "$pt"
+last=$(echo "$pt" | sed -n '/^No more reverse-execution history./,$p' | sed 1,3d)
+echo "$last" | grep -qx "Breakpoint 2, main () at fib.c:$l23" ||
+	die "continue to the breakpoint at the end of the history does not name it"
+echo "$last" | grep -q "^$l23	" || die "no source line after the stop"
+echo "$pt" | bptable | grep -q 'already hit 2 times' ||
+	die "the replayed breakpoint hit is not counted"
+exit 0
