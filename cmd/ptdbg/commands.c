@@ -877,7 +877,7 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 		printf("%s %d at %s\n", kind, rc, spec);
 		return 0;
 	}
-	if (!bi.addr)
+	if (!bi.addr && spec[0] != '*')
 		printf("%s %d (%s) pending.\n", kind, bi.id, spec);
 	else if (bi.file && bi.line > 0)
 		printf("%s %d at 0x%" PRIx64 ": file %s, line %d.\n", kind, bi.id, bi.addr,
@@ -939,13 +939,16 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			continue;
 		if (!shown++)
 			printf("Num     Type           Disp Enb Address            What\n");
-		if (bi.addr)
+		/* "*ADDR" has its address, even 0 (gdb shows 0x0...0) */
+		int pending = !bi.addr && !(bi.spec && bi.spec[0] == '*');
+
+		if (!pending)
 			ptd_print_addr16(addr, sizeof(addr), bi.addr);
 		else
 			snprintf(addr, sizeof(addr), "<PENDING>");
 		printf("%-7d %-14s %-4s %-3s %-18s ", bi.id, "breakpoint",
 		       bi.temporary ? "del" : "keep", "y", addr);
-		if (!bi.addr)
+		if (pending)
 			printf("%s\n", bi.spec ? bi.spec : "");
 		else if (bi.func && bi.file && bi.line > 0)
 			printf("in %s at %s:%d\n", ptd_print_symname(bi.func),

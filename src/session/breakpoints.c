@@ -89,6 +89,13 @@ static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr,
 	return 0;
 }
 
+/* Whether @b has an address to insert: "*ADDR" always (also *0), a
+ * symbolic spec once resolved (unresolved ones are pending, address 0). */
+static int bp_has_addr(const struct sbp *b)
+{
+	return b->addr || b->spec[0] == '*';
+}
+
 static int bp_arm(struct ptd_session *s, struct sbp *b)
 {
 	if (b->inserted || !ptd_session_alive(s))
@@ -215,8 +222,28 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s)
 			b->file = file;
 			b->line = line;
 		}
-		bp_arm(s, b);
+		/* a failure is reported when the program resumes (arm_all) */
+		if (bp_has_addr(b))
+			bp_arm(s, b);
 	}
+}
+
+int ptd__ses_bp_arm_all(struct ptd_session *s, int aborted)
+{
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+
+		if (b->inserted || !bp_has_addr(b) || !ptd_session_alive(s))
+			continue;
+		if (ptd_target_bp_insert(s->t, b->addr) < 0)
+			return ptd__err(-ptde_nomap,
+					"Warning:\nCannot insert breakpoint %d.\n"
+					"Cannot access memory at address 0x%llx\n%s",
+					b->id, (unsigned long long)b->addr,
+					aborted ? "\nCommand aborted." : "");
+		b->inserted = 1;
+	}
+	return 0;
 }
 
 struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr)

@@ -260,6 +260,10 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 	memset(ev, 0, sizeof(*ev));
 	if (!ptd_session_alive(s))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
+	/* gdb refuses to resume with a breakpoint it cannot insert */
+	err = ptd__ses_bp_arm_all(s, 1);
+	if (err < 0)
+		return err;
 	s->interrupted = 0;
 	ptd_target_clear_interrupt();
 	sel_set(&rc, ptd__ses_cur_thread(s));

@@ -570,6 +570,11 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 		if (tmp < 0)
 			return tmp;
 	}
+	/* a breakpoint that cannot be inserted: the program stays at its
+	 * first instruction, with gdb's warning */
+	rc = ptd__ses_bp_arm_all(s, 0);
+	if (rc < 0)
+		return rc;
 	return ptd__ses_live_run(s, PTD_MOTION_CONTINUE, ev);
 }
 

@@ -178,6 +178,12 @@ void ptd__ses_snap_refresh(struct ptd_session *s);
 
 /* breakpoints.c */
 void ptd__ses_bp_rearm_all(struct ptd_session *s);
+/* Before the program resumes: inserts every breakpoint that has an address
+ * and is not inserted yet; -ptde_nomap (gdb's warning as the message, then
+ * "Command aborted." when @aborted, as gdb says for a resume but not for a
+ * run) when one cannot be, so the program never resumes with it silently
+ * missing. */
+int ptd__ses_bp_arm_all(struct ptd_session *s, int aborted);
 struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr);
 
 /* recording.c */
