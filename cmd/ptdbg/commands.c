@@ -2437,6 +2437,23 @@ static int cmd_list(struct shell *sh, const char *args)
 	return do_list(sh, args);
 }
 
+/* Nothing listed yet: gdb's default source file is main's, at the lines
+ * before main's body. */
+static int list_default_file(struct shell *sh)
+{
+	struct ptd_line li;
+	uint64_t addr, bp;
+
+	if (!sh->pc.sym || ptd_symbols_function(sh->pc.sym, "main", &addr, &bp) < 0)
+		return shell_error(NO_SYMTAB);
+	if (ptd_symbols_line(sh->pc.sym, bp, &li) < 0 || !li.file)
+		return shell_error("No line number known for main.");
+	snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
+	sh->list_line = li.line > 9 ? li.line - 9 : 1;
+	sh->list_next = 0;
+	return 0;
+}
+
 static int do_list(struct shell *sh, const char *args)
 {
 	char text[4096], fbuf[PATH_MAX];
@@ -2446,20 +2463,8 @@ static int do_list(struct shell *sh, const char *args)
 	shell_sync(sh);
 	args = skipws(args);
 	if (!*args) {
-		if (!sh->list_file[0]) {
-			if (!sh->pc.sym || ptd_symbols_function(sh->pc.sym, "main", &addr, &bp) < 0)
-				return shell_error(NO_SYMTAB);
-			else {
-				struct ptd_line li;
-
-				if (ptd_symbols_line(sh->pc.sym, bp, &li) < 0 || !li.file)
-					return shell_error("No line number known for main.");
-				snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
-				/* gdb's default position: the lines before main's body */
-				sh->list_line = li.line > 9 ? li.line - 9 : 1;
-				sh->list_next = 0;
-			}
-		}
+		if (!sh->list_file[0] && list_default_file(sh) < 0)
+			return -1;
 		if (sh->list_next)
 			first = sh->list_next;
 		else
@@ -2468,6 +2473,10 @@ static int do_list(struct shell *sh, const char *args)
 		const char *colon = strrchr(args, ':');
 		const char *comma = strchr(args, ',');
 
+		/* "list N" and "list N,M" with no file listed yet: main's file */
+		if (!sh->list_file[0] && (all_digits(args) || (comma && comma != args)) &&
+		    list_default_file(sh) < 0)
+			return -1;
 		if (comma) {
 			first = atoi(args);
 			last = atoi(comma + 1);
