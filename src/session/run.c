@@ -591,8 +591,10 @@ static void replay_bp_hit(struct ptd_session *s, const struct ptd_replay_result 
 		ptd_session_delete(s, b->id);
 }
 
+/* @returns (may be NULL): when the motion reached the end of the history
+ * unfinished (1 returned), the returns it still has to see (replay.h). */
 static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motion m, int reverse,
-		       struct ptd_event *ev)
+		       struct ptd_event *ev, int *returns)
 {
 	struct ptd_replay_result res;
 	const struct ptd_calls *calls;
@@ -676,8 +678,11 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 		}
 	}
 	fill_event_location(s, ev);
-	if (res.stop == PTD_REPLAY_END && res.incomplete && !reverse)
+	if (res.stop == PTD_REPLAY_END && res.incomplete && !reverse) {
+		if (returns)
+			*returns = res.returns;
 		return 1; /* the caller continues live */
+	}
 	return 0;
 }
 
@@ -695,7 +700,7 @@ int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, st
 		uint64_t count = ptd_history_count(th->h);
 		if (!reverse && !th->pos)
 			return ptd__err(-ptde_eos, "No more reverse-execution history.");
-		rc = replay_move(s, th, m, reverse, ev);
+		rc = replay_move(s, th, m, reverse, ev, NULL);
 		if (rc > 0 || (!reverse && ev->number >= count)) {
 			th->pos = 0;
 			ev->kind = PTD_EVENT_NO_HISTORY;
@@ -712,16 +717,27 @@ int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, st
 	if (reverse) {
 		if (!s->recording)
 			return ptd__err(-ptde_unsupported, "Target native does not support this command.");
-		return replay_move(s, th, m, 1, ev);
+		return replay_move(s, th, m, 1, ev, NULL);
 	}
 	if (th->pos) {
-		rc = replay_move(s, th, m, 0, ev);
+		int returns = 0;
+
+		rc = replay_move(s, th, m, 0, ev, &returns);
 		if (rc <= 0)
 			return rc;
 		/* Reached the end of the history with the motion unfinished:
 		 * the rest runs live.  (gdb stops at the end of the history; a
 		 * live recorder simply goes on.) */
 		th->pos = 0;
+		/* `finish` of a frame that is older than the one at the end
+		 * (the history ends deeper, e.g. in a recursive call): one
+		 * live finish per frame still to return from, so the frame
+		 * finished is the one selected in the past, not the newest. */
+		for (; m == PTD_MOTION_FINISH && returns > 1; returns--) {
+			rc = ptd__ses_live_run(s, m, ev);
+			if (rc < 0 || ev->kind != PTD_EVENT_STEPPED)
+				return rc;
+		}
 	}
 	return ptd__ses_live_run(s, m, ev);
 }
