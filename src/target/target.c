@@ -1885,6 +1885,27 @@ static void td_target(struct ptd_target *t)
 		return;
 	if (t->launched) {
 		kill(t->pid, SIGKILL);
+		/* Reap it before ptdbg goes, so that whoever started ptdbg
+		 * (a script, gdb through the stub) never sees the program
+		 * outlive it.  A killed tracee may stop once more (its exit
+		 * event): let it go on.  Its threads are reaped on the way;
+		 * the loop ends when the leader is gone (or nothing is left
+		 * to wait for), bounded in case anything else answers. */
+		for (int i = 0; i < 100000; i++) {
+			int st;
+			pid_t r = waitpid(-1, &st, __WALL);
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			if (WIFSTOPPED(st)) {
+				ptrace(PTRACE_CONT, r, 0, 0);
+				continue;
+			}
+			if (r == t->pid)
+				break;
+		}
 		return;
 	}
 	/* Stop every task; tasks created meanwhile are stopped too by the
