@@ -455,7 +455,8 @@ static int h_supported(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_bu
 {
 	ptd_rsp_printf(out,
 		       "PacketSize=%x;QStartNoAckMode+;multiprocess+;swbreak+;vContSupported+;"
-		       "qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+",
+		       "qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+;"
+		       "qXfer:threads:read+",
 		       PTD_STUB_PACKET_SIZE);
 	ptd_rsp_puts(out, ";Qbtrace:off+;Qbtrace:bts+;Qbtrace:pt+;Qbtrace-conf:bts:size+;"
 			  "Qbtrace-conf:pt:size+;qXfer:btrace:read+;qXfer:btrace-conf:read+");
@@ -1518,6 +1519,79 @@ static long read_file(const char *path, uint8_t **out)
 	return (long)len;
 }
 
+/* gdb's threads.dtd: one <thread id="pPID.TID" name="COMM"/> per live
+ * thread; the name (the kernel's comm) is escaped for XML. */
+static void threads_doc(struct ptd_stub *st, struct ptd_rsp_buf *doc)
+{
+	struct ptd_thread_info *ti = NULL;
+	int k = 0;
+
+	ptd_rsp_puts(doc, "<?xml version=\"1.0\"?>\n<threads>\n");
+	if (live(st))
+		ti = threads(st, &k);
+	for (int i = 0; i < k; i++) {
+		char path[64], comm[64];
+		FILE *fp;
+
+		ptd_rsp_printf(doc, "<thread id=\"p%x.%x\"", (unsigned)st->pid, (unsigned)ti[i].tid);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)st->pid, (int)ti[i].tid);
+		fp = fopen(path, "r");
+		if (fp && fgets(comm, sizeof(comm), fp)) {
+			comm[strcspn(comm, "\n")] = 0;
+			ptd_rsp_puts(doc, " name=\"");
+			for (const char *c = comm; *c; c++) {
+				switch (*c) {
+				case '<': ptd_rsp_puts(doc, "&lt;"); break;
+				case '>': ptd_rsp_puts(doc, "&gt;"); break;
+				case '&': ptd_rsp_puts(doc, "&amp;"); break;
+				case '"': ptd_rsp_puts(doc, "&quot;"); break;
+				case '\'': ptd_rsp_puts(doc, "&apos;"); break;
+				default:
+					if ((unsigned char)*c < 0x20)
+						ptd_rsp_printf(doc, "&#%d;", *c);
+					else
+						ptd_rsp_printf(doc, "%c", *c);
+				}
+			}
+			ptd_rsp_puts(doc, "\"");
+		}
+		if (fp)
+			fclose(fp);
+		ptd_rsp_puts(doc, "/>\n");
+	}
+	free(ti);
+	ptd_rsp_puts(doc, "</threads>\n");
+}
+
+/* lldb's qHostInfo/qProcessInfo: the triple is hex-encoded, the rest
+ * KEY:VALUE; pairs (lldb-gdb-remote.txt).  ptdbg debugs x86-64 Linux. */
+static const char host_triple[] = "x86_64-pc-linux-gnu";
+
+static void put_triple(struct ptd_rsp_buf *out)
+{
+	ptd_rsp_puts(out, "triple:");
+	for (const char *c = host_triple; *c; c++)
+		ptd_rsp_printf(out, "%02x", (unsigned char)*c);
+	ptd_rsp_puts(out, ";ostype:linux;vendor:pc;endian:little;ptrsize:8;");
+}
+
+static int h_hostinfo(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	put_triple(out);
+	return PTD_STUB_REPLY;
+}
+
+static int h_processinfo(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	if (!live(st)) {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	ptd_rsp_printf(out, "pid:%x;", (unsigned)st->pid);
+	put_triple(out);
+	return PTD_STUB_REPLY;
+}
+
 /* qXfer:OBJECT:read:ANNEX:OFFSET,LENGTH */
 static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
@@ -1530,7 +1604,7 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 		return PTD_STUB_REPLY;
 	*colon = 0;
 	if (strcmp(obj, "features") && strcmp(obj, "exec-file") && strcmp(obj, "auxv") &&
-	    strcmp(obj, "btrace") && strcmp(obj, "btrace-conf"))
+	    strcmp(obj, "btrace") && strcmp(obj, "btrace-conf") && strcmp(obj, "threads"))
 		return PTD_STUB_REPLY; /* an object we do not serve */
 	if ((size_t)(end - colon - 1) < 5 || memcmp(colon + 1, "read:", 5)) {
 		return PTD_STUB_REPLY; /* writes are not supported */
@@ -1563,6 +1637,25 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 				reply_err(out, 1);
 				return PTD_STUB_REPLY;
 			}
+		}
+		xfer_reply(out, st->doc.p, st->doc.len, off, len);
+		return PTD_STUB_REPLY;
+	}
+	if (!strcmp(obj, "threads")) {
+		if (*annex) {
+			reply_err(out, 0);
+			return PTD_STUB_REPLY;
+		}
+		/* the document is built at offset 0 and read in pieces from it,
+		 * so the pieces agree even if threads come and go meanwhile */
+		if (off == 0) {
+			ptd_rsp_buf_reset(&st->doc);
+			threads_doc(st, &st->doc);
+		}
+		if (st->doc.oom) {
+			ptd_rsp_buf_reset(&st->doc);
+			reply_err(out, 12);
+			return PTD_STUB_REPLY;
 		}
 		xfer_reply(out, st->doc.p, st->doc.len, off, len);
 		return PTD_STUB_REPLY;
@@ -1784,6 +1877,8 @@ static const struct packet packets[] = {
 	{"qfThreadInfo", MATCH_EXACT, h_fthreads},
 	{"qsThreadInfo", MATCH_EXACT, h_sthreads},
 	{"qC", MATCH_EXACT, h_qC},
+	{"qHostInfo", MATCH_EXACT, h_hostinfo},
+	{"qProcessInfo", MATCH_EXACT, h_processinfo},
 	{"qAttached", MATCH_ARGS, h_attached},
 	{"qSymbol:", MATCH_PREFIX, h_symbol},
 	{"vCont?", MATCH_EXACT, h_vcont_query},
