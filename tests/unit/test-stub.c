@@ -306,7 +306,9 @@ static void test_target_xml(void **state)
 }
 
 /* qXfer:threads:read (gdb's threads.dtd) read whole and in pieces that
- * join up; lldb's qHostInfo/qProcessInfo with the hex-encoded triple. */
+ * join up; qXfer:libraries-svr4:read empty before the dynamic linker has
+ * run and listing libc at fib; lldb's qHostInfo/qProcessInfo with the
+ * hex-encoded triple. */
 static void test_threads_hostinfo(void **state)
 {
 	struct fixture f;
@@ -321,6 +323,7 @@ static void test_threads_hostinfo(void **state)
 	assert_string_equal(send(&f, "qXfer:threads:read::0,fff"),
 			    "l<?xml version=\"1.0\"?>\n<threads>\n</threads>\n");
 	assert_true(is_error(send(&f, "qProcessInfo")));
+	assert_true(is_error(send(&f, "qXfer:libraries-svr4:read::0,fff")));
 	teardown(&f);
 
 	setup_fib(&f, 0);
@@ -356,6 +359,26 @@ static void test_threads_hostinfo(void **state)
 	snprintf(expect, sizeof(expect), "pid:%x;%s", pid, r);
 	strcpy(doc, expect);
 	assert_string_equal(send(&f, "qProcessInfo"), doc);
+
+	/* stopped at ld.so's entry: r_debug is not set up yet */
+	assert_non_null(strstr(send(&f, "qSupported"), ";qXfer:libraries-svr4:read+"));
+	assert_string_equal(send(&f, "qXfer:libraries-svr4:read::0,fff"),
+			    "l<library-list-svr4 version=\"1.0\"/>");
+	assert_true(is_error(send(&f, "qXfer:libraries-svr4:read:start=0:0,fff")));
+	{
+		char pkt[64];
+		uint64_t fib = fib_addr(&f);
+		snprintf(pkt, sizeof(pkt), "Z0,%llx,1", (unsigned long long)fib);
+		assert_string_equal(send(&f, pkt), "OK");
+		send(&f, "vCont;c");
+		assert_non_null(strstr(f.reply, "swbreak"));
+	}
+	r = send(&f, "qXfer:libraries-svr4:read::0,fff");
+	assert_int_equal(r[0], 'l');
+	assert_non_null(strstr(r, "<library-list-svr4 version=\"1.0\" main-lm=\"0x"));
+	assert_non_null(strstr(r, "/libc.so.6\" lm=\"0x"));
+	assert_non_null(strstr(r, "/ld-linux-x86-64.so.2\" lm=\"0x"));
+	assert_non_null(strstr(r, "</library-list-svr4>"));
 	teardown(&f);
 }
 
