@@ -8,6 +8,7 @@
  */
 #include "gdb/stub.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -455,7 +456,8 @@ static int h_supported(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_bu
 {
 	ptd_rsp_printf(out,
 		       "PacketSize=%x;QStartNoAckMode+;multiprocess+;swbreak+;vContSupported+;"
-		       "qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+",
+		       "qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+;"
+		       "qXfer:threads:read+;qXfer:libraries-svr4:read+",
 		       PTD_STUB_PACKET_SIZE);
 	ptd_rsp_puts(out, ";Qbtrace:off+;Qbtrace:bts+;Qbtrace:pt+;Qbtrace-conf:bts:size+;"
 			  "Qbtrace-conf:pt:size+;qXfer:btrace:read+;qXfer:btrace-conf:read+");
@@ -1518,6 +1520,188 @@ static long read_file(const char *path, uint8_t **out)
 	return (long)len;
 }
 
+/* @s with XML's special characters and control characters escaped. */
+static void xml_escaped(struct ptd_rsp_buf *doc, const char *s)
+{
+	for (const char *c = s; *c; c++) {
+		switch (*c) {
+		case '<': ptd_rsp_puts(doc, "&lt;"); break;
+		case '>': ptd_rsp_puts(doc, "&gt;"); break;
+		case '&': ptd_rsp_puts(doc, "&amp;"); break;
+		case '"': ptd_rsp_puts(doc, "&quot;"); break;
+		case '\'': ptd_rsp_puts(doc, "&apos;"); break;
+		default:
+			if ((unsigned char)*c < 0x20)
+				ptd_rsp_printf(doc, "&#%d;", *c);
+			else
+				ptd_rsp_printf(doc, "%c", *c);
+		}
+	}
+}
+
+/* gdb's threads.dtd: one <thread id="pPID.TID" name="COMM"/> per live
+ * thread; the name (the kernel's comm) is escaped for XML. */
+static void threads_doc(struct ptd_stub *st, struct ptd_rsp_buf *doc)
+{
+	struct ptd_thread_info *ti = NULL;
+	int k = 0;
+
+	ptd_rsp_puts(doc, "<?xml version=\"1.0\"?>\n<threads>\n");
+	if (live(st))
+		ti = threads(st, &k);
+	for (int i = 0; i < k; i++) {
+		char path[64], comm[64];
+		FILE *fp;
+
+		ptd_rsp_printf(doc, "<thread id=\"p%x.%x\"", (unsigned)st->pid, (unsigned)ti[i].tid);
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)st->pid, (int)ti[i].tid);
+		fp = fopen(path, "r");
+		if (fp && fgets(comm, sizeof(comm), fp)) {
+			comm[strcspn(comm, "\n")] = 0;
+			ptd_rsp_puts(doc, " name=\"");
+			xml_escaped(doc, comm);
+			ptd_rsp_puts(doc, "\"");
+		}
+		if (fp)
+			fclose(fp);
+		ptd_rsp_puts(doc, "/>\n");
+	}
+	free(ti);
+	ptd_rsp_puts(doc, "</threads>\n");
+}
+
+static int read_u64(struct ptd_stub *st, uint64_t addr, uint64_t *v)
+{
+	return ptd_session_read(st->s, addr, v, 8) == 8 ? 0 : -1;
+}
+
+static void xml_escaped(struct ptd_rsp_buf *doc, const char *s);
+
+/* The address of the dynamic linker's r_debug: DT_DEBUG in the program's
+ * dynamic section, found through the program headers the auxv points at
+ * (AT_PHDR, AT_PHNUM; the load bias from PT_PHDR).  0 when there is none
+ * (a static program, or ld.so has not filled it in yet). */
+static uint64_t r_debug_addr(struct ptd_stub *st)
+{
+	char path[64];
+	uint8_t *aux;
+	long size = -1;
+	uint64_t phdr = 0, phnum = 0, bias = 0, dyn = 0, dynsz = 0, rd = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)st->pid);
+	size = read_file(path, &aux);
+	if (size < 0)
+		return 0;
+	for (long i = 0; i + 16 <= size; i += 16) {
+		uint64_t a[2];
+		memcpy(a, aux + i, 16);
+		if (a[0] == AT_PHDR)
+			phdr = a[1];
+		else if (a[0] == AT_PHNUM)
+			phnum = a[1];
+	}
+	free(aux);
+	if (!phdr || phnum > 256)
+		return 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint64_t i = 0; i < phnum; i++) {
+			Elf64_Phdr ph;
+			if (ptd_session_read(st->s, phdr + i * sizeof(ph), &ph, sizeof(ph)) !=
+			    (long)sizeof(ph))
+				return 0;
+			if (pass == 0 && ph.p_type == PT_PHDR)
+				bias = phdr - ph.p_vaddr;
+			if (pass == 1 && ph.p_type == PT_DYNAMIC) {
+				dyn = bias + ph.p_vaddr;
+				dynsz = ph.p_memsz;
+			}
+		}
+	}
+	for (uint64_t o = 0; dyn && o + sizeof(Elf64_Dyn) <= dynsz; o += sizeof(Elf64_Dyn)) {
+		Elf64_Dyn d;
+		if (ptd_session_read(st->s, dyn + o, &d, sizeof(d)) != (long)sizeof(d) ||
+		    d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag == DT_DEBUG) {
+			rd = d.d_un.d_ptr;
+			break;
+		}
+	}
+	return rd;
+}
+
+/* gdb's library-list-svr4.dtd from the dynamic linker's list (struct
+ * r_debug: r_map at 8; struct link_map: l_addr, l_name, l_ld, l_next at
+ * 0, 8, 16, 24), as gdbserver builds it: the first entry (the program)
+ * is main-lm, the others are libraries.  A list not yet set up is empty. */
+static void svr4_doc(struct ptd_stub *st, struct ptd_rsp_buf *doc)
+{
+	uint64_t rd = r_debug_addr(st), lm = 0, main_lm = 0;
+
+	ptd_rsp_puts(doc, "<library-list-svr4 version=\"1.0\"");
+	if (rd && read_u64(st, rd + 8, &lm) == 0 && lm) {
+		main_lm = lm;
+		ptd_rsp_printf(doc, " main-lm=\"0x%llx\">", (unsigned long long)main_lm);
+		if (read_u64(st, lm + 24, &lm) < 0)
+			lm = 0;
+		/* a bound on the walk: a corrupt list may loop */
+		for (int k = 0; lm && k < 100000; k++) {
+			uint64_t l_addr, l_name, l_ld, next;
+			char name[PATH_MAX];
+			size_t nl = 0;
+
+			if (read_u64(st, lm, &l_addr) < 0 || read_u64(st, lm + 8, &l_name) < 0 ||
+			    read_u64(st, lm + 16, &l_ld) < 0 || read_u64(st, lm + 24, &next) < 0)
+				break;
+			while (l_name && nl < sizeof(name) - 1 &&
+			       ptd_session_read(st->s, l_name + nl, name + nl, 1) == 1 && name[nl])
+				nl++;
+			name[nl] = 0;
+			/* entries without a name (the vdso) are skipped, as gdbserver does */
+			if (nl) {
+				ptd_rsp_puts(doc, "<library name=\"");
+				xml_escaped(doc, name);
+				ptd_rsp_printf(doc, "\" lm=\"0x%llx\" l_addr=\"0x%llx\" l_ld=\"0x%llx\"/>",
+					       (unsigned long long)lm, (unsigned long long)l_addr,
+					       (unsigned long long)l_ld);
+			}
+			lm = next;
+		}
+		ptd_rsp_puts(doc, "</library-list-svr4>");
+	} else {
+		ptd_rsp_puts(doc, "/>");
+	}
+}
+
+/* lldb's qHostInfo/qProcessInfo: the triple is hex-encoded, the rest
+ * KEY:VALUE; pairs (lldb-gdb-remote.txt).  ptdbg debugs x86-64 Linux. */
+static const char host_triple[] = "x86_64-pc-linux-gnu";
+
+static void put_triple(struct ptd_rsp_buf *out)
+{
+	ptd_rsp_puts(out, "triple:");
+	for (const char *c = host_triple; *c; c++)
+		ptd_rsp_printf(out, "%02x", (unsigned char)*c);
+	ptd_rsp_puts(out, ";ostype:linux;vendor:pc;endian:little;ptrsize:8;");
+}
+
+static int h_hostinfo(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	put_triple(out);
+	return PTD_STUB_REPLY;
+}
+
+static int h_processinfo(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	if (!live(st)) {
+		reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	ptd_rsp_printf(out, "pid:%x;", (unsigned)st->pid);
+	put_triple(out);
+	return PTD_STUB_REPLY;
+}
+
 /* qXfer:OBJECT:read:ANNEX:OFFSET,LENGTH */
 static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
@@ -1530,7 +1714,8 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 		return PTD_STUB_REPLY;
 	*colon = 0;
 	if (strcmp(obj, "features") && strcmp(obj, "exec-file") && strcmp(obj, "auxv") &&
-	    strcmp(obj, "btrace") && strcmp(obj, "btrace-conf"))
+	    strcmp(obj, "btrace") && strcmp(obj, "btrace-conf") && strcmp(obj, "threads") &&
+	    strcmp(obj, "libraries-svr4"))
 		return PTD_STUB_REPLY; /* an object we do not serve */
 	if ((size_t)(end - colon - 1) < 5 || memcmp(colon + 1, "read:", 5)) {
 		return PTD_STUB_REPLY; /* writes are not supported */
@@ -1563,6 +1748,31 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 				reply_err(out, 1);
 				return PTD_STUB_REPLY;
 			}
+		}
+		xfer_reply(out, st->doc.p, st->doc.len, off, len);
+		return PTD_STUB_REPLY;
+	}
+	if (!strcmp(obj, "threads") || !strcmp(obj, "libraries-svr4")) {
+		int libs = !strcmp(obj, "libraries-svr4");
+		/* an annex (start=, prev=) is only sent to stubs announcing
+		 * augmented-libraries-svr4-read, which this one does not */
+		if (*annex || (libs && !live(st))) {
+			reply_err(out, 0);
+			return PTD_STUB_REPLY;
+		}
+		/* the document is built at offset 0 and read in pieces from it,
+		 * so the pieces agree even if threads come and go meanwhile */
+		if (off == 0) {
+			ptd_rsp_buf_reset(&st->doc);
+			if (libs)
+				svr4_doc(st, &st->doc);
+			else
+				threads_doc(st, &st->doc);
+		}
+		if (st->doc.oom) {
+			ptd_rsp_buf_reset(&st->doc);
+			reply_err(out, 12);
+			return PTD_STUB_REPLY;
 		}
 		xfer_reply(out, st->doc.p, st->doc.len, off, len);
 		return PTD_STUB_REPLY;
@@ -1784,6 +1994,8 @@ static const struct packet packets[] = {
 	{"qfThreadInfo", MATCH_EXACT, h_fthreads},
 	{"qsThreadInfo", MATCH_EXACT, h_sthreads},
 	{"qC", MATCH_EXACT, h_qC},
+	{"qHostInfo", MATCH_EXACT, h_hostinfo},
+	{"qProcessInfo", MATCH_EXACT, h_processinfo},
 	{"qAttached", MATCH_ARGS, h_attached},
 	{"qSymbol:", MATCH_PREFIX, h_symbol},
 	{"vCont?", MATCH_EXACT, h_vcont_query},

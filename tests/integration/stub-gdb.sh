@@ -53,21 +53,22 @@ len=$(gdb -nx -batch -ex "x/2i $pc1" "$TESTPROGS/fib" | sed -n '2s/^ *\(0x[0-9a-
 [ -n "$pc1" ] && [ "$pc2" = "$len" ] || die "stepi from $pc1 went to $pc2, the next instruction is $len"
 note "ok fib: breakpoint, bt, rip $pc1, stepi to $pc2, exit"
 
-# 2. threads: a breakpoint hit in each new thread (gdb steps one thread
+# 2. threads: a breakpoint hit in each new thread, named as the kernel
+# names it (qXfer:threads:read) (gdb steps one thread
 # over the breakpoint with the others stopped: vCont;s:TID), the threads
 # listed.
 CMDS=('break sum_range' continue 'info threads' bt continue delete continue)
 stub_gdb "$TMPDIR/threads.out" -- "$TESTPROGS/threads"
 cat "$TMPDIR/threads.out" >&2
-[ "$(grep -Ec '^Thread [23] hit Breakpoint 1, sum_range \(from=(1|50), to=(50|100)\)' "$TMPDIR/threads.out")" = 2 ] ||
+[ "$(grep -Ec '^Thread [23] "threads" hit Breakpoint 1, sum_range \(from=(1|50), to=(50|100)\)' "$TMPDIR/threads.out")" = 2 ] ||
 	die "threads: not one breakpoint hit in each thread"
-[ "$(grep -Eo '^Thread [23] hit' "$TMPDIR/threads.out" | sort -u | wc -l)" = 2 ] ||
+[ "$(grep -Eo '^Thread [23] "threads" hit' "$TMPDIR/threads.out" | sort -u | wc -l)" = 2 ] ||
 	die "threads: both hits in the same thread"
 # at the first hit, main and the thread that hit are there (the other
 # worker may not be created yet, or may be)
 n=$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+\.[0-9]+ ' "$TMPDIR/threads.out")
 [ "$n" -ge 2 ] && [ "$n" -le 3 ] || die "threads: info threads lists $n threads"
-grep -qE '^\* [23] +Thread [0-9]+\.[0-9]+ +sum_range \(' "$TMPDIR/threads.out" ||
+grep -qE '^\* [23] +Thread [0-9]+\.[0-9]+ "threads" +sum_range \(' "$TMPDIR/threads.out" ||
 	die "threads: the thread that hit is not the current one in info threads"
 expect_in "$TMPDIR/threads.out" '^#1  0x[0-9a-f]+ in worker \(' "threads: backtrace in a thread"
 expect_in "$TMPDIR/threads.out" '^a=40425 b=287925$' "threads: program output"

@@ -305,6 +305,83 @@ static void test_target_xml(void **state)
 	teardown(&f);
 }
 
+/* qXfer:threads:read (gdb's threads.dtd) read whole and in pieces that
+ * join up; qXfer:libraries-svr4:read empty before the dynamic linker has
+ * run and listing libc at fib; lldb's qHostInfo/qProcessInfo with the
+ * hex-encoded triple. */
+static void test_threads_hostinfo(void **state)
+{
+	struct fixture f;
+	char expect[256], doc[1024] = "";
+	const char *r;
+	pid_t pid;
+	int off = 0;
+
+	(void)state;
+	setup_none(&f);
+	assert_non_null(strstr(send(&f, "qSupported"), ";qXfer:threads:read+"));
+	assert_string_equal(send(&f, "qXfer:threads:read::0,fff"),
+			    "l<?xml version=\"1.0\"?>\n<threads>\n</threads>\n");
+	assert_true(is_error(send(&f, "qProcessInfo")));
+	assert_true(is_error(send(&f, "qXfer:libraries-svr4:read::0,fff")));
+	teardown(&f);
+
+	setup_fib(&f, 0);
+	pid = ptd_session_pid(f.s);
+	snprintf(expect, sizeof(expect),
+		 "<?xml version=\"1.0\"?>\n<threads>\n<thread id=\"p%x.%x\" name=\"fib\"/>\n"
+		 "</threads>\n",
+		 pid, pid);
+	r = send(&f, "qXfer:threads:read::0,fff");
+	assert_int_equal(r[0], 'l');
+	assert_string_equal(r + 1, expect);
+	/* 16 bytes at a time: 'm' pieces, then the rest with 'l' */
+	for (;;) {
+		char pkt[64];
+		snprintf(pkt, sizeof(pkt), "qXfer:threads:read::%x,10", off);
+		r = send(&f, pkt);
+		assert_true(r[0] == 'm' || r[0] == 'l');
+		assert_true(strlen(r + 1) <= 16);
+		strcat(doc, r + 1);
+		off += (int)strlen(r + 1);
+		if (r[0] == 'l')
+			break;
+	}
+	assert_string_equal(doc, expect);
+	assert_true(is_error(send(&f, "qXfer:threads:read:x:0,fff")));
+	assert_true(is_error(send(&f, "qXfer:threads:read::zz")));
+	assert_string_equal(send(&f, "qXfer:threads:write::0:00"), "");
+
+	/* "x86_64-pc-linux-gnu" in hex */
+	r = send(&f, "qHostInfo");
+	assert_string_equal(r, "triple:7838365f36342d70632d6c696e75782d676e75;ostype:linux;"
+			       "vendor:pc;endian:little;ptrsize:8;");
+	snprintf(expect, sizeof(expect), "pid:%x;%s", pid, r);
+	strcpy(doc, expect);
+	assert_string_equal(send(&f, "qProcessInfo"), doc);
+
+	/* stopped at ld.so's entry: r_debug is not set up yet */
+	assert_non_null(strstr(send(&f, "qSupported"), ";qXfer:libraries-svr4:read+"));
+	assert_string_equal(send(&f, "qXfer:libraries-svr4:read::0,fff"),
+			    "l<library-list-svr4 version=\"1.0\"/>");
+	assert_true(is_error(send(&f, "qXfer:libraries-svr4:read:start=0:0,fff")));
+	{
+		char pkt[64];
+		uint64_t fib = fib_addr(&f);
+		snprintf(pkt, sizeof(pkt), "Z0,%llx,1", (unsigned long long)fib);
+		assert_string_equal(send(&f, pkt), "OK");
+		send(&f, "vCont;c");
+		assert_non_null(strstr(f.reply, "swbreak"));
+	}
+	r = send(&f, "qXfer:libraries-svr4:read::0,fff");
+	assert_int_equal(r[0], 'l');
+	assert_non_null(strstr(r, "<library-list-svr4 version=\"1.0\" main-lm=\"0x"));
+	assert_non_null(strstr(r, "/libc.so.6\" lm=\"0x"));
+	assert_non_null(strstr(r, "/ld-linux-x86-64.so.2\" lm=\"0x"));
+	assert_non_null(strstr(r, "</library-list-svr4>"));
+	teardown(&f);
+}
+
 static void test_live(void **state)
 {
 	struct fixture f;
@@ -708,7 +785,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_signals),	  cmocka_unit_test(test_no_program),
 		cmocka_unit_test(test_malformed), cmocka_unit_test(test_target_xml),
-		cmocka_unit_test(test_live),	  cmocka_unit_test(test_kill_detach),
+		cmocka_unit_test(test_live),	  cmocka_unit_test(test_threads_hostinfo),	  cmocka_unit_test(test_kill_detach),
 		cmocka_unit_test(test_reverse),	  cmocka_unit_test(test_btrace),
 		cmocka_unit_test(test_extended),  cmocka_unit_test(test_random),
 	};

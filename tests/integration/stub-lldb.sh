@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# ptdbg-server with lldb 14 as a second remote-protocol client
+# (`gdb-remote 127.0.0.1:PORT` to `ptdbg-server --listen 127.0.0.1:0`):
+# a breakpoint on fib, continue, the backtrace (fib, main), rip at the
+# breakpoint address, then detach: the program runs on untraced to its
+# normal end and prints its result.
+. "$(dirname "$0")/lib.bash"
+
+need_prereqs fib
+need_gdb
+command -v lldb >/dev/null || die "lldb not installed (make deps installs it)"
+SERVER=$TOP/$B/bin/ptdbg-server
+[ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
+
+# the program's output: the fifo reaches EOF only when the server and the
+# program (which inherits it) have both closed it, i.e. have both ended
+mkfifo "$TMPDIR/err" "$TMPDIR/out"
+"$SERVER" --listen 127.0.0.1:0 -- "$TESTPROGS/fib" >"$TMPDIR/out" 2>"$TMPDIR/err" &
+spid=$!
+on_exit "kill -9 $spid 2>/dev/null"
+exec 8<"$TMPDIR/out" 7<"$TMPDIR/err"
+port=
+while IFS= read -r -t 120 -u 7 line; do
+	note "server: $line"
+	case $line in "Listening on port "*) port=${line##* }; break ;; esac
+done
+[ -n "$port" ] && [ "$port" != 0 ] || die "the server did not say which port it listens on"
+cat <&7 >"$TMPDIR/err.rest" &
+cat <&8 >"$TMPDIR/prog.out" &
+catpid=$!
+exec 7<&- 8<&-
+
+want=$(bp_addr fib fib)
+timeout 300 lldb --batch --no-lldbinit \
+	-o "gdb-remote 127.0.0.1:$port" -o 'breakpoint set -n fib' -o continue \
+	-o bt -o 'register read rip' -o detach \
+	"$TESTPROGS/fib" >"$TMPDIR/lldb.out" 2>&1
+rc=$?
+cat "$TMPDIR/lldb.out" >&2
+[ $rc = 0 ] || die "lldb exited with $rc"
+expect_in() { # FILE EXTENDED-REGEX WHAT
+	grep -Eq -- "$2" "$1" || die "$3: no line matching '$2'"
+}
+expect_in "$TMPDIR/lldb.out" '^\* thread #1, stop reason = breakpoint 1\.1$' "breakpoint hit"
+expect_in "$TMPDIR/lldb.out" '^  \* frame #0: 0x0*'"${want#0x}"' fib`fib\(n=10\) at fib\.c:12' "bt: frame 0 is fib"
+expect_in "$TMPDIR/lldb.out" '^    frame #1: 0x[0-9a-f]+ fib`main\(argc=1, ' "bt: frame 1 is main"
+got=$(sed -n 's/^ *rip = \(0x[0-9a-f]*\) .*/\1/p' "$TMPDIR/lldb.out")
+[ -n "$got" ] && [ $((got)) = $((want)) ] || die "rip '$got', the breakpoint is at $want"
+expect_in "$TMPDIR/lldb.out" '^Process [0-9]+ detached$' "detach"
+prog=$(sed -n 's/^Process \([0-9]*\) detached$/\1/p' "$TMPDIR/lldb.out")
+# after detach the program runs on by itself to its normal end
+wait $spid || die "the server exited with $?"
+wait $catpid # EOF: the program has exited (its stdout closed)
+grep -qx 'fib(10) = 55' "$TMPDIR/prog.out" || { cat "$TMPDIR/prog.out" >&2; die "the detached program did not finish"; }
+cat "$TMPDIR/err.rest" >&2
+note "ok lldb: breakpoint at $want, bt fib/main, rip, detach, the program finished"
