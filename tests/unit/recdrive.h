@@ -27,8 +27,8 @@
 #include "record/perf.h"
 #include "record/recorder.h"
 #include "record/step.h"
-#include "symbols/symbols.h"
 #include "target/target.h"
+#include "run-to-main.h"
 
 #define RD_MAXTH 8
 
@@ -136,34 +136,6 @@ static int rd_is_exit_stop(const struct ptd_stop *st)
  */
 static int rd_from_main = 1;
 
-/* Runs the launched program (stopped at its first instruction) to the
- * entry of its main, untraced. */
-static void rd_run_to_main(struct ptd_target *t, const char *path)
-{
-	struct ptd_symbols *sym = NULL;
-	uint64_t entry = 0, bp = 0;
-	pid_t pid = ptd_target_pid(t);
-
-	assert_int_equal(ptd_symbols_alloc_file(&sym, path, 0), 0);
-	assert_int_equal(ptd_symbols_function(sym, "main", &entry, &bp), 0);
-	ptd_symbols_free(sym);
-	assert_int_equal(ptd_target_bp_insert(t, entry), 0);
-	assert_int_equal(ptd_target_bp_enable(t, 1), 0);
-	assert_int_equal(ptd_target_resume(t, pid, 0, 0), 0);
-	for (;;) {
-		struct ptd_stop st;
-
-		assert_int_equal(ptd_target_wait(t, &st, 1), 0);
-		if (st.kind == PTD_STOP_BREAKPOINT && st.pc == entry)
-			break;
-		/* nothing else stops a program before main (an exit stop
-		 * would mean it never got there) */
-		assert_true(st.kind != PTD_STOP_EXITED && st.kind != PTD_STOP_KILLED);
-		assert_int_equal(ptd_target_resume(t, st.tid, 0, 0), 0);
-	}
-	assert_int_equal(ptd_target_bp_remove(t, entry), 0);
-}
-
 static struct ptd_target *rd_launch(char **argv)
 {
 	struct ptd_target *t = NULL;
@@ -190,7 +162,7 @@ static struct ptd_target *rd_launch(char **argv)
 	rd_target = t;
 	rd_drop_snapshot();
 	if (rd_from_main)
-		rd_run_to_main(t, argv[0]);
+		run_to_main(t, argv[0]);
 	return t;
 }
 

@@ -35,8 +35,8 @@
 #include "ptdbg/ptdbg.h"
 #include "record/soft.h"
 #include "record/step.h"
-#include "symbols/symbols.h"
 #include "target/target.h"
+#include "run-to-main.h"
 
 #define MAXTH 8
 
@@ -193,30 +193,6 @@ static int is_exit_stop(const struct ptd_stop *st)
  * test_own_program and test_fib keep them (from_main = 0).
  */
 static int from_main = 1;
-
-/* Runs the launched program (at its first instruction) to its main. */
-static void run_to_main(struct ptd_target *t, const char *path)
-{
-	struct ptd_symbols *sym = NULL;
-	uint64_t entry = 0, bp = 0;
-
-	assert_int_equal(ptd_symbols_alloc_file(&sym, path, 0), 0);
-	assert_int_equal(ptd_symbols_function(sym, "main", &entry, &bp), 0);
-	ptd_symbols_free(sym);
-	assert_int_equal(ptd_target_bp_insert(t, entry), 0);
-	assert_int_equal(ptd_target_bp_enable(t, 1), 0);
-	assert_int_equal(ptd_target_resume(t, ptd_target_pid(t), 0, 0), 0);
-	for (;;) {
-		struct ptd_stop st;
-
-		assert_int_equal(ptd_target_wait(t, &st, 1), 0);
-		if (st.kind == PTD_STOP_BREAKPOINT && st.pc == entry)
-			break;
-		assert_true(st.kind != PTD_STOP_EXITED && st.kind != PTD_STOP_KILLED);
-		assert_int_equal(ptd_target_resume(t, st.tid, 0, 0), 0);
-	}
-	assert_int_equal(ptd_target_bp_remove(t, entry), 0);
-}
 
 /* The program's stdout goes to @out (NULL: ours). */
 static struct ptd_target *launch_to(char **argv, const char *out)
