@@ -1042,6 +1042,17 @@ static void finish_step_over(struct ptd_target *t, struct tthread *th)
 	th->stepping_over = 0;
 }
 
+/* A thread whose stop was reported by wait but which is no longer in it:
+ * SIGKILL (its process killed) woke it between the two.  The stop is
+ * stale -- its siginfo and registers are gone -- and the thread's exit
+ * comes through wait next; reporting it would show a made-up signal at
+ * pc 0 and end the recording as if the program had stopped. */
+static int vanished(struct tthread *th)
+{
+	th->state = PTD_THREAD_RUNNING;
+	return 0;
+}
+
 /* Turns one wait status of a known thread into an event.  Returns 1 when
  * @st holds an event for the caller, 0 when it was handled internally. */
 static int translate(struct ptd_target *t, struct tthread *th, int status, struct ptd_stop *st)
@@ -1219,7 +1230,8 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 	if (sig == SIGTRAP && ev == 0) {
 		siginfo_t si;
 		memset(&si, 0, sizeof(si));
-		ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si);
+		if (ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si) < 0 && errno == ESRCH)
+			return vanished(th);
 		st->si = si;
 		if (th->stepping_over && (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT ||
 					  si.si_code == SIGTRAP)) {
@@ -1281,10 +1293,11 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		/* the step over the breakpoint did not complete; put it back */
 		finish_step_over(t, th);
 	}
+	if (ptrace(PTRACE_GETSIGINFO, th->tid, 0, &st->si) < 0 && errno == ESRCH)
+		return vanished(th);
 	th->pending_sig = sig;
 	st->kind = PTD_STOP_SIGNAL;
 	st->signo = sig;
-	ptrace(PTRACE_GETSIGINFO, th->tid, 0, &st->si);
 	return 1;
 }
 
