@@ -8,6 +8,7 @@
 #ifndef PTD_SESSION_H
 #define PTD_SESSION_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
@@ -238,6 +239,9 @@ int ptd_session_pc(struct ptd_session *s, uint64_t *pc);
 int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r, int *pc_only);
 /* Memory is always the live memory (say so when replaying). */
 long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n);
+/* The siginfo of the signal the selected thread stopped for (live only;
+ * src/session/siginfo.c).  Returns 0, -ptde_not_running, -ptde_notfound. */
+int ptd_session_siginfo(struct ptd_session *s, siginfo_t *si);
 /* Backtrace: live via libunwind, replaying from the call history. */
 int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max);
 

@@ -118,6 +118,9 @@ void ptd_target_set_pending_signal(struct ptd_target *t, pid_t tid, int signo);
 int ptd_target_signal_caught(const struct ptd_target *t, pid_t tid, int signo);
 
 int ptd_target_get_regs(struct ptd_target *t, pid_t tid, struct user_regs_struct *r);
+/* The siginfo of @tid, stopped for a signal (src/target/siginfo.c).  Returns 0,
+ * -ptde_notfound when the stop is not for a signal, -ptde_nosrch. */
+int ptd_target_siginfo(struct ptd_target *t, pid_t tid, siginfo_t *si);
 int ptd_target_set_regs(struct ptd_target *t, pid_t tid, const struct user_regs_struct *r);
 /* The x87/SSE state (FXSAVE layout) of stopped thread @tid (fpregs.c). */
 int ptd_target_get_fpregs(struct ptd_target *t, pid_t tid, struct user_fpregs_struct *f);
