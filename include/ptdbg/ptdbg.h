@@ -807,6 +807,30 @@ extern PTD_EXPORT int ptd_session_regs(struct ptd_session *s, struct user_regs_s
  * bytes read (short at an unmapped page), or -ptde_nomap/-ptde_not_running. */
 extern PTD_EXPORT long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n);
 /*
+ * Changing the live program (the recorded past cannot be changed).  @tid
+ * names a thread of the program, 0 the selected one.  Each returns 0 (or
+ * the bytes written), -ptde_not_running, -ptde_notfound (no such thread),
+ * -ptde_invalid (while replaying: the message says so), or the error of
+ * the system call (-ptde_nomap for memory).
+ *
+ * ptd_session_write() writes @n bytes at @addr, also into read-only code;
+ * the session's breakpoints stay in place.
+ */
+extern PTD_EXPORT long ptd_session_write(struct ptd_session *s, uint64_t addr, const void *buf,
+					 size_t n);
+extern PTD_EXPORT int ptd_session_set_regs(struct ptd_session *s, pid_t tid,
+					   const struct user_regs_struct *r);
+extern PTD_EXPORT int ptd_session_set_pc(struct ptd_session *s, pid_t tid, uint64_t pc);
+/* The signal thread @tid gets when it next resumes (0: none), replacing
+ * the one it stopped with.  -ptde_invalid for a bad @signo. */
+extern PTD_EXPORT int ptd_session_set_signal(struct ptd_session *s, pid_t tid, int signo);
+/* The x87/SSE registers (FXSAVE layout) of live thread @tid.  Returns 0,
+ * -ptde_unsupported while replaying (no recorder keeps them), or the
+ * errors above. */
+extern PTD_EXPORT int ptd_session_fpregs(struct ptd_session *s, pid_t tid,
+					 struct user_fpregs_struct *f);
+
+/*
  * The frames at the current position into @pcs (at most @max): @pcs[0] is
  * the pc, @pcs[i] for i > 0 the return address in the i-th caller, as
  * gdb's unwinders give them (look its line up at pc - 1).  Live via
@@ -828,6 +852,17 @@ extern PTD_EXPORT int ptd_session_select_thread(struct ptd_session *s, int num);
 /* gdb's scheduler-locking: while on, live motions resume only the selected
  * thread, the others stay stopped. */
 extern PTD_EXPORT void ptd_session_set_scheduler_locking(struct ptd_session *s, int on);
+
+/* The cpu ptdbg runs on, as a PT decoder needs it for errata (gdb's
+ * btrace-conf <cpu>): display family and model as /proc/cpuinfo shows
+ * them, and the 12-character cpuid vendor. */
+struct ptd_cpu_info {
+	char vendor[16]; /* "GenuineIntel", NUL-terminated */
+	unsigned family, model, stepping;
+};
+/* Fills @out (NULL is ignored); all zero but the vendor when cpuid says
+ * nothing. */
+extern PTD_EXPORT void ptd_host_cpu(struct ptd_cpu_info *out);
 
 /* ------------------------------------------------------------------ */
 /* Process-wide: quitting and interrupting safely                       */
