@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "disasm/disasm.h"
 #include "report.h"
 
 #define REPORT_JSON_VERSION 2
@@ -268,12 +267,12 @@ void rep_json(struct rep *r)
 		fprintf(f, ", \"signo\": %d", r->ev.signo);
 	}
 	if (r->have_si) {
-		const char *desc, *name = rep_si_code_name(r->ev.signo, r->si.si_code, &desc);
-		fprintf(f, ", \"si_code\": %d, \"si_code_name\": ", r->si.si_code);
+		const char *desc, *name = rep_si_code_name(r->ev.signo, r->si.code, &desc);
+		fprintf(f, ", \"si_code\": %d, \"si_code_name\": ", r->si.code);
 		rep_json_str(f, name);
 		fputs(", \"fault_address\": ", f);
-		if (rep_si_has_addr(r->ev.signo) && r->si.si_code > 0)
-			fprintf(f, "\"0x%" PRIx64 "\"", (uint64_t)(uintptr_t)r->si.si_addr);
+		if (rep_si_has_addr(r->ev.signo) && r->si.code > 0)
+			fprintf(f, "\"0x%" PRIx64 "\"", r->si.addr);
 		else
 			fputs("null", f);
 	}

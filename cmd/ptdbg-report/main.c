@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "report.h"
-#include "target/target.h"
 
 /* Exit statuses (documented in --help and ptdbg-report(1)). */
 enum {

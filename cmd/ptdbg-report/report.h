@@ -75,7 +75,7 @@ struct rep {
 	enum rep_trigger trig;
 	int trig_signo;	 /* TRIG_SIGNAL: the signal ptdbg-report got */
 	int have_si;	 /* si: the stop's siginfo */
-	siginfo_t si;
+	struct ptd_stop_siginfo si;
 	const char *program;
 	int attached;
 	enum rep_prog_state prog;

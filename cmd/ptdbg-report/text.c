@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "disasm/disasm.h"
 #include "report.h"
 
 static void heading(struct rep *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -242,15 +241,15 @@ void rep_text(struct rep *r)
 		fputs("\033[0m", r->out);
 	fputc('\n', r->out);
 	if (r->have_si) {
-		const char *desc, *name = rep_si_code_name(r->ev.signo, r->si.si_code, &desc);
+		const char *desc, *name = rep_si_code_name(r->ev.signo, r->si.code, &desc);
 		if (name)
 			fprintf(r->out, "Signal code %s (%s)", name, desc);
 		else
-			fprintf(r->out, "Signal code %d", r->si.si_code);
-		if (rep_si_has_addr(r->ev.signo) && r->si.si_code > 0)
-			fprintf(r->out, ", fault address 0x%" PRIx64, (uint64_t)(uintptr_t)r->si.si_addr);
-		else if (r->si.si_code <= 0)
-			fprintf(r->out, ", sent by process %d", (int)r->si.si_pid);
+			fprintf(r->out, "Signal code %d", r->si.code);
+		if (rep_si_has_addr(r->ev.signo) && r->si.code > 0)
+			fprintf(r->out, ", fault address 0x%" PRIx64, r->si.addr);
+		else if (r->si.code <= 0)
+			fprintf(r->out, ", sent by process %d", (int)r->si.sender_pid);
 		fputs(".\n", r->out);
 	}
 	if (ptd_session_pc(r->s, &cur_pc) == 0 && cur_pc)
