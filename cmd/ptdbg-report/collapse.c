@@ -139,6 +139,10 @@ int rtree_build(struct rtree *t, struct ptd_session *s, const struct ptd_calls *
 	t->first_root = t->last_root = -1;
 	if (!calls || from < 1 || to < from)
 		return 0;
+	/* The last number is the tail (where the thread stands, not executed)
+	 * unless the numbers are all instructions and gaps. */
+	if (tail <= rep_ninsn(s) + (uint64_t)rep_gaps(s, NULL, 0))
+		tail = 0;
 	for (uint64_t i = from; i <= to; i++) {
 		const struct ptd_callseg *g = ptd_calls_get(calls, i);
 		if (g && g->level - minl > maxl)
@@ -501,7 +505,7 @@ int rep_gaps(struct ptd_session *s, struct rgap *out, int max)
 
 		if (!ptd_history_item(h, i, &it) || it.kind != PTD_ITEM_GAP)
 			continue;
-		if (k < max) {
+		if (out && k < max) {
 			out[k].number = it.number;
 			out[k].reason = it.reason;
 			out[k].arg = it.arg;
@@ -598,8 +602,13 @@ const char *rep_stop_text(const struct rep *r, char *buf, size_t n)
 
 	switch (r->trig) {
 	case TRIG_CRASH:
-		snprintf(buf, n, "Program received signal %s, %s.", ptd_print_signame(ev->signo),
-			 ptd_print_sigdesc(ev->signo));
+		/* gdb names the thread when there are several */
+		if (r->all_threads > 1)
+			snprintf(buf, n, "Thread %d received signal %s, %s.", r->cur_thread,
+				 ptd_print_signame(ev->signo), ptd_print_sigdesc(ev->signo));
+		else
+			snprintf(buf, n, "Program received signal %s, %s.", ptd_print_signame(ev->signo),
+				 ptd_print_sigdesc(ev->signo));
 		break;
 	case TRIG_UNTIL:
 		snprintf(buf, n, "Stopped at the --until location (breakpoint %d).", ev->bp_id);

@@ -217,6 +217,7 @@ static void pick_threads(struct rep *r)
 
 	r->nthreads = 0;
 	r->cur_thread = 1;
+	r->all_threads = n > 0 ? n : 1;
 	for (int i = 0; i < n && i < 256; i++)
 		if (ti[i].current)
 			r->cur_thread = ti[i].num;
@@ -671,6 +672,8 @@ int main(int argc, char **argv)
 	if (r.trig == TRIG_CRASH && ptd_session_siginfo(s, &r.si) == 0)
 		r.have_si = 1;
 	pick_threads(&r);
+	if (!o.pid && !realpath(argv[optind], r.main_module))
+		r.main_module[0] = '\0';
 	/* The program's output so far comes before the report. */
 	fflush(stdout);
 	r.colour = colour_for(&o, out);

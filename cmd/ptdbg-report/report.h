@@ -83,6 +83,8 @@ struct rep {
 	double secs;
 	int colour;
 	int cur_thread;	 /* the stopped thread's number */
+	int all_threads; /* threads the program has */
+	char main_module[4096]; /* realpath of the program (frames in it get no "from") */
 	int nthreads;	 /* threads reported, numbers in thread_nums */
 	int thread_nums[256];
 	pid_t thread_tids[256];

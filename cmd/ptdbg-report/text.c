@@ -226,6 +226,9 @@ static void thread_path(struct rep *r, struct ptd_print_ctx *pc)
 void rep_text(struct rep *r)
 {
 	struct ptd_print_ctx pc = { r->out, r->sym, rep_read_mem, r->s, NULL, 0, "", 0 };
+
+	if (r->main_module[0])
+		pc.main_module = r->main_module;
 	struct ptd_record_info ri;
 	struct user_regs_struct regs;
 	uint64_t cur_pc = 0;
