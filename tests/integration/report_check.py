@@ -202,16 +202,20 @@ def cmd_svg(svg_file, trace_file):
         fail("the root element is %s" % root.tag)
     ns = "{http://www.w3.org/2000/svg}"
     boxes = []
-    for g in root.iter(ns + "g"):
-        if g.get("class") != "call":
-            continue
+    calls = []
+    for band in root.iter(ns + "g"):
+        if band.get("class") == "thread":
+            calls += [(band.get("data-thread"), g) for g in band.iter(ns + "g") if g.get("class") == "call"]
+    if sum(1 for g in root.iter(ns + "g") if g.get("class") == "call") != len(calls):
+        fail("boxes outside a thread's band")
+    for thread, g in calls:
         title = g.find(ns + "title")
         rect = g.find(ns + "rect")
         if title is None or rect is None:
             fail("a box without <title> or <rect>")
         name = title.text.split(" at ")[0].split(",")[0]
         boxes.append((name, int(g.get("data-first")), int(g.get("data-last")), int(g.get("data-depth")),
-                      float(rect.get("x")), float(rect.get("width")), title.text))
+                      float(rect.get("x")), float(rect.get("width")), title.text, thread))
     tracks = slices_of(trace_file)
     slices = []
     for t in tracks.values():
@@ -226,10 +230,10 @@ def cmd_svg(svg_file, trace_file):
     # time order: a later call is never left of an earlier one at one depth
     by_depth = {}
     for b in sorted(boxes, key=lambda b: b[1]):
-        prev = by_depth.get(b[3])
+        prev = by_depth.get((b[7], b[3]))
         if prev and b[4] + 1e-6 < prev[4] + prev[5] - 1e-3:
             fail("box %r is left of the earlier %r" % (b[:4], prev[:4]))
-        by_depth[b[3]] = b
+        by_depth[(b[7], b[3])] = b
     print("svg ok: %d boxes" % len(boxes))
 
 
