@@ -1,7 +1,8 @@
 /*
  * rpt_spin: a busy loop for ptdbg-report's snapshot, timeout, SIGKILL
  * and attach tests.  It says "ready PID" on standard output (flushed),
- * then spins: x = step(x) until SIGUSR2 arrives.  Then it recomputes x
+ * then spins: x = step(x) until SIGUSR2 arrives, saying "spinning" once
+ * after 1000 rounds (so a test knows the loop has run).  Then it recomputes x
  * from the start for the same number of rounds and prints "spin ok
  * ROUNDS" when both agree (a wrong register or a lost instruction after
  * a debugger left would make them differ: "spin BAD") and exits 0.
@@ -33,7 +34,10 @@ int main(void)
 	fflush(stdout);
 	while (!stop) {
 		x = step(x);
-		rounds++;
+		if (++rounds == 1000) {
+			printf("spinning\n");
+			fflush(stdout);
+		}
 	}
 	for (i = 0; i < rounds; i++)
 		y = step(y);
