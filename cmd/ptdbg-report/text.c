@@ -255,7 +255,8 @@ void rep_text(struct rep *r)
 			fprintf(r->out, ", sent by process %d", (int)r->si.sender_pid);
 		fputs(".\n", r->out);
 	}
-	if (ptd_session_pc(r->s, &cur_pc) == 0 && cur_pc)
+	/* pc 0 too: a call through a null pointer stands there */
+	if (ptd_session_pc(r->s, &cur_pc) == 0 && (cur_pc || r->prog != PROG_NONE))
 		ptd_print_frame(&pc, cur_pc, -1, 0, -1, PTD_PRINT_SRC_AND_LOC);
 	switch (r->prog) {
 	case PROG_CRASHED:
