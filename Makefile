@@ -116,6 +116,8 @@ demo:
 	$(Q)$(MAKE) --no-print-directory deps-check
 	$(Q)$(MAKE) --no-print-directory all
 	$(B)/bin/ptdbg-report testprogs/build/segfault
+	$(Q)$(B)/bin/ptdbg-report -q --format=svg -o $(B)/demo-segfault.svg testprogs/build/segfault
+	@echo "demo: the flame chart of the same crash is $(abspath $(B))/demo-segfault.svg (open it in a browser)"
 
 bench: all
 	$(Q)B=$(B) bash bench/run.sh
