@@ -10,7 +10,9 @@
  * through src/session.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,41 @@ enum {
 
 static struct ptd_session *the_session;
 static volatile sig_atomic_t got_signal, timed_out;
+
+/*
+ * A snapshot request must not be lost: the session forgets an interrupt
+ * that arrives before a motion has started (it begins each one afresh),
+ * and the program may never stop on its own.  So the signal handlers wake
+ * this thread, which asks again until the main loop has seen the request.
+ */
+static int wake_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t snapshot_seen, snapshot_quit;
+
+static void *interrupter(void *arg)
+{
+	char ch;
+
+	(void)arg;
+	while (read(wake_pipe[0], &ch, 1) < 0 && errno == EINTR)
+		;
+	while (!snapshot_seen && !snapshot_quit) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		ptd_session_interrupt(the_session);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static void wake_interrupter(void)
+{
+	int e = errno;
+	char ch = 1;
+
+	if (wake_pipe[1] >= 0 && write(wake_pipe[1], &ch, 1) < 0) {
+		/* nothing to do in a signal handler: the session was asked once */
+	}
+	errno = e;
+}
 
 static void usage(FILE *f)
 {
@@ -59,6 +96,9 @@ static void usage(FILE *f)
 		"                          the first that works, soft on machines without PT/BTS;\n"
 		"                          ptdbg doctor says why)\n"
 		"      --no-pin-cpu        do not run ptdbg and the program on one CPU\n"
+		"      --buffer-size=SIZE  what a recorded thread may hold (K, M, G; soft and step:\n"
+		"                          beyond it the oldest history is dropped, a flight\n"
+		"                          recorder; pt, bts: the trace buffer)\n"
 		"      --trace-format=FMT  blocks or pt (record the step outcomes as Intel PT)\n"
 		"      --from=FUNC         start recording at FUNC's first hit (default main)\n"
 		"      --threads=WHICH     all: the path of every thread; current (default): the\n"
@@ -91,15 +131,20 @@ static void on_fatal(int sig)
 
 static void on_snapshot(int sig)
 {
-	got_signal = sig;
+	/* the first one counts (the interrupter's own requests arrive as SIGINT) */
+	if (!got_signal && !timed_out)
+		got_signal = sig;
 	ptd_session_interrupt(the_session);
+	wake_interrupter();
 }
 
 static void on_alarm(int sig)
 {
 	(void)sig;
-	timed_out = 1;
+	if (!got_signal)
+		timed_out = 1;
 	ptd_session_interrupt(the_session);
+	wake_interrupter();
 }
 
 static int fail(const char *what, int rc)
@@ -322,6 +367,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-pin-cpu", no_argument, NULL, 'P' },
+		{ "buffer-size", required_argument, NULL, 'B' },
 		{ "load", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -455,6 +501,9 @@ int main(int argc, char **argv)
 		case 'P':
 			o.no_pin = 1;
 			break;
+		case 'B':
+			o.buffer_size = optarg;
+			break;
 		case 'L':
 			o.load = optarg;
 			break;
@@ -498,12 +547,42 @@ int main(int argc, char **argv)
 	ptd_session_set_method(s, (enum ptd_method)m);
 	if (o.no_pin)
 		ptd_session_set_pin_cpu(s, 0);
+	if (o.buffer_size) {
+		/* auto: every method that may be chosen gets the bound */
+		static const enum ptd_method all[] = { PTD_METHOD_SOFT, PTD_METHOD_STEP, PTD_METHOD_PT,
+						       PTD_METHOD_BTS };
+		int ok = 0;
+		rc = 0;
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+			if (m != PTD_METHOD_AUTO && (int)all[i] != m)
+				continue;
+			int r1 = ptd_session_set_record_option(s, all[i], "buffer-size", o.buffer_size);
+			if (r1 == 0)
+				ok = 1;
+			else if (!rc)
+				rc = r1;
+		}
+		if (!ok) {
+			/* the message of the first method tried (soft for auto) */
+			rc = ptd_session_set_record_option(s, m == PTD_METHOD_AUTO ? PTD_METHOD_SOFT : (enum ptd_method)m,
+							   "buffer-size", o.buffer_size);
+			fprintf(stderr, "ptdbg-report: --buffer-size: %s\n", ptd_last_error(rc));
+			ptd_session_free(s);
+			return EXIT_USAGE;
+		}
+		ptd_clear_error();
+	}
 	rc = ptd_session_set_trace_format(s, o.trace_format);
 	if (rc < 0) {
 		fprintf(stderr, "ptdbg-report: %s\n", ptd_last_error(rc));
 		ptd_session_free(s);
 		return EXIT_USAGE;
 	}
+	pthread_t intr_thread;
+	int have_intr_thread = 0;
+	if (pipe2(wake_pipe, O_CLOEXEC) == 0 &&
+	    pthread_create(&intr_thread, NULL, interrupter, NULL) == 0)
+		have_intr_thread = 1;
 	{
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
@@ -591,9 +670,16 @@ int main(int argc, char **argv)
 	r.trig = TRIG_NONE;
 	r.prog = PROG_RUNNING;
 	for (;;) {
-		rc = ptd_session_motion(s, PTD_MOTION_CONTINUE, 0, &ev);
-		if (rc < 0)
-			break;
+		if (got_signal || timed_out) {
+			/* asked for while not in a motion (or it ended otherwise) */
+			memset(&ev, 0, sizeof(ev));
+			ev.kind = PTD_EVENT_INTERRUPTED;
+			rc = 0;
+		} else {
+			rc = ptd_session_motion(s, PTD_MOTION_CONTINUE, 0, &ev);
+			if (rc < 0)
+				break;
+		}
 		if (ev.kind == PTD_EVENT_BREAKPOINT && at_id > 0 && ev.bp_id == at_id) {
 			if (++at_hits < o.at_n)
 				continue;
@@ -638,6 +724,12 @@ int main(int argc, char **argv)
 		break;
 	}
 	alarm(0);
+	snapshot_seen = 1;
+	snapshot_quit = 1;
+	if (have_intr_thread) {
+		wake_interrupter();
+		pthread_join(intr_thread, NULL);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc < 0) {
 		fail(NULL, rc);

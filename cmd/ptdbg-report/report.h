@@ -41,6 +41,7 @@ struct opts {
 	int quiet;
 	int no_pin;
 	const char *load; /* --load: a trace bundle or perf.data, no program */
+	const char *buffer_size; /* --buffer-size: the recorder's bound per thread */
 };
 
 /* What made the report. */

@@ -61,6 +61,13 @@ PY
 	python3 "$CHECK" svg "$T/$p.svg" "$T/$p.perfetto" >&2 || die "$p: the SVG boxes differ from the call history"
 	note "ok $p: json, perfetto, folded, svg ($n instructions)"
 done
+# PLT stubs are named func@plt and have no line: no empty "at"
+report "$T/segfault.txt" "$TESTPROGS/segfault"
+grep -qE $'^ +strcmp@plt( \xc3\x97[0-9]+)?$' "$T/segfault.txt" ||
+	{ cat "$T/segfault.txt" >&2; die "segfault: strcmp@plt not in the call tree without a line"; }
+! grep -qE '	at *$' "$T/segfault.txt" || die "segfault: an empty 'at' in the report"
+python3 -c 'import json,sys; c=[x for x in json.load(open(sys.argv[1]))["calls"] if x.get("function") == "strcmp@plt"]; sys.exit(0 if c and all(x["file"] is None and x["line"] == 0 for x in c) else repr(c))' \
+	"$T/segfault.json" || die "segfault: strcmp@plt in the JSON calls without a line"
 # rpt_recurse: a fault address of 0 from jumping there, the null pointer
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["stop"]; sys.exit(0 if s["fault_address"] == "0x0" and s["pc"] == "0x0" else repr(s))' \
 	"$T/rpt_recurse.json" || die "rpt_recurse: not a fault at address 0"

@@ -94,6 +94,28 @@ has "$d/report" '^rpt_spin\.c:[0-9]+-[0-9]+ \((main|step)\) ×[0-9]+$' "--on-sig
 exec 3>&-
 note "ok snapshots"
 
+# ---- a flight recorder with a small buffer: the dropped part is a gap ----------------
+d=$T/ring
+mkdir -p "$d"
+mkfifo "$d/out"
+exec 3<>"$d/out"
+"$R" "${Q[@]}" --buffer-size=64K --on-signal=USR1 --format=json -o "$d/report.json" "$TESTPROGS/rpt_spin" >"$d/out" 2>"$d/err" &
+rpid=$!
+on_exit "kill $rpid 2>/dev/null"
+read -r -t 120 -u 3 word pid && read -r -t 120 -u 3 word2 || die "rpt_spin did not spin under ptdbg-report"
+kill -USR1 "$rpid"
+rc=0
+wait "$rpid" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$d/err" >&2; die "--buffer-size=64K --on-signal: exit status $rc"; }
+# 1000 rounds of soft's register snapshots are more than 64K: the oldest
+# part was dropped, and the report says so where the history starts
+jcheck "$d/report.json" 'j["trigger"] == "signal" and len(j["gaps"]) == 1 and j["gaps"][0]["number"] == 1 and "dropped" in j["gaps"][0]["reason"] and "buffer-size 65536" in j["gaps"][0]["detail"] and j["gaps"][0]["arg"] > 0' "--buffer-size gap"
+exec 3>&-
+run_report "$T/out" "$T/err" --method=soft --buffer-size=1 "$TESTPROGS/fib"
+expect_rc 2 "--buffer-size=1"
+has "$T/err" '^ptdbg-report: --buffer-size: buffer-size 1 is too small' "--buffer-size=1 message"
+note "ok --buffer-size flight recorder"
+
 # ---- the program killed while recorded ----------------------------------------------
 d=$T/kill
 mkdir -p "$d"
