@@ -364,9 +364,11 @@ static int line_runs(struct ptd_session *s, struct lrun *runs, int max, uint64_t
 		if (c.is_gap)
 			break;
 		if (ptd_symbols_line(sym, c.ip, &li) == 0 && li.file) {
-			if (k > 0 && runs[k - 1].line == li.line && !strcmp(runs[k - 1].file, li.file)) {
+			if (k > 0 && runs[k - 1].line == li.line &&
+			    !strcmp(runs[k - 1].file, li.file)) {
 				runs[k - 1].pc = c.ip;
-			} else if (ptd_symbols_source_line(sym, li.file, li.line, text, sizeof(text)) == 0) {
+			} else if (ptd_symbols_source_line(sym, li.file, li.line, text,
+							   sizeof(text)) == 0) {
 				if (k == max)
 					break;
 				runs[k].file = li.file;
@@ -527,15 +529,15 @@ uint64_t rep_ninsn(struct ptd_session *s)
 
 const char *rep_trigger_name(enum rep_trigger t)
 {
-	static const char *const names[] = { "crash",  "until",   "at",   "exit",
-					     "signal", "timeout", "none", "trace_end" };
+	static const char *const names[] = {"crash",  "until",	 "at",	 "exit",
+					    "signal", "timeout", "none", "trace_end"};
 	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "none";
 }
 
 const char *rep_prog_state_name(enum rep_prog_state p)
 {
-	static const char *const names[] = { "crashed", "exiting", "exited",
-					     "killed",	"running", "none" };
+	static const char *const names[] = {"crashed", "exiting", "exited",
+					    "killed",  "running", "none"};
 	return (unsigned)p < sizeof(names) / sizeof(names[0]) ? names[p] : "none";
 }
 
@@ -546,31 +548,31 @@ struct code_name {
 
 /* si_code values of the kernel's siginfo (asm-generic/siginfo.h). */
 static const struct code_name codes[] = {
-	{ SIGSEGV, SEGV_MAPERR, "SEGV_MAPERR", "address not mapped to object" },
-	{ SIGSEGV, SEGV_ACCERR, "SEGV_ACCERR", "invalid permissions for mapped object" },
-	{ SIGSEGV, 3, "SEGV_BNDERR", "failed address bound checks" },
-	{ SIGSEGV, 4, "SEGV_PKUERR", "failed protection key checks" },
-	{ SIGBUS, BUS_ADRALN, "BUS_ADRALN", "invalid address alignment" },
-	{ SIGBUS, BUS_ADRERR, "BUS_ADRERR", "nonexistent physical address" },
-	{ SIGBUS, BUS_OBJERR, "BUS_OBJERR", "object specific hardware error" },
-	{ SIGILL, ILL_ILLOPC, "ILL_ILLOPC", "illegal opcode" },
-	{ SIGILL, ILL_ILLOPN, "ILL_ILLOPN", "illegal operand" },
-	{ SIGILL, ILL_ILLADR, "ILL_ILLADR", "illegal addressing mode" },
-	{ SIGILL, ILL_ILLTRP, "ILL_ILLTRP", "illegal trap" },
-	{ SIGILL, ILL_PRVOPC, "ILL_PRVOPC", "privileged opcode" },
-	{ SIGFPE, FPE_INTDIV, "FPE_INTDIV", "integer divide by zero" },
-	{ SIGFPE, FPE_INTOVF, "FPE_INTOVF", "integer overflow" },
-	{ SIGFPE, FPE_FLTDIV, "FPE_FLTDIV", "floating-point divide by zero" },
-	{ SIGFPE, FPE_FLTINV, "FPE_FLTINV", "floating-point invalid operation" },
-	{ SIGTRAP, TRAP_BRKPT, "TRAP_BRKPT", "process breakpoint" },
-	{ SIGTRAP, TRAP_TRACE, "TRAP_TRACE", "process trace trap" },
-	{ 0, SI_USER, "SI_USER", "sent by kill or raise" },
-	{ 0, SI_KERNEL, "SI_KERNEL", "sent by the kernel" },
-	{ 0, SI_QUEUE, "SI_QUEUE", "sent by sigqueue" },
-	{ 0, SI_TIMER, "SI_TIMER", "a POSIX timer expired" },
-	{ 0, SI_TKILL, "SI_TKILL", "sent by tkill or tgkill (raise, abort)" },
-	{ 0, SI_MESGQ, "SI_MESGQ", "a message arrived" },
-	{ 0, SI_ASYNCIO, "SI_ASYNCIO", "asynchronous I/O completed" },
+	{SIGSEGV, SEGV_MAPERR, "SEGV_MAPERR", "address not mapped to object"},
+	{SIGSEGV, SEGV_ACCERR, "SEGV_ACCERR", "invalid permissions for mapped object"},
+	{SIGSEGV, 3, "SEGV_BNDERR", "failed address bound checks"},
+	{SIGSEGV, 4, "SEGV_PKUERR", "failed protection key checks"},
+	{SIGBUS, BUS_ADRALN, "BUS_ADRALN", "invalid address alignment"},
+	{SIGBUS, BUS_ADRERR, "BUS_ADRERR", "nonexistent physical address"},
+	{SIGBUS, BUS_OBJERR, "BUS_OBJERR", "object specific hardware error"},
+	{SIGILL, ILL_ILLOPC, "ILL_ILLOPC", "illegal opcode"},
+	{SIGILL, ILL_ILLOPN, "ILL_ILLOPN", "illegal operand"},
+	{SIGILL, ILL_ILLADR, "ILL_ILLADR", "illegal addressing mode"},
+	{SIGILL, ILL_ILLTRP, "ILL_ILLTRP", "illegal trap"},
+	{SIGILL, ILL_PRVOPC, "ILL_PRVOPC", "privileged opcode"},
+	{SIGFPE, FPE_INTDIV, "FPE_INTDIV", "integer divide by zero"},
+	{SIGFPE, FPE_INTOVF, "FPE_INTOVF", "integer overflow"},
+	{SIGFPE, FPE_FLTDIV, "FPE_FLTDIV", "floating-point divide by zero"},
+	{SIGFPE, FPE_FLTINV, "FPE_FLTINV", "floating-point invalid operation"},
+	{SIGTRAP, TRAP_BRKPT, "TRAP_BRKPT", "process breakpoint"},
+	{SIGTRAP, TRAP_TRACE, "TRAP_TRACE", "process trace trap"},
+	{0, SI_USER, "SI_USER", "sent by kill or raise"},
+	{0, SI_KERNEL, "SI_KERNEL", "sent by the kernel"},
+	{0, SI_QUEUE, "SI_QUEUE", "sent by sigqueue"},
+	{0, SI_TIMER, "SI_TIMER", "a POSIX timer expired"},
+	{0, SI_TKILL, "SI_TKILL", "sent by tkill or tgkill (raise, abort)"},
+	{0, SI_MESGQ, "SI_MESGQ", "a message arrived"},
+	{0, SI_ASYNCIO, "SI_ASYNCIO", "asynchronous I/O completed"},
 };
 
 const char *rep_si_code_name(int signo, int code, const char **desc)
@@ -607,8 +609,8 @@ const char *rep_stop_text(const struct rep *r, char *buf, size_t n)
 			snprintf(buf, n, "Thread %d received signal %s, %s.", r->cur_thread,
 				 ptd_print_signame(ev->signo), ptd_print_sigdesc(ev->signo));
 		else
-			snprintf(buf, n, "Program received signal %s, %s.", ptd_print_signame(ev->signo),
-				 ptd_print_sigdesc(ev->signo));
+			snprintf(buf, n, "Program received signal %s, %s.",
+				 ptd_print_signame(ev->signo), ptd_print_sigdesc(ev->signo));
 		break;
 	case TRIG_UNTIL:
 		snprintf(buf, n, "Stopped at the --until location (breakpoint %d).", ev->bp_id);
@@ -624,7 +626,8 @@ const char *rep_stop_text(const struct rep *r, char *buf, size_t n)
 			 ptd_print_signame(r->trig_signo));
 		break;
 	case TRIG_TIMEOUT:
-		snprintf(buf, n, "Snapshot: the --timeout of %u s expired; the program was running.",
+		snprintf(buf, n,
+			 "Snapshot: the --timeout of %u s expired; the program was running.",
 			 r->o->timeout);
 		break;
 	case TRIG_TRACE_END:
@@ -633,8 +636,11 @@ const char *rep_stop_text(const struct rep *r, char *buf, size_t n)
 	case TRIG_NONE:
 	default:
 		if (r->prog == PROG_EXITING || r->prog == PROG_EXITED)
-			snprintf(buf, n, "No trigger fired: the program ran to its end and %s with code %d.",
-				 r->prog == PROG_EXITING ? "is about to exit" : "exited", r->prog_code);
+			snprintf(
+				buf, n,
+				"No trigger fired: the program ran to its end and %s with code %d.",
+				r->prog == PROG_EXITING ? "is about to exit" : "exited",
+				r->prog_code);
 		else if (r->prog == PROG_KILLED)
 			snprintf(buf, n, "No trigger fired: the program was killed by %s.",
 				 ptd_print_signame(r->prog_code));

@@ -81,7 +81,9 @@ static void tree_json(struct rep *r, struct rtree *t, int i, const struct ptd_hi
 		rep_locate(r->sym, rtree_last_ip(t, i, h), &l);
 		fputs("\"function\": ", r->out);
 		rep_json_str(r->out, n->name);
-		fprintf(r->out, ", \"count\": %u, \"first\": %" PRIu64 ", \"last\": %" PRIu64 ", \"file\": ",
+		fprintf(r->out,
+			", \"count\": %u, \"first\": %" PRIu64 ", \"last\": %" PRIu64
+			", \"file\": ",
 			n->count, n->start, n->end);
 		rep_json_str(r->out, l.file);
 		fprintf(r->out, ", \"line\": %d, \"children\": ", l.line);
@@ -127,9 +129,11 @@ static void thread_json(struct rep *r)
 			const struct ptd_callseg *seg = ptd_calls_get(calls, i);
 			if (!seg)
 				continue;
-			fprintf(r->out, "%s\n    {\"index\": %" PRIu64 ", \"level\": %d, \"first\": %" PRIu64
-					", \"last\": %" PRIu64 ", ",
-				i > first ? "," : "", seg->index, seg->level - minl, seg->first, seg->last);
+			fprintf(r->out,
+				"%s\n    {\"index\": %" PRIu64
+				", \"level\": %d, \"first\": %" PRIu64 ", \"last\": %" PRIu64 ", ",
+				i > first ? "," : "", seg->index, seg->level - minl, seg->first,
+				seg->last);
 			if (seg->is_gap)
 				fputs("\"gap\": true", r->out);
 			else
@@ -140,7 +144,8 @@ static void thread_json(struct rep *r)
 	fputs("\n  ],\n  \"call_tree\": ", r->out);
 	{
 		struct rtree t;
-		if (calls && o->ncalls > 0 && nc > 0 && rtree_build(&t, r->s, calls, first, nc) == 0) {
+		if (calls && o->ncalls > 0 && nc > 0 &&
+		    rtree_build(&t, r->s, calls, first, nc) == 0) {
 			rtree_fold(&t);
 			tree_json(r, &t, t.first_root, h, 4);
 			rtree_free(&t);
@@ -162,7 +167,8 @@ static void thread_json(struct rep *r)
 		uint64_t scanned = 0;
 		n = ln ? rep_lines(r->s, ln, o->nlines, &scanned) : 0;
 		for (int i = 0; i < n; i++) {
-			fprintf(r->out, "%s\n    {\"count\": %lu, \"lines\": [", i ? "," : "", ln[i].count);
+			fprintf(r->out, "%s\n    {\"count\": %lu, \"lines\": [", i ? "," : "",
+				ln[i].count);
 			for (int j = 0; j < ln[i].period; j++) {
 				fprintf(r->out, "%s{", j ? ", " : "");
 				loc_fields(r, ln[i].pcs[j], 0);
@@ -177,7 +183,8 @@ static void thread_json(struct rep *r)
 		struct rbranch *b = calloc((size_t)o->nbranches, sizeof(*b));
 		n = b ? rep_branches(r->s, b, o->nbranches) : 0;
 		for (int i = 0; i < n; i++) {
-			fprintf(r->out, "%s\n    {\"number\": %" PRIu64 ", ", i ? "," : "", b[i].number);
+			fprintf(r->out, "%s\n    {\"number\": %" PRIu64 ", ", i ? "," : "",
+				b[i].number);
 			loc_fields(r, b[i].pc, 0);
 			fprintf(r->out, ", \"taken\": %s}", b[i].taken ? "true" : "false");
 		}
@@ -188,7 +195,8 @@ static void thread_json(struct rep *r)
 		struct rgap g[64];
 		n = rep_gaps(r->s, g, 64);
 		for (int i = 0; i < n && i < 64; i++) {
-			fprintf(r->out, "%s\n    {\"number\": %" PRIu64 ", ", i ? "," : "", g[i].number);
+			fprintf(r->out, "%s\n    {\"number\": %" PRIu64 ", ", i ? "," : "",
+				g[i].number);
 			gap_fields(r->out, g[i].reason, g[i].arg, g[i].detail);
 			fputc('}', r->out);
 		}
@@ -200,8 +208,8 @@ static void thread_json(struct rep *r)
 		int firstp = 1;
 		if (ptd_hcursor_goto(&c, h, f0) == 0) {
 			do {
-				fprintf(r->out, "%s\n    {\"number\": %" PRIu64 ", ", firstp ? "" : ",",
-					c.number);
+				fprintf(r->out, "%s\n    {\"number\": %" PRIu64 ", ",
+					firstp ? "" : ",", c.number);
 				firstp = 0;
 				if (c.is_gap) {
 					fputs("\"gap\": true}", r->out);
@@ -211,8 +219,9 @@ static void thread_json(struct rep *r)
 				uint8_t code[16];
 				char text[160];
 				long got = ptd_session_read(r->s, c.ip, code, sizeof(code));
-				if (got > 0 && ptd_disasm_format_mode(code, (size_t)got, c.ip, c.mode, text,
-								      sizeof(text), NULL, NULL) > 0) {
+				if (got > 0 &&
+				    ptd_disasm_format_mode(code, (size_t)got, c.ip, c.mode, text,
+							   sizeof(text), NULL, NULL) > 0) {
 					fputs(", \"text\": ", r->out);
 					rep_json_str(r->out, text);
 				}
@@ -238,7 +247,8 @@ void rep_json(struct rep *r)
 		REPORT_JSON_VERSION);
 	rep_json_str(f, r->program);
 	fprintf(f, ",\n  \"process\": {\"pid\": %d, \"attached\": %s, \"state\": ",
-		r->prog == PROG_NONE ? 0 : (int)ptd_session_pid(r->s), r->attached ? "true" : "false");
+		r->prog == PROG_NONE ? 0 : (int)ptd_session_pid(r->s),
+		r->attached ? "true" : "false");
 	rep_json_str(f, rep_prog_state_name(r->prog));
 	fputs(", \"exit_code\": ", f);
 	if (r->prog == PROG_EXITING || r->prog == PROG_EXITED)
@@ -246,21 +256,21 @@ void rep_json(struct rep *r)
 	else
 		fputs("null", f);
 	fputs(", \"signal\": ", f);
-	rep_json_str(f, r->prog == PROG_CRASHED || r->prog == PROG_KILLED ?
-				ptd_print_signame(r->prog_code) :
-				NULL);
+	rep_json_str(f, r->prog == PROG_CRASHED || r->prog == PROG_KILLED
+				? ptd_print_signame(r->prog_code)
+				: NULL);
 	fputs("},\n  \"trigger\": ", f);
 	rep_json_str(f, rep_trigger_name(r->trig));
 	fputs(",\n  \"stop\": {\"kind\": ", f);
-	rep_json_str(f, r->trig == TRIG_CRASH	     ? "signal" :
-			r->trig == TRIG_UNTIL	     ? "until" :
-			r->trig == TRIG_AT	     ? "at" :
-			r->trig == TRIG_EXIT	     ? "exit" :
-			r->trig == TRIG_SIGNAL	     ? "snapshot" :
-			r->trig == TRIG_TIMEOUT	     ? "timeout" :
-			r->trig == TRIG_TRACE_END    ? "trace_end" :
-			r->prog == PROG_KILLED	     ? "killed" :
-						       "exit");
+	rep_json_str(f, r->trig == TRIG_CRASH	    ? "signal"
+			: r->trig == TRIG_UNTIL	    ? "until"
+			: r->trig == TRIG_AT	    ? "at"
+			: r->trig == TRIG_EXIT	    ? "exit"
+			: r->trig == TRIG_SIGNAL    ? "snapshot"
+			: r->trig == TRIG_TIMEOUT   ? "timeout"
+			: r->trig == TRIG_TRACE_END ? "trace_end"
+			: r->prog == PROG_KILLED    ? "killed"
+						    : "exit");
 	if (r->trig == TRIG_CRASH) {
 		fputs(", \"signal\": ", f);
 		rep_json_str(f, ptd_print_signame(r->ev.signo));
@@ -292,7 +302,8 @@ void rep_json(struct rep *r)
 			const char *canon;
 			if (ptd_print_reg_lookup(ptd_print_reg_names[i], &regs, &v, &canon) < 0)
 				continue;
-			fprintf(f, "%s\"%s\": \"0x%" PRIx64 "\"", first ? "" : ", ", ptd_print_reg_names[i], v);
+			fprintf(f, "%s\"%s\": \"0x%" PRIx64 "\"", first ? "" : ", ",
+				ptd_print_reg_names[i], v);
 			first = 0;
 		}
 		fputc('}', f);
@@ -312,9 +323,12 @@ void rep_json(struct rep *r)
 		fprintf(f, ", \"instructions_recorded\": %" PRIu64 "}", rep_ninsn(r->s));
 	}
 	rep_select(r, r->cur_thread);
-	fprintf(f, "\n  ],\n  \"record\": {\"method\": \"%s\", \"simulated_pmu\": %s, \"format\": \"%s\", "
-		   "\"instructions\": %llu, \"function_segments\": %llu, \"bytes\": %zu, \"seconds\": %.3f, "
-		   "\"ptrace_stops\": %llu}\n}\n",
+	fprintf(f,
+		"\n  ],\n  \"record\": {\"method\": \"%s\", \"simulated_pmu\": %s, \"format\": "
+		"\"%s\", "
+		"\"instructions\": %llu, \"function_segments\": %llu, \"bytes\": %zu, \"seconds\": "
+		"%.3f, "
+		"\"ptrace_stops\": %llu}\n}\n",
 		ptd_method_name(ri.method), ri.simulated ? "true" : "false",
 		ri.format ? ri.format : "blocks", (unsigned long long)ri.ninsn,
 		(unsigned long long)ri.ncalls, ri.bytes, r->secs, (unsigned long long)ri.stops);

@@ -39,7 +39,7 @@ static volatile sig_atomic_t got_signal, timed_out;
  * and the program may never stop on its own.  So the signal handlers wake
  * this thread, which asks again until the main loop has seen the request.
  */
-static int wake_pipe[2] = { -1, -1 };
+static int wake_pipe[2] = {-1, -1};
 static volatile sig_atomic_t snapshot_seen, snapshot_quit;
 
 static void *interrupter(void *arg)
@@ -50,7 +50,7 @@ static void *interrupter(void *arg)
 	while (read(wake_pipe[0], &ch, 1) < 0 && errno == EINTR)
 		;
 	while (!snapshot_seen && !snapshot_quit) {
-		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		struct timespec ts = {0, 20 * 1000 * 1000};
 		ptd_session_interrupt(the_session);
 		nanosleep(&ts, NULL);
 	}
@@ -96,7 +96,8 @@ static void usage(FILE *f)
 		"                          the first that works, soft on machines without PT/BTS;\n"
 		"                          ptdbg doctor says why)\n"
 		"      --no-pin-cpu        do not run ptdbg and the program on one CPU\n"
-		"      --buffer-size=SIZE  what a recorded thread may hold (K, M, G; soft and step:\n"
+		"      --buffer-size=SIZE  what a recorded thread may hold (K, M, G; soft and "
+		"step:\n"
 		"                          beyond it the oldest history is dropped, a flight\n"
 		"                          recorder; pt, bts: the trace buffer)\n"
 		"      --trace-format=FMT  blocks or pt (record the step outcomes as Intel PT)\n"
@@ -170,9 +171,9 @@ static int parse_signal(const char *name)
 	static const struct {
 		const char *name;
 		int signo;
-	} sigs[] = { { "HUP", SIGHUP },	  { "INT", SIGINT },   { "QUIT", SIGQUIT },
-		     { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "TERM", SIGTERM },
-		     { "ALRM", SIGALRM }, { "PWR", SIGPWR },   { "WINCH", SIGWINCH } };
+	} sigs[] = {{"HUP", SIGHUP},   {"INT", SIGINT},	  {"QUIT", SIGQUIT},
+		    {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM},
+		    {"ALRM", SIGALRM}, {"PWR", SIGPWR},	  {"WINCH", SIGWINCH}};
 	char *end;
 	long v;
 
@@ -224,7 +225,7 @@ static int parse_at(const char *arg, struct opts *o)
 
 static int parse_format(const char *s, enum rep_format *f)
 {
-	static const char *const names[] = { "text", "json", "perfetto", "folded", "svg" };
+	static const char *const names[] = {"text", "json", "perfetto", "folded", "svg"};
 
 	for (int i = 0; i < 5; i++)
 		if (!strcmp(s, names[i])) {
@@ -326,7 +327,8 @@ static int report_loaded(const struct opts *o)
 	pick_threads(&r);
 	write_report(&r);
 	if (out != stdout && fclose(out) != 0) {
-		fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", o->output, strerror(errno));
+		fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", o->output,
+			strerror(errno));
 		ptd_session_free(s);
 		return EXIT_ERROR;
 	}
@@ -340,38 +342,38 @@ static int is_exit_stop(struct ptd_session *s)
 	struct ptd_symbol fs;
 	uint64_t pc;
 
-	return ptd_session_pc(s, &pc) == 0 && sym && ptd_symbols_lookup(sym, pc, &fs) == 0 && fs.name &&
-	       !strcmp(ptd_print_symname(fs.name), "_exit");
+	return ptd_session_pc(s, &pc) == 0 && sym && ptd_symbols_lookup(sym, pc, &fs) == 0 &&
+	       fs.name && !strcmp(ptd_print_symname(fs.name), "_exit");
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "method", required_argument, NULL, 'm' },
-		{ "trace-format", required_argument, NULL, 't' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "until", required_argument, NULL, 'u' },
-		{ "at", required_argument, NULL, 'a' },
-		{ "on-exit", no_argument, NULL, 'E' },
-		{ "on-signal", required_argument, NULL, 'S' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "threads", required_argument, NULL, 'H' },
-		{ "calls", required_argument, NULL, 'c' },
-		{ "lines", required_argument, NULL, 'l' },
-		{ "insns", required_argument, NULL, 'i' },
-		{ "branches", required_argument, NULL, 'b' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "color", required_argument, NULL, 'C' },
-		{ "colour", required_argument, NULL, 'C' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "no-pin-cpu", no_argument, NULL, 'P' },
-		{ "buffer-size", required_argument, NULL, 'B' },
-		{ "load", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{"pid", required_argument, NULL, 'p'},
+		{"method", required_argument, NULL, 'm'},
+		{"trace-format", required_argument, NULL, 't'},
+		{"from", required_argument, NULL, 'f'},
+		{"until", required_argument, NULL, 'u'},
+		{"at", required_argument, NULL, 'a'},
+		{"on-exit", no_argument, NULL, 'E'},
+		{"on-signal", required_argument, NULL, 'S'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"threads", required_argument, NULL, 'H'},
+		{"calls", required_argument, NULL, 'c'},
+		{"lines", required_argument, NULL, 'l'},
+		{"insns", required_argument, NULL, 'i'},
+		{"branches", required_argument, NULL, 'b'},
+		{"format", required_argument, NULL, 'F'},
+		{"color", required_argument, NULL, 'C'},
+		{"colour", required_argument, NULL, 'C'},
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"no-pin-cpu", no_argument, NULL, 'P'},
+		{"buffer-size", required_argument, NULL, 'B'},
+		{"load", required_argument, NULL, 'L'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
 	};
 	struct opts o;
 	struct ptd_session *s;
@@ -417,7 +419,9 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			if (parse_at(optarg, &o) < 0) {
-				fprintf(stderr, "ptdbg-report: invalid --at location '%s' (LOCATION[:N], N >= 1)\n",
+				fprintf(stderr,
+					"ptdbg-report: invalid --at location '%s' (LOCATION[:N], N "
+					">= 1)\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -428,8 +432,10 @@ int main(int argc, char **argv)
 		case 'S':
 			o.on_signal = parse_signal(optarg);
 			if (o.on_signal < 0) {
-				fprintf(stderr, "ptdbg-report: invalid signal '%s' for --on-signal (a name "
-						"such as USR1 or a number; not KILL, STOP, CHLD or a fault)\n",
+				fprintf(stderr,
+					"ptdbg-report: invalid signal '%s' for --on-signal (a name "
+					"such as USR1 or a number; not KILL, STOP, CHLD or a "
+					"fault)\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -437,7 +443,9 @@ int main(int argc, char **argv)
 		case 'T': {
 			long v = strtol(optarg, &end, 10);
 			if (*end || end == optarg || v < 1 || v > 86400 * 365) {
-				fprintf(stderr, "ptdbg-report: invalid timeout '%s' (whole seconds, >= 1)\n",
+				fprintf(stderr,
+					"ptdbg-report: invalid timeout '%s' (whole seconds, >= "
+					"1)\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -446,7 +454,9 @@ int main(int argc, char **argv)
 		}
 		case 'H':
 			if (strcmp(optarg, "all") && strcmp(optarg, "current")) {
-				fprintf(stderr, "ptdbg-report: unknown --threads '%s' (valid: all, current)\n",
+				fprintf(stderr,
+					"ptdbg-report: unknown --threads '%s' (valid: all, "
+					"current)\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -473,8 +483,10 @@ int main(int argc, char **argv)
 		}
 		case 'F':
 			if (parse_format(optarg, &o.format) < 0) {
-				fprintf(stderr, "ptdbg-report: unknown format '%s' (valid: text, json, perfetto, "
-						"folded, svg)\n",
+				fprintf(stderr,
+					"ptdbg-report: unknown format '%s' (valid: text, json, "
+					"perfetto, "
+					"folded, svg)\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -487,7 +499,9 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "never"))
 				o.colour = 0;
 			else {
-				fprintf(stderr, "ptdbg-report: unknown --color '%s' (valid: auto, always, never)\n",
+				fprintf(stderr,
+					"ptdbg-report: unknown --color '%s' (valid: auto, always, "
+					"never)\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -549,14 +563,15 @@ int main(int argc, char **argv)
 		ptd_session_set_pin_cpu(s, 0);
 	if (o.buffer_size) {
 		/* auto: every method that may be chosen gets the bound */
-		static const enum ptd_method all[] = { PTD_METHOD_SOFT, PTD_METHOD_STEP, PTD_METHOD_PT,
-						       PTD_METHOD_BTS };
+		static const enum ptd_method all[] = {PTD_METHOD_SOFT, PTD_METHOD_STEP,
+						      PTD_METHOD_PT, PTD_METHOD_BTS};
 		int ok = 0;
 		rc = 0;
 		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 			if (m != PTD_METHOD_AUTO && (int)all[i] != m)
 				continue;
-			int r1 = ptd_session_set_record_option(s, all[i], "buffer-size", o.buffer_size);
+			int r1 = ptd_session_set_record_option(s, all[i], "buffer-size",
+							       o.buffer_size);
 			if (r1 == 0)
 				ok = 1;
 			else if (!rc)
@@ -564,8 +579,9 @@ int main(int argc, char **argv)
 		}
 		if (!ok) {
 			/* the message of the first method tried (soft for auto) */
-			rc = ptd_session_set_record_option(s, m == PTD_METHOD_AUTO ? PTD_METHOD_SOFT : (enum ptd_method)m,
-							   "buffer-size", o.buffer_size);
+			rc = ptd_session_set_record_option(
+				s, m == PTD_METHOD_AUTO ? PTD_METHOD_SOFT : (enum ptd_method)m,
+				"buffer-size", o.buffer_size);
 			fprintf(stderr, "ptdbg-report: --buffer-size: %s\n", ptd_last_error(rc));
 			ptd_session_free(s);
 			return EXIT_USAGE;
@@ -612,7 +628,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!o.pid && strchr(argv[optind], '/') && access(argv[optind], X_OK) < 0) {
-		fprintf(stderr, "ptdbg-report: cannot run '%s': %s\n", argv[optind], strerror(errno));
+		fprintf(stderr, "ptdbg-report: cannot run '%s': %s\n", argv[optind],
+			strerror(errno));
 		return give_up(s, out, o.output, EXIT_ERROR);
 	}
 
@@ -661,7 +678,8 @@ int main(int argc, char **argv)
 	if (!o.quiet)
 		fprintf(stderr, "ptdbg-report: recording %s from %s (method %s)\n",
 			o.pid ? "the process" : argv[optind], o.pid ? "now" : o.from,
-			ptd_method_name(ptd_session_record_info(s, &ri0) == 0 ? ri0.method : PTD_METHOD_AUTO));
+			ptd_method_name(ptd_session_record_info(s, &ri0) == 0 ? ri0.method
+									      : PTD_METHOD_AUTO));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (o.timeout)
 		alarm(o.timeout);
@@ -684,7 +702,8 @@ int main(int argc, char **argv)
 			if (++at_hits < o.at_n)
 				continue;
 			r.trig = TRIG_AT;
-		} else if (ev.kind == PTD_EVENT_BREAKPOINT && until_id > 0 && ev.bp_id == until_id) {
+		} else if (ev.kind == PTD_EVENT_BREAKPOINT && until_id > 0 &&
+			   ev.bp_id == until_id) {
 			r.trig = TRIG_UNTIL;
 		} else if (ev.kind == PTD_EVENT_BREAKPOINT) {
 			if (!is_exit_stop(s))
@@ -695,8 +714,9 @@ int main(int argc, char **argv)
 			if (ptd_session_regs(s, &regs, &pc_only) == 0)
 				r.prog_code = (int)(regs.rdi & 0xff);
 			/* the exit is a trigger with --on-exit, or when none was given */
-			r.trig = o.on_exit || !(o.until || o.at || o.on_signal || o.timeout) ? TRIG_EXIT
-											      : TRIG_NONE;
+			r.trig = o.on_exit || !(o.until || o.at || o.on_signal || o.timeout)
+					 ? TRIG_EXIT
+					 : TRIG_NONE;
 		} else if (ev.kind == PTD_EVENT_SIGNAL) {
 			r.trig = TRIG_CRASH;
 			r.prog = PROG_CRASHED;
@@ -740,12 +760,15 @@ int main(int argc, char **argv)
 		status = EXIT_ENDED;
 		if (!o.quiet || !h || ptd_history_count(h) == 0) {
 			if (r.prog == PROG_KILLED)
-				fprintf(stderr, "ptdbg-report: the program was killed by %s before a trigger "
-						"fired\n",
+				fprintf(stderr,
+					"ptdbg-report: the program was killed by %s before a "
+					"trigger "
+					"fired\n",
 					ptd_print_signame(r.prog_code));
 			else
-				fprintf(stderr, "ptdbg-report: the program exited with code %d before a "
-						"trigger fired\n",
+				fprintf(stderr,
+					"ptdbg-report: the program exited with code %d before a "
+					"trigger fired\n",
 					r.prog_code);
 		}
 		if (!h || ptd_history_count(h) == 0) {

@@ -37,18 +37,23 @@ static void perfetto_node(struct rep *r, struct rtree *t, int i, pid_t pid, pid_
 		struct rnode *n = &t->n[i];
 		struct loc l;
 
-		fprintf(r->out, "%s\n{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %" PRIu64
-				", \"dur\": %" PRIu64 ", \"name\": ",
+		fprintf(r->out,
+			"%s\n{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"ts\": %" PRIu64
+			", \"dur\": %" PRIu64 ", \"name\": ",
 			*first ? "" : ",", (int)pid, (int)tid, n->start, n->end - n->start + 1);
 		*first = 0;
 		if (n->is_gap) {
 			char name[160];
-			snprintf(name, sizeof(name), "gap: %s", ptd_print_gap_reason(n->gap_reason));
+			snprintf(name, sizeof(name), "gap: %s",
+				 ptd_print_gap_reason(n->gap_reason));
 			rep_json_str(r->out, name);
-			fputs(", \"cat\": \"gap\", \"cname\": \"terrible\", \"args\": {\"reason\": ", r->out);
+			fputs(", \"cat\": \"gap\", \"cname\": \"terrible\", \"args\": "
+			      "{\"reason\": ",
+			      r->out);
 			rep_json_str(r->out, ptd_print_gap_reason(n->gap_reason));
 			fputs(", \"detail\": ", r->out);
-			rep_json_str(r->out, n->gap_detail && n->gap_detail[0] ? n->gap_detail : NULL);
+			rep_json_str(r->out,
+				     n->gap_detail && n->gap_detail[0] ? n->gap_detail : NULL);
 			fprintf(r->out, ", \"number\": %" PRIu64 "}}", n->first);
 			continue;
 		}
@@ -56,8 +61,10 @@ static void perfetto_node(struct rep *r, struct rtree *t, int i, pid_t pid, pid_
 		rep_locate(r->sym, n->ip, &l);
 		fputs(", \"cat\": \"call\", \"args\": {\"file\": ", r->out);
 		rep_json_str(r->out, l.file);
-		fprintf(r->out, ", \"line\": %d, \"entry\": \"0x%" PRIx64 "\", \"first\": %" PRIu64
-				", \"last\": %" PRIu64 ", \"self\": %" PRIu64 ", \"segments\": %" PRIu64 "}}",
+		fprintf(r->out,
+			", \"line\": %d, \"entry\": \"0x%" PRIx64 "\", \"first\": %" PRIu64
+			", \"last\": %" PRIu64 ", \"self\": %" PRIu64 ", \"segments\": %" PRIu64
+			"}}",
 			l.line, n->ip, n->start, n->end, n->self, n->nsegs);
 		perfetto_node(r, t, n->first_child, pid, tid, first);
 	}
@@ -73,8 +80,9 @@ void rep_perfetto(struct rep *r)
 	      r->out);
 	rep_json_str(r->out, r->program);
 	fputs("},\n\"traceEvents\": [", r->out);
-	fprintf(r->out, "\n{\"ph\": \"M\", \"pid\": %d, \"tid\": 0, \"name\": \"process_name\", "
-			"\"args\": {\"name\": ",
+	fprintf(r->out,
+		"\n{\"ph\": \"M\", \"pid\": %d, \"tid\": 0, \"name\": \"process_name\", "
+		"\"args\": {\"name\": ",
 		(int)pid);
 	rep_json_str(r->out, r->program);
 	fputs("}}", r->out);
@@ -85,8 +93,9 @@ void rep_perfetto(struct rep *r)
 
 		if (rep_select(r, r->thread_nums[k]) < 0)
 			continue;
-		fprintf(r->out, ",\n{\"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"name\": \"thread_name\", "
-				"\"args\": {\"name\": \"thread %d%s\"}}",
+		fprintf(r->out,
+			",\n{\"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"name\": \"thread_name\", "
+			"\"args\": {\"name\": \"thread %d%s\"}}",
 			(int)pid, (int)tid, r->thread_nums[k],
 			r->thread_nums[k] == r->cur_thread ? " (stopped here)" : "");
 		if (whole_tree(r, &t) < 0)
@@ -133,7 +142,8 @@ static void push_stack(struct stacks *s, const char *stack, uint64_t count)
 	s->v[s->n++].count = count;
 }
 
-static void folded_node(struct rtree *t, int i, char *path, size_t len, size_t cap, struct stacks *st)
+static void folded_node(struct rtree *t, int i, char *path, size_t len, size_t cap,
+			struct stacks *st)
 {
 	for (; i >= 0; i = t->n[i].next) {
 		struct rnode *n = &t->n[i];
@@ -163,7 +173,7 @@ static int cmp_stack(const void *a, const void *b)
 
 void rep_folded(struct rep *r)
 {
-	struct stacks st = { NULL, 0, 0, 0 };
+	struct stacks st = {NULL, 0, 0, 0};
 	enum { CAP = 1 << 16 };
 	char *path = malloc(CAP);
 
@@ -209,11 +219,21 @@ static void xml_str(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&apos;", f); break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
 		default:
 			if ((unsigned char)*s >= 0x20 || *s == '\t')
 				fputc(*s, f);
@@ -249,8 +269,9 @@ static void svg_node(struct rep *r, struct rtree *t, int i, const struct svg_ban
 
 		for (const char *c = n->name; *c; c++)
 			h = h * 31 + (unsigned char)*c;
-		fprintf(r->out, "<g class=\"%s\" data-first=\"%" PRIu64 "\" data-last=\"%" PRIu64
-				"\" data-depth=\"%d\"><title>",
+		fprintf(r->out,
+			"<g class=\"%s\" data-first=\"%" PRIu64 "\" data-last=\"%" PRIu64
+			"\" data-depth=\"%d\"><title>",
 			n->is_gap ? "gap" : "call", n->start, n->end, n->level);
 		if (n->is_gap) {
 			fputs("gap: ", r->out);
@@ -268,11 +289,12 @@ static void svg_node(struct rep *r, struct rtree *t, int i, const struct svg_ban
 				xml_str(r->out, l.file);
 				fprintf(r->out, ":%d", l.line);
 			}
-			fprintf(r->out, ", instructions %" PRIu64 "-%" PRIu64 " (%" PRIu64 " in itself)",
+			fprintf(r->out,
+				", instructions %" PRIu64 "-%" PRIu64 " (%" PRIu64 " in itself)",
 				n->start, n->end, n->self);
 		}
-		fprintf(r->out, "</title><rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%d\" ", x, y, w,
-			SVG_ROW - 1);
+		fprintf(r->out, "</title><rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%d\" ",
+			x, y, w, SVG_ROW - 1);
 		if (n->is_gap)
 			fputs("fill=\"#999999\" stroke=\"#ff0000\"/>", r->out);
 		else
@@ -316,14 +338,16 @@ void rep_svg(struct rep *r)
 		height += 24 + (max_depth(&trees[k]) + 1) * SVG_ROW + 10;
 	}
 	rep_select(r, r->cur_thread);
-	fprintf(r->out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-			"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
-			"height=\"%.0f\" viewBox=\"0 0 %d %.0f\">\n"
-			"<style>text { font: 12px monospace; fill: #000; pointer-events: none; } "
-			"g.call:hover rect, g.gap:hover rect { stroke: #000; stroke-width: 1; } "
-			".head { font: 14px sans-serif; } .band { font: 12px sans-serif; fill: #333; }</style>\n"
-			"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#fdfdf5\"/>\n"
-			"<text class=\"head\" x=\"%d\" y=\"20\">",
+	fprintf(r->out,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
+		"height=\"%.0f\" viewBox=\"0 0 %d %.0f\">\n"
+		"<style>text { font: 12px monospace; fill: #000; pointer-events: none; } "
+		"g.call:hover rect, g.gap:hover rect { stroke: #000; stroke-width: 1; } "
+		".head { font: 14px sans-serif; } .band { font: 12px sans-serif; fill: #333; "
+		"}</style>\n"
+		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#fdfdf5\"/>\n"
+		"<text class=\"head\" x=\"%d\" y=\"20\">",
 		SVG_W, height, SVG_W, height, SVG_MARGIN);
 	xml_str(r->out, r->program);
 	fputs(": ", r->out);
@@ -343,13 +367,15 @@ void rep_svg(struct rep *r)
 			if (t->n[i].end > t1)
 				t1 = t->n[i].end;
 		}
-		fprintf(r->out, "<text class=\"band\" x=\"%d\" y=\"%.1f\">thread %d (LWP %d)%s</text>\n",
+		fprintf(r->out,
+			"<text class=\"band\" x=\"%d\" y=\"%.1f\">thread %d (LWP %d)%s</text>\n",
 			SVG_MARGIN, y + 14, r->thread_nums[k], (int)r->thread_tids[k],
 			r->thread_nums[k] == r->cur_thread ? ", where it stopped" : "");
 		b.y = y + 20;
 		b.t0 = t0 == UINT64_MAX ? 0 : t0;
-		b.scale = t1 >= b.t0 && t0 != UINT64_MAX ? (SVG_W - 2.0 * SVG_MARGIN) / (double)(t1 - b.t0 + 1)
-							: 1.0;
+		b.scale = t1 >= b.t0 && t0 != UINT64_MAX
+				  ? (SVG_W - 2.0 * SVG_MARGIN) / (double)(t1 - b.t0 + 1)
+				  : 1.0;
 		fprintf(r->out, "<g class=\"thread\" data-thread=\"%d\">\n", r->thread_nums[k]);
 		svg_node(r, t, t->first_root, &b);
 		fputs("</g>\n", r->out);

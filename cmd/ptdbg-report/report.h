@@ -24,13 +24,13 @@ struct opts {
 	const char *trace_format;
 	const char *from;
 	const char *until;
-	const char *at;	 /* --at LOCATION (without :N) */
-	unsigned at_n;	 /* the Nth hit of --at (1: the first) */
-	int on_exit;	 /* --on-exit */
-	int on_signal;	 /* --on-signal SIG: 0 when not given */
+	const char *at;	  /* --at LOCATION (without :N) */
+	unsigned at_n;	  /* the Nth hit of --at (1: the first) */
+	int on_exit;	  /* --on-exit */
+	int on_signal;	  /* --on-signal SIG: 0 when not given */
 	unsigned timeout; /* --timeout S, 0: none */
-	int threads_all; /* --threads all */
-	int colour;	 /* --color: -1 auto (a tty), 0 never, 1 always */
+	int threads_all;  /* --threads all */
+	int colour;	  /* --color: -1 auto (a tty), 0 never, 1 always */
 	enum rep_format format;
 	const char *output;
 	int ncalls;
@@ -40,7 +40,7 @@ struct opts {
 	pid_t pid;
 	int quiet;
 	int no_pin;
-	const char *load; /* --load: a trace bundle or perf.data, no program */
+	const char *load;	 /* --load: a trace bundle or perf.data, no program */
 	const char *buffer_size; /* --buffer-size: the recorder's bound per thread */
 };
 
@@ -58,13 +58,13 @@ enum rep_trigger {
 
 /* The program's state when the report was taken. */
 enum rep_prog_state {
-	PROG_CRASHED,  /* stopped by a signal that ends it */
-	PROG_EXITING,  /* about to exit with code */
-	PROG_EXITED,   /* gone: exited with code (history kept) */
-	PROG_KILLED,   /* gone: killed by signo */
-	PROG_RUNNING,  /* still running (snapshot): killed after the report if
-			* launched, detached and left running if attached */
-	PROG_NONE,     /* --load: no program */
+	PROG_CRASHED, /* stopped by a signal that ends it */
+	PROG_EXITING, /* about to exit with code */
+	PROG_EXITED,  /* gone: exited with code (history kept) */
+	PROG_KILLED,  /* gone: killed by signo */
+	PROG_RUNNING, /* still running (snapshot): killed after the report if
+		       * launched, detached and left running if attached */
+	PROG_NONE,    /* --load: no program */
 };
 
 struct rep {
@@ -74,19 +74,19 @@ struct rep {
 	const struct opts *o;
 	struct ptd_event ev;
 	enum rep_trigger trig;
-	int trig_signo;	 /* TRIG_SIGNAL: the signal ptdbg-report got */
-	int have_si;	 /* si: the stop's siginfo */
+	int trig_signo; /* TRIG_SIGNAL: the signal ptdbg-report got */
+	int have_si;	/* si: the stop's siginfo */
 	struct ptd_stop_siginfo si;
 	const char *program;
 	int attached;
 	enum rep_prog_state prog;
-	int prog_code;	 /* exit code, or signal number (PROG_CRASHED, PROG_KILLED) */
+	int prog_code; /* exit code, or signal number (PROG_CRASHED, PROG_KILLED) */
 	double secs;
 	int colour;
-	int cur_thread;	 /* the stopped thread's number */
-	int all_threads; /* threads the program has */
+	int cur_thread;		/* the stopped thread's number */
+	int all_threads;	/* threads the program has */
 	char main_module[4096]; /* realpath of the program (frames in it get no "from") */
-	int nthreads;	 /* threads reported, numbers in thread_nums */
+	int nthreads;		/* threads reported, numbers in thread_nums */
 	int thread_nums[256];
 	pid_t thread_tids[256];
 };
@@ -108,15 +108,15 @@ void rep_locate(struct ptd_symbols *sym, uint64_t pc, struct loc *l);
  * span including everything it called (what nests in a timeline).
  */
 struct rnode {
-	uint64_t ip;	       /* entry: the first segment's first instruction */
-	uint64_t last_ip;      /* ip of its last own instruction (0: not looked up) */
+	uint64_t ip;	  /* entry: the first segment's first instruction */
+	uint64_t last_ip; /* ip of its last own instruction (0: not looked up) */
 	uint64_t first, last;
 	uint64_t start, end;
-	uint64_t self;	       /* instructions executed in its own segments */
-	uint64_t instance;     /* ptd_callseg.instance */
+	uint64_t self;	   /* instructions executed in its own segments */
+	uint64_t instance; /* ptd_callseg.instance */
 	uint64_t nsegs;
-	int level;	       /* depth in the tree (0: a root) */
-	int seg_level;	       /* normalised segment level */
+	int level;     /* depth in the tree (0: a root) */
+	int seg_level; /* normalised segment level */
 	int is_gap;
 	int gap_reason;
 	uint64_t gap_arg;
@@ -149,8 +149,8 @@ uint64_t rtree_last_ip(struct rtree *t, int i, const struct ptd_history *h);
 /* One entry of the collapsed source lines: a line, or a loop of @period
  * lines repeated @count times. */
 struct rline {
-	uint64_t pcs[16]; /* one pc per line of the entry, oldest first */
-	int period;	  /* lines in the entry */
+	uint64_t pcs[16];    /* one pc per line of the entry, oldest first */
+	int period;	     /* lines in the entry */
 	unsigned long count; /* times in a row (1: not a loop) */
 };
 /* The last @max collapsed entries of the selected thread, oldest first;

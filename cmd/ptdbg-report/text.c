@@ -78,8 +78,9 @@ static void print_tree(struct rep *r, struct ptd_print_ctx *pc)
 		return;
 	}
 	rtree_fold(&t);
-	heading(r, "How execution got here (the last %" PRIu64 " of %" PRIu64
-		   " function segments as calls, repeats folded):",
+	heading(r,
+		"How execution got here (the last %" PRIu64 " of %" PRIu64
+		" function segments as calls, repeats folded):",
 		nc - first + 1, nc);
 	tree_lines(r, pc, &t, t.first_root, h);
 	rtree_free(&t);
@@ -151,8 +152,8 @@ static void print_branches(struct rep *r)
 			long got = ptd_session_read(r->s, b[i].pc, code, sizeof(code));
 
 			if (got > 0)
-				ptd_disasm_format_mode(code, (size_t)got, b[i].pc, PTD_MODE_64, text,
-						       sizeof(text), NULL, NULL);
+				ptd_disasm_format_mode(code, (size_t)got, b[i].pc, PTD_MODE_64,
+						       text, sizeof(text), NULL, NULL);
 			text[strcspn(text, " ")] = '\0'; /* the mnemonic */
 			rep_locate(r->sym, b[i].pc, &l);
 			fprintf(r->out, "%" PRIu64 "\t", b[i].number);
@@ -190,7 +191,8 @@ static void print_insns(struct rep *r, struct ptd_print_ctx *pc)
 	if (!h || count == 0 || r->o->ninsns <= 0)
 		return;
 	first = count > (uint64_t)r->o->ninsns ? count - (uint64_t)r->o->ninsns + 1 : 1;
-	heading(r, "The last %" PRIu64 " instructions (of %" PRIu64 " recorded):", count - first + 1,
+	heading(r,
+		"The last %" PRIu64 " instructions (of %" PRIu64 " recorded):", count - first + 1,
 		count);
 	if (ptd_hcursor_goto(&c, h, first) == 0) {
 		do {
@@ -225,7 +227,7 @@ static void thread_path(struct rep *r, struct ptd_print_ctx *pc)
 
 void rep_text(struct rep *r)
 {
-	struct ptd_print_ctx pc = { r->out, r->sym, rep_read_mem, r->s, NULL, 0, "", 0 };
+	struct ptd_print_ctx pc = {r->out, r->sym, rep_read_mem, r->s, NULL, 0, "", 0};
 
 	if (r->main_module[0])
 		pc.main_module = r->main_module;
@@ -304,10 +306,12 @@ void rep_text(struct rep *r)
 	}
 
 	/* a simulated PMU (PTDBG_SIMULATE_PMU) is always said */
-	fprintf(r->out, "\nRecorded %llu instructions in %llu function segments (method %s, %sformat %s, "
-			"%.2f bytes/instruction, %.2f s, %llu ptrace stops).\n",
-		(unsigned long long)ri.ninsn, (unsigned long long)ri.ncalls, ptd_method_name(ri.method),
-		ri.simulated ? "simulated PMU, " : "", ri.format ? ri.format : "blocks",
+	fprintf(r->out,
+		"\nRecorded %llu instructions in %llu function segments (method %s, %sformat %s, "
+		"%.2f bytes/instruction, %.2f s, %llu ptrace stops).\n",
+		(unsigned long long)ri.ninsn, (unsigned long long)ri.ncalls,
+		ptd_method_name(ri.method), ri.simulated ? "simulated PMU, " : "",
+		ri.format ? ri.format : "blocks",
 		ri.ninsn ? (double)ri.bytes / (double)ri.ninsn : 0.0, r->secs,
 		(unsigned long long)ri.stops);
 }

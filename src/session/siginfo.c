@@ -24,7 +24,8 @@ int ptd_session_siginfo(struct ptd_session *s, struct ptd_stop_siginfo *out)
 	if (s->offline || !th || !ptd_session_alive(s))
 		return ptd__err(-ptde_not_running, "no live thread stopped for a signal");
 	if (th->pos)
-		return ptd__err(-ptde_invalid, "the siginfo is the live stop's, not a replay position's");
+		return ptd__err(-ptde_invalid,
+				"the siginfo is the live stop's, not a replay position's");
 	rc = ptd_target_siginfo(s->t, th->tid, &si);
 	if (rc < 0)
 		return rc;

@@ -19,8 +19,8 @@ int ptd_target_siginfo(struct ptd_target *t, pid_t tid, siginfo_t *si)
 	memset(si, 0, sizeof(*si));
 	if (ptrace(PTRACE_GETSIGINFO, tid, 0, si) < 0) {
 		if (errno == ESRCH)
-			return ptd__err(-ptde_nosrch, "cannot read the siginfo of thread %d: %s", (int)tid,
-					strerror(errno));
+			return ptd__err(-ptde_nosrch, "cannot read the siginfo of thread %d: %s",
+					(int)tid, strerror(errno));
 		/* EINVAL: stopped for something other than a signal */
 		return ptd__err(-ptde_notfound, "thread %d did not stop for a signal", (int)tid);
 	}
