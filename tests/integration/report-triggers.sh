@@ -111,6 +111,20 @@ wait "$rpid" || rc=$?
 # part was dropped, and the report says so where the history starts
 jcheck "$d/report.json" 'j["trigger"] == "signal" and len(j["gaps"]) == 1 and j["gaps"][0]["number"] == 1 and "dropped" in j["gaps"][0]["reason"] and "buffer-size 65536" in j["gaps"][0]["detail"] and j["gaps"][0]["arg"] > 0' "--buffer-size gap"
 exec 3>&-
+# the same as a timeline: the dropped part is a slice of category "gap"
+# at the start of the track
+mkfifo "$d/out2"
+exec 3<>"$d/out2"
+"$R" "${Q[@]}" --buffer-size=64K --on-signal=USR1 --format=perfetto -o "$d/trace.json" "$TESTPROGS/rpt_spin" >"$d/out2" 2>"$d/err" &
+rpid=$!
+on_exit "kill $rpid 2>/dev/null"
+read -r -t 120 -u 3 word pid && read -r -t 120 -u 3 word2 || die "rpt_spin did not spin under ptdbg-report"
+kill -USR1 "$rpid"
+rc=0
+wait "$rpid" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$d/err" >&2; die "--buffer-size=64K --format=perfetto: exit status $rc"; }
+jcheck "$d/trace.json" '[(e["ts"], e["dur"], e["args"]["number"]) for e in j["traceEvents"] if e.get("cat") == "gap"] == [(1, 1, 1)] and any(e.get("name") == "main" for e in j["traceEvents"])' "--buffer-size gap in Perfetto"
+exec 3>&-
 run_report "$T/out" "$T/err" --method=soft --buffer-size=1 "$TESTPROGS/fib"
 expect_rc 2 "--buffer-size=1"
 has "$T/err" '^ptdbg-report: --buffer-size: buffer-size 1 is too small' "--buffer-size=1 message"
