@@ -336,6 +336,42 @@ static int report_loaded(const struct opts *o)
 	return EXIT_REPORT;
 }
 
+/*
+ * A signal the program handles itself (a handler in /proc/PID/status's
+ * SigCgt) is part of its normal life, not a crash: it is passed on and the
+ * recording goes on.  Faults and abort are crashes even when caught, as
+ * gdb stops on them.
+ */
+static int signal_is_crash(pid_t pid, int signo)
+{
+	char path[64], line[256];
+	unsigned long long caught = 0;
+	int found = 0;
+	FILE *f;
+
+	switch (signo) {
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGILL:
+	case SIGFPE:
+	case SIGABRT:
+	case SIGTRAP:
+	case SIGSYS:
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &caught) == 1) {
+			found = 1;
+			break;
+		}
+	fclose(f);
+	return !found || signo < 1 || signo > 64 || !(caught >> (signo - 1) & 1);
+}
+
 static int is_exit_stop(struct ptd_session *s)
 {
 	struct ptd_symbols *sym = ptd_session_symbols(s);
@@ -718,6 +754,8 @@ int main(int argc, char **argv)
 					 ? TRIG_EXIT
 					 : TRIG_NONE;
 		} else if (ev.kind == PTD_EVENT_SIGNAL) {
+			if (!signal_is_crash(ptd_session_pid(s), ev.signo))
+				continue; /* the next motion delivers it to the handler */
 			r.trig = TRIG_CRASH;
 			r.prog = PROG_CRASHED;
 			r.prog_code = ev.signo;

@@ -3,7 +3,9 @@
 #  --at FUNC:N and FILE:LINE:N (the Nth hit), --on-exit, --until that never
 #  fires (exit status 3, the end reported and said so), --timeout and
 #  --on-signal snapshots of a busy loop (rpt_spin), the program killed with
-#  SIGKILL while recorded (3, its last history reported), fork, fork+exec,
+#  SIGKILL while recorded (3, its last history reported), a signal the
+#  program handles (passed on, not a crash), --buffer-size (the dropped part
+#  a gap, in JSON and Perfetto), fork, fork+exec,
 #  -p with --on-signal (the attached program runs on and finishes with the
 #  right result), the program's own output byte for byte, and bad usage (2).
 # Synchronisation is by the program's "ready PID" line on a fifo and
@@ -93,6 +95,26 @@ has "$d/report" '^rpt_spin\.c:[0-9]+-[0-9]+ \((main|step)\) ×[0-9]+$' "--on-sig
 ! kill -0 "$pid" 2>/dev/null || die "the launched program outlived ptdbg-report"
 exec 3>&-
 note "ok snapshots"
+
+# ---- a signal the program handles is its own business: passed on ------------------
+d=$T/handled
+mkdir -p "$d"
+mkfifo "$d/out"
+exec 3<>"$d/out"
+"$R" "${Q[@]}" --on-signal=USR1 -o "$d/report" "$TESTPROGS/rpt_spin" >"$d/out" 2>"$d/err" &
+rpid=$!
+on_exit "kill $rpid 2>/dev/null"
+read -r -t 120 -u 3 word pid && read -r -t 120 -u 3 word2 || die "rpt_spin did not spin under ptdbg-report"
+kill -USR2 "$pid"
+# its handler ends the loop; its own check of the loop's arithmetic passes
+read -r -t 120 -u 3 word ok rounds || die "rpt_spin did not finish after its SIGUSR2"
+[ "$word $ok" = "spin ok" ] && [ "$rounds" -ge 1000 ] || die "rpt_spin recorded, after SIGUSR2: '$word $ok $rounds'"
+rc=0
+wait "$rpid" || rc=$?
+[ "$rc" -eq 3 ] || { cat "$d/err" >&2; die "handled SIGUSR2: exit status $rc, expected 3 (no trigger fired)"; }
+has "$d/report" '^No trigger fired: the program ran to its end and is about to exit with code 0\.$' "handled SIGUSR2 report"
+exec 3>&-
+note "ok a handled signal is passed on"
 
 # ---- a flight recorder with a small buffer: the dropped part is a gap ----------------
 d=$T/ring
