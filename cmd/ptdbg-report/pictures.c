@@ -255,9 +255,11 @@ struct svg_band {
 	double y;
 	uint64_t t0;
 	double scale;
+	int thin; /* calls too thin to see are left out (big trees only) */
+	uint64_t left_out;
 };
 
-static void svg_node(struct rep *r, struct rtree *t, int i, const struct svg_band *b)
+static void svg_node(struct rep *r, struct rtree *t, int i, struct svg_band *b)
 {
 	for (; i >= 0; i = t->n[i].next) {
 		struct rnode *n = &t->n[i];
@@ -266,6 +268,14 @@ static void svg_node(struct rep *r, struct rtree *t, int i, const struct svg_ban
 		double y = b->y + n->level * SVG_ROW;
 		uint64_t h = 0;
 		struct loc l;
+
+		/* A box of less than 1/20 pixel shows nothing but costs a
+		 * hundred bytes: in a big tree it and its callees are left
+		 * out (and counted). */
+		if (b->thin && w < 0.05) {
+			b->left_out++;
+			continue;
+		}
 
 		for (const char *c = n->name; *c; c++)
 			h = h * 31 + (unsigned char)*c;
@@ -376,9 +386,18 @@ void rep_svg(struct rep *r)
 		b.scale = t1 >= b.t0 && t0 != UINT64_MAX
 				  ? (SVG_W - 2.0 * SVG_MARGIN) / (double)(t1 - b.t0 + 1)
 				  : 1.0;
+		b.thin = t->count > 20000;
+		b.left_out = 0;
 		fprintf(r->out, "<g class=\"thread\" data-thread=\"%d\">\n", r->thread_nums[k]);
 		svg_node(r, t, t->first_root, &b);
 		fputs("</g>\n", r->out);
+		if (b.left_out)
+			fprintf(r->out,
+				"<text class=\"band\" x=\"%d\" y=\"%.1f\" "
+				"text-anchor=\"end\">(%" PRIu64
+				" calls narrower than 1/20 pixel left out, with their "
+				"callees)</text>\n",
+				SVG_W - SVG_MARGIN, y + 14, b.left_out);
 		y += 24 + (max_depth(t) + 1) * SVG_ROW + 10;
 		rtree_free(t);
 	}
