@@ -44,6 +44,8 @@ enum ptd_session_event_kind {
 	PTD_EVENT_GAP,          /* stopped at a gap in the history */
 	PTD_EVENT_INTERRUPTED,  /* the user interrupted (Ctrl-C) */
 	PTD_EVENT_EXEC,         /* the program exec'ed a new image */
+	PTD_EVENT_HWBREAK,      /* debug-register slots hw_hits triggered
+				 * (ptd_target_hw_set; live only) */
 };
 
 struct ptd_event {
@@ -68,6 +70,7 @@ struct ptd_event {
 	uint64_t gaps_crossed;
 	uint64_t first_gap;
 	int first_gap_reason;
+	unsigned hw_hits; /* PTD_EVENT_HWBREAK: bit i, debug-register slot i */
 };
 
 struct ptd_bpinfo {
