@@ -184,12 +184,7 @@ int ptd_target_step_over(struct ptd_target *t, pid_t tid, struct ptd_stop *st);
  * instruction), an execute one before the instruction runs (the kernel
  * sets RF so resuming executes it).
  */
-enum ptd_hw_kind {
-	PTD_HW_EXEC = 0,   /* instruction fetch at addr (len 1) */
-	PTD_HW_WRITE = 1,  /* data writes to [addr, addr+len) */
-	PTD_HW_ACCESS = 3, /* data reads or writes */
-};
-#define PTD_HW_SLOTS 4
+/* (enum ptd_hw_kind and PTD_HW_SLOTS are in the public header.) */
 /* Sets debug-register slot @slot (0..3) to watch [@addr, @addr+@len) for
  * @kind in every thread.  @len is 1, 2, 4 or 8 with @addr aligned to it
  * (1 for PTD_HW_EXEC).  A thread that is running gets the slot before it
