@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# gdb's reverse-step, reverse-next and reverse-finish through ptdbg-server
+# (gdb 13's own `record btrace bts` and `record btrace pt` replay over the
+# trace the stub serves) land on the same pc and line as the ptdbg shell's
+# motions over its own recording, and as gdb 13's native `record full`
+# (the oracle), over several spans: recursion (reverse-finish inside fib
+# goes back to the most recent entry of fib, whichever call that was, as
+# gdb does), loops with calls, indirect calls.
+. "$(dirname "$0")/lib.bash"
+
+need_prereqs fib loops funcptr
+need_gdb
+SERVER=$TOP/$B/bin/ptdbg-server
+[ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
+rep() { local i out=""; for ((i = 0; i < $2; i++)); do out+="$1;"; done; printf '%s' "$out"; }
+
+failed=0
+span() { # PROG FROM TO 'CMD;CMD...' ARGS...
+	local prog=$1 from=$2 to=$3 cmds=$4 a b c fmt ref got
+	local -a motions mcmds
+	shift 4
+	a=$(bp_addr "$prog" "$from") || exit 1
+	b=$(bp_addr "$prog" "$to") || exit 1
+	IFS=';' read -r -a motions <<<"$cmds"
+	mcmds=(delete)
+	for c in "${motions[@]}"; do
+		mcmds+=("echo @@ $c\\n" "$c" 'echo @@pc\n' 'p $pc' 'info line *$pc')
+	done
+	# the oracle: gdb 13 record full
+	ref=$TMPDIR/$prog.gdb
+	CMDS=("break *$a" run 'record full' 'set record full insn-number-max unlimited'
+	      delete "break *$b" continue 'echo STOPPED-AT\n' 'p/x $pc' "${mcmds[@]}")
+	LD_BIND_NOW=1 gdb_batch -- "$TESTPROGS/$prog" "$@" >"$ref.log"
+	[ "$(stopped_at "$ref.log")" = "$b" ] || { tail -n 20 "$ref.log" >&2; die "gdb did not get from $from to $to in $prog"; }
+	motion_summary <"$ref.log" >"$ref"
+	# the ptdbg shell
+	got=$TMPDIR/$prog.shell
+	CMDS=("break *$a" run record delete "break *$b" continue 'echo STOPPED-AT\n' 'p/x $pc' "${mcmds[@]}")
+	LD_BIND_NOW=1 ptdbg_batch -- "$TESTPROGS/$prog" "$@" >"$got.log"
+	[ "$(stopped_at "$got.log")" = "$b" ] || { tail -n 20 "$got.log" >&2; die "ptdbg did not get from $from to $to in $prog"; }
+	motion_summary <"$got.log" >"$got"
+	if ! diff -u "$ref" "$got" >&2; then
+		note "$prog: the ptdbg shell's motions land elsewhere than gdb record full's (--- gdb, +++ shell)"
+		failed=1
+	fi
+	# gdb's record btrace through the stub
+	for fmt in bts pt; do
+		got=$TMPDIR/$prog.$fmt
+		CMDS=("break *$a" continue "record btrace $fmt" delete "break *$b" continue
+		      'echo STOPPED-AT\n' 'p/x $pc' "${mcmds[@]}")
+		ex=(-ex 'set pagination off' -ex 'set confirm off'
+		    -ex "target remote | $SERVER --stdio -- $TESTPROGS/$prog $*")
+		for c in "${CMDS[@]}"; do ex+=(-ex "$c"); done
+		LD_BIND_NOW=1 gdb -nx -batch "${ex[@]}" >"$got.log" 2>&1
+		[ "$(stopped_at "$got.log")" = "$b" ] || { tail -n 20 "$got.log" >&2; die "gdb through the stub did not get from $from to $to in $prog"; }
+		motion_summary <"$got.log" >"$got"
+		if diff -u "$ref" "$got" >&2; then
+			note "ok $prog ($fmt): ${#motions[@]} motions land as gdb record full's and the shell's"
+		else
+			note "$prog: gdb record btrace $fmt through the stub lands elsewhere (--- record full, +++ btrace)"
+			failed=1
+		fi
+	done
+}
+
+# from fib.c:23, two reverse-steps into fib(5), then reverse-finish in
+# the recursion (the issue's case), and on
+span fib "$(line_of fib.c 'r = fib(n);')" "$(line_of fib.c 'printf(')" \
+	"reverse-step;reverse-step;reverse-finish;reverse-next;reverse-finish;$(rep reverse-step 4)reverse-finish;$(rep reverse-next 3)reverse-finish" 5
+span loops fill "$(line_of loops.c 'int sum = 0;')" \
+	"$(rep reverse-step 4)reverse-finish;$(rep reverse-step 5)$(rep reverse-next 6)reverse-finish"
+span funcptr main "$(line_of funcptr.c 'printf(')" \
+	"$(rep reverse-step 6)reverse-finish;reverse-finish;$(rep reverse-next 5)"
+[ "$failed" = 0 ] || die "reverse motions through the stub, in the shell and in gdb record full differ"
