@@ -204,3 +204,19 @@ bad 1 "cannot run" --stdio -- "$TMPDIR/no-such-program"
 bad 1 "cannot attach" --stdio --attach 999999999
 bad 0 'Usage: ptdbg-server' --help
 note "ok bad command lines"
+
+# 5. With --stdio the program's output must not reach the packet stream:
+# a program that prints what looks like packets (a stop reply on its
+# standard output, an exit reply on its standard error, an interrupt
+# byte) and exits 7.  gdb must see the real exit; the bytes appear on
+# the server's standard error, which is gdb's.
+fake="$TMPDIR/fake-packets.sh"
+printf '%s\n' '#!/bin/sh' "printf '\$T05thread:1;#00+-\\003\\n'" "printf '\$W00#b7\\n' >&2" 'exit 7' >"$fake"
+chmod +x "$fake"
+gdb -nx -batch -ex 'set pagination off' -ex "target remote | $SERVER --stdio -- $fake" -ex continue \
+	>"$TMPDIR/fake.out" 2>"$TMPDIR/fake.err"
+grep -q '^\[Inferior 1 (process [0-9]*) exited with code 07\]$' "$TMPDIR/fake.out" ||
+	{ cat "$TMPDIR/fake.out" "$TMPDIR/fake.err" >&2; die "--stdio: the program's output disturbed the protocol"; }
+grep -q '^\$T05thread:1;#00+-' "$TMPDIR/fake.err" && grep -q '^\$W00#b7$' "$TMPDIR/fake.err" ||
+	{ cat "$TMPDIR/fake.err" >&2; die "--stdio: the program's output did not reach standard error"; }
+note "ok --stdio: the program's packet-like output goes to standard error, gdb sees exit code 7"
