@@ -805,6 +805,16 @@ extern PTD_EXPORT int ptd_session_pc(struct ptd_session *s, uint64_t *pc);
  * (*@pc_only = 1).  Returns 0 or -ptde_not_running. */
 extern PTD_EXPORT int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r,
 				       int *pc_only);
+/*
+ * Like ptd_session_regs(), saying which registers are known: bit i of
+ * *@known stands for the i-th 8-byte field of struct user_regs_struct
+ * (all bits live and at a soft recorder's traps).  In the rest of the
+ * past: rip, and rsp or rbp where they follow exactly from the call-frame
+ * information and registers the recorder knows elsewhere in the same
+ * function activation.  Returns 0, -ptde_invalid, -ptde_not_running.
+ */
+extern PTD_EXPORT int ptd_session_regs_known(struct ptd_session *s, struct user_regs_struct *r,
+					     uint64_t *known);
 /* Reads @n bytes at @addr into @buf: the live memory (also while
  * replaying: say so), or a loaded trace's code.  Returns the number of
  * bytes read (short at an unmapped page), or -ptde_nomap/-ptde_not_running. */
