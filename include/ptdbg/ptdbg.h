@@ -41,6 +41,12 @@
 extern "C" {
 #endif
 
+/*
+ * Marks a function libptdbg.so exports (the library is built with
+ * -fvisibility=hidden).  Declare each as "extern PTD_EXPORT type name(" on
+ * one line, with its documentation above it: tests/integration/
+ * api-exports.sh compares these declarations with the library's exports.
+ */
 #define PTD_EXPORT __attribute__((visibility("default")))
 
 /* The version of this header; ptd_version() gives the library's. */
@@ -663,9 +669,11 @@ extern PTD_EXPORT void ptd_session_set_method(struct ptd_session *s, enum ptd_me
 /*
  * Launches the program set with ptd_session_set_program().  @start: stop
  * at main (a temporary breakpoint) like gdb's `start`; otherwise run
- * until an event.  Fills @ev with the stop.  Returns 0, or <0: -ptde_invalid
- * (no program), -ptde_sys/-ptde_perm/-ptde_notfound when it cannot be run
- * (the message says why: "cannot run 'x': no such file or directory").
+ * until an event.  A program still running from an earlier run, or a
+ * loaded trace, is dropped first.  Fills @ev with the stop.  Returns 0, or
+ * <0: -ptde_invalid (no program), -ptde_sys/-ptde_perm/-ptde_notfound when
+ * it cannot be run (the message says why: "cannot run 'x': no such file
+ * or directory").
  */
 extern PTD_EXPORT int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev);
 /* Launches the program stopped at its first instruction (nothing runs).
@@ -673,7 +681,8 @@ extern PTD_EXPORT int ptd_session_run(struct ptd_session *s, int start, struct p
 extern PTD_EXPORT int ptd_session_launch(struct ptd_session *s);
 /* Attaches to every thread of process @pid and stops them.  Returns 0;
  * -ptde_perm (the message names the fix: ptrace_scope, root),
- * -ptde_nosrch (no such process), -ptde_busy (already debugging one). */
+ * -ptde_nosrch (no such process), -ptde_busy (already debugging one),
+ * -ptde_invalid (NULL @s). */
 extern PTD_EXPORT int ptd_session_attach(struct ptd_session *s, pid_t pid);
 /* Detaches, leaving the program running with none of our breakpoint
  * bytes.  Returns 0 or -ptde_not_running. */
@@ -695,7 +704,7 @@ extern PTD_EXPORT int ptd_session_break(struct ptd_session *s, const char *spec,
 /* Deletes breakpoint @id (0: all).  Returns 0 or -ptde_notfound. */
 extern PTD_EXPORT int ptd_session_delete(struct ptd_session *s, int id);
 /* Number of breakpoints; ptd_session_bp_get() describes the @index-th
- * (0-based) in @out.  Returns 0 or -ptde_notfound. */
+ * (0-based) in @out.  Returns 0 or -ptde_invalid (no such index). */
 extern PTD_EXPORT int ptd_session_bp_count(const struct ptd_session *s);
 extern PTD_EXPORT int ptd_session_bp_get(const struct ptd_session *s, int index,
 					 struct ptd_bpinfo *out);
@@ -708,8 +717,9 @@ extern PTD_EXPORT int ptd_session_bp_get(const struct ptd_session *s, int index,
  * message gives the reason and the fix).
  */
 extern PTD_EXPORT int ptd_session_record_start(struct ptd_session *s, enum ptd_method m);
-/* Stops recording and forgets the histories.  Returns 0 or -ptde_invalid
- * (not recording). */
+/* Stops recording and forgets the histories.  Returns 0 or
+ * -ptde_not_running (not recording: "No record target is currently
+ * active."). */
 extern PTD_EXPORT int ptd_session_record_stop(struct ptd_session *s);
 /* Trace format of the next recording: "blocks" (the recorder's blocks are
  * the history) or "pt" (the recording is written as Intel PT and the
@@ -725,8 +735,8 @@ extern PTD_EXPORT size_t ptd_session_pt_bytes(struct ptd_session *s);
 extern PTD_EXPORT const uint8_t *ptd_session_pt_data(struct ptd_session *s, size_t *size);
 /* Nonzero while recording. */
 extern PTD_EXPORT int ptd_session_recording(const struct ptd_session *s);
-/* Fills @out for the selected thread.  Returns 0, or -ptde_invalid when
- * nothing is recorded or loaded. */
+/* Fills @out for the selected thread.  Returns 0, -ptde_not_running when
+ * nothing is recorded or loaded, -ptde_invalid for NULL arguments. */
 extern PTD_EXPORT int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out);
 
 /*
@@ -757,9 +767,11 @@ extern PTD_EXPORT const char *ptd_session_offline_exe(struct ptd_session *s);
  * Executes motion @m forward, or backward through the recorded history
  * with @reverse (which needs a recording or a loaded trace).  Forward
  * motions in the past move through the history and go on live at its end.
- * Fills @ev with the stop.  Returns 0; -ptde_not_running; -ptde_invalid
- * (reverse without a recording); -ptde_bad_insn (the code at a position
- * cannot be decoded); the errors of resuming the program.
+ * Fills @ev with the stop (reaching an end of the history is a stop,
+ * PTD_EVENT_NO_HISTORY).  Returns 0; -ptde_not_running; -ptde_unsupported
+ * (reverse without a recording); -ptde_eos (forward at the end of a loaded
+ * trace); -ptde_bad_insn (the code at a position cannot be decoded); the
+ * errors of resuming the program.
  */
 extern PTD_EXPORT int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse,
 					 struct ptd_event *ev);
@@ -779,8 +791,9 @@ extern PTD_EXPORT void ptd_session_interrupt(struct ptd_session *s);
 
 /* Nonzero while the position is in the recorded past. */
 extern PTD_EXPORT int ptd_session_replaying(const struct ptd_session *s);
-/* Current position and item count of the selected thread's history.
- * Returns 0, or -ptde_invalid when it has none. */
+/* Current position and item count of the selected thread's history
+ * (the position is the count when not replaying).  Returns 0, or
+ * -ptde_not_running when there is no thread. */
 extern PTD_EXPORT int ptd_session_position(struct ptd_session *s, uint64_t *pos, uint64_t *count);
 /* The selected thread's history, owned by @s (see struct ptd_history for
  * how long it stays valid); NULL when there is none. */
@@ -793,12 +806,13 @@ extern PTD_EXPORT const struct ptd_calls *ptd_session_calls(struct ptd_session *
  * When the last stop was PTD_EVENT_GAP (or the position is next to a gap):
  * the gap at the position or beside it, its number in *@number and its
  * enum ptd_gap_reason in *@reason (either may be NULL).  Returns 1 when
- * found, 0 when there is no gap there, -ptde_invalid without a history.
+ * found, 0 when there is no gap there, -ptde_not_running/-ptde_invalid
+ * without a history.
  */
 extern PTD_EXPORT int ptd_session_gap_near(struct ptd_session *s, uint64_t *number, int *reason);
 
-/* The pc at the current position (live or replayed).  Returns 0 or
- * -ptde_not_running. */
+/* The pc at the current position (live or replayed).  Returns 0,
+ * -ptde_not_running, or -ptde_nomap when the position is a gap. */
 extern PTD_EXPORT int ptd_session_pc(struct ptd_session *s, uint64_t *pc);
 /* All registers when live, and while replaying a soft recording at an
  * instruction where it trapped; elsewhere in the past only rip is valid
@@ -916,7 +930,7 @@ enum ptd_doctor_method {
  */
 extern PTD_EXPORT int ptd_doctor_report(void (*line)(void *ctx, const char *text), void *ctx,
 					int *auto_choice);
-/* The name of ladder method @m ("pt"), static; NULL when out of range. */
+/* The name of ladder method @m ("pt"), static; "none" when out of range. */
 extern PTD_EXPORT const char *ptd_doctor_method_name(int m);
 
 /* ------------------------------------------------------------------ */
