@@ -220,3 +220,28 @@ grep -q '^\[Inferior 1 (process [0-9]*) exited with code 07\]$' "$TMPDIR/fake.ou
 grep -q '^\$T05thread:1;#00+-' "$TMPDIR/fake.err" && grep -q '^\$W00#b7$' "$TMPDIR/fake.err" ||
 	{ cat "$TMPDIR/fake.err" >&2; die "--stdio: the program's output did not reach standard error"; }
 note "ok --stdio: the program's packet-like output goes to standard error, gdb sees exit code 7"
+
+# 6. --forward-output: the program's standard output reaches gdb in O
+# packets (gdb prints them on its stderr), none of it on the server's
+# standard error; after a detach the program writes on, through a relay
+# the server leaves behind (no SIGPIPE for it).
+gdb -nx -batch -ex 'set pagination off' \
+	-ex "target remote | $SERVER --forward-output --stdio -- $TESTPROGS/fib 6 2>$TMPDIR/fwd.server" \
+	-ex 'break fib' -ex continue -ex delete -ex continue >"$TMPDIR/fwd.out" 2>&1
+grep -qx 'fib(6) = 8' "$TMPDIR/fwd.out" || { cat "$TMPDIR/fwd.out" >&2; die "--forward-output: the output did not reach gdb"; }
+grep -q 'fib(6)' "$TMPDIR/fwd.server" && die "--forward-output: the output went to the server's stderr too"
+grep -q '^\[Inferior 1 (process [0-9]*) exited normally\]$' "$TMPDIR/fwd.out" || die "--forward-output: no exit"
+mkfifo "$TMPDIR/fwd.go" "$TMPDIR/fwd.err"
+exec 7<>"$TMPDIR/fwd.go" 8<>"$TMPDIR/fwd.err"
+printf '%s\n' '#!/bin/sh' "read x <'$TMPDIR/fwd.go'" 'echo "after detach $x"' >"$TMPDIR/fwd-prog.sh"
+chmod +x "$TMPDIR/fwd-prog.sh"
+gdb -nx -batch -ex 'set pagination off' \
+	-ex "target remote | $SERVER --forward-output --stdio -- $TMPDIR/fwd-prog.sh 2>$TMPDIR/fwd.err" \
+	-ex detach >"$TMPDIR/fwd2.out" 2>&1
+grep -q '^\[Inferior 1 (process [0-9]*) detached\]$' "$TMPDIR/fwd2.out" || { cat "$TMPDIR/fwd2.out" >&2; die "--forward-output: no detach"; }
+echo go >&7
+line=
+while read -r -t 60 -u 8 line; do [ "$line" = "after detach go" ] && break; done
+[ "$line" = "after detach go" ] || die "--forward-output: a detached program's output was lost (last line '$line')"
+exec 7<&- 8<&-
+note "ok --forward-output: O packets while it runs, relayed after a detach"
