@@ -951,6 +951,7 @@ struct ptd_stop_siginfo {
  */
 extern PTD_EXPORT int ptd_session_siginfo(struct ptd_session *s, struct ptd_stop_siginfo *out);
 
+/* ------------------------------------------------------------------ */
 /* Hardware breakpoints and watchpoints; registers in the past          */
 
 /*
