@@ -23,8 +23,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
-#include "gdb/rsp.h"
-#include "gdb/stub.h"
+#include "ptdbg/gdbstub.h"
 #include "ptdbg/ptdbg.h"
 
 static struct ptd_session *volatile g_session;
