@@ -21,6 +21,7 @@
 #include "record/doctor.h"
 #include "ptdbg/ptdbg.h"
 #include "shell.h"
+#include "breakcmds.h"
 
 #define NO_SYMTAB "No symbol table is loaded.  Use the \"file\" command."
 
@@ -535,7 +536,7 @@ static int do_run(struct shell *sh, const char *args, int start)
 	struct ptd_event ev;
 	int rc;
 
-	if (!prog && start) /* start needs main's symbol first */
+	if (!prog && start == 1) /* start needs main's symbol first */
 		return shell_error("No symbol table loaded.  Use the \"file\" command.");
 	if (!prog)
 		return shell_error("No executable file specified.\n"
@@ -556,7 +557,7 @@ static int do_run(struct shell *sh, const char *args, int start)
 	sh->main_module[0] = '\0';
 	clear_listing_state(sh);
 
-	if (start) {
+	if (start == 1) {
 		struct ptd_bpinfo bi;
 
 		ptd_clear_error();
@@ -582,7 +583,7 @@ static int do_run(struct shell *sh, const char *args, int start)
 	sh->cur_thread = 1;
 	sh->max_thread = 1;
 	ptd_clear_error();
-	rc = ptd_session_run(sh->s, 0, &ev);
+	rc = start == 2 ? shell_starti_launch(sh, &ev) : ptd_session_run(sh->s, 0, &ev);
 	if (rc < 0)
 		return session_error(rc, NULL);
 	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id), 0);
@@ -597,6 +598,11 @@ static int cmd_run(struct shell *sh, const char *args)
 static int cmd_start(struct shell *sh, const char *args)
 {
 	return do_run(sh, args, 1);
+}
+
+static int cmd_starti(struct shell *sh, const char *args)
+{
+	return do_run(sh, args, 2);
 }
 
 static int cmd_attach(struct shell *sh, const char *args)
@@ -962,9 +968,11 @@ static int info_breakpoints(struct shell *sh, const char *args)
 				printf("<%s>\n", ptd_print_symname(bi.func));
 		} else
 			printf("\n");
+		shell_print_bp_extra(&bi);
 		if (bi.hits)
 			printf("\tbreakpoint already hit %u time%s\n", bi.hits,
 			       bi.hits == 1 ? "" : "s");
+		shell_print_bp_ignore(&bi);
 	}
 	if (!shown)
 		printf("No breakpoints or watchpoints.\n");
@@ -2949,6 +2957,11 @@ static const struct cmd info_cmds[] = {
 	{ "line", 0, info_line, CMD_REPEAT, "Core addresses of the code for a source line." },
 	{ "record", 3, info_record, CMD_REPEAT, "Info record options: method, counts, position." },
 	{ "registers", 1, info_registers, CMD_REPEAT, "List of registers and their contents." },
+	{ "sharedlibrary", 2, shell_info_sharedlibrary, CMD_REPEAT,
+	  "Status of loaded shared object libraries." },
+	{ "signals", 3, shell_info_signals, CMD_REPEAT,
+	  "What debugger does when program gets various signals: info signals [SIG]." },
+	{ "handle", 0, shell_info_signals, CMD_REPEAT | CMD_ALIAS, "signals" },
 	{ "threads", 0, info_threads, CMD_REPEAT, "Display currently known threads." },
 	{ NULL },
 };
@@ -3011,6 +3024,8 @@ static const struct cmd show_cmds[] = {
 };
 
 static const struct cmd top_cmds[] = {
+	{ "advance", 0, shell_cmd_advance, 0,
+	  "Continue to a location, or until the current function returns: advance LOCATION." },
 	{ "attach", 0, cmd_attach, 0, "Attach to a running process: attach PID." },
 	{ "backtrace", 0, cmd_backtrace, CMD_REPEAT,
 	  "Print the backtrace of all stack frames: backtrace [N]." },
@@ -3018,6 +3033,8 @@ static const struct cmd top_cmds[] = {
 	{ "where", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "break", 1, cmd_break, 0,
 	  "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
+	{ "condition", 0, shell_cmd_condition, 0,
+	  "Stop at breakpoint N only if EXPR is true: condition N [EXPR] (none: unconditional)." },
 	{ "continue", 1, cmd_continue, CMD_REPEAT, "Continue the program being debugged." },
 	{ "fg", 0, cmd_continue, CMD_REPEAT | CMD_ALIAS, "continue" },
 	{ "delete", 1, cmd_delete, 0,
@@ -3037,11 +3054,16 @@ static const struct cmd top_cmds[] = {
 	{ "finish", 0, cmd_finish, CMD_REPEAT, "Run until the selected function returns." },
 	{ "frame", 1, cmd_frame, 0, "Select and print a stack frame: frame [N]." },
 	{ "fin", 0, cmd_finish, CMD_REPEAT | CMD_ALIAS, "finish" },
+	{ "handle", 0, shell_cmd_handle, 0,
+	  "What to do with a signal: handle SIG... [no]stop [no]print [no]pass." },
 	{ "help", 1, cmd_help, 0, "Print the list of commands, or help on one: help [COMMAND]." },
+	{ "ignore", 0, shell_cmd_ignore, 0,
+	  "Do not stop at breakpoint N the next COUNT times: ignore N COUNT." },
 	{ "info", 0, cmd_info, CMD_REPEAT,
 	  "Generic command for showing things about the program." },
 	{ "i", 0, cmd_info, CMD_REPEAT | CMD_ALIAS, "info" },
 	{ "inspect", 0, cmd_print, CMD_ALIAS, "print" },
+	{ "jump", 1, shell_cmd_jump, 0, "Continue the program at another place: jump LOCATION." },
 	{ "kill", 1, cmd_kill, 0, "Kill the program being debugged." },
 	{ "list", 1, cmd_list, CMD_REPEAT,
 	  "List source lines: list [LINE | FUNCTION | FILE:LINE | A,B]." },
@@ -3078,8 +3100,11 @@ static const struct cmd top_cmds[] = {
 	{ "set", 0, cmd_set, 0,
 	  "Change a setting: set disable-randomization on|off, set record ..." },
 	{ "show", 0, cmd_show, 0, "Show a setting: show version, show disable-randomization." },
+	{ "signal", 0, shell_cmd_signal, 0,
+	  "Continue the program giving it a signal: signal SIG (0: none)." },
 	{ "source", 0, cmd_source, 0, "Read commands from a file: source FILE." },
 	{ "start", 0, cmd_start, 0, "Start the program and stop at the beginning of main." },
+	{ "starti", 0, cmd_starti, 0, "Start the program and stop at its first instruction." },
 	{ "step", 1, cmd_step, CMD_REPEAT,
 	  "Step program until it reaches a different source line: step [N]." },
 	{ "stepi", 0, cmd_stepi, CMD_REPEAT, "Step one instruction exactly: stepi [N]." },
@@ -3087,6 +3112,9 @@ static const struct cmd top_cmds[] = {
 	{ "tbreak", 0, cmd_tbreak, 0, "Set a temporary breakpoint (deleted when hit)." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, or show the current thread." },
 	{ "undisplay", 0, cmd_undisplay, 0, "Cancel auto-display expressions: undisplay [N...]." },
+	{ "until", 1, shell_cmd_until, CMD_REPEAT,
+	  "Run until a line past the current one, or LOCATION, in this frame: until [LOCATION]." },
+	{ "u", 0, shell_cmd_until, CMD_REPEAT | CMD_ALIAS, "until" },
 	{ "up", 0, cmd_up, CMD_REPEAT, "Select and print the frame that called this one: up [N]." },
 	{ "x", 1, cmd_x, CMD_REPEAT,
 	  "Examine memory: x/FMT ADDRESS (FMT: count, x d u o t c a s i, b h w g)." },

@@ -161,6 +161,7 @@ static void bp_free_at(struct ptd_session *s, int i)
 	free(b->spec);
 	free(b->func);
 	free(b->file);
+	free(b->cond);
 	memmove(b, b + 1, (s->nbp - i - 1) * sizeof(*b));
 	s->nbp--;
 }
@@ -202,6 +203,8 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	out->line = b->line;
 	out->hits = b->hits;
 	out->temporary = b->temporary;
+	out->cond = b->cond;
+	out->ignore = b->ignore;
 	return 0;
 }
 
@@ -252,4 +255,19 @@ struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr)
 		if (s->bp[i].addr == addr)
 			return &s->bp[i];
 	return NULL;
+}
+
+int ptd_session_resolve(struct ptd_session *s, const char *spec, uint64_t *addr)
+{
+	char *func, *file;
+	int line, rc;
+
+	if (!s || !spec || !*spec || !addr)
+		return ptd__err(-ptde_invalid, "no location given");
+	rc = resolve_spec(s, spec, addr, &func, &file, &line);
+	if (rc < 0)
+		return rc;
+	free(func);
+	free(file);
+	return 0;
 }

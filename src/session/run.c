@@ -24,23 +24,6 @@
 
 /* ---- the live run loop ------------------------------------------------------------------------------- */
 
-/* Signals gdb passes without stopping by default. */
-static int signal_nostop(int sig)
-{
-	switch (sig) {
-	case SIGALRM:
-	case SIGURG:
-	case SIGCHLD:
-	case SIGWINCH:
-	case SIGPROF:
-	case SIGIO:
-	case SIGVTALRM:
-		return 1;
-	default:
-		return sig >= SIGRTMIN && sig <= SIGRTMIN + 1; /* glibc-internal */
-	}
-}
-
 struct run_ctx {
 	struct ptd_session *s;
 	struct sthread *sel;
@@ -239,7 +222,7 @@ static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
 {
 	int id = b->id, temporary = b->temporary;
 
-	b->hits++;
+	/* (the hit was counted by ptd__ses_bp_check) */
 	ev->kind = PTD_EVENT_BREAKPOINT;
 	ev->bp_id = id;
 	ev->new_frame = 1;
@@ -395,8 +378,10 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 			}
 			/* Arriving at a breakpoint address counts as hitting it,
 			 * as in gdb (also for the stepped thread). */
-			if ((b = ptd__ses_bp_at(s, st.pc)) != NULL)
+			if ((b = ptd__ses_bp_at(s, st.pc)) != NULL && ptd__ses_bp_check(s, b, st.tid))
 				return report_bp(&rc, b, ev);
+			if (ptd__ses_adv_hit(s, st.tid, st.pc))
+				done = 1;
 			if (done) {
 				ev->kind = PTD_EVENT_STEPPED;
 				ev->new_frame = stepper.new_frame;
@@ -414,6 +399,16 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 		}
 		case PTD_STOP_BREAKPOINT: {
 			struct sbp *b = ptd__ses_bp_at(s, st.pc);
+			if (ptd__ses_adv_hit(s, st.tid, st.pc) &&
+			    !(b && ptd__ses_bp_check(s, b, st.tid))) {
+				/* until/advance reached its place */
+				ev->kind = PTD_EVENT_STEPPED;
+				ev->new_frame = 1;
+				finish_stop(&rc, ev);
+				return 0;
+			}
+			if (b && s->adv_active && ptd__ses_adv_hit(s, st.tid, st.pc))
+				return report_bp(&rc, b, ev);
 			if (!b) {
 				/* stale (deleted meanwhile): go on */
 				err = resume_thread(&rc, st.tid, 0);
@@ -424,18 +419,37 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 				err = resume_thread(&rc, st.tid, 0);
 				break;
 			}
-			return report_bp(&rc, b, ev);
-		}
-		case PTD_STOP_SIGNAL:
-			if (signal_nostop(st.signo)) {
-				err = resume_thread(&rc, st.tid, st.signo);
+			if (!ptd__ses_bp_check(s, b, st.tid)) {
+				/* its condition is false or it is ignored */
+				err = resume_thread(&rc, st.tid, 0);
 				break;
 			}
+			return report_bp(&rc, b, ev);
+		}
+		case PTD_STOP_SIGNAL: {
+			int fl = ptd__ses_sig_flags(s, st.signo);
+
+			if (!(fl & PTD_SIG_STOP)) {
+				if ((fl & PTD_SIG_PRINT) && s->notify) {
+					char msg[128];
+					const char *ab = sigabbrev_np(st.signo);
+
+					snprintf(msg, sizeof(msg), "\nProgram received signal SIG%s, %s.",
+						 ab ? ab : "?", strsignal(st.signo));
+					s->notify(s->notify_ctx, msg);
+				}
+				err = resume_thread(&rc, st.tid, (fl & PTD_SIG_PASS) ? st.signo : 0);
+				break;
+			}
+			/* Stops; continuing delivers it only when it is passed. */
+			if (!(fl & PTD_SIG_PASS))
+				ptd_target_set_pending_signal(s->t, st.tid, 0);
 			ev->kind = PTD_EVENT_SIGNAL;
 			ev->signo = st.signo;
 			ev->new_frame = 1;
 			finish_stop(&rc, ev);
 			return 0;
+		}
 		case PTD_STOP_INTERRUPT:
 			if (s->interrupted) {
 				ev->kind = PTD_EVENT_INTERRUPTED;
@@ -586,7 +600,7 @@ static void replay_bp_hit(struct ptd_session *s, const struct ptd_replay_result 
 	if (!b)
 		return;
 	ev->bp_id = b->id;
-	b->hits++;
+	/* (the hit was counted by ptd__ses_bp_check) */
 	if (b->temporary)
 		ptd_session_delete(s, b->id);
 }
@@ -598,14 +612,20 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 {
 	struct ptd_replay_result res;
 	const struct ptd_calls *calls;
-	uint64_t count, from;
+	uint64_t count, from, from0 = 0;
+	int from_set = 0;
 	size_t more = 1;
 	int rc;
 
+again:
 	for (;;) {
 		calls = ptd__ses_thread_calls(s, th);
 		count = ptd_history_count(th->h);
 		from = th->pos ? th->pos : count;
+		if (!from_set) {
+			from0 = from; /* where the motion started, for new_frame */
+			from_set = 1;
+		}
 		rc = ptd_replay_move(th->h, calls, from, m, reverse, &s->senv.base, &res);
 		if (rc < 0)
 			return rc;
@@ -623,6 +643,28 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 			break;
 		more *= 2;
 	}
+	/* A breakpoint whose condition is false here, or that is ignored,
+	 * does not end the motion: it goes on from there.  The condition is
+	 * evaluated at that position. */
+	if (res.stop == PTD_REPLAY_BREAKPOINT &&
+	    !(reverse && res.number == ptd_replay_first_insn(th->h))) {
+		struct sbp *b = ptd__ses_bp_at(s, res.ip);
+		uint64_t keep = th->pos;
+
+		th->pos = res.number >= count ? 0 : res.number;
+		if (b && !ptd__ses_bp_check(s, b, th->tid) && th->pos)
+			goto again;
+		th->pos = keep;
+	} else if (res.stop == PTD_REPLAY_END && !reverse && !res.incomplete && res.bp_id) {
+		struct sbp *b = ptd__ses_bp_at(s, res.ip);
+		uint64_t keep = th->pos;
+
+		th->pos = 0;
+		if (b && !ptd__ses_bp_check(s, b, th->tid))
+			res.bp_id = 0;
+		th->pos = keep;
+	}
+	from = from0;
 	memset(ev, 0, sizeof(*ev));
 	ev->tid = th->tid;
 	ev->thread_num = th->num;

@@ -79,6 +79,8 @@ struct ptd_bpinfo {
 	int line;
 	unsigned hits;
 	int temporary;
+	const char *cond; /* condition (condition N EXPR), or NULL */
+	unsigned ignore;  /* hits still ignored (ignore N COUNT) */
 };
 
 struct ptd_thread_info {
@@ -177,6 +179,9 @@ int ptd_session_break(struct ptd_session *s, const char *spec, int temporary);
 int ptd_session_delete(struct ptd_session *s, int id); /* id 0: all */
 int ptd_session_bp_count(const struct ptd_session *s);
 int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo *out);
+/* The address a breakpoint at @spec would get (no breakpoint is made).
+ * Returns 0 or <0 (the message says why). */
+int ptd_session_resolve(struct ptd_session *s, const char *spec, uint64_t *addr);
 
 /* Recording. */
 int ptd_session_record_start(struct ptd_session *s, enum ptd_method m);
@@ -250,5 +255,60 @@ int ptd_session_select_thread(struct ptd_session *s, int num);
  * thread, the others stay stopped (gdb's remote vCont;s:TID steps one
  * thread so). */
 void ptd_session_set_scheduler_locking(struct ptd_session *s, int on);
+
+/* ---- breakpoint conditions, ignore counts, signals, until/advance (breakctl.c) ---- */
+
+/* Evaluates @expr at the selected thread's current position; sets *@truth
+ * (nonzero: the condition holds).  Returns 0, or <0 when it cannot be
+ * evaluated (the breakpoint then stops, as gdb's does). */
+typedef int (*ptd_cond_eval_fn)(void *ctx, const char *expr, int *truth);
+/* The evaluator of breakpoint conditions (one call swaps it). */
+void ptd_session_set_cond_eval(struct ptd_session *s, ptd_cond_eval_fn fn, void *ctx);
+/* condition N EXPR: breakpoint @id stops only where @expr holds; NULL or
+ * "" removes the condition.  Returns 0 or -ptde_notfound. */
+int ptd_session_bp_condition(struct ptd_session *s, int id, const char *expr);
+/* ignore N COUNT: the next @count hits of @id do not stop.  Returns 0 or
+ * -ptde_notfound. */
+int ptd_session_bp_ignore(struct ptd_session *s, int id, unsigned count);
+
+/* handle SIG: what a signal the program receives does (gdb's defaults:
+ * everything stops, prints and is passed, except SIGALRM, SIGURG, SIGCHLD,
+ * SIGWINCH, SIGIO, SIGVTALRM, SIGPROF (no stop, no print) and SIGINT,
+ * SIGTRAP (not passed)). */
+enum {
+	PTD_SIG_STOP = 1,
+	PTD_SIG_PRINT = 2,
+	PTD_SIG_PASS = 4,
+};
+/* Returns the flags of @signo, or -ptde_invalid. */
+int ptd_session_signal_flags(struct ptd_session *s, int signo);
+/* Sets them (gdb: stop implies print, noprint implies nostop).  Returns 0
+ * or -ptde_invalid. */
+int ptd_session_set_signal_flags(struct ptd_session *s, int signo, int flags);
+
+/* until/advance LOCATION: run until the selected thread reaches @addr
+ * (until: in the current frame or an outer one; advance: anywhere) or the
+ * current frame returns.  Live only: -ptde_unsupported while replaying. */
+int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, struct ptd_event *ev);
+/* until with no argument: next, but never stops at a backward jump in the
+ * function (a loop runs to its end). */
+int ptd_session_until_next(struct ptd_session *s, struct ptd_event *ev);
+/* jump: resume the selected thread at @addr.  A breakpoint at @addr stops
+ * it at once, as in gdb. */
+int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev);
+/* signal SIG: continue, delivering @signo (0: none) to the selected thread. */
+int ptd_session_continue_signal(struct ptd_session *s, int signo, struct ptd_event *ev);
+
+/* One shared object of the live program (info sharedlibrary). */
+struct ptd_shlib {
+	const char *path;
+	uint64_t text_lo, text_hi; /* its .text, relocated; 0, 0 when unknown */
+	int has_symbols;           /* it has a symbol table */
+	int has_debuginfo;         /* DWARF in it or in /usr/lib/debug */
+};
+/* Calls @fn for each shared object mapped in the program, in load order
+ * (the main executable is not one).  Returns the count or <0. */
+int ptd_session_shlibs(struct ptd_session *s, void (*fn)(void *ctx, const struct ptd_shlib *l),
+		       void *ctx);
 
 #endif

@@ -31,6 +31,8 @@ struct sbp {
 	unsigned hits;
 	int temporary;
 	int inserted; /* in the target's table */
+	char *cond;      /* condition N EXPR: stop only when true; owned, NULL: none */
+	unsigned ignore; /* ignore N COUNT: hits still to pass over */
 };
 
 struct pt_mark {
@@ -139,6 +141,19 @@ struct ptd_session {
 	void (*notify)(void *ctx, const char *msg);
 	void *notify_ctx;
 	char fnbuf[512];
+	/* Breakpoint conditions are evaluated by the front end's expression
+	 * evaluator (ptd_session_set_cond_eval). */
+	ptd_cond_eval_fn cond_fn;
+	void *cond_ctx;
+	/* handle SIG: gdb's stop/print/pass per signal (breakctl.c). */
+	unsigned char sigflags[65];
+	int sig_ready;
+	/* until/advance LOCATION: the motion also ends at @adv_addr (in a
+	 * frame no deeper than @adv_depth unless @adv_anywhere) or back in the
+	 * caller at @adv_ret (advance.c). */
+	int adv_active, adv_anywhere, adv_depth;
+	uint64_t adv_addr, adv_ret, adv_cfa;
+	pid_t adv_tid;
 };
 
 /*
@@ -185,6 +200,14 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s);
  * missing. */
 int ptd__ses_bp_arm_all(struct ptd_session *s, int aborted);
 struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr);
+/* Thread @tid arrived at @b: 1 when the motion stops there (its condition
+ * holds and its ignore count is used up; the hit is counted), 0 when the
+ * program goes on (breakctl.c). */
+int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid);
+/* gdb's handle flags of @signo (PTD_SIG_STOP | PTD_SIG_PRINT | PTD_SIG_PASS). */
+int ptd__ses_sig_flags(struct ptd_session *s, int signo);
+/* until/advance: 1 when thread @tid at @pc ends the motion. */
+int ptd__ses_adv_hit(struct ptd_session *s, pid_t tid, uint64_t pc);
 
 /* recording.c */
 int ptd__ses_record_start_thread(struct ptd_session *s, struct sthread *th);

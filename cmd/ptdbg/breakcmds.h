@@ -1,0 +1,34 @@
+/*
+ * The shell's breakpoint and motion commands beyond break/delete and the
+ * steps (breakcmds.c), the tab completion (complete.c) and the recording
+ * status line (status.c): what commands.c and main.c register or call.
+ */
+#ifndef PTDBG_CMD_BREAKCMDS_H
+#define PTDBG_CMD_BREAKCMDS_H
+
+#include "shell.h"
+
+/* Installs the condition evaluator (and anything else these commands
+ * need from the session); called at startup and by condition. */
+void shell_breakcmds_init(struct shell *sh);
+
+int shell_cmd_condition(struct shell *sh, const char *args);
+int shell_cmd_ignore(struct shell *sh, const char *args);
+int shell_cmd_until(struct shell *sh, const char *args);
+int shell_cmd_advance(struct shell *sh, const char *args);
+int shell_cmd_jump(struct shell *sh, const char *args);
+int shell_cmd_signal(struct shell *sh, const char *args);
+int shell_cmd_handle(struct shell *sh, const char *args);
+int shell_info_signals(struct shell *sh, const char *args);
+int shell_info_sharedlibrary(struct shell *sh, const char *args);
+
+/* info breakpoints: the "stop only if" line (before the hit count) and the
+ * "ignore next N hits" line (after it). */
+void shell_print_bp_extra(const struct ptd_bpinfo *bi);
+void shell_print_bp_ignore(const struct ptd_bpinfo *bi);
+
+/* starti: launches the program stopped at its first instruction and fills
+ * the stop to report.  Returns 0 or <0 (session error). */
+int shell_starti_launch(struct shell *sh, struct ptd_event *ev);
+
+#endif
