@@ -320,6 +320,8 @@ int shell_cmd_signal(struct shell *sh, const char *args)
 	int sig, rc;
 
 	args = skipws(args);
+	if (live_check(sh) < 0)
+		return -1;
 	if (!*args)
 		return shell_error("Argument required (signal number).");
 	snprintf(word, sizeof(word), "%s", args);
@@ -327,11 +329,11 @@ int shell_cmd_signal(struct shell *sh, const char *args)
 		if (isspace((unsigned char)*p))
 			*p = 0;
 	sig = parse_signal(word);
-	if (sig < 0 || sig > 64)
+	if (sig < 0 && !isdigit((unsigned char)word[0]))
+		return shell_error("No symbol \"%s\" in current context.", word);
+	if (sig < 0 || sig > 64 || (isdigit((unsigned char)word[0]) && sig > 15))
 		return shell_error("Only signals 1-15 are valid as numeric signals.\n"
 				   "Use \"info signals\" for a list of symbolic signals.");
-	if (live_check(sh) < 0)
-		return -1;
 	if (sh->from_tty) {
 		if (sig)
 			printf("Continuing with signal %s.\n", ptd_print_signame(sig));
@@ -441,10 +443,13 @@ int shell_info_signals(struct shell *sh, const char *args)
 			if (isspace((unsigned char)*p))
 				*p = 0;
 		sig = parse_signal(word);
+		/* gdb prints the header before it looks at the argument */
+		signal_header();
+		if (sig < 0 && !isdigit((unsigned char)word[0]))
+			return shell_error("No symbol \"%s\" in current context.", word);
 		if (sig <= 0 || sig > 64 || (isdigit((unsigned char)word[0]) && sig > 15))
 			return shell_error("Only signals 1-15 are valid as numeric signals.\n"
 					   "Use \"info signals\" for a list of symbolic signals.");
-		signal_header();
 		signal_row(sh, sig);
 		return 0;
 	}

@@ -127,9 +127,10 @@ static void sig_defaults(struct ptd_session *s)
 			f = PTD_SIG_STOP | PTD_SIG_PRINT;
 			break;
 		default:
-			/* glibc's internal signals (thread cancellation, setxid)
-			 * go through unseen, as gdb's libthread_db has them. */
-			if (i >= SIGRTMIN && i <= SIGRTMIN + 1)
+			/* glibc's internal signals below SIGRTMIN (thread
+			 * cancellation, setxid) go through unseen, as gdb's
+			 * libthread_db has them. */
+			if (i >= 32 && i < SIGRTMIN)
 				f = PTD_SIG_PASS;
 			break;
 		}

@@ -273,8 +273,8 @@ int ptd_session_bp_ignore(struct ptd_session *s, int id, unsigned count);
 
 /* handle SIG: what a signal the program receives does (gdb's defaults:
  * everything stops, prints and is passed, except SIGALRM, SIGURG, SIGCHLD,
- * SIGWINCH, SIGIO, SIGVTALRM, SIGPROF (no stop, no print) and SIGINT,
- * SIGTRAP (not passed)). */
+ * SIGWINCH, SIGIO, SIGVTALRM, SIGPROF and glibc's internal 32 and 33 (no
+ * stop, no print) and SIGINT, SIGTRAP (not passed)). */
 enum {
 	PTD_SIG_STOP = 1,
 	PTD_SIG_PRINT = 2,

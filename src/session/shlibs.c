@@ -145,7 +145,7 @@ out:
 	return rc;
 }
 
-static uint64_t auxv_entry(pid_t pid)
+static uint64_t auxv_get(pid_t pid, uint64_t type)
 {
 	char path[64];
 	uint64_t v[2], entry = 0;
@@ -156,7 +156,7 @@ static uint64_t auxv_entry(pid_t pid)
 	if (!f)
 		return 0;
 	while (fread(v, sizeof(v), 1, f) == 1 && v[0] != AT_NULL)
-		if (v[0] == AT_ENTRY)
+		if (v[0] == type)
 			entry = v[1];
 	fclose(f);
 	return entry;
@@ -213,7 +213,7 @@ int ptd_session_shlibs(struct ptd_session *s, void (*fn)(void *ctx, const struct
 		return ptd__err(-ptde_bad_trace, "cannot read the ELF headers of '%s'", exe);
 	if (!dyn)
 		return 0; /* static: no shared objects */
-	bias = auxv_entry(ptd_session_pid(s)) - entry;
+	bias = auxv_get(ptd_session_pid(s), AT_ENTRY) - entry;
 	for (uint64_t a = dyn + bias;; a += 16) {
 		uint64_t tag, val;
 
@@ -255,6 +255,12 @@ int ptd_session_shlibs(struct ptd_session *s, void (*fn)(void *ctx, const struct
 			}
 			if (pass == 1)
 				count += report_obj(name, l_addr, fn, ctx);
+		}
+		/* Before the linker ran (starti) its list is empty: the
+		 * kernel's AT_BASE says where it is. */
+		if (pass == 0 && !have_interp && interp[0]) {
+			interp_bias = auxv_get(ptd_session_pid(s), AT_BASE);
+			have_interp = interp_bias != 0;
 		}
 		if (pass == 0 && have_interp)
 			count += report_obj(interp, interp_bias, fn, ctx);
