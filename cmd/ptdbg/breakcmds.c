@@ -288,7 +288,21 @@ int shell_cmd_jump(struct shell *sh, const char *args)
 
 /* ---- signals ------------------------------------------------------------------------------ */
 
-/* "SIGUSR1", "USR1"? no: gdb takes SIGxxx names, and numbers 1-15. */
+/* gdb's name of @sig: print.c's, and "SIG32" for the ones below SIGRTMIN
+ * glibc keeps for itself. */
+static const char *sig_name(int sig)
+{
+	static char buf[16];
+	const char *n = ptd_print_signame(sig);
+
+	if (n && strcmp(n, "?"))
+		return n;
+	snprintf(buf, sizeof(buf), "SIG%d", sig);
+	return buf;
+}
+
+/* gdb takes SIGxxx names, and numbers 1-15 (its own numbering, which
+ * is Linux's there). */
 static int parse_signal(const char *word)
 {
 	char *end;
@@ -304,9 +318,7 @@ static int parse_signal(const char *word)
 	if (strncmp(word, "SIG", 3))
 		return -1;
 	for (int i = 1; i < 65; i++) {
-		const char *n = ptd_print_signame(i);
-
-		if (n && !strcmp(n, word))
+		if (!strcmp(sig_name(i), word))
 			return i;
 	}
 	return -1;
@@ -336,7 +348,7 @@ int shell_cmd_signal(struct shell *sh, const char *args)
 				   "Use \"info signals\" for a list of symbolic signals.");
 	if (sh->from_tty) {
 		if (sig)
-			printf("Continuing with signal %s.\n", ptd_print_signame(sig));
+			printf("Continuing with signal %s.\n", sig_name(sig));
 		else
 			printf("Continuing with no signal.\n");
 		fflush(stdout);
@@ -355,9 +367,9 @@ static void signal_header(void)
 static void signal_row(struct shell *sh, int sig)
 {
 	int f = ptd_session_signal_flags(sh->s, sig);
-	const char *name = ptd_print_signame(sig);
+	const char *name = sig_name(sig);
 
-	if (f < 0 || !name)
+	if (f < 0)
 		return;
 	printf("%-13s %s\t%s\t%s\t\t%s\n", name, f & PTD_SIG_STOP ? "Yes" : "No",
 	       f & PTD_SIG_PRINT ? "Yes" : "No", f & PTD_SIG_PASS ? "Yes" : "No",
@@ -403,7 +415,7 @@ int shell_cmd_handle(struct shell *sh, const char *args)
 			set &= ~PTD_SIG_PASS;
 		} else if (!strcmp(word, "all")) {
 			for (int i = 1; i < 65 && nsig < 65; i++)
-				if (i != SIGTRAP && i != SIGINT && ptd_print_signame(i))
+				if (i != SIGTRAP && i != SIGINT)
 					sigs[nsig++] = i;
 		} else if ((sig = parse_signal(word)) > 0 && sig < 65 &&
 			   (!isdigit((unsigned char)word[0]) || sig <= 15)) {
