@@ -225,7 +225,6 @@ int ptd__ses_adv_hit(struct ptd_session *s, pid_t tid, uint64_t pc)
 int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, struct ptd_event *ev)
 {
 	struct sthread *th;
-	uint64_t pc0 = 0;
 	int rc, ins_addr, ins_ret = 0;
 
 	if (!s || !ev)
@@ -234,7 +233,6 @@ int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, stru
 	rc = live_thread(s, &th);
 	if (rc < 0)
 		return rc;
-	ptd_target_get_pc(s->t, th->tid, &pc0);
 	frame_of(th->tid, &s->adv_cfa, &s->adv_depth, &s->adv_ret);
 	s->adv_addr = addr;
 	s->adv_anywhere = anywhere;
@@ -256,8 +254,10 @@ int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, stru
 		if (ins_ret)
 			ptd_target_bp_remove(s->t, s->adv_ret);
 	}
+	/* gdb prints the frame with the line: the stop is not a step's
+	 * (print_stop_event's SRC_AND_LOC). */
 	if (rc == 0 && ev->kind == PTD_EVENT_STEPPED)
-		ev->new_frame = ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, pc0);
+		ev->new_frame = 1;
 	return rc;
 }
 
@@ -307,8 +307,10 @@ int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev)
 	 * stepping over it): "tbreak L; jump L" stops at L. */
 	b = ptd__ses_bp_at(s, addr);
 	if (b && ptd__ses_bp_check(s, b, th->tid)) {
+		struct ptd_line_info li;
 		int id = b->id;
 
+		ev->at_line_start = ptd__ses_env_line_of(s, addr, &li) == 0 && li.lo == addr;
 		ev->kind = PTD_EVENT_BREAKPOINT;
 		ev->bp_id = id;
 		ev->pc = addr;
