@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "breakcmds.h"
 #include "ptdbg/ptdbg.h"
@@ -164,6 +165,88 @@ void shell_print_bp_ignore(const struct ptd_bpinfo *bi)
 {
 	if (bi->ignore)
 		printf("\tignore next %u hits\n", bi->ignore);
+}
+
+/* ---- pending breakpoints ------------------------------------------------------------- */
+
+/* gdb's nquery(): default no; asked only at a terminal. */
+static int nquery(struct shell *sh, const char *question)
+{
+	char line[64];
+
+	if (!sh->confirm)
+		return 0;
+	if (sh->batch || !isatty(0)) {
+		printf("%s(y or [n]) [answered N; input not from terminal]\n", question);
+		return 0;
+	}
+	for (;;) {
+		printf("%s(y or [n]) ", question);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin)) {
+			printf("EOF [answered N; input not from terminal]\n");
+			return 0;
+		}
+		if (line[0] == 'y' || line[0] == 'Y')
+			return 1;
+		if (line[0] == 'n' || line[0] == 'N' || line[0] == '\n')
+			return 0;
+		printf("Please answer y or [n].\n");
+	}
+}
+
+int shell_break_pending(struct shell *sh, const char *spec, int temporary)
+{
+	int rc;
+
+	fflush(stdout);
+	if (sh->bp_pending == 2)
+		return shell_error("Function \"%s\" not defined.", spec);
+	printf("Function \"%s\" not defined.\n", spec);
+	if (sh->bp_pending == 0 &&
+	    !nquery(sh, "Make breakpoint pending on future shared library load? "))
+		return 0;
+	ptd_clear_error();
+	rc = ptd_session_break_pending(sh->s, spec, temporary);
+	if (rc < 0)
+		return sess_error(rc);
+	return rc;
+}
+
+int shell_set_breakpoint(struct shell *sh, const char *args)
+{
+	char word[32];
+	const char *p = skipws(args);
+	size_t n = 0;
+
+	while (*p && !isspace((unsigned char)*p) && n + 1 < sizeof(word))
+		word[n++] = *p++;
+	word[n] = 0;
+	if (strcmp(word, "pending"))
+		return shell_error("Undefined set breakpoint command: \"%s\".  Try \"help set "
+				   "breakpoint\".", word);
+	p = skipws(p);
+	if (!*p || !strcmp(p, "on") || !strcmp(p, "1") || !strcmp(p, "yes") ||
+	    !strcmp(p, "enable"))
+		sh->bp_pending = 1;
+	else if (!strcmp(p, "off") || !strcmp(p, "0") || !strcmp(p, "no") || !strcmp(p, "disable"))
+		sh->bp_pending = 2;
+	else if (!strcmp(p, "auto") || !strcmp(p, "-1"))
+		sh->bp_pending = 0;
+	else
+		return shell_error("\"on\", \"off\" or \"auto\" expected.");
+	return 0;
+}
+
+int shell_show_breakpoint(struct shell *sh, const char *args)
+{
+	static const char *const v[] = { "auto", "on", "off" };
+
+	if (strcmp(skipws(args), "pending"))
+		return shell_error("Undefined show breakpoint command: \"%s\".  Try \"help show "
+				   "breakpoint\".", skipws(args));
+	printf("Debugger's behavior regarding pending breakpoints is %s.\n", v[sh->bp_pending]);
+	return 0;
 }
 
 /* ---- motions with a place ------------------------------------------------------------- */

@@ -877,7 +877,10 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 		if (colon && all_digits(colon + 1))
 			return shell_error("No line %s in file \"%.*s\".", colon + 1,
 					   (int)(colon - spec), spec);
-		return shell_error("Function \"%s\" not defined.", spec);
+		/* a function a library not loaded yet may have */
+		rc = shell_break_pending(sh, spec, temporary);
+		if (rc <= 0)
+			return rc;
 	}
 	if (find_bp(sh, rc, &bi) < 0) {
 		printf("%s %d at %s\n", kind, rc, spec);
@@ -937,14 +940,19 @@ static int cmd_delete(struct shell *sh, const char *args)
 static int info_breakpoints(struct shell *sh, const char *args)
 {
 	struct ptd_bpinfo bi;
-	int i, n = ptd_session_bp_count(sh->s), shown = 0;
+	int i, n = ptd_session_bp_count(sh->s), shown = 0, aw = 10;
 	char addr[24];
 
+	/* gdb's address column is narrow while every breakpoint is pending */
+	for (i = 0; i < n; i++)
+		if (ptd_session_bp_get(sh->s, i, &bi) == 0 &&
+		    (bi.addr || (bi.spec && bi.spec[0] == '*')))
+			aw = 18;
 	for (i = 0; i < n; i++) {
 		if (ptd_session_bp_get(sh->s, i, &bi) < 0)
 			continue;
 		if (!shown++)
-			printf("Num     Type           Disp Enb Address            What\n");
+			printf("Num     Type           Disp Enb %-*s What\n", aw, "Address");
 		/* "*ADDR" has its address, even 0 (gdb shows 0x0...0) */
 		int pending = !bi.addr && !(bi.spec && bi.spec[0] == '*');
 
@@ -952,8 +960,8 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			ptd_print_addr16(addr, sizeof(addr), bi.addr);
 		else
 			snprintf(addr, sizeof(addr), "<PENDING>");
-		printf("%-7d %-14s %-4s %-3s %-18s ", bi.id, "breakpoint",
-		       bi.temporary ? "del" : "keep", "y", addr);
+		printf("%-7d %-14s %-4s %-3s %-*s ", bi.id, "breakpoint",
+		       bi.temporary ? "del" : "keep", "y", aw, addr);
 		if (pending)
 			printf("%s\n", bi.spec ? bi.spec : "");
 		else if (bi.func && bi.file && bi.line > 0)
@@ -3005,6 +3013,10 @@ static const struct cmd set_cmds[] = {
 	  "pt buffer-size|buffer|kernel|ret-compression|tsc|mtc|cyc|psb-period VALUE,\n"
 	  "bts buffer-size SIZE (\"help set record\")." },
 	{ "confirm", 0, set_confirm, 0, "Whether to ask before killing the program etc. (default on)." },
+	{ "breakpoint", 0, shell_set_breakpoint, 0,
+	  "set breakpoint pending on|off|auto: make a breakpoint on a function no loaded\n"
+	  "file has yet pending (resolved at dlopen) -- auto asks, and takes no for an answer\n"
+	  "when not asked at a terminal, as gdb does." },
 	{ "pagination", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "height", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "width", 0, set_ignored, 0, "Accepted for gdb scripts." },
@@ -3020,6 +3032,7 @@ static const struct cmd show_cmds[] = {
 	  "instruction-history-size, function-call-history-size, soft|step buffer-size,\n"
 	  "pt [SETTING], bts [buffer-size]." },
 	{ "version", 0, show_version, 0, "What version of ptdbg this is." },
+	{ "breakpoint", 0, shell_show_breakpoint, 0, "show breakpoint pending." },
 	{ NULL },
 };
 

@@ -81,6 +81,10 @@ struct shell {
 	/* A command may ask that an empty line repeat it differently, as gdb's
 	 * set_repeat_arguments: "x/4x ADDR" repeats as "x", continuing. */
 	char repeat_as[64];
+
+	/* set breakpoint pending: 0 auto (ask; no when not asked at a
+	 * terminal, as gdb's nquery), 1 on, 2 off (breakcmds.c). */
+	int bp_pending;
 };
 
 /* Runs one command line.  Returns 0, or -1 when the command failed (an

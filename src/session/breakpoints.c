@@ -108,7 +108,7 @@ static int bp_arm(struct ptd_session *s, struct sbp *b)
 	return 0;
 }
 
-int ptd_session_break(struct ptd_session *s, const char *spec, int temporary)
+static int bp_add(struct ptd_session *s, const char *spec, int temporary, int pending)
 {
 	uint64_t addr = 0;
 	char *func, *file;
@@ -118,6 +118,14 @@ int ptd_session_break(struct ptd_session *s, const char *spec, int temporary)
 	if (!s || !spec || !*spec)
 		return ptd__err(-ptde_invalid, "no breakpoint location given");
 	rc = resolve_spec(s, spec, &addr, &func, &file, &line);
+	if (rc == -ptde_notfound && pending && spec[0] != '*') {
+		/* resolved when a library that has it is loaded */
+		ptd_clear_error();
+		addr = 0;
+		func = file = NULL;
+		line = 0;
+		rc = 0;
+	}
 	if (rc < 0)
 		return rc;
 	if (s->nbp == s->cap_bp) {
@@ -150,6 +158,86 @@ int ptd_session_break(struct ptd_session *s, const char *spec, int temporary)
 	s->nbp++;
 	s->next_bp_id++;
 	return b->id;
+}
+
+int ptd_session_break(struct ptd_session *s, const char *spec, int temporary)
+{
+	return bp_add(s, spec, temporary, 0);
+}
+
+int ptd_session_break_pending(struct ptd_session *s, const char *spec, int temporary)
+{
+	return bp_add(s, spec, temporary, 1);
+}
+
+/* Whether a symbolic breakpoint waits for its library. */
+static int any_pending(const struct ptd_session *s)
+{
+	for (int i = 0; i < s->nbp; i++)
+		if (!bp_has_addr(&s->bp[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Pending breakpoints are resolved when the dynamic linker reports a
+ * change of its list: it calls _dl_debug_state (r_debug.r_brk) after
+ * each dlopen and dlclose, where an internal breakpoint of ours stops it
+ * (no user breakpoint: the run loop goes on after ptd__ses_solib_event).
+ */
+static void solib_arm(struct ptd_session *s)
+{
+	struct ptd_symbols *sym;
+	uint64_t entry, bp;
+
+	if (!any_pending(s) || !ptd_session_alive(s))
+		return;
+	if (s->solib_addr && s->solib_pid == ptd_session_pid(s) && s->solib_gen == s->exec_gen &&
+	    ptd_target_bp_at(s->t, s->solib_addr))
+		return;
+	sym = ptd__ses_symbols(s);
+	if (!sym || ptd_symbols_function(sym, "_dl_debug_state", &entry, &bp) < 0) {
+		ptd_clear_error();
+		return;
+	}
+	if (ptd_target_bp_insert(s->t, entry) < 0) {
+		ptd_clear_error();
+		return;
+	}
+	s->solib_addr = entry;
+	s->solib_pid = ptd_session_pid(s);
+	s->solib_gen = s->exec_gen;
+}
+
+int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
+{
+	if (!s->solib_addr || pc != s->solib_addr || s->solib_pid != ptd_session_pid(s) ||
+	    s->solib_gen != s->exec_gen)
+		return 0;
+	s->sym_dirty = 1;
+	ptd__ses_symbols(s);
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+		uint64_t addr;
+		char *func, *file;
+		int line;
+
+		if (bp_has_addr(b))
+			continue;
+		if (resolve_spec(s, b->spec, &addr, &func, &file, &line) < 0) {
+			ptd_clear_error();
+			continue;
+		}
+		b->addr = addr;
+		free(b->func);
+		free(b->file);
+		b->func = func;
+		b->file = file;
+		b->line = line;
+		if (bp_arm(s, b) < 0)
+			ptd_clear_error(); /* said when the program resumes next */
+	}
+	return 1;
 }
 
 static void bp_free_at(struct ptd_session *s, int i)
@@ -229,10 +317,12 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s)
 		if (bp_has_addr(b))
 			bp_arm(s, b);
 	}
+	solib_arm(s);
 }
 
 int ptd__ses_bp_arm_all(struct ptd_session *s, int aborted)
 {
+	solib_arm(s);
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
 

@@ -378,6 +378,7 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 			}
 			/* Arriving at a breakpoint address counts as hitting it,
 			 * as in gdb (also for the stepped thread). */
+			ptd__ses_solib_event(s, st.pc);
 			if ((b = ptd__ses_bp_at(s, st.pc)) != NULL && ptd__ses_bp_check(s, b, st.tid))
 				return report_bp(&rc, b, ev);
 			if (ptd__ses_adv_hit(s, st.tid, st.pc))
@@ -398,7 +399,10 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 			break;
 		}
 		case PTD_STOP_BREAKPOINT: {
-			struct sbp *b = ptd__ses_bp_at(s, st.pc);
+			struct sbp *b;
+
+			ptd__ses_solib_event(s, st.pc); /* a library came or went */
+			b = ptd__ses_bp_at(s, st.pc);
 			if (ptd__ses_adv_hit(s, st.tid, st.pc) &&
 			    !(b && ptd__ses_bp_check(s, b, st.tid))) {
 				/* until/advance reached its place */
@@ -562,6 +566,7 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 			}
 			ptd_symbols_free(s->sym);
 			s->sym = NULL;
+			s->exec_gen++;
 			ptd__ses_symbols(s);
 			ptd__ses_bp_rearm_all(s);
 			ptd_target_bp_enable(s->t, !rc.nobp);

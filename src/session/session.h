@@ -177,6 +177,11 @@ pid_t ptd_session_pid(const struct ptd_session *s);
  * the new id (>0) or <0 (the message says why). */
 int ptd_session_break(struct ptd_session *s, const char *spec, int temporary);
 int ptd_session_delete(struct ptd_session *s, int id); /* id 0: all */
+/* Like ptd_session_break, but a function or line no loaded file has yet
+ * makes a pending breakpoint (address 0) instead of -ptde_notfound: it is
+ * resolved when a library is loaded (dlopen), at the next run, or after
+ * an exec. */
+int ptd_session_break_pending(struct ptd_session *s, const char *spec, int temporary);
 int ptd_session_bp_count(const struct ptd_session *s);
 int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo *out);
 /* The address a breakpoint at @spec would get (no breakpoint is made).

@@ -154,6 +154,11 @@ struct ptd_session {
 	int adv_active, adv_anywhere, adv_depth;
 	uint64_t adv_addr, adv_ret, adv_cfa;
 	pid_t adv_tid;
+	/* Pending breakpoints: our breakpoint at _dl_debug_state, in process
+	 * @solib_pid's image number @solib_gen (exec_gen counts execs). */
+	uint64_t solib_addr;
+	pid_t solib_pid;
+	unsigned solib_gen, exec_gen;
 };
 
 /*
@@ -199,6 +204,10 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s);
  * run) when one cannot be, so the program never resumes with it silently
  * missing. */
 int ptd__ses_bp_arm_all(struct ptd_session *s, int aborted);
+/* The program is at @pc: 1 when that is the dynamic linker's report of a
+ * changed library list (pending breakpoints were resolved; the program
+ * goes on unless a user breakpoint is there too), else 0. */
+int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc);
 struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr);
 /* Thread @tid arrived at @b: 1 when the motion stops there (its condition
  * holds and its ignore count is used up; the hit is counted), 0 when the
