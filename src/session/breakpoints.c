@@ -98,7 +98,7 @@ static int bp_has_addr(const struct sbp *b)
 
 static int bp_arm(struct ptd_session *s, struct sbp *b)
 {
-	if (b->inserted || !ptd_session_alive(s))
+	if (b->inserted || !ptd_session_alive(s) || !bp_has_addr(b))
 		return 0;
 	if (ptd_target_bp_insert(s->t, b->addr) < 0)
 		return ptd__err(-ptde_nomap,
