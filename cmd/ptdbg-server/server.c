@@ -26,8 +26,6 @@
 #include "gdb/rsp.h"
 #include "gdb/stub.h"
 #include "ptdbg/ptdbg.h"
-#include "session/session.h"
-#include "target/target.h"
 
 static struct ptd_session *volatile g_session;
 
