@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -622,5 +623,167 @@ int shell_starti_launch(struct shell *sh, struct ptd_event *ev)
 	ev->thread_num = 1;
 	ev->new_frame = 1;
 	printf("\nProgram stopped.\n");
+	return 0;
+}
+
+/* ---- watchpoints ------------------------------------------------------------------------ */
+
+/*
+ * Where a watched expression lives and how big it is.  Today: a global
+ * data symbol (the symbol tables) or *ADDRESS (an int, 4 bytes, as gdb
+ * types *INTEGER).  This and watch_value_text() are the two places that
+ * a DWARF-aware evaluator replaces ("&(EXPR)" and the type's size).
+ */
+static int watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len)
+{
+	uint64_t size;
+	enum expr_kind k;
+	const char *p;
+
+	if (*expr == '*') {
+		if (shell_eval(sh, expr + 1, addr, &k) < 0)
+			return -1;
+		*len = 4;
+		return 0;
+	}
+	for (p = expr; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return shell_error("cannot watch \"%s\": only a global variable or *ADDRESS "
+					   "can be watched here", expr);
+	if (isdigit((unsigned char)*expr))
+		return shell_error("Cannot watch constant value `%s'.", expr);
+	ptd_clear_error();
+	if (ptd_session_data_symbol(sh->s, expr, addr, &size) < 0)
+		return sess_error(-ptde_notfound);
+	if (size < 1 || size > 8)
+		return shell_error("cannot watch \"%s\": %llu bytes (at most 8 here)", expr,
+				   (unsigned long long)size);
+	*len = (int)size;
+	return 0;
+}
+
+/* gdb prints the value in its type; without types: a signed integer of
+ * the watched size. */
+static void watch_value_text(const uint8_t *v, int len, char *out, size_t n)
+{
+	int64_t x = 0;
+
+	memcpy(&x, v, (size_t)len);
+	if (len < 8) {
+		int sh = 64 - 8 * len;
+		x = (int64_t)((uint64_t)x << sh) >> sh;
+	}
+	snprintf(out, n, "%" PRId64, x);
+}
+
+static const char *watch_title(int kind)
+{
+	switch (kind) {
+	case PTD_WATCH_READ:
+		return "Hardware read watchpoint";
+	case PTD_WATCH_ACCESS:
+		return "Hardware access (read/write) watchpoint";
+	default:
+		return "Hardware watchpoint";
+	}
+}
+
+const char *shell_bp_type(const struct ptd_bpinfo *bi)
+{
+	switch (bi->watch) {
+	case PTD_WATCH_WRITE:
+		return "hw watchpoint";
+	case PTD_WATCH_READ:
+		return "read watchpoint";
+	case PTD_WATCH_ACCESS:
+		return "acc watchpoint";
+	default:
+		return "breakpoint";
+	}
+}
+
+static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind)
+{
+	char expr[256];
+	uint64_t addr;
+	int len = 0, id;
+	size_t n;
+
+	snprintf(expr, sizeof(expr), "%s", skipws(args));
+	n = strlen(expr);
+	while (n && isspace((unsigned char)expr[n - 1]))
+		expr[--n] = 0;
+	if (!expr[0])
+		return shell_error("Argument required (expression to compute).");
+	if (live_check(sh) < 0)
+		return -1;
+	if (watch_lvalue(sh, expr, &addr, &len) < 0)
+		return -1;
+	ptd_clear_error();
+	id = ptd_session_watch(sh->s, expr, addr, len, kind);
+	if (id < 0)
+		return sess_error(id);
+	printf("%s %d: %s\n", watch_title(kind), id, expr);
+	return 0;
+}
+
+int shell_cmd_watch(struct shell *sh, const char *args)
+{
+	return do_watch(sh, args, PTD_WATCH_WRITE);
+}
+
+int shell_cmd_rwatch(struct shell *sh, const char *args)
+{
+	return do_watch(sh, args, PTD_WATCH_READ);
+}
+
+int shell_cmd_awatch(struct shell *sh, const char *args)
+{
+	return do_watch(sh, args, PTD_WATCH_ACCESS);
+}
+
+void shell_print_watch_stop(struct shell *sh, const char *thread)
+{
+	struct ptd_bpinfo bi;
+	int n = ptd_session_bp_count(sh->s);
+	char a[64], b[64];
+
+	for (int i = 0; i < n; i++) {
+		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch || !bi.triggered)
+			continue;
+		if (thread)
+			printf("\n%s hit %s %d: %s\n\n", thread, watch_title(bi.watch), bi.id, bi.spec);
+		else
+			printf("\n%s %d: %s\n\n", watch_title(bi.watch), bi.id, bi.spec);
+		watch_value_text(bi.value, bi.len, b, sizeof(b));
+		if (bi.changed) {
+			watch_value_text(bi.old_value, bi.len, a, sizeof(a));
+			printf("Old value = %s\nNew value = %s\n", a, b);
+		} else {
+			printf("Value = %s\n", b);
+		}
+	}
+}
+
+int shell_info_watchpoints(struct shell *sh, const char *args)
+{
+	struct ptd_bpinfo bi;
+	int n = ptd_session_bp_count(sh->s), shown = 0;
+
+	(void)args;
+	for (int i = 0; i < n; i++) {
+		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch)
+			continue;
+		if (!shown++)
+			printf("Num     Type            Disp Enb Address            What\n");
+		printf("%-7d %-15s %-4s %-3s %-18s %s\n", bi.id, shell_bp_type(&bi),
+		       bi.temporary ? "del" : "keep", "y", "", bi.spec);
+		shell_print_bp_extra(&bi);
+		if (bi.hits)
+			printf("\tbreakpoint already hit %u time%s\n", bi.hits, bi.hits == 1 ? "" : "s");
+		shell_print_bp_ignore(&bi);
+	}
+	if (!shown)
+		printf("No watchpoints.\n");
 	return 0;
 }

@@ -35,6 +35,16 @@ int shell_show_breakpoint(struct shell *sh, const char *args);
 void shell_print_bp_extra(const struct ptd_bpinfo *bi);
 void shell_print_bp_ignore(const struct ptd_bpinfo *bi);
 
+int shell_cmd_watch(struct shell *sh, const char *args);
+int shell_cmd_rwatch(struct shell *sh, const char *args);
+int shell_cmd_awatch(struct shell *sh, const char *args);
+int shell_info_watchpoints(struct shell *sh, const char *args);
+/* A stop at watchpoints: gdb's "Hardware watchpoint N: EXPR" and the
+ * values of each one that triggered (@thread: "Thread 2 \"name\"" or NULL). */
+void shell_print_watch_stop(struct shell *sh, const char *thread);
+/* info breakpoints: the type column and the row of a watchpoint. */
+const char *shell_bp_type(const struct ptd_bpinfo *bi);
+
 /* starti: launches the program stopped at its first instruction and fills
  * the stop to report.  Returns 0 or <0 (session error). */
 int shell_starti_launch(struct shell *sh, struct ptd_event *ev);

@@ -398,6 +398,8 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		if (ptd_session_gap_near(sh->s, NULL, &reason) > 0)
 			gap = ptd_print_gap_reason(reason);
 	}
+	if (e.kind == PTD_EVENT_HWBREAK)
+		shell_print_watch_stop(sh, thread[0] ? thread : NULL);
 	/* the process is gone after an exit: use the pid seen before */
 	ptd_print_stop(&sh->pc, &e, temporary,
 		       ptd_session_alive(sh->s) ? ptd_session_pid(sh->s) : e.tid ? e.tid : sh->last_pid,
@@ -933,29 +935,37 @@ static int cmd_delete(struct shell *sh, const char *args)
 static int info_breakpoints(struct shell *sh, const char *args)
 {
 	struct ptd_bpinfo bi;
-	int i, n = ptd_session_bp_count(sh->s), shown = 0, aw = 10;
+	int i, n = ptd_session_bp_count(sh->s), shown = 0, aw = 10, tw = 14;
 	char addr[24];
 
-	/* gdb's address column is narrow while every breakpoint is pending */
+	/* gdb's address column is narrow while every breakpoint is pending,
+	 * its type column one wider with a watchpoint ("read watchpoint") */
 	for (i = 0; i < n; i++)
-		if (ptd_session_bp_get(sh->s, i, &bi) == 0 &&
-		    (bi.addr || (bi.spec && bi.spec[0] == '*')))
-			aw = 18;
+		if (ptd_session_bp_get(sh->s, i, &bi) == 0) {
+			if (bi.addr || (bi.spec && bi.spec[0] == '*') || bi.watch)
+				aw = 18;
+			if (bi.watch)
+				tw = 15;
+		}
 	for (i = 0; i < n; i++) {
 		if (ptd_session_bp_get(sh->s, i, &bi) < 0)
 			continue;
 		if (!shown++)
-			printf("Num     Type           Disp Enb %-*s What\n", aw, "Address");
+			printf("Num     %-*s Disp Enb %-*s What\n", tw, "Type", aw, "Address");
 		/* "*ADDR" has its address, even 0 (gdb shows 0x0...0) */
 		int pending = !bi.addr && !(bi.spec && bi.spec[0] == '*');
 
-		if (!pending)
+		if (bi.watch)
+			addr[0] = '\0';
+		else if (!pending)
 			ptd_print_addr16(addr, sizeof(addr), bi.addr);
 		else
 			snprintf(addr, sizeof(addr), "<PENDING>");
-		printf("%-7d %-14s %-4s %-3s %-*s ", bi.id, "breakpoint",
+		printf("%-7d %-*s %-4s %-3s %-*s ", bi.id, tw, shell_bp_type(&bi),
 		       bi.temporary ? "del" : "keep", "y", aw, addr);
-		if (pending)
+		if (bi.watch)
+			printf("%s\n", bi.spec);
+		else if (pending)
 			printf("%s\n", bi.spec ? bi.spec : "");
 		else if (bi.func && bi.file && bi.line > 0)
 			printf("in %s at %s:%d\n", ptd_print_symname(bi.func),
@@ -2952,6 +2962,7 @@ static const struct cmd info_cmds[] = {
 	  "What debugger does when program gets various signals: info signals [SIG]." },
 	{ "handle", 0, shell_info_signals, CMD_REPEAT | CMD_ALIAS, "signals" },
 	{ "threads", 0, info_threads, CMD_REPEAT, "Display currently known threads." },
+	{ "watchpoints", 0, shell_info_watchpoints, CMD_REPEAT, "Status of watchpoints." },
 	{ NULL },
 };
 
@@ -3110,6 +3121,10 @@ static const struct cmd top_cmds[] = {
 	  "Run until a line past the current one, or LOCATION, in this frame: until [LOCATION]." },
 	{ "u", 0, shell_cmd_until, CMD_REPEAT | CMD_ALIAS, "until" },
 	{ "up", 0, cmd_up, CMD_REPEAT, "Select and print the frame that called this one: up [N]." },
+	{ "watch", 0, shell_cmd_watch, 0,
+	  "Stop when a global variable (or *ADDRESS) changes: watch EXPR (x86 debug registers)." },
+	{ "rwatch", 0, shell_cmd_rwatch, 0, "Stop when EXPR is read: rwatch EXPR." },
+	{ "awatch", 0, shell_cmd_awatch, 0, "Stop when EXPR is read or written: awatch EXPR." },
 	{ "x", 1, cmd_x, CMD_REPEAT,
 	  "Examine memory: x/FMT ADDRESS (FMT: count, x d u o t c a s i, b h w g)." },
 	{ NULL },

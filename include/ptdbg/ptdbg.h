@@ -566,6 +566,14 @@ struct ptd_bpinfo {
 	int temporary;
 	const char *cond; /* condition (condition N EXPR), or NULL */
 	unsigned ignore;  /* hits still ignored (ignore N COUNT) */
+	/* Watchpoints (ptd_session_watch): enum ptd_watch_kind, 0 for a
+	 * breakpoint; @addr/@len the watched bytes, @spec the expression. */
+	int watch;
+	int len;
+	int triggered;        /* it ended the last motion */
+	int changed;          /* and its value changed then */
+	uint8_t value[8];     /* the value now (when last seen) */
+	uint8_t old_value[8]; /* before the change that triggered it */
 };
 
 struct ptd_thread_info {
@@ -1026,12 +1034,39 @@ extern PTD_EXPORT int ptd_session_jump(struct ptd_session *s, uint64_t addr, str
 extern PTD_EXPORT int ptd_session_continue_signal(struct ptd_session *s, int signo,
 						  struct ptd_event *ev);
 
+/*
+ * watch/rwatch/awatch: a watchpoint on [@addr, @addr+@len) (@len 1..8)
+ * with the debug registers (ptd_session_hw_*; one slot per aligned
+ * piece), numbered with the breakpoints; @expr names it.  gdb's rules: a
+ * write watchpoint ends a motion when the value changed, a read one when
+ * it was read (x86 cannot tell a read from a write: an access that
+ * leaves the value unchanged), an access one at every access; the event
+ * is PTD_EVENT_HWBREAK and the watchpoints that triggered have
+ * ptd_bpinfo.triggered set.  Live only: a continue in the recorded past
+ * refuses while watchpoints are set (the recorders keep control flow,
+ * not memory).  Returns the id, -ptde_not_running, -ptde_invalid,
+ * -ptde_busy (not enough free debug registers).
+ */
+enum ptd_watch_kind {
+	PTD_WATCH_WRITE = 1,
+	PTD_WATCH_READ = 2,
+	PTD_WATCH_ACCESS = 3,
+};
+extern PTD_EXPORT int ptd_session_watch(struct ptd_session *s, const char *expr, uint64_t addr,
+					int len, enum ptd_watch_kind kind);
+/* The address and size of global data symbol @name (the program's and its
+ * libraries' symbol tables), for watch.  Returns 0, -ptde_notfound,
+ * -ptde_not_running. */
+extern PTD_EXPORT int ptd_session_data_symbol(struct ptd_session *s, const char *name,
+					      uint64_t *addr, uint64_t *size);
+
 /* One shared object of the live program (info sharedlibrary). */
 struct ptd_shlib {
 	const char *path;          /* as the dynamic linker names it */
 	uint64_t text_lo, text_hi; /* its .text, relocated; 0, 0 when unknown */
 	int has_symbols;           /* it has a symbol table */
 	int has_debuginfo;         /* DWARF in it or in /usr/lib/debug */
+	uint64_t bias;             /* its load bias (l_addr) */
 };
 /* Calls @fn for each shared object of the program (the dynamic linker's
  * list; the interpreter first, as gdb lists them); @l is valid during the

@@ -93,7 +93,7 @@ static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr,
  * symbolic spec once resolved (unresolved ones are pending, address 0). */
 static int bp_has_addr(const struct sbp *b)
 {
-	return b->addr || b->spec[0] == '*';
+	return !b->wkind && (b->addr || b->spec[0] == '*');
 }
 
 static int bp_arm(struct ptd_session *s, struct sbp *b)
@@ -174,7 +174,7 @@ int ptd_session_break_pending(struct ptd_session *s, const char *spec, int tempo
 static int any_pending(const struct ptd_session *s)
 {
 	for (int i = 0; i < s->nbp; i++)
-		if (!bp_has_addr(&s->bp[i]))
+		if (!s->bp[i].wkind && !bp_has_addr(&s->bp[i]))
 			return 1;
 	return 0;
 }
@@ -222,7 +222,7 @@ int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
 		char *func, *file;
 		int line;
 
-		if (bp_has_addr(b))
+		if (bp_has_addr(b) || b->wkind)
 			continue;
 		if (resolve_spec(s, b->spec, &addr, &func, &file, &line) < 0) {
 			ptd_clear_error();
@@ -246,6 +246,8 @@ static void bp_free_at(struct ptd_session *s, int i)
 
 	if (b->inserted && s->t)
 		ptd_target_bp_remove(s->t, b->addr);
+	if (b->wkind)
+		ptd__ses_watch_release(s, b);
 	free(b->spec);
 	free(b->func);
 	free(b->file);
@@ -293,6 +295,12 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	out->temporary = b->temporary;
 	out->cond = b->cond;
 	out->ignore = b->ignore;
+	out->watch = b->wkind;
+	out->len = b->len;
+	out->triggered = b->triggered;
+	out->changed = b->changed;
+	memcpy(out->value, b->val, sizeof(out->value));
+	memcpy(out->old_value, b->old, sizeof(out->old_value));
 	return 0;
 }
 
@@ -305,6 +313,8 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s)
 		char *func, *file;
 		int line;
 		b->inserted = 0;
+		if (b->wkind)
+			continue; /* watch.c: its slots */
 		if (b->spec[0] != '*' && resolve_spec(s, b->spec, &addr, &func, &file, &line) == 0) {
 			b->addr = addr;
 			free(b->func);
@@ -342,7 +352,7 @@ int ptd__ses_bp_arm_all(struct ptd_session *s, int aborted)
 struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr)
 {
 	for (int i = 0; i < s->nbp; i++)
-		if (s->bp[i].addr == addr)
+		if (s->bp[i].addr == addr && !s->bp[i].wkind)
 			return &s->bp[i];
 	return NULL;
 }
@@ -360,4 +370,26 @@ int ptd_session_resolve(struct ptd_session *s, const char *spec, uint64_t *addr)
 	free(func);
 	free(file);
 	return 0;
+}
+
+struct sbp *ptd__ses_bp_new(struct ptd_session *s, const char *spec)
+{
+	struct sbp *b;
+
+	if (s->nbp == s->cap_bp) {
+		int cap = s->cap_bp ? 2 * s->cap_bp : 8;
+		struct sbp *n = realloc(s->bp, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		s->bp = n;
+		s->cap_bp = cap;
+	}
+	b = &s->bp[s->nbp];
+	memset(b, 0, sizeof(*b));
+	b->spec = strdup(spec);
+	if (!b->spec)
+		return NULL;
+	b->id = s->next_bp_id++;
+	s->nbp++;
+	return b;
 }

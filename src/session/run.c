@@ -237,10 +237,16 @@ static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
  * breakpoint.  Returns 1 when it reported. */
 static int report_hw(struct run_ctx *rc, const struct ptd_stop *st, struct ptd_event *ev)
 {
+	unsigned hits;
+
 	if (!st->hw_hits || ptd_target_thread_state(rc->s->t, st->tid) != PTD_THREAD_STOPPED)
 		return 0;
+	/* watchpoints decide by the value (watch.c) */
+	hits = ptd__ses_watch_filter(rc->s, st->tid, st->hw_hits);
+	if (!hits)
+		return 0;
 	ev->kind = PTD_EVENT_HWBREAK;
-	ev->hw_hits = st->hw_hits;
+	ev->hw_hits = hits;
 	ev->new_frame = 1;
 	finish_stop(rc, ev);
 	return 1;
@@ -261,6 +267,7 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 	err = ptd__ses_bp_arm_all(s, 1);
 	if (err < 0)
 		return err;
+	ptd__ses_watch_reset(s);
 	s->interrupted = 0;
 	ptd_target_clear_interrupt();
 	sel_set(&rc, ptd__ses_cur_thread(s));
@@ -779,6 +786,11 @@ int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, st
 	th = ptd__ses_cur_thread(s);
 	if (!th)
 		return ptd__err(-ptde_not_running, "The program is not being run.");
+	if ((reverse || th->pos) && m == PTD_MOTION_CONTINUE && ptd__ses_has_watch(s))
+		return ptd__err(-ptde_unsupported,
+				"cannot continue in the recorded past with watchpoints set: the "
+				"recording keeps the control flow, not the memory (delete the "
+				"watchpoints, or record goto end)");
 	if (reverse) {
 		if (!s->recording)
 			return ptd__err(-ptde_unsupported, "Target native does not support this command.");

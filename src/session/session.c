@@ -256,7 +256,7 @@ static int env_is_bp(void *ctx, uint64_t addr, int *id)
 	struct ptd_session *s = ctx;
 
 	for (int i = 0; i < s->nbp; i++)
-		if (s->bp[i].addr == addr) {
+		if (s->bp[i].addr == addr && !s->bp[i].wkind) {
 			if (id)
 				*id = s->bp[i].id;
 			return 1;

@@ -33,6 +33,16 @@ struct sbp {
 	int inserted; /* in the target's table */
 	char *cond;      /* condition N EXPR: stop only when true; owned, NULL: none */
 	unsigned ignore; /* ignore N COUNT: hits still to pass over */
+	/* A watchpoint (watch.c): enum ptd_watch_kind (0: a breakpoint), the
+	 * watched bytes [addr, addr+len), the debug-register slots of its
+	 * pieces, its value when last seen and the one before. */
+	int wkind;
+	int len;
+	int nslots;
+	int slots[PTD_HW_SLOTS];
+	uint8_t val[8], old[8];
+	int triggered; /* it ended the last motion */
+	int changed;   /* and the value changed then */
 };
 
 struct pt_mark {
@@ -208,7 +218,23 @@ int ptd__ses_bp_arm_all(struct ptd_session *s, int aborted);
  * changed library list (pending breakpoints were resolved; the program
  * goes on unless a user breakpoint is there too), else 0. */
 int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc);
+/* Debug-register slots @hits triggered in thread @tid: the ones that end
+ * the motion (a write watchpoint whose value changed, a read watchpoint
+ * whose value did not, an access watchpoint; slots no watchpoint owns
+ * always), the watchpoints marked as triggered (watch.c). */
+unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits);
+/* Forgets the triggered marks (a motion starts). */
+void ptd__ses_watch_reset(struct ptd_session *s);
+/* Frees watchpoint @b's slots. */
+void ptd__ses_watch_release(struct ptd_session *s, struct sbp *b);
+/* The main executable's load bias (0 unless PIE) (shlibs.c). */
+uint64_t ptd__ses_exe_bias(struct ptd_session *s, const char *exe);
+/* Any watchpoint set (motions in the past refuse them). */
+int ptd__ses_has_watch(const struct ptd_session *s);
 struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr);
+/* A new entry with the next number and a copy of @spec, else zero; NULL
+ * when out of memory.  (The array may move: pointers into it do not last.) */
+struct sbp *ptd__ses_bp_new(struct ptd_session *s, const char *spec);
 /* Thread @tid arrived at @b: 1 when the motion stops there (its condition
  * holds and its ignore count is used up; the hit is counted), 0 when the
  * program goes on (breakctl.c). */

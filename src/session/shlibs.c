@@ -183,6 +183,7 @@ static int report_obj(const char *name, uint64_t bias,
 	}
 	l.has_symbols = o.has_symbols;
 	l.has_debuginfo = o.has_debuginfo;
+	l.bias = bias;
 	fn(ctx, &l);
 	return 1;
 }
@@ -266,4 +267,14 @@ int ptd_session_shlibs(struct ptd_session *s, void (*fn)(void *ctx, const struct
 			count += report_obj(interp, interp_bias, fn, ctx);
 	}
 	return count;
+}
+
+uint64_t ptd__ses_exe_bias(struct ptd_session *s, const char *exe)
+{
+	char interp[8];
+	uint64_t dyn = 0, entry = 0;
+
+	if (exe_info(exe, interp, sizeof(interp), &dyn, &entry) < 0)
+		return 0;
+	return auxv_get(ptd_session_pid(s), AT_ENTRY) - entry;
 }
