@@ -19,6 +19,8 @@
 
 #include "ptdbg/ptdbg.h"
 #include "shell.h"
+#include "breakcmds.h"
+#include "status.h"
 
 static struct ptd_session *volatile g_session;
 static volatile sig_atomic_t at_prompt;
@@ -494,6 +496,8 @@ int main(int argc, char **argv)
 	free(pt_opts);
 	pt_opts = NULL;
 	ptd_session_set_notify(sh.s, on_notify, NULL);
+	shell_breakcmds_init(&sh);
+	shell_status_init(&sh);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;

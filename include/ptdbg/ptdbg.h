@@ -1060,6 +1060,23 @@ extern PTD_EXPORT int ptd_session_watch(struct ptd_session *s, const char *expr,
 extern PTD_EXPORT int ptd_session_data_symbol(struct ptd_session *s, const char *name,
 					      uint64_t *addr, uint64_t *size);
 
+/* While a live motion records: what the recording holds (all threads). */
+enum ptd_progress_phase {
+	PTD_PROGRESS_START = 0, /* the motion starts */
+	PTD_PROGRESS_UPDATE,    /* every few thousand stops while it runs */
+	PTD_PROGRESS_END,       /* it stopped (before the stop is reported) */
+};
+struct ptd_progress {
+	int phase;      /* enum ptd_progress_phase */
+	uint64_t insns; /* instructions recorded */
+	uint64_t bytes; /* bytes the recording holds */
+};
+/* Calls @fn while live motions record (the shell's status line); NULL
+ * turns it off.  @fn must not call the session. */
+extern PTD_EXPORT void ptd_session_set_progress(struct ptd_session *s,
+						void (*fn)(void *ctx, const struct ptd_progress *p),
+						void *ctx);
+
 /* One shared object of the live program (info sharedlibrary). */
 struct ptd_shlib {
 	const char *path;          /* as the dynamic linker names it */

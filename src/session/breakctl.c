@@ -339,3 +339,12 @@ int ptd_session_continue_signal(struct ptd_session *s, int signo, struct ptd_eve
 	ptd_target_set_pending_signal(s->t, th->tid, signo);
 	return ptd__ses_live_run(s, PTD_MOTION_CONTINUE, ev);
 }
+
+void ptd_session_set_progress(struct ptd_session *s,
+			      void (*fn)(void *ctx, const struct ptd_progress *p), void *ctx)
+{
+	if (!s)
+		return;
+	s->progress_fn = fn;
+	s->progress_ctx = ctx;
+}

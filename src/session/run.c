@@ -252,7 +252,40 @@ static int report_hw(struct run_ctx *rc, const struct ptd_stop *st, struct ptd_e
 	return 1;
 }
 
+/* The front end's progress callback while a live motion records. */
+static void progress(struct ptd_session *s, int phase)
+{
+	struct ptd_progress p = { phase, 0, 0 };
+
+	/* the end is told to whoever was told the start (the recording may
+	 * be gone with the program) */
+	if (!s->progress_fn || (phase == PTD_PROGRESS_START ? !s->recording : !s->progress_on))
+		return;
+	s->progress_on = phase != PTD_PROGRESS_END;
+	for (int i = 0; i < s->nth; i++) {
+		const struct ptd_history *h = s->th[i].stage ? s->th[i].stage : s->th[i].h;
+
+		if (!h)
+			continue;
+		p.insns += ptd_history_ninsn(h);
+		p.bytes += ptd_history_bytes(h) + s->th[i].pt_size;
+	}
+	s->progress_fn(s->progress_ctx, &p);
+}
+
+static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev);
+
 int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev)
+{
+	int rc;
+
+	progress(s, PTD_PROGRESS_START);
+	rc = live_run(s, m, ev);
+	progress(s, PTD_PROGRESS_END);
+	return rc;
+}
+
+static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev)
 {
 	struct run_ctx rc = { s, NULL, NULL, 0, 0, 0 };
 	struct ptd_stepper stepper;
@@ -305,7 +338,9 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 				return err;
 			}
 		}
-	for (;;) {
+	for (unsigned tick = 0;; tick++) {
+		if (s->progress_fn && (tick & 4095) == 4095)
+			progress(s, PTD_PROGRESS_UPDATE);
 		err = ptd_target_wait(s->t, &st, 1);
 		if (err < 0) {
 			if (err == -ptde_not_running) {

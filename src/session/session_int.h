@@ -169,6 +169,10 @@ struct ptd_session {
 	uint64_t solib_addr;
 	pid_t solib_pid;
 	unsigned solib_gen, exec_gen;
+	/* ptd_session_set_progress (run.c) */
+	void (*progress_fn)(void *ctx, const struct ptd_progress *p);
+	void *progress_ctx;
+	int progress_on; /* the start was told, the end not yet */
 };
 
 /*
