@@ -3303,7 +3303,64 @@ const char *shell_command_name(int i)
 	return NULL;
 }
 
+const char *shell_subcommand_name(const char *top, int i)
+{
+	const struct cmd *tab, *c;
+	int n = 0;
+
+	c = lookup(top_cmds, top, "", "", 1);
+	if (!c)
+		return NULL;
+	if (c->fn == cmd_info)
+		tab = info_cmds;
+	else if (c->fn == cmd_set)
+		tab = set_cmds;
+	else if (c->fn == cmd_show)
+		tab = show_cmds;
+	else if (c->fn == cmd_record)
+		tab = record_cmds;
+	else
+		return NULL;
+	for (c = tab; c->name; c++)
+		if (!(c->flags & CMD_ALIAS) && n++ == i)
+			return c->name;
+	return NULL;
+}
+
+const char *shell_command_full_name(const char *word)
+{
+	const struct cmd *c = lookup(top_cmds, word, "", "", 1);
+
+	if (c && (c->flags & CMD_ALIAS)) {
+		const struct cmd *t = lookup(top_cmds, c->help, "", "", 1);
+		if (t)
+			c = t;
+	}
+	return c ? c->name : NULL;
+}
+
+static int execute_line(struct shell *sh, const char *line, int *repeatable);
+
+/* gdb clears trailing whitespace off a command line before it runs it (a
+ * completed word ends in a space) except for echo's text. */
 int shell_execute(struct shell *sh, const char *line, int *repeatable)
+{
+	char *copy = strdup(line ? line : "");
+	size_t n;
+	int rc;
+
+	if (!copy)
+		return shell_error("out of memory");
+	n = strlen(copy);
+	if (strncmp(skipws(copy), "echo", 4))
+		while (n && isspace((unsigned char)copy[n - 1]))
+			copy[--n] = '\0';
+	rc = execute_line(sh, copy, repeatable);
+	free(copy);
+	return rc;
+}
+
+static int execute_line(struct shell *sh, const char *line, int *repeatable)
 {
 	char word[128];
 	const struct cmd *c;

@@ -1077,6 +1077,13 @@ extern PTD_EXPORT void ptd_session_set_progress(struct ptd_session *s,
 						void (*fn)(void *ctx, const struct ptd_progress *p),
 						void *ctx);
 
+/* Calls @fn with the name of every function and data object starting with
+ * @prefix in the program's and its libraries' symbol tables (the program
+ * file before run), duplicates included, for completion.  Returns 0 or
+ * -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_symbol_names(struct ptd_session *s, const char *prefix,
+					       void (*fn)(void *ctx, const char *name), void *ctx);
+
 /* One shared object of the live program (info sharedlibrary). */
 struct ptd_shlib {
 	const char *path;          /* as the dynamic linker names it */

@@ -250,3 +250,84 @@ int ptd_session_data_symbol(struct ptd_session *s, const char *name, uint64_t *a
 	*size = ss.size;
 	return 0;
 }
+
+/* ---- symbol names for completion --------------------------------------------------------- */
+
+static void names_in_file(const char *path, const char *prefix,
+			  void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	size_t plen = strlen(prefix);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && (scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+			int t;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			t = GELF_ST_TYPE(sym.st_info);
+			if (t != STT_FUNC && t != STT_OBJECT && t != STT_GNU_IFUNC)
+				continue;
+			n = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (n && *n && !strncmp(n, prefix, plen) && !strchr(n, '@'))
+				fn(ctx, n);
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+}
+
+struct name_walk {
+	const char *prefix;
+	void (*fn)(void *ctx, const char *name);
+	void *ctx;
+};
+
+static void names_in_lib(void *ctx, const struct ptd_shlib *l)
+{
+	struct name_walk *w = ctx;
+
+	names_in_file(l->path, w->prefix, w->fn, w->ctx);
+}
+
+int ptd_session_symbol_names(struct ptd_session *s, const char *prefix,
+			     void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	char path[64], exe[4096];
+	struct name_walk w = { prefix, fn, ctx };
+	ssize_t n;
+
+	if (!s || !prefix || !fn)
+		return -ptde_invalid;
+	if (!ptd_session_alive(s)) {
+		const char *prog = ptd_session_program(s);
+
+		if (prog)
+			names_in_file(prog, prefix, fn, ctx);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)ptd_session_pid(s));
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	if (n > 0)
+		names_in_file(exe, prefix, fn, ctx);
+	ptd_session_shlibs(s, names_in_lib, &w);
+	return 0;
+}
