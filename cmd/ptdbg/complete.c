@@ -183,7 +183,8 @@ int shell_complete(struct shell *sh, const char *line, int start, const char *te
 		files = 1;
 	}
 done:
-	qsort(c.v, c.n, sizeof(*c.v), cmp);
+	if (c.n)
+		qsort(c.v, c.n, sizeof(*c.v), cmp);
 	/* unique */
 	if (c.n) {
 		size_t k = 1;

@@ -354,6 +354,7 @@ void ptd_session_free(struct ptd_session *s)
 		free(s->bp[i].spec);
 		free(s->bp[i].func);
 		free(s->bp[i].file);
+		free(s->bp[i].cond);
 	}
 	free(s->bp);
 	for (int i = 0; i < s->ptcfg.nfilters; i++)
