@@ -768,15 +768,19 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 int shell_info_watchpoints(struct shell *sh, const char *args)
 {
 	struct ptd_bpinfo bi;
-	int n = ptd_session_bp_count(sh->s), shown = 0;
+	int n = ptd_session_bp_count(sh->s), shown = 0, tw = 14;
 
 	(void)args;
+	for (int i = 0; i < n; i++)
+		if (ptd_session_bp_get(sh->s, i, &bi) == 0 && bi.watch &&
+		    (int)strlen(shell_bp_type(&bi)) > tw)
+			tw = (int)strlen(shell_bp_type(&bi));
 	for (int i = 0; i < n; i++) {
 		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch)
 			continue;
 		if (!shown++)
-			printf("Num     Type            Disp Enb Address            What\n");
-		printf("%-7d %-15s %-4s %-3s %-18s %s\n", bi.id, shell_bp_type(&bi),
+			printf("Num     %-*s Disp Enb Address            What\n", tw, "Type");
+		printf("%-7d %-*s %-4s %-3s %-18s %s\n", bi.id, tw, shell_bp_type(&bi),
 		       bi.temporary ? "del" : "keep", "y", "", bi.spec);
 		shell_print_bp_extra(&bi);
 		if (bi.hits)

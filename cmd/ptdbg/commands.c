@@ -939,13 +939,13 @@ static int info_breakpoints(struct shell *sh, const char *args)
 	char addr[24];
 
 	/* gdb's address column is narrow while every breakpoint is pending,
-	 * its type column one wider with a watchpoint ("read watchpoint") */
+	 * its type column as wide as "read watchpoint" when one is listed */
 	for (i = 0; i < n; i++)
 		if (ptd_session_bp_get(sh->s, i, &bi) == 0) {
 			if (bi.addr || (bi.spec && bi.spec[0] == '*') || bi.watch)
 				aw = 18;
-			if (bi.watch)
-				tw = 15;
+			if ((int)strlen(shell_bp_type(&bi)) > tw)
+				tw = (int)strlen(shell_bp_type(&bi));
 		}
 	for (i = 0; i < n; i++) {
 		if (ptd_session_bp_get(sh->s, i, &bi) < 0)

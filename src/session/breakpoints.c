@@ -313,8 +313,11 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s)
 		char *func, *file;
 		int line;
 		b->inserted = 0;
-		if (b->wkind)
-			continue; /* watch.c: its slots */
+		if (b->wkind) {
+			if (ptd_session_alive(s))
+				ptd__ses_watch_rearm(s, b);
+			continue;
+		}
 		if (b->spec[0] != '*' && resolve_spec(s, b->spec, &addr, &func, &file, &line) == 0) {
 			b->addr = addr;
 			free(b->func);
@@ -392,4 +395,10 @@ struct sbp *ptd__ses_bp_new(struct ptd_session *s, const char *spec)
 	b->id = s->next_bp_id++;
 	s->nbp++;
 	return b;
+}
+
+void ptd__ses_bp_clear_hits(struct ptd_session *s)
+{
+	for (int i = 0; i < s->nbp; i++)
+		s->bp[i].hits = 0;
 }

@@ -551,6 +551,7 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 	if (!s->argv)
 		return ptd__err(-ptde_invalid,
 				"No executable file specified.\nUse the \"file\" or \"exec-file\" command.");
+	ptd__ses_bp_clear_hits(s); /* gdb's run starts the counts again */
 	/* also a kept (killed) recording or a loaded bundle: all goes */
 	if (s->t || s->offline)
 		ptd__ses_drop_process(s);
@@ -590,6 +591,7 @@ int ptd_session_launch(struct ptd_session *s)
 		return -ptde_invalid;
 	if (!s->argv)
 		return ptd__err(-ptde_invalid, "no program given");
+	ptd__ses_bp_clear_hits(s);
 	if (s->t || s->offline)
 		ptd__ses_drop_process(s);
 	l.argv = s->argv;

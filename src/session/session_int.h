@@ -229,6 +229,8 @@ int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc);
 unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits);
 /* Forgets the triggered marks (a motion starts). */
 void ptd__ses_watch_reset(struct ptd_session *s);
+/* Sets watchpoint @b again in a new process image (run, exec). */
+void ptd__ses_watch_rearm(struct ptd_session *s, struct sbp *b);
 /* Frees watchpoint @b's slots. */
 void ptd__ses_watch_release(struct ptd_session *s, struct sbp *b);
 /* The main executable's load bias (0 unless PIE) (shlibs.c). */
@@ -236,6 +238,8 @@ uint64_t ptd__ses_exe_bias(struct ptd_session *s, const char *exe);
 /* Any watchpoint set (motions in the past refuse them). */
 int ptd__ses_has_watch(const struct ptd_session *s);
 struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr);
+/* run/starti: every hit count starts at 0 again, as in gdb. */
+void ptd__ses_bp_clear_hits(struct ptd_session *s);
 /* A new entry with the next number and a copy of @spec, else zero; NULL
  * when out of memory.  (The array may move: pointers into it do not last.) */
 struct sbp *ptd__ses_bp_new(struct ptd_session *s, const char *spec);

@@ -10,6 +10,7 @@
  */
 #include "session/session_int.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -330,4 +331,47 @@ int ptd_session_symbol_names(struct ptd_session *s, const char *prefix,
 		names_in_file(exe, prefix, fn, ctx);
 	ptd_session_shlibs(s, names_in_lib, &w);
 	return 0;
+}
+
+/*
+ * A new process image (run again, exec): the debug registers are empty;
+ * a watchpoint on a variable looks its address up again, one on an
+ * address keeps it.  One that cannot be set again keeps no slots and
+ * says so when the program runs.
+ */
+void ptd__ses_watch_rearm(struct ptd_session *s, struct sbp *b)
+{
+	uint64_t pa[PTD_HW_SLOTS], addr = b->addr, size;
+	int pl[PTD_HW_SLOTS], n;
+	const char *p;
+
+	b->nslots = 0;
+	for (p = b->spec; *p && (isalnum((unsigned char)*p) || *p == '_'); p++)
+		;
+	if (!*p && ptd_session_data_symbol(s, b->spec, &addr, &size) == 0 && size == (uint64_t)b->len)
+		b->addr = addr;
+	ptd_clear_error();
+	n = ptd_hw_pieces(b->addr, (uint64_t)b->len, pa, pl, PTD_HW_SLOTS);
+	for (int i = 0; i < n && i < PTD_HW_SLOTS; i++) {
+		int slot = ptd_session_hw_free_slot(s);
+
+		if (slot < 0 || ptd_session_hw_set(s, slot, pa[i], pl[i],
+						   b->wkind == PTD_WATCH_WRITE ? PTD_HW_WRITE
+									       : PTD_HW_ACCESS) < 0) {
+			ptd_clear_error();
+			ptd__ses_watch_release(s, b);
+			if (s->notify) {
+				char msg[160];
+
+				snprintf(msg, sizeof(msg),
+					 "warning: cannot set watchpoint %d again in the new program",
+					 b->id);
+				s->notify(s->notify_ctx, msg);
+			}
+			return;
+		}
+		b->slots[b->nslots++] = slot;
+	}
+	read_value(s, b, b->val);
+	memcpy(b->old, b->val, sizeof(b->old));
 }

@@ -8,6 +8,8 @@
 #    values left out: other parts of the shell print those);
 #  - while recording (gdb: record full; ptdbg: step and soft) the forward
 #    stops are the same, and the instruction count over the span is gdb's;
+#  - run again: the watchpoint is set in the new process and the hit
+#    counts restart, as in gdb;
 #  - continue in the recorded past refuses with the reason while a
 #    watchpoint is set (the recorders keep control flow, not memory);
 #  - bad expressions get gdb's messages.
@@ -29,6 +31,13 @@ gd=$(gdb_batch -- "$prog" | clean)
 note "ptdbg:"; note "$pt"
 echo "$pt" | grep -q '^Old value = 1$' || die "no Old value line"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "watchpoints differ from gdb"
+
+# run again: the watchpoint is set in the new process, the counts restart
+CMDS=("break main" run "watch counter" c run c c "info watchpoints" "info breakpoints")
+pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed (run again)"
+gd=$(gdb_batch -- "$prog" | clean)
+note "ptdbg (run again):"; note "$pt"
+diff -u <(echo "$gd") <(echo "$pt") >&2 || die "a watchpoint across run differs from gdb"
 
 # recorded: the main thread's two writes (gdb's record full stops there too)
 CMDS=("break main" run "record full" "watch counter" c c "info record")
