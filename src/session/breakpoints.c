@@ -9,11 +9,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "target/target.h"
 #include "util/error.h"
 
 /* ---- breakpoints --------------------------------------------------------------------- */
+
+/* The PLT entry of @name in the main program (relocated when it runs). */
+static int plt_lookup(struct ptd_session *s, const char *name, uint64_t *addr)
+{
+	char path[64], exe[4096];
+	const char *prog = NULL;
+	uint64_t a;
+
+	if (ptd_session_alive(s)) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)ptd_session_pid(s));
+		n = readlink(path, exe, sizeof(exe) - 1);
+		if (n <= 0)
+			return -1;
+		exe[n] = 0;
+		prog = exe;
+	} else if (s->argv && s->argv[0]) {
+		prog = s->argv[0];
+	}
+	if (!prog || ptd__ses_plt_entry(prog, name, &a) < 0)
+		return -1;
+	*addr = a + (ptd_session_alive(s) ? ptd__ses_exe_bias(s, prog) : 0);
+	return 0;
+}
 
 static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr, char **func,
 			char **file, int *line)
@@ -73,8 +99,21 @@ static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr,
 	} else {
 		if (!sym)
 			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
-		if (ptd_symbols_function(sym, spec, &entry, addr) < 0)
+		if (ptd_symbols_function(sym, spec, &entry, addr) < 0) {
+			/* A function of a library the program calls: its PLT
+			 * entry until the library is loaded (gdb's printf@plt
+			 * before run); the breakpoint moves then. */
+			if (plt_lookup(s, spec, addr) == 0) {
+				size_t n = strlen(spec) + 5;
+
+				*func = malloc(n);
+				if (*func)
+					snprintf(*func, n, "%s@plt", spec);
+				ptd_clear_error();
+				return 0;
+			}
 			return ptd__err(-ptde_notfound, "Function \"%s\" not defined.", spec);
+		}
 	}
 	if (sym) {
 		struct ptd_symbol fs;
@@ -87,6 +126,13 @@ static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr,
 		}
 	}
 	return 0;
+}
+
+static int is_plt(const char *func)
+{
+	size_t n = func ? strlen(func) : 0;
+
+	return n > 4 && !strcmp(func + n - 4, "@plt");
 }
 
 /* Whether @b has an address to insert: "*ADDR" always (also *0), a
@@ -148,6 +194,7 @@ static int bp_add(struct ptd_session *s, const char *spec, int temporary, int pe
 	b->file = file;
 	b->line = line;
 	b->temporary = temporary;
+	b->plt = is_plt(func);
 	rc = bp_arm(s, b);
 	if (rc < 0) {
 		free(b->spec);
@@ -174,7 +221,7 @@ int ptd_session_break_pending(struct ptd_session *s, const char *spec, int tempo
 static int any_pending(const struct ptd_session *s)
 {
 	for (int i = 0; i < s->nbp; i++)
-		if (!s->bp[i].wkind && !bp_has_addr(&s->bp[i]))
+		if (!s->bp[i].wkind && (!bp_has_addr(&s->bp[i]) || s->bp[i].plt))
 			return 1;
 	return 0;
 }
@@ -222,12 +269,23 @@ int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
 		char *func, *file;
 		int line;
 
-		if (bp_has_addr(b) || b->wkind)
+		if (b->wkind || (bp_has_addr(b) && !b->plt))
 			continue;
 		if (resolve_spec(s, b->spec, &addr, &func, &file, &line) < 0) {
 			ptd_clear_error();
 			continue;
 		}
+		if (b->plt && (is_plt(func) || addr == b->addr)) {
+			/* the library that defines it is not there yet */
+			free(func);
+			free(file);
+			continue;
+		}
+		if (b->inserted && s->t) {
+			ptd_target_bp_remove(s->t, b->addr);
+			b->inserted = 0;
+		}
+		b->plt = is_plt(func);
 		b->addr = addr;
 		free(b->func);
 		free(b->file);
@@ -325,6 +383,7 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s)
 			b->func = func;
 			b->file = file;
 			b->line = line;
+			b->plt = is_plt(func);
 		}
 		/* a failure is reported when the program resumes (arm_all) */
 		if (bp_has_addr(b))

@@ -31,6 +31,7 @@ struct sbp {
 	unsigned hits;
 	int temporary;
 	int inserted; /* in the target's table */
+	int plt;         /* at the PLT entry until a library defines the function */
 	char *cond;      /* condition N EXPR: stop only when true; owned, NULL: none */
 	unsigned ignore; /* ignore N COUNT: hits still to pass over */
 	/* A watchpoint (watch.c): enum ptd_watch_kind (0: a breakpoint), the
@@ -233,6 +234,9 @@ void ptd__ses_watch_reset(struct ptd_session *s);
 void ptd__ses_watch_rearm(struct ptd_session *s, struct sbp *b);
 /* Frees watchpoint @b's slots. */
 void ptd__ses_watch_release(struct ptd_session *s, struct sbp *b);
+/* The PLT entry of function @name in ELF file @path, as a file address
+ * (shlibs.c).  Returns 0 or -1. */
+int ptd__ses_plt_entry(const char *path, const char *name, uint64_t *addr);
 /* The main executable's load bias (0 unless PIE) (shlibs.c). */
 uint64_t ptd__ses_exe_bias(struct ptd_session *s, const char *exe);
 /* Any watchpoint set (motions in the past refuse them). */

@@ -278,3 +278,73 @@ uint64_t ptd__ses_exe_bias(struct ptd_session *s, const char *exe)
 		return 0;
 	return auxv_get(ptd_session_pid(s), AT_ENTRY) - entry;
 }
+
+/*
+ * The PLT entry of @name in ELF file @path (file addresses): the i-th
+ * R_X86_64_JUMP_SLOT relocation of .rela.plt goes with the i-th entry of
+ * .plt.sec when there is one (IBT), else with .plt's entry i+1 (entry 0 is
+ * the resolver's), 16 bytes each.  Returns 0 or -1.
+ */
+int ptd__ses_plt_entry(const char *path, const char *name, uint64_t *addr)
+{
+	uint64_t plt = 0, plt_sec = 0;
+	Elf_Scn *scn = NULL, *rela = NULL;
+	GElf_Shdr rsh = { 0 };
+	size_t shstrndx;
+	Elf *e;
+	int fd, rc = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_getshdrstrndx(e, &shstrndx) < 0)
+		goto out;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(n, ".plt"))
+			plt = sh.sh_addr;
+		else if (!strcmp(n, ".plt.sec"))
+			plt_sec = sh.sh_addr;
+		else if (!strcmp(n, ".rela.plt") && sh.sh_type == SHT_RELA) {
+			rela = scn;
+			rsh = sh;
+		}
+	}
+	if (!rela || !rsh.sh_entsize || (!plt && !plt_sec))
+		goto out;
+	{
+		Elf_Data *d = elf_getdata(rela, NULL);
+		Elf_Scn *dynsym = elf_getscn(e, rsh.sh_link);
+		GElf_Shdr dsh;
+		Elf_Data *dd = dynsym ? elf_getdata(dynsym, NULL) : NULL;
+
+		if (!d || !dd || !gelf_getshdr(dynsym, &dsh))
+			goto out;
+		for (size_t i = 0; i < rsh.sh_size / rsh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getrela(d, (int)i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+			    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+				continue;
+			n = elf_strptr(e, dsh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name)) {
+				*addr = plt_sec ? plt_sec + 16 * i : plt + 16 * (i + 1);
+				rc = 0;
+				break;
+			}
+		}
+	}
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}

@@ -9,6 +9,8 @@
 #    and soft (gdb's record full cannot record through dlopen on this CPU,
 #    so those runs are checked against the live stop), and a reverse-finish
 #    from there reaches the call;
+#  - a libc function before run (break printf) sits at the program's PLT
+#    entry and moves into libc once it is loaded, at gdb's addresses;
 #  - after exec: a pending `break fib` in testprogs/exec is resolved in the
 #    new program;
 #  - set breakpoint pending off refuses at once; show breakpoint pending.
@@ -61,4 +63,19 @@ done
 
 CMDS=("set breakpoint pending on" "break fib" run "info breakpoints" c)
 compare "pending across exec" exec
+
+# a libc function before run: at its PLT entry (gdb's <printf@plt>), moved
+# into libc when libc is loaded; the same addresses and the stop as gdb
+CMDS=("break printf" "info breakpoints" run "info breakpoints" "p/x \$pc")
+pt=$(ptdbg_batch -- "$TESTPROGS/fib") || die "ptdbg failed (break printf): $pt"
+gd=$(gdb_batch -- "$TESTPROGS/fib")
+note "ptdbg (break printf):"; note "$pt"
+echo "$pt" | grep -q '<printf@plt>$' || die "break printf before run is not at printf@plt"
+for re in '^Breakpoint 1 at 0x[0-9a-f]*$' '^1 .*<printf@plt>$' '^1 .*0x00007[0-9a-f]* in ' '^\$1 = '; do
+	a=$(echo "$gd" | grep -E "$re" | sed -E 's/ in .*//')
+	b=$(echo "$pt" | grep -E "$re" | sed -E 's/ in .*//')
+	[ -n "$a" ] && [ "$a" = "$b" ] || die "break printf: gdb '$a', ptdbg '$b' ($re)"
+done
+echo "$pt" | grep -q '^Breakpoint 1, printf () at ' || die "break printf did not stop in libc's printf"
+
 exit 0
