@@ -41,6 +41,12 @@
 extern "C" {
 #endif
 
+/*
+ * Marks a function libptdbg.so exports (the library is built with
+ * -fvisibility=hidden).  Declare each as "extern PTD_EXPORT type name(" on
+ * one line, with its documentation above it: tests/integration/
+ * api-exports.sh compares these declarations with the library's exports.
+ */
 #define PTD_EXPORT __attribute__((visibility("default")))
 
 /* The version of this header; ptd_version() gives the library's. */
@@ -874,41 +880,6 @@ extern PTD_EXPORT int ptd_session_select_thread(struct ptd_session *s, int num);
  * thread, the others stay stopped. */
 extern PTD_EXPORT void ptd_session_set_scheduler_locking(struct ptd_session *s, int on);
 
-/*
- * Hardware breakpoints and watchpoints: the x86 debug registers, four
- * slots, set in every thread of the live program (also threads created
- * later; exec clears them, detach takes them away).  A motion that meets
- * one stops with PTD_EVENT_HWBREAK and the triggered slots in hw_hits.
- * x86 has no read-only watchpoint: PTD_HW_ACCESS triggers on reads and
- * writes, and a caller wanting gdb's rwatch compares the value itself.
- * Data watchpoints stop after the access, execute ones before the
- * instruction (resuming runs it).
- */
-enum ptd_hw_kind {
-	PTD_HW_EXEC = 0,   /* instruction fetch at addr (len 1) */
-	PTD_HW_WRITE = 1,  /* data writes to [addr, addr+len) */
-	PTD_HW_ACCESS = 3, /* data reads or writes */
-};
-#define PTD_HW_SLOTS 4
-/* Sets slot @slot (0..3) to watch [@addr, @addr+@len): @len 1, 2, 4 or 8
- * with @addr aligned to it (1 for PTD_HW_EXEC).  Returns 0,
- * -ptde_invalid (slot, length, alignment, kind), -ptde_not_running, or
- * the kernel's refusal (an address outside user space); the slot is then
- * left unset. */
-extern PTD_EXPORT int ptd_session_hw_set(struct ptd_session *s, int slot, uint64_t addr, int len,
-					 enum ptd_hw_kind kind);
-/* Clears slot @slot.  Returns 0, -ptde_invalid. */
-extern PTD_EXPORT int ptd_session_hw_clear(struct ptd_session *s, int slot);
-/* A free slot, -ptde_busy when all are set, -ptde_not_running. */
-extern PTD_EXPORT int ptd_session_hw_free_slot(struct ptd_session *s);
-/* What slot @slot holds: 1 (fills what is not NULL), 0 free, -ptde_invalid. */
-extern PTD_EXPORT int ptd_session_hw_get(struct ptd_session *s, int slot, uint64_t *addr,
-					 int *len, enum ptd_hw_kind *kind);
-/* Splits [@addr, @addr+@len) into the aligned pieces that one slot each
- * watches (gdbserver's way): up to @max into @pa/@pl (either may be
- * NULL); returns how many are needed, or -ptde_invalid for @len 0. */
-extern PTD_EXPORT int ptd_hw_pieces(uint64_t addr, uint64_t len, uint64_t *pa, int *pl, int max);
-
 /* The cpu ptdbg runs on, as a PT decoder needs it for errata (gdb's
  * btrace-conf <cpu>): display family and model as /proc/cpuinfo shows
  * them, and the 12-character cpuid vendor. */
@@ -971,6 +942,55 @@ extern PTD_EXPORT int ptd_doctor_report(void (*line)(void *ctx, const char *text
 					int *auto_choice);
 /* The name of ladder method @m ("pt"), static; "none" when out of range. */
 extern PTD_EXPORT const char *ptd_doctor_method_name(int m);
+
+/* ------------------------------------------------------------------ */
+/* Hardware breakpoints and watchpoints; registers in the past          */
+
+/*
+ * Hardware breakpoints and watchpoints: the x86 debug registers, four
+ * slots, set in every thread of the live program (also threads created
+ * later; exec clears them, detach takes them away).  A motion that meets
+ * one stops with PTD_EVENT_HWBREAK and the triggered slots in hw_hits.
+ * x86 has no read-only watchpoint: PTD_HW_ACCESS triggers on reads and
+ * writes, and a caller wanting gdb's rwatch compares the value itself.
+ * Data watchpoints stop after the access, execute ones before the
+ * instruction (resuming runs it).
+ */
+enum ptd_hw_kind {
+	PTD_HW_EXEC = 0,   /* instruction fetch at addr (len 1) */
+	PTD_HW_WRITE = 1,  /* data writes to [addr, addr+len) */
+	PTD_HW_ACCESS = 3, /* data reads or writes */
+};
+#define PTD_HW_SLOTS 4
+/* Sets slot @slot (0..3) to watch [@addr, @addr+@len): @len 1, 2, 4 or 8
+ * with @addr aligned to it (1 for PTD_HW_EXEC).  Returns 0,
+ * -ptde_invalid (slot, length, alignment, kind), -ptde_not_running, or
+ * the kernel's refusal (an address outside user space); the slot is then
+ * left unset. */
+extern PTD_EXPORT int ptd_session_hw_set(struct ptd_session *s, int slot, uint64_t addr, int len,
+					 enum ptd_hw_kind kind);
+/* Clears slot @slot.  Returns 0, -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_hw_clear(struct ptd_session *s, int slot);
+/* A free slot, -ptde_busy when all are set, -ptde_not_running. */
+extern PTD_EXPORT int ptd_session_hw_free_slot(struct ptd_session *s);
+/* What slot @slot holds: 1 (fills what is not NULL), 0 free, -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_hw_get(struct ptd_session *s, int slot, uint64_t *addr,
+					 int *len, enum ptd_hw_kind *kind);
+/* Splits [@addr, @addr+@len) into the aligned pieces that one slot each
+ * watches (gdbserver's way): up to @max into @pa/@pl (either may be
+ * NULL); returns how many are needed, or -ptde_invalid for @len 0. */
+extern PTD_EXPORT int ptd_hw_pieces(uint64_t addr, uint64_t len, uint64_t *pa, int *pl, int max);
+
+/*
+ * Like ptd_session_regs(), saying which registers are known: bit i of
+ * *@known stands for the i-th 8-byte field of struct user_regs_struct
+ * (all bits live and at a soft recorder's traps).  In the rest of the
+ * past: rip, and rsp or rbp where they follow exactly from the call-frame
+ * information and registers the recorder knows elsewhere in the same
+ * function activation.  Returns 0, -ptde_invalid, -ptde_not_running.
+ */
+extern PTD_EXPORT int ptd_session_regs_known(struct ptd_session *s, struct user_regs_struct *r,
+					     uint64_t *known);
 
 /* ------------------------------------------------------------------ */
 /* Breakpoint conditions, ignore counts, signals, until/advance,          */

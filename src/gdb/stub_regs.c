@@ -58,13 +58,14 @@ static const struct regdesc regs[] = {
 	{"fs_base", 8, R(fs_base)}, {"gs_base", 8, R(gs_base)},
 };
 #define NREGS ((int)(sizeof(regs) / sizeof(regs[0])))
-#define RIP_REGNUM 16
 
-static int regs_now(struct ptd_stub *st, struct user_regs_struct *r, int *pc_only)
+/* Registers now, and which are known (see ptd_session_regs_known): all
+ * live, rip and perhaps rsp or rbp in the past. */
+static int regs_now(struct ptd_stub *st, struct user_regs_struct *r, uint64_t *known)
 {
 	if (!ptd__stub_live(st) || ptd__stub_select_tid(st, st->g_tid) < 0)
 		return -1;
-	return ptd_session_regs(st->s, r, pc_only) < 0 ? -1 : 0;
+	return ptd_session_regs_known(st->s, r, known) < 0 ? -1 : 0;
 }
 
 /*
@@ -160,7 +161,10 @@ static int fp_reg(const struct user_fpregs_struct *f, int i, uint8_t *b)
 	return 4;
 }
 
-static void put_reg(struct ptd_rsp_buf *out, const struct user_regs_struct *r, int pc_only,
+/* All registers of struct user_regs_struct known (live). */
+#define ALL_KNOWN ((1ull << (sizeof(struct user_regs_struct) / 8)) - 1)
+
+static void put_reg(struct ptd_rsp_buf *out, const struct user_regs_struct *r, uint64_t known,
 		    const struct user_fpregs_struct *f, int i)
 {
 	uint8_t b[16];
@@ -169,7 +173,7 @@ static void put_reg(struct ptd_rsp_buf *out, const struct user_regs_struct *r, i
 		ptd_rsp_put_hex(out, b, (size_t)regs[i].size);
 		return;
 	}
-	if (regs[i].offset == NOREG || (pc_only && i != RIP_REGNUM)) {
+	if (regs[i].offset == NOREG || !(known & (1ull << (regs[i].offset / 8)))) {
 		for (int k = 0; k < regs[i].size; k++)
 			ptd_rsp_puts(out, "xx");
 		return;
@@ -181,18 +185,18 @@ static void put_reg(struct ptd_rsp_buf *out, const struct user_regs_struct *r, i
 static int h_g(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
 	struct user_regs_struct r;
-	int pc_only = 0;
+	uint64_t known = 0;
 
 	struct user_fpregs_struct fb;
 	const struct user_fpregs_struct *f;
 
-	if (n || regs_now(st, &r, &pc_only) < 0) {
+	if (n || regs_now(st, &r, &known) < 0) {
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
 	f = fp_now(st, &fb);
 	for (int i = 0; i < NREGS; i++)
-		put_reg(out, &r, pc_only, f, i);
+		put_reg(out, &r, known, f, i);
 	return PTD_STUB_REPLY;
 }
 
@@ -201,16 +205,16 @@ static int h_p(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	const char *q = p, *end = p + n;
 	struct user_regs_struct r;
 	uint64_t num;
-	int pc_only = 0;
+	uint64_t known = 0;
 
 	if (ptd__stub_parse_hex(&q, end, &num) < 0 || q != end || num >= (uint64_t)NREGS ||
-	    regs_now(st, &r, &pc_only) < 0) {
+	    regs_now(st, &r, &known) < 0) {
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
 	{
 		struct user_fpregs_struct fb;
-		put_reg(out, &r, pc_only, fp_now(st, &fb), (int)num);
+		put_reg(out, &r, known, fp_now(st, &fb), (int)num);
 	}
 	return PTD_STUB_REPLY;
 }
@@ -246,11 +250,11 @@ static int h_P(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	const char *q = p, *end = p + n;
 	struct user_regs_struct r;
 	uint64_t num;
-	int pc_only = 0;
+	uint64_t known = 0;
 
 	if (ptd__stub_parse_hex(&q, end, &num) < 0 || ptd__stub_expect(&q, end, '=') < 0 || num >= (uint64_t)NREGS ||
-	    (size_t)(end - q) != 2 * (size_t)regs[num].size || regs_now(st, &r, &pc_only) < 0 ||
-	    pc_only || take_reg(&r, (int)num, q) < 0 || write_regs(st, &r) < 0) {
+	    (size_t)(end - q) != 2 * (size_t)regs[num].size || regs_now(st, &r, &known) < 0 ||
+	    known != ALL_KNOWN || take_reg(&r, (int)num, q) < 0 || write_regs(st, &r) < 0) {
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
@@ -264,11 +268,11 @@ static int h_G(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	const struct user_fpregs_struct *f;
 	struct user_regs_struct r;
 	size_t need = 0, off = 0;
-	int pc_only = 0;
+	uint64_t known = 0;
 
 	for (int i = 0; i < NREGS; i++)
 		need += 2 * (size_t)regs[i].size;
-	if (n != need || regs_now(st, &r, &pc_only) < 0 || pc_only) {
+	if (n != need || regs_now(st, &r, &known) < 0 || known != ALL_KNOWN) {
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}

@@ -412,8 +412,8 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 {
 	struct walker w;
 	struct stepstate st;
-	uint64_t last_real, first_real;
-	int start_level, rc;
+	uint64_t last_real, first_real, fin_entry = 0;
+	int start_level, rc, fin_armed = 0;
 
 	if (!h || !res)
 		return ptd__err(-ptde_invalid, "no history or result");
@@ -439,6 +439,17 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	start_level = w.s->level;
 	last_real = w.c.is_gap ? 0 : from;
 	first_real = first_insn(h);
+
+	/* reverse-finish as gdb 13 does it: a step-resume breakpoint at the
+	 * entry of the current function, for any frame, then one step more
+	 * back, onto the call.  In a recursion that is the most recent entry
+	 * of the function, whichever invocation it was (gdb's record full and
+	 * its record btrace through ptdbg-server agree), not necessarily the
+	 * call of the current frame.  Without an entry, by frames. */
+	if (m == PTD_MOTION_FINISH && reverse && !w.c.is_gap && w.c.ip) {
+		fin_entry = func_entry(&w, w.s, w.c.ip);
+		fin_armed = fin_entry && w.c.ip == fin_entry;
+	}
 
 	memset(&st, 0, sizeof(st));
 	st.m = m;
@@ -493,6 +504,11 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			       (!reverse && landing_level(&w) <= start_level);
 			break;
 		case PTD_MOTION_FINISH:
+			if (reverse && fin_entry) {
+				done = fin_armed; /* one step back from the entry */
+				fin_armed = w.c.ip == fin_entry;
+				break;
+			}
 			done = w.s->level < start_level ||
 			       (!reverse && landing_level(&w) < start_level);
 			break;

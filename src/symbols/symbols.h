@@ -27,4 +27,15 @@ int ptd_symbols_add_file(struct ptd_symbols *s, const char *path, uint64_t start
 int ptd_symbols_refresh(struct ptd_symbols *s);
 void ptd_symbols_free(struct ptd_symbols *s);
 
+/*
+ * The rule for the canonical frame address at @pc from the call-frame
+ * information of its module (.eh_frame, else .debug_frame): CFA = DWARF
+ * register *@reg (6 rbp, 7 rsp...) + *@off.  *@rbp_same is set when rbp
+ * still holds its value from the function's entry there (the same-value
+ * rule).  Returns 0, -ptde_notfound (no CFI, or a rule that is an
+ * expression), -ptde_invalid.
+ */
+int ptd_symbols_cfa_rule(struct ptd_symbols *s, uint64_t pc, int *reg, int64_t *off,
+			 int *rbp_same);
+
 #endif
