@@ -715,8 +715,6 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 		expr[--n] = 0;
 	if (!expr[0])
 		return shell_error("Argument required (expression to compute).");
-	if (live_check(sh) < 0)
-		return -1;
 	if (watch_lvalue(sh, expr, &addr, &len) < 0)
 		return -1;
 	ptd_clear_error();
@@ -768,20 +766,25 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 int shell_info_watchpoints(struct shell *sh, const char *args)
 {
 	struct ptd_bpinfo bi;
-	int n = ptd_session_bp_count(sh->s), shown = 0, tw = 14;
+	int n = ptd_session_bp_count(sh->s), shown = 0, tw = 14, aw = 10;
 
 	(void)args;
-	for (int i = 0; i < n; i++)
-		if (ptd_session_bp_get(sh->s, i, &bi) == 0 && bi.watch &&
-		    (int)strlen(shell_bp_type(&bi)) > tw)
+	/* gdb sizes the columns over every breakpoint, not only these */
+	for (int i = 0; i < n; i++) {
+		if (ptd_session_bp_get(sh->s, i, &bi) < 0)
+			continue;
+		if (bi.watch && (int)strlen(shell_bp_type(&bi)) > tw)
 			tw = (int)strlen(shell_bp_type(&bi));
+		if (!bi.watch && (bi.addr || (bi.spec && bi.spec[0] == '*')))
+			aw = 18;
+	}
 	for (int i = 0; i < n; i++) {
 		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch)
 			continue;
 		if (!shown++)
-			printf("Num     %-*s Disp Enb Address            What\n", tw, "Type");
-		printf("%-7d %-*s %-4s %-3s %-18s %s\n", bi.id, tw, shell_bp_type(&bi),
-		       bi.temporary ? "del" : "keep", "y", "", bi.spec);
+			printf("Num     %-*s Disp Enb %-*s What\n", tw, "Type", aw, "Address");
+		printf("%-7d %-*s %-4s %-3s %-*s %s\n", bi.id, tw, shell_bp_type(&bi),
+		       bi.temporary ? "del" : "keep", "y", aw, "", bi.spec);
 		shell_print_bp_extra(&bi);
 		if (bi.hits)
 			printf("\tbreakpoint already hit %u time%s\n", bi.hits, bi.hits == 1 ? "" : "s");

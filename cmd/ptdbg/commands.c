@@ -942,7 +942,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 	 * its type column as wide as "read watchpoint" when one is listed */
 	for (i = 0; i < n; i++)
 		if (ptd_session_bp_get(sh->s, i, &bi) == 0) {
-			if (bi.addr || (bi.spec && bi.spec[0] == '*') || bi.watch)
+			if (!bi.watch && (bi.addr || (bi.spec && bi.spec[0] == '*')))
 				aw = 18;
 			if ((int)strlen(shell_bp_type(&bi)) > tw)
 				tw = (int)strlen(shell_bp_type(&bi));

@@ -34,7 +34,7 @@ int ptd_session_watch(struct ptd_session *s, const char *expr, uint64_t addr, in
 	if (!s || !expr || len < 1 || len > 8 ||
 	    (kind != PTD_WATCH_WRITE && kind != PTD_WATCH_READ && kind != PTD_WATCH_ACCESS))
 		return ptd__err(-ptde_invalid, "cannot watch %d bytes", len);
-	if (!ptd_session_alive(s) || s->offline)
+	if (s->offline || (!ptd_session_alive(s) && !ptd_session_program(s)))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
 	n = ptd_hw_pieces(addr, (uint64_t)len, pa, pl, PTD_HW_SLOTS);
 	if (n < 0)
@@ -42,7 +42,8 @@ int ptd_session_watch(struct ptd_session *s, const char *expr, uint64_t addr, in
 	if (n > PTD_HW_SLOTS)
 		return ptd__err(-ptde_busy, "Expression cannot be implemented with read/access "
 					    "watchpoint.");
-	for (int i = 0; i < n; i++) {
+	/* before run: set in the debug registers when the program starts */
+	for (int i = 0; i < n && ptd_session_alive(s); i++) {
 		int slot = ptd_session_hw_free_slot(s);
 
 		if (slot >= 0)
@@ -234,8 +235,19 @@ int ptd_session_data_symbol(struct ptd_session *s, const char *name, uint64_t *a
 
 	if (!s || !name || !addr || !size)
 		return -ptde_invalid;
-	if (!ptd_session_alive(s))
-		return ptd__err(-ptde_not_running, "The program is not being run.");
+	if (!ptd_session_alive(s)) {
+		/* before run: the program file's addresses */
+		const char *prog = ptd_session_program(s);
+
+		if (prog && find_in_file(prog, name, &v, &sz)) {
+			*addr = v;
+			*size = sz;
+			return 0;
+		}
+		return ptd__err(prog ? -ptde_notfound : -ptde_not_running,
+				prog ? "No symbol \"%s\" in current context." :
+				       "No symbol table is loaded.  Use the \"file\" command.", name);
+	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)ptd_session_pid(s));
 	n = readlink(path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = 0;

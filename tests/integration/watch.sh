@@ -8,6 +8,7 @@
 #    values left out: other parts of the shell print those);
 #  - while recording (gdb: record full; ptdbg: step and soft) the forward
 #    stops are the same, and the instruction count over the span is gdb's;
+#  - set before run, they are armed when the program starts;
 #  - run again: the watchpoint is set in the new process and the hit
 #    counts restart, as in gdb;
 #  - continue in the recorded past refuses with the reason while a
@@ -31,6 +32,14 @@ gd=$(gdb_batch -- "$prog" | clean)
 note "ptdbg:"; note "$pt"
 echo "$pt" | grep -q '^Old value = 1$' || die "no Old value line"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "watchpoints differ from gdb"
+
+# before run: set when the program starts (gdb's narrow address column
+# while no breakpoint has an address)
+CMDS=("watch counter" "rwatch probe" "info watchpoints" run c)
+pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed (before run)"
+gd=$(gdb_batch -- "$prog" | clean)
+note "ptdbg (before run):"; note "$pt"
+diff -u <(echo "$gd") <(echo "$pt") >&2 || die "watchpoints set before run differ from gdb"
 
 # run again: the watchpoint is set in the new process, the counts restart
 CMDS=("break main" run "watch counter" c run c c "info watchpoints" "info breakpoints")
