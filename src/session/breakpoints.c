@@ -142,6 +142,18 @@ static int bp_has_addr(const struct sbp *b)
 	return !b->wkind && (b->addr || b->spec[0] == '*');
 }
 
+/* Remembers the file @b's address is in, to tell when it is unloaded. */
+static void bp_note_module(struct ptd_session *s, struct sbp *b)
+{
+	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	struct ptd_symbol fs;
+
+	free(b->module);
+	b->module = NULL;
+	if (sym && b->addr && ptd_symbols_lookup(sym, b->addr, &fs) == 0 && fs.module)
+		b->module = strdup(fs.module);
+}
+
 static int bp_arm(struct ptd_session *s, struct sbp *b)
 {
 	if (b->inserted || !ptd_session_alive(s) || !bp_has_addr(b))
@@ -151,6 +163,7 @@ static int bp_arm(struct ptd_session *s, struct sbp *b)
 				"Cannot insert breakpoint %d.\nCannot access memory at address 0x%llx",
 				b->id, (unsigned long long)b->addr);
 	b->inserted = 1;
+	bp_note_module(s, b);
 	return 0;
 }
 
@@ -217,11 +230,12 @@ int ptd_session_break_pending(struct ptd_session *s, const char *spec, int tempo
 	return bp_add(s, spec, temporary, 1);
 }
 
-/* Whether a symbolic breakpoint waits for its library. */
+/* Whether the dynamic linker's reports matter: a symbolic breakpoint
+ * waits for its library, or one may be in a library that can go. */
 static int any_pending(const struct ptd_session *s)
 {
 	for (int i = 0; i < s->nbp; i++)
-		if (!s->bp[i].wkind && (!bp_has_addr(&s->bp[i]) || s->bp[i].plt))
+		if (!s->bp[i].wkind && s->bp[i].spec[0] != '*')
 			return 1;
 	return 0;
 }
@@ -256,6 +270,44 @@ static void solib_arm(struct ptd_session *s)
 	s->solib_gen = s->exec_gen;
 }
 
+/*
+ * After a dlclose: a breakpoint in a library that is gone becomes pending
+ * again (resolved when the library comes back, maybe elsewhere), and its
+ * int3 leaves our table, so nothing of ours is written into whatever is
+ * mapped there next.  gdb's warning, once per library.
+ */
+static void unloaded(struct ptd_session *s)
+{
+	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	const char *warned = NULL;
+
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+		struct ptd_symbol fs;
+
+		if (b->wkind || b->plt || !b->module || b->spec[0] == '*' || !b->addr)
+			continue;
+		if (sym && ptd_symbols_lookup(sym, b->addr, &fs) == 0 && fs.module &&
+		    !strcmp(fs.module, b->module))
+			continue;
+		if (s->notify && (!warned || strcmp(warned, b->module))) {
+			char msg[4200];
+
+			snprintf(msg, sizeof(msg),
+				 "warning: Temporarily disabling breakpoints for unloaded shared "
+				 "library \"%s\"", b->module);
+			s->notify(s->notify_ctx, msg);
+			warned = b->module;
+		}
+		if (b->inserted && s->t)
+			ptd_target_bp_remove(s->t, b->addr);
+		ptd_clear_error();
+		b->inserted = 0;
+		b->addr = 0;
+	}
+	solib_arm(s);
+}
+
 int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
 {
 	if (!s->solib_addr || pc != s->solib_addr || s->solib_pid != ptd_session_pid(s) ||
@@ -263,6 +315,7 @@ int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
 		return 0;
 	s->sym_dirty = 1;
 	ptd__ses_symbols(s);
+	unloaded(s);
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
 		uint64_t addr;
@@ -310,6 +363,7 @@ static void bp_free_at(struct ptd_session *s, int i)
 	free(b->func);
 	free(b->file);
 	free(b->cond);
+	free(b->module);
 	memmove(b, b + 1, (s->nbp - i - 1) * sizeof(*b));
 	s->nbp--;
 }

@@ -355,6 +355,7 @@ void ptd_session_free(struct ptd_session *s)
 		free(s->bp[i].func);
 		free(s->bp[i].file);
 		free(s->bp[i].cond);
+		free(s->bp[i].module);
 	}
 	free(s->bp);
 	for (int i = 0; i < s->ptcfg.nfilters; i++)

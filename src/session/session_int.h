@@ -32,6 +32,7 @@ struct sbp {
 	int temporary;
 	int inserted; /* in the target's table */
 	int plt;         /* at the PLT entry until a library defines the function */
+	char *module;    /* the file its address is in (a library can go), or NULL */
 	char *cond;      /* condition N EXPR: stop only when true; owned, NULL: none */
 	unsigned ignore; /* ignore N COUNT: hits still to pass over */
 	/* A watchpoint (watch.c): enum ptd_watch_kind (0: a breakpoint), the

@@ -9,13 +9,15 @@
 #    and soft (gdb's record full cannot record through dlopen on this CPU,
 #    so those runs are checked against the live stop), and a reverse-finish
 #    from there reaches the call;
+#  - dlclose makes a breakpoint in the library pending again, with gdb's
+#    warning, and the next dlopen stops there again (testprogs/dlloop);
 #  - a libc function before run (break printf) sits at the program's PLT
 #    entry and moves into libc once it is loaded, at gdb's addresses;
 #  - after exec: a pending `break fib` in testprogs/exec is resolved in the
 #    new program;
 #  - set breakpoint pending off refuses at once; show breakpoint pending.
 . "$(dirname "$0")/lib.bash"
-need_prereqs dlopen exec fib
+need_prereqs dlopen dlloop exec fib
 need_gdb
 
 clean() {
@@ -63,6 +65,21 @@ done
 
 CMDS=("set breakpoint pending on" "break fib" run "info breakpoints" c)
 compare "pending across exec" exec
+
+# dlclose: a breakpoint in the library becomes pending again (gdb's
+# warning) and stops again when testprogs/dlloop loads the library anew,
+# also one made while the library was loaded, and while recording
+CMDS=("set breakpoint pending on" "break plugin_compute" run c c "info breakpoints")
+compare "dlclose and dlopen again" "dlloop"
+CMDS=("set breakpoint pending on" "break plugin_compute" run delete "break plugin_compute" c c
+      "info breakpoints")
+compare "a breakpoint made while loaded, across dlclose" "dlloop"
+for m in step soft; do
+	CMDS=("set breakpoint pending on" "break plugin_compute" run "record $m" c c)
+	out=$(ptdbg_batch -- "$TESTPROGS/dlloop" 3) || die "ptdbg failed ($m): $out"
+	[ "$(echo "$out" | grep -c '^Breakpoint 1, plugin_compute ')" = 3 ] ||
+		die "record $m: the breakpoint did not stop in every load of the library: $out"
+done
 
 # a libc function before run: at its PLT entry (gdb's <printf@plt>), moved
 # into libc when libc is loaded; the same addresses and the stop as gdb
