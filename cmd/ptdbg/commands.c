@@ -3151,7 +3151,8 @@ static int cmd_info(struct shell *sh, const char *args)
 	if (!*args) {
 		printf("List of info subcommands:\n\n");
 		for (const struct cmd *c = info_cmds; c->name; c++)
-			printf("info %s -- %s\n", c->name, c->help);
+			if (!(c->flags & CMD_ALIAS))
+				printf("info %s -- %s\n", c->name, c->help);
 		return 0;
 	}
 	return run_sub(sh, info_cmds, args, "info ", "info", NULL);
