@@ -582,7 +582,7 @@ struct tl_memo {
 	struct memo_ent *ent;
 };
 
-static __thread struct tl_memo tl;
+static __thread struct tl_memo tl __attribute__((tls_model("initial-exec")));
 static pthread_key_t tl_key;
 static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
 static uint64_t funcs_ids;
