@@ -190,7 +190,8 @@ static void log_start(struct ptd_history *h)
 }
 
 /* Items come that the log does not see: it keeps standing for the items
- * so far, less a newest block (it may still grow by a merge). */
+ * so far, less a newest block still pending (a merge may grow it; an
+ * encoded one, e.g. the end of a lazy part, never grows). */
 static void log_stop(struct ptd_history *h)
 {
 	uint64_t n = ptd_history_nitems(h);
@@ -201,7 +202,7 @@ static void log_stop(struct ptd_history *h)
 		log_off(h);
 		return;
 	}
-	if (ptd__calllog_ends_in_block(h->log)) {
+	if (h->has_pend && h->pend.kind == PTD_ITEM_BLOCK && ptd__calllog_ends_in_block(h->log)) {
 		ptd__calllog_drop_last_block(h->log);
 		n--;
 	}
