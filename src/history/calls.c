@@ -540,7 +540,8 @@ static void on_event(struct builder *b, const struct ptd_item *it)
 	}
 }
 
-static void walk_item(struct builder *b, const struct ptd_item *it)
+static inline __attribute__((always_inline)) void walk_item(struct builder *b,
+							    const struct ptd_item *it)
 {
 	switch (it->kind) {
 	case PTD_ITEM_BLOCK:
