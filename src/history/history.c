@@ -329,6 +329,7 @@ void ptd_history_free(struct ptd_history *h)
 {
 	if (!h)
 		return;
+	h->has_funcs = 0; /* (clear starts no new log) */
 	ptd_history_clear(h);
 	log_off(h);
 	ptd__funcs_free(h->own_funcs);

@@ -98,8 +98,8 @@ static void check_log(const struct ptd_history *h, ptd_func_of_fn f, void *ctx,
 			assert_int_equal(cnt, ptd_calls_count(ref));
 			ptd_calls_free(x);
 			ptd_calls_free(y);
+			ptd_history_free(b); /* (b may use a's func_of) */
 			ptd_history_free(a);
-			ptd_history_free(b);
 			if (!way && k)
 				break;
 		}
