@@ -667,11 +667,10 @@ size_t ptd__calllog_bytes(const struct ptd_calllog *l)
 
 /* func_of from any thread: the thread's memo, the callback under the
  * shared lock on a miss (few distinct addresses: the code's). */
-static uint64_t log_func(struct ptd_calllog *l, uint64_t addr)
+static __attribute__((noinline)) uint64_t log_func_miss(const struct ptd_funcs *cf, uint64_t addr)
 {
-	struct memo_ent *e;
-	uint64_t k = addr * 0x9e3779b97f4a7c15ull, r;
-	struct ptd_funcs *f = (struct ptd_funcs *)l->funcs;
+	struct ptd_funcs *f = (struct ptd_funcs *)cf;
+	uint64_t r;
 
 	if (tl.id != f->id) {
 		pthread_once(&tl_once, tl_init);
@@ -680,29 +679,38 @@ static uint64_t log_func(struct ptd_calllog *l, uint64_t addr)
 			if (tl.ent)
 				pthread_setspecific(tl_key, tl.ent);
 		}
-		if (!tl.ent) {
-			pthread_mutex_lock(&f->lock);
-			r = f->fn(f->ctx, addr);
-			pthread_mutex_unlock(&f->lock);
-			return r;
+		if (tl.ent) {
+			memset(tl.ent, 0, MEMO_SLOTS * sizeof(*tl.ent));
+			tl.id = f->id;
 		}
-		memset(tl.ent, 0, MEMO_SLOTS * sizeof(*tl.ent));
-		tl.id = f->id;
 	}
-	e = &tl.ent[(k >> 40) & (MEMO_SLOTS - 1)];
-	if (e->key != addr + 1) {
-		pthread_mutex_lock(&f->lock);
-		r = f->fn(f->ctx, addr);
-		pthread_mutex_unlock(&f->lock);
+	pthread_mutex_lock(&f->lock);
+	r = f->fn(f->ctx, addr);
+	pthread_mutex_unlock(&f->lock);
+	if (tl.id == f->id) {
+		struct memo_ent *e = &tl.ent[((addr * 0x9e3779b97f4a7c15ull) >> 40) & (MEMO_SLOTS - 1)];
+
 		e->key = addr + 1;
 		e->entry = r;
 	}
-	return e->entry;
+	return r;
 }
 
-static int log_reserve(struct ptd_calllog *l, size_t more)
+static inline uint64_t log_func(struct ptd_calllog *l, uint64_t addr)
 {
-	if (l->n + more > l->cap) {
+	const struct memo_ent *e;
+
+	if (tl.id == l->funcs->id) {
+		e = &tl.ent[((addr * 0x9e3779b97f4a7c15ull) >> 40) & (MEMO_SLOTS - 1)];
+		if (e->key == addr + 1)
+			return e->entry;
+	}
+	return log_func_miss(l->funcs, addr);
+}
+
+static __attribute__((noinline)) int log_grow(struct ptd_calllog *l, size_t more)
+{
+	{
 		size_t cap = l->cap ? l->cap * 2 : 256;
 		uint8_t *p;
 
@@ -715,6 +723,11 @@ static int log_reserve(struct ptd_calllog *l, size_t more)
 		l->cap = cap;
 	}
 	return 0;
+}
+
+static inline int log_reserve(struct ptd_calllog *l, size_t more)
+{
+	return l->n + more > l->cap ? log_grow(l, more) : 0;
 }
 
 static inline uint8_t *log_uv(uint8_t *p, uint64_t v)
@@ -742,7 +755,7 @@ static inline const uint8_t *log_get_uv(const uint8_t *p, const uint8_t *end, ui
 	return p;
 }
 
-static int log_flush_skip(struct ptd_calllog *l)
+static inline int log_flush_skip(struct ptd_calllog *l)
 {
 	uint8_t *p;
 
@@ -759,15 +772,23 @@ static int log_flush_skip(struct ptd_calllog *l)
 	return 0;
 }
 
-/* Writes the held block in full. */
-static int log_write_held(struct ptd_calllog *l)
+/* Writes the held block in full (one reservation for a skip before it
+ * and the block). */
+static inline __attribute__((always_inline)) int log_write_held(struct ptd_calllog *l)
 {
 	uint8_t *p;
 
 	if (!l->held)
 		return 0;
-	if (log_flush_skip(l) || log_reserve(l, 3 + 3 * 10))
+	if (log_reserve(l, 11 + 3 + 3 * 10))
 		return l->err;
+	if (l->skip) {
+		p = l->bytes + l->n;
+		*p++ = R_SKIP;
+		p = log_uv(p, l->skip);
+		l->n = (size_t)(p - l->bytes);
+		l->skip = 0;
+	}
 	l->last_blk_off = l->n;
 	l->last_is_blk = 1;
 	p = l->bytes + l->n;
