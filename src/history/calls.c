@@ -421,6 +421,8 @@ static void start_if_none(struct builder *b, uint64_t number, uint64_t ip)
 		new_seg(b, PTD_SEG_START, number, ip, 0, 0, 0, 0);
 }
 
+static inline void block_end(struct builder *b, const struct ptd_block *blk);
+
 static void on_block(struct builder *b, const struct ptd_item *it)
 {
 	const struct ptd_block *blk = &it->block;
@@ -433,6 +435,12 @@ static void on_block(struct builder *b, const struct ptd_item *it)
 		return;
 	if (!b->count_only)
 		seg(b, b->cur)->last = it->number + blk->ninsn - 1;
+	block_end(b, blk);
+}
+
+/* What a block leaves pending for the item after it. */
+static inline void block_end(struct builder *b, const struct ptd_block *blk)
+{
 	b->from_ip = blk->end_ip;
 	b->from_mode = ptd_block_mode(blk);
 	b->pending = T_NONE;
@@ -562,6 +570,13 @@ static inline __attribute__((always_inline)) void walk_item(struct builder *b,
 /* ---- the call log (history_int.h) ---- */
 
 
+/* R_BLOCK flags bits beside PTD_BLK_*: whether the transition into the
+ * block starts a segment was decided while logging (it does not depend on
+ * the builder's state: not a far transfer, not a possible PIC call), and
+ * its answer; counting then needs no resolve. */
+#define V_DECIDED 0x80
+#define V_ONE 0x40
+
 enum {
 	R_SKIP = 0,  /* uv n: instructions of blocks that start nothing */
 	R_BLOCK = 1, /* iclass, flags, uv ip, uv end_ip - ip, uv ninsn */
@@ -608,6 +623,7 @@ struct ptd_calllog {
 	struct ptd_block hb;
 	/* hb may go into a skip: the transition into it starts nothing. */
 	int held_skippable;
+	uint8_t held_verdict; /* V_* of the transition into hb */
 	uint64_t skip;
 	/* No item (not even an ignored event) came after hb. */
 	int tail_block;
@@ -794,7 +810,7 @@ static inline __attribute__((always_inline)) int log_write_held(struct ptd_calll
 	p = l->bytes + l->n;
 	*p++ = R_BLOCK;
 	*p++ = l->hb.iclass;
-	*p++ = l->hb.flags;
+	*p++ = l->hb.flags | l->held_verdict;
 	p = log_uv(p, l->hb.ip);
 	p = log_uv(p, l->hb.end_ip - l->hb.ip);
 	p = log_uv(p, l->hb.ninsn);
@@ -829,14 +845,33 @@ static int log_boring(struct ptd_calllog *l, const struct ptd_block *x, uint64_t
 	}
 }
 
+/* V_* for going from @x to @next_ip (@boring: log_boring's answer). */
+static inline uint8_t log_verdict(const struct ptd_block *x, uint64_t next_ip, int boring)
+{
+	if (boring)
+		return V_DECIDED;
+	switch (x->iclass) {
+	case PTD_IC_CALL: /* a call to the next instruction may be PIC */
+		return next_ip != x->end_ip + 5 ? V_DECIDED | V_ONE : 0;
+	case PTD_IC_RET:
+	case PTD_IC_JUMP:
+	case PTD_IC_COND_JUMP:
+		return V_DECIDED | V_ONE;
+	default: /* far transfers: sigreturn depends on the signal frames */
+		return 0;
+	}
+}
+
 int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 {
 	int skippable = 0;
+	uint8_t verdict = 0;
 
 	if (l->err)
 		return l->err;
 	if (l->held) {
 		skippable = log_boring(l, &l->hb, b->ip);
+		verdict = log_verdict(&l->hb, b->ip, skippable);
 		if (skippable && l->held_skippable)
 			l->skip += l->hb.ninsn;
 		else if (log_write_held(l))
@@ -846,6 +881,7 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 	l->hb = *b;
 	l->held = 1;
 	l->held_skippable = skippable;
+	l->held_verdict = verdict;
 	l->tail_block = 1;
 	return 0;
 }
@@ -921,6 +957,7 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 	/* The first block of src was written in full; its successor's
 	 * skippability was decided within src. */
 	dst->held_skippable = src->held_skippable;
+	dst->held_verdict = src->held_verdict;
 	dst->tail_block = src->n || src->held ? src->tail_block : dst->tail_block;
 	src->n = 0;
 	src->held = 0;
@@ -963,7 +1000,9 @@ static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
 			b->pending = T_NONE;
 			num += v;
 			break;
-		case R_BLOCK:
+		case R_BLOCK: {
+			uint8_t fl;
+
 			if (end - p < 2) {
 				b->err = -ptde_internal;
 				break;
@@ -971,15 +1010,25 @@ static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
 			it.kind = PTD_ITEM_BLOCK;
 			it.number = num;
 			it.block.iclass = *p++;
-			it.block.flags = *p++;
+			fl = *p++;
+			it.block.flags = fl & (uint8_t)~(V_DECIDED | V_ONE);
 			p = log_get_uv(p, end, &it.block.ip);
 			p = log_get_uv(p, end, &v);
 			it.block.end_ip = it.block.ip + v;
 			p = log_get_uv(p, end, &v);
 			it.block.ninsn = (uint32_t)v;
-			walk_item(b, &it);
+			if ((fl & V_DECIDED) && b->count_only && b->cur) {
+				/* counting: the transition was decided when logged */
+				if (fl & V_ONE)
+					b->cur = ++b->c->n;
+				b->pending = T_NONE;
+				block_end(b, &it.block);
+			} else {
+				walk_item(b, &it);
+			}
 			num += it.block.ninsn;
 			break;
+		}
 		case R_GAP:
 			it.kind = PTD_ITEM_GAP;
 			it.number = num;
@@ -1013,7 +1062,7 @@ static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
 		it.kind = PTD_ITEM_BLOCK;
 		it.number = num;
 		it.block = l->hb;
-		walk_item(b, &it);
+		walk_item(b, &it); /* (rare: no need for the verdict) */
 		num += l->hb.ninsn;
 	}
 	return num;
