@@ -570,18 +570,29 @@ static inline __attribute__((always_inline)) void walk_item(struct builder *b,
 /* ---- the call log (history_int.h) ---- */
 
 
-/* R_BLOCK flags bits beside PTD_BLK_*: whether the transition into the
- * block starts a segment was decided while logging (it does not depend on
- * the builder's state: not a far transfer, not a possible PIC call), and
- * its answer; counting then needs no resolve. */
-#define V_DECIDED 0x80
+/*
+ * Records: a tag byte (low two bits: the kind), then
+ *   R_SKIP   uv n: instructions of blocks that start nothing
+ *   R_BLOCK  tag bits 2-4 the iclass, B_FLAGS: a flags byte follows;
+ *            uv zigzag(ip - the previous block's end_ip in this stream),
+ *            uv end_ip - ip, uv ninsn
+ *   R_GAP
+ *   R_EVENT  reason, uv ip (signal delivery and sigreturn only); reason 0:
+ *            the next block's ip is relative to 0 (logs appended)
+ * R_BLOCK tag bits V_*: whether the transition into the block starts a
+ * segment was decided while logging (it does not depend on the builder's
+ * state: not a far transfer, not a possible PIC call), and its answer;
+ * counting then needs no resolve.
+ */
+#define V_DECIDED 0x20
 #define V_ONE 0x40
+#define B_FLAGS 0x80
 
 enum {
-	R_SKIP = 0,  /* uv n: instructions of blocks that start nothing */
-	R_BLOCK = 1, /* iclass, flags, uv ip, uv end_ip - ip, uv ninsn */
+	R_SKIP = 0,
+	R_BLOCK = 1,
 	R_GAP = 2,
-	R_EVENT = 3, /* reason, uv ip (signal delivery and sigreturn only) */
+	R_EVENT = 3,
 };
 
 struct ptd_funcs {
@@ -628,6 +639,8 @@ struct ptd_calllog {
 	/* No item (not even an ignored event) came after hb. */
 	int tail_block;
 	size_t last_blk_off; /* of the newest written R_BLOCK, when it is the newest record */
+	uint64_t base;	     /* end_ip of the newest written block (ip deltas) */
+	uint64_t last_blk_base; /* base before it */
 	int last_is_blk;
 	int err;
 };
@@ -806,14 +819,17 @@ static inline __attribute__((always_inline)) int log_write_held(struct ptd_calll
 		l->skip = 0;
 	}
 	l->last_blk_off = l->n;
+	l->last_blk_base = l->base;
 	l->last_is_blk = 1;
 	p = l->bytes + l->n;
-	*p++ = R_BLOCK;
-	*p++ = l->hb.iclass;
-	*p++ = l->hb.flags | l->held_verdict;
-	p = log_uv(p, l->hb.ip);
+	*p++ = (uint8_t)(R_BLOCK | (l->hb.iclass & 7) << 2 | l->held_verdict |
+			 (l->hb.flags ? B_FLAGS : 0));
+	if (l->hb.flags)
+		*p++ = l->hb.flags;
+	p = log_uv(p, ((l->hb.ip - l->base) << 1) ^ (uint64_t)((int64_t)(l->hb.ip - l->base) >> 63));
 	p = log_uv(p, l->hb.end_ip - l->hb.ip);
 	p = log_uv(p, l->hb.ninsn);
+	l->base = l->hb.end_ip;
 	l->n = (size_t)(p - l->bytes);
 	l->held = 0;
 	return 0;
@@ -925,8 +941,12 @@ void ptd__calllog_flag_last(struct ptd_calllog *l, uint8_t flags)
 		l->hb.flags |= flags;
 		return;
 	}
-	if (l->last_is_blk)
-		l->bytes[l->last_blk_off + 2] |= flags;
+	if (!l->last_is_blk || !flags)
+		return;
+	if (l->bytes[l->last_blk_off] & B_FLAGS)
+		l->bytes[l->last_blk_off + 1] |= flags;
+	else /* written without a flags byte: the log cannot say it */
+		l->err = -ptde_internal;
 }
 
 int ptd__calllog_ends_in_block(const struct ptd_calllog *l)
@@ -944,13 +964,19 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 	if (log_write_held(dst) || log_flush_skip(dst) || log_flush_skip(src))
 		return dst->err = dst->err ? dst->err : src->err;
 	if (src->n) {
-		if (log_reserve(dst, src->n))
+		if (log_reserve(dst, src->n + 2))
 			return dst->err;
+		/* src's ips are relative to its own stream's start */
+		dst->bytes[dst->n++] = R_EVENT;
+		dst->bytes[dst->n++] = 0;
 		memcpy(dst->bytes + dst->n, src->bytes, src->n);
-		if (src->last_is_blk)
+		if (src->last_is_blk) {
 			dst->last_blk_off = dst->n + src->last_blk_off;
+			dst->last_blk_base = src->last_blk_base;
+		}
 		dst->last_is_blk = src->last_is_blk;
 		dst->n += src->n;
+		dst->base = src->base;
 	}
 	dst->held = src->held;
 	dst->hb = src->hb;
@@ -975,6 +1001,7 @@ void ptd__calllog_drop_last_block(struct ptd_calllog *l)
 		log_flush_skip(l);
 	} else if (l->last_is_blk) {
 		l->n = l->last_blk_off;
+		l->base = l->last_blk_base;
 		l->last_is_blk = 0;
 	}
 	l->tail_block = 0;
@@ -985,14 +1012,14 @@ void ptd__calllog_drop_last_block(struct ptd_calllog *l)
 static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
 {
 	const uint8_t *p = l->bytes, *end = l->bytes + l->n;
-	uint64_t num = 1, v;
+	uint64_t num = 1, v, base = 0;
 	struct ptd_item it;
 
 	memset(&it, 0, sizeof(it));
 	while (p < end && !b->err) {
 		uint8_t tag = *p++;
 
-		switch (tag) {
+		switch (tag & 3) {
 		case R_SKIP:
 			p = log_get_uv(p, end, &v);
 			if (!b->count_only && b->cur)
@@ -1003,18 +1030,23 @@ static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
 		case R_BLOCK: {
 			uint8_t fl;
 
-			if (end - p < 2) {
-				b->err = -ptde_internal;
-				break;
-			}
+			fl = tag;
 			it.kind = PTD_ITEM_BLOCK;
 			it.number = num;
-			it.block.iclass = *p++;
-			fl = *p++;
-			it.block.flags = fl & (uint8_t)~(V_DECIDED | V_ONE);
-			p = log_get_uv(p, end, &it.block.ip);
+			it.block.iclass = (tag >> 2) & 7;
+			it.block.flags = 0;
+			if (tag & B_FLAGS) {
+				if (p >= end) {
+					b->err = -ptde_internal;
+					break;
+				}
+				it.block.flags = *p++;
+			}
+			p = log_get_uv(p, end, &v);
+			it.block.ip = base + (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
 			p = log_get_uv(p, end, &v);
 			it.block.end_ip = it.block.ip + v;
+			base = it.block.end_ip;
 			p = log_get_uv(p, end, &v);
 			it.block.ninsn = (uint32_t)v;
 			if ((fl & V_DECIDED) && b->count_only && b->cur) {
@@ -1043,6 +1075,10 @@ static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
 			it.kind = PTD_ITEM_EVENT;
 			it.number = num;
 			it.reason = *p++;
+			if (!it.reason) { /* an appended log starts */
+				base = 0;
+				break;
+			}
 			p = log_get_uv(p, end, &it.block.ip);
 			walk_item(b, &it);
 			break;
