@@ -190,8 +190,8 @@ uint64_t ptd_history_tail(const struct ptd_history *h);
 uint64_t ptd_history_count(const struct ptd_history *h);
 /* Executed instructions only (gaps and tail excluded). */
 uint64_t ptd_history_ninsn(const struct ptd_history *h);
-/* Bytes of heap used by the history: stored items, index, detail strings
- * and the bounded caches (for "info record" and benchmarks). */
+/* Bytes of heap used by the history: stored items, index, detail strings,
+ * the call log and the bounded caches (for "info record" and benchmarks). */
 size_t ptd_history_bytes(const struct ptd_history *h);
 const char *ptd_history_detail(const struct ptd_history *h, uint32_t detail);
 
