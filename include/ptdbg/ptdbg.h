@@ -279,7 +279,7 @@ extern PTD_EXPORT uint64_t ptd_history_ninsn(const struct ptd_history *h);
 /* The pc of the tail (the current, not yet executed instruction), or 0
  * when the history has none (the end of an offline trace). */
 extern PTD_EXPORT uint64_t ptd_history_tail(const struct ptd_history *h);
-/* Bytes of heap the history uses (for "info record"). */
+/* Bytes of heap the history uses, its call log included (for "info record"). */
 extern PTD_EXPORT size_t ptd_history_bytes(const struct ptd_history *h);
 /* Instructions dropped from the front of a bounded history so far. */
 extern PTD_EXPORT uint64_t ptd_history_dropped(const struct ptd_history *h);
