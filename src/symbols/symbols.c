@@ -1330,3 +1330,8 @@ int ptd_symbols_return_type(struct ptd_symbols *s, uint64_t pc, int *kind, int *
 	free(scopes);
 	return rc;
 }
+
+struct Dwfl *ptd__symbols_dwfl(struct ptd_symbols *s)
+{
+	return s ? s->dwfl : NULL;
+}

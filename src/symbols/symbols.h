@@ -111,4 +111,12 @@ const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file);
  */
 int ptd_symbols_source_line(struct ptd_symbols *s, const char *file, int line, char *out, size_t n);
 
+/*
+ * The Dwfl behind @s, for the value module (src/values), which walks DWARF
+ * itself; it stays valid until the next ptd_symbols_refresh() or
+ * ptd_symbols_free().  NULL for NULL.
+ */
+struct Dwfl;
+struct Dwfl *ptd__symbols_dwfl(struct ptd_symbols *s);
+
 #endif
