@@ -60,6 +60,16 @@ static void memory_note(struct shell *sh)
 			"the recording\n");
 }
 
+static void warn(struct shell *sh)
+{
+	const char *w = ptd_values_warning(sh->vals);
+
+	if (w) {
+		fflush(stdout);
+		fprintf(stderr, "warning: %s\n", w);
+	}
+}
+
 static int value_error(int rc)
 {
 	return shell_error("%s", ptd_last_error(rc));
@@ -103,6 +113,7 @@ static int eval_format(struct shell *sh, const char *expr, int fmt, int top, cha
 	if (shell_values_bind(sh) < 0)
 		return -1;
 	rc = ptd_values_eval(sh->vals, expr, &val);
+	warn(sh);
 	if (rc < 0)
 		return value_error(rc);
 	rc = ptd_value_format(sh->vals, val, fmt, top, out);
@@ -222,6 +233,7 @@ int shell_cmd_set_var(struct shell *sh, const char *args)
 	if (shell_values_bind(sh) < 0)
 		return -1;
 	rc = ptd_values_eval(sh->vals, args, &val);
+	warn(sh);
 	if (rc < 0)
 		return value_error(rc);
 	ptd_value_free(val);

@@ -115,6 +115,9 @@ extern PTD_EXPORT int ptd_values_used_memory(const struct ptd_values *v);
  */
 extern PTD_EXPORT int ptd_values_eval(struct ptd_values *v, const char *expr,
 				      struct ptd_value **out);
+/* gdb's warning from the last ptd_values_eval() ("Value does not fit in 3
+ * bits."), valid until the next evaluation, or NULL. */
+extern PTD_EXPORT const char *ptd_values_warning(const struct ptd_values *v);
 /* Appends a copy of @val to the history.  Returns its number N ($N). */
 extern PTD_EXPORT int ptd_values_record(struct ptd_values *v, const struct ptd_value *val);
 extern PTD_EXPORT void ptd_value_free(struct ptd_value *val);

@@ -373,15 +373,15 @@ static struct vtype *try_type(struct parser *ps)
 		if (!t && !strcmp(words, "short int"))
 			t = ptd__vt_lookup(ps->v, "short");
 		if (!t && !strncmp(words, "struct ", 7)) {
-			fail(ps, -ptde_notfound, "No struct type named %s.", words + 7);
+			fail(ps, -ptde_invalid, "No struct type named %s.", words + 7);
 			return NULL;
 		}
 		if (!t && !strncmp(words, "union ", 6)) {
-			fail(ps, -ptde_notfound, "No union type named %s.", words + 6);
+			fail(ps, -ptde_invalid, "No union type named %s.", words + 6);
 			return NULL;
 		}
 		if (!t && !strncmp(words, "enum ", 5)) {
-			fail(ps, -ptde_notfound, "No enum type named %s.", words + 5);
+			fail(ps, -ptde_invalid, "No enum type named %s.", words + 5);
 			return NULL;
 		}
 		if (!t) {
@@ -692,7 +692,7 @@ static val_t *parse_primary(struct parser *ps)
 				t = x->type;
 				ptd_value_free(x);
 			}
-			return mk_int(ps, v->t_ulong, ptd__vt_size(t));
+			return mk_int(ps, v->t_int, ptd__vt_size(t)); /* gdb's C sizeof is int */
 		}
 		if (n >= sizeof(name))
 			return fail(ps, -ptde_invalid, "name too long%s", "");
@@ -772,6 +772,23 @@ static val_t *deref(struct parser *ps, val_t *x)
 	if (!x)
 		return NULL;
 	s = S(x);
+	if (is_int(s) && s->size >= 4 && s->kind == VT_INT) {
+		/* gdb: *INTEGER is the int at that address */
+		if (fetch(ps, x) < 0) {
+			ptd_value_free(x);
+			return NULL;
+		}
+		r = ptd__val_new(ps->v->t_int);
+		if (!r) {
+			ptd_value_free(x);
+			return oom(ps);
+		}
+		r->lval = LV_MEM;
+		r->addr = (uint64_t)as_i64(x);
+		r->lazy = 1;
+		ptd_value_free(x);
+		return r;
+	}
 	if (s->kind != VT_PTR) {
 		ptd_value_free(x);
 		return fail(ps, -ptde_invalid, "Attempt to take contents of a non-pointer value.%s", "");
@@ -1038,6 +1055,37 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 	int cmp = !strcmp(op, "==") || !strcmp(op, "!=") || !strcmp(op, "<") ||
 		  !strcmp(op, ">") || !strcmp(op, "<=") || !strcmp(op, ">=");
 
+	if (!strcmp(op, "@")) {
+		/* gdb's artificial array: @b elements of a's type from a on */
+		int64_t cnt;
+
+		if (!b || fetch(ps, b) < 0)
+			goto out;
+		if (a->lval != LV_MEM || a->bit_size) {
+			r = fail(ps, -ptde_invalid, "Only values in memory can be extended with '@'.%s", "");
+			goto out;
+		}
+		if (!is_int(S(b)) || (cnt = as_i64(b)) <= 0) {
+			char num[32];
+
+			snprintf(num, sizeof(num), "%lld", is_int(S(b)) ? (long long)as_i64(b) : 0LL);
+			r = fail(ps, -ptde_invalid, "Invalid number %s of repetitions.", num);
+			goto out;
+		}
+		if ((uint64_t)cnt * ptd__vt_size(a->type) > VAL_MAX_SIZE) {
+			r = fail(ps, -ptde_invalid, "value requires too many bytes, more than max-value-size%s", "");
+			goto out;
+		}
+		r = ptd__val_new(ptd__vt_array(v, a->type, cnt));
+		if (!r) {
+			r = oom(ps);
+			goto out;
+		}
+		r->lval = LV_MEM;
+		r->addr = a->addr;
+		r->lazy = 1;
+		goto out;
+	}
 	a = decay(ps, a);
 	b = decay(ps, b);
 	if (!a || !b || fetch(ps, a) < 0 || fetch(ps, b) < 0)
@@ -1186,7 +1234,7 @@ struct binop {
 static const struct binop binops[] = {
 	{ "||", 1 }, { "&&", 2 }, { "==", 6 }, { "!=", 6 }, { "<=", 7 }, { ">=", 7 },
 	{ "<<", 8 }, { ">>", 8 }, { "|", 3 }, { "^", 4 }, { "&", 5 }, { "<", 7 },
-	{ ">", 7 }, { "+", 9 }, { "-", 9 }, { "*", 10 }, { "/", 10 }, { "%", 10 },
+	{ ">", 7 }, { "@", 9 }, { "+", 10 }, { "-", 10 }, { "*", 11 }, { "/", 11 }, { "%", 11 },
 };
 
 static const struct binop *peek_op(struct parser *ps)
@@ -1305,6 +1353,10 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 			if (rc == 0) {
 				mask = (lhs->bit_size < 64 ? (1ull << lhs->bit_size) - 1 : ~0ull) << lhs->bit_off;
 				x = (size_t)ptd__bits(nv->buf, sz, 0);
+				if (lhs->bit_size < 64 && (x >> lhs->bit_size) &&
+				    ~(uint64_t)x >> (lhs->bit_size - 1))
+					snprintf(v->warning, sizeof(v->warning),
+						 "Value does not fit in %d bits.", lhs->bit_size);
 				word = (word & ~mask) | (((uint64_t)x << lhs->bit_off) & mask);
 				if (v->write(v->ctx, lhs->addr, &word, nb) != (long)nb)
 					rc = ptd__err(-ptde_nomap, "Cannot access memory at address 0x%llx",
@@ -1416,6 +1468,7 @@ int ptd_values_eval(struct ptd_values *v, const char *expr, struct ptd_value **o
 		return -ptde_invalid;
 	ps.v = v;
 	ps.p = expr;
+	v->warning[0] = '\0';
 	skip(&ps);
 	if (!*ps.p)
 		return ptd__err(-ptde_invalid, "Argument required (expression to compute).");
@@ -1508,4 +1561,9 @@ int ptd_value_as_address(struct ptd_values *v, struct ptd_value *val, uint64_t *
 		return ptd__err(-ptde_invalid, "Invalid cast.");
 	*addr = ptd__bits(val->buf, s->kind == VT_PTR ? 8 : s->size, s->kind == VT_PTR ? 0 : s->is_signed);
 	return 0;
+}
+
+const char *ptd_values_warning(const struct ptd_values *v)
+{
+	return v && v->warning[0] ? v->warning : NULL;
 }

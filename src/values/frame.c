@@ -39,9 +39,6 @@ static const char *const dreg_name[NDREGS] = {
 	"r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rip",
 };
 
-/* Caller-saved in the SysV ABI: an outer frame does not have them. */
-#define CLOBBERED ((1u << 0) | (1u << 1) | (1u << 2) | (1u << 4) | (1u << 5) | (0xfu << 8))
-
 struct ptd_value *ptd__val_new(struct vtype *t)
 {
 	struct ptd_value *val = calloc(1, sizeof(*val));
@@ -384,10 +381,8 @@ static int unwind(struct ptd_values *v, struct vframe *f, struct vframe *caller)
 		for (r = 0; r < NDREGS; r++) {
 			if (dwarf_frame_register(fr, r, mem, &ops, &n) != 0)
 				continue;
-			if (n == 0 && ops == mem) { /* undefined */
-				caller->not_saved |= 1u << r;
-				continue;
-			}
+			/* "undefined" (call-clobbered) registers keep the inner
+			 * frame's value, as gdb shows them */
 			if (n == 0) { /* same value */
 				if (f->known & (1u << r)) {
 					caller->regs[r] = f->regs[r];
@@ -420,7 +415,6 @@ static int unwind(struct ptd_values *v, struct vframe *f, struct vframe *caller)
 			caller->regs[7] = f->cfa;
 			caller->known |= 1u << 7;
 		}
-		caller->not_saved |= CLOBBERED & ~caller->known;
 		if (!(caller->known & (1u << 16)))
 			return -1;
 		caller->pc = caller->regs[16];
@@ -506,7 +500,10 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 	f.known = tg->pc_only ? 1u << 16 : (1u << NDREGS) - 1;
 	unwind(v, &f, NULL);
 	v->frame0 = f;
+	v->inner_cfa_known = 0;
 	for (i = 0; i < tg->level; i++) {
+		v->inner_cfa = f.cfa;
+		v->inner_cfa_known = f.cfa_known;
 		if (unwind(v, &f, &caller) < 0)
 			break;
 		f = caller;
@@ -561,6 +558,29 @@ static int is_var(Dwarf_Die *d)
 	return tag == DW_TAG_variable || tag == DW_TAG_formal_parameter;
 }
 
+/* An enumerator @name among the enumeration types that are children of
+ * @scope (C puts enumerators in the scope of their enum). */
+static int find_enumerator(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die c, e;
+
+	if (dwarf_child(scope, &c) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_enumeration_type || dwarf_child(&c, &e) != 0)
+			continue;
+		do {
+			const char *nm = dwarf_diename(&e);
+
+			if (dwarf_tag(&e) == DW_TAG_enumerator && nm && !strcmp(nm, name)) {
+				*out = e;
+				return 1;
+			}
+		} while (dwarf_siblingof(&e, &e) == 0);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
 /* Searches the scopes at the frame's pc, innermost first (the CU last:
  * its file statics and globals). */
 static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
@@ -596,6 +616,8 @@ static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 				break;
 			}
 		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!fd->ok && find_enumerator(&scopes[i], name, &fd->die))
+			fd->ok = 1;
 	}
 	if (fd->ok) {
 		fd->bias = bias;
@@ -618,6 +640,10 @@ static int search_cu(Dwarf_Die *cu, struct gsearch *gs)
 {
 	Dwarf_Die c;
 
+	if (!gs->want_fn && find_enumerator(cu, gs->name, &gs->fd->die)) {
+		gs->fd->ok = 1;
+		return 1;
+	}
 	if (dwarf_child(cu, &c) != 0)
 		return 0;
 	do {
@@ -672,6 +698,53 @@ static int find_global(struct ptd_values *v, const char *name, int want_fn, stru
 	return fd->ok;
 }
 
+/* An enumerator's value has its enum's type: find the enum that holds it
+ * (libdw has no parent links; scan the CU). */
+static int enum_parent(Dwarf_Die *scope, Dwarf_Off want, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die c, e;
+
+	if (depth > 8 || dwarf_child(scope, &c) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_enumeration_type && dwarf_child(&c, &e) == 0) {
+			do {
+				if (dwarf_dieoffset(&e) == want) {
+					*out = c;
+					return 1;
+				}
+			} while (dwarf_siblingof(&e, &e) == 0);
+		}
+		if (dwarf_haschildren(&c) && dwarf_tag(&c) != DW_TAG_enumeration_type &&
+		    enum_parent(&c, want, out, depth + 1))
+			return 1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+static int enumerator_value(struct ptd_values *v, struct found *fd, struct ptd_value **out)
+{
+	Dwarf_Die cu, et;
+	Dwarf_Attribute a;
+	Dwarf_Sword sv = 0;
+	struct vtype *t = v->t_int;
+	struct ptd_value *val;
+
+	if (dwarf_diecu(&fd->die, &cu, NULL, NULL) &&
+	    enum_parent(&cu, dwarf_dieoffset(&fd->die), &et, 0))
+		t = ptd__vt_from_die(v, &et);
+	if (!t)
+		return ptd__err(-ptde_nomem, "out of memory");
+	if (dwarf_attr(&fd->die, DW_AT_const_value, &a))
+		dwarf_formsdata(&a, &sv);
+	val = ptd__val_new(t);
+	if (!val)
+		return ptd__err(-ptde_nomem, "out of memory");
+	memcpy(val->buf, &sv, ptd__vt_size(t) < 8 ? ptd__vt_size(t) : 8);
+	*out = val;
+	return 0;
+}
+
 /* The value of variable DIE @fd (a location or a constant). */
 static int var_value(struct ptd_values *v, struct found *fd, struct ptd_value **out)
 {
@@ -686,6 +759,8 @@ static int var_value(struct ptd_values *v, struct found *fd, struct ptd_value **
 	struct eval_env env = { .f = &v->frame, .bias = fd->bias };
 	int rc;
 
+	if (dwarf_tag(&fd->die) == DW_TAG_enumerator)
+		return enumerator_value(v, fd, out);
 	if (dwarf_attr_integrate(&fd->die, DW_AT_type, &ta) && dwarf_formref_die(&ta, &td))
 		t = ptd__vt_from_die(v, &td);
 	else
@@ -1044,7 +1119,7 @@ int ptd_values_frame_info(struct ptd_values *v, char **out)
 {
 	struct sbuf b = { 0 };
 	struct vframe f = v ? v->frame : (struct vframe){ 0 };
-	struct vframe caller;
+	struct vframe caller = { 0 };
 	struct ptd_symbol s;
 	struct ptd_line li;
 	char *args = NULL;
@@ -1071,6 +1146,26 @@ int ptd_values_frame_info(struct ptd_values *v, char **out)
 		ptd__sb_add(&b, "; saved rip = 0x%llx\n", (unsigned long long)caller.pc);
 	else
 		ptd__sb_add(&b, "; saved rip = <unavailable>\n");
+	{
+		/* the frames next to this one, by their CFAs; main is the
+		 * outermost frame shown (backtrace past-main off) */
+		int outer = caller.valid && !(v->sym && ptd_symbols_lookup(v->sym, lpc, &s) == 0 &&
+					      !strcmp(s.name, "main"));
+		int inner = f.level > 0 && v->inner_cfa_known;
+
+		if (outer) {
+			struct vframe cf = caller;
+
+			unwind(v, &cf, NULL);
+			outer = cf.cfa_known;
+			if (outer)
+				ptd__sb_add(&b, " called by frame at 0x%llx%s",
+					    (unsigned long long)cf.cfa, inner ? "," : "\n");
+		}
+		if (inner)
+			ptd__sb_add(&b, " caller of frame at 0x%llx\n",
+				    (unsigned long long)v->inner_cfa);
+	}
 	ptd__sb_add(&b, " source language c.\n");
 	if (ptd_values_frame_args(v, &args) == 0) {
 		if (f.cfa_known)

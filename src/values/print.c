@@ -298,8 +298,10 @@ static void print_pointer(struct ptd_values *v, struct vtype *t, uint64_t x, int
 	}
 	if (is_char_type(to) && fmt != 'a') {
 		ptd__sb_add(b, "0x%llx", (unsigned long long)x);
-		if (x)
+		if (x) {
+			print_symbol_suffix(v, b, x);
 			pointed_string(v, b, x);
+		}
 		return;
 	}
 	if (top && fmt != 'a') {
@@ -417,7 +419,7 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, int
 		return 0;
 	case VT_FLOAT:
 		if (fmt && fmt != 's' && fmt != 'f') {
-			if (fmt == 'd' || fmt == 'u' || fmt == 'c') {
+			if (fmt == 'c') {
 				/* gdb 13 converts a float to an integer for these */
 				double d;
 

@@ -116,8 +116,11 @@ struct ptd_values {
 	struct user_regs_struct uregs; /* the innermost frame's, as given */
 	int past;          /* memory is the present memory, not the past's */
 	int used_memory;   /* memory was read since ptd_values_bind */
+	char warning[128]; /* gdb's warning of the last evaluation, or "" */
 	struct vframe frame;     /* the selected frame */
 	struct vframe frame0;    /* the innermost one */
+	uint64_t inner_cfa;      /* the CFA of the frame called by the selected one */
+	int inner_cfa_known;
 
 	struct ptd_value **hist;
 	int nhist, hist_cap;
