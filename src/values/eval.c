@@ -1321,6 +1321,13 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 	uint64_t sz = ptd__vt_size(lhs->type);
 	int rc = 0;
 
+	if (!v->write && !v->set_reg) {
+		ptd_value_free(lhs);
+		ptd_value_free(rhs);
+		return fail(ps, -ptde_unsupported,
+			    "cannot write memory: the program is not running live here "
+			    "(the recorded past and loaded traces are read-only)%s", "");
+	}
 	if (lhs->lval == LV_NONE) {
 		ptd_value_free(lhs);
 		ptd_value_free(rhs);
