@@ -119,7 +119,7 @@ static int is_arith(struct vtype *t)
 /* Arrays and functions become pointers (C's decay). */
 static val_t *decay(struct parser *ps, val_t *x)
 {
-	struct vtype *s = S(x);
+	struct vtype *s = x ? S(x) : NULL;
 	val_t *r;
 
 	if (!x || !s)
@@ -549,7 +549,8 @@ static val_t *history(struct parser *ps)
 		p++;
 		back = 1;
 		if (isdigit((unsigned char)*p)) {
-			idx = v->nhist - strtol(p, (char **)&p, 10);
+			back = (int)strtol(p, (char **)&p, 10);
+			idx = v->nhist - back;
 		} else {
 			idx = v->nhist - 1;
 		}
@@ -561,7 +562,6 @@ static val_t *history(struct parser *ps)
 		idx = v->nhist;
 	}
 	ps->p = p;
-	(void)back;
 	if (!v->nhist && idx <= 0) {
 		val_t *r = ptd__val_new(v->t_void);
 
@@ -570,10 +570,12 @@ static val_t *history(struct parser *ps)
 	if (idx <= 0 || idx > v->nhist) {
 		char msg[32];
 
-		snprintf(msg, sizeof(msg), "%ld", idx);
-		if (idx > v->nhist)
+		if (idx > v->nhist) {
+			snprintf(msg, sizeof(msg), "%ld", idx);
 			return fail(ps, -ptde_notfound, "History has not yet reached $%s.", msg);
-		return fail(ps, -ptde_notfound, "History does not go back to $$%s.", msg + (msg[0] == '-'));
+		}
+		snprintf(msg, sizeof(msg), "%d", back);
+		return fail(ps, -ptde_notfound, "History does not go back to $$%s.", msg);
 	}
 	{
 		val_t *r = ptd__val_copy(v->hist[idx - 1]);
