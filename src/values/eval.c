@@ -138,6 +138,28 @@ static val_t *decay(struct parser *ps, val_t *x)
 	return x;
 }
 
+/* C leaves a double out of an integer's range undefined; gdb's host
+ * conversion saturates on x86-64 in practice: clamp. */
+static int64_t d2i(double d)
+{
+	if (d != d)
+		return 0;
+	if (d >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (d <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)d;
+}
+
+static uint64_t d2u(double d)
+{
+	if (d != d || d <= 0)
+		return (uint64_t)d2i(d);
+	if (d >= 18446744073709551615.0)
+		return UINT64_MAX;
+	return (uint64_t)d;
+}
+
 static int64_t as_i64(val_t *x)
 {
 	struct vtype *s = S(x);
@@ -147,12 +169,12 @@ static int64_t as_i64(val_t *x)
 			float f;
 
 			memcpy(&f, x->buf, 4);
-			return (int64_t)f;
+			return d2i(f);
 		}
 		double d;
 
 		memcpy(&d, x->buf, 8);
-		return (int64_t)d;
+		return d2i(d);
 	}
 	return (int64_t)ptd__bits(x->buf, s->kind == VT_PTR ? 8 : s->size,
 				  s->kind == VT_PTR ? 0 : s->is_signed);
@@ -249,7 +271,7 @@ static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 		if (s->kind == VT_FLOAT) {
 			double d = as_double(x);
 
-			return mk_int(ps, to, t->is_signed || d < 0 ? (uint64_t)(int64_t)d : (uint64_t)d);
+			return mk_int(ps, to, t->is_signed ? (uint64_t)d2i(d) : d2u(d));
 		}
 		return mk_int(ps, to, (uint64_t)as_i64(x));
 	}
@@ -751,7 +773,8 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 
 		memcpy(&raw, x->buf + s->members[i].off, nb > 8 ? 8 : nb);
 		raw >>= s->members[i].bit_off;
-		raw &= (1ull << s->members[i].bit_size) - 1;
+		if (s->members[i].bit_size < 64)
+			raw &= (1ull << s->members[i].bit_size) - 1;
 		memcpy(r->buf, &raw, ptd__vt_size(r->type) < 8 ? ptd__vt_size(r->type) : 8);
 	} else {
 		memcpy(r->buf, x->buf + s->members[i].off, ptd__vt_size(r->type));
@@ -981,7 +1004,7 @@ static val_t *parse_unary(struct parser *ps)
 				if (s->kind == VT_FLOAT)
 					r = mk_float(ps, s, -as_double(x));
 				else
-					r = mk_int(ps, promote(v, s), (uint64_t)-as_i64(x));
+					r = mk_int(ps, promote(v, s), 0 - (uint64_t)as_i64(x));
 				ptd_value_free(x);
 				x = r;
 			} else if (s->kind != VT_FLOAT) {

@@ -354,21 +354,15 @@ static Dwarf_CFI *cfi_for(struct ptd_values *v, uint64_t pc, uint64_t *bias)
 	return cfi;
 }
 
-/* Computes @f's CFA and, when @caller is not NULL, the caller's
- * registers.  Returns 0, or -1 when there is no CFI for f's pc. */
-static int unwind(struct ptd_values *v, struct vframe *f, struct vframe *caller)
+static int unwind_frame(struct ptd_values *v, struct vframe *f, struct vframe *caller, Dwarf_Frame *fr,
+			uint64_t bias)
 {
-	uint64_t bias = 0, lpc = f->level > 0 ? f->pc - 1 : f->pc;
-	Dwarf_CFI *cfi = cfi_for(v, lpc, &bias);
-	Dwarf_Frame *fr = NULL;
 	Dwarf_Op *ops, mem[3];
 	size_t n;
 	struct loc l;
 	struct eval_env env = { .f = f, .bias = bias };
 	int r;
 
-	if (!cfi || dwarf_cfi_addrframe(cfi, lpc - bias, &fr) != 0)
-		return -1;
 	if (dwarf_frame_cfa(fr, &ops, &n) == 0 && eval_ops(v, &env, ops, n, &l) == 0 &&
 	    (l.kind == LOC_MEM || l.kind == LOC_VALUE)) {
 		f->cfa = l.v;
@@ -421,6 +415,22 @@ static int unwind(struct ptd_values *v, struct vframe *f, struct vframe *caller)
 		caller->valid = 1;
 	}
 	return 0;
+}
+
+/* Computes @f's CFA and, when @caller is not NULL, the caller's
+ * registers.  Returns 0, or -1 when there is no CFI for f's pc. */
+static int unwind(struct ptd_values *v, struct vframe *f, struct vframe *caller)
+{
+	uint64_t bias = 0, lpc = f->level > 0 ? f->pc - 1 : f->pc;
+	Dwarf_CFI *cfi = cfi_for(v, lpc, &bias);
+	Dwarf_Frame *fr = NULL;
+	int rc;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, lpc - bias, &fr) != 0)
+		return -1;
+	rc = unwind_frame(v, f, caller, fr, bias);
+	free(fr); /* libdw allocates the frame for its caller */
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */

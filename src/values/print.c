@@ -431,7 +431,8 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, int
 				} else {
 					memcpy(&d, p, 8);
 				}
-				format_int(v, b, (uint64_t)(int64_t)d, s->size, fmt != 'u', fmt);
+				format_int(v, b, d != d || d > 1e18 || d < -1e18 ? 0 : (uint64_t)(int64_t)d,
+					   s->size, 1, fmt);
 				return 0;
 			}
 			format_int(v, b, ptd__bits(p, s->size, 0), s->size, 0, fmt);

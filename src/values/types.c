@@ -170,6 +170,10 @@ static void add_member(struct vtype *t, const char *name, struct vtype *mt, uint
 	if (!m)
 		return;
 	t->members = m;
+	/* bit positions come from DWARF, untrusted: a field the printer
+	 * cannot shift out safely is shown as a plain member */
+	if (bsz < 0 || bsz > 64 || boff < 0 || boff > 63 || boff + bsz > 64)
+		bsz = boff = 0;
 	m = &t->members[t->nmembers++];
 	m->name = xstrdup0(name);
 	m->type = mt;
