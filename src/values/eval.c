@@ -767,6 +767,13 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		ptd_value_free(r);
 		return NULL;
 	}
+	if (s->members[i].off + (s->members[i].bit_size ? (uint64_t)(s->members[i].bit_off +
+								   s->members[i].bit_size + 7) / 8
+							 : ptd__vt_size(r->type)) > ptd__vt_size(x->type)) {
+		/* DWARF is untrusted: a member outside its struct */
+		ptd_value_free(r);
+		return fail(ps, -ptde_bad_trace, "member %s lies outside its struct", name);
+	}
 	if (s->members[i].bit_size) {
 		uint64_t raw = 0;
 		size_t nb = (size_t)(s->members[i].bit_off + s->members[i].bit_size + 7) / 8;
@@ -1055,8 +1062,6 @@ static val_t *parse_unary(struct parser *ps)
 			return NULL;
 		if (x->lval != LV_MEM || x->bit_size) {
 			ptd_value_free(x);
-			if (x && x->bit_size)
-				return fail(ps, -ptde_invalid, "Attempt to take address of value not located in memory.%s", "");
 			return fail(ps, -ptde_invalid,
 				    "Attempt to take address of value not located in memory.%s", "");
 		}

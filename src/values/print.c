@@ -249,8 +249,8 @@ static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
 	ptd__sb_add(b, "%s", tmp);
 }
 
-static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, int fmt, int top,
-		    struct sbuf *b, int depth);
+static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint64_t avail,
+		    int fmt, int top, struct sbuf *b, int depth);
 
 /* A char pointer's string: up to PRINT_MAX characters before the NUL. */
 static void pointed_string(struct ptd_values *v, struct sbuf *b, uint64_t addr)
@@ -363,12 +363,12 @@ static void print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p,
 		if (i)
 			ptd__sb_add(b, ", ");
 		if (run > REPEAT_THRESHOLD) {
-			print_at(v, t->target, p + i * esz, fmt, 0, b, depth + 1);
+			print_at(v, t->target, p + i * esz, esz, fmt, 0, b, depth + 1);
 			ptd__sb_add(b, " <repeats %lld times>", (long long)run);
 			i += run;
 			printed += REPEAT_THRESHOLD;
 		} else {
-			print_at(v, t->target, p + i * esz, fmt, 0, b, depth + 1);
+			print_at(v, t->target, p + i * esz, esz, fmt, 0, b, depth + 1);
 			i++;
 			printed++;
 		}
@@ -378,8 +378,8 @@ static void print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p,
 	ptd__sb_add(b, "}");
 }
 
-static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, int fmt, int top,
-		    struct sbuf *b, int depth)
+static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint64_t avail,
+		    int fmt, int top, struct sbuf *b, int depth)
 {
 	struct vtype *s = ptd__vt_strip(t);
 	uint64_t x;
@@ -387,6 +387,12 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, int
 
 	if (!s || depth > 32) {
 		ptd__sb_add(b, "...");
+		return 0;
+	}
+	/* DWARF is untrusted: a member or element that does not lie inside
+	 * the bytes of its container is not read */
+	if (ptd__vt_size(s) > avail && s->kind != VT_FUNC && s->kind != VT_VOID) {
+		ptd__sb_add(b, "<invalid type layout>");
 		return 0;
 	}
 	switch (s->kind) {
@@ -462,6 +468,10 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, int
 				struct vtype *ms = ptd__vt_strip(m->type);
 				uint8_t tmp[8];
 
+				if (m->off + (uint64_t)(m->bit_off + m->bit_size + 7) / 8 > s->size) {
+					ptd__sb_add(b, "<invalid type layout>");
+					continue;
+				}
 				memcpy(&raw, p + m->off,
 				       (size_t)((m->bit_off + m->bit_size + 7) / 8) > 8
 					       ? 8
@@ -473,16 +483,17 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, int
 				    ((raw >> (m->bit_size - 1)) & 1))
 					raw |= ~0ull << m->bit_size;
 				memcpy(tmp, &raw, 8);
-				print_at(v, m->type, tmp, fmt, 0, b, depth + 1);
+				print_at(v, m->type, tmp, sizeof(tmp), fmt, 0, b, depth + 1);
 				(void)sz;
 			} else {
-				print_at(v, m->type, p + m->off, fmt, 0, b, depth + 1);
+				print_at(v, m->type, p + m->off,
+					 m->off <= s->size ? s->size - m->off : 0, fmt, 0, b, depth + 1);
 			}
 		}
 		ptd__sb_add(b, "}");
 		return 0;
 	case VT_FLAGS:
-		x = ptd__bits(p, 8, 0);
+		x = ptd__bits(p, s->size, 0);
 		if (fmt && fmt != 's')
 			format_int(v, b, x, 4, 0, fmt);
 		else
@@ -529,7 +540,7 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 		ptd__sb_add(b, "<error: %s>", ptd_last_error(rc));
 		return 0;
 	}
-	return print_at(v, val->type, val->buf, fmt, top, b, 0);
+	return print_at(v, val->type, val->buf, ptd__vt_size(val->type), fmt, top, b, 0);
 }
 
 int ptd_value_format(struct ptd_values *v, struct ptd_value *val, int fmt, int top, char **out)

@@ -369,9 +369,11 @@ static void test_history_and_assign(void **state)
 {
 	struct fx *f = *state;
 	struct ptd_value *val = NULL;
+	char *s = NULL;
 
 	assert_int_equal(ptd_values_eval(f->v, "g_arr", &val), 0);
-	assert_int_equal(ptd_value_format(f->v, val, 0, 1, &(char *){ NULL }) , 0);
+	assert_int_equal(ptd_value_format(f->v, val, 0, 1, &s), 0);
+	free(s);
 	assert_int_equal(ptd_values_record(f->v, val), 1);
 	ptd_value_free(val);
 	/* the history is a snapshot: changing memory leaves $1 alone */
