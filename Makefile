@@ -28,8 +28,15 @@ WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 ifeq ($(DEVELOPER),1)
 WARN += -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla
 endif
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-	-Iinclude -Isrc -MMD -MP
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -D_GNU_SOURCE -MMD -MP
+# The library, the server and the tests see the internal headers; the shell
+# and ptdbg-report only the public API (include/ptdbg), so a front end that
+# reaches into src/ does not compile (tests/integration/api-includes.sh
+# says which include is wrong).  libptdbg.so exports exactly what
+# include/ptdbg declares with PTD_EXPORT (-fvisibility=hidden;
+# tests/integration/api-exports.sh).
+INC := -Iinclude -Isrc
+$(B)/cmd/ptdbg/%.o $(B)/cmd/ptdbg-report/%.o: INC := -Iinclude
 # -lz (soft's register snapshots): zlib1g-dev comes with libelf-dev and libdw-dev.
 LIBS := -lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lz -lpthread
 ifneq ($(SANITIZE),)
@@ -65,7 +72,7 @@ deps:
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC) -c $< -o $@
 
 $(B)/libptdbg.a: $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")
@@ -145,6 +152,8 @@ $(FUZZ_B)/fuzz-shell: $(FUZZ_B)/tests/fuzz/fuzz-shell.o $(FUZZ_SHELL_OBJS) $(FUZ
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(FUZZ_WRAP) -o $@ $^ $(LIBS)
 
+# The version ptd_version() returns, from the public header (ptdbg.pc).
+VERSION := $(shell sed -n -E 's/^\#define PTD_VERSION_(MAJOR|MINOR) ([0-9]+).*/\2/p' include/ptdbg/ptdbg.h | paste -sd.)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/ptdbg \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
@@ -153,7 +162,7 @@ install: all
 	install -m 755 $(B)/libptdbg.so $(DESTDIR)$(PREFIX)/lib/libptdbg.so.0
 	ln -sf libptdbg.so.0 $(DESTDIR)$(PREFIX)/lib/libptdbg.so
 	install -m 644 include/ptdbg/*.h $(DESTDIR)$(PREFIX)/include/ptdbg/
-	sed -e 's|@PREFIX@|$(PREFIX)|' ptdbg.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ptdbg.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' ptdbg.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ptdbg.pc
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
