@@ -1603,7 +1603,7 @@ static int cmd_down(struct shell *sh, const char *args)
 
 static int info_registers(struct shell *sh, const char *args)
 {
-	struct user_regs_struct r;
+	struct user_regs_struct r, known;
 	int pc_only = 0, rc, i;
 	char word[64];
 	uint64_t v;
@@ -1615,18 +1615,18 @@ static int info_registers(struct shell *sh, const char *args)
 	rc = ptd_session_regs(sh->s, &r, &pc_only);
 	if (rc < 0)
 		return session_error(rc, NULL);
-	if (sh->frame_level > 0) {
-		/* an outer frame: its pc; no other register is unwound */
-		r.rip = sh->frame_pc;
-		pc_only = 1;
-	}
+	/* the selected frame's registers: unwound for outer frames (values.c) */
+	if (shell_frame_regs(sh, &r, &known) < 0)
+		return -1;
 	shell_sync(sh);
 	args = skipws(args);
 	if (!*args) {
 		for (i = 0; ptd_print_reg_names[i]; i++) {
+			uint64_t k = 0;
+
 			ptd_print_reg_lookup(ptd_print_reg_names[i], &r, &v, NULL);
-			ptd_print_reg_line(&sh->pc, ptd_print_reg_names[i], v,
-					   !pc_only || !strcmp(ptd_print_reg_names[i], "rip"));
+			ptd_print_reg_lookup(ptd_print_reg_names[i], &known, &k, NULL);
+			ptd_print_reg_line(&sh->pc, ptd_print_reg_names[i], v, (int)k);
 		}
 		return 0;
 	}
@@ -1639,7 +1639,12 @@ static int info_registers(struct shell *sh, const char *args)
 		if (ptd_print_reg_lookup(w, &r, &v, &canon) < 0)
 			return shell_error("Invalid register `%s'", w);
 		/* "info registers pc" shows it under the name asked for */
-		ptd_print_reg_line(&sh->pc, w, v, !pc_only || !strcmp(canon, "rip"));
+		{
+			uint64_t k = 0;
+
+			ptd_print_reg_lookup(canon, &known, &k, NULL);
+			ptd_print_reg_line(&sh->pc, w, v, (int)k);
+		}
 	}
 	return 0;
 }

@@ -157,5 +157,7 @@ int shell_info_frame(struct shell *sh, const char *args);
 void shell_show_display_value(struct shell *sh, int num, const char *fmt, const char *expr);
 void shell_print_return_value(struct shell *sh, uint64_t from_pc);
 void shell_values_release(struct shell *sh);
+/* The selected frame's registers and which are known (each field 0/1). */
+int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_regs_struct *known);
 
 #endif

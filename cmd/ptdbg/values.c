@@ -338,3 +338,15 @@ void shell_values_release(struct shell *sh)
 	ptd_values_free(sh->vals);
 	sh->vals = NULL;
 }
+
+int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_regs_struct *known)
+{
+	int rc;
+
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_frame_regs(sh->vals, r, known);
+	if (rc < 0)
+		return value_error(rc);
+	return 0;
+}

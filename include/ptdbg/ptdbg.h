@@ -970,6 +970,13 @@ extern PTD_EXPORT int ptd_values_alloc(struct ptd_values **out);
 extern PTD_EXPORT void ptd_values_free(struct ptd_values *v);
 /* Returns 0, or -ptde_invalid for NULL arguments. */
 extern PTD_EXPORT int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *t);
+/* The bound frame's registers: unwound ones for outer frames (the
+ * innermost frame's eflags and segment registers).  Each field of
+ * @known is 1 where that register is known, 0 where it is unavailable.
+ * Returns 0, or -ptde_not_running when there is no thread. */
+extern PTD_EXPORT int ptd_values_frame_regs(const struct ptd_values *v,
+					    struct user_regs_struct *regs,
+					    struct user_regs_struct *known);
 /* Nonzero when the last evaluations since the bind read memory while
  * bound to the past: the front end says once that it is present memory. */
 extern PTD_EXPORT int ptd_values_used_memory(const struct ptd_values *v);

@@ -533,6 +533,32 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 	return 0;
 }
 
+int ptd_values_frame_regs(const struct ptd_values *v, struct user_regs_struct *regs,
+			  struct user_regs_struct *known)
+{
+	uint64_t one = 1, k;
+	int i;
+
+	if (!v || !regs || !known)
+		return -ptde_invalid;
+	if (!v->has_regs)
+		return ptd__err(-ptde_not_running, "The program has no registers now.");
+	/* eflags and the segment registers: the innermost frame's, as gdb's
+	 * unwinder keeps them ("same value") */
+	*regs = v->uregs;
+	k = v->frame0.known & 1u ? 1 : 0;
+	for (i = 0; i < (int)(sizeof(*known) / 8); i++)
+		memcpy((char *)known + 8 * i, &k, 8);
+	for (i = 0; i < NDREGS; i++) {
+		k = (v->frame.known >> i) & 1;
+		memcpy((char *)regs + dreg_off[i], &v->frame.regs[i], 8);
+		memcpy((char *)known + dreg_off[i], &k, 8);
+	}
+	memcpy((char *)regs + dreg_off[16], &v->frame.pc, 8);
+	memcpy((char *)known + dreg_off[16], &one, 8);
+	return 0;
+}
+
 int ptd_values_used_memory(const struct ptd_values *v)
 {
 	return v && v->used_memory && v->past;
