@@ -8,7 +8,7 @@
 # errors (bad pointers, unknown symbols, malformed expressions).  ptdbg
 # and gdb run testprogs/values with the same commands; outputs must be
 # identical after two normalisations:
-#  - stack addresses (0x7ff...) become STACK: gdb's environment
+#  - stack addresses (0x7ff..., or in decimal) become STACK: gdb's environment
 #    differs from ptdbg's, which moves the stack;
 #  - the arguments in frame lines ("sum (a=..., n=4) at") become "()":
 #    ptdbg's frame lines do not show arguments yet (man page DIFFERENCES).
@@ -18,7 +18,7 @@ need_gdb
 
 norm() {
 	grep -v -e 'libthread_db' -e '^\[Thread debugging' -e '^\[Inferior 1 ' |
-		sed -e 's/0x7ff[0-9a-f]*/STACK/g' \
+		sed -e 's/0x7ff[0-9a-f]*/STACK/g' -e 's/\b140[67][0-9]\{11\}\b/STACKDEC/g' \
 		    -e 's/^\(Breakpoint [0-9]*, \|#[0-9]* *\(0x[0-9a-f]* in \)\{0,1\}\|0x[0-9a-f]* in \|Run till exit from #[0-9]* *\(0x[0-9a-f]* in \)\{0,1\}\)\{0,1\}\([A-Za-z_][A-Za-z_0-9]*\) (.*) at /\1\4 () at /'
 }
 
@@ -74,7 +74,9 @@ compare scalars
 # 2. Frames: locals and registers of outer frames, info frame, set var.
 CMDS=('break helper' run continue continue 'info locals' 'print depth' 'print calls'
 	up 'print depth' 'print local' 'info args' 'print $pc' 'print $sp' 'print $rbp'
-	'info frame' 'up 2' 'print n' 'print pt' 'info locals' 'info frame' down
+	'info registers rbx rbp rsp rip r12' 'print $rbx'
+	'info frame' 'up 2' 'print n' 'print pt' 'info locals' 'info frame'
+	'info registers rbp rsp rip' down
 	'print depth' 'frame 0' 'print depth' 'info frame' 'set var depth = 77'
 	'print depth' 'print local = depth * 2' 'print calls' 'set var calls = calls + 100'
 	'print calls' 'print g_rec.mode = 3' 'print g_rec' 'print g_rec.flags = 9'
