@@ -42,22 +42,28 @@ int shell_values_bind(struct shell *sh)
 	return 0;
 }
 
-/* In the recorded past memory is read as it is now: said once per
+/* In the recorded past: the registers used are exact where the recorder
+ * kept them, and memory is read as it is now.  Each is said once per
  * position, on stderr like gdb's warnings. */
 static void memory_note(struct shell *sh)
 {
 	uint64_t pos = 0, count = 0;
+	int regs = ptd_values_used_exact_regs(sh->vals), mem = ptd_values_used_memory(sh->vals);
 
-	if (!ptd_values_used_memory(sh->vals))
+	if (!regs && !mem)
 		return;
 	ptd_session_position(sh->s, &pos, &count);
-	if (sh->mem_note_done && sh->mem_note_pos == pos)
-		return;
-	sh->mem_note_done = 1;
+	if (sh->mem_note_pos != pos)
+		sh->mem_note_done = 0;
 	sh->mem_note_pos = pos;
 	fflush(stdout);
-	fprintf(stderr, "warning: memory is shown as it is now, not as it was at this point of "
-			"the recording\n");
+	if (regs && !(sh->mem_note_done & 1))
+		fprintf(stderr, "note: the registers at this point of the recording are exact (the "
+				"recorder kept them here)\n");
+	if (mem && !(sh->mem_note_done & 2))
+		fprintf(stderr, "warning: memory is shown as it is now, not as it was at this point of "
+				"the recording\n");
+	sh->mem_note_done |= (regs ? 1 : 0) | (mem ? 2 : 0);
 }
 
 static void warn(struct shell *sh)

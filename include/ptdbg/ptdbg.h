@@ -977,6 +977,10 @@ extern PTD_EXPORT int ptd_values_bind(struct ptd_values *v, const struct ptd_val
 extern PTD_EXPORT int ptd_values_frame_regs(const struct ptd_values *v,
 					    struct user_regs_struct *regs,
 					    struct user_regs_struct *known);
+/* Nonzero when the evaluations since the bind used registers (other than
+ * rip) while bound to the past, where the recorder knew them exactly (a
+ * soft recording at one of its traps). */
+extern PTD_EXPORT int ptd_values_used_exact_regs(const struct ptd_values *v);
 /* Nonzero when the last evaluations since the bind read memory while
  * bound to the past: the front end says once that it is present memory. */
 extern PTD_EXPORT int ptd_values_used_memory(const struct ptd_values *v);

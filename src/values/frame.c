@@ -493,6 +493,8 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 	v->ctx = tg->ctx;
 	v->past = tg->past;
 	v->used_memory = 0;
+	v->used_regs = 0;
+	v->pc_only = tg->pc_only;
 	/* Types are cached by DIE, and the Dwfl may have been re-reported
 	 * since the last command; the types themselves stay (history). */
 	v->ncache = 0;
@@ -557,6 +559,11 @@ int ptd_values_frame_regs(const struct ptd_values *v, struct user_regs_struct *r
 	memcpy((char *)regs + dreg_off[16], &v->frame.pc, 8);
 	memcpy((char *)known + dreg_off[16], &one, 8);
 	return 0;
+}
+
+int ptd_values_used_exact_regs(const struct ptd_values *v)
+{
+	return v && v->past && v->has_regs && !v->pc_only && v->used_regs;
 }
 
 int ptd_values_used_memory(const struct ptd_values *v)
@@ -843,6 +850,8 @@ static int var_value(struct ptd_values *v, struct found *fd, struct ptd_value **
 		return ptd__err(-ptde_unsupported, "Unhandled dwarf expression opcode 0x%x",
 				n ? ops[0].atom : 0);
 	}
+	if (fd->has_fn && l.kind != LOC_UNAVAIL && l.kind != LOC_OPTOUT)
+		v->used_regs = 1; /* a frame's variable: found through its registers */
 	switch (l.kind) {
 	case LOC_MEM:
 		val->lval = LV_MEM;
@@ -1011,6 +1020,8 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 	}
 	if (!known)
 		val->unavailable = !val->not_saved;
+	else if (r != 16)
+		v->used_regs = 1;
 	if (half)
 		x &= 0xffffffffu;
 	memcpy(val->buf, &x, ptd__vt_size(t) < 8 ? ptd__vt_size(t) : 8);

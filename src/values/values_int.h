@@ -116,6 +116,8 @@ struct ptd_values {
 	struct user_regs_struct uregs; /* the innermost frame's, as given */
 	int past;          /* memory is the present memory, not the past's */
 	int used_memory;   /* memory was read since ptd_values_bind */
+	int used_regs;     /* registers other than rip were used since then */
+	int pc_only;       /* only rip of the innermost frame is known */
 	char warning[128]; /* gdb's warning of the last evaluation, or "" */
 	struct vframe frame;     /* the selected frame */
 	struct vframe frame0;    /* the innermost one */

@@ -33,12 +33,16 @@ section "$TMPDIR/gdb.out" >"$TMPDIR/gdb.sec"
 # gdb's record full is "record"; ptdbg's soft recorder is chosen with
 # --method=soft.
 ptdbg_batch --method=soft -- "$TESTPROGS/values" | norm >"$TMPDIR/soft.out"
-section "$TMPDIR/soft.out" | grep -v '^warning: memory is shown as it is now' >"$TMPDIR/soft.sec"
+section "$TMPDIR/soft.out" | grep -v -e '^warning: memory is shown as it is now' \
+	-e '^note: the registers at this point of the recording are exact' >"$TMPDIR/soft.sec"
 diff -u "$TMPDIR/gdb.sec" "$TMPDIR/soft.sec" >&2 ||
 	die "values at a soft trap differ from gdb record full's (- gdb, + ptdbg)"
 n=$(grep -c '^warning: memory is shown as it is now, not as it was at this point of the recording$' \
 	"$TMPDIR/soft.out")
 [ "$n" = 1 ] || die "the present-memory note was given $n times at one position (want 1)"
+n=$(grep -c '^note: the registers at this point of the recording are exact (the recorder kept them here)$' \
+	"$TMPDIR/soft.out")
+[ "$n" = 1 ] || die "the exact-registers note was given $n times at one position (want 1)"
 
 # Where the registers are unknown (step keeps none; soft between traps).
 for m in step soft; do
