@@ -949,6 +949,10 @@ struct ptd_values_target {
 	long (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
 	int (*set_reg)(void *ctx, int dwarf_regno, uint64_t val);
 	void *ctx;
+	/* When nonzero, the @ctx_size bytes at @ctx are copied into the
+	 * binding (at most 64), and the callbacks get the copy: the caller's
+	 * context need not outlive the call. */
+	size_t ctx_size;
 	/* The innermost frame's registers; NULL when there is no thread.
 	 * pc_only: only rip is known (the recorded past without registers). */
 	const struct user_regs_struct *regs;

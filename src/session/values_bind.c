@@ -18,9 +18,6 @@ struct bind_ctx {
 	void *fallback_ctx;
 };
 
-/* One per process is enough: the shell binds before each command. */
-static struct bind_ctx the_ctx;
-
 static long ses_read(void *ctx, uint64_t addr, void *buf, size_t n)
 {
 	struct bind_ctx *c = ctx;
@@ -76,20 +73,19 @@ int ptd_session_values_bind(struct ptd_session *s, struct ptd_values *v, int lev
 			    void *fallback_ctx)
 {
 	struct ptd_values_target tg = { 0 };
+	struct bind_ctx ctx = { s, fallback_read, fallback_ctx };
 	struct user_regs_struct r;
 	int pc_only = 1, live;
 
 	if (!s || !v)
 		return -ptde_invalid;
-	the_ctx.s = s;
-	the_ctx.fallback = fallback_read;
-	the_ctx.fallback_ctx = fallback_ctx;
 	live = ptd_session_alive(s) && !ptd_session_replaying(s) && !ptd_session_offline(s);
 	tg.symbols = ptd_session_symbols(s);
 	tg.read = ses_read;
 	tg.write = live ? ses_write : NULL;
 	tg.set_reg = live ? ses_set_reg : NULL;
-	tg.ctx = &the_ctx;
+	tg.ctx = &ctx;
+	tg.ctx_size = sizeof(ctx); /* copied into @v by the bind */
 	tg.past = ptd_session_replaying(s) || ptd_session_offline(s);
 	tg.level = level;
 	tg.level_pc = level_pc;

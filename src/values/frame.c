@@ -491,6 +491,13 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 	v->write = tg->write;
 	v->set_reg = tg->set_reg;
 	v->ctx = tg->ctx;
+	if (tg->ctx_size) {
+		if (tg->ctx_size > sizeof(v->ctx_copy))
+			return ptd__err(-ptde_invalid, "cannot bind values: context of %zu bytes",
+					tg->ctx_size);
+		memcpy(v->ctx_copy, tg->ctx, tg->ctx_size);
+		v->ctx = v->ctx_copy;
+	}
 	v->past = tg->past;
 	v->used_memory = 0;
 	v->used_regs = 0;

@@ -111,6 +111,7 @@ struct ptd_values {
 	long (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
 	int (*set_reg)(void *ctx, int dwarf_regno, uint64_t v);
 	void *ctx;
+	uint64_t ctx_copy[8]; /* ptd_values_target.ctx_size bytes */
 
 	int has_regs;      /* a thread is there */
 	struct user_regs_struct uregs; /* the innermost frame's, as given */
