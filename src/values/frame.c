@@ -320,7 +320,14 @@ static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *
 				return 0;
 			case DW_OP_nop:
 				break;
+			case DW_OP_form_tls_address:
+			case DW_OP_GNU_push_tls_address:
+				/* errno, __thread: the TLS block's place needs
+				 * libthread_db's view of the thread */
+				v->bad_op = op;
+				return -2;
 			default:
+				v->bad_op = op;
 				return -1;
 			}
 		}
@@ -852,10 +859,19 @@ static int var_value(struct ptd_values *v, struct found *fd, struct ptd_value **
 			return 0;
 		}
 	}
-	if (eval_ops(v, &env, ops, n, &l) < 0) {
+	v->bad_op = 0;
+	rc = eval_ops(v, &env, ops, n, &l);
+	if (rc == -2) {
 		ptd_value_free(val);
+		return ptd__err(-ptde_unsupported,
+				"Cannot access thread-local variables: ptdbg does not read TLS");
+	}
+	if (rc < 0) {
+		ptd_value_free(val);
+		if (!v->bad_op) /* a stack underflow or overflow */
+			return ptd__err(-ptde_bad_trace, "malformed DWARF location expression");
 		return ptd__err(-ptde_unsupported, "Unhandled dwarf expression opcode 0x%x",
-				n ? ops[0].atom : 0);
+				v->bad_op);
 	}
 	if (fd->has_fn && l.kind != LOC_UNAVAIL && l.kind != LOC_OPTOUT)
 		v->used_regs = 1; /* a frame's variable: found through its registers */

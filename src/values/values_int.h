@@ -119,6 +119,7 @@ struct ptd_values {
 	int used_memory;   /* memory was read since ptd_values_bind */
 	int used_regs;     /* registers other than rip were used since then */
 	int pc_only;       /* only rip of the innermost frame is known */
+	int bad_op;        /* the DW_OP a location expression failed at */
 	char warning[128]; /* gdb's warning of the last evaluation, or "" */
 	struct vframe frame;     /* the selected frame */
 	struct vframe frame0;    /* the innermost one */
