@@ -1102,8 +1102,13 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 			r = fail(ps, -ptde_invalid, "Invalid number %s of repetitions.", num);
 			goto out;
 		}
-		if ((uint64_t)cnt * ptd__vt_size(a->type) > VAL_MAX_SIZE) {
-			r = fail(ps, -ptde_invalid, "value requires too many bytes, more than max-value-size%s", "");
+		if ((uint64_t)cnt > VAL_MAX_SIZE || (uint64_t)cnt * ptd__vt_size(a->type) > VAL_MAX_SIZE) {
+			char num[32];
+
+			snprintf(num, sizeof(num), "%llu",
+				 (unsigned long long)cnt * (unsigned long long)ptd__vt_size(a->type));
+			r = fail(ps, -ptde_invalid,
+				 "value requires %s bytes, which is more than max-value-size", num);
 			goto out;
 		}
 		r = ptd__val_new(ptd__vt_array(v, a->type, cnt));

@@ -92,3 +92,16 @@ CMDS=('break make_point' 'break make_big' 'break half' 'break third' 'break name
 	'print $' 'print $$3' 'print $5' 'print $$' 'display g_counter'
 	'display/x g_bytes' 'display n' 'info display' next 'undisplay 1' next)
 compare finish
+
+# 4. Edges: max-value-size, casts of pointers to structs, floating
+#    infinities and NaN, int overflow, string literals, bytes of code.
+CMDS=('break sum' run 'print *a@300000' 'print (struct point *)a' 'print *(struct point *)a'
+	'print ((struct point *)a)->y' 'print &((struct point *)a)->y' 'print &*a' 'print *&*a'
+	'print -a[0]' 'print !a' 'print ~a[1]' 'print a[1] % 7' 'print 7.5 / 2' 'print 7 / 2.0f'
+	'print 1e10' 'print 1.0 / 0' 'print -1.0 / 0' 'print 0.0 / 0' 'print 100000 * 100000'
+	'print 100000L * 100000' 'print 2147483647 + 1' 'print -(-2147483648)' "print 'A' == 65"
+	'print "abc"[1]' 'print sizeof("abc")' 'whatis "abc"' 'print/c *a@4' 'print/x *a@4'
+	'print/x *(unsigned char *)main@30' 'print/d (char)200' 'print/u (char)200'
+	'print/t (unsigned char)5' 'print/o 0' 'print/x (short)-2' 'print/z (char)1'
+	'print/a 0x401000' 'print/s g_msg' 'print/x g_msg' 'print/d g_ratio')
+compare edges
