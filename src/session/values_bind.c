@@ -82,7 +82,10 @@ int ptd_session_values_bind(struct ptd_session *s, struct ptd_values *v, int lev
 	live = ptd_session_alive(s) && !ptd_session_replaying(s) && !ptd_session_offline(s);
 	tg.symbols = ptd_session_symbols(s);
 	tg.read = ses_read;
-	tg.write = live ? ses_write : NULL;
+	/* before `run` gdb writes to the executable's memory, which it does
+	 * not have open for writing: "Cannot access memory"; the past and
+	 * loaded traces are read-only with their own message */
+	tg.write = live || (!ptd_session_alive(s) && !ptd_session_offline(s)) ? ses_write : NULL;
 	tg.set_reg = live ? ses_set_reg : NULL;
 	tg.ctx = &ctx;
 	tg.ctx_size = sizeof(ctx); /* copied into @v by the bind */

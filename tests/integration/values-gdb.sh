@@ -105,3 +105,10 @@ CMDS=('break sum' run 'print *a@300000' 'print (struct point *)a' 'print *(struc
 	'print/t (unsigned char)5' 'print/o 0' 'print/x (short)-2' 'print/z (char)1'
 	'print/a 0x401000' 'print/s g_msg' 'print/x g_msg' 'print/d g_ratio')
 compare edges
+
+# 5. Before `run`: globals, types and functions come from the executable.
+CMDS=('print g_counter' 'print g_arr' 'print g_msg' 'print origin' 'ptype struct rec'
+	'print main' 'print $pc' 'print n' 'info locals' 'info args' 'info frame'
+	'set var g_counter = 5' 'print sizeof(g_rec)' 'x/2dw &g_arr' 'whatis g_rec.next'
+	'display g_counter' 'finish')
+compare before-run
