@@ -2838,6 +2838,8 @@ static const struct cmd set_cmds[] = {
 	  "bts buffer-size SIZE (\"help set record\")." },
 	{ "confirm", 0, set_confirm, 0, "Whether to ask before killing the program etc. (default on)." },
 	{ "pagination", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
+	{ "print", 0, shell_set_print, 0,
+	  "set print frame-arguments all|scalars|none|presence: arguments in frame lines." },
 	{ "height", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "width", 0, set_ignored, 0, "Accepted for gdb scripts." },
 	{ NULL },
@@ -2845,6 +2847,7 @@ static const struct cmd set_cmds[] = {
 
 static const struct cmd show_cmds[] = {
 	{ "args", 0, show_args, 0, "The arguments the program gets at the next run." },
+	{ "print", 0, shell_show_print, 0, "show print frame-arguments." },
 	{ "disable-randomization", 0, show_disable_randomization, 0,
 	  "Whether address space randomization is disabled." },
 	{ "pin-cpu", 0, show_pin_cpu, 0, "Whether ptdbg and the program run on one CPU." },

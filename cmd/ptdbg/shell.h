@@ -74,6 +74,9 @@ struct shell {
 	struct ptd_values *vals;
 	int mem_note_done;
 	uint64_t mem_note_pos;
+	/* set print frame-arguments: -1 "()" (ptdbg's default), else gdb's
+	 * modes 0 all, 1 scalars, 2 none, 3 presence */
+	int frame_args_mode;
 
 	struct shell_display displays[32];
 	int ndisplays;
@@ -157,6 +160,10 @@ int shell_info_frame(struct shell *sh, const char *args);
 void shell_show_display_value(struct shell *sh, int num, const char *fmt, const char *expr);
 void shell_print_return_value(struct shell *sh, uint64_t from_pc);
 void shell_values_release(struct shell *sh);
+/* Installs the frame-arguments printer in sh->pc (main.c, once). */
+void shell_values_init(struct shell *sh);
+int shell_set_print(struct shell *sh, const char *args);
+int shell_show_print(struct shell *sh, const char *args);
 /* The selected frame's registers and which are known (each field 0/1). */
 int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_regs_struct *known);
 

@@ -356,3 +356,68 @@ int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_r
 		return value_error(rc);
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* Arguments in frame lines (gdb's "set print frame-arguments")         */
+
+static const char *const frame_args_modes[] = { "all", "scalars", "none", "presence", NULL };
+
+static int frame_args_cb(void *ctx, int level, uint64_t pc, char *out, size_t n)
+{
+	struct shell *sh = ctx;
+	char *s = NULL;
+
+	if (sh->frame_args_mode < 0)
+		return -1;
+	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
+		return -1;
+	if (level < 0)
+		level = 0;
+	ptd_clear_error();
+	if (ptd_session_values_bind(sh->s, sh->vals, level, level ? pc : 0, file_read, sh) < 0 ||
+	    ptd_values_frame_args(sh->vals, sh->frame_args_mode, &s) < 0) {
+		ptd_clear_error();
+		return -1;
+	}
+	snprintf(out, n, "%s", s);
+	free(s);
+	return 0;
+}
+
+void shell_values_init(struct shell *sh)
+{
+	/* ptdbg printed "fn ()" before it had values; until the user sets
+	 * print frame-arguments it still does (see the man page) */
+	sh->frame_args_mode = -1;
+	sh->pc.frame_args = frame_args_cb;
+	sh->pc.frame_args_ctx = sh;
+}
+
+int shell_set_print(struct shell *sh, const char *args)
+{
+	char word[64], mode[64];
+	int i;
+
+	args = skip_ws(args);
+	if (sscanf(args, "%63s %63s", word, mode) != 2 || strcmp(word, "frame-arguments"))
+		return shell_error("ptdbg sets only \"print frame-arguments all|scalars|none|presence\".");
+	for (i = 0; frame_args_modes[i]; i++)
+		if (!strcmp(frame_args_modes[i], mode)) {
+			sh->frame_args_mode = i;
+			return 0;
+		}
+	return shell_error("Undefined item: \"%s\".", mode);
+}
+
+int shell_show_print(struct shell *sh, const char *args)
+{
+	args = skip_ws(args);
+	if (strncmp(args, "frame-arguments", 15))
+		return shell_error("ptdbg shows only \"print frame-arguments\".");
+	if (sh->frame_args_mode < 0)
+		printf("Printing of non-scalar frame arguments is \"off\" (frames show \"()\").\n");
+	else
+		printf("Printing of non-scalar frame arguments is \"%s\".\n",
+		       frame_args_modes[sh->frame_args_mode]);
+	return 0;
+}

@@ -1030,8 +1030,11 @@ extern PTD_EXPORT uint64_t ptd_value_size(const struct ptd_value *val);
 /* info locals (@args 0) / info args (@args 1): "name = value\n" lines or
  * "No locals.\n"; *@out is malloc'ed. */
 extern PTD_EXPORT int ptd_values_locals(struct ptd_values *v, int args, char **out);
-/* "argc=1, argv=0x7ffe..." of the bound frame, for frame lines. */
-extern PTD_EXPORT int ptd_values_frame_args(struct ptd_values *v, char **out);
+/* The bound frame's arguments for frame lines, "argc=1, argv=0x7ffe...",
+ * in gdb's `print frame-arguments` modes: 0 all, 1 scalars (structs,
+ * unions and arrays as "..."), 2 none ("argc=..."), 3 presence ("..."
+ * when there are arguments).  *@out is malloc'ed. */
+extern PTD_EXPORT int ptd_values_frame_args(struct ptd_values *v, int mode, char **out);
 /* info frame's text for the bound frame. */
 extern PTD_EXPORT int ptd_values_frame_info(struct ptd_values *v, char **out);
 

@@ -1142,47 +1142,76 @@ int ptd_values_locals(struct ptd_values *v, int args, char **out)
 	return 0;
 }
 
-/* "argc=1, argv=0x7ffe..." for frame lines */
-int ptd_values_frame_args(struct ptd_values *v, char **out)
+/* "argc=1, argv=0x7ffe..." for frame lines, in gdb's "print
+ * frame-arguments" modes: 0 all, 1 scalars (aggregates as "..."), 2 none
+ * ("argc=..."), 3 presence ("..." for the whole list when there is one). */
+int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 {
-	char *all, *p;
+	Dwfl_Module *m;
+	Dwarf_Die *cu, *scopes = NULL, c;
+	Dwarf_Addr bias = 0;
 	struct sbuf b = { 0 };
-	int rc = ptd_values_locals(v, 1, &all);
+	uint64_t pc;
+	int n, i, fn = -1, count = 0;
 
-	if (rc < 0)
-		return rc;
-	if (!strcmp(all, "No arguments.\n")) {
-		free(all);
-		*out = strdup("");
-		return *out ? 0 : -ptde_nomem;
-	}
-	for (p = all; *p; p++) {
-		if (*p == '\n') {
-			if (p[1])
-				ptd__sb_add(&b, ", ");
-		} else if (!strncmp(p, " = ", 3) && (p == all || 1)) {
-			/* only the first " = " of each line is the separator */
-			char *ls = p;
-
-			while (ls > all && ls[-1] != '\n')
-				ls--;
-			if (strstr(ls, " = ") == p) {
-				ptd__sb_add(&b, "=");
-				p += 2;
-			} else {
-				ptd__sb_add(&b, "%c", *p);
-			}
-		} else {
-			ptd__sb_add(&b, "%c", *p);
+	if (!v || !out || mode < 0 || mode > 3)
+		return -ptde_invalid;
+	if (!v->has_regs)
+		return ptd__err(-ptde_not_running, "No frame selected.");
+	pc = lookup_pc(v);
+	m = module_at(v, pc);
+	if (!m || !(cu = dwfl_module_addrdie(m, pc, &bias)))
+		return ptd__err(-ptde_notfound, "No symbol table info available.");
+	n = dwarf_getscopes(cu, pc - bias, &scopes);
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			fn = i;
+			break;
 		}
+	if (fn >= 0 && dwarf_child(&scopes[fn], &c) == 0) {
+		do {
+			const char *nm = dwarf_diename(&c);
+			struct found fd = { 0 };
+			struct ptd_value *val = NULL;
+			struct vtype *st;
+
+			if (!nm || dwarf_tag(&c) != DW_TAG_formal_parameter)
+				continue;
+			if (mode == 3) {
+				ptd__sb_add(&b, "...");
+				break;
+			}
+			ptd__sb_add(&b, "%s%s=", count++ ? ", " : "", nm);
+			if (mode == 2) {
+				ptd__sb_add(&b, "...");
+				continue;
+			}
+			fd.die = c;
+			fd.fn = scopes[fn];
+			fd.has_fn = 1;
+			fd.bias = bias;
+			fd.ok = 1;
+			ptd_clear_error();
+			if (var_value(v, &fd, &val) < 0) {
+				ptd__sb_add(&b, "<error: %s>", ptd_last_error(-ptde_internal));
+				continue;
+			}
+			st = ptd__vt_strip(val->type);
+			if (mode == 1 && st &&
+			    (st->kind == VT_STRUCT || st->kind == VT_UNION || st->kind == VT_ARRAY))
+				ptd__sb_add(&b, "...");
+			else
+				ptd__val_print(v, val, 0, 0, &b);
+			ptd_value_free(val);
+		} while (dwarf_siblingof(&c, &c) == 0);
 	}
-	free(all);
+	free(scopes);
 	if (b.oom) {
 		free(b.s);
 		return ptd__err(-ptde_nomem, "out of memory");
 	}
 	*out = b.s ? b.s : strdup("");
-	return *out ? 0 : -ptde_nomem;
+	return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
 }
 
 int ptd_values_frame_info(struct ptd_values *v, char **out)
@@ -1237,7 +1266,7 @@ int ptd_values_frame_info(struct ptd_values *v, char **out)
 				    (unsigned long long)v->inner_cfa);
 	}
 	ptd__sb_add(&b, " source language c.\n");
-	if (ptd_values_frame_args(v, &args) == 0) {
+	if (ptd_values_frame_args(v, 0, &args) == 0) {
 		if (f.cfa_known)
 			ptd__sb_add(&b, " Arglist at 0x%llx, args: %s\n",
 				    (unsigned long long)(f.cfa - 16), args);

@@ -11,26 +11,32 @@
 #  - stack addresses (0x7ff..., or in decimal) become STACK: gdb's environment
 #    differs from ptdbg's, which moves the stack;
 #  - the arguments in frame lines ("sum (a=..., n=4) at") become "()":
-#    ptdbg's frame lines do not show arguments yet (man page DIFFERENCES).
+#    ptdbg shows them only after `set print frame-arguments` (man page
+#    DIFFERENCES); the last scenario compares them with it set.
 . "$(dirname "$0")/lib.bash"
 need_prereqs values
 need_gdb
 
 norm() {
 	grep -v -e 'libthread_db' -e '^\[Thread debugging' -e '^\[Inferior 1 ' |
-		sed -e 's/0x7ff[0-9a-f]*/STACK/g' -e 's/\b140[67][0-9]\{11\}\b/STACKDEC/g' \
-		    -e 's/^\(Breakpoint [0-9]*, \|#[0-9]* *\(0x[0-9a-f]* in \)\{0,1\}\|0x[0-9a-f]* in \|Run till exit from #[0-9]* *\(0x[0-9a-f]* in \)\{0,1\}\)\{0,1\}\([A-Za-z_][A-Za-z_0-9]*\) (.*) at /\1\4 () at /'
+		sed -e 's/0x7ff[0-9a-f]*/STACK/g' -e 's/\b140[67][0-9]\{11\}\b/STACKDEC/g' |
+		if [ "$KEEP_ARGS" = 1 ]; then cat; else
+		sed -e 's/^\(Breakpoint [0-9]*, \|#[0-9]* *\(0x[0-9a-f]* in \)\{0,1\}\|0x[0-9a-f]* in \|Run till exit from #[0-9]* *\(0x[0-9a-f]* in \)\{0,1\}\)\{0,1\}\([A-Za-z_][A-Za-z_0-9]*\) (.*) at /\1\4 () at /'
+		fi
 }
 
+KEEP_ARGS=0
+# compare NAME [REGEX]: the outputs must be identical and contain REGEX
+# (default: a printed value).
 compare() {
-	local name=$1
+	local name=$1 want=${2:-'^\$[0-9]* = '}
 	ptdbg_batch -- "$TESTPROGS/values" | norm >"$TMPDIR/$name.ptdbg"
 	gdb_batch -- "$TESTPROGS/values" | norm >"$TMPDIR/$name.gdb"
 	if ! diff -u "$TMPDIR/$name.gdb" "$TMPDIR/$name.ptdbg" >&2; then
 		die "$name: ptdbg's values differ from gdb's (- gdb, + ptdbg)"
 	fi
 	# the scenario must have shown values, not only errors
-	grep -q '^\$[0-9]* = ' "$TMPDIR/$name.ptdbg" || die "$name: no value printed"
+	grep -q -- "$want" "$TMPDIR/$name.ptdbg" || die "$name: no line matching $want"
 	note "$name: $(wc -l <"$TMPDIR/$name.ptdbg") lines identical to gdb's"
 }
 
@@ -112,3 +118,12 @@ CMDS=('print g_counter' 'print g_arr' 'print g_msg' 'print origin' 'ptype struct
 	'set var g_counter = 5' 'print sizeof(g_rec)' 'x/2dw &g_arr' 'whatis g_rec.next'
 	'display g_counter' 'finish')
 compare before-run
+
+# 6. Frame lines with their arguments, as gdb prints them by default
+#    (ptdbg after `set print frame-arguments scalars`, which gdb accepts
+#    too): stops, bt, up/down/frame, finish, in every mode.
+CMDS=('set print frame-arguments scalars' 'break helper' 'break name_of' 'break make_point'
+	'break low' run bt continue up down 'frame 2' continue continue continue bt finish
+	continue finish 'set print frame-arguments none' bt 'set print frame-arguments presence'
+	'frame 1' 'set print frame-arguments all' 'frame 0')
+KEEP_ARGS=1 compare frame-args '^Breakpoint 1, helper (depth=1) at values\.c:'
