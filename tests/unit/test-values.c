@@ -459,6 +459,23 @@ static void test_locals(void **state)
 		snprintf(e, sizeof(e), "$pc == sum + %llu", (unsigned long long)(bp - entry));
 		expect(f->v, e, "1");
 	}
+	/* frame lines in gdb's print frame-arguments modes */
+	{
+		static const char *const want[] = { "a=0x7ff000000800, n=4", "a=0x7ff000000800, n=4",
+						    "a=..., n=...", "..." };
+		struct user_regs_struct r, k;
+
+		for (int m = 0; m < 4; m++) {
+			assert_int_equal(ptd_values_frame_args(f->v, m, &s), 0);
+			assert_string_equal(s, want[m]);
+			free(s);
+		}
+		assert_int_equal(ptd_values_frame_args(f->v, 4, &s), -ptde_invalid);
+		assert_int_equal(ptd_values_frame_regs(f->v, &r, &k), 0);
+		assert_int_equal(r.rbp, STACK_BASE + 0x400);
+		assert_int_equal(k.rbp, 1);
+		assert_int_equal(r.rip, bp);
+	}
 	/* a bad pointer in a local: an error at the top, <error: ...> inside */
 	memset(stack_mem + (addr_a - STACK_BASE), 0x11, 8);
 	expect_error(f->v, "*a", "Cannot access memory at address 0x1111111111111111");
@@ -474,6 +491,38 @@ static void test_locals(void **state)
 	assert_int_equal(ptd_values_locals(f->v, 1, &s), 0);
 	assert_string_equal(s, "a = <unavailable>\nn = <unavailable>\n");
 	free(s);
+	assert_int_equal(ptd_values_frame_args(f->v, 1, &s), 0);
+	assert_string_equal(s, "a=<unavailable>, n=<unavailable>");
+	free(s);
+	{
+		struct user_regs_struct r, k;
+
+		assert_int_equal(ptd_values_frame_regs(f->v, &r, &k), 0);
+		assert_int_equal(k.rbp, 0);
+		assert_int_equal(k.eflags, 0);
+		assert_int_equal(k.rip, 1);
+	}
+	/* the caller's frame, unwound with the CFI: main's pc after the call */
+	{
+		uint64_t ret = 0x401418; /* sum's return address in main */
+		struct ptd_values_target t = { 0 };
+		uint64_t cfa = STACK_BASE + 0x410;
+
+		memcpy(stack_mem + (cfa - 8 - STACK_BASE), &ret, 8);
+		t.symbols = f->sym;
+		t.read = fake_read;
+		t.regs = &f->regs;
+		t.level = 1;
+		t.level_pc = ret;
+		assert_int_equal(ptd_values_bind(f->v, &t), 0);
+		expect(f->v, "$pc", "(void (*)()) 0x401418 <main+391>");
+		expect(f->v, "$sp", "(void *) 0x7ff000000410");
+		/* a level whose pc the CFI does not reach: only the pc is known */
+		t.level_pc = 0x401419;
+		assert_int_equal(ptd_values_bind(f->v, &t), 0);
+		expect(f->v, "$sp", "<unavailable>");
+		expect(f->v, "n", "<unavailable>");
+	}
 }
 
 static void test_no_debug_info(void **state)
