@@ -510,8 +510,9 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 	v->used_regs = 0;
 	v->pc_only = tg->pc_only;
 	/* Types are cached by DIE, and the Dwfl may have been re-reported
-	 * since the last command; the types themselves stay (history). */
-	v->ncache = 0;
+	 * since the last command: the cache starts again, and the types only
+	 * the last command used are freed (the history keeps its own). */
+	ptd__vt_collect(v);
 	memset(&v->frame0, 0, sizeof(v->frame0));
 	memset(&v->frame, 0, sizeof(v->frame));
 	v->has_regs = tg->regs != NULL;

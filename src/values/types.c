@@ -673,3 +673,53 @@ struct vtype *ptd__vt_lookup(struct ptd_values *v, const char *name)
 		return NULL;
 	return ptd__vt_from_die(v, &fc.found);
 }
+
+static void mark(struct vtype *t)
+{
+	/* iterative along target chains, recursive into members */
+	while (t && !t->mark) {
+		t->mark = 1;
+		for (int i = 0; i < t->nmembers; i++)
+			mark(t->members[i].type);
+		t = t->target;
+	}
+}
+
+static void vt_free(struct vtype *t)
+{
+	for (int i = 0; i < t->nmembers; i++)
+		free(t->members[i].name);
+	free(t->members);
+	for (int i = 0; i < t->nenums; i++)
+		free(t->enums[i].name);
+	free(t->enums);
+	free(t->name);
+	free(t);
+}
+
+void ptd__vt_collect(struct ptd_values *v)
+{
+	struct vtype *builtins[] = { v->t_int,	  v->t_uint,  v->t_long,      v->t_ulong,
+				     v->t_char,	  v->t_double, v->t_float,    v->t_void,
+				     v->t_bool,	  v->t_code_ptr, v->t_data_ptr, v->t_flags,
+				     v->t_short,  v->t_ushort, v->t_uchar,    v->t_llong,
+				     v->t_ullong, v->t_schar, v->t_ldouble };
+	struct vtype **pp, *t;
+
+	for (t = v->types; t; t = t->next_alloc)
+		t->mark = 0;
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		mark(builtins[i]);
+	for (int i = 0; i < v->nhist; i++)
+		mark(v->hist[i]->type);
+	for (pp = &v->types; *pp;) {
+		t = *pp;
+		if (t->mark) {
+			pp = &t->next_alloc;
+			continue;
+		}
+		*pp = t->next_alloc;
+		vt_free(t);
+	}
+	v->ncache = 0; /* it may name freed types */
+}

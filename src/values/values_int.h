@@ -65,6 +65,7 @@ struct vtype {
 	struct vt_enumerator *enums;
 	int nenums;
 	struct vtype *next_alloc;
+	int mark;              /* reachable from the history or a builtin */
 };
 
 /* A value: what print shows, what $N keeps. */
@@ -153,6 +154,9 @@ char *ptd__vt_name(struct vtype *t, const char *decl);
 char *ptd__vt_ptype(struct vtype *t);
 /* Finds a type by C name: "int", "unsigned long", "struct point", a typedef. */
 struct vtype *ptd__vt_lookup(struct ptd_values *v, const char *name);
+/* Frees the types no history value or builtin reaches (at each bind, so a
+ * long session's evaluations do not pile types up). */
+void ptd__vt_collect(struct ptd_values *v);
 
 /* frame.c */
 struct ptd_value *ptd__val_new(struct vtype *t);
