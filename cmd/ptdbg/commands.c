@@ -2902,7 +2902,8 @@ static const struct cmd top_cmds[] = {
 	{ "nexti", 0, cmd_nexti, CMD_REPEAT, "Step one instruction, over calls: nexti [N]." },
 	{ "ni", 0, cmd_nexti, CMD_REPEAT | CMD_ALIAS, "nexti" },
 	{ "print", 1, shell_cmd_print, 0,
-	  "Print the value of an expression: print[/x] $REG | NUMBER | EXPR." },
+	  "Print the value of a C expression: print[/FMT] EXPR (variables, members, arrays,\n"
+	  "pointers, casts, $REG, $N history; FMT: x d u o t c a z s)." },
 	{ "quit", 1, cmd_quit, 0, "Exit ptdbg: quit [EXIT-CODE]." },
 	{ "exit", 0, cmd_quit, CMD_ALIAS, "quit" },
 	{ "record", 3, cmd_record, 0,
