@@ -155,7 +155,14 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 			ptd_print_addr16(a, sizeof(a), pc);
 			fprintf(c->out, "%s in ", a);
 		}
-		fprintf(c->out, "%s ()", have_sym ? ptd_print_symname(s.name) : "??");
+		{
+			char args[1024] = "";
+
+			if (!have_sym || !c->frame_args ||
+			    c->frame_args(c->frame_args_ctx, level, pc, args, sizeof(args)) < 0)
+				args[0] = '\0';
+			fprintf(c->out, "%s (%s)", have_sym ? ptd_print_symname(s.name) : "??", args);
+		}
 		if (have_line)
 			fprintf(c->out, " at %s:%d", ptd_print_file(c, li.file), li.line);
 		else if (have_sym && !module_is_main(c, s.module))

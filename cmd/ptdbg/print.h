@@ -27,6 +27,11 @@ struct ptd_print_ctx {
 	 * "L\tin FILE" for further lines of it.  Otherwise the first form is
 	 * always written to @out. */
 	int gdb_errors;
+	/* Writes the arguments of the frame at @level (<0: the innermost)
+	 * whose pc is @pc into @out ("n=10") for frame lines, or returns <0
+	 * for "()"; NULL: always "()". */
+	int (*frame_args)(void *ctx, int level, uint64_t pc, char *out, size_t n);
+	void *frame_args_ctx;
 	char last_file[512];
 	int last_file_missing;
 };
