@@ -1011,7 +1011,7 @@ void ptd__calllog_drop_last_block(struct ptd_calllog *l)
  * the items it stands for.  Returns the number after the last one. */
 static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
 {
-	const uint8_t *p = l->bytes, *end = l->bytes + l->n;
+	const uint8_t *p = l->bytes, *end = l->bytes ? l->bytes + l->n : NULL;
 	uint64_t num = 1, v, base = 0;
 	struct ptd_item it;
 
