@@ -277,9 +277,11 @@ struct ptd_callseg {
 	uint8_t up_is_tail;
 	/* PTD_SEG_SWITCH only: the caller segment (up the chain of the
 	 * jumping frame) whose function the jump landed in, i.e. the frame
-	 * a longjmp unwound to; 0 when none.  Levels stay gdb's (the switch
-	 * keeps the jumper's level); replay uses this to stop stepping where
-	 * gdb's longjmp handling stops. */
+	 * a longjmp unwound to; 0 when none.  Such a jump is a return: this
+	 * segment continues that frame's instance at its level (the frames
+	 * in between never return), so finish, bt and reverse-finish see
+	 * the frame the program is really in; replay uses the mark to stop
+	 * stepping where gdb's longjmp handling stops. */
 	uint64_t unwound_to;
 };
 

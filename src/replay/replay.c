@@ -194,6 +194,15 @@ static int landing_level(const struct walker *w)
 	return a ? a->level : INT_MAX;
 }
 
+/* Whether reverse stepping just went back over a longjmp-like landing
+ * (@prev, the segment of the instruction after the current one) into the
+ * jump that made it. */
+static int back_over_landing(const struct walker *w, const struct ptd_callseg *prev)
+{
+	return prev && prev != w->s && prev->how == PTD_SEG_SWITCH && prev->unwound_to &&
+	       prev->first == w->c.number + 1;
+}
+
 struct stepstate {
 	enum ptd_motion m;
 	int level;
@@ -319,8 +328,16 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 			((st->prev_seg->how == PTD_SEG_TAILCALL && st->prev_seg->up == s->index) ||
 			 (st->prev_seg->how == PTD_SEG_SIGTRAMP && st->prev_seg->level == s->level));
 
+	int landing = back_over_landing(w, st->prev_seg);
+
 	st->prev_level = s->level;
 	st->prev_seg = s;
+	if (landing && (s->level > st->level || (s->level == st->level && s->instance != st->inst)))
+		/* gdb's record full sees the jump (its stack already the
+		 * landing frame's) as another function of the frame being
+		 * stepped: the line rules decide, as for a jump between
+		 * functions, and the frame becomes the jumper's. */
+		return line_rules(w, st, 0);
 	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
 		return 0; /* gdb steps through signal trampolines */
 	if (in_tramp(w, ip))
@@ -413,7 +430,7 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	struct walker w;
 	struct stepstate st;
 	uint64_t last_real, first_real;
-	int start_level, rc;
+	int start_level, rev_finish_level, rc;
 
 	if (!h || !res)
 		return ptd__err(-ptde_invalid, "no history or result");
@@ -437,6 +454,18 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		return rc;
 	track_seg(&w);
 	start_level = w.s->level;
+	{
+		/* reverse-finish goes back to the call in the caller: a
+		 * function reached by jumps (a PLT stub, the dynamic linker,
+		 * a tail call) replaced the frames of the jumpers, which gdb's
+		 * unwinder never sees. */
+		const struct ptd_callseg *r = w.s;
+		int k;
+
+		for (k = 0; r && r->up_is_tail && r->up && k < 1 << 20; k++)
+			r = ptd_calls_get(calls, r->up);
+		rev_finish_level = r ? r->level : start_level;
+	}
 	last_real = w.c.is_gap ? 0 : from;
 	first_real = first_insn(h);
 
@@ -493,7 +522,7 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			       (!reverse && landing_level(&w) <= start_level);
 			break;
 		case PTD_MOTION_FINISH:
-			done = w.s->level < start_level ||
+			done = w.s->level < (reverse ? rev_finish_level : start_level) ||
 			       (!reverse && landing_level(&w) < start_level);
 			break;
 		case PTD_MOTION_CONTINUE:
@@ -562,6 +591,25 @@ static int entered_by_signal(const struct ptd_calls *calls, const struct ptd_cal
 int ptd_replay_backtrace(const struct ptd_history *h, const struct ptd_calls *calls,
 			 uint64_t number, uint64_t *pcs, int max)
 {
+	return ptd_replay_backtrace_outer(h, calls, number, NULL, 0, pcs, max);
+}
+
+/* Whether the history still starts where the recording started (nothing
+ * dropped, no trace lost before its first block), so that its level 0 is
+ * the frame the stack at the start describes. */
+static int starts_at_record_start(const struct ptd_history *h)
+{
+	struct ptd_item it;
+
+	if (ptd_history_dropped(h))
+		return 0;
+	return ptd_history_item(h, 0, &it) == 1 && it.kind != PTD_ITEM_GAP;
+}
+
+int ptd_replay_backtrace_outer(const struct ptd_history *h, const struct ptd_calls *calls,
+			       uint64_t number, const uint64_t *outer, int nouter, uint64_t *pcs,
+			       int max)
+{
 	struct ptd_hcursor c;
 	const struct ptd_callseg *s;
 	int n = 0;
@@ -573,9 +621,31 @@ int ptd_replay_backtrace(const struct ptd_history *h, const struct ptd_calls *ca
 				(unsigned long)number);
 	pcs[n++] = c.ip;
 	s = ptd_calls_find(calls, number);
-	while (s && s->up && n < max) {
-		const struct ptd_callseg *u = ptd_calls_get(calls, s->up);
+	while (s && n < max) {
+		const struct ptd_callseg *u;
+		int k;
 
+		/* A function reached by a jump (a tail call, a PLT stub
+		 * jumping to the dynamic linker and on to the function) has
+		 * replaced the jumper's frame: the caller is the one that
+		 * made the call, as a stack unwinder (gdb's) sees it. */
+		for (k = 0; s->up_is_tail && s->up && k < 1 << 20; k++)
+			s = ptd_calls_get(calls, s->up);
+		if (s && !s->up && !s->is_gap && outer && s->level <= 0 && -s->level < nouter &&
+		    starts_at_record_start(h)) {
+			/* The call predates the recording: the frames are the
+			 * stack's at the start, beyond the returns recorded
+			 * out of it (each one level up). */
+			struct ptd_hcursor oc;
+			unsigned mode = ptd_hcursor_goto(&oc, h, s->first) == 0 ? oc.mode : 0;
+
+			for (k = -s->level; k < nouter && n < max; k++)
+				pcs[n++] = call_before(h, outer[k], mode);
+			break;
+		}
+		if (!s || !s->up)
+			break;
+		u = ptd_calls_get(calls, s->up);
 		if (!u)
 			break;
 		if (s->up_is_ret) {

@@ -27,6 +27,7 @@
 #include "record/soft.h"
 #include "record/step.h"
 #include "session/ptfilter.h"
+#include "unwind/unwind.h"
 #include "target/target.h"
 #include "util/error.h"
 
@@ -70,6 +71,19 @@ static struct ptd_ptsynth *new_synth(void)
 	return ptd_ptsynth_alloc(&cfg);
 }
 
+/* Keeps the live stack's callers as the recording starts (see
+ * sthread.outer); a stack that cannot be unwound keeps none. */
+static void keep_outer_frames(struct sthread *th)
+{
+	struct ptd_frame fr[PTD__OUTER_MAX + 1];
+	int n = ptd_unwind_backtrace(th->tid, fr, PTD__OUTER_MAX + 1);
+
+	ptd_clear_error();
+	th->nouter = 0;
+	for (int i = 1; i < n; i++)
+		th->outer[th->nouter++] = fr[i].pc;
+}
+
 int ptd__ses_record_start_thread(struct ptd_session *s, struct sthread *th)
 {
 	uint64_t pc;
@@ -77,6 +91,7 @@ int ptd__ses_record_start_thread(struct ptd_session *s, struct sthread *th)
 
 	if (rc < 0)
 		return rc;
+	keep_outer_frames(th);
 	if (s->rec_synth) {
 		ptd__ses_drop_pt(th);
 		th->stage = ptd_history_alloc(ptd__ses_read_code, s);

@@ -796,7 +796,8 @@ int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 		return ptd__err(-ptde_not_running, "No stack.");
 	if (th->pos) {
 		const struct ptd_calls *c = ptd_session_calls(s);
-		return ptd_replay_backtrace(th->h, c, th->pos, pcs, max);
+		return ptd_replay_backtrace_outer(th->h, c, th->pos, th->outer, th->nouter, pcs,
+						  max);
 	}
 	struct ptd_frame fr[256];
 	int n = ptd_unwind_backtrace(th->tid, fr, max < 256 ? max : 256);

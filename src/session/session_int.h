@@ -38,6 +38,8 @@ struct pt_mark {
 	uint64_t number;
 };
 
+#define PTD__OUTER_MAX 64
+
 struct sthread {
 	pid_t tid;
 	int num;
@@ -69,6 +71,11 @@ struct sthread {
 	struct ptd_pt_trace *lazy_done;
 	int exec_flush; /* the next flush decodes with the session's exec_img */
 	int pt_lost;    /* stretches whose PT could not be decoded and kept */
+	/* The return addresses of the callers of the frame the recording
+	 * started in (the live stack then, innermost first), so backtraces
+	 * in the past reach main when the recording started deeper. */
+	uint64_t outer[PTD__OUTER_MAX];
+	int nouter;
 };
 
 struct ptd_session {
