@@ -7,49 +7,15 @@
 # unwinder never sees them), with each PLT frame named by its own pc.
 # Compared with gdb 13 record full on testprogs/unwind (setjmp/longjmp
 # through the lazily bound longjmp@plt) and testprogs/throw (throw/catch).
-#
-# Frames are compared as "#N ADDR FILE:LINE" with the file kept for the
-# test program's own sources only (gdb and ptdbg name libc's files and
-# aliases differently); frame 0's address is left out (gdb prints it only
-# when the pc is mid-line, by its own line table reading of libc).
+# Frames are compared as frames.bash's norm_frames prints them.
 . "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/frames.bash"
 need_prereqs unwind throw
 need_gdb
 # gdb record full cannot record AVX-512 instructions (libc's string
 # functions, which the C++ unwinder uses): both debuggers run the program
 # with the baseline implementations.
 export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-AVX2,-AVX,-EVEX
-
-norm_frames() {
-	sed -n -E '/^@@/p
-	/^#[0-9]+ /{
-		s/^#([0-9]+) +(0x[0-9a-f]+ in )?([^ ]+) \(.*\)( at ([^ ]+):([0-9]+))?.*$/\1 \2 @\5:\6/
-		s/ in / /
-		s/@([^:]*\/)?([^/:]*):/@\2:/
-		s/@(unwind\.c|throw\.cc):([0-9]+)$/\1:\2/
-		s/ @.*$//
-		s/^0 0x[0-9a-f]+ ?/0 /
-		p
-	}'
-}
-
-# compare NAME PROG: runs CMDS in both debuggers, every "echo @@ X" marks
-# a bt; the frames must be equal.
-compare() {
-	local name=$1 prog=$2 g p
-	g=$(gdb_batch -- "$TESTPROGS/$prog")
-	p=$(ptdbg_batch -- "$TESTPROGS/$prog") || die "ptdbg failed: $p"
-	printf '%s\n' "$g" >"$TMPDIR/$name.gdb"
-	printf '%s\n' "$p" >"$TMPDIR/$name.ptdbg"
-	norm_frames <"$TMPDIR/$name.gdb" >"$TMPDIR/$name.gdb.frames"
-	norm_frames <"$TMPDIR/$name.ptdbg" >"$TMPDIR/$name.ptdbg.frames"
-	grep -q '^1 0x' "$TMPDIR/$name.gdb.frames" || die "$name: gdb printed no backtrace: $g"
-	if ! diff -u "$TMPDIR/$name.gdb.frames" "$TMPDIR/$name.ptdbg.frames" >&2; then
-		note "gdb:"; note "$g"; note "ptdbg:"; note "$p"
-		die "$name: backtraces differ from gdb record full (--- gdb, +++ ptdbg)"
-	fi
-	note "ok $name: $(grep -c '^@@' "$TMPDIR/$name.gdb.frames") backtraces as gdb's"
-}
 
 U=unwind.c
 start=$(line_of $U 'rc = setjmp(env);')
@@ -61,7 +27,7 @@ jump=$(line_of $U 'longjmp(env, v);')
 # the history (catcher's call predates it), as gdb's does.
 CMDS=("break $start" run "record full" "break $after" continue "echo @@ landed\n" bt
       reverse-finish "echo @@ reverse-finish\n" bt)
-compare landed unwind
+compare_frames landed unwind
 
 # Back at the longjmp call in the innermost thrower, then stepping
 # forward into longjmp@plt, PLT0, the resolver and siglongjmp: the
@@ -69,7 +35,7 @@ compare landed unwind
 CMDS=("break $start" run "record full" "break $after" continue "break $jump"
       reverse-continue "echo @@ at the longjmp call\n" bt)
 for i in $(seq 1 12); do CMDS+=(stepi "echo @@ stepi $i\n" bt); done
-compare thrower unwind
+compare_frames thrower unwind
 
 # reverse-step at the landing goes back into __longjmp; reverse-finish
 # from siglongjmp (reached from longjmp@plt through the resolver) goes
@@ -78,12 +44,12 @@ CMDS=("break $start" run "record full" "break $after" continue "break $jump"
       reverse-continue delete)
 for i in $(seq 1 12); do CMDS+=(stepi); done
 CMDS+=("echo @@ in the resolver\n" bt reverse-finish "echo @@ reverse-finish\n" bt)
-compare resolver unwind
+compare_frames resolver unwind
 
 # C++: the unwinder's jump into catcher's landing pad.
 T=throw.cc
 CMDS=("break $(line_of $T 'int rc = 0;')" run "record full" "break $(line_of $T 'rc = e;')"
       continue "echo @@ caught\n" bt reverse-stepi "echo @@ back in the unwinder\n" bt
       reverse-finish "echo @@ reverse-finish to __cxa_throw\n" bt)
-compare throw throw
+compare_frames throw throw
 exit 0
