@@ -413,11 +413,12 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);
 	sh->x_valid = 0;
-	if (e.kind == PTD_EVENT_KILLED && ptd_session_offline(sh->s))
+	if ((e.kind == PTD_EVENT_KILLED || e.kind == PTD_EVENT_EXITED) && ptd_session_offline(sh->s))
 		printf("The recorded history is kept: browse it with record instruction-history,\n"
 		       "reverse-stepi, info threads and the like until the next run.\n");
 	if (e.kind == PTD_EVENT_EXITED || e.kind == PTD_EVENT_KILLED) {
-		sh->main_module[0] = '\0';
+		if (!ptd_session_offline(sh->s)) /* (a kept recording shows the same program) */
+			sh->main_module[0] = '\0';
 		sh->cur_thread = 0;
 		sh->max_thread = 0;
 		return;
@@ -1547,7 +1548,7 @@ static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
 	n = ptd_session_backtrace(sh->s, pcs, max);
 	if (n < 0)
 		return session_error(n, NULL);
-	if (ptd_session_replaying(sh->s)) {
+	if (ptd_session_replaying(sh->s) || ptd_session_offline(sh->s)) {
 		for (i = 1; i < n; i++) {
 			uint8_t buf[16];
 			struct ptd_insn_info ii;

@@ -505,6 +505,12 @@ static void pin_program(struct ptd_session *s)
 		ptd_target_pin(s->t, pin_cpu_self(s));
 }
 
+void ptd_session_set_keep_exited(struct ptd_session *s, int on)
+{
+	if (s)
+		s->keep_exited = !!on;
+}
+
 void ptd_session_set_pin_cpu(struct ptd_session *s, int on)
 {
 	if (!s)
@@ -789,8 +795,9 @@ int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 		if (rc < 0)
 			return rc;
 		const struct ptd_calls *c = ptd_session_calls(s);
-		return ptd_replay_backtrace(th->h, c, th->pos ? th->pos : ptd_history_count(th->h),
-					    pcs, max);
+		return ptd_replay_backtrace_outer(th->h, c,
+						  th->pos ? th->pos : ptd_history_count(th->h),
+						  th->outer, th->nouter, pcs, max);
 	}
 	if (!ptd_session_alive(s) || !th)
 		return ptd__err(-ptde_not_running, "No stack.");

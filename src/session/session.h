@@ -124,6 +124,11 @@ int ptd_session_get_disable_aslr(const struct ptd_session *s);
  * cost about half as much without cross-CPU wake-ups. */
 void ptd_session_set_pin_cpu(struct ptd_session *s, int on);
 int ptd_session_get_pin_cpu(const struct ptd_session *s);
+/* Keep the recording when the recorded program exits (default off), as
+ * when it is killed: the session goes on offline on the recorded history,
+ * so reverse motions, bt and record save work from its end (the shell's
+ * counterpart of gdb record full, which stops before exit_group). */
+void ptd_session_set_keep_exited(struct ptd_session *s, int on);
 /*
  * Bounded recording, like gdb's "record full insn-number-max": each
  * thread recorded with method @m (soft or step) holds at most @bytes

@@ -106,7 +106,8 @@ struct ptd_session {
 	/* A trace bundle loaded with --load: no process, the histories
 	 * come from its PT, code bytes from its image. */
 	int offline;
-	int kept; /* offline: the recording of a program that was killed */
+	int kept; /* offline: the recording of a program that was killed (or exited) */
+	int keep_exited; /* keep the recording of a program that exits, too */
 	struct ptd_bundle *bundle;
 	struct ptd_image *offimg;
 	char *offline_exe; /* the bundle's main executable (its first ELF map) */
