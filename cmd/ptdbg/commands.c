@@ -2970,7 +2970,7 @@ static const struct cmd record_cmds[] = {
 	{ "auto", 0, cmd_record_auto, 0, "Start recording with the first method that works." },
 	{ "goto", 0, cmd_record_goto, 0, "Go to a position: begin, start, end, or a number." },
 	{ "save", 0, cmd_record_save, 0,
-	  "Save the recording (trace format pt) as a trace bundle: record save DIRECTORY.\n"
+	  "Save the recording as a trace bundle (PT): record save DIRECTORY.\n"
 	  "record save --perf-data FILE writes it as a perf.data that perf's Intel PT\n"
 	  "decoder reads (perf script --itrace=i0ns)." },
 	{ "instruction-history", 0, cmd_record_insn_history, CMD_REPEAT,
