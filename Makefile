@@ -28,8 +28,15 @@ WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 ifeq ($(DEVELOPER),1)
 WARN += -Werror -Wstrict-prototypes -Wmissing-prototypes -Wvla
 endif
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -D_GNU_SOURCE \
-	-Iinclude -Isrc -MMD -MP
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -D_GNU_SOURCE -MMD -MP
+# The library, the server and the tests see the internal headers; the shell
+# and ptdbg-report only the public API (include/ptdbg), so a front end that
+# reaches into src/ does not compile (tests/integration/api-includes.sh
+# says which include is wrong).  libptdbg.so exports exactly what
+# include/ptdbg declares with PTD_EXPORT (-fvisibility=hidden;
+# tests/integration/api-exports.sh).
+INC := -Iinclude -Isrc
+$(B)/cmd/ptdbg/%.o $(B)/cmd/ptdbg-report/%.o: INC := -Iinclude
 # -lz (soft's register snapshots): zlib1g-dev comes with libelf-dev and libdw-dev.
 LIBS := -lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lz -lpthread
 ifneq ($(SANITIZE),)
@@ -65,7 +72,7 @@ deps:
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC) -c $< -o $@
 
 $(B)/libptdbg.a: $(LIB_OBJS)
 	@$(if $(Q),echo "  AR      $@")

@@ -18,11 +18,7 @@
 #include <unistd.h>
 
 #include "../ptdbg/print.h"
-#include "history/history.h"
 #include "ptdbg/ptdbg.h"
-#include "session/session.h"
-#include "symbols/symbols.h"
-#include "target/target.h"
 
 struct opts {
 	const char *method;

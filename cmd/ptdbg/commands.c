@@ -17,8 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "disasm/disasm.h"
-#include "record/doctor.h"
 #include "ptdbg/ptdbg.h"
 #include "shell.h"
 
@@ -394,15 +392,10 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		free(th);
 	}
 	if (e.kind == PTD_EVENT_GAP) {
-		const struct ptd_history *h = ptd_session_history(sh->s);
-		struct ptd_hcursor cur;
-		uint64_t pos = 0, count = 0, n;
+		int reason;
 
-		/* the gap is at the position or next to it */
-		ptd_session_position(sh->s, &pos, &count);
-		for (n = pos ? pos - 1 : 0; h && pos && n <= pos + 1 && !gap; n++)
-			if (n && ptd_hcursor_goto(&cur, h, n) >= 0 && cur.is_gap)
-				gap = ptd_print_gap_reason(cur.gap_reason);
+		if (ptd_session_gap_near(sh->s, NULL, &reason) > 0)
+			gap = ptd_print_gap_reason(reason);
 	}
 	/* the process is gone after an exit: use the pid seen before */
 	ptd_print_stop(&sh->pc, &e, temporary,
@@ -1532,8 +1525,7 @@ static int info_record(struct shell *sh, const char *args)
 
 /*
  * The frames as gdb shows them: caller frames by their return addresses
- * (in the recorded past the session gives the call instruction of each
- * caller, and gdb's btrace unwinder shows the address after it), ending at
+ * (the session gives them live and in the recorded past), ending at
  * main (gdb's default "backtrace past-main off").  Returns the count or <0
  * after printing an error.
  */
@@ -1548,17 +1540,6 @@ static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
 	n = ptd_session_backtrace(sh->s, pcs, max);
 	if (n < 0)
 		return session_error(n, NULL);
-	if (ptd_session_replaying(sh->s) || ptd_session_offline(sh->s)) {
-		for (i = 1; i < n; i++) {
-			uint8_t buf[16];
-			struct ptd_insn_info ii;
-			long got = shell_read(sh, pcs[i], buf, sizeof(buf));
-
-			if (got > 0 && ptd_disasm_decode(buf, (size_t)got, pcs[i], &ii) == 0 &&
-			    ii.iclass == PTD_IC_CALL)
-				pcs[i] += ii.len;
-		}
-	}
 	for (i = 0; i < n; i++)
 		if (is_main(sh, i > 0 ? pcs[i] - 1 : pcs[i]))
 			return i + 1;

@@ -18,8 +18,6 @@
 #include <readline/readline.h>
 
 #include "ptdbg/ptdbg.h"
-#include "record/doctor.h"
-#include "target/target.h"
 #include "shell.h"
 
 static struct ptd_session *volatile g_session;

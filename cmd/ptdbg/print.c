@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "disasm/disasm.h"
+#include "ptdbg/ptdbg.h"
 
 /*
  * gdb shows a source file by the name the compiler was given ("t.c" when

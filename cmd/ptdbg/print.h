@@ -12,9 +12,7 @@
 #include <stdio.h>
 #include <sys/user.h>
 
-#include "history/history.h"
-#include "session/session.h"
-#include "symbols/symbols.h"
+#include "ptdbg/ptdbg.h"
 
 struct ptd_print_ctx {
 	FILE *out;

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "ptdbg/ptdbg.h"
 #include "print.h"
-#include "session/session.h"
 
 #define PTDBG_PROMPT "(ptdbg) "
 

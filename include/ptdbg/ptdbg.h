@@ -1,18 +1,41 @@
 /*
- * ptdbg public API: error codes and the library version.
+ * ptdbg public API: everything a front end (the ptdbg shell, ptdbg-server,
+ * ptdbg-report, or your own program) may call in libptdbg.
  *
- * Every ptdbg function that can fail returns a negative `enum ptd_error`
- * code (-ptde_x) on failure and zero or a positive count on success, as
- * libipt does.  ptd_errstr() names a code; ptd_last_error() gives the
- * detailed message of the most recent failure in the calling thread
- * ("cannot attach to 4242: operation not permitted"), which front ends
- * print as is.
+ * Conventions, as libipt's:
+ *  - Every function that can fail returns a negative `enum ptd_error`
+ *    code (-ptde_x) on failure and zero or a positive count on success.
+ *    ptd_errstr() names a code; ptd_last_error() gives the detailed
+ *    message of the most recent failure in the calling thread ("cannot
+ *    attach to 4242: operation not permitted"), which front ends print
+ *    as is.  Clear it with ptd_clear_error() before a call whose message
+ *    you want to tell apart from an older one.
+ *  - Handle types (struct ptd_session, ptd_history, ptd_calls,
+ *    ptd_symbols) are opaque: only pointers cross the API.  The session
+ *    owns the history, calls and symbols it hands out; the caller never
+ *    frees them.  Value structs (struct ptd_event, ptd_item, ptd_hcursor,
+ *    ptd_callseg, ...) are filled by the library into storage the caller
+ *    owns; their `const char *` members point into the session and stay
+ *    valid as the member's comment says.
+ *  - One session is driven from one thread at a time.  Only
+ *    ptd_session_interrupt(), ptd_target_quit_signal() and
+ *    ptd_target_request_interrupt() may be called from a signal handler
+ *    or another thread.
+ *  - Addresses are absolute virtual addresses in the traced program.
+ *    Instruction numbers count as gdb's `record` does: 1 is the oldest
+ *    recorded instruction.
+ *
+ * docs/api.md has an overview and docs/example.c a complete program.
+ * Link with `pkg-config --cflags --libs ptdbg`.
  */
 #ifndef PTDBG_PTDBG_H
 #define PTDBG_PTDBG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,8 +43,12 @@ extern "C" {
 
 #define PTD_EXPORT __attribute__((visibility("default")))
 
+/* The version of this header; ptd_version() gives the library's. */
 #define PTD_VERSION_MAJOR 0
 #define PTD_VERSION_MINOR 1
+
+/* ------------------------------------------------------------------ */
+/* Errors and version                                                   */
 
 enum ptd_error {
 	ptde_ok = 0,
@@ -44,15 +71,865 @@ enum ptd_error {
 	ptde_max
 };
 
-/* Returns a short constant name for @code (positive or negative). */
+/* Returns a short constant name for @code (positive or negative); an
+ * unknown code gives "unknown error".  The string is static. */
 extern PTD_EXPORT const char *ptd_errstr(int code);
 
 /*
  * Returns the detailed message of the last error set in this thread, or
  * the ptd_errstr() of @code when none was set since ptd_clear_error().
+ * The string is thread-local storage, valid until the next ptdbg call in
+ * this thread that fails or clears it.
  */
 extern PTD_EXPORT const char *ptd_last_error(int code);
+/* Forgets this thread's last error message. */
 extern PTD_EXPORT void ptd_clear_error(void);
+
+/*
+ * Returns the library's version, "MAJOR.MINOR" (static storage).  A
+ * program built against this header works with a library of the same
+ * PTD_VERSION_MAJOR and a PTD_VERSION_MINOR at least this header's.
+ */
+extern PTD_EXPORT const char *ptd_version(void);
+
+/* ------------------------------------------------------------------ */
+/* Instructions: classes and disassembly                               */
+
+/* Classes of an instruction that ends a block; numerically like libipt's
+ * enum pt_insn_class minus ptic_error. */
+enum ptd_iclass {
+	PTD_IC_OTHER = 0,
+	PTD_IC_CALL,      /* near call, direct or indirect */
+	PTD_IC_RET,       /* near ret, ret imm16 */
+	PTD_IC_JUMP,      /* near jmp, direct or indirect */
+	PTD_IC_COND_JUMP, /* jcc, jrcxz/jecxz, loop/loope/loopne */
+	PTD_IC_FAR_CALL,  /* syscall, sysenter, int n, int3, into, far call */
+	PTD_IC_FAR_RET,   /* iret, sysret, sysexit, far ret */
+	PTD_IC_FAR_JUMP,  /* far jmp */
+	PTD_IC_MAX
+};
+
+enum ptd_insn_flags {
+	PTD_INSN_INDIRECT = 1 << 0,   /* target is not encoded in the insn */
+	PTD_INSN_REP_STRING = 1 << 1, /* rep/repe/repne string instruction */
+	PTD_INSN_SYSCALL = 1 << 2,    /* syscall / sysenter / int 0x80 */
+	PTD_INSN_INT3 = 1 << 3,       /* int3 (0xcc) */
+	PTD_INSN_HLT = 1 << 4,        /* hlt/ud2 and other always-faulting */
+	PTD_INSN_RET_IMM = 1 << 5,    /* ret imm16 (imm in target field) */
+};
+
+struct ptd_insn_info {
+	uint64_t ip;
+	/* Direct branch/call target (absolute); for RET_IMM, the immediate. */
+	uint64_t target;
+	uint8_t len;
+	uint8_t iclass; /* enum ptd_iclass */
+	uint16_t flags; /* enum ptd_insn_flags */
+};
+
+/* Execution modes (PT's MODE.Exec): 64-bit, 32-bit and 16-bit code (the
+ * latter two as compatibility mode under a 64-bit kernel runs them). */
+enum ptd_exec_mode {
+	PTD_MODE_64 = 0,
+	PTD_MODE_32 = 1,
+	PTD_MODE_16 = 2,
+};
+
+/*
+ * Decodes the instruction at @ip whose bytes are @buf[0..@size) (64-bit
+ * code) into @out.  Returns 0; -ptde_bad_insn if the bytes are not a valid
+ * instruction or are cut short; -ptde_invalid if @buf or @out is NULL.
+ */
+extern PTD_EXPORT int ptd_disasm_decode(const uint8_t *buf, size_t size, uint64_t ip,
+					struct ptd_insn_info *out);
+/* The same in execution mode @mode (enum ptd_exec_mode); returns
+ * -ptde_invalid for another mode. */
+extern PTD_EXPORT int ptd_disasm_decode_mode(const uint8_t *buf, size_t size, uint64_t ip,
+					     unsigned mode, struct ptd_insn_info *out);
+
+/*
+ * Resolves @addr to "name+off" for operands and <sym> annotations: writes
+ * a NUL-terminated string of at most @n bytes into @out and returns 0, or
+ * returns <0 when @addr has no name.
+ */
+typedef int (*ptd_symbolizer_fn)(void *ctx, uint64_t addr, char *out, size_t n);
+
+/*
+ * Formats the instruction at @ip as gdb 13 prints it in AT&T syntax, e.g.
+ * "mov    %rsp,%rbp", "call   0x401126 <fib>", into @out (@n bytes, always
+ * NUL-terminated).  @sym (may be NULL) names addresses, called with @ctx.
+ * Returns the instruction length (>0); -ptde_bad_insn when the bytes do
+ * not decode (then @out holds "(bad)"); -ptde_invalid for NULL @buf/@out.
+ */
+extern PTD_EXPORT int ptd_disasm_format(const uint8_t *buf, size_t size, uint64_t ip, char *out,
+					size_t n, ptd_symbolizer_fn sym, void *ctx);
+/* The same in execution mode @mode (32-bit code shows %esp, 16-bit %sp);
+ * -ptde_invalid for another mode. */
+extern PTD_EXPORT int ptd_disasm_format_mode(const uint8_t *buf, size_t size, uint64_t ip,
+					     unsigned mode, char *out, size_t n,
+					     ptd_symbolizer_fn sym, void *ctx);
+
+/* Writes @buf[0..@len) as gdb's /r shows raw bytes, "48 89 e5", into @out
+ * (@n bytes, NUL-terminated, cut short when it does not fit). */
+extern PTD_EXPORT void ptd_disasm_hexbytes(const uint8_t *buf, size_t len, char *out, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* History: numbered items and cursors                                  */
+
+/*
+ * A thread's history is a sequence of items numbered like gdb's
+ * instruction numbers (1 = oldest recorded): blocks (straight-line runs of
+ * >= 1 instructions), gaps (one number each: trace lost, overflow, decode
+ * error, recording off) and events (signal, mapping change: no number;
+ * attached to the position of the item that follows).  After the
+ * executed items comes the tail: the instruction at the current pc, not
+ * yet executed, numbered executed + 1, as gdb's btrace shows it.
+ *
+ * A struct ptd_history is owned by the session (ptd_session_history()).
+ * It stays valid until the session records again, loads a trace, runs a
+ * new program or is freed; new items appended while the program runs
+ * keep cursors valid.  One history must not be read from two threads at
+ * once (moves update caches inside it).
+ */
+struct ptd_history;
+
+enum ptd_item_kind {
+	PTD_ITEM_BLOCK = 0,
+	PTD_ITEM_GAP,
+	PTD_ITEM_EVENT,
+};
+
+enum ptd_gap_reason {
+	PTD_GAP_NONE = 0,
+	PTD_GAP_OVERFLOW,     /* trace buffer overflow / OVF */
+	PTD_GAP_DECODE_ERROR, /* decoder error (libipt message in detail) */
+	PTD_GAP_DISABLED,     /* recording was off (record stop/start) */
+	PTD_GAP_LOST,         /* data lost (perf AUX truncated, ring wrap) */
+	PTD_GAP_NO_MEMORY,    /* code bytes not available to the decoder */
+	PTD_GAP_DROPPED,      /* the oldest part was dropped (a bounded history);
+			       * arg = instructions dropped so far */
+};
+
+enum ptd_event_kind {
+	PTD_EV_SIGNAL = 1, /* async: signal delivered; ip = interrupted resume ip, arg = signo */
+	PTD_EV_SIGRETURN,  /* sigreturn back to ip */
+	PTD_EV_MMAP,       /* image changed; ip = start, arg = length */
+	PTD_EV_EXEC,       /* process exec'ed; history before it is another image */
+	PTD_EV_ENABLED,    /* tracing (re)enabled at ip */
+	PTD_EV_DISABLED,   /* tracing disabled after the preceding item */
+	PTD_EV_OVERFLOW,   /* overflow resolved, resumed at ip */
+};
+
+enum ptd_block_flags {
+	/* The block ended because of an async event (signal, interrupt),
+	 * not because its last instruction transferred control. */
+	PTD_BLK_INTERRUPTED = 1 << 0,
+	/* The block's last instruction was a syscall that returned to the
+	 * next instruction; a non-fall-through successor means sigreturn,
+	 * exec or a context switch. */
+	PTD_BLK_SYSCALL = 1 << 1,
+	/* Instructions were executed speculatively or are uncertain. */
+	PTD_BLK_UNCERTAIN = 1 << 2,
+	/* The block is 32-bit or 16-bit code (PT's MODE.Exec); neither:
+	 * 64-bit.  ptd_block_mode() gives the enum ptd_exec_mode. */
+	PTD_BLK_MODE32 = 1 << 3,
+	PTD_BLK_MODE16 = 1 << 4,
+};
+
+#define PTD_BLK_MODE_SHIFT 3
+#define PTD_BLK_ALL_FLAGS                                                                          \
+	(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN | PTD_BLK_MODE32 |              \
+	 PTD_BLK_MODE16)
+
+/* A block of the history. */
+struct ptd_block {
+	uint64_t ip;     /* first instruction */
+	uint64_t end_ip; /* last instruction */
+	uint32_t ninsn;  /* >= 1 */
+	uint8_t iclass;  /* enum ptd_iclass of the last instruction */
+	uint8_t flags;   /* enum ptd_block_flags */
+};
+
+/* enum ptd_exec_mode of @b's code (0: 64-bit, 1: 32-bit, 2: 16-bit). */
+static inline unsigned ptd_block_mode(const struct ptd_block *b)
+{
+	return (b->flags >> PTD_BLK_MODE_SHIFT) & 3;
+}
+
+/* One item as ptd_history_item() and ptd_hcursor_events() return it. */
+struct ptd_item {
+	uint8_t kind;       /* enum ptd_item_kind */
+	uint8_t reason;     /* gap: enum ptd_gap_reason; event: enum ptd_event_kind */
+	uint64_t number;    /* number of the first instruction (block), of the gap, or of the next item (event) */
+	struct ptd_block block; /* kind == BLOCK; for events block.ip is the event ip */
+	uint64_t arg;       /* event argument; gap: trace offset or errcode */
+	uint32_t detail;    /* index of a detail string (ptd_history_detail) or 0 */
+};
+
+/* Number of the last item (the tail when set); 0 when empty or @h NULL. */
+extern PTD_EXPORT uint64_t ptd_history_count(const struct ptd_history *h);
+/* Executed instructions only (gaps and the tail excluded). */
+extern PTD_EXPORT uint64_t ptd_history_ninsn(const struct ptd_history *h);
+/* The pc of the tail (the current, not yet executed instruction), or 0
+ * when the history has none (the end of an offline trace). */
+extern PTD_EXPORT uint64_t ptd_history_tail(const struct ptd_history *h);
+/* Bytes of heap the history uses (for "info record"). */
+extern PTD_EXPORT size_t ptd_history_bytes(const struct ptd_history *h);
+/* Instructions dropped from the front of a bounded history so far. */
+extern PTD_EXPORT uint64_t ptd_history_dropped(const struct ptd_history *h);
+/* Detail string @detail of an item (a gap's libipt error message), or
+ * NULL for 0 or an unknown index.  Owned by @h, valid as long as @h. */
+extern PTD_EXPORT const char *ptd_history_detail(const struct ptd_history *h, uint32_t detail);
+/* Fills @it with item @index (0-based, events included, the tail is not an
+ * item); returns 1, or 0 when @index >= ptd_history_nitems() (or on an
+ * error decoding that part of the trace again: see ptd_last_error()). */
+extern PTD_EXPORT int ptd_history_item(const struct ptd_history *h, uint64_t index,
+				       struct ptd_item *it);
+/* Number of items (blocks, gaps and events; the tail excluded). */
+extern PTD_EXPORT uint64_t ptd_history_nitems(const struct ptd_history *h);
+
+/*
+ * Cursor: one instruction position in a history, a value the caller
+ * owns (on its stack).  A cursor on a gap has ip 0 and is_gap set.
+ * Cursors stay valid while items are appended to the history, not after
+ * the history is freed or cleared.  Moving inside a block decodes
+ * instruction lengths from the program's code.
+ */
+struct ptd_hcursor {
+	const struct ptd_history *h;
+	uint64_t number;
+	uint64_t ip;
+	int is_gap;
+	uint8_t gap_reason; /* enum ptd_gap_reason when is_gap */
+	/* Class and length of the instruction at the cursor; class is
+	 * PTD_IC_OTHER for non-final instructions of a block. */
+	uint8_t iclass;
+	uint8_t len;
+	uint8_t block_flags; /* flags of the block when at its last insn */
+	uint8_t mode;	     /* enum ptd_exec_mode of the instruction */
+	/* private: do not touch */
+	uint64_t item_index;
+	uint32_t insn_index;
+};
+
+/* Places @c at instruction @number (1..count) of @h.  Returns 0;
+ * -ptde_bos/-ptde_eos when @number is out of range; -ptde_invalid for a
+ * NULL argument; -ptde_bad_insn when the code cannot be decoded. */
+extern PTD_EXPORT int ptd_hcursor_goto(struct ptd_hcursor *c, const struct ptd_history *h,
+				       uint64_t number);
+/* Moves one number forward/backward.  Returns 0; -ptde_eos/-ptde_bos at
+ * the ends (the cursor does not move); -ptde_bad_insn when an instruction
+ * cannot be decoded. */
+extern PTD_EXPORT int ptd_hcursor_next(struct ptd_hcursor *c);
+extern PTD_EXPORT int ptd_hcursor_prev(struct ptd_hcursor *c);
+/*
+ * Writes the events recorded between the instruction before the cursor
+ * and the cursor (e.g. a signal delivered before the first handler
+ * instruction) into @ev, at most @max.  Returns how many were written.
+ */
+extern PTD_EXPORT int ptd_hcursor_events(const struct ptd_hcursor *c, struct ptd_item *ev, int max);
+
+/* ------------------------------------------------------------------ */
+/* Function-call history                                                */
+
+/*
+ * Function-call segments, as gdb's record function-call-history shows
+ * them: a new segment starts at each call (level + 1), each return (a new
+ * segment of the caller's instance), signal entry and sigreturn, gap, tail
+ * call and jump into another function.  Levels can go negative; subtract
+ * ptd_calls_min_level() to print them from 0.  A struct ptd_calls is owned
+ * by the session (ptd_session_calls()) and valid until the program runs
+ * again or the position's thread changes; the segments it returns share
+ * that lifetime.
+ */
+struct ptd_calls;
+
+/* How a function-call segment was entered. */
+enum ptd_seg_entry {
+	PTD_SEG_START = 0,  /* first segment of the history */
+	PTD_SEG_CALL,       /* called (level + 1) */
+	PTD_SEG_RETURN,     /* returned to (level - 1; continues the caller) */
+	PTD_SEG_TAILCALL,   /* jumped to a function's entry (level + 1, up = the jumper) */
+	PTD_SEG_SIGNAL,     /* signal handler entered (level + 1) */
+	PTD_SEG_SIGRETURN,  /* back in the interrupted frame after sigreturn */
+	PTD_SEG_SIGTRAMP,   /* handler returned into the sigreturn trampoline */
+	PTD_SEG_GAP,        /* the gap itself (is_gap) */
+	PTD_SEG_AFTER_GAP,  /* first segment after a gap */
+	PTD_SEG_SWITCH,     /* jumped into the middle of another function (same level) */
+};
+
+struct ptd_callseg {
+	uint64_t index;  /* 1-based segment number */
+	uint64_t first;  /* first instruction number */
+	uint64_t last;   /* last instruction number */
+	uint64_t ip;     /* first instruction's ip (ptd_symbols_lookup for the name) */
+	int level;       /* call depth, may be negative before normalisation */
+	int is_gap;
+	/* The caller: the segment whose last instruction made the call (or
+	 * the jump, with up_is_tail; or was interrupted, for a signal
+	 * handler), or the caller's segment created by the return when the
+	 * call predates the recording (up_is_ret); 0: unknown. */
+	uint64_t up;
+	uint64_t prev_same;  /* previous segment of the same function instance */
+	uint64_t next_same;  /* next segment of the same function instance */
+	/* First segment of this function instance (frame): segments of one
+	 * activation share it, a recursive call gets a new one. */
+	uint64_t instance;
+	uint8_t how;        /* enum ptd_seg_entry */
+	uint8_t up_is_ret;  /* @up was created by the return (call before the recording) */
+	uint8_t up_is_tail; /* @up jumped here (tail call): the real caller is further up */
+	/* PTD_SEG_SWITCH only: the caller segment whose function the jump
+	 * landed in (the frame a longjmp unwound to); 0 when none.  Such a
+	 * jump is a return: the segment continues that frame's instance at
+	 * its level (the frames in between never return). */
+	uint64_t unwound_to;
+};
+
+/* Number of segments (0 for NULL). */
+extern PTD_EXPORT uint64_t ptd_calls_count(const struct ptd_calls *c);
+/* Segment @index (1-based), owned by @c; NULL when out of range. */
+extern PTD_EXPORT const struct ptd_callseg *ptd_calls_get(const struct ptd_calls *c, uint64_t index);
+/* Segment containing instruction @number (1..count, the tail included:
+ * it belongs to the last segment), owned by @c; NULL when none. */
+extern PTD_EXPORT const struct ptd_callseg *ptd_calls_find(const struct ptd_calls *c,
+							   uint64_t number);
+/* The lowest level of all segments (0 for NULL or none). */
+extern PTD_EXPORT int ptd_calls_min_level(const struct ptd_calls *c);
+
+/* ------------------------------------------------------------------ */
+/* Symbols and source lines                                             */
+
+/*
+ * Symbols and lines of the program's modules, via libdw; addresses are
+ * absolute (load biases applied).  A struct ptd_symbols is owned by the
+ * session (ptd_session_symbols()) and may change when the program runs
+ * (exec, dlopen).  Every string a lookup returns points into it and stays
+ * valid until the program runs again, a new program is run or loaded, or
+ * the session is freed: copy what you keep longer.
+ */
+struct ptd_symbols;
+
+struct ptd_symbol {
+	const char *name;   /* as in ELF (C names, "@@VERSION" kept) */
+	uint64_t start;     /* function entry */
+	uint64_t size;
+	uint64_t offset;    /* addr - start */
+	const char *module; /* path of the ELF module */
+};
+
+struct ptd_line {
+	const char *file; /* as in DWARF, full path when known */
+	int line;
+	/* Address range [lo, hi) of the one line-table row containing the
+	 * address, as gdb 13's "info line *addr" prints it. */
+	uint64_t lo, hi;
+	int is_stmt;
+};
+
+/* Fills @out for the symbol containing @addr.  Returns 0; -ptde_notfound
+ * when no symbol covers it; -ptde_invalid for NULL arguments. */
+extern PTD_EXPORT int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr,
+					 struct ptd_symbol *out);
+/* Entry of the function (or start of the symbol) containing @addr, or 0
+ * when unknown.  Cheap enough to call per instruction. */
+extern PTD_EXPORT uint64_t ptd_symbols_func_start(struct ptd_symbols *s, uint64_t addr);
+/* A ptd_symbolizer_fn over @ctx = struct ptd_symbols *: writes "name" or
+ * "name+off" (as gdb prints <fib+23>) and returns 0, or -ptde_notfound. */
+extern PTD_EXPORT int ptd_symbols_symbolize(void *ctx, uint64_t addr, char *out, size_t n);
+/* Fills @out with the line of @addr.  Returns 0; -ptde_notfound when
+ * @addr has no line information. */
+extern PTD_EXPORT int ptd_symbols_line(struct ptd_symbols *s, uint64_t addr, struct ptd_line *out);
+/*
+ * Finds function @name.  *@entry gets its first instruction; *@bp the
+ * address gdb would break at (after the prologue, or the entry without
+ * line info).  Returns 0, or -ptde_notfound.
+ */
+extern PTD_EXPORT int ptd_symbols_function(struct ptd_symbols *s, const char *name,
+					   uint64_t *entry, uint64_t *bp);
+/*
+ * Finds the breakpoint address for @file:@line as gdb does: the lowest
+ * is_stmt address of the first line >= @line that has code, in a file
+ * whose name ends with @file; *@actual_line gets that line.  Returns 0,
+ * or -ptde_notfound.
+ */
+extern PTD_EXPORT int ptd_symbols_file_line(struct ptd_symbols *s, const char *file, int line,
+					    uint64_t *addr, int *actual_line);
+
+enum ptd_type_kind {
+	PTD_TYPE_UNKNOWN = 0, /* struct, float, ...: not shown */
+	PTD_TYPE_VOID,
+	PTD_TYPE_SIGNED,
+	PTD_TYPE_UNSIGNED,
+	PTD_TYPE_BOOL,
+	PTD_TYPE_CHAR,
+	PTD_TYPE_POINTER,
+};
+
+/* Return type of the function containing @pc, from DWARF: *@kind (enum
+ * ptd_type_kind) and *@size in bytes.  Returns 0, or -ptde_notfound when
+ * there is no debug information for @pc. */
+extern PTD_EXPORT int ptd_symbols_return_type(struct ptd_symbols *s, uint64_t pc, int *kind,
+					      int *size);
+/* The name gdb displays for source file @file (a path ptd_symbols_line
+ * returned): relative to its compilation directory when below it, else
+ * @file itself.  Owned by @s (or @file itself). */
+extern PTD_EXPORT const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file);
+/* Reads source line @line of @file into @out (@n bytes, no newline).
+ * Returns 0, or -ptde_notfound when the file or line is not available. */
+extern PTD_EXPORT int ptd_symbols_source_line(struct ptd_symbols *s, const char *file, int line,
+					      char *out, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* Sessions                                                             */
+
+/*
+ * One debugging session: a program (launched or attached, or a trace
+ * loaded offline), its threads' recorders and histories, symbols,
+ * breakpoints and the replay position.  Created with ptd_session_alloc(),
+ * freed with ptd_session_free().  Motions, backtraces in the past and gap
+ * reasons are computed here, once for every front end.
+ */
+struct ptd_session;
+
+enum ptd_method {
+	PTD_METHOD_AUTO = 0,
+	PTD_METHOD_STEP,
+	PTD_METHOD_SOFT,
+	PTD_METHOD_PT,
+	PTD_METHOD_BTS,
+};
+/* Parses "auto", "step", "soft", "pt", "bts"; returns the method, or
+ * -ptde_invalid (the message lists the valid names). */
+extern PTD_EXPORT int ptd_method_parse(const char *name);
+/* The name of @m ("pt"); static storage; "?" for an unknown value. */
+extern PTD_EXPORT const char *ptd_method_name(enum ptd_method m);
+
+/* Motions, forward or reverse, as gdb's commands of those names. */
+enum ptd_motion {
+	PTD_MOTION_STEPI,
+	PTD_MOTION_NEXTI,
+	PTD_MOTION_STEP,
+	PTD_MOTION_NEXT,
+	PTD_MOTION_FINISH,
+	PTD_MOTION_CONTINUE,
+};
+
+enum ptd_session_event_kind {
+	PTD_EVENT_NONE = 0,
+	PTD_EVENT_STEPPED,      /* a motion completed (stepi, step, finish...) */
+	PTD_EVENT_BREAKPOINT,   /* stopped at breakpoint bp_id */
+	PTD_EVENT_SIGNAL,       /* the program received signo */
+	PTD_EVENT_EXITED,       /* exited with exit_code */
+	PTD_EVENT_KILLED,       /* terminated by signo */
+	PTD_EVENT_NO_HISTORY,   /* "No more reverse-execution history." */
+	PTD_EVENT_GAP,          /* stopped at a gap in the history */
+	PTD_EVENT_INTERRUPTED,  /* the user interrupted (Ctrl-C) */
+	PTD_EVENT_EXEC,         /* the program exec'ed a new image */
+};
+
+/* Why a run or motion stopped; filled by the session into caller storage. */
+struct ptd_event {
+	enum ptd_session_event_kind kind;
+	uint64_t pc;
+	int bp_id;
+	int signo;
+	int exit_code;
+	pid_t tid;
+	int thread_num;     /* gdb-style thread number, 1-based */
+	int replaying;      /* the stop is in the recorded past */
+	uint64_t number;    /* history position when replaying */
+	/* The stop is at the start of a source line (gdb prints the line
+	 * without the pc) versus mid-line (gdb prints "0x... <tab>line"). */
+	int at_line_start;
+	/* The frame changed (gdb prints "fn (args) at file:line" first). */
+	int new_frame;
+	int finish_caller; /* finish: "Run till exit from ..." context */
+	uint64_t finish_from_pc;
+	/* Replay stepped over gaps in the trace (as gdb does): how many, and
+	 * the first one's number and enum ptd_gap_reason. */
+	uint64_t gaps_crossed;
+	uint64_t first_gap;
+	int first_gap_reason;
+};
+
+/* A breakpoint as ptd_session_bp_get() describes it.  The strings are
+ * owned by the session, valid until the breakpoint is deleted. */
+struct ptd_bpinfo {
+	int id;
+	uint64_t addr;
+	const char *spec; /* as the user typed it */
+	const char *func; /* may be NULL */
+	const char *file; /* may be NULL */
+	int line;
+	unsigned hits;
+	int temporary;
+};
+
+struct ptd_thread_info {
+	int num;       /* gdb-style thread number, 1-based */
+	pid_t tid;
+	uint64_t pc;
+	int current;   /* the selected thread */
+	int recording;
+};
+
+/* What "info record" shows, filled into caller storage.  @format points
+ * to static storage. */
+struct ptd_record_info {
+	enum ptd_method method;
+	const char *format; /* "blocks" or "pt" */
+	uint64_t ninsn;     /* executed instructions recorded (selected thread) */
+	uint64_t count;     /* numbered items incl. gaps and the tail */
+	uint64_t ncalls;    /* function-call segments */
+	size_t bytes;       /* history bytes */
+	int replaying;
+	uint64_t position;  /* replay position when replaying */
+	uint64_t stops;     /* ptrace stops taken while recording */
+	uint64_t ngaps;     /* gaps among the numbered items */
+	uint64_t buffer_size; /* the method's bound per thread, bytes (0: none) */
+	uint64_t dropped;   /* oldest instructions dropped to stay within it */
+	size_t mem_bytes;   /* what the recording holds for the thread now */
+	/* pt, bts: what the recorder read from its buffers (all threads) */
+	uint64_t trace_bytes; /* trace bytes read */
+	uint64_t lost_bytes;  /* bytes the hardware or kernel dropped */
+	uint64_t wraps;       /* times a circular buffer wrapped */
+	char pmu[64];         /* "intel_pt", "intel_pt (simulated)", "" */
+	int simulated;        /* the PMU is simulated (PTDBG_SIMULATE_PMU) */
+};
+
+/* Default and least buffer-size (bytes a recorded thread may hold). */
+#define PTD_RECORD_BUFFER_DEFAULT (64ull << 20)
+#define PTD_RECORD_BUFFER_MIN 65536u
+
+/* Returns a new session with no program, or NULL when out of memory. */
+extern PTD_EXPORT struct ptd_session *ptd_session_alloc(void);
+/* Frees @s (NULL is fine) and everything it handed out: a launched program
+ * is killed, an attached one detached (no breakpoint bytes left). */
+extern PTD_EXPORT void ptd_session_free(struct ptd_session *s);
+
+/* Why --method=auto chose what it chose; owned by @s, valid until the next
+ * recording starts (NULL when no choice was made). */
+extern PTD_EXPORT const char *ptd_session_method_note(const struct ptd_session *s);
+
+/* Run the program with address-space randomisation off (default on, as
+ * gdb's disable-randomization). */
+extern PTD_EXPORT void ptd_session_set_disable_aslr(struct ptd_session *s, int on);
+extern PTD_EXPORT int ptd_session_get_disable_aslr(const struct ptd_session *s);
+/* Run ptdbg and the traced threads on one CPU (default on): ptrace stops
+ * cost about half as much without cross-CPU wake-ups. */
+extern PTD_EXPORT void ptd_session_set_pin_cpu(struct ptd_session *s, int on);
+extern PTD_EXPORT int ptd_session_get_pin_cpu(const struct ptd_session *s);
+/* Keep the recording when the recorded program exits (default off), as
+ * when it is killed: the session goes on offline on the recorded history,
+ * so reverse motions, bt and record save work from its end (the shell's
+ * counterpart of gdb record full, which stops before exit_group). */
+extern PTD_EXPORT void ptd_session_set_keep_exited(struct ptd_session *s, int on);
+/*
+ * Bounded recording, like gdb's "record full insn-number-max": each
+ * thread recorded with method @m (soft or step) holds at most @bytes
+ * (0: unlimited); beyond it the oldest part is dropped and the history
+ * starts with a gap that says so.  Applies to recordings running now too.
+ * Returns 0, or -ptde_invalid for another method or less than
+ * PTD_RECORD_BUFFER_MIN.
+ */
+extern PTD_EXPORT int ptd_session_set_buffer_size(struct ptd_session *s, enum ptd_method m,
+						  uint64_t bytes);
+/* The bound set for @m (0: unlimited). */
+extern PTD_EXPORT uint64_t ptd_session_buffer_size(const struct ptd_session *s, enum ptd_method m);
+/*
+ * Options of a recording method for the next recording:
+ *   pt:  buffer-size N, buffer circular|full, kernel on|off,
+ *        ret-compression, tsc, mtc, cyc (on|off|default),
+ *        psb-period 0..15|default, filter SPEC (START/SIZE@FILE or
+ *        FUNC@FILE, at most 4; "none" clears them);
+ *   bts: buffer-size N;
+ *   soft, step: buffer-size N|unlimited (ptd_session_set_buffer_size).
+ * Sizes take K, M or G.  Returns 0, or -ptde_invalid with a message that
+ * names the valid names or values.
+ */
+extern PTD_EXPORT int ptd_session_set_record_option(struct ptd_session *s, enum ptd_method m,
+						    const char *name, const char *value);
+/* The option's value as text ("4194304", "circular", "default", the
+ * filters one a line or "none") into @buf (@n bytes).  Returns 0 or
+ * -ptde_invalid (unknown option). */
+extern PTD_EXPORT int ptd_session_get_record_option(struct ptd_session *s, enum ptd_method m,
+						    const char *name, char *buf, size_t n);
+/* Program and arguments for ptd_session_run()/launch(): @argv is a
+ * NULL-terminated array, copied.  Returns 0, -ptde_invalid (empty), or
+ * -ptde_nomem. */
+extern PTD_EXPORT int ptd_session_set_program(struct ptd_session *s, char *const *argv);
+/* The program's path (owned by @s, valid until set again), or NULL. */
+extern PTD_EXPORT const char *ptd_session_program(const struct ptd_session *s);
+/* Recording method used by a recording session (--method) and by
+ * ptd_session_record_start() with PTD_METHOD_AUTO's default choice. */
+extern PTD_EXPORT void ptd_session_set_method(struct ptd_session *s, enum ptd_method m);
+
+/*
+ * Launches the program set with ptd_session_set_program().  @start: stop
+ * at main (a temporary breakpoint) like gdb's `start`; otherwise run
+ * until an event.  A program still running from an earlier run, or a
+ * loaded trace, is dropped first.  Fills @ev with the stop.  Returns 0, or
+ * <0: -ptde_invalid (no program), -ptde_sys/-ptde_perm/-ptde_notfound when
+ * it cannot be run (the message says why: "cannot run 'x': no such file
+ * or directory").
+ */
+extern PTD_EXPORT int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev);
+/* Launches the program stopped at its first instruction (nothing runs).
+ * Returns 0 or the errors of ptd_session_run(). */
+extern PTD_EXPORT int ptd_session_launch(struct ptd_session *s);
+/* Attaches to every thread of process @pid and stops them.  Returns 0;
+ * -ptde_perm (the message names the fix: ptrace_scope, root),
+ * -ptde_nosrch (no such process), -ptde_busy (already debugging one),
+ * -ptde_invalid (NULL @s). */
+extern PTD_EXPORT int ptd_session_attach(struct ptd_session *s, pid_t pid);
+/* Detaches, leaving the program running with none of our breakpoint
+ * bytes.  Returns 0 or -ptde_not_running. */
+extern PTD_EXPORT int ptd_session_detach(struct ptd_session *s);
+/* Kills the program and reaps it.  Returns 0 or -ptde_not_running. */
+extern PTD_EXPORT int ptd_session_kill(struct ptd_session *s);
+/* Nonzero while a program is being debugged (not for an offline trace). */
+extern PTD_EXPORT int ptd_session_alive(const struct ptd_session *s);
+/* The program's process id, or 0. */
+extern PTD_EXPORT pid_t ptd_session_pid(const struct ptd_session *s);
+
+/*
+ * Breakpoints: @spec is "func", "file:line", "line" or "*addr"; a
+ * @temporary one is deleted when hit.  Returns the new id (>0), or
+ * -ptde_notfound (no such function or line: the message says so in gdb's
+ * words), -ptde_invalid, -ptde_nomap (cannot insert).
+ */
+extern PTD_EXPORT int ptd_session_break(struct ptd_session *s, const char *spec, int temporary);
+/* Deletes breakpoint @id (0: all).  Returns 0 or -ptde_notfound. */
+extern PTD_EXPORT int ptd_session_delete(struct ptd_session *s, int id);
+/* Number of breakpoints; ptd_session_bp_get() describes the @index-th
+ * (0-based) in @out.  Returns 0 or -ptde_invalid (no such index). */
+extern PTD_EXPORT int ptd_session_bp_count(const struct ptd_session *s);
+extern PTD_EXPORT int ptd_session_bp_get(const struct ptd_session *s, int index,
+					 struct ptd_bpinfo *out);
+
+/*
+ * Starts recording every thread with method @m (PTD_METHOD_AUTO walks
+ * pt, bts, soft, step and notes why: ptd_session_method_note()).
+ * Returns 0; -ptde_not_running; -ptde_busy (already recording);
+ * -ptde_unsupported/-ptde_perm (the method cannot record here: the
+ * message gives the reason and the fix).
+ */
+extern PTD_EXPORT int ptd_session_record_start(struct ptd_session *s, enum ptd_method m);
+/* Stops recording and forgets the histories.  Returns 0 or
+ * -ptde_not_running (not recording: "No record target is currently
+ * active."). */
+extern PTD_EXPORT int ptd_session_record_stop(struct ptd_session *s);
+/* Trace format of the next recording: "blocks" (the recorder's blocks are
+ * the history) or "pt" (the recording is written as Intel PT and the
+ * history decoded from it).  Returns 0 or -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_set_trace_format(struct ptd_session *s, const char *fmt);
+/* "blocks" or "pt" (static storage). */
+extern PTD_EXPORT const char *ptd_session_trace_format(const struct ptd_session *s);
+/* PT bytes kept for the selected thread (format pt; 0 otherwise). */
+extern PTD_EXPORT size_t ptd_session_pt_bytes(struct ptd_session *s);
+/* The PT kept for the selected thread (format pt): a pointer owned by @s,
+ * valid until the program runs again, and its size in *@size; NULL when
+ * there is none. */
+extern PTD_EXPORT const uint8_t *ptd_session_pt_data(struct ptd_session *s, size_t *size);
+/* Nonzero while recording. */
+extern PTD_EXPORT int ptd_session_recording(const struct ptd_session *s);
+/* Fills @out for the selected thread.  Returns 0, -ptde_not_running when
+ * nothing is recorded or loaded, -ptde_invalid for NULL arguments. */
+extern PTD_EXPORT int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out);
+
+/*
+ * Trace bundles (docs/bundle.md).  ptd_session_save() writes the current
+ * recording (as PT) with the mappings and code it needs into directory
+ * @dir; ptd_session_load() opens a bundle, or a perf.data from `perf
+ * record -e intel_pt//u --per-thread`, offline: no process, but the
+ * history, record goto and stepping inside the history work.  Return 0,
+ * or -ptde_invalid (nothing recorded), -ptde_sys (the message names the
+ * path), -ptde_bad_trace (malformed: "DIR/manifest:LINE: ..."),
+ * -ptde_notfound (a mapped file is not the one recorded).
+ */
+extern PTD_EXPORT int ptd_session_save(struct ptd_session *s, const char *dir);
+extern PTD_EXPORT int ptd_session_load(struct ptd_session *s, const char *dir);
+/* Writes the recording as a perf.data file that perf's Intel PT decoder
+ * reads.  Returns 0 or the errors of ptd_session_save(). */
+extern PTD_EXPORT int ptd_session_save_perf_data(struct ptd_session *s, const char *file);
+/* Nonzero when @s holds a trace loaded with ptd_session_load(). */
+extern PTD_EXPORT int ptd_session_offline(const struct ptd_session *s);
+/* Returns 0, or -ptde_bad_trace when a loaded bundle's PT file was
+ * truncated by another process while loaded. */
+extern PTD_EXPORT int ptd_session_check_trace(const struct ptd_session *s);
+/* A loaded trace's main executable (its first ELF mapping), owned by @s
+ * until the next load; NULL when there is none. */
+extern PTD_EXPORT const char *ptd_session_offline_exe(struct ptd_session *s);
+
+/*
+ * Executes motion @m forward, or backward through the recorded history
+ * with @reverse (which needs a recording or a loaded trace).  Forward
+ * motions in the past move through the history and go on live at its end.
+ * Fills @ev with the stop (reaching an end of the history is a stop,
+ * PTD_EVENT_NO_HISTORY).  Returns 0; -ptde_not_running; -ptde_unsupported
+ * (reverse without a recording); -ptde_eos (forward at the end of a loaded
+ * trace); -ptde_bad_insn (the code at a position cannot be decoded); the
+ * errors of resuming the program.
+ */
+extern PTD_EXPORT int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse,
+					 struct ptd_event *ev);
+/* record goto: "begin", "start", "end", or an instruction number.
+ * Fills @ev.  Returns 0, -ptde_invalid, -ptde_bos/-ptde_eos (out of
+ * range: the message says so as gdb does). */
+extern PTD_EXPORT int ptd_session_goto(struct ptd_session *s, const char *where,
+				       struct ptd_event *ev);
+/* Informational messages while a motion runs (gdb's "process N is
+ * executing new program: PATH"): @fn is called with @ctx and a message
+ * valid during the call.  @fn may be NULL. */
+extern PTD_EXPORT void ptd_session_set_notify(struct ptd_session *s,
+					      void (*fn)(void *ctx, const char *msg), void *ctx);
+/* Requests the running motion to stop (PTD_EVENT_INTERRUPTED).
+ * Async-signal-safe, any thread. */
+extern PTD_EXPORT void ptd_session_interrupt(struct ptd_session *s);
+
+/* Nonzero while the position is in the recorded past. */
+extern PTD_EXPORT int ptd_session_replaying(const struct ptd_session *s);
+/* Current position and item count of the selected thread's history
+ * (the position is the count when not replaying).  Returns 0, or
+ * -ptde_not_running when there is no thread. */
+extern PTD_EXPORT int ptd_session_position(struct ptd_session *s, uint64_t *pos, uint64_t *count);
+/* The selected thread's history, owned by @s (see struct ptd_history for
+ * how long it stays valid); NULL when there is none. */
+extern PTD_EXPORT const struct ptd_history *ptd_session_history(struct ptd_session *s);
+/* Function-call segments of the selected thread (built on demand), owned
+ * by @s, valid until the program runs again; NULL when there is no history
+ * or on an error (ptd_last_error()). */
+extern PTD_EXPORT const struct ptd_calls *ptd_session_calls(struct ptd_session *s);
+/*
+ * When the last stop was PTD_EVENT_GAP (or the position is next to a gap):
+ * the gap at the position or beside it, its number in *@number and its
+ * enum ptd_gap_reason in *@reason (either may be NULL).  Returns 1 when
+ * found, 0 when there is no gap there, -ptde_not_running/-ptde_invalid
+ * without a history.
+ */
+extern PTD_EXPORT int ptd_session_gap_near(struct ptd_session *s, uint64_t *number, int *reason);
+
+/* The pc at the current position (live or replayed).  Returns 0,
+ * -ptde_not_running, or -ptde_nomap when the position is a gap. */
+extern PTD_EXPORT int ptd_session_pc(struct ptd_session *s, uint64_t *pc);
+/* All registers when live, and while replaying a soft recording at an
+ * instruction where it trapped; elsewhere in the past only rip is valid
+ * (*@pc_only = 1).  Returns 0 or -ptde_not_running. */
+extern PTD_EXPORT int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r,
+				       int *pc_only);
+/* Reads @n bytes at @addr into @buf: the live memory (also while
+ * replaying: say so), or a loaded trace's code.  Returns the number of
+ * bytes read (short at an unmapped page), or -ptde_nomap/-ptde_not_running. */
+extern PTD_EXPORT long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n);
+/*
+ * Changing the live program (the recorded past cannot be changed).  @tid
+ * names a thread of the program, 0 the selected one.  Each returns 0 (or
+ * the bytes written), -ptde_not_running, -ptde_notfound (no such thread),
+ * -ptde_invalid (while replaying: the message says so), or the error of
+ * the system call (-ptde_nomap for memory).
+ *
+ * ptd_session_write() writes @n bytes at @addr, also into read-only code;
+ * the session's breakpoints stay in place.
+ */
+extern PTD_EXPORT long ptd_session_write(struct ptd_session *s, uint64_t addr, const void *buf,
+					 size_t n);
+extern PTD_EXPORT int ptd_session_set_regs(struct ptd_session *s, pid_t tid,
+					   const struct user_regs_struct *r);
+extern PTD_EXPORT int ptd_session_set_pc(struct ptd_session *s, pid_t tid, uint64_t pc);
+/* The signal thread @tid gets when it next resumes (0: none), replacing
+ * the one it stopped with.  -ptde_invalid for a bad @signo. */
+extern PTD_EXPORT int ptd_session_set_signal(struct ptd_session *s, pid_t tid, int signo);
+/* The x87/SSE registers (FXSAVE layout) of live thread @tid.  Returns 0,
+ * -ptde_unsupported while replaying (no recorder keeps them), or the
+ * errors above. */
+extern PTD_EXPORT int ptd_session_fpregs(struct ptd_session *s, pid_t tid,
+					 struct user_fpregs_struct *f);
+
+/*
+ * The frames at the current position into @pcs (at most @max): @pcs[0] is
+ * the pc, @pcs[i] for i > 0 the return address in the i-th caller, as
+ * gdb's unwinders give them (look its line up at pc - 1).  Live via
+ * libunwind; in the past from the call history.  Returns the frame count
+ * (>= 1), -ptde_invalid, -ptde_not_running ("No stack.").
+ */
+extern PTD_EXPORT int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max);
+
+/* The program's symbols, owned by @s (see struct ptd_symbols); NULL when
+ * there is no program. */
+extern PTD_EXPORT struct ptd_symbols *ptd_session_symbols(struct ptd_session *s);
+
+/* Fills @out with up to @max threads in gdb's order; returns the count of
+ * all threads (@out may be NULL to count), or -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_threads(struct ptd_session *s, struct ptd_thread_info *out,
+					  int max);
+/* Selects thread @num (gdb's number).  Returns 0 or -ptde_notfound. */
+extern PTD_EXPORT int ptd_session_select_thread(struct ptd_session *s, int num);
+/* gdb's scheduler-locking: while on, live motions resume only the selected
+ * thread, the others stay stopped. */
+extern PTD_EXPORT void ptd_session_set_scheduler_locking(struct ptd_session *s, int on);
+
+/* The cpu ptdbg runs on, as a PT decoder needs it for errata (gdb's
+ * btrace-conf <cpu>): display family and model as /proc/cpuinfo shows
+ * them, and the 12-character cpuid vendor. */
+struct ptd_cpu_info {
+	char vendor[16]; /* "GenuineIntel", NUL-terminated */
+	unsigned family, model, stepping;
+};
+/* Fills @out (NULL is ignored); all zero but the vendor when cpuid says
+ * nothing. */
+extern PTD_EXPORT void ptd_host_cpu(struct ptd_cpu_info *out);
+
+/* ------------------------------------------------------------------ */
+/* Process-wide: quitting and interrupting safely                       */
+
+/*
+ * ptdbg asked to die.  Front ends call ptd_target_quit_signal(sig) from
+ * their SIGTERM/SIGHUP handler (async-signal-safe, any thread).  Every
+ * live program is then torn down (an attached one detached exactly as it
+ * was, a launched one killed) and the process dies of @sig: at once when
+ * the tracer thread is at a safe point, else when it next reaches one.
+ * Every blocking wait inside the library is one; a front end marks its
+ * own idle moments (the prompt) with ptd_target_safe_point(1) ...
+ * ptd_target_safe_point(0), where it calls no other ptdbg function.
+ */
+extern PTD_EXPORT void ptd_target_quit_signal(int sig);
+extern PTD_EXPORT void ptd_target_safe_point(int on);
+/* The signal of a pending quit, or 0. */
+extern PTD_EXPORT int ptd_target_quit_pending(void);
+/*
+ * Interrupts the program as gdb's Ctrl-C does: the current or next wait
+ * returns an interrupt stop.  Async-signal-safe, any thread (@sig is sent
+ * on to the tracer thread from another one, so the handler for it must
+ * call this again).  ptd_target_clear_interrupt() drops a request not yet
+ * acted on.
+ */
+extern PTD_EXPORT void ptd_target_request_interrupt(int sig);
+extern PTD_EXPORT void ptd_target_clear_interrupt(void);
+
+/* ------------------------------------------------------------------ */
+/* Doctor: what can record here                                         */
+
+/* The methods in the order of --method=auto's ladder. */
+enum ptd_doctor_method {
+	PTD_DOCTOR_PT = 0,
+	PTD_DOCTOR_BTS,
+	PTD_DOCTOR_SOFT,
+	PTD_DOCTOR_STEP,
+	PTD_DOCTOR_NMETHODS
+};
+
+/*
+ * `ptdbg doctor`: writes what ptdbg can record with on this machine and
+ * why, one line per call of @line (the text has no newline and is valid
+ * during the call).  *@auto_choice (may be NULL) gets the method
+ * --method=auto takes (enum ptd_doctor_method) or -1.  Returns 0, or
+ * -ptde_invalid (PTDBG_SIMULATE_PMU names no PMU ptdbg simulates),
+ * -ptde_nomem.
+ */
+extern PTD_EXPORT int ptd_doctor_report(void (*line)(void *ctx, const char *text), void *ctx,
+					int *auto_choice);
+/* The name of ladder method @m ("pt"), static; "none" when out of range. */
+extern PTD_EXPORT const char *ptd_doctor_method_name(int m);
 
 #ifdef __cplusplus
 }

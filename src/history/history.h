@@ -21,80 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "disasm/disasm.h"
+#include "ptdbg/ptdbg.h"
 
-enum ptd_item_kind {
-	PTD_ITEM_BLOCK = 0,
-	PTD_ITEM_GAP,
-	PTD_ITEM_EVENT,
-};
-
-enum ptd_gap_reason {
-	PTD_GAP_NONE = 0,
-	PTD_GAP_OVERFLOW,     /* trace buffer overflow / OVF */
-	PTD_GAP_DECODE_ERROR, /* decoder error (libipt message in detail) */
-	PTD_GAP_DISABLED,     /* recording was off (record stop/start) */
-	PTD_GAP_LOST,         /* data lost (perf AUX truncated, ring wrap) */
-	PTD_GAP_NO_MEMORY,    /* code bytes not available to the decoder */
-	PTD_GAP_DROPPED,      /* the oldest part was dropped (a bounded history);
-			       * arg = instructions dropped so far */
-};
-
-enum ptd_event_kind {
-	PTD_EV_SIGNAL = 1, /* async: signal delivered; ip = interrupted resume ip, arg = signo */
-	PTD_EV_SIGRETURN,  /* sigreturn back to ip */
-	PTD_EV_MMAP,       /* image changed; ip = start, arg = length */
-	PTD_EV_EXEC,       /* process exec'ed; history before it is another image */
-	PTD_EV_ENABLED,    /* tracing (re)enabled at ip */
-	PTD_EV_DISABLED,   /* tracing disabled after the preceding item */
-	PTD_EV_OVERFLOW,   /* overflow resolved, resumed at ip */
-};
-
-enum ptd_block_flags {
-	/* The block ended because of an async event (signal, interrupt),
-	 * not because its last instruction transferred control. */
-	PTD_BLK_INTERRUPTED = 1 << 0,
-	/* The block's last instruction was a syscall that returned to the
-	 * next instruction; a non-fall-through successor means sigreturn,
-	 * exec or a context switch. */
-	PTD_BLK_SYSCALL = 1 << 1,
-	/* Instructions were executed speculatively or are uncertain. */
-	PTD_BLK_UNCERTAIN = 1 << 2,
-	/* The block is 32-bit or 16-bit code (PT's MODE.Exec); neither:
-	 * 64-bit.  ptd_block_mode() gives the enum ptd_exec_mode. */
-	PTD_BLK_MODE32 = 1 << 3,
-	PTD_BLK_MODE16 = 1 << 4,
-};
-
-#define PTD_BLK_MODE_SHIFT 3
-#define PTD_BLK_ALL_FLAGS                                                                          \
-	(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN | PTD_BLK_MODE32 |              \
-	 PTD_BLK_MODE16)
-
-/* A block as recorders and decoders append it and iterators return it. */
-struct ptd_block {
-	uint64_t ip;     /* first instruction */
-	uint64_t end_ip; /* last instruction */
-	uint32_t ninsn;  /* >= 1 */
-	uint8_t iclass;  /* enum ptd_iclass of the last instruction */
-	uint8_t flags;   /* enum ptd_block_flags */
-};
-
-/* enum ptd_exec_mode of @b's code (0: 64-bit, 1: 32-bit, 2: 16-bit). */
-static inline unsigned ptd_block_mode(const struct ptd_block *b)
-{
-	return (b->flags >> PTD_BLK_MODE_SHIFT) & 3;
-}
-
-/* One item as iterators return it. */
-struct ptd_item {
-	uint8_t kind;       /* enum ptd_item_kind */
-	uint8_t reason;     /* gap: enum ptd_gap_reason; event: enum ptd_event_kind */
-	uint64_t number;    /* number of the first instruction (block), of the gap, or of the next item (event) */
-	struct ptd_block block; /* kind == BLOCK; for events block.ip is the event ip */
-	uint64_t arg;       /* event argument; gap: trace offset or errcode */
-	uint32_t detail;    /* index of a detail string (ptd_history_detail) or 0 */
-};
+/* The item and call-segment types, cursors and the read-only queries
+ * are public (include/ptdbg/ptdbg.h); building a history is internal. */
 
 /* Reads code bytes at @addr for instruction decoding; returns bytes read
  * (may be short at the end of a mapping) or <0. */
@@ -180,124 +110,8 @@ int ptd_history_flag_last(struct ptd_history *h, uint8_t flags);
  */
 int ptd_history_drop_oldest(struct ptd_history *h, uint64_t number, const char *detail,
 			    uint64_t *shift);
-/* Instructions dropped by ptd_history_drop_oldest() so far. */
-uint64_t ptd_history_dropped(const struct ptd_history *h);
 /* Sets the tail (current PC); 0 means no tail (offline trace end). */
 void ptd_history_set_tail(struct ptd_history *h, uint64_t pc);
-uint64_t ptd_history_tail(const struct ptd_history *h);
-
-/* Number of the last item (the tail when set); 0 when empty. */
-uint64_t ptd_history_count(const struct ptd_history *h);
-/* Executed instructions only (gaps and tail excluded). */
-uint64_t ptd_history_ninsn(const struct ptd_history *h);
-/* Bytes of heap used by the history: stored items, index, detail strings
- * and the bounded caches (for "info record" and benchmarks). */
-size_t ptd_history_bytes(const struct ptd_history *h);
-const char *ptd_history_detail(const struct ptd_history *h, uint32_t detail);
-
-/*
- * Cursor: one instruction position.  A cursor on a gap has ip 0 and
- * is_gap set.  Cursors stay valid while items are appended.  The history
- * keeps caches (decoded chunks, instruction offsets) that cursor moves
- * update: one history must not be read from two threads at once.
- * Moving inside a block decodes instruction lengths through the reader;
- * the first and last instruction of a block are known without it.
- */
-struct ptd_hcursor {
-	const struct ptd_history *h;
-	uint64_t number;
-	uint64_t ip;
-	int is_gap;
-	uint8_t gap_reason;
-	/* Class and length of the instruction at the cursor; class is
-	 * PTD_IC_OTHER for non-final instructions of a block. */
-	uint8_t iclass;
-	uint8_t len;
-	uint8_t block_flags; /* flags of the block when at its last insn */
-	uint8_t mode;	     /* enum ptd_exec_mode of the instruction */
-	/* private */
-	uint64_t item_index;
-	uint32_t insn_index;
-};
-
-/* Places @c at @number (1..count).  Returns 0, -ptde_bos/-ptde_eos when out of range. */
-int ptd_hcursor_goto(struct ptd_hcursor *c, const struct ptd_history *h, uint64_t number);
-/* Moves one number forward/backward.  Returns 0, -ptde_eos/-ptde_bos at the ends
- * (the cursor does not move), or -ptde_bad_insn when an instruction cannot be decoded. */
-int ptd_hcursor_next(struct ptd_hcursor *c);
-int ptd_hcursor_prev(struct ptd_hcursor *c);
-/*
- * Returns the events recorded between the instruction before the cursor
- * and the cursor (e.g. a signal delivered before the first handler
- * instruction), writing at most @max into @ev.  Returns the count.
- */
-int ptd_hcursor_events(const struct ptd_hcursor *c, struct ptd_item *ev, int max);
-
-/* Fills @it with item @index (0-based, events included, the tail is not an
- * item); returns 1, or 0 when @index >= ptd_history_nitems(). */
-int ptd_history_item(const struct ptd_history *h, uint64_t index, struct ptd_item *it);
-uint64_t ptd_history_nitems(const struct ptd_history *h);
-
-/*
- * Function-call segments, as gdb's record function-call-history shows
- * them (gdb's btrace rules): a new segment starts at each call (level + 1;
- * a call to the next instruction, the PIC idiom, is not a call), each
- * return (a new segment of the caller's instance, found through the up
- * links and, with func_of, the return target's function), signal entry
- * (level + 1) and sigreturn, gap, a jump to a function's entry (tail call:
- * level + 1, up = the jumping segment, up_is_tail) and a jump into the
- * middle of another function (switch: same level).  Returning out of the
- * function where the recording started makes the caller level - 1.
- * Levels can go negative; the minimum is normalised to 0 when printed.
- */
-struct ptd_callseg {
-	uint64_t index;  /* 1-based segment number */
-	uint64_t first;  /* first instruction number */
-	uint64_t last;   /* last instruction number */
-	uint64_t ip;     /* first instruction's ip (symbolize for the name) */
-	int level;       /* call depth, may be negative before normalisation */
-	int is_gap;
-	/* The caller: the segment whose last instruction made the call (or
-	 * the jump, with up_is_tail; or was interrupted, for a signal
-	 * handler), or the caller's segment created by the return when the
-	 * call predates the recording (up_is_ret); 0: unknown.  The caller
-	 * continues after the return in that segment's next_same. */
-	uint64_t up;
-	uint64_t prev_same;  /* previous segment of the same function instance */
-	uint64_t next_same;  /* next segment of the same function instance */
-	/* First segment of this function instance (frame): segments of one
-	 * activation share it, a recursive call gets a new one. */
-	uint64_t instance;
-	uint8_t how;        /* enum ptd_seg_entry: how the segment was entered */
-	/* @up is the caller's segment created by the return (the call was
-	 * before the recording started), not the one that made the call. */
-	uint8_t up_is_ret;
-	/* @up is the function that jumped here (tail call), as in gdb's
-	 * btrace: the real caller is further up. */
-	uint8_t up_is_tail;
-	/* PTD_SEG_SWITCH only: the caller segment (up the chain of the
-	 * jumping frame) whose function the jump landed in, i.e. the frame
-	 * a longjmp unwound to; 0 when none.  Such a jump is a return: this
-	 * segment continues that frame's instance at its level (the frames
-	 * in between never return), so finish, bt and reverse-finish see
-	 * the frame the program is really in; replay uses the mark to stop
-	 * stepping where gdb's longjmp handling stops. */
-	uint64_t unwound_to;
-};
-
-/* How a function-call segment was entered. */
-enum ptd_seg_entry {
-	PTD_SEG_START = 0,  /* first segment of the history */
-	PTD_SEG_CALL,       /* called (level + 1) */
-	PTD_SEG_RETURN,     /* returned to (level - 1; continues the caller) */
-	PTD_SEG_TAILCALL,   /* jumped to a function's entry (level + 1, up = the jumper) */
-	PTD_SEG_SIGNAL,     /* signal handler entered (level + 1) */
-	PTD_SEG_SIGRETURN,  /* back in the interrupted frame after sigreturn */
-	PTD_SEG_SIGTRAMP,   /* handler returned into the sigreturn trampoline */
-	PTD_SEG_GAP,        /* the gap itself (is_gap) */
-	PTD_SEG_AFTER_GAP,  /* first segment after a gap */
-	PTD_SEG_SWITCH,     /* jumped into the middle of another function (same level) */
-};
 
 /* Returns the function entry of @addr (symbol start) or 0 when unknown. */
 typedef uint64_t (*ptd_func_of_fn)(void *ctx, uint64_t addr);
@@ -316,12 +130,5 @@ struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn fu
 int ptd_calls_count_only(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
 			 uint64_t *count);
 void ptd_calls_free(struct ptd_calls *c);
-uint64_t ptd_calls_count(const struct ptd_calls *c);
-/* 1-based; returns NULL when out of range. */
-const struct ptd_callseg *ptd_calls_get(const struct ptd_calls *c, uint64_t index);
-/* Segment containing instruction @number (1..count, the tail included:
- * it belongs to the last segment), or NULL.  O(log n). */
-const struct ptd_callseg *ptd_calls_find(const struct ptd_calls *c, uint64_t number);
-int ptd_calls_min_level(const struct ptd_calls *c);
 
 #endif

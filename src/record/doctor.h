@@ -21,16 +21,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ptdbg/ptdbg.h"
 #include "record/perf.h"
 
-/* The methods in the order of --method=auto's ladder. */
-enum ptd_doctor_method {
-	PTD_DOCTOR_PT = 0,
-	PTD_DOCTOR_BTS,
-	PTD_DOCTOR_SOFT,
-	PTD_DOCTOR_STEP,
-	PTD_DOCTOR_NMETHODS
-};
+/* enum ptd_doctor_method, ptd_doctor_report() and ptd_doctor_method_name()
+ * are public (include/ptdbg/ptdbg.h). */
 
 struct ptd_doctor_verdict {
 	const char *name; /* "pt", "bts", "soft", "step" */
@@ -112,18 +107,5 @@ void ptd_doctor_conclude(struct ptd_doctor *d);
 /* Writes the report, one line per call of @line (no newline in @text). */
 void ptd_doctor_print(const struct ptd_doctor *d, void (*line)(void *ctx, const char *text),
 		      void *ctx);
-
-/*
- * The whole report for the kernel ptdbg records through
- * (ptd_perf_kernel_default(): simulated when PTDBG_SIMULATE_PMU is set),
- * written with @line.  *@auto_choice (may be NULL) gets the method
- * --method=auto takes (enum ptd_doctor_method) or -1.  Returns 0, or
- * -ptde_invalid (PTDBG_SIMULATE_PMU names no PMU ptdbg simulates; the
- * message says so), -ptde_nomem.
- */
-int ptd_doctor_report(void (*line)(void *ctx, const char *text), void *ctx, int *auto_choice);
-
-/* The name of a method of the ladder. */
-const char *ptd_doctor_method_name(int m);
 
 #endif

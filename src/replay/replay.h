@@ -25,14 +25,7 @@
 
 #include "history/history.h"
 
-enum ptd_motion {
-	PTD_MOTION_STEPI,
-	PTD_MOTION_NEXTI,
-	PTD_MOTION_STEP,
-	PTD_MOTION_NEXT,
-	PTD_MOTION_FINISH,
-	PTD_MOTION_CONTINUE,
-};
+/* enum ptd_motion is public (include/ptdbg/ptdbg.h). */
 
 enum ptd_replay_stop {
 	PTD_REPLAY_DONE = 0,   /* the motion completed */

@@ -704,6 +704,36 @@ int ptd_session_position(struct ptd_session *s, uint64_t *pos, uint64_t *count)
 	return 0;
 }
 
+/*
+ * A stop at a gap (PTD_EVENT_GAP) leaves the position on the instruction
+ * beside the gap, before or after it depending on the direction, or on
+ * the gap itself: look at both neighbours so every front end names the
+ * same gap.
+ */
+int ptd_session_gap_near(struct ptd_session *s, uint64_t *number, int *reason)
+{
+	const struct ptd_history *h;
+	struct ptd_hcursor cur;
+	uint64_t pos = 0, count = 0;
+	int rc = ptd_session_position(s, &pos, &count);
+
+	if (rc < 0)
+		return rc;
+	h = ptd_session_history(s);
+	if (!h || !pos)
+		return ptd__err(-ptde_invalid, "there is no recorded history");
+	for (uint64_t n = pos > 1 ? pos - 1 : 1; n <= pos + 1 && n <= count; n++) {
+		if (ptd_hcursor_goto(&cur, h, n) < 0 || !cur.is_gap)
+			continue;
+		if (number)
+			*number = n;
+		if (reason)
+			*reason = cur.gap_reason;
+		return 1;
+	}
+	return 0;
+}
+
 static int pos_ip(struct sthread *th, uint64_t pos, uint64_t *ip)
 {
 	struct ptd_hcursor c;
@@ -784,6 +814,26 @@ long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n)
 	return ptd_target_read(s->t, addr, buf, n);
 }
 
+/*
+ * The call history gives each caller's call instruction; gdb's unwinders
+ * (and libunwind, live) give the return address after it, and front ends
+ * look a caller's line up at pc - 1.  A frame a signal interrupted keeps
+ * the ip it resumes at (no call there).  Returns @n.
+ */
+static int return_addresses(struct ptd_session *s, int n, uint64_t *pcs)
+{
+	for (int i = 1; i < n; i++) {
+		uint8_t buf[16];
+		struct ptd_insn_info ii;
+		long got = ptd_session_read(s, pcs[i], buf, sizeof(buf));
+
+		if (got > 0 && ptd_disasm_decode(buf, (size_t)got, pcs[i], &ii) == 0 &&
+		    ii.iclass == PTD_IC_CALL)
+			pcs[i] += ii.len;
+	}
+	return n;
+}
+
 int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 {
 	struct sthread *th = s ? ptd__ses_cur_thread(s) : NULL;
@@ -795,16 +845,16 @@ int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 		if (rc < 0)
 			return rc;
 		const struct ptd_calls *c = ptd_session_calls(s);
-		return ptd_replay_backtrace_outer(th->h, c,
-						  th->pos ? th->pos : ptd_history_count(th->h),
-						  th->outer, th->nouter, pcs, max);
+		return return_addresses(s, ptd_replay_backtrace_outer(th->h, c,
+					th->pos ? th->pos : ptd_history_count(th->h),
+					th->outer, th->nouter, pcs, max), pcs);
 	}
 	if (!ptd_session_alive(s) || !th)
 		return ptd__err(-ptde_not_running, "No stack.");
 	if (th->pos) {
 		const struct ptd_calls *c = ptd_session_calls(s);
-		return ptd_replay_backtrace_outer(th->h, c, th->pos, th->outer, th->nouter, pcs,
-						  max);
+		return return_addresses(s, ptd_replay_backtrace_outer(th->h, c, th->pos, th->outer,
+								      th->nouter, pcs, max), pcs);
 	}
 	struct ptd_frame fr[256];
 	int n = ptd_unwind_backtrace(th->tid, fr, max < 256 ? max : 256);

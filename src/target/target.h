@@ -21,6 +21,8 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include "ptdbg/ptdbg.h"
+
 struct ptd_target;
 
 struct ptd_launch {
@@ -174,36 +176,8 @@ int ptd_target_step_over(struct ptd_target *t, pid_t tid, struct ptd_stop *st);
  */
 int ptd_target_pin(struct ptd_target *t, int cpu);
 
-/*
- * ptdbg asked to die.  Front ends call ptd_target_quit_signal(sig) from
- * their SIGTERM/SIGHUP handler (async-signal-safe, any thread).  Every
- * live target is then torn down and the process dies of @sig: an attached
- * program is detached exactly as it was (no int3 of ours left, threads
- * stopped past one rewound, our single-step traps dropped, its own
- * signals delivered, CPU masks restored, unreported fork children
- * cleaned), a launched one is killed as gdb kills it.  This happens at
- * once when the tracer thread is at a safe point, otherwise when it next
- * reaches one: every blocking wait inside this module is one, and a front
- * end marks its own idle moments (the prompt) with
- * ptd_target_safe_point(1) ... ptd_target_safe_point(0), where nothing may
- * change a target.  ptd_target_safe_point(1) itself tears down at once
- * when a quit is pending.
- */
-void ptd_target_quit_signal(int sig);
-void ptd_target_safe_point(int on);
-/* The signal of a pending quit, or 0. */
-int ptd_target_quit_pending(void);
-
-/*
- * Interrupts the program as gdb's Ctrl-C does: every running thread of
- * every live target gets a PTRACE_INTERRUPT, at once when the tracer
- * thread is blocked in a wait, else before its next blocking wait, so the
- * caller's wait returns PTD_STOP_INTERRUPT stops.  Async-signal-safe, any
- * thread (@sig is sent on to the tracer thread from another one, so the
- * caller's handler for it must call this again).  A request not yet acted
- * on is dropped by ptd_target_clear_interrupt().
- */
-void ptd_target_request_interrupt(int sig);
-void ptd_target_clear_interrupt(void);
+/* ptd_target_quit_signal(), ptd_target_safe_point(), ptd_target_quit_pending(),
+ * ptd_target_request_interrupt() and ptd_target_clear_interrupt() are public
+ * (include/ptdbg/ptdbg.h, which says what they do). */
 
 #endif

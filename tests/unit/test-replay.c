@@ -593,8 +593,11 @@ static void test_step_through_stub(void **state)
 	pos = RSTEP(fx_num(&f->s, FX_TCC + 5, 0), 0x40111b);
 	/* finish from g: back in tcc after the call (the stub is skipped) */
 	mv(f, pos, PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, FX_TCC + 5);
-	/* reverse-finish from g: the stub's jump, as gdb's record full does */
-	mv(f, pos, PTD_MOTION_FINISH, 1, PTD_REPLAY_DONE, FX_PLT);
+	/* reverse-finish from g: back to tcc's call, past the stub whose
+	 * frame g replaced, as gdb's record full does (checked with
+	 * testprogs/fib: reverse-finish from printf stops at main's call,
+	 * with printf@plt bound at load or lazily) */
+	mv(f, pos, PTD_MOTION_FINISH, 1, PTD_REPLAY_BEGIN, FX_TCC); /* (the history's start) */
 	/* nexti over the call */
 	mv(f, 1, PTD_MOTION_NEXTI, 0, PTD_REPLAY_DONE, FX_TCC + 5);
 	fix_free(f);

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# libptdbg.so exports exactly the public API: every function declared with
+# PTD_EXPORT in include/ptdbg/*.h is defined in the library's dynamic
+# symbol table, and nothing else is (the library is built with
+# -fvisibility=hidden, so an internal function cannot leak, and a public
+# declaration without a definition is caught here, not by a user's link).
+# The header also stands alone: it compiles by itself as C (strict
+# warnings, no -Isrc) and as C++.
+. "$(dirname "$0")/lib.bash"
+
+lib=$TOP/$B/libptdbg.so
+[ -f "$lib" ] || die "$lib is missing (make all)"
+command -v nm >/dev/null || die "nm (binutils) is needed"
+
+# The names declared: "extern PTD_EXPORT <type> [*]name(" on one line.
+grep -h 'PTD_EXPORT' "$TOP"/include/ptdbg/*.h | grep -v '^#define' |
+	sed -n -E 's/.*PTD_EXPORT[^(]*[ *]([A-Za-z_][A-Za-z0-9_]*)\(.*/\1/p' | sort >"$TMPDIR/declared"
+# Every PTD_EXPORT line must have given a name (a declaration split before
+# its name would escape the comparison).
+n_lines=$(grep -h 'PTD_EXPORT' "$TOP"/include/ptdbg/*.h | grep -vc '^#define')
+[ "$n_lines" -eq "$(wc -l <"$TMPDIR/declared")" ] ||
+	die "a PTD_EXPORT declaration does not name its function on the same line"
+[ "$(wc -l <"$TMPDIR/declared")" -gt 50 ] || die "too few public declarations found"
+[ -z "$(uniq -d "$TMPDIR/declared")" ] || die "declared twice: $(uniq -d "$TMPDIR/declared")"
+
+# The names exported: defined dynamic symbols but the linker's own.
+nm -D --defined-only "$lib" | awk '{print $NF}' |
+	grep -v -x -E '_init|_fini|__bss_start|_edata|_end' | sort -u >"$TMPDIR/exported"
+
+if ! diff -u "$TMPDIR/declared" "$TMPDIR/exported" >"$TMPDIR/diff"; then
+	note "--- declared in include/ptdbg, +++ exported by $B/libptdbg.so:"
+	cat "$TMPDIR/diff" >&2
+	die "the exported symbols and the public header differ"
+fi
+
+# Exported functions only (a data symbol would be an undocumented ABI).
+nm -D --defined-only "$lib" | awk '$2 != "T" && $NF ~ /^ptd/ {print}' >"$TMPDIR/nontext"
+[ ! -s "$TMPDIR/nontext" ] || die "exported data: $(cat "$TMPDIR/nontext")"
+
+# The header stands alone, as C and as C++.
+printf '#include <ptdbg/ptdbg.h>\nint main(void) { return ptd_version() == 0; }\n' >"$TMPDIR/h.c"
+cc -std=c11 -Wall -Wextra -Wstrict-prototypes -Werror -I"$TOP/include" -fsyntax-only "$TMPDIR/h.c" ||
+	die "include/ptdbg/ptdbg.h does not compile by itself as C11"
+if command -v c++ >/dev/null; then
+	c++ -Wall -Wextra -Werror -I"$TOP/include" -x c++ -fsyntax-only "$TMPDIR/h.c" ||
+		die "include/ptdbg/ptdbg.h does not compile as C++"
+fi
+echo "$(wc -l <"$TMPDIR/declared") public functions, all exported, nothing else"
