@@ -356,6 +356,28 @@ static void thread_comm(struct shell *sh, pid_t tid, char *comm, size_t n)
 	fclose(f);
 }
 
+/* The execution mode of the code at the position in the history (its
+ * end when not replaying), or 64-bit when there is none. */
+static unsigned position_mode(struct shell *sh)
+{
+	const struct ptd_history *h = ptd_session_history(sh->s);
+	struct ptd_hcursor cur;
+	uint64_t pos = 0, count = 0;
+
+	if (!h || ptd_session_position(sh->s, &pos, &count) < 0 || !count)
+		return PTD_MODE_64;
+	if (!pos)
+		pos = count;
+	/* the tail has no mode of its own: its last instruction's */
+	while (pos > 0 && ptd_hcursor_goto(&cur, h, pos) == 0) {
+		if (!cur.is_gap && (pos < count || !ptd_history_tail(h)))
+			return cur.mode;
+		pos--;
+	}
+	ptd_clear_error();
+	return PTD_MODE_64;
+}
+
 void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int temporary, int finish)
 {
 	struct ptd_event e = *ev;
@@ -366,6 +388,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 	if (e.kind == PTD_EVENT_EXEC)
 		sh->main_module[0] = '\0'; /* a new main executable */
 	shell_sync(sh);
+	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	if (finish && e.kind == PTD_EVENT_STEPPED)
 		e.new_frame = 1;
 	thread[0] = '\0';
@@ -429,6 +452,7 @@ static void print_current_frame(struct shell *sh, int level, enum ptd_print_what
 
 	if (ptd_session_pc(sh->s, &pc) < 0)
 		return;
+	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	ptd_print_frame(&sh->pc, pc, level, 0, -1, what);
 }
 
@@ -1540,6 +1564,7 @@ static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
 	n = ptd_session_backtrace(sh->s, pcs, max);
 	if (n < 0)
 		return session_error(n, NULL);
+	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	for (i = 0; i < n; i++)
 		if (is_main(sh, i > 0 ? pcs[i] - 1 : pcs[i]))
 			return i + 1;

@@ -130,6 +130,7 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		     enum ptd_print_what what)
 {
 	uint64_t look = caller && pc ? pc - 1 : pc;
+	int narrow = c->addr32 && pc <= 0xffffffffu;
 	struct ptd_symbol s;
 	struct ptd_line li;
 	int have_sym = 0, have_line = 0, show_addr;
@@ -152,7 +153,10 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		if (level >= 0)
 			fprintf(c->out, "#%-2d ", level);
 		if (show_addr) {
-			ptd_print_addr16(a, sizeof(a), pc);
+			if (narrow)
+				snprintf(a, sizeof(a), "0x%08" PRIx64, pc);
+			else
+				ptd_print_addr16(a, sizeof(a), pc);
 			fprintf(c->out, "%s in ", a);
 		}
 		fprintf(c->out, "%s ()", have_sym ? ptd_print_symname(s.name) : "??");

@@ -822,12 +822,27 @@ long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n)
  */
 static int return_addresses(struct ptd_session *s, int n, uint64_t *pcs)
 {
+	/* The callers' code is in the execution mode of the position's (a
+	 * 32-bit program's calls decode as 32-bit code). */
+	struct sthread *th = ptd__ses_cur_thread(s);
+	unsigned mode = PTD_MODE_64;
+	struct ptd_hcursor c;
+
+	if (n > 1 && th && ptd_hcursor_goto(&c, th->h, th->pos ? th->pos : ptd_history_count(th->h)) == 0) {
+		while (c.is_gap || (!th->pos && c.number == ptd_history_count(th->h) &&
+				    ptd_history_tail(th->h))) {
+			if (ptd_hcursor_prev(&c) < 0)
+				break;
+		}
+		mode = c.mode;
+	}
+	ptd_clear_error();
 	for (int i = 1; i < n; i++) {
 		uint8_t buf[16];
 		struct ptd_insn_info ii;
 		long got = ptd_session_read(s, pcs[i], buf, sizeof(buf));
 
-		if (got > 0 && ptd_disasm_decode(buf, (size_t)got, pcs[i], &ii) == 0 &&
+		if (got > 0 && ptd_disasm_decode_mode(buf, (size_t)got, pcs[i], mode, &ii) == 0 &&
 		    ii.iclass == PTD_IC_CALL)
 			pcs[i] += ii.len;
 	}
