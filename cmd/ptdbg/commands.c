@@ -1574,7 +1574,7 @@ static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
 static int cmd_backtrace(struct shell *sh, const char *args)
 {
 	uint64_t pcs[256], limit = 0;
-	int n, i;
+	int n, i, level;
 
 	args = skipws(args);
 	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
@@ -1584,12 +1584,15 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 	n = collect_frames(sh, pcs, 256);
 	if (n < 0)
 		return -1;
-	for (i = 0; i < n; i++) {
-		if (limit && (uint64_t)i >= limit) {
+	for (i = 0, level = 0; i < n; i++) {
+		if (limit && (uint64_t)level >= limit) {
 			printf("(More stack frames follow...)\n");
 			break;
 		}
-		ptd_print_frame(&sh->pc, pcs[i], i, i > 0, -1, PTD_PRINT_LOCATION);
+		ptd_print_frame(&sh->pc, pcs[i], level, i > 0, -1, PTD_PRINT_LOCATION);
+		/* the frames of inlined functions' callers (DWARF) */
+		level += 1 + ptd_print_inline_callers(&sh->pc, pcs[i], i > 0, level + 1,
+						      limit ? (int)limit : -1);
 	}
 	return 0;
 }

@@ -34,6 +34,17 @@ struct ptd_print_ctx {
 	int last_file_missing;
 };
 
+/*
+ * The frames gdb shows for the functions inlined at a frame's pc (@caller
+ * as for ptd_print_frame): after the frame of the innermost inlined
+ * function (which ptd_print_frame names), one frame per enclosing inlined
+ * function and one for the real function, each at its call site's line,
+ * without an address, numbered from @level on, up to level @max_level
+ * (excluded; -1: all).  Returns the frames printed.
+ */
+int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, int level,
+			     int max_level);
+
 /* What a frame print shows, as gdb's print_what. */
 enum ptd_print_what {
 	PTD_PRINT_SRC_LINE,    /* "12\t  text" (with "0x...\t" prefix mid-line) */

@@ -470,6 +470,21 @@ enum ptd_type_kind {
  * there is no debug information for @pc. */
 extern PTD_EXPORT int ptd_symbols_return_type(struct ptd_symbols *s, uint64_t pc, int *kind,
 					      int *size);
+/* One function inlined at an address (DW_TAG_inlined_subroutine): its
+ * name and where it was inlined into the function around it (the call
+ * site's file and line).  Strings are owned by the symbol set. */
+struct ptd_inline {
+	const char *name;
+	const char *call_file; /* NULL when unknown */
+	int call_line;
+};
+
+/* The functions inlined at @pc, innermost first, as gdb shows them as
+ * frames of their own: at most @max written to @out.  Returns the count
+ * (0 when @pc is in no inlined code or has no debug information), or
+ * -ptde_invalid for NULL arguments. */
+extern PTD_EXPORT int ptd_symbols_inlined(struct ptd_symbols *s, uint64_t pc,
+					  struct ptd_inline *out, int max);
 /* The name gdb displays for source file @file (a path ptd_symbols_line
  * returned): relative to its compilation directory when below it, else
  * @file itself.  Owned by @s (or @file itself). */

@@ -7,7 +7,10 @@
 # PLT stubs and unnamed code by name (their naming is what is tested),
 # frame 0 without its address (gdb prints it only when the pc is mid-line
 # by its reading of libc's line table).
+# With KEEP_NAMES=1 every frame keeps its function's name.
 norm_frames() {
+	local drop='s/ =.*$//'
+	[ "${KEEP_NAMES:-0}" = 1 ] && drop='s/ =(.*)$/ \1/'
 	sed -n -E '/^@@/p
 	/^#[0-9]+ /{
 		s/^#([0-9]+) +(0x[0-9a-f]+ in )?([^ ]+) \(.*\)( at ([^ ]+):([0-9]+))?.*$/\1 \2 @\5:\6 =\3/
@@ -16,7 +19,7 @@ norm_frames() {
 		s/@([a-z0-9_-]+\.(c|cc)):([0-9]+) /\1:\3 /
 		s/ @[^ ]* / /
 		s/ =([^ ]*@plt|\?\?)$/ \1/
-		s/ =.*$//
+		'"$drop"'
 		s/^0 0x[0-9a-f]+ ?/0 /
 		p
 	}'
