@@ -783,6 +783,9 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		/* main is the outermost frame for gdb (backtrace past-main off) */
 		if (ptd_session_pc(sh->s, &pc) >= 0 && is_main(sh, pc))
 			return shell_error("\"finish\" not meaningful in the outermost frame.");
+		/* gdb runs back to the function's start, which needs a symbol */
+		if (reverse && sh->pc.sym && ptd_symbols_func_start(sh->pc.sym, pc) == 0)
+			return shell_error("Cannot find bounds of current function");
 		finish_from = pc;
 	}
 	if (sh->from_tty) {

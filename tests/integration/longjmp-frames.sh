@@ -46,6 +46,16 @@ for i in $(seq 1 12); do CMDS+=(stepi); done
 CMDS+=("echo @@ in the resolver\n" bt reverse-finish "echo @@ reverse-finish\n" bt)
 compare_frames resolver unwind
 
+# reverse-finish in PLT0, which has no symbol: gdb cannot find the
+# function's bounds and stays.
+CMDS=("break $start" run "record full" "break $after" continue "break $jump"
+      reverse-continue delete)
+for i in $(seq 1 8); do CMDS+=(stepi); done
+CMDS+=("echo @@ in PLT0\n" bt reverse-finish "echo @@ reverse-finish refused\n" bt)
+compare_frames plt0 unwind
+grep -q '^Cannot find bounds of current function' "$TMPDIR/plt0.ptdbg" ||
+	die "reverse-finish in PLT0 was not refused: $(cat "$TMPDIR/plt0.ptdbg")"
+
 # C++: the unwinder's jump into catcher's landing pad.
 T=throw.cc
 CMDS=("break $(line_of $T 'int rc = 0;')" run "record full" "break $(line_of $T 'rc = e;')"
