@@ -849,6 +849,65 @@ static int return_addresses(struct ptd_session *s, int n, uint64_t *pcs)
 	return n;
 }
 
+/*
+ * The position of a longjmp-like landing right after the segment of
+ * @number when the code up to @number has already switched to the landing
+ * frame's stack (its CFA computed from a register other than rsp and rbp,
+ * as __longjmp and the C++ unwinder's epilogue do): gdb's unwinder then
+ * shows the landing frame as the caller.  0 otherwise.
+ */
+static uint64_t landing_after(struct ptd_session *s, struct sthread *th,
+			      const struct ptd_calls *c, uint64_t number)
+{
+	const struct ptd_callseg *seg = ptd_calls_find(c, number), *nx;
+	struct ptd_symbols *sym;
+	struct ptd_hcursor cur;
+	int k;
+
+	if (!seg || seg->is_gap)
+		return 0;
+	nx = ptd_calls_find(c, seg->last + 1);
+	if (!nx || nx->how != PTD_SEG_SWITCH || !nx->unwound_to || nx->first != seg->last + 1)
+		return 0;
+	sym = ptd__ses_symbols(s);
+	if (!sym || ptd_hcursor_goto(&cur, th->h, number) < 0)
+		return 0;
+	/* (bounded: the switch is in the last instructions before the jump) */
+	for (k = 0; k < 256 && cur.number >= seg->first && !cur.is_gap; k++) {
+		int reg = ptd_symbols_cfa_reg(sym, cur.ip);
+
+		if (reg >= 0 && reg != 6 && reg != 7)
+			return nx->first;
+		if (cur.number == seg->first || ptd_hcursor_prev(&cur) < 0)
+			break;
+	}
+	ptd_clear_error();
+	return 0;
+}
+
+/* Backtrace at @number in the past (see ptd_session_backtrace). */
+static int past_backtrace(struct ptd_session *s, struct sthread *th, uint64_t number,
+			  uint64_t *pcs, int max)
+{
+	const struct ptd_calls *c = ptd_session_calls(s);
+	uint64_t land = c && max > 1 ? landing_after(s, th, c, number) : 0;
+	struct ptd_hcursor cur;
+	int n;
+
+	if (land && ptd_hcursor_goto(&cur, th->h, number) == 0) {
+		/* the landing frame (at the landing ip, which gdb shows as a
+		 * return address) and its callers */
+		n = ptd_replay_backtrace_outer(th->h, c, land, th->outer, th->nouter, pcs + 1,
+					       max - 1);
+		if (n > 0) {
+			pcs[0] = cur.ip;
+			return return_addresses(s, n, pcs + 1) + 1;
+		}
+	}
+	return return_addresses(s, ptd_replay_backtrace_outer(th->h, c, number, th->outer,
+							      th->nouter, pcs, max), pcs);
+}
+
 int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 {
 	struct sthread *th = s ? ptd__ses_cur_thread(s) : NULL;
@@ -859,17 +918,12 @@ int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 		int rc = ptd__ses_lazy_all(s, th);
 		if (rc < 0)
 			return rc;
-		const struct ptd_calls *c = ptd_session_calls(s);
-		return return_addresses(s, ptd_replay_backtrace_outer(th->h, c,
-					th->pos ? th->pos : ptd_history_count(th->h),
-					th->outer, th->nouter, pcs, max), pcs);
+		return past_backtrace(s, th, th->pos ? th->pos : ptd_history_count(th->h), pcs, max);
 	}
 	if (!ptd_session_alive(s) || !th)
 		return ptd__err(-ptde_not_running, "No stack.");
 	if (th->pos) {
-		const struct ptd_calls *c = ptd_session_calls(s);
-		return return_addresses(s, ptd_replay_backtrace_outer(th->h, c, th->pos, th->outer,
-								      th->nouter, pcs, max), pcs);
+		return past_backtrace(s, th, th->pos, pcs, max);
 	}
 	struct ptd_frame fr[256];
 	int n = ptd_unwind_backtrace(th->tid, fr, max < 256 ? max : 256);

@@ -1404,3 +1404,31 @@ int ptd_symbols_inlined(struct ptd_symbols *s, uint64_t pc, struct ptd_inline *o
 	free(scopes);
 	return k;
 }
+
+int ptd_symbols_cfa_reg(struct ptd_symbols *s, uint64_t pc)
+{
+	Dwfl_Module *m;
+	Dwarf_Addr bias = 0;
+	int reg = -1;
+
+	if (!s || !(m = dwfl_addrmodule(s->dwfl, pc)))
+		return -1;
+	for (int k = 0; k < 2 && reg < 0; k++) {
+		Dwarf_CFI *cfi = k == 0 ? dwfl_module_eh_cfi(m, &bias) : dwfl_module_dwarf_cfi(m, &bias);
+		Dwarf_Frame *fr = NULL;
+		Dwarf_Op *ops = NULL;
+		size_t nops = 0;
+
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+			continue;
+		if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops >= 1) {
+			if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)
+				reg = ops[0].atom - DW_OP_breg0;
+			else if (ops[0].atom == DW_OP_bregx)
+				reg = (int)ops[0].number;
+		}
+		free(fr);
+	}
+	return reg;
+}
+

@@ -2,7 +2,8 @@
 # longjmp and C++ exception unwinding are returns to the frame they land
 # in (issue 14): after the jump, bt shows the landing frame and its
 # callers only, reverse-finish goes back to that frame's caller, and back
-# across the landing the thrower's frames are there again -- without the
+# across the landing the thrower's frames are there again (once the code
+# that jumps is back on the thrower's stack) -- without the
 # PLT stub and dynamic-linker frames that jumped on to longjmp (a stack
 # unwinder never sees them), with each PLT frame named by its own pc.
 # Compared with gdb 13 record full on testprogs/unwind (setjmp/longjmp
@@ -28,6 +29,13 @@ jump=$(line_of $U 'longjmp(env, v);')
 CMDS=("break $start" run "record full" "break $after" continue "echo @@ landed\n" bt
       reverse-finish "echo @@ reverse-finish\n" bt)
 compare_frames landed unwind
+
+# Back across the landing into __longjmp: once it has switched to the
+# landing frame's stack (its CFA from %rdi, the jmp_buf), the caller is
+# catcher at the landing; before that, siglongjmp and the throwers.
+CMDS=("break $start" run "record full" "break $after" continue reverse-step)
+for i in $(seq 1 12); do CMDS+=(reverse-stepi "echo @@ reverse-stepi $i\n" bt); done
+compare_frames across unwind
 
 # Back at the longjmp call in the innermost thrower, then stepping
 # forward into longjmp@plt, PLT0, the resolver and siglongjmp: the
@@ -60,6 +68,7 @@ grep -q '^Cannot find bounds of current function' "$TMPDIR/plt0.ptdbg" ||
 T=throw.cc
 CMDS=("break $(line_of $T 'int rc = 0;')" run "record full" "break $(line_of $T 'rc = e;')"
       continue "echo @@ caught\n" bt reverse-stepi "echo @@ back in the unwinder\n" bt
-      reverse-finish "echo @@ reverse-finish to __cxa_throw\n" bt)
+      reverse-stepi "echo @@ unwinder 2\n" bt reverse-stepi "echo @@ unwinder 3\n" bt
+      reverse-stepi "echo @@ unwinder 4\n" bt reverse-finish "echo @@ reverse-finish to __cxa_throw\n" bt)
 compare_frames throw throw
 exit 0
