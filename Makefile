@@ -152,6 +152,8 @@ $(FUZZ_B)/fuzz-shell: $(FUZZ_B)/tests/fuzz/fuzz-shell.o $(FUZZ_SHELL_OBJS) $(FUZ
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(FUZZ_WRAP) -o $@ $^ $(LIBS)
 
+# The version ptd_version() returns, from the public header (ptdbg.pc).
+VERSION := $(shell sed -n -E 's/^\#define PTD_VERSION_(MAJOR|MINOR) ([0-9]+).*/\2/p' include/ptdbg/ptdbg.h | paste -sd.)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/ptdbg \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
@@ -160,7 +162,7 @@ install: all
 	install -m 755 $(B)/libptdbg.so $(DESTDIR)$(PREFIX)/lib/libptdbg.so.0
 	ln -sf libptdbg.so.0 $(DESTDIR)$(PREFIX)/lib/libptdbg.so
 	install -m 644 include/ptdbg/*.h $(DESTDIR)$(PREFIX)/include/ptdbg/
-	sed -e 's|@PREFIX@|$(PREFIX)|' ptdbg.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ptdbg.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' ptdbg.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ptdbg.pc
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:

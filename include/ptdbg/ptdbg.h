@@ -41,6 +41,12 @@
 extern "C" {
 #endif
 
+/*
+ * Marks a function libptdbg.so exports (the library is built with
+ * -fvisibility=hidden).  Declare each as "extern PTD_EXPORT type name(" on
+ * one line, with its documentation above it: tests/integration/
+ * api-exports.sh compares these declarations with the library's exports.
+ */
 #define PTD_EXPORT __attribute__((visibility("default")))
 
 /* The version of this header; ptd_version() gives the library's. */

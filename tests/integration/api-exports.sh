@@ -13,13 +13,16 @@ lib=$TOP/$B/libptdbg.so
 command -v nm >/dev/null || die "nm (binutils) is needed"
 
 # The names declared: "extern PTD_EXPORT <type> [*]name(" on one line.
-grep -h 'PTD_EXPORT' "$TOP"/include/ptdbg/*.h | grep -v '^#define' |
-	sed -n -E 's/.*PTD_EXPORT[^(]*[ *]([A-Za-z_][A-Za-z0-9_]*)\(.*/\1/p' | sort >"$TMPDIR/declared"
-# Every PTD_EXPORT line must have given a name (a declaration split before
-# its name would escape the comparison).
-n_lines=$(grep -h 'PTD_EXPORT' "$TOP"/include/ptdbg/*.h | grep -vc '^#define')
+grep -h -E '^extern PTD_EXPORT ' "$TOP"/include/ptdbg/*.h |
+	sed -n -E 's/^extern PTD_EXPORT [^(]*[ *]([A-Za-z_][A-Za-z0-9_]*)\(.*/\1/p' | sort >"$TMPDIR/declared"
+# Every such line must have given a name (a declaration split before its
+# name would escape the comparison), and PTD_EXPORT appears nowhere else
+# but in its #define and in comments.
+n_lines=$(cat "$TOP"/include/ptdbg/*.h | grep -c -E '^extern PTD_EXPORT ')
 [ "$n_lines" -eq "$(wc -l <"$TMPDIR/declared")" ] ||
 	die "a PTD_EXPORT declaration does not name its function on the same line"
+other=$(grep -n 'PTD_EXPORT' "$TOP"/include/ptdbg/*.h | grep -v -E ':(extern PTD_EXPORT |#define PTD_EXPORT | \*|/\*)')
+[ -z "$other" ] || die "PTD_EXPORT used other than as 'extern PTD_EXPORT type name(': $other"
 [ "$(wc -l <"$TMPDIR/declared")" -gt 50 ] || die "too few public declarations found"
 [ -z "$(uniq -d "$TMPDIR/declared")" ] || die "declared twice: $(uniq -d "$TMPDIR/declared")"
 

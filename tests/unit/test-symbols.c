@@ -386,7 +386,7 @@ static int readelf_got(const char *exe, const char *name, uint64_t *addr)
 static void test_symbolize(void **state)
 {
 	struct ptd_symbols *s;
-	uint64_t a, sz, plt, got, gotplt_label;
+	uint64_t a, sz, plt = 0, got = 0, gotplt_label = 0;
 	char out[64];
 
 	NEED_FIXTURE();

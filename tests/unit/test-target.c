@@ -382,6 +382,7 @@ static void test_signal_exit(void **state)
 	ptd_target_free(t);
 }
 
+int after_detach(int x);
 __attribute__((noinline)) int after_detach(int x)
 {
 	return x + 1;

@@ -61,6 +61,7 @@ static void wait_progress(unsigned from0, unsigned min1)
 	}
 }
 
+unsigned spin_step(unsigned s, unsigned i);
 __attribute__((noinline)) unsigned spin_step(unsigned s, unsigned i)
 {
 	s = s * 31 + i;
@@ -69,6 +70,7 @@ __attribute__((noinline)) unsigned spin_step(unsigned s, unsigned i)
 	return s;
 }
 
+unsigned never_called(unsigned s);
 __attribute__((noinline)) unsigned never_called(unsigned s)
 {
 	return s * 7 + 1;
