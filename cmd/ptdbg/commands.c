@@ -1576,7 +1576,8 @@ static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
 
 static int cmd_backtrace(struct shell *sh, const char *args)
 {
-	uint64_t pcs[256], limit = 0;
+	struct ptd_frame_info fr[256];
+	uint64_t limit = 0;
 	int n, i, level;
 
 	args = skipws(args);
@@ -1584,18 +1585,33 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 		args = skipws(args + (args[0] == '-' ? 5 : 4));
 	if (*args && parse_uint(args, &limit) < 0)
 		return shell_error("No symbol \"%s\" in current context.", args);
-	n = collect_frames(sh, pcs, 256);
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No stack.");
+	shell_sync(sh);
+	ptd_clear_error();
+	n = ptd_session_frames(sh->s, fr, 256);
 	if (n < 0)
-		return -1;
+		return session_error(n, NULL);
+	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	for (i = 0, level = 0; i < n; i++) {
+		/* a frame a signal interrupted is at its pc, not after a call */
+		int caller = i > 0 && fr[i].kind == PTD_FRAME_NORMAL;
+
 		if (limit && (uint64_t)level >= limit) {
 			printf("(More stack frames follow...)\n");
 			break;
 		}
-		ptd_print_frame(&sh->pc, pcs[i], level, i > 0, -1, PTD_PRINT_LOCATION);
+		if (fr[i].kind == PTD_FRAME_SIGTRAMP) {
+			printf("#%-2d <signal handler called>\n", level++);
+			continue;
+		}
+		ptd_print_frame(&sh->pc, fr[i].pc, level, caller, -1, PTD_PRINT_LOCATION);
 		/* the frames of inlined functions' callers (DWARF) */
-		level += 1 + ptd_print_inline_callers(&sh->pc, pcs[i], i > 0, level + 1,
+		level += 1 + ptd_print_inline_callers(&sh->pc, fr[i].pc, caller, level + 1,
 						      limit ? (int)limit : -1);
+		/* main is the outermost frame (gdb's backtrace past-main off) */
+		if (is_main(sh, caller ? fr[i].pc - 1 : fr[i].pc))
+			break;
 	}
 	return 0;
 }

@@ -875,6 +875,27 @@ extern PTD_EXPORT int ptd_session_fpregs(struct ptd_session *s, pid_t tid,
  */
 extern PTD_EXPORT int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max);
 
+/* What a frame of ptd_session_frames() is. */
+enum ptd_frame_kind {
+	PTD_FRAME_NORMAL = 0,  /* frame 0 at its pc, a caller at its return address */
+	PTD_FRAME_SIGTRAMP,    /* the signal trampoline a handler returns to (gdb's
+				* "<signal handler called>"); pc 0 in the past */
+	PTD_FRAME_INTERRUPTED, /* a frame a signal interrupted: pc is where it
+				* resumes (look its line up at pc, not pc - 1) */
+};
+
+struct ptd_frame_info {
+	uint64_t pc;
+	int kind; /* enum ptd_frame_kind */
+};
+
+/* The frames of ptd_session_backtrace() with their kinds, the signal
+ * trampoline between a handler's frames and the frame it interrupted
+ * included (live and in the past).  Returns the count (>= 1) or the
+ * errors of ptd_session_backtrace(). */
+extern PTD_EXPORT int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out,
+					 int max);
+
 /* The program's symbols, owned by @s (see struct ptd_symbols); NULL when
  * there is no program. */
 extern PTD_EXPORT struct ptd_symbols *ptd_session_symbols(struct ptd_session *s);

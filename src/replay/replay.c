@@ -591,7 +591,24 @@ static int entered_by_signal(const struct ptd_calls *calls, const struct ptd_cal
 int ptd_replay_backtrace(const struct ptd_history *h, const struct ptd_calls *calls,
 			 uint64_t number, uint64_t *pcs, int max)
 {
-	return ptd_replay_backtrace_outer(h, calls, number, NULL, 0, pcs, max);
+	return ptd_replay_backtrace_outer(h, calls, number, NULL, 0, pcs, NULL, max);
+}
+
+/* The ip the frame a signal interrupted resumes at: the signal event's
+ * (before the handler's first instruction, segment @sig). */
+static uint64_t signal_resume_ip(const struct ptd_history *h, const struct ptd_callseg *sig)
+{
+	struct ptd_hcursor c;
+	struct ptd_item ev[8];
+	int n, i;
+
+	if (ptd_hcursor_goto(&c, h, sig->first) < 0)
+		return 0;
+	n = ptd_hcursor_events(&c, ev, 8);
+	for (i = n - 1; i >= 0; i--)
+		if (ev[i].kind == PTD_ITEM_EVENT && ev[i].reason == PTD_EV_SIGNAL && ev[i].block.ip)
+			return ev[i].block.ip;
+	return 0;
 }
 
 /* Whether the history still starts where the recording started (nothing
@@ -608,7 +625,7 @@ static int starts_at_record_start(const struct ptd_history *h)
 
 int ptd_replay_backtrace_outer(const struct ptd_history *h, const struct ptd_calls *calls,
 			       uint64_t number, const uint64_t *outer, int nouter, uint64_t *pcs,
-			       int max)
+			       uint8_t *interrupted, int max)
 {
 	struct ptd_hcursor c;
 	const struct ptd_callseg *s;
@@ -619,6 +636,8 @@ int ptd_replay_backtrace_outer(const struct ptd_history *h, const struct ptd_cal
 	if (ptd_hcursor_goto(&c, h, number) < 0)
 		return ptd__err(-ptde_invalid, "position %lu is outside the history",
 				(unsigned long)number);
+	if (interrupted)
+		memset(interrupted, 0, (size_t)max);
 	pcs[n++] = c.ip;
 	s = ptd_calls_find(calls, number);
 	while (s && n < max) {
@@ -657,9 +676,15 @@ int ptd_replay_backtrace_outer(const struct ptd_history *h, const struct ptd_cal
 		} else if (entered_by_signal(calls, s)) {
 			/* The interrupted frame resumes where sigreturn goes. */
 			const struct ptd_callseg *r = ptd_calls_get(calls, u->next_same);
+			const struct ptd_callseg *sg = ptd_calls_get(calls, s->instance);
+			uint64_t rip = sg ? signal_resume_ip(h, sg) : 0;
 
+			if (interrupted)
+				interrupted[n] = 1;
 			if (r && r->how == PTD_SEG_SIGRETURN)
 				pcs[n++] = r->ip;
+			else if (rip)
+				pcs[n++] = rip;
 			else if (ptd_hcursor_goto(&c, h, u->last) == 0)
 				pcs[n++] = c.ip;
 			else

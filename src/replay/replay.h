@@ -137,10 +137,13 @@ int ptd_replay_backtrace(const struct ptd_history *h, const struct ptd_calls *ca
  * frame (given, as the other callers, as the call instruction before the
  * return address).  Not joined when the history no longer starts where
  * the recording did (oldest part dropped, trace lost at the start).
- * @outer may be NULL.  Returns the frame count (>= 1), or -ptde_invalid.
+ * @outer may be NULL.  With @interrupted (@max entries, may be NULL),
+ * @interrupted[i] is set to 1 for a frame a signal interrupted (its pc is
+ * where it resumes, with the handler's frames below it), else 0.
+ * Returns the frame count (>= 1), or -ptde_invalid.
  */
 int ptd_replay_backtrace_outer(const struct ptd_history *h, const struct ptd_calls *calls,
 			       uint64_t number, const uint64_t *outer, int nouter, uint64_t *pcs,
-			       int max);
+			       uint8_t *interrupted, int max);
 
 #endif

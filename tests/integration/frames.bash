@@ -37,7 +37,7 @@ compare_frames() {
 	printf '%s\n' "$p" >"$TMPDIR/$name.ptdbg"
 	norm_frames <"$TMPDIR/$name.gdb" >"$TMPDIR/$name.gdb.frames"
 	norm_frames <"$TMPDIR/$name.ptdbg" >"$TMPDIR/$name.ptdbg.frames"
-	grep -q '^1 0x' "$TMPDIR/$name.gdb.frames" || die "$name: gdb printed no backtrace: $g"
+	grep -Eq '^#?[1-9]' "$TMPDIR/$name.gdb.frames" || die "$name: gdb printed no backtrace: $g"
 	if ! diff -u "$TMPDIR/$name.gdb.frames" "$TMPDIR/$name.ptdbg.frames" >&2; then
 		note "gdb:"; note "$g"; note "ptdbg:"; note "$p"
 		die "$name: backtraces differ from gdb record full (--- gdb, +++ ptdbg)"

@@ -423,17 +423,17 @@ static void test_tailcall(void **state)
 		uint64_t last = ptd_history_count(s.h);
 
 		assert_int_equal(ptd_replay_backtrace_outer(s.h, c, fx_num(&s, FX_H + 4, 0), outer,
-							    2, pcs, 8), 4);
+							    2, pcs, NULL, 8), 4);
 		assert_int_equal(pcs[1], FX_TCC);
 		assert_int_equal(pcs[2], 0x4011a7);
 		assert_int_equal(pcs[3], 0x7f0000001234); /* no call before it: as is */
-		assert_int_equal(ptd_replay_backtrace_outer(s.h, c, last, outer, 2, pcs, 8), 2);
+		assert_int_equal(ptd_replay_backtrace_outer(s.h, c, last, outer, 2, pcs, NULL, 8), 2);
 		assert_int_equal(pcs[0], 0x4011ac);
 		assert_int_equal(pcs[1], 0x7f0000001234);
 		/* without the stack, or with max reached */
-		assert_int_equal(ptd_replay_backtrace_outer(s.h, c, last, NULL, 0, pcs, 8), 1);
+		assert_int_equal(ptd_replay_backtrace_outer(s.h, c, last, NULL, 0, pcs, NULL, 8), 1);
 		assert_int_equal(ptd_replay_backtrace_outer(s.h, c, fx_num(&s, FX_H + 4, 0), outer,
-							    2, pcs, 2), 2);
+							    2, pcs, NULL, 2), 2);
 	}
 	ptd_calls_free(c);
 
