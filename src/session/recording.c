@@ -91,7 +91,6 @@ int ptd__ses_record_start_thread(struct ptd_session *s, struct sthread *th)
 
 	if (rc < 0)
 		return rc;
-	keep_outer_frames(th);
 	if (s->rec_synth) {
 		ptd__ses_drop_pt(th);
 		th->stage = ptd_history_alloc(ptd__ses_read_code, s);
@@ -495,6 +494,8 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 		ptd_history_clear(th->h);
 		ptd__ses_drop_calls(th);
 		th->pos = 0;
+		/* (a thread created later starts its own stack) */
+		keep_outer_frames(th);
 		rc = ptd__ses_record_start_thread(s, th);
 		if (rc < 0) {
 			ptd__ses_rec_free(s);
