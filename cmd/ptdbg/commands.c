@@ -1590,6 +1590,8 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 	shell_sync(sh);
 	ptd_clear_error();
 	n = ptd_session_frames(sh->s, fr, 256);
+	if (n == -ptde_not_running)
+		return shell_error("No stack.");
 	if (n < 0)
 		return session_error(n, NULL);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;

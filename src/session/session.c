@@ -933,6 +933,8 @@ int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out, int ma
 
 	if (!s || !out || max <= 0)
 		return ptd__err(-ptde_invalid, "bad frame arguments");
+	if (th && s->offline && !ptd_history_count(th->h))
+		return ptd__err(-ptde_not_running, "No stack.");
 	if (th && (s->offline || (ptd_session_alive(s) && th->pos))) {
 		if (s->offline) {
 			int rc = ptd__ses_lazy_all(s, th);
@@ -973,6 +975,8 @@ int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 
 	if (!s || !pcs || max <= 0)
 		return -ptde_invalid;
+	if (th && s->offline && !ptd_history_count(th->h))
+		return ptd__err(-ptde_not_running, "No stack.");
 	if (th && s->offline) {
 		int rc = ptd__ses_lazy_all(s, th);
 		if (rc < 0)

@@ -34,6 +34,11 @@ CMDS=("break $at" run "record" continue "info record")
 pn=$(ptdbg_batch -- "$TESTPROGS/fib" | sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p')
 [ -n "$gn" ] && [ "$gn" = "$pn" ] || die "instructions recorded up to the exit: gdb ${gn:-none}, ptdbg ${pn:-none}"
 
+# record stop drops the kept recording: no stack any more
+CMDS=("break $at" run record continue "record stop" bt "info record")
+out=$(ptdbg_batch -- "$TESTPROGS/fib")
+echo "$out" | tail -n 2 | head -n 1 | grep -qx 'No stack.' || die "bt after record stop: $out"
+
 # the kept recording is dropped by the next run
 CMDS=("break $at" run record continue run "info record")
 out=$(ptdbg_batch -- "$TESTPROGS/fib") || die "ptdbg failed: $out"
