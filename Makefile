@@ -36,7 +36,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -D_GNU_SOUR
 # include/ptdbg declares with PTD_EXPORT (-fvisibility=hidden;
 # tests/integration/api-exports.sh).
 INC := -Iinclude -Isrc
-$(B)/cmd/ptdbg/%.o $(B)/cmd/ptdbg-report/%.o: INC := -Iinclude
+$(B)/cmd/ptdbg/%.o $(B)/cmd/ptdbg-report/%.o $(B)/cmd/ptdbg-server/%.o: INC := -Iinclude
 # -lz (soft's register snapshots): zlib1g-dev comes with libelf-dev and libdw-dev.
 LIBS := -lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lz -lpthread
 ifneq ($(SANITIZE),)
@@ -116,6 +116,8 @@ demo:
 	$(Q)$(MAKE) --no-print-directory deps-check
 	$(Q)$(MAKE) --no-print-directory all
 	$(B)/bin/ptdbg-report testprogs/build/segfault
+	$(Q)$(B)/bin/ptdbg-report -q --format=svg -o $(B)/demo-segfault.svg testprogs/build/segfault
+	@echo "demo: the flame chart of the same crash is $(abspath $(B))/demo-segfault.svg (open it in a browser)"
 
 bench: all
 	$(Q)B=$(B) bash bench/run.sh

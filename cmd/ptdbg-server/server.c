@@ -23,13 +23,13 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
-#include "gdb/rsp.h"
-#include "gdb/stub.h"
+#include "ptdbg/gdbstub.h"
 #include "ptdbg/ptdbg.h"
-#include "session/session.h"
-#include "target/target.h"
 
 static struct ptd_session *volatile g_session;
+/* --forward-output: the read end of the pipe that launched programs have
+ * as their standard output (non-blocking), or -1 */
+static int g_outfd = -1;
 
 static void on_sigint(int sig)
 {
@@ -62,6 +62,8 @@ static void usage(FILE *f)
 		"  --method METHOD    Record from the start with METHOD: auto, pt, bts, soft,\n"
 		"                     step (also what Qbtrace and --multi programs use).\n"
 		"  --record           Record from the start (reverse execution: bs, bc).\n"
+		"  --forward-output   Send the standard output of programs started here to gdb\n"
+		"                     in O packets (gdb prints it on its console).\n"
 		"  --no-pin-cpu       Do not run ptdbg and the program on one CPU.\n"
 		"  --multi            Start with no program: gdb's target extended-remote\n"
 		"                     starts one (run) or attaches (attach PID).\n"
@@ -133,6 +135,39 @@ static void pend_add(struct conn *c, const uint8_t *b, size_t n)
 	c->npend += n;
 }
 
+/*
+ * Sends what the program wrote to its standard output (--forward-output)
+ * as O packets: gdb accepts them only while the program runs, so this is
+ * the watcher's job, and it sends what is left before the stop reply.
+ * gdb acks them like any packet; the '+' comes back with gdb's other
+ * bytes.  Returns -1 when the connection is gone.
+ */
+static int forward_output(struct conn *c)
+{
+	struct ptd_rsp_buf pl = {0}, fr = {0};
+	uint8_t b[1024];
+	int rc = 0;
+
+	for (;;) {
+		ssize_t r = read(g_outfd, b, sizeof(b));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break; /* drained (EAGAIN) or no writer left */
+		ptd_rsp_buf_reset(&pl);
+		ptd_rsp_puts(&pl, "O");
+		ptd_rsp_put_hex(&pl, b, (size_t)r);
+		if (pl.oom || ptd_rsp_frame(&fr, pl.p, pl.len, 1) < 0 ||
+		    write_all(c->out, fr.p, fr.len) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	ptd_rsp_buf_free(&pl);
+	ptd_rsp_buf_free(&fr);
+	return rc;
+}
+
 static void *watch(void *arg)
 {
 	struct watcher *w = arg;
@@ -140,7 +175,8 @@ static void *watch(void *arg)
 	int asked = 0;
 
 	for (;;) {
-		struct pollfd pf[2] = {{c->in, POLLIN, 0}, {w->stop_pipe[0], POLLIN, 0}};
+		struct pollfd pf[3] = {{c->in, POLLIN, 0}, {w->stop_pipe[0], POLLIN, 0},
+				       {g_outfd, POLLIN, 0}};
 		uint8_t b[512];
 		ssize_t r;
 		int rc;
@@ -156,14 +192,24 @@ static void *watch(void *arg)
 		/* Once asked, the interrupt is asked again now and then until
 		 * the motion ends: a request that lands just before the
 		 * motion starts is cleared by it. */
-		rc = poll(pf, 2, asked ? 200 : -1);
+		rc = poll(pf, g_outfd >= 0 ? 3 : 2, asked ? 200 : -1);
 		if (rc < 0 && errno == EINTR)
 			continue;
-		if (rc < 0 || pf[1].revents)
+		if (rc < 0 || pf[1].revents) {
+			/* the motion ended: what the program wrote goes first */
+			if (g_outfd >= 0 && !c->eof)
+				forward_output(c);
 			break;
+		}
 		if (rc == 0) {
 			ptd_session_interrupt(g_session);
 			continue;
+		}
+		if (g_outfd >= 0 && pf[2].revents) {
+			if (forward_output(c) < 0)
+				c->eof = 1; /* seen as gdb gone on the next turn */
+			if (!pf[0].revents)
+				continue;
 		}
 		r = read(c->in, b, sizeof(b));
 		if (r < 0 && errno == EINTR)
@@ -318,6 +364,58 @@ static void serve(struct conn *c, struct ptd_stub *st)
 	ptd_rsp_reader_free(&rd);
 }
 
+/* ---- --forward-output ----------------------------------------------------------------------- */
+
+/*
+ * Programs launched from now on (the one on the command line, vRun's)
+ * get a pipe as their standard output, read by the watcher while they
+ * run; their standard error stays ours.  Attached programs keep theirs.
+ */
+static int setup_forward(void)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0 || dup2(p[1], 1) < 0) {
+		fprintf(stderr, "ptdbg-server: cannot set up --forward-output: %s\n", strerror(errno));
+		return -1;
+	}
+	close(p[1]); /* fd 1 (inherited, not close-on-exec) is the write end now */
+	g_outfd = p[0];
+	return 0;
+}
+
+/*
+ * A program gdb detached from runs on with our pipe as its standard
+ * output: were the pipe's reader gone, its next write would kill it
+ * (SIGPIPE).  A child of ours copies the rest to our standard error until
+ * the last writer closes it.
+ */
+static void relay_output(struct conn *c, int lfd)
+{
+	pid_t r;
+
+	close(1); /* ours: only programs' write ends keep the pipe open now */
+	r = fork();
+	if (r != 0)
+		return; /* (a failed fork leaves the output unread: nothing better) */
+	if (c->in >= 0)
+		close(c->in);
+	if (c->out >= 0 && c->out != c->in)
+		close(c->out);
+	if (lfd >= 0)
+		close(lfd);
+	fcntl(g_outfd, F_SETFL, 0);
+	for (;;) {
+		uint8_t b[4096];
+		ssize_t n = read(g_outfd, b, sizeof(b));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || write_all(2, b, (size_t)n) < 0)
+			break;
+	}
+	_exit(0);
+}
+
 /* ---- sockets ------------------------------------------------------------------------------ */
 
 static int listen_tcp(const char *spec)
@@ -434,7 +532,8 @@ static int accept_one(int lfd, const char *unix_path)
 
 int main(int argc, char **argv)
 {
-	enum { O_STDIO = 256, O_LISTEN, O_UNIX, O_ATTACH, O_METHOD, O_RECORD, O_NOPIN, O_MULTI };
+	enum { O_STDIO = 256, O_LISTEN, O_UNIX, O_ATTACH, O_METHOD, O_RECORD, O_NOPIN, O_MULTI,
+	       O_FORWARD };
 	static const struct option opts[] = {
 		{"stdio", no_argument, NULL, O_STDIO},
 		{"listen", required_argument, NULL, O_LISTEN},
@@ -443,13 +542,14 @@ int main(int argc, char **argv)
 		{"method", required_argument, NULL, O_METHOD},
 		{"record", no_argument, NULL, O_RECORD},
 		{"no-pin-cpu", no_argument, NULL, O_NOPIN},
+		{"forward-output", no_argument, NULL, O_FORWARD},
 		{"multi", no_argument, NULL, O_MULTI},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *listen_spec = NULL, *unix_path = NULL;
 	int use_stdio = 0, method = PTD_METHOD_AUTO, record = 0, nopin = 0, nconn = 0, opt, rc;
-	int multi = 0;
+	int multi = 0, forward = 0;
 	long pid = 0;
 	struct ptd_session *s;
 	struct ptd_stub *st;
@@ -497,6 +597,9 @@ int main(int argc, char **argv)
 		case O_MULTI:
 			multi = 1;
 			break;
+		case O_FORWARD:
+			forward = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -542,6 +645,8 @@ int main(int argc, char **argv)
 		if (lfd < 0)
 			return 1;
 	}
+	if (forward && setup_forward() < 0)
+		return 1;
 
 	s = ptd_session_alloc();
 	if (!s) {
@@ -603,6 +708,8 @@ int main(int argc, char **argv)
 	/* a launched program is killed, an attached one detached (as gdbserver
 	 * does when its one client is gone) */
 	ptd_session_free(s);
+	if (g_outfd >= 0)
+		relay_output(&c, lfd);
 	ptd_rsp_buf_free(&c.frame);
 	free(c.pend);
 	return status;

@@ -522,6 +522,11 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		fprintf(c->out, "\n%s received signal SIGINT, Interrupt.\n",
 			thread ? thread : "Program");
 		break;
+	case PTD_EVENT_HWBREAK:
+		/* The shell's watch commands print their own "Hardware
+		 * watchpoint N: expr / Old value / New value" before this. */
+		fprintf(c->out, "\n");
+		break;
 	case PTD_EVENT_NO_HISTORY:
 		fprintf(c->out, "\nNo more reverse-execution history.\n");
 		break;

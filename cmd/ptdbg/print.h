@@ -27,11 +27,11 @@ struct ptd_print_ctx {
 	 * "L\tin FILE" for further lines of it.  Otherwise the first form is
 	 * always written to @out. */
 	int gdb_errors;
+	char last_file[512];
+	int last_file_missing;
 	/* The code is 32-bit or 16-bit (the history's mode at the position):
 	 * frame addresses print with 8 hex digits, as gdb's i386 does. */
 	int addr32;
-	char last_file[512];
-	int last_file_missing;
 };
 
 /*

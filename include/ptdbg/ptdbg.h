@@ -546,6 +546,8 @@ enum ptd_session_event_kind {
 	PTD_EVENT_GAP,          /* stopped at a gap in the history */
 	PTD_EVENT_INTERRUPTED,  /* the user interrupted (Ctrl-C) */
 	PTD_EVENT_EXEC,         /* the program exec'ed a new image */
+	PTD_EVENT_HWBREAK,      /* debug-register slots hw_hits triggered
+				 * (hardware breakpoints and watchpoints; live only) */
 };
 
 /* Why a run or motion stopped; filled by the session into caller storage. */
@@ -571,6 +573,7 @@ struct ptd_event {
 	uint64_t gaps_crossed;
 	uint64_t first_gap;
 	int first_gap_reason;
+	unsigned hw_hits; /* PTD_EVENT_HWBREAK: bit i, debug-register slot i */
 };
 
 /* A breakpoint as ptd_session_bp_get() describes it.  The strings are
@@ -973,6 +976,72 @@ extern PTD_EXPORT int ptd_doctor_report(void (*line)(void *ctx, const char *text
 /* The name of ladder method @m ("pt"), static; "none" when out of range. */
 extern PTD_EXPORT const char *ptd_doctor_method_name(int m);
 
+/* ------------------------------------------------------------------ */
+/* The stop's signal (ptdbg-report)                                     */
+
+/* What the kernel's siginfo says about the signal a live stop is for. */
+struct ptd_stop_siginfo {
+	int signo;
+	int code;	   /* si_code: SEGV_MAPERR, SI_USER, ... */
+	uint64_t addr;	   /* si_addr: the faulting address (faults only) */
+	pid_t sender_pid;  /* si_pid: the sender (code <= 0: kill, tgkill) */
+};
+/*
+ * The siginfo of the signal the selected thread stopped for.  Returns 0,
+ * -ptde_invalid (a NULL argument, or a replay position: the past has no
+ * siginfo), -ptde_not_running (no live thread, or a loaded trace),
+ * -ptde_notfound (the stop is not for a signal), -ptde_nosrch.
+ */
+extern PTD_EXPORT int ptd_session_siginfo(struct ptd_session *s, struct ptd_stop_siginfo *out);
+
+/* ------------------------------------------------------------------ */
+/* Hardware breakpoints and watchpoints; registers in the past          */
+
+/*
+ * Hardware breakpoints and watchpoints: the x86 debug registers, four
+ * slots, set in every thread of the live program (also threads created
+ * later; exec clears them, detach takes them away).  A motion that meets
+ * one stops with PTD_EVENT_HWBREAK and the triggered slots in hw_hits.
+ * x86 has no read-only watchpoint: PTD_HW_ACCESS triggers on reads and
+ * writes, and a caller wanting gdb's rwatch compares the value itself.
+ * Data watchpoints stop after the access, execute ones before the
+ * instruction (resuming runs it).
+ */
+enum ptd_hw_kind {
+	PTD_HW_EXEC = 0,   /* instruction fetch at addr (len 1) */
+	PTD_HW_WRITE = 1,  /* data writes to [addr, addr+len) */
+	PTD_HW_ACCESS = 3, /* data reads or writes */
+};
+#define PTD_HW_SLOTS 4
+/* Sets slot @slot (0..3) to watch [@addr, @addr+@len): @len 1, 2, 4 or 8
+ * with @addr aligned to it (1 for PTD_HW_EXEC).  Returns 0,
+ * -ptde_invalid (slot, length, alignment, kind), -ptde_not_running, or
+ * the kernel's refusal (an address outside user space); the slot is then
+ * left unset. */
+extern PTD_EXPORT int ptd_session_hw_set(struct ptd_session *s, int slot, uint64_t addr, int len,
+					 enum ptd_hw_kind kind);
+/* Clears slot @slot.  Returns 0, -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_hw_clear(struct ptd_session *s, int slot);
+/* A free slot, -ptde_busy when all are set, -ptde_not_running. */
+extern PTD_EXPORT int ptd_session_hw_free_slot(struct ptd_session *s);
+/* What slot @slot holds: 1 (fills what is not NULL), 0 free, -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_hw_get(struct ptd_session *s, int slot, uint64_t *addr,
+					 int *len, enum ptd_hw_kind *kind);
+/* Splits [@addr, @addr+@len) into the aligned pieces that one slot each
+ * watches (gdbserver's way): up to @max into @pa/@pl (either may be
+ * NULL); returns how many are needed, or -ptde_invalid for @len 0. */
+extern PTD_EXPORT int ptd_hw_pieces(uint64_t addr, uint64_t len, uint64_t *pa, int *pl, int max);
+
+/*
+ * Like ptd_session_regs(), saying which registers are known: bit i of
+ * *@known stands for the i-th 8-byte field of struct user_regs_struct
+ * (all bits live and at a soft recorder's traps).  In the rest of the
+ * past: rip, and rsp or rbp where they follow exactly from the call-frame
+ * information and registers the recorder knows elsewhere in the same
+ * function activation.  Returns 0, -ptde_invalid, -ptde_not_running.
+ */
+extern PTD_EXPORT int ptd_session_regs_known(struct ptd_session *s, struct user_regs_struct *r,
+					     uint64_t *known);
 #ifdef __cplusplus
 }
 #endif

@@ -131,6 +131,10 @@ struct ptd_recorder_ops {
 	 * -ptde_notfound.  May be NULL (never known). */
 	int (*regs_at)(const struct ptd_recorder *r, pid_t tid, uint64_t number,
 		       struct user_regs_struct *regs);
+	/* The last registers known at or before @number, and where, in *@at:
+	 * 0, or -ptde_notfound.  May be NULL. */
+	int (*regs_near)(const struct ptd_recorder *r, pid_t tid, uint64_t number,
+			 struct user_regs_struct *regs, uint64_t *at);
 	/* The history of @tid lost its @n oldest numbers (bounded). May be NULL. */
 	int (*dropped)(struct ptd_recorder *r, pid_t tid, uint64_t n);
 	/* Heap bytes the recorder holds for @tid (buffers, registers). */

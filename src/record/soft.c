@@ -1576,6 +1576,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 		th->sig_stop = 1;
 		return rc < 0 ? rc : 0;
 	case PTD_STOP_INTERRUPT:
+	case PTD_STOP_HWBREAK: /* a debug register stopped it mid-block */
 		if (th->mode != M_RUN && th->mode != M_WALK)
 			return 0; /* our step did not start; resume repeats it */
 		rc = advance(r, th, st->pc);

@@ -77,6 +77,12 @@ static int soft_regs_at(const struct ptd_recorder *r, pid_t tid, uint64_t number
 	return ptd_softrec_regs_at(so(r), tid, number, regs);
 }
 
+static int soft_regs_near(const struct ptd_recorder *r, pid_t tid, uint64_t number,
+			  struct user_regs_struct *regs, uint64_t *at)
+{
+	return ptd_softrec_regs_near(so(r), tid, number, regs, at);
+}
+
 static int soft_dropped(struct ptd_recorder *r, pid_t tid, uint64_t n)
 {
 	return ptd_softrec_dropped(so(r), tid, n);
@@ -118,6 +124,7 @@ static const struct ptd_recorder_ops soft_ops = {
 	.sync = soft_sync,
 	.exec = soft_exec,
 	.regs_at = soft_regs_at,
+	.regs_near = soft_regs_near,
 	.dropped = soft_dropped,
 	.bytes = soft_bytes,
 	.next_ip = soft_next_ip,

@@ -127,6 +127,9 @@ struct ptd_soft_scan {
 	struct ptd__soft_map armed; /* addr -> (void *)1 */
 	ptd_soft_volatile_fn vol;
 	void *vol_ctx;
+	/* The run at address 0 (a call through a null function pointer),
+	 * kept apart: 0 is the maps' empty key. */
+	struct ptd_soft_run *zero;
 };
 
 void ptd_soft_scan_set_volatile(struct ptd_soft_scan *s, ptd_soft_volatile_fn vol, void *ctx)
@@ -169,6 +172,9 @@ void ptd_soft_scan_clear(struct ptd_soft_scan *s)
 			run_free(s->runs.vals[i]);
 	ptd__soft_map_fini(&s->runs);
 	ptd__soft_map_fini(&s->armed);
+	if (s->zero)
+		run_free(s->zero);
+	s->zero = NULL;
 }
 
 void ptd_soft_scan_free(struct ptd_soft_scan *s)
@@ -351,9 +357,9 @@ int ptd_soft_scan_verify(struct ptd_soft_scan *s, const struct ptd_soft_run *r, 
 
 int ptd_soft_scan_run(struct ptd_soft_scan *s, uint64_t ip, const struct ptd_soft_run **out)
 {
-	if (!s || !out || !ip)
+	if (!s || !out)
 		return -ptde_invalid;
-	struct ptd_soft_run *r = ptd__soft_map_get(&s->runs, ip);
+	struct ptd_soft_run *r = ip ? ptd__soft_map_get(&s->runs, ip) : s->zero;
 	if (r) {
 		*out = r;
 		return 0;
@@ -364,8 +370,10 @@ int ptd_soft_scan_run(struct ptd_soft_scan *s, uint64_t ip, const struct ptd_sof
 	int err = scan(s, ip, r);
 	if (err >= 0 && r->vol)
 		err = keep_code(s, r);
-	if (err >= 0)
+	if (err >= 0 && ip)
 		err = ptd__soft_map_put(&s->runs, ip, r);
+	else if (err >= 0)
+		s->zero = r;
 	if (err < 0) {
 		run_free(r);
 		return err;

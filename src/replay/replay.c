@@ -429,8 +429,9 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 {
 	struct walker w;
 	struct stepstate st;
-	uint64_t last_real, first_real;
-	int start_level, rev_finish_level, rc;
+	uint64_t last_real, first_real, fin_entry = 0;
+	int start_level, rev_finish_level, rc, fin_armed = 0, fin_tail = 0, fin_tail_level = 0;
+	const struct ptd_callseg *fin_seg = NULL;
 
 	if (!h || !res)
 		return ptd__err(-ptde_invalid, "no history or result");
@@ -455,10 +456,10 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	track_seg(&w);
 	start_level = w.s->level;
 	{
-		/* reverse-finish goes back to the call in the caller: a
-		 * function reached by jumps (a PLT stub, the dynamic linker,
-		 * a tail call) replaced the frames of the jumpers, which gdb's
-		 * unwinder never sees. */
+		/* reverse-finish by frames (no function entry known) goes back
+		 * to the call in the caller: a function reached by jumps (a PLT
+		 * stub, the dynamic linker, a tail call) replaced the frames of
+		 * the jumpers, which gdb's unwinder never sees. */
 		const struct ptd_callseg *r = w.s;
 		int k;
 
@@ -468,6 +469,18 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	}
 	last_real = w.c.is_gap ? 0 : from;
 	first_real = first_insn(h);
+
+	/* reverse-finish as gdb 13 does it: a step-resume breakpoint at the
+	 * entry of the current function, for any frame, then one step more
+	 * back, onto the call.  In a recursion that is the most recent entry
+	 * of the function, whichever invocation it was (gdb's record full and
+	 * its record btrace through ptdbg-server agree), not necessarily the
+	 * call of the current frame.  Without an entry, by frames. */
+	if (m == PTD_MOTION_FINISH && reverse && !w.c.is_gap && w.c.ip) {
+		fin_entry = func_entry(&w, w.s, w.c.ip);
+		fin_armed = fin_entry && w.c.ip == fin_entry;
+		fin_seg = w.s;
+	}
 
 	memset(&st, 0, sizeof(st));
 	st.m = m;
@@ -522,6 +535,31 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			       (!reverse && landing_level(&w) <= start_level);
 			break;
 		case PTD_MOTION_FINISH:
+			if (reverse && fin_tail) {
+				done = w.s->level < fin_tail_level;
+				break;
+			}
+			if (reverse && fin_entry) {
+				done = fin_armed; /* one step back from the entry */
+				if (done && fin_seg && fin_seg->how == PTD_SEG_TAILCALL &&
+				    fin_seg->up == w.s->index) {
+					/* The function was reached by jumps (a PLT
+					 * stub, the dynamic linker) that replaced the
+					 * caller's callee frame: gdb steps on back
+					 * through them (no lines) onto the call. */
+					const struct ptd_callseg *r = fin_seg;
+					int k;
+
+					for (k = 0; r->up_is_tail && r->up && k < 1 << 20; k++)
+						r = ptd_calls_get(calls, r->up);
+					fin_tail = 1;
+					fin_tail_level = r->level;
+					done = w.s->level < fin_tail_level;
+				}
+				fin_armed = w.c.ip == fin_entry;
+				fin_seg = w.s;
+				break;
+			}
 			done = w.s->level < (reverse ? rev_finish_level : start_level) ||
 			       (!reverse && landing_level(&w) < start_level);
 			break;

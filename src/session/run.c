@@ -249,6 +249,20 @@ static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
 	return 0;
 }
 
+/* A debug-register slot triggered in a thread that is stopped (not one a
+ * recorder resumed on its own): the motion ends there, as at a
+ * breakpoint.  Returns 1 when it reported. */
+static int report_hw(struct run_ctx *rc, const struct ptd_stop *st, struct ptd_event *ev)
+{
+	if (!st->hw_hits || ptd_target_thread_state(rc->s->t, st->tid) != PTD_THREAD_STOPPED)
+		return 0;
+	ev->kind = PTD_EVENT_HWBREAK;
+	ev->hw_hits = st->hw_hits;
+	ev->new_frame = 1;
+	finish_stop(rc, ev);
+	return 1;
+}
+
 int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev)
 {
 	struct run_ctx rc = { s, NULL, NULL, 0, 0, 0 };
@@ -332,6 +346,8 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 				finish_stop(&rc, ev);
 				return own;
 			}
+			if (report_hw(&rc, &st, ev))
+				return 0;
 			if (own == 1) {
 				/* The recorder's own trap or step.  While we step the
 				 * selected thread, what it ran still counts for the
@@ -360,6 +376,8 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 				continue;
 			}
 		}
+		if (report_hw(&rc, &st, ev))
+			return 0;
 		switch (st.kind) {
 		case PTD_STOP_STEP: {
 			int done = 0, iclass = PTD_IC_OTHER;

@@ -1407,28 +1407,48 @@ int ptd_symbols_inlined(struct ptd_symbols *s, uint64_t pc, struct ptd_inline *o
 
 int ptd_symbols_cfa_reg(struct ptd_symbols *s, uint64_t pc)
 {
-	Dwfl_Module *m;
-	Dwarf_Addr bias = 0;
 	int reg = -1;
+	int64_t off = 0;
 
-	if (!s || !(m = dwfl_addrmodule(s->dwfl, pc)))
-		return -1;
-	for (int k = 0; k < 2 && reg < 0; k++) {
-		Dwarf_CFI *cfi = k == 0 ? dwfl_module_eh_cfi(m, &bias) : dwfl_module_dwarf_cfi(m, &bias);
-		Dwarf_Frame *fr = NULL;
-		Dwarf_Op *ops = NULL;
-		size_t nops = 0;
-
-		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
-			continue;
-		if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops >= 1) {
-			if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)
-				reg = ops[0].atom - DW_OP_breg0;
-			else if (ops[0].atom == DW_OP_bregx)
-				reg = (int)ops[0].number;
-		}
-		free(fr);
-	}
-	return reg;
+	return ptd_symbols_cfa_rule(s, pc, &reg, &off, NULL) == 0 ? reg : -1;
 }
 
+int ptd_symbols_cfa_rule(struct ptd_symbols *s, uint64_t pc, int *reg, int64_t *off,
+			 int *rbp_same)
+{
+	Dwfl_Module *m;
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Op *ops, mem[3];
+	size_t nops;
+	int rc = -ptde_notfound;
+
+	if (!s || !reg || !off)
+		return -ptde_invalid;
+	m = dwfl_addrmodule(s->dwfl, pc);
+	if (!m)
+		return -ptde_notfound;
+	for (int pass = 0; pass < 2 && !fr; pass++) {
+		Dwarf_Addr bias = 0;
+		Dwarf_CFI *cfi = pass ? dwfl_module_dwarf_cfi(m, &bias) : dwfl_module_eh_cfi(m, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0)
+			fr = NULL;
+	}
+	if (!fr)
+		return -ptde_notfound;
+	if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops == 1) {
+		if (ops[0].atom == DW_OP_bregx) {
+			*reg = (int)ops[0].number;
+			*off = (int64_t)ops[0].number2;
+			rc = 0;
+		} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+			*reg = ops[0].atom - DW_OP_breg0;
+			*off = (int64_t)ops[0].number;
+			rc = 0;
+		}
+	}
+	if (rbp_same)
+		*rbp_same = dwarf_frame_register(fr, 6, mem, &ops, &nops) == 0 && nops == 0 &&
+			    ops != NULL;
+	free(fr);
+	return rc;
+}

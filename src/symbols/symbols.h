@@ -32,4 +32,15 @@ void ptd_symbols_free(struct ptd_symbols *s);
  * there is no CFI for @pc or the CFA is an expression. */
 int ptd_symbols_cfa_reg(struct ptd_symbols *s, uint64_t pc);
 
+/*
+ * The rule for the canonical frame address at @pc from the call-frame
+ * information of its module (.eh_frame, else .debug_frame): CFA = DWARF
+ * register *@reg (6 rbp, 7 rsp...) + *@off.  *@rbp_same is set when rbp
+ * still holds its value from the function's entry there (the same-value
+ * rule).  Returns 0, -ptde_notfound (no CFI, or a rule that is an
+ * expression), -ptde_invalid.
+ */
+int ptd_symbols_cfa_rule(struct ptd_symbols *s, uint64_t pc, int *reg, int64_t *off,
+			 int *rbp_same);
+
 #endif

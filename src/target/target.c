@@ -47,6 +47,7 @@ struct tthread {
 	uint64_t over_addr;
 	int aff_saved;       /* aff holds the thread's CPU affinity before we pinned it */
 	cpu_set_t aff;
+	unsigned hw_gen;     /* the debug-register state this thread has (hw_gen of the target) */
 };
 
 struct tbp {
@@ -96,6 +97,12 @@ struct ptd_target {
 	/* next in the list of live targets (emergency teardown) */
 	struct ptd_target *live_next;
 	int live;
+	/* Debug registers every thread should have (ptd_target_hw_set):
+	 * a thread whose hw_gen differs gets them before it resumes. */
+	uint64_t hw_addr[PTD_HW_SLOTS];
+	uint8_t hw_len[PTD_HW_SLOTS], hw_kind[PTD_HW_SLOTS];
+	unsigned hw_on; /* bit i: slot i set */
+	unsigned hw_gen;
 };
 
 /*
@@ -128,6 +135,11 @@ static void live_unregister(struct ptd_target *t)
 }
 
 /* ---- small helpers ---------------------------------------------------- */
+
+/* Offset of debug register @i in struct user (PTRACE_PEEKUSER/POKEUSER). */
+#define DR_OFF(i) ((void *)(offsetof(struct user, u_debugreg) + (i) * sizeof(long)))
+
+static unsigned hw_take_hits(struct ptd_target *t, pid_t tid);
 
 static struct tthread *find_thread(const struct ptd_target *t, pid_t tid)
 {
@@ -905,9 +917,18 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 
 static void finish_step_over(struct ptd_target *t, struct tthread *th);
 
+static int hw_apply(struct ptd_target *t, struct tthread *th);
+
 static int do_resume(struct ptd_target *t, struct tthread *th, int step, int sig)
 {
-	long r = ptrace(step ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, (void *)(long)sig);
+	long r;
+
+	/* A thread created, or running, since the debug registers changed
+	 * gets them now (one that is dying refuses; its exit comes through
+	 * wait). */
+	if (th->hw_gen != t->hw_gen)
+		hw_apply(t, th);
+	r = ptrace(step ? PTRACE_SINGLESTEP : PTRACE_CONT, th->tid, 0, (void *)(long)sig);
 
 	if (r < 0) {
 		if (errno == ESRCH) {
@@ -1221,6 +1242,10 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		th->state = PTD_THREAD_STOPPED;
 		t->nbp = 0;
 		t->vfork_bps_suspended = 0;
+		/* The kernel cleared the debug registers with the old image. */
+		t->hw_on = 0;
+		t->hw_gen++;
+		th->hw_gen = t->hw_gen;
 		open_mem(t);
 		st->tid = t->pid;
 		st->kind = PTD_STOP_EXEC;
@@ -1233,6 +1258,8 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		if (ptrace(PTRACE_GETSIGINFO, th->tid, 0, &si) < 0 && errno == ESRCH)
 			return vanished(th);
 		st->si = si;
+		if (t->hw_on)
+			st->hw_hits = hw_take_hits(t, th->tid);
 		if (th->stepping_over && (si.si_code == TRAP_TRACE || si.si_code == TRAP_BRKPT ||
 					  si.si_code == SIGTRAP)) {
 			int cont = th->stepping_over == 2;
@@ -1287,6 +1314,11 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 			st->kind = PTD_STOP_STEP;
 			return 1;
 		}
+	}
+	if (sig == SIGTRAP && ev == 0 && st->si.si_code == TRAP_HWBKPT && st->hw_hits) {
+		/* One of our debug-register slots: nothing for the program. */
+		st->kind = PTD_STOP_HWBREAK;
+		return 1;
 	}
 	/* A signal for the program. */
 	if (th->stepping_over) {
@@ -1591,6 +1623,8 @@ int ptd_target_detach(struct ptd_target *t)
 		if (th->stepping_over)
 			finish_step_over(t, th);
 		restore_affinity(t, th->tid, th);
+		if (t->hw_on)
+			ptrace(PTRACE_POKEUSER, th->tid, DR_OFF(7), 0);
 		ptrace(PTRACE_DETACH, th->tid, 0, (void *)(long)th->pending_sig);
 		th->state = PTD_THREAD_GONE;
 	}
@@ -1888,6 +1922,9 @@ static int td_release(struct ptd_target *t, pid_t tid)
 		}
 	}
 	restore_affinity(t, tid, th);
+	/* Our watchpoints would trap it with nobody to handle them. */
+	if (t->hw_on)
+		ptrace(PTRACE_POKEUSER, tid, DR_OFF(7), 0);
 	ptrace(PTRACE_DETACH, tid, 0, (void *)(long)sig);
 	return 1;
 }
@@ -2050,4 +2087,182 @@ static pid_t waitpid_safe(pid_t pid, int *status, int flags)
 	w = waitpid(pid, status, flags);
 	at_safe_point = 0;
 	return w;
+}
+
+/* ---- hardware breakpoints and watchpoints (debug registers) --------------- */
+
+/* DR7's LEN field for a length: 1 -> 00, 2 -> 01, 8 -> 10, 4 -> 11. */
+static unsigned long dr7_len(int len)
+{
+	return len == 2 ? 1 : len == 8 ? 2 : len == 4 ? 3 : 0;
+}
+
+static unsigned long hw_dr7(const struct ptd_target *t)
+{
+	unsigned long v = 0;
+
+	for (int i = 0; i < PTD_HW_SLOTS; i++)
+		if (t->hw_on & (1u << i))
+			v |= (1ul << (2 * i)) | ((unsigned long)t->hw_kind[i] << (16 + 4 * i)) |
+			     (dr7_len(t->hw_len[i]) << (18 + 4 * i));
+	return v;
+}
+
+/*
+ * Gives stopped thread @th the target's debug registers.  DR7 goes to 0
+ * first: the kernel checks each enabled slot's address and length as
+ * DR7 is written, so addresses change only while their slots are off.
+ */
+static int hw_apply(struct ptd_target *t, struct tthread *th)
+{
+	if (ptrace(PTRACE_POKEUSER, th->tid, DR_OFF(7), 0) < 0)
+		return -errno;
+	for (int i = 0; i < PTD_HW_SLOTS; i++)
+		if ((t->hw_on & (1u << i)) &&
+		    ptrace(PTRACE_POKEUSER, th->tid, DR_OFF(i), (void *)t->hw_addr[i]) < 0)
+			return -errno;
+	if (t->hw_on && ptrace(PTRACE_POKEUSER, th->tid, DR_OFF(7), (void *)hw_dr7(t)) < 0)
+		return -errno;
+	th->hw_gen = t->hw_gen;
+	return 0;
+}
+
+/* Gives every stopped thread the debug registers; returns 0 or the first
+ * refusal's -errno (a thread that vanished does not count). */
+static int hw_apply_all(struct ptd_target *t)
+{
+	for (int i = 0; i < t->nth; i++) {
+		struct tthread *th = &t->th[i];
+		int rc;
+		if (th->state != PTD_THREAD_STOPPED)
+			continue;
+		rc = hw_apply(t, th);
+		if (rc < 0 && rc != -ESRCH)
+			return rc;
+	}
+	return 0;
+}
+
+/* DR6's trigger bits of our slots at @tid's stop; DR6 is sticky, so it
+ * is cleared for the next stop. */
+static unsigned hw_take_hits(struct ptd_target *t, pid_t tid)
+{
+	long dr6;
+
+	errno = 0;
+	dr6 = ptrace(PTRACE_PEEKUSER, tid, DR_OFF(6), 0);
+	if (dr6 == -1 && errno)
+		return 0;
+	if (dr6 & 0xf)
+		ptrace(PTRACE_POKEUSER, tid, DR_OFF(6), 0);
+	return (unsigned)dr6 & t->hw_on & 0xf;
+}
+
+int ptd_target_hw_set(struct ptd_target *t, int slot, uint64_t addr, int len,
+		      enum ptd_hw_kind kind)
+{
+	uint64_t old_addr;
+	uint8_t old_len, old_kind;
+	unsigned old_on;
+	int rc;
+
+	if (!t || slot < 0 || slot >= PTD_HW_SLOTS)
+		return ptd__err(-ptde_invalid, "no debug-register slot %d (there are %d)", slot,
+				PTD_HW_SLOTS);
+	if (kind != PTD_HW_EXEC && kind != PTD_HW_WRITE && kind != PTD_HW_ACCESS)
+		return ptd__err(-ptde_invalid, "unknown hardware watchpoint kind %d", (int)kind);
+	if (kind == PTD_HW_EXEC ? len != 1 : (len != 1 && len != 2 && len != 4 && len != 8))
+		return ptd__err(-ptde_invalid, "cannot watch %d bytes with one debug register", len);
+	if (addr % (uint64_t)len)
+		return ptd__err(-ptde_invalid,
+				"cannot watch %d bytes at 0x%llx: not aligned to their length", len,
+				(unsigned long long)addr);
+	if (!t->alive)
+		return ptd__err(-ptde_not_running, "the program is not being run");
+	old_addr = t->hw_addr[slot];
+	old_len = t->hw_len[slot];
+	old_kind = t->hw_kind[slot];
+	old_on = t->hw_on;
+	t->hw_addr[slot] = addr;
+	t->hw_len[slot] = (uint8_t)len;
+	t->hw_kind[slot] = (uint8_t)kind;
+	t->hw_on |= 1u << slot;
+	t->hw_gen++;
+	rc = hw_apply_all(t);
+	if (rc == 0)
+		return 0;
+	t->hw_addr[slot] = old_addr;
+	t->hw_len[slot] = old_len;
+	t->hw_kind[slot] = old_kind;
+	t->hw_on = old_on;
+	t->hw_gen++;
+	hw_apply_all(t);
+	return ptd__err(ptd__errno_code(-rc), "cannot set a hardware %s at 0x%llx: %s",
+			kind == PTD_HW_EXEC ? "breakpoint" : "watchpoint",
+			(unsigned long long)addr, strerror(-rc));
+}
+
+int ptd_target_hw_clear(struct ptd_target *t, int slot)
+{
+	if (!t || slot < 0 || slot >= PTD_HW_SLOTS)
+		return -ptde_invalid;
+	if (!(t->hw_on & (1u << slot)))
+		return 0;
+	t->hw_on &= ~(1u << slot);
+	t->hw_gen++;
+	if (t->alive)
+		hw_apply_all(t);
+	return 0;
+}
+
+int ptd_target_hw_free_slot(const struct ptd_target *t)
+{
+	if (!t)
+		return -ptde_invalid;
+	for (int i = 0; i < PTD_HW_SLOTS; i++)
+		if (!(t->hw_on & (1u << i)))
+			return i;
+	return ptd__err(-ptde_busy, "all %d debug registers are in use", PTD_HW_SLOTS);
+}
+
+int ptd_target_hw_get(const struct ptd_target *t, int slot, uint64_t *addr, int *len,
+		      enum ptd_hw_kind *kind)
+{
+	if (!t || slot < 0 || slot >= PTD_HW_SLOTS)
+		return -ptde_invalid;
+	if (!(t->hw_on & (1u << slot)))
+		return 0;
+	if (addr)
+		*addr = t->hw_addr[slot];
+	if (len)
+		*len = t->hw_len[slot];
+	if (kind)
+		*kind = (enum ptd_hw_kind)t->hw_kind[slot];
+	return 1;
+}
+
+int ptd_target_hw_pieces(uint64_t addr, uint64_t len, uint64_t *pa, int *pl, int max)
+{
+	int n = 0;
+
+	if (len == 0)
+		return -ptde_invalid;
+	while (len) {
+		/* the largest naturally aligned piece that starts here and fits */
+		int size = 8;
+		while (size > 1 && (addr % (uint64_t)size || (uint64_t)size > len))
+			size /= 2;
+		if (n < max) {
+			if (pa)
+				pa[n] = addr;
+			if (pl)
+				pl[n] = size;
+		}
+		n++;
+		addr += (uint64_t)size;
+		len -= (uint64_t)size;
+		if (n > 1024)
+			break; /* far beyond any slot count; the caller refuses */
+	}
+	return n;
 }

@@ -46,6 +46,8 @@ enum ptd_stop_kind {
 			       * signo SIGKILL: our breakpoint bytes could not be
 			       * taken out of its copy of the code, so it was killed */
 	PTD_STOP_EXEC,        /* the process exec'ed; breakpoints are gone */
+	PTD_STOP_HWBREAK,     /* a debug-register slot triggered (hw_hits); no
+			       * signal is pending for the program */
 };
 
 struct ptd_stop {
@@ -58,6 +60,10 @@ struct ptd_stop {
 	siginfo_t si;
 	int bp_addr_valid;
 	uint64_t bp_addr;
+	/* Debug-register slots (bit i: slot i) that triggered, from DR6, at
+	 * any SIGTRAP stop while a slot is set (a single-step that also
+	 * wrote a watched address reports PTD_STOP_STEP with these bits). */
+	unsigned hw_hits;
 };
 
 enum ptd_thread_state { PTD_THREAD_STOPPED, PTD_THREAD_RUNNING, PTD_THREAD_GONE };
@@ -120,6 +126,9 @@ void ptd_target_set_pending_signal(struct ptd_target *t, pid_t tid, int signo);
 int ptd_target_signal_caught(const struct ptd_target *t, pid_t tid, int signo);
 
 int ptd_target_get_regs(struct ptd_target *t, pid_t tid, struct user_regs_struct *r);
+/* The siginfo of @tid, stopped for a signal (src/target/siginfo.c).  Returns 0,
+ * -ptde_notfound when the stop is not for a signal, -ptde_nosrch. */
+int ptd_target_siginfo(struct ptd_target *t, pid_t tid, siginfo_t *si);
 int ptd_target_set_regs(struct ptd_target *t, pid_t tid, const struct user_regs_struct *r);
 /* The x87/SSE state (FXSAVE layout) of stopped thread @tid (fpregs.c). */
 int ptd_target_get_fpregs(struct ptd_target *t, pid_t tid, struct user_fpregs_struct *f);
@@ -164,6 +173,41 @@ int ptd_target_bp_clean_child(struct ptd_target *t, pid_t pid);
 /* Steps thread @tid over the breakpoint at its pc (removed for the step,
  * re-inserted after), reporting the step's stop in @st. */
 int ptd_target_step_over(struct ptd_target *t, pid_t tid, struct ptd_stop *st);
+
+/*
+ * Hardware breakpoints and watchpoints: the x86 debug registers DR0-DR3
+ * (addresses), DR7 (enable, kind, length) and DR6 (which triggered), set
+ * with PTRACE_POKEUSER on every thread, including threads created later
+ * (before they first run).  exec clears them (the kernel does), detach
+ * takes them out of every thread, forked children never have them.
+ *
+ * x86 has no read-only watchpoint: PTD_HW_ACCESS triggers on reads and
+ * writes; a caller that wants gdb's rwatch compares the value itself.  A
+ * data watchpoint triggers after the access (the pc is past the
+ * instruction), an execute one before the instruction runs (the kernel
+ * sets RF so resuming executes it).
+ */
+/* (enum ptd_hw_kind and PTD_HW_SLOTS are in the public header.) */
+/* Sets debug-register slot @slot (0..3) to watch [@addr, @addr+@len) for
+ * @kind in every thread.  @len is 1, 2, 4 or 8 with @addr aligned to it
+ * (1 for PTD_HW_EXEC).  A thread that is running gets the slot before it
+ * next resumes.  Returns 0, -ptde_invalid for a bad slot, length,
+ * alignment or kind, -ptde_not_running, or the kernel's refusal (e.g. an
+ * address outside user space), in which case the slot is left unset. */
+int ptd_target_hw_set(struct ptd_target *t, int slot, uint64_t addr, int len,
+		      enum ptd_hw_kind kind);
+/* Clears slot @slot in every thread.  Returns 0 or -ptde_invalid. */
+int ptd_target_hw_clear(struct ptd_target *t, int slot);
+/* A slot not set, or -ptde_busy when all four are. */
+int ptd_target_hw_free_slot(const struct ptd_target *t);
+/* What slot @slot holds: returns 1 and fills what is not NULL when set, 0
+ * when free, -ptde_invalid. */
+int ptd_target_hw_get(const struct ptd_target *t, int slot, uint64_t *addr, int *len,
+		      enum ptd_hw_kind *kind);
+/* Splits [@addr, @addr+@len) into the aligned pieces one slot each can
+ * watch (as gdbserver does): fills up to @max pairs into @pa/@pl and
+ * returns how many are needed, or -ptde_invalid for @len 0. */
+int ptd_target_hw_pieces(uint64_t addr, uint64_t len, uint64_t *pa, int *pl, int max);
 
 /*
  * CPU pinning.  ptd_target_pin(t, cpu) runs every thread of the program on

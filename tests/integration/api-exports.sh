@@ -40,12 +40,15 @@ fi
 nm -D --defined-only "$lib" | awk '$2 != "T" && $NF ~ /^ptd/ {print}' >"$TMPDIR/nontext"
 [ ! -s "$TMPDIR/nontext" ] || die "exported data: $(cat "$TMPDIR/nontext")"
 
-# The header stands alone, as C and as C++.
-printf '#include <ptdbg/ptdbg.h>\nint main(void) { return ptd_version() == 0; }\n' >"$TMPDIR/h.c"
-cc -std=c11 -Wall -Wextra -Wstrict-prototypes -Werror -I"$TOP/include" -fsyntax-only "$TMPDIR/h.c" ||
-	die "include/ptdbg/ptdbg.h does not compile by itself as C11"
-if command -v c++ >/dev/null; then
-	c++ -Wall -Wextra -Werror -I"$TOP/include" -x c++ -fsyntax-only "$TMPDIR/h.c" ||
-		die "include/ptdbg/ptdbg.h does not compile as C++"
-fi
+# Each header stands alone, as C and as C++.
+for h in "$TOP"/include/ptdbg/*.h; do
+	h=ptdbg/${h##*/}
+	printf '#include <%s>\nint main(void) { return ptd_version() == 0; }\n' "$h" >"$TMPDIR/h.c"
+	cc -std=c11 -Wall -Wextra -Wstrict-prototypes -Werror -I"$TOP/include" -fsyntax-only "$TMPDIR/h.c" ||
+		die "include/$h does not compile by itself as C11"
+	if command -v c++ >/dev/null; then
+		c++ -Wall -Wextra -Werror -I"$TOP/include" -x c++ -fsyntax-only "$TMPDIR/h.c" ||
+			die "include/$h does not compile as C++"
+	fi
+done
 echo "$(wc -l <"$TMPDIR/declared") public functions, all exported, nothing else"

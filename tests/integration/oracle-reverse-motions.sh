@@ -6,10 +6,10 @@
 # a jump table, longjmp.  Where gdb says "No more reverse-execution history." ptdbg
 # must say it too.
 #
-# Not compared: reverse-finish inside a recursive function.  gdb goes back
-# to the most recent entry of the function, whichever call that was (its
-# step-resume breakpoint at the entry has no frame), not to the call of
-# the current frame; ptdbg goes to the current frame's call.  Forward
+# reverse-finish inside a recursive function goes back, as gdb's does, to
+# the most recent entry of the function, whichever call that was (its
+# step-resume breakpoint at the entry has no frame), then onto its call:
+# stub-reverse-motions.sh compares that in fib.  Forward
 # motions stay inside the history (at its end gdb stops while ptdbg goes
 # on live: tests/golden/pending/replay-end).
 . "$(dirname "$0")/lib.bash"

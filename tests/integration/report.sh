@@ -51,14 +51,14 @@ for m in soft step; do
 	has "$f" "^#2  0x[0-9a-f]{16} in parse \(\) at $l_parse\$" "segfault ($m) frame 2"
 	has "$f" "^#3  0x[0-9a-f]{16} in main \(\) at $l_main\$" "segfault ($m) frame 3"
 	# the last function segment is lookup, the last line executed its loop
-	sed -n '/^How execution got here/,/^$/p' "$f" | grep -E '^[0-9]+	' | tail -n 1 |
-		grep -qE '^[0-9]+	 *lookup	inst [0-9]+,[0-9]+	at segfault\.c:' ||
-		{ cat "$f" >&2; die "segfault ($m): the last function segment is not lookup"; }
-	sed -n '/^The last [0-9]* source lines executed:/,/^$/p' "$f" | grep -v '^$' | tail -n 1 |
+	# lookup, where it stands, is in the call tree at the crash line
+	sed -n '/^How execution got here/,/^$/p' "$f" | grep -qE "^ +lookup	at $crash\$" ||
+		{ cat "$f" >&2; die "segfault ($m): lookup is not in the call tree at $crash"; }
+	sed -n '/^The last [0-9]* source lines executed (loops folded):/,/^$/p' "$f" | grep -v '^$' | tail -n 1 |
 		grep -qF "$crash (lookup)" || { cat "$f" >&2; die "segfault ($m): the last line is not $crash"; }
 	# the last instruction listed is the faulting one, at the stop's pc,
 	# numbered one past the recorded count (the not yet executed one)
-	pc=$(sed -n 2p "$f" | cut -d' ' -f1)
+	pc=$(grep -m1 -E "^0x[0-9a-f]{16} in " "$f" | cut -d' ' -f1)
 	n=$(sed -n 's/^Recorded \([0-9]*\) instructions in [0-9]* function segments (method '"$m"', .*/\1/p' "$f")
 	[ -n "$n" ] && [ "$n" -gt 1000 ] || { cat "$f" >&2; die "segfault ($m): no plausible instruction count"; }
 	has "$f" "^The last 20 instructions \(of $((n + 1)) recorded\):\$" "segfault ($m) listing header"
@@ -127,13 +127,14 @@ for m in soft step; do
 	has "$T/fib.$m" '^Stopped at the --until location \(breakpoint [0-9]+\)\.$' "fib ($m) stop"
 	has "$T/fib.$m" "^0x[0-9a-f]{16} in main \(\) at $until\$|^main \(\) at $until\$" "fib ($m) stop place"
 	has "$T/fib.$m" "^Recorded $want instructions in [0-9]+ function segments \(method $m, " "fib ($m) count = gdb's $want"
-	# recording started in fib: the first segment is fib, the last main
-	first=$(sed -n '/^How execution got here/,/^$/p' "$T/fib.$m" | grep -E '^[0-9]+	' | head -n 1)
-	[[ $first == $'1\t'*fib$'\t'* ]] || { cat "$T/fib.$m" >&2; die "fib ($m): the history does not start in fib"; }
+	# recording started in fib, which returned to main: main is the root
+	# of the call tree and fib its first callee
+	tree=$(sed -n '/^How execution got here/,/^$/p' "$T/fib.$m" | sed -n '2,3p')
+	[[ $tree == main$'\t'*$'\n'"  fib"* ]] || { cat "$T/fib.$m" >&2; die "fib ($m): the tree is not main > fib"; }
 done
-run_report "$T/fib.json" "$T/err" -q --method=soft --format=json --from=fib --until="$until" "$TESTPROGS/fib"
+run_report "$T/fib.json" "$T/err" -q --method=soft --format=json --calls=100000 --from=fib --until="$until" "$TESTPROGS/fib"
 expect_rc 0 "fib json --until"
-python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if j["stop"]["kind"] == "until" and j["record"]["instructions"] == int(sys.argv[2]) else "stop %r record %r" % (j["stop"], j["record"]))' "$T/fib.json" "$want" ||
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if j["stop"]["kind"] == "until" and j["trigger"] == "until" and j["calls"][0]["index"] == 1 and j["calls"][0]["function"] == "fib" and j["record"]["instructions"] == int(sys.argv[2]) else "stop %r record %r" % (j["stop"], j["record"]))' "$T/fib.json" "$want" ||
 	die "fib json: not stopped at --until with gdb's count"
 note "ok --from=fib --until=$until: $want instructions, as gdb record full"
 
@@ -143,18 +144,19 @@ expect_rc 0 "fib exits"
 has "$T/exit.txt" '^fib\(5\) = 5$' "fib's own output"
 has "$T/exit.txt" '^The program is about to exit with code 0\.$' "fib exit"
 has "$T/exit.txt" '^#0  _exit \(\)' "fib exit backtrace"
-# JSON on standard output is only JSON; the program's output goes to stderr
-run_report "$T/exit.json" "$T/err" -q --format=json "$TESTPROGS/fib" 5
+# the program's output is its own (standard output, untouched); the
+# JSON goes to -o
+run_report "$T/exit.out" "$T/err" -q --format=json -o "$T/exit.json" "$TESTPROGS/fib" 5
 expect_rc 0 "fib exits, json"
 python3 -m json.tool "$T/exit.json" >/dev/null || { cat "$T/exit.json" >&2; die "json with program output does not parse"; }
-has "$T/err" '^fib\(5\) = 5$' "fib's output on stderr with json"
+[ "$(cat "$T/exit.out")" = "fib(5) = 5" ] || { cat "$T/exit.out" >&2; die "fib's output is not exactly its own"; }
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["stop"]; sys.exit(0 if s["kind"] == "exit" and s["exit_code"] == 0 else repr(s))' "$T/exit.json" ||
 	die "fib json: not an exit with code 0"
 # waiter exits with code 2 when it cannot open DIR/ctl
 run_report "$T/exit2.txt" "$T/err" -q --calls=1000 "$TESTPROGS/waiter" "$T/no-such-dir"
 expect_rc 0 "waiter exits 2"
 has "$T/exit2.txt" '^The program is about to exit with code 2\.$' "waiter exit code"
-has "$T/exit2.txt" '	 *step	inst [0-9]+,[0-9]+	at waiter\.c:' "waiter's calls of step"
+has "$T/exit2.txt" '^ +step( ×[0-9]+)?	at waiter\.c:' "waiter's calls of step"
 note "ok exits"
 
 # ---- -p: attach to a running program, report, detach -----------------------
@@ -179,7 +181,7 @@ wait "$rpid" || rc=$?
 cat <&5 >"$d/err.rest"
 [ "$rc" -eq 0 ] || { cat "$d/err.rest" >&2; die "ptdbg-report -p: exit status $rc"; }
 has "$d/report" '^The program is about to exit with code 0\.$' "-p report stop"
-has "$d/report" '	 *step	inst [0-9]+,[0-9]+	at waiter\.c:' "-p report calls of step"
+has "$d/report" '^ +step( ×[0-9]+)?	at waiter\.c:' "-p report calls of step"
 # detached: the program finishes on its own, unharmed
 want_sum=0
 for ((i = 0; i < 10; i++)); do want_sum=$(((want_sum * 31 + i) & 0xffffffff)); done
@@ -202,7 +204,7 @@ bad() { # status pattern args...
 }
 bad 2 '^ptdbg-report: no program given$'
 bad 2 "unrecognized option '--bogus'" --bogus "$TESTPROGS/fib"
-bad 2 "^ptdbg-report: unknown format 'xml' \(valid: text, json\)\$" --format=xml "$TESTPROGS/fib"
+bad 2 "^ptdbg-report: unknown format 'xml' \(valid: text, json, perfetto, folded, svg\)\$" --format=xml "$TESTPROGS/fib"
 bad 2 "^ptdbg-report: invalid number 'abc'\$" --calls=abc "$TESTPROGS/fib"
 bad 2 "^ptdbg-report: invalid number '-1'\$" --insns=-1 "$TESTPROGS/fib"
 bad 2 "^ptdbg-report: invalid process id 'abc'\$" -p abc

@@ -204,3 +204,44 @@ bad 1 "cannot run" --stdio -- "$TMPDIR/no-such-program"
 bad 1 "cannot attach" --stdio --attach 999999999
 bad 0 'Usage: ptdbg-server' --help
 note "ok bad command lines"
+
+# 5. With --stdio the program's output must not reach the packet stream:
+# a program that prints what looks like packets (a stop reply on its
+# standard output, an exit reply on its standard error, an interrupt
+# byte) and exits 7.  gdb must see the real exit; the bytes appear on
+# the server's standard error, which is gdb's.
+fake="$TMPDIR/fake-packets.sh"
+printf '%s\n' '#!/bin/sh' "printf '\$T05thread:1;#00+-\\003\\n'" "printf '\$W00#b7\\n' >&2" 'exit 7' >"$fake"
+chmod +x "$fake"
+gdb -nx -batch -ex 'set pagination off' -ex "target remote | $SERVER --stdio -- $fake" -ex continue \
+	>"$TMPDIR/fake.out" 2>"$TMPDIR/fake.err"
+grep -q '^\[Inferior 1 (process [0-9]*) exited with code 07\]$' "$TMPDIR/fake.out" ||
+	{ cat "$TMPDIR/fake.out" "$TMPDIR/fake.err" >&2; die "--stdio: the program's output disturbed the protocol"; }
+grep -q '^\$T05thread:1;#00+-' "$TMPDIR/fake.err" && grep -q '^\$W00#b7$' "$TMPDIR/fake.err" ||
+	{ cat "$TMPDIR/fake.err" >&2; die "--stdio: the program's output did not reach standard error"; }
+note "ok --stdio: the program's packet-like output goes to standard error, gdb sees exit code 7"
+
+# 6. --forward-output: the program's standard output reaches gdb in O
+# packets (gdb prints them on its stderr), none of it on the server's
+# standard error; after a detach the program writes on, through a relay
+# the server leaves behind (no SIGPIPE for it).
+gdb -nx -batch -ex 'set pagination off' \
+	-ex "target remote | $SERVER --forward-output --stdio -- $TESTPROGS/fib 6 2>$TMPDIR/fwd.server" \
+	-ex 'break fib' -ex continue -ex delete -ex continue >"$TMPDIR/fwd.out" 2>&1
+grep -qx 'fib(6) = 8' "$TMPDIR/fwd.out" || { cat "$TMPDIR/fwd.out" >&2; die "--forward-output: the output did not reach gdb"; }
+grep -q 'fib(6)' "$TMPDIR/fwd.server" && die "--forward-output: the output went to the server's stderr too"
+grep -q '^\[Inferior 1 (process [0-9]*) exited normally\]$' "$TMPDIR/fwd.out" || die "--forward-output: no exit"
+mkfifo "$TMPDIR/fwd.go" "$TMPDIR/fwd.err"
+exec 7<>"$TMPDIR/fwd.go" 8<>"$TMPDIR/fwd.err"
+printf '%s\n' '#!/bin/sh' "read x <'$TMPDIR/fwd.go'" 'echo "after detach $x"' >"$TMPDIR/fwd-prog.sh"
+chmod +x "$TMPDIR/fwd-prog.sh"
+gdb -nx -batch -ex 'set pagination off' \
+	-ex "target remote | $SERVER --forward-output --stdio -- $TMPDIR/fwd-prog.sh 2>$TMPDIR/fwd.err" \
+	-ex detach >"$TMPDIR/fwd2.out" 2>&1
+grep -q '^\[Inferior 1 (process [0-9]*) detached\]$' "$TMPDIR/fwd2.out" || { cat "$TMPDIR/fwd2.out" >&2; die "--forward-output: no detach"; }
+echo go >&7
+line=
+while read -r -t 60 -u 8 line; do [ "$line" = "after detach go" ] && break; done
+[ "$line" = "after detach go" ] || die "--forward-output: a detached program's output was lost (last line '$line')"
+exec 7<&- 8<&-
+note "ok --forward-output: O packets while it runs, relayed after a detach"

@@ -185,11 +185,25 @@ static void test_recursion(void **state)
 	assert_int_equal(seg_at(f, p2)->level, 3);
 	pos = RNEXT(p2, 0x40117a);
 	assert_int_equal(seg_at(f, pos)->instance, seg_at(f, p2)->instance);
-	/* reverse-finish: to the call in fib(4) (gdb 13 stops in the wrong
-	 * recursive frame here; the caller's call is what finish means) */
+	/* reverse-finish as gdb 13 does it: back to the most recent entry of
+	 * fib, whichever call that was -- here fib(2)'s own last call, not
+	 * fib(4)'s call of fib(2) -- then onto that call (one level deeper
+	 * than the frame's own caller; gdb's record full lands there too) */
 	back = mv(f, pos, PTD_MOTION_FINISH, 1, PTD_REPLAY_DONE, 0x401175);
-	assert_int_equal(seg_at(f, back)->level, 2);
+	assert_int_equal(seg_at(f, back)->level, 3);
 	assert_int_equal(seg_at(f, back + 1)->how, PTD_SEG_CALL);
+	assert_int_equal(seg_at(f, back)->instance, seg_at(f, pos)->instance);
+	/* once more from that call (fib(2)'s fib(n - 2)): fib(1)'s entry is
+	 * the most recent, so onto fib(2)'s first call, fib(n - 1); and from
+	 * there fib(2)'s own entry: onto fib(4)'s call of fib(2) */
+	p2 = mv(f, back, PTD_MOTION_FINISH, 1, PTD_REPLAY_DONE, 0x401166);
+	assert_int_equal(seg_at(f, p2)->level, 3);
+	assert_int_equal(seg_at(f, p2)->instance, seg_at(f, pos)->instance);
+	p2 = mv(f, p2, PTD_MOTION_FINISH, 1, PTD_REPLAY_DONE, 0x401175);
+	assert_int_equal(seg_at(f, p2)->level, 2);
+	assert_int_equal(seg_at(f, p2 + 1)->how, PTD_SEG_CALL);
+	assert_int_equal(seg_at(f, p2 + 1)->instance, seg_at(f, pos)->instance);
+	back = p2;
 	/* finish from inside fib(2): right after that call */
 	mv(f, pos, PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x40117a);
 	/* fib(2): line 17 -> 15 -> back into fib(4) at the row of the call */

@@ -311,6 +311,83 @@ static void test_reverse_ends(void **state)
 	ptd_session_free(s);
 }
 
+/* Address of @sym in testprogs/@prog (non-PIE), from nm. */
+static uint64_t nm_sym(const char *prog, const char *sym)
+{
+	char cmd[4400], line[512];
+	uint64_t addr = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s/%s", progdir, prog);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long a;
+		char type, name[400];
+		if (sscanf(line, "%llx %c %399s", &a, &type, name) == 3 && !strcmp(name, sym))
+			addr = a;
+	}
+	pclose(p);
+	assert_int_not_equal(addr, 0);
+	return addr;
+}
+
+/* A write watchpoint on testprogs/watch's counter stops continue after
+ * each of its three writes (the last in a thread created later), with no
+ * recording and while the soft and step recorders record; the recording
+ * goes on past each stop. */
+static void hw_motion(int method)
+{
+	char path[4200];
+	char *argv[2] = { path, NULL };
+	struct ptd_session *s = ptd_session_alloc();
+	uint64_t counter = nm_sym("watch", "counter"), pos, count;
+	struct ptd_event ev;
+	long v;
+
+	snprintf(path, sizeof(path), "%s/watch", progdir);
+	assert_int_equal(ptd_session_set_program(s, argv), 0);
+	assert_int_equal(ptd_session_hw_set(s, 0, counter, 8, PTD_HW_WRITE), -ptde_not_running);
+	assert_int_equal(ptd_session_run(s, 1, &ev), 0);
+	if (method)
+		assert_int_equal(ptd_session_record_start(s, (enum ptd_method)method), 0);
+	assert_int_equal(ptd_session_hw_free_slot(s), 0);
+	assert_int_equal(ptd_session_hw_set(s, 0, counter, 8, PTD_HW_WRITE), 0);
+	for (long want = 1; want <= 12; want += want == 2 ? 10 : 1) {
+		assert_int_equal(ptd_session_motion(s, PTD_MOTION_CONTINUE, 0, &ev), 0);
+		assert_int_equal(ev.kind, PTD_EVENT_HWBREAK);
+		assert_int_equal(ev.hw_hits, 1u);
+		assert_int_equal(ev.tid == ptd_session_pid(s), want < 12);
+		assert_int_equal(ptd_session_read(s, counter, &v, sizeof(v)), sizeof(v));
+		assert_int_equal(v, want);
+		if (method) {
+			assert_int_equal(ptd_session_position(s, &pos, &count), 0);
+			assert_int_equal(pos, count);
+		}
+	}
+	assert_int_equal(ptd_session_hw_clear(s, 0), 0);
+	assert_int_equal(ptd_session_hw_get(s, 0, NULL, NULL, NULL), 0);
+	assert_int_equal(ptd_session_motion(s, PTD_MOTION_CONTINUE, 0, &ev), 0);
+	assert_int_equal(ev.kind, PTD_EVENT_EXITED);
+	assert_int_equal(ev.exit_code, 0);
+	ptd_session_free(s);
+}
+
+static void test_hw_plain(void **state)
+{
+	hw_motion(0);
+}
+
+static void test_hw_soft(void **state)
+{
+	hw_motion(PTD_METHOD_SOFT);
+}
+
+static void test_hw_step(void **state)
+{
+	hw_motion(PTD_METHOD_STEP);
+}
+
 int main(void)
 {
 	const char *d = getenv("TESTPROGS");
@@ -318,6 +395,9 @@ int main(void)
 		cmocka_unit_test(test_methods),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_reverse_ends),
+		cmocka_unit_test(test_hw_plain),
+		cmocka_unit_test(test_hw_soft),
+		cmocka_unit_test(test_hw_step),
 		cmocka_unit_test(test_equiv_fib),
 		cmocka_unit_test(test_equiv_fib_O2),
 		cmocka_unit_test(test_equiv_loops),

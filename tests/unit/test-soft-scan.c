@@ -275,6 +275,19 @@ static void test_unreadable_and_long_runs(void **state)
 	assert_true(r->bad);
 	assert_int_equal(r->end, 0x500003);
 	assert_int_equal(r->insn.op, PTD_SOP_NOEMUL);
+	/* Address 0 (a call through a null function pointer) is unreadable
+	 * code like any other, kept apart from the maps (0 is their empty
+	 * key) and found again. */
+	const struct ptd_soft_run *z, *z2;
+	assert_int_equal(ptd_soft_scan_run(s, 0, &z), 0);
+	assert_true(z->bad);
+	assert_int_equal(z->end, 0);
+	assert_int_equal(z->insn.op, PTD_SOP_NOEMUL);
+	assert_int_equal(ptd_soft_scan_run(s, 0, &z2), 0);
+	assert_ptr_equal(z, z2);
+	ptd_soft_scan_clear(s);
+	assert_int_equal(ptd_soft_scan_run(s, 0, &z), 0);
+	assert_true(z->bad);
 	ptd_soft_scan_free(s);
 
 	/* A straight line longer than the limit is cut at the limit. */

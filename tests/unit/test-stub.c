@@ -483,7 +483,9 @@ static void test_live(void **state)
 	snprintf(pkt, sizeof(pkt), "Z0,%llx,1", (unsigned long long)fib);
 	assert_string_equal(send(&f, pkt), "OK");
 	assert_string_equal(send(&f, pkt), "OK");	  /* inserted twice */
-	assert_string_equal(send(&f, "Z1,401000,1"), ""); /* hardware: not supported */
+	/* a hardware breakpoint takes a debug register and gives it back */
+	assert_string_equal(send(&f, "Z1,401000,1"), "OK");
+	assert_string_equal(send(&f, "z1,401000,1"), "OK");
 	snprintf(expect, sizeof(expect), "T05thread:p%x.%x;swbreak:;", pid, pid);
 	assert_string_equal(send(&f, "vCont;c"), expect);
 	assert_true(ptd_session_pc(f.s, &pc) == 0 && pc == fib);
@@ -711,6 +713,108 @@ static void test_extended(void **state)
 /* Random packets (fixed seed) against a stub with no program and one on
  * a recorded program stopped at its start: any reply, never a crash.  No
  * k, D or vKill get through, so the program stays. */
+/* Address of @sym in testprogs/@prog (non-PIE), from nm. */
+static unsigned long long nm_sym(const char *prog, const char *sym)
+{
+	char cmd[700], line[512];
+	unsigned long long addr = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s/%s", progdir, prog);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long a;
+		char type, name[400];
+		if (sscanf(line, "%llx %c %399s", &a, &type, name) == 3 && !strcmp(name, sym))
+			addr = a;
+	}
+	pclose(p);
+	assert_true(addr != 0);
+	return addr;
+}
+
+/* Sends the packet printf(@fmt, ...) makes. */
+static const char *sendf(struct fixture *f, const char *fmt, ...)
+{
+	char pkt[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pkt, sizeof(pkt), fmt, ap);
+	va_end(ap);
+	return send(f, pkt);
+}
+
+/* A continue that stops for debug-register reason @why ("watch:ADDR;"...)
+ * in the main thread (@main) or another one. */
+static void cont_stops(struct fixture *f, const char *why, int main)
+{
+	unsigned pid = (unsigned)ptd_session_pid(f->s), tid;
+	char tail[64];
+	const char *r = send(f, "c");
+
+	assert_true(sscanf(r, "T05thread:p%*x.%x;", &tid) == 1);
+	assert_int_equal(tid == pid, main);
+	snprintf(tail, sizeof(tail), ";%s", why);
+	assert_non_null(strstr(r, tail));
+	assert_int_equal(strlen(strstr(r, tail)), strlen(tail)); /* the last field */
+}
+
+/* Z1-Z4 on testprogs/watch (counter = 1; counter = 2; r += probe; a new
+ * thread runs worker: counter += 10; main prints counter): the stop
+ * replies name the watchpoint and its address, a Z3 (read) does not stop
+ * at a write, a region too big for the free debug registers is refused. */
+static void test_watch(void **state)
+{
+	struct fixture f;
+	char path[600], why[64];
+	char *argv[] = {path, NULL};
+	unsigned long long counter = nm_sym("watch", "counter"), probe = nm_sym("watch", "probe");
+	unsigned long long worker = nm_sym("watch", "worker");
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	snprintf(path, sizeof(path), "%s/watch", progdir);
+	f.s = ptd_session_alloc();
+	assert_non_null(f.s);
+	assert_int_equal(ptd_session_set_program(f.s, argv), 0);
+	assert_int_equal(ptd_session_launch(f.s), 0);
+	f.st = ptd_stub_alloc(f.s, 0);
+	assert_non_null(f.st);
+	assert_non_null(strstr(send(&f, "qSupported:hwbreak+"), ";hwbreak+;"));
+
+	assert_string_equal(sendf(&f, "Z2,%llx,8", counter), "OK");
+	assert_string_equal(sendf(&f, "Z2,%llx,8", counter), "OK"); /* twice: counted */
+	assert_string_equal(sendf(&f, "Z3,%llx,8", probe), "OK");
+	assert_string_equal(sendf(&f, "Z1,%llx,1", worker), "OK");
+	/* 7 bytes at an odd address need three registers; one is free */
+	assert_true(is_error(sendf(&f, "Z4,%llx,7", counter + 1)));
+	assert_true(is_error(sendf(&f, "Z2,%llx,0", counter)));
+	assert_true(is_error(send(&f, "Z2,ffffffffff600000,8"))); /* refused by the kernel */
+	assert_true(is_error(send(&f, "Z2,1234")));
+
+	snprintf(why, sizeof(why), "watch:%llx;", counter);
+	cont_stops(&f, why, 1); /* counter = 1 */
+	cont_stops(&f, why, 1); /* counter = 2 */
+	assert_string_equal(sendf(&f, "z2,%llx,8", counter), "OK");
+	assert_string_equal(sendf(&f, "z2,%llx,8", counter), "OK");
+	assert_string_equal(sendf(&f, "Z3,%llx,8", counter), "OK");
+	snprintf(why, sizeof(why), "rwatch:%llx;", probe);
+	cont_stops(&f, why, 1);
+	/* the thread created now has the registers too */
+	cont_stops(&f, "hwbreak:;", 0);
+	snprintf(why, sizeof(why), "rwatch:%llx;", counter);
+	cont_stops(&f, why, 0); /* worker reads counter; its write goes by */
+	cont_stops(&f, why, 1); /* main reads it for printf */
+	assert_string_equal(sendf(&f, "z3,%llx,8", counter), "OK");
+	assert_string_equal(sendf(&f, "z3,%llx,8", probe), "OK");
+	assert_string_equal(sendf(&f, "z1,%llx,1", worker), "OK");
+	assert_string_equal(sendf(&f, "z4,%llx,8", probe), "OK"); /* never inserted */
+	assert_int_equal(strncmp(send(&f, "c"), "W00", 3), 0); /* nothing stops it now */
+	teardown(&f);
+}
+
 static void test_random(void **state)
 {
 	static const char *heads[] = {"m",
@@ -787,7 +891,7 @@ int main(void)
 		cmocka_unit_test(test_malformed), cmocka_unit_test(test_target_xml),
 		cmocka_unit_test(test_live),	  cmocka_unit_test(test_threads_hostinfo),	  cmocka_unit_test(test_kill_detach),
 		cmocka_unit_test(test_reverse),	  cmocka_unit_test(test_btrace),
-		cmocka_unit_test(test_extended),  cmocka_unit_test(test_random),
+		cmocka_unit_test(test_extended),  cmocka_unit_test(test_random), cmocka_unit_test(test_watch),
 	};
 
 	snprintf(progdir, sizeof(progdir), "%s", d ? d : "testprogs/build");

@@ -426,6 +426,158 @@ static void test_attach_detach(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+static void test_hw_args(void **state)
+{
+	struct ptd_target *t = launch("watch", NULL);
+	uint64_t pa[8];
+	int pl[8];
+
+	assert_int_equal(ptd_target_hw_set(NULL, 0, 0x1000, 1, PTD_HW_WRITE), -ptde_invalid);
+	assert_int_equal(ptd_target_hw_set(t, 4, 0x1000, 1, PTD_HW_WRITE), -ptde_invalid);
+	assert_int_equal(ptd_target_hw_set(t, -1, 0x1000, 1, PTD_HW_WRITE), -ptde_invalid);
+	assert_int_equal(ptd_target_hw_set(t, 0, 0x1000, 3, PTD_HW_WRITE), -ptde_invalid);
+	assert_int_equal(ptd_target_hw_set(t, 0, 0x1002, 4, PTD_HW_WRITE), -ptde_invalid);
+	assert_int_equal(ptd_target_hw_set(t, 0, 0x1000, 8, PTD_HW_EXEC), -ptde_invalid);
+	assert_int_equal(ptd_target_hw_set(t, 0, 0x1000, 1, (enum ptd_hw_kind)2), -ptde_invalid);
+	/* the kernel refuses a kernel address; the slot stays free */
+	assert_true(ptd_target_hw_set(t, 0, 0xffffffff81000000ull, 8, PTD_HW_WRITE) < 0);
+	assert_int_equal(ptd_target_hw_get(t, 0, NULL, NULL, NULL), 0);
+	assert_int_equal(ptd_target_hw_free_slot(t), 0);
+	for (int i = 0; i < PTD_HW_SLOTS; i++)
+		assert_int_equal(ptd_target_hw_set(t, i, 0x601000 + 8 * i, 8, PTD_HW_ACCESS), 0);
+	assert_int_equal(ptd_target_hw_free_slot(t), -ptde_busy);
+	assert_int_equal(ptd_target_hw_clear(t, 2), 0);
+	assert_int_equal(ptd_target_hw_free_slot(t), 2);
+	assert_int_equal(ptd_target_hw_clear(t, 9), -ptde_invalid);
+	assert_int_equal(ptd_target_hw_free_slot(NULL), -ptde_invalid);
+	/* 7 bytes at ...1: 1 + 2 + 4, each aligned to its size */
+	assert_int_equal(ptd_target_hw_pieces(0x1001, 7, pa, pl, 8), 3);
+	assert_int_equal(pa[0], 0x1001);
+	assert_int_equal(pl[0], 1);
+	assert_int_equal(pa[1], 0x1002);
+	assert_int_equal(pl[1], 2);
+	assert_int_equal(pa[2], 0x1004);
+	assert_int_equal(pl[2], 4);
+	assert_int_equal(ptd_target_hw_pieces(0x1000, 16, pa, pl, 8), 2);
+	assert_int_equal(ptd_target_hw_pieces(0x1000, 0, pa, pl, 8), -ptde_invalid);
+	ptd_target_free(t);
+}
+
+static long read_long(struct ptd_target *t, uint64_t addr)
+{
+	long v = 0;
+
+	assert_int_equal(ptd_target_read(t, addr, &v, sizeof(v)), sizeof(v));
+	return v;
+}
+
+/* Resumes everything until a stop that is not a new thread's. */
+static void next_stop(struct ptd_target *t, struct ptd_stop *st)
+{
+	do {
+		assert_int_equal(ptd_target_resume_all(t, 0), 0);
+		assert_int_equal(ptd_target_wait(t, st, 1), 0);
+	} while (st->kind == PTD_STOP_CLONE || st->kind == PTD_STOP_THREAD_EXIT);
+}
+
+static void test_hw_watch(void **state)
+{
+	/* testprogs/watch: counter = 1; counter = 2; r += probe; a thread
+	 * created then runs worker(), which adds 10 to counter. */
+	const char *exe = prog("watch");
+	uint64_t counter = nm_addr(exe, "counter"), probe = nm_addr(exe, "probe");
+	uint64_t worker = nm_addr(exe, "worker"), main_fn = nm_addr(exe, "main");
+	struct ptd_target *t = launch("watch", NULL);
+	struct ptd_stop st;
+	uint64_t a;
+	int len;
+	enum ptd_hw_kind k;
+
+	assert_int_equal(ptd_target_hw_set(t, 0, counter, 8, PTD_HW_WRITE), 0);
+	assert_int_equal(ptd_target_hw_set(t, 1, probe, 8, PTD_HW_ACCESS), 0);
+	assert_int_equal(ptd_target_hw_set(t, 3, worker, 1, PTD_HW_EXEC), 0);
+	assert_int_equal(ptd_target_hw_get(t, 1, &a, &len, &k), 1);
+	assert_int_equal(a, probe);
+	assert_int_equal(len, 8);
+	assert_int_equal(k, PTD_HW_ACCESS);
+
+	/* the two writes in main, reported after each store */
+	for (long want = 1; want <= 2; want++) {
+		next_stop(t, &st);
+		assert_int_equal(st.kind, PTD_STOP_HWBREAK);
+		assert_int_equal(st.hw_hits, 1u << 0);
+		assert_int_equal(st.tid, ptd_target_pid(t));
+		assert_true(st.pc > main_fn && st.pc < main_fn + 0x100);
+		assert_int_equal(read_long(t, counter), want);
+	}
+	/* the read of probe */
+	next_stop(t, &st);
+	assert_int_equal(st.kind, PTD_STOP_HWBREAK);
+	assert_int_equal(st.hw_hits, 1u << 1);
+	/* the thread created after the slots were set: the execute
+	 * breakpoint stops it before worker's first instruction */
+	next_stop(t, &st);
+	assert_int_equal(st.kind, PTD_STOP_HWBREAK);
+	assert_int_equal(st.hw_hits, 1u << 3);
+	assert_int_not_equal(st.tid, ptd_target_pid(t));
+	assert_int_equal(st.pc, worker);
+	/* resuming runs the instruction (no endless trap) up to its write */
+	next_stop(t, &st);
+	assert_int_equal(st.kind, PTD_STOP_HWBREAK);
+	assert_int_equal(st.hw_hits, 1u << 0);
+	assert_int_not_equal(st.tid, ptd_target_pid(t));
+	assert_int_equal(read_long(t, counter), 12);
+	/* cleared: nothing more stops it */
+	assert_int_equal(ptd_target_hw_clear(t, 0), 0);
+	assert_int_equal(ptd_target_hw_clear(t, 1), 0);
+	assert_int_equal(ptd_target_hw_clear(t, 3), 0);
+	assert_int_equal(run_to_end(t, &st), PTD_STOP_EXITED);
+	assert_int_equal(st.status, 0);
+	ptd_target_free(t);
+}
+
+static volatile long hw_detach_var;
+
+__attribute__((noinline)) static void hw_detach_write(long v)
+{
+	hw_detach_var = v;
+}
+
+static void test_hw_detach(void **state)
+{
+	/* A child watched with a write watchpoint is detached before it
+	 * writes: the debug registers must go with us, or the write would
+	 * kill it with SIGTRAP. */
+	int pfd[2], status;
+	pid_t pid;
+	struct ptd_target *t = NULL;
+
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char c;
+		close(pfd[1]);
+		if (read(pfd[0], &c, 1) != 1)
+			_exit(5);
+		hw_detach_write(c);
+		_exit(hw_detach_var == 'x' ? 0 : 6);
+	}
+	close(pfd[0]);
+	assert_int_equal(ptd_target_attach(&t, pid), 0);
+	assert_int_equal(ptd_target_hw_set(t, 0, (uint64_t)(uintptr_t)&hw_detach_var, 8,
+					   PTD_HW_WRITE), 0);
+	assert_int_equal(ptd_target_detach(t), 0);
+	assert_int_equal(ptd_target_hw_set(t, 1, (uint64_t)(uintptr_t)&hw_detach_var, 8,
+					   PTD_HW_WRITE), -ptde_not_running);
+	ptd_target_free(t);
+	assert_int_equal(write(pfd[1], "x", 1), 1);
+	close(pfd[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const char *d = getenv("TESTPROGS");
@@ -444,6 +596,9 @@ int main(void)
 		cmocka_unit_test(test_stop_all_and_step_threads),
 		cmocka_unit_test(test_signal_exit),
 		cmocka_unit_test(test_attach_detach),
+		cmocka_unit_test(test_hw_args),
+		cmocka_unit_test(test_hw_watch),
+		cmocka_unit_test(test_hw_detach),
 	};
 
 	snprintf(progdir, sizeof(progdir), "%s", d ? d : "testprogs/build");
