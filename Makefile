@@ -147,12 +147,13 @@ $(FUZZ_B)/fuzz-bundle: $(FUZZ_B)/tests/fuzz/fuzz-bundle.o $(FUZZ_LIB_OBJS)
 $(FUZZ_B)/fuzz-rsp: $(FUZZ_B)/tests/fuzz/fuzz-rsp.o $(FUZZ_LIB_OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
-# The shell target may not create or touch any process (see fuzz-shell.c).
+# The shell target may not create or touch any process (see fuzz-shell.c);
+# its command layer includes the completion (readline).
 FUZZ_WRAP := $(addprefix -Wl$(comma)--wrap=,fork ptrace kill waitpid sched_setaffinity \
 	process_vm_readv process_vm_writev ptd_bundle_save)
 $(FUZZ_B)/fuzz-shell: $(FUZZ_B)/tests/fuzz/fuzz-shell.o $(FUZZ_SHELL_OBJS) $(FUZZ_LIB_OBJS)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(FUZZ_WRAP) -o $@ $^ $(LIBS)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(FUZZ_WRAP) -o $@ $^ $(LIBS) -lreadline
 
 # The version ptd_version() returns, from the public header (ptdbg.pc).
 VERSION := $(shell sed -n -E 's/^\#define PTD_VERSION_(MAJOR|MINOR) ([0-9]+).*/\2/p' include/ptdbg/ptdbg.h | paste -sd.)

@@ -19,6 +19,7 @@
 
 #include "ptdbg/ptdbg.h"
 #include "shell.h"
+#include "breakcmds.h"
 
 #define NO_SYMTAB "No symbol table is loaded.  Use the \"file\" command."
 
@@ -420,6 +421,8 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		if (ptd_session_gap_near(sh->s, NULL, &reason) > 0)
 			gap = ptd_print_gap_reason(reason);
 	}
+	if (e.kind == PTD_EVENT_HWBREAK)
+		shell_print_watch_stop(sh, thread[0] ? thread : NULL);
 	/* the process is gone after an exit: use the pid seen before */
 	ptd_print_stop(&sh->pc, &e, temporary,
 		       ptd_session_alive(sh->s) ? ptd_session_pid(sh->s) : e.tid ? e.tid : sh->last_pid,
@@ -553,7 +556,7 @@ static int do_run(struct shell *sh, const char *args, int start)
 	struct ptd_event ev;
 	int rc;
 
-	if (!prog && start) /* start needs main's symbol first */
+	if (!prog && start == 1) /* start needs main's symbol first */
 		return shell_error("No symbol table loaded.  Use the \"file\" command.");
 	if (!prog)
 		return shell_error("No executable file specified.\n"
@@ -574,7 +577,7 @@ static int do_run(struct shell *sh, const char *args, int start)
 	sh->main_module[0] = '\0';
 	clear_listing_state(sh);
 
-	if (start) {
+	if (start == 1) {
 		struct ptd_bpinfo bi;
 
 		ptd_clear_error();
@@ -600,7 +603,7 @@ static int do_run(struct shell *sh, const char *args, int start)
 	sh->cur_thread = 1;
 	sh->max_thread = 1;
 	ptd_clear_error();
-	rc = ptd_session_run(sh->s, 0, &ev);
+	rc = start == 2 ? shell_starti_launch(sh, &ev) : ptd_session_run(sh->s, 0, &ev);
 	if (rc < 0)
 		return session_error(rc, NULL);
 	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id), 0);
@@ -615,6 +618,11 @@ static int cmd_run(struct shell *sh, const char *args)
 static int cmd_start(struct shell *sh, const char *args)
 {
 	return do_run(sh, args, 1);
+}
+
+static int cmd_starti(struct shell *sh, const char *args)
+{
+	return do_run(sh, args, 2);
 }
 
 static int cmd_attach(struct shell *sh, const char *args)
@@ -892,7 +900,10 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 		if (colon && all_digits(colon + 1))
 			return shell_error("No line %s in file \"%.*s\".", colon + 1,
 					   (int)(colon - spec), spec);
-		return shell_error("Function \"%s\" not defined.", spec);
+		/* a function a library not loaded yet may have */
+		rc = shell_break_pending(sh, spec, temporary);
+		if (rc <= 0)
+			return rc;
 	}
 	if (find_bp(sh, rc, &bi) < 0) {
 		printf("%s %d at %s\n", kind, rc, spec);
@@ -952,24 +963,37 @@ static int cmd_delete(struct shell *sh, const char *args)
 static int info_breakpoints(struct shell *sh, const char *args)
 {
 	struct ptd_bpinfo bi;
-	int i, n = ptd_session_bp_count(sh->s), shown = 0;
+	int i, n = ptd_session_bp_count(sh->s), shown = 0, aw = 10, tw = 14;
 	char addr[24];
 
+	/* gdb's address column is narrow while every breakpoint is pending,
+	 * its type column as wide as "read watchpoint" when one is listed */
+	for (i = 0; i < n; i++)
+		if (ptd_session_bp_get(sh->s, i, &bi) == 0) {
+			if (!bi.watch && (bi.addr || (bi.spec && bi.spec[0] == '*')))
+				aw = 18;
+			if ((int)strlen(shell_bp_type(&bi)) > tw)
+				tw = (int)strlen(shell_bp_type(&bi));
+		}
 	for (i = 0; i < n; i++) {
 		if (ptd_session_bp_get(sh->s, i, &bi) < 0)
 			continue;
 		if (!shown++)
-			printf("Num     Type           Disp Enb Address            What\n");
+			printf("Num     %-*s Disp Enb %-*s What\n", tw, "Type", aw, "Address");
 		/* "*ADDR" has its address, even 0 (gdb shows 0x0...0) */
 		int pending = !bi.addr && !(bi.spec && bi.spec[0] == '*');
 
-		if (!pending)
+		if (bi.watch)
+			addr[0] = '\0';
+		else if (!pending)
 			ptd_print_addr16(addr, sizeof(addr), bi.addr);
 		else
 			snprintf(addr, sizeof(addr), "<PENDING>");
-		printf("%-7d %-14s %-4s %-3s %-18s ", bi.id, "breakpoint",
-		       bi.temporary ? "del" : "keep", "y", addr);
-		if (pending)
+		printf("%-7d %-*s %-4s %-3s %-*s ", bi.id, tw, shell_bp_type(&bi),
+		       bi.temporary ? "del" : "keep", "y", aw, addr);
+		if (bi.watch)
+			printf("%s\n", bi.spec);
+		else if (pending)
 			printf("%s\n", bi.spec ? bi.spec : "");
 		else if (bi.func && bi.file && bi.line > 0)
 			printf("in %s at %s:%d\n", ptd_print_symname(bi.func),
@@ -983,9 +1007,11 @@ static int info_breakpoints(struct shell *sh, const char *args)
 				printf("<%s>\n", ptd_print_symname(bi.func));
 		} else
 			printf("\n");
+		shell_print_bp_extra(&bi);
 		if (bi.hits)
 			printf("\tbreakpoint already hit %u time%s\n", bi.hits,
 			       bi.hits == 1 ? "" : "s");
+		shell_print_bp_ignore(&bi);
 	}
 	if (!shown)
 		printf("No breakpoints or watchpoints.\n");
@@ -2980,7 +3006,13 @@ static const struct cmd info_cmds[] = {
 	{ "line", 0, info_line, CMD_REPEAT, "Core addresses of the code for a source line." },
 	{ "record", 3, info_record, CMD_REPEAT, "Info record options: method, counts, position." },
 	{ "registers", 1, info_registers, CMD_REPEAT, "List of registers and their contents." },
+	{ "sharedlibrary", 2, shell_info_sharedlibrary, CMD_REPEAT,
+	  "Status of loaded shared object libraries." },
+	{ "signals", 3, shell_info_signals, CMD_REPEAT,
+	  "What debugger does when program gets various signals: info signals [SIG]." },
+	{ "handle", 0, shell_info_signals, CMD_REPEAT | CMD_ALIAS, "signals" },
 	{ "threads", 0, info_threads, CMD_REPEAT, "Display currently known threads." },
+	{ "watchpoints", 0, shell_info_watchpoints, CMD_REPEAT, "Status of watchpoints." },
 	{ NULL },
 };
 
@@ -3023,6 +3055,10 @@ static const struct cmd set_cmds[] = {
 	  "pt buffer-size|buffer|kernel|ret-compression|tsc|mtc|cyc|psb-period VALUE,\n"
 	  "bts buffer-size SIZE (\"help set record\")." },
 	{ "confirm", 0, set_confirm, 0, "Whether to ask before killing the program etc. (default on)." },
+	{ "breakpoint", 0, shell_set_breakpoint, 0,
+	  "set breakpoint pending on|off|auto: make a breakpoint on a function no loaded\n"
+	  "file has yet pending (resolved at dlopen) -- auto asks, and takes no for an answer\n"
+	  "when not asked at a terminal, as gdb does." },
 	{ "pagination", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "height", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "width", 0, set_ignored, 0, "Accepted for gdb scripts." },
@@ -3038,10 +3074,13 @@ static const struct cmd show_cmds[] = {
 	  "instruction-history-size, function-call-history-size, soft|step buffer-size,\n"
 	  "pt [SETTING], bts [buffer-size]." },
 	{ "version", 0, show_version, 0, "What version of ptdbg this is." },
+	{ "breakpoint", 0, shell_show_breakpoint, 0, "show breakpoint pending." },
 	{ NULL },
 };
 
 static const struct cmd top_cmds[] = {
+	{ "advance", 0, shell_cmd_advance, 0,
+	  "Continue to a location, or until the current function returns: advance LOCATION." },
 	{ "attach", 0, cmd_attach, 0, "Attach to a running process: attach PID." },
 	{ "backtrace", 0, cmd_backtrace, CMD_REPEAT,
 	  "Print the backtrace of all stack frames: backtrace [N]." },
@@ -3049,6 +3088,8 @@ static const struct cmd top_cmds[] = {
 	{ "where", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "break", 1, cmd_break, 0,
 	  "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
+	{ "condition", 0, shell_cmd_condition, 0,
+	  "Stop at breakpoint N only if EXPR is true: condition N [EXPR] (none: unconditional)." },
 	{ "continue", 1, cmd_continue, CMD_REPEAT, "Continue the program being debugged." },
 	{ "fg", 0, cmd_continue, CMD_REPEAT | CMD_ALIAS, "continue" },
 	{ "delete", 1, cmd_delete, 0,
@@ -3068,11 +3109,16 @@ static const struct cmd top_cmds[] = {
 	{ "finish", 0, cmd_finish, CMD_REPEAT, "Run until the selected function returns." },
 	{ "frame", 1, cmd_frame, 0, "Select and print a stack frame: frame [N]." },
 	{ "fin", 0, cmd_finish, CMD_REPEAT | CMD_ALIAS, "finish" },
+	{ "handle", 0, shell_cmd_handle, 0,
+	  "What to do with a signal: handle SIG... [no]stop [no]print [no]pass." },
 	{ "help", 1, cmd_help, 0, "Print the list of commands, or help on one: help [COMMAND]." },
+	{ "ignore", 0, shell_cmd_ignore, 0,
+	  "Do not stop at breakpoint N the next COUNT times: ignore N COUNT." },
 	{ "info", 0, cmd_info, CMD_REPEAT,
 	  "Generic command for showing things about the program." },
 	{ "i", 0, cmd_info, CMD_REPEAT | CMD_ALIAS, "info" },
 	{ "inspect", 0, cmd_print, CMD_ALIAS, "print" },
+	{ "jump", 1, shell_cmd_jump, 0, "Continue the program at another place: jump LOCATION." },
 	{ "kill", 1, cmd_kill, 0, "Kill the program being debugged." },
 	{ "list", 1, cmd_list, CMD_REPEAT,
 	  "List source lines: list [LINE | FUNCTION | FILE:LINE | A,B]." },
@@ -3109,8 +3155,11 @@ static const struct cmd top_cmds[] = {
 	{ "set", 0, cmd_set, 0,
 	  "Change a setting: set disable-randomization on|off, set record ..." },
 	{ "show", 0, cmd_show, 0, "Show a setting: show version, show disable-randomization." },
+	{ "signal", 0, shell_cmd_signal, 0,
+	  "Continue the program giving it a signal: signal SIG (0: none)." },
 	{ "source", 0, cmd_source, 0, "Read commands from a file: source FILE." },
 	{ "start", 0, cmd_start, 0, "Start the program and stop at the beginning of main." },
+	{ "starti", 0, cmd_starti, 0, "Start the program and stop at its first instruction." },
 	{ "step", 1, cmd_step, CMD_REPEAT,
 	  "Step program until it reaches a different source line: step [N]." },
 	{ "stepi", 0, cmd_stepi, CMD_REPEAT, "Step one instruction exactly: stepi [N]." },
@@ -3118,7 +3167,14 @@ static const struct cmd top_cmds[] = {
 	{ "tbreak", 0, cmd_tbreak, 0, "Set a temporary breakpoint (deleted when hit)." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, or show the current thread." },
 	{ "undisplay", 0, cmd_undisplay, 0, "Cancel auto-display expressions: undisplay [N...]." },
+	{ "until", 1, shell_cmd_until, CMD_REPEAT,
+	  "Run until a line past the current one, or LOCATION, in this frame: until [LOCATION]." },
+	{ "u", 0, shell_cmd_until, CMD_REPEAT | CMD_ALIAS, "until" },
 	{ "up", 0, cmd_up, CMD_REPEAT, "Select and print the frame that called this one: up [N]." },
+	{ "watch", 0, shell_cmd_watch, 0,
+	  "Stop when a global variable (or *ADDRESS) changes: watch EXPR (x86 debug registers)." },
+	{ "rwatch", 0, shell_cmd_rwatch, 0, "Stop when EXPR is read: rwatch EXPR." },
+	{ "awatch", 0, shell_cmd_awatch, 0, "Stop when EXPR is read or written: awatch EXPR." },
 	{ "x", 1, cmd_x, CMD_REPEAT,
 	  "Examine memory: x/FMT ADDRESS (FMT: count, x d u o t c a s i, b h w g)." },
 	{ NULL },
@@ -3145,7 +3201,8 @@ static int cmd_info(struct shell *sh, const char *args)
 	if (!*args) {
 		printf("List of info subcommands:\n\n");
 		for (const struct cmd *c = info_cmds; c->name; c++)
-			printf("info %s -- %s\n", c->name, c->help);
+			if (!(c->flags & CMD_ALIAS))
+				printf("info %s -- %s\n", c->name, c->help);
 		return 0;
 	}
 	return run_sub(sh, info_cmds, args, "info ", "info", NULL);
@@ -3297,7 +3354,64 @@ const char *shell_command_name(int i)
 	return NULL;
 }
 
+const char *shell_subcommand_name(const char *top, int i)
+{
+	const struct cmd *tab, *c;
+	int n = 0;
+
+	c = lookup(top_cmds, top, "", "", 1);
+	if (!c)
+		return NULL;
+	if (c->fn == cmd_info)
+		tab = info_cmds;
+	else if (c->fn == cmd_set)
+		tab = set_cmds;
+	else if (c->fn == cmd_show)
+		tab = show_cmds;
+	else if (c->fn == cmd_record)
+		tab = record_cmds;
+	else
+		return NULL;
+	for (c = tab; c->name; c++)
+		if (!(c->flags & CMD_ALIAS) && n++ == i)
+			return c->name;
+	return NULL;
+}
+
+const char *shell_command_full_name(const char *word)
+{
+	const struct cmd *c = lookup(top_cmds, word, "", "", 1);
+
+	if (c && (c->flags & CMD_ALIAS)) {
+		const struct cmd *t = lookup(top_cmds, c->help, "", "", 1);
+		if (t)
+			c = t;
+	}
+	return c ? c->name : NULL;
+}
+
+static int execute_line(struct shell *sh, const char *line, int *repeatable);
+
+/* gdb clears trailing whitespace off a command line before it runs it (a
+ * completed word ends in a space) except for echo's text. */
 int shell_execute(struct shell *sh, const char *line, int *repeatable)
+{
+	char *copy = strdup(line ? line : "");
+	size_t n;
+	int rc;
+
+	if (!copy)
+		return shell_error("out of memory");
+	n = strlen(copy);
+	if (strncmp(skipws(copy), "echo", 4))
+		while (n && isspace((unsigned char)copy[n - 1]))
+			copy[--n] = '\0';
+	rc = execute_line(sh, copy, repeatable);
+	free(copy);
+	return rc;
+}
+
+static int execute_line(struct shell *sh, const char *line, int *repeatable)
 {
 	char word[128];
 	const struct cmd *c;

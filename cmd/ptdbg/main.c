@@ -19,6 +19,9 @@
 
 #include "ptdbg/ptdbg.h"
 #include "shell.h"
+#include "breakcmds.h"
+#include "status.h"
+#include "complete.h"
 
 static struct ptd_session *volatile g_session;
 static volatile sig_atomic_t at_prompt;
@@ -149,32 +152,6 @@ static int run_line(struct shell *sh, const char *line, int *repeatable)
 	return rc;
 }
 
-static char *complete_command(const char *text, int state)
-{
-	static int i;
-	static size_t len;
-	const char *name;
-
-	if (!state) {
-		i = 0;
-		len = strlen(text);
-	}
-	while ((name = shell_command_name(i++)))
-		if (!strncmp(name, text, len))
-			return strdup(name);
-	return NULL;
-}
-
-/* Completes command names at the start of the line only. */
-static char **complete(const char *text, int start, int end)
-{
-	(void)end;
-	rl_attempted_completion_over = 1;
-	if (start)
-		return NULL;
-	return rl_completion_matches(text, complete_command);
-}
-
 static void interactive_loop(struct shell *sh)
 {
 	int tty = isatty(0), rc;
@@ -188,7 +165,7 @@ static void interactive_loop(struct shell *sh)
 	sh->from_tty = 1;
 	if (tty) {
 		rl_readline_name = "ptdbg";
-		rl_attempted_completion_function = complete;
+		shell_complete_init(sh);
 		using_history();
 	}
 	while (!sh->quit) {
@@ -496,6 +473,8 @@ int main(int argc, char **argv)
 	free(pt_opts);
 	pt_opts = NULL;
 	ptd_session_set_notify(sh.s, on_notify, NULL);
+	shell_breakcmds_init(&sh);
+	shell_status_init(&sh);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;

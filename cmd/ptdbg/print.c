@@ -523,9 +523,9 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 			thread ? thread : "Program");
 		break;
 	case PTD_EVENT_HWBREAK:
-		/* The shell's watch commands print their own "Hardware
-		 * watchpoint N: expr / Old value / New value" before this. */
-		fprintf(c->out, "\n");
+		/* The shell's watch commands print their own "\nHardware
+		 * watchpoint N: expr\n\nOld value = ...\nNew value = ...\n"
+		 * before this; gdb's frame line follows at once. */
 		break;
 	case PTD_EVENT_NO_HISTORY:
 		fprintf(c->out, "\nNo more reverse-execution history.\n");

@@ -81,6 +81,10 @@ struct shell {
 	/* A command may ask that an empty line repeat it differently, as gdb's
 	 * set_repeat_arguments: "x/4x ADDR" repeats as "x", continuing. */
 	char repeat_as[64];
+
+	/* set breakpoint pending: 0 auto (ask; no when not asked at a
+	 * terminal, as gdb's nquery), 1 on, 2 off (breakcmds.c). */
+	int bp_pending;
 };
 
 /* Runs one command line.  Returns 0, or -1 when the command failed (an
@@ -104,6 +108,11 @@ void shell_do_displays(struct shell *sh);
 
 /* The @i-th command name (aliases excluded) for completion, or NULL. */
 const char *shell_command_name(int i);
+/* The @i-th subcommand name of info, set, show or record (@top as typed,
+ * abbreviations allowed), or NULL. */
+const char *shell_subcommand_name(const char *top, int i);
+/* The command @word (an abbreviation or alias) stands for, or NULL. */
+const char *shell_command_full_name(const char *word);
 
 /* Prints an error like gdb's error(): stdout is flushed first so the
  * order of lines is kept when both go to one file.  Returns -1. */

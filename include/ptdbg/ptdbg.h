@@ -587,6 +587,16 @@ struct ptd_bpinfo {
 	int line;
 	unsigned hits;
 	int temporary;
+	const char *cond; /* condition (condition N EXPR), or NULL */
+	unsigned ignore;  /* hits still ignored (ignore N COUNT) */
+	/* Watchpoints (ptd_session_watch): enum ptd_watch_kind, 0 for a
+	 * breakpoint; @addr/@len the watched bytes, @spec the expression. */
+	int watch;
+	int len;
+	int triggered;        /* it ended the last motion */
+	int changed;          /* and its value changed then */
+	uint8_t value[8];     /* the value now (when last seen) */
+	uint8_t old_value[8]; /* before the change that triggered it */
 };
 
 struct ptd_thread_info {
@@ -1042,6 +1052,134 @@ extern PTD_EXPORT int ptd_hw_pieces(uint64_t addr, uint64_t len, uint64_t *pa, i
  */
 extern PTD_EXPORT int ptd_session_regs_known(struct ptd_session *s, struct user_regs_struct *r,
 					     uint64_t *known);
+
+/* ------------------------------------------------------------------ */
+/* Breakpoint conditions, ignore counts, signals, until/advance,          */
+/* pending breakpoints, shared libraries                                  */
+
+/* Evaluates @expr at the selected thread's current position; sets *@truth
+ * (nonzero: the condition holds).  Returns 0, or <0 when it cannot be
+ * evaluated (the breakpoint then stops, as gdb's does). */
+typedef int (*ptd_cond_eval_fn)(void *ctx, const char *expr, int *truth);
+/* The evaluator of breakpoint conditions (one call swaps it; NULL: every
+ * condition holds). */
+extern PTD_EXPORT void ptd_session_set_cond_eval(struct ptd_session *s, ptd_cond_eval_fn fn,
+						 void *ctx);
+/* condition N EXPR: breakpoint @id stops only where @expr holds (a false
+ * condition is no hit); NULL or "" removes the condition.  Returns 0,
+ * -ptde_notfound ("No breakpoint number N."), -ptde_nomem. */
+extern PTD_EXPORT int ptd_session_bp_condition(struct ptd_session *s, int id, const char *expr);
+/* ignore N COUNT: the next @count hits of @id are counted but do not stop.
+ * Returns 0 or -ptde_notfound. */
+extern PTD_EXPORT int ptd_session_bp_ignore(struct ptd_session *s, int id, unsigned count);
+/* Like ptd_session_break, but a function or line no loaded file has yet
+ * makes a pending breakpoint (address 0) instead of -ptde_notfound: it is
+ * resolved when the dynamic linker loads a library (dlopen), at the next
+ * run, or after an exec.  Returns the id or <0 as ptd_session_break. */
+extern PTD_EXPORT int ptd_session_break_pending(struct ptd_session *s, const char *spec,
+						int temporary);
+/* The address a breakpoint at @spec would get (no breakpoint is made).
+ * Returns 0, -ptde_invalid, -ptde_notfound (the message says why). */
+extern PTD_EXPORT int ptd_session_resolve(struct ptd_session *s, const char *spec, uint64_t *addr);
+
+/* handle SIG: what a signal the program receives does.  gdb's defaults:
+ * everything stops, prints and is passed, except SIGALRM, SIGURG, SIGCHLD,
+ * SIGWINCH, SIGIO, SIGVTALRM, SIGPROF and glibc's internal 32 and 33 (no
+ * stop, no print) and SIGINT, SIGTRAP (not passed). */
+enum {
+	PTD_SIG_STOP = 1,
+	PTD_SIG_PRINT = 2,
+	PTD_SIG_PASS = 4,
+};
+/* Returns the flags of @signo (1..64), or -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_signal_flags(struct ptd_session *s, int signo);
+/* Sets them.  Returns 0 or -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_set_signal_flags(struct ptd_session *s, int signo, int flags);
+
+/* until/advance LOCATION: runs until the selected thread reaches @addr
+ * (until: in the current frame or an outer one; advance, @anywhere: in any
+ * frame) or the current frame returns; a breakpoint met first stops it.
+ * Live only.  Returns 0 (@ev says where), -ptde_not_running,
+ * -ptde_unsupported (replaying: go to the end of the history first),
+ * -ptde_nomap (no code at @addr). */
+extern PTD_EXPORT int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere,
+					  struct ptd_event *ev);
+/* until with no argument: next, but a jump back in the function (a loop)
+ * does not stop it.  Returns as ptd_session_motion. */
+extern PTD_EXPORT int ptd_session_until_next(struct ptd_session *s, struct ptd_event *ev);
+/* jump: resumes the selected thread at @addr; a breakpoint at @addr stops
+ * it at once, as in gdb.  Returns as ptd_session_advance. */
+extern PTD_EXPORT int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev);
+/* signal SIG: continues, delivering @signo (0: none) to the selected
+ * thread.  Returns as ptd_session_advance, or -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_continue_signal(struct ptd_session *s, int signo,
+						  struct ptd_event *ev);
+
+/*
+ * watch/rwatch/awatch: a watchpoint on [@addr, @addr+@len) (@len 1..8)
+ * with the debug registers (ptd_session_hw_*; one slot per aligned
+ * piece), numbered with the breakpoints; @expr names it.  gdb's rules: a
+ * write watchpoint ends a motion when the value changed, a read one when
+ * it was read (x86 cannot tell a read from a write: an access that
+ * leaves the value unchanged), an access one at every access; the event
+ * is PTD_EVENT_HWBREAK and the watchpoints that triggered have
+ * ptd_bpinfo.triggered set.  Live only: a continue in the recorded past
+ * refuses while watchpoints are set (the recorders keep control flow,
+ * not memory).  Returns the id, -ptde_not_running, -ptde_invalid,
+ * -ptde_busy (not enough free debug registers).
+ */
+enum ptd_watch_kind {
+	PTD_WATCH_WRITE = 1,
+	PTD_WATCH_READ = 2,
+	PTD_WATCH_ACCESS = 3,
+};
+extern PTD_EXPORT int ptd_session_watch(struct ptd_session *s, const char *expr, uint64_t addr,
+					int len, enum ptd_watch_kind kind);
+/* The address and size of global data symbol @name (the program's and its
+ * libraries' symbol tables), for watch.  Returns 0, -ptde_notfound,
+ * -ptde_not_running. */
+extern PTD_EXPORT int ptd_session_data_symbol(struct ptd_session *s, const char *name,
+					      uint64_t *addr, uint64_t *size);
+
+/* While a live motion records: what the recording holds (all threads). */
+enum ptd_progress_phase {
+	PTD_PROGRESS_START = 0, /* the motion starts */
+	PTD_PROGRESS_UPDATE,    /* every few thousand stops while it runs */
+	PTD_PROGRESS_END,       /* it stopped (before the stop is reported) */
+};
+struct ptd_progress {
+	int phase;      /* enum ptd_progress_phase */
+	uint64_t insns; /* instructions recorded */
+	uint64_t bytes; /* bytes the recording holds */
+};
+/* Calls @fn while live motions record (the shell's status line); NULL
+ * turns it off.  @fn must not call the session. */
+extern PTD_EXPORT void ptd_session_set_progress(struct ptd_session *s,
+						void (*fn)(void *ctx, const struct ptd_progress *p),
+						void *ctx);
+
+/* Calls @fn with the name of every function and data object starting with
+ * @prefix in the program's and its libraries' symbol tables (the program
+ * file before run), duplicates included, for completion.  Returns 0 or
+ * -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_symbol_names(struct ptd_session *s, const char *prefix,
+					       void (*fn)(void *ctx, const char *name), void *ctx);
+
+/* One shared object of the live program (info sharedlibrary). */
+struct ptd_shlib {
+	const char *path;          /* as the dynamic linker names it */
+	uint64_t text_lo, text_hi; /* its .text, relocated; 0, 0 when unknown */
+	int has_symbols;           /* it has a symbol table */
+	int has_debuginfo;         /* DWARF in it or in /usr/lib/debug */
+	uint64_t bias;             /* its load bias (l_addr) */
+};
+/* Calls @fn for each shared object of the program (the dynamic linker's
+ * list; the interpreter first, as gdb lists them); @l is valid during the
+ * call.  Returns the count, -ptde_not_running, -ptde_sys. */
+extern PTD_EXPORT int ptd_session_shlibs(struct ptd_session *s,
+					 void (*fn)(void *ctx, const struct ptd_shlib *l),
+					 void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

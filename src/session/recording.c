@@ -382,8 +382,12 @@ const char *ptd_session_method_note(const struct ptd_session *s)
 
 static int want_stop_cb(void *ctx, pid_t tid, uint64_t pc)
 {
+	struct ptd_session *s = ctx;
+
 	(void)tid;
-	return ptd__ses_bp_at(ctx, pc) != NULL;
+	/* also our own: the dynamic linker's report, until/advance's places */
+	return ptd__ses_bp_at(s, pc) != NULL || (s->solib_addr && pc == s->solib_addr) ||
+	       (s->adv_active && (pc == s->adv_addr || pc == s->adv_ret));
 }
 
 /*

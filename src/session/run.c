@@ -24,23 +24,6 @@
 
 /* ---- the live run loop ------------------------------------------------------------------------------- */
 
-/* Signals gdb passes without stopping by default. */
-static int signal_nostop(int sig)
-{
-	switch (sig) {
-	case SIGALRM:
-	case SIGURG:
-	case SIGCHLD:
-	case SIGWINCH:
-	case SIGPROF:
-	case SIGIO:
-	case SIGVTALRM:
-		return 1;
-	default:
-		return sig >= SIGRTMIN && sig <= SIGRTMIN + 1; /* glibc-internal */
-	}
-}
-
 struct run_ctx {
 	struct ptd_session *s;
 	struct sthread *sel;
@@ -239,7 +222,7 @@ static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
 {
 	int id = b->id, temporary = b->temporary;
 
-	b->hits++;
+	/* (the hit was counted by ptd__ses_bp_check) */
 	ev->kind = PTD_EVENT_BREAKPOINT;
 	ev->bp_id = id;
 	ev->new_frame = 1;
@@ -254,16 +237,55 @@ static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
  * breakpoint.  Returns 1 when it reported. */
 static int report_hw(struct run_ctx *rc, const struct ptd_stop *st, struct ptd_event *ev)
 {
+	unsigned hits;
+
 	if (!st->hw_hits || ptd_target_thread_state(rc->s->t, st->tid) != PTD_THREAD_STOPPED)
 		return 0;
+	/* watchpoints decide by the value (watch.c) */
+	hits = ptd__ses_watch_filter(rc->s, st->tid, st->hw_hits);
+	if (!hits)
+		return 0;
 	ev->kind = PTD_EVENT_HWBREAK;
-	ev->hw_hits = st->hw_hits;
+	ev->hw_hits = hits;
 	ev->new_frame = 1;
 	finish_stop(rc, ev);
 	return 1;
 }
 
+/* The front end's progress callback while a live motion records. */
+static void progress(struct ptd_session *s, int phase)
+{
+	struct ptd_progress p = { phase, 0, 0 };
+
+	/* the end is told to whoever was told the start (the recording may
+	 * be gone with the program) */
+	if (!s->progress_fn || (phase == PTD_PROGRESS_START ? !s->recording : !s->progress_on))
+		return;
+	s->progress_on = phase != PTD_PROGRESS_END;
+	for (int i = 0; i < s->nth; i++) {
+		const struct ptd_history *h = s->th[i].stage ? s->th[i].stage : s->th[i].h;
+
+		if (!h)
+			continue;
+		p.insns += ptd_history_ninsn(h);
+		p.bytes += ptd_history_bytes(h) + s->th[i].pt_size;
+	}
+	s->progress_fn(s->progress_ctx, &p);
+}
+
+static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev);
+
 int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev)
+{
+	int rc;
+
+	progress(s, PTD_PROGRESS_START);
+	rc = live_run(s, m, ev);
+	progress(s, PTD_PROGRESS_END);
+	return rc;
+}
+
+static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev)
 {
 	struct run_ctx rc = { s, NULL, NULL, 0, 0, 0 };
 	struct ptd_stepper stepper;
@@ -278,6 +300,7 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 	err = ptd__ses_bp_arm_all(s, 1);
 	if (err < 0)
 		return err;
+	ptd__ses_watch_reset(s);
 	s->interrupted = 0;
 	ptd_target_clear_interrupt();
 	sel_set(&rc, ptd__ses_cur_thread(s));
@@ -315,7 +338,9 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 				return err;
 			}
 		}
-	for (;;) {
+	for (unsigned tick = 0;; tick++) {
+		if (s->progress_fn && (tick & 4095) == 4095)
+			progress(s, PTD_PROGRESS_UPDATE);
 		err = ptd_target_wait(s->t, &st, 1);
 		if (err < 0) {
 			if (err == -ptde_not_running) {
@@ -413,8 +438,11 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 			}
 			/* Arriving at a breakpoint address counts as hitting it,
 			 * as in gdb (also for the stepped thread). */
-			if ((b = ptd__ses_bp_at(s, st.pc)) != NULL)
+			ptd__ses_solib_event(s, st.pc);
+			if ((b = ptd__ses_bp_at(s, st.pc)) != NULL && ptd__ses_bp_check(s, b, st.tid))
 				return report_bp(&rc, b, ev);
+			if (ptd__ses_adv_hit(s, st.tid, st.pc))
+				done = 1;
 			if (done) {
 				ev->kind = PTD_EVENT_STEPPED;
 				ev->new_frame = stepper.new_frame;
@@ -431,7 +459,20 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 			break;
 		}
 		case PTD_STOP_BREAKPOINT: {
-			struct sbp *b = ptd__ses_bp_at(s, st.pc);
+			struct sbp *b;
+
+			ptd__ses_solib_event(s, st.pc); /* a library came or went */
+			b = ptd__ses_bp_at(s, st.pc);
+			if (ptd__ses_adv_hit(s, st.tid, st.pc) &&
+			    !(b && ptd__ses_bp_check(s, b, st.tid))) {
+				/* until/advance reached its place */
+				ev->kind = PTD_EVENT_STEPPED;
+				ev->new_frame = 1;
+				finish_stop(&rc, ev);
+				return 0;
+			}
+			if (b && s->adv_active && ptd__ses_adv_hit(s, st.tid, st.pc))
+				return report_bp(&rc, b, ev);
 			if (!b) {
 				/* stale (deleted meanwhile): go on */
 				err = resume_thread(&rc, st.tid, 0);
@@ -442,18 +483,37 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 				err = resume_thread(&rc, st.tid, 0);
 				break;
 			}
-			return report_bp(&rc, b, ev);
-		}
-		case PTD_STOP_SIGNAL:
-			if (signal_nostop(st.signo)) {
-				err = resume_thread(&rc, st.tid, st.signo);
+			if (!ptd__ses_bp_check(s, b, st.tid)) {
+				/* its condition is false or it is ignored */
+				err = resume_thread(&rc, st.tid, 0);
 				break;
 			}
+			return report_bp(&rc, b, ev);
+		}
+		case PTD_STOP_SIGNAL: {
+			int fl = ptd__ses_sig_flags(s, st.signo);
+
+			if (!(fl & PTD_SIG_STOP)) {
+				if ((fl & PTD_SIG_PRINT) && s->notify) {
+					char msg[128];
+					const char *ab = sigabbrev_np(st.signo);
+
+					snprintf(msg, sizeof(msg), "\nProgram received signal SIG%s, %s.",
+						 ab ? ab : "?", strsignal(st.signo));
+					s->notify(s->notify_ctx, msg);
+				}
+				err = resume_thread(&rc, st.tid, (fl & PTD_SIG_PASS) ? st.signo : 0);
+				break;
+			}
+			/* Stops; continuing delivers it only when it is passed. */
+			if (!(fl & PTD_SIG_PASS))
+				ptd_target_set_pending_signal(s->t, st.tid, 0);
 			ev->kind = PTD_EVENT_SIGNAL;
 			ev->signo = st.signo;
 			ev->new_frame = 1;
 			finish_stop(&rc, ev);
 			return 0;
+		}
 		case PTD_STOP_INTERRUPT:
 			if (s->interrupted) {
 				ev->kind = PTD_EVENT_INTERRUPTED;
@@ -567,6 +627,7 @@ int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event
 			}
 			ptd_symbols_free(s->sym);
 			s->sym = NULL;
+			s->exec_gen++;
 			ptd__ses_symbols(s);
 			ptd__ses_bp_rearm_all(s);
 			ptd_target_bp_enable(s->t, !rc.nobp);
@@ -605,7 +666,7 @@ static void replay_bp_hit(struct ptd_session *s, const struct ptd_replay_result 
 	if (!b)
 		return;
 	ev->bp_id = b->id;
-	b->hits++;
+	/* (the hit was counted by ptd__ses_bp_check) */
 	if (b->temporary)
 		ptd_session_delete(s, b->id);
 }
@@ -617,14 +678,20 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 {
 	struct ptd_replay_result res;
 	const struct ptd_calls *calls;
-	uint64_t count, from;
+	uint64_t count, from, from0 = 0;
+	int from_set = 0;
 	size_t more = 1;
 	int rc;
 
+again:
 	for (;;) {
 		calls = ptd__ses_thread_calls(s, th);
 		count = ptd_history_count(th->h);
 		from = th->pos ? th->pos : count;
+		if (!from_set) {
+			from0 = from; /* where the motion started, for new_frame */
+			from_set = 1;
+		}
 		rc = ptd_replay_move(th->h, calls, from, m, reverse, &s->senv.base, &res);
 		if (rc < 0)
 			return rc;
@@ -642,6 +709,28 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 			break;
 		more *= 2;
 	}
+	/* A breakpoint whose condition is false here, or that is ignored,
+	 * does not end the motion: it goes on from there.  The condition is
+	 * evaluated at that position. */
+	if (res.stop == PTD_REPLAY_BREAKPOINT &&
+	    !(reverse && res.number == ptd_replay_first_insn(th->h))) {
+		struct sbp *b = ptd__ses_bp_at(s, res.ip);
+		uint64_t keep = th->pos;
+
+		th->pos = res.number >= count ? 0 : res.number;
+		if (b && !ptd__ses_bp_check(s, b, th->tid) && th->pos)
+			goto again;
+		th->pos = keep;
+	} else if (res.stop == PTD_REPLAY_END && !reverse && !res.incomplete && res.bp_id) {
+		struct sbp *b = ptd__ses_bp_at(s, res.ip);
+		uint64_t keep = th->pos;
+
+		th->pos = 0;
+		if (b && !ptd__ses_bp_check(s, b, th->tid))
+			res.bp_id = 0;
+		th->pos = keep;
+	}
+	from = from0;
 	memset(ev, 0, sizeof(*ev));
 	ev->tid = th->tid;
 	ev->thread_num = th->num;
@@ -733,6 +822,11 @@ int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, st
 	th = ptd__ses_cur_thread(s);
 	if (!th)
 		return ptd__err(-ptde_not_running, "The program is not being run.");
+	if ((reverse || th->pos) && m == PTD_MOTION_CONTINUE && ptd__ses_has_watch(s))
+		return ptd__err(-ptde_unsupported,
+				"cannot continue in the recorded past with watchpoints set: the "
+				"recording keeps the control flow, not the memory (delete the "
+				"watchpoints, or record goto end)");
 	if (reverse) {
 		if (!s->recording)
 			return ptd__err(-ptde_unsupported, "Target native does not support this command.");

@@ -256,7 +256,7 @@ static int env_is_bp(void *ctx, uint64_t addr, int *id)
 	struct ptd_session *s = ctx;
 
 	for (int i = 0; i < s->nbp; i++)
-		if (s->bp[i].addr == addr) {
+		if (s->bp[i].addr == addr && !s->bp[i].wkind) {
 			if (id)
 				*id = s->bp[i].id;
 			return 1;
@@ -354,6 +354,8 @@ void ptd_session_free(struct ptd_session *s)
 		free(s->bp[i].spec);
 		free(s->bp[i].func);
 		free(s->bp[i].file);
+		free(s->bp[i].cond);
+		free(s->bp[i].module);
 	}
 	free(s->bp);
 	for (int i = 0; i < s->ptcfg.nfilters; i++)
@@ -556,6 +558,7 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 	if (!s->argv)
 		return ptd__err(-ptde_invalid,
 				"No executable file specified.\nUse the \"file\" or \"exec-file\" command.");
+	ptd__ses_bp_clear_hits(s); /* gdb's run starts the counts again */
 	/* also a kept (killed) recording or a loaded bundle: all goes */
 	if (s->t || s->offline)
 		ptd__ses_drop_process(s);
@@ -595,6 +598,7 @@ int ptd_session_launch(struct ptd_session *s)
 		return -ptde_invalid;
 	if (!s->argv)
 		return ptd__err(-ptde_invalid, "no program given");
+	ptd__ses_bp_clear_hits(s);
 	if (s->t || s->offline)
 		ptd__ses_drop_process(s);
 	l.argv = s->argv;

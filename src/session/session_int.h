@@ -31,6 +31,20 @@ struct sbp {
 	unsigned hits;
 	int temporary;
 	int inserted; /* in the target's table */
+	int plt;         /* at the PLT entry until a library defines the function */
+	char *module;    /* the file its address is in (a library can go), or NULL */
+	char *cond;      /* condition N EXPR: stop only when true; owned, NULL: none */
+	unsigned ignore; /* ignore N COUNT: hits still to pass over */
+	/* A watchpoint (watch.c): enum ptd_watch_kind (0: a breakpoint), the
+	 * watched bytes [addr, addr+len), the debug-register slots of its
+	 * pieces, its value when last seen and the one before. */
+	int wkind;
+	int len;
+	int nslots;
+	int slots[PTD_HW_SLOTS];
+	uint8_t val[8], old[8];
+	int triggered; /* it ended the last motion */
+	int changed;   /* and the value changed then */
 };
 
 struct pt_mark {
@@ -147,6 +161,28 @@ struct ptd_session {
 	void (*notify)(void *ctx, const char *msg);
 	void *notify_ctx;
 	char fnbuf[512];
+	/* Breakpoint conditions are evaluated by the front end's expression
+	 * evaluator (ptd_session_set_cond_eval). */
+	ptd_cond_eval_fn cond_fn;
+	void *cond_ctx;
+	/* handle SIG: gdb's stop/print/pass per signal (breakctl.c). */
+	unsigned char sigflags[65];
+	int sig_ready;
+	/* until/advance LOCATION: the motion also ends at @adv_addr (in a
+	 * frame no deeper than @adv_depth unless @adv_anywhere) or back in the
+	 * caller at @adv_ret (advance.c). */
+	int adv_active, adv_anywhere, adv_depth;
+	uint64_t adv_addr, adv_ret, adv_cfa;
+	pid_t adv_tid;
+	/* Pending breakpoints: our breakpoint at _dl_debug_state, in process
+	 * @solib_pid's image number @solib_gen (exec_gen counts execs). */
+	uint64_t solib_addr;
+	pid_t solib_pid;
+	unsigned solib_gen, exec_gen;
+	/* ptd_session_set_progress (run.c) */
+	void (*progress_fn)(void *ctx, const struct ptd_progress *p);
+	void *progress_ctx;
+	int progress_on; /* the start was told, the end not yet */
 };
 
 /*
@@ -192,7 +228,42 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s);
  * run) when one cannot be, so the program never resumes with it silently
  * missing. */
 int ptd__ses_bp_arm_all(struct ptd_session *s, int aborted);
+/* The program is at @pc: 1 when that is the dynamic linker's report of a
+ * changed library list (pending breakpoints were resolved; the program
+ * goes on unless a user breakpoint is there too), else 0. */
+int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc);
+/* Debug-register slots @hits triggered in thread @tid: the ones that end
+ * the motion (a write watchpoint whose value changed, a read watchpoint
+ * whose value did not, an access watchpoint; slots no watchpoint owns
+ * always), the watchpoints marked as triggered (watch.c). */
+unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits);
+/* Forgets the triggered marks (a motion starts). */
+void ptd__ses_watch_reset(struct ptd_session *s);
+/* Sets watchpoint @b again in a new process image (run, exec). */
+void ptd__ses_watch_rearm(struct ptd_session *s, struct sbp *b);
+/* Frees watchpoint @b's slots. */
+void ptd__ses_watch_release(struct ptd_session *s, struct sbp *b);
+/* The PLT entry of function @name in ELF file @path, as a file address
+ * (shlibs.c).  Returns 0 or -1. */
+int ptd__ses_plt_entry(const char *path, const char *name, uint64_t *addr);
+/* The main executable's load bias (0 unless PIE) (shlibs.c). */
+uint64_t ptd__ses_exe_bias(struct ptd_session *s, const char *exe);
+/* Any watchpoint set (motions in the past refuse them). */
+int ptd__ses_has_watch(const struct ptd_session *s);
 struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr);
+/* run/starti: every hit count starts at 0 again, as in gdb. */
+void ptd__ses_bp_clear_hits(struct ptd_session *s);
+/* A new entry with the next number and a copy of @spec, else zero; NULL
+ * when out of memory.  (The array may move: pointers into it do not last.) */
+struct sbp *ptd__ses_bp_new(struct ptd_session *s, const char *spec);
+/* Thread @tid arrived at @b: 1 when the motion stops there (its condition
+ * holds and its ignore count is used up; the hit is counted), 0 when the
+ * program goes on (breakctl.c). */
+int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid);
+/* gdb's handle flags of @signo (PTD_SIG_STOP | PTD_SIG_PRINT | PTD_SIG_PASS). */
+int ptd__ses_sig_flags(struct ptd_session *s, int signo);
+/* until/advance: 1 when thread @tid at @pc ends the motion. */
+int ptd__ses_adv_hit(struct ptd_session *s, pid_t tid, uint64_t pc);
 
 /* recording.c */
 int ptd__ses_record_start_thread(struct ptd_session *s, struct sthread *th);

@@ -1,0 +1,796 @@
+/*
+ * Breakpoint and motion commands of the ptdbg shell beyond break/delete
+ * and the steps: condition, ignore, until, advance, jump, signal, handle,
+ * info signals, info sharedlibrary and starti's stop.  Each parses its
+ * arguments, makes one session call and prints what gdb 13 prints; the
+ * stop rules themselves live in src/session (breakctl.c).
+ *
+ * Breakpoint conditions are evaluated through cond_eval() below, the one
+ * place that names the expression evaluator: swapping in another (a
+ * DWARF-aware one) is a change of that one call.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "breakcmds.h"
+#include "ptdbg/ptdbg.h"
+
+static const char *skipws(const char *p)
+{
+	while (p && isspace((unsigned char)*p))
+		p++;
+	return p ? p : "";
+}
+
+static int sess_error(int rc)
+{
+	const char *msg = ptd_last_error(rc);
+
+	if (rc == -ptde_not_running || rc == -ptde_exited)
+		return shell_error("The program is not being run.");
+	return shell_error("%s", msg && msg[0] ? msg : ptd_errstr(rc));
+}
+
+/* Breakpoint conditions: the shell's evaluator decides. */
+static int cond_eval(void *ctx, const char *expr, int *truth)
+{
+	struct shell *sh = ctx;
+	enum expr_kind k;
+	uint64_t v;
+
+	if (shell_eval(sh, expr, &v, &k) < 0)
+		return -1;
+	if (k == EXPR_UNAVAILABLE)
+		return shell_error("value is not available");
+	*truth = v != 0;
+	return 0;
+}
+
+void shell_breakcmds_init(struct shell *sh)
+{
+	ptd_session_set_cond_eval(sh->s, cond_eval, sh);
+}
+
+/* A breakpoint number: digits, or -1 after gdb's message. */
+static int parse_bpnum(const char *word, const char *missing)
+{
+	char *end;
+	long v;
+
+	if (!*word)
+		return shell_error("%s", missing);
+	errno = 0;
+	v = strtol(word, &end, 10);
+	if (errno || end == word || v <= 0 || v > INT32_MAX ||
+	    (*end && !isspace((unsigned char)*end)))
+		return shell_error("Bad breakpoint argument: '%s'", word);
+	return (int)v;
+}
+
+static int bp_exists(struct shell *sh, int id, struct ptd_bpinfo *out)
+{
+	int n = ptd_session_bp_count(sh->s);
+
+	for (int i = 0; i < n; i++)
+		if (ptd_session_bp_get(sh->s, i, out) == 0 && out->id == id)
+			return 1;
+	return 0;
+}
+
+int shell_cmd_condition(struct shell *sh, const char *args)
+{
+	struct ptd_bpinfo bi;
+	const char *p = skipws(args);
+	int id;
+
+	id = parse_bpnum(p, "Argument required (breakpoint number).");
+	if (id < 0)
+		return -1;
+	while (*p && !isspace((unsigned char)*p))
+		p++;
+	p = skipws(p);
+	if (!bp_exists(sh, id, &bi))
+		return shell_error("No breakpoint number %d.", id);
+	if (*p) {
+		/* A malformed expression is refused now, as gdb parses it;
+		 * its value is only known where the breakpoint is hit. */
+		char tmp[512];
+		size_t n = strlen(p);
+
+		if (n >= sizeof(tmp))
+			return shell_error("expression too long");
+		while (n && isspace((unsigned char)p[n - 1]))
+			n--;
+		if (n && strchr("+-*/%<>=!&|^~(", p[n - 1]))
+			return shell_error("A syntax error in expression, near `'.");
+	}
+	shell_breakcmds_init(sh);
+	ptd_clear_error();
+	if (ptd_session_bp_condition(sh->s, id, *p ? p : NULL) < 0)
+		return sess_error(-ptde_notfound);
+	if (!*p && sh->from_tty)
+		printf("Breakpoint %d now unconditional.\n", id);
+	return 0;
+}
+
+int shell_cmd_ignore(struct shell *sh, const char *args)
+{
+	struct ptd_bpinfo bi;
+	const char *p = skipws(args);
+	uint64_t count;
+	enum expr_kind k;
+	int id;
+
+	id = parse_bpnum(p, "Argument required (a breakpoint number).");
+	if (id < 0)
+		return -1;
+	while (*p && !isspace((unsigned char)*p))
+		p++;
+	p = skipws(p);
+	if (!bp_exists(sh, id, &bi))
+		return shell_error("No breakpoint number %d.", id);
+	if (!*p)
+		return shell_error("Second argument (specified ignore-count) is missing.");
+	if (shell_eval(sh, p, &count, &k) < 0)
+		return -1;
+	if ((int64_t)count < 0)
+		count = 0;
+	if (count > UINT32_MAX)
+		count = UINT32_MAX;
+	if (ptd_session_bp_ignore(sh->s, id, (unsigned)count) < 0)
+		return sess_error(-ptde_notfound);
+	if (!sh->from_tty)
+		return 0;
+	if (count == 0)
+		printf("Will stop next time breakpoint %d is reached.\n", id);
+	else if (count == 1)
+		printf("Will ignore next crossing of breakpoint %d.\n", id);
+	else
+		printf("Will ignore next %" PRIu64 " crossings of breakpoint %d.\n", count, id);
+	return 0;
+}
+
+void shell_print_bp_extra(const struct ptd_bpinfo *bi)
+{
+	if (bi->cond)
+		printf("\tstop only if %s\n", bi->cond);
+}
+
+void shell_print_bp_ignore(const struct ptd_bpinfo *bi)
+{
+	if (bi->ignore)
+		printf("\tignore next %u hits\n", bi->ignore);
+}
+
+/* ---- pending breakpoints ------------------------------------------------------------- */
+
+/* gdb's nquery(): default no; asked only at a terminal. */
+static int nquery(struct shell *sh, const char *question)
+{
+	char line[64];
+
+	if (!sh->confirm)
+		return 0;
+	if (sh->batch || !isatty(0)) {
+		printf("%s(y or [n]) [answered N; input not from terminal]\n", question);
+		return 0;
+	}
+	for (;;) {
+		printf("%s(y or [n]) ", question);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin)) {
+			printf("EOF [answered N; input not from terminal]\n");
+			return 0;
+		}
+		if (line[0] == 'y' || line[0] == 'Y')
+			return 1;
+		if (line[0] == 'n' || line[0] == 'N' || line[0] == '\n')
+			return 0;
+		printf("Please answer y or [n].\n");
+	}
+}
+
+int shell_break_pending(struct shell *sh, const char *spec, int temporary)
+{
+	int rc;
+
+	fflush(stdout);
+	if (sh->bp_pending == 2)
+		return shell_error("Function \"%s\" not defined.", spec);
+	printf("Function \"%s\" not defined.\n", spec);
+	if (sh->bp_pending == 0 &&
+	    !nquery(sh, "Make breakpoint pending on future shared library load? "))
+		return 0;
+	ptd_clear_error();
+	rc = ptd_session_break_pending(sh->s, spec, temporary);
+	if (rc < 0)
+		return sess_error(rc);
+	return rc;
+}
+
+int shell_set_breakpoint(struct shell *sh, const char *args)
+{
+	char word[32];
+	const char *p = skipws(args);
+	size_t n = 0;
+
+	while (*p && !isspace((unsigned char)*p) && n + 1 < sizeof(word))
+		word[n++] = *p++;
+	word[n] = 0;
+	if (strcmp(word, "pending"))
+		return shell_error("Undefined set breakpoint command: \"%s\".  Try \"help set "
+				   "breakpoint\".", word);
+	p = skipws(p);
+	if (!*p || !strcmp(p, "on") || !strcmp(p, "1") || !strcmp(p, "yes") ||
+	    !strcmp(p, "enable"))
+		sh->bp_pending = 1;
+	else if (!strcmp(p, "off") || !strcmp(p, "0") || !strcmp(p, "no") || !strcmp(p, "disable"))
+		sh->bp_pending = 2;
+	else if (!strcmp(p, "auto") || !strcmp(p, "-1"))
+		sh->bp_pending = 0;
+	else
+		return shell_error("\"on\", \"off\" or \"auto\" expected.");
+	return 0;
+}
+
+int shell_show_breakpoint(struct shell *sh, const char *args)
+{
+	static const char *const v[] = { "auto", "on", "off" };
+
+	if (strcmp(skipws(args), "pending"))
+		return shell_error("Undefined show breakpoint command: \"%s\".  Try \"help show "
+				   "breakpoint\".", skipws(args));
+	printf("Debugger's behavior regarding pending breakpoints is %s.\n", v[sh->bp_pending]);
+	return 0;
+}
+
+/* ---- motions with a place ------------------------------------------------------------- */
+
+/* The temporary breakpoints now, so a stop can say "Temporary breakpoint". */
+struct temps {
+	int ids[64];
+	int n;
+};
+
+static void temps_take(struct shell *sh, struct temps *t)
+{
+	struct ptd_bpinfo bi;
+	int n = ptd_session_bp_count(sh->s);
+
+	t->n = 0;
+	for (int i = 0; i < n && t->n < 64; i++)
+		if (ptd_session_bp_get(sh->s, i, &bi) == 0 && bi.temporary)
+			t->ids[t->n++] = bi.id;
+}
+
+static int temps_has(const struct temps *t, int id)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* A location as break takes it (*EXPR evaluated here), to an address. */
+static int location(struct shell *sh, const char *spec, uint64_t *addr)
+{
+	enum expr_kind k;
+
+	spec = skipws(spec);
+	if (*spec == '*') {
+		if (shell_eval(sh, spec + 1, addr, &k) < 0)
+			return -1;
+		if (k == EXPR_UNAVAILABLE)
+			return shell_error("value is not available");
+		return 0;
+	}
+	ptd_clear_error();
+	if (ptd_session_resolve(sh->s, spec, addr) < 0)
+		return sess_error(-ptde_notfound);
+	return 0;
+}
+
+static int live_check(struct shell *sh)
+{
+	if (!ptd_session_alive(sh->s))
+		return shell_error("The program is not being run.");
+	return 0;
+}
+
+static int report(struct shell *sh, int rc, const struct ptd_event *ev, const struct temps *t)
+{
+	if (rc < 0)
+		return sess_error(rc);
+	shell_report_stop(sh, ev, ev->kind == PTD_EVENT_BREAKPOINT && temps_has(t, ev->bp_id), 0);
+	return 0;
+}
+
+static int until_or_advance(struct shell *sh, const char *args, int anywhere)
+{
+	struct ptd_event ev;
+	struct temps t;
+	uint64_t addr;
+	int rc;
+
+	args = skipws(args);
+	if (anywhere && !*args)
+		return shell_error("Argument required (a location).");
+	if (live_check(sh) < 0)
+		return -1;
+	temps_take(sh, &t);
+	ptd_clear_error();
+	if (!*args) {
+		rc = ptd_session_until_next(sh->s, &ev);
+	} else {
+		if (location(sh, args, &addr) < 0)
+			return -1;
+		ptd_clear_error();
+		rc = ptd_session_advance(sh->s, addr, anywhere, &ev);
+	}
+	return report(sh, rc, &ev, &t);
+}
+
+int shell_cmd_until(struct shell *sh, const char *args)
+{
+	return until_or_advance(sh, args, 0);
+}
+
+int shell_cmd_advance(struct shell *sh, const char *args)
+{
+	return until_or_advance(sh, args, 1);
+}
+
+int shell_cmd_jump(struct shell *sh, const char *args)
+{
+	struct ptd_event ev;
+	struct temps t;
+	uint64_t addr;
+	int rc;
+
+	args = skipws(args);
+	if (!*args)
+		return shell_error("Argument required (starting address).");
+	if (live_check(sh) < 0)
+		return -1;
+	if (location(sh, args, &addr) < 0)
+		return -1;
+	if (sh->from_tty) {
+		printf("Continuing at 0x%" PRIx64 ".\n", addr);
+		fflush(stdout);
+	}
+	temps_take(sh, &t);
+	ptd_clear_error();
+	rc = ptd_session_jump(sh->s, addr, &ev);
+	return report(sh, rc, &ev, &t);
+}
+
+/* ---- signals ------------------------------------------------------------------------------ */
+
+/* gdb's name of @sig: print.c's, and "SIG32" for the ones below SIGRTMIN
+ * glibc keeps for itself. */
+static const char *sig_name(int sig)
+{
+	static char buf[16];
+	const char *n = ptd_print_signame(sig);
+
+	if (n && strcmp(n, "?"))
+		return n;
+	snprintf(buf, sizeof(buf), "SIG%d", sig);
+	return buf;
+}
+
+/* gdb takes SIGxxx names, and numbers 1-15 (its own numbering, which
+ * is Linux's there). */
+static int parse_signal(const char *word)
+{
+	char *end;
+	long v;
+
+	if (isdigit((unsigned char)word[0])) {
+		errno = 0;
+		v = strtol(word, &end, 10);
+		if (errno || *end)
+			return -1;
+		return (int)v;
+	}
+	if (strncmp(word, "SIG", 3))
+		return -1;
+	for (int i = 1; i < 65; i++) {
+		if (!strcmp(sig_name(i), word))
+			return i;
+	}
+	return -1;
+}
+
+int shell_cmd_signal(struct shell *sh, const char *args)
+{
+	struct ptd_event ev;
+	struct temps t;
+	char word[64];
+	int sig, rc;
+
+	args = skipws(args);
+	if (live_check(sh) < 0)
+		return -1;
+	if (!*args)
+		return shell_error("Argument required (signal number).");
+	snprintf(word, sizeof(word), "%s", args);
+	for (char *p = word; *p; p++)
+		if (isspace((unsigned char)*p))
+			*p = 0;
+	sig = parse_signal(word);
+	if (sig < 0 && !isdigit((unsigned char)word[0]))
+		return shell_error("No symbol \"%s\" in current context.", word);
+	if (sig < 0 || sig > 64 || (isdigit((unsigned char)word[0]) && sig > 15))
+		return shell_error("Only signals 1-15 are valid as numeric signals.\n"
+				   "Use \"info signals\" for a list of symbolic signals.");
+	if (sh->from_tty) {
+		if (sig)
+			printf("Continuing with signal %s.\n", sig_name(sig));
+		else
+			printf("Continuing with no signal.\n");
+		fflush(stdout);
+	}
+	temps_take(sh, &t);
+	ptd_clear_error();
+	rc = ptd_session_continue_signal(sh->s, sig, &ev);
+	return report(sh, rc, &ev, &t);
+}
+
+static void signal_header(void)
+{
+	printf("Signal        Stop\tPrint\tPass to program\tDescription\n");
+}
+
+static void signal_row(struct shell *sh, int sig)
+{
+	int f = ptd_session_signal_flags(sh->s, sig);
+	const char *name = sig_name(sig);
+
+	if (f < 0)
+		return;
+	printf("%-13s %s\t%s\t%s\t\t%s\n", name, f & PTD_SIG_STOP ? "Yes" : "No",
+	       f & PTD_SIG_PRINT ? "Yes" : "No", f & PTD_SIG_PASS ? "Yes" : "No",
+	       ptd_print_sigdesc(sig));
+}
+
+int shell_cmd_handle(struct shell *sh, const char *args)
+{
+	int sigs[65], nsig = 0, set = 0, clr = 0;
+	const char *p = skipws(args);
+	char word[64];
+
+	if (!*p)
+		return shell_error("Argument required (signal to handle).");
+	while (*p) {
+		size_t n = 0;
+		int sig;
+
+		while (*p && !isspace((unsigned char)*p) && n + 1 < sizeof(word))
+			word[n++] = *p++;
+		word[n] = 0;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		p = skipws(p);
+		/* gdb: stop implies print, noprint implies nostop */
+		if (!strcmp(word, "stop")) {
+			set |= PTD_SIG_STOP | PTD_SIG_PRINT;
+			clr &= ~(PTD_SIG_STOP | PTD_SIG_PRINT);
+		} else if (!strcmp(word, "nostop")) {
+			clr |= PTD_SIG_STOP;
+			set &= ~PTD_SIG_STOP;
+		} else if (!strcmp(word, "print")) {
+			set |= PTD_SIG_PRINT;
+			clr &= ~PTD_SIG_PRINT;
+		} else if (!strcmp(word, "noprint")) {
+			clr |= PTD_SIG_PRINT | PTD_SIG_STOP;
+			set &= ~(PTD_SIG_PRINT | PTD_SIG_STOP);
+		} else if (!strcmp(word, "pass") || !strcmp(word, "noignore")) {
+			set |= PTD_SIG_PASS;
+			clr &= ~PTD_SIG_PASS;
+		} else if (!strcmp(word, "nopass") || !strcmp(word, "ignore")) {
+			clr |= PTD_SIG_PASS;
+			set &= ~PTD_SIG_PASS;
+		} else if (!strcmp(word, "all")) {
+			for (int i = 1; i < 65 && nsig < 65; i++)
+				if (i != SIGTRAP && i != SIGINT)
+					sigs[nsig++] = i;
+		} else if ((sig = parse_signal(word)) > 0 && sig < 65 &&
+			   (!isdigit((unsigned char)word[0]) || sig <= 15)) {
+			if (nsig < 65)
+				sigs[nsig++] = sig;
+		} else if (isdigit((unsigned char)word[0])) {
+			return shell_error("Only signals 1-15 are valid as numeric signals.\n"
+					   "Use \"info signals\" for a list of symbolic signals.");
+		} else {
+			return shell_error("Unrecognized or ambiguous flag word: \"%s\".", word);
+		}
+	}
+	for (int i = 0; i < nsig; i++) {
+		int f = ptd_session_signal_flags(sh->s, sigs[i]);
+
+		if (f < 0)
+			continue;
+		ptd_session_set_signal_flags(sh->s, sigs[i], (f | set) & ~clr);
+	}
+	if (sh->from_tty && nsig) {
+		signal_header();
+		for (int i = 0; i < nsig; i++)
+			signal_row(sh, sigs[i]);
+	}
+	return 0;
+}
+
+int shell_info_signals(struct shell *sh, const char *args)
+{
+	char word[64];
+	int sig;
+
+	args = skipws(args);
+	if (*args) {
+		snprintf(word, sizeof(word), "%s", args);
+		for (char *p = word; *p; p++)
+			if (isspace((unsigned char)*p))
+				*p = 0;
+		sig = parse_signal(word);
+		/* gdb prints the header before it looks at the argument */
+		signal_header();
+		if (sig < 0 && !isdigit((unsigned char)word[0]))
+			return shell_error("No symbol \"%s\" in current context.", word);
+		if (sig <= 0 || sig > 64 || (isdigit((unsigned char)word[0]) && sig > 15))
+			return shell_error("Only signals 1-15 are valid as numeric signals.\n"
+					   "Use \"info signals\" for a list of symbolic signals.");
+		signal_row(sh, sig);
+		return 0;
+	}
+	signal_header();
+	printf("\n");
+	for (sig = 1; sig < 65; sig++)
+		signal_row(sh, sig);
+	printf("\nUse the \"handle\" command to change these tables.\n");
+	return 0;
+}
+
+/* ---- shared libraries ------------------------------------------------------------------ */
+
+struct shl_ctx {
+	int n;
+	int nodebug;
+};
+
+static void shl_row(void *ctx, const struct ptd_shlib *l)
+{
+	struct shl_ctx *c = ctx;
+	char lo[24], hi[24];
+
+	if (!c->n++)
+		printf("From                To                  Syms Read   Shared Object Library\n");
+	if (l->text_lo || l->text_hi) {
+		ptd_print_addr16(lo, sizeof(lo), l->text_lo);
+		ptd_print_addr16(hi, sizeof(hi), l->text_hi);
+	} else {
+		lo[0] = hi[0] = 0;
+	}
+	if (!l->has_debuginfo)
+		c->nodebug = 1;
+	printf("%-19s %-19s %-11s %s\n", lo, hi,
+	       !l->has_symbols ? "No" : l->has_debuginfo ? "Yes" : "Yes (*)", l->path);
+}
+
+int shell_info_sharedlibrary(struct shell *sh, const char *args)
+{
+	struct shl_ctx c = { 0, 0 };
+	int rc;
+
+	(void)args;
+	if (!ptd_session_alive(sh->s)) {
+		printf("No shared libraries loaded at this time.\n");
+		return 0;
+	}
+	ptd_clear_error();
+	rc = ptd_session_shlibs(sh->s, shl_row, &c);
+	if (rc < 0)
+		return sess_error(rc);
+	if (!c.n)
+		printf("No shared libraries loaded at this time.\n");
+	else if (c.nodebug)
+		printf("(*): Shared library is missing debugging information.\n");
+	return 0;
+}
+
+/* ---- starti -------------------------------------------------------------------------------- */
+
+int shell_starti_launch(struct shell *sh, struct ptd_event *ev)
+{
+	int rc;
+	uint64_t pc = 0;
+
+	memset(ev, 0, sizeof(*ev));
+	ptd_clear_error();
+	rc = ptd_session_launch(sh->s);
+	if (rc < 0)
+		return rc;
+	ptd_session_pc(sh->s, &pc);
+	ev->kind = PTD_EVENT_STEPPED;
+	ev->pc = pc;
+	ev->tid = ptd_session_pid(sh->s);
+	ev->thread_num = 1;
+	ev->new_frame = 1;
+	printf("\nProgram stopped.\n");
+	return 0;
+}
+
+/* ---- watchpoints ------------------------------------------------------------------------ */
+
+/*
+ * Where a watched expression lives and how big it is.  Today: a global
+ * data symbol (the symbol tables) or *ADDRESS (an int, 4 bytes, as gdb
+ * types *INTEGER).  This and watch_value_text() are the two places that
+ * a DWARF-aware evaluator replaces ("&(EXPR)" and the type's size).
+ */
+static int watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len)
+{
+	uint64_t size;
+	enum expr_kind k;
+	const char *p;
+
+	if (*expr == '*') {
+		if (shell_eval(sh, expr + 1, addr, &k) < 0)
+			return -1;
+		*len = 4;
+		return 0;
+	}
+	for (p = expr; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return shell_error("cannot watch \"%s\": only a global variable or *ADDRESS "
+					   "can be watched here", expr);
+	if (isdigit((unsigned char)*expr))
+		return shell_error("Cannot watch constant value `%s'.", expr);
+	ptd_clear_error();
+	if (ptd_session_data_symbol(sh->s, expr, addr, &size) < 0)
+		return sess_error(-ptde_notfound);
+	if (size < 1 || size > 8)
+		return shell_error("cannot watch \"%s\": %llu bytes (at most 8 here)", expr,
+				   (unsigned long long)size);
+	*len = (int)size;
+	return 0;
+}
+
+/* gdb prints the value in its type; without types: a signed integer of
+ * the watched size. */
+static void watch_value_text(const uint8_t *v, int len, char *out, size_t n)
+{
+	int64_t x = 0;
+
+	memcpy(&x, v, (size_t)len);
+	if (len < 8) {
+		int sh = 64 - 8 * len;
+		x = (int64_t)((uint64_t)x << sh) >> sh;
+	}
+	snprintf(out, n, "%" PRId64, x);
+}
+
+static const char *watch_title(int kind)
+{
+	switch (kind) {
+	case PTD_WATCH_READ:
+		return "Hardware read watchpoint";
+	case PTD_WATCH_ACCESS:
+		return "Hardware access (read/write) watchpoint";
+	default:
+		return "Hardware watchpoint";
+	}
+}
+
+const char *shell_bp_type(const struct ptd_bpinfo *bi)
+{
+	switch (bi->watch) {
+	case PTD_WATCH_WRITE:
+		return "hw watchpoint";
+	case PTD_WATCH_READ:
+		return "read watchpoint";
+	case PTD_WATCH_ACCESS:
+		return "acc watchpoint";
+	default:
+		return "breakpoint";
+	}
+}
+
+static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind)
+{
+	char expr[256];
+	uint64_t addr;
+	int len = 0, id;
+	size_t n;
+
+	snprintf(expr, sizeof(expr), "%s", skipws(args));
+	n = strlen(expr);
+	while (n && isspace((unsigned char)expr[n - 1]))
+		expr[--n] = 0;
+	if (!expr[0])
+		return shell_error("Argument required (expression to compute).");
+	if (watch_lvalue(sh, expr, &addr, &len) < 0)
+		return -1;
+	ptd_clear_error();
+	id = ptd_session_watch(sh->s, expr, addr, len, kind);
+	if (id < 0)
+		return sess_error(id);
+	printf("%s %d: %s\n", watch_title(kind), id, expr);
+	return 0;
+}
+
+int shell_cmd_watch(struct shell *sh, const char *args)
+{
+	return do_watch(sh, args, PTD_WATCH_WRITE);
+}
+
+int shell_cmd_rwatch(struct shell *sh, const char *args)
+{
+	return do_watch(sh, args, PTD_WATCH_READ);
+}
+
+int shell_cmd_awatch(struct shell *sh, const char *args)
+{
+	return do_watch(sh, args, PTD_WATCH_ACCESS);
+}
+
+void shell_print_watch_stop(struct shell *sh, const char *thread)
+{
+	struct ptd_bpinfo bi;
+	int n = ptd_session_bp_count(sh->s);
+	char a[64], b[64];
+
+	for (int i = 0; i < n; i++) {
+		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch || !bi.triggered)
+			continue;
+		if (thread)
+			printf("\n%s hit %s %d: %s\n\n", thread, watch_title(bi.watch), bi.id, bi.spec);
+		else
+			printf("\n%s %d: %s\n\n", watch_title(bi.watch), bi.id, bi.spec);
+		watch_value_text(bi.value, bi.len, b, sizeof(b));
+		if (bi.changed) {
+			watch_value_text(bi.old_value, bi.len, a, sizeof(a));
+			printf("Old value = %s\nNew value = %s\n", a, b);
+		} else {
+			printf("Value = %s\n", b);
+		}
+	}
+}
+
+int shell_info_watchpoints(struct shell *sh, const char *args)
+{
+	struct ptd_bpinfo bi;
+	int n = ptd_session_bp_count(sh->s), shown = 0, tw = 14, aw = 10;
+
+	(void)args;
+	/* gdb sizes the columns over every breakpoint, not only these */
+	for (int i = 0; i < n; i++) {
+		if (ptd_session_bp_get(sh->s, i, &bi) < 0)
+			continue;
+		if (bi.watch && (int)strlen(shell_bp_type(&bi)) > tw)
+			tw = (int)strlen(shell_bp_type(&bi));
+		if (!bi.watch && (bi.addr || (bi.spec && bi.spec[0] == '*')))
+			aw = 18;
+	}
+	for (int i = 0; i < n; i++) {
+		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch)
+			continue;
+		if (!shown++)
+			printf("Num     %-*s Disp Enb %-*s What\n", tw, "Type", aw, "Address");
+		printf("%-7d %-*s %-4s %-3s %-*s %s\n", bi.id, tw, shell_bp_type(&bi),
+		       bi.temporary ? "del" : "keep", "y", aw, "", bi.spec);
+		shell_print_bp_extra(&bi);
+		if (bi.hits)
+			printf("\tbreakpoint already hit %u time%s\n", bi.hits, bi.hits == 1 ? "" : "s");
+		shell_print_bp_ignore(&bi);
+	}
+	if (!shown)
+		printf("No watchpoints.\n");
+	return 0;
+}

@@ -1,0 +1,350 @@
+/*
+ * What decides whether a stop ends a motion, beyond "a breakpoint is
+ * here": breakpoint conditions (evaluated by the front end's expression
+ * evaluator through one callback) and ignore counts, gdb's signal table
+ * (handle SIG stop/print/pass), and the motions built on the live run
+ * loop with an extra place to stop: until/advance LOCATION, until without
+ * argument, jump and signal SIG.
+ */
+#include "session/session_int.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/target.h"
+#include "unwind/unwind.h"
+#include "util/error.h"
+
+/* ---- conditions and ignore counts ------------------------------------------------------ */
+
+void ptd_session_set_cond_eval(struct ptd_session *s, ptd_cond_eval_fn fn, void *ctx)
+{
+	if (!s)
+		return;
+	s->cond_fn = fn;
+	s->cond_ctx = ctx;
+}
+
+static struct sbp *bp_by_id(struct ptd_session *s, int id)
+{
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].id == id)
+			return &s->bp[i];
+	return NULL;
+}
+
+int ptd_session_bp_condition(struct ptd_session *s, int id, const char *expr)
+{
+	struct sbp *b;
+	char *copy = NULL;
+
+	if (!s)
+		return -ptde_invalid;
+	b = bp_by_id(s, id);
+	if (!b)
+		return ptd__err(-ptde_notfound, "No breakpoint number %d.", id);
+	if (expr && *expr) {
+		copy = strdup(expr);
+		if (!copy)
+			return ptd__err(-ptde_nomem, "out of memory");
+	}
+	free(b->cond);
+	b->cond = copy;
+	return 0;
+}
+
+int ptd_session_bp_ignore(struct ptd_session *s, int id, unsigned count)
+{
+	struct sbp *b;
+
+	if (!s)
+		return -ptde_invalid;
+	b = bp_by_id(s, id);
+	if (!b)
+		return ptd__err(-ptde_notfound, "No breakpoint number %d.", id);
+	b->ignore = count;
+	return 0;
+}
+
+/*
+ * gdb's order (bpstat_check_breakpoint_conditions): a false condition is
+ * no hit at all; a true one counts the hit, and then an ignore count
+ * still to use up lets the program go on.
+ */
+int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid)
+{
+	if (b->cond && s->cond_fn) {
+		struct sthread *th = ptd__ses_thread_by_tid(s, tid);
+		int saved = s->cur, truth = 1, rc;
+
+		/* The evaluator reads the selected thread: the one that hit. */
+		if (th)
+			s->cur = (int)(th - s->th);
+		rc = s->cond_fn(s->cond_ctx, b->cond, &truth);
+		s->cur = saved;
+		if (rc < 0 && s->notify) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "Error in testing condition for breakpoint %d:",
+				 b->id);
+			s->notify(s->notify_ctx, msg);
+		}
+		if (rc == 0 && !truth)
+			return 0;
+	}
+	b->hits++;
+	if (b->ignore) {
+		b->ignore--;
+		return 0;
+	}
+	return 1;
+}
+
+/* ---- signals ----------------------------------------------------------------------------- */
+
+static void sig_defaults(struct ptd_session *s)
+{
+	if (s->sig_ready)
+		return;
+	for (int i = 1; i < (int)sizeof(s->sigflags); i++) {
+		int f = PTD_SIG_STOP | PTD_SIG_PRINT | PTD_SIG_PASS;
+
+		switch (i) {
+		case SIGALRM:
+		case SIGURG:
+		case SIGCHLD:
+		case SIGWINCH:
+		case SIGIO:
+		case SIGVTALRM:
+		case SIGPROF:
+			f = PTD_SIG_PASS;
+			break;
+		case SIGINT:
+		case SIGTRAP:
+			f = PTD_SIG_STOP | PTD_SIG_PRINT;
+			break;
+		default:
+			/* glibc's internal signals below SIGRTMIN (thread
+			 * cancellation, setxid) go through unseen, as gdb's
+			 * libthread_db has them. */
+			if (i >= 32 && i < SIGRTMIN)
+				f = PTD_SIG_PASS;
+			break;
+		}
+		s->sigflags[i] = (unsigned char)f;
+	}
+	s->sig_ready = 1;
+}
+
+int ptd__ses_sig_flags(struct ptd_session *s, int signo)
+{
+	if (signo <= 0 || signo >= (int)sizeof(s->sigflags))
+		return PTD_SIG_STOP | PTD_SIG_PRINT | PTD_SIG_PASS;
+	sig_defaults(s);
+	return s->sigflags[signo];
+}
+
+int ptd_session_signal_flags(struct ptd_session *s, int signo)
+{
+	if (!s || signo <= 0 || signo >= (int)sizeof(s->sigflags))
+		return ptd__err(-ptde_invalid, "Only signals 1-%d are valid.",
+				(int)sizeof(s->sigflags) - 1);
+	return ptd__ses_sig_flags(s, signo);
+}
+
+int ptd_session_set_signal_flags(struct ptd_session *s, int signo, int flags)
+{
+	if (!s || signo <= 0 || signo >= (int)sizeof(s->sigflags) ||
+	    (flags & ~(PTD_SIG_STOP | PTD_SIG_PRINT | PTD_SIG_PASS)))
+		return ptd__err(-ptde_invalid, "Only signals 1-%d are valid.",
+				(int)sizeof(s->sigflags) - 1);
+	sig_defaults(s);
+	s->sigflags[signo] = (unsigned char)flags;
+	return 0;
+}
+
+/* ---- until, advance, jump, signal ----------------------------------------------------- */
+
+static int live_thread(struct ptd_session *s, struct sthread **out)
+{
+	struct sthread *th;
+
+	if (s->offline || !ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	th = ptd__ses_cur_thread(s);
+	if (!th)
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	if (th->pos)
+		return ptd__err(-ptde_unsupported,
+				"cannot do this in the recorded past: go to the end of the "
+				"history first (record goto end)");
+	*out = th;
+	return 0;
+}
+
+/* The current frame of @tid: its CFA (0 when unknown), its depth, and the
+ * return address into its caller (0 when there is none). */
+static void frame_of(pid_t tid, uint64_t *cfa, int *depth, uint64_t *ret)
+{
+	struct ptd_frame fr[256];
+	int n = ptd_unwind_backtrace(tid, fr, 256);
+
+	*cfa = n > 0 ? fr[0].cfa : 0;
+	*depth = n > 0 ? n : 0;
+	if (ret)
+		*ret = n > 1 ? fr[1].pc : 0;
+}
+
+/* Is the frame of @tid now the starting frame or an outer one (@outer:
+ * strictly outer)?  The CFA says it when both are known; else the depth. */
+static int frame_outer(struct ptd_session *s, pid_t tid, int outer)
+{
+	uint64_t cfa;
+	int depth;
+
+	frame_of(tid, &cfa, &depth, NULL);
+	if (cfa && s->adv_cfa)
+		return outer ? cfa > s->adv_cfa : cfa >= s->adv_cfa;
+	return outer ? depth < s->adv_depth : depth <= s->adv_depth;
+}
+
+int ptd__ses_adv_hit(struct ptd_session *s, pid_t tid, uint64_t pc)
+{
+	if (!s->adv_active || tid != s->adv_tid)
+		return 0;
+	if (pc == s->adv_addr && (s->adv_anywhere || frame_outer(s, tid, 0)))
+		return 1;
+	if (s->adv_ret && pc == s->adv_ret && frame_outer(s, tid, 1))
+		return 1;
+	return 0;
+}
+
+int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, struct ptd_event *ev)
+{
+	struct sthread *th;
+	int rc, ins_addr, ins_ret = 0;
+
+	if (!s || !ev)
+		return -ptde_invalid;
+	memset(ev, 0, sizeof(*ev));
+	rc = live_thread(s, &th);
+	if (rc < 0)
+		return rc;
+	frame_of(th->tid, &s->adv_cfa, &s->adv_depth, &s->adv_ret);
+	s->adv_addr = addr;
+	s->adv_anywhere = anywhere;
+	s->adv_tid = th->tid;
+	if (ptd_target_bp_insert(s->t, addr) < 0)
+		return ptd__err(-ptde_nomap, "Cannot insert breakpoint 0.\n"
+				"Cannot access memory at address 0x%llx", (unsigned long long)addr);
+	ins_addr = 1;
+	if (s->adv_ret && ptd_target_bp_insert(s->t, s->adv_ret) == 0)
+		ins_ret = 1;
+	else
+		s->adv_ret = 0;
+	s->adv_active = 1;
+	rc = ptd__ses_live_run(s, PTD_MOTION_CONTINUE, ev);
+	s->adv_active = 0;
+	if (ptd_session_alive(s)) {
+		if (ins_addr)
+			ptd_target_bp_remove(s->t, addr);
+		if (ins_ret)
+			ptd_target_bp_remove(s->t, s->adv_ret);
+	}
+	/* gdb prints the frame with the line: the stop is not a step's
+	 * (print_stop_event's SRC_AND_LOC). */
+	if (rc == 0 && ev->kind == PTD_EVENT_STEPPED)
+		ev->new_frame = 1;
+	return rc;
+}
+
+int ptd_session_until_next(struct ptd_session *s, struct ptd_event *ev)
+{
+	struct ptd_line_info li;
+	uint64_t pc0, f0, end;
+	int rc;
+
+	if (!s || !ev)
+		return -ptde_invalid;
+	memset(ev, 0, sizeof(*ev));
+	rc = ptd_session_pc(s, &pc0);
+	if (rc < 0)
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	f0 = ptd__ses_env_func_of(s, pc0);
+	/* gdb's until_next_command: the step range runs from the function's
+	 * start to the end of the current line, so a jump back into the loop
+	 * is stepped through. */
+	end = ptd__ses_env_line_of(s, pc0, &li) == 0 && li.hi > pc0 ? li.hi : pc0 + 1;
+	for (;;) {
+		rc = ptd_session_motion(s, PTD_MOTION_NEXT, 0, ev);
+		if (rc < 0 || ev->kind != PTD_EVENT_STEPPED)
+			return rc;
+		if (!f0 || ptd__ses_env_func_of(s, ev->pc) != f0 || ev->pc < f0 || ev->pc >= end ||
+		    ev->new_frame)
+			return 0;
+	}
+}
+
+int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev)
+{
+	struct sthread *th;
+	struct sbp *b;
+	int rc;
+
+	if (!s || !ev)
+		return -ptde_invalid;
+	memset(ev, 0, sizeof(*ev));
+	rc = live_thread(s, &th);
+	if (rc < 0)
+		return rc;
+	rc = ptd_target_set_pc(s->t, th->tid, addr);
+	if (rc < 0)
+		return rc;
+	/* A breakpoint at the new pc is hit at once (gdb resumes without
+	 * stepping over it): "tbreak L; jump L" stops at L. */
+	b = ptd__ses_bp_at(s, addr);
+	if (b && ptd__ses_bp_check(s, b, th->tid)) {
+		struct ptd_line_info li;
+		int id = b->id;
+
+		ev->at_line_start = ptd__ses_env_line_of(s, addr, &li) == 0 && li.lo == addr;
+		ev->kind = PTD_EVENT_BREAKPOINT;
+		ev->bp_id = id;
+		ev->pc = addr;
+		ev->tid = th->tid;
+		ev->thread_num = th->num;
+		ev->new_frame = 1;
+		if (b->temporary)
+			ptd_session_delete(s, id);
+		return 0;
+	}
+	return ptd__ses_live_run(s, PTD_MOTION_CONTINUE, ev);
+}
+
+int ptd_session_continue_signal(struct ptd_session *s, int signo, struct ptd_event *ev)
+{
+	struct sthread *th;
+	int rc;
+
+	if (!s || !ev || signo < 0 || signo >= (int)sizeof(s->sigflags))
+		return ptd__err(-ptde_invalid, "Only signals 1-%d are valid.",
+				(int)sizeof(s->sigflags) - 1);
+	memset(ev, 0, sizeof(*ev));
+	rc = live_thread(s, &th);
+	if (rc < 0)
+		return rc;
+	ptd_target_set_pending_signal(s->t, th->tid, signo);
+	return ptd__ses_live_run(s, PTD_MOTION_CONTINUE, ev);
+}
+
+void ptd_session_set_progress(struct ptd_session *s,
+			      void (*fn)(void *ctx, const struct ptd_progress *p), void *ctx)
+{
+	if (!s)
+		return;
+	s->progress_fn = fn;
+	s->progress_ctx = ctx;
+}

@@ -1,0 +1,389 @@
+/*
+ * Watchpoints (watch, rwatch, awatch) on the x86 debug registers: each is
+ * an entry of the breakpoint list (numbered with the breakpoints, as in
+ * gdb) holding the debug-register slots of its aligned pieces and the
+ * value it last saw.  The run loop hands every debug-register stop to
+ * ptd__ses_watch_filter(), which applies gdb's rules: a write watchpoint
+ * reports only a change of the value, a read watchpoint only an access
+ * that left it as it was (x86 has no read-only trap), an access
+ * watchpoint every access.
+ */
+#include "session/session_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "target/target.h"
+#include "util/error.h"
+
+static void read_value(struct ptd_session *s, const struct sbp *b, uint8_t *out)
+{
+	memset(out, 0, 8);
+	if (ptd_session_read(s, b->addr, out, (size_t)b->len) != b->len)
+		memset(out, 0, 8);
+}
+
+int ptd_session_watch(struct ptd_session *s, const char *expr, uint64_t addr, int len,
+		      enum ptd_watch_kind kind)
+{
+	uint64_t pa[PTD_HW_SLOTS];
+	int pl[PTD_HW_SLOTS], n, slots[PTD_HW_SLOTS], nslots = 0, rc;
+	struct sbp *b;
+
+	if (!s || !expr || len < 1 || len > 8 ||
+	    (kind != PTD_WATCH_WRITE && kind != PTD_WATCH_READ && kind != PTD_WATCH_ACCESS))
+		return ptd__err(-ptde_invalid, "cannot watch %d bytes", len);
+	if (s->offline || (!ptd_session_alive(s) && !ptd_session_program(s)))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	n = ptd_hw_pieces(addr, (uint64_t)len, pa, pl, PTD_HW_SLOTS);
+	if (n < 0)
+		return n;
+	if (n > PTD_HW_SLOTS)
+		return ptd__err(-ptde_busy, "Expression cannot be implemented with read/access "
+					    "watchpoint.");
+	/* before run: set in the debug registers when the program starts */
+	for (int i = 0; i < n && ptd_session_alive(s); i++) {
+		int slot = ptd_session_hw_free_slot(s);
+
+		if (slot >= 0)
+			rc = ptd_session_hw_set(s, slot, pa[i], pl[i],
+						kind == PTD_WATCH_WRITE ? PTD_HW_WRITE : PTD_HW_ACCESS);
+		else
+			rc = slot;
+		if (rc < 0) {
+			for (int j = 0; j < nslots; j++)
+				ptd_session_hw_clear(s, slots[j]);
+			if (rc == -ptde_busy)
+				return ptd__err(-ptde_busy,
+						"Hardware watchpoints used exceeds limit of %d debug "
+						"registers.", PTD_HW_SLOTS);
+			return rc;
+		}
+		slots[nslots++] = slot;
+	}
+	b = ptd__ses_bp_new(s, expr);
+	if (!b) {
+		for (int j = 0; j < nslots; j++)
+			ptd_session_hw_clear(s, slots[j]);
+		return ptd__err(-ptde_nomem, "out of memory");
+	}
+	b->wkind = kind;
+	b->addr = addr;
+	b->len = len;
+	b->nslots = nslots;
+	memcpy(b->slots, slots, sizeof(slots));
+	read_value(s, b, b->val);
+	memcpy(b->old, b->val, sizeof(b->old));
+	return b->id;
+}
+
+void ptd__ses_watch_release(struct ptd_session *s, struct sbp *b)
+{
+	for (int i = 0; i < b->nslots; i++)
+		ptd_session_hw_clear(s, b->slots[i]);
+	b->nslots = 0;
+}
+
+void ptd__ses_watch_reset(struct ptd_session *s)
+{
+	for (int i = 0; i < s->nbp; i++)
+		s->bp[i].triggered = s->bp[i].changed = 0;
+}
+
+int ptd__ses_has_watch(const struct ptd_session *s)
+{
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].wkind)
+			return 1;
+	return 0;
+}
+
+unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits)
+{
+	unsigned keep = hits;
+
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+		unsigned mine = 0;
+		uint8_t now[8];
+		int changed, stop;
+
+		if (!b->wkind)
+			continue;
+		for (int k = 0; k < b->nslots; k++)
+			mine |= 1u << b->slots[k];
+		keep &= ~mine;
+		if (!(hits & mine))
+			continue;
+		read_value(s, b, now);
+		changed = memcmp(now, b->val, 8) != 0;
+		switch (b->wkind) {
+		case PTD_WATCH_WRITE:
+			stop = changed;
+			break;
+		case PTD_WATCH_READ:
+			stop = !changed;
+			break;
+		default:
+			stop = 1;
+			break;
+		}
+		if (changed) {
+			memcpy(b->old, b->val, 8);
+			memcpy(b->val, now, 8);
+		}
+		if (!stop)
+			continue;
+		if (b->cond && s->cond_fn) {
+			struct sthread *th = ptd__ses_thread_by_tid(s, tid);
+			int saved = s->cur, truth = 1;
+
+			if (th)
+				s->cur = (int)(th - s->th);
+			if (s->cond_fn(s->cond_ctx, b->cond, &truth) == 0 && !truth)
+				stop = 0;
+			s->cur = saved;
+		}
+		if (!stop)
+			continue;
+		b->hits++;
+		if (b->ignore) {
+			b->ignore--;
+			continue;
+		}
+		b->triggered = 1;
+		b->changed = changed;
+		keep |= hits & mine;
+	}
+	return keep;
+}
+
+/* ---- data symbols ---------------------------------------------------------------------- */
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
+static int find_in_file(const char *path, const char *name, uint64_t *value, uint64_t *size)
+{
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	int fd, found = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && !found && (scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			n = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name)) {
+				*value = sym.st_value;
+				*size = sym.st_size;
+				found = 1;
+				break;
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return found;
+}
+
+struct sym_search {
+	const char *name;
+	uint64_t addr, size;
+	int found;
+};
+
+static void search_lib(void *ctx, const struct ptd_shlib *l)
+{
+	struct sym_search *ss = ctx;
+	uint64_t v, sz;
+
+	if (ss->found || !find_in_file(l->path, ss->name, &v, &sz))
+		return;
+	ss->addr = v + l->bias;
+	ss->size = sz;
+	ss->found = 1;
+}
+
+int ptd_session_data_symbol(struct ptd_session *s, const char *name, uint64_t *addr,
+			    uint64_t *size)
+{
+	char path[64], exe[4096];
+	struct sym_search ss = { name, 0, 0, 0 };
+	uint64_t v, sz;
+	ssize_t n;
+
+	if (!s || !name || !addr || !size)
+		return -ptde_invalid;
+	if (!ptd_session_alive(s)) {
+		/* before run: the program file's addresses */
+		const char *prog = ptd_session_program(s);
+
+		if (prog && find_in_file(prog, name, &v, &sz)) {
+			*addr = v;
+			*size = sz;
+			return 0;
+		}
+		return ptd__err(prog ? -ptde_notfound : -ptde_not_running,
+				prog ? "No symbol \"%s\" in current context." :
+				       "No symbol table is loaded.  Use the \"file\" command.", name);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)ptd_session_pid(s));
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	if (n > 0 && find_in_file(exe, name, &v, &sz)) {
+		*addr = v + ptd__ses_exe_bias(s, exe);
+		*size = sz;
+		return 0;
+	}
+	ptd_session_shlibs(s, search_lib, &ss);
+	if (!ss.found)
+		return ptd__err(-ptde_notfound, "No symbol \"%s\" in current context.", name);
+	*addr = ss.addr;
+	*size = ss.size;
+	return 0;
+}
+
+/* ---- symbol names for completion --------------------------------------------------------- */
+
+static void names_in_file(const char *path, const char *prefix,
+			  void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	size_t plen = strlen(prefix);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && (scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+			int t;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			t = GELF_ST_TYPE(sym.st_info);
+			if (t != STT_FUNC && t != STT_OBJECT && t != STT_GNU_IFUNC)
+				continue;
+			n = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (n && *n && !strncmp(n, prefix, plen) && !strchr(n, '@'))
+				fn(ctx, n);
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+}
+
+struct name_walk {
+	const char *prefix;
+	void (*fn)(void *ctx, const char *name);
+	void *ctx;
+};
+
+static void names_in_lib(void *ctx, const struct ptd_shlib *l)
+{
+	struct name_walk *w = ctx;
+
+	names_in_file(l->path, w->prefix, w->fn, w->ctx);
+}
+
+int ptd_session_symbol_names(struct ptd_session *s, const char *prefix,
+			     void (*fn)(void *ctx, const char *name), void *ctx)
+{
+	char path[64], exe[4096];
+	struct name_walk w = { prefix, fn, ctx };
+	ssize_t n;
+
+	if (!s || !prefix || !fn)
+		return -ptde_invalid;
+	if (!ptd_session_alive(s)) {
+		const char *prog = ptd_session_program(s);
+
+		if (prog)
+			names_in_file(prog, prefix, fn, ctx);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)ptd_session_pid(s));
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	if (n > 0)
+		names_in_file(exe, prefix, fn, ctx);
+	ptd_session_shlibs(s, names_in_lib, &w);
+	return 0;
+}
+
+/*
+ * A new process image (run again, exec): the debug registers are empty;
+ * a watchpoint on a variable looks its address up again, one on an
+ * address keeps it.  One that cannot be set again keeps no slots and
+ * says so when the program runs.
+ */
+void ptd__ses_watch_rearm(struct ptd_session *s, struct sbp *b)
+{
+	uint64_t pa[PTD_HW_SLOTS], addr = b->addr, size;
+	int pl[PTD_HW_SLOTS], n;
+	const char *p;
+
+	b->nslots = 0;
+	for (p = b->spec; *p && (isalnum((unsigned char)*p) || *p == '_'); p++)
+		;
+	if (!*p && ptd_session_data_symbol(s, b->spec, &addr, &size) == 0 && size == (uint64_t)b->len)
+		b->addr = addr;
+	ptd_clear_error();
+	n = ptd_hw_pieces(b->addr, (uint64_t)b->len, pa, pl, PTD_HW_SLOTS);
+	for (int i = 0; i < n && i < PTD_HW_SLOTS; i++) {
+		int slot = ptd_session_hw_free_slot(s);
+
+		if (slot < 0 || ptd_session_hw_set(s, slot, pa[i], pl[i],
+						   b->wkind == PTD_WATCH_WRITE ? PTD_HW_WRITE
+									       : PTD_HW_ACCESS) < 0) {
+			ptd_clear_error();
+			ptd__ses_watch_release(s, b);
+			if (s->notify) {
+				char msg[160];
+
+				snprintf(msg, sizeof(msg),
+					 "warning: cannot set watchpoint %d again in the new program",
+					 b->id);
+				s->notify(s->notify_ctx, msg);
+			}
+			return;
+		}
+		b->slots[b->nslots++] = slot;
+	}
+	read_value(s, b, b->val);
+	memcpy(b->old, b->val, sizeof(b->old));
+}

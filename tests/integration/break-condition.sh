@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# condition N EXPR and ignore N COUNT against gdb 13, live and in the
+# recorded past (record full):
+#  - a condition on a register stops only where it holds; a false one is
+#    no hit (the count stays), an ignored hit is counted, and `info
+#    breakpoints` shows "stop only if" and "ignore next N hits" as gdb;
+#  - the error messages for missing or unknown breakpoints are gdb's;
+#  - in the replay, reverse-continue passes over ignored hits and a false
+#    condition and reaches the start of the history as gdb does.
+# Frame lines are compared without the argument values (the DWARF value
+# printer is another part of the shell).
+. "$(dirname "$0")/lib.bash"
+need_prereqs fib
+need_gdb
+prog=$TESTPROGS/fib
+l23=$(line_of fib.c 'printf(')
+l23=${l23#fib.c:}
+
+# gdb's output without its thread-library chatter, argument values, and
+# the instruction number `record goto` names (not what is tested here)
+clean() {
+	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[Inferior 1' \
+		-e '^Go forward to insn number' |
+		sed -E 's/^(Breakpoint [0-9]+, |#0  )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\2 () at /'
+}
+
+compare() {
+	local what=$1 pt gd
+	pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed ($what)"
+	gd=$(gdb_batch -- "$prog" | clean)
+	note "ptdbg ($what):"; note "$pt"
+	diff -u <(echo "$gd") <(echo "$pt") >&2 || die "$what differs from gdb"
+}
+
+# live: condition and ignore together (fib(3) is reached twice; the
+# first of those hits is ignored), then the table after the stop
+CMDS=("break fib" 'condition 1 $rdi == 3' "ignore 1 1" "info breakpoints" run
+      "info breakpoints" "condition 1" "ignore 1 0" "ignore 1 2" "condition 7 1" "ignore 7 1"
+      ignore "ignore 1" condition "condition x" "info breakpoints" 'p $rdi')
+compare "live condition and ignore"
+
+# the stop is at the right call: n == 3
+CMDS=("break fib" 'condition 1 $rdi == 3' run 'p $rdi')
+out=$(ptdbg_batch -- "$prog")
+echo "$out" | grep -qx '\$1 = 3' || die "the conditional breakpoint stopped where the condition is false: $out"
+
+# continue with a false condition runs to the end
+CMDS=("break fib" 'condition 1 $rdi == 99' run)
+compare "a condition that never holds"
+
+# in the recorded past
+CMDS=("break main" run "record full" "break $l23" c "break fib" "ignore 3 5" reverse-continue
+      "info breakpoints" 'condition 3 $pc == 0' reverse-continue "info breakpoints"
+      "condition 3" "record goto end" "ignore 3 2" reverse-continue "info breakpoints")
+compare "ignore and condition while replaying"
+exit 0

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# until, advance, jump and starti against gdb 13:
+#  - until without argument steps like next but runs a loop to its end
+#    (testprogs/loops), until/advance LOCATION stop there or when the frame
+#    returns, with gdb's location lines;
+#  - in a recursion (testprogs/fib) `until LINE` stops in the same frame and
+#    `advance LINE` in the first frame that gets there, also while
+#    recording (record full in gdb), and the recorded instruction count
+#    equals gdb's;
+#  - jump resumes elsewhere (fib's "return n" makes fib(10) return 10), and
+#    a breakpoint at the target stops at once (tbreak L; jump L);
+#  - starti stops at the first instruction with "Program stopped.".
+# Frame lines are compared without argument values (another part of the
+# shell prints them).
+. "$(dirname "$0")/lib.bash"
+need_prereqs fib loops
+need_gdb
+
+clean() {
+	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[Inferior 1' |
+		sed -E 's/^(Breakpoint [0-9]+, |Temporary breakpoint [0-9]+, |#[0-9]+ +(0x[0-9a-f]+ in )?|0x[0-9a-f]+ in )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\3 () at /'
+}
+
+compare() {
+	local what=$1 prog=$2 pt gd
+	pt=$(ptdbg_batch -- "$TESTPROGS/$prog" | clean)
+	[ $? -le 1 ] || die "ptdbg crashed ($what)"
+	gd=$(gdb_batch -- "$TESTPROGS/$prog" | clean)
+	note "ptdbg ($what):"; note "$pt"
+	[ -n "$pt" ] || die "ptdbg printed nothing for $what"
+	diff -u <(echo "$gd") <(echo "$pt") >&2 || die "$what differs from gdb"
+}
+
+ret=$(line_of loops.c 'return odd;'); ret=${ret#loops.c:}
+pr=$(line_of loops.c 'printf("odd'); pr=${pr#loops.c:}
+# (the last frame is in libc, whose file names another part shows)
+CMDS=("break fill" run next next next next next until until until until "until $ret" until
+      "advance $pr" "advance nosuch" "until 99" advance)
+compare "until and advance in loops" loops
+
+rec=$(line_of fib.c 'return fib(n - 1)'); rec=${rec#fib.c:}
+CMDS=("break fib" run delete "until $rec" bt "advance $rec" bt)
+compare "until and advance in a recursion" fib
+CMDS=("break fib" run "record full" delete "until $rec" bt "advance $rec" bt "info record")
+pt=$(ptdbg_batch -- "$TESTPROGS/fib") || die "ptdbg failed: $pt"
+gd=$(gdb_batch -- "$TESTPROGS/fib")
+note "ptdbg (recorded):"; note "$pt"
+diff -u <(echo "$gd" | clean | grep -E '^(#|fib|main)') <(echo "$pt" | clean | grep -E '^(#|fib|main)') >&2 ||
+	die "until/advance while recording stop elsewhere than gdb's"
+n_gdb=$(echo "$gd" | sed -n 's/^Log contains \([0-9]*\) instructions.*/\1/p')
+n_pt=$(echo "$pt" | sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p')
+[ -n "$n_gdb" ] && [ "$n_gdb" = "$n_pt" ] ||
+	die "recorded $n_pt instructions over until/advance, gdb $n_gdb"
+
+ret_n=$(line_of fib.c 'return n;'); ret_n=${ret_n#fib.c:}
+CMDS=("break fib" run delete "jump $ret_n")
+compare "jump" fib
+CMDS=("break fib" run delete "jump $ret_n")
+out=$(ptdbg_batch -- "$TESTPROGS/fib")
+echo "$out" | grep -qx 'fib(10) = 10' || die "jump did not resume at 'return n': $out"
+CMDS=("break fib" run "tbreak $rec" "jump $rec" bt "info breakpoints" jump "jump nosuch")
+compare "jump to a breakpoint" fib
+
+# starti: the first instruction, in the dynamic linker
+CMDS=(starti 'p/x $pc' "info sharedlibrary")
+pt=$(ptdbg_batch -- "$TESTPROGS/fib") || die "ptdbg failed: $pt"
+gd=$(gdb_batch -- "$TESTPROGS/fib")
+note "ptdbg (starti):"; note "$pt"
+echo "$pt" | sed -n 2p | grep -qx 'Program stopped.' || die "starti does not say 'Program stopped.'"
+[ "$(echo "$pt" | grep '^\$1 = ')" = "$(echo "$gd" | grep '^\$1 = ')" ] ||
+	die "starti stops at another pc than gdb"
+exit 0
