@@ -227,7 +227,7 @@ static void thread_path(struct rep *r, struct ptd_print_ctx *pc)
 
 void rep_text(struct rep *r)
 {
-	struct ptd_print_ctx pc = {r->out, r->sym, rep_read_mem, r->s, NULL, 0, "", 0};
+	struct ptd_print_ctx pc = {.out = r->out, .sym = r->sym, .read = rep_read_mem, .read_ctx = r->s};
 
 	if (r->main_module[0])
 		pc.main_module = r->main_module;

@@ -547,6 +547,7 @@ void shell_release(struct shell *sh)
 	for (int i = 0; i < sh->ndisplays; i++)
 		free(sh->displays[i].expr);
 	sh->ndisplays = 0;
+	shell_values_release(sh);
 }
 
 static int do_run(struct shell *sh, const char *args, int start)
@@ -717,47 +718,11 @@ static int cmd_quit(struct shell *sh, const char *args)
 /* ------------------------------------------------------------------ */
 /* Motions                                                              */
 
-/*
- * After `finish` out of the function at @from_pc: gdb's "Value returned is
- * $N = V" for integer, character and boolean results (in rax).  Other types
- * (structs, floats, pointers needing their type's name) are not shown.
- */
+/* After `finish` out of the function at @from_pc: gdb's "Value returned
+ * is $N = V" (values.c, from the library's ABI knowledge). */
 static void print_return_value(struct shell *sh, uint64_t from_pc)
 {
-	struct user_regs_struct r;
-	int kind = 0, size = 0, pc_only = 1;
-	uint64_t v;
-
-	if (!sh->pc.sym || ptd_symbols_return_type(sh->pc.sym, from_pc, &kind, &size) < 0)
-		return;
-	if (kind == PTD_TYPE_VOID || kind == PTD_TYPE_UNKNOWN || kind == PTD_TYPE_POINTER ||
-	    size < 1 || size > 8)
-		return;
-	if (ptd_session_regs(sh->s, &r, &pc_only) < 0 || pc_only)
-		return;
-	v = r.rax;
-	if (size < 8)
-		v &= (1ull << (8 * size)) - 1;
-	printf("Value returned is $%d = ", ++sh->value_num);
-	switch (kind) {
-	case PTD_TYPE_SIGNED:
-		if (size < 8 && (v >> (8 * size - 1)) & 1)
-			v |= ~((1ull << (8 * size)) - 1);
-		printf("%lld\n", (long long)v);
-		break;
-	case PTD_TYPE_UNSIGNED:
-		printf("%llu\n", (unsigned long long)v);
-		break;
-	case PTD_TYPE_BOOL:
-		printf("%s\n", v ? "true" : "false");
-		break;
-	case PTD_TYPE_CHAR:
-		if (v >= 0x20 && v < 0x7f)
-			printf("%d '%c'\n", (int)(signed char)v, (int)v);
-		else
-			printf("%d '\\%03o'\n", (int)(signed char)v, (unsigned)v);
-		break;
-	}
+	shell_print_return_value(sh, from_pc);
 }
 
 static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int reverse)
@@ -821,8 +786,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		return 0;
 	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id),
 			  m == PTD_MOTION_FINISH);
-	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED &&
-	    !ptd_session_replaying(sh->s))
+	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED)
 		print_return_value(sh, finish_from);
 	return 0;
 }
@@ -1604,7 +1568,7 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 {
 	struct ptd_frame_info fr[256];
 	uint64_t limit = 0;
-	int n, i, level;
+	int n, i, level, tramps = 0;
 
 	args = skipws(args);
 	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
@@ -1625,6 +1589,11 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 		/* a frame a signal interrupted is at its pc, not after a call */
 		int caller = i > 0 && fr[i].kind == PTD_FRAME_NORMAL;
 
+		/* the session's own frame index (a trampoline in the past,
+		 * pc 0, is none of its frames) for the arguments */
+		if (i > 0 && fr[i - 1].kind == PTD_FRAME_SIGTRAMP && !fr[i - 1].pc)
+			tramps++;
+		sh->pc.args_frame = 1 + i - tramps;
 		if (limit && (uint64_t)level >= limit) {
 			printf("(More stack frames follow...)\n");
 			break;
@@ -1641,6 +1610,7 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 		if (is_main(sh, caller ? fr[i].pc - 1 : fr[i].pc))
 			break;
 	}
+	sh->pc.args_frame = 0;
 	return 0;
 }
 
@@ -1715,7 +1685,7 @@ static int cmd_down(struct shell *sh, const char *args)
 
 static int info_registers(struct shell *sh, const char *args)
 {
-	struct user_regs_struct r;
+	struct user_regs_struct r, known;
 	int pc_only = 0, rc, i;
 	char word[64];
 	uint64_t v;
@@ -1727,18 +1697,18 @@ static int info_registers(struct shell *sh, const char *args)
 	rc = ptd_session_regs(sh->s, &r, &pc_only);
 	if (rc < 0)
 		return session_error(rc, NULL);
-	if (sh->frame_level > 0) {
-		/* an outer frame: its pc; no other register is unwound */
-		r.rip = sh->frame_pc;
-		pc_only = 1;
-	}
+	/* the selected frame's registers: unwound for outer frames (values.c) */
+	if (shell_frame_regs(sh, &r, &known) < 0)
+		return -1;
 	shell_sync(sh);
 	args = skipws(args);
 	if (!*args) {
 		for (i = 0; ptd_print_reg_names[i]; i++) {
+			uint64_t k = 0;
+
 			ptd_print_reg_lookup(ptd_print_reg_names[i], &r, &v, NULL);
-			ptd_print_reg_line(&sh->pc, ptd_print_reg_names[i], v,
-					   !pc_only || !strcmp(ptd_print_reg_names[i], "rip"));
+			ptd_print_reg_lookup(ptd_print_reg_names[i], &known, &k, NULL);
+			ptd_print_reg_line(&sh->pc, ptd_print_reg_names[i], v, (int)k);
 		}
 		return 0;
 	}
@@ -1751,109 +1721,13 @@ static int info_registers(struct shell *sh, const char *args)
 		if (ptd_print_reg_lookup(w, &r, &v, &canon) < 0)
 			return shell_error("Invalid register `%s'", w);
 		/* "info registers pc" shows it under the name asked for */
-		ptd_print_reg_line(&sh->pc, w, v, !pc_only || !strcmp(canon, "rip"));
-	}
-	return 0;
-}
+		{
+			uint64_t k = 0;
 
-/* Prints a value as gdb's print does, without the "$N = " prefix. */
-static void print_value(struct shell *sh, uint64_t v, enum expr_kind k, char fmt)
-{
-	char buf[300], sym[256];
-
-	if (k == EXPR_UNAVAILABLE) {
-		printf("<unavailable>\n");
-		return;
-	}
-	if (fmt && fmt != 'a' && fmt != 's' && fmt != 'i') {
-		int bits = k == EXPR_INT ? 32 : 64;
-		uint64_t m = bits == 64 ? v : (v & 0xffffffffull);
-
-		switch (fmt) {
-		case 'x':
-			printf("0x%" PRIx64 "\n", m);
-			return;
-		case 'o':
-			printf("0%" PRIo64 "\n", m);
-			return;
-		case 'u':
-			printf("%" PRIu64 "\n", m);
-			return;
-		case 'd':
-			printf("%" PRId64 "\n", bits == 64 ? (int64_t)v : (int64_t)(int32_t)v);
-			return;
-		case 'c':
-			printf("%d '%c'\n", (int)(int8_t)v,
-			       isprint((int)(v & 0xff)) ? (int)(v & 0xff) : '?');
-			return;
-		case 't': {
-			int i, started = 0;
-
-			for (i = bits - 1; i >= 0; i--) {
-				if ((m >> i) & 1)
-					started = 1;
-				if (started)
-					putchar((m >> i) & 1 ? '1' : '0');
-			}
-			if (!started)
-				putchar('0');
-			putchar('\n');
-			return;
-		}
-		default:
-			break;
+			ptd_print_reg_lookup(canon, &known, &k, NULL);
+			ptd_print_reg_line(&sh->pc, w, v, (int)k);
 		}
 	}
-	switch (k) {
-	case EXPR_CODE_PTR:
-		if (ptd_print_symbolize(&sh->pc, v, sym, sizeof(sym)) >= 0)
-			printf("(void (*)()) 0x%" PRIx64 " <%s>\n", v, sym);
-		else
-			printf("(void (*)()) 0x%" PRIx64 "\n", v);
-		break;
-	case EXPR_DATA_PTR:
-		printf("(void *) 0x%" PRIx64 "\n", v);
-		break;
-	case EXPR_EFLAGS:
-		ptd_print_eflags(buf, sizeof(buf), v);
-		printf("%s\n", buf);
-		break;
-	case EXPR_INT:
-		printf("%d\n", (int)(int32_t)v);
-		break;
-	default:
-		if (fmt == 'a' && ptd_print_symbolize(&sh->pc, v, sym, sizeof(sym)) >= 0)
-			printf("0x%" PRIx64 " <%s>\n", v, sym);
-		else if (fmt == 'a')
-			printf("0x%" PRIx64 "\n", v);
-		else
-			printf("%" PRId64 "\n", (int64_t)v);
-		break;
-	}
-}
-
-static int cmd_print(struct shell *sh, const char *args)
-{
-	uint64_t v;
-	enum expr_kind k;
-	char fmt = 0;
-
-	args = skipws(args);
-	if (*args == '/') {
-		args++;
-		while (*args && !isspace((unsigned char)*args)) {
-			if (strchr("xduotcas", *args))
-				fmt = *args;
-			else if (!isdigit((unsigned char)*args))
-				return shell_error("Undefined output format \"%c\".", *args);
-			args++;
-		}
-	}
-	shell_sync(sh);
-	if (shell_eval(sh, args, &v, &k) < 0)
-		return -1;
-	printf("$%d = ", ++sh->value_num);
-	print_value(sh, v, k, fmt);
 	return 0;
 }
 
@@ -1867,9 +1741,6 @@ static int do_x(struct shell *sh, const char *args);
 static void show_display(struct shell *sh, const struct shell_display *d)
 {
 	char *xargs;
-	uint64_t v;
-	enum expr_kind k;
-	char f = d->fmt[0] ? d->fmt[strlen(d->fmt) - 1] : 0;
 
 	if (d->fmt[0] && (strchr(d->fmt, 'i') || strchr(d->fmt, 's'))) {
 		printf("%d: x/%s %s\n", d->num, d->fmt, d->expr);
@@ -1881,13 +1752,7 @@ static void show_display(struct shell *sh, const struct shell_display *d)
 		free(xargs);
 		return;
 	}
-	if (shell_eval(sh, d->expr, &v, &k) < 0)
-		return;
-	if (d->fmt[0])
-		printf("%d: /%s %s = ", d->num, d->fmt, d->expr);
-	else
-		printf("%d: %s = ", d->num, d->expr);
-	print_value(sh, v, k, f);
+	shell_show_display_value(sh, d->num, d->fmt, d->expr);
 }
 
 void shell_do_displays(struct shell *sh)
@@ -3001,9 +2866,12 @@ static int cmd_set(struct shell *sh, const char *args);
 static int cmd_show(struct shell *sh, const char *args);
 
 static const struct cmd info_cmds[] = {
+	{ "args", 0, shell_info_args, CMD_REPEAT, "Argument variables of the selected frame." },
 	{ "breakpoints", 1, info_breakpoints, CMD_REPEAT, "Status of breakpoints." },
 	{ "display", 0, info_display, CMD_REPEAT, "Expressions to display when the program stops." },
+	{ "frame", 1, shell_info_frame, CMD_REPEAT, "All about the selected stack frame." },
 	{ "line", 0, info_line, CMD_REPEAT, "Core addresses of the code for a source line." },
+	{ "locals", 2, shell_info_locals, CMD_REPEAT, "Local variables of the selected frame." },
 	{ "record", 3, info_record, CMD_REPEAT, "Info record options: method, counts, position." },
 	{ "registers", 1, info_registers, CMD_REPEAT, "List of registers and their contents." },
 	{ "sharedlibrary", 2, shell_info_sharedlibrary, CMD_REPEAT,
@@ -3043,6 +2911,8 @@ static const struct cmd record_cmds[] = {
 };
 
 static const struct cmd set_cmds[] = {
+	{ "variable", 3, shell_cmd_set_var, 0,
+	  "Evaluate an assignment and change the program: set var X = VALUE (live only)." },
 	{ "args", 0, set_args, 0,
 	  "Arguments for the program at the next run: set args [ARGS...]." },
 	{ "disable-randomization", 0, set_disable_randomization, 0,
@@ -3060,6 +2930,8 @@ static const struct cmd set_cmds[] = {
 	  "file has yet pending (resolved at dlopen) -- auto asks, and takes no for an answer\n"
 	  "when not asked at a terminal, as gdb does." },
 	{ "pagination", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
+	{ "print", 0, shell_set_print, 0,
+	  "set print frame-arguments all|scalars|none|presence: arguments in frame lines." },
 	{ "height", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "width", 0, set_ignored, 0, "Accepted for gdb scripts." },
 	{ NULL },
@@ -3067,6 +2939,7 @@ static const struct cmd set_cmds[] = {
 
 static const struct cmd show_cmds[] = {
 	{ "args", 0, show_args, 0, "The arguments the program gets at the next run." },
+	{ "print", 0, shell_show_print, 0, "show print frame-arguments." },
 	{ "disable-randomization", 0, show_disable_randomization, 0,
 	  "Whether address space randomization is disabled." },
 	{ "pin-cpu", 0, show_pin_cpu, 0, "Whether ptdbg and the program run on one CPU." },
@@ -3117,7 +2990,11 @@ static const struct cmd top_cmds[] = {
 	{ "info", 0, cmd_info, CMD_REPEAT,
 	  "Generic command for showing things about the program." },
 	{ "i", 0, cmd_info, CMD_REPEAT | CMD_ALIAS, "info" },
-	{ "inspect", 0, cmd_print, CMD_ALIAS, "print" },
+	{ "inspect", 0, shell_cmd_print, CMD_ALIAS, "print" },
+	{ "call", 0, shell_cmd_call, 0, "Evaluate an expression (ptdbg calls no functions): call EXPR." },
+	{ "output", 0, shell_cmd_output, 0, "Print a value without $N = and newline: output EXPR." },
+	{ "ptype", 0, shell_cmd_ptype, 0, "Print the definition of an expression's or a type's type." },
+	{ "whatis", 0, shell_cmd_whatis, 0, "Print the type of an expression or a type name." },
 	{ "jump", 1, shell_cmd_jump, 0, "Continue the program at another place: jump LOCATION." },
 	{ "kill", 1, cmd_kill, 0, "Kill the program being debugged." },
 	{ "list", 1, cmd_list, CMD_REPEAT,
@@ -3126,8 +3003,9 @@ static const struct cmd top_cmds[] = {
 	  "Step program, proceeding through subroutine calls: next [N]." },
 	{ "nexti", 0, cmd_nexti, CMD_REPEAT, "Step one instruction, over calls: nexti [N]." },
 	{ "ni", 0, cmd_nexti, CMD_REPEAT | CMD_ALIAS, "nexti" },
-	{ "print", 1, cmd_print, 0,
-	  "Print the value of an expression: print[/x] $REG | NUMBER | EXPR." },
+	{ "print", 1, shell_cmd_print, 0,
+	  "Print the value of a C expression: print[/FMT] EXPR (variables, members, arrays,\n"
+	  "pointers, casts, $REG, $N history; FMT: x d u o t c a z s)." },
 	{ "quit", 1, cmd_quit, 0, "Exit ptdbg: quit [EXIT-CODE]." },
 	{ "exit", 0, cmd_quit, CMD_ALIAS, "quit" },
 	{ "record", 3, cmd_record, 0,

@@ -448,6 +448,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sh.pc.read_ctx = &sh;
+	shell_values_init(&sh);
 	g_session = sh.s;
 	if (method >= 0)
 		ptd_session_set_method(sh.s, (enum ptd_method)method);

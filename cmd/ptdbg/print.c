@@ -133,7 +133,7 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 	int narrow = c->addr32 && pc <= 0xffffffffu;
 	struct ptd_symbol s;
 	struct ptd_line li;
-	int have_sym = 0, have_line = 0, show_addr;
+	int have_sym = 0, have_line = 0, show_addr, inlined = 0;
 	char a[24];
 
 	if (c->sym) {
@@ -142,8 +142,10 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		have_sym = ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name;
 		have_line = ptd_symbols_line(c->sym, look, &li) >= 0 && li.file && li.line > 0;
 		/* in inlined code gdb names the innermost inlined function */
-		if (have_sym && ptd_symbols_inlined(c->sym, look, &in, 1) == 1)
+		if (have_sym && ptd_symbols_inlined(c->sym, look, &in, 1) == 1) {
 			s.name = in.name;
+			inlined = 1;
+		}
 	}
 	if (caller)
 		show_addr = 1;
@@ -164,7 +166,18 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 				ptd_print_addr16(a, sizeof(a), pc);
 			fprintf(c->out, "%s in ", a);
 		}
-		fprintf(c->out, "%s ()", have_sym ? ptd_print_symname(s.name) : "??");
+		{
+			char args[1024] = "";
+
+			/* (an inlined function's arguments are not the
+			 * real frame's: left out) */
+			if (!have_sym || inlined || !c->frame_args ||
+			    c->frame_args(c->frame_args_ctx,
+					  c->args_frame ? c->args_frame - 1 : level, pc, args,
+					  sizeof(args)) < 0)
+				args[0] = '\0';
+			fprintf(c->out, "%s (%s)", have_sym ? ptd_print_symname(s.name) : "??", args);
+		}
 		if (have_line)
 			fprintf(c->out, " at %s:%d", ptd_print_file(c, li.file), li.line);
 		else if (have_sym && !module_is_main(c, s.module))
@@ -193,7 +206,14 @@ int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, i
 					   ? ptd_print_symname(s.name)
 					   : "??";
 
-		fprintf(c->out, "#%-2d %s ()", level + i, name);
+		char args[1024] = "";
+
+		/* the real function's frame gets its arguments */
+		if (i + 1 == n && c->frame_args &&
+		    c->frame_args(c->frame_args_ctx, c->args_frame ? c->args_frame - 1 : level + i,
+				  pc, args, sizeof(args)) < 0)
+			args[0] = '\0';
+		fprintf(c->out, "#%-2d %s (%s)", level + i, name, args);
 		if (in[i].call_file && in[i].call_line > 0)
 			fprintf(c->out, " at %s:%d", ptd_print_file(c, in[i].call_file),
 				in[i].call_line);

@@ -27,11 +27,20 @@ struct ptd_print_ctx {
 	 * "L\tin FILE" for further lines of it.  Otherwise the first form is
 	 * always written to @out. */
 	int gdb_errors;
+	/* Writes the arguments of the frame at @level (<0: the innermost)
+	 * whose pc is @pc into @out ("n=10") for frame lines, or returns <0
+	 * for "()"; NULL: always "()". */
+	int (*frame_args)(void *ctx, int level, uint64_t pc, char *out, size_t n);
+	void *frame_args_ctx;
 	char last_file[512];
 	int last_file_missing;
 	/* The code is 32-bit or 16-bit (the history's mode at the position):
 	 * frame addresses print with 8 hex digits, as gdb's i386 does. */
 	int addr32;
+	/* 1 + the index of the real frame whose arguments frame_args gives
+	 * for the next frame line, where inlined and signal frames make bt's
+	 * numbering differ from the session's; 0: the line's level. */
+	int args_frame;
 };
 
 /*

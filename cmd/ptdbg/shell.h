@@ -69,6 +69,14 @@ struct shell {
 	int list_first; /* first line shown by the last `list` */
 
 	int value_num; /* $N counter of print */
+	/* values (values.c): the $N history and types; the "memory is the
+	 * present memory" note is said once per position */
+	struct ptd_values *vals;
+	int mem_note_done;
+	uint64_t mem_note_pos;
+	/* set print frame-arguments: -1 "()" (ptdbg's default), else gdb's
+	 * modes 0 all, 1 scalars, 2 none, 3 presence */
+	int frame_args_mode;
 
 	struct shell_display displays[32];
 	int ndisplays;
@@ -145,5 +153,27 @@ enum expr_kind {
 	EXPR_UNAVAILABLE, /* a register not known in the recorded past */
 };
 int shell_eval(struct shell *sh, const char *expr, uint64_t *val, enum expr_kind *kind);
+
+/* values.c: print, ptype, whatis, set var, info locals/args/frame,
+ * display values and finish's return value over the library's values. */
+int shell_values_bind(struct shell *sh);
+int shell_cmd_print(struct shell *sh, const char *args);
+int shell_cmd_output(struct shell *sh, const char *args);
+int shell_cmd_call(struct shell *sh, const char *args);
+int shell_cmd_ptype(struct shell *sh, const char *args);
+int shell_cmd_whatis(struct shell *sh, const char *args);
+int shell_cmd_set_var(struct shell *sh, const char *args);
+int shell_info_locals(struct shell *sh, const char *args);
+int shell_info_args(struct shell *sh, const char *args);
+int shell_info_frame(struct shell *sh, const char *args);
+void shell_show_display_value(struct shell *sh, int num, const char *fmt, const char *expr);
+void shell_print_return_value(struct shell *sh, uint64_t from_pc);
+void shell_values_release(struct shell *sh);
+/* Installs the frame-arguments printer in sh->pc (main.c, once). */
+void shell_values_init(struct shell *sh);
+int shell_set_print(struct shell *sh, const char *args);
+int shell_show_print(struct shell *sh, const char *args);
+/* The selected frame's registers and which are known (each field 0/1). */
+int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_regs_struct *known);
 
 #endif

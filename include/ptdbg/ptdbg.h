@@ -279,7 +279,7 @@ extern PTD_EXPORT uint64_t ptd_history_ninsn(const struct ptd_history *h);
 /* The pc of the tail (the current, not yet executed instruction), or 0
  * when the history has none (the end of an offline trace). */
 extern PTD_EXPORT uint64_t ptd_history_tail(const struct ptd_history *h);
-/* Bytes of heap the history uses (for "info record"). */
+/* Bytes of heap the history uses, its call log included (for "info record"). */
 extern PTD_EXPORT size_t ptd_history_bytes(const struct ptd_history *h);
 /* Instructions dropped from the front of a bounded history so far. */
 extern PTD_EXPORT uint64_t ptd_history_dropped(const struct ptd_history *h);
@@ -1179,6 +1179,151 @@ struct ptd_shlib {
 extern PTD_EXPORT int ptd_session_shlibs(struct ptd_session *s,
 					 void (*fn)(void *ctx, const struct ptd_shlib *l),
 					 void *ctx);
+/*
+ * Values: C expressions over DWARF (the shell's print, ptype, info locals,
+ * finish's "Value returned").  A struct ptd_values keeps the $N value
+ * history and the types it has seen; ptd_values_bind() points it at a
+ * thread's registers and a frame before each use.  Output is gdb 13's text.
+ * Errors are negative ptd_error codes; ptd_last_error() then has gdb's
+ * message ("No symbol \"n\" in current context.", "Cannot access memory
+ * at address 0x0").
+ */
+struct ptd_values;
+struct ptd_value;
+struct ptd_symbols;
+struct user_regs_struct;
+
+/* What ptd_values_bind() evaluates in.  Copied; pointers must stay valid
+ * until the next bind or ptd_values_free(). */
+struct ptd_values_target {
+	struct ptd_symbols *symbols; /* NULL: no symbol table */
+	/* Reads target memory: bytes read, or <0. */
+	long (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
+	/* Writes memory / a register (DWARF number) for `set var`; NULL where
+	 * the program cannot be changed (the past, offline). */
+	long (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
+	int (*set_reg)(void *ctx, int dwarf_regno, uint64_t val);
+	void *ctx;
+	/* When nonzero, the @ctx_size bytes at @ctx are copied into the
+	 * binding (at most 64), and the callbacks get the copy: the caller's
+	 * context need not outlive the call. */
+	size_t ctx_size;
+	/* The innermost frame's registers; NULL when there is no thread.
+	 * pc_only: only rip is known (the recorded past without registers). */
+	const struct user_regs_struct *regs;
+	int pc_only;
+	/* Memory read is the present memory, not the memory of this point in
+	 * the past (see ptd_values_used_memory()). */
+	int past;
+	/* The frame to evaluate in (0 = innermost) and its pc as the front end
+	 * shows it (a return address for outer frames).  Registers of outer
+	 * frames are unwound with the DWARF CFI; when that does not reach
+	 * @level_pc, only the pc is known there. */
+	int level;
+	uint64_t level_pc;
+};
+
+/* Returns 0 and a new context in *@out, or -ptde_nomem. */
+extern PTD_EXPORT int ptd_values_alloc(struct ptd_values **out);
+/* Frees @v, its history and types.  Accepts NULL. */
+extern PTD_EXPORT void ptd_values_free(struct ptd_values *v);
+/* Returns 0, or -ptde_invalid for NULL arguments. */
+extern PTD_EXPORT int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *t);
+/* The bound frame's registers: unwound ones for outer frames (the
+ * innermost frame's eflags and segment registers).  Each field of
+ * @known is 1 where that register is known, 0 where it is unavailable.
+ * Returns 0, or -ptde_not_running when there is no thread. */
+extern PTD_EXPORT int ptd_values_frame_regs(const struct ptd_values *v,
+					    struct user_regs_struct *regs,
+					    struct user_regs_struct *known);
+/* Nonzero when the evaluations since the bind used registers (other than
+ * rip) while bound to the past, where the recorder knew them exactly (a
+ * soft recording at one of its traps). */
+extern PTD_EXPORT int ptd_values_used_exact_regs(const struct ptd_values *v);
+/* Nonzero when the last evaluations since the bind read memory while
+ * bound to the past: the front end says once that it is present memory. */
+extern PTD_EXPORT int ptd_values_used_memory(const struct ptd_values *v);
+
+/*
+ * Evaluates C expression @expr: variables in scope, globals, functions,
+ * literals, $registers, $N/$/$$/$$N history, casts to named types,
+ * sizeof, unary & * - ! ~, [] . ->, arithmetic, comparisons, && || ?:,
+ * and = (assignment, which writes to the program: live only).  Returns 0
+ * and a new value in *@out (free it with ptd_value_free()), or <0.
+ */
+extern PTD_EXPORT int ptd_values_eval(struct ptd_values *v, const char *expr,
+				      struct ptd_value **out);
+/* gdb's warning from the last ptd_values_eval() ("Value does not fit in 3
+ * bits."), valid until the next evaluation, or NULL. */
+extern PTD_EXPORT const char *ptd_values_warning(const struct ptd_values *v);
+/* Appends a copy of @val to the history.  Returns its number N ($N). */
+extern PTD_EXPORT int ptd_values_record(struct ptd_values *v, const struct ptd_value *val);
+extern PTD_EXPORT void ptd_value_free(struct ptd_value *val);
+
+/*
+ * Formats @val as gdb's print does, without "$N = ": @fmt 0 (natural) or
+ * one of x d u o t c s a z; @top: the top-level form (pointers with their
+ * type in parentheses).  *@out gets a malloc'ed string.  Returns 0 or <0
+ * (memory that cannot be read: "Cannot access memory at address 0x...").
+ */
+extern PTD_EXPORT int ptd_value_format(struct ptd_values *v, struct ptd_value *val, int fmt,
+				       int top, char **out);
+/* whatis: the type's name ("struct point", "int (*)[4]"); ptype: the type
+ * with one level of struct/union/enum expanded.  *@out is malloc'ed. */
+extern PTD_EXPORT int ptd_value_type_name(const struct ptd_value *val, int expand, char **out);
+/* Same for a type named in C ("struct point", "unsigned long"); returns
+ * -ptde_notfound when @name is not a type. */
+extern PTD_EXPORT int ptd_values_type_name(struct ptd_values *v, const char *name, int expand,
+					   char **out);
+/* The value as an integer or address (pointers, arrays' addresses,
+ * functions' entries), for x and break *EXPR.  Returns 0 or <0. */
+extern PTD_EXPORT int ptd_value_as_address(struct ptd_values *v, struct ptd_value *val,
+					   uint64_t *addr);
+/* The size in bytes of @val's type (x's default unit). */
+extern PTD_EXPORT uint64_t ptd_value_size(const struct ptd_value *val);
+
+/* info locals (@args 0) / info args (@args 1): "name = value\n" lines or
+ * "No locals.\n"; *@out is malloc'ed. */
+extern PTD_EXPORT int ptd_values_locals(struct ptd_values *v, int args, char **out);
+/* The bound frame's arguments for frame lines, "argc=1, argv=0x7ffe...",
+ * in gdb's `print frame-arguments` modes: 0 all, 1 scalars (structs,
+ * unions and arrays as "..."), 2 none ("argc=..."), 3 presence ("..."
+ * when there are arguments).  *@out is malloc'ed. */
+extern PTD_EXPORT int ptd_values_frame_args(struct ptd_values *v, int mode, char **out);
+/* info frame's text for the bound frame. */
+extern PTD_EXPORT int ptd_values_frame_info(struct ptd_values *v, char **out);
+
+/*
+ * The value function @func_pc (any pc inside it) returned, read from the
+ * registers of the bound innermost frame right after the return, by the
+ * SysV x86-64 ABI: integers, pointers, enums in rax; float/double in
+ * xmm0; small structs in rax:rdx / xmm0:xmm1 by their classes; larger ones
+ * at the address in rax.  @xmm holds xmm0 and xmm1 when @have_xmm.
+ * Returns 0, -ptde_notfound (void or no debug information), or
+ * -ptde_unsupported (registers not known there).
+ */
+extern PTD_EXPORT int ptd_values_return_value(struct ptd_values *v, uint64_t func_pc,
+					      const uint8_t xmm[2][16], int have_xmm,
+					      struct ptd_value **out);
+
+
+struct ptd_session;
+/*
+ * Binds @v to the session's selected thread at its position: live, its
+ * registers and memory (writable); in the recorded past, the registers
+ * the recorder knows there and the present memory; before `run`,
+ * @fallback_read (may be NULL) reads the program file.  @level/@level_pc
+ * as in struct ptd_values_target.  Returns 0 or <0.
+ */
+extern PTD_EXPORT int ptd_session_values_bind(struct ptd_session *s, struct ptd_values *v,
+					      int level, uint64_t level_pc,
+					      long (*fallback_read)(void *ctx, uint64_t addr,
+								    void *buf, size_t n),
+					      void *fallback_ctx);
+/* finish's return value of the function at @func_pc, with the session's
+ * SSE registers (live) for float results; see ptd_values_return_value(). */
+extern PTD_EXPORT int ptd_session_return_value(struct ptd_session *s, struct ptd_values *v,
+					       uint64_t func_pc, struct ptd_value **out);
 
 #ifdef __cplusplus
 }

@@ -1452,3 +1452,8 @@ int ptd_symbols_cfa_rule(struct ptd_symbols *s, uint64_t pc, int *reg, int64_t *
 	free(fr);
 	return rc;
 }
+
+struct Dwfl *ptd__symbols_dwfl(struct ptd_symbols *s)
+{
+	return s ? s->dwfl : NULL;
+}

@@ -43,4 +43,12 @@ int ptd_symbols_cfa_reg(struct ptd_symbols *s, uint64_t pc);
 int ptd_symbols_cfa_rule(struct ptd_symbols *s, uint64_t pc, int *reg, int64_t *off,
 			 int *rbp_same);
 
+/*
+ * The Dwfl behind @s, for the value module (src/values), which walks DWARF
+ * itself; it stays valid until the next ptd_symbols_refresh() or
+ * ptd_symbols_free().  NULL for NULL.
+ */
+struct Dwfl;
+struct Dwfl *ptd__symbols_dwfl(struct ptd_symbols *s);
+
 #endif

@@ -2,7 +2,7 @@
  * libFuzzer target for what a user types into the ptdbg shell: the command
  * line parser (cmd/ptdbg/commands.c, abbreviations, /FMT suffixes,
  * locations, ranges, settings) and the expression evaluator
- * (cmd/ptdbg/expr.c).  Built by `make fuzz` with clang
+ * (src/values through cmd/ptdbg/values.c and expr.c).  Built by `make fuzz` with clang
  * -fsanitize=fuzzer,address,undefined; run by tests/integration/fuzz-shell.sh.
  *
  * The first byte of an input picks the session the lines run in:

@@ -25,7 +25,9 @@
 #include "decode/image.h"
 #include "decode/pt.h"
 #include "history/history.h"
+#include "history/history_int.h"
 #include "ptdbg/ptdbg.h"
+#include "session/session_int.h"
 #include "ptwalk.h"
 
 struct got {
@@ -943,6 +945,74 @@ static void test_lazy_history(void **state)
 	unlink(path);
 }
 
+/*
+ * `ptdbg --load` of a trace whose history is lazy (counted in two threads,
+ * parts of one PSB segment): the call segments built from the call log
+ * that counting wrote, and the count info record prints, equal those
+ * built by walking the decoded items.
+ */
+static void test_session_call_log(void **state)
+{
+	char path[] = "/tmp/ptd-test-calllog-XXXXXX", dir[] = "/tmp/ptd-test-calllogb-XXXXXX";
+	char cmd[128];
+	int fd = mkstemp(path);
+	struct ptd_ptsynth_config cfg = {.psb_period = 300, .ret_compression = 1};
+	struct pw_opts o = {.seed = 77, .steps = 20000, .p_signal = 4, .p_sigsys = 80,
+			    .ovf_after = 9000};
+	struct pw_result exp;
+	struct ptd_ptsynth *s = synth(&cfg, &o, &exp);
+	struct ptd_cpu cpu = {0};
+	struct ptd_bundle *b = ptd_bundle_new(&cpu);
+	struct ptd_session *ses = ptd_session_alloc();
+	struct ptd_record_info ri;
+	const struct ptd_history *h;
+	const struct ptd_calls *c;
+	struct ptd_calls *ref;
+	uint64_t i, covered = 0;
+	const uint8_t *buf;
+	size_t n;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, pw_code, PW_SIZE, 0), PW_SIZE);
+	close(fd);
+	buf = ptd_ptsynth_data(s, &n);
+	assert_non_null(b);
+	assert_non_null(ses);
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(ptd_bundle_add_map(b, path, 0, PW_SIZE, PW_BASE), 0);
+	assert_int_equal(ptd_bundle_add_thread(b, 1, buf, n, 0), 0);
+	assert_int_equal(ptd_bundle_save(b, dir), 0);
+	ptd__pt_set_store_max(0); /* lazy however small */
+	ptd__pt_set_batch_bytes(1);
+	assert_int_equal(ptd_session_load(ses, dir), 0);
+	assert_int_equal(ptd_session_record_info(ses, &ri), 0);
+	ptd__pt_set_batch_bytes(0);
+	ptd__pt_set_store_max(PTD_PT_STORE_MAX);
+	h = ptd_session_history(ses);
+	assert_non_null(h);
+	assert_non_null(ptd__history_calllog(h, &covered));
+	assert_true(covered > ptd_history_nitems(h) / 2);
+	ref = ptd__calls_build_items(h, ptd__ses_env_func_of, ses);
+	assert_non_null(ref);
+	assert_true(ptd_calls_count(ref) > 100);
+	assert_int_equal(ri.ncalls, ptd_calls_count(ref));
+	c = ptd_session_calls(ses);
+	assert_non_null(c);
+	assert_int_equal(ptd_calls_count(c), ptd_calls_count(ref));
+	for (i = 1; i <= ptd_calls_count(ref); i++)
+		assert_memory_equal(ptd_calls_get(c, i), ptd_calls_get(ref, i),
+				    sizeof(struct ptd_callseg));
+	ptd_calls_free(ref);
+	ptd_session_free(ses);
+	ptd_bundle_free(b);
+	ptd_ptsynth_free(s);
+	free(exp.ips);
+	unlink(path);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_endless_loop(void **state)
 {
 	struct ptd_ptsynth *s = ptd_ptsynth_alloc(NULL);
@@ -1151,6 +1221,7 @@ int main(void)
 		cmocka_unit_test(test_endless_loop),
 		cmocka_unit_test(test_disabled_gaps),
 		cmocka_unit_test(test_lazy_history),
+		cmocka_unit_test(test_session_call_log),
 		cmocka_unit_test(test_bundle_roundtrip),
 		cmocka_unit_test(test_bundle_malformed),
 	};

@@ -1,0 +1,423 @@
+/*
+ * The shell's value commands over the library's C expressions
+ * (include/ptdbg/ptdbg.h ptd_values_*): print/inspect/output, ptype,
+ * whatis, set var, info locals/args/frame, display's values and finish's
+ * "Value returned is $N = ...".  Each command binds the values context
+ * to the selected thread and frame first, so values are the selected
+ * frame's (up, down, frame N), live or at the position in the recorded
+ * past.  Output is gdb 13's.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptdbg/ptdbg.h"
+#include "shell.h"
+
+static const char *skip_ws(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+static long file_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	return shell_read(ctx, addr, buf, n);
+}
+
+int shell_values_bind(struct shell *sh)
+{
+	int rc;
+
+	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
+		return shell_error("out of memory");
+	shell_sync(sh);
+	ptd_clear_error();
+	rc = ptd_session_values_bind(sh->s, sh->vals, sh->frame_level,
+				     sh->frame_level > 0 ? sh->frame_pc : 0, file_read, sh);
+	if (rc < 0)
+		return shell_error("%s", ptd_last_error(rc));
+	return 0;
+}
+
+/* In the recorded past: the registers used are exact where the recorder
+ * kept them, and memory is read as it is now.  Each is said once per
+ * position, on stderr like gdb's warnings. */
+static void memory_note(struct shell *sh)
+{
+	uint64_t pos = 0, count = 0;
+	int regs = ptd_values_used_exact_regs(sh->vals), mem = ptd_values_used_memory(sh->vals);
+
+	if (!regs && !mem)
+		return;
+	ptd_session_position(sh->s, &pos, &count);
+	if (sh->mem_note_pos != pos)
+		sh->mem_note_done = 0;
+	sh->mem_note_pos = pos;
+	fflush(stdout);
+	if (regs && !(sh->mem_note_done & 1))
+		fprintf(stderr, "note: the registers at this point of the recording are exact (the "
+				"recorder kept them here)\n");
+	if (mem && !(sh->mem_note_done & 2))
+		fprintf(stderr, "warning: memory is shown as it is now, not as it was at this point of "
+				"the recording\n");
+	sh->mem_note_done |= (regs ? 1 : 0) | (mem ? 2 : 0);
+}
+
+static void warn(struct shell *sh)
+{
+	const char *w = ptd_values_warning(sh->vals);
+
+	if (w) {
+		fflush(stdout);
+		fprintf(stderr, "warning: %s\n", w);
+	}
+}
+
+static int value_error(int rc)
+{
+	return shell_error("%s", ptd_last_error(rc));
+}
+
+/* Parses "/FMT" of print: one letter, no count or size. */
+static int parse_print_fmt(const char **args, int *fmt)
+{
+	const char *a = skip_ws(*args);
+
+	*fmt = 0;
+	if (*a != '/') {
+		*args = a;
+		return 0;
+	}
+	a++;
+	if (isdigit((unsigned char)*a))
+		return shell_error("Item count other than 1 is meaningless in \"print\" command.");
+	while (*a && !isspace((unsigned char)*a)) {
+		if (strchr("bhwg", *a))
+			return shell_error("Size letters are meaningless in \"print\" command.");
+		if (!strchr("xduotcsazif", *a))
+			return shell_error("Undefined output format \"%c\".", *a);
+		*fmt = *a == 'f' ? 0 : *a == 'i' ? 0 : *a;
+		if (*a == 'i')
+			return shell_error("Format letter \"i\" is meaningless in \"print\" command.");
+		a++;
+	}
+	*args = skip_ws(a);
+	return 0;
+}
+
+/* Evaluates and formats @expr; *@out is malloc'ed.  @val gets the value
+ * (may be NULL).  Returns 0 or -1 after an error message. */
+static int eval_format(struct shell *sh, const char *expr, int fmt, int top, char **out,
+		       struct ptd_value **valp)
+{
+	struct ptd_value *val = NULL;
+	int rc;
+
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_eval(sh->vals, expr, &val);
+	warn(sh);
+	if (rc < 0)
+		return value_error(rc);
+	rc = ptd_value_format(sh->vals, val, fmt, top, out);
+	memory_note(sh);
+	if (rc < 0) {
+		ptd_value_free(val);
+		return value_error(rc);
+	}
+	if (valp)
+		*valp = val;
+	else
+		ptd_value_free(val);
+	return 0;
+}
+
+static int do_print(struct shell *sh, const char *args, int record)
+{
+	struct ptd_value *val = NULL;
+	char *s = NULL;
+	int fmt, n;
+
+	if (parse_print_fmt(&args, &fmt) < 0)
+		return -1;
+	if (!*args)
+		args = "$";
+	if (eval_format(sh, args, fmt, 1, &s, &val) < 0)
+		return -1;
+	if (record) {
+		n = ptd_values_record(sh->vals, val);
+		if (n < 0) {
+			free(s);
+			ptd_value_free(val);
+			return value_error(n);
+		}
+		sh->value_num = n;
+		printf("$%d = %s\n", n, s);
+	} else {
+		printf("%s", s);
+	}
+	free(s);
+	ptd_value_free(val);
+	return 0;
+}
+
+int shell_cmd_print(struct shell *sh, const char *args)
+{
+	return do_print(sh, args, 1);
+}
+
+int shell_cmd_output(struct shell *sh, const char *args)
+{
+	return do_print(sh, args, 0);
+}
+
+/* `call` does what print does for what ptdbg evaluates (no calls into
+ * the program), except that void results are not shown. */
+int shell_cmd_call(struct shell *sh, const char *args)
+{
+	return do_print(sh, args, 1);
+}
+
+static int do_type(struct shell *sh, const char *args, int expand)
+{
+	struct ptd_value *val = NULL;
+	char *s = NULL;
+	int rc;
+
+	args = skip_ws(args);
+	if (*args == '/') /* ptype/o: flags are accepted, not used */
+		while (*args && !isspace((unsigned char)*args))
+			args++;
+	args = skip_ws(args);
+	if (!*args)
+		args = "$";
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_type_name(sh->vals, args, expand, &s);
+	if (rc == 0) {
+		/* whatis of a typedef name unrolls one level, as gdb */
+		printf("type = %s\n", s);
+		free(s);
+		return 0;
+	}
+	if (rc != -ptde_notfound)
+		return value_error(rc);
+	rc = ptd_values_eval(sh->vals, args, &val);
+	if (rc < 0)
+		return value_error(rc);
+	rc = ptd_value_type_name(val, expand, &s);
+	ptd_value_free(val);
+	if (rc < 0)
+		return value_error(rc);
+	printf("type = %s\n", s);
+	free(s);
+	return 0;
+}
+
+int shell_cmd_ptype(struct shell *sh, const char *args)
+{
+	return do_type(sh, args, 1);
+}
+
+int shell_cmd_whatis(struct shell *sh, const char *args)
+{
+	return do_type(sh, args, 0);
+}
+
+/* set var EXPR (and `set EXPR` when it is an assignment) */
+int shell_cmd_set_var(struct shell *sh, const char *args)
+{
+	struct ptd_value *val = NULL;
+	int rc;
+
+	args = skip_ws(args);
+	if (!*args)
+		return shell_error("Argument required (expression to compute).");
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_eval(sh->vals, args, &val);
+	warn(sh);
+	if (rc < 0)
+		return value_error(rc);
+	ptd_value_free(val);
+	return 0;
+}
+
+static int need_frame(struct shell *sh)
+{
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No frame selected.");
+	return 0;
+}
+
+static int print_text(struct shell *sh, int rc, char *s)
+{
+	if (rc < 0)
+		return value_error(rc);
+	memory_note(sh);
+	fputs(s, stdout);
+	free(s);
+	return 0;
+}
+
+int shell_info_locals(struct shell *sh, const char *args)
+{
+	char *s = NULL;
+	int rc;
+
+	if (need_frame(sh) < 0 || shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_locals(sh->vals, 0, &s);
+	return print_text(sh, rc, s);
+}
+
+int shell_info_args(struct shell *sh, const char *args)
+{
+	char *s = NULL;
+	int rc;
+
+	if (need_frame(sh) < 0 || shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_locals(sh->vals, 1, &s);
+	return print_text(sh, rc, s);
+}
+
+int shell_info_frame(struct shell *sh, const char *args)
+{
+	char *s = NULL;
+	int rc;
+
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No stack.");
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_frame_info(sh->vals, &s);
+	return print_text(sh, rc, s);
+}
+
+/* display: "N: EXPR = VALUE" or "N: /FMT EXPR = VALUE" */
+void shell_show_display_value(struct shell *sh, int num, const char *fmt, const char *expr)
+{
+	char *s = NULL;
+	int f = fmt[0] ? fmt[strlen(fmt) - 1] : 0;
+
+	if (f && !strchr("xduotcsaz", f))
+		f = 0;
+	if (eval_format(sh, expr, f, 1, &s, NULL) < 0)
+		return;
+	if (fmt[0])
+		printf("%d: /%s %s = %s\n", num, fmt, expr, s);
+	else
+		printf("%d: %s = %s\n", num, expr, s);
+	free(s);
+}
+
+void shell_print_return_value(struct shell *sh, uint64_t from_pc)
+{
+	struct ptd_value *val = NULL;
+	char *s = NULL;
+	int n;
+
+	if (shell_values_bind(sh) < 0)
+		return;
+	ptd_clear_error();
+	if (ptd_session_return_value(sh->s, sh->vals, from_pc, &val) < 0)
+		return; /* void, no debug info, or registers not known: nothing */
+	if (ptd_value_format(sh->vals, val, 0, 1, &s) < 0) {
+		ptd_value_free(val);
+		return;
+	}
+	n = ptd_values_record(sh->vals, val);
+	if (n > 0) {
+		sh->value_num = n;
+		printf("Value returned is $%d = %s\n", n, s);
+	}
+	free(s);
+	ptd_value_free(val);
+}
+
+void shell_values_release(struct shell *sh)
+{
+	ptd_values_free(sh->vals);
+	sh->vals = NULL;
+}
+
+int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_regs_struct *known)
+{
+	int rc;
+
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_frame_regs(sh->vals, r, known);
+	if (rc < 0)
+		return value_error(rc);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Arguments in frame lines (gdb's "set print frame-arguments")         */
+
+static const char *const frame_args_modes[] = { "all", "scalars", "none", "presence", NULL };
+
+static int frame_args_cb(void *ctx, int level, uint64_t pc, char *out, size_t n)
+{
+	struct shell *sh = ctx;
+	char *s = NULL;
+
+	if (sh->frame_args_mode < 0)
+		return -1;
+	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
+		return -1;
+	if (level < 0)
+		level = 0;
+	ptd_clear_error();
+	if (ptd_session_values_bind(sh->s, sh->vals, level, level ? pc : 0, file_read, sh) < 0 ||
+	    ptd_values_frame_args(sh->vals, sh->frame_args_mode, &s) < 0) {
+		ptd_clear_error();
+		return -1;
+	}
+	snprintf(out, n, "%s", s);
+	free(s);
+	return 0;
+}
+
+void shell_values_init(struct shell *sh)
+{
+	/* ptdbg printed "fn ()" before it had values; until the user sets
+	 * print frame-arguments it still does (see the man page) */
+	sh->frame_args_mode = -1;
+	sh->pc.frame_args = frame_args_cb;
+	sh->pc.frame_args_ctx = sh;
+}
+
+int shell_set_print(struct shell *sh, const char *args)
+{
+	char word[64], mode[64];
+	int i;
+
+	args = skip_ws(args);
+	if (sscanf(args, "%63s %63s", word, mode) != 2 || strcmp(word, "frame-arguments"))
+		return shell_error("ptdbg sets only \"print frame-arguments all|scalars|none|presence\".");
+	for (i = 0; frame_args_modes[i]; i++)
+		if (!strcmp(frame_args_modes[i], mode)) {
+			sh->frame_args_mode = i;
+			return 0;
+		}
+	return shell_error("Undefined item: \"%s\".", mode);
+}
+
+int shell_show_print(struct shell *sh, const char *args)
+{
+	args = skip_ws(args);
+	if (strncmp(args, "frame-arguments", 15))
+		return shell_error("ptdbg shows only \"print frame-arguments\".");
+	if (sh->frame_args_mode < 0)
+		printf("Printing of non-scalar frame arguments is \"off\" (frames show \"()\").\n");
+	else
+		printf("Printing of non-scalar frame arguments is \"%s\".\n",
+		       frame_args_modes[sh->frame_args_mode]);
+	return 0;
+}

@@ -1,0 +1,1611 @@
+/*
+ * The C expression evaluator behind print, set var, x and display: a
+ * recursive-descent parser that evaluates as it parses (gdb's C grammar,
+ * without calls into the program).  Values keep their DWARF type and
+ * their place (memory or register), are read lazily, so "&*p", "&arr[1]"
+ * and "ptype *p" never touch memory they do not need, and follow C's
+ * conversions: promotions, the usual arithmetic conversions, pointer
+ * arithmetic scaled by the pointed-to size, arrays decaying to pointers.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "values/values_int.h"
+
+#define MAX_DEPTH 400
+
+struct parser {
+	struct ptd_values *v;
+	const char *p;
+	int depth;
+	int rc; /* first error, or 0 */
+};
+
+typedef struct ptd_value val_t;
+
+static val_t *parse_comma(struct parser *ps);
+static val_t *parse_assign(struct parser *ps);
+static val_t *parse_unary(struct parser *ps);
+
+static void skip(struct parser *ps)
+{
+	while (isspace((unsigned char)*ps->p))
+		ps->p++;
+}
+
+static val_t *fail(struct parser *ps, int code, const char *fmt, const char *arg)
+{
+	if (!ps->rc)
+		ps->rc = ptd__err(code, fmt, arg);
+	return NULL;
+}
+
+static val_t *syntax(struct parser *ps)
+{
+	return fail(ps, -ptde_invalid, "A syntax error in expression, near `%s'.", ps->p);
+}
+
+static val_t *oom(struct parser *ps)
+{
+	return fail(ps, -ptde_nomem, "out of memory%s", "");
+}
+
+static val_t *mk_int(struct parser *ps, struct vtype *t, uint64_t x)
+{
+	val_t *r = ptd__val_new(t);
+	uint64_t sz = ptd__vt_size(t);
+
+	if (!r)
+		return oom(ps);
+	memcpy(r->buf, &x, sz < 8 ? sz : 8);
+	return r;
+}
+
+static val_t *mk_float(struct parser *ps, struct vtype *t, double d)
+{
+	val_t *r = ptd__val_new(t);
+
+	if (!r)
+		return oom(ps);
+	if (ptd__vt_size(t) == 4) {
+		float f = (float)d;
+
+		memcpy(r->buf, &f, 4);
+	} else if (ptd__vt_size(t) == 8) {
+		memcpy(r->buf, &d, 8);
+	} else {
+		long double ld = d;
+
+		memcpy(r->buf, &ld, ptd__vt_size(t) < sizeof(ld) ? ptd__vt_size(t) : sizeof(ld));
+	}
+	return r;
+}
+
+static int fetch(struct parser *ps, val_t *x)
+{
+	int rc;
+
+	if (x->optimized_out)
+		return ps->rc = ptd__err(-ptde_invalid, "value has been optimized out");
+	if (x->not_saved)
+		return ps->rc = ptd__err(-ptde_invalid, "value is not available");
+	if (x->unavailable)
+		return ps->rc = ptd__err(-ptde_invalid, "value is not available");
+	rc = ptd__val_fetch(ps->v, x);
+	if (rc < 0 && !ps->rc)
+		ps->rc = rc;
+	return rc;
+}
+
+static struct vtype *S(val_t *x)
+{
+	return ptd__vt_strip(x->type);
+}
+
+static int is_int(struct vtype *t)
+{
+	return t && (t->kind == VT_INT || t->kind == VT_ENUM || t->kind == VT_FLAGS);
+}
+
+static int is_arith(struct vtype *t)
+{
+	return is_int(t) || (t && t->kind == VT_FLOAT);
+}
+
+/* Arrays and functions become pointers (C's decay). */
+static val_t *decay(struct parser *ps, val_t *x)
+{
+	struct vtype *s = x ? S(x) : NULL;
+	val_t *r;
+
+	if (!x || !s)
+		return x;
+	if (s->kind == VT_ARRAY || s->kind == VT_FUNC || s->kind == VT_NODEBUG) {
+		if (x->lval != LV_MEM) {
+			ptd_value_free(x);
+			return fail(ps, -ptde_invalid,
+				    "Attempt to take address of value not located in memory.%s", "");
+		}
+		r = mk_int(ps, ptd__vt_ptr(ps->v, s->kind == VT_ARRAY ? s->target : x->type),
+			   x->addr);
+		ptd_value_free(x);
+		return r;
+	}
+	return x;
+}
+
+/* C leaves a double out of an integer's range undefined; gdb's host
+ * conversion saturates on x86-64 in practice: clamp. */
+static int64_t d2i(double d)
+{
+	if (d != d)
+		return 0;
+	if (d >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (d <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)d;
+}
+
+static uint64_t d2u(double d)
+{
+	if (d != d || d <= 0)
+		return (uint64_t)d2i(d);
+	if (d >= 18446744073709551615.0)
+		return UINT64_MAX;
+	return (uint64_t)d;
+}
+
+static int64_t as_i64(val_t *x)
+{
+	struct vtype *s = S(x);
+
+	if (s->kind == VT_FLOAT) {
+		if (s->size == 4) {
+			float f;
+
+			memcpy(&f, x->buf, 4);
+			return d2i(f);
+		}
+		double d;
+
+		memcpy(&d, x->buf, 8);
+		return d2i(d);
+	}
+	return (int64_t)ptd__bits(x->buf, s->kind == VT_PTR ? 8 : s->size,
+				  s->kind == VT_PTR ? 0 : s->is_signed);
+}
+
+static double as_double(val_t *x)
+{
+	struct vtype *s = S(x);
+
+	if (s->kind == VT_FLOAT) {
+		if (s->size == 4) {
+			float f;
+
+			memcpy(&f, x->buf, 4);
+			return f;
+		}
+		if (s->size == 8) {
+			double d;
+
+			memcpy(&d, x->buf, 8);
+			return d;
+		}
+		long double ld = 0;
+
+		memcpy(&ld, x->buf, sizeof(ld) < s->size ? sizeof(ld) : s->size);
+		return (double)ld;
+	}
+	if (s->is_signed)
+		return (double)as_i64(x);
+	return (double)(uint64_t)as_i64(x);
+}
+
+/* The promoted type of an integer (C: smaller than int becomes int). */
+static struct vtype *promote(struct ptd_values *v, struct vtype *t)
+{
+	if (t->kind == VT_FLOAT)
+		return t;
+	if (t->kind == VT_ENUM)
+		return t->size > 4 ? (t->is_signed ? v->t_long : v->t_ulong) : (t->is_signed ? v->t_int : v->t_uint);
+	if (t->size < 4 || t->kind == VT_FLAGS)
+		return v->t_int;
+	if (t->size == 4)
+		return t->is_signed ? v->t_int : v->t_uint;
+	return t->is_signed ? v->t_long : v->t_ulong;
+}
+
+static struct vtype *arith_type(struct ptd_values *v, struct vtype *a, struct vtype *b)
+{
+	if (a->kind == VT_FLOAT || b->kind == VT_FLOAT) {
+		uint64_t sa = a->kind == VT_FLOAT ? a->size : 0, sb = b->kind == VT_FLOAT ? b->size : 0;
+
+		return sa >= sb ? a : b;
+	}
+	a = promote(v, a);
+	b = promote(v, b);
+	if (a->size != b->size)
+		return a->size > b->size ? a : b;
+	if (!a->is_signed)
+		return a;
+	return b;
+}
+
+static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
+{
+	struct vtype *s = S(x), *t = ptd__vt_strip(to);
+	val_t *r;
+
+	if (!t)
+		return NULL;
+	if (t->kind == VT_VOID) {
+		r = ptd__val_new(to);
+		return r ? r : oom(ps);
+	}
+	if ((t->kind == VT_STRUCT || t->kind == VT_UNION || t->kind == VT_ARRAY)) {
+		if (s == t || (s->kind == t->kind && s->size == t->size && s->name && t->name &&
+			       !strcmp(s->name, t->name))) {
+			r = ptd__val_copy(x);
+			if (!r)
+				return oom(ps);
+			r->type = to;
+			r->lval = LV_NONE;
+			return r;
+		}
+		return fail(ps, -ptde_invalid, "Invalid cast.%s", "");
+	}
+	if (!is_arith(s) && s->kind != VT_PTR)
+		return fail(ps, -ptde_invalid, "Invalid cast.%s", "");
+	if (t->kind == VT_FLOAT)
+		return mk_float(ps, to, as_double(x));
+	if (t->kind == VT_INT && t->is_bool)
+		return mk_int(ps, to,
+			      s->kind == VT_FLOAT ? as_double(x) != 0 : as_i64(x) != 0);
+	if (is_int(t) || t->kind == VT_PTR) {
+		if (s->kind == VT_FLOAT) {
+			double d = as_double(x);
+
+			return mk_int(ps, to, t->is_signed ? (uint64_t)d2i(d) : d2u(d));
+		}
+		return mk_int(ps, to, (uint64_t)as_i64(x));
+	}
+	return fail(ps, -ptde_invalid, "Invalid cast.%s", "");
+}
+
+/* ------------------------------------------------------------------ */
+/* Type names (casts, sizeof, ptype TYPE)                               */
+
+static int is_kw(const char *w, size_t n)
+{
+	static const char *const kws[] = { "unsigned", "signed", "short", "long", "int", "char",
+					   "float", "double", "void", "_Bool", "const", "volatile",
+					   "struct", "union", "enum", NULL };
+
+	for (int i = 0; kws[i]; i++)
+		if (strlen(kws[i]) == n && !strncmp(w, kws[i], n))
+			return 1;
+	return 0;
+}
+
+static size_t ident_len(const char *p)
+{
+	size_t n = 0;
+
+	if (!isalpha((unsigned char)*p) && *p != '_')
+		return 0;
+	while (isalnum((unsigned char)p[n]) || p[n] == '_')
+		n++;
+	return n;
+}
+
+/* Parses a type name at ps->p; returns NULL (ps->p unchanged, no error)
+ * when what follows is not one.  A typedef name shadowed by a variable
+ * is a variable, as in gdb. */
+static struct vtype *try_type(struct parser *ps)
+{
+	const char *save = ps->p;
+	char words[256] = "";
+	size_t n;
+	int base_done = 0, qual_const = 0;
+	struct vtype *t = NULL;
+
+	skip(ps);
+	while ((n = ident_len(ps->p)) > 0) {
+		if (!strncmp(ps->p, "const", n) && n == 5) {
+			qual_const = 1;
+			ps->p += n;
+			skip(ps);
+			continue;
+		}
+		if (!strncmp(ps->p, "volatile", n) && n == 8) {
+			ps->p += n;
+			skip(ps);
+			continue;
+		}
+		if ((n == 6 && !strncmp(ps->p, "struct", 6)) || (n == 5 && !strncmp(ps->p, "union", 5)) ||
+		    (n == 4 && !strncmp(ps->p, "enum", 4))) {
+			const char *kw = ps->p;
+			size_t kn = n, tn;
+
+			if (base_done || words[0])
+				break;
+			ps->p += n;
+			skip(ps);
+			tn = ident_len(ps->p);
+			if (!tn) {
+				ps->p = save;
+				return NULL;
+			}
+			snprintf(words, sizeof(words), "%.*s %.*s", (int)kn, kw, (int)tn, ps->p);
+			ps->p += tn;
+			skip(ps);
+			base_done = 1;
+			continue;
+		}
+		if (base_done)
+			break;
+		if (is_kw(ps->p, n)) {
+			size_t l = strlen(words);
+
+			snprintf(words + l, sizeof(words) - l, "%s%.*s", l ? " " : "", (int)n, ps->p);
+			ps->p += n;
+			skip(ps);
+			continue;
+		}
+		if (words[0])
+			break;
+		/* a typedef name, unless a variable has that name */
+		{
+			char name[256];
+			val_t *tmp = NULL;
+
+			snprintf(name, sizeof(name), "%.*s", (int)n, ps->p);
+			ptd_clear_error();
+			if (ptd__lookup_var(ps->v, name, &tmp) == 0) {
+				ptd_value_free(tmp);
+				ps->p = save;
+				return NULL;
+			}
+			ptd_clear_error();
+			t = ptd__vt_lookup(ps->v, name);
+			if (!t) {
+				ps->p = save;
+				return NULL;
+			}
+			ps->p += n;
+			skip(ps);
+			base_done = 2;
+		}
+	}
+	if (!t && words[0]) {
+		/* "unsigned" alone, "long unsigned int": normalise the order */
+		t = ptd__vt_lookup(ps->v, words);
+		if (!t && !strncmp(words, "long unsigned", 13))
+			t = ptd__vt_lookup(ps->v, "unsigned long");
+		if (!t && !strncmp(words, "short unsigned", 14))
+			t = ptd__vt_lookup(ps->v, "unsigned short");
+		if (!t && !strcmp(words, "long long int"))
+			t = ptd__vt_lookup(ps->v, "long long");
+		if (!t && !strcmp(words, "short int"))
+			t = ptd__vt_lookup(ps->v, "short");
+		if (!t && !strncmp(words, "struct ", 7)) {
+			fail(ps, -ptde_invalid, "No struct type named %s.", words + 7);
+			return NULL;
+		}
+		if (!t && !strncmp(words, "union ", 6)) {
+			fail(ps, -ptde_invalid, "No union type named %s.", words + 6);
+			return NULL;
+		}
+		if (!t && !strncmp(words, "enum ", 5)) {
+			fail(ps, -ptde_invalid, "No enum type named %s.", words + 5);
+			return NULL;
+		}
+		if (!t) {
+			ps->p = save;
+			return NULL;
+		}
+	}
+	if (!t) {
+		ps->p = save;
+		return NULL;
+	}
+	if (qual_const) {
+		struct vtype *q = ptd__vt_new(ps->v, VT_QUAL, "const", ptd__vt_size(t));
+
+		if (q)
+			q->target = t;
+		t = q;
+	}
+	while (t && *ps->p == '*') {
+		t = ptd__vt_ptr(ps->v, t);
+		ps->p++;
+		skip(ps);
+	}
+	/* int [4] */
+	while (t && *ps->p == '[') {
+		char *end;
+		long long cnt = strtoll(ps->p + 1, &end, 0);
+
+		if (*end != ']')
+			break;
+		t = ptd__vt_array(ps->v, t, cnt);
+		ps->p = end + 1;
+		skip(ps);
+	}
+	return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* Primaries                                                            */
+
+static int parse_escape(const char **pp)
+{
+	const char *p = *pp;
+	int c;
+
+	if (*p != '\\') {
+		*pp = p + 1;
+		return (unsigned char)*p;
+	}
+	p++;
+	switch (*p) {
+	case 'n': c = '\n'; p++; break;
+	case 't': c = '\t'; p++; break;
+	case 'r': c = '\r'; p++; break;
+	case 'a': c = '\a'; p++; break;
+	case 'b': c = '\b'; p++; break;
+	case 'f': c = '\f'; p++; break;
+	case 'v': c = '\v'; p++; break;
+	case 'e': c = 033; p++; break;
+	case 'x':
+		p++;
+		c = (int)strtol(p, (char **)&p, 16);
+		break;
+	default:
+		if (*p >= '0' && *p <= '7') {
+			int n = 0;
+
+			c = 0;
+			while (n < 3 && *p >= '0' && *p <= '7') {
+				c = c * 8 + (*p - '0');
+				p++;
+				n++;
+			}
+		} else {
+			c = (unsigned char)*p;
+			if (*p)
+				p++;
+		}
+	}
+	*pp = p;
+	return c & 0xff;
+}
+
+static val_t *parse_number(struct parser *ps)
+{
+	struct ptd_values *v = ps->v;
+	const char *s = ps->p;
+	char *end;
+	int is_float = 0;
+	uint64_t x;
+	int uns = 0, lng = 0, base = 10;
+
+	/* a float if a '.' or exponent comes before a non-digit */
+	{
+		const char *q = s;
+
+		if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+			;
+		else {
+			while (isdigit((unsigned char)*q))
+				q++;
+			if (*q == '.' || *q == 'e' || *q == 'E')
+				is_float = 1;
+		}
+	}
+	if (is_float) {
+		double d = strtod(s, &end);
+		struct vtype *t = v->t_double;
+
+		if (*end == 'f' || *end == 'F') {
+			t = v->t_float;
+			end++;
+		} else if (*end == 'l' || *end == 'L') {
+			end++;
+		}
+		if (isalnum((unsigned char)*end) || *end == '_' || *end == '.')
+			return fail(ps, -ptde_invalid, "Invalid number \"%s\".", s);
+		ps->p = end;
+		return mk_float(ps, t, d);
+	}
+	errno = 0;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		base = 16;
+	else if (s[0] == '0' && isdigit((unsigned char)s[1]))
+		base = 8;
+	x = strtoull(s, &end, 0);
+	if (errno)
+		return fail(ps, -ptde_invalid, "Numeric constant too large.%s", "");
+	for (;;) {
+		if (*end == 'u' || *end == 'U')
+			uns = 1;
+		else if (*end == 'l' || *end == 'L')
+			lng = 1;
+		else
+			break;
+		end++;
+	}
+	if (isalnum((unsigned char)*end) || *end == '_') {
+		char tok[64];
+		size_t n = 0;
+
+		while (n < sizeof(tok) - 1 && (isalnum((unsigned char)s[n]) || s[n] == '_'))
+			tok[n] = s[n], n++;
+		tok[n] = '\0';
+		return fail(ps, -ptde_invalid, "Invalid number \"%s\".", tok);
+	}
+	ps->p = end;
+	if (!lng && !uns && x <= 0x7fffffff)
+		return mk_int(ps, v->t_int, x);
+	if (!lng && (uns || base != 10) && x <= 0xffffffffull)
+		return mk_int(ps, v->t_uint, x);
+	if (!uns && x <= 0x7fffffffffffffffull)
+		return mk_int(ps, v->t_long, x);
+	return mk_int(ps, v->t_ulong, x);
+}
+
+static val_t *history(struct parser *ps)
+{
+	struct ptd_values *v = ps->v;
+	const char *p = ps->p + 1; /* after '$' */
+	long idx;
+	int back = 0;
+
+	if (*p == '$') {
+		p++;
+		back = 1;
+		if (isdigit((unsigned char)*p)) {
+			back = (int)strtol(p, (char **)&p, 10);
+			idx = v->nhist - back;
+		} else {
+			idx = v->nhist - 1;
+		}
+	} else if (isdigit((unsigned char)*p)) {
+		idx = strtol(p, (char **)&p, 10);
+		if (idx == 0)
+			idx = v->nhist;
+	} else {
+		idx = v->nhist;
+	}
+	ps->p = p;
+	if (!v->nhist && idx <= 0) {
+		val_t *r = ptd__val_new(v->t_void);
+
+		return r ? r : oom(ps);
+	}
+	if (idx <= 0 || idx > v->nhist) {
+		char msg[32];
+
+		if (idx > v->nhist) {
+			snprintf(msg, sizeof(msg), "%ld", idx);
+			return fail(ps, -ptde_notfound, "History has not yet reached $%s.", msg);
+		}
+		snprintf(msg, sizeof(msg), "%d", back);
+		return fail(ps, -ptde_notfound, "History does not go back to $$%s.", msg);
+	}
+	{
+		val_t *r = ptd__val_copy(v->hist[idx - 1]);
+
+		return r ? r : oom(ps);
+	}
+}
+
+static val_t *parse_primary(struct parser *ps)
+{
+	struct ptd_values *v = ps->v;
+	val_t *r = NULL;
+	size_t n;
+
+	skip(ps);
+	if (*ps->p == '(') {
+		ps->p++;
+		r = parse_comma(ps);
+		if (!r)
+			return NULL;
+		skip(ps);
+		if (*ps->p != ')') {
+			ptd_value_free(r);
+			return syntax(ps);
+		}
+		ps->p++;
+		return r;
+	}
+	if (isdigit((unsigned char)*ps->p) || (*ps->p == '.' && isdigit((unsigned char)ps->p[1])))
+		return parse_number(ps);
+	if (*ps->p == '\'') {
+		const char *p = ps->p + 1;
+		int c;
+
+		if (*p == '\'' || !*p)
+			return fail(ps, -ptde_invalid, "Unmatched single quote.%s", "");
+		c = parse_escape(&p);
+		if (*p != '\'')
+			return fail(ps, -ptde_invalid, "Unmatched single quote.%s", "");
+		ps->p = p + 1;
+		return mk_int(ps, v->t_char, (uint64_t)(int64_t)(int8_t)c);
+	}
+	if (*ps->p == '"') {
+		const char *p = ps->p + 1;
+		uint8_t buf[1024];
+		size_t len = 0;
+
+		while (*p && *p != '"' && len < sizeof(buf) - 1)
+			buf[len++] = (uint8_t)parse_escape(&p);
+		if (*p != '"')
+			return fail(ps, -ptde_invalid, "Unterminated string in expression.%s", "");
+		ps->p = p + 1;
+		buf[len++] = 0;
+		r = ptd__val_new(ptd__vt_array(v, v->t_char, (int64_t)len));
+		if (!r)
+			return oom(ps);
+		memcpy(r->buf, buf, len);
+		return r;
+	}
+	if (*ps->p == '$') {
+		const char *p = ps->p + 1;
+		char name[64];
+
+		if (!*p || *p == '$' || isdigit((unsigned char)*p) ||
+		    !(isalpha((unsigned char)*p) || *p == '_'))
+			return history(ps);
+		n = ident_len(p);
+		if (n >= sizeof(name))
+			n = sizeof(name) - 1;
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		ps->p = p + ident_len(p);
+		ptd_clear_error();
+		if (ptd__reg_value(v, name, &r) < 0) {
+			if (ps->v->has_regs || strcmp(ptd_last_error(-ptde_notfound), "No registers.")) {
+				/* unknown $names are void convenience variables */
+				if (!strncmp(ptd_last_error(-ptde_notfound), "Invalid register", 16)) {
+					r = ptd__val_new(v->t_void);
+					return r ? r : oom(ps);
+				}
+			}
+			if (!ps->rc)
+				ps->rc = -ptde_notfound;
+			return NULL;
+		}
+		return r;
+	}
+	n = ident_len(ps->p);
+	if (n) {
+		char name[256];
+
+		if (n == 6 && !strncmp(ps->p, "sizeof", 6)) {
+			struct vtype *t = NULL;
+
+			ps->p += 6;
+			skip(ps);
+			if (*ps->p == '(') {
+				const char *save = ps->p;
+
+				ps->p++;
+				t = try_type(ps);
+				if (ps->rc)
+					return NULL;
+				skip(ps);
+				if (t && *ps->p == ')')
+					ps->p++;
+				else {
+					t = NULL;
+					ps->p = save;
+				}
+			}
+			if (!t) {
+				val_t *x = parse_unary(ps);
+
+				if (!x)
+					return NULL;
+				t = x->type;
+				ptd_value_free(x);
+			}
+			return mk_int(ps, v->t_int, ptd__vt_size(t)); /* gdb's C sizeof is int */
+		}
+		if (n >= sizeof(name))
+			return fail(ps, -ptde_invalid, "name too long%s", "");
+		snprintf(name, sizeof(name), "%.*s", (int)n, ps->p);
+		ps->p += n;
+		ptd_clear_error();
+		if (ptd__lookup_var(v, name, &r) < 0) {
+			if (!ps->rc)
+				ps->rc = -ptde_notfound;
+			return NULL;
+		}
+		return r;
+	}
+	return syntax(ps);
+}
+
+static val_t *member(struct parser *ps, val_t *x, const char *name)
+{
+	struct vtype *s = S(x);
+	val_t *r;
+	int i;
+
+	if (s->kind != VT_STRUCT && s->kind != VT_UNION) {
+		char *tn = ptd__vt_name(x->type, "");
+
+		fail(ps, -ptde_invalid, "Attempt to extract a component of a value that is not a structure%s.",
+		     "");
+		free(tn);
+		return NULL;
+	}
+	for (i = 0; i < s->nmembers; i++)
+		if (s->members[i].name && !strcmp(s->members[i].name, name))
+			break;
+	if (i == s->nmembers)
+		return fail(ps, -ptde_notfound, "There is no member named %s.", name);
+	r = ptd__val_new(s->members[i].type);
+	if (!r)
+		return oom(ps);
+	if (x->lval == LV_MEM && x->lazy) {
+		r->lval = LV_MEM;
+		r->addr = x->addr + s->members[i].off;
+		r->lazy = 1;
+		r->bit_size = s->members[i].bit_size;
+		r->bit_off = s->members[i].bit_off;
+		return r;
+	}
+	if (fetch(ps, x) < 0) {
+		ptd_value_free(r);
+		return NULL;
+	}
+	if (s->members[i].off + (s->members[i].bit_size ? (uint64_t)(s->members[i].bit_off +
+								   s->members[i].bit_size + 7) / 8
+							 : ptd__vt_size(r->type)) > ptd__vt_size(x->type)) {
+		/* DWARF is untrusted: a member outside its struct */
+		ptd_value_free(r);
+		return fail(ps, -ptde_bad_trace, "member %s lies outside its struct", name);
+	}
+	if (s->members[i].bit_size) {
+		uint64_t raw = 0;
+		size_t nb = (size_t)(s->members[i].bit_off + s->members[i].bit_size + 7) / 8;
+
+		memcpy(&raw, x->buf + s->members[i].off, nb > 8 ? 8 : nb);
+		raw >>= s->members[i].bit_off;
+		if (s->members[i].bit_size < 64)
+			raw &= (1ull << s->members[i].bit_size) - 1;
+		memcpy(r->buf, &raw, ptd__vt_size(r->type) < 8 ? ptd__vt_size(r->type) : 8);
+	} else {
+		memcpy(r->buf, x->buf + s->members[i].off, ptd__vt_size(r->type));
+	}
+	if (x->lval == LV_MEM) {
+		r->lval = LV_MEM;
+		r->addr = x->addr + s->members[i].off;
+		r->bit_size = s->members[i].bit_size;
+		r->bit_off = s->members[i].bit_off;
+	}
+	return r;
+}
+
+static val_t *deref(struct parser *ps, val_t *x)
+{
+	struct vtype *s;
+	val_t *r;
+
+	x = decay(ps, x);
+	if (!x)
+		return NULL;
+	s = S(x);
+	if (is_int(s) && s->size >= 4 && s->kind == VT_INT) {
+		/* gdb: *INTEGER is the int at that address */
+		if (fetch(ps, x) < 0) {
+			ptd_value_free(x);
+			return NULL;
+		}
+		r = ptd__val_new(ps->v->t_int);
+		if (!r) {
+			ptd_value_free(x);
+			return oom(ps);
+		}
+		r->lval = LV_MEM;
+		r->addr = (uint64_t)as_i64(x);
+		r->lazy = 1;
+		ptd_value_free(x);
+		return r;
+	}
+	if (s->kind != VT_PTR) {
+		ptd_value_free(x);
+		return fail(ps, -ptde_invalid, "Attempt to take contents of a non-pointer value.%s", "");
+	}
+	if (fetch(ps, x) < 0) {
+		ptd_value_free(x);
+		return NULL;
+	}
+	if (!s->target || ptd__vt_strip(s->target)->kind == VT_VOID) {
+		ptd_value_free(x);
+		return fail(ps, -ptde_invalid, "Attempt to take contents of a non-pointer value.%s", "");
+	}
+	if (ptd__vt_size(s->target) > VAL_MAX_SIZE) {
+		ptd_value_free(x);
+		return fail(ps, -ptde_invalid, "value is larger than max-value-size%s", "");
+	}
+	r = ptd__val_new(s->target);
+	if (!r) {
+		ptd_value_free(x);
+		return oom(ps);
+	}
+	r->lval = LV_MEM;
+	r->addr = ptd__bits(x->buf, 8, 0);
+	r->lazy = ptd__vt_strip(s->target)->kind != VT_FUNC;
+	ptd_value_free(x);
+	return r;
+}
+
+static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b);
+
+static val_t *parse_postfix(struct parser *ps)
+{
+	val_t *x = parse_primary(ps);
+
+	while (x) {
+		skip(ps);
+		if (*ps->p == '[') {
+			val_t *i, *sum;
+
+			ps->p++;
+			i = parse_comma(ps);
+			skip(ps);
+			if (!i || *ps->p != ']') {
+				ptd_value_free(x);
+				ptd_value_free(i);
+				return ps->rc ? NULL : syntax(ps);
+			}
+			ps->p++;
+			{
+				struct vtype *s = S(x);
+
+				if (s->kind == VT_ARRAY && x->lval != LV_MEM) {
+					/* an array in the history: index its bytes */
+					int64_t k;
+					val_t *r;
+
+					if (fetch(ps, i) < 0) {
+						ptd_value_free(x);
+						ptd_value_free(i);
+						return NULL;
+					}
+					k = as_i64(i);
+					ptd_value_free(i);
+					if (k < 0 || (s->count >= 0 && k >= s->count)) {
+						ptd_value_free(x);
+						return fail(ps, -ptde_invalid, "no such vector element%s", "");
+					}
+					r = ptd__val_new(s->target);
+					if (r)
+						memcpy(r->buf, x->buf + (uint64_t)k * ptd__vt_size(s->target),
+						       ptd__vt_size(s->target));
+					ptd_value_free(x);
+					x = r ? r : oom(ps);
+					continue;
+				}
+				if (s->kind != VT_ARRAY && s->kind != VT_PTR &&
+				    !(S(i)->kind == VT_ARRAY || S(i)->kind == VT_PTR)) {
+					char *tn = ptd__vt_name(x->type, "");
+
+					fail(ps, -ptde_invalid, "cannot subscript something of type `%s'",
+					     tn ? tn : "?");
+					free(tn);
+					ptd_value_free(x);
+					ptd_value_free(i);
+					return NULL;
+				}
+			}
+			sum = binary(ps, "+", x, i);
+			x = sum ? deref(ps, sum) : NULL;
+		} else if (*ps->p == '.' || (ps->p[0] == '-' && ps->p[1] == '>')) {
+			int arrow = *ps->p == '-';
+			size_t n;
+			char name[256];
+
+			ps->p += arrow ? 2 : 1;
+			skip(ps);
+			n = ident_len(ps->p);
+			if (!n || n >= sizeof(name)) {
+				ptd_value_free(x);
+				return syntax(ps);
+			}
+			snprintf(name, sizeof(name), "%.*s", (int)n, ps->p);
+			ps->p += n;
+			if (S(x)->kind == VT_PTR) {
+				x = deref(ps, x);
+				if (!x)
+					return NULL;
+			} else if (arrow) {
+				char *tn = ptd__vt_name(x->type, "");
+
+				fail(ps, -ptde_invalid,
+				     "The -> operator cannot be applied to a value of type `%s'.", tn ? tn : "?");
+				free(tn);
+				ptd_value_free(x);
+				return NULL;
+			}
+			{
+				val_t *m = member(ps, x, name);
+
+				ptd_value_free(x);
+				x = m;
+			}
+		} else if (*ps->p == '(') {
+			ptd_value_free(x);
+			return fail(ps, -ptde_unsupported,
+				    "cannot call functions in the program: ptdbg does not run code in it%s",
+				    "");
+		} else if ((ps->p[0] == '+' && ps->p[1] == '+') || (ps->p[0] == '-' && ps->p[1] == '-')) {
+			ptd_value_free(x);
+			return fail(ps, -ptde_unsupported, "the ++ and -- operators are not supported%s", "");
+		} else {
+			break;
+		}
+	}
+	return x;
+}
+
+static val_t *parse_unary(struct parser *ps)
+{
+	struct ptd_values *v = ps->v;
+	val_t *x, *r;
+	char c;
+
+	skip(ps);
+	if (++ps->depth > MAX_DEPTH) {
+		ps->depth--;
+		return fail(ps, -ptde_invalid, "Expression nested too deeply.%s", "");
+	}
+	c = *ps->p;
+	if (c == '(') {
+		const char *save = ps->p;
+		struct vtype *t;
+
+		ps->p++;
+		t = try_type(ps);
+		if (ps->rc) {
+			ps->depth--;
+			return NULL;
+		}
+		skip(ps);
+		if (t && *ps->p == ')') {
+			ps->p++;
+			x = parse_unary(ps);
+			if (x) {
+				x = decay(ps, x);
+				if (x && fetch(ps, x) == 0)
+					r = convert(ps, x, t);
+				else
+					r = NULL;
+				ptd_value_free(x);
+				x = r;
+			}
+			ps->depth--;
+			return x;
+		}
+		ps->p = save;
+	}
+	if ((c == '-' || c == '+') && ps->p[1] != c) {
+		ps->p++;
+		x = parse_unary(ps);
+		if (x && fetch(ps, x) == 0) {
+			struct vtype *s = S(x);
+
+			if (!is_arith(s)) {
+				ptd_value_free(x);
+				x = fail(ps, -ptde_invalid, "Argument to arithmetic operation not a number or boolean.%s", "");
+			} else if (c == '-') {
+				if (s->kind == VT_FLOAT)
+					r = mk_float(ps, s, -as_double(x));
+				else
+					r = mk_int(ps, promote(v, s), 0 - (uint64_t)as_i64(x));
+				ptd_value_free(x);
+				x = r;
+			} else if (s->kind != VT_FLOAT) {
+				r = mk_int(ps, promote(v, s), (uint64_t)as_i64(x));
+				ptd_value_free(x);
+				x = r;
+			}
+		} else if (x) {
+			ptd_value_free(x);
+			x = NULL;
+		}
+		ps->depth--;
+		return x;
+	}
+	if (c == '!' || c == '~') {
+		ps->p++;
+		x = decay(ps, parse_unary(ps));
+		if (x && fetch(ps, x) == 0) {
+			struct vtype *s = S(x);
+
+			if (c == '!')
+				r = mk_int(ps, v->t_int,
+					   s->kind == VT_FLOAT ? as_double(x) == 0 : as_i64(x) == 0);
+			else if (!is_int(s))
+				r = fail(ps, -ptde_invalid, "Argument to complement operation not an integer, boolean.%s", "");
+			else
+				r = mk_int(ps, promote(v, s), ~(uint64_t)as_i64(x));
+			ptd_value_free(x);
+			x = r;
+		} else if (x) {
+			ptd_value_free(x);
+			x = NULL;
+		}
+		ps->depth--;
+		return x;
+	}
+	if (c == '*') {
+		ps->p++;
+		x = parse_unary(ps);
+		ps->depth--;
+		return x ? deref(ps, x) : NULL;
+	}
+	if (c == '&' && ps->p[1] != '&') {
+		ps->p++;
+		x = parse_unary(ps);
+		ps->depth--;
+		if (!x)
+			return NULL;
+		if (x->lval != LV_MEM || x->bit_size) {
+			ptd_value_free(x);
+			return fail(ps, -ptde_invalid,
+				    "Attempt to take address of value not located in memory.%s", "");
+		}
+		r = mk_int(ps, ptd__vt_ptr(v, x->type), x->addr);
+		ptd_value_free(x);
+		return r;
+	}
+	x = parse_postfix(ps);
+	ps->depth--;
+	return x;
+}
+
+/* ------------------------------------------------------------------ */
+/* Binary operators                                                     */
+
+static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
+{
+	struct ptd_values *v = ps->v;
+	struct vtype *sa, *sb, *rt;
+	val_t *r = NULL;
+	int cmp = !strcmp(op, "==") || !strcmp(op, "!=") || !strcmp(op, "<") ||
+		  !strcmp(op, ">") || !strcmp(op, "<=") || !strcmp(op, ">=");
+
+	if (!strcmp(op, "@")) {
+		/* gdb's artificial array: @b elements of a's type from a on */
+		int64_t cnt;
+
+		if (!b || fetch(ps, b) < 0)
+			goto out;
+		if (a->lval != LV_MEM || a->bit_size) {
+			r = fail(ps, -ptde_invalid, "Only values in memory can be extended with '@'.%s", "");
+			goto out;
+		}
+		if (!is_int(S(b)) || (cnt = as_i64(b)) <= 0) {
+			char num[32];
+
+			snprintf(num, sizeof(num), "%lld", is_int(S(b)) ? (long long)as_i64(b) : 0LL);
+			r = fail(ps, -ptde_invalid, "Invalid number %s of repetitions.", num);
+			goto out;
+		}
+		if ((uint64_t)cnt > VAL_MAX_SIZE || (uint64_t)cnt * ptd__vt_size(a->type) > VAL_MAX_SIZE) {
+			char num[32];
+
+			snprintf(num, sizeof(num), "%llu",
+				 (unsigned long long)cnt * (unsigned long long)ptd__vt_size(a->type));
+			r = fail(ps, -ptde_invalid,
+				 "value requires %s bytes, which is more than max-value-size", num);
+			goto out;
+		}
+		r = ptd__val_new(ptd__vt_array(v, a->type, cnt));
+		if (!r) {
+			r = oom(ps);
+			goto out;
+		}
+		r->lval = LV_MEM;
+		r->addr = a->addr;
+		r->lazy = 1;
+		goto out;
+	}
+	a = decay(ps, a);
+	b = decay(ps, b);
+	if (!a || !b || fetch(ps, a) < 0 || fetch(ps, b) < 0)
+		goto out;
+	sa = S(a);
+	sb = S(b);
+	if (!strcmp(op, "&&") || !strcmp(op, "||")) {
+		int x = sa->kind == VT_FLOAT ? as_double(a) != 0 : as_i64(a) != 0;
+		int y = sb->kind == VT_FLOAT ? as_double(b) != 0 : as_i64(b) != 0;
+
+		r = mk_int(ps, v->t_int, op[0] == '&' ? (x && y) : (x || y));
+		goto out;
+	}
+	/* pointer arithmetic */
+	if (sa->kind == VT_PTR || sb->kind == VT_PTR) {
+		uint64_t pa = (uint64_t)as_i64(a), pb = (uint64_t)as_i64(b);
+
+		if (cmp) {
+			int res = !strcmp(op, "==") ? pa == pb : !strcmp(op, "!=") ? pa != pb
+				: !strcmp(op, "<") ? pa < pb : !strcmp(op, ">") ? pa > pb
+				: !strcmp(op, "<=") ? pa <= pb : pa >= pb;
+
+			r = mk_int(ps, v->t_int, (uint64_t)res);
+			goto out;
+		}
+		if (sa->kind == VT_PTR && sb->kind == VT_PTR && !strcmp(op, "-")) {
+			uint64_t esz = ptd__vt_size(sa->target);
+
+			if (!esz)
+				esz = 1;
+			r = mk_int(ps, v->t_long, (uint64_t)(((int64_t)(pa - pb)) / (int64_t)esz));
+			goto out;
+		}
+		if ((op[0] == '+' || op[0] == '-') && !op[1]) {
+			val_t *p = sa->kind == VT_PTR ? a : b, *i = sa->kind == VT_PTR ? b : a;
+			struct vtype *ps_t = S(p);
+			uint64_t esz = ptd__vt_size(ps_t->target);
+
+			if (!is_int(S(i)) || (op[0] == '-' && p == b)) {
+				r = fail(ps, -ptde_invalid, "Argument to arithmetic operation not a number or boolean.%s", "");
+				goto out;
+			}
+			if (!esz || ptd__vt_strip(ps_t->target)->kind == VT_VOID)
+				esz = 1;
+			r = mk_int(ps, p->type,
+				   (uint64_t)as_i64(p) + (op[0] == '+' ? 1 : -1) * (uint64_t)as_i64(i) * esz);
+			goto out;
+		}
+		r = fail(ps, -ptde_invalid, "Argument to arithmetic operation not a number or boolean.%s", "");
+		goto out;
+	}
+	if (!is_arith(sa) || !is_arith(sb)) {
+		if (cmp && sa->kind == sb->kind && (sa->kind == VT_STRUCT))
+			r = fail(ps, -ptde_invalid, "Argument to comparison operation not a number, boolean or pointer.%s", "");
+		else
+			r = fail(ps, -ptde_invalid, "Argument to arithmetic operation not a number or boolean.%s", "");
+		goto out;
+	}
+	rt = arith_type(v, sa, sb);
+	if (!strcmp(op, "<<") || !strcmp(op, ">>"))
+		rt = promote(v, sa);
+	if (rt->kind == VT_FLOAT) {
+		double x = as_double(a), y = as_double(b), z;
+
+		if (cmp) {
+			int res = !strcmp(op, "==") ? x == y : !strcmp(op, "!=") ? x != y
+				: !strcmp(op, "<") ? x < y : !strcmp(op, ">") ? x > y
+				: !strcmp(op, "<=") ? x <= y : x >= y;
+
+			r = mk_int(ps, v->t_int, (uint64_t)res);
+			goto out;
+		}
+		switch (op[0]) {
+		case '+': z = x + y; break;
+		case '-': z = x - y; break;
+		case '*': z = x * y; break;
+		case '/': z = x / y; break;
+		default:
+			r = fail(ps, -ptde_invalid, "Integer only operation %s.", op);
+			goto out;
+		}
+		r = mk_float(ps, rt, z);
+		goto out;
+	}
+	{
+		int sgn = rt->is_signed;
+		uint64_t x = (uint64_t)as_i64(a), y = (uint64_t)as_i64(b), z = 0;
+		int64_t sx, sy;
+
+		if (rt->size == 4) {
+			x = sgn ? (uint64_t)(int64_t)(int32_t)x : (uint32_t)x;
+			y = sgn ? (uint64_t)(int64_t)(int32_t)y : (uint32_t)y;
+		}
+		sx = (int64_t)x;
+		sy = (int64_t)y;
+		if (cmp) {
+			int res = !strcmp(op, "==") ? x == y : !strcmp(op, "!=") ? x != y
+				: !strcmp(op, "<") ? (sgn ? sx < sy : x < y)
+				: !strcmp(op, ">") ? (sgn ? sx > sy : x > y)
+				: !strcmp(op, "<=") ? (sgn ? sx <= sy : x <= y)
+				: (sgn ? sx >= sy : x >= y);
+
+			r = mk_int(ps, v->t_int, (uint64_t)res);
+			goto out;
+		}
+		if (!strcmp(op, "+"))
+			z = x + y;
+		else if (!strcmp(op, "-"))
+			z = x - y;
+		else if (!strcmp(op, "*"))
+			z = x * y;
+		else if (!strcmp(op, "/") || !strcmp(op, "%")) {
+			if (!y) {
+				r = fail(ps, -ptde_invalid, "Division by zero%s", "");
+				goto out;
+			}
+			if (sgn && sy == -1)
+				z = op[0] == '/' ? (uint64_t)0 - x : 0;
+			else if (sgn)
+				z = op[0] == '/' ? (uint64_t)(sx / sy) : (uint64_t)(sx % sy);
+			else
+				z = op[0] == '/' ? x / y : x % y;
+		} else if (!strcmp(op, "<<"))
+			z = y >= 64 ? 0 : x << y;
+		else if (!strcmp(op, ">>"))
+			z = y >= 64 ? (sgn && sx < 0 ? ~0ull : 0) : (sgn ? (uint64_t)(sx >> y) : x >> y);
+		else if (!strcmp(op, "&"))
+			z = x & y;
+		else if (!strcmp(op, "|"))
+			z = x | y;
+		else if (!strcmp(op, "^"))
+			z = x ^ y;
+		r = mk_int(ps, rt, z);
+	}
+out:
+	ptd_value_free(a);
+	ptd_value_free(b);
+	return r;
+}
+
+struct binop {
+	const char *tok;
+	int prec;
+};
+
+static const struct binop binops[] = {
+	{ "||", 1 }, { "&&", 2 }, { "==", 6 }, { "!=", 6 }, { "<=", 7 }, { ">=", 7 },
+	{ "<<", 8 }, { ">>", 8 }, { "|", 3 }, { "^", 4 }, { "&", 5 }, { "<", 7 },
+	{ ">", 7 }, { "@", 9 }, { "+", 10 }, { "-", 10 }, { "*", 11 }, { "/", 11 }, { "%", 11 },
+};
+
+static const struct binop *peek_op(struct parser *ps)
+{
+	skip(ps);
+	for (size_t i = 0; i < sizeof(binops) / sizeof(binops[0]); i++) {
+		size_t n = strlen(binops[i].tok);
+
+		if (strncmp(ps->p, binops[i].tok, n))
+			continue;
+		/* "a = b" is not "a == b"; "<<=" and friends are assignments */
+		if (ps->p[n] == '=' && strcmp(binops[i].tok, "==") && strcmp(binops[i].tok, "!=") &&
+		    strcmp(binops[i].tok, "<=") && strcmp(binops[i].tok, ">="))
+			return NULL;
+		return &binops[i];
+	}
+	return NULL;
+}
+
+static val_t *parse_binary(struct parser *ps, int minprec)
+{
+	val_t *lhs = parse_unary(ps), *rhs;
+	const struct binop *op;
+
+	while (lhs && (op = peek_op(ps)) && op->prec > minprec) {
+		ps->p += strlen(op->tok);
+		if (++ps->depth > MAX_DEPTH) {
+			ps->depth--;
+			ptd_value_free(lhs);
+			return fail(ps, -ptde_invalid, "Expression nested too deeply.%s", "");
+		}
+		rhs = parse_binary(ps, op->prec);
+		ps->depth--;
+		if (!rhs) {
+			ptd_value_free(lhs);
+			return NULL;
+		}
+		lhs = binary(ps, op->tok, lhs, rhs);
+	}
+	return lhs;
+}
+
+static val_t *parse_cond(struct parser *ps)
+{
+	val_t *c = parse_binary(ps, 0), *a, *b;
+	int t;
+
+	skip(ps);
+	if (!c || *ps->p != '?')
+		return c;
+	ps->p++;
+	c = decay(ps, c);
+	if (!c || fetch(ps, c) < 0) {
+		ptd_value_free(c);
+		return NULL;
+	}
+	t = S(c)->kind == VT_FLOAT ? as_double(c) != 0 : as_i64(c) != 0;
+	ptd_value_free(c);
+	a = parse_comma(ps);
+	skip(ps);
+	if (!a || *ps->p != ':') {
+		ptd_value_free(a);
+		return ps->rc ? NULL : syntax(ps);
+	}
+	ps->p++;
+	b = parse_cond(ps);
+	if (!b) {
+		ptd_value_free(a);
+		return NULL;
+	}
+	if (t) {
+		ptd_value_free(b);
+		return a;
+	}
+	ptd_value_free(a);
+	return b;
+}
+
+/* lhs = rhs: writes the converted value to memory or a register. */
+static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
+{
+	struct ptd_values *v = ps->v;
+	val_t *nv;
+	uint64_t sz = ptd__vt_size(lhs->type);
+	int rc = 0;
+
+	if (!v->write && !v->set_reg) {
+		ptd_value_free(lhs);
+		ptd_value_free(rhs);
+		return fail(ps, -ptde_unsupported,
+			    "cannot write memory: the program is not running live here "
+			    "(the recorded past and loaded traces are read-only)%s", "");
+	}
+	if (lhs->lval == LV_NONE) {
+		ptd_value_free(lhs);
+		ptd_value_free(rhs);
+		return fail(ps, -ptde_invalid, "Left operand of assignment is not an lvalue.%s", "");
+	}
+	rhs = decay(ps, rhs);
+	if (!rhs || fetch(ps, rhs) < 0) {
+		ptd_value_free(lhs);
+		ptd_value_free(rhs);
+		return NULL;
+	}
+	nv = convert(ps, rhs, lhs->type);
+	ptd_value_free(rhs);
+	if (!nv) {
+		ptd_value_free(lhs);
+		return NULL;
+	}
+	if (lhs->lval == LV_MEM) {
+		if (!v->write) {
+			rc = ptd__err(-ptde_unsupported,
+				      "cannot write memory: the program is not running live here "
+				      "(the recorded past and loaded traces are read-only)");
+		} else if (lhs->bit_size) {
+			uint64_t word = 0, mask;
+			size_t nb = (size_t)(lhs->bit_off + lhs->bit_size + 7) / 8, x;
+
+			if (nb > 8)
+				nb = 8;
+			rc = ptd__mem_read(v, lhs->addr, &word, nb);
+			if (rc == 0) {
+				mask = (lhs->bit_size < 64 ? (1ull << lhs->bit_size) - 1 : ~0ull) << lhs->bit_off;
+				x = (size_t)ptd__bits(nv->buf, sz, 0);
+				if (lhs->bit_size < 64 && (x >> lhs->bit_size) &&
+				    ~(uint64_t)x >> (lhs->bit_size - 1))
+					snprintf(v->warning, sizeof(v->warning),
+						 "Value does not fit in %d bits.", lhs->bit_size);
+				word = (word & ~mask) | (((uint64_t)x << lhs->bit_off) & mask);
+				if (v->write(v->ctx, lhs->addr, &word, nb) != (long)nb)
+					rc = ptd__err(-ptde_nomap, "Cannot access memory at address 0x%llx",
+						      (unsigned long long)lhs->addr);
+				/* the value as stored, truncated to the field */
+				x = (size_t)((word & mask) >> lhs->bit_off);
+				memset(nv->buf, 0, sz);
+				memcpy(nv->buf, &x, sz < 8 ? sz : 8);
+			}
+		} else if (v->write(v->ctx, lhs->addr, nv->buf, sz) != (long)sz) {
+			rc = ptd__err(-ptde_nomap, "Cannot access memory at address 0x%llx",
+				      (unsigned long long)lhs->addr);
+		}
+	} else {
+		uint64_t x = ptd__bits(nv->buf, sz, 0);
+
+		if (lhs->unavailable || lhs->not_saved)
+			rc = ptd__err(-ptde_unsupported, "value is not available");
+		else
+			rc = ptd__reg_write(v, lhs->regno, x);
+		if (rc == 0 && lhs->regno >= 0 && lhs->regno < NDREGS) {
+			v->frame.regs[lhs->regno] = x;
+			if (v->frame.level == 0)
+				v->frame0.regs[lhs->regno] = x;
+		}
+	}
+	if (rc < 0) {
+		if (!ps->rc)
+			ps->rc = rc;
+		ptd_value_free(lhs);
+		ptd_value_free(nv);
+		return NULL;
+	}
+	nv->lval = lhs->lval;
+	nv->addr = lhs->addr;
+	nv->regno = lhs->regno;
+	ptd_value_free(lhs);
+	return nv;
+}
+
+static val_t *parse_assign(struct parser *ps)
+{
+	val_t *lhs = parse_cond(ps), *rhs;
+	static const char *const ops[] = { "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+					   "<<=", ">>=", NULL };
+
+	skip(ps);
+	if (!lhs)
+		return NULL;
+	if (ps->p[0] == '=' && ps->p[1] != '=') {
+		ps->p++;
+		rhs = parse_assign(ps);
+		if (!rhs) {
+			ptd_value_free(lhs);
+			return NULL;
+		}
+		return assign(ps, lhs, rhs);
+	}
+	for (int i = 0; ops[i]; i++) {
+		size_t n = strlen(ops[i]);
+		char op[4];
+		val_t *cur, *res;
+
+		if (strncmp(ps->p, ops[i], n))
+			continue;
+		ps->p += n;
+		rhs = parse_assign(ps);
+		if (!rhs) {
+			ptd_value_free(lhs);
+			return NULL;
+		}
+		snprintf(op, sizeof(op), "%.*s", (int)(n - 1), ops[i]);
+		cur = ptd__val_copy(lhs);
+		if (!cur) {
+			ptd_value_free(lhs);
+			ptd_value_free(rhs);
+			return oom(ps);
+		}
+		res = binary(ps, op, cur, rhs);
+		if (!res) {
+			ptd_value_free(lhs);
+			return NULL;
+		}
+		return assign(ps, lhs, res);
+	}
+	return lhs;
+}
+
+static val_t *parse_comma(struct parser *ps)
+{
+	val_t *x = parse_assign(ps);
+
+	for (;;) {
+		skip(ps);
+		if (!x || *ps->p != ',')
+			return x;
+		ps->p++;
+		ptd_value_free(x);
+		x = parse_assign(ps);
+	}
+}
+
+int ptd_values_eval(struct ptd_values *v, const char *expr, struct ptd_value **out)
+{
+	struct parser ps = { 0 };
+	val_t *r;
+
+	if (!v || !expr || !out)
+		return -ptde_invalid;
+	ps.v = v;
+	ps.p = expr;
+	v->warning[0] = '\0';
+	skip(&ps);
+	if (!*ps.p)
+		return ptd__err(-ptde_invalid, "Argument required (expression to compute).");
+	ptd_clear_error();
+	r = parse_comma(&ps);
+	if (r) {
+		skip(&ps);
+		if (*ps.p) {
+			ptd_value_free(r);
+			r = syntax(&ps);
+		}
+	}
+	if (!r)
+		return ps.rc ? ps.rc : ptd__err(-ptde_internal, "expression failed");
+	*out = r;
+	return 0;
+}
+
+int ptd_values_record(struct ptd_values *v, const struct ptd_value *val)
+{
+	struct ptd_value *c;
+
+	if (!v || !val)
+		return -ptde_invalid;
+	if (v->nhist == v->hist_cap) {
+		int cap = v->hist_cap ? 2 * v->hist_cap : 16;
+		struct ptd_value **h = realloc(v->hist, (size_t)cap * sizeof(*h));
+
+		if (!h)
+			return ptd__err(-ptde_nomem, "out of memory");
+		v->hist = h;
+		v->hist_cap = cap;
+	}
+	c = ptd__val_copy(val);
+	if (!c)
+		return ptd__err(-ptde_nomem, "out of memory");
+	/* a history value is a snapshot: it never reads memory again */
+	c->lazy = 0;
+	v->hist[v->nhist++] = c;
+	return v->nhist;
+}
+
+int ptd_values_type_name(struct ptd_values *v, const char *name, int expand, char **out)
+{
+	struct parser ps = { 0 };
+	struct vtype *t;
+
+	if (!v || !name || !out)
+		return -ptde_invalid;
+	ps.v = v;
+	ps.p = name;
+	t = try_type(&ps);
+	if (ps.rc)
+		return ps.rc;
+	skip(&ps);
+	if (!t || *ps.p)
+		return -ptde_notfound;
+	*out = expand ? ptd__vt_ptype(t) : ptd__vt_name(t, "");
+	return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
+}
+
+int ptd_value_as_address(struct ptd_values *v, struct ptd_value *val, uint64_t *addr)
+{
+	struct vtype *s;
+	int rc;
+
+	if (!v || !val || !addr)
+		return -ptde_invalid;
+	s = ptd__vt_strip(val->type);
+	if (s && (s->kind == VT_ARRAY || s->kind == VT_FUNC || s->kind == VT_NODEBUG) &&
+	    val->lval == LV_MEM) {
+		*addr = val->addr;
+		return 0;
+	}
+	if (val->unavailable || val->not_saved)
+		return ptd__err(-ptde_invalid, "value is not available");
+	if (val->optimized_out)
+		return ptd__err(-ptde_invalid, "value has been optimized out");
+	rc = ptd__val_fetch(v, val);
+	if (rc < 0)
+		return rc;
+	if (s && s->kind == VT_FLOAT) {
+		struct parser ps = { .v = v };
+
+		*addr = (uint64_t)as_i64(val);
+		(void)ps;
+		return 0;
+	}
+	if (!s || (s->kind != VT_INT && s->kind != VT_PTR && s->kind != VT_ENUM && s->kind != VT_FLAGS))
+		return ptd__err(-ptde_invalid, "Invalid cast.");
+	*addr = ptd__bits(val->buf, s->kind == VT_PTR ? 8 : s->size, s->kind == VT_PTR ? 0 : s->is_signed);
+	return 0;
+}
+
+const char *ptd_values_warning(const struct ptd_values *v)
+{
+	return v && v->warning[0] ? v->warning : NULL;
+}

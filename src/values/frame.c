@@ -1,0 +1,1417 @@
+/*
+ * Where values come from: the selected frame (its registers, unwound from
+ * the innermost frame with the DWARF CFI, and its CFA), variables found
+ * by name in the DWARF scopes at the frame's pc and then among all
+ * globals, their DWARF location expressions evaluated here (libdw parses
+ * them and picks the location-list entry; the stack machine is ours),
+ * registers by name, and finish's return value by the SysV ABI.
+ *
+ * In the recorded past only the registers the recorder knew at that
+ * position are known: anything computed from another is <unavailable>,
+ * never guessed.  Memory there is the present memory; used_memory tells
+ * the front end to say so.
+ */
+#include <dwarf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/symbols.h"
+#include "util/error.h"
+#include "values/values_int.h"
+
+/* DWARF register number -> offset in struct user_regs_struct */
+static const size_t dreg_off[NDREGS] = {
+	offsetof(struct user_regs_struct, rax), offsetof(struct user_regs_struct, rdx),
+	offsetof(struct user_regs_struct, rcx), offsetof(struct user_regs_struct, rbx),
+	offsetof(struct user_regs_struct, rsi), offsetof(struct user_regs_struct, rdi),
+	offsetof(struct user_regs_struct, rbp), offsetof(struct user_regs_struct, rsp),
+	offsetof(struct user_regs_struct, r8),	offsetof(struct user_regs_struct, r9),
+	offsetof(struct user_regs_struct, r10), offsetof(struct user_regs_struct, r11),
+	offsetof(struct user_regs_struct, r12), offsetof(struct user_regs_struct, r13),
+	offsetof(struct user_regs_struct, r14), offsetof(struct user_regs_struct, r15),
+	offsetof(struct user_regs_struct, rip),
+};
+
+static const char *const dreg_name[NDREGS] = {
+	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8",
+	"r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rip",
+};
+
+struct ptd_value *ptd__val_new(struct vtype *t)
+{
+	struct ptd_value *val = calloc(1, sizeof(*val));
+	uint64_t sz = ptd__vt_size(t);
+
+	if (!val)
+		return NULL;
+	val->type = t;
+	val->buf = calloc(1, sz ? sz : 1);
+	if (!val->buf) {
+		free(val);
+		return NULL;
+	}
+	return val;
+}
+
+struct ptd_value *ptd__val_copy(const struct ptd_value *val)
+{
+	struct ptd_value *c = malloc(sizeof(*c));
+	uint64_t sz = ptd__vt_size(val->type);
+
+	if (!c)
+		return NULL;
+	*c = *val;
+	c->buf = malloc(sz ? sz : 1);
+	if (!c->buf) {
+		free(c);
+		return NULL;
+	}
+	memcpy(c->buf, val->buf, sz ? sz : 1);
+	return c;
+}
+
+void ptd_value_free(struct ptd_value *val)
+{
+	if (!val)
+		return;
+	free(val->buf);
+	free(val);
+}
+
+int ptd__mem_read(struct ptd_values *v, uint64_t addr, void *buf, size_t n)
+{
+	long got = -1;
+
+	if (v->read)
+		got = v->read(v->ctx, addr, buf, n);
+	v->used_memory = 1;
+	if (got < 0 || (size_t)got < n)
+		return ptd__err(-ptde_nomap, "Cannot access memory at address 0x%llx",
+				(unsigned long long)(addr + (got > 0 ? (uint64_t)got : 0)));
+	return 0;
+}
+
+int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val)
+{
+	uint64_t sz = ptd__vt_size(val->type);
+
+	if (!val->lazy)
+		return 0;
+	if (sz > VAL_MAX_SIZE)
+		return ptd__err(-ptde_invalid,
+				"value requires %llu bytes, which is more than max-value-size",
+				(unsigned long long)sz);
+	if (val->bit_size) {
+		uint8_t raw[16] = { 0 };
+		size_t nb = (size_t)(val->bit_off + val->bit_size + 7) / 8;
+		uint64_t x = 0;
+		int rc;
+
+		if (nb > 8)
+			nb = 8;
+		rc = ptd__mem_read(v, val->addr, raw, nb);
+		if (rc < 0)
+			return rc;
+		memcpy(&x, raw, 8);
+		x >>= val->bit_off;
+		if (val->bit_size < 64)
+			x &= (1ull << val->bit_size) - 1;
+		memcpy(val->buf, &x, sz < 8 ? sz : 8);
+		val->lazy = 0;
+		return 0;
+	}
+	if (sz) {
+		int rc = ptd__mem_read(v, val->addr, val->buf, sz);
+
+		if (rc < 0)
+			return rc;
+	}
+	val->lazy = 0;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* DWARF expressions                                                    */
+
+enum loc_kind { LOC_MEM, LOC_REG, LOC_VALUE, LOC_UNAVAIL, LOC_OPTOUT };
+
+struct loc {
+	enum loc_kind kind;
+	uint64_t v; /* address, register number or value */
+};
+
+struct eval_env {
+	struct vframe *f;
+	uint64_t bias;
+	Dwarf_Attribute *fb_attr; /* the function's DW_AT_frame_base */
+	int fb_depth;
+};
+
+static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *ops, size_t n,
+		    struct loc *out);
+
+static int get_reg(struct vframe *f, unsigned r, uint64_t *val)
+{
+	if (r >= NDREGS || !(f->known & (1u << r)))
+		return -1;
+	*val = f->regs[r];
+	return 0;
+}
+
+static int frame_base(struct ptd_values *v, struct eval_env *env, uint64_t *fb)
+{
+	Dwarf_Op *ops;
+	size_t n;
+	struct loc l;
+	uint64_t pc = env->f->level > 0 ? env->f->pc - 1 : env->f->pc;
+
+	if (!env->fb_attr || env->fb_depth > 0)
+		return -1;
+	if (dwarf_getlocation_addr(env->fb_attr, pc - env->bias, &ops, &n, 1) != 1)
+		return -1;
+	env->fb_depth++;
+	if (eval_ops(v, env, ops, n, &l) < 0) {
+		env->fb_depth--;
+		return -1;
+	}
+	env->fb_depth--;
+	if (l.kind == LOC_MEM || l.kind == LOC_VALUE) {
+		*fb = l.v;
+		return 0;
+	}
+	if (l.kind == LOC_REG)
+		return get_reg(env->f, (unsigned)l.v, fb);
+	return -1;
+}
+
+#define STACK_MAX 64
+
+/* Returns 0 with *out set (LOC_UNAVAIL when it needs what is unknown),
+ * or <0 for an expression it does not understand. */
+static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *ops, size_t n,
+		    struct loc *out)
+{
+	uint64_t st[STACK_MAX], a, b;
+	int sp = 0;
+	size_t i;
+
+	out->kind = LOC_MEM;
+	out->v = 0;
+#define PUSH(x)                                                      \
+	do {                                                         \
+		if (sp == STACK_MAX)                                 \
+			return -1;                                   \
+		st[sp++] = (x);                                      \
+	} while (0)
+#define POP(x)                                                       \
+	do {                                                         \
+		if (!sp)                                             \
+			return -1;                                   \
+		(x) = st[--sp];                                      \
+	} while (0)
+#define UNAVAIL()                                                    \
+	do {                                                         \
+		out->kind = LOC_UNAVAIL;                             \
+		return 0;                                            \
+	} while (0)
+	for (i = 0; i < n; i++) {
+		uint8_t op = ops[i].atom;
+
+		if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+			PUSH((uint64_t)(op - DW_OP_lit0));
+		} else if (op >= DW_OP_reg0 && op <= DW_OP_reg31) {
+			out->kind = LOC_REG;
+			out->v = (uint64_t)(op - DW_OP_reg0);
+			return 0;
+		} else if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
+			if (get_reg(env->f, op - DW_OP_breg0, &a) < 0)
+				UNAVAIL();
+			PUSH(a + (uint64_t)(int64_t)ops[i].number);
+		} else {
+			switch (op) {
+			case DW_OP_addr:
+				PUSH(ops[i].number + env->bias);
+				break;
+			case DW_OP_const1u: case DW_OP_const2u: case DW_OP_const4u:
+			case DW_OP_const8u: case DW_OP_constu: case DW_OP_const1s:
+			case DW_OP_const2s: case DW_OP_const4s: case DW_OP_const8s:
+			case DW_OP_consts:
+				PUSH(ops[i].number);
+				break;
+			case DW_OP_regx:
+				out->kind = LOC_REG;
+				out->v = ops[i].number;
+				return 0;
+			case DW_OP_bregx:
+				if (get_reg(env->f, (unsigned)ops[i].number, &a) < 0)
+					UNAVAIL();
+				PUSH(a + ops[i].number2);
+				break;
+			case DW_OP_fbreg:
+				if (frame_base(v, env, &a) < 0)
+					UNAVAIL();
+				PUSH(a + (uint64_t)(int64_t)ops[i].number);
+				break;
+			case DW_OP_call_frame_cfa:
+				if (!env->f->cfa_known)
+					UNAVAIL();
+				PUSH(env->f->cfa);
+				break;
+			case DW_OP_dup:
+				POP(a);
+				PUSH(a);
+				PUSH(a);
+				break;
+			case DW_OP_drop:
+				POP(a);
+				break;
+			case DW_OP_over:
+				if (sp < 2)
+					return -1;
+				a = st[sp - 2];
+				PUSH(a);
+				break;
+			case DW_OP_swap:
+				POP(a);
+				POP(b);
+				PUSH(a);
+				PUSH(b);
+				break;
+			case DW_OP_deref:
+			case DW_OP_deref_size: {
+				uint64_t x = 0;
+				size_t sz = op == DW_OP_deref ? 8 : (size_t)ops[i].number;
+
+				POP(a);
+				if (sz > 8 || ptd__mem_read(v, a, &x, sz) < 0)
+					UNAVAIL();
+				PUSH(x);
+				break;
+			}
+			case DW_OP_plus_uconst:
+				POP(a);
+				PUSH(a + ops[i].number);
+				break;
+			case DW_OP_plus: POP(b); POP(a); PUSH(a + b); break;
+			case DW_OP_minus: POP(b); POP(a); PUSH(a - b); break;
+			case DW_OP_mul: POP(b); POP(a); PUSH(a * b); break;
+			case DW_OP_and: POP(b); POP(a); PUSH(a & b); break;
+			case DW_OP_or: POP(b); POP(a); PUSH(a | b); break;
+			case DW_OP_xor: POP(b); POP(a); PUSH(a ^ b); break;
+			case DW_OP_shl: POP(b); POP(a); PUSH(b < 64 ? a << b : 0); break;
+			case DW_OP_shr: POP(b); POP(a); PUSH(b < 64 ? a >> b : 0); break;
+			case DW_OP_neg: POP(a); PUSH(-a); break;
+			case DW_OP_not: POP(a); PUSH(~a); break;
+			case DW_OP_stack_value:
+				POP(a);
+				out->kind = LOC_VALUE;
+				out->v = a;
+				return 0;
+			case DW_OP_implicit_value:
+				out->kind = LOC_OPTOUT; /* rare at -O0; shown as optimized out */
+				return 0;
+			case DW_OP_GNU_entry_value:
+			case DW_OP_entry_value:
+			case DW_OP_piece:
+			case DW_OP_bit_piece:
+				out->kind = LOC_OPTOUT;
+				return 0;
+			case DW_OP_nop:
+				break;
+			case DW_OP_form_tls_address:
+			case DW_OP_GNU_push_tls_address:
+				/* errno, __thread: the TLS block's place needs
+				 * libthread_db's view of the thread */
+				v->bad_op = op;
+				return -2;
+			default:
+				v->bad_op = op;
+				return -1;
+			}
+		}
+	}
+	if (!sp)
+		out->kind = LOC_OPTOUT; /* an empty expression: optimized out */
+	else
+		out->v = st[sp - 1];
+	return 0;
+#undef PUSH
+#undef POP
+#undef UNAVAIL
+}
+
+/* ------------------------------------------------------------------ */
+/* Unwinding with the CFI                                               */
+
+static Dwarf_CFI *cfi_for(struct ptd_values *v, uint64_t pc, uint64_t *bias)
+{
+	Dwfl *dwfl = ptd__symbols_dwfl(v->sym);
+	Dwfl_Module *m = dwfl ? dwfl_addrmodule(dwfl, pc) : NULL;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr b = 0;
+
+	if (!m)
+		return NULL;
+	cfi = dwfl_module_eh_cfi(m, &b);
+	if (!cfi)
+		cfi = dwfl_module_dwarf_cfi(m, &b);
+	*bias = b;
+	return cfi;
+}
+
+static int unwind_frame(struct ptd_values *v, struct vframe *f, struct vframe *caller, Dwarf_Frame *fr,
+			uint64_t bias)
+{
+	Dwarf_Op *ops, mem[3];
+	size_t n;
+	struct loc l;
+	struct eval_env env = { .f = f, .bias = bias };
+	int r;
+
+	if (dwarf_frame_cfa(fr, &ops, &n) == 0 && eval_ops(v, &env, ops, n, &l) == 0 &&
+	    (l.kind == LOC_MEM || l.kind == LOC_VALUE)) {
+		f->cfa = l.v;
+		f->cfa_known = 1;
+	}
+	if (caller) {
+		memset(caller, 0, sizeof(*caller));
+		caller->level = f->level + 1;
+		f->saved_mask = 0;
+		for (r = 0; r < NDREGS; r++) {
+			if (dwarf_frame_register(fr, r, mem, &ops, &n) != 0)
+				continue;
+			/* "undefined" (call-clobbered) registers keep the inner
+			 * frame's value, as gdb shows them */
+			if (n == 0) { /* same value */
+				if (f->known & (1u << r)) {
+					caller->regs[r] = f->regs[r];
+					caller->known |= 1u << r;
+				}
+				continue;
+			}
+			if (eval_ops(v, &env, ops, n, &l) < 0)
+				continue;
+			if (l.kind == LOC_MEM) {
+				uint64_t x;
+
+				f->saved_at[r] = l.v;
+				f->saved_mask |= 1u << r;
+				if (ptd__mem_read(v, l.v, &x, 8) == 0) {
+					caller->regs[r] = x;
+					caller->known |= 1u << r;
+				}
+			} else if (l.kind == LOC_VALUE) {
+				caller->regs[r] = l.v;
+				caller->known |= 1u << r;
+			} else if (l.kind == LOC_REG && l.v < NDREGS && (f->known & (1u << l.v))) {
+				caller->regs[r] = f->regs[l.v];
+				caller->known |= 1u << r;
+			}
+		}
+		/* The caller's sp is the CFA by definition; its pc is the
+		 * return address. */
+		if (f->cfa_known) {
+			caller->regs[7] = f->cfa;
+			caller->known |= 1u << 7;
+		}
+		if (!(caller->known & (1u << 16)))
+			return -1;
+		caller->pc = caller->regs[16];
+		caller->valid = 1;
+	}
+	return 0;
+}
+
+/* Computes @f's CFA and, when @caller is not NULL, the caller's
+ * registers.  Returns 0, or -1 when there is no CFI for f's pc. */
+static int unwind(struct ptd_values *v, struct vframe *f, struct vframe *caller)
+{
+	uint64_t bias = 0, lpc = f->level > 0 ? f->pc - 1 : f->pc;
+	Dwarf_CFI *cfi = cfi_for(v, lpc, &bias);
+	Dwarf_Frame *fr = NULL;
+	int rc;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, lpc - bias, &fr) != 0)
+		return -1;
+	rc = unwind_frame(v, f, caller, fr, bias);
+	free(fr); /* libdw allocates the frame for its caller */
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Binding to a thread and frame                                        */
+
+int ptd_values_alloc(struct ptd_values **out)
+{
+	struct ptd_values *v;
+
+	if (!out)
+		return -ptde_invalid;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return ptd__err(-ptde_nomem, "out of memory");
+	ptd__vt_builtins(v);
+	if (!v->t_code_ptr || !v->t_flags) {
+		ptd_values_free(v);
+		return ptd__err(-ptde_nomem, "out of memory");
+	}
+	*out = v;
+	return 0;
+}
+
+void ptd_values_free(struct ptd_values *v)
+{
+	struct vtype *t, *n;
+	int i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->nhist; i++)
+		ptd_value_free(v->hist[i]);
+	free(v->hist);
+	for (t = v->types; t; t = n) {
+		n = t->next_alloc;
+		for (i = 0; i < t->nmembers; i++)
+			free(t->members[i].name);
+		free(t->members);
+		for (i = 0; i < t->nenums; i++)
+			free(t->enums[i].name);
+		free(t->enums);
+		free(t->name);
+		free(t);
+	}
+	free(v->cache);
+	free(v);
+}
+
+int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
+{
+	struct vframe f, caller;
+	int i;
+
+	if (!v || !tg)
+		return -ptde_invalid;
+	v->sym = tg->symbols;
+	v->read = tg->read;
+	v->write = tg->write;
+	v->set_reg = tg->set_reg;
+	v->ctx = tg->ctx;
+	if (tg->ctx_size) {
+		if (tg->ctx_size > sizeof(v->ctx_copy))
+			return ptd__err(-ptde_invalid, "cannot bind values: context of %zu bytes",
+					tg->ctx_size);
+		memcpy(v->ctx_copy, tg->ctx, tg->ctx_size);
+		v->ctx = v->ctx_copy;
+	}
+	v->past = tg->past;
+	v->used_memory = 0;
+	v->used_regs = 0;
+	v->pc_only = tg->pc_only;
+	/* Types are cached by DIE, and the Dwfl may have been re-reported
+	 * since the last command: the cache starts again, and the types only
+	 * the last command used are freed (the history keeps its own). */
+	ptd__vt_collect(v);
+	memset(&v->frame0, 0, sizeof(v->frame0));
+	memset(&v->frame, 0, sizeof(v->frame));
+	v->has_regs = tg->regs != NULL;
+	if (!tg->regs)
+		return 0;
+	v->uregs = *tg->regs;
+	memset(&f, 0, sizeof(f));
+	f.valid = 1;
+	f.pc = tg->regs->rip;
+	for (i = 0; i < NDREGS; i++)
+		memcpy(&f.regs[i], (const char *)tg->regs + dreg_off[i], 8);
+	f.known = tg->pc_only ? 1u << 16 : (1u << NDREGS) - 1;
+	unwind(v, &f, NULL);
+	v->frame0 = f;
+	v->inner_cfa_known = 0;
+	for (i = 0; i < tg->level; i++) {
+		v->inner_cfa = f.cfa;
+		v->inner_cfa_known = f.cfa_known;
+		if (unwind(v, &f, &caller) < 0)
+			break;
+		f = caller;
+		unwind(v, &f, NULL);
+	}
+	if (i < tg->level || (tg->level > 0 && f.pc != tg->level_pc)) {
+		/* the CFI did not lead to the frame the caller sees: only its
+		 * pc is known */
+		memset(&f, 0, sizeof(f));
+		f.valid = 1;
+		f.level = tg->level;
+		f.pc = tg->level_pc;
+		f.regs[16] = f.pc;
+		f.known = 1u << 16;
+	}
+	v->frame = f;
+	return 0;
+}
+
+int ptd_values_frame_regs(const struct ptd_values *v, struct user_regs_struct *regs,
+			  struct user_regs_struct *known)
+{
+	uint64_t one = 1, k;
+	int i;
+
+	if (!v || !regs || !known)
+		return -ptde_invalid;
+	if (!v->has_regs)
+		return ptd__err(-ptde_not_running, "The program has no registers now.");
+	/* eflags and the segment registers: the innermost frame's, as gdb's
+	 * unwinder keeps them ("same value") */
+	*regs = v->uregs;
+	k = v->frame0.known & 1u ? 1 : 0;
+	for (i = 0; i < (int)(sizeof(*known) / 8); i++)
+		memcpy((char *)known + 8 * i, &k, 8);
+	for (i = 0; i < NDREGS; i++) {
+		k = (v->frame.known >> i) & 1;
+		memcpy((char *)regs + dreg_off[i], &v->frame.regs[i], 8);
+		memcpy((char *)known + dreg_off[i], &k, 8);
+	}
+	memcpy((char *)regs + dreg_off[16], &v->frame.pc, 8);
+	memcpy((char *)known + dreg_off[16], &one, 8);
+	return 0;
+}
+
+int ptd_values_used_exact_regs(const struct ptd_values *v)
+{
+	return v && v->past && v->has_regs && !v->pc_only && v->used_regs;
+}
+
+int ptd_values_used_memory(const struct ptd_values *v)
+{
+	return v && v->used_memory && v->past;
+}
+
+/* ------------------------------------------------------------------ */
+/* Variables                                                            */
+
+struct found {
+	Dwarf_Die die;
+	Dwarf_Die fn; /* enclosing subprogram, for DW_AT_frame_base */
+	int has_fn;
+	uint64_t bias;
+	int ok;
+};
+
+static Dwfl_Module *module_at(struct ptd_values *v, uint64_t pc)
+{
+	Dwfl *dwfl = ptd__symbols_dwfl(v->sym);
+
+	return dwfl ? dwfl_addrmodule(dwfl, pc) : NULL;
+}
+
+static uint64_t lookup_pc(struct ptd_values *v)
+{
+	return v->frame.level > 0 ? v->frame.pc - 1 : v->frame.pc;
+}
+
+static int is_var(Dwarf_Die *d)
+{
+	int tag = dwarf_tag(d);
+
+	return tag == DW_TAG_variable || tag == DW_TAG_formal_parameter;
+}
+
+/* An enumerator @name among the enumeration types that are children of
+ * @scope (C puts enumerators in the scope of their enum). */
+static int find_enumerator(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die c, e;
+
+	if (dwarf_child(scope, &c) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_enumeration_type || dwarf_child(&c, &e) != 0)
+			continue;
+		do {
+			const char *nm = dwarf_diename(&e);
+
+			if (dwarf_tag(&e) == DW_TAG_enumerator && nm && !strcmp(nm, name)) {
+				*out = e;
+				return 1;
+			}
+		} while (dwarf_siblingof(&e, &e) == 0);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* Searches the scopes at the frame's pc, innermost first (the CU last:
+ * its file statics and globals). */
+static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
+{
+	Dwfl_Module *m;
+	Dwarf_Die *cu, *scopes = NULL, c;
+	Dwarf_Addr bias = 0;
+	uint64_t pc;
+	int n, i, fn = -1;
+
+	if (!v->has_regs || !v->frame.valid)
+		return 0;
+	pc = lookup_pc(v);
+	m = module_at(v, pc);
+	if (!m || !(cu = dwfl_module_addrdie(m, pc, &bias)))
+		return 0;
+	n = dwarf_getscopes(cu, pc - bias, &scopes);
+	for (i = 0; i < n; i++)
+		if (fn < 0 && (dwarf_tag(&scopes[i]) == DW_TAG_subprogram))
+			fn = i;
+	for (i = 0; i < n && !fd->ok; i++) {
+		if (dwarf_child(&scopes[i], &c) != 0)
+			continue;
+		do {
+			const char *nm;
+
+			if (!is_var(&c))
+				continue;
+			nm = dwarf_diename(&c);
+			if (nm && !strcmp(nm, name)) {
+				fd->die = c;
+				fd->ok = 1;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!fd->ok && find_enumerator(&scopes[i], name, &fd->die))
+			fd->ok = 1;
+	}
+	if (fd->ok) {
+		fd->bias = bias;
+		if (fn >= 0) {
+			fd->fn = scopes[fn];
+			fd->has_fn = 1;
+		}
+	}
+	free(scopes);
+	return fd->ok;
+}
+
+struct gsearch {
+	const char *name;
+	struct found *fd;
+	int want_fn; /* DW_TAG_subprogram instead of variables */
+};
+
+static int search_cu(Dwarf_Die *cu, struct gsearch *gs)
+{
+	Dwarf_Die c;
+
+	if (!gs->want_fn && find_enumerator(cu, gs->name, &gs->fd->die)) {
+		gs->fd->ok = 1;
+		return 1;
+	}
+	if (dwarf_child(cu, &c) != 0)
+		return 0;
+	do {
+		const char *nm;
+		int tag = dwarf_tag(&c);
+
+		if (gs->want_fn ? tag != DW_TAG_subprogram : tag != DW_TAG_variable)
+			continue;
+		nm = dwarf_diename(&c);
+		if (!nm || strcmp(nm, gs->name))
+			continue;
+		if (gs->want_fn ? !dwarf_hasattr(&c, DW_AT_low_pc)
+				: !dwarf_hasattr(&c, DW_AT_location) &&
+					  !dwarf_hasattr(&c, DW_AT_const_value))
+			continue;
+		gs->fd->die = c;
+		gs->fd->ok = 1;
+		return 1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+static int search_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, void *arg)
+{
+	struct gsearch *gs = arg;
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(m, &bias);
+	Dwarf_Off off = 0, next;
+	size_t hsz;
+
+	if (!dw)
+		return DWARF_CB_OK;
+	while (dwarf_nextcu(dw, off, &next, &hsz, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsz, &cu) && search_cu(&cu, gs)) {
+			gs->fd->bias = bias;
+			return DWARF_CB_ABORT;
+		}
+		off = next;
+	}
+	return DWARF_CB_OK;
+}
+
+static int find_global(struct ptd_values *v, const char *name, int want_fn, struct found *fd)
+{
+	struct gsearch gs = { name, fd, want_fn };
+	Dwfl *dwfl = ptd__symbols_dwfl(v->sym);
+
+	if (dwfl)
+		dwfl_getmodules(dwfl, search_mod, &gs, 0);
+	return fd->ok;
+}
+
+/* An enumerator's value has its enum's type: find the enum that holds it
+ * (libdw has no parent links; scan the CU). */
+static int enum_parent(Dwarf_Die *scope, Dwarf_Off want, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die c, e;
+
+	if (depth > 8 || dwarf_child(scope, &c) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_enumeration_type && dwarf_child(&c, &e) == 0) {
+			do {
+				if (dwarf_dieoffset(&e) == want) {
+					*out = c;
+					return 1;
+				}
+			} while (dwarf_siblingof(&e, &e) == 0);
+		}
+		if (dwarf_haschildren(&c) && dwarf_tag(&c) != DW_TAG_enumeration_type &&
+		    enum_parent(&c, want, out, depth + 1))
+			return 1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+static int enumerator_value(struct ptd_values *v, struct found *fd, struct ptd_value **out)
+{
+	Dwarf_Die cu, et;
+	Dwarf_Attribute a;
+	Dwarf_Sword sv = 0;
+	struct vtype *t = v->t_int;
+	struct ptd_value *val;
+
+	if (dwarf_diecu(&fd->die, &cu, NULL, NULL) &&
+	    enum_parent(&cu, dwarf_dieoffset(&fd->die), &et, 0))
+		t = ptd__vt_from_die(v, &et);
+	if (!t)
+		return ptd__err(-ptde_nomem, "out of memory");
+	if (dwarf_attr(&fd->die, DW_AT_const_value, &a))
+		dwarf_formsdata(&a, &sv);
+	val = ptd__val_new(t);
+	if (!val)
+		return ptd__err(-ptde_nomem, "out of memory");
+	memcpy(val->buf, &sv, ptd__vt_size(t) < 8 ? ptd__vt_size(t) : 8);
+	*out = val;
+	return 0;
+}
+
+/* The value of variable DIE @fd (a location or a constant). */
+static int var_value(struct ptd_values *v, struct found *fd, struct ptd_value **out)
+{
+	Dwarf_Attribute loc, fb;
+	struct vtype *t;
+	struct ptd_value *val;
+	Dwarf_Attribute ta;
+	Dwarf_Die td;
+	Dwarf_Op *ops;
+	size_t n;
+	struct loc l;
+	struct eval_env env = { .f = &v->frame, .bias = fd->bias };
+	int rc;
+
+	if (dwarf_tag(&fd->die) == DW_TAG_enumerator)
+		return enumerator_value(v, fd, out);
+	if (dwarf_attr_integrate(&fd->die, DW_AT_type, &ta) && dwarf_formref_die(&ta, &td))
+		t = ptd__vt_from_die(v, &td);
+	else
+		t = v->t_int;
+	if (!t)
+		return ptd__err(-ptde_nomem, "out of memory");
+	if (ptd__vt_size(t) > VAL_MAX_SIZE)
+		return ptd__err(-ptde_invalid,
+				"value requires %llu bytes, which is more than max-value-size",
+				(unsigned long long)ptd__vt_size(t));
+	val = ptd__val_new(t);
+	if (!val)
+		return ptd__err(-ptde_nomem, "out of memory");
+	if (fd->has_fn && dwarf_attr_integrate(&fd->fn, DW_AT_frame_base, &fb))
+		env.fb_attr = &fb;
+	if (dwarf_attr(&fd->die, DW_AT_const_value, &loc)) {
+		Dwarf_Sword sv = 0;
+		Dwarf_Block blk;
+
+		if (dwarf_formsdata(&loc, &sv) == 0)
+			memcpy(val->buf, &sv, ptd__vt_size(t) < 8 ? ptd__vt_size(t) : 8);
+		else if (dwarf_formblock(&loc, &blk) == 0)
+			memcpy(val->buf, blk.data,
+			       blk.length < ptd__vt_size(t) ? blk.length : ptd__vt_size(t));
+		*out = val;
+		return 0;
+	}
+	if (!dwarf_attr_integrate(&fd->die, DW_AT_location, &loc)) {
+		val->optimized_out = 1;
+		*out = val;
+		return 0;
+	}
+	rc = dwarf_getlocation_addr(&loc, lookup_pc(v) - fd->bias, &ops, &n, 1);
+	if (rc != 1) {
+		/* static storage has a single location, valid without a pc */
+		if (dwarf_getlocation(&loc, &ops, &n) != 0) {
+			val->optimized_out = 1;
+			*out = val;
+			return 0;
+		}
+	}
+	v->bad_op = 0;
+	rc = eval_ops(v, &env, ops, n, &l);
+	if (rc == -2) {
+		ptd_value_free(val);
+		return ptd__err(-ptde_unsupported,
+				"Cannot access thread-local variables: ptdbg does not read TLS");
+	}
+	if (rc < 0) {
+		ptd_value_free(val);
+		if (!v->bad_op) /* a stack underflow or overflow */
+			return ptd__err(-ptde_bad_trace, "malformed DWARF location expression");
+		return ptd__err(-ptde_unsupported, "Unhandled dwarf expression opcode 0x%x",
+				v->bad_op);
+	}
+	if (fd->has_fn && l.kind != LOC_UNAVAIL && l.kind != LOC_OPTOUT)
+		v->used_regs = 1; /* a frame's variable: found through its registers */
+	switch (l.kind) {
+	case LOC_MEM:
+		val->lval = LV_MEM;
+		val->addr = l.v;
+		val->lazy = 1;
+		break;
+	case LOC_REG:
+		val->lval = LV_REG;
+		val->regno = (int)l.v;
+		if (l.v >= NDREGS || !(v->frame.known & (1u << l.v)))
+			val->unavailable = 1;
+		else
+			memcpy(val->buf, &v->frame.regs[l.v],
+			       ptd__vt_size(t) < 8 ? ptd__vt_size(t) : 8);
+		break;
+	case LOC_VALUE:
+		memcpy(val->buf, &l.v, ptd__vt_size(t) < 8 ? ptd__vt_size(t) : 8);
+		break;
+	case LOC_UNAVAIL:
+		val->unavailable = 1;
+		break;
+	case LOC_OPTOUT:
+		val->optimized_out = 1;
+		break;
+	}
+	*out = val;
+	return 0;
+}
+
+static int func_value(struct ptd_values *v, struct found *fd, struct ptd_value **out)
+{
+	struct vtype *t = ptd__vt_from_die(v, &fd->die);
+	Dwarf_Addr lo = 0;
+	struct ptd_value *val;
+
+	if (!t || dwarf_lowpc(&fd->die, &lo) != 0)
+		return ptd__err(-ptde_notfound, "cannot find the address of \"%s\"",
+				dwarf_diename(&fd->die));
+	val = ptd__val_new(t);
+	if (!val)
+		return ptd__err(-ptde_nomem, "out of memory");
+	val->lval = LV_MEM;
+	val->addr = lo + fd->bias;
+	*out = val;
+	return 0;
+}
+
+int ptd__lookup_var(struct ptd_values *v, const char *name, struct ptd_value **out)
+{
+	struct found fd = { 0 };
+	uint64_t entry, bp;
+
+	if (!v->sym)
+		return ptd__err(-ptde_notfound, "No symbol table is loaded.  Use the \"file\" command.");
+	if (find_scoped(v, name, &fd))
+		return var_value(v, &fd, out);
+	memset(&fd, 0, sizeof(fd));
+	if (find_global(v, name, 0, &fd))
+		return var_value(v, &fd, out);
+	memset(&fd, 0, sizeof(fd));
+	if (find_global(v, name, 1, &fd))
+		return func_value(v, &fd, out);
+	if (ptd_symbols_function(v->sym, name, &entry, &bp) == 0) {
+		struct vtype *t = ptd__vt_new(v, VT_NODEBUG, NULL, 1);
+		struct ptd_value *val = t ? ptd__val_new(t) : NULL;
+
+		if (!val)
+			return ptd__err(-ptde_nomem, "out of memory");
+		val->lval = LV_MEM;
+		val->addr = entry;
+		*out = val;
+		return 0;
+	}
+	return ptd__err(-ptde_notfound, "No symbol \"%s\" in current context.", name);
+}
+
+/* ------------------------------------------------------------------ */
+/* Registers                                                            */
+
+int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **out)
+{
+	struct ptd_value *val;
+	struct vtype *t = v->t_long;
+	int r = -1, half = 0;
+	uint64_t x = 0;
+	int known;
+
+	if (!strcmp(name, "pc") || !strcmp(name, "rip")) {
+		r = 16;
+		t = v->t_code_ptr;
+	} else if (!strcmp(name, "sp") || !strcmp(name, "rsp")) {
+		r = 7;
+		t = v->t_data_ptr;
+	} else if (!strcmp(name, "fp") || !strcmp(name, "rbp")) {
+		r = 6;
+		t = v->t_data_ptr;
+	} else if (!strcmp(name, "eflags")) {
+		t = v->t_flags;
+	} else {
+		for (int i = 0; i < 16; i++) {
+			char e[8];
+
+			if (!strcmp(name, dreg_name[i])) {
+				r = i;
+				break;
+			}
+			/* eax, r8d: the low 32 bits, as int */
+			if (i < 8)
+				snprintf(e, sizeof(e), "e%s", dreg_name[i] + 1);
+			else
+				snprintf(e, sizeof(e), "%sd", dreg_name[i]);
+			if (!strcmp(name, e)) {
+				r = i;
+				half = 1;
+				t = v->t_int;
+				break;
+			}
+		}
+		if (r < 0) {
+			static const char *const seg[] = { "cs", "ss", "ds", "es", "fs", "gs",
+							   "fs_base", "gs_base", "orig_rax", NULL };
+			int i;
+
+			for (i = 0; seg[i] && strcmp(seg[i], name); i++)
+				;
+			if (!seg[i])
+				return ptd__err(-ptde_notfound, "Invalid register `%s'", name);
+			t = i < 6 ? v->t_int : v->t_long;
+		}
+	}
+	if (!v->has_regs)
+		return ptd__err(-ptde_not_running, "No registers.");
+	val = ptd__val_new(t);
+	if (!val)
+		return ptd__err(-ptde_nomem, "out of memory");
+	if (r >= 0) {
+		known = (v->frame.known >> r) & 1;
+		x = v->frame.regs[r];
+		if (!known && (v->frame.not_saved >> r) & 1)
+			val->not_saved = 1;
+		val->lval = LV_REG;
+		val->regno = r;
+	} else {
+		/* eflags and segment registers: frame 0 only */
+		known = v->frame.level == 0 && (v->frame0.known & 1u);
+		if (!strcmp(name, "eflags"))
+			x = v->uregs.eflags;
+		else if (!strcmp(name, "cs"))
+			x = v->uregs.cs;
+		else if (!strcmp(name, "ss"))
+			x = v->uregs.ss;
+		else if (!strcmp(name, "ds"))
+			x = v->uregs.ds;
+		else if (!strcmp(name, "es"))
+			x = v->uregs.es;
+		else if (!strcmp(name, "fs"))
+			x = v->uregs.fs;
+		else if (!strcmp(name, "gs"))
+			x = v->uregs.gs;
+		else if (!strcmp(name, "fs_base"))
+			x = v->uregs.fs_base;
+		else if (!strcmp(name, "gs_base"))
+			x = v->uregs.gs_base;
+		else
+			x = v->uregs.orig_rax;
+	}
+	if (!known)
+		val->unavailable = !val->not_saved;
+	else if (r != 16)
+		v->used_regs = 1;
+	if (half)
+		x &= 0xffffffffu;
+	memcpy(val->buf, &x, ptd__vt_size(t) < 8 ? ptd__vt_size(t) : 8);
+	*out = val;
+	return 0;
+}
+
+int ptd__reg_write(struct ptd_values *v, int regno, uint64_t x)
+{
+	if (!v->set_reg)
+		return ptd__err(-ptde_unsupported,
+				"cannot write registers: the program is not running live");
+	if (v->frame.level != 0)
+		return ptd__err(-ptde_unsupported,
+				"cannot write a register of an outer frame");
+	return v->set_reg(v->ctx, regno, x);
+}
+
+/* ------------------------------------------------------------------ */
+/* Locals, arguments, frame information                                 */
+
+static void list_vars(struct ptd_values *v, Dwarf_Die *scope, int args, Dwarf_Die *fn,
+		      uint64_t bias, struct sbuf *b, int *count)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(scope, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		const char *nm = dwarf_diename(&c);
+		struct found fd = { 0 };
+		struct ptd_value *val = NULL;
+
+		if (!nm || (args ? tag != DW_TAG_formal_parameter : tag != DW_TAG_variable))
+			continue;
+		fd.die = c;
+		fd.fn = *fn;
+		fd.has_fn = 1;
+		fd.bias = bias;
+		fd.ok = 1;
+		ptd__sb_add(b, "%s = ", nm);
+		ptd_clear_error();
+		if (var_value(v, &fd, &val) < 0) {
+			ptd__sb_add(b, "<error: %s>\n", ptd_last_error(-ptde_internal));
+		} else {
+			ptd__val_print(v, val, 0, 0, b);
+			ptd__sb_add(b, "\n");
+		}
+		ptd_value_free(val);
+		(*count)++;
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+int ptd_values_locals(struct ptd_values *v, int args, char **out)
+{
+	Dwfl_Module *m;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias = 0;
+	struct sbuf b = { 0 };
+	uint64_t pc;
+	int n, i, count = 0, fn = -1;
+
+	if (!v || !out)
+		return -ptde_invalid;
+	if (!v->has_regs)
+		return ptd__err(-ptde_not_running, "No frame selected.");
+	pc = lookup_pc(v);
+	m = module_at(v, pc);
+	if (!m || !(cu = dwfl_module_addrdie(m, pc, &bias)))
+		return ptd__err(-ptde_notfound, "No symbol table info available.");
+	n = dwarf_getscopes(cu, pc - bias, &scopes);
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			fn = i;
+			break;
+		}
+	if (fn < 0) {
+		free(scopes);
+		return ptd__err(-ptde_notfound, "No symbol table info available.");
+	}
+	if (args)
+		list_vars(v, &scopes[fn], 1, &scopes[fn], bias, &b, &count);
+	else
+		for (i = 0; i <= fn; i++)
+			list_vars(v, &scopes[i], 0, &scopes[fn], bias, &b, &count);
+	free(scopes);
+	if (!count)
+		ptd__sb_add(&b, "%s\n", args ? "No arguments." : "No locals.");
+	if (b.oom) {
+		free(b.s);
+		return ptd__err(-ptde_nomem, "out of memory");
+	}
+	*out = b.s;
+	return 0;
+}
+
+/* "argc=1, argv=0x7ffe..." for frame lines, in gdb's "print
+ * frame-arguments" modes: 0 all, 1 scalars (aggregates as "..."), 2 none
+ * ("argc=..."), 3 presence ("..." for the whole list when there is one). */
+int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
+{
+	Dwfl_Module *m;
+	Dwarf_Die *cu, *scopes = NULL, c;
+	Dwarf_Addr bias = 0;
+	struct sbuf b = { 0 };
+	uint64_t pc;
+	int n, i, fn = -1, count = 0;
+
+	if (!v || !out || mode < 0 || mode > 3)
+		return -ptde_invalid;
+	if (!v->has_regs)
+		return ptd__err(-ptde_not_running, "No frame selected.");
+	pc = lookup_pc(v);
+	m = module_at(v, pc);
+	if (!m || !(cu = dwfl_module_addrdie(m, pc, &bias)))
+		return ptd__err(-ptde_notfound, "No symbol table info available.");
+	n = dwarf_getscopes(cu, pc - bias, &scopes);
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			fn = i;
+			break;
+		}
+	if (fn >= 0 && dwarf_child(&scopes[fn], &c) == 0) {
+		do {
+			const char *nm = dwarf_diename(&c);
+			struct found fd = { 0 };
+			struct ptd_value *val = NULL;
+			struct vtype *st;
+
+			if (!nm || dwarf_tag(&c) != DW_TAG_formal_parameter)
+				continue;
+			if (mode == 3) {
+				ptd__sb_add(&b, "...");
+				break;
+			}
+			ptd__sb_add(&b, "%s%s=", count++ ? ", " : "", nm);
+			if (mode == 2) {
+				ptd__sb_add(&b, "...");
+				continue;
+			}
+			fd.die = c;
+			fd.fn = scopes[fn];
+			fd.has_fn = 1;
+			fd.bias = bias;
+			fd.ok = 1;
+			ptd_clear_error();
+			if (var_value(v, &fd, &val) < 0) {
+				ptd__sb_add(&b, "<error: %s>", ptd_last_error(-ptde_internal));
+				continue;
+			}
+			st = ptd__vt_strip(val->type);
+			if (mode == 1 && st &&
+			    (st->kind == VT_STRUCT || st->kind == VT_UNION || st->kind == VT_ARRAY))
+				ptd__sb_add(&b, "...");
+			else
+				ptd__val_print(v, val, 0, 0, &b);
+			ptd_value_free(val);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	free(scopes);
+	if (b.oom) {
+		free(b.s);
+		return ptd__err(-ptde_nomem, "out of memory");
+	}
+	*out = b.s ? b.s : strdup("");
+	return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
+}
+
+int ptd_values_frame_info(struct ptd_values *v, char **out)
+{
+	struct sbuf b = { 0 };
+	struct vframe f = v ? v->frame : (struct vframe){ 0 };
+	struct vframe caller = { 0 };
+	struct ptd_symbol s;
+	struct ptd_line li;
+	char *args = NULL;
+	uint64_t lpc;
+	int r, first = 1;
+
+	if (!v || !out)
+		return -ptde_invalid;
+	if (!v->has_regs)
+		return ptd__err(-ptde_not_running, "No stack.");
+	lpc = lookup_pc(v);
+	unwind(v, &f, NULL);
+	if (f.cfa_known)
+		ptd__sb_add(&b, "Stack level %d, frame at 0x%llx:\n", f.level,
+			    (unsigned long long)f.cfa);
+	else
+		ptd__sb_add(&b, "Stack level %d, frame at <unavailable>:\n", f.level);
+	ptd__sb_add(&b, " rip = 0x%llx", (unsigned long long)f.pc);
+	if (v->sym && ptd_symbols_lookup(v->sym, lpc, &s) == 0)
+		ptd__sb_add(&b, " in %s", s.name);
+	if (v->sym && ptd_symbols_line(v->sym, lpc, &li) == 0 && li.file)
+		ptd__sb_add(&b, " (%s:%d)", ptd_symbols_display_name(v->sym, li.file), li.line);
+	if (unwind(v, &f, &caller) == 0)
+		ptd__sb_add(&b, "; saved rip = 0x%llx\n", (unsigned long long)caller.pc);
+	else
+		ptd__sb_add(&b, "; saved rip = <unavailable>\n");
+	{
+		/* the frames next to this one, by their CFAs; main is the
+		 * outermost frame shown (backtrace past-main off) */
+		int outer = caller.valid && !(v->sym && ptd_symbols_lookup(v->sym, lpc, &s) == 0 &&
+					      !strcmp(s.name, "main"));
+		int inner = f.level > 0 && v->inner_cfa_known;
+
+		if (outer) {
+			struct vframe cf = caller;
+
+			unwind(v, &cf, NULL);
+			outer = cf.cfa_known;
+			if (outer)
+				ptd__sb_add(&b, " called by frame at 0x%llx%s",
+					    (unsigned long long)cf.cfa, inner ? "," : "\n");
+		}
+		if (inner)
+			ptd__sb_add(&b, " caller of frame at 0x%llx\n",
+				    (unsigned long long)v->inner_cfa);
+	}
+	ptd__sb_add(&b, " source language c.\n");
+	if (ptd_values_frame_args(v, 0, &args) == 0) {
+		if (f.cfa_known)
+			ptd__sb_add(&b, " Arglist at 0x%llx, args: %s\n",
+				    (unsigned long long)(f.cfa - 16), args);
+		else
+			ptd__sb_add(&b, " Arglist at <unavailable>, args: %s\n", args);
+		free(args);
+	}
+	if (f.cfa_known)
+		ptd__sb_add(&b, " Locals at 0x%llx, Previous frame's sp is 0x%llx\n",
+			    (unsigned long long)(f.cfa - 16), (unsigned long long)f.cfa);
+	if (f.saved_mask) {
+		/* gdb's register order: rax rbx rcx rdx rsi rdi rbp rsp r8.. rip */
+		static const int order[] = { 0, 3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+		ptd__sb_add(&b, " Saved registers:\n ");
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+			r = order[i];
+			if (!(f.saved_mask & (1u << r)))
+				continue;
+			ptd__sb_add(&b, "%s %s at 0x%llx", first ? "" : ",", dreg_name[r],
+				    (unsigned long long)f.saved_at[r]);
+			first = 0;
+		}
+		ptd__sb_add(&b, "\n");
+	}
+	if (b.oom) {
+		free(b.s);
+		return ptd__err(-ptde_nomem, "out of memory");
+	}
+	*out = b.s;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* finish: the return value                                             */
+
+/* SysV x86-64 classification of one eightbyte of @t at [lo, lo+8):
+ * 1 INTEGER, 2 SSE, 0 nothing there. */
+static int classify(struct vtype *t, uint64_t base, uint64_t lo)
+{
+	struct vtype *s = ptd__vt_strip(t);
+	uint64_t sz = ptd__vt_size(s);
+	int c = 0, i;
+
+	if (!s || base + sz <= lo || base >= lo + 8)
+		return 0;
+	switch (s->kind) {
+	case VT_FLOAT:
+		return 2;
+	case VT_STRUCT:
+	case VT_UNION:
+		for (i = 0; i < s->nmembers; i++) {
+			int mc = classify(s->members[i].type, base + s->members[i].off, lo);
+
+			if (mc == 1)
+				return 1;
+			if (mc)
+				c = mc;
+		}
+		return c;
+	case VT_ARRAY:
+		for (i = 0; i < s->count; i++) {
+			int mc = classify(s->target, base + (uint64_t)i * ptd__vt_size(s->target), lo);
+
+			if (mc == 1)
+				return 1;
+			if (mc)
+				c = mc;
+		}
+		return c;
+	default:
+		return 1;
+	}
+}
+
+int ptd_values_return_value(struct ptd_values *v, uint64_t func_pc, const uint8_t xmm[2][16],
+			    int have_xmm, struct ptd_value **out)
+{
+	Dwfl_Module *m;
+	Dwarf_Die *cu, *scopes = NULL, td;
+	Dwarf_Attribute a;
+	Dwarf_Addr bias = 0;
+	struct vtype *t = NULL, *s;
+	struct ptd_value *val;
+	uint64_t sz;
+	int n, i, found = 0;
+
+	if (!v || !out)
+		return -ptde_invalid;
+	m = module_at(v, func_pc);
+	if (!m || !(cu = dwfl_module_addrdie(m, func_pc, &bias)))
+		return ptd__err(-ptde_notfound, "no debug information for the function");
+	n = dwarf_getscopes(cu, func_pc - bias, &scopes);
+	for (i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		found = 1;
+		if (dwarf_attr_integrate(&scopes[i], DW_AT_type, &a) && dwarf_formref_die(&a, &td))
+			t = ptd__vt_from_die(v, &td);
+		break;
+	}
+	free(scopes);
+	if (!found)
+		return ptd__err(-ptde_notfound, "no debug information for the function");
+	if (!t || ptd__vt_strip(t)->kind == VT_VOID)
+		return ptd__err(-ptde_notfound, "the function returns void");
+	s = ptd__vt_strip(t);
+	sz = ptd__vt_size(t);
+	if (!v->has_regs || !(v->frame0.known & 1u))
+		return ptd__err(-ptde_unsupported, "the registers are not known here");
+	val = ptd__val_new(t);
+	if (!val)
+		return ptd__err(-ptde_nomem, "out of memory");
+	if (s->kind == VT_FLOAT && sz > 8)
+		return ptd__err(-ptde_unsupported, "long double results (st0) are not shown");
+	if (sz > 16) {
+		/* MEMORY class: rax has the address of the returned object */
+		val->lval = LV_MEM;
+		val->addr = v->frame0.regs[0];
+		val->lazy = 1;
+		if (ptd__val_fetch(v, val) < 0) {
+			ptd_value_free(val);
+			return -ptde_nomap;
+		}
+	} else {
+		int gp = 0, sse = 0;
+		const uint64_t gpr[2] = { v->frame0.regs[0], v->frame0.regs[1] }; /* rax, rdx */
+
+		for (uint64_t lo = 0; lo < sz; lo += 8) {
+			int c = classify(t, 0, lo);
+			uint64_t chunk = sz - lo < 8 ? sz - lo : 8;
+
+			if (c == 2) {
+				if (!have_xmm) {
+					ptd_value_free(val);
+					return ptd__err(-ptde_unsupported,
+							"the SSE registers are not known here");
+				}
+				memcpy(val->buf + lo, xmm[sse++], chunk);
+			} else {
+				memcpy(val->buf + lo, &gpr[gp++], chunk);
+			}
+		}
+	}
+	*out = val;
+	return 0;
+}

@@ -1,0 +1,583 @@
+/*
+ * Values as gdb 13's print shows them: integers, chars ("65 'A'"),
+ * _Bool, enums, floats (%g with 9 or 17 digits), pointers with their type
+ * at the top level and <symbol+off> after addresses, char pointers and
+ * arrays as strings, structs "{x = 1, y = 2}", arrays with
+ * "<repeats N times>" and the 200-element limit, and the /x /d /u /o /t
+ * /c /a /z /s formats applied element by element.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/symbols.h"
+#include "util/error.h"
+#include "values/values_int.h"
+
+#define PRINT_MAX 200     /* gdb's "print elements" */
+#define REPEAT_THRESHOLD 10 /* gdb's "print repeats" */
+
+void ptd__sb_add(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->oom)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = 1;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap * 2 : 128;
+
+		while (cap - b->len <= (size_t)n)
+			cap *= 2;
+		char *s = realloc(b->s, cap);
+
+		if (!s) {
+			b->oom = 1;
+			return;
+		}
+		b->s = s;
+		b->cap = cap;
+	}
+}
+
+uint64_t ptd__bits(const uint8_t *p, uint64_t size, int is_signed)
+{
+	uint64_t x = 0;
+
+	if (size > 8)
+		size = 8;
+	memcpy(&x, p, size);
+	if (size < 8 && size > 0 && is_signed && ((x >> (8 * size - 1)) & 1))
+		x |= ~0ull << (8 * size);
+	return x;
+}
+
+/* One character in gdb's escaped form, for '...' (@q = '\'') or "..."
+ * (@q = '"'). */
+static void put_char(struct sbuf *b, unsigned c, int q)
+{
+	switch (c) {
+	case '\a': ptd__sb_add(b, "\\a"); return;
+	case '\b': ptd__sb_add(b, "\\b"); return;
+	case '\f': ptd__sb_add(b, "\\f"); return;
+	case '\n': ptd__sb_add(b, "\\n"); return;
+	case '\r': ptd__sb_add(b, "\\r"); return;
+	case '\t': ptd__sb_add(b, "\\t"); return;
+	case '\v': ptd__sb_add(b, "\\v"); return;
+	case 033: ptd__sb_add(b, "\\033"); return;
+	default:
+		break;
+	}
+	if (c == '\\' || (int)c == q)
+		ptd__sb_add(b, "\\%c", c);
+	else if (c >= 0x20 && c < 0x7f)
+		ptd__sb_add(b, "%c", c);
+	else
+		ptd__sb_add(b, "\\%03o", c & 0xff);
+}
+
+static void char_literal(struct sbuf *b, int64_t v)
+{
+	ptd__sb_add(b, "%lld '", (long long)v);
+	put_char(b, (unsigned)(v & 0xff), '\'');
+	ptd__sb_add(b, "'");
+}
+
+/* gdb's generic_printstr: runs longer than the threshold as
+ * 'c' <repeats N times>, the rest in quotes; @more: "..." after. */
+static void print_string(struct sbuf *b, const uint8_t *s, size_t n, int more)
+{
+	size_t i = 0;
+	int inq = 0, first = 1;
+
+	if (!n && !more) {
+		ptd__sb_add(b, "\"\"");
+		return;
+	}
+	while (i < n) {
+		size_t run = 1;
+
+		while (i + run < n && s[i + run] == s[i])
+			run++;
+		if (run > REPEAT_THRESHOLD) {
+			if (inq)
+				ptd__sb_add(b, "\", ");
+			else if (!first)
+				ptd__sb_add(b, ", ");
+			ptd__sb_add(b, "'");
+			put_char(b, s[i], '\'');
+			ptd__sb_add(b, "' <repeats %zu times>", run);
+			inq = 0;
+			i += run;
+		} else {
+			if (!inq)
+				ptd__sb_add(b, first ? "\"" : ", \"");
+			inq = 1;
+			put_char(b, s[i], '"');
+			i++;
+		}
+		first = 0;
+	}
+	if (inq)
+		ptd__sb_add(b, "\"");
+	if (more)
+		ptd__sb_add(b, "...");
+}
+
+static void print_symbol_suffix(struct ptd_values *v, struct sbuf *b, uint64_t addr)
+{
+	char sym[256];
+
+	if (v->sym && ptd_symbols_symbolize(v->sym, addr, sym, sizeof(sym)) == 0) {
+		char *at = strstr(sym, "@@");
+
+		if (at) /* "name@@GLIBC_2.2.5+4": drop the version */
+			memmove(at, at + strcspn(at, "+"), strlen(at + strcspn(at, "+")) + 1);
+		ptd__sb_add(b, " <%s>", sym);
+	}
+}
+
+static void format_int(struct ptd_values *v, struct sbuf *b, uint64_t raw, uint64_t size,
+		       int is_signed, int fmt)
+{
+	uint64_t m = size >= 8 ? raw : raw & ((1ull << (8 * size)) - 1);
+	int64_t sv = (int64_t)ptd__bits((const uint8_t *)&m, size, 1);
+
+	switch (fmt) {
+	case 'x':
+		ptd__sb_add(b, "0x%llx", (unsigned long long)m);
+		return;
+	case 'z':
+		ptd__sb_add(b, "0x%0*llx", (int)(2 * size), (unsigned long long)m);
+		return;
+	case 'o':
+		ptd__sb_add(b, m ? "0%llo" : "0", (unsigned long long)m);
+		return;
+	case 't': {
+		int i, started = 0;
+
+		for (i = (int)(8 * (size > 8 ? 8 : size)) - 1; i >= 0; i--) {
+			if ((m >> i) & 1)
+				started = 1;
+			if (started)
+				ptd__sb_add(b, "%c", (m >> i) & 1 ? '1' : '0');
+		}
+		if (!started)
+			ptd__sb_add(b, "0");
+		return;
+	}
+	case 'd':
+		ptd__sb_add(b, "%lld", (long long)sv);
+		return;
+	case 'u':
+		ptd__sb_add(b, "%llu", (unsigned long long)m);
+		return;
+	case 'c':
+		char_literal(b, is_signed ? (int64_t)(int8_t)m : (int64_t)(uint8_t)m);
+		return;
+	case 'a':
+		ptd__sb_add(b, "0x%llx", (unsigned long long)m);
+		print_symbol_suffix(v, b, m);
+		return;
+	default:
+		if (is_signed)
+			ptd__sb_add(b, "%lld", (long long)sv);
+		else
+			ptd__sb_add(b, "%llu", (unsigned long long)m);
+	}
+}
+
+static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
+{
+	double d;
+	char tmp[64];
+
+	if (size == 4) {
+		float f;
+
+		memcpy(&f, p, 4);
+		d = f;
+	} else if (size == 8) {
+		memcpy(&d, p, 8);
+	} else {
+		long double ld;
+
+		memcpy(&ld, p, sizeof(ld) < size ? sizeof(ld) : size);
+		if (isnan(ld) || isinf(ld))
+			d = (double)ld;
+		else {
+			ptd__sb_add(b, "%.18Lg", ld);
+			return;
+		}
+	}
+	if (isnan(d)) {
+		uint64_t bits;
+
+		if (size == 4) {
+			uint32_t fb;
+
+			memcpy(&fb, p, 4);
+			ptd__sb_add(b, "%snan(0x%x)", (fb >> 31) ? "-" : "", fb & 0x7fffff);
+			return;
+		}
+		memcpy(&bits, &d, 8);
+		ptd__sb_add(b, "%snan(0x%llx)", (bits >> 63) ? "-" : "",
+			    (unsigned long long)(bits & 0xfffffffffffffull));
+		return;
+	}
+	if (isinf(d)) {
+		ptd__sb_add(b, d < 0 ? "-inf" : "inf");
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%.*g", size == 4 ? 9 : 17, d);
+	ptd__sb_add(b, "%s", tmp);
+}
+
+static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint64_t avail,
+		    int fmt, int top, struct sbuf *b, int depth);
+
+/* A char pointer's string: up to PRINT_MAX characters before the NUL. */
+static void pointed_string(struct ptd_values *v, struct sbuf *b, uint64_t addr)
+{
+	uint8_t s[PRINT_MAX + 1];
+	size_t n = 0;
+
+	while (n < PRINT_MAX + 1) {
+		long got = v->read ? v->read(v->ctx, addr + n, &s[n], 1) : -1;
+
+		v->used_memory = 1;
+		if (got != 1) {
+			if (!n) {
+				ptd__sb_add(b, " <error: Cannot access memory at address 0x%llx>",
+					    (unsigned long long)addr);
+				return;
+			}
+			break;
+		}
+		if (!s[n])
+			break;
+		n++;
+	}
+	ptd__sb_add(b, " ");
+	if (n > PRINT_MAX)
+		print_string(b, s, PRINT_MAX, 1);
+	else
+		print_string(b, s, n, 0);
+}
+
+static int is_char_type(struct vtype *t)
+{
+	t = ptd__vt_strip(t);
+	return t && t->kind == VT_INT && t->is_char && t->size == 1;
+}
+
+static void print_pointer(struct ptd_values *v, struct vtype *t, uint64_t x, int fmt, int top,
+			  struct sbuf *b)
+{
+	struct vtype *to = ptd__vt_strip(t->target);
+
+	if (fmt && fmt != 's' && fmt != 'a') {
+		format_int(v, b, x, 8, 0, fmt);
+		return;
+	}
+	if (is_char_type(to) && fmt != 'a') {
+		ptd__sb_add(b, "0x%llx", (unsigned long long)x);
+		if (x) {
+			print_symbol_suffix(v, b, x);
+			pointed_string(v, b, x);
+		}
+		return;
+	}
+	if (top && fmt != 'a') {
+		char *n = ptd__vt_name(t, "");
+
+		ptd__sb_add(b, "(%s) ", n ? n : "?");
+		free(n);
+	}
+	ptd__sb_add(b, "0x%llx", (unsigned long long)x);
+	if (to && to->kind == VT_FUNC)
+		print_symbol_suffix(v, b, x);
+	else if (x)
+		print_symbol_suffix(v, b, x);
+}
+
+static void print_flags(struct sbuf *b, uint64_t x)
+{
+	static const struct {
+		int bit;
+		const char *name;
+	} fl[] = {
+		{ 0, "CF" }, { 2, "PF" }, { 4, "AF" }, { 6, "ZF" }, { 7, "SF" }, { 8, "TF" },
+		{ 9, "IF" }, { 10, "DF" }, { 11, "OF" }, { 14, "NT" }, { 16, "RF" }, { 17, "VM" },
+		{ 18, "AC" }, { 19, "VIF" }, { 20, "VIP" }, { 21, "ID" },
+	};
+
+	ptd__sb_add(b, "[ ");
+	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
+		if (x & (1ull << fl[i].bit))
+			ptd__sb_add(b, "%s ", fl[i].name);
+	ptd__sb_add(b, "]");
+}
+
+static void print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p, int fmt,
+			struct sbuf *b, int depth)
+{
+	uint64_t esz = ptd__vt_size(t->target);
+	int64_t n = t->count < 0 ? 0 : t->count, i = 0, printed = 0;
+
+	if (is_char_type(t->target) && (!fmt || fmt == 's')) {
+		size_t len = (size_t)n;
+		int more = 0;
+
+		if (len > PRINT_MAX) {
+			len = PRINT_MAX;
+			more = 1;
+		} else if (len && !p[len - 1]) {
+			len--; /* gdb drops one trailing NUL */
+		}
+		print_string(b, p, len, more);
+		return;
+	}
+	ptd__sb_add(b, "{");
+	while (i < n && printed < PRINT_MAX) {
+		int64_t run = 1;
+
+		while (i + run < n && esz && !memcmp(p + i * esz, p + (i + run) * esz, esz))
+			run++;
+		if (i)
+			ptd__sb_add(b, ", ");
+		if (run > REPEAT_THRESHOLD) {
+			print_at(v, t->target, p + i * esz, esz, fmt, 0, b, depth + 1);
+			ptd__sb_add(b, " <repeats %lld times>", (long long)run);
+			i += run;
+			printed += REPEAT_THRESHOLD;
+		} else {
+			print_at(v, t->target, p + i * esz, esz, fmt, 0, b, depth + 1);
+			i++;
+			printed++;
+		}
+	}
+	if (i < n)
+		ptd__sb_add(b, "...");
+	ptd__sb_add(b, "}");
+}
+
+static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint64_t avail,
+		    int fmt, int top, struct sbuf *b, int depth)
+{
+	struct vtype *s = ptd__vt_strip(t);
+	uint64_t x;
+	int i;
+
+	if (!s || depth > 32) {
+		ptd__sb_add(b, "...");
+		return 0;
+	}
+	/* DWARF is untrusted: a member or element that does not lie inside
+	 * the bytes of its container is not read */
+	if (ptd__vt_size(s) > avail && s->kind != VT_FUNC && s->kind != VT_VOID) {
+		ptd__sb_add(b, "<invalid type layout>");
+		return 0;
+	}
+	switch (s->kind) {
+	case VT_INT:
+		x = ptd__bits(p, s->size, s->is_signed);
+		if (fmt && fmt != 's') {
+			format_int(v, b, x, s->size, s->is_signed, fmt);
+		} else if (s->is_bool && x <= 1) {
+			ptd__sb_add(b, x ? "true" : "false");
+		} else if (s->is_char && s->size == 1) {
+			char_literal(b, (int64_t)x);
+		} else {
+			format_int(v, b, x, s->size, s->is_signed, 0);
+		}
+		return 0;
+	case VT_ENUM:
+		x = ptd__bits(p, s->size, s->is_signed);
+		if (fmt && fmt != 's') {
+			format_int(v, b, x, s->size, s->is_signed, fmt);
+			return 0;
+		}
+		for (i = 0; i < s->nenums; i++)
+			if ((uint64_t)s->enums[i].val == x ||
+			    (s->size < 8 && ((uint64_t)s->enums[i].val & ((1ull << (8 * s->size)) - 1)) ==
+						    (x & ((1ull << (8 * s->size)) - 1)))) {
+				ptd__sb_add(b, "%s", s->enums[i].name);
+				return 0;
+			}
+		format_int(v, b, x, s->size, s->is_signed, 0);
+		return 0;
+	case VT_FLOAT:
+		if (fmt && fmt != 's' && fmt != 'f') {
+			if (fmt == 'c') {
+				/* gdb 13 converts a float to an integer for these */
+				double d;
+
+				if (s->size == 4) {
+					float f;
+
+					memcpy(&f, p, 4);
+					d = f;
+				} else {
+					memcpy(&d, p, 8);
+				}
+				format_int(v, b, d != d || d > 1e18 || d < -1e18 ? 0 : (uint64_t)(int64_t)d,
+					   s->size, 1, fmt);
+				return 0;
+			}
+			format_int(v, b, ptd__bits(p, s->size, 0), s->size, 0, fmt);
+			return 0;
+		}
+		format_float(b, p, s->size);
+		return 0;
+	case VT_PTR:
+		x = ptd__bits(p, 8, 0);
+		print_pointer(v, s, x, fmt, top, b);
+		return 0;
+	case VT_ARRAY:
+		print_array(v, s, p, fmt, b, depth);
+		return 0;
+	case VT_STRUCT:
+	case VT_UNION:
+		ptd__sb_add(b, "{");
+		for (i = 0; i < s->nmembers; i++) {
+			struct vt_member *m = &s->members[i];
+
+			if (i)
+				ptd__sb_add(b, ", ");
+			if (m->name)
+				ptd__sb_add(b, "%s = ", m->name);
+			if (m->bit_size) {
+				uint64_t raw = 0, sz = ptd__vt_size(m->type);
+				struct vtype *ms = ptd__vt_strip(m->type);
+				uint8_t tmp[8];
+
+				if (m->off + (uint64_t)(m->bit_off + m->bit_size + 7) / 8 > s->size) {
+					ptd__sb_add(b, "<invalid type layout>");
+					continue;
+				}
+				memcpy(&raw, p + m->off,
+				       (size_t)((m->bit_off + m->bit_size + 7) / 8) > 8
+					       ? 8
+					       : (size_t)((m->bit_off + m->bit_size + 7) / 8));
+				raw >>= m->bit_off;
+				if (m->bit_size < 64)
+					raw &= (1ull << m->bit_size) - 1;
+				if (ms && ms->is_signed && m->bit_size < 64 &&
+				    ((raw >> (m->bit_size - 1)) & 1))
+					raw |= ~0ull << m->bit_size;
+				memcpy(tmp, &raw, 8);
+				print_at(v, m->type, tmp, sizeof(tmp), fmt, 0, b, depth + 1);
+				(void)sz;
+			} else {
+				print_at(v, m->type, p + m->off,
+					 m->off <= s->size ? s->size - m->off : 0, fmt, 0, b, depth + 1);
+			}
+		}
+		ptd__sb_add(b, "}");
+		return 0;
+	case VT_FLAGS:
+		x = ptd__bits(p, s->size, 0);
+		if (fmt && fmt != 's')
+			format_int(v, b, x, 4, 0, fmt);
+		else
+			print_flags(b, x);
+		return 0;
+	case VT_VOID:
+		ptd__sb_add(b, "void");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top, struct sbuf *b)
+{
+	struct vtype *s = ptd__vt_strip(val->type);
+	int rc;
+
+	if (val->optimized_out) {
+		ptd__sb_add(b, "<optimized out>");
+		return 0;
+	}
+	if (val->not_saved) {
+		ptd__sb_add(b, "<not saved>");
+		return 0;
+	}
+	if (val->unavailable) {
+		ptd__sb_add(b, "<unavailable>");
+		return 0;
+	}
+	if (s && (s->kind == VT_FUNC || s->kind == VT_NODEBUG)) {
+		char *n = ptd__vt_name(val->type, "");
+
+		ptd__sb_add(b, "{%s} 0x%llx", n ? n : "?", (unsigned long long)val->addr);
+		free(n);
+		print_symbol_suffix(v, b, val->addr);
+		return 0;
+	}
+	ptd_clear_error();
+	rc = ptd__val_fetch(v, val);
+	if (rc < 0) {
+		if (top)
+			return rc;
+		ptd__sb_add(b, "<error: %s>", ptd_last_error(rc));
+		return 0;
+	}
+	return print_at(v, val->type, val->buf, ptd__vt_size(val->type), fmt, top, b, 0);
+}
+
+int ptd_value_format(struct ptd_values *v, struct ptd_value *val, int fmt, int top, char **out)
+{
+	struct sbuf b = { 0 };
+	int rc;
+
+	if (!v || !val || !out)
+		return -ptde_invalid;
+	if (fmt && !strchr("xduotcsazf", fmt))
+		return ptd__err(-ptde_invalid, "Undefined output format \"%c\".", fmt);
+	rc = ptd__val_print(v, val, fmt, top, &b);
+	if (rc < 0) {
+		free(b.s);
+		return rc;
+	}
+	if (b.oom || !b.s) {
+		free(b.s);
+		if (b.oom)
+			return ptd__err(-ptde_nomem, "out of memory");
+		b.s = strdup("");
+		if (!b.s)
+			return ptd__err(-ptde_nomem, "out of memory");
+	}
+	*out = b.s;
+	return 0;
+}
+
+int ptd_value_type_name(const struct ptd_value *val, int expand, char **out)
+{
+	if (!val || !out)
+		return -ptde_invalid;
+	*out = expand ? ptd__vt_ptype(val->type) : ptd__vt_name(val->type, "");
+	return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
+}
+
+uint64_t ptd_value_size(const struct ptd_value *val)
+{
+	return val ? ptd__vt_size(val->type) : 0;
+}

@@ -1,0 +1,725 @@
+/*
+ * C types for the value printer: converted once from DWARF DIEs into
+ * struct vtype (so values in the $N history outlive a re-run that frees
+ * the Dwfl), named as gdb's C type printer names them ("int (*)[4]",
+ * "const char *"), expanded one level for ptype, and looked up by name
+ * for casts and sizeof.
+ */
+#include <dwarf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/symbols.h"
+#include "util/error.h"
+#include "values/values_int.h"
+
+static char *xstrdup0(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+struct vtype *ptd__vt_new(struct ptd_values *v, enum vt_kind k, const char *name, uint64_t size)
+{
+	struct vtype *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->kind = k;
+	t->name = xstrdup0(name);
+	t->size = size;
+	t->count = -1;
+	t->next_alloc = v->types;
+	v->types = t;
+	return t;
+}
+
+struct vtype *ptd__vt_ptr(struct ptd_values *v, struct vtype *to)
+{
+	struct vtype *t = ptd__vt_new(v, VT_PTR, NULL, 8);
+
+	if (t)
+		t->target = to;
+	return t;
+}
+
+struct vtype *ptd__vt_array(struct ptd_values *v, struct vtype *elem, int64_t count)
+{
+	struct vtype *t = ptd__vt_new(v, VT_ARRAY, NULL, 0);
+
+	if (!t)
+		return NULL;
+	t->target = elem;
+	t->count = count;
+	t->size = count > 0 ? (uint64_t)count * ptd__vt_size(elem) : 0;
+	return t;
+}
+
+static struct vtype *base(struct ptd_values *v, const char *name, uint64_t size, int sgn, int chr)
+{
+	struct vtype *t = ptd__vt_new(v, VT_INT, name, size);
+
+	if (t) {
+		t->is_signed = sgn;
+		t->is_char = chr;
+	}
+	return t;
+}
+
+void ptd__vt_builtins(struct ptd_values *v)
+{
+	v->t_int = base(v, "int", 4, 1, 0);
+	v->t_uint = base(v, "unsigned int", 4, 0, 0);
+	v->t_long = base(v, "long", 8, 1, 0);
+	v->t_ulong = base(v, "unsigned long", 8, 0, 0);
+	v->t_llong = base(v, "long long", 8, 1, 0);
+	v->t_ullong = base(v, "unsigned long long", 8, 0, 0);
+	v->t_short = base(v, "short", 2, 1, 0);
+	v->t_ushort = base(v, "unsigned short", 2, 0, 0);
+	v->t_char = base(v, "char", 1, 1, 1);
+	v->t_schar = base(v, "signed char", 1, 1, 1);
+	v->t_uchar = base(v, "unsigned char", 1, 0, 1);
+	v->t_bool = base(v, "_Bool", 1, 0, 0);
+	if (v->t_bool)
+		v->t_bool->is_bool = 1;
+	v->t_float = ptd__vt_new(v, VT_FLOAT, "float", 4);
+	v->t_double = ptd__vt_new(v, VT_FLOAT, "double", 8);
+	v->t_ldouble = ptd__vt_new(v, VT_FLOAT, "long double", 16);
+	v->t_void = ptd__vt_new(v, VT_VOID, "void", 1);
+	v->t_data_ptr = ptd__vt_ptr(v, v->t_void);
+	v->t_code_ptr = ptd__vt_ptr(v, NULL);
+	if (v->t_code_ptr) {
+		struct vtype *fn = ptd__vt_new(v, VT_FUNC, NULL, 1);
+
+		if (fn)
+			fn->target = v->t_void;
+		v->t_code_ptr->target = fn;
+	}
+	v->t_flags = ptd__vt_new(v, VT_FLAGS, "i386_eflags", 4);
+}
+
+struct vtype *ptd__vt_strip(struct vtype *t)
+{
+	while (t && (t->kind == VT_TYPEDEF || t->kind == VT_QUAL) && t->target)
+		t = t->target;
+	return t;
+}
+
+uint64_t ptd__vt_size(struct vtype *t)
+{
+	struct vtype *s = ptd__vt_strip(t);
+
+	if (!s)
+		return 0;
+	if (s->kind == VT_ARRAY)
+		return s->count > 0 ? (uint64_t)s->count * ptd__vt_size(s->target) : 0;
+	return s->size;
+}
+
+static struct vtype *cache_get(struct ptd_values *v, void *dbg, Dwarf_Off off)
+{
+	for (size_t i = 0; i < v->ncache; i++)
+		if (v->cache[i].dbg == dbg && v->cache[i].off == off)
+			return v->cache[i].t;
+	return NULL;
+}
+
+static void cache_put(struct ptd_values *v, void *dbg, Dwarf_Off off, struct vtype *t)
+{
+	if (v->ncache == v->cache_cap) {
+		size_t cap = v->cache_cap ? 2 * v->cache_cap : 64;
+		struct type_cache_ent *c = realloc(v->cache, cap * sizeof(*c));
+
+		if (!c)
+			return;
+		v->cache = c;
+		v->cache_cap = cap;
+	}
+	v->cache[v->ncache].dbg = dbg;
+	v->cache[v->ncache].off = off;
+	v->cache[v->ncache].t = t;
+	v->ncache++;
+}
+
+static uint64_t udata(Dwarf_Die *d, unsigned at, uint64_t dflt)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	if (dwarf_attr_integrate(d, at, &a) && dwarf_formudata(&a, &w) == 0)
+		return w;
+	return dflt;
+}
+
+static struct vtype *type_of_attr(struct ptd_values *v, Dwarf_Die *d, struct vtype *dflt)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die td;
+
+	if (!dwarf_attr_integrate(d, DW_AT_type, &a) || !dwarf_formref_die(&a, &td))
+		return dflt;
+	return ptd__vt_from_die(v, &td);
+}
+
+static void add_member(struct vtype *t, const char *name, struct vtype *mt, uint64_t off, int bsz,
+		       int boff)
+{
+	struct vt_member *m = realloc(t->members, (size_t)(t->nmembers + 1) * sizeof(*m));
+
+	if (!m)
+		return;
+	t->members = m;
+	/* bit positions come from DWARF, untrusted: a field the printer
+	 * cannot shift out safely is shown as a plain member */
+	if (bsz < 0 || bsz > 64 || boff < 0 || boff > 63 || boff + bsz > 64)
+		bsz = boff = 0;
+	m = &t->members[t->nmembers++];
+	m->name = xstrdup0(name);
+	m->type = mt;
+	m->off = off;
+	m->bit_size = bsz;
+	m->bit_off = boff;
+}
+
+struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
+{
+	void *dbg = dwarf_cu_getdwarf(die->cu);
+	Dwarf_Off off = dwarf_dieoffset(die);
+	struct vtype *t = cache_get(v, dbg, off);
+	Dwarf_Die child;
+	const char *name = dwarf_diename(die);
+	int tag = dwarf_tag(die);
+
+	if (t)
+		return t;
+	switch (tag) {
+	case DW_TAG_base_type: {
+		uint64_t enc = udata(die, DW_AT_encoding, 0);
+		uint64_t sz = udata(die, DW_AT_byte_size, 0);
+
+		if (enc == DW_ATE_float) {
+			t = ptd__vt_new(v, VT_FLOAT, name, sz);
+		} else {
+			t = ptd__vt_new(v, VT_INT, name, sz);
+			if (!t)
+				return NULL;
+			t->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+			t->is_char = enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char;
+			t->is_bool = enc == DW_ATE_boolean;
+		}
+		break;
+	}
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+		t = ptd__vt_ptr(v, NULL);
+		if (!t)
+			return NULL;
+		cache_put(v, dbg, off, t);
+		t->target = type_of_attr(v, die, v->t_void);
+		return t;
+	case DW_TAG_typedef:
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type:
+		t = ptd__vt_new(v, tag == DW_TAG_typedef ? VT_TYPEDEF : VT_QUAL,
+				tag == DW_TAG_typedef	    ? name
+				: tag == DW_TAG_const_type    ? "const"
+				: tag == DW_TAG_volatile_type ? "volatile"
+				: tag == DW_TAG_restrict_type ? "restrict"
+							      : "_Atomic",
+				0);
+		if (!t)
+			return NULL;
+		cache_put(v, dbg, off, t);
+		t->target = type_of_attr(v, die, v->t_void);
+		t->size = ptd__vt_size(t->target);
+		return t;
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_class_type:
+		t = ptd__vt_new(v, tag == DW_TAG_union_type ? VT_UNION : VT_STRUCT, name,
+				udata(die, DW_AT_byte_size, 0));
+		if (!t)
+			return NULL;
+		cache_put(v, dbg, off, t);
+		t->declared = dwarf_hasattr(die, DW_AT_declaration);
+		if (dwarf_child(die, &child) == 0) {
+			do {
+				Dwarf_Attribute a;
+				Dwarf_Word loc = 0;
+				int bsz = 0, boff = 0;
+
+				if (dwarf_tag(&child) != DW_TAG_member)
+					continue;
+				if (dwarf_attr(&child, DW_AT_data_member_location, &a))
+					dwarf_formudata(&a, &loc);
+				if (dwarf_hasattr(&child, DW_AT_bit_size)) {
+					uint64_t dbo = udata(&child, DW_AT_data_bit_offset, UINT64_MAX);
+
+					bsz = (int)udata(&child, DW_AT_bit_size, 0);
+					if (dbo != UINT64_MAX) {
+						loc = dbo / 8;
+						boff = (int)(dbo % 8);
+					} else {
+						/* DWARF 2/3 big-endian bit offsets */
+						uint64_t bs = udata(&child, DW_AT_byte_size, 4);
+						int64_t bo = (int64_t)udata(&child, DW_AT_bit_offset, 0);
+
+						boff = (int)(bs * 8 - (uint64_t)bo - (uint64_t)bsz);
+					}
+				}
+				add_member(t, dwarf_diename(&child), type_of_attr(v, &child, v->t_int),
+					   loc, bsz, boff);
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		return t;
+	case DW_TAG_enumeration_type:
+		t = ptd__vt_new(v, VT_ENUM, name, udata(die, DW_AT_byte_size, 4));
+		if (!t)
+			return NULL;
+		cache_put(v, dbg, off, t);
+		t->target = type_of_attr(v, die, NULL);
+		t->is_signed = t->target ? ptd__vt_strip(t->target)->is_signed : 0;
+		if (dwarf_child(die, &child) == 0) {
+			do {
+				Dwarf_Attribute a;
+				Dwarf_Sword sv = 0;
+				struct vt_enumerator *e;
+
+				if (dwarf_tag(&child) != DW_TAG_enumerator)
+					continue;
+				if (dwarf_attr(&child, DW_AT_const_value, &a))
+					dwarf_formsdata(&a, &sv);
+				e = realloc(t->enums, (size_t)(t->nenums + 1) * sizeof(*e));
+				if (!e)
+					break;
+				t->enums = e;
+				e[t->nenums].name = xstrdup0(dwarf_diename(&child));
+				e[t->nenums].val = sv;
+				t->nenums++;
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		return t;
+	case DW_TAG_array_type: {
+		/* int a[2][3]: one subrange per dimension, outermost first */
+		struct vtype *elem = type_of_attr(v, die, v->t_int);
+		int64_t dims[16];
+		int nd = 0;
+
+		if (dwarf_child(die, &child) == 0) {
+			do {
+				if (dwarf_tag(&child) != DW_TAG_subrange_type || nd == 16)
+					continue;
+				if (dwarf_hasattr(&child, DW_AT_count))
+					dims[nd++] = (int64_t)udata(&child, DW_AT_count, 0);
+				else if (dwarf_hasattr(&child, DW_AT_upper_bound))
+					dims[nd++] = (int64_t)udata(&child, DW_AT_upper_bound, 0) + 1;
+				else
+					dims[nd++] = -1;
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		if (!nd)
+			dims[nd++] = -1;
+		t = elem;
+		for (int i = nd - 1; i >= 0 && t; i--)
+			t = ptd__vt_array(v, t, dims[i]);
+		break;
+	}
+	case DW_TAG_subroutine_type:
+	case DW_TAG_subprogram:
+		t = ptd__vt_new(v, VT_FUNC, NULL, 1);
+		if (!t)
+			return NULL;
+		cache_put(v, dbg, off, t);
+		t->target = type_of_attr(v, die, v->t_void);
+		t->prototyped = dwarf_hasattr_integrate(die, DW_AT_prototyped);
+		if (dwarf_child(die, &child) == 0) {
+			do {
+				if (dwarf_tag(&child) == DW_TAG_formal_parameter)
+					add_member(t, NULL, type_of_attr(v, &child, v->t_int), 0, 0, 0);
+				else if (dwarf_tag(&child) == DW_TAG_unspecified_parameters)
+					t->varargs = 1;
+			} while (dwarf_siblingof(&child, &child) == 0);
+		}
+		return t;
+	case DW_TAG_unspecified_type:
+		t = ptd__vt_new(v, VT_VOID, name ? name : "void", 1);
+		break;
+	default:
+		t = ptd__vt_new(v, VT_VOID, "void", 1);
+		break;
+	}
+	if (t)
+		cache_put(v, dbg, off, t);
+	return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* Names                                                                */
+
+static char *cat3(const char *a, const char *b, const char *c)
+{
+	char *r;
+
+	if (asprintf(&r, "%s%s%s", a, b, c) < 0)
+		return NULL;
+	return r;
+}
+
+static char *base_name(struct vtype *t)
+{
+	const char *kw = t->kind == VT_STRUCT ? "struct " : t->kind == VT_UNION ? "union "
+						  : t->kind == VT_ENUM ? "enum " : "";
+	char *r;
+
+	if (t->kind == VT_NODEBUG)
+		return strdup("<text variable, no debug info>");
+	if (t->name) {
+		if (asprintf(&r, "%s%s", kw, t->name) < 0)
+			return NULL;
+		return r;
+	}
+	if (t->kind == VT_STRUCT || t->kind == VT_UNION || t->kind == VT_ENUM)
+		return cat3(kw, "{...}", "");
+	return strdup("void");
+}
+
+static char *params(struct vtype *f)
+{
+	char *r = strdup("("), *n;
+
+	for (int i = 0; r && i < f->nmembers; i++) {
+		char *pn = ptd__vt_name(f->members[i].type, "");
+
+		n = pn ? cat3(r, i ? ", " : "", pn) : NULL;
+		free(pn);
+		free(r);
+		r = n;
+	}
+	if (r && f->varargs) {
+		n = cat3(r, f->nmembers ? ", ..." : "...", "");
+		free(r);
+		r = n;
+	} else if (r && !f->nmembers && f->prototyped) {
+		n = cat3(r, "void", "");
+		free(r);
+		r = n;
+	}
+	if (r) {
+		n = cat3(r, ")", "");
+		free(r);
+		r = n;
+	}
+	return r;
+}
+
+/* The C declarator algorithm: pointers go left, arrays and functions go
+ * right, with parentheses where a pointer meets one of those. */
+char *ptd__vt_name(struct vtype *t, const char *decl)
+{
+	char *d = NULL, *r = NULL, *b;
+
+	if (!t)
+		return strdup("void");
+	switch (t->kind) {
+	case VT_PTR:
+		d = cat3("*", decl, "");
+		r = d ? ptd__vt_name(t->target, d) : NULL;
+		free(d);
+		return r;
+	case VT_ARRAY: {
+		char dim[32];
+
+		if (t->count >= 0)
+			snprintf(dim, sizeof(dim), "[%lld]", (long long)t->count);
+		else
+			snprintf(dim, sizeof(dim), "[]");
+		d = decl[0] == '*' ? cat3("(", decl, ")") : strdup(decl);
+		b = d ? cat3(d, dim, "") : NULL;
+		r = b ? ptd__vt_name(t->target, b) : NULL;
+		free(d);
+		free(b);
+		return r;
+	}
+	case VT_FUNC: {
+		char *p = params(t);
+
+		d = decl[0] == '*' ? cat3("(", decl, ")") : strdup(decl);
+		b = d && p ? cat3(d, p, "") : NULL;
+		r = b ? ptd__vt_name(t->target, b) : NULL;
+		free(d);
+		free(b);
+		free(p);
+		return r;
+	}
+	case VT_QUAL:
+		if (t->target && t->target->kind == VT_PTR) {
+			/* char *const p */
+			d = cat3("* ", t->name, decl[0] ? " " : "");
+			b = d ? cat3(d, decl, "") : NULL;
+			r = b ? ptd__vt_name(t->target->target, b) : NULL;
+			free(d);
+			free(b);
+			return r;
+		}
+		b = ptd__vt_name(t->target, decl);
+		r = b ? cat3(t->name, " ", b) : NULL;
+		free(b);
+		return r;
+	default:
+		b = base_name(t);
+		if (!b)
+			return NULL;
+		if (!decl[0])
+			return b;
+		r = cat3(b, " ", decl);
+		free(b);
+		return r;
+	}
+}
+
+/* ptype: expands the outermost struct, union or enum (after typedefs). */
+char *ptd__vt_ptype(struct vtype *t)
+{
+	struct vtype *s = t;
+	char *r, *n;
+	int i;
+
+	while (s && s->kind == VT_TYPEDEF && s->target)
+		s = s->target;
+	if (!s)
+		return strdup("void");
+	/* a pointer, array or function of a struct keeps the struct expanded
+	 * in gdb ("struct point {...} *"); find the innermost named type */
+	{
+		struct vtype *in = s;
+		char *decl, *tail, *head;
+
+		while (in && (in->kind == VT_PTR || in->kind == VT_ARRAY || in->kind == VT_FUNC ||
+			      in->kind == VT_QUAL) && in->target)
+			in = in->target;
+		while (in && in->kind == VT_TYPEDEF && in->target)
+			in = in->target;
+		if (!in || (in->kind != VT_STRUCT && in->kind != VT_UNION && in->kind != VT_ENUM))
+			return ptd__vt_name(s, "");
+		if (in->kind == VT_ENUM) {
+			head = base_name(in);
+			r = head ? cat3(head, " {", "") : NULL;
+			free(head);
+			for (i = 0; r && i < in->nenums; i++) {
+				char val[64] = "";
+
+				if (in->enums[i].val != (i ? in->enums[i - 1].val + 1 : 0))
+					snprintf(val, sizeof(val), " = %lld", (long long)in->enums[i].val);
+				n = cat3(r, i ? ", " : "", in->enums[i].name);
+				free(r);
+				r = n ? cat3(n, val, "") : NULL;
+				free(n);
+			}
+			n = r ? cat3(r, "}", "") : NULL;
+			free(r);
+			r = n;
+		} else {
+			head = base_name(in);
+			r = head ? cat3(head, " {\n", "") : NULL;
+			free(head);
+			if (r && in->declared && !in->nmembers) {
+				n = cat3(r, "    <incomplete type>\n", "");
+				free(r);
+				r = n;
+			}
+			for (i = 0; r && i < in->nmembers; i++) {
+				struct vt_member *m = &in->members[i];
+				char *md = ptd__vt_name(m->type, m->name ? m->name : "");
+				char bits[32] = "";
+
+				if (m->bit_size)
+					snprintf(bits, sizeof(bits), " : %d", m->bit_size);
+				n = md ? cat3(r, "    ", md) : NULL;
+				free(md);
+				free(r);
+				r = n ? cat3(n, bits, ";\n") : NULL;
+				free(n);
+			}
+			n = r ? cat3(r, "}", "") : NULL;
+			free(r);
+			r = n;
+		}
+		if (!r || in == s)
+			return r;
+		/* the declarator around it: name the outer type with a
+		 * placeholder base and swap the base for the expansion */
+		decl = ptd__vt_name(s, "");
+		head = base_name(in);
+		tail = decl && head && !strncmp(decl, head, strlen(head)) ? decl + strlen(head) : "";
+		n = cat3(r, tail, "");
+		free(decl);
+		free(head);
+		free(r);
+		return n;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Lookup by name                                                       */
+
+struct find_ctx {
+	const char *name;
+	int tag; /* DW_TAG_structure_type... or 0: typedef or base type */
+	Dwarf_Die found;
+	int ok;
+};
+
+static int find_in_cu(Dwarf_Die *cu, struct find_ctx *fc)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(cu, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		const char *n;
+
+		if (fc->tag ? tag != fc->tag : (tag != DW_TAG_typedef && tag != DW_TAG_base_type))
+			continue;
+		if (dwarf_hasattr(&c, DW_AT_declaration))
+			continue;
+		n = dwarf_diename(&c);
+		if (n && !strcmp(n, fc->name)) {
+			fc->found = c;
+			fc->ok = 1;
+			return 1;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+static int find_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, void *arg)
+{
+	struct find_ctx *fc = arg;
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(m, &bias);
+	Dwarf_Off off = 0, next;
+	size_t hsz;
+
+	if (!dw)
+		return DWARF_CB_OK;
+	while (dwarf_nextcu(dw, off, &next, &hsz, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsz, &cu) && find_in_cu(&cu, fc))
+			return DWARF_CB_ABORT;
+		off = next;
+	}
+	return DWARF_CB_OK;
+}
+
+static const struct {
+	const char *words; /* canonical spelling after normalisation */
+	const char *name;
+} int_names[] = {
+	{ "int", "int" }, { "signed int", "int" }, { "signed", "int" },
+	{ "unsigned int", "unsigned int" }, { "unsigned", "unsigned int" },
+	{ "long", "long" }, { "long int", "long" }, { "signed long", "long" },
+	{ "unsigned long", "unsigned long" }, { "long unsigned int", "unsigned long" },
+	{ "unsigned long int", "unsigned long" },
+	{ "long long", "long long" }, { "unsigned long long", "unsigned long long" },
+	{ "short", "short" }, { "short int", "short" }, { "unsigned short", "unsigned short" },
+	{ "char", "char" }, { "signed char", "signed char" }, { "unsigned char", "unsigned char" },
+	{ "_Bool", "_Bool" }, { "float", "float" }, { "double", "double" },
+	{ "long double", "long double" }, { "void", "void" },
+};
+
+struct vtype *ptd__vt_lookup(struct ptd_values *v, const char *name)
+{
+	struct find_ctx fc = { 0 };
+	const char *canon = NULL;
+	size_t i;
+
+	if (!strncmp(name, "struct ", 7)) {
+		fc.tag = DW_TAG_structure_type;
+		name += 7;
+	} else if (!strncmp(name, "union ", 6)) {
+		fc.tag = DW_TAG_union_type;
+		name += 6;
+	} else if (!strncmp(name, "enum ", 5)) {
+		fc.tag = DW_TAG_enumeration_type;
+		name += 5;
+	} else {
+		for (i = 0; i < sizeof(int_names) / sizeof(int_names[0]); i++)
+			if (!strcmp(int_names[i].words, name))
+				canon = int_names[i].name;
+	}
+	if (canon) {
+		struct vtype *b[] = { v->t_int,	  v->t_uint,   v->t_long,  v->t_ulong,  v->t_llong,
+				      v->t_ullong, v->t_short, v->t_ushort, v->t_char,   v->t_schar,
+				      v->t_uchar, v->t_bool,  v->t_float,  v->t_double, v->t_ldouble,
+				      v->t_void };
+		for (i = 0; i < sizeof(b) / sizeof(b[0]); i++)
+			if (b[i] && !strcmp(b[i]->name, canon))
+				return b[i];
+		return NULL;
+	}
+	fc.name = name;
+	if (v->sym) {
+		Dwfl *dwfl = ptd__symbols_dwfl(v->sym);
+
+		if (dwfl)
+			dwfl_getmodules(dwfl, find_mod, &fc, 0);
+	}
+	if (!fc.ok)
+		return NULL;
+	return ptd__vt_from_die(v, &fc.found);
+}
+
+static void mark(struct vtype *t)
+{
+	/* iterative along target chains, recursive into members */
+	while (t && !t->mark) {
+		t->mark = 1;
+		for (int i = 0; i < t->nmembers; i++)
+			mark(t->members[i].type);
+		t = t->target;
+	}
+}
+
+static void vt_free(struct vtype *t)
+{
+	for (int i = 0; i < t->nmembers; i++)
+		free(t->members[i].name);
+	free(t->members);
+	for (int i = 0; i < t->nenums; i++)
+		free(t->enums[i].name);
+	free(t->enums);
+	free(t->name);
+	free(t);
+}
+
+void ptd__vt_collect(struct ptd_values *v)
+{
+	struct vtype *builtins[] = { v->t_int,	  v->t_uint,  v->t_long,      v->t_ulong,
+				     v->t_char,	  v->t_double, v->t_float,    v->t_void,
+				     v->t_bool,	  v->t_code_ptr, v->t_data_ptr, v->t_flags,
+				     v->t_short,  v->t_ushort, v->t_uchar,    v->t_llong,
+				     v->t_ullong, v->t_schar, v->t_ldouble };
+	struct vtype **pp, *t;
+
+	for (t = v->types; t; t = t->next_alloc)
+		t->mark = 0;
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		mark(builtins[i]);
+	for (int i = 0; i < v->nhist; i++)
+		mark(v->hist[i]->type);
+	for (pp = &v->types; *pp;) {
+		t = *pp;
+		if (t->mark) {
+			pp = &t->next_alloc;
+			continue;
+		}
+		*pp = t->next_alloc;
+		vt_free(t);
+	}
+	v->ncache = 0; /* it may name freed types */
+}

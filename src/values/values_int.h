@@ -1,0 +1,180 @@
+/*
+ * Internals of the value module (src/values): C types converted from
+ * DWARF, values (a type plus bytes or a place in memory or a register),
+ * the frame an expression is evaluated in, and the gdb-style printer.
+ * The public face is ptd_values_* / ptd_value_* in include/ptdbg/ptdbg.h.
+ */
+#ifndef PTD_VALUES_INT_H
+#define PTD_VALUES_INT_H
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/user.h>
+
+#include "ptdbg/ptdbg.h"
+
+struct ptd_symbols;
+
+enum vt_kind {
+	VT_VOID,
+	VT_INT,   /* integers, including char and _Bool (see flags) */
+	VT_FLOAT,
+	VT_PTR,
+	VT_ARRAY,
+	VT_STRUCT,
+	VT_UNION,
+	VT_ENUM,
+	VT_FUNC,
+	VT_TYPEDEF,
+	VT_QUAL,  /* const/volatile: name is the qualifier */
+	VT_FLAGS, /* $eflags */
+	VT_NODEBUG, /* a function or variable without debug information */
+};
+
+struct vtype;
+
+struct vt_member {
+	char *name;          /* NULL for function parameters */
+	struct vtype *type;
+	uint64_t off;        /* byte offset */
+	int bit_size;        /* 0: not a bit-field */
+	int bit_off;         /* bit offset from off (little-endian) */
+};
+
+struct vt_enumerator {
+	char *name;
+	int64_t val;
+};
+
+struct vtype {
+	enum vt_kind kind;
+	char *name;            /* "int", tag "point", typedef name, "const" */
+	uint64_t size;
+	int is_signed;
+	int is_char;           /* char, signed char, unsigned char */
+	int is_bool;
+	int is_code;           /* void (*)() of $pc */
+	struct vtype *target;  /* pointer, array element, typedef, qualifier, function result */
+	int64_t count;         /* array elements, -1 when unknown */
+	struct vt_member *members;
+	int nmembers;
+	int declared;          /* struct known only by declaration */
+	int prototyped, varargs;
+	struct vt_enumerator *enums;
+	int nenums;
+	struct vtype *next_alloc;
+	int mark;              /* reachable from the history or a builtin */
+};
+
+/* A value: what print shows, what $N keeps. */
+struct ptd_value {
+	struct vtype *type;
+	uint8_t *buf;        /* type size bytes once fetched; owned */
+	int lazy;            /* lval_mem not read yet */
+	enum { LV_NONE, LV_MEM, LV_REG } lval;
+	uint64_t addr;       /* LV_MEM */
+	int regno;           /* LV_REG: DWARF register number */
+	int bit_size, bit_off; /* a bit-field member (lval at addr) */
+	int unavailable;     /* contents not known (the past) */
+	int not_saved;       /* a call-clobbered register of an outer frame */
+	int optimized_out;
+};
+
+#define VAL_MAX_SIZE 65536 /* gdb's max-value-size */
+
+/* DWARF register numbers of x86-64 the unwinder and locations use. */
+#define NDREGS 17 /* rax..r15 and the return address (16) */
+
+struct vframe {
+	int valid;
+	uint64_t pc;           /* of this frame (return address for outer frames) */
+	int level;
+	uint64_t regs[NDREGS]; /* by DWARF number */
+	uint32_t known;        /* bit per DWARF register */
+	uint32_t not_saved;    /* known to be call-clobbered */
+	uint64_t cfa;
+	int cfa_known;
+	uint64_t saved_at[NDREGS]; /* where the caller's registers were saved */
+	uint32_t saved_mask;
+};
+
+struct type_cache_ent {
+	void *dbg;
+	Dwarf_Off off;
+	struct vtype *t;
+};
+
+struct ptd_values {
+	struct ptd_symbols *sym;
+	long (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
+	long (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
+	int (*set_reg)(void *ctx, int dwarf_regno, uint64_t v);
+	void *ctx;
+	uint64_t ctx_copy[8]; /* ptd_values_target.ctx_size bytes */
+
+	int has_regs;      /* a thread is there */
+	struct user_regs_struct uregs; /* the innermost frame's, as given */
+	int past;          /* memory is the present memory, not the past's */
+	int used_memory;   /* memory was read since ptd_values_bind */
+	int used_regs;     /* registers other than rip were used since then */
+	int pc_only;       /* only rip of the innermost frame is known */
+	int bad_op;        /* the DW_OP a location expression failed at */
+	char warning[128]; /* gdb's warning of the last evaluation, or "" */
+	struct vframe frame;     /* the selected frame */
+	struct vframe frame0;    /* the innermost one */
+	uint64_t inner_cfa;      /* the CFA of the frame called by the selected one */
+	int inner_cfa_known;
+
+	struct ptd_value **hist;
+	int nhist, hist_cap;
+
+	struct vtype *types;     /* every type allocated, freed together */
+	struct type_cache_ent *cache;
+	size_t ncache, cache_cap;
+
+	/* builtin types */
+	struct vtype *t_int, *t_uint, *t_long, *t_ulong, *t_char, *t_double, *t_float,
+		*t_void, *t_bool, *t_code_ptr, *t_data_ptr, *t_flags, *t_short, *t_ushort,
+		*t_uchar, *t_llong, *t_ullong, *t_schar, *t_ldouble;
+};
+
+/* types.c */
+struct vtype *ptd__vt_new(struct ptd_values *v, enum vt_kind k, const char *name, uint64_t size);
+struct vtype *ptd__vt_ptr(struct ptd_values *v, struct vtype *to);
+struct vtype *ptd__vt_array(struct ptd_values *v, struct vtype *elem, int64_t count);
+struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die);
+struct vtype *ptd__vt_strip(struct vtype *t);   /* typedefs and qualifiers */
+uint64_t ptd__vt_size(struct vtype *t);
+void ptd__vt_builtins(struct ptd_values *v);
+/* The name as gdb's whatis prints it (with @decl as declarator). */
+char *ptd__vt_name(struct vtype *t, const char *decl);
+/* ptype: one level of struct/union/enum expanded. */
+char *ptd__vt_ptype(struct vtype *t);
+/* Finds a type by C name: "int", "unsigned long", "struct point", a typedef. */
+struct vtype *ptd__vt_lookup(struct ptd_values *v, const char *name);
+/* Frees the types no history value or builtin reaches (at each bind, so a
+ * long session's evaluations do not pile types up). */
+void ptd__vt_collect(struct ptd_values *v);
+
+/* frame.c */
+struct ptd_value *ptd__val_new(struct vtype *t);
+int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val);
+struct ptd_value *ptd__val_copy(const struct ptd_value *val);
+int ptd__lookup_var(struct ptd_values *v, const char *name, struct ptd_value **out);
+int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **out);
+int ptd__mem_read(struct ptd_values *v, uint64_t addr, void *buf, size_t n);
+int ptd__reg_write(struct ptd_values *v, int regno, uint64_t x);
+
+/* print.c */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	int oom;
+};
+void ptd__sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top, struct sbuf *b);
+uint64_t ptd__bits(const uint8_t *p, uint64_t size, int is_signed);
+
+#endif

@@ -1,0 +1,556 @@
+/*
+ * The value module (src/values) without a process: the C expression
+ * parser and evaluator, gdb's value printer and type names, DWARF lookup
+ * of globals, statics, locals and arguments (the latter through the CFI's
+ * CFA and DW_OP_fbreg over a fake stack), the $N history, assignment,
+ * and bad input: malformed expressions, unknown names, bad pointers,
+ * division by zero, nesting that must not overflow the C stack, no debug
+ * information, and the read-only past.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/user.h>
+#include <unistd.h>
+
+#include "ptdbg/ptdbg.h"
+#include "symbols/symbols.h"
+
+static char prog[4200];
+
+/* Memory: the program file's PT_LOAD segments (data is as initialised),
+ * plus a fake stack page that tests fill. */
+#define STACK_BASE 0x7ff000000000ull
+#define STACK_SIZE 4096
+static uint8_t stack_mem[STACK_SIZE];
+static uint8_t data_mem[0x10000];
+static uint64_t data_lo, data_hi;
+static int writes_allowed;
+
+static long fake_read(void *ctx, uint64_t addr, void *buf, size_t n)
+{
+	if (addr >= STACK_BASE && addr + n <= STACK_BASE + STACK_SIZE) {
+		memcpy(buf, stack_mem + (addr - STACK_BASE), n);
+		return (long)n;
+	}
+	if (addr >= data_lo && addr + n <= data_hi) {
+		memcpy(buf, data_mem + (addr - data_lo), n);
+		return (long)n;
+	}
+	return -1;
+}
+
+static long fake_write(void *ctx, uint64_t addr, const void *buf, size_t n)
+{
+	if (!writes_allowed)
+		return -1;
+	if (addr >= STACK_BASE && addr + n <= STACK_BASE + STACK_SIZE) {
+		memcpy(stack_mem + (addr - STACK_BASE), buf, n);
+		return (long)n;
+	}
+	if (addr >= data_lo && addr + n <= data_hi) {
+		memcpy(data_mem + (addr - data_lo), buf, n);
+		return (long)n;
+	}
+	return -1;
+}
+
+/* The writable PT_LOAD (.data) and the read-only one holding .rodata,
+ * copied into data_mem: [lowest vaddr, highest end) of the file's loads
+ * above 0x402000 (non-PIE testprogs). */
+static void load_data(void)
+{
+	int fd = open(prog, O_RDONLY);
+	Elf *e;
+	size_t n, i;
+
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(e);
+	assert_int_equal(elf_getphdrnum(e, &n), 0);
+	data_lo = 0x402000;
+	data_hi = data_lo + sizeof(data_mem);
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		assert_non_null(gelf_getphdr(e, (int)i, &ph));
+		if (ph.p_type != PT_LOAD)
+			continue;
+		for (uint64_t a = ph.p_vaddr; a < ph.p_vaddr + ph.p_filesz; a++)
+			if (a >= data_lo && a < data_hi)
+				assert_int_equal(pread(fd, data_mem + (a - data_lo), 1,
+						       (off_t)(ph.p_offset + (a - ph.p_vaddr))), 1);
+	}
+	elf_end(e);
+	close(fd);
+}
+
+struct fx {
+	struct ptd_symbols *sym;
+	struct ptd_values *v;
+	struct user_regs_struct regs;
+};
+
+static void bind(struct fx *f, int with_regs, int pc_only)
+{
+	struct ptd_values_target t = { 0 };
+
+	t.symbols = f->sym;
+	t.read = fake_read;
+	t.write = fake_write;
+	t.regs = with_regs ? &f->regs : NULL;
+	t.pc_only = pc_only;
+	assert_int_equal(ptd_values_bind(f->v, &t), 0);
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	assert_int_equal(ptd_symbols_alloc_file(&f->sym, prog, 0), 0);
+	assert_int_equal(ptd_values_alloc(&f->v), 0);
+	load_data();
+	memset(stack_mem, 0, sizeof(stack_mem));
+	writes_allowed = 1;
+	bind(f, 0, 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+
+	ptd_values_free(f->v);
+	ptd_symbols_free(f->sym);
+	free(f);
+	return 0;
+}
+
+/* Evaluates @expr and checks gdb's text (top-level form, format @fmt). */
+static void expect_fmt(struct ptd_values *v, const char *expr, int fmt, const char *want)
+{
+	struct ptd_value *val = NULL;
+	char *s = NULL;
+	int rc = ptd_values_eval(v, expr, &val);
+
+	if (rc < 0)
+		fail_msg("%s: %s", expr, ptd_last_error(rc));
+	rc = ptd_value_format(v, val, fmt, 1, &s);
+	if (rc < 0)
+		fail_msg("%s: format: %s", expr, ptd_last_error(rc));
+	if (strcmp(s, want))
+		fail_msg("%s: got \"%s\", want \"%s\"", expr, s, want);
+	free(s);
+	ptd_value_free(val);
+}
+
+static void expect(struct ptd_values *v, const char *expr, const char *want)
+{
+	expect_fmt(v, expr, 0, want);
+}
+
+/* @expr fails (at evaluation or when printed) with message @want. */
+static void expect_error(struct ptd_values *v, const char *expr, const char *want)
+{
+	struct ptd_value *val = NULL;
+	char *s = NULL;
+	int rc;
+
+	ptd_clear_error();
+	rc = ptd_values_eval(v, expr, &val);
+	if (rc == 0) {
+		rc = ptd_value_format(v, val, 0, 1, &s);
+		ptd_value_free(val);
+		if (rc == 0)
+			fail_msg("%s: no error, got \"%s\"", expr, s);
+	}
+	if (strcmp(ptd_last_error(rc), want))
+		fail_msg("%s: error \"%s\", want \"%s\"", expr, ptd_last_error(rc), want);
+}
+
+static void expect_type(struct ptd_values *v, const char *expr, int expand, const char *want)
+{
+	struct ptd_value *val = NULL;
+	char *s = NULL;
+
+	assert_int_equal(ptd_values_eval(v, expr, &val), 0);
+	assert_int_equal(ptd_value_type_name(val, expand, &s), 0);
+	if (strcmp(s, want))
+		fail_msg("type of %s: got \"%s\", want \"%s\"", expr, s, want);
+	free(s);
+	ptd_value_free(val);
+}
+
+static void test_literals(void **state)
+{
+	struct fx *f = *state;
+
+	/* a table: expression, gdb 13's output */
+	static const char *const t[][2] = {
+		{ "1 + 2 * 3", "7" },	     { "10 / 3", "3" },	       { "-5 / 2", "-2" },
+		{ "-5 % 3", "-2" },	     { "7 >> 1", "3" },	       { "1 << 4", "16" },
+		{ "~0", "-1" },		     { "!5", "0" },	       { "1.0 / 3", "0.33333333333333331" },
+		{ "1.5f", "1.5" },	     { "'A'", "65 'A'" },      { "'A' + 1", "66" },
+		{ "'\\n'", "10 '\\n'" },     { "'\\0'", "0 '\\000'" }, { "\"hi\"", "\"hi\"" },
+		{ "4000000000", "4000000000" }, { "0xffffffff", "4294967295" },
+		{ "(char)300", "44 ','" },   { "(unsigned char)255 + 1", "256" },
+		{ "(short)-1", "-1" },	     { "(unsigned short)-1", "65535" },
+		{ "1 ? 2 : 3", "2" },	     { "0 ? 2 : 3", "3" },    { "3 > 2 && 0", "0" },
+		{ "3 > 2 || 0", "1" },	     { "sizeof(long)", "8" }, { "sizeof(int) * 2", "8" },
+		{ "(1, 2)", "2" },	     { "10 == 10.0", "1" },   { "2.5 * 2", "5" },
+		{ "(long)-1 / 2", "0" },     { "-2147483648", "-2147483648" },
+		{ "(int)-2147483648 - 1", "2147483647" }, { "(_Bool)5", "true" },
+		{ "$", "void" },	     { "$nosuchvar", "void" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		expect(f->v, t[i][0], t[i][1]);
+	expect_fmt(f->v, "10", 'x', "0xa");
+	expect_fmt(f->v, "-1", 'x', "0xffffffff");
+	expect_fmt(f->v, "10", 't', "1010");
+	expect_fmt(f->v, "0", 't', "0");
+	expect_fmt(f->v, "8", 'o', "010");
+	expect_fmt(f->v, "5", 'z', "0x00000005");
+	expect_fmt(f->v, "65", 'c', "65 'A'");
+	expect_fmt(f->v, "(char)-3", 'u', "253");
+	expect_fmt(f->v, "2.25", 'x', "0x4002000000000000");
+}
+
+static void test_bad_input(void **state)
+{
+	struct fx *f = *state;
+	static const char *const t[][2] = {
+		{ "1 +", "A syntax error in expression, near `'." },
+		{ ")", "A syntax error in expression, near `)'." },
+		{ "(1", "A syntax error in expression, near `'." },
+		{ "1 2", "A syntax error in expression, near `2'." },
+		{ "5 / 0", "Division by zero" },
+		{ "5 % 0", "Division by zero" },
+		{ "nosuch", "No symbol \"nosuch\" in current context." },
+		{ "'a", "Unmatched single quote." },
+		{ "\"abc", "Unterminated string in expression." },
+		{ "12abc", "Invalid number \"12abc\"." },
+		{ "99999999999999999999999", "Numeric constant too large." },
+		{ "*(int *)0", "Cannot access memory at address 0x0" },
+		{ "*(int *)8", "Cannot access memory at address 0x8" },
+		{ "&5", "Attempt to take address of value not located in memory." },
+		{ "*1.5", "Attempt to take contents of a non-pointer value." },
+		{ "$pc", "No registers." },
+		{ "$5", "History has not yet reached $5." },
+		{ "g_counter.x", "Attempt to extract a component of a value that is not a structure." },
+		{ "g_rec.nosuch", "There is no member named nosuch." },
+		{ "g_counter->x", "The -> operator cannot be applied to a value of type `int'." },
+		{ "g_counter[1]", "cannot subscript something of type `int'" },
+		{ "(struct nosuch *)0", "No struct type named nosuch." },
+		{ "g_rec + 1", "Argument to arithmetic operation not a number or boolean." },
+		{ "main(1)", "cannot call functions in the program: ptdbg does not run code in it" },
+		{ "g_arr[0]@0", "Invalid number 0 of repetitions." },
+		{ "5@2", "Only values in memory can be extended with '@'." },
+		{ "", "Argument required (expression to compute)." },
+		{ "1 = 2", "Left operand of assignment is not an lvalue." },
+	};
+	char *deep;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		expect_error(f->v, t[i][0], t[i][1]);
+	/* 100,000 parentheses or unary minuses: an error, not a stack overflow */
+	deep = malloc(200001);
+	assert_non_null(deep);
+	memset(deep, '(', 100000);
+	deep[100000] = '1';
+	memset(deep + 100001, ')', 100000);
+	deep[200000] = '\0';
+	expect_error(f->v, deep, "Expression nested too deeply.");
+	memset(deep, '~', 100000);
+	deep[100000] = '1';
+	deep[100001] = '\0';
+	expect_error(f->v, deep, "Expression nested too deeply.");
+	free(deep);
+	/* every prefix of a valid expression: an answer or an error, no crash */
+	{
+		const char *e = "(long)g_rec.next->pos.x + g_arr[2] * sizeof(struct point) ? 'a' : \"s\"";
+		char buf[128];
+
+		for (i = 0; i <= strlen(e); i++) {
+			struct ptd_value *val = NULL;
+			char *s = NULL;
+
+			snprintf(buf, sizeof(buf), "%.*s", (int)i, e);
+			if (ptd_values_eval(f->v, buf, &val) == 0) {
+				if (ptd_value_format(f->v, val, 0, 1, &s) == 0)
+					free(s);
+				ptd_value_free(val);
+			}
+		}
+	}
+	/* NULL arguments */
+	assert_int_equal(ptd_values_eval(NULL, "1", NULL), -ptde_invalid);
+	assert_int_equal(ptd_values_bind(NULL, NULL), -ptde_invalid);
+	assert_int_equal(ptd_values_record(f->v, NULL), -ptde_invalid);
+	ptd_value_free(NULL);
+	ptd_values_free(NULL);
+}
+
+static void test_globals(void **state)
+{
+	struct fx *f = *state;
+
+	expect(f->v, "g_counter", "42");
+	expect(f->v, "s_total", "-7");
+	expect(f->v, "g_ratio", "0.5");
+	expect(f->v, "g_arr", "{1, 2, 3, 4, 5}");
+	expect(f->v, "g_arr[4] - g_arr[0]", "4");
+	expect(f->v, "g_zero", "{0 <repeats 12 times>}");
+	expect(f->v, "origin", "{x = -1, y = 1}");
+	expect(f->v, "g_bytes", "\"\\000\\310z\"");
+	expect(f->v, "g_msg", "0x402008 \"hello\"");
+	expect(f->v, "*g_msg", "104 'h'");
+	expect(f->v, "g_msg[1]", "101 'e'");
+	expect(f->v, "&g_arr[1]", "(int *) 0x404044 <g_arr+4>");
+	expect(f->v, "*&g_arr[1]", "2");
+	expect(f->v, "&g_arr[3] - &g_arr[1]", "2");
+	expect(f->v, "g_arr + 1", "(int *) 0x404044 <g_arr+4>");
+	expect(f->v, "*g_arr@3", "{1, 2, 3}");
+	expect(f->v, "sizeof(g_rec)", "56");
+	expect(f->v, "g_rec",
+	       "{name = '\\000' <repeats 15 times>, id = 0, score = 0, pos = {x = 0, y = 0}, "
+	       "next = 0x0, flags = 0, mode = 0}");
+	expect(f->v, "GREEN", "GREEN");
+	expect(f->v, "BLUE + 0", "6");
+	expect(f->v, "(enum color)6", "BLUE");
+	expect(f->v, "(enum color)2", "2");
+	expect(f->v, "main", "{int (int, char **)} 0x401291 <main>");
+	expect(f->v, "&main", "(int (*)(int, char **)) 0x401291 <main>");
+	expect(f->v, "*main", "{int (int, char **)} 0x401291 <main>");
+	expect(f->v, "half", "{double (double)} 0x40118f <half>");
+	expect_type(f->v, "g_msg", 0, "const char *");
+	expect_type(f->v, "&g_arr", 0, "int (*)[5]");
+	expect_type(f->v, "origin", 0, "point_t");
+	expect_type(f->v, "origin", 1, "struct point {\n    int x;\n    int y;\n}");
+	expect_type(f->v, "g_rec.next", 1,
+		    "struct rec {\n    char name[16];\n    int id;\n    double score;\n"
+		    "    struct point pos;\n    struct rec *next;\n    unsigned int flags : 3;\n"
+		    "    unsigned int mode : 5;\n} *");
+	expect_type(f->v, "GREEN", 1, "enum color {RED, GREEN = 5, BLUE}");
+	expect_type(f->v, "sizeof(int)", 0, "int");
+	expect_type(f->v, "g_counter + 1L", 0, "long");
+	expect_type(f->v, "g_bytes[0] + g_bytes[1]", 0, "int");
+	expect_type(f->v, "1u + 1", 0, "unsigned int");
+	{
+		char *s = NULL;
+
+		assert_int_equal(ptd_values_type_name(f->v, "struct point", 1, &s), 0);
+		assert_string_equal(s, "struct point {\n    int x;\n    int y;\n}");
+		free(s);
+		assert_int_equal(ptd_values_type_name(f->v, "unsigned long", 0, &s), 0);
+		assert_string_equal(s, "unsigned long");
+		free(s);
+		assert_int_equal(ptd_values_type_name(f->v, "g_counter", 0, &s), -ptde_notfound);
+	}
+	/* formats element by element */
+	expect_fmt(f->v, "g_arr", 'x', "{0x1, 0x2, 0x3, 0x4, 0x5}");
+	expect_fmt(f->v, "origin", 'x', "{x = 0xffffffff, y = 0x1}");
+	expect_fmt(f->v, "g_bytes", 'd', "{0, -56, 122}");
+	expect_fmt(f->v, "g_bytes", 'u', "{0, 200, 122}");
+}
+
+static void test_history_and_assign(void **state)
+{
+	struct fx *f = *state;
+	struct ptd_value *val = NULL;
+	char *s = NULL;
+
+	assert_int_equal(ptd_values_eval(f->v, "g_arr", &val), 0);
+	assert_int_equal(ptd_value_format(f->v, val, 0, 1, &s), 0);
+	free(s);
+	assert_int_equal(ptd_values_record(f->v, val), 1);
+	ptd_value_free(val);
+	/* the history is a snapshot: changing memory leaves $1 alone */
+	expect(f->v, "g_arr[0] = 100", "100");
+	expect(f->v, "g_arr", "{100, 2, 3, 4, 5}");
+	expect(f->v, "$1", "{1, 2, 3, 4, 5}");
+	expect(f->v, "$1[4]", "5");
+	expect(f->v, "$", "{1, 2, 3, 4, 5}");
+	expect(f->v, "$$0", "{1, 2, 3, 4, 5}");
+	expect_error(f->v, "$$1", "History does not go back to $$1.");
+	expect(f->v, "g_counter += 8", "50");
+	expect(f->v, "g_ratio = 3", "3");
+	expect(f->v, "g_ratio", "3");
+	expect(f->v, "(char)(g_counter = 65)", "65 'A'");
+	/* a bit-field keeps its neighbours */
+	expect(f->v, "g_rec.mode = 17", "17");
+	expect(f->v, "g_rec.flags = 5", "5");
+	expect(f->v, "g_rec.mode", "17");
+	expect(f->v, "g_rec.flags = 9", "1");
+	assert_string_equal(ptd_values_warning(f->v), "Value does not fit in 3 bits.");
+	expect(f->v, "g_rec.mode", "17");
+	/* the past, a loaded trace: no writes */
+	{
+		struct ptd_values_target t = { 0 };
+
+		t.symbols = f->sym;
+		t.read = fake_read;
+		assert_int_equal(ptd_values_bind(f->v, &t), 0);
+		expect_error(f->v, "g_counter = 1",
+			     "cannot write memory: the program is not running live here (the recorded "
+			     "past and loaded traces are read-only)");
+	}
+	/* memory that refuses writes */
+	bind(f, 0, 0);
+	writes_allowed = 0;
+	expect_error(f->v, "g_counter = 1", "Cannot access memory at address 0x404020");
+}
+
+/* Locals and arguments of sum(a, n) over a fake stack: rip at the
+ * breakpoint address after the prologue, rbp/rsp in the fake page; the
+ * CFA comes from the CFI (rbp + 16), the frame base from the CFA. */
+static void test_locals(void **state)
+{
+	struct fx *f = *state;
+	uint64_t entry, bp, addr_n, addr_a;
+	struct ptd_value *val = NULL;
+	char *s = NULL;
+	int arr[4] = { 10, 20, 30, 40 };
+	uint64_t arr_addr = STACK_BASE + 0x800;
+
+	assert_int_equal(ptd_symbols_function(f->sym, "sum", &entry, &bp), 0);
+	memset(&f->regs, 0, sizeof(f->regs));
+	f->regs.rip = bp;
+	f->regs.rbp = STACK_BASE + 0x400;
+	f->regs.rsp = STACK_BASE + 0x3f0;
+	bind(f, 1, 0);
+	/* where the variables are, then what is there */
+	assert_int_equal(ptd_values_eval(f->v, "&n", &val), 0);
+	assert_int_equal(ptd_value_as_address(f->v, val, &addr_n), 0);
+	ptd_value_free(val);
+	assert_int_equal(ptd_values_eval(f->v, "&a", &val), 0);
+	assert_int_equal(ptd_value_as_address(f->v, val, &addr_a), 0);
+	ptd_value_free(val);
+	assert_true(addr_n > STACK_BASE && addr_n < STACK_BASE + 0x410);
+	*(int *)(stack_mem + (addr_n - STACK_BASE)) = 4;
+	memcpy(stack_mem + (addr_a - STACK_BASE), &arr_addr, 8);
+	memcpy(stack_mem + 0x800, arr, sizeof(arr));
+	expect(f->v, "n", "4");
+	expect(f->v, "*a@n", "{10, 20, 30, 40}");
+	expect(f->v, "a[n - 1]", "40");
+	expect(f->v, "g_counter + n", "46");
+	expect_type(f->v, "a", 0, "const int *");
+	assert_int_equal(ptd_values_locals(f->v, 1, &s), 0);
+	assert_string_equal(s, "a = 0x7ff000000800\nn = 4\n");
+	free(s);
+	assert_int_equal(ptd_values_locals(f->v, 0, &s), 0);
+	assert_string_equal(s, "t = 0\ni = 0\n");
+	free(s);
+	expect(f->v, "$rbp", "(void *) 0x7ff000000400");
+	{
+		char e[64];
+
+		snprintf(e, sizeof(e), "$pc == sum + %llu", (unsigned long long)(bp - entry));
+		expect(f->v, e, "1");
+	}
+	/* frame lines in gdb's print frame-arguments modes */
+	{
+		static const char *const want[] = { "a=0x7ff000000800, n=4", "a=0x7ff000000800, n=4",
+						    "a=..., n=...", "..." };
+		struct user_regs_struct r, k;
+
+		for (int m = 0; m < 4; m++) {
+			assert_int_equal(ptd_values_frame_args(f->v, m, &s), 0);
+			assert_string_equal(s, want[m]);
+			free(s);
+		}
+		assert_int_equal(ptd_values_frame_args(f->v, 4, &s), -ptde_invalid);
+		assert_int_equal(ptd_values_frame_regs(f->v, &r, &k), 0);
+		assert_int_equal(r.rbp, STACK_BASE + 0x400);
+		assert_int_equal(k.rbp, 1);
+		assert_int_equal(r.rip, bp);
+	}
+	/* a bad pointer in a local: an error at the top, <error: ...> inside */
+	memset(stack_mem + (addr_a - STACK_BASE), 0x11, 8);
+	expect_error(f->v, "*a", "Cannot access memory at address 0x1111111111111111");
+	assert_int_equal(ptd_values_locals(f->v, 1, &s), 0);
+	assert_string_equal(s, "a = 0x1111111111111111\nn = 4\n");
+	free(s);
+	/* only the pc known (the recorded past): what needs the CFA is unavailable */
+	bind(f, 1, 1);
+	expect(f->v, "n", "<unavailable>");
+	expect(f->v, "$rsp", "<unavailable>");
+	expect(f->v, "g_counter", "42");
+	expect_error(f->v, "n + 1", "value is not available");
+	assert_int_equal(ptd_values_locals(f->v, 1, &s), 0);
+	assert_string_equal(s, "a = <unavailable>\nn = <unavailable>\n");
+	free(s);
+	assert_int_equal(ptd_values_frame_args(f->v, 1, &s), 0);
+	assert_string_equal(s, "a=<unavailable>, n=<unavailable>");
+	free(s);
+	{
+		struct user_regs_struct r, k;
+
+		assert_int_equal(ptd_values_frame_regs(f->v, &r, &k), 0);
+		assert_int_equal(k.rbp, 0);
+		assert_int_equal(k.eflags, 0);
+		assert_int_equal(k.rip, 1);
+	}
+	/* the caller's frame, unwound with the CFI: main's pc after the call */
+	{
+		uint64_t ret = 0x401418; /* sum's return address in main */
+		struct ptd_values_target t = { 0 };
+		uint64_t cfa = STACK_BASE + 0x410;
+
+		memcpy(stack_mem + (cfa - 8 - STACK_BASE), &ret, 8);
+		t.symbols = f->sym;
+		t.read = fake_read;
+		t.regs = &f->regs;
+		t.level = 1;
+		t.level_pc = ret;
+		assert_int_equal(ptd_values_bind(f->v, &t), 0);
+		expect(f->v, "$pc", "(void (*)()) 0x401418 <main+391>");
+		expect(f->v, "$sp", "(void *) 0x7ff000000410");
+		/* a level whose pc the CFI does not reach: only the pc is known */
+		t.level_pc = 0x401419;
+		assert_int_equal(ptd_values_bind(f->v, &t), 0);
+		expect(f->v, "$sp", "<unavailable>");
+		expect(f->v, "n", "<unavailable>");
+	}
+}
+
+static void test_no_debug_info(void **state)
+{
+	struct ptd_values *v = NULL;
+	struct ptd_values_target t = { 0 };
+
+	(void)state;
+	assert_int_equal(ptd_values_alloc(&v), 0);
+	t.read = fake_read;
+	assert_int_equal(ptd_values_bind(v, &t), 0);
+	expect_error(v, "g_counter", "No symbol table is loaded.  Use the \"file\" command.");
+	expect(v, "2 + 2", "4");
+	ptd_values_free(v);
+}
+
+int main(void)
+{
+	const char *d = getenv("TESTPROGS");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_literals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_globals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_history_and_assign, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_locals, setup, teardown),
+		cmocka_unit_test(test_no_debug_info),
+	};
+
+	snprintf(prog, sizeof(prog), "%s/values", d ? d : "testprogs/build");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
