@@ -357,6 +357,28 @@ static void thread_comm(struct shell *sh, pid_t tid, char *comm, size_t n)
 	fclose(f);
 }
 
+/* The execution mode of the code at the position in the history (its
+ * end when not replaying), or 64-bit when there is none. */
+static unsigned position_mode(struct shell *sh)
+{
+	const struct ptd_history *h = ptd_session_history(sh->s);
+	struct ptd_hcursor cur;
+	uint64_t pos = 0, count = 0;
+
+	if (!h || ptd_session_position(sh->s, &pos, &count) < 0 || !count)
+		return PTD_MODE_64;
+	if (!pos)
+		pos = count;
+	/* the tail has no mode of its own: its last instruction's */
+	while (pos > 0 && ptd_hcursor_goto(&cur, h, pos) == 0) {
+		if (!cur.is_gap && (pos < count || !ptd_history_tail(h)))
+			return cur.mode;
+		pos--;
+	}
+	ptd_clear_error();
+	return PTD_MODE_64;
+}
+
 void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int temporary, int finish)
 {
 	struct ptd_event e = *ev;
@@ -367,6 +389,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 	if (e.kind == PTD_EVENT_EXEC)
 		sh->main_module[0] = '\0'; /* a new main executable */
 	shell_sync(sh);
+	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	if (finish && e.kind == PTD_EVENT_STEPPED)
 		e.new_frame = 1;
 	thread[0] = '\0';
@@ -409,11 +432,12 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);
 	sh->x_valid = 0;
-	if (e.kind == PTD_EVENT_KILLED && ptd_session_offline(sh->s))
+	if ((e.kind == PTD_EVENT_KILLED || e.kind == PTD_EVENT_EXITED) && ptd_session_offline(sh->s))
 		printf("The recorded history is kept: browse it with record instruction-history,\n"
 		       "reverse-stepi, info threads and the like until the next run.\n");
 	if (e.kind == PTD_EVENT_EXITED || e.kind == PTD_EVENT_KILLED) {
-		sh->main_module[0] = '\0';
+		if (!ptd_session_offline(sh->s)) /* (a kept recording shows the same program) */
+			sh->main_module[0] = '\0';
 		sh->cur_thread = 0;
 		sh->max_thread = 0;
 		return;
@@ -431,6 +455,7 @@ static void print_current_frame(struct shell *sh, int level, enum ptd_print_what
 
 	if (ptd_session_pc(sh->s, &pc) < 0)
 		return;
+	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	ptd_print_frame(&sh->pc, pc, level, 0, -1, what);
 }
 
@@ -731,6 +756,9 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		/* main is the outermost frame for gdb (backtrace past-main off) */
 		if (ptd_session_pc(sh->s, &pc) >= 0 && is_main(sh, pc))
 			return shell_error("\"finish\" not meaningful in the outermost frame.");
+		/* gdb runs back to the function's start, which needs a symbol */
+		if (reverse && sh->pc.sym && ptd_symbols_func_start(sh->pc.sym, pc) == 0)
+			return shell_error("Cannot find bounds of current function");
 		finish_from = pc;
 	}
 	if (sh->from_tty) {
@@ -1529,6 +1557,7 @@ static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
 	n = ptd_session_backtrace(sh->s, pcs, max);
 	if (n < 0)
 		return session_error(n, NULL);
+	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	for (i = 0; i < n; i++)
 		if (is_main(sh, i > 0 ? pcs[i] - 1 : pcs[i]))
 			return i + 1;
@@ -1537,24 +1566,51 @@ static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
 
 static int cmd_backtrace(struct shell *sh, const char *args)
 {
-	uint64_t pcs[256], limit = 0;
-	int n, i;
+	struct ptd_frame_info fr[256];
+	uint64_t limit = 0;
+	int n, i, level, tramps = 0;
 
 	args = skipws(args);
 	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
 		args = skipws(args + (args[0] == '-' ? 5 : 4));
 	if (*args && parse_uint(args, &limit) < 0)
 		return shell_error("No symbol \"%s\" in current context.", args);
-	n = collect_frames(sh, pcs, 256);
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No stack.");
+	shell_sync(sh);
+	ptd_clear_error();
+	n = ptd_session_frames(sh->s, fr, 256);
+	if (n == -ptde_not_running)
+		return shell_error("No stack.");
 	if (n < 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (limit && (uint64_t)i >= limit) {
+		return session_error(n, NULL);
+	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
+	for (i = 0, level = 0; i < n; i++) {
+		/* a frame a signal interrupted is at its pc, not after a call */
+		int caller = i > 0 && fr[i].kind == PTD_FRAME_NORMAL;
+
+		/* the session's own frame index (a trampoline in the past,
+		 * pc 0, is none of its frames) for the arguments */
+		if (i > 0 && fr[i - 1].kind == PTD_FRAME_SIGTRAMP && !fr[i - 1].pc)
+			tramps++;
+		sh->pc.args_frame = 1 + i - tramps;
+		if (limit && (uint64_t)level >= limit) {
 			printf("(More stack frames follow...)\n");
 			break;
 		}
-		ptd_print_frame(&sh->pc, pcs[i], i, i > 0, -1, PTD_PRINT_LOCATION);
+		if (fr[i].kind == PTD_FRAME_SIGTRAMP) {
+			printf("#%-2d <signal handler called>\n", level++);
+			continue;
+		}
+		ptd_print_frame(&sh->pc, fr[i].pc, level, caller, -1, PTD_PRINT_LOCATION);
+		/* the frames of inlined functions' callers (DWARF) */
+		level += 1 + ptd_print_inline_callers(&sh->pc, fr[i].pc, caller, level + 1,
+						      limit ? (int)limit : -1);
+		/* main is the outermost frame (gdb's backtrace past-main off) */
+		if (is_main(sh, caller ? fr[i].pc - 1 : fr[i].pc))
+			break;
 	}
+	sh->pc.args_frame = 0;
 	return 0;
 }
 
@@ -2844,7 +2900,7 @@ static const struct cmd record_cmds[] = {
 	{ "auto", 0, cmd_record_auto, 0, "Start recording with the first method that works." },
 	{ "goto", 0, cmd_record_goto, 0, "Go to a position: begin, start, end, or a number." },
 	{ "save", 0, cmd_record_save, 0,
-	  "Save the recording (trace format pt) as a trace bundle: record save DIRECTORY.\n"
+	  "Save the recording as a trace bundle (PT): record save DIRECTORY.\n"
 	  "record save --perf-data FILE writes it as a perf.data that perf's Intel PT\n"
 	  "decoder reads (perf script --itrace=i0ns)." },
 	{ "instruction-history", 0, cmd_record_insn_history, CMD_REPEAT,

@@ -454,6 +454,8 @@ int main(int argc, char **argv)
 		ptd_session_set_method(sh.s, (enum ptd_method)method);
 	if (no_pin)
 		ptd_session_set_pin_cpu(sh.s, 0);
+	/* reverse commands work from the end of a recorded program */
+	ptd_session_set_keep_exited(sh.s, 1);
 	for (i = 0; i < npt_opts; i++) {
 		int orc;
 

@@ -130,14 +130,22 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		     enum ptd_print_what what)
 {
 	uint64_t look = caller && pc ? pc - 1 : pc;
+	int narrow = c->addr32 && pc <= 0xffffffffu;
 	struct ptd_symbol s;
 	struct ptd_line li;
-	int have_sym = 0, have_line = 0, show_addr;
+	int have_sym = 0, have_line = 0, show_addr, inlined = 0;
 	char a[24];
 
 	if (c->sym) {
+		struct ptd_inline in;
+
 		have_sym = ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name;
 		have_line = ptd_symbols_line(c->sym, look, &li) >= 0 && li.file && li.line > 0;
+		/* in inlined code gdb names the innermost inlined function */
+		if (have_sym && ptd_symbols_inlined(c->sym, look, &in, 1) == 1) {
+			s.name = in.name;
+			inlined = 1;
+		}
 	}
 	if (caller)
 		show_addr = 1;
@@ -152,14 +160,21 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		if (level >= 0)
 			fprintf(c->out, "#%-2d ", level);
 		if (show_addr) {
-			ptd_print_addr16(a, sizeof(a), pc);
+			if (narrow)
+				snprintf(a, sizeof(a), "0x%08" PRIx64, pc);
+			else
+				ptd_print_addr16(a, sizeof(a), pc);
 			fprintf(c->out, "%s in ", a);
 		}
 		{
 			char args[1024] = "";
 
-			if (!have_sym || !c->frame_args ||
-			    c->frame_args(c->frame_args_ctx, level, pc, args, sizeof(args)) < 0)
+			/* (an inlined function's arguments are not the
+			 * real frame's: left out) */
+			if (!have_sym || inlined || !c->frame_args ||
+			    c->frame_args(c->frame_args_ctx,
+					  c->args_frame ? c->args_frame - 1 : level, pc, args,
+					  sizeof(args)) < 0)
 				args[0] = '\0';
 			fprintf(c->out, "%s (%s)", have_sym ? ptd_print_symname(s.name) : "??", args);
 		}
@@ -172,6 +187,39 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 	if (what != PTD_PRINT_LOCATION && have_line)
 		ptd_print_source_line(c, li.file, li.line,
 				      what == PTD_PRINT_SRC_LINE && show_addr ? pc : 0);
+}
+
+int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, int level,
+			     int max_level)
+{
+	struct ptd_inline in[16];
+	struct ptd_symbol s;
+	uint64_t look = caller && pc ? pc - 1 : pc;
+	int n, i;
+
+	if (!c->sym)
+		return 0;
+	n = ptd_symbols_inlined(c->sym, look, in, 16);
+	for (i = 0; i < n && (max_level < 0 || level + i < max_level); i++) {
+		const char *name = i + 1 < n ? in[i + 1].name
+				   : ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name
+					   ? ptd_print_symname(s.name)
+					   : "??";
+
+		char args[1024] = "";
+
+		/* the real function's frame gets its arguments */
+		if (i + 1 == n && c->frame_args &&
+		    c->frame_args(c->frame_args_ctx, c->args_frame ? c->args_frame - 1 : level + i,
+				  pc, args, sizeof(args)) < 0)
+			args[0] = '\0';
+		fprintf(c->out, "#%-2d %s (%s)", level + i, name, args);
+		if (in[i].call_file && in[i].call_line > 0)
+			fprintf(c->out, " at %s:%d", ptd_print_file(c, in[i].call_file),
+				in[i].call_line);
+		fputc('\n', c->out);
+	}
+	return n > 0 ? i : 0;
 }
 
 int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64_t cur_pc,

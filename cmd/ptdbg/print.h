@@ -34,7 +34,25 @@ struct ptd_print_ctx {
 	void *frame_args_ctx;
 	char last_file[512];
 	int last_file_missing;
+	/* The code is 32-bit or 16-bit (the history's mode at the position):
+	 * frame addresses print with 8 hex digits, as gdb's i386 does. */
+	int addr32;
+	/* 1 + the index of the real frame whose arguments frame_args gives
+	 * for the next frame line, where inlined and signal frames make bt's
+	 * numbering differ from the session's; 0: the line's level. */
+	int args_frame;
 };
+
+/*
+ * The frames gdb shows for the functions inlined at a frame's pc (@caller
+ * as for ptd_print_frame): after the frame of the innermost inlined
+ * function (which ptd_print_frame names), one frame per enclosing inlined
+ * function and one for the real function, each at its call site's line,
+ * without an address, numbered from @level on, up to level @max_level
+ * (excluded; -1: all).  Returns the frames printed.
+ */
+int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, int level,
+			     int max_level);
 
 /* What a frame print shows, as gdb's print_what. */
 enum ptd_print_what {

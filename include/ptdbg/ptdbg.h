@@ -385,7 +385,9 @@ struct ptd_callseg {
 	uint8_t up_is_ret;  /* @up was created by the return (call before the recording) */
 	uint8_t up_is_tail; /* @up jumped here (tail call): the real caller is further up */
 	/* PTD_SEG_SWITCH only: the caller segment whose function the jump
-	 * landed in (the frame a longjmp unwound to); 0 when none. */
+	 * landed in (the frame a longjmp unwound to); 0 when none.  Such a
+	 * jump is a return: the segment continues that frame's instance at
+	 * its level (the frames in between never return). */
 	uint64_t unwound_to;
 };
 
@@ -474,6 +476,21 @@ enum ptd_type_kind {
  * there is no debug information for @pc. */
 extern PTD_EXPORT int ptd_symbols_return_type(struct ptd_symbols *s, uint64_t pc, int *kind,
 					      int *size);
+/* One function inlined at an address (DW_TAG_inlined_subroutine): its
+ * name and where it was inlined into the function around it (the call
+ * site's file and line).  Strings are owned by the symbol set. */
+struct ptd_inline {
+	const char *name;
+	const char *call_file; /* NULL when unknown */
+	int call_line;
+};
+
+/* The functions inlined at @pc, innermost first, as gdb shows them as
+ * frames of their own: at most @max written to @out.  Returns the count
+ * (0 when @pc is in no inlined code or has no debug information), or
+ * -ptde_invalid for NULL arguments. */
+extern PTD_EXPORT int ptd_symbols_inlined(struct ptd_symbols *s, uint64_t pc,
+					  struct ptd_inline *out, int max);
 /* The name gdb displays for source file @file (a path ptd_symbols_line
  * returned): relative to its compilation directory when below it, else
  * @file itself.  Owned by @s (or @file itself). */
@@ -636,6 +653,11 @@ extern PTD_EXPORT int ptd_session_get_disable_aslr(const struct ptd_session *s);
  * cost about half as much without cross-CPU wake-ups. */
 extern PTD_EXPORT void ptd_session_set_pin_cpu(struct ptd_session *s, int on);
 extern PTD_EXPORT int ptd_session_get_pin_cpu(const struct ptd_session *s);
+/* Keep the recording when the recorded program exits (default off), as
+ * when it is killed: the session goes on offline on the recorded history,
+ * so reverse motions, bt and record save work from its end (the shell's
+ * counterpart of gdb record full, which stops before exit_group). */
+extern PTD_EXPORT void ptd_session_set_keep_exited(struct ptd_session *s, int on);
 /*
  * Bounded recording, like gdb's "record full insn-number-max": each
  * thread recorded with method @m (soft or step) holds at most @bytes
@@ -865,6 +887,27 @@ extern PTD_EXPORT int ptd_session_fpregs(struct ptd_session *s, pid_t tid,
  * (>= 1), -ptde_invalid, -ptde_not_running ("No stack.").
  */
 extern PTD_EXPORT int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max);
+
+/* What a frame of ptd_session_frames() is. */
+enum ptd_frame_kind {
+	PTD_FRAME_NORMAL = 0,  /* frame 0 at its pc, a caller at its return address */
+	PTD_FRAME_SIGTRAMP,    /* the signal trampoline a handler returns to (gdb's
+				* "<signal handler called>"); pc 0 in the past */
+	PTD_FRAME_INTERRUPTED, /* a frame a signal interrupted: pc is where it
+				* resumes (look its line up at pc, not pc - 1) */
+};
+
+struct ptd_frame_info {
+	uint64_t pc;
+	int kind; /* enum ptd_frame_kind */
+};
+
+/* The frames of ptd_session_backtrace() with their kinds, the signal
+ * trampoline between a handler's frames and the frame it interrupted
+ * included (live and in the past).  Returns the count (>= 1) or the
+ * errors of ptd_session_backtrace(). */
+extern PTD_EXPORT int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out,
+					 int max);
 
 /* The program's symbols, owned by @s (see struct ptd_symbols); NULL when
  * there is no program. */

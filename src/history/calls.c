@@ -352,7 +352,7 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		if ((fb && fb == target) || (!fb && fa))
 			new_seg(b, PTD_SEG_TAILCALL, number, target, cur->level + 1, b->cur, 0, 1);
 		else if (fa != fb) {
-			uint64_t anc = 0, sw, cand = cur->up;
+			uint64_t anc = 0, cand = cur->up;
 			int i;
 
 			/* A longjmp lands in the middle of a caller's function. */
@@ -367,10 +367,18 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 					break;
 				cand = cs->up;
 			}
-			sw = new_seg(b, PTD_SEG_SWITCH, number, target, cur->level, cur->up,
-				     cur->up_is_ret, cur->up_is_tail);
-			if (sw)
-				seg(b, sw)->unwound_to = anc;
+			if (anc) {
+				/* longjmp (and unwinders that jump): a return to
+				 * the frame it lands in; the frames between never
+				 * return.  The landing keeps the mark replay needs
+				 * to stop where gdb stops. */
+				continue_instance(b, PTD_SEG_SWITCH, number, target, anc);
+				if (!b->err)
+					seg(b, b->cur)->unwound_to = anc;
+				break;
+			}
+			new_seg(b, PTD_SEG_SWITCH, number, target, cur->level, cur->up,
+				cur->up_is_ret, cur->up_is_tail);
 		}
 		break;
 	}

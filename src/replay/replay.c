@@ -194,6 +194,15 @@ static int landing_level(const struct walker *w)
 	return a ? a->level : INT_MAX;
 }
 
+/* Whether reverse stepping just went back over a longjmp-like landing
+ * (@prev, the segment of the instruction after the current one) into the
+ * jump that made it. */
+static int back_over_landing(const struct walker *w, const struct ptd_callseg *prev)
+{
+	return prev && prev != w->s && prev->how == PTD_SEG_SWITCH && prev->unwound_to &&
+	       prev->first == w->c.number + 1;
+}
+
 struct stepstate {
 	enum ptd_motion m;
 	int level;
@@ -319,8 +328,16 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 			((st->prev_seg->how == PTD_SEG_TAILCALL && st->prev_seg->up == s->index) ||
 			 (st->prev_seg->how == PTD_SEG_SIGTRAMP && st->prev_seg->level == s->level));
 
+	int landing = back_over_landing(w, st->prev_seg);
+
 	st->prev_level = s->level;
 	st->prev_seg = s;
+	if (landing && (s->level > st->level || (s->level == st->level && s->instance != st->inst)))
+		/* gdb's record full sees the jump (its stack already the
+		 * landing frame's) as another function of the frame being
+		 * stepped: the line rules decide, as for a jump between
+		 * functions, and the frame becomes the jumper's. */
+		return line_rules(w, st, 0);
 	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
 		return 0; /* gdb steps through signal trampolines */
 	if (in_tramp(w, ip))
@@ -413,7 +430,8 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	struct walker w;
 	struct stepstate st;
 	uint64_t last_real, first_real, fin_entry = 0;
-	int start_level, rc, fin_armed = 0;
+	int start_level, rev_finish_level, rc, fin_armed = 0, fin_tail = 0, fin_tail_level = 0;
+	const struct ptd_callseg *fin_seg = NULL;
 
 	if (!h || !res)
 		return ptd__err(-ptde_invalid, "no history or result");
@@ -437,6 +455,18 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		return rc;
 	track_seg(&w);
 	start_level = w.s->level;
+	{
+		/* reverse-finish by frames (no function entry known) goes back
+		 * to the call in the caller: a function reached by jumps (a PLT
+		 * stub, the dynamic linker, a tail call) replaced the frames of
+		 * the jumpers, which gdb's unwinder never sees. */
+		const struct ptd_callseg *r = w.s;
+		int k;
+
+		for (k = 0; r && r->up_is_tail && r->up && k < 1 << 20; k++)
+			r = ptd_calls_get(calls, r->up);
+		rev_finish_level = r ? r->level : start_level;
+	}
 	last_real = w.c.is_gap ? 0 : from;
 	first_real = first_insn(h);
 
@@ -449,6 +479,7 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	if (m == PTD_MOTION_FINISH && reverse && !w.c.is_gap && w.c.ip) {
 		fin_entry = func_entry(&w, w.s, w.c.ip);
 		fin_armed = fin_entry && w.c.ip == fin_entry;
+		fin_seg = w.s;
 	}
 
 	memset(&st, 0, sizeof(st));
@@ -504,12 +535,32 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			       (!reverse && landing_level(&w) <= start_level);
 			break;
 		case PTD_MOTION_FINISH:
-			if (reverse && fin_entry) {
-				done = fin_armed; /* one step back from the entry */
-				fin_armed = w.c.ip == fin_entry;
+			if (reverse && fin_tail) {
+				done = w.s->level < fin_tail_level;
 				break;
 			}
-			done = w.s->level < start_level ||
+			if (reverse && fin_entry) {
+				done = fin_armed; /* one step back from the entry */
+				if (done && fin_seg && fin_seg->how == PTD_SEG_TAILCALL &&
+				    fin_seg->up == w.s->index) {
+					/* The function was reached by jumps (a PLT
+					 * stub, the dynamic linker) that replaced the
+					 * caller's callee frame: gdb steps on back
+					 * through them (no lines) onto the call. */
+					const struct ptd_callseg *r = fin_seg;
+					int k;
+
+					for (k = 0; r->up_is_tail && r->up && k < 1 << 20; k++)
+						r = ptd_calls_get(calls, r->up);
+					fin_tail = 1;
+					fin_tail_level = r->level;
+					done = w.s->level < fin_tail_level;
+				}
+				fin_armed = w.c.ip == fin_entry;
+				fin_seg = w.s;
+				break;
+			}
+			done = w.s->level < (reverse ? rev_finish_level : start_level) ||
 			       (!reverse && landing_level(&w) < start_level);
 			break;
 		case PTD_MOTION_CONTINUE:
@@ -578,6 +629,42 @@ static int entered_by_signal(const struct ptd_calls *calls, const struct ptd_cal
 int ptd_replay_backtrace(const struct ptd_history *h, const struct ptd_calls *calls,
 			 uint64_t number, uint64_t *pcs, int max)
 {
+	return ptd_replay_backtrace_outer(h, calls, number, NULL, 0, pcs, NULL, max);
+}
+
+/* The ip the frame a signal interrupted resumes at: the signal event's
+ * (before the handler's first instruction, segment @sig). */
+static uint64_t signal_resume_ip(const struct ptd_history *h, const struct ptd_callseg *sig)
+{
+	struct ptd_hcursor c;
+	struct ptd_item ev[8];
+	int n, i;
+
+	if (ptd_hcursor_goto(&c, h, sig->first) < 0)
+		return 0;
+	n = ptd_hcursor_events(&c, ev, 8);
+	for (i = n - 1; i >= 0; i--)
+		if (ev[i].kind == PTD_ITEM_EVENT && ev[i].reason == PTD_EV_SIGNAL && ev[i].block.ip)
+			return ev[i].block.ip;
+	return 0;
+}
+
+/* Whether the history still starts where the recording started (nothing
+ * dropped, no trace lost before its first block), so that its level 0 is
+ * the frame the stack at the start describes. */
+static int starts_at_record_start(const struct ptd_history *h)
+{
+	struct ptd_item it;
+
+	if (ptd_history_dropped(h))
+		return 0;
+	return ptd_history_item(h, 0, &it) == 1 && it.kind != PTD_ITEM_GAP;
+}
+
+int ptd_replay_backtrace_outer(const struct ptd_history *h, const struct ptd_calls *calls,
+			       uint64_t number, const uint64_t *outer, int nouter, uint64_t *pcs,
+			       uint8_t *interrupted, int max)
+{
 	struct ptd_hcursor c;
 	const struct ptd_callseg *s;
 	int n = 0;
@@ -587,11 +674,35 @@ int ptd_replay_backtrace(const struct ptd_history *h, const struct ptd_calls *ca
 	if (ptd_hcursor_goto(&c, h, number) < 0)
 		return ptd__err(-ptde_invalid, "position %lu is outside the history",
 				(unsigned long)number);
+	if (interrupted)
+		memset(interrupted, 0, (size_t)max);
 	pcs[n++] = c.ip;
 	s = ptd_calls_find(calls, number);
-	while (s && s->up && n < max) {
-		const struct ptd_callseg *u = ptd_calls_get(calls, s->up);
+	while (s && n < max) {
+		const struct ptd_callseg *u;
+		int k;
 
+		/* A function reached by a jump (a tail call, a PLT stub
+		 * jumping to the dynamic linker and on to the function) has
+		 * replaced the jumper's frame: the caller is the one that
+		 * made the call, as a stack unwinder (gdb's) sees it. */
+		for (k = 0; s->up_is_tail && s->up && k < 1 << 20; k++)
+			s = ptd_calls_get(calls, s->up);
+		if (s && !s->up && !s->is_gap && outer && s->level <= 0 && -s->level < nouter &&
+		    starts_at_record_start(h)) {
+			/* The call predates the recording: the frames are the
+			 * stack's at the start, beyond the returns recorded
+			 * out of it (each one level up). */
+			struct ptd_hcursor oc;
+			unsigned mode = ptd_hcursor_goto(&oc, h, s->first) == 0 ? oc.mode : 0;
+
+			for (k = -s->level; k < nouter && n < max; k++)
+				pcs[n++] = call_before(h, outer[k], mode);
+			break;
+		}
+		if (!s || !s->up)
+			break;
+		u = ptd_calls_get(calls, s->up);
 		if (!u)
 			break;
 		if (s->up_is_ret) {
@@ -603,9 +714,15 @@ int ptd_replay_backtrace(const struct ptd_history *h, const struct ptd_calls *ca
 		} else if (entered_by_signal(calls, s)) {
 			/* The interrupted frame resumes where sigreturn goes. */
 			const struct ptd_callseg *r = ptd_calls_get(calls, u->next_same);
+			const struct ptd_callseg *sg = ptd_calls_get(calls, s->instance);
+			uint64_t rip = sg ? signal_resume_ip(h, sg) : 0;
 
+			if (interrupted)
+				interrupted[n] = 1;
 			if (r && r->how == PTD_SEG_SIGRETURN)
 				pcs[n++] = r->ip;
+			else if (rip)
+				pcs[n++] = rip;
 			else if (ptd_hcursor_goto(&c, h, u->last) == 0)
 				pcs[n++] = c.ip;
 			else

@@ -128,5 +128,22 @@ uint64_t ptd_replay_first_insn(const struct ptd_history *h);
  */
 int ptd_replay_backtrace(const struct ptd_history *h, const struct ptd_calls *calls,
 			 uint64_t number, uint64_t *pcs, int max);
+/*
+ * The same, joined with the stack as it was when the recording started:
+ * @outer[0..@nouter) are the return addresses of the callers of the frame
+ * the history starts in (innermost first).  Where the call history ends
+ * at a frame whose call predates the recording, the frames go on with the
+ * entries of @outer beyond the returns recorded out of the starting
+ * frame (given, as the other callers, as the call instruction before the
+ * return address).  Not joined when the history no longer starts where
+ * the recording did (oldest part dropped, trace lost at the start).
+ * @outer may be NULL.  With @interrupted (@max entries, may be NULL),
+ * @interrupted[i] is set to 1 for a frame a signal interrupted (its pc is
+ * where it resumes, with the handler's frames below it), else 0.
+ * Returns the frame count (>= 1), or -ptde_invalid.
+ */
+int ptd_replay_backtrace_outer(const struct ptd_history *h, const struct ptd_calls *calls,
+			       uint64_t number, const uint64_t *outer, int nouter, uint64_t *pcs,
+			       uint8_t *interrupted, int max);
 
 #endif

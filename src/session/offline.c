@@ -16,6 +16,8 @@
 #include "decode/image.h"
 #include "decode/perfdata.h"
 #include "decode/pt.h"
+#include "record/ptconv.h"
+#include "record/ptsynth.h"
 #include "target/target.h"
 #include "util/error.h"
 
@@ -292,6 +294,53 @@ static int save_maps(struct ptd_bundle *b, const char *maps)
 
 /* The recording as a bundle in memory (maps, code without a file, each
  * thread's PT); *@out is the caller's. */
+/*
+ * The PT of a thread whose recording keeps blocks (trace format "blocks"):
+ * its history fed through ptconv to a synthesizer, as the pt trace format
+ * does while recording, so the bundle decodes to the same items.  Returns
+ * the bytes (caller frees; NULL with *@n = 0 for an empty history) or
+ * NULL with an error.
+ */
+static uint8_t *blocks_to_pt(struct ptd_session *s, struct sthread *th, size_t *n, int *err)
+{
+	struct ptd_ptsynth_config cfg = { 0 };
+	struct ptd_ptsynth *ps;
+	uint8_t *pt = NULL;
+	int rc;
+
+	*n = 0;
+	*err = 0;
+	if (!ptd_history_nitems(th->h))
+		return NULL;
+	cfg.ret_compression = 1;
+	cfg.psb_on_begin = 1;
+	ps = ptd_ptsynth_alloc(&cfg);
+	if (!ps) {
+		*err = -ptde_nomem;
+		return NULL;
+	}
+	rc = ptd_ptconv_history(ps, th->h, th->gone ? 0 : ptd_history_tail(th->h),
+				ptd__ses_read_code, s);
+	if (rc == 0)
+		rc = ptd_ptsynth_flush(ps);
+	if (rc == 0) {
+		pt = ptd_ptsynth_take(ps, n);
+		if (!pt && *n)
+			rc = -ptde_nomem;
+	}
+	ptd_ptsynth_free(ps);
+	if (rc < 0) {
+		char msg[512]; /* the message buffer is reused by ptd__err */
+
+		snprintf(msg, sizeof(msg), "%s", ptd_last_error(rc));
+		*err = ptd__err(rc, "cannot turn the recorded blocks of thread %d into PT: %s",
+				(int)th->tid, msg);
+		free(pt);
+		return NULL;
+	}
+	return pt;
+}
+
 static int session_bundle(struct ptd_session *s, struct ptd_bundle **out)
 {
 	struct ptd_cpu cpu;
@@ -304,10 +353,6 @@ static int session_bundle(struct ptd_session *s, struct ptd_bundle **out)
 	/* a live recording, or one kept after the program was killed */
 	if (!s->recording || (!ptd_session_alive(s) && !s->kept))
 		return ptd__err(-ptde_not_running, "No recording is currently active.");
-	if (!s->rec_pt)
-		return ptd__err(-ptde_unsupported,
-				"this recording keeps blocks, not PT: record with the trace format pt "
-				"(\"record step pt\", --trace-format=pt) to save it");
 	/* The cpu that recorded: libipt applies its errata when it is Intel's. */
 	ptd_bundle_host_cpu(&cpu, vendor);
 	b = ptd_bundle_new(&cpu);
@@ -349,12 +394,20 @@ static int session_bundle(struct ptd_session *s, struct ptd_bundle **out)
 				 (int)th->tid, th->pt_lost);
 			s->notify(s->notify_ctx, msg);
 		}
-		/* the recorder's own PT (pt), or what the session made of blocks */
-		const uint8_t *pt = ptd__ses_thread_pt(s, th, &n);
-		if (!pt || !n)
-			continue;
-		rc = ptd_bundle_add_thread(b, (int)th->tid, pt, n,
-					   th->gone ? 0 : ptd_history_tail(th->h));
+		/* the recorder's own PT (pt), what the session made of blocks
+		 * while recording (trace format pt), or made of them now */
+		uint8_t *own = NULL;
+		const uint8_t *pt;
+		if (s->rec_pt)
+			pt = ptd__ses_thread_pt(s, th, &n);
+		else
+			pt = own = blocks_to_pt(s, th, &n, &rc);
+		if (rc < 0)
+			break;
+		if (pt && n)
+			rc = ptd_bundle_add_thread(b, (int)th->tid, pt, n,
+						   th->gone ? 0 : ptd_history_tail(th->h));
+		free(own);
 	}
 	/* Each file's build-id or checksum: a changed binary is refused at load. */
 	if (rc == 0)

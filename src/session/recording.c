@@ -27,6 +27,7 @@
 #include "record/soft.h"
 #include "record/step.h"
 #include "session/ptfilter.h"
+#include "unwind/unwind.h"
 #include "target/target.h"
 #include "util/error.h"
 
@@ -68,6 +69,19 @@ static struct ptd_ptsynth *new_synth(void)
 	cfg.ret_compression = 1;
 	cfg.psb_on_begin = 1;
 	return ptd_ptsynth_alloc(&cfg);
+}
+
+/* Keeps the live stack's callers as the recording starts (see
+ * sthread.outer); a stack that cannot be unwound keeps none. */
+static void keep_outer_frames(struct sthread *th)
+{
+	struct ptd_frame fr[PTD__OUTER_MAX + 1];
+	int n = ptd_unwind_backtrace(th->tid, fr, PTD__OUTER_MAX + 1);
+
+	ptd_clear_error();
+	th->nouter = 0;
+	for (int i = 1; i < n; i++)
+		th->outer[th->nouter++] = fr[i].pc;
 }
 
 int ptd__ses_record_start_thread(struct ptd_session *s, struct sthread *th)
@@ -484,6 +498,8 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 		ptd_history_clear(th->h);
 		ptd__ses_drop_calls(th);
 		th->pos = 0;
+		/* (a thread created later starts its own stack) */
+		keep_outer_frames(th);
 		rc = ptd__ses_record_start_thread(s, th);
 		if (rc < 0) {
 			ptd__ses_rec_free(s);

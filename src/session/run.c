@@ -532,7 +532,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			ev->exit_code = st.status;
 			ev->signo = st.signo;
 			ev->pc = 0;
-			if (st.kind == PTD_STOP_KILLED && ptd__ses_keep_killed_recording(s) == 0)
+			if ((st.kind == PTD_STOP_KILLED || s->keep_exited) &&
+			    ptd__ses_keep_killed_recording(s) == 0)
 				return 0;
 			ptd__ses_drop_process(s);
 			return 0;

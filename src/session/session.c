@@ -507,6 +507,12 @@ static void pin_program(struct ptd_session *s)
 		ptd_target_pin(s->t, pin_cpu_self(s));
 }
 
+void ptd_session_set_keep_exited(struct ptd_session *s, int on)
+{
+	if (s)
+		s->keep_exited = !!on;
+}
+
 void ptd_session_set_pin_cpu(struct ptd_session *s, int on)
 {
 	if (!s)
@@ -818,16 +824,151 @@ long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n)
  * look a caller's line up at pc - 1.  A frame a signal interrupted keeps
  * the ip it resumes at (no call there).  Returns @n.
  */
-static int return_addresses(struct ptd_session *s, int n, uint64_t *pcs)
+static int return_addresses(struct ptd_session *s, int n, uint64_t *pcs, const uint8_t *intr)
 {
+	/* The callers' code is in the execution mode of the position's (a
+	 * 32-bit program's calls decode as 32-bit code). */
+	struct sthread *th = ptd__ses_cur_thread(s);
+	unsigned mode = PTD_MODE_64;
+	struct ptd_hcursor c;
+
+	if (n > 1 && th && ptd_hcursor_goto(&c, th->h, th->pos ? th->pos : ptd_history_count(th->h)) == 0) {
+		while (c.is_gap || (!th->pos && c.number == ptd_history_count(th->h) &&
+				    ptd_history_tail(th->h))) {
+			if (ptd_hcursor_prev(&c) < 0)
+				break;
+		}
+		mode = c.mode;
+	}
+	ptd_clear_error();
 	for (int i = 1; i < n; i++) {
 		uint8_t buf[16];
 		struct ptd_insn_info ii;
-		long got = ptd_session_read(s, pcs[i], buf, sizeof(buf));
+		long got;
 
-		if (got > 0 && ptd_disasm_decode(buf, (size_t)got, pcs[i], &ii) == 0 &&
+		if (intr && intr[i])
+			continue; /* where it resumes: no call there */
+		got = ptd_session_read(s, pcs[i], buf, sizeof(buf));
+		if (got > 0 && ptd_disasm_decode_mode(buf, (size_t)got, pcs[i], mode, &ii) == 0 &&
 		    ii.iclass == PTD_IC_CALL)
 			pcs[i] += ii.len;
+	}
+	return n;
+}
+
+/*
+ * The position of a longjmp-like landing right after the segment of
+ * @number when the code up to @number has already switched to the landing
+ * frame's stack (its CFA computed from a register other than rsp and rbp,
+ * as __longjmp and the C++ unwinder's epilogue do): gdb's unwinder then
+ * shows the landing frame as the caller.  0 otherwise.
+ */
+static uint64_t landing_after(struct ptd_session *s, struct sthread *th,
+			      const struct ptd_calls *c, uint64_t number)
+{
+	const struct ptd_callseg *seg = ptd_calls_find(c, number), *nx;
+	struct ptd_symbols *sym;
+	struct ptd_hcursor cur;
+	int k;
+
+	if (!seg || seg->is_gap)
+		return 0;
+	nx = ptd_calls_find(c, seg->last + 1);
+	if (!nx || nx->how != PTD_SEG_SWITCH || !nx->unwound_to || nx->first != seg->last + 1)
+		return 0;
+	sym = ptd__ses_symbols(s);
+	if (!sym || ptd_hcursor_goto(&cur, th->h, number) < 0)
+		return 0;
+	/* (bounded: the switch is in the last instructions before the jump) */
+	for (k = 0; k < 256 && cur.number >= seg->first && !cur.is_gap; k++) {
+		int reg = ptd_symbols_cfa_reg(sym, cur.ip);
+
+		if (reg >= 0 && reg != 6 && reg != 7)
+			return nx->first;
+		if (cur.number == seg->first || ptd_hcursor_prev(&cur) < 0)
+			break;
+	}
+	ptd_clear_error();
+	return 0;
+}
+
+/* Backtrace at @number in the past (see ptd_session_backtrace); @intr
+ * (@max entries) marks the frames a signal interrupted. */
+static int past_backtrace(struct ptd_session *s, struct sthread *th, uint64_t number,
+			  uint64_t *pcs, uint8_t *intr, int max)
+{
+	const struct ptd_calls *c = ptd_session_calls(s);
+	uint64_t land = c && max > 1 ? landing_after(s, th, c, number) : 0;
+	struct ptd_hcursor cur;
+	int n;
+
+	if (land && ptd_hcursor_goto(&cur, th->h, number) == 0) {
+		/* the landing frame (at the landing ip, which gdb shows as a
+		 * return address) and its callers */
+		n = ptd_replay_backtrace_outer(th->h, c, land, th->outer, th->nouter, pcs + 1,
+					       intr + 1, max - 1);
+		if (n > 0) {
+			pcs[0] = cur.ip;
+			intr[0] = 0;
+			return return_addresses(s, n, pcs + 1, intr + 1) + 1;
+		}
+	}
+	return return_addresses(s, ptd_replay_backtrace_outer(th->h, c, number, th->outer,
+							      th->nouter, pcs, intr, max), pcs, intr);
+}
+
+/* A signal trampoline (the kernel's return path from a handler, as
+ * glibc's __restore_rt: mov $15,%rax; syscall). */
+static int is_sigtramp(struct ptd_session *s, uint64_t pc)
+{
+	static const uint8_t rt[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	uint8_t buf[sizeof(rt)];
+
+	return ptd_session_read(s, pc, buf, sizeof(buf)) == (long)sizeof(buf) &&
+	       !memcmp(buf, rt, sizeof(rt));
+}
+
+int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out, int max)
+{
+	struct sthread *th = s ? ptd__ses_cur_thread(s) : NULL;
+	uint64_t pcs[256];
+	uint8_t intr[256];
+	int n, i, k = 0;
+
+	if (!s || !out || max <= 0)
+		return ptd__err(-ptde_invalid, "bad frame arguments");
+	if (th && s->offline && !ptd_history_count(th->h))
+		return ptd__err(-ptde_not_running, "No stack.");
+	if (th && (s->offline || (ptd_session_alive(s) && th->pos))) {
+		if (s->offline) {
+			int rc = ptd__ses_lazy_all(s, th);
+			if (rc < 0)
+				return rc;
+		}
+		n = past_backtrace(s, th, th->pos ? th->pos : ptd_history_count(th->h), pcs, intr,
+				   max < 256 ? max : 256);
+		for (i = 0; i < n && k < max; i++) {
+			if (i > 0 && intr[i]) {
+				/* the handler's frames end in the trampoline */
+				out[k].pc = 0;
+				out[k++].kind = PTD_FRAME_SIGTRAMP;
+				if (k == max)
+					break;
+			}
+			out[k].pc = pcs[i];
+			out[k++].kind = i > 0 && intr[i] ? PTD_FRAME_INTERRUPTED : PTD_FRAME_NORMAL;
+		}
+		return n < 0 ? n : k;
+	}
+	n = ptd_session_backtrace(s, pcs, max < 256 ? max : 256);
+	for (i = 0; i < n; i++) {
+		out[i].pc = pcs[i];
+		out[i].kind = PTD_FRAME_NORMAL;
+		if (is_sigtramp(s, pcs[i])) {
+			out[i].kind = PTD_FRAME_SIGTRAMP;
+		} else if (i > 0 && out[i - 1].kind == PTD_FRAME_SIGTRAMP) {
+			out[i].kind = PTD_FRAME_INTERRUPTED;
+		}
 	}
 	return n;
 }
@@ -838,19 +979,23 @@ int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 
 	if (!s || !pcs || max <= 0)
 		return -ptde_invalid;
+	if (th && s->offline && !ptd_history_count(th->h))
+		return ptd__err(-ptde_not_running, "No stack.");
 	if (th && s->offline) {
 		int rc = ptd__ses_lazy_all(s, th);
 		if (rc < 0)
 			return rc;
-		const struct ptd_calls *c = ptd_session_calls(s);
-		return return_addresses(s, ptd_replay_backtrace(th->h, c,
-					th->pos ? th->pos : ptd_history_count(th->h), pcs, max), pcs);
+		uint8_t intr[256];
+
+		return past_backtrace(s, th, th->pos ? th->pos : ptd_history_count(th->h), pcs, intr,
+				      max < 256 ? max : 256);
 	}
 	if (!ptd_session_alive(s) || !th)
 		return ptd__err(-ptde_not_running, "No stack.");
 	if (th->pos) {
-		const struct ptd_calls *c = ptd_session_calls(s);
-		return return_addresses(s, ptd_replay_backtrace(th->h, c, th->pos, pcs, max), pcs);
+		uint8_t intr[256];
+
+		return past_backtrace(s, th, th->pos, pcs, intr, max < 256 ? max : 256);
 	}
 	struct ptd_frame fr[256];
 	int n = ptd_unwind_backtrace(th->tid, fr, max < 256 ? max : 256);

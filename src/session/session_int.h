@@ -52,6 +52,8 @@ struct pt_mark {
 	uint64_t number;
 };
 
+#define PTD__OUTER_MAX 64
+
 struct sthread {
 	pid_t tid;
 	int num;
@@ -83,6 +85,11 @@ struct sthread {
 	struct ptd_pt_trace *lazy_done;
 	int exec_flush; /* the next flush decodes with the session's exec_img */
 	int pt_lost;    /* stretches whose PT could not be decoded and kept */
+	/* The return addresses of the callers of the frame the recording
+	 * started in (the live stack then, innermost first), so backtraces
+	 * in the past reach main when the recording started deeper. */
+	uint64_t outer[PTD__OUTER_MAX];
+	int nouter;
 };
 
 struct ptd_session {
@@ -113,7 +120,8 @@ struct ptd_session {
 	/* A trace bundle loaded with --load: no process, the histories
 	 * come from its PT, code bytes from its image. */
 	int offline;
-	int kept; /* offline: the recording of a program that was killed */
+	int kept; /* offline: the recording of a program that was killed (or exited) */
+	int keep_exited; /* keep the recording of a program that exits, too */
 	struct ptd_bundle *bundle;
 	struct ptd_image *offimg;
 	char *offline_exe; /* the bundle's main executable (its first ELF map) */

@@ -1331,6 +1331,88 @@ int ptd_symbols_return_type(struct ptd_symbols *s, uint64_t pc, int *kind, int *
 	return rc;
 }
 
+/* The name of an inlined subroutine: its abstract origin's (followed
+ * through DW_AT_specification and DW_AT_abstract_origin). */
+static const char *inline_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin;
+	const char *name;
+
+	if (dwarf_attr_integrate(die, DW_AT_name, &attr) && (name = dwarf_formstring(&attr)))
+		return name;
+	if (dwarf_attr(die, DW_AT_abstract_origin, &attr) && dwarf_formref_die(&attr, &origin))
+		return dwarf_diename(&origin);
+	return NULL;
+}
+
+int ptd_symbols_inlined(struct ptd_symbols *s, uint64_t pc, struct ptd_inline *out, int max)
+{
+	Dwfl_Module *m;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr bias = 0;
+	size_t nfiles = 0;
+	int n, k = 0;
+
+	if (!s || (!out && max > 0))
+		return -ptde_invalid;
+	m = dwfl_addrmodule(s->dwfl, pc);
+	if (!m || !(cu = cu_for_addr(m, pc)))
+		return 0;
+	dwfl_module_getdwarf(m, &bias);
+	n = dwarf_getscopes(cu, pc - bias, &scopes);
+	int inl = 0;
+
+	for (int i = 0; i < n && !inl; i++)
+		inl = dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine;
+	if (inl) {
+		/* dwarf_getscopes goes on into the inlined function's abstract
+		 * definition; the innermost DIE's own parents are the concrete
+		 * chain: the inlined calls around it, then the real function. */
+		Dwarf_Die inner = scopes[0], *chain = NULL;
+
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &chain);
+		scopes = chain;
+	}
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+		files = NULL;
+	/* innermost first, up to the subprogram they are inlined into */
+	for (int i = 0; i < n && k < max; i++) {
+		Dwarf_Attribute attr;
+		Dwarf_Word w;
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		out[k].name = inline_name(&scopes[i]);
+		out[k].call_file = NULL;
+		out[k].call_line = 0;
+		if (dwarf_attr(&scopes[i], DW_AT_call_line, &attr) && dwarf_formudata(&attr, &w) == 0)
+			out[k].call_line = (int)w;
+		if (files && dwarf_attr(&scopes[i], DW_AT_call_file, &attr) &&
+		    dwarf_formudata(&attr, &w) == 0 && w < nfiles)
+			out[k].call_file = dwarf_filesrc(files, w, NULL, NULL);
+		if (!out[k].name)
+			out[k].name = "??";
+		k++;
+	}
+	free(scopes);
+	return k;
+}
+
+int ptd_symbols_cfa_reg(struct ptd_symbols *s, uint64_t pc)
+{
+	int reg = -1;
+	int64_t off = 0;
+
+	return ptd_symbols_cfa_rule(s, pc, &reg, &off, NULL) == 0 ? reg : -1;
+}
+
 int ptd_symbols_cfa_rule(struct ptd_symbols *s, uint64_t pc, int *reg, int64_t *off,
 			 int *rbp_same)
 {

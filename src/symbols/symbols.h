@@ -26,6 +26,11 @@ int ptd_symbols_add_file(struct ptd_symbols *s, const char *path, uint64_t start
 /* Re-reads /proc/PID/maps (after exec, dlopen).  No-op for file sets. */
 int ptd_symbols_refresh(struct ptd_symbols *s);
 void ptd_symbols_free(struct ptd_symbols *s);
+/* The DWARF register number the call frame information at @pc computes
+ * the CFA from (x86-64: 7 rsp, 6 rbp; another one while code such as
+ * longjmp or an unwinder switches to another frame's stack), or -1 when
+ * there is no CFI for @pc or the CFA is an expression. */
+int ptd_symbols_cfa_reg(struct ptd_symbols *s, uint64_t pc);
 
 /*
  * The rule for the canonical frame address at @pc from the call-frame

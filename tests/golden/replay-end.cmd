@@ -3,7 +3,8 @@
 # record full stops there with "No more reverse-execution history.";
 # ptdbg's choice, in ptd_session_motion and man/ptdbg.1).  Back to the
 # start of the history, then continue replays it and runs the program to
-# its end, with nothing lost or repeated on the way.
+# its end, with nothing lost or repeated on the way; the recording is
+# kept after the exit (info record).
 program: loops
 break main
 run

@@ -34,7 +34,8 @@ counts() {
 	CMDS=('break main' run record 'delete 1' "${stops[@]}")
 	for ((i = 0; i < 12; i++)); do CMDS+=(continue 'info record'); done
 	ptdbg_batch --method=step -- "$TESTPROGS/$1" $2 >"$log"
-	sed -n 's/^Recorded \([0-9]*\) instructions .*/\1/p' "$log"
+	# (up to the exit: the recording kept after it counts no stop)
+	sed -n '/^\[Inferior 1 /q; s/^Recorded \([0-9]*\) instructions .*/\1/p' "$log"
 }
 
 # listing PROG ARG METHOD FORMAT OUT COUNT...: record with METHOD and

@@ -34,9 +34,11 @@ grep -q 'No more reverse-execution history.' "$TMPDIR/a"
 grep -q '^Recorded [0-9]* instructions' "$TMPDIR/a"
 diff -u "$TMPDIR/a" "$TMPDIR/b"
 # A backtrace offline names the bundle's executable as the main program:
-# frames without line info in it get no "from FILE", as live.
+# frames without line info in it get no "from FILE", as live (printf@plt,
+# entered again from main's call: printf's frame replaces the stub's).
 "$PTDBG" -batch --load "$b" -ex 'reverse-finish' -ex 'reverse-next' -ex 'reverse-step' \
-	-ex 'reverse-step' -ex 'reverse-finish' -ex 'reverse-stepi' -ex 'bt' >"$TMPDIR/bt.out" 2>&1
+	-ex 'reverse-step' -ex 'reverse-finish' -ex 'reverse-stepi' -ex 'reverse-finish' -ex 'stepi' \
+	-ex 'bt' >"$TMPDIR/bt.out" 2>&1
 grep -q '^#[0-9] .* in printf@plt ()$' "$TMPDIR/bt.out" || { cat "$TMPDIR/bt.out"; exit 1; }
 grep -q '^#[0-9] .* in main () at fib.c:23$' "$TMPDIR/bt.out"
 # A bundle of several threads: each can be selected and browsed offline.

@@ -499,11 +499,32 @@ static void test_tailcall(void **state)
 	assert_true(ptd_calls_get(c, 3)->up_is_tail);
 	assert_false(ptd_calls_get(c, 2)->up_is_tail);
 	assert_int_equal(ptd_calls_get(c, 4)->instance, 1);
-	/* h <- the stub's jump <- tcc's call <- main's call before 0x4011ac */
-	assert_int_equal(ptd_replay_backtrace(s.h, c, fx_num(&s, FX_H + 4, 0), pcs, 8), 4);
-	assert_int_equal(pcs[1], FX_PLT);
-	assert_int_equal(pcs[2], FX_TCC);
-	assert_int_equal(pcs[3], 0x4011a7);
+	/* h <- tcc's call <- main's call before 0x4011ac: the stub's jump
+	 * replaced the stub's frame with h's, as a stack unwinder sees it */
+	assert_int_equal(ptd_replay_backtrace(s.h, c, fx_num(&s, FX_H + 4, 0), pcs, 8), 3);
+	assert_int_equal(pcs[1], FX_TCC);
+	assert_int_equal(pcs[2], 0x4011a7);
+	{
+		/* Joined with the stack at the start of the recording (tcc's
+		 * callers: main, returning to 0x4011ac, and main's caller):
+		 * tcc's frame goes on with all of them; main's frame, which the
+		 * recorded return out of tcc entered, with main's caller only. */
+		static const uint64_t outer[] = { 0x4011ac, 0x7f0000001234 };
+		uint64_t last = ptd_history_count(s.h);
+
+		assert_int_equal(ptd_replay_backtrace_outer(s.h, c, fx_num(&s, FX_H + 4, 0), outer,
+							    2, pcs, NULL, 8), 4);
+		assert_int_equal(pcs[1], FX_TCC);
+		assert_int_equal(pcs[2], 0x4011a7);
+		assert_int_equal(pcs[3], 0x7f0000001234); /* no call before it: as is */
+		assert_int_equal(ptd_replay_backtrace_outer(s.h, c, last, outer, 2, pcs, NULL, 8), 2);
+		assert_int_equal(pcs[0], 0x4011ac);
+		assert_int_equal(pcs[1], 0x7f0000001234);
+		/* without the stack, or with max reached */
+		assert_int_equal(ptd_replay_backtrace_outer(s.h, c, last, NULL, 0, pcs, NULL, 8), 1);
+		assert_int_equal(ptd_replay_backtrace_outer(s.h, c, fx_num(&s, FX_H + 4, 0), outer,
+							    2, pcs, NULL, 2), 2);
+	}
 	ptd_calls_free(c);
 
 	/* without func_of the jump is not seen as a call */

@@ -628,6 +628,80 @@ static void test_live_self(void **state)
 	ptd_symbols_free(s);
 }
 
+/* Inlined code (-O2, always_inline): the DW_TAG_inlined_subroutine chain
+ * at each pc of the function they are inlined into, innermost first, with
+ * the lines they are inlined at; the CFA register of ordinary code. */
+static const char inline_src[] =
+	"static volatile int sink;\n"                                           /* 1 */
+	"static inline __attribute__((always_inline)) int sq(int x)\n"         /* 2 */
+	"{ int r = x * x; sink = r; return r; }\n"                             /* 3 */
+	"static inline __attribute__((always_inline)) int sumsq(int a, int b)\n" /* 4 */
+	"{\n"                                                                    /* 5 */
+	"\tint s = sq(a);\n"                                                    /* 6 */
+	"\treturn s + sq(b);\n"                                                 /* 7 */
+	"}\n"                                                                    /* 8 */
+	"__attribute__((noinline)) int comp(int n)\n"                           /* 9 */
+	"{\n"                                                                    /* 10 */
+	"\tint t = 0;\n"                                                        /* 11 */
+	"\tfor (int i = 0; i < n; i++)\n"                                       /* 12 */
+	"\t\tt += sumsq(i, i + 1);\n"                                          /* 13 */
+	"\treturn t;\n"                                                         /* 14 */
+	"}\n"                                                                    /* 15 */
+	"int main(void) { return comp(3) == 5 ? 0 : 1; }\n";                     /* 16 */
+
+static void test_inlined(void **state)
+{
+	char src[128], exe[128], cmd[512];
+	struct ptd_symbols *s;
+	struct ptd_inline in[4];
+	uint64_t a, size, pc;
+	int depth2 = 0, lines6 = 0, lines7 = 0;
+	FILE *f;
+
+	(void)state;
+	NEED_FIXTURE();
+	snprintf(src, sizeof(src), "%s/inl.c", fx.dir);
+	snprintf(exe, sizeof(exe), "%s/inl", fx.dir);
+	f = fopen(src, "w");
+	assert_non_null(f);
+	fputs(inline_src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cc -g -O2 -no-pie -fno-pie -o %s %s", exe, src);
+	assert_int_equal(run(cmd), 0);
+	assert_int_equal(ptd_symbols_alloc_file(&s, exe, 0), 0);
+	assert_int_equal(nm_lookup(exe, "comp", &a, &size), 0);
+	assert_true(size > 0);
+	for (pc = a; pc < a + size; pc++) {
+		int n = ptd_symbols_inlined(s, pc, in, 4);
+
+		assert_true(n >= 0 && n <= 2);
+		if (n == 2) {
+			/* sq inlined into sumsq (at line 6 or 7), into comp at 13 */
+			depth2++;
+			assert_string_equal(in[0].name, "sq");
+			assert_string_equal(in[1].name, "sumsq");
+			assert_true(in[0].call_line == 6 || in[0].call_line == 7);
+			lines6 += in[0].call_line == 6;
+			lines7 += in[0].call_line == 7;
+			assert_int_equal(in[1].call_line, 13);
+			assert_non_null(in[0].call_file);
+			assert_non_null(strstr(in[1].call_file, "inl.c"));
+		}
+		/* the count is capped by max */
+		assert_true(ptd_symbols_inlined(s, pc, in, 1) == (n > 0));
+	}
+	assert_true(depth2 > 0);
+	assert_true(lines6 > 0 && lines7 > 0);
+	/* comp's entry is its own code; its CFA is computed from %rsp */
+	assert_int_equal(ptd_symbols_inlined(s, a, in, 4), 0);
+	assert_int_equal(ptd_symbols_cfa_reg(s, a), 7);
+	assert_int_equal(ptd_symbols_cfa_reg(s, 0x10), -1);
+	assert_int_equal(ptd_symbols_inlined(s, 0x10, in, 4), 0);
+	assert_int_equal(ptd_symbols_inlined(NULL, a, in, 4), -ptde_invalid);
+	assert_int_equal(ptd_symbols_inlined(s, a, NULL, 4), -ptde_invalid);
+	ptd_symbols_free(s);
+}
+
 static void test_bad_arguments(void **state)
 {
 	struct ptd_symbols *s = NULL;
@@ -666,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_source_line),
 		cmocka_unit_test(test_pie_bias_and_add_file),
 		cmocka_unit_test(test_live_self),
+		cmocka_unit_test(test_inlined),
 		cmocka_unit_test(test_bad_arguments),
 	};
 
