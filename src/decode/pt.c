@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/fastpt.h"
 #include "disasm/disasm.h"
 #include "util/error.h"
 
@@ -201,7 +202,17 @@ nomem:
 struct iccache {
 	uint64_t key[ICC_SIZE];
 	uint8_t cls[ICC_SIZE];
+	/* The fast path's caches for the same thread (fastpt.h), made on
+	 * first use. */
+	struct ptd_fastpt *fp;
 };
+
+static void icc_free(struct iccache *icc)
+{
+	if (icc)
+		ptd_fastpt_free(icc->fp);
+	free(icc);
+}
 
 #define QN 64
 
@@ -282,6 +293,9 @@ struct seg {
 	uint64_t obase;	    /* offset of the decoder's buffer in the trace */
 	unsigned nev;	    /* events passed to the sink */
 	uint8_t head_flags; /* see struct carry */
+	/* A part of a run (fast_run): the pending block stays queued for
+	 * what follows. */
+	int more;
 };
 
 static int insn_at(struct ptd_image *img, uint64_t ip, unsigned mode, struct ptd_insn_info *in)
@@ -966,7 +980,7 @@ static int decode_segment(struct seg *s)
 	}
 	if (s->ntail)
 		err = finish_tail(s);
-	if (!err)
+	if (!err && !s->more)
 		err = flush_pend(s);
 	/* What the next run starts from. */
 	memset(&s->out, 0, sizeof(s->out));
@@ -996,6 +1010,110 @@ out:
  * @in (NULL: as libipt syncing at @begin, with nothing before); @out (may
  * be NULL) gets the state the next run starts from.
  */
+/* Start of the next PSB in [@from, @end), or @end. */
+static uint64_t next_psb(const uint8_t *buf, uint64_t from, uint64_t end)
+{
+	const uint8_t *hit;
+
+	if (from >= end || end - from < sizeof(psb_pattern))
+		return end;
+	hit = memmem(buf + from, end - from, psb_pattern, sizeof(psb_pattern));
+	return hit ? (uint64_t)(hit - buf) : end;
+}
+
+/*
+ * The run [s->begin, s->end) with the fast path (fastpt.h): PSB segment by
+ * segment, each one the fast path handles from a clean PSB (a FUP not
+ * followed by TIP.PGE, tracing enabled there) up to a clean PSB goes
+ * through it; from a segment it does not handle up to the next clean PSB,
+ * libipt decodes as in decode_segment, from the state the part before
+ * ended in.  Cutting a run at clean PSBs is what the run planning does
+ * anyway (run_end), so this gives the items a libipt run gives.
+ */
+static int fast_run(struct seg *s, struct ptd_fastpt *fp)
+{
+	const uint64_t begin = s->begin, end = s->end, cut_ip = s->cut_ip;
+	struct pt_packet_decoder *pd = psb_reader(s->buf, end);
+	const struct carry run_in = s->in;
+	struct carry cur = s->in;
+	struct psbhdr nh;
+	uint64_t pos = begin;
+	int err = 0, keep_stack = 0;
+
+	if (!pd)
+		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
+	ptd_fastpt_begin(fp);
+	s->more = 1;
+	while (pos < end && !err) {
+		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end), sub;
+		const struct ptd_block *bl;
+		size_t nb = 0, i;
+
+		memset(&nh, 0, sizeof(nh));
+		if (next < end)
+			read_psb_hdr_at(pd, next, &nh);
+		if ((cur.kind == CARRY_FRESH || (cur.enabled && !cur.off_async)) &&
+		    (next == end || (nh.fup_ip && !nh.then_pge)) &&
+		    ptd_fastpt_segment(fp, s->buf, pos, next, next < end ? nh.fup_ip : cut_ip,
+				       keep_stack, &bl, &nb) > 0) {
+			for (i = 0; i < nb && !err; i++)
+				err = set_pend(s, &bl[i]);
+			cur.kind = CARRY_STATE; /* as decode_segment ends */
+			cur.enabled = 1;
+			cur.off_async = 0;
+			cur.have_item = (uint8_t)have_item(s);
+			s->enabled = 1;
+			s->off_async = 0;
+			keep_stack = 1;
+			pos = next;
+			continue;
+		}
+		/* libipt from here to the next clean PSB. */
+		keep_stack = 0;
+		for (sub = next; sub < end; sub = next_psb(s->buf, sub + sizeof(psb_pattern), end)) {
+			read_psb_hdr_at(pd, sub, &nh);
+			if (nh.fup_ip && !nh.then_pge)
+				break;
+		}
+		s->begin = pos;
+		s->end = sub;
+		s->cut_ip = sub < end ? nh.fup_ip : cut_ip;
+		s->in = cur;
+		/* Before any item the run's own start decides (flag_pend). */
+		if (!s->st->nblocks && !s->st->ngaps && !s->nev && s->in.kind != CARRY_FRESH &&
+		    run_in.kind == CARRY_FRESH)
+			s->in = run_in;
+		s->eos = 0;
+		s->seen_dis = 0;
+		s->in_disabled = 0;
+		s->dis_from_blk = 0;
+		s->obase = 0;
+		s->stuck = 0;
+		s->stuck_err = 0;
+		s->nblk = 0;
+		s->off_far = 0;
+		err = decode_segment(s);
+		if (err < 0)
+			break;
+		cur = s->out;
+		pos = sub;
+	}
+	pt_pkt_free_decoder(pd);
+	s->more = 0;
+	if (!err)
+		err = flush_pend(s);
+	if (!err) {
+		/* What the next run starts from (as decode_segment ends). */
+		s->out = cur;
+		s->out.have_item = (uint8_t)have_item(s);
+		s->out.head_flags = s->head_flags;
+	}
+	s->begin = begin;
+	s->end = end;
+	s->cut_ip = cut_ip;
+	return err;
+}
+
 static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
 		       struct ptd_image *img, struct pt_image *ptimg, struct iccache *icc,
 		       const struct ptd_pt_sink *sink, struct ptd_pt_stats *st, int dgaps,
@@ -1020,7 +1138,18 @@ static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_
 	s.ptimg = ptimg;
 	s.sink = sink;
 	s.st = st;
-	err = decode_segment(&s);
+	if (icc && ptd__fastpt_enabled()) {
+		if (icc->fp && ptd__fastpt_img(icc->fp) != img) {
+			ptd_fastpt_free(icc->fp);
+			icc->fp = NULL;
+		}
+		if (!icc->fp)
+			icc->fp = ptd_fastpt_alloc(img);
+	}
+	if (icc && icc->fp && ptd__fastpt_enabled())
+		err = fast_run(&s, icc->fp);
+	else
+		err = decode_segment(&s);
 	free(s.tail);
 	if (out && !err)
 		*out = s.out;
@@ -1094,7 +1223,7 @@ int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
 	}
 	err = 0;
 out:
-	free(icc);
+	icc_free(icc);
 	free(off);
 	free(ips);
 	return err;
@@ -1322,7 +1451,7 @@ void ptd_pt_trace_free(struct ptd_pt_trace *t)
 	free(t->parts);
 	free(t->hmap);
 	free(t->rev);
-	free(t->icc);
+	icc_free(t->icc);
 	pt_pkt_free_decoder(t->psbrd);
 	free(t);
 }
@@ -2107,7 +2236,7 @@ static void *work(void *arg)
 			break;
 		finish_batch(p, i, decode_batch(p->t, &p->b[i], (uint32_t)i, img, icc));
 	}
-	free(icc);
+	icc_free(icc);
 	pt_image_free(img);
 	return NULL;
 }
@@ -2351,7 +2480,7 @@ int ptd_pt_decode_run(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t
 	icc = calloc(1, sizeof(*icc)); /* optional: NULL only costs speed */
 	err = run_segment(buf, begin, end, cut_ip, img, ptd_image_pt(img), icc, sink, st, 0,
 			  &cin, &cout);
-	free(icc);
+	icc_free(icc);
 	if (!err && out) {
 		memset(out, 0, sizeof(*out));
 		memcpy(out, &cout, sizeof(cout));
