@@ -65,9 +65,12 @@ void ptd_fastpt_stats(const struct ptd_fastpt *fp, struct ptd_fastpt_stats *st);
 void ptd__fastpt_totals(struct ptd_fastpt_stats *st, int reset);
 
 /*
- * Whether the fast path is used (pt.c asks once per decode): on unless the
- * environment has PTDBG_DECODE=libipt; tests force it with
- * ptd__fastpt_force (1 on, 0 off, -1 back to the environment's choice).
+ * Whether the fast path is used (pt.c asks once per decode): only when the
+ * environment has PTDBG_DECODE=fast (PTDBG_DECODE=libipt or nothing: the
+ * plain libipt path).  Off by default: on streams whose compressed returns
+ * reach across a PSB its items can still differ from libipt's.  Tests and
+ * make bench force it with ptd__fastpt_force (1 on, 0 off, -1 back to the
+ * environment's choice).
  */
 int ptd__fastpt_enabled(void);
 void ptd__fastpt_force(int on);

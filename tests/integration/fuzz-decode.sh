@@ -32,7 +32,7 @@ if ! "$CLANG" -fsanitize=fuzzer,address -o "$work/probe" "$work/probe.c" >"$work
 	exit 1
 fi
 
-srcs="tests/fuzz/fuzz-decode.c src/decode/pt.c src/decode/image.c src/decode/bundle.c
+srcs="tests/fuzz/fuzz-decode.c src/decode/pt.c src/decode/fastpt.c src/decode/image.c src/decode/bundle.c
 	src/record/ptsynth.c src/history/*.c src/disasm/disasm.c src/util/error.c"
 flags="-std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc -fno-omit-frame-pointer"
 libs="-lipt -lZydis -lZycore -lpthread"
