@@ -93,9 +93,7 @@ int ptd__fastpt_enabled(void)
 	if (env_on < 0) {
 		const char *e = getenv("PTDBG_DECODE");
 
-		/* Off by default until it matches libipt on every stream
-		 * (see test-fastpt.c): PTDBG_DECODE=fast turns it on. */
-		env_on = e && !strcmp(e, "fast");
+		env_on = !(e && !strcmp(e, "libipt"));
 	}
 	return env_on;
 }
@@ -138,6 +136,11 @@ void ptd_fastpt_free(struct ptd_fastpt *fp)
 	free(fp->lines);
 	free(fp->out);
 	free(fp);
+}
+
+unsigned ptd__fastpt_stack_depth(const struct ptd_fastpt *fp)
+{
+	return fp ? fp->rn : 0;
 }
 
 struct ptd_image *ptd__fastpt_img(const struct ptd_fastpt *fp)
@@ -539,6 +542,19 @@ static int psb_plus(struct rd *r, uint64_t *ip)
 		r->p += k;
 	}
 	return 0;
+}
+
+int ptd_fastpt_psb_plus(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip)
+{
+	struct rd r;
+
+	*ip = 0;
+	if (!buf || off >= end)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.p = buf + off;
+	r.e = buf + end;
+	return psb_plus(&r, ip);
 }
 
 /* ---- the tail: linear code after the last packet, cut at cut_ip ---- */

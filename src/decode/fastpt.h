@@ -35,6 +35,8 @@ struct ptd_fastpt;
 /* A cache set for decoding with @img in one thread; NULL when out of memory. */
 struct ptd_fastpt *ptd_fastpt_alloc(struct ptd_image *img);
 void ptd_fastpt_free(struct ptd_fastpt *fp);
+/* Return addresses on the stack the last segment left (keep_stack). */
+unsigned ptd__fastpt_stack_depth(const struct ptd_fastpt *fp);
 /* The image @fp was made for. */
 struct ptd_image *ptd__fastpt_img(const struct ptd_fastpt *fp);
 
@@ -54,6 +56,13 @@ void ptd_fastpt_begin(struct ptd_fastpt *fp);
 int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin, uint64_t end,
 		       uint64_t cut_ip, int keep_stack, const struct ptd_block **blocks, size_t *n);
 
+/*
+ * Does the PSB+ at @off (within [@off, @end)) hold only what the fast path
+ * takes (a FUP, 64-bit MODE.Exec, no transaction, timing)?  1 with its FUP
+ * ip in *@ip, else 0.
+ */
+int ptd_fastpt_psb_plus(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip);
+
 /* Counters for tests and make bench. */
 struct ptd_fastpt_stats {
 	uint64_t segs_fast, segs_refused; /* segments handled / left to libipt */
@@ -65,12 +74,10 @@ void ptd_fastpt_stats(const struct ptd_fastpt *fp, struct ptd_fastpt_stats *st);
 void ptd__fastpt_totals(struct ptd_fastpt_stats *st, int reset);
 
 /*
- * Whether the fast path is used (pt.c asks once per decode): only when the
- * environment has PTDBG_DECODE=fast (PTDBG_DECODE=libipt or nothing: the
- * plain libipt path).  Off by default: on streams whose compressed returns
- * reach across a PSB its items can still differ from libipt's.  Tests and
- * make bench force it with ptd__fastpt_force (1 on, 0 off, -1 back to the
- * environment's choice).
+ * Whether the fast path is used (pt.c asks once per decode): yes unless
+ * the environment has PTDBG_DECODE=libipt (the plain libipt path, for
+ * comparison).  Tests and make bench force it with ptd__fastpt_force (1
+ * on, 0 off, -1 back to the environment's choice).
  */
 int ptd__fastpt_enabled(void);
 void ptd__fastpt_force(int on);

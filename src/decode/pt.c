@@ -1022,22 +1022,109 @@ static uint64_t next_psb(const uint8_t *buf, uint64_t from, uint64_t end)
 }
 
 /*
- * The run [s->begin, s->end) with the fast path (fastpt.h): PSB segment by
- * segment, each one the fast path handles from a clean PSB (a FUP not
- * followed by TIP.PGE, tracing enabled there) up to a clean PSB goes
- * through it; from a segment it does not handle up to the next clean PSB,
- * libipt decodes as in decode_segment, from the state the part before
- * ended in.  Cutting a run at clean PSBs is what the run planning does
- * anyway (run_end), so this gives the items a libipt run gives.
+ * The libipt decode that takes over from the fast path (fast_run): it
+ * starts at an earlier PSB whose state the fast path knew exactly and
+ * passes on what it decodes after the first @drop instructions (those the
+ * fast path gave already) to the run's own seg.
+ */
+struct handover {
+	struct seg *s, *w;
+	uint64_t drop;
+	int told; /* w's head flags went to s */
+};
+
+/* What w learnt about the block before its start belongs to the block
+ * before in s (told before anything of w's comes). */
+static void ho_tell(struct handover *ho)
+{
+	if (!ho->told && ho->w->head_flags)
+		flag_pend(ho->s, ho->w->head_flags, 0);
+	ho->told = 1;
+}
+
+static int ho_block(void *ctx, const struct ptd_block *b)
+{
+	struct handover *ho = ctx;
+	struct ptd_block nb;
+	uint64_t ip;
+
+	ho_tell(ho);
+	if (!ho->drop)
+		return set_pend(ho->s, b);
+	if (b->ninsn <= ho->drop) {
+		ho->drop -= b->ninsn;
+		if (!ho->drop) {
+			/* what events taught about the fast path's last block */
+			struct ptd_block *p = pend_of(ho->s);
+
+			if (p)
+				p->flags |= b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
+		}
+		return 0;
+	}
+	/* The block goes on past the point: its rest is new. */
+	nb = *b;
+	ip = b->ip;
+	while (ho->drop) {
+		struct ptd_insn_info in;
+
+		if (insn_at(ho->s->img, ip, ptd_block_mode(b), &in) < 0)
+			return ptd__err(-ptde_internal, "cannot decode 0x%" PRIx64 " again", ip);
+		ip += in.len;
+		nb.ninsn--;
+		ho->drop--;
+	}
+	nb.ip = ip;
+	return set_pend(ho->s, &nb);
+}
+
+static int ho_blocks(void *ctx, const struct ptd_block *b, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && err >= 0; i++)
+		err = ho_block(ctx, &b[i]);
+	return err;
+}
+
+/* (Gaps and events come after the fast path's part: it gives neither.) */
+static int ho_gap(void *ctx, enum ptd_gap_reason r, uint64_t off, const char *detail)
+{
+	struct handover *ho = ctx;
+
+	ho_tell(ho);
+	return emit_gap(ho->s, r, off, detail);
+}
+
+static int ho_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
+{
+	struct handover *ho = ctx;
+
+	ho_tell(ho);
+	return emit_event(ho->s, k, ip, arg);
+}
+
+/*
+ * The run [s->begin, s->end) with the fast path (fastpt.h).  Segment by
+ * segment from the run's start, each one the fast path handles (from a
+ * clean PSB with tracing enabled, up to a well-formed next PSB+) is taken
+ * from it.  At the first segment it does not handle, libipt decodes the
+ * rest of the run -- one libipt decoder to the run's end, as the plain
+ * path does, because libipt carries state across PSBs (its return stack;
+ * after an error it resynchronises past the PSB its reading ran into) --
+ * starting from the last PSB where the fast path's return stack was empty
+ * (there a decoder synchronised afresh is exactly where a continuous one
+ * is), with what the fast path gave after that point dropped from its
+ * output.  The items are those of the plain path's libipt run.
  */
 static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 {
-	const uint64_t begin = s->begin, end = s->end, cut_ip = s->cut_ip;
+	const uint64_t begin = s->begin, end = s->end;
 	struct pt_packet_decoder *pd = psb_reader(s->buf, end);
-	const struct carry run_in = s->in;
-	struct carry cur = s->in;
+	struct carry cur = s->in, cur_j = s->in;
 	struct psbhdr nh;
-	uint64_t pos = begin;
+	uint64_t pos = begin, j = begin, insn_j = 0;
 	int err = 0, keep_stack = 0;
 
 	if (!pd)
@@ -1045,72 +1132,91 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	ptd_fastpt_begin(fp);
 	s->more = 1;
 	while (pos < end && !err) {
-		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end), sub;
+		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end);
 		const struct ptd_block *bl;
 		size_t nb = 0, i;
+		int empty = !keep_stack || !ptd__fastpt_stack_depth(fp);
 
+		uint64_t cut = s->cut_ip;
+
+		/* The next PSB+ must be one the fast path takes too: libipt
+		 * reads into it before it is done with this segment. */
 		memset(&nh, 0, sizeof(nh));
-		if (next < end)
+		if (next < end) {
 			read_psb_hdr_at(pd, next, &nh);
-		if ((cur.kind == CARRY_FRESH || (cur.enabled && !cur.off_async)) &&
-		    (next == end || (nh.fup_ip && !nh.then_pge)) &&
-		    ptd_fastpt_segment(fp, s->buf, pos, next, next < end ? nh.fup_ip : cut_ip,
-				       keep_stack, &bl, &nb) > 0) {
-			for (i = 0; i < nb && !err; i++)
-				err = set_pend(s, &bl[i]);
-			cur.kind = CARRY_STATE; /* as decode_segment ends */
-			cur.enabled = 1;
-			cur.off_async = 0;
-			cur.have_item = (uint8_t)have_item(s);
-			s->enabled = 1;
-			s->off_async = 0;
-			keep_stack = 1;
-			pos = next;
-			continue;
-		}
-		/* libipt from here to the next clean PSB. */
-		keep_stack = 0;
-		for (sub = next; sub < end; sub = next_psb(s->buf, sub + sizeof(psb_pattern), end)) {
-			read_psb_hdr_at(pd, sub, &nh);
-			if (nh.fup_ip && !nh.then_pge)
+			if (!ptd_fastpt_psb_plus(s->buf, next, end, &cut) || cut != nh.fup_ip)
 				break;
 		}
-		s->begin = pos;
-		s->end = sub;
-		s->cut_ip = sub < end ? nh.fup_ip : cut_ip;
-		s->in = cur;
-		/* Before any item the run's own start decides (flag_pend). */
-		if (!s->st->nblocks && !s->st->ngaps && !s->nev && s->in.kind != CARRY_FRESH &&
-		    run_in.kind == CARRY_FRESH)
-			s->in = run_in;
-		s->eos = 0;
-		s->seen_dis = 0;
-		s->in_disabled = 0;
-		s->dis_from_blk = 0;
-		s->obase = 0;
-		s->stuck = 0;
-		s->stuck_err = 0;
-		s->nblk = 0;
-		s->off_far = 0;
-		err = decode_segment(s);
-		if (err < 0)
+		if (!(cur.kind == CARRY_FRESH || (cur.enabled && !cur.off_async)) ||
+		    (next < end && nh.then_pge) ||
+		    ptd_fastpt_segment(fp, s->buf, pos, next, cut, keep_stack, &bl, &nb) <= 0)
 			break;
-		cur = s->out;
-		pos = sub;
+		if (empty) {
+			j = pos;
+			cur_j = cur;
+			insn_j = 0;
+		}
+		for (i = 0; i < nb && !err; i++) {
+			err = set_pend(s, &bl[i]);
+			insn_j += bl[i].ninsn;
+		}
+		cur.kind = CARRY_STATE; /* as decode_segment ends */
+		cur.enabled = 1;
+		cur.off_async = 0;
+		cur.have_item = (uint8_t)have_item(s);
+		s->enabled = 1;
+		s->off_async = 0;
+		keep_stack = 1;
+		pos = next;
 	}
 	pt_pkt_free_decoder(pd);
 	s->more = 0;
-	if (!err)
-		err = flush_pend(s);
+	if (err)
+		return err;
+	if (pos == begin)
+		return decode_segment(s); /* nothing from the fast path */
+	if (pos < end) {
+		struct handover ho = {s, NULL, insn_j, 0};
+		struct ptd_pt_sink sink = {ho_block, ho_gap, ho_event, &ho, ho_blocks};
+		struct ptd_pt_stats wst;
+		struct seg w;
+
+		memset(&w, 0, sizeof(w));
+		memset(&wst, 0, sizeof(wst));
+		w.buf = s->buf;
+		w.icc = s->icc;
+		w.begin = j;
+		w.end = end;
+		w.cut_ip = s->cut_ip;
+		w.img = s->img;
+		w.ptimg = s->ptimg;
+		w.sink = &sink;
+		w.st = &wst;
+		w.disabled_gaps = s->disabled_gaps;
+		w.in = cur_j;
+		ho.w = &w;
+		err = decode_segment(&w);
+		free(w.tail);
+		ho_tell(&ho);
+		if (!err)
+			err = flush_pend(s);
+		if (err)
+			return err;
+		if (wst.end_ip)
+			s->st->end_ip = wst.end_ip;
+		s->out = w.out;
+		s->out.have_item = (uint8_t)have_item(s);
+		s->out.head_flags = s->head_flags;
+		return 0;
+	}
+	err = flush_pend(s);
 	if (!err) {
 		/* What the next run starts from (as decode_segment ends). */
+		memset(&s->out, 0, sizeof(s->out));
 		s->out = cur;
 		s->out.have_item = (uint8_t)have_item(s);
 		s->out.head_flags = s->head_flags;
 	}
-	s->begin = begin;
-	s->end = end;
-	s->cut_ip = cut_ip;
 	return err;
 }
 
