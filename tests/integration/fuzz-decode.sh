@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Short libFuzzer run over the PT decode path and the bundle parser
+# Short libFuzzer run over the PT decode path (the fast path compared with
+# the plain libipt path on every input) and the bundle parser
 # (tests/fuzz/fuzz-decode.c): builds the target with clang
 # -fsanitize=fuzzer,address,undefined from the decode sources, writes a seed
 # corpus of synthesized traces, and fuzzes FUZZ_RUNS inputs (default 6000)
