@@ -21,6 +21,7 @@
  */
 #include "decode/fastpt.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,9 +99,25 @@ int ptd__fastpt_enabled(void)
 	return env_on;
 }
 
+static struct ptd_fastpt_stats totals;
+
+/* PTDBG_FASTPT_STATS=1: the totals on stderr at exit (tests, tuning). */
+static void print_totals(void)
+{
+	fprintf(stderr,
+		"fastpt: %llu segments handled, %llu left to libipt; %llu straight-line runs "
+		"decoded, %llu found cached\n",
+		(unsigned long long)totals.segs_fast, (unsigned long long)totals.segs_refused,
+		(unsigned long long)totals.lines, (unsigned long long)totals.line_hits);
+}
+
 struct ptd_fastpt *ptd_fastpt_alloc(struct ptd_image *img)
 {
+	static int atexit_done;
 	struct ptd_fastpt *fp = calloc(1, sizeof(*fp));
+
+	if (!__atomic_exchange_n(&atexit_done, 1, __ATOMIC_RELAXED) && getenv("PTDBG_FASTPT_STATS"))
+		atexit(print_totals);
 
 	if (!fp)
 		return NULL;
@@ -109,8 +126,6 @@ struct ptd_fastpt *ptd_fastpt_alloc(struct ptd_image *img)
 	fp->epoch = 1;
 	return fp;
 }
-
-static struct ptd_fastpt_stats totals;
 
 void ptd__fastpt_totals(struct ptd_fastpt_stats *st, int reset)
 {
@@ -491,7 +506,8 @@ static int next_item(struct rd *r)
 /*
  * The PSB+ at the start: PSB, then up to PSBEND only packets that tell
  * the state (a FUP, MODE.Exec for 64-bit code, MODE.TSX outside a
- * transaction, PIP, timing).  Sets r->p after PSBEND and *ip.
+ * transaction, PIP, timing).  Sets r->p after PSBEND and *ip; returns 1
+ * (tracing enabled at *ip), 2 (no FUP: tracing disabled) or 0.
  */
 static int psb_plus(struct rd *r, uint64_t *ip)
 {
@@ -529,7 +545,9 @@ static int psb_plus(struct rd *r, uint64_t *ip)
 		if (p[0] == 0x02 && left >= 2) {
 			if (p[1] == 0x23) { /* PSBEND */
 				r->p += 2;
-				return have_fup && have_mode && *ip;
+				if (!have_mode)
+					return 0;
+				return have_fup ? *ip != 0 : 2;
 			}
 			if (p[1] == 0x43 && left >= 8) { /* PIP: paging, no block effect */
 				r->p += 8;
@@ -554,7 +572,37 @@ int ptd_fastpt_psb_plus(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t
 	memset(&r, 0, sizeof(r));
 	r.p = buf + off;
 	r.e = buf + end;
-	return psb_plus(&r, ip);
+	return psb_plus(&r, ip) == 1;
+}
+
+/* After a PSB+ without FUP: MODE.Exec (64-bit) and timing, then the
+ * TIP.PGE that enables tracing at *ip.  1, or 0 for anything else. */
+static int pge_after(struct rd *r, uint64_t *ip)
+{
+	while (r->p < r->e) {
+		const uint8_t *p = r->p;
+		size_t left = (size_t)(r->e - p), k;
+
+		if ((p[0] & 0x1f) == 0x11) { /* TIP.PGE */
+			unsigned ipb = p[0] >> 5, n = ip_len[ipb];
+
+			if (!n || left < 1 + n || !ip_of(r, ipb, p + 1, ip))
+				return 0;
+			r->p += 1 + n;
+			return *ip != 0;
+		}
+		if (p[0] == 0x99) {
+			if (left < 2 || p[1] != 0x01) /* MODE.Exec, 64-bit only */
+				return 0;
+			r->p += 2;
+			continue;
+		}
+		k = skip_len(r);
+		if (!k)
+			return 0;
+		r->p += k;
+	}
+	return 0;
 }
 
 /* ---- the tail: linear code after the last packet, cut at cut_ip ---- */
@@ -631,7 +679,8 @@ static inline void rpush(struct ptd_fastpt *fp, uint64_t a)
 }
 
 int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin, uint64_t end,
-		       uint64_t cut_ip, int keep_stack, const struct ptd_block **blocks, size_t *n)
+		       uint64_t cut_ip, int keep_stack, int pge_start, const struct ptd_block **blocks,
+		       size_t *n)
 {
 	struct rd r;
 	uint64_t ip = 0;
@@ -650,8 +699,16 @@ int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin
 	memset(&r, 0, sizeof(r));
 	r.p = buf + begin;
 	r.e = buf + end;
-	if (!psb_plus(&r, &ip))
+	switch (psb_plus(&r, &ip)) {
+	case 1:
+		break;
+	case 2: /* tracing disabled at the PSB: only the start of a trace */
+		if (!pge_start || !pge_after(&r, &ip))
+			goto refuse;
+		break;
+	default:
 		goto refuse;
+	}
 	fp->nout = 0;
 	if (!keep_stack)
 		fp->rn = 0;

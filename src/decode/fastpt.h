@@ -49,12 +49,16 @@ void ptd_fastpt_begin(struct ptd_fastpt *fp);
  * with tracing enabled at @begin does, up to the last packet, then the
  * linear code after it cut at @cut_ip (the next segment's start ip; 0
  * makes the segment not handled).  @keep_stack: the return stack of the
- * segment decoded before (in the same run) carries over.  On success
+ * segment decoded before (in the same run) carries over.  @pge_start: the
+ * segment may also start with tracing disabled (a PSB+ without FUP) and
+ * TIP.PGE, as a trace starts (libipt then gives no item for the enable).
+ * On success
  * *@blocks (valid until the next call) holds *@n blocks.
  * Returns 1 when handled, 0 when not (libipt must decode it), -ptde_nomem.
  */
 int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin, uint64_t end,
-		       uint64_t cut_ip, int keep_stack, const struct ptd_block **blocks, size_t *n);
+		       uint64_t cut_ip, int keep_stack, int pge_start, const struct ptd_block **blocks,
+		       size_t *n);
 
 /*
  * Does the PSB+ at @off (within [@off, @end)) hold only what the fast path

@@ -1147,9 +1147,12 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 			if (!ptd_fastpt_psb_plus(s->buf, next, end, &cut) || cut != nh.fup_ip)
 				break;
 		}
+		/* (a trace's start: tracing enabled by TIP.PGE, nothing before) */
+		int pge_start = cur.kind == CARRY_FRESH && !have_item(s);
+
 		if (!(cur.kind == CARRY_FRESH || (cur.enabled && !cur.off_async)) ||
 		    (next < end && nh.then_pge) ||
-		    ptd_fastpt_segment(fp, s->buf, pos, next, cut, keep_stack, &bl, &nb) <= 0)
+		    ptd_fastpt_segment(fp, s->buf, pos, next, cut, keep_stack, pge_start, &bl, &nb) <= 0)
 			break;
 		if (empty) {
 			j = pos;

@@ -593,14 +593,14 @@ static void test_api(void **state)
 
 	(void)state;
 	assert_non_null(fp);
-	assert_int_equal(ptd_fastpt_segment(NULL, junk, 0, 32, 1, 0, &b, &n), 0);
+	assert_int_equal(ptd_fastpt_segment(NULL, junk, 0, 32, 1, 0, 0, &b, &n), 0);
 	assert_int_equal(n, 0);
 	ptd_fastpt_begin(fp);
 	/* not a PSB+: refused, nothing produced */
-	assert_int_equal(ptd_fastpt_segment(fp, junk, 0, 32, PW_BASE, 0, &b, &n), 0);
+	assert_int_equal(ptd_fastpt_segment(fp, junk, 0, 32, PW_BASE, 0, 1, &b, &n), 0);
 	assert_int_equal(n, 0);
 	/* no cut ip: refused */
-	assert_int_equal(ptd_fastpt_segment(fp, junk, 0, 32, 0, 0, &b, &n), 0);
+	assert_int_equal(ptd_fastpt_segment(fp, junk, 0, 32, 0, 0, 0, &b, &n), 0);
 	ptd_fastpt_free(fp);
 	ptd_fastpt_free(NULL);
 	ptd_image_free(img);
