@@ -1105,6 +1105,85 @@ static int ho_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
 	return emit_event(ho->s, k, ip, arg);
 }
 
+static int hist_block(void *ctx, const struct ptd_block *b);
+static int hist_blocks(void *ctx, const struct ptd_block *b, size_t n);
+static int hist_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail);
+static int hist_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg);
+
+/*
+ * libipt from @k (where the fast path stopped) to the run's end, from the
+ * state @in the fast path left, into a history of its own first.  A
+ * decoder synchronised at @k differs from the continuous one only in its
+ * return stack, which is empty where the continuous one holds what the
+ * fast path pushed: that shows as a compressed return without call, and
+ * nowhere else.  Without one, the items are the continuous decoder's and
+ * go to @s (returns 0); with one, nothing goes anywhere (returns 1: decode
+ * from an earlier PSB instead).  Negative: an error.
+ */
+static int takeover(struct seg *s, uint64_t k, const struct carry *in)
+{
+	struct ptd_history *h = ptd_history_alloc(ptd_image_read, s->img);
+	struct ptd_pt_sink sink = {hist_block, hist_gap, hist_event, h, hist_blocks};
+	struct ptd_pt_stats wst;
+	struct seg w;
+	uint64_t i, n;
+	int err;
+
+	if (!h)
+		return ptd__err(-ptde_nomem, "out of memory decoding PT");
+	memset(&w, 0, sizeof(w));
+	memset(&wst, 0, sizeof(wst));
+	w.buf = s->buf;
+	w.icc = s->icc;
+	w.begin = k;
+	w.end = s->end;
+	w.cut_ip = s->cut_ip;
+	w.img = s->img;
+	w.ptimg = s->ptimg;
+	w.sink = &sink;
+	w.st = &wst;
+	w.disabled_gaps = s->disabled_gaps;
+	w.in = *in;
+	err = decode_segment(&w);
+	free(w.tail);
+	n = ptd_history_nitems(h);
+	for (i = 0; i < n && !err; i++) {
+		struct ptd_item it;
+
+		if (ptd_history_item(h, i, &it) && it.kind == PTD_ITEM_GAP &&
+		    it.reason == PTD_GAP_DECODE_ERROR && it.arg == (uint64_t)(int64_t)-pte_retstack_empty)
+			err = 1;
+	}
+	if (!err && w.head_flags)
+		flag_pend(s, w.head_flags, 0);
+	for (i = 0; i < n && !err; i++) {
+		struct ptd_item it;
+
+		if (!ptd_history_item(h, i, &it)) {
+			err = ptd__err(-ptde_internal, "history item %" PRIu64 " missing", i);
+		} else if (it.kind == PTD_ITEM_BLOCK) {
+			err = set_pend(s, &it.block);
+		} else if (it.kind == PTD_ITEM_GAP) {
+			err = emit_gap(s, (enum ptd_gap_reason)it.reason, it.arg,
+				       it.detail ? ptd_history_detail(h, it.detail) : NULL);
+		} else {
+			err = emit_event(s, (enum ptd_event_kind)it.reason, it.block.ip, it.arg);
+		}
+	}
+	ptd_history_free(h);
+	if (err)
+		return err;
+	err = flush_pend(s);
+	if (err)
+		return err;
+	if (wst.end_ip)
+		s->st->end_ip = wst.end_ip;
+	s->out = w.out;
+	s->out.have_item = (uint8_t)have_item(s);
+	s->out.head_flags = s->head_flags;
+	return 0;
+}
+
 /*
  * The run [s->begin, s->end) with the fast path (fastpt.h).  Segment by
  * segment from the run's start, each one the fast path handles (from a
@@ -1113,10 +1192,11 @@ static int ho_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
  * rest of the run -- one libipt decoder to the run's end, as the plain
  * path does, because libipt carries state across PSBs (its return stack;
  * after an error it resynchronises past the PSB its reading ran into) --
- * starting from the last PSB where the fast path's return stack was empty
- * (there a decoder synchronised afresh is exactly where a continuous one
- * is), with what the fast path gave after that point dropped from its
- * output.  The items are those of the plain path's libipt run.
+ * starting there (takeover) unless its return stack is needed, else from
+ * the last PSB where the fast path's return stack was empty (there a
+ * decoder synchronised afresh is exactly where a continuous one is), with
+ * what the fast path gave after that point dropped from its output.  The
+ * items are those of the plain path's libipt run.
  */
 static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 {
@@ -1178,6 +1258,12 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		return err;
 	if (pos == begin)
 		return decode_segment(s); /* nothing from the fast path */
+	if (pos < end && j != pos) {
+		int r = takeover(s, pos, &cur);
+
+		if (r <= 0)
+			return r;
+	}
 	if (pos < end) {
 		struct handover ho = {s, NULL, insn_j, 0};
 		struct ptd_pt_sink sink = {ho_block, ho_gap, ho_event, &ho, ho_blocks};
