@@ -1053,13 +1053,10 @@ static int ho_block(void *ctx, const struct ptd_block *b)
 		return set_pend(ho->s, b);
 	if (b->ninsn <= ho->drop) {
 		ho->drop -= b->ninsn;
-		if (!ho->drop) {
-			/* what events taught about the fast path's last block */
-			struct ptd_block *p = pend_of(ho->s);
-
-			if (p)
-				p->flags |= b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
-		}
+		/* what events taught about the fast path's last block */
+		if (!ho->drop && pend_of(ho->s) &&
+		    (b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL)))
+			flag_pend(ho->s, b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL), 0);
 		return 0;
 	}
 	/* The block goes on past the point: its rest is new. */
