@@ -21,6 +21,7 @@
 
 #include "decode/fastpt.h"
 #include "disasm/disasm.h"
+#include "history/history_int.h"
 #include "util/error.h"
 
 static const uint8_t psb_pattern[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
@@ -325,6 +326,8 @@ struct counter {
 	void *seg; /* struct part: gap details go there */
 	int have_last;
 	struct ptd_block last;
+	/* The call log of the counted items (lazy parts), or NULL. */
+	struct ptd_calllog *log;
 };
 
 static int continues(struct counter *c, const struct ptd_block *b)
@@ -348,6 +351,8 @@ static inline int cnt_block(void *ctx, const struct ptd_block *b)
 {
 	struct counter *c = ctx;
 
+	if (c->log)
+		ptd__calllog_block(c->log, b);
 	if (c->have_last && c->last.iclass == PTD_IC_OTHER && continues(c, b)) {
 		c->last.end_ip = b->end_ip;
 		c->last.ninsn += b->ninsn;
@@ -377,8 +382,12 @@ static void flag_pend(struct seg *s, uint8_t flags, int far_only)
 	struct ptd_block *p = pend_of(s);
 
 	if (p) {
-		if (!far_only || p->iclass == PTD_IC_FAR_CALL)
+		if (!far_only || p->iclass == PTD_IC_FAR_CALL) {
 			p->flags |= flags;
+			/* the counted block is in the call log already */
+			if (s->cnt && s->cnt->log)
+				ptd__calllog_flag_last(s->cnt->log, flags);
+		}
 	} else if (s->in.kind == CARRY_STATE && !s->st->nblocks && !s->st->ngaps && !s->nev &&
 		   !s->ntail) {
 		s->head_flags |= flags;
@@ -1492,6 +1501,7 @@ struct part {
 	struct ptd_pt_stats st;
 	char **details;
 	uint32_t ndetails;
+	struct ptd_calllog *log; /* its call log, until added to the history */
 };
 
 struct ptd_pt_trace {
@@ -1520,6 +1530,9 @@ struct ptd_pt_trace {
 	uint32_t nparts;
 	uint32_t *hmap; /* history part -> run (runs without items have none) */
 	uint32_t nh;
+	/* The func_of of the history being built, for the call log its
+	 * parts and batches keep (see ptd_history_set_func), or NULL. */
+	const struct ptd_funcs *funcs;
 };
 
 static int64_t find_psb_back(const uint8_t *buf, uint64_t limit)
@@ -1638,8 +1651,10 @@ void ptd_pt_trace_free(struct ptd_pt_trace *t)
 		return;
 	for (i = 0; i < t->nrev; i++)
 		ptd_history_free(t->rev[i].h);
-	for (i = 0; i < t->nparts; i++)
+	for (i = 0; i < t->nparts; i++) {
 		free_details(&t->parts[i]);
+		ptd__calllog_free(t->parts[i].log);
+	}
 	free(t->parts);
 	free(t->hmap);
 	free(t->rev);
@@ -2172,6 +2187,8 @@ static int cnt_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char
 	(void)offset;
 	c->have_last = 0;
 	(*c->nitems)++;
+	if (c->log)
+		ptd__calllog_gap(c->log);
 	if (!detail)
 		return 0;
 	nd = realloc(p->details, (p->ndetails + 1) * sizeof(*nd));
@@ -2189,11 +2206,11 @@ static int cnt_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg
 {
 	struct counter *c = ctx;
 
-	(void)k;
-	(void)ip;
 	(void)arg;
 	c->have_last = 0;
 	(*c->nitems)++;
+	if (c->log)
+		ptd__calllog_event(c->log, k, ip);
 	return 0;
 }
 
@@ -2201,11 +2218,16 @@ static int cnt_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg
 static int count_part(struct ptd_pt_trace *t, struct part *p, struct pt_image *img,
 		      struct iccache *icc, struct carry *out)
 {
-	struct counter c = {t->img, &p->nitems, p, 0, {0}};
+	struct counter c = {t->img, &p->nitems, p, 0, {0}, NULL};
 	struct ptd_pt_sink sink = { cnt_block, cnt_gap, cnt_event, &c, cnt_blocks };
 
 	free_details(p);
 	p->nitems = 0;
+	/* The call log is built in this same pass (no decode only for
+	 * calls later); a part decoded again gets a new one. */
+	ptd__calllog_free(p->log);
+	p->log = t->funcs ? ptd__calllog_alloc(t->funcs) : NULL;
+	c.log = p->log;
 	return run_range(t, p->first, p->last, &p->in, img, icc, &sink, &p->st, out);
 }
 
@@ -2236,10 +2258,13 @@ static int add_part(struct ptd_pt_trace *t, struct ptd_history *h, uint32_t i)
 
 	if (!p->nitems) {
 		free_details(p);
+		ptd__calllog_free(p->log);
+		p->log = NULL;
 		return 0;
 	}
-	err = ptd_history_append_part(h, t->nh, p->nitems, p->st.ninsn + p->st.ngaps, p->st.ninsn,
-				      p->details, p->ndetails);
+	err = ptd__history_append_part_log(h, t->nh, p->nitems, p->st.ninsn + p->st.ngaps,
+					   p->st.ninsn, p->details, p->ndetails, p->log);
+	p->log = NULL;
 	free_details(p);
 	if (!err)
 		t->hmap[t->nh++] = i;
@@ -2483,8 +2508,10 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, struct
 	if (t->lazy_now) {
 		bst = &t->parts[i].st;
 		/* (a part before it with no items has no block to flag) */
-		if (i && b->out.head_flags && t->parts[i - 1].nitems)
+		if (i && b->out.head_flags && t->parts[i - 1].nitems) {
 			t->parts[i - 1].tail_flags = b->out.head_flags;
+			ptd__history_flag_last_logged(h, b->out.head_flags);
+		}
 		err = add_part(t, h, i);
 	} else {
 		bst = &b->st;
@@ -2612,6 +2639,10 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 	t->lazy_now = 0;
 	if (t->lazy_parts && first < last)
 		t->lazy_now = front(t, last - 1)->end - front(t, first)->offset > store_max;
+	/* The parts of a lazy history keep the call log of their items,
+	 * built by the counting decode (a stored history's items are walked
+	 * instead: cheaper than logging them as they are decoded). */
+	t->funcs = t->lazy_now ? ptd__history_funcs(h) : NULL;
 	if (t->lazy_now) {
 		if (t->parts)
 			return ptd__err(-ptde_invalid, "pt trace history: the lazy history exists already");

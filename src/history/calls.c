@@ -8,6 +8,7 @@
  * func_of callback is only asked about jump sources/targets and return
  * targets, memoized in a direct-mapped table.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,9 @@ struct builder {
 	/* ptd_calls_count_only: segments are counted, not stored (segs is
 	 * empty; cur is the count). */
 	int count_only;
+	/* Replay the history's call log where it has one (the tests turn
+	 * it off to compare). */
+	int use_log;
 };
 
 static struct ptd_callseg *seg(struct builder *b, uint64_t index)
@@ -536,11 +540,480 @@ static void on_event(struct builder *b, const struct ptd_item *it)
 	}
 }
 
-/* Runs @b over every item of its history and the tail. */
+static inline __attribute__((always_inline)) void walk_item(struct builder *b,
+							    const struct ptd_item *it)
+{
+	switch (it->kind) {
+	case PTD_ITEM_BLOCK:
+		on_block(b, it);
+		/* Segments opened by an event have no ip until now. */
+		if (!b->err && !b->count_only && !seg(b, b->cur)->ip)
+			seg(b, b->cur)->ip = it->block.ip;
+		break;
+	case PTD_ITEM_GAP:
+		on_gap(b, it);
+		break;
+	default:
+		on_event(b, it);
+		break;
+	}
+}
+
+/* ---- the call log (history_int.h) ---- */
+
+
+enum {
+	R_SKIP = 0,  /* uv n: instructions of blocks that start nothing */
+	R_BLOCK = 1, /* iclass, flags, uv ip, uv end_ip - ip, uv ninsn */
+	R_GAP = 2,
+	R_EVENT = 3, /* reason, uv ip (signal delivery and sigreturn only) */
+};
+
+struct ptd_funcs {
+	ptd_func_of_fn fn;
+	void *ctx;
+	pthread_mutex_t lock;
+	uint64_t id; /* tells the thread memos apart (see log_func) */
+};
+
+/* Each thread's memo of one ptd_funcs' answers (the decoding threads
+ * look up the same few thousand addresses again and again). */
+struct tl_memo {
+	uint64_t id;
+	struct memo_ent *ent;
+};
+
+static __thread struct tl_memo tl __attribute__((tls_model("initial-exec")));
+static pthread_key_t tl_key;
+static pthread_once_t tl_once = PTHREAD_ONCE_INIT;
+static uint64_t funcs_ids;
+
+static void tl_free(void *p)
+{
+	free(p);
+}
+
+static void tl_init(void)
+{
+	pthread_key_create(&tl_key, tl_free);
+}
+
+struct ptd_calllog {
+	const struct ptd_funcs *funcs;
+	uint8_t *bytes;
+	size_t n, cap;
+	/* The newest block, not written yet: whether it starts anything
+	 * depends on the item after it. */
+	int held;
+	struct ptd_block hb;
+	/* hb may go into a skip: the transition into it starts nothing. */
+	int held_skippable;
+	uint64_t skip;
+	/* No item (not even an ignored event) came after hb. */
+	int tail_block;
+	size_t last_blk_off; /* of the newest written R_BLOCK, when it is the newest record */
+	int last_is_blk;
+	int err;
+};
+
+struct ptd_funcs *ptd__funcs_alloc(ptd_func_of_fn fn, void *ctx)
+{
+	struct ptd_funcs *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->fn = fn;
+	f->ctx = ctx;
+	pthread_mutex_init(&f->lock, NULL);
+	f->id = __atomic_add_fetch(&funcs_ids, 1, __ATOMIC_RELAXED);
+	return f;
+}
+
+void ptd__funcs_free(struct ptd_funcs *f)
+{
+	if (!f)
+		return;
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+struct ptd_calllog *ptd__calllog_alloc(const struct ptd_funcs *f)
+{
+	struct ptd_calllog *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->funcs = f && f->fn ? f : NULL;
+	return l;
+}
+
+void ptd__calllog_free(struct ptd_calllog *l)
+{
+	if (!l)
+		return;
+	free(l->bytes);
+	free(l);
+}
+
+int ptd__calllog_ok(const struct ptd_calllog *l)
+{
+	return l && !l->err;
+}
+
+size_t ptd__calllog_bytes(const struct ptd_calllog *l)
+{
+	return l ? l->cap : 0;
+}
+
+/* func_of from any thread: the thread's memo, the callback under the
+ * shared lock on a miss (few distinct addresses: the code's). */
+static uint64_t log_func(struct ptd_calllog *l, uint64_t addr)
+{
+	struct memo_ent *e;
+	uint64_t k = addr * 0x9e3779b97f4a7c15ull, r;
+	struct ptd_funcs *f = (struct ptd_funcs *)l->funcs;
+
+	if (tl.id != f->id) {
+		pthread_once(&tl_once, tl_init);
+		if (!tl.ent) {
+			tl.ent = malloc(MEMO_SLOTS * sizeof(*tl.ent));
+			if (tl.ent)
+				pthread_setspecific(tl_key, tl.ent);
+		}
+		if (!tl.ent) {
+			pthread_mutex_lock(&f->lock);
+			r = f->fn(f->ctx, addr);
+			pthread_mutex_unlock(&f->lock);
+			return r;
+		}
+		memset(tl.ent, 0, MEMO_SLOTS * sizeof(*tl.ent));
+		tl.id = f->id;
+	}
+	e = &tl.ent[(k >> 40) & (MEMO_SLOTS - 1)];
+	if (e->key != addr + 1) {
+		pthread_mutex_lock(&f->lock);
+		r = f->fn(f->ctx, addr);
+		pthread_mutex_unlock(&f->lock);
+		e->key = addr + 1;
+		e->entry = r;
+	}
+	return e->entry;
+}
+
+static int log_reserve(struct ptd_calllog *l, size_t more)
+{
+	if (l->n + more > l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		uint8_t *p;
+
+		while (cap < l->n + more)
+			cap *= 2;
+		p = realloc(l->bytes, cap);
+		if (!p)
+			return l->err = -ptde_nomem;
+		l->bytes = p;
+		l->cap = cap;
+	}
+	return 0;
+}
+
+static inline uint8_t *log_uv(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static inline const uint8_t *log_get_uv(const uint8_t *p, const uint8_t *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (p < end && (*p & 0x80) && shift < 64) {
+		v |= (uint64_t)(*p++ & 0x7f) << shift;
+		shift += 7;
+	}
+	if (p < end)
+		v |= (uint64_t)*p++ << shift;
+	*out = v;
+	return p;
+}
+
+static int log_flush_skip(struct ptd_calllog *l)
+{
+	uint8_t *p;
+
+	if (!l->skip)
+		return 0;
+	if (log_reserve(l, 11))
+		return l->err;
+	p = l->bytes + l->n;
+	*p++ = R_SKIP;
+	p = log_uv(p, l->skip);
+	l->n = (size_t)(p - l->bytes);
+	l->skip = 0;
+	l->last_is_blk = 0;
+	return 0;
+}
+
+/* Writes the held block in full. */
+static int log_write_held(struct ptd_calllog *l)
+{
+	uint8_t *p;
+
+	if (!l->held)
+		return 0;
+	if (log_flush_skip(l) || log_reserve(l, 3 + 3 * 10))
+		return l->err;
+	l->last_blk_off = l->n;
+	l->last_is_blk = 1;
+	p = l->bytes + l->n;
+	*p++ = R_BLOCK;
+	*p++ = l->hb.iclass;
+	*p++ = l->hb.flags;
+	p = log_uv(p, l->hb.ip);
+	p = log_uv(p, l->hb.end_ip - l->hb.ip);
+	p = log_uv(p, l->hb.ninsn);
+	l->n = (size_t)(p - l->bytes);
+	l->held = 0;
+	return 0;
+}
+
+/* Whether going from block @x to @next_ip starts no segment and leaves
+ * nothing pending, by the rules of on_block() and resolve(). */
+static int log_boring(struct ptd_calllog *l, const struct ptd_block *x, uint64_t next_ip)
+{
+	uint64_t fa, fb;
+
+	if (x->flags & PTD_BLK_INTERRUPTED)
+		return 1;
+	switch (x->iclass) {
+	case PTD_IC_CALL:
+	case PTD_IC_RET:
+	case PTD_IC_FAR_CALL:
+	case PTD_IC_FAR_RET:
+		return 0;
+	case PTD_IC_JUMP:
+	case PTD_IC_COND_JUMP:
+		if (!l->funcs)
+			return 1;
+		fa = log_func(l, x->end_ip);
+		fb = log_func(l, next_ip);
+		return !((fb && fb == next_ip) || fa != fb);
+	default:
+		return 1;
+	}
+}
+
+int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
+{
+	int skippable = 0;
+
+	if (l->err)
+		return l->err;
+	if (l->held) {
+		skippable = log_boring(l, &l->hb, b->ip);
+		if (skippable && l->held_skippable)
+			l->skip += l->hb.ninsn;
+		else if (log_write_held(l))
+			return l->err;
+		l->held = 0;
+	}
+	l->hb = *b;
+	l->held = 1;
+	l->held_skippable = skippable;
+	l->tail_block = 1;
+	return 0;
+}
+
+int ptd__calllog_gap(struct ptd_calllog *l)
+{
+	if (l->err || log_write_held(l) || log_flush_skip(l) || log_reserve(l, 1))
+		return l->err;
+	l->bytes[l->n++] = R_GAP;
+	l->tail_block = 0;
+	l->last_is_blk = 0;
+	return 0;
+}
+
+int ptd__calllog_event(struct ptd_calllog *l, unsigned kind, uint64_t ip)
+{
+	uint8_t *p;
+
+	if (l->err)
+		return l->err;
+	l->tail_block = 0;
+	/* The builder ignores other events: so does the log. */
+	if (kind != PTD_EV_SIGNAL && kind != PTD_EV_SIGRETURN)
+		return 0;
+	if (log_write_held(l) || log_flush_skip(l) || log_reserve(l, 12))
+		return l->err;
+	p = l->bytes + l->n;
+	*p++ = R_EVENT;
+	*p++ = (uint8_t)kind;
+	p = log_uv(p, ip);
+	l->n = (size_t)(p - l->bytes);
+	l->last_is_blk = 0;
+	return 0;
+}
+
+void ptd__calllog_flag_last(struct ptd_calllog *l, uint8_t flags)
+{
+	if (!l || !l->tail_block)
+		return;
+	if (l->held) {
+		l->hb.flags |= flags;
+		return;
+	}
+	if (l->last_is_blk)
+		l->bytes[l->last_blk_off + 2] |= flags;
+}
+
+int ptd__calllog_ends_in_block(const struct ptd_calllog *l)
+{
+	return l && l->tail_block && (l->held || l->last_is_blk);
+}
+
+int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
+{
+	if (dst->err || src->err)
+		return dst->err = dst->err ? dst->err : src->err;
+	/* The seam: dst's newest block is written in full, so replaying
+	 * resolves its transition against src's first item as the builder
+	 * would. */
+	if (log_write_held(dst) || log_flush_skip(dst) || log_flush_skip(src))
+		return dst->err = dst->err ? dst->err : src->err;
+	if (src->n) {
+		if (log_reserve(dst, src->n))
+			return dst->err;
+		memcpy(dst->bytes + dst->n, src->bytes, src->n);
+		if (src->last_is_blk)
+			dst->last_blk_off = dst->n + src->last_blk_off;
+		dst->last_is_blk = src->last_is_blk;
+		dst->n += src->n;
+	}
+	dst->held = src->held;
+	dst->hb = src->hb;
+	/* The first block of src was written in full; its successor's
+	 * skippability was decided within src. */
+	dst->held_skippable = src->held_skippable;
+	dst->tail_block = src->n || src->held ? src->tail_block : dst->tail_block;
+	src->n = 0;
+	src->held = 0;
+	src->tail_block = 0;
+	src->last_is_blk = 0;
+	return 0;
+}
+
+void ptd__calllog_drop_last_block(struct ptd_calllog *l)
+{
+	if (!l || !l->tail_block)
+		return;
+	if (l->held) {
+		l->held = 0;
+		log_flush_skip(l);
+	} else if (l->last_is_blk) {
+		l->n = l->last_blk_off;
+		l->last_is_blk = 0;
+	}
+	l->tail_block = 0;
+}
+
+/* Replays @l through @b: the same calls of the item handlers as walking
+ * the items it stands for.  Returns the number after the last one. */
+static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
+{
+	const uint8_t *p = l->bytes, *end = l->bytes + l->n;
+	uint64_t num = 1, v;
+	struct ptd_item it;
+
+	memset(&it, 0, sizeof(it));
+	while (p < end && !b->err) {
+		uint8_t tag = *p++;
+
+		switch (tag) {
+		case R_SKIP:
+			p = log_get_uv(p, end, &v);
+			if (!b->count_only && b->cur)
+				seg(b, b->cur)->last = num + v - 1;
+			b->pending = T_NONE;
+			num += v;
+			break;
+		case R_BLOCK:
+			if (end - p < 2) {
+				b->err = -ptde_internal;
+				break;
+			}
+			it.kind = PTD_ITEM_BLOCK;
+			it.number = num;
+			it.block.iclass = *p++;
+			it.block.flags = *p++;
+			p = log_get_uv(p, end, &it.block.ip);
+			p = log_get_uv(p, end, &v);
+			it.block.end_ip = it.block.ip + v;
+			p = log_get_uv(p, end, &v);
+			it.block.ninsn = (uint32_t)v;
+			walk_item(b, &it);
+			num += it.block.ninsn;
+			break;
+		case R_GAP:
+			it.kind = PTD_ITEM_GAP;
+			it.number = num;
+			walk_item(b, &it);
+			num++;
+			break;
+		case R_EVENT:
+			if (end - p < 1) {
+				b->err = -ptde_internal;
+				break;
+			}
+			it.kind = PTD_ITEM_EVENT;
+			it.number = num;
+			it.reason = *p++;
+			p = log_get_uv(p, end, &it.block.ip);
+			walk_item(b, &it);
+			break;
+		default:
+			b->err = -ptde_internal;
+			break;
+		}
+	}
+	if (l->skip && !b->err) { /* before the held block, not written yet */
+		if (!b->count_only && b->cur)
+			seg(b, b->cur)->last = num + l->skip - 1;
+		b->pending = T_NONE;
+		num += l->skip;
+	}
+	if (l->held && !b->err) {
+		memset(&it, 0, sizeof(it));
+		it.kind = PTD_ITEM_BLOCK;
+		it.number = num;
+		it.block = l->hb;
+		walk_item(b, &it);
+		num += l->hb.ninsn;
+	}
+	return num;
+}
+
+/* Runs @b over every item of its history and the tail: the call log
+ * where the history has one, then the items after it. */
 static void walk(struct builder *b)
 {
 	const struct ptd_history *h = b->h;
 	uint64_t i = 0, n = ptd_history_nitems(h);
+	const struct ptd_calllog *l = b->use_log ? ptd__history_calllog(h, &i) : NULL;
+
+	/* The log's jumps were classified with its own func_of: only the
+	 * same one gives the same segments. */
+	if (l && (l->funcs ? l->funcs->fn != b->func_of || l->funcs->ctx != b->ctx : !!b->func_of))
+		l = NULL;
+	if (l)
+		replay(b, l);
+	else
+		i = 0;
 
 	/* A chunk of decoded items at a time: no lookup per item. */
 	while (i < n && !b->err) {
@@ -552,24 +1025,8 @@ static void walk(struct builder *b)
 			b->err = rc < 0 ? rc : -ptde_internal;
 			break;
 		}
-		for (k = 0; k < m && !b->err; k++) {
-			const struct ptd_item *it = &items[k];
-
-			switch (it->kind) {
-			case PTD_ITEM_BLOCK:
-				on_block(b, it);
-				/* Segments opened by an event have no ip until now. */
-				if (!b->err && !b->count_only && !seg(b, b->cur)->ip)
-					seg(b, b->cur)->ip = it->block.ip;
-				break;
-			case PTD_ITEM_GAP:
-				on_gap(b, it);
-				break;
-			default:
-				on_event(b, it);
-				break;
-			}
-		}
+		for (k = 0; k < m && !b->err; k++)
+			walk_item(b, &items[k]);
 		i += m;
 	}
 	if (!b->err && ptd_history_tail(h)) {
@@ -598,11 +1055,13 @@ static void builder_init(struct builder *b, const struct ptd_history *h, ptd_fun
 	b->func_of = func_of;
 	b->ctx = ctx;
 	b->c = c;
+	b->use_log = 1;
 	if (func_of) /* optional: NULL only costs speed */
 		b->memo = calloc(MEMO_SLOTS, sizeof(*b->memo));
 }
 
-struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx)
+static struct ptd_calls *calls_build(const struct ptd_history *h, ptd_func_of_fn func_of,
+				     void *ctx, int use_log)
 {
 	struct builder b;
 	struct ptd_calls *c;
@@ -616,6 +1075,7 @@ struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn fu
 	if (!c)
 		return NULL;
 	builder_init(&b, h, func_of, ctx, c);
+	b.use_log = use_log;
 	walk(&b);
 	if (b.err) {
 		ptd__err(b.err, "cannot build the function-call segments");
@@ -629,8 +1089,19 @@ struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn fu
 	return c;
 }
 
-int ptd_calls_count_only(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
-			 uint64_t *count)
+struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx)
+{
+	return calls_build(h, func_of, ctx, 1);
+}
+
+struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_of_fn func_of,
+					 void *ctx)
+{
+	return calls_build(h, func_of, ctx, 0);
+}
+
+static int count_only(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
+		      uint64_t *count, int use_log)
 {
 	struct builder b;
 	struct ptd_calls c;
@@ -642,11 +1113,24 @@ int ptd_calls_count_only(const struct ptd_history *h, ptd_func_of_fn func_of, vo
 	memset(&c, 0, sizeof(c));
 	builder_init(&b, h, func_of, ctx, &c);
 	b.count_only = 1;
+	b.use_log = use_log;
 	walk(&b);
 	if (b.err)
 		return ptd__err(b.err, "cannot count the function-call segments");
 	*count = c.n;
 	return 0;
+}
+
+int ptd_calls_count_only(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
+			 uint64_t *count)
+{
+	return count_only(h, func_of, ctx, count, 1);
+}
+
+int ptd__calls_count_items(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
+			   uint64_t *count)
+{
+	return count_only(h, func_of, ctx, count, 0);
 }
 
 void ptd_calls_free(struct ptd_calls *c)

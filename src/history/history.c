@@ -116,6 +116,16 @@ struct ptd_history {
 	struct hpart *parts;
 	uint32_t nparts, parts_cap, nreal, max_real;
 	uint64_t part_clock;
+
+	/* The call log (history_int.h): fed by every append while
+	 * log_active; once stopped (items came that it did not see) it
+	 * stands for items [0, log_covered). */
+	struct ptd_funcs *own_funcs;
+	const struct ptd_funcs *funcs;
+	int has_funcs;
+	struct ptd_calllog *log;
+	int log_active;
+	uint64_t log_covered;
 };
 
 /* ---- varints ---- */
@@ -159,6 +169,91 @@ static uint64_t item_span(const struct ptd_item *it)
 	if (it->kind == PTD_ITEM_BLOCK)
 		return it->block.ninsn;
 	return it->kind == PTD_ITEM_GAP ? 1 : 0;
+}
+
+/* ---- the call log ---- */
+
+static void log_off(struct ptd_history *h)
+{
+	ptd__calllog_free(h->log);
+	h->log = NULL;
+	h->log_active = 0;
+}
+
+static void log_start(struct ptd_history *h)
+{
+	log_off(h);
+	if (!h->has_funcs)
+		return;
+	h->log = ptd__calllog_alloc(h->funcs);
+	h->log_active = h->log != NULL;
+}
+
+/* Items come that the log does not see: it keeps standing for the items
+ * so far, less a newest block still pending (a merge may grow it; an
+ * encoded one, e.g. the end of a lazy part, never grows). */
+static void log_stop(struct ptd_history *h)
+{
+	uint64_t n = ptd_history_nitems(h);
+
+	if (!h->log || !h->log_active)
+		return;
+	if (!ptd__calllog_ok(h->log)) {
+		log_off(h);
+		return;
+	}
+	if (h->has_pend && h->pend.kind == PTD_ITEM_BLOCK && ptd__calllog_ends_in_block(h->log)) {
+		ptd__calllog_drop_last_block(h->log);
+		n--;
+	}
+	h->log_active = 0;
+	h->log_covered = n;
+}
+
+static inline void log_block(struct ptd_history *h, const struct ptd_block *b)
+{
+	if (h->log_active && ptd__calllog_block(h->log, b) < 0)
+		log_off(h);
+}
+
+void ptd_history_set_func(struct ptd_history *h, ptd_func_of_fn func_of, void *ctx)
+{
+	if (!h || ptd_history_nitems(h) || h->own_funcs)
+		return;
+	h->own_funcs = ptd__funcs_alloc(func_of, ctx);
+	if (!h->own_funcs)
+		return;
+	h->funcs = h->own_funcs;
+	h->has_funcs = 1;
+	log_start(h);
+}
+
+void ptd__history_use_funcs(struct ptd_history *h, const struct ptd_funcs *f)
+{
+	if (!h || ptd_history_nitems(h) || h->has_funcs || !f)
+		return;
+	h->funcs = f;
+	h->has_funcs = 1;
+	log_start(h);
+}
+
+const struct ptd_funcs *ptd__history_funcs(const struct ptd_history *h)
+{
+	return h && h->has_funcs ? h->funcs : NULL;
+}
+
+const struct ptd_calllog *ptd__history_calllog(const struct ptd_history *h, uint64_t *covered)
+{
+	if (!h || !h->log || !ptd__calllog_ok(h->log))
+		return NULL;
+	*covered = h->log_active ? ptd_history_nitems(h) : h->log_covered;
+	return h->log;
+}
+
+void ptd__history_flag_last_logged(struct ptd_history *h, uint8_t flags)
+{
+	if (h && h->log_active)
+		ptd__calllog_flag_last(h->log, flags & PTD_BLK_INTERRUPTED);
 }
 
 /* ---- lifecycle ---- */
@@ -222,6 +317,7 @@ void ptd_history_clear(struct ptd_history *h)
 	h->details_bytes = 0;
 	h->dropped = 0;
 	h->drop_detail = 0;
+	log_start(h);
 	for (i = 0; i < DCACHE_SLOTS; i++) {
 		free(h->dcache[i].items);
 		memset(&h->dcache[i], 0, sizeof(h->dcache[i]));
@@ -233,7 +329,10 @@ void ptd_history_free(struct ptd_history *h)
 {
 	if (!h)
 		return;
+	h->has_funcs = 0; /* (clear starts no new log) */
 	ptd_history_clear(h);
+	log_off(h);
+	ptd__funcs_free(h->own_funcs);
 	free(h->icache);
 	free(h);
 }
@@ -682,7 +781,7 @@ static int can_merge(const struct ptd_history *h, const struct ptd_block *b)
 	return len > 0 && p->end_ip + (uint64_t)len == b->ip;
 }
 
-int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b)
+static int append_block(struct ptd_history *h, const struct ptd_block *b)
 {
 
 	if (!h || !b || b->ninsn == 0 || b->end_ip < b->ip || b->iclass >= PTD_IC_MAX ||
@@ -690,6 +789,7 @@ int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b)
 		return ptd__err(-ptde_invalid, "invalid block");
 	if (b->ninsn == 1 && b->end_ip != b->ip)
 		return ptd__err(-ptde_invalid, "a one-instruction block must end where it starts");
+	log_block(h, b);
 	if (can_merge(h, b)) {
 		h->pend.block.end_ip = b->end_ip;
 		h->pend.block.ninsn += b->ninsn;
@@ -711,6 +811,11 @@ int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b)
 	return 0;
 }
 
+int ptd_history_append_block(struct ptd_history *h, const struct ptd_block *b)
+{
+	return append_block(h, b);
+}
+
 int ptd_history_flag_last(struct ptd_history *h, uint8_t flags)
 {
 	if (!h || !h->has_pend || h->pend.kind != PTD_ITEM_BLOCK)
@@ -722,6 +827,8 @@ int ptd_history_flag_last(struct ptd_history *h, uint8_t flags)
 		return 0;
 	h->pend.block.flags |= flags;
 	h->memo_index = 0;
+	if (h->log_active)
+		ptd__calllog_flag_last(h->log, flags);
 	return 1;
 }
 
@@ -749,7 +856,7 @@ int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, 
 		 * one: the general path. */
 		if (!block_ok(&b[i]) || (h->has_pend && h->pend.kind == PTD_ITEM_BLOCK &&
 					 h->pend.block.iclass == PTD_IC_OTHER)) {
-			rc = ptd_history_append_block(h, &b[i++]);
+			rc = append_block(h, &b[i++]);
 			if (rc < 0)
 				return rc;
 			continue;
@@ -779,6 +886,7 @@ int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, 
 				if (x->iclass == PTD_IC_OTHER || ptd_block_mode(x) ||
 				    (k && !block_ok(x)))
 					break;
+				log_block(h, x);
 				*p++ = (uint8_t)(TAG_BLOCK | (x->iclass & 7) << 2 | (x->flags & 7) << 5);
 				p = put_uv(p, zz((int64_t)(x->ip - prev)));
 				p = put_uv(p, x->ninsn - 1);
@@ -797,6 +905,7 @@ int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, 
 		if (k < room && !block_ok(&b[i]))
 			continue; /* the general path reports it */
 		/* b[i] becomes the pending block. */
+		log_block(h, &b[i]);
 		h->pend.kind = PTD_ITEM_BLOCK;
 		h->pend.reason = 0;
 		h->pend.number = h->enc_next_num;
@@ -842,6 +951,8 @@ int ptd_history_append_gap(struct ptd_history *h, enum ptd_gap_reason r, uint64_
 	}
 	if (set_pend(h, &it))
 		return ptd__err(-ptde_nomem, "out of memory for the history");
+	if (h->log_active && ptd__calllog_gap(h->log) < 0)
+		log_off(h);
 	return 0;
 }
 
@@ -859,6 +970,8 @@ int ptd_history_append_event(struct ptd_history *h, enum ptd_event_kind k, uint6
 	it.arg = arg;
 	if (set_pend(h, &it))
 		return ptd__err(-ptde_nomem, "out of memory for the history");
+	if (h->log_active && ptd__calllog_event(h->log, k, ip) < 0)
+		log_off(h);
 	return 0;
 }
 
@@ -894,7 +1007,40 @@ int ptd_history_append_history(struct ptd_history *dst, const struct ptd_history
 	return rc;
 }
 
+static int splice(struct ptd_history *dst, struct ptd_history *src);
+
+/*
+ * The logs follow the items: src's log goes after dst's when both saw
+ * every item; else dst's stops where dst ends now.  The items move with
+ * dst's log detached (the appends must not feed it twice).
+ */
 int ptd_history_splice(struct ptd_history *dst, struct ptd_history *src)
+{
+	struct ptd_calllog *dl, *sl;
+	int both, rc, active;
+
+	if (!dst || !src || dst == src || src->nparts)
+		return ptd__err(-ptde_invalid, "history splice: bad arguments");
+	both = dst->log_active && src->log_active && ptd__calllog_ok(src->log);
+	if (!both)
+		log_stop(dst);
+	dl = dst->log;
+	active = dst->log_active;
+	sl = src->log;
+	dst->log = NULL;
+	dst->log_active = 0;
+	src->log = NULL;
+	src->log_active = 0;
+	rc = splice(dst, src);
+	dst->log = dl;
+	dst->log_active = active;
+	if (rc < 0 || (both && ptd__calllog_append(dl, sl) < 0))
+		log_off(dst);
+	ptd__calllog_free(sl);
+	return rc;
+}
+
+static int splice(struct ptd_history *dst, struct ptd_history *src)
 {
 	const char *pend_detail;
 	const struct ptd_item *items;
@@ -980,6 +1126,7 @@ int ptd_history_prepend(struct ptd_history *h, struct ptd_history *older)
 	rc = ptd_history_splice(older, h);
 	if (rc < 0)
 		return rc;
+	/* (the logs go with the items: @older's, continued by @h's) */
 	tmp = *h;
 	*h = *older;
 	*older = tmp;
@@ -1010,6 +1157,9 @@ int ptd_history_drop_oldest(struct ptd_history *h, uint64_t number, const char *
 	/* Only the gap of an earlier drop would go: nothing to gain. */
 	if (k == 0 || (k == 1 && h->drop_detail && h->chunks[0].nitems == 1))
 		return 0;
+	/* Numbers change: the call log would no longer fit. */
+	log_off(h);
+	h->has_funcs = 0;
 	items = malloc(CHUNK_ITEMS * sizeof(*items));
 	memset(&gap, 0, sizeof(gap));
 	gap.bytes = malloc(24);
@@ -1141,7 +1291,7 @@ size_t ptd_history_bytes(const struct ptd_history *h)
 			n += CHUNK_ITEMS * sizeof(struct ptd_item);
 	if (h->icache)
 		n += ICACHE_SLOTS * sizeof(struct icache_ent) + h->icache_bytes;
-	return n;
+	return n + ptd__calllog_bytes(h->log);
 }
 
 const char *ptd_history_detail(const struct ptd_history *h, uint32_t detail)
@@ -1334,6 +1484,31 @@ void ptd_history_set_fill(struct ptd_history *h, ptd_history_fill_fn fill, void 
 
 int ptd_history_append_part(struct ptd_history *h, uint32_t part, uint64_t nitems,
 			    uint64_t numbers, uint64_t ninsn, char *const *details, uint32_t ndetails)
+{
+	return ptd__history_append_part_log(h, part, nitems, numbers, ninsn, details, ndetails,
+					    NULL);
+}
+
+static int append_part(struct ptd_history *h, uint32_t part, uint64_t nitems, uint64_t numbers,
+		       uint64_t ninsn, char *const *details, uint32_t ndetails);
+
+int ptd__history_append_part_log(struct ptd_history *h, uint32_t part, uint64_t nitems,
+				 uint64_t numbers, uint64_t ninsn, char *const *details,
+				 uint32_t ndetails, struct ptd_calllog *log)
+{
+	int rc;
+
+	if (h && (!log || !ptd__calllog_ok(log)))
+		log_stop(h);
+	rc = append_part(h, part, nitems, numbers, ninsn, details, ndetails);
+	if (h && log && h->log_active && (rc < 0 || ptd__calllog_append(h->log, log) < 0))
+		log_off(h);
+	ptd__calllog_free(log);
+	return rc;
+}
+
+static int append_part(struct ptd_history *h, uint32_t part, uint64_t nitems, uint64_t numbers,
+		       uint64_t ninsn, char *const *details, uint32_t ndetails)
 {
 	struct chunk *c;
 	struct hpart *hp;

@@ -300,6 +300,17 @@ enum ptd_seg_entry {
 /* Returns the function entry of @addr (symbol start) or 0 when unknown. */
 typedef uint64_t (*ptd_func_of_fn)(void *ctx, uint64_t addr);
 
+/*
+ * From now on @h keeps a compact call log as items are appended to it
+ * (also by the decoding threads of ptd_pt_trace_history), so that
+ * ptd_calls_build and ptd_calls_count_only with the same @func_of and
+ * @ctx never decode a lazy part again only to find calls.  @func_of is
+ * called under a lock of the history's, from any thread, while items are
+ * appended; it must answer the same later.  Only for an empty history;
+ * NULL @func_of: a log for builds without func_of.
+ */
+void ptd_history_set_func(struct ptd_history *h, ptd_func_of_fn func_of, void *ctx);
+
 struct ptd_calls;
 /* Builds the segments of @h.  @func_of may be NULL (then only calls,
  * returns, signals and gaps start segments).  Returns NULL on error. */

@@ -30,4 +30,69 @@ uint64_t ptd__history_executed_count(const struct ptd_history *h);
 int ptd__history_items_at(const struct ptd_history *h, uint64_t index, const struct ptd_item **items,
 			  uint32_t *n);
 
+/*
+ * The call log: a compact record of what the function-call segments need
+ * from a history's items, built while the items are appended (in the
+ * decoding threads), so that "info record", the call history and
+ * backtraces never decode a lazy part again only to find calls.  Blocks
+ * that can start no segment (their incoming and outgoing transitions
+ * start none: no call, return, far transfer, or jump into another
+ * function or to a function's entry) are kept only as an instruction
+ * count; every other block, the gaps and the signal events are kept in
+ * full (a few bytes each).  Replaying the log through the segment builder
+ * gives exactly what walking the items gives (calls.c).
+ */
+struct ptd_funcs; /* a thread-safe func_of: the callback under a lock */
+struct ptd_calllog;
+
+/* Returns a new func_of wrapper (NULL: no memory); free with ptd__funcs_free. */
+struct ptd_funcs *ptd__funcs_alloc(ptd_func_of_fn fn, void *ctx);
+void ptd__funcs_free(struct ptd_funcs *f);
+/* A log classifying jumps with @f (not owned; NULL: jumps start nothing,
+ * as ptd_calls_build without func_of).  NULL when out of memory. */
+struct ptd_calllog *ptd__calllog_alloc(const struct ptd_funcs *f);
+void ptd__calllog_free(struct ptd_calllog *l);
+/* Items in order (merged or not: a block continuing a class-OTHER block
+ * is equivalent either way).  Return 0 or -ptde_nomem (the log is then
+ * unusable: ptd__calllog_ok() says 0). */
+int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b);
+int ptd__calllog_gap(struct ptd_calllog *l);
+int ptd__calllog_event(struct ptd_calllog *l, unsigned kind, uint64_t ip);
+/* ORs @flags into the newest block when no item came after it (what
+ * ptd_history_flag_last does to the history). */
+void ptd__calllog_flag_last(struct ptd_calllog *l, uint8_t flags);
+/* Nonzero when the newest logged item is a block. */
+int ptd__calllog_ends_in_block(const struct ptd_calllog *l);
+/* Appends @src's records to @dst (@src is left empty).  Returns 0 or -ptde_nomem. */
+int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src);
+/* Drops the newest block (it may still grow in the history). */
+void ptd__calllog_drop_last_block(struct ptd_calllog *l);
+int ptd__calllog_ok(const struct ptd_calllog *l);
+size_t ptd__calllog_bytes(const struct ptd_calllog *l);
+
+/* The shared func_of of @h's log (see ptd_history_set_func), or NULL. */
+const struct ptd_funcs *ptd__history_funcs(const struct ptd_history *h);
+/* Gives @h a log using @f (owned elsewhere, outliving @h): a history
+ * decoded in another thread for splicing into one with a log. */
+void ptd__history_use_funcs(struct ptd_history *h, const struct ptd_funcs *f);
+/*
+ * The log of @h's items [0, *@covered), or NULL when it has none (then
+ * the items are walked).  Valid until @h changes.
+ */
+const struct ptd_calllog *ptd__history_calllog(const struct ptd_history *h, uint64_t *covered);
+/* ptd_history_append_part() with the log of the part's items (taken,
+ * freed in any case; NULL: the history's log stops before the part). */
+int ptd__history_append_part_log(struct ptd_history *h, uint32_t part, uint64_t nitems,
+				 uint64_t numbers, uint64_t ninsn, char *const *details,
+				 uint32_t ndetails, struct ptd_calllog *log);
+/* ptd_calls_build / ptd_calls_count_only walking the items, never the
+ * log (tests compare the two). */
+struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_of_fn func_of,
+					 void *ctx);
+int ptd__calls_count_items(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
+			   uint64_t *count);
+/* What ptd_history_flag_last does, for a history whose newest part is
+ * not decoded: only the log learns it. */
+void ptd__history_flag_last_logged(struct ptd_history *h, uint8_t flags);
+
 #endif

@@ -58,6 +58,9 @@ int ptd__ses_lazy_all(struct ptd_session *s, struct sthread *th)
 	older = ptd_history_alloc(ptd__ses_read_code, s);
 	if (!older)
 		return -ptde_nomem;
+	/* The call log is built while decoding: info record and the call
+	 * history then decode nothing again only to find calls. */
+	ptd_history_set_func(older, ptd__ses_env_func_of, s);
 	/* Counted in two threads, each segment decoded again when an
 	 * instruction in it is needed (a few kept at a time). */
 	ptd_pt_trace_set_lazy_history(th->lazy, 0);

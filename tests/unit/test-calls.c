@@ -16,11 +16,100 @@
 #include <cmocka.h>
 
 #include "histfix.h"
+#include "history/history_int.h"
 #include "ptdbg/ptdbg.h"
+
+static void same_calls(const struct ptd_calls *a, const struct ptd_calls *b)
+{
+	uint64_t i;
+
+	assert_int_equal(ptd_calls_count(a), ptd_calls_count(b));
+	assert_int_equal(ptd_calls_min_level(a), ptd_calls_min_level(b));
+	for (i = 1; i <= ptd_calls_count(a); i++)
+		assert_memory_equal(ptd_calls_get(a, i), ptd_calls_get(b, i),
+				    sizeof(struct ptd_callseg));
+}
+
+/* Appends items [from, to) of @src to @dst. */
+static void copy_items(struct ptd_history *dst, const struct ptd_history *src, uint64_t from,
+		       uint64_t to)
+{
+	struct ptd_item it;
+
+	for (; from < to; from++) {
+		assert_int_equal(ptd_history_item(src, from, &it), 1);
+		if (it.kind == PTD_ITEM_BLOCK)
+			assert_int_equal(ptd_history_append_block(dst, &it.block), 0);
+		else if (it.kind == PTD_ITEM_GAP)
+			assert_int_equal(ptd_history_append_gap(dst, it.reason, it.arg, NULL), 0);
+		else
+			assert_int_equal(ptd_history_append_event(dst, it.reason, it.block.ip, it.arg),
+					 0);
+	}
+}
+
+/*
+ * The call log: @h's items appended to a history that keeps one, whole,
+ * in two pieces spliced (both logged), and with a logged older piece put
+ * in front of an unlogged newer one (the log then covers a prefix); in
+ * every case the segments built from the log equal those built from the
+ * items, and @ref (built from @h).
+ */
+static void check_log(const struct ptd_history *h, ptd_func_of_fn f, void *ctx,
+		      const struct ptd_calls *ref)
+{
+	uint64_t n = ptd_history_nitems(h), k, cnt, covered;
+	int way;
+
+	for (k = 0; k <= n; k += n > 12 ? n / 7 : 1) {
+		for (way = 0; way < 3; way++) {
+			struct ptd_history *a = ptd_history_alloc(fx_read, NULL);
+			struct ptd_history *b = ptd_history_alloc(fx_read, NULL);
+			struct ptd_calls *x, *y;
+
+			ptd_history_set_func(a, f, ctx);
+			if (way == 0) {
+				copy_items(a, h, 0, n);
+			} else {
+				if (way == 1)
+					ptd__history_use_funcs(b, ptd__history_funcs(a));
+				copy_items(a, h, 0, k);
+				copy_items(b, h, k, n);
+				if (way == 1) {
+					assert_int_equal(ptd_history_splice(a, b), 0);
+				} else {
+					assert_int_equal(ptd_history_prepend(b, a), 0);
+					struct ptd_history *t = a;
+					a = b;
+					b = t;
+				}
+			}
+			ptd_history_set_tail(a, ptd_history_tail(h));
+			assert_non_null(ptd__history_calllog(a, &covered));
+			if (way < 2)
+				assert_int_equal(covered, ptd_history_nitems(a));
+			x = ptd_calls_build(a, f, ctx);
+			y = ptd__calls_build_items(a, f, ctx);
+			assert_non_null(x);
+			assert_non_null(y);
+			same_calls(x, y);
+			same_calls(x, ref);
+			assert_int_equal(ptd_calls_count_only(a, f, ctx, &cnt), 0);
+			assert_int_equal(cnt, ptd_calls_count(ref));
+			ptd_calls_free(x);
+			ptd_calls_free(y);
+			ptd_history_free(b); /* (b may use a's func_of) */
+			ptd_history_free(a);
+			if (!way && k)
+				break;
+		}
+	}
+}
 
 /*
  * Every build in these tests also checks ptd_calls_count_only(): the
- * count "info record" prints must be the number of segments built.
+ * count "info record" prints must be the number of segments built; and
+ * the call log (check_log).
  */
 static struct ptd_calls *build_checked(const struct ptd_history *h, ptd_func_of_fn f, void *ctx)
 {
@@ -35,6 +124,7 @@ static struct ptd_calls *build_checked(const struct ptd_history *h, ptd_func_of_
 	assert_non_null(c);
 	assert_int_equal(ptd_calls_count_only(h, f, ctx, &n), 0);
 	assert_int_equal(n, ptd_calls_count(c));
+	check_log(h, f, ctx, c);
 	return c;
 }
 #define ptd_calls_build build_checked
