@@ -415,6 +415,9 @@ static inline int ip_of(struct rd *r, unsigned ipb, const uint8_t *pl, uint64_t 
 	return 1;
 }
 
+/* Extension bytes of a CYC packet taken here (libipt's limit is about 8). */
+#define CYC_MAX_EXT 7
+
 static const uint8_t ip_len[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
 
 /* Size of a timing or padding packet at r->p (kinds that never end or
@@ -433,7 +436,9 @@ static inline size_t skip_len(const struct rd *r)
 			return 1;
 		while (k < left && (p[k] & 1))
 			k++;
-		return k < left ? k + 1 : 0;
+		/* libipt refuses a count wider than 64 bits (5 + 7 per
+		 * byte); longer ones are left to it */
+		return k < left && k <= CYC_MAX_EXT ? k + 1 : 0;
 	}
 	if (p[0] == 0x59)
 		return left >= 2 ? 2 : 0; /* MTC */

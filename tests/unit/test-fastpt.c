@@ -293,6 +293,40 @@ static void test_plain_is_fast(void **state)
 	assert_true(sum.line_hits > sum.lines);
 }
 
+/*
+ * Packets the fast path reads itself, at and past the lengths libipt
+ * accepts: a CYC packet with 7, 8 and 9 extension bytes (libipt refuses
+ * the last: "unknown packet"), found by the decode fuzz target.
+ */
+static void test_packet_limits(void **state)
+{
+	(void)state;
+	for (int ext = 7; ext <= 9; ext++) {
+		uint8_t b[256];
+		size_t n = 0;
+		char what[64];
+
+		for (int round = 0; round < 3; round++) {
+			static const uint8_t psb[16] = {2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+							2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82};
+
+			memcpy(b + n, psb, 16), n += 16;
+			b[n++] = 0x99, b[n++] = 0x01;		      /* MODE.Exec 64-bit */
+			b[n++] = 0x5d, b[n++] = 0x60, b[n++] = 0x10; /* FUP 0x401060 */
+			b[n++] = 0x40, b[n++] = 0x00;
+			b[n++] = 0x02, b[n++] = 0x23; /* PSBEND */
+			b[n++] = 0x06;		      /* TNT 1: 61 jnz taken -> 68 pop; 69 ret */
+			b[n++] = 0x6f;		      /* CYC with ext extension bytes */
+			for (int k = 1; k <= ext; k++)
+				b[n++] = k < ext ? 0x6f : 0x42;
+			b[n++] = 0x2d, b[n++] = 0x60, b[n++] = 0x10; /* TIP 0x401060 (the ret) */
+			b[n++] = 0x04;				      /* TNT 0: 61 not taken */
+		}
+		snprintf(what, sizeof(what), "CYC with %d extension bytes", ext);
+		check(b, n, what);
+	}
+}
+
 /* The walker with every option, many PSB periods. */
 static void test_walks(void **state)
 {
@@ -617,6 +651,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_api),
+		cmocka_unit_test(test_packet_limits),
 		cmocka_unit_test(test_plain_is_fast),
 		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_filtered),
