@@ -447,8 +447,8 @@ static inline size_t skip_len(const struct rd *r)
 	if (p[0] == 0x02 && left >= 2) {
 		if (p[1] == 0x03)
 			return left >= 4 ? 4 : 0; /* CBR */
-		if (p[1] == 0x73)
-			return left >= 7 ? 7 : 0; /* TMA */
+		if (p[1] == 0x73) /* TMA, with the reserved bits libipt checks clear */
+			return left >= 7 && !p[4] && !(p[6] & 0xfe) ? 7 : 0;
 	}
 	return 0;
 }
