@@ -50,6 +50,24 @@ struct line {
 	uint8_t len, kind, cls;
 };
 
+/*
+ * A TNT path: from @ip, the next @m TNT bits (value @v, the first one the
+ * highest) lead through conditional branches and direct jumps only (no
+ * stack, no TIP) to @end_ip after using @k of them (k < m: a run that
+ * needs something else came first); the blocks on the way are
+ * pool[first, first + count).
+ */
+struct path {
+	uint64_t ip; /* key with m and v; 0: empty slot */
+	uint64_t end_ip;
+	uint32_t first, epoch; /* epoch: as struct line, the newest of its runs */
+	uint8_t m, v, k, count;
+};
+
+/* Bits a path covers at most (a TNT-8 packet's worth) and its blocks. */
+#define PATH_BITS 6
+#define PATH_BLOCKS 32
+
 /* Longest straight-line run taken (libipt's pt_block counts in 16 bits). */
 #define LINE_MAX_INSN 30000
 /* Blocks without consuming trace before the segment is left to libipt
@@ -69,6 +87,12 @@ struct ptd_fastpt {
 	struct line *lines;
 	size_t lmask, nlines;
 
+	/* TNT paths: a table of struct path and the blocks they give. */
+	struct path *paths;
+	size_t pmask, npaths;
+	struct ptd_block *pool;
+	size_t npool, cappool;
+
 	/* Output of the last segment. */
 	struct ptd_block *out;
 	size_t nout, capout;
@@ -81,6 +105,16 @@ struct ptd_fastpt {
 };
 
 static int forced = -1, env_on = -1;
+/* TNT paths: off unless PTDBG_FASTPT_PATHS=1 or a test turns them on.
+ * On the bench trace they cost more than they save: calls and returns,
+ * which end a path, come every few blocks, so most paths are one or two
+ * blocks long and the extra lookup does not pay. */
+static int use_paths = -1;
+
+void ptd__fastpt_paths(int on)
+{
+	use_paths = on;
+}
 
 void ptd__fastpt_force(int on)
 {
@@ -149,6 +183,8 @@ void ptd_fastpt_free(struct ptd_fastpt *fp)
 		__atomic_fetch_add(&d[i], s[i], __ATOMIC_RELAXED);
 	free(fp->maps);
 	free(fp->lines);
+	free(fp->paths);
+	free(fp->pool);
 	free(fp->out);
 	free(fp);
 }
@@ -179,6 +215,10 @@ static void reset_caches(struct ptd_fastpt *fp)
 	if (fp->lines)
 		memset(fp->lines, 0, (fp->lmask + 1) * sizeof(*fp->lines));
 	fp->nlines = 0;
+	if (fp->paths)
+		memset(fp->paths, 0, (fp->pmask + 1) * sizeof(*fp->paths));
+	fp->npaths = 0;
+	fp->npool = 0;
 	free(fp->maps);
 	fp->maps = n ? calloc(n, sizeof(*fp->maps)) : NULL;
 	fp->nmaps = fp->maps ? n : 0;
@@ -336,20 +376,144 @@ static inline const struct line *line_at(struct ptd_fastpt *fp, uint64_t ip)
 	return l;
 }
 
+static inline size_t phash(uint64_t ip, unsigned m, unsigned v)
+{
+	return lhash(ip ^ ((uint64_t)(m << 8 | v) << 52));
+}
+
+static int grow_paths(struct ptd_fastpt *fp)
+{
+	size_t n = fp->paths ? (fp->pmask + 1) * 2 : 4096, i;
+	struct path *np = calloc(n, sizeof(*np)), *old = fp->paths;
+
+	if (!np)
+		return -ptde_nomem;
+	for (i = 0; old && i <= fp->pmask; i++) {
+		size_t h;
+
+		if (!old[i].ip)
+			continue;
+		for (h = phash(old[i].ip, old[i].m, old[i].v) & (n - 1); np[h].ip; h = (h + 1) & (n - 1))
+			;
+		np[h] = old[i];
+	}
+	free(old);
+	fp->paths = np;
+	fp->pmask = n - 1;
+	return 0;
+}
+
+/* Follows the @m bits @v from @ip through the cached runs into @pa. */
+static void build_path(struct ptd_fastpt *fp, uint64_t ip, unsigned m, unsigned v, struct path *pa)
+{
+	uint64_t cur = ip;
+	unsigned left = m, count = 0;
+	uint32_t epoch = 0;
+
+	pa->ip = ip;
+	pa->m = (uint8_t)m;
+	pa->v = (uint8_t)v;
+	pa->k = 0;
+	pa->first = (uint32_t)fp->npool;
+	while (left && cur && count < PATH_BLOCKS) {
+		const struct line *l = line_at(fp, cur);
+		struct ptd_block *b;
+
+		if (l->kind != LK_COND && l->kind != LK_JMP)
+			break;
+		if (fp->npool == fp->cappool) {
+			size_t nc = fp->cappool ? fp->cappool * 2 : 4096;
+			struct ptd_block *p = nc < UINT32_MAX ? realloc(fp->pool, nc * sizeof(*p)) : NULL;
+
+			if (!p)
+				break;
+			fp->pool = p;
+			fp->cappool = nc;
+		}
+		b = &fp->pool[fp->npool++];
+		b->ip = cur;
+		b->end_ip = l->end_ip;
+		b->ninsn = l->ninsn;
+		b->iclass = l->cls;
+		b->flags = 0;
+		count++;
+		if (l->epoch)
+			epoch = l->epoch;
+		if (l->kind == LK_JMP) {
+			cur = l->target;
+			continue;
+		}
+		left--;
+		cur = (v >> left) & 1 ? l->target : l->end_ip + l->len;
+		/* (a path ends where its last bit was used) */
+		pa->k = (uint8_t)(m - left);
+		pa->count = (uint8_t)count;
+		pa->end_ip = cur;
+	}
+	/* Code read through the callback may change by the next decode:
+	 * such a path is not kept (the runs are, for this decode). */
+	if (!pa->k || epoch) {
+		pa->k = 0;
+		pa->count = 0;
+	}
+	/* blocks after the last bit are not part of it */
+	fp->npool = pa->first + pa->count;
+	pa->epoch = epoch;
+	fp->st.paths++;
+}
+
+/* The path from @ip for the bits @v (@m of them), or NULL. */
+static const struct path *path_at(struct ptd_fastpt *fp, uint64_t ip, unsigned m, unsigned v)
+{
+	size_t h;
+	struct path *pa;
+
+	if (fp->paths) {
+		for (h = phash(ip, m, v) & fp->pmask; fp->paths[h].ip; h = (h + 1) & fp->pmask) {
+			pa = &fp->paths[h];
+			if (pa->ip != ip || pa->m != m || pa->v != v)
+				continue;
+			if (pa->epoch && pa->epoch != fp->epoch) {
+				/* (code read through the callback: see build_path) */
+				build_path(fp, ip, m, v, pa);
+			} else {
+				fp->st.path_hits++;
+			}
+			return pa;
+		}
+	}
+	if ((fp->npaths + 1) * 2 > (fp->paths ? fp->pmask + 1 : 0) && grow_paths(fp) < 0)
+		return NULL;
+	for (h = phash(ip, m, v) & fp->pmask; fp->paths[h].ip; h = (h + 1) & fp->pmask)
+		;
+	pa = &fp->paths[h];
+	fp->npaths++;
+	build_path(fp, ip, m, v, pa);
+	return pa;
+}
+
+static int grow_out(struct ptd_fastpt *fp, size_t want)
+{
+	size_t nc = fp->capout ? fp->capout : 1024;
+	struct ptd_block *p;
+
+	while (nc < want)
+		nc *= 2;
+	p = realloc(fp->out, nc * sizeof(*p));
+	if (!p)
+		return -ptde_nomem;
+	fp->out = p;
+	fp->capout = nc;
+	return 0;
+}
+
 static int push_out(struct ptd_fastpt *fp, uint64_t ip, uint64_t end_ip, uint32_t ninsn,
 		    uint8_t cls)
 {
 	struct ptd_block *b;
 
-	if (fp->nout == fp->capout) {
-		size_t nc = fp->capout ? fp->capout * 2 : 1024;
-		struct ptd_block *p = realloc(fp->out, nc * sizeof(*p));
-
-		if (!p)
-			return -ptde_nomem;
-		fp->out = p;
-		fp->capout = nc;
-	}
+	if (fp->nout == fp->capout && grow_out(fp, fp->nout + 1) < 0)
+		return -ptde_nomem;
 	b = &fp->out[fp->nout++];
 	b->ip = ip;
 	b->end_ip = end_ip;
@@ -695,6 +859,8 @@ int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin
 	unsigned notrace = 0;
 	int open = 0, tail_clean = 1;
 
+	if (use_paths < 0)
+		use_paths = getenv("PTDBG_FASTPT_PATHS") && !strcmp(getenv("PTDBG_FASTPT_PATHS"), "1");
 	*blocks = NULL;
 	*n = 0;
 	if (!fp || !buf || begin >= end || !cut_ip)
@@ -724,6 +890,28 @@ int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin
 		if (!ip)
 			goto refuse;
 		l = line_at(fp, ip);
+		if (r.ntnt && use_paths && l->kind == LK_COND) {
+			/* Several TNT bits at once through a cached path. */
+			unsigned m = r.ntnt < PATH_BITS ? r.ntnt : PATH_BITS;
+			unsigned v = (unsigned)(r.tnt >> (r.ntnt - m)) & ((1u << m) - 1);
+			const struct path *pa = path_at(fp, ip, m, v);
+
+			if (pa && pa->k) {
+				if (fp->nout + pa->count > fp->capout &&
+				    grow_out(fp, fp->nout + pa->count) < 0)
+					goto refuse;
+				memcpy(fp->out + fp->nout, fp->pool + pa->first,
+				       pa->count * sizeof(*fp->out));
+				fp->nout += pa->count;
+				r.ntnt -= pa->k;
+				ip = pa->end_ip;
+				notrace = 0;
+				tail_first = fp->nout;
+				tail_clean = 1;
+				continue;
+			}
+			l = line_at(fp, ip); /* (the table may have grown) */
+		}
 		if (l->kind == LK_BAIL)
 			goto refuse;
 		/* A not-taken conditional branch does not end libipt's

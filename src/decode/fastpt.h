@@ -6,9 +6,9 @@
  * Packets are read straight from the bytes (the few kinds a segment of
  * plain branch tracing holds: TNT, TIP, timing and padding); code comes
  * from a cache of straight-line runs (per start address: the instructions
- * up to the next branch, its class and target) and a cache of the paths
- * TNT patterns take through them (per address and TNT byte: the blocks the
- * bits lead through and where they end).  Anything else -- events (FUP,
+ * up to the next branch, its class and target) and, when turned on, a
+ * cache of the paths TNT patterns take through them (per address and up
+ * to six TNT bits: the blocks the bits lead through and where they end).  Anything else -- events (FUP,
  * TIP.PGE/PGD, MODE, OVF, PIP, VMCS...), execution modes other than 64-bit,
  * TSX, far branches, undecodable or unmapped code, compressed returns the
  * return stack cannot serve, a segment end it cannot cut exactly -- makes
@@ -84,6 +84,9 @@ void ptd__fastpt_totals(struct ptd_fastpt_stats *st, int reset);
  * on, 0 off, -1 back to the environment's choice).
  */
 int ptd__fastpt_enabled(void);
+/* The TNT path cache: off by default (PTDBG_FASTPT_PATHS=1 turns it on;
+ * see fastpt.c for why); tests turn it on (1) or off (0). */
+void ptd__fastpt_paths(int on);
 void ptd__fastpt_force(int on);
 
 #endif

@@ -165,9 +165,11 @@ static struct ptd_history *build(const uint8_t *buf, size_t n, struct ptd_image 
 	return h;
 }
 
-/* Fast path against libipt, every way, both gap rules. */
+/* Fast path (with and without its TNT path cache) against libipt, every
+ * way, both gap rules. */
 static void check_img(const uint8_t *buf, size_t n, struct ptd_image *img, const char *what)
 {
+	for (int paths = 0; paths < 2; paths++)
 	for (int how = 0; how < H_MAX; how++) {
 		for (int dgaps = 0; dgaps < 2; dgaps++) {
 			struct ptd_history *a, *b;
@@ -175,10 +177,12 @@ static void check_img(const uint8_t *buf, size_t n, struct ptd_image *img, const
 
 			if (how == H_DECODE && dgaps)
 				continue; /* (the whole-buffer decode has no gdb gaps) */
+			ptd__fastpt_paths(paths);
 			a = build(buf, n, img, (enum how)how, 1, dgaps);
+			ptd__fastpt_paths(-1);
 			b = build(buf, n, img, (enum how)how, 0, dgaps);
-			snprintf(msg, sizeof(msg), "%s, %s%s", what, how_name[how],
-				 dgaps ? ", gdb's gaps" : "");
+			snprintf(msg, sizeof(msg), "%s, %s%s%s", what, how_name[how],
+				 dgaps ? ", gdb's gaps" : "", paths ? ", TNT paths" : "");
 			assert_same_history(a, b, msg);
 			ptd_history_free(a);
 			ptd_history_free(b);
@@ -283,6 +287,7 @@ static void test_plain_is_fast(void **state)
 			sum.segs_refused += fs.segs_refused;
 			sum.lines += fs.lines;
 			sum.line_hits += fs.line_hits;
+			sum.path_hits += fs.path_hits;
 			recursion(0, periods[pi], tnt64, &fs);
 		}
 	}
@@ -291,6 +296,7 @@ static void test_plain_is_fast(void **state)
 	assert_true(sum.segs_fast > 100);
 	assert_true(sum.segs_fast > 4 * sum.segs_refused);
 	assert_true(sum.line_hits > sum.lines);
+	assert_true(sum.path_hits > 0); /* (check_img turns the TNT paths on once) */
 }
 
 /*
