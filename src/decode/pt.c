@@ -1031,22 +1031,23 @@ static uint64_t next_psb(const uint8_t *buf, uint64_t from, uint64_t end)
 }
 
 /*
- * The libipt decode that takes over from the fast path (fast_run): it
- * starts at an earlier PSB whose state the fast path knew exactly and
- * passes on what it decodes after the first @drop instructions (those the
- * fast path gave already) to the run's own seg.
+ * The libipt decode that takes over from the fast path (fast_run): its
+ * items go on to the run's own seg @s, less the first @drop numbers
+ * (instructions and gaps) and @drop_ev events, which @s has already.
  */
 struct handover {
 	struct seg *s, *w;
-	uint64_t drop;
-	int told; /* w's head flags went to s */
+	uint64_t drop, drop_ev;
+	int told;    /* w's head flags went to s */
+	int watch;   /* stop at a compressed return without call (see takeover) */
+	int stopped; /* ... and it came */
 };
 
 /* What w learnt about the block before its start belongs to the block
  * before in s (told before anything of w's comes). */
 static void ho_tell(struct handover *ho)
 {
-	if (!ho->told && ho->w->head_flags)
+	if (!ho->told && ho->w->head_flags && !ho->drop)
 		flag_pend(ho->s, ho->w->head_flags, 0);
 	ho->told = 1;
 }
@@ -1062,7 +1063,7 @@ static int ho_block(void *ctx, const struct ptd_block *b)
 		return set_pend(ho->s, b);
 	if (b->ninsn <= ho->drop) {
 		ho->drop -= b->ninsn;
-		/* what events taught about the fast path's last block */
+		/* what events taught about the last block s has */
 		if (!ho->drop && pend_of(ho->s) &&
 		    (b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL)))
 			flag_pend(ho->s, b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL), 0);
@@ -1094,12 +1095,19 @@ static int ho_blocks(void *ctx, const struct ptd_block *b, size_t n)
 	return err;
 }
 
-/* (Gaps and events come after the fast path's part: it gives neither.) */
 static int ho_gap(void *ctx, enum ptd_gap_reason r, uint64_t off, const char *detail)
 {
 	struct handover *ho = ctx;
 
+	if (ho->watch && r == PTD_GAP_DECODE_ERROR && off == (uint64_t)(int64_t)-pte_retstack_empty) {
+		ho->stopped = 1;
+		return -ptde_internal; /* (stops decode_segment; fast_run goes on) */
+	}
 	ho_tell(ho);
+	if (ho->drop) {
+		ho->drop--;
+		return 0;
+	}
 	return emit_gap(ho->s, r, off, detail);
 }
 
@@ -1108,40 +1116,28 @@ static int ho_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
 	struct handover *ho = ctx;
 
 	ho_tell(ho);
+	if (ho->drop_ev) {
+		ho->drop_ev--;
+		return 0;
+	}
 	return emit_event(ho->s, k, ip, arg);
 }
 
-static int hist_block(void *ctx, const struct ptd_block *b);
-static int hist_blocks(void *ctx, const struct ptd_block *b, size_t n);
-static int hist_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail);
-static int hist_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg);
-
-/*
- * libipt from @k (where the fast path stopped) to the run's end, from the
- * state @in the fast path left, into a history of its own first.  A
- * decoder synchronised at @k differs from the continuous one only in its
- * return stack, which is empty where the continuous one holds what the
- * fast path pushed: that shows as a compressed return without call, and
- * nowhere else.  Without one, the items are the continuous decoder's and
- * go to @s (returns 0); with one, nothing goes anywhere (returns 1: decode
- * from an earlier PSB instead).  Negative: an error.
- */
-static int takeover(struct seg *s, uint64_t k, const struct carry *in)
+/* libipt from the PSB at @from to the run's end, from the state @in, into
+ * @s through @ho. */
+static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
+			struct handover *ho)
 {
-	struct ptd_history *h = ptd_history_alloc(ptd_image_read, s->img);
-	struct ptd_pt_sink sink = {hist_block, hist_gap, hist_event, h, hist_blocks};
+	struct ptd_pt_sink sink = {ho_block, ho_gap, ho_event, ho, ho_blocks};
 	struct ptd_pt_stats wst;
 	struct seg w;
-	uint64_t i, n;
 	int err;
 
-	if (!h)
-		return ptd__err(-ptde_nomem, "out of memory decoding PT");
 	memset(&w, 0, sizeof(w));
 	memset(&wst, 0, sizeof(wst));
 	w.buf = s->buf;
 	w.icc = s->icc;
-	w.begin = k;
+	w.begin = from;
 	w.end = s->end;
 	w.cut_ip = s->cut_ip;
 	w.img = s->img;
@@ -1150,36 +1146,15 @@ static int takeover(struct seg *s, uint64_t k, const struct carry *in)
 	w.st = &wst;
 	w.disabled_gaps = s->disabled_gaps;
 	w.in = *in;
+	ho->s = s;
+	ho->w = &w;
 	err = decode_segment(&w);
 	free(w.tail);
-	n = ptd_history_nitems(h);
-	for (i = 0; i < n && !err; i++) {
-		struct ptd_item it;
-
-		if (ptd_history_item(h, i, &it) && it.kind == PTD_ITEM_GAP &&
-		    it.reason == PTD_GAP_DECODE_ERROR && it.arg == (uint64_t)(int64_t)-pte_retstack_empty)
-			err = 1;
-	}
-	if (!err && w.head_flags)
-		flag_pend(s, w.head_flags, 0);
-	for (i = 0; i < n && !err; i++) {
-		struct ptd_item it;
-
-		if (!ptd_history_item(h, i, &it)) {
-			err = ptd__err(-ptde_internal, "history item %" PRIu64 " missing", i);
-		} else if (it.kind == PTD_ITEM_BLOCK) {
-			err = set_pend(s, &it.block);
-		} else if (it.kind == PTD_ITEM_GAP) {
-			err = emit_gap(s, (enum ptd_gap_reason)it.reason, it.arg,
-				       it.detail ? ptd_history_detail(h, it.detail) : NULL);
-		} else {
-			err = emit_event(s, (enum ptd_event_kind)it.reason, it.block.ip, it.arg);
-		}
-	}
-	ptd_history_free(h);
-	if (err)
-		return err;
-	err = flush_pend(s);
+	if (ho->stopped)
+		return 1;
+	ho_tell(ho);
+	if (!err)
+		err = flush_pend(s);
 	if (err)
 		return err;
 	if (wst.end_ip)
@@ -1194,15 +1169,18 @@ static int takeover(struct seg *s, uint64_t k, const struct carry *in)
  * The run [s->begin, s->end) with the fast path (fastpt.h).  Segment by
  * segment from the run's start, each one the fast path handles (from a
  * clean PSB with tracing enabled, up to a well-formed next PSB+) is taken
- * from it.  At the first segment it does not handle, libipt decodes the
- * rest of the run -- one libipt decoder to the run's end, as the plain
- * path does, because libipt carries state across PSBs (its return stack;
- * after an error it resynchronises past the PSB its reading ran into) --
- * starting there (takeover) unless its return stack is needed, else from
- * the last PSB where the fast path's return stack was empty (there a
- * decoder synchronised afresh is exactly where a continuous one is), with
- * what the fast path gave after that point dropped from its output.  The
- * items are those of the plain path's libipt run.
+ * from it.  At the first segment it does not handle (k), libipt decodes
+ * the rest of the run with one decoder, as the plain path does: libipt
+ * carries state across PSBs (its return stack; after an error it
+ * resynchronises past the PSB its reading ran into).  That decoder starts
+ * at k: synchronised there it differs from the continuous one only in its
+ * return stack, empty where the continuous one holds what came before,
+ * which shows first as a compressed return without call.  Up to that
+ * point its items are the continuous decoder's; if it comes, a decoder
+ * from the last PSB where the fast path's return stack was empty (j: there
+ * a decoder synchronised afresh is where the continuous one is) takes
+ * over, its items up to what was given already dropped.  The items are
+ * those of the plain path's libipt run.
  */
 static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 {
@@ -1210,7 +1188,8 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	struct pt_packet_decoder *pd = psb_reader(s->buf, end);
 	struct carry cur = s->in, cur_j = s->in;
 	struct psbhdr nh;
-	uint64_t pos = begin, j = begin, insn_j = 0;
+	uint64_t pos = begin, j = begin, num_j = 0;
+	unsigned ev_j = 0;
 	int err = 0, keep_stack = 0;
 
 	if (!pd)
@@ -1222,8 +1201,9 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		const struct ptd_block *bl;
 		size_t nb = 0, i;
 		int empty = !keep_stack || !ptd__fastpt_stack_depth(fp);
-
 		uint64_t cut = s->cut_ip;
+		/* (a trace's start: tracing enabled by TIP.PGE, nothing before) */
+		int pge_start = cur.kind == CARRY_FRESH && !have_item(s);
 
 		/* The next PSB+ must be one the fast path takes too: libipt
 		 * reads into it before it is done with this segment. */
@@ -1233,9 +1213,6 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 			if (!ptd_fastpt_psb_plus(s->buf, next, end, &cut) || cut != nh.fup_ip)
 				break;
 		}
-		/* (a trace's start: tracing enabled by TIP.PGE, nothing before) */
-		int pge_start = cur.kind == CARRY_FRESH && !have_item(s);
-
 		if (!(cur.kind == CARRY_FRESH || (cur.enabled && !cur.off_async)) ||
 		    (next < end && nh.then_pge) ||
 		    ptd_fastpt_segment(fp, s->buf, pos, next, cut, keep_stack, pge_start, &bl, &nb) <= 0)
@@ -1243,12 +1220,11 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (empty) {
 			j = pos;
 			cur_j = cur;
-			insn_j = 0;
+			num_j = s->st->ninsn + s->st->ngaps;
+			ev_j = s->nev;
 		}
-		for (i = 0; i < nb && !err; i++) {
+		for (i = 0; i < nb && !err; i++)
 			err = set_pend(s, &bl[i]);
-			insn_j += bl[i].ninsn;
-		}
 		cur.kind = CARRY_STATE; /* as decode_segment ends */
 		cur.enabled = 1;
 		cur.off_async = 0;
@@ -1264,45 +1240,19 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		return err;
 	if (pos == begin)
 		return decode_segment(s); /* nothing from the fast path */
-	if (pos < end && j != pos) {
-		int r = takeover(s, pos, &cur);
-
-		if (r <= 0)
-			return r;
-	}
 	if (pos < end) {
-		struct handover ho = {s, NULL, insn_j, 0};
-		struct ptd_pt_sink sink = {ho_block, ho_gap, ho_event, &ho, ho_blocks};
-		struct ptd_pt_stats wst;
-		struct seg w;
+		struct handover ho;
 
-		memset(&w, 0, sizeof(w));
-		memset(&wst, 0, sizeof(wst));
-		w.buf = s->buf;
-		w.icc = s->icc;
-		w.begin = j;
-		w.end = end;
-		w.cut_ip = s->cut_ip;
-		w.img = s->img;
-		w.ptimg = s->ptimg;
-		w.sink = &sink;
-		w.st = &wst;
-		w.disabled_gaps = s->disabled_gaps;
-		w.in = cur_j;
-		ho.w = &w;
-		err = decode_segment(&w);
-		free(w.tail);
-		ho_tell(&ho);
-		if (!err)
-			err = flush_pend(s);
-		if (err)
+		memset(&ho, 0, sizeof(ho));
+		ho.watch = pos != j;
+		err = handover_run(s, pos, &cur, &ho);
+		if (err <= 0)
 			return err;
-		if (wst.end_ip)
-			s->st->end_ip = wst.end_ip;
-		s->out = w.out;
-		s->out.have_item = (uint8_t)have_item(s);
-		s->out.head_flags = s->head_flags;
-		return 0;
+		/* It came: from j, less what s has since. */
+		memset(&ho, 0, sizeof(ho));
+		ho.drop = s->st->ninsn + s->st->ngaps - num_j;
+		ho.drop_ev = s->nev - ev_j;
+		return handover_run(s, j, &cur_j, &ho);
 	}
 	err = flush_pend(s);
 	if (!err) {
