@@ -731,7 +731,7 @@ static int psb_plus(struct rd *r, uint64_t *ip)
 	return 0;
 }
 
-int ptd_fastpt_psb_plus(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip)
+int ptd_fastpt_psb_kind(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip)
 {
 	struct rd r;
 
@@ -741,7 +741,16 @@ int ptd_fastpt_psb_plus(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t
 	memset(&r, 0, sizeof(r));
 	r.p = buf + off;
 	r.e = buf + end;
-	return psb_plus(&r, ip) == 1;
+	return psb_plus(&r, ip);
+}
+
+int ptd_fastpt_psb_plus(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip)
+{
+	int k = ptd_fastpt_psb_kind(buf, off, end, ip);
+
+	if (k != 1)
+		*ip = 0;
+	return k == 1;
 }
 
 /* After a PSB+ without FUP: MODE.Exec (64-bit) and timing, then the

@@ -66,6 +66,9 @@ int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin
  * ip in *@ip, else 0.
  */
 int ptd_fastpt_psb_plus(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip);
+/* The same, also for a PSB+ without FUP (tracing disabled): 1 (FUP ip in
+ * *@ip), 2 (no FUP, *@ip 0) or 0 (not one the fast path takes). */
+int ptd_fastpt_psb_kind(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip);
 
 /* Counters for tests and make bench. */
 struct ptd_fastpt_stats {

@@ -1205,6 +1205,15 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		/* (a trace's start: tracing enabled by TIP.PGE, nothing before) */
 		int pge_start = cur.kind == CARRY_FRESH && !have_item(s);
 
+		/* decode_segment takes tracing as on at a PSB from what
+		 * read_psb_hdr finds there (it reads up to 64 packets): the
+		 * fast path must see the PSB+ the same way. */
+		uint64_t fup = 0;
+		int kind = ptd_fastpt_psb_kind(s->buf, pos, end, &fup);
+
+		read_psb_hdr_at(pd, pos, &nh);
+		if (!kind || nh.fup_ip != fup || nh.then_pge)
+			break;
 		/* The next PSB+ must be one the fast path takes too: libipt
 		 * reads into it before it is done with this segment. */
 		memset(&nh, 0, sizeof(nh));

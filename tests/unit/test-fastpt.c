@@ -302,13 +302,18 @@ static void test_plain_is_fast(void **state)
 /*
  * Packets the fast path reads itself, at and past the lengths libipt
  * accepts: a CYC packet with 7, 8 and 9 extension bytes (libipt refuses
- * the last: "unknown packet"), found by the decode fuzz target.
+ * the last: "unknown packet"); a PSB+ with 70 timing packets before its
+ * FUP (pt.c's PSB+ reader gives up after 64 packets and takes tracing as
+ * off there, and the items follow from that).  Both found by the decode
+ * fuzz target.
  */
 static void test_packet_limits(void **state)
 {
 	(void)state;
-	for (int ext = 7; ext <= 9; ext++) {
-		uint8_t b[256];
+	for (int ext = 7; ext <= 11; ext++) {
+		/* ext 10, 11: 1-byte CYCs in the PSB+, 10 and 70 of them */
+		int ncyc = ext == 10 ? 10 : ext == 11 ? 70 : 0;
+		uint8_t b[512];
 		size_t n = 0;
 		char what[64];
 
@@ -317,18 +322,25 @@ static void test_packet_limits(void **state)
 							2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82};
 
 			memcpy(b + n, psb, 16), n += 16;
+			for (int k = 0; k < ncyc; k++)
+				b[n++] = 0xfb; /* CYC, no extension */
 			b[n++] = 0x99, b[n++] = 0x01;		      /* MODE.Exec 64-bit */
 			b[n++] = 0x5d, b[n++] = 0x60, b[n++] = 0x10; /* FUP 0x401060 */
 			b[n++] = 0x40, b[n++] = 0x00;
 			b[n++] = 0x02, b[n++] = 0x23; /* PSBEND */
 			b[n++] = 0x06;		      /* TNT 1: 61 jnz taken -> 68 pop; 69 ret */
-			b[n++] = 0x6f;		      /* CYC with ext extension bytes */
-			for (int k = 1; k <= ext; k++)
-				b[n++] = k < ext ? 0x6f : 0x42;
+			if (!ncyc) {
+				b[n++] = 0x6f; /* CYC with ext extension bytes */
+				for (int k = 1; k <= ext; k++)
+					b[n++] = k < ext ? 0x6f : 0x42;
+			}
 			b[n++] = 0x2d, b[n++] = 0x60, b[n++] = 0x10; /* TIP 0x401060 (the ret) */
 			b[n++] = 0x04;				      /* TNT 0: 61 not taken */
 		}
-		snprintf(what, sizeof(what), "CYC with %d extension bytes", ext);
+		if (ncyc)
+			snprintf(what, sizeof(what), "%d CYC packets in the PSB+", ncyc);
+		else
+			snprintf(what, sizeof(what), "CYC with %d extension bytes", ext);
 		check(b, n, what);
 	}
 }
