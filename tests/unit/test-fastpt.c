@@ -322,8 +322,8 @@ static void test_packet_limits(void **state)
 							2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82};
 
 			memcpy(b + n, psb, 16), n += 16;
-			for (int k = 0; k < ncyc; k++)
-				b[n++] = 0xfb; /* CYC, no extension */
+			for (int k = 0; k < (round ? 0 : ncyc); k++)
+				b[n++] = 0xfb; /* CYC, no extension (first PSB+ only) */
 			b[n++] = 0x99, b[n++] = 0x01;		      /* MODE.Exec 64-bit */
 			b[n++] = 0x5d, b[n++] = 0x60, b[n++] = 0x10; /* FUP 0x401060 */
 			b[n++] = 0x40, b[n++] = 0x00;
