@@ -492,7 +492,7 @@ static const struct path *path_at(struct ptd_fastpt *fp, uint64_t ip, unsigned m
 	return pa;
 }
 
-static int grow_out(struct ptd_fastpt *fp, size_t want)
+static __attribute__((noinline, cold)) int grow_out(struct ptd_fastpt *fp, size_t want)
 {
 	size_t nc = fp->capout ? fp->capout : 1024;
 	struct ptd_block *p;
@@ -507,12 +507,12 @@ static int grow_out(struct ptd_fastpt *fp, size_t want)
 	return 0;
 }
 
-static int push_out(struct ptd_fastpt *fp, uint64_t ip, uint64_t end_ip, uint32_t ninsn,
-		    uint8_t cls)
+static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp, uint64_t ip,
+							    uint64_t end_ip, uint32_t ninsn, uint8_t cls)
 {
 	struct ptd_block *b;
 
-	if (fp->nout == fp->capout && grow_out(fp, fp->nout + 1) < 0)
+	if (__builtin_expect(fp->nout == fp->capout, 0) && grow_out(fp, fp->nout + 1) < 0)
 		return -ptde_nomem;
 	b = &fp->out[fp->nout++];
 	b->ip = ip;

@@ -1232,8 +1232,16 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 			num_j = s->st->ninsn + s->st->ngaps;
 			ev_j = s->nev;
 		}
-		for (i = 0; i < nb && !err; i++)
-			err = set_pend(s, &bl[i]);
+		if (s->cnt) {
+			/* counting: set_pend's work, in one loop */
+			for (i = 0; i < nb; i++) {
+				account(s, &bl[i]);
+				cnt_block(s->cnt, &bl[i]);
+			}
+		} else {
+			for (i = 0; i < nb && !err; i++)
+				err = set_pend(s, &bl[i]);
+		}
 		cur.kind = CARRY_STATE; /* as decode_segment ends */
 		cur.enabled = 1;
 		cur.off_async = 0;
