@@ -661,7 +661,9 @@ static int phases(const char *dir)
  * block decoder, over the same bytes in the same run: ptdbg's counting
  * pass (what a lazy history costs) and a full decode into a history, with
  * the fast path and with PTDBG_DECODE=libipt's plain path, on 1 and 2
- * threads; the counts must agree.  Best of BENCH_REPS (default 3).
+ * threads; the counts must agree.  Best of BENCH_REPS (default 3).  With
+ * BENCH_CPU=1 the times are the process's CPU time (steadier on a loaded
+ * machine; the 2-thread rows then add both threads up).
  */
 static double time_count(const uint8_t *buf, size_t n, struct ptd_image *img, int threads,
 			 int fast, int lazy, uint64_t *ninsn, uint64_t *count)
