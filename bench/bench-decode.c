@@ -28,6 +28,7 @@
 #include "ptdbg/ptdbg.h"
 #include "decode/bundle.h"
 #include "decode/image.h"
+#include "decode/fastpt.h"
 #include "decode/pt.h"
 #include "history/history.h"
 #include "record/ptsynth.h"
@@ -693,6 +694,148 @@ static int phases(const char *dir)
 	return 0;
 }
 
+/*
+ * The decode fast path (src/decode/fastpt.c) against (b), libipt's bare
+ * block decoder, over the same bytes in the same run: ptdbg's counting
+ * pass (what a lazy history costs) and a full decode into a history, with
+ * the fast path and with PTDBG_DECODE=libipt's plain path, on 1 and 2
+ * threads; the counts must agree.  Best of BENCH_REPS (default 3).  With
+ * BENCH_CPU=1 the times are the process's CPU time (steadier on a loaded
+ * machine; the 2-thread rows then add both threads up).
+ */
+static double time_count(const uint8_t *buf, size_t n, struct ptd_image *img, int threads,
+			 int fast, int lazy, uint64_t *ninsn, uint64_t *count)
+{
+	double best = 1e30;
+	const char *r = getenv("BENCH_REPS");
+	int reps = r ? atoi(r) : 3, k;
+
+	ptd__fastpt_force(fast);
+	for (k = 0; k < (reps < 1 ? 1 : reps); k++) {
+		struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 0);
+		struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
+		struct ptd_pt_stats st;
+		double t0 = now(), dt;
+
+		if (lazy)
+			ptd_pt_trace_set_lazy_history(t, 0);
+		if (!t || !h || ptd_pt_trace_history(t, h, threads, &st) < 0) {
+			fprintf(stderr, "bench-decode: ptdbg decode failed: %s\n", ptd_last_error(0));
+			exit(1);
+		}
+		dt = now() - t0;
+		if (dt < best)
+			best = dt;
+		*ninsn = st.ninsn;
+		*count = ptd_history_count(h);
+		ptd_history_free(h);
+		ptd_pt_trace_free(t);
+	}
+	ptd__fastpt_force(-1);
+	return best;
+}
+
+static double time_blk(const uint8_t *buf, size_t n, const char *path, uint64_t *ninsn)
+{
+	double best = 1e30;
+	const char *r = getenv("BENCH_REPS");
+	int reps = r ? atoi(r) : 3, k;
+
+	for (k = 0; k < (reps < 1 ? 1 : reps); k++) {
+		double t0 = now(), dt;
+
+		*ninsn = run_blk(buf, n, path, 0);
+		dt = now() - t0;
+		if (dt < best)
+			best = dt;
+	}
+	return best;
+}
+
+static void fast_figures(const char *name, const uint8_t *buf, size_t n, const char *path,
+			 struct ptd_image *img)
+{
+	double mb = n / 1048576.0, tb, c1, c2, p1, f1, f2, g1, g2;
+	uint64_t nb, i1, i2, i3, i4, i5, i6, i7, n1, n2, n3, n4, n5, n6, n7;
+	struct ptd_fastpt_stats fs;
+
+	/* Counting: the lazy history of the whole trace (store nothing). */
+	ptd__pt_set_store_max(0);
+	tb = time_blk(buf, n, path, &nb);
+	p1 = time_count(buf, n, img, 1, 0, 1, &i1, &n1);
+	c1 = time_count(buf, n, img, 1, 1, 1, &i2, &n2);
+	ptd__fastpt_totals(&fs, 1);
+	c2 = time_count(buf, n, img, 2, 1, 1, &i3, &n3);
+	g2 = time_count(buf, n, img, 2, 0, 1, &i6, &n6);
+	ptd__pt_set_store_max(PTD_PT_STORE_MAX);
+	/* Full decodes into a history. */
+	f1 = time_count(buf, n, img, 1, 1, 0, &i4, &n4);
+	g1 = time_count(buf, n, img, 1, 0, 0, &i5, &n5);
+	f2 = time_count(buf, n, img, 2, 1, 0, &i7, &n7);
+	printf("%s: %.1f MB, %" PRIu64 " instructions (b: %" PRIu64 ")\n", name, mb, i2, nb);
+	printf("  (b) libipt bare block decoder, 1 thread:    %7.1f MB/s\n", mb / tb);
+	printf("  counting, plain libipt path, 1 thread:      %7.1f MB/s  %.2fx (b)\n", mb / p1, tb / p1);
+	printf("  counting, plain libipt path, 2 threads:     %7.1f MB/s  %.2fx (b)\n", mb / g2, tb / g2);
+	printf("  counting, fast path, 1 thread:              %7.1f MB/s  %.2fx (b)   (goal >= 3)\n",
+	       mb / c1, tb / c1);
+	printf("  counting, fast path, 2 threads:             %7.1f MB/s  %.2fx (b)\n", mb / c2, tb / c2);
+	printf("  full history, plain libipt path, 1 thread:  %7.1f MB/s  %.2fx (b)\n", mb / g1, tb / g1);
+	printf("  full history, fast path, 1 thread:          %7.1f MB/s  %.2fx (b)\n", mb / f1, tb / f1);
+	printf("  full history, fast path, 2 threads:         %7.1f MB/s  %.2fx (b)\n", mb / f2, tb / f2);
+	printf("  fast path: %" PRIu64 " segments handled, %" PRIu64 " left to libipt; %" PRIu64
+	       " straight-line runs decoded, %" PRIu64 " found cached; %" PRIu64 " TNT paths built, %"
+	       PRIu64 " found cached (1 thread, counting, %d reps)\n",
+	       fs.segs_fast, fs.segs_refused, fs.lines, fs.line_hits, fs.paths, fs.path_hits,
+	       getenv("BENCH_REPS") ? atoi(getenv("BENCH_REPS")) : 3);
+	if (i1 != i2 || i2 != i3 || i3 != i4 || i4 != i5 || i5 != i6 || i6 != i7 || n1 != n2 ||
+	    n2 != n3 || n3 != n6 || n4 != n5 || n5 != n7) {
+		fprintf(stderr, "bench-decode: FAIL: the fast path counts differ from libipt's\n");
+		exit(1);
+	}
+}
+
+/* --fast [MB]: fast_figures on the synthesized trace (default 64 MB) and
+ * on a real-style one (BENCH_RS_MB, default 2). */
+static int fast_main(size_t mb)
+{
+	struct ptd_ptsynth_config cfg = { .psb_period = 4096, .ret_compression = 1 };
+	struct ptd_ptsynth_config rcfg = { .psb_period = 128, .ret_compression = 1 };
+	char path[] = "/tmp/ptd-bench-code-XXXXXX";
+	const char *rse = getenv("BENCH_RS_MB");
+	struct ptd_ptsynth *s;
+	struct ptd_image *img;
+	uint8_t *base, *big;
+	size_t bn, n;
+	FILE *f;
+	int fd;
+
+	generate();
+	fd = mkstemp(path);
+	f = fdopen(fd, "w");
+	if (!f || fwrite(code, 1, clen, f) != clen || fclose(f) != 0)
+		return 1;
+	img = ptd_image_alloc(NULL, NULL);
+	if (!img || ptd_image_add_file(img, path, 0, clen, CODE_BASE) < 0)
+		return 1;
+	s = ptd_ptsynth_alloc(&cfg);
+	walk(s, (mb < 16 ? mb : 16) << 20);
+	base = ptd_ptsynth_take(s, &bn);
+	big = repeat(base, bn, mb, &n);
+	fast_figures("synthesized trace", big, n, path, img);
+	free(big);
+	free(base);
+	ptd_ptsynth_free(s);
+	s = ptd_ptsynth_alloc(&rcfg);
+	walk_filtered(s, (rse ? (size_t)atoi(rse) : 2) << 20);
+	base = ptd_ptsynth_take(s, &bn);
+	fast_figures("real-style trace (PSB period 128, filtered)", base, bn, path, img);
+	free(base);
+	ptd_ptsynth_free(s);
+	ptd_image_free(img);
+	unlink(path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ptd_ptsynth_config cfg = { .psb_period = 4096, .ret_compression = 1 };
@@ -713,6 +856,8 @@ int main(int argc, char **argv)
 		return realstyle(argv[2], (size_t)atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "--blk"))
 		return bare_blk(argv[2], argv[3]);
+	if (argc >= 2 && !strcmp(argv[1], "--fast"))
+		return fast_main(argc > 2 ? (size_t)atoi(argv[2]) : 64);
 	if (argc == 3 && !strcmp(argv[1], "--phases"))
 		return phases(argv[2]);
 	if (argc > 1)

@@ -55,6 +55,14 @@ echo
 echo "== decoding (src/decode): synthesized PT, ${BENCH_PT_MB:-64} MB"
 "$out/bench-decode" "${BENCH_PT_MB:-64}"
 
+# The decode fast path (src/decode/fastpt.c) against libipt's bare block
+# decoder (b) and the plain libipt path (PTDBG_DECODE=libipt), same run:
+# counting (the lazy history) and full decodes, 1 and 2 threads, on the
+# synthesized trace and on a real-style one (issue 13's goal: >= 3x (b)).
+echo
+echo "== decode fast path"
+"$out/bench-decode" --fast "${BENCH_PT_MB:-64}"
+
 # A real-style trace (the smallest PSB period, so ~160-byte PSB segments;
 # IP filtering, a TIP.PGD/TIP.PGE pair at every call out of range), as
 # captures on real hardware look: `ptdbg --load DIR -ex 'info record'`

@@ -31,6 +31,7 @@ struct ptd_image {
 	size_t nmaps, cap;
 	struct ptd_cpu cpu;
 	struct pt_errata errata;
+	uint64_t gen; /* bumped by every mapping added (see ptd_image_generation) */
 };
 
 static int read_cb(uint8_t *buffer, size_t size, const struct pt_asid *asid, uint64_t ip, void *context)
@@ -118,6 +119,7 @@ int ptd_image_add_file(struct ptd_image *img, const char *path, uint64_t offset,
 	if (!copy)
 		return ptd__err(-ptde_nomem, "out of memory adding a mapping");
 	m = &img->maps[img->nmaps++];
+	img->gen++;
 	m->pub.path = copy;
 	m->pub.offset = offset;
 	m->pub.size = size;
@@ -386,6 +388,11 @@ int ptd_image_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 		done += (size_t)r;
 	}
 	return done ? (int)done : -ptde_nomap;
+}
+
+uint64_t ptd_image_generation(const struct ptd_image *img)
+{
+	return img ? img->gen : 0;
 }
 
 struct pt_image *ptd_image_pt(struct ptd_image *img)

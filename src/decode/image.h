@@ -85,6 +85,10 @@ void ptd_image_errata(const struct ptd_image *img, struct pt_errata *errata);
  * @ctx is the struct ptd_image).  Returns bytes read or -ptde_nomap. */
 int ptd_image_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n);
 
+/* A number that changes whenever a mapping is added, so caches of
+ * decoded code (src/decode/fastpt.c) know when to forget. */
+uint64_t ptd_image_generation(const struct ptd_image *img);
+
 /* The libipt image (owned by @img). */
 struct pt_image *ptd_image_pt(struct ptd_image *img);
 /* Returns a new libipt image with the same sections and callback, for a

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decode/fastpt.h"
 #include "disasm/disasm.h"
 #include "history/history_int.h"
 #include "util/error.h"
@@ -202,7 +203,17 @@ nomem:
 struct iccache {
 	uint64_t key[ICC_SIZE];
 	uint8_t cls[ICC_SIZE];
+	/* The fast path's caches for the same thread (fastpt.h), made on
+	 * first use. */
+	struct ptd_fastpt *fp;
 };
+
+static void icc_free(struct iccache *icc)
+{
+	if (icc)
+		ptd_fastpt_free(icc->fp);
+	free(icc);
+}
 
 #define QN 64
 
@@ -283,6 +294,9 @@ struct seg {
 	uint64_t obase;	    /* offset of the decoder's buffer in the trace */
 	unsigned nev;	    /* events passed to the sink */
 	uint8_t head_flags; /* see struct carry */
+	/* A part of a run (fast_run): the pending block stays queued for
+	 * what follows. */
+	int more;
 };
 
 static int insn_at(struct ptd_image *img, uint64_t ip, unsigned mode, struct ptd_insn_info *in)
@@ -975,7 +989,7 @@ static int decode_segment(struct seg *s)
 	}
 	if (s->ntail)
 		err = finish_tail(s);
-	if (!err)
+	if (!err && !s->more)
 		err = flush_pend(s);
 	/* What the next run starts from. */
 	memset(&s->out, 0, sizeof(s->out));
@@ -1005,6 +1019,269 @@ out:
  * @in (NULL: as libipt syncing at @begin, with nothing before); @out (may
  * be NULL) gets the state the next run starts from.
  */
+/* Start of the next PSB in [@from, @end), or @end. */
+static uint64_t next_psb(const uint8_t *buf, uint64_t from, uint64_t end)
+{
+	const uint8_t *hit;
+
+	if (from >= end || end - from < sizeof(psb_pattern))
+		return end;
+	hit = memmem(buf + from, end - from, psb_pattern, sizeof(psb_pattern));
+	return hit ? (uint64_t)(hit - buf) : end;
+}
+
+/*
+ * The libipt decode that takes over from the fast path (fast_run): its
+ * items go on to the run's own seg @s, less the first @drop numbers
+ * (instructions and gaps) and @drop_ev events, which @s has already.
+ */
+struct handover {
+	struct seg *s, *w;
+	uint64_t drop, drop_ev;
+	int told;    /* w's head flags went to s */
+	int watch;   /* stop at a compressed return without call (see takeover) */
+	int stopped; /* ... and it came */
+};
+
+/* What w learnt about the block before its start belongs to the block
+ * before in s (told before anything of w's comes). */
+static void ho_tell(struct handover *ho)
+{
+	if (!ho->told && ho->w->head_flags && !ho->drop)
+		flag_pend(ho->s, ho->w->head_flags, 0);
+	ho->told = 1;
+}
+
+static int ho_block(void *ctx, const struct ptd_block *b)
+{
+	struct handover *ho = ctx;
+	struct ptd_block nb;
+	uint64_t ip;
+
+	ho_tell(ho);
+	if (!ho->drop)
+		return set_pend(ho->s, b);
+	if (b->ninsn <= ho->drop) {
+		ho->drop -= b->ninsn;
+		/* what events taught about the last block s has */
+		if (!ho->drop && pend_of(ho->s) &&
+		    (b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL)))
+			flag_pend(ho->s, b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL), 0);
+		return 0;
+	}
+	/* The block goes on past the point: its rest is new. */
+	nb = *b;
+	ip = b->ip;
+	while (ho->drop) {
+		struct ptd_insn_info in;
+
+		if (insn_at(ho->s->img, ip, ptd_block_mode(b), &in) < 0)
+			return ptd__err(-ptde_internal, "cannot decode 0x%" PRIx64 " again", ip);
+		ip += in.len;
+		nb.ninsn--;
+		ho->drop--;
+	}
+	nb.ip = ip;
+	return set_pend(ho->s, &nb);
+}
+
+static int ho_blocks(void *ctx, const struct ptd_block *b, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && err >= 0; i++)
+		err = ho_block(ctx, &b[i]);
+	return err;
+}
+
+static int ho_gap(void *ctx, enum ptd_gap_reason r, uint64_t off, const char *detail)
+{
+	struct handover *ho = ctx;
+
+	if (ho->watch && r == PTD_GAP_DECODE_ERROR && off == (uint64_t)(int64_t)-pte_retstack_empty) {
+		ho->stopped = 1;
+		return -ptde_internal; /* (stops decode_segment; fast_run goes on) */
+	}
+	ho_tell(ho);
+	if (ho->drop) {
+		ho->drop--;
+		return 0;
+	}
+	return emit_gap(ho->s, r, off, detail);
+}
+
+static int ho_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
+{
+	struct handover *ho = ctx;
+
+	ho_tell(ho);
+	if (ho->drop_ev) {
+		ho->drop_ev--;
+		return 0;
+	}
+	return emit_event(ho->s, k, ip, arg);
+}
+
+/* libipt from the PSB at @from to the run's end, from the state @in, into
+ * @s through @ho. */
+static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
+			struct handover *ho)
+{
+	struct ptd_pt_sink sink = {ho_block, ho_gap, ho_event, ho, ho_blocks};
+	struct ptd_pt_stats wst;
+	struct seg w;
+	int err;
+
+	memset(&w, 0, sizeof(w));
+	memset(&wst, 0, sizeof(wst));
+	w.buf = s->buf;
+	w.icc = s->icc;
+	w.begin = from;
+	w.end = s->end;
+	w.cut_ip = s->cut_ip;
+	w.img = s->img;
+	w.ptimg = s->ptimg;
+	w.sink = &sink;
+	w.st = &wst;
+	w.disabled_gaps = s->disabled_gaps;
+	w.in = *in;
+	ho->s = s;
+	ho->w = &w;
+	err = decode_segment(&w);
+	free(w.tail);
+	if (ho->stopped)
+		return 1;
+	ho_tell(ho);
+	if (!err)
+		err = flush_pend(s);
+	if (err)
+		return err;
+	if (wst.end_ip)
+		s->st->end_ip = wst.end_ip;
+	s->out = w.out;
+	s->out.have_item = (uint8_t)have_item(s);
+	s->out.head_flags = s->head_flags;
+	return 0;
+}
+
+/*
+ * The run [s->begin, s->end) with the fast path (fastpt.h).  Segment by
+ * segment from the run's start, each one the fast path handles (from a
+ * clean PSB with tracing enabled, up to a well-formed next PSB+) is taken
+ * from it.  At the first segment it does not handle (k), libipt decodes
+ * the rest of the run with one decoder, as the plain path does: libipt
+ * carries state across PSBs (its return stack; after an error it
+ * resynchronises past the PSB its reading ran into).  That decoder starts
+ * at k: synchronised there it differs from the continuous one only in its
+ * return stack, empty where the continuous one holds what came before,
+ * which shows first as a compressed return without call.  Up to that
+ * point its items are the continuous decoder's; if it comes, a decoder
+ * from the last PSB where the fast path's return stack was empty (j: there
+ * a decoder synchronised afresh is where the continuous one is) takes
+ * over, its items up to what was given already dropped.  The items are
+ * those of the plain path's libipt run.
+ */
+static int fast_run(struct seg *s, struct ptd_fastpt *fp)
+{
+	const uint64_t begin = s->begin, end = s->end;
+	struct pt_packet_decoder *pd = psb_reader(s->buf, end);
+	struct carry cur = s->in, cur_j = s->in;
+	struct psbhdr nh;
+	uint64_t pos = begin, j = begin, num_j = 0;
+	unsigned ev_j = 0;
+	int err = 0, keep_stack = 0;
+
+	if (!pd)
+		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
+	ptd_fastpt_begin(fp);
+	s->more = 1;
+	while (pos < end && !err) {
+		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end);
+		const struct ptd_block *bl;
+		size_t nb = 0, i;
+		int empty = !keep_stack || !ptd__fastpt_stack_depth(fp);
+		uint64_t cut = s->cut_ip;
+		/* (a trace's start: tracing enabled by TIP.PGE, nothing before) */
+		int pge_start = cur.kind == CARRY_FRESH && !have_item(s);
+
+		/* decode_segment takes tracing as on at a PSB from what
+		 * read_psb_hdr finds there (it reads up to 64 packets): the
+		 * fast path must see the PSB+ the same way. */
+		uint64_t fup = 0;
+		int kind = ptd_fastpt_psb_kind(s->buf, pos, end, &fup);
+
+		read_psb_hdr_at(pd, pos, &nh);
+		if (!kind || nh.fup_ip != fup || nh.then_pge)
+			break;
+		/* The next PSB+ must be one the fast path takes too: libipt
+		 * reads into it before it is done with this segment. */
+		memset(&nh, 0, sizeof(nh));
+		if (next < end) {
+			read_psb_hdr_at(pd, next, &nh);
+			if (!ptd_fastpt_psb_plus(s->buf, next, end, &cut) || cut != nh.fup_ip)
+				break;
+		}
+		if (!(cur.kind == CARRY_FRESH || (cur.enabled && !cur.off_async)) ||
+		    (next < end && nh.then_pge) ||
+		    ptd_fastpt_segment(fp, s->buf, pos, next, cut, keep_stack, pge_start, &bl, &nb) <= 0)
+			break;
+		if (empty) {
+			j = pos;
+			cur_j = cur;
+			num_j = s->st->ninsn + s->st->ngaps;
+			ev_j = s->nev;
+		}
+		if (s->cnt) {
+			/* counting: set_pend's work, in one loop */
+			for (i = 0; i < nb; i++) {
+				account(s, &bl[i]);
+				cnt_block(s->cnt, &bl[i]);
+			}
+		} else {
+			for (i = 0; i < nb && !err; i++)
+				err = set_pend(s, &bl[i]);
+		}
+		cur.kind = CARRY_STATE; /* as decode_segment ends */
+		cur.enabled = 1;
+		cur.off_async = 0;
+		cur.have_item = (uint8_t)have_item(s);
+		s->enabled = 1;
+		s->off_async = 0;
+		keep_stack = 1;
+		pos = next;
+	}
+	pt_pkt_free_decoder(pd);
+	s->more = 0;
+	if (err)
+		return err;
+	if (pos == begin)
+		return decode_segment(s); /* nothing from the fast path */
+	if (pos < end) {
+		struct handover ho;
+
+		memset(&ho, 0, sizeof(ho));
+		ho.watch = pos != j;
+		err = handover_run(s, pos, &cur, &ho);
+		if (err <= 0)
+			return err;
+		/* It came: from j, less what s has since. */
+		memset(&ho, 0, sizeof(ho));
+		ho.drop = s->st->ninsn + s->st->ngaps - num_j;
+		ho.drop_ev = s->nev - ev_j;
+		return handover_run(s, j, &cur_j, &ho);
+	}
+	err = flush_pend(s);
+	if (!err) {
+		/* What the next run starts from (as decode_segment ends). */
+		memset(&s->out, 0, sizeof(s->out));
+		s->out = cur;
+		s->out.have_item = (uint8_t)have_item(s);
+		s->out.head_flags = s->head_flags;
+	}
+	return err;
+}
+
 static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
 		       struct ptd_image *img, struct pt_image *ptimg, struct iccache *icc,
 		       const struct ptd_pt_sink *sink, struct ptd_pt_stats *st, int dgaps,
@@ -1029,7 +1306,18 @@ static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_
 	s.ptimg = ptimg;
 	s.sink = sink;
 	s.st = st;
-	err = decode_segment(&s);
+	if (icc && ptd__fastpt_enabled()) {
+		if (icc->fp && ptd__fastpt_img(icc->fp) != img) {
+			ptd_fastpt_free(icc->fp);
+			icc->fp = NULL;
+		}
+		if (!icc->fp)
+			icc->fp = ptd_fastpt_alloc(img);
+	}
+	if (icc && icc->fp && ptd__fastpt_enabled())
+		err = fast_run(&s, icc->fp);
+	else
+		err = decode_segment(&s);
 	free(s.tail);
 	if (out && !err)
 		*out = s.out;
@@ -1103,7 +1391,7 @@ int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
 	}
 	err = 0;
 out:
-	free(icc);
+	icc_free(icc);
 	free(off);
 	free(ips);
 	return err;
@@ -1337,7 +1625,7 @@ void ptd_pt_trace_free(struct ptd_pt_trace *t)
 	free(t->parts);
 	free(t->hmap);
 	free(t->rev);
-	free(t->icc);
+	icc_free(t->icc);
 	pt_pkt_free_decoder(t->psbrd);
 	free(t);
 }
@@ -2132,7 +2420,7 @@ static void *work(void *arg)
 			break;
 		finish_batch(p, i, decode_batch(p->t, &p->b[i], (uint32_t)i, img, icc));
 	}
-	free(icc);
+	icc_free(icc);
 	pt_image_free(img);
 	return NULL;
 }
@@ -2382,7 +2670,7 @@ int ptd_pt_decode_run(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t
 	icc = calloc(1, sizeof(*icc)); /* optional: NULL only costs speed */
 	err = run_segment(buf, begin, end, cut_ip, img, ptd_image_pt(img), icc, sink, st, 0,
 			  &cin, &cout);
-	free(icc);
+	icc_free(icc);
 	if (!err && out) {
 		memset(out, 0, sizeof(*out));
 		memcpy(out, &cout, sizeof(cout));

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Short libFuzzer run over the PT decode path and the bundle parser
+# Short libFuzzer run over the PT decode path (the fast path compared with
+# the plain libipt path on every input) and the bundle parser
 # (tests/fuzz/fuzz-decode.c): builds the target with clang
 # -fsanitize=fuzzer,address,undefined from the decode sources, writes a seed
 # corpus of synthesized traces, and fuzzes FUZZ_RUNS inputs (default 6000)
@@ -32,7 +33,7 @@ if ! "$CLANG" -fsanitize=fuzzer,address -o "$work/probe" "$work/probe.c" >"$work
 	exit 1
 fi
 
-srcs="tests/fuzz/fuzz-decode.c src/decode/pt.c src/decode/image.c src/decode/bundle.c
+srcs="tests/fuzz/fuzz-decode.c src/decode/pt.c src/decode/fastpt.c src/decode/image.c src/decode/bundle.c
 	src/record/ptsynth.c src/history/*.c src/disasm/disasm.c src/util/error.c"
 flags="-std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc -fno-omit-frame-pointer"
 libs="-lipt -lZydis -lZycore -lpthread"

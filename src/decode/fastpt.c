@@ -1,0 +1,1012 @@
+/*
+ * The PT decode fast path (see fastpt.h): a packet walker over one PSB
+ * segment, a cache of straight-line code runs, and a cache of the paths
+ * short TNT packets take through them.  Everything it does not know how
+ * libipt handles makes the segment "not handled" (returns 0) before any
+ * block leaves, so the caller's libipt decode of that segment is the
+ * answer there: the result is libipt's either way.
+ *
+ * What libipt's block decoder does that this file mirrors:
+ *  - a block ends after every branch (conditional, taken or not; direct
+ *    and indirect jumps and calls, with end_on_jump/end_on_call; returns);
+ *  - a conditional branch or a compressed return takes the next TNT bit,
+ *    an indirect branch or an uncompressed return the next TIP; anything
+ *    else in that place is a decode error (left to libipt);
+ *  - near calls push the return address on a 64-entry circular stack
+ *    that a compressed return (TNT bit 1) pops;
+ *  - at the end of the segment's bytes the decoder runs on through linear
+ *    code (direct jumps and calls need no trace) until it needs trace;
+ *    pt.c cuts that tail at the next segment's start ip, so it is cut
+ *    here the same way (the last occurrence of the ip in the tail).
+ */
+#include "decode/fastpt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm/disasm.h"
+#include "util/error.h"
+
+/* Kinds of the branch that ends a straight-line run. */
+enum lkind {
+	LK_COND,  /* jcc: a TNT bit */
+	LK_JMP,	  /* direct jmp: no trace */
+	LK_CALL,  /* direct call: no trace, pushes */
+	LK_ICALL, /* indirect call: TIP, pushes */
+	LK_IJMP,  /* indirect jmp: TIP */
+	LK_RET,	  /* near ret: TNT bit 1 (pops) or TIP */
+	LK_BAIL,  /* anything libipt is left to handle */
+};
+
+/* One straight-line run: [ip, end_ip] with ninsn instructions, the last
+ * one a branch of kind @kind and length @len. */
+struct line {
+	uint64_t ip; /* key; 0: empty slot */
+	uint64_t end_ip;
+	uint64_t target; /* direct branch target */
+	uint32_t ninsn;
+	uint32_t epoch; /* 0: inside file mappings (kept); else the decode call it was read in */
+	uint8_t len, kind, cls;
+};
+
+/*
+ * A TNT path: from @ip, the next @m TNT bits (value @v, the first one the
+ * highest) lead through conditional branches and direct jumps only (no
+ * stack, no TIP) to @end_ip after using @k of them (k < m: a run that
+ * needs something else came first); the blocks on the way are
+ * pool[first, first + count).
+ */
+struct path {
+	uint64_t ip; /* key with m and v; 0: empty slot */
+	uint64_t end_ip;
+	uint32_t first, epoch; /* epoch: as struct line, the newest of its runs */
+	uint8_t m, v, k, count;
+};
+
+/* Bits a path covers at most (a TNT-8 packet's worth) and its blocks. */
+#define PATH_BITS 6
+#define PATH_BLOCKS 32
+
+/* Longest straight-line run taken (libipt's pt_block counts in 16 bits). */
+#define LINE_MAX_INSN 30000
+/* Blocks without consuming trace before the segment is left to libipt
+ * (its stuck detection, an endless loop of direct jumps). */
+#define NOTRACE_MAX 4096
+
+#define RSTACK 64
+
+struct ptd_fastpt {
+	struct ptd_image *img;
+	uint64_t gen;
+	uint32_t epoch;
+	/* file mappings [lo, hi) of the image at gen */
+	uint64_t (*maps)[2];
+	size_t nmaps;
+
+	struct line *lines;
+	size_t lmask, nlines;
+
+	/* TNT paths: a table of struct path and the blocks they give. */
+	struct path *paths;
+	size_t pmask, npaths;
+	struct ptd_block *pool;
+	size_t npool, cappool;
+
+	/* Output of the last segment. */
+	struct ptd_block *out;
+	size_t nout, capout;
+
+	/* Return stack, kept across the segments of a run. */
+	uint64_t rs[RSTACK];
+	unsigned rtop, rn;
+
+	struct ptd_fastpt_stats st;
+};
+
+static int forced = -1, env_on = -1;
+/* TNT paths: off unless PTDBG_FASTPT_PATHS=1 or a test turns them on.
+ * On the bench trace they cost more than they save: calls and returns,
+ * which end a path, come every few blocks, so most paths are one or two
+ * blocks long and the extra lookup does not pay. */
+static int use_paths = -1;
+
+void ptd__fastpt_paths(int on)
+{
+	use_paths = on;
+}
+
+void ptd__fastpt_force(int on)
+{
+	forced = on;
+}
+
+int ptd__fastpt_enabled(void)
+{
+	if (forced >= 0)
+		return forced;
+	if (env_on < 0) {
+		const char *e = getenv("PTDBG_DECODE");
+
+		env_on = !(e && !strcmp(e, "libipt"));
+	}
+	return env_on;
+}
+
+static struct ptd_fastpt_stats totals;
+
+/* PTDBG_FASTPT_STATS=1: the totals on stderr at exit (tests, tuning). */
+static void print_totals(void)
+{
+	fprintf(stderr,
+		"fastpt: %llu segments handled, %llu left to libipt; %llu straight-line runs "
+		"decoded, %llu found cached\n",
+		(unsigned long long)totals.segs_fast, (unsigned long long)totals.segs_refused,
+		(unsigned long long)totals.lines, (unsigned long long)totals.line_hits);
+}
+
+struct ptd_fastpt *ptd_fastpt_alloc(struct ptd_image *img)
+{
+	static int atexit_done;
+	struct ptd_fastpt *fp = calloc(1, sizeof(*fp));
+
+	if (!__atomic_exchange_n(&atexit_done, 1, __ATOMIC_RELAXED) && getenv("PTDBG_FASTPT_STATS"))
+		atexit(print_totals);
+
+	if (!fp)
+		return NULL;
+	fp->img = img;
+	fp->gen = UINT64_MAX; /* nothing known yet */
+	fp->epoch = 1;
+	return fp;
+}
+
+void ptd__fastpt_totals(struct ptd_fastpt_stats *st, int reset)
+{
+	uint64_t *d = (uint64_t *)st, *s = (uint64_t *)&totals;
+	size_t i;
+
+	for (i = 0; i < sizeof(totals) / sizeof(uint64_t); i++)
+		d[i] = reset ? __atomic_exchange_n(&s[i], 0, __ATOMIC_RELAXED)
+			     : __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+}
+
+void ptd_fastpt_free(struct ptd_fastpt *fp)
+{
+	uint64_t *s, *d = (uint64_t *)&totals;
+	size_t i;
+
+	if (!fp)
+		return;
+	s = (uint64_t *)&fp->st;
+	for (i = 0; i < sizeof(totals) / sizeof(uint64_t); i++)
+		__atomic_fetch_add(&d[i], s[i], __ATOMIC_RELAXED);
+	free(fp->maps);
+	free(fp->lines);
+	free(fp->paths);
+	free(fp->pool);
+	free(fp->out);
+	free(fp);
+}
+
+unsigned ptd__fastpt_stack_depth(const struct ptd_fastpt *fp)
+{
+	return fp ? fp->rn : 0;
+}
+
+struct ptd_image *ptd__fastpt_img(const struct ptd_fastpt *fp)
+{
+	return fp ? fp->img : NULL;
+}
+
+void ptd_fastpt_stats(const struct ptd_fastpt *fp, struct ptd_fastpt_stats *st)
+{
+	if (fp && st)
+		*st = fp->st;
+	else if (st)
+		memset(st, 0, sizeof(*st));
+}
+
+/* Forgets every cached run (a mapping was added). */
+static void reset_caches(struct ptd_fastpt *fp)
+{
+	size_t i, n = ptd_image_nmaps(fp->img);
+
+	if (fp->lines)
+		memset(fp->lines, 0, (fp->lmask + 1) * sizeof(*fp->lines));
+	fp->nlines = 0;
+	if (fp->paths)
+		memset(fp->paths, 0, (fp->pmask + 1) * sizeof(*fp->paths));
+	fp->npaths = 0;
+	fp->npool = 0;
+	free(fp->maps);
+	fp->maps = n ? calloc(n, sizeof(*fp->maps)) : NULL;
+	fp->nmaps = fp->maps ? n : 0;
+	for (i = 0; i < fp->nmaps; i++) {
+		const struct ptd_image_map *m = ptd_image_map(fp->img, i);
+
+		fp->maps[i][0] = m->vaddr;
+		fp->maps[i][1] = m->vaddr + m->size;
+	}
+	fp->gen = ptd_image_generation(fp->img);
+}
+
+void ptd_fastpt_begin(struct ptd_fastpt *fp)
+{
+	if (!fp)
+		return;
+	if (fp->gen != ptd_image_generation(fp->img))
+		reset_caches(fp);
+	/* Runs read through the callback are read again. */
+	if (++fp->epoch == 0)
+		fp->epoch = 1;
+}
+
+/* Is [lo, hi) inside one file mapping? */
+static int in_file(const struct ptd_fastpt *fp, uint64_t lo, uint64_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < fp->nmaps; i++)
+		if (lo >= fp->maps[i][0] && hi <= fp->maps[i][1])
+			return 1;
+	return 0;
+}
+
+static inline size_t lhash(uint64_t ip)
+{
+	return (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 40);
+}
+
+static int grow_lines(struct ptd_fastpt *fp)
+{
+	size_t n = fp->lines ? (fp->lmask + 1) * 2 : 4096, i;
+	struct line *nl = calloc(n, sizeof(*nl)), *old = fp->lines;
+
+	if (!nl)
+		return -ptde_nomem;
+	for (i = 0; old && i <= fp->lmask; i++) {
+		size_t h;
+
+		if (!old[i].ip)
+			continue;
+		for (h = lhash(old[i].ip) & (n - 1); nl[h].ip; h = (h + 1) & (n - 1))
+			;
+		nl[h] = old[i];
+	}
+	free(old);
+	fp->lines = nl;
+	fp->lmask = n - 1;
+	return 0;
+}
+
+/* Decodes the straight-line run at @ip into @l. */
+static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
+{
+	uint64_t at = ip;
+	uint32_t n = 0;
+
+	l->ip = ip;
+	l->kind = LK_BAIL;
+	l->cls = PTD_IC_OTHER;
+	l->target = 0;
+	l->len = 0;
+	for (;;) {
+		uint8_t b[16];
+		struct ptd_insn_info in;
+		int r = ptd_image_read(fp->img, at, b, sizeof(b));
+
+		if (r <= 0 || ptd_disasm_decode_mode(b, (size_t)r, at, 0, &in) < 0)
+			break; /* unmapped or undecodable: libipt's error to report */
+		n++;
+		l->end_ip = at;
+		l->len = in.len;
+		l->cls = in.iclass;
+		if (in.iclass == PTD_IC_OTHER) {
+			if (n >= LINE_MAX_INSN || at + in.len < at)
+				break;
+			at += in.len;
+			continue;
+		}
+		switch (in.iclass) {
+		case PTD_IC_COND_JUMP:
+			l->kind = LK_COND;
+			l->target = in.target;
+			break;
+		case PTD_IC_JUMP:
+			l->kind = (in.flags & PTD_INSN_INDIRECT) ? LK_IJMP : LK_JMP;
+			l->target = in.target;
+			break;
+		case PTD_IC_CALL:
+			l->kind = (in.flags & PTD_INSN_INDIRECT) ? LK_ICALL : LK_CALL;
+			l->target = in.target;
+			/* A call to the next instruction (getting the pc) is
+			 * not pushed by libipt: leave it to libipt. */
+			if (l->kind == LK_CALL && in.target == at + in.len)
+				l->kind = LK_BAIL;
+			break;
+		case PTD_IC_RET:
+			l->kind = LK_RET;
+			break;
+		default:
+			break; /* far transfers: events */
+		}
+		break;
+	}
+	if (l->kind == LK_BAIL)
+		n = 0;
+	l->ninsn = n;
+	l->epoch = n && in_file(fp, ip, l->end_ip + l->len) ? 0 : fp->epoch;
+	fp->st.lines++;
+}
+
+/* The straight-line run at @ip (cached). */
+static inline const struct line *line_at(struct ptd_fastpt *fp, uint64_t ip)
+{
+	size_t h;
+	struct line *l;
+
+	if (fp->lines) {
+		for (h = lhash(ip) & fp->lmask; fp->lines[h].ip; h = (h + 1) & fp->lmask) {
+			l = &fp->lines[h];
+			if (l->ip != ip)
+				continue;
+			if (l->epoch && l->epoch != fp->epoch)
+				build_line(fp, ip, l);
+			else
+				fp->st.line_hits++;
+			return l;
+		}
+	}
+	if ((fp->nlines + 1) * 2 > (fp->lines ? fp->lmask + 1 : 0)) {
+		static struct line bail;
+
+		if (grow_lines(fp) < 0) {
+			/* no memory for the cache: not handled */
+			memset(&bail, 0, sizeof(bail));
+			bail.kind = LK_BAIL;
+			return &bail;
+		}
+	}
+	for (h = lhash(ip) & fp->lmask; fp->lines[h].ip; h = (h + 1) & fp->lmask)
+		;
+	l = &fp->lines[h];
+	build_line(fp, ip, l);
+	fp->nlines++;
+	return l;
+}
+
+static inline size_t phash(uint64_t ip, unsigned m, unsigned v)
+{
+	return lhash(ip ^ ((uint64_t)(m << 8 | v) << 52));
+}
+
+static int grow_paths(struct ptd_fastpt *fp)
+{
+	size_t n = fp->paths ? (fp->pmask + 1) * 2 : 4096, i;
+	struct path *np = calloc(n, sizeof(*np)), *old = fp->paths;
+
+	if (!np)
+		return -ptde_nomem;
+	for (i = 0; old && i <= fp->pmask; i++) {
+		size_t h;
+
+		if (!old[i].ip)
+			continue;
+		for (h = phash(old[i].ip, old[i].m, old[i].v) & (n - 1); np[h].ip; h = (h + 1) & (n - 1))
+			;
+		np[h] = old[i];
+	}
+	free(old);
+	fp->paths = np;
+	fp->pmask = n - 1;
+	return 0;
+}
+
+/* Follows the @m bits @v from @ip through the cached runs into @pa. */
+static void build_path(struct ptd_fastpt *fp, uint64_t ip, unsigned m, unsigned v, struct path *pa)
+{
+	uint64_t cur = ip;
+	unsigned left = m, count = 0;
+	uint32_t epoch = 0;
+
+	pa->ip = ip;
+	pa->m = (uint8_t)m;
+	pa->v = (uint8_t)v;
+	pa->k = 0;
+	pa->first = (uint32_t)fp->npool;
+	while (left && cur && count < PATH_BLOCKS) {
+		const struct line *l = line_at(fp, cur);
+		struct ptd_block *b;
+
+		if (l->kind != LK_COND && l->kind != LK_JMP)
+			break;
+		if (fp->npool == fp->cappool) {
+			size_t nc = fp->cappool ? fp->cappool * 2 : 4096;
+			struct ptd_block *p = nc < UINT32_MAX ? realloc(fp->pool, nc * sizeof(*p)) : NULL;
+
+			if (!p)
+				break;
+			fp->pool = p;
+			fp->cappool = nc;
+		}
+		b = &fp->pool[fp->npool++];
+		b->ip = cur;
+		b->end_ip = l->end_ip;
+		b->ninsn = l->ninsn;
+		b->iclass = l->cls;
+		b->flags = 0;
+		count++;
+		if (l->epoch)
+			epoch = l->epoch;
+		if (l->kind == LK_JMP) {
+			cur = l->target;
+			continue;
+		}
+		left--;
+		cur = (v >> left) & 1 ? l->target : l->end_ip + l->len;
+		/* (a path ends where its last bit was used) */
+		pa->k = (uint8_t)(m - left);
+		pa->count = (uint8_t)count;
+		pa->end_ip = cur;
+	}
+	/* Code read through the callback may change by the next decode:
+	 * such a path is not kept (the runs are, for this decode). */
+	if (!pa->k || epoch) {
+		pa->k = 0;
+		pa->count = 0;
+	}
+	/* blocks after the last bit are not part of it */
+	fp->npool = pa->first + pa->count;
+	pa->epoch = epoch;
+	fp->st.paths++;
+}
+
+/* The path from @ip for the bits @v (@m of them), or NULL. */
+static const struct path *path_at(struct ptd_fastpt *fp, uint64_t ip, unsigned m, unsigned v)
+{
+	size_t h;
+	struct path *pa;
+
+	if (fp->paths) {
+		for (h = phash(ip, m, v) & fp->pmask; fp->paths[h].ip; h = (h + 1) & fp->pmask) {
+			pa = &fp->paths[h];
+			if (pa->ip != ip || pa->m != m || pa->v != v)
+				continue;
+			if (pa->epoch && pa->epoch != fp->epoch) {
+				/* (code read through the callback: see build_path) */
+				build_path(fp, ip, m, v, pa);
+			} else {
+				fp->st.path_hits++;
+			}
+			return pa;
+		}
+	}
+	if ((fp->npaths + 1) * 2 > (fp->paths ? fp->pmask + 1 : 0) && grow_paths(fp) < 0)
+		return NULL;
+	for (h = phash(ip, m, v) & fp->pmask; fp->paths[h].ip; h = (h + 1) & fp->pmask)
+		;
+	pa = &fp->paths[h];
+	fp->npaths++;
+	build_path(fp, ip, m, v, pa);
+	return pa;
+}
+
+static __attribute__((noinline, cold)) int grow_out(struct ptd_fastpt *fp, size_t want)
+{
+	size_t nc = fp->capout ? fp->capout : 1024;
+	struct ptd_block *p;
+
+	while (nc < want)
+		nc *= 2;
+	p = realloc(fp->out, nc * sizeof(*p));
+	if (!p)
+		return -ptde_nomem;
+	fp->out = p;
+	fp->capout = nc;
+	return 0;
+}
+
+static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp, uint64_t ip,
+							    uint64_t end_ip, uint32_t ninsn, uint8_t cls)
+{
+	struct ptd_block *b;
+
+	if (__builtin_expect(fp->nout == fp->capout, 0) && grow_out(fp, fp->nout + 1) < 0)
+		return -ptde_nomem;
+	b = &fp->out[fp->nout++];
+	b->ip = ip;
+	b->end_ip = end_ip;
+	b->ninsn = ninsn;
+	b->iclass = cls;
+	b->flags = 0;
+	return 0;
+}
+
+/* ---- packets ------------------------------------------------------------ */
+
+/* Packet reader state over [p, e). */
+struct rd {
+	const uint8_t *p, *e;
+	uint64_t last_ip;
+	/* TNT bits not yet used: the next one is bit (ntnt - 1) of tnt. */
+	uint64_t tnt;
+	unsigned ntnt;
+	int tip; /* a TIP is waiting (its ip in tip_ip) */
+	uint64_t tip_ip;
+	int skipped; /* non-branch packets since the last TNT or TIP */
+};
+
+enum { R_ITEM = 1, R_END = 0, R_BAIL = -1 };
+
+static inline uint64_t le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = (v << 8) | p[n];
+	return v;
+}
+
+/* IP compression (SDM: IPBytes) against the last ip; 0: not handled. */
+static inline int ip_of(struct rd *r, unsigned ipb, const uint8_t *pl, uint64_t *ip)
+{
+	uint64_t v;
+
+	switch (ipb) {
+	case 1:
+		v = (r->last_ip & ~0xffffull) | le(pl, 2);
+		break;
+	case 2:
+		v = (r->last_ip & ~0xffffffffull) | le(pl, 4);
+		break;
+	case 3:
+		v = le(pl, 6);
+		if (v & (1ull << 47))
+			v |= ~((1ull << 48) - 1);
+		break;
+	case 4:
+		v = (r->last_ip & ~((1ull << 48) - 1)) | le(pl, 6);
+		break;
+	case 6:
+		v = le(pl, 8);
+		break;
+	default:
+		return 0;
+	}
+	r->last_ip = v;
+	*ip = v;
+	return 1;
+}
+
+/* Extension bytes of a CYC packet taken here (libipt's limit is about 8). */
+#define CYC_MAX_EXT 7
+
+static const uint8_t ip_len[8] = { 0, 2, 4, 6, 6, 0, 8, 0 };
+
+/* Size of a timing or padding packet at r->p (kinds that never end or
+ * change a block), 0 for anything else. */
+static inline size_t skip_len(const struct rd *r)
+{
+	const uint8_t *p = r->p;
+	size_t left = (size_t)(r->e - p);
+
+	if (p[0] == 0x00)
+		return 1; /* PAD */
+	if ((p[0] & 3) == 3) { /* CYC: more bytes while bit 0 says so */
+		size_t k = 1;
+
+		if (!(p[0] & 4))
+			return 1;
+		while (k < left && (p[k] & 1))
+			k++;
+		/* libipt refuses a count wider than 64 bits (5 + 7 per
+		 * byte); longer ones are left to it */
+		return k < left && k <= CYC_MAX_EXT ? k + 1 : 0;
+	}
+	if (p[0] == 0x59)
+		return left >= 2 ? 2 : 0; /* MTC */
+	if (p[0] == 0x19)
+		return left >= 8 ? 8 : 0; /* TSC */
+	if (p[0] == 0x02 && left >= 2) {
+		if (p[1] == 0x03)
+			return left >= 4 ? 4 : 0; /* CBR */
+		if (p[1] == 0x73) /* TMA, with the reserved bits libipt checks clear */
+			return left >= 7 && !p[4] && !(p[6] & 0xfe) ? 7 : 0;
+	}
+	return 0;
+}
+
+/* Reads packets up to the next TNT or TIP; R_ITEM, R_END (no more bytes)
+ * or R_BAIL (a packet that is not branch tracing, or cut short). */
+static int next_item(struct rd *r)
+{
+	while (r->p < r->e) {
+		uint8_t b = r->p[0];
+		size_t k;
+
+		if ((b & 1) == 0 && b > 0x02) { /* TNT-8 */
+			unsigned n = 31 - (unsigned)__builtin_clz(b); /* stop bit */
+
+			r->tnt = (b >> 1) & ((1u << (n - 1)) - 1);
+			r->ntnt = n - 1;
+			r->p++;
+			r->skipped = 0;
+			if (r->ntnt)
+				return R_ITEM;
+			continue;
+		}
+		if ((b & 0x1f) == 0x0d) { /* TIP */
+			unsigned ipb = b >> 5, n = ip_len[ipb];
+
+			if (!n || (size_t)(r->e - r->p) < 1 + n)
+				return R_BAIL;
+			if (!ip_of(r, ipb, r->p + 1, &r->tip_ip))
+				return R_BAIL;
+			r->p += 1 + n;
+			r->tip = 1;
+			r->skipped = 0;
+			return R_ITEM;
+		}
+		if (b == 0x02 && r->e - r->p >= 8 && r->p[1] == 0xa3) { /* TNT-64 */
+			uint64_t v = le(r->p + 2, 6);
+			unsigned n;
+
+			if (!v)
+				return R_BAIL;
+			n = 63 - (unsigned)__builtin_clzll(v);
+			r->tnt = v & ((1ull << n) - 1);
+			r->ntnt = n;
+			r->p += 8;
+			r->skipped = 0;
+			if (n)
+				return R_ITEM;
+			continue;
+		}
+		k = skip_len(r);
+		if (!k)
+			return R_BAIL;
+		r->p += k;
+		r->skipped = 1;
+	}
+	return R_END;
+}
+
+/*
+ * The PSB+ at the start: PSB, then up to PSBEND only packets that tell
+ * the state (a FUP, MODE.Exec for 64-bit code, MODE.TSX outside a
+ * transaction, PIP, timing).  Sets r->p after PSBEND and *ip; returns 1
+ * (tracing enabled at *ip), 2 (no FUP: tracing disabled) or 0.
+ */
+static int psb_plus(struct rd *r, uint64_t *ip)
+{
+	int have_fup = 0, have_mode = 0;
+
+	if (r->e - r->p < 16)
+		return 0;
+	r->p += 16;
+	while (r->p < r->e) {
+		const uint8_t *p = r->p;
+		size_t left = (size_t)(r->e - p), k;
+
+		if ((p[0] & 0x1f) == 0x1d) { /* FUP */
+			unsigned ipb = p[0] >> 5, n = ip_len[ipb];
+
+			if (have_fup || !n || left < 1 + n || !ip_of(r, ipb, p + 1, ip))
+				return 0;
+			have_fup = 1;
+			r->p += 1 + n;
+			continue;
+		}
+		if (p[0] == 0x99) { /* MODE */
+			if (left < 2)
+				return 0;
+			if ((p[1] >> 5) == 0) { /* .Exec: CS.L set, CS.D clear */
+				if ((p[1] & 3) != 1)
+					return 0;
+				have_mode = 1;
+			} else if ((p[1] >> 5) != 1 || (p[1] & 3)) {
+				return 0; /* TSX in or aborting a transaction, or unknown */
+			}
+			r->p += 2;
+			continue;
+		}
+		if (p[0] == 0x02 && left >= 2) {
+			if (p[1] == 0x23) { /* PSBEND */
+				r->p += 2;
+				if (!have_mode)
+					return 0;
+				return have_fup ? *ip != 0 : 2;
+			}
+			if (p[1] == 0x43 && left >= 8) { /* PIP: paging, no block effect */
+				r->p += 8;
+				continue;
+			}
+		}
+		k = skip_len(r);
+		if (!k)
+			return 0;
+		r->p += k;
+	}
+	return 0;
+}
+
+int ptd_fastpt_psb_kind(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip)
+{
+	struct rd r;
+
+	*ip = 0;
+	if (!buf || off >= end)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.p = buf + off;
+	r.e = buf + end;
+	return psb_plus(&r, ip);
+}
+
+int ptd_fastpt_psb_plus(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip)
+{
+	int k = ptd_fastpt_psb_kind(buf, off, end, ip);
+
+	if (k != 1)
+		*ip = 0;
+	return k == 1;
+}
+
+/* After a PSB+ without FUP: MODE.Exec (64-bit) and timing, then the
+ * TIP.PGE that enables tracing at *ip.  1, or 0 for anything else. */
+static int pge_after(struct rd *r, uint64_t *ip)
+{
+	while (r->p < r->e) {
+		const uint8_t *p = r->p;
+		size_t left = (size_t)(r->e - p), k;
+
+		if ((p[0] & 0x1f) == 0x11) { /* TIP.PGE */
+			unsigned ipb = p[0] >> 5, n = ip_len[ipb];
+
+			if (!n || left < 1 + n || !ip_of(r, ipb, p + 1, ip))
+				return 0;
+			r->p += 1 + n;
+			return *ip != 0;
+		}
+		if (p[0] == 0x99) {
+			if (left < 2 || p[1] != 0x01) /* MODE.Exec, 64-bit only */
+				return 0;
+			r->p += 2;
+			continue;
+		}
+		k = skip_len(r);
+		if (!k)
+			return 0;
+		r->p += k;
+	}
+	return 0;
+}
+
+/* ---- the tail: linear code after the last packet, cut at cut_ip ---- */
+
+/* Address of instruction @k (0-based) of the run starting at @ip; 0 on error. */
+static uint64_t insn_addr(struct ptd_fastpt *fp, uint64_t ip, uint32_t k)
+{
+	while (k--) {
+		uint8_t b[16];
+		struct ptd_insn_info in;
+		int r = ptd_image_read(fp->img, ip, b, sizeof(b));
+
+		if (r <= 0 || ptd_disasm_decode_mode(b, (size_t)r, ip, 0, &in) < 0)
+			return 0;
+		ip += in.len;
+	}
+	return ip;
+}
+
+/*
+ * The blocks from fp->out[@first] on and the run @fin (the one that needed
+ * trace that was not there) were decoded after the last packet; keeps what
+ * lies before the last occurrence of @cut_ip in them, as pt.c's
+ * finish_tail does.  Returns 1, or 0 when @cut_ip is not there.
+ */
+static int cut_tail(struct ptd_fastpt *fp, size_t first, const struct line *fin, uint64_t cut_ip)
+{
+	size_t i;
+	uint32_t k;
+
+	/* In the final run first (it comes last). */
+	for (k = fin->ninsn; k-- > 0;) {
+		uint64_t a = insn_addr(fp, fin->ip, k);
+
+		if (!a)
+			return 0;
+		if (a == cut_ip) {
+			if (k && push_out(fp, fin->ip, insn_addr(fp, fin->ip, k - 1), k,
+					  PTD_IC_OTHER) < 0)
+				return 0;
+			return 1;
+		}
+	}
+	for (i = fp->nout; i-- > first;) {
+		const struct ptd_block b = fp->out[i];
+
+		for (k = b.ninsn; k-- > 0;) {
+			uint64_t a = insn_addr(fp, b.ip, k);
+
+			if (!a)
+				return 0;
+			if (a != cut_ip)
+				continue;
+			fp->nout = i;
+			if (k) {
+				/* (instruction k-1 is not the block's last: its class is other) */
+				if (push_out(fp, b.ip, insn_addr(fp, b.ip, k - 1), k, PTD_IC_OTHER) < 0)
+					return 0;
+			}
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- one segment -------------------------------------------------------- */
+
+static inline void rpush(struct ptd_fastpt *fp, uint64_t a)
+{
+	fp->rtop = (fp->rtop + 1) % RSTACK;
+	fp->rs[fp->rtop] = a;
+	if (fp->rn < RSTACK)
+		fp->rn++;
+}
+
+int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin, uint64_t end,
+		       uint64_t cut_ip, int keep_stack, int pge_start, const struct ptd_block **blocks,
+		       size_t *n)
+{
+	struct rd r;
+	uint64_t ip = 0;
+	uint64_t bip = 0;
+	uint32_t bn = 0;
+	size_t tail_first = 0;
+	unsigned notrace = 0;
+	int open = 0, tail_clean = 1;
+
+	if (use_paths < 0)
+		use_paths = getenv("PTDBG_FASTPT_PATHS") && !strcmp(getenv("PTDBG_FASTPT_PATHS"), "1");
+	*blocks = NULL;
+	*n = 0;
+	if (!fp || !buf || begin >= end || !cut_ip)
+		goto refuse;
+	if (fp->gen != ptd_image_generation(fp->img))
+		reset_caches(fp);
+	memset(&r, 0, sizeof(r));
+	r.p = buf + begin;
+	r.e = buf + end;
+	switch (psb_plus(&r, &ip)) {
+	case 1:
+		break;
+	case 2: /* tracing disabled at the PSB: only the start of a trace */
+		if (!pge_start || !pge_after(&r, &ip))
+			goto refuse;
+		break;
+	default:
+		goto refuse;
+	}
+	fp->nout = 0;
+	if (!keep_stack)
+		fp->rn = 0;
+	for (;;) {
+		const struct line *l;
+		int st;
+
+		if (!ip)
+			goto refuse;
+		l = line_at(fp, ip);
+		if (r.ntnt && use_paths && l->kind == LK_COND) {
+			/* Several TNT bits at once through a cached path. */
+			unsigned m = r.ntnt < PATH_BITS ? r.ntnt : PATH_BITS;
+			unsigned v = (unsigned)(r.tnt >> (r.ntnt - m)) & ((1u << m) - 1);
+			const struct path *pa = path_at(fp, ip, m, v);
+
+			if (pa && pa->k) {
+				if (fp->nout + pa->count > fp->capout &&
+				    grow_out(fp, fp->nout + pa->count) < 0)
+					goto refuse;
+				memcpy(fp->out + fp->nout, fp->pool + pa->first,
+				       pa->count * sizeof(*fp->out));
+				fp->nout += pa->count;
+				r.ntnt -= pa->k;
+				ip = pa->end_ip;
+				notrace = 0;
+				tail_first = fp->nout;
+				tail_clean = 1;
+				continue;
+			}
+			l = line_at(fp, ip); /* (the table may have grown) */
+		}
+		if (l->kind == LK_BAIL)
+			goto refuse;
+		/* A not-taken conditional branch does not end libipt's
+		 * block: the block goes on from bip. */
+		if (!open) {
+			bip = ip;
+			bn = 0;
+		}
+		if (bn + l->ninsn > LINE_MAX_INSN)
+			goto refuse;
+		if (l->kind == LK_JMP || l->kind == LK_CALL) {
+			if (push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+				goto refuse;
+			open = 0;
+			if (l->kind == LK_CALL)
+				rpush(fp, l->end_ip + l->len);
+			ip = l->target;
+			if (++notrace > NOTRACE_MAX)
+				goto refuse;
+			continue;
+		}
+		/* The branch at the end needs trace. */
+		if (!r.ntnt && !r.tip) {
+			st = next_item(&r);
+			if (st == R_BAIL)
+				goto refuse;
+			if (st == R_END) {
+				/* Trailing non-branch packets: libipt may see the end
+				 * of the trace later than here; a block still open
+				 * across the last packet: libipt's tail starts
+				 * elsewhere.  Leave both to libipt. */
+				if (r.skipped || !tail_clean || open ||
+				    !cut_tail(fp, tail_first, l, cut_ip))
+					goto refuse;
+				break;
+			}
+		}
+		notrace = 0;
+		open = 0;
+		switch (l->kind) {
+		case LK_COND:
+			if (!r.ntnt)
+				goto refuse; /* a TIP where a TNT bit belongs */
+			r.ntnt--;
+			/* (taken or not, the conditional branch ends libipt's block) */
+			ip = (r.tnt >> r.ntnt) & 1 ? l->target : l->end_ip + l->len;
+			break;
+		case LK_RET:
+			if (r.ntnt) {
+				r.ntnt--;
+				if (!((r.tnt >> r.ntnt) & 1) || !fp->rn)
+					goto refuse;
+				ip = fp->rs[fp->rtop];
+				fp->rtop = (fp->rtop + RSTACK - 1) % RSTACK;
+				fp->rn--;
+			} else {
+				ip = r.tip_ip;
+				r.tip = 0;
+			}
+			break;
+		case LK_ICALL:
+		case LK_IJMP:
+			if (r.ntnt)
+				goto refuse; /* a TNT bit where a TIP belongs */
+			if (l->kind == LK_ICALL)
+				rpush(fp, l->end_ip + l->len);
+			ip = r.tip_ip;
+			r.tip = 0;
+			break;
+		default:
+			goto refuse;
+		}
+		if (!open && push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+			goto refuse;
+		tail_first = fp->nout;
+		tail_clean = !open;
+	}
+	fp->st.segs_fast++;
+	*blocks = fp->out;
+	*n = fp->nout;
+	return 1;
+refuse:
+	if (fp) {
+		fp->st.segs_refused++;
+		fp->nout = 0;
+		fp->rn = 0;
+	}
+	return 0;
+}

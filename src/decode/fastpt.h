@@ -1,0 +1,95 @@
+/*
+ * The PT decode fast path: exactly the blocks libipt's block decoder (with
+ * end_on_call and end_on_jump, as src/decode/pt.c configures it) gives for
+ * one PSB segment, found without libipt's per-block work.
+ *
+ * Packets are read straight from the bytes (the few kinds a segment of
+ * plain branch tracing holds: TNT, TIP, timing and padding); code comes
+ * from a cache of straight-line runs (per start address: the instructions
+ * up to the next branch, its class and target) and, when turned on, a
+ * cache of the paths TNT patterns take through them (per address and up
+ * to six TNT bits: the blocks the bits lead through and where they end).  Anything else -- events (FUP,
+ * TIP.PGE/PGD, MODE, OVF, PIP, VMCS...), execution modes other than 64-bit,
+ * TSX, far branches, undecodable or unmapped code, compressed returns the
+ * return stack cannot serve, a segment end it cannot cut exactly -- makes
+ * the segment "not handled": nothing is produced and the caller decodes it
+ * with libipt (pt.c does that per segment, see run_segment there).
+ *
+ * Caches are per thread (one struct ptd_fastpt each) and forget everything
+ * when the image gets a new mapping (ptd_image_generation).  Code read
+ * through the image's callback (live memory, JIT code, the vdso) may change
+ * between decodes, so runs read from it are kept only for one decode call
+ * (ptd_fastpt_begin); runs inside file mappings are kept.
+ */
+#ifndef PTD_DECODE_FASTPT_H
+#define PTD_DECODE_FASTPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decode/image.h"
+#include "history/history.h"
+
+struct ptd_fastpt;
+
+/* A cache set for decoding with @img in one thread; NULL when out of memory. */
+struct ptd_fastpt *ptd_fastpt_alloc(struct ptd_image *img);
+void ptd_fastpt_free(struct ptd_fastpt *fp);
+/* Return addresses on the stack the last segment left (keep_stack). */
+unsigned ptd__fastpt_stack_depth(const struct ptd_fastpt *fp);
+/* The image @fp was made for. */
+struct ptd_image *ptd__fastpt_img(const struct ptd_fastpt *fp);
+
+/* Starts a decode call: code read through the callback is read again. */
+void ptd_fastpt_begin(struct ptd_fastpt *fp);
+
+/*
+ * Decodes the PSB segment [@begin, @end) of @buf (@begin a PSB, @end the
+ * next PSB or the end of the trace) as libipt's block decoder continuing
+ * with tracing enabled at @begin does, up to the last packet, then the
+ * linear code after it cut at @cut_ip (the next segment's start ip; 0
+ * makes the segment not handled).  @keep_stack: the return stack of the
+ * segment decoded before (in the same run) carries over.  @pge_start: the
+ * segment may also start with tracing disabled (a PSB+ without FUP) and
+ * TIP.PGE, as a trace starts (libipt then gives no item for the enable).
+ * On success
+ * *@blocks (valid until the next call) holds *@n blocks.
+ * Returns 1 when handled, 0 when not (libipt must decode it), -ptde_nomem.
+ */
+int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin, uint64_t end,
+		       uint64_t cut_ip, int keep_stack, int pge_start, const struct ptd_block **blocks,
+		       size_t *n);
+
+/*
+ * Does the PSB+ at @off (within [@off, @end)) hold only what the fast path
+ * takes (a FUP, 64-bit MODE.Exec, no transaction, timing)?  1 with its FUP
+ * ip in *@ip, else 0.
+ */
+int ptd_fastpt_psb_plus(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip);
+/* The same, also for a PSB+ without FUP (tracing disabled): 1 (FUP ip in
+ * *@ip), 2 (no FUP, *@ip 0) or 0 (not one the fast path takes). */
+int ptd_fastpt_psb_kind(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip);
+
+/* Counters for tests and make bench. */
+struct ptd_fastpt_stats {
+	uint64_t segs_fast, segs_refused; /* segments handled / left to libipt */
+	uint64_t lines, line_hits;	  /* straight-line runs decoded / found cached */
+	uint64_t paths, path_hits;	  /* TNT paths built / found cached */
+};
+void ptd_fastpt_stats(const struct ptd_fastpt *fp, struct ptd_fastpt_stats *st);
+/* The sums over every cache set freed so far (@reset: start again from 0). */
+void ptd__fastpt_totals(struct ptd_fastpt_stats *st, int reset);
+
+/*
+ * Whether the fast path is used (pt.c asks once per decode): yes unless
+ * the environment has PTDBG_DECODE=libipt (the plain libipt path, for
+ * comparison).  Tests and make bench force it with ptd__fastpt_force (1
+ * on, 0 off, -1 back to the environment's choice).
+ */
+int ptd__fastpt_enabled(void);
+/* The TNT path cache: off by default (PTDBG_FASTPT_PATHS=1 turns it on;
+ * see fastpt.c for why); tests turn it on (1) or off (0). */
+void ptd__fastpt_paths(int on);
+void ptd__fastpt_force(int on);
+
+#endif

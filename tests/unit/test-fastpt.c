@@ -1,0 +1,683 @@
+/*
+ * The decode fast path (src/decode/fastpt.c) gives exactly the items
+ * libipt's block decoder gives: every stream here is decoded every way
+ * ptdbg builds a history (the whole-buffer decode, the trace history
+ * serial, lazy with tiny parts, parallel with runs of one segment, the
+ * newest segment alone) once with the fast path and once with it forced
+ * off (the plain libipt path, PTDBG_DECODE=libipt), and the two histories
+ * are compared item by item: blocks (ip, end ip, instruction count,
+ * class, flags), gaps (reason, offset or code, message) and events.
+ *
+ * Streams: the random walker's program (tests/unit/ptwalk.h) written by
+ * ptsynth with PSB periods down to one byte, return compression on and
+ * off, TNT-64, TSC packets, signals, syscalls and overflows, 32-bit code,
+ * filtered tracing (a TIP.PGD/TIP.PGE pair at every call out of range,
+ * PSB+ with a FUP then TIP.PGE), snapshots that end with tracing on,
+ * empty segments, an instruction split across two mapping records, and
+ * code that changes between two decodes with the same cache.  A test also
+ * checks the fast path did the work (it is not all left to libipt).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "decode/fastpt.h"
+#include "decode/pt.h"
+#include "util/error.h"
+#include "ptwalk.h"
+
+static void assert_same_history(const struct ptd_history *a, const struct ptd_history *b,
+				const char *what)
+{
+	uint64_t n = ptd_history_nitems(a), i;
+
+	if (n > ptd_history_nitems(b))
+		n = ptd_history_nitems(b);
+	for (i = 0; i < n; i++) {
+		struct ptd_item x, y;
+
+		assert_int_equal(ptd_history_item(a, i, &x), 1);
+		assert_int_equal(ptd_history_item(b, i, &y), 1);
+		if (x.kind != y.kind || x.block.ip != y.block.ip || x.block.ninsn != y.block.ninsn)
+			break;
+	}
+	if (ptd_history_nitems(a) != ptd_history_nitems(b))
+		print_message("(first difference at item %llu)\n", (unsigned long long)i);
+	n = ptd_history_nitems(a);
+	if (n != ptd_history_nitems(b))
+		fail_msg("%s: %llu items with the fast path, %llu with libipt", what,
+			 (unsigned long long)n, (unsigned long long)ptd_history_nitems(b));
+	assert_int_equal(ptd_history_count(a), ptd_history_count(b));
+	for (i = 0; i < n; i++) {
+		struct ptd_item x, y;
+
+		assert_int_equal(ptd_history_item(a, i, &x), 1);
+		assert_int_equal(ptd_history_item(b, i, &y), 1);
+		/* (an overflow's trace offset is where libipt's reader was
+		 * when it told, which differs with where its decoder started
+		 * also on the plain path: not compared) */
+		int ovf = x.kind == PTD_ITEM_GAP && x.reason == PTD_GAP_OVERFLOW;
+
+		if (x.kind != y.kind || x.reason != y.reason || x.number != y.number ||
+		    (!ovf && x.arg != y.arg) || x.block.ip != y.block.ip ||
+		    (x.kind == PTD_ITEM_BLOCK &&
+		     (x.block.end_ip != y.block.end_ip || x.block.ninsn != y.block.ninsn ||
+		      x.block.iclass != y.block.iclass || x.block.flags != y.block.flags)))
+			fail_msg("%s: item %llu: fast kind %u reason %u number %llu arg %llx ip 0x%llx end 0x%llx n %u class %u "
+				 "flags 0x%x; libipt kind %u reason %u number %llu arg %llx ip 0x%llx end 0x%llx n %u class %u flags 0x%x",
+				 what, (unsigned long long)i, x.kind, x.reason,
+				 (unsigned long long)x.number, (unsigned long long)x.arg,
+				 (unsigned long long)x.block.ip, (unsigned long long)x.block.end_ip,
+				 x.block.ninsn, x.block.iclass, x.block.flags, y.kind, y.reason,
+				 (unsigned long long)y.number, (unsigned long long)y.arg,
+				 (unsigned long long)y.block.ip, (unsigned long long)y.block.end_ip,
+				 y.block.ninsn, y.block.iclass, y.block.flags);
+		if (x.kind == PTD_ITEM_GAP && !ovf) {
+			const char *dx = x.detail ? ptd_history_detail(a, x.detail) : NULL;
+			const char *dy = y.detail ? ptd_history_detail(b, y.detail) : NULL;
+
+			if ((dx == NULL) != (dy == NULL) || (dx && strcmp(dx, dy)))
+				fail_msg("%s: gap %llu: '%s' vs '%s'", what, (unsigned long long)i,
+					 dx ? dx : "(none)", dy ? dy : "(none)");
+		}
+	}
+}
+
+/* One way of building a history of @buf (with @img), fast path @fast. */
+enum how { H_DECODE, H_SERIAL, H_LAZY, H_PARALLEL, H_NEWEST, H_MAX };
+static const char *const how_name[] = {"whole-buffer decode", "trace history",
+				       "lazy history, tiny parts",
+				       "parallel history, runs of one segment",
+				       "newest segment alone"};
+
+static struct ptd_history *build(const uint8_t *buf, size_t n, struct ptd_image *img,
+				 enum how how, int fast, int dgaps)
+{
+	struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
+	struct ptd_pt_trace *t = NULL;
+	int err = 0;
+
+	assert_non_null(h);
+	ptd__fastpt_force(fast);
+	switch (how) {
+	case H_DECODE:
+		err = ptd_pt_decode_history(buf, n, img, h, NULL);
+		break;
+	case H_SERIAL:
+	case H_LAZY:
+	case H_PARALLEL:
+		t = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 2);
+		assert_non_null(t);
+		ptd_pt_trace_set_disabled_gaps(t, dgaps);
+		if (how == H_LAZY) {
+			ptd__pt_set_store_max(0);
+			ptd__pt_set_batch_bytes(1);
+			ptd_pt_trace_set_lazy_history(t, 2);
+		} else if (how == H_PARALLEL) {
+			ptd__pt_set_batch_bytes(1);
+		}
+		err = ptd_pt_trace_history(t, h, how == H_PARALLEL ? 3 : 1, NULL);
+		if (!err && how == H_LAZY) {
+			/* every part decoded again, through the fast path too */
+			struct ptd_hcursor c;
+			uint64_t k, cnt = ptd_history_count(h);
+
+			for (k = 1; k <= cnt && !err; k += 97)
+				err = ptd_hcursor_goto(&c, h, k);
+		}
+		ptd__pt_set_store_max(PTD_PT_STORE_MAX);
+		ptd__pt_set_batch_bytes(0);
+		break;
+	case H_NEWEST: {
+		const struct ptd_history *sh;
+
+		t = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 2);
+		assert_non_null(t);
+		ptd_pt_trace_set_disabled_gaps(t, dgaps);
+		sh = ptd_pt_trace_newest(t, 0);
+		if (sh)
+			err = ptd_history_append_history(h, sh);
+		break;
+	}
+	default:
+		break;
+	}
+	ptd__fastpt_force(-1);
+	if (err < 0)
+		fail_msg("%s (fast %d): %s", how_name[how], fast, ptd_last_error(-1));
+	if (how == H_LAZY) {
+		/* A lazy history reads its parts from the trace: compare a copy. */
+		struct ptd_history *copy = ptd_history_alloc(ptd_image_read, img);
+
+		assert_non_null(copy);
+		assert_int_equal(ptd_history_append_history(copy, h), 0);
+		ptd_history_free(h);
+		h = copy;
+	}
+	ptd_pt_trace_free(t);
+	return h;
+}
+
+/* Fast path (with and without its TNT path cache) against libipt, every
+ * way, both gap rules. */
+static void check_img(const uint8_t *buf, size_t n, struct ptd_image *img, const char *what)
+{
+	for (int paths = 0; paths < 2; paths++)
+	for (int how = 0; how < H_MAX; how++) {
+		for (int dgaps = 0; dgaps < 2; dgaps++) {
+			struct ptd_history *a, *b;
+			char msg[160];
+
+			if (how == H_DECODE && dgaps)
+				continue; /* (the whole-buffer decode has no gdb gaps) */
+			ptd__fastpt_paths(paths);
+			a = build(buf, n, img, (enum how)how, 1, dgaps);
+			ptd__fastpt_paths(-1);
+			b = build(buf, n, img, (enum how)how, 0, dgaps);
+			snprintf(msg, sizeof(msg), "%s, %s%s%s", what, how_name[how],
+				 dgaps ? ", gdb's gaps" : "", paths ? ", TNT paths" : "");
+			assert_same_history(a, b, msg);
+			ptd_history_free(a);
+			ptd_history_free(b);
+		}
+	}
+}
+
+static struct ptd_image *pw_image(void)
+{
+	struct ptd_image *img = ptd_image_alloc(pw_read, NULL);
+
+	assert_non_null(img);
+	return img;
+}
+
+static void check(const uint8_t *buf, size_t n, const char *what)
+{
+	struct ptd_image *img = pw_image();
+
+	check_img(buf, n, img, what);
+	ptd_image_free(img);
+}
+
+/* A walk with @cfg and @o, checked. */
+static void walk_check(const struct ptd_ptsynth_config *cfg, const struct pw_opts *o,
+		       const char *what)
+{
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(cfg);
+	struct pw_result exp = {0};
+	const uint8_t *buf;
+	size_t n;
+
+	assert_non_null(s);
+	assert_int_equal(pw_walk(o, s, &exp), 0);
+	buf = ptd_ptsynth_data(s, &n);
+	check(buf, n, what);
+	free(exp.ips);
+	ptd_ptsynth_free(s);
+}
+
+/*
+ * Plain branch tracing (no syscalls: the walker's main has one per loop):
+ * f's recursion (60 push; 61 jnz 68; 63 call f; 68 pop; 69 ret); once the
+ * jnz is taken every frame returns (compressed while the return stack
+ * holds them), the outermost to a new f at 60 (a TIP).  Then the same with
+ * the walk's returns out of step with the code (every "return" a single
+ * ret): bad compressed returns, errors and resynchronisation, where libipt
+ * carries its return stack across PSBs and resyncs past the PSB its
+ * reading ran into.  The fast path must do most of the work on the first.
+ */
+static void recursion(int valid, uint32_t period, int tnt64, struct ptd_fastpt_stats *fs)
+{
+	struct ptd_ptsynth_config cfg = {.psb_period = period, .ret_compression = 1,
+					 .tnt64 = tnt64};
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+	const uint64_t B = PW_BASE;
+	unsigned rs = 17 + period;
+	int depth = 0;
+	const uint8_t *buf;
+	size_t n;
+	char what[96];
+
+	assert_non_null(s);
+	assert_int_equal(ptd_ptsynth_begin(s, B + 0x60), 0);
+	for (int step = 0; step < 6000; step++) {
+		if (depth < 70 && (depth == 0 || pw_rand(&rs) % 4)) {
+			assert_int_equal(ptd_ptsynth_cond(s, 0, B + 0x63), 0);
+			assert_int_equal(ptd_ptsynth_call(s, B + 0x68), 0);
+			depth++;
+			continue;
+		}
+		assert_int_equal(ptd_ptsynth_cond(s, 1, B + 0x68), 0);
+		if (!valid) {
+			assert_int_equal(ptd_ptsynth_ret(s, B + 0x68), 0);
+			depth--;
+			continue;
+		}
+		for (; depth > 0; depth--)
+			assert_int_equal(ptd_ptsynth_ret(s, B + 0x68), 0);
+		assert_int_equal(ptd_ptsynth_ret(s, B + 0x60), 0);
+	}
+	assert_int_equal(ptd_ptsynth_end(s, B + 0x60), 0);
+	buf = ptd_ptsynth_data(s, &n);
+	snprintf(what, sizeof(what), "recursion%s, period %u, tnt64 %d",
+		 valid ? "" : " out of step", period, tnt64);
+	ptd__fastpt_totals(fs, 1);
+	check(buf, n, what);
+	ptd__fastpt_totals(fs, 1);
+	ptd_ptsynth_free(s);
+}
+
+static void test_plain_is_fast(void **state)
+{
+	static const uint32_t periods[] = {16, 256, 4096};
+	struct ptd_fastpt_stats fs, sum = {0};
+
+	(void)state;
+	for (size_t pi = 0; pi < sizeof(periods) / sizeof(periods[0]); pi++) {
+		for (int tnt64 = 0; tnt64 < 2; tnt64++) {
+			recursion(1, periods[pi], tnt64, &fs);
+			sum.segs_fast += fs.segs_fast;
+			sum.segs_refused += fs.segs_refused;
+			sum.lines += fs.lines;
+			sum.line_hits += fs.line_hits;
+			sum.path_hits += fs.path_hits;
+			recursion(0, periods[pi], tnt64, &fs);
+		}
+	}
+	print_message("fast path: %llu segments handled, %llu left to libipt\n",
+		      (unsigned long long)sum.segs_fast, (unsigned long long)sum.segs_refused);
+	assert_true(sum.segs_fast > 100);
+	assert_true(sum.segs_fast > 4 * sum.segs_refused);
+	assert_true(sum.line_hits > sum.lines);
+	assert_true(sum.path_hits > 0); /* (check_img turns the TNT paths on once) */
+}
+
+/*
+ * Packets the fast path reads itself, at and past the lengths libipt
+ * accepts: a CYC packet with 7, 8 and 9 extension bytes (libipt refuses
+ * the last: "unknown packet"); a PSB+ with 70 timing packets before its
+ * FUP (pt.c's PSB+ reader gives up after 64 packets and takes tracing as
+ * off there, and the items follow from that).  Both found by the decode
+ * fuzz target.
+ */
+static void test_packet_limits(void **state)
+{
+	(void)state;
+	for (int ext = 7; ext <= 11; ext++) {
+		/* ext 10, 11: 1-byte CYCs in the PSB+, 10 and 70 of them */
+		int ncyc = ext == 10 ? 10 : ext == 11 ? 70 : 0;
+		uint8_t b[512];
+		size_t n = 0;
+		char what[64];
+
+		for (int round = 0; round < 3; round++) {
+			static const uint8_t psb[16] = {2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+							2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82};
+
+			memcpy(b + n, psb, 16), n += 16;
+			for (int k = 0; k < (round ? 0 : ncyc); k++)
+				b[n++] = 0xfb; /* CYC, no extension (first PSB+ only) */
+			b[n++] = 0x99, b[n++] = 0x01;		      /* MODE.Exec 64-bit */
+			b[n++] = 0x5d, b[n++] = 0x60, b[n++] = 0x10; /* FUP 0x401060 */
+			b[n++] = 0x40, b[n++] = 0x00;
+			b[n++] = 0x02, b[n++] = 0x23; /* PSBEND */
+			b[n++] = 0x06;		      /* TNT 1: 61 jnz taken -> 68 pop; 69 ret */
+			if (!ncyc) {
+				b[n++] = 0x6f; /* CYC with ext extension bytes */
+				for (int k = 1; k <= ext; k++)
+					b[n++] = k < ext ? 0x6f : 0x42;
+			}
+			b[n++] = 0x2d, b[n++] = 0x60, b[n++] = 0x10; /* TIP 0x401060 (the ret) */
+			b[n++] = 0x04;				      /* TNT 0: 61 not taken */
+		}
+		if (ncyc)
+			snprintf(what, sizeof(what), "%d CYC packets in the PSB+", ncyc);
+		else
+			snprintf(what, sizeof(what), "CYC with %d extension bytes", ext);
+		check(b, n, what);
+	}
+}
+
+/* The walker with every option, many PSB periods. */
+static void test_walks(void **state)
+{
+	static const uint32_t periods[] = {1, 16, 64, 200, 4096};
+	struct ptd_fastpt_stats fs;
+
+	(void)state;
+	ptd__fastpt_totals(&fs, 1);
+	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+		for (int v = 0; v < 6; v++) {
+			struct ptd_ptsynth_config cfg = {.psb_period = periods[i],
+							 .ret_compression = v != 1,
+							 .tnt64 = v == 2,
+							 .tsc = v == 3,
+							 .exec_mode = (uint8_t)(v == 4)};
+			struct pw_opts o = {.seed = 11 + (unsigned)(i * 7 + v),
+					    .steps = 4000,
+					    .p_signal = v == 5 ? 10 : 2,
+					    .p_sigsys = v == 5 ? 80 : 10,
+					    .p_ovf = v == 5 ? 5 : 1,
+					    .no_end = v == 3};
+			char what[96];
+
+			if (v == 4)
+				continue; /* 32-bit: the walker's program is 64-bit (see test_mode32) */
+			snprintf(what, sizeof(what), "walk, period %u, variant %d", periods[i], v);
+			walk_check(&cfg, &o, what);
+		}
+	}
+	/* the fast path did decode segments here (not all left to libipt) */
+	ptd__fastpt_totals(&fs, 1);
+	print_message("fast path: %llu segments handled, %llu left to libipt\n",
+		      (unsigned long long)fs.segs_fast, (unsigned long long)fs.segs_refused);
+	assert_true(fs.segs_fast > 50);
+}
+
+/*
+ * Filtered tracing as ptsynth writes it (main in range, a TIP.PGD/TIP.PGE
+ * pair at every call out), with and without the PSB+ whose FUP is
+ * directly followed by TIP.PGE, in 64-bit and 32-bit mode.
+ */
+static void test_filtered(void **state)
+{
+	static const uint32_t periods[] = {1, 40, 300, 100000};
+	const uint64_t B = PW_BASE;
+
+	(void)state;
+	for (int mode32 = 0; mode32 < 2; mode32++)
+		for (int fup_pge = 0; fup_pge < 2; fup_pge++)
+			for (size_t pi = 0; pi < sizeof(periods) / sizeof(periods[0]); pi++) {
+				struct ptd_ptsynth_config cfg = {.psb_period = periods[pi],
+								 .ret_compression = 1,
+								 .exec_mode = (uint8_t)mode32,
+								 .fup_pge = fup_pge};
+				struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+				const uint8_t *buf;
+				size_t n;
+				char what[96];
+
+				assert_non_null(s);
+				assert_int_equal(ptd_ptsynth_begin(s, B), 0);
+				for (int round = 0; round < 60; round++) {
+					assert_int_equal(ptd_ptsynth_cond(s, 1, B + 0x30), 0);
+					if (round % 5 == 4) {
+						assert_int_equal(ptd_ptsynth_async(s, B + 0x33, B), 0);
+						continue;
+					}
+					assert_int_equal(ptd_ptsynth_leave(s, B + 0x60), 0);
+					assert_int_equal(ptd_ptsynth_enter(s, B + 0x08), 0);
+					assert_int_equal(ptd_ptsynth_leave(s, B + 0xa0), 0);
+					assert_int_equal(ptd_ptsynth_enter(s, B + 0x0a), 0);
+					assert_int_equal(ptd_ptsynth_syscall(s, B + 0x0c), 0);
+					assert_int_equal(ptd_ptsynth_cond(s, 1, B), 0);
+					if (round % 7 == 6)
+						assert_int_equal(ptd_ptsynth_overflow(s, B), 0);
+				}
+				assert_int_equal(ptd_ptsynth_end(s, B), 0);
+				buf = ptd_ptsynth_data(s, &n);
+				snprintf(what, sizeof(what), "filtered, %s, fup_pge %d, period %u",
+					 mode32 ? "32-bit" : "64-bit", fup_pge, periods[pi]);
+				check(buf, n, what);
+				ptd_ptsynth_free(s);
+			}
+}
+
+/* 32-bit code: MODE.Exec says so in every PSB+ (the fast path leaves it
+ * to libipt; the items must still be the same). */
+static void test_mode32(void **state)
+{
+	struct ptd_ptsynth_config cfg = {.psb_period = 64, .ret_compression = 1, .exec_mode = 1};
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+	const uint64_t B = PW_BASE;
+	const uint8_t *buf;
+	size_t n;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(ptd_ptsynth_begin(s, B + 0x60), 0);
+	for (int round = 0; round < 200; round++) {
+		/* f: 60 push; 61 jnz taken -> 68 pop; 69 ret -> a6 (TIP) */
+		assert_int_equal(ptd_ptsynth_cond(s, 1, B + 0x68), 0);
+		assert_int_equal(ptd_ptsynth_ret(s, B + 0x60), 0);
+	}
+	assert_int_equal(ptd_ptsynth_end(s, B + 0x60), 0);
+	buf = ptd_ptsynth_data(s, &n);
+	check(buf, n, "32-bit code");
+	ptd_ptsynth_free(s);
+}
+
+/*
+ * Empty segments (a PSB+ right before tracing stops, PSB+ back to back
+ * with psb_on_begin) and snapshots that end with tracing enabled, cut at
+ * the thread's pc.
+ */
+static void test_empty_and_snapshots(void **state)
+{
+	struct ptd_ptsynth_config cfg = {.psb_period = 1, .ret_compression = 1, .psb_on_begin = 1};
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+	const uint64_t B = PW_BASE;
+	const uint8_t *buf;
+	size_t n;
+
+	(void)state;
+	assert_non_null(s);
+	for (int round = 0; round < 30; round++) {
+		assert_int_equal(ptd_ptsynth_begin(s, B), 0);
+		if (round % 3)
+			assert_int_equal(ptd_ptsynth_cond(s, round & 1, round & 1 ? B + 0x30 : B + 3), 0);
+		assert_int_equal(ptd_ptsynth_end(s, round & 1 ? B + 0x30 : B + 3), 0);
+	}
+	buf = ptd_ptsynth_data(s, &n);
+	check(buf, n, "empty segments");
+	ptd_ptsynth_free(s);
+	/* snapshots: tracing left on, with and without the tail pc */
+	for (int k = 0; k < 4; k++) {
+		struct ptd_ptsynth_config c2 = {.psb_period = k ? 32u << k : 1, .ret_compression = 1};
+		struct pw_opts o = {.seed = 40 + (unsigned)k, .steps = 3000, .no_end = 1};
+		struct pw_result exp = {0};
+		struct ptd_image *img = pw_image();
+
+		s = ptd_ptsynth_alloc(&c2);
+		assert_non_null(s);
+		assert_int_equal(pw_walk(&o, s, &exp), 0);
+		assert_int_equal(ptd_ptsynth_flush(s), 0);
+		buf = ptd_ptsynth_data(s, &n);
+		check_img(buf, n, img, "snapshot");
+		for (int fast = 0; fast < 2; fast++) {
+			/* the newest segment cut at the pc where the thread stopped */
+			struct ptd_history *h[2];
+
+			for (int f = 0; f < 2; f++) {
+				struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 2);
+				const struct ptd_history *sh;
+
+				ptd__fastpt_force(f);
+				ptd_pt_trace_set_tail(t, exp.n ? exp.ips[exp.n - 1] : 0);
+				h[f] = ptd_history_alloc(ptd_image_read, img);
+				assert_int_equal(ptd_pt_trace_history(t, h[f], 1, NULL), 0);
+				sh = ptd_pt_trace_newest(t, 0);
+				assert_non_null(sh);
+				ptd__fastpt_force(-1);
+				ptd_pt_trace_free(t);
+			}
+			assert_same_history(h[1], h[0], "snapshot cut at the tail pc");
+			ptd_history_free(h[0]);
+			ptd_history_free(h[1]);
+		}
+		ptd_image_free(img);
+		free(exp.ips);
+		ptd_ptsynth_free(s);
+	}
+}
+
+/* An instruction whose bytes are in two mapping records (split inside
+ * the call at 03, then inside the jnz at 01), no read callback. */
+static void test_straddle(void **state)
+{
+	struct ptd_ptsynth_config cfg = {.psb_period = 64, .ret_compression = 1};
+	struct pw_opts o = {.seed = 5, .steps = 3000, .p_signal = 5, .p_sigsys = 40};
+	struct pw_result exp = {0};
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+	static const unsigned splits[] = {0x05, 0x02};
+	const uint8_t *buf;
+	size_t n;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(pw_walk(&o, s, &exp), 0);
+	buf = ptd_ptsynth_data(s, &n);
+	for (size_t k = 0; k < 2; k++) {
+		char a[] = "/tmp/ptd-fpstraddle-a-XXXXXX", b[] = "/tmp/ptd-fpstraddle-b-XXXXXX";
+		int fa = mkstemp(a), fb = mkstemp(b);
+		struct ptd_image *img = ptd_image_alloc(NULL, NULL);
+		unsigned cut = splits[k];
+
+		assert_true(fa >= 0 && fb >= 0);
+		assert_non_null(img);
+		assert_int_equal(write(fa, pw_code, cut), (ssize_t)cut);
+		assert_int_equal(write(fb, pw_code + cut, PW_SIZE - cut), (ssize_t)(PW_SIZE - cut));
+		close(fa);
+		close(fb);
+		assert_int_equal(ptd_image_add_file(img, a, 0, cut, PW_BASE), 0);
+		assert_int_equal(ptd_image_add_file(img, b, 0, PW_SIZE - cut, PW_BASE + cut), 0);
+		check_img(buf, n, img, "instruction across two mappings");
+		ptd_image_free(img);
+		unlink(a);
+		unlink(b);
+	}
+	free(exp.ips);
+	ptd_ptsynth_free(s);
+}
+
+/* Code read through the callback changes between two decodes of one
+ * trace object (self-modifying or JIT code): the fast path reads it
+ * again, as libipt does. */
+static uint8_t smc_code[PW_SIZE];
+
+static int smc_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	(void)ctx;
+	if (addr < PW_BASE || addr >= PW_BASE + PW_SIZE)
+		return -1;
+	if (n > PW_BASE + PW_SIZE - addr)
+		n = (size_t)(PW_BASE + PW_SIZE - addr);
+	memcpy(buf, smc_code + (addr - PW_BASE), n);
+	return (int)n;
+}
+
+static void test_code_changes(void **state)
+{
+	struct ptd_ptsynth_config cfg = {.psb_period = 64, .ret_compression = 1};
+	struct pw_opts o = {.seed = 9, .steps = 3000};
+	struct pw_result exp = {0};
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+	struct ptd_image *img = ptd_image_alloc(smc_read, NULL);
+	const uint8_t *buf;
+	size_t n;
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(img);
+	assert_int_equal(pw_walk(&o, s, &exp), 0);
+	buf = ptd_ptsynth_data(s, &n);
+	for (int round = 0; round < 2; round++) {
+		struct ptd_pt_trace *t[2];
+		struct ptd_history *h[2];
+
+		memcpy(smc_code, pw_code, PW_SIZE);
+		if (round)
+			smc_code[0x30] = 0x90, smc_code[0x31] = 0x90, smc_code[0x32] = 0x90;
+		for (int f = 0; f < 2; f++) {
+			ptd__fastpt_force(f);
+			t[f] = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 2);
+			h[f] = ptd_history_alloc(ptd_image_read, img);
+			assert_int_equal(ptd_pt_trace_history(t[f], h[f], 1, NULL), 0);
+			ptd__fastpt_force(-1);
+		}
+		assert_same_history(h[1], h[0], round ? "code changed" : "code before the change");
+		for (int f = 0; f < 2; f++) {
+			ptd_history_free(h[f]);
+			ptd_pt_trace_free(t[f]);
+		}
+	}
+	/* the same trace object decoding again after the change */
+	{
+		struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 2);
+		struct ptd_history *a = ptd_history_alloc(ptd_image_read, img);
+		struct ptd_history *b = ptd_history_alloc(ptd_image_read, img);
+		struct ptd_history *c = ptd_history_alloc(ptd_image_read, img);
+
+		memcpy(smc_code, pw_code, PW_SIZE);
+		ptd__fastpt_force(1);
+		assert_int_equal(ptd_pt_trace_history_range(t, a, 0, SIZE_MAX, 1, NULL), 0);
+		smc_code[0x30] = 0x90, smc_code[0x31] = 0x90, smc_code[0x32] = 0x90;
+		assert_int_equal(ptd_pt_decode_history(buf, n, img, b, NULL), 0);
+		ptd__fastpt_force(0);
+		assert_int_equal(ptd_pt_decode_history(buf, n, img, c, NULL), 0);
+		ptd__fastpt_force(-1);
+		assert_same_history(b, c, "the same trace after the code changed");
+		ptd_history_free(a);
+		ptd_history_free(b);
+		ptd_history_free(c);
+		ptd_pt_trace_free(t);
+	}
+	free(exp.ips);
+	ptd_image_free(img);
+	ptd_ptsynth_free(s);
+}
+
+/* The segment API on its own: NULL and refusals. */
+static void test_api(void **state)
+{
+	struct ptd_image *img = pw_image();
+	struct ptd_fastpt *fp = ptd_fastpt_alloc(img);
+	const struct ptd_block *b;
+	size_t n = 7;
+	static const uint8_t junk[32] = {0x02, 0x82};
+
+	(void)state;
+	assert_non_null(fp);
+	assert_int_equal(ptd_fastpt_segment(NULL, junk, 0, 32, 1, 0, 0, &b, &n), 0);
+	assert_int_equal(n, 0);
+	ptd_fastpt_begin(fp);
+	/* not a PSB+: refused, nothing produced */
+	assert_int_equal(ptd_fastpt_segment(fp, junk, 0, 32, PW_BASE, 0, 1, &b, &n), 0);
+	assert_int_equal(n, 0);
+	/* no cut ip: refused */
+	assert_int_equal(ptd_fastpt_segment(fp, junk, 0, 32, 0, 0, 0, &b, &n), 0);
+	ptd_fastpt_free(fp);
+	ptd_fastpt_free(NULL);
+	ptd_image_free(img);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	pw_init_code();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_api),
+		cmocka_unit_test(test_packet_limits),
+		cmocka_unit_test(test_plain_is_fast),
+		cmocka_unit_test(test_walks),
+		cmocka_unit_test(test_filtered),
+		cmocka_unit_test(test_mode32),
+		cmocka_unit_test(test_empty_and_snapshots),
+		cmocka_unit_test(test_straddle),
+		cmocka_unit_test(test_code_changes),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
