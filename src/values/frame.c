@@ -639,26 +639,45 @@ static int find_enumerator(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
 	return 0;
 }
 
+/* The DWARF scopes at the frame's pc, innermost first (libdw's
+ * dwarf_getscopes), into *@scopes (the caller frees it), the module's
+ * bias and the index of the innermost function (*@fn, -1 when none).
+ * Returns the number of scopes, or -1 when no debug information covers
+ * the pc. */
+static int frame_scopes(struct ptd_values *v, Dwarf_Die **scopes, Dwarf_Addr *bias, int *fn)
+{
+	uint64_t pc = lookup_pc(v);
+	Dwfl_Module *m = module_at(v, pc);
+	Dwarf_Die *cu;
+	int n;
+
+	*scopes = NULL;
+	*bias = 0;
+	*fn = -1;
+	if (!m || !(cu = dwfl_module_addrdie(m, pc, bias)))
+		return -1;
+	n = dwarf_getscopes(cu, pc - *bias, scopes);
+	for (int i = 0; i < n; i++)
+		if (dwarf_tag(&(*scopes)[i]) == DW_TAG_subprogram) {
+			*fn = i;
+			break;
+		}
+	return n;
+}
+
 /* Searches the scopes at the frame's pc, innermost first (the CU last:
  * its file statics and globals). */
 static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 {
-	Dwfl_Module *m;
-	Dwarf_Die *cu, *scopes = NULL, c;
+	Dwarf_Die *scopes = NULL, c;
 	Dwarf_Addr bias = 0;
-	uint64_t pc;
 	int n, i, fn = -1;
 
 	if (!v->has_regs || !v->frame.valid)
 		return 0;
-	pc = lookup_pc(v);
-	m = module_at(v, pc);
-	if (!m || !(cu = dwfl_module_addrdie(m, pc, &bias)))
+	n = frame_scopes(v, &scopes, &bias, &fn);
+	if (n < 0)
 		return 0;
-	n = dwarf_getscopes(cu, pc - bias, &scopes);
-	for (i = 0; i < n; i++)
-		if (fn < 0 && (dwarf_tag(&scopes[i]) == DW_TAG_subprogram))
-			fn = i;
 	for (i = 0; i < n && !fd->ok; i++) {
 		if (dwarf_child(&scopes[i], &c) != 0)
 			continue;
@@ -1102,27 +1121,17 @@ static void list_vars(struct ptd_values *v, Dwarf_Die *scope, int args, Dwarf_Di
 
 int ptd_values_locals(struct ptd_values *v, int args, char **out)
 {
-	Dwfl_Module *m;
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *scopes = NULL;
 	Dwarf_Addr bias = 0;
 	struct sbuf b = { 0 };
-	uint64_t pc;
-	int n, i, count = 0, fn = -1;
+	int i, count = 0, fn = -1;
 
 	if (!v || !out)
 		return -ptde_invalid;
 	if (!v->has_regs)
 		return ptd__err(-ptde_not_running, "No frame selected.");
-	pc = lookup_pc(v);
-	m = module_at(v, pc);
-	if (!m || !(cu = dwfl_module_addrdie(m, pc, &bias)))
+	if (frame_scopes(v, &scopes, &bias, &fn) < 0)
 		return ptd__err(-ptde_notfound, "No symbol table info available.");
-	n = dwarf_getscopes(cu, pc - bias, &scopes);
-	for (i = 0; i < n; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-			fn = i;
-			break;
-		}
 	if (fn < 0) {
 		free(scopes);
 		return ptd__err(-ptde_notfound, "No symbol table info available.");
@@ -1148,27 +1157,17 @@ int ptd_values_locals(struct ptd_values *v, int args, char **out)
  * ("argc=..."), 3 presence ("..." for the whole list when there is one). */
 int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 {
-	Dwfl_Module *m;
-	Dwarf_Die *cu, *scopes = NULL, c;
+	Dwarf_Die *scopes = NULL, c;
 	Dwarf_Addr bias = 0;
 	struct sbuf b = { 0 };
-	uint64_t pc;
-	int n, i, fn = -1, count = 0;
+	int fn = -1, count = 0;
 
 	if (!v || !out || mode < 0 || mode > 3)
 		return -ptde_invalid;
 	if (!v->has_regs)
 		return ptd__err(-ptde_not_running, "No frame selected.");
-	pc = lookup_pc(v);
-	m = module_at(v, pc);
-	if (!m || !(cu = dwfl_module_addrdie(m, pc, &bias)))
+	if (frame_scopes(v, &scopes, &bias, &fn) < 0)
 		return ptd__err(-ptde_notfound, "No symbol table info available.");
-	n = dwarf_getscopes(cu, pc - bias, &scopes);
-	for (i = 0; i < n; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-			fn = i;
-			break;
-		}
 	if (fn >= 0 && dwarf_child(&scopes[fn], &c) == 0) {
 		do {
 			const char *nm = dwarf_diename(&c);
