@@ -32,12 +32,18 @@ for cut in 0 $((size / 2)); do
 	# the newest segment is decoded and its pages touched
 	send 'reverse-stepi'
 	expect '0x[0-9a-f]+ in ' 'reverse-stepi'
-	truncate -s "$cut" "$pt"
-	# info record counts every segment: it reads the lost pages
 	send 'info record'
-	expect "the trace file '$pt' was truncated while loaded" 'info record'
-	# the session goes on: motions and listings over what is left
+	before=$(grep '^Recorded ' "$transcript")
+	[ -n "$before" ] || { cat "$transcript" >&2; die "no info record before the cut"; }
+	truncate -s "$cut" "$pt"
+	# The load decoded and counted every segment and keeps what a trace
+	# this small needs (its runs stay decoded, the calls are in the call
+	# log), so what follows may never read the file again; where it does
+	# (a run evicted and decoded again), it meets the lost pages and says
+	# so once (tests/unit/test-bundle.c covers the guard itself).
+	send 'info record'
 	send 'record goto begin'
+	send 'continue'
 	send 'reverse-continue'
 	send 'record instruction-history 1,3'
 	send 'record function-call-history'
@@ -47,8 +53,17 @@ for cut in 0 $((size / 2)); do
 	wait "$PT_PID" || rc=$?
 	[ "$rc" -lt 128 ] || { cat "$transcript" >&2; die "ptdbg died of signal $((rc - 128)) (file cut to $cut bytes)"; }
 	if grep -q 'AddressSanitizer\|runtime error' "$transcript"; then cat "$transcript" >&2; die "sanitizer report"; fi
-	[ "$(grep -c 'was truncated while loaded' "$transcript")" -eq 1 ] ||
-		{ cat "$transcript" >&2; die "the truncation should be reported once"; }
+	nmsg=$(grep -c "the trace file '$pt' was truncated while loaded" "$transcript")
+	[ "$nmsg" -le 1 ] || { cat "$transcript" >&2; die "the truncation is reported $nmsg times"; }
+	if [ "$nmsg" -eq 0 ]; then
+		# nothing was read again: nothing may be lost either
+		after=$(awk '/^>>> info record$/ { n++ } n == 2 && /^Recorded / { print; exit }' "$transcript")
+		[ "$after" = "$before" ] ||
+			{ cat "$transcript" >&2; die "the history changed after the cut without a word: '$after'"; }
+		sed -n '/^>>> continue$/,/^>>> reverse-continue$/p' "$transcript" |
+			grep -q '^No more reverse-execution history' ||
+			{ cat "$transcript" >&2; die "replay from the beginning did not reach the end"; }
+	fi
 	note "ok: file cut to $cut bytes while loaded, ptdbg exited $rc"
 	mv "$pt.orig" "$pt"
 done

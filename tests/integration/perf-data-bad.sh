@@ -130,11 +130,16 @@ must_fail "$TMPDIR/z.data" "z.data is compressed (perf record -z), which ptdbg d
 	{ cat "$TMPDIR/pipe.rec" >&2; die "perf record -o - of a software event failed"; }
 must_fail "$TMPDIR/pipe.data" "pipe.data was written to a pipe (perf record -o -), which ptdbg does not read; record to a file"
 
-# the command: an argument is required; a blocks recording explains itself
+# the command: an argument is required; a blocks recording is converted
+# to PT (ptconv) and saved like a pt one, and loads with its instructions
 "$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex 'record save --perf-data' \
 	-ex 'record stop' -ex 'record soft' -ex 'next' -ex "record save --perf-data $TMPDIR/x.data" \
 	--args "$TESTPROGS/fib" 3 >"$TMPDIR/cmd.out" 2>&1
 grep -q '^Argument required (perf.data file to write).$' "$TMPDIR/cmd.out" || { cat "$TMPDIR/cmd.out" >&2; die "no argument error"; }
-grep -q 'record with the trace format pt' "$TMPDIR/cmd.out" || { cat "$TMPDIR/cmd.out" >&2; die "a blocks recording is saved"; }
-test ! -e "$TMPDIR/x.data" || die "a perf.data was written for a blocks recording"
+grep -q "^Saved the recording to $TMPDIR/x.data" "$TMPDIR/cmd.out" ||
+	{ cat "$TMPDIR/cmd.out" >&2; die "a blocks recording is not saved as perf.data"; }
+"$PTDBG" -batch --load "$TMPDIR/x.data" -ex 'info record' >"$TMPDIR/x.load" 2>&1 ||
+	{ cat "$TMPDIR/x.load" >&2; die "the perf.data of a blocks recording does not load"; }
+grep -q '^Recorded [1-9][0-9]* instructions' "$TMPDIR/x.load" ||
+	{ cat "$TMPDIR/x.load" >&2; die "the perf.data of a blocks recording holds no instructions"; }
 echo ok
