@@ -629,45 +629,20 @@ int shell_starti_launch(struct shell *sh, struct ptd_event *ev)
 /* ---- watchpoints ------------------------------------------------------------------------ */
 
 /*
- * Where a watched expression lives and how big it is.  Today: a global
- * data symbol (the symbol tables) or *ADDRESS (an int, 4 bytes, as gdb
- * types *INTEGER).  This and watch_value_text() are the two places that
- * a DWARF-aware evaluator replaces ("&(EXPR)" and the type's size).
+ * The value text of watchpoint @id: in the watched expression's type with
+ * the value printer (kept by shell_watch_lvalue()), as gdb prints Old
+ * value/New value; a signed integer of the watched size when the type is
+ * not known.
  */
-static int watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len)
-{
-	uint64_t size;
-	enum expr_kind k;
-	const char *p;
-
-	if (*expr == '*') {
-		if (shell_eval(sh, expr + 1, addr, &k) < 0)
-			return -1;
-		*len = 4;
-		return 0;
-	}
-	for (p = expr; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '_')
-			return shell_error("cannot watch \"%s\": only a global variable or *ADDRESS "
-					   "can be watched here", expr);
-	if (isdigit((unsigned char)*expr))
-		return shell_error("Cannot watch constant value `%s'.", expr);
-	ptd_clear_error();
-	if (ptd_session_data_symbol(sh->s, expr, addr, &size) < 0)
-		return sess_error(-ptde_notfound);
-	if (size < 1 || size > 8)
-		return shell_error("cannot watch \"%s\": %llu bytes (at most 8 here)", expr,
-				   (unsigned long long)size);
-	*len = (int)size;
-	return 0;
-}
-
-/* gdb prints the value in its type; without types: a signed integer of
- * the watched size. */
-static void watch_value_text(const uint8_t *v, int len, char *out, size_t n)
+static void watch_value_text(struct shell *sh, int id, const uint8_t *v, int len, char *out,
+			     size_t n)
 {
 	int64_t x = 0;
 
+	for (int i = 0; i < sh->nwatch_types; i++)
+		if (sh->watch_types[i].id == id &&
+		    shell_watch_format(sh, sh->watch_types[i].key, v, len, out, n) == 0)
+			return;
 	memcpy(&x, v, (size_t)len);
 	if (len < 8) {
 		int sh = 64 - 8 * len;
@@ -706,7 +681,7 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 {
 	char expr[256];
 	uint64_t addr;
-	int len = 0, id;
+	int len = 0, id, key = 0;
 	size_t n;
 
 	snprintf(expr, sizeof(expr), "%s", skipws(args));
@@ -715,12 +690,18 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 		expr[--n] = 0;
 	if (!expr[0])
 		return shell_error("Argument required (expression to compute).");
-	if (watch_lvalue(sh, expr, &addr, &len) < 0)
+	if (shell_watch_lvalue(sh, expr, &addr, &len, &key) < 0)
 		return -1;
 	ptd_clear_error();
 	id = ptd_session_watch(sh->s, expr, addr, len, kind);
-	if (id < 0)
+	if (id < 0) {
+		ptd_values_unkeep(sh->vals, key);
 		return sess_error(id);
+	}
+	if (key && sh->nwatch_types < (int)(sizeof(sh->watch_types) / sizeof(sh->watch_types[0]))) {
+		sh->watch_types[sh->nwatch_types].id = id;
+		sh->watch_types[sh->nwatch_types++].key = key;
+	}
 	printf("%s %d: %s\n", watch_title(kind), id, expr);
 	return 0;
 }
@@ -744,7 +725,7 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 {
 	struct ptd_bpinfo bi;
 	int n = ptd_session_bp_count(sh->s);
-	char a[64], b[64];
+	char a[512], b[512];
 
 	for (int i = 0; i < n; i++) {
 		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch || !bi.triggered)
@@ -753,9 +734,9 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 			printf("\n%s hit %s %d: %s\n\n", thread, watch_title(bi.watch), bi.id, bi.spec);
 		else
 			printf("\n%s %d: %s\n\n", watch_title(bi.watch), bi.id, bi.spec);
-		watch_value_text(bi.value, bi.len, b, sizeof(b));
+		watch_value_text(sh, bi.id, bi.value, bi.len, b, sizeof(b));
 		if (bi.changed) {
-			watch_value_text(bi.old_value, bi.len, a, sizeof(a));
+			watch_value_text(sh, bi.id, bi.old_value, bi.len, a, sizeof(a));
 			printf("Old value = %s\nNew value = %s\n", a, b);
 		} else {
 			printf("Value = %s\n", b);
@@ -776,6 +757,9 @@ int shell_info_watchpoints(struct shell *sh, const char *args)
 		if (bi.watch && (int)strlen(shell_bp_type(&bi)) > tw)
 			tw = (int)strlen(shell_bp_type(&bi));
 		if (!bi.watch && (bi.addr || (bi.spec && bi.spec[0] == '*')))
+			aw = 18;
+		/* a watchpoint has its location once the program runs */
+		if (bi.watch && ptd_session_alive(sh->s))
 			aw = 18;
 	}
 	for (int i = 0; i < n; i++) {

@@ -936,6 +936,9 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		if (ptd_session_bp_get(sh->s, i, &bi) == 0) {
 			if (!bi.watch && (bi.addr || (bi.spec && bi.spec[0] == '*')))
 				aw = 18;
+			/* a watchpoint has its location once the program runs */
+			if (bi.watch && ptd_session_alive(sh->s))
+				aw = 18;
 			if ((int)strlen(shell_bp_type(&bi)) > tw)
 				tw = (int)strlen(shell_bp_type(&bi));
 		}

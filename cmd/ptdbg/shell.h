@@ -93,6 +93,12 @@ struct shell {
 	/* set breakpoint pending: 0 auto (ask; no when not asked at a
 	 * terminal, as gdb's nquery), 1 on, 2 off (breakcmds.c). */
 	int bp_pending;
+
+	/* watchpoint id -> the key of its kept value type (values.c) */
+	struct {
+		int id, key;
+	} watch_types[64];
+	int nwatch_types;
 };
 
 /* Runs one command line.  Returns 0, or -1 when the command failed (an
@@ -175,5 +181,13 @@ int shell_set_print(struct shell *sh, const char *args);
 int shell_show_print(struct shell *sh, const char *args);
 /* The selected frame's registers and which are known (each field 0/1). */
 int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_regs_struct *known);
+/* watch EXPR: the address and size of lvalue @expr in the selected frame,
+ * and in *@key a kept copy of its type for shell_watch_format() (0 when
+ * there is none).  Returns 0 or -1 after gdb's message. */
+int shell_watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len, int *key);
+/* The @len bytes at @bytes as a value of kept type @key, as gdb's watch
+ * prints Old value/New value.  Returns 0 or -1 (no such type). */
+int shell_watch_format(struct shell *sh, int key, const uint8_t *bytes, int len, char *out,
+		       size_t n);
 
 #endif

@@ -421,3 +421,79 @@ int shell_show_print(struct shell *sh, const char *args)
 		       frame_args_modes[sh->frame_args_mode]);
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* watch EXPR over the evaluator                                        */
+
+int shell_watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len, int *key)
+{
+	struct ptd_value *val = NULL, *ref = NULL;
+	char *amp;
+	uint64_t size;
+	int rc;
+
+	*key = 0;
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_eval(sh->vals, expr, &val);
+	if (rc < 0)
+		return value_error(rc);
+	amp = malloc(strlen(expr) + 4);
+	if (!amp) {
+		ptd_value_free(val);
+		return shell_error("out of memory");
+	}
+	sprintf(amp, "&(%s)", expr);
+	rc = ptd_values_eval(sh->vals, amp, &ref);
+	free(amp);
+	if (rc < 0) {
+		const char *p;
+
+		ptd_value_free(val);
+		ptd_clear_error();
+		/* gdb: a constant gets this message; other expressions that are
+		 * not in memory become software watchpoints, which ptdbg has not */
+		for (p = expr; *p; p++)
+			if (isalpha((unsigned char)*p) || *p == '_' || *p == '$')
+				break;
+		if (!*p)
+			return shell_error("Cannot watch constant value `%s'.", expr);
+		return shell_error("cannot watch \"%s\": not an object in memory (ptdbg has only "
+				   "hardware watchpoints)", expr);
+	}
+	rc = ptd_value_as_address(sh->vals, ref, addr);
+	ptd_value_free(ref);
+	if (rc < 0) {
+		ptd_value_free(val);
+		return value_error(rc);
+	}
+	size = ptd_value_size(val);
+	if (size < 1 || size > 8) {
+		ptd_value_free(val);
+		return shell_error("cannot watch \"%s\": %llu bytes (at most 8, one debug register)",
+				   expr, (unsigned long long)size);
+	}
+	*len = (int)size;
+	rc = ptd_values_keep(sh->vals, val);
+	ptd_value_free(val);
+	if (rc > 0)
+		*key = rc;
+	ptd_clear_error();
+	return 0;
+}
+
+int shell_watch_format(struct shell *sh, int key, const uint8_t *bytes, int len, char *out,
+		       size_t n)
+{
+	char *s = NULL;
+
+	if (!key || !sh->vals || shell_values_bind(sh) < 0)
+		return -1;
+	if (ptd_values_format_kept(sh->vals, key, bytes, (size_t)len, 0, 1, &s) < 0) {
+		ptd_clear_error();
+		return -1;
+	}
+	snprintf(out, n, "%s", s);
+	free(s);
+	return 0;
+}

@@ -1306,6 +1306,19 @@ extern PTD_EXPORT int ptd_values_return_value(struct ptd_values *v, uint64_t fun
 					      const uint8_t xmm[2][16], int have_xmm,
 					      struct ptd_value **out);
 
+/*
+ * Keeps a copy of @val whose type survives later binds, to format other
+ * contents of that type (a watchpoint's old and new values).  Returns a
+ * key > 0, -ptde_invalid or -ptde_nomem.  ptd_values_unkeep() releases
+ * it (unknown keys are ignored).
+ */
+extern PTD_EXPORT int ptd_values_keep(struct ptd_values *v, const struct ptd_value *val);
+extern PTD_EXPORT void ptd_values_unkeep(struct ptd_values *v, int key);
+/* Formats the @n bytes at @bytes as a value of kept value @key's type, as
+ * ptd_value_format() does.  Returns 0, or -ptde_invalid (unknown key, @n
+ * not the type's size, a bit-field). */
+extern PTD_EXPORT int ptd_values_format_kept(struct ptd_values *v, int key, const void *bytes,
+					     size_t n, int fmt, int top, char **out);
 
 struct ptd_session;
 /*

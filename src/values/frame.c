@@ -471,6 +471,9 @@ void ptd_values_free(struct ptd_values *v)
 	for (i = 0; i < v->nhist; i++)
 		ptd_value_free(v->hist[i]);
 	free(v->hist);
+	for (i = 0; i < v->nkept; i++)
+		ptd_value_free(v->kept[i]);
+	free(v->kept);
 	for (t = v->types; t; t = n) {
 		n = t->next_alloc;
 		for (i = 0; i < t->nmembers; i++)
@@ -1413,4 +1416,62 @@ int ptd_values_return_value(struct ptd_values *v, uint64_t func_pc, const uint8_
 	}
 	*out = val;
 	return 0;
+}
+
+int ptd_values_keep(struct ptd_values *v, const struct ptd_value *val)
+{
+	struct ptd_value *c, **n;
+	int i;
+
+	if (!v || !val)
+		return -ptde_invalid;
+	c = ptd__val_copy(val);
+	if (!c)
+		return ptd__err(-ptde_nomem, "out of memory");
+	for (i = 0; i < v->nkept; i++)
+		if (!v->kept[i])
+			break;
+	if (i == v->nkept) {
+		n = realloc(v->kept, (size_t)(v->nkept + 1) * sizeof(*n));
+		if (!n) {
+			ptd_value_free(c);
+			return ptd__err(-ptde_nomem, "out of memory");
+		}
+		v->kept = n;
+		v->nkept++;
+	}
+	v->kept[i] = c;
+	return i + 1;
+}
+
+void ptd_values_unkeep(struct ptd_values *v, int key)
+{
+	if (!v || key < 1 || key > v->nkept)
+		return;
+	ptd_value_free(v->kept[key - 1]);
+	v->kept[key - 1] = NULL;
+}
+
+int ptd_values_format_kept(struct ptd_values *v, int key, const void *bytes, size_t n, int fmt,
+			   int top, char **out)
+{
+	struct ptd_value *k, *c;
+	int rc;
+
+	if (!v || !bytes || !out || key < 1 || key > v->nkept || !v->kept[key - 1])
+		return -ptde_invalid;
+	k = v->kept[key - 1];
+	if (n != ptd__vt_size(k->type) || k->bit_size)
+		return ptd__err(-ptde_invalid, "cannot format %zu bytes as a value of %llu bytes", n,
+				(unsigned long long)ptd__vt_size(k->type));
+	c = ptd__val_copy(k);
+	if (!c)
+		return ptd__err(-ptde_nomem, "out of memory");
+	memcpy(c->buf, bytes, n);
+	/* other contents, not the object's: nothing to read, nothing unknown */
+	c->lazy = 0;
+	c->unavailable = c->optimized_out = c->not_saved = 0;
+	rc = ptd_value_format(v, c, fmt, top, out);
+	ptd_value_free(c);
+	return rc;
 }

@@ -712,6 +712,9 @@ void ptd__vt_collect(struct ptd_values *v)
 		mark(builtins[i]);
 	for (int i = 0; i < v->nhist; i++)
 		mark(v->hist[i]->type);
+	for (int i = 0; i < v->nkept; i++)
+		if (v->kept[i])
+			mark(v->kept[i]->type);
 	for (pp = &v->types; *pp;) {
 		t = *pp;
 		if (t->mark) {

@@ -129,6 +129,10 @@ struct ptd_values {
 
 	struct ptd_value **hist;
 	int nhist, hist_cap;
+	/* Values kept by ptd_values_keep() (slot NULL when released): their
+	 * types survive the collection at each bind, like the history's. */
+	struct ptd_value **kept;
+	int nkept;
 
 	struct vtype *types;     /* every type allocated, freed together */
 	struct type_cache_ent *cache;
