@@ -681,7 +681,8 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 {
 	char expr[256];
 	uint64_t addr;
-	int len = 0, id, key = 0;
+	uint64_t ret_pc, cfa;
+	int len = 0, id, key = 0, rc;
 	size_t n;
 
 	snprintf(expr, sizeof(expr), "%s", skipws(args));
@@ -697,6 +698,16 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 	if (id < 0) {
 		ptd_values_unkeep(sh->vals, key);
 		return sess_error(id);
+	}
+	/* a local: the watchpoint ends with its frame, as in gdb */
+	if (shell_watch_frame(sh, addr, &ret_pc, &cfa)) {
+		ptd_clear_error();
+		rc = ptd_session_watch_scope(sh->s, id, ret_pc, cfa);
+		if (rc < 0) {
+			ptd_session_delete(sh->s, id);
+			ptd_values_unkeep(sh->vals, key);
+			return sess_error(rc);
+		}
 	}
 	if (key && sh->nwatch_types < (int)(sizeof(sh->watch_types) / sizeof(sh->watch_types[0]))) {
 		sh->watch_types[sh->nwatch_types].id = id;
@@ -726,10 +737,19 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 	struct ptd_bpinfo bi;
 	int n = ptd_session_bp_count(sh->s);
 	char a[512], b[512];
+	int gone[16], ngone = 0;
 
 	for (int i = 0; i < n; i++) {
 		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch || !bi.triggered)
 			continue;
+		if (bi.scope_ended) {
+			printf("\nWatchpoint %d deleted because the program has left the block in\n"
+			       "which its expression is valid.\n",
+			       bi.id);
+			if (ngone < (int)(sizeof(gone) / sizeof(gone[0])))
+				gone[ngone++] = bi.id;
+			continue;
+		}
 		if (thread)
 			printf("\n%s hit %s %d: %s\n\n", thread, watch_title(bi.watch), bi.id, bi.spec);
 		else
@@ -742,6 +762,8 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 			printf("Value = %s\n", b);
 		}
 	}
+	for (int i = 0; i < ngone; i++)
+		ptd_session_delete(sh->s, gone[i]);
 }
 
 int shell_info_watchpoints(struct shell *sh, const char *args)

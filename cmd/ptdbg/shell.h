@@ -185,6 +185,9 @@ int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_r
  * and in *@key a kept copy of its type for shell_watch_format() (0 when
  * there is none).  Returns 0 or -1 after gdb's message. */
 int shell_watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len, int *key);
+/* Whether @addr is a local of the selected frame; then its caller's
+ * resume address and the frame's CFA.  Returns 1 or 0. */
+int shell_watch_frame(struct shell *sh, uint64_t addr, uint64_t *ret_pc, uint64_t *cfa);
 /* The @len bytes at @bytes as a value of kept type @key, as gdb's watch
  * prints Old value/New value.  Returns 0 or -1 (no such type). */
 int shell_watch_format(struct shell *sh, int key, const uint8_t *bytes, int len, char *out,

@@ -497,3 +497,41 @@ int shell_watch_format(struct shell *sh, int key, const uint8_t *bytes, int len,
 	free(s);
 	return 0;
 }
+
+/*
+ * A watched address inside the selected frame (between its rsp, less the
+ * red zone, and its CFA) is a local's: gdb ends such a watchpoint when the
+ * frame returns.  *@ret_pc gets the caller's resume address and *@cfa the
+ * frame's CFA (the caller's rsp once it returns).  Returns 1 for a local,
+ * 0 otherwise.
+ */
+int shell_watch_frame(struct shell *sh, uint64_t addr, uint64_t *ret_pc, uint64_t *cfa)
+{
+	struct user_regs_struct r, known;
+	uint64_t pcs[256], sp;
+	int n, level = sh->frame_level, rc;
+
+	if (!ptd_session_alive(sh->s))
+		return 0;
+	n = ptd_session_backtrace(sh->s, pcs, 256);
+	if (n <= level + 1) {
+		ptd_clear_error();
+		return 0;
+	}
+	if (shell_values_bind(sh) < 0 || ptd_values_frame_regs(sh->vals, &r, &known) < 0 ||
+	    !known.rsp) {
+		ptd_clear_error();
+		return 0;
+	}
+	sp = r.rsp;
+	rc = ptd_session_values_bind(sh->s, sh->vals, level + 1, pcs[level + 1], file_read, sh);
+	if (rc < 0 || ptd_values_frame_regs(sh->vals, &r, &known) < 0 || !known.rsp) {
+		ptd_clear_error();
+		return 0;
+	}
+	if (addr + 128 < sp || addr >= r.rsp)
+		return 0;
+	*ret_pc = pcs[level + 1];
+	*cfa = r.rsp;
+	return 1;
+}

@@ -597,6 +597,9 @@ struct ptd_bpinfo {
 	int changed;          /* and its value changed then */
 	uint8_t value[8];     /* the value now (when last seen) */
 	uint8_t old_value[8]; /* before the change that triggered it */
+	/* It triggered because the frame its expression lives in returned
+	 * (ptd_session_watch_scope); the front end deletes it. */
+	int scope_ended;
 };
 
 struct ptd_thread_info {
@@ -1135,6 +1138,15 @@ enum ptd_watch_kind {
 };
 extern PTD_EXPORT int ptd_session_watch(struct ptd_session *s, const char *expr, uint64_t addr,
 					int len, enum ptd_watch_kind kind);
+/* Ends watchpoint @id when the frame whose CFA is @cfa returns to
+ * @ret_pc (a watchpoint on a local): an execute debug register at
+ * @ret_pc stops there once the thread's rsp is at or above @cfa
+ * (recursive calls returning there earlier pass); the watchpoint then
+ * triggers with ptd_bpinfo.scope_ended set.  Live only.  Returns 0,
+ * -ptde_invalid (no such watchpoint), -ptde_not_running, -ptde_busy (no
+ * free debug register). */
+extern PTD_EXPORT int ptd_session_watch_scope(struct ptd_session *s, int id, uint64_t ret_pc,
+					      uint64_t cfa);
 /* The address and size of global data symbol @name (the program's and its
  * libraries' symbol tables), for watch.  Returns 0, -ptde_notfound,
  * -ptde_not_running. */

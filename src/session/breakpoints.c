@@ -411,6 +411,7 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	out->len = b->len;
 	out->triggered = b->triggered;
 	out->changed = b->changed;
+	out->scope_ended = b->scope_ended;
 	memcpy(out->value, b->val, sizeof(out->value));
 	memcpy(out->old_value, b->old, sizeof(out->old_value));
 	return 0;

@@ -45,6 +45,11 @@ struct sbp {
 	uint8_t val[8], old[8];
 	int triggered; /* it ended the last motion */
 	int changed;   /* and the value changed then */
+	/* A watchpoint on a frame's local (ptd_session_watch_scope): an
+	 * execute slot at the frame's return address ends it once the
+	 * thread's rsp reaches the frame's CFA. */
+	int scope_on, scope_slot, scope_ended;
+	uint64_t scope_pc, scope_cfa;
 };
 
 struct pt_mark {

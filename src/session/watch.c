@@ -78,17 +78,71 @@ int ptd_session_watch(struct ptd_session *s, const char *expr, uint64_t addr, in
 	return b->id;
 }
 
+int ptd_session_watch_scope(struct ptd_session *s, int id, uint64_t ret_pc, uint64_t cfa)
+{
+	struct sbp *b = NULL;
+	int slot, rc;
+
+	if (!s)
+		return -ptde_invalid;
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].id == id && s->bp[i].wkind)
+			b = &s->bp[i];
+	if (!b || b->scope_on)
+		return ptd__err(-ptde_invalid, "no watchpoint %d to scope", id);
+	if (!ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	slot = ptd_session_hw_free_slot(s);
+	if (slot < 0)
+		return ptd__err(-ptde_busy, "Hardware watchpoints used exceeds limit of %d debug "
+					    "registers.", PTD_HW_SLOTS);
+	rc = ptd_session_hw_set(s, slot, ret_pc, 1, PTD_HW_EXEC);
+	if (rc < 0)
+		return rc;
+	b->scope_on = 1;
+	b->scope_slot = slot;
+	b->scope_pc = ret_pc;
+	b->scope_cfa = cfa;
+	return 0;
+}
+
 void ptd__ses_watch_release(struct ptd_session *s, struct sbp *b)
 {
 	for (int i = 0; i < b->nslots; i++)
 		ptd_session_hw_clear(s, b->slots[i]);
 	b->nslots = 0;
+	if (b->scope_on && ptd_session_alive(s))
+		ptd_session_hw_clear(s, b->scope_slot);
+	b->scope_on = 0;
+}
+
+/*
+ * The execute slot of a scoped watchpoint fired in @tid: the frame is
+ * gone when rsp is at or above its CFA.  Otherwise a deeper call of the
+ * same function returned there: the thread resumes with RF set, which
+ * lets it past the instruction breakpoint once (the fault-like trap would
+ * fire again at the same instruction).  Returns 1 when the scope ended.
+ */
+static int scope_check(struct ptd_session *s, struct sbp *b, pid_t tid)
+{
+	struct user_regs_struct r;
+
+	if (ptd_target_get_regs(s->t, tid, &r) < 0) {
+		ptd_clear_error();
+		return 1;
+	}
+	if (r.rsp >= b->scope_cfa)
+		return 1;
+	r.eflags |= 0x10000; /* RF */
+	if (ptd_target_set_regs(s->t, tid, &r) < 0)
+		ptd_clear_error();
+	return 0;
 }
 
 void ptd__ses_watch_reset(struct ptd_session *s)
 {
 	for (int i = 0; i < s->nbp; i++)
-		s->bp[i].triggered = s->bp[i].changed = 0;
+		s->bp[i].triggered = s->bp[i].changed = s->bp[i].scope_ended = 0;
 }
 
 int ptd__ses_has_watch(const struct ptd_session *s)
@@ -111,6 +165,18 @@ unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits)
 
 		if (!b->wkind)
 			continue;
+		if (b->scope_on) {
+			unsigned bit = 1u << b->scope_slot;
+
+			keep &= ~bit;
+			if ((hits & bit) && scope_check(s, b, tid)) {
+				b->triggered = 1;
+				b->scope_ended = 1;
+				b->changed = 0;
+				keep |= bit;
+				continue;
+			}
+		}
 		for (int k = 0; k < b->nslots; k++)
 			mine |= 1u << b->slots[k];
 		keep &= ~mine;
@@ -358,6 +424,8 @@ void ptd__ses_watch_rearm(struct ptd_session *s, struct sbp *b)
 	const char *p;
 
 	b->nslots = 0;
+	/* a local's frame is not in the new program */
+	b->scope_on = 0;
 	for (p = b->spec; *p && (isalnum((unsigned char)*p) || *p == '_'); p++)
 		;
 	if (!*p && ptd_session_data_symbol(s, b->spec, &addr, &size) == 0 && size == (uint64_t)b->len)

@@ -7,7 +7,9 @@
 #    as gdb prints them ("97 'a'", "0x402008 \"watched\"", "(int *)
 #    0x404060 <target>", "1.5") and the info watchpoints table equal gdb's;
 #  - set before run on a member, armed when the program starts;
-#  - a local of the selected frame is watched at its stack address;
+#  - a local of the selected frame is watched at its stack address, and
+#    the watchpoint ends when its frame returns ("Watchpoint N deleted
+#    because the program has left the block..."), also in recursion;
 #  - errors: a constant, an unknown symbol (gdb's messages), an expression
 #    not in memory and an object larger than a debug register (ptdbg's:
 #    gdb falls back to software watchpoints there).
@@ -36,13 +38,34 @@ gd=$(gdb_batch -- "$prog" | clean)
 note "ptdbg (before run):"; note "$pt"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "a member watched before run differs from gdb"
 
-# a local while its frame runs (frame arguments left out: see the man page)
-CMDS=("break bump" run "watch local" c c c)
+# frame arguments left out (ptdbg's default, see the man page)
+noargs() {
+	sed -E -e 's/^(Breakpoint [0-9]+, )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\2 () at /' \
+		-e 's/^(#[0-9]+ +0x[0-9a-f]+ in [A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1 () at /' \
+		-e 's/^(0x[0-9a-f]+ in [A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1 () at /'
+}
+
+# a local while its frame runs, and its end when the frame returns: the
+# watchpoint is deleted with gdb's message and the stop is in the caller;
+# the next call of bump does not trigger it
+CMDS=("break bump" run "watch local" c c c "info watchpoints" c "info watchpoints" c)
 pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed (local)"
-gd=$(gdb_batch -- "$prog" | clean | sed -E 's/bump \(n=1\)/bump ()/')
+gd=$(gdb_batch -- "$prog" | clean | noargs)
 note "ptdbg (local):"; note "$pt"
 [ "$(echo "$pt" | grep -c '^New value = ')" = 3 ] || die "the local's three writes were not seen"
+echo "$pt" | grep -qx 'Watchpoint 2 deleted because the program has left the block in' ||
+	die "the local's watchpoint did not end with its frame"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "a watched local differs from gdb"
+
+# recursion: the argument of fib(9) is watched; fib(8), fib(7)... return
+# to the same address first, deeper in the stack, and pass; the stop is
+# fib(9)'s own return into fib(10)
+CMDS=("break fib" run c "delete 1" "watch n" c bt c)
+pt=$(ptdbg_batch -- "$TESTPROGS/fib" | clean | noargs) || die "ptdbg failed (recursion)"
+gd=$(gdb_batch -- "$TESTPROGS/fib" | clean | noargs)
+note "ptdbg (recursion):"; note "$pt"
+echo "$pt" | grep -q '^#1 .* in main () at fib.c' || die "the scope did not end in fib(10)"
+diff -u <(echo "$gd") <(echo "$pt") >&2 || die "a watched argument in recursion differs from gdb"
 
 # errors
 CMDS=("break main" run "watch 5" "watch nosuch" "watch pt.x + 1" "watch pt" "watch arr")
