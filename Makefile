@@ -38,7 +38,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -D_GNU_SOUR
 INC := -Iinclude -Isrc
 $(B)/cmd/ptdbg/%.o $(B)/cmd/ptdbg-report/%.o $(B)/cmd/ptdbg-server/%.o: INC := -Iinclude
 # -lz (soft's register snapshots): zlib1g-dev comes with libelf-dev and libdw-dev.
-LIBS := -lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lz -lpthread
+LIBS := -lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lz -lpthread -lstdc++
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDSAN := -fsanitize=$(SANITIZE)

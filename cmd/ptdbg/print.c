@@ -69,18 +69,64 @@ const char *ptd_print_symname(const char *name)
 	return b;
 }
 
-int ptd_print_symbolize(void *ctx, uint64_t addr, char *out, size_t n)
+/*
+ * A frame line names a C++ function with debug information without its
+ * parameter list, as gdb does (cp_remove_params: "catcher" for
+ * "catcher(int)", "S::get() const" as "S::get"); names without debug
+ * information keep them.  Returns @name or @buf.
+ */
+static const char *frame_funcname(const char *name, int full_symbol, char *buf, size_t n)
 {
-	struct ptd_print_ctx *c = ctx;
+	size_t len;
+	int depth = 0;
+
+	name = ptd_print_symname(name);
+	if (!full_symbol || !name || strchr(name, '@'))
+		return name;
+	len = strlen(name);
+	if (len > 6 && !strcmp(name + len - 6, " const"))
+		len -= 6;
+	if (!len || name[len - 1] != ')')
+		return name;
+	for (size_t i = len; i-- > 0;) {
+		if (name[i] == ')')
+			depth++;
+		else if (name[i] == '(' && --depth == 0) {
+			if (!i)
+				return name;
+			snprintf(buf, n, "%.*s", (int)i, name);
+			return buf;
+		}
+	}
+	return name;
+}
+
+/* gdb's print_address shows C++ symbols mangled (asm-demangle off): in
+ * disassembly, x and info line; values (print, info registers' rip)
+ * show them demangled. */
+static const char *asm_name(const struct ptd_symbol *s)
+{
+	return ptd_print_symname(s->mangled ? s->mangled : s->name);
+}
+
+static int symbolize(struct ptd_print_ctx *c, uint64_t addr, char *out, size_t n, int demangle)
+{
 	struct ptd_symbol s;
+	const char *name;
 
 	if (!c || !c->sym || ptd_symbols_lookup(c->sym, addr, &s) < 0 || !s.name)
 		return -1;
+	name = demangle ? ptd_print_symname(s.name) : asm_name(&s);
 	if (s.offset)
-		snprintf(out, n, "%s+%" PRIu64, ptd_print_symname(s.name), s.offset);
+		snprintf(out, n, "%s+%" PRIu64, name, s.offset);
 	else
-		snprintf(out, n, "%s", ptd_print_symname(s.name));
+		snprintf(out, n, "%s", name);
 	return 0;
+}
+
+int ptd_print_symbolize(void *ctx, uint64_t addr, char *out, size_t n)
+{
+	return symbolize(ctx, addr, out, n, 0);
 }
 
 static int module_is_main(const struct ptd_print_ctx *c, const char *module)
@@ -176,7 +222,11 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 					  c->args_frame ? c->args_frame - 1 : level, pc, args,
 					  sizeof(args)) < 0)
 				args[0] = '\0';
-			fprintf(c->out, "%s (%s)", have_sym ? ptd_print_symname(s.name) : "??", args);
+			char fb[256];
+
+			fprintf(c->out, "%s (%s)",
+				have_sym ? frame_funcname(s.name, have_line, fb, sizeof(fb)) : "??",
+				args);
 		}
 		if (have_line)
 			fprintf(c->out, " at %s:%d", ptd_print_file(c, li.file), li.line);
@@ -201,9 +251,10 @@ int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, i
 		return 0;
 	n = ptd_symbols_inlined(c->sym, look, in, 16);
 	for (i = 0; i < n && (max_level < 0 || level + i < max_level); i++) {
+		char fb[256];
 		const char *name = i + 1 < n ? in[i + 1].name
 				   : ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name
-					   ? ptd_print_symname(s.name)
+					   ? frame_funcname(s.name, 1, fb, sizeof(fb))
 					   : "??";
 
 		char args[1024] = "";
@@ -248,14 +299,13 @@ int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64
 		if (flags & PTD_DIS_SHORT_ADDR) {
 			/* x/i labels like print_address: no "+0" */
 			if (s.offset)
-				fprintf(c->out, " <%s+%" PRIu64 ">:\t", ptd_print_symname(s.name),
-					s.offset);
+				fprintf(c->out, " <%s+%" PRIu64 ">:\t", asm_name(&s), s.offset);
 			else
-				fprintf(c->out, " <%s>:\t", ptd_print_symname(s.name));
+				fprintf(c->out, " <%s>:\t", asm_name(&s));
 		} else if (flags & PTD_DIS_OMIT_FNAME) {
 			fprintf(c->out, " <+%" PRIu64 ">:\t", s.offset);
 		} else {
-			fprintf(c->out, " <%s+%" PRIu64 ">:\t", ptd_print_symname(s.name), s.offset);
+			fprintf(c->out, " <%s+%" PRIu64 ">:\t", asm_name(&s), s.offset);
 		}
 	} else {
 		fputs(":\t", c->out);
@@ -639,7 +689,7 @@ void ptd_print_reg_line(struct ptd_print_ctx *c, const char *name, uint64_t val,
 	}
 	snprintf(raw, sizeof(raw), "0x%" PRIx64, val);
 	if (!strcmp(name, "rip")) {
-		if (ptd_print_symbolize(c, val, sym, sizeof(sym)) >= 0)
+		if (symbolize(c, val, sym, sizeof(sym), 1) >= 0)
 			snprintf(nat, sizeof(nat), "0x%" PRIx64 " <%s>", val, sym);
 		else
 			snprintf(nat, sizeof(nat), "0x%" PRIx64, val);

@@ -416,11 +416,14 @@ extern PTD_EXPORT int ptd_calls_min_level(const struct ptd_calls *c);
 struct ptd_symbols;
 
 struct ptd_symbol {
-	const char *name;   /* as in ELF (C names, "@@VERSION" kept) */
+	const char *name;   /* as in ELF (C names, "@@VERSION" kept); C++
+			     * names demangled ("thrower(int)") */
 	uint64_t start;     /* function entry */
 	uint64_t size;
 	uint64_t offset;    /* addr - start */
 	const char *module; /* path of the ELF module */
+	const char *mangled; /* the ELF name when @name was demangled, or NULL
+			      * (gdb's disassembly and x labels show it) */
 };
 
 struct ptd_line {

@@ -45,7 +45,8 @@
 
 struct sym_ent {
 	uint64_t start, size;
-	const char *name;
+	const char *name;    /* demangled for C++ ("thrower(int)"), as gdb shows it */
+	const char *mangled; /* the ELF name when it was demangled, or NULL */
 	Dwfl_Module *mod;
 	int rank;       /* higher wins among symbols at one address */
 	unsigned shndx; /* ELF section, to bound sizeless symbols */
@@ -445,6 +446,32 @@ static const char *own_name(struct ptd_symbols *s, const char *a, const char *b)
 	return n;
 }
 
+/* libstdc++'s demangler (the C++ ABI's), linked into libptdbg. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/*
+ * gdb shows C++ symbols demangled ("thrower(int)", "std::ostream::
+ * operator<<(int)@plt"): the demangled @nm followed by @suffix, owned by
+ * @s, or NULL when @nm is not a mangled name (or out of memory).
+ */
+static const char *demangled_name(struct ptd_symbols *s, const char *nm, const char *suffix)
+{
+	const char *r;
+	char *d;
+	int status = 0;
+
+	if (nm[0] != '_' || nm[1] != 'Z')
+		return NULL;
+	d = __cxa_demangle(nm, NULL, NULL, &status);
+	if (!d || status != 0) {
+		free(d);
+		return NULL;
+	}
+	r = own_name(s, d, suffix);
+	free(d);
+	return r;
+}
+
 static Elf_Scn *find_scn(Elf *elf, const char *want, GElf_Shdr *sh)
 {
 	size_t shstrndx;
@@ -518,16 +545,21 @@ static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 		e.mod = m;
 		e.rank = 0;
 		e.shndx = 0;
+		e.mangled = NULL;
 		e.start = plt0 + 16 * i + bias;
 		e.size = 16;
 		if (e.start + 16 <= psh.sh_addr + psh.sh_size + bias) {
-			e.name = own_name(s, nm, "@plt");
+			e.name = demangled_name(s, nm, "@plt");
+			if (!e.name)
+				e.name = own_name(s, nm, "@plt");
 			if (e.name)
 				sym_push(s, cap, &e);
 		}
 		e.start = rela.r_offset + bias;
 		e.size = 8;
-		e.name = own_name(s, nm, "@got.plt");
+		e.name = demangled_name(s, nm, "@got.plt");
+		if (!e.name)
+			e.name = own_name(s, nm, "@got.plt");
 		if (e.name)
 			sym_push(s, cap, &e);
 	}
@@ -585,7 +617,10 @@ static void build_syms(struct ptd_symbols *s)
 			}
 			e.start = addr;
 			e.size = sym.st_size;
-			e.name = nm;
+			e.name = demangled_name(s, nm, "");
+			e.mangled = e.name ? nm : NULL;
+			if (!e.name)
+				e.name = nm;
 			e.mod = m;
 			e.shndx = shndx;
 			/* gdb prefers global names, and functions over data. */
@@ -661,6 +696,7 @@ int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *
 	out->size = e->size;
 	out->offset = addr - e->start;
 	out->module = mod_path(e->mod);
+	out->mangled = e->mangled;
 	return 0;
 }
 
@@ -1063,6 +1099,21 @@ static uint64_t breakpoint_addr(struct ptd_symbols *s, const struct sym_ent *e)
 	return pc;
 }
 
+/*
+ * Whether @e is what the user calls @name: its name, its mangled name, or
+ * for C++ its name without the parameter list ("catcher" for
+ * "catcher(int)", as gdb's linespecs take it).
+ */
+static int sym_named(const struct sym_ent *e, const char *name)
+{
+	size_t n;
+
+	if (!strcmp(e->name, name) || (e->mangled && !strcmp(e->mangled, name)))
+		return 1;
+	n = strlen(name);
+	return e->mangled && !strncmp(e->name, name, n) && e->name[n] == '(';
+}
+
 static const struct sym_ent *find_function(struct ptd_symbols *s, const char *name)
 {
 	const struct sym_ent *best = NULL;
@@ -1075,7 +1126,7 @@ static const struct sym_ent *find_function(struct ptd_symbols *s, const char *na
 		const struct sym_ent *e = &s->syms[i];
 		int score;
 
-		if (strcmp(e->name, name) || !(e->rank & 1))
+		if (!(e->rank & 1) || !sym_named(e, name))
 			continue;
 		score = e->rank + (is_main_mod(s, e->mod) ? 16 : 0);
 		if (score > best_score) {
