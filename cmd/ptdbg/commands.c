@@ -312,6 +312,7 @@ static void clear_listing_state(struct shell *sh)
 	sh->ch_valid = 0;
 	/* any motion selects the innermost frame again */
 	sh->frame_level = 0;
+	sh->frame_vlevel = 0;
 }
 
 long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n)
@@ -1622,20 +1623,66 @@ static int cmd_backtrace(struct shell *sh, const char *args)
  * `list` and `disassemble` around it.  Registers, print and x stay those
  * of the innermost frame (the session unwinds no registers).
  */
+/*
+ * The frames as bt numbers them: each real frame of collect_frames() is
+ * followed by the frames of the functions inlined at its pc (DWARF), the
+ * innermost first.  Fills the real frame and the inlined caller (0: the
+ * real frame's own line) of level @vlevel; returns the number of levels.
+ */
+static int frame_levels(struct shell *sh, const uint64_t *pcs, int n, int vlevel, int *real,
+			int *k)
+{
+	struct ptd_inline in[16];
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		int ninl = sh->pc.sym ? ptd_symbols_inlined(sh->pc.sym, i ? pcs[i] - 1 : pcs[i],
+							    in, 16)
+				      : 0;
+
+		if (ninl < 0)
+			ninl = 0;
+		if (vlevel >= v && vlevel <= v + ninl) {
+			*real = i;
+			*k = vlevel - v;
+		}
+		v += 1 + ninl;
+	}
+	ptd_clear_error();
+	return v;
+}
+
 static int select_frame(struct shell *sh, int level)
 {
 	uint64_t pcs[256];
 	struct ptd_line li;
-	int n = collect_frames(sh, pcs, 256);
+	int n = collect_frames(sh, pcs, 256), real = 0, k = 0, nv;
 
 	if (n < 0)
 		return -1;
-	if (level < 0 || level >= n)
+	nv = frame_levels(sh, pcs, n, level, &real, &k);
+	if (level < 0 || level >= nv)
 		return shell_error("No frame at level %d.", level);
-	sh->frame_level = level;
-	sh->frame_pc = pcs[level];
-	ptd_print_frame(&sh->pc, pcs[level], level, level > 0, -1, PTD_PRINT_SRC_AND_LOC);
-	if (sh->pc.sym && ptd_symbols_line(sh->pc.sym, level ? pcs[level] - 1 : pcs[level], &li) >= 0 &&
+	sh->frame_level = real;
+	sh->frame_vlevel = level;
+	sh->frame_pc = pcs[real];
+	sh->pc.args_frame = real + 1;
+	if (k > 0 && ptd_print_inline_frame(&sh->pc, pcs[real], real > 0, k, level) == 0) {
+		struct ptd_inline in[16];
+
+		/* list around the inlined call's site */
+		if (ptd_symbols_inlined(sh->pc.sym, real ? pcs[real] - 1 : pcs[real], in, 16) >= k &&
+		    in[k - 1].call_file) {
+			snprintf(sh->list_file, sizeof(sh->list_file), "%s", in[k - 1].call_file);
+			sh->list_line = in[k - 1].call_line;
+			sh->list_next = 0;
+		}
+		sh->pc.args_frame = 0;
+		return 0;
+	}
+	ptd_print_frame(&sh->pc, pcs[real], level, real > 0, -1, PTD_PRINT_SRC_AND_LOC);
+	sh->pc.args_frame = 0;
+	if (sh->pc.sym && ptd_symbols_line(sh->pc.sym, real ? pcs[real] - 1 : pcs[real], &li) >= 0 &&
 	    li.file) {
 		snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
 		sh->list_line = li.line;
@@ -1646,7 +1693,7 @@ static int select_frame(struct shell *sh, int level)
 
 static int cmd_frame(struct shell *sh, const char *args)
 {
-	uint64_t level = (uint64_t)sh->frame_level;
+	uint64_t level = (uint64_t)sh->frame_vlevel;
 
 	args = skipws(args);
 	if (!strncmp(args, "level", 5) && (!args[5] || isspace((unsigned char)args[5])))
@@ -1659,17 +1706,18 @@ static int cmd_frame(struct shell *sh, const char *args)
 static int cmd_up(struct shell *sh, const char *args)
 {
 	uint64_t pcs[256], count;
-	int n;
+	int n, real, k;
 
 	if (parse_count(sh, args, &count) < 0)
 		return -1;
 	n = collect_frames(sh, pcs, 256);
 	if (n < 0)
 		return -1;
-	if (sh->frame_level + 1 >= n)
+	n = frame_levels(sh, pcs, n, 0, &real, &k);
+	if (sh->frame_vlevel + 1 >= n)
 		return shell_error("Initial frame selected; you cannot go up.");
-	return select_frame(sh, sh->frame_level + (int)count >= n ? n - 1
-								   : sh->frame_level + (int)count);
+	return select_frame(sh, sh->frame_vlevel + (int)count >= n ? n - 1
+								    : sh->frame_vlevel + (int)count);
 }
 
 static int cmd_down(struct shell *sh, const char *args)
@@ -1680,10 +1728,10 @@ static int cmd_down(struct shell *sh, const char *args)
 		return -1;
 	if (!ptd_session_alive(sh->s))
 		return shell_error("No stack.");
-	if (sh->frame_level == 0)
+	if (sh->frame_vlevel == 0)
 		return shell_error("Bottom (innermost) frame selected; you cannot go down.");
-	return select_frame(sh, (uint64_t)sh->frame_level <= count ? 0
-								     : sh->frame_level - (int)count);
+	return select_frame(sh, (uint64_t)sh->frame_vlevel <= count ? 0
+								      : sh->frame_vlevel - (int)count);
 }
 
 static int info_registers(struct shell *sh, const char *args)

@@ -239,6 +239,39 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 				      what == PTD_PRINT_SRC_LINE && show_addr ? pc : 0);
 }
 
+int ptd_print_inline_frame(struct ptd_print_ctx *c, uint64_t pc, int caller, int k, int level)
+{
+	struct ptd_inline in[16];
+	struct ptd_symbol s;
+	uint64_t look = caller && pc ? pc - 1 : pc;
+	char fb[256], args[1024] = "";
+	const char *name;
+	int n;
+
+	if (!c->sym || k < 1)
+		return -1;
+	n = ptd_symbols_inlined(c->sym, look, in, 16);
+	if (k > n)
+		return -1;
+	name = k < n ? in[k].name
+	       : ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name
+		       ? frame_funcname(s.name, 1, fb, sizeof(fb))
+		       : "??";
+	/* the real function's frame gets its arguments */
+	if (k == n && c->frame_args &&
+	    c->frame_args(c->frame_args_ctx, c->args_frame ? c->args_frame - 1 : level, pc, args,
+			  sizeof(args)) < 0)
+		args[0] = '\0';
+	fprintf(c->out, "#%-2d %s (%s)", level, name, args);
+	if (in[k - 1].call_file && in[k - 1].call_line > 0)
+		fprintf(c->out, " at %s:%d", ptd_print_file(c, in[k - 1].call_file),
+			in[k - 1].call_line);
+	fputc('\n', c->out);
+	if (in[k - 1].call_file && in[k - 1].call_line > 0)
+		ptd_print_source_line(c, in[k - 1].call_file, in[k - 1].call_line, 0);
+	return 0;
+}
+
 int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, int level,
 			     int max_level)
 {

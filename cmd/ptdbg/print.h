@@ -53,6 +53,11 @@ struct ptd_print_ctx {
  */
 int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, int level,
 			     int max_level);
+/* frame/up/down on the @k-th (1-based) caller of the code inlined at
+ * @pc, as one line of ptd_print_inline_callers() at @level followed by
+ * the source line of its call site.  Returns 0, or -1 when there is no
+ * such frame. */
+int ptd_print_inline_frame(struct ptd_print_ctx *c, uint64_t pc, int caller, int k, int level);
 
 /* What a frame print shows, as gdb's print_what. */
 enum ptd_print_what {

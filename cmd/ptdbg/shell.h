@@ -85,6 +85,9 @@ struct shell {
 	/* frame/up/down: the frame shown (0 = innermost) and its pc */
 	int frame_level;
 	uint64_t frame_pc;
+	/* the level as bt numbers it, counting inlined functions' frames;
+	 * frame_level is the real frame they are in */
+	int frame_vlevel;
 
 	/* A command may ask that an empty line repeat it differently, as gdb's
 	 * set_repeat_arguments: "x/4x ADDR" repeats as "x", continuing. */

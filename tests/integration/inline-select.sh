@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# frame, up and down count the frames of inlined functions as bt numbers
+# them (DW_TAG_inlined_subroutine), as gdb 13 does on testprogs/inline-O2
+# (square inlined into sum_squares inlined into compute, called by main):
+# an inlined caller's frame shows its call site's line without an
+# address; up and down stop at the ends with gdb's messages; frame N
+# beyond the last says "No frame at level N."  Arguments are left out
+# (ptdbg's frame lines show none by default, see the man page).
+. "$(dirname "$0")/lib.bash"
+need_prereqs inline-O2
+need_gdb
+prog=$TESTPROGS/inline-O2
+
+noargs() {
+	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[Inferior 1' |
+		sed -E -e 's/^(Breakpoint [0-9]+, )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\2 () at /' \
+			-e 's/^(#[0-9]+ +(0x[0-9a-f]+ in )?[A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1 () at /'
+}
+
+a=$(bp_addr inline-O2 square) || exit 1
+CMDS=("break *$a" run bt up up up up "frame 1" down "frame 2" frame "up 10" "down 10" "frame 9"
+      "list 31,31")
+pt=$(ptdbg_batch -- "$prog" 2>&1 | noargs) || die "ptdbg failed"
+gd=$(gdb_batch -- "$prog" 2>&1 | noargs)
+note "ptdbg:"; note "$pt"
+echo "$pt" | grep -qx '#2  compute () at inline.c:31' || die "up does not reach compute's inlined frame"
+diff -u <(echo "$gd") <(echo "$pt") >&2 || die "frame selection over inlined frames differs from gdb"
+exit 0
