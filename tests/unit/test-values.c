@@ -365,6 +365,50 @@ static void test_globals(void **state)
 	expect_fmt(f->v, "g_bytes", 'u', "{0, 200, 122}");
 }
 
+/* A kept value formats other contents in its type across binds (the
+ * shell's watchpoint Old value/New value). */
+static void test_keep(void **state)
+{
+	struct fx *f = *state;
+	struct ptd_value *val = NULL;
+	const uint8_t pt[8] = { 3, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff };
+	const uint8_t c = 'z';
+	char *s = NULL;
+	int k1, k2;
+
+	assert_int_equal(ptd_values_eval(f->v, "origin", &val), 0);
+	k1 = ptd_values_keep(f->v, val);
+	assert_true(k1 > 0);
+	ptd_value_free(val);
+	assert_int_equal(ptd_values_eval(f->v, "*g_msg", &val), 0);
+	k2 = ptd_values_keep(f->v, val);
+	assert_true(k2 > 0 && k2 != k1);
+	ptd_value_free(val);
+	bind(f, 0, 0); /* collects the types no one keeps */
+	assert_int_equal(ptd_values_format_kept(f->v, k1, pt, sizeof(pt), 0, 1, &s), 0);
+	assert_string_equal(s, "{x = 3, y = -2}");
+	free(s);
+	assert_int_equal(ptd_values_format_kept(f->v, k2, &c, 1, 0, 1, &s), 0);
+	assert_string_equal(s, "122 'z'");
+	free(s);
+	/* the size must be the type's; unknown and released keys */
+	assert_int_equal(ptd_values_format_kept(f->v, k1, pt, 4, 0, 1, &s), -ptde_invalid);
+	ptd_values_unkeep(f->v, k1);
+	assert_int_equal(ptd_values_format_kept(f->v, k1, pt, sizeof(pt), 0, 1, &s), -ptde_invalid);
+	assert_int_equal(ptd_values_format_kept(f->v, 99, pt, 1, 0, 1, &s), -ptde_invalid);
+	ptd_values_unkeep(f->v, 99);
+	/* a released slot is used again */
+	assert_int_equal(ptd_values_eval(f->v, "g_counter", &val), 0);
+	assert_int_equal(ptd_values_keep(f->v, val), k1);
+	ptd_value_free(val);
+	/* NULL arguments */
+	assert_int_equal(ptd_values_keep(NULL, NULL), -ptde_invalid);
+	assert_int_equal(ptd_values_keep(f->v, NULL), -ptde_invalid);
+	assert_int_equal(ptd_values_format_kept(NULL, 1, pt, 1, 0, 1, &s), -ptde_invalid);
+	assert_int_equal(ptd_values_format_kept(f->v, k2, NULL, 1, 0, 1, &s), -ptde_invalid);
+	ptd_values_unkeep(NULL, 1);
+}
+
 static void test_history_and_assign(void **state)
 {
 	struct fx *f = *state;
@@ -546,6 +590,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_literals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_globals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_and_assign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locals, setup, teardown),
 		cmocka_unit_test(test_no_debug_info),
