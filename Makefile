@@ -21,7 +21,7 @@ else
 Q := @
 endif
 
-DEPS_PKGS := libipt-dev libunwind-dev libzydis-dev libdw-dev libelf-dev libcmocka-dev libreadline-dev pkg-config gdb clang libclang-rt-14-dev libc6-dbg linux-perf lldb
+DEPS_PKGS := g++ libipt-dev libunwind-dev libzydis-dev libdw-dev libelf-dev libcmocka-dev libreadline-dev pkg-config gdb clang libclang-rt-14-dev libc6-dbg linux-perf lldb
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
