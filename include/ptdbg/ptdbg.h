@@ -548,6 +548,10 @@ enum ptd_session_event_kind {
 	PTD_EVENT_EXEC,         /* the program exec'ed a new image */
 	PTD_EVENT_HWBREAK,      /* debug-register slots hw_hits triggered
 				 * (hardware breakpoints and watchpoints; live only) */
+	/* Recording (step, soft): the program stopped before its exit_group
+	 * syscall, as gdb's record full does ("Process record: inferior
+	 * program stopped."); continuing from here lets it exit. */
+	PTD_EVENT_BEFORE_EXIT,
 };
 
 /* Why a run or motion stopped; filled by the session into caller storage. */

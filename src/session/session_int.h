@@ -122,6 +122,10 @@ struct ptd_session {
 	int offline;
 	int kept; /* offline: the recording of a program that was killed (or exited) */
 	int keep_exited; /* keep the recording of a program that exits, too */
+	/* The thread held before its exit_group syscall (PTD_EVENT_BEFORE_EXIT)
+	 * and where: the next resume there lets it exit. */
+	pid_t exit_held_tid;
+	uint64_t exit_held_pc;
 	struct ptd_bundle *bundle;
 	struct ptd_image *offimg;
 	char *offline_exe; /* the bundle's main executable (its first ELF map) */
