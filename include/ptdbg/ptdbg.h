@@ -1103,8 +1103,9 @@ extern PTD_EXPORT int ptd_session_set_signal_flags(struct ptd_session *s, int si
 /* until/advance LOCATION: runs until the selected thread reaches @addr
  * (until: in the current frame or an outer one; advance, @anywhere: in any
  * frame) or the current frame returns; a breakpoint met first stops it.
- * Live only.  Returns 0 (@ev says where), -ptde_not_running,
- * -ptde_unsupported (replaying: go to the end of the history first),
+ * In the recorded past it replays forward so (gdb's record full), ending
+ * at the end of the history with PTD_EVENT_NO_HISTORY.  Returns 0 (@ev
+ * says where), -ptde_not_running (also for an offline recording),
  * -ptde_nomap (no code at @addr). */
 extern PTD_EXPORT int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere,
 					  struct ptd_event *ev);
@@ -1112,7 +1113,9 @@ extern PTD_EXPORT int ptd_session_advance(struct ptd_session *s, uint64_t addr, 
  * does not stop it.  Returns as ptd_session_motion. */
 extern PTD_EXPORT int ptd_session_until_next(struct ptd_session *s, struct ptd_event *ev);
 /* jump: resumes the selected thread at @addr; a breakpoint at @addr stops
- * it at once, as in gdb.  Returns as ptd_session_advance. */
+ * it at once, as in gdb.  Live only.  Returns 0 (@ev says where),
+ * -ptde_not_running, -ptde_unsupported (replaying: go to the end of the
+ * history first), -ptde_nomap (no code at @addr). */
 extern PTD_EXPORT int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev);
 /* signal SIG: continues, delivering @signo (0: none) to the selected
  * thread.  Returns as ptd_session_advance, or -ptde_invalid. */

@@ -853,6 +853,12 @@ again:
 	return 0;
 }
 
+int ptd__ses_replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motion m,
+			 int reverse, struct ptd_event *ev)
+{
+	return replay_move(s, th, m, reverse, ev, NULL);
+}
+
 int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev)
 {
 	struct sthread *th;

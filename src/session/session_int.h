@@ -178,6 +178,9 @@ struct ptd_session {
 	int adv_active, adv_anywhere, adv_depth;
 	uint64_t adv_addr, adv_ret, adv_cfa;
 	pid_t adv_tid;
+	/* ... and in the recorded past, where the replay stops at both
+	 * places through this wrapper of the breakpoint callback */
+	int (*adv_is_bp)(void *ctx, uint64_t addr, int *id);
 	/* Pending breakpoints: our breakpoint at _dl_debug_state, in process
 	 * @solib_pid's image number @solib_gen (exec_gen counts execs). */
 	uint64_t solib_addr;
@@ -268,6 +271,10 @@ int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid);
 int ptd__ses_sig_flags(struct ptd_session *s, int signo);
 /* until/advance: 1 when thread @tid at @pc ends the motion. */
 int ptd__ses_adv_hit(struct ptd_session *s, pid_t tid, uint64_t pc);
+/* One replay motion of @th from its position (run.c): 0, 1 when it
+ * reached the end of the history going forward unfinished, or <0. */
+int ptd__ses_replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motion m,
+			 int reverse, struct ptd_event *ev);
 
 /* recording.c */
 int ptd__ses_record_start_thread(struct ptd_session *s, struct sthread *th);
