@@ -662,6 +662,12 @@ extern PTD_EXPORT int ptd_session_get_pin_cpu(const struct ptd_session *s);
  * so reverse motions, bt and record save work from its end (the shell's
  * counterpart of gdb record full, which stops before exit_group). */
 extern PTD_EXPORT void ptd_session_set_keep_exited(struct ptd_session *s, int on);
+/* Stop a program recorded with step or soft before its exit_group
+ * syscall (default off), as gdb record full does: the motion ends with
+ * PTD_EVENT_BEFORE_EXIT, the program alive at the syscall; the next
+ * motion from there lets it exit.  pt and bts run free and do not see
+ * the syscall coming (keep the recording with ptd_session_set_keep_exited). */
+extern PTD_EXPORT void ptd_session_set_stop_before_exit(struct ptd_session *s, int on);
 /*
  * Bounded recording, like gdb's "record full insn-number-max": each
  * thread recorded with method @m (soft or step) holds at most @bytes

@@ -132,7 +132,8 @@ static int feed_from_history(struct ptd_session *s, struct run_ctx *rc, struct p
  * end.  Only a recorder that stops per instruction or branch (step, soft)
  * sees the syscall coming; pt and bts run free, and their recording is
  * kept after the exit instead (ptd_session_set_keep_exited).  Continuing
- * from the held stop lets the program exit.
+ * from the held stop lets the program exit.  The shell asks for it
+ * (ptd_session_set_stop_before_exit); other front ends may not.
  */
 static int exit_next(struct run_ctx *rc, pid_t tid)
 {
@@ -142,7 +143,8 @@ static int exit_next(struct run_ctx *rc, pid_t tid)
 	uint64_t nr;
 	int compat;
 
-	if (!rc->rec || !(rc->rec->caps & PTD_REC_STOPS_PER_BRANCH) || !ptd__ses_rec_has(s, tid))
+	if (!s->stop_before_exit || !rc->rec || !(rc->rec->caps & PTD_REC_STOPS_PER_BRANCH) ||
+	    !ptd__ses_rec_has(s, tid))
 		return 0;
 	if (ptd_target_get_regs(s->t, tid, &regs) < 0 ||
 	    ptd_target_read(s->t, regs.rip, b, sizeof(b)) != (long)sizeof(b))
@@ -158,6 +160,12 @@ static int exit_next(struct run_ctx *rc, pid_t tid)
 	if (compat)
 		return b[0] == 0xcd && b[1] == 0x80 && nr == 252;
 	return b[0] == 0x0f && b[1] == 0x05 && nr == 231;
+}
+
+void ptd_session_set_stop_before_exit(struct ptd_session *s, int on)
+{
+	if (s)
+		s->stop_before_exit = !!on;
 }
 
 static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
