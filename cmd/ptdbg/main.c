@@ -456,6 +456,7 @@ int main(int argc, char **argv)
 		ptd_session_set_pin_cpu(sh.s, 0);
 	/* reverse commands work from the end of a recorded program */
 	ptd_session_set_keep_exited(sh.s, 1);
+	ptd_session_set_stop_before_exit(sh.s, 1);
 	for (i = 0; i < npt_opts; i++) {
 		int orc;
 

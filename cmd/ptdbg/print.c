@@ -630,6 +630,9 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		 * watchpoint N: expr\n\nOld value = ...\nNew value = ...\n"
 		 * before this; gdb's frame line follows at once. */
 		break;
+	case PTD_EVENT_BEFORE_EXIT:
+		fprintf(c->out, "\nProgram stopped.\n");
+		break;
 	case PTD_EVENT_NO_HISTORY:
 		fprintf(c->out, "\nNo more reverse-execution history.\n");
 		break;

@@ -551,6 +551,10 @@ enum ptd_session_event_kind {
 	PTD_EVENT_EXEC,         /* the program exec'ed a new image */
 	PTD_EVENT_HWBREAK,      /* debug-register slots hw_hits triggered
 				 * (hardware breakpoints and watchpoints; live only) */
+	/* Recording (step, soft): the program stopped before its exit_group
+	 * syscall, as gdb's record full does ("Process record: inferior
+	 * program stopped."); continuing from here lets it exit. */
+	PTD_EVENT_BEFORE_EXIT,
 };
 
 /* Why a run or motion stopped; filled by the session into caller storage. */
@@ -664,6 +668,12 @@ extern PTD_EXPORT int ptd_session_get_pin_cpu(const struct ptd_session *s);
  * so reverse motions, bt and record save work from its end (the shell's
  * counterpart of gdb record full, which stops before exit_group). */
 extern PTD_EXPORT void ptd_session_set_keep_exited(struct ptd_session *s, int on);
+/* Stop a program recorded with step or soft before its exit_group
+ * syscall (default off), as gdb record full does: the motion ends with
+ * PTD_EVENT_BEFORE_EXIT, the program alive at the syscall; the next
+ * motion from there lets it exit.  pt and bts run free and do not see
+ * the syscall coming (keep the recording with ptd_session_set_keep_exited). */
+extern PTD_EXPORT void ptd_session_set_stop_before_exit(struct ptd_session *s, int on);
 /*
  * Bounded recording, like gdb's "record full insn-number-max": each
  * thread recorded with method @m (soft or step) holds at most @bytes
@@ -1105,8 +1115,9 @@ extern PTD_EXPORT int ptd_session_set_signal_flags(struct ptd_session *s, int si
 /* until/advance LOCATION: runs until the selected thread reaches @addr
  * (until: in the current frame or an outer one; advance, @anywhere: in any
  * frame) or the current frame returns; a breakpoint met first stops it.
- * Live only.  Returns 0 (@ev says where), -ptde_not_running,
- * -ptde_unsupported (replaying: go to the end of the history first),
+ * In the recorded past it replays forward so (gdb's record full), ending
+ * at the end of the history with PTD_EVENT_NO_HISTORY.  Returns 0 (@ev
+ * says where), -ptde_not_running (also for an offline recording),
  * -ptde_nomap (no code at @addr). */
 extern PTD_EXPORT int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere,
 					  struct ptd_event *ev);
@@ -1114,7 +1125,9 @@ extern PTD_EXPORT int ptd_session_advance(struct ptd_session *s, uint64_t addr, 
  * does not stop it.  Returns as ptd_session_motion. */
 extern PTD_EXPORT int ptd_session_until_next(struct ptd_session *s, struct ptd_event *ev);
 /* jump: resumes the selected thread at @addr; a breakpoint at @addr stops
- * it at once, as in gdb.  Returns as ptd_session_advance. */
+ * it at once, as in gdb.  Live only.  Returns 0 (@ev says where),
+ * -ptde_not_running, -ptde_unsupported (replaying: go to the end of the
+ * history first), -ptde_nomap (no code at @addr). */
 extern PTD_EXPORT int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev);
 /* signal SIG: continues, delivering @signo (0: none) to the selected
  * thread.  Returns as ptd_session_advance, or -ptde_invalid. */

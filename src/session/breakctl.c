@@ -222,6 +222,86 @@ int ptd__ses_adv_hit(struct ptd_session *s, pid_t tid, uint64_t pc)
 	return 0;
 }
 
+/* The replay's breakpoint callback while until/advance runs in the past:
+ * the session's breakpoints, and the two places of the motion (id 0). */
+static int adv_is_bp(void *ctx, uint64_t addr, int *id)
+{
+	struct ptd_session *s = ctx;
+
+	if (s->adv_is_bp(ctx, addr, id))
+		return 1;
+	if (addr == s->adv_addr || (s->adv_ret && addr == s->adv_ret)) {
+		if (id)
+			*id = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* The call depth of @th at its position in the past, in *@level. */
+static int past_level(struct ptd_session *s, struct sthread *th, int *level)
+{
+	const struct ptd_calls *calls = ptd__ses_thread_calls(s, th);
+	const struct ptd_callseg *seg = calls ? ptd_calls_find(calls, th->pos) : NULL;
+
+	if (!seg)
+		return ptd__err(-ptde_internal, "cannot find the call at instruction %llu",
+				(unsigned long long)th->pos);
+	*level = seg->level;
+	return 0;
+}
+
+/*
+ * until/advance LOCATION in the recorded past, forward, as gdb's record
+ * full replays it: a replay continue that also stops at @addr (until: in
+ * the starting frame or an outer one, by call depth; advance: in any) and
+ * at the return address in the caller once the frame has returned.
+ * Reaching the end of the history ends it there ("No more
+ * reverse-execution history."), as in gdb, rather than going on live.
+ */
+static int advance_past(struct ptd_session *s, struct sthread *th, uint64_t addr, int anywhere,
+			struct ptd_event *ev)
+{
+	uint64_t pcs[2];
+	int level0, level, rc;
+
+	rc = past_level(s, th, &level0);
+	if (rc < 0)
+		return rc;
+	s->adv_addr = addr;
+	s->adv_ret = ptd_session_backtrace(s, pcs, 2) > 1 ? pcs[1] : 0;
+	s->adv_is_bp = s->senv.base.is_breakpoint;
+	s->senv.base.is_breakpoint = adv_is_bp;
+	for (;;) {
+		rc = ptd__ses_replay_move(s, th, PTD_MOTION_CONTINUE, 0, ev);
+		if (rc < 0)
+			break;
+		if (rc > 0 || !th->pos) {
+			th->pos = 0;
+			ev->kind = PTD_EVENT_NO_HISTORY;
+			ev->replaying = 0;
+			rc = 0;
+			break;
+		}
+		rc = 0;
+		/* a breakpoint of the session's, a gap, the start... */
+		if (ev->kind != PTD_EVENT_BREAKPOINT || ev->bp_id)
+			break;
+		rc = past_level(s, th, &level);
+		if (rc < 0)
+			break;
+		if ((ev->pc == addr && (anywhere || level <= level0)) ||
+		    (ev->pc == s->adv_ret && level < level0)) {
+			ev->kind = PTD_EVENT_STEPPED;
+			ev->new_frame = 1;
+			break;
+		}
+		/* there in a deeper frame (until), or a recursion's return */
+	}
+	s->senv.base.is_breakpoint = s->adv_is_bp;
+	return rc;
+}
+
 int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, struct ptd_event *ev)
 {
 	struct sthread *th;
@@ -230,6 +310,9 @@ int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, stru
 	if (!s || !ev)
 		return -ptde_invalid;
 	memset(ev, 0, sizeof(*ev));
+	th = ptd__ses_cur_thread(s);
+	if (th && th->pos && ptd_session_alive(s) && !s->offline)
+		return advance_past(s, th, addr, anywhere, ev);
 	rc = live_thread(s, &th);
 	if (rc < 0)
 		return rc;

@@ -34,6 +34,7 @@ struct run_ctx {
 	int sel_sig; /* the selected thread's pending step enters a signal handler */
 	uint64_t fed; /* soft: history position the stepper has seen up to */
 	uint64_t fed_ip; /* and the ip that position had then */
+	pid_t held; /* a thread held before its exit_group syscall */
 	/* index of @sel in s->th: ptd__ses_add_sthread() may move the array (a clone
 	 * seen by the recorder, by stop_all), never an index */
 	ptrdiff_t sel_i;
@@ -124,6 +125,49 @@ static int feed_from_history(struct ptd_session *s, struct run_ctx *rc, struct p
 	return done;
 }
 
+/*
+ * Is recorded thread @tid stopped at an exit_group syscall?  gdb's record
+ * full stops the program there (its batch-mode answer to "Do you want to
+ * stop the program?") so that the recording and the program outlive the
+ * end.  Only a recorder that stops per instruction or branch (step, soft)
+ * sees the syscall coming; pt and bts run free, and their recording is
+ * kept after the exit instead (ptd_session_set_keep_exited).  Continuing
+ * from the held stop lets the program exit.  The shell asks for it
+ * (ptd_session_set_stop_before_exit); other front ends may not.
+ */
+static int exit_next(struct run_ctx *rc, pid_t tid)
+{
+	struct ptd_session *s = rc->s;
+	struct user_regs_struct regs;
+	uint8_t b[2];
+	uint64_t nr;
+	int compat;
+
+	if (!s->stop_before_exit || !rc->rec || !(rc->rec->caps & PTD_REC_STOPS_PER_BRANCH) ||
+	    !ptd__ses_rec_has(s, tid))
+		return 0;
+	if (ptd_target_get_regs(s->t, tid, &regs) < 0 ||
+	    ptd_target_read(s->t, regs.rip, b, sizeof(b)) != (long)sizeof(b))
+		return 0;
+	if (tid == s->exit_held_tid && regs.rip == s->exit_held_pc) {
+		s->exit_held_tid = 0; /* held once already: let it exit */
+		return 0;
+	}
+	/* 0x23: the user code segment of a 32-bit process (int $0x80,
+	 * exit_group is 252 there); 64-bit code uses syscall, 231. */
+	compat = regs.cs == 0x23;
+	nr = compat ? (uint32_t)regs.rax : regs.rax;
+	if (compat)
+		return b[0] == 0xcd && b[1] == 0x80 && nr == 252;
+	return b[0] == 0x0f && b[1] == 0x05 && nr == 231;
+}
+
+void ptd_session_set_stop_before_exit(struct ptd_session *s, int on)
+{
+	if (s)
+		s->stop_before_exit = !!on;
+}
+
 static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
 {
 	struct ptd_session *s = rc->s;
@@ -136,6 +180,11 @@ static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
 		return 0;
 	if (signo < 0)
 		signo = ptd_target_pending_signal(s->t, tid);
+	if (!rc->held && signo <= 0 && exit_next(rc, tid)) {
+		/* stays stopped; the run loop reports it before waiting */
+		rc->held = tid;
+		return 0;
+	}
 	if (rc->sel && tid == rc->sel->tid && step)
 		rc->sel_sig = signo > 0 && ptd_target_signal_caught(s->t, tid, signo);
 	if (!rc->rec)
@@ -341,6 +390,24 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 	for (unsigned tick = 0;; tick++) {
 		if (s->progress_fn && (tick & 4095) == 4095)
 			progress(s, PTD_PROGRESS_UPDATE);
+		if (rc.held) {
+			struct sthread *th = ptd__ses_thread_by_tid(s, rc.held);
+
+			if (s->notify)
+				s->notify(s->notify_ctx,
+					  "The next instruction is syscall exit_group.  It will make the "
+					  "program exit.\nProcess record: inferior program stopped.");
+			ev->kind = PTD_EVENT_BEFORE_EXIT;
+			ev->tid = rc.held;
+			ev->new_frame = 1;
+			ptd_target_get_pc(s->t, rc.held, &ev->pc);
+			s->exit_held_tid = rc.held;
+			s->exit_held_pc = ev->pc;
+			if (th)
+				sel_set(&rc, th);
+			finish_stop(&rc, ev);
+			return 0;
+		}
 		err = ptd_target_wait(s->t, &st, 1);
 		if (err < 0) {
 			if (err == -ptde_not_running) {
@@ -792,6 +859,12 @@ again:
 		return 1; /* the caller continues live */
 	}
 	return 0;
+}
+
+int ptd__ses_replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motion m,
+			 int reverse, struct ptd_event *ev)
+{
+	return replay_move(s, th, m, reverse, ev, NULL);
 }
 
 int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev)

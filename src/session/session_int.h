@@ -127,6 +127,11 @@ struct ptd_session {
 	int offline;
 	int kept; /* offline: the recording of a program that was killed (or exited) */
 	int keep_exited; /* keep the recording of a program that exits, too */
+	/* The thread held before its exit_group syscall (PTD_EVENT_BEFORE_EXIT)
+	 * and where: the next resume there lets it exit. */
+	int stop_before_exit; /* ptd_session_set_stop_before_exit */
+	pid_t exit_held_tid;
+	uint64_t exit_held_pc;
 	struct ptd_bundle *bundle;
 	struct ptd_image *offimg;
 	char *offline_exe; /* the bundle's main executable (its first ELF map) */
@@ -179,6 +184,9 @@ struct ptd_session {
 	int adv_active, adv_anywhere, adv_depth;
 	uint64_t adv_addr, adv_ret, adv_cfa;
 	pid_t adv_tid;
+	/* ... and in the recorded past, where the replay stops at both
+	 * places through this wrapper of the breakpoint callback */
+	int (*adv_is_bp)(void *ctx, uint64_t addr, int *id);
 	/* Pending breakpoints: our breakpoint at _dl_debug_state, in process
 	 * @solib_pid's image number @solib_gen (exec_gen counts execs). */
 	uint64_t solib_addr;
@@ -269,6 +277,10 @@ int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid);
 int ptd__ses_sig_flags(struct ptd_session *s, int signo);
 /* until/advance: 1 when thread @tid at @pc ends the motion. */
 int ptd__ses_adv_hit(struct ptd_session *s, pid_t tid, uint64_t pc);
+/* One replay motion of @th from its position (run.c): 0, 1 when it
+ * reached the end of the history going forward unfinished, or <0. */
+int ptd__ses_replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motion m,
+			 int reverse, struct ptd_event *ev);
 
 /* recording.c */
 int ptd__ses_record_start_thread(struct ptd_session *s, struct sthread *th);

@@ -3,8 +3,9 @@
 # record full stops there with "No more reverse-execution history.";
 # ptdbg's choice, in ptd_session_motion and man/ptdbg.1).  Back to the
 # start of the history, then continue replays it and runs the program to
-# its end, with nothing lost or repeated on the way; the recording is
-# kept after the exit (info record).
+# the exit_group syscall, where it stops as under gdb's record full, with
+# nothing lost or repeated on the way (info record); continuing from there
+# lets it exit and the recording is kept after the exit (info record).
 program: loops
 break main
 run
@@ -13,6 +14,8 @@ break loops.c:41
 continue
 delete
 reverse-continue
+info record
+continue
 info record
 continue
 info record

@@ -34,8 +34,9 @@ counts() {
 	CMDS=('break main' run record 'delete 1' "${stops[@]}")
 	for ((i = 0; i < 12; i++)); do CMDS+=(continue 'info record'); done
 	ptdbg_batch --method=step -- "$TESTPROGS/$1" $2 >"$log"
-	# (up to the exit: the recording kept after it counts no stop)
-	sed -n '/^\[Inferior 1 /q; s/^Recorded \([0-9]*\) instructions .*/\1/p' "$log"
+	# (up to the exit: neither the stop before exit_group nor the
+	# recording kept after the exit counts as a stop)
+	sed -n '/^\[Inferior 1 /q; /^Process record: inferior program stopped/q; s/^Recorded \([0-9]*\) instructions .*/\1/p' "$log"
 }
 
 # listing PROG ARG METHOD FORMAT OUT COUNT...: record with METHOD and
@@ -60,7 +61,7 @@ listing() {
 		if (match($0, /0x[0-9a-f]+/)) print substr($0, RSTART, RLENGTH)
 		else print "ITEM: " $0
 		next }
-	     on && /^Cannot|^Breakpoint|^\[Inferior/ { on = 0 }
+	     on && /^Cannot|^Breakpoint|^\[Inferior|^The next instruction is syscall/ { on = 0 }
 	     /^Cannot list/ { print "ERROR: " $0 }' "$log" >"$out"
 	grep '^jit checksum ' "$log" >"$out.out"
 }

@@ -14,7 +14,7 @@ calls_of() { # method format levels -> info record and the call history on stdou
 	local log=$TMPDIR/fc.$1.${2:-blocks}.log
 	"$PTDBG" -batch -ex 'break main' -ex run -ex "record $1 $2" -ex delete -ex "break $line" \
 		-ex continue -ex 'info record' -ex 'echo CALLS\n' \
-		-ex 'record function-call-history /i 1,10000000' -ex continue \
+		-ex 'record function-call-history /i 1,10000000' -ex continue -ex continue \
 		--args "$TESTPROGS/forkchain" "$3" >"$log" 2>&1 || { tail -n 15 "$log" >&2; return 1; }
 	# a child that ran into an int3 would end with 1000 + SIGTRAP
 	for ((l = $3; l >= 1; l--)); do

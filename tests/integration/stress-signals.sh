@@ -15,7 +15,7 @@ for mn in "soft 5000" "soft 2000 pt" "step 300"; do
 	log=$TMPDIR/storm.$m${f:-}.log
 	"$PTDBG" -batch -ex 'break main' -ex run -ex "record $m ${f:-}" -ex "break $line" \
 		-ex continue -ex 'info record' -ex 'echo CALLS\n' \
-		-ex 'record function-call-history 1,10000000' -ex continue \
+		-ex 'record function-call-history 1,10000000' -ex continue -ex continue \
 		--args "$TESTPROGS/sigstorm" "$n" >"$log" 2>&1 ||
 		{ tail -n 20 "$log" >&2; die "$m: ptdbg failed"; }
 	grep -qx "signals=$((2 * n)) alrm=$n winch=$n work=$((n * (14 + 28)))" "$log" ||

@@ -10,7 +10,7 @@ need_prereqs manythreads
 
 log=$TMPDIR/mt.log
 "$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex 'break all_done' \
-	-ex continue -ex 'info record' -ex "record save $TMPDIR/bundle" -ex continue \
+	-ex continue -ex 'info record' -ex "record save $TMPDIR/bundle" -ex continue -ex continue \
 	--args "$TESTPROGS/manythreads" 32 32 >"$log" 2>&1 || { tail -n 20 "$log" >&2; die "ptdbg failed"; }
 grep -qx 'threads=1024 total=3146752' "$log" || { tail -n 20 "$log" >&2; die "wrong output"; }
 grep -q '^Recorded [0-9]* instructions in [0-9]* functions (0 gaps) for thread 1' "$log" ||

@@ -388,6 +388,66 @@ static void test_hw_step(void **state)
 	hw_motion(PTD_METHOD_STEP);
 }
 
+/* The shell's stop before exit_group (gdb's record full): the program is
+ * alive at the syscall; advance in the past returns frame by frame and
+ * ends at the end of the history; the next continue lets it exit. */
+static void exit_stop(int method)
+{
+	char path[4200];
+	char *argv[3];
+	struct ptd_session *s = ptd_session_alloc();
+	struct ptd_event ev;
+	uint64_t pc, pos, count;
+	uint8_t insn[2];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/fib", progdir);
+	argv[0] = path;
+	argv[1] = "5";
+	argv[2] = NULL;
+	assert_int_equal(ptd_session_set_program(s, argv), 0);
+	ptd_session_set_stop_before_exit(s, 1);
+	assert_true(ptd_session_break(s, "fib", 0) > 0);
+	assert_int_equal(ptd_session_run(s, 0, &ev), 0);
+	assert_int_equal(ptd_session_record_start(s, (enum ptd_method)method), 0);
+	assert_int_equal(ptd_session_delete(s, 0), 0);
+	assert_int_equal(ptd_session_motion(s, PTD_MOTION_CONTINUE, 0, &ev), 0);
+	assert_int_equal(ev.kind, PTD_EVENT_BEFORE_EXIT);
+	assert_true(ptd_session_alive(s));
+	assert_int_equal(ptd_session_pc(s, &pc), 0);
+	assert_int_equal(pc, ev.pc);
+	assert_int_equal(ptd_session_read(s, pc, insn, sizeof(insn)), sizeof(insn));
+	assert_int_equal(insn[0], 0x0f);
+	assert_int_equal(insn[1], 0x05);
+	/* advance to a place never reached: each frame's return stops it */
+	assert_int_equal(ptd_session_goto(s, "begin", &ev), 0);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(ptd_session_advance(s, 1, 1, &ev), 0);
+		if (ev.kind != PTD_EVENT_STEPPED)
+			break;
+		assert_true(ptd_session_replaying(s));
+	}
+	assert_true(i >= 1 && i < 8);
+	assert_int_equal(ev.kind, PTD_EVENT_NO_HISTORY);
+	assert_false(ptd_session_replaying(s));
+	assert_int_equal(ptd_session_position(s, &pos, &count), 0);
+	assert_int_equal(pos, count);
+	assert_int_equal(ptd_session_motion(s, PTD_MOTION_CONTINUE, 0, &ev), 0);
+	assert_int_equal(ev.kind, PTD_EVENT_EXITED);
+	assert_int_equal(ev.exit_code, 0);
+	ptd_session_free(s);
+}
+
+static void test_exit_stop_step(void **state)
+{
+	exit_stop(PTD_METHOD_STEP);
+}
+
+static void test_exit_stop_soft(void **state)
+{
+	exit_stop(PTD_METHOD_SOFT);
+}
+
 int main(void)
 {
 	const char *d = getenv("TESTPROGS");
@@ -398,6 +458,8 @@ int main(void)
 		cmocka_unit_test(test_hw_plain),
 		cmocka_unit_test(test_hw_soft),
 		cmocka_unit_test(test_hw_step),
+		cmocka_unit_test(test_exit_stop_step),
+		cmocka_unit_test(test_exit_stop_soft),
 		cmocka_unit_test(test_equiv_fib),
 		cmocka_unit_test(test_equiv_fib_O2),
 		cmocka_unit_test(test_equiv_loops),
