@@ -26,11 +26,14 @@ run_ex() { # WHERE-REPLACEMENT
 
 # The stops as gdb reports them: what hit, the values, where.  Thread
 # names differ (native "Thread 0x... (LWP n)", remote "Thread p.t") and
-# are left out; gdb's own lines about threads coming and going too.
+# are left out; gdb's own lines about threads coming and going too.  The
+# program's own output line goes to the same file at a moment of its own
+# (its stdout and gdb's are separate streams): it is compared apart.
 stops() {
 	sed -n '/^Breakpoint 1, main /,$p' "$1" |
-		grep -E '^(Breakpoint 1, |Hardware (read |access \()?watchpoint [0-9]+: |Old value = |New value = |Value = |Thread [0-9]+ "watch" hit |main \(\) at |worker \(|0x[0-9a-f]+ in |[0-9]+'$'\t''|counter=|\[Inferior 1 \(process [0-9]+\) exited)' |
+		grep -E '^(Breakpoint 1, |Hardware (read |access \()?watchpoint [0-9]+: |Old value = |New value = |Value = |Thread [0-9]+ "watch" hit |main \(\) at |worker \(|0x[0-9a-f]+ in |[0-9]+'$'\t''|\[Inferior 1 \(process [0-9]+\) exited)' |
 		sed -E 's/process [0-9]+/process PID/'
+	grep -o 'counter=[0-9]* r=[0-9]*' "$1"
 }
 
 mapfile -t nat < <(run_ex run)
