@@ -42,6 +42,11 @@ struct srthread {
 	int last_class;   /* class of the instruction the last step ran, -1: none */
 	uint64_t fall;    /* the address after the open block's last instruction */
 	int after_exec;   /* the first step after exec only finishes execve */
+	/* The last step ended a syscall at restart_pc that the kernel
+	 * restarts (-ERESTART... in rax): resumed without a signal handler
+	 * to run, the thread is moved back onto it and runs it again. */
+	int restart;
+	uint64_t restart_pc;
 	int gone;
 };
 
@@ -219,6 +224,22 @@ uint64_t ptd_steprec_next_ip(const struct ptd_steprec *r, pid_t tid)
 	return th->open ? th->cur.ip : th->pc;
 }
 
+/* Is @tid at a syscall's exit with -ERESTARTSYS, -ERESTARTNOINTR,
+ * -ERESTARTNOHAND or -ERESTART_RESTARTBLOCK in rax?  The kernel never lets these reach the program: it restarts the
+ * syscall when it resumes the thread. */
+static int syscall_restarts(struct ptd_steprec *r, pid_t tid)
+{
+	struct user_regs_struct regs;
+	int v;
+
+	if (ptd_target_get_regs(r->t, tid, &regs) < 0)
+		return 0;
+	if (regs.rax >> 32 != 0xffffffffu) /* the kernel's (long) -ERESTART..., also for int 0x80 */
+		return 0;
+	v = (int)(uint32_t)regs.rax;
+	return v == -512 || v == -513 || v == -514 || v == -516;
+}
+
 int ptd_steprec_stepped(struct ptd_steprec *r, pid_t tid, uint64_t new_pc)
 {
 	struct srthread *th = r ? find(r, tid) : NULL;
@@ -230,6 +251,9 @@ int ptd_steprec_stepped(struct ptd_steprec *r, pid_t tid, uint64_t new_pc)
 		return -ptde_notfound;
 	r->steps++;
 	pc = th->pc;
+	if (th->restart && !th->signo)
+		pc = th->restart_pc; /* the syscall ran again (see restart) */
+	th->restart = 0;
 	if (th->signo) {
 		/* The kernel set up a handler frame and trapped before running
 		 * anything: nothing executed, the block is interrupted. */
@@ -279,8 +303,15 @@ int ptd_steprec_stepped(struct ptd_steprec *r, pid_t tid, uint64_t new_pc)
 	th->cur.iclass = e->iclass;
 	th->fall = pc + e->len;
 	if (e->iclass != PTD_IC_OTHER) {
-		if (e->flags & PTD_INSN_SYSCALL)
+		if (e->flags & PTD_INSN_SYSCALL) {
 			th->cur.flags |= PTD_BLK_SYSCALL;
+			if (new_pc == pc + e->len && syscall_restarts(r, tid)) {
+				/* Interrupted (ptrace's interrupt, a signal):
+				 * it ran once, and runs again on resuming. */
+				th->restart = 1;
+				th->restart_pc = pc;
+			}
+		}
 		rc = close_block(th);
 	} else if (new_pc != pc + e->len) {
 		/* An ordinary instruction that did not fall through (a fault
