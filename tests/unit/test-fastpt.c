@@ -382,6 +382,53 @@ static void test_walks(void **state)
 }
 
 /*
+ * IP filtering over the walker's program: calls (direct and indirect)
+ * that leave the traced range, so TIP.PGD/TIP.PGE pairs come in nearly
+ * every segment, at segment starts and ends (ptsynth puts a PSB+ right
+ * before a TIP.PGE), tiny PSB periods, with and without the PSB+ whose
+ * FUP is followed by TIP.PGE, tracing resumed where it stopped and
+ * elsewhere (gdb's "disabled" gaps), with signals and overflows between.
+ * The fast path must take most segments without FUP+PGE.
+ */
+static void test_filtered_walks(void **state)
+{
+	static const uint32_t periods[] = {1, 24, 128, 4096};
+	struct ptd_fastpt_stats fs;
+	uint64_t fast = 0, refused = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+		for (int v = 0; v < 4; v++) {
+			struct ptd_ptsynth_config cfg = {.psb_period = periods[i],
+							 .ret_compression = 1,
+							 .tnt64 = v == 2,
+							 .fup_pge = v == 3};
+			struct pw_opts o = {.seed = 5 + (unsigned)(i * 5 + v),
+					    .steps = 3000,
+					    .p_filter = v == 1 ? 900 : 300,
+					    .p_signal = v == 2 ? 3 : 0,
+					    .p_sigsys = v == 2 ? 20 : 0,
+					    .p_ovf = v == 2 ? 2 : 0};
+			char what[96];
+
+			ptd__fastpt_totals(&fs, 1);
+			snprintf(what, sizeof(what), "filtered walk, period %u, variant %d",
+				 periods[i], v);
+			walk_check(&cfg, &o, what);
+			ptd__fastpt_totals(&fs, 1);
+			if (v != 3) {
+				fast += fs.segs_fast;
+				refused += fs.segs_refused;
+			}
+		}
+	}
+	print_message("filtered: %llu segments handled, %llu left to libipt\n",
+		      (unsigned long long)fast, (unsigned long long)refused);
+	assert_true(fast > 1000);
+	assert_true(fast > 4 * refused);
+}
+
+/*
  * Filtered tracing as ptsynth writes it (main in range, a TIP.PGD/TIP.PGE
  * pair at every call out), with and without the PSB+ whose FUP is
  * directly followed by TIP.PGE, in 64-bit and 32-bit mode.
@@ -673,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_plain_is_fast),
 		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_filtered),
+		cmocka_unit_test(test_filtered_walks),
 		cmocka_unit_test(test_mode32),
 		cmocka_unit_test(test_empty_and_snapshots),
 		cmocka_unit_test(test_straddle),
