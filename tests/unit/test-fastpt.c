@@ -429,6 +429,115 @@ static void test_filtered_walks(void **state)
 }
 
 /*
+ * A program where both kinds of call the fast path binds a TIP.PGD to are
+ * followed by code it takes: an indirect call (libipt's decoder stays
+ * after it, so TIP.PGE at the return address "resumes", no gap) and a
+ * direct call (the decoder follows it to the target: a gap):
+ *   00 call *%rax; 02 call 40; 07 je 00; 09 jmp 00
+ *   40 call *%rax; 42 ret;     50 ret (outside the traced range)
+ */
+#define FB 0x600000ull
+static const uint8_t fcode[0x51] = {
+	[0x00] = 0xff, 0xd0, 0xe8, 0x39, 0x00, 0x00, 0x00, 0x74, 0xf7, 0xeb, 0xf5,
+	[0x40] = 0xff, 0xd0, 0xc3,
+	[0x50] = 0xc3,
+};
+
+static int fcode_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	(void)ctx;
+	if (addr < FB || addr >= FB + sizeof(fcode))
+		return -1;
+	if (n > FB + sizeof(fcode) - addr)
+		n = (size_t)(FB + sizeof(fcode) - addr);
+	memcpy(buf, fcode + (addr - FB), n);
+	return (int)n;
+}
+
+static void fcode_walk(struct ptd_ptsynth *s, unsigned seed, int rounds, int p_out)
+{
+	unsigned rs = seed;
+
+	assert_int_equal(ptd_ptsynth_begin(s, FB), 0);
+	for (int i = 0; i < rounds; i++) {
+		/* 00: call *%rax to 50 */
+		if ((int)(pw_rand(&rs) % 100) < p_out) {
+			assert_int_equal(ptd_ptsynth_leave(s, FB + 0x50), 0);
+			if (pw_rand(&rs) % 8 == 0) { /* back elsewhere: at 09 */
+				assert_int_equal(ptd_ptsynth_enter(s, FB + 0x09), 0);
+				continue;
+			}
+			assert_int_equal(ptd_ptsynth_enter(s, FB + 0x02), 0);
+		} else {
+			assert_int_equal(ptd_ptsynth_icall(s, FB + 0x02, FB + 0x50), 0);
+			assert_int_equal(ptd_ptsynth_ret(s, FB + 0x02), 0);
+		}
+		/* 02: call 40 */
+		if ((int)(pw_rand(&rs) % 100) < p_out) {
+			assert_int_equal(ptd_ptsynth_leave(s, FB + 0x40), 0);
+			assert_int_equal(ptd_ptsynth_enter(s, FB + 0x07), 0);
+		} else {
+			assert_int_equal(ptd_ptsynth_call(s, FB + 0x07), 0);
+			if ((int)(pw_rand(&rs) % 100) < p_out) { /* 40: call *%rax */
+				assert_int_equal(ptd_ptsynth_leave(s, FB + 0x50), 0);
+				assert_int_equal(ptd_ptsynth_enter(s, FB + 0x42), 0);
+			} else {
+				assert_int_equal(ptd_ptsynth_icall(s, FB + 0x42, FB + 0x50), 0);
+				assert_int_equal(ptd_ptsynth_ret(s, FB + 0x42), 0);
+			}
+			assert_int_equal(ptd_ptsynth_ret(s, FB + 0x07), 0); /* 42: ret */
+		}
+		/* 07: je 00 (not taken: 09 jmp 00) */
+		if (pw_rand(&rs) & 1)
+			assert_int_equal(ptd_ptsynth_cond(s, 1, FB), 0);
+		else
+			assert_int_equal(ptd_ptsynth_cond(s, 0, FB + 0x09), 0);
+	}
+	assert_int_equal(ptd_ptsynth_end(s, FB), 0);
+}
+
+static void test_filtered_calls(void **state)
+{
+	static const uint32_t periods[] = {1, 16, 100, 4096};
+	struct ptd_fastpt_stats fs;
+	uint64_t fast = 0, refused = 0;
+	struct ptd_image *img = ptd_image_alloc(fcode_read, NULL);
+
+	(void)state;
+	assert_non_null(img);
+	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+		for (int v = 0; v < 3; v++) {
+			struct ptd_ptsynth_config cfg = {.psb_period = periods[i],
+							 .ret_compression = v != 1,
+							 .fup_pge = v == 2};
+			struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+			const uint8_t *buf;
+			size_t n;
+			char what[96];
+
+			assert_non_null(s);
+			fcode_walk(s, 3 + (unsigned)(i * 3 + v), 400, v == 1 ? 80 : 40);
+			buf = ptd_ptsynth_data(s, &n);
+			snprintf(what, sizeof(what), "filtered calls, period %u, variant %d",
+				 periods[i], v);
+			ptd__fastpt_totals(&fs, 1);
+			check_img(buf, n, img, what);
+			ptd__fastpt_totals(&fs, 1);
+			if (v != 2) {
+				fast += fs.segs_fast;
+				refused += fs.segs_refused;
+			}
+			ptd_ptsynth_free(s);
+		}
+	}
+	ptd_image_free(img);
+	print_message("filtered calls: %llu segments handled, %llu left to libipt\n",
+		      (unsigned long long)fast, (unsigned long long)refused);
+	assert_true(fast > 1000);
+	assert_true(fast > 4 * refused);
+}
+
+/*
  * Filtered tracing as ptsynth writes it (main in range, a TIP.PGD/TIP.PGE
  * pair at every call out), with and without the PSB+ whose FUP is
  * directly followed by TIP.PGE, in 64-bit and 32-bit mode.
@@ -721,6 +830,7 @@ int main(void)
 		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_filtered_walks),
+		cmocka_unit_test(test_filtered_calls),
 		cmocka_unit_test(test_mode32),
 		cmocka_unit_test(test_empty_and_snapshots),
 		cmocka_unit_test(test_straddle),
