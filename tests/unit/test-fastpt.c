@@ -496,6 +496,60 @@ static void fcode_walk(struct ptd_ptsynth *s, unsigned seed, int rounds, int p_o
 	assert_int_equal(ptd_ptsynth_end(s, FB), 0);
 }
 
+/* Whether an indirect call that tracing was disabled at pushes its return
+ * address (as libipt does) shows at the next compressed return: PSB+ at
+ * 40, the call *%rax leaves (TIP.PGD 50), TIP.PGE at 42, its ret
+ * compressed (a TNT bit), then the next ret by TIP to 07, je taken, a
+ * PSB+ at 00.  The fast path must take the first segment. */
+static void test_filtered_icall_stack(void **state)
+{
+	uint8_t b[96];
+	size_t n = 0;
+	struct ptd_image *img = ptd_image_alloc(fcode_read, NULL);
+
+	(void)state;
+	assert_non_null(img);
+	for (int i = 0; i < 8; i++) { /* PSB */
+		b[n++] = 0x02;
+		b[n++] = 0x82;
+	}
+#define IP8(op, ip)                                  \
+	do {                                         \
+		b[n++] = (op);                       \
+		for (int k = 0; k < 8; k++)          \
+			b[n++] = (uint8_t)((ip) >> (8 * k)); \
+	} while (0)
+	b[n++] = 0x99; /* MODE.Exec 64-bit */
+	b[n++] = 0x01;
+	IP8(0xdd, FB + 0x40); /* FUP */
+	b[n++] = 0x02; /* PSBEND */
+	b[n++] = 0x23;
+	IP8(0xc1, FB + 0x50); /* TIP.PGD */
+	IP8(0xd1, FB + 0x42); /* TIP.PGE */
+	b[n++] = 0x06;	      /* TNT: 1 */
+	IP8(0xcd, FB + 0x07); /* TIP */
+	b[n++] = 0x06;	      /* TNT: je 00 taken */
+	for (int i = 0; i < 8; i++) { /* PSB+ at 00: the fast path cuts there */
+		b[n++] = 0x02;
+		b[n++] = 0x82;
+	}
+	b[n++] = 0x99;
+	b[n++] = 0x01;
+	IP8(0xdd, FB);
+	b[n++] = 0x02;
+	b[n++] = 0x23;
+#undef IP8
+	{
+		struct ptd_fastpt_stats fs;
+
+		ptd__fastpt_totals(&fs, 1);
+		check_img(b, n, img, "compressed return after a filtered indirect call");
+		ptd__fastpt_totals(&fs, 1);
+		assert_true(fs.segs_fast > 0);
+	}
+	ptd_image_free(img);
+}
+
 static void test_filtered_calls(void **state)
 {
 	static const uint32_t periods[] = {1, 16, 100, 4096};
@@ -831,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_filtered_walks),
 		cmocka_unit_test(test_filtered_calls),
+		cmocka_unit_test(test_filtered_icall_stack),
 		cmocka_unit_test(test_mode32),
 		cmocka_unit_test(test_empty_and_snapshots),
 		cmocka_unit_test(test_straddle),
