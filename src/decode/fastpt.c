@@ -14,6 +14,17 @@
  *    else in that place is a decode error (left to libipt);
  *  - near calls push the return address on a 64-entry circular stack
  *    that a compressed return (TNT bit 1) pops;
+ *  - IP filtering (ptd_fastpt_segment_edge): libipt proceeds to a TIP.PGD's
+ *    ip up to the next branch that needs trace.  Reached by a direct call
+ *    or jump (its target the ip), tracing stops there and the decoder is
+ *    at that ip; at an indirect call (any ip), the call ends its block,
+ *    pushes its return address and the decoder stays after it (libipt's
+ *    "disable resume ip").  TIP.PGE at the decoder's ip "resumes"; pt.c
+ *    gives a "disabled" gap for any other (gdb's rule, when asked for
+ *    and the history has an item), also for a segment that starts with
+ *    tracing disabled, from where the carry says it stopped.  Every other
+ *    binding (a conditional branch, a return, an ip inside a run, no ip)
+ *    is left to libipt;
  *  - at the end of the segment's bytes the decoder runs on through linear
  *    code (direct jumps and calls need no trace) until it needs trace;
  *    pt.c cuts that tail at the next segment's start ip, so it is cut
@@ -909,6 +920,10 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	 * with this ip binds to that branch (libipt proceeds to its ip) */
 	int direct = 0;
 	uint64_t dis_ip = 0;
+	/* a TNT, TIP or TIP.PGE came after the PSB+: libipt does not bind a
+	 * TIP.PGD that directly follows a PSB+ as elsewhere (found by the
+	 * fuzz target); those are left to it */
+	int traced = 0;
 
 	if (use_paths < 0)
 		use_paths = getenv("PTDBG_FASTPT_PATHS") && !strcmp(getenv("PTDBG_FASTPT_PATHS"), "1");
@@ -932,6 +947,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		if (pge_start) { /* the start of a trace: no gap */
 			if (pge_after(&r, &ip) != 1)
 				goto refuse;
+			traced = 1;
 			break;
 		}
 		if (!edge || !edge->disabled || pge_after(&r, &ip) != 1)
@@ -940,6 +956,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		 * pt.c decides "resumed" from the carry, as here */
 		if (enabled_at(fp, edge, edge->have_item, ip, edge->dis_known ? edge->dis_ip : 0) < 0)
 			goto refuse;
+		traced = 1;
 		break;
 	default:
 		goto refuse;
@@ -960,8 +977,12 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 
 			st = next_item(&r);
 			if (st == R_PGD) {
+				if (!traced)
+					goto refuse;
 				r.pgd = 1;
 				r.pgd_ip = r.tip_ip;
+			} else if (st == R_ITEM) {
+				traced = 1;
 			} else if (st == R_END) {
 				/* (read again at the branch, as before) */
 				r.p = at;
@@ -1032,8 +1053,12 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			st = r.pgd ? R_PGD : next_item(&r);
 			if (st == R_BAIL)
 				goto refuse;
+			if (st == R_ITEM)
+				traced = 1;
 			if (st == R_PGD) {
 				r.pgd = 0;
+				if (!traced)
+					goto refuse;
 				/* libipt binds it to this branch if it needs trace;
 				 * only an indirect call is taken here: it ends its
 				 * block and the decoder stays after it */
@@ -1103,6 +1128,7 @@ disabled:
 			/* (a block came before: the history has an item) */
 			if (enabled_at(fp, edge, 1, ip, dis_ip) < 0)
 				goto refuse;
+			traced = 1;
 			notrace = 0;
 			open = 0;
 			direct = 0;
