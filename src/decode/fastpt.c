@@ -920,9 +920,10 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	 * with this ip binds to that branch (libipt proceeds to its ip) */
 	int direct = 0;
 	uint64_t dis_ip = 0;
-	/* a TNT, TIP or TIP.PGE came after the PSB+: libipt does not bind a
-	 * TIP.PGD that directly follows a PSB+ as elsewhere (found by the
-	 * fuzz target); those are left to it */
+	/* a TNT, TIP or TIP.PGE came after the PSB+: a segment of only a
+	 * PSB+ and a TIP.PGD (with code before it) libipt, decoding it alone
+	 * up to its end, does not decode as elsewhere (found by the fuzz
+	 * target); those are left to it */
 	int traced = 0;
 
 	if (use_paths < 0)
@@ -977,8 +978,6 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 
 			st = next_item(&r);
 			if (st == R_PGD) {
-				if (!traced)
-					goto refuse;
 				r.pgd = 1;
 				r.pgd_ip = r.tip_ip;
 			} else if (st == R_ITEM) {
@@ -1057,8 +1056,6 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				traced = 1;
 			if (st == R_PGD) {
 				r.pgd = 0;
-				if (!traced)
-					goto refuse;
 				/* libipt binds it to this branch if it needs trace;
 				 * only an indirect call is taken here: it ends its
 				 * block and the decoder stays after it */
@@ -1136,6 +1133,8 @@ disabled:
 			tail_clean = 1;
 			continue;
 		case 2:
+			if (!traced)
+				goto refuse;
 			edge->end_disabled = 1;
 			edge->end_dis_ip = dis_ip;
 			goto done;

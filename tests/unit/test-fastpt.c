@@ -425,7 +425,7 @@ static void test_filtered_walks(void **state)
 	print_message("filtered: %llu segments handled, %llu left to libipt\n",
 		      (unsigned long long)fast, (unsigned long long)refused);
 	assert_true(fast > 1000);
-	assert_true(fast > 4 * refused);
+	assert_true(fast > 2 * refused);
 }
 
 /*
@@ -588,7 +588,7 @@ static void test_filtered_calls(void **state)
 	print_message("filtered calls: %llu segments handled, %llu left to libipt\n",
 		      (unsigned long long)fast, (unsigned long long)refused);
 	assert_true(fast > 1000);
-	assert_true(fast > 4 * refused);
+	assert_true(fast > 2 * refused);
 }
 
 /*
