@@ -209,7 +209,9 @@ PW_FN int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_resu
 		}
 		case PW_CALL:
 		case PW_ICALL:
-			if (!o->via_step && (int)(pw_rand(&rs) % 1000) < o->p_filter) {
+			/* (no random number drawn without p_filter: other walks stay as they were) */
+			if (o->p_filter > 0 && !o->via_step &&
+			    (int)(pw_rand(&rs) % 1000) < o->p_filter) {
 				target = in->kind == PW_CALL ? PW_BASE + in->target
 							     : PW_BASE + icall_t[pw_rand(&rs) % 2];
 				ip = pw_rand(&rs) % 8 ? next : PW_BASE;
