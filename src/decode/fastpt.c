@@ -14,6 +14,17 @@
  *    else in that place is a decode error (left to libipt);
  *  - near calls push the return address on a 64-entry circular stack
  *    that a compressed return (TNT bit 1) pops;
+ *  - IP filtering (ptd_fastpt_segment_edge): libipt proceeds to a TIP.PGD's
+ *    ip up to the next branch that needs trace.  Reached by a direct call
+ *    or jump (its target the ip), tracing stops there and the decoder is
+ *    at that ip; at an indirect call (any ip), the call ends its block,
+ *    pushes its return address and the decoder stays after it (libipt's
+ *    "disable resume ip").  TIP.PGE at the decoder's ip "resumes"; pt.c
+ *    gives a "disabled" gap for any other (gdb's rule, when asked for
+ *    and the history has an item), also for a segment that starts with
+ *    tracing disabled, from where the carry says it stopped.  Every other
+ *    binding (a conditional branch, a return, an ip inside a run, no ip)
+ *    is left to libipt;
  *  - at the end of the segment's bytes the decoder runs on through linear
  *    code (direct jumps and calls need no trace) until it needs trace;
  *    pt.c cuts that tail at the next segment's start ip, so it is cut
@@ -535,9 +546,12 @@ struct rd {
 	int tip; /* a TIP is waiting (its ip in tip_ip) */
 	uint64_t tip_ip;
 	int skipped; /* non-branch packets since the last TNT or TIP */
+	int filt;    /* TIP.PGD is taken (R_PGD), not refused */
+	int pgd;     /* a TIP.PGD was read, not yet bound (its ip in pgd_ip) */
+	uint64_t pgd_ip;
 };
 
-enum { R_ITEM = 1, R_END = 0, R_BAIL = -1 };
+enum { R_PGD = 2, R_ITEM = 1, R_END = 0, R_BAIL = -1 };
 
 static inline uint64_t le(const uint8_t *p, unsigned n)
 {
@@ -617,8 +631,9 @@ static inline size_t skip_len(const struct rd *r)
 	return 0;
 }
 
-/* Reads packets up to the next TNT or TIP; R_ITEM, R_END (no more bytes)
- * or R_BAIL (a packet that is not branch tracing, or cut short). */
+/* Reads packets up to the next TNT or TIP; R_ITEM, R_END (no more bytes),
+ * R_PGD (with r->filt: a TIP.PGD with an ip, in r->tip_ip) or R_BAIL (a
+ * packet that is not branch tracing, or cut short). */
 static int next_item(struct rd *r)
 {
 	while (r->p < r->e) {
@@ -647,6 +662,18 @@ static int next_item(struct rd *r)
 			r->tip = 1;
 			r->skipped = 0;
 			return R_ITEM;
+		}
+		if ((b & 0x1f) == 0x01 && r->filt) { /* TIP.PGD */
+			unsigned ipb = b >> 5, n = ip_len[ipb];
+
+			/* (no ip: a far branch; libipt binds it elsewhere) */
+			if (!n || (size_t)(r->e - r->p) < 1 + n)
+				return R_BAIL;
+			if (!ip_of(r, ipb, r->p + 1, &r->tip_ip))
+				return R_BAIL;
+			r->p += 1 + n;
+			r->skipped = 0;
+			return R_PGD;
 		}
 		if (b == 0x02 && r->e - r->p >= 8 && r->p[1] == 0xa3) { /* TNT-64 */
 			uint64_t v = le(r->p + 2, 6);
@@ -753,8 +780,9 @@ int ptd_fastpt_psb_plus(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t
 	return k == 1;
 }
 
-/* After a PSB+ without FUP: MODE.Exec (64-bit) and timing, then the
- * TIP.PGE that enables tracing at *ip.  1, or 0 for anything else. */
+/* After a PSB+ without FUP or a TIP.PGD: MODE.Exec (64-bit) and timing,
+ * then the TIP.PGE that enables tracing at *ip.  1, 2 when the bytes end
+ * first (tracing stays disabled), or 0 for anything else. */
 static int pge_after(struct rd *r, uint64_t *ip)
 {
 	while (r->p < r->e) {
@@ -780,7 +808,7 @@ static int pge_after(struct rd *r, uint64_t *ip)
 			return 0;
 		r->p += k;
 	}
-	return 0;
+	return 2;
 }
 
 /* ---- the tail: linear code after the last packet, cut at cut_ip ---- */
@@ -856,9 +884,30 @@ static inline void rpush(struct ptd_fastpt *fp, uint64_t a)
 		fp->rn++;
 }
 
+/*
+ * Tracing comes back at @ip after it stopped where libipt's decoder was at
+ * @dis_ip (0: unknown): pt.c's rule for a "disabled" gap (gdb's), the gap
+ * a block without instructions here.  Returns 0 or -ptde_nomem.
+ */
+static int enabled_at(struct ptd_fastpt *fp, const struct ptd_fastpt_edge *edge, int have_item,
+		      uint64_t ip, uint64_t dis_ip)
+{
+	if (!edge->dgaps || !have_item || (dis_ip && dis_ip == ip))
+		return 0;
+	return push_out(fp, ip, ip, 0, 0);
+}
+
 int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin, uint64_t end,
 		       uint64_t cut_ip, int keep_stack, int pge_start, const struct ptd_block **blocks,
 		       size_t *n)
+{
+	return ptd_fastpt_segment_edge(fp, buf, begin, end, cut_ip, keep_stack, pge_start, NULL,
+				       blocks, n);
+}
+
+int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin,
+			    uint64_t end, uint64_t cut_ip, int keep_stack, int pge_start,
+			    struct ptd_fastpt_edge *edge, const struct ptd_block **blocks, size_t *n)
 {
 	struct rd r;
 	uint64_t ip = 0;
@@ -867,29 +916,52 @@ int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin
 	size_t tail_first = 0;
 	unsigned notrace = 0;
 	int open = 0, tail_clean = 1;
+	/* ip was reached by a direct branch, no trace read since: a TIP.PGD
+	 * with this ip binds to that branch (libipt proceeds to its ip) */
+	int direct = 0;
+	uint64_t dis_ip = 0;
+	/* a TNT, TIP or TIP.PGE came after the PSB+: a segment of only a
+	 * PSB+ and a TIP.PGD (with code before it) libipt, decoding it alone
+	 * up to its end, does not decode as elsewhere (found by the fuzz
+	 * target); those are left to it */
+	int traced = 0;
 
 	if (use_paths < 0)
 		use_paths = getenv("PTDBG_FASTPT_PATHS") && !strcmp(getenv("PTDBG_FASTPT_PATHS"), "1");
 	*blocks = NULL;
 	*n = 0;
-	if (!fp || !buf || begin >= end || !cut_ip)
+	if (!fp || !buf || begin >= end || (!cut_ip && !edge))
 		goto refuse;
 	if (fp->gen != ptd_image_generation(fp->img))
 		reset_caches(fp);
 	memset(&r, 0, sizeof(r));
 	r.p = buf + begin;
 	r.e = buf + end;
+	r.filt = edge != NULL;
+	fp->nout = 0;
 	switch (psb_plus(&r, &ip)) {
 	case 1:
+		if (edge && edge->disabled)
+			goto refuse; /* libipt ignores that FUP (pt.c's copy) */
 		break;
-	case 2: /* tracing disabled at the PSB: only the start of a trace */
-		if (!pge_start || !pge_after(&r, &ip))
+	case 2: /* tracing disabled at the PSB */
+		if (pge_start) { /* the start of a trace: no gap */
+			if (pge_after(&r, &ip) != 1)
+				goto refuse;
+			traced = 1;
+			break;
+		}
+		if (!edge || !edge->disabled || pge_after(&r, &ip) != 1)
 			goto refuse;
+		/* libipt synced here does not know where tracing stopped;
+		 * pt.c decides "resumed" from the carry, as here */
+		if (enabled_at(fp, edge, edge->have_item, ip, edge->dis_known ? edge->dis_ip : 0) < 0)
+			goto refuse;
+		traced = 1;
 		break;
 	default:
 		goto refuse;
 	}
-	fp->nout = 0;
 	if (!keep_stack)
 		fp->rn = 0;
 	for (;;) {
@@ -898,7 +970,39 @@ int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin
 
 		if (!ip)
 			goto refuse;
+		if (direct && r.filt && !r.pgd && !r.ntnt && !r.tip) {
+			/* Is tracing disabled here?  Read the next item now (it
+			 * would be read at the next branch anyway). */
+			const uint8_t *at = r.p;
+			int sk = r.skipped;
+
+			st = next_item(&r);
+			if (st == R_PGD) {
+				r.pgd = 1;
+				r.pgd_ip = r.tip_ip;
+			} else if (st == R_ITEM) {
+				traced = 1;
+			} else if (st == R_END) {
+				/* (read again at the branch, as before) */
+				r.p = at;
+				r.skipped = sk;
+			} else if (st == R_BAIL) {
+				goto refuse;
+			}
+		}
+		/* libipt proceeds to a TIP.PGD's ip, up to the next branch
+		 * that needs trace: it binds to the direct branch that leads
+		 * there. */
+		if (direct && r.pgd && r.pgd_ip == ip) {
+			r.pgd = 0;
+			dis_ip = ip;
+			goto disabled;
+		}
+		direct = 0;
 		l = line_at(fp, ip);
+		/* (its ip inside this run: libipt stops there; rare, left to it) */
+		if (r.pgd && r.pgd_ip > l->ip && r.pgd_ip <= l->end_ip)
+			goto refuse;
 		if (r.ntnt && use_paths && l->kind == LK_COND) {
 			/* Several TNT bits at once through a cached path. */
 			unsigned m = r.ntnt < PATH_BITS ? r.ntnt : PATH_BITS;
@@ -938,21 +1042,37 @@ int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin
 			if (l->kind == LK_CALL)
 				rpush(fp, l->end_ip + l->len);
 			ip = l->target;
+			direct = 1;
 			if (++notrace > NOTRACE_MAX)
 				goto refuse;
 			continue;
 		}
 		/* The branch at the end needs trace. */
 		if (!r.ntnt && !r.tip) {
-			st = next_item(&r);
+			st = r.pgd ? R_PGD : next_item(&r);
 			if (st == R_BAIL)
 				goto refuse;
+			if (st == R_ITEM)
+				traced = 1;
+			if (st == R_PGD) {
+				r.pgd = 0;
+				/* libipt binds it to this branch if it needs trace;
+				 * only an indirect call is taken here: it ends its
+				 * block and the decoder stays after it */
+				if (l->kind != LK_ICALL || open)
+					goto refuse;
+				if (push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+					goto refuse;
+				rpush(fp, l->end_ip + l->len);
+				dis_ip = l->end_ip + l->len;
+				goto disabled;
+			}
 			if (st == R_END) {
 				/* Trailing non-branch packets: libipt may see the end
 				 * of the trace later than here; a block still open
 				 * across the last packet: libipt's tail starts
 				 * elsewhere.  Leave both to libipt. */
-				if (r.skipped || !tail_clean || open ||
+				if (r.skipped || !tail_clean || open || !cut_ip ||
 				    !cut_tail(fp, tail_first, l, cut_ip))
 					goto refuse;
 				break;
@@ -997,7 +1117,34 @@ int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin
 			goto refuse;
 		tail_first = fp->nout;
 		tail_clean = !open;
+		continue;
+disabled:
+		/* Tracing is off until TIP.PGE (or the end of the segment). */
+		switch (pge_after(&r, &ip)) {
+		case 1:
+			/* (a block came before: the history has an item) */
+			if (enabled_at(fp, edge, 1, ip, dis_ip) < 0)
+				goto refuse;
+			traced = 1;
+			notrace = 0;
+			open = 0;
+			direct = 0;
+			tail_first = fp->nout;
+			tail_clean = 1;
+			continue;
+		case 2:
+			if (!traced)
+				goto refuse;
+			edge->end_disabled = 1;
+			edge->end_dis_ip = dis_ip;
+			goto done;
+		default:
+			goto refuse;
+		}
 	}
+	if (edge)
+		edge->end_disabled = 0;
+done:
 	fp->st.segs_fast++;
 	*blocks = fp->out;
 	*n = fp->nout;

@@ -4,12 +4,13 @@
  * one PSB segment, found without libipt's per-block work.
  *
  * Packets are read straight from the bytes (the few kinds a segment of
- * plain branch tracing holds: TNT, TIP, timing and padding); code comes
+ * plain branch tracing holds: TNT, TIP, timing and padding, and with
+ * ptd_fastpt_segment_edge the TIP.PGD/TIP.PGE pairs of IP filtering); code comes
  * from a cache of straight-line runs (per start address: the instructions
  * up to the next branch, its class and target) and, when turned on, a
  * cache of the paths TNT patterns take through them (per address and up
  * to six TNT bits: the blocks the bits lead through and where they end).  Anything else -- events (FUP,
- * TIP.PGE/PGD, MODE, OVF, PIP, VMCS...), execution modes other than 64-bit,
+ * other TIP.PGE/PGD, MODE, OVF, PIP, VMCS...), execution modes other than 64-bit,
  * TSX, far branches, undecodable or unmapped code, compressed returns the
  * return stack cannot serve, a segment end it cannot cut exactly -- makes
  * the segment "not handled": nothing is produced and the caller decodes it
@@ -55,10 +56,42 @@ void ptd_fastpt_begin(struct ptd_fastpt *fp);
  * On success
  * *@blocks (valid until the next call) holds *@n blocks.
  * Returns 1 when handled, 0 when not (libipt must decode it), -ptde_nomem.
+ * Refuses TIP.PGD and TIP.PGE inside the segment (see ptd_fastpt_segment_edge).
  */
 int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin, uint64_t end,
 		       uint64_t cut_ip, int keep_stack, int pge_start, const struct ptd_block **blocks,
 		       size_t *n);
+
+/*
+ * Filtered tracing (IP filtering: a TIP.PGD where execution leaves the
+ * traced range, a TIP.PGE where it comes back), as pt.c turns libipt's
+ * disabled and enabled events into items.  In: the state the segment
+ * starts from; out: the state it ends in (the carry pt.c keeps).
+ */
+struct ptd_fastpt_edge {
+	/* in */
+	int disabled;	/* tracing disabled at the PSB (a PSB+ without FUP,
+			 * then TIP.PGE) */
+	int dis_known;	/* dis_ip: where libipt's decoder stopped when tracing */
+	uint64_t dis_ip; /* was disabled (a TIP.PGE there "resumes") */
+	int dgaps;	/* gdb's "disabled" gaps (ptd_pt_trace_set_disabled_gaps) */
+	int have_item;	/* the history has an item before this segment */
+	/* out */
+	int end_disabled; /* tracing disabled at the segment's end */
+	uint64_t end_dis_ip; /* ... and where the decoder stopped */
+};
+
+/*
+ * ptd_fastpt_segment that also takes the segment's edge state @edge and
+ * TIP.PGD/TIP.PGE pairs inside it: a TIP.PGD that binds to a direct call
+ * or jump (its ip the branch's target) or to an indirect call.  A
+ * "disabled" gap (tracing enabled elsewhere than where it stopped, as pt.c
+ * emits it) comes out as a block with ninsn 0 in *@blocks.  @cut_ip may
+ * be 0 when the segment ends with tracing disabled.
+ */
+int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin,
+			    uint64_t end, uint64_t cut_ip, int keep_stack, int pge_start,
+			    struct ptd_fastpt_edge *edge, const struct ptd_block **blocks, size_t *n);
 
 /*
  * Does the PSB+ at @off (within [@off, @end)) hold only what the fast path

@@ -1188,6 +1188,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	struct pt_packet_decoder *pd = psb_reader(s->buf, end);
 	struct carry cur = s->in, cur_j = s->in;
 	struct psbhdr nh;
+	struct ptd_fastpt_edge edge;
 	uint64_t pos = begin, j = begin, num_j = 0;
 	unsigned ev_j = 0;
 	int err = 0, keep_stack = 0;
@@ -1215,16 +1216,27 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (!kind || nh.fup_ip != fup || nh.then_pge)
 			break;
 		/* The next PSB+ must be one the fast path takes too: libipt
-		 * reads into it before it is done with this segment. */
+		 * reads into it before it is done with this segment.  Without
+		 * FUP (cut 0) it is one where tracing is disabled. */
 		memset(&nh, 0, sizeof(nh));
 		if (next < end) {
 			read_psb_hdr_at(pd, next, &nh);
-			if (!ptd_fastpt_psb_plus(s->buf, next, end, &cut) || cut != nh.fup_ip)
+			if (!ptd_fastpt_psb_kind(s->buf, next, end, &cut) || cut != nh.fup_ip)
 				break;
 		}
-		if (!(cur.kind == CARRY_FRESH || (cur.enabled && !cur.off_async)) ||
-		    (next < end && nh.then_pge) ||
-		    ptd_fastpt_segment(fp, s->buf, pos, next, cut, keep_stack, pge_start, &bl, &nb) <= 0)
+		memset(&edge, 0, sizeof(edge));
+		edge.disabled = cur.kind == CARRY_STATE && !cur.enabled;
+		edge.dis_known = cur.dis_known;
+		edge.dis_ip = cur.dis_ip;
+		edge.dgaps = s->disabled_gaps;
+		edge.have_item = have_item(s);
+		if (cur.off_async || (next < end && nh.then_pge) ||
+		    ptd_fastpt_segment_edge(fp, s->buf, pos, next, cut, keep_stack, pge_start, &edge,
+					    &bl, &nb) <= 0)
+			break;
+		/* (disabled at a PSB+ with FUP: libipt ignores the FUP, pt.c
+		 * decodes a copy without it) */
+		if (edge.end_disabled && next < end && cut)
 			break;
 		if (empty) {
 			j = pos;
@@ -1232,21 +1244,29 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 			num_j = s->st->ninsn + s->st->ngaps;
 			ev_j = s->nev;
 		}
+		/* (a block without instructions: a "disabled" gap) */
 		if (s->cnt) {
 			/* counting: set_pend's work, in one loop */
-			for (i = 0; i < nb; i++) {
+			for (i = 0; i < nb && !err; i++) {
+				if (!bl[i].ninsn) {
+					err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+					continue;
+				}
 				account(s, &bl[i]);
 				cnt_block(s->cnt, &bl[i]);
 			}
 		} else {
 			for (i = 0; i < nb && !err; i++)
-				err = set_pend(s, &bl[i]);
+				err = bl[i].ninsn ? set_pend(s, &bl[i])
+						  : emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
 		}
 		cur.kind = CARRY_STATE; /* as decode_segment ends */
-		cur.enabled = 1;
+		cur.enabled = (uint8_t)!edge.end_disabled;
 		cur.off_async = 0;
+		cur.dis_known = (uint8_t)edge.end_disabled;
+		cur.dis_ip = edge.end_disabled ? edge.end_dis_ip : 0;
 		cur.have_item = (uint8_t)have_item(s);
-		s->enabled = 1;
+		s->enabled = !edge.end_disabled;
 		s->off_async = 0;
 		keep_stack = 1;
 		pos = next;

@@ -33,12 +33,22 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pw_init_code();
-	for (i = 0; i < 8; i++) {
-		struct ptd_ptsynth_config cfg = { .psb_period = (uint32_t)(64 << (i % 4)),
-						  .ret_compression = i & 1, .tnt64 = (i >> 1) & 1,
-						  .tsc = (i >> 2) & 1 };
-		struct pw_opts o = { .seed = (unsigned)i + 1, .steps = 300 + 200 * i,
-				     .p_signal = 10, .p_sigsys = 100, .p_ovf = i > 4 ? 10 : 0 };
+	/* 8..11: IP filtering (TIP.PGD/TIP.PGE pairs at calls out of the
+	 * traced range) with the smallest PSB periods, as real captures */
+	for (i = 0; i < 12; i++) {
+		int filt = i >= 8;
+		struct ptd_ptsynth_config cfg = { .psb_period = filt ? (uint32_t)(i & 1 ? 1 : 24)
+								     : (uint32_t)(64 << (i % 4)),
+						  .ret_compression = filt || (i & 1),
+						  .tnt64 = (i >> 1) & 1,
+						  .tsc = (i >> 2) & 1,
+						  .fup_pge = i == 11 };
+		struct pw_opts o = { .seed = (unsigned)i + 1,
+				     .steps = filt ? 600 : 300 + 200 * i,
+				     .p_signal = filt ? 2 : 10,
+				     .p_sigsys = filt ? 20 : 100,
+				     .p_ovf = i > 4 ? (filt ? 2 : 10) : 0,
+				     .p_filter = filt ? 300 + 150 * (i - 8) : 0 };
 		struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
 		struct pw_result r;
 		const uint8_t *buf;

@@ -131,6 +131,9 @@ struct pw_opts {
 	int ovf_after; /* >0: one overflow after the first outcome at or after this step */
 	int via_step;  /* report instructions through ptd_ptsynth_step (disassembled) */
 	int no_end;    /* leave tracing enabled at the end (flush only), as a snapshot */
+	int p_filter;  /* per mille: a call goes out of the traced range (IP filtering:
+			* TIP.PGD at its target, the callee untraced, TIP.PGE at the
+			* return address or, one time in eight, elsewhere) */
 };
 
 struct pw_result {
@@ -205,13 +208,29 @@ PW_FN int pw_walk(const struct pw_opts *o, struct ptd_ptsynth *s, struct pw_resu
 			break;
 		}
 		case PW_CALL:
+		case PW_ICALL:
+			/* (no random number drawn without p_filter: other walks stay as they were) */
+			if (o->p_filter > 0 && !o->via_step &&
+			    (int)(pw_rand(&rs) % 1000) < o->p_filter) {
+				target = in->kind == PW_CALL ? PW_BASE + in->target
+							     : PW_BASE + icall_t[pw_rand(&rs) % 2];
+				ip = pw_rand(&rs) % 8 ? next : PW_BASE;
+				err = ptd_ptsynth_leave(s, target);
+				if (!err)
+					err = ptd_ptsynth_enter(s, ip);
+				if (ip != next)
+					pw_push(r, PW_GAP);
+				break;
+			}
+			if (in->kind == PW_ICALL)
+				goto icall;
 			if (sp < 512)
 				stack[sp++] = next;
 			depth++;
 			err = o->via_step ? 0 : ptd_ptsynth_call(s, next);
 			ip = PW_BASE + in->target;
 			break;
-		case PW_ICALL:
+		icall:
 			target = PW_BASE + icall_t[pw_rand(&rs) % 2];
 			if (sp < 512)
 				stack[sp++] = next;

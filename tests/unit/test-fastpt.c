@@ -382,6 +382,216 @@ static void test_walks(void **state)
 }
 
 /*
+ * IP filtering over the walker's program: calls (direct and indirect)
+ * that leave the traced range, so TIP.PGD/TIP.PGE pairs come in nearly
+ * every segment, at segment starts and ends (ptsynth puts a PSB+ right
+ * before a TIP.PGE), tiny PSB periods, with and without the PSB+ whose
+ * FUP is followed by TIP.PGE, tracing resumed where it stopped and
+ * elsewhere (gdb's "disabled" gaps), with signals and overflows between.
+ * The fast path must take most segments without FUP+PGE.
+ */
+static void test_filtered_walks(void **state)
+{
+	static const uint32_t periods[] = {1, 24, 128, 4096};
+	struct ptd_fastpt_stats fs;
+	uint64_t fast = 0, refused = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+		for (int v = 0; v < 4; v++) {
+			struct ptd_ptsynth_config cfg = {.psb_period = periods[i],
+							 .ret_compression = 1,
+							 .tnt64 = v == 2,
+							 .fup_pge = v == 3};
+			struct pw_opts o = {.seed = 5 + (unsigned)(i * 5 + v),
+					    .steps = 3000,
+					    .p_filter = v == 1 ? 900 : 300,
+					    .p_signal = v == 2 ? 3 : 0,
+					    .p_sigsys = v == 2 ? 20 : 0,
+					    .p_ovf = v == 2 ? 2 : 0};
+			char what[96];
+
+			ptd__fastpt_totals(&fs, 1);
+			snprintf(what, sizeof(what), "filtered walk, period %u, variant %d",
+				 periods[i], v);
+			walk_check(&cfg, &o, what);
+			ptd__fastpt_totals(&fs, 1);
+			if (v != 3) {
+				fast += fs.segs_fast;
+				refused += fs.segs_refused;
+			}
+		}
+	}
+	print_message("filtered: %llu segments handled, %llu left to libipt\n",
+		      (unsigned long long)fast, (unsigned long long)refused);
+	assert_true(fast > 1000);
+	assert_true(fast > 2 * refused);
+}
+
+/*
+ * A program where both kinds of call the fast path binds a TIP.PGD to are
+ * followed by code it takes: an indirect call (libipt's decoder stays
+ * after it, so TIP.PGE at the return address "resumes", no gap) and a
+ * direct call (the decoder follows it to the target: a gap):
+ *   00 call *%rax; 02 call 40; 07 je 00; 09 jmp 00
+ *   40 call *%rax; 42 ret;     50 ret (outside the traced range)
+ */
+#define FB 0x600000ull
+static const uint8_t fcode[0x51] = {
+	[0x00] = 0xff, 0xd0, 0xe8, 0x39, 0x00, 0x00, 0x00, 0x74, 0xf7, 0xeb, 0xf5,
+	[0x40] = 0xff, 0xd0, 0xc3,
+	[0x50] = 0xc3,
+};
+
+static int fcode_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	(void)ctx;
+	if (addr < FB || addr >= FB + sizeof(fcode))
+		return -1;
+	if (n > FB + sizeof(fcode) - addr)
+		n = (size_t)(FB + sizeof(fcode) - addr);
+	memcpy(buf, fcode + (addr - FB), n);
+	return (int)n;
+}
+
+static void fcode_walk(struct ptd_ptsynth *s, unsigned seed, int rounds, int p_out)
+{
+	unsigned rs = seed;
+
+	assert_int_equal(ptd_ptsynth_begin(s, FB), 0);
+	for (int i = 0; i < rounds; i++) {
+		/* 00: call *%rax to 50 */
+		if ((int)(pw_rand(&rs) % 100) < p_out) {
+			assert_int_equal(ptd_ptsynth_leave(s, FB + 0x50), 0);
+			if (pw_rand(&rs) % 8 == 0) { /* back elsewhere: at 09 */
+				assert_int_equal(ptd_ptsynth_enter(s, FB + 0x09), 0);
+				continue;
+			}
+			assert_int_equal(ptd_ptsynth_enter(s, FB + 0x02), 0);
+		} else {
+			assert_int_equal(ptd_ptsynth_icall(s, FB + 0x02, FB + 0x50), 0);
+			assert_int_equal(ptd_ptsynth_ret(s, FB + 0x02), 0);
+		}
+		/* 02: call 40 */
+		if ((int)(pw_rand(&rs) % 100) < p_out) {
+			assert_int_equal(ptd_ptsynth_leave(s, FB + 0x40), 0);
+			assert_int_equal(ptd_ptsynth_enter(s, FB + 0x07), 0);
+		} else {
+			assert_int_equal(ptd_ptsynth_call(s, FB + 0x07), 0);
+			if ((int)(pw_rand(&rs) % 100) < p_out) { /* 40: call *%rax */
+				assert_int_equal(ptd_ptsynth_leave(s, FB + 0x50), 0);
+				assert_int_equal(ptd_ptsynth_enter(s, FB + 0x42), 0);
+			} else {
+				assert_int_equal(ptd_ptsynth_icall(s, FB + 0x42, FB + 0x50), 0);
+				assert_int_equal(ptd_ptsynth_ret(s, FB + 0x42), 0);
+			}
+			assert_int_equal(ptd_ptsynth_ret(s, FB + 0x07), 0); /* 42: ret */
+		}
+		/* 07: je 00 (not taken: 09 jmp 00) */
+		if (pw_rand(&rs) & 1)
+			assert_int_equal(ptd_ptsynth_cond(s, 1, FB), 0);
+		else
+			assert_int_equal(ptd_ptsynth_cond(s, 0, FB + 0x09), 0);
+	}
+	assert_int_equal(ptd_ptsynth_end(s, FB), 0);
+}
+
+/* Whether an indirect call that tracing was disabled at pushes its return
+ * address (as libipt does) shows at the next compressed return: PSB+ at
+ * 40, the call *%rax leaves (TIP.PGD 50), TIP.PGE at 42, its ret
+ * compressed (a TNT bit), then the next ret by TIP to 07, je taken, a
+ * PSB+ at 00.  The fast path must take the first segment. */
+static void test_filtered_icall_stack(void **state)
+{
+	uint8_t b[96];
+	size_t n = 0;
+	struct ptd_image *img = ptd_image_alloc(fcode_read, NULL);
+
+	(void)state;
+	assert_non_null(img);
+	for (int i = 0; i < 8; i++) { /* PSB */
+		b[n++] = 0x02;
+		b[n++] = 0x82;
+	}
+#define IP8(op, ip)                                  \
+	do {                                         \
+		b[n++] = (op);                       \
+		for (int k = 0; k < 8; k++)          \
+			b[n++] = (uint8_t)((ip) >> (8 * k)); \
+	} while (0)
+	b[n++] = 0x99; /* MODE.Exec 64-bit */
+	b[n++] = 0x01;
+	IP8(0xdd, FB + 0x40); /* FUP */
+	b[n++] = 0x02; /* PSBEND */
+	b[n++] = 0x23;
+	IP8(0xc1, FB + 0x50); /* TIP.PGD */
+	IP8(0xd1, FB + 0x42); /* TIP.PGE */
+	b[n++] = 0x06;	      /* TNT: 1 */
+	IP8(0xcd, FB + 0x07); /* TIP */
+	b[n++] = 0x06;	      /* TNT: je 00 taken */
+	for (int i = 0; i < 8; i++) { /* PSB+ at 00: the fast path cuts there */
+		b[n++] = 0x02;
+		b[n++] = 0x82;
+	}
+	b[n++] = 0x99;
+	b[n++] = 0x01;
+	IP8(0xdd, FB);
+	b[n++] = 0x02;
+	b[n++] = 0x23;
+#undef IP8
+	{
+		struct ptd_fastpt_stats fs;
+
+		ptd__fastpt_totals(&fs, 1);
+		check_img(b, n, img, "compressed return after a filtered indirect call");
+		ptd__fastpt_totals(&fs, 1);
+		assert_true(fs.segs_fast > 0);
+	}
+	ptd_image_free(img);
+}
+
+static void test_filtered_calls(void **state)
+{
+	static const uint32_t periods[] = {1, 16, 100, 4096};
+	struct ptd_fastpt_stats fs;
+	uint64_t fast = 0, refused = 0;
+	struct ptd_image *img = ptd_image_alloc(fcode_read, NULL);
+
+	(void)state;
+	assert_non_null(img);
+	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+		for (int v = 0; v < 3; v++) {
+			struct ptd_ptsynth_config cfg = {.psb_period = periods[i],
+							 .ret_compression = v != 1,
+							 .fup_pge = v == 2};
+			struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+			const uint8_t *buf;
+			size_t n;
+			char what[96];
+
+			assert_non_null(s);
+			fcode_walk(s, 3 + (unsigned)(i * 3 + v), 400, v == 1 ? 80 : 40);
+			buf = ptd_ptsynth_data(s, &n);
+			snprintf(what, sizeof(what), "filtered calls, period %u, variant %d",
+				 periods[i], v);
+			ptd__fastpt_totals(&fs, 1);
+			check_img(buf, n, img, what);
+			ptd__fastpt_totals(&fs, 1);
+			if (v != 2) {
+				fast += fs.segs_fast;
+				refused += fs.segs_refused;
+			}
+			ptd_ptsynth_free(s);
+		}
+	}
+	ptd_image_free(img);
+	print_message("filtered calls: %llu segments handled, %llu left to libipt\n",
+		      (unsigned long long)fast, (unsigned long long)refused);
+	assert_true(fast > 1000);
+	assert_true(fast > 2 * refused);
+}
+
+/*
  * Filtered tracing as ptsynth writes it (main in range, a TIP.PGD/TIP.PGE
  * pair at every call out), with and without the PSB+ whose FUP is
  * directly followed by TIP.PGE, in 64-bit and 32-bit mode.
@@ -673,6 +883,9 @@ int main(void)
 		cmocka_unit_test(test_plain_is_fast),
 		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_filtered),
+		cmocka_unit_test(test_filtered_walks),
+		cmocka_unit_test(test_filtered_calls),
+		cmocka_unit_test(test_filtered_icall_stack),
 		cmocka_unit_test(test_mode32),
 		cmocka_unit_test(test_empty_and_snapshots),
 		cmocka_unit_test(test_straddle),
