@@ -7,7 +7,7 @@ cd "$top"
 B=${B:-build}
 out="$B/bench"
 mkdir -p "$out"
-LIBS="-lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lz -lpthread"
+LIBS="-lipt -lZydis -lZycore -ldw -lelf -lunwind-ptrace -lunwind-generic -lunwind -lz -lpthread -lstdc++"
 cc -O0 -g -no-pie -fno-pie -o "$out/work" bench/work.c
 cc -O2 -g -Iinclude -Isrc -o "$out/bench-record" bench/bench-record.c "$B/libptdbg.a" $LIBS
 cc -O2 -g -Iinclude -Isrc -Itests/unit -o "$out/bench-decode" bench/bench-decode.c "$B/libptdbg.a" $LIBS
