@@ -36,8 +36,11 @@ san=()
 cc -std=gnu11 -Wall -Wextra -Werror "${san[@]}" -o "$TMPDIR/example" "$TOP/docs/example.c" \
 	$(pkg-config --cflags --libs ptdbg) -Wl,-rpath,"$prefix/lib" ||
 	die "docs/example.c does not build against the installed API"
-ldd "$TMPDIR/example" | grep -q "libptdbg.so.0 => $prefix/lib/libptdbg.so.0" ||
-	die "the example is not linked against the installed libptdbg.so: $(ldd "$TMPDIR/example")"
+# (ldd's whole output first: grep -q stopping early would kill ldd with
+# SIGPIPE, which pipefail counts as a failure)
+deps=$(ldd "$TMPDIR/example") || die "ldd cannot list the example's libraries"
+grep -q "libptdbg.so.0 => $prefix/lib/libptdbg.so.0" <<<"$deps" ||
+	die "the example is not linked against the installed libptdbg.so: $deps"
 
 # --- launch ---
 "$TMPDIR/example" -m soft -b fib -n 3 "$TESTPROGS/fib" 5 >"$TMPDIR/launch.out" 2>&1 ||
