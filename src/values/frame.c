@@ -746,26 +746,20 @@ static int search_cu(Dwarf_Die *cu, struct gsearch *gs)
 	return 0;
 }
 
-static int search_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, void *arg)
+static int search_one_cu(Dwarf_Die *cu, Dwarf_Addr bias, void *arg)
 {
 	struct gsearch *gs = arg;
-	Dwarf_Addr bias;
-	Dwarf *dw = dwfl_module_getdwarf(m, &bias);
-	Dwarf_Off off = 0, next;
-	size_t hsz;
 
-	if (!dw)
-		return DWARF_CB_OK;
-	while (dwarf_nextcu(dw, off, &next, &hsz, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
+	if (!search_cu(cu, gs))
+		return 0;
+	gs->fd->bias = bias;
+	return 1;
+}
 
-		if (dwarf_offdie(dw, off + hsz, &cu) && search_cu(&cu, gs)) {
-			gs->fd->bias = bias;
-			return DWARF_CB_ABORT;
-		}
-		off = next;
-	}
-	return DWARF_CB_OK;
+static int search_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, void *arg)
+{
+	(void)ud, (void)n, (void)a;
+	return ptd__dw_each_cu(m, search_one_cu, arg) ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
 static int find_global(struct ptd_values *v, const char *name, int want_fn, struct found *fd)

@@ -596,24 +596,36 @@ static int find_in_cu(Dwarf_Die *cu, struct find_ctx *fc)
 	return 0;
 }
 
-static int find_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, void *arg)
+int ptd__dw_each_cu(Dwfl_Module *m, int (*fn)(Dwarf_Die *cu, Dwarf_Addr bias, void *arg), void *arg)
 {
-	struct find_ctx *fc = arg;
 	Dwarf_Addr bias;
 	Dwarf *dw = dwfl_module_getdwarf(m, &bias);
 	Dwarf_Off off = 0, next;
 	size_t hsz;
+	int rc;
 
 	if (!dw)
-		return DWARF_CB_OK;
+		return 0;
 	while (dwarf_nextcu(dw, off, &next, &hsz, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 
-		if (dwarf_offdie(dw, off + hsz, &cu) && find_in_cu(&cu, fc))
-			return DWARF_CB_ABORT;
+		if (dwarf_offdie(dw, off + hsz, &cu) && (rc = fn(&cu, bias, arg)) != 0)
+			return rc;
 		off = next;
 	}
-	return DWARF_CB_OK;
+	return 0;
+}
+
+static int find_cu(Dwarf_Die *cu, Dwarf_Addr bias, void *arg)
+{
+	(void)bias;
+	return find_in_cu(cu, arg);
+}
+
+static int find_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, void *arg)
+{
+	(void)ud, (void)n, (void)a;
+	return ptd__dw_each_cu(m, find_cu, arg) ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
 static const struct {

@@ -150,6 +150,10 @@ struct vtype *ptd__vt_ptr(struct ptd_values *v, struct vtype *to);
 struct vtype *ptd__vt_array(struct ptd_values *v, struct vtype *elem, int64_t count);
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die);
 struct vtype *ptd__vt_strip(struct vtype *t);   /* typedefs and qualifiers */
+/* Calls @fn on each compile unit of module @m's DWARF, with the module's
+ * bias, until it returns nonzero; returns that, or 0 when none did (or
+ * the module has no DWARF). */
+int ptd__dw_each_cu(Dwfl_Module *m, int (*fn)(Dwarf_Die *cu, Dwarf_Addr bias, void *arg), void *arg);
 uint64_t ptd__vt_size(struct vtype *t);
 void ptd__vt_builtins(struct ptd_values *v);
 /* The name as gdb's whatis prints it (with @decl as declarator). */
