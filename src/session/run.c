@@ -172,6 +172,7 @@ static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
 {
 	struct ptd_session *s = rc->s;
 	int step = rc->step_all || (rc->step_sel && rc->sel && tid == rc->sel->tid);
+	int err;
 
 	/* A recorder may have resumed the thread on its own already (the
 	 * soft recorder's own steps, a simulated PMU's): its next event
@@ -187,13 +188,24 @@ static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
 	}
 	if (rc->sel && tid == rc->sel->tid && step)
 		rc->sel_sig = signo > 0 && ptd_target_signal_caught(s->t, tid, signo);
-	if (!rc->rec)
-		return ptd_target_resume(s->t, tid, step, signo);
-	/* A free-running recorder may move what its buffers hold while the
-	 * thread is stopped anyway. */
-	if (rc->rec->ops->drain)
-		ptd__ses_rec_warn(s, rc->rec->ops->drain(rc->rec, tid), "cannot read the recorded trace");
-	return rc->rec->ops->resume(rc->rec, tid, step, signo);
+	if (!rc->rec) {
+		err = ptd_target_resume(s->t, tid, step, signo);
+	} else {
+		/* A free-running recorder may move what its buffers hold while
+		 * the thread is stopped anyway. */
+		if (rc->rec->ops->drain)
+			ptd__ses_rec_warn(s, rc->rec->ops->drain(rc->rec, tid),
+					  "cannot read the recorded trace");
+		err = rc->rec->ops->resume(rc->rec, tid, step, signo);
+	}
+	if (err == -ptde_nosrch) {
+		/* Killed while we resumed the others: a thread resumed before
+		 * it ran exit_group, or a SIGKILL.  Not an error of the motion;
+		 * its exit comes through wait like any other. */
+		ptd_clear_error();
+		return 0;
+	}
+	return err;
 }
 
 /* Events that arrive while stopping the other threads. */

@@ -103,7 +103,7 @@ cat "$d/example.out" >&2
 grep -qx detached "$d/example.out" || die "example did not detach"
 grep -Eq '^breakpoint [0-9]+ hit 2 times: 0x[0-9a-f]+ in step \(waiter.c:[0-9]+\)$' "$d/example.out" ||
 	die "did not stop at the 2nd call of step()"
-grep -E '^=>' "$d/example.out" | grep -Eq $'\t *step\t' || die "the position's segment is not step()"
+grep -E '^=>' "$d/example.out" | qgrep -E $'\t *step\t' || die "the position's segment is not step()"
 sed -n -E 's/^  #([0-9]+)  0x[0-9a-f]+ in ([^ ]+).*/\2/p' "$d/example.out" | head -n 2 | paste -sd' ' |
 	grep -qx 'step main' || die "the backtrace in the past is not step, main"
 want=0

@@ -13,6 +13,6 @@ CMDS=("break *0" "info breakpoints" run "info breakpoints" continue "delete 1" c
 pt=$(ptdbg_batch -- "$prog" | normalize)
 gd=$(gdb_batch -- "$prog" | normalize | grep -v -e '^\[Thread debugging' -e '^Using host libthread_db')
 note "ptdbg:"; note "$pt"
-echo "$gd" | grep -q '^Cannot insert breakpoint 1\.' || die "gdb did not refuse to insert: $gd"
+echo "$gd" | qgrep '^Cannot insert breakpoint 1\.' || die "gdb did not refuse to insert: $gd"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "break *0 differs from gdb"
 exit 0

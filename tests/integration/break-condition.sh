@@ -42,7 +42,7 @@ compare "live condition and ignore"
 # the stop is at the right call: n == 3
 CMDS=("break fib" 'condition 1 $rdi == 3' run 'p $rdi')
 out=$(ptdbg_batch -- "$prog")
-echo "$out" | grep -qx '\$1 = 3' || die "the conditional breakpoint stopped where the condition is false: $out"
+echo "$out" | qgrep -x '\$1 = 3' || die "the conditional breakpoint stopped where the condition is false: $out"
 
 # continue with a false condition runs to the end
 CMDS=("break fib" 'condition 1 $rdi == 99' run)

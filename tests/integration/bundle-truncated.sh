@@ -21,7 +21,7 @@ transcript=$TMPDIR/transcript
 
 send() { pt_send "$@"; }
 expect() { # pattern (grep -E) the transcript must contain after marker $2
-	sed -n "/^>>> $2\$/,\$p" "$transcript" | grep -qE -- "$1" ||
+	sed -n "/^>>> $2\$/,\$p" "$transcript" | qgrep -E -- "$1" ||
 		{ cat "$transcript" >&2; die "expected a line matching: $1 (after '$2')"; }
 }
 

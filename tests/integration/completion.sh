@@ -48,7 +48,7 @@ sys.exit(p.returncode)
 PY
 ) || die "ptdbg on a terminal failed: $out"
 note "$out"
-check() { echo "$out" | grep -q -- "$1" || die "completion: $2 (no '$1' in the output)"; }
+check() { echo "$out" | qgrep -- "$1" || die "completion: $2 (no '$1' in the output)"; }
 check '^advance -- ' "help adv<TAB> is not advance"
 check '^No shared libraries loaded at this time.' "info sha<TAB> is not info sharedlibrary"
 check '^SIGSEGV       Yes' "info sig<TAB>SIGSEG<TAB> is not info signals SIGSEGV"

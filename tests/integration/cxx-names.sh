@@ -28,9 +28,9 @@ CMDS=("break catcher" "break thrower(int)" run bt c bt 'x/2i $pc' "p thrower" "p
 pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed"
 gd=$(gdb_batch -- "$prog" | clean)
 note "ptdbg:"; note "$pt"
-echo "$pt" | grep -q '^#1  0x[0-9a-f]* in catcher () at throw.cc:23$' || die "no demangled frame"
-echo "$pt" | grep -q '<_Z7throweri+11>' || die "no mangled name in the disassembly"
-echo "$pt" | grep -q '^\$1 = {void (int)} 0x[0-9a-f]* <thrower(int)>$' || die "no demangled value"
+echo "$pt" | qgrep '^#1  0x[0-9a-f]* in catcher () at throw.cc:23$' || die "no demangled frame"
+echo "$pt" | qgrep '<_Z7throweri+11>' || die "no mangled name in the disassembly"
+echo "$pt" | qgrep '^\$1 = {void (int)} 0x[0-9a-f]* <thrower(int)>$' || die "no demangled value"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "C++ names differ from gdb"
 
 # the function-call history

@@ -16,8 +16,8 @@ prog=$TESTPROGS/fib
 CMDS=("break fib" run "record full" c c delete reverse-finish reverse-finish bt finish)
 gr=$(gdb_batch -- "$prog")
 # gdb's frame after the two reverse-finishes: fib called from main
-echo "$gr" | grep -q '^#1  0x[0-9a-f]* in main ' || die "gdb is not in fib(10) called from main: $gr"
-echo "$gr" | grep -q '^No more reverse-execution history.' || die "gdb's finish did not reach the end of the history: $gr"
+echo "$gr" | qgrep '^#1  0x[0-9a-f]* in main ' || die "gdb is not in fib(10) called from main: $gr"
+echo "$gr" | qgrep '^No more reverse-execution history.' || die "gdb's finish did not reach the end of the history: $gr"
 # gdb's live finish out of fib(10)
 CMDS=("break fib" run delete finish)
 gl=$(gdb_batch -- "$prog")
@@ -28,9 +28,9 @@ want_val=$(echo "$gl" | sed -n 's/^Value returned is \$[0-9]* = //p')
 CMDS=("break fib" run record c c delete reverse-finish reverse-finish finish bt)
 pt=$(ptdbg_batch -- "$prog") || die "ptdbg failed: $pt"
 note "ptdbg:"; note "$pt"
-echo "$pt" | grep -q "^$want_pc in main () at fib.c:" ||
+echo "$pt" | qgrep "^$want_pc in main () at fib.c:" ||
 	die "finish did not return into main at $want_pc (gdb's live finish from fib(10))"
-echo "$pt" | grep -qx "Value returned is \$1 = $want_val" ||
+echo "$pt" | qgrep -x "Value returned is \$1 = $want_val" ||
 	die "finish did not return fib(10)'s value $want_val"
-echo "$pt" | grep -q '^#0  '"$want_pc"' in main ' || die "bt after finish is not in main"
+echo "$pt" | qgrep '^#0  '"$want_pc"' in main ' || die "bt after finish is not in main"
 exit 0

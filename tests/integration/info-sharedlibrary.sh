@@ -17,7 +17,7 @@ compare() {
 	pt=$(ptdbg_batch -- "$TESTPROGS/$prog" | clean) || die "ptdbg failed ($what)"
 	gd=$(gdb_batch -- "$TESTPROGS/$prog" | clean)
 	note "ptdbg ($what):"; note "$pt"
-	echo "$pt" | grep -q 'Shared Object Library' || die "no table ($what)"
+	echo "$pt" | qgrep 'Shared Object Library' || die "no table ($what)"
 	diff -u <(echo "$gd" | grep -E '^(From|0x[0-9a-f]+  |No shared|\(\*\))') \
 		<(echo "$pt" | grep -E '^(From|0x[0-9a-f]+  |No shared|\(\*\))') >&2 || die "$what differs from gdb"
 }

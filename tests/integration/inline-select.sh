@@ -23,6 +23,6 @@ CMDS=("break *$a" run bt up up up up "frame 1" down "frame 2" frame "up 10" "dow
 pt=$(ptdbg_batch -- "$prog" 2>&1 | noargs) || die "ptdbg failed"
 gd=$(gdb_batch -- "$prog" 2>&1 | noargs)
 note "ptdbg:"; note "$pt"
-echo "$pt" | grep -qx '#2  compute () at inline.c:31' || die "up does not reach compute's inlined frame"
+echo "$pt" | qgrep -x '#2  compute () at inline.c:31' || die "up does not reach compute's inlined frame"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "frame selection over inlined frames differs from gdb"
 exit 0

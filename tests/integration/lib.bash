@@ -36,6 +36,11 @@ SRCDIR=$TOP/testprogs
 # output of the failing command.
 note() { printf '%s\n' "$*" >&2; }
 die() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
+# grep -q for the end of a pipeline: reads all its input.  grep -q exits at
+# the first match, and the writer before it (bash's echo writes a line at
+# a time) then dies of SIGPIPE, which pipefail reports as a failure of the
+# whole pipeline: a test that fails or passes by scheduling.
+qgrep() { grep "$@" >/dev/null; }
 
 need_prereqs() {
 	[ -x "$PTDBG" ] || die "ptdbg shell not built: $PTDBG"
@@ -357,7 +362,7 @@ find_perf() {
 	for p in ${PERF:-} perf /usr/bin/perf_* /usr/lib/linux-tools*/perf /usr/lib/linux-tools/*/perf; do
 		[ -n "$p" ] || continue
 		command -v "$p" >/dev/null 2>&1 || [ -x "$p" ] || continue
-		if "$p" --version 2>/dev/null | grep -q '^perf version'; then
+		if "$p" --version 2>/dev/null | qgrep '^perf version'; then
 			printf '%s\n' "$p"
 			return 0
 		fi

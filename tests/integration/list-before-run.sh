@@ -15,7 +15,7 @@ for seq in "list $l|list" "list 3,5|list" "list|list 12" "list $l|list fib|list 
 	IFS='|' read -ra CMDS <<<"$seq"
 	pt=$(ptdbg_batch -- "$prog")
 	gd=$(gdb_batch -- "$prog")
-	echo "$gd" | grep -q '^[0-9][0-9]*	' || die "gdb listed nothing for $seq: $gd"
+	echo "$gd" | qgrep '^[0-9][0-9]*	' || die "gdb listed nothing for $seq: $gd"
 	if ! diff -u <(echo "$gd") <(echo "$pt") >&2; then
 		note "differs from gdb: $seq"
 		failed=1
@@ -25,5 +25,5 @@ done
 # the first sequence shows the asked line itself
 CMDS=("list $l")
 pt=$(ptdbg_batch -- "$prog")
-echo "$pt" | grep -q "^$l		int r;" || die "list $l does not show line $l"
+echo "$pt" | qgrep "^$l		int r;" || die "list $l does not show line $l"
 exit 0

@@ -17,6 +17,6 @@ for i in 1 2 3 4; do CMDS+=(reverse-step "echo @@ reverse-step $i\n" bt); done
 CMDS+=(reverse-next "echo @@ reverse-next\n" bt "record goto begin" "echo @@ begin\n" bt)
 compare_frames past-bt-outer fib
 # the frames reach main: fib(8)'s callers fib(9), fib(10) and main
-grep -A4 '^@@ begin' "$TMPDIR/past-bt-outer.ptdbg.frames" | grep -q '^3 0x[0-9a-f]* *fib.c:' ||
+grep -A4 '^@@ begin' "$TMPDIR/past-bt-outer.ptdbg.frames" | qgrep '^3 0x[0-9a-f]* *fib.c:' ||
 	die "bt at the start of the history does not reach main: $(cat "$TMPDIR/past-bt-outer.ptdbg.frames")"
 exit 0

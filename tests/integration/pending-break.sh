@@ -41,7 +41,7 @@ compare() {
 pt=$("$PTDBG" -batch -ex "break plugin_compute" -ex "info breakpoints" -ex run "$TESTPROGS/dlopen" 2>&1 | clean)
 gd=$(gdb -nx -batch -ex "break plugin_compute" -ex "info breakpoints" -ex run "$TESTPROGS/dlopen" 2>&1 | clean)
 note "ptdbg (query):"; note "$pt"
-echo "$pt" | grep -q '^Make breakpoint pending on future shared library load' || die "no query"
+echo "$pt" | qgrep '^Make breakpoint pending on future shared library load' || die "no query"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "the query answered N in batch mode differs from gdb"
 CMDS=("set confirm off" "break plugin_compute" "info breakpoints" run)
 compare "the query with confirm off" dlopen
@@ -59,7 +59,7 @@ for m in step soft; do
 	note "ptdbg (record $m):"; note "$out"
 	[ "$(echo "$out" | grep -c '^Breakpoint 2, plugin_compute ')" = 2 ] ||
 		die "record $m: the pending breakpoint did not stop in plugin_compute (twice)"
-	echo "$out" | grep -q '^0x[0-9a-f]* in main () at dlopen.c:[0-9]*$' ||
+	echo "$out" | qgrep '^0x[0-9a-f]* in main () at dlopen.c:[0-9]*$' ||
 		die "record $m: reverse-finish did not get back to the call in main"
 done
 
@@ -87,12 +87,12 @@ CMDS=("break printf" "info breakpoints" run "info breakpoints" "p/x \$pc")
 pt=$(ptdbg_batch -- "$TESTPROGS/fib") || die "ptdbg failed (break printf): $pt"
 gd=$(gdb_batch -- "$TESTPROGS/fib")
 note "ptdbg (break printf):"; note "$pt"
-echo "$pt" | grep -q '<printf@plt>$' || die "break printf before run is not at printf@plt"
+echo "$pt" | qgrep '<printf@plt>$' || die "break printf before run is not at printf@plt"
 for re in '^Breakpoint 1 at 0x[0-9a-f]*$' '^1 .*<printf@plt>$' '^1 .*0x00007[0-9a-f]* in ' '^\$1 = '; do
 	a=$(echo "$gd" | grep -E "$re" | sed -E 's/ in .*//')
 	b=$(echo "$pt" | grep -E "$re" | sed -E 's/ in .*//')
 	[ -n "$a" ] && [ "$a" = "$b" ] || die "break printf: gdb '$a', ptdbg '$b' ($re)"
 done
-echo "$pt" | grep -q '^Breakpoint 1, printf () at ' || die "break printf did not stop in libc's printf"
+echo "$pt" | qgrep '^Breakpoint 1, printf () at ' || die "break printf did not stop in libc's printf"
 
 exit 0

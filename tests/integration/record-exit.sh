@@ -47,7 +47,7 @@ for m in full soft; do
 	grep -Eq '^#?[1-9]' "$TMPDIR/gdb.$m.frames" || die "gdb printed no backtrace: $g"
 	diff -u "$TMPDIR/gdb.$m.frames" "$TMPDIR/ptdbg.$m.frames" >&2 ||
 		die "record $m: backtraces differ from gdb record full (--- gdb, +++ ptdbg)"
-	grep -A1 '^@@ back at the breakpoint' "$TMPDIR/ptdbg.$m.frames" | grep -qx '0  fib.c:[0-9]*' ||
+	grep -A1 '^@@ back at the breakpoint' "$TMPDIR/ptdbg.$m.frames" | qgrep -x '0  fib.c:[0-9]*' ||
 		die "record $m: reverse-continue did not get back to main"
 
 	# the same number of instructions: gdb's log and ptdbg's history
@@ -69,22 +69,22 @@ for m in full soft; do
 	# still ends at the syscall
 	CMDS=("break $at" run "record $m" continue continue "info record" "x/i \$pc")
 	p=$(ptdbg_batch -- "$TESTPROGS/fib") || die "ptdbg ($m) failed: $p"
-	echo "$p" | grep -q '^\[Inferior 1 (process [0-9]*) exited normally\]' ||
+	echo "$p" | qgrep '^\[Inferior 1 (process [0-9]*) exited normally\]' ||
 		die "record $m: no exit after the stop: $p"
-	echo "$p" | grep -q '^The recorded history is kept' || die "record $m: the recording was not kept: $p"
+	echo "$p" | qgrep '^The recorded history is kept' || die "record $m: the recording was not kept: $p"
 	pn2=$(echo "$p" | sed -n 's/^Recorded \([0-9]*\) instructions.*/\1/p')
 	[ "$pn2" = "$pn" ] || die "record $m: $pn2 instructions kept after the exit, $pn before"
-	echo "$p" | tail -n 1 | grep -q 'syscall' || die "record $m: the kept recording does not end at the syscall: $p"
+	echo "$p" | tail -n 1 | qgrep 'syscall' || die "record $m: the kept recording does not end at the syscall: $p"
 
 	# with threads and an exit code: busy returns 2 without its fifos;
 	# its worker waits in a barrier meanwhile
 	CMDS=("break main" "run /nonexistent" "record $m" continue "info threads" continue)
 	p=$(ptdbg_batch -- "$TESTPROGS/busy") || die "ptdbg ($m) failed: $p"
-	echo "$p" | grep -q '^Process record: inferior program stopped.' ||
+	echo "$p" | qgrep '^Process record: inferior program stopped.' ||
 		die "record $m: busy did not stop before exit_group: $p"
-	echo "$p" | grep -Eq '^\* 1 .* in _exit \(\)' || die "record $m: thread 1 is not in _exit: $p"
-	echo "$p" | grep -Eq '^  2 ' || die "record $m: the worker thread is gone: $p"
-	echo "$p" | grep -q '^\[Inferior 1 (process [0-9]*) exited with code 02\]' ||
+	echo "$p" | qgrep -E '^\* 1 .* in _exit \(\)' || die "record $m: thread 1 is not in _exit: $p"
+	echo "$p" | qgrep -E '^  2 ' || die "record $m: the worker thread is gone: $p"
+	echo "$p" | qgrep '^\[Inferior 1 (process [0-9]*) exited with code 02\]' ||
 		die "record $m: busy did not exit with its code 2: $p"
 done
 
@@ -93,20 +93,20 @@ CMDS=("break $at" run "record full" continue "record stop" continue)
 g=$(gdb_batch -- "$TESTPROGS/fib")
 p=$(ptdbg_batch -- "$TESTPROGS/fib") || die "ptdbg failed: $p"
 for x in "$g" "$p"; do
-	echo "$x" | tail -n 2 | head -n 1 | grep -q '^Process record is stopped' ||
+	echo "$x" | tail -n 2 | head -n 1 | qgrep '^Process record is stopped' ||
 		die "record stop at the exit: $x"
-	echo "$x" | tail -n 1 | grep -q '^\[Inferior 1 (process [0-9]*) exited normally\]' ||
+	echo "$x" | tail -n 1 | qgrep '^\[Inferior 1 (process [0-9]*) exited normally\]' ||
 		die "no exit after record stop: $x"
 done
 
 # record stop drops the kept recording: no stack any more
 CMDS=("break $at" run record continue continue "record stop" bt "info record")
 out=$(ptdbg_batch -- "$TESTPROGS/fib")
-echo "$out" | tail -n 2 | head -n 1 | grep -qx 'No stack.' || die "bt after record stop: $out"
+echo "$out" | tail -n 2 | head -n 1 | qgrep -x 'No stack.' || die "bt after record stop: $out"
 
 # the kept recording is dropped by the next run
 CMDS=("break $at" run record continue continue run "info record")
 out=$(ptdbg_batch -- "$TESTPROGS/fib") || die "ptdbg failed: $out"
-echo "$out" | tail -n 1 | grep -qx 'No recording is currently active.' ||
+echo "$out" | tail -n 1 | qgrep -x 'No recording is currently active.' ||
 	die "the recording outlived the next run: $out"
 exit 0

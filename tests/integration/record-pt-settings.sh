@@ -29,16 +29,16 @@ sect() { sed -n "/^@@$1\$/,/^@@/p" "$log"; }
 grep -qxF 'PMU: intel_pt (simulated), PTDBG_SIMULATE_PMU: not this machine'"'"'s hardware.' "$log" ||
 	die "info record does not say the PMU is simulated"
 [ "$(grep -c '^Buffer size: 64kB\.$' "$log")" -ge 2 ] || die "the pt buffer size set is not the recorder's"
-sect SMALL | grep -q 'cannot use an Intel PT buffer of 4096 bytes: .*at least 2 pages' ||
+sect SMALL | qgrep 'cannot use an Intel PT buffer of 4096 bytes: .*at least 2 pages' ||
 	die "a 4K pt buffer is not refused with its cause"
-sect KERNEL | grep -q "cannot open the intel_pt event for thread [0-9]*: operation not supported (simulated)" ||
+sect KERNEL | qgrep "cannot open the intel_pt event for thread [0-9]*: operation not supported (simulated)" ||
 	die "kernel tracing under the simulated PMU is not refused"
-sect NOFN | grep -qxF "cannot record with method 'pt': cannot use the pt filter \"no_such_fn\": no function \"no_such_fn\"" ||
+sect NOFN | qgrep -xF "cannot record with method 'pt': cannot use the pt filter \"no_such_fn\": no function \"no_such_fn\"" ||
 	die "a filter naming no function is not refused with its name"
-sect THREE | grep -qF 'cannot set 3 address filters: this cpu'"'"'s Intel PT has 2 address ranges' ||
+sect THREE | qgrep -F 'cannot set 3 address filters: this cpu'"'"'s Intel PT has 2 address ranges' ||
 	die "more filters than address ranges are not refused"
-sect TWO | grep -q '^Active record target: ptdbg-pt$' || die "two resolved filters (fib, main) not accepted"
-sect TWO | grep -q '^Recorded [1-9][0-9]* instructions' || die "nothing recorded with two filters"
+sect TWO | qgrep '^Active record target: ptdbg-pt$' || die "two resolved filters (fib, main) not accepted"
+sect TWO | qgrep '^Recorded [1-9][0-9]* instructions' || die "nothing recorded with two filters"
 
 # a filter on fib traces exactly fib's instructions: the step recorder's
 # history of the same span, restricted to fib, is the filtered pt history

@@ -28,8 +28,8 @@ CMDS=("break main" run "record full" "break $l23" c "tbreak fib" reverse-continu
       "info breakpoints" reverse-continue)
 gd=$(gdb_batch -- "$prog")
 note "ptdbg:"; note "$pt"
-echo "$gd" | grep -q '^Temporary breakpoint 3, fib ' || die "gdb did not stop at the tbreak: $gd"
-echo "$pt" | grep -q '^Temporary breakpoint 3, fib ' || die "ptdbg did not stop at the tbreak"
+echo "$gd" | qgrep '^Temporary breakpoint 3, fib ' || die "gdb did not stop at the tbreak: $gd"
+echo "$pt" | qgrep '^Temporary breakpoint 3, fib ' || die "ptdbg did not stop at the tbreak"
 diff -u <(echo "$gd" | bptable) <(echo "$pt" | bptable) >&2 ||
 	die "info breakpoints after a tbreak hit in the replay differs from gdb"
 [ "$(echo "$pt" | grep -c '^Temporary breakpoint 3, ')" = 1 ] ||
@@ -44,9 +44,9 @@ CMDS=("break main" run record "break $l23" c reverse-continue c "info breakpoint
 pt=$(ptdbg_batch -- "$prog") || die "ptdbg failed: $pt"
 note "ptdbg:"; note "$pt"
 last=$(echo "$pt" | sed -n '/^No more reverse-execution history./,$p' | sed 1,3d)
-echo "$last" | grep -qx "Breakpoint 2, main () at fib.c:$l23" ||
+echo "$last" | qgrep -x "Breakpoint 2, main () at fib.c:$l23" ||
 	die "continue to the breakpoint at the end of the history does not name it"
-echo "$last" | grep -q "^$l23	" || die "no source line after the stop"
-echo "$pt" | bptable | grep -q 'already hit 2 times' ||
+echo "$last" | qgrep "^$l23	" || die "no source line after the stop"
+echo "$pt" | bptable | qgrep 'already hit 2 times' ||
 	die "the replayed breakpoint hit is not counted"
 exit 0

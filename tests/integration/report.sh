@@ -52,7 +52,7 @@ for m in soft step; do
 	has "$f" "^#3  0x[0-9a-f]{16} in main \(\) at $l_main\$" "segfault ($m) frame 3"
 	# the last function segment is lookup, the last line executed its loop
 	# lookup, where it stands, is in the call tree at the crash line
-	sed -n '/^How execution got here/,/^$/p' "$f" | grep -qE "^ +lookup	at $crash\$" ||
+	sed -n '/^How execution got here/,/^$/p' "$f" | qgrep -E "^ +lookup	at $crash\$" ||
 		{ cat "$f" >&2; die "segfault ($m): lookup is not in the call tree at $crash"; }
 	sed -n '/^The last [0-9]* source lines executed (loops folded):/,/^$/p' "$f" | grep -v '^$' | tail -n 1 |
 		grep -qF "$crash (lookup)" || { cat "$f" >&2; die "segfault ($m): the last line is not $crash"; }

@@ -13,6 +13,6 @@ CMDS=("break deliver" run "record full" "break handler" continue continue "echo 
       stepi stepi reverse-stepi "echo @@ past\n" bt reverse-stepi "echo @@ handler entry\n" bt
       reverse-stepi "echo @@ before the signal\n" bt)
 KEEP_NAMES=1 compare_frames signal-frames sigframe
-grep -A2 '^@@ past' "$TMPDIR/signal-frames.ptdbg" | grep -q '^#1  <signal handler called>$' ||
+grep -A2 '^@@ past' "$TMPDIR/signal-frames.ptdbg" | qgrep '^#1  <signal handler called>$' ||
 	die "no signal trampoline frame in the past: $(cat "$TMPDIR/signal-frames.ptdbg")"
 exit 0

@@ -40,10 +40,10 @@ CMDS=("handle SIGUSR1 nostop noprint" "handle SIGALRM nostop noprint" run)
 compare "both nostop" signal
 out=$(ptdbg_batch -- "$TESTPROGS/signal")
 # work: 6*SIGUSR1 + 6*SIGALRM
-echo "$out" | grep -qx 'hits=2 work=144' || die "a passed signal was not delivered: $out"
+echo "$out" | qgrep -x 'hits=2 work=144' || die "a passed signal was not delivered: $out"
 CMDS=("handle SIGUSR1 nostop noprint" "handle SIGALRM stop nopass" run c)
 out=$(ptdbg_batch -- "$TESTPROGS/signal")
-echo "$out" | grep -qx 'hits=1 work=60' || die "a nopass signal was delivered: $out"
+echo "$out" | qgrep -x 'hits=1 work=60' || die "a nopass signal was delivered: $out"
 CMDS=("break fib" run "signal SIGUSR1")
 compare "signal SIGUSR1" fib
 CMDS=("handle SIGFOO stop" "handle 99 stop" "handle" "signal" "info signals SIGNOPE" "info signals 99" "break fib" run "signal SIGNOPE" "signal 99")

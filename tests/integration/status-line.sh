@@ -13,8 +13,8 @@ export PTDBG_STATUS_DELAY_MS=0
 for m in step soft; do
 	CMDS=("break main" run "record $m" continue "info record")
 	out=$(ptdbg_batch -- "$TESTPROGS/fib" 15) || die "ptdbg failed ($m): $out"
-	echo "$out" | grep -q '^fib(15) = 610$' || die "the program did not run ($m): $out"
-	if printf '%s' "$out" | grep -q $'\r' || echo "$out" | grep -q 'Recording:'; then
+	echo "$out" | qgrep '^fib(15) = 610$' || die "the program did not run ($m): $out"
+	if printf '%s' "$out" | qgrep $'\r' || echo "$out" | qgrep 'Recording:'; then
 		die "record $m: the status line reached a pipe: $(printf '%s' "$out" | od -c | head)"
 	fi
 
@@ -41,9 +41,9 @@ sys.stdout.write(data.decode("utf-8", "replace"))
 sys.exit(p.returncode)
 PY
 	) || die "ptdbg on a terminal failed ($m): $tty_out"
-	printf '%s' "$tty_out" | grep -q $'\rRecording: [0-9]* instructions, [0-9]* [a-zA-Z]*, [0-9]* insn/s\e\[K' ||
+	printf '%s' "$tty_out" | qgrep $'\rRecording: [0-9]* instructions, [0-9]* [a-zA-Z]*, [0-9]* insn/s\e\[K' ||
 		die "record $m: no status line on a terminal: $(printf '%s' "$tty_out" | od -c | tail -n 20)"
-	printf '%s' "$tty_out" | grep -q $'\r\e\[K' || die "record $m: the status line was not erased"
-	printf '%s' "$tty_out" | grep -q 'fib(15) = 610' || die "record $m: the program output is missing"
+	printf '%s' "$tty_out" | qgrep $'\r\e\[K' || die "record $m: the status line was not erased"
+	printf '%s' "$tty_out" | qgrep 'fib(15) = 610' || die "record $m: the program output is missing"
 done
 exit 0

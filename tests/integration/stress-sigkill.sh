@@ -33,12 +33,12 @@ for mf in "soft" "soft pt" "step"; do
 	[ "$n" -gt 1000 ] || die "$what: only $n instructions kept"
 	[ "$(sed -n '/^  Id /,/^CALLS1$/p' "$log" | grep -c '^[ *] [0-9]')" = 2 ] ||
 		die "$what: info threads does not show both threads"
-	sed -n '/^CALLS1$/,/^CALLS2$/p' "$log" | grep -q $'\tmain$' || die "$what: main's calls are gone"
-	sed -n '/^CALLS2$/,/^REVERSE$/p' "$log" | grep -q $'\tspin$' ||
+	sed -n '/^CALLS1$/,/^CALLS2$/p' "$log" | qgrep $'\tmain$' || die "$what: main's calls are gone"
+	sed -n '/^CALLS2$/,/^REVERSE$/p' "$log" | qgrep $'\tspin$' ||
 		die "$what: the second thread's calls are gone"
-	sed -n '/^REVERSE$/,/^RUN-AGAIN$/p' "$log" | grep -q '^Replay in progress' ||
+	sed -n '/^REVERSE$/,/^RUN-AGAIN$/p' "$log" | qgrep '^Replay in progress' ||
 		die "$what: reverse-stepi did not move into the kept history"
-	sed -n '/^RUN-AGAIN$/,$p' "$log" | grep -q '^No recording is currently active' ||
+	sed -n '/^RUN-AGAIN$/,$p' "$log" | qgrep '^No recording is currently active' ||
 		die "$what: the next run did not start afresh"
 	if [ "${f:-}" = pt ]; then
 		sed -n '/^SAVED$/,/^Saved the recording/p' "$log" | grep '^Recorded' >"$TMPDIR/kept"

@@ -85,7 +85,7 @@ wait "$spid"
 rc=$?
 cat "$TMPDIR/err.rest" >&2
 [ "$rc" = 0 ] || die "the server exited with $rc after the client went away"
-[ ! -e "/proc/$prog" ] || grep -q zombie "/proc/$prog/status" 2>/dev/null ||
+[ ! -e "/proc/$prog" ] || qgrep zombie "/proc/$prog/status" 2>/dev/null ||
 	die "the launched program $prog is still there"
 grep -q "gdb disconnected; killing process $prog" "$TMPDIR/err.rest" || die "no message about the disconnect"
 note "ok tcp: one client, malformed packets, interrupt, disconnect mid-packet"
@@ -180,7 +180,7 @@ kill -TERM "$spid"
 wait "$spid"
 rc=$?
 [ "$rc" = $((128 + 15)) ] || die "the server ended with $rc on SIGTERM"
-[ ! -e "/proc/$prog" ] || grep -q zombie "/proc/$prog/status" 2>/dev/null ||
+[ ! -e "/proc/$prog" ] || qgrep zombie "/proc/$prog/status" 2>/dev/null ||
 	die "the launched program $prog outlived the server"
 note "ok 0.0.0.0 warned, SIGTERM while waiting"
 

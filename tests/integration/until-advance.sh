@@ -69,15 +69,15 @@ CMDS=("break fib" run "record full" delete "tbreak $pf" continue "record goto be
 compare "until and advance in the recorded past" fib
 CMDS+=('info record')
 out=$(ptdbg_batch -- "$TESTPROGS/fib")
-echo "$out" | grep -qx 'No more reverse-execution history.' || die "advance did not run into the end: $out"
-echo "$out" | grep -q '^Replay in progress' && die "advance at the end of the history left it replaying: $out"
+echo "$out" | qgrep -x 'No more reverse-execution history.' || die "advance did not run into the end: $out"
+echo "$out" | qgrep '^Replay in progress' && die "advance at the end of the history left it replaying: $out"
 
 
 CMDS=("break fib" run delete "jump $ret_n")
 compare "jump" fib
 CMDS=("break fib" run delete "jump $ret_n")
 out=$(ptdbg_batch -- "$TESTPROGS/fib")
-echo "$out" | grep -qx 'fib(10) = 10' || die "jump did not resume at 'return n': $out"
+echo "$out" | qgrep -x 'fib(10) = 10' || die "jump did not resume at 'return n': $out"
 CMDS=("break fib" run "tbreak $rec" "jump $rec" bt "info breakpoints" jump "jump nosuch")
 compare "jump to a breakpoint" fib
 
@@ -86,7 +86,7 @@ CMDS=(starti 'p/x $pc' "info sharedlibrary")
 pt=$(ptdbg_batch -- "$TESTPROGS/fib") || die "ptdbg failed: $pt"
 gd=$(gdb_batch -- "$TESTPROGS/fib")
 note "ptdbg (starti):"; note "$pt"
-echo "$pt" | sed -n 2p | grep -qx 'Program stopped.' || die "starti does not say 'Program stopped.'"
+echo "$pt" | sed -n 2p | qgrep -x 'Program stopped.' || die "starti does not say 'Program stopped.'"
 [ "$(echo "$pt" | grep '^\$1 = ')" = "$(echo "$gd" | grep '^\$1 = ')" ] ||
 	die "starti stops at another pc than gdb"
 exit 0

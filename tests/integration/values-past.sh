@@ -66,7 +66,7 @@ for m in step soft; do
 		die "$m: values where registers are unknown are not <unavailable> or writes were not refused"
 	fi
 	# back at the end (live) the value is there again
-	tail -n 1 "$TMPDIR/$m.unk" | grep -qx '\$6 = 0' || { tail -n 3 "$TMPDIR/$m.unk" >&2; die "$m: live value after record goto end"; }
+	tail -n 1 "$TMPDIR/$m.unk" | qgrep -x '\$6 = 0' || { tail -n 3 "$TMPDIR/$m.unk" >&2; die "$m: live value after record goto end"; }
 done
 
 # The pc where ptdbg reverse-next stopped equals gdb's.

@@ -27,8 +27,8 @@ CMDS=("break main" run "watch pt.y" "watch arr[2]" "watch *ptr" c c c "info watc
 pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed"
 gd=$(gdb_batch -- "$prog" | clean)
 note "ptdbg:"; note "$pt"
-echo "$pt" | grep -q "^New value = 122 'z'$" || die "no char value"
-echo "$pt" | grep -q '^New value = (int \*) 0x[0-9a-f]* <arr+4>$' || die "no pointer value"
+echo "$pt" | qgrep "^New value = 122 'z'$" || die "no char value"
+echo "$pt" | qgrep '^New value = (int \*) 0x[0-9a-f]* <arr+4>$' || die "no pointer value"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "watchpoints on expressions differ from gdb"
 
 # before run
@@ -53,7 +53,7 @@ pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed (local)"
 gd=$(gdb_batch -- "$prog" | clean | noargs)
 note "ptdbg (local):"; note "$pt"
 [ "$(echo "$pt" | grep -c '^New value = ')" = 3 ] || die "the local's three writes were not seen"
-echo "$pt" | grep -qx 'Watchpoint 2 deleted because the program has left the block in' ||
+echo "$pt" | qgrep -x 'Watchpoint 2 deleted because the program has left the block in' ||
 	die "the local's watchpoint did not end with its frame"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "a watched local differs from gdb"
 
@@ -64,7 +64,7 @@ CMDS=("break fib" run c "delete 1" "watch n" c bt c)
 pt=$(ptdbg_batch -- "$TESTPROGS/fib" | clean | noargs) || die "ptdbg failed (recursion)"
 gd=$(gdb_batch -- "$TESTPROGS/fib" | clean | noargs)
 note "ptdbg (recursion):"; note "$pt"
-echo "$pt" | grep -q '^#1 .* in main () at fib.c' || die "the scope did not end in fib(10)"
+echo "$pt" | qgrep '^#1 .* in main () at fib.c' || die "the scope did not end in fib(10)"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "a watched argument in recursion differs from gdb"
 
 # errors
@@ -74,7 +74,7 @@ note "ptdbg (errors):"; note "$pt"
 for msg in "Cannot watch constant value \`5'." 'No symbol "nosuch" in current context.' \
 	'cannot watch "pt.x + 1": not an object in memory (ptdbg has only hardware watchpoints)' \
 	'cannot watch "arr": 16 bytes (at most 8, one debug register)'; do
-	echo "$pt" | grep -qxF "$msg" || die "missing message: $msg"
+	echo "$pt" | qgrep -xF "$msg" || die "missing message: $msg"
 done
-echo "$pt" | grep -qx 'Hardware watchpoint [0-9]*: pt' || die "an 8-byte struct was not watched"
+echo "$pt" | qgrep -x 'Hardware watchpoint [0-9]*: pt' || die "an 8-byte struct was not watched"
 exit 0

@@ -30,7 +30,7 @@ CMDS=("break main" run "watch counter" "rwatch probe" "awatch counter" "info bre
 pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed"
 gd=$(gdb_batch -- "$prog" | clean)
 note "ptdbg:"; note "$pt"
-echo "$pt" | grep -q '^Old value = 1$' || die "no Old value line"
+echo "$pt" | qgrep '^Old value = 1$' || die "no Old value line"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "watchpoints differ from gdb"
 
 # before run: set when the program starts (gdb's narrow address column
@@ -66,7 +66,7 @@ for m in step soft; do
 	CMDS=("break main" run "record $m" "watch counter" c reverse-stepi c "record goto end" c)
 	pt=$(ptdbg_batch -- "$prog")
 	note "$pt"
-	echo "$pt" | grep -q '^cannot continue in the recorded past with watchpoints set: the recording keeps the control flow, not the memory' ||
+	echo "$pt" | qgrep '^cannot continue in the recorded past with watchpoints set: the recording keeps the control flow, not the memory' ||
 		die "record $m: continue in the past with a watchpoint was not refused with the reason"
 	[ "$(echo "$pt" | grep -c '^New value = ')" = 2 ] ||
 		die "record $m: after record goto end the watchpoint did not stop again"
@@ -79,7 +79,7 @@ gd=$(gdb_batch -- "$prog" | clean)
 note "ptdbg (errors):"; note "$pt"
 for msg in 'Argument required (expression to compute).' 'No symbol "nosuch" in current context.' \
 	'Cannot watch constant value `5'"'"'.'; do
-	echo "$gd" | grep -qxF "$msg" || die "gdb does not say '$msg': $gd"
-	echo "$pt" | grep -qxF "$msg" || die "ptdbg does not say '$msg'"
+	echo "$gd" | qgrep -xF "$msg" || die "gdb does not say '$msg': $gd"
+	echo "$pt" | qgrep -xF "$msg" || die "ptdbg does not say '$msg'"
 done
 exit 0
