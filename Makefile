@@ -103,9 +103,14 @@ testprogs:
 # check and demo first make sure the packages are there (installing them as
 # root, printing the apt-get line otherwise), then build: in a sub-make, so
 # that nothing is compiled before the headers exist, even with -j.
+# The fuzz targets are built here too, all CPUs at once unless make was
+# given -j (the tests then find them up to date: none compiles while
+# others run beside it).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check:
 	$(Q)$(MAKE) --no-print-directory deps-check
-	$(Q)$(MAKE) --no-print-directory all unit-tests
+	$(Q)$(MAKE) --no-print-directory $(if $(findstring j,$(filter-out --%,$(MAKEFLAGS))),,-j$(JOBS)) all unit-tests
+	$(Q)$(MAKE) --no-print-directory $(if $(findstring j,$(filter-out --%,$(MAKEFLAGS))),,-j$(JOBS)) fuzz SANITIZE=
 	$(Q)B=$(B) SANITIZE="$(SANITIZE)" bash tests/run-all.sh
 
 deps-check:
@@ -134,7 +139,8 @@ FUZZ_FLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc -Icmd/ptdbg -MMD -
 	-fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_B)/%.o)
 FUZZ_SHELL_OBJS := $(patsubst %.c,$(FUZZ_B)/%.o,$(filter-out cmd/ptdbg/main.c,$(wildcard cmd/ptdbg/*.c)))
-FUZZ_BINS := $(FUZZ_B)/fuzz-bundle $(FUZZ_B)/fuzz-shell $(FUZZ_B)/fuzz-rsp
+FUZZ_BINS := $(FUZZ_B)/fuzz-bundle $(FUZZ_B)/fuzz-shell $(FUZZ_B)/fuzz-rsp $(FUZZ_B)/fuzz-decode \
+	$(FUZZ_B)/gen-seeds
 .SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_SHELL_OBJS)
 fuzz: $(FUZZ_BINS)
 $(FUZZ_B)/%.o: %.c
@@ -147,6 +153,14 @@ $(FUZZ_B)/fuzz-bundle: $(FUZZ_B)/tests/fuzz/fuzz-bundle.o $(FUZZ_LIB_OBJS)
 $(FUZZ_B)/fuzz-rsp: $(FUZZ_B)/tests/fuzz/fuzz-rsp.o $(FUZZ_LIB_OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+$(FUZZ_B)/fuzz-decode: $(FUZZ_B)/tests/fuzz/fuzz-decode.o $(FUZZ_LIB_OBJS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+# the seed writer for fuzz-decode: plain code, no fuzzer runtime
+$(FUZZ_B)/gen-seeds: tests/fuzz/gen-seeds.c src/record/ptsynth.c src/disasm/disasm.c src/util/error.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(FUZZ_CC) -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc -o $@ $^ $(LIBS)
 # The shell target may not create or touch any process (see fuzz-shell.c);
 # its command layer includes the completion (readline).
 FUZZ_WRAP := $(addprefix -Wl$(comma)--wrap=,fork ptrace kill waitpid sched_setaffinity \

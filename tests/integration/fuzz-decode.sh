@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Short libFuzzer run over the PT decode path (the fast path compared with
 # the plain libipt path on every input) and the bundle parser
-# (tests/fuzz/fuzz-decode.c): builds the target with clang
-# -fsanitize=fuzzer,address,undefined from the decode sources, writes a seed
-# corpus of synthesized traces, and fuzzes FUZZ_RUNS inputs (default 2000)
+# (tests/fuzz/fuzz-decode.c): the target built with clang
+# -fsanitize=fuzzer,address,undefined (make fuzz), writes a seed
+# corpus of synthesized traces, and fuzzes FUZZ_RUNS inputs (default 1000)
 # with a fixed -seed (1; 2 in build-san/), so each run is the same.
 # Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-14-dev);
 # without them this test FAILS with a message saying what to install.
@@ -13,7 +13,7 @@ cd "$top"
 work=${TMPDIR:-/tmp}/fuzz-decode.$$
 mkdir -p "$work/corpus"
 trap 'rm -rf "$work"' EXIT
-runs=${FUZZ_RUNS:-2000} # each input is decoded several ways (fast path and libipt; serial, lazy, parallel)
+runs=${FUZZ_RUNS:-1000} # each input is decoded several ways (fast path and libipt; serial, lazy, parallel)
 [ "${B:-build}" = build-san ] && seed=2 || seed=1
 
 CLANG=${CLANG:-clang}
@@ -33,16 +33,12 @@ if ! "$CLANG" -fsanitize=fuzzer,address -o "$work/probe" "$work/probe.c" >"$work
 	exit 1
 fi
 
-srcs="tests/fuzz/fuzz-decode.c src/decode/pt.c src/decode/fastpt.c src/decode/image.c src/decode/bundle.c
-	src/record/ptsynth.c src/history/*.c src/disasm/disasm.c src/util/error.c"
-flags="-std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc -fno-omit-frame-pointer"
-libs="-lipt -lZydis -lZycore -lpthread"
-# shellcheck disable=SC2086
-"$CLANG" $flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-o "$work/fuzz-decode" $srcs $libs
-# shellcheck disable=SC2086
-"$CLANG" $flags -o "$work/gen-seeds" tests/fuzz/gen-seeds.c src/record/ptsynth.c \
-	src/disasm/disasm.c src/util/error.c $libs
+# Built by make check's build step (make fuzz: build/fuzz/fuzz-decode and
+# gen-seeds); this make finds them up to date, or builds them when the
+# script runs alone.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$top" -s --no-print-directory -j2 \
+	FUZZ_CC="$CLANG" build/fuzz/fuzz-decode build/fuzz/gen-seeds >&2
+cp build/fuzz/fuzz-decode build/fuzz/gen-seeds "$work/"
 "$work/gen-seeds" "$work/corpus"
 echo "fuzz-decode: $(ls "$work/corpus" | wc -l) seeds, fuzzing $runs inputs (seed $seed)"
 

@@ -196,7 +196,10 @@ def cmd_folded(stacks_file, calls_file, ninsn):
     print("folded ok: %d instructions in %d functions" % (total, len(want)))
 
 
-def cmd_svg(svg_file, trace_file):
+def cmd_svg(svg_file, trace_file, only_thread=None):
+    """only_thread: compare only ptdbg's thread N (data-thread="N", Perfetto's
+    "thread N" track), for reports of two runs whose other threads may
+    have taken other paths (a thread waiting in pthread_join)."""
     root = ET.parse(svg_file).getroot()
     if not root.tag.endswith("svg"):
         fail("the root element is %s" % root.tag)
@@ -217,6 +220,18 @@ def cmd_svg(svg_file, trace_file):
         boxes.append((name, int(g.get("data-first")), int(g.get("data-last")), int(g.get("data-depth")),
                       float(rect.get("x")), float(rect.get("width")), title.text, thread))
     tracks = slices_of(trace_file)
+    if only_thread is not None:
+        names = {(e["pid"], e["tid"]): e["args"]["name"] for e in json.load(open(trace_file))["traceEvents"]
+                 if e["ph"] == "M" and e["name"] == "thread_name"}
+        keep = [k for k in tracks if re.match(r"thread %s\b" % re.escape(only_thread), names.get(k, ""))]
+        if len(keep) != 1:
+            fail("no single Perfetto track for thread %s: %r" % (only_thread, names))
+        tracks = {keep[0]: tracks[keep[0]]}
+        if not any(b[7] == only_thread for b in boxes):
+            fail("no SVG box of thread %s" % only_thread)
+        if len({b[7] for b in boxes}) != len(names):
+            fail("SVG bands for threads %r, Perfetto tracks %r" % (sorted({b[7] for b in boxes}), names))
+        boxes = [b for b in boxes if b[7] == only_thread]
     slices = []
     for t in tracks.values():
         slices += [e for e in nest(t) if e.get("cat") != "gap"]
