@@ -140,7 +140,7 @@ struct builder {
 	uint64_t win_base, wincap;
 	struct ptd_callseg *snap;
 	size_t nsnap;
-	/* Building a lazy view: checkpoints are taken, and writes to
+	/* Building a lazy view (lazy: segments per chunk): checkpoints are taken, and writes to
 	 * segments up to sealed (whose chunk a walk from its checkpoint no
 	 * longer reaches) are kept as the chunk's fixups. */
 	int lazy;
@@ -1617,7 +1617,7 @@ static void walk_all(struct builder *b)
 	if (b->lazy)
 		take_checkpoint(b);
 	while (b->pos.phase != PH_DONE && !b->err) {
-		if (b->lazy && b->n >= c->cps[c->ncp - 1].nseg + CHUNK_SEGS)
+		if (b->lazy && b->n >= c->cps[c->ncp - 1].nseg + (uint64_t)b->lazy)
 			take_checkpoint(b);
 		step(b);
 		if (b->lazy && b->n > c->cps[c->ncp - 1].nseg)
@@ -1641,6 +1641,7 @@ void ptd_calls_free(struct ptd_calls *c)
 	free(c);
 }
 
+/* @lazy: segments per chunk, 0 for an eager build. */
 static struct ptd_calls *calls_build(const struct ptd_history *h, ptd_func_of_fn func_of,
 				     void *ctx, int use_log, int lazy)
 {
@@ -1833,19 +1834,19 @@ static const struct cache_slot *chunk_get(const struct ptd_calls *cc, uint64_t j
 
 struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx)
 {
-	return calls_build(h, func_of, ctx, 1, 1);
+	return calls_build(h, func_of, ctx, 1, CHUNK_SEGS);
 }
 
 struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_of_fn func_of,
 					 void *ctx)
 {
-	return calls_build(h, func_of, ctx, 0, 1);
+	return calls_build(h, func_of, ctx, 0, CHUNK_SEGS);
 }
 
-struct ptd_calls *ptd__calls_build_eager(const struct ptd_history *h, ptd_func_of_fn func_of,
-					 void *ctx, int use_log)
+struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func_of_fn func_of,
+					   void *ctx, int use_log, int chunk)
 {
-	return calls_build(h, func_of, ctx, use_log, 0);
+	return calls_build(h, func_of, ctx, use_log, chunk < 0 ? 0 : chunk);
 }
 
 static int count_only(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,

@@ -89,10 +89,11 @@ int ptd__history_append_part_log(struct ptd_history *h, uint32_t part, uint64_t 
  * log (tests compare the two). */
 struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_of_fn func_of,
 					 void *ctx);
-/* ptd_calls_build keeping every segment (no checkpoints: the view a
- * lazy one must equal, for the tests); @use_log 0 walks the items. */
-struct ptd_calls *ptd__calls_build_eager(const struct ptd_history *h, ptd_func_of_fn func_of,
-					 void *ctx, int use_log);
+/* ptd_calls_build with a checkpoint every @chunk segments, or (0) keeping
+ * every segment: the view a lazy one must equal, for the tests; @use_log
+ * 0 walks the items, never the log. */
+struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func_of_fn func_of,
+					   void *ctx, int use_log, int chunk);
 int ptd__calls_count_items(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
 			   uint64_t *count);
 /* What ptd_history_flag_last does, for a history whose newest part is
