@@ -122,12 +122,12 @@ static void compare(const struct ptd_calls *lazy, const struct ptd_calls *eager,
 
 /*
  * The views of @h: eager from the log and from the items (the same), and
- * lazy with chunks of 1, 2, 3, 17 and 1024 segments (the public build),
+ * lazy with chunks of 1, 2, 7 and 1024 segments (the public build),
  * from the log and from the items; returns the number of segments.
  */
 static uint64_t check_history(const struct ptd_history *h, ptd_func_of_fn fn, const char *what)
 {
-	static const int chunks[] = {1, 2, 3, 17, 1024};
+	static const int chunks[] = {1, 2, 7, 1024};
 	struct ptd_calls *eager = ptd__calls_build_chunked(h, fn, NULL, 1, 0);
 	struct ptd_calls *eager_items = ptd__calls_build_chunked(h, fn, NULL, 0, 0);
 	uint64_t count = ptd_history_count(h), n, cnt;
@@ -264,7 +264,7 @@ static void test_walks(void **state)
 	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
 		struct ptd_ptsynth_config cfg = {.psb_period = periods[i], .ret_compression = 1};
 		struct pw_opts o = {.seed = 31 + (unsigned)i,
-				    .steps = 6000,
+				    .steps = 3000,
 				    .p_signal = 8,
 				    .p_sigsys = 60,
 				    .p_ovf = 3};
@@ -280,7 +280,7 @@ static void test_walks(void **state)
 static void test_filtered(void **state)
 {
 	struct ptd_ptsynth_config cfg = {.psb_period = 200, .ret_compression = 1};
-	struct pw_opts o = {.seed = 9, .steps = 6000, .p_signal = 4, .p_filter = 300};
+	struct pw_opts o = {.seed = 9, .steps = 3000, .p_signal = 4, .p_filter = 300};
 
 	(void)state;
 	run_walk(&cfg, &o, "filtered");
@@ -290,7 +290,7 @@ static void test_filtered(void **state)
 static void test_plain(void **state)
 {
 	struct ptd_ptsynth_config cfg = {.psb_period = 512};
-	struct pw_opts o = {.seed = 1234, .steps = 8000};
+	struct pw_opts o = {.seed = 1234, .steps = 4000};
 
 	(void)state;
 	run_walk(&cfg, &o, "plain");
