@@ -875,6 +875,7 @@ static void calls_view_figures(const struct ptd_history *h, const char *name, in
 	c = chunk ? ptd_calls_build(h, bench_func_of, NULL)
 		  : ptd__calls_build_chunked(h, bench_func_of, NULL, 1, 0);
 	t1 = now();
+	malloc_trim_hint();
 	if (!c) {
 		fprintf(stderr, "bench-decode: building the call segments failed: %s\n",
 			ptd_last_error(0));
@@ -893,6 +894,13 @@ static void calls_view_figures(const struct ptd_history *h, const char *name, in
 	}
 	t2 = now();
 	r2 = resident();
+	{
+		size_t sn = 0, fx = 0, all = ptd__calls_bytes(c, &sn, &fx);
+
+		printf("  %-6s kept: %.2f bytes per segment (checkpoints' segments %.2f, later writes "
+		       "%.2f)\n", name, (double)all / (double)(n ? n : 1),
+		       (double)sn / (double)(n ? n : 1), (double)fx / (double)(n ? n : 1));
+	}
 	printf("  %-6s %" PRIu64 " segments: build %.0f ms, resident %.2f bytes per segment "
 	       "(%.2f with the newest 1,000 read); newest 1,000 read in %.2f ms (%s)\n",
 	       name, n, (t1 - t0) * 1e3, (double)(r1 > r0 ? r1 - r0 : 0) / (double)(n ? n : 1),

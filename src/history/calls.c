@@ -100,8 +100,9 @@ struct checkpoint {
 	uint64_t cur, from_ip, before_gap;
 	uint8_t pending, from_mode;
 	uint32_t nsig, nsnap;
-	struct sigframe *sig;	  /* nsig */
-	struct ptd_callseg *snap; /* nsnap, by index */
+	struct sigframe *sig; /* nsig */
+	uint8_t *snap;	      /* nsnap segments by index, packed (snap_pack) */
+	uint32_t snaplen;
 	uint8_t *fix;		  /* later writes: uv seg offset, field, uv value */
 	uint32_t nfix, fixcap;
 };
@@ -148,7 +149,9 @@ struct builder {
 	/* Materialising: a walk from a checkpoint, its orphans only those
 	 * made since (older ones are found in snap). */
 	int replaying;
-	/* The walk. */
+	/* The walk; a step of the log stops early when there are stop_n
+	 * segments (a checkpoint or the sealing of a chunk is due). */
+	uint64_t stop_n;
 	const struct ptd_calllog *log;
 	uint64_t covered, nitems;
 	struct walkpos pos;
@@ -1198,17 +1201,20 @@ void ptd__calllog_drop_last_block(struct ptd_calllog *l)
 	l->tail_block = 0;
 }
 
-/* One record of the call log at b->pos: the same calls of the item
- * handlers as walking the items it stands for. */
+/* Records of the call log from b->pos, one at least, until the log ends
+ * or there are b->stop_n segments: the same calls of the item handlers as
+ * walking the items they stand for. */
 static void step_log(struct builder *b)
 {
 	const struct ptd_calllog *l = b->log;
 	const uint8_t *p = l->bytes + b->pos.off, *end = l->bytes + l->n;
 	uint64_t num = b->pos.num, v, base = b->pos.base;
 	struct ptd_item it;
-	uint8_t tag = *p++;
 
 	memset(&it, 0, sizeof(it));
+	do {
+	uint8_t tag = *p++;
+
 	switch (tag & 3) {
 	case R_SKIP:
 		p = log_get_uv(p, end, &v);
@@ -1221,6 +1227,7 @@ static void step_log(struct builder *b)
 		it.kind = PTD_ITEM_BLOCK;
 		it.number = num;
 		it.block.iclass = (tag >> 2) & 7;
+		it.block.flags = 0;
 		if (tag & B_FLAGS) {
 			if (p >= end) {
 				b->err = -ptde_internal;
@@ -1268,6 +1275,7 @@ static void step_log(struct builder *b)
 		walk_item(b, &it);
 		break;
 	}
+	} while (p < end && !b->err && b->n < b->stop_n);
 	b->pos.off = (size_t)(p - l->bytes);
 	b->pos.num = num;
 	b->pos.base = base;
@@ -1506,6 +1514,97 @@ static int cmp_seg(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static inline uint64_t zz(int64_t v)
+{
+	return (uint64_t)v << 1 ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t unzz(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* A checkpoint's segments, packed: each field as a varint difference
+ * from the segment before it or from its own index (a few bytes each
+ * instead of 88; deep call stacks make long checkpoints). */
+static uint8_t *snap_pack(const struct ptd_callseg *s, size_t n, uint32_t *len)
+{
+	uint8_t *buf = malloc(n * 110 + 1), *p = buf, *r; /* 10 varints, 2 bytes */
+	const struct ptd_callseg z = { 0 }, *prev = &z;
+	size_t i;
+	int k;
+
+	if (!buf)
+		return NULL;
+	for (i = 0; i < n; prev = &s[i], i++) {
+		const struct ptd_callseg *g = &s[i];
+		const uint64_t refs[5] = { g->up, g->prev_same, g->next_same,
+					   g->instance == g->index ? 0 : g->instance, g->unwound_to };
+		uint8_t mask = 0;
+
+		p = log_uv(p, g->index - prev->index);
+		p = log_uv(p, zz((int64_t)(g->first - prev->first)));
+		p = log_uv(p, zz((int64_t)(g->last - g->first)));
+		p = log_uv(p, zz((int64_t)(g->ip - prev->ip)));
+		p = log_uv(p, zz((int64_t)g->level - prev->level));
+		*p++ = (uint8_t)((g->how & 15) | !!g->is_gap << 4 | !!g->up_is_ret << 5 |
+				 !!g->up_is_tail << 6);
+		for (k = 0; k < 5; k++)
+			mask |= (uint8_t)(!!refs[k] << k);
+		*p++ = mask;
+		for (k = 0; k < 5; k++)
+			if (refs[k])
+				p = log_uv(p, zz((int64_t)(g->index - refs[k])));
+	}
+	*len = (uint32_t)(p - buf);
+	r = realloc(buf, *len ? *len : 1);
+	return r ? r : buf;
+}
+
+static void snap_unpack(const uint8_t *p, uint32_t len, struct ptd_callseg *out, size_t n)
+{
+	const uint8_t *end = p + len;
+	const struct ptd_callseg z = { 0 }, *prev = &z;
+	uint64_t v, refs[5];
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; prev = &out[i], i++) {
+		struct ptd_callseg *g = &out[i];
+		uint8_t fl, mask;
+
+		memset(g, 0, sizeof(*g));
+		p = log_get_uv(p, end, &v);
+		g->index = prev->index + v;
+		p = log_get_uv(p, end, &v);
+		g->first = prev->first + (uint64_t)unzz(v);
+		p = log_get_uv(p, end, &v);
+		g->last = g->first + (uint64_t)unzz(v);
+		p = log_get_uv(p, end, &v);
+		g->ip = prev->ip + (uint64_t)unzz(v);
+		p = log_get_uv(p, end, &v);
+		g->level = (int)(prev->level + unzz(v));
+		fl = p < end ? *p++ : 0;
+		mask = p < end ? *p++ : 0;
+		g->how = fl & 15;
+		g->is_gap = fl >> 4 & 1;
+		g->up_is_ret = fl >> 5 & 1;
+		g->up_is_tail = fl >> 6 & 1;
+		for (k = 0; k < 5; k++) {
+			refs[k] = 0;
+			if (mask & 1 << k) {
+				p = log_get_uv(p, end, &v);
+				refs[k] = g->index - (uint64_t)unzz(v);
+			}
+		}
+		g->up = refs[0];
+		g->prev_same = refs[1];
+		g->next_same = refs[2];
+		g->instance = refs[3] ? refs[3] : g->index;
+		g->unwound_to = refs[4];
+	}
+}
+
 /*
  * Takes a checkpoint between two steps of a lazy build: the builder's
  * state and the segments it can still read (from cur, the segment before
@@ -1520,7 +1619,9 @@ static void take_checkpoint(struct builder *b)
 	struct idset set = { 0 };
 	uint64_t *work = NULL;
 	size_t nw = 0, wcap = 0, i;
-	struct ptd_callseg *snap = NULL, *cps = NULL;
+	struct ptd_callseg *snap = NULL;
+	uint8_t *packed = NULL;
+	uint32_t plen = 0;
 	int rc = 0;
 
 	if (c->ncp == c->cpcap) {
@@ -1562,8 +1663,7 @@ static void take_checkpoint(struct builder *b)
 #undef PUSH
 	if (rc >= 0 && nw) {
 		snap = malloc(nw * sizeof(*snap));
-		cps = malloc(nw * sizeof(*cps));
-		if (!snap || !cps)
+		if (!snap)
 			rc = -ptde_nomem;
 	}
 	if (rc < 0 || b->err) {
@@ -1572,8 +1672,14 @@ static void take_checkpoint(struct builder *b)
 	}
 	for (i = 0; i < nw; i++)
 		snap[i] = *seg(b, work[i]);
-	qsort(snap, nw, sizeof(*snap), cmp_seg);
-	memcpy(cps, snap, nw * sizeof(*snap));
+	if (nw) {
+		qsort(snap, nw, sizeof(*snap), cmp_seg);
+		packed = snap_pack(snap, nw, &plen);
+		if (!packed) {
+			b->err = -ptde_nomem;
+			goto out;
+		}
+	}
 	cp = &c->cps[c->ncp];
 	memset(cp, 0, sizeof(*cp));
 	if (b->nsig) {
@@ -1593,8 +1699,9 @@ static void take_checkpoint(struct builder *b)
 	cp->from_mode = (uint8_t)b->from_mode;
 	cp->nsig = (uint32_t)b->nsig;
 	cp->nsnap = (uint32_t)nw;
-	cp->snap = cps;
-	cps = NULL;
+	cp->snap = packed;
+	cp->snaplen = plen;
+	packed = NULL;
 	c->ncp++;
 	free(b->snap);
 	b->snap = snap;
@@ -1603,7 +1710,7 @@ static void take_checkpoint(struct builder *b)
 	b->win_base = b->n;
 out:
 	free(snap);
-	free(cps);
+	free(packed);
 	free(work);
 	free(set.k);
 }
@@ -1614,11 +1721,19 @@ static void walk_all(struct builder *b)
 	struct ptd_calls *c = b->c;
 
 	walk_start(b);
+	b->stop_n = UINT64_MAX;
 	if (b->lazy)
 		take_checkpoint(b);
 	while (b->pos.phase != PH_DONE && !b->err) {
-		if (b->lazy && b->n >= c->cps[c->ncp - 1].nseg + (uint64_t)b->lazy)
-			take_checkpoint(b);
+		if (b->lazy) {
+			const struct checkpoint *cp = &c->cps[c->ncp - 1];
+
+			if (b->n >= cp->nseg + (uint64_t)b->lazy) {
+				take_checkpoint(b);
+				cp = &c->cps[c->ncp - 1];
+			}
+			b->stop_n = b->n > cp->nseg ? cp->nseg + (uint64_t)b->lazy : cp->nseg + 1;
+		}
 		step(b);
 		if (b->lazy && b->n > c->cps[c->ncp - 1].nseg)
 			b->sealed = c->cps[c->ncp - 1].nseg;
@@ -1750,8 +1865,9 @@ static int materialise(struct ptd_calls *c, uint64_t j, struct cache_slot *sl)
 		memcpy(b.sig, cp->sig, cp->nsig * sizeof(*b.sig));
 	b.nsig = b.sigcap = cp->nsig;
 	if (cp->nsnap)
-		memcpy(b.snap, cp->snap, cp->nsnap * sizeof(*b.snap));
+		snap_unpack(cp->snap, cp->snaplen, b.snap, cp->nsnap);
 	b.nsnap = cp->nsnap;
+	b.stop_n = end + 1;
 	while (b.pos.phase != PH_DONE && !b.err && b.n <= end)
 		step(&b);
 	if (!b.err && b.n < end)
@@ -1954,4 +2070,29 @@ const struct ptd_callseg *ptd_calls_find(const struct ptd_calls *c, uint64_t num
 int ptd_calls_min_level(const struct ptd_calls *c)
 {
 	return c ? c->min_level : 0;
+}
+
+size_t ptd__calls_bytes(const struct ptd_calls *c, size_t *snap, size_t *fix)
+{
+	size_t n, s = 0, f = 0;
+	uint64_t i;
+
+	if (!c)
+		return 0;
+	n = sizeof(*c) + (size_t)c->cpcap * sizeof(*c->cps);
+	if (c->segs)
+		n += (size_t)c->n * sizeof(*c->segs);
+	for (i = 0; i < c->ncp; i++) {
+		s += c->cps[i].nsig * sizeof(struct sigframe) + c->cps[i].snaplen;
+		f += c->cps[i].fixcap;
+	}
+	for (i = 0; i < CACHE_SLOTS; i++)
+		n += (size_t)c->slot[i].cap * sizeof(struct ptd_callseg);
+	if (c->memo)
+		n += VIEW_MEMO_SLOTS * sizeof(*c->memo);
+	if (snap)
+		*snap = s;
+	if (fix)
+		*fix = f;
+	return n + s + f;
 }

@@ -94,6 +94,9 @@ struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_o
  * 0 walks the items, never the log. */
 struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func_of_fn func_of,
 					   void *ctx, int use_log, int chunk);
+/* Bytes a view keeps (bench); *@snap, *@fix (may be NULL): of them, the
+ * checkpoints' segments and signal frames, and the later writes. */
+size_t ptd__calls_bytes(const struct ptd_calls *c, size_t *snap, size_t *fix);
 int ptd__calls_count_items(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
 			   uint64_t *count);
 /* What ptd_history_flag_last does, for a history whose newest part is
