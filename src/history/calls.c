@@ -1878,14 +1878,17 @@ static int materialise(struct ptd_calls *c, uint64_t j, struct cache_slot *sl)
 		return ptd__err(err, "cannot materialise the function-call segments");
 	}
 	if (sl->cap < cnt) {
-		struct ptd_callseg *n = realloc(sl->segs, cnt * sizeof(*n));
+		/* Room for a usual chunk at once: a slot moves rarely (a
+		 * pointer into it lives as long as it stays cached). */
+		uint64_t cap = cnt < (uint64_t)CHUNK_SEGS + 64 ? CHUNK_SEGS + 64 : cnt;
+		struct ptd_callseg *n = realloc(sl->segs, cap * sizeof(*n));
 
 		if (!n) {
 			builder_fini(&b);
 			return ptd__err(-ptde_nomem, "cannot materialise the function-call segments");
 		}
 		sl->segs = n;
-		sl->cap = cnt;
+		sl->cap = cap;
 	}
 	memcpy(sl->segs, b.win, cnt * sizeof(*b.win));
 	builder_fini(&b);
