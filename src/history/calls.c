@@ -52,6 +52,8 @@ struct ptd_calls {
 	int use_log;
 	struct checkpoint *cps;
 	uint64_t ncp, cpcap;
+	struct adoption *adopt; /* in order */
+	size_t nadopt, adoptcap;
 	struct cache_slot slot[CACHE_SLOTS];
 	uint64_t tick;
 	struct memo_ent *memo;
@@ -76,7 +78,10 @@ struct memo_ent {
 	uint64_t entry;
 };
 
-struct orphan {
+/* A return out of the function where the recording started: @seg (at
+ * level - 1) became the caller of every orphan of @level (a segment with
+ * no caller, gaps aside) made before it. */
+struct adoption {
 	uint64_t seg;
 	int level;
 };
@@ -121,8 +126,6 @@ struct builder {
 	uint64_t before_gap;
 	struct sigframe *sig;
 	size_t nsig, sigcap;
-	struct orphan *orph;
-	size_t norph, orphcap;
 	struct memo_ent *memo;
 	int memo_owned;
 	int err;
@@ -146,8 +149,8 @@ struct builder {
 	 * longer reaches) are kept as the chunk's fixups. */
 	int lazy;
 	uint64_t sealed;
-	/* Materialising: a walk from a checkpoint, its orphans only those
-	 * made since (older ones are found in snap). */
+	/* Materialising: a walk from a checkpoint (adoptions are not
+	 * recorded again). */
 	int replaying;
 	/* The walk; a step of the log stops early when there are stop_n
 	 * segments (a checkpoint or the sealing of a chunk is due). */
@@ -216,23 +219,6 @@ static uint64_t func(struct builder *b, uint64_t addr)
 	return e->entry;
 }
 
-static int push_orphan(struct builder *b, uint64_t s, int level)
-{
-	if (b->norph == b->orphcap) {
-		size_t cap = b->orphcap ? b->orphcap * 2 : 16;
-		struct orphan *n = realloc(b->orph, cap * sizeof(*n));
-
-		if (!n)
-			return b->err = -ptde_nomem;
-		b->orph = n;
-		b->orphcap = cap;
-	}
-	b->orph[b->norph].seg = s;
-	b->orph[b->norph].level = level;
-	b->norph++;
-	return 0;
-}
-
 static void fix_append(struct builder *b, uint64_t index, enum field f, uint64_t v);
 
 /* Writes @f of segment @index, which may be older than the builder's
@@ -296,8 +282,6 @@ static uint64_t new_seg(struct builder *b, uint8_t how, uint64_t first, uint64_t
 		b->min_level = level;
 	if (b->lazy && b->c->ncp && b->c->cps[b->c->ncp - 1].nseg + 1 == s->index)
 		b->c->cps[b->c->ncp - 1].first = first;
-	if (!up && how != PTD_SEG_GAP)
-		push_orphan(b, s->index, level);
 	b->cur = s->index;
 	return s->index;
 }
@@ -338,6 +322,39 @@ static struct ptd_callseg *frame_root(struct builder *b, struct ptd_callseg *s)
 	return s;
 }
 
+static inline int is_orphan(const struct ptd_callseg *o, int level)
+{
+	return !o->up && o->how != PTD_SEG_GAP && o->level == level;
+}
+
+static void adopt(struct builder *b, struct ptd_callseg *o, int level)
+{
+	if (o->index != b->cur && is_orphan(o, level)) {
+		o->up = b->cur;
+		o->up_is_ret = 1;
+	}
+}
+
+static void add_adoption(struct builder *b, int level)
+{
+	struct ptd_calls *c = b->c;
+
+	if (c->nadopt == c->adoptcap) {
+		size_t cap = c->adoptcap ? c->adoptcap * 2 : 8;
+		struct adoption *n = realloc(c->adopt, cap * sizeof(*n));
+
+		if (!n) {
+			b->err = -ptde_nomem;
+			return;
+		}
+		c->adopt = n;
+		c->adoptcap = cap;
+	}
+	c->adopt[c->nadopt].seg = b->cur;
+	c->adopt[c->nadopt].level = level;
+	c->nadopt++;
+}
+
 static void do_return(struct builder *b, uint64_t target, uint64_t number)
 {
 	struct ptd_callseg *cur = seg(b, b->cur);
@@ -346,7 +363,7 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 	uint64_t up = root->up, cand;
 	uint64_t ft;
 	int i, level;
-	size_t k, j;
+	uint64_t k;
 
 	if (inst->how == PTD_SEG_SIGNAL) {
 		/* A handler returns into the sigreturn trampoline, not into
@@ -383,16 +400,6 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 			set_field(b, ci, F_UP, b->cur);
 			set_field(b, ci, F_UP_IS_RET, 1);
 			set_field(b, ci, F_UP_IS_TAIL, 0);
-			/* It has a caller now: no orphan (the one made just now
-			 * is the newest). */
-			for (k = b->norph; k > 0; k--) {
-				if (b->orph[k - 1].seg == ci) {
-					memmove(&b->orph[k - 1], &b->orph[k],
-						(b->norph - k) * sizeof(*b->orph));
-					b->norph--;
-					break;
-				}
-			}
 			return;
 		}
 		continue_instance(b, PTD_SEG_RETURN, number, target, ft ? cand : up);
@@ -408,34 +415,16 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 	level = root->level;
 	if (!new_seg(b, PTD_SEG_RETURN, number, target, level - 1, 0, 0, 0))
 		return;
-	/* The orphans (segments with no caller, gaps aside) of the level
-	 * returned from get the new one as their caller.  An orphan has no
-	 * caller until this, or until a return to none of the callers gives
-	 * it one (then it left the list). */
-	for (k = 0, j = 0; k < b->norph; k++) {
-		const struct orphan *o = &b->orph[k];
-
-		if (o->seg != b->cur && o->level == level) {
-			set_field(b, o->seg, F_UP, b->cur);
-			set_field(b, o->seg, F_UP_IS_RET, 1);
-			continue;
-		}
-		b->orph[j++] = b->orph[k];
-	}
-	b->norph = j;
-	if (b->replaying) {
-		/* Orphans older than the checkpoint: those still reachable
-		 * are in snap (the others are never read again). */
-		for (k = 0; k < b->nsnap; k++) {
-			struct ptd_callseg *o = &b->snap[k];
-
-			if (o->index != b->cur && o->level == level && !o->up &&
-			    o->how != PTD_SEG_GAP) {
-				o->up = b->cur;
-				o->up_is_ret = 1;
-			}
-		}
-	}
+	/* The orphans of the level returned from (segments with no caller,
+	 * gaps aside: made so, and no return has given them one since) get
+	 * the new one as their caller.  Those the builder keeps are changed
+	 * here; the view keeps the adoption for the others (materialise). */
+	for (k = 0; k < b->nsnap; k++)
+		adopt(b, &b->snap[k], level);
+	for (k = 0; k + b->win_base < b->n; k++)
+		adopt(b, &b->win[k], level);
+	if (b->lazy && !b->replaying)
+		add_adoption(b, level);
 }
 
 /* A call to the next instruction (PIC: call 1f; 1: pop) is no call;
@@ -1414,7 +1403,6 @@ static void builder_init(struct builder *b, const struct ptd_history *h, ptd_fun
 static void builder_fini(struct builder *b)
 {
 	free(b->sig);
-	free(b->orph);
 	if (b->memo_owned)
 		free(b->memo);
 	free(b->win);
@@ -1750,6 +1738,7 @@ void ptd_calls_free(struct ptd_calls *c)
 	for (i = 0; i < c->ncp; i++)
 		cp_fini(&c->cps[i]);
 	free(c->cps);
+	free(c->adopt);
 	for (i = 0; i < CACHE_SLOTS; i++)
 		free(c->slot[i].segs);
 	free(c->memo);
@@ -1832,6 +1821,8 @@ static int materialise(struct ptd_calls *c, uint64_t j, struct cache_slot *sl)
 	uint64_t end = j + 1 < c->ncp ? c->cps[j + 1].nseg : c->n, cnt = end - cp->nseg;
 	struct builder b;
 	const uint8_t *p, *pe;
+	uint64_t walked, i;
+	size_t k;
 	int err;
 
 	if (c->func_of && !c->memo) {
@@ -1891,6 +1882,7 @@ static int materialise(struct ptd_calls *c, uint64_t j, struct cache_slot *sl)
 		sl->cap = cap;
 	}
 	memcpy(sl->segs, b.win, cnt * sizeof(*b.win));
+	walked = b.n;
 	builder_fini(&b);
 	sl->n = cnt;
 	p = cp->fix;
@@ -1923,6 +1915,22 @@ static int materialise(struct ptd_calls *c, uint64_t j, struct cache_slot *sl)
 			break;
 		default:
 			return ptd__err(-ptde_internal, "bad fixup in the function-call segments");
+		}
+	}
+	/* The adoptions after the walk: each orphan left gets the caller
+	 * the first one of its level made (orphans are rare: the segments
+	 * of the function where the recording started). */
+	for (i = 0; i < cnt && c->nadopt; i++) {
+		struct ptd_callseg *o = &sl->segs[i];
+
+		if (o->up || o->how == PTD_SEG_GAP)
+			continue;
+		for (k = 0; k < c->nadopt; k++) {
+			if (c->adopt[k].seg > walked && c->adopt[k].level == o->level) {
+				o->up = c->adopt[k].seg;
+				o->up_is_ret = 1;
+				break;
+			}
 		}
 	}
 	return 0;
@@ -2082,7 +2090,7 @@ size_t ptd__calls_bytes(const struct ptd_calls *c, size_t *snap, size_t *fix)
 
 	if (!c)
 		return 0;
-	n = sizeof(*c) + (size_t)c->cpcap * sizeof(*c->cps);
+	n = sizeof(*c) + (size_t)c->cpcap * sizeof(*c->cps) + c->adoptcap * sizeof(*c->adopt);
 	if (c->segs)
 		n += (size_t)c->n * sizeof(*c->segs);
 	for (i = 0; i < c->ncp; i++) {
