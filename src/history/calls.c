@@ -7,6 +7,15 @@
  * finish, step/next frame checks and backtraces in the past need.  The
  * func_of callback is only asked about jump sources/targets and return
  * targets, memoized in a direct-mapped table.
+ *
+ * ptd_calls_build keeps the segments as a lazily decoded view (about 1-3
+ * bytes per segment instead of 88): the pass over the history takes a
+ * checkpoint of the builder every chunk of segments and keeps only what
+ * a walk from that checkpoint cannot find again, the writes made to the
+ * chunk's segments after such a walk ends (next_same of a caller, the
+ * up of an orphan); ptd_calls_get/find walk again from the checkpoint
+ * of the chunk asked for.  The same code builds, counts and materialises,
+ * so the three cannot disagree.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -1202,68 +1211,68 @@ static void step_log(struct builder *b)
 
 	memset(&it, 0, sizeof(it));
 	do {
-	uint8_t tag = *p++;
+		uint8_t tag = *p++;
 
-	switch (tag & 3) {
-	case R_SKIP:
-		p = log_get_uv(p, end, &v);
-		if (!b->count_only && b->cur)
-			seg(b, b->cur)->last = num + v - 1;
-		b->pending = T_NONE;
-		num += v;
-		break;
-	case R_BLOCK:
-		it.kind = PTD_ITEM_BLOCK;
-		it.number = num;
-		it.block.iclass = (tag >> 2) & 7;
-		it.block.flags = 0;
-		if (tag & B_FLAGS) {
-			if (p >= end) {
+		switch (tag & 3) {
+		case R_SKIP:
+			p = log_get_uv(p, end, &v);
+			if (!b->count_only && b->cur)
+				seg(b, b->cur)->last = num + v - 1;
+			b->pending = T_NONE;
+			num += v;
+			break;
+		case R_BLOCK:
+			it.kind = PTD_ITEM_BLOCK;
+			it.number = num;
+			it.block.iclass = (tag >> 2) & 7;
+			it.block.flags = 0;
+			if (tag & B_FLAGS) {
+				if (p >= end) {
+					b->err = -ptde_internal;
+					break;
+				}
+				it.block.flags = *p++;
+			}
+			p = log_get_uv(p, end, &v);
+			it.block.ip = base + (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+			p = log_get_uv(p, end, &v);
+			it.block.end_ip = it.block.ip + v;
+			base = it.block.end_ip;
+			p = log_get_uv(p, end, &v);
+			it.block.ninsn = (uint32_t)v;
+			if ((tag & V_DECIDED) && b->count_only && b->cur) {
+				/* counting: the transition was decided when logged */
+				if (tag & V_ONE)
+					b->cur = ++b->n;
+				b->pending = T_NONE;
+				block_end(b, &it.block);
+			} else {
+				walk_item(b, &it);
+			}
+			num += it.block.ninsn;
+			break;
+		case R_GAP:
+			it.kind = PTD_ITEM_GAP;
+			it.number = num;
+			walk_item(b, &it);
+			num++;
+			break;
+		case R_EVENT:
+			if (end - p < 1) {
 				b->err = -ptde_internal;
 				break;
 			}
-			it.block.flags = *p++;
-		}
-		p = log_get_uv(p, end, &v);
-		it.block.ip = base + (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
-		p = log_get_uv(p, end, &v);
-		it.block.end_ip = it.block.ip + v;
-		base = it.block.end_ip;
-		p = log_get_uv(p, end, &v);
-		it.block.ninsn = (uint32_t)v;
-		if ((tag & V_DECIDED) && b->count_only && b->cur) {
-			/* counting: the transition was decided when logged */
-			if (tag & V_ONE)
-				b->cur = ++b->n;
-			b->pending = T_NONE;
-			block_end(b, &it.block);
-		} else {
+			it.kind = PTD_ITEM_EVENT;
+			it.number = num;
+			it.reason = *p++;
+			if (!it.reason) { /* an appended log starts */
+				base = 0;
+				break;
+			}
+			p = log_get_uv(p, end, &it.block.ip);
 			walk_item(b, &it);
-		}
-		num += it.block.ninsn;
-		break;
-	case R_GAP:
-		it.kind = PTD_ITEM_GAP;
-		it.number = num;
-		walk_item(b, &it);
-		num++;
-		break;
-	case R_EVENT:
-		if (end - p < 1) {
-			b->err = -ptde_internal;
 			break;
 		}
-		it.kind = PTD_ITEM_EVENT;
-		it.number = num;
-		it.reason = *p++;
-		if (!it.reason) { /* an appended log starts */
-			base = 0;
-			break;
-		}
-		p = log_get_uv(p, end, &it.block.ip);
-		walk_item(b, &it);
-		break;
-	}
 	} while (p < end && !b->err && b->n < b->stop_n);
 	b->pos.off = (size_t)(p - l->bytes);
 	b->pos.num = num;
