@@ -59,6 +59,8 @@ struct ptd_calls {
 	ptd_func_of_fn func_of;
 	void *ctx;
 	int use_log;
+	/* what the build walked: a view of a history changed since fails */
+	uint64_t nitems, tail, logn, logheld;
 	struct checkpoint *cps;
 	uint64_t ncp, cpcap;
 	struct adoption *adopt; /* in order */
@@ -1781,6 +1783,10 @@ static struct ptd_calls *calls_build(const struct ptd_history *h, ptd_func_of_fn
 	}
 	c->n = b.n;
 	c->min_level = b.n ? b.min_level : 0;
+	c->nitems = b.nitems;
+	c->tail = ptd_history_tail(h);
+	c->logn = b.log ? b.log->n : 0;
+	c->logheld = b.log ? b.log->skip + (uint64_t)b.log->held : 0;
 	if (!lazy) {
 		c->segs = b.win;
 		b.win = NULL;
@@ -1848,6 +1854,13 @@ static int materialise(struct ptd_calls *c, uint64_t j, struct cache_slot *sl)
 	b.memo = c->memo;
 	b.replaying = 1;
 	walk_start(&b);
+	if (b.nitems != c->nitems || ptd_history_tail(c->h) != c->tail ||
+	    (b.log ? b.log->n : 0) != c->logn ||
+	    (b.log ? b.log->skip + (uint64_t)b.log->held : 0) != c->logheld) {
+		builder_fini(&b);
+		return ptd__err(-ptde_invalid, "the history changed since its function-call "
+					       "segments were built");
+	}
 	b.pos = cp->pos;
 	b.cur = cp->cur;
 	b.from_ip = cp->from_ip;

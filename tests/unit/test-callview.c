@@ -9,7 +9,8 @@
  * at a gap); the chunks are made as small as one segment; the segments are
  * read forward, backward, in random ranges and by instruction number; and
  * histories that start deep inside a recursion (orphans, negative levels,
- * callers made by the returns) are checked the same way.
+ * callers made by the returns) are checked the same way.  A view of a
+ * history changed since it was built fails with a message.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -318,6 +319,46 @@ static void test_empty(void **state)
 	ptd_history_free(h);
 }
 
+/* A view of a history that changed since it was built says so when it
+ * has to walk again, instead of giving segments of another history. */
+static void test_changed(void **state)
+{
+	struct ptd_ptsynth_config cfg = {.psb_period = 512};
+	struct pw_opts o = {.seed = 99, .steps = 2000};
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+	struct ptd_image *img = ptd_image_alloc(pw_img_read, NULL);
+	struct pw_result exp = {0};
+	struct ptd_pt_trace *t;
+	struct ptd_history *h, *sh;
+	struct ptd_calls *c;
+	const uint8_t *buf;
+	uint64_t n;
+	size_t len;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(pw_walk(&o, s, &exp), 0);
+	buf = ptd_ptsynth_data(s, &len);
+	h = lazy_history(buf, len, img, func_prog, &t);
+	sh = suffix(h, 0, img, func_prog);
+	c = ptd__calls_build_chunked(sh, func_prog, NULL, 1, 4);
+	assert_non_null(c);
+	n = ptd_calls_count(c);
+	assert_true(n > 20);
+	assert_non_null(ptd_calls_get(c, 1)); /* its chunk stays decoded */
+	assert_int_equal(ptd_history_append_gap(sh, PTD_GAP_OVERFLOW, 0, NULL), 0);
+	assert_null(ptd_calls_get(c, n));
+	assert_non_null(strstr(ptd_last_error(-1), "changed"));
+	assert_non_null(ptd_calls_get(c, 1));
+	ptd_calls_free(c);
+	ptd_history_free(sh);
+	ptd_history_free(h);
+	ptd_pt_trace_free(t);
+	free(exp.ips);
+	ptd_image_free(img);
+	ptd_ptsynth_free(s);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -332,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_changed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
