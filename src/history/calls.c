@@ -1242,11 +1242,20 @@ static void step_log(struct builder *b)
 			base = it.block.end_ip;
 			p = log_get_uv(p, end, &v);
 			it.block.ninsn = (uint32_t)v;
-			if ((tag & V_DECIDED) && b->count_only && b->cur) {
-				/* counting: the transition was decided when logged */
+			if ((tag & V_DECIDED) && b->cur && (b->count_only || !(tag & V_ONE))) {
+				/* The transition was decided when logged: counting
+				 * needs no resolve, nor does a transition that
+				 * starts nothing (a jump within a function). */
 				if (tag & V_ONE)
 					b->cur = ++b->n;
 				b->pending = T_NONE;
+				if (!b->count_only) {
+					struct ptd_callseg *g = seg(b, b->cur);
+
+					g->last = num + it.block.ninsn - 1;
+					if (!g->ip)
+						g->ip = it.block.ip;
+				}
 				block_end(b, &it.block);
 			} else {
 				walk_item(b, &it);
