@@ -175,14 +175,11 @@ struct builder {
 	struct ptd_callseg dummy;
 };
 
-static struct ptd_callseg *seg(struct builder *b, uint64_t index)
+/* A segment older than the window: in snap, by index. */
+static __attribute__((noinline)) struct ptd_callseg *seg_older(struct builder *b, uint64_t index)
 {
 	size_t lo, hi;
 
-	if (!index || b->count_only)
-		return NULL;
-	if (index > b->win_base && index <= b->n)
-		return &b->win[index - b->win_base - 1];
 	lo = 0;
 	hi = b->nsnap;
 	while (lo < hi) {
@@ -199,6 +196,16 @@ static struct ptd_callseg *seg(struct builder *b, uint64_t index)
 	b->err = -ptde_internal;
 	memset(&b->dummy, 0, sizeof(b->dummy));
 	return &b->dummy;
+}
+
+/* Segment @index from the store (NULL for 0 or when counting). */
+static inline struct ptd_callseg *seg(struct builder *b, uint64_t index)
+{
+	if (!index || b->count_only)
+		return NULL;
+	if (index > b->win_base && index <= b->n)
+		return &b->win[index - b->win_base - 1];
+	return seg_older(b, index);
 }
 
 static struct ptd_callseg *seg_if_stored(struct builder *b, uint64_t index)
