@@ -119,7 +119,7 @@ struct checkpoint {
 	struct sigframe *sig; /* nsig */
 	uint8_t *snap;	      /* nsnap segments by index, packed (snap_pack) */
 	uint32_t snaplen;
-	uint8_t *fix;		  /* later writes: uv seg offset, field, uv value */
+	uint8_t *fix;	      /* later writes: uv seg offset, field, uv value */
 	uint32_t nfix, fixcap;
 };
 
@@ -155,9 +155,10 @@ struct builder {
 	uint64_t win_base, wincap;
 	struct ptd_callseg *snap;
 	size_t nsnap;
-	/* Building a lazy view (lazy: segments per chunk): checkpoints are taken, and writes to
-	 * segments up to sealed (whose chunk a walk from its checkpoint no
-	 * longer reaches) are kept as the chunk's fixups. */
+	/* Building a lazy view (lazy: segments per chunk): checkpoints
+	 * are taken, and writes to segments up to sealed (whose chunk a
+	 * walk from its checkpoint no longer reaches) are kept as the
+	 * chunk's fixups. */
 	int lazy;
 	uint64_t sealed;
 	/* Materialising: a walk from a checkpoint (adoptions are not
