@@ -9,7 +9,8 @@
  * at a gap); the chunks are made as small as one segment; the segments are
  * read forward, backward, in random ranges and by instruction number; and
  * histories that start deep inside a recursion (orphans, negative levels,
- * callers made by the returns) are checked the same way.  A view of a
+ * callers made by the returns) and histories whose call log covers only
+ * their first half are checked the same way.  A view of a
  * history changed since it was built fails with a message.
  */
 #include <inttypes.h>
@@ -186,18 +187,13 @@ static struct ptd_history *lazy_history(const uint8_t *buf, size_t size, struct 
 	return h;
 }
 
-/* A history of @h's items from @from on (with a call log): the recording
- * starts wherever the walk was, maybe deep in f's recursion. */
-static struct ptd_history *suffix(const struct ptd_history *h, uint64_t from, struct ptd_image *img,
-				  ptd_func_of_fn fn)
+/* Appends @h's items [@from, @to) to @s. */
+static void copy_items(struct ptd_history *s, const struct ptd_history *h, uint64_t from,
+		       uint64_t to)
 {
-	struct ptd_history *s = ptd_history_alloc(ptd_image_read, img);
-	uint64_t n = ptd_history_nitems(h);
 	struct ptd_item it;
 
-	assert_non_null(s);
-	ptd_history_set_func(s, fn, NULL);
-	for (; from < n; from++) {
+	for (; from < to; from++) {
 		assert_int_equal(ptd_history_item(h, from, &it), 1);
 		if (it.kind == PTD_ITEM_BLOCK)
 			assert_int_equal(ptd_history_append_block(s, &it.block), 0);
@@ -206,8 +202,43 @@ static struct ptd_history *suffix(const struct ptd_history *h, uint64_t from, st
 		else
 			assert_int_equal(ptd_history_append_event(s, it.reason, it.block.ip, it.arg), 0);
 	}
+}
+
+/* A history of @h's items from @from on (with a call log): the recording
+ * starts wherever the walk was, maybe deep in f's recursion. */
+static struct ptd_history *suffix(const struct ptd_history *h, uint64_t from, struct ptd_image *img,
+				  ptd_func_of_fn fn)
+{
+	struct ptd_history *s = ptd_history_alloc(ptd_image_read, img);
+
+	assert_non_null(s);
+	ptd_history_set_func(s, fn, NULL);
+	copy_items(s, h, from, ptd_history_nitems(h));
 	ptd_history_set_tail(s, ptd_history_tail(h));
 	return s;
+}
+
+/* @h's items with a call log for those before @k only (a logged history
+ * put in front of one without): the walk goes from the log to the items. */
+static struct ptd_history *half_logged(const struct ptd_history *h, uint64_t k,
+				       struct ptd_image *img, ptd_func_of_fn fn,
+				       struct ptd_history **owner)
+{
+	struct ptd_history *a = ptd_history_alloc(ptd_image_read, img);
+	struct ptd_history *b = ptd_history_alloc(ptd_image_read, img);
+	uint64_t covered = 0;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	ptd_history_set_func(a, fn, NULL);
+	copy_items(a, h, 0, k);
+	copy_items(b, h, k, ptd_history_nitems(h));
+	assert_int_equal(ptd_history_prepend(b, a), 0);
+	*owner = a; /* (empty now, but b's log uses its func_of) */
+	ptd_history_set_tail(b, ptd_history_tail(h));
+	assert_non_null(ptd__history_calllog(b, &covered));
+	assert_true(covered > 0 && covered < ptd_history_nitems(b));
+	return b;
 }
 
 static int pw_img_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
@@ -246,6 +277,15 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 					 f, nitems * (uint64_t)k / 4);
 				check_history(sh, fns[f], what);
 				ptd_history_free(sh);
+			}
+			{ /* the log, then the items */
+				struct ptd_history *owner;
+				struct ptd_history *hl = half_logged(h, nitems / 2, img, fns[f], &owner);
+
+				snprintf(what, sizeof(what), "%s, func_of %zu, half logged", name, f);
+				check_history(hl, fns[f], what);
+				ptd_history_free(hl);
+				ptd_history_free(owner);
 			}
 		}
 		ptd_history_free(h);
