@@ -868,6 +868,8 @@ static void calls_view_figures(const struct ptd_history *h, const char *name, in
 	double t0, t1, t2;
 	struct ptd_calls *c;
 	uint64_t n, i, sum = 0;
+	double best = 1e30;
+	int k;
 
 	malloc_trim_hint();
 	r0 = resident();
@@ -883,16 +885,25 @@ static void calls_view_figures(const struct ptd_history *h, const char *name, in
 	}
 	r1 = resident();
 	n = ptd_calls_count(c);
-	for (i = n > 1000 ? n - 999 : 1; i <= n; i++) {
-		const struct ptd_callseg *g = ptd_calls_get(c, i);
+	/* the best of 5 reads from cold (nothing decoded): this VM is shared */
+	for (k = 0; k < 5; k++) {
+		double ta;
 
-		if (!g) {
-			fprintf(stderr, "bench-decode: call segment %" PRIu64 " missing\n", i);
-			exit(1);
+		ptd__calls_drop_cache(c);
+		ta = now();
+		for (i = n > 1000 ? n - 999 : 1; i <= n; i++) {
+			const struct ptd_callseg *g = ptd_calls_get(c, i);
+
+			if (!g) {
+				fprintf(stderr, "bench-decode: call segment %" PRIu64 " missing\n", i);
+				exit(1);
+			}
+			sum += g->first + (uint64_t)g->level;
 		}
-		sum += g->first + (uint64_t)g->level;
+		if (now() - ta < best)
+			best = now() - ta;
 	}
-	t2 = now();
+	t2 = t1 + best;
 	r2 = resident();
 	{
 		size_t sn = 0, fx = 0, all = ptd__calls_bytes(c, &sn, &fx);
@@ -902,7 +913,7 @@ static void calls_view_figures(const struct ptd_history *h, const char *name, in
 		       (double)sn / (double)(n ? n : 1), (double)fx / (double)(n ? n : 1));
 	}
 	printf("  %-6s %" PRIu64 " segments: build %.0f ms, resident %.2f bytes per segment "
-	       "(%.2f with the newest 1,000 read); newest 1,000 read in %.2f ms (%s)\n",
+	       "(%.2f with the newest 1,000 read); newest 1,000 read in %.2f ms from cold, best of 5 (%s)\n",
 	       name, n, (t1 - t0) * 1e3, (double)(r1 > r0 ? r1 - r0 : 0) / (double)(n ? n : 1),
 	       (double)(r2 > r0 ? r2 - r0 : 0) / (double)(n ? n : 1), (t2 - t1) * 1e3,
 	       sum ? "ok" : "empty");

@@ -2146,3 +2146,18 @@ size_t ptd__calls_bytes(const struct ptd_calls *c, size_t *snap, size_t *fix)
 		*fix = f;
 	return n + s + f;
 }
+
+void ptd__calls_drop_cache(const struct ptd_calls *cc)
+{
+	struct ptd_calls *c = (struct ptd_calls *)cc; /* the cache only */
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < CACHE_SLOTS; i++) {
+		free(c->slot[i].segs);
+		memset(&c->slot[i], 0, sizeof(c->slot[i]));
+	}
+	free(c->memo);
+	c->memo = NULL;
+}
