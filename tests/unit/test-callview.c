@@ -91,7 +91,7 @@ static void compare(const struct ptd_calls *lazy, const struct ptd_calls *eager,
 		same_seg(ptd_calls_get(lazy, i), ptd_calls_get(eager, i), what, i);
 	for (i = n; i >= 1; i--) /* backward */
 		same_seg(ptd_calls_get(lazy, i), ptd_calls_get(eager, i), what, i);
-	for (k = 0; k < 40; k++) { /* random ranges, either way */
+	for (k = 0; k < 24; k++) { /* random ranges, either way */
 		uint64_t a = 1 + rnd() % n, len = 1 + rnd() % (n < 3000 ? n : 3000), j;
 		int back = rnd() & 1;
 
@@ -124,12 +124,12 @@ static void compare(const struct ptd_calls *lazy, const struct ptd_calls *eager,
 
 /*
  * The views of @h: eager from the log and from the items (the same), and
- * lazy with chunks of 1, 2, 7 and 1024 segments (the public build),
+ * lazy with chunks of 1, 3 and 1024 segments (the public build),
  * from the log and from the items; returns the number of segments.
  */
 static uint64_t check_history(const struct ptd_history *h, ptd_func_of_fn fn, const char *what)
 {
-	static const int chunks[] = {1, 2, 7, 1024};
+	static const int chunks[] = {1, 3, 1024};
 	struct ptd_calls *eager = ptd__calls_build_chunked(h, fn, NULL, 1, 0);
 	struct ptd_calls *eager_items = ptd__calls_build_chunked(h, fn, NULL, 0, 0);
 	uint64_t count = ptd_history_count(h), n, cnt;
