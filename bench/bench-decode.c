@@ -18,6 +18,7 @@
  * Usage: bench-decode [MB]   (trace size, default 64; env BENCH_PT_MB too)
  */
 #include <inttypes.h>
+#include <malloc.h>
 #include <intel-pt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 #include "decode/fastpt.h"
 #include "decode/pt.h"
 #include "history/history.h"
+#include "history/history_int.h"
 #include "record/ptsynth.h"
 #include "session/session.h"
 
@@ -836,6 +838,164 @@ static int fast_main(size_t mb)
 	return 0;
 }
 
+/* Gives freed memory back, so resident growth is what is kept. */
+static void malloc_trim_hint(void)
+{
+	malloc_trim(0);
+}
+
+/* Resident bytes of this process (/proc/self/statm). */
+static size_t resident(void)
+{
+	unsigned long size = 0, res = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu %lu", &size, &res) != 2)
+			res = 0;
+		fclose(f);
+	}
+	return (size_t)res * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Builds the call segments of @h (lazy view, or eager with @chunk 0) and
+ * reads the newest 1,000 as `record function-call-history` shows them;
+ * prints the figures. */
+static void calls_view_figures(const struct ptd_history *h, const char *name, int chunk,
+			       double *last1000)
+{
+	size_t r0, r1, r2;
+	double t0, t1, t2;
+	struct ptd_calls *c;
+	uint64_t n, i, sum = 0;
+	double best = 1e30;
+	int k;
+
+	malloc_trim_hint();
+	r0 = resident();
+	t0 = now();
+	c = chunk ? ptd_calls_build(h, bench_func_of, NULL)
+		  : ptd__calls_build_chunked(h, bench_func_of, NULL, 1, 0);
+	t1 = now();
+	malloc_trim_hint();
+	if (!c) {
+		fprintf(stderr, "bench-decode: building the call segments failed: %s\n",
+			ptd_last_error(0));
+		exit(1);
+	}
+	r1 = resident();
+	n = ptd_calls_count(c);
+	/* the best of 5 reads from cold (nothing decoded): this VM is shared */
+	for (k = 0; k < 5; k++) {
+		double ta;
+
+		ptd__calls_drop_cache(c);
+		ta = now();
+		for (i = n > 1000 ? n - 999 : 1; i <= n; i++) {
+			const struct ptd_callseg *g = ptd_calls_get(c, i);
+
+			if (!g) {
+				fprintf(stderr, "bench-decode: call segment %" PRIu64 " missing\n", i);
+				exit(1);
+			}
+			sum += g->first + (uint64_t)g->level;
+		}
+		if (now() - ta < best)
+			best = now() - ta;
+	}
+	t2 = t1 + best;
+	r2 = resident();
+	{
+		size_t sn = 0, fx = 0, all = ptd__calls_bytes(c, &sn, &fx);
+
+		printf("  %-6s kept: %.2f bytes per segment (checkpoints' segments %.2f, later writes "
+		       "%.2f)\n", name, (double)all / (double)(n ? n : 1),
+		       (double)sn / (double)(n ? n : 1), (double)fx / (double)(n ? n : 1));
+	}
+	printf("  %-6s %" PRIu64 " segments: build %.0f ms, resident %.2f bytes per segment "
+	       "(%.2f with the newest 1,000 read); newest 1,000 read in %.2f ms from cold, best of 5 (%s)\n",
+	       name, n, (t1 - t0) * 1e3, (double)(r1 > r0 ? r1 - r0 : 0) / (double)(n ? n : 1),
+	       (double)(r2 > r0 ? r2 - r0 : 0) / (double)(n ? n : 1), (t2 - t1) * 1e3,
+	       sum ? "ok" : "empty");
+	*last1000 = (t2 - t1) * 1e3;
+	ptd_calls_free(c);
+}
+
+/*
+ * --calls MB: the function-call segments of a lazy history of an MB MB
+ * synthesized trace (as ptdbg --load keeps it, with its call log):
+ * counting (the decode that builds the log), counting the segments from
+ * the log (what `info record` adds), and the segment view, eager (every
+ * 88-byte segment kept, as before) and lazy (a checkpoint per chunk,
+ * chunks materialised when read): resident bytes per segment and the
+ * newest 1,000 segments (`record function-call-history`).
+ */
+static int calls_main(size_t mb)
+{
+	struct ptd_ptsynth_config cfg = { .psb_period = 4096, .ret_compression = 1 };
+	char path[] = "/tmp/ptd-bench-code-XXXXXX";
+	struct ptd_ptsynth *s;
+	struct ptd_image *img;
+	struct ptd_pt_trace *t;
+	struct ptd_history *h;
+	uint8_t *base, *big;
+	size_t bn, n;
+	double t0, tcount, tinfo, lazy1000, eager1000;
+	uint64_t ncalls = 0;
+	FILE *f;
+	int fd;
+
+	generate();
+	fd = mkstemp(path);
+	f = fdopen(fd, "w");
+	if (!f || fwrite(code, 1, clen, f) != clen || fclose(f) != 0)
+		return 1;
+	img = ptd_image_alloc(NULL, NULL);
+	if (!img || ptd_image_add_file(img, path, 0, clen, CODE_BASE) < 0)
+		return 1;
+	s = ptd_ptsynth_alloc(&cfg);
+	walk(s, (mb < 16 ? mb : 16) << 20);
+	base = ptd_ptsynth_take(s, &bn);
+	big = repeat(base, bn, mb, &n);
+	free(base);
+	ptd_ptsynth_free(s);
+
+	t = ptd_pt_trace_alloc(big, n, img, NULL, NULL, 0);
+	h = ptd_history_alloc(ptd_image_read, img);
+	if (!t || !h)
+		return 1;
+	ptd_pt_trace_set_lazy_history(t, 0);
+	ptd_history_set_func(h, bench_func_of, NULL);
+	t0 = now();
+	if (ptd_pt_trace_history(t, h, 1, NULL) < 0) {
+		fprintf(stderr, "bench-decode: ptdbg decode failed\n");
+		return 1;
+	}
+	tcount = now() - t0;
+	t0 = now();
+	if (ptd_calls_count_only(h, bench_func_of, NULL, &ncalls) < 0) {
+		fprintf(stderr, "bench-decode: counting the call segments failed\n");
+		return 1;
+	}
+	tinfo = now() - t0;
+	printf("== call segments, %.1f MB synthesized trace, %" PRIu64 " instructions\n",
+	       n / 1048576.0, ptd_history_ninsn(h));
+	printf("  counting (lazy history + call log) %.0f ms; info record (segments counted from "
+	       "the log) %.0f ms; info record / counting = %.2f (goal <= 1.3)\n",
+	       tcount * 1e3, tinfo * 1e3, (tcount + tinfo) / tcount);
+	calls_view_figures(h, "lazy", 1, &lazy1000);
+	calls_view_figures(h, "eager", 0, &eager1000);
+	printf("  %zu MB: resident bytes per call segment above (goal <= 16); newest 1,000 "
+	       "calls %.2f ms lazy, %.2f ms eager once the view is built (goal < 50 ms; the first "
+	       "read after a stop also builds it: the build time above)\n", mb, lazy1000, eager1000);
+	ptd_history_free(h);
+	ptd_pt_trace_free(t);
+	free(big);
+	ptd_image_free(img);
+	unlink(path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ptd_ptsynth_config cfg = { .psb_period = 4096, .ret_compression = 1 };
@@ -858,6 +1018,8 @@ int main(int argc, char **argv)
 		return bare_blk(argv[2], argv[3]);
 	if (argc >= 2 && !strcmp(argv[1], "--fast"))
 		return fast_main(argc > 2 ? (size_t)atoi(argv[2]) : 64);
+	if (argc == 3 && !strcmp(argv[1], "--calls"))
+		return calls_main((size_t)atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "--phases"))
 		return phases(argv[2]);
 	if (argc > 1)

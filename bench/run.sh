@@ -55,6 +55,17 @@ echo
 echo "== decoding (src/decode): synthesized PT, ${BENCH_PT_MB:-64} MB"
 "$out/bench-decode" "${BENCH_PT_MB:-64}"
 
+# The function-call segments (src/history/calls.c) of a lazy history:
+# resident bytes per segment of the lazy view (a checkpoint per chunk of
+# segments, chunks decoded again when read) against the eager one (every
+# 88-byte segment kept), the newest 1,000 segments as `record
+# function-call-history` reads them, and info record / counting.
+echo
+echo "== call segments"
+for mb in ${BENCH_CALLS_MB:-32 64}; do
+	"$out/bench-decode" --calls "$mb"
+done
+
 # The decode fast path (src/decode/fastpt.c) against libipt's bare block
 # decoder (b) and the plain libipt path (PTDBG_DECODE=libipt), same run:
 # counting (the lazy history) and full decodes, 1 and 2 threads, on the

@@ -346,7 +346,10 @@ extern PTD_EXPORT int ptd_hcursor_events(const struct ptd_hcursor *c, struct ptd
  * ptd_calls_min_level() to print them from 0.  A struct ptd_calls is owned
  * by the session (ptd_session_calls()) and valid until the program runs
  * again or the position's thread changes; the segments it returns share
- * that lifetime.
+ * that lifetime, except that only the 32 chunks (of about 1,000 segments
+ * each) read last are kept decoded: a segment pointer stays valid until
+ * segments of 32 other chunks have been read.  Copy a segment to keep it
+ * longer.
  */
 struct ptd_calls;
 

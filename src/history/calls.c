@@ -7,6 +7,15 @@
  * finish, step/next frame checks and backtraces in the past need.  The
  * func_of callback is only asked about jump sources/targets and return
  * targets, memoized in a direct-mapped table.
+ *
+ * ptd_calls_build keeps the segments as a lazily decoded view (about 1-3
+ * bytes per segment instead of 88): the pass over the history takes a
+ * checkpoint of the builder every chunk of segments and keeps only what
+ * a walk from that checkpoint cannot find again, the writes made to the
+ * chunk's segments after such a walk ends (next_same of a caller, the
+ * up of an orphan); ptd_calls_get/find walk again from the checkpoint
+ * of the chunk asked for.  The same code builds, counts and materialises,
+ * so the three cannot disagree.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,10 +28,46 @@
 #define MEMO_SLOTS (1u << 16)
 #define MAX_CALLER_WALK 64
 
-struct ptd_calls {
+/*
+ * A view keeps either every segment (eager: small builds and the tests'
+ * reference) or, per chunk of about CHUNK_SEGS segments, a checkpoint of
+ * the builder (where the walk was in the log or the items, the pending
+ * transition, the signal frames and the few older segments the builder
+ * can still reach) and the later writes to the chunk's segments (a
+ * caller's next_same, an orphan's up).  A chunk is materialised by
+ * walking again from its checkpoint, and kept in a small cache.
+ */
+#define CHUNK_SEGS 1024
+#define CACHE_SLOTS 32
+#define VIEW_MEMO_SLOTS (1u << 12)
+
+struct checkpoint;
+
+struct cache_slot {
+	uint64_t chunk; /* + 1; 0 = empty */
+	uint64_t used;
 	struct ptd_callseg *segs;
 	uint64_t n, cap;
+};
+
+struct ptd_calls {
+	uint64_t n;
 	int min_level;
+	struct ptd_callseg *segs; /* eager: all of them */
+	/* lazy */
+	const struct ptd_history *h;
+	ptd_func_of_fn func_of;
+	void *ctx;
+	int use_log;
+	/* what the build walked: a view of a history changed since fails */
+	uint64_t nitems, tail, logn, logheld;
+	struct checkpoint *cps;
+	uint64_t ncp, cpcap;
+	struct adoption *adopt; /* in order */
+	size_t nadopt, adoptcap;
+	struct cache_slot slot[CACHE_SLOTS];
+	uint64_t tick;
+	struct memo_ent *memo;
 };
 
 enum trans {
@@ -44,6 +89,42 @@ struct memo_ent {
 	uint64_t entry;
 };
 
+/* A return out of the function where the recording started: @seg (at
+ * level - 1) became the caller of every orphan of @level (a segment with
+ * no caller, gaps aside) made before it. */
+struct adoption {
+	uint64_t seg;
+	int level;
+};
+
+/* Where a walk is: in the call log, at its held block, in the items
+ * after it, at the tail, or done. */
+enum phase { PH_LOG, PH_LOGEND, PH_ITEMS, PH_TAIL, PH_DONE };
+
+struct walkpos {
+	uint8_t phase;
+	size_t off;	   /* PH_LOG: byte offset in the log */
+	uint64_t num;	   /* PH_LOG: number of the next item */
+	uint64_t base;	   /* PH_LOG: ip base of the next block */
+	uint64_t item;	   /* PH_ITEMS: index of the next item */
+};
+
+struct checkpoint {
+	uint64_t nseg;	/* segments before it */
+	uint64_t first; /* first number of segment nseg + 1 */
+	struct walkpos pos;
+	uint64_t cur, from_ip, before_gap;
+	uint8_t pending, from_mode;
+	uint32_t nsig, nsnap;
+	struct sigframe *sig; /* nsig */
+	uint8_t *snap;	      /* nsnap segments by index, packed (snap_pack) */
+	uint32_t snaplen;
+	uint8_t *fix;	      /* later writes: uv seg offset, field, uv value */
+	uint32_t nfix, fixcap;
+};
+
+enum field { F_UP, F_UP_IS_RET, F_UP_IS_TAIL, F_NEXT_SAME };
+
 struct builder {
 	const struct ptd_history *h;
 	ptd_func_of_fn func_of;
@@ -56,21 +137,88 @@ struct builder {
 	uint64_t before_gap;
 	struct sigframe *sig;
 	size_t nsig, sigcap;
-	uint64_t *orph;
-	size_t norph, orphcap;
 	struct memo_ent *memo;
+	int memo_owned;
 	int err;
-	/* ptd_calls_count_only: segments are counted, not stored (segs is
-	 * empty; cur is the count). */
+	/* ptd_calls_count_only: segments are counted, not stored (n is
+	 * the count). */
 	int count_only;
 	/* Replay the history's call log where it has one (the tests turn
 	 * it off to compare). */
 	int use_log;
+	/* Segments made so far; the newest is cur. */
+	uint64_t n;
+	int min_level;
+	/* The store: segments win_base + 1 .. n in win, and the older ones
+	 * the builder can still reach in snap (by index). */
+	struct ptd_callseg *win;
+	uint64_t win_base, wincap;
+	struct ptd_callseg *snap;
+	size_t nsnap;
+	/* Building a lazy view (lazy: segments per chunk): checkpoints
+	 * are taken, and writes to segments up to sealed (whose chunk a
+	 * walk from its checkpoint no longer reaches) are kept as the
+	 * chunk's fixups. */
+	int lazy;
+	uint64_t sealed;
+	/* Materialising: a walk from a checkpoint (adoptions are not
+	 * recorded again). */
+	int replaying;
+	/* The walk; a step of the log stops early when there are stop_n
+	 * segments (a checkpoint or the sealing of a chunk is due). */
+	uint64_t stop_n;
+	const struct ptd_calllog *log;
+	uint64_t covered, nitems;
+	struct walkpos pos;
+	const struct ptd_item *ib;
+	uint64_t ib_start;
+	uint32_t ib_n;
+	struct ptd_callseg dummy;
 };
 
-static struct ptd_callseg *seg(struct builder *b, uint64_t index)
+/* A segment older than the window: in snap, by index. */
+static __attribute__((noinline)) struct ptd_callseg *seg_older(struct builder *b, uint64_t index)
 {
-	return index && !b->count_only ? &b->c->segs[index - 1] : NULL;
+	size_t lo, hi;
+
+	lo = 0;
+	hi = b->nsnap;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->snap[mid].index < index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < b->nsnap && b->snap[lo].index == index)
+		return &b->snap[lo];
+	/* Not reachable by the builder's rules: a broken invariant. */
+	b->err = -ptde_internal;
+	memset(&b->dummy, 0, sizeof(b->dummy));
+	return &b->dummy;
+}
+
+/* Segment @index from the store (NULL for 0 or when counting). */
+static inline struct ptd_callseg *seg(struct builder *b, uint64_t index)
+{
+	if (!index || b->count_only)
+		return NULL;
+	if (index > b->win_base && index <= b->n)
+		return &b->win[index - b->win_base - 1];
+	return seg_older(b, index);
+}
+
+static struct ptd_callseg *seg_if_stored(struct builder *b, uint64_t index)
+{
+	int err = b->err;
+	struct ptd_callseg *s = seg(b, index);
+
+	if (s == &b->dummy) {
+		b->err = err;
+		return NULL;
+	}
+	return s;
 }
 
 static uint64_t func(struct builder *b, uint64_t addr)
@@ -82,7 +230,7 @@ static uint64_t func(struct builder *b, uint64_t addr)
 		return 0;
 	if (!b->memo)
 		return b->func_of(b->ctx, addr);
-	e = &b->memo[(k >> 40) & (MEMO_SLOTS - 1)];
+	e = &b->memo[(k >> 40) & (b->memo_owned ? MEMO_SLOTS - 1 : VIEW_MEMO_SLOTS - 1)];
 	if (e->key != addr + 1) {
 		e->key = addr + 1;
 		e->entry = b->func_of(b->ctx, addr);
@@ -90,43 +238,56 @@ static uint64_t func(struct builder *b, uint64_t addr)
 	return e->entry;
 }
 
-static int push_orphan(struct builder *b, uint64_t s)
-{
-	if (b->norph == b->orphcap) {
-		size_t cap = b->orphcap ? b->orphcap * 2 : 16;
-		uint64_t *n = realloc(b->orph, cap * sizeof(*n));
+static void fix_append(struct builder *b, uint64_t index, enum field f, uint64_t v);
 
-		if (!n)
-			return b->err = -ptde_nomem;
-		b->orph = n;
-		b->orphcap = cap;
+/* Writes @f of segment @index, which may be older than the builder's
+ * window (then the chunk keeps the write too). */
+static void set_field(struct builder *b, uint64_t index, enum field f, uint64_t v)
+{
+	struct ptd_callseg *s = seg_if_stored(b, index);
+
+	if (s) {
+		switch (f) {
+		case F_UP:
+			s->up = v;
+			break;
+		case F_UP_IS_RET:
+			s->up_is_ret = (uint8_t)v;
+			break;
+		case F_UP_IS_TAIL:
+			s->up_is_tail = (uint8_t)v;
+			break;
+		case F_NEXT_SAME:
+			s->next_same = v;
+			break;
+		}
 	}
-	b->orph[b->norph++] = s;
-	return 0;
+	if (b->lazy && index <= b->sealed)
+		fix_append(b, index, f, v);
 }
 
 static uint64_t new_seg(struct builder *b, uint8_t how, uint64_t first, uint64_t ip, int level,
 			uint64_t up, uint8_t up_is_ret, uint8_t up_is_tail)
 {
-	struct ptd_calls *c = b->c;
 	struct ptd_callseg *s;
 
 	if (b->count_only)
-		return b->cur = ++c->n;
-	if (c->n == c->cap) {
-		uint64_t cap = c->cap ? c->cap * 2 : 64;
-		struct ptd_callseg *n = realloc(c->segs, cap * sizeof(*n));
+		return b->cur = ++b->n;
+	if (b->n - b->win_base == b->wincap) {
+		uint64_t cap = b->wincap ? b->wincap * 2 : 64;
+		struct ptd_callseg *n = realloc(b->win, cap * sizeof(*n));
 
 		if (!n) {
 			b->err = -ptde_nomem;
 			return 0;
 		}
-		c->segs = n;
-		c->cap = cap;
+		b->win = n;
+		b->wincap = cap;
 	}
-	s = &c->segs[c->n++];
+	s = &b->win[b->n - b->win_base];
+	b->n++;
 	memset(s, 0, sizeof(*s));
-	s->index = c->n;
+	s->index = b->n;
 	s->first = first;
 	s->last = first - 1;
 	s->ip = ip;
@@ -136,8 +297,10 @@ static uint64_t new_seg(struct builder *b, uint8_t how, uint64_t first, uint64_t
 	s->up_is_tail = up_is_tail;
 	s->instance = s->index;
 	s->how = how;
-	if (!up && how != PTD_SEG_GAP)
-		push_orphan(b, s->index);
+	if (b->n == 1 || level < b->min_level)
+		b->min_level = level;
+	if (b->lazy && b->c->ncp && b->c->cps[b->c->ncp - 1].nseg + 1 == s->index)
+		b->c->cps[b->c->ncp - 1].first = first;
 	b->cur = s->index;
 	return s->index;
 }
@@ -165,7 +328,7 @@ static void continue_instance(struct builder *b, uint8_t how, uint64_t first, ui
 		return;
 	seg(b, s)->instance = inst;
 	seg(b, s)->prev_same = prev;
-	seg(b, prev)->next_same = s;
+	set_field(b, prev, F_NEXT_SAME, s);
 }
 
 /* The segment whose up is the real caller: tail-call links skipped. */
@@ -178,6 +341,39 @@ static struct ptd_callseg *frame_root(struct builder *b, struct ptd_callseg *s)
 	return s;
 }
 
+static inline int is_orphan(const struct ptd_callseg *o, int level)
+{
+	return !o->up && o->how != PTD_SEG_GAP && o->level == level;
+}
+
+static void adopt(struct builder *b, struct ptd_callseg *o, int level)
+{
+	if (o->index != b->cur && is_orphan(o, level)) {
+		o->up = b->cur;
+		o->up_is_ret = 1;
+	}
+}
+
+static void add_adoption(struct builder *b, int level)
+{
+	struct ptd_calls *c = b->c;
+
+	if (c->nadopt == c->adoptcap) {
+		size_t cap = c->adoptcap ? c->adoptcap * 2 : 8;
+		struct adoption *n = realloc(c->adopt, cap * sizeof(*n));
+
+		if (!n) {
+			b->err = -ptde_nomem;
+			return;
+		}
+		c->adopt = n;
+		c->adoptcap = cap;
+	}
+	c->adopt[c->nadopt].seg = b->cur;
+	c->adopt[c->nadopt].level = level;
+	c->nadopt++;
+}
+
 static void do_return(struct builder *b, uint64_t target, uint64_t number)
 {
 	struct ptd_callseg *cur = seg(b, b->cur);
@@ -186,7 +382,7 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 	uint64_t up = root->up, cand;
 	uint64_t ft;
 	int i, level;
-	size_t k, j;
+	uint64_t k;
 
 	if (inst->how == PTD_SEG_SIGNAL) {
 		/* A handler returns into the sigreturn trampoline, not into
@@ -220,10 +416,9 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 			level = cur->level;
 			if (!new_seg(b, PTD_SEG_RETURN, number, target, level - 1, 0, 0, 0))
 				return;
-			cur = seg(b, ci); /* the array may have moved */
-			cur->up = b->cur;
-			cur->up_is_ret = 1;
-			cur->up_is_tail = 0;
+			set_field(b, ci, F_UP, b->cur);
+			set_field(b, ci, F_UP_IS_RET, 1);
+			set_field(b, ci, F_UP_IS_TAIL, 0);
 			return;
 		}
 		continue_instance(b, PTD_SEG_RETURN, number, target, ft ? cand : up);
@@ -239,17 +434,16 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 	level = root->level;
 	if (!new_seg(b, PTD_SEG_RETURN, number, target, level - 1, 0, 0, 0))
 		return;
-	for (k = 0, j = 0; k < b->norph; k++) {
-		struct ptd_callseg *o = seg(b, b->orph[k]);
-
-		if (o->index != b->cur && o->level == level && !o->up) {
-			o->up = b->cur;
-			o->up_is_ret = 1;
-			continue;
-		}
-		b->orph[j++] = b->orph[k];
-	}
-	b->norph = j;
+	/* The orphans of the level returned from (segments with no caller,
+	 * gaps aside: made so, and no return has given them one since) get
+	 * the new one as their caller.  Those the builder keeps are changed
+	 * here; the view keeps the adoption for the others (materialise). */
+	for (k = 0; k < b->nsnap; k++)
+		adopt(b, &b->snap[k], level);
+	for (k = 0; k + b->win_base < b->n; k++)
+		adopt(b, &b->win[k], level);
+	if (b->lazy && !b->replaying)
+		add_adoption(b, level);
 }
 
 /* A call to the next instruction (PIC: call 1f; 1: pop) is no call;
@@ -1015,16 +1209,18 @@ void ptd__calllog_drop_last_block(struct ptd_calllog *l)
 	l->tail_block = 0;
 }
 
-/* Replays @l through @b: the same calls of the item handlers as walking
- * the items it stands for.  Returns the number after the last one. */
-static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
+/* Records of the call log from b->pos, one at least, until the log ends
+ * or there are b->stop_n segments: the same calls of the item handlers as
+ * walking the items they stand for. */
+static void step_log(struct builder *b)
 {
-	const uint8_t *p = l->bytes, *end = l->bytes ? l->bytes + l->n : NULL;
-	uint64_t num = 1, v, base = 0;
+	const struct ptd_calllog *l = b->log;
+	const uint8_t *p = l->bytes + b->pos.off, *end = l->bytes + l->n;
+	uint64_t num = b->pos.num, v, base = b->pos.base;
 	struct ptd_item it;
 
 	memset(&it, 0, sizeof(it));
-	while (p < end && !b->err) {
+	do {
 		uint8_t tag = *p++;
 
 		switch (tag & 3) {
@@ -1035,10 +1231,7 @@ static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
 			b->pending = T_NONE;
 			num += v;
 			break;
-		case R_BLOCK: {
-			uint8_t fl;
-
-			fl = tag;
+		case R_BLOCK:
 			it.kind = PTD_ITEM_BLOCK;
 			it.number = num;
 			it.block.iclass = (tag >> 2) & 7;
@@ -1057,18 +1250,26 @@ static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
 			base = it.block.end_ip;
 			p = log_get_uv(p, end, &v);
 			it.block.ninsn = (uint32_t)v;
-			if ((fl & V_DECIDED) && b->count_only && b->cur) {
-				/* counting: the transition was decided when logged */
-				if (fl & V_ONE)
-					b->cur = ++b->c->n;
+			if ((tag & V_DECIDED) && b->cur && (b->count_only || !(tag & V_ONE))) {
+				/* The transition was decided when logged: counting
+				 * needs no resolve, nor does a transition that
+				 * starts nothing (a jump within a function). */
+				if (tag & V_ONE)
+					b->cur = ++b->n;
 				b->pending = T_NONE;
+				if (!b->count_only) {
+					struct ptd_callseg *g = seg(b, b->cur);
+
+					g->last = num + it.block.ninsn - 1;
+					if (!g->ip)
+						g->ip = it.block.ip;
+				}
 				block_end(b, &it.block);
 			} else {
 				walk_item(b, &it);
 			}
 			num += it.block.ninsn;
 			break;
-		}
 		case R_GAP:
 			it.kind = PTD_ITEM_GAP;
 			it.number = num;
@@ -1090,60 +1291,67 @@ static uint64_t replay(struct builder *b, const struct ptd_calllog *l)
 			p = log_get_uv(p, end, &it.block.ip);
 			walk_item(b, &it);
 			break;
-		default:
-			b->err = -ptde_internal;
-			break;
 		}
-	}
-	if (l->skip && !b->err) { /* before the held block, not written yet */
+	} while (p < end && !b->err && b->n < b->stop_n);
+	b->pos.off = (size_t)(p - l->bytes);
+	b->pos.num = num;
+	b->pos.base = base;
+}
+
+/* The log's end: the skip and the block it holds, not written yet. */
+static void step_log_end(struct builder *b)
+{
+	const struct ptd_calllog *l = b->log;
+	struct ptd_item it;
+
+	if (l->skip) {
 		if (!b->count_only && b->cur)
-			seg(b, b->cur)->last = num + l->skip - 1;
+			seg(b, b->cur)->last = b->pos.num + l->skip - 1;
 		b->pending = T_NONE;
-		num += l->skip;
+		b->pos.num += l->skip;
 	}
 	if (l->held && !b->err) {
 		memset(&it, 0, sizeof(it));
 		it.kind = PTD_ITEM_BLOCK;
-		it.number = num;
+		it.number = b->pos.num;
 		it.block = l->hb;
 		walk_item(b, &it); /* (rare: no need for the verdict) */
-		num += l->hb.ninsn;
+		b->pos.num += l->hb.ninsn;
 	}
-	return num;
+	b->pos.phase = PH_ITEMS;
+	b->pos.item = b->covered;
 }
 
-/* Runs @b over every item of its history and the tail: the call log
- * where the history has one, then the items after it. */
-static void walk(struct builder *b)
+/* One item after the log (all of them without one). */
+static void step_item(struct builder *b)
 {
-	const struct ptd_history *h = b->h;
-	uint64_t i = 0, n = ptd_history_nitems(h);
-	const struct ptd_calllog *l = b->use_log ? ptd__history_calllog(h, &i) : NULL;
+	uint64_t i = b->pos.item;
 
-	/* The log's jumps were classified with its own func_of: only the
-	 * same one gives the same segments. */
-	if (l && (l->funcs ? l->funcs->fn != b->func_of || l->funcs->ctx != b->ctx : !!b->func_of))
-		l = NULL;
-	if (l)
-		replay(b, l);
-	else
-		i = 0;
-
-	/* A chunk of decoded items at a time: no lookup per item. */
-	while (i < n && !b->err) {
-		const struct ptd_item *items;
-		uint32_t k, m;
-		int rc = ptd__history_items_at(h, i, &items, &m);
+	if (i >= b->nitems) {
+		b->pos.phase = PH_TAIL;
+		return;
+	}
+	if (!b->ib || i < b->ib_start || i - b->ib_start >= b->ib_n) {
+		/* A chunk of decoded items at a time: no lookup per item. */
+		int rc = ptd__history_items_at(b->h, i, &b->ib, &b->ib_n);
 
 		if (rc <= 0) {
 			b->err = rc < 0 ? rc : -ptde_internal;
-			break;
+			b->ib = NULL;
+			return;
 		}
-		for (k = 0; k < m && !b->err; k++)
-			walk_item(b, &items[k]);
-		i += m;
+		b->ib_start = i;
 	}
-	if (!b->err && ptd_history_tail(h)) {
+	walk_item(b, &b->ib[i - b->ib_start]);
+	b->pos.item = i + 1;
+}
+
+static void step_tail(struct builder *b)
+{
+	const struct ptd_history *h = b->h;
+
+	b->pos.phase = PH_DONE;
+	if (ptd_history_tail(h)) {
 		uint64_t num = ptd_history_count(h), tip = ptd_history_tail(h);
 
 		if (!b->cur)
@@ -1156,9 +1364,53 @@ static void walk(struct builder *b)
 			seg(b, b->cur)->last = num;
 		}
 	}
-	free(b->sig);
-	free(b->orph);
-	free(b->memo);
+}
+
+/* Runs @b over one record: of the call log where the history has one,
+ * then the items after it, then the tail.  Checkpoints are taken between
+ * two steps. */
+static inline void step(struct builder *b)
+{
+	switch (b->pos.phase) {
+	case PH_LOG:
+		if (b->pos.off < b->log->n)
+			step_log(b);
+		else
+			b->pos.phase = PH_LOGEND;
+		break;
+	case PH_LOGEND:
+		step_log_end(b);
+		break;
+	case PH_ITEMS:
+		step_item(b);
+		break;
+	case PH_TAIL:
+		step_tail(b);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Where a walk over @b's history starts. */
+static void walk_start(struct builder *b)
+{
+	const struct ptd_history *h = b->h;
+	const struct ptd_calllog *l = b->use_log ? ptd__history_calllog(h, &b->covered) : NULL;
+
+	/* The log's jumps were classified with its own func_of: only the
+	 * same one gives the same segments. */
+	if (l && (l->funcs ? l->funcs->fn != b->func_of || l->funcs->ctx != b->ctx : !!b->func_of))
+		l = NULL;
+	if (!l)
+		b->covered = 0;
+	b->log = l;
+	b->nitems = ptd_history_nitems(h);
+	memset(&b->pos, 0, sizeof(b->pos));
+	b->pos.phase = l ? PH_LOG : PH_ITEMS;
+	b->pos.num = 1;
+	b->pos.item = b->covered;
+	b->ib = NULL;
 }
 
 static void builder_init(struct builder *b, const struct ptd_history *h, ptd_func_of_fn func_of,
@@ -1170,16 +1422,364 @@ static void builder_init(struct builder *b, const struct ptd_history *h, ptd_fun
 	b->ctx = ctx;
 	b->c = c;
 	b->use_log = 1;
-	if (func_of) /* optional: NULL only costs speed */
+	if (func_of) { /* optional: NULL only costs speed */
 		b->memo = calloc(MEMO_SLOTS, sizeof(*b->memo));
+		b->memo_owned = 1;
+	}
 }
 
+static void builder_fini(struct builder *b)
+{
+	free(b->sig);
+	if (b->memo_owned)
+		free(b->memo);
+	free(b->win);
+	free(b->snap);
+}
+
+/* ---- the lazy view ---- */
+
+static void cp_fini(struct checkpoint *cp)
+{
+	free(cp->sig);
+	free(cp->snap);
+	free(cp->fix);
+}
+
+/* The chunk holding segment @index (1..n). */
+static uint64_t chunk_of(const struct ptd_calls *c, uint64_t index)
+{
+	uint64_t lo = 0, hi = c->ncp;
+
+	/* the last checkpoint with fewer segments before it than @index */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (c->cps[mid].nseg < index)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void fix_append(struct builder *b, uint64_t index, enum field f, uint64_t v)
+{
+	struct ptd_calls *c = b->c;
+	struct checkpoint *cp = &c->cps[chunk_of(c, index)];
+	uint64_t d = f == F_UP || f == F_NEXT_SAME ? (v - index) << 1 ^ (uint64_t)((int64_t)(v - index) >> 63) : v;
+	uint8_t *p;
+
+	if (cp->nfix + 21 > cp->fixcap) {
+		uint32_t cap = cp->fixcap ? cp->fixcap * 2 : 64;
+		uint8_t *n = realloc(cp->fix, cap);
+
+		if (!n) {
+			b->err = -ptde_nomem;
+			return;
+		}
+		cp->fix = n;
+		cp->fixcap = cap;
+	}
+	p = cp->fix + cp->nfix;
+	p = log_uv(p, index - cp->nseg - 1);
+	*p++ = (uint8_t)f;
+	p = log_uv(p, d);
+	cp->nfix = (uint32_t)(p - cp->fix);
+}
+
+/* A set of segment indices (open addressing; 0 is never one). */
+struct idset {
+	uint64_t *k;
+	size_t cap, n;
+};
+
+static int idset_add(struct idset *s, uint64_t x)
+{
+	size_t i;
+
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64, j;
+		uint64_t *k = calloc(cap, sizeof(*k));
+
+		if (!k)
+			return -ptde_nomem;
+		for (j = 0; j < s->cap; j++) {
+			if (!s->k[j])
+				continue;
+			for (i = (s->k[j] * 0x9e3779b97f4a7c15ull) >> 20 & (cap - 1); k[i]; i = (i + 1) & (cap - 1))
+				;
+			k[i] = s->k[j];
+		}
+		free(s->k);
+		s->k = k;
+		s->cap = cap;
+	}
+	for (i = (x * 0x9e3779b97f4a7c15ull) >> 20 & (s->cap - 1); s->k[i]; i = (i + 1) & (s->cap - 1))
+		if (s->k[i] == x)
+			return 0;
+	s->k[i] = x;
+	s->n++;
+	return 1;
+}
+
+static int cmp_seg(const void *a, const void *b)
+{
+	uint64_t x = ((const struct ptd_callseg *)a)->index, y = ((const struct ptd_callseg *)b)->index;
+
+	return x < y ? -1 : x > y;
+}
+
+static inline uint64_t zz(int64_t v)
+{
+	return (uint64_t)v << 1 ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t unzz(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* A checkpoint's segments, packed: each field as a varint difference
+ * from the segment before it or from its own index (a few bytes each
+ * instead of 88; deep call stacks make long checkpoints). */
+static uint8_t *snap_pack(const struct ptd_callseg *s, size_t n, uint32_t *len)
+{
+	uint8_t *buf = malloc(n * 110 + 1), *p = buf, *r; /* 10 varints, 2 bytes */
+	const struct ptd_callseg z = { 0 }, *prev = &z;
+	size_t i;
+	int k;
+
+	if (!buf)
+		return NULL;
+	for (i = 0; i < n; prev = &s[i], i++) {
+		const struct ptd_callseg *g = &s[i];
+		const uint64_t refs[5] = { g->up, g->prev_same, g->next_same,
+					   g->instance == g->index ? 0 : g->instance, g->unwound_to };
+		uint8_t mask = 0;
+
+		p = log_uv(p, g->index - prev->index);
+		p = log_uv(p, zz((int64_t)(g->first - prev->first)));
+		p = log_uv(p, zz((int64_t)(g->last - g->first)));
+		p = log_uv(p, zz((int64_t)(g->ip - prev->ip)));
+		p = log_uv(p, zz((int64_t)g->level - prev->level));
+		*p++ = (uint8_t)((g->how & 15) | !!g->is_gap << 4 | !!g->up_is_ret << 5 |
+				 !!g->up_is_tail << 6);
+		for (k = 0; k < 5; k++)
+			mask |= (uint8_t)(!!refs[k] << k);
+		*p++ = mask;
+		for (k = 0; k < 5; k++)
+			if (refs[k])
+				p = log_uv(p, zz((int64_t)(g->index - refs[k])));
+	}
+	*len = (uint32_t)(p - buf);
+	r = realloc(buf, *len ? *len : 1);
+	return r ? r : buf;
+}
+
+static void snap_unpack(const uint8_t *p, uint32_t len, struct ptd_callseg *out, size_t n)
+{
+	const uint8_t *end = p + len;
+	const struct ptd_callseg z = { 0 }, *prev = &z;
+	uint64_t v, refs[5];
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; prev = &out[i], i++) {
+		struct ptd_callseg *g = &out[i];
+		uint8_t fl, mask;
+
+		memset(g, 0, sizeof(*g));
+		p = log_get_uv(p, end, &v);
+		g->index = prev->index + v;
+		p = log_get_uv(p, end, &v);
+		g->first = prev->first + (uint64_t)unzz(v);
+		p = log_get_uv(p, end, &v);
+		g->last = g->first + (uint64_t)unzz(v);
+		p = log_get_uv(p, end, &v);
+		g->ip = prev->ip + (uint64_t)unzz(v);
+		p = log_get_uv(p, end, &v);
+		g->level = (int)(prev->level + unzz(v));
+		fl = p < end ? *p++ : 0;
+		mask = p < end ? *p++ : 0;
+		g->how = fl & 15;
+		g->is_gap = fl >> 4 & 1;
+		g->up_is_ret = fl >> 5 & 1;
+		g->up_is_tail = fl >> 6 & 1;
+		for (k = 0; k < 5; k++) {
+			refs[k] = 0;
+			if (mask & 1 << k) {
+				p = log_get_uv(p, end, &v);
+				refs[k] = g->index - (uint64_t)unzz(v);
+			}
+		}
+		g->up = refs[0];
+		g->prev_same = refs[1];
+		g->next_same = refs[2];
+		g->instance = refs[3] ? refs[3] : g->index;
+		g->unwound_to = refs[4];
+	}
+}
+
+/*
+ * Takes a checkpoint between two steps of a lazy build: the builder's
+ * state and the segments it can still read (from cur, the segment before
+ * a gap and the signal frames, following up and instance: every segment
+ * the rules read is found so).  The window is emptied: the others are
+ * never read again while building.
+ */
+static void take_checkpoint(struct builder *b)
+{
+	struct ptd_calls *c = b->c;
+	struct checkpoint *cp;
+	struct idset set = { 0 };
+	uint64_t *work = NULL;
+	size_t nw = 0, wcap = 0, i;
+	struct ptd_callseg *snap = NULL;
+	uint8_t *packed = NULL;
+	uint32_t plen = 0;
+	int rc = 0;
+
+	if (c->ncp == c->cpcap) {
+		uint64_t cap = c->cpcap ? c->cpcap * 2 : 16;
+		struct checkpoint *n = realloc(c->cps, cap * sizeof(*n));
+
+		if (!n) {
+			b->err = -ptde_nomem;
+			return;
+		}
+		c->cps = n;
+		c->cpcap = cap;
+	}
+#define PUSH(x)                                                                              \
+	do {                                                                                 \
+		uint64_t x_ = (x);                                                          \
+		if (x_ && rc >= 0 && (rc = idset_add(&set, x_)) > 0) {                       \
+			if (nw == wcap) {                                                    \
+				uint64_t *n_ = realloc(work, (wcap = wcap ? wcap * 2 : 64) * sizeof(*n_)); \
+				if (!n_) {                                                   \
+					rc = -ptde_nomem;                                    \
+					break;                                               \
+				}                                                            \
+				work = n_;                                                   \
+			}                                                                    \
+			work[nw++] = x_;                                                     \
+		}                                                                            \
+	} while (0)
+	PUSH(b->cur);
+	PUSH(b->before_gap);
+	for (i = 0; i < b->nsig; i++)
+		PUSH(b->sig[i].seg);
+	for (i = 0; i < nw && rc >= 0; i++) {
+		const struct ptd_callseg *s = seg(b, work[i]);
+
+		PUSH(s->up);
+		PUSH(s->instance);
+	}
+#undef PUSH
+	if (rc >= 0 && nw) {
+		snap = malloc(nw * sizeof(*snap));
+		if (!snap)
+			rc = -ptde_nomem;
+	}
+	if (rc < 0 || b->err) {
+		b->err = b->err ? b->err : rc;
+		goto out;
+	}
+	for (i = 0; i < nw; i++)
+		snap[i] = *seg(b, work[i]);
+	if (nw) {
+		qsort(snap, nw, sizeof(*snap), cmp_seg);
+		packed = snap_pack(snap, nw, &plen);
+		if (!packed) {
+			b->err = -ptde_nomem;
+			goto out;
+		}
+	}
+	cp = &c->cps[c->ncp];
+	memset(cp, 0, sizeof(*cp));
+	if (b->nsig) {
+		cp->sig = malloc(b->nsig * sizeof(*cp->sig));
+		if (!cp->sig) {
+			b->err = -ptde_nomem;
+			goto out;
+		}
+		memcpy(cp->sig, b->sig, b->nsig * sizeof(*cp->sig));
+	}
+	cp->nseg = b->n;
+	cp->pos = b->pos;
+	cp->cur = b->cur;
+	cp->from_ip = b->from_ip;
+	cp->before_gap = b->before_gap;
+	cp->pending = (uint8_t)b->pending;
+	cp->from_mode = (uint8_t)b->from_mode;
+	cp->nsig = (uint32_t)b->nsig;
+	cp->nsnap = (uint32_t)nw;
+	cp->snap = packed;
+	cp->snaplen = plen;
+	packed = NULL;
+	c->ncp++;
+	free(b->snap);
+	b->snap = snap;
+	b->nsnap = nw;
+	snap = NULL;
+	b->win_base = b->n;
+out:
+	free(snap);
+	free(packed);
+	free(work);
+	free(set.k);
+}
+
+/* The whole walk of a build or a count. */
+static void walk_all(struct builder *b)
+{
+	struct ptd_calls *c = b->c;
+
+	walk_start(b);
+	b->stop_n = UINT64_MAX;
+	if (b->lazy)
+		take_checkpoint(b);
+	while (b->pos.phase != PH_DONE && !b->err) {
+		if (b->lazy) {
+			const struct checkpoint *cp = &c->cps[c->ncp - 1];
+
+			if (b->n >= cp->nseg + (uint64_t)b->lazy) {
+				take_checkpoint(b);
+				cp = &c->cps[c->ncp - 1];
+			}
+			b->stop_n = b->n > cp->nseg ? cp->nseg + (uint64_t)b->lazy : cp->nseg + 1;
+		}
+		step(b);
+		if (b->lazy && b->n > c->cps[c->ncp - 1].nseg)
+			b->sealed = c->cps[c->ncp - 1].nseg;
+	}
+}
+
+void ptd_calls_free(struct ptd_calls *c)
+{
+	uint64_t i;
+
+	if (!c)
+		return;
+	free(c->segs);
+	for (i = 0; i < c->ncp; i++)
+		cp_fini(&c->cps[i]);
+	free(c->cps);
+	free(c->adopt);
+	for (i = 0; i < CACHE_SLOTS; i++)
+		free(c->slot[i].segs);
+	free(c->memo);
+	free(c);
+}
+
+/* @lazy: segments per chunk, 0 for an eager build. */
 static struct ptd_calls *calls_build(const struct ptd_history *h, ptd_func_of_fn func_of,
-				     void *ctx, int use_log)
+				     void *ctx, int use_log, int lazy)
 {
 	struct builder b;
 	struct ptd_calls *c;
-	uint64_t k;
+	uint64_t i;
 
 	if (!h) {
 		ptd__err(-ptde_invalid, "no history");
@@ -1190,48 +1790,248 @@ static struct ptd_calls *calls_build(const struct ptd_history *h, ptd_func_of_fn
 		return NULL;
 	builder_init(&b, h, func_of, ctx, c);
 	b.use_log = use_log;
-	walk(&b);
+	b.lazy = lazy;
+	walk_all(&b);
 	if (b.err) {
 		ptd__err(b.err, "cannot build the function-call segments");
+		builder_fini(&b);
 		ptd_calls_free(c);
 		return NULL;
 	}
-	c->min_level = 0;
-	for (k = 0; k < c->n; k++)
-		if (k == 0 || c->segs[k].level < c->min_level)
-			c->min_level = c->segs[k].level;
+	c->n = b.n;
+	c->min_level = b.n ? b.min_level : 0;
+	c->nitems = b.nitems;
+	c->tail = ptd_history_tail(h);
+	c->logn = b.log ? b.log->n : 0;
+	c->logheld = b.log ? b.log->skip + (uint64_t)b.log->held : 0;
+	if (!lazy) {
+		c->segs = b.win;
+		b.win = NULL;
+		builder_fini(&b);
+		return c;
+	}
+	builder_fini(&b);
+	/* Checkpoints after the last segment have no chunk. */
+	while (c->ncp && c->cps[c->ncp - 1].nseg >= c->n)
+		cp_fini(&c->cps[--c->ncp]);
+	for (i = 0; i < c->ncp; i++) { /* only what is kept stays resident */
+		struct checkpoint *cp = &c->cps[i];
+
+		if (cp->nfix < cp->fixcap) {
+			uint8_t *n = realloc(cp->fix, cp->nfix ? cp->nfix : 1);
+
+			if (n) {
+				cp->fix = n;
+				cp->fixcap = cp->nfix;
+			}
+		}
+	}
+	if (c->ncp && c->ncp < c->cpcap) {
+		struct checkpoint *n = realloc(c->cps, c->ncp * sizeof(*n));
+
+		if (n) {
+			c->cps = n;
+			c->cpcap = c->ncp;
+		}
+	}
+	c->h = h;
+	c->func_of = func_of;
+	c->ctx = ctx;
+	c->use_log = use_log;
 	return c;
+}
+
+/*
+ * Materialises chunk @j into @sl: a walk from its checkpoint up to the
+ * end of the step that makes the segment after the chunk (every write
+ * the builder made to the chunk's segments until then happens again),
+ * then the chunk's fixups (the writes after that), in order.
+ */
+static int materialise(struct ptd_calls *c, uint64_t j, struct cache_slot *sl)
+{
+	const struct checkpoint *cp = &c->cps[j];
+	uint64_t end = j + 1 < c->ncp ? c->cps[j + 1].nseg : c->n, cnt = end - cp->nseg;
+	struct builder b;
+	const uint8_t *p, *pe;
+	uint64_t walked, i;
+	size_t k;
+	int err;
+
+	if (c->func_of && !c->memo) {
+		c->memo = calloc(VIEW_MEMO_SLOTS, sizeof(*c->memo));
+		if (!c->memo)
+			return ptd__err(-ptde_nomem, "cannot materialise the function-call segments");
+	}
+	memset(&b, 0, sizeof(b));
+	b.h = c->h;
+	b.func_of = c->func_of;
+	b.ctx = c->ctx;
+	b.c = c;
+	b.use_log = c->use_log;
+	b.memo = c->memo;
+	b.replaying = 1;
+	walk_start(&b);
+	if (b.nitems != c->nitems || ptd_history_tail(c->h) != c->tail ||
+	    (b.log ? b.log->n : 0) != c->logn ||
+	    (b.log ? b.log->skip + (uint64_t)b.log->held : 0) != c->logheld) {
+		builder_fini(&b);
+		return ptd__err(-ptde_invalid, "the history changed since its function-call "
+					       "segments were built");
+	}
+	b.pos = cp->pos;
+	b.cur = cp->cur;
+	b.from_ip = cp->from_ip;
+	b.from_mode = cp->from_mode;
+	b.before_gap = cp->before_gap;
+	b.pending = (enum trans)cp->pending;
+	b.n = b.win_base = cp->nseg;
+	b.sig = cp->nsig ? malloc(cp->nsig * sizeof(*b.sig)) : NULL;
+	b.snap = cp->nsnap ? malloc(cp->nsnap * sizeof(*b.snap)) : NULL;
+	if ((cp->nsig && !b.sig) || (cp->nsnap && !b.snap)) {
+		builder_fini(&b);
+		return ptd__err(-ptde_nomem, "cannot materialise the function-call segments");
+	}
+	if (cp->nsig)
+		memcpy(b.sig, cp->sig, cp->nsig * sizeof(*b.sig));
+	b.nsig = b.sigcap = cp->nsig;
+	if (cp->nsnap)
+		snap_unpack(cp->snap, cp->snaplen, b.snap, cp->nsnap);
+	b.nsnap = cp->nsnap;
+	b.stop_n = end + 1;
+	while (b.pos.phase != PH_DONE && !b.err && b.n <= end)
+		step(&b);
+	if (!b.err && b.n < end)
+		b.err = -ptde_internal; /* the history changed under the view */
+	err = b.err;
+	if (err) {
+		builder_fini(&b);
+		return ptd__err(err, "cannot materialise the function-call segments");
+	}
+	if (sl->cap < cnt) {
+		/* Room for a usual chunk at once: a slot moves rarely (a
+		 * pointer into it lives as long as it stays cached). */
+		uint64_t cap = cnt < (uint64_t)CHUNK_SEGS + 64 ? CHUNK_SEGS + 64 : cnt;
+		struct ptd_callseg *n = realloc(sl->segs, cap * sizeof(*n));
+
+		if (!n) {
+			builder_fini(&b);
+			return ptd__err(-ptde_nomem, "cannot materialise the function-call segments");
+		}
+		sl->segs = n;
+		sl->cap = cap;
+	}
+	memcpy(sl->segs, b.win, cnt * sizeof(*b.win));
+	walked = b.n;
+	builder_fini(&b);
+	sl->n = cnt;
+	p = cp->fix;
+	pe = p + cp->nfix;
+	while (p < pe) {
+		uint64_t off, v;
+		uint8_t f;
+		struct ptd_callseg *s;
+
+		p = log_get_uv(p, pe, &off);
+		if (p >= pe || off >= cnt)
+			return ptd__err(-ptde_internal, "bad fixup in the function-call segments");
+		f = *p++;
+		p = log_get_uv(p, pe, &v);
+		s = &sl->segs[off];
+		if (f == F_UP || f == F_NEXT_SAME)
+			v = s->index + (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+		switch (f) {
+		case F_UP:
+			s->up = v;
+			break;
+		case F_UP_IS_RET:
+			s->up_is_ret = (uint8_t)v;
+			break;
+		case F_UP_IS_TAIL:
+			s->up_is_tail = (uint8_t)v;
+			break;
+		case F_NEXT_SAME:
+			s->next_same = v;
+			break;
+		default:
+			return ptd__err(-ptde_internal, "bad fixup in the function-call segments");
+		}
+	}
+	/* The adoptions after the walk: each orphan left gets the caller
+	 * the first one of its level made (orphans are rare: the segments
+	 * of the function where the recording started). */
+	for (i = 0; i < cnt && c->nadopt; i++) {
+		struct ptd_callseg *o = &sl->segs[i];
+
+		if (o->up || o->how == PTD_SEG_GAP)
+			continue;
+		for (k = 0; k < c->nadopt; k++) {
+			if (c->adopt[k].seg > walked && c->adopt[k].level == o->level) {
+				o->up = c->adopt[k].seg;
+				o->up_is_ret = 1;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The materialised segments of chunk @j (cached), or NULL. */
+static const struct cache_slot *chunk_get(const struct ptd_calls *cc, uint64_t j)
+{
+	struct ptd_calls *c = (struct ptd_calls *)cc; /* the cache only */
+	struct cache_slot *sl = NULL;
+	int i;
+
+	for (i = 0; i < CACHE_SLOTS; i++) {
+		if (c->slot[i].chunk == j + 1) {
+			c->slot[i].used = ++c->tick;
+			return &c->slot[i];
+		}
+		if (!sl || c->slot[i].used < sl->used)
+			sl = &c->slot[i];
+	}
+	sl->chunk = 0;
+	if (materialise(c, j, sl) < 0)
+		return NULL;
+	sl->chunk = j + 1;
+	sl->used = ++c->tick;
+	return sl;
 }
 
 struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx)
 {
-	return calls_build(h, func_of, ctx, 1);
+	return calls_build(h, func_of, ctx, 1, CHUNK_SEGS);
 }
 
 struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_of_fn func_of,
 					 void *ctx)
 {
-	return calls_build(h, func_of, ctx, 0);
+	return calls_build(h, func_of, ctx, 0, CHUNK_SEGS);
+}
+
+struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func_of_fn func_of,
+					   void *ctx, int use_log, int chunk)
+{
+	return calls_build(h, func_of, ctx, use_log, chunk < 0 ? 0 : chunk);
 }
 
 static int count_only(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
 		      uint64_t *count, int use_log)
 {
 	struct builder b;
-	struct ptd_calls c;
 
 	if (count)
 		*count = 0;
 	if (!h || !count)
 		return ptd__err(-ptde_invalid, "no history");
-	memset(&c, 0, sizeof(c));
-	builder_init(&b, h, func_of, ctx, &c);
+	builder_init(&b, h, func_of, ctx, NULL);
 	b.count_only = 1;
 	b.use_log = use_log;
-	walk(&b);
+	walk_all(&b);
+	builder_fini(&b);
 	if (b.err)
 		return ptd__err(b.err, "cannot count the function-call segments");
-	*count = c.n;
+	*count = b.n;
 	return 0;
 }
 
@@ -1247,14 +2047,6 @@ int ptd__calls_count_items(const struct ptd_history *h, ptd_func_of_fn func_of, 
 	return count_only(h, func_of, ctx, count, 0);
 }
 
-void ptd_calls_free(struct ptd_calls *c)
-{
-	if (!c)
-		return;
-	free(c->segs);
-	free(c);
-}
-
 uint64_t ptd_calls_count(const struct ptd_calls *c)
 {
 	return c ? c->n : 0;
@@ -1262,34 +2054,110 @@ uint64_t ptd_calls_count(const struct ptd_calls *c)
 
 const struct ptd_callseg *ptd_calls_get(const struct ptd_calls *c, uint64_t index)
 {
+	const struct cache_slot *sl;
+	uint64_t j;
+
 	if (!c || index < 1 || index > c->n)
 		return NULL;
-	return &c->segs[index - 1];
+	if (c->segs)
+		return &c->segs[index - 1];
+	j = chunk_of(c, index);
+	sl = chunk_get(c, j);
+	return sl ? &sl->segs[index - c->cps[j].nseg - 1] : NULL;
 }
 
-const struct ptd_callseg *ptd_calls_find(const struct ptd_calls *c, uint64_t number)
+/* The last of @n segments with first <= @number (they are in order). */
+static uint64_t last_starting(const struct ptd_callseg *s, uint64_t n, uint64_t number)
 {
-	uint64_t lo, hi;
+	uint64_t lo = 0, hi = n;
 
-	if (!c || !c->n || number < c->segs[0].first)
-		return NULL;
-	/* last segment with first <= number */
-	lo = 0;
-	hi = c->n;
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (c->segs[mid].first <= number)
+		if (s[mid].first <= number)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	if (number > c->segs[lo].last)
+	return lo;
+}
+
+const struct ptd_callseg *ptd_calls_find(const struct ptd_calls *c, uint64_t number)
+{
+	const struct ptd_callseg *s;
+	const struct cache_slot *sl;
+	uint64_t lo, hi, k;
+
+	if (!c || !c->n)
 		return NULL;
-	return &c->segs[lo];
+	if (c->segs) {
+		if (number < c->segs[0].first)
+			return NULL;
+		s = &c->segs[last_starting(c->segs, c->n, number)];
+		return number > s->last ? NULL : s;
+	}
+	if (number < c->cps[0].first)
+		return NULL;
+	/* the last chunk whose first segment starts at or before @number */
+	lo = 0;
+	hi = c->ncp;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (c->cps[mid].first <= number)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	sl = chunk_get(c, lo);
+	if (!sl)
+		return NULL;
+	k = last_starting(sl->segs, sl->n, number);
+	s = &sl->segs[k];
+	return number > s->last ? NULL : s;
 }
 
 int ptd_calls_min_level(const struct ptd_calls *c)
 {
 	return c ? c->min_level : 0;
+}
+
+size_t ptd__calls_bytes(const struct ptd_calls *c, size_t *snap, size_t *fix)
+{
+	size_t n, s = 0, f = 0;
+	uint64_t i;
+
+	if (!c)
+		return 0;
+	n = sizeof(*c) + (size_t)c->cpcap * sizeof(*c->cps) + c->adoptcap * sizeof(*c->adopt);
+	if (c->segs)
+		n += (size_t)c->n * sizeof(*c->segs);
+	for (i = 0; i < c->ncp; i++) {
+		s += c->cps[i].nsig * sizeof(struct sigframe) + c->cps[i].snaplen;
+		f += c->cps[i].fixcap;
+	}
+	for (i = 0; i < CACHE_SLOTS; i++)
+		n += (size_t)c->slot[i].cap * sizeof(struct ptd_callseg);
+	if (c->memo)
+		n += VIEW_MEMO_SLOTS * sizeof(*c->memo);
+	if (snap)
+		*snap = s;
+	if (fix)
+		*fix = f;
+	return n + s + f;
+}
+
+void ptd__calls_drop_cache(const struct ptd_calls *cc)
+{
+	struct ptd_calls *c = (struct ptd_calls *)cc; /* the cache only */
+	int i;
+
+	if (!c)
+		return;
+	for (i = 0; i < CACHE_SLOTS; i++) {
+		free(c->slot[i].segs);
+		memset(&c->slot[i], 0, sizeof(c->slot[i]));
+	}
+	free(c->memo);
+	c->memo = NULL;
 }

@@ -128,8 +128,16 @@ typedef uint64_t (*ptd_func_of_fn)(void *ctx, uint64_t addr);
 void ptd_history_set_func(struct ptd_history *h, ptd_func_of_fn func_of, void *ctx);
 
 struct ptd_calls;
-/* Builds the segments of @h.  @func_of may be NULL (then only calls,
- * returns, signals and gaps start segments).  Returns NULL on error. */
+/*
+ * Builds the segments of @h.  @func_of may be NULL (then only calls,
+ * returns, signals and gaps start segments).  Returns NULL on error.
+ * One pass over the call log (or the items) keeps, per chunk of about
+ * 1,000 segments, a checkpoint of the builder and the later writes to the
+ * chunk's segments (1-2 bytes per segment in all); ptd_calls_get/find
+ * materialise a chunk by walking again from its checkpoint (a cache keeps
+ * 32), so @h and @func_of's answers must stay as they are while the view
+ * is used.
+ */
 struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx);
 /*
  * The number of segments ptd_calls_build() would give for the same

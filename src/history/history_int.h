@@ -89,6 +89,16 @@ int ptd__history_append_part_log(struct ptd_history *h, uint32_t part, uint64_t 
  * log (tests compare the two). */
 struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_of_fn func_of,
 					 void *ctx);
+/* ptd_calls_build with a checkpoint every @chunk segments, or (0) keeping
+ * every segment: the view a lazy one must equal, for the tests; @use_log
+ * 0 walks the items, never the log. */
+struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func_of_fn func_of,
+					   void *ctx, int use_log, int chunk);
+/* Bytes a view keeps (bench); *@snap, *@fix (may be NULL): of them, the
+ * checkpoints' segments and signal frames, and the later writes. */
+size_t ptd__calls_bytes(const struct ptd_calls *c, size_t *snap, size_t *fix);
+/* Forgets the decoded chunks of a view (bench: reading them cold again). */
+void ptd__calls_drop_cache(const struct ptd_calls *c);
 int ptd__calls_count_items(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
 			   uint64_t *count);
 /* What ptd_history_flag_last does, for a history whose newest part is

@@ -125,6 +125,30 @@ static struct ptd_calls *build_checked(const struct ptd_history *h, ptd_func_of_
 	assert_int_equal(ptd_calls_count_only(h, f, ctx, &n), 0);
 	assert_int_equal(n, ptd_calls_count(c));
 	check_log(h, f, ctx, c);
+	{ /* the lazy view however small its chunks equals the eager build */
+		struct ptd_calls *e = ptd__calls_build_chunked(h, f, ctx, 1, 0);
+		int k, back;
+
+		assert_non_null(e);
+		same_calls(c, e);
+		for (k = 1; k <= 3; k++) {
+			for (back = 0; back < 2; back++) {
+				struct ptd_calls *l = ptd__calls_build_chunked(h, f, ctx, back, k);
+				uint64_t i, n = ptd_calls_count(e);
+
+				assert_non_null(l);
+				assert_int_equal(ptd_calls_count(l), n);
+				for (i = 1; i <= n; i++) {
+					uint64_t j = back ? n + 1 - i : i;
+
+					assert_memory_equal(ptd_calls_get(l, j), ptd_calls_get(e, j),
+							    sizeof(struct ptd_callseg));
+				}
+				ptd_calls_free(l);
+			}
+		}
+		ptd_calls_free(e);
+	}
 	return c;
 }
 #define ptd_calls_build build_checked
