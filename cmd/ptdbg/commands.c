@@ -328,6 +328,7 @@ void shell_sync(struct shell *sh)
 	ssize_t n;
 
 	sh->pc.sym = ptd_session_symbols(sh->s);
+	sh->pc.inline_skip = ptd_session_inline_skipped(sh->s);
 	if (ptd_session_alive(sh->s))
 		sh->last_pid = ptd_session_pid(sh->s);
 	if (ptd_session_alive(sh->s) && !sh->main_module[0]) {
@@ -1640,6 +1641,8 @@ static int frame_levels(struct shell *sh, const uint64_t *pcs, int n, int vlevel
 							    in, 16)
 				      : 0;
 
+		if (i == 0 && ninl > 0)
+			ninl -= ninl < sh->pc.inline_skip ? ninl : sh->pc.inline_skip;
 		if (ninl < 0)
 			ninl = 0;
 		if (vlevel >= v && vlevel <= v + ninl) {
@@ -1671,10 +1674,12 @@ static int select_frame(struct shell *sh, int level)
 		struct ptd_inline in[16];
 
 		/* list around the inlined call's site */
-		if (ptd_symbols_inlined(sh->pc.sym, real ? pcs[real] - 1 : pcs[real], in, 16) >= k &&
-		    in[k - 1].call_file) {
-			snprintf(sh->list_file, sizeof(sh->list_file), "%s", in[k - 1].call_file);
-			sh->list_line = in[k - 1].call_line;
+		int kk = k + (real ? 0 : sh->pc.inline_skip);
+
+		if (ptd_symbols_inlined(sh->pc.sym, real ? pcs[real] - 1 : pcs[real], in, 16) >= kk &&
+		    in[kk - 1].call_file) {
+			snprintf(sh->list_file, sizeof(sh->list_file), "%s", in[kk - 1].call_file);
+			sh->list_line = in[kk - 1].call_line;
 			sh->list_next = 0;
 		}
 		sh->pc.args_frame = 0;

@@ -182,25 +182,43 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 	int have_sym = 0, have_line = 0, show_addr, inlined = 0;
 	char a[24];
 
+	int skipped = 0;
+
 	if (c->sym) {
-		struct ptd_inline in;
+		struct ptd_inline in[16];
+		int n;
 
 		have_sym = ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name;
 		have_line = ptd_symbols_line(c->sym, look, &li) >= 0 && li.file && li.line > 0;
-		/* in inlined code gdb names the innermost inlined function */
-		if (have_sym && ptd_symbols_inlined(c->sym, look, &in, 1) == 1) {
-			s.name = in.name;
+		/* in inlined code gdb names the innermost inlined function, or
+		 * the one around the inlined calls not entered yet, at the
+		 * call site's line without an address */
+		n = have_sym ? ptd_symbols_inlined(c->sym, look, in, 16) : 0;
+		if (n < 0)
+			n = 0;
+		skipped = !caller && c->inline_skip > 0 && n > 0 ? c->inline_skip : 0;
+		if (skipped > n)
+			skipped = n;
+		if (skipped < n) {
+			s.name = in[skipped].name;
 			inlined = 1;
 		}
+		if (skipped) {
+			have_line = in[skipped - 1].call_file && in[skipped - 1].call_line > 0;
+			li.file = in[skipped - 1].call_file;
+			li.line = in[skipped - 1].call_line;
+		}
 	}
-	if (caller)
+	if (skipped)
+		show_addr = 0;
+	else if (caller)
 		show_addr = 1;
 	else if (!have_line)
 		show_addr = 1;
 	else if (mid_line >= 0)
 		show_addr = mid_line;
 	else
-		show_addr = pc != li.lo;
+		show_addr = pc != li.lo || !li.is_stmt; /* (gdb's frame_show_address) */
 
 	if (what != PTD_PRINT_SRC_LINE || !have_line) {
 		if (level >= 0)
@@ -251,6 +269,8 @@ int ptd_print_inline_frame(struct ptd_print_ctx *c, uint64_t pc, int caller, int
 	if (!c->sym || k < 1)
 		return -1;
 	n = ptd_symbols_inlined(c->sym, look, in, 16);
+	if (!caller && c->inline_skip > 0)
+		k += c->inline_skip; /* (frames not entered yet are not shown) */
 	if (k > n)
 		return -1;
 	name = k < n ? in[k].name
@@ -280,10 +300,16 @@ int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, i
 	uint64_t look = caller && pc ? pc - 1 : pc;
 	int n, i;
 
+	int skip = !caller && c->inline_skip > 0 ? c->inline_skip : 0;
+
 	if (!c->sym)
 		return 0;
 	n = ptd_symbols_inlined(c->sym, look, in, 16);
-	for (i = 0; i < n && (max_level < 0 || level + i < max_level); i++) {
+	if (skip >= n)
+		return 0;
+	/* (the frames of inlined calls not entered yet are not shown) */
+	level -= skip;
+	for (i = skip; i < n && (max_level < 0 || level + i < max_level); i++) {
 		char fb[256];
 		const char *name = i + 1 < n ? in[i + 1].name
 				   : ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name
@@ -303,7 +329,7 @@ int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, i
 				in[i].call_line);
 		fputc('\n', c->out);
 	}
-	return n > 0 ? i : 0;
+	return n > 0 ? i - skip : 0;
 }
 
 int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64_t cur_pc,

@@ -1366,6 +1366,17 @@ extern PTD_EXPORT int ptd_session_values_bind(struct ptd_session *s, struct ptd_
 extern PTD_EXPORT int ptd_session_return_value(struct ptd_session *s, struct ptd_values *v,
 					       uint64_t func_pc, struct ptd_value **out);
 
+/*
+ * gdb's inline frames at the selected thread's position: how many of the
+ * functions inlined right at the pc (ptd_symbols_inlined(), innermost
+ * first) are not entered yet, so that their call site is shown as the
+ * innermost frame (as gdb does after a step, next, finish or continue
+ * arriving where inlined calls start; `step` then enters them one at a
+ * time without moving).  The frames to show are the inlined ones beyond
+ * that count, then the real function.  Returns the count (0 for none).
+ */
+extern PTD_EXPORT int ptd_session_inline_skipped(struct ptd_session *s);
+
 #ifdef __cplusplus
 }
 #endif
