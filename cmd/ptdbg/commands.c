@@ -732,7 +732,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	struct temp_snapshot temps;
 	struct ptd_event ev;
 	uint64_t count, i, finish_from = 0;
-	int rc;
+	int rc, inline_frame = 0;
 
 	/* gdb checks for a process before it evaluates the count */
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s)) {
@@ -754,9 +754,20 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		return shell_error("Target native does not support this command.");
 	if (m == PTD_MOTION_FINISH) {
 		uint64_t pc;
+		int have_pc = ptd_session_pc(sh->s, &pc) >= 0;
 
+		/* an inlined function's frame (DWARF; those not entered yet
+		 * are not shown): gdb steps out of it and shows no value */
+		shell_sync(sh);
+		if (have_pc && sh->pc.sym) {
+			struct ptd_inline in[16];
+			int n = ptd_symbols_inlined(sh->pc.sym, pc, in, 16);
+
+			inline_frame = n > sh->pc.inline_skip;
+			ptd_clear_error();
+		}
 		/* main is the outermost frame for gdb (backtrace past-main off) */
-		if (ptd_session_pc(sh->s, &pc) >= 0 && is_main(sh, pc))
+		if (have_pc && !inline_frame && is_main(sh, pc))
 			return shell_error("\"finish\" not meaningful in the outermost frame.");
 		/* gdb runs back to the function's start, which needs a symbol */
 		if (reverse && sh->pc.sym && ptd_symbols_func_start(sh->pc.sym, pc) == 0)
@@ -767,7 +778,8 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		if (m == PTD_MOTION_CONTINUE) {
 			printf("Continuing.\n");
 		} else if (m == PTD_MOTION_FINISH) {
-			printf("%s", reverse ? "Run back to call of " : "Run till exit from ");
+			printf("%s", reverse && !inline_frame ? "Run back to call of "
+							       : "Run till exit from ");
 			print_current_frame(sh, 0, PTD_PRINT_LOCATION);
 		}
 	}
@@ -788,7 +800,8 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		return 0;
 	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id),
 			  m == PTD_MOTION_FINISH);
-	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED)
+	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED &&
+	    !inline_frame)
 		print_return_value(sh, finish_from);
 	return 0;
 }

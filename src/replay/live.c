@@ -77,6 +77,13 @@ void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,
 	st->vdepth = v.depth;
 	st->ventry = v.entry;
 	st->inl = v.n > 0;
+	if (v.skip > 0 && st->have_line) {
+		/* the line being stepped is the shown frame's: the call site
+		 * of the inlined calls not entered yet (gdb's find_frame_sal);
+		 * the range stays the pc's row */
+		st->line = v.b[v.skip - 1].call_line;
+		st->file = v.b[v.skip - 1].call_file;
+	}
 	if (m == PTD_MOTION_FINISH && env && env->base.finish_inline && v.depth > 0) {
 		/* gdb's finish out of an inline frame: `next` in the caller's
 		 * frame with an empty range and no line */

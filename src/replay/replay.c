@@ -595,6 +595,13 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		st.vdepth = v.depth;
 		st.ventry = v.entry;
 		inl = v.n > 0;
+		if (v.skip > 0 && st.has_line) {
+			/* the line being stepped is the shown frame's: the call
+			 * site of the inlined calls not entered yet (gdb's
+			 * find_frame_sal); the range stays the pc's row */
+			st.li.line = v.b[v.skip - 1].call_line;
+			st.li.file = v.b[v.skip - 1].call_file;
+		}
 		if (m == PTD_MOTION_FINISH && env && env->finish_inline && v.depth > 0) {
 			/* gdb's finish out of an inline frame: `next` in the
 			 * caller's frame with an empty range and no line */
