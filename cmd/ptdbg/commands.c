@@ -313,6 +313,7 @@ static void clear_listing_state(struct shell *sh)
 	/* any motion selects the innermost frame again */
 	sh->frame_level = 0;
 	sh->frame_vlevel = 0;
+	sh->frame_inline = 0;
 }
 
 long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n)
@@ -1681,6 +1682,7 @@ static int select_frame(struct shell *sh, int level)
 		return shell_error("No frame at level %d.", level);
 	sh->frame_level = real;
 	sh->frame_vlevel = level;
+	sh->frame_inline = k;
 	sh->frame_pc = pcs[real];
 	sh->pc.args_frame = real + 1;
 	if (k > 0 && ptd_print_inline_frame(&sh->pc, pcs[real], real > 0, k, level) == 0) {

@@ -233,9 +233,9 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		{
 			char args[1024] = "";
 
-			/* (an inlined function's arguments are not the
-			 * real frame's: left out) */
-			if (!have_sym || inlined || !c->frame_args ||
+			/* (an inlined function's are its inlined call's) */
+			c->args_callees = inlined ? skipped : -1;
+			if (!have_sym || !c->frame_args ||
 			    c->frame_args(c->frame_args_ctx,
 					  c->args_frame ? c->args_frame - 1 : level, pc, args,
 					  sizeof(args)) < 0)
@@ -277,8 +277,9 @@ int ptd_print_inline_frame(struct ptd_print_ctx *c, uint64_t pc, int caller, int
 	       : ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name
 		       ? frame_funcname(s.name, 1, fb, sizeof(fb))
 		       : "??";
-	/* the real function's frame gets its arguments */
-	if (k == n && c->frame_args &&
+	/* each frame gets its arguments (an inlined one its call's) */
+	c->args_callees = k < n ? k : -1;
+	if (c->frame_args &&
 	    c->frame_args(c->frame_args_ctx, c->args_frame ? c->args_frame - 1 : level, pc, args,
 			  sizeof(args)) < 0)
 		args[0] = '\0';
@@ -318,8 +319,9 @@ int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, i
 
 		char args[1024] = "";
 
-		/* the real function's frame gets its arguments */
-		if (i + 1 == n && c->frame_args &&
+		/* each frame gets its arguments (an inlined one its call's) */
+		c->args_callees = i + 1 < n ? i + 1 : -1;
+		if (c->frame_args &&
 		    c->frame_args(c->frame_args_ctx, c->args_frame ? c->args_frame - 1 : level + i,
 				  pc, args, sizeof(args)) < 0)
 			args[0] = '\0';

@@ -45,6 +45,9 @@ struct ptd_print_ctx {
 	 * (ptd_session_inline_skipped()): that frame is shown as the call
 	 * site of the outermost skipped one, and their frames are not shown. */
 	int inline_skip;
+	/* For frame_args: the frame is the one around this many inlined
+	 * calls at its pc (ptd_values_select_inline), -1: the real one. */
+	int args_callees;
 };
 
 /*

@@ -1377,6 +1377,17 @@ extern PTD_EXPORT int ptd_session_return_value(struct ptd_session *s, struct ptd
  */
 extern PTD_EXPORT int ptd_session_inline_skipped(struct ptd_session *s);
 
+/*
+ * Selects, after ptd_values_bind() (or ptd_session_values_bind()), the
+ * frame of an inlined call at the bound frame's pc: the one around its
+ * innermost @callees inlined calls (DW_TAG_inlined_subroutine; 0: the
+ * innermost frame there, inlined or not).  Its variables are those of
+ * the inlined function (names and types through DW_AT_abstract_origin),
+ * its arguments the inlined call's.  Stays until the next bind.
+ * Returns 0, or -ptde_invalid.
+ */
+extern PTD_EXPORT int ptd_values_select_inline(struct ptd_values *v, int callees);
+
 #ifdef __cplusplus
 }
 #endif

@@ -516,6 +516,7 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 	 * since the last command: the cache starts again, and the types only
 	 * the last command used are freed (the history keeps its own). */
 	ptd__vt_collect(v);
+	v->inl_callees = 0;
 	memset(&v->frame0, 0, sizeof(v->frame0));
 	memset(&v->frame, 0, sizeof(v->frame));
 	v->has_regs = tg->regs != NULL;
@@ -642,43 +643,107 @@ static int find_enumerator(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
 	return 0;
 }
 
-/* The DWARF scopes at the frame's pc, innermost first (libdw's
- * dwarf_getscopes), into *@scopes (the caller frees it), the module's
- * bias and the index of the innermost function (*@fn, -1 when none).
- * Returns the number of scopes, or -1 when no debug information covers
- * the pc. */
-static int frame_scopes(struct ptd_values *v, Dwarf_Die **scopes, Dwarf_Addr *bias, int *fn)
+/* The DWARF scopes of the selected frame at its pc, innermost first, up
+ * to its function, then the CU (its file statics and globals), into
+ * *@scopes (the caller frees it); the module's bias; the index of the
+ * frame's function among them (*@fn, -1 when none): a subprogram, or for
+ * the frame of an inlined call its DW_TAG_inlined_subroutine; and the
+ * real function around it in *@sub (its DW_AT_frame_base serves the
+ * inlined frames too).  Names of the inlined function's variables come
+ * through DW_AT_abstract_origin.  Returns the number of scopes, or -1
+ * when no debug information covers the pc. */
+static int frame_scopes(struct ptd_values *v, Dwarf_Die **scopes, Dwarf_Addr *bias, int *fn,
+			Dwarf_Die *sub)
 {
 	uint64_t pc = lookup_pc(v);
 	Dwfl_Module *m = module_at(v, pc);
-	Dwarf_Die *cu;
-	int n;
+	Dwarf_Die *cu, *all = NULL, *chain = NULL, *out;
+	int n, nc, i, k, start, end, ninl = 0;
 
 	*scopes = NULL;
 	*bias = 0;
 	*fn = -1;
+	memset(sub, 0, sizeof(*sub));
 	if (!m || !(cu = dwfl_module_addrdie(m, pc, bias)))
 		return -1;
-	n = dwarf_getscopes(cu, pc - *bias, scopes);
-	for (int i = 0; i < n; i++)
-		if (dwarf_tag(&(*scopes)[i]) == DW_TAG_subprogram) {
-			*fn = i;
+	n = dwarf_getscopes(cu, pc - *bias, &all);
+	for (i = 0; i < n; i++)
+		ninl += dwarf_tag(&all[i]) == DW_TAG_inlined_subroutine;
+	if (n <= 0 || !ninl) {
+		for (i = 0; i < n; i++)
+			if (dwarf_tag(&all[i]) == DW_TAG_subprogram) {
+				*fn = i;
+				*sub = all[i];
+				break;
+			}
+		*scopes = all;
+		return n;
+	}
+	/* Inlined code: dwarf_getscopes goes on into the inlined function's
+	 * abstract definition; the concrete scopes are the innermost DIE's
+	 * parents.  The frame starts after the innermost @inl_callees inlined
+	 * calls and ends at the next one (or the real function). */
+	nc = dwarf_getscopes_die(&all[0], &chain);
+	free(all);
+	if (nc <= 0) {
+		free(chain);
+		return -1;
+	}
+	for (start = 0, k = 0; start < nc && k < v->inl_callees; start++) {
+		int tag = dwarf_tag(&chain[start]);
+
+		if (tag == DW_TAG_subprogram)
+			break; /* (more callees than inlined calls: the real frame) */
+		if (tag == DW_TAG_inlined_subroutine)
+			k++;
+	}
+	for (end = start; end < nc; end++) {
+		int tag = dwarf_tag(&chain[end]);
+
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+			break;
+	}
+	for (i = end; i < nc; i++)
+		if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) {
+			*sub = chain[i];
 			break;
 		}
-	return n;
+	out = malloc(sizeof(*out) * (size_t)(nc + 1));
+	if (!out) {
+		free(chain);
+		return -1;
+	}
+	k = 0;
+	for (i = start; i <= end && i < nc; i++)
+		out[k++] = chain[i];
+	if (end < nc)
+		*fn = k - 1;
+	if (dwarf_tag(&chain[nc - 1]) == DW_TAG_compile_unit)
+		out[k++] = chain[nc - 1];
+	free(chain);
+	*scopes = out;
+	return k;
+}
+
+int ptd_values_select_inline(struct ptd_values *v, int callees)
+{
+	if (!v || callees < 0)
+		return -ptde_invalid;
+	v->inl_callees = callees;
+	return 0;
 }
 
 /* Searches the scopes at the frame's pc, innermost first (the CU last:
  * its file statics and globals). */
 static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 {
-	Dwarf_Die *scopes = NULL, c;
+	Dwarf_Die *scopes = NULL, c, sub;
 	Dwarf_Addr bias = 0;
 	int n, i, fn = -1;
 
 	if (!v->has_regs || !v->frame.valid)
 		return 0;
-	n = frame_scopes(v, &scopes, &bias, &fn);
+	n = frame_scopes(v, &scopes, &bias, &fn, &sub);
 	if (n < 0)
 		return 0;
 	for (i = 0; i < n && !fd->ok; i++) {
@@ -702,7 +767,7 @@ static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 	if (fd->ok) {
 		fd->bias = bias;
 		if (fn >= 0) {
-			fd->fn = scopes[fn];
+			fd->fn = sub;
 			fd->has_fn = 1;
 		}
 	}
@@ -1118,7 +1183,7 @@ static void list_vars(struct ptd_values *v, Dwarf_Die *scope, int args, Dwarf_Di
 
 int ptd_values_locals(struct ptd_values *v, int args, char **out)
 {
-	Dwarf_Die *scopes = NULL;
+	Dwarf_Die *scopes = NULL, sub;
 	Dwarf_Addr bias = 0;
 	struct sbuf b = { 0 };
 	int i, count = 0, fn = -1;
@@ -1127,17 +1192,17 @@ int ptd_values_locals(struct ptd_values *v, int args, char **out)
 		return -ptde_invalid;
 	if (!v->has_regs)
 		return ptd__err(-ptde_not_running, "No frame selected.");
-	if (frame_scopes(v, &scopes, &bias, &fn) < 0)
+	if (frame_scopes(v, &scopes, &bias, &fn, &sub) < 0)
 		return ptd__err(-ptde_notfound, "No symbol table info available.");
 	if (fn < 0) {
 		free(scopes);
 		return ptd__err(-ptde_notfound, "No symbol table info available.");
 	}
 	if (args)
-		list_vars(v, &scopes[fn], 1, &scopes[fn], bias, &b, &count);
+		list_vars(v, &scopes[fn], 1, &sub, bias, &b, &count);
 	else
 		for (i = 0; i <= fn; i++)
-			list_vars(v, &scopes[i], 0, &scopes[fn], bias, &b, &count);
+			list_vars(v, &scopes[i], 0, &sub, bias, &b, &count);
 	free(scopes);
 	if (!count)
 		ptd__sb_add(&b, "%s\n", args ? "No arguments." : "No locals.");
@@ -1154,7 +1219,7 @@ int ptd_values_locals(struct ptd_values *v, int args, char **out)
  * ("argc=..."), 3 presence ("..." for the whole list when there is one). */
 int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 {
-	Dwarf_Die *scopes = NULL, c;
+	Dwarf_Die *scopes = NULL, c, sub;
 	Dwarf_Addr bias = 0;
 	struct sbuf b = { 0 };
 	int fn = -1, count = 0;
@@ -1163,7 +1228,7 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 		return -ptde_invalid;
 	if (!v->has_regs)
 		return ptd__err(-ptde_not_running, "No frame selected.");
-	if (frame_scopes(v, &scopes, &bias, &fn) < 0)
+	if (frame_scopes(v, &scopes, &bias, &fn, &sub) < 0)
 		return ptd__err(-ptde_notfound, "No symbol table info available.");
 	if (fn >= 0 && dwarf_child(&scopes[fn], &c) == 0) {
 		do {
@@ -1184,7 +1249,7 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 				continue;
 			}
 			fd.die = c;
-			fd.fn = scopes[fn];
+			fd.fn = sub;
 			fd.has_fn = 1;
 			fd.bias = bias;
 			fd.ok = 1;
