@@ -147,7 +147,12 @@ struct eval_env {
 	uint64_t bias;
 	Dwarf_Attribute *fb_attr; /* the function's DW_AT_frame_base */
 	int fb_depth;
+	int entry_depth; /* evaluating a call site's value (no entry values) */
 };
+
+int ptd__entry_reg_value(struct ptd_values *v, unsigned reg, uint64_t *out);
+static Dwfl_Module *module_at(struct ptd_values *v, uint64_t pc);
+static uint64_t lookup_pc(struct ptd_values *v);
 
 static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *ops, size_t n,
 		    struct loc *out);
@@ -313,7 +318,26 @@ static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *
 				out->kind = LOC_OPTOUT; /* rare at -O0; shown as optimized out */
 				return 0;
 			case DW_OP_GNU_entry_value:
-			case DW_OP_entry_value:
+			case DW_OP_entry_value: {
+				/* the register's value when the function was
+				 * entered, from the caller's call site (gdb's
+				 * entry values); else optimized out */
+				const uint8_t *blk = (const uint8_t *)(uintptr_t)ops[i].number2;
+				unsigned reg = 0;
+
+				if (ops[i].number == 1 && blk && blk[0] >= DW_OP_reg0 &&
+				    blk[0] <= DW_OP_reg31)
+					reg = blk[0] - DW_OP_reg0;
+				else
+					reg = ~0u;
+				if (reg == ~0u || env->entry_depth > 0 ||
+				    ptd__entry_reg_value(v, reg, &a) < 0) {
+					out->kind = LOC_OPTOUT;
+					return 0;
+				}
+				PUSH(a);
+				break;
+			}
 			case DW_OP_piece:
 			case DW_OP_bit_piece:
 				out->kind = LOC_OPTOUT;
@@ -438,6 +462,153 @@ static int unwind(struct ptd_values *v, struct vframe *f, struct vframe *caller)
 	rc = unwind_frame(v, f, caller, fr, bias);
 	free(fr); /* libdw allocates the frame for its caller */
 	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry values (DW_OP_entry_value, gdb's "n@entry")                    */
+
+static uint64_t die_addr(Dwarf_Die *d, unsigned at, unsigned gnu_at)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr x = 0;
+
+	if ((dwarf_attr(d, at, &a) || (gnu_at && dwarf_attr(d, gnu_at, &a))) &&
+	    dwarf_formaddr(&a, &x) == 0)
+		return x;
+	return 0;
+}
+
+/* The name of the function a call site calls (DW_AT_call_origin), or
+ * NULL for an indirect call. */
+static const char *call_target(Dwarf_Die *site)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o;
+
+	if ((dwarf_attr(site, DW_AT_call_origin, &a) || dwarf_attr(site, DW_AT_abstract_origin, &a)) &&
+	    dwarf_formref_die(&a, &o))
+		return dwarf_diename(&o);
+	return NULL;
+}
+
+/* The DW_TAG_call_site returning to @ret among the children of the
+ * concrete scopes around @ret - 1 in module @m. */
+static int find_call_site(Dwfl_Module *m, uint64_t ret, Dwarf_Die *site, Dwarf_Die *caller_fn,
+			  Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu, *all = NULL, *chain = NULL, c;
+	int n, found = 0;
+
+	if (!(cu = dwfl_module_addrdie(m, ret - 1, bias)))
+		return 0;
+	n = dwarf_getscopes(cu, ret - 1 - *bias, &all);
+	if (n <= 0) {
+		free(all);
+		return 0;
+	}
+	n = dwarf_getscopes_die(&all[0], &chain);
+	free(all);
+	for (int i = 0; i < n && !found; i++) {
+		int tag = dwarf_tag(&chain[i]);
+
+		if (tag == DW_TAG_subprogram) {
+			*caller_fn = chain[i];
+			if (found)
+				break;
+		}
+		if (dwarf_child(&chain[i], &c) != 0)
+			continue;
+		do {
+			int ct = dwarf_tag(&c);
+
+			if ((ct == DW_TAG_call_site || ct == DW_TAG_GNU_call_site) &&
+			    die_addr(&c, DW_AT_call_return_pc, DW_AT_low_pc) + *bias == ret) {
+				*site = c;
+				found = 1;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	for (int i = 0; i < n; i++)
+		if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) {
+			*caller_fn = chain[i];
+			break;
+		}
+	free(chain);
+	return found;
+}
+
+/*
+ * The value register @reg (DWARF number) had when the real function of
+ * the selected frame was entered, as gdb finds it: the caller's call
+ * site (DW_TAG_call_site at the return address, calling this function)
+ * has a DW_TAG_call_site_parameter for the register whose
+ * DW_AT_call_value is evaluated in the caller's frame.  Returns 0, or -1
+ * when that is not known.
+ */
+int ptd__entry_reg_value(struct ptd_values *v, unsigned reg, uint64_t *out)
+{
+	struct vframe f = v->frame, caller;
+	struct ptd_symbol fs;
+	Dwfl_Module *m;
+	Dwarf_Die site, fn, c;
+	Dwarf_Addr bias = 0;
+	const char *target;
+	int ok = 0;
+
+	if (!f.valid || unwind(v, &f, &caller) < 0 || !caller.valid)
+		return -1;
+	m = module_at(v, caller.pc - 1);
+	memset(&fn, 0, sizeof(fn));
+	if (!m || !find_call_site(m, caller.pc, &site, &fn, &bias))
+		return -1;
+	/* the call site must call this very function (not a tail call) */
+	target = call_target(&site);
+	if (!target || !v->sym || ptd_symbols_lookup(v->sym, lookup_pc(v), &fs) < 0 || !fs.name ||
+	    strcmp(target, fs.name))
+		return -1;
+	if (dwarf_child(&site, &c) != 0)
+		return -1;
+	do {
+		Dwarf_Attribute la, va, fb;
+		Dwarf_Op *ops;
+		size_t n;
+		struct loc l;
+		struct eval_env env = { .f = &caller, .bias = bias, .entry_depth = 1 };
+		int ct = dwarf_tag(&c);
+
+		if (ct != DW_TAG_call_site_parameter && ct != DW_TAG_GNU_call_site_parameter)
+			continue;
+		if (!dwarf_attr(&c, DW_AT_location, &la) || dwarf_getlocation(&la, &ops, &n) != 0 ||
+		    n != 1 || ops[0].atom != DW_OP_reg0 + reg)
+			continue;
+		if (!dwarf_attr(&c, DW_AT_call_value, &va) &&
+		    !dwarf_attr(&c, DW_AT_GNU_call_site_value, &va))
+			return -1;
+		if (dwarf_getlocation(&va, &ops, &n) != 0)
+			return -1;
+		if (dwarf_attr_integrate(&fn, DW_AT_frame_base, &fb))
+			env.fb_attr = &fb;
+		if (eval_ops(v, &env, ops, n, &l) < 0)
+			return -1;
+		switch (l.kind) {
+		case LOC_MEM: /* (a value left on the stack) */
+		case LOC_VALUE:
+			*out = l.v;
+			ok = 1;
+			break;
+		case LOC_REG:
+			if (l.v < NDREGS && (caller.known & (1u << l.v))) {
+				*out = caller.regs[l.v];
+				ok = 1;
+			}
+			break;
+		default:
+			break;
+		}
+		return ok ? 0 : -1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1214,6 +1385,61 @@ int ptd_values_locals(struct ptd_values *v, int args, char **out)
 	return 0;
 }
 
+/* The value parameter @par of function @sub had at the function's entry
+ * when its location there is a register (gdb's read_variable_at_entry,
+ * resolved through the caller's call site).  Returns 0, or -1. */
+static int param_entry_value(struct ptd_values *v, Dwarf_Die *par, Dwarf_Die *sub, uint64_t bias,
+			     const struct ptd_value *val, uint64_t *out)
+{
+	Dwarf_Attribute loc;
+	Dwarf_Addr lo = 0, base, end;
+	Dwarf_Op *ops;
+	size_t n;
+	struct vtype *t = ptd__vt_strip(val->type);
+
+	if (!t || ptd__vt_size(t) > 8 || t->kind == VT_FLOAT || t->kind == VT_STRUCT ||
+	    t->kind == VT_UNION || t->kind == VT_ARRAY)
+		return -1;
+	if (dwarf_ranges(sub, 0, &base, &lo, &end) <= 0)
+		return -1;
+	if (!dwarf_attr_integrate(par, DW_AT_location, &loc) ||
+	    dwarf_getlocation_addr(&loc, lo, &ops, &n, 1) != 1 || n != 1 ||
+	    ops[0].atom < DW_OP_reg0 || ops[0].atom > DW_OP_reg31)
+		return -1;
+	(void)bias;
+	return ptd__entry_reg_value(v, ops[0].atom - DW_OP_reg0, out);
+}
+
+/* gdb's "print entry-values default" after a parameter's value printed at
+ * @at in @b: "n=n@entry=2" when the entry value @ev equals it, else
+ * ", n@entry=EV" after it. */
+static void entry_suffix(struct ptd_values *v, struct sbuf *b, size_t at, const char *nm,
+			 struct ptd_value *val, uint64_t ev)
+{
+	struct ptd_value *e = ptd__val_new(val->type);
+	uint64_t sz = ptd__vt_size(val->type);
+
+	if (!e)
+		return;
+	memcpy(e->buf, &ev, sz < 8 ? sz : 8);
+	if (!val->optimized_out && !val->unavailable && ptd__val_fetch(v, val) == 0 &&
+	    !memcmp(val->buf, e->buf, sz < 8 ? sz : 8) && b->s && b->len >= at) {
+		/* the shortened form: insert "n@entry=" before the value */
+		char *tail = strdup(b->s + at);
+
+		if (tail) {
+			b->s[at] = '\0';
+			b->len = at;
+			ptd__sb_add(b, "%s@entry=%s", nm, tail);
+			free(tail);
+		}
+	} else {
+		ptd__sb_add(b, ", %s@entry=", nm);
+		ptd__val_print(v, e, 0, 0, b);
+	}
+	ptd_value_free(e);
+}
+
 /* "argc=1, argv=0x7ffe..." for frame lines, in gdb's "print
  * frame-arguments" modes: 0 all, 1 scalars (aggregates as "..."), 2 none
  * ("argc=..."), 3 presence ("..." for the whole list when there is one). */
@@ -1260,10 +1486,17 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 			}
 			st = ptd__vt_strip(val->type);
 			if (mode == 1 && st &&
-			    (st->kind == VT_STRUCT || st->kind == VT_UNION || st->kind == VT_ARRAY))
+			    (st->kind == VT_STRUCT || st->kind == VT_UNION || st->kind == VT_ARRAY)) {
 				ptd__sb_add(&b, "...");
-			else
+			} else {
+				size_t at = b.len;
+				uint64_t ev;
+
 				ptd__val_print(v, val, 0, 0, &b);
+				if (dwarf_tag(&scopes[fn]) == DW_TAG_subprogram &&
+				    param_entry_value(v, &c, &sub, bias, val, &ev) == 0)
+					entry_suffix(v, &b, at, nm, val, ev);
+			}
 			ptd_value_free(val);
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
