@@ -45,7 +45,7 @@ __attribute__((noinline)) int work(int n)
 
 int main(void)
 {
-	int r = work(2);
+	int r = work(4);
 
 	printf("r=%d\n", r);
 	return 0;

@@ -904,6 +904,78 @@ int ptd_values_select_inline(struct ptd_values *v, int callees)
 	return 0;
 }
 
+/* The abstract origin of @d, followed to the end of the chain. */
+static int origin_of(Dwarf_Die *d, Dwarf_Die *o)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die cur = *d;
+	int k = 0;
+
+	while (k < 8 && dwarf_attr(&cur, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, o)) {
+		cur = *o;
+		k++;
+	}
+	return k > 0;
+}
+
+/*
+ * The children of scope @scope whose variables are visible in it, into
+ * *@out (malloc'ed; the count returned, <0 when out of memory): its own,
+ * then for an inlined call (or any DIE with DW_AT_abstract_origin) the
+ * children of the abstract function that no direct child refers to -- gdb
+ * gives the inlined function's block those too, with no location (a
+ * variable gcc put in a nested block is then listed twice, the second
+ * time <optimized out>, as gdb lists it).
+ */
+static int scope_children(Dwarf_Die *scope, Dwarf_Die **out)
+{
+	Dwarf_Die c, origin, o, *v = NULL;
+	Dwarf_Off *refs = NULL;
+	int n = 0, cap = 0, nref = 0, capref = 0, has_origin = origin_of(scope, &origin);
+
+	*out = NULL;
+#define PUSH_DIE(arr, cnt, capv, x)                                                \
+	do {                                                                       \
+		if ((cnt) == (capv)) {                                             \
+			void *nn = realloc((arr), sizeof(*(arr)) * (size_t)((capv) ? (capv) * 2 : 16)); \
+			if (!nn)                                                   \
+				goto oom;                                          \
+			(arr) = nn;                                                \
+			(capv) = (capv) ? (capv) * 2 : 16;                         \
+		}                                                                  \
+		(arr)[(cnt)++] = (x);                                              \
+	} while (0)
+	if (dwarf_child(scope, &c) == 0) {
+		do {
+			PUSH_DIE(v, n, cap, c);
+			if (has_origin && dwarf_tag(&c) != DW_TAG_call_site &&
+			    dwarf_tag(&c) != DW_TAG_GNU_call_site && origin_of(&c, &o))
+				PUSH_DIE(refs, nref, capref, dwarf_dieoffset(&o));
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	if (has_origin && dwarf_child(&origin, &c) == 0) {
+		do {
+			int tag = dwarf_tag(&c), i;
+			Dwarf_Off off = dwarf_dieoffset(&c);
+
+			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
+				continue;
+			for (i = 0; i < nref && refs[i] != off; i++)
+				;
+			if (i == nref)
+				PUSH_DIE(v, n, cap, c);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+#undef PUSH_DIE
+	free(refs);
+	*out = v;
+	return n;
+oom:
+	free(refs);
+	free(v);
+	return -1;
+}
+
 /* Searches the scopes at the frame's pc, innermost first (the CU last:
  * its file statics and globals). */
 static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
@@ -918,11 +990,13 @@ static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 	if (n < 0)
 		return 0;
 	for (i = 0; i < n && !fd->ok; i++) {
-		if (dwarf_child(&scopes[i], &c) != 0)
-			continue;
-		do {
+		Dwarf_Die *kids = NULL;
+		int nk = scope_children(&scopes[i], &kids);
+
+		for (int j = 0; j < nk; j++) {
 			const char *nm;
 
+			c = kids[j];
 			if (!is_var(&c))
 				continue;
 			nm = dwarf_diename(&c);
@@ -931,7 +1005,8 @@ static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 				fd->ok = 1;
 				break;
 			}
-		} while (dwarf_siblingof(&c, &c) == 0);
+		}
+		free(kids);
 		if (!fd->ok && find_enumerator(&scopes[i], name, &fd->die))
 			fd->ok = 1;
 	}
@@ -1322,16 +1397,16 @@ int ptd__reg_write(struct ptd_values *v, int regno, uint64_t x)
 static void list_vars(struct ptd_values *v, Dwarf_Die *scope, int args, Dwarf_Die *fn,
 		      uint64_t bias, struct sbuf *b, int *count)
 {
-	Dwarf_Die c;
+	Dwarf_Die c, *kids = NULL;
+	int nk = scope_children(scope, &kids);
 
-	if (dwarf_child(scope, &c) != 0)
-		return;
-	do {
-		int tag = dwarf_tag(&c);
-		const char *nm = dwarf_diename(&c);
+	for (int j = 0; j < nk; j++) {
+		int tag = dwarf_tag(&kids[j]);
+		const char *nm = dwarf_diename(&kids[j]);
 		struct found fd = { 0 };
 		struct ptd_value *val = NULL;
 
+		c = kids[j];
 		if (!nm || (args ? tag != DW_TAG_formal_parameter : tag != DW_TAG_variable))
 			continue;
 		fd.die = c;
@@ -1349,7 +1424,8 @@ static void list_vars(struct ptd_values *v, Dwarf_Die *scope, int args, Dwarf_Di
 		}
 		ptd_value_free(val);
 		(*count)++;
-	} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	free(kids);
 }
 
 int ptd_values_locals(struct ptd_values *v, int args, char **out)
@@ -1456,13 +1532,17 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 		return ptd__err(-ptde_not_running, "No frame selected.");
 	if (frame_scopes(v, &scopes, &bias, &fn, &sub) < 0)
 		return ptd__err(-ptde_notfound, "No symbol table info available.");
-	if (fn >= 0 && dwarf_child(&scopes[fn], &c) == 0) {
-		do {
-			const char *nm = dwarf_diename(&c);
+	Dwarf_Die *kids = NULL;
+	int nk = fn >= 0 ? scope_children(&scopes[fn], &kids) : 0;
+
+	for (int j = 0; j < nk; j++) {
+		{
+			const char *nm = dwarf_diename(&kids[j]);
 			struct found fd = { 0 };
 			struct ptd_value *val = NULL;
 			struct vtype *st;
 
+			c = kids[j];
 			if (!nm || dwarf_tag(&c) != DW_TAG_formal_parameter)
 				continue;
 			if (mode == 3) {
@@ -1498,8 +1578,9 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 					entry_suffix(v, &b, at, nm, val, ev);
 			}
 			ptd_value_free(val);
-		} while (dwarf_siblingof(&c, &c) == 0);
+		}
 	}
+	free(kids);
 	free(scopes);
 	if (b.oom) {
 		free(b.s);

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# step, next and finish into, over and out of inlined functions, and
+# their reverse forms, as gdb 13 does them (issue 14), on
+# testprogs/inlstep-O2 (scale inlined twice into twice, twice inlined
+# into work's loop, leaf a real call inside scale) and inline-O2:
+#  - where inlined calls start, gdb first shows the caller at the call
+#    site's line; `step` then enters the inlined function without moving;
+#  - `next` steps over the inlined body, `finish` out of an inlined frame
+#    steps to the end of it and prints no value;
+#  - live (gdb live), reverse in the recording (gdb record full), and
+#    forward again in the recorded past (gdb replaying its log).
+# ptdbg and gdb run the same commands; every stop line, frame line and
+# backtrace must be the same.  Frame arguments are left out of the
+# comparison (values-inline.sh compares them); the sequences stay inside
+# the test program, whose code both debuggers see alike.
+. "$(dirname "$0")/lib.bash"
+need_prereqs inlstep-O2 inline-O2
+need_gdb
+
+norm() {
+	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[Inferior 1' \
+		-e '^(More stack frames' -e '^Run till exit' |
+		sed -E -e 's/^(Breakpoint [0-9]+, |Temporary breakpoint [0-9]+, )?(0x[0-9a-f]+ in )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\2\3 () at /' \
+			-e 's/^(#[0-9]+ +(0x[0-9a-f]+ in )?[A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1 () at /'
+}
+
+# compare NAME PROG: CMDS in both debuggers; the outputs must be equal and
+# show at least one inlined frame.
+compare() {
+	local name=$1 prog=$2
+	gdb_batch -- "$TESTPROGS/$prog" | norm >"$TMPDIR/$name.gdb"
+	ptdbg_batch -- "$TESTPROGS/$prog" | norm >"$TMPDIR/$name.ptdbg"
+	if ! diff -u "$TMPDIR/$name.gdb" "$TMPDIR/$name.ptdbg" >&2; then
+		die "$name: ptdbg's stops differ from gdb's (- gdb, + ptdbg)"
+	fi
+	grep -Eq '^#1  (scale|twice|sum_squares|compute) \(\) at ' "$TMPDIR/$name.ptdbg" ||
+		die "$name: no inlined caller frame shown"
+	note "$name: $(grep -c . "$TMPDIR/$name.ptdbg") lines as gdb's"
+}
+
+# with_bt MOTION...: each motion followed by a backtrace
+with_bt() {
+	local c
+	for c in "$@"; do CMDS+=("$c" 'bt 4'); done
+}
+
+# 1. Live: step into the inlined calls (twice, then scale at the same pc),
+#    on into leaf and back out, then the second scale call site.
+CMDS=('break work' run)
+with_bt step step step step step step step step step step step step step
+compare live-step inlstep-O2
+
+# 2. Live: next over the inlined calls, finish out of inline frames (and
+#    of leaf into an inline frame, which returns a value).
+CMDS=('break work' run)
+with_bt next next next step step next step finish step step step finish step step step step step \
+	step step finish next
+compare live-next-finish inlstep-O2
+
+# 3. Reverse in a recording: reverse-step back into and out of the
+#    inlined calls, reverse-next over them, reverse-finish out of them.
+CMDS=('break work' run record 'break inlstep.c:41' continue continue)
+with_bt reverse-step reverse-step reverse-step reverse-step reverse-step reverse-step \
+	reverse-step reverse-step reverse-next reverse-step reverse-finish reverse-step \
+	reverse-step reverse-finish reverse-next reverse-next reverse-step reverse-next
+compare reverse inlstep-O2
+
+# 4. Forward again in the recorded past (replaying, then the live end).
+CMDS=('break work' run record 'break inlstep.c:41' continue continue 'delete 2'
+      reverse-continue)
+with_bt step step next step step step finish next step step step finish
+compare replay-forward inlstep-O2
+
+# 5. testprogs/inline-O2 (square in sum_squares in compute), live and
+#    reverse.
+CMDS=('break compute' run)
+with_bt step step step step step next step finish next step step finish next next
+compare inline-live inline-O2
+end=$(bp_addr inline-O2 '*compute+49') || exit 1
+CMDS=('break compute' run record "break *$end" continue)
+with_bt reverse-step reverse-step reverse-next reverse-step reverse-finish reverse-step \
+	reverse-step reverse-step reverse-finish reverse-next reverse-step reverse-next
+compare inline-reverse inline-O2
+exit 0
