@@ -245,6 +245,11 @@ struct stepstate {
 	int vdepth;
 	uint64_t ventry;
 	int stop_skip;
+	/* gdb's step_frame_id: the frame the step started in, as refreshed
+	 * by the line rules only (not by entering a callee); a stop in
+	 * another frame prints the frame line */
+	int pf_level, pf_vdepth;
+	uint64_t pf_inst, pf_ventry;
 	int has_line;
 	struct ptd_line_info li;
 	int into;
@@ -263,6 +268,16 @@ struct stepstate {
  * stops); anywhere else the row becomes the range, its line the line being
  * stepped and the frame the one being stepped.  Returns 1 to stop.
  */
+/* gdb's set_step_info: the frame being stepped becomes @s's (the inline
+ * frame @v shows there). */
+static void set_step_frame(struct stepstate *st, const struct ptd_callseg *s, const struct vis *v)
+{
+	st->pf_level = st->level = s->level;
+	st->pf_inst = st->inst = s->instance;
+	st->pf_vdepth = st->vdepth = v ? v->depth : 0;
+	st->pf_ventry = st->ventry = v ? v->entry : 0;
+}
+
 static int line_rules(struct walker *w, struct stepstate *st, int same_frame,
 		      const struct vis *v)
 {
@@ -280,20 +295,14 @@ static int line_rules(struct walker *w, struct stepstate *st, int same_frame,
 		if (!same_frame) {
 			st->li.line = 0;
 			st->li.file = NULL;
-			st->level = s->level;
-			st->inst = s->instance;
-			st->vdepth = v ? v->depth : 0;
-			st->ventry = v ? v->entry : 0;
+			set_step_frame(st, s, v);
 		}
 		st->has_line = 1;
 		return 0;
 	}
 	st->li = li;
 	st->has_line = 1;
-	st->level = s->level;
-	st->inst = s->instance;
-	st->vdepth = v ? v->depth : 0;
-	st->ventry = v ? v->entry : 0;
+	set_step_frame(st, s, v);
 	return 0;
 }
 
@@ -526,7 +535,7 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	struct stepstate st;
 	uint64_t last_real, first_real, fin_entry = 0;
 	int start_level, rev_finish_level, rc, fin_armed = 0, fin_tail = 0, fin_tail_level = 0;
-	int inl = 0, fin_inline = 0;
+	int fin_inline = 0;
 	uint64_t start_func = 0;
 	const struct ptd_callseg *fin_seg = NULL;
 
@@ -594,7 +603,6 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		vis_at(&w, w.c.ip, env ? env->start_skip : 0, &v);
 		st.vdepth = v.depth;
 		st.ventry = v.entry;
-		inl = v.n > 0;
 		if (v.skip > 0 && st.has_line) {
 			/* the line being stepped is the shown frame's: the call
 			 * site of the inlined calls not entered yet (gdb's
@@ -614,6 +622,10 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		}
 	}
 	start_func = w.c.is_gap ? 0 : func_entry(&w, w.s, w.c.ip);
+	st.pf_level = st.level;
+	st.pf_inst = st.inst;
+	st.pf_vdepth = st.vdepth;
+	st.pf_ventry = st.ventry;
 
 	for (;;) {
 		int done = 0, bp, id;
@@ -726,15 +738,13 @@ out:
 
 		vis_at(&w, w.c.ip, st.stop_skip, &v);
 		res->stop_skip = st.stop_skip;
-		if (inl || v.n > 0 || fin_inline)
-			/* gdb prints the frame line unless the stop is in the
-			 * frame being stepped (as refreshed on the way) and in
-			 * the function the step started in (print_stop_event;
-			 * finish of an inline frame has no such function) */
-			res->new_frame = fin_inline || w.s->level != st.level ||
-					 w.s->instance != st.inst || v.depth != st.vdepth ||
-					 v.entry != st.ventry ||
-					 func_entry(&w, w.s, w.c.ip) != start_func;
+		/* gdb prints the frame line unless the stop is in the frame
+		 * being stepped (as refreshed on the way) and in the function
+		 * the step started in (print_stop_event; finish of an inline
+		 * frame has no such function): in another function always */
+		res->new_frame = fin_inline || w.s->level != st.pf_level ||
+				 w.s->instance != st.pf_inst || v.depth != st.pf_vdepth ||
+				 v.entry != st.pf_ventry || func_entry(&w, w.s, w.c.ip) != start_func;
 	}
 	return 0;
 }
