@@ -19,9 +19,9 @@ need_gdb
 
 norm() {
 	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[Inferior 1' \
-		-e '^(More stack frames' -e '^Run till exit' |
+		-e '^(More stack frames' |
 		sed -E -e 's/^(Breakpoint [0-9]+, |Temporary breakpoint [0-9]+, )?(0x[0-9a-f]+ in )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\2\3 () at /' \
-			-e 's/^(#[0-9]+ +(0x[0-9a-f]+ in )?[A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1 () at /'
+			-e 's/^((Run till exit from |Run back to call of )?#[0-9]+ +(0x[0-9a-f]+ in )?[A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1 () at /'
 }
 
 # compare NAME PROG: CMDS in both debuggers; the outputs must be equal and
@@ -81,4 +81,23 @@ CMDS=('break compute' run record "break *$end" continue)
 with_bt reverse-step reverse-step reverse-next reverse-step reverse-finish reverse-step \
 	reverse-step reverse-step reverse-finish reverse-next reverse-step reverse-next
 compare inline-reverse inline-O2
+
+# 6. Commands typed (stdin, as gdb's from_tty): finish and reverse-finish
+#    say "Run till exit from #0  <the inlined frame>" (reverse-finish of a
+#    real frame "Run back to call of").
+cmds='set width 0\nbreak work\nrun\nrecord\nstep\nstep\nstep\nfinish\nstep\nstep\nstep\nstep
+finish\nreverse-finish\nstep\nstep\nstep\nreverse-finish\nreverse-step\nreverse-step\nreverse-step
+reverse-step\nreverse-finish\nquit\n'
+typed() {
+	sed -E -e 's/^(\((gdb|ptdbg)\) )+//' |
+		grep -v -e '^\[' -e '^Using host' -e '^$' -e '^auto chose' -e 'will be killed' | norm
+}
+printf "$cmds" | gdb -nx -q "$TESTPROGS/inlstep-O2" 2>&1 | typed >"$TMPDIR/typed.gdb"
+printf "$cmds" | "$PTDBG" -q "$TESTPROGS/inlstep-O2" 2>&1 | typed >"$TMPDIR/typed.ptdbg"
+diff -u "$TMPDIR/typed.gdb" "$TMPDIR/typed.ptdbg" >&2 || die "typed: ptdbg's stops differ from gdb's"
+grep -qx 'Run till exit from #0  scale () at inlstep.c:20' "$TMPDIR/typed.ptdbg" ||
+	die "typed: no Run till exit from the inlined frame"
+[ "$(grep -c '^Run till exit from #0  scale ()' "$TMPDIR/typed.ptdbg")" -ge 3 ] ||
+	die "typed: reverse-finish of an inlined frame is not a Run till exit"
+note "typed: $(grep -c . "$TMPDIR/typed.ptdbg") lines as gdb's"
 exit 0
