@@ -118,11 +118,19 @@ static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr,
 	if (sym) {
 		struct ptd_symbol fs;
 		struct ptd_line li;
-		if (ptd_symbols_lookup(sym, *addr, &fs) == 0 && fs.name)
+		struct ptd_inline in;
+
+		/* the function gdb names: the innermost one, inlined or not */
+		if (ptd_symbols_inlined(sym, *addr, &in, 1) == 1 && in.name)
+			*func = strdup(in.name);
+		else if (ptd_symbols_lookup(sym, *addr, &fs) == 0 && fs.name)
 			*func = strdup(fs.name);
 		if (ptd_symbols_line(sym, *addr, &li) == 0) {
 			*file = strdup(li.file);
-			*line = li.line;
+			/* FILE:LINE keeps its line where the address starts
+			 * another one too (an inlined call's site) */
+			if (!*line)
+				*line = li.line;
 		}
 	}
 	return 0;

@@ -82,6 +82,17 @@ with_bt reverse-step reverse-step reverse-next reverse-step reverse-finish rever
 	reverse-step reverse-step reverse-finish reverse-next reverse-step reverse-next
 compare inline-reverse inline-O2
 
+# 7. Breakpoints in inlined code: at a call site's line (gdb keeps that
+#    line, and stops in the innermost inlined function: the breakpoint
+#    is not "at" the call site), at an address; info breakpoints names
+#    the inlined function.
+for spec in "$(line_of inlstep.c 'int b = scale(a, 2);')" "$(line_of inlstep.c 'b += scale(a, 3);')" \
+	"*$(bp_addr inlstep-O2 "$(line_of inlstep.c 'int b = scale(a, 2);')")"; do
+	CMDS=("break $spec" run 'info breakpoints')
+	with_bt step next next
+	compare "break $spec" inlstep-O2
+done
+
 # 6. Commands typed (stdin, as gdb's from_tty): finish and reverse-finish
 #    say "Run till exit from #0  <the inlined frame>" (reverse-finish of a
 #    real frame "Run back to call of").
