@@ -1471,15 +1471,20 @@ int ptd_symbols_inlined(struct ptd_symbols *s, uint64_t pc, struct ptd_inline *o
 }
 
 /* The entry pc of block @d as gdb takes it: the start of its first
- * range (DW_AT_ranges in their order, or DW_AT_low_pc). */
+ * range that is not empty (DW_AT_ranges in their order, or DW_AT_low_pc;
+ * gdb drops empty ranges). */
 static int block_entry(Dwarf_Die *d, uint64_t bias, uint64_t *entry)
 {
 	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
 
-	if (dwarf_ranges(d, 0, &base, &start, &end) <= 0)
-		return -1;
-	*entry = start + bias;
-	return 0;
+	while ((off = dwarf_ranges(d, off, &base, &start, &end)) > 0) {
+		if (start == end)
+			continue;
+		*entry = start + bias;
+		return 0;
+	}
+	return -1;
 }
 
 /* The concrete scopes around @pc (innermost first, the CU last), or
