@@ -728,12 +728,14 @@ static void print_return_value(struct shell *sh, uint64_t from_pc)
 	shell_print_return_value(sh, from_pc);
 }
 
+static int collect_frames(struct shell *sh, uint64_t *pcs, int max);
+
 static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int reverse)
 {
 	struct temp_snapshot temps;
 	struct ptd_event ev;
-	uint64_t count, i, finish_from = 0;
-	int rc, inline_frame = 0;
+	uint64_t count, i, finish_from = 0, fin_pc = 0;
+	int rc, inline_frame = 0, sel_level = 0, fin_caller = 0, fin_k = 0;
 
 	/* gdb checks for a process before it evaluates the count */
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s)) {
@@ -760,20 +762,37 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		/* an inlined function's frame (DWARF; those not entered yet
 		 * are not shown): gdb steps out of it and shows no value */
 		shell_sync(sh);
+		sel_level = sh->frame_vlevel;
+		if (sel_level > 0 && !reverse) {
+			/* gdb finishes the selected frame (up, frame N) */
+			uint64_t pcs[256];
+			int nf = collect_frames(sh, pcs, 256);
+
+			if (nf <= sh->frame_level)
+				return -1;
+			fin_pc = pcs[sh->frame_level];
+			fin_caller = sh->frame_level > 0;
+			fin_k = sh->frame_inline;
+			ptd_session_finish_frame(sh->s, sh->frame_level, sh->frame_inline);
+		} else {
+			sel_level = 0;
+			fin_pc = have_pc ? pc : 0;
+			fin_k = 0;
+		}
 		if (have_pc && sh->pc.sym) {
 			struct ptd_inline in[16];
-			int n = ptd_symbols_inlined(sh->pc.sym, pc, in, 16);
+			int n = ptd_symbols_inlined(sh->pc.sym, fin_caller ? fin_pc - 1 : fin_pc, in, 16);
 
-			inline_frame = n > sh->pc.inline_skip;
+			inline_frame = n - (fin_caller ? 0 : sh->pc.inline_skip) > fin_k;
 			ptd_clear_error();
 		}
 		/* main is the outermost frame for gdb (backtrace past-main off) */
-		if (have_pc && !inline_frame && is_main(sh, pc))
+		if (have_pc && !inline_frame && is_main(sh, fin_caller ? fin_pc - 1 : fin_pc))
 			return shell_error("\"finish\" not meaningful in the outermost frame.");
 		/* gdb runs back to the function's start, which needs a symbol */
 		if (reverse && sh->pc.sym && ptd_symbols_func_start(sh->pc.sym, pc) == 0)
 			return shell_error("Cannot find bounds of current function");
-		finish_from = pc;
+		finish_from = fin_caller ? fin_pc - 1 : fin_pc;
 	}
 	if (sh->from_tty) {
 		if (m == PTD_MOTION_CONTINUE) {
@@ -781,7 +800,16 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		} else if (m == PTD_MOTION_FINISH) {
 			printf("%s", reverse && !inline_frame ? "Run back to call of "
 							       : "Run till exit from ");
-			print_current_frame(sh, 0, PTD_PRINT_LOCATION);
+			if (sel_level == 0) {
+				print_current_frame(sh, 0, PTD_PRINT_LOCATION);
+			} else if (fin_k > 0) {
+				sh->pc.no_source = 1;
+				ptd_print_inline_frame(&sh->pc, fin_pc, fin_caller, fin_k, sel_level);
+				sh->pc.no_source = 0;
+			} else {
+				ptd_print_frame(&sh->pc, fin_pc, sel_level, fin_caller, -1,
+						PTD_PRINT_LOCATION);
+			}
 		}
 	}
 	fflush(stdout);

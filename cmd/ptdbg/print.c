@@ -288,7 +288,7 @@ int ptd_print_inline_frame(struct ptd_print_ctx *c, uint64_t pc, int caller, int
 		fprintf(c->out, " at %s:%d", ptd_print_file(c, in[k - 1].call_file),
 			in[k - 1].call_line);
 	fputc('\n', c->out);
-	if (in[k - 1].call_file && in[k - 1].call_line > 0)
+	if (in[k - 1].call_file && in[k - 1].call_line > 0 && !c->no_source)
 		ptd_print_source_line(c, in[k - 1].call_file, in[k - 1].call_line, 0);
 	return 0;
 }

@@ -48,6 +48,8 @@ struct ptd_print_ctx {
 	/* For frame_args: the frame is the one around this many inlined
 	 * calls at its pc (ptd_values_select_inline), -1: the real one. */
 	int args_callees;
+	/* ptd_print_inline_frame() prints the frame line only */
+	int no_source;
 };
 
 /*

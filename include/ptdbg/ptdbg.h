@@ -1388,6 +1388,18 @@ extern PTD_EXPORT int ptd_session_inline_skipped(struct ptd_session *s);
  */
 extern PTD_EXPORT int ptd_values_select_inline(struct ptd_values *v, int callees);
 
+/*
+ * The frame the next PTD_MOTION_FINISH finishes, as gdb finishes the
+ * selected frame (frame N, up): real frame @real (0: the innermost; as
+ * ptd_session_backtrace() counts them) and the @inline_k-th frame shown
+ * for it (0: its innermost shown frame, an inlined call's when there are
+ * any; the real function's own frame comes after its inlined ones).
+ * Reverse finish runs back to the innermost frame's entry, as gdb's.
+ * Used by the next motion only.  Returns 0, or -ptde_invalid.  The
+ * motion returns -ptde_unsupported for an inlined frame of an outer frame.
+ */
+extern PTD_EXPORT int ptd_session_finish_frame(struct ptd_session *s, int real, int inline_k);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,12 +84,38 @@ void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,
 		st->line = v.b[v.skip - 1].call_line;
 		st->file = v.b[v.skip - 1].call_file;
 	}
-	if (m == PTD_MOTION_FINISH && env && env->base.finish_inline && v.depth > 0) {
+	if (m == PTD_MOTION_FINISH && env && !env->base.finish_inline)
+		st->fin_real = env->base.finish_real > 0 ? env->base.finish_real : 0;
+	if (m == PTD_MOTION_FINISH && env && env->base.finish_inline > 0 &&
+	    env->base.finish_real > 0 && env->base.finish_pc) {
+		/* an inlined frame of an outer real frame: `next` in its
+		 * caller's frame there, after the callees between return */
+		struct vis o;
+		int up = env->base.finish_inline;
+
+		vis_at(st, env->base.finish_pc, 0, &o);
+		if (o.depth - (up - 1) > 0) {
+			st->m = PTD_MOTION_NEXT;
+			st->depth = env->base.finish_real;
+			st->over_depth = 1;
+			st->vdepth = o.depth - up;
+			st->ventry = up < o.n ? o.b[up].entry : 0;
+			st->lo = st->hi = 0;
+			st->line = 0;
+			st->file = NULL;
+			st->have_line = 1;
+			st->fin_inline = 1;
+			st->inl = 1;
+		}
+	} else if (m == PTD_MOTION_FINISH && env && env->base.finish_inline > 0 &&
+		   v.depth - (env->base.finish_inline - 1) > 0) {
 		/* gdb's finish out of an inline frame: `next` in the caller's
 		 * frame with an empty range and no line */
+		int up = v.skip + env->base.finish_inline;
+
 		st->m = PTD_MOTION_NEXT;
-		st->vdepth = v.depth - 1;
-		st->ventry = v.skip + 1 < v.n ? v.b[v.skip + 1].entry : 0;
+		st->vdepth = v.depth - env->base.finish_inline;
+		st->ventry = up < v.n ? v.b[up].entry : 0;
 		st->lo = st->hi = 0;
 		st->line = 0;
 		st->file = NULL;
@@ -234,7 +260,7 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 			st->new_frame = 1;
 		return 1;
 	case PTD_MOTION_FINISH:
-		if (st->depth < 0) {
+		if (st->depth < -st->fin_real) {
 			st->new_frame = 1;
 			return 1;
 		}

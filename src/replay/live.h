@@ -58,6 +58,7 @@ struct ptd_stepper {
 	int stop_skip;
 	int inl;
 	int fin_inline;
+	int fin_real; /* finish: the real frame that many levels up */
 };
 
 void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,

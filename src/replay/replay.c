@@ -561,6 +561,9 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		return rc;
 	track_seg(&w);
 	start_level = w.s->level;
+	if (m == PTD_MOTION_FINISH && !reverse && env && env->finish_real > 0 &&
+	    !env->finish_inline)
+		start_level -= env->finish_real; /* finishing an outer real frame */
 	{
 		/* reverse-finish by frames (no function entry known) goes back
 		 * to the call in the caller: a function reached by jumps (a PLT
@@ -610,12 +613,41 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			st.li.line = v.b[v.skip - 1].call_line;
 			st.li.file = v.b[v.skip - 1].call_file;
 		}
-		if (m == PTD_MOTION_FINISH && env && env->finish_inline && v.depth > 0) {
+		if (m == PTD_MOTION_FINISH && env && env->finish_inline > 0 && env->finish_real > 0 &&
+		    !reverse && env->finish_pc) {
+			/* an inlined frame of an outer real frame: `next` in
+			 * its caller's frame there, the callees run through */
+			const struct ptd_callseg *r = w.s;
+			struct vis o;
+			int up = env->finish_inline, k;
+
+			for (k = 0; r && k < env->finish_real; k++) {
+				int j;
+
+				for (j = 0; r->up_is_tail && r->up && j < 1 << 20; j++)
+					r = ptd_calls_get(calls, r->up);
+				r = r->up ? ptd_calls_get(calls, r->up) : NULL;
+			}
+			vis_at(&w, env->finish_pc, 0, &o);
+			if (r && o.depth - (up - 1) > 0) {
+				m = st.m = PTD_MOTION_NEXT;
+				st.level = r->level;
+				st.inst = r->instance;
+				st.vdepth = o.depth - up;
+				st.ventry = up < o.n ? o.b[up].entry : 0;
+				memset(&st.li, 0, sizeof(st.li));
+				st.has_line = 1;
+				fin_inline = 1;
+			}
+		} else if (m == PTD_MOTION_FINISH && env && env->finish_inline > 0 &&
+			   v.depth - (env->finish_inline - 1) > 0) {
 			/* gdb's finish out of an inline frame: `next` in the
 			 * caller's frame with an empty range and no line */
+			int up = v.skip + env->finish_inline;
+
 			m = st.m = PTD_MOTION_NEXT;
-			st.vdepth = v.depth - 1;
-			st.ventry = v.skip + 1 < v.n ? v.b[v.skip + 1].entry : 0;
+			st.vdepth = v.depth - env->finish_inline;
+			st.ventry = up < v.n ? v.b[up].entry : 0;
 			memset(&st.li, 0, sizeof(st.li));
 			st.has_line = 1;
 			fin_inline = 1;

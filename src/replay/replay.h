@@ -67,6 +67,13 @@ struct ptd_replay_env {
 	 * empty range and no line, stopping as `next` would). */
 	int start_skip;
 	int finish_inline;
+	/* finish_inline > 0: the frame finished is the (finish_inline-1)-th
+	 * shown above the innermost one (up, frame N); finish_real > 0: the
+	 * frame finished is the real frame that many levels up (forward). */
+	int finish_real;
+	/* With both: the inlined frame finished is in that outer real
+	 * frame, whose pc (a return address, minus one) is @finish_pc. */
+	uint64_t finish_pc;
 };
 
 struct ptd_replay_result {

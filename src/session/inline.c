@@ -101,10 +101,12 @@ int ptd_session_inline_skipped(struct ptd_session *s)
  * Before motion @m of thread @th: `step` (either direction) with skipped
  * inline frames goes into the innermost of them and stops (filling @ev,
  * returns 1); otherwise the stepping rules get the frame shown at the
- * start (and finish knows it finishes an inline frame), returns 0.
+ * start, and finish knows which frame it finishes (an inline one, or
+ * an outer real one: ptd_session_finish_frame()), returns 0; <0 when
+ * that frame cannot be finished.
  */
 int ptd__ses_inline_prepare(struct ptd_session *s, struct sthread *th, enum ptd_motion m,
-			    struct ptd_event *ev)
+			    int reverse, struct ptd_event *ev)
 {
 	struct ptd_iblock b[PTD_ICHAIN_MAX];
 	uint64_t pc = 0;
@@ -141,7 +143,44 @@ int ptd__ses_inline_prepare(struct ptd_session *s, struct sthread *th, enum ptd_
 		return 1;
 	}
 	s->senv.base.start_skip = skip;
+	s->senv.base.finish_real = 0;
+	s->senv.base.finish_pc = 0;
 	n = ptd__ses_env_inline_chain(s, pc, b, PTD_ICHAIN_MAX);
-	s->senv.base.finish_inline = m == PTD_MOTION_FINISH && n - skip > 0;
+	if (n < skip)
+		n = skip;
+	if (m == PTD_MOTION_FINISH) {
+		int real = s->fin_sel_real > 0 ? s->fin_sel_real : 0;
+		int k = s->fin_sel_real >= 0 && s->fin_sel_k > 0 ? s->fin_sel_k : 0;
+
+		if (real == 0) {
+			/* frame 0's real frame: an inlined frame shown there
+			 * (k < its inlined frames shown), or the real one */
+			s->senv.base.finish_inline = k < n - skip ? k + 1 : 0;
+		} else if (!reverse) {
+			/* (reverse-finish runs back to the innermost frame's
+			 * entry whichever frame is selected, as gdb's) */
+			uint64_t pcs[256];
+			int nf = real < 255 ? ptd_session_backtrace(s, pcs, real + 1) : 0, ni = 0;
+
+			ptd_clear_error();
+			if (nf > real)
+				ni = ptd__ses_env_inline_chain(s, pcs[real] - 1, b, PTD_ICHAIN_MAX);
+			if (nf <= real)
+				return ptd__err(-ptde_invalid, "No frame at level %d.", real);
+			s->senv.base.finish_real = real;
+			/* an inlined call's frame there: its caller steps on */
+			s->senv.base.finish_inline = k < ni ? k + 1 : 0;
+			s->senv.base.finish_pc = pcs[real] - 1;
+		}
+	}
+	return 0;
+}
+
+int ptd_session_finish_frame(struct ptd_session *s, int real, int inline_k)
+{
+	if (!s || real < 0 || inline_k < 0)
+		return -ptde_invalid;
+	s->fin_sel_real = real;
+	s->fin_sel_k = inline_k;
 	return 0;
 }

@@ -891,12 +891,18 @@ int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, st
 		return -ptde_invalid;
 	memset(ev, 0, sizeof(*ev));
 	th = ptd__ses_cur_thread(s);
-	if (th && (s->offline || ptd_session_alive(s)) && (!reverse || s->recording || s->offline) &&
-	    ptd__ses_inline_prepare(s, th, m, ev))
-		return 0; /* step into an inlined function (no motion) */
-	rc = motion(s, m, reverse, ev);
+	rc = 0;
+	if (th && (s->offline || ptd_session_alive(s)) && (!reverse || s->recording || s->offline))
+		rc = ptd__ses_inline_prepare(s, th, m, reverse, ev);
+	if (rc == 0)
+		rc = motion(s, m, reverse, ev);
+	else if (rc > 0)
+		rc = 0; /* stepped into an inlined function (no motion) */
 	s->senv.base.start_skip = 0;
 	s->senv.base.finish_inline = 0;
+	s->senv.base.finish_real = 0;
+	s->fin_sel_real = -1;
+	s->fin_sel_k = 0;
 	return rc;
 }
 

@@ -177,6 +177,11 @@ struct ptd_session {
 	 * skipped (-1: those entered at the stop pc), for inline.c. */
 	int inl_motion;
 	int inl_override;
+	/* The frame the next finish finishes (ptd_session_finish_frame):
+	 * real frame @fin_sel_real, the @fin_sel_k-th frame shown for it;
+	 * -1: the innermost. */
+	int fin_sel_real;
+	int fin_sel_k;
 	void (*notify)(void *ctx, const char *msg);
 	void *notify_ctx;
 	char fnbuf[512];
@@ -233,7 +238,7 @@ struct ptd_symbols *ptd__ses_symbols(struct ptd_session *s);
 int ptd__ses_env_inline_chain(void *ctx, uint64_t addr, struct ptd_iblock *out, int max);
 void ptd__ses_inline_stop(struct ptd_session *s, const struct ptd_event *ev);
 int ptd__ses_inline_prepare(struct ptd_session *s, struct sthread *th, enum ptd_motion m,
-			    struct ptd_event *ev);
+			    int reverse, struct ptd_event *ev);
 int ptd__ses_env_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li);
 uint64_t ptd__ses_env_func_of(void *ctx, uint64_t addr);
 void ptd__ses_drop_process(struct ptd_session *s);
