@@ -446,6 +446,14 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		return;
 	}
 	if (sh->pc.sym && ptd_symbols_line(sh->pc.sym, e.pc, &li) >= 0 && li.file) {
+		struct ptd_inline in[16];
+		int n = sh->pc.inline_skip > 0 ? ptd_symbols_inlined(sh->pc.sym, e.pc, in, 16) : 0;
+
+		/* (at inlined calls not entered yet: around their call site) */
+		if (n >= sh->pc.inline_skip && n > 0 && in[sh->pc.inline_skip - 1].call_file) {
+			li.file = in[sh->pc.inline_skip - 1].call_file;
+			li.line = in[sh->pc.inline_skip - 1].call_line;
+		}
 		snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
 		sh->list_line = li.line;
 		sh->list_next = 0;

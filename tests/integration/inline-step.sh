@@ -50,6 +50,10 @@ CMDS=('break work' run)
 with_bt step step step step step step step step step step step step step
 compare live-step inlstep-O2
 
+# list centres on the call site shown, then on the inlined function's line
+CMDS=('break work' run next step list step list step step list)
+compare live-list inlstep-O2
+
 # 2. Live: next over the inlined calls, finish out of inline frames (and
 #    of leaf into an inline frame, which returns a value).
 CMDS=('break work' run)
