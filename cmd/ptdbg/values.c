@@ -299,7 +299,7 @@ int shell_info_frame(struct shell *sh, const char *args)
 		return shell_error("No stack.");
 	if (shell_values_bind(sh) < 0)
 		return -1;
-	rc = ptd_values_frame_info(sh->vals, &s);
+	rc = ptd_values_frame_info_at(sh->vals, sh->frame_vlevel, &s);
 	return print_text(sh, rc, s);
 }
 

@@ -1400,6 +1400,12 @@ extern PTD_EXPORT int ptd_values_select_inline(struct ptd_values *v, int callees
  */
 extern PTD_EXPORT int ptd_session_finish_frame(struct ptd_session *s, int real, int inline_k);
 
+/* info frame's text for the bound frame (ptd_values_frame_info()) with
+ * @level as its number in the backtrace, where frames of inlined calls
+ * count; for the frame of an inlined call (ptd_values_select_inline())
+ * gdb's form ("inlined into frame N").  Returns 0 or <0. */
+extern PTD_EXPORT int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -703,11 +703,14 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 	unwind(v, &f, NULL);
 	v->frame0 = f;
 	v->inner_cfa_known = 0;
+	v->inner_saved_mask = 0;
 	for (i = 0; i < tg->level; i++) {
 		v->inner_cfa = f.cfa;
 		v->inner_cfa_known = f.cfa_known;
 		if (unwind(v, &f, &caller) < 0)
 			break;
+		v->inner_saved_mask = f.saved_mask;
+		memcpy(v->inner_saved_at, f.saved_at, sizeof(f.saved_at));
 		f = caller;
 		unwind(v, &f, NULL);
 	}
@@ -1590,16 +1593,45 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 	return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
 }
 
+/* Saved registers in gdb's order (rax rbx rcx rdx rsi rdi rbp rsp r8..
+ * rip) for info frame. */
+static void saved_regs(struct sbuf *b, uint32_t mask, const uint64_t *at)
+{
+	static const int order[] = { 0, 3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	int first = 1;
+
+	if (!mask)
+		return;
+	ptd__sb_add(b, " Saved registers:\n ");
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		int r = order[i];
+
+		if (!(mask & (1u << r)))
+			continue;
+		ptd__sb_add(b, "%s %s at 0x%llx", first ? "" : ",", dreg_name[r],
+			    (unsigned long long)at[r]);
+		first = 0;
+	}
+	ptd__sb_add(b, "\n");
+}
+
 int ptd_values_frame_info(struct ptd_values *v, char **out)
+{
+	return ptd_values_frame_info_at(v, v ? v->frame.level : 0, out);
+}
+
+int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 {
 	struct sbuf b = { 0 };
 	struct vframe f = v ? v->frame : (struct vframe){ 0 };
 	struct vframe caller = { 0 };
 	struct ptd_symbol s;
 	struct ptd_line li;
+	struct ptd_inline in[16];
 	char *args = NULL;
+	const char *name = NULL;
 	uint64_t lpc;
-	int r, first = 1;
+	int ninl = 0, inl_frame;
 
 	if (!v || !out)
 		return -ptde_invalid;
@@ -1607,26 +1639,65 @@ int ptd_values_frame_info(struct ptd_values *v, char **out)
 		return ptd__err(-ptde_not_running, "No stack.");
 	lpc = lookup_pc(v);
 	unwind(v, &f, NULL);
+	if (v->sym)
+		ninl = ptd_symbols_inlined(v->sym, lpc, in, 16);
+	if (ninl < 0)
+		ninl = 0;
+	/* the frame of an inlined call (gdb: "inlined into frame N"); the
+	 * frames around inlined calls are at their call sites' lines */
+	inl_frame = v->inl_callees < ninl;
 	if (f.cfa_known)
-		ptd__sb_add(&b, "Stack level %d, frame at 0x%llx:\n", f.level,
+		ptd__sb_add(&b, "Stack level %d, frame at 0x%llx:\n", level,
 			    (unsigned long long)f.cfa);
 	else
-		ptd__sb_add(&b, "Stack level %d, frame at <unavailable>:\n", f.level);
+		ptd__sb_add(&b, "Stack level %d, frame at <unavailable>:\n", level);
 	ptd__sb_add(&b, " rip = 0x%llx", (unsigned long long)f.pc);
-	if (v->sym && ptd_symbols_lookup(v->sym, lpc, &s) == 0)
-		ptd__sb_add(&b, " in %s", s.name);
-	if (v->sym && ptd_symbols_line(v->sym, lpc, &li) == 0 && li.file)
+	if (inl_frame)
+		name = in[v->inl_callees].name;
+	else if (v->sym && ptd_symbols_lookup(v->sym, lpc, &s) == 0)
+		name = s.name;
+	if (name)
+		ptd__sb_add(&b, " in %s", name);
+	if (v->inl_callees > 0 && v->inl_callees <= ninl && in[v->inl_callees - 1].call_file)
+		ptd__sb_add(&b, " (%s:%d)",
+			    ptd_symbols_display_name(v->sym, in[v->inl_callees - 1].call_file),
+			    in[v->inl_callees - 1].call_line);
+	else if (v->sym && ptd_symbols_line(v->sym, lpc, &li) == 0 && li.file)
 		ptd__sb_add(&b, " (%s:%d)", ptd_symbols_display_name(v->sym, li.file), li.line);
 	if (unwind(v, &f, &caller) == 0)
 		ptd__sb_add(&b, "; saved rip = 0x%llx\n", (unsigned long long)caller.pc);
 	else
 		ptd__sb_add(&b, "; saved rip = <unavailable>\n");
+	if (inl_frame) {
+		/* gdb's form for an inline frame: the real frame's CFA and
+		 * saved rip, no argument list address, the registers as the
+		 * frame inside it left them */
+		if (level > 0 && (v->inl_callees > 0 ? f.cfa_known : v->inner_cfa_known))
+			ptd__sb_add(&b, " inlined into frame %d, caller of frame at 0x%llx\n",
+				    level + 1,
+				    (unsigned long long)(v->inl_callees > 0 ? f.cfa : v->inner_cfa));
+		else
+			ptd__sb_add(&b, " inlined into frame %d\n", level + 1);
+		ptd__sb_add(&b, " source language c.\n");
+		ptd__sb_add(&b, " Arglist at unknown address.\n");
+		if (f.level == 0) {
+			ptd__sb_add(&b, " Locals at unknown address, Previous frame's sp in rsp\n");
+		} else {
+			if (v->inner_cfa_known)
+				ptd__sb_add(&b, " Locals at unknown address, Previous frame's sp is "
+						"0x%llx\n",
+					    (unsigned long long)v->inner_cfa);
+			saved_regs(&b, v->inner_saved_mask, v->inner_saved_at);
+		}
+		goto done;
+	}
 	{
 		/* the frames next to this one, by their CFAs; main is the
 		 * outermost frame shown (backtrace past-main off) */
 		int outer = caller.valid && !(v->sym && ptd_symbols_lookup(v->sym, lpc, &s) == 0 &&
 					      !strcmp(s.name, "main"));
-		int inner = f.level > 0 && v->inner_cfa_known;
+		int inner = (f.level > 0 && v->inner_cfa_known) || (v->inl_callees > 0 && f.cfa_known);
+		uint64_t inner_cfa = v->inl_callees > 0 ? f.cfa : v->inner_cfa;
 
 		if (outer) {
 			struct vframe cf = caller;
@@ -1638,8 +1709,7 @@ int ptd_values_frame_info(struct ptd_values *v, char **out)
 					    (unsigned long long)cf.cfa, inner ? "," : "\n");
 		}
 		if (inner)
-			ptd__sb_add(&b, " caller of frame at 0x%llx\n",
-				    (unsigned long long)v->inner_cfa);
+			ptd__sb_add(&b, " caller of frame at 0x%llx\n", (unsigned long long)inner_cfa);
 	}
 	ptd__sb_add(&b, " source language c.\n");
 	if (ptd_values_frame_args(v, 0, &args) == 0) {
@@ -1653,21 +1723,8 @@ int ptd_values_frame_info(struct ptd_values *v, char **out)
 	if (f.cfa_known)
 		ptd__sb_add(&b, " Locals at 0x%llx, Previous frame's sp is 0x%llx\n",
 			    (unsigned long long)(f.cfa - 16), (unsigned long long)f.cfa);
-	if (f.saved_mask) {
-		/* gdb's register order: rax rbx rcx rdx rsi rdi rbp rsp r8.. rip */
-		static const int order[] = { 0, 3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-
-		ptd__sb_add(&b, " Saved registers:\n ");
-		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-			r = order[i];
-			if (!(f.saved_mask & (1u << r)))
-				continue;
-			ptd__sb_add(&b, "%s %s at 0x%llx", first ? "" : ",", dreg_name[r],
-				    (unsigned long long)f.saved_at[r]);
-			first = 0;
-		}
-		ptd__sb_add(&b, "\n");
-	}
+	saved_regs(&b, f.saved_mask, f.saved_at);
+done:
 	if (b.oom) {
 		free(b.s);
 		return ptd__err(-ptde_nomem, "out of memory");

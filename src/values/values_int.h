@@ -130,6 +130,9 @@ struct ptd_values {
 	 * inlined calls at its pc (ptd_values_select_inline; 0: the
 	 * innermost, inlined or not). */
 	int inl_callees;
+	/* the registers the frame called by the selected one saved (where) */
+	uint32_t inner_saved_mask;
+	uint64_t inner_saved_at[NDREGS];
 
 	struct ptd_value **hist;
 	int nhist, hist_cap;

@@ -4,7 +4,8 @@
 # an inlined call (its DW_TAG_formal_parameter and DW_TAG_variable DIEs,
 # named through DW_AT_abstract_origin, with location lists), the
 # variables of the frames around it after up/frame N, what is not in
-# scope there, <optimized out>, and the arguments in frame lines with
+# scope there, <optimized out>, info frame in them ("inlined into frame
+# N"), and the arguments in frame lines with
 # gdb's entry values ("n=n@entry=2": DW_OP_entry_value and the caller's
 # DW_TAG_call_site_parameter).  ptdbg and gdb run the same commands
 # (`set print frame-arguments scalars` is gdb's default); the outputs
@@ -52,4 +53,11 @@ CMDS=('set print frame-arguments scalars' 'break compute' run step step step 'in
 	'info locals' 'print x' 'print r' bt up 'info args' 'info locals' up 'info locals'
 	'print t' step step 'info locals' bt)
 compare optimized-out inline-O2 '<optimized out>'
+
+# 4. info frame in inlined frames (gdb's "inlined into frame N", the
+#    levels counting them) and in the real frames around them.
+CMDS=('set print frame-arguments scalars' 'break work' run step step step 'info frame' up
+	'info frame' up 'info frame' 'frame 0' step step step 'info frame' up 'info frame' up
+	'info frame' up 'info frame')
+compare info-frame inlstep-O2 'inlined into frame 2, caller of frame at STACK'
 exit 0
