@@ -43,9 +43,11 @@ void ptd__ses_inline_stop(struct ptd_session *s, const struct ptd_event *ev)
 	struct sthread *th = ev->tid ? ptd__ses_thread_by_tid(s, ev->tid) : ptd__ses_cur_thread(s);
 	int n, skip = 0;
 
+	/* (gdb keeps inline state for the thread that stopped only) */
+	for (int i = 0; i < s->nth; i++)
+		s->th[i].inl_skip = 0;
 	if (!th)
 		return;
-	th->inl_skip = 0;
 	th->inl_pc = ev->pc;
 	if (!ev->pc)
 		return;
