@@ -951,6 +951,11 @@ static int motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct 
 		 * the rest runs live.  (gdb stops at the end of the history; a
 		 * live recorder simply goes on.) */
 		th->pos = 0;
+		/* (from the end of the history: its inline frames; the frame
+		 * to finish is counted in returns) */
+		s->senv.base.start_skip = th->inl_skip;
+		s->senv.base.finish_inline = 0;
+		s->senv.base.finish_real = 0;
 		/* `finish` of a frame that is older than the one at the end
 		 * (the history ends deeper, e.g. in a recursive call): one
 		 * live finish per frame still to return from, so the frame
