@@ -313,6 +313,7 @@ static void clear_listing_state(struct shell *sh)
 	/* any motion selects the innermost frame again */
 	sh->frame_level = 0;
 	sh->frame_vlevel = 0;
+	sh->frame_inline = 0;
 }
 
 long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n)
@@ -328,6 +329,7 @@ void shell_sync(struct shell *sh)
 	ssize_t n;
 
 	sh->pc.sym = ptd_session_symbols(sh->s);
+	sh->pc.inline_skip = ptd_session_inline_skipped(sh->s);
 	if (ptd_session_alive(sh->s))
 		sh->last_pid = ptd_session_pid(sh->s);
 	if (ptd_session_alive(sh->s) && !sh->main_module[0]) {
@@ -444,6 +446,14 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		return;
 	}
 	if (sh->pc.sym && ptd_symbols_line(sh->pc.sym, e.pc, &li) >= 0 && li.file) {
+		struct ptd_inline in[16];
+		int n = sh->pc.inline_skip > 0 ? ptd_symbols_inlined(sh->pc.sym, e.pc, in, 16) : 0;
+
+		/* (at inlined calls not entered yet: around their call site) */
+		if (n >= sh->pc.inline_skip && n > 0 && in[sh->pc.inline_skip - 1].call_file) {
+			li.file = in[sh->pc.inline_skip - 1].call_file;
+			li.line = in[sh->pc.inline_skip - 1].call_line;
+		}
 		snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
 		sh->list_line = li.line;
 		sh->list_next = 0;
@@ -726,12 +736,14 @@ static void print_return_value(struct shell *sh, uint64_t from_pc)
 	shell_print_return_value(sh, from_pc);
 }
 
+static int collect_frames(struct shell *sh, uint64_t *pcs, int max);
+
 static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int reverse)
 {
 	struct temp_snapshot temps;
 	struct ptd_event ev;
-	uint64_t count, i, finish_from = 0;
-	int rc;
+	uint64_t count, i, finish_from = 0, fin_pc = 0;
+	int rc, inline_frame = 0, sel_level = 0, fin_caller = 0, fin_k = 0;
 
 	/* gdb checks for a process before it evaluates the count */
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s)) {
@@ -753,21 +765,59 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		return shell_error("Target native does not support this command.");
 	if (m == PTD_MOTION_FINISH) {
 		uint64_t pc;
+		int have_pc = ptd_session_pc(sh->s, &pc) >= 0;
 
+		/* an inlined function's frame (DWARF; those not entered yet
+		 * are not shown): gdb steps out of it and shows no value */
+		shell_sync(sh);
+		sel_level = sh->frame_vlevel;
+		if (sel_level > 0 && !reverse) {
+			/* gdb finishes the selected frame (up, frame N) */
+			uint64_t pcs[256];
+			int nf = collect_frames(sh, pcs, 256);
+
+			if (nf <= sh->frame_level)
+				return -1;
+			fin_pc = pcs[sh->frame_level];
+			fin_caller = sh->frame_level > 0;
+			fin_k = sh->frame_inline;
+			ptd_session_finish_frame(sh->s, sh->frame_level, sh->frame_inline);
+		} else {
+			sel_level = 0;
+			fin_pc = have_pc ? pc : 0;
+			fin_k = 0;
+		}
+		if (have_pc && sh->pc.sym) {
+			struct ptd_inline in[16];
+			int n = ptd_symbols_inlined(sh->pc.sym, fin_caller ? fin_pc - 1 : fin_pc, in, 16);
+
+			inline_frame = n - (fin_caller ? 0 : sh->pc.inline_skip) > fin_k;
+			ptd_clear_error();
+		}
 		/* main is the outermost frame for gdb (backtrace past-main off) */
-		if (ptd_session_pc(sh->s, &pc) >= 0 && is_main(sh, pc))
+		if (have_pc && !inline_frame && is_main(sh, fin_caller ? fin_pc - 1 : fin_pc))
 			return shell_error("\"finish\" not meaningful in the outermost frame.");
 		/* gdb runs back to the function's start, which needs a symbol */
 		if (reverse && sh->pc.sym && ptd_symbols_func_start(sh->pc.sym, pc) == 0)
 			return shell_error("Cannot find bounds of current function");
-		finish_from = pc;
+		finish_from = fin_caller ? fin_pc - 1 : fin_pc;
 	}
 	if (sh->from_tty) {
 		if (m == PTD_MOTION_CONTINUE) {
 			printf("Continuing.\n");
 		} else if (m == PTD_MOTION_FINISH) {
-			printf("%s", reverse ? "Run back to call of " : "Run till exit from ");
-			print_current_frame(sh, 0, PTD_PRINT_LOCATION);
+			printf("%s", reverse && !inline_frame ? "Run back to call of "
+							       : "Run till exit from ");
+			if (sel_level == 0) {
+				print_current_frame(sh, 0, PTD_PRINT_LOCATION);
+			} else if (fin_k > 0) {
+				sh->pc.no_source = 1;
+				ptd_print_inline_frame(&sh->pc, fin_pc, fin_caller, fin_k, sel_level);
+				sh->pc.no_source = 0;
+			} else {
+				ptd_print_frame(&sh->pc, fin_pc, sel_level, fin_caller, -1,
+						PTD_PRINT_LOCATION);
+			}
 		}
 	}
 	fflush(stdout);
@@ -787,7 +837,8 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		return 0;
 	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id),
 			  m == PTD_MOTION_FINISH);
-	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED)
+	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED &&
+	    !inline_frame)
 		print_return_value(sh, finish_from);
 	return 0;
 }
@@ -1640,6 +1691,8 @@ static int frame_levels(struct shell *sh, const uint64_t *pcs, int n, int vlevel
 							    in, 16)
 				      : 0;
 
+		if (i == 0 && ninl > 0)
+			ninl -= ninl < sh->pc.inline_skip ? ninl : sh->pc.inline_skip;
 		if (ninl < 0)
 			ninl = 0;
 		if (vlevel >= v && vlevel <= v + ninl) {
@@ -1665,16 +1718,19 @@ static int select_frame(struct shell *sh, int level)
 		return shell_error("No frame at level %d.", level);
 	sh->frame_level = real;
 	sh->frame_vlevel = level;
+	sh->frame_inline = k;
 	sh->frame_pc = pcs[real];
 	sh->pc.args_frame = real + 1;
 	if (k > 0 && ptd_print_inline_frame(&sh->pc, pcs[real], real > 0, k, level) == 0) {
 		struct ptd_inline in[16];
 
 		/* list around the inlined call's site */
-		if (ptd_symbols_inlined(sh->pc.sym, real ? pcs[real] - 1 : pcs[real], in, 16) >= k &&
-		    in[k - 1].call_file) {
-			snprintf(sh->list_file, sizeof(sh->list_file), "%s", in[k - 1].call_file);
-			sh->list_line = in[k - 1].call_line;
+		int kk = k + (real ? 0 : sh->pc.inline_skip);
+
+		if (ptd_symbols_inlined(sh->pc.sym, real ? pcs[real] - 1 : pcs[real], in, 16) >= kk &&
+		    in[kk - 1].call_file) {
+			snprintf(sh->list_file, sizeof(sh->list_file), "%s", in[kk - 1].call_file);
+			sh->list_line = in[kk - 1].call_line;
 			sh->list_next = 0;
 		}
 		sh->pc.args_frame = 0;

@@ -182,25 +182,43 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 	int have_sym = 0, have_line = 0, show_addr, inlined = 0;
 	char a[24];
 
+	int skipped = 0;
+
 	if (c->sym) {
-		struct ptd_inline in;
+		struct ptd_inline in[16];
+		int n;
 
 		have_sym = ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name;
 		have_line = ptd_symbols_line(c->sym, look, &li) >= 0 && li.file && li.line > 0;
-		/* in inlined code gdb names the innermost inlined function */
-		if (have_sym && ptd_symbols_inlined(c->sym, look, &in, 1) == 1) {
-			s.name = in.name;
+		/* in inlined code gdb names the innermost inlined function, or
+		 * the one around the inlined calls not entered yet, at the
+		 * call site's line without an address */
+		n = have_sym ? ptd_symbols_inlined(c->sym, look, in, 16) : 0;
+		if (n < 0)
+			n = 0;
+		skipped = !caller && c->inline_skip > 0 && n > 0 ? c->inline_skip : 0;
+		if (skipped > n)
+			skipped = n;
+		if (skipped < n) {
+			s.name = in[skipped].name;
 			inlined = 1;
 		}
+		if (skipped) {
+			have_line = in[skipped - 1].call_file && in[skipped - 1].call_line > 0;
+			li.file = in[skipped - 1].call_file;
+			li.line = in[skipped - 1].call_line;
+		}
 	}
-	if (caller)
+	if (skipped)
+		show_addr = 0;
+	else if (caller)
 		show_addr = 1;
 	else if (!have_line)
 		show_addr = 1;
 	else if (mid_line >= 0)
 		show_addr = mid_line;
 	else
-		show_addr = pc != li.lo;
+		show_addr = pc != li.lo || !li.is_stmt; /* (gdb's frame_show_address) */
 
 	if (what != PTD_PRINT_SRC_LINE || !have_line) {
 		if (level >= 0)
@@ -215,9 +233,9 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		{
 			char args[1024] = "";
 
-			/* (an inlined function's arguments are not the
-			 * real frame's: left out) */
-			if (!have_sym || inlined || !c->frame_args ||
+			/* (an inlined function's are its inlined call's) */
+			c->args_callees = inlined ? skipped : -1;
+			if (!have_sym || !c->frame_args ||
 			    c->frame_args(c->frame_args_ctx,
 					  c->args_frame ? c->args_frame - 1 : level, pc, args,
 					  sizeof(args)) < 0)
@@ -251,14 +269,17 @@ int ptd_print_inline_frame(struct ptd_print_ctx *c, uint64_t pc, int caller, int
 	if (!c->sym || k < 1)
 		return -1;
 	n = ptd_symbols_inlined(c->sym, look, in, 16);
+	if (!caller && c->inline_skip > 0)
+		k += c->inline_skip; /* (frames not entered yet are not shown) */
 	if (k > n)
 		return -1;
 	name = k < n ? in[k].name
 	       : ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name
 		       ? frame_funcname(s.name, 1, fb, sizeof(fb))
 		       : "??";
-	/* the real function's frame gets its arguments */
-	if (k == n && c->frame_args &&
+	/* each frame gets its arguments (an inlined one its call's) */
+	c->args_callees = k < n ? k : -1;
+	if (c->frame_args &&
 	    c->frame_args(c->frame_args_ctx, c->args_frame ? c->args_frame - 1 : level, pc, args,
 			  sizeof(args)) < 0)
 		args[0] = '\0';
@@ -267,7 +288,7 @@ int ptd_print_inline_frame(struct ptd_print_ctx *c, uint64_t pc, int caller, int
 		fprintf(c->out, " at %s:%d", ptd_print_file(c, in[k - 1].call_file),
 			in[k - 1].call_line);
 	fputc('\n', c->out);
-	if (in[k - 1].call_file && in[k - 1].call_line > 0)
+	if (in[k - 1].call_file && in[k - 1].call_line > 0 && !c->no_source)
 		ptd_print_source_line(c, in[k - 1].call_file, in[k - 1].call_line, 0);
 	return 0;
 }
@@ -280,10 +301,16 @@ int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, i
 	uint64_t look = caller && pc ? pc - 1 : pc;
 	int n, i;
 
+	int skip = !caller && c->inline_skip > 0 ? c->inline_skip : 0;
+
 	if (!c->sym)
 		return 0;
 	n = ptd_symbols_inlined(c->sym, look, in, 16);
-	for (i = 0; i < n && (max_level < 0 || level + i < max_level); i++) {
+	if (skip >= n)
+		return 0;
+	/* (the frames of inlined calls not entered yet are not shown) */
+	level -= skip;
+	for (i = skip; i < n && (max_level < 0 || level + i < max_level); i++) {
 		char fb[256];
 		const char *name = i + 1 < n ? in[i + 1].name
 				   : ptd_symbols_lookup(c->sym, look, &s) >= 0 && s.name
@@ -292,8 +319,9 @@ int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, i
 
 		char args[1024] = "";
 
-		/* the real function's frame gets its arguments */
-		if (i + 1 == n && c->frame_args &&
+		/* each frame gets its arguments (an inlined one its call's) */
+		c->args_callees = i + 1 < n ? i + 1 : -1;
+		if (c->frame_args &&
 		    c->frame_args(c->frame_args_ctx, c->args_frame ? c->args_frame - 1 : level + i,
 				  pc, args, sizeof(args)) < 0)
 			args[0] = '\0';
@@ -303,7 +331,7 @@ int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, i
 				in[i].call_line);
 		fputc('\n', c->out);
 	}
-	return n > 0 ? i : 0;
+	return n > 0 ? i - skip : 0;
 }
 
 int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64_t cur_pc,

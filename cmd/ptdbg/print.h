@@ -41,6 +41,15 @@ struct ptd_print_ctx {
 	 * for the next frame line, where inlined and signal frames make bt's
 	 * numbering differ from the session's; 0: the line's level. */
 	int args_frame;
+	/* gdb's inline frames skipped at the innermost frame's pc
+	 * (ptd_session_inline_skipped()): that frame is shown as the call
+	 * site of the outermost skipped one, and their frames are not shown. */
+	int inline_skip;
+	/* For frame_args: the frame is the one around this many inlined
+	 * calls at its pc (ptd_values_select_inline), -1: the real one. */
+	int args_callees;
+	/* ptd_print_inline_frame() prints the frame line only */
+	int no_source;
 };
 
 /*

@@ -88,6 +88,9 @@ struct shell {
 	/* the level as bt numbers it, counting inlined functions' frames;
 	 * frame_level is the real frame they are in */
 	int frame_vlevel;
+	/* and the inlined calls at the real frame's pc inside the one shown
+	 * (0: its innermost; see ptd_values_select_inline) */
+	int frame_inline;
 
 	/* A command may ask that an empty line repeat it differently, as gdb's
 	 * set_repeat_arguments: "x/4x ADDR" repeats as "x", continuing. */

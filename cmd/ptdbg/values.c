@@ -37,6 +37,11 @@ int shell_values_bind(struct shell *sh)
 	ptd_clear_error();
 	rc = ptd_session_values_bind(sh->s, sh->vals, sh->frame_level,
 				     sh->frame_level > 0 ? sh->frame_pc : 0, file_read, sh);
+	/* the frame of an inlined call (the ones not entered yet at the
+	 * innermost frame's pc are callees of the frames shown) */
+	if (rc == 0)
+		rc = ptd_values_select_inline(sh->vals, sh->frame_inline +
+							(sh->frame_level == 0 ? sh->pc.inline_skip : 0));
 	if (rc < 0)
 		return shell_error("%s", ptd_last_error(rc));
 	return 0;
@@ -294,7 +299,7 @@ int shell_info_frame(struct shell *sh, const char *args)
 		return shell_error("No stack.");
 	if (shell_values_bind(sh) < 0)
 		return -1;
-	rc = ptd_values_frame_info(sh->vals, &s);
+	rc = ptd_values_frame_info_at(sh->vals, sh->frame_vlevel, &s);
 	return print_text(sh, rc, s);
 }
 
@@ -375,6 +380,8 @@ static int frame_args_cb(void *ctx, int level, uint64_t pc, char *out, size_t n)
 		level = 0;
 	ptd_clear_error();
 	if (ptd_session_values_bind(sh->s, sh->vals, level, level ? pc : 0, file_read, sh) < 0 ||
+	    ptd_values_select_inline(sh->vals, sh->pc.args_callees < 0 ? 1 << 20
+								     : sh->pc.args_callees) < 0 ||
 	    ptd_values_frame_args(sh->vals, sh->frame_args_mode, &s) < 0) {
 		ptd_clear_error();
 		return -1;

@@ -1369,6 +1369,46 @@ extern PTD_EXPORT int ptd_session_values_bind(struct ptd_session *s, struct ptd_
 extern PTD_EXPORT int ptd_session_return_value(struct ptd_session *s, struct ptd_values *v,
 					       uint64_t func_pc, struct ptd_value **out);
 
+/*
+ * gdb's inline frames at the selected thread's position: how many of the
+ * functions inlined right at the pc (ptd_symbols_inlined(), innermost
+ * first) are not entered yet, so that their call site is shown as the
+ * innermost frame (as gdb does after a step, next, finish or continue
+ * arriving where inlined calls start; `step` then enters them one at a
+ * time without moving).  The frames to show are the inlined ones beyond
+ * that count, then the real function.  Returns the count (0 for none).
+ */
+extern PTD_EXPORT int ptd_session_inline_skipped(struct ptd_session *s);
+
+/*
+ * Selects, after ptd_values_bind() (or ptd_session_values_bind()), the
+ * frame of an inlined call at the bound frame's pc: the one around its
+ * innermost @callees inlined calls (DW_TAG_inlined_subroutine; 0: the
+ * innermost frame there, inlined or not).  Its variables are those of
+ * the inlined function (names and types through DW_AT_abstract_origin),
+ * its arguments the inlined call's.  Stays until the next bind.
+ * Returns 0, or -ptde_invalid.
+ */
+extern PTD_EXPORT int ptd_values_select_inline(struct ptd_values *v, int callees);
+
+/*
+ * The frame the next PTD_MOTION_FINISH finishes, as gdb finishes the
+ * selected frame (frame N, up): real frame @real (0: the innermost; as
+ * ptd_session_backtrace() counts them) and the @inline_k-th frame shown
+ * for it (0: its innermost shown frame, an inlined call's when there are
+ * any; the real function's own frame comes after its inlined ones).
+ * Reverse finish runs back to the innermost frame's entry, as gdb's.
+ * Used by the next motion only.  Returns 0, or -ptde_invalid.  The
+ * motion returns -ptde_unsupported for an inlined frame of an outer frame.
+ */
+extern PTD_EXPORT int ptd_session_finish_frame(struct ptd_session *s, int real, int inline_k);
+
+/* info frame's text for the bound frame (ptd_values_frame_info()) with
+ * @level as its number in the backtrace, where frames of inlined calls
+ * count; for the frame of an inlined call (ptd_values_select_inline())
+ * gdb's form ("inlined into frame N").  Returns 0 or <0. */
+extern PTD_EXPORT int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out);
+
 #ifdef __cplusplus
 }
 #endif

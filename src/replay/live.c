@@ -36,16 +36,92 @@ static void set_range(struct ptd_stepper *st, uint64_t pc)
 	}
 }
 
+struct vis {
+	int n, skip, depth;
+	uint64_t entry;
+	struct ptd_iblock b[PTD_ICHAIN_MAX];
+};
+
+/* The frame gdb shows at @pc among inline frames (as in replay.c). */
+static void vis_at(const struct ptd_stepper *st, uint64_t pc, int skip, struct vis *v)
+{
+	v->n = 0;
+	if (st->env && st->env->base.inline_chain && pc)
+		v->n = st->env->base.inline_chain(st->env->base.ctx, pc, v->b, PTD_ICHAIN_MAX);
+	if (v->n < 0)
+		v->n = 0;
+	if (skip < 0)
+		for (skip = 0; skip < v->n && v->b[skip].starts; skip++)
+			;
+	if (skip > v->n)
+		skip = v->n;
+	v->skip = skip;
+	v->depth = v->n - skip;
+	v->entry = skip < v->n ? v->b[skip].entry : 0;
+}
+
 void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,
 		      const struct ptd_stepper_env *env)
 {
+	struct vis v;
+
 	memset(st, 0, sizeof(*st));
 	st->m = m;
 	st->env = env;
+	st->stop_skip = -1;
 	if (m == PTD_MOTION_STEP || m == PTD_MOTION_NEXT)
 		set_range(st, pc);
 	if (env && env->base.func_of)
 		st->start_func = env->base.func_of(env->base.ctx, pc);
+	vis_at(st, pc, env ? env->base.start_skip : 0, &v);
+	st->vdepth = v.depth;
+	st->ventry = v.entry;
+	st->inl = v.n > 0;
+	if (v.skip > 0 && st->have_line) {
+		/* the line being stepped is the shown frame's: the call site
+		 * of the inlined calls not entered yet (gdb's find_frame_sal);
+		 * the range stays the pc's row */
+		st->line = v.b[v.skip - 1].call_line;
+		st->file = v.b[v.skip - 1].call_file;
+	}
+	if (m == PTD_MOTION_FINISH && env && !env->base.finish_inline)
+		st->fin_real = env->base.finish_real > 0 ? env->base.finish_real : 0;
+	if (m == PTD_MOTION_FINISH && env && env->base.finish_inline > 0 &&
+	    env->base.finish_real > 0 && env->base.finish_pc) {
+		/* an inlined frame of an outer real frame: `next` in its
+		 * caller's frame there, after the callees between return */
+		struct vis o;
+		int up = env->base.finish_inline;
+
+		vis_at(st, env->base.finish_pc, 0, &o);
+		if (o.depth - (up - 1) > 0) {
+			st->m = PTD_MOTION_NEXT;
+			st->depth = env->base.finish_real;
+			st->over_depth = 1;
+			st->vdepth = o.depth - up;
+			st->ventry = up < o.n ? o.b[up].entry : 0;
+			st->lo = st->hi = 0;
+			st->line = 0;
+			st->file = NULL;
+			st->have_line = 1;
+			st->fin_inline = 1;
+			st->inl = 1;
+		}
+	} else if (m == PTD_MOTION_FINISH && env && env->base.finish_inline > 0 &&
+		   v.depth - (env->base.finish_inline - 1) > 0) {
+		/* gdb's finish out of an inline frame: `next` in the caller's
+		 * frame with an empty range and no line */
+		int up = v.skip + env->base.finish_inline;
+
+		st->m = PTD_MOTION_NEXT;
+		st->vdepth = v.depth - env->base.finish_inline;
+		st->ventry = up < v.n ? v.b[up].entry : 0;
+		st->lo = st->hi = 0;
+		st->line = 0;
+		st->file = NULL;
+		st->have_line = 1;
+		st->fin_inline = 1;
+	}
 }
 
 static int same_file(const char *a, const char *b)
@@ -80,6 +156,78 @@ static int enter_callee(struct ptd_stepper *st, uint64_t next)
 	return 0;
 }
 
+/*
+ * In the real frame being stepped, out of the stepping range: gdb's
+ * rules for inline frames, then the line rules (see replay.c's
+ * inline_rules and line_rules).  Returns 1 to stop.
+ */
+static int inline_rules(struct ptd_stepper *st, uint64_t next, const struct ptd_line_info *li)
+{
+	struct vis v;
+	int same;
+
+	vis_at(st, next, -1, &v);
+	if (v.n > 0)
+		st->inl = 1;
+	if (v.skip > 0 && v.depth == st->vdepth && v.entry == st->ventry) {
+		const struct ptd_iblock *c = &v.b[v.skip - 1];
+		int same_line = c->call_line == st->line && same_file(c->call_file, st->file);
+
+		if (st->m == PTD_MOTION_STEP) {
+			if (same_line)
+				st->stop_skip = v.skip - 1;
+			return 1;
+		}
+		return !same_line;
+	}
+	if (v.depth > 0 && (v.depth != st->vdepth || v.entry != st->ventry) &&
+	    st->vdepth < v.depth &&
+	    (st->vdepth == 0 || v.b[v.skip + (v.depth - st->vdepth)].entry == st->ventry))
+		return st->m == PTD_MOTION_STEP;
+	same = v.depth == st->vdepth && v.entry == st->ventry;
+	if (li->lo == next && (li->line != st->line || !same_file(li->file, st->file))) {
+		if (li->is_stmt)
+			return 1;
+		/* the start of a row that is no statement: its range, and
+		 * the line only when the frame changed */
+		st->lo = li->lo;
+		st->hi = li->hi;
+		if (!same) {
+			st->line = 0;
+			st->file = NULL;
+			st->vdepth = v.depth;
+			st->ventry = v.entry;
+		}
+		st->have_line = 1;
+		return 0;
+	}
+	/* Mid-row or the same line again: step through this row too. */
+	st->lo = li->lo;
+	st->hi = li->hi;
+	st->line = li->line;
+	st->file = li->file;
+	st->have_line = 1;
+	st->vdepth = v.depth;
+	st->ventry = v.entry;
+	return 0;
+}
+
+/* The step ends at @next: whether gdb prints the frame line, where
+ * inline frames are involved (print_stop_event: the frame or the
+ * function differs from the one stepped). */
+static int stop_here(struct ptd_stepper *st, uint64_t next)
+{
+	struct vis v;
+
+	if (!st->inl && !st->fin_inline)
+		return 1;
+	vis_at(st, next, st->stop_skip, &v);
+	if (st->fin_inline || v.depth != st->vdepth || v.entry != st->ventry ||
+	    (st->env->base.func_of && st->env->base.func_of(st->env->base.ctx, next) != st->start_func))
+		st->new_frame = 1;
+	return 1;
+}
+
 int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t next, int signal)
 {
 	struct ptd_line_info li;
@@ -112,7 +260,7 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 			st->new_frame = 1;
 		return 1;
 	case PTD_MOTION_FINISH:
-		if (st->depth < 0) {
+		if (st->depth < -st->fin_real) {
 			st->new_frame = 1;
 			return 1;
 		}
@@ -186,6 +334,21 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 		    (li.line != st->line || !same_file(li.file, st->file)))
 			return 1;
 		set_range(st, next);
+		if (st->have_line && li.lo == next && !li.is_stmt) {
+			/* the start of a row that is no statement, in another
+			 * frame: gdb forgets the line (any statement stops) */
+			st->line = 0;
+			st->file = NULL;
+		}
+		{
+			struct vis v;
+
+			vis_at(st, next, -1, &v);
+			st->vdepth = v.depth;
+			st->ventry = v.entry;
+			if (v.n > 0)
+				st->inl = 1;
+		}
 		if (!st->have_line) {
 			/* A caller without line info (e.g. libc calling main):
 			 * finish out of it too. */
@@ -200,13 +363,5 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 		 * until we are back in code with lines. */
 		return 0;
 	}
-	if (li.lo == next && li.is_stmt && (li.line != st->line || !same_file(li.file, st->file)))
-		return 1;
-	/* Mid-row or the same line again: step through this row too. */
-	st->lo = li.lo;
-	st->hi = li.hi;
-	st->line = li.line;
-	st->file = li.file;
-	st->have_line = 1;
-	return 0;
+	return inline_rules(st, next, &li) ? stop_here(st, next) : 0;
 }

@@ -48,6 +48,17 @@ struct ptd_stepper {
 	int tramp_depth;    /* >0: walking through a trampoline entered at this depth */
 	int new_frame;      /* the stop is in another frame than the start */
 	uint64_t start_func;
+	/* gdb's inline frames (see replay.c): the frame being stepped is the
+	 * inline frame @vdepth levels inside the real one, entered at
+	 * @ventry; @stop_skip the inline frames to present as skipped at the
+	 * stop (-1: those entered at the stop pc); @inl: inline frames were
+	 * met (then @new_frame follows gdb's print_stop_event) */
+	int vdepth;
+	uint64_t ventry;
+	int stop_skip;
+	int inl;
+	int fin_inline;
+	int fin_real; /* finish: the real frame that many levels up */
 };
 
 void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,

@@ -203,10 +203,53 @@ static int back_over_landing(const struct walker *w, const struct ptd_callseg *p
 	       prev->first == w->c.number + 1;
 }
 
+/* gdb's frame at an instruction among inline frames: the inlined blocks
+ * there, how many are skipped (entered right there: gdb shows their
+ * caller first), and the shown frame's inline depth inside the real frame
+ * (0: the real frame) and block entry (0 for the real frame). */
+struct vis {
+	int n, skip, depth;
+	uint64_t entry;
+	struct ptd_iblock b[PTD_ICHAIN_MAX];
+};
+
+static void vis_at(const struct walker *w, uint64_t ip, int skip, struct vis *v)
+{
+	v->n = 0;
+	if (w->env && w->env->inline_chain && ip)
+		v->n = w->env->inline_chain(w->env->ctx, ip, v->b, PTD_ICHAIN_MAX);
+	if (v->n < 0)
+		v->n = 0;
+	if (skip < 0)
+		for (skip = 0; skip < v->n && v->b[skip].starts; skip++)
+			;
+	if (skip > v->n)
+		skip = v->n;
+	v->skip = skip;
+	v->depth = v->n - skip;
+	v->entry = skip < v->n ? v->b[skip].entry : 0;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	if (a == b)
+		return 1;
+	return a && b && !strcmp(a, b);
+}
+
 struct stepstate {
 	enum ptd_motion m;
 	int level;
 	uint64_t inst;
+	/* the frame being stepped among inline frames (struct vis) */
+	int vdepth;
+	uint64_t ventry;
+	int stop_skip;
+	/* gdb's step_frame_id: the frame the step started in, as refreshed
+	 * by the line rules only (not by entering a callee); a stop in
+	 * another frame prints the frame line */
+	int pf_level, pf_vdepth;
+	uint64_t pf_inst, pf_ventry;
 	int has_line;
 	struct ptd_line_info li;
 	int into;
@@ -225,7 +268,18 @@ struct stepstate {
  * stops); anywhere else the row becomes the range, its line the line being
  * stepped and the frame the one being stepped.  Returns 1 to stop.
  */
-static int line_rules(struct walker *w, struct stepstate *st, int same_frame)
+/* gdb's set_step_info: the frame being stepped becomes @s's (the inline
+ * frame @v shows there). */
+static void set_step_frame(struct stepstate *st, const struct ptd_callseg *s, const struct vis *v)
+{
+	st->pf_level = st->level = s->level;
+	st->pf_inst = st->inst = s->instance;
+	st->pf_vdepth = st->vdepth = v ? v->depth : 0;
+	st->pf_ventry = st->ventry = v ? v->entry : 0;
+}
+
+static int line_rules(struct walker *w, struct stepstate *st, int same_frame,
+		      const struct vis *v)
 {
 	const struct ptd_callseg *s = w->s;
 	uint64_t ip = w->c.ip;
@@ -241,17 +295,63 @@ static int line_rules(struct walker *w, struct stepstate *st, int same_frame)
 		if (!same_frame) {
 			st->li.line = 0;
 			st->li.file = NULL;
-			st->level = s->level;
-			st->inst = s->instance;
+			set_step_frame(st, s, v);
 		}
 		st->has_line = 1;
 		return 0;
 	}
 	st->li = li;
 	st->has_line = 1;
-	st->level = s->level;
-	st->inst = s->instance;
+	set_step_frame(st, s, v);
 	return 0;
+}
+
+/* Whether the frame being stepped is a caller of the inline frame @v
+ * shows, in the same real frame (gdb's stepped_in_from). */
+static int stepped_in_from(const struct vis *v, const struct stepstate *st)
+{
+	if (st->vdepth >= v->depth)
+		return 0;
+	if (st->vdepth == 0)
+		return 1;
+	return v->b[v->skip + (v->depth - st->vdepth)].entry == st->ventry;
+}
+
+/*
+ * gdb's rules for inline frames, then the line rules, once the position
+ * is out of the stepping range and not in a callee (process_event_stop_
+ * test's "calls to inlined functions", parts one and two): where inlined
+ * calls start in the very frame being stepped (gdb compares frame ids,
+ * the inline depth and block included), `step` stops at the call
+ * site (going into the inlined function at once when the call site is
+ * the line being stepped) and `next` goes on when the call site is that
+ * line; inside an inline frame called from the frame being stepped,
+ * `step` stops and `next` goes on.  @same_real: the real frame is the
+ * one being stepped.
+ */
+static int inline_rules(struct walker *w, struct stepstate *st, int same_real)
+{
+	struct ptd_line_info li;
+	struct vis v;
+
+	if (line_of(w, w->c.ip, &li) < 0)
+		return 1;
+	vis_at(w, w->c.ip, -1, &v);
+	if (same_real && v.skip > 0 && v.depth == st->vdepth && v.entry == st->ventry) {
+		const struct ptd_iblock *c = &v.b[v.skip - 1];
+		int same_line = c->call_line == st->li.line && same_file(c->call_file, st->li.file);
+
+		if (st->m == PTD_MOTION_STEP) {
+			if (same_line)
+				st->stop_skip = v.skip - 1;
+			return 1;
+		}
+		return !same_line;
+	}
+	if (same_real && v.depth > 0 && (v.depth != st->vdepth || v.entry != st->ventry) &&
+	    stepped_in_from(&v, st))
+		return st->m == PTD_MOTION_STEP;
+	return line_rules(w, st, same_real && v.depth == st->vdepth && v.entry == st->ventry, &v);
 }
 
 static int goal_step_fwd(struct walker *w, struct stepstate *st)
@@ -283,9 +383,11 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 		if (st->m == PTD_MOTION_STEP && in_tramp(w, ip)) {
 			st->level = s->level;
 			st->inst = s->instance;
+			st->vdepth = 0;
+			st->ventry = 0;
 			return 0;
 		}
-		return line_rules(w, st, 0);
+		return line_rules(w, st, 0, NULL);
 	}
 	if (s->level > st->level) {
 		/* A function called from the frame being stepped, directly
@@ -312,7 +414,7 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 		return 0;
 	if (in_tramp(w, ip))
 		return 0; /* through the dynamic linker to the function */
-	return line_rules(w, st, same);
+	return inline_rules(w, st, same);
 }
 
 static int goal_step_rev(struct walker *w, struct stepstate *st)
@@ -337,7 +439,7 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 		 * landing frame's) as another function of the frame being
 		 * stepped: the line rules decide, as for a jump between
 		 * functions, and the frame becomes the jumper's. */
-		return line_rules(w, st, 0);
+		return line_rules(w, st, 0, NULL);
 	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
 		return 0; /* gdb steps through signal trampolines */
 	if (in_tramp(w, ip))
@@ -350,6 +452,8 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 		    line_of(w, ip, &li) == 0) {
 			st->level = s->level;
 			st->inst = s->instance;
+			st->vdepth = 0;
+			st->ventry = 0;
 			st->li = li;
 			st->has_line = 1;
 			return ip == li.lo;
@@ -361,7 +465,7 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 		return 0;
 	if (st->has_line && same && in_range(ip, &st->li))
 		return ip == st->li.lo && ip != func_entry(w, s, ip);
-	return line_rules(w, st, same);
+	return inline_rules(w, st, same);
 }
 
 static void set_res(struct ptd_replay_result *res, const struct walker *w,
@@ -431,6 +535,8 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	struct stepstate st;
 	uint64_t last_real, first_real, fin_entry = 0;
 	int start_level, rev_finish_level, rc, fin_armed = 0, fin_tail = 0, fin_tail_level = 0;
+	int fin_inline = 0;
+	uint64_t start_func = 0;
 	const struct ptd_callseg *fin_seg = NULL;
 
 	if (!h || !res)
@@ -455,6 +561,9 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		return rc;
 	track_seg(&w);
 	start_level = w.s->level;
+	if (m == PTD_MOTION_FINISH && !reverse && env && env->finish_real > 0 &&
+	    !env->finish_inline)
+		start_level -= env->finish_real; /* finishing an outer real frame */
 	{
 		/* reverse-finish by frames (no function entry known) goes back
 		 * to the call in the caller: a function reached by jumps (a PLT
@@ -487,8 +596,68 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	st.level = w.s->level;
 	st.inst = w.s->instance;
 	st.prev_level = st.level;
+	st.stop_skip = -1;
 	if (!w.c.is_gap && line_of(&w, w.c.ip, &st.li) == 0)
 		st.has_line = 1;
+	if (!w.c.is_gap) {
+		/* the frame shown at the start, among inline frames */
+		struct vis v;
+
+		vis_at(&w, w.c.ip, env ? env->start_skip : 0, &v);
+		st.vdepth = v.depth;
+		st.ventry = v.entry;
+		if (v.skip > 0 && st.has_line) {
+			/* the line being stepped is the shown frame's: the call
+			 * site of the inlined calls not entered yet (gdb's
+			 * find_frame_sal); the range stays the pc's row */
+			st.li.line = v.b[v.skip - 1].call_line;
+			st.li.file = v.b[v.skip - 1].call_file;
+		}
+		if (m == PTD_MOTION_FINISH && env && env->finish_inline > 0 && env->finish_real > 0 &&
+		    !reverse && env->finish_pc) {
+			/* an inlined frame of an outer real frame: `next` in
+			 * its caller's frame there, the callees run through */
+			const struct ptd_callseg *r = w.s;
+			struct vis o;
+			int up = env->finish_inline, k;
+
+			for (k = 0; r && k < env->finish_real; k++) {
+				int j;
+
+				for (j = 0; r->up_is_tail && r->up && j < 1 << 20; j++)
+					r = ptd_calls_get(calls, r->up);
+				r = r->up ? ptd_calls_get(calls, r->up) : NULL;
+			}
+			vis_at(&w, env->finish_pc, 0, &o);
+			if (r && o.depth - (up - 1) > 0) {
+				m = st.m = PTD_MOTION_NEXT;
+				st.level = r->level;
+				st.inst = r->instance;
+				st.vdepth = o.depth - up;
+				st.ventry = up < o.n ? o.b[up].entry : 0;
+				memset(&st.li, 0, sizeof(st.li));
+				st.has_line = 1;
+				fin_inline = 1;
+			}
+		} else if (m == PTD_MOTION_FINISH && env && env->finish_inline > 0 &&
+			   v.depth - (env->finish_inline - 1) > 0) {
+			/* gdb's finish out of an inline frame: `next` in the
+			 * caller's frame with an empty range and no line */
+			int up = v.skip + env->finish_inline;
+
+			m = st.m = PTD_MOTION_NEXT;
+			st.vdepth = v.depth - env->finish_inline;
+			st.ventry = up < v.n ? v.b[up].entry : 0;
+			memset(&st.li, 0, sizeof(st.li));
+			st.has_line = 1;
+			fin_inline = 1;
+		}
+	}
+	start_func = w.c.is_gap ? 0 : func_entry(&w, w.s, w.c.ip);
+	st.pf_level = st.level;
+	st.pf_inst = st.inst;
+	st.pf_vdepth = st.vdepth;
+	st.pf_ventry = st.ventry;
 
 	for (;;) {
 		int done = 0, bp, id;
@@ -504,15 +673,15 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			set_res(res, &w, PTD_REPLAY_END);
 			res->incomplete = 1;
 			pending_state(res, &w, &st, m, start_level);
-			return 0;
+			goto out;
 		}
 		if (rc == -ptde_bos) {
 			set_res(res, &w, PTD_REPLAY_BEGIN);
-			return 0;
+			goto out;
 		}
 		if (rc < 0) {
 			set_res(res, &w, PTD_REPLAY_ERROR);
-			return 0;
+			goto out;
 		}
 		/* gdb's record btrace steps over gaps (trace lost to an
 		 * overflow or a decode error): execution goes on at the next
@@ -577,22 +746,39 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			res->bp_id = bp ? id : 0;
 			if (res->incomplete)
 				pending_state(res, &w, &st, m, start_level);
-			return 0;
+			goto out;
 		}
 		if (bp) {
 			set_res(res, &w, PTD_REPLAY_BREAKPOINT);
 			res->bp_id = id;
-			return 0;
+			goto out;
 		}
 		if (reverse && w.c.number <= first_real) {
 			set_res(res, &w, PTD_REPLAY_BEGIN);
-			return 0;
+			goto out;
 		}
 		if (done) {
 			set_res(res, &w, PTD_REPLAY_DONE);
-			return 0;
+			goto out;
 		}
 	}
+out:
+	res->stop_skip = -1;
+	res->new_frame = -1;
+	if ((st.m == PTD_MOTION_STEP || st.m == PTD_MOTION_NEXT) && !w.c.is_gap && w.c.ip) {
+		struct vis v;
+
+		vis_at(&w, w.c.ip, st.stop_skip, &v);
+		res->stop_skip = st.stop_skip;
+		/* gdb prints the frame line unless the stop is in the frame
+		 * being stepped (as refreshed on the way) and in the function
+		 * the step started in (print_stop_event; finish of an inline
+		 * frame has no such function): in another function always */
+		res->new_frame = fin_inline || w.s->level != st.pf_level ||
+				 w.s->instance != st.pf_inst || v.depth != st.pf_vdepth ||
+				 v.entry != st.pf_ventry || func_entry(&w, w.s, w.c.ip) != start_func;
+	}
+	return 0;
 }
 
 /* The call instruction before return address @ret, found by decoding the

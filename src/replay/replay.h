@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "history/history.h"
+#include "symbols/symbols.h"
 
 /* enum ptd_motion is public (include/ptdbg/ptdbg.h). */
 
@@ -56,6 +57,23 @@ struct ptd_replay_env {
 	 * never steps into: PLT stubs and the dynamic linker's text (gdb's
 	 * in_solib_dynsym_resolve_code).  May be NULL. */
 	int (*in_trampoline)(void *ctx, uint64_t addr);
+	/* The inlined blocks at @addr, innermost first (as
+	 * ptd__symbols_inline_chain()); NULL: no inline frames. */
+	int (*inline_chain)(void *ctx, uint64_t addr, struct ptd_iblock *out, int max);
+	/* Set by the caller for each motion: the inline frames gdb skips at
+	 * the starting position (the frame shown is the one around them),
+	 * and, for PTD_MOTION_FINISH, that the frame finished is an inline
+	 * one (gdb then steps in its caller until out of it: over calls, an
+	 * empty range and no line, stopping as `next` would). */
+	int start_skip;
+	int finish_inline;
+	/* finish_inline > 0: the frame finished is the (finish_inline-1)-th
+	 * shown above the innermost one (up, frame N); finish_real > 0: the
+	 * frame finished is the real frame that many levels up (forward). */
+	int finish_real;
+	/* With both: the inlined frame finished is in that outer real
+	 * frame, whose pc (a return address, minus one) is @finish_pc. */
+	uint64_t finish_pc;
 };
 
 struct ptd_replay_result {
@@ -82,6 +100,12 @@ struct ptd_replay_result {
 	uint64_t gaps_crossed;
 	uint64_t first_gap;
 	int first_gap_reason;
+	/* step/next/finish of an inline frame: the inline frames to present
+	 * as skipped at the stop (-1: those entered right at the stop pc, as
+	 * at any stop), and whether gdb prints the frame line (the frame or
+	 * function differs from the one stepped; -1: not known here). */
+	int stop_skip;
+	int new_frame;
 };
 
 /*

@@ -48,6 +48,7 @@ static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr,
 	const char *colon;
 	char *end;
 	uint64_t entry;
+	int by_name = 0, func_spec = 0;
 
 	*func = *file = NULL;
 	*line = 0;
@@ -114,15 +115,36 @@ static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr,
 			}
 			return ptd__err(-ptde_notfound, "Function \"%s\" not defined.", spec);
 		}
+		func_spec = 1;
+		/* (a breakpoint past a prologue: gdb's skip_prologue_sal,
+		 * which ends at an inlined call's site; at the entry of
+		 * optimised gcc code it takes the entry's own line) */
+		by_name = *addr != entry;
 	}
 	if (sym) {
 		struct ptd_symbol fs;
 		struct ptd_line li;
-		if (ptd_symbols_lookup(sym, *addr, &fs) == 0 && fs.name)
+		struct ptd_inline in, inl[16];
+
+		/* the function gdb names: the one named, or the innermost
+		 * one at the address, inlined or not */
+		if (!func_spec && ptd_symbols_inlined(sym, *addr, &in, 1) == 1 && in.name)
+			*func = strdup(in.name);
+		else if (ptd_symbols_lookup(sym, *addr, &fs) == 0 && fs.name)
 			*func = strdup(fs.name);
-		if (ptd_symbols_line(sym, *addr, &li) == 0) {
+		int ninl = by_name ? ptd_symbols_inlined(sym, *addr, inl, 16) : 0;
+
+		if (ninl > 0 && inl[ninl - 1].call_file && inl[ninl - 1].call_line > 0) {
+			/* past the prologue inside inlined code: gdb gives the
+			 * outermost inlined call's site */
+			*file = strdup(inl[ninl - 1].call_file);
+			*line = inl[ninl - 1].call_line;
+		} else if (ptd_symbols_line(sym, *addr, &li) == 0) {
 			*file = strdup(li.file);
-			*line = li.line;
+			/* FILE:LINE keeps its line where the address starts
+			 * another one too (an inlined call's site) */
+			if (!*line)
+				*line = li.line;
 		}
 	}
 	return 0;

@@ -244,7 +244,10 @@ static void fill_event_location(struct ptd_session *s, struct ptd_event *ev)
 {
 	struct ptd_line_info li;
 
-	ev->at_line_start = ptd__ses_env_line_of(s, ev->pc, &li) == 0 && li.lo == ev->pc;
+	/* (gdb shows the pc of a row that is no statement, too) */
+	ev->at_line_start = ptd__ses_env_line_of(s, ev->pc, &li) == 0 && li.lo == ev->pc &&
+			    li.is_stmt;
+	ptd__ses_inline_stop(s, ev);
 }
 
 static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
@@ -355,6 +358,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 	int err;
 
 	memset(ev, 0, sizeof(*ev));
+	s->inl_motion = m;
+	s->inl_override = -1;
 	if (!ptd_session_alive(s))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
 	/* gdb refuses to resume with a breakpoint it cannot insert */
@@ -461,6 +466,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				    feed_from_history(s, &rc, &stepper)) {
 					ev->kind = PTD_EVENT_STEPPED;
 					ev->new_frame = stepper.new_frame;
+					s->inl_override = stepper.stop_skip;
 					start_pc = st.pc;
 					finish_stop(&rc, ev);
 					return 0;
@@ -525,6 +531,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			if (done) {
 				ev->kind = PTD_EVENT_STEPPED;
 				ev->new_frame = stepper.new_frame;
+				s->inl_override = stepper.stop_skip;
 				finish_stop(&rc, ev);
 				return 0;
 			}
@@ -762,6 +769,8 @@ static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motio
 	size_t more = 1;
 	int rc;
 
+	s->inl_motion = m;
+	s->inl_override = -1;
 again:
 	for (;;) {
 		calls = ptd__ses_thread_calls(s, th);
@@ -864,6 +873,10 @@ again:
 				ev->new_frame = 1;
 		}
 	}
+	if (ev->kind == PTD_EVENT_STEPPED && res.new_frame >= 0)
+		ev->new_frame = res.new_frame; /* among inline frames, as gdb */
+	if (ev->kind == PTD_EVENT_STEPPED)
+		s->inl_override = res.stop_skip;
 	fill_event_location(s, ev);
 	if (res.stop == PTD_REPLAY_END && res.incomplete && !reverse) {
 		if (returns)
@@ -879,6 +892,8 @@ int ptd__ses_replay_move(struct ptd_session *s, struct sthread *th, enum ptd_mot
 	return replay_move(s, th, m, reverse, ev, NULL);
 }
 
+static int motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev);
+
 int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev)
 {
 	struct sthread *th;
@@ -887,6 +902,27 @@ int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, st
 	if (!s || !ev)
 		return -ptde_invalid;
 	memset(ev, 0, sizeof(*ev));
+	th = ptd__ses_cur_thread(s);
+	rc = 0;
+	if (th && (s->offline || ptd_session_alive(s)) && (!reverse || s->recording || s->offline))
+		rc = ptd__ses_inline_prepare(s, th, m, reverse, ev);
+	if (rc == 0)
+		rc = motion(s, m, reverse, ev);
+	else if (rc > 0)
+		rc = 0; /* stepped into an inlined function (no motion) */
+	s->senv.base.start_skip = 0;
+	s->senv.base.finish_inline = 0;
+	s->senv.base.finish_real = 0;
+	s->fin_sel_real = -1;
+	s->fin_sel_k = 0;
+	return rc;
+}
+
+static int motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev)
+{
+	struct sthread *th;
+	int rc;
+
 	if (s->offline && (th = ptd__ses_cur_thread(s)) != NULL) {
 		/* A loaded trace: the history is all there is.  Reaching its
 		 * end going forward ends there, as in gdb's replay. */
@@ -927,6 +963,11 @@ int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, st
 		 * the rest runs live.  (gdb stops at the end of the history; a
 		 * live recorder simply goes on.) */
 		th->pos = 0;
+		/* (from the end of the history: its inline frames; the frame
+		 * to finish is counted in returns) */
+		s->senv.base.start_skip = th->inl_skip;
+		s->senv.base.finish_inline = 0;
+		s->senv.base.finish_real = 0;
 		/* `finish` of a frame that is older than the one at the end
 		 * (the history ends deeper, e.g. in a recursive call): one
 		 * live finish per frame still to return from, so the frame
@@ -999,6 +1040,7 @@ int ptd_session_goto(struct ptd_session *s, const char *where, struct ptd_event 
 	ev->new_frame = 1;
 	if (ptd_session_pc(s, &ev->pc) < 0)
 		return -ptde_nomap;
+	s->inl_motion = PTD_MOTION_STEPI; /* gdb's record goto skips no inline frames */
 	fill_event_location(s, ev);
 	return 0;
 }

@@ -310,6 +310,7 @@ struct ptd_session *ptd_session_alloc(void)
 	s->ptcfg.ret_compression = s->ptcfg.tsc = s->ptcfg.mtc = s->ptcfg.cyc = -1;
 	s->ptcfg.psb_period = -1;
 	s->next_bp_id = 1;
+	s->fin_sel_real = -1;
 	s->senv.base.ctx = s;
 	s->senv.base.line_of = ptd__ses_env_line_of;
 	s->senv.base.func_of = ptd__ses_env_func_of;

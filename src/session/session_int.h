@@ -95,6 +95,11 @@ struct sthread {
 	 * in the past reach main when the recording started deeper. */
 	uint64_t outer[PTD__OUTER_MAX];
 	int nouter;
+	/* gdb's inline frames skipped at the stop (inline.c): the frames of
+	 * functions inlined right at @inl_pc are shown as their call sites
+	 * first; `step` goes into them without moving. */
+	int inl_skip;
+	uint64_t inl_pc;
 };
 
 struct ptd_session {
@@ -168,6 +173,15 @@ struct ptd_session {
 	int next_bp_id;
 	volatile sig_atomic_t interrupted;
 	struct ptd_stepper_env senv;
+	/* The motion running and the inline frames its stop presents as
+	 * skipped (-1: those entered at the stop pc), for inline.c. */
+	int inl_motion;
+	int inl_override;
+	/* The frame the next finish finishes (ptd_session_finish_frame):
+	 * real frame @fin_sel_real, the @fin_sel_k-th frame shown for it;
+	 * -1: the innermost. */
+	int fin_sel_real;
+	int fin_sel_k;
 	void (*notify)(void *ctx, const char *msg);
 	void *notify_ctx;
 	char fnbuf[512];
@@ -220,6 +234,11 @@ struct sthread *ptd__ses_add_sthread(struct ptd_session *s, pid_t tid);
 void ptd__ses_drop_calls(struct sthread *th);
 void ptd__ses_drop_pt(struct sthread *th);
 struct ptd_symbols *ptd__ses_symbols(struct ptd_session *s);
+/* inline.c: gdb's inline frames at stops and motions */
+int ptd__ses_env_inline_chain(void *ctx, uint64_t addr, struct ptd_iblock *out, int max);
+void ptd__ses_inline_stop(struct ptd_session *s, const struct ptd_event *ev);
+int ptd__ses_inline_prepare(struct ptd_session *s, struct sthread *th, enum ptd_motion m,
+			    int reverse, struct ptd_event *ev);
 int ptd__ses_env_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li);
 uint64_t ptd__ses_env_func_of(void *ctx, uint64_t addr);
 void ptd__ses_drop_process(struct ptd_session *s);

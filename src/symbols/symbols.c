@@ -98,6 +98,18 @@ struct ptd_symbols {
 	/* DW_AT_comp_dir of the CUs seen, for gdb's file name display */
 	char **compdirs;
 	size_t ncompdirs;
+
+	/* ptd__symbols_inline_chain() per pc: steps ask for every
+	 * instruction, mostly the same few pcs of a loop. */
+	struct icache_ent *icache;
+};
+
+#define ICACHE_N 1024
+struct icache_ent {
+	uint64_t pc;
+	int valid;
+	int n;
+	struct ptd_iblock b[PTD_ICHAIN_MAX];
 };
 
 static void note_compdir(struct ptd_symbols *s, Dwarf_Die *cu)
@@ -159,6 +171,8 @@ static void drop_caches(struct ptd_symbols *s)
 	s->ml = NULL;
 	s->nml = s->cml = 0;
 	s->last_ml = NULL;
+	free(s->icache);
+	s->icache = NULL;
 }
 
 static void drop_sources(struct ptd_symbols *s)
@@ -1454,6 +1468,144 @@ int ptd_symbols_inlined(struct ptd_symbols *s, uint64_t pc, struct ptd_inline *o
 	}
 	free(scopes);
 	return k;
+}
+
+/* The entry pc of block @d as gdb takes it: the start of its first
+ * range that is not empty (DW_AT_ranges in their order, or DW_AT_low_pc;
+ * gdb drops empty ranges). */
+static int block_entry(Dwarf_Die *d, uint64_t bias, uint64_t *entry)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(d, off, &base, &start, &end)) > 0) {
+		if (start == end)
+			continue;
+		*entry = start + bias;
+		return 0;
+	}
+	return -1;
+}
+
+/* The concrete scopes around @pc (innermost first, the CU last), or
+ * -1: libdw's dwarf_getscopes goes on from an inlined subroutine into
+ * its abstract definition, the parents of the innermost DIE do not. */
+static int concrete_scopes(Dwarf_Die *cu, uint64_t addr, Dwarf_Die **out)
+{
+	Dwarf_Die *scopes = NULL, inner;
+	int n = dwarf_getscopes(cu, addr, &scopes);
+
+	*out = NULL;
+	if (n <= 0) {
+		free(scopes);
+		return -1;
+	}
+	inner = scopes[0];
+	free(scopes);
+	n = dwarf_getscopes_die(&inner, out);
+	if (n <= 0) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return n;
+}
+
+/* Whether the block at DIE offset @off is entered at @pc: the innermost
+ * block covering pc-1 (@prev, @nprev concrete scopes; none: -1) is
+ * neither it nor inside it (gdb's block_starting_point_at; a real
+ * function ends the walk, as in gdb's contained_in). */
+static int starting_point(Dwarf_Off off, const Dwarf_Die *prev, int nprev)
+{
+	for (int i = 0; i < nprev; i++) {
+		if (dwarf_dieoffset((Dwarf_Die *)&prev[i]) == off)
+			return 0;
+		if (dwarf_tag((Dwarf_Die *)&prev[i]) == DW_TAG_subprogram)
+			break;
+	}
+	return 1;
+}
+
+static int inline_chain(struct ptd_symbols *s, uint64_t pc, struct ptd_iblock *out, int max)
+{
+	Dwfl_Module *m = dwfl_addrmodule(s->dwfl, pc);
+	Dwarf_Die *cu, *chain = NULL, *prev = NULL;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr bias = 0;
+	size_t nfiles = 0;
+	int n, k = 0, nprev = -2, starting = 1;
+
+	if (!m || !(cu = cu_for_addr(m, pc)))
+		return 0;
+	dwfl_module_getdwarf(m, &bias);
+	n = concrete_scopes(cu, pc - bias, &chain);
+	if (n <= 0)
+		return 0;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
+		files = NULL;
+	for (int i = 0; i < n && k < max; i++) {
+		Dwarf_Attribute attr;
+		Dwarf_Word w;
+		int tag = dwarf_tag(&chain[i]);
+		struct ptd_iblock *b = &out[k];
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		memset(b, 0, sizeof(*b));
+		b->name = inline_name(&chain[i]);
+		if (!b->name)
+			b->name = "??";
+		if (block_entry(&chain[i], bias, &b->entry) < 0)
+			b->entry = pc;
+		if (dwarf_attr(&chain[i], DW_AT_call_line, &attr) && dwarf_formudata(&attr, &w) == 0)
+			b->call_line = (int)w;
+		if (files && dwarf_attr(&chain[i], DW_AT_call_file, &attr) &&
+		    dwarf_formudata(&attr, &w) == 0 && w < nfiles)
+			b->call_file = dwarf_filesrc(files, w, NULL, NULL);
+		if (starting && b->entry != pc) {
+			if (nprev == -2)
+				nprev = pc > bias ? concrete_scopes(cu, pc - 1 - bias, &prev) : -1;
+			starting = starting_point(dwarf_dieoffset(&chain[i]), prev, nprev);
+		}
+		b->starts = starting;
+		k++;
+	}
+	free(prev);
+	free(chain);
+	return k;
+}
+
+int ptd__symbols_inline_chain(struct ptd_symbols *s, uint64_t pc, struct ptd_iblock *out, int max)
+{
+	struct icache_ent *e;
+
+	if (!s || !out || max <= 0)
+		return 0;
+	if (max > PTD_ICHAIN_MAX)
+		max = PTD_ICHAIN_MAX;
+	if (!s->icache)
+		s->icache = calloc(ICACHE_N, sizeof(*s->icache));
+	e = s->icache ? &s->icache[(pc ^ (pc >> 10)) % ICACHE_N] : NULL;
+	if (!e || !e->valid || e->pc != pc) {
+		struct icache_ent tmp;
+
+		tmp.pc = pc;
+		tmp.valid = 1;
+		tmp.n = inline_chain(s, pc, tmp.b, PTD_ICHAIN_MAX);
+		ptd_clear_error();
+		if (!e)
+			e = &tmp;
+		else
+			*e = tmp;
+		if (e == &tmp) {
+			memcpy(out, tmp.b, sizeof(*out) * (size_t)(tmp.n < max ? tmp.n : max));
+			return tmp.n < max ? tmp.n : max;
+		}
+	}
+	memcpy(out, e->b, sizeof(*out) * (size_t)(e->n < max ? e->n : max));
+	return e->n < max ? e->n : max;
 }
 
 int ptd_symbols_cfa_reg(struct ptd_symbols *s, uint64_t pc)

@@ -44,6 +44,32 @@ int ptd_symbols_cfa_rule(struct ptd_symbols *s, uint64_t pc, int *reg, int64_t *
 			 int *rbp_same);
 
 /*
+ * One inlined-subroutine block (DW_TAG_inlined_subroutine) around a pc, as
+ * gdb 13 sees it for its inline frames: @entry is its entry pc (the start
+ * of its first range, gdb's BLOCK_ENTRY_PC: inline frames are told apart
+ * by it), @starts that the pc is where the block is entered (its entry,
+ * or the address before it lies outside the block and outside every
+ * block inside it: gdb's block_starting_point_at), so that gdb shows the
+ * caller there first ("skipped" inline frames).
+ */
+#define PTD_ICHAIN_MAX 16
+struct ptd_iblock {
+	uint64_t entry;
+	int starts;
+	const char *name;
+	const char *call_file; /* NULL when unknown */
+	int call_line;
+};
+/*
+ * The inlined blocks at @pc, innermost first, up to the real function:
+ * at most @max (<= PTD_ICHAIN_MAX) into @out.  @starts is computed from
+ * the innermost block outward up to the first block that does not start
+ * at @pc; the ones beyond it have @starts 0.  Returns the count (0 for
+ * none or no debug information).  Strings are owned by @s.
+ */
+int ptd__symbols_inline_chain(struct ptd_symbols *s, uint64_t pc, struct ptd_iblock *out, int max);
+
+/*
  * The Dwfl behind @s, for the value module (src/values), which walks DWARF
  * itself; it stays valid until the next ptd_symbols_refresh() or
  * ptd_symbols_free().  NULL for NULL.

@@ -147,7 +147,12 @@ struct eval_env {
 	uint64_t bias;
 	Dwarf_Attribute *fb_attr; /* the function's DW_AT_frame_base */
 	int fb_depth;
+	int entry_depth; /* evaluating a call site's value (no entry values) */
 };
+
+int ptd__entry_reg_value(struct ptd_values *v, unsigned reg, uint64_t *out);
+static Dwfl_Module *module_at(struct ptd_values *v, uint64_t pc);
+static uint64_t lookup_pc(struct ptd_values *v);
 
 static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *ops, size_t n,
 		    struct loc *out);
@@ -313,7 +318,26 @@ static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *
 				out->kind = LOC_OPTOUT; /* rare at -O0; shown as optimized out */
 				return 0;
 			case DW_OP_GNU_entry_value:
-			case DW_OP_entry_value:
+			case DW_OP_entry_value: {
+				/* the register's value when the function was
+				 * entered, from the caller's call site (gdb's
+				 * entry values); else optimized out */
+				const uint8_t *blk = (const uint8_t *)(uintptr_t)ops[i].number2;
+				unsigned reg = 0;
+
+				if (ops[i].number == 1 && blk && blk[0] >= DW_OP_reg0 &&
+				    blk[0] <= DW_OP_reg31)
+					reg = blk[0] - DW_OP_reg0;
+				else
+					reg = ~0u;
+				if (reg == ~0u || env->entry_depth > 0 ||
+				    ptd__entry_reg_value(v, reg, &a) < 0) {
+					out->kind = LOC_OPTOUT;
+					return 0;
+				}
+				PUSH(a);
+				break;
+			}
 			case DW_OP_piece:
 			case DW_OP_bit_piece:
 				out->kind = LOC_OPTOUT;
@@ -441,6 +465,153 @@ static int unwind(struct ptd_values *v, struct vframe *f, struct vframe *caller)
 }
 
 /* ------------------------------------------------------------------ */
+/* Entry values (DW_OP_entry_value, gdb's "n@entry")                    */
+
+static uint64_t die_addr(Dwarf_Die *d, unsigned at, unsigned gnu_at)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr x = 0;
+
+	if ((dwarf_attr(d, at, &a) || (gnu_at && dwarf_attr(d, gnu_at, &a))) &&
+	    dwarf_formaddr(&a, &x) == 0)
+		return x;
+	return 0;
+}
+
+/* The name of the function a call site calls (DW_AT_call_origin), or
+ * NULL for an indirect call. */
+static const char *call_target(Dwarf_Die *site)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o;
+
+	if ((dwarf_attr(site, DW_AT_call_origin, &a) || dwarf_attr(site, DW_AT_abstract_origin, &a)) &&
+	    dwarf_formref_die(&a, &o))
+		return dwarf_diename(&o);
+	return NULL;
+}
+
+/* The DW_TAG_call_site returning to @ret among the children of the
+ * concrete scopes around @ret - 1 in module @m. */
+static int find_call_site(Dwfl_Module *m, uint64_t ret, Dwarf_Die *site, Dwarf_Die *caller_fn,
+			  Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu, *all = NULL, *chain = NULL, c;
+	int n, found = 0;
+
+	if (!(cu = dwfl_module_addrdie(m, ret - 1, bias)))
+		return 0;
+	n = dwarf_getscopes(cu, ret - 1 - *bias, &all);
+	if (n <= 0) {
+		free(all);
+		return 0;
+	}
+	n = dwarf_getscopes_die(&all[0], &chain);
+	free(all);
+	for (int i = 0; i < n && !found; i++) {
+		int tag = dwarf_tag(&chain[i]);
+
+		if (tag == DW_TAG_subprogram) {
+			*caller_fn = chain[i];
+			if (found)
+				break;
+		}
+		if (dwarf_child(&chain[i], &c) != 0)
+			continue;
+		do {
+			int ct = dwarf_tag(&c);
+
+			if ((ct == DW_TAG_call_site || ct == DW_TAG_GNU_call_site) &&
+			    die_addr(&c, DW_AT_call_return_pc, DW_AT_low_pc) + *bias == ret) {
+				*site = c;
+				found = 1;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	for (int i = 0; i < n; i++)
+		if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) {
+			*caller_fn = chain[i];
+			break;
+		}
+	free(chain);
+	return found;
+}
+
+/*
+ * The value register @reg (DWARF number) had when the real function of
+ * the selected frame was entered, as gdb finds it: the caller's call
+ * site (DW_TAG_call_site at the return address, calling this function)
+ * has a DW_TAG_call_site_parameter for the register whose
+ * DW_AT_call_value is evaluated in the caller's frame.  Returns 0, or -1
+ * when that is not known.
+ */
+int ptd__entry_reg_value(struct ptd_values *v, unsigned reg, uint64_t *out)
+{
+	struct vframe f = v->frame, caller;
+	struct ptd_symbol fs;
+	Dwfl_Module *m;
+	Dwarf_Die site, fn, c;
+	Dwarf_Addr bias = 0;
+	const char *target;
+	int ok = 0;
+
+	if (!f.valid || unwind(v, &f, &caller) < 0 || !caller.valid)
+		return -1;
+	m = module_at(v, caller.pc - 1);
+	memset(&fn, 0, sizeof(fn));
+	if (!m || !find_call_site(m, caller.pc, &site, &fn, &bias))
+		return -1;
+	/* the call site must call this very function (not a tail call) */
+	target = call_target(&site);
+	if (!target || !v->sym || ptd_symbols_lookup(v->sym, lookup_pc(v), &fs) < 0 || !fs.name ||
+	    strcmp(target, fs.name))
+		return -1;
+	if (dwarf_child(&site, &c) != 0)
+		return -1;
+	do {
+		Dwarf_Attribute la, va, fb;
+		Dwarf_Op *ops;
+		size_t n;
+		struct loc l;
+		struct eval_env env = { .f = &caller, .bias = bias, .entry_depth = 1 };
+		int ct = dwarf_tag(&c);
+
+		if (ct != DW_TAG_call_site_parameter && ct != DW_TAG_GNU_call_site_parameter)
+			continue;
+		if (!dwarf_attr(&c, DW_AT_location, &la) || dwarf_getlocation(&la, &ops, &n) != 0 ||
+		    n != 1 || ops[0].atom != DW_OP_reg0 + reg)
+			continue;
+		if (!dwarf_attr(&c, DW_AT_call_value, &va) &&
+		    !dwarf_attr(&c, DW_AT_GNU_call_site_value, &va))
+			return -1;
+		if (dwarf_getlocation(&va, &ops, &n) != 0)
+			return -1;
+		if (dwarf_attr_integrate(&fn, DW_AT_frame_base, &fb))
+			env.fb_attr = &fb;
+		if (eval_ops(v, &env, ops, n, &l) < 0)
+			return -1;
+		switch (l.kind) {
+		case LOC_MEM: /* (a value left on the stack) */
+		case LOC_VALUE:
+			*out = l.v;
+			ok = 1;
+			break;
+		case LOC_REG:
+			if (l.v < NDREGS && (caller.known & (1u << l.v))) {
+				*out = caller.regs[l.v];
+				ok = 1;
+			}
+			break;
+		default:
+			break;
+		}
+		return ok ? 0 : -1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
 /* Binding to a thread and frame                                        */
 
 int ptd_values_alloc(struct ptd_values **out)
@@ -516,6 +687,7 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 	 * since the last command: the cache starts again, and the types only
 	 * the last command used are freed (the history keeps its own). */
 	ptd__vt_collect(v);
+	v->inl_callees = 0;
 	memset(&v->frame0, 0, sizeof(v->frame0));
 	memset(&v->frame, 0, sizeof(v->frame));
 	v->has_regs = tg->regs != NULL;
@@ -531,11 +703,14 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 	unwind(v, &f, NULL);
 	v->frame0 = f;
 	v->inner_cfa_known = 0;
+	v->inner_saved_mask = 0;
 	for (i = 0; i < tg->level; i++) {
 		v->inner_cfa = f.cfa;
 		v->inner_cfa_known = f.cfa_known;
 		if (unwind(v, &f, &caller) < 0)
 			break;
+		v->inner_saved_mask = f.saved_mask;
+		memcpy(v->inner_saved_at, f.saved_at, sizeof(f.saved_at));
 		f = caller;
 		unwind(v, &f, NULL);
 	}
@@ -642,51 +817,189 @@ static int find_enumerator(Dwarf_Die *scope, const char *name, Dwarf_Die *out)
 	return 0;
 }
 
-/* The DWARF scopes at the frame's pc, innermost first (libdw's
- * dwarf_getscopes), into *@scopes (the caller frees it), the module's
- * bias and the index of the innermost function (*@fn, -1 when none).
- * Returns the number of scopes, or -1 when no debug information covers
- * the pc. */
-static int frame_scopes(struct ptd_values *v, Dwarf_Die **scopes, Dwarf_Addr *bias, int *fn)
+/* The DWARF scopes of the selected frame at its pc, innermost first, up
+ * to its function, then the CU (its file statics and globals), into
+ * *@scopes (the caller frees it); the module's bias; the index of the
+ * frame's function among them (*@fn, -1 when none): a subprogram, or for
+ * the frame of an inlined call its DW_TAG_inlined_subroutine; and the
+ * real function around it in *@sub (its DW_AT_frame_base serves the
+ * inlined frames too).  Names of the inlined function's variables come
+ * through DW_AT_abstract_origin.  Returns the number of scopes, or -1
+ * when no debug information covers the pc. */
+static int frame_scopes(struct ptd_values *v, Dwarf_Die **scopes, Dwarf_Addr *bias, int *fn,
+			Dwarf_Die *sub)
 {
 	uint64_t pc = lookup_pc(v);
 	Dwfl_Module *m = module_at(v, pc);
-	Dwarf_Die *cu;
-	int n;
+	Dwarf_Die *cu, *all = NULL, *chain = NULL, *out;
+	int n, nc, i, k, start, end, ninl = 0;
 
 	*scopes = NULL;
 	*bias = 0;
 	*fn = -1;
+	memset(sub, 0, sizeof(*sub));
 	if (!m || !(cu = dwfl_module_addrdie(m, pc, bias)))
 		return -1;
-	n = dwarf_getscopes(cu, pc - *bias, scopes);
-	for (int i = 0; i < n; i++)
-		if (dwarf_tag(&(*scopes)[i]) == DW_TAG_subprogram) {
-			*fn = i;
+	n = dwarf_getscopes(cu, pc - *bias, &all);
+	for (i = 0; i < n; i++)
+		ninl += dwarf_tag(&all[i]) == DW_TAG_inlined_subroutine;
+	if (n <= 0 || !ninl) {
+		for (i = 0; i < n; i++)
+			if (dwarf_tag(&all[i]) == DW_TAG_subprogram) {
+				*fn = i;
+				*sub = all[i];
+				break;
+			}
+		*scopes = all;
+		return n;
+	}
+	/* Inlined code: dwarf_getscopes goes on into the inlined function's
+	 * abstract definition; the concrete scopes are the innermost DIE's
+	 * parents.  The frame starts after the innermost @inl_callees inlined
+	 * calls and ends at the next one (or the real function). */
+	nc = dwarf_getscopes_die(&all[0], &chain);
+	free(all);
+	if (nc <= 0) {
+		free(chain);
+		return -1;
+	}
+	for (start = 0, k = 0; start < nc && k < v->inl_callees; start++) {
+		int tag = dwarf_tag(&chain[start]);
+
+		if (tag == DW_TAG_subprogram)
+			break; /* (more callees than inlined calls: the real frame) */
+		if (tag == DW_TAG_inlined_subroutine)
+			k++;
+	}
+	for (end = start; end < nc; end++) {
+		int tag = dwarf_tag(&chain[end]);
+
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+			break;
+	}
+	for (i = end; i < nc; i++)
+		if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) {
+			*sub = chain[i];
 			break;
 		}
+	out = malloc(sizeof(*out) * (size_t)(nc + 1));
+	if (!out) {
+		free(chain);
+		return -1;
+	}
+	k = 0;
+	for (i = start; i <= end && i < nc; i++)
+		out[k++] = chain[i];
+	if (end < nc)
+		*fn = k - 1;
+	if (dwarf_tag(&chain[nc - 1]) == DW_TAG_compile_unit)
+		out[k++] = chain[nc - 1];
+	free(chain);
+	*scopes = out;
+	return k;
+}
+
+int ptd_values_select_inline(struct ptd_values *v, int callees)
+{
+	if (!v || callees < 0)
+		return -ptde_invalid;
+	v->inl_callees = callees;
+	return 0;
+}
+
+/* The abstract origin of @d, followed to the end of the chain. */
+static int origin_of(Dwarf_Die *d, Dwarf_Die *o)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die cur = *d;
+	int k = 0;
+
+	while (k < 8 && dwarf_attr(&cur, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, o)) {
+		cur = *o;
+		k++;
+	}
+	return k > 0;
+}
+
+/*
+ * The children of scope @scope whose variables are visible in it, into
+ * *@out (malloc'ed; the count returned, <0 when out of memory): its own,
+ * then for an inlined call (or any DIE with DW_AT_abstract_origin) the
+ * children of the abstract function that no direct child refers to -- gdb
+ * gives the inlined function's block those too, with no location (a
+ * variable gcc put in a nested block is then listed twice, the second
+ * time <optimized out>, as gdb lists it).
+ */
+static int scope_children(Dwarf_Die *scope, Dwarf_Die **out)
+{
+	Dwarf_Die c, origin, o, *v = NULL;
+	Dwarf_Off *refs = NULL;
+	int n = 0, cap = 0, nref = 0, capref = 0, has_origin = origin_of(scope, &origin);
+
+	*out = NULL;
+#define PUSH_DIE(arr, cnt, capv, x)                                                \
+	do {                                                                       \
+		if ((cnt) == (capv)) {                                             \
+			void *nn = realloc((arr), sizeof(*(arr)) * (size_t)((capv) ? (capv) * 2 : 16)); \
+			if (!nn)                                                   \
+				goto oom;                                          \
+			(arr) = nn;                                                \
+			(capv) = (capv) ? (capv) * 2 : 16;                         \
+		}                                                                  \
+		(arr)[(cnt)++] = (x);                                              \
+	} while (0)
+	if (dwarf_child(scope, &c) == 0) {
+		do {
+			PUSH_DIE(v, n, cap, c);
+			if (has_origin && dwarf_tag(&c) != DW_TAG_call_site &&
+			    dwarf_tag(&c) != DW_TAG_GNU_call_site && origin_of(&c, &o))
+				PUSH_DIE(refs, nref, capref, dwarf_dieoffset(&o));
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	if (has_origin && dwarf_child(&origin, &c) == 0) {
+		do {
+			int tag = dwarf_tag(&c), i;
+			Dwarf_Off off = dwarf_dieoffset(&c);
+
+			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
+				continue;
+			for (i = 0; i < nref && refs[i] != off; i++)
+				;
+			if (i == nref)
+				PUSH_DIE(v, n, cap, c);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+#undef PUSH_DIE
+	free(refs);
+	*out = v;
 	return n;
+oom:
+	free(refs);
+	free(v);
+	return -1;
 }
 
 /* Searches the scopes at the frame's pc, innermost first (the CU last:
  * its file statics and globals). */
 static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 {
-	Dwarf_Die *scopes = NULL, c;
+	Dwarf_Die *scopes = NULL, c, sub;
 	Dwarf_Addr bias = 0;
 	int n, i, fn = -1;
 
 	if (!v->has_regs || !v->frame.valid)
 		return 0;
-	n = frame_scopes(v, &scopes, &bias, &fn);
+	n = frame_scopes(v, &scopes, &bias, &fn, &sub);
 	if (n < 0)
 		return 0;
 	for (i = 0; i < n && !fd->ok; i++) {
-		if (dwarf_child(&scopes[i], &c) != 0)
-			continue;
-		do {
+		Dwarf_Die *kids = NULL;
+		int nk = scope_children(&scopes[i], &kids);
+
+		for (int j = 0; j < nk; j++) {
 			const char *nm;
 
+			c = kids[j];
 			if (!is_var(&c))
 				continue;
 			nm = dwarf_diename(&c);
@@ -695,14 +1008,15 @@ static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 				fd->ok = 1;
 				break;
 			}
-		} while (dwarf_siblingof(&c, &c) == 0);
+		}
+		free(kids);
 		if (!fd->ok && find_enumerator(&scopes[i], name, &fd->die))
 			fd->ok = 1;
 	}
 	if (fd->ok) {
 		fd->bias = bias;
 		if (fn >= 0) {
-			fd->fn = scopes[fn];
+			fd->fn = sub;
 			fd->has_fn = 1;
 		}
 	}
@@ -1086,16 +1400,16 @@ int ptd__reg_write(struct ptd_values *v, int regno, uint64_t x)
 static void list_vars(struct ptd_values *v, Dwarf_Die *scope, int args, Dwarf_Die *fn,
 		      uint64_t bias, struct sbuf *b, int *count)
 {
-	Dwarf_Die c;
+	Dwarf_Die c, *kids = NULL;
+	int nk = scope_children(scope, &kids);
 
-	if (dwarf_child(scope, &c) != 0)
-		return;
-	do {
-		int tag = dwarf_tag(&c);
-		const char *nm = dwarf_diename(&c);
+	for (int j = 0; j < nk; j++) {
+		int tag = dwarf_tag(&kids[j]);
+		const char *nm = dwarf_diename(&kids[j]);
 		struct found fd = { 0 };
 		struct ptd_value *val = NULL;
 
+		c = kids[j];
 		if (!nm || (args ? tag != DW_TAG_formal_parameter : tag != DW_TAG_variable))
 			continue;
 		fd.die = c;
@@ -1113,12 +1427,13 @@ static void list_vars(struct ptd_values *v, Dwarf_Die *scope, int args, Dwarf_Di
 		}
 		ptd_value_free(val);
 		(*count)++;
-	} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	free(kids);
 }
 
 int ptd_values_locals(struct ptd_values *v, int args, char **out)
 {
-	Dwarf_Die *scopes = NULL;
+	Dwarf_Die *scopes = NULL, sub;
 	Dwarf_Addr bias = 0;
 	struct sbuf b = { 0 };
 	int i, count = 0, fn = -1;
@@ -1127,17 +1442,17 @@ int ptd_values_locals(struct ptd_values *v, int args, char **out)
 		return -ptde_invalid;
 	if (!v->has_regs)
 		return ptd__err(-ptde_not_running, "No frame selected.");
-	if (frame_scopes(v, &scopes, &bias, &fn) < 0)
+	if (frame_scopes(v, &scopes, &bias, &fn, &sub) < 0)
 		return ptd__err(-ptde_notfound, "No symbol table info available.");
 	if (fn < 0) {
 		free(scopes);
 		return ptd__err(-ptde_notfound, "No symbol table info available.");
 	}
 	if (args)
-		list_vars(v, &scopes[fn], 1, &scopes[fn], bias, &b, &count);
+		list_vars(v, &scopes[fn], 1, &sub, bias, &b, &count);
 	else
 		for (i = 0; i <= fn; i++)
-			list_vars(v, &scopes[i], 0, &scopes[fn], bias, &b, &count);
+			list_vars(v, &scopes[i], 0, &sub, bias, &b, &count);
 	free(scopes);
 	if (!count)
 		ptd__sb_add(&b, "%s\n", args ? "No arguments." : "No locals.");
@@ -1149,12 +1464,67 @@ int ptd_values_locals(struct ptd_values *v, int args, char **out)
 	return 0;
 }
 
+/* The value parameter @par of function @sub had at the function's entry
+ * when its location there is a register (gdb's read_variable_at_entry,
+ * resolved through the caller's call site).  Returns 0, or -1. */
+static int param_entry_value(struct ptd_values *v, Dwarf_Die *par, Dwarf_Die *sub, uint64_t bias,
+			     const struct ptd_value *val, uint64_t *out)
+{
+	Dwarf_Attribute loc;
+	Dwarf_Addr lo = 0, base, end;
+	Dwarf_Op *ops;
+	size_t n;
+	struct vtype *t = ptd__vt_strip(val->type);
+
+	if (!t || ptd__vt_size(t) > 8 || t->kind == VT_FLOAT || t->kind == VT_STRUCT ||
+	    t->kind == VT_UNION || t->kind == VT_ARRAY)
+		return -1;
+	if (dwarf_ranges(sub, 0, &base, &lo, &end) <= 0)
+		return -1;
+	if (!dwarf_attr_integrate(par, DW_AT_location, &loc) ||
+	    dwarf_getlocation_addr(&loc, lo, &ops, &n, 1) != 1 || n != 1 ||
+	    ops[0].atom < DW_OP_reg0 || ops[0].atom > DW_OP_reg31)
+		return -1;
+	(void)bias;
+	return ptd__entry_reg_value(v, ops[0].atom - DW_OP_reg0, out);
+}
+
+/* gdb's "print entry-values default" after a parameter's value printed at
+ * @at in @b: "n=n@entry=2" when the entry value @ev equals it, else
+ * ", n@entry=EV" after it. */
+static void entry_suffix(struct ptd_values *v, struct sbuf *b, size_t at, const char *nm,
+			 struct ptd_value *val, uint64_t ev)
+{
+	struct ptd_value *e = ptd__val_new(val->type);
+	uint64_t sz = ptd__vt_size(val->type);
+
+	if (!e)
+		return;
+	memcpy(e->buf, &ev, sz < 8 ? sz : 8);
+	if (!val->optimized_out && !val->unavailable && ptd__val_fetch(v, val) == 0 &&
+	    !memcmp(val->buf, e->buf, sz < 8 ? sz : 8) && b->s && b->len >= at) {
+		/* the shortened form: insert "n@entry=" before the value */
+		char *tail = strdup(b->s + at);
+
+		if (tail) {
+			b->s[at] = '\0';
+			b->len = at;
+			ptd__sb_add(b, "%s@entry=%s", nm, tail);
+			free(tail);
+		}
+	} else {
+		ptd__sb_add(b, ", %s@entry=", nm);
+		ptd__val_print(v, e, 0, 0, b);
+	}
+	ptd_value_free(e);
+}
+
 /* "argc=1, argv=0x7ffe..." for frame lines, in gdb's "print
  * frame-arguments" modes: 0 all, 1 scalars (aggregates as "..."), 2 none
  * ("argc=..."), 3 presence ("..." for the whole list when there is one). */
 int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 {
-	Dwarf_Die *scopes = NULL, c;
+	Dwarf_Die *scopes = NULL, c, sub;
 	Dwarf_Addr bias = 0;
 	struct sbuf b = { 0 };
 	int fn = -1, count = 0;
@@ -1163,15 +1533,19 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 		return -ptde_invalid;
 	if (!v->has_regs)
 		return ptd__err(-ptde_not_running, "No frame selected.");
-	if (frame_scopes(v, &scopes, &bias, &fn) < 0)
+	if (frame_scopes(v, &scopes, &bias, &fn, &sub) < 0)
 		return ptd__err(-ptde_notfound, "No symbol table info available.");
-	if (fn >= 0 && dwarf_child(&scopes[fn], &c) == 0) {
-		do {
-			const char *nm = dwarf_diename(&c);
+	Dwarf_Die *kids = NULL;
+	int nk = fn >= 0 ? scope_children(&scopes[fn], &kids) : 0;
+
+	for (int j = 0; j < nk; j++) {
+		{
+			const char *nm = dwarf_diename(&kids[j]);
 			struct found fd = { 0 };
 			struct ptd_value *val = NULL;
 			struct vtype *st;
 
+			c = kids[j];
 			if (!nm || dwarf_tag(&c) != DW_TAG_formal_parameter)
 				continue;
 			if (mode == 3) {
@@ -1184,7 +1558,7 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 				continue;
 			}
 			fd.die = c;
-			fd.fn = scopes[fn];
+			fd.fn = sub;
 			fd.has_fn = 1;
 			fd.bias = bias;
 			fd.ok = 1;
@@ -1195,13 +1569,21 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 			}
 			st = ptd__vt_strip(val->type);
 			if (mode == 1 && st &&
-			    (st->kind == VT_STRUCT || st->kind == VT_UNION || st->kind == VT_ARRAY))
+			    (st->kind == VT_STRUCT || st->kind == VT_UNION || st->kind == VT_ARRAY)) {
 				ptd__sb_add(&b, "...");
-			else
+			} else {
+				size_t at = b.len;
+				uint64_t ev;
+
 				ptd__val_print(v, val, 0, 0, &b);
+				if (dwarf_tag(&scopes[fn]) == DW_TAG_subprogram &&
+				    param_entry_value(v, &c, &sub, bias, val, &ev) == 0)
+					entry_suffix(v, &b, at, nm, val, ev);
+			}
 			ptd_value_free(val);
-		} while (dwarf_siblingof(&c, &c) == 0);
+		}
 	}
+	free(kids);
 	free(scopes);
 	if (b.oom) {
 		free(b.s);
@@ -1211,16 +1593,45 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 	return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
 }
 
+/* Saved registers in gdb's order (rax rbx rcx rdx rsi rdi rbp rsp r8..
+ * rip) for info frame. */
+static void saved_regs(struct sbuf *b, uint32_t mask, const uint64_t *at)
+{
+	static const int order[] = { 0, 3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	int first = 1;
+
+	if (!mask)
+		return;
+	ptd__sb_add(b, " Saved registers:\n ");
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		int r = order[i];
+
+		if (!(mask & (1u << r)))
+			continue;
+		ptd__sb_add(b, "%s %s at 0x%llx", first ? "" : ",", dreg_name[r],
+			    (unsigned long long)at[r]);
+		first = 0;
+	}
+	ptd__sb_add(b, "\n");
+}
+
 int ptd_values_frame_info(struct ptd_values *v, char **out)
+{
+	return ptd_values_frame_info_at(v, v ? v->frame.level : 0, out);
+}
+
+int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 {
 	struct sbuf b = { 0 };
 	struct vframe f = v ? v->frame : (struct vframe){ 0 };
 	struct vframe caller = { 0 };
 	struct ptd_symbol s;
 	struct ptd_line li;
+	struct ptd_inline in[16];
 	char *args = NULL;
+	const char *name = NULL;
 	uint64_t lpc;
-	int r, first = 1;
+	int ninl = 0, inl_frame;
 
 	if (!v || !out)
 		return -ptde_invalid;
@@ -1228,26 +1639,65 @@ int ptd_values_frame_info(struct ptd_values *v, char **out)
 		return ptd__err(-ptde_not_running, "No stack.");
 	lpc = lookup_pc(v);
 	unwind(v, &f, NULL);
+	if (v->sym)
+		ninl = ptd_symbols_inlined(v->sym, lpc, in, 16);
+	if (ninl < 0)
+		ninl = 0;
+	/* the frame of an inlined call (gdb: "inlined into frame N"); the
+	 * frames around inlined calls are at their call sites' lines */
+	inl_frame = v->inl_callees < ninl;
 	if (f.cfa_known)
-		ptd__sb_add(&b, "Stack level %d, frame at 0x%llx:\n", f.level,
+		ptd__sb_add(&b, "Stack level %d, frame at 0x%llx:\n", level,
 			    (unsigned long long)f.cfa);
 	else
-		ptd__sb_add(&b, "Stack level %d, frame at <unavailable>:\n", f.level);
+		ptd__sb_add(&b, "Stack level %d, frame at <unavailable>:\n", level);
 	ptd__sb_add(&b, " rip = 0x%llx", (unsigned long long)f.pc);
-	if (v->sym && ptd_symbols_lookup(v->sym, lpc, &s) == 0)
-		ptd__sb_add(&b, " in %s", s.name);
-	if (v->sym && ptd_symbols_line(v->sym, lpc, &li) == 0 && li.file)
+	if (inl_frame)
+		name = in[v->inl_callees].name;
+	else if (v->sym && ptd_symbols_lookup(v->sym, lpc, &s) == 0)
+		name = s.name;
+	if (name)
+		ptd__sb_add(&b, " in %s", name);
+	if (v->inl_callees > 0 && v->inl_callees <= ninl && in[v->inl_callees - 1].call_file)
+		ptd__sb_add(&b, " (%s:%d)",
+			    ptd_symbols_display_name(v->sym, in[v->inl_callees - 1].call_file),
+			    in[v->inl_callees - 1].call_line);
+	else if (v->sym && ptd_symbols_line(v->sym, lpc, &li) == 0 && li.file)
 		ptd__sb_add(&b, " (%s:%d)", ptd_symbols_display_name(v->sym, li.file), li.line);
 	if (unwind(v, &f, &caller) == 0)
 		ptd__sb_add(&b, "; saved rip = 0x%llx\n", (unsigned long long)caller.pc);
 	else
 		ptd__sb_add(&b, "; saved rip = <unavailable>\n");
+	if (inl_frame) {
+		/* gdb's form for an inline frame: the real frame's CFA and
+		 * saved rip, no argument list address, the registers as the
+		 * frame inside it left them */
+		if (level > 0 && (v->inl_callees > 0 ? f.cfa_known : v->inner_cfa_known))
+			ptd__sb_add(&b, " inlined into frame %d, caller of frame at 0x%llx\n",
+				    level + 1,
+				    (unsigned long long)(v->inl_callees > 0 ? f.cfa : v->inner_cfa));
+		else
+			ptd__sb_add(&b, " inlined into frame %d\n", level + 1);
+		ptd__sb_add(&b, " source language c.\n");
+		ptd__sb_add(&b, " Arglist at unknown address.\n");
+		if (f.level == 0) {
+			ptd__sb_add(&b, " Locals at unknown address, Previous frame's sp in rsp\n");
+		} else {
+			if (v->inner_cfa_known)
+				ptd__sb_add(&b, " Locals at unknown address, Previous frame's sp is "
+						"0x%llx\n",
+					    (unsigned long long)v->inner_cfa);
+			saved_regs(&b, v->inner_saved_mask, v->inner_saved_at);
+		}
+		goto done;
+	}
 	{
 		/* the frames next to this one, by their CFAs; main is the
 		 * outermost frame shown (backtrace past-main off) */
 		int outer = caller.valid && !(v->sym && ptd_symbols_lookup(v->sym, lpc, &s) == 0 &&
 					      !strcmp(s.name, "main"));
-		int inner = f.level > 0 && v->inner_cfa_known;
+		int inner = (f.level > 0 && v->inner_cfa_known) || (v->inl_callees > 0 && f.cfa_known);
+		uint64_t inner_cfa = v->inl_callees > 0 ? f.cfa : v->inner_cfa;
 
 		if (outer) {
 			struct vframe cf = caller;
@@ -1259,8 +1709,7 @@ int ptd_values_frame_info(struct ptd_values *v, char **out)
 					    (unsigned long long)cf.cfa, inner ? "," : "\n");
 		}
 		if (inner)
-			ptd__sb_add(&b, " caller of frame at 0x%llx\n",
-				    (unsigned long long)v->inner_cfa);
+			ptd__sb_add(&b, " caller of frame at 0x%llx\n", (unsigned long long)inner_cfa);
 	}
 	ptd__sb_add(&b, " source language c.\n");
 	if (ptd_values_frame_args(v, 0, &args) == 0) {
@@ -1274,21 +1723,8 @@ int ptd_values_frame_info(struct ptd_values *v, char **out)
 	if (f.cfa_known)
 		ptd__sb_add(&b, " Locals at 0x%llx, Previous frame's sp is 0x%llx\n",
 			    (unsigned long long)(f.cfa - 16), (unsigned long long)f.cfa);
-	if (f.saved_mask) {
-		/* gdb's register order: rax rbx rcx rdx rsi rdi rbp rsp r8.. rip */
-		static const int order[] = { 0, 3, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-
-		ptd__sb_add(&b, " Saved registers:\n ");
-		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-			r = order[i];
-			if (!(f.saved_mask & (1u << r)))
-				continue;
-			ptd__sb_add(&b, "%s %s at 0x%llx", first ? "" : ",", dreg_name[r],
-				    (unsigned long long)f.saved_at[r]);
-			first = 0;
-		}
-		ptd__sb_add(&b, "\n");
-	}
+	saved_regs(&b, f.saved_mask, f.saved_at);
+done:
 	if (b.oom) {
 		free(b.s);
 		return ptd__err(-ptde_nomem, "out of memory");

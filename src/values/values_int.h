@@ -126,6 +126,13 @@ struct ptd_values {
 	struct vframe frame0;    /* the innermost one */
 	uint64_t inner_cfa;      /* the CFA of the frame called by the selected one */
 	int inner_cfa_known;
+	/* The selected frame is the one around the innermost @inl_callees
+	 * inlined calls at its pc (ptd_values_select_inline; 0: the
+	 * innermost, inlined or not). */
+	int inl_callees;
+	/* the registers the frame called by the selected one saved (where) */
+	uint32_t inner_saved_mask;
+	uint64_t inner_saved_at[NDREGS];
 
 	struct ptd_value **hist;
 	int nhist, hist_cap;

@@ -655,7 +655,7 @@ static void test_inlined(void **state)
 	struct ptd_symbols *s;
 	struct ptd_inline in[4];
 	uint64_t a, size, pc;
-	int depth2 = 0, lines6 = 0, lines7 = 0;
+	int depth2 = 0, lines6 = 0, lines7 = 0, starts = 0;
 	FILE *f;
 
 	(void)state;
@@ -689,7 +689,33 @@ static void test_inlined(void **state)
 		}
 		/* the count is capped by max */
 		assert_true(ptd_symbols_inlined(s, pc, in, 1) == (n > 0));
+		{
+			/* the same blocks with gdb's entry pcs: where a block
+			 * starts (its entry, or pc-1 outside it) it "starts",
+			 * and the blocks around a block that does not start
+			 * are not looked at */
+			struct ptd_iblock b[PTD_ICHAIN_MAX], prev[PTD_ICHAIN_MAX];
+			int k = ptd__symbols_inline_chain(s, pc, b, PTD_ICHAIN_MAX);
+			int np = ptd__symbols_inline_chain(s, pc - 1, prev, PTD_ICHAIN_MAX);
+
+			assert_int_equal(k, n);
+			for (int i = 0; i < k; i++) {
+				assert_string_equal(b[i].name, in[i].name);
+				assert_int_equal(b[i].call_line, in[i].call_line);
+				assert_true(b[i].entry >= a && b[i].entry < a + size);
+				if (b[i].entry == pc && (i == 0 || b[i - 1].starts))
+					assert_true(b[i].starts);
+				if (i > 0 && !b[i - 1].starts)
+					assert_false(b[i].starts);
+			}
+			if (k > 0 && np == k && prev[0].entry == b[0].entry && b[0].entry != pc &&
+			    prev[0].call_line == b[0].call_line && !strcmp(prev[0].name, b[0].name))
+				assert_false(b[0].starts); /* inside since pc-1 */
+			starts += k > 0 && b[0].starts;
+		}
 	}
+	assert_true(starts > 0);
+	assert_int_equal(ptd__symbols_inline_chain(NULL, a, NULL, 4), 0);
 	assert_true(depth2 > 0);
 	assert_true(lines6 > 0 && lines7 > 0);
 	/* comp's entry is its own code; its CFA is computed from %rsp */
