@@ -103,6 +103,38 @@ int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid)
 	return 1;
 }
 
+/*
+ * Several breakpoints at one address are all checked, in number order, as
+ * gdb's bpstat chain: each counts its hit (and uses up its ignore count)
+ * by its own condition, even when an earlier one already stops the thread;
+ * the stop names the first that stops it.
+ */
+struct sbp *ptd__ses_bp_hit(struct ptd_session *s, uint64_t addr, pid_t tid)
+{
+	int first = -1;
+
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+
+		if (b->wkind || b->addr != addr || !addr)
+			continue;
+		b->stopped = ptd__ses_bp_check(s, b, tid);
+		if (b->stopped && first < 0)
+			first = i;
+	}
+	return first < 0 ? NULL : &s->bp[first];
+}
+
+void ptd__ses_bp_drop_temps(struct ptd_session *s, uint64_t addr)
+{
+	for (int i = s->nbp - 1; i >= 0; i--) {
+		struct sbp *b = &s->bp[i];
+
+		if (!b->wkind && b->addr == addr && b->temporary && b->stopped)
+			ptd_session_delete(s, b->id);
+	}
+}
+
 /* ---- signals ----------------------------------------------------------------------------- */
 
 static void sig_defaults(struct ptd_session *s)
@@ -388,8 +420,8 @@ int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev)
 		return rc;
 	/* A breakpoint at the new pc is hit at once (gdb resumes without
 	 * stepping over it): "tbreak L; jump L" stops at L. */
-	b = ptd__ses_bp_at(s, addr);
-	if (b && ptd__ses_bp_check(s, b, th->tid)) {
+	b = ptd__ses_bp_hit(s, addr, th->tid);
+	if (b) {
 		struct ptd_line_info li;
 		int id = b->id;
 
@@ -400,8 +432,7 @@ int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev)
 		ev->tid = th->tid;
 		ev->thread_num = th->num;
 		ev->new_frame = 1;
-		if (b->temporary)
-			ptd_session_delete(s, id);
+		ptd__ses_bp_drop_temps(s, addr);
 		return 0;
 	}
 	return ptd__ses_live_run(s, PTD_MOTION_CONTINUE, ev);

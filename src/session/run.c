@@ -269,15 +269,15 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 /* The motion ends at breakpoint @b: count the hit, stop everything. */
 static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
 {
-	int id = b->id, temporary = b->temporary;
+	int id = b->id;
+	uint64_t addr = b->addr;
 
-	/* (the hit was counted by ptd__ses_bp_check) */
+	/* (the hits were counted by ptd__ses_bp_hit) */
 	ev->kind = PTD_EVENT_BREAKPOINT;
 	ev->bp_id = id;
 	ev->new_frame = 1;
 	finish_stop(rc, ev);
-	if (temporary)
-		ptd_session_delete(rc->s, id);
+	ptd__ses_bp_drop_temps(rc->s, addr);
 	return 0;
 }
 
@@ -506,7 +506,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			/* Arriving at a breakpoint address counts as hitting it,
 			 * as in gdb (also for the stepped thread). */
 			ptd__ses_solib_event(s, st.pc);
-			if ((b = ptd__ses_bp_at(s, st.pc)) != NULL && ptd__ses_bp_check(s, b, st.tid))
+			if ((b = ptd__ses_bp_hit(s, st.pc, st.tid)) != NULL)
 				return report_bp(&rc, b, ev);
 			if (ptd__ses_adv_hit(s, st.tid, st.pc))
 				done = 1;
@@ -530,16 +530,17 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 
 			ptd__ses_solib_event(s, st.pc); /* a library came or went */
 			b = ptd__ses_bp_at(s, st.pc);
-			if (ptd__ses_adv_hit(s, st.tid, st.pc) &&
-			    !(b && ptd__ses_bp_check(s, b, st.tid))) {
+			if (ptd__ses_adv_hit(s, st.tid, st.pc)) {
+				if (b)
+					b = ptd__ses_bp_hit(s, st.pc, st.tid);
+				if (b)
+					return report_bp(&rc, b, ev);
 				/* until/advance reached its place */
 				ev->kind = PTD_EVENT_STEPPED;
 				ev->new_frame = 1;
 				finish_stop(&rc, ev);
 				return 0;
 			}
-			if (b && s->adv_active && ptd__ses_adv_hit(s, st.tid, st.pc))
-				return report_bp(&rc, b, ev);
 			if (!b) {
 				/* stale (deleted meanwhile): go on */
 				err = resume_thread(&rc, st.tid, 0);
@@ -550,8 +551,9 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				err = resume_thread(&rc, st.tid, 0);
 				break;
 			}
-			if (!ptd__ses_bp_check(s, b, st.tid)) {
-				/* its condition is false or it is ignored */
+			b = ptd__ses_bp_hit(s, st.pc, st.tid);
+			if (!b) {
+				/* every condition there false, or ignored */
 				err = resume_thread(&rc, st.tid, 0);
 				break;
 			}
@@ -732,10 +734,14 @@ static void replay_bp_hit(struct ptd_session *s, const struct ptd_replay_result 
 	b = ptd__ses_bp_at(s, res->ip);
 	if (!b)
 		return;
+	/* the first that stopped it (ptd__ses_bp_hit counted the hits) */
+	for (int i = (int)(b - s->bp); i < s->nbp; i++)
+		if (!s->bp[i].wkind && s->bp[i].addr == res->ip && s->bp[i].stopped) {
+			b = &s->bp[i];
+			break;
+		}
 	ev->bp_id = b->id;
-	/* (the hit was counted by ptd__ses_bp_check) */
-	if (b->temporary)
-		ptd_session_delete(s, b->id);
+	ptd__ses_bp_drop_temps(s, res->ip);
 }
 
 /* @returns (may be NULL): when the motion reached the end of the history
@@ -785,7 +791,7 @@ again:
 		uint64_t keep = th->pos;
 
 		th->pos = res.number >= count ? 0 : res.number;
-		if (b && !ptd__ses_bp_check(s, b, th->tid) && th->pos)
+		if (b && !ptd__ses_bp_hit(s, res.ip, th->tid) && th->pos)
 			goto again;
 		th->pos = keep;
 	} else if (res.stop == PTD_REPLAY_END && !reverse && !res.incomplete && res.bp_id) {
@@ -793,7 +799,7 @@ again:
 		uint64_t keep = th->pos;
 
 		th->pos = 0;
-		if (b && !ptd__ses_bp_check(s, b, th->tid))
+		if (b && !ptd__ses_bp_hit(s, res.ip, th->tid))
 			res.bp_id = 0;
 		th->pos = keep;
 	}

@@ -44,6 +44,7 @@ struct sbp {
 	int slots[PTD_HW_SLOTS];
 	uint8_t val[8], old[8];
 	int triggered; /* it ended the last motion */
+	int stopped;   /* breakpoint: it stopped the last thread at its address */
 	int changed;   /* and the value changed then */
 	/* A watchpoint on a frame's local (ptd_session_watch_scope): an
 	 * execute slot at the frame's return address ends it once the
@@ -273,6 +274,13 @@ struct sbp *ptd__ses_bp_new(struct ptd_session *s, const char *spec);
  * holds and its ignore count is used up; the hit is counted), 0 when the
  * program goes on (breakctl.c). */
 int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid);
+/* Thread @tid arrived at @addr: every breakpoint there is checked (each
+ * counts its hit), as gdb's bpstat chain; returns the first that stops
+ * the thread (the one the stop names), or NULL (breakctl.c). */
+struct sbp *ptd__ses_bp_hit(struct ptd_session *s, uint64_t addr, pid_t tid);
+/* After a stop at @addr: deletes the temporary breakpoints there that
+ * stopped the thread (breakctl.c). */
+void ptd__ses_bp_drop_temps(struct ptd_session *s, uint64_t addr);
 /* gdb's handle flags of @signo (PTD_SIG_STOP | PTD_SIG_PRINT | PTD_SIG_PASS). */
 int ptd__ses_sig_flags(struct ptd_session *s, int signo);
 /* until/advance: 1 when thread @tid at @pc ends the motion. */
