@@ -250,6 +250,36 @@ int shell_show_breakpoint(struct shell *sh, const char *args)
 	return 0;
 }
 
+/* set exec-direction forward|reverse: the motion commands (step, next,
+ * stepi, nexti, continue, finish, until, advance) go backward, as gdb's;
+ * only with a recording to go back in. */
+int shell_set_exec_direction(struct shell *sh, const char *args)
+{
+	const char *p = skipws(args);
+	size_t n = strlen(p);
+
+	while (n && isspace((unsigned char)p[n - 1]))
+		n--;
+	if (!n)
+		return shell_error("Requires an argument. Valid arguments are forward, reverse.");
+	if (!strncmp(p, "forward", n)) {
+		sh->exec_reverse = 0;
+		return 0;
+	}
+	if (strncmp(p, "reverse", n))
+		return shell_error("Undefined item: \"%.*s\".", (int)n, p);
+	if (!ptd_session_recording(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("Target does not support this operation.");
+	sh->exec_reverse = 1;
+	return 0;
+}
+
+int shell_show_exec_direction(struct shell *sh, const char *args)
+{
+	printf("%s\n", sh->exec_reverse ? "Reverse." : "Forward.");
+	return 0;
+}
+
 /* ---- motions with a place ------------------------------------------------------------- */
 
 /* The temporary breakpoints now, so a stop can say "Temporary breakpoint". */
@@ -303,6 +333,17 @@ static int live_check(struct shell *sh)
 	return 0;
 }
 
+/* until/advance also move through a recording kept after the program
+ * ended, or loaded. */
+static int history_check(struct shell *sh)
+{
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("The program is not being run.");
+	if (sh->exec_reverse && !ptd_session_recording(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("Target native does not support this command.");
+	return 0;
+}
+
 static int report(struct shell *sh, int rc, const struct ptd_event *ev, const struct temps *t)
 {
 	if (rc < 0)
@@ -321,17 +362,17 @@ static int until_or_advance(struct shell *sh, const char *args, int anywhere)
 	args = skipws(args);
 	if (anywhere && !*args)
 		return shell_error("Argument required (a location).");
-	if (live_check(sh) < 0)
+	if (history_check(sh) < 0)
 		return -1;
 	temps_take(sh, &t);
 	ptd_clear_error();
 	if (!*args) {
-		rc = ptd_session_until_next(sh->s, &ev);
+		rc = ptd_session_until_next_dir(sh->s, sh->exec_reverse, &ev);
 	} else {
 		if (location(sh, args, &addr) < 0)
 			return -1;
 		ptd_clear_error();
-		rc = ptd_session_advance(sh->s, addr, anywhere, &ev);
+		rc = ptd_session_advance_dir(sh->s, addr, anywhere, sh->exec_reverse, &ev);
 	}
 	return report(sh, rc, &ev, &t);
 }

@@ -1116,14 +1116,32 @@ extern PTD_EXPORT int ptd_session_set_signal_flags(struct ptd_session *s, int si
  * (until: in the current frame or an outer one; advance, @anywhere: in any
  * frame) or the current frame returns; a breakpoint met first stops it.
  * In the recorded past it replays forward so (gdb's record full), ending
- * at the end of the history with PTD_EVENT_NO_HISTORY.  Returns 0 (@ev
- * says where), -ptde_not_running (also for an offline recording),
- * -ptde_nomap (no code at @addr). */
+ * at the end of the history with PTD_EVENT_NO_HISTORY; so it does in a
+ * recording kept after the program ended, or loaded.  Returns 0 (@ev
+ * says where), -ptde_not_running, -ptde_eos (at the end of an offline
+ * recording), -ptde_nomap (no code at @addr). */
 extern PTD_EXPORT int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere,
 					  struct ptd_event *ev);
 /* until with no argument: next, but a jump back in the function (a loop)
  * does not stop it.  Returns as ptd_session_motion. */
 extern PTD_EXPORT int ptd_session_until_next(struct ptd_session *s, struct ptd_event *ev);
+/* until/advance in either direction, and in any recording: with
+ * @reverse, backward through the recording (gdb's set exec-direction
+ * reverse: the stop at @addr is in the starting frame for until, in any
+ * for advance, or at the return address in the caller; a breakpoint met
+ * first stops it; the start of the history ends it with
+ * PTD_EVENT_NO_HISTORY); forward in a recording kept after the program
+ * ended or loaded, as in the recorded past.  Returns as
+ * ptd_session_advance, -ptde_unsupported (@reverse without a recording),
+ * -ptde_eos (no history in that direction). */
+extern PTD_EXPORT int ptd_session_advance_dir(struct ptd_session *s, uint64_t addr, int anywhere,
+					      int reverse, struct ptd_event *ev);
+/* until with no argument, in either direction (@reverse: reverse-next
+ * until the thread leaves the function or its lines before the current
+ * one's end, as gdb's until_next_command backward).  Returns as
+ * ptd_session_motion. */
+extern PTD_EXPORT int ptd_session_until_next_dir(struct ptd_session *s, int reverse,
+						 struct ptd_event *ev);
 /* jump: resumes the selected thread at @addr; a breakpoint at @addr stops
  * it at once, as in gdb.  Live only.  Returns 0 (@ev says where),
  * -ptde_not_running, -ptde_unsupported (replaying: go to the end of the

@@ -857,6 +857,14 @@ again:
 			if (ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip))
 				ev->new_frame = 1;
 		}
+		/* Stepping back out of a function's entry lands mid-line in
+		 * its caller, whose frame gdb then steps in (set_step_info):
+		 * it names the frame only when the function is not the one
+		 * the step started in (a recursion's caller is not named). */
+		if (reverse && (m == PTD_MOTION_STEP || m == PTD_MOTION_NEXT) && a && b &&
+		    ev->kind == PTD_EVENT_STEPPED && b->level < a->level &&
+		    ptd__ses_env_func_of(s, ev->pc) == ptd__ses_env_func_of(s, a->ip))
+			ev->new_frame = 0;
 	}
 	fill_event_location(s, ev);
 	if (res.stop == PTD_REPLAY_END && res.incomplete && !reverse) {
