@@ -38,6 +38,10 @@ struct run_ctx {
 	/* index of @sel in s->th: ptd__ses_add_sthread() may move the array (a clone
 	 * seen by the recorder, by stop_all), never an index */
 	ptrdiff_t sel_i;
+	/* next/step/nexti over a call: the stack pointer the motion started
+	 * with, the call stepped over, its return address and the stack
+	 * pointer back there (back_at_return) */
+	uint64_t sp0, lj_call, lj_ret, lj_sp;
 };
 
 static void sel_set(struct run_ctx *rc, struct sthread *th)
@@ -301,6 +305,50 @@ static int report_hw(struct run_ctx *rc, const struct ptd_stop *st, struct ptd_e
 	return 1;
 }
 
+/*
+ * gdb's step over a call ends at the call's return address in the frame
+ * being stepped (its step-resume breakpoint checks the frame), whatever
+ * ran in between: a longjmp or a C++ catch that jumps back there ends it
+ * although the call never returned; one that lands elsewhere runs on, as
+ * in gdb.  The return address and the stack pointer there come from the
+ * stack right after the call, else from the call instruction and the
+ * stack pointer the motion started with.  Returns @done, or 1 when the
+ * motion is complete here.
+ */
+static int back_at_return(struct run_ctx *rc, struct ptd_stepper *stp, pid_t tid, uint64_t pc,
+			  int done)
+{
+	struct ptd_session *s = rc->s;
+	struct user_regs_struct r;
+
+	if (done || stp->depth <= 0 || !stp->over_call_ip)
+		return done;
+	if (stp->over_call_ip != rc->lj_call) {
+		struct ptd_insn_info info;
+		uint8_t buf[16];
+		uint64_t top = 0;
+		long n;
+
+		rc->lj_call = stp->over_call_ip;
+		rc->lj_ret = 0;
+		n = ptd_target_read(s->t, rc->lj_call, buf, sizeof(buf));
+		if (n <= 0 || ptd_disasm_decode(buf, (size_t)n, rc->lj_call, &info) != 0 ||
+		    info.iclass != PTD_IC_CALL)
+			return done;
+		rc->lj_ret = rc->lj_call + info.len;
+		rc->lj_sp = rc->sp0;
+		if (stp->depth == 1 && ptd_target_get_regs(s->t, tid, &r) == 0 &&
+		    ptd_target_read(s->t, r.rsp, &top, sizeof(top)) == (long)sizeof(top) &&
+		    top == rc->lj_ret)
+			rc->lj_sp = r.rsp + 8;
+	}
+	if (!rc->lj_ret || pc != rc->lj_ret || !rc->lj_sp)
+		return done;
+	if (ptd_target_get_regs(s->t, tid, &r) < 0 || r.rsp != rc->lj_sp)
+		return done;
+	return ptd_stepper_back_at_return(stp, pc);
+}
+
 /* The front end's progress callback while a live motion records. */
 static void progress(struct ptd_session *s, int phase)
 {
@@ -357,8 +405,13 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 	rc.step_all = rc.rec && (rc.rec->caps & PTD_REC_SINGLE_STEPS);
 	rc.nobp = rc.rec && (rc.rec->caps & PTD_REC_NO_BP_BYTES);
 	rc.step_sel = m != PTD_MOTION_CONTINUE;
-	if (rc.sel)
+	if (rc.sel) {
+		struct user_regs_struct r;
+
 		ptd_target_get_pc(s->t, rc.sel->tid, &start_pc);
+		if (rc.step_sel && ptd_target_get_regs(s->t, rc.sel->tid, &r) == 0)
+			rc.sp0 = r.rsp;
+	}
 	ptd_stepper_init(&stepper, m, start_pc, &s->senv);
 	if (rc.sel && rec_feeds(&rc, rc.sel->tid)) {
 		rc.rec->ops->sync(rc.rec, rc.sel->tid);
@@ -446,7 +499,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				 * motion (e.g. a signal handler entered). */
 				if (rc.step_sel && rc.sel && st.tid == rc.sel->tid &&
 				    st.kind == PTD_STOP_STEP && rec_feeds(&rc, st.tid) &&
-				    feed_from_history(s, &rc, &stepper)) {
+				    back_at_return(&rc, &stepper, st.tid, st.pc,
+						   feed_from_history(s, &rc, &stepper))) {
 					ev->kind = PTD_EVENT_STEPPED;
 					ev->new_frame = stepper.new_frame;
 					start_pc = st.pc;
@@ -503,6 +557,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				rc.sel_sig = 0;
 				start_pc = st.pc;
 			}
+			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel)
+				done = back_at_return(&rc, &stepper, st.tid, st.pc, done);
 			/* Arriving at a breakpoint address counts as hitting it,
 			 * as in gdb (also for the stepped thread). */
 			ptd__ses_solib_event(s, st.pc);
