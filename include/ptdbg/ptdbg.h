@@ -1181,6 +1181,30 @@ extern PTD_EXPORT int ptd_session_watch(struct ptd_session *s, const char *expr,
  * free debug register). */
 extern PTD_EXPORT int ptd_session_watch_scope(struct ptd_session *s, int id, uint64_t ret_pc,
 					      uint64_t cfa);
+/*
+ * The watched expression of watchpoint @id also reads [@addr, @addr+@len)
+ * (@len 1..8): the pointer of `*ptr`, as gdb watches every value the
+ * expression reads.  A write there that changes it evaluates the
+ * expression's address again (the callback of
+ * ptd_session_set_watch_eval(); without one it stays) and moves the
+ * watchpoint there; the watchpoint then triggers as for a write when the
+ * expression's value changed.  Takes debug registers as
+ * ptd_session_watch.  Live only.  Returns 0, -ptde_invalid (no such
+ * watchpoint, bad @len, too many), -ptde_not_running, -ptde_busy (not
+ * enough free debug registers).
+ */
+extern PTD_EXPORT int ptd_session_watch_dep(struct ptd_session *s, int id, uint64_t addr, int len);
+/* The address of the object watchpoint expression @expr names now, in
+ * *@addr; returns 0 or <0.  Called with the thread that triggered
+ * selected. */
+/* Whether watchpoint @id's value now and before its last change could be
+ * read (ptd_bpinfo.value/old_value; gdb's "<unreadable>" otherwise, e.g.
+ * *ptr while ptr is NULL).  Returns 0, -ptde_notfound, -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_watch_readable(struct ptd_session *s, int id, int *now_ok,
+						 int *old_ok);
+typedef int (*ptd_watch_eval_fn)(void *ctx, const char *expr, uint64_t *addr);
+extern PTD_EXPORT void ptd_session_set_watch_eval(struct ptd_session *s, ptd_watch_eval_fn fn,
+						  void *ctx);
 /* The address and size of global data symbol @name (the program's and its
  * libraries' symbol tables), for watch.  Returns 0, -ptde_notfound,
  * -ptde_not_running. */

@@ -43,6 +43,7 @@ struct sbp {
 	int nslots;
 	int slots[PTD_HW_SLOTS];
 	uint8_t val[8], old[8];
+	int val_ok, old_ok; /* watchpoint: @val, @old could be read */
 	int triggered; /* it ended the last motion */
 	int stopped;   /* breakpoint: it stopped the last thread at its address */
 	int changed;   /* and the value changed then */
@@ -51,6 +52,16 @@ struct sbp {
 	 * thread's rsp reaches the frame's CFA. */
 	int scope_on, scope_slot, scope_ended;
 	uint64_t scope_pc, scope_cfa;
+	/* Values the watched expression reads on the way (ptr of *ptr,
+	 * ptd_session_watch_dep): written, the expression is evaluated again
+	 * (s->watch_eval) and the watchpoint moves (watch.c). */
+	int ndeps;
+	struct {
+		uint64_t addr;
+		int len, nslots;
+		int slots[PTD_HW_SLOTS];
+		uint8_t val[8];
+	} deps[PTD_HW_SLOTS];
 };
 
 struct pt_mark {
@@ -176,6 +187,8 @@ struct ptd_session {
 	 * evaluator (ptd_session_set_cond_eval). */
 	ptd_cond_eval_fn cond_fn;
 	void *cond_ctx;
+	ptd_watch_eval_fn watch_eval;
+	void *watch_eval_ctx;
 	/* handle SIG: gdb's stop/print/pass per signal (breakctl.c). */
 	unsigned char sigflags[65];
 	int sig_ready;
