@@ -1123,7 +1123,10 @@ extern PTD_EXPORT int ptd_session_set_signal_flags(struct ptd_session *s, int si
 extern PTD_EXPORT int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere,
 					  struct ptd_event *ev);
 /* until with no argument: next, but a jump back in the function (a loop)
- * does not stop it.  Returns as ptd_session_motion. */
+ * does not stop it; as gdb's, it steps while the pc is in the function's
+ * code up to the end of the current line, in any frame (a recursive call
+ * is stepped into), over calls of other functions.  Returns as
+ * ptd_session_motion. */
 extern PTD_EXPORT int ptd_session_until_next(struct ptd_session *s, struct ptd_event *ev);
 /* until/advance in either direction, and in any recording: with
  * @reverse, backward through the recording (gdb's set exec-direction

@@ -430,6 +430,53 @@ int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, stru
 	return ptd_session_advance_dir(s, addr, anywhere, 0, ev);
 }
 
+/* How many frames the selected thread has (live or in the past). */
+static int depth_now(struct ptd_session *s)
+{
+	uint64_t pcs[256];
+	int n = ptd_session_backtrace(s, pcs, 256);
+
+	ptd_clear_error();
+	return n;
+}
+
+/*
+ * until without argument, forward, as gdb's: it steps while the pc is in
+ * [@f0, @end) -- the function's code up to the end of the current line --
+ * whatever the frame, so a loop runs to its end and a recursive call of
+ * the function is stepped into (gdb then stops at the first line past the
+ * range in any frame); calls of other functions are stepped over (here:
+ * stepped into and finished, which stops at their breakpoints as gdb's
+ * step over does).  The frame is printed when the stop is in another one.
+ */
+static int until_forward(struct ptd_session *s, uint64_t f0, uint64_t end, struct ptd_event *ev)
+{
+	int depth0 = depth_now(s), depth = depth0, rc;
+	uint64_t f;
+
+	for (;;) {
+		int before = depth;
+
+		rc = ptd_session_motion(s, PTD_MOTION_STEP, 0, ev);
+		if (rc < 0 || ev->kind != PTD_EVENT_STEPPED)
+			return rc;
+		f = ptd__ses_env_func_of(s, ev->pc);
+		depth = depth_now(s);
+		if (f0 && f != f0 && depth > before) {
+			/* stepped into another function: back out of it */
+			rc = ptd_session_motion(s, PTD_MOTION_FINISH, 0, ev);
+			if (rc < 0 || ev->kind != PTD_EVENT_STEPPED)
+				return rc;
+			f = ptd__ses_env_func_of(s, ev->pc);
+			depth = depth_now(s);
+		}
+		if (!f0 || f != f0 || ev->pc < f0 || ev->pc >= end)
+			break;
+	}
+	ev->new_frame = depth != depth0 || f != f0;
+	return 0;
+}
+
 int ptd_session_until_next_dir(struct ptd_session *s, int reverse, struct ptd_event *ev)
 {
 	struct ptd_line_info li;
@@ -459,6 +506,8 @@ int ptd_session_until_next_dir(struct ptd_session *s, int reverse, struct ptd_ev
 	 * is stepped through (forward); backward, the whole function before
 	 * the line is in the range: it stops back in the caller. */
 	end = ptd__ses_env_line_of(s, pc0, &li) == 0 && li.hi > pc0 ? li.hi : pc0 + 1;
+	if (!reverse)
+		return until_forward(s, f0, end, ev);
 	for (;;) {
 		rc = ptd_session_motion(s, PTD_MOTION_NEXT, reverse, ev);
 		if (rc < 0 || ev->kind != PTD_EVENT_STEPPED)

@@ -10,6 +10,8 @@
 #    function's lines before the current one and stops in the caller;
 #    step/next/finish/stepi/nexti go backward too, reverse-* are refused
 #    ("Already in reverse mode"), show exec-direction says which;
+#  - forward, until without argument steps into a recursive call (the
+#    range is the function's code up to the end of the line, any frame);
 #  - in a recording kept after the program exited and in a loaded bundle
 #    of it (ptdbg --load): the same stops, both ways, as gdb's replay of
 #    the same span (gdb cannot record fib's printf: its history ends
@@ -68,6 +70,14 @@ echo "$out" | grep -q '^fill () at loops.c:28' || die "no stop at the caller's r
 echo "$out" | grep -q "^Already in reverse mode.  Use 'step' or 'set exec-dir forward'." ||
 	die "reverse-step was not refused in reverse mode: $out"
 
+# forward until without argument in a recursion: gdb's range is the
+# function's code up to the end of the line in any frame, so it steps into
+# fib's recursive calls and stops at the first line past it, in fib(1)
+PTPROG=("$TESTPROGS/fib")
+CMDS=("break fib" run delete until 'p $pc' until bt until 'p $pc')
+out=$(compare "until without argument into a recursion" fib) || exit 1
+grep -q '^#9 ' <<<"$out" || die "until did not stop in the innermost fib: $out"
+
 # refusals as gdb's
 PTPROG=("$TESTPROGS/fib")
 CMDS=("set exec-direction reverse" "set exec-direction foo" "set exec-direction" "break fib" run
@@ -79,7 +89,7 @@ compare "exec-direction refused without a recording" fib >/dev/null || exit 1
 pf=$(line_of fib.c 'printf('); pf=${pf#fib.c:}
 ret=$(line_of fib.c 'return 0;'); ret=${ret#fib.c:}
 SPAN=("advance 14" bt "until 13" bt 'p $pc' "set exec-direction reverse" until "advance 12" bt
-      "set exec-direction forward" "advance 14" next 'p $pc' "until 14" bt
+      "set exec-direction forward" "advance 14" until 'p $pc' bt "until 14" bt
       "set exec-direction reverse" "advance 14" bt until "until 14" 'p $pc' "advance fib" bt)
 b=$TMPDIR/bundle
 CMDS=("break fib" run "record full" delete continue continue "record save $b" "record goto begin"
