@@ -52,9 +52,44 @@ static int cond_eval(void *ctx, const char *expr, int *truth)
 	return 0;
 }
 
+/* The address of the object a watch expression names now (after a value
+ * it reads, the pointer of *ptr, changed), in the innermost frame of the
+ * thread that triggered, quietly: no message when it cannot. */
+static int watch_addr(struct shell *sh, const char *expr, uint64_t *addr)
+{
+	struct ptd_value *ref = NULL;
+	int level = sh->frame_level, rc;
+	char *amp;
+
+	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
+		return -1;
+	sh->frame_level = 0;
+	rc = ptd_session_values_bind(sh->s, sh->vals, 0, 0, NULL, NULL);
+	sh->frame_level = level;
+	if (rc < 0)
+		return rc;
+	amp = malloc(strlen(expr) + 4);
+	if (!amp)
+		return -ptde_nomem;
+	sprintf(amp, "&(%s)", expr);
+	rc = ptd_values_eval(sh->vals, amp, &ref);
+	free(amp);
+	if (rc < 0)
+		return rc;
+	rc = ptd_value_as_address(sh->vals, ref, addr);
+	ptd_value_free(ref);
+	return rc;
+}
+
+static int watch_eval(void *ctx, const char *expr, uint64_t *addr)
+{
+	return watch_addr(ctx, expr, addr);
+}
+
 void shell_breakcmds_init(struct shell *sh)
 {
 	ptd_session_set_cond_eval(sh->s, cond_eval, sh);
+	ptd_session_set_watch_eval(sh->s, watch_eval, sh);
 }
 
 /* A breakpoint number: digits, or -1 after gdb's message. */
@@ -250,6 +285,36 @@ int shell_show_breakpoint(struct shell *sh, const char *args)
 	return 0;
 }
 
+/* set exec-direction forward|reverse: the motion commands (step, next,
+ * stepi, nexti, continue, finish, until, advance) go backward, as gdb's;
+ * only with a recording to go back in. */
+int shell_set_exec_direction(struct shell *sh, const char *args)
+{
+	const char *p = skipws(args);
+	size_t n = strlen(p);
+
+	while (n && isspace((unsigned char)p[n - 1]))
+		n--;
+	if (!n)
+		return shell_error("Requires an argument. Valid arguments are forward, reverse.");
+	if (!strncmp(p, "forward", n)) {
+		sh->exec_reverse = 0;
+		return 0;
+	}
+	if (strncmp(p, "reverse", n))
+		return shell_error("Undefined item: \"%.*s\".", (int)n, p);
+	if (!ptd_session_recording(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("Target does not support this operation.");
+	sh->exec_reverse = 1;
+	return 0;
+}
+
+int shell_show_exec_direction(struct shell *sh, const char *args)
+{
+	printf("%s\n", sh->exec_reverse ? "Reverse." : "Forward.");
+	return 0;
+}
+
 /* ---- motions with a place ------------------------------------------------------------- */
 
 /* The temporary breakpoints now, so a stop can say "Temporary breakpoint". */
@@ -303,6 +368,17 @@ static int live_check(struct shell *sh)
 	return 0;
 }
 
+/* until/advance also move through a recording kept after the program
+ * ended, or loaded. */
+static int history_check(struct shell *sh)
+{
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("The program is not being run.");
+	if (sh->exec_reverse && !ptd_session_recording(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("Target native does not support this command.");
+	return 0;
+}
+
 static int report(struct shell *sh, int rc, const struct ptd_event *ev, const struct temps *t)
 {
 	if (rc < 0)
@@ -321,17 +397,17 @@ static int until_or_advance(struct shell *sh, const char *args, int anywhere)
 	args = skipws(args);
 	if (anywhere && !*args)
 		return shell_error("Argument required (a location).");
-	if (live_check(sh) < 0)
+	if (history_check(sh) < 0)
 		return -1;
 	temps_take(sh, &t);
 	ptd_clear_error();
 	if (!*args) {
-		rc = ptd_session_until_next(sh->s, &ev);
+		rc = ptd_session_until_next_dir(sh->s, sh->exec_reverse, &ev);
 	} else {
 		if (location(sh, args, &addr) < 0)
 			return -1;
 		ptd_clear_error();
-		rc = ptd_session_advance(sh->s, addr, anywhere, &ev);
+		rc = ptd_session_advance_dir(sh->s, addr, anywhere, sh->exec_reverse, &ev);
 	}
 	return report(sh, rc, &ev, &t);
 }
@@ -677,6 +753,86 @@ const char *shell_bp_type(const struct ptd_bpinfo *bi)
 	}
 }
 
+/*
+ * The pointer an lvalue expression reads on its way, into @inner: E of
+ * "*E" and of "E->m" (outer parentheses dropped); 0 when there is none.
+ */
+static int pointer_operand(const char *expr, char *inner, size_t n)
+{
+	char buf[256];
+	size_t len;
+	int depth = 0;
+	const char *arrow = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", skipws(expr));
+	len = strlen(buf);
+	while (len && isspace((unsigned char)buf[len - 1]))
+		buf[--len] = 0;
+	/* (E) */
+	while (len > 2 && buf[0] == '(' && buf[len - 1] == ')') {
+		int d = 0, whole = 1;
+
+		for (size_t i = 0; i < len - 1; i++) {
+			d += buf[i] == '(' ? 1 : buf[i] == ')' ? -1 : 0;
+			if (d == 0) {
+				whole = 0;
+				break;
+			}
+		}
+		if (!whole)
+			break;
+		memmove(buf, buf + 1, len - 2);
+		len -= 2;
+		buf[len] = 0;
+	}
+	if (buf[0] == '*') {
+		snprintf(inner, n, "%s", skipws(buf + 1));
+		return inner[0] != 0;
+	}
+	for (const char *p = buf; *p; p++) {
+		if (*p == '(' || *p == '[')
+			depth++;
+		else if ((*p == ')' || *p == ']') && depth > 0)
+			depth--;
+		else if (!depth && p[0] == '-' && p[1] == '>')
+			arrow = p;
+	}
+	if (!arrow || arrow == buf)
+		return 0;
+	snprintf(inner, n, "%.*s", (int)(arrow - buf), buf);
+	return 1;
+}
+
+/* gdb watches every value a watched expression reads: the pointer of *E
+ * and E->m, and what E itself reads; each one in memory becomes a value
+ * the watchpoint also watches (its change moves the watchpoint). */
+static int watch_deps(struct shell *sh, const char *expr, int id)
+{
+	char inner[256], cur[256];
+
+	snprintf(cur, sizeof(cur), "%s", expr);
+	for (int i = 0; i < PTD_HW_SLOTS && pointer_operand(cur, inner, sizeof(inner)); i++) {
+		struct ptd_value *val = NULL;
+		uint64_t addr, size;
+		int rc;
+
+		if (watch_addr(sh, inner, &addr) < 0 || ptd_values_eval(sh->vals, inner, &val) < 0) {
+			ptd_clear_error();
+			return 0; /* not in memory (a register, a constant): nothing to watch */
+		}
+		size = ptd_value_size(val);
+		ptd_value_free(val);
+		if (size < 1 || size > 8)
+			return 0;
+		ptd_clear_error();
+		rc = ptd_session_watch_dep(sh->s, id, addr, (int)size);
+		if (rc < 0)
+			return rc;
+		snprintf(cur, sizeof(cur), "%s", inner);
+	}
+	return 0;
+}
+
 static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind)
 {
 	char expr[256];
@@ -698,6 +854,14 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 	if (id < 0) {
 		ptd_values_unkeep(sh->vals, key);
 		return sess_error(id);
+	}
+	if (kind == PTD_WATCH_WRITE && ptd_session_alive(sh->s)) {
+		rc = watch_deps(sh, expr, id);
+		if (rc < 0) {
+			ptd_session_delete(sh->s, id);
+			ptd_values_unkeep(sh->vals, key);
+			return sess_error(rc);
+		}
 	}
 	/* a local: the watchpoint ends with its frame, as in gdb */
 	if (shell_watch_frame(sh, addr, &ret_pc, &cfa)) {
@@ -737,7 +901,7 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 	struct ptd_bpinfo bi;
 	int n = ptd_session_bp_count(sh->s);
 	char a[512], b[512];
-	int gone[16], ngone = 0;
+	int gone[16], ngone = 0, now_ok, old_ok;
 
 	for (int i = 0; i < n; i++) {
 		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch || !bi.triggered)
@@ -754,9 +918,17 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 			printf("\n%s hit %s %d: %s\n\n", thread, watch_title(bi.watch), bi.id, bi.spec);
 		else
 			printf("\n%s %d: %s\n\n", watch_title(bi.watch), bi.id, bi.spec);
-		watch_value_text(sh, bi.id, bi.value, bi.len, b, sizeof(b));
+		if (ptd_session_watch_readable(sh->s, bi.id, &now_ok, &old_ok) < 0)
+			now_ok = old_ok = 1;
+		if (now_ok)
+			watch_value_text(sh, bi.id, bi.value, bi.len, b, sizeof(b));
+		else
+			snprintf(b, sizeof(b), "<unreadable>");
 		if (bi.changed) {
-			watch_value_text(sh, bi.id, bi.old_value, bi.len, a, sizeof(a));
+			if (old_ok)
+				watch_value_text(sh, bi.id, bi.old_value, bi.len, a, sizeof(a));
+			else
+				snprintf(a, sizeof(a), "<unreadable>");
 			printf("Old value = %s\nNew value = %s\n", a, b);
 		} else {
 			printf("Value = %s\n", b);

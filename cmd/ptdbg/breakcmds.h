@@ -29,6 +29,9 @@ int shell_info_sharedlibrary(struct shell *sh, const char *args);
 int shell_break_pending(struct shell *sh, const char *spec, int temporary);
 int shell_set_breakpoint(struct shell *sh, const char *args);
 int shell_show_breakpoint(struct shell *sh, const char *args);
+/* set/show exec-direction (sh->exec_reverse). */
+int shell_set_exec_direction(struct shell *sh, const char *args);
+int shell_show_exec_direction(struct shell *sh, const char *args);
 
 /* info breakpoints: the "stop only if" line (before the hit count) and the
  * "ignore next N hits" line (after it). */

@@ -740,10 +740,23 @@ static int collect_frames(struct shell *sh, uint64_t *pcs, int max);
 
 static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int reverse)
 {
+	static const char *const names[] = {
+		[PTD_MOTION_STEPI] = "stepi", [PTD_MOTION_NEXTI] = "nexti", [PTD_MOTION_STEP] = "step",
+		[PTD_MOTION_NEXT] = "next", [PTD_MOTION_FINISH] = "finish",
+		[PTD_MOTION_CONTINUE] = "continue",
+	};
 	struct temp_snapshot temps;
 	struct ptd_event ev;
 	uint64_t count, i, finish_from = 0, fin_pc = 0;
 	int rc, inline_frame = 0, sel_level = 0, fin_caller = 0, fin_k = 0;
+
+	/* set exec-direction reverse: the plain commands go backward and
+	 * the reverse ones are refused, as gdb's exec_reverse_once */
+	if (sh->exec_reverse && reverse)
+		return shell_error("Already in reverse mode.  Use '%s' or 'set exec-dir forward'.",
+				   (unsigned)m < sizeof(names) / sizeof(names[0]) && names[m] ?
+					   names[m] : "?");
+	reverse |= sh->exec_reverse;
 
 	/* gdb checks for a process before it evaluates the count */
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s)) {
@@ -3036,6 +3049,9 @@ static const struct cmd set_cmds[] = {
 	  "set breakpoint pending on|off|auto: make a breakpoint on a function no loaded\n"
 	  "file has yet pending (resolved at dlopen) -- auto asks, and takes no for an answer\n"
 	  "when not asked at a terminal, as gdb does." },
+	{ "exec-direction", 0, shell_set_exec_direction, 0,
+	  "set exec-direction forward|reverse: which way step, next, continue, finish, until,\n"
+	  "advance... go (reverse: back through the recording)." },
 	{ "pagination", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "print", 0, shell_set_print, 0,
 	  "set print frame-arguments all|scalars|none|presence: arguments in frame lines." },
@@ -3055,6 +3071,7 @@ static const struct cmd show_cmds[] = {
 	  "pt [SETTING], bts [buffer-size]." },
 	{ "version", 0, show_version, 0, "What version of ptdbg this is." },
 	{ "breakpoint", 0, shell_show_breakpoint, 0, "show breakpoint pending." },
+	{ "exec-direction", 0, shell_show_exec_direction, 0, "Forward. or Reverse." },
 	{ NULL },
 };
 

@@ -99,6 +99,8 @@ struct shell {
 	/* set breakpoint pending: 0 auto (ask; no when not asked at a
 	 * terminal, as gdb's nquery), 1 on, 2 off (breakcmds.c). */
 	int bp_pending;
+	/* set exec-direction reverse: motion commands go backward */
+	int exec_reverse;
 
 	/* watchpoint id -> the key of its kept value type (values.c) */
 	struct {

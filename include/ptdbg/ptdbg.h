@@ -1119,14 +1119,35 @@ extern PTD_EXPORT int ptd_session_set_signal_flags(struct ptd_session *s, int si
  * (until: in the current frame or an outer one; advance, @anywhere: in any
  * frame) or the current frame returns; a breakpoint met first stops it.
  * In the recorded past it replays forward so (gdb's record full), ending
- * at the end of the history with PTD_EVENT_NO_HISTORY.  Returns 0 (@ev
- * says where), -ptde_not_running (also for an offline recording),
- * -ptde_nomap (no code at @addr). */
+ * at the end of the history with PTD_EVENT_NO_HISTORY; so it does in a
+ * recording kept after the program ended, or loaded.  Returns 0 (@ev
+ * says where), -ptde_not_running, -ptde_eos (at the end of an offline
+ * recording), -ptde_nomap (no code at @addr). */
 extern PTD_EXPORT int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere,
 					  struct ptd_event *ev);
 /* until with no argument: next, but a jump back in the function (a loop)
- * does not stop it.  Returns as ptd_session_motion. */
+ * does not stop it; as gdb's, it steps while the pc is in the function's
+ * code up to the end of the current line, in any frame (a recursive call
+ * is stepped into), over calls of other functions.  Returns as
+ * ptd_session_motion. */
 extern PTD_EXPORT int ptd_session_until_next(struct ptd_session *s, struct ptd_event *ev);
+/* until/advance in either direction, and in any recording: with
+ * @reverse, backward through the recording (gdb's set exec-direction
+ * reverse: the stop at @addr is in the starting frame for until, in any
+ * for advance, or at the return address in the caller; a breakpoint met
+ * first stops it; the start of the history ends it with
+ * PTD_EVENT_NO_HISTORY); forward in a recording kept after the program
+ * ended or loaded, as in the recorded past.  Returns as
+ * ptd_session_advance, -ptde_unsupported (@reverse without a recording),
+ * -ptde_eos (no history in that direction). */
+extern PTD_EXPORT int ptd_session_advance_dir(struct ptd_session *s, uint64_t addr, int anywhere,
+					      int reverse, struct ptd_event *ev);
+/* until with no argument, in either direction (@reverse: reverse-next
+ * until the thread leaves the function or its lines before the current
+ * one's end, as gdb's until_next_command backward).  Returns as
+ * ptd_session_motion. */
+extern PTD_EXPORT int ptd_session_until_next_dir(struct ptd_session *s, int reverse,
+						 struct ptd_event *ev);
 /* jump: resumes the selected thread at @addr; a breakpoint at @addr stops
  * it at once, as in gdb.  Live only.  Returns 0 (@ev says where),
  * -ptde_not_running, -ptde_unsupported (replaying: go to the end of the
@@ -1166,6 +1187,30 @@ extern PTD_EXPORT int ptd_session_watch(struct ptd_session *s, const char *expr,
  * free debug register). */
 extern PTD_EXPORT int ptd_session_watch_scope(struct ptd_session *s, int id, uint64_t ret_pc,
 					      uint64_t cfa);
+/*
+ * The watched expression of watchpoint @id also reads [@addr, @addr+@len)
+ * (@len 1..8): the pointer of `*ptr`, as gdb watches every value the
+ * expression reads.  A write there that changes it evaluates the
+ * expression's address again (the callback of
+ * ptd_session_set_watch_eval(); without one it stays) and moves the
+ * watchpoint there; the watchpoint then triggers as for a write when the
+ * expression's value changed.  Takes debug registers as
+ * ptd_session_watch.  Live only.  Returns 0, -ptde_invalid (no such
+ * watchpoint, bad @len, too many), -ptde_not_running, -ptde_busy (not
+ * enough free debug registers).
+ */
+extern PTD_EXPORT int ptd_session_watch_dep(struct ptd_session *s, int id, uint64_t addr, int len);
+/* The address of the object watchpoint expression @expr names now, in
+ * *@addr; returns 0 or <0.  Called with the thread that triggered
+ * selected. */
+/* Whether watchpoint @id's value now and before its last change could be
+ * read (ptd_bpinfo.value/old_value; gdb's "<unreadable>" otherwise, e.g.
+ * *ptr while ptr is NULL).  Returns 0, -ptde_notfound, -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_watch_readable(struct ptd_session *s, int id, int *now_ok,
+						 int *old_ok);
+typedef int (*ptd_watch_eval_fn)(void *ctx, const char *expr, uint64_t *addr);
+extern PTD_EXPORT void ptd_session_set_watch_eval(struct ptd_session *s, ptd_watch_eval_fn fn,
+						  void *ctx);
 /* The address and size of global data symbol @name (the program's and its
  * libraries' symbol tables), for watch.  Returns 0, -ptde_notfound,
  * -ptde_not_running. */

@@ -238,6 +238,8 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 		st->signals++;
 	} else if (iclass == PTD_IC_CALL) {
 		st->depth++;
+		if (st->depth == 1)
+			st->over_call_ip = ip;
 	} else if (iclass == PTD_IC_RET) {
 		st->depth--;
 	} else if (iclass == PTD_IC_FAR_CALL && next != ip + 2 && st->signals > 0) {
@@ -364,4 +366,41 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 		return 0;
 	}
 	return inline_rules(st, next, &li) ? stop_here(st, next) : 0;
+}
+
+int ptd_stepper_back_at_return(struct ptd_stepper *st, uint64_t next)
+{
+	struct ptd_line_info li;
+
+	if (st->depth <= 0)
+		return 0;
+	st->depth = 0;
+	st->signals = 0;
+	st->over_depth = 0;
+	st->into_pc = 0;
+	st->tramp_depth = 0;
+	st->over_call_ip = 0;
+	switch (st->m) {
+	case PTD_MOTION_NEXTI:
+		return 1;
+	case PTD_MOTION_STEP:
+	case PTD_MOTION_NEXT:
+		break;
+	default:
+		return 0;
+	}
+	/* gdb removes the step-resume breakpoint and goes on stepping in
+	 * the range of the line it stepped from */
+	if (next >= st->lo && next < st->hi)
+		return 0;
+	if (line_of(st, next, &li) < 0)
+		return 0;
+	if (li.lo == next && li.is_stmt && (li.line != st->line || !same_file(li.file, st->file)))
+		return 1;
+	st->lo = li.lo;
+	st->hi = li.hi;
+	st->line = li.line;
+	st->file = li.file;
+	st->have_line = 1;
+	return 0;
 }

@@ -59,6 +59,10 @@ struct ptd_stepper {
 	int inl;
 	int fin_inline;
 	int fin_real; /* finish: the real frame that many levels up */
+	/* The call that took the depth from 0 to 1 (next, step over, nexti),
+	 * or 0: the caller watches for the thread coming back to its return
+	 * address in the frame being stepped (ptd_stepper_back_at_return). */
+	uint64_t over_call_ip;
 };
 
 void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,
@@ -69,5 +73,16 @@ void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,
  * executed).  Returns 1 when the motion is complete at @next.
  */
 int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t next, int signal);
+/*
+ * gdb steps over a call with a breakpoint at its return address that
+ * checks the frame (its step-resume breakpoint): the thread is at @next,
+ * that return address, in the frame being stepped, while the count of
+ * calls and returns says it is still inside the call -- a longjmp or a
+ * C++ catch in the frame jumped back there (or to code that led there).
+ * The step over ends as if the call had returned, and the motion goes
+ * on from there by its rules.  Returns 1 when the motion is complete at
+ * @next.
+ */
+int ptd_stepper_back_at_return(struct ptd_stepper *st, uint64_t next);
 
 #endif

@@ -257,7 +257,64 @@ struct stepstate {
 	int into_level;
 	int prev_level;
 	const struct ptd_callseg *prev_seg;
+	/* Forward next/step/nexti over a call made in the frame being
+	 * stepped: its return address and the frame's level (over_step) */
+	uint64_t over_ret;
+	int over_level;
+	int over_gone, over_landed;
+	/* the instruction before the current one (for over_start) */
+	uint64_t p_ip, p_inst;
+	int p_len, p_class, p_level;
 };
+
+/*
+ * gdb steps over a call with a breakpoint at its return address that
+ * checks the frame (its step-resume breakpoint, in record full's replay as
+ * live): the step over ends there, whatever ran in between.  A longjmp or
+ * a C++ catch that lands in the frame being stepped runs on until the code
+ * gets back to the return address (a catch jumping back after the call);
+ * one that lands in an outer frame never does: the motion runs on to a
+ * breakpoint or the end of the history, as gdb's.  Returns 1 while such a
+ * landing keeps the step over going (nothing else stops the motion), 0
+ * otherwise (inside the callee the usual rules step over it, or on into
+ * the function a stub jumps to; back at the return address they go on).
+ */
+static int over_step(const struct walker *w, struct stepstate *st)
+{
+	const struct ptd_callseg *s = w->s;
+	int lv;
+
+	if (!st->over_ret)
+		return 0;
+	lv = landing_level(w);
+	if (lv < st->over_level)
+		st->over_gone = 1;
+	else if (lv == st->over_level)
+		st->over_landed = 1;
+	if (st->over_gone)
+		return 1;
+	if (s->level <= st->over_level && (w->c.ip == st->over_ret || !st->over_landed)) {
+		st->over_ret = 0;
+		st->over_landed = 0;
+		return 0;
+	}
+	return st->over_landed;
+}
+
+/* The instruction just left (@ip, @len, @iclass, at @level of frame
+ * @inst) was a call from the frame being stepped into a deeper one: the
+ * step over it starts (over_step). */
+static void over_start(const struct walker *w, struct stepstate *st, int frame_level,
+		       uint64_t frame_inst)
+{
+	if (st->over_ret || st->p_class != PTD_IC_CALL || !st->p_len || w->s->level <= st->p_level ||
+	    st->p_level != frame_level || (frame_inst && st->p_inst != frame_inst))
+		return;
+	st->over_ret = st->p_ip + (uint64_t)st->p_len;
+	st->over_level = st->p_level;
+	st->over_gone = 0;
+	st->over_landed = 0;
+}
 
 /*
  * The line rules shared by both directions once the position is outside
@@ -362,6 +419,8 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 
 	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
 		return 0; /* gdb steps through signal trampolines */
+	if (!st->into && over_step(w, st))
+		return 0;
 	if (landing_level(w) <= st->level)
 		return 1; /* a longjmp out of the frame: gdb stops where it lands */
 	if (st->into) {
@@ -405,6 +464,8 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 				st->into_level = s->level;
 			}
 		}
+		if (!st->into)
+			over_start(w, st, st->level, st->inst);
 		return 0; /* stepped over until it returns */
 	}
 	same = s->level == st->level && s->instance == st->inst;
@@ -661,7 +722,11 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 
 	for (;;) {
 		int done = 0, bp, id;
-
+		st.p_ip = w.c.ip;
+		st.p_inst = w.s->instance;
+		st.p_len = w.c.is_gap ? 0 : w.c.len;
+		st.p_class = w.c.iclass;
+		st.p_level = w.s->level;
 		rc = move1(&w);
 		if ((rc == -ptde_eos || rc == -ptde_bos) && w.c.is_gap && last_real) {
 			/* Only gaps up to the end: back to the last instruction,
@@ -695,11 +760,17 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		}
 		last_real = w.c.number;
 		bp = is_bp(&w, w.c.ip, &id);
+		if (!reverse && m == PTD_MOTION_NEXTI && w.c.number == from + 1)
+			over_start(&w, &st, start_level, 0);
 		switch (m) {
 		case PTD_MOTION_STEPI:
 			done = 1;
 			break;
 		case PTD_MOTION_NEXTI:
+			if (!reverse && st.over_ret) {
+				done = !over_step(&w, &st) && w.s->level <= start_level;
+				break;
+			}
 			done = w.s->level <= start_level ||
 			       (!reverse && landing_level(&w) <= start_level);
 			break;

@@ -103,6 +103,38 @@ int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid)
 	return 1;
 }
 
+/*
+ * Several breakpoints at one address are all checked, in number order, as
+ * gdb's bpstat chain: each counts its hit (and uses up its ignore count)
+ * by its own condition, even when an earlier one already stops the thread;
+ * the stop names the first that stops it.
+ */
+struct sbp *ptd__ses_bp_hit(struct ptd_session *s, uint64_t addr, pid_t tid)
+{
+	int first = -1;
+
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+
+		if (b->wkind || b->addr != addr || !addr)
+			continue;
+		b->stopped = ptd__ses_bp_check(s, b, tid);
+		if (b->stopped && first < 0)
+			first = i;
+	}
+	return first < 0 ? NULL : &s->bp[first];
+}
+
+void ptd__ses_bp_drop_temps(struct ptd_session *s, uint64_t addr)
+{
+	for (int i = s->nbp - 1; i >= 0; i--) {
+		struct sbp *b = &s->bp[i];
+
+		if (!b->wkind && b->addr == addr && b->temporary && b->stopped)
+			ptd_session_delete(s, b->id);
+	}
+}
+
 /* ---- signals ----------------------------------------------------------------------------- */
 
 static void sig_defaults(struct ptd_session *s)
@@ -238,45 +270,83 @@ static int adv_is_bp(void *ctx, uint64_t addr, int *id)
 	return 0;
 }
 
-/* The call depth of @th at its position in the past, in *@level. */
+/* The call depth of @th at its position in the past (the end of the
+ * history when it is at the tail), in *@level. */
 static int past_level(struct ptd_session *s, struct sthread *th, int *level)
 {
 	const struct ptd_calls *calls = ptd__ses_thread_calls(s, th);
-	const struct ptd_callseg *seg = calls ? ptd_calls_find(calls, th->pos) : NULL;
+	uint64_t n = th->pos ? th->pos : ptd_history_count(th->h);
+	const struct ptd_callseg *seg = calls ? ptd_calls_find(calls, n) : NULL;
 
 	if (!seg)
 		return ptd__err(-ptde_internal, "cannot find the call at instruction %llu",
-				(unsigned long long)th->pos);
+				(unsigned long long)n);
 	*level = seg->level;
 	return 0;
 }
 
 /*
- * until/advance LOCATION in the recorded past, forward, as gdb's record
- * full replays it: a replay continue that also stops at @addr (until: in
- * the starting frame or an outer one, by call depth; advance: in any) and
- * at the return address in the caller once the frame has returned.
+ * The thread until/advance moves through its recording: replaying (or
+ * going back from the end, @reverse), in a recording kept after the
+ * program ended, or in a loaded one.
+ */
+static int history_thread(struct ptd_session *s, int reverse, struct sthread **out)
+{
+	struct sthread *th = ptd__ses_cur_thread(s);
+
+	if (!s->offline && !ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	if (!th)
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	if (reverse && !s->offline && !s->recording)
+		return ptd__err(-ptde_unsupported, "Target native does not support this command.");
+	if (!ptd_history_count(th->h))
+		return ptd__err(-ptde_eos, "No more reverse-execution history.");
+	if (s->offline && !reverse && !th->pos)
+		return ptd__err(-ptde_eos, "No more reverse-execution history.");
+	*out = th;
+	return 0;
+}
+
+/*
+ * until/advance LOCATION in the recording, as gdb's record full replays
+ * it: a replay continue that also stops at @addr and, once the frame has
+ * returned, at the return address in the caller.  Forward, "in the
+ * frame" for until is the starting frame or an outer one, by call depth
+ * (going forward the frame cannot be left but by returning there).
+ * Backward (set exec-direction reverse) gdb's frame checks of its two
+ * momentary breakpoints are exact: @addr in the starting frame's depth
+ * and function (a sibling call of a recursion has the same frame id in
+ * gdb: the same CFA), the return address in the caller's depth.
  * Reaching the end of the history ends it there ("No more
- * reverse-execution history."), as in gdb, rather than going on live.
+ * reverse-execution history."), as in gdb, rather than going on live;
+ * so does reaching its start going backward.
  */
 static int advance_past(struct ptd_session *s, struct sthread *th, uint64_t addr, int anywhere,
-			struct ptd_event *ev)
+			int reverse, struct ptd_event *ev)
 {
-	uint64_t pcs[2];
+	uint64_t pcs[2], pc0 = 0, f0;
 	int level0, level, rc;
 
+	if (s->offline) {
+		rc = ptd__ses_lazy_all(s, th);
+		if (rc < 0)
+			return rc;
+	}
 	rc = past_level(s, th, &level0);
 	if (rc < 0)
 		return rc;
+	ptd_session_pc(s, &pc0);
+	f0 = ptd__ses_env_func_of(s, pc0);
 	s->adv_addr = addr;
 	s->adv_ret = ptd_session_backtrace(s, pcs, 2) > 1 ? pcs[1] : 0;
 	s->adv_is_bp = s->senv.base.is_breakpoint;
 	s->senv.base.is_breakpoint = adv_is_bp;
 	for (;;) {
-		rc = ptd__ses_replay_move(s, th, PTD_MOTION_CONTINUE, 0, ev);
+		rc = ptd__ses_replay_move(s, th, PTD_MOTION_CONTINUE, reverse, ev);
 		if (rc < 0)
 			break;
-		if (rc > 0 || !th->pos) {
+		if (!reverse && (rc > 0 || !th->pos)) {
 			th->pos = 0;
 			ev->kind = PTD_EVENT_NO_HISTORY;
 			ev->replaying = 0;
@@ -290,19 +360,26 @@ static int advance_past(struct ptd_session *s, struct sthread *th, uint64_t addr
 		rc = past_level(s, th, &level);
 		if (rc < 0)
 			break;
-		if ((ev->pc == addr && (anywhere || level <= level0)) ||
-		    (ev->pc == s->adv_ret && level < level0)) {
-			ev->kind = PTD_EVENT_STEPPED;
-			ev->new_frame = 1;
+		if (!reverse && ((ev->pc == addr && (anywhere || level <= level0)) ||
+				 (ev->pc == s->adv_ret && level < level0)))
 			break;
-		}
-		/* there in a deeper frame (until), or a recursion's return */
+		if (reverse &&
+		    ((ev->pc == addr &&
+		      (anywhere || (level == level0 && ptd__ses_env_func_of(s, addr) == f0))) ||
+		     (ev->pc == s->adv_ret && level == level0 - 1)))
+			break;
+		/* there in another frame (until), or a recursion's return */
+	}
+	if (rc == 0 && ev->kind == PTD_EVENT_BREAKPOINT && !ev->bp_id) {
+		ev->kind = PTD_EVENT_STEPPED;
+		ev->new_frame = 1;
 	}
 	s->senv.base.is_breakpoint = s->adv_is_bp;
 	return rc;
 }
 
-int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, struct ptd_event *ev)
+int ptd_session_advance_dir(struct ptd_session *s, uint64_t addr, int anywhere, int reverse,
+			    struct ptd_event *ev)
 {
 	struct sthread *th;
 	int rc, ins_addr, ins_ret = 0;
@@ -311,8 +388,12 @@ int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, stru
 		return -ptde_invalid;
 	memset(ev, 0, sizeof(*ev));
 	th = ptd__ses_cur_thread(s);
-	if (th && th->pos && ptd_session_alive(s) && !s->offline)
-		return advance_past(s, th, addr, anywhere, ev);
+	if (reverse || s->offline || (th && th->pos && ptd_session_alive(s))) {
+		rc = history_thread(s, reverse, &th);
+		if (rc < 0)
+			return rc;
+		return advance_past(s, th, addr, anywhere, reverse, ev);
+	}
 	rc = live_thread(s, &th);
 	if (rc < 0)
 		return rc;
@@ -344,11 +425,64 @@ int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, stru
 	return rc;
 }
 
-int ptd_session_until_next(struct ptd_session *s, struct ptd_event *ev)
+int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, struct ptd_event *ev)
+{
+	return ptd_session_advance_dir(s, addr, anywhere, 0, ev);
+}
+
+/* How many frames the selected thread has (live or in the past). */
+static int depth_now(struct ptd_session *s)
+{
+	uint64_t pcs[256];
+	int n = ptd_session_backtrace(s, pcs, 256);
+
+	ptd_clear_error();
+	return n;
+}
+
+/*
+ * until without argument, forward, as gdb's: it steps while the pc is in
+ * [@f0, @end) -- the function's code up to the end of the current line --
+ * whatever the frame, so a loop runs to its end and a recursive call of
+ * the function is stepped into (gdb then stops at the first line past the
+ * range in any frame); calls of other functions are stepped over (here:
+ * stepped into and finished, which stops at their breakpoints as gdb's
+ * step over does).  The frame is printed when the stop is in another one.
+ */
+static int until_forward(struct ptd_session *s, uint64_t f0, uint64_t end, struct ptd_event *ev)
+{
+	int depth0 = depth_now(s), depth = depth0, rc;
+	uint64_t f;
+
+	for (;;) {
+		int before = depth;
+
+		rc = ptd_session_motion(s, PTD_MOTION_STEP, 0, ev);
+		if (rc < 0 || ev->kind != PTD_EVENT_STEPPED)
+			return rc;
+		f = ptd__ses_env_func_of(s, ev->pc);
+		depth = depth_now(s);
+		if (f0 && f != f0 && depth > before) {
+			/* stepped into another function: back out of it */
+			rc = ptd_session_motion(s, PTD_MOTION_FINISH, 0, ev);
+			if (rc < 0 || ev->kind != PTD_EVENT_STEPPED)
+				return rc;
+			f = ptd__ses_env_func_of(s, ev->pc);
+			depth = depth_now(s);
+		}
+		if (!f0 || f != f0 || ev->pc < f0 || ev->pc >= end)
+			break;
+	}
+	ev->new_frame = depth != depth0 || f != f0;
+	return 0;
+}
+
+int ptd_session_until_next_dir(struct ptd_session *s, int reverse, struct ptd_event *ev)
 {
 	struct ptd_line_info li;
+	struct sthread *th;
 	uint64_t pc0, f0, end;
-	int rc;
+	int rc, level0 = 0, level;
 
 	if (!s || !ev)
 		return -ptde_invalid;
@@ -356,19 +490,42 @@ int ptd_session_until_next(struct ptd_session *s, struct ptd_event *ev)
 	rc = ptd_session_pc(s, &pc0);
 	if (rc < 0)
 		return ptd__err(-ptde_not_running, "The program is not being run.");
+	th = ptd__ses_cur_thread(s);
+	if (reverse) {
+		rc = history_thread(s, 1, &th);
+		if (rc == 0 && s->offline)
+			rc = ptd__ses_lazy_all(s, th);
+		if (rc == 0)
+			rc = past_level(s, th, &level0);
+		if (rc < 0)
+			return rc;
+	}
 	f0 = ptd__ses_env_func_of(s, pc0);
 	/* gdb's until_next_command: the step range runs from the function's
 	 * start to the end of the current line, so a jump back into the loop
-	 * is stepped through. */
+	 * is stepped through (forward); backward, the whole function before
+	 * the line is in the range: it stops back in the caller. */
 	end = ptd__ses_env_line_of(s, pc0, &li) == 0 && li.hi > pc0 ? li.hi : pc0 + 1;
+	if (!reverse)
+		return until_forward(s, f0, end, ev);
 	for (;;) {
-		rc = ptd_session_motion(s, PTD_MOTION_NEXT, 0, ev);
+		rc = ptd_session_motion(s, PTD_MOTION_NEXT, reverse, ev);
 		if (rc < 0 || ev->kind != PTD_EVENT_STEPPED)
 			return rc;
-		if (!f0 || ptd__ses_env_func_of(s, ev->pc) != f0 || ev->pc < f0 || ev->pc >= end ||
-		    ev->new_frame)
+		if (!f0 || ptd__ses_env_func_of(s, ev->pc) != f0 || ev->pc < f0 || ev->pc >= end)
+			return 0;
+		if (!reverse && ev->new_frame)
+			return 0;
+		/* (a reverse step into a recursion's caller is not a new
+		 * frame to print, but leaves the range) */
+		if (reverse && (past_level(s, th, &level) < 0 || level != level0))
 			return 0;
 	}
+}
+
+int ptd_session_until_next(struct ptd_session *s, struct ptd_event *ev)
+{
+	return ptd_session_until_next_dir(s, 0, ev);
 }
 
 int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev)
@@ -388,8 +545,8 @@ int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev)
 		return rc;
 	/* A breakpoint at the new pc is hit at once (gdb resumes without
 	 * stepping over it): "tbreak L; jump L" stops at L. */
-	b = ptd__ses_bp_at(s, addr);
-	if (b && ptd__ses_bp_check(s, b, th->tid)) {
+	b = ptd__ses_bp_hit(s, addr, th->tid);
+	if (b) {
 		struct ptd_line_info li;
 		int id = b->id;
 
@@ -400,8 +557,7 @@ int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev)
 		ev->tid = th->tid;
 		ev->thread_num = th->num;
 		ev->new_frame = 1;
-		if (b->temporary)
-			ptd_session_delete(s, id);
+		ptd__ses_bp_drop_temps(s, addr);
 		return 0;
 	}
 	return ptd__ses_live_run(s, PTD_MOTION_CONTINUE, ev);

@@ -38,6 +38,10 @@ struct run_ctx {
 	/* index of @sel in s->th: ptd__ses_add_sthread() may move the array (a clone
 	 * seen by the recorder, by stop_all), never an index */
 	ptrdiff_t sel_i;
+	/* next/step/nexti over a call: the stack pointer the motion started
+	 * with, the call stepped over, its return address and the stack
+	 * pointer back there (back_at_return) */
+	uint64_t sp0, lj_call, lj_ret, lj_sp;
 };
 
 static void sel_set(struct run_ctx *rc, struct sthread *th)
@@ -284,15 +288,15 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 /* The motion ends at breakpoint @b: count the hit, stop everything. */
 static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
 {
-	int id = b->id, temporary = b->temporary;
+	int id = b->id;
+	uint64_t addr = b->addr;
 
-	/* (the hit was counted by ptd__ses_bp_check) */
+	/* (the hits were counted by ptd__ses_bp_hit) */
 	ev->kind = PTD_EVENT_BREAKPOINT;
 	ev->bp_id = id;
 	ev->new_frame = 1;
 	finish_stop(rc, ev);
-	if (temporary)
-		ptd_session_delete(rc->s, id);
+	ptd__ses_bp_drop_temps(rc->s, addr);
 	return 0;
 }
 
@@ -314,6 +318,50 @@ static int report_hw(struct run_ctx *rc, const struct ptd_stop *st, struct ptd_e
 	ev->new_frame = 1;
 	finish_stop(rc, ev);
 	return 1;
+}
+
+/*
+ * gdb's step over a call ends at the call's return address in the frame
+ * being stepped (its step-resume breakpoint checks the frame), whatever
+ * ran in between: a longjmp or a C++ catch that jumps back there ends it
+ * although the call never returned; one that lands elsewhere runs on, as
+ * in gdb.  The return address and the stack pointer there come from the
+ * stack right after the call, else from the call instruction and the
+ * stack pointer the motion started with.  Returns @done, or 1 when the
+ * motion is complete here.
+ */
+static int back_at_return(struct run_ctx *rc, struct ptd_stepper *stp, pid_t tid, uint64_t pc,
+			  int done)
+{
+	struct ptd_session *s = rc->s;
+	struct user_regs_struct r;
+
+	if (done || stp->depth <= 0 || !stp->over_call_ip)
+		return done;
+	if (stp->over_call_ip != rc->lj_call) {
+		struct ptd_insn_info info;
+		uint8_t buf[16];
+		uint64_t top = 0;
+		long n;
+
+		rc->lj_call = stp->over_call_ip;
+		rc->lj_ret = 0;
+		n = ptd_target_read(s->t, rc->lj_call, buf, sizeof(buf));
+		if (n <= 0 || ptd_disasm_decode(buf, (size_t)n, rc->lj_call, &info) != 0 ||
+		    info.iclass != PTD_IC_CALL)
+			return done;
+		rc->lj_ret = rc->lj_call + info.len;
+		rc->lj_sp = rc->sp0;
+		if (stp->depth == 1 && ptd_target_get_regs(s->t, tid, &r) == 0 &&
+		    ptd_target_read(s->t, r.rsp, &top, sizeof(top)) == (long)sizeof(top) &&
+		    top == rc->lj_ret)
+			rc->lj_sp = r.rsp + 8;
+	}
+	if (!rc->lj_ret || pc != rc->lj_ret || !rc->lj_sp)
+		return done;
+	if (ptd_target_get_regs(s->t, tid, &r) < 0 || r.rsp != rc->lj_sp)
+		return done;
+	return ptd_stepper_back_at_return(stp, pc);
 }
 
 /* The front end's progress callback while a live motion records. */
@@ -374,8 +422,13 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 	rc.step_all = rc.rec && (rc.rec->caps & PTD_REC_SINGLE_STEPS);
 	rc.nobp = rc.rec && (rc.rec->caps & PTD_REC_NO_BP_BYTES);
 	rc.step_sel = m != PTD_MOTION_CONTINUE;
-	if (rc.sel)
+	if (rc.sel) {
+		struct user_regs_struct r;
+
 		ptd_target_get_pc(s->t, rc.sel->tid, &start_pc);
+		if (rc.step_sel && ptd_target_get_regs(s->t, rc.sel->tid, &r) == 0)
+			rc.sp0 = r.rsp;
+	}
 	ptd_stepper_init(&stepper, m, start_pc, &s->senv);
 	if (rc.sel && rec_feeds(&rc, rc.sel->tid)) {
 		rc.rec->ops->sync(rc.rec, rc.sel->tid);
@@ -463,7 +516,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				 * motion (e.g. a signal handler entered). */
 				if (rc.step_sel && rc.sel && st.tid == rc.sel->tid &&
 				    st.kind == PTD_STOP_STEP && rec_feeds(&rc, st.tid) &&
-				    feed_from_history(s, &rc, &stepper)) {
+				    back_at_return(&rc, &stepper, st.tid, st.pc,
+						   feed_from_history(s, &rc, &stepper))) {
 					ev->kind = PTD_EVENT_STEPPED;
 					ev->new_frame = stepper.new_frame;
 					s->inl_override = stepper.stop_skip;
@@ -521,10 +575,12 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				rc.sel_sig = 0;
 				start_pc = st.pc;
 			}
+			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel)
+				done = back_at_return(&rc, &stepper, st.tid, st.pc, done);
 			/* Arriving at a breakpoint address counts as hitting it,
 			 * as in gdb (also for the stepped thread). */
 			ptd__ses_solib_event(s, st.pc);
-			if ((b = ptd__ses_bp_at(s, st.pc)) != NULL && ptd__ses_bp_check(s, b, st.tid))
+			if ((b = ptd__ses_bp_hit(s, st.pc, st.tid)) != NULL)
 				return report_bp(&rc, b, ev);
 			if (ptd__ses_adv_hit(s, st.tid, st.pc))
 				done = 1;
@@ -549,16 +605,17 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 
 			ptd__ses_solib_event(s, st.pc); /* a library came or went */
 			b = ptd__ses_bp_at(s, st.pc);
-			if (ptd__ses_adv_hit(s, st.tid, st.pc) &&
-			    !(b && ptd__ses_bp_check(s, b, st.tid))) {
+			if (ptd__ses_adv_hit(s, st.tid, st.pc)) {
+				if (b)
+					b = ptd__ses_bp_hit(s, st.pc, st.tid);
+				if (b)
+					return report_bp(&rc, b, ev);
 				/* until/advance reached its place */
 				ev->kind = PTD_EVENT_STEPPED;
 				ev->new_frame = 1;
 				finish_stop(&rc, ev);
 				return 0;
 			}
-			if (b && s->adv_active && ptd__ses_adv_hit(s, st.tid, st.pc))
-				return report_bp(&rc, b, ev);
 			if (!b) {
 				/* stale (deleted meanwhile): go on */
 				err = resume_thread(&rc, st.tid, 0);
@@ -569,8 +626,9 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				err = resume_thread(&rc, st.tid, 0);
 				break;
 			}
-			if (!ptd__ses_bp_check(s, b, st.tid)) {
-				/* its condition is false or it is ignored */
+			b = ptd__ses_bp_hit(s, st.pc, st.tid);
+			if (!b) {
+				/* every condition there false, or ignored */
 				err = resume_thread(&rc, st.tid, 0);
 				break;
 			}
@@ -751,10 +809,14 @@ static void replay_bp_hit(struct ptd_session *s, const struct ptd_replay_result 
 	b = ptd__ses_bp_at(s, res->ip);
 	if (!b)
 		return;
+	/* the first that stopped it (ptd__ses_bp_hit counted the hits) */
+	for (int i = (int)(b - s->bp); i < s->nbp; i++)
+		if (!s->bp[i].wkind && s->bp[i].addr == res->ip && s->bp[i].stopped) {
+			b = &s->bp[i];
+			break;
+		}
 	ev->bp_id = b->id;
-	/* (the hit was counted by ptd__ses_bp_check) */
-	if (b->temporary)
-		ptd_session_delete(s, b->id);
+	ptd__ses_bp_drop_temps(s, res->ip);
 }
 
 /* @returns (may be NULL): when the motion reached the end of the history
@@ -806,7 +868,7 @@ again:
 		uint64_t keep = th->pos;
 
 		th->pos = res.number >= count ? 0 : res.number;
-		if (b && !ptd__ses_bp_check(s, b, th->tid) && th->pos)
+		if (b && !ptd__ses_bp_hit(s, res.ip, th->tid) && th->pos)
 			goto again;
 		th->pos = keep;
 	} else if (res.stop == PTD_REPLAY_END && !reverse && !res.incomplete && res.bp_id) {
@@ -814,7 +876,7 @@ again:
 		uint64_t keep = th->pos;
 
 		th->pos = 0;
-		if (b && !ptd__ses_bp_check(s, b, th->tid))
+		if (b && !ptd__ses_bp_hit(s, res.ip, th->tid))
 			res.bp_id = 0;
 		th->pos = keep;
 	}
@@ -872,6 +934,14 @@ again:
 			if (ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip))
 				ev->new_frame = 1;
 		}
+		/* Stepping back out of a function's entry lands mid-line in
+		 * its caller, whose frame gdb then steps in (set_step_info):
+		 * it names the frame only when the function is not the one
+		 * the step started in (a recursion's caller is not named). */
+		if (reverse && (m == PTD_MOTION_STEP || m == PTD_MOTION_NEXT) && a && b &&
+		    ev->kind == PTD_EVENT_STEPPED && b->level < a->level &&
+		    ptd__ses_env_func_of(s, ev->pc) == ptd__ses_env_func_of(s, a->ip))
+			ev->new_frame = 0;
 	}
 	if (ev->kind == PTD_EVENT_STEPPED && res.new_frame >= 0)
 		ev->new_frame = res.new_frame; /* among inline frames, as gdb */

@@ -43,13 +43,25 @@ struct sbp {
 	int nslots;
 	int slots[PTD_HW_SLOTS];
 	uint8_t val[8], old[8];
+	int val_ok, old_ok; /* watchpoint: @val, @old could be read */
 	int triggered; /* it ended the last motion */
+	int stopped;   /* breakpoint: it stopped the last thread at its address */
 	int changed;   /* and the value changed then */
 	/* A watchpoint on a frame's local (ptd_session_watch_scope): an
 	 * execute slot at the frame's return address ends it once the
 	 * thread's rsp reaches the frame's CFA. */
 	int scope_on, scope_slot, scope_ended;
 	uint64_t scope_pc, scope_cfa;
+	/* Values the watched expression reads on the way (ptr of *ptr,
+	 * ptd_session_watch_dep): written, the expression is evaluated again
+	 * (s->watch_eval) and the watchpoint moves (watch.c). */
+	int ndeps;
+	struct {
+		uint64_t addr;
+		int len, nslots;
+		int slots[PTD_HW_SLOTS];
+		uint8_t val[8];
+	} deps[PTD_HW_SLOTS];
 };
 
 struct pt_mark {
@@ -189,6 +201,8 @@ struct ptd_session {
 	 * evaluator (ptd_session_set_cond_eval). */
 	ptd_cond_eval_fn cond_fn;
 	void *cond_ctx;
+	ptd_watch_eval_fn watch_eval;
+	void *watch_eval_ctx;
 	/* handle SIG: gdb's stop/print/pass per signal (breakctl.c). */
 	unsigned char sigflags[65];
 	int sig_ready;
@@ -292,6 +306,13 @@ struct sbp *ptd__ses_bp_new(struct ptd_session *s, const char *spec);
  * holds and its ignore count is used up; the hit is counted), 0 when the
  * program goes on (breakctl.c). */
 int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid);
+/* Thread @tid arrived at @addr: every breakpoint there is checked (each
+ * counts its hit), as gdb's bpstat chain; returns the first that stops
+ * the thread (the one the stop names), or NULL (breakctl.c). */
+struct sbp *ptd__ses_bp_hit(struct ptd_session *s, uint64_t addr, pid_t tid);
+/* After a stop at @addr: deletes the temporary breakpoints there that
+ * stopped the thread (breakctl.c). */
+void ptd__ses_bp_drop_temps(struct ptd_session *s, uint64_t addr);
 /* gdb's handle flags of @signo (PTD_SIG_STOP | PTD_SIG_PRINT | PTD_SIG_PASS). */
 int ptd__ses_sig_flags(struct ptd_session *s, int signo);
 /* until/advance: 1 when thread @tid at @pc ends the motion. */

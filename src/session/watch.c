@@ -17,11 +17,147 @@
 #include "target/target.h"
 #include "util/error.h"
 
-static void read_value(struct ptd_session *s, const struct sbp *b, uint8_t *out)
+/* The watched bytes now into @out; 0 when they cannot be read (gdb's
+ * "<unreadable>", e.g. *ptr while ptr is NULL). */
+static int read_value(struct ptd_session *s, const struct sbp *b, uint8_t *out)
 {
 	memset(out, 0, 8);
-	if (ptd_session_read(s, b->addr, out, (size_t)b->len) != b->len)
+	if (ptd_session_read(s, b->addr, out, (size_t)b->len) != b->len) {
 		memset(out, 0, 8);
+		ptd_clear_error();
+		return 0;
+	}
+	return 1;
+}
+
+int ptd_session_watch_readable(struct ptd_session *s, int id, int *now_ok, int *old_ok)
+{
+	if (!s || !now_ok || !old_ok)
+		return -ptde_invalid;
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].id == id && s->bp[i].wkind) {
+			*now_ok = s->bp[i].val_ok;
+			*old_ok = s->bp[i].old_ok;
+			return 0;
+		}
+	return ptd__err(-ptde_notfound, "No watchpoint number %d.", id);
+}
+
+/* Debug-register slots for [@addr, @addr+@len), one per aligned piece,
+ * into @slots (*@nslots); all or none.  Returns 0 or <0 (gdb's message
+ * when the registers run out). */
+static int take_slots(struct ptd_session *s, uint64_t addr, int len, int hwkind, int *slots,
+		      int *nslots)
+{
+	uint64_t pa[PTD_HW_SLOTS];
+	int pl[PTD_HW_SLOTS], n, rc;
+
+	*nslots = 0;
+	n = ptd_hw_pieces(addr, (uint64_t)len, pa, pl, PTD_HW_SLOTS);
+	if (n < 0)
+		return n;
+	if (n > PTD_HW_SLOTS)
+		return ptd__err(-ptde_busy, "Hardware watchpoints used exceeds limit of %d debug "
+					    "registers.", PTD_HW_SLOTS);
+	for (int i = 0; i < n; i++) {
+		int slot = ptd_session_hw_free_slot(s);
+
+		rc = slot < 0 ? slot : ptd_session_hw_set(s, slot, pa[i], pl[i], hwkind);
+		if (rc < 0) {
+			for (int j = 0; j < *nslots; j++)
+				ptd_session_hw_clear(s, slots[j]);
+			*nslots = 0;
+			if (rc == -ptde_busy)
+				return ptd__err(-ptde_busy,
+						"Hardware watchpoints used exceeds limit of %d debug "
+						"registers.", PTD_HW_SLOTS);
+			return rc;
+		}
+		slots[(*nslots)++] = slot;
+	}
+	return 0;
+}
+
+static struct sbp *watch_by_id(struct ptd_session *s, int id)
+{
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].id == id && s->bp[i].wkind)
+			return &s->bp[i];
+	return NULL;
+}
+
+void ptd_session_set_watch_eval(struct ptd_session *s, ptd_watch_eval_fn fn, void *ctx)
+{
+	if (!s)
+		return;
+	s->watch_eval = fn;
+	s->watch_eval_ctx = ctx;
+}
+
+int ptd_session_watch_dep(struct ptd_session *s, int id, uint64_t addr, int len)
+{
+	struct sbp *b;
+	int rc, k;
+
+	if (!s || len < 1 || len > 8)
+		return ptd__err(-ptde_invalid, "cannot watch %d bytes", len);
+	b = watch_by_id(s, id);
+	if (!b || b->ndeps >= PTD_HW_SLOTS)
+		return ptd__err(-ptde_invalid, "no watchpoint %d to add a value to", id);
+	if (!ptd_session_alive(s))
+		return ptd__err(-ptde_not_running, "The program is not being run.");
+	k = b->ndeps;
+	rc = take_slots(s, addr, len, PTD_HW_WRITE, b->deps[k].slots, &b->deps[k].nslots);
+	if (rc < 0)
+		return rc;
+	b->deps[k].addr = addr;
+	b->deps[k].len = len;
+	memset(b->deps[k].val, 0, 8);
+	if (ptd_session_read(s, addr, b->deps[k].val, (size_t)len) != len)
+		memset(b->deps[k].val, 0, 8);
+	b->ndeps++;
+	return 0;
+}
+
+/*
+ * A value the expression of @b reads changed: evaluate its address again
+ * and move the watchpoint's slots there, as gdb's update_watchpoint.  The
+ * value is compared by the caller.
+ */
+static void watch_move(struct ptd_session *s, struct sbp *b, pid_t tid)
+{
+	struct sthread *th = ptd__ses_thread_by_tid(s, tid);
+	int saved = s->cur, slots[PTD_HW_SLOTS], nslots, rc;
+	uint64_t addr = 0;
+
+	if (!s->watch_eval)
+		return;
+	if (th)
+		s->cur = (int)(th - s->th);
+	rc = s->watch_eval(s->watch_eval_ctx, b->spec, &addr);
+	s->cur = saved;
+	if (rc < 0 || addr == b->addr) {
+		ptd_clear_error();
+		return;
+	}
+	for (int i = 0; i < b->nslots; i++)
+		ptd_session_hw_clear(s, b->slots[i]);
+	b->nslots = 0;
+	b->addr = addr;
+	if (take_slots(s, addr, b->len, b->wkind == PTD_WATCH_WRITE ? PTD_HW_WRITE : PTD_HW_ACCESS,
+		       slots, &nslots) < 0) {
+		ptd_clear_error();
+		if (s->notify) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "warning: cannot watch %s at 0x%llx", b->spec,
+				 (unsigned long long)addr);
+			s->notify(s->notify_ctx, msg);
+		}
+		return;
+	}
+	b->nslots = nslots;
+	memcpy(b->slots, slots, sizeof(slots));
 }
 
 int ptd_session_watch(struct ptd_session *s, const char *expr, uint64_t addr, int len,
@@ -73,7 +209,7 @@ int ptd_session_watch(struct ptd_session *s, const char *expr, uint64_t addr, in
 	b->len = len;
 	b->nslots = nslots;
 	memcpy(b->slots, slots, sizeof(slots));
-	read_value(s, b, b->val);
+	b->val_ok = b->old_ok = read_value(s, b, b->val);
 	memcpy(b->old, b->val, sizeof(b->old));
 	return b->id;
 }
@@ -111,6 +247,11 @@ void ptd__ses_watch_release(struct ptd_session *s, struct sbp *b)
 	for (int i = 0; i < b->nslots; i++)
 		ptd_session_hw_clear(s, b->slots[i]);
 	b->nslots = 0;
+	for (int k = 0; k < b->ndeps; k++) {
+		for (int i = 0; i < b->deps[k].nslots; i++)
+			ptd_session_hw_clear(s, b->deps[k].slots[i]);
+		b->deps[k].nslots = 0;
+	}
 	if (b->scope_on && ptd_session_alive(s))
 		ptd_session_hw_clear(s, b->scope_slot);
 	b->scope_on = 0;
@@ -161,7 +302,7 @@ unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits)
 		struct sbp *b = &s->bp[i];
 		unsigned mine = 0;
 		uint8_t now[8];
-		int changed, stop;
+		int changed, stop, now_ok;
 
 		if (!b->wkind)
 			continue;
@@ -177,13 +318,42 @@ unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits)
 				continue;
 			}
 		}
-		for (int k = 0; k < b->nslots; k++)
-			mine |= 1u << b->slots[k];
-		keep &= ~mine;
-		if (!(hits & mine))
-			continue;
-		read_value(s, b, now);
-		changed = memcmp(now, b->val, 8) != 0;
+		{
+			unsigned dmine = 0, moved = 0;
+
+			for (int k = 0; k < b->ndeps; k++) {
+				unsigned dbits = 0;
+				uint8_t dnow[8];
+
+				for (int j = 0; j < b->deps[k].nslots; j++)
+					dbits |= 1u << b->deps[k].slots[j];
+				dmine |= dbits;
+				if (!(hits & dbits))
+					continue;
+				memset(dnow, 0, 8);
+				if (ptd_session_read(s, b->deps[k].addr, dnow, (size_t)b->deps[k].len) !=
+				    b->deps[k].len)
+					memset(dnow, 0, 8);
+				if (memcmp(dnow, b->deps[k].val, 8)) {
+					memcpy(b->deps[k].val, dnow, 8);
+					moved = 1;
+				}
+			}
+			keep &= ~dmine;
+			if (moved)
+				watch_move(s, b, tid);
+			/* a changed value read on the way counts as a write of
+			 * the expression: its value decides below */
+			for (int k = 0; k < b->nslots; k++)
+				mine |= 1u << b->slots[k];
+			keep &= ~mine;
+			if (!(hits & mine) && !moved)
+				continue;
+			if (moved)
+				mine |= dmine;
+		}
+		now_ok = read_value(s, b, now);
+		changed = now_ok != b->val_ok || (now_ok && memcmp(now, b->val, 8) != 0);
 		switch (b->wkind) {
 		case PTD_WATCH_WRITE:
 			stop = changed;
@@ -198,6 +368,8 @@ unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits)
 		if (changed) {
 			memcpy(b->old, b->val, 8);
 			memcpy(b->val, now, 8);
+			b->old_ok = b->val_ok;
+			b->val_ok = now_ok;
 		}
 		if (!stop)
 			continue;
@@ -452,6 +624,17 @@ void ptd__ses_watch_rearm(struct ptd_session *s, struct sbp *b)
 		}
 		b->slots[b->nslots++] = slot;
 	}
-	read_value(s, b, b->val);
+	for (int k = 0; k < b->ndeps; k++) {
+		if (take_slots(s, b->deps[k].addr, b->deps[k].len, PTD_HW_WRITE, b->deps[k].slots,
+			       &b->deps[k].nslots) < 0) {
+			ptd_clear_error();
+			continue;
+		}
+		memset(b->deps[k].val, 0, 8);
+		if (ptd_session_read(s, b->deps[k].addr, b->deps[k].val, (size_t)b->deps[k].len) !=
+		    b->deps[k].len)
+			memset(b->deps[k].val, 0, 8);
+	}
+	b->val_ok = b->old_ok = read_value(s, b, b->val);
 	memcpy(b->old, b->val, sizeof(b->old));
 }

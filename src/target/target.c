@@ -1273,6 +1273,13 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 					st->bp_addr = st->pc;
 					return 1;
 				}
+				if (st->hw_hits) {
+					/* the stepped instruction triggered a
+					 * debug-register slot (a watched write):
+					 * the session decides */
+					st->kind = PTD_STOP_HWBREAK;
+					return 1;
+				}
 				do_resume(t, th, 0, 0);
 				return 0;
 			}

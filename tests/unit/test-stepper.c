@@ -1,0 +1,102 @@
+/*
+ * The live stepping predicate (src/replay/live.c) fed made-up
+ * instructions, for a step over a call that does not return normally:
+ * ptd_stepper_back_at_return() ends the step over at the call's return
+ * address as gdb's step-resume breakpoint does (the caller checks the
+ * frame), after which the line rules go on: a new line stops, the same
+ * row goes on; the call/return count alone never ends it when the callee
+ * longjmps away.  Lines: [0x100, 0x110) line 10, [0x110, 0x120) line 11,
+ * [0x120, 0x130) line 12 (a catch block), the callee at 0x400 without
+ * lines.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "replay/live.h"
+
+static int line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
+{
+	(void)ctx;
+	if (addr < 0x100 || addr >= 0x130)
+		return -1;
+	memset(li, 0, sizeof(*li));
+	li->file = "f.c";
+	li->line = 10 + (int)((addr - 0x100) / 0x10);
+	li->lo = addr & ~0xfull;
+	li->hi = li->lo + 0x10;
+	li->is_stmt = 1;
+	return 0;
+}
+
+static uint64_t func_of(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr >= 0x100 && addr < 0x130 ? 0x100 : addr >= 0x400 ? 0x400 : 0;
+}
+
+static const struct ptd_stepper_env env = {
+	.base = { .line_of = line_of, .func_of = func_of },
+};
+
+/* next at line 10 over the call at 0x108 (returns to 0x10d, still line
+ * 10): the callee jumps to a catch block (line 12, same frame), which
+ * jumps back to the return address: the step goes on in line 10's row
+ * and stops at line 11. */
+static void test_catch_back_at_return(void **state)
+{
+	struct ptd_stepper st;
+
+	(void)state;
+	ptd_stepper_init(&st, PTD_MOTION_NEXT, 0x104, &env);
+	assert_int_equal(ptd_stepper_feed(&st, 0x104, PTD_IC_OTHER, 0x108, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x108, PTD_IC_CALL, 0x400, 0), 0);
+	assert_int_equal(st.over_call_ip, 0x108);
+	assert_int_equal(ptd_stepper_feed(&st, 0x400, PTD_IC_CALL, 0x410, 0), 0);
+	/* the unwinder's jump into the catch block: no return counted */
+	assert_int_equal(ptd_stepper_feed(&st, 0x410, PTD_IC_JUMP, 0x120, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x120, PTD_IC_JUMP, 0x10d, 0), 0);
+	assert_true(st.depth > 0); /* the count alone is lost */
+	assert_int_equal(ptd_stepper_back_at_return(&st, 0x10d), 0); /* line 10's row */
+	assert_int_equal(st.depth, 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x10d, PTD_IC_OTHER, 0x110, 0), 1);
+}
+
+/* The return address starts another line: the step ends right there;
+ * nexti ends there too; a motion that is not inside a call is left
+ * alone. */
+static void test_back_at_new_line(void **state)
+{
+	struct ptd_stepper st;
+
+	(void)state;
+	ptd_stepper_init(&st, PTD_MOTION_NEXT, 0x104, &env);
+	assert_int_equal(ptd_stepper_feed(&st, 0x10b, PTD_IC_CALL, 0x400, 0), 0);
+	assert_int_equal(ptd_stepper_back_at_return(&st, 0x110), 1);
+
+	ptd_stepper_init(&st, PTD_MOTION_NEXTI, 0x10b, &env);
+	assert_int_equal(ptd_stepper_feed(&st, 0x10b, PTD_IC_CALL, 0x400, 0), 0);
+	assert_int_equal(ptd_stepper_back_at_return(&st, 0x110), 1);
+
+	ptd_stepper_init(&st, PTD_MOTION_NEXT, 0x104, &env);
+	assert_int_equal(ptd_stepper_back_at_return(&st, 0x110), 0);
+	assert_int_equal(st.depth, 0);
+	/* finish is not a step over a call: it keeps counting */
+	ptd_stepper_init(&st, PTD_MOTION_FINISH, 0x104, &env);
+	assert_int_equal(ptd_stepper_feed(&st, 0x10b, PTD_IC_CALL, 0x400, 0), 0);
+	assert_int_equal(ptd_stepper_back_at_return(&st, 0x110), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_catch_back_at_return),
+		cmocka_unit_test(test_back_at_new_line),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
