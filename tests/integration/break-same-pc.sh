@@ -34,8 +34,8 @@ rec=$(line_of fib.c 'return fib(n - 1)'); rec=${rec#fib.c:}
 CMDS=("break fib" "tbreak fib" "break fib" "condition 1 n==7" "ignore 3 2" run "info breakpoints"
       continue continue "info breakpoints" continue "info breakpoints")
 out=$(compare "breakpoints at one pc, live")
-echo "$out" | grep -q '^Temporary breakpoint 2, fib' || die "the temporary breakpoint did not stop first: $out"
-echo "$out" | grep -q '^Breakpoint 1, fib' || die "the conditional breakpoint never stopped: $out"
+echo "$out" | qgrep '^Temporary breakpoint 2, fib' || die "the temporary breakpoint did not stop first: $out"
+echo "$out" | qgrep '^Breakpoint 1, fib' || die "the conditional breakpoint never stopped: $out"
 [ "$(echo "$out" | sed -n '/^Breakpoint 1, fib/,$p' | grep -c 'breakpoint already hit')" -ge 2 ] ||
 	die "the hit is not counted on both breakpoints: $out"
 
@@ -46,7 +46,7 @@ CMDS=("break fib" run "record full" delete "tbreak $rec" "break $rec" "break $re
       reverse-continue reverse-continue "info breakpoints"
       "tbreak $rec" reverse-continue "info breakpoints" continue continue "info breakpoints")
 out=$(compare "breakpoints at one pc, recording and replaying")
-echo "$out" | grep -q '^Breakpoint 4, fib' || die "no stop named the second breakpoint: $out"
-echo "$out" | grep -q '^Temporary breakpoint 6 at' || die "no temporary breakpoint in the past: $out"
-echo "$out" | tail -n 8 | grep -q '^6 ' && die "the temporary breakpoint hit in the past was not deleted: $out"
+echo "$out" | qgrep '^Breakpoint 4, fib' || die "no stop named the second breakpoint: $out"
+echo "$out" | qgrep '^Temporary breakpoint 6 at' || die "no temporary breakpoint in the past: $out"
+echo "$out" | tail -n 8 | qgrep '^6 ' && die "the temporary breakpoint hit in the past was not deleted: $out"
 exit 0

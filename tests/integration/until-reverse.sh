@@ -52,8 +52,8 @@ PTOPTS=(); PTPROG=("$TESTPROGS/fib")
 CMDS=("break fib" run "record full" continue continue continue "set exec-direction reverse"
       "show exec-direction" until 'p $pc' until "advance 14" bt "until 21" "advance main" 'p $pc')
 out=$(compare "until and advance backward in a recursion" fib) || exit 1
-echo "$out" | grep -qx 'Reverse.' || die "show exec-direction does not say Reverse.: $out"
-echo "$out" | grep -qx 'No more reverse-execution history.' || die "advance did not run into the start: $out"
+echo "$out" | qgrep -x 'Reverse.' || die "show exec-direction does not say Reverse.: $out"
+echo "$out" | qgrep -x 'No more reverse-execution history.' || die "advance did not run into the start: $out"
 CMDS=("break fib" run "record full" continue continue "set exec-direction reverse" delete
       until 'p $pc' until 'p $pc' until 'p $pc' next step finish reverse-next stepi continue
       "set exec-direction forward" "show exec-direction" next 'p $pc')
@@ -66,8 +66,8 @@ CMDS=("break fill" run "record full" "break weigh" c c c c delete next "set exec
       until until until 'p $pc' finish next stepi nexti step reverse-step
       "set exec-direction forward" until until "advance 28" "until 15" 'p $pc')
 out=$(compare "until and advance backward in a loop" loops) || exit 1
-echo "$out" | grep -q '^fill () at loops.c:28' || die "no stop at the caller's return address: $out"
-echo "$out" | grep -q "^Already in reverse mode.  Use 'step' or 'set exec-dir forward'." ||
+echo "$out" | qgrep '^fill () at loops.c:28' || die "no stop at the caller's return address: $out"
+echo "$out" | qgrep "^Already in reverse mode.  Use 'step' or 'set exec-dir forward'." ||
 	die "reverse-step was not refused in reverse mode: $out"
 
 # forward until without argument in a recursion: gdb's range is the
@@ -129,7 +129,7 @@ for how in kept loaded; do
 	fi
 	note "ptdbg ($how, to the exit):"; note "$out"
 	grep -q "^main () at fib.c:$ret" <<<"$out" || die "$how: advance $ret did not get there: $out"
-	sed -n '/^@@ end/,$p' <<<"$out" | grep -q '^No more reverse-execution history.' ||
+	sed -n '/^@@ end/,$p' <<<"$out" | qgrep '^No more reverse-execution history.' ||
 		die "$how: advance to nowhere did not end at the end of the history: $out"
 	grep -q "^main () at fib.c:$pf" <<<"$out" || die "$how: advance $pf backward did not get there: $out"
 done
