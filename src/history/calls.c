@@ -1920,12 +1920,13 @@ static int materialise(struct ptd_calls *c, uint64_t j, struct cache_slot *sl)
 		sl->segs = n;
 		sl->cap = cap;
 	}
-	memcpy(sl->segs, b.win, cnt * sizeof(*b.win));
+	if (cnt)
+		memcpy(sl->segs, b.win, cnt * sizeof(*b.win));
 	walked = b.n;
 	builder_fini(&b);
 	sl->n = cnt;
 	p = cp->fix;
-	pe = p + cp->nfix;
+	pe = p ? p + cp->nfix : p; /* no fixups: no array */
 	while (p < pe) {
 		uint64_t off, v;
 		uint8_t f;
