@@ -2264,8 +2264,14 @@ static int info_threads(struct shell *sh, const char *args)
 	printf("  Id   %-*s Frame \n", w, "Target Id");
 	for (i = 0; i < n; i++) {
 		printf("%c %-4d %-*s ", th[i].current ? '*' : ' ', th[i].num, w, ids[i]);
+		/* each thread's frame arguments are read in that thread, as
+		 * gdb switches to it for the line */
+		ptd_session_select_thread(sh->s, th[i].num);
 		ptd_print_frame(&sh->pc, th[i].pc, -1, 0, -1, PTD_PRINT_LOCATION);
 	}
+	for (i = 0; i < n; i++)
+		if (th[i].current)
+			ptd_session_select_thread(sh->s, th[i].num);
 	free(ids);
 	free(th);
 	return 0;
