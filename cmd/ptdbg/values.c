@@ -45,10 +45,11 @@ int shell_values_bind(struct shell *sh)
 /* In the recorded past: the registers used are exact where the recorder
  * kept them, and memory is read as it is now.  Each is said once per
  * position, on stderr like gdb's warnings. */
-static void memory_note(struct shell *sh)
+static void memory_note_of(struct shell *sh, int regs_too)
 {
 	uint64_t pos = 0, count = 0;
-	int regs = ptd_values_used_exact_regs(sh->vals), mem = ptd_values_used_memory(sh->vals);
+	int regs = regs_too && ptd_values_used_exact_regs(sh->vals);
+	int mem = ptd_values_used_memory(sh->vals);
 
 	if (!regs && !mem)
 		return;
@@ -64,6 +65,11 @@ static void memory_note(struct shell *sh)
 		fprintf(stderr, "warning: memory is shown as it is now, not as it was at this point of "
 				"the recording\n");
 	sh->mem_note_done |= (regs ? 1 : 0) | (mem ? 2 : 0);
+}
+
+static void memory_note(struct shell *sh)
+{
+	memory_note_of(sh, 1);
 }
 
 static void warn(struct shell *sh)
@@ -380,8 +386,9 @@ static int frame_args_cb(void *ctx, int level, uint64_t pc, char *out, size_t n)
 	snprintf(out, n, "%s", s);
 	free(s);
 	/* in the past, values read from the present memory are marked as
-	 * print marks them */
-	memory_note(sh);
+	 * print marks them (that the registers are exact is left to print:
+	 * a frame line shows no registers) */
+	memory_note_of(sh, 0);
 	return 0;
 }
 
@@ -501,8 +508,9 @@ int shell_watch_format(struct shell *sh, int key, const uint8_t *bytes, int len,
 	snprintf(out, n, "%s", s);
 	free(s);
 	/* in the past, values read from the present memory are marked as
-	 * print marks them */
-	memory_note(sh);
+	 * print marks them (that the registers are exact is left to print:
+	 * a frame line shows no registers) */
+	memory_note_of(sh, 0);
 	return 0;
 }
 

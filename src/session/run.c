@@ -847,10 +847,24 @@ again:
 		ev->new_frame = !a || !b || a->level != b->level ||
 				ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip) || ev->kind != PTD_EVENT_STEPPED;
 		if (a && b && a->level == b->level && a->index != b->index) {
-			/* same level, other segment: returned and called again */
-			if (ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip))
+			/* same level, other segment: returned and called again
+			 * (another activation, also of the same function in a
+			 * recursion) */
+			if (ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip) ||
+			    (a->instance && b->instance && a->instance != b->instance))
 				ev->new_frame = 1;
 		}
+		/* step/next out of a function into its caller, in the middle
+		 * of a line (backward: always; forward: not at the very
+		 * instruction the return landed on, where gdb stops at once
+		 * in a new frame): gdb takes the caller's frame as the one
+		 * stepped in and prints the location only when the function
+		 * is another one (not within a recursion) */
+		if (a && b && (m == PTD_MOTION_STEP || m == PTD_MOTION_NEXT) &&
+		    b->level < a->level && ev->kind == PTD_EVENT_STEPPED &&
+		    (reverse || res.number != b->first))
+			ev->new_frame = ptd__ses_env_func_of(s, ev->pc) !=
+					ptd__ses_env_func_of(s, a->ip);
 	}
 	fill_event_location(s, ev);
 	if (res.stop == PTD_REPLAY_END && res.incomplete && !reverse) {

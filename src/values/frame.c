@@ -1157,7 +1157,7 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 	Dwarf_Die *scopes = NULL, c;
 	Dwarf_Addr bias = 0;
 	struct sbuf b = { 0 };
-	int fn = -1, count = 0;
+	int fn = -1, count = 0, used_memory = 0;
 
 	if (!v || !out || mode < 0 || mode > 3)
 		return -ptde_invalid;
@@ -1189,20 +1189,35 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 			fd.bias = bias;
 			fd.ok = 1;
 			ptd_clear_error();
+			v->used_memory = 0;
 			if (var_value(v, &fd, &val) < 0) {
 				ptd__sb_add(&b, "<error: %s>", ptd_last_error(-ptde_internal));
 				continue;
 			}
 			st = ptd__vt_strip(val->type);
 			if (mode == 1 && st &&
-			    (st->kind == VT_STRUCT || st->kind == VT_UNION || st->kind == VT_ARRAY))
+			    (st->kind == VT_STRUCT || st->kind == VT_UNION || st->kind == VT_ARRAY)) {
 				ptd__sb_add(&b, "...");
-			else
+			} else if (v->past && (ptd__val_fetch(v, val), v->used_memory)) {
+				/* In the past a frame line shows only what the
+				 * recorder knew there: the present memory may
+				 * hold another call's value at that address by
+				 * now (print says so and shows it; a frame line
+				 * is printed at every stop, unasked).  gdb's
+				 * record btrace, which keeps no memory either,
+				 * says the same. */
+				ptd__sb_add(&b, "<unavailable>");
+			} else {
 				ptd__val_print(v, val, 0, 0, &b);
+				used_memory |= v->used_memory;
+			}
 			ptd_value_free(val);
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
 	free(scopes);
+	/* what the front end's note about the present memory is about: the
+	 * values printed (a string a known pointer points to) */
+	v->used_memory = used_memory;
 	if (b.oom) {
 		free(b.s);
 		return ptd__err(-ptde_nomem, "out of memory");

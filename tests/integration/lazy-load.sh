@@ -26,9 +26,11 @@ if [ "$size" -lt 12288 ]; then
 	echo "trace too small for several segments: $size bytes"; exit 1
 fi
 "$PTDBG" -batch --load "$b" "${motions[@]}" >"$TMPDIR/offline.out" 2>&1
-# Everything after the save, less the lines naming the process or target.
+# Everything after the save, less the lines naming the process or target
+# and the live session's note that it reads the present memory.
 filter() {
 	grep -v '^Active record target\|^Recording format\|^Buffer size\|^Breakpoint [0-9]* at ' |
+		grep -v '^warning: memory is shown as it is now' |
 		sed 's/ for thread 1 (.*)\.$//; s/^Breakpoint [0-9]*, /Breakpoint N, /'
 }
 sed -n '/^Saved the recording/,$p' "$TMPDIR/live.out" | sed 1d | filter >"$TMPDIR/a"
