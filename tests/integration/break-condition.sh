@@ -5,6 +5,7 @@
 #    no hit (the count stays), an ignored hit is counted, and `info
 #    breakpoints` shows "stop only if" and "ignore next N hits" as gdb;
 #  - the error messages for missing or unknown breakpoints are gdb's;
+#  - break/tbreak LOCATION if COND set the condition with the breakpoint;
 #  - in the replay, reverse-continue passes over ignored hits and a false
 #    condition and reaches the start of the history as gdb does.
 # Frame arguments are compared too; in the past ptdbg's <unavailable>
@@ -48,6 +49,15 @@ echo "$out" | grep -qx '\$1 = 3' || die "the conditional breakpoint stopped wher
 # continue with a false condition runs to the end
 CMDS=("break fib" 'condition 1 $rdi == 99' run)
 compare "a condition that never holds"
+
+# break/tbreak LOCATION if COND (a malformed condition leaves no
+# breakpoint and takes no number), and bt N's "(More stack frames
+# follow...)", which gdb -batch leaves out
+CMDS=("break fib if n ==" "tbreak fib if n==2" "info breakpoints" run "bt 2" "info breakpoints"
+      "break 14 if n == 5" c "info breakpoints")
+compare "break LOCATION if COND"
+out=$(ptdbg_batch -- "$prog")
+echo "$out" | grep -qx 'Temporary breakpoint 1, fib (n=2) at fib.c:12' || die "tbreak fib if n==2 did not stop at fib(2)"
 
 # in the recorded past
 CMDS=("break main" run "record full" "break $l23" c "break fib" "ignore 3 5" reverse-continue
