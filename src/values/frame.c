@@ -147,10 +147,13 @@ struct eval_env {
 	uint64_t bias;
 	Dwarf_Attribute *fb_attr; /* the function's DW_AT_frame_base */
 	int fb_depth;
+	int depth; /* entry values resolved through callers so far */
 };
 
 static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *ops, size_t n,
 		    struct loc *out);
+static int reg_at_entry(struct ptd_values *v, const struct vframe *f0, uint64_t reg, uint64_t *x,
+			int depth);
 
 static int get_reg(struct vframe *f, unsigned r, uint64_t *val)
 {
@@ -313,7 +316,27 @@ static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *
 				out->kind = LOC_OPTOUT; /* rare at -O0; shown as optimized out */
 				return 0;
 			case DW_OP_GNU_entry_value:
-			case DW_OP_entry_value:
+			case DW_OP_entry_value: {
+				/* the value a register had when the function was
+				 * entered, from the caller's call site (gdb
+				 * resolves the register forms only, as here) */
+				const uint8_t *blk = (const uint8_t *)(uintptr_t)ops[i].number2;
+				uint64_t r = NDREGS;
+
+				/* libdw points number2 just after the opcode, at
+				 * the block's ULEB128 length (one byte here) */
+				if (blk && ops[i].number < 0x80 && blk[-1] == op && blk[0] == ops[i].number)
+					blk += 1;
+				if (blk && ops[i].number == 1 && blk[0] >= DW_OP_reg0 &&
+				    blk[0] <= DW_OP_reg31)
+					r = blk[0] - DW_OP_reg0;
+				if (r >= NDREGS || reg_at_entry(v, env->f, r, &a, env->depth) < 0) {
+					out->kind = LOC_OPTOUT;
+					return 0;
+				}
+				PUSH(a);
+				break;
+			}
 			case DW_OP_piece:
 			case DW_OP_bit_piece:
 				out->kind = LOC_OPTOUT;
@@ -1149,6 +1172,200 @@ int ptd_values_locals(struct ptd_values *v, int args, char **out)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Entry values (gdb's "print entry-values default")                    */
+
+/* The call site in @fn's subtree (lexical blocks and inlined code
+ * included) whose return address is @ret (unbiased): DWARF 5's
+ * DW_TAG_call_site with DW_AT_call_return_pc, or GNU's with DW_AT_low_pc. */
+static int find_call_site(Dwarf_Die *fn, uint64_t ret, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 32 || dwarf_child(fn, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		Dwarf_Attribute a;
+		Dwarf_Addr at;
+
+		if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site) {
+			if ((dwarf_attr(&c, DW_AT_call_return_pc, &a) ||
+			     dwarf_attr(&c, DW_AT_low_pc, &a)) &&
+			    dwarf_formaddr(&a, &at) == 0 && at == ret) {
+				*out = c;
+				return 1;
+			}
+		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
+			if (find_call_site(&c, ret, out, depth + 1))
+				return 1;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* Where function @fn is entered (unbiased), as gdb's BLOCK_ENTRY_PC:
+ * DW_AT_entry_pc or DW_AT_low_pc, else the first of its DW_AT_ranges
+ * (a function split into hot and cold parts). */
+static int fn_entry_pc(Dwarf_Die *fn, Dwarf_Addr *entry)
+{
+	Dwarf_Addr base, start, end;
+
+	if (dwarf_entrypc(fn, entry) == 0)
+		return 0;
+	if (dwarf_ranges(fn, 0, &base, &start, &end) > 0) {
+		*entry = start;
+		return 0;
+	}
+	return -1;
+}
+
+/* Whether call site @site (in a module at @sbias) calls function @fn
+ * (entered at @fn_entry), as gdb decides it: its DW_AT_call_origin is
+ * a declaration of that name or a function at that address (an abstract
+ * origin of inlined copies has no address, and gdb gives up there; so do
+ * indirect calls, DW_AT_call_target, here). */
+static int call_site_calls(Dwarf_Die *site, Dwarf_Addr sbias, Dwarf_Die *fn, uint64_t fn_entry)
+{
+	Dwarf_Attribute oa;
+	Dwarf_Die od;
+	Dwarf_Addr lo;
+	bool decl = false;
+	const char *a, *b;
+
+	if (!(dwarf_attr(site, DW_AT_call_origin, &oa) ||
+	      dwarf_attr(site, DW_AT_abstract_origin, &oa)) ||
+	    !dwarf_formref_die(&oa, &od))
+		return 0;
+	if (dwarf_attr(&od, DW_AT_declaration, &oa) && dwarf_formflag(&oa, &decl) == 0 && decl) {
+		a = dwarf_diename(&od);
+		b = dwarf_diename(fn);
+		return a && b && !strcmp(a, b);
+	}
+	return fn_entry_pc(&od, &lo) == 0 && lo + sbias == fn_entry;
+}
+
+/* The value register @reg had when the function of frame @f0 was
+ * entered: what the caller put there for the call, as its call site's
+ * DW_AT_call_value (evaluated in the caller's frame; it may need entry
+ * values of the caller in turn, @depth deep).  Returns 0 with *@x set,
+ * or -1 when that is not known (no call site information, a call site
+ * that does not name this function, a value that needs what is
+ * unknown). */
+static int reg_at_entry(struct ptd_values *v, const struct vframe *f0, uint64_t reg, uint64_t *x,
+			int depth)
+{
+	Dwarf_Attribute cv, fb;
+	Dwarf_Addr entry, bias = 0, cbias = 0;
+	Dwarf_Op *ops;
+	size_t n;
+	struct vframe f = *f0, caller;
+	struct eval_env env = { .f = &caller, .depth = depth + 1 };
+	Dwarf_Die *scopes = NULL, *cscopes = NULL, site, c, *cu, fndie;
+	Dwfl_Module *m;
+	struct loc l;
+	uint64_t lpc = f.level > 0 ? f.pc - 1 : f.pc;
+	int ns, fn = -1, found = 0, rc = -1;
+
+	if (depth > 8)
+		return -1;
+	/* the frame's function and where it is entered */
+	if (!(m = module_at(v, lpc)) || !(cu = dwfl_module_addrdie(m, lpc, &bias)))
+		return -1;
+	ns = dwarf_getscopes(cu, lpc - bias, &scopes);
+	for (int i = 0; i < ns; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			fn = i;
+			break;
+		}
+	if (fn < 0 || fn_entry_pc(&scopes[fn], &entry) != 0)
+		goto out;
+	fndie = scopes[fn];
+	/* the caller's frame, and its call site that returns where this
+	 * frame does */
+	if (unwind(v, &f, &caller) < 0 || !caller.valid || !caller.pc)
+		goto out;
+	unwind(v, &caller, NULL); /* its CFA, for DW_OP_fbreg */
+	lpc = caller.pc - 1;
+	if (!(m = module_at(v, lpc)) || !(cu = dwfl_module_addrdie(m, lpc, &cbias)))
+		goto out;
+	ns = dwarf_getscopes(cu, lpc - cbias, &cscopes);
+	fn = -1;
+	for (int i = 0; i < ns; i++)
+		if (dwarf_tag(&cscopes[i]) == DW_TAG_subprogram) {
+			fn = i;
+			break;
+		}
+	if (fn < 0 || !find_call_site(&cscopes[fn], caller.pc - cbias, &site, 0) ||
+	    !call_site_calls(&site, cbias, &fndie, entry + bias))
+		goto out;
+	if (dwarf_attr_integrate(&cscopes[fn], DW_AT_frame_base, &fb))
+		env.fb_attr = &fb;
+	env.bias = cbias;
+	if (dwarf_child(&site, &c) == 0) {
+		do {
+			Dwarf_Attribute pl;
+			Dwarf_Op *po;
+			size_t pn;
+			int tag = dwarf_tag(&c);
+
+			if ((tag != DW_TAG_call_site_parameter &&
+			     tag != DW_TAG_GNU_call_site_parameter) ||
+			    !dwarf_attr(&c, DW_AT_location, &pl) ||
+			    dwarf_getlocation(&pl, &po, &pn) != 0 || pn != 1)
+				continue;
+			if (!((po[0].atom >= DW_OP_reg0 && po[0].atom <= DW_OP_reg31 &&
+			       (uint64_t)(po[0].atom - DW_OP_reg0) == reg) ||
+			      (po[0].atom == DW_OP_regx && po[0].number == reg)))
+				continue;
+			if ((dwarf_attr(&c, DW_AT_call_value, &cv) ||
+			     dwarf_attr(&c, DW_AT_GNU_call_site_value, &cv)) &&
+			    dwarf_getlocation(&cv, &ops, &n) == 0 && eval_ops(v, &env, ops, n, &l) == 0) {
+				/* the expression's result is the value itself */
+				if (l.kind == LOC_MEM || l.kind == LOC_VALUE)
+					*x = l.v, found = 1;
+				else if (l.kind == LOC_REG && get_reg(&caller, (unsigned)l.v, x) == 0)
+					found = 1;
+			}
+			break;
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	rc = found ? 0 : -1;
+out:
+	free(scopes);
+	free(cscopes);
+	return rc;
+}
+
+/* The value parameter @fd (of the selected frame's function) had when
+ * the function was entered: its location at the entry is a register,
+ * whose value there the caller's call site gives (reg_at_entry).  Writes
+ * its bytes into @buf (@size of them) and returns 0, or <0 when it is
+ * not known. */
+static int entry_value(struct ptd_values *v, struct found *fd, uint8_t *buf, size_t size)
+{
+	Dwarf_Attribute loc;
+	Dwarf_Addr entry;
+	Dwarf_Op *ops;
+	size_t n;
+	uint64_t reg, x = 0;
+
+	if (size > 8 || !fd->has_fn || fn_entry_pc(&fd->fn, &entry) != 0 ||
+	    !dwarf_attr_integrate(&fd->die, DW_AT_location, &loc) ||
+	    dwarf_getlocation_addr(&loc, entry, &ops, &n, 1) != 1 || n != 1)
+		return -1;
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		reg = ops[0].atom - DW_OP_reg0;
+	else if (ops[0].atom == DW_OP_regx)
+		reg = ops[0].number;
+	else
+		return -1;
+	if (reg_at_entry(v, &v->frame, reg, &x, 0) < 0)
+		return -1;
+	memcpy(buf, &x, size);
+	return 0;
+}
+
 /* "argc=1, argv=0x7ffe..." for frame lines, in gdb's "print
  * frame-arguments" modes: 0 all, 1 scalars (aggregates as "..."), 2 none
  * ("argc=..."), 3 presence ("..." for the whole list when there is one). */
@@ -1208,8 +1425,43 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 				 * says the same. */
 				ptd__sb_add(&b, "<unavailable>");
 			} else {
+				/* gdb's default "print entry-values": the value the
+				 * caller passed, when the call site says what it
+				 * was, after the value ("n=5, n@entry=6"), or
+				 * folded into it when they are equal
+				 * ("n=n@entry=6") */
+				struct ptd_value *ev = ptd__val_copy(val);
+				size_t sz = (size_t)ptd__vt_size(val->type);
+				int have_entry = 0, mem = v->used_memory;
+
+				if (ev && st && st->kind != VT_STRUCT && st->kind != VT_UNION &&
+				    st->kind != VT_ARRAY && !val->unavailable) {
+					/* (in the past only from what the recorder
+					 * knew, as the value itself) */
+					v->used_memory = 0;
+					have_entry = entry_value(v, &fd, ev->buf, sz) == 0 &&
+						     !(v->past && v->used_memory);
+					if (have_entry)
+						mem |= v->used_memory;
+				}
+				v->used_memory = 0;
+				if (have_entry && val->lazy)
+					ptd__val_fetch(v, val);
+				if (have_entry && !val->optimized_out && !val->lazy &&
+				    !memcmp(val->buf, ev->buf, sz))
+					ptd__sb_add(&b, "%s@entry=", nm);
+				else
+					have_entry = have_entry ? 2 : 0;
 				ptd__val_print(v, val, 0, 0, &b);
-				used_memory |= v->used_memory;
+				if (have_entry == 2) {
+					ev->optimized_out = ev->unavailable = 0;
+					ev->lazy = 0;
+					ev->lval = LV_NONE;
+					ptd__sb_add(&b, ", %s@entry=", nm);
+					ptd__val_print(v, ev, 0, 0, &b);
+				}
+				ptd_value_free(ev);
+				used_memory |= mem || v->used_memory; /* (what printing read) */
 			}
 			ptd_value_free(val);
 		} while (dwarf_siblingof(&c, &c) == 0);
