@@ -12,7 +12,8 @@
 #  - until/advance LOCATION in the recorded past (record goto begin)
 #    replay forward as gdb's record full does: the same stops in the same
 #    frames, a breakpoint on the way, the end of the history;
-#  - starti stops at the first instruction with "Program stopped.".
+#  - starti stops at the first instruction with "Program stopped.", and
+#    stepi from there moves as gdb's does.
 # Frame arguments are compared too; in the past ptdbg's <unavailable>
 # (the step recorder keeps no registers there) stands for any of gdb's
 # values (past_args).
@@ -90,4 +91,10 @@ note "ptdbg (starti):"; note "$pt"
 echo "$pt" | sed -n 2p | grep -qx 'Program stopped.' || die "starti does not say 'Program stopped.'"
 [ "$(echo "$pt" | grep '^\$1 = ')" = "$(echo "$gd" | grep '^\$1 = ')" ] ||
 	die "starti stops at another pc than gdb"
+# and stepi from there runs the first instruction (the program is not
+# left inside execve, where a single-step would not move)
+CMDS=(starti stepi 'p/x $pc' stepi 'p/x $pc')
+pt=$(ptdbg_batch -- "$TESTPROGS/fib" | grep '^\$[0-9]* = ')
+gd=$(gdb_batch -- "$TESTPROGS/fib" | grep '^\$[0-9]* = ')
+[ -n "$gd" ] && [ "$pt" = "$gd" ] || die "stepi after starti: ptdbg at $pt, gdb at $gd"
 exit 0
