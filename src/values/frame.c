@@ -330,7 +330,12 @@ static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *
 				if (blk && ops[i].number == 1 && blk[0] >= DW_OP_reg0 &&
 				    blk[0] <= DW_OP_reg31)
 					r = blk[0] - DW_OP_reg0;
+				int mem = v->used_memory;
+
 				if (r >= NDREGS || reg_at_entry(v, env->f, r, &a, env->depth) < 0) {
+					/* (what a failed search read shows in no
+					 * value) */
+					v->used_memory = mem;
 					out->kind = LOC_OPTOUT;
 					return 0;
 				}
