@@ -55,6 +55,8 @@ test "$(ls "$TMPDIR"/thr/pt-*.bin | wc -l)" -eq 3 || { cat "$TMPDIR/thr.out"; ex
 	-ex 'info record' >"$TMPDIR/thr2.out" 2>&1
 grep -q '^\* 1  *LWP [0-9]*  *_exit (status=<unavailable>) ' "$TMPDIR/thr2.out" || { cat "$TMPDIR/thr2.out"; exit 1; }
 grep -q '^  3  *LWP [0-9]*  *0x[0-9a-f]* in ' "$TMPDIR/thr2.out"
+# each thread's frame line has that thread's arguments (not thread 1's)
+if grep '^  [23] ' "$TMPDIR/thr2.out" | grep -q 'status='; then cat "$TMPDIR/thr2.out"; exit 1; fi
 grep -q '^\[Switching to thread 2 (LWP [0-9]*)\]' "$TMPDIR/thr2.out"
 grep -q '^Recorded [0-9]* instructions in [0-9]* functions (0 gaps) for thread 2 ' "$TMPDIR/thr2.out"
 if grep -q '0x0000000000000000\|No thread' "$TMPDIR/thr2.out"; then cat "$TMPDIR/thr2.out"; exit 1; fi
