@@ -412,7 +412,8 @@ int shell_set_print(struct shell *sh, const char *args)
 	if (n < 1 || strcmp(word, "frame-arguments"))
 		return shell_error("ptdbg sets only \"print frame-arguments all|scalars|none|presence\".");
 	if (n < 2)
-		return shell_error("Requires an argument. Valid arguments are all, scalars, none, presence.");
+		return shell_error("Requires an argument. Valid arguments are all, scalars, none, "
+				   "presence.");
 	/* a prefix names the mode, as in gdb's enum settings (the four
 	 * modes start with different letters) */
 	for (i = 0; frame_args_modes[i] && found < 0; i++)

@@ -190,7 +190,8 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 		 * another function than the one the step began in (not
 		 * within a recursion). */
 		if (st->env && st->env->base.func_of)
-			st->new_frame = st->env->base.func_of(st->env->base.ctx, next) != st->start_func;
+			st->new_frame =
+				st->env->base.func_of(st->env->base.ctx, next) != st->start_func;
 		set_range(st, next);
 		if (!st->have_line) {
 			/* A caller without line info (e.g. libc calling main):

@@ -675,7 +675,8 @@ static int launch_wait_exec(struct ptd_target *t, int errpipe, const char *prog)
 			while (w < 0 && errno == EINTR);
 			if (w == t->pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
 				t->alive = 0;
-				return ptd__err(-ptde_exited, "'%s' exited before it started", prog);
+				return ptd__err(-ptde_exited, "'%s' exited before it started",
+						prog);
 			}
 			return 0;
 		}

@@ -325,7 +325,8 @@ static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *
 
 				/* libdw points number2 just after the opcode, at
 				 * the block's ULEB128 length (one byte here) */
-				if (blk && ops[i].number < 0x80 && blk[-1] == op && blk[0] == ops[i].number)
+				if (blk && ops[i].number < 0x80 && blk[-1] == op &&
+				    blk[0] == ops[i].number)
 					blk += 1;
 				if (blk && ops[i].number == 1 && blk[0] >= DW_OP_reg0 &&
 				    blk[0] <= DW_OP_reg31)
@@ -1325,11 +1326,13 @@ static int reg_at_entry(struct ptd_values *v, const struct vframe *f0, uint64_t 
 				continue;
 			if ((dwarf_attr(&c, DW_AT_call_value, &cv) ||
 			     dwarf_attr(&c, DW_AT_GNU_call_site_value, &cv)) &&
-			    dwarf_getlocation(&cv, &ops, &n) == 0 && eval_ops(v, &env, ops, n, &l) == 0) {
+			    dwarf_getlocation(&cv, &ops, &n) == 0 &&
+			    eval_ops(v, &env, ops, n, &l) == 0) {
 				/* the expression's result is the value itself */
 				if (l.kind == LOC_MEM || l.kind == LOC_VALUE)
 					*x = l.v, found = 1;
-				else if (l.kind == LOC_REG && get_reg(&caller, (unsigned)l.v, x) == 0)
+				else if (l.kind == LOC_REG &&
+					 get_reg(&caller, (unsigned)l.v, x) == 0)
 					found = 1;
 			}
 			break;
@@ -1418,7 +1421,8 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 			}
 			st = ptd__vt_strip(val->type);
 			if (mode == 1 && st &&
-			    (st->kind == VT_STRUCT || st->kind == VT_UNION || st->kind == VT_ARRAY)) {
+			    (st->kind == VT_STRUCT || st->kind == VT_UNION ||
+			     st->kind == VT_ARRAY)) {
 				ptd__sb_add(&b, "...");
 			} else if (v->past && (ptd__val_fetch(v, val), v->used_memory)) {
 				/* In the past a frame line shows only what the
