@@ -118,6 +118,21 @@ static int bp_exists(struct shell *sh, int id, struct ptd_bpinfo *out)
 	return 0;
 }
 
+int shell_condition_check(const char *p)
+{
+	/* A malformed expression is refused now, as gdb parses it; its
+	 * value is only known where the breakpoint is hit. */
+	size_t n = strlen(p);
+
+	if (n >= 512)
+		return shell_error("expression too long");
+	while (n && isspace((unsigned char)p[n - 1]))
+		n--;
+	if (n && strchr("+-*/%<>=!&|^~(", p[n - 1]))
+		return shell_error("A syntax error in expression, near `'.");
+	return 0;
+}
+
 int shell_cmd_condition(struct shell *sh, const char *args)
 {
 	struct ptd_bpinfo bi;
@@ -132,19 +147,8 @@ int shell_cmd_condition(struct shell *sh, const char *args)
 	p = skipws(p);
 	if (!bp_exists(sh, id, &bi))
 		return shell_error("No breakpoint number %d.", id);
-	if (*p) {
-		/* A malformed expression is refused now, as gdb parses it;
-		 * its value is only known where the breakpoint is hit. */
-		char tmp[512];
-		size_t n = strlen(p);
-
-		if (n >= sizeof(tmp))
-			return shell_error("expression too long");
-		while (n && isspace((unsigned char)p[n - 1]))
-			n--;
-		if (n && strchr("+-*/%<>=!&|^~(", p[n - 1]))
-			return shell_error("A syntax error in expression, near `'.");
-	}
+	if (*p && shell_condition_check(p) < 0)
+		return -1;
 	shell_breakcmds_init(sh);
 	ptd_clear_error();
 	if (ptd_session_bp_condition(sh->s, id, *p ? p : NULL) < 0)

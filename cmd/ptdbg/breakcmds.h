@@ -13,6 +13,9 @@
 void shell_breakcmds_init(struct shell *sh);
 
 int shell_cmd_condition(struct shell *sh, const char *args);
+/* Refuses (with gdb's message, returning -1) a breakpoint condition that
+ * cannot parse; 0 otherwise. */
+int shell_condition_check(const char *expr);
 int shell_cmd_ignore(struct shell *sh, const char *args);
 int shell_cmd_until(struct shell *sh, const char *args);
 int shell_cmd_advance(struct shell *sh, const char *args);

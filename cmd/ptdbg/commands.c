@@ -887,12 +887,27 @@ static int all_digits(const char *s)
 static int do_break(struct shell *sh, const char *args, int temporary)
 {
 	const char *kind = temporary ? "Temporary breakpoint" : "Breakpoint";
-	char spec[512];
+	char spec[512], cond[512] = "";
 	struct ptd_bpinfo bi;
 	int rc;
 
 	args = skipws(args);
 	snprintf(spec, sizeof(spec), "%s", args);
+	/* "LOCATION if COND" (or "if COND": here): the condition as
+	 * `condition N COND` sets it */
+	for (char *p = spec; *p; p++)
+		if ((p == spec || isspace((unsigned char)p[-1])) && !strncmp(p, "if", 2) &&
+		    (isspace((unsigned char)p[2]) || p[2] == '(')) {
+			const char *c = skipws(p + 2);
+
+			if (!*c)
+				break;
+			snprintf(cond, sizeof(cond), "%s", c);
+			*p = '\0';
+			break;
+		}
+	if (cond[0] && shell_condition_check(cond) < 0)
+		return -1;
 	/* trailing blanks are not part of the location */
 	for (rc = (int)strlen(spec); rc > 0 && isspace((unsigned char)spec[rc - 1]); rc--)
 		spec[rc - 1] = '\0';
@@ -933,6 +948,17 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 		rc = shell_break_pending(sh, spec, temporary);
 		if (rc <= 0)
 			return rc;
+	}
+	if (cond[0]) {
+		char ca[600];
+		int id = rc;
+
+		/* a condition that does not parse leaves no breakpoint */
+		snprintf(ca, sizeof(ca), "%d %s", id, cond);
+		if (shell_cmd_condition(sh, ca) < 0) {
+			ptd_session_delete(sh->s, id);
+			return -1;
+		}
 	}
 	if (find_bp(sh, rc, &bi) < 0) {
 		printf("%s %d at %s\n", kind, rc, spec);
@@ -1663,7 +1689,9 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 			tramps++;
 		sh->pc.args_frame = 1 + i - tramps;
 		if (limit && (uint64_t)level >= limit) {
-			printf("(More stack frames follow...)\n");
+			/* (gdb says so only to a user at the prompt) */
+			if (sh->from_tty)
+				printf("(More stack frames follow...)\n");
 			break;
 		}
 		if (fr[i].kind == PTD_FRAME_SIGTRAMP) {
@@ -2333,8 +2361,14 @@ static int info_threads(struct shell *sh, const char *args)
 	printf("  Id   %-*s Frame \n", w, "Target Id");
 	for (i = 0; i < n; i++) {
 		printf("%c %-4d %-*s ", th[i].current ? '*' : ' ', th[i].num, w, ids[i]);
+		/* each thread's frame arguments are read in that thread, as
+		 * gdb switches to it for the line */
+		ptd_session_select_thread(sh->s, th[i].num);
 		ptd_print_frame(&sh->pc, th[i].pc, -1, 0, -1, PTD_PRINT_LOCATION);
 	}
+	for (i = 0; i < n; i++)
+		if (th[i].current)
+			ptd_session_select_thread(sh->s, th[i].num);
 	free(ids);
 	free(th);
 	return 0;

@@ -66,6 +66,7 @@ static const char *const method_settings[] = {
 	"buffer-size", "buffer", "kernel", "ret-compression", "tsc", "mtc", "cyc", "psb-period",
 	"filter", NULL,
 };
+static const char *const frame_args_words[] = { "all", "scalars", "none", "presence", NULL };
 static const char *const handle_words[] = {
 	"stop", "nostop", "print", "noprint", "pass", "nopass", "all", NULL,
 };
@@ -161,6 +162,11 @@ int shell_complete(struct shell *sh, const char *line, int start, const char *te
 			add_list(&c, method_settings);
 		else if (!strcmp(words[1], "breakpoint") && nw == 2)
 			add(&c, "pending");
+		else if (!strcmp(words[1], "print") && nw == 2)
+			add(&c, "frame-arguments");
+		else if (!strcmp(words[1], "print") && nw == 3 && !strcmp(cmd, "set") &&
+			 !strcmp(words[2], "frame-arguments"))
+			add_list(&c, frame_args_words);
 		else if (!strcmp(words[1], "breakpoint") && nw == 3 && !strcmp(cmd, "set")) {
 			add_list(&c, on_off);
 			add(&c, "auto");

@@ -221,6 +221,16 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		show_addr = pc != li.lo || !li.is_stmt; /* (gdb's frame_show_address) */
 
 	if (what != PTD_PRINT_SRC_LINE || !have_line) {
+		char args[1024] = "", fb[256];
+
+		/* The arguments first: what reads them may have a note to
+		 * give (on stderr), which must not split the line.  (An
+		 * inlined function's are its inlined call's.) */
+		c->args_callees = inlined ? skipped : -1;
+		if (!have_sym || !c->frame_args ||
+		    c->frame_args(c->frame_args_ctx, c->args_frame ? c->args_frame - 1 : level, pc,
+				  args, sizeof(args)) < 0)
+			args[0] = '\0';
 		if (level >= 0)
 			fprintf(c->out, "#%-2d ", level);
 		if (show_addr) {
@@ -230,22 +240,8 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 				ptd_print_addr16(a, sizeof(a), pc);
 			fprintf(c->out, "%s in ", a);
 		}
-		{
-			char args[1024] = "";
-
-			/* (an inlined function's are its inlined call's) */
-			c->args_callees = inlined ? skipped : -1;
-			if (!have_sym || !c->frame_args ||
-			    c->frame_args(c->frame_args_ctx,
-					  c->args_frame ? c->args_frame - 1 : level, pc, args,
-					  sizeof(args)) < 0)
-				args[0] = '\0';
-			char fb[256];
-
-			fprintf(c->out, "%s (%s)",
-				have_sym ? frame_funcname(s.name, have_line, fb, sizeof(fb)) : "??",
-				args);
-		}
+		fprintf(c->out, "%s (%s)",
+			have_sym ? frame_funcname(s.name, have_line, fb, sizeof(fb)) : "??", args);
 		if (have_line)
 			fprintf(c->out, " at %s:%d", ptd_print_file(c, li.file), li.line);
 		else if (have_sym && !module_is_main(c, s.module))

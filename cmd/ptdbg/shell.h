@@ -74,8 +74,8 @@ struct shell {
 	struct ptd_values *vals;
 	int mem_note_done;
 	uint64_t mem_note_pos;
-	/* set print frame-arguments: -1 "()" (ptdbg's default), else gdb's
-	 * modes 0 all, 1 scalars, 2 none, 3 presence */
+	/* set print frame-arguments, gdb's modes: 0 all, 1 scalars (the
+	 * default, as gdb's), 2 none, 3 presence */
 	int frame_args_mode;
 
 	struct shell_display displays[32];

@@ -50,10 +50,11 @@ int shell_values_bind(struct shell *sh)
 /* In the recorded past: the registers used are exact where the recorder
  * kept them, and memory is read as it is now.  Each is said once per
  * position, on stderr like gdb's warnings. */
-static void memory_note(struct shell *sh)
+static void memory_note_of(struct shell *sh, int regs_too)
 {
 	uint64_t pos = 0, count = 0;
-	int regs = ptd_values_used_exact_regs(sh->vals), mem = ptd_values_used_memory(sh->vals);
+	int regs = regs_too && ptd_values_used_exact_regs(sh->vals);
+	int mem = ptd_values_used_memory(sh->vals);
 
 	if (!regs && !mem)
 		return;
@@ -69,6 +70,11 @@ static void memory_note(struct shell *sh)
 		fprintf(stderr, "warning: memory is shown as it is now, not as it was at this point of "
 				"the recording\n");
 	sh->mem_note_done |= (regs ? 1 : 0) | (mem ? 2 : 0);
+}
+
+static void memory_note(struct shell *sh)
+{
+	memory_note_of(sh, 1);
 }
 
 static void warn(struct shell *sh)
@@ -372,8 +378,6 @@ static int frame_args_cb(void *ctx, int level, uint64_t pc, char *out, size_t n)
 	struct shell *sh = ctx;
 	char *s = NULL;
 
-	if (sh->frame_args_mode < 0)
-		return -1;
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
 	if (level < 0)
@@ -388,14 +392,17 @@ static int frame_args_cb(void *ctx, int level, uint64_t pc, char *out, size_t n)
 	}
 	snprintf(out, n, "%s", s);
 	free(s);
+	/* in the past, values read from the present memory are marked as
+	 * print marks them (that the registers are exact is left to print:
+	 * a frame line shows no registers) */
+	memory_note_of(sh, 0);
 	return 0;
 }
 
 void shell_values_init(struct shell *sh)
 {
-	/* ptdbg printed "fn ()" before it had values; until the user sets
-	 * print frame-arguments it still does (see the man page) */
-	sh->frame_args_mode = -1;
+	/* gdb's default: scalars printed, aggregates as "..." */
+	sh->frame_args_mode = 1;
 	sh->pc.frame_args = frame_args_cb;
 	sh->pc.frame_args_ctx = sh;
 }
@@ -405,15 +412,24 @@ int shell_set_print(struct shell *sh, const char *args)
 	char word[64], mode[64];
 	int i;
 
+	int n, found = -1;
+
 	args = skip_ws(args);
-	if (sscanf(args, "%63s %63s", word, mode) != 2 || strcmp(word, "frame-arguments"))
+	n = sscanf(args, "%63s %63s", word, mode);
+	if (n < 1 || strcmp(word, "frame-arguments"))
 		return shell_error("ptdbg sets only \"print frame-arguments all|scalars|none|presence\".");
-	for (i = 0; frame_args_modes[i]; i++)
-		if (!strcmp(frame_args_modes[i], mode)) {
-			sh->frame_args_mode = i;
-			return 0;
-		}
-	return shell_error("Undefined item: \"%s\".", mode);
+	if (n < 2)
+		return shell_error("Requires an argument. Valid arguments are all, scalars, none, "
+				   "presence.");
+	/* a prefix names the mode, as in gdb's enum settings (the four
+	 * modes start with different letters) */
+	for (i = 0; frame_args_modes[i] && found < 0; i++)
+		if (!strncmp(frame_args_modes[i], mode, strlen(mode)))
+			found = i;
+	if (found < 0)
+		return shell_error("Undefined item: \"%s\".", mode);
+	sh->frame_args_mode = found;
+	return 0;
 }
 
 int shell_show_print(struct shell *sh, const char *args)
@@ -421,11 +437,8 @@ int shell_show_print(struct shell *sh, const char *args)
 	args = skip_ws(args);
 	if (strncmp(args, "frame-arguments", 15))
 		return shell_error("ptdbg shows only \"print frame-arguments\".");
-	if (sh->frame_args_mode < 0)
-		printf("Printing of non-scalar frame arguments is \"off\" (frames show \"()\").\n");
-	else
-		printf("Printing of non-scalar frame arguments is \"%s\".\n",
-		       frame_args_modes[sh->frame_args_mode]);
+	printf("Printing of non-scalar frame arguments is \"%s\".\n",
+	       frame_args_modes[sh->frame_args_mode]);
 	return 0;
 }
 
@@ -502,6 +515,10 @@ int shell_watch_format(struct shell *sh, int key, const uint8_t *bytes, int len,
 	}
 	snprintf(out, n, "%s", s);
 	free(s);
+	/* in the past, values read from the present memory are marked as
+	 * print marks them (that the registers are exact is left to print:
+	 * a frame line shows no registers) */
+	memory_note_of(sh, 0);
 	return 0;
 }
 

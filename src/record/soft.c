@@ -1127,6 +1127,16 @@ int ptd_softrec_add_thread(struct ptd_softrec *r, pid_t tid, struct ptd_history 
 	if (ptd_history_tail(h) && th->num)
 		th->num--;
 	th->start = pc;
+	{
+		/* The registers where the recording of the thread starts are
+		 * known exactly (it is stopped there): kept like a trap's, so
+		 * that the first recorded instruction has its values too. */
+		struct user_regs_struct regs;
+
+		if (ptd_target_thread_state(r->t, tid) == PTD_THREAD_STOPPED &&
+		    ptd_target_get_regs(r->t, tid, &regs) == 0 && regs.rip == pc)
+			snap_push(th, th->num + 1, &regs);
+	}
 	if (r->nth == r->capth) {
 		int c = r->capth ? r->capth * 2 : 8;
 		struct sthread **p = realloc(r->th, c * sizeof(*p));

@@ -335,6 +335,13 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 		if (line_of(st, next, &li) == 0 && li.lo == next && li.is_stmt &&
 		    (li.line != st->line || !same_file(li.file, st->file)))
 			return 1;
+		/* Mid-line: gdb steps on in the caller's frame, which becomes
+		 * the frame stepped in; the stop shows the location only for
+		 * another function than the one the step began in (not
+		 * within a recursion). */
+		if (st->env && st->env->base.func_of)
+			st->new_frame =
+				st->env->base.func_of(st->env->base.ctx, next) != st->start_func;
 		set_range(st, next);
 		if (st->have_line && li.lo == next && !li.is_stmt) {
 			/* the start of a row that is no statement, in another

@@ -491,10 +491,10 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 	s->offline = 1;
 	s->offimg = ptd_bundle_image(b, NULL, NULL);
 	if (!s->offimg) {
-		char msg[1024]; /* the message buffer is reused by ptd__err */
-
-		snprintf(msg, sizeof(msg), "%s", ptd_last_error(-ptde_bad_trace));
-		rc = ptd__err(-ptde_bad_trace, "%s: %s", dir, msg);
+		/* the image's message names the file it could not read
+		 * (kept as it is: formatting it into a new message would read
+		 * the buffer being written) */
+		rc = -ptde_bad_trace;
 		ptd__ses_drop_process(s);
 		return rc;
 	}

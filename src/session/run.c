@@ -930,18 +930,24 @@ again:
 		ev->new_frame = !a || !b || a->level != b->level ||
 				ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip) || ev->kind != PTD_EVENT_STEPPED;
 		if (a && b && a->level == b->level && a->index != b->index) {
-			/* same level, other segment: returned and called again */
-			if (ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip))
+			/* same level, other segment: returned and called again
+			 * (another activation, also of the same function in a
+			 * recursion) */
+			if (ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip) ||
+			    (a->instance && b->instance && a->instance != b->instance))
 				ev->new_frame = 1;
 		}
-		/* Stepping back out of a function's entry lands mid-line in
-		 * its caller, whose frame gdb then steps in (set_step_info):
-		 * it names the frame only when the function is not the one
-		 * the step started in (a recursion's caller is not named). */
-		if (reverse && (m == PTD_MOTION_STEP || m == PTD_MOTION_NEXT) && a && b &&
-		    ev->kind == PTD_EVENT_STEPPED && b->level < a->level &&
-		    ptd__ses_env_func_of(s, ev->pc) == ptd__ses_env_func_of(s, a->ip))
-			ev->new_frame = 0;
+		/* step/next out of a function into its caller, in the middle
+		 * of a line (backward: always; forward: not at the very
+		 * instruction the return landed on, where gdb stops at once
+		 * in a new frame): gdb takes the caller's frame as the one
+		 * stepped in and prints the location only when the function
+		 * is another one (not within a recursion) */
+		if (a && b && (m == PTD_MOTION_STEP || m == PTD_MOTION_NEXT) &&
+		    b->level < a->level && ev->kind == PTD_EVENT_STEPPED &&
+		    (reverse || res.number != b->first))
+			ev->new_frame = ptd__ses_env_func_of(s, ev->pc) !=
+					ptd__ses_env_func_of(s, a->ip);
 	}
 	if (ev->kind == PTD_EVENT_STEPPED && res.new_frame >= 0)
 		ev->new_frame = res.new_frame; /* among inline frames, as gdb */

@@ -661,8 +661,25 @@ static int launch_wait_exec(struct ptd_target *t, int errpipe, const char *prog)
 						prog, strerror(child_errno));
 			return ptd__err(-ptde_exited, "'%s' exited before it started", prog);
 		}
-		if ((st >> 16) == PTRACE_EVENT_EXEC)
+		if ((st >> 16) == PTRACE_EVENT_EXEC) {
+			/* Still inside execve (its event stop): a single-step
+			 * from here stops at the syscall's exit, before the
+			 * first instruction ran, so the first stepi after
+			 * starti would not move.  Go to that exit now (a
+			 * syscall-exit stop runs no instruction of the
+			 * program). */
+			if (ptrace(PTRACE_SYSCALL, t->pid, 0, 0) < 0)
+				return 0;
+			do
+				w = waitpid(t->pid, &st, __WALL);
+			while (w < 0 && errno == EINTR);
+			if (w == t->pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
+				t->alive = 0;
+				return ptd__err(-ptde_exited, "'%s' exited before it started",
+						prog);
+			}
 			return 0;
+		}
 		/* group-stop, the SIGCONT trap, SIGCONT itself: keep going */
 		ptrace(PTRACE_CONT, t->pid, 0, 0);
 	}

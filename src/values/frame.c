@@ -147,15 +147,16 @@ struct eval_env {
 	uint64_t bias;
 	Dwarf_Attribute *fb_attr; /* the function's DW_AT_frame_base */
 	int fb_depth;
-	int entry_depth; /* evaluating a call site's value (no entry values) */
+	int depth; /* entry values resolved through callers so far */
 };
 
-int ptd__entry_reg_value(struct ptd_values *v, unsigned reg, uint64_t *out);
 static Dwfl_Module *module_at(struct ptd_values *v, uint64_t pc);
 static uint64_t lookup_pc(struct ptd_values *v);
 
 static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *ops, size_t n,
 		    struct loc *out);
+static int reg_at_entry(struct ptd_values *v, const struct vframe *f0, uint64_t reg, uint64_t *x,
+			int depth);
 
 static int get_reg(struct vframe *f, unsigned r, uint64_t *val)
 {
@@ -319,19 +320,26 @@ static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *
 				return 0;
 			case DW_OP_GNU_entry_value:
 			case DW_OP_entry_value: {
-				/* the register's value when the function was
-				 * entered, from the caller's call site (gdb's
-				 * entry values); else optimized out */
+				/* the value a register had when the function was
+				 * entered, from the caller's call site (gdb
+				 * resolves the register forms only, as here) */
 				const uint8_t *blk = (const uint8_t *)(uintptr_t)ops[i].number2;
-				unsigned reg = 0;
+				uint64_t r = NDREGS;
 
-				if (ops[i].number == 1 && blk && blk[0] >= DW_OP_reg0 &&
+				/* libdw points number2 just after the opcode, at
+				 * the block's ULEB128 length (one byte here) */
+				if (blk && ops[i].number < 0x80 && blk[-1] == op &&
+				    blk[0] == ops[i].number)
+					blk += 1;
+				if (blk && ops[i].number == 1 && blk[0] >= DW_OP_reg0 &&
 				    blk[0] <= DW_OP_reg31)
-					reg = blk[0] - DW_OP_reg0;
-				else
-					reg = ~0u;
-				if (reg == ~0u || env->entry_depth > 0 ||
-				    ptd__entry_reg_value(v, reg, &a) < 0) {
+					r = blk[0] - DW_OP_reg0;
+				int mem = v->used_memory;
+
+				if (r >= NDREGS || reg_at_entry(v, env->f, r, &a, env->depth) < 0) {
+					/* (what a failed search read shows in no
+					 * value) */
+					v->used_memory = mem;
 					out->kind = LOC_OPTOUT;
 					return 0;
 				}
@@ -462,153 +470,6 @@ static int unwind(struct ptd_values *v, struct vframe *f, struct vframe *caller)
 	rc = unwind_frame(v, f, caller, fr, bias);
 	free(fr); /* libdw allocates the frame for its caller */
 	return rc;
-}
-
-/* ------------------------------------------------------------------ */
-/* Entry values (DW_OP_entry_value, gdb's "n@entry")                    */
-
-static uint64_t die_addr(Dwarf_Die *d, unsigned at, unsigned gnu_at)
-{
-	Dwarf_Attribute a;
-	Dwarf_Addr x = 0;
-
-	if ((dwarf_attr(d, at, &a) || (gnu_at && dwarf_attr(d, gnu_at, &a))) &&
-	    dwarf_formaddr(&a, &x) == 0)
-		return x;
-	return 0;
-}
-
-/* The name of the function a call site calls (DW_AT_call_origin), or
- * NULL for an indirect call. */
-static const char *call_target(Dwarf_Die *site)
-{
-	Dwarf_Attribute a;
-	Dwarf_Die o;
-
-	if ((dwarf_attr(site, DW_AT_call_origin, &a) || dwarf_attr(site, DW_AT_abstract_origin, &a)) &&
-	    dwarf_formref_die(&a, &o))
-		return dwarf_diename(&o);
-	return NULL;
-}
-
-/* The DW_TAG_call_site returning to @ret among the children of the
- * concrete scopes around @ret - 1 in module @m. */
-static int find_call_site(Dwfl_Module *m, uint64_t ret, Dwarf_Die *site, Dwarf_Die *caller_fn,
-			  Dwarf_Addr *bias)
-{
-	Dwarf_Die *cu, *all = NULL, *chain = NULL, c;
-	int n, found = 0;
-
-	if (!(cu = dwfl_module_addrdie(m, ret - 1, bias)))
-		return 0;
-	n = dwarf_getscopes(cu, ret - 1 - *bias, &all);
-	if (n <= 0) {
-		free(all);
-		return 0;
-	}
-	n = dwarf_getscopes_die(&all[0], &chain);
-	free(all);
-	for (int i = 0; i < n && !found; i++) {
-		int tag = dwarf_tag(&chain[i]);
-
-		if (tag == DW_TAG_subprogram) {
-			*caller_fn = chain[i];
-			if (found)
-				break;
-		}
-		if (dwarf_child(&chain[i], &c) != 0)
-			continue;
-		do {
-			int ct = dwarf_tag(&c);
-
-			if ((ct == DW_TAG_call_site || ct == DW_TAG_GNU_call_site) &&
-			    die_addr(&c, DW_AT_call_return_pc, DW_AT_low_pc) + *bias == ret) {
-				*site = c;
-				found = 1;
-				break;
-			}
-		} while (dwarf_siblingof(&c, &c) == 0);
-	}
-	for (int i = 0; i < n; i++)
-		if (dwarf_tag(&chain[i]) == DW_TAG_subprogram) {
-			*caller_fn = chain[i];
-			break;
-		}
-	free(chain);
-	return found;
-}
-
-/*
- * The value register @reg (DWARF number) had when the real function of
- * the selected frame was entered, as gdb finds it: the caller's call
- * site (DW_TAG_call_site at the return address, calling this function)
- * has a DW_TAG_call_site_parameter for the register whose
- * DW_AT_call_value is evaluated in the caller's frame.  Returns 0, or -1
- * when that is not known.
- */
-int ptd__entry_reg_value(struct ptd_values *v, unsigned reg, uint64_t *out)
-{
-	struct vframe f = v->frame, caller;
-	struct ptd_symbol fs;
-	Dwfl_Module *m;
-	Dwarf_Die site, fn, c;
-	Dwarf_Addr bias = 0;
-	const char *target;
-	int ok = 0;
-
-	if (!f.valid || unwind(v, &f, &caller) < 0 || !caller.valid)
-		return -1;
-	m = module_at(v, caller.pc - 1);
-	memset(&fn, 0, sizeof(fn));
-	if (!m || !find_call_site(m, caller.pc, &site, &fn, &bias))
-		return -1;
-	/* the call site must call this very function (not a tail call) */
-	target = call_target(&site);
-	if (!target || !v->sym || ptd_symbols_lookup(v->sym, lookup_pc(v), &fs) < 0 || !fs.name ||
-	    strcmp(target, fs.name))
-		return -1;
-	if (dwarf_child(&site, &c) != 0)
-		return -1;
-	do {
-		Dwarf_Attribute la, va, fb;
-		Dwarf_Op *ops;
-		size_t n;
-		struct loc l;
-		struct eval_env env = { .f = &caller, .bias = bias, .entry_depth = 1 };
-		int ct = dwarf_tag(&c);
-
-		if (ct != DW_TAG_call_site_parameter && ct != DW_TAG_GNU_call_site_parameter)
-			continue;
-		if (!dwarf_attr(&c, DW_AT_location, &la) || dwarf_getlocation(&la, &ops, &n) != 0 ||
-		    n != 1 || ops[0].atom != DW_OP_reg0 + reg)
-			continue;
-		if (!dwarf_attr(&c, DW_AT_call_value, &va) &&
-		    !dwarf_attr(&c, DW_AT_GNU_call_site_value, &va))
-			return -1;
-		if (dwarf_getlocation(&va, &ops, &n) != 0)
-			return -1;
-		if (dwarf_attr_integrate(&fn, DW_AT_frame_base, &fb))
-			env.fb_attr = &fb;
-		if (eval_ops(v, &env, ops, n, &l) < 0)
-			return -1;
-		switch (l.kind) {
-		case LOC_MEM: /* (a value left on the stack) */
-		case LOC_VALUE:
-			*out = l.v;
-			ok = 1;
-			break;
-		case LOC_REG:
-			if (l.v < NDREGS && (caller.known & (1u << l.v))) {
-				*out = caller.regs[l.v];
-				ok = 1;
-			}
-			break;
-		default:
-			break;
-		}
-		return ok ? 0 : -1;
-	} while (dwarf_siblingof(&c, &c) == 0);
-	return -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1464,59 +1325,200 @@ int ptd_values_locals(struct ptd_values *v, int args, char **out)
 	return 0;
 }
 
-/* The value parameter @par of function @sub had at the function's entry
- * when its location there is a register (gdb's read_variable_at_entry,
- * resolved through the caller's call site).  Returns 0, or -1. */
-static int param_entry_value(struct ptd_values *v, Dwarf_Die *par, Dwarf_Die *sub, uint64_t bias,
-			     const struct ptd_value *val, uint64_t *out)
-{
-	Dwarf_Attribute loc;
-	Dwarf_Addr lo = 0, base, end;
-	Dwarf_Op *ops;
-	size_t n;
-	struct vtype *t = ptd__vt_strip(val->type);
+/* ------------------------------------------------------------------ */
+/* Entry values (gdb's "print entry-values default")                    */
 
-	if (!t || ptd__vt_size(t) > 8 || t->kind == VT_FLOAT || t->kind == VT_STRUCT ||
-	    t->kind == VT_UNION || t->kind == VT_ARRAY)
-		return -1;
-	if (dwarf_ranges(sub, 0, &base, &lo, &end) <= 0)
-		return -1;
-	if (!dwarf_attr_integrate(par, DW_AT_location, &loc) ||
-	    dwarf_getlocation_addr(&loc, lo, &ops, &n, 1) != 1 || n != 1 ||
-	    ops[0].atom < DW_OP_reg0 || ops[0].atom > DW_OP_reg31)
-		return -1;
-	(void)bias;
-	return ptd__entry_reg_value(v, ops[0].atom - DW_OP_reg0, out);
+/* The call site in @fn's subtree (lexical blocks and inlined code
+ * included) whose return address is @ret (unbiased): DWARF 5's
+ * DW_TAG_call_site with DW_AT_call_return_pc, or GNU's with DW_AT_low_pc. */
+static int find_call_site(Dwarf_Die *fn, uint64_t ret, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 32 || dwarf_child(fn, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		Dwarf_Attribute a;
+		Dwarf_Addr at;
+
+		if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site) {
+			if ((dwarf_attr(&c, DW_AT_call_return_pc, &a) ||
+			     dwarf_attr(&c, DW_AT_low_pc, &a)) &&
+			    dwarf_formaddr(&a, &at) == 0 && at == ret) {
+				*out = c;
+				return 1;
+			}
+		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
+			if (find_call_site(&c, ret, out, depth + 1))
+				return 1;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
 }
 
-/* gdb's "print entry-values default" after a parameter's value printed at
- * @at in @b: "n=n@entry=2" when the entry value @ev equals it, else
- * ", n@entry=EV" after it. */
-static void entry_suffix(struct ptd_values *v, struct sbuf *b, size_t at, const char *nm,
-			 struct ptd_value *val, uint64_t ev)
+/* Where function @fn is entered (unbiased), as gdb's BLOCK_ENTRY_PC:
+ * DW_AT_entry_pc or DW_AT_low_pc, else the first of its DW_AT_ranges
+ * (a function split into hot and cold parts). */
+static int fn_entry_pc(Dwarf_Die *fn, Dwarf_Addr *entry)
 {
-	struct ptd_value *e = ptd__val_new(val->type);
-	uint64_t sz = ptd__vt_size(val->type);
+	Dwarf_Addr base, start, end;
 
-	if (!e)
-		return;
-	memcpy(e->buf, &ev, sz < 8 ? sz : 8);
-	if (!val->optimized_out && !val->unavailable && ptd__val_fetch(v, val) == 0 &&
-	    !memcmp(val->buf, e->buf, sz < 8 ? sz : 8) && b->s && b->len >= at) {
-		/* the shortened form: insert "n@entry=" before the value */
-		char *tail = strdup(b->s + at);
-
-		if (tail) {
-			b->s[at] = '\0';
-			b->len = at;
-			ptd__sb_add(b, "%s@entry=%s", nm, tail);
-			free(tail);
-		}
-	} else {
-		ptd__sb_add(b, ", %s@entry=", nm);
-		ptd__val_print(v, e, 0, 0, b);
+	if (dwarf_entrypc(fn, entry) == 0)
+		return 0;
+	if (dwarf_ranges(fn, 0, &base, &start, &end) > 0) {
+		*entry = start;
+		return 0;
 	}
-	ptd_value_free(e);
+	return -1;
+}
+
+/* Whether call site @site (in a module at @sbias) calls function @fn
+ * (entered at @fn_entry), as gdb decides it: its DW_AT_call_origin is
+ * a declaration of that name or a function at that address (an abstract
+ * origin of inlined copies has no address, and gdb gives up there; so do
+ * indirect calls, DW_AT_call_target, here). */
+static int call_site_calls(Dwarf_Die *site, Dwarf_Addr sbias, Dwarf_Die *fn, uint64_t fn_entry)
+{
+	Dwarf_Attribute oa;
+	Dwarf_Die od;
+	Dwarf_Addr lo;
+	bool decl = false;
+	const char *a, *b;
+
+	if (!(dwarf_attr(site, DW_AT_call_origin, &oa) ||
+	      dwarf_attr(site, DW_AT_abstract_origin, &oa)) ||
+	    !dwarf_formref_die(&oa, &od))
+		return 0;
+	if (dwarf_attr(&od, DW_AT_declaration, &oa) && dwarf_formflag(&oa, &decl) == 0 && decl) {
+		a = dwarf_diename(&od);
+		b = dwarf_diename(fn);
+		return a && b && !strcmp(a, b);
+	}
+	return fn_entry_pc(&od, &lo) == 0 && lo + sbias == fn_entry;
+}
+
+/* The value register @reg had when the function of frame @f0 was
+ * entered: what the caller put there for the call, as its call site's
+ * DW_AT_call_value (evaluated in the caller's frame; it may need entry
+ * values of the caller in turn, @depth deep).  Returns 0 with *@x set,
+ * or -1 when that is not known (no call site information, a call site
+ * that does not name this function, a value that needs what is
+ * unknown). */
+static int reg_at_entry(struct ptd_values *v, const struct vframe *f0, uint64_t reg, uint64_t *x,
+			int depth)
+{
+	Dwarf_Attribute cv, fb;
+	Dwarf_Addr entry, bias = 0, cbias = 0;
+	Dwarf_Op *ops;
+	size_t n;
+	struct vframe f = *f0, caller;
+	struct eval_env env = { .f = &caller, .depth = depth + 1 };
+	Dwarf_Die *scopes = NULL, *cscopes = NULL, site, c, *cu, fndie;
+	Dwfl_Module *m;
+	struct loc l;
+	uint64_t lpc = f.level > 0 ? f.pc - 1 : f.pc;
+	int ns, fn = -1, found = 0, rc = -1;
+
+	if (depth > 8)
+		return -1;
+	/* the frame's function and where it is entered */
+	if (!(m = module_at(v, lpc)) || !(cu = dwfl_module_addrdie(m, lpc, &bias)))
+		return -1;
+	ns = dwarf_getscopes(cu, lpc - bias, &scopes);
+	for (int i = 0; i < ns; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			fn = i;
+			break;
+		}
+	if (fn < 0 || fn_entry_pc(&scopes[fn], &entry) != 0)
+		goto out;
+	fndie = scopes[fn];
+	/* the caller's frame, and its call site that returns where this
+	 * frame does */
+	if (unwind(v, &f, &caller) < 0 || !caller.valid || !caller.pc)
+		goto out;
+	unwind(v, &caller, NULL); /* its CFA, for DW_OP_fbreg */
+	lpc = caller.pc - 1;
+	if (!(m = module_at(v, lpc)) || !(cu = dwfl_module_addrdie(m, lpc, &cbias)))
+		goto out;
+	ns = dwarf_getscopes(cu, lpc - cbias, &cscopes);
+	fn = -1;
+	for (int i = 0; i < ns; i++)
+		if (dwarf_tag(&cscopes[i]) == DW_TAG_subprogram) {
+			fn = i;
+			break;
+		}
+	if (fn < 0 || !find_call_site(&cscopes[fn], caller.pc - cbias, &site, 0) ||
+	    !call_site_calls(&site, cbias, &fndie, entry + bias))
+		goto out;
+	if (dwarf_attr_integrate(&cscopes[fn], DW_AT_frame_base, &fb))
+		env.fb_attr = &fb;
+	env.bias = cbias;
+	if (dwarf_child(&site, &c) == 0) {
+		do {
+			Dwarf_Attribute pl;
+			Dwarf_Op *po;
+			size_t pn;
+			int tag = dwarf_tag(&c);
+
+			if ((tag != DW_TAG_call_site_parameter &&
+			     tag != DW_TAG_GNU_call_site_parameter) ||
+			    !dwarf_attr(&c, DW_AT_location, &pl) ||
+			    dwarf_getlocation(&pl, &po, &pn) != 0 || pn != 1)
+				continue;
+			if (!((po[0].atom >= DW_OP_reg0 && po[0].atom <= DW_OP_reg31 &&
+			       (uint64_t)(po[0].atom - DW_OP_reg0) == reg) ||
+			      (po[0].atom == DW_OP_regx && po[0].number == reg)))
+				continue;
+			if ((dwarf_attr(&c, DW_AT_call_value, &cv) ||
+			     dwarf_attr(&c, DW_AT_GNU_call_site_value, &cv)) &&
+			    dwarf_getlocation(&cv, &ops, &n) == 0 &&
+			    eval_ops(v, &env, ops, n, &l) == 0) {
+				/* the expression's result is the value itself */
+				if (l.kind == LOC_MEM || l.kind == LOC_VALUE)
+					*x = l.v, found = 1;
+				else if (l.kind == LOC_REG &&
+					 get_reg(&caller, (unsigned)l.v, x) == 0)
+					found = 1;
+			}
+			break;
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	rc = found ? 0 : -1;
+out:
+	free(scopes);
+	free(cscopes);
+	return rc;
+}
+
+/* The value parameter @fd (of the selected frame's function) had when
+ * the function was entered: its location at the entry is a register,
+ * whose value there the caller's call site gives (reg_at_entry).  Writes
+ * its bytes into @buf (@size of them) and returns 0, or <0 when it is
+ * not known. */
+static int entry_value(struct ptd_values *v, struct found *fd, uint8_t *buf, size_t size)
+{
+	Dwarf_Attribute loc;
+	Dwarf_Addr entry;
+	Dwarf_Op *ops;
+	size_t n;
+	uint64_t reg, x = 0;
+
+	if (size > 8 || !fd->has_fn || fn_entry_pc(&fd->fn, &entry) != 0 ||
+	    !dwarf_attr_integrate(&fd->die, DW_AT_location, &loc) ||
+	    dwarf_getlocation_addr(&loc, entry, &ops, &n, 1) != 1 || n != 1)
+		return -1;
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		reg = ops[0].atom - DW_OP_reg0;
+	else if (ops[0].atom == DW_OP_regx)
+		reg = ops[0].number;
+	else
+		return -1;
+	if (reg_at_entry(v, &v->frame, reg, &x, 0) < 0)
+		return -1;
+	memcpy(buf, &x, size);
+	return 0;
 }
 
 /* "argc=1, argv=0x7ffe..." for frame lines, in gdb's "print
@@ -1527,7 +1529,7 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 	Dwarf_Die *scopes = NULL, c, sub;
 	Dwarf_Addr bias = 0;
 	struct sbuf b = { 0 };
-	int fn = -1, count = 0;
+	int fn = -1, count = 0, used_memory = 0;
 
 	if (!v || !out || mode < 0 || mode > 3)
 		return -ptde_invalid;
@@ -1563,28 +1565,73 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 			fd.bias = bias;
 			fd.ok = 1;
 			ptd_clear_error();
+			v->used_memory = 0;
 			if (var_value(v, &fd, &val) < 0) {
 				ptd__sb_add(&b, "<error: %s>", ptd_last_error(-ptde_internal));
 				continue;
 			}
 			st = ptd__vt_strip(val->type);
 			if (mode == 1 && st &&
-			    (st->kind == VT_STRUCT || st->kind == VT_UNION || st->kind == VT_ARRAY)) {
+			    (st->kind == VT_STRUCT || st->kind == VT_UNION ||
+			     st->kind == VT_ARRAY)) {
 				ptd__sb_add(&b, "...");
+			} else if (v->past && (ptd__val_fetch(v, val), v->used_memory)) {
+				/* In the past a frame line shows only what the
+				 * recorder knew there: the present memory may
+				 * hold another call's value at that address by
+				 * now (print says so and shows it; a frame line
+				 * is printed at every stop, unasked).  gdb's
+				 * record btrace, which keeps no memory either,
+				 * says the same. */
+				ptd__sb_add(&b, "<unavailable>");
 			} else {
-				size_t at = b.len;
-				uint64_t ev;
+				/* gdb's default "print entry-values": the value the
+				 * caller passed, when the call site says what it
+				 * was, after the value ("n=5, n@entry=6"), or
+				 * folded into it when they are equal
+				 * ("n=n@entry=6") */
+				struct ptd_value *ev = ptd__val_copy(val);
+				size_t sz = (size_t)ptd__vt_size(val->type);
+				int have_entry = 0, mem = v->used_memory;
 
+				if (ev && st && st->kind != VT_STRUCT && st->kind != VT_UNION &&
+				    st->kind != VT_ARRAY && !val->unavailable &&
+				    dwarf_tag(&scopes[fn]) == DW_TAG_subprogram) {
+					/* (in the past only from what the recorder
+					 * knew, as the value itself) */
+					v->used_memory = 0;
+					have_entry = entry_value(v, &fd, ev->buf, sz) == 0 &&
+						     !(v->past && v->used_memory);
+					if (have_entry)
+						mem |= v->used_memory;
+				}
+				v->used_memory = 0;
+				if (have_entry && val->lazy)
+					ptd__val_fetch(v, val);
+				if (have_entry && !val->optimized_out && !val->lazy &&
+				    !memcmp(val->buf, ev->buf, sz))
+					ptd__sb_add(&b, "%s@entry=", nm);
+				else
+					have_entry = have_entry ? 2 : 0;
 				ptd__val_print(v, val, 0, 0, &b);
-				if (dwarf_tag(&scopes[fn]) == DW_TAG_subprogram &&
-				    param_entry_value(v, &c, &sub, bias, val, &ev) == 0)
-					entry_suffix(v, &b, at, nm, val, ev);
+				if (have_entry == 2) {
+					ev->optimized_out = ev->unavailable = 0;
+					ev->lazy = 0;
+					ev->lval = LV_NONE;
+					ptd__sb_add(&b, ", %s@entry=", nm);
+					ptd__val_print(v, ev, 0, 0, &b);
+				}
+				ptd_value_free(ev);
+				used_memory |= mem || v->used_memory; /* (what printing read) */
 			}
 			ptd_value_free(val);
 		}
 	}
 	free(kids);
 	free(scopes);
+	/* what the front end's note about the present memory is about: the
+	 * values printed (a string a known pointer points to) */
+	v->used_memory = used_memory;
 	if (b.oom) {
 		free(b.s);
 		return ptd__err(-ptde_nomem, "out of memory");

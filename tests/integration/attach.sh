@@ -41,11 +41,11 @@ for m in $methods; do
 	send 'record'
 	echo go >&4
 	send 'continue'
-	expect_line '^Breakpoint 1, step \(\) at .*waiter\.c:[0-9]+$'
+	expect_line '^Breakpoint 1, step \(x=[0-9]+\) at .*waiter\.c:[0-9]+$'
 	send 'reverse-stepi'
 	send 'record function-call-history'
 	send 'backtrace'
-	expect_line '^#1  0x[0-9a-f]+ in main \(\) at .*waiter\.c:[0-9]+$'
+	expect_line '^#1  0x[0-9a-f]+ in main \(argc=[^,]+, argv=[^)]+\) at .*waiter\.c:[0-9]+$'
 	# The last two call segments: main, then step (the recording began in
 	# read, where the program was blocked).
 	calls=$(sed -n '/^>>> record function-call-history$/,/@@DONE/p' "$transcript" |

@@ -68,13 +68,13 @@ want='Reading symbols from testprogs/build/fib...
 (ptdbg) Breakpoint 1 at 0x401142: file fib.c, line 12.
 (ptdbg) Starting program: testprogs/build/fib 
 
-Breakpoint 1, fib () at fib.c:12
+Breakpoint 1, fib (n=10) at fib.c:12
 12		if (n < 2)
 (ptdbg) (ptdbg) 0x0000000000401146	12		if (n < 2)
 (ptdbg) Expected positive number, got: xyz.
 (ptdbg) 
 No more reverse-execution history.
-fib () at fib.c:12
+fib (n=<unavailable>) at fib.c:12
 12		if (n < 2)
 (ptdbg) $2 = 0x401142
 (ptdbg) '

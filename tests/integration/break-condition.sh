@@ -5,10 +5,12 @@
 #    no hit (the count stays), an ignored hit is counted, and `info
 #    breakpoints` shows "stop only if" and "ignore next N hits" as gdb;
 #  - the error messages for missing or unknown breakpoints are gdb's;
+#  - break/tbreak LOCATION if COND set the condition with the breakpoint;
 #  - in the replay, reverse-continue passes over ignored hits and a false
 #    condition and reaches the start of the history as gdb does.
-# Frame lines are compared without the argument values (the DWARF value
-# printer is another part of the shell).
+# Frame arguments are compared too; in the past ptdbg's <unavailable>
+# (the step recorder keeps no registers there) stands for any of gdb's
+# values (past_args).
 . "$(dirname "$0")/lib.bash"
 need_prereqs fib
 need_gdb
@@ -16,20 +18,20 @@ prog=$TESTPROGS/fib
 l23=$(line_of fib.c 'printf(')
 l23=${l23#fib.c:}
 
-# gdb's output without its thread-library chatter, argument values, and
+# gdb's output without its thread-library chatter, stack addresses, and
 # the instruction number `record goto` names (not what is tested here)
 clean() {
 	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[Inferior 1' \
 		-e '^Go forward to insn number' |
-		sed -E 's/^(Breakpoint [0-9]+, |#0  )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\2 () at /'
+		norm_stack
 }
 
 compare() {
 	local what=$1 pt gd
-	pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed ($what)"
-	gd=$(gdb_batch -- "$prog" | clean)
-	note "ptdbg ($what):"; note "$pt"
-	diff -u <(echo "$gd") <(echo "$pt") >&2 || die "$what differs from gdb"
+	ptdbg_batch -- "$prog" | clean >"$TMPDIR/pt" || die "ptdbg failed ($what)"
+	gdb_batch -- "$prog" | clean >"$TMPDIR/gd"
+	note "ptdbg ($what):"; note "$(cat "$TMPDIR/pt")"
+	past_args "$TMPDIR/gd" "$TMPDIR/pt" || die "$what differs from gdb"
 }
 
 # live: condition and ignore together (fib(3) is reached twice; the
@@ -47,6 +49,15 @@ echo "$out" | qgrep -x '\$1 = 3' || die "the conditional breakpoint stopped wher
 # continue with a false condition runs to the end
 CMDS=("break fib" 'condition 1 $rdi == 99' run)
 compare "a condition that never holds"
+
+# break/tbreak LOCATION if COND (a malformed condition leaves no
+# breakpoint and takes no number), and bt N's "(More stack frames
+# follow...)", which gdb -batch leaves out
+CMDS=("break fib if n ==" "tbreak fib if n==2" "info breakpoints" run "bt 2" "info breakpoints"
+      "break 14 if n == 5" c "info breakpoints")
+compare "break LOCATION if COND"
+out=$(ptdbg_batch -- "$prog")
+echo "$out" | qgrep -x 'Temporary breakpoint 1, fib (n=2) at fib.c:12' || die "tbreak fib if n==2 did not stop at fib(2)"
 
 # in the recorded past
 CMDS=("break main" run "record full" "break $l23" c "break fib" "ignore 3 5" reverse-continue

@@ -4,7 +4,8 @@
 # it, so the command's own output is the check:
 #   command names ("adv" -> advance via help), info subcommands
 #   ("info sha" -> sharedlibrary), signal names ("SIGSEG" -> SIGSEGV),
-#   settings ("set breakpoint pen" -> pending, "of" -> off), symbols
+#   settings ("set breakpoint pen" -> pending, "of" -> off; "set print
+#   fr" -> frame-arguments, "no" -> none), symbols
 #   ("break fi" -> fib), handle's words ("nost" -> nostop) and file names
 #   (source DIR/scr -> the script).
 . "$(dirname "$0")/lib.bash"
@@ -25,6 +26,8 @@ keys = ("help adv\t\n"
         "handle SIGUSR2 nost\t\n"
         "source " + d + "/scr\t\n"
         "set conf\tof\t\n"
+        "set print fr\tno\t\n"
+        "show print fr\t\n"
         "quit\n")
 master, slave = pty.openpty()
 p = subprocess.Popen([ptdbg, "-nx", prog], stdin=slave, stdout=slave, stderr=slave,
@@ -56,4 +59,6 @@ check "pending breakpoints is off" "set breakpoint pen<TAB>of<TAB> did not set i
 check '^Breakpoint 1 at 0x[0-9a-f]*: file fib.c, line ' "break fi<TAB> is not break fib"
 check '^SIGUSR2       No' "handle SIGUSR2 nost<TAB> is not nostop"
 check '^SCRIPT-RAN' "source DIR/scr<TAB> did not complete the file name"
+check '^Printing of non-scalar frame arguments is "none".' \
+	"set print fr<TAB>no<TAB> did not set print frame-arguments none"
 exit 0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # C++ names as gdb 13 shows them, on testprogs/throw:
 #  - frame lines (stops, bt) name a function with debug information
-#    without its parameters ("catcher (v=1)"; arguments left out here,
-#    see the man page);
+#    without its parameter types, with the argument values
+#    ("catcher (v=1)");
 #  - breakpoints are set by the plain name, the name with parameters and
 #    the mangled name, and listed as "in catcher(int)";
 #  - print shows values demangled ("<thrower(int)>", "<depth>"), while
@@ -18,8 +18,7 @@ prog=$TESTPROGS/throw
 
 clean() {
 	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[Inferior 1' |
-		sed -E -e 's/^(Breakpoint [0-9]+, )?([A-Za-z_][A-Za-z0-9_:]*) \(.*\) at /\1\2 () at /' \
-			-e 's/^(#[0-9]+ +(0x[0-9a-f]+ in )?[A-Za-z_][A-Za-z0-9_:]*) \(.*\) at /\1 () at /'
+		norm_stack
 }
 
 CMDS=("break catcher" "break thrower(int)" run bt c bt 'x/2i $pc' "p thrower" "p &depth"
@@ -28,7 +27,7 @@ CMDS=("break catcher" "break thrower(int)" run bt c bt 'x/2i $pc' "p thrower" "p
 pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed"
 gd=$(gdb_batch -- "$prog" | clean)
 note "ptdbg:"; note "$pt"
-echo "$pt" | qgrep '^#1  0x[0-9a-f]* in catcher () at throw.cc:23$' || die "no demangled frame"
+echo "$pt" | qgrep '^#1  0x[0-9a-f]* in catcher (v=1) at throw.cc:23$' || die "no demangled frame"
 echo "$pt" | qgrep '<_Z7throweri+11>' || die "no mangled name in the disassembly"
 echo "$pt" | qgrep '^\$1 = {void (int)} 0x[0-9a-f]* <thrower(int)>$' || die "no demangled value"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "C++ names differ from gdb"

@@ -14,7 +14,7 @@ calls_of() { # method format -> function-call history on stdout
 		-ex 'echo CALLS\n' -ex 'record function-call-history /i 1,100000' \
 		--args "$TESTPROGS/exec" >"$log" 2>&1 || { tail -n 15 "$log" >&2; return 1; }
 	grep -q 'is executing new program: .*/fib$' "$log" || die "$1 $2: no exec announced"
-	grep -q '^Breakpoint 1, main () at fib.c' "$log" || die "$1 $2: did not stop in the new program"
+	grep -q '^Breakpoint 1, main (argc=2, argv=0x[0-9a-f]*) at fib.c' "$log" || die "$1 $2: did not stop in the new program"
 	grep '^Recorded ' "$log" | sed 's/ for thread .*//'
 	sed -n '/^CALLS$/,$p' "$log"
 }

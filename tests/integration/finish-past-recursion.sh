@@ -28,7 +28,7 @@ want_val=$(echo "$gl" | sed -n 's/^Value returned is \$[0-9]* = //p')
 CMDS=("break fib" run record c c delete reverse-finish reverse-finish finish bt)
 pt=$(ptdbg_batch -- "$prog") || die "ptdbg failed: $pt"
 note "ptdbg:"; note "$pt"
-echo "$pt" | qgrep "^$want_pc in main () at fib.c:" ||
+echo "$pt" | qgrep "^$want_pc in main (argc=1, argv=0x[0-9a-f]*) at fib.c:" ||
 	die "finish did not return into main at $want_pc (gdb's live finish from fib(10))"
 echo "$pt" | qgrep -x "Value returned is \$1 = $want_val" ||
 	die "finish did not return fib(10)'s value $want_val"

@@ -9,7 +9,7 @@ need_gdb
 
 clean() {
 	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[Inferior 1' |
-		sed -E 's/^(Breakpoint [0-9]+, )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\2 () at /'
+		norm_stack
 }
 
 compare() {

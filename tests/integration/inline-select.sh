@@ -4,8 +4,9 @@
 # (square inlined into sum_squares inlined into compute, called by main):
 # an inlined caller's frame shows its call site's line without an
 # address; up and down stop at the ends with gdb's messages; frame N
-# beyond the last says "No frame at level N."  Arguments are left out
-# (ptdbg's frame lines show none by default, see the man page).
+# beyond the last says "No frame at level N."  Arguments are left out:
+# ptdbg does not show the arguments of inlined functions' frames yet (see
+# the man page), and the real frame here (main) has none.
 . "$(dirname "$0")/lib.bash"
 need_prereqs inline-O2
 need_gdb

@@ -102,14 +102,52 @@ bp_addr() {
 }
 
 # Makes output comparable between runs and checkouts: the test program
-# directory becomes testprogs/, process and thread ids become PID/LWP.
+# directory becomes testprogs/, process and thread ids become PID/LWP, and
+# addresses on the stack (argv=0x7fffffffe738 in frame lines) become
+# 0xSTACK: with ASLR off the stack ends at 0x7ffffffff000, but where its
+# contents start depends on the environment's and the arguments' sizes.
+# (Shared libraries, at 0x7ffff7..., stay where they are.)
 normalize() {
 	sed -e "s#$TESTPROGS/#testprogs/build/#g" \
 	    -e "s#$SRCDIR/#testprogs/#g" \
 	    -e "s#$TOP/#TOP/#g" \
 	    -e 's/process [0-9][0-9]*/process PID/g' \
 	    -e 's/LWP [0-9][0-9]*/LWP N/g' \
-	    -e 's/Thread 0x[0-9a-f]*/Thread 0xX/g'
+	    -e 's/Thread 0x[0-9a-f]*/Thread 0xX/g' | norm_stack
+}
+
+# Stack addresses become 0xSTACK (see normalize): gdb and ptdbg start the
+# program with different environments (gdb adds LINES and COLUMNS), so
+# frame lines such as "main (argc=1, argv=0x7fffffffe738)" differ there.
+norm_stack() {
+	sed -e 's/\b0x\(0000\)\{0,1\}7ffffff[d-f][0-9a-f]\{4\}\b/0xSTACK/g'
+}
+
+# past_args GDB PTDBG: compares two outputs of the same session in the
+# recorded past, gdb 13 record full's (which has the registers and memory
+# of the past) and ptdbg's, after norm_stack.  Where ptdbg prints a frame
+# argument as <unavailable> (the recorder did not keep the registers
+# there, as gdb's record btrace says) gdb's value for it is not compared;
+# every other value must be gdb's.  Prints the diff and fails on a
+# difference.
+past_args() {
+	python3 - "$1" "$2" <<'PY' || return 1
+import re, subprocess, sys, tempfile
+g = open(sys.argv[1]).read().split("\n")
+p = open(sys.argv[2]).read().split("\n")
+arg = re.compile(r"(\w+)=(<unavailable>)")
+for i, line in enumerate(p):
+	if i >= len(g) or "=<unavailable>" not in line:
+		continue
+	for m in arg.finditer(line):
+		# gdb's value of the same argument on the same line: up to the
+		# next ", name=" or the ") " that closes the list
+		g[i] = re.sub(r"\b%s=(.*?)(?=, \w+=|\) at |\) from |\)$)" % re.escape(m.group(1)),
+			      m.group(1) + "=<unavailable>", g[i], count=1)
+with tempfile.NamedTemporaryFile("w", delete=False) as f:
+	f.write("\n".join(g))
+sys.exit(subprocess.call(["diff", "-u", f.name, sys.argv[2]], stdout=sys.stderr))
+PY
 }
 
 # Compares ACTUAL (a file) with tests/golden/NAME.out.  With

@@ -63,3 +63,26 @@ cmds=(-ex 'info record' -ex "record instruction-history $at,+30" -ex 'record fun
 "$PTDBG" -batch --load "$TMPDIR/split" "${cmds[@]}" >"$TMPDIR/two" 2>&1
 grep -q '<fib+1>:' "$TMPDIR/one" || { cat "$TMPDIR/one"; exit 1; }
 diff -u "$TMPDIR/one" "$TMPDIR/two"
+
+# A bundle missing one of its files: the load fails with one message
+# naming that file (issue 14: it came out garbled, the error buffer
+# formatted into itself), exit 1, and ptdbg-report says the same.
+cp -r "$b" "$TMPDIR/nomem"
+mem=$(sed -n 's/^map .* \(mem-[0-9a-f]*\.bin\)$/\1/p' "$b/manifest" | head -n 1)
+test -n "$mem" || { cat "$b/manifest"; exit 1; }
+rm "$TMPDIR/nomem/$mem"
+rc=0
+"$PTDBG" -batch --load "$TMPDIR/nomem" -ex 'info record' >"$TMPDIR/nomem.out" 2>&1 || rc=$?
+test "$rc" = 1
+diff -u <(echo "ptdbg: cannot load '$TMPDIR/nomem': cannot read '$TMPDIR/nomem/$mem': No such file or directory") "$TMPDIR/nomem.out"
+cp -r "$b" "$TMPDIR/nopt"
+rm "$TMPDIR/nopt/$(basename "$pt")"
+rc=0
+"$PTDBG" -batch --load "$TMPDIR/nopt" -ex 'info record' >"$TMPDIR/nopt.out" 2>&1 || rc=$?
+test "$rc" = 1
+diff -u <(echo "ptdbg: cannot load '$TMPDIR/nopt': cannot open '$TMPDIR/nopt/$(basename "$pt")': No such file or directory") "$TMPDIR/nopt.out"
+rc=0
+"$TOP/$B/bin/ptdbg-report" --load "$TMPDIR/nomem" >"$TMPDIR/nomem.rep" 2>&1 || rc=$?
+test "$rc" != 0
+grep -qF "cannot read '$TMPDIR/nomem/$mem': No such file or directory" "$TMPDIR/nomem.rep" || { cat "$TMPDIR/nomem.rep"; exit 1; }
+if grep -q "$TMPDIR/nomem: $TMPDIR/nomem" "$TMPDIR/nomem.rep"; then cat "$TMPDIR/nomem.rep"; exit 1; fi

@@ -22,8 +22,7 @@ need_gdb
 
 clean() {
 	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[Inferior 1' |
-		sed -E -e 's/process [0-9]+/process PID/' \
-			-e 's/^(Breakpoint [0-9]+, |Temporary breakpoint [0-9]+, )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\2 () at /'
+		sed -E -e 's/process [0-9]+/process PID/' | norm_stack
 }
 
 compare() {
@@ -59,7 +58,7 @@ for m in step soft; do
 	note "ptdbg (record $m):"; note "$out"
 	[ "$(echo "$out" | grep -c '^Breakpoint 2, plugin_compute ')" = 2 ] ||
 		die "record $m: the pending breakpoint did not stop in plugin_compute (twice)"
-	echo "$out" | qgrep '^0x[0-9a-f]* in main () at dlopen.c:[0-9]*$' ||
+	echo "$out" | qgrep '^0x[0-9a-f]* in main (argc=[^,]*, argv=[^)]*) at dlopen.c:[0-9]*$' ||
 		die "record $m: reverse-finish did not get back to the call in main"
 done
 
@@ -93,6 +92,6 @@ for re in '^Breakpoint 1 at 0x[0-9a-f]*$' '^1 .*<printf@plt>$' '^1 .*0x00007[0-9
 	b=$(echo "$pt" | grep -E "$re" | sed -E 's/ in .*//')
 	[ -n "$a" ] && [ "$a" = "$b" ] || die "break printf: gdb '$a', ptdbg '$b' ($re)"
 done
-echo "$pt" | qgrep '^Breakpoint 1, printf () at ' || die "break printf did not stop in libc's printf"
+echo "$pt" | qgrep '^Breakpoint 1, printf (format=0x[0-9a-f]* "fib(%d) = %d\\n") at ' || die "break printf did not stop in libc's printf"
 
 exit 0

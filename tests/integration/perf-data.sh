@@ -89,7 +89,7 @@ for s in "${progs[@]}"; do
 	ptdbg_batch --load "$TMPDIR/$prog.bundle" >"$TMPDIR/$prog.bload" || { tail -n 20 "$TMPDIR/$prog.bload" >&2; die "$prog: --load of the bundle failed"; }
 	# where the main thread stands: where the live session stopped (the
 	# trace ends with FUP and TIP.PGD at _exit, the tail)
-	grep -q '^\* 1 *LWP [0-9]* *_exit () ' <("$PTDBG" -batch --load "$pd" -ex 'info threads' 2>&1) ||
+	grep -q '^\* 1 *LWP [0-9]* *_exit (status=<unavailable>) ' <("$PTDBG" -batch --load "$pd" -ex 'info threads' 2>&1) ||
 		die "$prog: the loaded perf.data's main thread is not at _exit"
 	nth=0
 	for t in $tids; do

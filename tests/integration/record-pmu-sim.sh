@@ -72,7 +72,7 @@ for m in pt; do
 	PTDBG_SIMULATE_PMU=$m ptdbg_batch -- "$TESTPROGS/exec" >"$TMPDIR/exec.$m" ||
 		{ cat "$TMPDIR/exec.$m" >&2; die "exec with $m: ptdbg failed"; }
 	grep -q 'is executing new program: .*/fib$' "$TMPDIR/exec.$m" &&
-		grep -q '^Breakpoint 1, main () at fib.c' "$TMPDIR/exec.$m" &&
+		grep -q '^Breakpoint 1, main (argc=[0-9]*, argv=0x[0-9a-f]*) at fib.c' "$TMPDIR/exec.$m" &&
 		grep -q '^Recorded [1-9][0-9]* instructions in .* (0 gaps)' "$TMPDIR/exec.$m" ||
 		{ cat "$TMPDIR/exec.$m" >&2; die "exec with $m: the recording did not go on"; }
 done

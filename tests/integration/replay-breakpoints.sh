@@ -5,7 +5,8 @@
 #    and the next reverse-continue reaches the start of the history
 #    instead of stopping at it again;
 #  - `continue` from the past to a breakpoint at the end of the history
-#    names the breakpoint ("Breakpoint 2, main () at fib.c:23") as a live
+#    names the breakpoint ("Breakpoint 2, main (argc=1, argv=0x7ffe...)
+#    at fib.c:23", the arguments read live: it is the present) as a live
 #    stop there does.  gdb stops at that place too but says "No more
 #    reverse-execution history." (it never goes on live; ptdbg's recording
 #    continues live from the end, so the breakpoint is what stopped it),
@@ -44,7 +45,7 @@ CMDS=("break main" run record "break $l23" c reverse-continue c "info breakpoint
 pt=$(ptdbg_batch -- "$prog") || die "ptdbg failed: $pt"
 note "ptdbg:"; note "$pt"
 last=$(echo "$pt" | sed -n '/^No more reverse-execution history./,$p' | sed 1,3d)
-echo "$last" | qgrep -x "Breakpoint 2, main () at fib.c:$l23" ||
+echo "$last" | qgrep -x "Breakpoint 2, main (argc=1, argv=0x[0-9a-f]*) at fib.c:$l23" ||
 	die "continue to the breakpoint at the end of the history does not name it"
 echo "$last" | qgrep "^$l23	" || die "no source line after the stop"
 echo "$pt" | bptable | qgrep 'already hit 2 times' ||

@@ -18,7 +18,7 @@ need_gdb
 keep() {
 	sed -e 's/^(gdb) //g' -e 's/^(ptdbg) //g' |
 		grep -E '^(Program |hits=|Signal |SIG[A-Z0-9]+ |Continuing|Breakpoint [0-9]|Unrecognized|Only signals|Use "|Argument required|No symbol|The program is not|\[Inferior 1|The program no longer)' |
-		sed -E 's/process [0-9]+/process PID/; s/^(Breakpoint [0-9]+, [a-z_]+) \(.*\) at /\1 () at /'
+		sed -E 's/process [0-9]+/process PID/' | norm_stack
 }
 
 compare() {

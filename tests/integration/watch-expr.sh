@@ -38,19 +38,12 @@ gd=$(gdb_batch -- "$prog" | clean)
 note "ptdbg (before run):"; note "$pt"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "a member watched before run differs from gdb"
 
-# frame arguments left out (ptdbg's default, see the man page)
-noargs() {
-	sed -E -e 's/^(Breakpoint [0-9]+, )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\2 () at /' \
-		-e 's/^(#[0-9]+ +0x[0-9a-f]+ in [A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1 () at /' \
-		-e 's/^(0x[0-9a-f]+ in [A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1 () at /'
-}
-
 # a local while its frame runs, and its end when the frame returns: the
 # watchpoint is deleted with gdb's message and the stop is in the caller;
 # the next call of bump does not trigger it
 CMDS=("break bump" run "watch local" c c c "info watchpoints" c "info watchpoints" c)
-pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed (local)"
-gd=$(gdb_batch -- "$prog" | clean | noargs)
+pt=$(ptdbg_batch -- "$prog" | clean | norm_stack) || die "ptdbg failed (local)"
+gd=$(gdb_batch -- "$prog" | clean | norm_stack)
 note "ptdbg (local):"; note "$pt"
 [ "$(echo "$pt" | grep -c '^New value = ')" = 3 ] || die "the local's three writes were not seen"
 echo "$pt" | qgrep -x 'Watchpoint 2 deleted because the program has left the block in' ||
@@ -61,10 +54,10 @@ diff -u <(echo "$gd") <(echo "$pt") >&2 || die "a watched local differs from gdb
 # to the same address first, deeper in the stack, and pass; the stop is
 # fib(9)'s own return into fib(10)
 CMDS=("break fib" run c "delete 1" "watch n" c bt c)
-pt=$(ptdbg_batch -- "$TESTPROGS/fib" | clean | noargs) || die "ptdbg failed (recursion)"
-gd=$(gdb_batch -- "$TESTPROGS/fib" | clean | noargs)
+pt=$(ptdbg_batch -- "$TESTPROGS/fib" | clean | norm_stack) || die "ptdbg failed (recursion)"
+gd=$(gdb_batch -- "$TESTPROGS/fib" | clean | norm_stack)
 note "ptdbg (recursion):"; note "$pt"
-echo "$pt" | qgrep '^#1 .* in main () at fib.c' || die "the scope did not end in fib(10)"
+echo "$pt" | qgrep '^#1 .* in main (argc=1, argv=0xSTACK) at fib.c' || die "the scope did not end in fib(10)"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "a watched argument in recursion differs from gdb"
 
 # errors

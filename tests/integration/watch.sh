@@ -22,7 +22,7 @@ prog=$TESTPROGS/watch
 clean() {
 	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[Inferior 1' \
 		-e '^\[Switching to' -e '^\[New Thread' -e '^\[Thread 0x' |
-		sed -E 's/^(Breakpoint [0-9]+, )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\2 () at /'
+		norm_stack
 }
 
 CMDS=("break main" run "watch counter" "rwatch probe" "awatch counter" "info breakpoints"
