@@ -1405,6 +1405,31 @@ static int call_site_calls(Dwarf_Die *site, Dwarf_Addr sbias, Dwarf_Die *fn, uin
  * or -1 when that is not known (no call site information, a call site
  * that does not name this function, a value that needs what is
  * unknown). */
+/* The concrete, out-of-line function at @pc (unbiased) in compile unit
+ * @cu: dwarf_getscopes goes on from an inlined subroutine into the
+ * scopes of its abstract definition, so its first DW_TAG_subprogram is
+ * not the function whose frame this is when @pc is in inlined code.
+ * Looks in the unit's top level and in namespaces. */
+static int concrete_fn(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 8 || dwarf_child(parent, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_subprogram && dwarf_haspc(&c, pc) > 0) {
+			*out = c;
+			return 1;
+		}
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type) && concrete_fn(&c, pc, out, depth + 1))
+			return 1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
 static int reg_at_entry(struct ptd_values *v, const struct vframe *f0, uint64_t reg, uint64_t *x,
 			int depth)
 {
@@ -1414,26 +1439,19 @@ static int reg_at_entry(struct ptd_values *v, const struct vframe *f0, uint64_t 
 	size_t n;
 	struct vframe f = *f0, caller;
 	struct eval_env env = { .f = &caller, .depth = depth + 1 };
-	Dwarf_Die *scopes = NULL, *cscopes = NULL, site, c, *cu, fndie;
+	Dwarf_Die site, c, *cu, fndie, cfn;
 	Dwfl_Module *m;
 	struct loc l;
 	uint64_t lpc = f.level > 0 ? f.pc - 1 : f.pc;
-	int ns, fn = -1, found = 0, rc = -1;
+	int found = 0, rc = -1;
 
 	if (depth > 8)
 		return -1;
 	/* the frame's function and where it is entered */
 	if (!(m = module_at(v, lpc)) || !(cu = dwfl_module_addrdie(m, lpc, &bias)))
 		return -1;
-	ns = dwarf_getscopes(cu, lpc - bias, &scopes);
-	for (int i = 0; i < ns; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
-			fn = i;
-			break;
-		}
-	if (fn < 0 || fn_entry_pc(&scopes[fn], &entry) != 0)
+	if (!concrete_fn(cu, lpc - bias, &fndie, 0) || fn_entry_pc(&fndie, &entry) != 0)
 		goto out;
-	fndie = scopes[fn];
 	/* the caller's frame, and its call site that returns where this
 	 * frame does */
 	if (unwind(v, &f, &caller) < 0 || !caller.valid || !caller.pc)
@@ -1442,17 +1460,11 @@ static int reg_at_entry(struct ptd_values *v, const struct vframe *f0, uint64_t 
 	lpc = caller.pc - 1;
 	if (!(m = module_at(v, lpc)) || !(cu = dwfl_module_addrdie(m, lpc, &cbias)))
 		goto out;
-	ns = dwarf_getscopes(cu, lpc - cbias, &cscopes);
-	fn = -1;
-	for (int i = 0; i < ns; i++)
-		if (dwarf_tag(&cscopes[i]) == DW_TAG_subprogram) {
-			fn = i;
-			break;
-		}
-	if (fn < 0 || !find_call_site(&cscopes[fn], caller.pc - cbias, &site, 0) ||
+	if (!concrete_fn(cu, lpc - cbias, &cfn, 0) ||
+	    !find_call_site(&cfn, caller.pc - cbias, &site, 0) ||
 	    !call_site_calls(&site, cbias, &fndie, entry + bias))
 		goto out;
-	if (dwarf_attr_integrate(&cscopes[fn], DW_AT_frame_base, &fb))
+	if (dwarf_attr_integrate(&cfn, DW_AT_frame_base, &fb))
 		env.fb_attr = &fb;
 	env.bias = cbias;
 	if (dwarf_child(&site, &c) == 0) {
@@ -1487,8 +1499,6 @@ static int reg_at_entry(struct ptd_values *v, const struct vframe *f0, uint64_t 
 	}
 	rc = found ? 0 : -1;
 out:
-	free(scopes);
-	free(cscopes);
 	return rc;
 }
 
