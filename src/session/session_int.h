@@ -95,6 +95,9 @@ struct sthread {
 	 * in the past reach main when the recording started deeper. */
 	uint64_t outer[PTD__OUTER_MAX];
 	int nouter;
+	/* Stopped on its way out (PTD_STOP_EXITING), not yet looked at by
+	 * the stop before exit (run.c exit_next). */
+	int at_exit;
 };
 
 struct ptd_session {

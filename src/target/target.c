@@ -94,6 +94,8 @@ struct ptd_target {
 	/* CPU pinning (ptd_target_pin): the CPU every thread runs on, or -1;
 	 * the threads' own masks are kept in their tthread. */
 	int pin_cpu;
+	/* PTRACE_O_TRACEEXIT is on (ptd_target_set_exit_stops) */
+	int exit_stops;
 	/* next in the list of live targets (emergency teardown) */
 	struct ptd_target *live_next;
 	int live;
@@ -832,7 +834,8 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 		for (int i = 0; i < n; i++) {
 			if (find_thread(t, tids[i]))
 				continue;
-			if (ptrace(PTRACE_SEIZE, tids[i], 0, PTD_OPTS) < 0) {
+			if (ptrace(PTRACE_SEIZE, tids[i], 0,
+				   PTD_OPTS | (t->exit_stops ? PTRACE_O_TRACEEXIT : 0)) < 0) {
 				int e = errno;
 				if (e == ESRCH)
 					continue;
@@ -1252,6 +1255,21 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		ptd_target_get_pc(t, t->pid, &st->pc);
 		return 1;
 	}
+	if (ev == PTRACE_EVENT_EXIT) {
+		/* PTRACE_O_TRACEEXIT: the thread is in do_exit, its registers
+		 * and the process's memory still there; resuming it lets it
+		 * exit.  The message is its wait status to be. */
+		unsigned long msg = 0;
+
+		if (ptrace(PTRACE_GETEVENTMSG, th->tid, 0, &msg) < 0 && errno == ESRCH)
+			return vanished(th);
+		if (th->stepping_over)
+			finish_step_over(t, th);
+		th->pending_sig = 0;
+		st->kind = PTD_STOP_EXITING;
+		st->status = (int)msg;
+		return 1;
+	}
 	if (sig == SIGTRAP && ev == 0) {
 		siginfo_t si;
 		memset(&si, 0, sizeof(si));
@@ -1454,6 +1472,33 @@ int ptd_target_stopping_all(const struct ptd_target *t)
 	return t && t->stopping_all > 0;
 }
 
+int ptd_target_set_exit_stops(struct ptd_target *t, int on)
+{
+	long opts = PTD_OPTS | (on ? PTRACE_O_TRACEEXIT : 0);
+	int rc = 0;
+
+	if (!t)
+		return -ptde_invalid;
+	if (!t->alive)
+		return ptd__err(-ptde_not_running, "the program is not being run");
+	if (t->launched)
+		opts |= PTRACE_O_EXITKILL;
+	/* Options go per thread (threads created later inherit them);
+	 * ptrace takes them only from a stopped thread. */
+	for (int i = 0; i < t->nth; i++) {
+		struct tthread *th = &t->th[i];
+
+		if (th->state != PTD_THREAD_STOPPED)
+			continue;
+		if (ptrace(PTRACE_SETOPTIONS, th->tid, 0, (void *)opts) < 0 && errno != ESRCH && !rc)
+			rc = ptd__err(ptd__errno_code(errno), "cannot set the ptrace options of thread %d: %s",
+				      (int)th->tid, strerror(errno));
+	}
+	if (rc == 0)
+		t->exit_stops = !!on;
+	return rc;
+}
+
 static int stop_all(struct ptd_target *t, void (*cb)(void *ctx, const struct ptd_stop *st),
 		    void *ctx)
 {
@@ -1651,6 +1696,11 @@ int ptd_target_kill(struct ptd_target *t)
 			continue;
 		if (w < 0)
 			break;
+		if (WIFSTOPPED(st)) {
+			/* its exit event (PTRACE_O_TRACEEXIT): let it go on */
+			ptrace(PTRACE_CONT, w, 0, 0);
+			continue;
+		}
 		if (w == t->pid && (WIFEXITED(st) || WIFSIGNALED(st)))
 			break;
 	}
