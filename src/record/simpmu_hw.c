@@ -525,7 +525,13 @@ static int exit_stop(struct sim *s, struct sim_event *e, uint64_t pc)
 	    (int64_t)regs.orig_rax < 0)
 		return ptd__sim_finish(s, e); /* not in a syscall: it stops where it was */
 	e->last_pc = pc;
-	rc = ptd_steprec_stepped(s->sr, e->tid, pc);
+	/* What the step recorder has, without the syscall that never
+	 * completed, is the exact history (tests compare with it). */
+	rc = ptd_steprec_flush(s->sr, e->tid);
+	if (s->keep && e->tid == s->keep_tid && rc == 0)
+		rc = ptd_history_append_history(s->keep, e->stage);
+	if (rc == 0)
+		rc = ptd_steprec_stepped(s->sr, e->tid, pc);
 	if (rc == 0)
 		rc = ptd_steprec_flush(s->sr, e->tid);
 	if (rc < 0)
@@ -536,8 +542,6 @@ static int exit_stop(struct sim *s, struct sim_event *e, uint64_t pc)
 		rc = fconvert(s, e, pc, 1);
 	else
 		rc = bts_convert(s, e, pc);
-	if (s->keep && e->tid == s->keep_tid && rc == 0)
-		rc = ptd_history_append_history(s->keep, e->stage);
 	ptd_history_clear(e->stage);
 	ptd_history_set_tail(e->stage, 0);
 	if (e->is_pt && rc == 0)
