@@ -7,10 +7,13 @@
  * process ends with code 3.  With "thread" a worker counts, then ends
  * itself with syscall(SYS_exit, 0) while main waits for it in
  * pthread_join (the kernel clears the worker's tid and wakes the join);
- * main then returns 4 (exit_group).
+ * main then returns 4 (exit_group).  With "group" the worker ends the
+ * whole program with exit(5) (exit_group from a thread other than
+ * main) while main waits in pthread_join.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,6 +31,8 @@ static long count(int n)
 static void *worker(void *arg)
 {
 	total = count(50);
+	if (arg)
+		exit(5); /* worker exit_group */
 	syscall(SYS_exit, 0); /* worker exit */
 	return arg;
 }
@@ -36,8 +41,8 @@ int main(int argc, char **argv)
 {
 	pthread_t t;
 
-	if (argc > 1 && argv[1][0] == 't') {
-		if (pthread_create(&t, NULL, worker, NULL) != 0)
+	if (argc > 1 && (argv[1][0] == 't' || argv[1][0] == 'g')) {
+		if (pthread_create(&t, NULL, worker, argv[1][0] == 'g' ? &t : NULL) != 0)
 			return 1;
 		pthread_join(t, NULL);
 		return total == count(50) ? 4 : 1; /* main exit */

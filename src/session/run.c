@@ -212,6 +212,53 @@ static const char *exit_next(struct run_ctx *rc, pid_t tid)
 	return name;
 }
 
+/*
+ * A recorded thread in its exit stop because another thread's exit_group
+ * killed it (pt, bts)?  That thread's own exit stop may come after this
+ * one; resumed, this one would be gone by then (a main thread left a
+ * zombie the program's end waits for), while gdb shows every thread at
+ * the stop before exit_group.  So it stays there until then.  Told by
+ * its wait status to be: exit_group's code (exit status, no signal),
+ * its own syscall not an exit, and no thread in execve (whose exec kills
+ * the other threads with status 0 too, and waits for them to be gone).
+ */
+static int zapped_by_exit_group(struct run_ctx *rc, const struct ptd_stop *st)
+{
+	struct ptd_session *s = rc->s;
+	struct user_regs_struct regs;
+	int compat;
+
+	if (!s->stop_before_exit || !rc->rec || (rc->rec->caps & PTD_REC_STOPS_PER_BRANCH) ||
+	    !ptd__ses_rec_has(s, st->tid) || (st->status & 0x7f) ||
+	    ptd_target_get_regs(s->t, st->tid, &regs) < 0)
+		return 0;
+	compat = regs.cs == 0x23;
+	if (compat ? (uint32_t)regs.orig_rax == 252 || (uint32_t)regs.orig_rax == 1
+		   : regs.orig_rax == 231 || regs.orig_rax == 60)
+		return 0; /* its own exit */
+	if (st->status == 0) {
+		for (int i = 0; i < s->nth; i++) {
+			char path[64], buf[32] = "";
+			long nr = -1;
+			FILE *f;
+
+			if (s->th[i].gone || s->th[i].tid == st->tid)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall",
+				 (int)ptd_target_pid(s->t), (int)s->th[i].tid);
+			f = fopen(path, "re");
+			if (!f)
+				continue;
+			if (fgets(buf, sizeof(buf), f))
+				nr = strtol(buf, NULL, 10);
+			fclose(f);
+			if (nr == 59 || nr == 322 || (compat && nr == 11))
+				return 0; /* an exec */
+		}
+	}
+	return 1;
+}
+
 void ptd_session_set_stop_before_exit(struct ptd_session *s, int on)
 {
 	if (s)
@@ -712,7 +759,18 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			struct sthread *th = ptd__ses_thread_by_tid(s, st.tid);
 			if (th)
 				th->at_exit = 1;
+			if (!rc.held && zapped_by_exit_group(&rc, &st)) {
+				err = 0; /* parked until the exit_group's own stop */
+				break;
+			}
 			err = resume_thread(&rc, st.tid, 0);
+			if (err == 0 && !rc.held) {
+				/* not held: threads parked for it go on too */
+				for (int i = 0; i < s->nth && err == 0; i++)
+					if (!s->th[i].gone && s->th[i].at_exit && s->th[i].tid != st.tid &&
+					    ptd_target_thread_state(s->t, s->th[i].tid) == PTD_THREAD_STOPPED)
+						err = resume_thread(&rc, s->th[i].tid, 0);
+			}
 			break;
 		}
 		case PTD_STOP_FORK:
