@@ -626,8 +626,11 @@ static int close_to_pc(struct btsrec *b, struct btsthread *th)
 		 * exits in, which never returns: like the step recorder
 		 * (whose step over it never completes), the history ends
 		 * before it, the syscall the tail.  (The session may have
-		 * put the pc there already.) */
+		 * put the pc there already.)  A thread that was in it
+		 * since before the recording started ran nothing. */
 		pc = th->exit_sys;
+		if (th->known && th->next == pc + 2)
+			pc = th->next;
 	}
 	if (!th->known) {
 		/* After a loss the pc is a known position again. */
@@ -822,7 +825,7 @@ static int bts_thread_gone(struct ptd_recorder *r, pid_t tid)
 		close_to_pc(b, th);
 	th->gone = 1;
 	close_event(b, th);
-	ptd_history_set_tail(th->h, th->exit_sys);
+	ptd_history_set_tail(th->h, th->exit_sys ? th->last_tail : 0);
 	return rc;
 }
 

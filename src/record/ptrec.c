@@ -80,6 +80,7 @@ struct ptthread {
 	 * address (ptd__exit_syscall), or 0: the PT shows that instruction
 	 * executed (TIP.PGD into the kernel), the history ends before it. */
 	uint64_t exit_sys;
+	int exit_trimmed; /* its history lost that instruction (exit_trim) */
 };
 
 struct ptrec {
@@ -423,7 +424,7 @@ struct skip {
 	 * newest block and the events after it are held back until more
 	 * comes, so that one ending in that syscall loses it (exit_trim). */
 	uint64_t exit_sys;
-	int held;
+	int held, trimmed;
 	struct ptd_block hb;
 	struct {
 		enum ptd_event_kind kind;
@@ -493,6 +494,7 @@ static int exit_trim(struct skip *k)
 		return out_flush(k);
 	k->held = 0;
 	k->nhev = 0;
+	k->trimmed = 1;
 	if (b.ninsn == 1)
 		return 0;
 	/* The instruction before the syscall ends the block now. */
@@ -704,6 +706,8 @@ static int decode_stream(struct ptrec *p, struct ptthread *th, int final)
 		rc = exit_trim(&k);
 		if (rc < 0)
 			goto out_h;
+		if (k.trimmed)
+			th->exit_trimmed = 1;
 	}
 	rc = ptd_history_splice(th->h, k.out);
 out_h:
@@ -988,7 +992,7 @@ static void set_tail(struct ptrec *p, struct ptthread *th)
 
 	if (!th->gone && ptd_target_get_pc(p->rec.env.t, th->tid, &pc) < 0)
 		pc = 0;
-	if (th->exit_sys)
+	if (th->exit_trimmed)
 		pc = th->exit_sys; /* the pc is past it, which never returns */
 	ptd_history_set_tail(th->h, pc);
 	th->last_tail = pc;
@@ -1080,7 +1084,7 @@ static int pt_thread_gone(struct ptd_recorder *r, pid_t tid)
 	close_event(p, th);
 	/* A thread that ended in a syscall (exit) ends before it, as the
 	 * step recorder's does. */
-	ptd_history_set_tail(th->h, th->exit_sys);
+	ptd_history_set_tail(th->h, th->exit_trimmed ? th->exit_sys : 0);
 	return rc;
 }
 
