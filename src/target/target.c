@@ -1689,6 +1689,11 @@ int ptd_target_kill(struct ptd_target *t)
 		return ptd__err(-ptde_not_running, "the program is not being run");
 	kill(t->pid, SIGKILL);
 	live_unregister(t);
+	/* A thread in its exit stop (PTRACE_O_TRACEEXIT) is past the
+	 * point where SIGKILL wakes it: it goes on only when resumed. */
+	for (int i = 0; i < t->nth; i++)
+		if (t->th[i].state == PTD_THREAD_STOPPED)
+			ptrace(PTRACE_CONT, t->th[i].tid, 0, 0);
 	/* Reap every thread so none is left a zombie. */
 	for (;;) {
 		pid_t w = waitpid(-1, &st, __WALL);
@@ -1985,6 +1990,10 @@ static void td_target(struct ptd_target *t)
 		return;
 	if (t->launched) {
 		kill(t->pid, SIGKILL);
+		/* a thread held in its exit stop goes on only when resumed */
+		for (int i = 0; i < t->nth; i++)
+			if (t->th[i].state == PTD_THREAD_STOPPED)
+				ptrace(PTRACE_CONT, t->th[i].tid, 0, 0);
 		/* Reap it before ptdbg goes, so that whoever started ptdbg
 		 * (a script, gdb through the stub) never sees the program
 		 * outlive it.  A killed tracee may stop once more (its exit
