@@ -554,9 +554,10 @@ enum ptd_session_event_kind {
 	PTD_EVENT_EXEC,         /* the program exec'ed a new image */
 	PTD_EVENT_HWBREAK,      /* debug-register slots hw_hits triggered
 				 * (hardware breakpoints and watchpoints; live only) */
-	/* Recording (step, soft): the program stopped before its exit_group
-	 * syscall, as gdb's record full does ("Process record: inferior
-	 * program stopped."); continuing from here lets it exit. */
+	/* Recording: the program stopped before its exit_group syscall (or
+	 * exit in its last thread), as gdb's record full does ("Process
+	 * record: inferior program stopped."); continuing from here lets it
+	 * exit. */
 	PTD_EVENT_BEFORE_EXIT,
 };
 
@@ -671,11 +672,15 @@ extern PTD_EXPORT int ptd_session_get_pin_cpu(const struct ptd_session *s);
  * so reverse motions, bt and record save work from its end (the shell's
  * counterpart of gdb record full, which stops before exit_group). */
 extern PTD_EXPORT void ptd_session_set_keep_exited(struct ptd_session *s, int on);
-/* Stop a program recorded with step or soft before its exit_group
- * syscall (default off), as gdb record full does: the motion ends with
- * PTD_EVENT_BEFORE_EXIT, the program alive at the syscall; the next
- * motion from there lets it exit.  pt and bts run free and do not see
- * the syscall coming (keep the recording with ptd_session_set_keep_exited). */
+/* Stop a recorded program before its exit_group syscall, or before exit
+ * in its last thread (default off), as gdb record full does: the motion
+ * ends with PTD_EVENT_BEFORE_EXIT, the thread's pc at the syscall; the
+ * next motion from there lets it exit.  step and soft hold the thread
+ * before the syscall; pt and bts, which run free, hold it in the
+ * kernel's exit path (PTRACE_O_TRACEEXIT) with its registers and memory
+ * still there, shown as before the syscall (pc on it, rax its number;
+ * rcx and r11 as the syscall instruction left them), where it can run
+ * nothing else. */
 extern PTD_EXPORT void ptd_session_set_stop_before_exit(struct ptd_session *s, int on);
 /*
  * Bounded recording, like gdb's "record full insn-number-max": each

@@ -90,7 +90,9 @@ struct btsthread {
 	int known;	 /* next is known (else: after a gap, until a record) */
 	uint8_t last_class; /* class of the last appended block's end */
 	int sig_step;	 /* resumed with a signal by a single-step */
-	int at_exit;	 /* stopped in its exit (PTRACE_EVENT_EXIT) */
+	/* Stopped in its exit (PTD_STOP_EXITING) inside the syscall at
+	 * this address (ptd__exit_syscall), or 0. */
+	uint64_t exit_sys;
 	int in_gap;	 /* the newest item is a decode gap: records that do not fit
 			  * the code either join it */
 	int sig_no;
@@ -617,17 +619,18 @@ static int close_to_pc(struct btsrec *b, struct btsthread *th)
 {
 	uint64_t pc = 0;
 
-	if (th->gone || ptd_target_get_pc(b->rec.env.t, th->tid, &pc) < 0)
+	if (th->gone || (!th->exit_sys && ptd_target_get_pc(b->rec.env.t, th->tid, &pc) < 0))
 		return 0;
-	if (th->at_exit) {
-		/* At the exit stop the pc is past the exit syscall, which
-		 * never returns: like the step recorder (whose step over it
-		 * never completes), the history ends before it, the syscall
-		 * the tail. */
-		uint8_t b2[2];
-		if (pc >= 2 && b->rec.env.read_code(b->rec.env.ctx, pc - 2, b2, 2) == 2 &&
-		    b2[0] == 0x0f && b2[1] == 0x05)
-			pc -= 2;
+	if (th->exit_sys) {
+		/* At the exit stop the pc is past the syscall the thread
+		 * exits in, which never returns: like the step recorder
+		 * (whose step over it never completes), the history ends
+		 * before it, the syscall the tail.  (The session may have
+		 * put the pc there already.)  A thread that was in it
+		 * since before the recording started ran nothing. */
+		pc = th->exit_sys;
+		if (th->known && th->next == pc + 2)
+			pc = th->next;
 	}
 	if (!th->known) {
 		/* After a loss the pc is a known position again. */
@@ -816,9 +819,13 @@ static int bts_thread_gone(struct ptd_recorder *r, pid_t tid)
 	if (!th)
 		return -ptde_notfound;
 	rc = read_thread(b, th);
+	/* A thread that ended in a syscall (exit) ran up to it: the
+	 * history ends before it, as the step recorder's does. */
+	if (th->exit_sys)
+		close_to_pc(b, th);
 	th->gone = 1;
 	close_event(b, th);
-	ptd_history_set_tail(th->h, 0);
+	ptd_history_set_tail(th->h, th->exit_sys ? th->last_tail : 0);
 	return rc;
 }
 
@@ -872,9 +879,8 @@ static int bts_on_stop(struct ptd_recorder *r, const struct ptd_stop *st)
 	struct btsthread *th = find(b, st->tid);
 	int rc = b->k->ops->on_stop(b->k, st);
 
-	if (rc == 0 && th)
-		th->at_exit = st->kind == PTD_STOP_SIGNAL &&
-			      st->si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8));
+	if (rc == 0 && th && st->kind == PTD_STOP_EXITING)
+		th->exit_sys = ptd__exit_syscall(b->rec.env.t, st);
 	if (rc != 0 || !th || !th->sig_step)
 		return rc;
 	th->sig_step = 0;

@@ -151,6 +151,12 @@ static int convert(struct ptd_ptsynth *s, const struct ptd_history *h, uint64_t 
 			rc = resolve(&c, tail_ip);
 		return rc;
 	}
+	if (rc == 0 && end == 2 && ptd_ptsynth_enabled(s) && c.have_prev &&
+	    (c.prev.iclass == PTD_IC_FAR_CALL)) {
+		/* exit: into the kernel for good */
+		c.have_prev = 0;
+		return ptd_ptsynth_syscall(s, 0);
+	}
 	if (rc == 0 && ptd_ptsynth_enabled(s)) {
 		if (tail_ip) {
 			rc = resolve(&c, tail_ip);
@@ -173,4 +179,10 @@ int ptd_ptconv_partial(struct ptd_ptsynth *s, const struct ptd_history *h, uint6
 		       ptd_read_fn read, void *ctx)
 {
 	return convert(s, h, next_ip, read, ctx, 0);
+}
+
+int ptd_ptconv_exit(struct ptd_ptsynth *s, const struct ptd_history *h, ptd_read_fn read,
+		    void *ctx)
+{
+	return convert(s, h, 0, read, ctx, 2);
 }

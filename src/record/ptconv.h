@@ -32,5 +32,15 @@ int ptd_ptconv_history(struct ptd_ptsynth *s, const struct ptd_history *h, uint6
  */
 int ptd_ptconv_partial(struct ptd_ptsynth *s, const struct ptd_history *h, uint64_t next_ip,
 		       ptd_read_fn read, void *ctx);
+/*
+ * The same for a thread that ends inside the syscall its last block ends
+ * with (exit, exit_group, or killed while blocked in one): the syscall
+ * ran, into the kernel, and user-only tracing stays disabled there
+ * (TIP.PGD without an IP), as the hardware traces it.  A last block that
+ * does not end in a far transfer ends as with ptd_ptconv_history at no
+ * tail.
+ */
+int ptd_ptconv_exit(struct ptd_ptsynth *s, const struct ptd_history *h, ptd_read_fn read,
+		    void *ctx);
 
 #endif

@@ -76,6 +76,11 @@ struct ptthread {
 	uint64_t lost_bytes, wraps, trace_bytes;
 	uint64_t last_tail; /* the tail set at the last sync */
 	int truncated; /* the kernel stopped the event: enable it after reading */
+	/* Stopped in its exit (PTD_STOP_EXITING) inside the syscall at this
+	 * address (ptd__exit_syscall), or 0: the PT shows that instruction
+	 * executed (TIP.PGD into the kernel), the history ends before it. */
+	uint64_t exit_sys;
+	int exit_trimmed; /* its history lost that instruction (exit_trim) */
 };
 
 struct ptrec {
@@ -415,7 +420,100 @@ struct skip {
 	struct ptd_image *img;
 	uint64_t skip_n, skip_ev;
 	uint64_t run_n, run_ev; /* what this run gave: numbers, events after the last */
+	/* The thread's exit syscall (ptrthread.exit_sys), or 0.  Then the
+	 * newest block and the events after it are held back until more
+	 * comes, so that one ending in that syscall loses it (exit_trim). */
+	uint64_t exit_sys;
+	int held, trimmed;
+	struct ptd_block hb;
+	struct {
+		enum ptd_event_kind kind;
+		uint64_t ip, arg;
+	} hev[8];
+	int nhev;
 };
+
+/* Appends what is held back. */
+static int out_flush(struct skip *k)
+{
+	int rc = 0;
+
+	if (k->held)
+		rc = ptd_history_append_block(k->out, &k->hb);
+	for (int i = 0; rc == 0 && i < k->nhev; i++)
+		rc = ptd_history_append_event(k->out, k->hev[i].kind, k->hev[i].ip, k->hev[i].arg);
+	k->held = 0;
+	k->nhev = 0;
+	return rc;
+}
+
+static int out_block(struct skip *k, const struct ptd_block *b)
+{
+	int rc;
+
+	if (!k->exit_sys)
+		return ptd_history_append_block(k->out, b);
+	rc = out_flush(k);
+	k->hb = *b;
+	k->held = 1;
+	return rc;
+}
+
+static int out_gap(struct skip *k, enum ptd_gap_reason r, uint64_t off, const char *detail)
+{
+	int rc = out_flush(k);
+
+	return rc < 0 ? rc : ptd_history_append_gap(k->out, r, off, detail);
+}
+
+static int out_event(struct skip *k, enum ptd_event_kind e, uint64_t ip, uint64_t arg)
+{
+	if (k->held && k->nhev < (int)(sizeof(k->hev) / sizeof(k->hev[0]))) {
+		k->hev[k->nhev].kind = e;
+		k->hev[k->nhev].ip = ip;
+		k->hev[k->nhev].arg = arg;
+		k->nhev++;
+		return 0;
+	}
+	int rc = out_flush(k);
+	return rc < 0 ? rc : ptd_history_append_event(k->out, e, ip, arg);
+}
+
+/*
+ * The end of an exiting thread's trace: a held block ending in its exit
+ * syscall loses that instruction, and the events after it (tracing
+ * disabled as it entered the kernel) go with it.  The thread never runs
+ * again, so nothing decoded later depends on the numbers skipped here.
+ */
+static int exit_trim(struct skip *k)
+{
+	struct ptd_block b = k->hb;
+	uint64_t ip = b.ip;
+
+	if (!k->held || b.end_ip != k->exit_sys || b.iclass != PTD_IC_FAR_CALL)
+		return out_flush(k);
+	k->held = 0;
+	k->nhev = 0;
+	k->trimmed = 1;
+	if (b.ninsn == 1)
+		return 0;
+	/* The instruction before the syscall ends the block now. */
+	for (uint32_t i = 0; i + 2 < b.ninsn; i++) {
+		uint8_t buf[16];
+		struct ptd_insn_info in;
+		int n = ptd_image_read(k->img, ip, buf, sizeof(buf));
+
+		if (n <= 0 || ptd_disasm_decode_mode(buf, (size_t)n, ip, ptd_block_mode(&b), &in) < 0)
+			return ptd__err(-ptde_bad_insn, "cannot decode the instruction at 0x%llx",
+					(unsigned long long)ip);
+		ip += in.len;
+	}
+	b.end_ip = ip;
+	b.ninsn--;
+	b.iclass = PTD_IC_OTHER;
+	b.flags &= (uint8_t)~(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
+	return ptd_history_append_block(k->out, &b);
+}
 
 static int sk_block(void *ctx, const struct ptd_block *b)
 {
@@ -453,14 +551,14 @@ static int sk_block(void *ctx, const struct ptd_block *b)
 		k->skip_ev = 0;
 	}
 	k->skip_ev = 0;
-	return ptd_history_append_block(k->out, &rest);
+	return out_block(k, &rest);
 }
 
 static int sk_blocks(void *ctx, const struct ptd_block *b, size_t n)
 {
 	struct skip *k = ctx;
 
-	if (!k->skip_n && !k->skip_ev) {
+	if (!k->skip_n && !k->skip_ev && !k->exit_sys) {
 		for (size_t i = 0; i < n; i++)
 			k->run_n += b[i].ninsn;
 		if (n)
@@ -486,7 +584,7 @@ static int sk_gap(void *ctx, enum ptd_gap_reason r, uint64_t off, const char *de
 		return 0;
 	}
 	k->skip_ev = 0;
-	return ptd_history_append_gap(k->out, r, off, detail);
+	return out_gap(k, r, off, detail);
 }
 
 static int sk_event(void *ctx, enum ptd_event_kind e, uint64_t ip, uint64_t arg)
@@ -500,7 +598,7 @@ static int sk_event(void *ctx, enum ptd_event_kind e, uint64_t ip, uint64_t arg)
 		k->skip_ev--;
 		return 0;
 	}
-	return ptd_history_append_event(k->out, e, ip, arg);
+	return out_event(k, e, ip, arg);
 }
 
 static void reset_stream(struct ptthread *th)
@@ -573,6 +671,7 @@ static int decode_stream(struct ptrec *p, struct ptthread *th, int final)
 	k.img = img;
 	k.skip_n = th->s_done;
 	k.skip_ev = th->s_done_ev;
+	k.exit_sys = th->exit_sys;
 	k.out = ptd_history_alloc(p->rec.env.read_code, p->rec.env.ctx);
 	if (!k.out) {
 		rc = ptd__err(-ptde_nomem, "out of memory decoding Intel PT");
@@ -603,6 +702,13 @@ static int decode_stream(struct ptrec *p, struct ptthread *th, int final)
 	th->s_done_ev = k.run_ev;
 	if (head)
 		ptd_history_flag_last(th->h, head);
+	if (k.exit_sys) {
+		rc = exit_trim(&k);
+		if (rc < 0)
+			goto out_h;
+		if (k.trimmed)
+			th->exit_trimmed = 1;
+	}
 	rc = ptd_history_splice(th->h, k.out);
 out_h:
 	ptd_history_free(k.out);
@@ -886,6 +992,8 @@ static void set_tail(struct ptrec *p, struct ptthread *th)
 
 	if (!th->gone && ptd_target_get_pc(p->rec.env.t, th->tid, &pc) < 0)
 		pc = 0;
+	if (th->exit_trimmed)
+		pc = th->exit_sys; /* the pc is past it, which never returns */
 	ptd_history_set_tail(th->h, pc);
 	th->last_tail = pc;
 }
@@ -974,7 +1082,9 @@ static int pt_thread_gone(struct ptd_recorder *r, pid_t tid)
 	rc = read_thread(p, th, 1);
 	th->gone = 1;
 	close_event(p, th);
-	ptd_history_set_tail(th->h, 0);
+	/* A thread that ended in a syscall (exit) ends before it, as the
+	 * step recorder's does. */
+	ptd_history_set_tail(th->h, th->exit_trimmed ? th->exit_sys : 0);
 	return rc;
 }
 
@@ -1025,6 +1135,12 @@ static int pt_on_stop(struct ptd_recorder *r, const struct ptd_stop *st)
 	int all = 0;
 	struct ptthread *th = p->cfg.linear ? watermark_of(p, st, &all) : NULL;
 
+	if (st->kind == PTD_STOP_EXITING) {
+		struct ptthread *x = find(p, st->tid);
+
+		if (x && !x->gone)
+			x->exit_sys = ptd__exit_syscall(p->rec.env.t, st);
+	}
 	if (th) {
 		/* Ours: drain, and resume the thread without the signal. */
 		for (int i = 0; i < p->nth; i++) {

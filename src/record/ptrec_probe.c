@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "target/target.h"
 #include "util/error.h"
 
 void ptd__perf_cpu(struct ptd_perf_kernel *k, struct ptd__cpuinfo *c)
@@ -300,4 +301,22 @@ int ptd__perf_errmsg(struct ptd_perf_kernel *k, int err, const char *what, pid_t
 		return ptd__err(-ptde_sys, "cannot %s for thread %d: %s%s", what, (int)tid,
 				strerror(err), sim);
 	}
+}
+
+uint64_t ptd__exit_syscall(struct ptd_target *t, const struct ptd_stop *st)
+{
+	struct user_regs_struct regs;
+	uint8_t b[2];
+
+	if (!st || st->kind != PTD_STOP_EXITING || ptd_target_get_regs(t, st->tid, &regs) < 0)
+		return 0;
+	/* In a syscall, orig_rax is its number; -1 when the thread entered
+	 * the kernel otherwise (an interrupt, a fault) and was killed there. */
+	if ((int64_t)regs.orig_rax < 0 || regs.rip < 2 ||
+	    ptd_target_read(t, regs.rip - 2, b, 2) != 2)
+		return 0;
+	/* syscall, sysenter, int $0x80 */
+	if ((b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) || (b[0] == 0xcd && b[1] == 0x80))
+		return regs.rip - 2;
+	return 0;
 }

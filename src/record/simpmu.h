@@ -80,6 +80,9 @@ struct sim_event {
 	uint64_t start_pc;
 	uint64_t last_pc; /* where the step recorder has the thread */
 	int in_execve;
+	/* The thread stopped in its exit (PTD_STOP_EXITING): it never runs
+	 * user code again; resuming it lets it exit. */
+	int exiting;
 	int sys_nr; /* syscall the pending step executes, -1: none */
 	uint64_t sys_args[3];
 };

@@ -129,6 +129,7 @@ static int start_recording(struct sim *s, struct sim_event *e)
 	e->start_pc = pc;
 	e->last_pc = pc;
 	e->in_execve = in_execve(e->tid);
+	e->exiting = 0;
 	e->sys_nr = -1;
 	if (e->is_pt)
 		ptd__sim_itrace_start(s, e);
@@ -504,6 +505,52 @@ static int in_syscall_at(struct sim *s, uint64_t at, uint64_t pc)
 	return (b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) || (b[0] == 0xcd && b[1] == 0x80);
 }
 
+/*
+ * @e's thread stopped in its exit (PTRACE_EVENT_EXIT) at @pc, past the
+ * syscall it was in (exit, exit_group, or one it was blocked in when
+ * another thread's exit_group killed it).  The step over that syscall
+ * never completes, but the CPU executed it: the hardware traced it and
+ * the thread's entry into the kernel, where user-only tracing stays off
+ * (PT: the syscall's outcome, TIP.PGD; BTS: no record, the branch goes
+ * into the kernel).  The trace ends there, written out now, as the
+ * kernel has it in the rings when the thread stopped.
+ */
+static int exit_stop(struct sim *s, struct sim_event *e, uint64_t pc)
+{
+	struct user_regs_struct regs;
+	int rc = 0;
+
+	e->exiting = 1;
+	if (!in_syscall_at(s, e->last_pc, pc) || ptd_target_get_regs(s->k.t, e->tid, &regs) < 0 ||
+	    (int64_t)regs.orig_rax < 0)
+		return ptd__sim_finish(s, e); /* not in a syscall: it stops where it was */
+	e->last_pc = pc;
+	/* What the step recorder has, without the syscall that never
+	 * completed, is the exact history (tests compare with it). */
+	rc = ptd_steprec_flush(s->sr, e->tid);
+	if (s->keep && e->tid == s->keep_tid && rc == 0)
+		rc = ptd_history_append_history(s->keep, e->stage);
+	if (rc == 0)
+		rc = ptd_steprec_stepped(s->sr, e->tid, pc);
+	if (rc == 0)
+		rc = ptd_steprec_flush(s->sr, e->tid);
+	if (rc < 0)
+		return rc;
+	if (e->is_pt && !filtered(e))
+		rc = ptd_ptconv_exit(e->synth, e->stage, read_code, s);
+	else if (e->is_pt)
+		rc = fconvert(s, e, pc, 1);
+	else
+		rc = bts_convert(s, e, pc);
+	ptd_history_clear(e->stage);
+	ptd_history_set_tail(e->stage, 0);
+	if (e->is_pt && rc == 0)
+		rc = ptd_ptsynth_flush(e->synth);
+	e->fresh = 1;
+	write_out(s, e);
+	return rc;
+}
+
 int ptd__sim_resume(struct sim *s, pid_t tid, int step, int signo)
 {
 	struct sim_event *e;
@@ -524,7 +571,8 @@ int ptd__sim_resume(struct sim *s, pid_t tid, int step, int signo)
 			e = NULL;
 		}
 	}
-	if (!e)
+	if (!e || e->exiting)
+		/* (an exiting thread only goes on to exit) */
 		return ptd_target_resume(s->k.t, tid, step, signo);
 	{
 		/* The caller moved the pc (jump, a return forced), or ran
@@ -696,6 +744,12 @@ int ptd__sim_on_stop(struct sim *s, const struct ptd_stop *st)
 				ptd__sim_mmap_records(s, e, 0, 1);
 			}
 		}
+		return rc < 0 ? rc : 0;
+	case PTD_STOP_EXITING:
+		e = recording_of(s, st->tid);
+		if (!e || e->exiting)
+			return 0;
+		rc = exit_stop(s, e, st->pc);
 		return rc < 0 ? rc : 0;
 	case PTD_STOP_THREAD_EXIT:
 		e = recording_of(s, st->tid);

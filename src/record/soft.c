@@ -1538,6 +1538,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 		default:
 			return 0;
 		}
+	case PTD_STOP_EXITING:
 	case PTD_STOP_SIGNAL:
 		if (th->mode != M_RUN && st->signo == SIGTRAP && st->si.si_code == SIGTRAP) {
 			/* The kernel reports the step that entered a signal
@@ -1549,7 +1550,7 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 			ptd_target_set_pending_signal(r->t, th->tid, 0);
 			return ptd_softrec_stop(r, &step);
 		}
-		if (st->si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+		if (st->kind == PTD_STOP_EXITING) {
 			/* PTRACE_O_TRACEEXIT: the thread is exiting (its exit
 			 * syscall does not count as executed, as when stepping). */
 			if (th->mode == M_RUN || th->mode == M_WALK) {

@@ -513,6 +513,11 @@ int ptd_session_record_start(struct ptd_session *s, enum ptd_method m)
 	}
 	s->rec_method = m;
 	s->recording = 1;
+	/* A free-running recorder does not see a thread's exit coming:
+	 * each thread stops on its way out instead (run.c exit_next). */
+	if (!(s->rec->caps & PTD_REC_STOPS_PER_BRANCH))
+		ptd__ses_rec_warn(s, ptd_target_set_exit_stops(s->t, 1),
+				  "cannot stop the program before it exits");
 	return 0;
 }
 

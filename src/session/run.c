@@ -34,7 +34,8 @@ struct run_ctx {
 	int sel_sig; /* the selected thread's pending step enters a signal handler */
 	uint64_t fed; /* soft: history position the stepper has seen up to */
 	uint64_t fed_ip; /* and the ip that position had then */
-	pid_t held; /* a thread held before its exit_group syscall */
+	pid_t held; /* a thread held before its exit_group or exit syscall */
+	const char *held_name; /* that syscall */
 	/* index of @sel in s->th: ptd__ses_add_sthread() may move the array (a clone
 	 * seen by the recorder, by stop_all), never an index */
 	ptrdiff_t sel_i;
@@ -130,40 +131,136 @@ static int feed_from_history(struct ptd_session *s, struct run_ctx *rc, struct p
 }
 
 /*
- * Is recorded thread @tid stopped at an exit_group syscall?  gdb's record
- * full stops the program there (its batch-mode answer to "Do you want to
- * stop the program?") so that the recording and the program outlive the
- * end.  Only a recorder that stops per instruction or branch (step, soft)
- * sees the syscall coming; pt and bts run free, and their recording is
- * kept after the exit instead (ptd_session_set_keep_exited).  Continuing
- * from the held stop lets the program exit.  The shell asks for it
- * (ptd_session_set_stop_before_exit); other front ends may not.
+ * The exit syscalls the program is stopped before, by number: exit_group
+ * and exit (64-bit: 231, 60; 32-bit int $0x80: 252, 1).  Returns the
+ * name gdb gives it, or NULL.  exit only when it ends the program: when
+ * the thread is the last one.  (gdb 13 record full asks "The next
+ * instruction is syscall exit.  It will make the program exit.  Do you
+ * want to stop the program?" before every thread's exit, and stops in
+ * batch mode; ptdbg does not ask, and a thread that ends alone keeps its
+ * recorded history anyway, so the motion goes on.)
  */
-static int exit_next(struct run_ctx *rc, pid_t tid)
+static const char *exit_syscall_name(struct ptd_session *s, uint64_t nr, int compat)
+{
+	if (compat ? nr == 252 : nr == 231)
+		return "exit_group";
+	if ((compat ? nr == 1 : nr == 60) && ptd_target_threads(s->t, NULL, 0) <= 1)
+		return "exit";
+	return NULL;
+}
+
+/*
+ * Is recorded thread @tid about to end the program with an exit_group
+ * syscall, or with exit as its last thread?  gdb's record full stops
+ * there (its batch answer to "Do you want to stop the program?") so that
+ * the recording and the program outlive the end.
+ * Continuing from the held stop lets it exit.  The shell asks for it
+ * (ptd_session_set_stop_before_exit); other front ends may not.
+ *
+ * A recorder that stops per instruction or branch (step, soft) sees the
+ * syscall coming: the thread is held at it, alive.  pt and bts run free:
+ * the thread reports its exit instead (PTD_STOP_EXITING, the session
+ * turns those stops on for them), stopped in the kernel on its way out
+ * with its registers and the process's memory still there, past the
+ * syscall.  It is held there as if before the syscall: its pc is put
+ * back on the syscall instruction and rax holds the syscall number again
+ * (what the kernel keeps in orig_rax); the thread cannot run user code
+ * any more, so the registers it had are never used again.  rcx and r11
+ * keep what the syscall instruction wrote into them.  The recorders end
+ * its history before the syscall (ptd__exit_syscall).
+ *
+ * Returns the syscall's name when the thread is held, NULL otherwise.
+ */
+static const char *exit_next(struct run_ctx *rc, pid_t tid)
+{
+	struct ptd_session *s = rc->s;
+	struct sthread *th = ptd__ses_thread_by_tid(s, tid);
+	struct user_regs_struct regs;
+	const char *name;
+	uint8_t b[2];
+	int compat, at_exit = th && th->at_exit;
+
+	if (th)
+		th->at_exit = 0; /* looked at once: resuming it again lets it exit */
+	if (!s->stop_before_exit || !rc->rec || !ptd__ses_rec_has(s, tid))
+		return NULL;
+	if (!(rc->rec->caps & PTD_REC_STOPS_PER_BRANCH) && !at_exit)
+		return NULL;
+	if (ptd_target_get_regs(s->t, tid, &regs) < 0)
+		return NULL;
+	/* 0x23: the user code segment of a 32-bit process (int $0x80);
+	 * 64-bit code uses syscall. */
+	compat = regs.cs == 0x23;
+	if (!(rc->rec->caps & PTD_REC_STOPS_PER_BRANCH)) {
+		/* In the kernel, past the syscall: orig_rax is its number
+		 * (-1 when the thread was killed outside a syscall). */
+		name = exit_syscall_name(s, compat ? (uint32_t)regs.orig_rax : regs.orig_rax, compat);
+		if (!name || regs.rip < 2 || ptd_target_read(s->t, regs.rip - 2, b, 2) != 2 ||
+		    !(compat ? b[0] == 0xcd && b[1] == 0x80 : b[0] == 0x0f && b[1] == 0x05))
+			return NULL;
+		regs.rip -= 2;
+		regs.rax = regs.orig_rax;
+		if (ptd_target_set_regs(s->t, tid, &regs) < 0)
+			return NULL;
+		return name;
+	}
+	if (ptd_target_read(s->t, regs.rip, b, sizeof(b)) != (long)sizeof(b))
+		return NULL;
+	if (tid == s->exit_held_tid && regs.rip == s->exit_held_pc) {
+		s->exit_held_tid = 0; /* held once already: let it exit */
+		return NULL;
+	}
+	name = exit_syscall_name(s, compat ? (uint32_t)regs.rax : regs.rax, compat);
+	if (!name || !(compat ? b[0] == 0xcd && b[1] == 0x80 : b[0] == 0x0f && b[1] == 0x05))
+		return NULL;
+	return name;
+}
+
+/*
+ * A recorded thread in its exit stop because another thread's exit_group
+ * killed it (pt, bts)?  That thread's own exit stop may come after this
+ * one; resumed, this one would be gone by then (a main thread left a
+ * zombie the program's end waits for), while gdb shows every thread at
+ * the stop before exit_group.  So it stays there until then.  Told by
+ * its wait status to be: exit_group's code (exit status, no signal),
+ * its own syscall not an exit, and no thread in execve (whose exec kills
+ * the other threads with status 0 too, and waits for them to be gone).
+ */
+static int zapped_by_exit_group(struct run_ctx *rc, const struct ptd_stop *st)
 {
 	struct ptd_session *s = rc->s;
 	struct user_regs_struct regs;
-	uint8_t b[2];
-	uint64_t nr;
 	int compat;
 
-	if (!s->stop_before_exit || !rc->rec || !(rc->rec->caps & PTD_REC_STOPS_PER_BRANCH) ||
-	    !ptd__ses_rec_has(s, tid))
+	if (!s->stop_before_exit || !rc->rec || (rc->rec->caps & PTD_REC_STOPS_PER_BRANCH) ||
+	    !ptd__ses_rec_has(s, st->tid) || (st->status & 0x7f) ||
+	    ptd_target_get_regs(s->t, st->tid, &regs) < 0)
 		return 0;
-	if (ptd_target_get_regs(s->t, tid, &regs) < 0 ||
-	    ptd_target_read(s->t, regs.rip, b, sizeof(b)) != (long)sizeof(b))
-		return 0;
-	if (tid == s->exit_held_tid && regs.rip == s->exit_held_pc) {
-		s->exit_held_tid = 0; /* held once already: let it exit */
-		return 0;
-	}
-	/* 0x23: the user code segment of a 32-bit process (int $0x80,
-	 * exit_group is 252 there); 64-bit code uses syscall, 231. */
 	compat = regs.cs == 0x23;
-	nr = compat ? (uint32_t)regs.rax : regs.rax;
-	if (compat)
-		return b[0] == 0xcd && b[1] == 0x80 && nr == 252;
-	return b[0] == 0x0f && b[1] == 0x05 && nr == 231;
+	if (compat ? (uint32_t)regs.orig_rax == 252 || (uint32_t)regs.orig_rax == 1
+		   : regs.orig_rax == 231 || regs.orig_rax == 60)
+		return 0; /* its own exit */
+	if (st->status == 0) {
+		for (int i = 0; i < s->nth; i++) {
+			char path[64], buf[32] = "";
+			long nr = -1;
+			FILE *f;
+
+			if (s->th[i].gone || s->th[i].tid == st->tid)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall",
+				 (int)ptd_target_pid(s->t), (int)s->th[i].tid);
+			f = fopen(path, "re");
+			if (!f)
+				continue;
+			if (fgets(buf, sizeof(buf), f))
+				nr = strtol(buf, NULL, 10);
+			fclose(f);
+			if (nr == 59 || nr == 322 || (compat && nr == 11))
+				return 0; /* an exec */
+		}
+	}
+	return 1;
 }
 
 void ptd_session_set_stop_before_exit(struct ptd_session *s, int on)
@@ -185,7 +282,7 @@ static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
 		return 0;
 	if (signo < 0)
 		signo = ptd_target_pending_signal(s->t, tid);
-	if (!rc->held && signo <= 0 && exit_next(rc, tid)) {
+	if (!rc->held && signo <= 0 && (rc->held_name = exit_next(rc, tid)) != NULL) {
 		/* stays stopped; the run loop reports it before waiting */
 		rc->held = tid;
 		return 0;
@@ -237,6 +334,13 @@ static void stop_all_cb(void *ctx, const struct ptd_stop *st)
 			rc->rec->ops->thread_gone(rc->rec, st->tid);
 		if (th)
 			th->gone = 1;
+		break;
+	}
+	case PTD_STOP_EXITING: {
+		/* it stays there; the next resume looks at it (exit_next) */
+		struct sthread *th = ptd__ses_thread_by_tid(s, st->tid);
+		if (th)
+			th->at_exit = 1;
 		break;
 	}
 	default:
@@ -463,10 +567,15 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		if (rc.held) {
 			struct sthread *th = ptd__ses_thread_by_tid(s, rc.held);
 
-			if (s->notify)
-				s->notify(s->notify_ctx,
-					  "The next instruction is syscall exit_group.  It will make the "
-					  "program exit.\nProcess record: inferior program stopped.");
+			if (s->notify) {
+				char msg[200];
+
+				snprintf(msg, sizeof(msg),
+					 "The next instruction is syscall %s.  It will make the "
+					 "program exit.\nProcess record: inferior program stopped.",
+					 rc.held_name);
+				s->notify(s->notify_ctx, msg);
+			}
 			ev->kind = PTD_EVENT_BEFORE_EXIT;
 			ev->tid = rc.held;
 			ev->new_frame = 1;
@@ -718,6 +827,27 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			err = resume_thread(&rc, st.tid, 0);
 			if (err == 0 && n)
 				err = resume_thread(&rc, st.new_tid, 0);
+			break;
+		}
+		case PTD_STOP_EXITING: {
+			/* A thread on its way out: held here when it ends the
+			 * program or itself with exit_group or exit (exit_next),
+			 * let go on otherwise. */
+			struct sthread *th = ptd__ses_thread_by_tid(s, st.tid);
+			if (th)
+				th->at_exit = 1;
+			if (!rc.held && zapped_by_exit_group(&rc, &st)) {
+				err = 0; /* parked until the exit_group's own stop */
+				break;
+			}
+			err = resume_thread(&rc, st.tid, 0);
+			if (err == 0 && !rc.held) {
+				/* not held: threads parked for it go on too */
+				for (int i = 0; i < s->nth && err == 0; i++)
+					if (!s->th[i].gone && s->th[i].at_exit && s->th[i].tid != st.tid &&
+					    ptd_target_thread_state(s->t, s->th[i].tid) == PTD_THREAD_STOPPED)
+						err = resume_thread(&rc, s->th[i].tid, 0);
+			}
 			break;
 		}
 		case PTD_STOP_FORK:

@@ -79,6 +79,8 @@ struct sthread *ptd__ses_thread_by_tid(struct ptd_session *s, pid_t tid)
 /* Ends the live recording's recorder (the histories stay). */
 void ptd__ses_rec_free(struct ptd_session *s)
 {
+	if (s->rec && !(s->rec->caps & PTD_REC_STOPS_PER_BRANCH) && ptd_session_alive(s))
+		ptd_target_set_exit_stops(s->t, 0);
 	ptd_recorder_free(s->rec);
 	s->rec = NULL;
 	s->recording = 0;

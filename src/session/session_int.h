@@ -112,6 +112,9 @@ struct sthread {
 	 * first; `step` goes into them without moving. */
 	int inl_skip;
 	uint64_t inl_pc;
+	/* Stopped on its way out (PTD_STOP_EXITING), not yet looked at by
+	 * the stop before exit (run.c exit_next). */
+	int at_exit;
 };
 
 struct ptd_session {

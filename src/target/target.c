@@ -94,6 +94,8 @@ struct ptd_target {
 	/* CPU pinning (ptd_target_pin): the CPU every thread runs on, or -1;
 	 * the threads' own masks are kept in their tthread. */
 	int pin_cpu;
+	/* PTRACE_O_TRACEEXIT is on (ptd_target_set_exit_stops) */
+	int exit_stops;
 	/* next in the list of live targets (emergency teardown) */
 	struct ptd_target *live_next;
 	int live;
@@ -849,7 +851,8 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 		for (int i = 0; i < n; i++) {
 			if (find_thread(t, tids[i]))
 				continue;
-			if (ptrace(PTRACE_SEIZE, tids[i], 0, PTD_OPTS) < 0) {
+			if (ptrace(PTRACE_SEIZE, tids[i], 0,
+				   PTD_OPTS | (t->exit_stops ? PTRACE_O_TRACEEXIT : 0)) < 0) {
 				int e = errno;
 				if (e == ESRCH)
 					continue;
@@ -1269,6 +1272,21 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		ptd_target_get_pc(t, t->pid, &st->pc);
 		return 1;
 	}
+	if (ev == PTRACE_EVENT_EXIT) {
+		/* PTRACE_O_TRACEEXIT: the thread is in do_exit, its registers
+		 * and the process's memory still there; resuming it lets it
+		 * exit.  The message is its wait status to be. */
+		unsigned long msg = 0;
+
+		if (ptrace(PTRACE_GETEVENTMSG, th->tid, 0, &msg) < 0 && errno == ESRCH)
+			return vanished(th);
+		if (th->stepping_over)
+			finish_step_over(t, th);
+		th->pending_sig = 0;
+		st->kind = PTD_STOP_EXITING;
+		st->status = (int)msg;
+		return 1;
+	}
 	if (sig == SIGTRAP && ev == 0) {
 		siginfo_t si;
 		memset(&si, 0, sizeof(si));
@@ -1478,6 +1496,33 @@ int ptd_target_stopping_all(const struct ptd_target *t)
 	return t && t->stopping_all > 0;
 }
 
+int ptd_target_set_exit_stops(struct ptd_target *t, int on)
+{
+	long opts = PTD_OPTS | (on ? PTRACE_O_TRACEEXIT : 0);
+	int rc = 0;
+
+	if (!t)
+		return -ptde_invalid;
+	if (!t->alive)
+		return ptd__err(-ptde_not_running, "the program is not being run");
+	if (t->launched)
+		opts |= PTRACE_O_EXITKILL;
+	/* Options go per thread (threads created later inherit them);
+	 * ptrace takes them only from a stopped thread. */
+	for (int i = 0; i < t->nth; i++) {
+		struct tthread *th = &t->th[i];
+
+		if (th->state != PTD_THREAD_STOPPED)
+			continue;
+		if (ptrace(PTRACE_SETOPTIONS, th->tid, 0, (void *)opts) < 0 && errno != ESRCH && !rc)
+			rc = ptd__err(ptd__errno_code(errno), "cannot set the ptrace options of thread %d: %s",
+				      (int)th->tid, strerror(errno));
+	}
+	if (rc == 0)
+		t->exit_stops = !!on;
+	return rc;
+}
+
 static int stop_all(struct ptd_target *t, void (*cb)(void *ctx, const struct ptd_stop *st),
 		    void *ctx)
 {
@@ -1668,6 +1713,11 @@ int ptd_target_kill(struct ptd_target *t)
 		return ptd__err(-ptde_not_running, "the program is not being run");
 	kill(t->pid, SIGKILL);
 	live_unregister(t);
+	/* A thread in its exit stop (PTRACE_O_TRACEEXIT) is past the
+	 * point where SIGKILL wakes it: it goes on only when resumed. */
+	for (int i = 0; i < t->nth; i++)
+		if (t->th[i].state == PTD_THREAD_STOPPED)
+			ptrace(PTRACE_CONT, t->th[i].tid, 0, 0);
 	/* Reap every thread so none is left a zombie. */
 	for (;;) {
 		pid_t w = waitpid(-1, &st, __WALL);
@@ -1675,6 +1725,11 @@ int ptd_target_kill(struct ptd_target *t)
 			continue;
 		if (w < 0)
 			break;
+		if (WIFSTOPPED(st)) {
+			/* its exit event (PTRACE_O_TRACEEXIT): let it go on */
+			ptrace(PTRACE_CONT, w, 0, 0);
+			continue;
+		}
 		if (w == t->pid && (WIFEXITED(st) || WIFSIGNALED(st)))
 			break;
 	}
@@ -1959,6 +2014,10 @@ static void td_target(struct ptd_target *t)
 		return;
 	if (t->launched) {
 		kill(t->pid, SIGKILL);
+		/* a thread held in its exit stop goes on only when resumed */
+		for (int i = 0; i < t->nth; i++)
+			if (t->th[i].state == PTD_THREAD_STOPPED)
+				ptrace(PTRACE_CONT, t->th[i].tid, 0, 0);
 		/* Reap it before ptdbg goes, so that whoever started ptdbg
 		 * (a script, gdb through the stub) never sees the program
 		 * outlive it.  A killed tracee may stop once more (its exit

@@ -48,6 +48,11 @@ enum ptd_stop_kind {
 	PTD_STOP_EXEC,        /* the process exec'ed; breakpoints are gone */
 	PTD_STOP_HWBREAK,     /* a debug-register slot triggered (hw_hits); no
 			       * signal is pending for the program */
+	PTD_STOP_EXITING,     /* the thread is exiting (ptd_target_set_exit_stops):
+			       * stopped in the kernel on its way out, registers
+			       * and memory still readable, pc after the syscall
+			       * that ended it, if one did; status = its wait
+			       * status to be.  Resuming it lets it exit. */
 };
 
 struct ptd_stop {
@@ -117,6 +122,13 @@ int ptd_target_stop_all(struct ptd_target *t, void (*cb)(void *ctx, const struct
 /* Nonzero while ptd_target_stop_all runs (its callback is called): a
  * recorder that steps threads on its own must leave them stopped then. */
 int ptd_target_stopping_all(const struct ptd_target *t);
+/*
+ * Stops every thread on its way out (PTRACE_O_TRACEEXIT; default off):
+ * each thread that exits, by a syscall or killed, first reports
+ * PTD_STOP_EXITING.  Every thread must be stopped (threads created later
+ * inherit it).  Returns 0, -ptde_not_running, or the kernel's refusal.
+ */
+int ptd_target_set_exit_stops(struct ptd_target *t, int on);
 /* Signal that will be delivered on the next resume with signo -1. */
 int ptd_target_pending_signal(const struct ptd_target *t, pid_t tid);
 void ptd_target_set_pending_signal(struct ptd_target *t, pid_t tid, int signo);

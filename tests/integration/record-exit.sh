@@ -8,8 +8,8 @@
 # at the syscall, the recording holds the same instructions as gdb's log,
 # and the same reverse motions land in the same frames.  Continuing from
 # there lets the program exit with its exit code (gdb asks again), and the
-# recording is then kept as before (the fallback pt and bts use, which run
-# free and do not see the syscall coming).
+# recording is then kept.  (pt and bts: record-exit-pmu.sh; the exit
+# syscall: record-exit-sysexit.sh.)
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/frames.bash"
 need_prereqs fib busy

@@ -124,8 +124,7 @@ static int rd_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 
 static int rd_is_exit_stop(const struct ptd_stop *st)
 {
-	return st->kind == PTD_STOP_SIGNAL &&
-	       st->si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8));
+	return st->kind == PTD_STOP_EXITING; /* PTRACE_O_TRACEEXIT */
 }
 
 /*
@@ -320,6 +319,7 @@ static void rd_run_step(char **argv, struct rd_result *res)
 		case PTD_STOP_STEP:
 			ptd_steprec_stepped(sr, st.tid, st.pc);
 			break;
+		case PTD_STOP_EXITING:
 		case PTD_STOP_SIGNAL:
 			if (rd_is_exit_stop(&st)) {
 				rd_snapshot(t);
@@ -424,6 +424,7 @@ static int rd_run_rec(char **argv, rd_make_fn make, void *arg, struct rd_result 
 		if (rc == 1)
 			continue;
 		switch (st.kind) {
+		case PTD_STOP_EXITING:
 		case PTD_STOP_SIGNAL:
 			if (rd_is_exit_stop(&st)) {
 				/* Everything this thread ran is in its rings now. */

@@ -182,8 +182,7 @@ static void find_vdso(pid_t pid)
 
 static int is_exit_stop(const struct ptd_stop *st)
 {
-	return st->kind == PTD_STOP_SIGNAL &&
-	       st->si.si_code == (SIGTRAP | (PTRACE_EVENT_EXIT << 8));
+	return st->kind == PTD_STOP_EXITING; /* PTRACE_O_TRACEEXIT */
 }
 
 /*
@@ -288,6 +287,7 @@ static void run_step(char **argv, struct result *res, const char *out)
 		case PTD_STOP_STEP:
 			ptd_steprec_stepped(sr, st.tid, st.pc);
 			break;
+		case PTD_STOP_EXITING:
 		case PTD_STOP_SIGNAL:
 			if (is_exit_stop(&st)) {
 				snapshot_code(t);

@@ -577,6 +577,83 @@ static void test_hw_detach(void **state)
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
+/* PTRACE_O_TRACEEXIT (ptd_target_set_exit_stops): each thread reports
+ * PTD_STOP_EXITING on its way out, in the kernel past its exit syscall,
+ * with its registers and the memory still readable; resuming it lets it
+ * exit.  Killing a program held there does not hang. */
+static int exiting_stop(struct ptd_target *t, struct ptd_stop *st)
+{
+	for (;;) {
+		assert_int_equal(ptd_target_wait(t, st, 1), 0);
+		if (st->kind != PTD_STOP_SIGNAL && st->kind != PTD_STOP_CLONE &&
+		    st->kind != PTD_STOP_INTERRUPT)
+			return st->kind;
+		assert_int_equal(ptd_target_resume_all(t, 0), 0);
+	}
+}
+
+static void test_exit_stops(void **state)
+{
+	struct ptd_target *t = launch("sysexit", NULL);
+	struct user_regs_struct r;
+	struct ptd_stop st;
+	uint8_t b[2];
+	int seen = 0;
+
+	(void)state;
+	assert_int_equal(ptd_target_set_exit_stops(NULL, 1), -ptde_invalid);
+	assert_int_equal(ptd_target_set_exit_stops(t, 1), 0);
+	assert_int_equal(ptd_target_resume_all(t, 0), 0);
+	assert_int_equal(exiting_stop(t, &st), PTD_STOP_EXITING);
+	assert_int_equal(st.status, 3 << 8); /* its wait status to be */
+	assert_int_equal(ptd_target_get_regs(t, st.tid, &r), 0);
+	assert_int_equal(r.orig_rax, 60); /* SYS_exit */
+	assert_int_equal(r.rdi, 3);
+	assert_int_equal(r.rip, st.pc);
+	assert_int_equal(ptd_target_read(t, r.rip - 2, b, 2), 2);
+	assert_int_equal(b[0], 0x0f);
+	assert_int_equal(b[1], 0x05);
+	/* the registers can be written (the session shows the syscall) */
+	r.rip -= 2;
+	assert_int_equal(ptd_target_set_regs(t, st.tid, &r), 0);
+	assert_int_equal(ptd_target_resume(t, st.tid, 0, 0), 0);
+	assert_int_equal(ptd_target_wait(t, &st, 1), 0);
+	assert_int_equal(st.kind, PTD_STOP_EXITED);
+	assert_int_equal(st.status, 3);
+	ptd_target_free(t);
+
+	/* exit(5) from a worker: it and main (killed in pthread_join) each
+	 * stop on their way out */
+	t = launch("sysexit", "group");
+	assert_int_equal(ptd_target_set_exit_stops(t, 1), 0);
+	assert_int_equal(ptd_target_resume_all(t, 0), 0);
+	for (;;) {
+		int k = exiting_stop(t, &st);
+		if (k == PTD_STOP_EXITED)
+			break;
+		if (k == PTD_STOP_THREAD_EXIT)
+			continue;
+		if (k == PTD_STOP_EXITING) {
+			assert_int_equal(st.status, 5 << 8);
+			assert_int_equal(ptd_target_get_regs(t, st.tid, &r), 0);
+			assert_true(r.orig_rax == 231 || st.tid == ptd_target_pid(t));
+			seen++;
+		}
+		assert_int_equal(ptd_target_resume(t, st.tid, 0, 0), 0);
+	}
+	assert_int_equal(seen, 2);
+	assert_int_equal(st.status, 5);
+	ptd_target_free(t);
+
+	/* killed while held in the exit stop */
+	t = launch("sysexit", NULL);
+	assert_int_equal(ptd_target_set_exit_stops(t, 1), 0);
+	assert_int_equal(ptd_target_resume_all(t, 0), 0);
+	assert_int_equal(exiting_stop(t, &st), PTD_STOP_EXITING);
+	assert_int_equal(ptd_target_kill(t), 0);
+	assert_false(ptd_target_alive(t));
+	ptd_target_free(t);
+}
 
 int main(void)
 {
@@ -587,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_attach_bad_pid),
 		cmocka_unit_test(test_step_and_exit),
+		cmocka_unit_test(test_exit_stops),
 		cmocka_unit_test(test_breakpoint_shadow),
 		cmocka_unit_test(test_bp_unmapped),
 		cmocka_unit_test(test_bp_enable_and_write),
