@@ -128,9 +128,9 @@ for how in kept loaded; do
 		out=$(ptdbg_batch --load "$b")
 	fi
 	note "ptdbg ($how, to the exit):"; note "$out"
-	grep -q "^main () at fib.c:$ret" <<<"$out" || die "$how: advance $ret did not get there: $out"
+	grep -Eq "^main \(.*\) at fib.c:$ret" <<<"$out" || die "$how: advance $ret did not get there: $out"
 	sed -n '/^@@ end/,$p' <<<"$out" | qgrep '^No more reverse-execution history.' ||
 		die "$how: advance to nowhere did not end at the end of the history: $out"
-	grep -q "^main () at fib.c:$pf" <<<"$out" || die "$how: advance $pf backward did not get there: $out"
+	grep -Eq "^main \(.*\) at fib.c:$pf" <<<"$out" || die "$how: advance $pf backward did not get there: $out"
 done
 exit 0
