@@ -58,6 +58,10 @@ struct line {
 	uint64_t target; /* direct branch target */
 	uint32_t ninsn;
 	uint32_t epoch; /* 0: inside file mappings (kept); else the decode call it was read in */
+	/* The runs that follow it (slot + 1 in the table, 0: not known yet):
+	 * [0] after the branch, [1] at its target; saves the hash lookup of
+	 * the next run on the way (the table's growth forgets them). */
+	uint32_t succ[2];
 	uint8_t len, kind, cls;
 };
 
@@ -284,6 +288,7 @@ static int grow_lines(struct ptd_fastpt *fp)
 		for (h = lhash(old[i].ip) & (n - 1); nl[h].ip; h = (h + 1) & (n - 1))
 			;
 		nl[h] = old[i];
+		nl[h].succ[0] = nl[h].succ[1] = 0; /* (slots moved) */
 	}
 	free(old);
 	fp->lines = nl;
@@ -298,6 +303,7 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 	uint32_t n = 0;
 
 	l->ip = ip;
+	l->succ[0] = l->succ[1] = 0;
 	l->kind = LK_BAIL;
 	l->cls = PTD_IC_OTHER;
 	l->target = 0;
@@ -351,6 +357,10 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 	fp->st.lines++;
 }
 
+/* What line_at gives when the cache cannot grow (thread-local: the
+ * fast path runs in several threads). */
+static __thread struct line bail_line;
+
 /* The straight-line run at @ip (cached). */
 static inline const struct line *line_at(struct ptd_fastpt *fp, uint64_t ip)
 {
@@ -370,13 +380,11 @@ static inline const struct line *line_at(struct ptd_fastpt *fp, uint64_t ip)
 		}
 	}
 	if ((fp->nlines + 1) * 2 > (fp->lines ? fp->lmask + 1 : 0)) {
-		static struct line bail;
-
 		if (grow_lines(fp) < 0) {
 			/* no memory for the cache: not handled */
-			memset(&bail, 0, sizeof(bail));
-			bail.kind = LK_BAIL;
-			return &bail;
+			memset(&bail_line, 0, sizeof(bail_line));
+			bail_line.kind = LK_BAIL;
+			return &bail_line;
 		}
 	}
 	for (h = lhash(ip) & fp->lmask; fp->lines[h].ip; h = (h + 1) & fp->lmask)
@@ -385,6 +393,35 @@ static inline const struct line *line_at(struct ptd_fastpt *fp, uint64_t ip)
 	build_line(fp, ip, l);
 	fp->nlines++;
 	return l;
+}
+
+/*
+ * The run at @ip that follows run @l on its edge @e (see struct line's
+ * succ), through the link when it is known.
+ */
+static inline const struct line *next_line(struct ptd_fastpt *fp, const struct line *l, unsigned e,
+					   uint64_t ip)
+{
+	uint32_t x = l->succ[e];
+	const struct line *n;
+	size_t at;
+	struct line *tab;
+
+	if (x) {
+		n = &fp->lines[x - 1];
+		if (!n->epoch || n->epoch == fp->epoch) {
+			fp->st.line_hits++;
+			return n;
+		}
+		return line_at(fp, ip); /* (read through the callback: again) */
+	}
+	at = (size_t)(l - fp->lines);
+	tab = fp->lines;
+	n = line_at(fp, ip);
+	/* (not when the table grew: l moved; nor for the out-of-memory run) */
+	if (fp->lines == tab && n != &bail_line)
+		fp->lines[at].succ[e] = (uint32_t)(n - fp->lines) + 1;
+	return n;
 }
 
 static inline size_t phash(uint64_t ip, unsigned m, unsigned v)
@@ -913,6 +950,8 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	uint64_t ip = 0;
 	uint64_t bip = 0;
 	uint32_t bn = 0;
+	/* the run at ip when known through a link (next_line) */
+	const struct line *nl = NULL;
 	size_t tail_first = 0;
 	unsigned notrace = 0;
 	int open = 0, tail_clean = 1;
@@ -966,7 +1005,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		fp->rn = 0;
 	for (;;) {
 		const struct line *l;
-		int st;
+		int st, link = 0;
 
 		if (!ip)
 			goto refuse;
@@ -999,7 +1038,8 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			goto disabled;
 		}
 		direct = 0;
-		l = line_at(fp, ip);
+		l = nl && nl->ip == ip ? nl : line_at(fp, ip);
+		nl = NULL;
 		/* (its ip inside this run: libipt stops there; rare, left to it) */
 		if (r.pgd && r.pgd_ip > l->ip && r.pgd_ip <= l->end_ip)
 			goto refuse;
@@ -1042,6 +1082,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			if (l->kind == LK_CALL)
 				rpush(fp, l->end_ip + l->len);
 			ip = l->target;
+			nl = next_line(fp, l, 1, ip);
 			direct = 1;
 			if (++notrace > NOTRACE_MAX)
 				goto refuse;
@@ -1086,7 +1127,8 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				goto refuse; /* a TIP where a TNT bit belongs */
 			r.ntnt--;
 			/* (taken or not, the conditional branch ends libipt's block) */
-			ip = (r.tnt >> r.ntnt) & 1 ? l->target : l->end_ip + l->len;
+			link = 1 + ((r.tnt >> r.ntnt) & 1);
+			ip = link == 2 ? l->target : l->end_ip + l->len;
 			break;
 		case LK_RET:
 			if (r.ntnt) {
@@ -1115,6 +1157,8 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		}
 		if (!open && push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
 			goto refuse;
+		if (link) /* (after the last use of l: the table may grow) */
+			nl = next_line(fp, l, (unsigned)link - 1, ip);
 		tail_first = fp->nout;
 		tail_clean = !open;
 		continue;

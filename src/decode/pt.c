@@ -1182,6 +1182,85 @@ static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
  * over, its items up to what was given already dropped.  The items are
  * those of the plain path's libipt run.
  */
+/*
+ * Counting the fast path's blocks (a block without instructions is a
+ * "disabled" gap): set_pend's work for each, with the sums in locals.  A
+ * block that may continue the one before (that one ends without a branch:
+ * a segment's cut tail) and the call log take cnt_block's own way.
+ */
+static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
+{
+	struct counter *c = s->cnt;
+	struct ptd_pt_stats *st = s->st;
+	uint64_t ninsn = 0, nblocks = 0, nitems = 0;
+	int depth = s->depth, dmin = st->depth_min, err = 0;
+	const struct ptd_block *last = NULL;
+	size_t i;
+
+	if (c->log) {
+		for (i = 0; i < nb && !err; i++) {
+			if (!bl[i].ninsn) {
+				err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+				continue;
+			}
+			account(s, &bl[i]);
+			cnt_block(c, &bl[i]);
+		}
+		return err;
+	}
+	if (nb && bl[0].ninsn && !st->start_ip)
+		st->start_ip = bl[0].ip;
+	for (i = 0; i < nb; i++) {
+		const struct ptd_block *b = &bl[i];
+
+		if (b->ninsn && (last ? last->iclass != PTD_IC_OTHER
+				      : !c->have_last || c->last.iclass != PTD_IC_OTHER)) {
+			ninsn += b->ninsn;
+			nblocks++;
+			nitems++;
+			depth += (b->iclass == PTD_IC_CALL) - (b->iclass == PTD_IC_RET);
+			if (depth < dmin)
+				dmin = depth;
+			last = b;
+			continue;
+		}
+		/* the slow way: the sums so far go back first */
+		st->ninsn += ninsn;
+		st->nblocks += nblocks;
+		*c->nitems += nitems;
+		ninsn = nblocks = nitems = 0;
+		s->depth = depth;
+		st->depth_min = dmin;
+		st->depth_delta = depth;
+		if (last) {
+			c->last = *last;
+			c->have_last = 1;
+			last = NULL;
+		}
+		if (!b->ninsn) {
+			err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+			if (err < 0)
+				return err;
+		} else {
+			account(s, b);
+			cnt_block(c, b);
+		}
+		depth = s->depth;
+		dmin = st->depth_min;
+	}
+	st->ninsn += ninsn;
+	st->nblocks += nblocks;
+	*c->nitems += nitems;
+	s->depth = depth;
+	st->depth_min = dmin;
+	st->depth_delta = depth;
+	if (last) {
+		c->last = *last;
+		c->have_last = 1;
+	}
+	return 0;
+}
+
 static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 {
 	const uint64_t begin = s->begin, end = s->end;
@@ -1246,15 +1325,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		}
 		/* (a block without instructions: a "disabled" gap) */
 		if (s->cnt) {
-			/* counting: set_pend's work, in one loop */
-			for (i = 0; i < nb && !err; i++) {
-				if (!bl[i].ninsn) {
-					err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
-					continue;
-				}
-				account(s, &bl[i]);
-				cnt_block(s->cnt, &bl[i]);
-			}
+			err = count_fast(s, bl, nb);
 		} else {
 			for (i = 0; i < nb && !err; i++)
 				err = bl[i].ninsn ? set_pend(s, &bl[i])
