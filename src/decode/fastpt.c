@@ -850,19 +850,37 @@ static int pge_after(struct rd *r, uint64_t *ip)
 
 /* ---- the tail: linear code after the last packet, cut at cut_ip ---- */
 
-/* Address of instruction @k (0-based) of the run starting at @ip; 0 on error. */
-static uint64_t insn_addr(struct ptd_fastpt *fp, uint64_t ip, uint32_t k)
+/*
+ * The last of the first @ninsn instructions from @ip that is at @cut:
+ * 1 with its index in *@k and the address of the one before it in *@prev,
+ * 0 when none is, -1 when the code cannot be decoded.  One pass.
+ */
+static int last_at(struct ptd_fastpt *fp, uint64_t ip, uint32_t ninsn, uint64_t cut, uint32_t *k,
+		   uint64_t *prev)
 {
-	while (k--) {
+	uint64_t before = 0;
+	uint32_t i;
+	int found = 0;
+
+	for (i = 0; i < ninsn; i++) {
 		uint8_t b[16];
 		struct ptd_insn_info in;
-		int r = ptd_image_read(fp->img, ip, b, sizeof(b));
+		int r;
 
+		if (ip == cut) {
+			*k = i;
+			*prev = before;
+			found = 1;
+		}
+		if (i + 1 == ninsn)
+			break;
+		r = ptd_image_read(fp->img, ip, b, sizeof(b));
 		if (r <= 0 || ptd_disasm_decode_mode(b, (size_t)r, ip, 0, &in) < 0)
-			return 0;
+			return -1;
+		before = ip;
 		ip += in.len;
 	}
-	return ip;
+	return found;
 }
 
 /*
@@ -874,39 +892,32 @@ static uint64_t insn_addr(struct ptd_fastpt *fp, uint64_t ip, uint32_t k)
 static int cut_tail(struct ptd_fastpt *fp, size_t first, const struct line *fin, uint64_t cut_ip)
 {
 	size_t i;
-	uint32_t k;
+	uint32_t k = 0;
+	uint64_t prev = 0;
+	int r;
 
 	/* In the final run first (it comes last). */
-	for (k = fin->ninsn; k-- > 0;) {
-		uint64_t a = insn_addr(fp, fin->ip, k);
-
-		if (!a)
+	r = last_at(fp, fin->ip, fin->ninsn, cut_ip, &k, &prev);
+	if (r < 0)
+		return 0;
+	if (r) {
+		if (k && push_out(fp, fin->ip, prev, k, PTD_IC_OTHER) < 0)
 			return 0;
-		if (a == cut_ip) {
-			if (k && push_out(fp, fin->ip, insn_addr(fp, fin->ip, k - 1), k,
-					  PTD_IC_OTHER) < 0)
-				return 0;
-			return 1;
-		}
+		return 1;
 	}
 	for (i = fp->nout; i-- > first;) {
 		const struct ptd_block b = fp->out[i];
 
-		for (k = b.ninsn; k-- > 0;) {
-			uint64_t a = insn_addr(fp, b.ip, k);
-
-			if (!a)
-				return 0;
-			if (a != cut_ip)
-				continue;
-			fp->nout = i;
-			if (k) {
-				/* (instruction k-1 is not the block's last: its class is other) */
-				if (push_out(fp, b.ip, insn_addr(fp, b.ip, k - 1), k, PTD_IC_OTHER) < 0)
-					return 0;
-			}
-			return 1;
-		}
+		r = last_at(fp, b.ip, b.ninsn, cut_ip, &k, &prev);
+		if (r < 0)
+			return 0;
+		if (!r)
+			continue;
+		fp->nout = i;
+		/* (instruction k-1 is not the block's last: its class is other) */
+		if (k && push_out(fp, b.ip, prev, k, PTD_IC_OTHER) < 0)
+			return 0;
+		return 1;
 	}
 	return 0;
 }
