@@ -155,9 +155,11 @@ static void print_totals(void)
 {
 	fprintf(stderr,
 		"fastpt: %llu segments handled, %llu left to libipt; %llu straight-line runs "
-		"decoded, %llu found cached\n",
+		"decoded, %llu found cached; went on after libipt %llu times, %llu runs decoded "
+		"again from an earlier PSB\n",
 		(unsigned long long)totals.segs_fast, (unsigned long long)totals.segs_refused,
-		(unsigned long long)totals.lines, (unsigned long long)totals.line_hits);
+		(unsigned long long)totals.lines, (unsigned long long)totals.line_hits,
+		(unsigned long long)totals.resumes, (unsigned long long)totals.redos);
 }
 
 struct ptd_fastpt *ptd_fastpt_alloc(struct ptd_image *img)
@@ -1211,4 +1213,12 @@ refuse:
 		fp->rn = 0;
 	}
 	return 0;
+}
+
+void ptd__fastpt_count(struct ptd_fastpt *fp, int resumed)
+{
+	if (fp && resumed)
+		fp->st.resumes++;
+	else if (fp)
+		fp->st.redos++;
 }

@@ -108,8 +108,14 @@ struct ptd_fastpt_stats {
 	uint64_t segs_fast, segs_refused; /* segments handled / left to libipt */
 	uint64_t lines, line_hits;	  /* straight-line runs decoded / found cached */
 	uint64_t paths, path_hits;	  /* TNT paths built / found cached */
+	/* pt.c's runs: the fast path went on after a part libipt decoded
+	 * (resumes); libipt decoded the rest of a run again from an earlier
+	 * PSB for a compressed return across such a point (redos) */
+	uint64_t resumes, redos;
 };
 void ptd_fastpt_stats(const struct ptd_fastpt *fp, struct ptd_fastpt_stats *st);
+/* pt.c counts its resumes and redos in @fp's figures. */
+void ptd__fastpt_count(struct ptd_fastpt *fp, int resumed);
 /* The sums over every cache set freed so far (@reset: start again from 0). */
 void ptd__fastpt_totals(struct ptd_fastpt_stats *st, int reset);
 

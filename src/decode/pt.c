@@ -1041,6 +1041,7 @@ struct handover {
 	int told;    /* w's head flags went to s */
 	int watch;   /* stop at a compressed return without call (see takeover) */
 	int stopped; /* ... and it came */
+	int errors;  /* decode errors passed on (libipt resynchronised) */
 };
 
 /* What w learnt about the block before its start belongs to the block
@@ -1108,6 +1109,8 @@ static int ho_gap(void *ctx, enum ptd_gap_reason r, uint64_t off, const char *de
 		ho->drop--;
 		return 0;
 	}
+	if (r == PTD_GAP_DECODE_ERROR || r == PTD_GAP_NO_MEMORY)
+		ho->errors++;
 	return emit_gap(ho->s, r, off, detail);
 }
 
@@ -1123,10 +1126,12 @@ static int ho_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
 	return emit_event(ho->s, k, ip, arg);
 }
 
-/* libipt from the PSB at @from to the run's end, from the state @in, into
- * @s through @ho. */
-static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
-			struct handover *ho)
+/* libipt from the PSB at @from to @to (the run's end, or a PSB where the
+ * fast path takes over again: its PSB+'s FUP is @cut), from the state @in,
+ * into @s through @ho; s->out gets the state at @to.  Returns 1 when @ho's
+ * watch stopped it. */
+static int handover_to(struct seg *s, uint64_t from, uint64_t to, uint64_t cut,
+		       const struct carry *in, struct handover *ho)
 {
 	struct ptd_pt_sink sink = {ho_block, ho_gap, ho_event, ho, ho_blocks};
 	struct ptd_pt_stats wst;
@@ -1138,8 +1143,8 @@ static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
 	w.buf = s->buf;
 	w.icc = s->icc;
 	w.begin = from;
-	w.end = s->end;
-	w.cut_ip = s->cut_ip;
+	w.end = to;
+	w.cut_ip = to < s->end ? cut : s->cut_ip;
 	w.img = s->img;
 	w.ptimg = s->ptimg;
 	w.sink = &sink;
@@ -1153,7 +1158,7 @@ static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
 	if (ho->stopped)
 		return 1;
 	ho_tell(ho);
-	if (!err)
+	if (!err && to >= s->end)
 		err = flush_pend(s);
 	if (err)
 		return err;
@@ -1165,23 +1170,12 @@ static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
 	return 0;
 }
 
-/*
- * The run [s->begin, s->end) with the fast path (fastpt.h).  Segment by
- * segment from the run's start, each one the fast path handles (from a
- * clean PSB with tracing enabled, up to a well-formed next PSB+) is taken
- * from it.  At the first segment it does not handle (k), libipt decodes
- * the rest of the run with one decoder, as the plain path does: libipt
- * carries state across PSBs (its return stack; after an error it
- * resynchronises past the PSB its reading ran into).  That decoder starts
- * at k: synchronised there it differs from the continuous one only in its
- * return stack, empty where the continuous one holds what came before,
- * which shows first as a compressed return without call.  Up to that
- * point its items are the continuous decoder's; if it comes, a decoder
- * from the last PSB where the fast path's return stack was empty (j: there
- * a decoder synchronised afresh is where the continuous one is) takes
- * over, its items up to what was given already dropped.  The items are
- * those of the plain path's libipt run.
- */
+static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
+			struct handover *ho)
+{
+	return handover_to(s, from, s->end, 0, in, ho);
+}
+
 /*
  * Counting the fast path's blocks (a block without instructions is a
  * "disabled" gap): set_pend's work for each, with the sums in locals.  A
@@ -1261,6 +1255,60 @@ static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 	return 0;
 }
 
+/*
+ * Where the fast path can take over again after libipt took segment @k:
+ * the first PSB after it whose PSB+ the fast path takes (with a FUP, its
+ * ip in *@cut: there libipt decoding up to that PSB and cutting its
+ * linear tail at the FUP's ip gives what a continuous decoder gives, as
+ * at the boundary of two runs), or the run's end.
+ */
+static uint64_t resume_point(struct seg *s, struct pt_packet_decoder *pd, uint64_t k,
+			     uint64_t *cut)
+{
+	uint64_t at = k;
+	unsigned n = 0;
+
+	*cut = 0;
+	/* (bounded: past that many, libipt decodes on to the run's end) */
+	while (n++ < 64) {
+		struct psbhdr h;
+		uint64_t fup = 0;
+
+		at = next_psb(s->buf, at + sizeof(psb_pattern), s->end);
+		if (at >= s->end)
+			break;
+		read_psb_hdr_at(pd, at, &h);
+		if (ptd_fastpt_psb_kind(s->buf, at, s->end, &fup) == 1 && fup == h.fup_ip &&
+		    !h.then_pge) {
+			*cut = fup;
+			return at;
+		}
+	}
+	return s->end;
+}
+
+/*
+ * The run [s->begin, s->end) with the fast path (fastpt.h).  Segment by
+ * segment from the run's start, each one the fast path handles (from a
+ * clean PSB with tracing enabled, up to a well-formed next PSB+) is taken
+ * from it.  A segment it does not handle (k) libipt decodes, from k up to
+ * the next PSB the fast path takes again (resume_point), where the fast
+ * path goes on.
+ *
+ * libipt carries its return stack across PSBs.  A decoder (libipt's or
+ * the fast path) started at a PSB with an empty stack gives what the
+ * continuous one gives up to a compressed return that finds its stack
+ * empty (where the continuous one pops what came before).  libipt's stack
+ * cannot be read, so after libipt had a part the fast path goes on with
+ * an empty stack whose bottom is not known ("complete" is 0), and it
+ * leaves such a return to libipt; libipt there meets it too (its stack,
+ * started later, is no fuller), which shows as a decode error for a
+ * compressed return without call.  Then a decoder from the last PSB where
+ * the whole stack was known to be empty (j: there a decoder synchronised
+ * afresh is where the continuous one is) decodes the rest of the run,
+ * its items up to what was given already dropped.  The items are those of
+ * the plain path's libipt run.
+ */
 static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 {
 	const uint64_t begin = s->begin, end = s->end;
@@ -1268,32 +1316,43 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	struct carry cur = s->in, cur_j = s->in;
 	struct psbhdr nh;
 	struct ptd_fastpt_edge edge;
-	uint64_t pos = begin, j = begin, num_j = 0;
-	unsigned ev_j = 0;
-	int err = 0, keep_stack = 0;
+	struct handover ho;
+	struct carry cur_p;
+	uint64_t pos = begin, j = begin, num_j = 0, num_p;
+	unsigned ev_j = 0, ev_p;
+	int err = 0, keep_stack = 0, complete = 1, took = 0;
 
 	if (!pd)
 		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
 	ptd_fastpt_begin(fp);
 	s->more = 1;
 	while (pos < end && !err) {
-		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end);
+		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end), rp, rcut;
 		const struct ptd_block *bl;
 		size_t nb = 0, i;
-		int empty = !keep_stack || !ptd__fastpt_stack_depth(fp);
 		uint64_t cut = s->cut_ip;
 		/* (a trace's start: tracing enabled by TIP.PGE, nothing before) */
 		int pge_start = cur.kind == CARRY_FRESH && !have_item(s);
+		uint64_t fup = 0;
+		int kind;
 
+		if (complete && (!keep_stack || !ptd__fastpt_stack_depth(fp))) {
+			j = pos;
+			cur_j = cur;
+			num_j = s->st->ninsn + s->st->ngaps;
+			ev_j = s->nev;
+		}
 		/* decode_segment takes tracing as on at a PSB from what
 		 * read_psb_hdr finds there (it reads up to 64 packets): the
 		 * fast path must see the PSB+ the same way. */
-		uint64_t fup = 0;
-		int kind = ptd_fastpt_psb_kind(s->buf, pos, end, &fup);
-
+		kind = ptd_fastpt_psb_kind(s->buf, pos, end, &fup);
 		read_psb_hdr_at(pd, pos, &nh);
-		if (!kind || nh.fup_ip != fup || nh.then_pge)
+		/* (a PSB+ pt.c reads otherwise than libipt: from here on
+		 * libipt's decoder only, as the plain path) */
+		if (!kind || nh.fup_ip != fup)
 			break;
+		if (nh.then_pge)
+			goto libipt;
 		/* The next PSB+ must be one the fast path takes too: libipt
 		 * reads into it before it is done with this segment.  Without
 		 * FUP (cut 0) it is one where tracing is disabled. */
@@ -1301,7 +1360,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (next < end) {
 			read_psb_hdr_at(pd, next, &nh);
 			if (!ptd_fastpt_psb_kind(s->buf, next, end, &cut) || cut != nh.fup_ip)
-				break;
+				goto libipt;
 		}
 		memset(&edge, 0, sizeof(edge));
 		edge.disabled = cur.kind == CARRY_STATE && !cur.enabled;
@@ -1312,17 +1371,12 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (cur.off_async || (next < end && nh.then_pge) ||
 		    ptd_fastpt_segment_edge(fp, s->buf, pos, next, cut, keep_stack, pge_start, &edge,
 					    &bl, &nb) <= 0)
-			break;
+			goto libipt;
 		/* (disabled at a PSB+ with FUP: libipt ignores the FUP, pt.c
 		 * decodes a copy without it) */
 		if (edge.end_disabled && next < end && cut)
-			break;
-		if (empty) {
-			j = pos;
-			cur_j = cur;
-			num_j = s->st->ninsn + s->st->ngaps;
-			ev_j = s->nev;
-		}
+			goto libipt;
+		took = 1;
 		/* (a block without instructions: a "disabled" gap) */
 		if (s->cnt) {
 			err = count_fast(s, bl, nb);
@@ -1341,6 +1395,63 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		s->off_async = 0;
 		keep_stack = 1;
 		pos = next;
+		continue;
+libipt:
+		/* libipt from here up to where the fast path can go on. */
+		if (!took && !complete)
+			break; /* (cannot happen: complete until libipt had a part) */
+		rp = resume_point(s, pd, pos, &rcut);
+		if (pos == begin && rp >= end)
+			break; /* the whole run: the plain path */
+		memset(&ho, 0, sizeof(ho));
+		/* (from j, a decoder synchronised afresh is the continuous one) */
+		ho.watch = !(complete && pos == j);
+		cur_p = cur;
+		num_p = s->st->ninsn + s->st->ngaps;
+		ev_p = s->nev;
+		err = handover_to(s, pos, rp, rcut, &cur, &ho);
+		if (err < 0)
+			break;
+		if (!err && ho.errors && rp < end) {
+			/* libipt resynchronised after an error: a continuous
+			 * decoder may do that past rp (past the PSB its reading
+			 * ran into), so it goes on to the run's end, from pos
+			 * again (less what s has since). */
+			memset(&ho, 0, sizeof(ho));
+			ho.watch = !(complete && pos == j);
+			ho.drop = s->st->ninsn + s->st->ngaps - num_p;
+			ho.drop_ev = s->nev - ev_p;
+			err = handover_run(s, pos, &cur_p, &ho);
+			if (err <= 0) {
+				pt_pkt_free_decoder(pd);
+				s->more = 0;
+				return err;
+			}
+		}
+		if (err > 0) {
+			/* A compressed return popped what came before: from j,
+			 * less what s has since. */
+			ptd__fastpt_count(fp, 0);
+			pt_pkt_free_decoder(pd);
+			s->more = 0;
+			memset(&ho, 0, sizeof(ho));
+			ho.drop = s->st->ninsn + s->st->ngaps - num_j;
+			ho.drop_ev = s->nev - ev_j;
+			return handover_run(s, j, &cur_j, &ho);
+		}
+		if (rp >= end) {
+			pt_pkt_free_decoder(pd);
+			s->more = 0;
+			return 0; /* (handover_to flushed and set s->out) */
+		}
+		ptd__fastpt_count(fp, 1);
+		took = 1;
+		cur = s->out;
+		s->enabled = cur.enabled;
+		s->off_async = cur.off_async;
+		complete = 0;
+		keep_stack = 0;
+		pos = rp;
 	}
 	pt_pkt_free_decoder(pd);
 	s->more = 0;
@@ -1348,20 +1459,6 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		return err;
 	if (pos == begin)
 		return decode_segment(s); /* nothing from the fast path */
-	if (pos < end) {
-		struct handover ho;
-
-		memset(&ho, 0, sizeof(ho));
-		ho.watch = pos != j;
-		err = handover_run(s, pos, &cur, &ho);
-		if (err <= 0)
-			return err;
-		/* It came: from j, less what s has since. */
-		memset(&ho, 0, sizeof(ho));
-		ho.drop = s->st->ninsn + s->st->ngaps - num_j;
-		ho.drop_ev = s->nev - ev_j;
-		return handover_run(s, j, &cur_j, &ho);
-	}
 	err = flush_pend(s);
 	if (!err) {
 		/* What the next run starts from (as decode_segment ends). */
