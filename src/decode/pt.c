@@ -1255,6 +1255,99 @@ static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 	return 0;
 }
 
+/* account() for @n blocks, with the sums in locals. */
+static void account_all(struct seg *s, const struct ptd_block *bl, size_t n)
+{
+	struct ptd_pt_stats *st = s->st;
+	uint64_t ninsn = 0;
+	int depth = s->depth, dmin = st->depth_min;
+	size_t i;
+
+	if (n && !st->start_ip)
+		st->start_ip = bl[0].ip;
+	for (i = 0; i < n; i++) {
+		ninsn += bl[i].ninsn;
+		depth += (bl[i].iclass == PTD_IC_CALL) - (bl[i].iclass == PTD_IC_RET);
+		if (depth < dmin)
+			dmin = depth;
+	}
+	st->ninsn += ninsn;
+	st->nblocks += n;
+	s->depth = depth;
+	st->depth_min = dmin;
+	st->depth_delta = depth;
+}
+
+/*
+ * The fast path's blocks into the sink (a block without instructions is a
+ * "disabled" gap): set_pend's work in bulk.  All but the last block of a
+ * row go to the sink straight from @bl; the last one stays pending in the
+ * queue (later events may flag it).
+ */
+static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
+{
+	size_t i = 0, from;
+	int err = 0;
+
+	while (i < nb && err >= 0) {
+		if (!bl[i].ninsn) {
+			err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+			i++;
+			continue;
+		}
+		for (from = i; i < nb && bl[i].ninsn; i++)
+			;
+		account_all(s, bl + from, i - from);
+		if (i - from > 1) {
+			/* the pending block has a successor now: it goes first */
+			err = flush_pend(s);
+			if (err >= 0 && s->sink->blocks) {
+				err = s->sink->blocks(s->sink->ctx, bl + from, i - from - 1);
+			} else {
+				for (; err >= 0 && from + 1 < i; from++)
+					err = s->sink->block(s->sink->ctx, &bl[from]);
+			}
+			if (err < 0)
+				break;
+		}
+		if (s->nq == QN && (err = flush_pend(s)) < 0)
+			break;
+		s->q[s->nq++] = bl[i - 1];
+	}
+	return err < 0 ? err : 0;
+}
+
+/*
+ * Do the bytes [@from, @to) (@from a PSB) hold a well-formed PSB+ and then
+ * whole packets up to @to?  Then libipt decoding up to @to reads what a
+ * decoder that goes on past it reads (not a PSB+ that another PSB cuts
+ * short, nor a packet @to cuts, where it would find an error).
+ */
+static int whole_packets(struct seg *s, struct pt_packet_decoder *pd, uint64_t from, uint64_t to)
+{
+	struct psbhdr h;
+	uint64_t fup = 0, at = from;
+	int first = 1;
+
+	read_psb_hdr_at(pd, from, &h);
+	if (!ptd_fastpt_psb_kind(s->buf, from, to, &fup) || fup != h.fup_ip)
+		return 0;
+	if (pt_pkt_sync_set(pd, from) < 0)
+		return 0;
+	while (at < to) {
+		struct pt_packet pkt;
+
+		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0)
+			return 0;
+		if (pkt.type == ppt_psb && !first)
+			return 0;
+		first = 0;
+		if (pt_pkt_get_offset(pd, &at) < 0)
+			return 0;
+	}
+	return at == to;
+}
+
 /*
  * Where the fast path can take over again after libipt took segment @k:
  * the first PSB after it whose PSB+ the fast path takes (with a FUP, its
@@ -1265,7 +1358,7 @@ static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 static uint64_t resume_point(struct seg *s, struct pt_packet_decoder *pd, uint64_t k,
 			     uint64_t *cut)
 {
-	uint64_t at = k;
+	uint64_t at = k, prev;
 	unsigned n = 0;
 
 	*cut = 0;
@@ -1274,12 +1367,13 @@ static uint64_t resume_point(struct seg *s, struct pt_packet_decoder *pd, uint64
 		struct psbhdr h;
 		uint64_t fup = 0;
 
+		prev = at;
 		at = next_psb(s->buf, at + sizeof(psb_pattern), s->end);
 		if (at >= s->end)
 			break;
 		read_psb_hdr_at(pd, at, &h);
 		if (ptd_fastpt_psb_kind(s->buf, at, s->end, &fup) == 1 && fup == h.fup_ip &&
-		    !h.then_pge) {
+		    !h.then_pge && whole_packets(s, pd, prev, at)) {
 			*cut = fup;
 			return at;
 		}
@@ -1329,7 +1423,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	while (pos < end && !err) {
 		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end), rp, rcut;
 		const struct ptd_block *bl;
-		size_t nb = 0, i;
+		size_t nb = 0;
 		uint64_t cut = s->cut_ip;
 		/* (a trace's start: tracing enabled by TIP.PGE, nothing before) */
 		int pge_start = cur.kind == CARRY_FRESH && !have_item(s);
@@ -1381,9 +1475,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (s->cnt) {
 			err = count_fast(s, bl, nb);
 		} else {
-			for (i = 0; i < nb && !err; i++)
-				err = bl[i].ninsn ? set_pend(s, &bl[i])
-						  : emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+			err = deliver_fast(s, bl, nb);
 		}
 		cur.kind = CARRY_STATE; /* as decode_segment ends */
 		cur.enabled = (uint8_t)!edge.end_disabled;
@@ -1412,11 +1504,15 @@ libipt:
 		err = handover_to(s, pos, rp, rcut, &cur, &ho);
 		if (err < 0)
 			break;
-		if (!err && ho.errors && rp < end) {
+		if (!err && rp < end &&
+		    (ho.errors || s->out.kind != CARRY_STATE || !s->out.enabled || s->out.off_async)) {
 			/* libipt resynchronised after an error: a continuous
 			 * decoder may do that past rp (past the PSB its reading
-			 * ran into), so it goes on to the run's end, from pos
-			 * again (less what s has since). */
+			 * ran into); or tracing is not simply on at rp (pt.c's
+			 * carry there is what a run that starts there takes, not
+			 * always what the continuous decoder is in).  libipt goes
+			 * on to the run's end, from pos again (less what s has
+			 * since). */
 			memset(&ho, 0, sizeof(ho));
 			ho.watch = !(complete && pos == j);
 			ho.drop = s->st->ninsn + s->st->ngaps - num_p;
