@@ -976,7 +976,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	 * PSB+ and a TIP.PGD (with code before it) libipt, decoding it alone
 	 * up to its end, does not decode as elsewhere (found by the fuzz
 	 * target); those are left to it */
-	int traced = 0;
+	int traced = 0, k;
 
 	if (use_paths < 0)
 		use_paths = getenv("PTDBG_FASTPT_PATHS") && !strcmp(getenv("PTDBG_FASTPT_PATHS"), "1");
@@ -991,6 +991,8 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	r.e = buf + end;
 	r.filt = edge != NULL;
 	fp->nout = 0;
+	if (!keep_stack)
+		fp->rn = 0;
 	switch (psb_plus(&r, &ip)) {
 	case 1:
 		if (edge && edge->disabled)
@@ -1003,7 +1005,19 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			traced = 1;
 			break;
 		}
-		if (!edge || !edge->disabled || pge_after(&r, &ip) != 1)
+		if (!edge || !edge->disabled)
+			goto refuse;
+		k = pge_after(&r, &ip);
+		if (k == 2) {
+			/* Tracing stays disabled through the whole segment
+			 * (untraced code across a PSB): nothing, the carry as
+			 * it was. */
+			edge->end_disabled = 1;
+			edge->end_dis_known = edge->dis_known;
+			edge->end_dis_ip = edge->dis_ip;
+			goto done;
+		}
+		if (k != 1)
 			goto refuse;
 		/* libipt synced here does not know where tracing stopped;
 		 * pt.c decides "resumed" from the carry, as here */
@@ -1014,8 +1028,6 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	default:
 		goto refuse;
 	}
-	if (!keep_stack)
-		fp->rn = 0;
 	for (;;) {
 		const struct line *l;
 		int st, link = 0;
@@ -1193,6 +1205,7 @@ disabled:
 			if (!traced)
 				goto refuse;
 			edge->end_disabled = 1;
+			edge->end_dis_known = 1;
 			edge->end_dis_ip = dis_ip;
 			goto done;
 		default:

@@ -78,7 +78,8 @@ struct ptd_fastpt_edge {
 	int have_item;	/* the history has an item before this segment */
 	/* out */
 	int end_disabled; /* tracing disabled at the segment's end */
-	uint64_t end_dis_ip; /* ... and where the decoder stopped */
+	int end_dis_known; /* ... and where the decoder stopped, if known */
+	uint64_t end_dis_ip;
 };
 
 /*
@@ -87,7 +88,9 @@ struct ptd_fastpt_edge {
  * or jump (its ip the branch's target) or to an indirect call.  A
  * "disabled" gap (tracing enabled elsewhere than where it stopped, as pt.c
  * emits it) comes out as a block with ninsn 0 in *@blocks.  @cut_ip may
- * be 0 when the segment ends with tracing disabled.
+ * be 0 when the segment ends with tracing disabled.  A segment that starts
+ * with tracing disabled (@edge->disabled, a PSB+ without FUP) and has no
+ * TIP.PGE is handled too: no blocks, the edge state as it came in.
  */
 int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin,
 			    uint64_t end, uint64_t cut_ip, int keep_stack, int pge_start,

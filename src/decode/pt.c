@@ -277,6 +277,7 @@ struct seg {
 	/* Blocks decoded after the trace ran out (pts_eos), held back until
 	 * the cut at cut_ip is known. */
 	int eos;
+	int cut_found; /* finish_tail found cut_ip in the tail */
 	struct ptd_block *tail;
 	size_t ntail, captail;
 
@@ -689,6 +690,7 @@ static int finish_tail(struct seg *s)
 			found = 1;
 		}
 	}
+	s->cut_found = found;
 	if (!found)
 		keep = s->ntail;
 	for (i = 0; i < keep; i++) {
@@ -1042,6 +1044,7 @@ struct handover {
 	int watch;   /* stop at a compressed return without call (see takeover) */
 	int stopped; /* ... and it came */
 	int errors;  /* decode errors passed on (libipt resynchronised) */
+	int cut_found; /* the tail was cut at the cut ip (struct seg's) */
 };
 
 /* What w learnt about the block before its start belongs to the block
@@ -1155,6 +1158,7 @@ static int handover_to(struct seg *s, uint64_t from, uint64_t to, uint64_t cut,
 	ho->w = &w;
 	err = decode_segment(&w);
 	free(w.tail);
+	ho->cut_found = w.cut_found;
 	if (ho->stopped)
 		return 1;
 	ho_tell(ho);
@@ -1480,7 +1484,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		cur.kind = CARRY_STATE; /* as decode_segment ends */
 		cur.enabled = (uint8_t)!edge.end_disabled;
 		cur.off_async = 0;
-		cur.dis_known = (uint8_t)edge.end_disabled;
+		cur.dis_known = (uint8_t)(edge.end_disabled && edge.end_dis_known);
 		cur.dis_ip = edge.end_disabled ? edge.end_dis_ip : 0;
 		cur.have_item = (uint8_t)have_item(s);
 		s->enabled = !edge.end_disabled;
@@ -1505,12 +1509,16 @@ libipt:
 		if (err < 0)
 			break;
 		if (!err && rp < end &&
-		    (ho.errors || s->out.kind != CARRY_STATE || !s->out.enabled || s->out.off_async)) {
+		    (ho.errors || !ho.cut_found || s->out.kind != CARRY_STATE || !s->out.enabled ||
+		     s->out.off_async)) {
 			/* libipt resynchronised after an error: a continuous
 			 * decoder may do that past rp (past the PSB its reading
 			 * ran into); or tracing is not simply on at rp (pt.c's
 			 * carry there is what a run that starts there takes, not
-			 * always what the continuous decoder is in).  libipt goes
+			 * always what the continuous decoder is in); or the
+			 * linear code after the last packet does not reach the
+			 * ip rp's PSB+ gives (a continuous decoder finds an
+			 * error there).  libipt goes
 			 * on to the run's end, from pos again (less what s has
 			 * since). */
 			memset(&ho, 0, sizeof(ho));
