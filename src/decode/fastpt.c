@@ -47,6 +47,7 @@ enum lkind {
 	LK_ICALL, /* indirect call: TIP, pushes */
 	LK_IJMP,  /* indirect jmp: TIP */
 	LK_RET,	  /* near ret: TNT bit 1 (pops) or TIP */
+	LK_SYS,	  /* syscall, sysenter, int 0x80: TIP.PGD without ip (user-only tracing) */
 	LK_BAIL,  /* anything libipt is left to handle */
 };
 
@@ -347,6 +348,12 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 		case PTD_IC_RET:
 			l->kind = LK_RET;
 			break;
+		case PTD_IC_FAR_CALL:
+			/* (a system call: with user-only tracing it disables
+			 * tracing; other far transfers are left to libipt) */
+			if (in.flags & PTD_INSN_SYSCALL)
+				l->kind = LK_SYS;
+			break;
 		default:
 			break; /* far transfers: events */
 		}
@@ -588,6 +595,7 @@ struct rd {
 	int filt;    /* TIP.PGD is taken (R_PGD), not refused */
 	int pgd;     /* a TIP.PGD was read, not yet bound (its ip in pgd_ip) */
 	uint64_t pgd_ip;
+	int pgd_noip; /* the last TIP.PGD read had no ip (a far branch's) */
 };
 
 enum { R_PGD = 2, R_ITEM = 1, R_END = 0, R_BAIL = -1 };
@@ -705,12 +713,21 @@ static int next_item(struct rd *r)
 		if ((b & 0x1f) == 0x01 && r->filt) { /* TIP.PGD */
 			unsigned ipb = b >> 5, n = ip_len[ipb];
 
-			/* (no ip: a far branch; libipt binds it elsewhere) */
+			if (!ipb) {
+				/* no ip: a far branch (a system call) disabled
+				 * tracing; libipt binds it to that */
+				r->p++;
+				r->tip_ip = 0;
+				r->pgd_noip = 1;
+				r->skipped = 0;
+				return R_PGD;
+			}
 			if (!n || (size_t)(r->e - r->p) < 1 + n)
 				return R_BAIL;
 			if (!ip_of(r, ipb, r->p + 1, &r->tip_ip))
 				return R_BAIL;
 			r->p += 1 + n;
+			r->pgd_noip = 0;
 			r->skipped = 0;
 			return R_PGD;
 		}
@@ -1122,10 +1139,21 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				traced = 1;
 			if (st == R_PGD) {
 				r.pgd = 0;
+				if (l->kind == LK_SYS && r.pgd_noip && !open) {
+					/* A system call left user mode: its block
+					 * ends with it, flagged as pt.c flags it for
+					 * libipt's "disabled" event; the decoder is
+					 * after it (a TIP.PGE there resumes). */
+					if (push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+						goto refuse;
+					fp->out[fp->nout - 1].flags = PTD_BLK_SYSCALL;
+					dis_ip = l->end_ip + l->len;
+					goto disabled;
+				}
 				/* libipt binds it to this branch if it needs trace;
 				 * only an indirect call is taken here: it ends its
 				 * block and the decoder stays after it */
-				if (l->kind != LK_ICALL || open)
+				if (l->kind != LK_ICALL || open || r.pgd_noip)
 					goto refuse;
 				if (push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
 					goto refuse;

@@ -85,7 +85,9 @@ struct ptd_fastpt_edge {
 /*
  * ptd_fastpt_segment that also takes the segment's edge state @edge and
  * TIP.PGD/TIP.PGE pairs inside it: a TIP.PGD that binds to a direct call
- * or jump (its ip the branch's target) or to an indirect call.  A
+ * or jump (its ip the branch's target) or to an indirect call, and one
+ * without ip that binds to a system call (user-only tracing; its block
+ * flagged PTD_BLK_SYSCALL).  A
  * "disabled" gap (tracing enabled elsewhere than where it stopped, as pt.c
  * emits it) comes out as a block with ninsn 0 in *@blocks.  @cut_ip may
  * be 0 when the segment ends with tracing disabled.  A segment that starts
