@@ -122,9 +122,12 @@ struct ptd_fastpt {
 
 static int forced = -1, env_on = -1;
 /* TNT paths: off unless PTDBG_FASTPT_PATHS=1 or a test turns them on.
- * On the bench trace they cost more than they save: calls and returns,
+ * On the bench traces they cost more than they save: calls and returns,
  * which end a path, come every few blocks, so most paths are one or two
- * blocks long and the extra lookup does not pay. */
+ * blocks long and the extra lookup does not pay, the less so since the
+ * runs link the runs that follow them (struct line's succ).  Counting,
+ * CPU time, best of 3: 16 MB synthesized 0.224 s without, 0.289 s with;
+ * 4 MB real-style 0.048 s without, 0.053 s with. */
 static int use_paths = -1;
 
 void ptd__fastpt_paths(int on)
