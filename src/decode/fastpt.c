@@ -601,7 +601,7 @@ struct rd {
 	int pgd_noip; /* the last TIP.PGD read had no ip (a far branch's) */
 };
 
-enum { R_PGD = 2, R_ITEM = 1, R_END = 0, R_BAIL = -1 };
+enum { R_FUP = 3, R_PGD = 2, R_ITEM = 1, R_END = 0, R_BAIL = -1 };
 
 static inline uint64_t le(const uint8_t *p, unsigned n)
 {
@@ -682,8 +682,9 @@ static inline size_t skip_len(const struct rd *r)
 }
 
 /* Reads packets up to the next TNT or TIP; R_ITEM, R_END (no more bytes),
- * R_PGD (with r->filt: a TIP.PGD with an ip, in r->tip_ip) or R_BAIL (a
- * packet that is not branch tracing, or cut short). */
+ * R_PGD (with r->filt: a TIP.PGD, its ip in r->tip_ip), R_FUP (with
+ * r->filt: a FUP at r->p, not read) or R_BAIL (a packet that is not branch
+ * tracing, or cut short). */
 static int next_item(struct rd *r)
 {
 	while (r->p < r->e) {
@@ -734,6 +735,8 @@ static int next_item(struct rd *r)
 			r->skipped = 0;
 			return R_PGD;
 		}
+		if ((b & 0x1f) == 0x1d && r->filt)
+			return R_FUP; /* (not read: see async_stop) */
 		if (b == 0x02 && r->e - r->p >= 8 && r->p[1] == 0xa3) { /* TNT-64 */
 			uint64_t v = le(r->p + 2, 6);
 			unsigned n;
@@ -967,6 +970,50 @@ static int enabled_at(struct ptd_fastpt *fp, const struct ptd_fastpt_edge *edge,
 	return push_out(fp, ip, ip, 0, 0);
 }
 
+/*
+ * An asynchronous disable that ends the segment's trace (a trace that
+ * ends, or tracing that stops until a PSB): at r->p a FUP, then TIP.PGD
+ * without ip, then only timing and MODE.Exec (64-bit) up to the end.
+ * libipt proceeds to the FUP's ip (the instruction there does not run) in
+ * run @l, where the decoder is at its start with nothing pending; the
+ * instructions before it are a block.  Returns 1 with the FUP's ip in
+ * *@at, 0 when it is not that (or the ip is not in @l), -ptde_nomem.
+ */
+static int async_stop(struct ptd_fastpt *fp, struct rd *r, const struct line *l, uint64_t *at)
+{
+	const uint8_t *p = r->p;
+	unsigned ipb = p[0] >> 5, n = ip_len[ipb];
+	uint64_t a, prev = 0;
+	uint32_t k = 0;
+	int f;
+
+	if (!n || (size_t)(r->e - p) < 2 + n || !ip_of(r, ipb, p + 1, &a) || p[1 + n] != 0x01)
+		return 0;
+	r->p += 2 + n;
+	while (r->p < r->e) {
+		size_t sk;
+
+		if (r->p[0] == 0x99 && r->e - r->p >= 2 && r->p[1] == 0x01) {
+			r->p += 2;
+			continue;
+		}
+		sk = skip_len(r);
+		if (!sk)
+			return 0;
+		r->p += sk;
+	}
+	if (l->kind == LK_BAIL || !l->ninsn)
+		return 0;
+	*at = a;
+	if (a == l->ip)
+		return 1;
+	/* (the run's branch itself may be where it stopped: k = ninsn - 1) */
+	f = last_at(fp, l->ip, l->ninsn, a, &k, &prev);
+	if (f != 1 || !k)
+		return 0;
+	return push_out(fp, l->ip, prev, k, PTD_IC_OTHER) < 0 ? -ptde_nomem : 1;
+}
+
 int ptd_fastpt_segment(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin, uint64_t end,
 		       uint64_t cut_ip, int keep_stack, int pge_start, const struct ptd_block **blocks,
 		       size_t *n)
@@ -1061,6 +1108,14 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			int sk = r.skipped;
 
 			st = next_item(&r);
+			if (st == R_FUP) {
+				if (!traced)
+					goto refuse;
+				l = line_at(fp, ip);
+				if (async_stop(fp, &r, l, &dis_ip) != 1)
+					goto refuse;
+				goto async_end;
+			}
 			if (st == R_PGD) {
 				r.pgd = 1;
 				r.pgd_ip = r.tip_ip;
@@ -1138,6 +1193,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			st = r.pgd ? R_PGD : next_item(&r);
 			if (st == R_BAIL)
 				goto refuse;
+			if (st == R_FUP) {
+				if (!traced || open || async_stop(fp, &r, l, &dis_ip) != 1)
+					goto refuse;
+				goto async_end;
+			}
 			if (st == R_ITEM)
 				traced = 1;
 			if (st == R_PGD) {
@@ -1245,6 +1305,13 @@ disabled:
 	}
 	if (edge)
 		edge->end_disabled = 0;
+	goto done;
+async_end:
+	/* (see async_stop; pt.c's carry for libipt's asynchronous disable) */
+	edge->end_disabled = 1;
+	edge->end_dis_known = 1;
+	edge->end_dis_ip = dis_ip;
+	edge->end_async = 1;
 done:
 	fp->st.segs_fast++;
 	*blocks = fp->out;

@@ -80,6 +80,7 @@ struct ptd_fastpt_edge {
 	int end_disabled; /* tracing disabled at the segment's end */
 	int end_dis_known; /* ... and where the decoder stopped, if known */
 	uint64_t end_dis_ip;
+	int end_async;	   /* ... asynchronously (FUP, TIP.PGD), at end_dis_ip */
 };
 
 /*
@@ -92,7 +93,9 @@ struct ptd_fastpt_edge {
  * emits it) comes out as a block with ninsn 0 in *@blocks.  @cut_ip may
  * be 0 when the segment ends with tracing disabled.  A segment that starts
  * with tracing disabled (@edge->disabled, a PSB+ without FUP) and has no
- * TIP.PGE is handled too: no blocks, the edge state as it came in.
+ * TIP.PGE is handled too: no blocks, the edge state as it came in; so is
+ * an asynchronous disable (FUP, TIP.PGD without ip) after which the
+ * segment has no more trace (the end of a recording).
  */
 int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin,
 			    uint64_t end, uint64_t cut_ip, int keep_stack, int pge_start,

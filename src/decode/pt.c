@@ -1483,12 +1483,16 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		}
 		cur.kind = CARRY_STATE; /* as decode_segment ends */
 		cur.enabled = (uint8_t)!edge.end_disabled;
-		cur.off_async = 0;
+		cur.off_async = (uint8_t)(edge.end_disabled && edge.end_async);
+		cur.async_at = cur.off_async ? edge.end_dis_ip : 0;
+		if (cur.off_async)
+			s->st->end_ip = edge.end_dis_ip; /* (as ptev_async_disabled) */
 		cur.dis_known = (uint8_t)(edge.end_disabled && edge.end_dis_known);
 		cur.dis_ip = edge.end_disabled ? edge.end_dis_ip : 0;
 		cur.have_item = (uint8_t)have_item(s);
 		s->enabled = !edge.end_disabled;
-		s->off_async = 0;
+		s->off_async = cur.off_async;
+		s->async_at = cur.async_at;
 		keep_stack = 1;
 		pos = next;
 		continue;
