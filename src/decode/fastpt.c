@@ -1044,6 +1044,8 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	 * up to its end, does not decode as elsewhere (found by the fuzz
 	 * target); those are left to it */
 	int traced = 0, k;
+	/* tracing was disabled by a system call (see the "disabled" label) */
+	int far_dis = 0;
 
 	if (use_paths < 0)
 		use_paths = getenv("PTDBG_FASTPT_PATHS") && !strcmp(getenv("PTDBG_FASTPT_PATHS"), "1");
@@ -1109,7 +1111,9 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 
 			st = next_item(&r);
 			if (st == R_FUP) {
-				if (!traced)
+				/* (with a cut ip pt.c may not take an event after
+				 * libipt saw the end of the trace: left to it) */
+				if (!traced || cut_ip)
 					goto refuse;
 				l = line_at(fp, ip);
 				if (async_stop(fp, &r, l, &dis_ip) != 1)
@@ -1194,7 +1198,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			if (st == R_BAIL)
 				goto refuse;
 			if (st == R_FUP) {
-				if (!traced || open || async_stop(fp, &r, l, &dis_ip) != 1)
+				if (!traced || cut_ip || open || async_stop(fp, &r, l, &dis_ip) != 1)
 					goto refuse;
 				goto async_end;
 			}
@@ -1202,7 +1206,9 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				traced = 1;
 			if (st == R_PGD) {
 				r.pgd = 0;
-				if (l->kind == LK_SYS && r.pgd_noip && !open) {
+				/* (right after the PSB+ libipt binds it otherwise:
+				 * found by the fuzz target; left to it) */
+				if (l->kind == LK_SYS && r.pgd_noip && !open && traced) {
 					/* A system call left user mode: its block
 					 * ends with it, flagged as pt.c flags it for
 					 * libipt's "disabled" event; the decoder is
@@ -1211,6 +1217,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 						goto refuse;
 					fp->out[fp->nout - 1].flags = PTD_BLK_SYSCALL;
 					dis_ip = l->end_ip + l->len;
+					far_dis = 1;
 					goto disabled;
 				}
 				/* libipt binds it to this branch if it needs trace;
@@ -1283,6 +1290,7 @@ disabled:
 		switch (pge_after(&r, &ip)) {
 		case 1:
 			/* (a block came before: the history has an item) */
+			far_dis = 0;
 			if (enabled_at(fp, edge, 1, ip, dis_ip) < 0)
 				goto refuse;
 			traced = 1;
@@ -1293,7 +1301,11 @@ disabled:
 			tail_clean = 1;
 			continue;
 		case 2:
-			if (!traced)
+			/* (a system call's disable with no more trace: pt.c's
+			 * libipt decoder may see the end of the trace first
+			 * and, with a cut ip, not take the event; left to it
+			 * unless the trace ends here) */
+			if (!traced || (far_dis && cut_ip))
 				goto refuse;
 			edge->end_disabled = 1;
 			edge->end_dis_known = 1;
