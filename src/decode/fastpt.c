@@ -22,9 +22,15 @@
  *    "disable resume ip").  TIP.PGE at the decoder's ip "resumes"; pt.c
  *    gives a "disabled" gap for any other (gdb's rule, when asked for
  *    and the history has an item), also for a segment that starts with
- *    tracing disabled, from where the carry says it stopped.  Every other
- *    binding (a conditional branch, a return, an ip inside a run, no ip)
- *    is left to libipt;
+ *    tracing disabled, from where the carry says it stopped.  A TIP.PGD
+ *    without ip binds to a system call (user-only tracing): its block
+ *    ends with it, flagged PTD_BLK_SYSCALL, and the decoder is after it.
+ *    A segment that stays disabled through (PSB+ without FUP, no
+ *    TIP.PGE) gives nothing.  A FUP and TIP.PGD without ip (an
+ *    asynchronous disable) that end the trace: libipt proceeds to the
+ *    FUP's ip in the run it is in.  Every other binding (a conditional
+ *    branch, a return, an ip inside a run, no ip elsewhere) is left to
+ *    libipt;
  *  - at the end of the segment's bytes the decoder runs on through linear
  *    code (direct jumps and calls need no trace) until it needs trace;
  *    pt.c cuts that tail at the next segment's start ip, so it is cut
