@@ -1418,7 +1418,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	struct carry cur_p;
 	uint64_t pos = begin, j = begin, num_j = 0, num_p;
 	unsigned ev_j = 0, ev_p;
-	int err = 0, keep_stack = 0, complete = 1, took = 0;
+	int err = 0, keep_stack = 0, complete = 1;
 
 	if (!pd)
 		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
@@ -1474,7 +1474,6 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		 * decodes a copy without it) */
 		if (edge.end_disabled && next < end && cut)
 			goto libipt;
-		took = 1;
 		/* (a block without instructions: a "disabled" gap) */
 		if (s->cnt) {
 			err = count_fast(s, bl, nb);
@@ -1498,8 +1497,6 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		continue;
 libipt:
 		/* libipt from here up to where the fast path can go on. */
-		if (!took && !complete)
-			break; /* (cannot happen: complete until libipt had a part) */
 		rp = resume_point(s, pd, pos, &rcut);
 		if (pos == begin && rp >= end)
 			break; /* the whole run: the plain path */
@@ -1522,9 +1519,8 @@ libipt:
 			 * always what the continuous decoder is in); or the
 			 * linear code after the last packet does not reach the
 			 * ip rp's PSB+ gives (a continuous decoder finds an
-			 * error there).  libipt goes
-			 * on to the run's end, from pos again (less what s has
-			 * since). */
+			 * error there).  libipt goes on to the run's end, from
+			 * pos again (less what s has since). */
 			memset(&ho, 0, sizeof(ho));
 			ho.watch = !(complete && pos == j);
 			ho.drop = s->st->ninsn + s->st->ngaps - num_p;
@@ -1553,7 +1549,6 @@ libipt:
 			return 0; /* (handover_to flushed and set s->out) */
 		}
 		ptd__fastpt_count(fp, 1);
-		took = 1;
 		cur = s->out;
 		s->enabled = cur.enabled;
 		s->off_async = cur.off_async;
@@ -1567,6 +1562,20 @@ libipt:
 		return err;
 	if (pos == begin)
 		return decode_segment(s); /* nothing from the fast path */
+	if (pos < end) {
+		/* A PSB+ pt.c reads otherwise than libipt: libipt to the
+		 * run's end (from j if a compressed return needs it). */
+		memset(&ho, 0, sizeof(ho));
+		ho.watch = !(complete && pos == j);
+		err = handover_run(s, pos, &cur, &ho);
+		if (err <= 0)
+			return err;
+		ptd__fastpt_count(fp, 0);
+		memset(&ho, 0, sizeof(ho));
+		ho.drop = s->st->ninsn + s->st->ngaps - num_j;
+		ho.drop_ev = s->nev - ev_j;
+		return handover_run(s, j, &cur_j, &ho);
+	}
 	err = flush_pend(s);
 	if (!err) {
 		/* What the next run starts from (as decode_segment ends). */

@@ -310,9 +310,11 @@ static void test_plain_is_fast(void **state)
 static void test_packet_limits(void **state)
 {
 	(void)state;
-	for (int ext = 7; ext <= 11; ext++) {
-		/* ext 10, 11: 1-byte CYCs in the PSB+, 10 and 70 of them */
-		int ncyc = ext == 10 ? 10 : ext == 11 ? 70 : 0;
+	for (int ext = 7; ext <= 12; ext++) {
+		/* ext 10, 11: 1-byte CYCs in the first PSB+, 10 and 70 of
+		 * them; 12: 70 in the second (the fast path took the first
+		 * segment, libipt decodes the rest of the run) */
+		int ncyc = ext == 10 ? 10 : ext >= 11 ? 70 : 0;
 		uint8_t b[512];
 		size_t n = 0;
 		char what[64];
@@ -322,8 +324,8 @@ static void test_packet_limits(void **state)
 							2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82};
 
 			memcpy(b + n, psb, 16), n += 16;
-			for (int k = 0; k < (round ? 0 : ncyc); k++)
-				b[n++] = 0xfb; /* CYC, no extension (first PSB+ only) */
+			for (int k = 0; k < (round == (ext == 12) ? ncyc : 0); k++)
+				b[n++] = 0xfb; /* CYC, no extension (one PSB+ only) */
 			b[n++] = 0x99, b[n++] = 0x01;		      /* MODE.Exec 64-bit */
 			b[n++] = 0x5d, b[n++] = 0x60, b[n++] = 0x10; /* FUP 0x401060 */
 			b[n++] = 0x40, b[n++] = 0x00;
@@ -338,7 +340,8 @@ static void test_packet_limits(void **state)
 			b[n++] = 0x04;				      /* TNT 0: 61 not taken */
 		}
 		if (ncyc)
-			snprintf(what, sizeof(what), "%d CYC packets in the PSB+", ncyc);
+			snprintf(what, sizeof(what), "%d CYC packets in the %s PSB+", ncyc,
+				 ext == 12 ? "second" : "first");
 		else
 			snprintf(what, sizeof(what), "CYC with %d extension bytes", ext);
 		check(b, n, what);
