@@ -1419,6 +1419,9 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	uint64_t pos = begin, j = begin, num_j = 0, num_p;
 	unsigned ev_j = 0, ev_p;
 	int err = 0, keep_stack = 0, complete = 1;
+	/* nh holds the PSB+ at nh_at (kind nh_kind, FUP ip nh_fup) */
+	int have_nh = 0, nh_kind = 0;
+	uint64_t nh_at = 0, nh_fup = 0;
 
 	if (!pd)
 		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
@@ -1442,9 +1445,16 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		}
 		/* decode_segment takes tracing as on at a PSB from what
 		 * read_psb_hdr finds there (it reads up to 64 packets): the
-		 * fast path must see the PSB+ the same way. */
-		kind = ptd_fastpt_psb_kind(s->buf, pos, end, &fup);
-		read_psb_hdr_at(pd, pos, &nh);
+		 * fast path must see the PSB+ the same way.  (Read as the
+		 * next PSB+ of the segment before, when that was taken.) */
+		if (have_nh && nh_at == pos) {
+			kind = nh_kind;
+			fup = nh_fup;
+		} else {
+			kind = ptd_fastpt_psb_kind(s->buf, pos, end, &fup);
+			read_psb_hdr_at(pd, pos, &nh);
+		}
+		have_nh = 0;
 		/* (a PSB+ pt.c reads otherwise than libipt: from here on
 		 * libipt's decoder only, as the plain path) */
 		if (!kind || nh.fup_ip != fup)
@@ -1457,8 +1467,13 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		memset(&nh, 0, sizeof(nh));
 		if (next < end) {
 			read_psb_hdr_at(pd, next, &nh);
-			if (!ptd_fastpt_psb_kind(s->buf, next, end, &cut) || cut != nh.fup_ip)
+			nh_kind = ptd_fastpt_psb_kind(s->buf, next, end, &cut);
+			if (!nh_kind || cut != nh.fup_ip)
 				goto libipt;
+			/* (nh, nh_kind and cut stay for the next round) */
+			have_nh = 1;
+			nh_at = next;
+			nh_fup = cut;
 		}
 		memset(&edge, 0, sizeof(edge));
 		edge.disabled = cur.kind == CARRY_STATE && !cur.enabled;
@@ -1496,6 +1511,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		pos = next;
 		continue;
 libipt:
+		have_nh = 0;
 		/* libipt from here up to where the fast path can go on. */
 		rp = resume_point(s, pd, pos, &rcut);
 		if (pos == begin && rp >= end)
