@@ -1353,11 +1353,37 @@ static int whole_packets(struct seg *s, struct pt_packet_decoder *pd, uint64_t f
 }
 
 /*
+ * Is libipt, after decoding [@from, @to), in no transaction the fast
+ * path would not know of?  No MODE.TSX packet there (a PSB+ need not
+ * repeat it, and a continuous decoder keeps its state), and every packet
+ * whole.
+ */
+static int no_tsx(struct pt_packet_decoder *pd, uint64_t from, uint64_t to)
+{
+	uint64_t at = from;
+
+	if (pt_pkt_sync_set(pd, from) < 0)
+		return 0;
+	while (at < to) {
+		struct pt_packet pkt;
+
+		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0)
+			return 0;
+		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_tsx)
+			return 0;
+		if (pt_pkt_get_offset(pd, &at) < 0)
+			return 0;
+	}
+	return at == to;
+}
+
+/*
  * Where the fast path can take over again after libipt took segment @k:
  * the first PSB after it whose PSB+ the fast path takes (with a FUP, its
  * ip in *@cut: there libipt decoding up to that PSB and cutting its
  * linear tail at the FUP's ip gives what a continuous decoder gives, as
- * at the boundary of two runs), or the run's end.
+ * at the boundary of two runs; and libipt's part has no transaction), or
+ * the run's end.
  */
 static uint64_t resume_point(struct seg *s, struct pt_packet_decoder *pd, uint64_t k,
 			     uint64_t *cut)
@@ -1377,7 +1403,7 @@ static uint64_t resume_point(struct seg *s, struct pt_packet_decoder *pd, uint64
 			break;
 		read_psb_hdr_at(pd, at, &h);
 		if (ptd_fastpt_psb_kind(s->buf, at, s->end, &fup) == 1 && fup == h.fup_ip &&
-		    !h.then_pge && whole_packets(s, pd, prev, at)) {
+		    !h.then_pge && whole_packets(s, pd, prev, at) && no_tsx(pd, k, at)) {
 			*cut = fup;
 			return at;
 		}
