@@ -896,7 +896,9 @@ static void g_loop(struct ptd_ptsynth *s, int n, int ovf_at)
  * indirect call (the return stack holds 0a), g loops; mid-run an event
  * the fast path leaves to libipt (@ev: 0 an asynchronous branch, FUP and
  * TIP.PGD/TIP.PGE, as a signal into g; 1 an overflow; 2 a packet libipt
- * takes as timing and the fast path does not), then g loops on
+ * takes as timing and the fast path does not; 3 a transaction begins:
+ * libipt's blocks are speculative from there, the fast path must not go
+ * on), then g loops on
  * (the fast path goes on after libipt's part), and with @across returns to
  * main with a compressed return of the call from before the event and
  * several PSBs (hardware and ptsynth do not compress across a PSB; libipt
@@ -939,13 +941,16 @@ static void resume_stream(int ev, int across, int ovf_after, uint32_t period,
 		assert_int_equal(ptd_ptsynth_end(s, PW_BASE + 0x80), 0);
 	}
 	buf = ptd_ptsynth_data(s, &n);
-	if (ev == 2) {
-		/* A CYC packet with 8 extension bytes (libipt takes it, the
-		 * fast path leaves it to libipt) right after the PSBEND of the
-		 * third PSB+: nothing disables tracing, the return stack
-		 * stays. */
+	if (ev >= 2) {
+		/* Right after the PSBEND of the third PSB+: a CYC packet with
+		 * 8 extension bytes (libipt takes it, the fast path leaves it
+		 * to libipt; nothing disables tracing, the return stack
+		 * stays), or (3) a transaction that begins there (MODE.TSX,
+		 * then the PSB+'s FUP again); the PSB+s after it do not repeat
+		 * the MODE.TSX, so libipt's blocks stay speculative. */
 		static const uint8_t cyc[9] = {0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x42};
-		size_t at = 0, k;
+		uint8_t ins[16];
+		size_t at = 0, fup = 0, nins, k;
 		int psbs = 0;
 
 		for (k = 0; k + 1 < n && !at; k++) {
@@ -953,18 +958,29 @@ static void resume_stream(int ev, int across, int ovf_after, uint32_t period,
 			    !memcmp(buf + k, buf + k + 2, 14)) {
 				psbs++;
 				k += 15;
+			} else if (psbs == 3 && (buf[k] & 0x1f) == 0x1d && !fup) {
+				fup = k; /* (the timing packets before it hold no 0x?d byte) */
 			} else if (psbs == 3 && buf[k] == 0x02 && buf[k + 1] == 0x23) {
 				at = k + 2;
 			}
 		}
 		assert_true(at > 0);
-		ed = malloc(n + sizeof(cyc));
+		if (ev == 2) {
+			memcpy(ins, cyc, sizeof(cyc));
+			nins = sizeof(cyc);
+		} else {
+			assert_true(fup > 0 && at - 2 - fup <= 9);
+			ins[0] = 0x99, ins[1] = 0x21; /* MODE.TSX: in a transaction */
+			memcpy(ins + 2, buf + fup, at - 2 - fup);
+			nins = 2 + (at - 2 - fup);
+		}
+		ed = malloc(n + nins);
 		assert_non_null(ed);
 		memcpy(ed, buf, at);
-		memcpy(ed + at, cyc, sizeof(cyc));
-		memcpy(ed + at + sizeof(cyc), buf + at, n - at);
+		memcpy(ed + at, ins, nins);
+		memcpy(ed + at + nins, buf + at, n - at);
 		buf = ed;
-		n += sizeof(cyc);
+		n += nins;
 	}
 	if (across) {
 		/* ptsynth, as the hardware, clears its return stack at every
@@ -987,7 +1003,8 @@ static void resume_stream(int ev, int across, int ovf_after, uint32_t period,
 		memcpy(ed + last - 1, now, 4);
 	}
 	snprintf(what, sizeof(what), "resume after %s%s%s, period %u",
-		 ev == 0 ? "a signal" : ev == 1 ? "an overflow" : "a long CYC packet",
+		 ev == 0 ? "a signal" : ev == 1 ? "an overflow" :
+		 ev == 2 ? "a long CYC packet" : "a transaction's start",
 		 across ? ", returns across it" : "", ovf_after ? ", then an overflow" : "",
 		 period);
 	ptd__fastpt_totals(&fs, 1);
@@ -1005,7 +1022,7 @@ static void test_resume(void **state)
 	struct ptd_fastpt_stats sum = {0};
 
 	(void)state;
-	for (int ev = 0; ev < 3; ev++)
+	for (int ev = 0; ev < 4; ev++)
 		for (int across = 0; across < 2; across++)
 			for (int ovf = 0; ovf < 2; ovf++) {
 				resume_stream(ev, across, ovf, 64, &sum);
