@@ -69,7 +69,9 @@ done
 # The decode fast path (src/decode/fastpt.c) against libipt's bare block
 # decoder (b) and the plain libipt path (PTDBG_DECODE=libipt), same run:
 # counting (the lazy history) and full decodes, 1 and 2 threads, on the
-# synthesized trace and on a real-style one (issue 13's goal: >= 3x (b)).
+# synthesized trace and on a real-style one (issue 13's goal: >= 3x (b) on
+# one thread, read in CPU time: the machine is shared; wall time beside it
+# shows the scaling with threads).
 echo
 echo "== decode fast path"
 "$out/bench-decode" --fast "${BENCH_PT_MB:-64}"

@@ -78,16 +78,24 @@ struct ptd_fastpt_edge {
 	int have_item;	/* the history has an item before this segment */
 	/* out */
 	int end_disabled; /* tracing disabled at the segment's end */
-	uint64_t end_dis_ip; /* ... and where the decoder stopped */
+	int end_dis_known; /* ... and where the decoder stopped, if known */
+	uint64_t end_dis_ip;
+	int end_async;	   /* ... asynchronously (FUP, TIP.PGD), at end_dis_ip */
 };
 
 /*
  * ptd_fastpt_segment that also takes the segment's edge state @edge and
  * TIP.PGD/TIP.PGE pairs inside it: a TIP.PGD that binds to a direct call
- * or jump (its ip the branch's target) or to an indirect call.  A
+ * or jump (its ip the branch's target) or to an indirect call, and one
+ * without ip that binds to a system call (user-only tracing; its block
+ * flagged PTD_BLK_SYSCALL).  A
  * "disabled" gap (tracing enabled elsewhere than where it stopped, as pt.c
  * emits it) comes out as a block with ninsn 0 in *@blocks.  @cut_ip may
- * be 0 when the segment ends with tracing disabled.
+ * be 0 when the segment ends with tracing disabled.  A segment that starts
+ * with tracing disabled (@edge->disabled, a PSB+ without FUP) and has no
+ * TIP.PGE is handled too: no blocks, the edge state as it came in; so is
+ * an asynchronous disable (FUP, TIP.PGD without ip) after which the
+ * segment has no more trace (the end of a recording).
  */
 int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t begin,
 			    uint64_t end, uint64_t cut_ip, int keep_stack, int pge_start,
@@ -108,8 +116,14 @@ struct ptd_fastpt_stats {
 	uint64_t segs_fast, segs_refused; /* segments handled / left to libipt */
 	uint64_t lines, line_hits;	  /* straight-line runs decoded / found cached */
 	uint64_t paths, path_hits;	  /* TNT paths built / found cached */
+	/* pt.c's runs: the fast path went on after a part libipt decoded
+	 * (resumes); libipt decoded the rest of a run again from an earlier
+	 * PSB for a compressed return across such a point (redos) */
+	uint64_t resumes, redos;
 };
 void ptd_fastpt_stats(const struct ptd_fastpt *fp, struct ptd_fastpt_stats *st);
+/* pt.c counts its resumes and redos in @fp's figures. */
+void ptd__fastpt_count(struct ptd_fastpt *fp, int resumed);
 /* The sums over every cache set freed so far (@reset: start again from 0). */
 void ptd__fastpt_totals(struct ptd_fastpt_stats *st, int reset);
 

@@ -277,6 +277,7 @@ struct seg {
 	/* Blocks decoded after the trace ran out (pts_eos), held back until
 	 * the cut at cut_ip is known. */
 	int eos;
+	int cut_found; /* finish_tail found cut_ip in the tail */
 	struct ptd_block *tail;
 	size_t ntail, captail;
 
@@ -689,6 +690,7 @@ static int finish_tail(struct seg *s)
 			found = 1;
 		}
 	}
+	s->cut_found = found;
 	if (!found)
 		keep = s->ntail;
 	for (i = 0; i < keep; i++) {
@@ -1041,6 +1043,8 @@ struct handover {
 	int told;    /* w's head flags went to s */
 	int watch;   /* stop at a compressed return without call (see takeover) */
 	int stopped; /* ... and it came */
+	int errors;  /* decode errors passed on (libipt resynchronised) */
+	int cut_found; /* the tail was cut at the cut ip (struct seg's) */
 };
 
 /* What w learnt about the block before its start belongs to the block
@@ -1108,6 +1112,8 @@ static int ho_gap(void *ctx, enum ptd_gap_reason r, uint64_t off, const char *de
 		ho->drop--;
 		return 0;
 	}
+	if (r == PTD_GAP_DECODE_ERROR || r == PTD_GAP_NO_MEMORY)
+		ho->errors++;
 	return emit_gap(ho->s, r, off, detail);
 }
 
@@ -1123,10 +1129,12 @@ static int ho_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
 	return emit_event(ho->s, k, ip, arg);
 }
 
-/* libipt from the PSB at @from to the run's end, from the state @in, into
- * @s through @ho. */
-static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
-			struct handover *ho)
+/* libipt from the PSB at @from to @to (the run's end, or a PSB where the
+ * fast path takes over again: its PSB+'s FUP is @cut), from the state @in,
+ * into @s through @ho; s->out gets the state at @to.  Returns 1 when @ho's
+ * watch stopped it. */
+static int handover_to(struct seg *s, uint64_t from, uint64_t to, uint64_t cut,
+		       const struct carry *in, struct handover *ho)
 {
 	struct ptd_pt_sink sink = {ho_block, ho_gap, ho_event, ho, ho_blocks};
 	struct ptd_pt_stats wst;
@@ -1138,8 +1146,8 @@ static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
 	w.buf = s->buf;
 	w.icc = s->icc;
 	w.begin = from;
-	w.end = s->end;
-	w.cut_ip = s->cut_ip;
+	w.end = to;
+	w.cut_ip = to < s->end ? cut : s->cut_ip;
 	w.img = s->img;
 	w.ptimg = s->ptimg;
 	w.sink = &sink;
@@ -1150,10 +1158,11 @@ static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
 	ho->w = &w;
 	err = decode_segment(&w);
 	free(w.tail);
+	ho->cut_found = w.cut_found;
 	if (ho->stopped)
 		return 1;
 	ho_tell(ho);
-	if (!err)
+	if (!err && to >= s->end)
 		err = flush_pend(s);
 	if (err)
 		return err;
@@ -1165,22 +1174,264 @@ static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
 	return 0;
 }
 
+static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
+			struct handover *ho)
+{
+	return handover_to(s, from, s->end, 0, in, ho);
+}
+
+/*
+ * Counting the fast path's blocks (a block without instructions is a
+ * "disabled" gap): set_pend's work for each, with the sums in locals.  A
+ * block that may continue the one before (that one ends without a branch:
+ * a segment's cut tail) and the call log take cnt_block's own way.
+ */
+static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
+{
+	struct counter *c = s->cnt;
+	struct ptd_pt_stats *st = s->st;
+	uint64_t ninsn = 0, nblocks = 0, nitems = 0;
+	int depth = s->depth, dmin = st->depth_min, err = 0;
+	const struct ptd_block *last = NULL;
+	size_t i;
+
+	if (c->log) {
+		for (i = 0; i < nb && !err; i++) {
+			if (!bl[i].ninsn) {
+				err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+				continue;
+			}
+			account(s, &bl[i]);
+			cnt_block(c, &bl[i]);
+		}
+		return err;
+	}
+	if (nb && bl[0].ninsn && !st->start_ip)
+		st->start_ip = bl[0].ip;
+	for (i = 0; i < nb; i++) {
+		const struct ptd_block *b = &bl[i];
+
+		if (b->ninsn && (last ? last->iclass != PTD_IC_OTHER
+				      : !c->have_last || c->last.iclass != PTD_IC_OTHER)) {
+			ninsn += b->ninsn;
+			nblocks++;
+			nitems++;
+			depth += (b->iclass == PTD_IC_CALL) - (b->iclass == PTD_IC_RET);
+			if (depth < dmin)
+				dmin = depth;
+			last = b;
+			continue;
+		}
+		/* the slow way: the sums so far go back first */
+		st->ninsn += ninsn;
+		st->nblocks += nblocks;
+		*c->nitems += nitems;
+		ninsn = nblocks = nitems = 0;
+		s->depth = depth;
+		st->depth_min = dmin;
+		st->depth_delta = depth;
+		if (last) {
+			c->last = *last;
+			c->have_last = 1;
+			last = NULL;
+		}
+		if (!b->ninsn) {
+			err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+			if (err < 0)
+				return err;
+		} else {
+			account(s, b);
+			cnt_block(c, b);
+		}
+		depth = s->depth;
+		dmin = st->depth_min;
+	}
+	st->ninsn += ninsn;
+	st->nblocks += nblocks;
+	*c->nitems += nitems;
+	s->depth = depth;
+	st->depth_min = dmin;
+	st->depth_delta = depth;
+	if (last) {
+		c->last = *last;
+		c->have_last = 1;
+	}
+	return 0;
+}
+
+/* account() for @n blocks, with the sums in locals. */
+static void account_all(struct seg *s, const struct ptd_block *bl, size_t n)
+{
+	struct ptd_pt_stats *st = s->st;
+	uint64_t ninsn = 0;
+	int depth = s->depth, dmin = st->depth_min;
+	size_t i;
+
+	if (n && !st->start_ip)
+		st->start_ip = bl[0].ip;
+	for (i = 0; i < n; i++) {
+		ninsn += bl[i].ninsn;
+		depth += (bl[i].iclass == PTD_IC_CALL) - (bl[i].iclass == PTD_IC_RET);
+		if (depth < dmin)
+			dmin = depth;
+	}
+	st->ninsn += ninsn;
+	st->nblocks += n;
+	s->depth = depth;
+	st->depth_min = dmin;
+	st->depth_delta = depth;
+}
+
+/*
+ * The fast path's blocks into the sink (a block without instructions is a
+ * "disabled" gap): set_pend's work in bulk.  All but the last block of a
+ * row go to the sink straight from @bl; the last one stays pending in the
+ * queue (later events may flag it).
+ */
+static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
+{
+	size_t i = 0, from;
+	int err = 0;
+
+	while (i < nb && err >= 0) {
+		if (!bl[i].ninsn) {
+			err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+			i++;
+			continue;
+		}
+		for (from = i; i < nb && bl[i].ninsn; i++)
+			;
+		account_all(s, bl + from, i - from);
+		if (i - from > 1) {
+			/* the pending block has a successor now: it goes first */
+			err = flush_pend(s);
+			if (err >= 0 && s->sink->blocks) {
+				err = s->sink->blocks(s->sink->ctx, bl + from, i - from - 1);
+			} else {
+				for (; err >= 0 && from + 1 < i; from++)
+					err = s->sink->block(s->sink->ctx, &bl[from]);
+			}
+			if (err < 0)
+				break;
+		}
+		if (s->nq == QN && (err = flush_pend(s)) < 0)
+			break;
+		s->q[s->nq++] = bl[i - 1];
+	}
+	return err < 0 ? err : 0;
+}
+
+/*
+ * Do the bytes [@from, @to) (@from a PSB) hold a well-formed PSB+ and then
+ * whole packets up to @to?  Then libipt decoding up to @to reads what a
+ * decoder that goes on past it reads (not a PSB+ that another PSB cuts
+ * short, nor a packet @to cuts, where it would find an error).
+ */
+static int whole_packets(struct seg *s, struct pt_packet_decoder *pd, uint64_t from, uint64_t to)
+{
+	struct psbhdr h;
+	uint64_t fup = 0, at = from;
+	int first = 1;
+
+	read_psb_hdr_at(pd, from, &h);
+	if (!ptd_fastpt_psb_kind(s->buf, from, to, &fup) || fup != h.fup_ip)
+		return 0;
+	if (pt_pkt_sync_set(pd, from) < 0)
+		return 0;
+	while (at < to) {
+		struct pt_packet pkt;
+
+		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0)
+			return 0;
+		if (pkt.type == ppt_psb && !first)
+			return 0;
+		first = 0;
+		if (pt_pkt_get_offset(pd, &at) < 0)
+			return 0;
+	}
+	return at == to;
+}
+
+/*
+ * Is libipt, after decoding [@from, @to), in no transaction the fast
+ * path would not know of?  No MODE.TSX packet there (a PSB+ need not
+ * repeat it, and a continuous decoder keeps its state), and every packet
+ * whole.
+ */
+static int no_tsx(struct pt_packet_decoder *pd, uint64_t from, uint64_t to)
+{
+	uint64_t at = from;
+
+	if (pt_pkt_sync_set(pd, from) < 0)
+		return 0;
+	while (at < to) {
+		struct pt_packet pkt;
+
+		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0)
+			return 0;
+		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_tsx)
+			return 0;
+		if (pt_pkt_get_offset(pd, &at) < 0)
+			return 0;
+	}
+	return at == to;
+}
+
+/*
+ * Where the fast path can take over again after libipt took segment @k:
+ * the first PSB after it whose PSB+ the fast path takes (with a FUP, its
+ * ip in *@cut: there libipt decoding up to that PSB and cutting its
+ * linear tail at the FUP's ip gives what a continuous decoder gives, as
+ * at the boundary of two runs; and libipt's part has no transaction), or
+ * the run's end.
+ */
+static uint64_t resume_point(struct seg *s, struct pt_packet_decoder *pd, uint64_t k,
+			     uint64_t *cut)
+{
+	uint64_t at = k, prev;
+	unsigned n = 0;
+
+	*cut = 0;
+	/* (bounded: past that many, libipt decodes on to the run's end) */
+	while (n++ < 64) {
+		struct psbhdr h;
+		uint64_t fup = 0;
+
+		prev = at;
+		at = next_psb(s->buf, at + sizeof(psb_pattern), s->end);
+		if (at >= s->end)
+			break;
+		read_psb_hdr_at(pd, at, &h);
+		if (ptd_fastpt_psb_kind(s->buf, at, s->end, &fup) == 1 && fup == h.fup_ip &&
+		    !h.then_pge && whole_packets(s, pd, prev, at) && no_tsx(pd, k, at)) {
+			*cut = fup;
+			return at;
+		}
+	}
+	return s->end;
+}
+
 /*
  * The run [s->begin, s->end) with the fast path (fastpt.h).  Segment by
  * segment from the run's start, each one the fast path handles (from a
  * clean PSB with tracing enabled, up to a well-formed next PSB+) is taken
- * from it.  At the first segment it does not handle (k), libipt decodes
- * the rest of the run with one decoder, as the plain path does: libipt
- * carries state across PSBs (its return stack; after an error it
- * resynchronises past the PSB its reading ran into).  That decoder starts
- * at k: synchronised there it differs from the continuous one only in its
- * return stack, empty where the continuous one holds what came before,
- * which shows first as a compressed return without call.  Up to that
- * point its items are the continuous decoder's; if it comes, a decoder
- * from the last PSB where the fast path's return stack was empty (j: there
- * a decoder synchronised afresh is where the continuous one is) takes
- * over, its items up to what was given already dropped.  The items are
- * those of the plain path's libipt run.
+ * from it.  A segment it does not handle (k) libipt decodes, from k up to
+ * the next PSB the fast path takes again (resume_point), where the fast
+ * path goes on.
+ *
+ * libipt carries its return stack across PSBs.  A decoder (libipt's or
+ * the fast path) started at a PSB with an empty stack gives what the
+ * continuous one gives up to a compressed return that finds its stack
+ * empty (where the continuous one pops what came before).  libipt's stack
+ * cannot be read, so after libipt had a part the fast path goes on with
+ * an empty stack whose bottom is not known ("complete" is 0), and it
+ * leaves such a return to libipt; libipt there meets it too (its stack,
+ * started later, is no fuller), which shows as a decode error for a
+ * compressed return without call.  Then a decoder from the last PSB where
+ * the whole stack was known to be empty (j: there a decoder synchronised
+ * afresh is where the continuous one is) decodes the rest of the run,
+ * its items up to what was given already dropped.  The items are those of
+ * the plain path's libipt run.
  */
 static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 {
@@ -1189,40 +1440,66 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	struct carry cur = s->in, cur_j = s->in;
 	struct psbhdr nh;
 	struct ptd_fastpt_edge edge;
-	uint64_t pos = begin, j = begin, num_j = 0;
-	unsigned ev_j = 0;
-	int err = 0, keep_stack = 0;
+	struct handover ho;
+	struct carry cur_p;
+	uint64_t pos = begin, j = begin, num_j = 0, num_p;
+	unsigned ev_j = 0, ev_p;
+	int err = 0, keep_stack = 0, complete = 1;
+	/* nh holds the PSB+ at nh_at (kind nh_kind, FUP ip nh_fup) */
+	int have_nh = 0, nh_kind = 0;
+	uint64_t nh_at = 0, nh_fup = 0;
 
 	if (!pd)
 		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
 	ptd_fastpt_begin(fp);
 	s->more = 1;
 	while (pos < end && !err) {
-		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end);
+		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end), rp, rcut;
 		const struct ptd_block *bl;
-		size_t nb = 0, i;
-		int empty = !keep_stack || !ptd__fastpt_stack_depth(fp);
+		size_t nb = 0;
 		uint64_t cut = s->cut_ip;
 		/* (a trace's start: tracing enabled by TIP.PGE, nothing before) */
 		int pge_start = cur.kind == CARRY_FRESH && !have_item(s);
+		uint64_t fup = 0;
+		int kind;
 
+		if (complete && (!keep_stack || !ptd__fastpt_stack_depth(fp))) {
+			j = pos;
+			cur_j = cur;
+			num_j = s->st->ninsn + s->st->ngaps;
+			ev_j = s->nev;
+		}
 		/* decode_segment takes tracing as on at a PSB from what
 		 * read_psb_hdr finds there (it reads up to 64 packets): the
-		 * fast path must see the PSB+ the same way. */
-		uint64_t fup = 0;
-		int kind = ptd_fastpt_psb_kind(s->buf, pos, end, &fup);
-
-		read_psb_hdr_at(pd, pos, &nh);
-		if (!kind || nh.fup_ip != fup || nh.then_pge)
+		 * fast path must see the PSB+ the same way.  (Read as the
+		 * next PSB+ of the segment before, when that was taken.) */
+		if (have_nh && nh_at == pos) {
+			kind = nh_kind;
+			fup = nh_fup;
+		} else {
+			kind = ptd_fastpt_psb_kind(s->buf, pos, end, &fup);
+			read_psb_hdr_at(pd, pos, &nh);
+		}
+		have_nh = 0;
+		/* (a PSB+ pt.c reads otherwise than libipt: from here on
+		 * libipt's decoder only, as the plain path) */
+		if (!kind || nh.fup_ip != fup)
 			break;
+		if (nh.then_pge)
+			goto libipt;
 		/* The next PSB+ must be one the fast path takes too: libipt
 		 * reads into it before it is done with this segment.  Without
 		 * FUP (cut 0) it is one where tracing is disabled. */
 		memset(&nh, 0, sizeof(nh));
 		if (next < end) {
 			read_psb_hdr_at(pd, next, &nh);
-			if (!ptd_fastpt_psb_kind(s->buf, next, end, &cut) || cut != nh.fup_ip)
-				break;
+			nh_kind = ptd_fastpt_psb_kind(s->buf, next, end, &cut);
+			if (!nh_kind || cut != nh.fup_ip)
+				goto libipt;
+			/* (nh, nh_kind and cut stay for the next round) */
+			have_nh = 1;
+			nh_at = next;
+			nh_fup = cut;
 		}
 		memset(&edge, 0, sizeof(edge));
 		edge.disabled = cur.kind == CARRY_STATE && !cur.enabled;
@@ -1233,43 +1510,93 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (cur.off_async || (next < end && nh.then_pge) ||
 		    ptd_fastpt_segment_edge(fp, s->buf, pos, next, cut, keep_stack, pge_start, &edge,
 					    &bl, &nb) <= 0)
-			break;
+			goto libipt;
 		/* (disabled at a PSB+ with FUP: libipt ignores the FUP, pt.c
 		 * decodes a copy without it) */
 		if (edge.end_disabled && next < end && cut)
-			break;
-		if (empty) {
-			j = pos;
-			cur_j = cur;
-			num_j = s->st->ninsn + s->st->ngaps;
-			ev_j = s->nev;
-		}
+			goto libipt;
 		/* (a block without instructions: a "disabled" gap) */
 		if (s->cnt) {
-			/* counting: set_pend's work, in one loop */
-			for (i = 0; i < nb && !err; i++) {
-				if (!bl[i].ninsn) {
-					err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
-					continue;
-				}
-				account(s, &bl[i]);
-				cnt_block(s->cnt, &bl[i]);
-			}
+			err = count_fast(s, bl, nb);
 		} else {
-			for (i = 0; i < nb && !err; i++)
-				err = bl[i].ninsn ? set_pend(s, &bl[i])
-						  : emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+			err = deliver_fast(s, bl, nb);
 		}
 		cur.kind = CARRY_STATE; /* as decode_segment ends */
 		cur.enabled = (uint8_t)!edge.end_disabled;
-		cur.off_async = 0;
-		cur.dis_known = (uint8_t)edge.end_disabled;
+		cur.off_async = (uint8_t)(edge.end_disabled && edge.end_async);
+		cur.async_at = cur.off_async ? edge.end_dis_ip : 0;
+		if (cur.off_async)
+			s->st->end_ip = edge.end_dis_ip; /* (as ptev_async_disabled) */
+		cur.dis_known = (uint8_t)(edge.end_disabled && edge.end_dis_known);
 		cur.dis_ip = edge.end_disabled ? edge.end_dis_ip : 0;
 		cur.have_item = (uint8_t)have_item(s);
 		s->enabled = !edge.end_disabled;
-		s->off_async = 0;
+		s->off_async = cur.off_async;
+		s->async_at = cur.async_at;
 		keep_stack = 1;
 		pos = next;
+		continue;
+libipt:
+		have_nh = 0;
+		/* libipt from here up to where the fast path can go on. */
+		rp = resume_point(s, pd, pos, &rcut);
+		if (pos == begin && rp >= end)
+			break; /* the whole run: the plain path */
+		memset(&ho, 0, sizeof(ho));
+		/* (from j, a decoder synchronised afresh is the continuous one) */
+		ho.watch = !(complete && pos == j);
+		cur_p = cur;
+		num_p = s->st->ninsn + s->st->ngaps;
+		ev_p = s->nev;
+		err = handover_to(s, pos, rp, rcut, &cur, &ho);
+		if (err < 0)
+			break;
+		if (!err && rp < end &&
+		    (ho.errors || !ho.cut_found || s->out.kind != CARRY_STATE || !s->out.enabled ||
+		     s->out.off_async)) {
+			/* libipt resynchronised after an error: a continuous
+			 * decoder may do that past rp (past the PSB its reading
+			 * ran into); or tracing is not simply on at rp (pt.c's
+			 * carry there is what a run that starts there takes, not
+			 * always what the continuous decoder is in); or the
+			 * linear code after the last packet does not reach the
+			 * ip rp's PSB+ gives (a continuous decoder finds an
+			 * error there).  libipt goes on to the run's end, from
+			 * pos again (less what s has since). */
+			memset(&ho, 0, sizeof(ho));
+			ho.watch = !(complete && pos == j);
+			ho.drop = s->st->ninsn + s->st->ngaps - num_p;
+			ho.drop_ev = s->nev - ev_p;
+			err = handover_run(s, pos, &cur_p, &ho);
+			if (err <= 0) {
+				pt_pkt_free_decoder(pd);
+				s->more = 0;
+				return err;
+			}
+		}
+		if (err > 0) {
+			/* A compressed return popped what came before: from j,
+			 * less what s has since. */
+			ptd__fastpt_count(fp, 0);
+			pt_pkt_free_decoder(pd);
+			s->more = 0;
+			memset(&ho, 0, sizeof(ho));
+			ho.drop = s->st->ninsn + s->st->ngaps - num_j;
+			ho.drop_ev = s->nev - ev_j;
+			return handover_run(s, j, &cur_j, &ho);
+		}
+		if (rp >= end) {
+			pt_pkt_free_decoder(pd);
+			s->more = 0;
+			return 0; /* (handover_to flushed and set s->out) */
+		}
+		ptd__fastpt_count(fp, 1);
+		cur = s->out;
+		s->enabled = cur.enabled;
+		s->off_async = cur.off_async;
+		complete = 0;
+		keep_stack = 0;
+		pos = rp;
 	}
 	pt_pkt_free_decoder(pd);
 	s->more = 0;
@@ -1278,14 +1605,14 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	if (pos == begin)
 		return decode_segment(s); /* nothing from the fast path */
 	if (pos < end) {
-		struct handover ho;
-
+		/* A PSB+ pt.c reads otherwise than libipt: libipt to the
+		 * run's end (from j if a compressed return needs it). */
 		memset(&ho, 0, sizeof(ho));
-		ho.watch = pos != j;
+		ho.watch = !(complete && pos == j);
 		err = handover_run(s, pos, &cur, &ho);
 		if (err <= 0)
 			return err;
-		/* It came: from j, less what s has since. */
+		ptd__fastpt_count(fp, 0);
 		memset(&ho, 0, sizeof(ho));
 		ho.drop = s->st->ninsn + s->st->ngaps - num_j;
 		ho.drop_ev = s->nev - ev_j;

@@ -38,7 +38,8 @@ for p in "${progs[@]}"; do
 		die "$name: the fast path's history differs from libipt's"
 	note "$name: $n instructions, the same; $(cat "$TMPDIR/$name.stats")"
 done
-# (most programs are one PSB segment with syscalls in it, which libipt
-# decodes; fib's recursion spans many segments the fast path takes)
+# (most programs are one PSB segment with syscalls in it, ending with an
+# asynchronous disable, which the fast path takes; a signal is left to
+# libipt; fib's recursion spans several segments)
 [ "$total" -gt 0 ] || die "the fast path decoded no segment of any program"
 echo "fastpt-testprogs: ok ($total segments through the fast path)"

@@ -310,9 +310,11 @@ static void test_plain_is_fast(void **state)
 static void test_packet_limits(void **state)
 {
 	(void)state;
-	for (int ext = 7; ext <= 11; ext++) {
-		/* ext 10, 11: 1-byte CYCs in the PSB+, 10 and 70 of them */
-		int ncyc = ext == 10 ? 10 : ext == 11 ? 70 : 0;
+	for (int ext = 7; ext <= 12; ext++) {
+		/* ext 10, 11: 1-byte CYCs in the first PSB+, 10 and 70 of
+		 * them; 12: 70 in the second (the fast path took the first
+		 * segment, libipt decodes the rest of the run) */
+		int ncyc = ext == 10 ? 10 : ext >= 11 ? 70 : 0;
 		uint8_t b[512];
 		size_t n = 0;
 		char what[64];
@@ -322,8 +324,8 @@ static void test_packet_limits(void **state)
 							2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82};
 
 			memcpy(b + n, psb, 16), n += 16;
-			for (int k = 0; k < (round ? 0 : ncyc); k++)
-				b[n++] = 0xfb; /* CYC, no extension (first PSB+ only) */
+			for (int k = 0; k < (round == (ext == 12) ? ncyc : 0); k++)
+				b[n++] = 0xfb; /* CYC, no extension (one PSB+ only) */
 			b[n++] = 0x99, b[n++] = 0x01;		      /* MODE.Exec 64-bit */
 			b[n++] = 0x5d, b[n++] = 0x60, b[n++] = 0x10; /* FUP 0x401060 */
 			b[n++] = 0x40, b[n++] = 0x00;
@@ -338,7 +340,8 @@ static void test_packet_limits(void **state)
 			b[n++] = 0x04;				      /* TNT 0: 61 not taken */
 		}
 		if (ncyc)
-			snprintf(what, sizeof(what), "%d CYC packets in the PSB+", ncyc);
+			snprintf(what, sizeof(what), "%d CYC packets in the %s PSB+", ncyc,
+				 ext == 12 ? "second" : "first");
 		else
 			snprintf(what, sizeof(what), "CYC with %d extension bytes", ext);
 		check(b, n, what);
@@ -875,12 +878,171 @@ static int setup(void **state)
 	return 0;
 }
 
+/* g's loop (80 nop; 81 jz 85; 83 jmp *rax back to 80), @n times: trace
+ * without calls or returns. */
+static void g_loop(struct ptd_ptsynth *s, int n, int ovf_at)
+{
+	for (int k = 0; k < n; k++) {
+		assert_int_equal(ptd_ptsynth_cond(s, 0, PW_BASE + 0x83), 0);
+		assert_int_equal(ptd_ptsynth_indirect(s, PW_BASE + 0x80), 0);
+		if (k == ovf_at)
+			assert_int_equal(ptd_ptsynth_overflow(s, PW_BASE + 0x80), 0);
+	}
+}
+
+/*
+ * The fast path going on after a segment libipt decodes (pt.c's
+ * fast_run): main calls f (a compressed return) and g through its
+ * indirect call (the return stack holds 0a), g loops; mid-run an event
+ * the fast path leaves to libipt (@ev: 0 an asynchronous branch, FUP and
+ * TIP.PGD/TIP.PGE, as a signal into g; 1 an overflow; 2 a packet libipt
+ * takes as timing and the fast path does not; 3 a transaction begins:
+ * libipt's blocks are speculative from there, the fast path must not go
+ * on), then g loops on
+ * (the fast path goes on after libipt's part), and with @across returns to
+ * main with a compressed return of the call from before the event and
+ * several PSBs (hardware and ptsynth do not compress across a PSB; libipt
+ * takes it, its stack held the call; the fast path's, started empty after
+ * libipt's part, does not: the run is decoded again from its start), then
+ * main's syscall.  @ovf_after: an overflow right after the fast path went
+ * on.
+ */
+static void resume_stream(int ev, int across, int ovf_after, uint32_t period,
+			  struct ptd_fastpt_stats *sum)
+{
+	struct ptd_ptsynth_config cfg = {.psb_period = period, .ret_compression = 1};
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+	struct ptd_fastpt_stats fs;
+	const uint8_t *buf;
+	uint8_t *ed = NULL;
+	size_t n;
+	char what[128];
+
+	assert_non_null(s);
+	assert_int_equal(ptd_ptsynth_begin(s, PW_BASE), 0);
+	assert_int_equal(ptd_ptsynth_cond(s, 0, PW_BASE + 0x03), 0);
+	assert_int_equal(ptd_ptsynth_call(s, PW_BASE + 0x08), 0);
+	assert_int_equal(ptd_ptsynth_cond(s, 1, PW_BASE + 0x68), 0);
+	assert_int_equal(ptd_ptsynth_ret(s, PW_BASE + 0x08), 0);
+	assert_int_equal(ptd_ptsynth_icall(s, PW_BASE + 0x0a, PW_BASE + 0x80), 0);
+	g_loop(s, 3 * (int)period / 4 + 40, -1);
+	if (ev == 0)
+		assert_int_equal(ptd_ptsynth_async(s, PW_BASE + 0x83, PW_BASE + 0x80), 0);
+	else if (ev == 1)
+		assert_int_equal(ptd_ptsynth_overflow(s, PW_BASE + 0x80), 0);
+	/* (the overflow a few packets after the next PSB+) */
+	g_loop(s, (int)period / 2 + 60, ovf_after ? (int)period / 4 + 6 : -1);
+	if (across) {
+		assert_int_equal(ptd_ptsynth_cond(s, 1, PW_BASE + 0x85), 0);
+		assert_int_equal(ptd_ptsynth_ret(s, PW_BASE + 0x0a), 0);
+		assert_int_equal(ptd_ptsynth_syscall(s, PW_BASE + 0x0c), 0);
+		assert_int_equal(ptd_ptsynth_end(s, PW_BASE + 0x0c), 0);
+	} else {
+		assert_int_equal(ptd_ptsynth_end(s, PW_BASE + 0x80), 0);
+	}
+	buf = ptd_ptsynth_data(s, &n);
+	if (ev >= 2) {
+		/* Right after the PSBEND of the third PSB+: a CYC packet with
+		 * 8 extension bytes (libipt takes it, the fast path leaves it
+		 * to libipt; nothing disables tracing, the return stack
+		 * stays), or (3) a transaction that begins there (MODE.TSX,
+		 * then the PSB+'s FUP again); the PSB+s after it do not repeat
+		 * the MODE.TSX, so libipt's blocks stay speculative. */
+		static const uint8_t cyc[9] = {0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x42};
+		uint8_t ins[16];
+		size_t at = 0, fup = 0, nins, k;
+		int psbs = 0;
+
+		for (k = 0; k + 1 < n && !at; k++) {
+			if (buf[k] == 0x02 && buf[k + 1] == 0x82 && k + 16 <= n &&
+			    !memcmp(buf + k, buf + k + 2, 14)) {
+				psbs++;
+				k += 15;
+			} else if (psbs == 3 && (buf[k] & 0x1f) == 0x1d && !fup) {
+				fup = k; /* (the timing packets before it hold no 0x?d byte) */
+			} else if (psbs == 3 && buf[k] == 0x02 && buf[k + 1] == 0x23) {
+				at = k + 2;
+			}
+		}
+		assert_true(at > 0);
+		if (ev == 2) {
+			memcpy(ins, cyc, sizeof(cyc));
+			nins = sizeof(cyc);
+		} else {
+			assert_true(fup > 0 && at - 2 - fup <= 9);
+			ins[0] = 0x99, ins[1] = 0x21; /* MODE.TSX: in a transaction */
+			memcpy(ins + 2, buf + fup, at - 2 - fup);
+			nins = 2 + (at - 2 - fup);
+		}
+		ed = malloc(n + nins);
+		assert_non_null(ed);
+		memcpy(ed, buf, at);
+		memcpy(ed + at, ins, nins);
+		memcpy(ed + at + nins, buf + at, n - at);
+		buf = ed;
+		n += nins;
+	}
+	if (across) {
+		/* ptsynth, as the hardware, clears its return stack at every
+		 * PSB: the return to 0a is a TIP.  Make it a compressed one
+		 * (libipt's stack still has 0a): "06 2d 0a 10" (TNT 1, TIP
+		 * 0a) becomes "0e 00 00 00" (TNT 1 1, PADs). */
+		static const uint8_t was[4] = {0x06, 0x2d, 0x0a, 0x10}, now[4] = {0x0e, 0, 0, 0};
+		size_t k, last = 0;
+
+		if (!ed) {
+			ed = malloc(n);
+			assert_non_null(ed);
+			memcpy(ed, buf, n);
+			buf = ed;
+		}
+		for (k = 0; k + 4 <= n; k++)
+			if (!memcmp(ed + k, was, 4))
+				last = k + 1;
+		assert_true(last > 0);
+		memcpy(ed + last - 1, now, 4);
+	}
+	snprintf(what, sizeof(what), "resume after %s%s%s, period %u",
+		 ev == 0 ? "a signal" : ev == 1 ? "an overflow" :
+		 ev == 2 ? "a long CYC packet" : "a transaction's start",
+		 across ? ", returns across it" : "", ovf_after ? ", then an overflow" : "",
+		 period);
+	ptd__fastpt_totals(&fs, 1);
+	check(buf, n, what);
+	ptd__fastpt_totals(&fs, 1);
+	free(ed);
+	sum->resumes += fs.resumes;
+	sum->redos += fs.redos;
+	sum->segs_fast += fs.segs_fast;
+	ptd_ptsynth_free(s);
+}
+
+static void test_resume(void **state)
+{
+	struct ptd_fastpt_stats sum = {0};
+
+	(void)state;
+	for (int ev = 0; ev < 4; ev++)
+		for (int across = 0; across < 2; across++)
+			for (int ovf = 0; ovf < 2; ovf++) {
+				resume_stream(ev, across, ovf, 64, &sum);
+				resume_stream(ev, across, ovf, 200, &sum);
+			}
+	print_message("fast path: %llu segments, went on after libipt %llu times, %llu runs "
+		      "again from an earlier PSB\n", (unsigned long long)sum.segs_fast,
+		      (unsigned long long)sum.resumes, (unsigned long long)sum.redos);
+	/* both ways were taken */
+	assert_true(sum.resumes > 0);
+	assert_true(sum.redos > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_api),
 		cmocka_unit_test(test_packet_limits),
 		cmocka_unit_test(test_plain_is_fast),
+		cmocka_unit_test(test_resume),
 		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_filtered_walks),
