@@ -242,26 +242,32 @@ static void fix_append(struct builder *b, uint64_t index, enum field f, uint64_t
 
 /* Writes @f of segment @index, which may be older than the builder's
  * window (then the chunk keeps the write too). */
+/* Writes field @f of @s; 0, or -1 for an unknown field (a corrupt fixup). */
+static int put_field(struct ptd_callseg *s, enum field f, uint64_t v)
+{
+	switch (f) {
+	case F_UP:
+		s->up = v;
+		return 0;
+	case F_UP_IS_RET:
+		s->up_is_ret = (uint8_t)v;
+		return 0;
+	case F_UP_IS_TAIL:
+		s->up_is_tail = (uint8_t)v;
+		return 0;
+	case F_NEXT_SAME:
+		s->next_same = v;
+		return 0;
+	}
+	return -1;
+}
+
 static void set_field(struct builder *b, uint64_t index, enum field f, uint64_t v)
 {
 	struct ptd_callseg *s = seg_if_stored(b, index);
 
-	if (s) {
-		switch (f) {
-		case F_UP:
-			s->up = v;
-			break;
-		case F_UP_IS_RET:
-			s->up_is_ret = (uint8_t)v;
-			break;
-		case F_UP_IS_TAIL:
-			s->up_is_tail = (uint8_t)v;
-			break;
-		case F_NEXT_SAME:
-			s->next_same = v;
-			break;
-		}
-	}
+	if (s)
+		put_field(s, f, v);
 	if (b->lazy && index <= b->sealed)
 		fix_append(b, index, f, v);
 }
@@ -1940,22 +1946,8 @@ static int materialise(struct ptd_calls *c, uint64_t j, struct cache_slot *sl)
 		s = &sl->segs[off];
 		if (f == F_UP || f == F_NEXT_SAME)
 			v = s->index + (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
-		switch (f) {
-		case F_UP:
-			s->up = v;
-			break;
-		case F_UP_IS_RET:
-			s->up_is_ret = (uint8_t)v;
-			break;
-		case F_UP_IS_TAIL:
-			s->up_is_tail = (uint8_t)v;
-			break;
-		case F_NEXT_SAME:
-			s->next_same = v;
-			break;
-		default:
+		if (put_field(s, (enum field)f, v) < 0)
 			return ptd__err(-ptde_internal, "bad fixup in the function-call segments");
-		}
 	}
 	/* The adoptions after the walk: each orphan left gets the caller
 	 * the first one of its level made (orphans are rare: the segments
