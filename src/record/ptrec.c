@@ -17,7 +17,7 @@
  * so user-only PT ends with tracing disabled there and the items decoded
  * so far never change when more trace follows.
  */
-#include "record/ptrec_int.h"
+#include "record/ptrec_priv.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -39,70 +39,7 @@
 #define DATA_PAGES 16 /* sideband ring: 64 KiB */
 #define MIN_AUX_PAGES 2
 
-struct ptthread {
-	pid_t tid;
-	struct ptd_history *h;
-	int fd;		/* -1: closed (the thread is gone) */
-	void *base;	/* data ring mapping */
-	size_t base_len;
-	void *aux;
-	size_t aux_len;
-	struct ptd_perf_ring ring;
-	struct ptd_perf_aux auxr;
-	int gone;
 
-	/* The kept PT, all streams one after the other. */
-	uint8_t *pt;
-	size_t pt_size, pt_cap;
-	uint64_t aux_pos; /* aux position (head) the end of pt corresponds to */
-
-	/* The current stream: pt[s_start, pt_size). */
-	size_t s_start;
-	int s_synced;		/* its first PSB was found */
-	uint64_t s_base;	/* offset (in the stream) of the PSB decoding restarts at */
-	struct ptd_pt_state s_state; /* the decoder state at s_base */
-	uint64_t s_done;	/* numbers the run from s_base gave and that are in h */
-	uint64_t s_done_ev;	/* events it gave after its last number */
-	/* Why bytes before the stream's first PSB cannot be decoded, when
-	 * no loss gap said so already (NULL: nothing to say). */
-	const char *s_lead_why;
-
-	/* Losses the sideband reported, by aux position, not yet applied. */
-	struct loss {
-		uint64_t pos;
-		char msg[256];
-	} loss[8];
-	int nloss;
-	uint64_t lost_bytes, wraps, trace_bytes;
-	uint64_t last_tail; /* the tail set at the last sync */
-	int truncated; /* the kernel stopped the event: enable it after reading */
-	/* Stopped in its exit (PTD_STOP_EXITING) inside the syscall at this
-	 * address (ptd__exit_syscall), or 0: the PT shows that instruction
-	 * executed (TIP.PGD into the kernel), the history ends before it. */
-	uint64_t exit_sys;
-	int exit_trimmed; /* its history lost that instruction (exit_trim) */
-};
-
-struct ptrec {
-	struct ptd_recorder rec;
-	struct ptd_perf_kernel *k;
-	struct ptd_ptrec_config cfg;
-	struct ptd_perf_pmu pmu;
-	struct ptd__cpuinfo cpu;
-	struct ptthread *th;
-	int nth, cap;
-	struct ptd_image *img;
-	int img_stale;
-	/* Sideband said the image changed: true for the trace read after
-	 * the trace decoded next, so it applies after that decode. */
-	int img_pending;
-	int exec_seen; /* a COMM exec record was read, its trace not decoded yet */
-	uint64_t aux_size; /* bytes per thread now (halved on ENOMEM) */
-	int started;
-	int stopped;
-	char pmu_name[64];
-	int filters_set;
-};
 
 static struct ptrec *PR(const struct ptd_recorder *r)
 {
@@ -380,7 +317,7 @@ static int open_event(struct ptrec *p, struct ptthread *th)
 
 /* ---- the image --------------------------------------------------------------------------------- */
 
-static struct ptd_image *image(struct ptrec *p)
+struct ptd_image *ptd__ptrec_image(struct ptrec *p)
 {
 	if (p->img && !p->img_stale)
 		return p->img;
@@ -408,334 +345,6 @@ static int overlaps(struct ptd_image *img, uint64_t addr, uint64_t len)
 			return !(m->vaddr == addr && m->size == len); /* the same one again: fine */
 	}
 	return 0;
-}
-
-/* ---- decoding ---------------------------------------------------------------------------------- */
-
-/* The sink of a run: skips what the history has already, appends the
- * rest to a scratch history. */
-struct skip {
-	struct ptd_history *out;
-	struct ptd_history *h; /* the thread's history (flags of a skipped last block) */
-	struct ptd_image *img;
-	uint64_t skip_n, skip_ev;
-	uint64_t run_n, run_ev; /* what this run gave: numbers, events after the last */
-	/* The thread's exit syscall (ptrthread.exit_sys), or 0.  Then the
-	 * newest block and the events after it are held back until more
-	 * comes, so that one ending in that syscall loses it (exit_trim). */
-	uint64_t exit_sys;
-	int held, trimmed;
-	struct ptd_block hb;
-	struct {
-		enum ptd_event_kind kind;
-		uint64_t ip, arg;
-	} hev[8];
-	int nhev;
-};
-
-/* Appends what is held back. */
-static int out_flush(struct skip *k)
-{
-	int rc = 0;
-
-	if (k->held)
-		rc = ptd_history_append_block(k->out, &k->hb);
-	for (int i = 0; rc == 0 && i < k->nhev; i++)
-		rc = ptd_history_append_event(k->out, k->hev[i].kind, k->hev[i].ip, k->hev[i].arg);
-	k->held = 0;
-	k->nhev = 0;
-	return rc;
-}
-
-static int out_block(struct skip *k, const struct ptd_block *b)
-{
-	int rc;
-
-	if (!k->exit_sys)
-		return ptd_history_append_block(k->out, b);
-	rc = out_flush(k);
-	k->hb = *b;
-	k->held = 1;
-	return rc;
-}
-
-static int out_gap(struct skip *k, enum ptd_gap_reason r, uint64_t off, const char *detail)
-{
-	int rc = out_flush(k);
-
-	return rc < 0 ? rc : ptd_history_append_gap(k->out, r, off, detail);
-}
-
-static int out_event(struct skip *k, enum ptd_event_kind e, uint64_t ip, uint64_t arg)
-{
-	if (k->held && k->nhev < (int)(sizeof(k->hev) / sizeof(k->hev[0]))) {
-		k->hev[k->nhev].kind = e;
-		k->hev[k->nhev].ip = ip;
-		k->hev[k->nhev].arg = arg;
-		k->nhev++;
-		return 0;
-	}
-	int rc = out_flush(k);
-	return rc < 0 ? rc : ptd_history_append_event(k->out, e, ip, arg);
-}
-
-/*
- * The end of an exiting thread's trace: a held block ending in its exit
- * syscall loses that instruction, and the events after it (tracing
- * disabled as it entered the kernel) go with it.  The thread never runs
- * again, so nothing decoded later depends on the numbers skipped here.
- */
-static int exit_trim(struct skip *k)
-{
-	struct ptd_block b = k->hb;
-	uint64_t ip = b.ip;
-
-	if (!k->held || b.end_ip != k->exit_sys || b.iclass != PTD_IC_FAR_CALL)
-		return out_flush(k);
-	k->held = 0;
-	k->nhev = 0;
-	k->trimmed = 1;
-	if (b.ninsn == 1)
-		return 0;
-	/* The instruction before the syscall ends the block now. */
-	for (uint32_t i = 0; i + 2 < b.ninsn; i++) {
-		uint8_t buf[16];
-		struct ptd_insn_info in;
-		int n = ptd_image_read(k->img, ip, buf, sizeof(buf));
-
-		if (n <= 0 || ptd_disasm_decode_mode(buf, (size_t)n, ip, ptd_block_mode(&b), &in) < 0)
-			return ptd__err(-ptde_bad_insn, "cannot decode the instruction at 0x%llx",
-					(unsigned long long)ip);
-		ip += in.len;
-	}
-	b.end_ip = ip;
-	b.ninsn--;
-	b.iclass = PTD_IC_OTHER;
-	b.flags &= (uint8_t)~(PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
-	return ptd_history_append_block(k->out, &b);
-}
-
-static int sk_block(void *ctx, const struct ptd_block *b)
-{
-	struct skip *k = ctx;
-	struct ptd_block rest = *b;
-
-	k->run_n += b->ninsn;
-	k->run_ev = 0;
-	if (k->skip_n >= b->ninsn) {
-		k->skip_n -= b->ninsn;
-		if (k->skip_n == 0 && (b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL)))
-			/* Learnt from trace that came after the last read. */
-			ptd_history_flag_last(k->h, b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL));
-		return 0;
-	}
-	if (k->skip_n) {
-		/* The history has the first skip_n instructions of it. */
-		uint64_t ip = b->ip;
-
-		for (uint64_t i = 0; i < k->skip_n; i++) {
-			uint8_t buf[16];
-			struct ptd_insn_info in;
-			int n = ptd_image_read(k->img, ip, buf, sizeof(buf));
-
-			if (n <= 0 || ptd_disasm_decode_mode(buf, (size_t)n, ip, ptd_block_mode(b),
-							     &in) < 0)
-				return ptd__err(-ptde_bad_insn,
-						"cannot decode the instruction at 0x%llx",
-						(unsigned long long)ip);
-			ip += in.len;
-		}
-		rest.ip = ip;
-		rest.ninsn = b->ninsn - (uint32_t)k->skip_n;
-		k->skip_n = 0;
-		k->skip_ev = 0;
-	}
-	k->skip_ev = 0;
-	return out_block(k, &rest);
-}
-
-static int sk_blocks(void *ctx, const struct ptd_block *b, size_t n)
-{
-	struct skip *k = ctx;
-
-	if (!k->skip_n && !k->skip_ev && !k->exit_sys) {
-		for (size_t i = 0; i < n; i++)
-			k->run_n += b[i].ninsn;
-		if (n)
-			k->run_ev = 0;
-		return ptd_history_append_blocks(k->out, b, n);
-	}
-	for (size_t i = 0; i < n; i++) {
-		int rc = sk_block(ctx, &b[i]);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
-static int sk_gap(void *ctx, enum ptd_gap_reason r, uint64_t off, const char *detail)
-{
-	struct skip *k = ctx;
-
-	k->run_n++;
-	k->run_ev = 0;
-	if (k->skip_n) {
-		k->skip_n--;
-		return 0;
-	}
-	k->skip_ev = 0;
-	return out_gap(k, r, off, detail);
-}
-
-static int sk_event(void *ctx, enum ptd_event_kind e, uint64_t ip, uint64_t arg)
-{
-	struct skip *k = ctx;
-
-	k->run_ev++;
-	if (k->skip_n)
-		return 0;
-	if (k->skip_ev) {
-		k->skip_ev--;
-		return 0;
-	}
-	return out_event(k, e, ip, arg);
-}
-
-static void reset_stream(struct ptthread *th)
-{
-	th->s_start = th->pt_size;
-	th->s_synced = 0;
-	th->s_base = 0;
-	ptd_pt_state_init(&th->s_state);
-	th->s_done = th->s_done_ev = 0;
-}
-
-/*
- * Decodes what is new in the current stream into the history.  @final:
- * the stream ends here (data was lost after it, or the thread is gone).
- */
-static int decode_stream(struct ptrec *p, struct ptthread *th, int final)
-{
-	const uint8_t *buf = th->pt + th->s_start;
-	uint64_t end = th->pt_size - th->s_start;
-	struct ptd_pt_sink sink = { sk_block, sk_gap, sk_event, NULL, sk_blocks };
-	struct ptd_pt_state out;
-	struct ptd_image *img;
-	struct skip k;
-	uint64_t *offs = NULL, *ips = NULL;
-	size_t n = 0;
-	uint8_t head = 0;
-	int rc;
-
-	if (end == 0)
-		return 0;
-	if (!th->s_synced) {
-		rc = ptd_pt_index(buf, end, &offs, &ips, &n);
-		if (rc < 0)
-			return rc;
-		if (!n) {
-			free(offs);
-			free(ips);
-			if (final)
-				return ptd_history_append_gap(
-					th->h, PTD_GAP_LOST, th->s_start,
-					"trace without a PSB packet: nothing could be decoded");
-			return 0;
-		}
-		th->s_base = offs[0];
-		th->s_synced = 1;
-		if (offs[0] && th->s_lead_why) {
-			char msg[300];
-
-			snprintf(msg, sizeof(msg), "%s: %llu bytes of trace before the next PSB",
-				 th->s_lead_why, (unsigned long long)offs[0]);
-			ptd_history_append_gap(th->h, PTD_GAP_LOST, th->s_start, msg);
-		}
-		th->s_lead_why = NULL;
-		free(offs);
-		free(ips);
-		offs = ips = NULL;
-	}
-	if (th->s_base >= end)
-		return 0;
-	rc = ptd_pt_index(buf + th->s_base, end - th->s_base, &offs, &ips, &n);
-	if (rc < 0)
-		return rc;
-	img = image(p);
-	if (!img) {
-		rc = ptd__err(-ptde_nomem, "out of memory for the process image");
-		goto out;
-	}
-	memset(&k, 0, sizeof(k));
-	k.h = th->h;
-	k.img = img;
-	k.skip_n = th->s_done;
-	k.skip_ev = th->s_done_ev;
-	k.exit_sys = th->exit_sys;
-	k.out = ptd_history_alloc(p->rec.env.read_code, p->rec.env.ctx);
-	if (!k.out) {
-		rc = ptd__err(-ptde_nomem, "out of memory decoding Intel PT");
-		goto out;
-	}
-	sink.ctx = &k;
-	if (n > 1) {
-		/* Up to the newest PSB: final, and the state there is kept. */
-		uint64_t last = th->s_base + offs[n - 1];
-
-		rc = ptd_pt_decode_run(buf, th->s_base, last, ips[n - 1], img, &sink, &th->s_state,
-				       &out, NULL);
-		if (rc < 0)
-			goto out_h;
-		if (th->s_done == 0 && th->s_done_ev == 0)
-			head = ptd_pt_state_head_flags(&out);
-		th->s_base = last;
-		th->s_state = out;
-		th->s_done = th->s_done_ev = 0;
-		k.run_n = k.run_ev = 0;
-	}
-	rc = ptd_pt_decode_run(buf, th->s_base, end, 0, img, &sink, &th->s_state, &out, NULL);
-	if (rc < 0)
-		goto out_h;
-	if (n == 1 && th->s_done == 0 && th->s_done_ev == 0)
-		head = ptd_pt_state_head_flags(&out);
-	th->s_done = k.run_n;
-	th->s_done_ev = k.run_ev;
-	if (head)
-		ptd_history_flag_last(th->h, head);
-	if (k.exit_sys) {
-		rc = exit_trim(&k);
-		if (rc < 0)
-			goto out_h;
-		if (k.trimmed)
-			th->exit_trimmed = 1;
-	}
-	rc = ptd_history_splice(th->h, k.out);
-out_h:
-	ptd_history_free(k.out);
-out:
-	free(offs);
-	free(ips);
-	if (rc < 0) {
-		/* What could not be decoded is a gap that says why; the stream
-		 * goes on after it from its next PSB. */
-		char msg[300];
-
-		snprintf(msg, sizeof(msg), "cannot decode the Intel PT of thread %d: %s",
-			 (int)th->tid, ptd_last_error(rc));
-		ptd_history_append_gap(th->h, PTD_GAP_DECODE_ERROR, (uint64_t)(int64_t)rc, msg);
-		reset_stream(th);
-	}
-	return rc;
-}
-
-/* The stream ends (data lost after it): decode its rest, put the gap. */
-static int end_stream(struct ptrec *p, struct ptthread *th, const char *msg)
-{
-	int rc = decode_stream(p, th, 1);
-
-	ptd_history_append_gap(th->h, PTD_GAP_LOST, th->pt_size, msg);
-	reset_stream(th);
-	return rc;
 }
 
 /* ---- reading the rings ------------------------------------------------------------------------- */
@@ -894,7 +503,7 @@ static int take_bytes(struct ptrec *p, struct ptthread *th, uint64_t first_pos, 
 		{
 			size_t keep = th->pt_size;
 			th->pt_size -= n - cut;
-			int e = end_stream(p, th, l->msg);
+			int e = ptd__ptrec_end_stream(p, th, l->msg);
 			if (e < 0 && rc == 0)
 				rc = e;
 			th->pt_size = keep;
@@ -915,7 +524,7 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 	long got;
 
 	if (th->fd < 0 || !th->base)
-		return decode ? decode_stream(p, th, 0) : 0;
+		return decode ? ptd__ptrec_decode_stream(p, th, 0) : 0;
 	/* A simulated kernel writes what it staged for the thread now. */
 	if (p->k->ops->sync) {
 		rc = p->k->ops->sync(p->k, th->tid);
@@ -962,7 +571,7 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 		{
 			size_t keep = th->pt_size;
 			th->pt_size = old;
-			rc = end_stream(p, th, msg);
+			rc = ptd__ptrec_end_stream(p, th, msg);
 			th->pt_size = keep;
 			th->s_start = old;
 		}
@@ -974,7 +583,7 @@ static int read_thread(struct ptrec *p, struct ptthread *th, int decode)
 	}
 	th->aux_pos = head;
 	if (decode) {
-		int e = decode_stream(p, th, 0);
+		int e = ptd__ptrec_decode_stream(p, th, 0);
 		if (e < 0 && rc == 0)
 			rc = e;
 		if (p->img_pending) {
@@ -1008,7 +617,7 @@ static int pt_start(struct ptd_recorder *r)
 	p->started = 1;
 	p->stopped = 0;
 	/* The image of the code as it is when tracing starts. */
-	if (!image(p))
+	if (!ptd__ptrec_image(p))
 		return ptd__err(-ptde_nomem, "out of memory for the process image");
 	for (int i = 0; i < p->nth && rc == 0; i++) {
 		struct ptthread *th = &p->th[i];
@@ -1233,7 +842,7 @@ static int pt_exec(struct ptd_recorder *r, pid_t tid, uint64_t pc)
 		 * it would walk the old program's part again with the new
 		 * program's code: the new program's trace decodes from its
 		 * first PSB on, and what comes before that is a gap. */
-		reset_stream(th);
+		ptd__ptrec_reset_stream(th);
 		th->s_lead_why = "cannot decode the trace after the exec up to its first PSB "
 				 "(it continues packets of the old program; a smaller PSB period "
 				 "makes this shorter)";
