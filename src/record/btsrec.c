@@ -993,6 +993,13 @@ static void bts_stats(const struct ptd_recorder *r, struct ptd_recorder_stats *s
 	}
 }
 
+static int bts_read_code(struct ptd_recorder *r, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct btsrec *b = BR(r);
+
+	return b->img ? ptd_image_read(b->img, addr, buf, n) : -ptde_nomap;
+}
+
 static void bts_free(struct ptd_recorder *r)
 {
 	struct btsrec *b;
@@ -1027,6 +1034,7 @@ static const struct ptd_recorder_ops bts_ops = {
 	.bytes = bts_bytes,
 	.next_ip = bts_next_ip,
 	.stats = bts_stats,
+	.read_code = bts_read_code,
 	.free = bts_free,
 };
 

@@ -894,6 +894,15 @@ static void pt_stats(const struct ptd_recorder *r, struct ptd_recorder_stats *st
 	}
 }
 
+static int pt_read_code(struct ptd_recorder *r, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct ptrec *p = PR(r);
+
+	/* the image as it is (a rebuild from /proc would lose what is
+	 * unmapped now) */
+	return p->img ? ptd_image_read(p->img, addr, buf, n) : -ptde_nomap;
+}
+
 static void pt_free(struct ptd_recorder *r)
 {
 	struct ptrec *p;
@@ -930,6 +939,7 @@ static const struct ptd_recorder_ops pt_ops = {
 	.next_ip = pt_next_ip,
 	.trace = pt_trace,
 	.stats = pt_stats,
+	.read_code = pt_read_code,
 	.free = pt_free,
 };
 

@@ -149,6 +149,12 @@ struct ptd_recorder_ops {
 	 * single-step of @tid executed, or -1 when that step entered a signal
 	 * handler or ran nothing (step: the run loop's stepper needs it). */
 	int (*last_class)(const struct ptd_recorder *r, pid_t tid);
+	/* Code bytes at @addr from what the recorder itself keeps of the
+	 * program's code (pt and bts: the file mappings sideband named, read
+	 * as perf reads them), for code the program no longer maps (a
+	 * dlclose'd library): the history is listed with it.  Bytes read, or
+	 * -ptde_nomap.  May be NULL. */
+	int (*read_code)(struct ptd_recorder *r, uint64_t addr, uint8_t *buf, size_t n);
 	/* Ends recording and frees; the target is left as it was. */
 	void (*free)(struct ptd_recorder *r);
 };

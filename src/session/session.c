@@ -136,6 +136,13 @@ int ptd__ses_read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 
 	if (r <= 0)
 		r = ptd__ses_dead_read(s, addr, buf, n);
+	if (r <= 0 && s->rec && s->rec->ops->read_code && !s->in_rec_read) {
+		/* Code the program unmapped that a free-running recorder
+		 * still has (its image falls back on this function: once). */
+		s->in_rec_read = 1;
+		r = s->rec->ops->read_code(s->rec, addr, buf, n);
+		s->in_rec_read = 0;
+	}
 	return r;
 }
 

@@ -227,6 +227,7 @@ struct ptd_session {
 	void (*progress_fn)(void *ctx, const struct ptd_progress *p);
 	void *progress_ctx;
 	int progress_on; /* the start was told, the end not yet */
+	int in_rec_read; /* ptd__ses_read_code is asking the recorder */
 };
 
 /*
