@@ -921,6 +921,16 @@ static int issue_step(struct ptd_softrec *r, struct sthread *th, int signo)
 	if (!th->lifted && ptd_target_get_pc(r->t, th->tid, &pc) == 0 &&
 	    ptd_soft_scan_armed(r->scan, pc) && ptd_target_bp_at(r->t, pc) &&
 	    !ptd__soft_map_get(&r->unarmed, pc)) {
+		const struct ptd_soft_insn *in = armed_insn(r, pc);
+
+		/* While the int3 is out another thread can pass here unseen
+		 * (a syscall step may block in the kernel for long: all the
+		 * threads of a barrier pass its futex call).  advance() takes
+		 * such a thread over the syscall; the run after it must be
+		 * armed already, or the thread runs on unseen to whatever int3
+		 * comes next and its path there is lost. */
+		if (in && in->op == PTD_SOP_SYSCALL && (rc = arm_run(r, pc + in->len)) < 0)
+			return rc;
 		/* A failed removal leaves the int3 in: the step would trap
 		 * on it instead of running the instruction. */
 		rc = ptd_target_bp_remove(r->t, pc);
