@@ -635,6 +635,23 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 					return 0;
 				}
 				err = ptd__ses_rec_maintain(s, 0, rc.step_sel ? rc.sel : NULL, &rc.fed);
+				if (err == 0 && s->interrupted) {
+					/* Ctrl-C: the target drops a PTRACE_INTERRUPT
+					 * whose thread had a trap pending (the
+					 * recorder's own, reported here instead), so
+					 * resuming would lose the interrupt for good. */
+					if (ptd_target_thread_state(s->t, st.tid) == PTD_THREAD_STOPPED) {
+						uint64_t pc = st.pc;
+						if (ptd_target_get_pc(s->t, st.tid, &pc) == 0)
+							ev->pc = pc;
+						ev->kind = PTD_EVENT_INTERRUPTED;
+						ev->new_frame = 1;
+						finish_stop(&rc, ev);
+						return 0;
+					}
+					/* resumed by the recorder itself: ask again */
+					ptd_target_interrupt(s->t, st.tid);
+				}
 				/* (a no-op when the recorder resumed it itself) */
 				if (err == 0)
 					err = resume_thread(&rc, st.tid, 0);
