@@ -830,6 +830,22 @@ static void fast_figures(const char *name, const uint8_t *buf, size_t n, const c
 	}
 }
 
+/* The generated program written to @path (a mkstemp template) and
+ * mapped in a new image at CODE_BASE, in *@img: 0, or 1 on failure. */
+static int code_image(char *path, struct ptd_image **img)
+{
+	FILE *f;
+	int fd;
+
+	generate();
+	fd = mkstemp(path);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f || fwrite(code, 1, clen, f) != clen || fclose(f) != 0)
+		return 1;
+	*img = ptd_image_alloc(NULL, NULL);
+	return !*img || ptd_image_add_file(*img, path, 0, clen, CODE_BASE) < 0;
+}
+
 /* --fast [MB]: fast_figures on the synthesized trace (default 64 MB) and
  * on a real-style one (BENCH_RS_MB, default 2). */
 static int fast_main(size_t mb)
@@ -842,16 +858,8 @@ static int fast_main(size_t mb)
 	struct ptd_image *img;
 	uint8_t *base, *big;
 	size_t bn, n;
-	FILE *f;
-	int fd;
 
-	generate();
-	fd = mkstemp(path);
-	f = fdopen(fd, "w");
-	if (!f || fwrite(code, 1, clen, f) != clen || fclose(f) != 0)
-		return 1;
-	img = ptd_image_alloc(NULL, NULL);
-	if (!img || ptd_image_add_file(img, path, 0, clen, CODE_BASE) < 0)
+	if (code_image(path, &img))
 		return 1;
 	s = ptd_ptsynth_alloc(&cfg);
 	walk(s, (mb < 16 ? mb : 16) << 20);
@@ -976,16 +984,8 @@ static int calls_main(size_t mb)
 	size_t bn, n;
 	double t0, tcount, tinfo, lazy1000, eager1000;
 	uint64_t ncalls = 0;
-	FILE *f;
-	int fd;
 
-	generate();
-	fd = mkstemp(path);
-	f = fdopen(fd, "w");
-	if (!f || fwrite(code, 1, clen, f) != clen || fclose(f) != 0)
-		return 1;
-	img = ptd_image_alloc(NULL, NULL);
-	if (!img || ptd_image_add_file(img, path, 0, clen, CODE_BASE) < 0)
+	if (code_image(path, &img))
 		return 1;
 	s = ptd_ptsynth_alloc(&cfg);
 	walk(s, (mb < 16 ? mb : 16) << 20);
