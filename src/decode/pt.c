@@ -1321,6 +1321,33 @@ static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 	return err < 0 ? err : 0;
 }
 
+/* Whether [@from, @to) is whole packets ending exactly at @to, none of
+ * which @what forbids: PK_ONE_PSB a PSB after the first packet, PK_NO_TSX
+ * a MODE.TSX. */
+enum { PK_ONE_PSB = 1, PK_NO_TSX = 2 };
+static int packets_ok(struct pt_packet_decoder *pd, uint64_t from, uint64_t to, int what)
+{
+	uint64_t at = from;
+	int first = 1;
+
+	if (pt_pkt_sync_set(pd, from) < 0)
+		return 0;
+	while (at < to) {
+		struct pt_packet pkt;
+
+		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0)
+			return 0;
+		if ((what & PK_ONE_PSB) && pkt.type == ppt_psb && !first)
+			return 0;
+		if ((what & PK_NO_TSX) && pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_tsx)
+			return 0;
+		first = 0;
+		if (pt_pkt_get_offset(pd, &at) < 0)
+			return 0;
+	}
+	return at == to;
+}
+
 /*
  * Do the bytes [@from, @to) (@from a PSB) hold a well-formed PSB+ and then
  * whole packets up to @to?  Then libipt decoding up to @to reads what a
@@ -1330,26 +1357,12 @@ static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 static int whole_packets(struct seg *s, struct pt_packet_decoder *pd, uint64_t from, uint64_t to)
 {
 	struct psbhdr h;
-	uint64_t fup = 0, at = from;
-	int first = 1;
+	uint64_t fup = 0;
 
 	read_psb_hdr_at(pd, from, &h);
 	if (!ptd_fastpt_psb_kind(s->buf, from, to, &fup) || fup != h.fup_ip)
 		return 0;
-	if (pt_pkt_sync_set(pd, from) < 0)
-		return 0;
-	while (at < to) {
-		struct pt_packet pkt;
-
-		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0)
-			return 0;
-		if (pkt.type == ppt_psb && !first)
-			return 0;
-		first = 0;
-		if (pt_pkt_get_offset(pd, &at) < 0)
-			return 0;
-	}
-	return at == to;
+	return packets_ok(pd, from, to, PK_ONE_PSB);
 }
 
 /*
@@ -1360,21 +1373,7 @@ static int whole_packets(struct seg *s, struct pt_packet_decoder *pd, uint64_t f
  */
 static int no_tsx(struct pt_packet_decoder *pd, uint64_t from, uint64_t to)
 {
-	uint64_t at = from;
-
-	if (pt_pkt_sync_set(pd, from) < 0)
-		return 0;
-	while (at < to) {
-		struct pt_packet pkt;
-
-		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0)
-			return 0;
-		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_tsx)
-			return 0;
-		if (pt_pkt_get_offset(pd, &at) < 0)
-			return 0;
-	}
-	return at == to;
+	return packets_ok(pd, from, to, PK_NO_TSX);
 }
 
 /*
