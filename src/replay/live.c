@@ -36,34 +36,16 @@ static void set_range(struct ptd_stepper *st, uint64_t pc)
 	}
 }
 
-struct vis {
-	int n, skip, depth;
-	uint64_t entry;
-	struct ptd_iblock b[PTD_ICHAIN_MAX];
-};
-
-/* The frame gdb shows at @pc among inline frames (as in replay.c). */
-static void vis_at(const struct ptd_stepper *st, uint64_t pc, int skip, struct vis *v)
+/* The replay environment inline frames are looked up in (ptd__vis_at). */
+static const struct ptd_replay_env *stepper_env(const struct ptd_stepper *st)
 {
-	v->n = 0;
-	if (st->env && st->env->base.inline_chain && pc)
-		v->n = st->env->base.inline_chain(st->env->base.ctx, pc, v->b, PTD_ICHAIN_MAX);
-	if (v->n < 0)
-		v->n = 0;
-	if (skip < 0)
-		for (skip = 0; skip < v->n && v->b[skip].starts; skip++)
-			;
-	if (skip > v->n)
-		skip = v->n;
-	v->skip = skip;
-	v->depth = v->n - skip;
-	v->entry = skip < v->n ? v->b[skip].entry : 0;
+	return st->env ? &st->env->base : NULL;
 }
 
 void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,
 		      const struct ptd_stepper_env *env)
 {
-	struct vis v;
+	struct ptd__vis v;
 
 	memset(st, 0, sizeof(*st));
 	st->m = m;
@@ -73,7 +55,7 @@ void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,
 		set_range(st, pc);
 	if (env && env->base.func_of)
 		st->start_func = env->base.func_of(env->base.ctx, pc);
-	vis_at(st, pc, env ? env->base.start_skip : 0, &v);
+	ptd__vis_at(stepper_env(st), pc, env ? env->base.start_skip : 0, &v);
 	st->vdepth = v.depth;
 	st->ventry = v.entry;
 	st->inl = v.n > 0;
@@ -90,10 +72,10 @@ void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,
 	    env->base.finish_real > 0 && env->base.finish_pc) {
 		/* an inlined frame of an outer real frame: `next` in its
 		 * caller's frame there, after the callees between return */
-		struct vis o;
+		struct ptd__vis o;
 		int up = env->base.finish_inline;
 
-		vis_at(st, env->base.finish_pc, 0, &o);
+		ptd__vis_at(stepper_env(st), env->base.finish_pc, 0, &o);
 		if (o.depth - (up - 1) > 0) {
 			st->m = PTD_MOTION_NEXT;
 			st->depth = env->base.finish_real;
@@ -163,10 +145,10 @@ static int enter_callee(struct ptd_stepper *st, uint64_t next)
  */
 static int inline_rules(struct ptd_stepper *st, uint64_t next, const struct ptd_line_info *li)
 {
-	struct vis v;
+	struct ptd__vis v;
 	int same;
 
-	vis_at(st, next, -1, &v);
+	ptd__vis_at(stepper_env(st), next, -1, &v);
 	if (v.n > 0)
 		st->inl = 1;
 	if (v.skip > 0 && v.depth == st->vdepth && v.entry == st->ventry) {
@@ -217,11 +199,11 @@ static int inline_rules(struct ptd_stepper *st, uint64_t next, const struct ptd_
  * function differs from the one stepped). */
 static int stop_here(struct ptd_stepper *st, uint64_t next)
 {
-	struct vis v;
+	struct ptd__vis v;
 
 	if (!st->inl && !st->fin_inline)
 		return 1;
-	vis_at(st, next, st->stop_skip, &v);
+	ptd__vis_at(stepper_env(st), next, st->stop_skip, &v);
 	if (st->fin_inline || v.depth != st->vdepth || v.entry != st->ventry ||
 	    (st->env->base.func_of && st->env->base.func_of(st->env->base.ctx, next) != st->start_func))
 		st->new_frame = 1;
@@ -350,9 +332,9 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 			st->file = NULL;
 		}
 		{
-			struct vis v;
+			struct ptd__vis v;
 
-			vis_at(st, next, -1, &v);
+			ptd__vis_at(stepper_env(st), next, -1, &v);
 			st->vdepth = v.depth;
 			st->ventry = v.entry;
 			if (v.n > 0)

@@ -203,21 +203,11 @@ static int back_over_landing(const struct walker *w, const struct ptd_callseg *p
 	       prev->first == w->c.number + 1;
 }
 
-/* gdb's frame at an instruction among inline frames: the inlined blocks
- * there, how many are skipped (entered right there: gdb shows their
- * caller first), and the shown frame's inline depth inside the real frame
- * (0: the real frame) and block entry (0 for the real frame). */
-struct vis {
-	int n, skip, depth;
-	uint64_t entry;
-	struct ptd_iblock b[PTD_ICHAIN_MAX];
-};
-
-static void vis_at(const struct walker *w, uint64_t ip, int skip, struct vis *v)
+void ptd__vis_at(const struct ptd_replay_env *env, uint64_t pc, int skip, struct ptd__vis *v)
 {
 	v->n = 0;
-	if (w->env && w->env->inline_chain && ip)
-		v->n = w->env->inline_chain(w->env->ctx, ip, v->b, PTD_ICHAIN_MAX);
+	if (env && env->inline_chain && pc)
+		v->n = env->inline_chain(env->ctx, pc, v->b, PTD_ICHAIN_MAX);
 	if (v->n < 0)
 		v->n = 0;
 	if (skip < 0)
@@ -241,7 +231,7 @@ struct stepstate {
 	enum ptd_motion m;
 	int level;
 	uint64_t inst;
-	/* the frame being stepped among inline frames (struct vis) */
+	/* the frame being stepped among inline frames (struct ptd__vis) */
 	int vdepth;
 	uint64_t ventry;
 	int stop_skip;
@@ -327,7 +317,7 @@ static void over_start(const struct walker *w, struct stepstate *st, int frame_l
  */
 /* gdb's set_step_info: the frame being stepped becomes @s's (the inline
  * frame @v shows there). */
-static void set_step_frame(struct stepstate *st, const struct ptd_callseg *s, const struct vis *v)
+static void set_step_frame(struct stepstate *st, const struct ptd_callseg *s, const struct ptd__vis *v)
 {
 	st->pf_level = st->level = s->level;
 	st->pf_inst = st->inst = s->instance;
@@ -336,7 +326,7 @@ static void set_step_frame(struct stepstate *st, const struct ptd_callseg *s, co
 }
 
 static int line_rules(struct walker *w, struct stepstate *st, int same_frame,
-		      const struct vis *v)
+		      const struct ptd__vis *v)
 {
 	const struct ptd_callseg *s = w->s;
 	uint64_t ip = w->c.ip;
@@ -365,7 +355,7 @@ static int line_rules(struct walker *w, struct stepstate *st, int same_frame,
 
 /* Whether the frame being stepped is a caller of the inline frame @v
  * shows, in the same real frame (gdb's stepped_in_from). */
-static int stepped_in_from(const struct vis *v, const struct stepstate *st)
+static int stepped_in_from(const struct ptd__vis *v, const struct stepstate *st)
 {
 	if (st->vdepth >= v->depth)
 		return 0;
@@ -389,11 +379,11 @@ static int stepped_in_from(const struct vis *v, const struct stepstate *st)
 static int inline_rules(struct walker *w, struct stepstate *st, int same_real)
 {
 	struct ptd_line_info li;
-	struct vis v;
+	struct ptd__vis v;
 
 	if (line_of(w, w->c.ip, &li) < 0)
 		return 1;
-	vis_at(w, w->c.ip, -1, &v);
+	ptd__vis_at(w->env, w->c.ip, -1, &v);
 	if (same_real && v.skip > 0 && v.depth == st->vdepth && v.entry == st->ventry) {
 		const struct ptd_iblock *c = &v.b[v.skip - 1];
 		int same_line = c->call_line == st->li.line && same_file(c->call_file, st->li.file);
@@ -662,9 +652,9 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 		st.has_line = 1;
 	if (!w.c.is_gap) {
 		/* the frame shown at the start, among inline frames */
-		struct vis v;
+		struct ptd__vis v;
 
-		vis_at(&w, w.c.ip, env ? env->start_skip : 0, &v);
+		ptd__vis_at(w.env, w.c.ip, env ? env->start_skip : 0, &v);
 		st.vdepth = v.depth;
 		st.ventry = v.entry;
 		if (v.skip > 0 && st.has_line) {
@@ -679,7 +669,7 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			/* an inlined frame of an outer real frame: `next` in
 			 * its caller's frame there, the callees run through */
 			const struct ptd_callseg *r = w.s;
-			struct vis o;
+			struct ptd__vis o;
 			int up = env->finish_inline, k;
 
 			for (k = 0; r && k < env->finish_real; k++) {
@@ -689,7 +679,7 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 					r = ptd_calls_get(calls, r->up);
 				r = r->up ? ptd_calls_get(calls, r->up) : NULL;
 			}
-			vis_at(&w, env->finish_pc, 0, &o);
+			ptd__vis_at(w.env, env->finish_pc, 0, &o);
 			if (r && o.depth - (up - 1) > 0) {
 				m = st.m = PTD_MOTION_NEXT;
 				st.level = r->level;
@@ -837,9 +827,9 @@ out:
 	res->stop_skip = -1;
 	res->new_frame = -1;
 	if ((st.m == PTD_MOTION_STEP || st.m == PTD_MOTION_NEXT) && !w.c.is_gap && w.c.ip) {
-		struct vis v;
+		struct ptd__vis v;
 
-		vis_at(&w, w.c.ip, st.stop_skip, &v);
+		ptd__vis_at(w.env, w.c.ip, st.stop_skip, &v);
 		res->stop_skip = st.stop_skip;
 		/* gdb prints the frame line unless the stop is in the frame
 		 * being stepped (as refreshed on the way) and in the function

@@ -170,4 +170,16 @@ int ptd_replay_backtrace_outer(const struct ptd_history *h, const struct ptd_cal
 			       uint64_t number, const uint64_t *outer, int nouter, uint64_t *pcs,
 			       uint8_t *interrupted, int max);
 
+/* gdb's frame at an instruction among inline frames: the inlined blocks
+ * there (@env's inline_chain), how many are skipped (entered right there:
+ * gdb shows their caller first; @skip < 0: those, else @skip), the shown
+ * frame's inline depth inside the real frame (0: the real frame) and its
+ * block entry (0 for the real frame).  Used by replay.c and live.c. */
+struct ptd__vis {
+	int n, skip, depth;
+	uint64_t entry;
+	struct ptd_iblock b[PTD_ICHAIN_MAX];
+};
+void ptd__vis_at(const struct ptd_replay_env *env, uint64_t pc, int skip, struct ptd__vis *v);
+
 #endif
