@@ -850,6 +850,55 @@ static val_t *deref(struct parser *ps, val_t *x)
 }
 
 static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b);
+static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs);
+
+/* x++, x--, ++x, --x: x = x + 1 written back; the postfix forms give the
+ * value x had before, as a plain value. */
+static val_t *incdec(struct parser *ps, val_t *x, int up, int post)
+{
+	val_t *cur, *one, *sum, *old = NULL, *nv;
+
+	if (x->lval == LV_NONE) {
+		ptd_value_free(x);
+		return fail(ps, -ptde_invalid, "Left operand of assignment is not an lvalue.%s", "");
+	}
+	if (fetch(ps, x) < 0) {
+		ptd_value_free(x);
+		return NULL;
+	}
+	if (post) {
+		old = ptd__val_copy(x);
+		if (!old) {
+			ptd_value_free(x);
+			return oom(ps);
+		}
+		old->lval = LV_NONE;
+	}
+	cur = ptd__val_copy(x);
+	one = mk_int(ps, ps->v->t_int, 1);
+	if (!cur || !one) {
+		ptd_value_free(cur);
+		ptd_value_free(one);
+		ptd_value_free(old);
+		ptd_value_free(x);
+		return ps->rc ? NULL : oom(ps);
+	}
+	sum = binary(ps, up ? "+" : "-", cur, one);
+	if (!sum) {
+		ptd_value_free(old);
+		ptd_value_free(x);
+		return NULL;
+	}
+	nv = assign(ps, x, sum);
+	if (!post)
+		return nv;
+	if (!nv) {
+		ptd_value_free(old);
+		return NULL;
+	}
+	ptd_value_free(nv);
+	return old;
+}
 
 static val_t *parse_postfix(struct parser *ps)
 {
@@ -949,8 +998,12 @@ static val_t *parse_postfix(struct parser *ps)
 				    "cannot call functions in the program: ptdbg does not run code in it%s",
 				    "");
 		} else if ((ps->p[0] == '+' && ps->p[1] == '+') || (ps->p[0] == '-' && ps->p[1] == '-')) {
-			ptd_value_free(x);
-			return fail(ps, -ptde_unsupported, "the ++ and -- operators are not supported%s", "");
+			int up = ps->p[0] == '+';
+
+			ps->p += 2;
+			x = incdec(ps, x, up, 1);
+			if (!x)
+				return NULL;
 		} else {
 			break;
 		}
@@ -997,6 +1050,13 @@ static val_t *parse_unary(struct parser *ps)
 			return x;
 		}
 		ps->p = save;
+	}
+	if ((c == '-' || c == '+') && ps->p[1] == c) {
+		ps->p += 2;
+		x = parse_unary(ps);
+		x = x ? incdec(ps, x, c == '+', 0) : NULL;
+		ps->depth--;
+		return x;
 	}
 	if ((c == '-' || c == '+') && ps->p[1] != c) {
 		ps->p++;
@@ -1568,6 +1628,10 @@ int ptd_values_type_name(struct ptd_values *v, const char *name, int expand, cha
 	skip(&ps);
 	if (!t || *ps.p)
 		return -ptde_notfound;
+	/* whatis of a typedef's name unrolls that one level, as gdb does
+	 * ("whatis node_t" gives "struct node") */
+	if (!expand && t->kind == VT_TYPEDEF && t->target)
+		t = t->target;
 	*out = expand ? ptd__vt_ptype(t) : ptd__vt_name(t, "");
 	return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
 }
