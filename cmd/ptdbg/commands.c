@@ -2538,6 +2538,19 @@ static int do_list(struct shell *sh, const char *args)
 
 	shell_sync(sh);
 	args = skipws(args);
+	if (!strcmp(args, "-") && sh->list_next) {
+		/* the ten lines before the ones last printed; with nothing
+		 * listed since the last stop, gdb 13 lists around it, as
+		 * `list` does */
+		last = sh->list_first - 1;
+		if (last < 1)
+			return shell_error("Already at the start of %s.",
+					   ptd_print_file(&sh->pc, sh->list_file));
+		first = last > 9 ? last - 9 : 1;
+		goto show;
+	}
+	if (!strcmp(args, "+") || !strcmp(args, "-"))
+		args = "";
 	if (!*args) {
 		if (!sh->list_file[0] && list_default_file(sh) < 0)
 			return -1;
@@ -2550,12 +2563,20 @@ static int do_list(struct shell *sh, const char *args)
 		const char *comma = strchr(args, ',');
 
 		/* "list N" and "list N,M" with no file listed yet: main's file */
-		if (!sh->list_file[0] && (all_digits(args) || (comma && comma != args)) &&
+		if (!sh->list_file[0] && (all_digits(args) || comma) &&
 		    list_default_file(sh) < 0)
 			return -1;
 		if (comma) {
-			first = atoi(args);
-			last = atoi(comma + 1);
+			/* "N,M", "N," (ten lines from N), ",M" (ten lines ending at M) */
+			const char *m = skipws(comma + 1);
+
+			if (comma == args) {
+				last = atoi(m);
+				first = last > 9 ? last - 9 : 1;
+			} else {
+				first = atoi(args);
+				last = *m ? atoi(m) : first + 9;
+			}
 			if (first < 1 || last < first)
 				return shell_error("Invalid line range.");
 			goto show;
