@@ -91,6 +91,10 @@ static int fetch(struct parser *ps, val_t *x)
 
 	if (x->optimized_out)
 		return ps->rc = ptd__err(-ptde_invalid, "value has been optimized out");
+	if (x->synthetic)
+		return ps->rc = ptd__err(-ptde_unsupported,
+					 "cannot follow a synthetic pointer (DW_OP_implicit_pointer): "
+					 "ptdbg does not read the variable it stands for");
 	if (x->not_saved)
 		return ps->rc = ptd__err(-ptde_invalid, "value is not available");
 	if (x->unavailable)
@@ -763,6 +767,13 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		r->bit_off = s->members[i].bit_off;
 		return r;
 	}
+	if ((x->optimized_out || x->unavailable) && !x->not_saved) {
+		/* a member of what is not known is not known either, as gdb
+		 * prints it */
+		r->optimized_out = x->optimized_out;
+		r->unavailable = x->unavailable;
+		return r;
+	}
 	if (fetch(ps, x) < 0) {
 		ptd_value_free(r);
 		return NULL;
@@ -785,6 +796,25 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		memcpy(r->buf, &raw, ptd__vt_size(r->type) < 8 ? ptd__vt_size(r->type) : 8);
 	} else {
 		memcpy(r->buf, x->buf + s->members[i].off, ptd__vt_size(r->type));
+	}
+	if (x->mask) {
+		/* a member of a value in pieces: what is known of its bytes */
+		uint64_t off = s->members[i].off, sz = ptd__vt_size(r->type), k;
+		int st = ptd__val_bytes_state(x, off, sz ? sz : 1);
+
+		if (st != VAL_BYTE_OK) {
+			for (k = 0; k < sz && x->mask[off + k] != VAL_BYTE_OK; k++)
+				;
+			if (k == sz) { /* none known */
+				r->optimized_out = st == VAL_BYTE_OPTOUT;
+				r->unavailable = st == VAL_BYTE_UNAVAIL;
+			} else if ((r->mask = malloc(sz)) != NULL) {
+				memcpy(r->mask, x->mask + off, sz);
+			} else {
+				ptd_value_free(r);
+				return oom(ps);
+			}
+		}
 	}
 	if (x->lval == LV_MEM) {
 		r->lval = LV_MEM;
@@ -824,6 +854,17 @@ static val_t *deref(struct parser *ps, val_t *x)
 	if (s->kind != VT_PTR) {
 		ptd_value_free(x);
 		return fail(ps, -ptde_invalid, "Attempt to take contents of a non-pointer value.%s", "");
+	}
+	if (x->synthetic) {
+		int rc = ptd__val_synth_deref(ps->v, x, &r);
+
+		ptd_value_free(x);
+		if (rc < 0) {
+			if (!ps->rc)
+				ps->rc = rc;
+			return NULL;
+		}
+		return r;
 	}
 	if (fetch(ps, x) < 0) {
 		ptd_value_free(x);
@@ -1115,12 +1156,51 @@ static val_t *parse_unary(struct parser *ps)
 		return x ? deref(ps, x) : NULL;
 	}
 	if (c == '&' && ps->p[1] != '&') {
+		const char *opnd;
+		size_t il;
+
 		ps->p++;
+		skip(ps);
+		opnd = ps->p;
 		x = parse_unary(ps);
 		ps->depth--;
 		if (!x)
 			return NULL;
 		if (x->lval != LV_MEM || x->bit_size) {
+			char name[128];
+
+			/* a variable's own name, also in parentheses, gets gdb's
+			 * messages about it */
+			const char *oe = ps->p;
+
+			while (oe > opnd && isspace((unsigned char)oe[-1]))
+				oe--;
+			while (oe - opnd >= 2 && *opnd == '(' && oe[-1] == ')') {
+				opnd++;
+				oe--;
+				while (opnd < oe && isspace((unsigned char)*opnd))
+					opnd++;
+				while (oe > opnd && isspace((unsigned char)oe[-1]))
+					oe--;
+			}
+			il = ident_len(opnd);
+			if (opnd + il != oe)
+				il = 0;
+			snprintf(name, sizeof(name), "%.*s", (int)(il < 100 ? il : 100), opnd);
+			if (il && x->lval == LV_REG && x->regno >= 0 &&
+			    x->regno < NDREGS) {
+				char msg[200];
+
+				snprintf(msg, sizeof(msg), "%s\" which is in register $%s", name,
+					 ptd__dreg_name[x->regno]);
+				ptd_value_free(x);
+				return fail(ps, -ptde_invalid, "Address requested for identifier \"%s", msg);
+			}
+			if (il && x->lval == LV_NONE && !x->bit_size) {
+				ptd_value_free(x);
+				return fail(ps, -ptde_invalid, "Can't take address of \"%s\" which isn't an lvalue.",
+					    name);
+			}
 			ptd_value_free(x);
 			return fail(ps, -ptde_invalid,
 				    "Attempt to take address of value not located in memory.%s", "");
@@ -1653,6 +1733,8 @@ int ptd_value_as_address(struct ptd_values *v, struct ptd_value *val, uint64_t *
 		return ptd__err(-ptde_invalid, "value is not available");
 	if (val->optimized_out)
 		return ptd__err(-ptde_invalid, "value has been optimized out");
+	if (val->synthetic)
+		return ptd__err(-ptde_invalid, "value is a synthetic pointer");
 	rc = ptd__val_fetch(v, val);
 	if (rc < 0)
 		return rc;
