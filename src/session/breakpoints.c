@@ -60,7 +60,8 @@ static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr,
 		*addr = strtoull(p, &end, 0);
 		if (errno || end == p || *end)
 			return ptd__err(-ptde_invalid, "invalid address '%s'", spec + 1);
-	} else if ((colon = strrchr(spec, ':')) && colon != spec) {
+	} else if ((colon = strrchr(spec, ':')) && colon != spec && colon[-1] != ':') {
+		/* FILE:LINE (C++'s "ns::func" is a function name) */
 		long l;
 		char fname[256];
 		size_t n = (size_t)(colon - spec);

@@ -1091,6 +1091,116 @@ static int search_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, vo
 	return ptd__dw_each_cu(m, search_one_cu, arg) ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
+/* C++ qualified names ("geo::count", "Shape::instances"): the
+ * declaration found by walking namespaces and classes, then the
+ * definition that names it with DW_AT_specification when the
+ * declaration has no location of its own. */
+#define MAX_QUAL 8
+
+static int find_decl(Dwarf_Die *scope, char **parts, int np, int want_fn, Dwarf_Die *out)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(scope, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		const char *nm = dwarf_diename(&c);
+
+		if (!nm || strcmp(nm, parts[0]))
+			continue;
+		if (np > 1) {
+			if ((tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
+			     tag == DW_TAG_class_type || tag == DW_TAG_union_type) &&
+			    find_decl(&c, parts + 1, np - 1, want_fn, out))
+				return 1;
+			continue;
+		}
+		if (want_fn ? tag == DW_TAG_subprogram
+			    : tag == DW_TAG_variable || tag == DW_TAG_member) {
+			*out = c;
+			return 1;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+struct qsearch {
+	char **parts;
+	int np, want_fn;
+	struct found *fd;
+};
+
+static int qualified_in_cu(Dwarf_Die *cu, Dwarf_Addr bias, void *arg)
+{
+	struct qsearch *q = arg;
+	Dwarf_Die decl, c;
+	Dwarf_Off want;
+
+	if (!find_decl(cu, q->parts, q->np, q->want_fn, &decl))
+		return 0;
+	if (q->want_fn ? dwarf_hasattr(&decl, DW_AT_low_pc)
+		       : dwarf_hasattr(&decl, DW_AT_location) || dwarf_hasattr(&decl, DW_AT_const_value)) {
+		q->fd->die = decl;
+		q->fd->ok = 1;
+		q->fd->bias = bias;
+		return 1;
+	}
+	want = dwarf_dieoffset(&decl);
+	if (dwarf_child(cu, &c) != 0)
+		return 0;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Die spec;
+		int tag = dwarf_tag(&c);
+
+		if (q->want_fn ? tag != DW_TAG_subprogram : tag != DW_TAG_variable)
+			continue;
+		if (!dwarf_attr(&c, DW_AT_specification, &a) || !dwarf_formref_die(&a, &spec) ||
+		    dwarf_dieoffset(&spec) != want)
+			continue;
+		if (q->want_fn ? !dwarf_hasattr(&c, DW_AT_low_pc)
+			       : !dwarf_hasattr(&c, DW_AT_location) && !dwarf_hasattr(&c, DW_AT_const_value))
+			continue;
+		q->fd->die = c;
+		q->fd->ok = 1;
+		q->fd->bias = bias;
+		return 1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+static int qualified_in_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, void *arg)
+{
+	(void)ud, (void)n, (void)a;
+	return ptd__dw_each_cu(m, qualified_in_cu, arg) ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+static int find_qualified(struct ptd_values *v, const char *name, int want_fn, struct found *fd)
+{
+	char buf[256], *parts[MAX_QUAL], *p = buf;
+	int np = 0;
+	Dwfl *dwfl = ptd__symbols_dwfl(v->sym);
+
+	if (snprintf(buf, sizeof(buf), "%s", name) >= (int)sizeof(buf) || !dwfl)
+		return 0;
+	while (np < MAX_QUAL) {
+		char *sep = strstr(p, "::");
+
+		parts[np++] = p;
+		if (!sep)
+			break;
+		*sep = 0;
+		p = sep + 2;
+	}
+	if (strstr(p, "::"))
+		return 0; /* deeper than MAX_QUAL */
+	struct qsearch q = { parts, np, want_fn, fd };
+
+	dwfl_getmodules(dwfl, qualified_in_mod, &q, 0);
+	return fd->ok;
+}
+
 static int find_global(struct ptd_values *v, const char *name, int want_fn, struct found *fd)
 {
 	struct gsearch gs = { name, fd, want_fn };
@@ -1379,6 +1489,20 @@ int ptd__lookup_var(struct ptd_values *v, const char *name, struct ptd_value **o
 
 	if (!v->sym)
 		return ptd__err(-ptde_notfound, "No symbol table is loaded.  Use the \"file\" command.");
+	if (strstr(name, "::")) {
+		if (find_qualified(v, name, 0, &fd))
+			return var_value(v, &fd, out);
+		memset(&fd, 0, sizeof(fd));
+		if (find_qualified(v, name, 1, &fd))
+			return func_value(v, &fd, out);
+		/* gdb names the scope: No symbol "x" in namespace "a::b". */
+		const char *last = name;
+
+		for (const char *q = strstr(name, "::"); q; q = strstr(q + 2, "::"))
+			last = q + 2;
+		return ptd__err(-ptde_notfound, "No symbol \"%s\" in namespace \"%.*s\".", last,
+				(int)(last - 2 - name), name);
+	}
 	if (find_scoped(v, name, &fd))
 		return var_value(v, &fd, out);
 	memset(&fd, 0, sizeof(fd));

@@ -41,6 +41,7 @@ struct vt_member {
 	uint64_t off;        /* byte offset */
 	int bit_size;        /* 0: not a bit-field */
 	int bit_off;         /* bit offset from off (little-endian) */
+	int is_base;         /* a C++ base class's part: named "<Base>" */
 };
 
 struct vt_enumerator {
@@ -61,6 +62,8 @@ struct vtype {
 	struct vt_member *members;
 	int nmembers;
 	int declared;          /* struct known only by declaration */
+	int cplus;             /* a C++ class, struct, union or enum: named without
+				* the keyword, with its scope ("geo::Shape") */
 	int prototyped, varargs;
 	struct vt_enumerator *enums;
 	int nenums;
