@@ -3250,6 +3250,42 @@ static int cmd_record(struct shell *sh, const char *args);
 static int cmd_set(struct shell *sh, const char *args);
 static int cmd_show(struct shell *sh, const char *args);
 
+/* info source: the current source file (the one `list` and the last stop
+ * chose), as gdb 13 describes it. */
+static int info_source(struct shell *sh, const char *args)
+{
+	struct ptd_source_info si;
+	uint64_t pc = 0;
+
+	(void)args;
+	if (!sh->list_file[0] || !sh->pc.sym) {
+		printf("No current source file.\n");
+		return 0;
+	}
+	if (ptd_session_alive(sh->s) || ptd_session_offline(sh->s))
+		selected_pc(sh, &pc);
+	ptd_clear_error();
+	if (ptd_symbols_source_info(sh->pc.sym, sh->list_file, pc, &si) < 0) {
+		ptd_clear_error();
+		printf("No current source file.\n");
+		return 0;
+	}
+	printf("Current source file is %s\n", si.name);
+	if (si.comp_dir)
+		printf("Compilation directory is %s\n", si.comp_dir);
+	if (si.fullname[0])
+		printf("Located in %s\n", si.fullname);
+	if (si.lines >= 0)
+		printf("Contains %d lines.\n", si.lines);
+	printf("Source language is %s.\n", si.language);
+	if (si.producer)
+		printf("Producer is %s.\n", si.producer);
+	if (si.dwarf_version)
+		printf("Compiled with DWARF %d debugging format.\n", si.dwarf_version);
+	printf("%s preprocessor macro info.\n", si.has_macros ? "Includes" : "Does not include");
+	return 0;
+}
+
 static const struct cmd info_cmds[] = {
 	{ "args", 0, shell_info_args, CMD_REPEAT, "Argument variables of the selected frame." },
 	{ "breakpoints", 1, info_breakpoints, CMD_REPEAT, "Status of breakpoints." },
@@ -3261,6 +3297,7 @@ static const struct cmd info_cmds[] = {
 	{ "registers", 1, info_registers, CMD_REPEAT, "List of registers and their contents." },
 	{ "sharedlibrary", 2, shell_info_sharedlibrary, CMD_REPEAT,
 	  "Status of loaded shared object libraries." },
+	{ "source", 2, info_source, CMD_REPEAT, "Information about the current source file." },
 	{ "signals", 3, shell_info_signals, CMD_REPEAT,
 	  "What debugger does when program gets various signals: info signals [SIG]." },
 	{ "handle", 0, shell_info_signals, CMD_REPEAT | CMD_ALIAS, "signals" },

@@ -506,6 +506,25 @@ extern PTD_EXPORT const char *ptd_symbols_display_name(struct ptd_symbols *s, co
 extern PTD_EXPORT int ptd_symbols_source_line(struct ptd_symbols *s, const char *file, int line,
 					      char *out, size_t n);
 
+/* What gdb's `info source` shows about source file @file (a path
+ * ptd_symbols_line returned).  Strings are owned by the symbol set. */
+struct ptd_source_info {
+	const char *name;     /* as gdb names it (ptd_symbols_display_name) */
+	const char *comp_dir; /* DW_AT_comp_dir, or NULL */
+	const char *producer; /* DW_AT_producer, or NULL */
+	const char *language; /* gdb's name: "c", "c++", "asm", ... */
+	int dwarf_version;    /* of the compile unit, 0 when unknown */
+	int has_macros;       /* the unit carries preprocessor macro info */
+	char fullname[4096];  /* the file on disk, "" when it is not there */
+	int lines;            /* lines in that file, -1 when not read */
+};
+
+/* Fills @out for @file's compile unit: the one containing @pc when it
+ * names @file (pc 0: none), else the first whose line table names it.
+ * Returns 0, or -ptde_notfound. */
+extern PTD_EXPORT int ptd_symbols_source_info(struct ptd_symbols *s, const char *file, uint64_t pc,
+					      struct ptd_source_info *out);
+
 /* ------------------------------------------------------------------ */
 /* Sessions                                                             */
 
