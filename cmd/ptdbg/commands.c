@@ -38,11 +38,26 @@ struct cmd {
 	const char *help; /* for aliases: the command they stand for */
 };
 
+/* The lines of the sourced files (-x, source, nested) being run: gdb
+ * names each, outermost first, before the error that ends them. */
+#define SRC_NEST 16
+static struct {
+	const char *file;
+	int line, told;
+} src_stack[SRC_NEST];
+static int src_depth;
+
 int shell_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
+	for (int i = 0; i < src_depth && i < SRC_NEST; i++)
+		if (!src_stack[i].told) {
+			fprintf(stderr, "%s:%d: Error in sourced command file:\n", src_stack[i].file,
+				src_stack[i].line);
+			src_stack[i].told = 1;
+		}
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -2847,15 +2862,26 @@ int shell_source(struct shell *sh, const char *path)
 
 	if (!f)
 		return shell_error("%s: %s.", path, strerror(errno));
+	int lineno = 0, level = src_depth;
+
+	if (level >= SRC_NEST) {
+		fclose(f);
+		return shell_error("%s: sourced files nested too deeply.", path);
+	}
+	src_depth++;
+	src_stack[level].file = path;
 	sh->from_tty = 0;
 	while (!sh->quit && (len = getline(&line, &cap, f)) >= 0) {
 		if (len && line[len - 1] == '\n')
 			line[len - 1] = '\0';
+		src_stack[level].line = ++lineno;
+		src_stack[level].told = 0;
 		rc = shell_execute(sh, line, NULL);
 		fflush(stdout);
 		if (rc < 0)
 			break;
 	}
+	src_depth = level;
 	sh->from_tty = saved;
 	free(line);
 	fclose(f);
