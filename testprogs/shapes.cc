@@ -1,6 +1,7 @@
 // shapes: C++ classes with virtual methods in a namespace, for values as
 // gdb shows C++ (type names without the struct keyword, qualified names,
-// members of *this without this->, static and namespace variables).
+// members of *this without this->, static and namespace variables, and
+// references: variables, parameters and members).
 #include <cstdio>
 
 namespace geo {
@@ -32,6 +33,18 @@ double total(Shape **s, int n)
 	}
 	return t;
 }
+struct Holder {
+	int &ref;
+	const double &cref;
+	int v;
+};
+
+int grow(Rect &r, const int &k, int *&p, Holder &h)
+{
+	r.w += k;
+	*p += h.ref;
+	return h.v + (int)h.cref;
+}
 } // namespace geo
 
 int main()
@@ -39,7 +52,10 @@ int main()
 	geo::Rect r(2, 3);
 	geo::Shape *s[1] = { &r };
 	double t = geo::total(s, 1);
+	int k = 2, one = 1, *p = &one;
+	geo::Holder h{ k, t, 7 };
+	int g = geo::grow(r, k, p, h);
 
-	std::printf("%g %d\n", t, geo::count);
+	std::printf("%g %d %d %d\n", t, geo::count, g, one);
 	return 0;
 }

@@ -767,6 +767,34 @@ static val_t *parse_primary(struct parser *ps)
 	return syntax(ps);
 }
 
+/* A member of reference type stands for its referent, as a variable does. */
+static val_t *ref_member(struct parser *ps, val_t *r)
+{
+	struct vtype *st = S(r);
+	val_t *t;
+	uint64_t addr = 0;
+
+	if (!st || st->kind != VT_REF || !st->target || r->optimized_out || r->unavailable)
+		return r;
+	if (fetch(ps, r) < 0) {
+		ptd_value_free(r);
+		return NULL;
+	}
+	memcpy(&addr, r->buf, 8);
+	t = ptd__val_new(st->target);
+	if (!t) {
+		ptd_value_free(r);
+		return oom(ps);
+	}
+	t->lval = LV_MEM;
+	t->addr = addr;
+	t->lazy = 1;
+	t->ref_type = r->type;
+	t->ref_addr = addr;
+	ptd_value_free(r);
+	return t;
+}
+
 /* Member @name of @s, also in its C++ base classes (depth first, as
  * declared): the member with its offset from the start of @s. */
 static int find_member(struct vtype *s, const char *name, uint64_t *off, struct vt_member *out,
@@ -818,7 +846,7 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		r->lazy = 1;
 		r->bit_size = mb.bit_size;
 		r->bit_off = mb.bit_off;
-		return r;
+		return ref_member(ps, r);
 	}
 	if ((x->optimized_out || x->unavailable) && !x->not_saved) {
 		/* a member of what is not known is not known either, as gdb
@@ -875,7 +903,7 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		r->bit_size = mb.bit_size;
 		r->bit_off = mb.bit_off;
 	}
-	return r;
+	return ref_member(ps, r);
 }
 
 static val_t *deref(struct parser *ps, val_t *x)

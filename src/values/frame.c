@@ -1258,6 +1258,36 @@ static int enumerator_value(struct ptd_values *v, struct found *fd, struct ptd_v
 	return 0;
 }
 
+/* A C++ reference variable is its referent: an lvalue at the address
+ * the reference holds, remembering the reference's type for printing. */
+static int deref_reference(struct ptd_values *v, struct ptd_value **io)
+{
+	struct ptd_value *val = *io, *r;
+	struct vtype *st = ptd__vt_strip(val->type);
+	uint64_t addr = 0;
+
+	if (!st || st->kind != VT_REF || !st->target || val->optimized_out || val->unavailable ||
+	    val->not_saved || val->synthetic || val->mask)
+		return 0;
+	if (ptd__val_fetch(v, val) < 0) {
+		ptd_clear_error();
+		val->unavailable = 1;
+		return 0;
+	}
+	memcpy(&addr, val->buf, 8);
+	r = ptd__val_new(st->target);
+	if (!r)
+		return ptd__err(-ptde_nomem, "out of memory");
+	r->lval = LV_MEM;
+	r->addr = addr;
+	r->lazy = 1;
+	r->ref_type = val->type;
+	r->ref_addr = addr;
+	ptd_value_free(val);
+	*io = r;
+	return 0;
+}
+
 /* The value of variable DIE @fd (a location or a constant). */
 static int var_value(struct ptd_values *v, struct found *fd, struct ptd_value **out)
 {
@@ -1393,7 +1423,7 @@ static int var_value(struct ptd_values *v, struct found *fd, struct ptd_value **
 	}
 	}
 	*out = val;
-	return 0;
+	return deref_reference(v, out);
 }
 
 int ptd__val_synth_deref(struct ptd_values *v, const struct ptd_value *ptr, struct ptd_value **out)

@@ -288,10 +288,18 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 		break;
 	}
 	case DW_TAG_pointer_type:
-	case DW_TAG_reference_type:
 		t = ptd__vt_ptr(v, NULL);
 		if (!t)
 			return NULL;
+		cache_put(v, dbg, off, t);
+		t->target = type_of_attr(v, die, v->t_void);
+		return t;
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		t = ptd__vt_new(v, VT_REF, NULL, 8);
+		if (!t)
+			return NULL;
+		t->rvalue = tag == DW_TAG_rvalue_reference_type;
 		cache_put(v, dbg, off, t);
 		t->target = type_of_attr(v, die, v->t_void);
 		return t;
@@ -536,7 +544,8 @@ static char *vt_declare(struct vtype *t, const char *decl, int bare)
 		return strdup(bare ? decl : "void");
 	switch (t->kind) {
 	case VT_PTR:
-		d = cat3("*", decl, "");
+	case VT_REF:
+		d = cat3(t->kind == VT_PTR ? "*" : t->rvalue ? "&&" : "&", decl, "");
 		r = d ? vt_declare(t->target, d, bare) : NULL;
 		free(d);
 		return r;
@@ -547,7 +556,7 @@ static char *vt_declare(struct vtype *t, const char *decl, int bare)
 			snprintf(dim, sizeof(dim), "[%lld]", (long long)t->count);
 		else
 			snprintf(dim, sizeof(dim), "[]");
-		d = decl[0] == '*' ? cat3("(", decl, ")") : strdup(decl);
+		d = decl[0] == '*' || decl[0] == '&' ? cat3("(", decl, ")") : strdup(decl);
 		b = d ? cat3(d, dim, "") : NULL;
 		r = b ? vt_declare(t->target, b, bare) : NULL;
 		free(d);
@@ -557,7 +566,7 @@ static char *vt_declare(struct vtype *t, const char *decl, int bare)
 	case VT_FUNC: {
 		char *p = params(t);
 
-		d = decl[0] == '*' ? cat3("(", decl, ")") : strdup(decl);
+		d = decl[0] == '*' || decl[0] == '&' ? cat3("(", decl, ")") : strdup(decl);
 		b = d && p ? cat3(d, p, "") : NULL;
 		r = b ? vt_declare(t->target, b, bare) : NULL;
 		free(d);
@@ -612,8 +621,8 @@ char *ptd__vt_ptype(struct vtype *t)
 		struct vtype *in = s;
 		char *decl, *head;
 
-		while (in && (in->kind == VT_PTR || in->kind == VT_ARRAY || in->kind == VT_FUNC ||
-			      in->kind == VT_QUAL) && in->target)
+		while (in && (in->kind == VT_PTR || in->kind == VT_REF || in->kind == VT_ARRAY ||
+			      in->kind == VT_FUNC || in->kind == VT_QUAL) && in->target)
 			in = in->target;
 		while (in && in->kind == VT_TYPEDEF && in->target)
 			in = in->target;

@@ -31,6 +31,7 @@ enum vt_kind {
 	VT_QUAL,  /* const/volatile: name is the qualifier */
 	VT_FLAGS, /* $eflags */
 	VT_NODEBUG, /* a function or variable without debug information */
+	VT_REF,   /* a C++ reference (&, or && with rvalue set) to target */
 };
 
 struct vtype;
@@ -62,6 +63,7 @@ struct vtype {
 	struct vt_member *members;
 	int nmembers;
 	int declared;          /* struct known only by declaration */
+	int rvalue;            /* VT_REF: && */
 	int cplus;             /* a C++ class, struct, union or enum: named without
 				* the keyword, with its scope ("geo::Shape") */
 	int prototyped, varargs;
@@ -91,6 +93,10 @@ struct ptd_value {
 	uint8_t *mask;
 	/* synthetic: the variable it points into (frame.c's struct synth) */
 	struct synth *synth;
+	/* a C++ reference's referent: the value is what it refers to, and
+	 * ref_type the reference's type, for printing ("(int &) @0x...: 3") */
+	struct vtype *ref_type;
+	uint64_t ref_addr;
 };
 
 enum { VAL_BYTE_OK, VAL_BYTE_OPTOUT, VAL_BYTE_UNAVAIL };

@@ -5,7 +5,8 @@
 # w = 2, h = 3}"), members of *this by their plain name in a method (also a
 # base class's), qualified names of namespace variables (geo::count) and
 # gdb's message for one that is not there, breakpoints on qualified
-# function names, and `ptype` of a derived class with its base list.
+# function names, `ptype` of a derived class with its base list, and C++
+# references ("(const int &) @0x...: 2", coerced in expressions, members).
 # Outputs are identical to gdb's, stack addresses aside; ptype's methods,
 # which ptdbg does not list, are compared apart.
 . "$(dirname "$0")/lib.bash"
@@ -26,6 +27,14 @@ for want in '^\$1 = {<geo::Shape> = {_vptr.Shape = 0x[0-9a-f]* <vtable for geo::
 	'^\$2 = 2$' '^type = geo::Shape \*\*$' '^No symbol "nosuch" in namespace "geo"\.$'; do
 	qgrep "$want" "$TMPDIR/ptdbg.out" || die "no line matching $want"
 done
+
+# references: parameters, their referents in expressions, members
+CMDS=('break geo::grow' run 'p r' 'p k' 'p k + 1' 'p p' 'p *p' 'p h' 'p h.ref' 'p h.ref * 3'
+	'p &k' 'p r.w' 'whatis r' 'whatis p' 'whatis h.cref' 'info args' 'ptype h' finish)
+ptdbg_batch -- "$TESTPROGS/shapes" | norm >"$TMPDIR/ptdbg3.out"
+gdb_batch -- "$TESTPROGS/shapes" | norm >"$TMPDIR/gdb3.out"
+diff -u "$TMPDIR/gdb3.out" "$TMPDIR/ptdbg3.out" >&2 || die "C++ references differ from gdb (- gdb, + ptdbg)"
+qgrep '^\$[0-9]* = (const int &) @STACK: 2$' "$TMPDIR/ptdbg3.out" || die "no reference printed as gdb does"
 
 # ptype: the same head and data members; gdb also lists the methods
 CMDS=('break geo::Rect::area' run 'ptype *this' 'ptype geo::count')
