@@ -619,8 +619,36 @@ static int unwind(struct ptd_values *v, struct vframe *f, struct vframe *caller)
 	Dwarf_Frame *fr = NULL;
 	int rc;
 
-	if (!cfi || dwarf_cfi_addrframe(cfi, lpc - bias, &fr) != 0)
-		return -1;
+	if (!cfi || dwarf_cfi_addrframe(cfi, lpc - bias, &fr) != 0) {
+		/* The innermost frame at code no module maps (a call through
+		 * a null or wild pointer): the call just happened, as gdb
+		 * assumes there; the return address is at the sp. */
+		uint64_t ra;
+
+		if (f->level > 0 || cfi || !(f->known & (1u << 7)) || module_at(v, f->pc) ||
+		    ptd__mem_read(v, f->regs[7], &ra, 8) < 0)
+			return -1;
+		f->cfa = f->regs[7] + 8;
+		f->cfa_known = 1;
+		f->saved_mask = 1u << 16;
+		f->saved_at[16] = f->regs[7];
+		if (caller) {
+			memset(caller, 0, sizeof(*caller));
+			caller->level = f->level + 1;
+			/* the callee-saved registers are untouched yet */
+			for (int r = 0; r < NDREGS; r++)
+				if ((r == 3 || r == 6 || (r >= 12 && r <= 15)) && (f->known & (1u << r))) {
+					caller->regs[r] = f->regs[r];
+					caller->known |= 1u << r;
+				}
+			caller->regs[7] = f->cfa;
+			caller->regs[16] = ra;
+			caller->known |= 1u << 7 | 1u << 16;
+			caller->pc = ra;
+			caller->valid = 1;
+		}
+		return 0;
+	}
 	rc = unwind_frame(v, f, caller, fr, bias);
 	free(fr); /* libdw allocates the frame for its caller */
 	return rc;
