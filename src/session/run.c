@@ -634,6 +634,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 					finish_stop(&rc, ev);
 					return 0;
 				}
+				if (stepper.free_run)
+					rc.step_sel = 0; /* (as below) */
 				err = ptd__ses_rec_maintain(s, 0, rc.step_sel ? rc.sel : NULL, &rc.fed);
 				if (err == 0 && s->interrupted) {
 					/* Ctrl-C: the target drops a PTRACE_INTERRUPT
@@ -703,6 +705,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			}
 			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel)
 				done = back_at_return(&rc, &stepper, st.tid, st.pc, done);
+			if (stepper.free_run)
+				rc.step_sel = 0; /* gdb lost the step: a continue now */
 			/* Arriving at a breakpoint address counts as hitting it,
 			 * as in gdb (also for the stepped thread). */
 			ptd__ses_solib_event(s, st.pc);
