@@ -133,27 +133,26 @@ static int feed_from_history(struct ptd_session *s, struct run_ctx *rc, struct p
 /*
  * The exit syscalls the program is stopped before, by number: exit_group
  * and exit (64-bit: 231, 60; 32-bit int $0x80: 252, 1).  Returns the
- * name gdb gives it, or NULL.  exit only when it ends the program: when
- * the thread is the last one.  (gdb 13 record full asks "The next
- * instruction is syscall exit.  It will make the program exit.  Do you
- * want to stop the program?" before every thread's exit, and stops in
- * batch mode; ptdbg does not ask, and a thread that ends alone keeps its
- * recorded history anyway, so the motion goes on.)
+ * name gdb gives it, or NULL.  exit also when the thread is not the last
+ * one: gdb 13 record full asks "The next instruction is syscall exit.  It
+ * will make the program exit.  Do you want to stop the program?" before
+ * every thread's exit and stops in batch mode; ptdbg stops there without
+ * asking (continuing lets the thread end, the others go on).
  */
-static const char *exit_syscall_name(struct ptd_session *s, uint64_t nr, int compat)
+static const char *exit_syscall_name(uint64_t nr, int compat)
 {
 	if (compat ? nr == 252 : nr == 231)
 		return "exit_group";
-	if ((compat ? nr == 1 : nr == 60) && ptd_target_threads(s->t, NULL, 0) <= 1)
+	if (compat ? nr == 1 : nr == 60)
 		return "exit";
 	return NULL;
 }
 
 /*
  * Is recorded thread @tid about to end the program with an exit_group
- * syscall, or with exit as its last thread?  gdb's record full stops
- * there (its batch answer to "Do you want to stop the program?") so that
- * the recording and the program outlive the end.
+ * syscall, or itself with exit (the program, when it is the last thread)?
+ * gdb's record full stops there (its batch answer to "Do you want to stop
+ * the program?") so that the recording and the program outlive the end.
  * Continuing from the held stop lets it exit.  The shell asks for it
  * (ptd_session_set_stop_before_exit); other front ends may not.
  *
@@ -194,7 +193,7 @@ static const char *exit_next(struct run_ctx *rc, pid_t tid)
 	if (!(rc->rec->caps & PTD_REC_STOPS_PER_BRANCH)) {
 		/* In the kernel, past the syscall: orig_rax is its number
 		 * (-1 when the thread was killed outside a syscall). */
-		name = exit_syscall_name(s, compat ? (uint32_t)regs.orig_rax : regs.orig_rax, compat);
+		name = exit_syscall_name(compat ? (uint32_t)regs.orig_rax : regs.orig_rax, compat);
 		if (!name || regs.rip < 2 || ptd_target_read(s->t, regs.rip - 2, b, 2) != 2 ||
 		    !(compat ? b[0] == 0xcd && b[1] == 0x80 : b[0] == 0x0f && b[1] == 0x05))
 			return NULL;
@@ -210,7 +209,7 @@ static const char *exit_next(struct run_ctx *rc, pid_t tid)
 		s->exit_held_tid = 0; /* held once already: let it exit */
 		return NULL;
 	}
-	name = exit_syscall_name(s, compat ? (uint32_t)regs.rax : regs.rax, compat);
+	name = exit_syscall_name(compat ? (uint32_t)regs.rax : regs.rax, compat);
 	if (!name || !(compat ? b[0] == 0xcd && b[1] == 0x80 : b[0] == 0x0f && b[1] == 0x05))
 		return NULL;
 	return name;
