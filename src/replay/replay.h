@@ -1,8 +1,8 @@
 /*
  * Stepping over the recorded history, written once for every front end:
  * reverse-stepi/nexti/step/next/finish/continue, record goto, and forward
- * motion inside the history up to its end (the tail), after which the
- * session resumes live execution.
+ * motion inside the history up to its end (the tail), where the session
+ * stops as gdb's record full does; the next motion runs live.
  *
  * Semantics follow gdb's record targets:
  *  - stepi/nexti move one instruction (nexti steps over calls: the
