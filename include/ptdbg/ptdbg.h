@@ -682,6 +682,10 @@ extern PTD_EXPORT void ptd_session_set_keep_exited(struct ptd_session *s, int on
  * rcx and r11 as the syscall instruction left them), where it can run
  * nothing else. */
 extern PTD_EXPORT void ptd_session_set_stop_before_exit(struct ptd_session *s, int on);
+/* With ptd_session_set_stop_before_exit on: whether a thread that is not
+ * the last one is stopped before its exit syscall too (default on, as gdb
+ * record full, which asks there); off, only the program's end stops. */
+extern PTD_EXPORT void ptd_session_set_stop_before_thread_exit(struct ptd_session *s, int on);
 /*
  * Bounded recording, like gdb's "record full insn-number-max": each
  * thread recorded with method @m (soft or step) holds at most @bytes

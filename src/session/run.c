@@ -137,13 +137,15 @@ static int feed_from_history(struct ptd_session *s, struct run_ctx *rc, struct p
  * one: gdb 13 record full asks "The next instruction is syscall exit.  It
  * will make the program exit.  Do you want to stop the program?" before
  * every thread's exit and stops in batch mode; ptdbg stops there without
- * asking (continuing lets the thread end, the others go on).
+ * asking (continuing lets the thread end, the others go on), unless told
+ * not to (ptd_session_set_stop_before_thread_exit).
  */
-static const char *exit_syscall_name(uint64_t nr, int compat)
+static const char *exit_syscall_name(struct ptd_session *s, uint64_t nr, int compat)
 {
 	if (compat ? nr == 252 : nr == 231)
 		return "exit_group";
-	if (compat ? nr == 1 : nr == 60)
+	if ((compat ? nr == 1 : nr == 60) &&
+	    (!s->no_thread_exit_stop || ptd_target_threads(s->t, NULL, 0) <= 1))
 		return "exit";
 	return NULL;
 }
@@ -193,7 +195,7 @@ static const char *exit_next(struct run_ctx *rc, pid_t tid)
 	if (!(rc->rec->caps & PTD_REC_STOPS_PER_BRANCH)) {
 		/* In the kernel, past the syscall: orig_rax is its number
 		 * (-1 when the thread was killed outside a syscall). */
-		name = exit_syscall_name(compat ? (uint32_t)regs.orig_rax : regs.orig_rax, compat);
+		name = exit_syscall_name(s, compat ? (uint32_t)regs.orig_rax : regs.orig_rax, compat);
 		if (!name || regs.rip < 2 || ptd_target_read(s->t, regs.rip - 2, b, 2) != 2 ||
 		    !(compat ? b[0] == 0xcd && b[1] == 0x80 : b[0] == 0x0f && b[1] == 0x05))
 			return NULL;
@@ -209,7 +211,7 @@ static const char *exit_next(struct run_ctx *rc, pid_t tid)
 		s->exit_held_tid = 0; /* held once already: let it exit */
 		return NULL;
 	}
-	name = exit_syscall_name(compat ? (uint32_t)regs.rax : regs.rax, compat);
+	name = exit_syscall_name(s, compat ? (uint32_t)regs.rax : regs.rax, compat);
 	if (!name || !(compat ? b[0] == 0xcd && b[1] == 0x80 : b[0] == 0x0f && b[1] == 0x05))
 		return NULL;
 	return name;
@@ -266,6 +268,12 @@ void ptd_session_set_stop_before_exit(struct ptd_session *s, int on)
 {
 	if (s)
 		s->stop_before_exit = !!on;
+}
+
+void ptd_session_set_stop_before_thread_exit(struct ptd_session *s, int on)
+{
+	if (s)
+		s->no_thread_exit_stop = !on;
 }
 
 static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
