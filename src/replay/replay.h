@@ -32,7 +32,7 @@ enum ptd_replay_stop {
 	PTD_REPLAY_DONE = 0,   /* the motion completed */
 	PTD_REPLAY_BREAKPOINT, /* stopped at a breakpoint address */
 	PTD_REPLAY_BEGIN,      /* hit the oldest item: "No more reverse-execution history." */
-	PTD_REPLAY_END,        /* reached the tail going forward: resume live */
+	PTD_REPLAY_END,        /* reached the tail going forward: the session stops there */
 	PTD_REPLAY_GAP,        /* not returned any more: motions step over gaps, as gdb's */
 	PTD_REPLAY_ERROR,      /* instruction could not be decoded */
 };

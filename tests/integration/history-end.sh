@@ -4,7 +4,8 @@
 # history." and the frame line, whatever the motion (stepi, nexti, step,
 # next, continue, finish of an older frame, until, advance) and even with
 # a breakpoint at the very end (not reported, its hit not counted); the
-# next forward motion runs live.  testprogs/fib, break fib, run, record,
+# next forward motion runs live.  (Reverse motions to the start of the
+# history say the same there, also checked.)  testprogs/fib, break fib, run, record,
 # continue: the history ends at fib(9)'s breakpoint; each motion goes back
 # a few instructions and forward again.  The same output as gdb's (frame
 # arguments ptdbg does not know in the past apart), with every recorder
@@ -40,6 +41,24 @@ for m in step soft pt bts; do
 	echo "$out" | clean >"$TMPDIR/$m.out"
 	past_args "$TMPDIR/gdb.out" "$TMPDIR/$m.out" ||
 		die "record $m: motions to the end of the history differ from gdb record full"
+done
+
+# reverse motions that reach the start of the history, and forward ones
+# back to its end, as gdb's
+CMDS=("break fib" run "record full" next next reverse-next next reverse-step next reverse-finish next
+      step reverse-continue next reverse-stepi next reverse-nexti reverse-finish)
+gdb_batch -- "$prog" | clean >"$TMPDIR/gdb.start"
+qgrep '^No more reverse-execution history.$' "$TMPDIR/gdb.start" ||
+	{ cat "$TMPDIR/gdb.start" >&2; die "gdb did not reach the start of the history"; }
+for m in step soft pt bts; do
+	CMDS[2]="record $m"
+	case $m in
+	pt | bts) out=$(PTDBG_SIMULATE_PMU=$m ptdbg_batch -- "$prog") ;;
+	*) out=$(ptdbg_batch -- "$prog") ;;
+	esac || die "ptdbg ($m) failed: $out"
+	echo "$out" | clean >"$TMPDIR/$m.start"
+	past_args "$TMPDIR/gdb.start" "$TMPDIR/$m.start" ||
+		die "record $m: motions to the start of the history and back differ from gdb record full"
 done
 
 # saved and loaded: the same stops; the last stepi is refused
