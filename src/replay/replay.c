@@ -255,8 +255,8 @@ struct stepstate {
 	/* the instruction before the current one (for over_start) */
 	uint64_t p_ip, p_inst;
 	int p_len, p_class, p_level;
-	/* step into longjmp through the resolver: gdb lost it (live.c's
-	 * longjmp_lost), the motion runs on as a continue */
+	/* step into longjmp: gdb lost it (live.c's longjmp_lost), the
+	 * motion runs on as a continue */
 	int free_run;
 };
 
@@ -404,15 +404,14 @@ static int inline_rules(struct walker *w, struct stepstate *st, int same_real)
 	return line_rules(w, st, same_real && v.depth == st->vdepth && v.entry == st->ventry, &v);
 }
 
-/* `step` jumped from the dynamic linker's resolver to the entry @ip of
- * longjmp, whose stop address is that entry: gdb 13 loses the step there
- * and runs on (see live.c's longjmp_lost, the same rule live). */
+/* `step` entered longjmp at @ip, whose stop address is that entry: gdb 13
+ * loses the step there and runs on (live.c's longjmp_lost, the same rule
+ * live). */
 static int longjmp_lost(const struct walker *w, const struct stepstate *st, uint64_t ip)
 {
 	const struct ptd_replay_env *env = w->env;
 
-	return st->m == PTD_MOTION_STEP && env && env->is_longjmp && env->in_trampoline &&
-	       env->in_trampoline(env->ctx, st->p_ip) == 2 && env->is_longjmp(env->ctx, ip);
+	return st->m == PTD_MOTION_STEP && env && env->is_longjmp && env->is_longjmp(env->ctx, ip);
 }
 
 static int goal_step_fwd(struct walker *w, struct stepstate *st)

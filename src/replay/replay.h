@@ -54,8 +54,8 @@ struct ptd_replay_env {
 	/* Nonzero when @addr has an enabled breakpoint; may set *id. */
 	int (*is_breakpoint)(void *ctx, uint64_t addr, int *id);
 	/* Nonzero when @addr is code gdb steps through without stopping and
-	 * never steps into: PLT stubs (1) and the dynamic linker's text (2,
-	 * gdb's in_solib_dynsym_resolve_code).  May be NULL. */
+	 * never steps into: PLT stubs and the dynamic linker's text (gdb's
+	 * in_solib_dynsym_resolve_code).  May be NULL. */
 	int (*in_trampoline)(void *ctx, uint64_t addr);
 	/* Nonzero when @addr is the entry of a function gdb puts its longjmp
 	 * breakpoints on (longjmp, _longjmp, siglongjmp, _siglongjmp: gdb's

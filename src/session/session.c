@@ -303,7 +303,7 @@ static int env_is_trampoline(void *ctx, uint64_t pc)
 	/* The dynamic linker's lazy-binding resolver. */
 	base = fs.module ? strrchr(fs.module, '/') : NULL;
 	base = base ? base + 1 : fs.module;
-	return base && !strncmp(base, "ld-linux", 8) ? 2 : 0;
+	return base && !strncmp(base, "ld-linux", 8);
 }
 
 static int env_is_longjmp(void *ctx, uint64_t pc)
