@@ -1076,6 +1076,8 @@ again:
 	if (at_end)
 		ev->kind = PTD_EVENT_NO_HISTORY;
 	th->pos = res.number >= count ? 0 : res.number;
+	if (at_end && !s->offline)
+		th->pos = 0; /* (only gaps after it: the next motion is live) */
 	ev->replaying = th->pos != 0;
 	/* Whether gdb would print the frame: a call/return was crossed. */
 	if (calls) {
