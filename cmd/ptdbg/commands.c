@@ -3140,6 +3140,15 @@ static int set_record(struct shell *sh, const char *args)
 		return set_record_buffer(sh, PTD_METHOD_SOFT, args);
 	if (!strcmp(word, "step") || !strcmp(word, "full"))
 		return set_record_buffer(sh, PTD_METHOD_STEP, args);
+	if (!strcmp(word, "stop-at-thread-exit")) {
+		/* ptdbg's answer to gdb's question before a thread's exit */
+		int on;
+
+		if (parse_on_off(args, &on) < 0)
+			return -1;
+		ptd_session_set_stop_before_thread_exit(sh->s, on);
+		return 0;
+	}
 	if (!strcmp(word, "instruction-history-size"))
 		return set_size(args, &sh->insn_history_size);
 	if (!strcmp(word, "function-call-history-size"))
@@ -3371,7 +3380,7 @@ static const struct cmd set_cmds[] = {
 	{ "record", 0, set_record, 0,
 	  "instruction-history-size N, function-call-history-size N, soft|step buffer-size SIZE,\n"
 	  "pt buffer-size|buffer|kernel|ret-compression|tsc|mtc|cyc|psb-period VALUE,\n"
-	  "bts buffer-size SIZE (\"help set record\")." },
+	  "bts buffer-size SIZE, stop-at-thread-exit on|off (\"help set record\")." },
 	{ "confirm", 0, set_confirm, 0, "Whether to ask before killing the program etc. (default on)." },
 	{ "breakpoint", 0, shell_set_breakpoint, 0,
 	  "set breakpoint pending on|off|auto: make a breakpoint on a function no loaded\n"
@@ -3591,6 +3600,10 @@ static void help_set_record(int set)
 	       set ? " SIZE" : "");
 	printf("%s record step buffer-size%s -- the same for step (also \"record full\").\n", v,
 	       set ? " SIZE" : "");
+	if (set)
+		printf("set record stop-at-thread-exit on|off -- while recording, stop before the\n"
+		       "    exit syscall of a thread that is not the last one (default on, as gdb\n"
+		       "    record full asks there); off: only before the program's end.\n");
 	printf("\nSIZE is a number of bytes with an optional K, M or G suffix, or \"unlimited\"\n"
 	       "(or 0); the default is 64M per thread, the least 64K.  It counts the history,\n"
 	       "the PT kept with --trace-format=pt and soft's registers at every trap.  When a\n"

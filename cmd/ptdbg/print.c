@@ -655,7 +655,9 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		 * before this; gdb's frame line follows at once. */
 		break;
 	case PTD_EVENT_BEFORE_EXIT:
-		fprintf(c->out, "\nProgram stopped.\n");
+		/* gdb names the thread once the program has had more than one
+		 * (print_signal_received_reason of GDB_SIGNAL_0) */
+		fprintf(c->out, "\n%s stopped.\n", thread ? thread : "Program");
 		break;
 	case PTD_EVENT_NO_HISTORY:
 		fprintf(c->out, "\nNo more reverse-execution history.\n");

@@ -574,9 +574,9 @@ enum ptd_session_event_kind {
 	PTD_EVENT_HWBREAK,      /* debug-register slots hw_hits triggered
 				 * (hardware breakpoints and watchpoints; live only) */
 	/* Recording: the program stopped before its exit_group syscall (or
-	 * exit in its last thread), as gdb's record full does ("Process
+	 * a thread before its exit), as gdb's record full does ("Process
 	 * record: inferior program stopped."); continuing from here lets it
-	 * exit. */
+	 * (or the thread) exit. */
 	PTD_EVENT_BEFORE_EXIT,
 };
 
@@ -691,8 +691,8 @@ extern PTD_EXPORT int ptd_session_get_pin_cpu(const struct ptd_session *s);
  * so reverse motions, bt and record save work from its end (the shell's
  * counterpart of gdb record full, which stops before exit_group). */
 extern PTD_EXPORT void ptd_session_set_keep_exited(struct ptd_session *s, int on);
-/* Stop a recorded program before its exit_group syscall, or before exit
- * in its last thread (default off), as gdb record full does: the motion
+/* Stop a recorded program before its exit_group syscall, or a thread
+ * before its exit syscall (default off), as gdb record full does: the motion
  * ends with PTD_EVENT_BEFORE_EXIT, the thread's pc at the syscall; the
  * next motion from there lets it exit.  step and soft hold the thread
  * before the syscall; pt and bts, which run free, hold it in the
@@ -701,6 +701,10 @@ extern PTD_EXPORT void ptd_session_set_keep_exited(struct ptd_session *s, int on
  * rcx and r11 as the syscall instruction left them), where it can run
  * nothing else. */
 extern PTD_EXPORT void ptd_session_set_stop_before_exit(struct ptd_session *s, int on);
+/* With ptd_session_set_stop_before_exit on: whether a thread that is not
+ * the last one is stopped before its exit syscall too (default on, as gdb
+ * record full, which asks there); off, only the program's end stops. */
+extern PTD_EXPORT void ptd_session_set_stop_before_thread_exit(struct ptd_session *s, int on);
 /*
  * Bounded recording, like gdb's "record full insn-number-max": each
  * thread recorded with method @m (soft or step) holds at most @bytes
@@ -841,7 +845,8 @@ extern PTD_EXPORT const char *ptd_session_offline_exe(struct ptd_session *s);
 /*
  * Executes motion @m forward, or backward through the recorded history
  * with @reverse (which needs a recording or a loaded trace).  Forward
- * motions in the past move through the history and go on live at its end.
+ * motions in the past move through the history and stop at its end
+ * (PTD_EVENT_NO_HISTORY, as gdb's record full); the next one runs live.
  * Fills @ev with the stop (reaching an end of the history is a stop,
  * PTD_EVENT_NO_HISTORY).  Returns 0; -ptde_not_running; -ptde_unsupported
  * (reverse without a recording); -ptde_eos (forward at the end of a loaded

@@ -306,6 +306,20 @@ static int env_is_trampoline(void *ctx, uint64_t pc)
 	return base && !strncmp(base, "ld-linux", 8);
 }
 
+static int env_is_longjmp(void *ctx, uint64_t pc)
+{
+	static const char *const names[] = { "longjmp", "_longjmp", "siglongjmp", "_siglongjmp" };
+	struct ptd_symbols *sym = ptd__ses_symbols(ctx);
+	uint64_t e;
+	size_t i;
+
+	for (i = 0; sym && i < sizeof(names) / sizeof(names[0]); i++)
+		if (ptd_symbols_function(sym, names[i], &e, NULL) == 0 && e == pc)
+			return 1;
+	ptd_clear_error();
+	return 0;
+}
+
 struct ptd_session *ptd_session_alloc(void)
 {
 	struct ptd_session *s = calloc(1, sizeof(*s));
@@ -327,6 +341,7 @@ struct ptd_session *ptd_session_alloc(void)
 	s->senv.func_bp = env_func_bp;
 	s->senv.is_trampoline = env_is_trampoline;
 	s->senv.base.in_trampoline = env_is_trampoline;
+	s->senv.base.is_longjmp = env_is_longjmp;
 	return s;
 }
 

@@ -150,6 +150,7 @@ struct ptd_session {
 	/* The thread held before its exit_group syscall (PTD_EVENT_BEFORE_EXIT)
 	 * and where: the next resume there lets it exit. */
 	int stop_before_exit; /* ptd_session_set_stop_before_exit */
+	int no_thread_exit_stop; /* ptd_session_set_stop_before_thread_exit off */
 	pid_t exit_held_tid;
 	uint64_t exit_held_pc;
 	struct ptd_bundle *bundle;
