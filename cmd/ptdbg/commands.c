@@ -3321,6 +3321,65 @@ static int info_source(struct shell *sh, const char *args)
 	return 0;
 }
 
+struct shlib_find {
+	const char *real; /* realpath of the module */
+	char name[PATH_MAX];
+};
+
+static void shlib_match(void *ctx, const struct ptd_shlib *l)
+{
+	struct shlib_find *f = ctx;
+	char rp[PATH_MAX];
+
+	if (!f->name[0] && l->path && realpath(l->path, rp) && !strcmp(rp, f->real))
+		snprintf(f->name, sizeof(f->name), "%s", l->path);
+}
+
+/* info symbol ADDR: the symbol (and offset) and section at an address, as
+ * gdb 13 says it, naming the object file once the program has several. */
+static int info_symbol(struct shell *sh, const char *args)
+{
+	struct ptd_symbol sym;
+	enum expr_kind k;
+	uint64_t addr;
+	char sect[128], rp[PATH_MAX], prog[PATH_MAX];
+
+	args = skipws(args);
+	if (!*args)
+		return shell_error("Argument required (address).");
+	if (shell_eval(sh, args, &addr, &k) < 0)
+		return -1;
+	shell_sync(sh);
+	ptd_clear_error();
+	if (!sh->pc.sym || ptd_symbols_lookup(sh->pc.sym, addr, &sym) < 0 || !sym.name ||
+	    ptd_symbols_section(sh->pc.sym, addr, sect, sizeof(sect)) < 0) {
+		ptd_clear_error();
+		printf("No symbol matches %s.\n", args);
+		return 0;
+	}
+	if (sym.offset)
+		printf("%s + %llu in section %s", sym.name, (unsigned long long)sym.offset, sect);
+	else
+		printf("%s in section %s", sym.name, sect);
+	if (ptd_session_alive(sh->s) && sym.module && realpath(sym.module, rp)) {
+		/* the object file as gdb names it: the program as given to
+		 * run (made absolute), a library as the dynamic linker does */
+		const char *p = ptd_session_program(sh->s);
+
+		if (p && realpath(p, prog) && !strcmp(prog, rp)) {
+			printf(" of %s", prog);
+		} else {
+			struct shlib_find f = { .real = rp };
+
+			ptd_session_shlibs(sh->s, shlib_match, &f);
+			printf(" of %s", f.name[0] ? f.name : sym.module);
+		}
+	}
+	printf("\n");
+	ptd_clear_error();
+	return 0;
+}
+
 static const struct cmd info_cmds[] = {
 	{ "args", 0, shell_info_args, CMD_REPEAT, "Argument variables of the selected frame." },
 	{ "breakpoints", 1, info_breakpoints, CMD_REPEAT, "Status of breakpoints." },
@@ -3333,6 +3392,7 @@ static const struct cmd info_cmds[] = {
 	{ "sharedlibrary", 2, shell_info_sharedlibrary, CMD_REPEAT,
 	  "Status of loaded shared object libraries." },
 	{ "source", 2, info_source, CMD_REPEAT, "Information about the current source file." },
+	{ "symbol", 2, info_symbol, CMD_REPEAT, "Describe what symbol is at location ADDR." },
 	{ "signals", 3, shell_info_signals, CMD_REPEAT,
 	  "What debugger does when program gets various signals: info signals [SIG]." },
 	{ "handle", 0, shell_info_signals, CMD_REPEAT | CMD_ALIAS, "signals" },

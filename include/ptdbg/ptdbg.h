@@ -524,6 +524,10 @@ struct ptd_source_info {
  * Returns 0, or -ptde_notfound. */
 extern PTD_EXPORT int ptd_symbols_source_info(struct ptd_symbols *s, const char *file, uint64_t pc,
 					      struct ptd_source_info *out);
+/* The name of the ELF section holding @addr (".text", ".bss") into @name
+ * (@n bytes).  Returns 0, or -ptde_notfound. */
+extern PTD_EXPORT int ptd_symbols_section(struct ptd_symbols *s, uint64_t addr, char *name,
+					  size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Sessions                                                             */
