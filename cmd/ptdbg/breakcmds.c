@@ -971,6 +971,7 @@ int shell_info_watchpoints(struct shell *sh, const char *args)
 		if (bi.hits)
 			printf("\tbreakpoint already hit %u time%s\n", bi.hits, bi.hits == 1 ? "" : "s");
 		shell_print_bp_ignore(&bi);
+		shell_print_bp_commands(bi.id);
 	}
 	if (!shown)
 		printf("No watchpoints.\n");

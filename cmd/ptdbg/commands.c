@@ -406,6 +406,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 
 	if (e.kind == PTD_EVENT_EXEC)
 		sh->main_module[0] = '\0'; /* a new main executable */
+	shell_bp_stopped(sh, e.kind == PTD_EVENT_BREAKPOINT ? e.bp_id : 0);
 	shell_sync(sh);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	if (finish && e.kind == PTD_EVENT_STEPPED)
@@ -444,11 +445,16 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 	}
 	if (e.kind == PTD_EVENT_HWBREAK)
 		shell_print_watch_stop(sh, thread[0] ? thread : NULL);
-	/* the process is gone after an exit: use the pid seen before */
-	ptd_print_stop(&sh->pc, &e, temporary,
-		       ptd_session_alive(sh->s) ? ptd_session_pid(sh->s) : e.tid ? e.tid : sh->last_pid,
-		       thread[0] ? thread : NULL, gap);
-	shell_do_displays(sh);
+	/* the process is gone after an exit: use the pid seen before; a
+	 * breakpoint whose commands start with `silent` says nothing */
+	if (e.kind != PTD_EVENT_BREAKPOINT || !shell_bp_silent(e.bp_id)) {
+		ptd_print_stop(&sh->pc, &e, temporary,
+			       ptd_session_alive(sh->s) ? ptd_session_pid(sh->s)
+			       : e.tid			 ? e.tid
+							 : sh->last_pid,
+			       thread[0] ? thread : NULL, gap);
+		shell_do_displays(sh);
+	}
 	if (ptd_session_alive(sh->s))
 		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);
@@ -1088,6 +1094,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			printf("\tbreakpoint already hit %u time%s\n", bi.hits,
 			       bi.hits == 1 ? "" : "s");
 		shell_print_bp_ignore(&bi);
+		shell_print_bp_commands(bi.id);
 	}
 	if (!shown)
 		printf("No breakpoints or watchpoints.\n");
@@ -2852,6 +2859,24 @@ show:
 	return 0;
 }
 
+/* The next line of the file being sourced (`commands` reads its body so). */
+static char *source_read_line(struct shell *sh)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len = getline(&line, &cap, (FILE *)sh->read_line_ctx);
+
+	if (len < 0) {
+		free(line);
+		return NULL;
+	}
+	if (len && line[len - 1] == '\n')
+		line[len - 1] = '\0';
+	if (src_depth > 0)
+		src_stack[src_depth - 1].line++;
+	return line;
+}
+
 int shell_source(struct shell *sh, const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -2868,8 +2893,13 @@ int shell_source(struct shell *sh, const char *path)
 		fclose(f);
 		return shell_error("%s: sourced files nested too deeply.", path);
 	}
+	char *(*outer_read)(struct shell *) = sh->read_line;
+	void *outer_ctx = sh->read_line_ctx;
+
 	src_depth++;
 	src_stack[level].file = path;
+	sh->read_line = source_read_line;
+	sh->read_line_ctx = f;
 	sh->from_tty = 0;
 	while (!sh->quit && (len = getline(&line, &cap, f)) >= 0) {
 		if (len && line[len - 1] == '\n')
@@ -2882,6 +2912,8 @@ int shell_source(struct shell *sh, const char *path)
 			break;
 	}
 	src_depth = level;
+	sh->read_line = outer_read;
+	sh->read_line_ctx = outer_ctx;
 	sh->from_tty = saved;
 	free(line);
 	fclose(f);
@@ -3482,6 +3514,10 @@ static const struct cmd top_cmds[] = {
 	{ "where", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "break", 1, cmd_break, 0,
 	  "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
+	{ "commands", 0, shell_cmd_commands, 0,
+	  "Commands to run when breakpoint N is hit: commands [N...], then the lines, then end.\n"
+	  "A first line `silent` keeps the stop from being printed." },
+	{ "end", 0, shell_cmd_end, 0, "Ends a list of commands (commands ... end)." },
 	{ "condition", 0, shell_cmd_condition, 0,
 	  "Stop at breakpoint N only if EXPR is true: condition N [EXPR] (none: unconditional)." },
 	{ "continue", 1, cmd_continue, CMD_REPEAT, "Continue the program being debugged." },
@@ -3809,8 +3845,16 @@ int shell_execute(struct shell *sh, const char *line, int *repeatable)
 	if (strncmp(skipws(copy), "echo", 4))
 		while (n && isspace((unsigned char)copy[n - 1]))
 			copy[--n] = '\0';
+	static int depth;
+
+	depth++;
 	rc = execute_line(sh, copy, repeatable);
+	depth--;
 	free(copy);
+	/* the commands of the breakpoints the program stopped at, once the
+	 * command that moved it is done */
+	if (!depth && sh->pending_bp)
+		shell_bp_run_pending(sh);
 	return rc;
 }
 

@@ -107,12 +107,31 @@ struct shell {
 		int id, key;
 	} watch_types[64];
 	int nwatch_types;
+
+	/* breakpoint commands (bpcommands.c): stops reported so far, the
+	 * breakpoint whose commands are to run, and where `commands` reads
+	 * its lines from (NULL: standard input) */
+	int stops;
+	int pending_bp;
+	char *(*read_line)(struct shell *sh);
+	void *read_line_ctx;
 };
 
 /* Runs one command line.  Returns 0, or -1 when the command failed (an
  * error message was printed).  @repeat is set when the line may be
  * repeated by an empty line. */
 int shell_execute(struct shell *sh, const char *line, int *repeatable);
+
+/* bpcommands.c: `commands`; whether a breakpoint's list starts with
+ * `silent`; a stop at breakpoint @id (0: none) was reported; running the
+ * lists of the stops reported (after the command that made them);
+ * listing a breakpoint's commands for info breakpoints. */
+int shell_cmd_commands(struct shell *sh, const char *args);
+int shell_cmd_end(struct shell *sh, const char *args);
+int shell_bp_silent(int id);
+void shell_bp_stopped(struct shell *sh, int id);
+void shell_bp_run_pending(struct shell *sh);
+void shell_print_bp_commands(int id);
 
 /* Runs the commands of @path as gdb's -x and source do: not from_tty, no
  * repeats, the first failing command ends the file.  Returns 0 or -1. */
