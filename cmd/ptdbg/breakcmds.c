@@ -976,3 +976,97 @@ int shell_info_watchpoints(struct shell *sh, const char *args)
 		printf("No watchpoints.\n");
 	return 0;
 }
+
+/* ---- enable, disable ------------------------------------------------------------------- */
+
+/* enable/disable [N | N.M ...]: a breakpoint, or one location of one
+ * with several (gdb's N.M); without arguments every breakpoint (not
+ * their locations), as gdb 13.  A single-location breakpoint's N.1 is
+ * the breakpoint itself. */
+static int enable_cmd(struct shell *sh, const char *args, int on)
+{
+	struct ptd_bpinfo bi;
+	int failed = 0, n = ptd_session_bp_count(sh->s);
+
+	args = skipws(args);
+	if (!strncmp(args, "breakpoints", 11) && (!args[11] || isspace((unsigned char)args[11])))
+		args = skipws(args + 11);
+	if (!*args) {
+		for (int i = 0; i < n; i++)
+			if (ptd_session_bp_get(sh->s, i, &bi) == 0 && !bi.watch)
+				ptd_session_bp_enable(sh->s, bi.id, 0, on);
+		return 0;
+	}
+	while (*args) {
+		char word[64], *end;
+		size_t len = strcspn(args, " \t");
+		long id, loc = 0;
+		int rc, k, nlocs = -1;
+
+		snprintf(word, sizeof(word), "%.*s", (int)len, args);
+		args = skipws(args + len);
+		errno = 0;
+		id = strtol(word, &end, 10);
+		if (end == word || errno || id <= 0 || id > INT32_MAX || (*end && *end != '.')) {
+			shell_error("Bad breakpoint number '%s'", word);
+			failed = 1;
+			continue;
+		}
+		if (*end == '.') {
+			const char *m = end + 1;
+
+			loc = strtol(m, &end, 10);
+			if (end == m || *end || loc < 0 || loc > INT32_MAX) {
+				shell_error("Bad breakpoint location number '%s'", m);
+				failed = 1;
+				continue;
+			}
+		}
+		for (k = 0; k < n; k++)
+			if (ptd_session_bp_get(sh->s, k, &bi) == 0 && bi.id == id)
+				nlocs = bi.nlocs;
+		if (nlocs < 0) {
+			shell_error("No breakpoint number %ld.", id);
+			failed = 1;
+			continue;
+		}
+		if (strchr(word, '.') && (loc == 0 || loc > (nlocs > 1 ? nlocs : 1))) {
+			shell_error("Bad breakpoint location number '%ld'", loc);
+			failed = 1;
+			continue;
+		}
+		/* (N.1 of a breakpoint with one location is the breakpoint) */
+		rc = ptd_session_bp_enable(sh->s, (int)id, nlocs > 1 ? (int)loc : 0, on);
+		if (rc < 0) {
+			sess_error(rc);
+			failed = 1;
+		}
+	}
+	return failed ? -1 : 0;
+}
+
+int shell_cmd_enable(struct shell *sh, const char *args)
+{
+	return enable_cmd(sh, args, 1);
+}
+
+int shell_cmd_disable(struct shell *sh, const char *args)
+{
+	return enable_cmd(sh, args, 0);
+}
+
+const char *shell_bp_canonical(struct shell *sh, const char *spec, const char *file)
+{
+	static char buf[4200];
+	const char *p = spec;
+
+	(void)sh;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	/* gdb's canonical form of a bare LINE: the file's full name */
+	if (p != spec && !*p && file) {
+		snprintf(buf, sizeof(buf), "%s:%s", file, spec);
+		return buf;
+	}
+	return spec;
+}

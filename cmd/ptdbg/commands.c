@@ -964,8 +964,11 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 		printf("%s %d at %s\n", kind, rc, spec);
 		return 0;
 	}
-	if (!bi.addr && spec[0] != '*')
+	if (!bi.nlocs && spec[0] != '*')
 		printf("%s %d (%s) pending.\n", kind, bi.id, spec);
+	else if (bi.nlocs > 1)
+		printf("%s %d at 0x%" PRIx64 ": %s. (%d locations)\n", kind, bi.id, bi.addr,
+		       shell_bp_canonical(sh, spec, bi.file), bi.nlocs);
 	else if (bi.file && bi.line > 0)
 		printf("%s %d at 0x%" PRIx64 ": file %s, line %d.\n", kind, bi.id, bi.addr,
 		       ptd_print_file(&sh->pc, bi.file), bi.line);
@@ -1015,6 +1018,24 @@ static int cmd_delete(struct shell *sh, const char *args)
 	return failed ? -1 : 0;
 }
 
+/* The What column of a location: "in FUNC at FILE:LINE", or <SYM+OFF>. */
+static void print_bp_what(struct shell *sh, uint64_t addr, const char *func, const char *file,
+			  int line)
+{
+	if (func && file && line > 0)
+		printf("in %s at %s:%d\n", ptd_print_symname(func), ptd_print_file(&sh->pc, file),
+		       line);
+	else if (func) {
+		struct ptd_symbol s;
+
+		if (sh->pc.sym && ptd_symbols_lookup(sh->pc.sym, addr, &s) >= 0 && s.offset)
+			printf("<%s+%" PRIu64 ">\n", ptd_print_symname(s.name), s.offset);
+		else
+			printf("<%s>\n", ptd_print_symname(func));
+	} else
+		printf("\n");
+}
+
 static int info_breakpoints(struct shell *sh, const char *args)
 {
 	struct ptd_bpinfo bi;
@@ -1025,7 +1046,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 	 * its type column as wide as "read watchpoint" when one is listed */
 	for (i = 0; i < n; i++)
 		if (ptd_session_bp_get(sh->s, i, &bi) == 0) {
-			if (!bi.watch && (bi.addr || (bi.spec && bi.spec[0] == '*')))
+			if (!bi.watch && bi.nlocs)
 				aw = 18;
 			/* a watchpoint has its location once the program runs */
 			if (bi.watch && ptd_session_alive(sh->s))
@@ -1039,37 +1060,44 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		if (!shown++)
 			printf("Num     %-*s Disp Enb %-*s What\n", tw, "Type", aw, "Address");
 		/* "*ADDR" has its address, even 0 (gdb shows 0x0...0) */
-		int pending = !bi.addr && !(bi.spec && bi.spec[0] == '*');
+		int pending = !bi.watch && !bi.nlocs;
 
 		if (bi.watch)
 			addr[0] = '\0';
+		else if (bi.nlocs > 1)
+			snprintf(addr, sizeof(addr), "<MULTIPLE>");
 		else if (!pending)
 			ptd_print_addr16(addr, sizeof(addr), bi.addr);
 		else
 			snprintf(addr, sizeof(addr), "<PENDING>");
 		printf("%-7d %-*s %-4s %-3s %-*s ", bi.id, tw, shell_bp_type(&bi),
-		       bi.temporary ? "del" : "keep", "y", aw, addr);
+		       bi.temporary ? "del" : "keep", bi.enabled || bi.watch ? "y" : "n", aw, addr);
 		if (bi.watch)
 			printf("%s\n", bi.spec);
 		else if (pending)
 			printf("%s\n", bi.spec ? bi.spec : "");
-		else if (bi.func && bi.file && bi.line > 0)
-			printf("in %s at %s:%d\n", ptd_print_symname(bi.func),
-			       ptd_print_file(&sh->pc, bi.file), bi.line);
-		else if (bi.func) {
-			struct ptd_symbol s;
-
-			if (sh->pc.sym && ptd_symbols_lookup(sh->pc.sym, bi.addr, &s) >= 0 && s.offset)
-				printf("<%s+%" PRIu64 ">\n", ptd_print_symname(s.name), s.offset);
-			else
-				printf("<%s>\n", ptd_print_symname(bi.func));
-		} else
+		else if (bi.nlocs > 1)
 			printf("\n");
+		else
+			print_bp_what(sh, bi.addr, bi.func, bi.file, bi.line);
 		shell_print_bp_extra(&bi);
 		if (bi.hits)
 			printf("\tbreakpoint already hit %u time%s\n", bi.hits,
 			       bi.hits == 1 ? "" : "s");
 		shell_print_bp_ignore(&bi);
+		/* gdb's rows N.1, N.2 ... of a breakpoint with several locations */
+		for (int k = 1; bi.nlocs > 1 && k <= bi.nlocs; k++) {
+			struct ptd_bploc lo;
+			char num[32];
+
+			if (ptd_session_bp_loc(sh->s, i, k, &lo) < 0)
+				continue;
+			snprintf(num, sizeof(num), "%d.%d", bi.id, k);
+			ptd_print_addr16(addr, sizeof(addr), lo.addr);
+			printf("%-7s %-*s %-4s %-3s %-*s ", num, tw, "", "", lo.enabled ? "y" : "n",
+			       aw, addr);
+			print_bp_what(sh, lo.addr, lo.func, lo.file, lo.line);
+		}
 	}
 	if (!shown)
 		printf("No breakpoints or watchpoints.\n");
@@ -3126,6 +3154,8 @@ static const struct cmd top_cmds[] = {
 	{ "delete", 1, cmd_delete, 0,
 	  "Delete breakpoints: delete [N...] (all without arguments)." },
 	{ "detach", 0, cmd_detach, 0, "Detach from the program; it continues running." },
+	{ "disable", 3, shell_cmd_disable, 0,
+	  "Disable breakpoints, or locations of one: disable [N|N.M...] (all without arguments)." },
 	{ "disassemble", 0, cmd_disassemble, 0,
 	  "Disassemble a function: disassemble [/r] [FUNCTION|ADDRESS]." },
 	{ "display", 0, cmd_display, 0,
@@ -3136,6 +3166,8 @@ static const struct cmd top_cmds[] = {
 	  "What ptdbg can record with on this machine and why: the CPU, Intel PT, BTS,\n"
 	  "perf_event_paranoid, ptrace permissions, the method --method=auto takes, and the\n"
 	  "fix for each refused method." },
+	{ "enable", 2, shell_cmd_enable, 0,
+	  "Enable breakpoints, or locations of one: enable [N|N.M...] (all without arguments)." },
 	{ "file", 0, cmd_file, 0, "Use FILE as the program to debug: file FILE." },
 	{ "finish", 0, cmd_finish, CMD_REPEAT, "Run until the selected function returns." },
 	{ "frame", 1, cmd_frame, 0, "Select and print a stack frame: frame [N]." },

@@ -23,20 +23,6 @@ int ptd__ses_env_inline_chain(void *ctx, uint64_t addr, struct ptd_iblock *out, 
 	return sym ? ptd__symbols_inline_chain(sym, addr, out, max) : 0;
 }
 
-/* A breakpoint spec naming a function ("twice"), not an address, a line
- * or FILE:LINE: gdb then keeps the frames of the functions inlined inside
- * that one skipped (the breakpoint location's symbol is the function). */
-static int spec_is_function(const char *spec)
-{
-	const char *p;
-
-	if (!spec || !*spec || *spec == '*' || *spec == '+' || *spec == '-' || strchr(spec, ':'))
-		return 0;
-	for (p = spec; *p >= '0' && *p <= '9'; p++)
-		;
-	return *p != '\0';
-}
-
 void ptd__ses_inline_stop(struct ptd_session *s, const struct ptd_event *ev)
 {
 	struct ptd_iblock b[PTD_ICHAIN_MAX];
@@ -66,14 +52,11 @@ void ptd__ses_inline_stop(struct ptd_session *s, const struct ptd_event *ev)
 		return;
 	if (ev->kind == PTD_EVENT_BREAKPOINT) {
 		/* A user breakpoint stops in the function it names, or at the
-		 * innermost one for an address or a line. */
-		struct sbp *bp = NULL;
-
-		for (int i = 0; i < s->nbp; i++)
-			if (s->bp[i].id == ev->bp_id)
-				bp = &s->bp[i];
-		if (bp && spec_is_function(bp->spec))
-			for (; skip < n && b[skip].starts && strcmp(b[skip].name, bp->spec); skip++)
+		 * innermost one for an address or a line (the breakpoints of
+		 * the stop: ptd__ses_bp_note_stop). */
+		if (!s->stop_inner && s->stop_func)
+			for (; skip < n && b[skip].starts && strcmp(b[skip].name, s->stop_func);
+			     skip++)
 				;
 	} else if (s->inl_override >= 0) {
 		skip = s->inl_override < n ? s->inl_override : n;
