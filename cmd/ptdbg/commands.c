@@ -1094,8 +1094,9 @@ static int info_breakpoints(struct shell *sh, const char *args)
 				continue;
 			snprintf(num, sizeof(num), "%d.%d", bi.id, k);
 			ptd_print_addr16(addr, sizeof(addr), lo.addr);
-			printf("%-7s %-*s %-4s %-3s %-*s ", num, tw, "", "", lo.enabled ? "y" : "n",
-			       aw, addr);
+			/* (gdb 13: "y-", enabled but its breakpoint is not) */
+			printf("%-7s %-*s %-4s %-3s %-*s ", num, tw, "", "",
+			       !lo.enabled ? "n" : bi.enabled ? "y" : "y-", aw, addr);
 			print_bp_what(sh, lo.addr, lo.func, lo.file, lo.line);
 		}
 	}

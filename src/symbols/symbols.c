@@ -98,6 +98,7 @@ struct ptd_symbols {
 	/* DW_AT_comp_dir of the CUs seen, for gdb's file name display */
 	char **compdirs;
 	size_t ncompdirs;
+	int compdirs_scanned; /* every CU's comp_dir was noted */
 
 	/* ptd__symbols_inline_chain() per pc: steps ask for every
 	 * instruction, mostly the same few pcs of a loop. */
@@ -131,12 +132,40 @@ static void note_compdir(struct ptd_symbols *s, Dwarf_Die *cu)
 		s->ncompdirs++;
 }
 
+/* dwfl_getmodules callback: one module at a time. */
+static int first_mod(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	(void)ud;
+	(void)name;
+	(void)start;
+	*(Dwfl_Module **)arg = m;
+	return DWARF_CB_ABORT;
+}
+
 const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file)
 {
 	size_t best = 0;
 
 	if (!s || !file)
 		return file;
+	if (!s->compdirs_scanned) {
+		/* (a name asked for before any line lookup noted the CU's
+		 * directory: after the program exited, say) */
+		Dwfl_Module *m = NULL;
+		ptrdiff_t off = 0;
+
+		s->compdirs_scanned = 1;
+		while ((off = dwfl_getmodules(s->dwfl, first_mod, &m, off)) > 0 || m) {
+			Dwarf_Die *cu = NULL;
+			Dwarf_Addr bias;
+
+			while (m && (cu = dwfl_module_nextcu(m, cu, &bias)))
+				note_compdir(s, cu);
+			m = NULL;
+			if (off <= 0)
+				break;
+		}
+	}
 	/* gdb shows a file by the name the compiler was given: relative to
 	 * the compilation directory when it lies below it. */
 	for (size_t i = 0; i < s->ncompdirs; i++) {
@@ -375,6 +404,7 @@ int ptd_symbols_refresh(struct ptd_symbols *s)
 		return 0;
 	drop_caches(s);
 	drop_sources(s);
+	s->compdirs_scanned = 0;
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)s->pid);
 	k = readlink(link, exe, sizeof(exe) - 1);
 	if (k > 0) {
