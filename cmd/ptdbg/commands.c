@@ -748,7 +748,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	struct temp_snapshot temps;
 	struct ptd_event ev;
 	uint64_t count, i, finish_from = 0, fin_pc = 0;
-	int rc, inline_frame = 0, sel_level = 0, fin_caller = 0, fin_k = 0;
+	int rc, inline_frame = 0, sel_level = 0, fin_caller = 0, fin_k = 0, rev_real0 = -1;
 
 	/* set exec-direction reverse: the plain commands go backward and
 	 * the reverse ones are refused, as gdb's exec_reverse_once */
@@ -784,7 +784,29 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		 * are not shown): gdb steps out of it and shows no value */
 		shell_sync(sh);
 		sel_level = sh->frame_vlevel;
-		if (sel_level > 0 && !reverse) {
+		if (sel_level > 0 && reverse && have_pc && sh->pc.sym) {
+			/* reverse-finish: gdb's finish_backward runs back to the
+			 * entry of frame 0's (real) function whichever real
+			 * frame is selected, but steps back out of a selected
+			 * inlined one */
+			uint64_t pcs[256];
+			struct ptd_inline in[16];
+			int nf = collect_frames(sh, pcs, 256), n = 0, n0;
+
+			n0 = ptd_symbols_inlined(sh->pc.sym, pc, in, 16) - sh->pc.inline_skip;
+			n = n0;
+			if (nf > sh->frame_level && sh->frame_level > 0)
+				n = ptd_symbols_inlined(sh->pc.sym, pcs[sh->frame_level] - 1, in, 16);
+			ptd_clear_error();
+			/* (gdb's outermost-frame check is the selected frame's) */
+			if (sh->frame_inline >= n && nf > sh->frame_level &&
+			    is_main(sh, sh->frame_level > 0 ? pcs[sh->frame_level] - 1 : pc))
+				return shell_error(
+					"\"finish\" not meaningful in the outermost frame.");
+			if (sh->frame_inline >= n)
+				rev_real0 = n0 > 0 ? n0 : 0;
+		}
+		if (sel_level > 0 && (!reverse || sh->pc.sym)) {
 			/* gdb finishes the selected frame (up, frame N) */
 			uint64_t pcs[256];
 			int nf = collect_frames(sh, pcs, 256);
@@ -794,7 +816,10 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 			fin_pc = pcs[sh->frame_level];
 			fin_caller = sh->frame_level > 0;
 			fin_k = sh->frame_inline;
-			ptd_session_finish_frame(sh->s, sh->frame_level, sh->frame_inline);
+			if (rev_real0 >= 0)
+				ptd_session_finish_frame(sh->s, 0, rev_real0);
+			else
+				ptd_session_finish_frame(sh->s, sh->frame_level, sh->frame_inline);
 		} else {
 			sel_level = 0;
 			fin_pc = have_pc ? pc : 0;

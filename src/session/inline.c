@@ -141,9 +141,7 @@ int ptd__ses_inline_prepare(struct ptd_session *s, struct sthread *th, enum ptd_
 			/* frame 0's real frame: an inlined frame shown there
 			 * (k < its inlined frames shown), or the real one */
 			s->senv.base.finish_inline = k < n - skip ? k + 1 : 0;
-		} else if (!reverse) {
-			/* (reverse-finish runs back to the innermost frame's
-			 * entry whichever frame is selected, as gdb's) */
+		} else {
 			uint64_t pcs[256];
 			int nf = real < 255 ? ptd_session_backtrace(s, pcs, real + 1) : 0, ni = 0;
 
@@ -152,6 +150,13 @@ int ptd__ses_inline_prepare(struct ptd_session *s, struct sthread *th, enum ptd_
 				ni = ptd__ses_env_inline_chain(s, pcs[real] - 1, b, PTD_ICHAIN_MAX);
 			if (nf <= real)
 				return ptd__err(-ptde_invalid, "No frame at level %d.", real);
+			/* reverse-finish of a real frame runs back to the
+			 * innermost frame's entry whichever frame is selected,
+			 * as gdb's finish_backward; of an inlined one it steps
+			 * back out of that frame into its caller (gdb's finish
+			 * of an INLINE_FRAME, either direction) */
+			if (reverse && k >= ni)
+				return 0;
 			s->senv.base.finish_real = real;
 			/* an inlined call's frame there: its caller steps on */
 			s->senv.base.finish_inline = k < ni ? k + 1 : 0;
