@@ -239,10 +239,32 @@ int shell_break_pending(struct shell *sh, const char *spec, int temporary)
 {
 	int rc;
 
+	const char *colon = strrchr(spec, ':');
+	char what[600];
+
+	/* gdb's words for a line it did not find: in the current file, in a
+	 * file the program has, or in a file no loaded program has */
+	if (strspn(spec, "0123456789") == strlen(spec)) {
+		snprintf(what, sizeof(what), "No line %s in the current file.", spec);
+	} else if (colon && colon != spec && colon[1] &&
+		   strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+		char first[600];
+		uint64_t a;
+
+		snprintf(first, sizeof(first), "%.*s:1", (int)(colon - spec), spec);
+		if (ptd_session_resolve(sh->s, first, &a) == 0)
+			snprintf(what, sizeof(what), "No line %s in file \"%.*s\".", colon + 1,
+				 (int)(colon - spec), spec);
+		else
+			snprintf(what, sizeof(what), "No source file named %.*s.",
+				 (int)(colon - spec), spec);
+		ptd_clear_error();
+	} else
+		snprintf(what, sizeof(what), "Function \"%s\" not defined.", spec);
 	fflush(stdout);
 	if (sh->bp_pending == 2)
-		return shell_error("Function \"%s\" not defined.", spec);
-	printf("Function \"%s\" not defined.\n", spec);
+		return shell_error("%s", what);
+	printf("%s\n", what);
 	if (sh->bp_pending == 0 &&
 	    !nquery(sh, "Make breakpoint pending on future shared library load? "))
 		return 0;

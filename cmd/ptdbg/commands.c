@@ -956,20 +956,14 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 	ptd_clear_error();
 	rc = ptd_session_break(sh->s, spec, temporary);
 	if (rc < 0) {
-		const char *colon = strrchr(spec, ':');
-
 		if (rc != -ptde_notfound)
 			return session_error(rc, NULL);
 		if (spec[0] == '*')
 			return shell_error("Cannot access memory at address %s", spec + 1);
 		if (!ptd_session_symbols(sh->s) && !ptd_session_program(sh->s))
 			return shell_error(NO_SYMTAB);
-		if (all_digits(spec))
-			return shell_error("No line %s in the current file.", spec);
-		if (colon && all_digits(colon + 1))
-			return shell_error("No line %s in file \"%.*s\".", colon + 1,
-					   (int)(colon - spec), spec);
-		/* a function a library not loaded yet may have */
+		/* a function, file or line a library not loaded yet may have
+		 * (gdb asks about each; shell_break_pending words it) */
 		rc = shell_break_pending(sh, spec, temporary);
 		if (rc <= 0)
 			return rc;

@@ -13,21 +13,23 @@
 # comparison (values in the past and of inlined frames are compared by
 # values-past.sh and values-inline.sh).
 . "$(dirname "$0")/lib.bash"
-need_prereqs multiloc multiloc-O2
+need_prereqs multiloc multiloc-O2 exec
 need_gdb
 
 norm() {
 	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' -e '^\[Inferior 1' \
 		-e '^Go backward to insn number' -e '^Go forward to insn number' |
 		sed -E -e 's/^((Temporary )?[Bb]reakpoint [0-9.]+, )?([A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1\3 () at /' \
-			-e 's/^(#[0-9]+ +(0x[0-9a-f]+ in )?[A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1 () at /'
+			-e 's/^(#[0-9]+ +(0x[0-9a-f]+ in )?[A-Za-z_][A-Za-z0-9_]*) \(.*\) at /\1 () at /' \
+		-e 's/^process [0-9]+ is executing/process PID is executing/'
 }
 
-# compare NAME PROG: CMDS in both debuggers, the outputs must be equal
+# compare NAME PROG [ARGS...]: CMDS in both debuggers, the outputs must be equal
 compare() {
 	local name=$1 prog=$2
-	gdb_batch -- "$TESTPROGS/$prog" | norm >"$TMPDIR/$name.gdb"
-	ptdbg_batch -- "$TESTPROGS/$prog" | norm >"$TMPDIR/$name.ptdbg"
+	shift 2
+	gdb_batch -- "$TESTPROGS/$prog" "$@" | norm >"$TMPDIR/$name.gdb"
+	ptdbg_batch -- "$TESTPROGS/$prog" "$@" | norm >"$TMPDIR/$name.ptdbg"
 	[ "${PIPESTATUS[0]}" -le 1 ] || die "$name: ptdbg crashed"
 	if ! diff -u "$TMPDIR/$name.gdb" "$TMPDIR/$name.ptdbg" >&2; then
 		die "$name: ptdbg differs from gdb (- gdb, + ptdbg)"
@@ -73,4 +75,15 @@ CMDS=('break main' run record "break $end" continue 'break clamp' 'break scale'
 compare replay multiloc-O2
 qgrep '^Temporary breakpoint 5\.2, clamp () at ' "$TMPDIR/replay.ptdbg" ||
 	die "the temporary breakpoint did not stop in the past"
+
+# 5. Pending before run, in a program that execs into multiloc: a function
+#    and a file no loaded program has get their locations after the exec;
+#    bad lines worded as gdb's.
+CMDS=('set breakpoint pending on' 'break clamp' 'tbreak multiloc.c:19' 'info breakpoints'
+      'break exec.c:9999' run 'info breakpoints' continue continue 'info breakpoints')
+compare exec exec "$TESTPROGS/multiloc-O2"
+qgrep -x '1\.2  *y   0x[0-9a-f]* in clamp at multiloc.c:[0-9]*' "$TMPDIR/exec.ptdbg" ||
+	die "the pending breakpoint did not get its locations after the exec"
+CMDS=('set breakpoint pending off' 'break nosuch.c:3' 'break 9999' 'break multiloc.c:9999')
+compare bad-lines multiloc-O2
 exit 0
