@@ -502,7 +502,7 @@ static void solib_arm(struct ptd_session *s)
 static void unloaded(struct ptd_session *s)
 {
 	struct ptd_symbols *sym = ptd__ses_symbols(s);
-	const char *warned = NULL;
+	char warned[4096] = "";
 
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
@@ -523,7 +523,7 @@ static void unloaded(struct ptd_session *s)
 		}
 		if (!gone)
 			continue;
-		if (s->notify && (!warned || strcmp(warned, gone))) {
+		if (s->notify && strcmp(warned, gone)) {
 			char msg[4200];
 
 			snprintf(msg, sizeof(msg),
@@ -531,10 +531,9 @@ static void unloaded(struct ptd_session *s)
 				 "library \"%s\"", gone);
 			s->notify(s->notify_ctx, msg);
 		}
+		snprintf(warned, sizeof(warned), "%s", gone);
 		bp_disarm(s, b);
 		ptd_clear_error();
-		/* (the message is out: the names can go with the locations) */
-		warned = NULL;
 		ptd__ses_bp_free_locs(b);
 	}
 	solib_arm(s);
