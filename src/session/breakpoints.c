@@ -154,27 +154,34 @@ static int resolve_line(struct ptd_symbols *sym, const char *fname, long l, stru
 static int resolve_function(struct ptd_session *s, struct ptd_symbols *sym, const char *name,
 			    struct locset *ls)
 {
-	uint64_t entry, bp, *v = NULL;
+	uint64_t bp, *v = NULL, *entries = NULL, *bps = NULL;
 	int n, rc = 0;
 
-	if (ptd_symbols_function(sym, name, &entry, &bp) == 0) {
+	n = ptd__symbols_functions(sym, name, &entries, &bps);
+	for (int i = 0; i < n; i++) {
 		struct sbp_loc *lo = locs_add(ls);
 		struct ptd_symbol fs;
 
-		if (!lo)
-			return -ptde_nomem;
-		lo->addr = bp;
+		if (!lo) {
+			rc = -ptde_nomem;
+			break;
+		}
+		lo->addr = bps[i];
 		/* (a breakpoint past a prologue: gdb's skip_prologue_sal,
 		 * which ends at an inlined call's site; at the entry of
 		 * optimised gcc code it takes the entry's own line) */
-		loc_describe(sym, lo, NULL, bp != entry, 0);
+		loc_describe(sym, lo, NULL, bps[i] != entries[i], 0);
 		lo->inl = strdup(name);
 		free(lo->func);
 		lo->func = NULL;
-		if (ptd_symbols_lookup(sym, bp, &fs) == 0 && fs.name)
+		if (ptd_symbols_lookup(sym, bps[i], &fs) == 0 && fs.name)
 			lo->func = strdup(fs.name);
 	}
+	free(entries);
+	free(bps);
 	ptd_clear_error();
+	if (rc < 0)
+		return rc;
 	n = ptd__symbols_inlined_entries(sym, name, &v);
 	for (int i = 0; i < n && rc == 0; i++) {
 		struct sbp_loc *lo;

@@ -1197,6 +1197,62 @@ int ptd_symbols_function(struct ptd_symbols *s, const char *name, uint64_t *entr
 	return 0;
 }
 
+int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **entries,
+			   uint64_t **bps)
+{
+	const struct sym_ent *best;
+	uint64_t *e, *b;
+	size_t n = 0, cap = 4;
+
+	*entries = *bps = NULL;
+	if (!s || !name)
+		return -ptde_invalid;
+	best = find_function(s, name);
+	if (!best)
+		return 0;
+	e = malloc(cap * sizeof(*e));
+	b = malloc(cap * sizeof(*b));
+	if (!e || !b) {
+		free(e);
+		free(b);
+		return -ptde_nomem;
+	}
+	e[n] = best->start;
+	b[n++] = breakpoint_addr(s, best);
+	/* gdb's linespec finds every function of that name with debug
+	 * information: static ones of other compilation units too */
+	for (size_t i = 0; i < s->nsyms; i++) {
+		const struct sym_ent *x = &s->syms[i];
+		size_t j;
+
+		if (!(x->rank & 1) || x->mod != best->mod || !sym_named(x, name))
+			continue;
+		for (j = 0; j < n && e[j] != x->start; j++)
+			;
+		if (j < n || !cu_for_addr(x->mod, x->start) || !cu_for_addr(best->mod, best->start))
+			continue;
+		if (n == cap) {
+			uint64_t *e2 = realloc(e, 2 * cap * sizeof(*e)), *b2;
+
+			if (e2)
+				e = e2;
+			b2 = e2 ? realloc(b, 2 * cap * sizeof(*b)) : NULL;
+			if (!b2) {
+				free(e);
+				free(b);
+				return -ptde_nomem;
+			}
+			b = b2;
+			cap *= 2;
+		}
+		e[n] = x->start;
+		b[n++] = breakpoint_addr(s, x);
+	}
+	*entries = e;
+	*bps = b;
+	return (int)n;
+}
+
 /* @path ends with @want at a '/' boundary (or equals it). */
 static int path_matches(const char *path, const char *want)
 {
@@ -1351,15 +1407,27 @@ static int walk_inlined(struct ptd_symbols *s, int valid, Dwarf_Die *d,
 	do {
 		int tag = dwarf_tag(&child);
 
-		if (tag == DW_TAG_inlined_subroutine) {
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
 			Dwarf_Attribute at;
 			Dwarf_Die origin;
 			uint64_t entry;
 
+			/* an inlined copy, or an out-of-line one gcc made of
+			 * the function under another ELF name (NAME.isra.0,
+			 * NAME.constprop.0: a concrete subprogram whose
+			 * abstract origin is NAME), which gdb finds by name */
 			if (dwarf_attr(&child, DW_AT_abstract_origin, &at) &&
 			    dwarf_formref_die(&at, &origin) && die_named(&origin, name) &&
-			    block_entry(&child, bias, &entry) == 0)
-				rc = addr_push(out, inlined_bp_addr(s, valid, entry));
+			    block_entry(&child, bias, &entry) == 0) {
+				const struct sym_ent *e = find_sym(s, entry);
+
+				if (tag == DW_TAG_inlined_subroutine)
+					rc = addr_push(out, inlined_bp_addr(s, valid, entry));
+				else if (e && e->start == entry && (e->rank & 1))
+					rc = addr_push(out, breakpoint_addr(s, e));
+				else
+					rc = addr_push(out, entry);
+			}
 		}
 		if (rc == 0 && (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
 				tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||

@@ -70,6 +70,16 @@ struct ptd_iblock {
 int ptd__symbols_inline_chain(struct ptd_symbols *s, uint64_t pc, struct ptd_iblock *out, int max);
 
 /*
+ * Every out-of-line function `break NAME` gets a location at, as gdb 13:
+ * the one ptd_symbols_function finds, and the functions of that name in
+ * other compilation units of its module (static ones) when both have
+ * debug information.  *@entries and *@bps (malloc'ed, the caller frees
+ * both) get their entries and breakpoint addresses, the first the one
+ * ptd_symbols_function gives.  Returns the count (0: none), or <0.
+ */
+int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **entries,
+			   uint64_t **bps);
+/*
  * The entries of the inlined copies (DW_TAG_inlined_subroutine) of
  * function @name in every module, where gdb 13's `break NAME` puts a
  * location for each: the copy's entry pc (its first range), or past the
