@@ -86,4 +86,17 @@ qgrep -x '1\.2  *y   0x[0-9a-f]* in clamp at multiloc.c:[0-9]*' "$TMPDIR/exec.pt
 	die "the pending breakpoint did not get its locations after the exec"
 CMDS=('set breakpoint pending off' 'break nosuch.c:3' 'break 9999' 'break multiloc.c:9999')
 compare bad-lines multiloc-O2
+
+# 6. A real optimised program (ptdbg itself, not run): static functions of
+#    one name in several files, each inlined in many places, gcc's clones
+#    (NAME.isra.0), lines of inlined functions.
+cp "$PTDBG" "$TMPDIR/prog" || die "cannot copy $PTDBG"
+CMDS=('break skipws' 'break xstrdup' 'break is_main' 'break first_word' 'break row_at'
+      'break symbols.c:930' 'break ptd__err' 'info breakpoints')
+gdb_batch -- "$TMPDIR/prog" | norm >"$TMPDIR/real.gdb"
+ptdbg_batch -- "$TMPDIR/prog" | norm >"$TMPDIR/real.ptdbg"
+diff -u "$TMPDIR/real.gdb" "$TMPDIR/real.ptdbg" >&2 || die "real: ptdbg differs from gdb (- gdb, + ptdbg)"
+qgrep -E '^Breakpoint 1 at 0x[0-9a-f]+: skipws\. \([0-9]+ locations\)$' "$TMPDIR/real.ptdbg" ||
+	die "real: skipws (static in several files, inlined) has not several locations"
+note "real: $(grep -c . "$TMPDIR/real.ptdbg") lines as gdb's"
 exit 0
