@@ -44,10 +44,17 @@ static int cond_eval(void *ctx, const char *expr, int *truth)
 	enum expr_kind k;
 	uint64_t v;
 
-	if (shell_eval(sh, expr, &v, &k) < 0)
+	int rc;
+
+	/* gdb 13's words before the evaluator's error (bpstat_check_
+	 * breakpoint_conditions) */
+	shell_error_prefix = "Error in testing breakpoint condition:";
+	rc = shell_eval(sh, expr, &v, &k);
+	if (rc == 0 && k == EXPR_UNAVAILABLE)
+		rc = shell_error("value is not available");
+	shell_error_prefix = NULL;
+	if (rc < 0)
 		return -1;
-	if (k == EXPR_UNAVAILABLE)
-		return shell_error("value is not available");
 	*truth = v != 0;
 	return 0;
 }

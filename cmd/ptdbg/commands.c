@@ -38,11 +38,17 @@ struct cmd {
 	const char *help; /* for aliases: the command they stand for */
 };
 
+const char *shell_error_prefix;
+
 int shell_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
+	if (shell_error_prefix) {
+		fprintf(stderr, "%s\n", shell_error_prefix);
+		shell_error_prefix = NULL;
+	}
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

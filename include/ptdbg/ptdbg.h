@@ -1102,7 +1102,8 @@ extern PTD_EXPORT int ptd_session_regs_known(struct ptd_session *s, struct user_
 
 /* Evaluates @expr at the selected thread's current position; sets *@truth
  * (nonzero: the condition holds).  Returns 0, or <0 when it cannot be
- * evaluated (the breakpoint then stops, as gdb's does). */
+ * evaluated (the breakpoint then stops, as gdb's does; the evaluator says
+ * why, the session adds nothing). */
 typedef int (*ptd_cond_eval_fn)(void *ctx, const char *expr, int *truth);
 /* The evaluator of breakpoint conditions (one call swaps it; NULL: every
  * condition holds). */

@@ -83,15 +83,10 @@ int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid)
 		/* The evaluator reads the selected thread: the one that hit. */
 		if (th)
 			s->cur = (int)(th - s->th);
+		/* (an evaluator that fails says why itself: the shell's in
+		 * gdb's words) */
 		rc = s->cond_fn(s->cond_ctx, b->cond, &truth);
 		s->cur = saved;
-		if (rc < 0 && s->notify) {
-			char msg[160];
-
-			snprintf(msg, sizeof(msg), "Error in testing condition for breakpoint %d:",
-				 b->id);
-			s->notify(s->notify_ctx, msg);
-		}
 		if (rc == 0 && !truth)
 			return 0;
 	}

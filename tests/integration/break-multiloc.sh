@@ -63,6 +63,13 @@ CMDS=('break clamp' 'break scale' 'break second' 'condition 1 sink > 50' 'disabl
       continue 'info breakpoints' 'delete 2' continue 'info breakpoints' disable 'info breakpoints')
 compare live-enable multiloc-O2
 
+# 3b. A condition that cannot be evaluated at one of the locations (k is
+#     optimized out in one copy): gdb's error, and the program stops.
+CMDS=('break scale' 'condition 1 k == 5' run continue continue 'info breakpoints')
+compare live-cond-error multiloc-O2
+qgrep -x 'Error in testing breakpoint condition:' "$TMPDIR/live-cond-error.ptdbg" ||
+	die "no condition error at the copy where k is optimized out"
+
 # 4. Recording (record full in gdb): reverse-continue through the copies,
 #    a temporary one deleted when hit in the past, a disabled location
 #    passed over, then continue while replaying; hits counted as gdb's.
