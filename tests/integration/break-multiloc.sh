@@ -13,7 +13,7 @@
 # comparison (values in the past and of inlined frames are compared by
 # values-past.sh and values-inline.sh).
 . "$(dirname "$0")/lib.bash"
-need_prereqs multiloc multiloc-O2 exec
+need_prereqs multiloc multiloc-O2 exec dlopen libplugin.so
 need_gdb
 
 norm() {
@@ -93,6 +93,12 @@ qgrep -x '1\.2  *y   0x[0-9a-f]* in clamp at multiloc.c:[0-9]*' "$TMPDIR/exec.pt
 	die "the pending breakpoint did not get its locations after the exec"
 CMDS=('set breakpoint pending off' 'break nosuch.c:3' 'break 9999' 'break multiloc.c:9999')
 compare bad-lines multiloc-O2
+# ... and a line of a library loaded later, resolved at its dlopen
+CMDS=('set breakpoint pending on' "break $(line_of plugin.c 'r += i * plugin_scale')"
+      'info breakpoints' run 'info breakpoints' continue)
+compare dlopen-line dlopen
+qgrep '^Breakpoint 1, plugin_compute () at plugin.c' "$TMPDIR/dlopen-line.ptdbg" ||
+	die "the pending line in the library did not stop"
 
 # 6. A real optimised program (ptdbg itself, not run): static functions of
 #    one name in several files, each inlined in many places, gcc's clones
