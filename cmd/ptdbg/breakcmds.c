@@ -1012,6 +1012,34 @@ int shell_info_watchpoints(struct shell *sh, const char *args)
  * with several (gdb's N.M); without arguments every breakpoint (not
  * their locations), as gdb 13.  A single-location breakpoint's N.1 is
  * the breakpoint itself. */
+/* Breakpoint @id, or its location @loc (@has_loc: N.M given). */
+static int enable_one(struct shell *sh, long id, long loc, int has_loc, int on)
+{
+	struct ptd_bpinfo bi;
+	int rc, nlocs = -1, n = ptd_session_bp_count(sh->s);
+
+	for (int k = 0; k < n; k++)
+		if (ptd_session_bp_get(sh->s, k, &bi) == 0 && bi.id == id)
+			nlocs = bi.nlocs;
+	if (nlocs < 0)
+		return shell_error("No breakpoint number %ld.", id);
+	if (has_loc && (loc == 0 || loc > (nlocs > 1 ? nlocs : 1)))
+		return shell_error("Bad breakpoint location number '%ld'", loc);
+	/* (N.1 of a breakpoint with one location is the breakpoint) */
+	rc = ptd_session_bp_enable(sh->s, (int)id, nlocs > 1 ? (int)loc : 0, on);
+	return rc < 0 ? sess_error(rc) : 0;
+}
+
+/* A number of an N, N-M, N.M or N.M-K argument: 0 and *@end past it, or -1. */
+static int bp_number(const char *p, long *v, char **end)
+{
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	errno = 0;
+	*v = strtol(p, end, 10);
+	return errno || *v > INT32_MAX ? -1 : 0;
+}
+
 static int enable_cmd(struct shell *sh, const char *args, int on)
 {
 	struct ptd_bpinfo bi;
@@ -1026,50 +1054,52 @@ static int enable_cmd(struct shell *sh, const char *args, int on)
 				ptd_session_bp_enable(sh->s, bi.id, 0, on);
 		return 0;
 	}
+	/* gdb's forms: N, N-M (breakpoints), N.M, N.M-K (locations) */
 	while (*args) {
 		char word[64], *end;
 		size_t len = strcspn(args, " \t");
-		long id, loc = 0;
-		int rc, k, nlocs = -1;
+		long id, lo = 0, hi = 0;
+		const char *dot;
 
 		snprintf(word, sizeof(word), "%.*s", (int)len, args);
 		args = skipws(args + len);
-		errno = 0;
-		id = strtol(word, &end, 10);
-		if (end == word || errno || id <= 0 || id > INT32_MAX || (*end && *end != '.')) {
-			shell_error("Bad breakpoint number '%s'", word);
+		dot = strchr(word, '.');
+		if (word[0] == '-') {
+			failed |= shell_error("Negative breakpoint number '%s'", word) < 0;
+			continue;
+		}
+		if (bp_number(word, &id, &end) < 0 || (dot && (end != dot || !dot[1])) ||
+		    (!dot && *end && *end != '-')) {
+			if (dot && (dot == word || !dot[1]))
+				shell_error("Bad breakpoint number at or near: '%s'", word);
+			else
+				shell_error("Bad breakpoint number '%s'", word);
 			failed = 1;
 			continue;
 		}
-		if (*end == '.') {
-			const char *m = end + 1;
+		if (!dot) {
+			long last = id;
 
-			loc = strtol(m, &end, 10);
-			if (end == m || *end || loc < 0 || loc > INT32_MAX) {
-				shell_error("Bad breakpoint location number '%s'", m);
-				failed = 1;
+			if (*end == '-' && (bp_number(end + 1, &last, &end) < 0 || *end || last < id)) {
+				failed |= shell_error("Bad breakpoint number '%s'", word) < 0;
 				continue;
 			}
-		}
-		for (k = 0; k < n; k++)
-			if (ptd_session_bp_get(sh->s, k, &bi) == 0 && bi.id == id)
-				nlocs = bi.nlocs;
-		if (nlocs < 0) {
-			shell_error("No breakpoint number %ld.", id);
-			failed = 1;
+			for (long i = id; i <= last; i++)
+				failed |= enable_one(sh, i, 0, 0, on) < 0;
 			continue;
 		}
-		if (strchr(word, '.') && (loc == 0 || loc > (nlocs > 1 ? nlocs : 1))) {
-			shell_error("Bad breakpoint location number '%ld'", loc);
-			failed = 1;
+		if (bp_number(dot + 1, &lo, &end) < 0 ||
+		    (*end && (*end != '-' || bp_number(end + 1, &hi, &end) < 0 || *end || hi < lo))) {
+			failed |= shell_error("Bad breakpoint location number '%s'", dot + 1) < 0;
 			continue;
 		}
-		/* (N.1 of a breakpoint with one location is the breakpoint) */
-		rc = ptd_session_bp_enable(sh->s, (int)id, nlocs > 1 ? (int)loc : 0, on);
-		if (rc < 0) {
-			sess_error(rc);
-			failed = 1;
-		}
+		if (!hi)
+			hi = lo;
+		for (long m = lo; m <= hi; m++)
+			if (enable_one(sh, id, m, 1, on) < 0) {
+				failed = 1;
+				break;
+			}
 	}
 	return failed ? -1 : 0;
 }

@@ -56,11 +56,12 @@ compare live-O0 multiloc
 
 # 3. Live, a condition on one breakpoint with several locations (a global:
 #    the same in both), disable/enable of a location and of the breakpoint,
-#    a single-location breakpoint's N.1, bad numbers, delete.
+#    a single-location breakpoint's N.1, ranges, bad numbers, delete.
 CMDS=('break clamp' 'break scale' 'break second' 'condition 1 sink > 50' 'disable 2.1'
       'disable 2.3' 'disable 3.1' 'disable 2.4' 'disable 9' 'disable 2.0' 'info breakpoints'
       run continue 'info breakpoints' 'enable 2.3' 'enable 3' 'disable 1' continue continue
-      continue 'info breakpoints' 'delete 2' continue 'info breakpoints' disable 'info breakpoints')
+      continue 'info breakpoints' 'delete 2' continue 'info breakpoints' disable 'info breakpoints'
+      'enable 1-3' 'disable 1.1-2' 'disable -1' 'disable 1.' 'disable 1.x' 'info breakpoints')
 compare live-enable multiloc-O2
 
 # 3b. A condition that cannot be evaluated at one of the locations (k is
