@@ -47,6 +47,8 @@ static struct {
 } src_stack[SRC_NEST];
 static int src_depth;
 
+const char *shell_error_prefix;
+
 int shell_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -58,6 +60,10 @@ int shell_error(const char *fmt, ...)
 				src_stack[i].line);
 			src_stack[i].told = 1;
 		}
+	if (shell_error_prefix) {
+		fprintf(stderr, "%s\n", shell_error_prefix);
+		shell_error_prefix = NULL;
+	}
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -772,7 +778,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	struct temp_snapshot temps;
 	struct ptd_event ev;
 	uint64_t count, i, finish_from = 0, fin_pc = 0;
-	int rc, inline_frame = 0, sel_level = 0, fin_caller = 0, fin_k = 0;
+	int rc, inline_frame = 0, sel_level = 0, fin_caller = 0, fin_k = 0, rev_real0 = -1;
 
 	/* set exec-direction reverse: the plain commands go backward and
 	 * the reverse ones are refused, as gdb's exec_reverse_once */
@@ -808,7 +814,29 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		 * are not shown): gdb steps out of it and shows no value */
 		shell_sync(sh);
 		sel_level = sh->frame_vlevel;
-		if (sel_level > 0 && !reverse) {
+		if (sel_level > 0 && reverse && have_pc && sh->pc.sym) {
+			/* reverse-finish: gdb's finish_backward runs back to the
+			 * entry of frame 0's (real) function whichever real
+			 * frame is selected, but steps back out of a selected
+			 * inlined one */
+			uint64_t pcs[256];
+			struct ptd_inline in[16];
+			int nf = collect_frames(sh, pcs, 256), n = 0, n0;
+
+			n0 = ptd_symbols_inlined(sh->pc.sym, pc, in, 16) - sh->pc.inline_skip;
+			n = n0;
+			if (nf > sh->frame_level && sh->frame_level > 0)
+				n = ptd_symbols_inlined(sh->pc.sym, pcs[sh->frame_level] - 1, in, 16);
+			ptd_clear_error();
+			/* (gdb's outermost-frame check is the selected frame's) */
+			if (sh->frame_inline >= n && nf > sh->frame_level &&
+			    is_main(sh, sh->frame_level > 0 ? pcs[sh->frame_level] - 1 : pc))
+				return shell_error(
+					"\"finish\" not meaningful in the outermost frame.");
+			if (sh->frame_inline >= n)
+				rev_real0 = n0 > 0 ? n0 : 0;
+		}
+		if (sel_level > 0 && (!reverse || sh->pc.sym)) {
 			/* gdb finishes the selected frame (up, frame N) */
 			uint64_t pcs[256];
 			int nf = collect_frames(sh, pcs, 256);
@@ -818,7 +846,10 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 			fin_pc = pcs[sh->frame_level];
 			fin_caller = sh->frame_level > 0;
 			fin_k = sh->frame_inline;
-			ptd_session_finish_frame(sh->s, sh->frame_level, sh->frame_inline);
+			if (rev_real0 >= 0)
+				ptd_session_finish_frame(sh->s, 0, rev_real0);
+			else
+				ptd_session_finish_frame(sh->s, sh->frame_level, sh->frame_inline);
 		} else {
 			sel_level = 0;
 			fin_pc = have_pc ? pc : 0;
@@ -955,20 +986,14 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 	ptd_clear_error();
 	rc = ptd_session_break(sh->s, spec, temporary);
 	if (rc < 0) {
-		const char *colon = strrchr(spec, ':');
-
 		if (rc != -ptde_notfound)
 			return session_error(rc, NULL);
 		if (spec[0] == '*')
 			return shell_error("Cannot access memory at address %s", spec + 1);
 		if (!ptd_session_symbols(sh->s) && !ptd_session_program(sh->s))
 			return shell_error(NO_SYMTAB);
-		if (all_digits(spec))
-			return shell_error("No line %s in the current file.", spec);
-		if (colon && all_digits(colon + 1))
-			return shell_error("No line %s in file \"%.*s\".", colon + 1,
-					   (int)(colon - spec), spec);
-		/* a function a library not loaded yet may have */
+		/* a function, file or line a library not loaded yet may have
+		 * (gdb asks about each; shell_break_pending words it) */
 		rc = shell_break_pending(sh, spec, temporary);
 		if (rc <= 0)
 			return rc;
@@ -988,8 +1013,11 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 		printf("%s %d at %s\n", kind, rc, spec);
 		return 0;
 	}
-	if (!bi.addr && spec[0] != '*')
+	if (!bi.nlocs && spec[0] != '*')
 		printf("%s %d (%s) pending.\n", kind, bi.id, spec);
+	else if (bi.nlocs > 1)
+		printf("%s %d at 0x%" PRIx64 ": %s. (%d locations)\n", kind, bi.id, bi.addr,
+		       shell_bp_canonical(sh, spec, bi.file), bi.nlocs);
 	else if (bi.file && bi.line > 0)
 		printf("%s %d at 0x%" PRIx64 ": file %s, line %d.\n", kind, bi.id, bi.addr,
 		       ptd_print_file(&sh->pc, bi.file), bi.line);
@@ -1039,6 +1067,24 @@ static int cmd_delete(struct shell *sh, const char *args)
 	return failed ? -1 : 0;
 }
 
+/* The What column of a location: "in FUNC at FILE:LINE", or <SYM+OFF>. */
+static void print_bp_what(struct shell *sh, uint64_t addr, const char *func, const char *file,
+			  int line)
+{
+	if (func && file && line > 0)
+		printf("in %s at %s:%d\n", ptd_print_symname(func), ptd_print_file(&sh->pc, file),
+		       line);
+	else if (func) {
+		struct ptd_symbol s;
+
+		if (sh->pc.sym && ptd_symbols_lookup(sh->pc.sym, addr, &s) >= 0 && s.offset)
+			printf("<%s+%" PRIu64 ">\n", ptd_print_symname(s.name), s.offset);
+		else
+			printf("<%s>\n", ptd_print_symname(func));
+	} else
+		printf("\n");
+}
+
 static int info_breakpoints(struct shell *sh, const char *args)
 {
 	struct ptd_bpinfo bi;
@@ -1049,7 +1095,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 	 * its type column as wide as "read watchpoint" when one is listed */
 	for (i = 0; i < n; i++)
 		if (ptd_session_bp_get(sh->s, i, &bi) == 0) {
-			if (!bi.watch && (bi.addr || (bi.spec && bi.spec[0] == '*')))
+			if (!bi.watch && bi.nlocs)
 				aw = 18;
 			/* a watchpoint has its location once the program runs */
 			if (bi.watch && ptd_session_alive(sh->s))
@@ -1063,38 +1109,46 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		if (!shown++)
 			printf("Num     %-*s Disp Enb %-*s What\n", tw, "Type", aw, "Address");
 		/* "*ADDR" has its address, even 0 (gdb shows 0x0...0) */
-		int pending = !bi.addr && !(bi.spec && bi.spec[0] == '*');
+		int pending = !bi.watch && !bi.nlocs;
 
 		if (bi.watch)
 			addr[0] = '\0';
+		else if (bi.nlocs > 1)
+			snprintf(addr, sizeof(addr), "<MULTIPLE>");
 		else if (!pending)
 			ptd_print_addr16(addr, sizeof(addr), bi.addr);
 		else
 			snprintf(addr, sizeof(addr), "<PENDING>");
 		printf("%-7d %-*s %-4s %-3s %-*s ", bi.id, tw, shell_bp_type(&bi),
-		       bi.temporary ? "del" : "keep", "y", aw, addr);
+		       bi.temporary ? "del" : "keep", bi.enabled || bi.watch ? "y" : "n", aw, addr);
 		if (bi.watch)
 			printf("%s\n", bi.spec);
 		else if (pending)
 			printf("%s\n", bi.spec ? bi.spec : "");
-		else if (bi.func && bi.file && bi.line > 0)
-			printf("in %s at %s:%d\n", ptd_print_symname(bi.func),
-			       ptd_print_file(&sh->pc, bi.file), bi.line);
-		else if (bi.func) {
-			struct ptd_symbol s;
-
-			if (sh->pc.sym && ptd_symbols_lookup(sh->pc.sym, bi.addr, &s) >= 0 && s.offset)
-				printf("<%s+%" PRIu64 ">\n", ptd_print_symname(s.name), s.offset);
-			else
-				printf("<%s>\n", ptd_print_symname(bi.func));
-		} else
+		else if (bi.nlocs > 1)
 			printf("\n");
+		else
+			print_bp_what(sh, bi.addr, bi.func, bi.file, bi.line);
 		shell_print_bp_extra(&bi);
 		if (bi.hits)
 			printf("\tbreakpoint already hit %u time%s\n", bi.hits,
 			       bi.hits == 1 ? "" : "s");
 		shell_print_bp_ignore(&bi);
 		shell_print_bp_commands(bi.id);
+		/* gdb's rows N.1, N.2 ... of a breakpoint with several locations */
+		for (int k = 1; bi.nlocs > 1 && k <= bi.nlocs; k++) {
+			struct ptd_bploc lo;
+			char num[32];
+
+			if (ptd_session_bp_loc(sh->s, i, k, &lo) < 0)
+				continue;
+			snprintf(num, sizeof(num), "%d.%d", bi.id, k);
+			ptd_print_addr16(addr, sizeof(addr), lo.addr);
+			/* (gdb 13: "y-", enabled but its breakpoint is not) */
+			printf("%-7s %-*s %-4s %-3s %-*s ", num, tw, "", "",
+			       !lo.enabled ? "n" : bi.enabled ? "y" : "y-", aw, addr);
+			print_bp_what(sh, lo.addr, lo.func, lo.file, lo.line);
+		}
 	}
 	if (!shown)
 		printf("No breakpoints or watchpoints.\n");
@@ -3525,6 +3579,8 @@ static const struct cmd top_cmds[] = {
 	{ "delete", 1, cmd_delete, 0,
 	  "Delete breakpoints: delete [N...] (all without arguments)." },
 	{ "detach", 0, cmd_detach, 0, "Detach from the program; it continues running." },
+	{ "disable", 3, shell_cmd_disable, 0,
+	  "Disable breakpoints, or locations of one: disable [N|N.M...] (all without arguments)." },
 	{ "disassemble", 0, cmd_disassemble, 0,
 	  "Disassemble a function: disassemble [/r] [FUNCTION|ADDRESS]." },
 	{ "display", 0, cmd_display, 0,
@@ -3535,6 +3591,8 @@ static const struct cmd top_cmds[] = {
 	  "What ptdbg can record with on this machine and why: the CPU, Intel PT, BTS,\n"
 	  "perf_event_paranoid, ptrace permissions, the method --method=auto takes, and the\n"
 	  "fix for each refused method." },
+	{ "enable", 2, shell_cmd_enable, 0,
+	  "Enable breakpoints, or locations of one: enable [N|N.M...] (all without arguments)." },
 	{ "file", 0, cmd_file, 0, "Use FILE as the program to debug: file FILE." },
 	{ "finish", 0, cmd_finish, CMD_REPEAT, "Run until the selected function returns." },
 	{ "frame", 1, cmd_frame, 0, "Select and print a stack frame: frame [N]." },

@@ -637,9 +637,13 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		break;
 	}
 	case PTD_EVENT_BREAKPOINT:
-		fprintf(c->out, "\n%s%s%s %d, ", thread ? thread : "", thread ? " hit " : "",
+		fprintf(c->out, "\n%s%s%s %d", thread ? thread : "", thread ? " hit " : "",
 			temporary ? "Temporary breakpoint" : "Breakpoint",
 			ev->bp_id);
+		/* gdb 13 names the location of a breakpoint with several */
+		if (ev->bp_loc > 0)
+			fprintf(c->out, ".%d", ev->bp_loc);
+		fputs(", ", c->out);
 		break;
 	case PTD_EVENT_SIGNAL:
 		fprintf(c->out, "\n%s received signal %s, %s.\n", thread ? thread : "Program",

@@ -608,6 +608,9 @@ struct ptd_event {
 	uint64_t first_gap;
 	int first_gap_reason;
 	unsigned hw_hits; /* PTD_EVENT_HWBREAK: bit i, debug-register slot i */
+	/* PTD_EVENT_BREAKPOINT: the location of bp_id that stopped it, 1-based
+	 * (gdb's "Breakpoint N.M, "), when the breakpoint has several; else 0. */
+	int bp_loc;
 };
 
 /* A breakpoint as ptd_session_bp_get() describes it.  The strings are
@@ -634,6 +637,22 @@ struct ptd_bpinfo {
 	/* It triggered because the frame its expression lives in returned
 	 * (ptd_session_watch_scope); the front end deletes it. */
 	int scope_ended;
+	/* A breakpoint's locations (0 while pending; several for a function
+	 * with inlined copies or a line inlined in several places: gdb's
+	 * <MULTIPLE>, ptd_session_bp_loc() describes each; @addr, @func,
+	 * @file and @line are the first one's), and disable N. */
+	int nlocs;
+	int enabled;
+};
+
+/* One location of a breakpoint (gdb's N.M), as ptd_session_bp_loc()
+ * describes it.  Strings owned by the session, as ptd_bpinfo's. */
+struct ptd_bploc {
+	uint64_t addr;
+	const char *func; /* the function gdb names there (maybe inlined), or NULL */
+	const char *file; /* may be NULL */
+	int line;
+	int enabled; /* disable N.M */
 };
 
 struct ptd_thread_info {
@@ -1111,7 +1130,8 @@ extern PTD_EXPORT int ptd_session_regs_known(struct ptd_session *s, struct user_
 
 /* Evaluates @expr at the selected thread's current position; sets *@truth
  * (nonzero: the condition holds).  Returns 0, or <0 when it cannot be
- * evaluated (the breakpoint then stops, as gdb's does). */
+ * evaluated (the breakpoint then stops, as gdb's does; the evaluator says
+ * why, the session adds nothing). */
 typedef int (*ptd_cond_eval_fn)(void *ctx, const char *expr, int *truth);
 /* The evaluator of breakpoint conditions (one call swaps it; NULL: every
  * condition holds). */
@@ -1124,6 +1144,17 @@ extern PTD_EXPORT int ptd_session_bp_condition(struct ptd_session *s, int id, co
 /* ignore N COUNT: the next @count hits of @id are counted but do not stop.
  * Returns 0 or -ptde_notfound. */
 extern PTD_EXPORT int ptd_session_bp_ignore(struct ptd_session *s, int id, unsigned count);
+/* Location @loc (1-based, gdb's N.M) of the @index-th breakpoint (as
+ * ptd_session_bp_get).  Returns 0, -ptde_invalid for a bad index or
+ * location. */
+extern PTD_EXPORT int ptd_session_bp_loc(const struct ptd_session *s, int index, int loc,
+					 struct ptd_bploc *out);
+/* enable/disable breakpoint @id (@loc 0), or only its location @loc
+ * (1-based; gdb's N.M): a disabled one neither stops nor counts hits.
+ * Watchpoints cannot be disabled here (-ptde_unsupported).  Returns 0,
+ * -ptde_notfound ("No breakpoint number N."), -ptde_invalid (a location
+ * it does not have: gdb's "Bad breakpoint location number 'M'"). */
+extern PTD_EXPORT int ptd_session_bp_enable(struct ptd_session *s, int id, int loc, int enabled);
 /* Like ptd_session_break, but a function or line no loaded file has yet
  * makes a pending breakpoint (address 0) instead of -ptde_notfound: it is
  * resolved when the dynamic linker loads a library (dlopen), at the next

@@ -684,9 +684,10 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			st.li.file = v.b[v.skip - 1].call_file;
 		}
 		if (m == PTD_MOTION_FINISH && env && env->finish_inline > 0 && env->finish_real > 0 &&
-		    !reverse && env->finish_pc) {
+		    env->finish_pc) {
 			/* an inlined frame of an outer real frame: `next` in
-			 * its caller's frame there, the callees run through */
+			 * its caller's frame there, the callees run through
+			 * (backward too: reverse-finish with it selected) */
 			const struct ptd_callseg *r = w.s;
 			struct ptd__vis o;
 			int up = env->finish_inline, k;

@@ -397,15 +397,15 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 }
 
 /* The motion ends at breakpoint @b: count the hit, stop everything. */
-static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
+static int report_bp(struct run_ctx *rc, struct sbp *b, uint64_t addr, struct ptd_event *ev)
 {
 	int id = b->id;
-	uint64_t addr = b->addr;
 
 	/* (the hits were counted by ptd__ses_bp_hit) */
 	ev->kind = PTD_EVENT_BREAKPOINT;
 	ev->bp_id = id;
 	ev->new_frame = 1;
+	ptd__ses_bp_note_stop(rc->s, addr, ev);
 	finish_stop(rc, ev);
 	ptd__ses_bp_drop_temps(rc->s, addr);
 	return 0;
@@ -718,7 +718,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			 * as in gdb (also for the stepped thread). */
 			ptd__ses_solib_event(s, st.pc);
 			if ((b = ptd__ses_bp_hit(s, st.pc, st.tid)) != NULL)
-				return report_bp(&rc, b, ev);
+				return report_bp(&rc, b, st.pc, ev);
 			if (ptd__ses_adv_hit(s, st.tid, st.pc))
 				done = 1;
 			if (done) {
@@ -746,7 +746,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				if (b)
 					b = ptd__ses_bp_hit(s, st.pc, st.tid);
 				if (b)
-					return report_bp(&rc, b, ev);
+					return report_bp(&rc, b, st.pc, ev);
 				/* until/advance reached its place */
 				ev->kind = PTD_EVENT_STEPPED;
 				ev->new_frame = 1;
@@ -769,7 +769,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				err = resume_thread(&rc, st.tid, 0);
 				break;
 			}
-			return report_bp(&rc, b, ev);
+			return report_bp(&rc, b, st.pc, ev);
 		}
 		case PTD_STOP_SIGNAL: {
 			int fl = ptd__ses_sig_flags(s, st.signo);
@@ -969,11 +969,12 @@ static void replay_bp_hit(struct ptd_session *s, const struct ptd_replay_result 
 		return;
 	/* the first that stopped it (ptd__ses_bp_hit counted the hits) */
 	for (int i = (int)(b - s->bp); i < s->nbp; i++)
-		if (!s->bp[i].wkind && s->bp[i].addr == res->ip && s->bp[i].stopped) {
+		if (ptd__ses_bp_loc_at(&s->bp[i], res->ip) >= 0 && s->bp[i].stopped) {
 			b = &s->bp[i];
 			break;
 		}
 	ev->bp_id = b->id;
+	ptd__ses_bp_note_stop(s, res->ip, ev);
 	ptd__ses_bp_drop_temps(s, res->ip);
 }
 

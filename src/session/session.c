@@ -264,13 +264,11 @@ static int env_is_bp(void *ctx, uint64_t addr, int *id)
 {
 	struct ptd_session *s = ctx;
 
-	for (int i = 0; i < s->nbp; i++)
-		if (s->bp[i].addr == addr && !s->bp[i].wkind) {
-			if (id)
-				*id = s->bp[i].id;
-			return 1;
-		}
-	return 0;
+	struct sbp *b = ptd__ses_bp_at(s, addr);
+
+	if (b && id)
+		*id = b->id;
+	return b != NULL;
 }
 
 static uint64_t env_func_bp(void *ctx, uint64_t entry)
@@ -366,8 +364,7 @@ void ptd__ses_drop_process(struct ptd_session *s)
 	s->kept = 0;
 	free(s->offline_exe);
 	s->offline_exe = NULL;
-	for (int i = 0; i < s->nbp; i++)
-		s->bp[i].inserted = 0;
+	ptd__ses_bp_forget_inserted(s);
 }
 
 void ptd_session_free(struct ptd_session *s)
@@ -377,11 +374,10 @@ void ptd_session_free(struct ptd_session *s)
 	ptd__ses_drop_process(s);
 	for (int i = 0; i < s->nbp; i++) {
 		free(s->bp[i].spec);
-		free(s->bp[i].func);
-		free(s->bp[i].file);
 		free(s->bp[i].cond);
-		free(s->bp[i].module);
+		ptd__ses_bp_free_locs(&s->bp[i]);
 	}
+	free(s->stop_func);
 	free(s->bp);
 	for (int i = 0; i < s->ptcfg.nfilters; i++)
 		free(s->ptcfg.filters[i]);

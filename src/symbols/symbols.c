@@ -98,6 +98,7 @@ struct ptd_symbols {
 	/* DW_AT_comp_dir of the CUs seen, for gdb's file name display */
 	char **compdirs;
 	size_t ncompdirs;
+	int compdirs_scanned; /* every CU's comp_dir was noted */
 
 	/* ptd__symbols_inline_chain() per pc: steps ask for every
 	 * instruction, mostly the same few pcs of a loop. */
@@ -131,12 +132,40 @@ static void note_compdir(struct ptd_symbols *s, Dwarf_Die *cu)
 		s->ncompdirs++;
 }
 
+/* dwfl_getmodules callback: one module at a time. */
+static int first_mod(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	(void)ud;
+	(void)name;
+	(void)start;
+	*(Dwfl_Module **)arg = m;
+	return DWARF_CB_ABORT;
+}
+
 const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file)
 {
 	size_t best = 0;
 
 	if (!s || !file)
 		return file;
+	if (!s->compdirs_scanned) {
+		/* (a name asked for before any line lookup noted the CU's
+		 * directory: after the program exited, say) */
+		Dwfl_Module *m = NULL;
+		ptrdiff_t off = 0;
+
+		s->compdirs_scanned = 1;
+		while ((off = dwfl_getmodules(s->dwfl, first_mod, &m, off)) > 0 || m) {
+			Dwarf_Die *cu = NULL;
+			Dwarf_Addr bias;
+
+			while (m && (cu = dwfl_module_nextcu(m, cu, &bias)))
+				note_compdir(s, cu);
+			m = NULL;
+			if (off <= 0)
+				break;
+		}
+	}
 	/* gdb shows a file by the name the compiler was given: relative to
 	 * the compilation directory when it lies below it. */
 	for (size_t i = 0; i < s->ncompdirs; i++) {
@@ -375,6 +404,7 @@ int ptd_symbols_refresh(struct ptd_symbols *s)
 		return 0;
 	drop_caches(s);
 	drop_sources(s);
+	s->compdirs_scanned = 0;
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)s->pid);
 	k = readlink(link, exe, sizeof(exe) - 1);
 	if (k > 0) {
@@ -1167,6 +1197,62 @@ int ptd_symbols_function(struct ptd_symbols *s, const char *name, uint64_t *entr
 	return 0;
 }
 
+int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **entries,
+			   uint64_t **bps)
+{
+	const struct sym_ent *best;
+	uint64_t *e, *b;
+	size_t n = 0, cap = 4;
+
+	*entries = *bps = NULL;
+	if (!s || !name)
+		return -ptde_invalid;
+	best = find_function(s, name);
+	if (!best)
+		return 0;
+	e = malloc(cap * sizeof(*e));
+	b = malloc(cap * sizeof(*b));
+	if (!e || !b) {
+		free(e);
+		free(b);
+		return -ptde_nomem;
+	}
+	e[n] = best->start;
+	b[n++] = breakpoint_addr(s, best);
+	/* gdb's linespec finds every function of that name with debug
+	 * information: static ones of other compilation units too */
+	for (size_t i = 0; i < s->nsyms; i++) {
+		const struct sym_ent *x = &s->syms[i];
+		size_t j;
+
+		if (!(x->rank & 1) || x->mod != best->mod || !sym_named(x, name))
+			continue;
+		for (j = 0; j < n && e[j] != x->start; j++)
+			;
+		if (j < n || !cu_for_addr(x->mod, x->start) || !cu_for_addr(best->mod, best->start))
+			continue;
+		if (n == cap) {
+			uint64_t *e2 = realloc(e, 2 * cap * sizeof(*e)), *b2;
+
+			if (e2)
+				e = e2;
+			b2 = e2 ? realloc(b, 2 * cap * sizeof(*b)) : NULL;
+			if (!b2) {
+				free(e);
+				free(b);
+				return -ptde_nomem;
+			}
+			b = b2;
+			cap *= 2;
+		}
+		e[n] = x->start;
+		b[n++] = breakpoint_addr(s, x);
+	}
+	*entries = e;
+	*bps = b;
+	return (int)n;
+}
+
 /* @path ends with @want at a '/' boundary (or equals it). */
 static int path_matches(const char *path, const char *want)
 {
@@ -1241,6 +1327,273 @@ int ptd_symbols_file_line(struct ptd_symbols *s, const char *file, int line, uin
 	if (actual_line)
 		*actual_line = best_line;
 	return 0;
+}
+
+/* ---- breakpoints with several locations ---- */
+
+static int block_entry(Dwarf_Die *d, uint64_t bias, uint64_t *entry);
+static int concrete_scopes(Dwarf_Die *cu, uint64_t addr, Dwarf_Die **out);
+
+/* A growing array of addresses, without duplicates (gdb's
+ * maybe_add_address: one location per address). */
+struct addr_list {
+	uint64_t *v;
+	size_t n, c;
+};
+
+static int addr_push(struct addr_list *l, uint64_t a)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == a)
+			return 0;
+	if (l->n == l->c) {
+		size_t c = l->c ? l->c * 2 : 8;
+		uint64_t *v = realloc(l->v, c * sizeof(*v));
+
+		if (!v)
+			return -ptde_nomem;
+		l->v = v;
+		l->c = c;
+	}
+	l->v[l->n++] = a;
+	return 0;
+}
+
+/* Whether DIE @d is named @name (DW_AT_name or the linkage name). */
+static int die_named(Dwarf_Die *d, const char *name)
+{
+	Dwarf_Attribute at;
+	const char *n = dwarf_diename(d);
+
+	if (n && !strcmp(n, name))
+		return 1;
+	if ((dwarf_attr_integrate(d, DW_AT_linkage_name, &at) ||
+	     dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &at)) &&
+	    (n = dwarf_formstring(&at)) && !strcmp(n, name))
+		return 1;
+	return 0;
+}
+
+/*
+ * Where gdb puts the location of an inlined copy entered at @entry:
+ * there, where the compilation unit's variable locations are valid (gcc
+ * with location lists: find_function_start_sal_1); else past the prologue
+ * of the real function around it when the copy starts inside that
+ * prologue (skip_prologue_sal leaves an address already past it alone).
+ */
+static uint64_t inlined_bp_addr(struct ptd_symbols *s, int valid, uint64_t entry)
+{
+	const struct sym_ent *e;
+	uint64_t bp;
+
+	if (valid)
+		return entry;
+	e = find_sym(s, entry);
+	if (!e || !(e->rank & 1))
+		return entry;
+	bp = breakpoint_addr(s, e);
+	return entry < bp ? bp : entry;
+}
+
+/* The inlined copies of @name under DIE @d (depth-first, in DIE order). */
+static int walk_inlined(struct ptd_symbols *s, int valid, Dwarf_Die *d,
+			const char *name, uint64_t bias, struct addr_list *out, int depth)
+{
+	Dwarf_Die child;
+	int rc = 0;
+
+	if (depth > 256 || dwarf_child(d, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+			Dwarf_Attribute at;
+			Dwarf_Die origin;
+			uint64_t entry;
+
+			/* an inlined copy, or an out-of-line one gcc made of
+			 * the function under another ELF name (NAME.isra.0,
+			 * NAME.constprop.0: a concrete subprogram whose
+			 * abstract origin is NAME), which gdb finds by name */
+			if (dwarf_attr(&child, DW_AT_abstract_origin, &at) &&
+			    dwarf_formref_die(&at, &origin) && die_named(&origin, name) &&
+			    block_entry(&child, bias, &entry) == 0) {
+				const struct sym_ent *e = find_sym(s, entry);
+
+				if (tag == DW_TAG_inlined_subroutine)
+					rc = addr_push(out, inlined_bp_addr(s, valid, entry));
+				else if (e && e->start == entry && (e->rank & 1))
+					rc = addr_push(out, breakpoint_addr(s, e));
+				else
+					rc = addr_push(out, entry);
+			}
+		}
+		if (rc == 0 && (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+				tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+				tag == DW_TAG_class_type || tag == DW_TAG_structure_type))
+			rc = walk_inlined(s, valid, &child, name, bias, out, depth + 1);
+	} while (rc == 0 && dwarf_siblingof(&child, &child) == 0);
+	return rc;
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int ptd__symbols_inlined_entries(struct ptd_symbols *s, const char *name, uint64_t **out)
+{
+	struct mod_list mods = { 0 };
+	struct addr_list l = { 0 };
+	int rc = 0;
+
+	*out = NULL;
+	if (!s || !name)
+		return -ptde_invalid;
+	dwfl_getmodules(s->dwfl, collect_mod, &mods, 0);
+	for (size_t mi = 0; mi < mods.n && rc == 0; mi++) {
+		Dwarf_Die *cu = NULL;
+		Dwarf_Addr bias = 0;
+
+		while (rc == 0 && (cu = dwfl_module_nextcu(mods.v[mi], cu, &bias))) {
+			int valid = cu_producer(cu) == PROD_GCC && has_loclist(cu, 0);
+
+			rc = walk_inlined(s, valid, cu, name, bias, &l, 0);
+		}
+	}
+	free(mods.v);
+	if (rc < 0) {
+		free(l.v);
+		return rc;
+	}
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), addr_cmp);
+	*out = l.v;
+	return (int)l.n;
+}
+
+/* The DIE offset of the innermost block (lexical block, inlined call or
+ * function) around @pc, gdb's block_for_pc, or 0. */
+static Dwarf_Off block_at(struct ptd_symbols *s, uint64_t pc)
+{
+	Dwfl_Module *m = dwfl_addrmodule(s->dwfl, pc);
+	Dwarf_Die *cu, *chain = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_Off off = 0;
+	int n;
+
+	if (!m || !(cu = cu_for_addr(m, pc)))
+		return 0;
+	dwfl_module_getdwarf(m, &bias);
+	n = concrete_scopes(cu, pc - bias, &chain);
+	if (n > 0)
+		off = dwarf_dieoffset(&chain[0]);
+	free(chain);
+	return off;
+}
+
+int ptd__symbols_line_addrs(struct ptd_symbols *s, const char *file, int line, uint64_t **out,
+			    int *actual_line)
+{
+	struct mod_list mods = { 0 };
+	struct addr_list l = { 0 };
+	Dwarf_Off *blocks = NULL;
+	uint64_t first;
+	int best, rc = 0;
+	size_t mi, i, k;
+
+	*out = NULL;
+	if (!s || !file || line <= 0)
+		return ptd__err(-ptde_invalid, "symbols: bad argument");
+	/* the line gdb takes: @line, else the first one after it with code */
+	rc = ptd_symbols_file_line(s, file, line, &first, &best);
+	if (rc < 0)
+		return rc;
+	/* (ptd_symbols_file_line gives the line past a function's prologue
+	 * when the line starts a function: look for the line it found) */
+	{
+		int b2 = INT_MAX;
+
+		dwfl_getmodules(s->dwfl, collect_mod, &mods, 0);
+		for (mi = 0; mi < mods.n; mi++) {
+			struct modlines *ml = lines_for_mod(s, mods.v[mi]);
+
+			for (i = 0; ml && i < ml->n; i++) {
+				const struct row *r = &ml->rows[i];
+
+				if (!r->end_seq && r->is_stmt && r->line >= line && r->line < b2 &&
+				    path_matches(r->file, file))
+					b2 = r->line;
+			}
+		}
+		if (b2 == INT_MAX) {
+			free(mods.v);
+			return ptd__err(-ptde_notfound, "no line %d in file \"%s\"", line, file);
+		}
+		line = b2;
+	}
+	/* every statement row of that line, in line-table order */
+	for (mi = 0; mi < mods.n && rc == 0; mi++) {
+		struct modlines *ml = lines_for_mod(s, mods.v[mi]);
+
+		for (i = 0; ml && i < ml->n && rc == 0; i++) {
+			const struct row *r = &ml->rows[i];
+
+			if (!r->end_seq && r->is_stmt && r->line == line && path_matches(r->file, file))
+				rc = addr_push(&l, r->addr);
+		}
+	}
+	free(mods.v);
+	if (rc < 0 || !l.n) {
+		free(l.v);
+		return rc < 0 ? rc : ptd__err(-ptde_notfound, "no line %d in file \"%s\"", line, file);
+	}
+	/* gdb keeps one address per block: a line scattered over several
+	 * ranges of one function gets one location, a line inlined in
+	 * several places one per copy (create_sals_line_offset) */
+	blocks = calloc(l.n, sizeof(*blocks));
+	if (!blocks) {
+		free(l.v);
+		return -ptde_nomem;
+	}
+	for (i = 0; i < l.n; i++)
+		blocks[i] = block_at(s, l.v[i]);
+	for (i = 0, k = 0; i < l.n; i++) {
+		size_t j;
+
+		for (j = 0; j < i && (!blocks[i] || blocks[j] != blocks[i]); j++)
+			;
+		if (j < i)
+			continue;
+		l.v[k++] = l.v[i];
+	}
+	l.n = k;
+	free(blocks);
+	/* A line that starts a function gets the function's breakpoint
+	 * address, as gdb skips the prologue there too. */
+	for (i = 0; i < l.n; i++) {
+		const struct sym_ent *e = find_sym(s, l.v[i]);
+
+		if (e && e->start == l.v[i] && (e->rank & 1))
+			l.v[i] = breakpoint_addr(s, e);
+	}
+	for (i = 0, k = 0; i < l.n; i++) {
+		size_t j;
+
+		for (j = 0; j < k && l.v[j] != l.v[i]; j++)
+			;
+		if (j == k)
+			l.v[k++] = l.v[i];
+	}
+	l.n = k;
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), addr_cmp);
+	*actual_line = best;
+	*out = l.v;
+	return (int)l.n;
 }
 
 /* ---- source text ---- */
