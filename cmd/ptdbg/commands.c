@@ -736,7 +736,7 @@ static void print_return_value(struct shell *sh, uint64_t from_pc)
 	shell_print_return_value(sh, from_pc);
 }
 
-static int collect_frames(struct shell *sh, uint64_t *pcs, int max);
+static int collect_frames(struct shell *sh, uint64_t **pcs);
 
 static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int reverse)
 {
@@ -786,12 +786,15 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		sel_level = sh->frame_vlevel;
 		if (sel_level > 0 && !reverse) {
 			/* gdb finishes the selected frame (up, frame N) */
-			uint64_t pcs[256];
-			int nf = collect_frames(sh, pcs, 256);
+			uint64_t *pcs = NULL;
+			int nf = collect_frames(sh, &pcs);
 
-			if (nf <= sh->frame_level)
+			if (nf <= sh->frame_level) {
+				free(pcs);
 				return -1;
+			}
 			fin_pc = pcs[sh->frame_level];
+			free(pcs);
 			fin_caller = sh->frame_level > 0;
 			fin_k = sh->frame_inline;
 			ptd_session_finish_frame(sh->s, sh->frame_level, sh->frame_inline);
@@ -1640,45 +1643,41 @@ static int info_record(struct shell *sh, const char *args)
  * main (gdb's default "backtrace past-main off").  Returns the count or <0
  * after printing an error.
  */
-static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
+static int collect_frames(struct shell *sh, uint64_t **pcs)
 {
 	int n, i;
 
+	*pcs = NULL;
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
 		return shell_error("No stack.");
 	shell_sync(sh);
 	ptd_clear_error();
-	n = ptd_session_backtrace(sh->s, pcs, max);
+	n = shell_backtrace_all(sh->s, pcs);
 	if (n < 0)
 		return session_error(n, NULL);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	for (i = 0; i < n; i++)
-		if (is_main(sh, i > 0 ? pcs[i] - 1 : pcs[i]))
+		if (is_main(sh, i > 0 ? (*pcs)[i] - 1 : (*pcs)[i]))
 			return i + 1;
 	return n;
 }
 
-static int cmd_backtrace(struct shell *sh, const char *args)
+/* Prints the frames of bt (all of them when @limit is 0, else the
+ * innermost @limit) to sh->pc.out.  Returns 0 or -1 after the message. */
+static int print_backtrace(struct shell *sh, uint64_t limit)
 {
-	struct ptd_frame_info fr[256];
-	uint64_t limit = 0;
+	struct ptd_frame_info *fr;
 	int n, i, level, tramps = 0;
 
-	args = skipws(args);
-	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
-		args = skipws(args + (args[0] == '-' ? 5 : 4));
-	if (*args && parse_uint(args, &limit) < 0)
-		return shell_error("No symbol \"%s\" in current context.", args);
-	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
-		return shell_error("No stack.");
-	shell_sync(sh);
 	ptd_clear_error();
-	n = ptd_session_frames(sh->s, fr, 256);
+	n = shell_frames_all(sh->s, &fr);
 	if (n == -ptde_not_running)
 		return shell_error("No stack.");
 	if (n < 0)
 		return session_error(n, NULL);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
+	sh->pc.args_walk = 1;
+	sh->pc.args_walk_level = -1;
 	for (i = 0, level = 0; i < n; i++) {
 		/* a frame a signal interrupted is at its pc, not after a call */
 		int caller = i > 0 && fr[i].kind == PTD_FRAME_NORMAL;
@@ -1691,11 +1690,11 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 		if (limit && (uint64_t)level >= limit) {
 			/* (gdb says so only to a user at the prompt) */
 			if (sh->from_tty)
-				printf("(More stack frames follow...)\n");
+				fprintf(sh->pc.out, "(More stack frames follow...)\n");
 			break;
 		}
 		if (fr[i].kind == PTD_FRAME_SIGTRAMP) {
-			printf("#%-2d <signal handler called>\n", level++);
+			fprintf(sh->pc.out, "#%-2d <signal handler called>\n", level++);
 			continue;
 		}
 		ptd_print_frame(&sh->pc, fr[i].pc, level, caller, -1, PTD_PRINT_LOCATION);
@@ -1707,7 +1706,69 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 			break;
 	}
 	sh->pc.args_frame = 0;
+	sh->pc.args_walk = 0;
+	free(fr);
 	return 0;
+}
+
+/* bt -N: gdb's outermost N frames.  The whole backtrace is printed to
+ * memory and its last N frames (each a line that starts with '#' and the
+ * lines after it) are shown. */
+static int print_outermost(struct shell *sh, uint64_t count)
+{
+	FILE *out = sh->pc.out, *mem;
+	char *text = NULL, *p, **starts = NULL;
+	size_t len = 0, nstarts = 0, cap = 0;
+	int rc;
+
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return shell_error("cannot print the backtrace: %s", strerror(errno));
+	sh->pc.out = mem;
+	rc = print_backtrace(sh, 0);
+	sh->pc.out = out;
+	fclose(mem);
+	for (p = text; rc == 0 && p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (*p != '#')
+			continue;
+		if (nstarts == cap) {
+			char **ns = realloc(starts, (cap = cap ? 2 * cap : 64) * sizeof(*ns));
+
+			if (!ns) {
+				rc = shell_error("cannot print the backtrace: out of memory");
+				break;
+			}
+			starts = ns;
+		}
+		starts[nstarts++] = p;
+	}
+	if (rc == 0 && nstarts)
+		fputs(starts[nstarts > count ? nstarts - count : 0], out);
+	free(starts);
+	free(text);
+	return rc;
+}
+
+static int cmd_backtrace(struct shell *sh, const char *args)
+{
+	uint64_t limit = 0;
+	int outermost = 0;
+
+	args = skipws(args);
+	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
+		args = skipws(args + (args[0] == '-' ? 5 : 4));
+	if (*args == '-' && isdigit((unsigned char)args[1])) {
+		outermost = 1;
+		args++;
+	}
+	if (*args && parse_uint(args, &limit) < 0)
+		return shell_error("No symbol \"%s\" in current context.", args);
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No stack.");
+	shell_sync(sh);
+	if (outermost)
+		return limit ? print_outermost(sh, limit) : 0;
+	return print_backtrace(sh, limit);
 }
 
 /*
@@ -1748,15 +1809,17 @@ static int frame_levels(struct shell *sh, const uint64_t *pcs, int n, int vlevel
 
 static int select_frame(struct shell *sh, int level)
 {
-	uint64_t pcs[256];
+	uint64_t *pcs;
 	struct ptd_line li;
-	int n = collect_frames(sh, pcs, 256), real = 0, k = 0, nv;
+	int n = collect_frames(sh, &pcs), real = 0, k = 0, nv;
 
 	if (n < 0)
 		return -1;
 	nv = frame_levels(sh, pcs, n, level, &real, &k);
-	if (level < 0 || level >= nv)
+	if (level < 0 || level >= nv) {
+		free(pcs);
 		return shell_error("No frame at level %d.", level);
+	}
 	sh->frame_level = real;
 	sh->frame_vlevel = level;
 	sh->frame_inline = k;
@@ -1775,6 +1838,7 @@ static int select_frame(struct shell *sh, int level)
 			sh->list_next = 0;
 		}
 		sh->pc.args_frame = 0;
+		free(pcs);
 		return 0;
 	}
 	ptd_print_frame(&sh->pc, pcs[real], level, real > 0, -1, PTD_PRINT_SRC_AND_LOC);
@@ -1785,6 +1849,7 @@ static int select_frame(struct shell *sh, int level)
 		sh->list_line = li.line;
 		sh->list_next = 0;
 	}
+	free(pcs);
 	return 0;
 }
 
@@ -1795,22 +1860,23 @@ static int cmd_frame(struct shell *sh, const char *args)
 	args = skipws(args);
 	if (!strncmp(args, "level", 5) && (!args[5] || isspace((unsigned char)args[5])))
 		args = skipws(args + 5);
-	if (*args && (parse_uint(args, &level) < 0 || level > 255))
+	if (*args && (parse_uint(args, &level) < 0 || level > INT32_MAX))
 		return shell_error("Invalid frame level: %s", args);
 	return select_frame(sh, (int)level);
 }
 
 static int cmd_up(struct shell *sh, const char *args)
 {
-	uint64_t pcs[256], count;
+	uint64_t *pcs, count;
 	int n, real, k;
 
 	if (parse_count(sh, args, &count) < 0)
 		return -1;
-	n = collect_frames(sh, pcs, 256);
+	n = collect_frames(sh, &pcs);
 	if (n < 0)
 		return -1;
 	n = frame_levels(sh, pcs, n, 0, &real, &k);
+	free(pcs);
 	if (sh->frame_vlevel + 1 >= n)
 		return shell_error("Initial frame selected; you cannot go up.");
 	return select_frame(sh, sh->frame_vlevel + (int)count >= n ? n - 1

@@ -1310,6 +1310,12 @@ extern PTD_EXPORT int ptd_values_alloc(struct ptd_values **out);
 extern PTD_EXPORT void ptd_values_free(struct ptd_values *v);
 /* Returns 0, or -ptde_invalid for NULL arguments. */
 extern PTD_EXPORT int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *t);
+/* Binds @v to the caller of the frame it is bound to, as
+ * ptd_values_bind() with the next level and @level_pc would, without
+ * unwinding the inner frames again: a backtrace's frames, innermost
+ * first, cost one unwind step each.  The target must not have run or
+ * been written since the bind.  Returns 0 or -ptde_invalid. */
+extern PTD_EXPORT int ptd_values_bind_caller(struct ptd_values *v, uint64_t level_pc);
 /* The bound frame's registers: unwound ones for outer frames (the
  * innermost frame's eflags and segment registers).  Each field of
  * @known is 1 where that register is known, 0 where it is unavailable.

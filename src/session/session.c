@@ -199,6 +199,7 @@ static void free_threads(struct ptd_session *s)
 		ptd__ses_drop_pt(&s->th[i]);
 		ptd_history_free(s->th[i].h);
 		ptd__ses_drop_lazy(&s->th[i]);
+		free(s->th[i].outer);
 	}
 	free(s->th);
 	s->th = NULL;
@@ -941,22 +942,29 @@ static int is_sigtramp(struct ptd_session *s, uint64_t pc)
 int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out, int max)
 {
 	struct sthread *th = s ? ptd__ses_cur_thread(s) : NULL;
-	uint64_t pcs[256];
-	uint8_t intr[256];
+	uint64_t *pcs;
+	uint8_t *intr;
 	int n, i, k = 0;
 
 	if (!s || !out || max <= 0)
 		return ptd__err(-ptde_invalid, "bad frame arguments");
 	if (th && s->offline && !ptd_history_count(th->h))
 		return ptd__err(-ptde_not_running, "No stack.");
+	pcs = malloc((size_t)max * sizeof(*pcs));
+	intr = malloc((size_t)max);
+	if (!pcs || !intr) {
+		free(pcs);
+		free(intr);
+		return ptd__err(-ptde_nomem, "cannot allocate %d frames", max);
+	}
 	if (th && (s->offline || (ptd_session_alive(s) && th->pos))) {
 		if (s->offline) {
-			int rc = ptd__ses_lazy_all(s, th);
-			if (rc < 0)
-				return rc;
+			n = ptd__ses_lazy_all(s, th);
+			if (n < 0)
+				goto out;
 		}
 		n = past_backtrace(s, th, th->pos ? th->pos : ptd_history_count(th->h), pcs, intr,
-				   max < 256 ? max : 256);
+				   max);
 		for (i = 0; i < n && k < max; i++) {
 			if (i > 0 && intr[i]) {
 				/* the handler's frames end in the trampoline */
@@ -968,9 +976,11 @@ int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out, int ma
 			out[k].pc = pcs[i];
 			out[k++].kind = i > 0 && intr[i] ? PTD_FRAME_INTERRUPTED : PTD_FRAME_NORMAL;
 		}
-		return n < 0 ? n : k;
+		if (n >= 0)
+			n = k;
+		goto out;
 	}
-	n = ptd_session_backtrace(s, pcs, max < 256 ? max : 256);
+	n = ptd_session_backtrace(s, pcs, max);
 	for (i = 0; i < n; i++) {
 		out[i].pc = pcs[i];
 		out[i].kind = PTD_FRAME_NORMAL;
@@ -980,12 +990,31 @@ int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out, int ma
 			out[i].kind = PTD_FRAME_INTERRUPTED;
 		}
 	}
+out:
+	free(pcs);
+	free(intr);
+	return n;
+}
+
+/* The past backtrace at the current thread's position (@intr scratch). */
+static int past_backtrace_alloc(struct ptd_session *s, struct sthread *th, uint64_t number,
+				uint64_t *pcs, int max)
+{
+	uint8_t *intr = malloc((size_t)max);
+	int n;
+
+	if (!intr)
+		return ptd__err(-ptde_nomem, "cannot allocate %d frames", max);
+	n = past_backtrace(s, th, number, pcs, intr, max);
+	free(intr);
 	return n;
 }
 
 int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 {
 	struct sthread *th = s ? ptd__ses_cur_thread(s) : NULL;
+	struct ptd_frame *fr;
+	int n;
 
 	if (!s || !pcs || max <= 0)
 		return -ptde_invalid;
@@ -995,29 +1024,30 @@ int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 		int rc = ptd__ses_lazy_all(s, th);
 		if (rc < 0)
 			return rc;
-		uint8_t intr[256];
-
-		return past_backtrace(s, th, th->pos ? th->pos : ptd_history_count(th->h), pcs, intr,
-				      max < 256 ? max : 256);
+		return past_backtrace_alloc(s, th, th->pos ? th->pos : ptd_history_count(th->h),
+					    pcs, max);
 	}
 	if (!ptd_session_alive(s) || !th)
 		return ptd__err(-ptde_not_running, "No stack.");
-	if (th->pos) {
-		uint8_t intr[256];
-
-		return past_backtrace(s, th, th->pos, pcs, intr, max < 256 ? max : 256);
-	}
-	struct ptd_frame fr[256];
-	int n = ptd_unwind_backtrace(th->tid, fr, max < 256 ? max : 256);
+	if (th->pos)
+		return past_backtrace_alloc(s, th, th->pos, pcs, max);
+	fr = malloc((size_t)max * sizeof(*fr));
+	if (!fr)
+		return ptd__err(-ptde_nomem, "cannot allocate %d frames", max);
+	n = ptd_unwind_backtrace(th->tid, fr, max);
 	if (n < 0) {
 		uint64_t pc;
-		if (ptd_target_get_pc(s->t, th->tid, &pc) < 0)
+		if (ptd_target_get_pc(s->t, th->tid, &pc) < 0) {
+			free(fr);
 			return n;
+		}
 		pcs[0] = pc;
-		return 1;
+		n = 1;
+	} else {
+		for (int i = 0; i < n; i++)
+			pcs[i] = fr[i].pc;
 	}
-	for (int i = 0; i < n; i++)
-		pcs[i] = fr[i].pc;
+	free(fr);
 	return n;
 }
 
