@@ -48,8 +48,14 @@ struct sym_ent {
 	const char *name;    /* demangled for C++ ("thrower(int)"), as gdb shows it */
 	const char *mangled; /* the ELF name when it was demangled, or NULL */
 	Dwfl_Module *mod;
-	int rank;       /* higher wins among symbols at one address */
+	int rank;       /* binding and type, for lookups by name */
 	unsigned shndx; /* ELF section, to bound sizeless symbols */
+	/* The DWARF function at @start (gdb names code by it before the ELF
+	 * symbols): dw_state 0 not looked up yet, 1 found, 2 none; its entry,
+	 * the range [dw_lo, dw_hi) of it that holds @start, its name. */
+	int dw_state;
+	uint64_t dw_entry, dw_lo, dw_hi;
+	const char *dw_name, *dw_mangled;
 };
 
 struct row {
@@ -82,8 +88,10 @@ struct ptd_symbols {
 	pid_t pid;
 	char *main_path; /* the executable (preferred for names) */
 
-	struct sym_ent *syms;
+	struct sym_ent *syms; /* by address, the one naming each address */
 	size_t nsyms;
+	struct sym_ent *all; /* every symbol, for lookups by name (any alias) */
+	size_t nall;
 	int syms_built;
 	char **plt_names; /* owned strings of synthetic symbols */
 	size_t nplt_names, cplt_names;
@@ -159,6 +167,9 @@ static void drop_caches(struct ptd_symbols *s)
 	free(s->syms);
 	s->syms = NULL;
 	s->nsyms = 0;
+	free(s->all);
+	s->all = NULL;
+	s->nall = 0;
 	s->syms_built = 0;
 	for (i = 0; i < s->nplt_names; i++)
 		free(s->plt_names[i]);
@@ -560,6 +571,7 @@ static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 		e.rank = 0;
 		e.shndx = 0;
 		e.mangled = NULL;
+		e.dw_state = 2; /* (no DWARF function names PLT stubs) */
 		e.start = plt0 + 16 * i + bias;
 		e.size = 16;
 		if (e.start + 16 <= psh.sh_addr + psh.sh_size + bias) {
@@ -579,15 +591,26 @@ static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 	}
 }
 
+/*
+ * Orders by address and, among the symbols at one address, puts first the
+ * one gdb names that address by (its minimal symbols, minsyms.c): one
+ * with a size before a sizeless one, then the name last in strcmp order
+ * (gdb sorts them by name and takes the last of them, whatever their
+ * binding: "raise" over "gsignal" and "__GI_raise", "malloc" over
+ * "__libc_malloc", "__memmove_avx_unaligned_erms" over "__memcpy_...").
+ * Names are compared as ELF has them (mangled for C++).
+ */
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct sym_ent *x = a, *y = b;
+	int c;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;
-	return 0;
+	if (!x->size != !y->size)
+		return x->size ? -1 : 1;
+	c = strcmp(x->mangled ? x->mangled : x->name, y->mangled ? y->mangled : y->name);
+	return c > 0 ? -1 : c < 0 ? 1 : 0;
 }
 
 static void build_syms(struct ptd_symbols *s)
@@ -637,7 +660,8 @@ static void build_syms(struct ptd_symbols *s)
 				e.name = nm;
 			e.mod = m;
 			e.shndx = shndx;
-			/* gdb prefers global names, and functions over data. */
+			e.dw_state = 0;
+			/* by name, global names and functions come first */
 			e.rank = (bind == STB_GLOBAL ? 8 : bind == STB_WEAK ? 4 : 2) +
 				 (type == STT_FUNC || type == STT_GNU_IFUNC ? 1 : 0);
 			if (sym_push(s, &cap, &e) < 0)
@@ -649,7 +673,13 @@ static void build_syms(struct ptd_symbols *s)
 	if (!s->nsyms)
 		return;
 	qsort(s->syms, s->nsyms, sizeof(s->syms[0]), sym_cmp);
-	/* Keep the best-ranked symbol per address. */
+	/* every alias stays for lookups by name ("break gsignal") */
+	s->all = malloc(s->nsyms * sizeof(s->syms[0]));
+	if (s->all) {
+		memcpy(s->all, s->syms, s->nsyms * sizeof(s->syms[0]));
+		s->nall = s->nsyms;
+	}
+	/* Keep the symbol gdb names each address by. */
 	for (i = 1, o = 1; i < s->nsyms; i++)
 		if (s->syms[i].start != s->syms[o - 1].start)
 			s->syms[o++] = s->syms[i];
@@ -696,38 +726,197 @@ static const struct sym_ent *find_sym(struct ptd_symbols *s, uint64_t addr)
 	return NULL;
 }
 
+static Dwarf_Die *cu_for_addr(Dwfl_Module *m, uint64_t addr);
+
+/* The DWARF name gdb gives function @fn: its linkage name where it has
+ * one (glibc's "__GI_raise" for raise, an asm label), demangled for C++
+ * ("thrower(int)"), else its name.  *@mangled gets the linkage name when
+ * it was demangled. */
+static const char *dwarf_func_name(struct ptd_symbols *s, Dwarf_Die *fn, const char **mangled)
+{
+	Dwarf_Attribute attr;
+	const char *ln = NULL, *dn;
+
+	*mangled = NULL;
+	if (dwarf_attr_integrate(fn, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(fn, DW_AT_MIPS_linkage_name, &attr))
+		ln = dwarf_formstring(&attr);
+	if (ln && *ln) {
+		dn = demangled_name(s, ln, "");
+		if (dn)
+			*mangled = ln;
+		return dn ? dn : ln;
+	}
+	if (dwarf_attr_integrate(fn, DW_AT_name, &attr))
+		return dwarf_formstring(&attr);
+	return NULL;
+}
+
+/* The lowest address of @die's code (gdb's block start). */
+static Dwarf_Addr low_addr(Dwarf_Die *die)
+{
+	Dwarf_Addr base, start, end, lo = (Dwarf_Addr)-1;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+		if (start < lo)
+			lo = start;
+	return lo;
+}
+
+/*
+ * The function of DWARF (the innermost DW_TAG_subprogram, not an inlined
+ * call) whose code holds @addr in module @m: its entry (its first
+ * range's start), the range [*@lo, *@hi) holding @addr
+ * and its name.  Returns 1, or 0 when there is none.
+ */
+static int dwarf_func_at(struct ptd_symbols *s, Dwfl_Module *m, uint64_t addr, uint64_t *entry,
+			 uint64_t *lo, uint64_t *hi, const char **name, const char **mangled)
+{
+	Dwarf_Addr bias = 0, base, start, end, e;
+	Dwarf_Die *cu, *scopes = NULL, fn;
+	ptrdiff_t off;
+	int n, i, found = 0;
+
+	/* (the CUs of assembly files are often missing from .debug_aranges) */
+	if (!dwfl_module_getdwarf(m, &bias) || !(cu = cu_for_addr(m, addr)))
+		return 0;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+	if (i >= n) {
+		free(scopes);
+		return 0;
+	}
+	fn = scopes[i];
+	if (i + 1 < n && dwarf_tag(&scopes[i + 1]) == DW_TAG_compile_unit) {
+		/* Of several functions at one address (an assembly file's
+		 * aliases, each its own DW_TAG_subprogram), gdb's block
+		 * lookup finds the last one that starts closest before @addr
+		 * in the CU's order. */
+		Dwarf_Die sib = fn;
+		Dwarf_Addr lo0 = low_addr(&fn), lo1;
+
+		while (dwarf_siblingof(&sib, &sib) == 0)
+			if (dwarf_tag(&sib) == DW_TAG_subprogram && dwarf_haspc(&sib, addr - bias) > 0 &&
+			    (lo1 = low_addr(&sib)) >= lo0) {
+				fn = sib;
+				lo0 = lo1;
+			}
+	}
+	free(scopes);
+	*name = dwarf_func_name(s, &fn, mangled);
+	if (!*name)
+		return 0;
+	*lo = *hi = 0;
+	e = (Dwarf_Addr)-1;
+	for (off = 0, i = 0; (off = dwarf_ranges(&fn, off, &base, &start, &end)) > 0; i++) {
+		if (i == 0)
+			e = start;
+		if (start <= addr - bias && addr - bias < end) {
+			*lo = start + bias;
+			*hi = end + bias;
+			found = 1;
+		}
+	}
+	/* (gdb's entry of a function in several ranges is its first one's
+	 * start, whatever DW_AT_entry_pc says) */
+	if (!found || e == (Dwarf_Addr)-1)
+		return 0;
+	*entry = e + bias;
+	return 1;
+}
+
+/* What names @addr, as gdb's: the DWARF function holding it, unless an
+ * ELF symbol starts later inside it (a function's ".cold" part), else the
+ * ELF symbol. */
+struct named {
+	const char *name, *mangled;
+	uint64_t start, size;
+	Dwfl_Module *mod;
+};
+
+static int resolve(struct ptd_symbols *s, uint64_t addr, struct named *r)
+{
+	struct sym_ent *e = (struct sym_ent *)find_sym(s, addr);
+	uint64_t entry = 0, lo = 0, hi = 0;
+	const char *name = NULL, *mangled = NULL;
+	Dwfl_Module *m;
+	int have;
+
+	if (e && e->dw_state == 0) {
+		/* (looked up once per symbol, for the range at its start) */
+		e->dw_state = dwarf_func_at(s, e->mod, e->start, &e->dw_entry, &e->dw_lo, &e->dw_hi,
+					    &e->dw_name, &e->dw_mangled)
+				      ? 1
+				      : 2;
+		ptd_clear_error();
+	}
+	if (e && e->dw_state == 1 && e->dw_lo <= addr && addr < e->dw_hi) {
+		entry = e->dw_entry;
+		name = e->dw_name;
+		mangled = e->dw_mangled;
+		have = 1;
+		m = e->mod;
+	} else if (e && e->dw_state == 2 && e->size) {
+		have = 0;
+		m = e->mod;
+	} else {
+		/* a sizeless symbol, an address past the range at its start,
+		 * or no symbol: DWARF may still name it */
+		m = dwfl_addrmodule(s->dwfl, addr);
+		have = m && dwarf_func_at(s, m, addr, &entry, &lo, &hi, &name, &mangled);
+		ptd_clear_error();
+	}
+	if (have && (!e || e->start <= entry || e->mod != m)) {
+		r->name = name;
+		r->mangled = mangled;
+		r->start = entry;
+		r->size = e && e->start == entry ? e->size : hi > entry ? hi - entry : 0;
+		r->mod = m;
+		return 0;
+	}
+	if (!e)
+		return -ptde_notfound;
+	r->name = e->name;
+	r->mangled = e->mangled;
+	r->start = e->start;
+	r->size = e->size;
+	r->mod = e->mod;
+	return 0;
+}
+
 int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *out)
 {
-	const struct sym_ent *e;
+	struct named r;
 
 	if (!s || !out)
 		return ptd__err(-ptde_invalid, "symbols: NULL argument");
-	e = find_sym(s, addr);
-	if (!e)
+	if (resolve(s, addr, &r) < 0)
 		return -ptde_notfound;
-	out->name = e->name;
-	out->start = e->start;
-	out->size = e->size;
-	out->offset = addr - e->start;
-	out->module = mod_path(e->mod);
-	out->mangled = e->mangled;
+	out->name = r.name;
+	out->start = r.start;
+	out->size = r.size;
+	out->offset = addr - r.start;
+	out->module = mod_path(r.mod);
+	out->mangled = r.mangled;
 	return 0;
 }
 
 int ptd_symbols_symbolize(void *ctx, uint64_t addr, char *out, size_t n)
 {
 	struct ptd_symbols *s = ctx;
-	const struct sym_ent *e;
+	struct named r;
 
 	if (!s || !out || n == 0)
 		return -ptde_invalid;
-	e = find_sym(s, addr);
-	if (!e)
+	if (resolve(s, addr, &r) < 0)
 		return -ptde_notfound;
-	if (addr == e->start)
-		snprintf(out, n, "%s", e->name);
+	if (addr == r.start)
+		snprintf(out, n, "%s", r.name);
 	else
-		snprintf(out, n, "%s+%llu", e->name, (unsigned long long)(addr - e->start));
+		snprintf(out, n, "%s+%llu", r.name, (unsigned long long)(addr - r.start));
 	return 0;
 }
 
@@ -1136,8 +1325,8 @@ static const struct sym_ent *find_function(struct ptd_symbols *s, const char *na
 
 	if (!s->syms_built)
 		build_syms(s);
-	for (i = 0; i < s->nsyms; i++) {
-		const struct sym_ent *e = &s->syms[i];
+	for (i = 0; i < s->nall; i++) {
+		const struct sym_ent *e = &s->all[i];
 		int score;
 
 		if (!(e->rank & 1) || !sym_named(e, name))
