@@ -1680,11 +1680,14 @@ static int print_backtrace(struct shell *sh, uint64_t limit)
 	sh->pc.args_walk_level = -1;
 	for (i = 0, level = 0; i < n; i++) {
 		/* a frame a signal interrupted is at its pc, not after a call */
-		int caller = i > 0 && fr[i].kind == PTD_FRAME_NORMAL;
+		int caller = i > 0 && (fr[i].kind == PTD_FRAME_NORMAL ||
+				       fr[i].kind == PTD_FRAME_TAILCALL);
 
 		/* the session's own frame index (a trampoline in the past,
-		 * pc 0, is none of its frames) for the arguments */
-		if (i > 0 && fr[i - 1].kind == PTD_FRAME_SIGTRAMP && !fr[i - 1].pc)
+		 * pc 0, and a tail call frame are none of its frames) for the
+		 * arguments: a tail call frame's are looked up at its pc alone */
+		if (i > 0 && ((fr[i - 1].kind == PTD_FRAME_SIGTRAMP && !fr[i - 1].pc) ||
+			      fr[i - 1].kind == PTD_FRAME_TAILCALL))
 			tramps++;
 		sh->pc.args_frame = 1 + i - tramps;
 		if (limit && (uint64_t)level >= limit) {
@@ -1698,9 +1701,12 @@ static int print_backtrace(struct shell *sh, uint64_t limit)
 			continue;
 		}
 		ptd_print_frame(&sh->pc, fr[i].pc, level, caller, -1, PTD_PRINT_LOCATION);
-		/* the frames of inlined functions' callers (DWARF) */
-		level += 1 + ptd_print_inline_callers(&sh->pc, fr[i].pc, caller, level + 1,
-						      limit ? (int)limit : -1);
+		/* the frames of inlined functions' callers (DWARF; gdb shows
+		 * none above a tail call frame, named by its innermost one) */
+		level += 1 + (fr[i].kind == PTD_FRAME_TAILCALL
+				      ? 0
+				      : ptd_print_inline_callers(&sh->pc, fr[i].pc, caller, level + 1,
+								 limit ? (int)limit : -1));
 		/* main is the outermost frame (gdb's backtrace past-main off) */
 		if (is_main(sh, caller ? fr[i].pc - 1 : fr[i].pc))
 			break;

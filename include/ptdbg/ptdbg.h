@@ -919,6 +919,10 @@ enum ptd_frame_kind {
 				* "<signal handler called>"); pc 0 in the past */
 	PTD_FRAME_INTERRUPTED, /* a frame a signal interrupted: pc is where it
 				* resumes (look its line up at pc, not pc - 1) */
+	PTD_FRAME_TAILCALL,    /* gdb's tail call frame: a function that jumped to
+				* the frame below it (DWARF DW_AT_call_tail_call
+				* call sites); pc is the jump's return pc, looked up
+				* as a caller's.  None of ptd_session_backtrace(). */
 };
 
 struct ptd_frame_info {
@@ -928,8 +932,9 @@ struct ptd_frame_info {
 
 /* The frames of ptd_session_backtrace() with their kinds, the signal
  * trampoline between a handler's frames and the frame it interrupted
- * included (live and in the past).  Returns the count (>= 1) or the
- * errors of ptd_session_backtrace(). */
+ * included, and gdb's tail call frames between a frame and its caller
+ * (live and in the past).  Returns the count (>= 1) or the errors of
+ * ptd_session_backtrace(). */
 extern PTD_EXPORT int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out,
 					 int max);
 

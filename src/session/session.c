@@ -23,6 +23,7 @@
 
 #include "decode/pt.h"
 #include "replay/live.h"
+#include "symbols/symbols.h"
 #include "target/target.h"
 #include "unwind/unwind.h"
 #include "util/error.h"
@@ -939,6 +940,45 @@ static int is_sigtramp(struct ptd_session *s, uint64_t pc)
 	       !memcmp(buf, rt, sizeof(rt));
 }
 
+/*
+ * Puts gdb's tail call frames between each frame of @fr (@n of @max) and
+ * its caller: the functions the caller's call reached the frame's
+ * function through by jumps (DWARF call sites), as gdb's unwinder shows
+ * them live and in record full's past.  Returns the new count.
+ */
+static int add_tailcalls(struct ptd_session *s, struct ptd_frame_info *fr, int n, int max)
+{
+	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	uint64_t tc[32];
+
+	if (!sym)
+		return n;
+	for (int i = 0; i + 1 < n && n < max; i++) {
+		int k;
+
+		/* (a caller frame: the frame above it returns to it) */
+		if (fr[i].kind == PTD_FRAME_SIGTRAMP || fr[i + 1].kind != PTD_FRAME_NORMAL ||
+		    !fr[i + 1].pc)
+			continue;
+		k = ptd__symbols_tailcalls(sym, fr[i + 1].pc,
+					   i > 0 && fr[i].kind != PTD_FRAME_INTERRUPTED ? fr[i].pc - 1
+											: fr[i].pc,
+					   tc, 32);
+		if (k > max - n)
+			k = max - n;
+		if (k <= 0)
+			continue;
+		memmove(fr + i + 1 + k, fr + i + 1, (size_t)(n - i - 1) * sizeof(*fr));
+		for (int j = 0; j < k; j++) {
+			fr[i + 1 + j].pc = tc[j];
+			fr[i + 1 + j].kind = PTD_FRAME_TAILCALL;
+		}
+		n += k;
+		i += k;
+	}
+	return n;
+}
+
 int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out, int max)
 {
 	struct sthread *th = s ? ptd__ses_cur_thread(s) : NULL;
@@ -993,7 +1033,7 @@ int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out, int ma
 out:
 	free(pcs);
 	free(intr);
-	return n;
+	return n < 0 ? n : add_tailcalls(s, out, n, max);
 }
 
 /* The past backtrace at the current thread's position (@intr scratch). */

@@ -727,6 +727,7 @@ static const struct sym_ent *find_sym(struct ptd_symbols *s, uint64_t addr)
 }
 
 static Dwarf_Die *cu_for_addr(Dwfl_Module *m, uint64_t addr);
+static int concrete_scopes(Dwarf_Die *cu, uint64_t addr, Dwarf_Die **out);
 
 /* The DWARF name gdb gives function @fn: its linkage name where it has
  * one (glibc's "__GI_raise" for raise, an asm label), demangled for C++
@@ -781,7 +782,7 @@ static int dwarf_func_at(struct ptd_symbols *s, Dwfl_Module *m, uint64_t addr, u
 	/* (the CUs of assembly files are often missing from .debug_aranges) */
 	if (!dwfl_module_getdwarf(m, &bias) || !(cu = cu_for_addr(m, addr)))
 		return 0;
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	n = concrete_scopes(cu, addr - bias, &scopes);
 	for (i = 0; i < n; i++)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
 			break;
@@ -1848,4 +1849,239 @@ int ptd_symbols_cfa_rule(struct ptd_symbols *s, uint64_t pc, int *reg, int64_t *
 struct Dwfl *ptd__symbols_dwfl(struct ptd_symbols *s)
 {
 	return s ? s->dwfl : NULL;
+}
+
+/* ---- tail calls (gdb's dwarf2/frame-tailcall.c and call_site_find_chain) ---- */
+
+/* A call site: its return pc (the address after the call or jump), the
+ * address of the function it calls (0: not known), tail call or not. */
+struct csite {
+	uint64_t pc, target;
+	int tail;
+};
+
+struct csites {
+	struct csite *v;
+	int n, cap;
+};
+
+/* (bounds on the search, which follows every tail call reachable) */
+#define TC_DEPTH 32
+#define TC_STEPS 4096
+
+/* The address @site calls: its origin's entry (a declaration by its
+ * name, in any module), or a constant target; 0 when not known. */
+static uint64_t csite_target(struct ptd_symbols *s, Dwarf_Die *site, Dwarf_Addr bias)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o;
+	Dwarf_Op *ops;
+	size_t nops;
+	Dwarf_Addr lo;
+	uint64_t entry;
+	const char *name = NULL;
+
+	if ((dwarf_attr(site, DW_AT_call_origin, &a) || dwarf_attr(site, DW_AT_abstract_origin, &a)) &&
+	    dwarf_formref_die(&a, &o)) {
+		if (!dwarf_hasattr(&o, DW_AT_declaration) && dwarf_lowpc(&o, &lo) == 0)
+			return lo + bias;
+		if (dwarf_attr_integrate(&o, DW_AT_linkage_name, &a) ||
+		    dwarf_attr_integrate(&o, DW_AT_MIPS_linkage_name, &a) ||
+		    dwarf_attr_integrate(&o, DW_AT_name, &a))
+			name = dwarf_formstring(&a);
+		if (name && ptd_symbols_function(s, name, &entry, NULL) == 0)
+			return entry;
+		ptd_clear_error();
+		return 0;
+	}
+	if ((dwarf_attr(site, DW_AT_call_target, &a) ||
+	     dwarf_attr(site, DW_AT_GNU_call_site_target, &a)) &&
+	    dwarf_getlocation(&a, &ops, &nops) == 0 && nops == 1 && ops[0].atom == DW_OP_addr)
+		return ops[0].number + bias;
+	return 0;
+}
+
+static void csites_walk(struct ptd_symbols *s, Dwarf_Die *die, Dwarf_Addr bias, struct csites *cs,
+			int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 64 || dwarf_child(die, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site) {
+			Dwarf_Attribute a;
+			Dwarf_Addr pc;
+			struct csite e;
+
+			if (dwarf_attr(&c, DW_AT_call_return_pc, &a) ? dwarf_formaddr(&a, &pc) != 0
+								      : dwarf_lowpc(&c, &pc) != 0)
+				continue;
+			e.pc = pc + bias;
+			e.tail = dwarf_hasattr(&c, DW_AT_call_tail_call) ||
+				 dwarf_hasattr(&c, DW_AT_GNU_tail_call);
+			e.target = csite_target(s, &c, bias);
+			if (cs->n == cs->cap) {
+				int nc = cs->cap ? 2 * cs->cap : 16;
+				struct csite *nv = realloc(cs->v, (size_t)nc * sizeof(*nv));
+
+				if (!nv)
+					return;
+				cs->v = nv;
+				cs->cap = nc;
+			}
+			cs->v[cs->n++] = e;
+		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
+			/* (call sites of inlined code are the function's) */
+			csites_walk(s, &c, bias, cs, depth + 1);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* The call sites of the function whose code holds @addr; *@entry gets
+ * its entry.  Returns 0, or -1 when DWARF has no function there. */
+static int func_csites(struct ptd_symbols *s, uint64_t addr, uint64_t *entry, struct csites *cs)
+{
+	Dwfl_Module *m = dwfl_addrmodule(s->dwfl, addr);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu, *scopes = NULL;
+	int n, i;
+
+	cs->n = 0;
+	if (!m || !dwfl_module_getdwarf(m, &bias) || !(cu = cu_for_addr(m, addr)))
+		return -1;
+	n = concrete_scopes(cu, addr - bias, &scopes);
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+	if (i >= n) {
+		free(scopes);
+		return -1;
+	}
+	*entry = low_addr(&scopes[i]) + bias;
+	csites_walk(s, &scopes[i], bias, cs, 0);
+	free(scopes);
+	return 0;
+}
+
+/* One step of the search: the chains of tail call sites (their pcs in
+ * @path, @depth long) from the function at @func to the one at @callee. */
+struct tcsearch {
+	struct ptd_symbols *s;
+	uint64_t callee;
+	uint64_t path[TC_DEPTH];
+	uint64_t *res; /* the first chain, then the intersection */
+	int len, callers, callees, have, failed, steps;
+};
+
+static void tc_candidate(struct tcsearch *t, int depth)
+{
+	int k;
+
+	if (!t->have) {
+		memcpy(t->res, t->path, (size_t)depth * sizeof(*t->res));
+		t->len = t->callers = t->callees = depth;
+		t->have = 1;
+		return;
+	}
+	k = t->callers < depth ? t->callers : depth;
+	for (int i = 0; i < k; i++)
+		if (t->res[i] != t->path[i]) {
+			t->callers = i;
+			break;
+		}
+	k = t->callees < depth ? t->callees : depth;
+	for (int i = 0; i < k; i++)
+		if (t->res[t->len - 1 - i] != t->path[depth - 1 - i]) {
+			t->callees = i;
+			break;
+		}
+	if (t->callers == 0 && t->callees == 0)
+		t->failed = 1; /* nothing in common: ambiguous */
+}
+
+static void tc_search(struct tcsearch *t, uint64_t func, int depth)
+{
+	struct csites cs = { 0 };
+	uint64_t entry;
+
+	if (t->failed || ++t->steps > TC_STEPS) {
+		t->failed = 1;
+		return;
+	}
+	if (func == t->callee) {
+		tc_candidate(t, depth);
+		return;
+	}
+	/* (gdb gives up when a target has no function) */
+	if (depth >= TC_DEPTH || func_csites(t->s, func, &entry, &cs) < 0) {
+		t->failed = 1;
+		free(cs.v);
+		return;
+	}
+	for (int i = 0; i < cs.n && !t->failed; i++) {
+		int seen = 0;
+
+		if (!cs.v[i].tail)
+			continue;
+		if (!cs.v[i].target) {
+			t->failed = 1; /* an indirect jump: the chain cannot be told */
+			break;
+		}
+		for (int j = 0; j < depth; j++)
+			seen |= t->path[j] == cs.v[i].pc;
+		if (seen)
+			continue;
+		t->path[depth] = cs.v[i].pc;
+		tc_search(t, cs.v[i].target, depth + 1);
+	}
+	free(cs.v);
+}
+
+int ptd__symbols_tailcalls(struct ptd_symbols *s, uint64_t ret, uint64_t pc, uint64_t *out,
+			   int max)
+{
+	struct csites cs = { 0 };
+	struct tcsearch t;
+	uint64_t res[TC_DEPTH], entry, callee, target = 0;
+	int i, n = 0, found = 0;
+
+	if (!s || !out || max <= 0 || !ret)
+		return 0;
+	/* the function of the frame, and the caller's call site at @ret */
+	if (func_csites(s, pc, &callee, &cs) < 0) {
+		free(cs.v);
+		ptd_clear_error();
+		return 0;
+	}
+	if (func_csites(s, ret - 1, &entry, &cs) == 0)
+		for (i = 0; i < cs.n; i++)
+			if (cs.v[i].pc == ret) {
+				found = 1;
+				target = cs.v[i].target;
+				break;
+			}
+	free(cs.v);
+	if (!found || !target || target == callee) {
+		ptd_clear_error();
+		return 0;
+	}
+	memset(&t, 0, sizeof(t));
+	t.s = s;
+	t.callee = callee;
+	t.res = res;
+	tc_search(&t, target, 0);
+	ptd_clear_error();
+	if (t.failed || !t.have || t.len == 0)
+		return 0;
+	/* gdb's pretend_pc: the callees (innermost first), then the callers
+	 * not among them */
+	for (i = 0; i < t.callees && n < max; i++)
+		out[n++] = res[t.len - 1 - i];
+	if (t.callees != t.len)
+		for (i = t.callers - 1; i >= 0 && n < max; i--)
+			out[n++] = res[i];
+	return n;
 }
