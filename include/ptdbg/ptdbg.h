@@ -419,8 +419,10 @@ extern PTD_EXPORT int ptd_calls_min_level(const struct ptd_calls *c);
 struct ptd_symbols;
 
 struct ptd_symbol {
-	const char *name;   /* as in ELF (C names, "@@VERSION" kept); C++
-			     * names demangled ("thrower(int)") */
+	const char *name;   /* as gdb names the code: the DWARF function's
+			     * linkage name or name ("__GI_raise"), else the
+			     * ELF symbol gdb's minimal symbols pick (no
+			     * "@VERSION"); C++ demangled ("thrower(int)") */
 	uint64_t start;     /* function entry */
 	uint64_t size;
 	uint64_t offset;    /* addr - start */
