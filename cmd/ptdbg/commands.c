@@ -3105,6 +3105,7 @@ static const struct cmd info_cmds[] = {
 	{ "signals", 3, shell_info_signals, CMD_REPEAT,
 	  "What debugger does when program gets various signals: info signals [SIG]." },
 	{ "handle", 0, shell_info_signals, CMD_REPEAT | CMD_ALIAS, "signals" },
+	{ "symbol", 2, shell_info_symbol, CMD_REPEAT, "Describe what symbol is at location ADDR." },
 	{ "threads", 0, info_threads, CMD_REPEAT, "Display currently known threads." },
 	{ "watchpoints", 0, shell_info_watchpoints, CMD_REPEAT, "Status of watchpoints." },
 	{ NULL },

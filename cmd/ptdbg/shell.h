@@ -198,6 +198,8 @@ int shell_watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *
  * the session's error. */
 int shell_backtrace_all(struct ptd_session *s, uint64_t **pcs);
 int shell_frames_all(struct ptd_session *s, struct ptd_frame_info **fr);
+/* info symbol ADDR (frames.c). */
+int shell_info_symbol(struct shell *sh, const char *args);
 /* Whether @addr is a local of the selected frame; then its caller's
  * resume address and the frame's CFA.  Returns 1 or 0. */
 int shell_watch_frame(struct shell *sh, uint64_t addr, uint64_t *ret_pc, uint64_t *cfa);

@@ -444,6 +444,13 @@ struct ptd_line {
  * when no symbol covers it; -ptde_invalid for NULL arguments. */
 extern PTD_EXPORT int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr,
 					 struct ptd_symbol *out);
+/* The ELF symbol containing @addr that gdb's minimal symbols pick (its
+ * `info symbol`: among those at one address one with a size, then the
+ * last name in strcmp order; no DWARF names), and the name of the ELF
+ * section holding @addr into @section (@n bytes; "" when unknown).
+ * Returns as ptd_symbols_lookup(). */
+extern PTD_EXPORT int ptd_symbols_minimal(struct ptd_symbols *s, uint64_t addr,
+					  struct ptd_symbol *out, char *section, size_t n);
 /* Entry of the function (or start of the symbol) containing @addr, or 0
  * when unknown.  Cheap enough to call per instruction. */
 extern PTD_EXPORT uint64_t ptd_symbols_func_start(struct ptd_symbols *s, uint64_t addr);

@@ -594,11 +594,13 @@ static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 /*
  * Orders by address and, among the symbols at one address, puts first the
  * one gdb names that address by (its minimal symbols, minsyms.c): one
- * with a size before a sizeless one, then the name last in strcmp order
- * (gdb sorts them by name and takes the last of them, whatever their
- * binding: "raise" over "gsignal" and "__GI_raise", "malloc" over
- * "__libc_malloc", "__memmove_avx_unaligned_erms" over "__memcpy_...").
- * Names are compared as ELF has them (mangled for C++).
+ * with a size before a sizeless one; an exported one (global or weak:
+ * gdb looks at a stripped library's dynamic symbols before its debug
+ * file's) before a local one; then the name last in strcmp order (gdb
+ * sorts them by name and takes the last: "raise" over "gsignal", "puts"
+ * over "_IO_puts", "__libc_start_main" over "__libc_start_main_impl",
+ * "__memmove_avx_unaligned_erms" over "__memcpy_...").  Names are
+ * compared as ELF has them (mangled for C++).
  */
 static int sym_cmp(const void *a, const void *b)
 {
@@ -609,6 +611,8 @@ static int sym_cmp(const void *a, const void *b)
 		return x->start < y->start ? -1 : 1;
 	if (!x->size != !y->size)
 		return x->size ? -1 : 1;
+	if ((x->rank >= 4) != (y->rank >= 4))
+		return x->rank >= 4 ? -1 : 1;
 	c = strcmp(x->mangled ? x->mangled : x->name, y->mangled ? y->mangled : y->name);
 	return c > 0 ? -1 : c < 0 ? 1 : 0;
 }
@@ -902,6 +906,40 @@ int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *
 	out->offset = addr - r.start;
 	out->module = mod_path(r.mod);
 	out->mangled = r.mangled;
+	return 0;
+}
+
+int ptd_symbols_minimal(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *out,
+			char *section, size_t n)
+{
+	const struct sym_ent *e;
+	Dwarf_Addr a = addr, bias = 0;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	size_t shstr;
+	Elf *elf;
+	const char *nm;
+
+	if (!s || !out || (!section && n))
+		return ptd__err(-ptde_invalid, "symbols: NULL argument");
+	if (n)
+		section[0] = '\0';
+	e = find_sym(s, addr);
+	if (!e)
+		return -ptde_notfound;
+	out->name = e->name;
+	out->start = e->start;
+	out->size = e->size;
+	out->offset = addr - e->start;
+	out->module = mod_path(e->mod);
+	out->mangled = e->mangled;
+	if (!n)
+		return 0;
+	scn = dwfl_module_address_section(e->mod, &a, &bias);
+	elf = dwfl_module_getelf(e->mod, &bias);
+	if (scn && elf && gelf_getshdr(scn, &sh) && elf_getshdrstrndx(elf, &shstr) == 0 &&
+	    (nm = elf_strptr(elf, shstr, sh.sh_name)))
+		snprintf(section, n, "%s", nm);
 	return 0;
 }
 
