@@ -1772,8 +1772,11 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
 		return shell_error("No stack.");
 	shell_sync(sh);
+	/* (bt 0 and bt -0 show no frame, as gdb's) */
+	if (*args && !limit)
+		return 0;
 	if (outermost)
-		return limit ? print_outermost(sh, limit) : 0;
+		return print_outermost(sh, limit);
 	return print_backtrace(sh, limit);
 }
 
