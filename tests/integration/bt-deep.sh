@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Backtraces of a recursion 2,000 calls deep (issue 14): no frame limit,
 # live and in the recorded past, with gdb's `bt N` (the innermost N
-# frames), `bt -N` (the outermost N) and `frame N` beyond any fixed array,
+# frames), `bt -N` (the outermost N), `frame N` and `finish` from there
+# beyond any fixed array,
 # compared with gdb 13 (record full for the past).  In the past the frames
 # come from the call history (recording from main) and from the stack as
 # it was when recording started (recording from the bottom).
@@ -33,4 +34,12 @@ CMDS=("break leaf" run "record full" finish reverse-stepi "echo @@ outer\n" bt)
 compare_frames bt-deep-outer deep
 n=$(grep -c '^[0-9]' "$TMPDIR/bt-deep-outer.ptdbg.frames")
 [ "$n" -eq 2003 ] || die "outer: $n frames in bt, gdb shows 2003"
+# finish from frame 1500 (selected past any fixed frame array) returns
+# its value, as gdb's
+CMDS=("break leaf" run "frame 1500" finish)
+g=$(gdb_batch -- "$TESTPROGS/deep" | grep -E '^(Run till exit|Value returned|down )')
+p=$(ptdbg_batch -- "$TESTPROGS/deep") || die "ptdbg failed: $p"
+p=$(grep -E '^(Run till exit|Value returned|down )' <<<"$p")
+[ -n "$g" ] && [ "$g" = "$p" ] || die "finish from frame 1500: gdb '$g', ptdbg '$p'"
+qgrep -x 'Value returned is \$1 = 1500' <<<"$p" || die "finish from frame 1500: $p"
 exit 0
