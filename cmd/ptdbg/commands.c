@@ -766,7 +766,7 @@ static void print_return_value(struct shell *sh, uint64_t from_pc)
 	shell_print_return_value(sh, from_pc);
 }
 
-static int collect_frames(struct shell *sh, uint64_t *pcs, int max);
+static int collect_frames(struct shell *sh, uint64_t **pcs);
 
 static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int reverse)
 {
@@ -838,12 +838,15 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		}
 		if (sel_level > 0 && (!reverse || sh->pc.sym)) {
 			/* gdb finishes the selected frame (up, frame N) */
-			uint64_t pcs[256];
-			int nf = collect_frames(sh, pcs, 256);
+			uint64_t *pcs = NULL;
+			int nf = collect_frames(sh, &pcs);
 
-			if (nf <= sh->frame_level)
+			if (nf <= sh->frame_level) {
+				free(pcs);
 				return -1;
+			}
 			fin_pc = pcs[sh->frame_level];
+			free(pcs);
 			fin_caller = sh->frame_level > 0;
 			fin_k = sh->frame_inline;
 			if (rev_real0 >= 0)
@@ -1719,74 +1722,141 @@ static int info_record(struct shell *sh, const char *args)
  * main (gdb's default "backtrace past-main off").  Returns the count or <0
  * after printing an error.
  */
-static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
+static int collect_frames(struct shell *sh, uint64_t **pcs)
 {
 	int n, i;
 
+	*pcs = NULL;
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
 		return shell_error("No stack.");
 	shell_sync(sh);
 	ptd_clear_error();
-	n = ptd_session_backtrace(sh->s, pcs, max);
+	n = shell_backtrace_all(sh->s, pcs);
 	if (n < 0)
 		return session_error(n, NULL);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	for (i = 0; i < n; i++)
-		if (is_main(sh, i > 0 ? pcs[i] - 1 : pcs[i]))
+		if (is_main(sh, i > 0 ? (*pcs)[i] - 1 : (*pcs)[i]))
 			return i + 1;
 	return n;
 }
 
-static int cmd_backtrace(struct shell *sh, const char *args)
+/* Prints the frames of bt (all of them when @limit is 0, else the
+ * innermost @limit) to sh->pc.out.  Returns 0 or -1 after the message. */
+static int print_backtrace(struct shell *sh, uint64_t limit)
 {
-	struct ptd_frame_info fr[256];
-	uint64_t limit = 0;
+	struct ptd_frame_info *fr;
 	int n, i, level, tramps = 0;
 
-	args = skipws(args);
-	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
-		args = skipws(args + (args[0] == '-' ? 5 : 4));
-	if (*args && parse_uint(args, &limit) < 0)
-		return shell_error("No symbol \"%s\" in current context.", args);
-	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
-		return shell_error("No stack.");
-	shell_sync(sh);
 	ptd_clear_error();
-	n = ptd_session_frames(sh->s, fr, 256);
+	n = shell_frames_all(sh->s, &fr);
 	if (n == -ptde_not_running)
 		return shell_error("No stack.");
 	if (n < 0)
 		return session_error(n, NULL);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
+	sh->pc.args_walk = 1;
+	sh->pc.args_walk_level = -1;
 	for (i = 0, level = 0; i < n; i++) {
 		/* a frame a signal interrupted is at its pc, not after a call */
-		int caller = i > 0 && fr[i].kind == PTD_FRAME_NORMAL;
+		int caller = i > 0 && (fr[i].kind == PTD_FRAME_NORMAL ||
+				       fr[i].kind == PTD_FRAME_TAILCALL);
 
 		/* the session's own frame index (a trampoline in the past,
-		 * pc 0, is none of its frames) for the arguments */
-		if (i > 0 && fr[i - 1].kind == PTD_FRAME_SIGTRAMP && !fr[i - 1].pc)
+		 * pc 0, and a tail call frame are none of its frames) for the
+		 * arguments: a tail call frame's are looked up at its pc alone */
+		if (i > 0 && ((fr[i - 1].kind == PTD_FRAME_SIGTRAMP && !fr[i - 1].pc) ||
+			      fr[i - 1].kind == PTD_FRAME_TAILCALL))
 			tramps++;
 		sh->pc.args_frame = 1 + i - tramps;
 		if (limit && (uint64_t)level >= limit) {
 			/* (gdb says so only to a user at the prompt) */
 			if (sh->from_tty)
-				printf("(More stack frames follow...)\n");
+				fprintf(sh->pc.out, "(More stack frames follow...)\n");
 			break;
 		}
 		if (fr[i].kind == PTD_FRAME_SIGTRAMP) {
-			printf("#%-2d <signal handler called>\n", level++);
+			fprintf(sh->pc.out, "#%-2d <signal handler called>\n", level++);
 			continue;
 		}
 		ptd_print_frame(&sh->pc, fr[i].pc, level, caller, -1, PTD_PRINT_LOCATION);
-		/* the frames of inlined functions' callers (DWARF) */
-		level += 1 + ptd_print_inline_callers(&sh->pc, fr[i].pc, caller, level + 1,
-						      limit ? (int)limit : -1);
+		/* the frames of inlined functions' callers (DWARF; gdb shows
+		 * none above a tail call frame, named by its innermost one) */
+		level += 1 + (fr[i].kind == PTD_FRAME_TAILCALL
+				      ? 0
+				      : ptd_print_inline_callers(&sh->pc, fr[i].pc, caller, level + 1,
+								 limit ? (int)limit : -1));
 		/* main is the outermost frame (gdb's backtrace past-main off) */
 		if (is_main(sh, caller ? fr[i].pc - 1 : fr[i].pc))
 			break;
 	}
 	sh->pc.args_frame = 0;
+	sh->pc.args_walk = 0;
+	free(fr);
 	return 0;
+}
+
+/* bt -N: gdb's outermost N frames.  The whole backtrace is printed to
+ * memory and its last N frames (each a line that starts with '#' and the
+ * lines after it) are shown. */
+static int print_outermost(struct shell *sh, uint64_t count)
+{
+	FILE *out = sh->pc.out, *mem;
+	char *text = NULL, *p, **starts = NULL;
+	size_t len = 0, nstarts = 0, cap = 0;
+	int rc;
+
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return shell_error("cannot print the backtrace: %s", strerror(errno));
+	sh->pc.out = mem;
+	rc = print_backtrace(sh, 0);
+	sh->pc.out = out;
+	fclose(mem);
+	for (p = text; rc == 0 && p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (*p != '#')
+			continue;
+		if (nstarts == cap) {
+			char **ns = realloc(starts, (cap = cap ? 2 * cap : 64) * sizeof(*ns));
+
+			if (!ns) {
+				rc = shell_error("cannot print the backtrace: out of memory");
+				break;
+			}
+			starts = ns;
+		}
+		starts[nstarts++] = p;
+	}
+	if (rc == 0 && nstarts)
+		fputs(starts[nstarts > count ? nstarts - count : 0], out);
+	free(starts);
+	free(text);
+	return rc;
+}
+
+static int cmd_backtrace(struct shell *sh, const char *args)
+{
+	uint64_t limit = 0;
+	int outermost = 0;
+
+	args = skipws(args);
+	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
+		args = skipws(args + (args[0] == '-' ? 5 : 4));
+	if (*args == '-' && isdigit((unsigned char)args[1])) {
+		outermost = 1;
+		args++;
+	}
+	if (*args && parse_uint(args, &limit) < 0)
+		return shell_error("No symbol \"%s\" in current context.", args);
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No stack.");
+	shell_sync(sh);
+	/* (bt 0 and bt -0 show no frame, as gdb's) */
+	if (*args && !limit)
+		return 0;
+	if (outermost)
+		return print_outermost(sh, limit);
+	return print_backtrace(sh, limit);
 }
 
 /*
@@ -1827,15 +1897,17 @@ static int frame_levels(struct shell *sh, const uint64_t *pcs, int n, int vlevel
 
 static int select_frame(struct shell *sh, int level)
 {
-	uint64_t pcs[256];
+	uint64_t *pcs;
 	struct ptd_line li;
-	int n = collect_frames(sh, pcs, 256), real = 0, k = 0, nv;
+	int n = collect_frames(sh, &pcs), real = 0, k = 0, nv;
 
 	if (n < 0)
 		return -1;
 	nv = frame_levels(sh, pcs, n, level, &real, &k);
-	if (level < 0 || level >= nv)
+	if (level < 0 || level >= nv) {
+		free(pcs);
 		return shell_error("No frame at level %d.", level);
+	}
 	sh->frame_level = real;
 	sh->frame_vlevel = level;
 	sh->frame_inline = k;
@@ -1854,6 +1926,7 @@ static int select_frame(struct shell *sh, int level)
 			sh->list_next = 0;
 		}
 		sh->pc.args_frame = 0;
+		free(pcs);
 		return 0;
 	}
 	ptd_print_frame(&sh->pc, pcs[real], level, real > 0, -1, PTD_PRINT_SRC_AND_LOC);
@@ -1864,6 +1937,7 @@ static int select_frame(struct shell *sh, int level)
 		sh->list_line = li.line;
 		sh->list_next = 0;
 	}
+	free(pcs);
 	return 0;
 }
 
@@ -1874,22 +1948,23 @@ static int cmd_frame(struct shell *sh, const char *args)
 	args = skipws(args);
 	if (!strncmp(args, "level", 5) && (!args[5] || isspace((unsigned char)args[5])))
 		args = skipws(args + 5);
-	if (*args && (parse_uint(args, &level) < 0 || level > 255))
+	if (*args && (parse_uint(args, &level) < 0 || level > INT32_MAX))
 		return shell_error("Invalid frame level: %s", args);
 	return select_frame(sh, (int)level);
 }
 
 static int cmd_up(struct shell *sh, const char *args)
 {
-	uint64_t pcs[256], count;
+	uint64_t *pcs, count;
 	int n, real, k;
 
 	if (parse_count(sh, args, &count) < 0)
 		return -1;
-	n = collect_frames(sh, pcs, 256);
+	n = collect_frames(sh, &pcs);
 	if (n < 0)
 		return -1;
 	n = frame_levels(sh, pcs, n, 0, &real, &k);
+	free(pcs);
 	if (sh->frame_vlevel + 1 >= n)
 		return shell_error("Initial frame selected; you cannot go up.");
 	return select_frame(sh, sh->frame_vlevel + (int)count >= n ? n - 1
@@ -3407,65 +3482,6 @@ static int info_source(struct shell *sh, const char *args)
 	return 0;
 }
 
-struct shlib_find {
-	const char *real; /* realpath of the module */
-	char name[PATH_MAX];
-};
-
-static void shlib_match(void *ctx, const struct ptd_shlib *l)
-{
-	struct shlib_find *f = ctx;
-	char rp[PATH_MAX];
-
-	if (!f->name[0] && l->path && realpath(l->path, rp) && !strcmp(rp, f->real))
-		snprintf(f->name, sizeof(f->name), "%s", l->path);
-}
-
-/* info symbol ADDR: the symbol (and offset) and section at an address, as
- * gdb 13 says it, naming the object file once the program has several. */
-static int info_symbol(struct shell *sh, const char *args)
-{
-	struct ptd_symbol sym;
-	enum expr_kind k;
-	uint64_t addr;
-	char sect[128], rp[PATH_MAX], prog[PATH_MAX];
-
-	args = skipws(args);
-	if (!*args)
-		return shell_error("Argument required (address).");
-	if (shell_eval(sh, args, &addr, &k) < 0)
-		return -1;
-	shell_sync(sh);
-	ptd_clear_error();
-	if (!sh->pc.sym || ptd_symbols_lookup(sh->pc.sym, addr, &sym) < 0 || !sym.name ||
-	    ptd_symbols_section(sh->pc.sym, addr, sect, sizeof(sect)) < 0) {
-		ptd_clear_error();
-		printf("No symbol matches %s.\n", args);
-		return 0;
-	}
-	if (sym.offset)
-		printf("%s + %llu in section %s", sym.name, (unsigned long long)sym.offset, sect);
-	else
-		printf("%s in section %s", sym.name, sect);
-	if (ptd_session_alive(sh->s) && sym.module && realpath(sym.module, rp)) {
-		/* the object file as gdb names it: the program as given to
-		 * run (made absolute), a library as the dynamic linker does */
-		const char *p = ptd_session_program(sh->s);
-
-		if (p && realpath(p, prog) && !strcmp(prog, rp)) {
-			printf(" of %s", prog);
-		} else {
-			struct shlib_find f = { .real = rp };
-
-			ptd_session_shlibs(sh->s, shlib_match, &f);
-			printf(" of %s", f.name[0] ? f.name : sym.module);
-		}
-	}
-	printf("\n");
-	ptd_clear_error();
-	return 0;
-}
-
 static const struct cmd info_cmds[] = {
 	{ "args", 0, shell_info_args, CMD_REPEAT, "Argument variables of the selected frame." },
 	{ "breakpoints", 1, info_breakpoints, CMD_REPEAT, "Status of breakpoints." },
@@ -3478,10 +3494,10 @@ static const struct cmd info_cmds[] = {
 	{ "sharedlibrary", 2, shell_info_sharedlibrary, CMD_REPEAT,
 	  "Status of loaded shared object libraries." },
 	{ "source", 2, info_source, CMD_REPEAT, "Information about the current source file." },
-	{ "symbol", 2, info_symbol, CMD_REPEAT, "Describe what symbol is at location ADDR." },
 	{ "signals", 3, shell_info_signals, CMD_REPEAT,
 	  "What debugger does when program gets various signals: info signals [SIG]." },
 	{ "handle", 0, shell_info_signals, CMD_REPEAT | CMD_ALIAS, "signals" },
+	{ "symbol", 2, shell_info_symbol, CMD_REPEAT, "Describe what symbol is at location ADDR." },
 	{ "threads", 0, info_threads, CMD_REPEAT, "Display currently known threads." },
 	{ "watchpoints", 0, shell_info_watchpoints, CMD_REPEAT, "Status of watchpoints." },
 	{ NULL },

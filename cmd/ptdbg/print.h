@@ -50,6 +50,11 @@ struct ptd_print_ctx {
 	int args_callees;
 	/* ptd_print_inline_frame() prints the frame line only */
 	int no_source;
+	/* Set while bt prints its frames, innermost first, with nothing run
+	 * in between: frame_args may bind the next level from the last one
+	 * (@args_walk_level, -1: none) instead of unwinding from frame 0. */
+	int args_walk;
+	int args_walk_level;
 };
 
 /*

@@ -215,6 +215,13 @@ int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_r
  * and in *@key a kept copy of its type for shell_watch_format() (0 when
  * there is none).  Returns 0 or -1 after gdb's message. */
 int shell_watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len, int *key);
+/* Every frame of ptd_session_backtrace() / ptd_session_frames(), in a
+ * malloc'ed *@pcs / *@fr (free it; NULL on error).  Returns the count or
+ * the session's error. */
+int shell_backtrace_all(struct ptd_session *s, uint64_t **pcs);
+int shell_frames_all(struct ptd_session *s, struct ptd_frame_info **fr);
+/* info symbol ADDR (frames.c). */
+int shell_info_symbol(struct shell *sh, const char *args);
 /* Whether @addr is a local of the selected frame; then its caller's
  * resume address and the frame's CFA.  Returns 1 or 0. */
 int shell_watch_frame(struct shell *sh, uint64_t addr, uint64_t *ret_pc, uint64_t *cfa);

@@ -419,8 +419,10 @@ extern PTD_EXPORT int ptd_calls_min_level(const struct ptd_calls *c);
 struct ptd_symbols;
 
 struct ptd_symbol {
-	const char *name;   /* as in ELF (C names, "@@VERSION" kept); C++
-			     * names demangled ("thrower(int)") */
+	const char *name;   /* as gdb names the code: the DWARF function's
+			     * linkage name or name ("__GI_raise"), else the
+			     * ELF symbol gdb's minimal symbols pick (no
+			     * "@VERSION"); C++ demangled ("thrower(int)") */
 	uint64_t start;     /* function entry */
 	uint64_t size;
 	uint64_t offset;    /* addr - start */
@@ -442,6 +444,13 @@ struct ptd_line {
  * when no symbol covers it; -ptde_invalid for NULL arguments. */
 extern PTD_EXPORT int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr,
 					 struct ptd_symbol *out);
+/* The ELF symbol containing @addr that gdb's minimal symbols pick (its
+ * `info symbol`: among those at one address one with a size, then the
+ * last name in strcmp order; no DWARF names), and the name of the ELF
+ * section holding @addr into @section (@n bytes; "" when unknown).
+ * Returns as ptd_symbols_lookup(). */
+extern PTD_EXPORT int ptd_symbols_minimal(struct ptd_symbols *s, uint64_t addr,
+					  struct ptd_symbol *out, char *section, size_t n);
 /* Entry of the function (or start of the symbol) containing @addr, or 0
  * when unknown.  Cheap enough to call per instruction. */
 extern PTD_EXPORT uint64_t ptd_symbols_func_start(struct ptd_symbols *s, uint64_t addr);
@@ -524,10 +533,6 @@ struct ptd_source_info {
  * Returns 0, or -ptde_notfound. */
 extern PTD_EXPORT int ptd_symbols_source_info(struct ptd_symbols *s, const char *file, uint64_t pc,
 					      struct ptd_source_info *out);
-/* The name of the ELF section holding @addr (".text", ".bss") into @name
- * (@n bytes).  Returns 0, or -ptde_notfound. */
-extern PTD_EXPORT int ptd_symbols_section(struct ptd_symbols *s, uint64_t addr, char *name,
-					  size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Sessions                                                             */
@@ -966,6 +971,10 @@ enum ptd_frame_kind {
 				* "<signal handler called>"); pc 0 in the past */
 	PTD_FRAME_INTERRUPTED, /* a frame a signal interrupted: pc is where it
 				* resumes (look its line up at pc, not pc - 1) */
+	PTD_FRAME_TAILCALL,    /* gdb's tail call frame: a function that jumped to
+				* the frame below it (DWARF DW_AT_call_tail_call
+				* call sites); pc is the jump's return pc, looked up
+				* as a caller's.  None of ptd_session_backtrace(). */
 };
 
 struct ptd_frame_info {
@@ -975,8 +984,9 @@ struct ptd_frame_info {
 
 /* The frames of ptd_session_backtrace() with their kinds, the signal
  * trampoline between a handler's frames and the frame it interrupted
- * included (live and in the past).  Returns the count (>= 1) or the
- * errors of ptd_session_backtrace(). */
+ * included, and gdb's tail call frames between a frame and its caller
+ * (live and in the past).  Returns the count (>= 1) or the errors of
+ * ptd_session_backtrace(). */
 extern PTD_EXPORT int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out,
 					 int max);
 
@@ -1369,6 +1379,12 @@ extern PTD_EXPORT int ptd_values_alloc(struct ptd_values **out);
 extern PTD_EXPORT void ptd_values_free(struct ptd_values *v);
 /* Returns 0, or -ptde_invalid for NULL arguments. */
 extern PTD_EXPORT int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *t);
+/* Binds @v to the caller of the frame it is bound to, as
+ * ptd_values_bind() with the next level and @level_pc would, without
+ * unwinding the inner frames again: a backtrace's frames, innermost
+ * first, cost one unwind step each.  The target must not have run or
+ * been written since the bind.  Returns 0 or -ptde_invalid. */
+extern PTD_EXPORT int ptd_values_bind_caller(struct ptd_values *v, uint64_t level_pc);
 /* The bound frame's registers: unwound ones for outer frames (the
  * innermost frame's eflags and segment registers).  Each field of
  * @known is 1 where that register is known, 0 where it is unavailable.

@@ -240,13 +240,14 @@ static int live_thread(struct ptd_session *s, struct sthread **out)
  * return address into its caller (0 when there is none). */
 static void frame_of(pid_t tid, uint64_t *cfa, int *depth, uint64_t *ret)
 {
-	struct ptd_frame fr[256];
-	int n = ptd_unwind_backtrace(tid, fr, 256);
+	struct ptd_frame *fr = NULL;
+	int n = ptd_unwind_backtrace_all(tid, &fr);
 
 	*cfa = n > 0 ? fr[0].cfa : 0;
 	*depth = n > 0 ? n : 0;
 	if (ret)
 		*ret = n > 1 ? fr[1].pc : 0;
+	free(fr);
 }
 
 /* Is the frame of @tid now the starting frame or an outer one (@outer:
@@ -452,9 +453,21 @@ int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, stru
 /* How many frames the selected thread has (live or in the past). */
 static int depth_now(struct ptd_session *s)
 {
-	uint64_t pcs[256];
-	int n = ptd_session_backtrace(s, pcs, 256);
+	uint64_t *pcs = NULL;
+	int n = -ptde_nomem;
 
+	/* (all of them, however deep the stack is) */
+	for (int cap = 256; cap <= 1 << 22; cap *= 2) {
+		uint64_t *np = realloc(pcs, (size_t)cap * sizeof(*pcs));
+
+		if (!np)
+			break;
+		pcs = np;
+		n = ptd_session_backtrace(s, pcs, cap);
+		if (n < cap)
+			break;
+	}
+	free(pcs);
 	ptd_clear_error();
 	return n;
 }

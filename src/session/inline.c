@@ -9,6 +9,7 @@
  * src/replay (replay.c for the past, live.c for live steps); this file
  * keeps each thread's skipped count and starts the motions with it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "session/session_int.h"
@@ -142,12 +143,17 @@ int ptd__ses_inline_prepare(struct ptd_session *s, struct sthread *th, enum ptd_
 			 * (k < its inlined frames shown), or the real one */
 			s->senv.base.finish_inline = k < n - skip ? k + 1 : 0;
 		} else {
-			uint64_t pcs[256];
-			int nf = real < 255 ? ptd_session_backtrace(s, pcs, real + 1) : 0, ni = 0;
+			/* (the frames up to the selected one, however deep) */
+			uint64_t *pcs = real >= 0 && real < INT32_MAX
+						? malloc((size_t)(real + 1) * sizeof(*pcs))
+						: NULL;
+			int nf = pcs ? ptd_session_backtrace(s, pcs, real + 1) : 0, ni = 0;
+			uint64_t fpc = nf > real ? pcs[real] : 0;
 
+			free(pcs);
 			ptd_clear_error();
 			if (nf > real)
-				ni = ptd__ses_env_inline_chain(s, pcs[real] - 1, b, PTD_ICHAIN_MAX);
+				ni = ptd__ses_env_inline_chain(s, fpc - 1, b, PTD_ICHAIN_MAX);
 			if (nf <= real)
 				return ptd__err(-ptde_invalid, "No frame at level %d.", real);
 			/* reverse-finish of a real frame runs back to the
@@ -160,7 +166,7 @@ int ptd__ses_inline_prepare(struct ptd_session *s, struct sthread *th, enum ptd_
 			s->senv.base.finish_real = real;
 			/* an inlined call's frame there: its caller steps on */
 			s->senv.base.finish_inline = k < ni ? k + 1 : 0;
-			s->senv.base.finish_pc = pcs[real] - 1;
+			s->senv.base.finish_pc = fpc - 1;
 		}
 	}
 	return 0;

@@ -83,7 +83,6 @@ struct pt_mark {
 	uint64_t number;
 };
 
-#define PTD__OUTER_MAX 64
 
 struct sthread {
 	pid_t tid;
@@ -118,8 +117,9 @@ struct sthread {
 	int pt_lost;    /* stretches whose PT could not be decoded and kept */
 	/* The return addresses of the callers of the frame the recording
 	 * started in (the live stack then, innermost first), so backtraces
-	 * in the past reach main when the recording started deeper. */
-	uint64_t outer[PTD__OUTER_MAX];
+	 * in the past reach main when the recording started deeper (as deep
+	 * as the stack is: malloc'ed, freed with the thread). */
+	uint64_t *outer;
 	int nouter;
 	/* gdb's inline frames skipped at the stop (inline.c): the frames of
 	 * functions inlined right at @inl_pc are shown as their call sites

@@ -8,7 +8,6 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
-#include <gelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,29 +161,5 @@ int ptd_symbols_source_info(struct ptd_symbols *s, const char *file, uint64_t pc
 	} else {
 		out->fullname[0] = '\0';
 	}
-	return 0;
-}
-
-int ptd_symbols_section(struct ptd_symbols *s, uint64_t addr, char *name, size_t n)
-{
-	Dwfl *dwfl = s ? ptd__symbols_dwfl(s) : NULL;
-	Dwfl_Module *m = dwfl ? dwfl_addrmodule(dwfl, addr) : NULL;
-	Dwarf_Addr a = addr, bias = 0, ebias = 0;
-	Elf_Scn *scn;
-	Elf *e;
-	GElf_Shdr sh;
-	size_t strndx;
-	const char *nm;
-
-	if (!name || !n)
-		return -ptde_invalid;
-	if (!m)
-		return ptd__err(-ptde_notfound, "no module at 0x%llx", (unsigned long long)addr);
-	scn = dwfl_module_address_section(m, &a, &bias);
-	e = dwfl_module_getelf(m, &ebias);
-	if (!scn || !e || !gelf_getshdr(scn, &sh) || elf_getshdrstrndx(e, &strndx) != 0 ||
-	    !(nm = elf_strptr(e, strndx, sh.sh_name)))
-		return ptd__err(-ptde_notfound, "no section at 0x%llx", (unsigned long long)addr);
-	snprintf(name, n, "%s", nm);
 	return 0;
 }

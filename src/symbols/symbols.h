@@ -99,6 +99,19 @@ int ptd__symbols_inlined_entries(struct ptd_symbols *s, const char *name, uint64
  */
 int ptd__symbols_line_addrs(struct ptd_symbols *s, const char *file, int line, uint64_t **out,
 			    int *actual_line);
+ * gdb's tail-call frames (DW_TAG_call_site with DW_AT_call_tail_call)
+ * between a frame and its caller: the caller's call at return address
+ * @ret reached the function holding @pc (the frame's pc as looked up:
+ * pc - 1 for a caller frame) through jumps at tail call sites.  Writes
+ * the pcs of the frames gdb shows for those jumps (each call site's
+ * return pc, the innermost first; at most @max) as gdb's
+ * call_site_find_chain does: the chains that DWARF allows are followed
+ * from the caller's call site, and only the callers and callees common to
+ * all of them are shown.  Returns their count, 0 when there are none or
+ * the chain cannot be told (no call site there, an indirect jump).
+ */
+int ptd__symbols_tailcalls(struct ptd_symbols *s, uint64_t ret, uint64_t pc, uint64_t *out,
+			   int max);
 
 /*
  * The Dwfl behind @s, for the value module (src/values), which walks DWARF

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <sys/ptrace.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -128,14 +129,20 @@ static int wild_access_reg(unw_addr_space_t a, unw_regnum_t reg, unw_word_t *val
 	return _UPT_accessors.access_reg(a, reg, val, write, arg);
 }
 
-int ptd_unwind_backtrace(pid_t tid, struct ptd_frame *frames, int max)
+/* (a stack of more frames than this is taken as a loop in a corrupt one) */
+#define FRAMES_MAX (1 << 22)
+
+/*
+ * Unwinds @tid into *@pframes of *@pcap entries, at most @max frames; with
+ * @grow the buffer is realloc'ed as the frames need (*@pframes may then
+ * change), else the unwind stops at *@pcap.
+ */
+static int unwind(pid_t tid, struct ptd_frame **pframes, int *pcap, int max, int grow)
 {
+	struct ptd_frame *frames = *pframes;
 	unw_cursor_t cur;
 	void *upt;
 	int n = 0, r;
-
-	if (tid <= 0 || !frames || max <= 0)
-		return ptd__err(-ptde_invalid, "unwind: bad argument");
 
 	pthread_mutex_lock(&as_lock);
 	if (!as) {
@@ -222,6 +229,17 @@ int ptd_unwind_backtrace(pid_t tid, struct ptd_frame *frames, int max)
 			/* A zero return address marks the outermost frame. */
 			if (ip == 0 || n >= max)
 				break;
+			if (n >= *pcap) {
+				struct ptd_frame *nf = NULL;
+
+				if (grow && *pcap < max)
+					nf = realloc(frames, (size_t)(*pcap * 2 < max ? *pcap * 2 : max) *
+								     sizeof(*frames));
+				if (!nf)
+					break;
+				*pframes = frames = nf;
+				*pcap = *pcap * 2 < max ? *pcap * 2 : max;
+			}
 			/* Loops in corrupted stacks: stop when nothing moves. */
 			if (sp == frames[n - 1].sp && ip == frames[n - 1].pc)
 				break;
@@ -238,5 +256,34 @@ int ptd_unwind_backtrace(pid_t tid, struct ptd_frame *frames, int max)
 	pthread_mutex_unlock(&as_lock);
 	if (n == 0)
 		return ptd__err(-ptde_internal, "cannot read the pc of thread %d", (int)tid);
+	return n;
+}
+
+int ptd_unwind_backtrace(pid_t tid, struct ptd_frame *frames, int max)
+{
+	int cap = max;
+
+	if (tid <= 0 || !frames || max <= 0)
+		return ptd__err(-ptde_invalid, "unwind: bad argument");
+	return unwind(tid, &frames, &cap, max, 0);
+}
+
+int ptd_unwind_backtrace_all(pid_t tid, struct ptd_frame **frames)
+{
+	int cap = 64, n;
+
+	if (!frames)
+		return ptd__err(-ptde_invalid, "unwind: bad argument");
+	*frames = NULL;
+	if (tid <= 0)
+		return ptd__err(-ptde_invalid, "unwind: bad argument");
+	*frames = malloc((size_t)cap * sizeof(**frames));
+	if (!*frames)
+		return ptd__err(-ptde_nomem, "unwind: cannot allocate frames");
+	n = unwind(tid, frames, &cap, FRAMES_MAX, 1);
+	if (n < 0) {
+		free(*frames);
+		*frames = NULL;
+	}
 	return n;
 }

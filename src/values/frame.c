@@ -757,6 +757,8 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 		f = caller;
 		unwind(v, &f, NULL);
 	}
+	v->walk = f;
+	v->walk_ok = i == tg->level;
 	if (i < tg->level || (tg->level > 0 && f.pc != tg->level_pc)) {
 		/* the CFI did not lead to the frame the caller sees: only its
 		 * pc is known */
@@ -764,6 +766,47 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 		f.valid = 1;
 		f.level = tg->level;
 		f.pc = tg->level_pc;
+		f.regs[16] = f.pc;
+		f.known = 1u << 16;
+	}
+	v->frame = f;
+	return 0;
+}
+
+int ptd_values_bind_caller(struct ptd_values *v, uint64_t level_pc)
+{
+	struct vframe f, caller;
+	int level;
+
+	if (!v)
+		return -ptde_invalid;
+	v->used_memory = 0;
+	v->used_regs = 0;
+	v->inl_callees = 0;
+	if (!v->has_regs)
+		return 0;
+	/* one more step of ptd_values_bind()'s unwind, from where it was */
+	level = v->frame.level + 1;
+	f = v->walk;
+	if (v->walk_ok) {
+		v->inner_cfa = f.cfa;
+		v->inner_cfa_known = f.cfa_known;
+		if (unwind(v, &f, &caller) == 0) {
+			v->inner_saved_mask = f.saved_mask;
+			memcpy(v->inner_saved_at, f.saved_at, sizeof(f.saved_at));
+			f = caller;
+			unwind(v, &f, NULL);
+		} else {
+			v->walk_ok = 0;
+		}
+	}
+	v->walk = f;
+	if (!v->walk_ok || f.pc != level_pc) {
+		/* (as ptd_values_bind: only the pc is known there) */
+		memset(&f, 0, sizeof(f));
+		f.valid = 1;
+		f.level = level;
+		f.pc = level_pc;
 		f.regs[16] = f.pc;
 		f.known = 1u << 16;
 	}

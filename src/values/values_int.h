@@ -164,6 +164,10 @@ struct ptd_values {
 	/* the registers the frame called by the selected one saved (where) */
 	uint32_t inner_saved_mask;
 	uint64_t inner_saved_at[NDREGS];
+	/* The frame the CFI unwind reached at the last bind (walk_ok: it is
+	 * the bound level's), from which ptd_values_bind_caller() goes on. */
+	struct vframe walk;
+	int walk_ok;
 
 	struct ptd_value **hist;
 	int nhist, hist_cap;

@@ -97,6 +97,6 @@ for re in '^Breakpoint 1 at 0x[0-9a-f]*$' '^1 .*<printf@plt>$' '^1 .*0x00007[0-9
 	b=$(echo "$pt" | grep -E "$re" | sed -E 's/ in .*//')
 	[ -n "$a" ] && [ "$a" = "$b" ] || die "break printf: gdb '$a', ptdbg '$b' ($re)"
 done
-echo "$pt" | qgrep '^Breakpoint 1, printf (format=0x[0-9a-f]* "fib(%d) = %d\\n") at ' || die "break printf did not stop in libc's printf"
+echo "$pt" | qgrep '^Breakpoint 1, __printf (format=0x[0-9a-f]* "fib(%d) = %d\\n") at ' || die "break printf did not stop in libc's printf"
 
 exit 0

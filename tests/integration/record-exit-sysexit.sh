@@ -66,7 +66,7 @@ for m in full soft pt bts; do
 		{ cat "$f" >&2; die "thread ($m): no stop before main's exit_group"; }
 	grep -qx 'Thread 1 "sysexit" stopped.' "$f" ||
 		{ cat "$f" >&2; die "thread ($m): the stop before main's exit_group does not name thread 1"; }
-	grep -Eq '^\* 1 .* in _exit \(' "$f" || { cat "$f" >&2; die "thread ($m): main is not in _exit"; }
+	grep -Eq '^\* 1 .* in __GI__exit \(' "$f" || { cat "$f" >&2; die "thread ($m): main is not in _exit"; }
 	grep -q '^\[Inferior 1 (process PID) exited with code 04\]' "$f" ||
 		{ cat "$f" >&2; die "thread ($m): no exit with code 4"; }
 	grep -q '^\$2 = .* <syscall+23>$' "$f" ||

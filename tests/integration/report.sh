@@ -143,7 +143,7 @@ run_report "$T/exit.txt" "$T/err" -q "$TESTPROGS/fib" 5
 expect_rc 0 "fib exits"
 has "$T/exit.txt" '^fib\(5\) = 5$' "fib's own output"
 has "$T/exit.txt" '^The program is about to exit with code 0\.$' "fib exit"
-has "$T/exit.txt" '^#0  _exit \([^)]*\)' "fib exit backtrace"
+has "$T/exit.txt" '^#0  __GI__exit \([^)]*\)' "fib exit backtrace"
 # the program's output is its own (standard output, untouched); the
 # JSON goes to -o
 run_report "$T/exit.out" "$T/err" -q --format=json -o "$T/exit.json" "$TESTPROGS/fib" 5
