@@ -99,6 +99,7 @@ int ptd__symbols_inlined_entries(struct ptd_symbols *s, const char *name, uint64
  */
 int ptd__symbols_line_addrs(struct ptd_symbols *s, const char *file, int line, uint64_t **out,
 			    int *actual_line);
+/*
  * gdb's tail-call frames (DW_TAG_call_site with DW_AT_call_tail_call)
  * between a frame and its caller: the caller's call at return address
  * @ret reached the function holding @pc (the frame's pc as looked up:
