@@ -97,8 +97,8 @@ static void tree_json(struct rep *r, struct rtree *t, int i, const struct ptd_hi
  * inlined functions are the text's only). */
 static void backtrace_json(struct rep *r)
 {
-	uint64_t pcs[256];
-	int n = ptd_session_backtrace(r->s, pcs, 256);
+	uint64_t *pcs = NULL;
+	int n = shell_backtrace_all(r->s, &pcs);
 
 	fputc('[', r->out);
 	for (int i = 0; i < n; i++) {
@@ -111,6 +111,7 @@ static void backtrace_json(struct rep *r)
 		    sym.name && !strcmp(sym.name, "main"))
 			break;
 	}
+	free(pcs);
 	ptd_clear_error();
 	fputs("\n  ]", r->out);
 }

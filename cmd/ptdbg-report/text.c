@@ -246,8 +246,8 @@ static int rep_is_main(struct rep *r, uint64_t pc)
  * and main as the outermost frame (gdb's backtrace past-main off). */
 static void print_backtrace(struct rep *r, struct ptd_print_ctx *pc)
 {
-	struct ptd_frame_info fr[256];
-	int n = ptd_session_frames(r->s, fr, 256), level = 0, tramps = 0;
+	struct ptd_frame_info *fr = NULL;
+	int n = shell_frames_all(r->s, &fr), level = 0, tramps = 0;
 
 	heading(r, "Backtrace:");
 	for (int i = 0; i < n; i++) {
@@ -266,6 +266,7 @@ static void print_backtrace(struct rep *r, struct ptd_print_ctx *pc)
 			break;
 	}
 	pc->args_frame = 0;
+	free(fr);
 	ptd_clear_error();
 }
 

@@ -819,9 +819,9 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 			 * entry of frame 0's (real) function whichever real
 			 * frame is selected, but steps back out of a selected
 			 * inlined one */
-			uint64_t pcs[256];
+			uint64_t *pcs = NULL;
 			struct ptd_inline in[16];
-			int nf = collect_frames(sh, pcs, 256), n = 0, n0;
+			int nf = collect_frames(sh, &pcs), n = 0, n0;
 
 			n0 = ptd_symbols_inlined(sh->pc.sym, pc, in, 16) - sh->pc.inline_skip;
 			n = n0;
@@ -830,9 +830,12 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 			ptd_clear_error();
 			/* (gdb's outermost-frame check is the selected frame's) */
 			if (sh->frame_inline >= n && nf > sh->frame_level &&
-			    is_main(sh, sh->frame_level > 0 ? pcs[sh->frame_level] - 1 : pc))
+			    is_main(sh, sh->frame_level > 0 ? pcs[sh->frame_level] - 1 : pc)) {
+				free(pcs);
 				return shell_error(
 					"\"finish\" not meaningful in the outermost frame.");
+			}
+			free(pcs);
 			if (sh->frame_inline >= n)
 				rev_real0 = n0 > 0 ? n0 : 0;
 		}

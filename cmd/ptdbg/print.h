@@ -177,4 +177,10 @@ extern const char *const ptd_print_reg_names[];
 /* "[ PF IF ]" */
 void ptd_print_eflags(char *out, size_t n, uint64_t v);
 
+/* All of the selected thread's frames (ptd_session_backtrace() and
+ * ptd_session_frames() with a buffer grown as needed): *@pcs / *@fr get a
+ * malloc'ed array the caller frees.  Returns the count or <0. */
+int shell_backtrace_all(struct ptd_session *s, uint64_t **pcs);
+int shell_frames_all(struct ptd_session *s, struct ptd_frame_info **fr);
+
 #endif

@@ -215,11 +215,6 @@ int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_r
  * and in *@key a kept copy of its type for shell_watch_format() (0 when
  * there is none).  Returns 0 or -1 after gdb's message. */
 int shell_watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len, int *key);
-/* Every frame of ptd_session_backtrace() / ptd_session_frames(), in a
- * malloc'ed *@pcs / *@fr (free it; NULL on error).  Returns the count or
- * the session's error. */
-int shell_backtrace_all(struct ptd_session *s, uint64_t **pcs);
-int shell_frames_all(struct ptd_session *s, struct ptd_frame_info **fr);
 /* info symbol ADDR (frames.c). */
 int shell_info_symbol(struct shell *sh, const char *args);
 /* Whether @addr is a local of the selected frame; then its caller's
