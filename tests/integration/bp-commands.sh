@@ -44,33 +44,6 @@ commands 2
 end
 info breakpoints
 EOT
-commands
-break fib if n == 1
-commands
-silent
-print n
-bt 1
-continue
-end
-break $l
-commands 2
-print r
-print "after"
-end
-commands 2-3
-end
-commands 7
-info breakpoints
-commands 1 2
-print 1
-continue
-print "never"
-end
-info breakpoints
-delete 1
-run
-info breakpoints
-EOT
 cat >b.cmd <<EOT
 break main
 run
@@ -107,5 +80,6 @@ diff -u g.c p.c >&2 || { note "differs from gdb: commands from stdin"; failed=1;
 [ "$failed" = 0 ] || die "breakpoint commands differ from gdb"
 qgrep '^\$[0-9]* = 1$' p.a || die "the silent list did not print n"
 qgrep '^        print n$' p.a || die "info breakpoints does not list the commands"
-qgrep '^\$[0-9]* = 2$' p.b || die "the list did not run in the past"
+[ "$(grep -c '^\$[0-9]* = (void (\*)()) 0x[0-9a-f]* <fib+[0-9]*>$' p.b)" -ge 4 ] ||
+	die "the list did not run at each stop, in the past too"
 exit 0

@@ -572,10 +572,11 @@ static void test_reverse(void **state)
 	snprintf(expect, sizeof(expect), "T05thread:p%x.%x;replaylog:begin;", pid, pid);
 	assert_string_equal(send(&f, "bc"), expect);
 	assert_true(ptd_session_pc(f.s, &pc2) == 0 && pc2 == pc0);
-	/* forward again to the breakpoint (in the history) */
+	/* forward again to the breakpoint, where the history ends: as gdb
+	 * record full, the end of the history, not the breakpoint */
 	snprintf(pkt, sizeof(pkt), "Z0,%llx,1", (unsigned long long)fib);
 	assert_string_equal(send(&f, pkt), "OK");
-	snprintf(expect, sizeof(expect), "T05thread:p%x.%x;swbreak:;", pid, pid);
+	snprintf(expect, sizeof(expect), "T05thread:p%x.%x;replaylog:end;", pid, pid);
 	assert_string_equal(send(&f, "c"), expect);
 	assert_true(ptd_session_pc(f.s, &pc2) == 0 && pc2 == fib);
 	teardown(&f);
