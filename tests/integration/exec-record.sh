@@ -22,7 +22,7 @@ calls_of() { # method format -> function-call history on stdout
 calls_of step "" >"$TMPDIR/ref" || die "step recording failed"
 grep -q '(0 gaps)' "$TMPDIR/ref" || die "the step recording has gaps"
 test "$(grep -c 'inst ' "$TMPDIR/ref")" -ge 1000 || die "short function-call history"
-grep -q '	execve	inst ' "$TMPDIR/ref" || die "no execve segment"
+grep -Eq '	(__GI_)?execve	inst ' "$TMPDIR/ref" || die "no execve segment"
 grep -q '	_dl_start	inst ' "$TMPDIR/ref" || die "the new program's start is missing"
 for mf in "step pt" "soft " "soft pt"; do
 	read -r m f <<<"$mf"

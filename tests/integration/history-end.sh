@@ -80,6 +80,6 @@ echo "$out" | qgrep '^The recorded history is kept' || die "the recording was no
 echo "$out" | sed -n '/^The recorded history is kept/,$p' | sed 1,2d >"$TMPDIR/kept.out"
 [ "$(grep -c '^No more reverse-execution history.$' "$TMPDIR/kept.out")" = 2 ] &&
 	sed -n '/^No more reverse-execution history.$/{n;p;q;}' "$TMPDIR/kept.out" |
-		qgrep '^0x[0-9a-f]* in _exit (' ||
+		qgrep -E '^0x[0-9a-f]* in (__GI_)?_exit \(' ||
 	die "kept recording: the stepi to its end did not stop there, in _exit"
 exit 0

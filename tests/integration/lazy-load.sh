@@ -48,12 +48,13 @@ past_args "$TMPDIR/a" "$TMPDIR/b"
 grep -q '^#[0-9] .* in printf@plt ()$' "$TMPDIR/bt.out" || { cat "$TMPDIR/bt.out"; exit 1; }
 grep -q '^#[0-9] .* in main (argc=<unavailable>, argv=<unavailable>) at fib.c:23$' "$TMPDIR/bt.out"
 # A bundle of several threads: each can be selected and browsed offline.
-"$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex 'break _exit' -ex continue \
+"$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex 'break _exit' \
+	-ex 'set record stop-at-thread-exit off' -ex continue \
 	-ex "record save $TMPDIR/thr" --args "$TESTPROGS/threads" >"$TMPDIR/thr.out" 2>&1
 test "$(ls "$TMPDIR"/thr/pt-*.bin | wc -l)" -eq 3 || { cat "$TMPDIR/thr.out"; exit 1; }
 "$PTDBG" -batch --load "$TMPDIR/thr" -ex 'info threads' -ex 'thread 2' -ex 'reverse-stepi' \
 	-ex 'info record' >"$TMPDIR/thr2.out" 2>&1
-grep -q '^\* 1  *LWP [0-9]*  *_exit (status=<unavailable>) ' "$TMPDIR/thr2.out" || { cat "$TMPDIR/thr2.out"; exit 1; }
+grep -Eq '^\* 1  *LWP [0-9]*  *(__GI_)?_exit \(status=<unavailable>\) ' "$TMPDIR/thr2.out" || { cat "$TMPDIR/thr2.out"; exit 1; }
 grep -q '^  3  *LWP [0-9]*  *0x[0-9a-f]* in ' "$TMPDIR/thr2.out"
 # each thread's frame line has that thread's arguments (not thread 1's)
 if grep '^  [23] ' "$TMPDIR/thr2.out" | qgrep 'status='; then cat "$TMPDIR/thr2.out"; exit 1; fi
