@@ -45,7 +45,7 @@ for s in "${progs[@]}"; do
 	IFS='|' read -r prog ncont <<<"$s"
 	pd="$TMPDIR/$prog.data"
 	log="$TMPDIR/$prog.live"
-	CMDS=('break main' run record 'break _exit' 'delete 1')
+	CMDS=('break main' run record 'set record stop-at-thread-exit off' 'break _exit' 'delete 1')
 	for ((i = 0; i < ncont; i++)); do CMDS+=(continue); done
 	CMDS+=("record save --perf-data $pd" "record save $TMPDIR/$prog.bundle" 'info record'
 	       'set record instruction-history-size unlimited'
@@ -89,7 +89,7 @@ for s in "${progs[@]}"; do
 	ptdbg_batch --load "$TMPDIR/$prog.bundle" >"$TMPDIR/$prog.bload" || { tail -n 20 "$TMPDIR/$prog.bload" >&2; die "$prog: --load of the bundle failed"; }
 	# where the main thread stands: where the live session stopped (the
 	# trace ends with FUP and TIP.PGD at _exit, the tail)
-	grep -q '^\* 1 *LWP [0-9]* *_exit (status=<unavailable>) ' <("$PTDBG" -batch --load "$pd" -ex 'info threads' 2>&1) ||
+	grep -Eq '^\* 1 *LWP [0-9]* *(__GI_)?_exit \(status=<unavailable>\) ' <("$PTDBG" -batch --load "$pd" -ex 'info threads' 2>&1) ||
 		die "$prog: the loaded perf.data's main thread is not at _exit"
 	nth=0
 	for t in $tids; do
