@@ -40,6 +40,9 @@
 #define CHUNK_SEGS 1024
 #define CACHE_SLOTS 32
 #define VIEW_MEMO_SLOTS (1u << 12)
+/* ptd_calls_build walks from the latest part that leaves at least this
+ * many segments after it (the newest ones are read first). */
+#define SUFFIX_SEGS 4096
 
 struct checkpoint;
 
@@ -68,6 +71,12 @@ struct ptd_calls {
 	struct cache_slot slot[CACHE_SLOTS];
 	uint64_t tick;
 	struct memo_ent *memo;
+	/* A view built from a late part on (calls_suffix): segments up to
+	 * floor are not in it but in full, the whole view, built when one
+	 * of them is first asked for. */
+	uint64_t floor;
+	struct ptd_calls *full;
+	int full_tried;
 };
 
 enum trans {
@@ -161,6 +170,9 @@ struct builder {
 	 * chunk's fixups. */
 	int lazy;
 	uint64_t sealed;
+	/* Segments up to floor are not in the view (a walk from a late
+	 * part): their later writes are not kept. */
+	uint64_t floor;
 	/* Materialising: a walk from a checkpoint (adoptions are not
 	 * recorded again). */
 	int replaying;
@@ -268,7 +280,7 @@ static void set_field(struct builder *b, uint64_t index, enum field f, uint64_t 
 
 	if (s)
 		put_field(s, f, v);
-	if (b->lazy && index <= b->sealed)
+	if (b->lazy && index <= b->sealed && index > b->floor)
 		fix_append(b, index, f, v);
 }
 
@@ -832,6 +844,59 @@ static void tl_init(void)
 	pthread_key_create(&tl_key, tl_free);
 }
 
+/*
+ * Per-part call summaries.  While a log is written (in the decoding
+ * thread of its PSB segment), the segments its records make are also
+ * followed on a small stack of the frames the part opened, with the
+ * builder's rules for calls, tail calls and returns (resolve, do_return),
+ * and what the part does to the frames it found open (the returns into
+ * and out of them, with the function the return target is in) is noted,
+ * not resolved: the part does not know them.  Appended to a history's
+ * log, the summaries let ptd_calls_build find the builder's exact state
+ * at the start of a late part by chaining the parts' effects on the stack
+ * of open frames from the start (a few operations per part, not one per
+ * call) and walk only from there (calls_suffix).  A part whose records
+ * leave the regular case (a gap, a signal, a jump into the middle of
+ * another function, a call that may be PIC, a return the rules send
+ * elsewhere than to its caller) is irregular: the chain stops before it.
+ */
+enum { SEV_INTO = 1, SEV_FROM = 2 };
+
+struct psum;
+static void psum_fini(struct psum *ps);
+
+/* A return that reached a frame open when the part started: INTO the
+ * newest such frame (from one the part opened), or FROM it (up to its
+ * caller). */
+struct sev {
+	uint8_t kind;
+	uint64_t ft;  /* function of the return target (0: none) */
+	uint64_t idx; /* the segment it makes, counted in the part from 1 */
+	uint64_t ip;  /* the return target */
+};
+
+/* A frame the part opened, still open at its end. */
+struct sframe {
+	uint64_t s, i;	   /* its newest segment and its instance (part's count) */
+	uint64_t sip, iip; /* their ips */
+	uint8_t shw, ihw;  /* their how */
+	uint8_t tail;	   /* opened by a tail call */
+};
+
+struct psum {
+	size_t off;	  /* where the part's records start in the history's log */
+	uint64_t numbers; /* instruction numbers its items take */
+	uint64_t nseg;	  /* segments its records make after its first block */
+	uint64_t first_ip;
+	uint64_t base;	  /* the ip base of its first record (no marker before it) */
+	struct ptd_block last; /* its last block (set when the next part comes) */
+	uint8_t has_last, irregular;
+	struct sev *ev;
+	uint32_t nev, evcap;
+	struct sframe *fr;
+	uint32_t nfr, frcap;
+};
+
 struct ptd_calllog {
 	const struct ptd_funcs *funcs;
 	uint8_t *bytes;
@@ -851,6 +916,14 @@ struct ptd_calllog {
 	uint64_t last_blk_base; /* base before it */
 	int last_is_blk;
 	int err;
+	/* The summary of the records written here (sim; any: an item
+	 * came), and those of the logs appended to this one, in order
+	 * (parts_bad: they no longer stand for the log). */
+	struct psum sim;
+	int any;
+	struct psum *parts;
+	uint32_t nparts, partcap;
+	int parts_bad;
 };
 
 struct ptd_funcs *ptd__funcs_alloc(ptd_func_of_fn fn, void *ctx)
@@ -886,8 +959,14 @@ struct ptd_calllog *ptd__calllog_alloc(const struct ptd_funcs *f)
 
 void ptd__calllog_free(struct ptd_calllog *l)
 {
+	uint32_t i;
+
 	if (!l)
 		return;
+	for (i = 0; i < l->nparts; i++)
+		psum_fini(&l->parts[i]);
+	free(l->parts);
+	psum_fini(&l->sim);
 	free(l->bytes);
 	free(l);
 }
@@ -1086,6 +1165,119 @@ static inline uint8_t log_verdict(const struct ptd_block *x, uint64_t next_ip, i
 	}
 }
 
+static void psum_fini(struct psum *ps)
+{
+	free(ps->ev);
+	free(ps->fr);
+	memset(ps, 0, sizeof(*ps));
+}
+
+static int sim_push(struct psum *ps, const struct sframe *f)
+{
+	if (ps->nfr == ps->frcap) {
+		uint32_t cap = ps->frcap ? ps->frcap * 2 : 16;
+		struct sframe *n = realloc(ps->fr, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		ps->fr = n;
+		ps->frcap = cap;
+	}
+	ps->fr[ps->nfr++] = *f;
+	return 0;
+}
+
+static int sim_event(struct psum *ps, uint8_t kind, uint64_t ft, uint64_t idx, uint64_t ip)
+{
+	if (ps->nev == ps->evcap) {
+		uint32_t cap = ps->evcap ? ps->evcap * 2 : 4;
+		struct sev *n = realloc(ps->ev, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		ps->ev = n;
+		ps->evcap = cap;
+	}
+	ps->ev[ps->nev].kind = kind;
+	ps->ev[ps->nev].ft = ft;
+	ps->ev[ps->nev].idx = idx;
+	ps->ev[ps->nev].ip = ip;
+	ps->nev++;
+	return 0;
+}
+
+/* The segment-starting transition from block @x to @t (@verdict: its
+ * V_*) on the part's stack, by the rules of resolve() and do_return(). */
+static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t t, uint8_t verdict)
+{
+	struct psum *ps = &l->sim;
+	struct sframe f;
+	uint64_t idx, ft, fa, fb;
+	int64_t r;
+
+	if (ps->irregular)
+		return;
+	if (!(verdict & V_DECIDED)) {
+		/* A far transfer starts nothing without signal frames (and
+		 * a part with a signal is irregular); a possible PIC call
+		 * needs the instruction's length. */
+		if (x->iclass != PTD_IC_FAR_CALL && x->iclass != PTD_IC_FAR_RET)
+			ps->irregular = 1;
+		return;
+	}
+	if (!(verdict & V_ONE))
+		return;
+	idx = ++ps->nseg;
+	memset(&f, 0, sizeof(f));
+	f.s = f.i = idx;
+	f.sip = f.iip = t;
+	switch (x->iclass) {
+	case PTD_IC_CALL:
+		f.shw = f.ihw = PTD_SEG_CALL;
+		if (sim_push(ps, &f))
+			ps->irregular = 1;
+		return;
+	case PTD_IC_JUMP:
+	case PTD_IC_COND_JUMP:
+		fa = log_func(l, x->end_ip);
+		fb = log_func(l, t);
+		if ((fb && fb == t) || (!fb && fa)) {
+			f.shw = f.ihw = PTD_SEG_TAILCALL;
+			f.tail = 1;
+			if (sim_push(ps, &f))
+				ps->irregular = 1;
+		} else {
+			ps->irregular = 1; /* a switch may be a longjmp */
+		}
+		return;
+	case PTD_IC_RET:
+		ft = l->funcs ? log_func(l, t) : 0;
+		/* frame_root(): tail-call frames return with their caller */
+		for (r = (int64_t)ps->nfr - 1; r >= 0 && ps->fr[r].tail; r--)
+			;
+		if (r > 0) {
+			struct sframe *c = &ps->fr[r - 1];
+
+			if (ft && log_func(l, c->iip) != ft) {
+				ps->irregular = 1;
+				return;
+			}
+			c->s = idx;
+			c->sip = t;
+			c->shw = PTD_SEG_RETURN;
+			ps->nfr = (uint32_t)r;
+			return;
+		}
+		if (sim_event(ps, r == 0 ? SEV_INTO : SEV_FROM, ft, idx, t))
+			ps->irregular = 1;
+		ps->nfr = 0;
+		return;
+	default:
+		ps->irregular = 1;
+		return;
+	}
+}
+
 int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 {
 	int skippable = 0;
@@ -1093,9 +1285,15 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 
 	if (l->err)
 		return l->err;
+	l->sim.numbers += b->ninsn;
+	if (!l->any)
+		l->sim.first_ip = b->ip;
+	l->any = 1;
 	if (l->held) {
 		skippable = log_boring(l, &l->hb, b->ip);
 		verdict = log_verdict(&l->hb, b->ip, skippable);
+		if (!skippable)
+			sim_step(l, &l->hb, b->ip, verdict);
 		if (skippable && l->held_skippable)
 			l->skip += l->hb.ninsn;
 		else if (log_write_held(l))
@@ -1115,6 +1313,9 @@ int ptd__calllog_gap(struct ptd_calllog *l)
 	if (l->err || log_write_held(l) || log_flush_skip(l) || log_reserve(l, 1))
 		return l->err;
 	l->bytes[l->n++] = R_GAP;
+	l->sim.numbers++;
+	l->sim.irregular = 1;
+	l->any = 1;
 	l->tail_block = 0;
 	l->last_is_blk = 0;
 	return 0;
@@ -1132,6 +1333,8 @@ int ptd__calllog_event(struct ptd_calllog *l, unsigned kind, uint64_t ip)
 		return 0;
 	if (log_write_held(l) || log_flush_skip(l) || log_reserve(l, 12))
 		return l->err;
+	l->sim.irregular = 1;
+	l->any = 1;
 	p = l->bytes + l->n;
 	*p++ = R_EVENT;
 	*p++ = (uint8_t)kind;
@@ -1151,6 +1354,8 @@ void ptd__calllog_flag_last(struct ptd_calllog *l, uint8_t flags)
 	}
 	if (!l->last_is_blk || !flags)
 		return;
+	l->parts_bad = 1; /* the block a part's summary ends with changed */
+	l->sim.irregular = 1;
 	if (l->bytes[l->last_blk_off] & B_FLAGS)
 		l->bytes[l->last_blk_off + 1] |= flags;
 	else /* written without a flags byte: the log cannot say it */
@@ -1166,11 +1371,44 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 {
 	if (dst->err || src->err)
 		return dst->err = dst->err ? dst->err : src->err;
+	/* The part before src ends with dst's newest block. */
+	if (dst->nparts && dst->held) {
+		dst->parts[dst->nparts - 1].last = dst->hb;
+		dst->parts[dst->nparts - 1].has_last = 1;
+	}
 	/* The seam: dst's newest block is written in full, so replaying
 	 * resolves its transition against src's first item as the builder
 	 * would. */
 	if (log_write_held(dst) || log_flush_skip(dst) || log_flush_skip(src))
 		return dst->err = dst->err ? dst->err : src->err;
+	/* src's summary becomes a part's: only while every record of dst
+	 * came from such parts. */
+	if (dst->any || src->nparts || src->parts_bad)
+		dst->parts_bad = 1;
+	if (!dst->parts_bad && src->any) {
+		if (dst->nparts == dst->partcap) {
+			uint32_t cap = dst->partcap ? dst->partcap * 2 : 64;
+			struct psum *n = realloc(dst->parts, cap * sizeof(*n));
+
+			if (!n)
+				dst->parts_bad = 1;
+			else {
+				dst->parts = n;
+				dst->partcap = cap;
+			}
+		}
+		if (!dst->parts_bad) {
+			struct psum *ps = &dst->parts[dst->nparts++];
+
+			*ps = src->sim;
+			memset(&src->sim, 0, sizeof(src->sim));
+			ps->off = dst->n;
+			ps->base = dst->base;
+			ps->has_last = 0;
+			if (!src->n) /* (the held block is written later, without a marker) */
+				ps->irregular = 1;
+		}
+	}
 	if (src->n) {
 		if (log_reserve(dst, src->n + 2))
 			return dst->err;
@@ -1204,6 +1442,8 @@ void ptd__calllog_drop_last_block(struct ptd_calllog *l)
 {
 	if (!l || !l->tail_block)
 		return;
+	l->parts_bad = 1;
+	l->sim.irregular = 1;
 	if (l->held) {
 		l->held = 0;
 		log_flush_skip(l);
@@ -1737,15 +1977,23 @@ out:
 	free(set.k);
 }
 
+static void walk_on(struct builder *b);
+
 /* The whole walk of a build or a count. */
 static void walk_all(struct builder *b)
 {
-	struct ptd_calls *c = b->c;
-
 	walk_start(b);
 	b->stop_n = UINT64_MAX;
 	if (b->lazy)
 		take_checkpoint(b);
+	walk_on(b);
+}
+
+/* The walk from where @b is to the end, checkpoints taken as it goes. */
+static void walk_on(struct builder *b)
+{
+	struct ptd_calls *c = b->c;
+
 	while (b->pos.phase != PH_DONE && !b->err) {
 		if (b->lazy) {
 			const struct checkpoint *cp = &c->cps[c->ncp - 1];
@@ -1776,6 +2024,7 @@ void ptd_calls_free(struct ptd_calls *c)
 	for (i = 0; i < CACHE_SLOTS; i++)
 		free(c->slot[i].segs);
 	free(c->memo);
+	ptd_calls_free(c->full);
 	free(c);
 }
 
@@ -1991,9 +2240,343 @@ static const struct cache_slot *chunk_get(const struct ptd_calls *cc, uint64_t j
 	return sl;
 }
 
+/* ---- the view from a late part on (the part summaries chained) ---- */
+
+/* A frame open between two parts, as the chain finds it: its newest
+ * segment s and its instance i (the same when it has one segment). */
+struct cframe {
+	uint64_t s, i, sip, iip;
+	int level;
+	uint8_t shw, ihw, tail;
+};
+
+struct chain {
+	struct builder *b; /* for func() and instruction lengths */
+	struct cframe *f;
+	size_t nf, cap;
+	uint64_t n;   /* segments so far */
+	uint64_t num; /* number of the next item */
+	int min_level;
+};
+
+static int chain_push(struct chain *ch, uint64_t idx, uint64_t ip, uint8_t how, uint8_t tail)
+{
+	struct cframe *f;
+
+	if (ch->nf == ch->cap) {
+		size_t cap = ch->cap ? ch->cap * 2 : 64;
+		struct cframe *n = realloc(ch->f, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		ch->f = n;
+		ch->cap = cap;
+	}
+	f = &ch->f[ch->nf];
+	f->s = f->i = idx;
+	f->sip = f->iip = ip;
+	f->shw = f->ihw = how;
+	f->tail = tail;
+	f->level = ch->nf ? ch->f[ch->nf - 1].level + 1 : 0;
+	if (!ch->nf && (idx == 1 || f->level < ch->min_level))
+		ch->min_level = f->level;
+	ch->nf++;
+	return 0;
+}
+
+/* do_return() from the newest frame: to its caller (frame_root's up),
+ * which must be in the target's function, or out of the bottom frame. */
+static int chain_ret(struct chain *ch, uint64_t ft, uint64_t idx, uint64_t ip)
+{
+	size_t r;
+
+	if (!ch->nf)
+		return -1;
+	for (r = ch->nf - 1; r > 0 && ch->f[r].tail; r--)
+		;
+	if (r > 0) {
+		struct cframe *c = &ch->f[r - 1];
+
+		if (ft && func(ch->b, c->iip) != ft)
+			return -1; /* the rules look further up */
+		ch->nf = r;
+		c->s = idx;
+		c->sip = ip;
+		c->shw = PTD_SEG_RETURN;
+		return 0;
+	}
+	/* out of the function where the recording started: a caller one
+	 * level up, and the orphans adopted (all popped now) */
+	ch->f[0].level--;
+	ch->f[0].s = ch->f[0].i = idx;
+	ch->f[0].sip = ch->f[0].iip = ip;
+	ch->f[0].shw = ch->f[0].ihw = PTD_SEG_RETURN;
+	ch->f[0].tail = 0;
+	ch->nf = 1;
+	if (ch->f[0].level < ch->min_level)
+		ch->min_level = ch->f[0].level;
+	return 0;
+}
+
+/* The transition from the last block @x of a part to @t, the first ip
+ * of the next, by the rules of block_end() and resolve(). */
+static int chain_seam(struct chain *ch, const struct ptd_block *x, uint64_t t)
+{
+	struct builder *b = ch->b;
+	uint64_t fa, fb;
+
+	if (x->flags & PTD_BLK_INTERRUPTED)
+		return 0;
+	switch (x->iclass) {
+	case PTD_IC_CALL:
+		b->from_ip = x->end_ip;
+		b->from_mode = ptd_block_mode(x);
+		if (pic_call(b, t))
+			return 0;
+		return chain_push(ch, ++ch->n, t, PTD_SEG_CALL, 0);
+	case PTD_IC_RET:
+		return chain_ret(ch, func(b, t), ++ch->n, t);
+	case PTD_IC_JUMP:
+	case PTD_IC_COND_JUMP:
+		if (!b->func_of)
+			return 0;
+		fa = func(b, x->end_ip);
+		fb = func(b, t);
+		if ((fb && fb == t) || (!fb && fa))
+			return chain_push(ch, ++ch->n, t, PTD_SEG_TAILCALL, 1);
+		return fa != fb ? -1 : 0;
+	default: /* far transfers start nothing without signal frames */
+		return 0;
+	}
+}
+
+/* Part @ps after the seam into it: its returns to the frames it found,
+ * then the frames it left open. */
+static int chain_part(struct chain *ch, const struct psum *ps)
+{
+	uint64_t base = ch->n;
+	uint32_t k;
+
+	for (k = 0; k < ps->nev; k++) {
+		const struct sev *e = &ps->ev[k];
+
+		if (e->kind == SEV_FROM) {
+			if (chain_ret(ch, e->ft, base + e->idx, e->ip))
+				return -1;
+		} else {
+			struct cframe *top = ch->nf ? &ch->f[ch->nf - 1] : NULL;
+
+			if (!top || (e->ft && func(ch->b, top->iip) != e->ft))
+				return -1;
+			top->s = base + e->idx;
+			top->sip = e->ip;
+			top->shw = PTD_SEG_RETURN;
+		}
+	}
+	for (k = 0; k < ps->nfr; k++) {
+		const struct sframe *f = &ps->fr[k];
+
+		if (!ch->nf || chain_push(ch, base + f->i, f->iip, f->ihw, f->tail))
+			return -1;
+		ch->f[ch->nf - 1].s = base + f->s;
+		ch->f[ch->nf - 1].sip = f->sip;
+		ch->f[ch->nf - 1].shw = f->shw;
+	}
+	ch->n = base + ps->nseg;
+	ch->num += ps->numbers;
+	return 0;
+}
+
+/*
+ * The view of @h from a late part on: the part summaries of @h's log
+ * chained from the start give the builder's state at the start of the
+ * latest part that leaves at least @min_after segments after it (or of
+ * the first irregular part), and only the parts from there are walked.
+ * The segments before it are in a whole view built when one of them is
+ * first asked for.  NULL (no error) when the summaries cannot serve.
+ */
+static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_fn func_of,
+				      void *ctx, uint64_t min_after)
+{
+	struct builder b;
+	struct chain ch;
+	struct ptd_calls *c;
+	const struct ptd_calllog *l;
+	struct cframe *save = NULL;
+	uint64_t acc = 0, i;
+	uint32_t q, k;
+	int err = 0;
+
+	if (!h)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	builder_init(&b, h, func_of, ctx, c);
+	b.lazy = CHUNK_SEGS;
+	walk_start(&b);
+	l = b.log;
+	if (!l || l->parts_bad || l->nparts < 2 || l->parts[0].off || b.covered < b.nitems)
+		goto no;
+	for (q = l->nparts - 1; q > 0; q--) {
+		acc += l->parts[q].nseg + 1;
+		if (acc >= min_after)
+			break;
+	}
+	memset(&ch, 0, sizeof(ch));
+	ch.b = &b;
+	ch.num = 1;
+	/* part 0: its first block starts the recording's first segment */
+	if (l->parts[0].irregular || chain_push(&ch, ++ch.n, l->parts[0].first_ip, PTD_SEG_START, 0) ||
+	    chain_part(&ch, &l->parts[0]))
+		q = 0;
+	for (k = 1; k < q; k++) {
+		const struct psum *ps = &l->parts[k];
+		struct chain was = ch;
+
+		if (ps->irregular || !l->parts[k - 1].has_last)
+			break;
+		/* (the stack as it was, should the part not chain) */
+		{
+			struct cframe *n = realloc(save, (ch.nf ? ch.nf : 1) * sizeof(*save));
+
+			if (!n) {
+				err = -ptde_nomem;
+				break;
+			}
+			save = n;
+		}
+		memcpy(save, ch.f, ch.nf * sizeof(*save));
+		if (chain_seam(&ch, &l->parts[k - 1].last, ps->first_ip) || chain_part(&ch, ps)) {
+			memcpy(ch.f, save, was.nf * sizeof(*save));
+			ch.nf = was.nf;
+			ch.n = was.n;
+			ch.num = was.num;
+			ch.min_level = was.min_level;
+			break;
+		}
+	}
+	q = q ? k : 0;
+	if (err || q < 1 || !ch.nf || !l->parts[q - 1].has_last)
+		goto no_chain;
+	/* The builder as it is at the start of part q. */
+	b.n = b.win_base = b.floor = ch.n;
+	b.min_level = ch.min_level;
+	b.cur = ch.f[ch.nf - 1].s;
+	block_end(&b, &l->parts[q - 1].last);
+	b.pos.phase = PH_LOG;
+	b.pos.off = l->parts[q].off;
+	b.pos.num = ch.num;
+	b.pos.base = l->parts[q].base;
+	b.snap = malloc(2 * ch.nf * sizeof(*b.snap));
+	if (!b.snap) {
+		err = -ptde_nomem;
+		goto no_chain;
+	}
+	for (i = 0; i < ch.nf; i++) {
+		const struct cframe *f = &ch.f[i];
+		struct ptd_callseg *g = &b.snap[b.nsnap++];
+
+		memset(g, 0, sizeof(*g));
+		g->index = f->i;
+		g->ip = f->iip;
+		g->how = f->ihw;
+		g->level = f->level;
+		g->up = i ? ch.f[i - 1].s : 0;
+		g->up_is_tail = f->tail;
+		g->instance = f->i;
+		if (f->s != f->i) {
+			b.snap[b.nsnap] = *g;
+			g = &b.snap[b.nsnap++];
+			g->index = f->s;
+			g->ip = f->sip;
+			g->how = f->shw;
+		}
+	}
+	qsort(b.snap, b.nsnap, sizeof(*b.snap), cmp_seg);
+	free(ch.f);
+	free(save);
+	b.stop_n = UINT64_MAX;
+	take_checkpoint(&b);
+	walk_on(&b);
+	if (!b.err && b.n == b.floor)
+		goto no; /* nothing after the chain: the whole view */
+	if (b.err) {
+		ptd__err(b.err, "cannot build the function-call segments");
+		builder_fini(&b);
+		ptd_calls_free(c);
+		return NULL;
+	}
+	c->n = b.n;
+	c->min_level = b.min_level;
+	c->nitems = b.nitems;
+	c->tail = ptd_history_tail(h);
+	c->logn = l->n;
+	c->logheld = l->skip + (uint64_t)l->held;
+	c->floor = b.floor;
+	builder_fini(&b);
+	while (c->ncp && c->cps[c->ncp - 1].nseg >= c->n)
+		cp_fini(&c->cps[--c->ncp]);
+	for (i = 0; i < c->ncp; i++) {
+		struct checkpoint *cp = &c->cps[i];
+
+		if (cp->nfix < cp->fixcap) {
+			uint8_t *n = realloc(cp->fix, cp->nfix ? cp->nfix : 1);
+
+			if (n) {
+				cp->fix = n;
+				cp->fixcap = cp->nfix;
+			}
+		}
+	}
+	c->h = h;
+	c->func_of = func_of;
+	c->ctx = ctx;
+	c->use_log = 1;
+	return c;
+no_chain:
+	free(ch.f);
+	free(save);
+no:
+	builder_fini(&b);
+	ptd_calls_free(c);
+	if (err)
+		ptd__err(err, "cannot build the function-call segments");
+	return NULL;
+}
+
+/* The whole view behind a view from a late part, built on first use. */
+static const struct ptd_calls *full_view(const struct ptd_calls *cc)
+{
+	struct ptd_calls *c = (struct ptd_calls *)cc; /* built once, as the cache */
+
+	if (!c->full && !c->full_tried) {
+		c->full_tried = 1;
+		c->full = calls_build(c->h, c->func_of, c->ctx, 1, CHUNK_SEGS);
+	}
+	if (!c->full)
+		ptd__err(-ptde_nomem, "cannot build the function-call segments");
+	return c->full;
+}
+
 struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx)
 {
-	return calls_build(h, func_of, ctx, 1, CHUNK_SEGS);
+	struct ptd_calls *c = calls_suffix(h, func_of, ctx, SUFFIX_SEGS);
+
+	return c ? c : calls_build(h, func_of, ctx, 1, CHUNK_SEGS);
+}
+
+struct ptd_calls *ptd__calls_build_suffix(const struct ptd_history *h, ptd_func_of_fn func_of,
+					  void *ctx, uint64_t min_after)
+{
+	return calls_suffix(h, func_of, ctx, min_after);
+}
+
+int ptd__calls_suffix_info(const struct ptd_calls *c, uint64_t *floor)
+{
+	if (floor)
+		*floor = c ? c->floor : 0;
+	return c && c->full ? 1 : 0;
 }
 
 struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_of_fn func_of,
@@ -2054,6 +2637,8 @@ const struct ptd_callseg *ptd_calls_get(const struct ptd_calls *c, uint64_t inde
 		return NULL;
 	if (c->segs)
 		return &c->segs[index - 1];
+	if (index <= c->floor)
+		return (c = full_view(c)) ? ptd_calls_get(c, index) : NULL;
 	j = chunk_of(c, index);
 	sl = chunk_get(c, j);
 	return sl ? &sl->segs[index - c->cps[j].nseg - 1] : NULL;
@@ -2089,6 +2674,8 @@ const struct ptd_callseg *ptd_calls_find(const struct ptd_calls *c, uint64_t num
 		s = &c->segs[last_starting(c->segs, c->n, number)];
 		return number > s->last ? NULL : s;
 	}
+	if (c->floor && number < c->cps[0].first)
+		return (c = full_view(c)) ? ptd_calls_find(c, number) : NULL;
 	if (number < c->cps[0].first)
 		return NULL;
 	/* the last chunk whose first segment starts at or before @number */
@@ -2133,6 +2720,13 @@ size_t ptd__calls_bytes(const struct ptd_calls *c, size_t *snap, size_t *fix)
 		n += (size_t)c->slot[i].cap * sizeof(struct ptd_callseg);
 	if (c->memo)
 		n += VIEW_MEMO_SLOTS * sizeof(*c->memo);
+	if (c->full) {
+		size_t fs = 0, ff = 0;
+
+		n += ptd__calls_bytes(c->full, &fs, &ff) - fs - ff;
+		s += fs;
+		f += ff;
+	}
 	if (snap)
 		*snap = s;
 	if (fix)
@@ -2153,4 +2747,5 @@ void ptd__calls_drop_cache(const struct ptd_calls *cc)
 	}
 	free(c->memo);
 	c->memo = NULL;
+	ptd__calls_drop_cache(c->full);
 }
