@@ -43,6 +43,9 @@
 /* ptd_calls_build walks from the latest part that leaves at least this
  * many segments after it (the newest ones are read first). */
 #define SUFFIX_SEGS 4096
+/* Segments the builder walks before the chain takes its state over again
+ * at most, before the view starts there instead. */
+#define STUCK_SEGS (1u << 16)
 
 struct checkpoint;
 
@@ -179,6 +182,7 @@ struct builder {
 	/* The walk; a step of the log stops early when there are stop_n
 	 * segments (a checkpoint or the sealing of a chunk is due). */
 	uint64_t stop_n;
+	size_t stop_off; /* and at this offset of the log (a part's end) */
 	const struct ptd_calllog *log;
 	uint64_t covered, nitems;
 	struct walkpos pos;
@@ -891,6 +895,7 @@ struct psum {
 	uint64_t base;	  /* the ip base of its first record (no marker before it) */
 	struct ptd_block last; /* its last block (set when the next part comes) */
 	uint8_t has_last, irregular;
+	uint32_t nfar; /* far transfers (a sigreturn when signal frames are open) */
 	struct sev *ev;
 	uint32_t nev, evcap;
 	struct sframe *fr;
@@ -1223,6 +1228,8 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 		 * needs the instruction's length. */
 		if (x->iclass != PTD_IC_FAR_CALL && x->iclass != PTD_IC_FAR_RET)
 			ps->irregular = 1;
+		else
+			ps->nfar++;
 		return;
 	}
 	if (!(verdict & V_ONE))
@@ -1538,7 +1545,7 @@ static void step_log(struct builder *b)
 			walk_item(b, &it);
 			break;
 		}
-	} while (p < end && !b->err && b->n < b->stop_n);
+	} while (p < end && !b->err && b->n < b->stop_n && (size_t)(p - l->bytes) < b->stop_off);
 	b->pos.off = (size_t)(p - l->bytes);
 	b->pos.num = num;
 	b->pos.base = base;
@@ -1652,6 +1659,7 @@ static void walk_start(struct builder *b)
 		b->covered = 0;
 	b->log = l;
 	b->nitems = ptd_history_nitems(h);
+	b->stop_off = SIZE_MAX;
 	memset(&b->pos, 0, sizeof(b->pos));
 	b->pos.phase = l ? PH_LOG : PH_ITEMS;
 	b->pos.num = 1;
@@ -1775,6 +1783,7 @@ static int cmp_seg(const void *a, const void *b)
 
 	return x < y ? -1 : x > y;
 }
+
 
 static inline uint64_t zz(int64_t v)
 {
@@ -2243,20 +2252,28 @@ static const struct cache_slot *chunk_get(const struct ptd_calls *cc, uint64_t j
 /* ---- the view from a late part on (the part summaries chained) ---- */
 
 /* A frame open between two parts, as the chain finds it: its newest
- * segment s and its instance i (the same when it has one segment). */
+ * segment s and its instance i (the same when it has one segment); the
+ * segment below it in the chain is its up. */
 struct cframe {
 	uint64_t s, i, sip, iip;
 	int level;
-	uint8_t shw, ihw, tail;
+	uint8_t shw, ihw, tail, uir;
 };
 
 struct chain {
-	struct builder *b; /* for func() and instruction lengths */
+	struct builder *b; /* for func(), instruction lengths and the
+			    * transition pending at a part's start */
 	struct cframe *f;
 	size_t nf, cap;
 	uint64_t n;   /* segments so far */
 	uint64_t num; /* number of the next item */
 	int min_level;
+	/* Open signal frames, and the segments they reach besides the
+	 * frames (copies of the builder's). */
+	struct sigframe *sig;
+	size_t nsig;
+	struct ptd_callseg *x;
+	size_t nx;
 };
 
 static int chain_push(struct chain *ch, uint64_t idx, uint64_t ip, uint8_t how, uint8_t tail)
@@ -2273,31 +2290,33 @@ static int chain_push(struct chain *ch, uint64_t idx, uint64_t ip, uint8_t how, 
 		ch->cap = cap;
 	}
 	f = &ch->f[ch->nf];
+	memset(f, 0, sizeof(*f));
 	f->s = f->i = idx;
 	f->sip = f->iip = ip;
 	f->shw = f->ihw = how;
 	f->tail = tail;
 	f->level = ch->nf ? ch->f[ch->nf - 1].level + 1 : 0;
-	if (!ch->nf && (idx == 1 || f->level < ch->min_level))
+	if (idx == 1 || f->level < ch->min_level)
 		ch->min_level = f->level;
 	ch->nf++;
 	return 0;
 }
 
 /* do_return() from the newest frame: to its caller (frame_root's up),
- * which must be in the target's function, or out of the bottom frame. */
+ * which must be in the target's function, or out of the bottom frame;
+ * -1 when the rules would look elsewhere. */
 static int chain_ret(struct chain *ch, uint64_t ft, uint64_t idx, uint64_t ip)
 {
 	size_t r;
 
-	if (!ch->nf)
+	if (!ch->nf || ch->f[ch->nf - 1].ihw == PTD_SEG_SIGNAL)
 		return -1;
 	for (r = ch->nf - 1; r > 0 && ch->f[r].tail; r--)
 		;
 	if (r > 0) {
 		struct cframe *c = &ch->f[r - 1];
 
-		if (ft && func(ch->b, c->iip) != ft)
+		if (!ch->f[r].uir && ft && func(ch->b, c->iip) != ft)
 			return -1; /* the rules look further up */
 		ch->nf = r;
 		c->s = idx;
@@ -2306,47 +2325,53 @@ static int chain_ret(struct chain *ch, uint64_t ft, uint64_t idx, uint64_t ip)
 		return 0;
 	}
 	/* out of the function where the recording started: a caller one
-	 * level up, and the orphans adopted (all popped now) */
+	 * level up; the orphans it adopts are off the stack now, but a
+	 * signal frame may still reach them */
+	for (r = 0; r < ch->nx; r++) {
+		struct ptd_callseg *o = &ch->x[r];
+
+		if (!o->up && o->how != PTD_SEG_GAP && o->level == ch->f[0].level) {
+			o->up = idx;
+			o->up_is_ret = 1;
+		}
+	}
 	ch->f[0].level--;
 	ch->f[0].s = ch->f[0].i = idx;
 	ch->f[0].sip = ch->f[0].iip = ip;
 	ch->f[0].shw = ch->f[0].ihw = PTD_SEG_RETURN;
-	ch->f[0].tail = 0;
+	ch->f[0].tail = ch->f[0].uir = 0;
 	ch->nf = 1;
 	if (ch->f[0].level < ch->min_level)
 		ch->min_level = ch->f[0].level;
 	return 0;
 }
 
-/* The transition from the last block @x of a part to @t, the first ip
- * of the next, by the rules of block_end() and resolve(). */
-static int chain_seam(struct chain *ch, const struct ptd_block *x, uint64_t t)
+/* The transition pending in the builder resolved against @t, the first
+ * ip of a part, by the rules of resolve(). */
+static int chain_seam(struct chain *ch, uint64_t t)
 {
 	struct builder *b = ch->b;
 	uint64_t fa, fb;
 
-	if (x->flags & PTD_BLK_INTERRUPTED)
+	switch (b->pending) {
+	case T_NONE:
 		return 0;
-	switch (x->iclass) {
-	case PTD_IC_CALL:
-		b->from_ip = x->end_ip;
-		b->from_mode = ptd_block_mode(x);
+	case T_SYSCALL: /* starts nothing without signal frames */
+		return ch->nsig ? -1 : 0;
+	case T_CALL:
 		if (pic_call(b, t))
 			return 0;
 		return chain_push(ch, ++ch->n, t, PTD_SEG_CALL, 0);
-	case PTD_IC_RET:
+	case T_RET:
 		return chain_ret(ch, func(b, t), ++ch->n, t);
-	case PTD_IC_JUMP:
-	case PTD_IC_COND_JUMP:
-		if (!b->func_of)
-			return 0;
-		fa = func(b, x->end_ip);
+	case T_JUMP:
+		fa = func(b, b->from_ip);
 		fb = func(b, t);
 		if ((fb && fb == t) || (!fb && fa))
 			return chain_push(ch, ++ch->n, t, PTD_SEG_TAILCALL, 1);
 		return fa != fb ? -1 : 0;
-	default: /* far transfers start nothing without signal frames */
-		return 0;
+	default:
+		return -1;
 	}
 }
 
@@ -2387,13 +2412,185 @@ static int chain_part(struct chain *ch, const struct psum *ps)
 	return 0;
 }
 
+/* Puts the chain's frames into the builder as the segments it can
+ * still read (a checkpoint's): cur, and each frame's newest segment and
+ * instance, linked by up. */
+static int chain_to_builder(struct chain *ch, struct builder *b)
+{
+	size_t i, k;
+
+	free(b->snap);
+	b->nsnap = 0;
+	b->snap = malloc((2 * ch->nf + ch->nx + 1) * sizeof(*b->snap));
+	if (!b->snap)
+		return -ptde_nomem;
+	if (ch->nsig > b->sigcap) {
+		struct sigframe *n = realloc(b->sig, ch->nsig * sizeof(*n));
+
+		if (!n)
+			return -ptde_nomem;
+		b->sig = n;
+		b->sigcap = ch->nsig;
+	}
+	if (ch->nsig)
+		memcpy(b->sig, ch->sig, ch->nsig * sizeof(*b->sig));
+	b->nsig = ch->nsig;
+	/* the copies first: of a segment in both, they are kept */
+	if (ch->nx)
+		memcpy(b->snap, ch->x, ch->nx * sizeof(*b->snap));
+	b->nsnap = ch->nx;
+	for (i = 0; i < ch->nf; i++) {
+		const struct cframe *f = &ch->f[i];
+		struct ptd_callseg *g = &b->snap[b->nsnap++];
+
+		memset(g, 0, sizeof(*g));
+		g->index = f->i;
+		g->ip = f->iip;
+		g->how = f->ihw;
+		g->level = f->level;
+		g->up = i ? ch->f[i - 1].s : 0;
+		g->up_is_tail = f->tail;
+		g->up_is_ret = f->uir;
+		g->instance = f->i;
+		if (f->s != f->i) {
+			b->snap[b->nsnap] = *g;
+			g = &b->snap[b->nsnap++];
+			g->index = f->s;
+			g->ip = f->sip;
+			g->how = f->shw;
+		}
+	}
+	/* (a frame's segment among the copies is not added again) */
+	for (i = ch->nx, k = ch->nx; i < b->nsnap; i++) {
+		size_t j;
+
+		for (j = 0; j < ch->nx && ch->x[j].index != b->snap[i].index; j++)
+			;
+		if (j == ch->nx)
+			b->snap[k++] = b->snap[i];
+	}
+	b->nsnap = k;
+	qsort(b->snap, b->nsnap, sizeof(*b->snap), cmp_seg);
+	b->n = b->win_base = ch->n;
+	b->min_level = ch->min_level;
+	b->cur = ch->nf ? ch->f[ch->nf - 1].s : 0;
+	b->pos.num = ch->num;
+	return 0;
+}
+
+/* Copies the builder's signal frames into the chain, and the segments
+ * they reach (following up and instance, as take_checkpoint). */
+static int chain_keep_sig(struct builder *b, struct chain *ch)
+{
+	size_t i, cap = 0;
+
+	free(ch->sig);
+	free(ch->x);
+	ch->sig = NULL;
+	ch->x = NULL;
+	ch->nsig = ch->nx = 0;
+	if (!b->nsig)
+		return 0;
+	ch->sig = malloc(b->nsig * sizeof(*ch->sig));
+	if (!ch->sig)
+		return -1;
+	memcpy(ch->sig, b->sig, b->nsig * sizeof(*ch->sig));
+	ch->nsig = b->nsig;
+	for (i = 0; i < b->nsig + ch->nx; i++) {
+		uint64_t want[2], w;
+		size_t j, k;
+
+		if (i < b->nsig) {
+			want[0] = b->sig[i].seg;
+			want[1] = 0;
+		} else {
+			want[0] = ch->x[i - b->nsig].up;
+			want[1] = ch->x[i - b->nsig].instance;
+		}
+		for (k = 0; k < 2; k++) {
+			w = want[k];
+			if (!w)
+				continue;
+			for (j = 0; j < ch->nx && ch->x[j].index != w; j++)
+				;
+			if (j < ch->nx)
+				continue;
+			if (ch->nx == cap) {
+				struct ptd_callseg *n;
+
+				cap = cap ? cap * 2 : 16;
+				n = realloc(ch->x, cap * sizeof(*n));
+				if (!n || ch->nx > 4096)
+					return -1; /* (free with the chain) */
+				ch->x = n;
+			}
+			ch->x[ch->nx++] = *seg(b, w);
+			if (b->err)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The frames of the builder's state back into the chain, when nothing
+ * but them is pending (no signal frame, no gap to bridge); 1 when done,
+ * 0 when the builder must go on. */
+static int builder_to_chain(struct builder *b, struct chain *ch)
+{
+	uint64_t x;
+	size_t k;
+
+	if (b->pending == T_AFTER_GAP || b->before_gap || !b->cur || b->pos.phase != PH_LOG ||
+	    chain_keep_sig(b, ch) < 0)
+		return 0;
+	ch->nf = 0;
+	for (x = b->cur; x && ch->nf < (1u << 20); x = seg(b, x)->up) {
+		const struct ptd_callseg *s = seg(b, x), *i = seg(b, s->instance);
+		struct cframe *f;
+
+		if (b->err || ch->nf == ch->cap) {
+			size_t cap = ch->cap ? ch->cap * 2 : 64;
+			struct cframe *n = b->err ? NULL : realloc(ch->f, cap * sizeof(*n));
+
+			if (!n)
+				return 0;
+			ch->f = n;
+			ch->cap = cap;
+		}
+		f = &ch->f[ch->nf++];
+		f->s = s->index;
+		f->i = i->index;
+		f->sip = s->ip;
+		f->iip = i->ip;
+		f->shw = s->how;
+		f->ihw = i->how;
+		f->level = s->level;
+		f->tail = s->up_is_tail;
+		f->uir = s->up_is_ret;
+	}
+	if (x || b->err)
+		return 0;
+	for (k = 0; k < ch->nf / 2; k++) {
+		struct cframe t = ch->f[k];
+
+		ch->f[k] = ch->f[ch->nf - 1 - k];
+		ch->f[ch->nf - 1 - k] = t;
+	}
+	ch->n = b->n;
+	ch->num = b->pos.num;
+	ch->min_level = b->min_level;
+	return 1;
+}
+
 /*
- * The view of @h from a late part on: the part summaries of @h's log
- * chained from the start give the builder's state at the start of the
- * latest part that leaves at least @min_after segments after it (or of
- * the first irregular part), and only the parts from there are walked.
- * The segments before it are in a whole view built when one of them is
- * first asked for.  NULL (no error) when the summaries cannot serve.
+ * The view of @h from a late part on: the builder's exact state at the
+ * start of the latest part that leaves at least @min_after segments
+ * after it, found by chaining the part summaries of @h's log from the
+ * start (an irregular part is walked by the builder, from the state the
+ * chain gives, and the chain goes on from the state it ends in); only
+ * the parts from there are walked.  The segments before it are in a
+ * whole view built when one of them is first asked for.  NULL (no error
+ * set) when the summaries cannot serve.
  */
 static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_fn func_of,
 				      void *ctx, uint64_t min_after)
@@ -2405,15 +2602,15 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 	struct cframe *save = NULL;
 	uint64_t acc = 0, i;
 	uint32_t q, k;
-	int err = 0;
+	int err = 0, in_builder = 1;
 
 	if (!h)
 		return NULL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
+	memset(&ch, 0, sizeof(ch));
 	builder_init(&b, h, func_of, ctx, c);
-	b.lazy = CHUNK_SEGS;
 	walk_start(&b);
 	l = b.log;
 	if (!l || l->parts_bad || l->nparts < 2 || l->parts[0].off || b.covered < b.nitems)
@@ -2423,21 +2620,16 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 		if (acc >= min_after)
 			break;
 	}
-	memset(&ch, 0, sizeof(ch));
+	if (!q)
+		goto no;
 	ch.b = &b;
 	ch.num = 1;
-	/* part 0: its first block starts the recording's first segment */
-	if (l->parts[0].irregular || chain_push(&ch, ++ch.n, l->parts[0].first_ip, PTD_SEG_START, 0) ||
-	    chain_part(&ch, &l->parts[0]))
-		q = 0;
-	for (k = 1; k < q; k++) {
+	for (k = 0; k < q && !err; k++) {
 		const struct psum *ps = &l->parts[k];
-		struct chain was = ch;
 
-		if (ps->irregular || !l->parts[k - 1].has_last)
-			break;
-		/* (the stack as it was, should the part not chain) */
-		{
+		if (!ps->irregular && ps->has_last && (!ch.nsig || !ps->nfar) &&
+		    (k ? !in_builder && ch.nf : in_builder)) {
+			struct chain was = ch;
 			struct cframe *n = realloc(save, (ch.nf ? ch.nf : 1) * sizeof(*save));
 
 			if (!n) {
@@ -2445,67 +2637,66 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 				break;
 			}
 			save = n;
-		}
-		memcpy(save, ch.f, ch.nf * sizeof(*save));
-		if (chain_seam(&ch, &l->parts[k - 1].last, ps->first_ip) || chain_part(&ch, ps)) {
+			memcpy(save, ch.f, ch.nf * sizeof(*save));
+			if (!(k ? chain_seam(&ch, ps->first_ip)
+				: chain_push(&ch, ++ch.n, ps->first_ip, PTD_SEG_START, 0)) &&
+			    !chain_part(&ch, ps)) {
+				in_builder = 0;
+				block_end(&b, &ps->last);
+				continue;
+			}
 			memcpy(ch.f, save, was.nf * sizeof(*save));
 			ch.nf = was.nf;
 			ch.n = was.n;
 			ch.num = was.num;
 			ch.min_level = was.min_level;
+		}
+		/* The builder walks the part from the chain's state. */
+		if (!in_builder) {
+			err = chain_to_builder(&ch, &b);
+			in_builder = 1;
+		}
+		b.pos.phase = PH_LOG;
+		b.pos.off = ps->off;
+		b.pos.base = ps->base;
+		b.stop_off = l->parts[k + 1].off;
+		b.stop_n = UINT64_MAX;
+		while (!err && !b.err && b.pos.phase == PH_LOG && b.pos.off < b.stop_off)
+			step(&b);
+		err = err ? err : b.err;
+		if (!err && builder_to_chain(&b, &ch))
+			in_builder = 0;
+		else if (b.n - b.win_base > STUCK_SEGS) {
+			/* The chain cannot take the state over (signal frames
+			 * stay pending): the view starts here. */
+			k++;
 			break;
 		}
 	}
-	q = q ? k : 0;
-	if (err || q < 1 || !ch.nf || !l->parts[q - 1].has_last)
-		goto no_chain;
-	/* The builder as it is at the start of part q. */
-	b.n = b.win_base = b.floor = ch.n;
-	b.min_level = ch.min_level;
-	b.cur = ch.f[ch.nf - 1].s;
-	block_end(&b, &l->parts[q - 1].last);
-	b.pos.phase = PH_LOG;
-	b.pos.off = l->parts[q].off;
-	b.pos.num = ch.num;
-	b.pos.base = l->parts[q].base;
-	b.snap = malloc(2 * ch.nf * sizeof(*b.snap));
-	if (!b.snap) {
-		err = -ptde_nomem;
-		goto no_chain;
-	}
-	for (i = 0; i < ch.nf; i++) {
-		const struct cframe *f = &ch.f[i];
-		struct ptd_callseg *g = &b.snap[b.nsnap++];
-
-		memset(g, 0, sizeof(*g));
-		g->index = f->i;
-		g->ip = f->iip;
-		g->how = f->ihw;
-		g->level = f->level;
-		g->up = i ? ch.f[i - 1].s : 0;
-		g->up_is_tail = f->tail;
-		g->instance = f->i;
-		if (f->s != f->i) {
-			b.snap[b.nsnap] = *g;
-			g = &b.snap[b.nsnap++];
-			g->index = f->s;
-			g->ip = f->sip;
-			g->how = f->shw;
-		}
-	}
-	qsort(b.snap, b.nsnap, sizeof(*b.snap), cmp_seg);
-	free(ch.f);
 	free(save);
+	save = NULL;
+	if (err)
+		goto no;
+	/* The builder as it is at the start of part k (its walk ended
+	 * there, or the chain's state is put into it). */
+	if (!in_builder) {
+		if ((err = chain_to_builder(&ch, &b)) < 0)
+			goto no;
+		b.pos.phase = PH_LOG;
+		b.pos.off = l->parts[k].off;
+		b.pos.base = l->parts[k].base;
+	}
+	b.stop_off = SIZE_MAX;
 	b.stop_n = UINT64_MAX;
+	b.floor = b.n;
+	b.lazy = CHUNK_SEGS;
 	take_checkpoint(&b);
 	walk_on(&b);
 	if (!b.err && b.n == b.floor)
 		goto no; /* nothing after the chain: the whole view */
 	if (b.err) {
-		ptd__err(b.err, "cannot build the function-call segments");
-		builder_fini(&b);
-		ptd_calls_free(c);
-		return NULL;
+		err = b.err;
+		goto no;
 	}
 	c->n = b.n;
 	c->min_level = b.min_level;
@@ -2515,6 +2706,9 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 	c->logheld = l->skip + (uint64_t)l->held;
 	c->floor = b.floor;
 	builder_fini(&b);
+	free(ch.f);
+	free(ch.sig);
+	free(ch.x);
 	while (c->ncp && c->cps[c->ncp - 1].nseg >= c->n)
 		cp_fini(&c->cps[--c->ncp]);
 	for (i = 0; i < c->ncp; i++) {
@@ -2534,10 +2728,11 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 	c->ctx = ctx;
 	c->use_log = 1;
 	return c;
-no_chain:
-	free(ch.f);
-	free(save);
 no:
+	free(save);
+	free(ch.f);
+	free(ch.sig);
+	free(ch.x);
 	builder_fini(&b);
 	ptd_calls_free(c);
 	if (err)
