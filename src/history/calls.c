@@ -895,7 +895,10 @@ struct psum {
 	uint64_t base;	  /* the ip base of its first record (no marker before it) */
 	struct ptd_block last; /* its last block (set when the next part comes) */
 	uint8_t has_last, irregular;
-	uint32_t nfar; /* far transfers (a sigreturn when signal frames are open) */
+	/* The targets of its far transfers (a sigreturn when one is the ip
+	 * of an open signal frame), the first FAR_MAX of them. */
+	uint32_t nfar;
+	uint64_t *far;
 	struct sev *ev;
 	uint32_t nev, evcap;
 	struct sframe *fr;
@@ -1172,6 +1175,7 @@ static inline uint8_t log_verdict(const struct ptd_block *x, uint64_t next_ip, i
 
 static void psum_fini(struct psum *ps)
 {
+	free(ps->far);
 	free(ps->ev);
 	free(ps->fr);
 	memset(ps, 0, sizeof(*ps));
@@ -1211,6 +1215,27 @@ static int sim_event(struct psum *ps, uint8_t kind, uint64_t ft, uint64_t idx, u
 	return 0;
 }
 
+#define FAR_MAX 64
+
+static void sim_far(struct psum *ps, uint64_t t)
+{
+	uint32_t i;
+
+	for (i = 0; i < ps->nfar && i < FAR_MAX; i++)
+		if (ps->far[i] == t)
+			return;
+	if (ps->nfar < FAR_MAX && !ps->far) {
+		ps->far = malloc(FAR_MAX * sizeof(*ps->far));
+		if (!ps->far) {
+			ps->nfar = FAR_MAX + 1; /* (as too many) */
+			return;
+		}
+	}
+	if (ps->nfar < FAR_MAX)
+		ps->far[ps->nfar] = t;
+	ps->nfar++;
+}
+
 /* The segment-starting transition from block @x to @t (@verdict: its
  * V_*) on the part's stack, by the rules of resolve() and do_return(). */
 static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t t, uint8_t verdict)
@@ -1229,7 +1254,7 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 		if (x->iclass != PTD_IC_FAR_CALL && x->iclass != PTD_IC_FAR_RET)
 			ps->irregular = 1;
 		else
-			ps->nfar++;
+			sim_far(ps, t);
 		return;
 	}
 	if (!(verdict & V_ONE))
@@ -2356,8 +2381,14 @@ static int chain_seam(struct chain *ch, uint64_t t)
 	switch (b->pending) {
 	case T_NONE:
 		return 0;
-	case T_SYSCALL: /* starts nothing without signal frames */
-		return ch->nsig ? -1 : 0;
+	case T_SYSCALL: { /* starts nothing unless it ends at a signal frame's ip */
+		size_t j;
+
+		for (j = 0; j < ch->nsig; j++)
+			if (ch->sig[j].ip == t)
+				return -1;
+		return 0;
+	}
 	case T_CALL:
 		if (pic_call(b, t))
 			return 0;
@@ -2409,6 +2440,24 @@ static int chain_part(struct chain *ch, const struct psum *ps)
 	}
 	ch->n = base + ps->nseg;
 	ch->num += ps->numbers;
+	return 0;
+}
+
+/* Whether a far transfer of @ps may end at the ip of an open signal
+ * frame (a sigreturn: the builder must walk the part). */
+static int far_may_sigreturn(const struct chain *ch, const struct psum *ps)
+{
+	uint32_t i;
+	size_t j;
+
+	if (!ch->nsig || !ps->nfar)
+		return 0;
+	if (ps->nfar > FAR_MAX)
+		return 1;
+	for (i = 0; i < ps->nfar; i++)
+		for (j = 0; j < ch->nsig; j++)
+			if (ps->far[i] == ch->sig[j].ip)
+				return 1;
 	return 0;
 }
 
@@ -2627,7 +2676,7 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 	for (k = 0; k < q && !err; k++) {
 		const struct psum *ps = &l->parts[k];
 
-		if (!ps->irregular && ps->has_last && (!ch.nsig || !ps->nfar) &&
+		if (!ps->irregular && ps->has_last && !far_may_sigreturn(&ch, ps) &&
 		    (k ? !in_builder && ch.nf : in_builder)) {
 			struct chain was = ch;
 			struct cframe *n = realloc(save, (ch.nf ? ch.nf : 1) * sizeof(*save));

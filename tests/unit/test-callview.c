@@ -166,6 +166,60 @@ static uint64_t check_history(const struct ptd_history *h, ptd_func_of_fn fn, co
 	return n;
 }
 
+/*
+ * The view ptd_calls_build gives for a lazy history: walked from a late
+ * part on, the builder's state there found by chaining the parts' call
+ * summaries (irregular parts walked).  The newest segments are read
+ * first, by index and by number, and the whole view must not be built
+ * for them; then every way of reading it, older segments included (from
+ * the whole view behind it), equals the eager view.  Returns how many
+ * of the views started after the first part (-1 for none at all).
+ */
+static int check_late(const struct ptd_history *h, ptd_func_of_fn fn, const char *what)
+{
+	static const uint64_t after[] = {1, 7, 60, 500};
+	struct ptd_calls *eager = ptd__calls_build_chunked(h, fn, NULL, 1, 0);
+	uint64_t n = ptd_calls_count(eager), count = ptd_history_count(h);
+	int late = 0;
+	char w[160];
+
+	assert_non_null(eager);
+	for (size_t a = 0; a < sizeof(after) / sizeof(after[0]); a++) {
+		struct ptd_calls *c = ptd__calls_build_suffix(h, fn, NULL, after[a]);
+		uint64_t floor = 0, i, num, last;
+
+		snprintf(w, sizeof(w), "%s, from a late part (%" PRIu64 " after it)", what, after[a]);
+		if (!c) {
+			late = late ? late : -1;
+			continue;
+		}
+		assert_int_equal(ptd_calls_count(c), n);
+		assert_int_equal(ptd_calls_min_level(c), ptd_calls_min_level(eager));
+		assert_int_equal(ptd__calls_suffix_info(c, &floor), 0);
+		assert_true(floor > 0 && floor < n);
+		for (i = n; i > floor; i--) /* the newest first */
+			same_seg(ptd_calls_get(c, i), ptd_calls_get(eager, i), w, i);
+		last = ptd_calls_get(eager, n)->last;
+		for (num = ptd_calls_get(eager, floor + 1)->first; num <= last + 1;
+		     num += 1 + (last - num) / 300) {
+			const struct ptd_callseg *x = ptd_calls_find(c, num), *y = ptd_calls_find(eager, num);
+
+			if (!x != !y)
+				fail_msg("%s: number %" PRIu64 ": found %s", w, num, x ? "late only" : "eager only");
+			if (x)
+				same_seg(x, y, w, x->index);
+		}
+		/* only the parts from the late one on were walked */
+		assert_int_equal(ptd__calls_suffix_info(c, NULL), 0);
+		compare(c, eager, count, w);
+		assert_int_equal(ptd__calls_suffix_info(c, NULL), 1);
+		late = (late < 0 ? 0 : late) + 1;
+		ptd_calls_free(c);
+	}
+	ptd_calls_free(eager);
+	return late;
+}
+
 /* A lazy history of @buf, every PSB segment a part decoded again on
  * demand, with its call log. */
 static struct ptd_history *lazy_history(const uint8_t *buf, size_t size, struct ptd_image *img,
@@ -179,9 +233,12 @@ static struct ptd_history *lazy_history(const uint8_t *buf, size_t size, struct 
 	ptd_pt_trace_set_disabled_gaps(t, 1);
 	ptd_pt_trace_set_lazy_history(t, 2);
 	ptd__pt_set_store_max(0);
+	/* parts of a few PSB segments (at least 64 KB each otherwise) */
+	ptd__pt_set_batch_bytes(600);
 	ptd_history_set_func(h, fn, NULL);
 	if (ptd_pt_trace_history(t, h, 1, NULL) < 0)
 		fail_msg("cannot decode: %s", ptd_last_error(-1));
+	ptd__pt_set_batch_bytes(0);
 	ptd__pt_set_store_max(PTD_PT_STORE_MAX);
 	*tp = t;
 	return h;
@@ -255,6 +312,7 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 	const uint8_t *buf;
 	size_t n;
 	char what[128];
+	int late, nlate = 0;
 
 	assert_non_null(s);
 	assert_non_null(img);
@@ -268,6 +326,9 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 		snprintf(what, sizeof(what), "%s, func_of %zu", name, f);
 		segs = check_history(h, fns[f], what);
 		assert_true(segs > 50);
+		late = check_late(h, fns[f], what);
+		if (late > 0)
+			nlate += late;
 		if (fns[f]) {
 			/* recordings that start inside the walk */
 			for (int k = 1; k <= 3; k++) {
@@ -291,6 +352,9 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 		ptd_history_free(h);
 		ptd_pt_trace_free(t);
 	}
+	/* the late views were built (a trace of one part has none) */
+	if (!nlate && cfg->psb_period < 4096)
+		fail_msg("%s: no view started from a late part", name);
 	free(exp.ips);
 	ptd_image_free(img);
 	ptd_ptsynth_free(s);
