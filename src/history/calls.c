@@ -1403,6 +1403,23 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 {
 	if (dst->err || src->err)
 		return dst->err = dst->err ? dst->err : src->err;
+	/* Items of dst's own before the first part (a gap where the trace
+	 * starts mid-stream) are a part the builder walks. */
+	if (!dst->parts_bad && dst->any && !dst->nparts) {
+		dst->parts = malloc(64 * sizeof(*dst->parts));
+		if (!dst->parts) {
+			dst->parts_bad = 1;
+		} else {
+			dst->partcap = 64;
+			dst->parts[0] = dst->sim;
+			memset(&dst->sim, 0, sizeof(dst->sim));
+			dst->parts[0].off = 0;
+			dst->parts[0].base = 0;
+			dst->parts[0].irregular = 1;
+			dst->nparts = 1;
+			dst->any = 0;
+		}
+	}
 	/* The part before src ends with dst's newest block. */
 	if (dst->nparts && dst->held) {
 		dst->parts[dst->nparts - 1].last = dst->hb;

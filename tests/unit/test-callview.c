@@ -329,6 +329,32 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 		late = check_late(h, fns[f], what);
 		if (late > 0)
 			nlate += late;
+		if (fns[f] == func_prog) {
+			/* traces cut at a PSB past the middle, and a few bytes
+			 * before it (a gap: the trace starts mid-stream): the
+			 * recording starts inside the walk, in its parts */
+			static const uint8_t psb[16] = {2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+							2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82};
+			size_t off;
+
+			for (off = n / 2; off + 16 <= n && memcmp(buf + off, psb, 16); off++)
+				;
+			for (int lost = 0; lost < 2 && off + 16 <= n; lost++) {
+				struct ptd_pt_trace *ct;
+				size_t from = off - (lost && off >= 3 ? 3 : 0);
+				struct ptd_history *ch = lazy_history(buf + from, n - from, img,
+								      fns[f], &ct);
+
+				snprintf(what, sizeof(what), "%s, func_of %zu, trace from byte %zu", name,
+					 f, from);
+				check_history(ch, fns[f], what);
+				late = check_late(ch, fns[f], what);
+				if (late > 0)
+					nlate += late;
+				ptd_history_free(ch);
+				ptd_pt_trace_free(ct);
+			}
+		}
 		if (fns[f]) {
 			/* recordings that start inside the walk */
 			for (int k = 1; k <= 3; k++) {
