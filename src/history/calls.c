@@ -2703,7 +2703,8 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 				break;
 			}
 			save = n;
-			memcpy(save, ch.f, ch.nf * sizeof(*save));
+			if (ch.nf)
+				memcpy(save, ch.f, ch.nf * sizeof(*save));
 			if (!(k ? chain_seam(&ch, ps->first_ip)
 				: chain_push(&ch, ++ch.n, ps->first_ip, PTD_SEG_START, 0)) &&
 			    !chain_part(&ch, ps)) {
@@ -2711,7 +2712,8 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 				block_end(&b, &ps->last);
 				continue;
 			}
-			memcpy(ch.f, save, was.nf * sizeof(*save));
+			if (was.nf)
+				memcpy(ch.f, save, was.nf * sizeof(*save));
 			ch.nf = was.nf;
 			ch.n = was.n;
 			ch.num = was.num;
