@@ -16,6 +16,14 @@
  * up of an orphan); ptd_calls_get/find walk again from the checkpoint
  * of the chunk asked for.  The same code builds, counts and materialises,
  * so the three cannot disagree.
+ *
+ * The call log of a lazy history's part also carries a summary of the
+ * part (the frames it opens, its returns to the frames it found open),
+ * written by the decoding thread as the log is; ptd_calls_build chains
+ * the summaries from the start to find the builder's state at a late
+ * part (irregular parts are walked by the builder itself) and walks only
+ * from there, so the first call history after a load costs about the
+ * same at any trace size.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -2649,6 +2657,87 @@ static int builder_to_chain(struct builder *b, struct chain *ch)
 }
 
 /*
+ * Brings @b (a walk started over a history whose log is @l) to the start
+ * of part @q, or of an earlier part when the builder cannot hand its
+ * state back to the chain for long: the part summaries chained from the
+ * start, the irregular parts walked by @b from the state the chain gives.
+ * @ch (zeroed) is left for the caller to free.  Returns 0 or an error.
+ */
+static int chain_run(struct builder *b, struct chain *ch, const struct ptd_calllog *l, uint32_t q)
+{
+	struct cframe *save = NULL;
+	uint32_t k;
+	int err = 0, in_builder = 1;
+
+	ch->b = b;
+	ch->num = 1;
+	for (k = 0; k < q && !err; k++) {
+		const struct psum *ps = &l->parts[k];
+
+		if (!ps->irregular && ps->has_last && !far_may_sigreturn(ch, ps) &&
+		    (k ? !in_builder && ch->nf : in_builder)) {
+			struct chain was = *ch;
+			struct cframe *n = realloc(save, (ch->nf ? ch->nf : 1) * sizeof(*save));
+
+			if (!n) {
+				err = -ptde_nomem;
+				break;
+			}
+			save = n;
+			if (ch->nf)
+				memcpy(save, ch->f, ch->nf * sizeof(*save));
+			if (!(k ? chain_seam(ch, ps->first_ip)
+				: chain_push(ch, ++ch->n, ps->first_ip, PTD_SEG_START, 0)) &&
+			    !chain_part(ch, ps)) {
+				in_builder = 0;
+				block_end(b, &ps->last);
+				continue;
+			}
+			if (was.nf)
+				memcpy(ch->f, save, was.nf * sizeof(*save));
+			ch->nf = was.nf;
+			ch->n = was.n;
+			ch->num = was.num;
+			ch->min_level = was.min_level;
+		}
+		/* The builder walks the part from the chain's state. */
+		if (!in_builder) {
+			err = chain_to_builder(ch, b);
+			in_builder = 1;
+		}
+		b->pos.phase = PH_LOG;
+		b->pos.off = ps->off;
+		b->pos.base = ps->base;
+		b->stop_off = l->parts[k + 1].off;
+		b->stop_n = UINT64_MAX;
+		while (!err && !b->err && b->pos.phase == PH_LOG && b->pos.off < b->stop_off)
+			step(b);
+		err = err ? err : b->err;
+		if (!err && builder_to_chain(b, ch))
+			in_builder = 0;
+		else if (b->n - b->win_base > STUCK_SEGS) {
+			/* The chain cannot take the state over (signal frames
+			 * stay pending): the view starts here. */
+			k++;
+			break;
+		}
+	}
+	free(save);
+	if (err)
+		return err;
+	/* The builder as it is at the start of part k (its walk ended
+	 * there, or the chain's state is put into it). */
+	if (!in_builder) {
+		if ((err = chain_to_builder(ch, b)) < 0)
+			return err;
+		b->pos.phase = PH_LOG;
+		b->pos.off = l->parts[k].off;
+		b->pos.base = l->parts[k].base;
+	}
+	return 0;
+}
+
+/*
  * The view of @h from a late part on: the builder's exact state at the
  * start of the latest part that leaves at least @min_after segments
  * after it, found by chaining the part summaries of @h's log from the
@@ -2665,10 +2754,9 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 	struct chain ch;
 	struct ptd_calls *c;
 	const struct ptd_calllog *l;
-	struct cframe *save = NULL;
 	uint64_t acc = 0, i;
-	uint32_t q, k;
-	int err = 0, in_builder = 1;
+	uint32_t q;
+	int err = 0;
 
 	if (!h)
 		return NULL;
@@ -2688,72 +2776,9 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 	}
 	if (!q)
 		goto no;
-	ch.b = &b;
-	ch.num = 1;
-	for (k = 0; k < q && !err; k++) {
-		const struct psum *ps = &l->parts[k];
-
-		if (!ps->irregular && ps->has_last && !far_may_sigreturn(&ch, ps) &&
-		    (k ? !in_builder && ch.nf : in_builder)) {
-			struct chain was = ch;
-			struct cframe *n = realloc(save, (ch.nf ? ch.nf : 1) * sizeof(*save));
-
-			if (!n) {
-				err = -ptde_nomem;
-				break;
-			}
-			save = n;
-			if (ch.nf)
-				memcpy(save, ch.f, ch.nf * sizeof(*save));
-			if (!(k ? chain_seam(&ch, ps->first_ip)
-				: chain_push(&ch, ++ch.n, ps->first_ip, PTD_SEG_START, 0)) &&
-			    !chain_part(&ch, ps)) {
-				in_builder = 0;
-				block_end(&b, &ps->last);
-				continue;
-			}
-			if (was.nf)
-				memcpy(ch.f, save, was.nf * sizeof(*save));
-			ch.nf = was.nf;
-			ch.n = was.n;
-			ch.num = was.num;
-			ch.min_level = was.min_level;
-		}
-		/* The builder walks the part from the chain's state. */
-		if (!in_builder) {
-			err = chain_to_builder(&ch, &b);
-			in_builder = 1;
-		}
-		b.pos.phase = PH_LOG;
-		b.pos.off = ps->off;
-		b.pos.base = ps->base;
-		b.stop_off = l->parts[k + 1].off;
-		b.stop_n = UINT64_MAX;
-		while (!err && !b.err && b.pos.phase == PH_LOG && b.pos.off < b.stop_off)
-			step(&b);
-		err = err ? err : b.err;
-		if (!err && builder_to_chain(&b, &ch))
-			in_builder = 0;
-		else if (b.n - b.win_base > STUCK_SEGS) {
-			/* The chain cannot take the state over (signal frames
-			 * stay pending): the view starts here. */
-			k++;
-			break;
-		}
-	}
-	free(save);
-	save = NULL;
+	err = chain_run(&b, &ch, l, q);
 	if (err)
 		goto no;
-	/* The builder as it is at the start of part k (its walk ended
-	 * there, or the chain's state is put into it). */
-	if (!in_builder) {
-		if ((err = chain_to_builder(&ch, &b)) < 0)
-			goto no;
-		b.pos.phase = PH_LOG;
-		b.pos.off = l->parts[k].off;
-		b.pos.base = l->parts[k].base;
-	}
 	b.stop_off = SIZE_MAX;
 	b.stop_n = UINT64_MAX;
 	b.floor = b.n;
@@ -2797,7 +2822,6 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 	c->use_log = 1;
 	return c;
 no:
-	free(save);
 	free(ch.f);
 	free(ch.sig);
 	free(ch.x);
@@ -2854,15 +2878,58 @@ struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func
 	return calls_build(h, func_of, ctx, use_log, chunk < 0 ? 0 : chunk);
 }
 
+/*
+ * The count from the part summaries: chained to the start of the last
+ * part (irregular parts walked), then only that part counted.  Returns
+ * 1 with *@count, 0 when the summaries cannot serve, or an error.
+ */
+static int count_chained(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
+			 uint64_t *count)
+{
+	struct builder b;
+	struct chain ch;
+	const struct ptd_calllog *l;
+	int err;
+
+	memset(&ch, 0, sizeof(ch));
+	builder_init(&b, h, func_of, ctx, NULL);
+	walk_start(&b);
+	l = b.log;
+	if (!l || l->parts_bad || l->nparts < 2 || l->parts[0].off || b.covered < b.nitems) {
+		builder_fini(&b);
+		return 0;
+	}
+	err = chain_run(&b, &ch, l, l->nparts - 1);
+	if (!err) {
+		/* from here on only counted (the signal frames' ips matter) */
+		b.count_only = 1;
+		b.stop_off = SIZE_MAX;
+		b.stop_n = UINT64_MAX;
+		walk_on(&b);
+		err = b.err;
+	}
+	free(ch.f);
+	free(ch.sig);
+	free(ch.x);
+	builder_fini(&b);
+	if (err)
+		return ptd__err(err, "cannot count the function-call segments");
+	*count = b.n;
+	return 1;
+}
+
 static int count_only(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
 		      uint64_t *count, int use_log)
 {
 	struct builder b;
+	int rc;
 
 	if (count)
 		*count = 0;
 	if (!h || !count)
 		return ptd__err(-ptde_invalid, "no history");
+	if (use_log && (rc = count_chained(h, func_of, ctx, count)) != 0)
+		return rc < 0 ? rc : 0;
 	builder_init(&b, h, func_of, ctx, NULL);
 	b.count_only = 1;
 	b.use_log = use_log;
