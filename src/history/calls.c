@@ -2767,7 +2767,7 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 	builder_init(&b, h, func_of, ctx, c);
 	walk_start(&b);
 	l = b.log;
-	if (!l || l->parts_bad || l->nparts < 2 || l->parts[0].off || b.covered < b.nitems)
+	if (!l || l->parts_bad || l->nparts < 2 || l->parts[0].off)
 		goto no;
 	for (q = l->nparts - 1; q > 0; q--) {
 		acc += l->parts[q].nseg + 1;
@@ -2895,7 +2895,7 @@ static int count_chained(const struct ptd_history *h, ptd_func_of_fn func_of, vo
 	builder_init(&b, h, func_of, ctx, NULL);
 	walk_start(&b);
 	l = b.log;
-	if (!l || l->parts_bad || l->nparts < 2 || l->parts[0].off || b.covered < b.nitems) {
+	if (!l || l->parts_bad || l->nparts < 2 || l->parts[0].off) {
 		builder_fini(&b);
 		return 0;
 	}
