@@ -1308,9 +1308,22 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 			ps->nfr = (uint32_t)r;
 			return;
 		}
+		ps->nfr = 0;
+		if (r == 0 && ps->nev && ps->ev[ps->nev - 1].kind == SEV_INTO) {
+			/* Returns into the same frame: the newest stands for
+			 * them all (the frame's function must be each one's). */
+			struct sev *e = &ps->ev[ps->nev - 1];
+
+			if (ft && e->ft && ft != e->ft)
+				ps->irregular = 1;
+			if (ft)
+				e->ft = ft;
+			e->idx = idx;
+			e->ip = t;
+			return;
+		}
 		if (sim_event(ps, r == 0 ? SEV_INTO : SEV_FROM, ft, idx, t))
 			ps->irregular = 1;
-		ps->nfr = 0;
 		return;
 	default:
 		ps->irregular = 1;
