@@ -25,6 +25,7 @@
  * from there, so the first call history after a load costs about the
  * same at any trace size.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2852,10 +2853,13 @@ static const struct ptd_calls *full_view(const struct ptd_calls *cc)
 
 	if (!c->full && !c->full_tried) {
 		c->full_tried = 1;
+		/* (its error, when it fails, is the message) */
 		c->full = calls_build(c->h, c->func_of, c->ctx, 1, CHUNK_SEGS);
+		return c->full;
 	}
 	if (!c->full)
-		ptd__err(-ptde_nomem, "cannot build the function-call segments");
+		ptd__err(-ptde_invalid, "cannot build the function-call segments before segment "
+					"%" PRIu64 " (it failed before)", c->floor + 1);
 	return c->full;
 }
 
