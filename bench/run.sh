@@ -59,7 +59,10 @@ echo "== decoding (src/decode): synthesized PT, ${BENCH_PT_MB:-64} MB"
 # resident bytes per segment of the lazy view (a checkpoint per chunk of
 # segments, chunks decoded again when read) against the eager one (every
 # 88-byte segment kept), the newest 1,000 segments as `record
-# function-call-history` reads them, and info record / counting.
+# function-call-history` reads them, info record / counting, and the first
+# such request after a load (ptd_calls_build from a late part, the part
+# summaries chained; checked against the whole view's segments) against
+# building the whole view first, as before.
 echo
 echo "== call segments"
 for mb in ${BENCH_CALLS_MB:-32 64}; do

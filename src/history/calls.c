@@ -16,7 +16,16 @@
  * up of an orphan); ptd_calls_get/find walk again from the checkpoint
  * of the chunk asked for.  The same code builds, counts and materialises,
  * so the three cannot disagree.
+ *
+ * The call log of a lazy history's part also carries a summary of the
+ * part (the frames it opens, its returns to the frames it found open),
+ * written by the decoding thread as the log is; ptd_calls_build chains
+ * the summaries from the start to find the builder's state at a late
+ * part (irregular parts are walked by the builder itself) and walks only
+ * from there, so the first call history after a load costs about the
+ * same at any trace size.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +49,12 @@
 #define CHUNK_SEGS 1024
 #define CACHE_SLOTS 32
 #define VIEW_MEMO_SLOTS (1u << 12)
+/* ptd_calls_build walks from the latest part that leaves at least this
+ * many segments after it (the newest ones are read first). */
+#define SUFFIX_SEGS 4096
+/* Segments the builder walks before the chain takes its state over again
+ * at most, before the view starts there instead. */
+#define STUCK_SEGS (1u << 16)
 
 struct checkpoint;
 
@@ -68,6 +83,12 @@ struct ptd_calls {
 	struct cache_slot slot[CACHE_SLOTS];
 	uint64_t tick;
 	struct memo_ent *memo;
+	/* A view built from a late part on (calls_suffix): segments up to
+	 * floor are not in it but in full, the whole view, built when one
+	 * of them is first asked for. */
+	uint64_t floor;
+	struct ptd_calls *full;
+	int full_tried;
 };
 
 enum trans {
@@ -161,12 +182,16 @@ struct builder {
 	 * chunk's fixups. */
 	int lazy;
 	uint64_t sealed;
+	/* Segments up to floor are not in the view (a walk from a late
+	 * part): their later writes are not kept. */
+	uint64_t floor;
 	/* Materialising: a walk from a checkpoint (adoptions are not
 	 * recorded again). */
 	int replaying;
 	/* The walk; a step of the log stops early when there are stop_n
 	 * segments (a checkpoint or the sealing of a chunk is due). */
 	uint64_t stop_n;
+	size_t stop_off; /* and at this offset of the log (a part's end) */
 	const struct ptd_calllog *log;
 	uint64_t covered, nitems;
 	struct walkpos pos;
@@ -268,7 +293,7 @@ static void set_field(struct builder *b, uint64_t index, enum field f, uint64_t 
 
 	if (s)
 		put_field(s, f, v);
-	if (b->lazy && index <= b->sealed)
+	if (b->lazy && index <= b->sealed && index > b->floor)
 		fix_append(b, index, f, v);
 }
 
@@ -832,6 +857,63 @@ static void tl_init(void)
 	pthread_key_create(&tl_key, tl_free);
 }
 
+/*
+ * Per-part call summaries.  While a log is written (in the decoding
+ * thread of its PSB segment), the segments its records make are also
+ * followed on a small stack of the frames the part opened, with the
+ * builder's rules for calls, tail calls and returns (resolve, do_return),
+ * and what the part does to the frames it found open (the returns into
+ * and out of them, with the function the return target is in) is noted,
+ * not resolved: the part does not know them.  Appended to a history's
+ * log, the summaries let ptd_calls_build find the builder's exact state
+ * at the start of a late part by chaining the parts' effects on the stack
+ * of open frames from the start (a few operations per part, not one per
+ * call) and walk only from there (calls_suffix).  A part whose records
+ * leave the regular case (a gap, a signal, a jump into the middle of
+ * another function, a call that may be PIC, a return the rules send
+ * elsewhere than to its caller) is irregular: the chain stops before it.
+ */
+enum { SEV_INTO = 1, SEV_FROM = 2 };
+
+struct psum;
+static void psum_fini(struct psum *ps);
+
+/* A return that reached a frame open when the part started: INTO the
+ * newest such frame (from one the part opened), or FROM it (up to its
+ * caller). */
+struct sev {
+	uint8_t kind;
+	uint64_t ft;  /* function of the return target (0: none) */
+	uint64_t idx; /* the segment it makes, counted in the part from 1 */
+	uint64_t ip;  /* the return target */
+};
+
+/* A frame the part opened, still open at its end. */
+struct sframe {
+	uint64_t s, i;	   /* its newest segment and its instance (part's count) */
+	uint64_t sip, iip; /* their ips */
+	uint8_t shw, ihw;  /* their how */
+	uint8_t tail;	   /* opened by a tail call */
+};
+
+struct psum {
+	size_t off;	  /* where the part's records start in the history's log */
+	uint64_t numbers; /* instruction numbers its items take */
+	uint64_t nseg;	  /* segments its records make after its first block */
+	uint64_t first_ip;
+	uint64_t base;	  /* the ip base of its first record (no marker before it) */
+	struct ptd_block last; /* its last block (set when the next part comes) */
+	uint8_t has_last, irregular;
+	/* The targets of its far transfers (a sigreturn when one is the ip
+	 * of an open signal frame), the first FAR_MAX of them. */
+	uint32_t nfar;
+	uint64_t *far;
+	struct sev *ev;
+	uint32_t nev, evcap;
+	struct sframe *fr;
+	uint32_t nfr, frcap;
+};
+
 struct ptd_calllog {
 	const struct ptd_funcs *funcs;
 	uint8_t *bytes;
@@ -851,6 +933,14 @@ struct ptd_calllog {
 	uint64_t last_blk_base; /* base before it */
 	int last_is_blk;
 	int err;
+	/* The summary of the records written here (sim; any: an item
+	 * came), and those of the logs appended to this one, in order
+	 * (parts_bad: they no longer stand for the log). */
+	struct psum sim;
+	int any;
+	struct psum *parts;
+	uint32_t nparts, partcap;
+	int parts_bad;
 };
 
 struct ptd_funcs *ptd__funcs_alloc(ptd_func_of_fn fn, void *ctx)
@@ -886,8 +976,14 @@ struct ptd_calllog *ptd__calllog_alloc(const struct ptd_funcs *f)
 
 void ptd__calllog_free(struct ptd_calllog *l)
 {
+	uint32_t i;
+
 	if (!l)
 		return;
+	for (i = 0; i < l->nparts; i++)
+		psum_fini(&l->parts[i]);
+	free(l->parts);
+	psum_fini(&l->sim);
 	free(l->bytes);
 	free(l);
 }
@@ -1086,6 +1182,156 @@ static inline uint8_t log_verdict(const struct ptd_block *x, uint64_t next_ip, i
 	}
 }
 
+static void psum_fini(struct psum *ps)
+{
+	free(ps->far);
+	free(ps->ev);
+	free(ps->fr);
+	memset(ps, 0, sizeof(*ps));
+}
+
+static int sim_push(struct psum *ps, const struct sframe *f)
+{
+	if (ps->nfr == ps->frcap) {
+		uint32_t cap = ps->frcap ? ps->frcap * 2 : 16;
+		struct sframe *n = realloc(ps->fr, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		ps->fr = n;
+		ps->frcap = cap;
+	}
+	ps->fr[ps->nfr++] = *f;
+	return 0;
+}
+
+static int sim_event(struct psum *ps, uint8_t kind, uint64_t ft, uint64_t idx, uint64_t ip)
+{
+	if (ps->nev == ps->evcap) {
+		uint32_t cap = ps->evcap ? ps->evcap * 2 : 4;
+		struct sev *n = realloc(ps->ev, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		ps->ev = n;
+		ps->evcap = cap;
+	}
+	ps->ev[ps->nev].kind = kind;
+	ps->ev[ps->nev].ft = ft;
+	ps->ev[ps->nev].idx = idx;
+	ps->ev[ps->nev].ip = ip;
+	ps->nev++;
+	return 0;
+}
+
+#define FAR_MAX 64
+
+static void sim_far(struct psum *ps, uint64_t t)
+{
+	uint32_t i;
+
+	for (i = 0; i < ps->nfar && i < FAR_MAX; i++)
+		if (ps->far[i] == t)
+			return;
+	if (ps->nfar < FAR_MAX && !ps->far) {
+		ps->far = malloc(FAR_MAX * sizeof(*ps->far));
+		if (!ps->far) {
+			ps->nfar = FAR_MAX + 1; /* (as too many) */
+			return;
+		}
+	}
+	if (ps->nfar < FAR_MAX)
+		ps->far[ps->nfar] = t;
+	ps->nfar++;
+}
+
+/* The segment-starting transition from block @x to @t (@verdict: its
+ * V_*) on the part's stack, by the rules of resolve() and do_return(). */
+static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t t, uint8_t verdict)
+{
+	struct psum *ps = &l->sim;
+	struct sframe f;
+	uint64_t idx, ft, fa, fb;
+	int64_t r;
+
+	if (ps->irregular)
+		return;
+	if (!(verdict & V_DECIDED)) {
+		/* A far transfer starts nothing without signal frames (and
+		 * a part with a signal is irregular); a possible PIC call
+		 * needs the instruction's length. */
+		if (x->iclass != PTD_IC_FAR_CALL && x->iclass != PTD_IC_FAR_RET)
+			ps->irregular = 1;
+		else
+			sim_far(ps, t);
+		return;
+	}
+	if (!(verdict & V_ONE))
+		return;
+	idx = ++ps->nseg;
+	memset(&f, 0, sizeof(f));
+	f.s = f.i = idx;
+	f.sip = f.iip = t;
+	switch (x->iclass) {
+	case PTD_IC_CALL:
+		f.shw = f.ihw = PTD_SEG_CALL;
+		if (sim_push(ps, &f))
+			ps->irregular = 1;
+		return;
+	case PTD_IC_JUMP:
+	case PTD_IC_COND_JUMP:
+		fa = log_func(l, x->end_ip);
+		fb = log_func(l, t);
+		if ((fb && fb == t) || (!fb && fa)) {
+			f.shw = f.ihw = PTD_SEG_TAILCALL;
+			f.tail = 1;
+			if (sim_push(ps, &f))
+				ps->irregular = 1;
+		} else {
+			ps->irregular = 1; /* a switch may be a longjmp */
+		}
+		return;
+	case PTD_IC_RET:
+		ft = l->funcs ? log_func(l, t) : 0;
+		/* frame_root(): tail-call frames return with their caller */
+		for (r = (int64_t)ps->nfr - 1; r >= 0 && ps->fr[r].tail; r--)
+			;
+		if (r > 0) {
+			struct sframe *c = &ps->fr[r - 1];
+
+			if (ft && log_func(l, c->iip) != ft) {
+				ps->irregular = 1;
+				return;
+			}
+			c->s = idx;
+			c->sip = t;
+			c->shw = PTD_SEG_RETURN;
+			ps->nfr = (uint32_t)r;
+			return;
+		}
+		ps->nfr = 0;
+		if (r == 0 && ps->nev && ps->ev[ps->nev - 1].kind == SEV_INTO) {
+			/* Returns into the same frame: the newest stands for
+			 * them all (the frame's function must be each one's). */
+			struct sev *e = &ps->ev[ps->nev - 1];
+
+			if (ft && e->ft && ft != e->ft)
+				ps->irregular = 1;
+			if (ft)
+				e->ft = ft;
+			e->idx = idx;
+			e->ip = t;
+			return;
+		}
+		if (sim_event(ps, r == 0 ? SEV_INTO : SEV_FROM, ft, idx, t))
+			ps->irregular = 1;
+		return;
+	default:
+		ps->irregular = 1;
+		return;
+	}
+}
+
 int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 {
 	int skippable = 0;
@@ -1093,9 +1339,15 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 
 	if (l->err)
 		return l->err;
+	l->sim.numbers += b->ninsn;
+	if (!l->any)
+		l->sim.first_ip = b->ip;
+	l->any = 1;
 	if (l->held) {
 		skippable = log_boring(l, &l->hb, b->ip);
 		verdict = log_verdict(&l->hb, b->ip, skippable);
+		if (!skippable)
+			sim_step(l, &l->hb, b->ip, verdict);
 		if (skippable && l->held_skippable)
 			l->skip += l->hb.ninsn;
 		else if (log_write_held(l))
@@ -1115,6 +1367,9 @@ int ptd__calllog_gap(struct ptd_calllog *l)
 	if (l->err || log_write_held(l) || log_flush_skip(l) || log_reserve(l, 1))
 		return l->err;
 	l->bytes[l->n++] = R_GAP;
+	l->sim.numbers++;
+	l->sim.irregular = 1;
+	l->any = 1;
 	l->tail_block = 0;
 	l->last_is_blk = 0;
 	return 0;
@@ -1132,6 +1387,8 @@ int ptd__calllog_event(struct ptd_calllog *l, unsigned kind, uint64_t ip)
 		return 0;
 	if (log_write_held(l) || log_flush_skip(l) || log_reserve(l, 12))
 		return l->err;
+	l->sim.irregular = 1;
+	l->any = 1;
 	p = l->bytes + l->n;
 	*p++ = R_EVENT;
 	*p++ = (uint8_t)kind;
@@ -1151,6 +1408,8 @@ void ptd__calllog_flag_last(struct ptd_calllog *l, uint8_t flags)
 	}
 	if (!l->last_is_blk || !flags)
 		return;
+	l->parts_bad = 1; /* the block a part's summary ends with changed */
+	l->sim.irregular = 1;
 	if (l->bytes[l->last_blk_off] & B_FLAGS)
 		l->bytes[l->last_blk_off + 1] |= flags;
 	else /* written without a flags byte: the log cannot say it */
@@ -1166,11 +1425,61 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 {
 	if (dst->err || src->err)
 		return dst->err = dst->err ? dst->err : src->err;
+	/* Items of dst's own before the first part (a gap where the trace
+	 * starts mid-stream) are a part the builder walks. */
+	if (!dst->parts_bad && dst->any && !dst->nparts) {
+		dst->parts = malloc(64 * sizeof(*dst->parts));
+		if (!dst->parts) {
+			dst->parts_bad = 1;
+		} else {
+			dst->partcap = 64;
+			dst->parts[0] = dst->sim;
+			memset(&dst->sim, 0, sizeof(dst->sim));
+			dst->parts[0].off = 0;
+			dst->parts[0].base = 0;
+			dst->parts[0].irregular = 1;
+			dst->nparts = 1;
+			dst->any = 0;
+		}
+	}
+	/* The part before src ends with dst's newest block. */
+	if (dst->nparts && dst->held) {
+		dst->parts[dst->nparts - 1].last = dst->hb;
+		dst->parts[dst->nparts - 1].has_last = 1;
+	}
 	/* The seam: dst's newest block is written in full, so replaying
 	 * resolves its transition against src's first item as the builder
 	 * would. */
 	if (log_write_held(dst) || log_flush_skip(dst) || log_flush_skip(src))
 		return dst->err = dst->err ? dst->err : src->err;
+	/* src's summary becomes a part's: only while every record of dst
+	 * came from such parts. */
+	if (dst->any || src->nparts || src->parts_bad)
+		dst->parts_bad = 1;
+	if (!dst->parts_bad && src->any) {
+		if (dst->nparts == dst->partcap) {
+			uint32_t cap = dst->partcap ? dst->partcap * 2 : 64;
+			struct psum *n = realloc(dst->parts, cap * sizeof(*n));
+
+			if (!n)
+				dst->parts_bad = 1;
+			else {
+				dst->parts = n;
+				dst->partcap = cap;
+			}
+		}
+		if (!dst->parts_bad) {
+			struct psum *ps = &dst->parts[dst->nparts++];
+
+			*ps = src->sim;
+			memset(&src->sim, 0, sizeof(src->sim));
+			ps->off = dst->n;
+			ps->base = dst->base;
+			ps->has_last = 0;
+			if (!src->n) /* (the held block is written later, without a marker) */
+				ps->irregular = 1;
+		}
+	}
 	if (src->n) {
 		if (log_reserve(dst, src->n + 2))
 			return dst->err;
@@ -1204,6 +1513,8 @@ void ptd__calllog_drop_last_block(struct ptd_calllog *l)
 {
 	if (!l || !l->tail_block)
 		return;
+	l->parts_bad = 1;
+	l->sim.irregular = 1;
 	if (l->held) {
 		l->held = 0;
 		log_flush_skip(l);
@@ -1298,7 +1609,7 @@ static void step_log(struct builder *b)
 			walk_item(b, &it);
 			break;
 		}
-	} while (p < end && !b->err && b->n < b->stop_n);
+	} while (p < end && !b->err && b->n < b->stop_n && (size_t)(p - l->bytes) < b->stop_off);
 	b->pos.off = (size_t)(p - l->bytes);
 	b->pos.num = num;
 	b->pos.base = base;
@@ -1412,6 +1723,7 @@ static void walk_start(struct builder *b)
 		b->covered = 0;
 	b->log = l;
 	b->nitems = ptd_history_nitems(h);
+	b->stop_off = SIZE_MAX;
 	memset(&b->pos, 0, sizeof(b->pos));
 	b->pos.phase = l ? PH_LOG : PH_ITEMS;
 	b->pos.num = 1;
@@ -1535,6 +1847,7 @@ static int cmp_seg(const void *a, const void *b)
 
 	return x < y ? -1 : x > y;
 }
+
 
 static inline uint64_t zz(int64_t v)
 {
@@ -1737,15 +2050,23 @@ out:
 	free(set.k);
 }
 
+static void walk_on(struct builder *b);
+
 /* The whole walk of a build or a count. */
 static void walk_all(struct builder *b)
 {
-	struct ptd_calls *c = b->c;
-
 	walk_start(b);
 	b->stop_n = UINT64_MAX;
 	if (b->lazy)
 		take_checkpoint(b);
+	walk_on(b);
+}
+
+/* The walk from where @b is to the end, checkpoints taken as it goes. */
+static void walk_on(struct builder *b)
+{
+	struct ptd_calls *c = b->c;
+
 	while (b->pos.phase != PH_DONE && !b->err) {
 		if (b->lazy) {
 			const struct checkpoint *cp = &c->cps[c->ncp - 1];
@@ -1776,6 +2097,7 @@ void ptd_calls_free(struct ptd_calls *c)
 	for (i = 0; i < CACHE_SLOTS; i++)
 		free(c->slot[i].segs);
 	free(c->memo);
+	ptd_calls_free(c->full);
 	free(c);
 }
 
@@ -1991,9 +2313,574 @@ static const struct cache_slot *chunk_get(const struct ptd_calls *cc, uint64_t j
 	return sl;
 }
 
+/* ---- the view from a late part on (the part summaries chained) ---- */
+
+/* A frame open between two parts, as the chain finds it: its newest
+ * segment s and its instance i (the same when it has one segment); the
+ * segment below it in the chain is its up. */
+struct cframe {
+	uint64_t s, i, sip, iip;
+	int level;
+	uint8_t shw, ihw, tail, uir;
+};
+
+struct chain {
+	struct builder *b; /* for func(), instruction lengths and the
+			    * transition pending at a part's start */
+	struct cframe *f;
+	size_t nf, cap;
+	uint64_t n;   /* segments so far */
+	uint64_t num; /* number of the next item */
+	int min_level;
+	/* Open signal frames, and the segments they reach besides the
+	 * frames (copies of the builder's). */
+	struct sigframe *sig;
+	size_t nsig;
+	struct ptd_callseg *x;
+	size_t nx;
+};
+
+static int chain_push(struct chain *ch, uint64_t idx, uint64_t ip, uint8_t how, uint8_t tail)
+{
+	struct cframe *f;
+
+	if (ch->nf == ch->cap) {
+		size_t cap = ch->cap ? ch->cap * 2 : 64;
+		struct cframe *n = realloc(ch->f, cap * sizeof(*n));
+
+		if (!n)
+			return -1;
+		ch->f = n;
+		ch->cap = cap;
+	}
+	f = &ch->f[ch->nf];
+	memset(f, 0, sizeof(*f));
+	f->s = f->i = idx;
+	f->sip = f->iip = ip;
+	f->shw = f->ihw = how;
+	f->tail = tail;
+	f->level = ch->nf ? ch->f[ch->nf - 1].level + 1 : 0;
+	if (idx == 1 || f->level < ch->min_level)
+		ch->min_level = f->level;
+	ch->nf++;
+	return 0;
+}
+
+/* do_return() from the newest frame: to its caller (frame_root's up),
+ * which must be in the target's function, or out of the bottom frame;
+ * -1 when the rules would look elsewhere. */
+static int chain_ret(struct chain *ch, uint64_t ft, uint64_t idx, uint64_t ip)
+{
+	size_t r;
+
+	if (!ch->nf || ch->f[ch->nf - 1].ihw == PTD_SEG_SIGNAL)
+		return -1;
+	for (r = ch->nf - 1; r > 0 && ch->f[r].tail; r--)
+		;
+	if (r > 0) {
+		struct cframe *c = &ch->f[r - 1];
+
+		if (!ch->f[r].uir && ft && func(ch->b, c->iip) != ft)
+			return -1; /* the rules look further up */
+		ch->nf = r;
+		c->s = idx;
+		c->sip = ip;
+		c->shw = PTD_SEG_RETURN;
+		return 0;
+	}
+	/* out of the function where the recording started: a caller one
+	 * level up; the orphans it adopts are off the stack now, but a
+	 * signal frame may still reach them */
+	for (r = 0; r < ch->nx; r++) {
+		struct ptd_callseg *o = &ch->x[r];
+
+		if (!o->up && o->how != PTD_SEG_GAP && o->level == ch->f[0].level) {
+			o->up = idx;
+			o->up_is_ret = 1;
+		}
+	}
+	ch->f[0].level--;
+	ch->f[0].s = ch->f[0].i = idx;
+	ch->f[0].sip = ch->f[0].iip = ip;
+	ch->f[0].shw = ch->f[0].ihw = PTD_SEG_RETURN;
+	ch->f[0].tail = ch->f[0].uir = 0;
+	ch->nf = 1;
+	if (ch->f[0].level < ch->min_level)
+		ch->min_level = ch->f[0].level;
+	return 0;
+}
+
+/* The transition pending in the builder resolved against @t, the first
+ * ip of a part, by the rules of resolve(). */
+static int chain_seam(struct chain *ch, uint64_t t)
+{
+	struct builder *b = ch->b;
+	uint64_t fa, fb;
+
+	switch (b->pending) {
+	case T_NONE:
+		return 0;
+	case T_SYSCALL: { /* starts nothing unless it ends at a signal frame's ip */
+		size_t j;
+
+		for (j = 0; j < ch->nsig; j++)
+			if (ch->sig[j].ip == t)
+				return -1;
+		return 0;
+	}
+	case T_CALL:
+		if (pic_call(b, t))
+			return 0;
+		return chain_push(ch, ++ch->n, t, PTD_SEG_CALL, 0);
+	case T_RET:
+		return chain_ret(ch, func(b, t), ++ch->n, t);
+	case T_JUMP:
+		fa = func(b, b->from_ip);
+		fb = func(b, t);
+		if ((fb && fb == t) || (!fb && fa))
+			return chain_push(ch, ++ch->n, t, PTD_SEG_TAILCALL, 1);
+		return fa != fb ? -1 : 0;
+	default:
+		return -1;
+	}
+}
+
+/* Part @ps after the seam into it: its returns to the frames it found,
+ * then the frames it left open. */
+static int chain_part(struct chain *ch, const struct psum *ps)
+{
+	uint64_t base = ch->n;
+	uint32_t k;
+
+	for (k = 0; k < ps->nev; k++) {
+		const struct sev *e = &ps->ev[k];
+
+		if (e->kind == SEV_FROM) {
+			if (chain_ret(ch, e->ft, base + e->idx, e->ip))
+				return -1;
+		} else {
+			struct cframe *top = ch->nf ? &ch->f[ch->nf - 1] : NULL;
+
+			if (!top || (e->ft && func(ch->b, top->iip) != e->ft))
+				return -1;
+			top->s = base + e->idx;
+			top->sip = e->ip;
+			top->shw = PTD_SEG_RETURN;
+		}
+	}
+	for (k = 0; k < ps->nfr; k++) {
+		const struct sframe *f = &ps->fr[k];
+
+		if (!ch->nf || chain_push(ch, base + f->i, f->iip, f->ihw, f->tail))
+			return -1;
+		ch->f[ch->nf - 1].s = base + f->s;
+		ch->f[ch->nf - 1].sip = f->sip;
+		ch->f[ch->nf - 1].shw = f->shw;
+	}
+	ch->n = base + ps->nseg;
+	ch->num += ps->numbers;
+	return 0;
+}
+
+/* Whether a far transfer of @ps may end at the ip of an open signal
+ * frame (a sigreturn: the builder must walk the part). */
+static int far_may_sigreturn(const struct chain *ch, const struct psum *ps)
+{
+	uint32_t i;
+	size_t j;
+
+	if (!ch->nsig || !ps->nfar)
+		return 0;
+	if (ps->nfar > FAR_MAX)
+		return 1;
+	for (i = 0; i < ps->nfar; i++)
+		for (j = 0; j < ch->nsig; j++)
+			if (ps->far[i] == ch->sig[j].ip)
+				return 1;
+	return 0;
+}
+
+/* Puts the chain's frames into the builder as the segments it can
+ * still read (a checkpoint's): cur, and each frame's newest segment and
+ * instance, linked by up. */
+static int chain_to_builder(struct chain *ch, struct builder *b)
+{
+	size_t i, k;
+
+	free(b->snap);
+	b->nsnap = 0;
+	b->snap = malloc((2 * ch->nf + ch->nx + 1) * sizeof(*b->snap));
+	if (!b->snap)
+		return -ptde_nomem;
+	if (ch->nsig > b->sigcap) {
+		struct sigframe *n = realloc(b->sig, ch->nsig * sizeof(*n));
+
+		if (!n)
+			return -ptde_nomem;
+		b->sig = n;
+		b->sigcap = ch->nsig;
+	}
+	if (ch->nsig)
+		memcpy(b->sig, ch->sig, ch->nsig * sizeof(*b->sig));
+	b->nsig = ch->nsig;
+	/* the copies first: of a segment in both, they are kept */
+	if (ch->nx)
+		memcpy(b->snap, ch->x, ch->nx * sizeof(*b->snap));
+	b->nsnap = ch->nx;
+	for (i = 0; i < ch->nf; i++) {
+		const struct cframe *f = &ch->f[i];
+		struct ptd_callseg *g = &b->snap[b->nsnap++];
+
+		memset(g, 0, sizeof(*g));
+		g->index = f->i;
+		g->ip = f->iip;
+		g->how = f->ihw;
+		g->level = f->level;
+		g->up = i ? ch->f[i - 1].s : 0;
+		g->up_is_tail = f->tail;
+		g->up_is_ret = f->uir;
+		g->instance = f->i;
+		if (f->s != f->i) {
+			b->snap[b->nsnap] = *g;
+			g = &b->snap[b->nsnap++];
+			g->index = f->s;
+			g->ip = f->sip;
+			g->how = f->shw;
+		}
+	}
+	/* (a frame's segment among the copies is not added again) */
+	for (i = ch->nx, k = ch->nx; i < b->nsnap; i++) {
+		size_t j;
+
+		for (j = 0; j < ch->nx && ch->x[j].index != b->snap[i].index; j++)
+			;
+		if (j == ch->nx)
+			b->snap[k++] = b->snap[i];
+	}
+	b->nsnap = k;
+	qsort(b->snap, b->nsnap, sizeof(*b->snap), cmp_seg);
+	b->n = b->win_base = ch->n;
+	b->min_level = ch->min_level;
+	b->cur = ch->nf ? ch->f[ch->nf - 1].s : 0;
+	b->pos.num = ch->num;
+	return 0;
+}
+
+/* Copies the builder's signal frames into the chain, and the segments
+ * they reach (following up and instance, as take_checkpoint). */
+static int chain_keep_sig(struct builder *b, struct chain *ch)
+{
+	size_t i, cap = 0;
+
+	free(ch->sig);
+	free(ch->x);
+	ch->sig = NULL;
+	ch->x = NULL;
+	ch->nsig = ch->nx = 0;
+	if (!b->nsig)
+		return 0;
+	ch->sig = malloc(b->nsig * sizeof(*ch->sig));
+	if (!ch->sig)
+		return -1;
+	memcpy(ch->sig, b->sig, b->nsig * sizeof(*ch->sig));
+	ch->nsig = b->nsig;
+	for (i = 0; i < b->nsig + ch->nx; i++) {
+		uint64_t want[2], w;
+		size_t j, k;
+
+		if (i < b->nsig) {
+			want[0] = b->sig[i].seg;
+			want[1] = 0;
+		} else {
+			want[0] = ch->x[i - b->nsig].up;
+			want[1] = ch->x[i - b->nsig].instance;
+		}
+		for (k = 0; k < 2; k++) {
+			w = want[k];
+			if (!w)
+				continue;
+			for (j = 0; j < ch->nx && ch->x[j].index != w; j++)
+				;
+			if (j < ch->nx)
+				continue;
+			if (ch->nx == cap) {
+				struct ptd_callseg *n;
+
+				cap = cap ? cap * 2 : 16;
+				n = realloc(ch->x, cap * sizeof(*n));
+				if (!n || ch->nx > 4096)
+					return -1; /* (free with the chain) */
+				ch->x = n;
+			}
+			ch->x[ch->nx++] = *seg(b, w);
+			if (b->err)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* The frames of the builder's state back into the chain, when nothing
+ * but them is pending (no signal frame, no gap to bridge); 1 when done,
+ * 0 when the builder must go on. */
+static int builder_to_chain(struct builder *b, struct chain *ch)
+{
+	uint64_t x;
+	size_t k;
+
+	if (b->pending == T_AFTER_GAP || b->before_gap || !b->cur || b->pos.phase != PH_LOG ||
+	    chain_keep_sig(b, ch) < 0)
+		return 0;
+	ch->nf = 0;
+	for (x = b->cur; x && ch->nf < (1u << 20); x = seg(b, x)->up) {
+		const struct ptd_callseg *s = seg(b, x), *i = seg(b, s->instance);
+		struct cframe *f;
+
+		if (b->err || ch->nf == ch->cap) {
+			size_t cap = ch->cap ? ch->cap * 2 : 64;
+			struct cframe *n = b->err ? NULL : realloc(ch->f, cap * sizeof(*n));
+
+			if (!n)
+				return 0;
+			ch->f = n;
+			ch->cap = cap;
+		}
+		f = &ch->f[ch->nf++];
+		f->s = s->index;
+		f->i = i->index;
+		f->sip = s->ip;
+		f->iip = i->ip;
+		f->shw = s->how;
+		f->ihw = i->how;
+		f->level = s->level;
+		f->tail = s->up_is_tail;
+		f->uir = s->up_is_ret;
+	}
+	if (x || b->err)
+		return 0;
+	for (k = 0; k < ch->nf / 2; k++) {
+		struct cframe t = ch->f[k];
+
+		ch->f[k] = ch->f[ch->nf - 1 - k];
+		ch->f[ch->nf - 1 - k] = t;
+	}
+	ch->n = b->n;
+	ch->num = b->pos.num;
+	ch->min_level = b->min_level;
+	return 1;
+}
+
+/*
+ * Brings @b (a walk started over a history whose log is @l) to the start
+ * of part @q, or of an earlier part when the builder cannot hand its
+ * state back to the chain for long: the part summaries chained from the
+ * start, the irregular parts walked by @b from the state the chain gives.
+ * @ch (zeroed) is left for the caller to free.  Returns 0 or an error.
+ */
+static int chain_run(struct builder *b, struct chain *ch, const struct ptd_calllog *l, uint32_t q)
+{
+	struct cframe *save = NULL;
+	uint32_t k;
+	int err = 0, in_builder = 1;
+
+	ch->b = b;
+	ch->num = 1;
+	for (k = 0; k < q && !err; k++) {
+		const struct psum *ps = &l->parts[k];
+
+		if (!ps->irregular && ps->has_last && !far_may_sigreturn(ch, ps) &&
+		    (k ? !in_builder && ch->nf : in_builder)) {
+			struct chain was = *ch;
+			struct cframe *n = realloc(save, (ch->nf ? ch->nf : 1) * sizeof(*save));
+
+			if (!n) {
+				err = -ptde_nomem;
+				break;
+			}
+			save = n;
+			if (ch->nf)
+				memcpy(save, ch->f, ch->nf * sizeof(*save));
+			if (!(k ? chain_seam(ch, ps->first_ip)
+				: chain_push(ch, ++ch->n, ps->first_ip, PTD_SEG_START, 0)) &&
+			    !chain_part(ch, ps)) {
+				in_builder = 0;
+				block_end(b, &ps->last);
+				continue;
+			}
+			if (was.nf)
+				memcpy(ch->f, save, was.nf * sizeof(*save));
+			ch->nf = was.nf;
+			ch->n = was.n;
+			ch->num = was.num;
+			ch->min_level = was.min_level;
+		}
+		/* The builder walks the part from the chain's state. */
+		if (!in_builder) {
+			err = chain_to_builder(ch, b);
+			in_builder = 1;
+		}
+		b->pos.phase = PH_LOG;
+		b->pos.off = ps->off;
+		b->pos.base = ps->base;
+		b->stop_off = l->parts[k + 1].off;
+		b->stop_n = UINT64_MAX;
+		while (!err && !b->err && b->pos.phase == PH_LOG && b->pos.off < b->stop_off)
+			step(b);
+		err = err ? err : b->err;
+		if (!err && builder_to_chain(b, ch))
+			in_builder = 0;
+		else if (b->n - b->win_base > STUCK_SEGS) {
+			/* The chain cannot take the state over (signal frames
+			 * stay pending): the view starts here. */
+			k++;
+			break;
+		}
+	}
+	free(save);
+	if (err)
+		return err;
+	/* The builder as it is at the start of part k (its walk ended
+	 * there, or the chain's state is put into it). */
+	if (!in_builder) {
+		if ((err = chain_to_builder(ch, b)) < 0)
+			return err;
+		b->pos.phase = PH_LOG;
+		b->pos.off = l->parts[k].off;
+		b->pos.base = l->parts[k].base;
+	}
+	return 0;
+}
+
+/*
+ * The view of @h from a late part on: the builder's exact state at the
+ * start of the latest part that leaves at least @min_after segments
+ * after it, found by chaining the part summaries of @h's log from the
+ * start (an irregular part is walked by the builder, from the state the
+ * chain gives, and the chain goes on from the state it ends in); only
+ * the parts from there are walked.  The segments before it are in a
+ * whole view built when one of them is first asked for.  NULL (no error
+ * set) when the summaries cannot serve.
+ */
+static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_fn func_of,
+				      void *ctx, uint64_t min_after)
+{
+	struct builder b;
+	struct chain ch;
+	struct ptd_calls *c;
+	const struct ptd_calllog *l;
+	uint64_t acc = 0, i;
+	uint32_t q;
+	int err = 0;
+
+	if (!h)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	memset(&ch, 0, sizeof(ch));
+	builder_init(&b, h, func_of, ctx, c);
+	walk_start(&b);
+	l = b.log;
+	if (!l || l->parts_bad || l->nparts < 2 || l->parts[0].off)
+		goto no;
+	for (q = l->nparts - 1; q > 0; q--) {
+		acc += l->parts[q].nseg + 1;
+		if (acc >= min_after)
+			break;
+	}
+	if (!q)
+		goto no;
+	err = chain_run(&b, &ch, l, q);
+	if (err)
+		goto no;
+	b.stop_off = SIZE_MAX;
+	b.stop_n = UINT64_MAX;
+	b.floor = b.n;
+	b.lazy = CHUNK_SEGS;
+	take_checkpoint(&b);
+	walk_on(&b);
+	if (!b.err && b.n == b.floor)
+		goto no; /* nothing after the chain: the whole view */
+	if (b.err) {
+		err = b.err;
+		goto no;
+	}
+	c->n = b.n;
+	c->min_level = b.min_level;
+	c->nitems = b.nitems;
+	c->tail = ptd_history_tail(h);
+	c->logn = l->n;
+	c->logheld = l->skip + (uint64_t)l->held;
+	c->floor = b.floor;
+	builder_fini(&b);
+	free(ch.f);
+	free(ch.sig);
+	free(ch.x);
+	while (c->ncp && c->cps[c->ncp - 1].nseg >= c->n)
+		cp_fini(&c->cps[--c->ncp]);
+	for (i = 0; i < c->ncp; i++) {
+		struct checkpoint *cp = &c->cps[i];
+
+		if (cp->nfix < cp->fixcap) {
+			uint8_t *n = realloc(cp->fix, cp->nfix ? cp->nfix : 1);
+
+			if (n) {
+				cp->fix = n;
+				cp->fixcap = cp->nfix;
+			}
+		}
+	}
+	c->h = h;
+	c->func_of = func_of;
+	c->ctx = ctx;
+	c->use_log = 1;
+	return c;
+no:
+	free(ch.f);
+	free(ch.sig);
+	free(ch.x);
+	builder_fini(&b);
+	ptd_calls_free(c);
+	if (err)
+		ptd__err(err, "cannot build the function-call segments");
+	return NULL;
+}
+
+/* The whole view behind a view from a late part, built on first use. */
+static const struct ptd_calls *full_view(const struct ptd_calls *cc)
+{
+	struct ptd_calls *c = (struct ptd_calls *)cc; /* built once, as the cache */
+
+	if (!c->full && !c->full_tried) {
+		c->full_tried = 1;
+		/* (its error, when it fails, is the message) */
+		c->full = calls_build(c->h, c->func_of, c->ctx, 1, CHUNK_SEGS);
+		return c->full;
+	}
+	if (!c->full)
+		ptd__err(-ptde_invalid, "cannot build the function-call segments before segment "
+					"%" PRIu64 " (it failed before)", c->floor + 1);
+	return c->full;
+}
+
 struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx)
 {
-	return calls_build(h, func_of, ctx, 1, CHUNK_SEGS);
+	struct ptd_calls *c = calls_suffix(h, func_of, ctx, SUFFIX_SEGS);
+
+	return c ? c : calls_build(h, func_of, ctx, 1, CHUNK_SEGS);
+}
+
+struct ptd_calls *ptd__calls_build_suffix(const struct ptd_history *h, ptd_func_of_fn func_of,
+					  void *ctx, uint64_t min_after)
+{
+	return calls_suffix(h, func_of, ctx, min_after);
+}
+
+int ptd__calls_suffix_info(const struct ptd_calls *c, uint64_t *floor)
+{
+	if (floor)
+		*floor = c ? c->floor : 0;
+	return c && c->full ? 1 : 0;
 }
 
 struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_of_fn func_of,
@@ -2008,15 +2895,58 @@ struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func
 	return calls_build(h, func_of, ctx, use_log, chunk < 0 ? 0 : chunk);
 }
 
+/*
+ * The count from the part summaries: chained to the start of the last
+ * part (irregular parts walked), then only that part counted.  Returns
+ * 1 with *@count, 0 when the summaries cannot serve, or an error.
+ */
+static int count_chained(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
+			 uint64_t *count)
+{
+	struct builder b;
+	struct chain ch;
+	const struct ptd_calllog *l;
+	int err;
+
+	memset(&ch, 0, sizeof(ch));
+	builder_init(&b, h, func_of, ctx, NULL);
+	walk_start(&b);
+	l = b.log;
+	if (!l || l->parts_bad || l->nparts < 2 || l->parts[0].off) {
+		builder_fini(&b);
+		return 0;
+	}
+	err = chain_run(&b, &ch, l, l->nparts - 1);
+	if (!err) {
+		/* from here on only counted (the signal frames' ips matter) */
+		b.count_only = 1;
+		b.stop_off = SIZE_MAX;
+		b.stop_n = UINT64_MAX;
+		walk_on(&b);
+		err = b.err;
+	}
+	free(ch.f);
+	free(ch.sig);
+	free(ch.x);
+	builder_fini(&b);
+	if (err)
+		return ptd__err(err, "cannot count the function-call segments");
+	*count = b.n;
+	return 1;
+}
+
 static int count_only(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
 		      uint64_t *count, int use_log)
 {
 	struct builder b;
+	int rc;
 
 	if (count)
 		*count = 0;
 	if (!h || !count)
 		return ptd__err(-ptde_invalid, "no history");
+	if (use_log && (rc = count_chained(h, func_of, ctx, count)) != 0)
+		return rc < 0 ? rc : 0;
 	builder_init(&b, h, func_of, ctx, NULL);
 	b.count_only = 1;
 	b.use_log = use_log;
@@ -2054,6 +2984,8 @@ const struct ptd_callseg *ptd_calls_get(const struct ptd_calls *c, uint64_t inde
 		return NULL;
 	if (c->segs)
 		return &c->segs[index - 1];
+	if (index <= c->floor)
+		return (c = full_view(c)) ? ptd_calls_get(c, index) : NULL;
 	j = chunk_of(c, index);
 	sl = chunk_get(c, j);
 	return sl ? &sl->segs[index - c->cps[j].nseg - 1] : NULL;
@@ -2089,6 +3021,8 @@ const struct ptd_callseg *ptd_calls_find(const struct ptd_calls *c, uint64_t num
 		s = &c->segs[last_starting(c->segs, c->n, number)];
 		return number > s->last ? NULL : s;
 	}
+	if (c->floor && number < c->cps[0].first)
+		return (c = full_view(c)) ? ptd_calls_find(c, number) : NULL;
 	if (number < c->cps[0].first)
 		return NULL;
 	/* the last chunk whose first segment starts at or before @number */
@@ -2133,6 +3067,13 @@ size_t ptd__calls_bytes(const struct ptd_calls *c, size_t *snap, size_t *fix)
 		n += (size_t)c->slot[i].cap * sizeof(struct ptd_callseg);
 	if (c->memo)
 		n += VIEW_MEMO_SLOTS * sizeof(*c->memo);
+	if (c->full) {
+		size_t fs = 0, ff = 0;
+
+		n += ptd__calls_bytes(c->full, &fs, &ff) - fs - ff;
+		s += fs;
+		f += ff;
+	}
 	if (snap)
 		*snap = s;
 	if (fix)
@@ -2153,4 +3094,5 @@ void ptd__calls_drop_cache(const struct ptd_calls *cc)
 	}
 	free(c->memo);
 	c->memo = NULL;
+	ptd__calls_drop_cache(c->full);
 }

@@ -131,12 +131,17 @@ struct ptd_calls;
 /*
  * Builds the segments of @h.  @func_of may be NULL (then only calls,
  * returns, signals and gaps start segments).  Returns NULL on error.
- * One pass over the call log (or the items) keeps, per chunk of about
+ * A pass over the call log (or the items) keeps, per chunk of about
  * 1,000 segments, a checkpoint of the builder and the later writes to the
  * chunk's segments (1-2 bytes per segment in all); ptd_calls_get/find
  * materialise a chunk by walking again from its checkpoint (a cache keeps
  * 32), so @h and @func_of's answers must stay as they are while the view
- * is used.
+ * is used.  When @h is a lazy history whose parts came with their call
+ * logs, the pass starts at a late part (a few thousand segments before
+ * the end): the builder's state there comes from chaining the parts'
+ * call summaries (calls.c), so the first call history after a load or a
+ * stop costs about the same at any trace size; the segments before that
+ * part come from a whole view built, as above, when one is first read.
  */
 struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx);
 /*

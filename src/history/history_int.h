@@ -94,6 +94,15 @@ struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_o
  * 0 walks the items, never the log. */
 struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func_of_fn func_of,
 					   void *ctx, int use_log, int chunk);
+/* The view ptd_calls_build gives when the part summaries of @h's log
+ * serve (else NULL, no error): walked from the latest part that leaves
+ * at least @min_after segments after it; the segments before it come
+ * from a whole view built when first asked for. */
+struct ptd_calls *ptd__calls_build_suffix(const struct ptd_history *h, ptd_func_of_fn func_of,
+					  void *ctx, uint64_t min_after);
+/* *@floor: the segments a view does not hold itself (0: it holds all);
+ * returns 1 when the whole view behind it has been built. */
+int ptd__calls_suffix_info(const struct ptd_calls *c, uint64_t *floor);
 /* Bytes a view keeps (bench); *@snap, *@fix (may be NULL): of them, the
  * checkpoints' segments and signal frames, and the later writes. */
 size_t ptd__calls_bytes(const struct ptd_calls *c, size_t *snap, size_t *fix);

@@ -81,7 +81,8 @@ static void compare(const struct ptd_calls *lazy, const struct ptd_calls *eager,
 {
 	uint64_t n = ptd_calls_count(eager), i, k, last;
 
-	assert_int_equal(ptd_calls_count(lazy), n);
+	if (ptd_calls_count(lazy) != n)
+		fail_msg("%s: %" PRIu64 " segments, not %" PRIu64, what, ptd_calls_count(lazy), n);
 	assert_int_equal(ptd_calls_min_level(lazy), ptd_calls_min_level(eager));
 	assert_null(ptd_calls_get(lazy, 0));
 	assert_null(ptd_calls_get(lazy, n + 1));
@@ -166,6 +167,67 @@ static uint64_t check_history(const struct ptd_history *h, ptd_func_of_fn fn, co
 	return n;
 }
 
+/*
+ * The view ptd_calls_build gives for a lazy history: walked from a late
+ * part on, the builder's state there found by chaining the parts' call
+ * summaries (irregular parts walked).  The newest segments are read
+ * first, by index and by number, and the whole view must not be built
+ * for them; then every way of reading it, older segments included (from
+ * the whole view behind it), equals the eager view.  Returns how many
+ * of the views started after the first part (-1 for none at all).
+ */
+static int check_late(const struct ptd_history *h, ptd_func_of_fn fn, const char *what)
+{
+	static const uint64_t after[] = {1, 7, 60, 500};
+	struct ptd_calls *eager = ptd__calls_build_chunked(h, fn, NULL, 1, 0);
+	uint64_t n = ptd_calls_count(eager), count = ptd_history_count(h);
+	int late = 0;
+	char w[160];
+
+	assert_non_null(eager);
+	{ /* info record's count: the summaries chained too */
+		uint64_t cnt;
+
+		assert_int_equal(ptd_calls_count_only(h, fn, NULL, &cnt), 0);
+		if (cnt != n)
+			fail_msg("%s: counted %" PRIu64 " segments, not %" PRIu64, what, cnt, n);
+	}
+	for (size_t a = 0; a < sizeof(after) / sizeof(after[0]); a++) {
+		struct ptd_calls *c = ptd__calls_build_suffix(h, fn, NULL, after[a]);
+		uint64_t floor = 0, i, num, last;
+
+		snprintf(w, sizeof(w), "%s, from a late part (%" PRIu64 " after it)", what, after[a]);
+		if (!c) {
+			late = late ? late : -1;
+			continue;
+		}
+		assert_int_equal(ptd_calls_count(c), n);
+		assert_int_equal(ptd_calls_min_level(c), ptd_calls_min_level(eager));
+		assert_int_equal(ptd__calls_suffix_info(c, &floor), 0);
+		assert_true(floor > 0 && floor < n);
+		for (i = n; i > floor; i--) /* the newest first */
+			same_seg(ptd_calls_get(c, i), ptd_calls_get(eager, i), w, i);
+		last = ptd_calls_get(eager, n)->last;
+		for (num = ptd_calls_get(eager, floor + 1)->first; num <= last + 1;
+		     num += 1 + (last - num) / 300) {
+			const struct ptd_callseg *x = ptd_calls_find(c, num), *y = ptd_calls_find(eager, num);
+
+			if (!x != !y)
+				fail_msg("%s: number %" PRIu64 ": found %s", w, num, x ? "late only" : "eager only");
+			if (x)
+				same_seg(x, y, w, x->index);
+		}
+		/* only the parts from the late one on were walked */
+		assert_int_equal(ptd__calls_suffix_info(c, NULL), 0);
+		compare(c, eager, count, w);
+		assert_int_equal(ptd__calls_suffix_info(c, NULL), 1);
+		late = (late < 0 ? 0 : late) + 1;
+		ptd_calls_free(c);
+	}
+	ptd_calls_free(eager);
+	return late;
+}
+
 /* A lazy history of @buf, every PSB segment a part decoded again on
  * demand, with its call log. */
 static struct ptd_history *lazy_history(const uint8_t *buf, size_t size, struct ptd_image *img,
@@ -179,9 +241,12 @@ static struct ptd_history *lazy_history(const uint8_t *buf, size_t size, struct 
 	ptd_pt_trace_set_disabled_gaps(t, 1);
 	ptd_pt_trace_set_lazy_history(t, 2);
 	ptd__pt_set_store_max(0);
+	/* parts of a few PSB segments (at least 64 KB each otherwise) */
+	ptd__pt_set_batch_bytes(600);
 	ptd_history_set_func(h, fn, NULL);
 	if (ptd_pt_trace_history(t, h, 1, NULL) < 0)
 		fail_msg("cannot decode: %s", ptd_last_error(-1));
+	ptd__pt_set_batch_bytes(0);
 	ptd__pt_set_store_max(PTD_PT_STORE_MAX);
 	*tp = t;
 	return h;
@@ -255,6 +320,7 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 	const uint8_t *buf;
 	size_t n;
 	char what[128];
+	int late, nlate = 0;
 
 	assert_non_null(s);
 	assert_non_null(img);
@@ -268,6 +334,56 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 		snprintf(what, sizeof(what), "%s, func_of %zu", name, f);
 		segs = check_history(h, fns[f], what);
 		assert_true(segs > 50);
+		late = check_late(h, fns[f], what);
+		if (late > 0)
+			nlate += late;
+		if (fns[f]) {
+			/* items without a log after the parts (ptdbg --load puts
+			 * the newest segments, decoded first, after them) */
+			struct ptd_history *p = ptd_history_alloc(ptd_image_read, img);
+
+			assert_non_null(p);
+			copy_items(p, h, nitems / 3, nitems / 2);
+			ptd_history_set_tail(p, ptd_history_tail(h));
+			assert_int_equal(ptd_history_prepend(p, h), 0);
+			snprintf(what, sizeof(what), "%s, func_of %zu, items after the parts", name, f);
+			/* (not check_history: walking these items and walking
+			 * their log disagree, before this view too; the view from
+			 * a late part must give what walking the log gives) */
+			late = check_late(p, fns[f], what);
+			if (late > 0)
+				nlate += late;
+			/* (h is empty now: its items are p's) */
+			ptd_history_free(h);
+			h = p;
+			nitems = ptd_history_nitems(h);
+		}
+		if (fns[f] == func_prog) {
+			/* traces cut at a PSB past the middle, and a few bytes
+			 * before it (a gap: the trace starts mid-stream): the
+			 * recording starts inside the walk, in its parts */
+			static const uint8_t psb[16] = {2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82,
+							2, 0x82, 2, 0x82, 2, 0x82, 2, 0x82};
+			size_t off;
+
+			for (off = n / 2; off + 16 <= n && memcmp(buf + off, psb, 16); off++)
+				;
+			for (int lost = 0; lost < 2 && off + 16 <= n; lost++) {
+				struct ptd_pt_trace *ct;
+				size_t from = off - (lost && off >= 3 ? 3 : 0);
+				struct ptd_history *ch = lazy_history(buf + from, n - from, img,
+								      fns[f], &ct);
+
+				snprintf(what, sizeof(what), "%s, func_of %zu, trace from byte %zu", name,
+					 f, from);
+				check_history(ch, fns[f], what);
+				late = check_late(ch, fns[f], what);
+				if (late > 0)
+					nlate += late;
+				ptd_history_free(ch);
+				ptd_pt_trace_free(ct);
+			}
+		}
 		if (fns[f]) {
 			/* recordings that start inside the walk */
 			for (int k = 1; k <= 3; k++) {
@@ -291,6 +407,9 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 		ptd_history_free(h);
 		ptd_pt_trace_free(t);
 	}
+	/* the late views were built (a trace of one part has none) */
+	if (!nlate && cfg->psb_period < 4096)
+		fail_msg("%s: no view started from a late part", name);
 	free(exp.ips);
 	ptd_image_free(img);
 	ptd_ptsynth_free(s);
