@@ -13,7 +13,7 @@ line=$(line_of sigstorm.c 'printf("signals=')
 for mn in "soft 5000" "soft 2000 pt" "step 300"; do
 	read -r m n f <<<"$mn"
 	log=$TMPDIR/storm.$m${f:-}.log
-	"$PTDBG" -batch -ex 'break main' -ex run -ex "record $m ${f:-}" -ex "break $line" \
+	"$PTDBG" -batch -ex 'break main' -ex run -ex "record $m ${f:-}" -ex 'set record stop-at-thread-exit off' -ex "break $line" \
 		-ex continue -ex 'info record' -ex 'echo CALLS\n' \
 		-ex 'record function-call-history 1,10000000' -ex continue -ex continue \
 		--args "$TESTPROGS/sigstorm" "$n" >"$log" 2>&1 ||
