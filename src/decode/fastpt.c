@@ -879,6 +879,21 @@ static int pge_after(struct rd *r, uint64_t *ip)
 	return 2;
 }
 
+int ptd_fastpt_psb_then_pge(const uint8_t *buf, uint64_t off, uint64_t end)
+{
+	struct rd r;
+	uint64_t ip = 0;
+
+	if (!buf || off >= end)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.p = buf + off;
+	r.e = buf + end;
+	if (!psb_plus(&r, &ip))
+		return 0;
+	return pge_after(&r, &ip) == 1;
+}
+
 /* ---- the tail: linear code after the last packet, cut at cut_ip ---- */
 
 /*

@@ -1411,6 +1411,44 @@ static uint64_t resume_point(struct seg *s, struct pt_packet_decoder *pd, uint64
 }
 
 /*
+ * Is a libipt decoder synchronised at the PSB at @pos (PSB+ kind @kind,
+ * ptd_fastpt_psb_kind's) the continuous one there, but for its return
+ * stack, when the run is in state @c?  With tracing on at a PSB+ with a
+ * FUP, yes (the fast path checked that the segment before reached that
+ * ip).  With tracing off, the continuous decoder still is where tracing
+ * stopped, one synchronised there has no ip: packets that use the ip (in a
+ * damaged trace, a TIP or TNT while tracing is off; found by the fuzz
+ * target) give different items.  They agree again only where a TIP.PGE
+ * gives the ip to both, and nothing comes before it.
+ */
+static int sync_exact(struct seg *s, uint64_t pos, const struct carry *c, int kind)
+{
+	if (c->kind == CARRY_FRESH)
+		return 1;
+	if (c->enabled && !c->off_async)
+		return kind == 1;
+	return ptd_fastpt_psb_then_pge(s->buf, pos, s->end);
+}
+
+/*
+ * libipt from the PSB at @j (the latest where a decoder synchronised
+ * afresh is the continuous one, its state @in) to the run's end, less what
+ * s has since (@num_j numbers and @ev_j events were given before @j).
+ */
+static int from_j(struct seg *s, struct ptd_fastpt *fp, uint64_t j, const struct carry *in,
+		  uint64_t num_j, unsigned ev_j)
+{
+	struct handover ho;
+
+	ptd__fastpt_count(fp, 0);
+	s->more = 0;
+	memset(&ho, 0, sizeof(ho));
+	ho.drop = s->st->ninsn + s->st->ngaps - num_j;
+	ho.drop_ev = s->nev - ev_j;
+	return handover_run(s, j, in, &ho);
+}
+
+/*
  * The run [s->begin, s->end) with the fast path (fastpt.h).  Segment by
  * segment from the run's start, each one the fast path handles (from a
  * clean PSB with tracing enabled, up to a well-formed next PSB+) is taken
@@ -1429,8 +1467,11 @@ static uint64_t resume_point(struct seg *s, struct pt_packet_decoder *pd, uint64
  * compressed return without call.  Then a decoder from the last PSB where
  * the whole stack was known to be empty (j: there a decoder synchronised
  * afresh is where the continuous one is) decodes the rest of the run,
- * its items up to what was given already dropped.  The items are those of
- * the plain path's libipt run.
+ * its items up to what was given already dropped.  The same where the
+ * fast path stops at a PSB that a decoder synchronised afresh does not
+ * read as the continuous one does (sync_exact: tracing off there, in a
+ * damaged trace): j is only ever such a PSB where it does.  The items are
+ * those of the plain path's libipt run.
  */
 static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 {
@@ -1443,7 +1484,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	struct carry cur_p;
 	uint64_t pos = begin, j = begin, num_j = 0, num_p;
 	unsigned ev_j = 0, ev_p;
-	int err = 0, keep_stack = 0, complete = 1;
+	int err = 0, keep_stack = 0, complete = 1, exact = 1;
 	/* nh holds the PSB+ at nh_at (kind nh_kind, FUP ip nh_fup) */
 	int have_nh = 0, nh_kind = 0;
 	uint64_t nh_at = 0, nh_fup = 0;
@@ -1462,12 +1503,6 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		uint64_t fup = 0;
 		int kind;
 
-		if (complete && (!keep_stack || !ptd__fastpt_stack_depth(fp))) {
-			j = pos;
-			cur_j = cur;
-			num_j = s->st->ninsn + s->st->ngaps;
-			ev_j = s->nev;
-		}
 		/* decode_segment takes tracing as on at a PSB from what
 		 * read_psb_hdr finds there (it reads up to 64 packets): the
 		 * fast path must see the PSB+ the same way.  (Read as the
@@ -1480,6 +1515,13 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 			read_psb_hdr_at(pd, pos, &nh);
 		}
 		have_nh = 0;
+		exact = pos == begin || sync_exact(s, pos, &cur, kind);
+		if (exact && complete && (!keep_stack || !ptd__fastpt_stack_depth(fp))) {
+			j = pos;
+			cur_j = cur;
+			num_j = s->st->ninsn + s->st->ngaps;
+			ev_j = s->nev;
+		}
 		/* (a PSB+ pt.c reads otherwise than libipt: from here on
 		 * libipt's decoder only, as the plain path) */
 		if (!kind || nh.fup_ip != fup)
@@ -1537,6 +1579,8 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		continue;
 libipt:
 		have_nh = 0;
+		if (!exact)
+			break; /* (libipt from j: see below) */
 		/* libipt from here up to where the fast path can go on. */
 		rp = resume_point(s, pd, pos, &rcut);
 		if (pos == begin && rp >= end)
@@ -1576,13 +1620,8 @@ libipt:
 		if (err > 0) {
 			/* A compressed return popped what came before: from j,
 			 * less what s has since. */
-			ptd__fastpt_count(fp, 0);
 			pt_pkt_free_decoder(pd);
-			s->more = 0;
-			memset(&ho, 0, sizeof(ho));
-			ho.drop = s->st->ninsn + s->st->ngaps - num_j;
-			ho.drop_ev = s->nev - ev_j;
-			return handover_run(s, j, &cur_j, &ho);
+			return from_j(s, fp, j, &cur_j, num_j, ev_j);
 		}
 		if (rp >= end) {
 			pt_pkt_free_decoder(pd);
@@ -1603,6 +1642,8 @@ libipt:
 		return err;
 	if (pos == begin)
 		return decode_segment(s); /* nothing from the fast path */
+	if (pos < end && !exact)
+		return from_j(s, fp, j, &cur_j, num_j, ev_j);
 	if (pos < end) {
 		/* A PSB+ pt.c reads otherwise than libipt: libipt to the
 		 * run's end (from j if a compressed return needs it). */
@@ -1611,11 +1652,7 @@ libipt:
 		err = handover_run(s, pos, &cur, &ho);
 		if (err <= 0)
 			return err;
-		ptd__fastpt_count(fp, 0);
-		memset(&ho, 0, sizeof(ho));
-		ho.drop = s->st->ninsn + s->st->ngaps - num_j;
-		ho.drop_ev = s->nev - ev_j;
-		return handover_run(s, j, &cur_j, &ho);
+		return from_j(s, fp, j, &cur_j, num_j, ev_j);
 	}
 	err = flush_pend(s);
 	if (!err) {

@@ -1036,6 +1036,85 @@ static void test_resume(void **state)
 	assert_true(sum.redos > 0);
 }
 
+/*
+ * Packets while tracing is disabled across a PSB (found by the fuzz
+ * target: tests/fuzz/seeds-decode/fastpt-error-gap.bin).  main runs to its
+ * syscall (TNT, a TIP into g, compressed returns), the syscall disables
+ * tracing (TIP.PGD without ip), then a PSB+ (without FUP, or with one:
+ * libipt ignores it while tracing is off) and packets that do not belong
+ * there: a TIP with MODE.Exec, a bare TIP, a TNT, a FUP.  libipt's
+ * continuous decoder goes on from the ip where tracing stopped (after the
+ * syscall); a decoder synchronised at that PSB has no ip.  The fast path
+ * takes the first segment and not the second: libipt must go on there as
+ * the continuous decoder does, not from a decoder synchronised at the PSB.
+ * Then the same with TIP.PGE, where both decoders agree again.
+ */
+static void test_disabled_psb(void **state)
+{
+	static const uint8_t head[] = {
+		0x99, 0x01,				  /* MODE.Exec 64-bit */
+		0x7d, 0x00, 0x10, 0x40, 0x00, 0x00, 0x00, /* FUP 401000 */
+		0x02, 0x23,				  /* PSBEND */
+		0x16,					  /* TNT 0 1 1: jnz, f's jnz, ret */
+		0x2d, 0x80, 0x10,			  /* TIP 401080: call *rax to g */
+		0x0e,					  /* TNT 1 1: g's jz, ret */
+		0x01,					  /* TIP.PGD: the syscall */
+	};
+	static const struct {
+		const char *what;
+		uint8_t n, b[12];
+	} after[] = {
+		{"MODE.Exec and TIP", 5, {0x99, 0x01, 0x2d, 0x68, 0x10}},
+		{"TIP", 3, {0x2d, 0x68, 0x10}},
+		{"TNT", 1, {0x0e}},
+		{"TNT and TIP", 4, {0x06, 0x2d, 0x60, 0x10}},
+		{"FUP and TIP.PGD", 4, {0x3d, 0x83, 0x10, 0x01}},
+		{"TIP.PGE and TNT", 5, {0x31, 0x60, 0x10, 0x0c, 0x2d}},
+		{"MODE.Exec, TIP.PGE and TNT", 7, {0x99, 0x01, 0x31, 0x60, 0x10, 0x0c, 0x2d}},
+	};
+	static const uint8_t fup[] = {0x7d, 0x0c, 0x10, 0x40, 0x00, 0x00, 0x00};
+	uint8_t buf[128];
+
+	(void)state;
+	for (size_t a = 0; a < sizeof(after) / sizeof(after[0]); a++)
+		for (int with_fup = 0; with_fup < 2; with_fup++)
+			for (int tail = 0; tail < 2; tail++) {
+				size_t n = 0;
+				char what[128];
+
+				for (int k = 0; k < 8; k++)
+					buf[n++] = 0x02, buf[n++] = 0x82;
+				memcpy(buf + n, head, sizeof(head));
+				n += sizeof(head);
+				for (int k = 0; k < 8; k++)
+					buf[n++] = 0x02, buf[n++] = 0x82;
+				buf[n++] = 0x99, buf[n++] = 0x01;
+				if (with_fup) {
+					memcpy(buf + n, fup, sizeof(fup));
+					n += sizeof(fup);
+				}
+				buf[n++] = 0x02, buf[n++] = 0x23;
+				memcpy(buf + n, after[a].b, after[a].n);
+				n += after[a].n;
+				if (tail) {
+					/* a PSB+ with tracing on: a run may start here */
+					for (int k = 0; k < 8; k++)
+						buf[n++] = 0x02, buf[n++] = 0x82;
+					buf[n++] = 0x99, buf[n++] = 0x01;
+					memcpy(buf + n, head + 2, 7); /* FUP 401000 */
+					n += 7;
+					buf[n++] = 0x02, buf[n++] = 0x23;
+					buf[n++] = 0x04; /* TNT 0: jnz */
+				}
+				assert_true(n <= sizeof(buf));
+				snprintf(what, sizeof(what),
+					 "disabled across a PSB+%s, then %s%s",
+					 with_fup ? " with FUP" : "", after[a].what,
+					 tail ? ", then a PSB+ with FUP" : "");
+				check(buf, n, what);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1052,6 +1131,7 @@ int main(void)
 		cmocka_unit_test(test_empty_and_snapshots),
 		cmocka_unit_test(test_straddle),
 		cmocka_unit_test(test_code_changes),
+		cmocka_unit_test(test_disabled_psb),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
