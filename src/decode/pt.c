@@ -348,12 +348,9 @@ static int continues(struct counter *c, const struct ptd_block *b)
 	       p->end_ip + in.len == b->ip;
 }
 
-static inline int cnt_block(void *ctx, const struct ptd_block *b)
+/* cnt_block without the call log (the caller logged @b). */
+static inline int cnt_block_nolog(struct counter *c, const struct ptd_block *b)
 {
-	struct counter *c = ctx;
-
-	if (c->log)
-		ptd__calllog_block(c->log, b);
 	if (c->have_last && c->last.iclass == PTD_IC_OTHER && continues(c, b)) {
 		c->last.end_ip = b->end_ip;
 		c->last.ninsn += b->ninsn;
@@ -365,6 +362,15 @@ static inline int cnt_block(void *ctx, const struct ptd_block *b)
 	c->last = *b;
 	c->have_last = 1;
 	return 0;
+}
+
+static inline int cnt_block(void *ctx, const struct ptd_block *b)
+{
+	struct counter *c = ctx;
+
+	if (c->log)
+		ptd__calllog_block(c->log, b);
+	return cnt_block_nolog(c, b);
 }
 
 
@@ -1184,7 +1190,8 @@ static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
  * Counting the fast path's blocks (a block without instructions is a
  * "disabled" gap): set_pend's work for each, with the sums in locals.  A
  * block that may continue the one before (that one ends without a branch:
- * a segment's cut tail) and the call log take cnt_block's own way.
+ * a segment's cut tail) takes cnt_block's own way; the call log gets the
+ * blocks between two gaps in one call.
  */
 static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 {
@@ -1193,23 +1200,23 @@ static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 	uint64_t ninsn = 0, nblocks = 0, nitems = 0;
 	int depth = s->depth, dmin = st->depth_min, err = 0;
 	const struct ptd_block *last = NULL;
-	size_t i;
+	size_t i, logged = 0;
 
-	if (c->log) {
-		for (i = 0; i < nb && !err; i++) {
-			if (!bl[i].ninsn) {
-				err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
-				continue;
-			}
-			account(s, &bl[i]);
-			cnt_block(c, &bl[i]);
-		}
-		return err;
-	}
 	if (nb && bl[0].ninsn && !st->start_ip)
 		st->start_ip = bl[0].ip;
 	for (i = 0; i < nb; i++) {
 		const struct ptd_block *b = &bl[i];
+
+		/* The call log takes the blocks up to the next gap in one
+		 * call (before the gap goes to it). */
+		if (c->log && i == logged) {
+			while (logged < nb && bl[logged].ninsn)
+				logged++;
+			if (logged > i)
+				ptd__calllog_blocks(c->log, b, logged - i);
+			else
+				logged++;
+		}
 
 		if (b->ninsn && (last ? last->iclass != PTD_IC_OTHER
 				      : !c->have_last || c->last.iclass != PTD_IC_OTHER)) {
@@ -1241,7 +1248,7 @@ static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 				return err;
 		} else {
 			account(s, b);
-			cnt_block(c, b);
+			cnt_block_nolog(c, b);
 		}
 		depth = s->depth;
 		dmin = st->depth_min;

@@ -56,6 +56,8 @@ void ptd__calllog_free(struct ptd_calllog *l);
  * is equivalent either way).  Return 0 or -ptde_nomem (the log is then
  * unusable: ptd__calllog_ok() says 0). */
 int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b);
+/* ptd__calllog_block for each of @b[0..@n), in one call. */
+int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t n);
 int ptd__calllog_gap(struct ptd_calllog *l);
 int ptd__calllog_event(struct ptd_calllog *l, unsigned kind, uint64_t ip);
 /* ORs @flags into the newest block when no item came after it (what
