@@ -120,6 +120,17 @@ int ptd_fastpt_psb_kind(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t
  */
 int ptd_fastpt_psb_then_pge(const uint8_t *buf, uint64_t off, uint64_t end);
 
+/*
+ * The call log (history_int.h) the blocks of the next segments go to, or
+ * NULL: the fast path then keeps the log's verdict on each edge it takes
+ * with its runs, and ptd__fastpt_edges gives it for the blocks of the last
+ * segment (oedge[i]: going from block i to block i + 1; 0 not known, else
+ * 1 + ptd__calllog_boring), valid as long as the blocks.
+ */
+struct ptd_calllog;
+void ptd_fastpt_set_log(struct ptd_fastpt *fp, struct ptd_calllog *log);
+const uint8_t *ptd__fastpt_edges(const struct ptd_fastpt *fp);
+
 /* Counters for tests and make bench. */
 struct ptd_fastpt_stats {
 	uint64_t segs_fast, segs_refused; /* segments handled / left to libipt */

@@ -1190,33 +1190,22 @@ static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
  * Counting the fast path's blocks (a block without instructions is a
  * "disabled" gap): set_pend's work for each, with the sums in locals.  A
  * block that may continue the one before (that one ends without a branch:
- * a segment's cut tail) takes cnt_block's own way; the call log gets the
- * blocks between two gaps in one call.
+ * a segment's cut tail) takes cnt_block's own way.  The call log is left
+ * to the caller (count_fast).
  */
-static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
+static int count_fast_nolog(struct seg *s, const struct ptd_block *bl, size_t nb)
 {
 	struct counter *c = s->cnt;
 	struct ptd_pt_stats *st = s->st;
 	uint64_t ninsn = 0, nblocks = 0, nitems = 0;
 	int depth = s->depth, dmin = st->depth_min, err = 0;
 	const struct ptd_block *last = NULL;
-	size_t i, logged = 0;
+	size_t i;
 
 	if (nb && bl[0].ninsn && !st->start_ip)
 		st->start_ip = bl[0].ip;
 	for (i = 0; i < nb; i++) {
 		const struct ptd_block *b = &bl[i];
-
-		/* The call log takes the blocks up to the next gap in one
-		 * call (before the gap goes to it). */
-		if (c->log && i == logged) {
-			while (logged < nb && bl[logged].ninsn)
-				logged++;
-			if (logged > i)
-				ptd__calllog_blocks(c->log, b, logged - i);
-			else
-				logged++;
-		}
 
 		if (b->ninsn && (last ? last->iclass != PTD_IC_OTHER
 				      : !c->have_last || c->last.iclass != PTD_IC_OTHER)) {
@@ -1264,6 +1253,30 @@ static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 		c->have_last = 1;
 	}
 	return 0;
+}
+
+static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb, const uint8_t *edge)
+{
+	size_t i = 0, from;
+	int err = 0;
+
+	if (!s->cnt->log)
+		return count_fast_nolog(s, bl, nb);
+	/* The call log takes the blocks up to the next gap in one call
+	 * (before the gap goes to it), with the fast path's verdicts on the
+	 * edges between them (@edge, fastpt.h). */
+	while (i < nb && err >= 0) {
+		if (!bl[i].ninsn) {
+			err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+			i++;
+			continue;
+		}
+		for (from = i; i < nb && bl[i].ninsn; i++)
+			;
+		ptd__calllog_blocks(s->cnt->log, bl + from, i - from, edge ? edge + from : NULL);
+		err = count_fast_nolog(s, bl + from, i - from);
+	}
+	return err < 0 ? err : 0;
 }
 
 /* account() for @n blocks, with the sums in locals. */
@@ -1499,6 +1512,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	if (!pd)
 		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
 	ptd_fastpt_begin(fp);
+	ptd_fastpt_set_log(fp, s->cnt ? s->cnt->log : NULL);
 	s->more = 1;
 	while (pos < end && !err) {
 		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end), rp, rcut;
@@ -1565,7 +1579,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 			goto libipt;
 		/* (a block without instructions: a "disabled" gap) */
 		if (s->cnt) {
-			err = count_fast(s, bl, nb);
+			err = count_fast(s, bl, nb, ptd__fastpt_edges(fp));
 		} else {
 			err = deliver_fast(s, bl, nb);
 		}

@@ -1054,7 +1054,9 @@ static inline __attribute__((always_inline)) int log_write_held(struct ptd_calll
 
 /* Whether going from block @x to @next_ip starts no segment and leaves
  * nothing pending, by the rules of on_block() and resolve(). */
-static int log_boring(struct ptd_calllog *l, const struct ptd_block *x, uint64_t next_ip)
+static inline __attribute__((always_inline)) int log_boring(struct ptd_calllog *l,
+							   const struct ptd_block *x,
+							   uint64_t next_ip)
 {
 	uint64_t fa, fb;
 
@@ -1119,7 +1121,18 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 	return 0;
 }
 
-int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t n)
+int ptd__calllog_boring(struct ptd_calllog *l, const struct ptd_block *x, uint64_t next_ip)
+{
+	return log_boring(l, x, next_ip);
+}
+
+uint64_t ptd__calllog_funcs_id(const struct ptd_calllog *l)
+{
+	return l && l->funcs ? l->funcs->id : 0;
+}
+
+int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t n,
+			const uint8_t *edge)
 {
 	const struct ptd_block *x;
 	uint64_t skip;
@@ -1139,7 +1152,7 @@ int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t
 	hv = l->held_verdict;
 	skip = l->skip;
 	for (i = 1; i < n; i++) {
-		int sk = log_boring(l, x, b[i].ip);
+		int sk = edge && edge[i - 1] ? edge[i - 1] - 1 : log_boring(l, x, b[i].ip);
 		uint8_t v = log_verdict(x, b[i].ip, sk);
 
 		if (sk && hs) {
