@@ -30,6 +30,7 @@
 
 #include "decode/fastpt.h"
 #include "decode/pt.h"
+#include "history/history_int.h"
 #include "util/error.h"
 #include "ptwalk.h"
 
@@ -165,10 +166,91 @@ static struct ptd_history *build(const uint8_t *buf, size_t n, struct ptd_image 
 	return h;
 }
 
+/* The walker's program as functions (L1 and L2 too, so that jumps
+ * between them start segments). */
+static uint64_t pw_func_of(void *ctx, uint64_t addr)
+{
+	static const uint8_t entry[] = {0x00, 0x30, 0x40, 0x60, 0x80, 0xa0};
+	uint64_t f = 0;
+
+	(void)ctx;
+	if (addr < PW_BASE || addr >= PW_BASE + PW_SIZE)
+		return 0;
+	for (size_t i = 0; i < sizeof(entry); i++)
+		if (addr - PW_BASE >= entry[i])
+			f = PW_BASE + entry[i];
+	return f;
+}
+
+/*
+ * The call log a lazy history's counting decode writes, with the fast
+ * path's verdicts on its edges (ptd_fastpt_set_log), gives the segments
+ * that walking the same history's items gives, and as many as the plain
+ * libipt path's.
+ */
+static void check_log(const uint8_t *buf, size_t n, struct ptd_image *img, int dgaps,
+		      const char *what)
+{
+	uint64_t count[2];
+
+	for (int fast = 0; fast < 2; fast++) {
+		struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 2);
+		struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
+		struct ptd_calls *log, *items;
+		uint64_t k;
+
+		assert_non_null(t);
+		assert_non_null(h);
+		ptd_pt_trace_set_disabled_gaps(t, dgaps);
+		ptd_pt_trace_set_lazy_history(t, 2);
+		ptd__pt_set_store_max(0);
+		ptd__pt_set_batch_bytes(1);
+		ptd_history_set_func(h, pw_func_of, NULL);
+		ptd__fastpt_force(fast);
+		if (ptd_pt_trace_history(t, h, 1, NULL) < 0)
+			fail_msg("%s, call log: %s", what, ptd_last_error(-1));
+		ptd__fastpt_force(-1);
+		ptd__pt_set_store_max(PTD_PT_STORE_MAX);
+		ptd__pt_set_batch_bytes(0);
+		log = ptd__calls_build_chunked(h, pw_func_of, NULL, 1, 0);
+		items = ptd__calls_build_chunked(h, pw_func_of, NULL, 0, 0);
+		assert_non_null(log);
+		assert_non_null(items);
+		count[fast] = ptd_calls_count(items);
+		if (ptd_calls_count(log) != count[fast])
+			fail_msg("%s, call log (fast %d): %llu segments from the log, %llu from the items",
+				 what, fast, (unsigned long long)ptd_calls_count(log),
+				 (unsigned long long)count[fast]);
+		for (k = 1; k <= count[fast]; k++) {
+			const struct ptd_callseg *x = ptd_calls_get(log, k), *y = ptd_calls_get(items, k);
+
+			assert_non_null(x);
+			assert_non_null(y);
+			if (x->first != y->first || x->last != y->last || x->ip != y->ip ||
+			    x->level != y->level || x->is_gap != y->is_gap || x->up != y->up ||
+			    x->prev_same != y->prev_same || x->next_same != y->next_same ||
+			    x->instance != y->instance || x->how != y->how)
+				fail_msg("%s, call log (fast %d): segment %llu differs", what, fast,
+					 (unsigned long long)k);
+		}
+		ptd_calls_free(log);
+		ptd_calls_free(items);
+		ptd_history_free(h);
+		ptd_pt_trace_free(t);
+	}
+	assert_int_equal(count[0], count[1]);
+}
+
 /* Fast path (with and without its TNT path cache) against libipt, every
- * way, both gap rules. */
+ * way, both gap rules; and the call log. */
 static void check_img(const uint8_t *buf, size_t n, struct ptd_image *img, const char *what)
 {
+	for (int paths = 0; paths < 2; paths++) {
+		ptd__fastpt_paths(paths);
+		check_log(buf, n, img, paths, what); /* (gdb's gaps or not) */
+		ptd__fastpt_paths(-1);
+	}
+
 	for (int paths = 0; paths < 2; paths++)
 	for (int how = 0; how < H_MAX; how++) {
 		for (int dgaps = 0; dgaps < 2; dgaps++) {
