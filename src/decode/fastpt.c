@@ -646,6 +646,7 @@ struct rd {
 	int pgd;     /* a TIP.PGD was read, not yet bound (its ip in pgd_ip) */
 	uint64_t pgd_ip;
 	int pgd_noip; /* the last TIP.PGD read had no ip (a far branch's) */
+	int mode_seen; /* pge_after read a MODE.Exec */
 };
 
 enum { R_FUP = 3, R_PGD = 2, R_ITEM = 1, R_END = 0, R_BAIL = -1 };
@@ -910,6 +911,7 @@ static int pge_after(struct rd *r, uint64_t *ip)
 			if (left < 2 || p[1] != 0x01) /* MODE.Exec, 64-bit only */
 				return 0;
 			r->p += 2;
+			r->mode_seen = 1;
 			continue;
 		}
 		k = skip_len(r);
@@ -1356,6 +1358,7 @@ disabled:
 		 * it may come back elsewhere than the edge went. */
 		if (fp->nout)
 			fp->oedge[fp->nout - 1] = 0;
+		r.mode_seen = 0;
 		switch (pge_after(&r, &ip)) {
 		case 1:
 			/* (a block came before: the history has an item) */
@@ -1373,8 +1376,11 @@ disabled:
 			/* (a system call's disable with no more trace: pt.c's
 			 * libipt decoder may see the end of the trace first
 			 * and, with a cut ip, not take the event; left to it
-			 * unless the trace ends here) */
-			if (!traced || (far_dis && cut_ip))
+			 * unless the trace ends here.  Nor does libipt give
+			 * the event when a MODE.Exec comes before the end,
+			 * waiting for the TIP.PGE it binds to: found by the
+			 * fuzz target) */
+			if (!traced || (far_dis && (cut_ip || r.mode_seen)))
 				goto refuse;
 			edge->end_disabled = 1;
 			edge->end_dis_known = 1;

@@ -1343,8 +1343,8 @@ static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 
 /* Whether [@from, @to) is whole packets ending exactly at @to, none of
  * which @what forbids: PK_ONE_PSB a PSB after the first packet, PK_NO_TSX
- * a MODE.TSX. */
-enum { PK_ONE_PSB = 1, PK_NO_TSX = 2 };
+ * a MODE.TSX, PK_MODE64 a MODE.Exec for other than 64-bit code. */
+enum { PK_ONE_PSB = 1, PK_NO_TSX = 2, PK_MODE64 = 4 };
 static int packets_ok(struct pt_packet_decoder *pd, uint64_t from, uint64_t to, int what)
 {
 	uint64_t at = from;
@@ -1360,6 +1360,10 @@ static int packets_ok(struct pt_packet_decoder *pd, uint64_t from, uint64_t to, 
 		if ((what & PK_ONE_PSB) && pkt.type == ppt_psb && !first)
 			return 0;
 		if ((what & PK_NO_TSX) && pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_tsx)
+			return 0;
+		if ((what & PK_MODE64) && pkt.type == ppt_mode &&
+		    pkt.payload.mode.leaf == pt_mol_exec &&
+		    !(pkt.payload.mode.bits.exec.csl && !pkt.payload.mode.bits.exec.csd))
 			return 0;
 		first = 0;
 		if (pt_pkt_get_offset(pd, &at) < 0)
@@ -1386,14 +1390,16 @@ static int whole_packets(struct seg *s, struct pt_packet_decoder *pd, uint64_t f
 }
 
 /*
- * Is libipt, after decoding [@from, @to), in no transaction the fast
- * path would not know of?  No MODE.TSX packet there (a PSB+ need not
- * repeat it, and a continuous decoder keeps its state), and every packet
- * whole.
+ * Is libipt, after decoding [@from, @to), in no transaction and in 64-bit
+ * code, as the fast path is?  No MODE.TSX packet there (a PSB+ need not
+ * repeat it, and a continuous decoder keeps its state), no MODE.Exec for
+ * other code (a continuous decoder in 32-bit code finds a PSB+ that says
+ * 64-bit an error; one synchronised there does not: found by the fuzz
+ * target), and every packet whole.
  */
-static int no_tsx(struct pt_packet_decoder *pd, uint64_t from, uint64_t to)
+static int fast_state(struct pt_packet_decoder *pd, uint64_t from, uint64_t to)
 {
-	return packets_ok(pd, from, to, PK_NO_TSX);
+	return packets_ok(pd, from, to, PK_NO_TSX | PK_MODE64);
 }
 
 /*
@@ -1422,7 +1428,7 @@ static uint64_t resume_point(struct seg *s, struct pt_packet_decoder *pd, uint64
 			break;
 		read_psb_hdr_at(pd, at, &h);
 		if (ptd_fastpt_psb_kind(s->buf, at, s->end, &fup) == 1 && fup == h.fup_ip &&
-		    !h.then_pge && whole_packets(s, pd, prev, at) && no_tsx(pd, k, at)) {
+		    !h.then_pge && whole_packets(s, pd, prev, at) && fast_state(pd, k, at)) {
 			*cut = fup;
 			return at;
 		}
