@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "disasm/disasm.h"
+#include "history/history_int.h"
 #include "util/error.h"
 
 /* Kinds of the branch that ends a straight-line run. */
@@ -70,6 +71,10 @@ struct line {
 	 * the next run on the way (the table's growth forgets them). */
 	uint32_t succ[2];
 	uint8_t len, kind, cls;
+	/* The call log's verdict on the same two edges (ptd__calllog_boring:
+	 * 0 not known yet, 1 starts something, 2 starts nothing), for the log
+	 * whose func_of is fp->log_id. */
+	uint8_t lb[2];
 };
 
 /*
@@ -115,9 +120,14 @@ struct ptd_fastpt {
 	struct ptd_block *pool;
 	size_t npool, cappool;
 
-	/* Output of the last segment. */
+	/* Output of the last segment; oedge[i]: the call log's verdict on
+	 * going from out[i] to out[i + 1] (struct line's lb), 0 if not known. */
 	struct ptd_block *out;
+	uint8_t *oedge;
 	size_t nout, capout;
+	/* The call log the blocks go to (ptd_fastpt_set_log), or NULL. */
+	struct ptd_calllog *log;
+	uint64_t log_id;
 
 	/* Return stack, kept across the segments of a run. */
 	uint64_t rs[RSTACK];
@@ -213,6 +223,7 @@ void ptd_fastpt_free(struct ptd_fastpt *fp)
 	free(fp->paths);
 	free(fp->pool);
 	free(fp->out);
+	free(fp->oedge);
 	free(fp);
 }
 
@@ -316,6 +327,7 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 
 	l->ip = ip;
 	l->succ[0] = l->succ[1] = 0;
+	l->lb[0] = l->lb[1] = 0;
 	l->kind = LK_BAIL;
 	l->cls = PTD_IC_OTHER;
 	l->target = 0;
@@ -562,6 +574,7 @@ static __attribute__((noinline, cold)) int grow_out(struct ptd_fastpt *fp, size_
 {
 	size_t nc = fp->capout ? fp->capout : 1024;
 	struct ptd_block *p;
+	uint8_t *e;
 
 	while (nc < want)
 		nc *= 2;
@@ -569,6 +582,10 @@ static __attribute__((noinline, cold)) int grow_out(struct ptd_fastpt *fp, size_
 	if (!p)
 		return -ptde_nomem;
 	fp->out = p;
+	e = realloc(fp->oedge, nc);
+	if (!e)
+		return -ptde_nomem;
+	fp->oedge = e;
 	fp->capout = nc;
 	return 0;
 }
@@ -580,6 +597,7 @@ static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp,
 
 	if (__builtin_expect(fp->nout == fp->capout, 0) && grow_out(fp, fp->nout + 1) < 0)
 		return -ptde_nomem;
+	fp->oedge[fp->nout] = 0;
 	b = &fp->out[fp->nout++];
 	b->ip = ip;
 	b->end_ip = end_ip;
@@ -587,6 +605,29 @@ static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp,
 	b->iclass = cls;
 	b->flags = 0;
 	return 0;
+}
+
+/*
+ * The newest block (from run @l) goes on at @next_ip along @l's edge @e
+ * (0 after its branch, 1 at its target): the call log's verdict on that,
+ * kept in the run, for the log (see ptd__calllog_blocks).  Before anything
+ * can move the run table.
+ */
+static inline void out_edge(struct ptd_fastpt *fp, const struct line *l, unsigned e,
+			    uint64_t next_ip)
+{
+	struct line *w = (struct line *)l; /* (a slot of fp->lines) */
+
+	if (!fp->log)
+		return;
+	if (!w->lb[e]) {
+		struct ptd_block x = {0};
+
+		x.end_ip = l->end_ip;
+		x.iclass = l->cls;
+		w->lb[e] = (uint8_t)(1 + (ptd__calllog_boring(fp->log, &x, next_ip) != 0));
+	}
+	fp->oedge[fp->nout - 1] = w->lb[e];
 }
 
 /* ---- packets ------------------------------------------------------------ */
@@ -605,6 +646,7 @@ struct rd {
 	int pgd;     /* a TIP.PGD was read, not yet bound (its ip in pgd_ip) */
 	uint64_t pgd_ip;
 	int pgd_noip; /* the last TIP.PGD read had no ip (a far branch's) */
+	int mode_seen; /* pge_after read a MODE.Exec */
 };
 
 enum { R_FUP = 3, R_PGD = 2, R_ITEM = 1, R_END = 0, R_BAIL = -1 };
@@ -869,6 +911,7 @@ static int pge_after(struct rd *r, uint64_t *ip)
 			if (left < 2 || p[1] != 0x01) /* MODE.Exec, 64-bit only */
 				return 0;
 			r->p += 2;
+			r->mode_seen = 1;
 			continue;
 		}
 		k = skip_len(r);
@@ -877,6 +920,21 @@ static int pge_after(struct rd *r, uint64_t *ip)
 		r->p += k;
 	}
 	return 2;
+}
+
+int ptd_fastpt_psb_then_pge(const uint8_t *buf, uint64_t off, uint64_t end)
+{
+	struct rd r;
+	uint64_t ip = 0;
+
+	if (!buf || off >= end)
+		return 0;
+	memset(&r, 0, sizeof(r));
+	r.p = buf + off;
+	r.e = buf + end;
+	if (!psb_plus(&r, &ip))
+		return 0;
+	return pge_after(&r, &ip) == 1;
 }
 
 /* ---- the tail: linear code after the last packet, cut at cut_ip ---- */
@@ -1165,6 +1223,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 					goto refuse;
 				memcpy(fp->out + fp->nout, fp->pool + pa->first,
 				       pa->count * sizeof(*fp->out));
+				memset(fp->oedge + fp->nout, 0, pa->count);
 				fp->nout += pa->count;
 				r.ntnt -= pa->k;
 				ip = pa->end_ip;
@@ -1192,6 +1251,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			if (l->kind == LK_CALL)
 				rpush(fp, l->end_ip + l->len);
 			ip = l->target;
+			out_edge(fp, l, 1, ip);
 			nl = next_line(fp, l, 1, ip);
 			direct = 1;
 			if (++notrace > NOTRACE_MAX)
@@ -1286,13 +1346,19 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		}
 		if (!open && push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
 			goto refuse;
-		if (link) /* (after the last use of l: the table may grow) */
+		if (link) { /* (after the last use of l: the table may grow) */
+			out_edge(fp, l, (unsigned)link - 1, ip);
 			nl = next_line(fp, l, (unsigned)link - 1, ip);
+		}
 		tail_first = fp->nout;
 		tail_clean = !open;
 		continue;
 disabled:
-		/* Tracing is off until TIP.PGE (or the end of the segment). */
+		/* Tracing is off until TIP.PGE (or the end of the segment);
+		 * it may come back elsewhere than the edge went. */
+		if (fp->nout)
+			fp->oedge[fp->nout - 1] = 0;
+		r.mode_seen = 0;
 		switch (pge_after(&r, &ip)) {
 		case 1:
 			/* (a block came before: the history has an item) */
@@ -1310,8 +1376,11 @@ disabled:
 			/* (a system call's disable with no more trace: pt.c's
 			 * libipt decoder may see the end of the trace first
 			 * and, with a cut ip, not take the event; left to it
-			 * unless the trace ends here) */
-			if (!traced || (far_dis && cut_ip))
+			 * unless the trace ends here.  Nor does libipt give
+			 * the event when a MODE.Exec comes before the end,
+			 * waiting for the TIP.PGE it binds to: found by the
+			 * fuzz target) */
+			if (!traced || (far_dis && (cut_ip || r.mode_seen)))
 				goto refuse;
 			edge->end_disabled = 1;
 			edge->end_dis_known = 1;
@@ -1342,6 +1411,27 @@ refuse:
 		fp->rn = 0;
 	}
 	return 0;
+}
+
+void ptd_fastpt_set_log(struct ptd_fastpt *fp, struct ptd_calllog *log)
+{
+	uint64_t id = ptd__calllog_funcs_id(log);
+	size_t i;
+
+	if (!fp)
+		return;
+	fp->log = log;
+	if (log && id != fp->log_id) {
+		/* another func_of: the runs' verdicts do not hold */
+		for (i = 0; fp->lines && i <= fp->lmask; i++)
+			fp->lines[i].lb[0] = fp->lines[i].lb[1] = 0;
+		fp->log_id = id;
+	}
+}
+
+const uint8_t *ptd__fastpt_edges(const struct ptd_fastpt *fp)
+{
+	return fp ? fp->oedge : NULL;
 }
 
 void ptd__fastpt_count(struct ptd_fastpt *fp, int resumed)

@@ -111,6 +111,26 @@ int ptd_fastpt_psb_plus(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t
  * *@ip), 2 (no FUP, *@ip 0) or 0 (not one the fast path takes). */
 int ptd_fastpt_psb_kind(const uint8_t *buf, uint64_t off, uint64_t end, uint64_t *ip);
 
+/*
+ * Is the PSB+ at @off (within [@off, @end)) one the fast path takes,
+ * followed by nothing but timing and 64-bit MODE.Exec up to a TIP.PGE
+ * with an ip?  1 or 0.  There a decoder synchronised at the PSB and one
+ * that comes to it with tracing disabled agree again (the first ip comes
+ * from the TIP.PGE for both); see pt.c's fast_run.
+ */
+int ptd_fastpt_psb_then_pge(const uint8_t *buf, uint64_t off, uint64_t end);
+
+/*
+ * The call log (history_int.h) the blocks of the next segments go to, or
+ * NULL: the fast path then keeps the log's verdict on each edge it takes
+ * with its runs, and ptd__fastpt_edges gives it for the blocks of the last
+ * segment (oedge[i]: going from block i to block i + 1; 0 not known, else
+ * 1 + ptd__calllog_boring), valid as long as the blocks.
+ */
+struct ptd_calllog;
+void ptd_fastpt_set_log(struct ptd_fastpt *fp, struct ptd_calllog *log);
+const uint8_t *ptd__fastpt_edges(const struct ptd_fastpt *fp);
+
 /* Counters for tests and make bench. */
 struct ptd_fastpt_stats {
 	uint64_t segs_fast, segs_refused; /* segments handled / left to libipt */

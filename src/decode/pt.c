@@ -348,12 +348,9 @@ static int continues(struct counter *c, const struct ptd_block *b)
 	       p->end_ip + in.len == b->ip;
 }
 
-static inline int cnt_block(void *ctx, const struct ptd_block *b)
+/* cnt_block without the call log (the caller logged @b). */
+static inline int cnt_block_nolog(struct counter *c, const struct ptd_block *b)
 {
-	struct counter *c = ctx;
-
-	if (c->log)
-		ptd__calllog_block(c->log, b);
 	if (c->have_last && c->last.iclass == PTD_IC_OTHER && continues(c, b)) {
 		c->last.end_ip = b->end_ip;
 		c->last.ninsn += b->ninsn;
@@ -365,6 +362,15 @@ static inline int cnt_block(void *ctx, const struct ptd_block *b)
 	c->last = *b;
 	c->have_last = 1;
 	return 0;
+}
+
+static inline int cnt_block(void *ctx, const struct ptd_block *b)
+{
+	struct counter *c = ctx;
+
+	if (c->log)
+		ptd__calllog_block(c->log, b);
+	return cnt_block_nolog(c, b);
 }
 
 
@@ -1184,9 +1190,10 @@ static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
  * Counting the fast path's blocks (a block without instructions is a
  * "disabled" gap): set_pend's work for each, with the sums in locals.  A
  * block that may continue the one before (that one ends without a branch:
- * a segment's cut tail) and the call log take cnt_block's own way.
+ * a segment's cut tail) takes cnt_block's own way.  The call log is left
+ * to the caller (count_fast).
  */
-static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
+static int count_fast_nolog(struct seg *s, const struct ptd_block *bl, size_t nb)
 {
 	struct counter *c = s->cnt;
 	struct ptd_pt_stats *st = s->st;
@@ -1195,17 +1202,6 @@ static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 	const struct ptd_block *last = NULL;
 	size_t i;
 
-	if (c->log) {
-		for (i = 0; i < nb && !err; i++) {
-			if (!bl[i].ninsn) {
-				err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
-				continue;
-			}
-			account(s, &bl[i]);
-			cnt_block(c, &bl[i]);
-		}
-		return err;
-	}
 	if (nb && bl[0].ninsn && !st->start_ip)
 		st->start_ip = bl[0].ip;
 	for (i = 0; i < nb; i++) {
@@ -1241,7 +1237,7 @@ static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 				return err;
 		} else {
 			account(s, b);
-			cnt_block(c, b);
+			cnt_block_nolog(c, b);
 		}
 		depth = s->depth;
 		dmin = st->depth_min;
@@ -1257,6 +1253,30 @@ static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 		c->have_last = 1;
 	}
 	return 0;
+}
+
+static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb, const uint8_t *edge)
+{
+	size_t i = 0, from;
+	int err = 0;
+
+	if (!s->cnt->log)
+		return count_fast_nolog(s, bl, nb);
+	/* The call log takes the blocks up to the next gap in one call
+	 * (before the gap goes to it), with the fast path's verdicts on the
+	 * edges between them (@edge, fastpt.h). */
+	while (i < nb && err >= 0) {
+		if (!bl[i].ninsn) {
+			err = emit_gap(s, PTD_GAP_DISABLED, 0, NULL);
+			i++;
+			continue;
+		}
+		for (from = i; i < nb && bl[i].ninsn; i++)
+			;
+		ptd__calllog_blocks(s->cnt->log, bl + from, i - from, edge ? edge + from : NULL);
+		err = count_fast_nolog(s, bl + from, i - from);
+	}
+	return err < 0 ? err : 0;
 }
 
 /* account() for @n blocks, with the sums in locals. */
@@ -1323,8 +1343,8 @@ static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 
 /* Whether [@from, @to) is whole packets ending exactly at @to, none of
  * which @what forbids: PK_ONE_PSB a PSB after the first packet, PK_NO_TSX
- * a MODE.TSX. */
-enum { PK_ONE_PSB = 1, PK_NO_TSX = 2 };
+ * a MODE.TSX, PK_MODE64 a MODE.Exec for other than 64-bit code. */
+enum { PK_ONE_PSB = 1, PK_NO_TSX = 2, PK_MODE64 = 4 };
 static int packets_ok(struct pt_packet_decoder *pd, uint64_t from, uint64_t to, int what)
 {
 	uint64_t at = from;
@@ -1340,6 +1360,10 @@ static int packets_ok(struct pt_packet_decoder *pd, uint64_t from, uint64_t to, 
 		if ((what & PK_ONE_PSB) && pkt.type == ppt_psb && !first)
 			return 0;
 		if ((what & PK_NO_TSX) && pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_tsx)
+			return 0;
+		if ((what & PK_MODE64) && pkt.type == ppt_mode &&
+		    pkt.payload.mode.leaf == pt_mol_exec &&
+		    !(pkt.payload.mode.bits.exec.csl && !pkt.payload.mode.bits.exec.csd))
 			return 0;
 		first = 0;
 		if (pt_pkt_get_offset(pd, &at) < 0)
@@ -1366,14 +1390,16 @@ static int whole_packets(struct seg *s, struct pt_packet_decoder *pd, uint64_t f
 }
 
 /*
- * Is libipt, after decoding [@from, @to), in no transaction the fast
- * path would not know of?  No MODE.TSX packet there (a PSB+ need not
- * repeat it, and a continuous decoder keeps its state), and every packet
- * whole.
+ * Is libipt, after decoding [@from, @to), in no transaction and in 64-bit
+ * code, as the fast path is?  No MODE.TSX packet there (a PSB+ need not
+ * repeat it, and a continuous decoder keeps its state), no MODE.Exec for
+ * other code (a continuous decoder in 32-bit code finds a PSB+ that says
+ * 64-bit an error; one synchronised there does not: found by the fuzz
+ * target), and every packet whole.
  */
-static int no_tsx(struct pt_packet_decoder *pd, uint64_t from, uint64_t to)
+static int fast_state(struct pt_packet_decoder *pd, uint64_t from, uint64_t to)
 {
-	return packets_ok(pd, from, to, PK_NO_TSX);
+	return packets_ok(pd, from, to, PK_NO_TSX | PK_MODE64);
 }
 
 /*
@@ -1402,12 +1428,50 @@ static uint64_t resume_point(struct seg *s, struct pt_packet_decoder *pd, uint64
 			break;
 		read_psb_hdr_at(pd, at, &h);
 		if (ptd_fastpt_psb_kind(s->buf, at, s->end, &fup) == 1 && fup == h.fup_ip &&
-		    !h.then_pge && whole_packets(s, pd, prev, at) && no_tsx(pd, k, at)) {
+		    !h.then_pge && whole_packets(s, pd, prev, at) && fast_state(pd, k, at)) {
 			*cut = fup;
 			return at;
 		}
 	}
 	return s->end;
+}
+
+/*
+ * Is a libipt decoder synchronised at the PSB at @pos (PSB+ kind @kind,
+ * ptd_fastpt_psb_kind's) the continuous one there, but for its return
+ * stack, when the run is in state @c?  With tracing on at a PSB+ with a
+ * FUP, yes (the fast path checked that the segment before reached that
+ * ip).  With tracing off, the continuous decoder still is where tracing
+ * stopped, one synchronised there has no ip: packets that use the ip (in a
+ * damaged trace, a TIP or TNT while tracing is off; found by the fuzz
+ * target) give different items.  They agree again only where a TIP.PGE
+ * gives the ip to both, and nothing comes before it.
+ */
+static int sync_exact(struct seg *s, uint64_t pos, const struct carry *c, int kind)
+{
+	if (c->kind == CARRY_FRESH)
+		return 1;
+	if (c->enabled && !c->off_async)
+		return kind == 1;
+	return ptd_fastpt_psb_then_pge(s->buf, pos, s->end);
+}
+
+/*
+ * libipt from the PSB at @j (the latest where a decoder synchronised
+ * afresh is the continuous one, its state @in) to the run's end, less what
+ * s has since (@num_j numbers and @ev_j events were given before @j).
+ */
+static int from_j(struct seg *s, struct ptd_fastpt *fp, uint64_t j, const struct carry *in,
+		  uint64_t num_j, unsigned ev_j)
+{
+	struct handover ho;
+
+	ptd__fastpt_count(fp, 0);
+	s->more = 0;
+	memset(&ho, 0, sizeof(ho));
+	ho.drop = s->st->ninsn + s->st->ngaps - num_j;
+	ho.drop_ev = s->nev - ev_j;
+	return handover_run(s, j, in, &ho);
 }
 
 /*
@@ -1429,8 +1493,11 @@ static uint64_t resume_point(struct seg *s, struct pt_packet_decoder *pd, uint64
  * compressed return without call.  Then a decoder from the last PSB where
  * the whole stack was known to be empty (j: there a decoder synchronised
  * afresh is where the continuous one is) decodes the rest of the run,
- * its items up to what was given already dropped.  The items are those of
- * the plain path's libipt run.
+ * its items up to what was given already dropped.  The same where the
+ * fast path stops at a PSB that a decoder synchronised afresh does not
+ * read as the continuous one does (sync_exact: tracing off there, in a
+ * damaged trace): j is only ever such a PSB where it does.  The items are
+ * those of the plain path's libipt run.
  */
 static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 {
@@ -1443,7 +1510,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	struct carry cur_p;
 	uint64_t pos = begin, j = begin, num_j = 0, num_p;
 	unsigned ev_j = 0, ev_p;
-	int err = 0, keep_stack = 0, complete = 1;
+	int err = 0, keep_stack = 0, complete = 1, exact = 1;
 	/* nh holds the PSB+ at nh_at (kind nh_kind, FUP ip nh_fup) */
 	int have_nh = 0, nh_kind = 0;
 	uint64_t nh_at = 0, nh_fup = 0;
@@ -1451,6 +1518,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	if (!pd)
 		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
 	ptd_fastpt_begin(fp);
+	ptd_fastpt_set_log(fp, s->cnt ? s->cnt->log : NULL);
 	s->more = 1;
 	while (pos < end && !err) {
 		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end), rp, rcut;
@@ -1462,12 +1530,6 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		uint64_t fup = 0;
 		int kind;
 
-		if (complete && (!keep_stack || !ptd__fastpt_stack_depth(fp))) {
-			j = pos;
-			cur_j = cur;
-			num_j = s->st->ninsn + s->st->ngaps;
-			ev_j = s->nev;
-		}
 		/* decode_segment takes tracing as on at a PSB from what
 		 * read_psb_hdr finds there (it reads up to 64 packets): the
 		 * fast path must see the PSB+ the same way.  (Read as the
@@ -1480,6 +1542,13 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 			read_psb_hdr_at(pd, pos, &nh);
 		}
 		have_nh = 0;
+		exact = pos == begin || sync_exact(s, pos, &cur, kind);
+		if (exact && complete && (!keep_stack || !ptd__fastpt_stack_depth(fp))) {
+			j = pos;
+			cur_j = cur;
+			num_j = s->st->ninsn + s->st->ngaps;
+			ev_j = s->nev;
+		}
 		/* (a PSB+ pt.c reads otherwise than libipt: from here on
 		 * libipt's decoder only, as the plain path) */
 		if (!kind || nh.fup_ip != fup)
@@ -1516,7 +1585,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 			goto libipt;
 		/* (a block without instructions: a "disabled" gap) */
 		if (s->cnt) {
-			err = count_fast(s, bl, nb);
+			err = count_fast(s, bl, nb, ptd__fastpt_edges(fp));
 		} else {
 			err = deliver_fast(s, bl, nb);
 		}
@@ -1537,6 +1606,8 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		continue;
 libipt:
 		have_nh = 0;
+		if (!exact)
+			break; /* (libipt from j: see below) */
 		/* libipt from here up to where the fast path can go on. */
 		rp = resume_point(s, pd, pos, &rcut);
 		if (pos == begin && rp >= end)
@@ -1576,13 +1647,8 @@ libipt:
 		if (err > 0) {
 			/* A compressed return popped what came before: from j,
 			 * less what s has since. */
-			ptd__fastpt_count(fp, 0);
 			pt_pkt_free_decoder(pd);
-			s->more = 0;
-			memset(&ho, 0, sizeof(ho));
-			ho.drop = s->st->ninsn + s->st->ngaps - num_j;
-			ho.drop_ev = s->nev - ev_j;
-			return handover_run(s, j, &cur_j, &ho);
+			return from_j(s, fp, j, &cur_j, num_j, ev_j);
 		}
 		if (rp >= end) {
 			pt_pkt_free_decoder(pd);
@@ -1603,6 +1669,8 @@ libipt:
 		return err;
 	if (pos == begin)
 		return decode_segment(s); /* nothing from the fast path */
+	if (pos < end && !exact)
+		return from_j(s, fp, j, &cur_j, num_j, ev_j);
 	if (pos < end) {
 		/* A PSB+ pt.c reads otherwise than libipt: libipt to the
 		 * run's end (from j if a compressed return needs it). */
@@ -1611,11 +1679,7 @@ libipt:
 		err = handover_run(s, pos, &cur, &ho);
 		if (err <= 0)
 			return err;
-		ptd__fastpt_count(fp, 0);
-		memset(&ho, 0, sizeof(ho));
-		ho.drop = s->st->ninsn + s->st->ngaps - num_j;
-		ho.drop_ev = s->nev - ev_j;
-		return handover_run(s, j, &cur_j, &ho);
+		return from_j(s, fp, j, &cur_j, num_j, ev_j);
 	}
 	err = flush_pend(s);
 	if (!err) {

@@ -1105,14 +1105,14 @@ static inline int log_flush_skip(struct ptd_calllog *l)
 	return 0;
 }
 
-/* Writes the held block in full (one reservation for a skip before it
- * and the block). */
-static inline __attribute__((always_inline)) int log_write_held(struct ptd_calllog *l)
+/* Writes block @x in full with the verdict @verdict of the transition
+ * into it (one reservation for a skip before it and the block). */
+static inline __attribute__((always_inline)) int log_write_blk(struct ptd_calllog *l,
+								const struct ptd_block *x,
+								uint8_t verdict)
 {
 	uint8_t *p;
 
-	if (!l->held)
-		return 0;
 	if (log_reserve(l, 11 + 3 + 3 * 10))
 		return l->err;
 	if (l->skip) {
@@ -1126,22 +1126,33 @@ static inline __attribute__((always_inline)) int log_write_held(struct ptd_calll
 	l->last_blk_base = l->base;
 	l->last_is_blk = 1;
 	p = l->bytes + l->n;
-	*p++ = (uint8_t)(R_BLOCK | (l->hb.iclass & 7) << 2 | l->held_verdict |
-			 (l->hb.flags ? B_FLAGS : 0));
-	if (l->hb.flags)
-		*p++ = l->hb.flags;
-	p = log_uv(p, ((l->hb.ip - l->base) << 1) ^ (uint64_t)((int64_t)(l->hb.ip - l->base) >> 63));
-	p = log_uv(p, l->hb.end_ip - l->hb.ip);
-	p = log_uv(p, l->hb.ninsn);
-	l->base = l->hb.end_ip;
+	*p++ = (uint8_t)(R_BLOCK | (x->iclass & 7) << 2 | verdict | (x->flags ? B_FLAGS : 0));
+	if (x->flags)
+		*p++ = x->flags;
+	p = log_uv(p, ((x->ip - l->base) << 1) ^ (uint64_t)((int64_t)(x->ip - l->base) >> 63));
+	p = log_uv(p, x->end_ip - x->ip);
+	p = log_uv(p, x->ninsn);
+	l->base = x->end_ip;
 	l->n = (size_t)(p - l->bytes);
+	return 0;
+}
+
+/* Writes the held block in full. */
+static inline __attribute__((always_inline)) int log_write_held(struct ptd_calllog *l)
+{
+	if (!l->held)
+		return 0;
+	if (log_write_blk(l, &l->hb, l->held_verdict))
+		return l->err;
 	l->held = 0;
 	return 0;
 }
 
 /* Whether going from block @x to @next_ip starts no segment and leaves
  * nothing pending, by the rules of on_block() and resolve(). */
-static int log_boring(struct ptd_calllog *l, const struct ptd_block *x, uint64_t next_ip)
+static inline __attribute__((always_inline)) int log_boring(struct ptd_calllog *l,
+							   const struct ptd_block *x,
+							   uint64_t next_ip)
 {
 	uint64_t fa, fb;
 
@@ -1359,6 +1370,61 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 	l->held_skippable = skippable;
 	l->held_verdict = verdict;
 	l->tail_block = 1;
+	return 0;
+}
+
+int ptd__calllog_boring(struct ptd_calllog *l, const struct ptd_block *x, uint64_t next_ip)
+{
+	return log_boring(l, x, next_ip);
+}
+
+uint64_t ptd__calllog_funcs_id(const struct ptd_calllog *l)
+{
+	return l && l->funcs ? l->funcs->id : 0;
+}
+
+int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t n,
+			const uint8_t *edge)
+{
+	const struct ptd_block *x;
+	uint64_t skip;
+	uint8_t hv;
+	int hs;
+	size_t i;
+
+	if (!n)
+		return l->err;
+	/* The first against the held block; then the rest with the state in
+	 * locals and the held block where it is in @b (ptd__calllog_block's
+	 * steps otherwise). */
+	if (ptd__calllog_block(l, &b[0]) < 0)
+		return l->err;
+	x = &l->hb;
+	hs = l->held_skippable;
+	hv = l->held_verdict;
+	skip = l->skip;
+	for (i = 1; i < n; i++) {
+		int sk = edge && edge[i - 1] ? edge[i - 1] - 1 : log_boring(l, x, b[i].ip);
+		uint8_t v = log_verdict(x, b[i].ip, sk);
+
+		if (sk && hs) {
+			skip += x->ninsn;
+		} else {
+			l->skip = skip;
+			if (log_write_blk(l, x, hv)) {
+				l->held = 0;
+				return l->err;
+			}
+			skip = 0;
+		}
+		x = &b[i];
+		hs = sk;
+		hv = v;
+	}
+	l->hb = *x;
+	l->held_skippable = hs;
+	l->held_verdict = hv;
+	l->skip = skip;
 	return 0;
 }
 

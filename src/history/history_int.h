@@ -56,6 +56,19 @@ void ptd__calllog_free(struct ptd_calllog *l);
  * is equivalent either way).  Return 0 or -ptde_nomem (the log is then
  * unusable: ptd__calllog_ok() says 0). */
 int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b);
+/* ptd__calllog_block for each of @b[0..@n), in one call; @edge (may be
+ * NULL) says for the transition from @b[i] to @b[i + 1]: 0 not known, 1
+ * it starts something, 2 it starts nothing (ptd__calllog_boring's answer,
+ * kept by the caller). */
+int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t n,
+			const uint8_t *edge);
+/* Whether going from block @x to @next_ip starts no function-call segment
+ * and leaves nothing pending (1) or not (0).  The answer depends only on
+ * @x's class, flags and last instruction, @next_ip and the log's func_of:
+ * a caller may keep it while ptd__calllog_funcs_id stays the same. */
+int ptd__calllog_boring(struct ptd_calllog *l, const struct ptd_block *x, uint64_t next_ip);
+/* The identity of @l's func_of (0: none). */
+uint64_t ptd__calllog_funcs_id(const struct ptd_calllog *l);
 int ptd__calllog_gap(struct ptd_calllog *l);
 int ptd__calllog_event(struct ptd_calllog *l, unsigned kind, uint64_t ip);
 /* ORs @flags into the newest block when no item came after it (what

@@ -3,8 +3,9 @@
 # the plain libipt path on every input) and the bundle parser
 # (tests/fuzz/fuzz-decode.c): the target built with clang
 # -fsanitize=fuzzer,address,undefined (make fuzz), writes a seed
-# corpus of synthesized traces, and fuzzes FUZZ_RUNS inputs (default 1000)
-# with a fixed -seed (1; 2 in build-san/), so each run is the same.
+# corpus of synthesized traces (plus the inputs in tests/fuzz/seeds-decode
+# it found once), and fuzzes FUZZ_RUNS inputs (default 1000) with a fixed
+# -seed (1; 2 in build-san/), so each run is the same.
 # Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-14-dev);
 # without them this test FAILS with a message saying what to install.
 set -eu
@@ -40,6 +41,9 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$top" -s --no-print-directory -
 	FUZZ_CC="$CLANG" build/fuzz/fuzz-decode build/fuzz/gen-seeds >&2
 cp build/fuzz/fuzz-decode build/fuzz/gen-seeds "$work/"
 "$work/gen-seeds" "$work/corpus"
+# Inputs it found once (fixed defects, see tests/fuzz/open/README): run
+# first, every time.
+cp tests/fuzz/seeds-decode/* "$work/corpus/"
 echo "fuzz-decode: $(ls "$work/corpus" | wc -l) seeds, fuzzing $runs inputs (seed $seed)"
 
 # Leak checking stays on; a crash, leak, UB report or timeout fails the run.

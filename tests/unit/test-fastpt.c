@@ -17,6 +17,7 @@
  * code that changes between two decodes with the same cache.  A test also
  * checks the fast path did the work (it is not all left to libipt).
  */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +31,7 @@
 
 #include "decode/fastpt.h"
 #include "decode/pt.h"
+#include "history/history_int.h"
 #include "util/error.h"
 #include "ptwalk.h"
 
@@ -165,10 +167,91 @@ static struct ptd_history *build(const uint8_t *buf, size_t n, struct ptd_image 
 	return h;
 }
 
+/* The walker's program as functions (L1 and L2 too, so that jumps
+ * between them start segments). */
+static uint64_t pw_func_of(void *ctx, uint64_t addr)
+{
+	static const uint8_t entry[] = {0x00, 0x30, 0x40, 0x60, 0x80, 0xa0};
+	uint64_t f = 0;
+
+	(void)ctx;
+	if (addr < PW_BASE || addr >= PW_BASE + PW_SIZE)
+		return 0;
+	for (size_t i = 0; i < sizeof(entry); i++)
+		if (addr - PW_BASE >= entry[i])
+			f = PW_BASE + entry[i];
+	return f;
+}
+
+/*
+ * The call log a lazy history's counting decode writes, with the fast
+ * path's verdicts on its edges (ptd_fastpt_set_log), gives the segments
+ * that walking the same history's items gives, and as many as the plain
+ * libipt path's.
+ */
+static void check_log(const uint8_t *buf, size_t n, struct ptd_image *img, int dgaps,
+		      const char *what)
+{
+	uint64_t count[2];
+
+	for (int fast = 0; fast < 2; fast++) {
+		struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 2);
+		struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
+		struct ptd_calls *log, *items;
+		uint64_t k;
+
+		assert_non_null(t);
+		assert_non_null(h);
+		ptd_pt_trace_set_disabled_gaps(t, dgaps);
+		ptd_pt_trace_set_lazy_history(t, 2);
+		ptd__pt_set_store_max(0);
+		ptd__pt_set_batch_bytes(1);
+		ptd_history_set_func(h, pw_func_of, NULL);
+		ptd__fastpt_force(fast);
+		if (ptd_pt_trace_history(t, h, 1, NULL) < 0)
+			fail_msg("%s, call log: %s", what, ptd_last_error(-1));
+		ptd__fastpt_force(-1);
+		ptd__pt_set_store_max(PTD_PT_STORE_MAX);
+		ptd__pt_set_batch_bytes(0);
+		log = ptd__calls_build_chunked(h, pw_func_of, NULL, 1, 0);
+		items = ptd__calls_build_chunked(h, pw_func_of, NULL, 0, 0);
+		assert_non_null(log);
+		assert_non_null(items);
+		count[fast] = ptd_calls_count(items);
+		if (ptd_calls_count(log) != count[fast])
+			fail_msg("%s, call log (fast %d): %llu segments from the log, %llu from the items",
+				 what, fast, (unsigned long long)ptd_calls_count(log),
+				 (unsigned long long)count[fast]);
+		for (k = 1; k <= count[fast]; k++) {
+			const struct ptd_callseg *x = ptd_calls_get(log, k), *y = ptd_calls_get(items, k);
+
+			assert_non_null(x);
+			assert_non_null(y);
+			if (x->first != y->first || x->last != y->last || x->ip != y->ip ||
+			    x->level != y->level || x->is_gap != y->is_gap || x->up != y->up ||
+			    x->prev_same != y->prev_same || x->next_same != y->next_same ||
+			    x->instance != y->instance || x->how != y->how)
+				fail_msg("%s, call log (fast %d): segment %llu differs", what, fast,
+					 (unsigned long long)k);
+		}
+		ptd_calls_free(log);
+		ptd_calls_free(items);
+		ptd_history_free(h);
+		ptd_pt_trace_free(t);
+	}
+	assert_int_equal(count[0], count[1]);
+}
+
 /* Fast path (with and without its TNT path cache) against libipt, every
- * way, both gap rules. */
+ * way, both gap rules; and the call log. */
 static void check_img(const uint8_t *buf, size_t n, struct ptd_image *img, const char *what)
 {
+	for (int paths = 0; paths < 2; paths++) {
+		ptd__fastpt_paths(paths);
+		check_log(buf, n, img, paths, what); /* (gdb's gaps or not) */
+		ptd__fastpt_paths(-1);
+	}
+
 	for (int paths = 0; paths < 2; paths++)
 	for (int how = 0; how < H_MAX; how++) {
 		for (int dgaps = 0; dgaps < 2; dgaps++) {
@@ -1036,6 +1119,137 @@ static void test_resume(void **state)
 	assert_true(sum.redos > 0);
 }
 
+/*
+ * Packets while tracing is disabled across a PSB (found by the fuzz
+ * target: tests/fuzz/seeds-decode/fastpt-error-gap.bin).  main runs to its
+ * syscall (TNT, a TIP into g, compressed returns), the syscall disables
+ * tracing (TIP.PGD without ip), then a PSB+ (without FUP, or with one:
+ * libipt ignores it while tracing is off) and packets that do not belong
+ * there: a TIP with MODE.Exec, a bare TIP, a TNT, a FUP.  libipt's
+ * continuous decoder goes on from the ip where tracing stopped (after the
+ * syscall); a decoder synchronised at that PSB has no ip.  The fast path
+ * takes the first segment and not the second: libipt must go on there as
+ * the continuous decoder does, not from a decoder synchronised at the PSB.
+ * Then the same with TIP.PGE, where both decoders agree again.
+ */
+static void test_disabled_psb(void **state)
+{
+	static const uint8_t head[] = {
+		0x99, 0x01,				  /* MODE.Exec 64-bit */
+		0x7d, 0x00, 0x10, 0x40, 0x00, 0x00, 0x00, /* FUP 401000 */
+		0x02, 0x23,				  /* PSBEND */
+		0x16,					  /* TNT 0 1 1: jnz, f's jnz, ret */
+		0x2d, 0x80, 0x10,			  /* TIP 401080: call *rax to g */
+		0x0e,					  /* TNT 1 1: g's jz, ret */
+		0x01,					  /* TIP.PGD: the syscall */
+	};
+	static const struct {
+		const char *what;
+		uint8_t n, b[12];
+	} after[] = {
+		{"MODE.Exec and TIP", 5, {0x99, 0x01, 0x2d, 0x68, 0x10}},
+		{"TIP", 3, {0x2d, 0x68, 0x10}},
+		{"TNT", 1, {0x0e}},
+		{"TNT and TIP", 4, {0x06, 0x2d, 0x60, 0x10}},
+		{"FUP and TIP.PGD", 4, {0x3d, 0x83, 0x10, 0x01}},
+		{"TIP.PGE and TNT", 5, {0x31, 0x60, 0x10, 0x0c, 0x2d}},
+		{"MODE.Exec, TIP.PGE and TNT", 7, {0x99, 0x01, 0x31, 0x60, 0x10, 0x0c, 0x2d}},
+	};
+	static const uint8_t fup[] = {0x7d, 0x0c, 0x10, 0x40, 0x00, 0x00, 0x00};
+	uint8_t buf[128];
+
+	(void)state;
+	for (size_t a = 0; a < sizeof(after) / sizeof(after[0]); a++)
+		for (int with_fup = 0; with_fup < 2; with_fup++)
+			for (int tail = 0; tail < 2; tail++) {
+				size_t n = 0;
+				char what[128];
+
+				for (int k = 0; k < 8; k++)
+					buf[n++] = 0x02, buf[n++] = 0x82;
+				memcpy(buf + n, head, sizeof(head));
+				n += sizeof(head);
+				for (int k = 0; k < 8; k++)
+					buf[n++] = 0x02, buf[n++] = 0x82;
+				buf[n++] = 0x99, buf[n++] = 0x01;
+				if (with_fup) {
+					memcpy(buf + n, fup, sizeof(fup));
+					n += sizeof(fup);
+				}
+				buf[n++] = 0x02, buf[n++] = 0x23;
+				memcpy(buf + n, after[a].b, after[a].n);
+				n += after[a].n;
+				if (tail) {
+					/* a PSB+ with tracing on: a run may start here */
+					for (int k = 0; k < 8; k++)
+						buf[n++] = 0x02, buf[n++] = 0x82;
+					buf[n++] = 0x99, buf[n++] = 0x01;
+					memcpy(buf + n, head + 2, 7); /* FUP 401000 */
+					n += 7;
+					buf[n++] = 0x02, buf[n++] = 0x23;
+					buf[n++] = 0x04; /* TNT 0: jnz */
+				}
+				assert_true(n <= sizeof(buf));
+				snprintf(what, sizeof(what),
+					 "disabled across a PSB+%s, then %s%s",
+					 with_fup ? " with FUP" : "", after[a].what,
+					 tail ? ", then a PSB+ with FUP" : "");
+				check(buf, n, what);
+			}
+}
+
+/*
+ * Every input the fuzz target found a difference on (tests/fuzz/seeds-decode,
+ * see tests/fuzz/open/README), checked every way here too (deterministic:
+ * the fuzz target's own run depends on its mutations).  Run from the top of
+ * the tree (as make check does); a missing directory fails.
+ *  - fastpt-error-gap.bin: packets that use the ip while tracing is off
+ *    across a PSB (test_disabled_psb);
+ *  - fastpt-mode32-resume.bin: libipt's part of a run went into 32-bit
+ *    code; the fast path took over at a PSB+ that says 64-bit, where the
+ *    continuous decoder finds an error;
+ *  - fastpt-syscall-mode-end.bin: a system call's TIP.PGD, then MODE.Exec
+ *    and the end of the trace: libipt gives no "disabled" event (no
+ *    syscall flag on the block), the fast path gave it.
+ */
+static void test_fuzz_inputs(void **state)
+{
+	const char *dir = "tests/fuzz/seeds-decode";
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int nfiles = 0;
+
+	(void)state;
+	if (!d)
+		fail_msg("cannot open %s (run from the top of the tree)", dir);
+	while ((de = readdir(d))) {
+		char path[512], what[600];
+		uint8_t *buf;
+		long n;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "rb");
+		assert_non_null(f);
+		assert_int_equal(fseek(f, 0, SEEK_END), 0);
+		n = ftell(f);
+		assert_true(n > 0);
+		rewind(f);
+		buf = malloc((size_t)n);
+		assert_non_null(buf);
+		assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+		fclose(f);
+		snprintf(what, sizeof(what), "fuzz input %s", de->d_name);
+		check(buf, (size_t)n, what);
+		free(buf);
+		nfiles++;
+	}
+	closedir(d);
+	assert_true(nfiles >= 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1052,6 +1266,8 @@ int main(void)
 		cmocka_unit_test(test_empty_and_snapshots),
 		cmocka_unit_test(test_straddle),
 		cmocka_unit_test(test_code_changes),
+		cmocka_unit_test(test_disabled_psb),
+		cmocka_unit_test(test_fuzz_inputs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
