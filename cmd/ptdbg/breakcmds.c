@@ -52,14 +52,13 @@ static int cond_eval(void *ctx, const char *expr, int *truth)
 	return 0;
 }
 
-/* The address of the object a watch expression names now (after a value
- * it reads, the pointer of *ptr, changed), in the innermost frame of the
- * thread that triggered, quietly: no message when it cannot. */
-static int watch_addr(struct shell *sh, const char *expr, uint64_t *addr)
+/* The places a watch expression names now (after a value it reads
+ * changed, or in a new program), in the innermost frame of the thread
+ * the session selected, quietly. */
+static int watch_chain(void *ctx, const char *expr, struct ptd_watch_loc *locs, int max)
 {
-	struct ptd_value *ref = NULL;
+	struct shell *sh = ctx;
 	int level = sh->frame_level, rc;
-	char *amp;
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
@@ -68,28 +67,13 @@ static int watch_addr(struct shell *sh, const char *expr, uint64_t *addr)
 	sh->frame_level = level;
 	if (rc < 0)
 		return rc;
-	amp = malloc(strlen(expr) + 4);
-	if (!amp)
-		return -ptde_nomem;
-	sprintf(amp, "&(%s)", expr);
-	rc = ptd_values_eval(sh->vals, amp, &ref);
-	free(amp);
-	if (rc < 0)
-		return rc;
-	rc = ptd_value_as_address(sh->vals, ref, addr);
-	ptd_value_free(ref);
-	return rc;
-}
-
-static int watch_eval(void *ctx, const char *expr, uint64_t *addr)
-{
-	return watch_addr(ctx, expr, addr);
+	return ptd_values_watch_chain(sh->vals, expr, locs, max);
 }
 
 void shell_breakcmds_init(struct shell *sh)
 {
 	ptd_session_set_cond_eval(sh->s, cond_eval, sh);
-	ptd_session_set_watch_eval(sh->s, watch_eval, sh);
+	ptd_session_set_watch_chain(sh->s, watch_chain, sh);
 }
 
 /* A breakpoint number: digits, or -1 after gdb's message. */
@@ -757,82 +741,25 @@ const char *shell_bp_type(const struct ptd_bpinfo *bi)
 	}
 }
 
-/*
- * The pointer an lvalue expression reads on its way, into @inner: E of
- * "*E" and of "E->m" (outer parentheses dropped); 0 when there is none.
- */
-static int pointer_operand(const char *expr, char *inner, size_t n)
-{
-	char buf[256];
-	size_t len;
-	int depth = 0;
-	const char *arrow = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", skipws(expr));
-	len = strlen(buf);
-	while (len && isspace((unsigned char)buf[len - 1]))
-		buf[--len] = 0;
-	/* (E) */
-	while (len > 2 && buf[0] == '(' && buf[len - 1] == ')') {
-		int d = 0, whole = 1;
-
-		for (size_t i = 0; i < len - 1; i++) {
-			d += buf[i] == '(' ? 1 : buf[i] == ')' ? -1 : 0;
-			if (d == 0) {
-				whole = 0;
-				break;
-			}
-		}
-		if (!whole)
-			break;
-		memmove(buf, buf + 1, len - 2);
-		len -= 2;
-		buf[len] = 0;
-	}
-	if (buf[0] == '*') {
-		snprintf(inner, n, "%s", skipws(buf + 1));
-		return inner[0] != 0;
-	}
-	for (const char *p = buf; *p; p++) {
-		if (*p == '(' || *p == '[')
-			depth++;
-		else if ((*p == ')' || *p == ']') && depth > 0)
-			depth--;
-		else if (!depth && p[0] == '-' && p[1] == '>')
-			arrow = p;
-	}
-	if (!arrow || arrow == buf)
-		return 0;
-	snprintf(inner, n, "%.*s", (int)(arrow - buf), buf);
-	return 1;
-}
-
-/* gdb watches every value a watched expression reads: the pointer of *E
- * and E->m, and what E itself reads; each one in memory becomes a value
- * the watchpoint also watches (its change moves the watchpoint). */
+/* gdb watches every value a watched expression reads on the way (the
+ * pointer of *ptr, i of a[i], p and p->next of p->next->val): each one
+ * becomes a place of watchpoint @id, evaluated in the frame the
+ * expression was (shell_watch_lvalue() bound it).  Returns 0 or <0 (the
+ * debug registers ran out). */
 static int watch_deps(struct shell *sh, const char *expr, int id)
 {
-	char inner[256], cur[256];
+	struct ptd_watch_loc locs[PTD_HW_SLOTS + 1];
+	int n, rc;
 
-	snprintf(cur, sizeof(cur), "%s", expr);
-	for (int i = 0; i < PTD_HW_SLOTS && pointer_operand(cur, inner, sizeof(inner)); i++) {
-		struct ptd_value *val = NULL;
-		uint64_t addr, size;
-		int rc;
-
-		if (watch_addr(sh, inner, &addr) < 0 || ptd_values_eval(sh->vals, inner, &val) < 0) {
-			ptd_clear_error();
-			return 0; /* not in memory (a register, a constant): nothing to watch */
-		}
-		size = ptd_value_size(val);
-		ptd_value_free(val);
-		if (size < 1 || size > 8)
-			return 0;
+	n = ptd_values_watch_chain(sh->vals, expr, locs, PTD_HW_SLOTS + 1);
+	if (n < 0) {
 		ptd_clear_error();
-		rc = ptd_session_watch_dep(sh->s, id, addr, (int)size);
+		return 0;
+	}
+	for (int k = 1; k < n; k++) {
+		rc = ptd_session_watch_dep(sh->s, id, locs[k].addr, locs[k].len);
 		if (rc < 0)
 			return rc;
-		snprintf(cur, sizeof(cur), "%s", inner);
 	}
 	return 0;
 }
@@ -859,7 +786,7 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 		ptd_values_unkeep(sh->vals, key);
 		return sess_error(id);
 	}
-	if (kind == PTD_WATCH_WRITE && ptd_session_alive(sh->s)) {
+	{
 		rc = watch_deps(sh, expr, id);
 		if (rc < 0) {
 			ptd_session_delete(sh->s, id);
@@ -918,24 +845,34 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 				gone[ngone++] = bi.id;
 			continue;
 		}
-		if (thread)
-			printf("\n%s hit %s %d: %s\n\n", thread, watch_title(bi.watch), bi.id, bi.spec);
-		else
-			printf("\n%s %d: %s\n\n", watch_title(bi.watch), bi.id, bi.spec);
 		if (ptd_session_watch_readable(sh->s, bi.id, &now_ok, &old_ok) < 0)
 			now_ok = old_ok = 1;
 		if (now_ok)
 			watch_value_text(sh, bi.id, bi.value, bi.len, b, sizeof(b));
 		else
 			snprintf(b, sizeof(b), "<unreadable>");
-		if (bi.changed) {
-			if (old_ok)
-				watch_value_text(sh, bi.id, bi.old_value, bi.len, a, sizeof(a));
+		/* gdb reports a read or access watchpoint once per place it
+		 * watches; only the first report of an access one shows the
+		 * change, and only when the old value was readable */
+		for (int r = 0; r < (bi.reports > 0 ? bi.reports : 1); r++) {
+			int old_new = r == 0 && bi.changed &&
+				      (bi.watch == PTD_WATCH_WRITE ||
+				       (bi.watch == PTD_WATCH_ACCESS && old_ok));
+
+			if (thread)
+				printf("\n%s hit %s %d: %s\n\n", thread, watch_title(bi.watch), bi.id,
+				       bi.spec);
 			else
-				snprintf(a, sizeof(a), "<unreadable>");
-			printf("Old value = %s\nNew value = %s\n", a, b);
-		} else {
-			printf("Value = %s\n", b);
+				printf("\n%s %d: %s\n\n", watch_title(bi.watch), bi.id, bi.spec);
+			if (old_new) {
+				if (old_ok)
+					watch_value_text(sh, bi.id, bi.old_value, bi.len, a, sizeof(a));
+				else
+					snprintf(a, sizeof(a), "<unreadable>");
+				printf("Old value = %s\nNew value = %s\n", a, b);
+			} else {
+				printf("Value = %s\n", b);
+			}
 		}
 	}
 	for (int i = 0; i < ngone; i++)
@@ -948,16 +885,14 @@ int shell_info_watchpoints(struct shell *sh, const char *args)
 	int n = ptd_session_bp_count(sh->s), shown = 0, tw = 14, aw = 10;
 
 	(void)args;
-	/* gdb sizes the columns over every breakpoint, not only these */
+	/* gdb sizes the columns over the watchpoints; a watchpoint has its
+	 * location (an address) only while the program runs */
 	for (int i = 0; i < n; i++) {
-		if (ptd_session_bp_get(sh->s, i, &bi) < 0)
+		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch)
 			continue;
-		if (bi.watch && (int)strlen(shell_bp_type(&bi)) > tw)
+		if ((int)strlen(shell_bp_type(&bi)) > tw)
 			tw = (int)strlen(shell_bp_type(&bi));
-		if (!bi.watch && (bi.addr || (bi.spec && bi.spec[0] == '*')))
-			aw = 18;
-		/* a watchpoint has its location once the program runs */
-		if (bi.watch && ptd_session_alive(sh->s))
+		if (ptd_session_alive(sh->s))
 			aw = 18;
 	}
 	for (int i = 0; i < n; i++) {

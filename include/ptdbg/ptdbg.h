@@ -611,6 +611,13 @@ struct ptd_bpinfo {
 	/* It triggered because the frame its expression lives in returned
 	 * (ptd_session_watch_scope); the front end deletes it. */
 	int scope_ended;
+	/* How many times gdb reports it at this stop: once for a write
+	 * watchpoint; a read or access one once per place it watches
+	 * (gdb's locations, ptd_session_watch_dep), less the first for a
+	 * read watchpoint whose value changed (x86 has no read-only trap,
+	 * so gdb takes that one for a write); the first report of an access
+	 * watchpoint with @changed shows the old value. */
+	int reports;
 };
 
 struct ptd_thread_info {
@@ -1205,6 +1212,23 @@ extern PTD_EXPORT int ptd_session_watch_scope(struct ptd_session *s, int id, uin
  * enough free debug registers).
  */
 extern PTD_EXPORT int ptd_session_watch_dep(struct ptd_session *s, int id, uint64_t addr, int len);
+/*
+ * The places watchpoint expression @expr watches now (ptd_values_watch_chain():
+ * @locs[0] the object, then the values read on the way), at most @max;
+ * returns the count or <0.  Called with the thread that triggered
+ * selected when a value read on the way changed, and when a new program
+ * starts (watchpoints set before `run`).  Set with
+ * ptd_session_set_watch_chain(); it takes precedence over the older
+ * ptd_watch_eval_fn, which gives the object's address only.
+ */
+struct ptd_watch_loc {
+	uint64_t addr;
+	int len;
+};
+typedef int (*ptd_watch_chain_fn)(void *ctx, const char *expr, struct ptd_watch_loc *locs,
+				  int max);
+extern PTD_EXPORT void ptd_session_set_watch_chain(struct ptd_session *s, ptd_watch_chain_fn fn,
+						   void *ctx);
 /* The address of the object watchpoint expression @expr names now, in
  * *@addr; returns 0 or <0.  Called with the thread that triggered
  * selected. */
@@ -1339,6 +1363,16 @@ extern PTD_EXPORT int ptd_values_eval(struct ptd_values *v, const char *expr,
 extern PTD_EXPORT const char *ptd_values_warning(const struct ptd_values *v);
 /* Appends a copy of @val to the history.  Returns its number N ($N). */
 extern PTD_EXPORT int ptd_values_record(struct ptd_values *v, const struct ptd_value *val);
+/*
+ * The places a watchpoint on lvalue @expr watches, as gdb's: @locs[0] the
+ * object (its size may exceed 8), then every scalar value the evaluation
+ * read from memory on the way (i of a[i]; p and p->next of p->next->val),
+ * each once, at most @max in all.  Returns the count (>= 1), or <0:
+ * ptd_values_eval()'s errors, -ptde_invalid when the value is not in
+ * memory.
+ */
+extern PTD_EXPORT int ptd_values_watch_chain(struct ptd_values *v, const char *expr,
+					     struct ptd_watch_loc *locs, int max);
 extern PTD_EXPORT void ptd_value_free(struct ptd_value *val);
 
 /*

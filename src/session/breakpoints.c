@@ -434,6 +434,7 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	out->triggered = b->triggered;
 	out->changed = b->changed;
 	out->scope_ended = b->scope_ended;
+	out->reports = b->reports;
 	memcpy(out->value, b->val, sizeof(out->value));
 	memcpy(out->old_value, b->old, sizeof(out->old_value));
 	return 0;

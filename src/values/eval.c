@@ -1529,6 +1529,48 @@ int ptd_values_eval(struct ptd_values *v, const char *expr, struct ptd_value **o
 	return 0;
 }
 
+/*
+ * gdb's update_watchpoint: the places a watchpoint on @expr watches are
+ * the object itself and every value its evaluation fetched from memory,
+ * structs and arrays excepted (a[i] reads i; p->next->val reads p and
+ * p->next; a struct fetched whole is not a place to watch).
+ */
+int ptd_values_watch_chain(struct ptd_values *v, const char *expr, struct ptd_watch_loc *locs,
+			   int max)
+{
+	struct ptd_value *val = NULL;
+	int rc, n = 0;
+
+	if (!v || !expr || !locs || max < 1)
+		return -ptde_invalid;
+	v->chain_on = 1;
+	v->nchain = 0;
+	rc = ptd_values_eval(v, expr, &val);
+	v->chain_on = 0;
+	if (rc < 0)
+		return rc;
+	if (val->lval != LV_MEM) {
+		ptd_value_free(val);
+		return ptd__err(-ptde_invalid, "cannot watch \"%s\": not an object in memory", expr);
+	}
+	locs[n].addr = val->addr;
+	locs[n++].len = (int)ptd__vt_size(val->type);
+	ptd_value_free(val);
+	for (int i = 0; i < v->nchain && n < max; i++) {
+		int dup = 0;
+
+		if (!v->chain[i].scalar || v->chain[i].size < 1 || v->chain[i].size > 8)
+			continue;
+		for (int k = 0; k < n; k++)
+			dup |= locs[k].addr == v->chain[i].addr && locs[k].len == (int)v->chain[i].size;
+		if (dup)
+			continue;
+		locs[n].addr = v->chain[i].addr;
+		locs[n++].len = (int)v->chain[i].size;
+	}
+	return n;
+}
+
 int ptd_values_record(struct ptd_values *v, const struct ptd_value *val)
 {
 	struct ptd_value *c;

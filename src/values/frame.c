@@ -99,6 +99,15 @@ int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val)
 
 	if (!val->lazy)
 		return 0;
+	if (v->chain_on && val->lval == LV_MEM &&
+	    v->nchain < (int)(sizeof(v->chain) / sizeof(v->chain[0]))) {
+		struct vtype *t = ptd__vt_strip(val->type);
+
+		v->chain[v->nchain].addr = val->addr;
+		v->chain[v->nchain].size =
+			val->bit_size ? (uint64_t)(val->bit_off + val->bit_size + 7) / 8 : sz;
+		v->chain[v->nchain++].scalar = t && t->kind != VT_STRUCT && t->kind != VT_ARRAY;
+	}
 	if (sz > VAL_MAX_SIZE)
 		return ptd__err(-ptde_invalid,
 				"value requires %llu bytes, which is more than max-value-size",

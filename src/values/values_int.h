@@ -122,6 +122,14 @@ struct ptd_values {
 	int pc_only;       /* only rip of the innermost frame is known */
 	int bad_op;        /* the DW_OP a location expression failed at */
 	char warning[128]; /* gdb's warning of the last evaluation, or "" */
+	/* While ptd_values_watch_chain() evaluates: the values fetched from
+	 * memory on the way (gdb's value chain), in order; @chain_on off
+	 * otherwise. */
+	int chain_on, nchain;
+	struct {
+		uint64_t addr, size;
+		int scalar; /* not a struct or an array */
+	} chain[16];
 	struct vframe frame;     /* the selected frame */
 	struct vframe frame0;    /* the innermost one */
 	uint64_t inner_cfa;      /* the CFA of the frame called by the selected one */

@@ -1,0 +1,56 @@
+/*
+ * watchidx: watchpoints whose expression reads other variables on the
+ * way: `watch a[i]` reads i, `watch p->next->val` reads p and p->next.
+ * gdb watches every value the expression reads, so changing i (or p, or
+ * p->next) triggers the watchpoint when the element it now names holds
+ * another value, and the watchpoint follows the new element.  Also
+ * `rwatch`/`awatch` on such expressions, and a function whose local is
+ * watched.
+ */
+#include <stdio.h>
+
+struct node {
+	int val;
+	struct node *next;
+};
+
+struct node n3 = { 30, NULL };
+struct node n2 = { 20, &n3 };
+struct node n1 = { 10, &n2 };
+struct node *p = &n1;
+int a[4] = { 1, 2, 3, 4 };
+int i;
+int sink;
+
+int sum(int n)
+{
+	int acc = 0;
+
+	for (int k = 0; k < n; k++)
+		acc += a[k];
+	return acc;
+}
+
+int main(void)
+{
+	a[0] = 5;
+	a[1] = 6;
+	i = 1;
+	a[0] = 7;
+	a[1] = 8;
+	sink = a[i];
+	i = 3;
+	a[3] = 4;
+	i = 2;
+	n2.val = 21;
+	n1.next = &n3;
+	n2.val = 22;
+	p = &n2;
+	n3.val = 31;
+	sink = p->next->val;
+	p = &n3;
+	n3.val = 32;
+	sink += sum(2);
+	printf("%d %d %d %d\n", a[0], a[1], sink, n3.val);
+	return 0;
+}
