@@ -744,19 +744,21 @@ const char *shell_bp_type(const struct ptd_bpinfo *bi)
 /* gdb watches every value a watched expression reads on the way (the
  * pointer of *ptr, i of a[i], p and p->next of p->next->val): each one
  * becomes a place of watchpoint @id, evaluated in the frame the
- * expression was (shell_watch_lvalue() bound it).  Returns 0 or <0 (the
- * debug registers ran out). */
-static int watch_deps(struct shell *sh, const char *expr, int id)
+ * expression was (shell_watch_lvalue() bound it); their places into
+ * @locs (*@n, at most PTD_HW_SLOTS + 1, the object first).  Returns 0 or
+ * <0 (the debug registers ran out). */
+static int watch_deps(struct shell *sh, const char *expr, int id, struct ptd_watch_loc *locs,
+		      int *n)
 {
-	struct ptd_watch_loc locs[PTD_HW_SLOTS + 1];
-	int n, rc;
+	int rc;
 
-	n = ptd_values_watch_chain(sh->vals, expr, locs, PTD_HW_SLOTS + 1);
-	if (n < 0) {
+	*n = ptd_values_watch_chain(sh->vals, expr, locs, PTD_HW_SLOTS + 1);
+	if (*n < 0) {
+		*n = 0;
 		ptd_clear_error();
 		return 0;
 	}
-	for (int k = 1; k < n; k++) {
+	for (int k = 1; k < *n; k++) {
 		rc = ptd_session_watch_dep(sh->s, id, locs[k].addr, locs[k].len);
 		if (rc < 0)
 			return rc;
@@ -769,7 +771,8 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 	char expr[256];
 	uint64_t addr;
 	uint64_t ret_pc, cfa;
-	int len = 0, id, key = 0, rc;
+	struct ptd_watch_loc locs[PTD_HW_SLOTS + 1];
+	int len = 0, id, key = 0, rc, nlocs = 0, local;
 	size_t n;
 
 	snprintf(expr, sizeof(expr), "%s", skipws(args));
@@ -786,16 +789,18 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 		ptd_values_unkeep(sh->vals, key);
 		return sess_error(id);
 	}
-	{
-		rc = watch_deps(sh, expr, id);
-		if (rc < 0) {
-			ptd_session_delete(sh->s, id);
-			ptd_values_unkeep(sh->vals, key);
-			return sess_error(rc);
-		}
+	rc = watch_deps(sh, expr, id, locs, &nlocs);
+	if (rc < 0) {
+		ptd_session_delete(sh->s, id);
+		ptd_values_unkeep(sh->vals, key);
+		return sess_error(rc);
 	}
-	/* a local: the watchpoint ends with its frame, as in gdb */
-	if (shell_watch_frame(sh, addr, &ret_pc, &cfa)) {
+	/* an expression that reads a local (the object, or i of a[i]): the
+	 * watchpoint ends with its frame, as in gdb */
+	local = shell_watch_frame(sh, addr, &ret_pc, &cfa);
+	for (int k = 1; !local && k < nlocs; k++)
+		local = shell_watch_frame(sh, locs[k].addr, &ret_pc, &cfa);
+	if (local) {
 		ptd_clear_error();
 		rc = ptd_session_watch_scope(sh->s, id, ret_pc, cfa);
 		if (rc < 0) {

@@ -1214,8 +1214,8 @@ extern PTD_EXPORT int ptd_session_watch_scope(struct ptd_session *s, int id, uin
 extern PTD_EXPORT int ptd_session_watch_dep(struct ptd_session *s, int id, uint64_t addr, int len);
 /*
  * The places watchpoint expression @expr watches now (ptd_values_watch_chain():
- * @locs[0] the object, then the values read on the way), at most @max;
- * returns the count or <0.  Called with the thread that triggered
+ * @locs[0] the object, @len 0 when it cannot be evaluated now, then the
+ * values read on the way), at most @max; returns the count or <0.  Called with the thread that triggered
  * selected when a value read on the way changed, and when a new program
  * starts (watchpoints set before `run`).  Set with
  * ptd_session_set_watch_chain(); it takes precedence over the older
@@ -1367,9 +1367,12 @@ extern PTD_EXPORT int ptd_values_record(struct ptd_values *v, const struct ptd_v
  * The places a watchpoint on lvalue @expr watches, as gdb's: @locs[0] the
  * object (its size may exceed 8), then every scalar value the evaluation
  * read from memory on the way (i of a[i]; p and p->next of p->next->val),
- * each once, at most @max in all.  Returns the count (>= 1), or <0:
- * ptd_values_eval()'s errors, -ptde_invalid when the value is not in
- * memory.
+ * each once, at most @max in all.  When the evaluation fails after
+ * reading such values (p->next->val while p is NULL), @locs[0] has @len
+ * 0 (the object is not known now) and the values read before the error
+ * follow, as gdb keeps watching them.  Returns the count (>= 1), or <0:
+ * ptd_values_eval()'s errors when nothing was read, -ptde_invalid when
+ * the value is not in memory.
  */
 extern PTD_EXPORT int ptd_values_watch_chain(struct ptd_values *v, const char *expr,
 					     struct ptd_watch_loc *locs, int max);

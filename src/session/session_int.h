@@ -44,6 +44,7 @@ struct sbp {
 	int slots[PTD_HW_SLOTS];
 	uint8_t val[8], old[8];
 	int val_ok, old_ok; /* watchpoint: @val, @old could be read */
+	int noobj;          /* watchpoint: the expression fails now (unreadable) */
 	int triggered; /* it ended the last motion */
 	int stopped;   /* breakpoint: it stopped the last thread at its address */
 	int changed;   /* and the value changed then */

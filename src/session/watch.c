@@ -22,6 +22,8 @@
 static int read_value(struct ptd_session *s, const struct sbp *b, uint8_t *out)
 {
 	memset(out, 0, 8);
+	if (b->noobj)
+		return 0;
 	if (ptd_session_read(s, b->addr, out, (size_t)b->len) != b->len) {
 		memset(out, 0, 8);
 		ptd_clear_error();
@@ -165,7 +167,7 @@ static void read_dep(struct ptd_session *s, struct sbp *b, int k)
 /* Takes the slots of every place of @b (all or none); 0 or <0. */
 static int take_places(struct ptd_session *s, struct sbp *b)
 {
-	int rc = take_slots(s, b->addr, b->len, hw_kind(b), b->slots, &b->nslots);
+	int rc = b->noobj ? 0 : take_slots(s, b->addr, b->len, hw_kind(b), b->slots, &b->nslots);
 
 	for (int k = 0; rc == 0 && k < b->ndeps; k++)
 		rc = take_slots(s, b->deps[k].addr, b->deps[k].len, hw_kind(b), b->deps[k].slots,
@@ -205,16 +207,20 @@ static int places_now(struct ptd_session *s, struct sbp *b, pid_t tid)
 		s->cur = (int)(th - s->th);
 	n = s->watch_chain(s->watch_chain_ctx, b->spec, locs, PTD_HW_SLOTS + 1);
 	s->cur = saved;
-	if (n < 1 || locs[0].len != b->len) {
+	if (n < 1 || (locs[0].len && locs[0].len != b->len)) {
 		ptd_clear_error();
 		return 0;
 	}
-	same = locs[0].addr == b->addr && n - 1 == b->ndeps;
+	ptd_clear_error();
+	same = (!locs[0].len) == b->noobj && (!locs[0].len || locs[0].addr == b->addr) &&
+	       n - 1 == b->ndeps;
 	for (int k = 0; same && k < b->ndeps; k++)
 		same = locs[k + 1].addr == b->deps[k].addr && locs[k + 1].len == b->deps[k].len;
 	if (same)
 		return 0;
-	b->addr = locs[0].addr;
+	b->noobj = !locs[0].len;
+	if (locs[0].len)
+		b->addr = locs[0].addr;
 	b->ndeps = 0;
 	for (int k = 1; k < n && b->ndeps < PTD_HW_SLOTS; k++) {
 		b->deps[b->ndeps].addr = locs[k].addr;

@@ -1547,22 +1547,35 @@ int ptd_values_watch_chain(struct ptd_values *v, const char *expr, struct ptd_wa
 	v->nchain = 0;
 	rc = ptd_values_eval(v, expr, &val);
 	v->chain_on = 0;
-	if (rc < 0)
-		return rc;
-	if (val->lval != LV_MEM) {
+	if (rc < 0) {
+		/* gdb keeps watching what was read before the error (p of
+		 * p->next->val while p is NULL): its change may make the
+		 * expression readable */
+		for (int i = 0; i < v->nchain; i++)
+			if (v->chain[i].scalar && v->chain[i].size >= 1 && v->chain[i].size <= 8)
+				break;
+			else if (i == v->nchain - 1)
+				return rc;
+		if (!v->nchain)
+			return rc;
+		locs[n].addr = 0;
+		locs[n++].len = 0;
+	} else if (val->lval != LV_MEM) {
 		ptd_value_free(val);
 		return ptd__err(-ptde_invalid, "cannot watch \"%s\": not an object in memory", expr);
+	} else {
+		locs[n].addr = val->addr;
+		locs[n++].len = (int)ptd__vt_size(val->type);
+		ptd_value_free(val);
 	}
-	locs[n].addr = val->addr;
-	locs[n++].len = (int)ptd__vt_size(val->type);
-	ptd_value_free(val);
 	for (int i = 0; i < v->nchain && n < max; i++) {
 		int dup = 0;
 
 		if (!v->chain[i].scalar || v->chain[i].size < 1 || v->chain[i].size > 8)
 			continue;
 		for (int k = 0; k < n; k++)
-			dup |= locs[k].addr == v->chain[i].addr && locs[k].len == (int)v->chain[i].size;
+			dup |= locs[k].len && locs[k].addr == v->chain[i].addr &&
+			       locs[k].len == (int)v->chain[i].size;
 		if (dup)
 			continue;
 		locs[n].addr = v->chain[i].addr;
