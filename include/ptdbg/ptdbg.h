@@ -1201,15 +1201,18 @@ extern PTD_EXPORT int ptd_session_watch_scope(struct ptd_session *s, int id, uin
 					      uint64_t cfa);
 /*
  * The watched expression of watchpoint @id also reads [@addr, @addr+@len)
- * (@len 1..8): the pointer of `*ptr`, as gdb watches every value the
- * expression reads.  A write there that changes it evaluates the
- * expression's address again (the callback of
- * ptd_session_set_watch_eval(); without one it stays) and moves the
- * watchpoint there; the watchpoint then triggers as for a write when the
- * expression's value changed.  Takes debug registers as
- * ptd_session_watch.  Live only.  Returns 0, -ptde_invalid (no such
- * watchpoint, bad @len, too many), -ptde_not_running, -ptde_busy (not
- * enough free debug registers).
+ * (@len 1..8): the pointer of `*ptr`, i of `a[i]`, as gdb watches every
+ * value the expression reads (see ptd_values_watch_chain()).  A change
+ * there evaluates the expression again (the callback of
+ * ptd_session_set_watch_chain(), else ptd_session_set_watch_eval();
+ * without one it stays) and moves the watchpoint's places; a write
+ * watchpoint then triggers when the expression's value changed.  The
+ * place is watched as the watchpoint is (writes for watch, accesses for
+ * rwatch and awatch, which then trigger at any access to it: see
+ * ptd_bpinfo.reports).  Takes debug registers as ptd_session_watch, when
+ * the program starts if it is not running yet.  Returns 0, -ptde_invalid
+ * (no such watchpoint, bad @len, too many), -ptde_not_running (no
+ * program), -ptde_busy (not enough free debug registers).
  */
 extern PTD_EXPORT int ptd_session_watch_dep(struct ptd_session *s, int id, uint64_t addr, int len);
 /*
