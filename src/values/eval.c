@@ -1551,12 +1551,11 @@ int ptd_values_watch_chain(struct ptd_values *v, const char *expr, struct ptd_wa
 		/* gdb keeps watching what was read before the error (p of
 		 * p->next->val while p is NULL): its change may make the
 		 * expression readable */
+		int any = 0;
+
 		for (int i = 0; i < v->nchain; i++)
-			if (v->chain[i].scalar && v->chain[i].size >= 1 && v->chain[i].size <= 8)
-				break;
-			else if (i == v->nchain - 1)
-				return rc;
-		if (!v->nchain)
+			any |= v->chain[i].scalar && v->chain[i].size >= 1 && v->chain[i].size <= 8;
+		if (!any)
 			return rc;
 		locs[n].addr = 0;
 		locs[n++].len = 0;

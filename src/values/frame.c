@@ -93,21 +93,26 @@ int ptd__mem_read(struct ptd_values *v, uint64_t addr, void *buf, size_t n)
 	return 0;
 }
 
+/* A value fetched from memory while ptd_values_watch_chain() evaluates:
+ * one of the places a watchpoint watches (gdb's value chain). */
+static void chain_note(struct ptd_values *v, const struct ptd_value *val, uint64_t size)
+{
+	struct vtype *t = ptd__vt_strip(val->type);
+
+	if (!v->chain_on || val->lval != LV_MEM ||
+	    v->nchain >= (int)(sizeof(v->chain) / sizeof(v->chain[0])))
+		return;
+	v->chain[v->nchain].addr = val->addr;
+	v->chain[v->nchain].size = size;
+	v->chain[v->nchain++].scalar = t && t->kind != VT_STRUCT && t->kind != VT_ARRAY;
+}
+
 int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val)
 {
 	uint64_t sz = ptd__vt_size(val->type);
 
 	if (!val->lazy)
 		return 0;
-	if (v->chain_on && val->lval == LV_MEM &&
-	    v->nchain < (int)(sizeof(v->chain) / sizeof(v->chain[0]))) {
-		struct vtype *t = ptd__vt_strip(val->type);
-
-		v->chain[v->nchain].addr = val->addr;
-		v->chain[v->nchain].size =
-			val->bit_size ? (uint64_t)(val->bit_off + val->bit_size + 7) / 8 : sz;
-		v->chain[v->nchain++].scalar = t && t->kind != VT_STRUCT && t->kind != VT_ARRAY;
-	}
 	if (sz > VAL_MAX_SIZE)
 		return ptd__err(-ptde_invalid,
 				"value requires %llu bytes, which is more than max-value-size",
@@ -129,6 +134,7 @@ int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val)
 			x &= (1ull << val->bit_size) - 1;
 		memcpy(val->buf, &x, sz < 8 ? sz : 8);
 		val->lazy = 0;
+		chain_note(v, val, nb);
 		return 0;
 	}
 	if (sz) {
@@ -138,6 +144,7 @@ int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val)
 			return rc;
 	}
 	val->lazy = 0;
+	chain_note(v, val, sz);
 	return 0;
 }
 
