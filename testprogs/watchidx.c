@@ -4,8 +4,8 @@
  * gdb watches every value the expression reads, so changing i (or p, or
  * p->next) triggers the watchpoint when the element it now names holds
  * another value, and the watchpoint follows the new element.  Also
- * `rwatch`/`awatch` on such expressions, and a function whose local is
- * watched.
+ * `rwatch`/`awatch` on such expressions, p->next->next->val that cannot
+ * be read until n3.next is set, and a function whose local is watched.
  */
 #include <stdio.h>
 
@@ -50,6 +50,7 @@ int main(void)
 	sink = p->next->val;
 	p = &n3;
 	n3.val = 32;
+	n3.next = &n2;
 	sink += sum(2);
 	printf("%d %d %d %d\n", a[0], a[1], sink, n3.val);
 	return 0;

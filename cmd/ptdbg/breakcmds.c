@@ -766,13 +766,53 @@ static int watch_deps(struct shell *sh, const char *expr, int id, struct ptd_wat
 	return 0;
 }
 
+/*
+ * An expression that cannot be evaluated now (p->next->val while p is
+ * NULL): gdb sets the watchpoint anyway on the values read before the
+ * error (@locs[1..@n-1]; @locs[0] has no place), with the value
+ * <unreadable>, and its change may make the expression readable.  The
+ * type comes from an evaluation that reads nothing.  Returns the id, or
+ * <0 after the message.
+ */
+static int watch_unreadable(struct shell *sh, const char *expr, enum ptd_watch_kind kind,
+			    const struct ptd_watch_loc *locs, int n, int *key)
+{
+	struct ptd_value *val = NULL;
+	uint64_t size;
+	int id, rc;
+
+	rc = ptd_values_eval_type(sh->vals, expr, &val);
+	if (rc < 0)
+		return sess_error(rc);
+	size = ptd_value_size(val);
+	if (size < 1 || size > 8) {
+		ptd_value_free(val);
+		return shell_error("cannot watch \"%s\": %llu bytes (at most 8, one debug register)",
+				   expr, (unsigned long long)size);
+	}
+	rc = ptd_values_keep(sh->vals, val);
+	ptd_value_free(val);
+	*key = rc > 0 ? rc : 0;
+	ptd_clear_error();
+	/* created at the first place read, then given its real places */
+	id = ptd_session_watch(sh->s, expr, locs[1].addr, (int)size, kind);
+	if (id < 0)
+		return sess_error(id);
+	rc = ptd_session_watch_places(sh->s, id, locs, n);
+	if (rc < 0) {
+		ptd_session_delete(sh->s, id);
+		return sess_error(rc);
+	}
+	return id;
+}
+
 static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind)
 {
 	char expr[256];
-	uint64_t addr;
+	uint64_t addr = 0;
 	uint64_t ret_pc, cfa;
 	struct ptd_watch_loc locs[PTD_HW_SLOTS + 1];
-	int len = 0, id, key = 0, rc, nlocs = 0, local;
+	int len = 0, id, key = 0, rc, nlocs = 0, local = 0;
 	size_t n;
 
 	snprintf(expr, sizeof(expr), "%s", skipws(args));
@@ -781,23 +821,35 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 		expr[--n] = 0;
 	if (!expr[0])
 		return shell_error("Argument required (expression to compute).");
-	if (shell_watch_lvalue(sh, expr, &addr, &len, &key) < 0)
+	if (shell_values_bind(sh) < 0)
 		return -1;
-	ptd_clear_error();
-	id = ptd_session_watch(sh->s, expr, addr, len, kind);
-	if (id < 0) {
-		ptd_values_unkeep(sh->vals, key);
-		return sess_error(id);
-	}
-	rc = watch_deps(sh, expr, id, locs, &nlocs);
-	if (rc < 0) {
-		ptd_session_delete(sh->s, id);
-		ptd_values_unkeep(sh->vals, key);
-		return sess_error(rc);
+	nlocs = ptd_values_watch_chain(sh->vals, expr, locs, PTD_HW_SLOTS + 1);
+	if (nlocs > 1 && !locs[0].len) {
+		id = watch_unreadable(sh, expr, kind, locs, nlocs, &key);
+		if (id < 0) {
+			ptd_values_unkeep(sh->vals, key);
+			return -1;
+		}
+	} else {
+		ptd_clear_error();
+		if (shell_watch_lvalue(sh, expr, &addr, &len, &key) < 0)
+			return -1;
+		ptd_clear_error();
+		id = ptd_session_watch(sh->s, expr, addr, len, kind);
+		if (id < 0) {
+			ptd_values_unkeep(sh->vals, key);
+			return sess_error(id);
+		}
+		rc = watch_deps(sh, expr, id, locs, &nlocs);
+		if (rc < 0) {
+			ptd_session_delete(sh->s, id);
+			ptd_values_unkeep(sh->vals, key);
+			return sess_error(rc);
+		}
+		local = shell_watch_frame(sh, addr, &ret_pc, &cfa);
 	}
 	/* an expression that reads a local (the object, or i of a[i]): the
 	 * watchpoint ends with its frame, as in gdb */
-	local = shell_watch_frame(sh, addr, &ret_pc, &cfa);
 	for (int k = 1; !local && k < nlocs; k++)
 		local = shell_watch_frame(sh, locs[k].addr, &ret_pc, &cfa);
 	if (local) {

@@ -1232,6 +1232,18 @@ typedef int (*ptd_watch_chain_fn)(void *ctx, const char *expr, struct ptd_watch_
 				  int max);
 extern PTD_EXPORT void ptd_session_set_watch_chain(struct ptd_session *s, ptd_watch_chain_fn fn,
 						   void *ctx);
+/*
+ * Sets every place watchpoint @id watches at once, as
+ * ptd_values_watch_chain() gives them: @locs[0] the object (@len the
+ * watchpoint's, or 0 when the expression cannot be evaluated now: its
+ * value is unreadable until a place read on the way changes), then the
+ * @n - 1 values read on the way (@len 1..8).  The old places are freed
+ * first; the new ones take debug registers all or none (while the
+ * program runs; else when it starts).  Returns 0, -ptde_invalid,
+ * -ptde_busy (the watchpoint then watches nothing: delete it).
+ */
+extern PTD_EXPORT int ptd_session_watch_places(struct ptd_session *s, int id,
+					       const struct ptd_watch_loc *locs, int n);
 /* The address of the object watchpoint expression @expr names now, in
  * *@addr; returns 0 or <0.  Called with the thread that triggered
  * selected. */
@@ -1361,6 +1373,12 @@ extern PTD_EXPORT int ptd_values_used_memory(const struct ptd_values *v);
  */
 extern PTD_EXPORT int ptd_values_eval(struct ptd_values *v, const char *expr,
 				      struct ptd_value **out);
+/* Evaluates @expr for its type only, as gdb's whatis, ptype and sizeof
+ * do: memory is not read (the contents are zeros) and nothing is written,
+ * so p->next->val has its type while p is NULL.  Returns as
+ * ptd_values_eval(). */
+extern PTD_EXPORT int ptd_values_eval_type(struct ptd_values *v, const char *expr,
+					   struct ptd_value **out);
 /* gdb's warning from the last ptd_values_eval() ("Value does not fit in 3
  * bits."), valid until the next evaluation, or NULL. */
 extern PTD_EXPORT const char *ptd_values_warning(const struct ptd_values *v);

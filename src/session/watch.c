@@ -271,6 +271,37 @@ static void watch_move(struct ptd_session *s, struct sbp *b, pid_t tid)
 	}
 }
 
+int ptd_session_watch_places(struct ptd_session *s, int id, const struct ptd_watch_loc *locs,
+			     int n)
+{
+	struct sbp *b;
+	int rc = 0;
+
+	if (!s || !locs || n < 1 || n > PTD_HW_SLOTS + 1 || (locs[0].len && locs[0].len > 8))
+		return ptd__err(-ptde_invalid, "cannot watch %d places", n);
+	b = watch_by_id(s, id);
+	if (!b || (locs[0].len && locs[0].len != b->len))
+		return ptd__err(-ptde_invalid, "no watchpoint %d of that size", id);
+	for (int k = 1; k < n; k++)
+		if (locs[k].len < 1 || locs[k].len > 8)
+			return ptd__err(-ptde_invalid, "cannot watch %d bytes", locs[k].len);
+	release_places(s, b);
+	b->noobj = !locs[0].len;
+	if (locs[0].len)
+		b->addr = locs[0].addr;
+	b->ndeps = n - 1;
+	for (int k = 1; k < n; k++) {
+		b->deps[k - 1].addr = locs[k].addr;
+		b->deps[k - 1].len = locs[k].len;
+		b->deps[k - 1].nslots = 0;
+	}
+	if (ptd_session_alive(s))
+		rc = take_places(s, b);
+	b->val_ok = b->old_ok = read_value(s, b, b->val);
+	memcpy(b->old, b->val, sizeof(b->old));
+	return rc;
+}
+
 int ptd_session_watch(struct ptd_session *s, const char *expr, uint64_t addr, int len,
 		      enum ptd_watch_kind kind)
 {
@@ -406,16 +437,19 @@ int ptd__ses_has_watch(const struct ptd_session *s)
  * the first one compares the value, the others find it unchanged.  A read
  * watchpoint drops the record that saw a change (x86 has no read-only
  * trap: gdb takes it for a write).  A write watchpoint has one record.
+ * @locations: the places it had when the trap came (gdb moves them after
+ * the stop is reported); an object that cannot be evaluated has none
+ * (the value whose read failed is among the deps).
  */
-static int gdb_records(const struct sbp *b, int changed)
+static int gdb_records(const struct sbp *b, int locations, int changed)
 {
 	switch (b->wkind) {
 	case PTD_WATCH_WRITE:
 		return changed;
 	case PTD_WATCH_READ:
-		return 1 + b->ndeps - (changed != 0);
+		return locations > 0 ? locations - (changed != 0) : 0;
 	default:
-		return 1 + b->ndeps;
+		return locations;
 	}
 }
 
@@ -427,7 +461,7 @@ unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits)
 		struct sbp *b = &s->bp[i];
 		unsigned mine = 0, dmine = 0, moved = 0;
 		uint8_t now[8];
-		int changed, records, truth = 1, now_ok;
+		int changed, records, truth = 1, now_ok, locations;
 
 		if (!b->wkind)
 			continue;
@@ -474,6 +508,7 @@ unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits)
 			continue;
 		if (b->wkind == PTD_WATCH_WRITE && !(hits & mine) && !moved)
 			continue;
+		locations = b->ndeps + !b->noobj;
 		if (moved)
 			watch_move(s, b, tid);
 		now_ok = read_value(s, b, now);
@@ -484,7 +519,7 @@ unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits)
 			b->old_ok = b->val_ok;
 			b->val_ok = now_ok;
 		}
-		records = gdb_records(b, changed);
+		records = gdb_records(b, locations, changed);
 		if (!records)
 			continue;
 		if (b->cond && s->cond_fn) {

@@ -709,8 +709,12 @@ static val_t *parse_primary(struct parser *ps)
 				}
 			}
 			if (!t) {
-				val_t *x = parse_unary(ps);
+				val_t *x;
 
+				/* C's sizeof does not evaluate its operand */
+				v->type_only++;
+				x = parse_unary(ps);
+				v->type_only--;
 				if (!x)
 					return NULL;
 				t = x->type;
@@ -1380,7 +1384,9 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 		ptd_value_free(lhs);
 		return NULL;
 	}
-	if (lhs->lval == LV_MEM) {
+	if (v->type_only) {
+		/* sizeof(x = 1), a type-only evaluation: nothing is written */
+	} else if (lhs->lval == LV_MEM) {
 		if (!v->write) {
 			rc = ptd__err(-ptde_unsupported,
 				      "cannot write memory: the program is not running live here "
@@ -1545,6 +1551,7 @@ int ptd_values_watch_chain(struct ptd_values *v, const char *expr, struct ptd_wa
 		return -ptde_invalid;
 	v->chain_on = 1;
 	v->nchain = 0;
+	v->chain_failed.size = 0;
 	rc = ptd_values_eval(v, expr, &val);
 	v->chain_on = 0;
 	if (rc < 0) {
@@ -1559,6 +1566,11 @@ int ptd_values_watch_chain(struct ptd_values *v, const char *expr, struct ptd_wa
 			return rc;
 		locs[n].addr = 0;
 		locs[n++].len = 0;
+		/* and the value whose read failed (gdb: "watch it anyway in
+		 * case it becomes readable"), after the ones read */
+		if (v->chain_failed.scalar && v->chain_failed.size >= 1 &&
+		    v->chain_failed.size <= 8 && v->nchain < (int)(sizeof(v->chain) / sizeof(v->chain[0])))
+			v->chain[v->nchain++] = v->chain_failed;
 	} else if (val->lval != LV_MEM) {
 		ptd_value_free(val);
 		return ptd__err(-ptde_invalid, "cannot watch \"%s\": not an object in memory", expr);
@@ -1581,6 +1593,18 @@ int ptd_values_watch_chain(struct ptd_values *v, const char *expr, struct ptd_wa
 		locs[n++].len = (int)v->chain[i].size;
 	}
 	return n;
+}
+
+int ptd_values_eval_type(struct ptd_values *v, const char *expr, struct ptd_value **out)
+{
+	int rc;
+
+	if (!v)
+		return -ptde_invalid;
+	v->type_only++;
+	rc = ptd_values_eval(v, expr, out);
+	v->type_only--;
+	return rc;
 }
 
 int ptd_values_record(struct ptd_values *v, const struct ptd_value *val)

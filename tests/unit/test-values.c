@@ -406,10 +406,23 @@ static void test_watch_chain(void **state)
 	assert_int_equal(ptd_values_watch_chain(f->v, "g_rec.next->id", l, 8), 2);
 	assert_int_equal(l[0].addr, 16);
 	assert_int_equal(l[1].addr, addr_of(f, "&g_rec.next"));
-	/* the evaluation fails on the way: what was read before stays */
-	assert_int_equal(ptd_values_watch_chain(f->v, "g_rec.next->next->id", l, 8), 2);
+	/* the evaluation fails on the way: what was read before stays, and
+	 * the value whose read failed (NULL->next at 40) comes last */
+	assert_int_equal(ptd_values_watch_chain(f->v, "g_rec.next->next->id", l, 8), 3);
 	assert_int_equal(l[0].len, 0);
 	assert_int_equal(l[1].addr, addr_of(f, "&g_rec.next"));
+	assert_int_equal(l[2].addr, addr_of(f, "&g_rec.next") - addr_of(f, "&g_rec"));
+	assert_int_equal(l[2].len, 8);
+	/* for its type only, nothing is read */
+	{
+		struct ptd_value *val = NULL;
+
+		assert_int_equal(ptd_values_eval_type(f->v, "g_rec.next->next->id", &val), 0);
+		assert_int_equal(ptd_value_size(val), 4);
+		ptd_value_free(val);
+		expect(f->v, "sizeof(g_rec.next->next->id)", "4");
+		assert_int_equal(ptd_values_eval_type(NULL, "g_counter", &val), -ptde_invalid);
+	}
 	/* a whole struct is the object; @max bounds the places */
 	assert_int_equal(ptd_values_watch_chain(f->v, "origin", l, 8), 1);
 	assert_int_equal(l[0].len, 8);
