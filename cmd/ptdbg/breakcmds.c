@@ -806,25 +806,54 @@ static int watch_unreadable(struct shell *sh, const char *expr, enum ptd_watch_k
 	return id;
 }
 
+/* gdb's `watch -l EXPR` / `-location`: the address EXPR names now, not
+ * the expression; its option is consumed from *@args. */
+static int watch_location_opt(const char **args)
+{
+	const char *p = skipws(*args);
+
+	if (!strncmp(p, "-location", 9) && (!p[9] || isspace((unsigned char)p[9])))
+		p += 9;
+	else if (!strncmp(p, "-l", 2) && (!p[2] || isspace((unsigned char)p[2])))
+		p += 2;
+	else
+		return 0;
+	*args = p;
+	return 1;
+}
+
 static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind)
 {
-	char expr[256];
+	char expr[256], spec[280];
 	uint64_t addr = 0;
 	uint64_t ret_pc, cfa;
 	struct ptd_watch_loc locs[PTD_HW_SLOTS + 1];
-	int len = 0, id, key = 0, rc, nlocs = 0, local = 0;
+	int len = 0, id, key = 0, rc, nlocs = 0, local = 0, location;
 	size_t n;
 
+	location = watch_location_opt(&args);
 	snprintf(expr, sizeof(expr), "%s", skipws(args));
 	n = strlen(expr);
 	while (n && isspace((unsigned char)expr[n - 1]))
 		expr[--n] = 0;
 	if (!expr[0])
 		return shell_error("Argument required (expression to compute).");
+	snprintf(spec, sizeof(spec), "%s%s", location ? "-location " : "", expr);
 	if (shell_values_bind(sh) < 0)
 		return -1;
-	nlocs = ptd_values_watch_chain(sh->vals, expr, locs, PTD_HW_SLOTS + 1);
-	if (nlocs > 1 && !locs[0].len) {
+	nlocs = location ? 0 : ptd_values_watch_chain(sh->vals, expr, locs, PTD_HW_SLOTS + 1);
+	if (location) {
+		/* the place only: no value read on the way, no frame to end
+		 * with; evaluated again it fails (it is not C), so it stays */
+		if (shell_watch_lvalue(sh, expr, &addr, &len, &key) < 0)
+			return -1;
+		ptd_clear_error();
+		id = ptd_session_watch(sh->s, spec, addr, len, kind);
+		if (id < 0) {
+			ptd_values_unkeep(sh->vals, key);
+			return sess_error(id);
+		}
+	} else if (nlocs > 1 && !locs[0].len) {
 		id = watch_unreadable(sh, expr, kind, locs, nlocs, &key);
 		if (id < 0) {
 			ptd_values_unkeep(sh->vals, key);
@@ -865,7 +894,7 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 		sh->watch_types[sh->nwatch_types].id = id;
 		sh->watch_types[sh->nwatch_types++].key = key;
 	}
-	printf("%s %d: %s\n", watch_title(kind), id, expr);
+	printf("%s %d: %s\n", watch_title(kind), id, spec);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #    zeros), they are set in the program when it starts and fire;
 #    a local before run gets gdb's "No symbol" message;
 #  - a[k] with a local index ends with its frame;
+#  - `watch -l a[i]` (-location) watches the element only;
 #  - an expression that cannot be evaluated when set (p->next->next->val
 #    while p->next is NULL) is set on the values read before the fault
 #    and fires once it can be read;
@@ -75,6 +76,11 @@ grep -qx '	breakpoint already hit 8 times' <<<"$out" || die "rwatch *ptr: not gd
 CMDS=("break main" run "awatch *ptr" c c c c c c c c c "info watchpoints")
 out=$(compare "awatch *ptr" watchptr) || exit 1
 grep -qx 'New value = 6' <<<"$out" || die "awatch *ptr: no change reported: $out"
+
+# gdb's -location: the place a[i] names now, i is not watched
+CMDS=("break main" run "watch -l a[i]" "rwatch -location p->next->val" c c c "info watchpoints")
+out=$(compare "watch -location" watchidx) || exit 1
+grep -qx 'New value = 7' <<<"$out" || die "watch -l a[i] did not stay on a[0]: $out"
 
 # an expression that cannot be evaluated yet (p->next is NULL, so
 # p->next->next faults): set anyway on what it read, <unreadable> until
