@@ -400,9 +400,12 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		int n, i;
 		struct ptd_thread_info *th = session_threads(sh, &n);
 
-		for (i = 0; th && i < n; i++) {
+		/* gdb names the thread once the program has had a second
+		 * one, even when the first is the one that stopped */
+		for (i = 0; th && i < n; i++)
 			if (th[i].num > sh->max_thread)
 				sh->max_thread = th[i].num;
+		for (i = 0; th && i < n; i++) {
 			if (!th[i].current)
 				continue;
 			if (sh->cur_thread && th[i].num != sh->cur_thread)
@@ -2374,11 +2377,17 @@ static int info_threads(struct shell *sh, const char *args)
 	return 0;
 }
 
+static int thread_apply(struct shell *sh, const char *args);
+
 static int cmd_thread(struct shell *sh, const char *args)
 {
 	struct ptd_thread_info *th, t;
 	uint64_t num;
 	int n, i, rc;
+
+	args = skipws(args);
+	if (!strncmp(args, "apply", 5) && (!args[5] || isspace((unsigned char)args[5])))
+		return thread_apply(sh, args + 5);
 
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
 		return shell_error("No thread selected");
@@ -2417,6 +2426,207 @@ static int cmd_thread(struct shell *sh, const char *args)
 	       (int)t.tid);
 	print_current_frame(sh, 0, PTD_PRINT_SRC_AND_LOC);
 	return 0;
+}
+
+/* The thread ID list at the start of @args ("1 3-4"): its length, or -1
+ * with gdb's message for a malformed one.  The command follows it. */
+static int parse_thread_list(const char *args, size_t *len)
+{
+	const char *p = args;
+	int any = 0;
+
+	for (;;) {
+		const char *w = p;
+		char *q;
+		unsigned long lo, hi;
+
+		if (!isdigit((unsigned char)*p))
+			break;
+		lo = hi = strtoul(p, &q, 10);
+		if (*q == '-') {
+			if (!isdigit((unsigned char)q[1]))
+				return shell_error("negative value: %s", w);
+			hi = strtoul(q + 1, &q, 10);
+			if (hi < lo)
+				return shell_error("inverted range");
+		}
+		if (*q && !isspace((unsigned char)*q))
+			return shell_error("Invalid thread ID: %s", w);
+		if (!lo)
+			return shell_error("Invalid thread ID: %s", w);
+		any = 1;
+		p = skipws(q);
+	}
+	if (!any)
+		return shell_error("Invalid thread ID: %s", args);
+	*len = (size_t)(p - args);
+	return 0;
+}
+
+/* One thread of `thread apply`: selects it, prints gdb's header and runs
+ * @cmd.  With @silent, the header and the output appear only when the
+ * command succeeded and printed something, and errors are not shown. */
+static int apply_in_thread(struct shell *sh, const struct ptd_thread_info *t, int n,
+			   const char *cmd, int quiet, int cont, int silent)
+{
+	char tid[96];
+	FILE *cap = NULL;
+	int saved = -1, saved_err = -1, r;
+
+	if (ptd_session_select_thread(sh->s, t->num) < 0)
+		return 0; /* gone since the list was read */
+	clear_listing_state(sh);
+	shell_sync(sh);
+	thread_target_id(sh, t, n, tid, sizeof(tid));
+	fflush(stdout);
+	fflush(stderr);
+	if (silent && (cap = tmpfile()) != NULL) {
+		saved = dup(STDOUT_FILENO);
+		saved_err = dup(STDERR_FILENO);
+		if (saved < 0 || saved_err < 0 || dup2(fileno(cap), STDOUT_FILENO) < 0 ||
+		    dup2(fileno(cap), STDERR_FILENO) < 0) {
+			if (saved >= 0) {
+				dup2(saved, STDOUT_FILENO);
+				close(saved);
+			}
+			if (saved_err >= 0) {
+				dup2(saved_err, STDERR_FILENO);
+				close(saved_err);
+			}
+			fclose(cap);
+			cap = NULL;
+		}
+	}
+	if (!quiet && !cap)
+		printf("\nThread %d (%s):\n", t->num, tid);
+	r = shell_execute(sh, cmd, NULL);
+	fflush(stdout);
+	fflush(stderr);
+	if (cap) {
+		char buf[4096];
+		size_t got;
+		long len = ftell(cap);
+
+		/* stdout and stderr back where they were */
+		dup2(saved, STDOUT_FILENO);
+		dup2(saved_err, STDERR_FILENO);
+		close(saved);
+		close(saved_err);
+		if (r >= 0 && len > 0) {
+			if (!quiet)
+				printf("\nThread %d (%s):\n", t->num, tid);
+			rewind(cap);
+			while ((got = fread(buf, 1, sizeof(buf), cap)) > 0)
+				fwrite(buf, 1, got, stdout);
+			fflush(stdout);
+		}
+		fclose(cap);
+		return 0;
+	}
+	return r < 0 && !cont && !silent ? r : 0;
+}
+
+/* thread apply all|LIST [-ascending] [-q] [-c] [-s] COMMAND: COMMAND in each
+ * thread, newest first for "all" as gdb does, then the thread and frame
+ * that were selected are selected again. */
+static int thread_apply(struct shell *sh, const char *args)
+{
+	struct ptd_thread_info *th;
+	int n, i, all = 0, ascending = 0, quiet = 0, cont = 0, silent = 0, rc = 0;
+	int cur = 0, saved_level = sh->frame_level, saved_vlevel = sh->frame_vlevel;
+	int saved_inline = sh->frame_inline;
+	uint64_t saved_pc = sh->frame_pc;
+	size_t listlen = 0;
+	const char *list = NULL, *cmd;
+
+	args = skipws(args);
+	if (!strncmp(args, "all", 3) && (!args[3] || isspace((unsigned char)args[3]))) {
+		all = 1;
+		args = skipws(args + 3);
+	} else if (!*args) {
+		return shell_error("Please specify a thread ID list");
+	} else {
+		if (parse_thread_list(args, &listlen) < 0)
+			return -1;
+		list = args;
+		args = skipws(args + listlen);
+	}
+	/* flags before the command, as gdb's -ascending, -q, -c and -s */
+	while (*args == '-') {
+		const char *w = args + 1;
+		size_t wl = strcspn(w, " \t");
+
+		if (wl && !strncmp(w, "ascending", wl) && all)
+			ascending = 1;
+		else if (wl == 1 && *w == 'q')
+			quiet = 1;
+		else if (wl == 1 && *w == 'c')
+			cont = 1;
+		else if (wl == 1 && *w == 's')
+			silent = 1;
+		else if (wl == 1 && *w == '-') {
+			args = skipws(w + wl); /* "--" ends the flags */
+			break;
+		} else
+			break;
+		args = skipws(w + wl);
+	}
+	cmd = args;
+	if (cont && silent)
+		return shell_error("thread apply%s: -c and -s are mutually exclusive", all ? " all" : "");
+	if (!*cmd)
+		return shell_error(all ? "Please specify a command at the end of 'thread apply all'"
+				       : "Please specify a command following the thread ID list");
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No threads.");
+	shell_sync(sh);
+	th = session_threads(sh, &n);
+	if (!th)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (th[i].current)
+			cur = th[i].num;
+	if (all) {
+		for (int j = 0; j < n && !sh->quit && rc == 0; j++)
+			rc = apply_in_thread(sh, &th[ascending ? j : n - 1 - j], n, cmd, quiet, cont,
+					     silent);
+	} else {
+		/* the IDs in the order given; gdb warns about those that
+		 * match no thread where it meets them */
+		const char *p = list, *end = list + listlen;
+
+		while (p < end && !sh->quit && rc == 0) {
+			char *q;
+			unsigned long lo = strtoul(p, &q, 10), hi = lo, k;
+
+			if (*q == '-')
+				hi = strtoul(q + 1, &q, 10);
+			for (k = lo; k <= hi && rc == 0 && !sh->quit; k++) {
+				for (i = 0; i < n; i++)
+					if ((unsigned long)th[i].num == k)
+						break;
+				if (i == n) {
+					printf("warning: Unknown thread %lu\n", k);
+					if (hi - k > (unsigned long)n + 1000)
+						break; /* "1-4000000000" */
+					continue;
+				}
+				rc = apply_in_thread(sh, &th[i], n, cmd, quiet, cont, silent);
+			}
+			p = skipws(q);
+		}
+	}
+	free(th);
+	/* the selection as it was, without a word, as gdb restores it */
+	if (cur && ptd_session_select_thread(sh->s, cur) == 0) {
+		shell_sync(sh);
+		sh->frame_level = saved_level;
+		sh->frame_vlevel = saved_vlevel;
+		sh->frame_inline = saved_inline;
+		sh->frame_pc = saved_pc;
+	}
+	ptd_clear_error();
+	return rc;
 }
 
 static int info_line(struct shell *sh, const char *args)
@@ -2538,6 +2748,19 @@ static int do_list(struct shell *sh, const char *args)
 
 	shell_sync(sh);
 	args = skipws(args);
+	if (!strcmp(args, "-") && sh->list_next) {
+		/* the ten lines before the ones last printed; with nothing
+		 * listed since the last stop, gdb 13 lists around it, as
+		 * `list` does */
+		last = sh->list_first - 1;
+		if (last < 1)
+			return shell_error("Already at the start of %s.",
+					   ptd_print_file(&sh->pc, sh->list_file));
+		first = last > 9 ? last - 9 : 1;
+		goto show;
+	}
+	if (!strcmp(args, "+") || !strcmp(args, "-"))
+		args = "";
 	if (!*args) {
 		if (!sh->list_file[0] && list_default_file(sh) < 0)
 			return -1;
@@ -2550,12 +2773,20 @@ static int do_list(struct shell *sh, const char *args)
 		const char *comma = strchr(args, ',');
 
 		/* "list N" and "list N,M" with no file listed yet: main's file */
-		if (!sh->list_file[0] && (all_digits(args) || (comma && comma != args)) &&
+		if (!sh->list_file[0] && (all_digits(args) || comma) &&
 		    list_default_file(sh) < 0)
 			return -1;
 		if (comma) {
-			first = atoi(args);
-			last = atoi(comma + 1);
+			/* "N,M", "N," (ten lines from N), ",M" (ten lines ending at M) */
+			const char *m = skipws(comma + 1);
+
+			if (comma == args) {
+				last = atoi(m);
+				first = last > 9 ? last - 9 : 1;
+			} else {
+				first = atoi(args);
+				last = *m ? atoi(m) : first + 9;
+			}
 			if (first < 1 || last < first)
 				return shell_error("Invalid line range.");
 			goto show;
@@ -3201,7 +3432,7 @@ static const struct cmd top_cmds[] = {
 	{ "stepi", 0, cmd_stepi, CMD_REPEAT, "Step one instruction exactly: stepi [N]." },
 	{ "si", 0, cmd_stepi, CMD_REPEAT | CMD_ALIAS, "stepi" },
 	{ "tbreak", 0, cmd_tbreak, 0, "Set a temporary breakpoint (deleted when hit)." },
-	{ "thread", 1, cmd_thread, 0, "Switch to thread N, or show the current thread." },
+	{ "thread", 1, cmd_thread, 0, "Switch to thread N, show the current thread, or apply a command to threads (thread apply all|LIST CMD)." },
 	{ "undisplay", 0, cmd_undisplay, 0, "Cancel auto-display expressions: undisplay [N...]." },
 	{ "until", 1, shell_cmd_until, CMD_REPEAT,
 	  "Run until a line past the current one, or LOCATION, in this frame: until [LOCATION]." },

@@ -209,7 +209,6 @@ static int do_type(struct shell *sh, const char *args, int expand)
 		return -1;
 	rc = ptd_values_type_name(sh->vals, args, expand, &s);
 	if (rc == 0) {
-		/* whatis of a typedef name unrolls one level, as gdb */
 		printf("type = %s\n", s);
 		free(s);
 		return 0;

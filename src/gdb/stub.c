@@ -834,7 +834,8 @@ static const struct ptd__stub_packet core_packets[] = {
 
 /* The documents first (their names are longest), the single letters last. */
 static const struct ptd__stub_packet *const tables[] = {
-	ptd__stub_xfer_packets, core_packets, ptd__stub_regs_packets, ptd__stub_break_packets,
+	ptd__stub_xfer_packets, ptd__stub_file_packets, core_packets, ptd__stub_regs_packets,
+	ptd__stub_break_packets,
 };
 
 int ptd_stub_packet(struct ptd_stub *st, uint8_t *pkt, size_t len, struct ptd_rsp_buf *reply)
@@ -926,6 +927,7 @@ struct ptd_stub *ptd_stub_alloc(struct ptd_session *s, int attached)
 	st->attached = attached;
 	st->pid = ptd_session_pid(s);
 	st->rec_method = -1;
+	ptd__stub_files_init(st);
 	/* gdbserver reports the first stop (launch or attach) as SIGTRAP;
 	 * with no process (extended-remote, before vRun) as an exit */
 	memset(&ev, 0, sizeof(ev));
@@ -942,6 +944,7 @@ void ptd_stub_free(struct ptd_stub *st)
 {
 	if (!st)
 		return;
+	ptd__stub_files_close(st);
 	free(st->bp);
 	ptd_rsp_buf_free(&st->last);
 	ptd_rsp_buf_free(&st->doc);

@@ -38,6 +38,9 @@ struct zbp {
 	int refs; /* gdb may insert one address more than once */
 };
 
+/* files gdb may hold open at once through vFile:open */
+#define PTD__STUB_FILES 32
+
 struct ptd_stub {
 	struct ptd_session *s;
 	int attached;
@@ -70,6 +73,10 @@ struct ptd_stub {
 	/* hardware breakpoints and watchpoints gdb inserted (Z1-Z4) */
 	struct zhw hw[PTD_HW_SLOTS];
 	int nhw;
+	/* host I/O (vFile): the files gdb has open (-1: free), and the
+	 * process whose file system names are seen in (0: the stub's) */
+	int files[PTD__STUB_FILES];
+	pid_t fs_pid;
 };
 
 typedef int (*ptd__stub_handler)(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out);
@@ -87,6 +94,11 @@ struct ptd__stub_packet {
 extern const struct ptd__stub_packet ptd__stub_regs_packets[];  /* g G p P m M X */
 extern const struct ptd__stub_packet ptd__stub_break_packets[]; /* Z z */
 extern const struct ptd__stub_packet ptd__stub_xfer_packets[];  /* qXfer, Qbtrace, host */
+extern const struct ptd__stub_packet ptd__stub_file_packets[];  /* vFile (host I/O) */
+
+/* stub_file.c: no files open; close those gdb left open. */
+void ptd__stub_files_init(struct ptd_stub *st);
+void ptd__stub_files_close(struct ptd_stub *st);
 
 /* Small parsers (the input is untrusted): 0 or -1. */
 int ptd__stub_parse_hex(const char **p, const char *end, uint64_t *out);

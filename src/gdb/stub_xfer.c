@@ -497,9 +497,13 @@ static void svr4_doc(struct ptd_stub *st, struct ptd_rsp_buf *doc)
 			if (nl) {
 				ptd_rsp_puts(doc, "<library name=\"");
 				xml_escaped(doc, name);
-				ptd_rsp_printf(doc, "\" lm=\"0x%llx\" l_addr=\"0x%llx\" l_ld=\"0x%llx\"/>",
+				/* lmid: the namespace, named by its r_debug as
+				 * gdbserver does; gdb 13 rejects a list without it */
+				ptd_rsp_printf(doc,
+					       "\" lm=\"0x%llx\" l_addr=\"0x%llx\" l_ld=\"0x%llx\""
+					       " lmid=\"0x%llx\"/>",
 					       (unsigned long long)lm, (unsigned long long)l_addr,
-					       (unsigned long long)l_ld);
+					       (unsigned long long)l_ld, (unsigned long long)rd);
 			}
 			lm = next;
 		}

@@ -91,6 +91,10 @@ static int fetch(struct parser *ps, val_t *x)
 
 	if (x->optimized_out)
 		return ps->rc = ptd__err(-ptde_invalid, "value has been optimized out");
+	if (x->synthetic)
+		return ps->rc = ptd__err(-ptde_unsupported,
+					 "cannot follow a synthetic pointer (DW_OP_implicit_pointer): "
+					 "ptdbg does not read the variable it stands for");
 	if (x->not_saved)
 		return ps->rc = ptd__err(-ptde_invalid, "value is not available");
 	if (x->unavailable)
@@ -767,6 +771,13 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		r->bit_off = s->members[i].bit_off;
 		return r;
 	}
+	if ((x->optimized_out || x->unavailable) && !x->not_saved) {
+		/* a member of what is not known is not known either, as gdb
+		 * prints it */
+		r->optimized_out = x->optimized_out;
+		r->unavailable = x->unavailable;
+		return r;
+	}
 	if (fetch(ps, x) < 0) {
 		ptd_value_free(r);
 		return NULL;
@@ -789,6 +800,25 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		memcpy(r->buf, &raw, ptd__vt_size(r->type) < 8 ? ptd__vt_size(r->type) : 8);
 	} else {
 		memcpy(r->buf, x->buf + s->members[i].off, ptd__vt_size(r->type));
+	}
+	if (x->mask) {
+		/* a member of a value in pieces: what is known of its bytes */
+		uint64_t off = s->members[i].off, sz = ptd__vt_size(r->type), k;
+		int st = ptd__val_bytes_state(x, off, sz ? sz : 1);
+
+		if (st != VAL_BYTE_OK) {
+			for (k = 0; k < sz && x->mask[off + k] != VAL_BYTE_OK; k++)
+				;
+			if (k == sz) { /* none known */
+				r->optimized_out = st == VAL_BYTE_OPTOUT;
+				r->unavailable = st == VAL_BYTE_UNAVAIL;
+			} else if ((r->mask = malloc(sz)) != NULL) {
+				memcpy(r->mask, x->mask + off, sz);
+			} else {
+				ptd_value_free(r);
+				return oom(ps);
+			}
+		}
 	}
 	if (x->lval == LV_MEM) {
 		r->lval = LV_MEM;
@@ -829,6 +859,17 @@ static val_t *deref(struct parser *ps, val_t *x)
 		ptd_value_free(x);
 		return fail(ps, -ptde_invalid, "Attempt to take contents of a non-pointer value.%s", "");
 	}
+	if (x->synthetic) {
+		int rc = ptd__val_synth_deref(ps->v, x, &r);
+
+		ptd_value_free(x);
+		if (rc < 0) {
+			if (!ps->rc)
+				ps->rc = rc;
+			return NULL;
+		}
+		return r;
+	}
 	if (fetch(ps, x) < 0) {
 		ptd_value_free(x);
 		return NULL;
@@ -854,6 +895,55 @@ static val_t *deref(struct parser *ps, val_t *x)
 }
 
 static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b);
+static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs);
+
+/* x++, x--, ++x, --x: x = x + 1 written back; the postfix forms give the
+ * value x had before, as a plain value. */
+static val_t *incdec(struct parser *ps, val_t *x, int up, int post)
+{
+	val_t *cur, *one, *sum, *old = NULL, *nv;
+
+	if (x->lval == LV_NONE) {
+		ptd_value_free(x);
+		return fail(ps, -ptde_invalid, "Left operand of assignment is not an lvalue.%s", "");
+	}
+	if (fetch(ps, x) < 0) {
+		ptd_value_free(x);
+		return NULL;
+	}
+	if (post) {
+		old = ptd__val_copy(x);
+		if (!old) {
+			ptd_value_free(x);
+			return oom(ps);
+		}
+		old->lval = LV_NONE;
+	}
+	cur = ptd__val_copy(x);
+	one = mk_int(ps, ps->v->t_int, 1);
+	if (!cur || !one) {
+		ptd_value_free(cur);
+		ptd_value_free(one);
+		ptd_value_free(old);
+		ptd_value_free(x);
+		return ps->rc ? NULL : oom(ps);
+	}
+	sum = binary(ps, up ? "+" : "-", cur, one);
+	if (!sum) {
+		ptd_value_free(old);
+		ptd_value_free(x);
+		return NULL;
+	}
+	nv = assign(ps, x, sum);
+	if (!post)
+		return nv;
+	if (!nv) {
+		ptd_value_free(old);
+		return NULL;
+	}
+	ptd_value_free(nv);
+	return old;
+}
 
 static val_t *parse_postfix(struct parser *ps)
 {
@@ -953,8 +1043,12 @@ static val_t *parse_postfix(struct parser *ps)
 				    "cannot call functions in the program: ptdbg does not run code in it%s",
 				    "");
 		} else if ((ps->p[0] == '+' && ps->p[1] == '+') || (ps->p[0] == '-' && ps->p[1] == '-')) {
-			ptd_value_free(x);
-			return fail(ps, -ptde_unsupported, "the ++ and -- operators are not supported%s", "");
+			int up = ps->p[0] == '+';
+
+			ps->p += 2;
+			x = incdec(ps, x, up, 1);
+			if (!x)
+				return NULL;
 		} else {
 			break;
 		}
@@ -1001,6 +1095,13 @@ static val_t *parse_unary(struct parser *ps)
 			return x;
 		}
 		ps->p = save;
+	}
+	if ((c == '-' || c == '+') && ps->p[1] == c) {
+		ps->p += 2;
+		x = parse_unary(ps);
+		x = x ? incdec(ps, x, c == '+', 0) : NULL;
+		ps->depth--;
+		return x;
 	}
 	if ((c == '-' || c == '+') && ps->p[1] != c) {
 		ps->p++;
@@ -1059,12 +1160,51 @@ static val_t *parse_unary(struct parser *ps)
 		return x ? deref(ps, x) : NULL;
 	}
 	if (c == '&' && ps->p[1] != '&') {
+		const char *opnd;
+		size_t il;
+
 		ps->p++;
+		skip(ps);
+		opnd = ps->p;
 		x = parse_unary(ps);
 		ps->depth--;
 		if (!x)
 			return NULL;
 		if (x->lval != LV_MEM || x->bit_size) {
+			char name[128];
+
+			/* a variable's own name, also in parentheses, gets gdb's
+			 * messages about it */
+			const char *oe = ps->p;
+
+			while (oe > opnd && isspace((unsigned char)oe[-1]))
+				oe--;
+			while (oe - opnd >= 2 && *opnd == '(' && oe[-1] == ')') {
+				opnd++;
+				oe--;
+				while (opnd < oe && isspace((unsigned char)*opnd))
+					opnd++;
+				while (oe > opnd && isspace((unsigned char)oe[-1]))
+					oe--;
+			}
+			il = ident_len(opnd);
+			if (opnd + il != oe)
+				il = 0;
+			snprintf(name, sizeof(name), "%.*s", (int)(il < 100 ? il : 100), opnd);
+			if (il && x->lval == LV_REG && x->regno >= 0 &&
+			    x->regno < NDREGS) {
+				char msg[200];
+
+				snprintf(msg, sizeof(msg), "%s\" which is in register $%s", name,
+					 ptd__dreg_name[x->regno]);
+				ptd_value_free(x);
+				return fail(ps, -ptde_invalid, "Address requested for identifier \"%s", msg);
+			}
+			if (il && x->lval == LV_NONE && !x->bit_size) {
+				ptd_value_free(x);
+				return fail(ps, -ptde_invalid, "Can't take address of \"%s\" which isn't an lvalue.",
+					    name);
+			}
 			ptd_value_free(x);
 			return fail(ps, -ptde_invalid,
 				    "Attempt to take address of value not located in memory.%s", "");
@@ -1646,6 +1786,10 @@ int ptd_values_type_name(struct ptd_values *v, const char *name, int expand, cha
 	skip(&ps);
 	if (!t || *ps.p)
 		return -ptde_notfound;
+	/* whatis of a typedef's name unrolls that one level, as gdb does
+	 * ("whatis node_t" gives "struct node") */
+	if (!expand && t->kind == VT_TYPEDEF && t->target)
+		t = t->target;
 	*out = expand ? ptd__vt_ptype(t) : ptd__vt_name(t, "");
 	return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
 }
@@ -1667,6 +1811,8 @@ int ptd_value_as_address(struct ptd_values *v, struct ptd_value *val, uint64_t *
 		return ptd__err(-ptde_invalid, "value is not available");
 	if (val->optimized_out)
 		return ptd__err(-ptde_invalid, "value has been optimized out");
+	if (val->synthetic)
+		return ptd__err(-ptde_invalid, "value is a synthetic pointer");
 	rc = ptd__val_fetch(v, val);
 	if (rc < 0)
 		return rc;

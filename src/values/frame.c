@@ -34,9 +34,19 @@ static const size_t dreg_off[NDREGS] = {
 	offsetof(struct user_regs_struct, rip),
 };
 
-static const char *const dreg_name[NDREGS] = {
+const char *const ptd__dreg_name[NDREGS] = {
 	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp", "r8",
 	"r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rip",
+};
+
+/* What a synthetic pointer needs to be followed: the variable's DIE and
+ * the function context its location is evaluated in. */
+struct synth {
+	Dwarf_Die die;
+	Dwarf_Die fn;
+	int has_fn;
+	uint64_t bias;
+	int64_t off;
 };
 
 struct ptd_value *ptd__val_new(struct vtype *t)
@@ -69,7 +79,38 @@ struct ptd_value *ptd__val_copy(const struct ptd_value *val)
 		return NULL;
 	}
 	memcpy(c->buf, val->buf, sz ? sz : 1);
+	if (val->synth) {
+		c->synth = malloc(sizeof(*c->synth));
+		if (!c->synth) {
+			free(c->buf);
+			free(c);
+			return NULL;
+		}
+		*c->synth = *val->synth;
+	}
+	if (val->mask) {
+		c->mask = malloc(sz ? sz : 1);
+		if (!c->mask) {
+			free(c->synth);
+			free(c->buf);
+			free(c);
+			return NULL;
+		}
+		memcpy(c->mask, val->mask, sz ? sz : 1);
+	}
 	return c;
+}
+
+int ptd__val_bytes_state(const struct ptd_value *val, uint64_t off, uint64_t len)
+{
+	uint64_t sz = ptd__vt_size(val->type);
+
+	if (!val->mask)
+		return VAL_BYTE_OK;
+	for (uint64_t i = off; i < off + len && i < sz; i++)
+		if (val->mask[i] != VAL_BYTE_OK)
+			return val->mask[i];
+	return VAL_BYTE_OK;
 }
 
 void ptd_value_free(struct ptd_value *val)
@@ -77,6 +118,8 @@ void ptd_value_free(struct ptd_value *val)
 	if (!val)
 		return;
 	free(val->buf);
+	free(val->mask);
+	free(val->synth);
 	free(val);
 }
 
@@ -163,12 +206,14 @@ int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val)
 /* ------------------------------------------------------------------ */
 /* DWARF expressions                                                    */
 
-enum loc_kind { LOC_MEM, LOC_REG, LOC_VALUE, LOC_UNAVAIL, LOC_OPTOUT };
+enum loc_kind { LOC_MEM, LOC_REG, LOC_VALUE, LOC_UNAVAIL, LOC_OPTOUT, LOC_SYNTH };
 
 struct loc {
 	enum loc_kind kind;
-	uint64_t v; /* address, register number or value */
+	uint64_t v;  /* address, register number or value; LOC_SYNTH: the DIE */
+	int64_t off; /* LOC_SYNTH: the byte offset into that variable */
 };
+
 
 struct eval_env {
 	struct vframe *f;
@@ -346,6 +391,13 @@ static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *
 			case DW_OP_implicit_value:
 				out->kind = LOC_OPTOUT; /* rare at -O0; shown as optimized out */
 				return 0;
+			case DW_OP_implicit_pointer:
+			case DW_OP_GNU_implicit_pointer:
+				/* a pointer optimised away, to another variable */
+				out->kind = LOC_SYNTH;
+				out->v = ops[i].number;
+				out->off = (int64_t)ops[i].number2;
+				return 0;
 			case DW_OP_GNU_entry_value:
 			case DW_OP_entry_value: {
 				/* the value a register had when the function was
@@ -400,6 +452,108 @@ static int eval_ops(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *
 #undef PUSH
 #undef POP
 #undef UNAVAIL
+}
+
+/* A composite location (DW_OP_piece): each piece's own location
+ * description, evaluated alone, and its size in bytes.  Bit pieces that
+ * are not whole bytes, and pieces past @size, leave their bytes not known. */
+#define MAX_PIECES 32
+
+static int has_pieces(const Dwarf_Op *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ops[i].atom == DW_OP_piece || ops[i].atom == DW_OP_bit_piece)
+			return 1;
+	return 0;
+}
+
+/* Fills @val (of @size bytes) from the pieces of @ops: the bytes of
+ * registers, memory and computed values, with the mask saying which are
+ * optimized out or unavailable.  Returns 0, or <0 for an expression
+ * eval_ops does not understand. */
+static int eval_pieces(struct ptd_values *v, struct eval_env *env, const Dwarf_Op *ops, size_t n,
+		       struct ptd_value *val, uint64_t size)
+{
+	uint64_t off = 0;
+	size_t start = 0;
+	int npieces = 0, known = 0;
+
+	val->mask = malloc(size ? size : 1);
+	if (!val->mask)
+		return ptd__err(-ptde_nomem, "out of memory");
+	memset(val->mask, VAL_BYTE_OPTOUT, size ? size : 1);
+	for (size_t i = 0; i < n && npieces < MAX_PIECES; i++) {
+		struct loc l = { LOC_OPTOUT, 0 };
+		uint64_t len, x;
+		int state = VAL_BYTE_OK, rc;
+
+		if (ops[i].atom != DW_OP_piece && ops[i].atom != DW_OP_bit_piece)
+			continue;
+		npieces++;
+		if (ops[i].atom == DW_OP_piece) {
+			len = ops[i].number;
+		} else if (ops[i].number % 8 == 0 && ops[i].number2 == 0) {
+			len = ops[i].number / 8;
+		} else {
+			/* a piece of bits: its bytes stay optimized out */
+			off += (ops[i].number + 7) / 8;
+			start = i + 1;
+			continue;
+		}
+		if (i > start) {
+			rc = eval_ops(v, env, ops + start, i - start, &l);
+			if (rc < 0)
+				return rc;
+		}
+		start = i + 1;
+		if (off >= size)
+			break;
+		if (len > size - off)
+			len = size - off;
+		switch (l.kind) {
+		case LOC_MEM:
+			if (ptd__mem_read(v, l.v, val->buf + off, (size_t)len) < 0)
+				state = VAL_BYTE_UNAVAIL;
+			break;
+		case LOC_REG:
+			/* a register's low bytes, as on x86-64 */
+			if (l.v >= NDREGS || !(env->f->known & (1u << l.v)) || len > 8)
+				state = VAL_BYTE_UNAVAIL;
+			else
+				memcpy(val->buf + off, &env->f->regs[l.v], (size_t)len);
+			break;
+		case LOC_VALUE:
+			x = l.v;
+			memcpy(val->buf + off, &x, (size_t)(len < 8 ? len : 8));
+			break;
+		case LOC_UNAVAIL:
+			state = VAL_BYTE_UNAVAIL;
+			break;
+		case LOC_OPTOUT:
+		case LOC_SYNTH:
+			state = VAL_BYTE_OPTOUT;
+			break;
+		}
+		memset(val->mask + off, state, (size_t)len);
+		known |= state == VAL_BYTE_OK;
+		off += len;
+	}
+	if (!known) {
+		/* nothing known: the whole value is */
+		val->optimized_out = 1;
+		for (uint64_t k = 0; k < size; k++)
+			if (val->mask[k] == VAL_BYTE_UNAVAIL) {
+				val->optimized_out = 0;
+				val->unavailable = 1;
+				break;
+			}
+	}
+	for (uint64_t k = 0; k < size; k++)
+		if (val->mask[k] != VAL_BYTE_OK)
+			return 0;
+	free(val->mask); /* every byte known */
+	val->mask = NULL;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1080,6 +1234,26 @@ static int var_value(struct ptd_values *v, struct found *fd, struct ptd_value **
 		}
 	}
 	v->bad_op = 0;
+	if (has_pieces(ops, n)) {
+		rc = eval_pieces(v, &env, ops, n, val, ptd__vt_size(t));
+		if (rc == -2 || (rc < 0 && rc != -ptde_nomem && v->bad_op)) {
+			ptd_value_free(val);
+			if (rc == -2)
+				return ptd__err(-ptde_unsupported,
+						"Cannot access thread-local variables: ptdbg does not read TLS");
+			return ptd__err(-ptde_unsupported, "Unhandled dwarf expression opcode 0x%x",
+					v->bad_op);
+		}
+		if (rc < 0) {
+			ptd_value_free(val);
+			return rc == -ptde_nomem ? rc
+						 : ptd__err(-ptde_bad_trace, "malformed DWARF location expression");
+		}
+		if (fd->has_fn)
+			v->used_regs = 1;
+		*out = val; /* not an lvalue: its bytes live in several places */
+		return 0;
+	}
 	rc = eval_ops(v, &env, ops, n, &l);
 	if (rc == -2) {
 		ptd_value_free(val);
@@ -1093,7 +1267,7 @@ static int var_value(struct ptd_values *v, struct found *fd, struct ptd_value **
 		return ptd__err(-ptde_unsupported, "Unhandled dwarf expression opcode 0x%x",
 				v->bad_op);
 	}
-	if (fd->has_fn && l.kind != LOC_UNAVAIL && l.kind != LOC_OPTOUT)
+	if (fd->has_fn && l.kind != LOC_UNAVAIL && l.kind != LOC_OPTOUT && l.kind != LOC_SYNTH)
 		v->used_regs = 1; /* a frame's variable: found through its registers */
 	switch (l.kind) {
 	case LOC_MEM:
@@ -1119,8 +1293,92 @@ static int var_value(struct ptd_values *v, struct found *fd, struct ptd_value **
 	case LOC_OPTOUT:
 		val->optimized_out = 1;
 		break;
+	case LOC_SYNTH: {
+		Dwarf *dbg = dwarf_cu_getdwarf(fd->die.cu);
+
+		val->synthetic = 1;
+		val->synth = calloc(1, sizeof(*val->synth));
+		if (val->synth && (!dbg || !dwarf_offdie(dbg, l.v, &val->synth->die))) {
+			free(val->synth); /* a DIE that is not there: not followed */
+			val->synth = NULL;
+		} else if (val->synth) {
+			val->synth->fn = fd->fn;
+			val->synth->has_fn = fd->has_fn;
+			val->synth->bias = fd->bias;
+			val->synth->off = l.off;
+		}
+		break;
+	}
 	}
 	*out = val;
+	return 0;
+}
+
+int ptd__val_synth_deref(struct ptd_values *v, const struct ptd_value *ptr, struct ptd_value **out)
+{
+	struct vtype *ps = ptd__vt_strip(ptr->type), *t;
+	struct ptd_value *target = NULL, *r;
+	struct found fd = { 0 };
+	uint64_t sz, tsz;
+	int64_t off;
+	int rc;
+
+	if (!ptr->synthetic || !ptr->synth || !ps || ps->kind != VT_PTR || !ps->target)
+		return ptd__err(-ptde_unsupported, "cannot follow this synthetic pointer");
+	if (v->synth_depth > 8) /* pointers to pointers to ...: DWARF is untrusted */
+		return ptd__err(-ptde_bad_trace, "synthetic pointers nested too deeply");
+	t = ps->target;
+	fd.die = ptr->synth->die;
+	fd.fn = ptr->synth->fn;
+	fd.has_fn = ptr->synth->has_fn;
+	fd.bias = ptr->synth->bias;
+	fd.ok = 1;
+	v->synth_depth++;
+	rc = var_value(v, &fd, &target);
+	v->synth_depth--;
+	if (rc < 0)
+		return rc;
+	sz = ptd__vt_size(t);
+	tsz = ptd__vt_size(target->type);
+	off = ptr->synth->off;
+	if (off < 0 || (uint64_t)off > tsz || sz > tsz - (uint64_t)off) {
+		ptd_value_free(target);
+		return ptd__err(-ptde_bad_trace, "a synthetic pointer points outside its variable");
+	}
+	r = ptd__val_new(t);
+	if (!r) {
+		ptd_value_free(target);
+		return ptd__err(-ptde_nomem, "out of memory");
+	}
+	if (target->lval == LV_MEM) {
+		/* the variable is in memory after all: an lvalue there */
+		r->lval = LV_MEM;
+		r->addr = target->addr + (uint64_t)off;
+		r->lazy = 1;
+	} else if (target->optimized_out || target->unavailable) {
+		r->optimized_out = target->optimized_out;
+		r->unavailable = target->unavailable;
+	} else {
+		rc = ptd__val_fetch(v, target);
+		if (rc < 0) {
+			ptd_value_free(target);
+			ptd_value_free(r);
+			return rc;
+		}
+		memcpy(r->buf, target->buf + off, sz);
+		if (target->mask) {
+			int st = ptd__val_bytes_state(target, (uint64_t)off, sz);
+
+			if (st != VAL_BYTE_OK && (r->mask = malloc(sz ? sz : 1)) != NULL)
+				memcpy(r->mask, target->mask + off, sz ? sz : 1);
+		}
+		if (target->lval == LV_REG && off == 0 && sz <= 8) {
+			r->lval = LV_REG;
+			r->regno = target->regno;
+		}
+	}
+	ptd_value_free(target);
+	*out = r;
 	return 0;
 }
 
@@ -1197,15 +1455,15 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 		for (int i = 0; i < 16; i++) {
 			char e[8];
 
-			if (!strcmp(name, dreg_name[i])) {
+			if (!strcmp(name, ptd__dreg_name[i])) {
 				r = i;
 				break;
 			}
 			/* eax, r8d: the low 32 bits, as int */
 			if (i < 8)
-				snprintf(e, sizeof(e), "e%s", dreg_name[i] + 1);
+				snprintf(e, sizeof(e), "e%s", ptd__dreg_name[i] + 1);
 			else
-				snprintf(e, sizeof(e), "%sd", dreg_name[i]);
+				snprintf(e, sizeof(e), "%sd", ptd__dreg_name[i]);
 			if (!strcmp(name, e)) {
 				r = i;
 				half = 1;
@@ -1693,7 +1951,7 @@ static void saved_regs(struct sbuf *b, uint32_t mask, const uint64_t *at)
 
 		if (!(mask & (1u << r)))
 			continue;
-		ptd__sb_add(b, "%s %s at 0x%llx", first ? "" : ",", dreg_name[r],
+		ptd__sb_add(b, "%s %s at 0x%llx", first ? "" : ",", ptd__dreg_name[r],
 			    (unsigned long long)at[r]);
 		first = 0;
 	}
@@ -1985,7 +2243,9 @@ int ptd_values_format_kept(struct ptd_values *v, int key, const void *bytes, siz
 	memcpy(c->buf, bytes, n);
 	/* other contents, not the object's: nothing to read, nothing unknown */
 	c->lazy = 0;
-	c->unavailable = c->optimized_out = c->not_saved = 0;
+	c->unavailable = c->optimized_out = c->not_saved = c->synthetic = 0;
+	free(c->mask);
+	c->mask = NULL;
 	rc = ptd_value_format(v, c, fmt, top, out);
 	ptd_value_free(c);
 	return rc;

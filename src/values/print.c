@@ -395,6 +395,18 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 		ptd__sb_add(b, "<invalid type layout>");
 		return 0;
 	}
+	/* a scalar in a piece that is not known (a value in pieces) */
+	if (v->print_mask && v->print_buf && p >= v->print_buf && s->kind != VT_STRUCT &&
+	    s->kind != VT_UNION && s->kind != VT_ARRAY) {
+		uint64_t off = (uint64_t)(p - v->print_buf), k;
+
+		for (k = 0; k < ptd__vt_size(s); k++)
+			if (v->print_mask[off + k] != VAL_BYTE_OK) {
+				ptd__sb_add(b, v->print_mask[off + k] == VAL_BYTE_UNAVAIL ? "<unavailable>"
+											   : "<optimized out>");
+				return 0;
+			}
+	}
 	switch (s->kind) {
 	case VT_INT:
 		x = ptd__bits(p, s->size, s->is_signed);
@@ -516,6 +528,20 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 		ptd__sb_add(b, "<optimized out>");
 		return 0;
 	}
+	if (val->synthetic) {
+		/* typed as a pointer's value is at the top ("(struct cfg *)"),
+		 * but for char pointers, as gdb shows it */
+		struct vtype *to = s && s->kind == VT_PTR ? ptd__vt_strip(s->target) : NULL;
+
+		if (top && s && s->kind == VT_PTR && !(to && is_char_type(to))) {
+			char *n = ptd__vt_name(val->type, "");
+
+			ptd__sb_add(b, "(%s) ", n ? n : "?");
+			free(n);
+		}
+		ptd__sb_add(b, "<synthetic pointer>");
+		return 0;
+	}
 	if (val->not_saved) {
 		ptd__sb_add(b, "<not saved>");
 		return 0;
@@ -540,7 +566,11 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 		ptd__sb_add(b, "<error: %s>", ptd_last_error(rc));
 		return 0;
 	}
-	return print_at(v, val->type, val->buf, ptd__vt_size(val->type), fmt, top, b, 0);
+	v->print_buf = val->buf;
+	v->print_mask = val->mask;
+	rc = print_at(v, val->type, val->buf, ptd__vt_size(val->type), fmt, top, b, 0);
+	v->print_buf = v->print_mask = NULL;
+	return rc;
 }
 
 int ptd_value_format(struct ptd_values *v, struct ptd_value *val, int fmt, int top, char **out)

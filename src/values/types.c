@@ -415,18 +415,28 @@ static char *params(struct vtype *f)
 	return r;
 }
 
+static char *vt_declare(struct vtype *t, const char *decl, int bare);
+
 /* The C declarator algorithm: pointers go left, arrays and functions go
  * right, with parentheses where a pointer meets one of those. */
 char *ptd__vt_name(struct vtype *t, const char *decl)
 {
+	return vt_declare(t, decl, 0);
+}
+
+/* With bare set, the base type and the qualifiers that apply to it are left
+ * out: what remains is the declarator ptype writes after an expanded
+ * "struct node {...}" ("*", "*(node_t *, int)"). */
+static char *vt_declare(struct vtype *t, const char *decl, int bare)
+{
 	char *d = NULL, *r = NULL, *b;
 
 	if (!t)
-		return strdup("void");
+		return strdup(bare ? decl : "void");
 	switch (t->kind) {
 	case VT_PTR:
 		d = cat3("*", decl, "");
-		r = d ? ptd__vt_name(t->target, d) : NULL;
+		r = d ? vt_declare(t->target, d, bare) : NULL;
 		free(d);
 		return r;
 	case VT_ARRAY: {
@@ -438,7 +448,7 @@ char *ptd__vt_name(struct vtype *t, const char *decl)
 			snprintf(dim, sizeof(dim), "[]");
 		d = decl[0] == '*' ? cat3("(", decl, ")") : strdup(decl);
 		b = d ? cat3(d, dim, "") : NULL;
-		r = b ? ptd__vt_name(t->target, b) : NULL;
+		r = b ? vt_declare(t->target, b, bare) : NULL;
 		free(d);
 		free(b);
 		return r;
@@ -448,7 +458,7 @@ char *ptd__vt_name(struct vtype *t, const char *decl)
 
 		d = decl[0] == '*' ? cat3("(", decl, ")") : strdup(decl);
 		b = d && p ? cat3(d, p, "") : NULL;
-		r = b ? ptd__vt_name(t->target, b) : NULL;
+		r = b ? vt_declare(t->target, b, bare) : NULL;
 		free(d);
 		free(b);
 		free(p);
@@ -459,16 +469,20 @@ char *ptd__vt_name(struct vtype *t, const char *decl)
 			/* char *const p */
 			d = cat3("* ", t->name, decl[0] ? " " : "");
 			b = d ? cat3(d, decl, "") : NULL;
-			r = b ? ptd__vt_name(t->target->target, b) : NULL;
+			r = b ? vt_declare(t->target->target, b, bare) : NULL;
 			free(d);
 			free(b);
 			return r;
 		}
-		b = ptd__vt_name(t->target, decl);
+		b = vt_declare(t->target, decl, bare);
+		if (bare)
+			return b;
 		r = b ? cat3(t->name, " ", b) : NULL;
 		free(b);
 		return r;
 	default:
+		if (bare)
+			return strdup(decl);
 		b = base_name(t);
 		if (!b)
 			return NULL;
@@ -495,7 +509,7 @@ char *ptd__vt_ptype(struct vtype *t)
 	 * in gdb ("struct point {...} *"); find the innermost named type */
 	{
 		struct vtype *in = s;
-		char *decl, *tail, *head;
+		char *decl, *head;
 
 		while (in && (in->kind == VT_PTR || in->kind == VT_ARRAY || in->kind == VT_FUNC ||
 			      in->kind == VT_QUAL) && in->target)
@@ -549,16 +563,22 @@ char *ptd__vt_ptype(struct vtype *t)
 		}
 		if (!r || in == s)
 			return r;
-		/* the declarator around it: name the outer type with a
-		 * placeholder base and swap the base for the expansion */
-		decl = ptd__vt_name(s, "");
-		head = base_name(in);
-		tail = decl && head && !strncmp(decl, head, strlen(head)) ? decl + strlen(head) : "";
-		n = cat3(r, tail, "");
+		/* the declarator around it ("} *", "} *(int)"), and the
+		 * qualifiers of the expanded type itself before it
+		 * ("const struct node {...} *") */
+		decl = vt_declare(s, "", 1);
+		n = decl && r ? cat3(r, decl[0] ? " " : "", decl) : NULL;
 		free(decl);
-		free(head);
 		free(r);
-		return n;
+		r = n;
+		for (struct vtype *w = s; r && w && w != in; w = w->target) {
+			if (w->kind == VT_QUAL && w->target && w->target->kind != VT_PTR) {
+				n = cat3(w->name, " ", r);
+				free(r);
+				r = n;
+			}
+		}
+		return r;
 	}
 }
 

@@ -80,12 +80,31 @@ struct ptd_value {
 	int unavailable;     /* contents not known (the past) */
 	int not_saved;       /* a call-clobbered register of an outer frame */
 	int optimized_out;
+	int synthetic;       /* a pointer the compiler left out, to a variable
+			      * (DW_OP_implicit_pointer): gdb's <synthetic pointer> */
+	/* A value assembled from pieces (DW_OP_piece) some of which are
+	 * not known: per byte of buf, VAL_BYTE_OK, _OPTOUT or _UNAVAIL;
+	 * NULL when every byte is known. */
+	uint8_t *mask;
+	/* synthetic: the variable it points into (frame.c's struct synth) */
+	struct synth *synth;
 };
+
+enum { VAL_BYTE_OK, VAL_BYTE_OPTOUT, VAL_BYTE_UNAVAIL };
+
+/* What @val's bytes [off, off+len) are: VAL_BYTE_OK when all are known,
+ * else the state of the first that is not. */
+int ptd__val_bytes_state(const struct ptd_value *val, uint64_t off, uint64_t len);
+/* *@ptr for a synthetic pointer: the bytes of the variable it stands
+ * for, as a value of the pointer's target type.  0 or <0. */
+int ptd__val_synth_deref(struct ptd_values *v, const struct ptd_value *ptr, struct ptd_value **out);
 
 #define VAL_MAX_SIZE 65536 /* gdb's max-value-size */
 
 /* DWARF register numbers of x86-64 the unwinder and locations use. */
 #define NDREGS 17 /* rax..r15 and the return address (16) */
+/* their names, by DWARF number */
+extern const char *const ptd__dreg_name[NDREGS];
 
 struct vframe {
 	int valid;
@@ -118,6 +137,9 @@ struct ptd_values {
 	struct user_regs_struct uregs; /* the innermost frame's, as given */
 	int past;          /* memory is the present memory, not the past's */
 	int used_memory;   /* memory was read since ptd_values_bind */
+	/* while a value prints: its bytes and its piece mask (NULL: all known) */
+	const uint8_t *print_buf, *print_mask;
+	int synth_depth; /* synthetic pointers being followed */
 	int used_regs;     /* registers other than rip were used since then */
 	int pc_only;       /* only rip of the innermost frame is known */
 	int bad_op;        /* the DW_OP a location expression failed at */

@@ -6,7 +6,8 @@
  * read back identical, and its binary unescape must stay in bounds.
  * Every packet also goes to the stub's dispatcher (src/gdb/stub.h) on a
  * session with no program: any reply, within PacketSize, never a crash
- * (all but vRun and vAttach, which would touch real processes).
+ * (all but vRun and vAttach, which would touch real processes, and the
+ * host I/O packets that would write or remove real files).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -55,6 +56,16 @@ static void dispatch(uint8_t *p, size_t n)
 	 * '!' the fuzzer may find): those two stay out */
 	if ((n >= 4 && !memcmp(p, "vRun", 4)) || (n >= 7 && !memcmp(p, "vAttach", 7)))
 		return;
+	/* host I/O works on the real file system: files are opened only for
+	 * reading, never written or removed */
+	if ((n >= 12 && !memcmp(p, "vFile:unlink", 12)) || (n >= 12 && !memcmp(p, "vFile:pwrite", 12)))
+		return;
+	if (n >= 11 && !memcmp(p, "vFile:open:", 11)) {
+		const uint8_t *c = memchr(p + 11, ',', n - 11);
+
+		if (!c || (size_t)(p + n - c) < 3 || c[1] != '0' || c[2] != ',')
+			return;
+	}
 	int act = ptd_stub_packet(stub, p, n, &reply);
 	if (act & PTD_STUB_RESUME)
 		act = ptd_stub_resume(stub, &reply);

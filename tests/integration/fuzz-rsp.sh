@@ -19,6 +19,8 @@ for p in 'qSupported:multiprocess+;swbreak+;hwbreak+;qRelocInsn+;fork-events+;vf
 	'qXfer:btrace:read:all:0,ffb' 'Qbtrace:pt' 'Qbtrace-conf:pt:size=0x1000' 'bs' 'bc' 'Hgp0.0' 'qfThreadInfo' \
 	'X401000,4:}]}\}' 'p10' 'P10=0000000000000000' 'vKill;1' 'D' 'Qbtrace:bts' 'Qbtrace:off' \
 	'qXfer:btrace-conf:read::0,ffb' 'qXfer:auxv:read::0,ffb' 'qXfer:exec-file:read:1:0,ffb' 'vCont;t' \
+	'vFile:setfs:0' 'vFile:open:2f6574632f686f73746e616d65,0,1c0' 'vFile:pread:7,3fff,0' \
+	'vFile:fstat:7' 'vFile:close:7' 'vFile:readlink:2f70726f632f73656c662f657865' \
 	'Tp1.1' 'qC' 'qAttached:1' 'M401000,2:9090' 'z0,401126,1' 'C05' 'S0b;401000'; do
 	{ printf '+'; pkt "$p"; } >"$work/corpus/seed-$i"
 	i=$((i + 1))

@@ -2,7 +2,7 @@
 # Values as gdb 13 shows them (issue 14): print of locals, arguments,
 # globals, statics, structs, unions, enums, arrays, pointers, floats and
 # bit-fields, the print formats, casts and arithmetic, $N history,
-# ptype/whatis, info locals/args/frame, values in outer frames (up, down,
+# ptype/whatis (typedefs, pointers to structs), ++ and --, info locals/args/frame, values in outer frames (up, down,
 # frame N: registers unwound with the CFI), set var, x with types, @,
 # display, finish's "Value returned" for every return kind, and the
 # errors (bad pointers, unknown symbols, malformed expressions).  ptdbg
@@ -66,6 +66,10 @@ CMDS=("break $main_line" run
 	'ptype struct rec' 'ptype unsigned long' 'whatis &main' 'whatis arr[0]'
 	'whatis 1.5f' "whatis 'a'" 'whatis 1 == 2' 'whatis sizeof(int)' 'whatis u + 1'
 	'whatis sh + sh' 'whatis big * 2u'
+	'whatis point_t' 'ptype point_t' 'whatis origin' 'ptype &origin' 'whatis &origin'
+	'ptype &g_rec' 'ptype make_point' 'whatis point_t *' 'ptype const struct point *'
+	'print g_counter++' 'print g_counter' 'print ++g_counter' 'print g_counter--'
+	'print --g_counter' 'print arr[1]++' 'print arr' 'print n++ + 1' 'print 3++'
 	'info locals' 'info args'
 	'print nosuch' 'print 1 +' 'print )' 'print 5/0' 'print g_rec.nosuch' 'print n.x'
 	'print &5' 'print pp.' 'print arr[' "print 'a" 'print $99' 'print *n@0'
