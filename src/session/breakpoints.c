@@ -443,6 +443,7 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 /* After exec or at launch: resolve every breakpoint again in the new image. */
 void ptd__ses_bp_rearm_all(struct ptd_session *s)
 {
+	ptd__ses_watch_drop_locals(s);
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
 		uint64_t addr;

@@ -353,6 +353,7 @@ void ptd__ses_drop_process(struct ptd_session *s)
 	s->offline_exe = NULL;
 	for (int i = 0; i < s->nbp; i++)
 		s->bp[i].inserted = 0;
+	ptd__ses_watch_drop_locals(s);
 }
 
 void ptd_session_free(struct ptd_session *s)

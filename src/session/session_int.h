@@ -297,6 +297,9 @@ unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits);
 void ptd__ses_watch_reset(struct ptd_session *s);
 /* Sets watchpoint @b again in a new process image (run, exec). */
 void ptd__ses_watch_rearm(struct ptd_session *s, struct sbp *b);
+/* Deletes the watchpoints on locals (ptd_session_watch_scope) when the
+ * program goes or execs, as gdb does: their frames are gone. */
+void ptd__ses_watch_drop_locals(struct ptd_session *s);
 /* Frees watchpoint @b's slots. */
 void ptd__ses_watch_release(struct ptd_session *s, struct sbp *b);
 /* The PLT entry of function @name in ELF file @path, as a file address

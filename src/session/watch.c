@@ -415,6 +415,14 @@ static int scope_check(struct ptd_session *s, struct sbp *b, pid_t tid)
 	return 0;
 }
 
+void ptd__ses_watch_drop_locals(struct ptd_session *s)
+{
+	for (int i = s->nbp - 1; i >= 0; i--)
+		if (s->bp[i].wkind && s->bp[i].scope_on)
+			ptd_session_delete(s, s->bp[i].id);
+	ptd_clear_error();
+}
+
 void ptd__ses_watch_reset(struct ptd_session *s)
 {
 	for (int i = 0; i < s->nbp; i++)

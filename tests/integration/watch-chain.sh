@@ -15,7 +15,8 @@
 #  - set before `run` (globals read from the program file, .bss as
 #    zeros), they are set in the program when it starts and fire;
 #    a local before run gets gdb's "No symbol" message;
-#  - a[k] with a local index ends with its frame;
+#  - a[k] with a local index ends with its frame; a watchpoint on a
+#    local is deleted when the program is run again;
 #  - `watch -l a[i]` (-location) watches the element only;
 #  - an expression that cannot be evaluated when set (p->next->next->val
 #    while p->next is NULL) is set on the values read before the fault
@@ -24,7 +25,7 @@
 #    are left is refused with ptdbg's message (gdb accepts it and then
 #    fails at every resume), and the ones set keep working.
 . "$(dirname "$0")/lib.bash"
-need_prereqs watchidx watchptr
+need_prereqs watchidx watchptr watchexpr
 need_gdb
 
 clean() {
@@ -106,6 +107,13 @@ out=$(compare "rwatch a[i] and watch acc before run" watchidx) || exit 1
 grep -qx 'No symbol "acc" in current context.' <<<"$out" || die "a local before run: $out"
 CMDS=("watch *ptr" "watch head->val" run c c c c c c "info watchpoints")
 compare "watch *ptr and head->val before run" watchptr >/dev/null || exit 1
+
+# a watchpoint on a local goes with its program (run again, kill), as
+# gdb deletes it: its frame is gone; one on a global stays
+CMDS=("break bump" run "watch local" "watch pt.x" run "info watchpoints" c "info watchpoints")
+out=$(compare "a local's watchpoint at run again" watchexpr) || exit 1
+grep -q '^3 .*pt\.x$' <<<"$out" || die "the global's watchpoint did not stay: $out"
+[ "$(count '^2 .*local$' "$out")" = 0 ] || die "the local's watchpoint survived run: $out"
 
 # a local index: the watchpoint ends with sum's frame
 CMDS=("break $(line_of watchidx.c 'acc += a[k]')" run "watch a[k]" c c c c "info watchpoints")
