@@ -5,7 +5,8 @@
  * p->next) triggers the watchpoint when the element it now names holds
  * another value, and the watchpoint follows the new element.  Also
  * `rwatch`/`awatch` on such expressions, p->next->next->val that cannot
- * be read until n3.next is set, and a function whose local is watched.
+ * be read until n3.next is set, a function whose local is watched, and
+ * one whose local index is moved by its callee.
  */
 #include <stdio.h>
 
@@ -31,6 +32,23 @@ int sum(int n)
 	return acc;
 }
 
+/* moves the caller's index: a watchpoint on the caller's a[j] is
+ * evaluated again in the caller's frame, not in this one */
+void next_index(int *k)
+{
+	*k += 1;
+}
+
+int walk(void)
+{
+	int j = 0;
+	int acc = a[j];
+
+	next_index(&j);
+	acc += a[j];
+	return acc;
+}
+
 int main(void)
 {
 	a[0] = 5;
@@ -52,6 +70,7 @@ int main(void)
 	n3.val = 32;
 	n3.next = &n2;
 	sink += sum(2);
+	sink += walk();
 	printf("%d %d %d %d\n", a[0], a[1], sink, n3.val);
 	return 0;
 }

@@ -52,19 +52,39 @@ static int cond_eval(void *ctx, const char *expr, int *truth)
 	return 0;
 }
 
+/* The frame whose CFA is @cfa in the thread the session selected (its
+ * caller's rsp), bound; the innermost one when none is. */
+static int bind_frame_of(struct shell *sh, uint64_t cfa)
+{
+	struct user_regs_struct r, known;
+	uint64_t pcs[256];
+	int n = cfa ? ptd_session_backtrace(sh->s, pcs, 256) : 0;
+
+	for (int level = 0; level + 1 < n; level++) {
+		if (ptd_session_values_bind(sh->s, sh->vals, level + 1, pcs[level + 1], NULL,
+					    NULL) < 0 ||
+		    ptd_values_frame_regs(sh->vals, &r, &known) < 0 || !known.rsp)
+			break;
+		if (r.rsp == cfa)
+			return ptd_session_values_bind(sh->s, sh->vals, level,
+						       level ? pcs[level] : 0, NULL, NULL);
+	}
+	ptd_clear_error();
+	return ptd_session_values_bind(sh->s, sh->vals, 0, 0, NULL, NULL);
+}
+
 /* The places a watch expression names now (after a value it reads
- * changed, or in a new program), in the innermost frame of the thread
- * the session selected, quietly. */
-static int watch_chain(void *ctx, const char *expr, struct ptd_watch_loc *locs, int max)
+ * changed, or in a new program), in the thread the session selected: in
+ * the frame of a watchpoint on a local, else the innermost one; quietly. */
+static int watch_chain(void *ctx, const char *expr, uint64_t frame_cfa, struct ptd_watch_loc *locs,
+		       int max)
 {
 	struct shell *sh = ctx;
-	int level = sh->frame_level, rc;
+	int rc;
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
-	sh->frame_level = 0;
-	rc = ptd_session_values_bind(sh->s, sh->vals, 0, 0, NULL, NULL);
-	sh->frame_level = level;
+	rc = bind_frame_of(sh, frame_cfa);
 	if (rc < 0)
 		return rc;
 	return ptd_values_watch_chain(sh->vals, expr, locs, max);

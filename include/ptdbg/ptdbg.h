@@ -1218,9 +1218,12 @@ extern PTD_EXPORT int ptd_session_watch_dep(struct ptd_session *s, int id, uint6
 /*
  * The places watchpoint expression @expr watches now (ptd_values_watch_chain():
  * @locs[0] the object, @len 0 when it cannot be evaluated now, then the
- * values read on the way), at most @max; returns the count or <0.  Called with the thread that triggered
- * selected when a value read on the way changed, and when a new program
- * starts (watchpoints set before `run`).  Set with
+ * values read on the way), at most @max; returns the count or <0.
+ * Called with the thread that triggered selected when a value read on
+ * the way changed, and when a new program starts (watchpoints set before
+ * `run`).  @frame_cfa: the CFA of the frame the expression lives in (a
+ * watchpoint on a local, ptd_session_watch_scope()), to evaluate it
+ * there as gdb does; 0: the innermost frame.  Set with
  * ptd_session_set_watch_chain(); it takes precedence over the older
  * ptd_watch_eval_fn, which gives the object's address only.
  */
@@ -1228,8 +1231,8 @@ struct ptd_watch_loc {
 	uint64_t addr;
 	int len;
 };
-typedef int (*ptd_watch_chain_fn)(void *ctx, const char *expr, struct ptd_watch_loc *locs,
-				  int max);
+typedef int (*ptd_watch_chain_fn)(void *ctx, const char *expr, uint64_t frame_cfa,
+				  struct ptd_watch_loc *locs, int max);
 extern PTD_EXPORT void ptd_session_set_watch_chain(struct ptd_session *s, ptd_watch_chain_fn fn,
 						   void *ctx);
 /*

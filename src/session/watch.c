@@ -205,7 +205,8 @@ static int places_now(struct ptd_session *s, struct sbp *b, pid_t tid)
 
 	if (th)
 		s->cur = (int)(th - s->th);
-	n = s->watch_chain(s->watch_chain_ctx, b->spec, locs, PTD_HW_SLOTS + 1);
+	n = s->watch_chain(s->watch_chain_ctx, b->spec, b->scope_on ? b->scope_cfa : 0, locs,
+			   PTD_HW_SLOTS + 1);
 	s->cur = saved;
 	if (n < 1 || (locs[0].len && locs[0].len != b->len)) {
 		ptd_clear_error();

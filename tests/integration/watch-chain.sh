@@ -15,7 +15,8 @@
 #  - set before `run` (globals read from the program file, .bss as
 #    zeros), they are set in the program when it starts and fire;
 #    a local before run gets gdb's "No symbol" message;
-#  - a[k] with a local index ends with its frame; a watchpoint on a
+#  - a[k] with a local index ends with its frame, and is evaluated again
+#    in its frame when a callee moves the index; a watchpoint on a
 #    local is deleted when the program is run again;
 #  - `watch -l a[i]` (-location) watches the element only;
 #  - an expression that cannot be evaluated when set (p->next->next->val
@@ -120,6 +121,15 @@ CMDS=("break $(line_of watchidx.c 'acc += a[k]')" run "watch a[k]" c c c c "info
 out=$(compare "watch a[k] in sum" watchidx) || exit 1
 grep -q '^Watchpoint 2 deleted because the program has left the block in' <<<"$out" ||
 	die "a[k] did not end with its frame: $out"
+
+# a local index moved by a callee: evaluated again in walk's frame (the
+# innermost frame, next_index, has no j), as gdb does
+CMDS=("break next_index" run up "watch a[j]" c c "info watchpoints")
+pt=$(ptdbg_batch -- "$TESTPROGS/watchidx" | clean | norm_stack)
+gd=$(gdb_batch -- "$TESTPROGS/watchidx" | clean | norm_stack)
+note "ptdbg (a[j] from an outer frame):"; note "$pt"
+diff -u <(echo "$gd") <(echo "$pt") >&2 || die "a[j] watched from an outer frame differs from gdb"
+grep -qx 'New value = 8' <<<"$pt" || die "moving j in the callee did not trigger a[j]: $pt"
 
 # the budget: breakpoint 1 is an int3, a[i] takes two debug registers,
 # p->next->val three

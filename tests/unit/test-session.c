@@ -381,12 +381,14 @@ struct idx_ctx {
 	uint64_t a, i;
 };
 
-static int idx_chain(void *ctx, const char *expr, struct ptd_watch_loc *locs, int max)
+static int idx_chain(void *ctx, const char *expr, uint64_t frame_cfa, struct ptd_watch_loc *locs,
+		     int max)
 {
 	struct idx_ctx *c = ctx;
 	int i = 0;
 
 	assert_string_equal(expr, "a[i]");
+	assert_int_equal(frame_cfa, 0); /* globals: no frame */
 	assert_true(max >= 2);
 	if (ptd_session_read(c->s, c->i, &i, sizeof(i)) != sizeof(i))
 		return -ptde_nomap;
