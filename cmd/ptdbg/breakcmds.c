@@ -842,9 +842,43 @@ static int watch_location_opt(const char **args)
 	return 1;
 }
 
+/* gdb's `watch EXPR if COND`: cuts @expr at a top-level "if" word and
+ * returns COND (in @expr's storage), or NULL. */
+static char *watch_cond(char *expr)
+{
+	int depth = 0;
+	char quote = 0;
+
+	for (char *p = expr; *p; p++) {
+		if (quote) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == quote)
+				quote = 0;
+			continue;
+		}
+		if (*p == '"' || *p == '\'')
+			quote = *p;
+		else if (*p == '(' || *p == '[')
+			depth++;
+		else if ((*p == ')' || *p == ']') && depth > 0)
+			depth--;
+		else if (!depth && p > expr && isspace((unsigned char)p[-1]) && p[0] == 'i' &&
+			 p[1] == 'f' && (!p[2] || isspace((unsigned char)p[2]))) {
+			char *e = p;
+
+			while (e > expr && isspace((unsigned char)e[-1]))
+				e--;
+			*e = 0;
+			return (char *)skipws(p + 2);
+		}
+	}
+	return NULL;
+}
+
 static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind)
 {
-	char expr[256], spec[280];
+	char expr[256], spec[280], *cond;
 	uint64_t addr = 0;
 	uint64_t ret_pc, cfa;
 	struct ptd_watch_loc locs[PTD_HW_SLOTS + 1];
@@ -853,6 +887,7 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 
 	location = watch_location_opt(&args);
 	snprintf(expr, sizeof(expr), "%s", skipws(args));
+	cond = watch_cond(expr);
 	n = strlen(expr);
 	while (n && isspace((unsigned char)expr[n - 1]))
 		expr[--n] = 0;
@@ -909,6 +944,11 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 			ptd_values_unkeep(sh->vals, key);
 			return sess_error(rc);
 		}
+	}
+	if (cond && *cond && (rc = ptd_session_bp_condition(sh->s, id, cond)) < 0) {
+		ptd_session_delete(sh->s, id);
+		ptd_values_unkeep(sh->vals, key);
+		return sess_error(rc);
 	}
 	if (key && sh->nwatch_types < (int)(sizeof(sh->watch_types) / sizeof(sh->watch_types[0]))) {
 		sh->watch_types[sh->nwatch_types].id = id;

@@ -18,7 +18,8 @@
 #  - a[k] with a local index ends with its frame, and is evaluated again
 #    in its frame when a callee moves the index; a watchpoint on a
 #    local is deleted when the program is run again;
-#  - `watch -l a[i]` (-location) watches the element only;
+#  - `watch -l a[i]` (-location) watches the element only; `watch EXPR
+#    if COND` sets the condition;
 #  - an expression that cannot be evaluated when set (p->next->next->val
 #    while p->next is NULL) is set on the values read before the fault
 #    and fires once it can be read;
@@ -83,6 +84,11 @@ grep -qx 'New value = 6' <<<"$out" || die "awatch *ptr: no change reported: $out
 CMDS=("break main" run "watch -l a[i]" "rwatch -location p->next->val" c c c "info watchpoints")
 out=$(compare "watch -location" watchidx) || exit 1
 grep -qx 'New value = 7' <<<"$out" || die "watch -l a[i] did not stay on a[0]: $out"
+
+# watch EXPR if COND: the condition of a watchpoint, as gdb's
+CMDS=("break main" run "watch a[i] if a[i] > 6" c c "info watchpoints")
+out=$(compare "watch if" watchidx) || exit 1
+grep -qx '	stop only if a\[i\] > 6' <<<"$out" || die "watch ... if: no condition: $out"
 
 # an expression that cannot be evaluated yet (p->next is NULL, so
 # p->next->next faults): set anyway on what it read, <unreadable> until
