@@ -807,8 +807,8 @@ static int watch_unreadable(struct shell *sh, const char *expr, enum ptd_watch_k
 	size = ptd_value_size(val);
 	if (size < 1 || size > 8) {
 		ptd_value_free(val);
-		return shell_error("cannot watch \"%s\": %llu bytes (at most 8, one debug register)",
-				   expr, (unsigned long long)size);
+		return shell_error("cannot watch \"%s\": %llu bytes (at most 8, one debug "
+				   "register)", expr, (unsigned long long)size);
 	}
 	rc = ptd_values_keep(sh->vals, val);
 	ptd_value_free(val);
@@ -1000,25 +1000,24 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 		/* gdb reports a read or access watchpoint once per place it
 		 * watches; only the first report of an access one shows the
 		 * change, and only when the old value was readable */
+		if (bi.changed && old_ok)
+			watch_value_text(sh, bi.id, bi.old_value, bi.len, a, sizeof(a));
+		else
+			snprintf(a, sizeof(a), "<unreadable>");
 		for (int r = 0; r < (bi.reports > 0 ? bi.reports : 1); r++) {
 			int old_new = r == 0 && bi.changed &&
 				      (bi.watch == PTD_WATCH_WRITE ||
 				       (bi.watch == PTD_WATCH_ACCESS && old_ok));
+			const char *title = watch_title(bi.watch);
 
 			if (thread)
-				printf("\n%s hit %s %d: %s\n\n", thread, watch_title(bi.watch), bi.id,
-				       bi.spec);
+				printf("\n%s hit %s %d: %s\n\n", thread, title, bi.id, bi.spec);
 			else
-				printf("\n%s %d: %s\n\n", watch_title(bi.watch), bi.id, bi.spec);
-			if (old_new) {
-				if (old_ok)
-					watch_value_text(sh, bi.id, bi.old_value, bi.len, a, sizeof(a));
-				else
-					snprintf(a, sizeof(a), "<unreadable>");
+				printf("\n%s %d: %s\n\n", title, bi.id, bi.spec);
+			if (old_new)
 				printf("Old value = %s\nNew value = %s\n", a, b);
-			} else {
+			else
 				printf("Value = %s\n", b);
-			}
 		}
 	}
 	for (int i = 0; i < ngone; i++)

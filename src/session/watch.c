@@ -778,8 +778,8 @@ void ptd__ses_watch_rearm(struct ptd_session *s, struct sbp *b)
 		if (s->notify) {
 			char msg[160];
 
-			snprintf(msg, sizeof(msg),
-				 "warning: cannot set watchpoint %d again in the new program", b->id);
+			snprintf(msg, sizeof(msg), "warning: cannot set watchpoint %d again in the "
+						   "new program", b->id);
 			s->notify(s->notify_ctx, msg);
 		}
 	}
