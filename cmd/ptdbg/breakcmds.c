@@ -984,9 +984,10 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch || !bi.triggered)
 			continue;
 		if (bi.scope_ended) {
-			printf("\nWatchpoint %d deleted because the program has left the block in\n"
-			       "which its expression is valid.\n",
-			       bi.id);
+			for (int r = 0; r < (bi.reports > 0 ? bi.reports : 1); r++)
+				printf("\nWatchpoint %d deleted because the program has left the "
+				       "block in\nwhich its expression is valid.\n",
+				       bi.id);
 			if (ngone < (int)(sizeof(gone) / sizeof(gone[0])))
 				gone[ngone++] = bi.id;
 			continue;

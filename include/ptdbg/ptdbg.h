@@ -616,7 +616,8 @@ struct ptd_bpinfo {
 	 * (gdb's locations, ptd_session_watch_dep), less the first for a
 	 * read watchpoint whose value changed (x86 has no read-only trap,
 	 * so gdb takes that one for a write); the first report of an access
-	 * watchpoint with @changed shows the old value. */
+	 * watchpoint with @changed shows the old value.  With @scope_ended:
+	 * how many times gdb says the watchpoint was deleted. */
 	int reports;
 };
 

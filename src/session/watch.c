@@ -483,6 +483,8 @@ unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits)
 				b->triggered = 1;
 				b->scope_ended = 1;
 				b->changed = 0;
+				/* gdb says so once per stop record */
+				b->reports = b->wkind == PTD_WATCH_WRITE ? 1 : b->ndeps + !b->noobj;
 				keep |= bit;
 				continue;
 			}

@@ -136,6 +136,14 @@ gd=$(gdb_batch -- "$TESTPROGS/watchidx" | clean | norm_stack)
 note "ptdbg (a[j] from an outer frame):"; note "$pt"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "a[j] watched from an outer frame differs from gdb"
 grep -qx 'New value = 8' <<<"$pt" || die "moving j in the callee did not trigger a[j]: $pt"
+# an access watchpoint there: reported per place, its end too (gdb says
+# "Watchpoint 2 deleted" once per place)
+CMDS=("break next_index" run up "awatch a[j]" c c c c c c "info watchpoints")
+pt=$(ptdbg_batch -- "$TESTPROGS/watchidx" | clean | norm_stack)
+gd=$(gdb_batch -- "$TESTPROGS/watchidx" | clean | norm_stack)
+note "ptdbg (awatch a[j] from an outer frame):"; note "$pt"
+diff -u <(echo "$gd") <(echo "$pt") >&2 || die "awatch a[j] from an outer frame differs from gdb"
+[ "$(count '^Watchpoint 2 deleted because' "$pt")" = 2 ] || die "not gdb's two deletion reports: $pt"
 
 # the budget: breakpoint 1 is an int3, a[i] takes two debug registers,
 # p->next->val three
