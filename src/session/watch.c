@@ -371,6 +371,16 @@ int ptd_session_watch_scope(struct ptd_session *s, int id, uint64_t ret_pc, uint
 		return ptd__err(-ptde_invalid, "no watchpoint %d to scope", id);
 	if (!ptd_session_alive(s))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
+	/* watchpoints on the same frame share its end's register */
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].wkind && s->bp[i].scope_on && s->bp[i].scope_pc == ret_pc &&
+		    s->bp[i].scope_cfa == cfa) {
+			b->scope_on = 1;
+			b->scope_slot = s->bp[i].scope_slot;
+			b->scope_pc = ret_pc;
+			b->scope_cfa = cfa;
+			return 0;
+		}
 	slot = ptd_session_hw_free_slot(s);
 	if (slot < 0)
 		return ptd__err(-ptde_busy, "Hardware watchpoints used exceeds limit of %d debug "
@@ -387,8 +397,13 @@ int ptd_session_watch_scope(struct ptd_session *s, int id, uint64_t ret_pc, uint
 
 void ptd__ses_watch_release(struct ptd_session *s, struct sbp *b)
 {
+	int shared = 0;
+
 	release_places(s, b);
-	if (b->scope_on && ptd_session_alive(s))
+	for (int i = 0; b->scope_on && i < s->nbp; i++)
+		shared |= &s->bp[i] != b && s->bp[i].wkind && s->bp[i].scope_on &&
+			  s->bp[i].scope_slot == b->scope_slot;
+	if (b->scope_on && !shared && ptd_session_alive(s))
 		ptd_session_hw_clear(s, b->scope_slot);
 	b->scope_on = 0;
 }

@@ -17,7 +17,8 @@
 #    a local before run gets gdb's "No symbol" message;
 #  - a[k] with a local index ends with its frame, and is evaluated again
 #    in its frame when a callee moves the index; a watchpoint on a
-#    local is deleted when the program is run again;
+#    local is deleted when the program is run again; watchpoints on one
+#    frame share the register of its end;
 #  - `watch -l a[i]` (-location) watches the element only; `watch EXPR
 #    if COND` sets the condition;
 #  - an expression that cannot be evaluated when set (p->next->next->val
@@ -121,6 +122,14 @@ CMDS=("break bump" run "watch local" "watch pt.x" run "info watchpoints" c "info
 out=$(compare "a local's watchpoint at run again" watchexpr) || exit 1
 grep -q '^3 .*pt\.x$' <<<"$out" || die "the global's watchpoint did not stay: $out"
 [ "$(count '^2 .*local$' "$out")" = 0 ] || die "the local's watchpoint survived run: $out"
+
+# three watchpoints on one local share the register of its frame's end,
+# so they fit in the four as gdb's (which uses a breakpoint there)
+CMDS=("break bump" run "watch local" "rwatch local" "awatch local" c c c c c c c c c "info watchpoints")
+pt=$(ptdbg_batch -- "$TESTPROGS/watchexpr" | clean | norm_stack)
+gd=$(gdb_batch -- "$TESTPROGS/watchexpr" | clean | norm_stack)
+note "ptdbg (three on a local):"; note "$pt"
+diff -u <(echo "$gd") <(echo "$pt") >&2 || die "three watchpoints on a local differ from gdb"
 
 # a local index: the watchpoint ends with sum's frame
 CMDS=("break $(line_of watchidx.c 'acc += a[k]')" run "watch a[k]" c c c c "info watchpoints")
