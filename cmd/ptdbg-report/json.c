@@ -93,17 +93,26 @@ static void tree_json(struct rep *r, struct rtree *t, int i, const struct ptd_hi
 	fputc(']', r->out);
 }
 
+/* The real frames, main the outermost as in the text report (frames of
+ * inlined functions are the text's only). */
 static void backtrace_json(struct rep *r)
 {
-	uint64_t pcs[64];
-	int n = ptd_session_backtrace(r->s, pcs, 64);
+	uint64_t *pcs = NULL;
+	int n = shell_backtrace_all(r->s, &pcs);
 
 	fputc('[', r->out);
 	for (int i = 0; i < n; i++) {
+		struct ptd_symbol sym;
+
 		fprintf(r->out, "%s\n    {\"level\": %d, ", i ? "," : "", i);
 		loc_fields(r, pcs[i], i > 0);
 		fputc('}', r->out);
+		if (r->sym && ptd_symbols_lookup(r->sym, i ? pcs[i] - 1 : pcs[i], &sym) >= 0 &&
+		    sym.name && !strcmp(sym.name, "main"))
+			break;
 	}
+	free(pcs);
+	ptd_clear_error();
 	fputs("\n  ]", r->out);
 }
 

@@ -376,10 +376,12 @@ static int is_exit_stop(struct ptd_session *s)
 {
 	struct ptd_symbols *sym = ptd_session_symbols(s);
 	struct ptd_symbol fs;
-	uint64_t pc;
+	uint64_t pc, entry;
 
+	/* (by address: the function is named as gdb names it, "__GI__exit"
+	 * with libc's debug information) */
 	return ptd_session_pc(s, &pc) == 0 && sym && ptd_symbols_lookup(sym, pc, &fs) == 0 &&
-	       fs.name && !strcmp(ptd_print_symname(fs.name), "_exit");
+	       ptd_symbols_function(sym, "_exit", &entry, NULL) == 0 && fs.start == entry;
 }
 
 int main(int argc, char **argv)

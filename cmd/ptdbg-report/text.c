@@ -205,14 +205,69 @@ static void print_insns(struct rep *r, struct ptd_print_ctx *pc)
 	}
 }
 
+/* The arguments of frame lines, as the shell's backtrace shows them
+ * (gdb's "print frame-arguments scalars"). */
+struct rep_args {
+	struct rep *r;
+	struct ptd_values *v;
+	struct ptd_print_ctx *pc;
+};
+
+static int rep_frame_args(void *ctx, int level, uint64_t pc, char *out, size_t n)
+{
+	struct rep_args *a = ctx;
+	char *s = NULL;
+
+	if (!a->v && ptd_values_alloc(&a->v) < 0)
+		return -1;
+	if (level < 0)
+		level = 0;
+	ptd_clear_error();
+	if (ptd_session_values_bind(a->r->s, a->v, level, level ? pc : 0, NULL, NULL) < 0 ||
+	    ptd_values_select_inline(a->v, a->pc->args_callees < 0 ? 1 << 20 : a->pc->args_callees) < 0 ||
+	    ptd_values_frame_args(a->v, 1, &s) < 0) {
+		ptd_clear_error();
+		return -1;
+	}
+	snprintf(out, n, "%s", s);
+	free(s);
+	return 0;
+}
+
+static int rep_is_main(struct rep *r, uint64_t pc)
+{
+	struct ptd_symbol sym;
+
+	return r->sym && ptd_symbols_lookup(r->sym, pc, &sym) >= 0 && sym.name &&
+	       !strcmp(sym.name, "main");
+}
+
+/* As the shell's bt: inlined functions' frames, the signal trampoline,
+ * and main as the outermost frame (gdb's backtrace past-main off). */
 static void print_backtrace(struct rep *r, struct ptd_print_ctx *pc)
 {
-	uint64_t pcs[64];
-	int n = ptd_session_backtrace(r->s, pcs, 64);
+	struct ptd_frame_info *fr = NULL;
+	int n = shell_frames_all(r->s, &fr), level = 0, tramps = 0;
 
 	heading(r, "Backtrace:");
-	for (int i = 0; i < n; i++)
-		ptd_print_frame(pc, pcs[i], i, i > 0, -1, PTD_PRINT_LOCATION);
+	for (int i = 0; i < n; i++) {
+		int caller = i > 0 && fr[i].kind == PTD_FRAME_NORMAL;
+
+		if (i > 0 && fr[i - 1].kind == PTD_FRAME_SIGTRAMP && !fr[i - 1].pc)
+			tramps++;
+		pc->args_frame = 1 + i - tramps;
+		if (fr[i].kind == PTD_FRAME_SIGTRAMP) {
+			fprintf(r->out, "#%-2d <signal handler called>\n", level++);
+			continue;
+		}
+		ptd_print_frame(pc, fr[i].pc, level, caller, -1, PTD_PRINT_LOCATION);
+		level += 1 + ptd_print_inline_callers(pc, fr[i].pc, caller, level + 1, -1);
+		if (rep_is_main(r, caller ? fr[i].pc - 1 : fr[i].pc))
+			break;
+	}
+	pc->args_frame = 0;
+	free(fr);
+	ptd_clear_error();
 }
 
 static void thread_path(struct rep *r, struct ptd_print_ctx *pc)
@@ -228,6 +283,12 @@ static void thread_path(struct rep *r, struct ptd_print_ctx *pc)
 void rep_text(struct rep *r)
 {
 	struct ptd_print_ctx pc = {.out = r->out, .sym = r->sym, .read = rep_read_mem, .read_ctx = r->s};
+	struct rep_args args = {.r = r, .pc = &pc};
+
+	pc.frame_args = rep_frame_args;
+	pc.frame_args_ctx = &args;
+	pc.args_callees = -1;
+	pc.inline_skip = ptd_session_inline_skipped(r->s);
 
 	if (r->main_module[0])
 		pc.main_module = r->main_module;
@@ -314,4 +375,5 @@ void rep_text(struct rep *r)
 		ri.format ? ri.format : "blocks",
 		ri.ninsn ? (double)ri.bytes / (double)ri.ninsn : 0.0, r->secs,
 		(unsigned long long)ri.stops);
+	ptd_values_free(args.v);
 }

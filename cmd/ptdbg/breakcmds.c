@@ -44,10 +44,17 @@ static int cond_eval(void *ctx, const char *expr, int *truth)
 	enum expr_kind k;
 	uint64_t v;
 
-	if (shell_eval(sh, expr, &v, &k) < 0)
+	int rc;
+
+	/* gdb 13's words before the evaluator's error (bpstat_check_
+	 * breakpoint_conditions) */
+	shell_error_prefix = "Error in testing breakpoint condition:";
+	rc = shell_eval(sh, expr, &v, &k);
+	if (rc == 0 && k == EXPR_UNAVAILABLE)
+		rc = shell_error("value is not available");
+	shell_error_prefix = NULL;
+	if (rc < 0)
 		return -1;
-	if (k == EXPR_UNAVAILABLE)
-		return shell_error("value is not available");
 	*truth = v != 0;
 	return 0;
 }
@@ -243,10 +250,32 @@ int shell_break_pending(struct shell *sh, const char *spec, int temporary)
 {
 	int rc;
 
+	const char *colon = strrchr(spec, ':');
+	char what[600];
+
+	/* gdb's words for a line it did not find: in the current file, in a
+	 * file the program has, or in a file no loaded program has */
+	if (strspn(spec, "0123456789") == strlen(spec)) {
+		snprintf(what, sizeof(what), "No line %s in the current file.", spec);
+	} else if (colon && colon != spec && colon[1] &&
+		   strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+		char first[600];
+		uint64_t a;
+
+		snprintf(first, sizeof(first), "%.*s:1", (int)(colon - spec), spec);
+		if (ptd_session_resolve(sh->s, first, &a) == 0)
+			snprintf(what, sizeof(what), "No line %s in file \"%.*s\".", colon + 1,
+				 (int)(colon - spec), spec);
+		else
+			snprintf(what, sizeof(what), "No source file named %.*s.",
+				 (int)(colon - spec), spec);
+		ptd_clear_error();
+	} else
+		snprintf(what, sizeof(what), "Function \"%s\" not defined.", spec);
 	fflush(stdout);
 	if (sh->bp_pending == 2)
-		return shell_error("Function \"%s\" not defined.", spec);
-	printf("Function \"%s\" not defined.\n", spec);
+		return shell_error("%s", what);
+	printf("%s\n", what);
 	if (sh->bp_pending == 0 &&
 	    !nquery(sh, "Make breakpoint pending on future shared library load? "))
 		return 0;
@@ -1052,8 +1081,133 @@ int shell_info_watchpoints(struct shell *sh, const char *args)
 		if (bi.hits)
 			printf("\tbreakpoint already hit %u time%s\n", bi.hits, bi.hits == 1 ? "" : "s");
 		shell_print_bp_ignore(&bi);
+		shell_print_bp_commands(bi.id);
 	}
 	if (!shown)
 		printf("No watchpoints.\n");
 	return 0;
+}
+
+/* ---- enable, disable ------------------------------------------------------------------- */
+
+/* enable/disable [N | N.M ...]: a breakpoint, or one location of one
+ * with several (gdb's N.M); without arguments every breakpoint (not
+ * their locations), as gdb 13.  A single-location breakpoint's N.1 is
+ * the breakpoint itself. */
+/* Breakpoint @id, or its location @loc (@has_loc: N.M given). */
+static int enable_one(struct shell *sh, long id, long loc, int has_loc, int on)
+{
+	struct ptd_bpinfo bi;
+	int rc, nlocs = -1, n = ptd_session_bp_count(sh->s);
+
+	for (int k = 0; k < n; k++)
+		if (ptd_session_bp_get(sh->s, k, &bi) == 0 && bi.id == id)
+			nlocs = bi.nlocs;
+	if (nlocs < 0)
+		return shell_error("No breakpoint number %ld.", id);
+	if (has_loc && (loc == 0 || loc > (nlocs > 1 ? nlocs : 1)))
+		return shell_error("Bad breakpoint location number '%ld'", loc);
+	/* (N.1 of a breakpoint with one location is the breakpoint) */
+	rc = ptd_session_bp_enable(sh->s, (int)id, nlocs > 1 ? (int)loc : 0, on);
+	return rc < 0 ? sess_error(rc) : 0;
+}
+
+/* A number of an N, N-M, N.M or N.M-K argument: 0 and *@end past it, or -1. */
+static int bp_number(const char *p, long *v, char **end)
+{
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	errno = 0;
+	*v = strtol(p, end, 10);
+	return errno || *v > INT32_MAX ? -1 : 0;
+}
+
+static int enable_cmd(struct shell *sh, const char *args, int on)
+{
+	struct ptd_bpinfo bi;
+	int failed = 0, n = ptd_session_bp_count(sh->s);
+
+	args = skipws(args);
+	if (!strncmp(args, "breakpoints", 11) && (!args[11] || isspace((unsigned char)args[11])))
+		args = skipws(args + 11);
+	if (!*args) {
+		for (int i = 0; i < n; i++)
+			if (ptd_session_bp_get(sh->s, i, &bi) == 0 && !bi.watch)
+				ptd_session_bp_enable(sh->s, bi.id, 0, on);
+		return 0;
+	}
+	/* gdb's forms: N, N-M (breakpoints), N.M, N.M-K (locations) */
+	while (*args) {
+		char word[64], *end;
+		size_t len = strcspn(args, " \t");
+		long id, lo = 0, hi = 0;
+		const char *dot;
+
+		snprintf(word, sizeof(word), "%.*s", (int)len, args);
+		args = skipws(args + len);
+		dot = strchr(word, '.');
+		if (word[0] == '-') {
+			failed |= shell_error("Negative breakpoint number '%s'", word) < 0;
+			continue;
+		}
+		if (bp_number(word, &id, &end) < 0 || (dot && (end != dot || !dot[1])) ||
+		    (!dot && *end && *end != '-')) {
+			if (dot && (dot == word || !dot[1]))
+				shell_error("Bad breakpoint number at or near: '%s'", word);
+			else
+				shell_error("Bad breakpoint number '%s'", word);
+			failed = 1;
+			continue;
+		}
+		if (!dot) {
+			long last = id;
+
+			if (*end == '-' && (bp_number(end + 1, &last, &end) < 0 || *end || last < id)) {
+				failed |= shell_error("Bad breakpoint number '%s'", word) < 0;
+				continue;
+			}
+			for (long i = id; i <= last; i++)
+				failed |= enable_one(sh, i, 0, 0, on) < 0;
+			continue;
+		}
+		if (bp_number(dot + 1, &lo, &end) < 0 ||
+		    (*end && (*end != '-' || bp_number(end + 1, &hi, &end) < 0 || *end || hi < lo))) {
+			failed |= shell_error("Bad breakpoint location number '%s'", dot + 1) < 0;
+			continue;
+		}
+		if (!hi)
+			hi = lo;
+		for (long m = lo; m <= hi; m++)
+			if (enable_one(sh, id, m, 1, on) < 0) {
+				failed = 1;
+				break;
+			}
+	}
+	return failed ? -1 : 0;
+}
+
+int shell_cmd_enable(struct shell *sh, const char *args)
+{
+	return enable_cmd(sh, args, 1);
+}
+
+int shell_cmd_disable(struct shell *sh, const char *args)
+{
+	return enable_cmd(sh, args, 0);
+}
+
+const char *shell_bp_canonical(struct shell *sh, const char *spec, const char *file)
+{
+	static char buf[4200];
+	const char *p = spec;
+
+	(void)sh;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	/* gdb's canonical form of a bare LINE: the file's full name */
+	if (p != spec && !*p && file) {
+		snprintf(buf, sizeof(buf), "%s:%s", file, spec);
+		return buf;
+	}
+	return spec;
 }

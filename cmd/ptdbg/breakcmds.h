@@ -32,6 +32,13 @@ int shell_info_sharedlibrary(struct shell *sh, const char *args);
 int shell_break_pending(struct shell *sh, const char *spec, int temporary);
 int shell_set_breakpoint(struct shell *sh, const char *args);
 int shell_show_breakpoint(struct shell *sh, const char *args);
+/* enable/disable [N | N.M ...] */
+int shell_cmd_enable(struct shell *sh, const char *args);
+int shell_cmd_disable(struct shell *sh, const char *args);
+/* How gdb names breakpoint spec @spec in "Breakpoint N at ADDR: SPEC. (K
+ * locations)": as typed, a bare LINE as FILE:LINE with the full name of
+ * @file (the first location's).  Static storage. */
+const char *shell_bp_canonical(struct shell *sh, const char *spec, const char *file);
 /* set/show exec-direction (sh->exec_reverse). */
 int shell_set_exec_direction(struct shell *sh, const char *args);
 int shell_show_exec_direction(struct shell *sh, const char *args);

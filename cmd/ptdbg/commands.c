@@ -38,11 +38,32 @@ struct cmd {
 	const char *help; /* for aliases: the command they stand for */
 };
 
+/* The lines of the sourced files (-x, source, nested) being run: gdb
+ * names each, outermost first, before the error that ends them. */
+#define SRC_NEST 16
+static struct {
+	const char *file;
+	int line, told;
+} src_stack[SRC_NEST];
+static int src_depth;
+
+const char *shell_error_prefix;
+
 int shell_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	fflush(stdout);
+	for (int i = 0; i < src_depth && i < SRC_NEST; i++)
+		if (!src_stack[i].told) {
+			fprintf(stderr, "%s:%d: Error in sourced command file:\n", src_stack[i].file,
+				src_stack[i].line);
+			src_stack[i].told = 1;
+		}
+	if (shell_error_prefix) {
+		fprintf(stderr, "%s\n", shell_error_prefix);
+		shell_error_prefix = NULL;
+	}
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -391,6 +412,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 
 	if (e.kind == PTD_EVENT_EXEC)
 		sh->main_module[0] = '\0'; /* a new main executable */
+	shell_bp_stopped(sh, e.kind == PTD_EVENT_BREAKPOINT ? e.bp_id : 0);
 	shell_sync(sh);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	if (finish && e.kind == PTD_EVENT_STEPPED)
@@ -429,11 +451,16 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 	}
 	if (e.kind == PTD_EVENT_HWBREAK)
 		shell_print_watch_stop(sh, thread[0] ? thread : NULL);
-	/* the process is gone after an exit: use the pid seen before */
-	ptd_print_stop(&sh->pc, &e, temporary,
-		       ptd_session_alive(sh->s) ? ptd_session_pid(sh->s) : e.tid ? e.tid : sh->last_pid,
-		       thread[0] ? thread : NULL, gap);
-	shell_do_displays(sh);
+	/* the process is gone after an exit: use the pid seen before; a
+	 * breakpoint whose commands start with `silent` says nothing */
+	if (e.kind != PTD_EVENT_BREAKPOINT || !shell_bp_silent(e.bp_id)) {
+		ptd_print_stop(&sh->pc, &e, temporary,
+			       ptd_session_alive(sh->s) ? ptd_session_pid(sh->s)
+			       : e.tid			 ? e.tid
+							 : sh->last_pid,
+			       thread[0] ? thread : NULL, gap);
+		shell_do_displays(sh);
+	}
 	if (ptd_session_alive(sh->s))
 		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);
@@ -739,7 +766,7 @@ static void print_return_value(struct shell *sh, uint64_t from_pc)
 	shell_print_return_value(sh, from_pc);
 }
 
-static int collect_frames(struct shell *sh, uint64_t *pcs, int max);
+static int collect_frames(struct shell *sh, uint64_t **pcs);
 
 static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int reverse)
 {
@@ -751,7 +778,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	struct temp_snapshot temps;
 	struct ptd_event ev;
 	uint64_t count, i, finish_from = 0, fin_pc = 0;
-	int rc, inline_frame = 0, sel_level = 0, fin_caller = 0, fin_k = 0;
+	int rc, inline_frame = 0, sel_level = 0, fin_caller = 0, fin_k = 0, rev_real0 = -1;
 
 	/* set exec-direction reverse: the plain commands go backward and
 	 * the reverse ones are refused, as gdb's exec_reverse_once */
@@ -787,17 +814,48 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		 * are not shown): gdb steps out of it and shows no value */
 		shell_sync(sh);
 		sel_level = sh->frame_vlevel;
-		if (sel_level > 0 && !reverse) {
-			/* gdb finishes the selected frame (up, frame N) */
-			uint64_t pcs[256];
-			int nf = collect_frames(sh, pcs, 256);
+		if (sel_level > 0 && reverse && have_pc && sh->pc.sym) {
+			/* reverse-finish: gdb's finish_backward runs back to the
+			 * entry of frame 0's (real) function whichever real
+			 * frame is selected, but steps back out of a selected
+			 * inlined one */
+			uint64_t *pcs = NULL;
+			struct ptd_inline in[16];
+			int nf = collect_frames(sh, &pcs), n = 0, n0;
 
-			if (nf <= sh->frame_level)
+			n0 = ptd_symbols_inlined(sh->pc.sym, pc, in, 16) - sh->pc.inline_skip;
+			n = n0;
+			if (nf > sh->frame_level && sh->frame_level > 0)
+				n = ptd_symbols_inlined(sh->pc.sym, pcs[sh->frame_level] - 1, in, 16);
+			ptd_clear_error();
+			/* (gdb's outermost-frame check is the selected frame's) */
+			if (sh->frame_inline >= n && nf > sh->frame_level &&
+			    is_main(sh, sh->frame_level > 0 ? pcs[sh->frame_level] - 1 : pc)) {
+				free(pcs);
+				return shell_error(
+					"\"finish\" not meaningful in the outermost frame.");
+			}
+			free(pcs);
+			if (sh->frame_inline >= n)
+				rev_real0 = n0 > 0 ? n0 : 0;
+		}
+		if (sel_level > 0 && (!reverse || sh->pc.sym)) {
+			/* gdb finishes the selected frame (up, frame N) */
+			uint64_t *pcs = NULL;
+			int nf = collect_frames(sh, &pcs);
+
+			if (nf <= sh->frame_level) {
+				free(pcs);
 				return -1;
+			}
 			fin_pc = pcs[sh->frame_level];
+			free(pcs);
 			fin_caller = sh->frame_level > 0;
 			fin_k = sh->frame_inline;
-			ptd_session_finish_frame(sh->s, sh->frame_level, sh->frame_inline);
+			if (rev_real0 >= 0)
+				ptd_session_finish_frame(sh->s, 0, rev_real0);
+			else
+				ptd_session_finish_frame(sh->s, sh->frame_level, sh->frame_inline);
 		} else {
 			sel_level = 0;
 			fin_pc = have_pc ? pc : 0;
@@ -934,20 +992,14 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 	ptd_clear_error();
 	rc = ptd_session_break(sh->s, spec, temporary);
 	if (rc < 0) {
-		const char *colon = strrchr(spec, ':');
-
 		if (rc != -ptde_notfound)
 			return session_error(rc, NULL);
 		if (spec[0] == '*')
 			return shell_error("Cannot access memory at address %s", spec + 1);
 		if (!ptd_session_symbols(sh->s) && !ptd_session_program(sh->s))
 			return shell_error(NO_SYMTAB);
-		if (all_digits(spec))
-			return shell_error("No line %s in the current file.", spec);
-		if (colon && all_digits(colon + 1))
-			return shell_error("No line %s in file \"%.*s\".", colon + 1,
-					   (int)(colon - spec), spec);
-		/* a function a library not loaded yet may have */
+		/* a function, file or line a library not loaded yet may have
+		 * (gdb asks about each; shell_break_pending words it) */
 		rc = shell_break_pending(sh, spec, temporary);
 		if (rc <= 0)
 			return rc;
@@ -967,8 +1019,11 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 		printf("%s %d at %s\n", kind, rc, spec);
 		return 0;
 	}
-	if (!bi.addr && spec[0] != '*')
+	if (!bi.nlocs && spec[0] != '*')
 		printf("%s %d (%s) pending.\n", kind, bi.id, spec);
+	else if (bi.nlocs > 1)
+		printf("%s %d at 0x%" PRIx64 ": %s. (%d locations)\n", kind, bi.id, bi.addr,
+		       shell_bp_canonical(sh, spec, bi.file), bi.nlocs);
 	else if (bi.file && bi.line > 0)
 		printf("%s %d at 0x%" PRIx64 ": file %s, line %d.\n", kind, bi.id, bi.addr,
 		       ptd_print_file(&sh->pc, bi.file), bi.line);
@@ -1018,6 +1073,24 @@ static int cmd_delete(struct shell *sh, const char *args)
 	return failed ? -1 : 0;
 }
 
+/* The What column of a location: "in FUNC at FILE:LINE", or <SYM+OFF>. */
+static void print_bp_what(struct shell *sh, uint64_t addr, const char *func, const char *file,
+			  int line)
+{
+	if (func && file && line > 0)
+		printf("in %s at %s:%d\n", ptd_print_symname(func), ptd_print_file(&sh->pc, file),
+		       line);
+	else if (func) {
+		struct ptd_symbol s;
+
+		if (sh->pc.sym && ptd_symbols_lookup(sh->pc.sym, addr, &s) >= 0 && s.offset)
+			printf("<%s+%" PRIu64 ">\n", ptd_print_symname(s.name), s.offset);
+		else
+			printf("<%s>\n", ptd_print_symname(func));
+	} else
+		printf("\n");
+}
+
 static int info_breakpoints(struct shell *sh, const char *args)
 {
 	struct ptd_bpinfo bi;
@@ -1028,7 +1101,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 	 * its type column as wide as "read watchpoint" when one is listed */
 	for (i = 0; i < n; i++)
 		if (ptd_session_bp_get(sh->s, i, &bi) == 0) {
-			if (!bi.watch && (bi.addr || (bi.spec && bi.spec[0] == '*')))
+			if (!bi.watch && bi.nlocs)
 				aw = 18;
 			/* a watchpoint has its location once the program runs */
 			if (bi.watch && ptd_session_alive(sh->s))
@@ -1042,37 +1115,46 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		if (!shown++)
 			printf("Num     %-*s Disp Enb %-*s What\n", tw, "Type", aw, "Address");
 		/* "*ADDR" has its address, even 0 (gdb shows 0x0...0) */
-		int pending = !bi.addr && !(bi.spec && bi.spec[0] == '*');
+		int pending = !bi.watch && !bi.nlocs;
 
 		if (bi.watch)
 			addr[0] = '\0';
+		else if (bi.nlocs > 1)
+			snprintf(addr, sizeof(addr), "<MULTIPLE>");
 		else if (!pending)
 			ptd_print_addr16(addr, sizeof(addr), bi.addr);
 		else
 			snprintf(addr, sizeof(addr), "<PENDING>");
 		printf("%-7d %-*s %-4s %-3s %-*s ", bi.id, tw, shell_bp_type(&bi),
-		       bi.temporary ? "del" : "keep", "y", aw, addr);
+		       bi.temporary ? "del" : "keep", bi.enabled || bi.watch ? "y" : "n", aw, addr);
 		if (bi.watch)
 			printf("%s\n", bi.spec);
 		else if (pending)
 			printf("%s\n", bi.spec ? bi.spec : "");
-		else if (bi.func && bi.file && bi.line > 0)
-			printf("in %s at %s:%d\n", ptd_print_symname(bi.func),
-			       ptd_print_file(&sh->pc, bi.file), bi.line);
-		else if (bi.func) {
-			struct ptd_symbol s;
-
-			if (sh->pc.sym && ptd_symbols_lookup(sh->pc.sym, bi.addr, &s) >= 0 && s.offset)
-				printf("<%s+%" PRIu64 ">\n", ptd_print_symname(s.name), s.offset);
-			else
-				printf("<%s>\n", ptd_print_symname(bi.func));
-		} else
+		else if (bi.nlocs > 1)
 			printf("\n");
+		else
+			print_bp_what(sh, bi.addr, bi.func, bi.file, bi.line);
 		shell_print_bp_extra(&bi);
 		if (bi.hits)
 			printf("\tbreakpoint already hit %u time%s\n", bi.hits,
 			       bi.hits == 1 ? "" : "s");
 		shell_print_bp_ignore(&bi);
+		shell_print_bp_commands(bi.id);
+		/* gdb's rows N.1, N.2 ... of a breakpoint with several locations */
+		for (int k = 1; bi.nlocs > 1 && k <= bi.nlocs; k++) {
+			struct ptd_bploc lo;
+			char num[32];
+
+			if (ptd_session_bp_loc(sh->s, i, k, &lo) < 0)
+				continue;
+			snprintf(num, sizeof(num), "%d.%d", bi.id, k);
+			ptd_print_addr16(addr, sizeof(addr), lo.addr);
+			/* (gdb 13: "y-", enabled but its breakpoint is not) */
+			printf("%-7s %-*s %-4s %-3s %-*s ", num, tw, "", "",
+			       !lo.enabled ? "n" : bi.enabled ? "y" : "y-", aw, addr);
+			print_bp_what(sh, lo.addr, lo.func, lo.file, lo.line);
+		}
 	}
 	if (!shown)
 		printf("No breakpoints or watchpoints.\n");
@@ -1643,74 +1725,141 @@ static int info_record(struct shell *sh, const char *args)
  * main (gdb's default "backtrace past-main off").  Returns the count or <0
  * after printing an error.
  */
-static int collect_frames(struct shell *sh, uint64_t *pcs, int max)
+static int collect_frames(struct shell *sh, uint64_t **pcs)
 {
 	int n, i;
 
+	*pcs = NULL;
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
 		return shell_error("No stack.");
 	shell_sync(sh);
 	ptd_clear_error();
-	n = ptd_session_backtrace(sh->s, pcs, max);
+	n = shell_backtrace_all(sh->s, pcs);
 	if (n < 0)
 		return session_error(n, NULL);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	for (i = 0; i < n; i++)
-		if (is_main(sh, i > 0 ? pcs[i] - 1 : pcs[i]))
+		if (is_main(sh, i > 0 ? (*pcs)[i] - 1 : (*pcs)[i]))
 			return i + 1;
 	return n;
 }
 
-static int cmd_backtrace(struct shell *sh, const char *args)
+/* Prints the frames of bt (all of them when @limit is 0, else the
+ * innermost @limit) to sh->pc.out.  Returns 0 or -1 after the message. */
+static int print_backtrace(struct shell *sh, uint64_t limit)
 {
-	struct ptd_frame_info fr[256];
-	uint64_t limit = 0;
+	struct ptd_frame_info *fr;
 	int n, i, level, tramps = 0;
 
-	args = skipws(args);
-	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
-		args = skipws(args + (args[0] == '-' ? 5 : 4));
-	if (*args && parse_uint(args, &limit) < 0)
-		return shell_error("No symbol \"%s\" in current context.", args);
-	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
-		return shell_error("No stack.");
-	shell_sync(sh);
 	ptd_clear_error();
-	n = ptd_session_frames(sh->s, fr, 256);
+	n = shell_frames_all(sh->s, &fr);
 	if (n == -ptde_not_running)
 		return shell_error("No stack.");
 	if (n < 0)
 		return session_error(n, NULL);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
+	sh->pc.args_walk = 1;
+	sh->pc.args_walk_level = -1;
 	for (i = 0, level = 0; i < n; i++) {
 		/* a frame a signal interrupted is at its pc, not after a call */
-		int caller = i > 0 && fr[i].kind == PTD_FRAME_NORMAL;
+		int caller = i > 0 && (fr[i].kind == PTD_FRAME_NORMAL ||
+				       fr[i].kind == PTD_FRAME_TAILCALL);
 
 		/* the session's own frame index (a trampoline in the past,
-		 * pc 0, is none of its frames) for the arguments */
-		if (i > 0 && fr[i - 1].kind == PTD_FRAME_SIGTRAMP && !fr[i - 1].pc)
+		 * pc 0, and a tail call frame are none of its frames) for the
+		 * arguments: a tail call frame's are looked up at its pc alone */
+		if (i > 0 && ((fr[i - 1].kind == PTD_FRAME_SIGTRAMP && !fr[i - 1].pc) ||
+			      fr[i - 1].kind == PTD_FRAME_TAILCALL))
 			tramps++;
 		sh->pc.args_frame = 1 + i - tramps;
 		if (limit && (uint64_t)level >= limit) {
 			/* (gdb says so only to a user at the prompt) */
 			if (sh->from_tty)
-				printf("(More stack frames follow...)\n");
+				fprintf(sh->pc.out, "(More stack frames follow...)\n");
 			break;
 		}
 		if (fr[i].kind == PTD_FRAME_SIGTRAMP) {
-			printf("#%-2d <signal handler called>\n", level++);
+			fprintf(sh->pc.out, "#%-2d <signal handler called>\n", level++);
 			continue;
 		}
 		ptd_print_frame(&sh->pc, fr[i].pc, level, caller, -1, PTD_PRINT_LOCATION);
-		/* the frames of inlined functions' callers (DWARF) */
-		level += 1 + ptd_print_inline_callers(&sh->pc, fr[i].pc, caller, level + 1,
-						      limit ? (int)limit : -1);
+		/* the frames of inlined functions' callers (DWARF; gdb shows
+		 * none above a tail call frame, named by its innermost one) */
+		level += 1 + (fr[i].kind == PTD_FRAME_TAILCALL
+				      ? 0
+				      : ptd_print_inline_callers(&sh->pc, fr[i].pc, caller, level + 1,
+								 limit ? (int)limit : -1));
 		/* main is the outermost frame (gdb's backtrace past-main off) */
 		if (is_main(sh, caller ? fr[i].pc - 1 : fr[i].pc))
 			break;
 	}
 	sh->pc.args_frame = 0;
+	sh->pc.args_walk = 0;
+	free(fr);
 	return 0;
+}
+
+/* bt -N: gdb's outermost N frames.  The whole backtrace is printed to
+ * memory and its last N frames (each a line that starts with '#' and the
+ * lines after it) are shown. */
+static int print_outermost(struct shell *sh, uint64_t count)
+{
+	FILE *out = sh->pc.out, *mem;
+	char *text = NULL, *p, **starts = NULL;
+	size_t len = 0, nstarts = 0, cap = 0;
+	int rc;
+
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return shell_error("cannot print the backtrace: %s", strerror(errno));
+	sh->pc.out = mem;
+	rc = print_backtrace(sh, 0);
+	sh->pc.out = out;
+	fclose(mem);
+	for (p = text; rc == 0 && p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (*p != '#')
+			continue;
+		if (nstarts == cap) {
+			char **ns = realloc(starts, (cap = cap ? 2 * cap : 64) * sizeof(*ns));
+
+			if (!ns) {
+				rc = shell_error("cannot print the backtrace: out of memory");
+				break;
+			}
+			starts = ns;
+		}
+		starts[nstarts++] = p;
+	}
+	if (rc == 0 && nstarts)
+		fputs(starts[nstarts > count ? nstarts - count : 0], out);
+	free(starts);
+	free(text);
+	return rc;
+}
+
+static int cmd_backtrace(struct shell *sh, const char *args)
+{
+	uint64_t limit = 0;
+	int outermost = 0;
+
+	args = skipws(args);
+	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
+		args = skipws(args + (args[0] == '-' ? 5 : 4));
+	if (*args == '-' && isdigit((unsigned char)args[1])) {
+		outermost = 1;
+		args++;
+	}
+	if (*args && parse_uint(args, &limit) < 0)
+		return shell_error("No symbol \"%s\" in current context.", args);
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No stack.");
+	shell_sync(sh);
+	/* (bt 0 and bt -0 show no frame, as gdb's) */
+	if (*args && !limit)
+		return 0;
+	if (outermost)
+		return print_outermost(sh, limit);
+	return print_backtrace(sh, limit);
 }
 
 /*
@@ -1751,15 +1900,17 @@ static int frame_levels(struct shell *sh, const uint64_t *pcs, int n, int vlevel
 
 static int select_frame(struct shell *sh, int level)
 {
-	uint64_t pcs[256];
+	uint64_t *pcs;
 	struct ptd_line li;
-	int n = collect_frames(sh, pcs, 256), real = 0, k = 0, nv;
+	int n = collect_frames(sh, &pcs), real = 0, k = 0, nv;
 
 	if (n < 0)
 		return -1;
 	nv = frame_levels(sh, pcs, n, level, &real, &k);
-	if (level < 0 || level >= nv)
+	if (level < 0 || level >= nv) {
+		free(pcs);
 		return shell_error("No frame at level %d.", level);
+	}
 	sh->frame_level = real;
 	sh->frame_vlevel = level;
 	sh->frame_inline = k;
@@ -1778,6 +1929,7 @@ static int select_frame(struct shell *sh, int level)
 			sh->list_next = 0;
 		}
 		sh->pc.args_frame = 0;
+		free(pcs);
 		return 0;
 	}
 	ptd_print_frame(&sh->pc, pcs[real], level, real > 0, -1, PTD_PRINT_SRC_AND_LOC);
@@ -1788,6 +1940,7 @@ static int select_frame(struct shell *sh, int level)
 		sh->list_line = li.line;
 		sh->list_next = 0;
 	}
+	free(pcs);
 	return 0;
 }
 
@@ -1798,22 +1951,23 @@ static int cmd_frame(struct shell *sh, const char *args)
 	args = skipws(args);
 	if (!strncmp(args, "level", 5) && (!args[5] || isspace((unsigned char)args[5])))
 		args = skipws(args + 5);
-	if (*args && (parse_uint(args, &level) < 0 || level > 255))
+	if (*args && (parse_uint(args, &level) < 0 || level > INT32_MAX))
 		return shell_error("Invalid frame level: %s", args);
 	return select_frame(sh, (int)level);
 }
 
 static int cmd_up(struct shell *sh, const char *args)
 {
-	uint64_t pcs[256], count;
+	uint64_t *pcs, count;
 	int n, real, k;
 
 	if (parse_count(sh, args, &count) < 0)
 		return -1;
-	n = collect_frames(sh, pcs, 256);
+	n = collect_frames(sh, &pcs);
 	if (n < 0)
 		return -1;
 	n = frame_levels(sh, pcs, n, 0, &real, &k);
+	free(pcs);
 	if (sh->frame_vlevel + 1 >= n)
 		return shell_error("Initial frame selected; you cannot go up.");
 	return select_frame(sh, sh->frame_vlevel + (int)count >= n ? n - 1
@@ -2837,6 +2991,24 @@ show:
 	return 0;
 }
 
+/* The next line of the file being sourced (`commands` reads its body so). */
+static char *source_read_line(struct shell *sh)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len = getline(&line, &cap, (FILE *)sh->read_line_ctx);
+
+	if (len < 0) {
+		free(line);
+		return NULL;
+	}
+	if (len && line[len - 1] == '\n')
+		line[len - 1] = '\0';
+	if (src_depth > 0)
+		src_stack[src_depth - 1].line++;
+	return line;
+}
+
 int shell_source(struct shell *sh, const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -2847,15 +3019,33 @@ int shell_source(struct shell *sh, const char *path)
 
 	if (!f)
 		return shell_error("%s: %s.", path, strerror(errno));
+	int lineno = 0, level = src_depth;
+
+	if (level >= SRC_NEST) {
+		fclose(f);
+		return shell_error("%s: sourced files nested too deeply.", path);
+	}
+	char *(*outer_read)(struct shell *) = sh->read_line;
+	void *outer_ctx = sh->read_line_ctx;
+
+	src_depth++;
+	src_stack[level].file = path;
+	sh->read_line = source_read_line;
+	sh->read_line_ctx = f;
 	sh->from_tty = 0;
 	while (!sh->quit && (len = getline(&line, &cap, f)) >= 0) {
 		if (len && line[len - 1] == '\n')
 			line[len - 1] = '\0';
+		src_stack[level].line = ++lineno;
+		src_stack[level].told = 0;
 		rc = shell_execute(sh, line, NULL);
 		fflush(stdout);
 		if (rc < 0)
 			break;
 	}
+	src_depth = level;
+	sh->read_line = outer_read;
+	sh->read_line_ctx = outer_ctx;
 	sh->from_tty = saved;
 	free(line);
 	fclose(f);
@@ -3114,6 +3304,15 @@ static int set_record(struct shell *sh, const char *args)
 		return set_record_buffer(sh, PTD_METHOD_SOFT, args);
 	if (!strcmp(word, "step") || !strcmp(word, "full"))
 		return set_record_buffer(sh, PTD_METHOD_STEP, args);
+	if (!strcmp(word, "stop-at-thread-exit")) {
+		/* ptdbg's answer to gdb's question before a thread's exit */
+		int on;
+
+		if (parse_on_off(args, &on) < 0)
+			return -1;
+		ptd_session_set_stop_before_thread_exit(sh->s, on);
+		return 0;
+	}
 	if (!strcmp(word, "instruction-history-size"))
 		return set_size(args, &sh->insn_history_size);
 	if (!strcmp(word, "function-call-history-size"))
@@ -3250,6 +3449,42 @@ static int cmd_record(struct shell *sh, const char *args);
 static int cmd_set(struct shell *sh, const char *args);
 static int cmd_show(struct shell *sh, const char *args);
 
+/* info source: the current source file (the one `list` and the last stop
+ * chose), as gdb 13 describes it. */
+static int info_source(struct shell *sh, const char *args)
+{
+	struct ptd_source_info si;
+	uint64_t pc = 0;
+
+	(void)args;
+	if (!sh->list_file[0] || !sh->pc.sym) {
+		printf("No current source file.\n");
+		return 0;
+	}
+	if (ptd_session_alive(sh->s) || ptd_session_offline(sh->s))
+		selected_pc(sh, &pc);
+	ptd_clear_error();
+	if (ptd_symbols_source_info(sh->pc.sym, sh->list_file, pc, &si) < 0) {
+		ptd_clear_error();
+		printf("No current source file.\n");
+		return 0;
+	}
+	printf("Current source file is %s\n", si.name);
+	if (si.comp_dir)
+		printf("Compilation directory is %s\n", si.comp_dir);
+	if (si.fullname[0])
+		printf("Located in %s\n", si.fullname);
+	if (si.lines >= 0)
+		printf("Contains %d lines.\n", si.lines);
+	printf("Source language is %s.\n", si.language);
+	if (si.producer)
+		printf("Producer is %s.\n", si.producer);
+	if (si.dwarf_version)
+		printf("Compiled with DWARF %d debugging format.\n", si.dwarf_version);
+	printf("%s preprocessor macro info.\n", si.has_macros ? "Includes" : "Does not include");
+	return 0;
+}
+
 static const struct cmd info_cmds[] = {
 	{ "args", 0, shell_info_args, CMD_REPEAT, "Argument variables of the selected frame." },
 	{ "breakpoints", 1, info_breakpoints, CMD_REPEAT, "Status of breakpoints." },
@@ -3261,9 +3496,11 @@ static const struct cmd info_cmds[] = {
 	{ "registers", 1, info_registers, CMD_REPEAT, "List of registers and their contents." },
 	{ "sharedlibrary", 2, shell_info_sharedlibrary, CMD_REPEAT,
 	  "Status of loaded shared object libraries." },
+	{ "source", 2, info_source, CMD_REPEAT, "Information about the current source file." },
 	{ "signals", 3, shell_info_signals, CMD_REPEAT,
 	  "What debugger does when program gets various signals: info signals [SIG]." },
 	{ "handle", 0, shell_info_signals, CMD_REPEAT | CMD_ALIAS, "signals" },
+	{ "symbol", 2, shell_info_symbol, CMD_REPEAT, "Describe what symbol is at location ADDR." },
 	{ "threads", 0, info_threads, CMD_REPEAT, "Display currently known threads." },
 	{ "watchpoints", 0, shell_info_watchpoints, CMD_REPEAT, "Status of watchpoints." },
 	{ NULL },
@@ -3308,7 +3545,7 @@ static const struct cmd set_cmds[] = {
 	{ "record", 0, set_record, 0,
 	  "instruction-history-size N, function-call-history-size N, soft|step buffer-size SIZE,\n"
 	  "pt buffer-size|buffer|kernel|ret-compression|tsc|mtc|cyc|psb-period VALUE,\n"
-	  "bts buffer-size SIZE (\"help set record\")." },
+	  "bts buffer-size SIZE, stop-at-thread-exit on|off (\"help set record\")." },
 	{ "confirm", 0, set_confirm, 0, "Whether to ask before killing the program etc. (default on)." },
 	{ "breakpoint", 0, shell_set_breakpoint, 0,
 	  "set breakpoint pending on|off|auto: make a breakpoint on a function no loaded\n"
@@ -3350,6 +3587,10 @@ static const struct cmd top_cmds[] = {
 	{ "where", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "break", 1, cmd_break, 0,
 	  "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
+	{ "commands", 0, shell_cmd_commands, 0,
+	  "Commands to run when breakpoint N is hit: commands [N...], then the lines, then end.\n"
+	  "A first line `silent` keeps the stop from being printed." },
+	{ "end", 0, shell_cmd_end, 0, "Ends a list of commands (commands ... end)." },
 	{ "condition", 0, shell_cmd_condition, 0,
 	  "Stop at breakpoint N only if EXPR is true: condition N [EXPR] (none: unconditional)." },
 	{ "continue", 1, cmd_continue, CMD_REPEAT, "Continue the program being debugged." },
@@ -3357,6 +3598,8 @@ static const struct cmd top_cmds[] = {
 	{ "delete", 1, cmd_delete, 0,
 	  "Delete breakpoints: delete [N...] (all without arguments)." },
 	{ "detach", 0, cmd_detach, 0, "Detach from the program; it continues running." },
+	{ "disable", 3, shell_cmd_disable, 0,
+	  "Disable breakpoints, or locations of one: disable [N|N.M...] (all without arguments)." },
 	{ "disassemble", 0, cmd_disassemble, 0,
 	  "Disassemble a function: disassemble [/r] [FUNCTION|ADDRESS]." },
 	{ "display", 0, cmd_display, 0,
@@ -3367,6 +3610,8 @@ static const struct cmd top_cmds[] = {
 	  "What ptdbg can record with on this machine and why: the CPU, Intel PT, BTS,\n"
 	  "perf_event_paranoid, ptrace permissions, the method --method=auto takes, and the\n"
 	  "fix for each refused method." },
+	{ "enable", 2, shell_cmd_enable, 0,
+	  "Enable breakpoints, or locations of one: enable [N|N.M...] (all without arguments)." },
 	{ "file", 0, cmd_file, 0, "Use FILE as the program to debug: file FILE." },
 	{ "finish", 0, cmd_finish, CMD_REPEAT, "Run until the selected function returns." },
 	{ "frame", 1, cmd_frame, 0, "Select and print a stack frame: frame [N]." },
@@ -3529,6 +3774,10 @@ static void help_set_record(int set)
 	       set ? " SIZE" : "");
 	printf("%s record step buffer-size%s -- the same for step (also \"record full\").\n", v,
 	       set ? " SIZE" : "");
+	if (set)
+		printf("set record stop-at-thread-exit on|off -- while recording, stop before the\n"
+		       "    exit syscall of a thread that is not the last one (default on, as gdb\n"
+		       "    record full asks there); off: only before the program's end.\n");
 	printf("\nSIZE is a number of bytes with an optional K, M or G suffix, or \"unlimited\"\n"
 	       "(or 0); the default is 64M per thread, the least 64K.  It counts the history,\n"
 	       "the PT kept with --trace-format=pt and soft's registers at every trap.  When a\n"
@@ -3674,8 +3923,16 @@ int shell_execute(struct shell *sh, const char *line, int *repeatable)
 	if (strncmp(skipws(copy), "echo", 4))
 		while (n && isspace((unsigned char)copy[n - 1]))
 			copy[--n] = '\0';
+	static int depth;
+
+	depth++;
 	rc = execute_line(sh, copy, repeatable);
+	depth--;
 	free(copy);
+	/* the commands of the breakpoints the program stopped at, once the
+	 * command that moved it is done */
+	if (!depth && sh->pending_bp)
+		shell_bp_run_pending(sh);
 	return rc;
 }
 

@@ -152,6 +152,13 @@ static int run_line(struct shell *sh, const char *line, int *repeatable)
 	return rc;
 }
 
+/* A line of a command's body (`commands`) at the terminal, prompted ">". */
+static char *tty_read_line(struct shell *sh)
+{
+	(void)sh;
+	return readline(">");
+}
+
 static void interactive_loop(struct shell *sh)
 {
 	int tty = isatty(0), rc;
@@ -163,6 +170,7 @@ static void interactive_loop(struct shell *sh)
 	/* gdb treats commands from stdin as typed by a user (from_tty) even
 	 * when stdin is a pipe, and prompts for them. */
 	sh->from_tty = 1;
+	sh->read_line = tty ? tty_read_line : NULL;
 	if (tty) {
 		rl_readline_name = "ptdbg";
 		shell_complete_init(sh);

@@ -637,9 +637,13 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		break;
 	}
 	case PTD_EVENT_BREAKPOINT:
-		fprintf(c->out, "\n%s%s%s %d, ", thread ? thread : "", thread ? " hit " : "",
+		fprintf(c->out, "\n%s%s%s %d", thread ? thread : "", thread ? " hit " : "",
 			temporary ? "Temporary breakpoint" : "Breakpoint",
 			ev->bp_id);
+		/* gdb 13 names the location of a breakpoint with several */
+		if (ev->bp_loc > 0)
+			fprintf(c->out, ".%d", ev->bp_loc);
+		fputs(", ", c->out);
 		break;
 	case PTD_EVENT_SIGNAL:
 		fprintf(c->out, "\n%s received signal %s, %s.\n", thread ? thread : "Program",
@@ -655,7 +659,9 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		 * before this; gdb's frame line follows at once. */
 		break;
 	case PTD_EVENT_BEFORE_EXIT:
-		fprintf(c->out, "\nProgram stopped.\n");
+		/* gdb names the thread once the program has had more than one
+		 * (print_signal_received_reason of GDB_SIGNAL_0) */
+		fprintf(c->out, "\n%s stopped.\n", thread ? thread : "Program");
 		break;
 	case PTD_EVENT_NO_HISTORY:
 		fprintf(c->out, "\nNo more reverse-execution history.\n");
@@ -766,3 +772,61 @@ void ptd_print_reg_line(struct ptd_print_ctx *c, const char *name, uint64_t val,
 		fputc(' ', c->out);
 	fprintf(c->out, "%s\n", nat);
 }
+
+/* ------------------------------------------------------------------ */
+/* All of the selected thread's frames, however deep its stack is: the
+ * session's backtrace calls take a buffer of a given size, and a
+ * recursion thousands of calls deep must show every frame (gdb has no
+ * limit), so these grow the buffer until the frames end before its end. */
+
+/* (a stack of more frames than this is taken as a loop in a corrupt stack) */
+#define FRAMES_MAX (1 << 22)
+
+int shell_backtrace_all(struct ptd_session *s, uint64_t **pcs)
+{
+	uint64_t *buf = NULL;
+	int cap, n = -ptde_nomem;
+
+	*pcs = NULL;
+	for (cap = 256; cap <= FRAMES_MAX; cap *= 2) {
+		uint64_t *nb = realloc(buf, (size_t)cap * sizeof(*buf));
+
+		if (!nb)
+			break;
+		buf = nb;
+		n = ptd_session_backtrace(s, buf, cap);
+		if (n < cap)
+			break;
+	}
+	if (n < 0) {
+		free(buf);
+		return n;
+	}
+	*pcs = buf;
+	return n;
+}
+
+int shell_frames_all(struct ptd_session *s, struct ptd_frame_info **fr)
+{
+	struct ptd_frame_info *buf = NULL;
+	int cap, n = -ptde_nomem;
+
+	*fr = NULL;
+	for (cap = 256; cap <= FRAMES_MAX; cap *= 2) {
+		struct ptd_frame_info *nb = realloc(buf, (size_t)cap * sizeof(*buf));
+
+		if (!nb)
+			break;
+		buf = nb;
+		n = ptd_session_frames(s, buf, cap);
+		if (n < cap)
+			break;
+	}
+	if (n < 0) {
+		free(buf);
+		return n;
+	}
+	*fr = buf;
+	return n;
+}
+

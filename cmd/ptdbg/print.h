@@ -50,6 +50,11 @@ struct ptd_print_ctx {
 	int args_callees;
 	/* ptd_print_inline_frame() prints the frame line only */
 	int no_source;
+	/* Set while bt prints its frames, innermost first, with nothing run
+	 * in between: frame_args may bind the next level from the last one
+	 * (@args_walk_level, -1: none) instead of unwinding from frame 0. */
+	int args_walk;
+	int args_walk_level;
 };
 
 /*
@@ -171,5 +176,11 @@ void ptd_print_reg_line(struct ptd_print_ctx *c, const char *name, uint64_t val,
 extern const char *const ptd_print_reg_names[];
 /* "[ PF IF ]" */
 void ptd_print_eflags(char *out, size_t n, uint64_t v);
+
+/* All of the selected thread's frames (ptd_session_backtrace() and
+ * ptd_session_frames() with a buffer grown as needed): *@pcs / *@fr get a
+ * malloc'ed array the caller frees.  Returns the count or <0. */
+int shell_backtrace_all(struct ptd_session *s, uint64_t **pcs);
+int shell_frames_all(struct ptd_session *s, struct ptd_frame_info **fr);
 
 #endif

@@ -107,12 +107,31 @@ struct shell {
 		int id, key;
 	} watch_types[64];
 	int nwatch_types;
+
+	/* breakpoint commands (bpcommands.c): stops reported so far, the
+	 * breakpoint whose commands are to run, and where `commands` reads
+	 * its lines from (NULL: standard input) */
+	int stops;
+	int pending_bp;
+	char *(*read_line)(struct shell *sh);
+	void *read_line_ctx;
 };
 
 /* Runs one command line.  Returns 0, or -1 when the command failed (an
  * error message was printed).  @repeat is set when the line may be
  * repeated by an empty line. */
 int shell_execute(struct shell *sh, const char *line, int *repeatable);
+
+/* bpcommands.c: `commands`; whether a breakpoint's list starts with
+ * `silent`; a stop at breakpoint @id (0: none) was reported; running the
+ * lists of the stops reported (after the command that made them);
+ * listing a breakpoint's commands for info breakpoints. */
+int shell_cmd_commands(struct shell *sh, const char *args);
+int shell_cmd_end(struct shell *sh, const char *args);
+int shell_bp_silent(int id);
+void shell_bp_stopped(struct shell *sh, int id);
+void shell_bp_run_pending(struct shell *sh);
+void shell_print_bp_commands(int id);
 
 /* Runs the commands of @path as gdb's -x and source do: not from_tty, no
  * repeats, the first failing command ends the file.  Returns 0 or -1. */
@@ -139,6 +158,9 @@ const char *shell_command_full_name(const char *word);
 /* Prints an error like gdb's error(): stdout is flushed first so the
  * order of lines is kept when both go to one file.  Returns -1. */
 int shell_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A line the next shell_error prints first (then forgets), as gdb's
+ * exception_fprintf puts its prefix before the error; NULL: none. */
+extern const char *shell_error_prefix;
 
 /* Reads program memory: the live process, or the ELF file before `run`.
  * Returns bytes read or <0. */
@@ -193,6 +215,8 @@ int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_r
  * and in *@key a kept copy of its type for shell_watch_format() (0 when
  * there is none).  Returns 0 or -1 after gdb's message. */
 int shell_watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len, int *key);
+/* info symbol ADDR (frames.c). */
+int shell_info_symbol(struct shell *sh, const char *args);
 /* Whether @addr is a local of the selected frame; then its caller's
  * resume address and the frame's CFA.  Returns 1 or 0. */
 int shell_watch_frame(struct shell *sh, uint64_t addr, uint64_t *ret_pc, uint64_t *cfa);

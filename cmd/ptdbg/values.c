@@ -376,13 +376,22 @@ static int frame_args_cb(void *ctx, int level, uint64_t pc, char *out, size_t n)
 {
 	struct shell *sh = ctx;
 	char *s = NULL;
+	int rc;
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
 	if (level < 0)
 		level = 0;
 	ptd_clear_error();
-	if (ptd_session_values_bind(sh->s, sh->vals, level, level ? pc : 0, file_read, sh) < 0 ||
+	/* (bt: one unwind step from the last frame's binding, not a walk
+	 * from frame 0 for each frame of a deep stack) */
+	if (sh->pc.args_walk && level > 0 && level == sh->pc.args_walk_level + 1)
+		rc = ptd_values_bind_caller(sh->vals, pc);
+	else
+		rc = ptd_session_values_bind(sh->s, sh->vals, level, level ? pc : 0, file_read, sh);
+	if (sh->pc.args_walk)
+		sh->pc.args_walk_level = rc == 0 ? level : -1;
+	if (rc < 0 ||
 	    ptd_values_select_inline(sh->vals, sh->pc.args_callees < 0 ? 1 << 20
 								     : sh->pc.args_callees) < 0 ||
 	    ptd_values_frame_args(sh->vals, sh->frame_args_mode, &s) < 0) {
@@ -531,12 +540,17 @@ int shell_watch_format(struct shell *sh, int key, const uint8_t *bytes, int len,
 int shell_watch_frame(struct shell *sh, uint64_t addr, uint64_t *ret_pc, uint64_t *cfa)
 {
 	struct user_regs_struct r, known;
-	uint64_t pcs[256], sp;
+	uint64_t *pcs, sp, ret = 0;
 	int n, level = sh->frame_level, rc;
 
 	if (!ptd_session_alive(sh->s))
 		return 0;
-	n = ptd_session_backtrace(sh->s, pcs, 256);
+	/* (the frames up to the selected one's caller, however deep) */
+	pcs = malloc((size_t)(level + 2) * sizeof(*pcs));
+	n = pcs ? ptd_session_backtrace(sh->s, pcs, level + 2) : -1;
+	if (n > level + 1)
+		ret = pcs[level + 1];
+	free(pcs);
 	if (n <= level + 1) {
 		ptd_clear_error();
 		return 0;
@@ -547,14 +561,14 @@ int shell_watch_frame(struct shell *sh, uint64_t addr, uint64_t *ret_pc, uint64_
 		return 0;
 	}
 	sp = r.rsp;
-	rc = ptd_session_values_bind(sh->s, sh->vals, level + 1, pcs[level + 1], file_read, sh);
+	rc = ptd_session_values_bind(sh->s, sh->vals, level + 1, ret, file_read, sh);
 	if (rc < 0 || ptd_values_frame_regs(sh->vals, &r, &known) < 0 || !known.rsp) {
 		ptd_clear_error();
 		return 0;
 	}
 	if (addr + 128 < sp || addr >= r.rsp)
 		return 0;
-	*ret_pc = pcs[level + 1];
+	*ret_pc = ret;
 	*cfa = r.rsp;
 	return 1;
 }

@@ -419,8 +419,10 @@ extern PTD_EXPORT int ptd_calls_min_level(const struct ptd_calls *c);
 struct ptd_symbols;
 
 struct ptd_symbol {
-	const char *name;   /* as in ELF (C names, "@@VERSION" kept); C++
-			     * names demangled ("thrower(int)") */
+	const char *name;   /* as gdb names the code: the DWARF function's
+			     * linkage name or name ("__GI_raise"), else the
+			     * ELF symbol gdb's minimal symbols pick (no
+			     * "@VERSION"); C++ demangled ("thrower(int)") */
 	uint64_t start;     /* function entry */
 	uint64_t size;
 	uint64_t offset;    /* addr - start */
@@ -442,6 +444,13 @@ struct ptd_line {
  * when no symbol covers it; -ptde_invalid for NULL arguments. */
 extern PTD_EXPORT int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr,
 					 struct ptd_symbol *out);
+/* The ELF symbol containing @addr that gdb's minimal symbols pick (its
+ * `info symbol`: among those at one address one with a size, then the
+ * last name in strcmp order; no DWARF names), and the name of the ELF
+ * section holding @addr into @section (@n bytes; "" when unknown).
+ * Returns as ptd_symbols_lookup(). */
+extern PTD_EXPORT int ptd_symbols_minimal(struct ptd_symbols *s, uint64_t addr,
+					  struct ptd_symbol *out, char *section, size_t n);
 /* Entry of the function (or start of the symbol) containing @addr, or 0
  * when unknown.  Cheap enough to call per instruction. */
 extern PTD_EXPORT uint64_t ptd_symbols_func_start(struct ptd_symbols *s, uint64_t addr);
@@ -506,6 +515,25 @@ extern PTD_EXPORT const char *ptd_symbols_display_name(struct ptd_symbols *s, co
 extern PTD_EXPORT int ptd_symbols_source_line(struct ptd_symbols *s, const char *file, int line,
 					      char *out, size_t n);
 
+/* What gdb's `info source` shows about source file @file (a path
+ * ptd_symbols_line returned).  Strings are owned by the symbol set. */
+struct ptd_source_info {
+	const char *name;     /* as gdb names it (ptd_symbols_display_name) */
+	const char *comp_dir; /* DW_AT_comp_dir, or NULL */
+	const char *producer; /* DW_AT_producer, or NULL */
+	const char *language; /* gdb's name: "c", "c++", "asm", ... */
+	int dwarf_version;    /* of the compile unit, 0 when unknown */
+	int has_macros;       /* the unit carries preprocessor macro info */
+	char fullname[4096];  /* the file on disk, "" when it is not there */
+	int lines;            /* lines in that file, -1 when not read */
+};
+
+/* Fills @out for @file's compile unit: the one containing @pc when it
+ * names @file (pc 0: none), else the first whose line table names it.
+ * Returns 0, or -ptde_notfound. */
+extern PTD_EXPORT int ptd_symbols_source_info(struct ptd_symbols *s, const char *file, uint64_t pc,
+					      struct ptd_source_info *out);
+
 /* ------------------------------------------------------------------ */
 /* Sessions                                                             */
 
@@ -555,9 +583,9 @@ enum ptd_session_event_kind {
 	PTD_EVENT_HWBREAK,      /* debug-register slots hw_hits triggered
 				 * (hardware breakpoints and watchpoints; live only) */
 	/* Recording: the program stopped before its exit_group syscall (or
-	 * exit in its last thread), as gdb's record full does ("Process
+	 * a thread before its exit), as gdb's record full does ("Process
 	 * record: inferior program stopped."); continuing from here lets it
-	 * exit. */
+	 * (or the thread) exit. */
 	PTD_EVENT_BEFORE_EXIT,
 };
 
@@ -585,6 +613,9 @@ struct ptd_event {
 	uint64_t first_gap;
 	int first_gap_reason;
 	unsigned hw_hits; /* PTD_EVENT_HWBREAK: bit i, debug-register slot i */
+	/* PTD_EVENT_BREAKPOINT: the location of bp_id that stopped it, 1-based
+	 * (gdb's "Breakpoint N.M, "), when the breakpoint has several; else 0. */
+	int bp_loc;
 };
 
 /* A breakpoint as ptd_session_bp_get() describes it.  The strings are
@@ -611,6 +642,12 @@ struct ptd_bpinfo {
 	/* It triggered because the frame its expression lives in returned
 	 * (ptd_session_watch_scope); the front end deletes it. */
 	int scope_ended;
+	/* A breakpoint's locations (0 while pending; several for a function
+	 * with inlined copies or a line inlined in several places: gdb's
+	 * <MULTIPLE>, ptd_session_bp_loc() describes each; @addr, @func,
+	 * @file and @line are the first one's), and disable N. */
+	int nlocs;
+	int enabled;
 	/* How many times gdb reports it at this stop: once for a write
 	 * watchpoint; a read or access one once per place it watches
 	 * (gdb's locations, ptd_session_watch_dep), less the first for a
@@ -619,6 +656,16 @@ struct ptd_bpinfo {
 	 * watchpoint with @changed shows the old value.  With @scope_ended:
 	 * how many times gdb says the watchpoint was deleted. */
 	int reports;
+};
+
+/* One location of a breakpoint (gdb's N.M), as ptd_session_bp_loc()
+ * describes it.  Strings owned by the session, as ptd_bpinfo's. */
+struct ptd_bploc {
+	uint64_t addr;
+	const char *func; /* the function gdb names there (maybe inlined), or NULL */
+	const char *file; /* may be NULL */
+	int line;
+	int enabled; /* disable N.M */
 };
 
 struct ptd_thread_info {
@@ -680,8 +727,8 @@ extern PTD_EXPORT int ptd_session_get_pin_cpu(const struct ptd_session *s);
  * so reverse motions, bt and record save work from its end (the shell's
  * counterpart of gdb record full, which stops before exit_group). */
 extern PTD_EXPORT void ptd_session_set_keep_exited(struct ptd_session *s, int on);
-/* Stop a recorded program before its exit_group syscall, or before exit
- * in its last thread (default off), as gdb record full does: the motion
+/* Stop a recorded program before its exit_group syscall, or a thread
+ * before its exit syscall (default off), as gdb record full does: the motion
  * ends with PTD_EVENT_BEFORE_EXIT, the thread's pc at the syscall; the
  * next motion from there lets it exit.  step and soft hold the thread
  * before the syscall; pt and bts, which run free, hold it in the
@@ -690,6 +737,10 @@ extern PTD_EXPORT void ptd_session_set_keep_exited(struct ptd_session *s, int on
  * rcx and r11 as the syscall instruction left them), where it can run
  * nothing else. */
 extern PTD_EXPORT void ptd_session_set_stop_before_exit(struct ptd_session *s, int on);
+/* With ptd_session_set_stop_before_exit on: whether a thread that is not
+ * the last one is stopped before its exit syscall too (default on, as gdb
+ * record full, which asks there); off, only the program's end stops. */
+extern PTD_EXPORT void ptd_session_set_stop_before_thread_exit(struct ptd_session *s, int on);
 /*
  * Bounded recording, like gdb's "record full insn-number-max": each
  * thread recorded with method @m (soft or step) holds at most @bytes
@@ -830,7 +881,8 @@ extern PTD_EXPORT const char *ptd_session_offline_exe(struct ptd_session *s);
 /*
  * Executes motion @m forward, or backward through the recorded history
  * with @reverse (which needs a recording or a loaded trace).  Forward
- * motions in the past move through the history and go on live at its end.
+ * motions in the past move through the history and stop at its end
+ * (PTD_EVENT_NO_HISTORY, as gdb's record full); the next one runs live.
  * Fills @ev with the stop (reaching an end of the history is a stop,
  * PTD_EVENT_NO_HISTORY).  Returns 0; -ptde_not_running; -ptde_unsupported
  * (reverse without a recording); -ptde_eos (forward at the end of a loaded
@@ -927,6 +979,10 @@ enum ptd_frame_kind {
 				* "<signal handler called>"); pc 0 in the past */
 	PTD_FRAME_INTERRUPTED, /* a frame a signal interrupted: pc is where it
 				* resumes (look its line up at pc, not pc - 1) */
+	PTD_FRAME_TAILCALL,    /* gdb's tail call frame: a function that jumped to
+				* the frame below it (DWARF DW_AT_call_tail_call
+				* call sites); pc is the jump's return pc, looked up
+				* as a caller's.  None of ptd_session_backtrace(). */
 };
 
 struct ptd_frame_info {
@@ -936,8 +992,9 @@ struct ptd_frame_info {
 
 /* The frames of ptd_session_backtrace() with their kinds, the signal
  * trampoline between a handler's frames and the frame it interrupted
- * included (live and in the past).  Returns the count (>= 1) or the
- * errors of ptd_session_backtrace(). */
+ * included, and gdb's tail call frames between a frame and its caller
+ * (live and in the past).  Returns the count (>= 1) or the errors of
+ * ptd_session_backtrace(). */
 extern PTD_EXPORT int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out,
 					 int max);
 
@@ -1091,7 +1148,8 @@ extern PTD_EXPORT int ptd_session_regs_known(struct ptd_session *s, struct user_
 
 /* Evaluates @expr at the selected thread's current position; sets *@truth
  * (nonzero: the condition holds).  Returns 0, or <0 when it cannot be
- * evaluated (the breakpoint then stops, as gdb's does). */
+ * evaluated (the breakpoint then stops, as gdb's does; the evaluator says
+ * why, the session adds nothing). */
 typedef int (*ptd_cond_eval_fn)(void *ctx, const char *expr, int *truth);
 /* The evaluator of breakpoint conditions (one call swaps it; NULL: every
  * condition holds). */
@@ -1104,6 +1162,17 @@ extern PTD_EXPORT int ptd_session_bp_condition(struct ptd_session *s, int id, co
 /* ignore N COUNT: the next @count hits of @id are counted but do not stop.
  * Returns 0 or -ptde_notfound. */
 extern PTD_EXPORT int ptd_session_bp_ignore(struct ptd_session *s, int id, unsigned count);
+/* Location @loc (1-based, gdb's N.M) of the @index-th breakpoint (as
+ * ptd_session_bp_get).  Returns 0, -ptde_invalid for a bad index or
+ * location. */
+extern PTD_EXPORT int ptd_session_bp_loc(const struct ptd_session *s, int index, int loc,
+					 struct ptd_bploc *out);
+/* enable/disable breakpoint @id (@loc 0), or only its location @loc
+ * (1-based; gdb's N.M): a disabled one neither stops nor counts hits.
+ * Watchpoints cannot be disabled here (-ptde_unsupported).  Returns 0,
+ * -ptde_notfound ("No breakpoint number N."), -ptde_invalid (a location
+ * it does not have: gdb's "Bad breakpoint location number 'M'"). */
+extern PTD_EXPORT int ptd_session_bp_enable(struct ptd_session *s, int id, int loc, int enabled);
 /* Like ptd_session_break, but a function or line no loaded file has yet
  * makes a pending breakpoint (address 0) instead of -ptde_notfound: it is
  * resolved when the dynamic linker loads a library (dlopen), at the next
@@ -1353,6 +1422,12 @@ extern PTD_EXPORT int ptd_values_alloc(struct ptd_values **out);
 extern PTD_EXPORT void ptd_values_free(struct ptd_values *v);
 /* Returns 0, or -ptde_invalid for NULL arguments. */
 extern PTD_EXPORT int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *t);
+/* Binds @v to the caller of the frame it is bound to, as
+ * ptd_values_bind() with the next level and @level_pc would, without
+ * unwinding the inner frames again: a backtrace's frames, innermost
+ * first, cost one unwind step each.  The target must not have run or
+ * been written since the bind.  Returns 0 or -ptde_invalid. */
+extern PTD_EXPORT int ptd_values_bind_caller(struct ptd_values *v, uint64_t level_pc);
 /* The bound frame's registers: unwound ones for outer frames (the
  * innermost frame's eflags and segment registers).  Each field of
  * @known is 1 where that register is known, 0 where it is unavailable.

@@ -115,12 +115,40 @@ static int same_file(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/*
+ * gdb 13 loses a `step` into longjmp (through the PLT or not): its longjmp
+ * breakpoint at the function's entry (set when libc has no longjmp probe)
+ * takes the stop there and steps on, so its "stepped into subroutine"
+ * check comes one instruction late and puts its step-resume breakpoint at
+ * the function's stop address; when that is the entry itself (the
+ * function sets up no frame gdb recognises: push %rbp; mov %rsp,%rbp), it
+ * is behind the pc and never reached, and the program runs on (to a
+ * breakpoint, a signal, the exit, or under record full the end of the
+ * history).  A function with such a frame stops as usual.  @next is the
+ * callee's entry.
+ */
+static int longjmp_lost(const struct ptd_stepper *st, uint64_t next)
+{
+	const struct ptd_stepper_env *env = st->env;
+	struct ptd_line_info li;
+
+	if (st->m != PTD_MOTION_STEP || !env || !env->base.is_longjmp || !env->func_bp ||
+	    !env->base.is_longjmp(env->base.ctx, next) || line_of(st, next, &li) < 0)
+		return 0;
+	return env->func_bp(env->base.ctx, next) == next;
+}
+
 /* Control just arrived at the entry @next of a callee (call, signal
  * handler, or the end of a trampoline). */
 static int enter_callee(struct ptd_stepper *st, uint64_t next)
 {
 	struct ptd_line_info li;
 	uint64_t bp = 0;
+
+	if (longjmp_lost(st, next)) {
+		st->free_run = 1;
+		return 0;
+	}
 
 	if (st->m == PTD_MOTION_STEP && st->env && st->env->func_bp && line_of(st, next, &li) == 0)
 		bp = st->env->func_bp(st->env->base.ctx, next);
@@ -213,6 +241,9 @@ static int stop_here(struct ptd_stepper *st, uint64_t next)
 int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t next, int signal)
 {
 	struct ptd_line_info li;
+
+	if (st->free_run)
+		return 0;
 
 	st->ninsn++;
 	if (signal) {

@@ -63,6 +63,10 @@ struct ptd_stepper {
 	 * or 0: the caller watches for the thread coming back to its return
 	 * address in the frame being stepped (ptd_stepper_back_at_return). */
 	uint64_t over_call_ip;
+	/* step entered longjmp, where gdb loses the step (see live.c): the
+	 * motion runs on as a continue (the caller may resume the thread
+	 * freely) */
+	int free_run;
 };
 
 void ptd_stepper_init(struct ptd_stepper *st, enum ptd_motion m, uint64_t pc,

@@ -255,6 +255,9 @@ struct stepstate {
 	/* the instruction before the current one (for over_start) */
 	uint64_t p_ip, p_inst;
 	int p_len, p_class, p_level;
+	/* step into longjmp: gdb lost it (live.c's longjmp_lost), the
+	 * motion runs on as a continue */
+	int free_run;
 };
 
 /*
@@ -401,12 +404,24 @@ static int inline_rules(struct walker *w, struct stepstate *st, int same_real)
 	return line_rules(w, st, same_real && v.depth == st->vdepth && v.entry == st->ventry, &v);
 }
 
+/* `step` entered longjmp at @ip, whose stop address is that entry: gdb 13
+ * loses the step there and runs on (live.c's longjmp_lost, the same rule
+ * live). */
+static int longjmp_lost(const struct walker *w, const struct stepstate *st, uint64_t ip)
+{
+	const struct ptd_replay_env *env = w->env;
+
+	return st->m == PTD_MOTION_STEP && env && env->is_longjmp && env->is_longjmp(env->ctx, ip);
+}
+
 static int goal_step_fwd(struct walker *w, struct stepstate *st)
 {
 	const struct ptd_callseg *s = w->s;
 	uint64_t ip = w->c.ip;
 	int same;
 
+	if (st->free_run)
+		return 0;
 	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
 		return 0; /* gdb steps through signal trampolines */
 	if (!st->into && over_step(w, st))
@@ -447,6 +462,10 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 			uint64_t t = step_into_target(w, ip);
 
 			if (t) {
+				if (t == ip && longjmp_lost(w, st, ip)) {
+					st->free_run = 1;
+					return 0;
+				}
 				if (t == ip)
 					return 1;
 				st->into = 1;
@@ -665,9 +684,10 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			st.li.file = v.b[v.skip - 1].call_file;
 		}
 		if (m == PTD_MOTION_FINISH && env && env->finish_inline > 0 && env->finish_real > 0 &&
-		    !reverse && env->finish_pc) {
+		    env->finish_pc) {
 			/* an inlined frame of an outer real frame: `next` in
-			 * its caller's frame there, the callees run through */
+			 * its caller's frame there, the callees run through
+			 * (backward too: reverse-finish with it selected) */
 			const struct ptd_callseg *r = w.s;
 			struct ptd__vis o;
 			int up = env->finish_inline, k;

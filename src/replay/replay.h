@@ -1,8 +1,8 @@
 /*
  * Stepping over the recorded history, written once for every front end:
  * reverse-stepi/nexti/step/next/finish/continue, record goto, and forward
- * motion inside the history up to its end (the tail), after which the
- * session resumes live execution.
+ * motion inside the history up to its end (the tail), where the session
+ * stops as gdb's record full does; the next motion runs live.
  *
  * Semantics follow gdb's record targets:
  *  - stepi/nexti move one instruction (nexti steps over calls: the
@@ -32,7 +32,7 @@ enum ptd_replay_stop {
 	PTD_REPLAY_DONE = 0,   /* the motion completed */
 	PTD_REPLAY_BREAKPOINT, /* stopped at a breakpoint address */
 	PTD_REPLAY_BEGIN,      /* hit the oldest item: "No more reverse-execution history." */
-	PTD_REPLAY_END,        /* reached the tail going forward: resume live */
+	PTD_REPLAY_END,        /* reached the tail going forward: the session stops there */
 	PTD_REPLAY_GAP,        /* not returned any more: motions step over gaps, as gdb's */
 	PTD_REPLAY_ERROR,      /* instruction could not be decoded */
 };
@@ -57,6 +57,11 @@ struct ptd_replay_env {
 	 * never steps into: PLT stubs and the dynamic linker's text (gdb's
 	 * in_solib_dynsym_resolve_code).  May be NULL. */
 	int (*in_trampoline)(void *ctx, uint64_t addr);
+	/* Nonzero when @addr is the entry of a function gdb puts its longjmp
+	 * breakpoints on (longjmp, _longjmp, siglongjmp, _siglongjmp: gdb's
+	 * longjmp master breakpoints of a libc without longjmp probes).
+	 * May be NULL. */
+	int (*is_longjmp)(void *ctx, uint64_t addr);
 	/* The inlined blocks at @addr, innermost first (as
 	 * ptd__symbols_inline_chain()); NULL: no inline frames. */
 	int (*inline_chain)(void *ctx, uint64_t addr, struct ptd_iblock *out, int max);

@@ -83,15 +83,10 @@ int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid)
 		/* The evaluator reads the selected thread: the one that hit. */
 		if (th)
 			s->cur = (int)(th - s->th);
+		/* (an evaluator that fails says why itself: the shell's in
+		 * gdb's words) */
 		rc = s->cond_fn(s->cond_ctx, b->cond, &truth);
 		s->cur = saved;
-		if (rc < 0 && s->notify) {
-			char msg[160];
-
-			snprintf(msg, sizeof(msg), "Error in testing condition for breakpoint %d:",
-				 b->id);
-			s->notify(s->notify_ctx, msg);
-		}
 		if (rc == 0 && !truth)
 			return 0;
 	}
@@ -116,7 +111,7 @@ struct sbp *ptd__ses_bp_hit(struct ptd_session *s, uint64_t addr, pid_t tid)
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
 
-		if (b->wkind || b->addr != addr || !addr)
+		if (!addr || ptd__ses_bp_loc_at(b, addr) < 0)
 			continue;
 		b->stopped = ptd__ses_bp_check(s, b, tid);
 		if (b->stopped && first < 0)
@@ -130,8 +125,32 @@ void ptd__ses_bp_drop_temps(struct ptd_session *s, uint64_t addr)
 	for (int i = s->nbp - 1; i >= 0; i--) {
 		struct sbp *b = &s->bp[i];
 
-		if (!b->wkind && b->addr == addr && b->temporary && b->stopped)
+		if (ptd__ses_bp_loc_at(b, addr) >= 0 && b->temporary && b->stopped)
 			ptd_session_delete(s, b->id);
+	}
+}
+
+void ptd__ses_bp_note_stop(struct ptd_session *s, uint64_t addr, struct ptd_event *ev)
+{
+	free(s->stop_func);
+	s->stop_func = NULL;
+	s->stop_inner = 0;
+	ev->bp_loc = 0;
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+		int k = ptd__ses_bp_loc_at(b, addr);
+
+		if (k < 0 || (!b->stopped && b->id != ev->bp_id))
+			continue;
+		if (b->id == ev->bp_id && b->nlocs > 1)
+			ev->bp_loc = k + 1;
+		/* gdb's stopped_by_user_bp_inline_frame: a location has the
+		 * function it was set in (an inlined copy's for a function
+		 * spec), the innermost one there otherwise */
+		if (!b->locs[k].inl)
+			s->stop_inner = 1;
+		else if (!s->stop_func)
+			s->stop_func = strdup(b->locs[k].inl);
 	}
 }
 
@@ -221,13 +240,14 @@ static int live_thread(struct ptd_session *s, struct sthread **out)
  * return address into its caller (0 when there is none). */
 static void frame_of(pid_t tid, uint64_t *cfa, int *depth, uint64_t *ret)
 {
-	struct ptd_frame fr[256];
-	int n = ptd_unwind_backtrace(tid, fr, 256);
+	struct ptd_frame *fr = NULL;
+	int n = ptd_unwind_backtrace_all(tid, &fr);
 
 	*cfa = n > 0 ? fr[0].cfa : 0;
 	*depth = n > 0 ? n : 0;
 	if (ret)
 		*ret = n > 1 ? fr[1].pc : 0;
+	free(fr);
 }
 
 /* Is the frame of @tid now the starting frame or an outer one (@outer:
@@ -433,9 +453,21 @@ int ptd_session_advance(struct ptd_session *s, uint64_t addr, int anywhere, stru
 /* How many frames the selected thread has (live or in the past). */
 static int depth_now(struct ptd_session *s)
 {
-	uint64_t pcs[256];
-	int n = ptd_session_backtrace(s, pcs, 256);
+	uint64_t *pcs = NULL;
+	int n = -ptde_nomem;
 
+	/* (all of them, however deep the stack is) */
+	for (int cap = 256; cap <= 1 << 22; cap *= 2) {
+		uint64_t *np = realloc(pcs, (size_t)cap * sizeof(*pcs));
+
+		if (!np)
+			break;
+		pcs = np;
+		n = ptd_session_backtrace(s, pcs, cap);
+		if (n < cap)
+			break;
+	}
+	free(pcs);
 	ptd_clear_error();
 	return n;
 }
@@ -557,6 +589,7 @@ int ptd_session_jump(struct ptd_session *s, uint64_t addr, struct ptd_event *ev)
 		ev->tid = th->tid;
 		ev->thread_num = th->num;
 		ev->new_frame = 1;
+		ptd__ses_bp_note_stop(s, addr, ev);
 		ptd__ses_bp_drop_temps(s, addr);
 		return 0;
 	}

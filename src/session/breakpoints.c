@@ -41,26 +41,216 @@ static int plt_lookup(struct ptd_session *s, const char *name, uint64_t *addr)
 	return 0;
 }
 
-static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr, char **func,
-			char **file, int *line)
+/* A resolved spec: its locations, by address. */
+struct locset {
+	struct sbp_loc *v;
+	int n;
+};
+
+static void locs_free(struct sbp_loc *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(v[i].func);
+		free(v[i].file);
+		free(v[i].module);
+		free(v[i].inl);
+	}
+	free(v);
+}
+
+static struct sbp_loc *locs_add(struct locset *ls)
+{
+	struct sbp_loc *v = realloc(ls->v, (size_t)(ls->n + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	ls->v = v;
+	memset(&v[ls->n], 0, sizeof(*v));
+	return &v[ls->n++];
+}
+
+/*
+ * What gdb shows for a location at @addr: the function (@func_name for a
+ * function spec, else the innermost one there, inlined or not), the file
+ * and line (@line > 0: FILE:LINE's own line; @by_name: the location is
+ * past a prologue, where gdb gives the outermost inlined call's site).
+ */
+static int loc_describe(struct ptd_symbols *sym, struct sbp_loc *l, const char *func_name,
+			int by_name, int line)
+{
+	struct ptd_symbol fs;
+	struct ptd_line li;
+	struct ptd_inline in, inl[16];
+
+	if (!sym)
+		return 0;
+	if (func_name)
+		l->func = strdup(func_name);
+	else if (ptd_symbols_inlined(sym, l->addr, &in, 1) == 1 && in.name)
+		l->func = strdup(in.name);
+	else if (ptd_symbols_lookup(sym, l->addr, &fs) == 0 && fs.name)
+		l->func = strdup(fs.name);
+	int ninl = by_name ? ptd_symbols_inlined(sym, l->addr, inl, 16) : 0;
+
+	l->line = line;
+	if (ninl > 0 && inl[ninl - 1].call_file && inl[ninl - 1].call_line > 0) {
+		l->file = strdup(inl[ninl - 1].call_file);
+		l->line = inl[ninl - 1].call_line;
+	} else if (ptd_symbols_line(sym, l->addr, &li) == 0) {
+		l->file = strdup(li.file);
+		/* FILE:LINE keeps its line where the address starts
+		 * another one too (an inlined call's site) */
+		if (!l->line)
+			l->line = li.line;
+	}
+	ptd_clear_error();
+	return 0;
+}
+
+static int locs_cmp(const void *a, const void *b)
+{
+	const struct sbp_loc *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The locations of FILE:LINE (@fname, @l): every copy of the line. */
+static int resolve_line(struct ptd_symbols *sym, const char *fname, long l, struct locset *ls,
+			int not_found_here)
+{
+	uint64_t addr, *v = NULL;
+	int line, n;
+
+	if (ptd_symbols_file_line(sym, fname, (int)l, &addr, &line) < 0)
+		return not_found_here;
+	n = ptd__symbols_line_addrs(sym, fname, (int)l, &v, &line);
+	if (n <= 1) {
+		/* one location: the address and line as one is resolved */
+		struct sbp_loc *lo = locs_add(ls);
+
+		free(v);
+		if (!lo)
+			return -ptde_nomem;
+		ptd_symbols_file_line(sym, fname, (int)l, &addr, &line);
+		lo->addr = addr;
+		return loc_describe(sym, lo, NULL, 0, line);
+	}
+	for (int i = 0; i < n; i++) {
+		struct sbp_loc *lo = locs_add(ls);
+
+		if (!lo) {
+			free(v);
+			return -ptde_nomem;
+		}
+		lo->addr = v[i];
+		loc_describe(sym, lo, NULL, 0, line);
+	}
+	free(v);
+	return 0;
+}
+
+/* The locations of function @name: its out-of-line code (when it has
+ * some) and each inlined copy, as gdb 13's linespec finds them. */
+static int resolve_function(struct ptd_session *s, struct ptd_symbols *sym, const char *name,
+			    struct locset *ls)
+{
+	uint64_t bp, *v = NULL, *entries = NULL, *bps = NULL;
+	int n, rc = 0;
+
+	n = ptd__symbols_functions(sym, name, &entries, &bps);
+	for (int i = 0; i < n; i++) {
+		struct sbp_loc *lo = locs_add(ls);
+		struct ptd_symbol fs;
+
+		if (!lo) {
+			rc = -ptde_nomem;
+			break;
+		}
+		lo->addr = bps[i];
+		/* (a breakpoint past a prologue: gdb's skip_prologue_sal,
+		 * which ends at an inlined call's site; at the entry of
+		 * optimised gcc code it takes the entry's own line) */
+		loc_describe(sym, lo, NULL, bps[i] != entries[i], 0);
+		lo->inl = strdup(name);
+		free(lo->func);
+		lo->func = NULL;
+		if (ptd_symbols_lookup(sym, bps[i], &fs) == 0 && fs.name)
+			lo->func = strdup(fs.name);
+	}
+	free(entries);
+	free(bps);
+	ptd_clear_error();
+	if (rc < 0)
+		return rc;
+	n = ptd__symbols_inlined_entries(sym, name, &v);
+	for (int i = 0; i < n && rc == 0; i++) {
+		struct sbp_loc *lo;
+		int dup = 0;
+
+		for (int j = 0; j < ls->n; j++)
+			dup |= ls->v[j].addr == v[i];
+		if (dup)
+			continue;
+		lo = locs_add(ls);
+		if (!lo) {
+			rc = -ptde_nomem;
+			break;
+		}
+		lo->addr = v[i];
+		lo->inl = strdup(name);
+		loc_describe(sym, lo, name, 0, 0);
+	}
+	free(v);
+	if (rc < 0)
+		return rc;
+	if (ls->n > 1)
+		qsort(ls->v, (size_t)ls->n, sizeof(*ls->v), locs_cmp);
+	if (ls->n)
+		return 0;
+	/* A function of a library the program calls: its PLT entry until the
+	 * library is loaded (gdb's printf@plt before run); the breakpoint
+	 * moves then. */
+	if (plt_lookup(s, name, &bp) == 0) {
+		struct sbp_loc *lo = locs_add(ls);
+		size_t len = strlen(name) + 5;
+
+		if (!lo)
+			return -ptde_nomem;
+		lo->addr = bp;
+		lo->func = malloc(len);
+		if (lo->func)
+			snprintf(lo->func, len, "%s@plt", name);
+		return 0;
+	}
+	return ptd__err(-ptde_notfound, "Function \"%s\" not defined.", name);
+}
+
+static int resolve_spec(struct ptd_session *s, const char *spec, struct locset *ls)
 {
 	struct ptd_symbols *sym = ptd__ses_symbols(s);
 	const char *colon;
 	char *end;
-	uint64_t entry;
-	int by_name = 0, func_spec = 0;
+	int rc;
 
-	*func = *file = NULL;
-	*line = 0;
+	ls->v = NULL;
+	ls->n = 0;
 	if (spec[0] == '*') {
 		const char *p = spec + 1;
+		struct sbp_loc *lo;
+
 		while (*p == ' ')
 			p++;
 		errno = 0;
-		*addr = strtoull(p, &end, 0);
+		uint64_t addr = strtoull(p, &end, 0);
 		if (errno || end == p || *end)
 			return ptd__err(-ptde_invalid, "invalid address '%s'", spec + 1);
-	} else if ((colon = strrchr(spec, ':')) && colon != spec) {
+		lo = locs_add(ls);
+		if (!lo)
+			return -ptde_nomem;
+		lo->addr = addr;
+		return loc_describe(sym, lo, NULL, 0, 0);
+	} else if ((colon = strrchr(spec, ':')) && colon != spec && colon[-1] != ':') {
+		/* FILE:LINE (C++'s "ns::func" is a function name) */
 		long l;
 		char fname[256];
 		size_t n = (size_t)(colon - spec);
@@ -74,8 +264,9 @@ static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr,
 			return ptd__err(-ptde_invalid, "invalid line number in '%s'", spec);
 		if (!sym)
 			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
-		if (ptd_symbols_file_line(sym, fname, (int)l, addr, line) < 0)
-			return ptd__err(-ptde_notfound, "No line %ld in file \"%s\".", l, fname);
+		rc = resolve_line(sym, fname, l, ls, 1);
+		if (rc == 1)
+			rc = ptd__err(-ptde_notfound, "No line %ld in file \"%s\".", l, fname);
 	} else if (spec[0] >= '0' && spec[0] <= '9') {
 		long l;
 		struct ptd_line li;
@@ -95,59 +286,21 @@ static int resolve_spec(struct ptd_session *s, const char *spec, uint64_t *addr,
 			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
 		}
 		const char *base = strrchr(li.file, '/');
-		if (ptd_symbols_file_line(sym, base ? base + 1 : li.file, (int)l, addr, line) < 0)
-			return ptd__err(-ptde_notfound, "No line %ld in the current file.", l);
+
+		rc = resolve_line(sym, base ? base + 1 : li.file, l, ls, 1);
+		if (rc == 1)
+			rc = ptd__err(-ptde_notfound, "No line %ld in the current file.", l);
 	} else {
 		if (!sym)
 			return ptd__err(-ptde_notfound, "No symbol table is loaded.");
-		if (ptd_symbols_function(sym, spec, &entry, addr) < 0) {
-			/* A function of a library the program calls: its PLT
-			 * entry until the library is loaded (gdb's printf@plt
-			 * before run); the breakpoint moves then. */
-			if (plt_lookup(s, spec, addr) == 0) {
-				size_t n = strlen(spec) + 5;
-
-				*func = malloc(n);
-				if (*func)
-					snprintf(*func, n, "%s@plt", spec);
-				ptd_clear_error();
-				return 0;
-			}
-			return ptd__err(-ptde_notfound, "Function \"%s\" not defined.", spec);
-		}
-		func_spec = 1;
-		/* (a breakpoint past a prologue: gdb's skip_prologue_sal,
-		 * which ends at an inlined call's site; at the entry of
-		 * optimised gcc code it takes the entry's own line) */
-		by_name = *addr != entry;
+		rc = resolve_function(s, sym, spec, ls);
 	}
-	if (sym) {
-		struct ptd_symbol fs;
-		struct ptd_line li;
-		struct ptd_inline in, inl[16];
-
-		/* the function gdb names: the one named, or the innermost
-		 * one at the address, inlined or not */
-		if (!func_spec && ptd_symbols_inlined(sym, *addr, &in, 1) == 1 && in.name)
-			*func = strdup(in.name);
-		else if (ptd_symbols_lookup(sym, *addr, &fs) == 0 && fs.name)
-			*func = strdup(fs.name);
-		int ninl = by_name ? ptd_symbols_inlined(sym, *addr, inl, 16) : 0;
-
-		if (ninl > 0 && inl[ninl - 1].call_file && inl[ninl - 1].call_line > 0) {
-			/* past the prologue inside inlined code: gdb gives the
-			 * outermost inlined call's site */
-			*file = strdup(inl[ninl - 1].call_file);
-			*line = inl[ninl - 1].call_line;
-		} else if (ptd_symbols_line(sym, *addr, &li) == 0) {
-			*file = strdup(li.file);
-			/* FILE:LINE keeps its line where the address starts
-			 * another one too (an inlined call's site) */
-			if (!*line)
-				*line = li.line;
-		}
+	if (rc < 0) {
+		locs_free(ls->v, ls->n);
+		ls->v = NULL;
+		ls->n = 0;
 	}
-	return 0;
+	return rc;
 }
 
 static int is_plt(const char *func)
@@ -158,53 +311,114 @@ static int is_plt(const char *func)
 }
 
 /* Whether @b has an address to insert: "*ADDR" always (also *0), a
- * symbolic spec once resolved (unresolved ones are pending, address 0). */
+ * symbolic spec once resolved (unresolved ones are pending, no location). */
 static int bp_has_addr(const struct sbp *b)
 {
-	return !b->wkind && (b->addr || b->spec[0] == '*');
+	return !b->wkind && b->nlocs > 0;
 }
 
-/* Remembers the file @b's address is in, to tell when it is unloaded. */
-static void bp_note_module(struct ptd_session *s, struct sbp *b)
+void ptd__ses_bp_free_locs(struct sbp *b)
+{
+	locs_free(b->locs, b->nlocs);
+	b->locs = NULL;
+	b->nlocs = 0;
+	if (!b->wkind)
+		b->addr = 0;
+}
+
+/* Replaces @b's locations with @ls's (taken over). */
+static void bp_set_locs(struct sbp *b, struct locset *ls)
+{
+	ptd__ses_bp_free_locs(b);
+	b->locs = ls->v;
+	b->nlocs = ls->n;
+	b->addr = ls->n ? ls->v[0].addr : 0;
+	b->plt = ls->n == 1 && is_plt(ls->v[0].func);
+	ls->v = NULL;
+	ls->n = 0;
+}
+
+int ptd__ses_bp_loc_at(const struct sbp *b, uint64_t addr)
+{
+	if (b->wkind || b->disabled)
+		return -1;
+	for (int i = 0; i < b->nlocs; i++)
+		if (b->locs[i].addr == addr && !b->locs[i].disabled)
+			return i;
+	return -1;
+}
+
+void ptd__ses_bp_forget_inserted(struct ptd_session *s)
+{
+	for (int i = 0; i < s->nbp; i++)
+		for (int k = 0; k < s->bp[i].nlocs; k++)
+			s->bp[i].locs[k].inserted = 0;
+}
+
+/* Remembers the file @l's address is in, to tell when it is unloaded. */
+static void bp_note_module(struct ptd_session *s, struct sbp_loc *l)
 {
 	struct ptd_symbols *sym = ptd__ses_symbols(s);
 	struct ptd_symbol fs;
 
-	free(b->module);
-	b->module = NULL;
-	if (sym && b->addr && ptd_symbols_lookup(sym, b->addr, &fs) == 0 && fs.module)
-		b->module = strdup(fs.module);
+	free(l->module);
+	l->module = NULL;
+	if (sym && l->addr && ptd_symbols_lookup(sym, l->addr, &fs) == 0 && fs.module)
+		l->module = strdup(fs.module);
+}
+
+/* Whether @l is to be in the target's table (the target counts the
+ * references of locations at one address). */
+static int loc_wanted(const struct sbp *b, const struct sbp_loc *l)
+{
+	return !b->disabled && !l->disabled;
+}
+
+/* Takes @l's reference to its int3 back. */
+static void loc_remove(struct ptd_session *s, struct sbp_loc *l)
+{
+	if (l->inserted && s->t && ptd_session_alive(s))
+		ptd_target_bp_remove(s->t, l->addr);
+	l->inserted = 0;
 }
 
 static int bp_arm(struct ptd_session *s, struct sbp *b)
 {
-	if (b->inserted || !ptd_session_alive(s) || !bp_has_addr(b))
+	if (!ptd_session_alive(s) || !bp_has_addr(b))
 		return 0;
-	if (ptd_target_bp_insert(s->t, b->addr) < 0)
-		return ptd__err(-ptde_nomap,
-				"Cannot insert breakpoint %d.\nCannot access memory at address 0x%llx",
-				b->id, (unsigned long long)b->addr);
-	b->inserted = 1;
-	bp_note_module(s, b);
+	for (int i = 0; i < b->nlocs; i++) {
+		struct sbp_loc *l = &b->locs[i];
+
+		if (l->inserted || !loc_wanted(b, l))
+			continue;
+		if (ptd_target_bp_insert(s->t, l->addr) < 0)
+			return ptd__err(-ptde_nomap,
+					"Cannot insert breakpoint %d.\nCannot access memory at address 0x%llx",
+					b->id, (unsigned long long)l->addr);
+		l->inserted = 1;
+		bp_note_module(s, l);
+	}
 	return 0;
+}
+
+static void bp_disarm(struct ptd_session *s, struct sbp *b)
+{
+	for (int i = 0; i < b->nlocs; i++)
+		loc_remove(s, &b->locs[i]);
 }
 
 static int bp_add(struct ptd_session *s, const char *spec, int temporary, int pending)
 {
-	uint64_t addr = 0;
-	char *func, *file;
-	int line, rc;
+	struct locset ls = { 0 };
+	int rc;
 	struct sbp *b;
 
 	if (!s || !spec || !*spec)
 		return ptd__err(-ptde_invalid, "no breakpoint location given");
-	rc = resolve_spec(s, spec, &addr, &func, &file, &line);
+	rc = resolve_spec(s, spec, &ls);
 	if (rc == -ptde_notfound && pending && spec[0] != '*') {
 		/* resolved when a library that has it is loaded */
 		ptd_clear_error();
-		addr = 0;
-		func = file = NULL;
-		line = 0;
 		rc = 0;
 	}
 	if (rc < 0)
@@ -213,8 +427,7 @@ static int bp_add(struct ptd_session *s, const char *spec, int temporary, int pe
 		int cap = s->cap_bp ? 2 * s->cap_bp : 8;
 		struct sbp *n = realloc(s->bp, cap * sizeof(*n));
 		if (!n) {
-			free(func);
-			free(file);
+			locs_free(ls.v, ls.n);
 			return -ptde_nomem;
 		}
 		s->bp = n;
@@ -223,18 +436,14 @@ static int bp_add(struct ptd_session *s, const char *spec, int temporary, int pe
 	b = &s->bp[s->nbp];
 	memset(b, 0, sizeof(*b));
 	b->id = s->next_bp_id;
-	b->addr = addr;
 	b->spec = strdup(spec);
-	b->func = func;
-	b->file = file;
-	b->line = line;
 	b->temporary = temporary;
-	b->plt = is_plt(func);
-	rc = bp_arm(s, b);
+	bp_set_locs(b, &ls);
+	rc = b->spec ? bp_arm(s, b) : -ptde_nomem;
 	if (rc < 0) {
+		bp_disarm(s, b);
 		free(b->spec);
-		free(func);
-		free(file);
+		ptd__ses_bp_free_locs(b);
 		return rc;
 	}
 	s->nbp++;
@@ -295,37 +504,45 @@ static void solib_arm(struct ptd_session *s)
 /*
  * After a dlclose: a breakpoint in a library that is gone becomes pending
  * again (resolved when the library comes back, maybe elsewhere), and its
- * int3 leaves our table, so nothing of ours is written into whatever is
+ * int3s leave our table, so nothing of ours is written into whatever is
  * mapped there next.  gdb's warning, once per library.
  */
 static void unloaded(struct ptd_session *s)
 {
 	struct ptd_symbols *sym = ptd__ses_symbols(s);
-	const char *warned = NULL;
+	char warned[4096] = "";
 
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
-		struct ptd_symbol fs;
+		const char *gone = NULL;
 
-		if (b->wkind || b->plt || !b->module || b->spec[0] == '*' || !b->addr)
+		if (b->wkind || b->plt || b->spec[0] == '*' || !b->nlocs)
 			continue;
-		if (sym && ptd_symbols_lookup(sym, b->addr, &fs) == 0 && fs.module &&
-		    !strcmp(fs.module, b->module))
+		for (int k = 0; k < b->nlocs && !gone; k++) {
+			struct sbp_loc *l = &b->locs[k];
+			struct ptd_symbol fs;
+
+			if (!l->module)
+				continue;
+			if (sym && ptd_symbols_lookup(sym, l->addr, &fs) == 0 && fs.module &&
+			    !strcmp(fs.module, l->module))
+				continue;
+			gone = l->module;
+		}
+		if (!gone)
 			continue;
-		if (s->notify && (!warned || strcmp(warned, b->module))) {
+		if (s->notify && strcmp(warned, gone)) {
 			char msg[4200];
 
 			snprintf(msg, sizeof(msg),
 				 "warning: Temporarily disabling breakpoints for unloaded shared "
-				 "library \"%s\"", b->module);
+				 "library \"%s\"", gone);
 			s->notify(s->notify_ctx, msg);
-			warned = b->module;
 		}
-		if (b->inserted && s->t)
-			ptd_target_bp_remove(s->t, b->addr);
+		snprintf(warned, sizeof(warned), "%s", gone);
+		bp_disarm(s, b);
 		ptd_clear_error();
-		b->inserted = 0;
-		b->addr = 0;
+		ptd__ses_bp_free_locs(b);
 	}
 	solib_arm(s);
 }
@@ -340,33 +557,21 @@ int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
 	unloaded(s);
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
-		uint64_t addr;
-		char *func, *file;
-		int line;
+		struct locset ls;
 
 		if (b->wkind || (bp_has_addr(b) && !b->plt))
 			continue;
-		if (resolve_spec(s, b->spec, &addr, &func, &file, &line) < 0) {
+		if (resolve_spec(s, b->spec, &ls) < 0) {
 			ptd_clear_error();
 			continue;
 		}
-		if (b->plt && (is_plt(func) || addr == b->addr)) {
+		if (b->plt && ls.n == 1 && (is_plt(ls.v[0].func) || ls.v[0].addr == b->addr)) {
 			/* the library that defines it is not there yet */
-			free(func);
-			free(file);
+			locs_free(ls.v, ls.n);
 			continue;
 		}
-		if (b->inserted && s->t) {
-			ptd_target_bp_remove(s->t, b->addr);
-			b->inserted = 0;
-		}
-		b->plt = is_plt(func);
-		b->addr = addr;
-		free(b->func);
-		free(b->file);
-		b->func = func;
-		b->file = file;
-		b->line = line;
+		bp_disarm(s, b);
+		bp_set_locs(b, &ls);
 		if (bp_arm(s, b) < 0)
 			ptd_clear_error(); /* said when the program resumes next */
 	}
@@ -377,15 +582,12 @@ static void bp_free_at(struct ptd_session *s, int i)
 {
 	struct sbp *b = &s->bp[i];
 
-	if (b->inserted && s->t)
-		ptd_target_bp_remove(s->t, b->addr);
+	bp_disarm(s, b);
 	if (b->wkind)
 		ptd__ses_watch_release(s, b);
 	free(b->spec);
-	free(b->func);
-	free(b->file);
 	free(b->cond);
-	free(b->module);
+	ptd__ses_bp_free_locs(b);
 	memmove(b, b + 1, (s->nbp - i - 1) * sizeof(*b));
 	s->nbp--;
 }
@@ -419,12 +621,17 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	if (!s || !out || index < 0 || index >= s->nbp)
 		return -ptde_invalid;
 	b = &s->bp[index];
+	memset(out, 0, sizeof(*out));
 	out->id = b->id;
 	out->addr = b->addr;
 	out->spec = b->spec;
-	out->func = b->func;
-	out->file = b->file;
-	out->line = b->line;
+	if (b->nlocs) {
+		out->func = b->locs[0].func;
+		out->file = b->locs[0].file;
+		out->line = b->locs[0].line;
+	}
+	out->nlocs = b->nlocs;
+	out->enabled = !b->disabled;
 	out->hits = b->hits;
 	out->temporary = b->temporary;
 	out->cond = b->cond;
@@ -440,34 +647,82 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	return 0;
 }
 
+int ptd_session_bp_loc(const struct ptd_session *s, int index, int loc, struct ptd_bploc *out)
+{
+	const struct sbp_loc *l;
+
+	if (!s || !out || index < 0 || index >= s->nbp || loc < 1 || loc > s->bp[index].nlocs)
+		return -ptde_invalid;
+	l = &s->bp[index].locs[loc - 1];
+	out->addr = l->addr;
+	out->func = l->func;
+	out->file = l->file;
+	out->line = l->line;
+	out->enabled = !l->disabled;
+	return 0;
+}
+
+int ptd_session_bp_enable(struct ptd_session *s, int id, int loc, int enabled)
+{
+	struct sbp *b = NULL;
+	int rc;
+
+	if (!s || loc < 0)
+		return -ptde_invalid;
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].id == id)
+			b = &s->bp[i];
+	if (!b)
+		return ptd__err(-ptde_notfound, "No breakpoint number %d.", id);
+	if (b->wkind)
+		return ptd__err(-ptde_unsupported, "cannot disable watchpoint %d: delete it instead",
+				id);
+	if (loc > b->nlocs)
+		return ptd__err(-ptde_invalid, "Bad breakpoint location number '%d'", loc);
+	if (loc)
+		b->locs[loc - 1].disabled = !enabled;
+	else
+		b->disabled = !enabled;
+	/* a disabled location leaves the program's code; an enabled one goes
+	 * back in (or when the program resumes: arm_all says why not) */
+	for (int i = 0; i < b->nlocs; i++)
+		if (!loc_wanted(b, &b->locs[i]))
+			loc_remove(s, &b->locs[i]);
+	rc = bp_arm(s, b);
+	if (rc < 0)
+		ptd_clear_error();
+	return 0;
+}
+
 /* After exec or at launch: resolve every breakpoint again in the new image. */
 void ptd__ses_bp_rearm_all(struct ptd_session *s)
 {
 	ptd__ses_watch_drop_locals(s);
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
-		uint64_t addr;
-		char *func, *file;
-		int line;
-		b->inserted = 0;
+		struct locset ls;
+
+		for (int k = 0; k < b->nlocs; k++)
+			b->locs[k].inserted = 0;
 		if (b->wkind) {
 			if (ptd_session_alive(s))
 				ptd__ses_watch_rearm(s, b);
 			continue;
 		}
-		if (b->spec[0] != '*' && resolve_spec(s, b->spec, &addr, &func, &file, &line) == 0) {
-			b->addr = addr;
-			free(b->func);
-			free(b->file);
-			b->func = func;
-			b->file = file;
-			b->line = line;
-			b->plt = is_plt(func);
+		if (b->spec[0] != '*' && resolve_spec(s, b->spec, &ls) == 0) {
+			/* (what the user disabled stays so where it is the same) */
+			for (int k = 0; k < ls.n; k++)
+				for (int j = 0; j < b->nlocs; j++)
+					if (b->locs[j].addr == ls.v[k].addr)
+						ls.v[k].disabled = b->locs[j].disabled;
+			bp_set_locs(b, &ls);
 		}
+		ptd_clear_error();
 		/* a failure is reported when the program resumes (arm_all) */
 		if (bp_has_addr(b))
 			bp_arm(s, b);
 	}
+	ptd_clear_error();
 	solib_arm(s);
 }
 
@@ -477,15 +732,21 @@ int ptd__ses_bp_arm_all(struct ptd_session *s, int aborted)
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
 
-		if (b->inserted || !bp_has_addr(b) || !ptd_session_alive(s))
+		if (!bp_has_addr(b) || !ptd_session_alive(s))
 			continue;
-		if (ptd_target_bp_insert(s->t, b->addr) < 0)
-			return ptd__err(-ptde_nomap,
-					"Warning:\nCannot insert breakpoint %d.\n"
-					"Cannot access memory at address 0x%llx\n%s",
-					b->id, (unsigned long long)b->addr,
-					aborted ? "\nCommand aborted." : "");
-		b->inserted = 1;
+		for (int k = 0; k < b->nlocs; k++) {
+			struct sbp_loc *l = &b->locs[k];
+
+			if (l->inserted || !loc_wanted(b, l))
+				continue;
+			if (ptd_target_bp_insert(s->t, l->addr) < 0)
+				return ptd__err(-ptde_nomap,
+						"Warning:\nCannot insert breakpoint %d.\n"
+						"Cannot access memory at address 0x%llx\n%s",
+						b->id, (unsigned long long)l->addr,
+						aborted ? "\nCommand aborted." : "");
+			l->inserted = 1;
+		}
 	}
 	return 0;
 }
@@ -493,23 +754,23 @@ int ptd__ses_bp_arm_all(struct ptd_session *s, int aborted)
 struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr)
 {
 	for (int i = 0; i < s->nbp; i++)
-		if (s->bp[i].addr == addr && !s->bp[i].wkind)
+		if (ptd__ses_bp_loc_at(&s->bp[i], addr) >= 0)
 			return &s->bp[i];
 	return NULL;
 }
 
 int ptd_session_resolve(struct ptd_session *s, const char *spec, uint64_t *addr)
 {
-	char *func, *file;
-	int line, rc;
+	struct locset ls;
+	int rc;
 
 	if (!s || !spec || !*spec || !addr)
 		return ptd__err(-ptde_invalid, "no location given");
-	rc = resolve_spec(s, spec, addr, &func, &file, &line);
+	rc = resolve_spec(s, spec, &ls);
 	if (rc < 0)
 		return rc;
-	free(func);
-	free(file);
+	*addr = ls.n ? ls.v[0].addr : 0;
+	locs_free(ls.v, ls.n);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
  * src/replay (replay.c for the past, live.c for live steps); this file
  * keeps each thread's skipped count and starts the motions with it.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "session/session_int.h"
@@ -21,20 +22,6 @@ int ptd__ses_env_inline_chain(void *ctx, uint64_t addr, struct ptd_iblock *out, 
 	struct ptd_symbols *sym = ptd__ses_symbols(s);
 
 	return sym ? ptd__symbols_inline_chain(sym, addr, out, max) : 0;
-}
-
-/* A breakpoint spec naming a function ("twice"), not an address, a line
- * or FILE:LINE: gdb then keeps the frames of the functions inlined inside
- * that one skipped (the breakpoint location's symbol is the function). */
-static int spec_is_function(const char *spec)
-{
-	const char *p;
-
-	if (!spec || !*spec || *spec == '*' || *spec == '+' || *spec == '-' || strchr(spec, ':'))
-		return 0;
-	for (p = spec; *p >= '0' && *p <= '9'; p++)
-		;
-	return *p != '\0';
 }
 
 void ptd__ses_inline_stop(struct ptd_session *s, const struct ptd_event *ev)
@@ -66,14 +53,11 @@ void ptd__ses_inline_stop(struct ptd_session *s, const struct ptd_event *ev)
 		return;
 	if (ev->kind == PTD_EVENT_BREAKPOINT) {
 		/* A user breakpoint stops in the function it names, or at the
-		 * innermost one for an address or a line. */
-		struct sbp *bp = NULL;
-
-		for (int i = 0; i < s->nbp; i++)
-			if (s->bp[i].id == ev->bp_id)
-				bp = &s->bp[i];
-		if (bp && spec_is_function(bp->spec))
-			for (; skip < n && b[skip].starts && strcmp(b[skip].name, bp->spec); skip++)
+		 * innermost one for an address or a line (the breakpoints of
+		 * the stop: ptd__ses_bp_note_stop). */
+		if (!s->stop_inner && s->stop_func)
+			for (; skip < n && b[skip].starts && strcmp(b[skip].name, s->stop_func);
+			     skip++)
 				;
 	} else if (s->inl_override >= 0) {
 		skip = s->inl_override < n ? s->inl_override : n;
@@ -158,21 +142,31 @@ int ptd__ses_inline_prepare(struct ptd_session *s, struct sthread *th, enum ptd_
 			/* frame 0's real frame: an inlined frame shown there
 			 * (k < its inlined frames shown), or the real one */
 			s->senv.base.finish_inline = k < n - skip ? k + 1 : 0;
-		} else if (!reverse) {
-			/* (reverse-finish runs back to the innermost frame's
-			 * entry whichever frame is selected, as gdb's) */
-			uint64_t pcs[256];
-			int nf = real < 255 ? ptd_session_backtrace(s, pcs, real + 1) : 0, ni = 0;
+		} else {
+			/* (the frames up to the selected one, however deep) */
+			uint64_t *pcs = real >= 0 && real < INT32_MAX
+						? malloc((size_t)(real + 1) * sizeof(*pcs))
+						: NULL;
+			int nf = pcs ? ptd_session_backtrace(s, pcs, real + 1) : 0, ni = 0;
+			uint64_t fpc = nf > real ? pcs[real] : 0;
 
+			free(pcs);
 			ptd_clear_error();
 			if (nf > real)
-				ni = ptd__ses_env_inline_chain(s, pcs[real] - 1, b, PTD_ICHAIN_MAX);
+				ni = ptd__ses_env_inline_chain(s, fpc - 1, b, PTD_ICHAIN_MAX);
 			if (nf <= real)
 				return ptd__err(-ptde_invalid, "No frame at level %d.", real);
+			/* reverse-finish of a real frame runs back to the
+			 * innermost frame's entry whichever frame is selected,
+			 * as gdb's finish_backward; of an inlined one it steps
+			 * back out of that frame into its caller (gdb's finish
+			 * of an INLINE_FRAME, either direction) */
+			if (reverse && k >= ni)
+				return 0;
 			s->senv.base.finish_real = real;
 			/* an inlined call's frame there: its caller steps on */
 			s->senv.base.finish_inline = k < ni ? k + 1 : 0;
-			s->senv.base.finish_pc = pcs[real] - 1;
+			s->senv.base.finish_pc = fpc - 1;
 		}
 	}
 	return 0;

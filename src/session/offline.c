@@ -16,6 +16,7 @@
 #include "decode/image.h"
 #include "decode/perfdata.h"
 #include "decode/pt.h"
+#include "decode/ptcut.h"
 #include "record/ptconv.h"
 #include "record/ptsynth.h"
 #include "target/target.h"
@@ -341,6 +342,35 @@ static uint8_t *blocks_to_pt(struct ptd_session *s, struct sthread *th, size_t *
 	return pt;
 }
 
+/*
+ * The size of @th's PT (@n bytes at @pt) to save.  A thread stopped in its
+ * exit syscall (the stop before exit_group, a thread an exit_group
+ * killed) has a history that ends before that syscall, which is its tail
+ * pc, while its PT shows the syscall executed: the saved PT stops before
+ * the TIP.PGD of that kernel entry, so that the loaded history ends where
+ * the live one does (its decode is cut at the tail pc).  A syscall the
+ * history has executed (one restarted after a signal, where the pc went
+ * back to it) keeps it.
+ */
+static size_t exit_cut(struct ptd_session *s, struct sthread *th, const uint8_t *pt, size_t n)
+{
+	uint64_t tail = ptd_history_tail(th->h), count = ptd_history_count(th->h);
+	struct ptd_hcursor c;
+	uint8_t b[2];
+
+	/* (the last number is the tail's; the instruction before it is the
+	 * last one executed) */
+	if (!pt || !n || !tail || count < 2 || th->gone ||
+	    ptd_session_read(s, tail, b, sizeof(b)) != (long)sizeof(b) ||
+	    !((b[0] == 0x0f && (b[1] == 0x05 || b[1] == 0x34)) || (b[0] == 0xcd && b[1] == 0x80)))
+		return n;
+	if (ptd_hcursor_goto(&c, th->h, count - 1) < 0 || c.is_gap || c.ip == tail) {
+		ptd_clear_error();
+		return n;
+	}
+	return ptd__pt_exit_cut(pt, n);
+}
+
 static int session_bundle(struct ptd_session *s, struct ptd_bundle **out)
 {
 	struct ptd_cpu cpu;
@@ -398,9 +428,10 @@ static int session_bundle(struct ptd_session *s, struct ptd_bundle **out)
 		 * while recording (trace format pt), or made of them now */
 		uint8_t *own = NULL;
 		const uint8_t *pt;
-		if (s->rec_pt)
+		if (s->rec_pt) {
 			pt = ptd__ses_thread_pt(s, th, &n);
-		else
+			n = exit_cut(s, th, pt, n);
+		} else
 			pt = own = blocks_to_pt(s, th, &n, &rc);
 		if (rc < 0)
 			break;

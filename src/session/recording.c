@@ -75,13 +75,17 @@ static struct ptd_ptsynth *new_synth(void)
  * sthread.outer); a stack that cannot be unwound keeps none. */
 static void keep_outer_frames(struct sthread *th)
 {
-	struct ptd_frame fr[PTD__OUTER_MAX + 1];
-	int n = ptd_unwind_backtrace(th->tid, fr, PTD__OUTER_MAX + 1);
+	struct ptd_frame *fr = NULL;
+	int n = ptd_unwind_backtrace_all(th->tid, &fr);
 
 	ptd_clear_error();
+	free(th->outer);
+	th->outer = NULL;
 	th->nouter = 0;
-	for (int i = 1; i < n; i++)
-		th->outer[th->nouter++] = fr[i].pc;
+	if (n > 1 && (th->outer = malloc((size_t)(n - 1) * sizeof(*th->outer))))
+		for (int i = 1; i < n; i++)
+			th->outer[th->nouter++] = fr[i].pc;
+	free(fr);
 }
 
 int ptd__ses_record_start_thread(struct ptd_session *s, struct sthread *th)

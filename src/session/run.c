@@ -133,27 +133,28 @@ static int feed_from_history(struct ptd_session *s, struct run_ctx *rc, struct p
 /*
  * The exit syscalls the program is stopped before, by number: exit_group
  * and exit (64-bit: 231, 60; 32-bit int $0x80: 252, 1).  Returns the
- * name gdb gives it, or NULL.  exit only when it ends the program: when
- * the thread is the last one.  (gdb 13 record full asks "The next
- * instruction is syscall exit.  It will make the program exit.  Do you
- * want to stop the program?" before every thread's exit, and stops in
- * batch mode; ptdbg does not ask, and a thread that ends alone keeps its
- * recorded history anyway, so the motion goes on.)
+ * name gdb gives it, or NULL.  exit also when the thread is not the last
+ * one: gdb 13 record full asks "The next instruction is syscall exit.  It
+ * will make the program exit.  Do you want to stop the program?" before
+ * every thread's exit and stops in batch mode; ptdbg stops there without
+ * asking (continuing lets the thread end, the others go on), unless told
+ * not to (ptd_session_set_stop_before_thread_exit).
  */
 static const char *exit_syscall_name(struct ptd_session *s, uint64_t nr, int compat)
 {
 	if (compat ? nr == 252 : nr == 231)
 		return "exit_group";
-	if ((compat ? nr == 1 : nr == 60) && ptd_target_threads(s->t, NULL, 0) <= 1)
+	if ((compat ? nr == 1 : nr == 60) &&
+	    (!s->no_thread_exit_stop || ptd_target_threads(s->t, NULL, 0) <= 1))
 		return "exit";
 	return NULL;
 }
 
 /*
  * Is recorded thread @tid about to end the program with an exit_group
- * syscall, or with exit as its last thread?  gdb's record full stops
- * there (its batch answer to "Do you want to stop the program?") so that
- * the recording and the program outlive the end.
+ * syscall, or itself with exit (the program, when it is the last thread)?
+ * gdb's record full stops there (its batch answer to "Do you want to stop
+ * the program?") so that the recording and the program outlive the end.
  * Continuing from the held stop lets it exit.  The shell asks for it
  * (ptd_session_set_stop_before_exit); other front ends may not.
  *
@@ -267,6 +268,12 @@ void ptd_session_set_stop_before_exit(struct ptd_session *s, int on)
 {
 	if (s)
 		s->stop_before_exit = !!on;
+}
+
+void ptd_session_set_stop_before_thread_exit(struct ptd_session *s, int on)
+{
+	if (s)
+		s->no_thread_exit_stop = !on;
 }
 
 static int resume_thread(struct run_ctx *rc, pid_t tid, int signo)
@@ -390,15 +397,15 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 }
 
 /* The motion ends at breakpoint @b: count the hit, stop everything. */
-static int report_bp(struct run_ctx *rc, struct sbp *b, struct ptd_event *ev)
+static int report_bp(struct run_ctx *rc, struct sbp *b, uint64_t addr, struct ptd_event *ev)
 {
 	int id = b->id;
-	uint64_t addr = b->addr;
 
 	/* (the hits were counted by ptd__ses_bp_hit) */
 	ev->kind = PTD_EVENT_BREAKPOINT;
 	ev->bp_id = id;
 	ev->new_frame = 1;
+	ptd__ses_bp_note_stop(rc->s, addr, ev);
 	finish_stop(rc, ev);
 	ptd__ses_bp_drop_temps(rc->s, addr);
 	return 0;
@@ -634,6 +641,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 					finish_stop(&rc, ev);
 					return 0;
 				}
+				if (stepper.free_run)
+					rc.step_sel = 0; /* (as below) */
 				err = ptd__ses_rec_maintain(s, 0, rc.step_sel ? rc.sel : NULL, &rc.fed);
 				if (err == 0 && s->interrupted) {
 					/* Ctrl-C: the target drops a PTRACE_INTERRUPT
@@ -703,11 +712,13 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			}
 			if (rc.sel && st.tid == rc.sel->tid && rc.step_sel)
 				done = back_at_return(&rc, &stepper, st.tid, st.pc, done);
+			if (stepper.free_run)
+				rc.step_sel = 0; /* gdb lost the step: a continue now */
 			/* Arriving at a breakpoint address counts as hitting it,
 			 * as in gdb (also for the stepped thread). */
 			ptd__ses_solib_event(s, st.pc);
 			if ((b = ptd__ses_bp_hit(s, st.pc, st.tid)) != NULL)
-				return report_bp(&rc, b, ev);
+				return report_bp(&rc, b, st.pc, ev);
 			if (ptd__ses_adv_hit(s, st.tid, st.pc))
 				done = 1;
 			if (done) {
@@ -735,7 +746,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				if (b)
 					b = ptd__ses_bp_hit(s, st.pc, st.tid);
 				if (b)
-					return report_bp(&rc, b, ev);
+					return report_bp(&rc, b, st.pc, ev);
 				/* until/advance reached its place */
 				ev->kind = PTD_EVENT_STEPPED;
 				ev->new_frame = 1;
@@ -758,7 +769,7 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 				err = resume_thread(&rc, st.tid, 0);
 				break;
 			}
-			return report_bp(&rc, b, ev);
+			return report_bp(&rc, b, st.pc, ev);
 		}
 		case PTD_STOP_SIGNAL: {
 			int fl = ptd__ses_sig_flags(s, st.signo);
@@ -958,23 +969,27 @@ static void replay_bp_hit(struct ptd_session *s, const struct ptd_replay_result 
 		return;
 	/* the first that stopped it (ptd__ses_bp_hit counted the hits) */
 	for (int i = (int)(b - s->bp); i < s->nbp; i++)
-		if (!s->bp[i].wkind && s->bp[i].addr == res->ip && s->bp[i].stopped) {
+		if (ptd__ses_bp_loc_at(&s->bp[i], res->ip) >= 0 && s->bp[i].stopped) {
 			b = &s->bp[i];
 			break;
 		}
 	ev->bp_id = b->id;
+	ptd__ses_bp_note_stop(s, res->ip, ev);
 	ptd__ses_bp_drop_temps(s, res->ip);
 }
 
-/* @returns (may be NULL): when the motion reached the end of the history
- * unfinished (1 returned), the returns it still has to see (replay.h). */
+/* A motion in the recorded history.  Going forward, reaching the end of
+ * the history ends it there, whatever the motion and even with a
+ * breakpoint at the very end: gdb's record full reports "No more
+ * reverse-execution history." there (no breakpoint hit counted) and the
+ * next forward motion runs live. */
 static int replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motion m, int reverse,
-		       struct ptd_event *ev, int *returns)
+		       struct ptd_event *ev)
 {
 	struct ptd_replay_result res;
 	const struct ptd_calls *calls;
 	uint64_t count, from, from0 = 0;
-	int from_set = 0;
+	int from_set = 0, at_end;
 	size_t more = 1;
 	int rc;
 
@@ -1006,10 +1021,13 @@ again:
 			break;
 		more *= 2;
 	}
+	at_end = !reverse && (res.stop == PTD_REPLAY_END || res.number >= count);
 	/* A breakpoint whose condition is false here, or that is ignored,
 	 * does not end the motion: it goes on from there.  The condition is
 	 * evaluated at that position. */
-	if (res.stop == PTD_REPLAY_BREAKPOINT &&
+	if (at_end) {
+		/* (no breakpoint is reported at the end: see above) */
+	} else if (res.stop == PTD_REPLAY_BREAKPOINT &&
 	    !(reverse && res.number == ptd_replay_first_insn(th->h))) {
 		struct sbp *b = ptd__ses_bp_at(s, res.ip);
 		uint64_t keep = th->pos;
@@ -1017,14 +1035,6 @@ again:
 		th->pos = res.number >= count ? 0 : res.number;
 		if (b && !ptd__ses_bp_hit(s, res.ip, th->tid) && th->pos)
 			goto again;
-		th->pos = keep;
-	} else if (res.stop == PTD_REPLAY_END && !reverse && !res.incomplete && res.bp_id) {
-		struct sbp *b = ptd__ses_bp_at(s, res.ip);
-		uint64_t keep = th->pos;
-
-		th->pos = 0;
-		if (b && !ptd__ses_bp_hit(s, res.ip, th->tid))
-			res.bp_id = 0;
 		th->pos = keep;
 	}
 	from = from0;
@@ -1055,11 +1065,7 @@ again:
 		ev->kind = PTD_EVENT_NO_HISTORY;
 		break;
 	case PTD_REPLAY_END:
-		ev->kind = PTD_EVENT_STEPPED;
-		/* Stopped at the end of the history by a breakpoint there:
-		 * reported as the breakpoint, as when it is reached live. */
-		if (!reverse && !res.incomplete && res.bp_id)
-			replay_bp_hit(s, &res, ev);
+		ev->kind = PTD_EVENT_NO_HISTORY;
 		break;
 	case PTD_REPLAY_GAP:
 		ev->kind = PTD_EVENT_GAP;
@@ -1068,7 +1074,11 @@ again:
 		return ptd__err(-ptde_bad_insn, "cannot decode the recorded instruction at %llu",
 				(unsigned long long)res.number);
 	}
+	if (at_end)
+		ev->kind = PTD_EVENT_NO_HISTORY;
 	th->pos = res.number >= count ? 0 : res.number;
+	if (at_end && !s->offline)
+		th->pos = 0; /* (only gaps after it: the next motion is live) */
 	ev->replaying = th->pos != 0;
 	/* Whether gdb would print the frame: a call/return was crossed. */
 	if (calls) {
@@ -1101,18 +1111,13 @@ again:
 	if (ev->kind == PTD_EVENT_STEPPED)
 		s->inl_override = res.stop_skip;
 	fill_event_location(s, ev);
-	if (res.stop == PTD_REPLAY_END && res.incomplete && !reverse) {
-		if (returns)
-			*returns = res.returns;
-		return 1; /* the caller continues live */
-	}
 	return 0;
 }
 
 int ptd__ses_replay_move(struct ptd_session *s, struct sthread *th, enum ptd_motion m,
 			 int reverse, struct ptd_event *ev)
 {
-	return replay_move(s, th, m, reverse, ev, NULL);
+	return replay_move(s, th, m, reverse, ev);
 }
 
 static int motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev);
@@ -1144,22 +1149,13 @@ int ptd_session_motion(struct ptd_session *s, enum ptd_motion m, int reverse, st
 static int motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct ptd_event *ev)
 {
 	struct sthread *th;
-	int rc;
 
 	if (s->offline && (th = ptd__ses_cur_thread(s)) != NULL) {
 		/* A loaded trace: the history is all there is.  Reaching its
 		 * end going forward ends there, as in gdb's replay. */
-		uint64_t count = ptd_history_count(th->h);
 		if (!reverse && !th->pos)
 			return ptd__err(-ptde_eos, "No more reverse-execution history.");
-		rc = replay_move(s, th, m, reverse, ev, NULL);
-		if (rc > 0 || (!reverse && ev->number >= count)) {
-			th->pos = 0;
-			ev->kind = PTD_EVENT_NO_HISTORY;
-			ev->replaying = 0;
-			rc = 0;
-		}
-		return rc;
+		return replay_move(s, th, m, reverse, ev);
 	}
 	if (!ptd_session_alive(s))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
@@ -1174,33 +1170,12 @@ static int motion(struct ptd_session *s, enum ptd_motion m, int reverse, struct 
 	if (reverse) {
 		if (!s->recording)
 			return ptd__err(-ptde_unsupported, "Target native does not support this command.");
-		return replay_move(s, th, m, 1, ev, NULL);
+		return replay_move(s, th, m, 1, ev);
 	}
-	if (th->pos) {
-		int returns = 0;
-
-		rc = replay_move(s, th, m, 0, ev, &returns);
-		if (rc <= 0)
-			return rc;
-		/* Reached the end of the history with the motion unfinished:
-		 * the rest runs live.  (gdb stops at the end of the history; a
-		 * live recorder simply goes on.) */
-		th->pos = 0;
-		/* (from the end of the history: its inline frames; the frame
-		 * to finish is counted in returns) */
-		s->senv.base.start_skip = th->inl_skip;
-		s->senv.base.finish_inline = 0;
-		s->senv.base.finish_real = 0;
-		/* `finish` of a frame that is older than the one at the end
-		 * (the history ends deeper, e.g. in a recursive call): one
-		 * live finish per frame still to return from, so the frame
-		 * finished is the one selected in the past, not the newest. */
-		for (; m == PTD_MOTION_FINISH && returns > 1; returns--) {
-			rc = ptd__ses_live_run(s, m, ev);
-			if (rc < 0 || ev->kind != PTD_EVENT_STEPPED)
-				return rc;
-		}
-	}
+	/* In the recorded past a forward motion stops at the end of the
+	 * history at the latest (replay_move); from there, it runs live. */
+	if (th->pos)
+		return replay_move(s, th, m, 0, ev);
 	return ptd__ses_live_run(s, m, ev);
 }
 

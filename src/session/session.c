@@ -23,6 +23,7 @@
 
 #include "decode/pt.h"
 #include "replay/live.h"
+#include "symbols/symbols.h"
 #include "target/target.h"
 #include "unwind/unwind.h"
 #include "util/error.h"
@@ -199,6 +200,7 @@ static void free_threads(struct ptd_session *s)
 		ptd__ses_drop_pt(&s->th[i]);
 		ptd_history_free(s->th[i].h);
 		ptd__ses_drop_lazy(&s->th[i]);
+		free(s->th[i].outer);
 	}
 	free(s->th);
 	s->th = NULL;
@@ -264,13 +266,11 @@ static int env_is_bp(void *ctx, uint64_t addr, int *id)
 {
 	struct ptd_session *s = ctx;
 
-	for (int i = 0; i < s->nbp; i++)
-		if (s->bp[i].addr == addr && !s->bp[i].wkind) {
-			if (id)
-				*id = s->bp[i].id;
-			return 1;
-		}
-	return 0;
+	struct sbp *b = ptd__ses_bp_at(s, addr);
+
+	if (b && id)
+		*id = b->id;
+	return b != NULL;
 }
 
 static uint64_t env_func_bp(void *ctx, uint64_t entry)
@@ -306,6 +306,20 @@ static int env_is_trampoline(void *ctx, uint64_t pc)
 	return base && !strncmp(base, "ld-linux", 8);
 }
 
+static int env_is_longjmp(void *ctx, uint64_t pc)
+{
+	static const char *const names[] = { "longjmp", "_longjmp", "siglongjmp", "_siglongjmp" };
+	struct ptd_symbols *sym = ptd__ses_symbols(ctx);
+	uint64_t e;
+	size_t i;
+
+	for (i = 0; sym && i < sizeof(names) / sizeof(names[0]); i++)
+		if (ptd_symbols_function(sym, names[i], &e, NULL) == 0 && e == pc)
+			return 1;
+	ptd_clear_error();
+	return 0;
+}
+
 struct ptd_session *ptd_session_alloc(void)
 {
 	struct ptd_session *s = calloc(1, sizeof(*s));
@@ -327,6 +341,7 @@ struct ptd_session *ptd_session_alloc(void)
 	s->senv.func_bp = env_func_bp;
 	s->senv.is_trampoline = env_is_trampoline;
 	s->senv.base.in_trampoline = env_is_trampoline;
+	s->senv.base.is_longjmp = env_is_longjmp;
 	return s;
 }
 
@@ -351,8 +366,7 @@ void ptd__ses_drop_process(struct ptd_session *s)
 	s->kept = 0;
 	free(s->offline_exe);
 	s->offline_exe = NULL;
-	for (int i = 0; i < s->nbp; i++)
-		s->bp[i].inserted = 0;
+	ptd__ses_bp_forget_inserted(s);
 	ptd__ses_watch_drop_locals(s);
 }
 
@@ -363,11 +377,10 @@ void ptd_session_free(struct ptd_session *s)
 	ptd__ses_drop_process(s);
 	for (int i = 0; i < s->nbp; i++) {
 		free(s->bp[i].spec);
-		free(s->bp[i].func);
-		free(s->bp[i].file);
 		free(s->bp[i].cond);
-		free(s->bp[i].module);
+		ptd__ses_bp_free_locs(&s->bp[i]);
 	}
+	free(s->stop_func);
 	free(s->bp);
 	for (int i = 0; i < s->ptcfg.nfilters; i++)
 		free(s->ptcfg.filters[i]);
@@ -939,25 +952,71 @@ static int is_sigtramp(struct ptd_session *s, uint64_t pc)
 	       !memcmp(buf, rt, sizeof(rt));
 }
 
+/*
+ * Puts gdb's tail call frames between each frame of @fr (@n of @max) and
+ * its caller: the functions the caller's call reached the frame's
+ * function through by jumps (DWARF call sites), as gdb's unwinder shows
+ * them live and in record full's past.  Returns the new count.
+ */
+static int add_tailcalls(struct ptd_session *s, struct ptd_frame_info *fr, int n, int max)
+{
+	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	uint64_t tc[32];
+
+	if (!sym)
+		return n;
+	for (int i = 0; i + 1 < n && n < max; i++) {
+		int k;
+
+		/* (a caller frame: the frame above it returns to it) */
+		if (fr[i].kind == PTD_FRAME_SIGTRAMP || fr[i + 1].kind != PTD_FRAME_NORMAL ||
+		    !fr[i + 1].pc)
+			continue;
+		k = ptd__symbols_tailcalls(sym, fr[i + 1].pc,
+					   i > 0 && fr[i].kind != PTD_FRAME_INTERRUPTED ? fr[i].pc - 1
+											: fr[i].pc,
+					   tc, 32);
+		if (k > max - n)
+			k = max - n;
+		if (k <= 0)
+			continue;
+		memmove(fr + i + 1 + k, fr + i + 1, (size_t)(n - i - 1) * sizeof(*fr));
+		for (int j = 0; j < k; j++) {
+			fr[i + 1 + j].pc = tc[j];
+			fr[i + 1 + j].kind = PTD_FRAME_TAILCALL;
+		}
+		n += k;
+		i += k;
+	}
+	return n;
+}
+
 int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out, int max)
 {
 	struct sthread *th = s ? ptd__ses_cur_thread(s) : NULL;
-	uint64_t pcs[256];
-	uint8_t intr[256];
+	uint64_t *pcs;
+	uint8_t *intr;
 	int n, i, k = 0;
 
 	if (!s || !out || max <= 0)
 		return ptd__err(-ptde_invalid, "bad frame arguments");
 	if (th && s->offline && !ptd_history_count(th->h))
 		return ptd__err(-ptde_not_running, "No stack.");
+	pcs = malloc((size_t)max * sizeof(*pcs));
+	intr = malloc((size_t)max);
+	if (!pcs || !intr) {
+		free(pcs);
+		free(intr);
+		return ptd__err(-ptde_nomem, "cannot allocate %d frames", max);
+	}
 	if (th && (s->offline || (ptd_session_alive(s) && th->pos))) {
 		if (s->offline) {
-			int rc = ptd__ses_lazy_all(s, th);
-			if (rc < 0)
-				return rc;
+			n = ptd__ses_lazy_all(s, th);
+			if (n < 0)
+				goto out;
 		}
 		n = past_backtrace(s, th, th->pos ? th->pos : ptd_history_count(th->h), pcs, intr,
-				   max < 256 ? max : 256);
+				   max);
 		for (i = 0; i < n && k < max; i++) {
 			if (i > 0 && intr[i]) {
 				/* the handler's frames end in the trampoline */
@@ -969,9 +1028,11 @@ int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out, int ma
 			out[k].pc = pcs[i];
 			out[k++].kind = i > 0 && intr[i] ? PTD_FRAME_INTERRUPTED : PTD_FRAME_NORMAL;
 		}
-		return n < 0 ? n : k;
+		if (n >= 0)
+			n = k;
+		goto out;
 	}
-	n = ptd_session_backtrace(s, pcs, max < 256 ? max : 256);
+	n = ptd_session_backtrace(s, pcs, max);
 	for (i = 0; i < n; i++) {
 		out[i].pc = pcs[i];
 		out[i].kind = PTD_FRAME_NORMAL;
@@ -981,12 +1042,31 @@ int ptd_session_frames(struct ptd_session *s, struct ptd_frame_info *out, int ma
 			out[i].kind = PTD_FRAME_INTERRUPTED;
 		}
 	}
+out:
+	free(pcs);
+	free(intr);
+	return n < 0 ? n : add_tailcalls(s, out, n, max);
+}
+
+/* The past backtrace at the current thread's position (@intr scratch). */
+static int past_backtrace_alloc(struct ptd_session *s, struct sthread *th, uint64_t number,
+				uint64_t *pcs, int max)
+{
+	uint8_t *intr = malloc((size_t)max);
+	int n;
+
+	if (!intr)
+		return ptd__err(-ptde_nomem, "cannot allocate %d frames", max);
+	n = past_backtrace(s, th, number, pcs, intr, max);
+	free(intr);
 	return n;
 }
 
 int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 {
 	struct sthread *th = s ? ptd__ses_cur_thread(s) : NULL;
+	struct ptd_frame *fr;
+	int n;
 
 	if (!s || !pcs || max <= 0)
 		return -ptde_invalid;
@@ -996,29 +1076,30 @@ int ptd_session_backtrace(struct ptd_session *s, uint64_t *pcs, int max)
 		int rc = ptd__ses_lazy_all(s, th);
 		if (rc < 0)
 			return rc;
-		uint8_t intr[256];
-
-		return past_backtrace(s, th, th->pos ? th->pos : ptd_history_count(th->h), pcs, intr,
-				      max < 256 ? max : 256);
+		return past_backtrace_alloc(s, th, th->pos ? th->pos : ptd_history_count(th->h),
+					    pcs, max);
 	}
 	if (!ptd_session_alive(s) || !th)
 		return ptd__err(-ptde_not_running, "No stack.");
-	if (th->pos) {
-		uint8_t intr[256];
-
-		return past_backtrace(s, th, th->pos, pcs, intr, max < 256 ? max : 256);
-	}
-	struct ptd_frame fr[256];
-	int n = ptd_unwind_backtrace(th->tid, fr, max < 256 ? max : 256);
+	if (th->pos)
+		return past_backtrace_alloc(s, th, th->pos, pcs, max);
+	fr = malloc((size_t)max * sizeof(*fr));
+	if (!fr)
+		return ptd__err(-ptde_nomem, "cannot allocate %d frames", max);
+	n = ptd_unwind_backtrace(th->tid, fr, max);
 	if (n < 0) {
 		uint64_t pc;
-		if (ptd_target_get_pc(s->t, th->tid, &pc) < 0)
+		if (ptd_target_get_pc(s->t, th->tid, &pc) < 0) {
+			free(fr);
 			return n;
+		}
 		pcs[0] = pc;
-		return 1;
+		n = 1;
+	} else {
+		for (int i = 0; i < n; i++)
+			pcs[i] = fr[i].pc;
 	}
-	for (int i = 0; i < n; i++)
-		pcs[i] = fr[i].pc;
+	free(fr);
 	return n;
 }
 

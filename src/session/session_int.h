@@ -21,18 +21,32 @@
 #include "record/recorder.h"
 #include "replay/live.h"
 
-struct sbp {
-	int id;
+/* One location of a breakpoint (gdb's N.M): a function with inlined
+ * copies, or a line inlined in several places, has one per copy. */
+struct sbp_loc {
 	uint64_t addr;
-	char *spec;
-	char *func;
+	char *func; /* the function gdb names there, or NULL */
 	char *file;
 	int line;
+	int inserted;  /* in the target's table */
+	int disabled;  /* disable N.M */
+	char *module;  /* the file its address is in (a library can go), or NULL */
+	/* A function spec's function (gdb's location symbol: the frame of it
+	 * is what its stop shows, inlined or not), NULL: the innermost. */
+	char *inl;
+};
+
+struct sbp {
+	int id;
+	uint64_t addr; /* the first location's (0: pending); a watchpoint's bytes */
+	char *spec;
+	/* breakpoint: its locations by address (none while pending) */
+	struct sbp_loc *locs;
+	int nlocs;
+	int disabled; /* disable N */
 	unsigned hits;
 	int temporary;
-	int inserted; /* in the target's table */
 	int plt;         /* at the PLT entry until a library defines the function */
-	char *module;    /* the file its address is in (a library can go), or NULL */
 	char *cond;      /* condition N EXPR: stop only when true; owned, NULL: none */
 	unsigned ignore; /* ignore N COUNT: hits still to pass over */
 	/* A watchpoint (watch.c): enum ptd_watch_kind (0: a breakpoint), the
@@ -73,7 +87,6 @@ struct pt_mark {
 	uint64_t number;
 };
 
-#define PTD__OUTER_MAX 64
 
 struct sthread {
 	pid_t tid;
@@ -108,8 +121,9 @@ struct sthread {
 	int pt_lost;    /* stretches whose PT could not be decoded and kept */
 	/* The return addresses of the callers of the frame the recording
 	 * started in (the live stack then, innermost first), so backtraces
-	 * in the past reach main when the recording started deeper. */
-	uint64_t outer[PTD__OUTER_MAX];
+	 * in the past reach main when the recording started deeper (as deep
+	 * as the stack is: malloc'ed, freed with the thread). */
+	uint64_t *outer;
 	int nouter;
 	/* gdb's inline frames skipped at the stop (inline.c): the frames of
 	 * functions inlined right at @inl_pc are shown as their call sites
@@ -154,6 +168,7 @@ struct ptd_session {
 	/* The thread held before its exit_group syscall (PTD_EVENT_BEFORE_EXIT)
 	 * and where: the next resume there lets it exit. */
 	int stop_before_exit; /* ptd_session_set_stop_before_exit */
+	int no_thread_exit_stop; /* ptd_session_set_stop_before_thread_exit off */
 	pid_t exit_held_tid;
 	uint64_t exit_held_pc;
 	struct ptd_bundle *bundle;
@@ -196,6 +211,12 @@ struct ptd_session {
 	 * skipped (-1: those entered at the stop pc), for inline.c. */
 	int inl_motion;
 	int inl_override;
+	/* The breakpoints of the last breakpoint stop (ptd__ses_bp_note_stop):
+	 * one set by address or line shows the innermost frame there
+	 * (@stop_inner), one on a function the frame of that function
+	 * (@stop_func, owned). */
+	int stop_inner;
+	char *stop_func;
 	/* The frame the next finish finishes (ptd_session_finish_frame):
 	 * real frame @fin_sel_real, the @fin_sel_k-th frame shown for it;
 	 * -1: the innermost. */
@@ -309,7 +330,20 @@ int ptd__ses_plt_entry(const char *path, const char *name, uint64_t *addr);
 uint64_t ptd__ses_exe_bias(struct ptd_session *s, const char *exe);
 /* Any watchpoint set (motions in the past refuse them). */
 int ptd__ses_has_watch(const struct ptd_session *s);
+/* The first breakpoint with an enabled location at @addr, or NULL. */
 struct sbp *ptd__ses_bp_at(struct ptd_session *s, uint64_t addr);
+/* The index of @b's enabled location at @addr, or -1 (also for a disabled
+ * breakpoint or a watchpoint). */
+int ptd__ses_bp_loc_at(const struct sbp *b, uint64_t addr);
+/* Frees @b's locations (the entry stays). */
+void ptd__ses_bp_free_locs(struct sbp *b);
+/* The program is gone: no location is in a target's table any more. */
+void ptd__ses_bp_forget_inserted(struct ptd_session *s);
+/* After breakpoint stop at @addr (the hits counted, ev->bp_id set): the
+ * location number of ev->bp_id (ev->bp_loc) and what the stop shows of
+ * the inlined frames there (the breakpoints that stopped it), before any
+ * temporary one is deleted (breakctl.c). */
+void ptd__ses_bp_note_stop(struct ptd_session *s, uint64_t addr, struct ptd_event *ev);
 /* run/starti: every hit count starts at 0 again, as in gdb. */
 void ptd__ses_bp_clear_hits(struct ptd_session *s);
 /* A new entry with the next number and a copy of @spec, else zero; NULL

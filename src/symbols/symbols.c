@@ -48,8 +48,14 @@ struct sym_ent {
 	const char *name;    /* demangled for C++ ("thrower(int)"), as gdb shows it */
 	const char *mangled; /* the ELF name when it was demangled, or NULL */
 	Dwfl_Module *mod;
-	int rank;       /* higher wins among symbols at one address */
+	int rank;       /* binding and type, for lookups by name */
 	unsigned shndx; /* ELF section, to bound sizeless symbols */
+	/* The DWARF function at @start (gdb names code by it before the ELF
+	 * symbols): dw_state 0 not looked up yet, 1 found, 2 none; its entry,
+	 * the range [dw_lo, dw_hi) of it that holds @start, its name. */
+	int dw_state;
+	uint64_t dw_entry, dw_lo, dw_hi;
+	const char *dw_name, *dw_mangled;
 };
 
 struct row {
@@ -82,8 +88,10 @@ struct ptd_symbols {
 	pid_t pid;
 	char *main_path; /* the executable (preferred for names) */
 
-	struct sym_ent *syms;
+	struct sym_ent *syms; /* by address, the one naming each address */
 	size_t nsyms;
+	struct sym_ent *all; /* every symbol, for lookups by name (any alias) */
+	size_t nall;
 	int syms_built;
 	char **plt_names; /* owned strings of synthetic symbols */
 	size_t nplt_names, cplt_names;
@@ -98,6 +106,7 @@ struct ptd_symbols {
 	/* DW_AT_comp_dir of the CUs seen, for gdb's file name display */
 	char **compdirs;
 	size_t ncompdirs;
+	int compdirs_scanned; /* every CU's comp_dir was noted */
 
 	/* ptd__symbols_inline_chain() per pc: steps ask for every
 	 * instruction, mostly the same few pcs of a loop. */
@@ -131,12 +140,40 @@ static void note_compdir(struct ptd_symbols *s, Dwarf_Die *cu)
 		s->ncompdirs++;
 }
 
+/* dwfl_getmodules callback: one module at a time. */
+static int first_mod(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	(void)ud;
+	(void)name;
+	(void)start;
+	*(Dwfl_Module **)arg = m;
+	return DWARF_CB_ABORT;
+}
+
 const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file)
 {
 	size_t best = 0;
 
 	if (!s || !file)
 		return file;
+	if (!s->compdirs_scanned) {
+		/* (a name asked for before any line lookup noted the CU's
+		 * directory: after the program exited, say) */
+		Dwfl_Module *m = NULL;
+		ptrdiff_t off = 0;
+
+		s->compdirs_scanned = 1;
+		while ((off = dwfl_getmodules(s->dwfl, first_mod, &m, off)) > 0 || m) {
+			Dwarf_Die *cu = NULL;
+			Dwarf_Addr bias;
+
+			while (m && (cu = dwfl_module_nextcu(m, cu, &bias)))
+				note_compdir(s, cu);
+			m = NULL;
+			if (off <= 0)
+				break;
+		}
+	}
 	/* gdb shows a file by the name the compiler was given: relative to
 	 * the compilation directory when it lies below it. */
 	for (size_t i = 0; i < s->ncompdirs; i++) {
@@ -159,6 +196,9 @@ static void drop_caches(struct ptd_symbols *s)
 	free(s->syms);
 	s->syms = NULL;
 	s->nsyms = 0;
+	free(s->all);
+	s->all = NULL;
+	s->nall = 0;
 	s->syms_built = 0;
 	for (i = 0; i < s->nplt_names; i++)
 		free(s->plt_names[i]);
@@ -375,6 +415,7 @@ int ptd_symbols_refresh(struct ptd_symbols *s)
 		return 0;
 	drop_caches(s);
 	drop_sources(s);
+	s->compdirs_scanned = 0;
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)s->pid);
 	k = readlink(link, exe, sizeof(exe) - 1);
 	if (k > 0) {
@@ -560,6 +601,7 @@ static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 		e.rank = 0;
 		e.shndx = 0;
 		e.mangled = NULL;
+		e.dw_state = 2; /* (no DWARF function names PLT stubs) */
 		e.start = plt0 + 16 * i + bias;
 		e.size = 16;
 		if (e.start + 16 <= psh.sh_addr + psh.sh_size + bias) {
@@ -579,15 +621,30 @@ static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 	}
 }
 
+/*
+ * Orders by address and, among the symbols at one address, puts first the
+ * one gdb names that address by (its minimal symbols, minsyms.c): one
+ * with a size before a sizeless one; an exported one (global or weak:
+ * gdb looks at a stripped library's dynamic symbols before its debug
+ * file's) before a local one; then the name last in strcmp order (gdb
+ * sorts them by name and takes the last: "raise" over "gsignal", "puts"
+ * over "_IO_puts", "__libc_start_main" over "__libc_start_main_impl",
+ * "__memmove_avx_unaligned_erms" over "__memcpy_...").  Names are
+ * compared as ELF has them (mangled for C++).
+ */
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct sym_ent *x = a, *y = b;
+	int c;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;
-	return 0;
+	if (!x->size != !y->size)
+		return x->size ? -1 : 1;
+	if ((x->rank >= 4) != (y->rank >= 4))
+		return x->rank >= 4 ? -1 : 1;
+	c = strcmp(x->mangled ? x->mangled : x->name, y->mangled ? y->mangled : y->name);
+	return c > 0 ? -1 : c < 0 ? 1 : 0;
 }
 
 static void build_syms(struct ptd_symbols *s)
@@ -637,7 +694,8 @@ static void build_syms(struct ptd_symbols *s)
 				e.name = nm;
 			e.mod = m;
 			e.shndx = shndx;
-			/* gdb prefers global names, and functions over data. */
+			e.dw_state = 0;
+			/* by name, global names and functions come first */
 			e.rank = (bind == STB_GLOBAL ? 8 : bind == STB_WEAK ? 4 : 2) +
 				 (type == STT_FUNC || type == STT_GNU_IFUNC ? 1 : 0);
 			if (sym_push(s, &cap, &e) < 0)
@@ -649,7 +707,13 @@ static void build_syms(struct ptd_symbols *s)
 	if (!s->nsyms)
 		return;
 	qsort(s->syms, s->nsyms, sizeof(s->syms[0]), sym_cmp);
-	/* Keep the best-ranked symbol per address. */
+	/* every alias stays for lookups by name ("break gsignal") */
+	s->all = malloc(s->nsyms * sizeof(s->syms[0]));
+	if (s->all) {
+		memcpy(s->all, s->syms, s->nsyms * sizeof(s->syms[0]));
+		s->nall = s->nsyms;
+	}
+	/* Keep the symbol gdb names each address by. */
 	for (i = 1, o = 1; i < s->nsyms; i++)
 		if (s->syms[i].start != s->syms[o - 1].start)
 			s->syms[o++] = s->syms[i];
@@ -696,12 +760,200 @@ static const struct sym_ent *find_sym(struct ptd_symbols *s, uint64_t addr)
 	return NULL;
 }
 
+static Dwarf_Die *cu_for_addr(Dwfl_Module *m, uint64_t addr);
+static int concrete_scopes(Dwarf_Die *cu, uint64_t addr, Dwarf_Die **out);
+
+/* The DWARF name gdb gives function @fn: its linkage name where it has
+ * one (glibc's "__GI_raise" for raise, an asm label), demangled for C++
+ * ("thrower(int)"), else its name.  *@mangled gets the linkage name when
+ * it was demangled. */
+static const char *dwarf_func_name(struct ptd_symbols *s, Dwarf_Die *fn, const char **mangled)
+{
+	Dwarf_Attribute attr;
+	const char *ln = NULL, *dn;
+
+	*mangled = NULL;
+	if (dwarf_attr_integrate(fn, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(fn, DW_AT_MIPS_linkage_name, &attr))
+		ln = dwarf_formstring(&attr);
+	if (ln && *ln) {
+		dn = demangled_name(s, ln, "");
+		if (dn)
+			*mangled = ln;
+		return dn ? dn : ln;
+	}
+	if (dwarf_attr_integrate(fn, DW_AT_name, &attr))
+		return dwarf_formstring(&attr);
+	return NULL;
+}
+
+/* The lowest address of @die's code (gdb's block start). */
+static Dwarf_Addr low_addr(Dwarf_Die *die)
+{
+	Dwarf_Addr base, start, end, lo = (Dwarf_Addr)-1;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0)
+		if (start < lo)
+			lo = start;
+	return lo;
+}
+
+/*
+ * The function of DWARF (the innermost DW_TAG_subprogram, not an inlined
+ * call) whose code holds @addr in module @m: its entry (its first
+ * range's start), the range [*@lo, *@hi) holding @addr
+ * and its name.  Returns 1, or 0 when there is none.
+ */
+static int dwarf_func_at(struct ptd_symbols *s, Dwfl_Module *m, uint64_t addr, uint64_t *entry,
+			 uint64_t *lo, uint64_t *hi, const char **name, const char **mangled)
+{
+	Dwarf_Addr bias = 0, base, start, end, e;
+	Dwarf_Die *cu, *scopes = NULL, fn;
+	ptrdiff_t off;
+	int n, i, found = 0;
+
+	/* (the CUs of assembly files are often missing from .debug_aranges) */
+	if (!dwfl_module_getdwarf(m, &bias) || !(cu = cu_for_addr(m, addr)))
+		return 0;
+	n = concrete_scopes(cu, addr - bias, &scopes);
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+	if (i >= n) {
+		free(scopes);
+		return 0;
+	}
+	fn = scopes[i];
+	if (i + 1 < n && dwarf_tag(&scopes[i + 1]) == DW_TAG_compile_unit) {
+		/* Of several functions at one address (an assembly file's
+		 * aliases, each its own DW_TAG_subprogram), gdb's block
+		 * lookup finds the last one that starts closest before @addr
+		 * in the CU's order. */
+		Dwarf_Die sib = fn;
+		Dwarf_Addr lo0 = low_addr(&fn), lo1;
+
+		while (dwarf_siblingof(&sib, &sib) == 0)
+			if (dwarf_tag(&sib) == DW_TAG_subprogram && dwarf_haspc(&sib, addr - bias) > 0 &&
+			    (lo1 = low_addr(&sib)) >= lo0) {
+				fn = sib;
+				lo0 = lo1;
+			}
+	}
+	free(scopes);
+	*name = dwarf_func_name(s, &fn, mangled);
+	if (!*name)
+		return 0;
+	*lo = *hi = 0;
+	e = (Dwarf_Addr)-1;
+	for (off = 0, i = 0; (off = dwarf_ranges(&fn, off, &base, &start, &end)) > 0; i++) {
+		if (i == 0)
+			e = start;
+		if (start <= addr - bias && addr - bias < end) {
+			*lo = start + bias;
+			*hi = end + bias;
+			found = 1;
+		}
+	}
+	/* (gdb's entry of a function in several ranges is its first one's
+	 * start, whatever DW_AT_entry_pc says) */
+	if (!found || e == (Dwarf_Addr)-1)
+		return 0;
+	*entry = e + bias;
+	return 1;
+}
+
+/* What names @addr, as gdb's: the DWARF function holding it, unless an
+ * ELF symbol starts later inside it (a function's ".cold" part), else the
+ * ELF symbol. */
+struct named {
+	const char *name, *mangled;
+	uint64_t start, size;
+	Dwfl_Module *mod;
+};
+
+static int resolve(struct ptd_symbols *s, uint64_t addr, struct named *r)
+{
+	struct sym_ent *e = (struct sym_ent *)find_sym(s, addr);
+	uint64_t entry = 0, lo = 0, hi = 0;
+	const char *name = NULL, *mangled = NULL;
+	Dwfl_Module *m;
+	int have;
+
+	if (e && e->dw_state == 0) {
+		/* (looked up once per symbol, for the range at its start) */
+		e->dw_state = dwarf_func_at(s, e->mod, e->start, &e->dw_entry, &e->dw_lo, &e->dw_hi,
+					    &e->dw_name, &e->dw_mangled)
+				      ? 1
+				      : 2;
+		ptd_clear_error();
+	}
+	if (e && e->dw_state == 1 && e->dw_lo <= addr && addr < e->dw_hi) {
+		entry = e->dw_entry;
+		name = e->dw_name;
+		mangled = e->dw_mangled;
+		have = 1;
+		m = e->mod;
+	} else if (e && e->dw_state == 2 && e->size) {
+		have = 0;
+		m = e->mod;
+	} else {
+		/* a sizeless symbol, an address past the range at its start,
+		 * or no symbol: DWARF may still name it */
+		m = dwfl_addrmodule(s->dwfl, addr);
+		have = m && dwarf_func_at(s, m, addr, &entry, &lo, &hi, &name, &mangled);
+		ptd_clear_error();
+	}
+	if (have && (!e || e->start <= entry || e->mod != m)) {
+		r->name = name;
+		r->mangled = mangled;
+		r->start = entry;
+		r->size = e && e->start == entry ? e->size : hi > entry ? hi - entry : 0;
+		r->mod = m;
+		return 0;
+	}
+	if (!e)
+		return -ptde_notfound;
+	r->name = e->name;
+	r->mangled = e->mangled;
+	r->start = e->start;
+	r->size = e->size;
+	r->mod = e->mod;
+	return 0;
+}
+
 int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *out)
 {
-	const struct sym_ent *e;
+	struct named r;
 
 	if (!s || !out)
 		return ptd__err(-ptde_invalid, "symbols: NULL argument");
+	if (resolve(s, addr, &r) < 0)
+		return -ptde_notfound;
+	out->name = r.name;
+	out->start = r.start;
+	out->size = r.size;
+	out->offset = addr - r.start;
+	out->module = mod_path(r.mod);
+	out->mangled = r.mangled;
+	return 0;
+}
+
+int ptd_symbols_minimal(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *out,
+			char *section, size_t n)
+{
+	const struct sym_ent *e;
+	Dwarf_Addr a = addr, bias = 0;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	size_t shstr;
+	Elf *elf;
+	const char *nm;
+
+	if (!s || !out || (!section && n))
+		return ptd__err(-ptde_invalid, "symbols: NULL argument");
+	if (n)
+		section[0] = '\0';
 	e = find_sym(s, addr);
 	if (!e)
 		return -ptde_notfound;
@@ -711,23 +963,29 @@ int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *
 	out->offset = addr - e->start;
 	out->module = mod_path(e->mod);
 	out->mangled = e->mangled;
+	if (!n)
+		return 0;
+	scn = dwfl_module_address_section(e->mod, &a, &bias);
+	elf = dwfl_module_getelf(e->mod, &bias);
+	if (scn && elf && gelf_getshdr(scn, &sh) && elf_getshdrstrndx(elf, &shstr) == 0 &&
+	    (nm = elf_strptr(elf, shstr, sh.sh_name)))
+		snprintf(section, n, "%s", nm);
 	return 0;
 }
 
 int ptd_symbols_symbolize(void *ctx, uint64_t addr, char *out, size_t n)
 {
 	struct ptd_symbols *s = ctx;
-	const struct sym_ent *e;
+	struct named r;
 
 	if (!s || !out || n == 0)
 		return -ptde_invalid;
-	e = find_sym(s, addr);
-	if (!e)
+	if (resolve(s, addr, &r) < 0)
 		return -ptde_notfound;
-	if (addr == e->start)
-		snprintf(out, n, "%s", e->name);
+	if (addr == r.start)
+		snprintf(out, n, "%s", r.name);
 	else
-		snprintf(out, n, "%s+%llu", e->name, (unsigned long long)(addr - e->start));
+		snprintf(out, n, "%s+%llu", r.name, (unsigned long long)(addr - r.start));
 	return 0;
 }
 
@@ -1136,8 +1394,8 @@ static const struct sym_ent *find_function(struct ptd_symbols *s, const char *na
 
 	if (!s->syms_built)
 		build_syms(s);
-	for (i = 0; i < s->nsyms; i++) {
-		const struct sym_ent *e = &s->syms[i];
+	for (i = 0; i < s->nall; i++) {
+		const struct sym_ent *e = &s->all[i];
 		int score;
 
 		if (!(e->rank & 1) || !sym_named(e, name))
@@ -1165,6 +1423,62 @@ int ptd_symbols_function(struct ptd_symbols *s, const char *name, uint64_t *entr
 	if (bp)
 		*bp = breakpoint_addr(s, e);
 	return 0;
+}
+
+int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **entries,
+			   uint64_t **bps)
+{
+	const struct sym_ent *best;
+	uint64_t *e, *b;
+	size_t n = 0, cap = 4;
+
+	*entries = *bps = NULL;
+	if (!s || !name)
+		return -ptde_invalid;
+	best = find_function(s, name);
+	if (!best)
+		return 0;
+	e = malloc(cap * sizeof(*e));
+	b = malloc(cap * sizeof(*b));
+	if (!e || !b) {
+		free(e);
+		free(b);
+		return -ptde_nomem;
+	}
+	e[n] = best->start;
+	b[n++] = breakpoint_addr(s, best);
+	/* gdb's linespec finds every function of that name with debug
+	 * information: static ones of other compilation units too */
+	for (size_t i = 0; i < s->nsyms; i++) {
+		const struct sym_ent *x = &s->syms[i];
+		size_t j;
+
+		if (!(x->rank & 1) || x->mod != best->mod || !sym_named(x, name))
+			continue;
+		for (j = 0; j < n && e[j] != x->start; j++)
+			;
+		if (j < n || !cu_for_addr(x->mod, x->start) || !cu_for_addr(best->mod, best->start))
+			continue;
+		if (n == cap) {
+			uint64_t *e2 = realloc(e, 2 * cap * sizeof(*e)), *b2;
+
+			if (e2)
+				e = e2;
+			b2 = e2 ? realloc(b, 2 * cap * sizeof(*b)) : NULL;
+			if (!b2) {
+				free(e);
+				free(b);
+				return -ptde_nomem;
+			}
+			b = b2;
+			cap *= 2;
+		}
+		e[n] = x->start;
+		b[n++] = breakpoint_addr(s, x);
+	}
+	*entries = e;
+	*bps = b;
+	return (int)n;
 }
 
 /* @path ends with @want at a '/' boundary (or equals it). */
@@ -1241,6 +1555,273 @@ int ptd_symbols_file_line(struct ptd_symbols *s, const char *file, int line, uin
 	if (actual_line)
 		*actual_line = best_line;
 	return 0;
+}
+
+/* ---- breakpoints with several locations ---- */
+
+static int block_entry(Dwarf_Die *d, uint64_t bias, uint64_t *entry);
+static int concrete_scopes(Dwarf_Die *cu, uint64_t addr, Dwarf_Die **out);
+
+/* A growing array of addresses, without duplicates (gdb's
+ * maybe_add_address: one location per address). */
+struct addr_list {
+	uint64_t *v;
+	size_t n, c;
+};
+
+static int addr_push(struct addr_list *l, uint64_t a)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == a)
+			return 0;
+	if (l->n == l->c) {
+		size_t c = l->c ? l->c * 2 : 8;
+		uint64_t *v = realloc(l->v, c * sizeof(*v));
+
+		if (!v)
+			return -ptde_nomem;
+		l->v = v;
+		l->c = c;
+	}
+	l->v[l->n++] = a;
+	return 0;
+}
+
+/* Whether DIE @d is named @name (DW_AT_name or the linkage name). */
+static int die_named(Dwarf_Die *d, const char *name)
+{
+	Dwarf_Attribute at;
+	const char *n = dwarf_diename(d);
+
+	if (n && !strcmp(n, name))
+		return 1;
+	if ((dwarf_attr_integrate(d, DW_AT_linkage_name, &at) ||
+	     dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &at)) &&
+	    (n = dwarf_formstring(&at)) && !strcmp(n, name))
+		return 1;
+	return 0;
+}
+
+/*
+ * Where gdb puts the location of an inlined copy entered at @entry:
+ * there, where the compilation unit's variable locations are valid (gcc
+ * with location lists: find_function_start_sal_1); else past the prologue
+ * of the real function around it when the copy starts inside that
+ * prologue (skip_prologue_sal leaves an address already past it alone).
+ */
+static uint64_t inlined_bp_addr(struct ptd_symbols *s, int valid, uint64_t entry)
+{
+	const struct sym_ent *e;
+	uint64_t bp;
+
+	if (valid)
+		return entry;
+	e = find_sym(s, entry);
+	if (!e || !(e->rank & 1))
+		return entry;
+	bp = breakpoint_addr(s, e);
+	return entry < bp ? bp : entry;
+}
+
+/* The inlined copies of @name under DIE @d (depth-first, in DIE order). */
+static int walk_inlined(struct ptd_symbols *s, int valid, Dwarf_Die *d,
+			const char *name, uint64_t bias, struct addr_list *out, int depth)
+{
+	Dwarf_Die child;
+	int rc = 0;
+
+	if (depth > 256 || dwarf_child(d, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+			Dwarf_Attribute at;
+			Dwarf_Die origin;
+			uint64_t entry;
+
+			/* an inlined copy, or an out-of-line one gcc made of
+			 * the function under another ELF name (NAME.isra.0,
+			 * NAME.constprop.0: a concrete subprogram whose
+			 * abstract origin is NAME), which gdb finds by name */
+			if (dwarf_attr(&child, DW_AT_abstract_origin, &at) &&
+			    dwarf_formref_die(&at, &origin) && die_named(&origin, name) &&
+			    block_entry(&child, bias, &entry) == 0) {
+				const struct sym_ent *e = find_sym(s, entry);
+
+				if (tag == DW_TAG_inlined_subroutine)
+					rc = addr_push(out, inlined_bp_addr(s, valid, entry));
+				else if (e && e->start == entry && (e->rank & 1))
+					rc = addr_push(out, breakpoint_addr(s, e));
+				else
+					rc = addr_push(out, entry);
+			}
+		}
+		if (rc == 0 && (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+				tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+				tag == DW_TAG_class_type || tag == DW_TAG_structure_type))
+			rc = walk_inlined(s, valid, &child, name, bias, out, depth + 1);
+	} while (rc == 0 && dwarf_siblingof(&child, &child) == 0);
+	return rc;
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int ptd__symbols_inlined_entries(struct ptd_symbols *s, const char *name, uint64_t **out)
+{
+	struct mod_list mods = { 0 };
+	struct addr_list l = { 0 };
+	int rc = 0;
+
+	*out = NULL;
+	if (!s || !name)
+		return -ptde_invalid;
+	dwfl_getmodules(s->dwfl, collect_mod, &mods, 0);
+	for (size_t mi = 0; mi < mods.n && rc == 0; mi++) {
+		Dwarf_Die *cu = NULL;
+		Dwarf_Addr bias = 0;
+
+		while (rc == 0 && (cu = dwfl_module_nextcu(mods.v[mi], cu, &bias))) {
+			int valid = cu_producer(cu) == PROD_GCC && has_loclist(cu, 0);
+
+			rc = walk_inlined(s, valid, cu, name, bias, &l, 0);
+		}
+	}
+	free(mods.v);
+	if (rc < 0) {
+		free(l.v);
+		return rc;
+	}
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), addr_cmp);
+	*out = l.v;
+	return (int)l.n;
+}
+
+/* The DIE offset of the innermost block (lexical block, inlined call or
+ * function) around @pc, gdb's block_for_pc, or 0. */
+static Dwarf_Off block_at(struct ptd_symbols *s, uint64_t pc)
+{
+	Dwfl_Module *m = dwfl_addrmodule(s->dwfl, pc);
+	Dwarf_Die *cu, *chain = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_Off off = 0;
+	int n;
+
+	if (!m || !(cu = cu_for_addr(m, pc)))
+		return 0;
+	dwfl_module_getdwarf(m, &bias);
+	n = concrete_scopes(cu, pc - bias, &chain);
+	if (n > 0)
+		off = dwarf_dieoffset(&chain[0]);
+	free(chain);
+	return off;
+}
+
+int ptd__symbols_line_addrs(struct ptd_symbols *s, const char *file, int line, uint64_t **out,
+			    int *actual_line)
+{
+	struct mod_list mods = { 0 };
+	struct addr_list l = { 0 };
+	Dwarf_Off *blocks = NULL;
+	uint64_t first;
+	int best, rc = 0;
+	size_t mi, i, k;
+
+	*out = NULL;
+	if (!s || !file || line <= 0)
+		return ptd__err(-ptde_invalid, "symbols: bad argument");
+	/* the line gdb takes: @line, else the first one after it with code */
+	rc = ptd_symbols_file_line(s, file, line, &first, &best);
+	if (rc < 0)
+		return rc;
+	/* (ptd_symbols_file_line gives the line past a function's prologue
+	 * when the line starts a function: look for the line it found) */
+	{
+		int b2 = INT_MAX;
+
+		dwfl_getmodules(s->dwfl, collect_mod, &mods, 0);
+		for (mi = 0; mi < mods.n; mi++) {
+			struct modlines *ml = lines_for_mod(s, mods.v[mi]);
+
+			for (i = 0; ml && i < ml->n; i++) {
+				const struct row *r = &ml->rows[i];
+
+				if (!r->end_seq && r->is_stmt && r->line >= line && r->line < b2 &&
+				    path_matches(r->file, file))
+					b2 = r->line;
+			}
+		}
+		if (b2 == INT_MAX) {
+			free(mods.v);
+			return ptd__err(-ptde_notfound, "no line %d in file \"%s\"", line, file);
+		}
+		line = b2;
+	}
+	/* every statement row of that line, in line-table order */
+	for (mi = 0; mi < mods.n && rc == 0; mi++) {
+		struct modlines *ml = lines_for_mod(s, mods.v[mi]);
+
+		for (i = 0; ml && i < ml->n && rc == 0; i++) {
+			const struct row *r = &ml->rows[i];
+
+			if (!r->end_seq && r->is_stmt && r->line == line && path_matches(r->file, file))
+				rc = addr_push(&l, r->addr);
+		}
+	}
+	free(mods.v);
+	if (rc < 0 || !l.n) {
+		free(l.v);
+		return rc < 0 ? rc : ptd__err(-ptde_notfound, "no line %d in file \"%s\"", line, file);
+	}
+	/* gdb keeps one address per block: a line scattered over several
+	 * ranges of one function gets one location, a line inlined in
+	 * several places one per copy (create_sals_line_offset) */
+	blocks = calloc(l.n, sizeof(*blocks));
+	if (!blocks) {
+		free(l.v);
+		return -ptde_nomem;
+	}
+	for (i = 0; i < l.n; i++)
+		blocks[i] = block_at(s, l.v[i]);
+	for (i = 0, k = 0; i < l.n; i++) {
+		size_t j;
+
+		for (j = 0; j < i && (!blocks[i] || blocks[j] != blocks[i]); j++)
+			;
+		if (j < i)
+			continue;
+		l.v[k++] = l.v[i];
+	}
+	l.n = k;
+	free(blocks);
+	/* A line that starts a function gets the function's breakpoint
+	 * address, as gdb skips the prologue there too. */
+	for (i = 0; i < l.n; i++) {
+		const struct sym_ent *e = find_sym(s, l.v[i]);
+
+		if (e && e->start == l.v[i] && (e->rank & 1))
+			l.v[i] = breakpoint_addr(s, e);
+	}
+	for (i = 0, k = 0; i < l.n; i++) {
+		size_t j;
+
+		for (j = 0; j < k && l.v[j] != l.v[i]; j++)
+			;
+		if (j == k)
+			l.v[k++] = l.v[i];
+	}
+	l.n = k;
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), addr_cmp);
+	*actual_line = best;
+	*out = l.v;
+	return (int)l.n;
 }
 
 /* ---- source text ---- */
@@ -1659,4 +2240,239 @@ int ptd_symbols_cfa_rule(struct ptd_symbols *s, uint64_t pc, int *reg, int64_t *
 struct Dwfl *ptd__symbols_dwfl(struct ptd_symbols *s)
 {
 	return s ? s->dwfl : NULL;
+}
+
+/* ---- tail calls (gdb's dwarf2/frame-tailcall.c and call_site_find_chain) ---- */
+
+/* A call site: its return pc (the address after the call or jump), the
+ * address of the function it calls (0: not known), tail call or not. */
+struct csite {
+	uint64_t pc, target;
+	int tail;
+};
+
+struct csites {
+	struct csite *v;
+	int n, cap;
+};
+
+/* (bounds on the search, which follows every tail call reachable) */
+#define TC_DEPTH 32
+#define TC_STEPS 4096
+
+/* The address @site calls: its origin's entry (a declaration by its
+ * name, in any module), or a constant target; 0 when not known. */
+static uint64_t csite_target(struct ptd_symbols *s, Dwarf_Die *site, Dwarf_Addr bias)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die o;
+	Dwarf_Op *ops;
+	size_t nops;
+	Dwarf_Addr lo;
+	uint64_t entry;
+	const char *name = NULL;
+
+	if ((dwarf_attr(site, DW_AT_call_origin, &a) || dwarf_attr(site, DW_AT_abstract_origin, &a)) &&
+	    dwarf_formref_die(&a, &o)) {
+		if (!dwarf_hasattr(&o, DW_AT_declaration) && dwarf_lowpc(&o, &lo) == 0)
+			return lo + bias;
+		if (dwarf_attr_integrate(&o, DW_AT_linkage_name, &a) ||
+		    dwarf_attr_integrate(&o, DW_AT_MIPS_linkage_name, &a) ||
+		    dwarf_attr_integrate(&o, DW_AT_name, &a))
+			name = dwarf_formstring(&a);
+		if (name && ptd_symbols_function(s, name, &entry, NULL) == 0)
+			return entry;
+		ptd_clear_error();
+		return 0;
+	}
+	if ((dwarf_attr(site, DW_AT_call_target, &a) ||
+	     dwarf_attr(site, DW_AT_GNU_call_site_target, &a)) &&
+	    dwarf_getlocation(&a, &ops, &nops) == 0 && nops == 1 && ops[0].atom == DW_OP_addr)
+		return ops[0].number + bias;
+	return 0;
+}
+
+static void csites_walk(struct ptd_symbols *s, Dwarf_Die *die, Dwarf_Addr bias, struct csites *cs,
+			int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 64 || dwarf_child(die, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site) {
+			Dwarf_Attribute a;
+			Dwarf_Addr pc;
+			struct csite e;
+
+			if (dwarf_attr(&c, DW_AT_call_return_pc, &a) ? dwarf_formaddr(&a, &pc) != 0
+								      : dwarf_lowpc(&c, &pc) != 0)
+				continue;
+			e.pc = pc + bias;
+			e.tail = dwarf_hasattr(&c, DW_AT_call_tail_call) ||
+				 dwarf_hasattr(&c, DW_AT_GNU_tail_call);
+			e.target = csite_target(s, &c, bias);
+			if (cs->n == cs->cap) {
+				int nc = cs->cap ? 2 * cs->cap : 16;
+				struct csite *nv = realloc(cs->v, (size_t)nc * sizeof(*nv));
+
+				if (!nv)
+					return;
+				cs->v = nv;
+				cs->cap = nc;
+			}
+			cs->v[cs->n++] = e;
+		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
+			/* (call sites of inlined code are the function's) */
+			csites_walk(s, &c, bias, cs, depth + 1);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+/* The call sites of the function whose code holds @addr; *@entry gets
+ * its entry.  Returns 0, or -1 when DWARF has no function there. */
+static int func_csites(struct ptd_symbols *s, uint64_t addr, uint64_t *entry, struct csites *cs)
+{
+	Dwfl_Module *m = dwfl_addrmodule(s->dwfl, addr);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu, *scopes = NULL;
+	int n, i;
+
+	cs->n = 0;
+	if (!m || !dwfl_module_getdwarf(m, &bias) || !(cu = cu_for_addr(m, addr)))
+		return -1;
+	n = concrete_scopes(cu, addr - bias, &scopes);
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+	if (i >= n) {
+		free(scopes);
+		return -1;
+	}
+	*entry = low_addr(&scopes[i]) + bias;
+	csites_walk(s, &scopes[i], bias, cs, 0);
+	free(scopes);
+	return 0;
+}
+
+/* One step of the search: the chains of tail call sites (their pcs in
+ * @path, @depth long) from the function at @func to the one at @callee. */
+struct tcsearch {
+	struct ptd_symbols *s;
+	uint64_t callee;
+	uint64_t path[TC_DEPTH];
+	uint64_t *res; /* the first chain, then the intersection */
+	int len, callers, callees, have, failed, steps;
+};
+
+static void tc_candidate(struct tcsearch *t, int depth)
+{
+	int k;
+
+	if (!t->have) {
+		memcpy(t->res, t->path, (size_t)depth * sizeof(*t->res));
+		t->len = t->callers = t->callees = depth;
+		t->have = 1;
+		return;
+	}
+	k = t->callers < depth ? t->callers : depth;
+	for (int i = 0; i < k; i++)
+		if (t->res[i] != t->path[i]) {
+			t->callers = i;
+			break;
+		}
+	k = t->callees < depth ? t->callees : depth;
+	for (int i = 0; i < k; i++)
+		if (t->res[t->len - 1 - i] != t->path[depth - 1 - i]) {
+			t->callees = i;
+			break;
+		}
+	if (t->callers == 0 && t->callees == 0)
+		t->failed = 1; /* nothing in common: ambiguous */
+}
+
+static void tc_search(struct tcsearch *t, uint64_t func, int depth)
+{
+	struct csites cs = { 0 };
+	uint64_t entry;
+
+	if (t->failed || ++t->steps > TC_STEPS) {
+		t->failed = 1;
+		return;
+	}
+	if (func == t->callee) {
+		tc_candidate(t, depth);
+		return;
+	}
+	/* (gdb gives up when a target has no function) */
+	if (depth >= TC_DEPTH || func_csites(t->s, func, &entry, &cs) < 0) {
+		t->failed = 1;
+		free(cs.v);
+		return;
+	}
+	for (int i = 0; i < cs.n && !t->failed; i++) {
+		int seen = 0;
+
+		if (!cs.v[i].tail)
+			continue;
+		if (!cs.v[i].target) {
+			t->failed = 1; /* an indirect jump: the chain cannot be told */
+			break;
+		}
+		for (int j = 0; j < depth; j++)
+			seen |= t->path[j] == cs.v[i].pc;
+		if (seen)
+			continue;
+		t->path[depth] = cs.v[i].pc;
+		tc_search(t, cs.v[i].target, depth + 1);
+	}
+	free(cs.v);
+}
+
+int ptd__symbols_tailcalls(struct ptd_symbols *s, uint64_t ret, uint64_t pc, uint64_t *out,
+			   int max)
+{
+	struct csites cs = { 0 };
+	struct tcsearch t;
+	uint64_t res[TC_DEPTH], entry, callee, target = 0;
+	int i, n = 0, found = 0;
+
+	if (!s || !out || max <= 0 || !ret)
+		return 0;
+	/* the function of the frame, and the caller's call site at @ret */
+	if (func_csites(s, pc, &callee, &cs) < 0) {
+		free(cs.v);
+		ptd_clear_error();
+		return 0;
+	}
+	if (func_csites(s, ret - 1, &entry, &cs) == 0)
+		for (i = 0; i < cs.n; i++)
+			if (cs.v[i].pc == ret) {
+				found = 1;
+				target = cs.v[i].target;
+				break;
+			}
+	free(cs.v);
+	if (!found || !target || target == callee) {
+		ptd_clear_error();
+		return 0;
+	}
+	memset(&t, 0, sizeof(t));
+	t.s = s;
+	t.callee = callee;
+	t.res = res;
+	tc_search(&t, target, 0);
+	ptd_clear_error();
+	if (t.failed || !t.have || t.len == 0)
+		return 0;
+	/* gdb's pretend_pc: the callees (innermost first), then the callers
+	 * not among them */
+	for (i = 0; i < t.callees && n < max; i++)
+		out[n++] = res[t.len - 1 - i];
+	if (t.callees != t.len)
+		for (i = t.callers - 1; i >= 0 && n < max; i--)
+			out[n++] = res[i];
+	return n;
 }

@@ -70,6 +70,51 @@ struct ptd_iblock {
 int ptd__symbols_inline_chain(struct ptd_symbols *s, uint64_t pc, struct ptd_iblock *out, int max);
 
 /*
+ * Every out-of-line function `break NAME` gets a location at, as gdb 13:
+ * the one ptd_symbols_function finds, and the functions of that name in
+ * other compilation units of its module (static ones) when both have
+ * debug information.  *@entries and *@bps (malloc'ed, the caller frees
+ * both) get their entries and breakpoint addresses, the first the one
+ * ptd_symbols_function gives.  Returns the count (0: none), or <0.
+ */
+int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **entries,
+			   uint64_t **bps);
+/*
+ * The entries of the inlined copies (DW_TAG_inlined_subroutine) of
+ * function @name in every module, where gdb 13's `break NAME` puts a
+ * location for each: the copy's entry pc (its first range), or past the
+ * prologue of the real function around it when gdb's prologue skipping
+ * applies there.  Sorted, without duplicates.  *@out (malloc'ed, the
+ * caller frees it) gets them.  Returns the count (0: none), or <0.
+ */
+int ptd__symbols_inlined_entries(struct ptd_symbols *s, const char *name, uint64_t **out);
+/*
+ * Every address `break FILE:LINE` gets, as gdb 13: the statement rows of
+ * @line (or of the first line after it that has code) in files ending
+ * with @file, one per block (a line inlined in several places gets one
+ * per copy; one scattered over a function's ranges one), past the
+ * prologue where the line starts a function.  Sorted; *@out malloc'ed;
+ * *@actual_line the line as ptd_symbols_file_line gives it.  Returns the
+ * count (> 0), or -ptde_notfound, <0.
+ */
+int ptd__symbols_line_addrs(struct ptd_symbols *s, const char *file, int line, uint64_t **out,
+			    int *actual_line);
+/*
+ * gdb's tail-call frames (DW_TAG_call_site with DW_AT_call_tail_call)
+ * between a frame and its caller: the caller's call at return address
+ * @ret reached the function holding @pc (the frame's pc as looked up:
+ * pc - 1 for a caller frame) through jumps at tail call sites.  Writes
+ * the pcs of the frames gdb shows for those jumps (each call site's
+ * return pc, the innermost first; at most @max) as gdb's
+ * call_site_find_chain does: the chains that DWARF allows are followed
+ * from the caller's call site, and only the callers and callees common to
+ * all of them are shown.  Returns their count, 0 when there are none or
+ * the chain cannot be told (no call site there, an indirect jump).
+ */
+int ptd__symbols_tailcalls(struct ptd_symbols *s, uint64_t ret, uint64_t pc, uint64_t *out,
+			   int max);
+
+/*
  * The Dwfl behind @s, for the value module (src/values), which walks DWARF
  * itself; it stays valid until the next ptd_symbols_refresh() or
  * ptd_symbols_free().  NULL for NULL.

@@ -22,4 +22,10 @@ struct ptd_frame {
  */
 int ptd_unwind_backtrace(pid_t tid, struct ptd_frame *frames, int max);
 
+/*
+ * Every frame of @tid, however deep its stack, into a malloc'ed *@frames
+ * (free it; NULL on error).  Returns the count or a negative ptd_error.
+ */
+int ptd_unwind_backtrace_all(pid_t tid, struct ptd_frame **frames);
+
 #endif

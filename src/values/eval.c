@@ -30,6 +30,10 @@ typedef struct ptd_value val_t;
 static val_t *parse_comma(struct parser *ps);
 static val_t *parse_assign(struct parser *ps);
 static val_t *parse_unary(struct parser *ps);
+static val_t *member(struct parser *ps, val_t *x, const char *name);
+static int find_member(struct vtype *s, const char *name, uint64_t *off, struct vt_member *out,
+		       int depth);
+static val_t *deref(struct parser *ps, val_t *x);
 
 static void skip(struct parser *ps)
 {
@@ -726,12 +730,38 @@ static val_t *parse_primary(struct parser *ps)
 			}
 			return mk_int(ps, v->t_int, ptd__vt_size(t)); /* gdb's C sizeof is int */
 		}
+		/* C++'s qualified names: ns::name, Class::member */
+		while (ps->p[n] == ':' && ps->p[n + 1] == ':' && ident_len(ps->p + n + 2))
+			n += 2 + ident_len(ps->p + n + 2);
 		if (n >= sizeof(name))
 			return fail(ps, -ptde_invalid, "name too long%s", "");
 		snprintf(name, sizeof(name), "%.*s", (int)n, ps->p);
 		ps->p += n;
 		ptd_clear_error();
 		if (ptd__lookup_var(v, name, &r) < 0) {
+			val_t *self = NULL;
+
+			/* in a C++ method, a member of *this (gdb looks there
+			 * after the block's own names) */
+			if (!strchr(name, ':') && strcmp(name, "this") &&
+			    ptd__lookup_var(v, "this", &self) == 0) {
+				struct vtype *st = S(self);
+
+				if (st && st->kind == VT_PTR && st->target) {
+					struct vt_member mb;
+					uint64_t off = 0;
+
+					if (find_member(ptd__vt_strip(st->target), name, &off, &mb, 0)) {
+						val_t *obj = deref(ps, self);
+
+						ptd_clear_error();
+						return obj ? member(ps, obj, name) : NULL;
+					}
+				}
+				ptd_value_free(self);
+			}
+			ptd_clear_error();
+			ptd__lookup_var(v, name, &r); /* the first error again, for the message */
 			if (!ps->rc)
 				ps->rc = -ptde_notfound;
 			return NULL;
@@ -741,11 +771,65 @@ static val_t *parse_primary(struct parser *ps)
 	return syntax(ps);
 }
 
+/* A member of reference type stands for its referent, as a variable does. */
+static val_t *ref_member(struct parser *ps, val_t *r)
+{
+	struct vtype *st = S(r);
+	val_t *t;
+	uint64_t addr = 0;
+
+	if (!st || st->kind != VT_REF || !st->target || r->optimized_out || r->unavailable)
+		return r;
+	if (fetch(ps, r) < 0) {
+		ptd_value_free(r);
+		return NULL;
+	}
+	memcpy(&addr, r->buf, 8);
+	t = ptd__val_new(st->target);
+	if (!t) {
+		ptd_value_free(r);
+		return oom(ps);
+	}
+	t->lval = LV_MEM;
+	t->addr = addr;
+	t->lazy = 1;
+	t->ref_type = r->type;
+	t->ref_addr = addr;
+	ptd_value_free(r);
+	return t;
+}
+
+/* Member @name of @s, also in its C++ base classes (depth first, as
+ * declared): the member with its offset from the start of @s. */
+static int find_member(struct vtype *s, const char *name, uint64_t *off, struct vt_member *out,
+		       int depth)
+{
+	if (!s || depth > 16 || (s->kind != VT_STRUCT && s->kind != VT_UNION))
+		return 0;
+	for (int i = 0; i < s->nmembers; i++)
+		if (!s->members[i].is_base && s->members[i].name && !strcmp(s->members[i].name, name)) {
+			*out = s->members[i];
+			out->off += *off;
+			return 1;
+		}
+	for (int i = 0; i < s->nmembers; i++) {
+		uint64_t o = *off + s->members[i].off;
+
+		if (s->members[i].is_base &&
+		    find_member(ptd__vt_strip(s->members[i].type), name, &o, out, depth + 1)) {
+			*off = o;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static val_t *member(struct parser *ps, val_t *x, const char *name)
 {
 	struct vtype *s = S(x);
+	struct vt_member mb;
+	uint64_t base = 0;
 	val_t *r;
-	int i;
 
 	if (s->kind != VT_STRUCT && s->kind != VT_UNION) {
 		char *tn = ptd__vt_name(x->type, "");
@@ -755,21 +839,18 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		free(tn);
 		return NULL;
 	}
-	for (i = 0; i < s->nmembers; i++)
-		if (s->members[i].name && !strcmp(s->members[i].name, name))
-			break;
-	if (i == s->nmembers)
+	if (!find_member(s, name, &base, &mb, 0))
 		return fail(ps, -ptde_notfound, "There is no member named %s.", name);
-	r = ptd__val_new(s->members[i].type);
+	r = ptd__val_new(mb.type);
 	if (!r)
 		return oom(ps);
 	if (x->lval == LV_MEM && x->lazy) {
 		r->lval = LV_MEM;
-		r->addr = x->addr + s->members[i].off;
+		r->addr = x->addr + mb.off;
 		r->lazy = 1;
-		r->bit_size = s->members[i].bit_size;
-		r->bit_off = s->members[i].bit_off;
-		return r;
+		r->bit_size = mb.bit_size;
+		r->bit_off = mb.bit_off;
+		return ref_member(ps, r);
 	}
 	if ((x->optimized_out || x->unavailable) && !x->not_saved) {
 		/* a member of what is not known is not known either, as gdb
@@ -782,28 +863,28 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		ptd_value_free(r);
 		return NULL;
 	}
-	if (s->members[i].off + (s->members[i].bit_size ? (uint64_t)(s->members[i].bit_off +
-								   s->members[i].bit_size + 7) / 8
+	if (mb.off + (mb.bit_size ? (uint64_t)(mb.bit_off +
+								   mb.bit_size + 7) / 8
 							 : ptd__vt_size(r->type)) > ptd__vt_size(x->type)) {
 		/* DWARF is untrusted: a member outside its struct */
 		ptd_value_free(r);
 		return fail(ps, -ptde_bad_trace, "member %s lies outside its struct", name);
 	}
-	if (s->members[i].bit_size) {
+	if (mb.bit_size) {
 		uint64_t raw = 0;
-		size_t nb = (size_t)(s->members[i].bit_off + s->members[i].bit_size + 7) / 8;
+		size_t nb = (size_t)(mb.bit_off + mb.bit_size + 7) / 8;
 
-		memcpy(&raw, x->buf + s->members[i].off, nb > 8 ? 8 : nb);
-		raw >>= s->members[i].bit_off;
-		if (s->members[i].bit_size < 64)
-			raw &= (1ull << s->members[i].bit_size) - 1;
+		memcpy(&raw, x->buf + mb.off, nb > 8 ? 8 : nb);
+		raw >>= mb.bit_off;
+		if (mb.bit_size < 64)
+			raw &= (1ull << mb.bit_size) - 1;
 		memcpy(r->buf, &raw, ptd__vt_size(r->type) < 8 ? ptd__vt_size(r->type) : 8);
 	} else {
-		memcpy(r->buf, x->buf + s->members[i].off, ptd__vt_size(r->type));
+		memcpy(r->buf, x->buf + mb.off, ptd__vt_size(r->type));
 	}
 	if (x->mask) {
 		/* a member of a value in pieces: what is known of its bytes */
-		uint64_t off = s->members[i].off, sz = ptd__vt_size(r->type), k;
+		uint64_t off = mb.off, sz = ptd__vt_size(r->type), k;
 		int st = ptd__val_bytes_state(x, off, sz ? sz : 1);
 
 		if (st != VAL_BYTE_OK) {
@@ -822,11 +903,11 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 	}
 	if (x->lval == LV_MEM) {
 		r->lval = LV_MEM;
-		r->addr = x->addr + s->members[i].off;
-		r->bit_size = s->members[i].bit_size;
-		r->bit_off = s->members[i].bit_off;
+		r->addr = x->addr + mb.off;
+		r->bit_size = mb.bit_size;
+		r->bit_off = mb.bit_off;
 	}
-	return r;
+	return ref_member(ps, r);
 }
 
 static val_t *deref(struct parser *ps, val_t *x)

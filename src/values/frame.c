@@ -647,8 +647,36 @@ static int unwind(struct ptd_values *v, struct vframe *f, struct vframe *caller)
 	Dwarf_Frame *fr = NULL;
 	int rc;
 
-	if (!cfi || dwarf_cfi_addrframe(cfi, lpc - bias, &fr) != 0)
-		return -1;
+	if (!cfi || dwarf_cfi_addrframe(cfi, lpc - bias, &fr) != 0) {
+		/* The innermost frame at code no module maps (a call through
+		 * a null or wild pointer): the call just happened, as gdb
+		 * assumes there; the return address is at the sp. */
+		uint64_t ra;
+
+		if (f->level > 0 || cfi || !(f->known & (1u << 7)) || module_at(v, f->pc) ||
+		    ptd__mem_read(v, f->regs[7], &ra, 8) < 0)
+			return -1;
+		f->cfa = f->regs[7] + 8;
+		f->cfa_known = 1;
+		f->saved_mask = 1u << 16;
+		f->saved_at[16] = f->regs[7];
+		if (caller) {
+			memset(caller, 0, sizeof(*caller));
+			caller->level = f->level + 1;
+			/* the callee-saved registers are untouched yet */
+			for (int r = 0; r < NDREGS; r++)
+				if ((r == 3 || r == 6 || (r >= 12 && r <= 15)) && (f->known & (1u << r))) {
+					caller->regs[r] = f->regs[r];
+					caller->known |= 1u << r;
+				}
+			caller->regs[7] = f->cfa;
+			caller->regs[16] = ra;
+			caller->known |= 1u << 7 | 1u << 16;
+			caller->pc = ra;
+			caller->valid = 1;
+		}
+		return 0;
+	}
 	rc = unwind_frame(v, f, caller, fr, bias);
 	free(fr); /* libdw allocates the frame for its caller */
 	return rc;
@@ -757,6 +785,8 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 		f = caller;
 		unwind(v, &f, NULL);
 	}
+	v->walk = f;
+	v->walk_ok = i == tg->level;
 	if (i < tg->level || (tg->level > 0 && f.pc != tg->level_pc)) {
 		/* the CFI did not lead to the frame the caller sees: only its
 		 * pc is known */
@@ -764,6 +794,47 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 		f.valid = 1;
 		f.level = tg->level;
 		f.pc = tg->level_pc;
+		f.regs[16] = f.pc;
+		f.known = 1u << 16;
+	}
+	v->frame = f;
+	return 0;
+}
+
+int ptd_values_bind_caller(struct ptd_values *v, uint64_t level_pc)
+{
+	struct vframe f, caller;
+	int level;
+
+	if (!v)
+		return -ptde_invalid;
+	v->used_memory = 0;
+	v->used_regs = 0;
+	v->inl_callees = 0;
+	if (!v->has_regs)
+		return 0;
+	/* one more step of ptd_values_bind()'s unwind, from where it was */
+	level = v->frame.level + 1;
+	f = v->walk;
+	if (v->walk_ok) {
+		v->inner_cfa = f.cfa;
+		v->inner_cfa_known = f.cfa_known;
+		if (unwind(v, &f, &caller) == 0) {
+			v->inner_saved_mask = f.saved_mask;
+			memcpy(v->inner_saved_at, f.saved_at, sizeof(f.saved_at));
+			f = caller;
+			unwind(v, &f, NULL);
+		} else {
+			v->walk_ok = 0;
+		}
+	}
+	v->walk = f;
+	if (!v->walk_ok || f.pc != level_pc) {
+		/* (as ptd_values_bind: only the pc is known there) */
+		memset(&f, 0, sizeof(f));
+		f.valid = 1;
+		f.level = level;
+		f.pc = level_pc;
 		f.regs[16] = f.pc;
 		f.known = 1u << 16;
 	}
@@ -1119,6 +1190,116 @@ static int search_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, vo
 	return ptd__dw_each_cu(m, search_one_cu, arg) ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
+/* C++ qualified names ("geo::count", "Shape::instances"): the
+ * declaration found by walking namespaces and classes, then the
+ * definition that names it with DW_AT_specification when the
+ * declaration has no location of its own. */
+#define MAX_QUAL 8
+
+static int find_decl(Dwarf_Die *scope, char **parts, int np, int want_fn, Dwarf_Die *out)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(scope, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c);
+		const char *nm = dwarf_diename(&c);
+
+		if (!nm || strcmp(nm, parts[0]))
+			continue;
+		if (np > 1) {
+			if ((tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
+			     tag == DW_TAG_class_type || tag == DW_TAG_union_type) &&
+			    find_decl(&c, parts + 1, np - 1, want_fn, out))
+				return 1;
+			continue;
+		}
+		if (want_fn ? tag == DW_TAG_subprogram
+			    : tag == DW_TAG_variable || tag == DW_TAG_member) {
+			*out = c;
+			return 1;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+struct qsearch {
+	char **parts;
+	int np, want_fn;
+	struct found *fd;
+};
+
+static int qualified_in_cu(Dwarf_Die *cu, Dwarf_Addr bias, void *arg)
+{
+	struct qsearch *q = arg;
+	Dwarf_Die decl, c;
+	Dwarf_Off want;
+
+	if (!find_decl(cu, q->parts, q->np, q->want_fn, &decl))
+		return 0;
+	if (q->want_fn ? dwarf_hasattr(&decl, DW_AT_low_pc)
+		       : dwarf_hasattr(&decl, DW_AT_location) || dwarf_hasattr(&decl, DW_AT_const_value)) {
+		q->fd->die = decl;
+		q->fd->ok = 1;
+		q->fd->bias = bias;
+		return 1;
+	}
+	want = dwarf_dieoffset(&decl);
+	if (dwarf_child(cu, &c) != 0)
+		return 0;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Die spec;
+		int tag = dwarf_tag(&c);
+
+		if (q->want_fn ? tag != DW_TAG_subprogram : tag != DW_TAG_variable)
+			continue;
+		if (!dwarf_attr(&c, DW_AT_specification, &a) || !dwarf_formref_die(&a, &spec) ||
+		    dwarf_dieoffset(&spec) != want)
+			continue;
+		if (q->want_fn ? !dwarf_hasattr(&c, DW_AT_low_pc)
+			       : !dwarf_hasattr(&c, DW_AT_location) && !dwarf_hasattr(&c, DW_AT_const_value))
+			continue;
+		q->fd->die = c;
+		q->fd->ok = 1;
+		q->fd->bias = bias;
+		return 1;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+static int qualified_in_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, void *arg)
+{
+	(void)ud, (void)n, (void)a;
+	return ptd__dw_each_cu(m, qualified_in_cu, arg) ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+static int find_qualified(struct ptd_values *v, const char *name, int want_fn, struct found *fd)
+{
+	char buf[256], *parts[MAX_QUAL], *p = buf;
+	int np = 0;
+	Dwfl *dwfl = ptd__symbols_dwfl(v->sym);
+
+	if (snprintf(buf, sizeof(buf), "%s", name) >= (int)sizeof(buf) || !dwfl)
+		return 0;
+	while (np < MAX_QUAL) {
+		char *sep = strstr(p, "::");
+
+		parts[np++] = p;
+		if (!sep)
+			break;
+		*sep = 0;
+		p = sep + 2;
+	}
+	if (strstr(p, "::"))
+		return 0; /* deeper than MAX_QUAL */
+	struct qsearch q = { parts, np, want_fn, fd };
+
+	dwfl_getmodules(dwfl, qualified_in_mod, &q, 0);
+	return fd->ok;
+}
+
 static int find_global(struct ptd_values *v, const char *name, int want_fn, struct found *fd)
 {
 	struct gsearch gs = { name, fd, want_fn };
@@ -1173,6 +1354,36 @@ static int enumerator_value(struct ptd_values *v, struct found *fd, struct ptd_v
 		return ptd__err(-ptde_nomem, "out of memory");
 	memcpy(val->buf, &sv, ptd__vt_size(t) < 8 ? ptd__vt_size(t) : 8);
 	*out = val;
+	return 0;
+}
+
+/* A C++ reference variable is its referent: an lvalue at the address
+ * the reference holds, remembering the reference's type for printing. */
+static int deref_reference(struct ptd_values *v, struct ptd_value **io)
+{
+	struct ptd_value *val = *io, *r;
+	struct vtype *st = ptd__vt_strip(val->type);
+	uint64_t addr = 0;
+
+	if (!st || st->kind != VT_REF || !st->target || val->optimized_out || val->unavailable ||
+	    val->not_saved || val->synthetic || val->mask)
+		return 0;
+	if (ptd__val_fetch(v, val) < 0) {
+		ptd_clear_error();
+		val->unavailable = 1;
+		return 0;
+	}
+	memcpy(&addr, val->buf, 8);
+	r = ptd__val_new(st->target);
+	if (!r)
+		return ptd__err(-ptde_nomem, "out of memory");
+	r->lval = LV_MEM;
+	r->addr = addr;
+	r->lazy = 1;
+	r->ref_type = val->type;
+	r->ref_addr = addr;
+	ptd_value_free(val);
+	*io = r;
 	return 0;
 }
 
@@ -1311,7 +1522,7 @@ static int var_value(struct ptd_values *v, struct found *fd, struct ptd_value **
 	}
 	}
 	*out = val;
-	return 0;
+	return deref_reference(v, out);
 }
 
 int ptd__val_synth_deref(struct ptd_values *v, const struct ptd_value *ptr, struct ptd_value **out)
@@ -1407,6 +1618,20 @@ int ptd__lookup_var(struct ptd_values *v, const char *name, struct ptd_value **o
 
 	if (!v->sym)
 		return ptd__err(-ptde_notfound, "No symbol table is loaded.  Use the \"file\" command.");
+	if (strstr(name, "::")) {
+		if (find_qualified(v, name, 0, &fd))
+			return var_value(v, &fd, out);
+		memset(&fd, 0, sizeof(fd));
+		if (find_qualified(v, name, 1, &fd))
+			return func_value(v, &fd, out);
+		/* gdb names the scope: No symbol "x" in namespace "a::b". */
+		const char *last = name;
+
+		for (const char *q = strstr(name, "::"); q; q = strstr(q + 2, "::"))
+			last = q + 2;
+		return ptd__err(-ptde_notfound, "No symbol \"%s\" in namespace \"%.*s\".", last,
+				(int)(last - 2 - name), name);
+	}
 	if (find_scoped(v, name, &fd))
 		return var_value(v, &fd, out);
 	memset(&fd, 0, sizeof(fd));

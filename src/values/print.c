@@ -462,6 +462,11 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 		x = ptd__bits(p, 8, 0);
 		print_pointer(v, s, x, fmt, top, b);
 		return 0;
+	case VT_REF:
+		/* a reference inside an aggregate: only where it refers, as
+		 * gdb prints it */
+		ptd__sb_add(b, "@0x%llx", (unsigned long long)ptd__bits(p, 8, 0));
+		return 0;
 	case VT_ARRAY:
 		print_array(v, s, p, fmt, b, depth);
 		return 0;
@@ -523,6 +528,24 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 {
 	struct vtype *s = ptd__vt_strip(val->type);
 	int rc;
+
+	if (val->ref_type) {
+		/* a C++ reference: "(int &) @0x7ffe...: 3" */
+		struct ptd_value tmp = *val;
+
+		if (top) {
+			char *n = ptd__vt_name(val->ref_type, "");
+
+			ptd__sb_add(b, "(%s) ", n ? n : "?");
+			free(n);
+		}
+		ptd__sb_add(b, "@0x%llx: ", (unsigned long long)val->ref_addr);
+		tmp.ref_type = NULL;
+		rc = ptd__val_print(v, &tmp, fmt, 0, b);
+		/* (tmp shares val's buffers; what fetching read stays in val) */
+		val->lazy = tmp.lazy;
+		return rc;
+	}
 
 	if (val->optimized_out) {
 		ptd__sb_add(b, "<optimized out>");
@@ -601,9 +624,12 @@ int ptd_value_format(struct ptd_values *v, struct ptd_value *val, int fmt, int t
 
 int ptd_value_type_name(const struct ptd_value *val, int expand, char **out)
 {
+	struct vtype *t;
+
 	if (!val || !out)
 		return -ptde_invalid;
-	*out = expand ? ptd__vt_ptype(val->type) : ptd__vt_name(val->type, "");
+	t = val->ref_type ? val->ref_type : val->type;
+	*out = expand ? ptd__vt_ptype(t) : ptd__vt_name(t, "");
 	return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
 }
 

@@ -180,6 +180,83 @@ static void add_member(struct vtype *t, const char *name, struct vtype *mt, uint
 	m->off = off;
 	m->bit_size = bsz;
 	m->bit_off = boff;
+	m->is_base = 0;
+}
+
+static int die_is_cplus(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return 0;
+	switch (dwarf_srclang(&cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A C++ type's name with the namespaces and classes around it, as gdb
+ * names it ("geo::Shape"); NULL when it has no scope (or no memory). */
+static char *cplus_qualified(Dwarf_Die *die, const char *name)
+{
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes_die(die, &scopes);
+	char *r = NULL;
+	size_t len = 0;
+
+	if (!name || n <= 1) {
+		free(scopes);
+		return NULL;
+	}
+	/* scopes[0] is the type itself, the last the compile unit */
+	for (int i = n - 2; i >= 1; i--) {
+		int tag = dwarf_tag(&scopes[i]);
+		const char *sn = dwarf_diename(&scopes[i]);
+
+		if (tag != DW_TAG_namespace && tag != DW_TAG_structure_type &&
+		    tag != DW_TAG_class_type && tag != DW_TAG_union_type)
+			continue;
+		sn = sn ? sn : "(anonymous namespace)";
+		char *nr = realloc(r, len + strlen(sn) + 3);
+
+		if (!nr) {
+			free(r);
+			free(scopes);
+			return NULL;
+		}
+		r = nr;
+		len += (size_t)sprintf(r + len, "%s::", sn);
+	}
+	free(scopes);
+	if (!r)
+		return NULL;
+	char *nr = realloc(r, len + strlen(name) + 1);
+
+	if (!nr) {
+		free(r);
+		return NULL;
+	}
+	strcpy(nr + len, name);
+	return nr;
+}
+
+static void set_cplus(struct vtype *t, Dwarf_Die *die, const char *name)
+{
+	char *q;
+
+	if (!die_is_cplus(die))
+		return;
+	t->cplus = 1;
+	q = cplus_qualified(die, name);
+	if (q) {
+		free(t->name);
+		t->name = q;
+	}
 }
 
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
@@ -211,10 +288,18 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 		break;
 	}
 	case DW_TAG_pointer_type:
-	case DW_TAG_reference_type:
 		t = ptd__vt_ptr(v, NULL);
 		if (!t)
 			return NULL;
+		cache_put(v, dbg, off, t);
+		t->target = type_of_attr(v, die, v->t_void);
+		return t;
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		t = ptd__vt_new(v, VT_REF, NULL, 8);
+		if (!t)
+			return NULL;
+		t->rvalue = tag == DW_TAG_rvalue_reference_type;
 		cache_put(v, dbg, off, t);
 		t->target = type_of_attr(v, die, v->t_void);
 		return t;
@@ -244,6 +329,7 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 		if (!t)
 			return NULL;
 		cache_put(v, dbg, off, t);
+		set_cplus(t, die, name);
 		t->declared = dwarf_hasattr(die, DW_AT_declaration);
 		if (dwarf_child(die, &child) == 0) {
 			do {
@@ -251,8 +337,27 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 				Dwarf_Word loc = 0;
 				int bsz = 0, boff = 0;
 
-				if (dwarf_tag(&child) != DW_TAG_member)
+				if (dwarf_tag(&child) == DW_TAG_inheritance) {
+					/* a base class: printed first, as gdb's
+					 * "<Base> = {...}" */
+					struct vtype *bt = type_of_attr(v, &child, NULL);
+					char *bn = bt ? ptd__vt_name(bt, "") : NULL;
+					char *mn = NULL;
+
+					if (dwarf_attr(&child, DW_AT_data_member_location, &a))
+						dwarf_formudata(&a, &loc);
+					if (bn && asprintf(&mn, "<%s>", bn) > 0) {
+						add_member(t, mn, bt, loc, 0, 0);
+						if (t->members && t->members[t->nmembers - 1].type == bt)
+							t->members[t->nmembers - 1].is_base = 1;
+					}
+					free(mn);
+					free(bn);
 					continue;
+				}
+				if (dwarf_tag(&child) != DW_TAG_member ||
+				    dwarf_hasattr(&child, DW_AT_declaration))
+					continue; /* (a C++ static member is not in the object) */
 				if (dwarf_attr(&child, DW_AT_data_member_location, &a))
 					dwarf_formudata(&a, &loc);
 				if (dwarf_hasattr(&child, DW_AT_bit_size)) {
@@ -280,6 +385,7 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 		if (!t)
 			return NULL;
 		cache_put(v, dbg, off, t);
+		set_cplus(t, die, name);
 		t->target = type_of_attr(v, die, NULL);
 		t->is_signed = t->target ? ptd__vt_strip(t->target)->is_signed : 0;
 		if (dwarf_child(die, &child) == 0) {
@@ -370,8 +476,11 @@ static char *cat3(const char *a, const char *b, const char *c)
 
 static char *base_name(struct vtype *t)
 {
-	const char *kw = t->kind == VT_STRUCT ? "struct " : t->kind == VT_UNION ? "union "
-						  : t->kind == VT_ENUM ? "enum " : "";
+	const char *kw = t->cplus		? ""
+			 : t->kind == VT_STRUCT ? "struct "
+			 : t->kind == VT_UNION	? "union "
+			 : t->kind == VT_ENUM	? "enum "
+						: "";
 	char *r;
 
 	if (t->kind == VT_NODEBUG)
@@ -435,7 +544,8 @@ static char *vt_declare(struct vtype *t, const char *decl, int bare)
 		return strdup(bare ? decl : "void");
 	switch (t->kind) {
 	case VT_PTR:
-		d = cat3("*", decl, "");
+	case VT_REF:
+		d = cat3(t->kind == VT_PTR ? "*" : t->rvalue ? "&&" : "&", decl, "");
 		r = d ? vt_declare(t->target, d, bare) : NULL;
 		free(d);
 		return r;
@@ -446,7 +556,7 @@ static char *vt_declare(struct vtype *t, const char *decl, int bare)
 			snprintf(dim, sizeof(dim), "[%lld]", (long long)t->count);
 		else
 			snprintf(dim, sizeof(dim), "[]");
-		d = decl[0] == '*' ? cat3("(", decl, ")") : strdup(decl);
+		d = decl[0] == '*' || decl[0] == '&' ? cat3("(", decl, ")") : strdup(decl);
 		b = d ? cat3(d, dim, "") : NULL;
 		r = b ? vt_declare(t->target, b, bare) : NULL;
 		free(d);
@@ -456,7 +566,7 @@ static char *vt_declare(struct vtype *t, const char *decl, int bare)
 	case VT_FUNC: {
 		char *p = params(t);
 
-		d = decl[0] == '*' ? cat3("(", decl, ")") : strdup(decl);
+		d = decl[0] == '*' || decl[0] == '&' ? cat3("(", decl, ")") : strdup(decl);
 		b = d && p ? cat3(d, p, "") : NULL;
 		r = b ? vt_declare(t->target, b, bare) : NULL;
 		free(d);
@@ -511,8 +621,8 @@ char *ptd__vt_ptype(struct vtype *t)
 		struct vtype *in = s;
 		char *decl, *head;
 
-		while (in && (in->kind == VT_PTR || in->kind == VT_ARRAY || in->kind == VT_FUNC ||
-			      in->kind == VT_QUAL) && in->target)
+		while (in && (in->kind == VT_PTR || in->kind == VT_REF || in->kind == VT_ARRAY ||
+			      in->kind == VT_FUNC || in->kind == VT_QUAL) && in->target)
 			in = in->target;
 		while (in && in->kind == VT_TYPEDEF && in->target)
 			in = in->target;
@@ -536,7 +646,24 @@ char *ptd__vt_ptype(struct vtype *t)
 			free(r);
 			r = n;
 		} else {
-			head = base_name(in);
+			int nb = 0;
+
+			/* ptype names the keyword in C++ too */
+			head = in->cplus ? cat3(in->kind == VT_UNION ? "union " : "struct ",
+						in->name ? in->name : "{...}", "")
+					 : base_name(in);
+			/* C++ base classes: "struct Rect : public Shape {" */
+			for (i = 0; head && i < in->nmembers; i++) {
+				char *bn;
+
+				if (!in->members[i].is_base)
+					continue;
+				bn = ptd__vt_name(in->members[i].type, "");
+				n = bn ? cat3(head, nb++ ? ", public " : " : public ", bn) : NULL;
+				free(bn);
+				free(head);
+				head = n;
+			}
 			r = head ? cat3(head, " {\n", "") : NULL;
 			free(head);
 			if (r && in->declared && !in->nmembers) {
@@ -546,7 +673,11 @@ char *ptd__vt_ptype(struct vtype *t)
 			}
 			for (i = 0; r && i < in->nmembers; i++) {
 				struct vt_member *m = &in->members[i];
-				char *md = ptd__vt_name(m->type, m->name ? m->name : "");
+				char *md;
+
+				if (m->is_base)
+					continue;
+				md = ptd__vt_name(m->type, m->name ? m->name : "");
 				char bits[32] = "";
 
 				if (m->bit_size)

@@ -31,6 +31,7 @@ enum vt_kind {
 	VT_QUAL,  /* const/volatile: name is the qualifier */
 	VT_FLAGS, /* $eflags */
 	VT_NODEBUG, /* a function or variable without debug information */
+	VT_REF,   /* a C++ reference (&, or && with rvalue set) to target */
 };
 
 struct vtype;
@@ -41,6 +42,7 @@ struct vt_member {
 	uint64_t off;        /* byte offset */
 	int bit_size;        /* 0: not a bit-field */
 	int bit_off;         /* bit offset from off (little-endian) */
+	int is_base;         /* a C++ base class's part: named "<Base>" */
 };
 
 struct vt_enumerator {
@@ -61,6 +63,9 @@ struct vtype {
 	struct vt_member *members;
 	int nmembers;
 	int declared;          /* struct known only by declaration */
+	int rvalue;            /* VT_REF: && */
+	int cplus;             /* a C++ class, struct, union or enum: named without
+				* the keyword, with its scope ("geo::Shape") */
 	int prototyped, varargs;
 	struct vt_enumerator *enums;
 	int nenums;
@@ -88,6 +93,10 @@ struct ptd_value {
 	uint8_t *mask;
 	/* synthetic: the variable it points into (frame.c's struct synth) */
 	struct synth *synth;
+	/* a C++ reference's referent: the value is what it refers to, and
+	 * ref_type the reference's type, for printing ("(int &) @0x...: 3") */
+	struct vtype *ref_type;
+	uint64_t ref_addr;
 };
 
 enum { VAL_BYTE_OK, VAL_BYTE_OPTOUT, VAL_BYTE_UNAVAIL };
@@ -167,6 +176,10 @@ struct ptd_values {
 	/* the registers the frame called by the selected one saved (where) */
 	uint32_t inner_saved_mask;
 	uint64_t inner_saved_at[NDREGS];
+	/* The frame the CFI unwind reached at the last bind (walk_ok: it is
+	 * the bound level's), from which ptd_values_bind_caller() goes on. */
+	struct vframe walk;
+	int walk_ok;
 
 	struct ptd_value **hist;
 	int nhist, hist_cap;

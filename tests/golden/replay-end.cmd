@@ -1,11 +1,12 @@
 # Replaying forward to the end of the history while the program is live
-# goes on live without a stop: the recorder simply records on (gdb's
-# record full stops there with "No more reverse-execution history.";
-# ptdbg's choice, in ptd_session_motion and man/ptdbg.1).  Back to the
-# start of the history, then continue replays it and runs the program to
-# the exit_group syscall, where it stops as under gdb's record full, with
-# nothing lost or repeated on the way (info record); continuing from there
-# lets it exit and the recording is kept after the exit (info record).
+# stops there as gdb's record full does ("No more reverse-execution
+# history." and the frame line), also when the end is at a breakpoint
+# that was deleted meanwhile; the next continue runs live, recording on.
+# Back to the start of the history, then continue replays it to its end,
+# and the next one runs the program to the exit_group syscall, where it
+# stops as under gdb's record full, with nothing lost or repeated on the
+# way (info record); continuing from there lets it exit and the recording
+# is kept after the exit (info record).
 program: loops
 break main
 run
@@ -14,6 +15,8 @@ break loops.c:41
 continue
 delete
 reverse-continue
+info record
+continue
 info record
 continue
 info record

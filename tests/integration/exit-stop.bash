@@ -10,7 +10,7 @@
 # history), and be stopped, not exited.  gdb's reference is made once per
 # NAME.
 exit_oracle() {
-	local name=$1 m=$2 bp=$3 gl pl gq pq gn pn gpc ppc sim
+	local name=$1 m=$2 bp=$3 gl pl gq pq gn pn gpc ppc sim gs
 	shift 3
 	gl=$TMPDIR/$name.gdblog
 	pl=$TMPDIR/$name.$m.log
@@ -40,7 +40,11 @@ exit_oracle() {
 		{ cat "$pl" >&2; die "$name ($m): ptdbg says '$pq', gdb '$gq'"; }
 	grep -A3 -x "$pq" "$pl" | qgrep -x 'Process record: inferior program stopped.' ||
 		{ cat "$pl" >&2; die "$name ($m): no 'Process record: inferior program stopped.'"; }
-	grep -qx 'Program stopped.' "$pl" || { cat "$pl" >&2; die "$name ($m): no 'Program stopped.'"; }
+	# "Program stopped.", or once the program has had threads gdb's
+	# 'Thread N "name" stopped.'
+	gs=$(grep -m 1 -E '^(Program|Thread [0-9]+ .*) stopped\.$' "$gl")
+	[ -n "$gs" ] || { cat "$gl" >&2; die "$name: gdb printed no 'Program stopped.'"; }
+	grep -qxF "$gs" "$pl" || { cat "$pl" >&2; die "$name ($m): no '$gs'"; }
 	grep -q 'exited\|^The recorded history is kept' "$pl" &&
 		{ cat "$pl" >&2; die "$name ($m): the program exited instead"; }
 	gpc=$(stopped_at "$gl")

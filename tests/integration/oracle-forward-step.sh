@@ -8,6 +8,9 @@ check() { # rec prog bp cmd count [args]
 	shift 5
 	local g=(-batch -nx -ex 'set pagination off' -ex "break $bp" -ex run)
 	local p=(-batch -ex "break $bp" -ex run)
+	# (gdb runs live: no stop before a worker's exit, as its record full
+	# and ptdbg's recording make)
+	[ "$rec" = live ] || p+=(-ex 'set record stop-at-thread-exit off')
 	[ "$rec" = rec ] && p+=(-ex record)
 	[ "$rec" = recstep ] && p+=(-ex "record step")
 	for _ in $(seq "$n"); do

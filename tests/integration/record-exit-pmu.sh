@@ -58,7 +58,7 @@ for m in pt bts; do
 	p=$(PTDBG_SIMULATE_PMU=$m ptdbg_batch -- "$TESTPROGS/busy") || die "ptdbg ($m) failed: $p"
 	echo "$p" | qgrep '^Process record: inferior program stopped.' ||
 		die "record $m: busy did not stop before exit_group: $p"
-	echo "$p" | qgrep -E '^\* 1 .* in _exit \(' || die "record $m: thread 1 is not in _exit: $p"
+	echo "$p" | qgrep -E '^\* 1 .* in __GI__exit \(' || die "record $m: thread 1 is not in _exit: $p"
 	echo "$p" | qgrep -E '^  2 ' || die "record $m: the worker thread is gone: $p"
 	echo "$p" | qgrep '^\[Inferior 1 (process [0-9]*) exited with code 02\]' ||
 		die "record $m: busy did not exit with its code 2: $p"
@@ -78,7 +78,7 @@ for m in full pt bts; do
 	CMDS=("${c[@]}")
 	grep -qx 'The next instruction is syscall exit_group.  It will make the program exit.' \
 		"$TMPDIR/group.$m" || { cat "$TMPDIR/group.$m" >&2; die "group ($m): no stop before exit_group"; }
-	grep -Eq '^\* 2 .* in _exit \(' "$TMPDIR/group.$m" ||
+	grep -Eq '^\* 2 .* in __GI__exit \(' "$TMPDIR/group.$m" ||
 		{ cat "$TMPDIR/group.$m" >&2; die "group ($m): the worker is not stopped in _exit"; }
 	grep -Eq '^  1 .*futex|^  1 .*pthread' "$TMPDIR/group.$m" ||
 		{ cat "$TMPDIR/group.$m" >&2; die "group ($m): main is not there, waiting for the worker"; }

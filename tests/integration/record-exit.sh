@@ -82,7 +82,7 @@ for m in full soft; do
 	p=$(ptdbg_batch -- "$TESTPROGS/busy") || die "ptdbg ($m) failed: $p"
 	echo "$p" | qgrep '^Process record: inferior program stopped.' ||
 		die "record $m: busy did not stop before exit_group: $p"
-	echo "$p" | qgrep -E '^\* 1 .* in _exit \(status=(status@entry=)?[0-9]+\)' || die "record $m: thread 1 is not in _exit: $p"
+	echo "$p" | qgrep -E '^\* 1 .* in __GI__exit \(status=(status@entry=)?[0-9]+\)' || die "record $m: thread 1 is not in _exit: $p"
 	echo "$p" | qgrep -E '^  2 ' || die "record $m: the worker thread is gone: $p"
 	echo "$p" | qgrep '^\[Inferior 1 (process [0-9]*) exited with code 02\]' ||
 		die "record $m: busy did not exit with its code 2: $p"

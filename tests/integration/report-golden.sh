@@ -66,7 +66,7 @@ wait "$rpid" || rc=$?
 [ "$rc" -eq 0 ] || { cat "$T/spin.err" >&2; die "rpt_spin snapshot: exit status $rc"; }
 {
 	sed -n '1p; /^The program was running/p; /^Registers:$/p; /^Backtrace:$/p' "$T/spin.raw"
-	grep -E '^#[0-9]+ ' "$T/spin.raw" | grep -E ' (main|__libc_start_call_main|__libc_start_main|_start) \(' |
+	grep -E '^#[0-9]+ ' "$T/spin.raw" | grep -E ' (main|__libc_start_call_main|__libc_start_main|__libc_start_main_impl|_start) \(' |
 		sed -E 's/^#[0-9]+ +//; s/^0x[0-9a-f]+ in //; s/(main \(\) at rpt_spin\.c):[0-9]+$/\1:L/' | normalise
 	# the busy loop, folded: its lines and that it repeated (not how often)
 	grep -E '^rpt_spin\.c:[0-9]+-[0-9]+ \((main|step)\) ×[0-9]+$' "$T/spin.raw" | head -n 1 |

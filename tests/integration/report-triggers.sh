@@ -41,7 +41,7 @@ run_report "$T/out" "$T/err" "${Q[@]}" --at=fib:3 -o "$T/at.txt" "$TESTPROGS/fib
 expect_rc 0 "--at=fib:3"
 has "$T/at.txt" '^Stopped at the --at location fib, hit 3\.$' "--at=fib:3 stop"
 # fib(5) -> fib(4) -> fib(3): the third call of fib is two deep in fib
-[ "$(grep -cE '^#[0-9]+ .*\bfib \(\)' "$T/at.txt")" -eq 3 ] || { cat "$T/at.txt" >&2; die "--at=fib:3: not 3 fib frames"; }
+[ "$(grep -cE '^#[0-9]+ .*\bfib \([^)]*\)' "$T/at.txt")" -eq 3 ] || { cat "$T/at.txt" >&2; die "--at=fib:3: not 3 fib frames"; }
 has "$T/at.txt" '^The program was running: killed after the report\.$' "--at program state"
 [ ! -s "$T/out" ] || { cat "$T/out" >&2; die "--at=fib:3: fib printed although it was stopped before"; }
 l12=$(line_of fib.c 'if (n < 2)')
@@ -90,7 +90,7 @@ rc=0
 wait "$rpid" || rc=$?
 [ "$rc" -eq 0 ] || { cat "$d/err" >&2; die "--on-signal=USR1: exit status $rc"; }
 has "$d/report" '^Snapshot: ptdbg-report received SIGUSR1; the program was running\.$' "--on-signal stop"
-has "$d/report" '^#[0-9]+ .*main \(\) at rpt_spin\.c:' "--on-signal backtrace"
+has "$d/report" '^#[0-9]+ .*main \([^)]*\) at rpt_spin\.c:' "--on-signal backtrace"
 has "$d/report" '^rpt_spin\.c:[0-9]+-[0-9]+ \((main|step)\) ×[0-9]+$' "--on-signal loop folded"
 ! kill -0 "$pid" 2>/dev/null || die "the launched program outlived ptdbg-report"
 exec 3>&-

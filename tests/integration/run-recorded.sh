@@ -22,9 +22,11 @@ for prog in "${progs[@]}"; do
 	fi
 	for m in $methods; do
 		log=$TMPDIR/$prog.$m.log
-		# Continue until the end: signal stops the program once (SIGUSR1);
-		# continues after the exit only fail.
-		CMDS=('break main' run record continue continue continue)
+		# Continue until the end: signal stops the program once (SIGUSR1),
+		# threads before each worker's exit (as gdb record full), every
+		# program before its exit_group; continues after the exit only
+		# fail.
+		CMDS=('break main' run record continue continue continue continue continue)
 		(cd "$TMPDIR" && ptdbg_batch --method="$m" -- "$TESTPROGS/$prog") >"$log"
 		ok=1
 		# Every line the program printed on its own, in the same order.

@@ -5,13 +5,16 @@
 # breaks at `r = fib(n);`, continues to the printf, then
 #  - reverse-continue three times to a breakpoint in fib: the same pcs as
 #    gdb record full's three reverse-continues;
-#  - forward through the history to the printf again, then reverse-stepi
+#  - forward through the history to the printf again (its end: "No more
+#    reverse-execution history.", as gdb record full says there), then reverse-stepi
 #    back to `r = fib(n);` one instruction at a time: the same pcs, in the
 #    same order, as gdb record full's log of the span;
 #  - reverse-continue with no breakpoint: "No more reverse-execution
 #    history." at the program's first instruction (replaylog:begin);
-#  - continue: forward past the end of the history the program runs live
-#    to its exit.
+#  - continue: forward through the whole history to its end, where it
+#    stops as gdb's record full does ("No more reverse-execution
+#    history.", replaylog:end, at the printf); the next continue runs
+#    live to the program's exit.
 . "$(dirname "$0")/lib.bash"
 
 need_prereqs fib
@@ -41,7 +44,7 @@ for m in step soft; do
 	for i in 1 2 3; do CMDS+=(reverse-continue 'echo RC\n' 'p/x $pc'); done
 	CMDS+=(delete "break *$b" continue 'echo AT-B\n' 'p/x $pc' delete
 	       "source $TOP/tests/integration/stub_revpcs.py" "revpcs-to $a $got"
-	       reverse-continue 'echo BEGIN\n' 'p/x $pc' continue)
+	       reverse-continue 'echo BEGIN\n' 'p/x $pc' continue 'echo END\n' 'p/x $pc' continue)
 	ex=(-ex 'set pagination off' -ex 'set confirm off')
 	for c in "${CMDS[@]}"; do ex+=(-ex "$c"); done
 	gdb -nx -batch -ex "target remote | $SERVER --method $m --record --stdio -- $TESTPROGS/fib 4" \
@@ -69,12 +72,21 @@ for m in step soft; do
 		failed=1
 		continue
 	fi
+	# (the start of the history, and its end twice: the continue to the
+	# breakpoint at $b, the end, and this one)
+	if [ "$(grep -c '^No more reverse-execution history\.$' "$log")" != 3 ] ||
+		[ "$(sed -n '/^END$/{n;s/^\$[0-9]* = //p;}' "$log")" != "$b" ]; then
+		cat "$log" >&2
+		note "($m) continue from the start did not stop at the end of the history ($b)"
+		failed=1
+		continue
+	fi
 	if ! grep -q '^fib(4) = 3$' "$log" || ! grep -Eq '^\[Inferior 1 \(process [0-9]+\) exited normally\]$' "$log"; then
 		cat "$log" >&2
 		note "($m) continue from the start of the history did not run the program to its end"
 		failed=1
 		continue
 	fi
-	note "ok stub reverse ($m): 3 reverse-continues, $(wc -l <"$got") reverse-stepis as gdb record full, begin at $first, live to the end"
+	note "ok stub reverse ($m): 3 reverse-continues, $(wc -l <"$got") reverse-stepis as gdb record full, begin at $first, the end at $b, live to the exit"
 done
 [ "$failed" = 0 ] || die "reverse execution through the stub differs from gdb record full"

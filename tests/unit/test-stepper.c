@@ -7,7 +7,9 @@
  * row goes on; the call/return count alone never ends it when the callee
  * longjmps away.  Lines: [0x100, 0x110) line 10, [0x110, 0x120) line 11,
  * [0x120, 0x130) line 12 (a catch block), the callee at 0x400 without
- * lines.
+ * lines.  And `step` into longjmp, which gdb 13 loses: 0x500 is a
+ * frameless longjmp (line 30, its stop address its entry), 0x600 one
+ * with a frame (line 40, stop address 0x604).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +24,15 @@
 static int line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
 {
 	(void)ctx;
+	if ((addr >= 0x500 && addr < 0x510) || (addr >= 0x600 && addr < 0x610)) {
+		memset(li, 0, sizeof(*li));
+		li->file = "longjmp.c";
+		li->line = addr < 0x600 ? 30 : 40;
+		li->lo = addr & ~0xfull;
+		li->hi = li->lo + 0x10;
+		li->is_stmt = 1;
+		return 0;
+	}
 	if (addr < 0x100 || addr >= 0x130)
 		return -1;
 	memset(li, 0, sizeof(*li));
@@ -36,12 +47,63 @@ static int line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
 static uint64_t func_of(void *ctx, uint64_t addr)
 {
 	(void)ctx;
+	if (addr >= 0x500 && addr < 0x700)
+		return addr & ~0xffull;
 	return addr >= 0x100 && addr < 0x130 ? 0x100 : addr >= 0x400 ? 0x400 : 0;
 }
 
 static const struct ptd_stepper_env env = {
 	.base = { .line_of = line_of, .func_of = func_of },
 };
+
+static uint64_t func_bp(void *ctx, uint64_t entry)
+{
+	(void)ctx;
+	return entry == 0x600 ? 0x604 : entry == 0x500 ? 0x500 : 0;
+}
+
+static int is_longjmp(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr == 0x500 || addr == 0x600;
+}
+
+static const struct ptd_stepper_env env_lj = {
+	.base = { .line_of = line_of, .func_of = func_of, .is_longjmp = is_longjmp },
+	.func_bp = func_bp,
+};
+static const struct ptd_stepper_env env_no_lj = {
+	.base = { .line_of = line_of, .func_of = func_of },
+	.func_bp = func_bp,
+};
+
+/* step into a frameless longjmp: gdb loses the step, the motion runs on
+ * (free_run: no stop at the entry, nor at a new line later); next over
+ * it is not concerned; without the longjmp callback, or into a longjmp
+ * with a frame, step stops in it as in any function. */
+static void test_step_into_longjmp(void **state)
+{
+	struct ptd_stepper st;
+
+	(void)state;
+	ptd_stepper_init(&st, PTD_MOTION_STEP, 0x104, &env_lj);
+	assert_int_equal(ptd_stepper_feed(&st, 0x108, PTD_IC_CALL, 0x500, 0), 0);
+	assert_true(st.free_run);
+	assert_int_equal(ptd_stepper_feed(&st, 0x500, PTD_IC_JUMP, 0x110, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x110, PTD_IC_OTHER, 0x120, 0), 0);
+
+	ptd_stepper_init(&st, PTD_MOTION_NEXT, 0x104, &env_lj);
+	assert_int_equal(ptd_stepper_feed(&st, 0x108, PTD_IC_CALL, 0x500, 0), 0);
+	assert_false(st.free_run);
+
+	ptd_stepper_init(&st, PTD_MOTION_STEP, 0x104, &env_no_lj);
+	assert_int_equal(ptd_stepper_feed(&st, 0x108, PTD_IC_CALL, 0x500, 0), 1);
+
+	ptd_stepper_init(&st, PTD_MOTION_STEP, 0x104, &env_lj);
+	assert_int_equal(ptd_stepper_feed(&st, 0x108, PTD_IC_CALL, 0x600, 0), 0);
+	assert_false(st.free_run);
+	assert_int_equal(ptd_stepper_feed(&st, 0x600, PTD_IC_OTHER, 0x604, 0), 1);
+}
 
 /* next at line 10 over the call at 0x108 (returns to 0x10d, still line
  * 10): the callee jumps to a catch block (line 12, same frame), which
@@ -96,6 +158,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_catch_back_at_return),
 		cmocka_unit_test(test_back_at_new_line),
+		cmocka_unit_test(test_step_into_longjmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -725,6 +725,55 @@ static void test_inlined(void **state)
 	assert_int_equal(ptd_symbols_inlined(s, 0x10, in, 4), 0);
 	assert_int_equal(ptd_symbols_inlined(NULL, a, in, 4), -ptde_invalid);
 	assert_int_equal(ptd_symbols_inlined(s, a, NULL, 4), -ptde_invalid);
+	{
+		/* `break sq`: one location per inlined copy (two, at lines 6
+		 * and 7), at the copy's entry (gcc -O2: gdb takes the entry
+		 * itself); sq exists only inlined, comp not at all */
+		uint64_t *v = NULL;
+		int n = ptd__symbols_inlined_entries(s, "sq", &v), lines = 0;
+
+		assert_int_equal(n, 2);
+		assert_true(v[0] < v[1]);
+		for (int i = 0; i < n; i++) {
+			struct ptd_iblock b[PTD_ICHAIN_MAX];
+			int k = ptd__symbols_inline_chain(s, v[i], b, PTD_ICHAIN_MAX), found = 0;
+
+			assert_true(v[i] >= a && v[i] < a + size);
+			for (int j = 0; j < k; j++)
+				if (!strcmp(b[j].name, "sq") && b[j].entry == v[i]) {
+					found = 1;
+					lines |= b[j].call_line == 6 ? 1 : b[j].call_line == 7 ? 2 : 0;
+				}
+			assert_true(found);
+		}
+		assert_int_equal(lines, 3);
+		free(v);
+		assert_int_equal(ptd__symbols_inlined_entries(s, "sumsq", &v), 1);
+		free(v);
+		assert_int_equal(ptd__symbols_inlined_entries(s, "comp", &v), 0);
+		free(v);
+		assert_int_equal(ptd__symbols_inlined_entries(s, "nosuch", &v), 0);
+		free(v);
+		assert_int_equal(ptd__symbols_inlined_entries(NULL, "sq", &v), -ptde_invalid);
+		/* `break inl.c:3` (sq's line): each copy, by address, all in
+		 * comp and on line 3 */
+		n = ptd__symbols_line_addrs(s, "inl.c", 3, &v, &lines);
+		assert_true(n >= 2);
+		assert_int_equal(lines, 3);
+		for (int i = 0; i < n; i++) {
+			struct ptd_line l;
+
+			assert_true(i == 0 || v[i - 1] < v[i]);
+			assert_true(v[i] >= a && v[i] < a + size);
+			assert_int_equal(ptd_symbols_line(s, v[i], &l), 0);
+		}
+		free(v);
+		assert_int_equal(ptd__symbols_line_addrs(s, "inl.c", 999, &v, &lines), -ptde_notfound);
+		assert_int_equal(ptd__symbols_line_addrs(s, "nosuch.c", 3, &v, &lines),
+				 -ptde_notfound);
+		assert_int_equal(ptd__symbols_line_addrs(NULL, "inl.c", 3, &v, &lines),
+				 -ptde_invalid);
+	}
 	ptd_symbols_free(s);
 }
 
