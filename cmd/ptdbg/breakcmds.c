@@ -59,44 +59,48 @@ static int cond_eval(void *ctx, const char *expr, int *truth)
 	return 0;
 }
 
-/* The address of the object a watch expression names now (after a value
- * it reads, the pointer of *ptr, changed), in the innermost frame of the
- * thread that triggered, quietly: no message when it cannot. */
-static int watch_addr(struct shell *sh, const char *expr, uint64_t *addr)
+/* The frame whose CFA is @cfa in the thread the session selected (its
+ * caller's rsp), bound; the innermost one when none is. */
+static int bind_frame_of(struct shell *sh, uint64_t cfa)
 {
-	struct ptd_value *ref = NULL;
-	int level = sh->frame_level, rc;
-	char *amp;
+	struct user_regs_struct r, known;
+	uint64_t pcs[256];
+	int n = cfa ? ptd_session_backtrace(sh->s, pcs, 256) : 0;
+
+	for (int level = 0; level + 1 < n; level++) {
+		if (ptd_session_values_bind(sh->s, sh->vals, level + 1, pcs[level + 1], NULL,
+					    NULL) < 0 ||
+		    ptd_values_frame_regs(sh->vals, &r, &known) < 0 || !known.rsp)
+			break;
+		if (r.rsp == cfa)
+			return ptd_session_values_bind(sh->s, sh->vals, level,
+						       level ? pcs[level] : 0, NULL, NULL);
+	}
+	ptd_clear_error();
+	return ptd_session_values_bind(sh->s, sh->vals, 0, 0, NULL, NULL);
+}
+
+/* The places a watch expression names now (after a value it reads
+ * changed, or in a new program), in the thread the session selected: in
+ * the frame of a watchpoint on a local, else the innermost one; quietly. */
+static int watch_chain(void *ctx, const char *expr, uint64_t frame_cfa, struct ptd_watch_loc *locs,
+		       int max)
+{
+	struct shell *sh = ctx;
+	int rc;
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
-	sh->frame_level = 0;
-	rc = ptd_session_values_bind(sh->s, sh->vals, 0, 0, NULL, NULL);
-	sh->frame_level = level;
+	rc = bind_frame_of(sh, frame_cfa);
 	if (rc < 0)
 		return rc;
-	amp = malloc(strlen(expr) + 4);
-	if (!amp)
-		return -ptde_nomem;
-	sprintf(amp, "&(%s)", expr);
-	rc = ptd_values_eval(sh->vals, amp, &ref);
-	free(amp);
-	if (rc < 0)
-		return rc;
-	rc = ptd_value_as_address(sh->vals, ref, addr);
-	ptd_value_free(ref);
-	return rc;
-}
-
-static int watch_eval(void *ctx, const char *expr, uint64_t *addr)
-{
-	return watch_addr(ctx, expr, addr);
+	return ptd_values_watch_chain(sh->vals, expr, locs, max);
 }
 
 void shell_breakcmds_init(struct shell *sh)
 {
 	ptd_session_set_cond_eval(sh->s, cond_eval, sh);
-	ptd_session_set_watch_eval(sh->s, watch_eval, sh);
+	ptd_session_set_watch_chain(sh->s, watch_chain, sh);
 }
 
 /* A breakpoint number: digits, or -1 after gdb's message. */
@@ -786,118 +790,182 @@ const char *shell_bp_type(const struct ptd_bpinfo *bi)
 	}
 }
 
-/*
- * The pointer an lvalue expression reads on its way, into @inner: E of
- * "*E" and of "E->m" (outer parentheses dropped); 0 when there is none.
- */
-static int pointer_operand(const char *expr, char *inner, size_t n)
+/* gdb watches every value a watched expression reads on the way (the
+ * pointer of *ptr, i of a[i], p and p->next of p->next->val): each one
+ * becomes a place of watchpoint @id, evaluated in the frame the
+ * expression was (shell_watch_lvalue() bound it); their places into
+ * @locs (*@n, at most PTD_HW_SLOTS + 1, the object first).  Returns 0 or
+ * <0 (the debug registers ran out). */
+static int watch_deps(struct shell *sh, const char *expr, int id, struct ptd_watch_loc *locs,
+		      int *n)
 {
-	char buf[256];
-	size_t len;
-	int depth = 0;
-	const char *arrow = NULL;
+	int rc;
 
-	snprintf(buf, sizeof(buf), "%s", skipws(expr));
-	len = strlen(buf);
-	while (len && isspace((unsigned char)buf[len - 1]))
-		buf[--len] = 0;
-	/* (E) */
-	while (len > 2 && buf[0] == '(' && buf[len - 1] == ')') {
-		int d = 0, whole = 1;
-
-		for (size_t i = 0; i < len - 1; i++) {
-			d += buf[i] == '(' ? 1 : buf[i] == ')' ? -1 : 0;
-			if (d == 0) {
-				whole = 0;
-				break;
-			}
-		}
-		if (!whole)
-			break;
-		memmove(buf, buf + 1, len - 2);
-		len -= 2;
-		buf[len] = 0;
-	}
-	if (buf[0] == '*') {
-		snprintf(inner, n, "%s", skipws(buf + 1));
-		return inner[0] != 0;
-	}
-	for (const char *p = buf; *p; p++) {
-		if (*p == '(' || *p == '[')
-			depth++;
-		else if ((*p == ')' || *p == ']') && depth > 0)
-			depth--;
-		else if (!depth && p[0] == '-' && p[1] == '>')
-			arrow = p;
-	}
-	if (!arrow || arrow == buf)
-		return 0;
-	snprintf(inner, n, "%.*s", (int)(arrow - buf), buf);
-	return 1;
-}
-
-/* gdb watches every value a watched expression reads: the pointer of *E
- * and E->m, and what E itself reads; each one in memory becomes a value
- * the watchpoint also watches (its change moves the watchpoint). */
-static int watch_deps(struct shell *sh, const char *expr, int id)
-{
-	char inner[256], cur[256];
-
-	snprintf(cur, sizeof(cur), "%s", expr);
-	for (int i = 0; i < PTD_HW_SLOTS && pointer_operand(cur, inner, sizeof(inner)); i++) {
-		struct ptd_value *val = NULL;
-		uint64_t addr, size;
-		int rc;
-
-		if (watch_addr(sh, inner, &addr) < 0 || ptd_values_eval(sh->vals, inner, &val) < 0) {
-			ptd_clear_error();
-			return 0; /* not in memory (a register, a constant): nothing to watch */
-		}
-		size = ptd_value_size(val);
-		ptd_value_free(val);
-		if (size < 1 || size > 8)
-			return 0;
+	*n = ptd_values_watch_chain(sh->vals, expr, locs, PTD_HW_SLOTS + 1);
+	if (*n < 0) {
+		*n = 0;
 		ptd_clear_error();
-		rc = ptd_session_watch_dep(sh->s, id, addr, (int)size);
+		return 0;
+	}
+	for (int k = 1; k < *n; k++) {
+		rc = ptd_session_watch_dep(sh->s, id, locs[k].addr, locs[k].len);
 		if (rc < 0)
 			return rc;
-		snprintf(cur, sizeof(cur), "%s", inner);
 	}
 	return 0;
 }
 
+/*
+ * An expression that cannot be evaluated now (p->next->val while p is
+ * NULL): gdb sets the watchpoint anyway on the values read before the
+ * error (@locs[1..@n-1]; @locs[0] has no place), with the value
+ * <unreadable>, and its change may make the expression readable.  The
+ * type comes from an evaluation that reads nothing.  Returns the id, or
+ * <0 after the message.
+ */
+static int watch_unreadable(struct shell *sh, const char *expr, enum ptd_watch_kind kind,
+			    const struct ptd_watch_loc *locs, int n, int *key)
+{
+	struct ptd_value *val = NULL;
+	uint64_t size;
+	int id, rc;
+
+	rc = ptd_values_eval_type(sh->vals, expr, &val);
+	if (rc < 0)
+		return sess_error(rc);
+	size = ptd_value_size(val);
+	if (size < 1 || size > 8) {
+		ptd_value_free(val);
+		return shell_error("cannot watch \"%s\": %llu bytes (at most 8, one debug "
+				   "register)", expr, (unsigned long long)size);
+	}
+	rc = ptd_values_keep(sh->vals, val);
+	ptd_value_free(val);
+	*key = rc > 0 ? rc : 0;
+	ptd_clear_error();
+	/* created at the first place read, then given its real places */
+	id = ptd_session_watch(sh->s, expr, locs[1].addr, (int)size, kind);
+	if (id < 0)
+		return sess_error(id);
+	rc = ptd_session_watch_places(sh->s, id, locs, n);
+	if (rc < 0) {
+		ptd_session_delete(sh->s, id);
+		return sess_error(rc);
+	}
+	return id;
+}
+
+/* gdb's `watch -l EXPR` / `-location`: the address EXPR names now, not
+ * the expression; its option is consumed from *@args. */
+static int watch_location_opt(const char **args)
+{
+	const char *p = skipws(*args);
+
+	if (!strncmp(p, "-location", 9) && (!p[9] || isspace((unsigned char)p[9])))
+		p += 9;
+	else if (!strncmp(p, "-l", 2) && (!p[2] || isspace((unsigned char)p[2])))
+		p += 2;
+	else
+		return 0;
+	*args = p;
+	return 1;
+}
+
+/* gdb's `watch EXPR if COND`: cuts @expr at a top-level "if" word and
+ * returns COND (in @expr's storage), or NULL. */
+static char *watch_cond(char *expr)
+{
+	int depth = 0;
+	char quote = 0;
+
+	for (char *p = expr; *p; p++) {
+		if (quote) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == quote)
+				quote = 0;
+			continue;
+		}
+		if (*p == '"' || *p == '\'')
+			quote = *p;
+		else if (*p == '(' || *p == '[')
+			depth++;
+		else if ((*p == ')' || *p == ']') && depth > 0)
+			depth--;
+		else if (!depth && p > expr && isspace((unsigned char)p[-1]) && p[0] == 'i' &&
+			 p[1] == 'f' && (!p[2] || isspace((unsigned char)p[2]))) {
+			char *e = p;
+
+			while (e > expr && isspace((unsigned char)e[-1]))
+				e--;
+			*e = 0;
+			return (char *)skipws(p + 2);
+		}
+	}
+	return NULL;
+}
+
 static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind)
 {
-	char expr[256];
-	uint64_t addr;
+	char expr[256], spec[280], *cond;
+	uint64_t addr = 0;
 	uint64_t ret_pc, cfa;
-	int len = 0, id, key = 0, rc;
+	struct ptd_watch_loc locs[PTD_HW_SLOTS + 1];
+	int len = 0, id, key = 0, rc, nlocs = 0, local = 0, location;
 	size_t n;
 
+	location = watch_location_opt(&args);
 	snprintf(expr, sizeof(expr), "%s", skipws(args));
+	cond = watch_cond(expr);
 	n = strlen(expr);
 	while (n && isspace((unsigned char)expr[n - 1]))
 		expr[--n] = 0;
 	if (!expr[0])
 		return shell_error("Argument required (expression to compute).");
-	if (shell_watch_lvalue(sh, expr, &addr, &len, &key) < 0)
+	snprintf(spec, sizeof(spec), "%s%s", location ? "-location " : "", expr);
+	if (shell_values_bind(sh) < 0)
 		return -1;
-	ptd_clear_error();
-	id = ptd_session_watch(sh->s, expr, addr, len, kind);
-	if (id < 0) {
-		ptd_values_unkeep(sh->vals, key);
-		return sess_error(id);
-	}
-	if (kind == PTD_WATCH_WRITE && ptd_session_alive(sh->s)) {
-		rc = watch_deps(sh, expr, id);
+	nlocs = location ? 0 : ptd_values_watch_chain(sh->vals, expr, locs, PTD_HW_SLOTS + 1);
+	if (location) {
+		/* the place only: no value read on the way, no frame to end
+		 * with; evaluated again it fails (it is not C), so it stays */
+		if (shell_watch_lvalue(sh, expr, &addr, &len, &key) < 0)
+			return -1;
+		ptd_clear_error();
+		id = ptd_session_watch(sh->s, spec, addr, len, kind);
+		if (id < 0) {
+			ptd_values_unkeep(sh->vals, key);
+			return sess_error(id);
+		}
+	} else if (nlocs > 1 && !locs[0].len) {
+		id = watch_unreadable(sh, expr, kind, locs, nlocs, &key);
+		if (id < 0) {
+			ptd_values_unkeep(sh->vals, key);
+			return -1;
+		}
+	} else {
+		ptd_clear_error();
+		if (shell_watch_lvalue(sh, expr, &addr, &len, &key) < 0)
+			return -1;
+		ptd_clear_error();
+		id = ptd_session_watch(sh->s, expr, addr, len, kind);
+		if (id < 0) {
+			ptd_values_unkeep(sh->vals, key);
+			return sess_error(id);
+		}
+		rc = watch_deps(sh, expr, id, locs, &nlocs);
 		if (rc < 0) {
 			ptd_session_delete(sh->s, id);
 			ptd_values_unkeep(sh->vals, key);
 			return sess_error(rc);
 		}
+		local = shell_watch_frame(sh, addr, &ret_pc, &cfa);
 	}
-	/* a local: the watchpoint ends with its frame, as in gdb */
-	if (shell_watch_frame(sh, addr, &ret_pc, &cfa)) {
+	/* an expression that reads a local (the object, or i of a[i]): the
+	 * watchpoint ends with its frame, as in gdb */
+	for (int k = 1; !local && k < nlocs; k++)
+		local = shell_watch_frame(sh, locs[k].addr, &ret_pc, &cfa);
+	if (local) {
 		ptd_clear_error();
 		rc = ptd_session_watch_scope(sh->s, id, ret_pc, cfa);
 		if (rc < 0) {
@@ -906,11 +974,16 @@ static int do_watch(struct shell *sh, const char *args, enum ptd_watch_kind kind
 			return sess_error(rc);
 		}
 	}
+	if (cond && *cond && (rc = ptd_session_bp_condition(sh->s, id, cond)) < 0) {
+		ptd_session_delete(sh->s, id);
+		ptd_values_unkeep(sh->vals, key);
+		return sess_error(rc);
+	}
 	if (key && sh->nwatch_types < (int)(sizeof(sh->watch_types) / sizeof(sh->watch_types[0]))) {
 		sh->watch_types[sh->nwatch_types].id = id;
 		sh->watch_types[sh->nwatch_types++].key = key;
 	}
-	printf("%s %d: %s\n", watch_title(kind), id, expr);
+	printf("%s %d: %s\n", watch_title(kind), id, spec);
 	return 0;
 }
 
@@ -940,31 +1013,41 @@ void shell_print_watch_stop(struct shell *sh, const char *thread)
 		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch || !bi.triggered)
 			continue;
 		if (bi.scope_ended) {
-			printf("\nWatchpoint %d deleted because the program has left the block in\n"
-			       "which its expression is valid.\n",
-			       bi.id);
+			for (int r = 0; r < (bi.reports > 0 ? bi.reports : 1); r++)
+				printf("\nWatchpoint %d deleted because the program has left the "
+				       "block in\nwhich its expression is valid.\n",
+				       bi.id);
 			if (ngone < (int)(sizeof(gone) / sizeof(gone[0])))
 				gone[ngone++] = bi.id;
 			continue;
 		}
-		if (thread)
-			printf("\n%s hit %s %d: %s\n\n", thread, watch_title(bi.watch), bi.id, bi.spec);
-		else
-			printf("\n%s %d: %s\n\n", watch_title(bi.watch), bi.id, bi.spec);
 		if (ptd_session_watch_readable(sh->s, bi.id, &now_ok, &old_ok) < 0)
 			now_ok = old_ok = 1;
 		if (now_ok)
 			watch_value_text(sh, bi.id, bi.value, bi.len, b, sizeof(b));
 		else
 			snprintf(b, sizeof(b), "<unreadable>");
-		if (bi.changed) {
-			if (old_ok)
-				watch_value_text(sh, bi.id, bi.old_value, bi.len, a, sizeof(a));
+		/* gdb reports a read or access watchpoint once per place it
+		 * watches; only the first report of an access one shows the
+		 * change, and only when the old value was readable */
+		if (bi.changed && old_ok)
+			watch_value_text(sh, bi.id, bi.old_value, bi.len, a, sizeof(a));
+		else
+			snprintf(a, sizeof(a), "<unreadable>");
+		for (int r = 0; r < (bi.reports > 0 ? bi.reports : 1); r++) {
+			int old_new = r == 0 && bi.changed &&
+				      (bi.watch == PTD_WATCH_WRITE ||
+				       (bi.watch == PTD_WATCH_ACCESS && old_ok));
+			const char *title = watch_title(bi.watch);
+
+			if (thread)
+				printf("\n%s hit %s %d: %s\n\n", thread, title, bi.id, bi.spec);
 			else
-				snprintf(a, sizeof(a), "<unreadable>");
-			printf("Old value = %s\nNew value = %s\n", a, b);
-		} else {
-			printf("Value = %s\n", b);
+				printf("\n%s %d: %s\n\n", title, bi.id, bi.spec);
+			if (old_new)
+				printf("Old value = %s\nNew value = %s\n", a, b);
+			else
+				printf("Value = %s\n", b);
 		}
 	}
 	for (int i = 0; i < ngone; i++)
@@ -977,16 +1060,14 @@ int shell_info_watchpoints(struct shell *sh, const char *args)
 	int n = ptd_session_bp_count(sh->s), shown = 0, tw = 14, aw = 10;
 
 	(void)args;
-	/* gdb sizes the columns over every breakpoint, not only these */
+	/* gdb sizes the columns over the watchpoints; a watchpoint has its
+	 * location (an address) only while the program runs */
 	for (int i = 0; i < n; i++) {
-		if (ptd_session_bp_get(sh->s, i, &bi) < 0)
+		if (ptd_session_bp_get(sh->s, i, &bi) < 0 || !bi.watch)
 			continue;
-		if (bi.watch && (int)strlen(shell_bp_type(&bi)) > tw)
+		if ((int)strlen(shell_bp_type(&bi)) > tw)
 			tw = (int)strlen(shell_bp_type(&bi));
-		if (!bi.watch && (bi.addr || (bi.spec && bi.spec[0] == '*')))
-			aw = 18;
-		/* a watchpoint has its location once the program runs */
-		if (bi.watch && ptd_session_alive(sh->s))
+		if (ptd_session_alive(sh->s))
 			aw = 18;
 	}
 	for (int i = 0; i < n; i++) {

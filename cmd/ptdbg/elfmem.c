@@ -1,9 +1,9 @@
 /*
  * Memory of a program that is not running, read from its ELF file, so that
  * `disassemble`, `x/i` and the like work before `run` as they do in gdb
- * (which reads the executable's sections).  Only file-backed bytes of
- * PT_LOAD segments are returned, at the addresses the file gives (the
- * addresses the symbols use before the program runs).
+ * (which reads the executable's sections).  Bytes of PT_LOAD segments
+ * are returned, zeros beyond the file's part (.bss), at the addresses the
+ * file gives (the addresses the symbols use before the program runs).
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -35,8 +35,18 @@ long shell_read_file_mem(const char *path, uint64_t addr, void *buf, size_t n)
 		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
 		    (ssize_t)sizeof(ph))
 			break;
-		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr || addr - ph.p_vaddr >= ph.p_filesz)
+		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr || addr - ph.p_vaddr >= ph.p_memsz)
 			continue;
+		/* past the file's bytes (.bss): zeros, as the program starts
+		 * with them and gdb prints them */
+		if (addr - ph.p_vaddr >= ph.p_filesz) {
+			avail = ph.p_memsz - (addr - ph.p_vaddr);
+			if (n > avail)
+				n = (size_t)avail;
+			memset(buf, 0, n);
+			got = (long)n;
+			break;
+		}
 		avail = ph.p_filesz - (addr - ph.p_vaddr);
 		if (n > avail)
 			n = (size_t)avail;

@@ -648,6 +648,14 @@ struct ptd_bpinfo {
 	 * @file and @line are the first one's), and disable N. */
 	int nlocs;
 	int enabled;
+	/* How many times gdb reports it at this stop: once for a write
+	 * watchpoint; a read or access one once per place it watches
+	 * (gdb's locations, ptd_session_watch_dep), less the first for a
+	 * read watchpoint whose value changed (x86 has no read-only trap,
+	 * so gdb takes that one for a write); the first report of an access
+	 * watchpoint with @changed shows the old value.  With @scope_ended:
+	 * how many times gdb says the watchpoint was deleted. */
+	int reports;
 };
 
 /* One location of a breakpoint (gdb's N.M), as ptd_session_bp_loc()
@@ -1263,17 +1271,52 @@ extern PTD_EXPORT int ptd_session_watch_scope(struct ptd_session *s, int id, uin
 					      uint64_t cfa);
 /*
  * The watched expression of watchpoint @id also reads [@addr, @addr+@len)
- * (@len 1..8): the pointer of `*ptr`, as gdb watches every value the
- * expression reads.  A write there that changes it evaluates the
- * expression's address again (the callback of
- * ptd_session_set_watch_eval(); without one it stays) and moves the
- * watchpoint there; the watchpoint then triggers as for a write when the
- * expression's value changed.  Takes debug registers as
- * ptd_session_watch.  Live only.  Returns 0, -ptde_invalid (no such
- * watchpoint, bad @len, too many), -ptde_not_running, -ptde_busy (not
- * enough free debug registers).
+ * (@len 1..8): the pointer of `*ptr`, i of `a[i]`, as gdb watches every
+ * value the expression reads (see ptd_values_watch_chain()).  A change
+ * there evaluates the expression again (the callback of
+ * ptd_session_set_watch_chain(), else ptd_session_set_watch_eval();
+ * without one it stays) and moves the watchpoint's places; a write
+ * watchpoint then triggers when the expression's value changed.  The
+ * place is watched as the watchpoint is (writes for watch, accesses for
+ * rwatch and awatch, which then trigger at any access to it: see
+ * ptd_bpinfo.reports).  Takes debug registers as ptd_session_watch, when
+ * the program starts if it is not running yet.  Returns 0, -ptde_invalid
+ * (no such watchpoint, bad @len, too many), -ptde_not_running (no
+ * program), -ptde_busy (not enough free debug registers).
  */
 extern PTD_EXPORT int ptd_session_watch_dep(struct ptd_session *s, int id, uint64_t addr, int len);
+/*
+ * The places watchpoint expression @expr watches now (ptd_values_watch_chain():
+ * @locs[0] the object, @len 0 when it cannot be evaluated now, then the
+ * values read on the way), at most @max; returns the count or <0.
+ * Called with the thread that triggered selected when a value read on
+ * the way changed, and when a new program starts (watchpoints set before
+ * `run`).  @frame_cfa: the CFA of the frame the expression lives in (a
+ * watchpoint on a local, ptd_session_watch_scope()), to evaluate it
+ * there as gdb does; 0: the innermost frame.  Set with
+ * ptd_session_set_watch_chain(); it takes precedence over the older
+ * ptd_watch_eval_fn, which gives the object's address only.
+ */
+struct ptd_watch_loc {
+	uint64_t addr;
+	int len;
+};
+typedef int (*ptd_watch_chain_fn)(void *ctx, const char *expr, uint64_t frame_cfa,
+				  struct ptd_watch_loc *locs, int max);
+extern PTD_EXPORT void ptd_session_set_watch_chain(struct ptd_session *s, ptd_watch_chain_fn fn,
+						   void *ctx);
+/*
+ * Sets every place watchpoint @id watches at once, as
+ * ptd_values_watch_chain() gives them: @locs[0] the object (@len the
+ * watchpoint's, or 0 when the expression cannot be evaluated now: its
+ * value is unreadable until a place read on the way changes), then the
+ * @n - 1 values read on the way (@len 1..8).  The old places are freed
+ * first; the new ones take debug registers all or none (while the
+ * program runs; else when it starts).  Returns 0, -ptde_invalid,
+ * -ptde_busy (the watchpoint then watches nothing: delete it).
+ */
+extern PTD_EXPORT int ptd_session_watch_places(struct ptd_session *s, int id,
+					       const struct ptd_watch_loc *locs, int n);
 /* The address of the object watchpoint expression @expr names now, in
  * *@addr; returns 0 or <0.  Called with the thread that triggered
  * selected. */
@@ -1409,11 +1452,30 @@ extern PTD_EXPORT int ptd_values_used_memory(const struct ptd_values *v);
  */
 extern PTD_EXPORT int ptd_values_eval(struct ptd_values *v, const char *expr,
 				      struct ptd_value **out);
+/* Evaluates @expr for its type only, as gdb's whatis, ptype and sizeof
+ * do: memory is not read (the contents are zeros) and nothing is written,
+ * so p->next->val has its type while p is NULL.  Returns as
+ * ptd_values_eval(). */
+extern PTD_EXPORT int ptd_values_eval_type(struct ptd_values *v, const char *expr,
+					   struct ptd_value **out);
 /* gdb's warning from the last ptd_values_eval() ("Value does not fit in 3
  * bits."), valid until the next evaluation, or NULL. */
 extern PTD_EXPORT const char *ptd_values_warning(const struct ptd_values *v);
 /* Appends a copy of @val to the history.  Returns its number N ($N). */
 extern PTD_EXPORT int ptd_values_record(struct ptd_values *v, const struct ptd_value *val);
+/*
+ * The places a watchpoint on lvalue @expr watches, as gdb's: @locs[0] the
+ * object (its size may exceed 8), then every scalar value the evaluation
+ * read from memory on the way (i of a[i]; p and p->next of p->next->val),
+ * each once, at most @max in all.  When the evaluation fails after
+ * reading such values (p->next->val while p is NULL), @locs[0] has @len
+ * 0 (the object is not known now) and the values read before the error
+ * follow, as gdb keeps watching them.  Returns the count (>= 1), or <0:
+ * ptd_values_eval()'s errors when nothing was read, -ptde_invalid when
+ * the value is not in memory.
+ */
+extern PTD_EXPORT int ptd_values_watch_chain(struct ptd_values *v, const char *expr,
+					     struct ptd_watch_loc *locs, int max);
 extern PTD_EXPORT void ptd_value_free(struct ptd_value *val);
 
 /*

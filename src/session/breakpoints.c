@@ -641,6 +641,7 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	out->triggered = b->triggered;
 	out->changed = b->changed;
 	out->scope_ended = b->scope_ended;
+	out->reports = b->reports;
 	memcpy(out->value, b->val, sizeof(out->value));
 	memcpy(out->old_value, b->old, sizeof(out->old_value));
 	return 0;
@@ -696,6 +697,7 @@ int ptd_session_bp_enable(struct ptd_session *s, int id, int loc, int enabled)
 /* After exec or at launch: resolve every breakpoint again in the new image. */
 void ptd__ses_bp_rearm_all(struct ptd_session *s)
 {
+	ptd__ses_watch_drop_locals(s);
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
 		struct locset ls;

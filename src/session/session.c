@@ -367,6 +367,7 @@ void ptd__ses_drop_process(struct ptd_session *s)
 	free(s->offline_exe);
 	s->offline_exe = NULL;
 	ptd__ses_bp_forget_inserted(s);
+	ptd__ses_watch_drop_locals(s);
 }
 
 void ptd_session_free(struct ptd_session *s)

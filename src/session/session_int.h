@@ -58,17 +58,21 @@ struct sbp {
 	int slots[PTD_HW_SLOTS];
 	uint8_t val[8], old[8];
 	int val_ok, old_ok; /* watchpoint: @val, @old could be read */
+	int noobj;          /* watchpoint: the expression fails now (unreadable) */
 	int triggered; /* it ended the last motion */
 	int stopped;   /* breakpoint: it stopped the last thread at its address */
 	int changed;   /* and the value changed then */
+	int reports;   /* watchpoint: times gdb reports it at this stop (ptd_bpinfo) */
 	/* A watchpoint on a frame's local (ptd_session_watch_scope): an
 	 * execute slot at the frame's return address ends it once the
 	 * thread's rsp reaches the frame's CFA. */
 	int scope_on, scope_slot, scope_ended;
 	uint64_t scope_pc, scope_cfa;
-	/* Values the watched expression reads on the way (ptr of *ptr,
-	 * ptd_session_watch_dep): written, the expression is evaluated again
-	 * (s->watch_eval) and the watchpoint moves (watch.c). */
+	/* Values the watched expression reads on the way (ptr of *ptr, i of
+	 * a[i], ptd_session_watch_dep), watched as the watchpoint is (write
+	 * or access): changed, the expression is evaluated again
+	 * (s->watch_chain or s->watch_eval) and the watchpoint moves
+	 * (watch.c).  No slots before the program runs. */
 	int ndeps;
 	struct {
 		uint64_t addr;
@@ -227,6 +231,8 @@ struct ptd_session {
 	void *cond_ctx;
 	ptd_watch_eval_fn watch_eval;
 	void *watch_eval_ctx;
+	ptd_watch_chain_fn watch_chain;
+	void *watch_chain_ctx;
 	/* handle SIG: gdb's stop/print/pass per signal (breakctl.c). */
 	unsigned char sigflags[65];
 	int sig_ready;
@@ -312,6 +318,9 @@ unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits);
 void ptd__ses_watch_reset(struct ptd_session *s);
 /* Sets watchpoint @b again in a new process image (run, exec). */
 void ptd__ses_watch_rearm(struct ptd_session *s, struct sbp *b);
+/* Deletes the watchpoints on locals (ptd_session_watch_scope) when the
+ * program goes or execs, as gdb does: their frames are gone. */
+void ptd__ses_watch_drop_locals(struct ptd_session *s);
 /* Frees watchpoint @b's slots. */
 void ptd__ses_watch_release(struct ptd_session *s, struct sbp *b);
 /* The PLT entry of function @name in ELF file @path, as a file address

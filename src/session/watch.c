@@ -22,6 +22,8 @@
 static int read_value(struct ptd_session *s, const struct sbp *b, uint8_t *out)
 {
 	memset(out, 0, 8);
+	if (b->noobj)
+		return 0;
 	if (ptd_session_read(s, b->addr, out, (size_t)b->len) != b->len) {
 		memset(out, 0, 8);
 		ptd_clear_error();
@@ -78,6 +80,13 @@ static int take_slots(struct ptd_session *s, uint64_t addr, int len, int hwkind,
 	return 0;
 }
 
+/* The debug-register kind of @b's places: gdb gives every location of a
+ * watchpoint its type, and x86 has no read-only one. */
+static int hw_kind(const struct sbp *b)
+{
+	return b->wkind == PTD_WATCH_WRITE ? PTD_HW_WRITE : PTD_HW_ACCESS;
+}
+
 static struct sbp *watch_by_id(struct ptd_session *s, int id)
 {
 	for (int i = 0; i < s->nbp; i++)
@@ -94,6 +103,14 @@ void ptd_session_set_watch_eval(struct ptd_session *s, ptd_watch_eval_fn fn, voi
 	s->watch_eval_ctx = ctx;
 }
 
+void ptd_session_set_watch_chain(struct ptd_session *s, ptd_watch_chain_fn fn, void *ctx)
+{
+	if (!s)
+		return;
+	s->watch_chain = fn;
+	s->watch_chain_ctx = ctx;
+}
+
 int ptd_session_watch_dep(struct ptd_session *s, int id, uint64_t addr, int len)
 {
 	struct sbp *b;
@@ -104,12 +121,16 @@ int ptd_session_watch_dep(struct ptd_session *s, int id, uint64_t addr, int len)
 	b = watch_by_id(s, id);
 	if (!b || b->ndeps >= PTD_HW_SLOTS)
 		return ptd__err(-ptde_invalid, "no watchpoint %d to add a value to", id);
-	if (!ptd_session_alive(s))
+	if (s->offline || (!ptd_session_alive(s) && !ptd_session_program(s)))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
 	k = b->ndeps;
-	rc = take_slots(s, addr, len, PTD_HW_WRITE, b->deps[k].slots, &b->deps[k].nslots);
-	if (rc < 0)
-		return rc;
+	b->deps[k].nslots = 0;
+	/* before run: the slots are taken when the program starts */
+	if (ptd_session_alive(s)) {
+		rc = take_slots(s, addr, len, hw_kind(b), b->deps[k].slots, &b->deps[k].nslots);
+		if (rc < 0)
+			return rc;
+	}
 	b->deps[k].addr = addr;
 	b->deps[k].len = len;
 	memset(b->deps[k].val, 0, 8);
@@ -119,17 +140,118 @@ int ptd_session_watch_dep(struct ptd_session *s, int id, uint64_t addr, int len)
 	return 0;
 }
 
+/* Frees the slots of @b's places (its object and the values read on the
+ * way), keeping the places. */
+static void release_places(struct ptd_session *s, struct sbp *b)
+{
+	for (int i = 0; i < b->nslots; i++)
+		ptd_session_hw_clear(s, b->slots[i]);
+	b->nslots = 0;
+	for (int k = 0; k < b->ndeps; k++) {
+		for (int i = 0; i < b->deps[k].nslots; i++)
+			ptd_session_hw_clear(s, b->deps[k].slots[i]);
+		b->deps[k].nslots = 0;
+	}
+}
+
+static void read_dep(struct ptd_session *s, struct sbp *b, int k)
+{
+	memset(b->deps[k].val, 0, 8);
+	if (ptd_session_read(s, b->deps[k].addr, b->deps[k].val, (size_t)b->deps[k].len) !=
+	    b->deps[k].len) {
+		memset(b->deps[k].val, 0, 8);
+		ptd_clear_error();
+	}
+}
+
+/* Takes the slots of every place of @b (all or none); 0 or <0. */
+static int take_places(struct ptd_session *s, struct sbp *b)
+{
+	int rc = b->noobj ? 0 : take_slots(s, b->addr, b->len, hw_kind(b), b->slots, &b->nslots);
+
+	for (int k = 0; rc == 0 && k < b->ndeps; k++)
+		rc = take_slots(s, b->deps[k].addr, b->deps[k].len, hw_kind(b), b->deps[k].slots,
+				&b->deps[k].nslots);
+	if (rc < 0)
+		release_places(s, b);
+	for (int k = 0; k < b->ndeps; k++)
+		read_dep(s, b, k);
+	return rc;
+}
+
+static void warn_places(struct ptd_session *s, const struct sbp *b)
+{
+	char msg[200];
+
+	if (!s->notify)
+		return;
+	snprintf(msg, sizeof(msg), "warning: cannot watch %s at 0x%llx: %s", b->spec,
+		 (unsigned long long)b->addr, ptd_last_error(-ptde_busy));
+	s->notify(s->notify_ctx, msg);
+}
+
 /*
- * A value the expression of @b reads changed: evaluate its address again
- * and move the watchpoint's slots there, as gdb's update_watchpoint.  The
+ * Evaluates @b's expression again in thread @tid (the selected one when
+ * 0) with the front end's chain callback: the places it names now.
+ * Returns 1 when they changed (moved in @b, slots not taken), 0 when they
+ * are the same or cannot be known (the expression fails there: the
+ * watchpoint stays where it is).
+ */
+static int places_now(struct ptd_session *s, struct sbp *b, pid_t tid)
+{
+	struct ptd_watch_loc locs[PTD_HW_SLOTS + 1];
+	struct sthread *th = tid ? ptd__ses_thread_by_tid(s, tid) : NULL;
+	int saved = s->cur, n, same;
+
+	if (th)
+		s->cur = (int)(th - s->th);
+	n = s->watch_chain(s->watch_chain_ctx, b->spec, b->scope_on ? b->scope_cfa : 0, locs,
+			   PTD_HW_SLOTS + 1);
+	s->cur = saved;
+	if (n < 1 || (locs[0].len && locs[0].len != b->len)) {
+		ptd_clear_error();
+		return 0;
+	}
+	ptd_clear_error();
+	same = (!locs[0].len) == b->noobj && (!locs[0].len || locs[0].addr == b->addr) &&
+	       n - 1 == b->ndeps;
+	for (int k = 0; same && k < b->ndeps; k++)
+		same = locs[k + 1].addr == b->deps[k].addr && locs[k + 1].len == b->deps[k].len;
+	if (same)
+		return 0;
+	b->noobj = !locs[0].len;
+	if (locs[0].len)
+		b->addr = locs[0].addr;
+	b->ndeps = 0;
+	for (int k = 1; k < n && b->ndeps < PTD_HW_SLOTS; k++) {
+		b->deps[b->ndeps].addr = locs[k].addr;
+		b->deps[b->ndeps].len = locs[k].len;
+		b->deps[b->ndeps++].nslots = 0;
+	}
+	return 1;
+}
+
+/*
+ * A value the expression of @b reads changed: evaluate it again and move
+ * the watchpoint's places there, as gdb's update_watchpoint does before
+ * each resume (a[i] follows i; p->next->val follows p and p->next).  The
  * value is compared by the caller.
  */
 static void watch_move(struct ptd_session *s, struct sbp *b, pid_t tid)
 {
 	struct sthread *th = ptd__ses_thread_by_tid(s, tid);
-	int saved = s->cur, slots[PTD_HW_SLOTS], nslots, rc;
+	int saved = s->cur, rc;
 	uint64_t addr = 0;
 
+	if (s->watch_chain) {
+		release_places(s, b);
+		places_now(s, b, tid);
+		if (take_places(s, b) < 0) {
+			warn_places(s, b);
+			ptd_clear_error();
+		}
+		return;
+	}
 	if (!s->watch_eval)
 		return;
 	if (th)
@@ -144,20 +266,41 @@ static void watch_move(struct ptd_session *s, struct sbp *b, pid_t tid)
 		ptd_session_hw_clear(s, b->slots[i]);
 	b->nslots = 0;
 	b->addr = addr;
-	if (take_slots(s, addr, b->len, b->wkind == PTD_WATCH_WRITE ? PTD_HW_WRITE : PTD_HW_ACCESS,
-		       slots, &nslots) < 0) {
+	if (take_slots(s, addr, b->len, hw_kind(b), b->slots, &b->nslots) < 0) {
+		warn_places(s, b);
 		ptd_clear_error();
-		if (s->notify) {
-			char msg[160];
-
-			snprintf(msg, sizeof(msg), "warning: cannot watch %s at 0x%llx", b->spec,
-				 (unsigned long long)addr);
-			s->notify(s->notify_ctx, msg);
-		}
-		return;
 	}
-	b->nslots = nslots;
-	memcpy(b->slots, slots, sizeof(slots));
+}
+
+int ptd_session_watch_places(struct ptd_session *s, int id, const struct ptd_watch_loc *locs,
+			     int n)
+{
+	struct sbp *b;
+	int rc = 0;
+
+	if (!s || !locs || n < 1 || n > PTD_HW_SLOTS + 1 || (locs[0].len && locs[0].len > 8))
+		return ptd__err(-ptde_invalid, "cannot watch %d places", n);
+	b = watch_by_id(s, id);
+	if (!b || (locs[0].len && locs[0].len != b->len))
+		return ptd__err(-ptde_invalid, "no watchpoint %d of that size", id);
+	for (int k = 1; k < n; k++)
+		if (locs[k].len < 1 || locs[k].len > 8)
+			return ptd__err(-ptde_invalid, "cannot watch %d bytes", locs[k].len);
+	release_places(s, b);
+	b->noobj = !locs[0].len;
+	if (locs[0].len)
+		b->addr = locs[0].addr;
+	b->ndeps = n - 1;
+	for (int k = 1; k < n; k++) {
+		b->deps[k - 1].addr = locs[k].addr;
+		b->deps[k - 1].len = locs[k].len;
+		b->deps[k - 1].nslots = 0;
+	}
+	if (ptd_session_alive(s))
+		rc = take_places(s, b);
+	b->val_ok = b->old_ok = read_value(s, b, b->val);
+	memcpy(b->old, b->val, sizeof(b->old));
+	return rc;
 }
 
 int ptd_session_watch(struct ptd_session *s, const char *expr, uint64_t addr, int len,
@@ -228,6 +371,16 @@ int ptd_session_watch_scope(struct ptd_session *s, int id, uint64_t ret_pc, uint
 		return ptd__err(-ptde_invalid, "no watchpoint %d to scope", id);
 	if (!ptd_session_alive(s))
 		return ptd__err(-ptde_not_running, "The program is not being run.");
+	/* watchpoints on the same frame share its end's register */
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].wkind && s->bp[i].scope_on && s->bp[i].scope_pc == ret_pc &&
+		    s->bp[i].scope_cfa == cfa) {
+			b->scope_on = 1;
+			b->scope_slot = s->bp[i].scope_slot;
+			b->scope_pc = ret_pc;
+			b->scope_cfa = cfa;
+			return 0;
+		}
 	slot = ptd_session_hw_free_slot(s);
 	if (slot < 0)
 		return ptd__err(-ptde_busy, "Hardware watchpoints used exceeds limit of %d debug "
@@ -244,15 +397,13 @@ int ptd_session_watch_scope(struct ptd_session *s, int id, uint64_t ret_pc, uint
 
 void ptd__ses_watch_release(struct ptd_session *s, struct sbp *b)
 {
-	for (int i = 0; i < b->nslots; i++)
-		ptd_session_hw_clear(s, b->slots[i]);
-	b->nslots = 0;
-	for (int k = 0; k < b->ndeps; k++) {
-		for (int i = 0; i < b->deps[k].nslots; i++)
-			ptd_session_hw_clear(s, b->deps[k].slots[i]);
-		b->deps[k].nslots = 0;
-	}
-	if (b->scope_on && ptd_session_alive(s))
+	int shared = 0;
+
+	release_places(s, b);
+	for (int i = 0; b->scope_on && i < s->nbp; i++)
+		shared |= &s->bp[i] != b && s->bp[i].wkind && s->bp[i].scope_on &&
+			  s->bp[i].scope_slot == b->scope_slot;
+	if (b->scope_on && !shared && ptd_session_alive(s))
 		ptd_session_hw_clear(s, b->scope_slot);
 	b->scope_on = 0;
 }
@@ -280,10 +431,18 @@ static int scope_check(struct ptd_session *s, struct sbp *b, pid_t tid)
 	return 0;
 }
 
+void ptd__ses_watch_drop_locals(struct ptd_session *s)
+{
+	for (int i = s->nbp - 1; i >= 0; i--)
+		if (s->bp[i].wkind && s->bp[i].scope_on)
+			ptd_session_delete(s, s->bp[i].id);
+	ptd_clear_error();
+}
+
 void ptd__ses_watch_reset(struct ptd_session *s)
 {
 	for (int i = 0; i < s->nbp; i++)
-		s->bp[i].triggered = s->bp[i].changed = s->bp[i].scope_ended = 0;
+		s->bp[i].triggered = s->bp[i].changed = s->bp[i].scope_ended = s->bp[i].reports = 0;
 }
 
 int ptd__ses_has_watch(const struct ptd_session *s)
@@ -294,18 +453,43 @@ int ptd__ses_has_watch(const struct ptd_session *s)
 	return 0;
 }
 
+/*
+ * How many times gdb reports watchpoint @b at a stop where it triggered
+ * with its value @changed (before its condition and ignore count): gdb
+ * makes a stop record per location of a read or access watchpoint (its
+ * object and each value read on the way), all of which see the trigger;
+ * the first one compares the value, the others find it unchanged.  A read
+ * watchpoint drops the record that saw a change (x86 has no read-only
+ * trap: gdb takes it for a write).  A write watchpoint has one record.
+ * @locations: the places it had when the trap came (gdb moves them after
+ * the stop is reported); an object that cannot be evaluated has none
+ * (the value whose read failed is among the deps).
+ */
+static int gdb_records(const struct sbp *b, int locations, int changed)
+{
+	switch (b->wkind) {
+	case PTD_WATCH_WRITE:
+		return changed;
+	case PTD_WATCH_READ:
+		return locations > 0 ? locations - (changed != 0) : 0;
+	default:
+		return locations;
+	}
+}
+
 unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits)
 {
 	unsigned keep = hits;
 
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
-		unsigned mine = 0;
+		unsigned mine = 0, dmine = 0, moved = 0;
 		uint8_t now[8];
-		int changed, stop, now_ok;
+		int changed, records, truth = 1, now_ok, locations;
 
 		if (!b->wkind)
 			continue;
+		b->reports = 0;
 		if (b->scope_on) {
 			unsigned bit = 1u << b->scope_slot;
 
@@ -314,85 +498,81 @@ unsigned ptd__ses_watch_filter(struct ptd_session *s, pid_t tid, unsigned hits)
 				b->triggered = 1;
 				b->scope_ended = 1;
 				b->changed = 0;
+				/* gdb says so once per stop record */
+				b->reports = b->wkind == PTD_WATCH_WRITE ? 1 : b->ndeps + !b->noobj;
 				keep |= bit;
 				continue;
 			}
 		}
-		{
-			unsigned dmine = 0, moved = 0;
+		for (int k = 0; k < b->ndeps; k++) {
+			unsigned dbits = 0;
+			uint8_t dnow[8];
 
-			for (int k = 0; k < b->ndeps; k++) {
-				unsigned dbits = 0;
-				uint8_t dnow[8];
-
-				for (int j = 0; j < b->deps[k].nslots; j++)
-					dbits |= 1u << b->deps[k].slots[j];
-				dmine |= dbits;
-				if (!(hits & dbits))
-					continue;
-				memset(dnow, 0, 8);
-				if (ptd_session_read(s, b->deps[k].addr, dnow, (size_t)b->deps[k].len) !=
-				    b->deps[k].len)
-					memset(dnow, 0, 8);
-				if (memcmp(dnow, b->deps[k].val, 8)) {
-					memcpy(b->deps[k].val, dnow, 8);
-					moved = 1;
-				}
-			}
-			keep &= ~dmine;
-			if (moved)
-				watch_move(s, b, tid);
-			/* a changed value read on the way counts as a write of
-			 * the expression: its value decides below */
-			for (int k = 0; k < b->nslots; k++)
-				mine |= 1u << b->slots[k];
-			keep &= ~mine;
-			if (!(hits & mine) && !moved)
+			for (int j = 0; j < b->deps[k].nslots; j++)
+				dbits |= 1u << b->deps[k].slots[j];
+			dmine |= dbits;
+			if (!(hits & dbits))
 				continue;
-			if (moved)
-				mine |= dmine;
+			memset(dnow, 0, 8);
+			if (ptd_session_read(s, b->deps[k].addr, dnow, (size_t)b->deps[k].len) !=
+			    b->deps[k].len) {
+				memset(dnow, 0, 8);
+				ptd_clear_error();
+			}
+			if (memcmp(dnow, b->deps[k].val, 8)) {
+				memcpy(b->deps[k].val, dnow, 8);
+				moved = 1;
+			}
 		}
+		for (int k = 0; k < b->nslots; k++)
+			mine |= 1u << b->slots[k];
+		keep &= ~(mine | dmine);
+		/* a write watchpoint looks at its value when the object was
+		 * written or a value read on the way changed; a read or access
+		 * one at any access to any of its places (gdb) */
+		if (!(hits & (mine | dmine)))
+			continue;
+		if (b->wkind == PTD_WATCH_WRITE && !(hits & mine) && !moved)
+			continue;
+		locations = b->ndeps + !b->noobj;
+		if (moved)
+			watch_move(s, b, tid);
 		now_ok = read_value(s, b, now);
 		changed = now_ok != b->val_ok || (now_ok && memcmp(now, b->val, 8) != 0);
-		switch (b->wkind) {
-		case PTD_WATCH_WRITE:
-			stop = changed;
-			break;
-		case PTD_WATCH_READ:
-			stop = !changed;
-			break;
-		default:
-			stop = 1;
-			break;
-		}
 		if (changed) {
 			memcpy(b->old, b->val, 8);
 			memcpy(b->val, now, 8);
 			b->old_ok = b->val_ok;
 			b->val_ok = now_ok;
 		}
-		if (!stop)
+		records = gdb_records(b, locations, changed);
+		if (!records)
 			continue;
 		if (b->cond && s->cond_fn) {
 			struct sthread *th = ptd__ses_thread_by_tid(s, tid);
-			int saved = s->cur, truth = 1;
+			int saved = s->cur;
 
 			if (th)
 				s->cur = (int)(th - s->th);
-			if (s->cond_fn(s->cond_ctx, b->cond, &truth) == 0 && !truth)
-				stop = 0;
+			if (s->cond_fn(s->cond_ctx, b->cond, &truth) < 0)
+				truth = 1;
 			s->cur = saved;
 		}
-		if (!stop)
+		if (!truth)
 			continue;
-		b->hits++;
-		if (b->ignore) {
-			b->ignore--;
-			continue;
+		/* gdb counts a hit and spends the ignore count per record */
+		for (int r = 0; r < records; r++) {
+			b->hits++;
+			if (b->ignore)
+				b->ignore--;
+			else
+				b->reports++;
 		}
+		if (!b->reports)
+			continue;
 		b->triggered = 1;
 		b->changed = changed;
-		keep |= hits & mine;
+		keep |= hits & (mine | dmine);
 	}
 	return keep;
 }
@@ -584,56 +764,41 @@ int ptd_session_symbol_names(struct ptd_session *s, const char *prefix,
 }
 
 /*
- * A new process image (run again, exec): the debug registers are empty;
- * a watchpoint on a variable looks its address up again, one on an
- * address keeps it.  One that cannot be set again keeps no slots and
- * says so when the program runs.
+ * A new process image (run again, exec; or the first run of a watchpoint
+ * set before it): the debug registers are empty.  The places are looked
+ * up again in the new program, as gdb re-evaluates the expression there:
+ * with the front end's chain callback (a[i], p->next->val: the values
+ * read on the way are those of the new program), else a variable by its
+ * symbol; an expression that cannot be evaluated keeps its addresses.
+ * One that cannot be set again keeps no slots and says so.
  */
 void ptd__ses_watch_rearm(struct ptd_session *s, struct sbp *b)
 {
-	uint64_t pa[PTD_HW_SLOTS], addr = b->addr, size;
-	int pl[PTD_HW_SLOTS], n;
+	uint64_t addr = b->addr, size;
 	const char *p;
 
 	b->nslots = 0;
+	for (int k = 0; k < b->ndeps; k++)
+		b->deps[k].nslots = 0;
 	/* a local's frame is not in the new program */
 	b->scope_on = 0;
-	for (p = b->spec; *p && (isalnum((unsigned char)*p) || *p == '_'); p++)
-		;
-	if (!*p && ptd_session_data_symbol(s, b->spec, &addr, &size) == 0 && size == (uint64_t)b->len)
-		b->addr = addr;
-	ptd_clear_error();
-	n = ptd_hw_pieces(b->addr, (uint64_t)b->len, pa, pl, PTD_HW_SLOTS);
-	for (int i = 0; i < n && i < PTD_HW_SLOTS; i++) {
-		int slot = ptd_session_hw_free_slot(s);
-
-		if (slot < 0 || ptd_session_hw_set(s, slot, pa[i], pl[i],
-						   b->wkind == PTD_WATCH_WRITE ? PTD_HW_WRITE
-									       : PTD_HW_ACCESS) < 0) {
-			ptd_clear_error();
-			ptd__ses_watch_release(s, b);
-			if (s->notify) {
-				char msg[160];
-
-				snprintf(msg, sizeof(msg),
-					 "warning: cannot set watchpoint %d again in the new program",
-					 b->id);
-				s->notify(s->notify_ctx, msg);
-			}
-			return;
-		}
-		b->slots[b->nslots++] = slot;
+	if (!s->watch_chain || !places_now(s, b, 0)) {
+		for (p = b->spec; *p && (isalnum((unsigned char)*p) || *p == '_'); p++)
+			;
+		if (!*p && ptd_session_data_symbol(s, b->spec, &addr, &size) == 0 &&
+		    size == (uint64_t)b->len)
+			b->addr = addr;
 	}
-	for (int k = 0; k < b->ndeps; k++) {
-		if (take_slots(s, b->deps[k].addr, b->deps[k].len, PTD_HW_WRITE, b->deps[k].slots,
-			       &b->deps[k].nslots) < 0) {
-			ptd_clear_error();
-			continue;
+	ptd_clear_error();
+	if (take_places(s, b) < 0) {
+		ptd_clear_error();
+		if (s->notify) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "warning: cannot set watchpoint %d again in the "
+						   "new program", b->id);
+			s->notify(s->notify_ctx, msg);
 		}
-		memset(b->deps[k].val, 0, 8);
-		if (ptd_session_read(s, b->deps[k].addr, b->deps[k].val, (size_t)b->deps[k].len) !=
-		    b->deps[k].len)
-			memset(b->deps[k].val, 0, 8);
 	}
 	b->val_ok = b->old_ok = read_value(s, b, b->val);
 	memcpy(b->old, b->val, sizeof(b->old));

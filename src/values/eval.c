@@ -717,8 +717,12 @@ static val_t *parse_primary(struct parser *ps)
 				}
 			}
 			if (!t) {
-				val_t *x = parse_unary(ps);
+				val_t *x;
 
+				/* C's sizeof does not evaluate its operand */
+				v->type_only++;
+				x = parse_unary(ps);
+				v->type_only--;
 				if (!x)
 					return NULL;
 				t = x->type;
@@ -1601,7 +1605,9 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 		ptd_value_free(lhs);
 		return NULL;
 	}
-	if (lhs->lval == LV_MEM) {
+	if (v->type_only) {
+		/* sizeof(x = 1), a type-only evaluation: nothing is written */
+	} else if (lhs->lval == LV_MEM) {
 		if (!v->write) {
 			rc = ptd__err(-ptde_unsupported,
 				      "cannot write memory: the program is not running live here "
@@ -1748,6 +1754,78 @@ int ptd_values_eval(struct ptd_values *v, const char *expr, struct ptd_value **o
 		return ps.rc ? ps.rc : ptd__err(-ptde_internal, "expression failed");
 	*out = r;
 	return 0;
+}
+
+/*
+ * gdb's update_watchpoint: the places a watchpoint on @expr watches are
+ * the object itself and every value its evaluation fetched from memory,
+ * structs and arrays excepted (a[i] reads i; p->next->val reads p and
+ * p->next; a struct fetched whole is not a place to watch).
+ */
+int ptd_values_watch_chain(struct ptd_values *v, const char *expr, struct ptd_watch_loc *locs,
+			   int max)
+{
+	struct ptd_value *val = NULL;
+	int rc, n = 0;
+
+	if (!v || !expr || !locs || max < 1)
+		return -ptde_invalid;
+	v->chain_on = 1;
+	v->nchain = 0;
+	v->chain_failed.size = 0;
+	rc = ptd_values_eval(v, expr, &val);
+	v->chain_on = 0;
+	if (rc < 0) {
+		/* gdb keeps watching what was read before the error (p of
+		 * p->next->val while p is NULL): its change may make the
+		 * expression readable */
+		int any = 0;
+
+		for (int i = 0; i < v->nchain; i++)
+			any |= v->chain[i].scalar && v->chain[i].size >= 1 && v->chain[i].size <= 8;
+		if (!any)
+			return rc;
+		locs[n].addr = 0;
+		locs[n++].len = 0;
+		/* and the value whose read failed (gdb: "watch it anyway in
+		 * case it becomes readable"), after the ones read */
+		if (v->chain_failed.scalar && v->chain_failed.size >= 1 &&
+		    v->chain_failed.size <= 8 && v->nchain < (int)(sizeof(v->chain) / sizeof(v->chain[0])))
+			v->chain[v->nchain++] = v->chain_failed;
+	} else if (val->lval != LV_MEM) {
+		ptd_value_free(val);
+		return ptd__err(-ptde_invalid, "cannot watch \"%s\": not an object in memory", expr);
+	} else {
+		locs[n].addr = val->addr;
+		locs[n++].len = (int)ptd__vt_size(val->type);
+		ptd_value_free(val);
+	}
+	for (int i = 0; i < v->nchain && n < max; i++) {
+		int dup = 0;
+
+		if (!v->chain[i].scalar || v->chain[i].size < 1 || v->chain[i].size > 8)
+			continue;
+		for (int k = 0; k < n; k++)
+			dup |= locs[k].len && locs[k].addr == v->chain[i].addr &&
+			       locs[k].len == (int)v->chain[i].size;
+		if (dup)
+			continue;
+		locs[n].addr = v->chain[i].addr;
+		locs[n++].len = (int)v->chain[i].size;
+	}
+	return n;
+}
+
+int ptd_values_eval_type(struct ptd_values *v, const char *expr, struct ptd_value **out)
+{
+	int rc;
+
+	if (!v)
+		return -ptde_invalid;
+	v->type_only++;
+	rc = ptd_values_eval(v, expr, out);
+	v->type_only--;
+	return rc;
 }
 
 int ptd_values_record(struct ptd_values *v, const struct ptd_value *val)

@@ -136,6 +136,23 @@ int ptd__mem_read(struct ptd_values *v, uint64_t addr, void *buf, size_t n)
 	return 0;
 }
 
+/* A value fetched from memory while ptd_values_watch_chain() evaluates:
+ * one of the places a watchpoint watches (gdb's value chain). */
+static void chain_note(struct ptd_values *v, const struct ptd_value *val, uint64_t size, int ok)
+{
+	struct vtype *t = ptd__vt_strip(val->type);
+	struct ptd__chain_val *c;
+
+	if (!v->chain_on || val->lval != LV_MEM)
+		return;
+	if (ok && v->nchain >= (int)(sizeof(v->chain) / sizeof(v->chain[0])))
+		return;
+	c = ok ? &v->chain[v->nchain++] : &v->chain_failed;
+	c->addr = val->addr;
+	c->size = size;
+	c->scalar = t && t->kind != VT_STRUCT && t->kind != VT_ARRAY;
+}
+
 int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val)
 {
 	uint64_t sz = ptd__vt_size(val->type);
@@ -146,6 +163,11 @@ int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val)
 		return ptd__err(-ptde_invalid,
 				"value requires %llu bytes, which is more than max-value-size",
 				(unsigned long long)sz);
+	if (v->type_only) {
+		memset(val->buf, 0, sz);
+		val->lazy = 0;
+		return 0;
+	}
 	if (val->bit_size) {
 		uint8_t raw[16] = { 0 };
 		size_t nb = (size_t)(val->bit_off + val->bit_size + 7) / 8;
@@ -155,23 +177,29 @@ int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val)
 		if (nb > 8)
 			nb = 8;
 		rc = ptd__mem_read(v, val->addr, raw, nb);
-		if (rc < 0)
+		if (rc < 0) {
+			chain_note(v, val, nb, 0);
 			return rc;
+		}
 		memcpy(&x, raw, 8);
 		x >>= val->bit_off;
 		if (val->bit_size < 64)
 			x &= (1ull << val->bit_size) - 1;
 		memcpy(val->buf, &x, sz < 8 ? sz : 8);
 		val->lazy = 0;
+		chain_note(v, val, nb, 1);
 		return 0;
 	}
 	if (sz) {
 		int rc = ptd__mem_read(v, val->addr, val->buf, sz);
 
-		if (rc < 0)
+		if (rc < 0) {
+			chain_note(v, val, sz, 0);
 			return rc;
+		}
 	}
 	val->lazy = 0;
+	chain_note(v, val, sz, 1);
 	return 0;
 }
 

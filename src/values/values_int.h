@@ -153,6 +153,18 @@ struct ptd_values {
 	int pc_only;       /* only rip of the innermost frame is known */
 	int bad_op;        /* the DW_OP a location expression failed at */
 	char warning[128]; /* gdb's warning of the last evaluation, or "" */
+	/* While ptd_values_watch_chain() evaluates: the values fetched from
+	 * memory on the way (gdb's value chain), in order; @chain_on off
+	 * otherwise. */
+	int chain_on, nchain;
+	/* Evaluating for the type only (sizeof's operand,
+	 * ptd_values_eval_type()): fetches give zeros without reading and
+	 * assignments write nothing, as gdb's EVAL_AVOID_SIDE_EFFECTS. */
+	int type_only;
+	struct ptd__chain_val {
+		uint64_t addr, size;
+		int scalar; /* not a struct or an array */
+	} chain[16], chain_failed; /* the value whose read failed (size 0: none) */
 	struct vframe frame;     /* the selected frame */
 	struct vframe frame0;    /* the innermost one */
 	uint64_t inner_cfa;      /* the CFA of the frame called by the selected one */

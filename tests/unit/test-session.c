@@ -373,6 +373,78 @@ static void hw_motion(int method)
 	ptd_session_free(s);
 }
 
+/* The library's watchpoint places without the shell: a[i] of
+ * testprogs/watchidx watches a[i] and i; the chain callback (the front
+ * end's evaluator, here reading i itself) moves it when i changes. */
+struct idx_ctx {
+	struct ptd_session *s;
+	uint64_t a, i;
+};
+
+static int idx_chain(void *ctx, const char *expr, uint64_t frame_cfa, struct ptd_watch_loc *locs,
+		     int max)
+{
+	struct idx_ctx *c = ctx;
+	int i = 0;
+
+	assert_string_equal(expr, "a[i]");
+	assert_int_equal(frame_cfa, 0); /* globals: no frame */
+	assert_true(max >= 2);
+	if (ptd_session_read(c->s, c->i, &i, sizeof(i)) != sizeof(i))
+		return -ptde_nomap;
+	locs[0].addr = c->a + 4 * (uint64_t)i;
+	locs[0].len = 4;
+	locs[1].addr = c->i;
+	locs[1].len = 4;
+	return 2;
+}
+
+static void test_watch_places(void **state)
+{
+	char path[4200];
+	char *argv[2] = { path, NULL };
+	struct idx_ctx c = { ptd_session_alloc(), nm_sym("watchidx", "a"), nm_sym("watchidx", "i") };
+	struct ptd_watch_loc locs[2] = { { c.a, 4 }, { c.i, 4 } };
+	static const int32_t want[] = { 5, 6, 8, 4, 3 };
+	struct ptd_bpinfo bi;
+	struct ptd_event ev;
+	int id;
+
+	snprintf(path, sizeof(path), "%s/watchidx", progdir);
+	assert_int_equal(ptd_session_set_program(c.s, argv), 0);
+	assert_int_equal(ptd_session_run(c.s, 1, &ev), 0);
+	ptd_session_set_watch_chain(c.s, idx_chain, &c);
+	id = ptd_session_watch(c.s, "a[i]", c.a, 4, PTD_WATCH_WRITE);
+	assert_true(id > 0);
+	/* bad input */
+	assert_int_equal(ptd_session_watch_places(NULL, id, locs, 2), -ptde_invalid);
+	assert_int_equal(ptd_session_watch_places(c.s, id, NULL, 2), -ptde_invalid);
+	assert_int_equal(ptd_session_watch_places(c.s, id, locs, 0), -ptde_invalid);
+	assert_int_equal(ptd_session_watch_places(c.s, id + 1, locs, 2), -ptde_invalid);
+	locs[1].len = 9;
+	assert_int_equal(ptd_session_watch_places(c.s, id, locs, 2), -ptde_invalid);
+	locs[1].len = 4;
+	assert_int_equal(ptd_session_watch_places(c.s, id, locs, 2), 0);
+	/* a[0] = 5; i = 1 moves it to a[1] (6); a[0] = 7 passes; a[1] = 8;
+	 * i = 3 (4); i = 2 (3) */
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		int32_t v;
+
+		assert_int_equal(ptd_session_motion(c.s, PTD_MOTION_CONTINUE, 0, &ev), 0);
+		assert_int_equal(ev.kind, PTD_EVENT_HWBREAK);
+		assert_int_equal(ptd_session_bp_get(c.s, 0, &bi), 0);
+		assert_int_equal(bi.id, id);
+		assert_true(bi.triggered && bi.changed);
+		assert_int_equal(bi.reports, 1);
+		memcpy(&v, bi.value, sizeof(v));
+		assert_int_equal(v, want[k]);
+	}
+	assert_int_equal(ptd_session_delete(c.s, id), 0);
+	assert_int_equal(ptd_session_motion(c.s, PTD_MOTION_CONTINUE, 0, &ev), 0);
+	assert_int_equal(ev.kind, PTD_EVENT_EXITED);
+	ptd_session_free(c.s);
+}
+
 static void test_hw_plain(void **state)
 {
 	hw_motion(0);
@@ -456,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_reverse_ends),
 		cmocka_unit_test(test_hw_plain),
+		cmocka_unit_test(test_watch_places),
 		cmocka_unit_test(test_hw_soft),
 		cmocka_unit_test(test_hw_step),
 		cmocka_unit_test(test_exit_stop_step),

@@ -365,6 +365,80 @@ static void test_globals(void **state)
 	expect_fmt(f->v, "g_bytes", 'u', "{0, 200, 122}");
 }
 
+/* The address @expr evaluates to. */
+static uint64_t addr_of(struct fx *f, const char *expr)
+{
+	struct ptd_value *val = NULL;
+	uint64_t a = 0;
+
+	assert_int_equal(ptd_values_eval(f->v, expr, &val), 0);
+	assert_int_equal(ptd_value_as_address(f->v, val, &a), 0);
+	ptd_value_free(val);
+	return a;
+}
+
+/* gdb's watchpoint places: the object, then the scalars read on the way
+ * (not arrays or structs merely passed through), each once. */
+static void test_watch_chain(void **state)
+{
+	struct fx *f = *state;
+	struct ptd_watch_loc l[8];
+
+	assert_int_equal(ptd_values_watch_chain(f->v, "g_counter", l, 8), 1);
+	assert_int_equal(l[0].addr, addr_of(f, "&g_counter"));
+	assert_int_equal(l[0].len, 4);
+	/* an index: the element and the index variable; the array is not read */
+	assert_int_equal(ptd_values_watch_chain(f->v, "g_arr[g_counter - 40]", l, 8), 2);
+	assert_int_equal(l[0].addr, addr_of(f, "&g_arr[2]"));
+	assert_int_equal(l[0].len, 4);
+	assert_int_equal(l[1].addr, addr_of(f, "&g_counter"));
+	assert_int_equal(l[1].len, 4);
+	/* read twice, watched once */
+	assert_int_equal(ptd_values_watch_chain(f->v, "g_arr[g_counter - g_counter]", l, 8), 2);
+	assert_int_equal(l[0].addr, addr_of(f, "&g_arr[0]"));
+	/* a pointer: *g_msg reads g_msg */
+	assert_int_equal(ptd_values_watch_chain(f->v, "*g_msg", l, 8), 2);
+	assert_int_equal(l[0].addr, 0x402008);
+	assert_int_equal(l[0].len, 1);
+	assert_int_equal(l[1].addr, addr_of(f, "&g_msg"));
+	assert_int_equal(l[1].len, 8);
+	/* through a NULL pointer: the object is at 16, not readable */
+	assert_int_equal(ptd_values_watch_chain(f->v, "g_rec.next->id", l, 8), 2);
+	assert_int_equal(l[0].addr, 16);
+	assert_int_equal(l[1].addr, addr_of(f, "&g_rec.next"));
+	/* the evaluation fails on the way: what was read before stays, and
+	 * the value whose read failed (NULL->next at 40) comes last */
+	assert_int_equal(ptd_values_watch_chain(f->v, "g_rec.next->next->id", l, 8), 3);
+	assert_int_equal(l[0].len, 0);
+	assert_int_equal(l[1].addr, addr_of(f, "&g_rec.next"));
+	assert_int_equal(l[2].addr, addr_of(f, "&g_rec.next") - addr_of(f, "&g_rec"));
+	assert_int_equal(l[2].len, 8);
+	/* for its type only, nothing is read */
+	{
+		struct ptd_value *val = NULL;
+
+		assert_int_equal(ptd_values_eval_type(f->v, "g_rec.next->next->id", &val), 0);
+		assert_int_equal(ptd_value_size(val), 4);
+		ptd_value_free(val);
+		expect(f->v, "sizeof(g_rec.next->next->id)", "4");
+		assert_int_equal(ptd_values_eval_type(NULL, "g_counter", &val), -ptde_invalid);
+	}
+	/* a whole struct is the object; @max bounds the places */
+	assert_int_equal(ptd_values_watch_chain(f->v, "origin", l, 8), 1);
+	assert_int_equal(l[0].len, 8);
+	assert_int_equal(ptd_values_watch_chain(f->v, "*g_msg", l, 1), 1);
+	/* errors */
+	assert_int_equal(ptd_values_watch_chain(f->v, "g_counter + 1", l, 8), -ptde_invalid);
+	assert_true(ptd_values_watch_chain(f->v, "nosuch", l, 8) < 0);
+	assert_true(ptd_values_watch_chain(f->v, "g_counter +", l, 8) < 0);
+	assert_int_equal(ptd_values_watch_chain(NULL, "g_counter", l, 8), -ptde_invalid);
+	assert_int_equal(ptd_values_watch_chain(f->v, NULL, l, 8), -ptde_invalid);
+	assert_int_equal(ptd_values_watch_chain(f->v, "g_counter", NULL, 8), -ptde_invalid);
+	assert_int_equal(ptd_values_watch_chain(f->v, "g_counter", l, 0), -ptde_invalid);
+	/* the evaluator works as before afterwards */
+	expect(f->v, "g_arr[1]", "2");
+}
+
 /* A kept value formats other contents in its type across binds (the
  * shell's watchpoint Old value/New value). */
 static void test_keep(void **state)
@@ -591,6 +665,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_globals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_watch_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_and_assign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locals, setup, teardown),
 		cmocka_unit_test(test_no_debug_info),
