@@ -104,6 +104,20 @@ static int slot_of(struct ptd_stub *st, uint64_t fd)
 	return -1;
 }
 
+/* The one argument of vFile:close and vFile:fstat, a descriptor gdb
+ * opened: its slot, or -EINVAL / -EBADF. */
+static int fd_only(struct ptd_stub *st, const char *p, size_t n)
+{
+	const char *q = p, *end = p + n;
+	uint64_t fd;
+	int slot;
+
+	if (ptd__stub_parse_hex(&q, end, &fd) < 0 || q != end)
+		return -EINVAL;
+	slot = slot_of(st, fd);
+	return slot < 0 ? -EBADF : slot;
+}
+
 static int h_setfs(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
 	const char *q = p, *end = p + n;
@@ -169,15 +183,10 @@ static int h_open(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 
 static int h_close(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
-	const char *q = p, *end = p + n;
-	uint64_t fd;
-	int slot;
+	int slot = fd_only(st, p, n);
 
-	if (ptd__stub_parse_hex(&q, end, &fd) < 0 || q != end)
-		return fail(out, EINVAL);
-	slot = slot_of(st, fd);
 	if (slot < 0)
-		return fail(out, EBADF);
+		return fail(out, -slot);
 	close(st->files[slot]);
 	st->files[slot] = -1;
 	ptd_rsp_puts(out, "F0");
@@ -259,17 +268,12 @@ static void be64(uint8_t *b, uint64_t v)
 
 static int h_fstat(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
-	const char *q = p, *end = p + n;
 	uint8_t b[64];
 	struct stat sb;
-	uint64_t fd;
-	int slot;
+	int slot = fd_only(st, p, n);
 
-	if (ptd__stub_parse_hex(&q, end, &fd) < 0 || q != end)
-		return fail(out, EINVAL);
-	slot = slot_of(st, fd);
 	if (slot < 0)
-		return fail(out, EBADF);
+		return fail(out, -slot);
 	if (fstat(st->files[slot], &sb) < 0)
 		return fail(out, errno);
 	/* gdb's struct stat: dev ino mode nlink uid gid rdev (4 bytes each),

@@ -1407,6 +1407,10 @@ int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t
 		int sk = edge && edge[i - 1] ? edge[i - 1] - 1 : log_boring(l, x, b[i].ip);
 		uint8_t v = log_verdict(x, b[i].ip, sk);
 
+		/* the part's summary, as ptd__calllog_block keeps it */
+		l->sim.numbers += b[i].ninsn;
+		if (!sk)
+			sim_step(l, x, b[i].ip, v);
 		if (sk && hs) {
 			skip += x->ninsn;
 		} else {

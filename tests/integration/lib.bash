@@ -42,6 +42,16 @@ die() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 # whole pipeline: a test that fails or passes by scheduling.
 qgrep() { grep "$@" >/dev/null; }
 
+# rsp_pkt PAYLOAD: the gdb remote-protocol packet framing PAYLOAD
+rsp_pkt() {
+	local p=$1 s=0 i c
+	for ((i = 0; i < ${#p}; i++)); do
+		printf -v c '%d' "'${p:i:1}"
+		s=$(((s + c) & 255))
+	done
+	printf '$%s#%02x' "$p" "$s"
+}
+
 need_prereqs() {
 	[ -x "$PTDBG" ] || die "ptdbg shell not built: $PTDBG"
 	[ -d "$TESTPROGS" ] || die "test programs not built: $TESTPROGS"

@@ -37,14 +37,6 @@ qgrep 'No such file or directory' "$out" || die "remote get of a missing file: n
 qgrep '^END$' "$out" || die "gdb did not get to the end"
 
 # raw packets: errors in gdb's File-I/O numbers
-rsp_pkt() {
-	local p=$1 s=0 i c
-	for ((i = 0; i < ${#p}; i++)); do
-		printf -v c '%d' "'${p:i:1}"
-		s=$(((s + c) & 255))
-	done
-	printf '$%s#%02x' "$p" "$s"
-}
 hex() { printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'; }
 {
 	for p in "vFile:open:$(hex "$TMPDIR/nosuch"),0,0" 'vFile:pread:3e7,10,0' 'vFile:close:3e7' \

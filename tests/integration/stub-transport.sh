@@ -13,15 +13,6 @@ SERVER=$TOP/$B/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
 command -v python3 >/dev/null || die "python3 is needed for the Unix socket client"
 
-# rsp_pkt PAYLOAD: the framed packet
-rsp_pkt() {
-	local p=$1 s=0 i c
-	for ((i = 0; i < ${#p}; i++)); do
-		printf -v c '%d' "'${p:i:1}"
-		s=$(((s + c) & 255))
-	done
-	printf '$%s#%02x' "$p" "$s"
-}
 # rsp_recv FD: prints the next reply's payload (acks dropped)
 rsp_recv() {
 	local data ck
