@@ -522,12 +522,15 @@ int ptd_session_load(struct ptd_session *s, const char *dir)
 	s->offline = 1;
 	s->offimg = ptd_bundle_image(b, NULL, NULL);
 	if (!s->offimg) {
-		/* the image's message names the file it could not read
-		 * (kept as it is: formatting it into a new message would read
-		 * the buffer being written) */
-		rc = -ptde_bad_trace;
+		/* the image's message names the file it could not read; it
+		 * is copied out first (dropping the process may set another,
+		 * and formatting it into a new one would read the buffer
+		 * being written) */
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", ptd_last_error(-ptde_bad_trace));
 		ptd__ses_drop_process(s);
-		return rc;
+		return ptd__err(-ptde_bad_trace, "%s", msg);
 	}
 	for (size_t i = 0; i < b->nthreads; i++) {
 		const struct ptd_bundle_thread *bt = &b->threads[i];
