@@ -752,10 +752,14 @@ static val_t *parse_primary(struct parser *ps)
 					uint64_t off = 0;
 
 					if (find_member(ptd__vt_strip(st->target), name, &off, &mb, 0)) {
-						val_t *obj = deref(ps, self);
+						val_t *obj = deref(ps, self), *m;
 
 						ptd_clear_error();
-						return obj ? member(ps, obj, name) : NULL;
+						if (!obj)
+							return NULL;
+						m = member(ps, obj, name);
+						ptd_value_free(obj);
+						return m;
 					}
 				}
 				ptd_value_free(self);
