@@ -3288,6 +3288,9 @@ static int set_record_hw(struct shell *sh, enum ptd_method m, const char *args)
 	return 0;
 }
 
+/* set record stop-at-thread-exit, for show (the session's default: on) */
+static int stop_at_thread_exit = 1;
+
 static int set_record(struct shell *sh, const char *args)
 {
 	char word[64];
@@ -3311,6 +3314,7 @@ static int set_record(struct shell *sh, const char *args)
 		if (parse_on_off(args, &on) < 0)
 			return -1;
 		ptd_session_set_stop_before_thread_exit(sh->s, on);
+		stop_at_thread_exit = on;
 		return 0;
 	}
 	if (!strcmp(word, "instruction-history-size"))
@@ -3410,7 +3414,10 @@ static int show_record(struct shell *sh, const char *args)
 		printf("The record %s buffer size is ", ptd_method_name(m));
 		print_bytes(ptd_session_buffer_size(sh->s, m));
 		printf(" per thread.\n");
-	} else if (!strcmp(word, "instruction-history-size"))
+	} else if (!strcmp(word, "stop-at-thread-exit"))
+		printf("Stopping before a thread's exit while recording is %s.\n",
+		       stop_at_thread_exit ? "on" : "off");
+	else if (!strcmp(word, "instruction-history-size"))
 		printf("Number of instructions to print in \"record instruction-history\" is %d.\n",
 		       sh->insn_history_size);
 	else if (!strcmp(word, "function-call-history-size"))

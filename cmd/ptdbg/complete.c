@@ -156,8 +156,7 @@ int shell_complete(struct shell *sh, const char *line, int start, const char *te
 	} else if ((!strcmp(cmd, "set") || !strcmp(cmd, "show")) && nw >= 2) {
 		if (!strcmp(words[1], "record") && nw == 2) {
 			add_list(&c, record_settings);
-			if (!strcmp(cmd, "set"))
-				add(&c, "stop-at-thread-exit"); /* (no show) */
+			add(&c, "stop-at-thread-exit");
 		}
 		else if (!strcmp(words[1], "record") && nw == 3 &&
 			 (!strcmp(words[2], "pt") || !strcmp(words[2], "bts") ||
