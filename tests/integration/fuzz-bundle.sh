@@ -12,13 +12,15 @@ need_prereqs fib threads
 fuzz_build
 work=$TMPDIR/fuzz-bundle
 mkdir -p "$work/corpus"
-# From main to the printf (fib) or to the end of main (threads): the
+# From main to the printf (fib) or to the end of main (threads, past its
+# workers' exits without stopping there): the
 # program's own code only.  libc's map is dropped from the seeds, as its
 # debug information would cost a second per input.
 record() {
 	local name=$1 to=$2 out
 	shift 2
-	out=$("$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' -ex "break $to" \
+	out=$("$PTDBG" -batch -ex 'break main' -ex run -ex 'record soft pt' \
+		-ex 'set record stop-at-thread-exit off' -ex "break $to" \
 		-ex continue -ex "record save $work/$name" --args "$@" 2>&1)
 	grep -q "Saved the recording to $work/$name" <<<"$out" || { echo "$out"; die "cannot record $name"; }
 }
