@@ -138,11 +138,8 @@ const struct ptd_history *ptd_pt_trace_newest(struct ptd_pt_trace *t, size_t k);
  * signals are events, not gaps.  Set it before decoding anything.
  */
 void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on);
-/* Lazy histories of at most this many bytes of PT are stored instead.  A
- * stored history has no call log, so its first call history builds the
- * whole call view: at 1 MiB that stays well under 50 ms (16 MiB took about
- * half a second), while a lazy one answers from the parts' summaries. */
-#define PTD_PT_STORE_MAX (1ull << 20)
+/* Lazy histories of at most this many bytes of PT are stored instead. */
+#define PTD_PT_STORE_MAX (16ull << 20)
 /*
  * Lazy history: for more than PTD_PT_STORE_MAX bytes of PT (a smaller
  * trace is decoded once and stored: decoding again whatever is used costs
