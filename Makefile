@@ -56,7 +56,13 @@ TESTPROG_SRCS := $(sort $(wildcard testprogs/*.c))
 # Keep intermediate objects; listed explicitly, because a bare .SECONDARY:
 # makes every target intermediate, and make never remakes a missing
 # intermediate target that has no prerequisites (deps-check was skipped so).
-.SECONDARY: $(LIB_OBJS)
+# The programs' and unit tests' objects too: a new file's object, not yet
+# named by a .d file, would otherwise be deleted after the build, and the
+# next make (a test's `make install`) would build and link the programs
+# again while other tests run them.
+CMD_OBJS := $(patsubst %.c,$(B)/%.o,$(wildcard cmd/*/*.c))
+UNIT_OBJS := $(UNIT_SRCS:%.c=$(B)/%.o)
+.SECONDARY: $(LIB_OBJS) $(CMD_OBJS) $(UNIT_OBJS)
 .PHONY: all deps deps-check check demo bench install clean testprogs unit-tests fuzz
 all: $(B)/libptdbg.a $(B)/libptdbg.so $(CMD_BINS) testprogs
 
