@@ -328,7 +328,11 @@ static void test_many_threads(void **state)
 	}
 	assert_int_equal(clones, 800);
 	assert_int_equal(exits, 800);
-	assert_int_equal(most, 101);
+	/* a whole wave is alive at once (a barrier); main's join returns
+	 * when a thread's tid is cleared, which is before its exit reaches
+	 * the tracer, so the next wave's first clones may be seen before the
+	 * last exits of the one before */
+	assert_true(most >= 101 && most <= 201);
 	assert_int_equal(st.status, 0);
 	ptd_target_free(t);
 }
