@@ -789,18 +789,9 @@ static val_t *ref_member(struct parser *ps, val_t *r)
 		return NULL;
 	}
 	memcpy(&addr, r->buf, 8);
-	t = ptd__val_new(st->target);
-	if (!t) {
-		ptd_value_free(r);
-		return oom(ps);
-	}
-	t->lval = LV_MEM;
-	t->addr = addr;
-	t->lazy = 1;
-	t->ref_type = r->type;
-	t->ref_addr = addr;
+	t = ptd__val_referent(r, addr);
 	ptd_value_free(r);
-	return t;
+	return t ? t : oom(ps);
 }
 
 /* Member @name of @s, also in its C++ base classes (depth first, as

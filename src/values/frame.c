@@ -1357,6 +1357,20 @@ static int enumerator_value(struct ptd_values *v, struct found *fd, struct ptd_v
 	return 0;
 }
 
+struct ptd_value *ptd__val_referent(const struct ptd_value *ref, uint64_t addr)
+{
+	struct ptd_value *r = ptd__val_new(ptd__vt_strip(ref->type)->target);
+
+	if (!r)
+		return NULL;
+	r->lval = LV_MEM;
+	r->addr = addr;
+	r->lazy = 1;
+	r->ref_type = ref->type;
+	r->ref_addr = addr;
+	return r;
+}
+
 /* A C++ reference variable is its referent: an lvalue at the address
  * the reference holds, remembering the reference's type for printing. */
 static int deref_reference(struct ptd_values *v, struct ptd_value **io)
@@ -1374,14 +1388,9 @@ static int deref_reference(struct ptd_values *v, struct ptd_value **io)
 		return 0;
 	}
 	memcpy(&addr, val->buf, 8);
-	r = ptd__val_new(st->target);
+	r = ptd__val_referent(val, addr);
 	if (!r)
 		return ptd__err(-ptde_nomem, "out of memory");
-	r->lval = LV_MEM;
-	r->addr = addr;
-	r->lazy = 1;
-	r->ref_type = val->type;
-	r->ref_addr = addr;
 	ptd_value_free(val);
 	*io = r;
 	return 0;

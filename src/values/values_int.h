@@ -104,6 +104,9 @@ enum { VAL_BYTE_OK, VAL_BYTE_OPTOUT, VAL_BYTE_UNAVAIL };
 /* What @val's bytes [off, off+len) are: VAL_BYTE_OK when all are known,
  * else the state of the first that is not. */
 int ptd__val_bytes_state(const struct ptd_value *val, uint64_t off, uint64_t len);
+/* What reference @ref (of a VT_REF type) refers to, at @addr: a lazy
+ * lvalue there that prints as the reference ("(int &) @0x...: 3"). */
+struct ptd_value *ptd__val_referent(const struct ptd_value *ref, uint64_t addr);
 /* *@ptr for a synthetic pointer: the bytes of the variable it stands
  * for, as a value of the pointer's target type.  0 or <0. */
 int ptd__val_synth_deref(struct ptd_values *v, const struct ptd_value *ptr, struct ptd_value **out);
