@@ -34,6 +34,9 @@ struct psbhdr {
 	uint64_t fup_ip;  /* 0: no FUP (tracing disabled at the PSB) */
 	uint64_t fup_off; /* offset and size of the FUP packet */
 	uint8_t fup_len;
+	/* The execution mode of the first MODE.Exec before PSBEND
+	 * (ptem_unknown: none). */
+	uint8_t mode;
 	/* The FUP is directly followed (after PSBEND and timing or mode
 	 * packets) by TIP.PGE: tracing was re-enabled right after the sync
 	 * point, so a decoder coming from before the PSB may well have had
@@ -117,6 +120,8 @@ static void read_psb_hdr_at(struct pt_packet_decoder *pd, uint64_t off, struct p
 		}
 		if (guard > 1 && pkt.type == ppt_psb)
 			break;
+		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_exec && !h->mode)
+			h->mode = (uint8_t)pt_get_exec_mode(&pkt.payload.mode.bits.exec);
 		if (pkt.type == ppt_fup && !h->fup_ip) {
 			h->fup_ip = fup_ip_of(&pkt.payload.ip);
 			h->fup_off = at;
@@ -238,6 +243,12 @@ struct carry {
 	uint8_t have_item; /* the history has an item before it (gdb's gap rule) */
 	uint8_t off_async; /* disabled asynchronously at async_at */
 	uint8_t dis_known; /* dis_ip: where the decoder was when tracing stopped */
+	/* libipt's execution mode (enum pt_exec_mode; ptem_unknown: none).
+	 * A decoder synced at a PSB has none until its PSB+'s MODE.Exec;
+	 * the continuous one keeps its own, checks the PSB+'s against it
+	 * while tracing is on (-pte_bad_status_update) and keeps it where
+	 * the PSB+ has no MODE.Exec. */
+	uint8_t mode;
 	uint64_t async_at, dis_ip;
 	/* Output only: PTD_BLK_* flags the run learnt for the last block
 	 * before it (ptd_history_flag_last). */
@@ -295,6 +306,9 @@ struct seg {
 	uint64_t obase;	    /* offset of the decoder's buffer in the trace */
 	unsigned nev;	    /* events passed to the sink */
 	uint8_t head_flags; /* see struct carry */
+	/* libipt's execution mode now (see struct carry); the first
+	 * PSB+'s MODE.Exec is still to be checked against in.mode. */
+	int mode, mode_check;
 	/* A part of a run (fast_run): the pending block stays queued for
 	 * what follows. */
 	int more;
@@ -857,7 +871,16 @@ static int decode_segment(struct seg *s)
 	if (read_psb_hdr(s->buf, s->end, s->begin, &hdr) < 0)
 		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
 	s->enabled = hdr.fup_ip != 0;
+	s->mode = ptem_unknown;
 	if (s->in.kind == CARRY_STATE) {
+		int pad_fup = !s->in.enabled && hdr.fup_ip;
+		/* The continuous decoder keeps its mode where the PSB+ has no
+		 * MODE.Exec: given to libipt's decoder in the copy. */
+		int add_mode = s->in.mode != ptem_unknown && !hdr.mode;
+
+		s->mode = s->in.mode;
+		s->mode_check = s->in.enabled && s->in.mode != ptem_unknown && hdr.mode &&
+				hdr.mode != s->in.mode;
 		s->off_async = s->in.off_async;
 		s->async_at = s->in.async_at;
 		s->dis_known = s->in.dis_known;
@@ -865,20 +888,35 @@ static int decode_segment(struct seg *s)
 		s->in_disabled = !s->in.enabled;
 		/* (enabled but no FUP: libipt has no ip to go on) */
 		s->enabled = s->in.enabled && hdr.fup_ip;
-		if (!s->in.enabled && hdr.fup_ip) {
+		if (pad_fup || add_mode) {
 			/* Tracing was disabled before this PSB: a continuous
 			 * decoder ignores the FUP in its PSB+ and waits for
 			 * TIP.PGE; libipt synced here would take tracing as
 			 * enabled and fail at the PGE.  Decode a copy with the
-			 * FUP turned into PADs (same offsets). */
-			copy = malloc(s->end - s->begin);
+			 * FUP turned into PADs (same offsets).  A MODE.Exec
+			 * of the carried mode goes right after the PSB (the
+			 * offsets after it move by its size). */
+			size_t add = add_mode ? 2 : 0, n = s->end - s->begin;
+
+			copy = malloc(n + add);
 			if (!copy)
 				return ptd__err(-ptde_nomem, "out of memory decoding PT");
-			memcpy(copy, s->buf + s->begin, s->end - s->begin);
-			memset(copy + (hdr.fup_off - s->begin), 0, hdr.fup_len);
+			memcpy(copy, s->buf + s->begin, sizeof(psb_pattern));
+			if (add_mode) {
+				struct pt_packet_mode_exec me =
+					pt_set_exec_mode((enum pt_exec_mode)s->in.mode);
+
+				copy[sizeof(psb_pattern)] = 0x99;
+				copy[sizeof(psb_pattern) + 1] =
+					(uint8_t)((me.csl ? 1 : 0) | (me.csd ? 2 : 0));
+			}
+			memcpy(copy + sizeof(psb_pattern) + add,
+			       s->buf + s->begin + sizeof(psb_pattern), n - sizeof(psb_pattern));
+			if (pad_fup)
+				memset(copy + (hdr.fup_off - s->begin) + add, 0, hdr.fup_len);
 			cfg.begin = copy;
-			cfg.end = copy + (s->end - s->begin);
-			s->obase = s->begin;
+			cfg.end = copy + n + add;
+			s->obase = s->begin - add;
 			sync_at = 0;
 		}
 	}
@@ -915,6 +953,19 @@ static int decode_segment(struct seg *s)
 			status = pt_blk_event(dec, &ev, sizeof(ev));
 			if (status < 0)
 				break;
+			if (ev.type == ptev_exec_mode) {
+				/* The continuous decoder's check of the first
+				 * PSB+'s mode against its own (libipt's
+				 * pt_blk_process_exec_mode): an error there. */
+				if (s->mode_check && ev.status_update &&
+				    ev.variant.exec_mode.mode != (enum pt_exec_mode)s->in.mode) {
+					s->mode_check = 0;
+					status = -pte_bad_status_update;
+					break;
+				}
+				s->mode_check = 0;
+				s->mode = ev.variant.exec_mode.mode;
+			}
 			/* Past the end of the trace, while finishing the linear
 			 * code up to the next segment's start, there is nothing
 			 * left to report; elsewhere every event counts. */
@@ -976,6 +1027,8 @@ static int decode_segment(struct seg *s)
 			s->in_disabled = 0;
 			s->dis_known = 0;
 			s->dis_from_blk = 0;
+			s->mode = ptem_unknown; /* (libipt's reset) */
+			s->mode_check = 0;
 			status = pt_blk_sync_forward(dec);
 			if (status < 0) {
 				fresh_end = 1;
@@ -1014,6 +1067,7 @@ static int decode_segment(struct seg *s)
 		s->out.async_at = s->async_at;
 		s->out.dis_known = (uint8_t)s->dis_known;
 		s->out.dis_ip = s->dis_ip;
+		s->out.mode = (uint8_t)s->mode;
 	}
 out:
 	pt_blk_free_decoder(dec);
@@ -1451,6 +1505,10 @@ static int sync_exact(struct seg *s, uint64_t pos, const struct carry *c, int ki
 {
 	if (c->kind == CARRY_FRESH)
 		return 1;
+	/* (a decoder synced there takes the PSB+'s mode, the continuous
+	 * one checks it against its own) */
+	if (c->enabled && c->mode != ptem_unknown && c->mode != ptem_64bit)
+		return 0;
 	if (c->enabled && !c->off_async)
 		return kind == 1;
 	return ptd_fastpt_psb_then_pge(s->buf, pos, s->end);
@@ -1575,7 +1633,11 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		edge.dis_ip = cur.dis_ip;
 		edge.dgaps = s->disabled_gaps;
 		edge.have_item = have_item(s);
+		/* (the continuous decoder in other code than 64-bit finds
+		 * this PSB+'s MODE.Exec an error) */
 		if (cur.off_async || (next < end && nh.then_pge) ||
+		    (cur.kind == CARRY_STATE && cur.enabled && cur.mode != ptem_unknown &&
+		     cur.mode != ptem_64bit) ||
 		    ptd_fastpt_segment_edge(fp, s->buf, pos, next, cut, keep_stack, pge_start, &edge,
 					    &bl, &nb) <= 0)
 			goto libipt;
@@ -1598,6 +1660,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		cur.dis_known = (uint8_t)(edge.end_disabled && edge.end_dis_known);
 		cur.dis_ip = edge.end_disabled ? edge.end_dis_ip : 0;
 		cur.have_item = (uint8_t)have_item(s);
+		cur.mode = ptem_64bit; /* (its PSB+ and packets say 64-bit only) */
 		s->enabled = !edge.end_disabled;
 		s->off_async = cur.off_async;
 		s->async_at = cur.async_at;
@@ -1862,6 +1925,7 @@ struct segent {
 	uint8_t in_set;	 /* in: the exact state at this PSB is known */
 	uint8_t head;	 /* decoded alone: flags for the last block before it */
 	uint8_t out_set; /* out: the state after this segment's decode */
+	uint8_t mode;	 /* its PSB+'s MODE.Exec (struct psbhdr) */
 	int decoded;
 	struct ptd_pt_stats st;
 	struct ptd_history *h; /* cached history or NULL */
@@ -1967,6 +2031,7 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 		read_psb_hdr_at(t->psbrd, e->offset, &hdr);
 		e->start_ip = hdr.fup_ip;
 		e->clean = hdr.fup_ip && !hdr.then_pge;
+		e->mode = hdr.mode;
 		t->nrev++;
 		t->scan_pos = (uint64_t)off;
 	}
@@ -2119,25 +2184,30 @@ int ptd_pt_trace_seginfo(struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo
 
 /* ---- carried state ---- */
 
-static const struct carry carry_start = {CARRY_FRESH, 0, 0, 0, 0, 0, 0};
+static const struct carry carry_start = {.kind = CARRY_FRESH};
 
 /* The state at a PSB as far as its PSB+ alone tells. */
 static struct carry carry_guess(const struct segent *e)
 {
-	struct carry c = {CARRY_STATE, 0, 1, 0, 0, 0, 0};
+	struct carry c = {.kind = CARRY_STATE, .have_item = 1};
 
 	c.enabled = e->clean;
+	c.mode = e->mode;
 	return c;
 }
 
-/* Do runs started from @a and from @b decode the same? */
-static int carry_same(const struct carry *a, const struct carry *b)
+/* Do runs started at segment @e from @a and from @b decode the same? */
+static int carry_same(const struct carry *a, const struct carry *b, const struct segent *e)
 {
 	if (a->kind != b->kind || a->have_item != b->have_item)
 		return 0;
 	if (a->kind == CARRY_FRESH)
 		return 1;
 	if (a->enabled != b->enabled)
+		return 0;
+	/* (the mode is checked against the PSB+'s while tracing is on, and
+	 * kept where the PSB+ has none) */
+	if ((a->enabled || !e->mode) && a->mode != b->mode)
 		return 0;
 	if (a->enabled)
 		return 1;
@@ -2219,6 +2289,33 @@ static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const str
 		   struct ptd_pt_stats *st, struct carry *out);
 
 /*
+ * Does the last MODE.Exec in segment @o's bytes (its PSB+ included) say
+ * @mode?  Then a decoder that went through @o (without an error: after
+ * one it syncs afresh at the next PSB anyway) is in @mode at its end.
+ * Read at the packet level; 0 when unreadable.
+ */
+static int mode_ends(struct ptd_pt_trace *t, const struct segent *o, uint8_t mode)
+{
+	struct pt_packet_decoder *pd = t->psbrd;
+	uint8_t last = ptem_unknown;
+	uint64_t at = o->offset;
+
+	if (!pd || pt_pkt_sync_set(pd, o->offset) < 0)
+		return 0;
+	while (at < o->end) {
+		struct pt_packet pkt;
+
+		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0)
+			return 0;
+		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_exec)
+			last = (uint8_t)pt_get_exec_mode(&pkt.payload.mode.bits.exec);
+		if (pt_pkt_get_offset(pd, &at) < 0)
+			return 0;
+	}
+	return at == o->end && last == mode;
+}
+
+/*
  * The state at segment @e's PSB for decoding that segment alone (the
  * newest-first path): exact when known, else what the segment before it
  * ended in (decoding that one, up to @depth segments back, when the PSB+
@@ -2239,7 +2336,10 @@ static struct carry carry_for(struct ptd_pt_trace *t, struct segent *e, int dept
 	older = &t->rev[j + 1];
 	if (older->out_set)
 		return older->out;
-	if (e->clean || depth <= 0)
+	/* (at a clean PSB the guess holds when the code before it ran in
+	 * the mode its PSB+ says: else the continuous decoder finds that an
+	 * error) */
+	if (depth <= 0 || (e->clean && mode_ends(t, older, e->mode)))
 		return carry_guess(e);
 	{
 		struct ptd_history *h;
@@ -2876,7 +2976,7 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, struct
 	const struct ptd_pt_stats *bst;
 	int err = b->err;
 
-	if (!err && !carry_same(&b->in, chain)) {
+	if (!err && !carry_same(&b->in, chain, front(t, b->first))) {
 		b->in = *chain;
 		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
 	}

@@ -742,6 +742,65 @@ static void test_modes(void **state)
 }
 
 /*
+ * A damaged trace whose PSB+ says the code is 16-bit (or 32-bit) while the
+ * decoder runs 64-bit code with tracing on: one continuous libipt decode
+ * finds that status update inconsistent (-pte_bad_status_update) and
+ * resynchronises at a later PSB, where a decoder synchronised at that PSB
+ * takes the PSB+'s mode and goes on.  A run of ptdbg's that starts at that
+ * PSB must start in the mode the run before ended in.  Also a PSB+ with no
+ * MODE.Exec at all, where the continuous decoder keeps its mode and one
+ * synchronised there has none.
+ */
+static void test_mode_at_psb(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	for (int round = 0; round < 24; round++) {
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x00);
+		/* 00 nop; 01 jnz taken -> 30; 33 jmp 03; 03 call f: 60; 61
+		 * jnz taken; 68; 69 ret -> 08 (TNT); 08 call *rax -> a0 */
+		tnt(&x, 3, 0x7);
+		ippkt(&x, ppt_tip, 0xa0);
+		pkt(&x, ppt_psb);
+		if (round % 4 == 0)
+			mode_exec(&x, ptem_16bit); /* inconsistent */
+		else if (round % 4 == 1)
+			mode_exec(&x, ptem_32bit); /* inconsistent */
+		else if (round % 4 == 2)
+			mode64(&x);
+		/* (round % 4 == 3: no MODE.Exec in the PSB+) */
+		ippkt(&x, ppt_fup, 0xa0);
+		pkt(&x, ppt_psbend);
+		/* a0 nop; a1 call g: 80 nop; 81 jz taken; 85 ret -> 0c (TIP);
+		 * 0c jz taken -> 00 */
+		tnt(&x, 1, 0x1);
+		ippkt(&x, ppt_tip, 0x0c);
+		tnt(&x, 1, 0x1);
+		ippkt(&x, ppt_fup, 0x00);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		if (round % 2)
+			psb(&x, UINT64_MAX);
+	}
+	n = enc_done(&x);
+	{ /* the continuous decoder does find the inconsistency */
+		struct seq ref = {0};
+		size_t gaps = 0;
+
+		reference(x.buf, n, 0, &ref);
+		for (size_t i = 0; i < ref.n; i++)
+			gaps += (ref.v[i] & GAPBIT) != 0;
+		assert_true(gaps >= 6);
+		free(ref.v);
+	}
+	check_all(x.buf, n);
+}
+
+/*
  * The same patterns written by ptdbg's synthesizer, which a test can check
  * against an independent expectation too: main (00..3f) is the traced
  * range, f and h are not (a TIP.PGD/TIP.PGE pair at every call out of
@@ -842,6 +901,7 @@ int main(void)
 		cmocka_unit_test(test_fup_then_pge), cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_walks),	     cmocka_unit_test(test_straddle),
 		cmocka_unit_test(test_modes),	     cmocka_unit_test(test_synth_patterns),
+		cmocka_unit_test(test_mode_at_psb),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
