@@ -408,8 +408,11 @@ static struct chunk *open_chunk(struct ptd_history *h)
 {
 	struct chunk *c;
 
+	/* (never a lazy part's chunk, virtual or decoded: a part's chunks
+	 * are replaced whole when it is evicted, items appended after the
+	 * part would go with them) */
 	if (h->nchunks && h->chunks[h->nchunks - 1].nitems < CHUNK_ITEMS &&
-	    !h->chunks[h->nchunks - 1].virt)
+	    !h->chunks[h->nchunks - 1].virt && !h->chunks[h->nchunks - 1].part)
 		return &h->chunks[h->nchunks - 1];
 	if (h->nchunks)
 		chunk_close(&h->chunks[h->nchunks - 1]);
@@ -478,7 +481,7 @@ static inline __attribute__((always_inline)) int flush_block_fast(struct ptd_his
 	if (h->pend.kind != PTD_ITEM_BLOCK || !h->nchunks || ptd_block_mode(b))
 		return 0;
 	c = &h->chunks[h->nchunks - 1];
-	if (c->virt || c->nitems >= CHUNK_ITEMS || c->nbytes + 48 > c->cap)
+	if (c->virt || c->part || c->nitems >= CHUNK_ITEMS || c->nbytes + 48 > c->cap)
 		return 0;
 	start = p = c->bytes + c->nbytes;
 	*p++ = (uint8_t)(TAG_BLOCK | (b->iclass & 7) << 2 | (b->flags & 7) << 5);

@@ -347,9 +347,11 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 			ptd_history_set_tail(p, ptd_history_tail(h));
 			assert_int_equal(ptd_history_prepend(p, h), 0);
 			snprintf(what, sizeof(what), "%s, func_of %zu, items after the parts", name, f);
-			/* (not check_history: walking these items and walking
-			 * their log disagree, before this view too; the view from
-			 * a late part must give what walking the log gives) */
+			/* (walking these items and walking their log gave different
+			 * views: the items appended after a lazy part went into
+			 * the part's last decoded chunk, and were lost or
+			 * misnumbered when the part was evicted) */
+			check_history(p, fns[f], what);
 			late = check_late(p, fns[f], what);
 			if (late > 0)
 				nlate += late;
