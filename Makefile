@@ -146,7 +146,7 @@ FUZZ_FLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc -Icmd/ptdbg -MMD -
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_B)/%.o)
 FUZZ_SHELL_OBJS := $(patsubst %.c,$(FUZZ_B)/%.o,$(filter-out cmd/ptdbg/main.c,$(wildcard cmd/ptdbg/*.c)))
 FUZZ_BINS := $(FUZZ_B)/fuzz-bundle $(FUZZ_B)/fuzz-shell $(FUZZ_B)/fuzz-rsp $(FUZZ_B)/fuzz-decode \
-	$(FUZZ_B)/gen-seeds
+	$(FUZZ_B)/fuzz-ptcont $(FUZZ_B)/gen-seeds
 .SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_SHELL_OBJS)
 fuzz: $(FUZZ_BINS)
 $(FUZZ_B)/%.o: %.c
@@ -160,6 +160,9 @@ $(FUZZ_B)/fuzz-rsp: $(FUZZ_B)/tests/fuzz/fuzz-rsp.o $(FUZZ_LIB_OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 $(FUZZ_B)/fuzz-decode: $(FUZZ_B)/tests/fuzz/fuzz-decode.o $(FUZZ_LIB_OBJS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+$(FUZZ_B)/fuzz-ptcont: $(FUZZ_B)/tests/fuzz/fuzz-ptcont.o $(FUZZ_LIB_OBJS)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 # the seed writer for fuzz-decode: plain code, no fuzzer runtime

@@ -255,6 +255,20 @@ struct carry {
 	uint8_t head_flags;
 };
 
+/*
+ * A run whose carried state a decoder synchronised at its PSB cannot take
+ * (start_exact) is decoded as the continuation of the runs before it: one
+ * libipt decoder from the PSB at @begin (where one synchronised afresh
+ * with state @in is the continuous one) to the run's end, its first
+ * @drop numbers (instructions and gaps) and @drop_ev events dropped (the
+ * runs before have them).
+ */
+struct ext {
+	int set;
+	uint64_t begin, drop, drop_ev;
+	struct carry in;
+};
+
 struct seg {
 	const uint8_t *buf;
 	struct iccache *icc;
@@ -501,6 +515,7 @@ static int emit_event(struct seg *s, enum ptd_event_kind k, uint64_t ip, uint64_
 	if (err < 0)
 		return err;
 	s->nev++;
+	s->st->nevents++;
 	err = s->sink->event ? s->sink->event(s->sink->ctx, k, ip, arg) : 0;
 	return err < 0 ? err : 0;
 }
@@ -1029,7 +1044,19 @@ static int decode_segment(struct seg *s)
 			s->dis_from_blk = 0;
 			s->mode = ptem_unknown; /* (libipt's reset) */
 			s->mode_check = 0;
-			status = pt_blk_sync_forward(dec);
+			{
+				uint64_t before = UINT64_MAX, after = UINT64_MAX;
+
+				pt_blk_get_sync_offset(dec, &before);
+				status = pt_blk_sync_forward(dec);
+				/* A PSB+ libipt cannot read there: an error (a
+				 * gap) of its own, and on to the next PSB, as a
+				 * continuous decoder synchronising again does
+				 * (libipt moves past the PSB that failed). */
+				if (status < 0 && status != -pte_eos &&
+				    pt_blk_get_sync_offset(dec, &after) == 0 && after != before)
+					continue;
+			}
 			if (status < 0) {
 				fresh_end = 1;
 				break;
@@ -1127,9 +1154,9 @@ static int ho_block(void *ctx, const struct ptd_block *b)
 		return set_pend(ho->s, b);
 	if (b->ninsn <= ho->drop) {
 		ho->drop -= b->ninsn;
-		/* what events taught about the last block s has */
-		if (!ho->drop && pend_of(ho->s) &&
-		    (b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL)))
+		/* what events taught about the last block s has (none:
+		 * the run before's, see struct carry's head_flags) */
+		if (!ho->drop && (b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL)))
 			flag_pend(ho->s, b->flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL), 0);
 		return 0;
 	}
@@ -1758,7 +1785,7 @@ libipt:
 static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
 		       struct ptd_image *img, struct pt_image *ptimg, struct iccache *icc,
 		       const struct ptd_pt_sink *sink, struct ptd_pt_stats *st, int dgaps,
-		       const struct carry *in, struct carry *out)
+		       const struct carry *in, struct carry *out, const struct ext *x)
 {
 	struct seg s;
 	int err;
@@ -1787,10 +1814,21 @@ static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_
 		if (!icc->fp)
 			icc->fp = ptd_fastpt_alloc(img);
 	}
-	if (icc && icc->fp && ptd__fastpt_enabled())
+	if (x && x->set) {
+		struct handover ho;
+
+		memset(&ho, 0, sizeof(ho));
+		ho.drop = x->drop;
+		ho.drop_ev = x->drop_ev;
+		err = handover_run(&s, x->begin, &x->in, &ho);
+		if (!err && (ho.drop || ho.drop_ev))
+			err = ptd__err(-ptde_internal,
+				       "pt decode: the runs before gave more than decoding them again");
+	} else if (icc && icc->fp && ptd__fastpt_enabled()) {
 		err = fast_run(&s, icc->fp);
-	else
+	} else {
 		err = decode_segment(&s);
+	}
 	free(s.tail);
 	if (out && !err)
 		*out = s.out;
@@ -1857,7 +1895,7 @@ int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
 	 * decode gives, by construction. */
 	if (n) {
 		err = run_segment(buf, off[0], size, 0, img, ptd_image_pt(img), icc, sink, &seg, 0,
-				  NULL, NULL);
+				  NULL, NULL, NULL);
 		if (err < 0)
 			goto out;
 		stats_add(st, &seg, &depth);
@@ -1937,6 +1975,7 @@ struct segent {
 struct part {
 	size_t first, last; /* front segment indices [first, last) */
 	struct carry in;
+	struct ext x; /* decoded as the continuation of the parts before it */
 	uint8_t tail_flags; /* for its last block, from the part after it */
 	uint64_t nitems;
 	struct ptd_pt_stats st;
@@ -2196,6 +2235,8 @@ static struct carry carry_guess(const struct segent *e)
 	return c;
 }
 
+static int start_exact(const struct carry *c, const struct segent *e);
+
 /* Do runs started at segment @e from @a and from @b decode the same? */
 static int carry_same(const struct carry *a, const struct carry *b, const struct segent *e)
 {
@@ -2228,7 +2269,7 @@ static int cnt_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg
  */
 static int run_range(struct ptd_pt_trace *t, size_t first, size_t last, const struct carry *in,
 		     struct pt_image *img, struct iccache *icc, const struct ptd_pt_sink *sink,
-		     struct ptd_pt_stats *st, struct carry *out)
+		     struct ptd_pt_stats *st, struct carry *out, const struct ext *x)
 {
 	const struct segent *a = front(t, first), *z = front(t, last - 1);
 	uint64_t nitems = 0;
@@ -2248,7 +2289,7 @@ static int run_range(struct ptd_pt_trace *t, size_t first, size_t last, const st
 		sink = &cs;
 	}
 	err = run_segment(t->buf, a->offset, z->end, cut_of(t, z), t->img, img, icc, sink, st,
-			  t->disabled_gaps, in, out);
+			  t->disabled_gaps, in, out, x);
 	if (sink == &cs)
 		free_details(&scratch);
 	return err;
@@ -2273,7 +2314,7 @@ static int exact_in(struct ptd_pt_trace *t, size_t i, struct carry *in)
 		*in = e->in;
 		return 0;
 	}
-	err = run_range(t, 0, i, &carry_start, ptd_image_pt(t->img), t->icc, NULL, &st, in);
+	err = run_range(t, 0, i, &carry_start, ptd_image_pt(t->img), t->icc, NULL, &st, in, NULL);
 	if (err < 0)
 		return err;
 	e->in = *in;
@@ -2289,16 +2330,18 @@ static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const str
 		   struct ptd_pt_stats *st, struct carry *out);
 
 /*
- * Does the last MODE.Exec in segment @o's bytes (its PSB+ included) say
- * @mode?  Then a decoder that went through @o (without an error: after
- * one it syncs afresh at the next PSB anyway) is in @mode at its end.
- * Read at the packet level; 0 when unreadable.
+ * Does segment @o end with tracing on, and does its last MODE.Exec (its
+ * PSB+ included) say @mode?  Then a decoder that went through @o (without
+ * an error: after one it syncs afresh at the next PSB anyway) is where
+ * the guess at a clean PSB after it says (carry_guess).  Read at the
+ * packet level; 0 when unreadable or not sure.
  */
-static int mode_ends(struct ptd_pt_trace *t, const struct segent *o, uint8_t mode)
+static int guess_holds(struct ptd_pt_trace *t, const struct segent *o, uint8_t mode)
 {
 	struct pt_packet_decoder *pd = t->psbrd;
 	uint8_t last = ptem_unknown;
 	uint64_t at = o->offset;
+	int on = 0, ovf = 0, in_psb = 0;
 
 	if (!pd || pt_pkt_sync_set(pd, o->offset) < 0)
 		return 0;
@@ -2309,10 +2352,22 @@ static int mode_ends(struct ptd_pt_trace *t, const struct segent *o, uint8_t mod
 			return 0;
 		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_exec)
 			last = (uint8_t)pt_get_exec_mode(&pkt.payload.mode.bits.exec);
+		/* (a FUP: in the PSB+, or after an overflow, tracing is on;
+		 * else an asynchronous event, its TIP tells) */
+		if (pkt.type == ppt_psb)
+			in_psb = 1;
+		else if (pkt.type == ppt_psbend)
+			in_psb = 0;
+		if (pkt.type == ppt_tip_pge || (pkt.type == ppt_fup && (in_psb || ovf)))
+			on = 1;
+		else if (pkt.type == ppt_tip_pgd || pkt.type == ppt_ovf)
+			on = 0;
+		if (pkt.type != ppt_pad)
+			ovf = pkt.type == ppt_ovf;
 		if (pt_pkt_get_offset(pd, &at) < 0)
 			return 0;
 	}
-	return at == o->end && last == mode;
+	return at == o->end && last == mode && on;
 }
 
 /*
@@ -2339,7 +2394,7 @@ static struct carry carry_for(struct ptd_pt_trace *t, struct segent *e, int dept
 	/* (at a clean PSB the guess holds when the code before it ran in
 	 * the mode its PSB+ says: else the continuous decoder finds that an
 	 * error) */
-	if (depth <= 0 || (e->clean && mode_ends(t, older, e->mode)))
+	if (depth <= 0 || (e->clean && guess_holds(t, older, e->mode)))
 		return carry_guess(e);
 	{
 		struct ptd_history *h;
@@ -2374,7 +2429,7 @@ static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const str
 		sink = &cs;
 	}
 	err = run_segment(t->buf, a->offset, z->end, cut_of(t, z), t->img, img, icc, sink, st,
-			  t->disabled_gaps, in, out);
+			  t->disabled_gaps, in, out, NULL);
 	if (sink == &cs)
 		free_details(&scratch);
 	return err;
@@ -2479,7 +2534,10 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 			in = carry_start;
 			break;
 		}
-		if (t->rev[k].clean) {
+		/* (a clean PSB where the exact state is known and no decoder
+		 * synchronised there can take it: further back) */
+		if (t->rev[k].clean &&
+		    !(t->rev[k].in_set && !start_exact(&t->rev[k].in, &t->rev[k]))) {
 			index_back(t, k + 2);
 			if (t->complete && k + 1 == t->nrev)
 				in = carry_start; /* the trace start */
@@ -2545,8 +2603,21 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 	}
 	in = carry_for(t, e, depth);
 	e = &t->rev[j];
+	if (!start_exact(&in, e)) {
+		/* (the continuation of the decode before it) */
+		err = decode_warm(t, j, ptimg, icc, h, st);
+		if (err < 0) {
+			ptd_history_free(h);
+			return err;
+		}
+		if (err > 0) {
+			*out = h;
+			return 0;
+		}
+		e = &t->rev[j];
+	}
 	err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, ptimg, icc, &sink, st,
-			  t->disabled_gaps, &in, &o);
+			  t->disabled_gaps, &in, &o, NULL);
 	if (err < 0) {
 		ptd_history_free(h);
 		return err;
@@ -2705,7 +2776,7 @@ static int count_part(struct ptd_pt_trace *t, struct part *p, struct pt_image *i
 	ptd__calllog_free(p->log);
 	p->log = t->funcs ? ptd__calllog_alloc(t->funcs) : NULL;
 	c.log = p->log;
-	return run_range(t, p->first, p->last, &p->in, img, icc, &sink, &p->st, out);
+	return run_range(t, p->first, p->last, &p->in, img, icc, &sink, &p->st, out, &p->x);
 }
 
 /* The history's fill callback: decodes the run of part @part. */
@@ -2721,7 +2792,7 @@ static int fill_part(void *ctx, uint32_t part, struct ptd_history *out)
 		return ptd__err(-ptde_internal, "no PT segment for history part %u", part);
 	p = &t->parts[t->hmap[part]];
 	err = run_range(t, p->first, p->last, &p->in, ptd_image_pt(t->img), t->icc, &sink, &st,
-			NULL);
+			NULL, &p->x);
 	if (!err && p->tail_flags)
 		ptd_history_flag_last(out, p->tail_flags);
 	return err;
@@ -2862,6 +2933,7 @@ static size_t run_end(struct ptd_pt_trace *t, size_t i, size_t last, uint64_t by
 struct batch {
 	size_t first, last; /* front segment indices [first, last) */
 	struct carry in, out;
+	struct ext x; /* see struct ext (set when spliced) */
 	struct ptd_history *h;
 	struct ptd_pt_stats st;
 	int done, err;
@@ -2886,6 +2958,7 @@ static int decode_batch(struct ptd_pt_trace *t, struct batch *b, uint32_t i, str
 		return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
 	if (t->lazy_now) { /* count only; the main thread adds the parts */
 		t->parts[i].in = b->in;
+		t->parts[i].x = b->x;
 		return count_part(t, &t->parts[i], img, icc, &b->out);
 	}
 	ptd_history_free(b->h);
@@ -2893,7 +2966,7 @@ static int decode_batch(struct ptd_pt_trace *t, struct batch *b, uint32_t i, str
 	if (!b->h)
 		return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
 	sink.ctx = b->h;
-	return run_range(t, b->first, b->last, &b->in, img, icc, &sink, &b->st, &b->out);
+	return run_range(t, b->first, b->last, &b->in, img, icc, &sink, &b->st, &b->out, &b->x);
 }
 
 /* Takes the next batch to decode, or returns SIZE_MAX; called locked. */
@@ -2968,15 +3041,36 @@ static int plan_runs(struct ptd_pt_trace *t, struct pool *p, size_t first, size_
 	return 0;
 }
 
-/* Takes finished batch @i into @h in order, decoding it again first when it
- * started from another state than the batch before ended in (@chain). */
+/*
+ * Can a decoder synchronised at segment @e's PSB take state @c (with
+ * decode_segment's help: the FUP hidden, the mode carried)?  Not when
+ * tracing is off there and the PSB+ has a FUP that no TIP.PGE follows
+ * (damaged trace): the continuous decoder then goes on from where it
+ * was, in ways only decoding on tells.
+ */
+static int start_exact(const struct carry *c, const struct segent *e)
+{
+	return !(c->kind == CARRY_STATE && !c->enabled && e->clean);
+}
+
+/*
+ * Takes finished batch @i into @h in order, decoding it again first when it
+ * started from another state than the batch before ended in (@chain), or
+ * as the continuation of the batches before it (@prev: where their decode
+ * can start, see struct ext) when no decoder synchronised at its PSB can
+ * take that state.  @prev then becomes where this batch's can.
+ */
 static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, struct ptd_history *h,
-		     struct ptd_pt_stats *st, int *depth, struct carry *chain)
+		     struct ptd_pt_stats *st, int *depth, struct carry *chain, struct ext *prev)
 {
 	const struct ptd_pt_stats *bst;
 	int err = b->err;
 
-	if (!err && !carry_same(&b->in, chain, front(t, b->first))) {
+	if (!err && i && !start_exact(chain, front(t, b->first))) {
+		b->in = *chain;
+		b->x = *prev;
+		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
+	} else if (!err && !carry_same(&b->in, chain, front(t, b->first))) {
 		b->in = *chain;
 		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
 	}
@@ -2999,6 +3093,16 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, struct
 	if (err)
 		return err;
 	stats_add(st, bst, depth);
+	if (b->x.set) {
+		prev->drop += bst->ninsn + bst->ngaps;
+		prev->drop_ev += bst->nevents;
+	} else {
+		prev->set = 1;
+		prev->begin = front(t, b->first)->offset;
+		prev->in = b->in;
+		prev->drop = bst->ninsn + bst->ngaps;
+		prev->drop_ev = bst->nevents;
+	}
 	*chain = b->out;
 	if (b->last < t->nrev) {
 		front(t, b->last)->in = b->out;
@@ -3013,10 +3117,12 @@ static int history_runs(struct ptd_pt_trace *t, struct ptd_history *h, size_t fi
 	struct pool p;
 	pthread_t th[16];
 	struct carry chain;
+	struct ext prev;
 	size_t i;
 	int k, nt = nthreads - 1 > 16 ? 16 : nthreads - 1, err;
 
 	memset(&p, 0, sizeof(p));
+	memset(&prev, 0, sizeof(prev));
 	p.t = t;
 	err = exact_in(t, first, &chain);
 	if (!err)
@@ -3041,7 +3147,7 @@ static int history_runs(struct ptd_pt_trace *t, struct ptd_history *h, size_t fi
 		pthread_mutex_lock(&p.lock);
 		if (b->done) {
 			pthread_mutex_unlock(&p.lock);
-			err = take_done(t, b, (uint32_t)p.appended, h, st, depth, &chain);
+			err = take_done(t, b, (uint32_t)p.appended, h, st, depth, &chain, &prev);
 			ptd_history_free(b->h);
 			b->h = NULL;
 			pthread_mutex_lock(&p.lock);
@@ -3179,7 +3285,7 @@ int ptd_pt_decode_run(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t
 	memcpy(&cin, in, sizeof(cin));
 	icc = calloc(1, sizeof(*icc)); /* optional: NULL only costs speed */
 	err = run_segment(buf, begin, end, cut_ip, img, ptd_image_pt(img), icc, sink, st, 0,
-			  &cin, &cout);
+			  &cin, &cout, NULL);
 	icc_free(icc);
 	if (!err && out) {
 		memset(out, 0, sizeof(*out));

@@ -66,6 +66,7 @@ struct ptd_pt_stats {
 	uint64_t start_ip;
 	int depth_delta; /* near calls minus near returns */
 	int depth_min;   /* lowest running depth, relative to 0 at the start */
+	uint64_t nevents; /* events passed to the sink */
 };
 
 /* PSB offsets of @buf: fills a malloc'ed array (free it) of @n offsets in

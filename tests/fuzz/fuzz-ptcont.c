@@ -1,0 +1,688 @@
+/*
+ * libFuzzer target for the rule for PT (docs: ARCHITECTURE.md, "History"):
+ * whatever ptdbg does to be fast (runs split at clean PSBs and the state
+ * carried between them, lazy parts decoded again on demand, parallel
+ * batches, the decode fast path), its history equals what ONE continuous
+ * libipt block decode of the same bytes gives, from the first sync to the
+ * end, with gaps counted as gdb's record btrace counts them.  Any
+ * difference aborts.  Built by make fuzz (build/fuzz/fuzz-ptcont), run
+ * briefly by tests/integration/fuzz-ptcont.sh.
+ *
+ * An input is a PT stream over the small program of tests/unit/ptwalk.h
+ * (64-bit code at PW_BASE) and a little 16-bit code at LOW16:
+ *  - starting with 0x02 (a PSB's first byte: the traces gen-seeds
+ *    synthesizes), the bytes themselves;
+ *  - else a list of packet operations, written with libipt's encoder:
+ *    PSB+ with or without FUP or MODE.Exec, a PSB+ directly followed by
+ *    TIP.PGE, empty segments, MODE.Exec for 16-, 32- and 64-bit code,
+ *    TNT, TIP, TIP.PGE/TIP.PGD pairs, FUP, OVF, PAD and raw bytes, so the
+ *    fuzzer reaches the states a run boundary has to carry.
+ *
+ * Compared, instruction by instruction (address and mode) and gap by gap
+ * (kind): the whole-buffer decode (without gdb's "disabled" gaps), and
+ * ptd_pt_trace_history serial and with 2 threads, in runs of the default
+ * size, of one PSB segment and of 300 bytes, stored and lazy (parts as
+ * small as one segment), with the fast path on and off, and the --load
+ * layout (the newest segment decoded alone, the rest lazily in front).
+ * The stored histories also have the same items.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <intel-pt.h>
+
+#include "decode/fastpt.h"
+#include "decode/image.h"
+#include "decode/pt.h"
+#include "history/history.h"
+#include "util/error.h"
+#include "../unit/ptwalk.h"
+
+/* ---- the code: the walker's program and a 16-bit loop ---- */
+
+#define LOW16 0x2000ull
+static const uint8_t code16[] = {
+	0x90,		  /* 2000: nop */
+	0x40,		  /* 2001: inc %ax */
+	0x75, 0xfc,	  /* 2002: jnz 2000 */
+	0xe8, 0x02, 0x00, /* 2004: call 2009 (rel16) */
+	0x90,		  /* 2007: nop */
+	0xf4,		  /* 2008: hlt */
+	0x48,		  /* 2009: dec %ax */
+	0xc3,		  /* 200a: ret */
+};
+
+static int code_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	if (addr >= LOW16 && addr < LOW16 + sizeof(code16)) {
+		if (n > LOW16 + sizeof(code16) - addr)
+			n = (size_t)(LOW16 + sizeof(code16) - addr);
+		memcpy(buf, code16 + (addr - LOW16), n);
+		return (int)n;
+	}
+	return pw_read(ctx, addr, buf, n);
+}
+
+static int ref_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
+{
+	int n;
+
+	(void)asid;
+	n = code_read(ctx, ip, buf, size);
+	return n > 0 ? n : -pte_nomap;
+}
+
+/* ---- the history as a sequence of numbers ---- */
+
+#define GAPBIT (1ull << 63)
+#define MODEBIT(m) ((uint64_t)(m) << 60)
+#define BADLEN (1ull << 59) /* the disassembler stopped inside a block */
+
+struct seq {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void seq_push(struct seq *s, uint64_t x)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		if (!s->v)
+			abort();
+	}
+	s->v[s->n++] = x;
+}
+
+/* Each instruction of a block as one number.  The lengths come from
+ * ptdbg's disassembler (for both sides alike); where it cannot decode
+ * what libipt did, the rest of the block is one marked number. */
+static void seq_block(struct seq *s, uint64_t ip, uint64_t end_ip, uint32_t ninsn, unsigned mode)
+{
+	for (uint32_t k = 0; k < ninsn; k++) {
+		uint8_t b[16];
+		struct ptd_insn_info in;
+		int n;
+
+		if (k + 1 == ninsn) {
+			seq_push(s, end_ip | MODEBIT(mode));
+			return;
+		}
+		seq_push(s, ip | MODEBIT(mode));
+		n = code_read(NULL, ip, b, sizeof(b));
+		if (n <= 0 || ptd_disasm_decode_mode(b, (size_t)n, ip, mode, &in) < 0) {
+			seq_push(s, BADLEN | (uint64_t)(ninsn - k - 1));
+			seq_push(s, end_ip | MODEBIT(mode));
+			return;
+		}
+		ip += in.len;
+	}
+}
+
+/* Blocks in a row without trace consumed before the reference gives up
+ * (a loop of direct branches in damaged trace: libipt would follow it
+ * forever, ptdbg stops it with a gap after many more; such an input is
+ * not compared). */
+#define REF_STUCK 4096
+
+/*
+ * The reference: one continuous libipt block decode (synchronised once
+ * at the first PSB, again after each error), a gap per error and per
+ * overflow and, with gdb's rule, per tracing resumed elsewhere than where
+ * it stopped after the first item.  Returns 0, or -1 when stuck.
+ */
+static int reference(const uint8_t *buf, size_t size, int gdb_gaps, struct seq *out)
+{
+	struct pt_config cfg;
+	struct pt_block_decoder *d;
+	struct pt_image *img = pt_image_alloc(NULL);
+	uint64_t last_off = UINT64_MAX;
+	unsigned still = 0;
+	int status, have_item = 0, ret = 0;
+
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + size;
+	cfg.flags.variant.block.end_on_call = 1;
+	cfg.flags.variant.block.end_on_jump = 1;
+	d = pt_blk_alloc_decoder(&cfg);
+	if (!d || !img)
+		abort();
+	pt_image_set_callback(img, ref_read, NULL);
+	pt_blk_set_image(d, img);
+	status = pt_blk_sync_forward(d);
+	{
+		/* ptdbg's own gap for what comes before the first PSB:
+		 * bytes that are not all zero (data lost before it), or, in
+		 * a whole-buffer decode (@gdb_gaps 0), no PSB at all */
+		uint64_t first = size, i;
+		int lost = 0;
+
+		if (status != -pte_eos && pt_blk_get_sync_offset(d, &first) < 0)
+			first = size;
+		for (i = 0; i < first && !lost; i++)
+			lost = buf[i] != 0;
+		if (lost || (!gdb_gaps && first == size)) {
+			seq_push(out, GAPBIT | PTD_GAP_LOST);
+			have_item = 1;
+		}
+	}
+	while (status != -pte_eos) {
+		struct pt_block b;
+		uint64_t off = 0;
+
+		if (status < 0) {
+			uint64_t before = UINT64_MAX, after = UINT64_MAX;
+
+			if (getenv("PTCONT_DUMP") && gdb_gaps) {
+				uint64_t o = 0;
+
+				pt_blk_get_offset(d, &o);
+				fprintf(stderr, "reference: %s at 0x%llx after %zu\n",
+					pt_errstr(pt_errcode(status)), (unsigned long long)o, out->n);
+			}
+			/* ptdbg names a missing code page apart */
+			seq_push(out, GAPBIT | (status == -pte_nomap ? PTD_GAP_NO_MEMORY
+								     : PTD_GAP_DECODE_ERROR));
+			have_item = 1;
+			/* (a PSB+ it cannot read is an error of its own; libipt
+			 * moves past it: if not, the end) */
+			pt_blk_get_sync_offset(d, &before);
+			status = pt_blk_sync_forward(d);
+			if (status < 0 && status != -pte_eos &&
+			    (pt_blk_get_sync_offset(d, &after) < 0 || after == before))
+				break;
+			continue;
+		}
+		while (status >= 0 && (status & pts_event_pending)) {
+			struct pt_event ev;
+
+			status = pt_blk_event(d, &ev, sizeof(ev));
+			if (status < 0)
+				break;
+			if (ev.type == ptev_overflow) {
+				seq_push(out, GAPBIT | PTD_GAP_OVERFLOW);
+				have_item = 1;
+			} else if (ev.type == ptev_enabled && gdb_gaps && !ev.status_update &&
+				   !ev.variant.enabled.resumed && have_item) {
+				seq_push(out, GAPBIT | PTD_GAP_DISABLED);
+			}
+		}
+		if (status < 0)
+			continue;
+		b.ninsn = 0;
+		status = pt_blk_next(d, &b, sizeof(b));
+		if (b.ninsn) {
+			seq_block(out, b.ip, b.end_ip, b.ninsn,
+				  b.mode == ptem_32bit	 ? PTD_MODE_32
+				  : b.mode == ptem_16bit ? PTD_MODE_16
+							 : PTD_MODE_64);
+			have_item = 1;
+		}
+		pt_blk_get_offset(d, &off);
+		if (off != last_off) {
+			last_off = off;
+			still = 0;
+		} else if (++still > REF_STUCK) {
+			ret = -1;
+			break;
+		}
+	}
+	pt_blk_free_decoder(d);
+	pt_image_free(img);
+	return ret;
+}
+
+/* A ptdbg history as the same sequence (events take no number). */
+static void from_history(const struct ptd_history *h, struct seq *out)
+{
+	uint64_t i, n = ptd_history_nitems(h), numbers = 0;
+
+	for (i = 0; i < n; i++) {
+		struct ptd_item it;
+
+		if (ptd_history_item(h, i, &it) != 1)
+			abort();
+		if (it.kind == PTD_ITEM_BLOCK) {
+			seq_block(out, it.block.ip, it.block.end_ip, it.block.ninsn,
+				  ptd_block_mode(&it.block));
+			numbers += it.block.ninsn;
+		} else if (it.kind == PTD_ITEM_GAP) {
+			seq_push(out, GAPBIT | it.reason);
+			numbers++;
+		}
+	}
+	if (numbers != ptd_history_count(h)) {
+		fprintf(stderr, "fuzz-ptcont: %llu numbers in the items, the history counts %llu\n",
+			(unsigned long long)numbers, (unsigned long long)ptd_history_count(h));
+		abort();
+	}
+}
+
+static void same_seq(const struct seq *exp, const struct seq *got, const char *what)
+{
+	if (getenv("PTCONT_DUMP")) { /* both sequences, side by side */
+		for (size_t i = 0; i < exp->n || i < got->n; i++)
+			fprintf(stderr, "%5zu %18llx %18llx%s\n", i + 1,
+				i < exp->n ? (unsigned long long)exp->v[i] : 0ull,
+				i < got->n ? (unsigned long long)got->v[i] : 0ull,
+				i < exp->n && i < got->n && exp->v[i] == got->v[i] ? "" : "  <");
+	}
+	for (size_t i = 0; i < exp->n && i < got->n; i++)
+		if (exp->v[i] != got->v[i]) {
+			fprintf(stderr,
+				"fuzz-ptcont: %s: number %zu: reference 0x%llx, ptdbg 0x%llx\n",
+				what, i + 1, (unsigned long long)exp->v[i],
+				(unsigned long long)got->v[i]);
+			abort();
+		}
+	if (exp->n != got->n) {
+		fprintf(stderr, "fuzz-ptcont: %s: the reference has %zu numbers, ptdbg %zu\n",
+			what, exp->n, got->n);
+		abort();
+	}
+}
+
+/* Same items, flags included (an overflow's offset is where libipt's
+ * reader was: not compared). */
+static void same_items(const struct ptd_history *a, const struct ptd_history *b,
+		       const char *what)
+{
+	uint64_t i, n = ptd_history_nitems(a);
+
+	if (n != ptd_history_nitems(b)) {
+		fprintf(stderr, "fuzz-ptcont: %s: %llu items, expected %llu\n", what,
+			(unsigned long long)ptd_history_nitems(b), (unsigned long long)n);
+		abort();
+	}
+	for (i = 0; i < n; i++) {
+		struct ptd_item x, y;
+
+		if (ptd_history_item(a, i, &x) != 1 || ptd_history_item(b, i, &y) != 1)
+			abort();
+		if (x.kind != y.kind || x.reason != y.reason || x.number != y.number ||
+		    x.block.ip != y.block.ip ||
+		    (x.kind == PTD_ITEM_GAP && x.reason != PTD_GAP_OVERFLOW && x.arg != y.arg) ||
+		    (x.kind == PTD_ITEM_EVENT && x.arg != y.arg) ||
+		    (x.kind == PTD_ITEM_BLOCK &&
+		     (x.block.end_ip != y.block.end_ip || x.block.ninsn != y.block.ninsn ||
+		      x.block.iclass != y.block.iclass || x.block.flags != y.block.flags))) {
+			fprintf(stderr, "fuzz-ptcont: %s: item %llu differs\n", what,
+				(unsigned long long)i);
+			abort();
+		}
+	}
+}
+
+/* ---- streams from packet operations ---- */
+
+struct enc {
+	uint8_t buf[1 << 16];
+	struct pt_encoder *e;
+	int bad; /* the encoder refused something: the stream ends there */
+};
+
+static void put(struct enc *x, const struct pt_packet *p)
+{
+	if (!x->bad && pt_enc_next(x->e, p) < 0)
+		x->bad = 1;
+}
+
+static void pkt(struct enc *x, enum pt_packet_type type)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = type;
+	put(x, &p);
+}
+
+/* IP packet: @ipc as given (suppressed: no ip). */
+static void ippkt(struct enc *x, enum pt_packet_type type, enum pt_ip_compression ipc, uint64_t ip)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = type;
+	p.payload.ip.ipc = ipc;
+	p.payload.ip.ip = ipc == pt_ipc_suppressed ? 0 : ip;
+	put(x, &p);
+}
+
+static void mode_exec(struct enc *x, enum pt_exec_mode m)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = ppt_mode;
+	p.payload.mode.leaf = pt_mol_exec;
+	p.payload.mode.bits.exec = pt_set_exec_mode(m);
+	put(x, &p);
+}
+
+static void tnt(struct enc *x, int nbits, uint64_t bits)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = nbits > 6 ? ppt_tnt_64 : ppt_tnt_8;
+	p.payload.tnt.bit_size = (uint8_t)nbits;
+	p.payload.tnt.payload = bits & ((1ull << nbits) - 1);
+	put(x, &p);
+}
+
+/* Addresses the operations pick from: the program's instructions (and a
+ * few places inside them), and the 16-bit code. */
+static const uint64_t ips[] = {
+	PW_BASE + 0x00, PW_BASE + 0x01, PW_BASE + 0x03, PW_BASE + 0x08, PW_BASE + 0x0a,
+	PW_BASE + 0x0c, PW_BASE + 0x0e, PW_BASE + 0x30, PW_BASE + 0x33, PW_BASE + 0x40,
+	PW_BASE + 0x42, PW_BASE + 0x60, PW_BASE + 0x61, PW_BASE + 0x63, PW_BASE + 0x68,
+	PW_BASE + 0x69, PW_BASE + 0x80, PW_BASE + 0x81, PW_BASE + 0x83, PW_BASE + 0x85,
+	PW_BASE + 0xa0, PW_BASE + 0xa1, PW_BASE + 0xa6, PW_BASE + 0xa8, LOW16 + 0x0,
+	LOW16 + 0x1,	LOW16 + 0x2,	LOW16 + 0x4,	LOW16 + 0x7,	LOW16 + 0x9,
+	LOW16 + 0xa,	PW_BASE + 0x31,
+};
+#define NIPS (sizeof(ips) / sizeof(ips[0]))
+
+static const enum pt_exec_mode modes[] = {ptem_64bit, ptem_32bit, ptem_16bit, ptem_64bit};
+
+struct ops {
+	const uint8_t *p, *e;
+};
+
+static unsigned take(struct ops *o)
+{
+	return o->p < o->e ? *o->p++ : 0;
+}
+
+/* An ip and its compression from one byte: mostly a full address, one
+ * time in eight the low 16 bits only (against the last ip). */
+static void ip_of(unsigned v, enum pt_ip_compression *ipc, uint64_t *ip)
+{
+	*ip = ips[(v & 0x7f) % NIPS];
+	*ipc = (v & 0x80) && (v & 7) == 7 ? pt_ipc_update_16 : pt_ipc_sext_48;
+}
+
+static void psb_plus(struct enc *x, int mode, int fup, unsigned ipv)
+{
+	enum pt_ip_compression ipc;
+	uint64_t ip;
+
+	pkt(x, ppt_psb);
+	if (mode >= 0)
+		mode_exec(x, modes[mode & 3]);
+	if (fup) {
+		ip_of(ipv, &ipc, &ip);
+		ippkt(x, ppt_fup, ipc, ip);
+	}
+	pkt(x, ppt_psbend);
+}
+
+/* Writes the stream the operations in @data say; returns its size. */
+static size_t from_ops(struct enc *x, const uint8_t *data, size_t size)
+{
+	struct pt_config cfg;
+	struct ops o = {data, data + size};
+	uint64_t off = 0;
+	enum pt_ip_compression ipc;
+	uint64_t ip;
+
+	pt_config_init(&cfg);
+	cfg.begin = x->buf;
+	cfg.end = x->buf + sizeof(x->buf) - 64;
+	x->bad = 0;
+	x->e = pt_alloc_encoder(&cfg);
+	if (!x->e)
+		abort();
+	/* (a start: PSB+ without FUP, then what the operations say) */
+	psb_plus(x, 0, 0, 0);
+	while (o.p < o.e && !x->bad) {
+		unsigned op = take(&o), a = take(&o);
+
+		switch (op % 20) {
+		case 0: /* PSB+ with MODE.Exec and FUP */
+			psb_plus(x, (int)(a & 3), 1, take(&o));
+			break;
+		case 1: /* PSB+ without FUP (tracing disabled) */
+			psb_plus(x, (int)(a & 3), 0, 0);
+			break;
+		case 2: /* PSB+ with FUP directly followed by TIP.PGE */
+			psb_plus(x, (int)(a & 3), 1, take(&o));
+			if (a & 4)
+				mode_exec(x, modes[(a >> 3) & 3]);
+			ip_of(take(&o), &ipc, &ip);
+			ippkt(x, ppt_tip_pge, ipc, ip);
+			break;
+		case 3: /* PSB+ without MODE.Exec */
+			psb_plus(x, -1, a & 1, take(&o));
+			break;
+		case 4: /* an empty segment: PSB+ then PSB+ */
+			psb_plus(x, (int)(a & 3), (a >> 2) & 1, take(&o));
+			break;
+		case 5: /* MODE.Exec */
+			mode_exec(x, modes[a & 3]);
+			break;
+		case 6:
+		case 7:
+		case 8: /* TNT */
+			tnt(x, 1 + (int)(a % 6), take(&o));
+			break;
+		case 9:
+		case 10: /* TIP */
+			ip_of(a, &ipc, &ip);
+			ippkt(x, ppt_tip, ipc, ip);
+			break;
+		case 11: /* TIP.PGD (ip or none), then maybe MODE.Exec and TIP.PGE */
+			ip_of(a, &ipc, &ip);
+			ippkt(x, ppt_tip_pgd, a & 0x40 ? pt_ipc_suppressed : ipc, ip);
+			if (a & 0x20) {
+				unsigned b = take(&o);
+
+				if (b & 0x80)
+					mode_exec(x, modes[b & 3]);
+				ip_of(b >> 2, &ipc, &ip);
+				ippkt(x, ppt_tip_pge, ipc, ip);
+			}
+			break;
+		case 12: /* TIP.PGE */
+			ip_of(a, &ipc, &ip);
+			ippkt(x, ppt_tip_pge, ipc, ip);
+			break;
+		case 13: /* FUP + TIP.PGD: tracing stops asynchronously */
+			ip_of(a, &ipc, &ip);
+			ippkt(x, ppt_fup, ipc, ip);
+			ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
+			break;
+		case 14: /* FUP + TIP: an asynchronous branch */
+			ip_of(a, &ipc, &ip);
+			ippkt(x, ppt_fup, ipc, ip);
+			ip_of(take(&o), &ipc, &ip);
+			ippkt(x, ppt_tip, ipc, ip);
+			break;
+		case 15: /* OVF, then FUP (tracing on) or nothing */
+			pkt(x, ppt_ovf);
+			if (a & 1) {
+				ip_of(a >> 1, &ipc, &ip);
+				ippkt(x, ppt_fup, ipc, ip);
+			}
+			break;
+		case 16: /* a lone FUP */
+			ip_of(a, &ipc, &ip);
+			ippkt(x, ppt_fup, ipc, ip);
+			break;
+		case 17: /* PAD */
+			pkt(x, ppt_pad);
+			break;
+		case 18: /* a raw byte */
+			if (pt_enc_get_offset(x->e, &off) == 0 && off < sizeof(x->buf) - 64) {
+				x->buf[off] = (uint8_t)a;
+				pt_enc_sync_set(x->e, off + 1);
+			}
+			break;
+		default: /* a longer TNT */
+			tnt(x, 1 + (int)(a % 47), ((uint64_t)take(&o) << 40) | ((uint64_t)take(&o) << 20) |
+						    take(&o));
+			break;
+		}
+	}
+	pt_enc_get_offset(x->e, &off);
+	pt_free_encoder(x->e);
+	return (size_t)off;
+}
+
+/* ---- ptdbg's histories ---- */
+
+/* A trace history of @buf: runs of @batch bytes (0: the default),
+ * @threads, lazy (parts of at most the run size) or stored. */
+static struct ptd_history *trace_history(const uint8_t *buf, size_t size, struct ptd_image *img,
+					 size_t batch, int threads, int lazy)
+{
+	struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
+	struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
+	struct ptd_history *copy = NULL;
+
+	if (!t || !h)
+		abort();
+	ptd__pt_set_batch_bytes(batch);
+	ptd_pt_trace_set_disabled_gaps(t, 1);
+	if (lazy) {
+		ptd_pt_trace_set_lazy_history(t, 2);
+		ptd__pt_set_store_max(0);
+	}
+	if (ptd_pt_trace_history(t, h, threads, NULL) < 0) {
+		fprintf(stderr, "fuzz-ptcont: trace history: %s\n", ptd_last_error(-1));
+		abort();
+	}
+	ptd__pt_set_batch_bytes(0);
+	ptd__pt_set_store_max(PTD_PT_STORE_MAX);
+	if (lazy) {
+		/* every part decoded again now, while the trace is there */
+		copy = ptd_history_alloc(ptd_image_read, img);
+		if (!copy || ptd_history_append_history(copy, h) < 0)
+			abort();
+		ptd_history_free(h);
+		h = copy;
+	}
+	ptd_pt_trace_free(t);
+	return h;
+}
+
+/* As ptdbg --load builds it: the newest segment decoded alone first, then
+ * the lazy history of everything before it put in front. */
+static struct ptd_history *load_layout(const uint8_t *buf, size_t size, struct ptd_image *img)
+{
+	struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
+	struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
+	struct ptd_history *newer = ptd_history_alloc(ptd_image_read, img);
+	struct ptd_history *copy = ptd_history_alloc(ptd_image_read, img);
+	const struct ptd_history *sh;
+	size_t nseg;
+
+	if (!t || !h || !newer || !copy)
+		abort();
+	ptd_pt_trace_set_disabled_gaps(t, 1);
+	sh = ptd_pt_trace_newest(t, 0);
+	nseg = ptd_pt_trace_nsegs(t);
+	if (sh && nseg && ptd_history_append_history(newer, sh) < 0)
+		abort();
+	ptd_pt_trace_set_lazy_history(t, 2);
+	ptd__pt_set_store_max(0);
+	ptd__pt_set_batch_bytes(1);
+	/* (in two threads, as ptdbg --load) */
+	if (ptd_pt_trace_history_range(t, h, 0, nseg ? nseg - 1 : 0, 2, NULL) < 0)
+		abort();
+	ptd__pt_set_batch_bytes(0);
+	ptd__pt_set_store_max(PTD_PT_STORE_MAX);
+	if (nseg)
+		ptd_history_flag_last(h, ptd_pt_trace_newest_head(t, 0));
+	if (ptd_history_prepend(newer, h) < 0 || ptd_history_append_history(copy, newer) < 0)
+		abort();
+	ptd_history_free(newer);
+	ptd_history_free(h);
+	ptd_pt_trace_free(t);
+	return copy;
+}
+
+static void check(const uint8_t *buf, size_t size, struct ptd_image *img)
+{
+	static const size_t batches[] = {0, 1, 300};
+	struct seq ref = {0}, ref_nogaps = {0}, got = {0};
+	struct ptd_history *base, *h;
+	char what[96];
+
+	if (reference(buf, size, 1, &ref) < 0 || reference(buf, size, 0, &ref_nogaps) < 0)
+		goto out; /* stuck in a loop of direct branches: not compared */
+	h = ptd_history_alloc(ptd_image_read, img);
+	if (!h || ptd_pt_decode_history(buf, size, img, h, NULL) < 0)
+		abort();
+	from_history(h, &got);
+	same_seq(&ref_nogaps, &got, "ptd_pt_decode");
+	ptd_history_free(h);
+	got.n = 0;
+	base = trace_history(buf, size, img, 0, 1, 0);
+	from_history(base, &got);
+	same_seq(&ref, &got, "trace history, serial");
+	for (int fast = 1; fast >= 0; fast--) {
+		ptd__fastpt_force(fast);
+		for (size_t bi = 0; bi < sizeof(batches) / sizeof(batches[0]); bi++)
+			for (int lazy = 0; lazy < 2; lazy++)
+				for (int threads = 1; threads <= 2; threads++) {
+					if (fast && !bi && !lazy && threads == 1)
+						continue; /* (base) */
+					snprintf(what, sizeof(what),
+						 "trace history, runs of %zu bytes, %s, %d threads, "
+						 "fast path %s",
+						 batches[bi], lazy ? "lazy" : "stored", threads,
+						 fast ? "on" : "off");
+					h = trace_history(buf, size, img, batches[bi], threads,
+							  lazy);
+					got.n = 0;
+					from_history(h, &got);
+					same_seq(&ref, &got, what);
+					/* (a lazy history does not merge a block into
+					 * the one before across parts) */
+					if (!lazy)
+						same_items(base, h, what);
+					ptd_history_free(h);
+				}
+	}
+	ptd__fastpt_force(-1);
+	h = load_layout(buf, size, img);
+	got.n = 0;
+	from_history(h, &got);
+	same_seq(&ref, &got, "the newest segment first");
+	ptd_history_free(h);
+	ptd_history_free(base);
+out:
+	free(ref.v);
+	free(ref_nogaps.v);
+	free(got.v);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct ptd_image *img;
+	static struct enc x;
+
+	if (!img) {
+		pw_init_code();
+		img = ptd_image_alloc(code_read, NULL);
+		if (!img)
+			abort();
+	}
+	if (!size)
+		return 0;
+	if (data[0] == 0x02) {
+		check(data, size, img);
+	} else {
+		size_t n = from_ops(&x, data + 1, size - 1);
+
+		if (n)
+			check(x.buf, n, img);
+	}
+	return 0;
+}
