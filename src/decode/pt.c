@@ -249,6 +249,10 @@ struct carry {
 	 * while tracing is on (-pte_bad_status_update) and keeps it where
 	 * the PSB+ has no MODE.Exec. */
 	uint8_t mode;
+	/* Tracing on at the end, but the linear code after the last packet
+	 * did not reach the ip the next PSB+ gives: where the continuous
+	 * decoder is then, only decoding on tells (start_exact). */
+	uint8_t uncut;
 	uint64_t async_at, dis_ip;
 	/* Output only: PTD_BLK_* flags the run learnt for the last block
 	 * before it (ptd_history_flag_last). */
@@ -1095,6 +1099,7 @@ static int decode_segment(struct seg *s)
 		s->out.dis_known = (uint8_t)s->dis_known;
 		s->out.dis_ip = s->dis_ip;
 		s->out.mode = (uint8_t)s->mode;
+		s->out.uncut = (uint8_t)(s->enabled && s->cut_ip && !s->cut_found);
 	}
 out:
 	pt_blk_free_decoder(dec);
@@ -1688,6 +1693,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		cur.dis_ip = edge.end_disabled ? edge.end_dis_ip : 0;
 		cur.have_item = (uint8_t)have_item(s);
 		cur.mode = ptem_64bit; /* (its PSB+ and packets say 64-bit only) */
+		cur.uncut = 0;	       /* (the fast path reached the next PSB+'s ip) */
 		s->enabled = !edge.end_disabled;
 		s->off_async = cur.off_async;
 		s->async_at = cur.async_at;
@@ -3044,13 +3050,14 @@ static int plan_runs(struct ptd_pt_trace *t, struct pool *p, size_t first, size_
 /*
  * Can a decoder synchronised at segment @e's PSB take state @c (with
  * decode_segment's help: the FUP hidden, the mode carried)?  Not when
- * tracing is off there and the PSB+ has a FUP that no TIP.PGE follows
- * (damaged trace): the continuous decoder then goes on from where it
- * was, in ways only decoding on tells.
+ * tracing is off there and the PSB+ has a FUP that no TIP.PGE follows,
+ * nor when the run before did not reach the PSB+'s ip (struct carry's
+ * uncut), both in damaged trace: the continuous decoder then goes on
+ * from where it was, in ways only decoding on tells.
  */
 static int start_exact(const struct carry *c, const struct segent *e)
 {
-	return !(c->kind == CARRY_STATE && !c->enabled && e->clean);
+	return !(c->kind == CARRY_STATE && ((!c->enabled && e->clean) || c->uncut));
 }
 
 /*
@@ -3060,13 +3067,34 @@ static int start_exact(const struct carry *c, const struct segent *e)
  * can start, see struct ext) when no decoder synchronised at its PSB can
  * take that state.  @prev then becomes where this batch's can.
  */
-static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, struct ptd_history *h,
-		     struct ptd_pt_stats *st, int *depth, struct carry *chain, struct ext *prev)
+/* A batch that ended with the run not reaching the next PSB+'s ip (struct
+ * carry's uncut) is not taken: the next one is decoded from its start,
+ * as one run (@set: the next one is, from segment @first). */
+struct held {
+	int set;
+	size_t first;
+	struct carry in;
+	struct ext x;
+};
+
+static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, int last,
+		     struct ptd_history *h, struct ptd_pt_stats *st, int *depth,
+		     struct carry *chain, struct ext *prev, struct held *held)
 {
 	const struct ptd_pt_stats *bst;
 	int err = b->err;
 
-	if (!err && i && !start_exact(chain, front(t, b->first))) {
+	if (!err && held->set) {
+		/* (where the linear code after the last packet goes when it
+		 * does not reach the next PSB+'s ip, only the continuous
+		 * decoder tells: the items of such a tail are its guess) */
+		b->first = held->first;
+		b->in = held->in;
+		b->x = held->x;
+		if (t->lazy_now)
+			t->parts[i].first = held->first;
+		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
+	} else if (!err && i && !start_exact(chain, front(t, b->first))) {
 		b->in = *chain;
 		b->x = *prev;
 		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
@@ -3076,12 +3104,29 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, struct
 	}
 	if (err)
 		return err;
+	held->set = 0;
+	if (b->out.uncut && !last) {
+		held->set = 1;
+		held->first = b->first;
+		held->in = b->in;
+		held->x = b->x;
+		if (t->lazy_now) { /* (no part in the history) */
+			t->parts[i].nitems = 0;
+			return add_part(t, h, i);
+		}
+		return 0;
+	}
 	if (t->lazy_now) {
 		bst = &t->parts[i].st;
 		/* (a part before it with no items has no block to flag) */
-		if (i && b->out.head_flags && t->parts[i - 1].nitems) {
-			t->parts[i - 1].tail_flags = b->out.head_flags;
-			ptd__history_flag_last_logged(h, b->out.head_flags);
+		for (uint32_t k = i; k-- > 0 && b->out.head_flags;) {
+			if (t->parts[k].last != b->first)
+				continue; /* (held: no items) */
+			if (t->parts[k].nitems) {
+				t->parts[k].tail_flags = b->out.head_flags;
+				ptd__history_flag_last_logged(h, b->out.head_flags);
+			}
+			break;
 		}
 		err = add_part(t, h, i);
 	} else {
@@ -3118,11 +3163,13 @@ static int history_runs(struct ptd_pt_trace *t, struct ptd_history *h, size_t fi
 	pthread_t th[16];
 	struct carry chain;
 	struct ext prev;
+	struct held held;
 	size_t i;
 	int k, nt = nthreads - 1 > 16 ? 16 : nthreads - 1, err;
 
 	memset(&p, 0, sizeof(p));
 	memset(&prev, 0, sizeof(prev));
+	memset(&held, 0, sizeof(held));
 	p.t = t;
 	err = exact_in(t, first, &chain);
 	if (!err)
@@ -3147,7 +3194,8 @@ static int history_runs(struct ptd_pt_trace *t, struct ptd_history *h, size_t fi
 		pthread_mutex_lock(&p.lock);
 		if (b->done) {
 			pthread_mutex_unlock(&p.lock);
-			err = take_done(t, b, (uint32_t)p.appended, h, st, depth, &chain, &prev);
+			err = take_done(t, b, (uint32_t)p.appended, p.appended + 1 == p.nb, h, st,
+					depth, &chain, &prev, &held);
 			ptd_history_free(b->h);
 			b->h = NULL;
 			pthread_mutex_lock(&p.lock);
