@@ -37,6 +37,7 @@ struct psbhdr {
 	/* The execution mode of the first MODE.Exec before PSBEND
 	 * (ptem_unknown: none). */
 	uint8_t mode;
+	uint8_t tsx; /* it has a MODE.TSX */
 	/* The FUP is directly followed (after PSBEND and timing or mode
 	 * packets) by TIP.PGE: tracing was re-enabled right after the sync
 	 * point, so a decoder coming from before the PSB may well have had
@@ -122,6 +123,8 @@ static void read_psb_hdr_at(struct pt_packet_decoder *pd, uint64_t off, struct p
 			break;
 		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_exec && !h->mode)
 			h->mode = (uint8_t)pt_get_exec_mode(&pkt.payload.mode.bits.exec);
+		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_tsx)
+			h->tsx = 1;
 		if (pkt.type == ppt_fup && !h->fup_ip) {
 			h->fup_ip = fup_ip_of(&pkt.payload.ip);
 			h->fup_off = at;
@@ -253,6 +256,9 @@ struct carry {
 	 * did not reach the ip the next PSB+ gives: where the continuous
 	 * decoder is then, only decoding on tells (start_exact). */
 	uint8_t uncut;
+	/* libipt's "speculative" (in a transaction, MODE.TSX): kept where
+	 * the PSB+ has no MODE.TSX, as the mode. */
+	uint8_t spec;
 	uint64_t async_at, dis_ip;
 	/* Output only: PTD_BLK_* flags the run learnt for the last block
 	 * before it (ptd_history_flag_last). */
@@ -326,7 +332,7 @@ struct seg {
 	uint8_t head_flags; /* see struct carry */
 	/* libipt's execution mode now (see struct carry); the first
 	 * PSB+'s MODE.Exec is still to be checked against in.mode. */
-	int mode, mode_check;
+	int mode, mode_check, spec;
 	/* A part of a run (fast_run): the pending block stays queued for
 	 * what follows. */
 	int more;
@@ -896,8 +902,10 @@ static int decode_segment(struct seg *s)
 		/* The continuous decoder keeps its mode where the PSB+ has no
 		 * MODE.Exec: given to libipt's decoder in the copy. */
 		int add_mode = s->in.mode != ptem_unknown && !hdr.mode;
+		int add_tsx = s->in.spec && !hdr.tsx;
 
 		s->mode = s->in.mode;
+		s->spec = s->in.spec;
 		s->mode_check = s->in.enabled && s->in.mode != ptem_unknown && hdr.mode &&
 				hdr.mode != s->in.mode;
 		s->off_async = s->in.off_async;
@@ -907,7 +915,7 @@ static int decode_segment(struct seg *s)
 		s->in_disabled = !s->in.enabled;
 		/* (enabled but no FUP: libipt has no ip to go on) */
 		s->enabled = s->in.enabled && hdr.fup_ip;
-		if (pad_fup || add_mode) {
+		if (pad_fup || add_mode || add_tsx) {
 			/* Tracing was disabled before this PSB: a continuous
 			 * decoder ignores the FUP in its PSB+ and waits for
 			 * TIP.PGE; libipt synced here would take tracing as
@@ -915,7 +923,7 @@ static int decode_segment(struct seg *s)
 			 * FUP turned into PADs (same offsets).  A MODE.Exec
 			 * of the carried mode goes right after the PSB (the
 			 * offsets after it move by its size). */
-			size_t add = add_mode ? 2 : 0, n = s->end - s->begin;
+			size_t add = (add_mode ? 2 : 0) + (add_tsx ? 2 : 0), n = s->end - s->begin;
 
 			copy = malloc(n + add);
 			if (!copy)
@@ -928,6 +936,10 @@ static int decode_segment(struct seg *s)
 				copy[sizeof(psb_pattern)] = 0x99;
 				copy[sizeof(psb_pattern) + 1] =
 					(uint8_t)((me.csl ? 1 : 0) | (me.csd ? 2 : 0));
+			}
+			if (add_tsx) { /* MODE.TSX: in a transaction */
+				copy[sizeof(psb_pattern) + add - 2] = 0x99;
+				copy[sizeof(psb_pattern) + add - 1] = 0x21;
 			}
 			memcpy(copy + sizeof(psb_pattern) + add,
 			       s->buf + s->begin + sizeof(psb_pattern), n - sizeof(psb_pattern));
@@ -985,6 +997,8 @@ static int decode_segment(struct seg *s)
 				s->mode_check = 0;
 				s->mode = ev.variant.exec_mode.mode;
 			}
+			if (ev.type == ptev_tsx)
+				s->spec = ev.variant.tsx.speculative;
 			/* Past the end of the trace, while finishing the linear
 			 * code up to the next segment's start, there is nothing
 			 * left to report; elsewhere every event counts. */
@@ -1048,6 +1062,7 @@ static int decode_segment(struct seg *s)
 			s->dis_from_blk = 0;
 			s->mode = ptem_unknown; /* (libipt's reset) */
 			s->mode_check = 0;
+			s->spec = 0;
 			{
 				uint64_t before = UINT64_MAX, after = UINT64_MAX;
 
@@ -1100,6 +1115,7 @@ static int decode_segment(struct seg *s)
 		s->out.dis_ip = s->dis_ip;
 		s->out.mode = (uint8_t)s->mode;
 		s->out.uncut = (uint8_t)(s->enabled && s->cut_ip && !s->cut_found);
+		s->out.spec = (uint8_t)s->spec;
 	}
 out:
 	pt_blk_free_decoder(dec);
@@ -1541,6 +1557,8 @@ static int sync_exact(struct seg *s, uint64_t pos, const struct carry *c, int ki
 	 * one checks it against its own) */
 	if (c->enabled && c->mode != ptem_unknown && c->mode != ptem_64bit)
 		return 0;
+	if (c->spec)
+		return 0;
 	if (c->enabled && !c->off_async)
 		return kind == 1;
 	return ptd_fastpt_psb_then_pge(s->buf, pos, s->end);
@@ -1670,6 +1688,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (cur.off_async || (next < end && nh.then_pge) ||
 		    (cur.kind == CARRY_STATE && cur.enabled && cur.mode != ptem_unknown &&
 		     cur.mode != ptem_64bit) ||
+		    (cur.kind == CARRY_STATE && cur.spec) ||
 		    ptd_fastpt_segment_edge(fp, s->buf, pos, next, cut, keep_stack, pge_start, &edge,
 					    &bl, &nb) <= 0)
 			goto libipt;
@@ -1694,6 +1713,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		cur.have_item = (uint8_t)have_item(s);
 		cur.mode = ptem_64bit; /* (its PSB+ and packets say 64-bit only) */
 		cur.uncut = 0;	       /* (the fast path reached the next PSB+'s ip) */
+		cur.spec = 0;	       /* (no transaction) */
 		s->enabled = !edge.end_disabled;
 		s->off_async = cur.off_async;
 		s->async_at = cur.async_at;
@@ -1970,6 +1990,7 @@ struct segent {
 	uint8_t head;	 /* decoded alone: flags for the last block before it */
 	uint8_t out_set; /* out: the state after this segment's decode */
 	uint8_t mode;	 /* its PSB+'s MODE.Exec (struct psbhdr) */
+	uint8_t tsx;	 /* its PSB+ has a MODE.TSX */
 	int decoded;
 	struct ptd_pt_stats st;
 	struct ptd_history *h; /* cached history or NULL */
@@ -2077,6 +2098,7 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 		e->start_ip = hdr.fup_ip;
 		e->clean = hdr.fup_ip && !hdr.then_pge;
 		e->mode = hdr.mode;
+		e->tsx = hdr.tsx;
 		t->nrev++;
 		t->scan_pos = (uint64_t)off;
 	}
@@ -2255,6 +2277,8 @@ static int carry_same(const struct carry *a, const struct carry *b, const struct
 	/* (the mode is checked against the PSB+'s while tracing is on, and
 	 * kept where the PSB+ has none) */
 	if ((a->enabled || !e->mode) && a->mode != b->mode)
+		return 0;
+	if (!e->tsx && a->spec != b->spec)
 		return 0;
 	if (a->enabled)
 		return 1;

@@ -309,8 +309,13 @@ static void same_items(const struct ptd_history *a, const struct ptd_history *b,
 		    (x.kind == PTD_ITEM_BLOCK &&
 		     (x.block.end_ip != y.block.end_ip || x.block.ninsn != y.block.ninsn ||
 		      x.block.iclass != y.block.iclass || x.block.flags != y.block.flags))) {
-			fprintf(stderr, "fuzz-ptcont: %s: item %llu differs\n", what,
-				(unsigned long long)i);
+			fprintf(stderr,
+				"fuzz-ptcont: %s: item %llu differs: kind %d/%d number %llu/%llu "
+				"ip 0x%llx/0x%llx flags 0x%x/0x%x class %d/%d\n",
+				what, (unsigned long long)i, x.kind, y.kind,
+				(unsigned long long)x.number, (unsigned long long)y.number,
+				(unsigned long long)x.block.ip, (unsigned long long)y.block.ip,
+				x.block.flags, y.block.flags, x.block.iclass, y.block.iclass);
 			abort();
 		}
 	}
