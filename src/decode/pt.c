@@ -38,6 +38,12 @@ struct psbhdr {
 	 * (ptem_unknown: none). */
 	uint8_t mode;
 	uint8_t tsx; /* it has a MODE.TSX */
+	/* Only packets libipt takes in a PSB+ header, up to PSBEND: else
+	 * libipt's decoder fails there, and one that comes from before
+	 * finds that out while it finishes the block before the PSB (the
+	 * block is lost with the error), where a decode that ends at the
+	 * PSB gives that block. */
+	uint8_t ok;
 	/* The FUP is directly followed (after PSBEND and timing or mode
 	 * packets) by TIP.PGE: tracing was re-enabled right after the sync
 	 * point, so a decoder coming from before the PSB may well have had
@@ -114,12 +120,18 @@ static void read_psb_hdr_at(struct pt_packet_decoder *pd, uint64_t off, struct p
 			break;
 		}
 		if (pkt.type == ppt_psbend) {
+			h->ok = 1;
 			if (!h->fup_ip)
 				break;
 			after_end = 1;
 			continue;
 		}
 		if (guard > 1 && pkt.type == ppt_psb)
+			break;
+		if (guard > 1 && pkt.type != ppt_pad && pkt.type != ppt_fup && pkt.type != ppt_mode &&
+		    pkt.type != ppt_pip && pkt.type != ppt_tsc && pkt.type != ppt_cbr &&
+		    pkt.type != ppt_tma && pkt.type != ppt_mtc && pkt.type != ppt_vmcs &&
+		    pkt.type != ppt_mnt)
 			break;
 		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_exec && !h->mode)
 			h->mode = (uint8_t)pt_get_exec_mode(&pkt.payload.mode.bits.exec);
@@ -2096,7 +2108,7 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 			return ptd__err(-ptde_nomem, "out of memory indexing PT");
 		read_psb_hdr_at(t->psbrd, e->offset, &hdr);
 		e->start_ip = hdr.fup_ip;
-		e->clean = hdr.fup_ip && !hdr.then_pge;
+		e->clean = hdr.fup_ip && !hdr.then_pge && hdr.ok;
 		e->mode = hdr.mode;
 		e->tsx = hdr.tsx;
 		t->nrev++;
