@@ -133,8 +133,8 @@ demo:
 bench: all
 	$(Q)B=$(B) bash bench/run.sh
 
-# libFuzzer targets (tests/fuzz/fuzz-bundle.c, fuzz-shell.c, fuzz-rsp.c; run
-# briefly by tests/integration/fuzz-bundle.sh, fuzz-shell.sh, fuzz-rsp.sh): the library and the
+# libFuzzer targets (tests/fuzz/fuzz-bundle.c, fuzz-shell.c, fuzz-rsp.c,
+# fuzz-decode.c, fuzz-ptcont.c; run briefly by tests/integration/fuzz-*.sh): the library and the
 # shell's command layer compiled again with clang and
 # -fsanitize=fuzzer-no-link,address,undefined into build/fuzz/ (one tree
 # for the plain and the sanitized build: the flags are the same).
