@@ -166,6 +166,17 @@ static int read_psb_ip(const uint8_t *buf, size_t size, uint64_t off, uint64_t *
 	return err;
 }
 
+/* Where libipt synchronises on the PSB at @off: a longer run of PSB
+ * pattern pairs is read as one PSB, its last 16 bytes. */
+static uint64_t sync_psb(const uint8_t *buf, uint64_t size, uint64_t off)
+{
+	uint64_t e = off + sizeof(psb_pattern);
+
+	while (e + 2 <= size && buf[e] == 0x02 && buf[e + 1] == 0x82)
+		e += 2;
+	return e - sizeof(psb_pattern);
+}
+
 int ptd_pt_index(const uint8_t *buf, size_t size, uint64_t **offsets, uint64_t **ips, size_t *n)
 {
 	uint64_t *off = NULL, *ipv = NULL;
@@ -202,6 +213,26 @@ int ptd_pt_index(const uint8_t *buf, size_t size, uint64_t **offsets, uint64_t *
 			goto nomem;
 		cnt++;
 		pos = (size_t)(hit - buf) + sizeof(psb_pattern);
+	}
+	if (cnt) {
+		/* The first PSB is where libipt synchronises (sync_psb): PSBs
+		 * found before it inside the same run go. */
+		uint64_t want = sync_psb(buf, size, off[0]);
+		size_t k = 0;
+
+		while (k + 1 < cnt && off[k + 1] <= want)
+			k++;
+		if (k) {
+			memmove(off, off + k, (cnt - k) * sizeof(*off));
+			if (ips)
+				memmove(ipv, ipv + k, (cnt - k) * sizeof(*ipv));
+			cnt -= k;
+		}
+		if (off[0] != want) {
+			off[0] = want;
+			if (ips && read_psb_ip(buf, size, off[0], &ipv[0]) < 0)
+				goto nomem;
+		}
 	}
 	*offsets = off;
 	if (ips)
@@ -2035,6 +2066,7 @@ struct ptd_pt_trace {
 	size_t nrev, caprev;
 	uint64_t scan_pos; /* bytes [0, scan_pos) not yet searched backwards */
 	int complete;
+	int first_fixed; /* the first PSB moved where libipt syncs (sync_psb) */
 	uint64_t lost;
 	int lost_nonzero;
 	struct iccache *icc; /* for decodes in the calling thread; may be NULL */
@@ -2113,6 +2145,40 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 		e->tsx = hdr.tsx;
 		t->nrev++;
 		t->scan_pos = (uint64_t)off;
+	}
+	if (t->complete && t->nrev && !t->first_fixed) {
+		/* The first PSB where libipt synchronises (sync_psb): PSBs
+		 * the index found before it inside the same run go. */
+		uint64_t want = sync_psb(t->buf, t->size, t->rev[t->nrev - 1].offset);
+		struct segent *e;
+
+		t->first_fixed = 1;
+		while (t->nrev > 1 && t->rev[t->nrev - 2].offset <= want) {
+			e = &t->rev[--t->nrev];
+			if (e->h) {
+				ptd_history_free(e->h);
+				t->ncached--;
+			}
+		}
+		e = &t->rev[t->nrev - 1];
+		if (e->offset < want && want < e->end) {
+			struct psbhdr hdr;
+
+			read_psb_hdr_at(t->psbrd, want, &hdr);
+			if (e->h) {
+				ptd_history_free(e->h);
+				e->h = NULL;
+				t->ncached--;
+			}
+			e->offset = want;
+			e->start_ip = hdr.fup_ip;
+			e->clean = hdr.fup_ip && !hdr.then_pge && hdr.ok;
+			e->mode = hdr.mode;
+			e->tsx = hdr.tsx;
+			e->decoded = 0;
+			e->out_set = 0;
+			e->in_set = 0;
+		}
 	}
 	if (t->complete) {
 		t->lost = t->nrev ? t->rev[t->nrev - 1].offset : t->size;
@@ -2265,6 +2331,16 @@ int ptd_pt_trace_seginfo(struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo
 
 static const struct carry carry_start = {.kind = CARRY_FRESH};
 
+/* The state at the first PSB of @t: the gap for the bytes lost before it
+ * is an item (gdb's rule for "disabled" gaps). */
+static struct carry carry_first(const struct ptd_pt_trace *t)
+{
+	struct carry c = carry_start;
+
+	c.have_item = (uint8_t)(t->lost_nonzero != 0);
+	return c;
+}
+
 /* The state at a PSB as far as its PSB+ alone tells. */
 static struct carry carry_guess(const struct segent *e)
 {
@@ -2349,14 +2425,18 @@ static int exact_in(struct ptd_pt_trace *t, size_t i, struct carry *in)
 	int err;
 
 	if (i == 0) {
-		*in = carry_start;
+		*in = carry_first(t);
 		return 0;
 	}
 	if (e->in_set) {
 		*in = e->in;
 		return 0;
 	}
-	err = run_range(t, 0, i, &carry_start, ptd_image_pt(t->img), t->icc, NULL, &st, in, NULL);
+	{
+		struct carry c0 = carry_first(t);
+
+		err = run_range(t, 0, i, &c0, ptd_image_pt(t->img), t->icc, NULL, &st, in, NULL);
+	}
 	if (err < 0)
 		return err;
 	e->in = *in;
@@ -2429,7 +2509,7 @@ static struct carry carry_for(struct ptd_pt_trace *t, struct segent *e, int dept
 		return carry_guess(&t->rev[j]);
 	e = &t->rev[j]; /* the index may have moved */
 	if (j + 1 >= t->nrev)
-		return t->complete ? carry_start : carry_guess(e);
+		return t->complete ? carry_first(t) : carry_guess(e);
 	older = &t->rev[j + 1];
 	if (older->out_set)
 		return older->out;
@@ -2562,7 +2642,7 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 	struct ptd_history *whole;
 	struct ptd_pt_sink sink = {hist_block, hist_gap, hist_event, NULL, hist_blocks};
 	struct ptd_pt_stats sa, sb;
-	struct carry in = carry_start, o;
+	struct carry in = carry_first(t), o;
 	size_t k;
 	int err;
 
@@ -2573,7 +2653,7 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 			if (!t->complete)
 				return 0;
 			k = t->nrev - 1; /* the trace start: libipt syncs there */
-			in = carry_start;
+			in = carry_first(t);
 			break;
 		}
 		/* (a clean PSB where the exact state is known and no decoder
@@ -2582,7 +2662,7 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 		    !(t->rev[k].in_set && !start_exact(&t->rev[k].in, &t->rev[k]))) {
 			index_back(t, k + 2);
 			if (t->complete && k + 1 == t->nrev)
-				in = carry_start; /* the trace start */
+				in = carry_first(t); /* the trace start */
 			else
 				in = t->rev[k].in_set ? t->rev[k].in : carry_guess(&t->rev[k]);
 			break;
