@@ -2781,10 +2781,13 @@ static const struct ptd_history *segment_of(struct ptd_pt_trace *t, struct segen
 	if (!e->h) {
 		struct ptd_pt_stats st;
 		size_t j = (size_t)(e - t->rev);
+		struct ptd_history *h;
 
-		if (decode_into(t, e, ptd_image_pt(t->img), t->icc, &t->rev[j].h, &st) < 0)
+		/* (into a local: decode_into may grow the index, moving it) */
+		if (decode_into(t, e, ptd_image_pt(t->img), t->icc, &h, &st) < 0)
 			return NULL;
-		e = &t->rev[j]; /* decode_into may have grown the index */
+		e = &t->rev[j];
+		e->h = h;
 		e->st = st;
 		e->decoded = 1;
 		t->ncached++;

@@ -69,6 +69,7 @@ fi
 # tests/fuzz/open/README: run this target without PTCONT_VALID to explore
 # them.
 mkdir valid
+cp "$top"/tests/fuzz/seeds-ptcont-valid/* valid/
 printf '\000\001\002\003\004\005\006' >valid/rounds
 printf '\370\371\372\373\374\375\376\010\021\042\063\104\125\146' >valid/psbs
 PTCONT_VALID=1 ./fuzz-ptcont -seed="$seed" -runs="$runs" -timeout=60 -rss_limit_mb=2048 \
