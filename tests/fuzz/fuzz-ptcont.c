@@ -845,6 +845,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (getenv("PTCONT_VALID")) {
 		size_t n = from_valid(&x, data, size);
 
+		if (getenv("PTCONT_WRITE")) { /* the stream, for a packet dump */
+			FILE *f = fopen(getenv("PTCONT_WRITE"), "wb");
+
+			if (f) {
+				fwrite(x.buf, 1, n, f);
+				fclose(f);
+			}
+		}
+
 		if (n)
 			check(x.buf, n, img);
 	} else if (data[0] == 0x02) {
