@@ -2792,6 +2792,8 @@ static int decode_batch(struct ptd_pt_trace *t, struct batch *b, uint32_t i, str
 	b->h = ptd_history_alloc(t->read, t->rctx);
 	if (!b->h)
 		return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
+	/* (no-op for a history without funcs: t->funcs is then NULL) */
+	ptd__history_use_funcs(b->h, t->funcs);
 	sink.ctx = b->h;
 	return run_range(t, b->first, b->last, &b->in, img, icc, &sink, &b->st, &b->out);
 }
@@ -3017,9 +3019,11 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 	if (t->lazy_parts && first < last)
 		t->lazy_now = front(t, last - 1)->end - front(t, first)->offset > store_max;
 	/* The parts of a lazy history keep the call log of their items,
-	 * built by the counting decode (a stored history's items are walked
-	 * instead: cheaper than logging them as they are decoded). */
-	t->funcs = t->lazy_now ? ptd__history_funcs(h) : NULL;
+	 * built by the counting decode; a stored history's batches log their
+	 * items as they are decoded, with the same func_of, so the splices
+	 * append their logs: the call views of any history chain the log's
+	 * part summaries instead of walking every item first. */
+	t->funcs = ptd__history_funcs(h);
 	if (t->lazy_now) {
 		if (t->parts)
 			return ptd__err(-ptde_invalid, "pt trace history: the lazy history exists already");

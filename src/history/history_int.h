@@ -82,6 +82,13 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src);
 void ptd__calllog_drop_last_block(struct ptd_calllog *l);
 int ptd__calllog_ok(const struct ptd_calllog *l);
 size_t ptd__calllog_bytes(const struct ptd_calllog *l);
+/* A log closes its open part (a summary the view chains) once the part's
+ * records take this many bytes; 0: the default (16 KiB).  Process-wide,
+ * for the tests: set it before logs are written. */
+void ptd__calllog_set_part_bytes(size_t n);
+/* The parts of @l whose summaries serve (closed ones and the open one
+ * with items); 0 when they no longer stand for the log. */
+uint32_t ptd__calllog_nparts(const struct ptd_calllog *l);
 
 /* The shared func_of of @h's log (see ptd_history_set_func), or NULL. */
 const struct ptd_funcs *ptd__history_funcs(const struct ptd_history *h);
