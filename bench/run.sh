@@ -65,7 +65,7 @@ echo "== decoding (src/decode): synthesized PT, ${BENCH_PT_MB:-64} MB"
 # building the whole view first, as before.
 echo
 echo "== call segments"
-for mb in ${BENCH_CALLS_MB:-32 64}; do
+for mb in ${BENCH_CALLS_MB:-1 4 16 32 64}; do
 	"$out/bench-decode" --calls "$mb"
 done
 

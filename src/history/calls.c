@@ -2850,6 +2850,37 @@ static inline const struct psum *log_part(const struct ptd_calllog *l, uint32_t 
 	return k < l->nparts ? &l->parts[k] : &l->sim;
 }
 
+/* Whether the chain may take part @ps (the signal frames aside). */
+static inline int chainable(const struct psum *ps)
+{
+	return !ps->irregular && ps->has_last;
+}
+
+/*
+ * Whether chaining the summaries of @l's parts before part @q pays: the
+ * builder walks the irregular ones storing segments (for the chain to
+ * take its state over), which costs more than counting them; when most
+ * parts are irregular (gaps everywhere, as in a filtered trace), the
+ * plain walk is the faster one.
+ */
+static int chain_always;
+
+void ptd__calls_set_chain_always(int on)
+{
+	chain_always = on;
+}
+
+static int chain_pays(const struct ptd_calllog *l, uint32_t q)
+{
+	uint32_t k, ok = 0;
+
+	if (chain_always)
+		return 1;
+	for (k = 0; k < q; k++)
+		ok += chainable(log_part(l, k));
+	return ok * 2 >= q;
+}
+
 /*
  * Brings @b (a walk started over a history whose log is @l) to the start
  * of part @q, or of an earlier part when the builder cannot hand its
@@ -2868,7 +2899,7 @@ static int chain_run(struct builder *b, struct chain *ch, const struct ptd_calll
 	for (k = 0; k < q && !err; k++) {
 		const struct psum *ps = log_part(l, k);
 
-		if (!ps->irregular && ps->has_last && !far_may_sigreturn(ch, ps) &&
+		if (chainable(ps) && !far_may_sigreturn(ch, ps) &&
 		    (k ? !in_builder && ch->nf : in_builder)) {
 			struct chain was = *ch;
 			struct cframe *n = realloc(save, (ch->nf ? ch->nf : 1) * sizeof(*save));
@@ -2907,7 +2938,13 @@ static int chain_run(struct builder *b, struct chain *ch, const struct ptd_calll
 		while (!err && !b->err && b->pos.phase == PH_LOG && b->pos.off < b->stop_off)
 			step(b);
 		err = err ? err : b->err;
-		if (!err && builder_to_chain(b, ch))
+		/* The chain takes the state over for a part it can chain
+		 * (handing it over costs about the depth of the stack: not
+		 * after every part of a run the builder walks anyway, as in
+		 * a trace with gaps everywhere), or to keep the builder's
+		 * window small. */
+		if (!err && (chainable(log_part(l, k + 1)) || b->n - b->win_base > STUCK_SEGS) &&
+		    builder_to_chain(b, ch))
 			in_builder = 0;
 		else if (b->n - b->win_base > STUCK_SEGS) {
 			/* The chain cannot take the state over (signal frames
@@ -2968,7 +3005,7 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 		if (acc >= min_after)
 			break;
 	}
-	if (!q)
+	if (!q || !chain_pays(l, q))
 		goto no;
 	err = chain_run(&b, &ch, l, q);
 	if (err)
@@ -3092,7 +3129,8 @@ static int count_chained(const struct ptd_history *h, ptd_func_of_fn func_of, vo
 	builder_init(&b, h, func_of, ctx, NULL);
 	walk_start(&b);
 	l = b.log;
-	if (!l || l->parts_bad || log_nparts(l) < 2 || log_part(l, 0)->off) {
+	if (!l || l->parts_bad || log_nparts(l) < 2 || log_part(l, 0)->off ||
+	    !chain_pays(l, log_nparts(l) - 1)) {
 		builder_fini(&b);
 		return 0;
 	}

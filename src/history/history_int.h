@@ -120,6 +120,9 @@ struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func
  * from a whole view built when first asked for. */
 struct ptd_calls *ptd__calls_build_suffix(const struct ptd_history *h, ptd_func_of_fn func_of,
 					  void *ctx, uint64_t min_after);
+/* Chain the part summaries even when most parts are irregular (the
+ * tests: every seam through the chain); 0: only when it pays. */
+void ptd__calls_set_chain_always(int on);
 /* *@floor: the segments a view does not hold itself (0: it holds all);
  * returns 1 when the whole view behind it has been built. */
 int ptd__calls_suffix_info(const struct ptd_calls *c, uint64_t *floor);
