@@ -1012,8 +1012,10 @@ static double first_request(const struct ptd_history *h, uint64_t ncalls, double
 }
 
 /*
- * --calls MB: the function-call segments of a lazy history of an MB MB
- * synthesized trace (as ptdbg --load keeps it, with its call log):
+ * --calls MB: the function-call segments of the history of an MB MB
+ * synthesized trace as ptdbg --load keeps it, with its call log (stored up
+ * to 16 MB, with what info record and the first call history cost without
+ * the log; lazy above):
  * counting (the decode that builds the log), counting the segments from
  * the log (what `info record` adds), and the segment view, eager (every
  * 88-byte segment kept, as before) and lazy (a checkpoint per chunk,

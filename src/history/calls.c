@@ -17,9 +17,11 @@
  * of the chunk asked for.  The same code builds, counts and materialises,
  * so the three cannot disagree.
  *
- * The call log of a lazy history's part also carries a summary of the
- * part (the frames it opens, its returns to the frames it found open),
- * written by the decoding thread as the log is; ptd_calls_build chains
+ * A call log also carries a summary of each of its parts (the frames the
+ * part opens, its returns to the frames it found open), written by the
+ * decoding thread as the log is; a part is a lazy history's PSB run, an
+ * appended log, or 16 KiB of records (the log closes one by itself, so
+ * stored and item-by-item histories have parts too); ptd_calls_build chains
  * the summaries from the start to find the builder's state at a late
  * part (irregular parts are walked by the builder itself) and walks only
  * from there, so the first call history after a load costs about the
@@ -859,7 +861,7 @@ static void tl_init(void)
 
 /*
  * Per-part call summaries.  While a log is written (in the decoding
- * thread of its PSB segment), the segments its records make are also
+ * thread of its PSB segment or batch), the segments its records make are also
  * followed on a small stack of the frames the part opened, with the
  * builder's rules for calls, tail calls and returns (resolve, do_return),
  * and what the part does to the frames it found open (the returns into
