@@ -914,6 +914,15 @@ struct psum {
 	uint32_t nev, evcap;
 	struct sframe *fr;
 	uint32_t nfr, frcap;
+	/* The segments counting makes for its items (count_resolve's rules),
+	 * the seam into its first block aside: exact unless cnt_bad (a
+	 * signal, a possible PIC call, a dropped block), when no signal frame
+	 * is open at its start whose ip a far transfer of the part (far) ends at.
+	 * first_gap: its first item is a gap (the
+	 * seam resolves nothing); pend_gap: a gap came after its newest
+	 * block (it ends with the transition after a gap pending). */
+	uint64_t cnt;
+	uint8_t cnt_bad, first_gap, pend_gap;
 };
 
 struct ptd_calllog {
@@ -1290,6 +1299,12 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 	uint64_t idx, ft, fa, fb;
 	int64_t r;
 
+	if (verdict & V_DECIDED)
+		ps->cnt += (verdict & V_ONE) ? 1 : 0;
+	else if (x->iclass == PTD_IC_FAR_CALL || x->iclass == PTD_IC_FAR_RET)
+		sim_far(ps, t); /* (counts only at a signal frame's ip) */
+	else
+		ps->cnt_bad = 1;
 	if (ps->irregular) {
 		/* (nseg only tells calls_suffix how far back to start) */
 		if ((verdict & V_ONE) || !(verdict & V_DECIDED))
@@ -1302,8 +1317,6 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 		 * needs the instruction's length. */
 		if (x->iclass != PTD_IC_FAR_CALL && x->iclass != PTD_IC_FAR_RET)
 			ps->irregular = 1;
-		else
-			sim_far(ps, t);
 		return;
 	}
 	if (!(verdict & V_ONE))
@@ -1428,6 +1441,10 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 	l->sim.numbers += b->ninsn;
 	if (!l->any)
 		l->sim.first_ip = b->ip;
+	if (l->sim.pend_gap) { /* the transition after a gap: one segment */
+		l->sim.cnt++;
+		l->sim.pend_gap = 0;
+	}
 	l->any = 1;
 	if (l->held) {
 		skippable = log_boring(l, &l->hb, b->ip);
@@ -1532,6 +1549,10 @@ int ptd__calllog_gap(struct ptd_calllog *l)
 	l->sim.numbers++;
 	l->sim.nseg++; /* (irregular: only a measure) */
 	l->sim.irregular = 1;
+	if (!l->any)
+		l->sim.first_gap = 1;
+	l->sim.cnt++;
+	l->sim.pend_gap = 1;
 	l->any = 1;
 	l->tail_block = 0;
 	l->last_is_blk = 0;
@@ -1551,6 +1572,7 @@ int ptd__calllog_event(struct ptd_calllog *l, unsigned kind, uint64_t ip)
 	if (log_write_held(l) || log_flush_skip(l) || log_reserve(l, 12))
 		return l->err;
 	l->sim.irregular = 1;
+	l->sim.cnt_bad = 1;
 	l->any = 1;
 	p = l->bytes + l->n;
 	*p++ = R_EVENT;
@@ -1636,6 +1658,7 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 			dst->sim.off = mark;
 			dst->sim.base = dst->base;
 			dst->sim.irregular = 1;
+			dst->sim.cnt_bad = 1;
 		} else {
 			dst->sim.off = dst->sim.off ? mark + 2 + dst->sim.off : mark;
 		}
@@ -1679,6 +1702,7 @@ void ptd__calllog_drop_last_block(struct ptd_calllog *l)
 	if (!l->held && !(l->last_is_blk && l->any && l->last_blk_off >= l->sim.off))
 		l->parts_bad = 1;
 	l->sim.irregular = 1;
+	l->sim.cnt_bad = 1;
 	if (l->held) {
 		l->held = 0;
 		log_flush_skip(l);
@@ -3114,40 +3138,83 @@ struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func
 	return calls_build(h, func_of, ctx, use_log, chunk < 0 ? 0 : chunk);
 }
 
+/* Whether a far transfer of @ps may end at the ip of one of @b's open
+ * signal frames (a sigreturn: the part is counted by walking it). */
+static int far_at_sig(const struct builder *b, const struct psum *ps)
+{
+	uint32_t i;
+	size_t j;
+
+	if (!b->nsig || !ps->nfar)
+		return 0;
+	if (ps->nfar > FAR_MAX)
+		return 1;
+	for (i = 0; i < ps->nfar; i++)
+		for (j = 0; j < b->nsig; j++)
+			if (ps->far[i] == b->sig[j].ip)
+				return 1;
+	return 0;
+}
+
 /*
- * The count from the part summaries: chained to the start of the last
- * part (irregular parts walked), then only that part counted.  Returns
- * 1 with *@count, 0 when the summaries cannot serve, or an error.
+ * The count from the part summaries: each part's count added to the
+ * builder's (counting only) where it stands for the part (none of its far
+ * transfers ends at an open signal frame's ip, the seam into it resolved
+ * by the builder as walking would), the
+ * others walked, then the last part walked.  Gaps cost nothing here: a
+ * gap's segments do not depend on the frames open.  Returns 1 with
+ * *@count, 0 when the summaries cannot serve, or an error.
  */
 static int count_chained(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
 			 uint64_t *count)
 {
 	struct builder b;
-	struct chain ch;
 	const struct ptd_calllog *l;
+	uint32_t k, q;
 	int err;
 
-	memset(&ch, 0, sizeof(ch));
 	builder_init(&b, h, func_of, ctx, NULL);
+	b.count_only = 1;
 	walk_start(&b);
 	l = b.log;
-	if (!l || l->parts_bad || log_nparts(l) < 2 || log_part(l, 0)->off ||
-	    !chain_pays(l, log_nparts(l) - 1)) {
+	if (!l || l->parts_bad || log_nparts(l) < 2 || log_part(l, 0)->off) {
 		builder_fini(&b);
 		return 0;
 	}
-	err = chain_run(&b, &ch, l, log_nparts(l) - 1);
-	if (!err) {
-		/* from here on only counted (the signal frames' ips matter) */
-		b.count_only = 1;
+	q = log_nparts(l) - 1;
+	for (k = 0; k < q && !b.err; k++) {
+		const struct psum *ps = log_part(l, k), *nx = log_part(l, k + 1);
+
+		if (k && b.cur && !ps->cnt_bad && (ps->has_last || ps->pend_gap) &&
+		    !far_at_sig(&b, ps)) {
+			if (!ps->first_gap)
+				resolve(&b, ps->first_ip, b.pos.num);
+			b.n += ps->cnt;
+			b.cur = b.n;
+			b.pos.num += ps->numbers;
+			if (ps->pend_gap)
+				b.pending = T_AFTER_GAP;
+			else
+				block_end(&b, &ps->last);
+		} else {
+			b.pos.phase = PH_LOG;
+			b.pos.off = ps->off;
+			b.pos.base = ps->base;
+			b.stop_off = nx->off;
+			b.stop_n = UINT64_MAX;
+			while (!b.err && b.pos.phase == PH_LOG && b.pos.off < b.stop_off)
+				step(&b);
+		}
+		b.pos.off = nx->off;
+		b.pos.base = nx->base;
+	}
+	if (!b.err) {
+		b.pos.phase = PH_LOG;
 		b.stop_off = SIZE_MAX;
 		b.stop_n = UINT64_MAX;
 		walk_on(&b);
-		err = b.err;
 	}
-	free(ch.f);
-	free(ch.sig);
-	free(ch.x);
+	err = b.err;
 	builder_fini(&b);
 	if (err)
 		return ptd__err(err, "cannot count the function-call segments");
