@@ -1308,7 +1308,7 @@ static void account_all(struct seg *s, const struct ptd_block *bl, size_t n)
  * row go to the sink straight from @bl; the last one stays pending in the
  * queue (later events may flag it).
  */
-static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
+static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb, const uint8_t *edge)
 {
 	size_t i = 0, from;
 	int err = 0;
@@ -1325,7 +1325,10 @@ static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 		if (i - from > 1) {
 			/* the pending block has a successor now: it goes first */
 			err = flush_pend(s);
-			if (err >= 0 && s->sink->blocks) {
+			if (err >= 0 && edge && s->sink->blocks_edge) {
+				err = s->sink->blocks_edge(s->sink->ctx, bl + from, i - from - 1,
+							   edge + from);
+			} else if (err >= 0 && s->sink->blocks) {
 				err = s->sink->blocks(s->sink->ctx, bl + from, i - from - 1);
 			} else {
 				for (; err >= 0 && from + 1 < i; from++)
@@ -1518,7 +1521,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	if (!pd)
 		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
 	ptd_fastpt_begin(fp);
-	ptd_fastpt_set_log(fp, s->cnt ? s->cnt->log : NULL);
+	ptd_fastpt_set_log(fp, s->cnt ? s->cnt->log : s->sink->log);
 	s->more = 1;
 	while (pos < end && !err) {
 		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end), rp, rcut;
@@ -1587,7 +1590,8 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (s->cnt) {
 			err = count_fast(s, bl, nb, ptd__fastpt_edges(fp));
 		} else {
-			err = deliver_fast(s, bl, nb);
+			err = deliver_fast(s, bl, nb,
+					   s->sink->log ? ptd__fastpt_edges(fp) : NULL);
 		}
 		cur.kind = CARRY_STATE; /* as decode_segment ends */
 		cur.enabled = (uint8_t)!edge.end_disabled;
@@ -1817,6 +1821,11 @@ static int hist_block(void *ctx, const struct ptd_block *b)
 static int hist_blocks(void *ctx, const struct ptd_block *b, size_t n)
 {
 	return ptd_history_append_blocks(ctx, b, n);
+}
+
+static int hist_blocks_edge(void *ctx, const struct ptd_block *b, size_t n, const uint8_t *edge)
+{
+	return ptd__history_append_blocks_edge(ctx, b, n, edge);
 }
 
 static int hist_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail)
@@ -2795,6 +2804,9 @@ static int decode_batch(struct ptd_pt_trace *t, struct batch *b, uint32_t i, str
 	/* (no-op for a history without funcs: t->funcs is then NULL) */
 	ptd__history_use_funcs(b->h, t->funcs);
 	sink.ctx = b->h;
+	/* the fast path's verdicts on the edges go into its log */
+	sink.log = ptd__history_calllog_w(b->h);
+	sink.blocks_edge = sink.log ? hist_blocks_edge : NULL;
 	return run_range(t, b->first, b->last, &b->in, img, icc, &sink, &b->st, &b->out);
 }
 

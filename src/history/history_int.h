@@ -100,6 +100,13 @@ void ptd__history_use_funcs(struct ptd_history *h, const struct ptd_funcs *f);
  * the items are walked).  Valid until @h changes.
  */
 const struct ptd_calllog *ptd__history_calllog(const struct ptd_history *h, uint64_t *covered);
+/* @h's call log while it logs every item, for a decoder's verdicts on
+ * the edges between blocks (ptd_fastpt_set_log), else NULL. */
+struct ptd_calllog *ptd__history_calllog_w(struct ptd_history *h);
+/* ptd_history_append_blocks() with the log's verdicts on the edges
+ * between the blocks (see ptd__calllog_blocks; NULL: none known). */
+int ptd__history_append_blocks_edge(struct ptd_history *h, const struct ptd_block *b, size_t n,
+				    const uint8_t *edge);
 /* ptd_history_append_part() with the log of the part's items (taken,
  * freed in any case; NULL: the history's log stops before the part). */
 int ptd__history_append_part_log(struct ptd_history *h, uint32_t part, uint64_t nitems,
