@@ -1012,8 +1012,10 @@ static double first_request(const struct ptd_history *h, uint64_t ncalls, double
 }
 
 /*
- * --calls MB: the function-call segments of a lazy history of an MB MB
- * synthesized trace (as ptdbg --load keeps it, with its call log):
+ * --calls MB: the function-call segments of the history of an MB MB
+ * synthesized trace as ptdbg --load keeps it, with its call log (stored up
+ * to 16 MB, with what info record and the first call history cost without
+ * the log; lazy above):
  * counting (the decode that builds the log), counting the segments from
  * the log (what `info record` adds), and the segment view, eager (every
  * 88-byte segment kept, as before) and lazy (a checkpoint per chunk,
@@ -1030,8 +1032,9 @@ static int calls_main(size_t mb)
 	struct ptd_history *h;
 	uint8_t *base, *big;
 	size_t bn, n;
-	double t0, tcount, tinfo, lazy1000, eager1000, first_ms, whole_ms;
+	double t0, tcount, tinfo, lazy1000, eager1000, first_ms, whole_ms, titems, witems;
 	uint64_t ncalls = 0;
+	int stored;
 
 	if (code_image(path, &img))
 		return 1;
@@ -1048,24 +1051,54 @@ static int calls_main(size_t mb)
 		return 1;
 	ptd_pt_trace_set_lazy_history(t, 0);
 	ptd_history_set_func(h, bench_func_of, NULL);
+	/* up to 16 MB stored, as a loaded trace of PTD_PT_STORE_MAX (the
+	 * repeated walk is a few bytes more) */
+	if (mb <= 16)
+		ptd__pt_set_store_max(n);
 	t0 = now();
 	if (ptd_pt_trace_history(t, h, 1, NULL) < 0) {
 		fprintf(stderr, "bench-decode: ptdbg decode failed\n");
 		return 1;
 	}
 	tcount = now() - t0;
+	ptd__pt_set_store_max(PTD_PT_STORE_MAX);
 	t0 = now();
 	if (ptd_calls_count_only(h, bench_func_of, NULL, &ncalls) < 0) {
 		fprintf(stderr, "bench-decode: counting the call segments failed\n");
 		return 1;
 	}
 	tinfo = now() - t0;
-	printf("== call segments, %.1f MB synthesized trace, %" PRIu64 " instructions\n",
-	       n / 1048576.0, ptd_history_ninsn(h));
-	printf("  counting (lazy history + call log) %.0f ms; info record (segments counted: the "
-	       "part summaries chained, the last part walked) %.0f ms; info record / counting = "
-	       "%.2f (goal <= 1.3)\n",
-	       tcount * 1e3, tinfo * 1e3, (tcount + tinfo) / tcount);
+	stored = mb <= 16;
+	{
+		/* what info record and the first call history cost without a
+		 * call log (a stored history before its batches logged: every
+		 * item walked) */
+		uint64_t k = 0;
+		struct ptd_calls *w;
+
+		t0 = now();
+		if (ptd__calls_count_items(h, bench_func_of, NULL, &k) < 0 || k != ncalls) {
+			fprintf(stderr, "bench-decode: counting from the items differs\n");
+			return 1;
+		}
+		titems = now() - t0;
+		t0 = now();
+		w = ptd__calls_build_chunked(h, bench_func_of, NULL, 0, 1024);
+		for (uint64_t i = k > 1000 ? k - 999 : 1; w && i <= k; i++)
+			ptd_calls_get(w, i);
+		witems = now() - t0;
+		ptd_calls_free(w);
+	}
+	printf("== call segments, %.1f MB synthesized trace, %" PRIu64 " instructions, %s "
+	       "history, call log of %u parts\n",
+	       n / 1048576.0, ptd_history_ninsn(h), stored ? "stored" : "lazy",
+	       ptd__calllog_nparts(ptd__history_calllog(h, &(uint64_t){0})));
+	printf("  %s (+ call log) %.0f ms; info record (segments counted: the part summaries "
+	       "chained, the last part walked) %.0f ms; info record / %s = %.2f (goal <= 1.3); "
+	       "without the log (every item walked) %.0f ms, first call history %.0f ms\n",
+	       stored ? "decode" : "counting", tcount * 1e3, tinfo * 1e3,
+	       stored ? "decode" : "counting", (tcount + tinfo) / tcount, titems * 1e3,
+	       witems * 1e3);
 	first_ms = first_request(h, ncalls, &whole_ms);
 	if (first_ms < 0) {
 		fprintf(stderr, "bench-decode: the call view from a late part differs from the "

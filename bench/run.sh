@@ -55,7 +55,9 @@ echo
 echo "== decoding (src/decode): synthesized PT, ${BENCH_PT_MB:-64} MB"
 "$out/bench-decode" "${BENCH_PT_MB:-64}"
 
-# The function-call segments (src/history/calls.c) of a lazy history:
+# The function-call segments (src/history/calls.c) of a stored history (1,
+# 4, 16 MB: decoded once, its batches' call logs appended, with the cost
+# of the same without the log: every item walked) and of a lazy one:
 # resident bytes per segment of the lazy view (a checkpoint per chunk of
 # segments, chunks decoded again when read) against the eager one (every
 # 88-byte segment kept), the newest 1,000 segments as `record
@@ -65,7 +67,7 @@ echo "== decoding (src/decode): synthesized PT, ${BENCH_PT_MB:-64} MB"
 # building the whole view first, as before.
 echo
 echo "== call segments"
-for mb in ${BENCH_CALLS_MB:-32 64}; do
+for mb in ${BENCH_CALLS_MB:-1 4 16 32 64}; do
 	"$out/bench-decode" --calls "$mb"
 done
 

@@ -1453,7 +1453,7 @@ static void account_all(struct seg *s, const struct ptd_block *bl, size_t n)
  * row go to the sink straight from @bl; the last one stays pending in the
  * queue (later events may flag it).
  */
-static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
+static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb, const uint8_t *edge)
 {
 	size_t i = 0, from;
 	int err = 0;
@@ -1470,7 +1470,10 @@ static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 		if (i - from > 1) {
 			/* the pending block has a successor now: it goes first */
 			err = flush_pend(s);
-			if (err >= 0 && s->sink->blocks) {
+			if (err >= 0 && edge && s->sink->blocks_edge) {
+				err = s->sink->blocks_edge(s->sink->ctx, bl + from, i - from - 1,
+							   edge + from);
+			} else if (err >= 0 && s->sink->blocks) {
 				err = s->sink->blocks(s->sink->ctx, bl + from, i - from - 1);
 			} else {
 				for (; err >= 0 && from + 1 < i; from++)
@@ -1669,7 +1672,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 	if (!pd)
 		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
 	ptd_fastpt_begin(fp);
-	ptd_fastpt_set_log(fp, s->cnt ? s->cnt->log : NULL);
+	ptd_fastpt_set_log(fp, s->cnt ? s->cnt->log : s->sink->log);
 	s->more = 1;
 	while (pos < end && !err) {
 		uint64_t next = next_psb(s->buf, pos + sizeof(psb_pattern), end), rp, rcut;
@@ -1743,7 +1746,8 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (s->cnt) {
 			err = count_fast(s, bl, nb, ptd__fastpt_edges(fp));
 		} else {
-			err = deliver_fast(s, bl, nb);
+			err = deliver_fast(s, bl, nb,
+					   s->sink->log ? ptd__fastpt_edges(fp) : NULL);
 		}
 		cur.kind = CARRY_STATE; /* as decode_segment ends */
 		cur.enabled = (uint8_t)!edge.end_disabled;
@@ -1987,6 +1991,11 @@ static int hist_block(void *ctx, const struct ptd_block *b)
 static int hist_blocks(void *ctx, const struct ptd_block *b, size_t n)
 {
 	return ptd_history_append_blocks(ctx, b, n);
+}
+
+static int hist_blocks_edge(void *ctx, const struct ptd_block *b, size_t n, const uint8_t *edge)
+{
+	return ptd__history_append_blocks_edge(ctx, b, n, edge);
 }
 
 static int hist_gap(void *ctx, enum ptd_gap_reason r, uint64_t offset, const char *detail)
@@ -3090,7 +3099,12 @@ static int decode_batch(struct ptd_pt_trace *t, struct batch *b, uint32_t i, str
 	b->h = ptd_history_alloc(t->read, t->rctx);
 	if (!b->h)
 		return ptd__err(-ptde_nomem, "out of memory decoding PT in parallel");
+	/* (no-op for a history without funcs: t->funcs is then NULL) */
+	ptd__history_use_funcs(b->h, t->funcs);
 	sink.ctx = b->h;
+	/* the fast path's verdicts on the edges go into its log */
+	sink.log = ptd__history_calllog_w(b->h);
+	sink.blocks_edge = sink.log ? hist_blocks_edge : NULL;
 	return run_range(t, b->first, b->last, &b->in, img, icc, &sink, &b->st, &b->out, &b->x);
 }
 
@@ -3390,9 +3404,11 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 	if (t->lazy_parts && first < last)
 		t->lazy_now = front(t, last - 1)->end - front(t, first)->offset > store_max;
 	/* The parts of a lazy history keep the call log of their items,
-	 * built by the counting decode (a stored history's items are walked
-	 * instead: cheaper than logging them as they are decoded). */
-	t->funcs = t->lazy_now ? ptd__history_funcs(h) : NULL;
+	 * built by the counting decode; a stored history's batches log their
+	 * items as they are decoded, with the same func_of, so the splices
+	 * append their logs: the call views of any history chain the log's
+	 * part summaries instead of walking every item first. */
+	t->funcs = ptd__history_funcs(h);
 	if (t->lazy_now) {
 		if (t->parts)
 			return ptd__err(-ptde_invalid, "pt trace history: the lazy history exists already");

@@ -44,6 +44,8 @@
 #include "decode/image.h"
 #include "history/history.h"
 
+struct ptd_calllog;
+
 /* Receives decoded items in trace order; a negative return stops decoding
  * and is returned by the decode function. */
 struct ptd_pt_sink {
@@ -53,6 +55,12 @@ struct ptd_pt_sink {
 	void *ctx;
 	/* Optional: many blocks at once, in order (used instead of block). */
 	int (*blocks)(void *ctx, const struct ptd_block *b, size_t n);
+	/* Optional, with blocks: a call log the fast path gives its verdicts
+	 * for (ptd_fastpt_set_log), and blocks with the verdicts on the edges
+	 * between them (@edge[i] for @b[i] to @b[i + 1], as
+	 * ptd__calllog_blocks takes them). */
+	struct ptd_calllog *log;
+	int (*blocks_edge)(void *ctx, const struct ptd_block *b, size_t n, const uint8_t *edge);
 };
 
 struct ptd_pt_stats {

@@ -17,9 +17,11 @@
  * of the chunk asked for.  The same code builds, counts and materialises,
  * so the three cannot disagree.
  *
- * The call log of a lazy history's part also carries a summary of the
- * part (the frames it opens, its returns to the frames it found open),
- * written by the decoding thread as the log is; ptd_calls_build chains
+ * A call log also carries a summary of each of its parts (the frames the
+ * part opens, its returns to the frames it found open), written by the
+ * decoding thread as the log is; a part is a lazy history's PSB run, an
+ * appended log, or 16 KiB of records (the log closes one by itself, so
+ * stored and item-by-item histories have parts too); ptd_calls_build chains
  * the summaries from the start to find the builder's state at a late
  * part (irregular parts are walked by the builder itself) and walks only
  * from there, so the first call history after a load costs about the
@@ -859,7 +861,7 @@ static void tl_init(void)
 
 /*
  * Per-part call summaries.  While a log is written (in the decoding
- * thread of its PSB segment), the segments its records make are also
+ * thread of its PSB segment or batch), the segments its records make are also
  * followed on a small stack of the frames the part opened, with the
  * builder's rules for calls, tail calls and returns (resolve, do_return),
  * and what the part does to the frames it found open (the returns into
@@ -912,6 +914,15 @@ struct psum {
 	uint32_t nev, evcap;
 	struct sframe *fr;
 	uint32_t nfr, frcap;
+	/* The segments counting makes for its items (count_resolve's rules),
+	 * the seam into its first block aside: exact unless cnt_bad (a
+	 * signal, a possible PIC call, a dropped block), when no signal frame
+	 * is open at its start whose ip a far transfer of the part (far) ends at.
+	 * first_gap: its first item is a gap (the
+	 * seam resolves nothing); pend_gap: a gap came after its newest
+	 * block (it ends with the transition after a gap pending). */
+	uint64_t cnt;
+	uint8_t cnt_bad, first_gap, pend_gap;
 };
 
 struct ptd_calllog {
@@ -942,6 +953,29 @@ struct ptd_calllog {
 	uint32_t nparts, partcap;
 	int parts_bad;
 };
+
+/*
+ * The log closes its open part by itself (log_cut) once the part's
+ * records take part_bytes: every history with a log, not only a lazy
+ * one, then has parts whose summaries chain.  Bytes, not segments: the
+ * check is one compare per written record, it holds in irregular parts
+ * too (their summaries stop counting segments), and the builder's walk
+ * of a part costs about its bytes.  16 KiB is about 3,000-5,000 call
+ * segments: the chain makes a few operations per part, and the view
+ * from a late part walks at most one part more than it needs.
+ */
+#define PART_BYTES_DEFAULT 16384
+static size_t part_bytes = PART_BYTES_DEFAULT;
+
+void ptd__calllog_set_part_bytes(size_t n)
+{
+	part_bytes = n ? n : PART_BYTES_DEFAULT;
+}
+
+uint32_t ptd__calllog_nparts(const struct ptd_calllog *l)
+{
+	return l && !l->parts_bad ? l->nparts + (l->any ? 1 : 0) : 0;
+}
 
 struct ptd_funcs *ptd__funcs_alloc(ptd_func_of_fn fn, void *ctx)
 {
@@ -1265,16 +1299,24 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 	uint64_t idx, ft, fa, fb;
 	int64_t r;
 
-	if (ps->irregular)
+	if (verdict & V_DECIDED)
+		ps->cnt += (verdict & V_ONE) ? 1 : 0;
+	else if (x->iclass == PTD_IC_FAR_CALL || x->iclass == PTD_IC_FAR_RET)
+		sim_far(ps, t); /* (counts only at a signal frame's ip) */
+	else
+		ps->cnt_bad = 1;
+	if (ps->irregular) {
+		/* (nseg only tells calls_suffix how far back to start) */
+		if ((verdict & V_ONE) || !(verdict & V_DECIDED))
+			ps->nseg++;
 		return;
+	}
 	if (!(verdict & V_DECIDED)) {
 		/* A far transfer starts nothing without signal frames (and
 		 * a part with a signal is irregular); a possible PIC call
 		 * needs the instruction's length. */
 		if (x->iclass != PTD_IC_FAR_CALL && x->iclass != PTD_IC_FAR_RET)
 			ps->irregular = 1;
-		else
-			sim_far(ps, t);
 		return;
 	}
 	if (!(verdict & V_ONE))
@@ -1343,6 +1385,50 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 	}
 }
 
+/* Room for one more closed part; 0, or -1 (the parts are then bad). */
+static int parts_room(struct ptd_calllog *l)
+{
+	if (l->nparts == l->partcap) {
+		uint32_t cap = l->partcap ? l->partcap * 2 : 64;
+		struct psum *n = realloc(l->parts, cap * sizeof(*n));
+
+		if (!n) {
+			l->parts_bad = 1;
+			return -1;
+		}
+		l->parts = n;
+		l->partcap = cap;
+	}
+	return 0;
+}
+
+/*
+ * Closes the open part before the next block, as an append would at a
+ * seam: the held block is written in full (with the verdict of the
+ * transition into it) and is the part's last; the transition from it
+ * into the next block is resolved at the seam, by the builder or by the
+ * chain (chain_seam), and the next block starts the new part as a log's
+ * first block does (written in full, undecided).  The new part's records
+ * continue from the same ip base.
+ */
+static int log_cut(struct ptd_calllog *l)
+{
+	if (parts_room(l))
+		return 0;
+	if (l->held) {
+		l->sim.last = l->hb;
+		l->sim.has_last = 1;
+	}
+	if (log_write_held(l) || log_flush_skip(l))
+		return l->err;
+	l->parts[l->nparts++] = l->sim;
+	memset(&l->sim, 0, sizeof(l->sim));
+	l->sim.off = l->n;
+	l->sim.base = l->base;
+	l->any = 0;
+	return 0;
+}
+
 int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 {
 	int skippable = 0;
@@ -1350,9 +1436,15 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 
 	if (l->err)
 		return l->err;
+	if (l->any && l->n - l->sim.off >= part_bytes && !l->parts_bad && log_cut(l))
+		return l->err;
 	l->sim.numbers += b->ninsn;
 	if (!l->any)
 		l->sim.first_ip = b->ip;
+	if (l->sim.pend_gap) { /* the transition after a gap: one segment */
+		l->sim.cnt++;
+		l->sim.pend_gap = 0;
+	}
 	l->any = 1;
 	if (l->held) {
 		skippable = log_boring(l, &l->hb, b->ip);
@@ -1404,8 +1496,25 @@ int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t
 	hv = l->held_verdict;
 	skip = l->skip;
 	for (i = 1; i < n; i++) {
-		int sk = edge && edge[i - 1] ? edge[i - 1] - 1 : log_boring(l, x, b[i].ip);
-		uint8_t v = log_verdict(x, b[i].ip, sk);
+		int sk;
+		uint8_t v;
+
+		if (l->n - l->sim.off >= part_bytes && !l->parts_bad) {
+			/* the open part is full: closed before b[i] */
+			l->hb = *x;
+			l->held_skippable = hs;
+			l->held_verdict = hv;
+			l->skip = skip;
+			if (ptd__calllog_block(l, &b[i]) < 0)
+				return l->err;
+			x = &l->hb;
+			hs = l->held_skippable;
+			hv = l->held_verdict;
+			skip = l->skip;
+			continue;
+		}
+		sk = edge && edge[i - 1] ? edge[i - 1] - 1 : log_boring(l, x, b[i].ip);
+		v = log_verdict(x, b[i].ip, sk);
 
 		/* the part's summary, as ptd__calllog_block keeps it */
 		l->sim.numbers += b[i].ninsn;
@@ -1438,7 +1547,12 @@ int ptd__calllog_gap(struct ptd_calllog *l)
 		return l->err;
 	l->bytes[l->n++] = R_GAP;
 	l->sim.numbers++;
+	l->sim.nseg++; /* (irregular: only a measure) */
 	l->sim.irregular = 1;
+	if (!l->any)
+		l->sim.first_gap = 1;
+	l->sim.cnt++;
+	l->sim.pend_gap = 1;
 	l->any = 1;
 	l->tail_block = 0;
 	l->last_is_blk = 0;
@@ -1458,6 +1572,7 @@ int ptd__calllog_event(struct ptd_calllog *l, unsigned kind, uint64_t ip)
 	if (log_write_held(l) || log_flush_skip(l) || log_reserve(l, 12))
 		return l->err;
 	l->sim.irregular = 1;
+	l->sim.cnt_bad = 1;
 	l->any = 1;
 	p = l->bytes + l->n;
 	*p++ = R_EVENT;
@@ -1491,63 +1606,61 @@ int ptd__calllog_ends_in_block(const struct ptd_calllog *l)
 	return l && l->tail_block && (l->held || l->last_is_blk);
 }
 
+/*
+ * src's records go after dst's, behind a marker that resets the ip base
+ * (src's deltas start from 0).  The parts follow: dst's open part is
+ * closed at the seam (its newest block written in full: replaying
+ * resolves its transition against src's first item as the builder
+ * would), src's closed parts come with their offsets moved, and src's
+ * open part is dst's open part now (items logged into dst later go on
+ * in it).
+ */
 int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 {
+	size_t mark;
+	uint32_t k;
+
 	if (dst->err || src->err)
 		return dst->err = dst->err ? dst->err : src->err;
-	/* Items of dst's own before the first part (a gap where the trace
-	 * starts mid-stream) are a part the builder walks. */
-	if (!dst->parts_bad && dst->any && !dst->nparts) {
-		dst->parts = malloc(64 * sizeof(*dst->parts));
-		if (!dst->parts) {
-			dst->parts_bad = 1;
-		} else {
-			dst->partcap = 64;
-			dst->parts[0] = dst->sim;
-			memset(&dst->sim, 0, sizeof(dst->sim));
-			dst->parts[0].off = 0;
-			dst->parts[0].base = 0;
-			dst->parts[0].irregular = 1;
-			dst->nparts = 1;
-			dst->any = 0;
-		}
-	}
 	/* The part before src ends with dst's newest block. */
-	if (dst->nparts && dst->held) {
-		dst->parts[dst->nparts - 1].last = dst->hb;
-		dst->parts[dst->nparts - 1].has_last = 1;
+	if (dst->held) {
+		dst->sim.last = dst->hb;
+		dst->sim.has_last = 1;
 	}
-	/* The seam: dst's newest block is written in full, so replaying
-	 * resolves its transition against src's first item as the builder
-	 * would. */
 	if (log_write_held(dst) || log_flush_skip(dst) || log_flush_skip(src))
 		return dst->err = dst->err ? dst->err : src->err;
-	/* src's summary becomes a part's: only while every record of dst
-	 * came from such parts. */
-	if (dst->any || src->nparts || src->parts_bad)
+	if (src->parts_bad)
 		dst->parts_bad = 1;
-	if (!dst->parts_bad && src->any) {
-		if (dst->nparts == dst->partcap) {
-			uint32_t cap = dst->partcap ? dst->partcap * 2 : 64;
-			struct psum *n = realloc(dst->parts, cap * sizeof(*n));
+	if (!dst->parts_bad && dst->any && !parts_room(dst)) {
+		dst->parts[dst->nparts++] = dst->sim;
+		memset(&dst->sim, 0, sizeof(dst->sim));
+		dst->any = 0;
+	}
+	mark = dst->n;
+	for (k = 0; k < src->nparts && !dst->parts_bad; k++) {
+		struct psum *ps;
 
-			if (!n)
-				dst->parts_bad = 1;
-			else {
-				dst->parts = n;
-				dst->partcap = cap;
-			}
-		}
-		if (!dst->parts_bad) {
-			struct psum *ps = &dst->parts[dst->nparts++];
-
-			*ps = src->sim;
-			memset(&src->sim, 0, sizeof(src->sim));
-			ps->off = dst->n;
-			ps->base = dst->base;
-			ps->has_last = 0;
-			if (!src->n) /* (the held block is written later, without a marker) */
-				ps->irregular = 1;
+		if (parts_room(dst))
+			break;
+		ps = &dst->parts[dst->nparts++];
+		*ps = src->parts[k];
+		memset(&src->parts[k], 0, sizeof(src->parts[k]));
+		ps->off = ps->off ? mark + 2 + ps->off : mark;
+	}
+	psum_fini(&dst->sim);
+	dst->any = 0;
+	if (!dst->parts_bad) {
+		dst->sim = src->sim;
+		memset(&src->sim, 0, sizeof(src->sim));
+		dst->any = src->any;
+		if (!src->n) {
+			/* (the held block is written later, without a marker) */
+			dst->sim.off = mark;
+			dst->sim.base = dst->base;
+			dst->sim.irregular = 1;
+			dst->sim.cnt_bad = 1;
+		} else {
+			dst->sim.off = dst->sim.off ? mark + 2 + dst->sim.off : mark;
 		}
 	}
 	if (src->n) {
@@ -1571,6 +1684,7 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 	 * skippability was decided within src. */
 	dst->held_skippable = src->held_skippable;
 	dst->held_verdict = src->held_verdict;
+	dst->skip = 0;
 	dst->tail_block = src->n || src->held ? src->tail_block : dst->tail_block;
 	src->n = 0;
 	src->held = 0;
@@ -1583,8 +1697,12 @@ void ptd__calllog_drop_last_block(struct ptd_calllog *l)
 {
 	if (!l || !l->tail_block)
 		return;
-	l->parts_bad = 1;
+	/* The open part's summary counted the block (walked now, not
+	 * chained); a block a closed part ends with takes the parts. */
+	if (!l->held && !(l->last_is_blk && l->any && l->last_blk_off >= l->sim.off))
+		l->parts_bad = 1;
 	l->sim.irregular = 1;
+	l->sim.cnt_bad = 1;
 	if (l->held) {
 		l->held = 0;
 		log_flush_skip(l);
@@ -2682,9 +2800,16 @@ static int chain_keep_sig(struct builder *b, struct chain *ch)
 					return -1; /* (free with the chain) */
 				ch->x = n;
 			}
-			ch->x[ch->nx++] = *seg(b, w);
-			if (b->err)
-				return -1;
+			{
+				/* Not stored: the state came from the chain, whose
+				 * frames keep only each frame's newest segment and
+				 * instance; the builder goes on walking. */
+				const struct ptd_callseg *g = seg_if_stored(b, w);
+
+				if (!g)
+					return -1;
+				ch->x[ch->nx++] = *g;
+			}
 		}
 	}
 	return 0;
@@ -2740,6 +2865,48 @@ static int builder_to_chain(struct builder *b, struct chain *ch)
 	return 1;
 }
 
+/* The log's parts: the closed ones, then the open one when it has items. */
+static inline uint32_t log_nparts(const struct ptd_calllog *l)
+{
+	return l->nparts + (l->any ? 1 : 0);
+}
+
+static inline const struct psum *log_part(const struct ptd_calllog *l, uint32_t k)
+{
+	return k < l->nparts ? &l->parts[k] : &l->sim;
+}
+
+/* Whether the chain may take part @ps (the signal frames aside). */
+static inline int chainable(const struct psum *ps)
+{
+	return !ps->irregular && ps->has_last;
+}
+
+/*
+ * Whether chaining the summaries of @l's parts before part @q pays: the
+ * builder walks the irregular ones storing segments (for the chain to
+ * take its state over), which costs more than counting them; when most
+ * parts are irregular (gaps everywhere, as in a filtered trace), the
+ * plain walk is the faster one.
+ */
+static int chain_always;
+
+void ptd__calls_set_chain_always(int on)
+{
+	chain_always = on;
+}
+
+static int chain_pays(const struct ptd_calllog *l, uint32_t q)
+{
+	uint32_t k, ok = 0;
+
+	if (chain_always)
+		return 1;
+	for (k = 0; k < q; k++)
+		ok += chainable(log_part(l, k));
+	return ok * 2 >= q;
+}
+
 /*
  * Brings @b (a walk started over a history whose log is @l) to the start
  * of part @q, or of an earlier part when the builder cannot hand its
@@ -2756,9 +2923,9 @@ static int chain_run(struct builder *b, struct chain *ch, const struct ptd_calll
 	ch->b = b;
 	ch->num = 1;
 	for (k = 0; k < q && !err; k++) {
-		const struct psum *ps = &l->parts[k];
+		const struct psum *ps = log_part(l, k);
 
-		if (!ps->irregular && ps->has_last && !far_may_sigreturn(ch, ps) &&
+		if (chainable(ps) && !far_may_sigreturn(ch, ps) &&
 		    (k ? !in_builder && ch->nf : in_builder)) {
 			struct chain was = *ch;
 			struct cframe *n = realloc(save, (ch->nf ? ch->nf : 1) * sizeof(*save));
@@ -2792,12 +2959,18 @@ static int chain_run(struct builder *b, struct chain *ch, const struct ptd_calll
 		b->pos.phase = PH_LOG;
 		b->pos.off = ps->off;
 		b->pos.base = ps->base;
-		b->stop_off = l->parts[k + 1].off;
+		b->stop_off = log_part(l, k + 1)->off;
 		b->stop_n = UINT64_MAX;
 		while (!err && !b->err && b->pos.phase == PH_LOG && b->pos.off < b->stop_off)
 			step(b);
 		err = err ? err : b->err;
-		if (!err && builder_to_chain(b, ch))
+		/* The chain takes the state over for a part it can chain
+		 * (handing it over costs about the depth of the stack: not
+		 * after every part of a run the builder walks anyway, as in
+		 * a trace with gaps everywhere), or to keep the builder's
+		 * window small. */
+		if (!err && (chainable(log_part(l, k + 1)) || b->n - b->win_base > STUCK_SEGS) &&
+		    builder_to_chain(b, ch))
 			in_builder = 0;
 		else if (b->n - b->win_base > STUCK_SEGS) {
 			/* The chain cannot take the state over (signal frames
@@ -2815,8 +2988,8 @@ static int chain_run(struct builder *b, struct chain *ch, const struct ptd_calll
 		if ((err = chain_to_builder(ch, b)) < 0)
 			return err;
 		b->pos.phase = PH_LOG;
-		b->pos.off = l->parts[k].off;
-		b->pos.base = l->parts[k].base;
+		b->pos.off = log_part(l, k)->off;
+		b->pos.base = log_part(l, k)->base;
 	}
 	return 0;
 }
@@ -2851,14 +3024,14 @@ static struct ptd_calls *calls_suffix(const struct ptd_history *h, ptd_func_of_f
 	builder_init(&b, h, func_of, ctx, c);
 	walk_start(&b);
 	l = b.log;
-	if (!l || l->parts_bad || l->nparts < 2 || l->parts[0].off)
+	if (!l || l->parts_bad || log_nparts(l) < 2 || log_part(l, 0)->off)
 		goto no;
-	for (q = l->nparts - 1; q > 0; q--) {
-		acc += l->parts[q].nseg + 1;
+	for (q = log_nparts(l) - 1; q > 0; q--) {
+		acc += log_part(l, q)->nseg + 1;
 		if (acc >= min_after)
 			break;
 	}
-	if (!q)
+	if (!q || !chain_pays(l, q))
 		goto no;
 	err = chain_run(&b, &ch, l, q);
 	if (err)
@@ -2965,39 +3138,83 @@ struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func
 	return calls_build(h, func_of, ctx, use_log, chunk < 0 ? 0 : chunk);
 }
 
+/* Whether a far transfer of @ps may end at the ip of one of @b's open
+ * signal frames (a sigreturn: the part is counted by walking it). */
+static int far_at_sig(const struct builder *b, const struct psum *ps)
+{
+	uint32_t i;
+	size_t j;
+
+	if (!b->nsig || !ps->nfar)
+		return 0;
+	if (ps->nfar > FAR_MAX)
+		return 1;
+	for (i = 0; i < ps->nfar; i++)
+		for (j = 0; j < b->nsig; j++)
+			if (ps->far[i] == b->sig[j].ip)
+				return 1;
+	return 0;
+}
+
 /*
- * The count from the part summaries: chained to the start of the last
- * part (irregular parts walked), then only that part counted.  Returns
- * 1 with *@count, 0 when the summaries cannot serve, or an error.
+ * The count from the part summaries: each part's count added to the
+ * builder's (counting only) where it stands for the part (none of its far
+ * transfers ends at an open signal frame's ip, the seam into it resolved
+ * by the builder as walking would), the
+ * others walked, then the last part walked.  Gaps cost nothing here: a
+ * gap's segments do not depend on the frames open.  Returns 1 with
+ * *@count, 0 when the summaries cannot serve, or an error.
  */
 static int count_chained(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
 			 uint64_t *count)
 {
 	struct builder b;
-	struct chain ch;
 	const struct ptd_calllog *l;
+	uint32_t k, q;
 	int err;
 
-	memset(&ch, 0, sizeof(ch));
 	builder_init(&b, h, func_of, ctx, NULL);
+	b.count_only = 1;
 	walk_start(&b);
 	l = b.log;
-	if (!l || l->parts_bad || l->nparts < 2 || l->parts[0].off) {
+	if (!l || l->parts_bad || log_nparts(l) < 2 || log_part(l, 0)->off) {
 		builder_fini(&b);
 		return 0;
 	}
-	err = chain_run(&b, &ch, l, l->nparts - 1);
-	if (!err) {
-		/* from here on only counted (the signal frames' ips matter) */
-		b.count_only = 1;
+	q = log_nparts(l) - 1;
+	for (k = 0; k < q && !b.err; k++) {
+		const struct psum *ps = log_part(l, k), *nx = log_part(l, k + 1);
+
+		if (k && b.cur && !ps->cnt_bad && (ps->has_last || ps->pend_gap) &&
+		    !far_at_sig(&b, ps)) {
+			if (!ps->first_gap)
+				resolve(&b, ps->first_ip, b.pos.num);
+			b.n += ps->cnt;
+			b.cur = b.n;
+			b.pos.num += ps->numbers;
+			if (ps->pend_gap)
+				b.pending = T_AFTER_GAP;
+			else
+				block_end(&b, &ps->last);
+		} else {
+			b.pos.phase = PH_LOG;
+			b.pos.off = ps->off;
+			b.pos.base = ps->base;
+			b.stop_off = nx->off;
+			b.stop_n = UINT64_MAX;
+			while (!b.err && b.pos.phase == PH_LOG && b.pos.off < b.stop_off)
+				step(&b);
+		}
+		b.pos.off = nx->off;
+		b.pos.base = nx->base;
+	}
+	if (!b.err) {
+		b.pos.phase = PH_LOG;
 		b.stop_off = SIZE_MAX;
 		b.stop_n = UINT64_MAX;
 		walk_on(&b);
-		err = b.err;
 	}
-	free(ch.f);
-	free(ch.sig);
-	free(ch.x);
+	err = b.err;
 	builder_fini(&b);
 	if (err)
 		return ptd__err(err, "cannot count the function-call segments");

@@ -250,6 +250,32 @@ const struct ptd_calllog *ptd__history_calllog(const struct ptd_history *h, uint
 	return h->log;
 }
 
+struct ptd_calllog *ptd__history_calllog_w(struct ptd_history *h)
+{
+	return h && h->log_active ? h->log : NULL;
+}
+
+/* The log takes the blocks in one call, with the verdicts; the items are
+ * appended with the log detached (it saw them already). */
+int ptd__history_append_blocks_edge(struct ptd_history *h, const struct ptd_block *b, size_t n,
+				    const uint8_t *edge)
+{
+	int rc;
+
+	if (!h || !h->log_active || !edge || !n)
+		return ptd_history_append_blocks(h, b, n);
+	if (ptd__calllog_blocks(h->log, b, n, edge) < 0) {
+		log_off(h);
+		return ptd_history_append_blocks(h, b, n);
+	}
+	h->log_active = 0;
+	rc = ptd_history_append_blocks(h, b, n);
+	h->log_active = 1;
+	if (rc < 0)
+		log_off(h);
+	return rc;
+}
+
 void ptd__history_flag_last_logged(struct ptd_history *h, uint8_t flags)
 {
 	if (h && h->log_active)

@@ -136,20 +136,23 @@ struct ptd_calls;
  * chunk's segments (1-2 bytes per segment in all); ptd_calls_get/find
  * materialise a chunk by walking again from its checkpoint (a cache keeps
  * 32), so @h and @func_of's answers must stay as they are while the view
- * is used.  When @h is a lazy history whose parts came with their call
- * logs, the pass starts at a late part (a few thousand segments before
- * the end): the builder's state there comes from chaining the parts'
- * call summaries (calls.c), so the first call history after a load or a
- * stop costs about the same at any trace size; the segments before that
- * part come from a whole view built, as above, when one is first read.
+ * is used.  When @h has a call log (ptd_history_set_func), whose parts
+ * are a lazy history's parts, the logs of spliced batches and every 16
+ * KiB of log besides, the pass starts at a late part (a few thousand
+ * segments before the end): the builder's state there comes from
+ * chaining the parts' call summaries (calls.c), so the first call history
+ * after a load or a stop costs about the same at any trace size; the
+ * segments before that part come from a whole view built, as above, when
+ * one is first read.
  */
 struct ptd_calls *ptd_calls_build(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx);
 /*
  * The number of segments ptd_calls_build() would give for the same
  * arguments (what "info record" prints), found without storing them:
  * one pass over the items that keeps only the pending transition and the
- * signal frames.  Returns 0 or -ptde_invalid / -ptde_nomem, or the error
- * of decoding a lazy part again.
+ * signal frames; with a call log, the part summaries chained to the last
+ * part (as ptd_calls_build), then only that part counted.  Returns 0 or
+ * -ptde_invalid / -ptde_nomem, or the error of decoding a lazy part again.
  */
 int ptd_calls_count_only(const struct ptd_history *h, ptd_func_of_fn func_of, void *ctx,
 			 uint64_t *count);

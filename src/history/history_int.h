@@ -82,6 +82,13 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src);
 void ptd__calllog_drop_last_block(struct ptd_calllog *l);
 int ptd__calllog_ok(const struct ptd_calllog *l);
 size_t ptd__calllog_bytes(const struct ptd_calllog *l);
+/* A log closes its open part (a summary the view chains) once the part's
+ * records take this many bytes; 0: the default (16 KiB).  Process-wide,
+ * for the tests: set it before logs are written. */
+void ptd__calllog_set_part_bytes(size_t n);
+/* The parts of @l whose summaries serve (closed ones and the open one
+ * with items); 0 when they no longer stand for the log. */
+uint32_t ptd__calllog_nparts(const struct ptd_calllog *l);
 
 /* The shared func_of of @h's log (see ptd_history_set_func), or NULL. */
 const struct ptd_funcs *ptd__history_funcs(const struct ptd_history *h);
@@ -93,6 +100,13 @@ void ptd__history_use_funcs(struct ptd_history *h, const struct ptd_funcs *f);
  * the items are walked).  Valid until @h changes.
  */
 const struct ptd_calllog *ptd__history_calllog(const struct ptd_history *h, uint64_t *covered);
+/* @h's call log while it logs every item, for a decoder's verdicts on
+ * the edges between blocks (ptd_fastpt_set_log), else NULL. */
+struct ptd_calllog *ptd__history_calllog_w(struct ptd_history *h);
+/* ptd_history_append_blocks() with the log's verdicts on the edges
+ * between the blocks (see ptd__calllog_blocks; NULL: none known). */
+int ptd__history_append_blocks_edge(struct ptd_history *h, const struct ptd_block *b, size_t n,
+				    const uint8_t *edge);
 /* ptd_history_append_part() with the log of the part's items (taken,
  * freed in any case; NULL: the history's log stops before the part). */
 int ptd__history_append_part_log(struct ptd_history *h, uint32_t part, uint64_t nitems,
@@ -113,6 +127,9 @@ struct ptd_calls *ptd__calls_build_chunked(const struct ptd_history *h, ptd_func
  * from a whole view built when first asked for. */
 struct ptd_calls *ptd__calls_build_suffix(const struct ptd_history *h, ptd_func_of_fn func_of,
 					  void *ctx, uint64_t min_after);
+/* Chain the part summaries even when most parts are irregular (the
+ * tests: every seam through the chain); 0: only when it pays. */
+void ptd__calls_set_chain_always(int on);
 /* *@floor: the segments a view does not hold itself (0: it holds all);
  * returns 1 when the whole view behind it has been built. */
 int ptd__calls_suffix_info(const struct ptd_calls *c, uint64_t *floor);

@@ -141,7 +141,8 @@ static uint64_t check_history(const struct ptd_history *h, ptd_func_of_fn fn, co
 	n = ptd_calls_count(eager);
 	snprintf(w, sizeof(w), "%s, eager from the items", what);
 	compare(eager_items, eager, count, w);
-	assert_int_equal(ptd_calls_count_only(h, fn, NULL, &cnt), 0);
+	if (ptd_calls_count_only(h, fn, NULL, &cnt) < 0)
+		fail_msg("%s: cannot count: %s", what, ptd_last_error(-1));
 	assert_int_equal(cnt, n);
 	for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
 		for (int use_log = 0; use_log < 2; use_log++) {
@@ -394,6 +395,10 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 				snprintf(what, sizeof(what), "%s, func_of %zu, from item %" PRIu64, name,
 					 f, nitems * (uint64_t)k / 4);
 				check_history(sh, fns[f], what);
+				/* its log's parts closed by themselves */
+				late = check_late(sh, fns[f], what);
+				if (late > 0)
+					nlate += late;
 				ptd_history_free(sh);
 			}
 			{ /* the log, then the items */
@@ -402,6 +407,9 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 
 				snprintf(what, sizeof(what), "%s, func_of %zu, half logged", name, f);
 				check_history(hl, fns[f], what);
+				late = check_late(hl, fns[f], what);
+				if (late > 0)
+					nlate += late;
 				ptd_history_free(hl);
 				ptd_history_free(owner);
 			}
@@ -417,10 +425,112 @@ static void run_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts 
 	ptd_ptsynth_free(s);
 }
 
+/* A stored history of @buf (decoded once, its items kept) with its call
+ * log: serially, or (@nthreads 2) in batches of a few PSB segments decoded
+ * in two threads and spliced in order, their logs appended. */
+static struct ptd_history *stored_history(const uint8_t *buf, size_t size, struct ptd_image *img,
+					  ptd_func_of_fn fn, int nthreads)
+{
+	struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
+	struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
+
+	assert_non_null(t);
+	assert_non_null(h);
+	ptd_pt_trace_set_disabled_gaps(t, 1);
+	ptd__pt_set_batch_bytes(nthreads > 1 ? 600 : 0);
+	ptd_history_set_func(h, fn, NULL);
+	if (ptd_pt_trace_history(t, h, nthreads, NULL) < 0)
+		fail_msg("cannot decode: %s", ptd_last_error(-1));
+	ptd__pt_set_batch_bytes(0);
+	ptd_pt_trace_free(t);
+	return h;
+}
+
+/*
+ * Stored histories (a loaded trace up to PTD_PT_STORE_MAX) keep their call
+ * log, and the log closes parts by itself: after every block (parts of 1
+ * byte: every seam, at a held block, in a skip, after a gap, a signal, a
+ * syscall, a tail call, an orphan return), or every few.  Serial and
+ * parallel decodes (batch seams at PSBs); then the view from a late part
+ * and the count from the chained summaries equal the whole view.  The
+ * history ptdbg --load makes (the older segments with a log, the newest
+ * without) too.
+ */
+static void stored_walk(const struct ptd_ptsynth_config *cfg, const struct pw_opts *o,
+			const char *name)
+{
+	static const size_t part_bytes[] = {1, 40};
+	static const ptd_func_of_fn fns[] = {func_prog, func64};
+	struct ptd_ptsynth *s = ptd_ptsynth_alloc(cfg);
+	struct ptd_image *img = ptd_image_alloc(pw_img_read, NULL);
+	struct pw_result exp = {0};
+	const uint8_t *buf;
+	size_t n;
+	char what[160];
+
+	assert_non_null(s);
+	assert_non_null(img);
+	assert_int_equal(pw_walk(o, s, &exp), 0);
+	buf = ptd_ptsynth_data(s, &n);
+	for (size_t p = 0; p < sizeof(part_bytes) / sizeof(part_bytes[0]); p++) {
+		ptd__calllog_set_part_bytes(part_bytes[p]);
+		for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
+			for (int nt = 1; nt <= 2; nt++) {
+				struct ptd_history *h = stored_history(buf, n, img, fns[f], nt);
+				const struct ptd_calllog *l;
+				uint64_t covered = 0, nitems = ptd_history_nitems(h);
+				struct ptd_history *owner, *hl;
+				uint32_t np;
+
+				snprintf(what, sizeof(what), "%s, stored, %d thread(s), func_of %zu, "
+					 "parts of %zu bytes", name, nt, f, part_bytes[p]);
+				l = ptd__history_calllog(h, &covered);
+				assert_non_null(l);
+				assert_int_equal(covered, nitems);
+				np = ptd__calllog_nparts(l);
+				if (np < 4)
+					fail_msg("%s: %u parts", what, np);
+				if (p == 0 && nt == 1)
+					check_history(h, fns[f], what);
+				if (check_late(h, fns[f], what) <= 0)
+					fail_msg("%s: no view from a late part", what);
+				/* ptdbg --load: the newest segments without a log after */
+				hl = half_logged(h, nitems * 2 / 3, img, fns[f], &owner);
+				snprintf(what, sizeof(what), "%s, stored, %d thread(s), func_of %zu, "
+					 "parts of %zu bytes, newest items without a log", name, nt, f,
+					 part_bytes[p]);
+				if (check_late(hl, fns[f], what) <= 0)
+					fail_msg("%s: no view from a late part", what);
+				ptd_history_free(hl);
+				ptd_history_free(owner);
+				ptd_history_free(h);
+			}
+		}
+	}
+	ptd__calllog_set_part_bytes(0);
+	free(exp.ips);
+	ptd_image_free(img);
+	ptd_ptsynth_free(s);
+}
+
+static void test_stored(void **state)
+{
+	struct ptd_ptsynth_config cfg = {.psb_period = 64, .ret_compression = 1};
+	struct pw_opts o = {.seed = 77, .steps = 3000, .p_signal = 8, .p_sigsys = 60, .p_ovf = 3};
+	struct ptd_ptsynth_config fcfg = {.psb_period = 200, .ret_compression = 1};
+	struct pw_opts fo = {.seed = 5, .steps = 3000, .p_signal = 4, .p_filter = 300};
+
+	(void)state;
+	stored_walk(&cfg, &o, "walk");
+	stored_walk(&fcfg, &fo, "filtered");
+}
+
 /* Signals, signals in syscalls, overflows; PSB periods down to one. */
 static void test_walks(void **state)
 {
 	static const uint32_t periods[] = {1, 64, 4096};
+	/* the logs close parts by themselves: after every block, or a few */
+	static const size_t part_bytes[] = {60, 1, 7};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
@@ -432,8 +542,11 @@ static void test_walks(void **state)
 				    .p_ovf = 3};
 		char name[64];
 
-		snprintf(name, sizeof(name), "walk, PSB period %u", periods[i]);
+		snprintf(name, sizeof(name), "walk, PSB period %u, parts of %zu bytes", periods[i],
+			 part_bytes[i]);
+		ptd__calllog_set_part_bytes(part_bytes[i]);
 		run_walk(&cfg, &o, name);
+		ptd__calllog_set_part_bytes(0);
 	}
 }
 
@@ -532,10 +645,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_filtered),
+		cmocka_unit_test(test_stored),
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_changed),
 	};
 
+	/* the chain through every part, irregular ones too (however few
+	 * are regular): its exactness is what is checked */
+	ptd__calls_set_chain_always(1);
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
