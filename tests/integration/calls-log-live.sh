@@ -94,5 +94,18 @@ for m in soft step; do
 		{ cat "$TMPDIR/bounded.$m" >&2; die "bounded $m: nothing was dropped"; }
 done
 
+# record stop and a new recording (the log starts again with the
+# history), record save, and the bundle loaded (its log is written as
+# the trace is decoded)
+CMDS=('break main' run 'record soft' 'break fib if n == 2' continue 'maint check calls'
+      'record stop' 'record soft' continue 'maint check calls' "record save $TMPDIR/bundle"
+      'record stop' 'record step' next 'maint check calls')
+run restart soft "$TESTPROGS/fib"
+CMDS=('maint check calls' 'reverse-step' 'maint check calls')
+"$PTDBG" -batch --load "$TMPDIR/bundle" -ex "${CMDS[0]}" -ex "${CMDS[1]}" -ex "${CMDS[2]}" \
+	>"$TMPDIR/load" 2>&1 || { cat "$TMPDIR/load" >&2; die "loading the saved bundle failed"; }
+[ "$(grep -c '^calls: [0-9]* segments, identical (call log: \([0-9]*\) of \1 items)$' "$TMPDIR/load")" = 2 ] ||
+	{ cat "$TMPDIR/load" >&2; die "the loaded bundle's call view differs from its items'"; }
+
 [ $fails = 0 ] || die "$fails runs had a call view differing from the items' one, or no whole call log"
 note "calls-log-live: $checks checks identical"
