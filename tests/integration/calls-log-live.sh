@@ -66,6 +66,9 @@ for m in step soft pt bts; do
 	      'thread 3' 'maint check calls')
 	run threads $m "$TESTPROGS/threads"
 
+	# (step appends to the history as bts does, only slower)
+	[ $m = step ] && continue
+
 	# a library dlopened and dlclosed again and again: its code's
 	# functions come and go while the log is written
 	CMDS=('break main' run "record $m" 'break plugin_compute' continue continue
@@ -78,11 +81,19 @@ for m in step soft pt bts; do
 	run exec $m "$TESTPROGS/exec"
 
 	# fork: the parent's recording goes on
-	if [ $m = soft ] || [ $m = bts ]; then
+	if [ $m = soft ]; then
 		CMDS=('break main' run "record $m" 'break _exit' continue 'maint check calls')
 		run fork $m "$TESTPROGS/fork"
 	fi
 done
+
+# the other trace formats: soft writing blocks, step writing PT
+CMDS=('break main' run 'record soft blocks' 'break _exit' continue 'maint check calls'
+      'reverse-finish' 'maint check calls')
+run blocks soft "$TESTPROGS/signal"
+CMDS=('break main' run 'record step pt' 'break _exit' continue 'maint check calls'
+      'reverse-finish' 'maint check calls')
+run ptformat step "$TESTPROGS/longjmp"
 
 # bounded: the oldest part goes (the log with it) many times; the view
 # of what is kept must still be the items' one
