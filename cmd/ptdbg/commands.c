@@ -3754,7 +3754,8 @@ static int maint_check(struct shell *sh, const char *args)
 		return shell_error("calls: %" PRIu64 " segments, differ: %s", c.nsegs, c.diff);
 	printf("calls: %" PRIu64 " segments, identical", c.nsegs);
 	if (c.logged)
-		printf(" (call log: %" PRIu64 " of %" PRIu64 " items)\n", c.logged, c.nitems);
+		printf(" (call log: %" PRIu64 " of %" PRIu64 " items, rebuilt %" PRIu64 " times)\n",
+		       c.logged, c.nitems, c.rebuilt);
 	else
 		printf(" (no call log, %" PRIu64 " items)\n", c.nitems);
 	return 0;

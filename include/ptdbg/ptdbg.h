@@ -1604,6 +1604,10 @@ struct ptd_calls_check {
 	uint64_t nsegs;	 /* segments of the served view */
 	uint64_t nitems; /* items of the history */
 	uint64_t logged; /* of them, those the call log stands for (0: no log) */
+	/* call logs written again from the items so far in the session
+	 * (after bounded drops, or when the symbols changed the answers
+	 * the logs were written with); 0 while the recorders keep them */
+	uint64_t rebuilt;
 	char diff[256];	 /* the first difference, when there is one */
 };
 /* Returns 0 when the two are identical, 1 when they differ (@out->diff

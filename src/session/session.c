@@ -340,6 +340,10 @@ uint64_t ptd__ses_env_func_of(void *ctx, uint64_t addr)
 	struct ptd_session *s = ctx;
 	uint64_t r = func_lookup(s, addr);
 
+	if (!s->fo.n) { /* the answers kept are those of the symbols now */
+		s->fo.gen = s->sym_gen;
+		s->fo.sym = s->sym;
+	}
 	fo_note(&s->fo, addr, r);
 	return r;
 }
@@ -379,14 +383,26 @@ void ptd__ses_calls_fresh(struct ptd_session *s, struct sthread *th)
 		 * again now (its view too), else the next appends would
 		 * extend a log the builder can no longer trust. */
 		for (int i = 0; i < s->nth; i++) {
+			int rc = ptd_history_relog(s->th[i].h, 1);
+
 			ptd__ses_drop_calls(&s->th[i]);
-			if (ptd_history_relog(s->th[i].h, 1) < 0)
+			if (rc < 0)
 				ptd_clear_error();
+			else
+				s->relogs += (uint64_t)rc;
 		}
 		return;
 	}
-	if (th && ptd_history_relog(th->h, 0) < 0)
-		ptd_clear_error();
+	/* (a loaded trace's log is offline.c's: it stands for what it can,
+	 * the builder walks the items after it) */
+	if (th && !s->offline) {
+		int rc = ptd_history_relog(th->h, 0);
+
+		if (rc < 0)
+			ptd_clear_error();
+		else
+			s->relogs += (uint64_t)rc;
+	}
 }
 
 static int env_is_bp(void *ctx, uint64_t addr, int *id)

@@ -158,6 +158,7 @@ struct ptd_session {
 	int sym_dirty;
 	uint64_t sym_gen; /* bumped when sym is (re)loaded or refreshed */
 	struct ses_answers fo;
+	uint64_t relogs; /* call logs written again from the items (maint check calls) */
 	char **argv;
 	int disable_aslr;
 	int pin_cpu;

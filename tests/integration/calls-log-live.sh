@@ -25,7 +25,7 @@ run() {
 	# every check ran and was identical, with a log for all items
 	local want got ok
 	want=$(printf '%s\n' "${CMDS[@]}" | grep -c '^maint check calls$')
-	got=$(grep -c '^calls: [0-9]* segments, identical (call log: \([0-9]*\) of \1 items)$' "$out")
+	got=$(grep -c '^calls: [0-9]* segments, identical (call log: \([0-9]*\) of \1 items, rebuilt [0-9]* times)$' "$out")
 	checks=$((checks + got))
 	ok=1
 	[ "$want" -gt 0 ] && [ "$got" -eq "$want" ] || ok=0
@@ -107,7 +107,7 @@ done
 
 # record stop and a new recording (the log starts again with the
 # history), record save, and the bundle loaded (its log is written as
-# the trace is decoded)
+# the trace is decoded, or not: a small one is walked item by item)
 CMDS=('break main' run 'record soft' 'break fib if n == 2' continue 'maint check calls'
       'record stop' 'record soft' continue 'maint check calls' "record save $TMPDIR/bundle"
       'record stop' 'record step' next 'maint check calls')
@@ -115,8 +115,19 @@ run restart soft "$TESTPROGS/fib"
 CMDS=('maint check calls' 'reverse-step' 'maint check calls')
 "$PTDBG" -batch --load "$TMPDIR/bundle" -ex "${CMDS[0]}" -ex "${CMDS[1]}" -ex "${CMDS[2]}" \
 	>"$TMPDIR/load" 2>&1 || { cat "$TMPDIR/load" >&2; die "loading the saved bundle failed"; }
-[ "$(grep -c '^calls: [0-9]* segments, identical (call log: \([0-9]*\) of \1 items)$' "$TMPDIR/load")" = 2 ] ||
+[ "$(grep -c '^calls: [0-9]* segments, identical ' "$TMPDIR/load")" = 2 ] ||
 	{ cat "$TMPDIR/load" >&2; die "the loaded bundle's call view differs from its items'"; }
+
+# Where no symbols changed and nothing was dropped, the recorders kept
+# the logs themselves: none was written again from the items.
+for f in "$TMPDIR"/{fib,signal,sigframe,longjmp,tailcall,threads,fork,blocks,ptformat,restart}.*; do
+	[ -f "$f" ] || continue
+	if qgrep 'rebuilt [1-9]' "$f"; then
+		note "--- $(basename "$f"): a call log had to be rebuilt from the items:"
+		grep -n '^calls:' "$f" >&2
+		fails=$((fails + 1))
+	fi
+done
 
 [ $fails = 0 ] || die "$fails runs had a call view differing from the items' one, or no whole call log"
 note "calls-log-live: $checks checks identical"
