@@ -3753,7 +3753,7 @@ static int maint_check(struct shell *sh, const char *args)
 	if (rc > 0)
 		return shell_error("calls: %" PRIu64 " segments, differ: %s", c.nsegs, c.diff);
 	printf("calls: %" PRIu64 " segments, identical", c.nsegs);
-	if (c.logged)
+	if (c.has_log)
 		printf(" (call log: %" PRIu64 " of %" PRIu64 " items, rebuilt %" PRIu64 " times)\n",
 		       c.logged, c.nitems, c.rebuilt);
 	else

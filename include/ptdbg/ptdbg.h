@@ -1603,7 +1603,8 @@ extern PTD_EXPORT int ptd_values_frame_info_at(struct ptd_values *v, int level, 
 struct ptd_calls_check {
 	uint64_t nsegs;	 /* segments of the served view */
 	uint64_t nitems; /* items of the history */
-	uint64_t logged; /* of them, those the call log stands for (0: no log) */
+	int has_log;	 /* the history has a call log */
+	uint64_t logged; /* of the items, those the call log stands for */
 	/* call logs written again from the items so far in the session
 	 * (after bounded drops, or when the symbols changed the answers
 	 * the logs were written with); 0 while the recorders keep them */

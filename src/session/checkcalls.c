@@ -62,7 +62,8 @@ int ptd_session_check_calls(struct ptd_session *s, struct ptd_calls_check *out)
 				ptd_last_error(-ptde_invalid));
 	out->nitems = ptd_history_nitems(th->h);
 	out->rebuilt = s->relogs;
-	if (ptd__history_calllog(th->h, &out->logged) == NULL)
+	out->has_log = ptd__history_calllog(th->h, &out->logged) != NULL;
+	if (!out->has_log)
 		out->logged = 0;
 	items = ptd__calls_build_items(th->h, ptd__ses_env_func_of, s);
 	if (!items)
