@@ -6,6 +6,11 @@
  * rss is this process's resident memory when the recording reached _exit
  * (make bench compares two program sizes for the growth per instruction),
  * rss_calls the same once "info record" built the function-call segments.
+ * info_record_cpu and calls_cpu: CPU seconds of the first info record and
+ * of the first function-call history (the newest 1,000 segments) after
+ * the stop; segments: how many there are; cpu: ptdbg's CPU seconds
+ * (user and system) while recording, user: of them in user space (the
+ * history's appends and the call log's writes).
  * --buffer-size=BYTES bounds the recording (0: unlimited, the default
  * here); dropped is the count of oldest instructions it dropped, and
  * recorded = insns (kept) + dropped.
@@ -16,6 +21,7 @@
 #include <time.h>
 #include <malloc.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 #include "disasm/disasm.h"
 #include "ptdbg/ptdbg.h"
@@ -53,6 +59,22 @@ static uint64_t count_branches(struct ptd_session *s)
 		}
 	}
 	return n;
+}
+
+static double cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double user_now(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 }
 
 /* Resident set of this process (ptdbg's side, not the program's), bytes. */
@@ -114,7 +136,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
+	double t_rec = cpu_now(), u_rec = user_now();
 	rc = ptd_session_motion(s, PTD_MOTION_CONTINUE, 0, &ev);
+	t_rec = cpu_now() - t_rec;
+	u_rec = user_now() - u_rec;
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	/* What the recording holds, before "info record" builds the
 	 * function-call segments (their cost is printed apart). */
@@ -125,16 +150,30 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-record: did not reach _exit\n");
 		return 1;
 	}
+	/* The first info record and record function-call-history after the
+	 * stop (the newest 1,000 segments read), in CPU time: what the call
+	 * log saves over walking every item again. */
+	double t_info = cpu_now();
 	ptd_session_record_info(s, &ri);
+	t_info = cpu_now() - t_info;
+	double t_calls = cpu_now();
+	const struct ptd_calls *calls = ptd_session_calls(s);
+	uint64_t nseg = ptd_calls_count(calls);
+	for (uint64_t i = nseg > 1000 ? nseg - 999 : 1; i <= nseg; i++)
+		if (!ptd_calls_get(calls, i))
+			break;
+	t_calls = cpu_now() - t_calls;
 	unsigned long long rss_calls = rss_bytes();
 	double dt = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	uint64_t br = count_branches(s);
 	printf("insns=%llu seconds=%.3f insn_per_s=%.0f bytes=%zu bytes_per_insn=%.3f stops=%llu "
-	       "branches=%llu stops_per_branch=%.3f rss=%llu rss_calls=%llu dropped=%llu recorded=%llu heap=%llu\n",
+	       "branches=%llu stops_per_branch=%.3f rss=%llu rss_calls=%llu dropped=%llu recorded=%llu heap=%llu "
+	       "info_record_cpu=%.4f calls_cpu=%.4f segments=%llu cpu=%.3f user=%.3f\n",
 	       (unsigned long long)ri.ninsn, dt, (double)ri.ninsn / dt, ri.bytes,
 	       (double)ri.bytes / (double)ri.ninsn, (unsigned long long)ri.stops,
 	       (unsigned long long)br, br ? (double)ri.stops / (double)br : 0.0, rss, rss_calls,
-	       (unsigned long long)ri.dropped, (unsigned long long)(ri.ninsn + ri.dropped), heap);
+	       (unsigned long long)ri.dropped, (unsigned long long)(ri.ninsn + ri.dropped), heap,
+	       t_info, t_calls, (unsigned long long)nseg, t_rec, u_rec);
 	ptd_session_free(s);
 	return 0;
 }

@@ -48,6 +48,12 @@ echo "ratio gdb-record-full/step wall time:  $(ratio "$gdbs" "$st")"
 echo "soft stops per conditional+indirect branch: $(echo "$soft" | field stops_per_branch)   (goal <= 1.05)"
 echo "ratio unpinned/pinned wall time (soft): $(ratio "$np" "$so")"
 echo "history bytes per instruction: blocks $(echo "$step" | field bytes_per_insn), pt $(echo "$steppt" | field bytes_per_insn)"
+# The live histories keep a call log: the first info record and record
+# function-call-history (newest 1,000 segments) after the stop read it
+# instead of walking every item (with the log's part summaries, at any size).
+for r in "soft, blocks|$soft" "soft, pt|$softpt" "step, blocks|$step"; do
+	echo "first info record / function-call-history after the stop, ${r%%|*}: cpu $(echo "${r#*|}" | field info_record_cpu) s / $(echo "${r#*|}" | field calls_cpu) s ($(echo "${r#*|}" | field segments) segments)"
+done
 
 echo
 B="$B" ITERS="$ITERS" bash bench/memory.sh

@@ -3452,6 +3452,7 @@ static int cmd_doctor(struct shell *sh, const char *args)
 
 static int cmd_help(struct shell *sh, const char *args);
 static int cmd_info(struct shell *sh, const char *args);
+static int cmd_maint(struct shell *sh, const char *args);
 static int cmd_record(struct shell *sh, const char *args);
 static int cmd_set(struct shell *sh, const char *args);
 static int cmd_show(struct shell *sh, const char *args);
@@ -3638,6 +3639,10 @@ static const struct cmd top_cmds[] = {
 	{ "whatis", 0, shell_cmd_whatis, 0, "Print the type of an expression or a type name." },
 	{ "jump", 1, shell_cmd_jump, 0, "Continue the program at another place: jump LOCATION." },
 	{ "kill", 1, cmd_kill, 0, "Kill the program being debugged." },
+	{ "maintenance", 0, cmd_maint, 0,
+	  "Commands for checking ptdbg itself: maintenance check calls." },
+	{ "maint", 0, cmd_maint, CMD_ALIAS, "maintenance" },
+	{ "mt", 0, cmd_maint, CMD_ALIAS, "maintenance" },
 	{ "list", 1, cmd_list, CMD_REPEAT,
 	  "List source lines: list [LINE | FUNCTION | FILE:LINE | A,B]." },
 	{ "next", 1, cmd_next, CMD_REPEAT,
@@ -3726,6 +3731,53 @@ static int cmd_info(struct shell *sh, const char *args)
 		return 0;
 	}
 	return run_sub(sh, info_cmds, args, "info ", "info", NULL);
+}
+
+/*
+ * maint check calls: compares the call view ptdbg serves (from the call
+ * log) with the one the items give, for the selected thread; a difference
+ * is an error (scripts and tests stop on it).
+ */
+static int maint_check(struct shell *sh, const char *args)
+{
+	struct ptd_calls_check c;
+	char word[64];
+	int rc;
+
+	args = first_word(args, word, sizeof(word));
+	if (strcmp(word, "calls") || *skipws(args))
+		return shell_error("maint check: one of: calls");
+	rc = ptd_session_check_calls(sh->s, &c);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	if (rc > 0)
+		return shell_error("calls: %" PRIu64 " segments, differ: %s", c.nsegs, c.diff);
+	printf("calls: %" PRIu64 " segments, identical", c.nsegs);
+	if (c.has_log)
+		printf(" (call log: %" PRIu64 " of %" PRIu64 " items, rebuilt %" PRIu64 " times)\n",
+		       c.logged, c.nitems, c.rebuilt);
+	else
+		printf(" (no call log, %" PRIu64 " items)\n", c.nitems);
+	return 0;
+}
+
+static const struct cmd maint_cmds[] = {
+	{ "check", 0, maint_check, 0,
+	  "maint check calls: compare the function-call view served from the call log with\n"
+	  "the one built from the recorded items alone, for the selected thread." },
+	{ NULL },
+};
+
+static int cmd_maint(struct shell *sh, const char *args)
+{
+	args = skipws(args);
+	if (!*args) {
+		printf("List of maintenance subcommands:\n\n");
+		for (const struct cmd *c = maint_cmds; c->name; c++)
+			printf("maintenance %s -- %s\n", c->name, c->help);
+		return 0;
+	}
+	return run_sub(sh, maint_cmds, args, "maintenance ", "maintenance", NULL);
 }
 
 static int record_repeat;

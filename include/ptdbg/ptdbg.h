@@ -1596,6 +1596,25 @@ extern PTD_EXPORT int ptd_session_finish_frame(struct ptd_session *s, int real, 
  * gdb's form ("inlined into frame N").  Returns 0 or <0. */
 extern PTD_EXPORT int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out);
 
+/* maint check calls: the selected thread's function-call view as
+ * ptd_session_calls() serves it (from the history's call log when it has
+ * one) compared segment by segment, every field, with the view built from
+ * the history's items alone, and info record's count both ways. */
+struct ptd_calls_check {
+	uint64_t nsegs;	 /* segments of the served view */
+	uint64_t nitems; /* items of the history */
+	int has_log;	 /* the history has a call log */
+	uint64_t logged; /* of the items, those the call log stands for */
+	/* call logs written again from the items so far in the session
+	 * (after bounded drops, or when the symbols changed the answers
+	 * the logs were written with); 0 while the recorders keep them */
+	uint64_t rebuilt;
+	char diff[256];	 /* the first difference, when there is one */
+};
+/* Returns 0 when the two are identical, 1 when they differ (@out->diff
+ * says where first), or <0 (no thread, no memory...). */
+extern PTD_EXPORT int ptd_session_check_calls(struct ptd_session *s, struct ptd_calls_check *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -990,6 +990,12 @@ struct ptd_funcs *ptd__funcs_alloc(ptd_func_of_fn fn, void *ctx)
 	return f;
 }
 
+void ptd__funcs_renew(struct ptd_funcs *f)
+{
+	if (f)
+		f->id = __atomic_add_fetch(&funcs_ids, 1, __ATOMIC_RELAXED);
+}
+
 void ptd__funcs_free(struct ptd_funcs *f)
 {
 	if (!f)

@@ -237,6 +237,69 @@ void ptd__history_use_funcs(struct ptd_history *h, const struct ptd_funcs *f)
 	log_start(h);
 }
 
+void ptd_history_share_func(struct ptd_history *dst, const struct ptd_history *src)
+{
+	if (src && src->has_funcs)
+		ptd__history_use_funcs(dst, src->funcs);
+}
+
+int ptd_history_relog(struct ptd_history *h, int changed)
+{
+	struct ptd_calllog *l;
+	uint64_t i, n;
+	int rc = 0;
+
+	if (!h || !h->has_funcs || h->nparts)
+		return 0;
+	if (changed && h->own_funcs)
+		ptd__funcs_renew(h->own_funcs);
+	if (!changed && h->log && h->log_active && ptd__calllog_ok(h->log))
+		return 0;
+	l = ptd__calllog_alloc(h->funcs);
+	if (!l)
+		goto nomem;
+	n = ptd_history_nitems(h);
+	for (i = 0; i < n && rc == 0;) {
+		const struct ptd_item *items;
+		uint32_t k, m;
+
+		rc = ptd__history_items_at(h, i, &items, &m);
+		if (rc < 0)
+			break;
+		if (rc == 0 || m == 0) {
+			rc = ptd__err(-ptde_internal, "history: item %llu missing",
+				      (unsigned long long)i);
+			break;
+		}
+		rc = 0;
+		for (k = 0; k < m && rc == 0; k++) {
+			const struct ptd_item *x = &items[k];
+
+			if (x->kind == PTD_ITEM_BLOCK)
+				rc = ptd__calllog_block(l, &x->block);
+			else if (x->kind == PTD_ITEM_GAP)
+				rc = ptd__calllog_gap(l);
+			else
+				rc = ptd__calllog_event(l, x->reason, x->block.ip);
+		}
+		i += m;
+	}
+	if (rc == 0 && !ptd__calllog_ok(l))
+		rc = -ptde_nomem;
+	if (rc < 0) {
+		ptd__calllog_free(l);
+		log_off(h);
+		return rc == -ptde_nomem ? ptd__err(rc, "out of memory for the call log") : rc;
+	}
+	log_off(h);
+	h->log = l;
+	h->log_active = 1;
+	return 1;
+nomem:
+	log_off(h);
+	return ptd__err(-ptde_nomem, "out of memory for the call log");
+}
+
 const struct ptd_funcs *ptd__history_funcs(const struct ptd_history *h)
 {
 	return h && h->has_funcs ? h->funcs : NULL;
@@ -1186,9 +1249,11 @@ int ptd_history_drop_oldest(struct ptd_history *h, uint64_t number, const char *
 	/* Only the gap of an earlier drop would go: nothing to gain. */
 	if (k == 0 || (k == 1 && h->drop_detail && h->chunks[0].nitems == 1))
 		return 0;
-	/* Numbers change: the call log would no longer fit. */
+	/* Numbers change: the call log would no longer fit.  The func_of
+	 * stays: ptd_history_relog writes the log again from the items
+	 * kept, when a view is asked for (not at every drop: a bounded
+	 * recording drops a quarter of its bound again and again). */
 	log_off(h);
-	h->has_funcs = 0;
 	items = malloc(CHUNK_ITEMS * sizeof(*items));
 	memset(&gap, 0, sizeof(gap));
 	gap.bytes = malloc(24);

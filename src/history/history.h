@@ -126,6 +126,22 @@ typedef uint64_t (*ptd_func_of_fn)(void *ctx, uint64_t addr);
  * NULL @func_of: a log for builds without func_of.
  */
 void ptd_history_set_func(struct ptd_history *h, ptd_func_of_fn func_of, void *ctx);
+/* Gives the empty @dst the func_of of @src (which must outlive it), so
+ * that @dst keeps a call log too and a splice of @dst into @src keeps
+ * @src's log going.  Nothing when @src has none. */
+void ptd_history_share_func(struct ptd_history *dst, const struct ptd_history *src);
+/*
+ * Writes @h's call log again from its items (one pass, no segments
+ * stored) when @h has a func_of but no log standing for all of its items
+ * (ptd_history_drop_oldest drops it; a splice of items without a log
+ * stops it), or when @changed: the func_of's answers for logged
+ * addresses changed (new symbols), and the answers it remembers go too.
+ * Appends feed the log again afterwards.  A history with parts decoded
+ * on demand is left alone.  Returns 1 when the log was written, 0 when
+ * nothing was to be done, or -ptde_nomem (the history then has no log:
+ * builds walk the items).
+ */
+int ptd_history_relog(struct ptd_history *h, int changed);
 
 struct ptd_calls;
 /*

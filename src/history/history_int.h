@@ -48,6 +48,9 @@ struct ptd_calllog;
 /* Returns a new func_of wrapper (NULL: no memory); free with ptd__funcs_free. */
 struct ptd_funcs *ptd__funcs_alloc(ptd_func_of_fn fn, void *ctx);
 void ptd__funcs_free(struct ptd_funcs *f);
+/* @f's answers may have changed: the memos of them (each thread's, the
+ * fast decoder's verdicts) no longer hold. */
+void ptd__funcs_renew(struct ptd_funcs *f);
 /* A log classifying jumps with @f (not owned; NULL: jumps start nothing,
  * as ptd_calls_build without func_of).  NULL when out of memory. */
 struct ptd_calllog *ptd__calllog_alloc(const struct ptd_funcs *f);

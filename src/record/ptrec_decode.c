@@ -282,6 +282,8 @@ int ptd__ptrec_decode_stream(struct ptrec *p, struct ptthread *th, int final)
 		rc = ptd__err(-ptde_nomem, "out of memory decoding Intel PT");
 		goto out;
 	}
+	/* th->h's call log goes on with k.out's in the splice */
+	ptd_history_share_func(k.out, th->h);
 	sink.ctx = &k;
 	if (n > 1) {
 		/* Up to the newest PSB: final, and the state there is kept. */

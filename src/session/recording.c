@@ -191,6 +191,8 @@ int ptd__ses_pt_flush_thread(struct ptd_session *s, struct sthread *th, uint64_t
 		if (!chunk_h) {
 			rc = -ptde_nomem;
 		} else {
+			/* its call log goes after th->h's in the splice */
+			ptd_history_share_func(chunk_h, th->h);
 			rc = ptd_pt_decode_history(bytes, n, img, chunk_h, NULL);
 			/* the mark: where this stretch's PT starts, and the
 			 * number of its first item (bounded histories) */
@@ -637,8 +639,10 @@ int ptd_session_record_info(struct ptd_session *s, struct ptd_record_info *out)
 	if (th->calls && th->calls_count == ptd_history_count(th->h)) {
 		c = th->calls;
 		out->ncalls = ptd_calls_count(c);
-	} else if (ptd_calls_count_only(th->h, ptd__ses_env_func_of, s, &out->ncalls) < 0) {
-		out->ncalls = 0;
+	} else {
+		ptd__ses_calls_fresh(s, th);
+		if (ptd_calls_count_only(th->h, ptd__ses_env_func_of, s, &out->ncalls) < 0)
+			out->ncalls = 0;
 	}
 	out->replaying = th->pos != 0;
 	out->position = th->pos;

@@ -168,6 +168,11 @@ struct sthread *ptd__ses_add_sthread(struct ptd_session *s, pid_t tid)
 	th->h = ptd_history_alloc(ptd__ses_read_code, s);
 	if (!th->h)
 		return NULL;
+	/* A live thread's history keeps a call log (loaded ones get theirs
+	 * in offline.c), so the first call view after a stop does not walk
+	 * every item again. */
+	if (!s->offline)
+		ptd_history_set_func(th->h, ptd__ses_env_func_of, s);
 	s->nth++;
 	return th;
 }
@@ -192,6 +197,8 @@ void ptd__ses_drop_pt(struct sthread *th)
 	th->nmarks = th->cap_marks = 0;
 }
 
+
+static void fo_free(struct ses_answers *a);
 
 static void free_threads(struct ptd_session *s)
 {
@@ -223,13 +230,16 @@ struct ptd_symbols *ptd__ses_symbols(struct ptd_session *s)
 			if (ptd_symbols_alloc_pid(&s->sym, ptd_target_pid(s->t)) < 0)
 				s->sym = NULL;
 			s->sym_dirty = 0;
+			s->sym_gen++;
 		} else if (s->sym_dirty) {
 			ptd_symbols_refresh(s->sym);
 			s->sym_dirty = 0;
+			s->sym_gen++;
 		}
 	} else if (!s->sym && s->argv && s->argv[0]) {
 		if (ptd_symbols_alloc_file(&s->sym, s->argv[0], 0) < 0)
 			s->sym = NULL;
+		s->sym_gen++;
 	}
 	return s->sym;
 }
@@ -251,15 +261,148 @@ int ptd__ses_env_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
 	return 0;
 }
 
-uint64_t ptd__ses_env_func_of(void *ctx, uint64_t addr)
+static uint64_t func_lookup(struct ptd_session *s, uint64_t addr)
 {
-	struct ptd_session *s = ctx;
 	struct ptd_symbols *sym = ptd__ses_symbols(s);
 	struct ptd_symbol fs;
 
 	if (!sym || ptd_symbols_lookup(sym, addr, &fs) < 0)
 		return 0;
 	return fs.start;
+}
+
+static size_t fo_slot(const struct ses_answers *a, uint64_t addr)
+{
+	size_t i = (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 20) & (a->cap - 1);
+
+	while (a->key[i] && a->key[i] != addr + 1)
+		i = (i + 1) & (a->cap - 1);
+	return i;
+}
+
+static int fo_grow(struct ses_answers *a)
+{
+	size_t cap = a->cap ? a->cap * 2 : 1024, i;
+	struct ses_answers b = *a;
+
+	b.key = calloc(cap, sizeof(*b.key));
+	b.val = malloc(cap * sizeof(*b.val));
+	if (!b.key || !b.val) {
+		free(b.key);
+		free(b.val);
+		return -1;
+	}
+	b.cap = cap;
+	for (i = 0; i < a->cap; i++)
+		if (a->key[i]) {
+			size_t j = fo_slot(&b, a->key[i] - 1);
+
+			b.key[j] = a->key[i];
+			b.val[j] = a->val[i];
+		}
+	free(a->key);
+	free(a->val);
+	*a = b;
+	return 0;
+}
+
+/* Keeps the answer for @addr (the first one: a later different one
+ * means the logs may hold the old one). */
+static void fo_note(struct ses_answers *a, uint64_t addr, uint64_t r)
+{
+	size_t i;
+
+	if (a->differ)
+		return; /* every log is written again anyway */
+	if (a->n * 2 >= a->cap && fo_grow(a) < 0) {
+		a->differ = 1; /* cannot keep it: check everything */
+		return;
+	}
+	i = fo_slot(a, addr);
+	if (!a->key[i]) {
+		a->key[i] = addr + 1;
+		a->val[i] = r;
+		a->n++;
+	} else if (a->val[i] != r) {
+		a->differ = 1;
+	}
+}
+
+static void fo_free(struct ses_answers *a)
+{
+	free(a->key);
+	free(a->val);
+	memset(a, 0, sizeof(*a));
+}
+
+uint64_t ptd__ses_env_func_of(void *ctx, uint64_t addr)
+{
+	struct ptd_session *s = ctx;
+	uint64_t r = func_lookup(s, addr);
+
+	if (!s->fo.n) { /* the answers kept are those of the symbols now */
+		s->fo.gen = s->sym_gen;
+		s->fo.sym = s->sym;
+	}
+	fo_note(&s->fo, addr, r);
+	return r;
+}
+
+/* Whether an answer func_of gave may differ now: asks again for each
+ * address remembered when the symbols changed since the last look. */
+static int fo_changed(struct ptd_session *s)
+{
+	struct ses_answers *a = &s->fo;
+	int changed = a->differ;
+	size_t i;
+
+	ptd__ses_symbols(s); /* a pending refresh first */
+	if (!changed && a->gen == s->sym_gen && a->sym == s->sym)
+		return 0;
+	for (i = 0; i < a->cap; i++) {
+		uint64_t r;
+
+		if (!a->key[i])
+			continue;
+		r = func_lookup(s, a->key[i] - 1);
+		if (r != a->val[i]) {
+			a->val[i] = r;
+			changed = 1;
+		}
+	}
+	a->differ = 0;
+	a->gen = s->sym_gen;
+	a->sym = s->sym;
+	return changed;
+}
+
+void ptd__ses_calls_fresh(struct ptd_session *s, struct sthread *th)
+{
+	if (fo_changed(s)) {
+		/* Every thread's log used the old answers: each is written
+		 * again now (its view too), else the next appends would
+		 * extend a log the builder can no longer trust. */
+		for (int i = 0; i < s->nth; i++) {
+			int rc = ptd_history_relog(s->th[i].h, 1);
+
+			ptd__ses_drop_calls(&s->th[i]);
+			if (rc < 0)
+				ptd_clear_error();
+			else
+				s->relogs += (uint64_t)rc;
+		}
+		return;
+	}
+	/* (a loaded trace's log is offline.c's: it stands for what it can,
+	 * the builder walks the items after it) */
+	if (th && !s->offline) {
+		int rc = ptd_history_relog(th->h, 0);
+
+		if (rc < 0)
+			ptd_clear_error();
+		else
+			s->relogs += (uint64_t)rc;
+	}
 }
 
 static int env_is_bp(void *ctx, uint64_t addr, int *id)
@@ -353,6 +496,7 @@ void ptd__ses_drop_process(struct ptd_session *s)
 	ptd_symbols_free(s->sym);
 	s->sym = NULL;
 	free_threads(s);
+	fo_free(&s->fo); /* no log holds its answers any more */
 	ptd__ses_dead_free(s);
 	ptd__ses_snap_free(s);
 	ptd_image_free(s->offimg);
@@ -695,6 +839,7 @@ const struct ptd_calls *ptd__ses_thread_calls(struct ptd_session *s, struct sthr
 	if (th->calls && th->calls_count == ptd_history_count(th->h))
 		return th->calls;
 	ptd__ses_drop_calls(th);
+	ptd__ses_calls_fresh(s, th);
 	th->calls = ptd_calls_build(th->h, ptd__ses_env_func_of, s);
 	th->calls_count = ptd_history_count(th->h);
 	return th->calls;

@@ -135,10 +135,30 @@ struct sthread {
 	int at_exit;
 };
 
+/*
+ * The answers ptd__ses_env_func_of gave, by address: the live threads'
+ * call logs classified jumps with them while they were written, and a
+ * view built later asks again with the symbols of then.  When the
+ * symbols changed (exec, dlopen/dlclose, the process gone) the
+ * remembered answers are asked again; if one differs, every log is
+ * written again from its items (ptd__ses_calls_fresh).
+ */
+struct ses_answers {
+	uint64_t *key; /* address + 1; 0 = empty slot */
+	uint64_t *val;
+	size_t n, cap;
+	uint64_t gen;		     /* sym_gen when last checked */
+	const struct ptd_symbols *sym; /* sym when last checked */
+	int differ;		     /* an answer came that differs from the one kept */
+};
+
 struct ptd_session {
 	struct ptd_target *t;
 	struct ptd_symbols *sym;
 	int sym_dirty;
+	uint64_t sym_gen; /* bumped when sym is (re)loaded or refreshed */
+	struct ses_answers fo;
+	uint64_t relogs; /* call logs written again from the items (maint check calls) */
 	char **argv;
 	int disable_aslr;
 	int pin_cpu;
@@ -286,6 +306,10 @@ int ptd__ses_inline_prepare(struct ptd_session *s, struct sthread *th, enum ptd_
 			    int reverse, struct ptd_event *ev);
 int ptd__ses_env_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li);
 uint64_t ptd__ses_env_func_of(void *ctx, uint64_t addr);
+/* Before a call view of @th is built or counted: the logs are written
+ * again when func_of's answers changed or @th's log is gone (bounded
+ * drops).  Errors leave the log off (the items are walked). */
+void ptd__ses_calls_fresh(struct ptd_session *s, struct sthread *th);
 void ptd__ses_drop_process(struct ptd_session *s);
 const struct ptd_calls *ptd__ses_thread_calls(struct ptd_session *s, struct sthread *th);
 
