@@ -64,6 +64,9 @@ struct line {
 	uint64_t ip; /* key; 0: empty slot */
 	uint64_t end_ip;
 	uint64_t target; /* direct branch target */
+	/* The block of the whole run as the history encodes it
+	 * (ptd__history_block_code), 0 if not known. */
+	uint64_t code;
 	uint32_t ninsn;
 	uint32_t epoch; /* 0: inside file mappings (kept); else the decode call it was read in */
 	/* The runs that follow it (slot + 1 in the table, 0: not known yet):
@@ -121,9 +124,11 @@ struct ptd_fastpt {
 	size_t npool, cappool;
 
 	/* Output of the last segment; oedge[i]: the call log's verdict on
-	 * going from out[i] to out[i + 1] (struct line's lb), 0 if not known. */
+	 * going from out[i] to out[i + 1] (struct line's lb), 0 if not known;
+	 * ocode[i]: out[i]'s ptd__history_block_code or 0. */
 	struct ptd_block *out;
 	uint8_t *oedge;
+	uint64_t *ocode;
 	size_t nout, capout;
 	/* The call log the blocks go to (ptd_fastpt_set_log), or NULL. */
 	struct ptd_calllog *log;
@@ -224,6 +229,7 @@ void ptd_fastpt_free(struct ptd_fastpt *fp)
 	free(fp->pool);
 	free(fp->out);
 	free(fp->oedge);
+	free(fp->ocode);
 	free(fp);
 }
 
@@ -384,6 +390,16 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 		n = 0;
 	l->ninsn = n;
 	l->epoch = n && in_file(fp, ip, l->end_ip + l->len) ? 0 : fp->epoch;
+	l->code = 0;
+	if (n) {
+		struct ptd_block x = {0};
+
+		x.ip = ip;
+		x.end_ip = l->end_ip;
+		x.ninsn = n;
+		x.iclass = l->cls;
+		l->code = ptd__history_block_code(&x);
+	}
 	fp->st.lines++;
 }
 
@@ -575,6 +591,7 @@ static __attribute__((noinline, cold)) int grow_out(struct ptd_fastpt *fp, size_
 	size_t nc = fp->capout ? fp->capout : 1024;
 	struct ptd_block *p;
 	uint8_t *e;
+	uint64_t *c;
 
 	while (nc < want)
 		nc *= 2;
@@ -586,18 +603,24 @@ static __attribute__((noinline, cold)) int grow_out(struct ptd_fastpt *fp, size_
 	if (!e)
 		return -ptde_nomem;
 	fp->oedge = e;
+	c = realloc(fp->ocode, nc * sizeof(*c));
+	if (!c)
+		return -ptde_nomem;
+	fp->ocode = c;
 	fp->capout = nc;
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp, uint64_t ip,
-							    uint64_t end_ip, uint32_t ninsn, uint8_t cls)
+static inline __attribute__((always_inline)) int push_code(struct ptd_fastpt *fp, uint64_t ip,
+							     uint64_t end_ip, uint32_t ninsn,
+							     uint8_t cls, uint64_t code)
 {
 	struct ptd_block *b;
 
 	if (__builtin_expect(fp->nout == fp->capout, 0) && grow_out(fp, fp->nout + 1) < 0)
 		return -ptde_nomem;
 	fp->oedge[fp->nout] = 0;
+	fp->ocode[fp->nout] = code;
 	b = &fp->out[fp->nout++];
 	b->ip = ip;
 	b->end_ip = end_ip;
@@ -605,6 +628,21 @@ static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp,
 	b->iclass = cls;
 	b->flags = 0;
 	return 0;
+}
+
+/* A block that is not a whole cached run (its code is not known). */
+static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp, uint64_t ip,
+							    uint64_t end_ip, uint32_t ninsn, uint8_t cls)
+{
+	return push_code(fp, ip, end_ip, ninsn, cls, 0);
+}
+
+/* The block from @bip (@bn instructions before run @l) to @l's end. */
+static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp, uint64_t bip,
+							    uint32_t bn, const struct line *l)
+{
+	return push_code(fp, bip, l->end_ip, bn + l->ninsn, l->cls,
+			 bn || bip != l->ip ? 0 : l->code);
 }
 
 /*
@@ -1224,6 +1262,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				memcpy(fp->out + fp->nout, fp->pool + pa->first,
 				       pa->count * sizeof(*fp->out));
 				memset(fp->oedge + fp->nout, 0, pa->count);
+				memset(fp->ocode + fp->nout, 0, pa->count * sizeof(*fp->ocode));
 				fp->nout += pa->count;
 				r.ntnt -= pa->k;
 				ip = pa->end_ip;
@@ -1245,7 +1284,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		if (bn + l->ninsn > LINE_MAX_INSN)
 			goto refuse;
 		if (l->kind == LK_JMP || l->kind == LK_CALL) {
-			if (push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+			if (push_run(fp, bip, bn, l) < 0)
 				goto refuse;
 			open = 0;
 			if (l->kind == LK_CALL)
@@ -1291,7 +1330,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				 * block and the decoder stays after it */
 				if (l->kind != LK_ICALL || open || r.pgd_noip)
 					goto refuse;
-				if (push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+				if (push_run(fp, bip, bn, l) < 0)
 					goto refuse;
 				rpush(fp, l->end_ip + l->len);
 				dis_ip = l->end_ip + l->len;
@@ -1344,7 +1383,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		default:
 			goto refuse;
 		}
-		if (!open && push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+		if (!open && push_run(fp, bip, bn, l) < 0)
 			goto refuse;
 		if (link) { /* (after the last use of l: the table may grow) */
 			out_edge(fp, l, (unsigned)link - 1, ip);
@@ -1432,6 +1471,11 @@ void ptd_fastpt_set_log(struct ptd_fastpt *fp, struct ptd_calllog *log)
 const uint8_t *ptd__fastpt_edges(const struct ptd_fastpt *fp)
 {
 	return fp ? fp->oedge : NULL;
+}
+
+const uint64_t *ptd__fastpt_codes(const struct ptd_fastpt *fp)
+{
+	return fp ? fp->ocode : NULL;
 }
 
 void ptd__fastpt_count(struct ptd_fastpt *fp, int resumed)

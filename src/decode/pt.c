@@ -1308,7 +1308,10 @@ static void account_all(struct seg *s, const struct ptd_block *bl, size_t n)
  * row go to the sink straight from @bl; the last one stays pending in the
  * queue (later events may flag it).
  */
-static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
+static int hist_blocks(void *ctx, const struct ptd_block *b, size_t n);
+
+/* (@code: ptd__fastpt_codes for @bl, for a history sink) */
+static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb, const uint64_t *code)
 {
 	size_t i = 0, from;
 	int err = 0;
@@ -1325,7 +1328,10 @@ static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb)
 		if (i - from > 1) {
 			/* the pending block has a successor now: it goes first */
 			err = flush_pend(s);
-			if (err >= 0 && s->sink->blocks) {
+			if (err >= 0 && s->sink->blocks == hist_blocks && code) {
+				err = ptd__history_append_coded(s->sink->ctx, bl + from, code + from,
+								i - from - 1);
+			} else if (err >= 0 && s->sink->blocks) {
 				err = s->sink->blocks(s->sink->ctx, bl + from, i - from - 1);
 			} else {
 				for (; err >= 0 && from + 1 < i; from++)
@@ -1587,7 +1593,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (s->cnt) {
 			err = count_fast(s, bl, nb, ptd__fastpt_edges(fp));
 		} else {
-			err = deliver_fast(s, bl, nb);
+			err = deliver_fast(s, bl, nb, ptd__fastpt_codes(fp));
 		}
 		cur.kind = CARRY_STATE; /* as decode_segment ends */
 		cur.enabled = (uint8_t)!edge.end_disabled;
