@@ -68,6 +68,9 @@ struct line {
 	 * (ptd__history_block_code), 0 if not known. */
 	uint64_t code;
 	uint32_t ninsn;
+	/* Its instructions' offsets from ip: ioffs[offs - 1 ...], ninsn of
+	 * them (0: not read yet; see run_offsets). */
+	uint32_t offs;
 	uint32_t epoch; /* 0: inside file mappings (kept); else the decode call it was read in */
 	/* The runs that follow it (slot + 1 in the table, 0: not known yet):
 	 * [0] after the branch, [1] at its target; saves the hash lookup of
@@ -122,6 +125,11 @@ struct ptd_fastpt {
 	size_t pmask, npaths;
 	struct ptd_block *pool;
 	size_t npool, cappool;
+
+	/* Instruction offsets of runs (struct line's offs), read when a
+	 * trace's tail is cut inside them. */
+	uint32_t *ioffs;
+	size_t nioffs, capioffs;
 
 	/* Output of the last segment; oedge[i]: the call log's verdict on
 	 * going from out[i] to out[i + 1] (struct line's lb), 0 if not known;
@@ -227,6 +235,7 @@ void ptd_fastpt_free(struct ptd_fastpt *fp)
 	free(fp->lines);
 	free(fp->paths);
 	free(fp->pool);
+	free(fp->ioffs);
 	free(fp->out);
 	free(fp->oedge);
 	free(fp->ocode);
@@ -263,6 +272,7 @@ static void reset_caches(struct ptd_fastpt *fp)
 		memset(fp->paths, 0, (fp->pmask + 1) * sizeof(*fp->paths));
 	fp->npaths = 0;
 	fp->npool = 0;
+	fp->nioffs = 0;
 	free(fp->maps);
 	fp->maps = n ? calloc(n, sizeof(*fp->maps)) : NULL;
 	fp->nmaps = fp->maps ? n : 0;
@@ -332,6 +342,7 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 	uint32_t n = 0;
 
 	l->ip = ip;
+	l->offs = 0;
 	l->succ[0] = l->succ[1] = 0;
 	l->lb[0] = l->lb[1] = 0;
 	l->kind = LK_BAIL;
@@ -978,16 +989,95 @@ int ptd_fastpt_psb_then_pge(const uint8_t *buf, uint64_t off, uint64_t end)
 /* ---- the tail: linear code after the last packet, cut at cut_ip ---- */
 
 /*
+ * The offsets of the instructions of the cached run at @ip, when it has
+ * @ninsn instructions or more (read once per run: segments' tails end in
+ * the same runs again and again), or NULL.
+ */
+static const uint32_t *run_offsets(struct ptd_fastpt *fp, uint64_t ip, uint32_t ninsn)
+{
+	struct line *l = NULL;
+	uint64_t at = ip;
+	uint32_t i, *o;
+	size_t h;
+
+	if (!fp->lines)
+		return NULL;
+	for (h = lhash(ip) & fp->lmask; fp->lines[h].ip; h = (h + 1) & fp->lmask) {
+		if (fp->lines[h].ip == ip) {
+			l = &fp->lines[h];
+			break;
+		}
+	}
+	if (!l || l->kind == LK_BAIL || ninsn > l->ninsn || (l->epoch && l->epoch != fp->epoch))
+		return NULL;
+	if (l->offs)
+		return fp->ioffs + l->offs - 1;
+	if (fp->nioffs + l->ninsn > fp->capioffs) {
+		size_t nc = fp->capioffs ? fp->capioffs : 4096;
+
+		while (nc < fp->nioffs + l->ninsn)
+			nc *= 2;
+		if (nc >= UINT32_MAX)
+			return NULL;
+		o = realloc(fp->ioffs, nc * sizeof(*o));
+		if (!o)
+			return NULL;
+		fp->ioffs = o;
+		fp->capioffs = nc;
+	}
+	o = fp->ioffs + fp->nioffs;
+	for (i = 0; i < l->ninsn; i++) {
+		uint8_t b[16];
+		struct ptd_insn_info in;
+		int r;
+
+		o[i] = (uint32_t)(at - ip);
+		if (i + 1 == l->ninsn)
+			break;
+		r = ptd_image_read(fp->img, at, b, sizeof(b));
+		if (r <= 0 || ptd_disasm_decode_mode(b, (size_t)r, at, 0, &in) < 0)
+			return NULL; /* (build_line read them: not expected) */
+		at += in.len;
+	}
+	l->offs = (uint32_t)fp->nioffs + 1;
+	fp->nioffs += l->ninsn;
+	return o;
+}
+
+/*
  * The last of the first @ninsn instructions from @ip that is at @cut:
  * 1 with its index in *@k and the address of the one before it in *@prev,
- * 0 when none is, -1 when the code cannot be decoded.  One pass.
+ * 0 when none is, -1 when the code cannot be decoded.  One pass, or a
+ * search in the run's offsets when @ip starts a cached run.
  */
 static int last_at(struct ptd_fastpt *fp, uint64_t ip, uint32_t ninsn, uint64_t cut, uint32_t *k,
 		   uint64_t *prev)
 {
+	const uint32_t *o = run_offsets(fp, ip, ninsn);
 	uint64_t before = 0;
-	uint32_t i;
+	uint32_t i, lo, hi;
 	int found = 0;
+
+	if (o && ninsn) {
+		/* (increasing offsets: at most one instruction is at cut) */
+		if (cut < ip || cut - ip > o[ninsn - 1])
+			return 0;
+		lo = 0;
+		hi = ninsn;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (o[mid] < cut - ip)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == ninsn || o[lo] != cut - ip)
+			return 0;
+		*k = lo;
+		*prev = lo ? ip + o[lo - 1] : 0;
+		return 1;
+	}
 
 	for (i = 0; i < ninsn; i++) {
 		uint8_t b[16];
