@@ -1238,9 +1238,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	int traced = 0, k;
 	/* tracing was disabled by a system call (see the "disabled" label) */
 	int far_dis = 0;
+	int paths_on;
 
 	if (use_paths < 0)
 		use_paths = getenv("PTDBG_FASTPT_PATHS") && !strcmp(getenv("PTDBG_FASTPT_PATHS"), "1");
+	paths_on = use_paths;
 	*blocks = NULL;
 	*n = 0;
 	if (!fp || !buf || begin >= end || (!cut_ip && !edge))
@@ -1339,7 +1341,9 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		/* (its ip inside this run: libipt stops there; rare, left to it) */
 		if (r.pgd && r.pgd_ip > l->ip && r.pgd_ip <= l->end_ip)
 			goto refuse;
-		if (r.ntnt && use_paths && l->kind == LK_COND) {
+		/* (use_paths first: it is the same every time, r.ntnt is not,
+		 * and a mispredicted branch costs as much as the rest here) */
+		if (paths_on && r.ntnt && l->kind == LK_COND) {
 			/* Several TNT bits at once through a cached path. */
 			unsigned m = r.ntnt < PATH_BITS ? r.ntnt : PATH_BITS;
 			unsigned v = (unsigned)(r.tnt >> (r.ntnt - m)) & ((1u << m) - 1);
@@ -1445,8 +1449,15 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				goto refuse; /* a TIP where a TNT bit belongs */
 			r.ntnt--;
 			/* (taken or not, the conditional branch ends libipt's block) */
-			link = 1 + ((r.tnt >> r.ntnt) & 1);
-			ip = link == 2 ? l->target : l->end_ip + l->len;
+			{
+				/* (without a branch on the bit, which the
+				 * processor cannot foresee: the taken and the
+				 * fall-through ip chosen arithmetically) */
+				uint64_t bit = (r.tnt >> r.ntnt) & 1, fall = l->end_ip + l->len;
+
+				link = 1 + (int)bit;
+				ip = fall + ((l->target - fall) & (0 - bit));
+			}
 			break;
 		case LK_RET:
 			if (r.ntnt) {

@@ -145,6 +145,34 @@ static inline uint8_t *put_uv(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/*
+ * put_uv for a value that is as often one byte long as two or three (a
+ * block's distance from the one before): below 2^21 it is stored as one
+ * 4-byte word, its length from two compares, without put_uv's loop whose
+ * exit the processor cannot foresee.  The same bytes as put_uv; writes up
+ * to 4 bytes (the caller's reserve covers them).
+ */
+static inline uint8_t *put_uv_short(uint8_t *p, uint64_t v)
+{
+	uint32_t a, b, w;
+
+	if (__builtin_expect(v >= (1u << 21), 0))
+		return put_uv(p, v);
+	a = v >= 0x80;
+	b = v >= 0x4000;
+	w = ((uint32_t)v & 0x7f) | a << 7 | ((uint32_t)(v >> 7) & 0x7f) << 8 | b << 15 |
+	    (uint32_t)(v >> 14) << 16;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &w, 4);
+#else
+	p[0] = (uint8_t)w;
+	p[1] = (uint8_t)(w >> 8);
+	p[2] = (uint8_t)(w >> 16);
+	p[3] = 0;
+#endif
+	return p + 1 + a + b;
+}
+
 static inline uint64_t zz(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
@@ -951,7 +979,7 @@ static inline __attribute__((always_inline)) int append_blocks(struct ptd_histor
 
 					/* (the tag, the distance, the rest) */
 					*p++ = (uint8_t)cd;
-					p = put_uv(p, zz((int64_t)(ip - prev)));
+					p = put_uv_short(p, zz((int64_t)(ip - prev)));
 					memcpy(p, &rest, 8);
 					p += (cd >> 56) - 1;
 				} else {
