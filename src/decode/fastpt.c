@@ -142,8 +142,12 @@ struct ptd_fastpt {
 	struct ptd_calllog *log;
 	uint64_t log_id;
 
-	/* Return stack, kept across the segments of a run. */
+	/* Return stack, kept across the segments of a run; rsl[i]: the run
+	 * of the call that pushed rs[i] (its slot in lines + 1, 0: not
+	 * known), whose link [0] leads to the run returned to (saves a hash
+	 * lookup per return; cleared when the slots move). */
 	uint64_t rs[RSTACK];
+	uint32_t rsl[RSTACK];
 	unsigned rtop, rn;
 
 	struct ptd_fastpt_stats st;
@@ -268,6 +272,7 @@ static void reset_caches(struct ptd_fastpt *fp)
 	if (fp->lines)
 		memset(fp->lines, 0, (fp->lmask + 1) * sizeof(*fp->lines));
 	fp->nlines = 0;
+	memset(fp->rsl, 0, sizeof(fp->rsl));
 	if (fp->paths)
 		memset(fp->paths, 0, (fp->pmask + 1) * sizeof(*fp->paths));
 	fp->npaths = 0;
@@ -332,6 +337,7 @@ static int grow_lines(struct ptd_fastpt *fp)
 	free(old);
 	fp->lines = nl;
 	fp->lmask = n - 1;
+	memset(fp->rsl, 0, sizeof(fp->rsl));
 	return 0;
 }
 
@@ -456,22 +462,16 @@ static inline const struct line *line_at(struct ptd_fastpt *fp, uint64_t ip)
  * The run at @ip that follows run @l on its edge @e (see struct line's
  * succ), through the link when it is known.
  */
-static inline const struct line *next_line(struct ptd_fastpt *fp, const struct line *l, unsigned e,
-					   uint64_t ip)
+static __attribute__((noinline)) const struct line *link_line(struct ptd_fastpt *fp,
+								const struct line *l, unsigned e,
+								uint64_t ip)
 {
-	uint32_t x = l->succ[e];
 	const struct line *n;
 	size_t at;
 	struct line *tab;
 
-	if (x) {
-		n = &fp->lines[x - 1];
-		if (!n->epoch || n->epoch == fp->epoch) {
-			fp->st.line_hits++;
-			return n;
-		}
+	if (l->succ[e])
 		return line_at(fp, ip); /* (read through the callback: again) */
-	}
 	at = (size_t)(l - fp->lines);
 	tab = fp->lines;
 	n = line_at(fp, ip);
@@ -479,6 +479,23 @@ static inline const struct line *next_line(struct ptd_fastpt *fp, const struct l
 	if (fp->lines == tab && n != &bail_line)
 		fp->lines[at].succ[e] = (uint32_t)(n - fp->lines) + 1;
 	return n;
+}
+
+/* (the link's way inline, the rest in link_line) */
+static inline __attribute__((always_inline)) const struct line *
+next_line(struct ptd_fastpt *fp, const struct line *l, unsigned e, uint64_t ip)
+{
+	uint32_t x = l->succ[e];
+
+	if (__builtin_expect(x != 0, 1)) {
+		const struct line *n = &fp->lines[x - 1];
+
+		if (__builtin_expect(!n->epoch || n->epoch == fp->epoch, 1)) {
+			fp->st.line_hits++;
+			return n;
+		}
+	}
+	return link_line(fp, l, e, ip);
 }
 
 static inline size_t phash(uint64_t ip, unsigned m, unsigned v)
@@ -1141,10 +1158,12 @@ static int cut_tail(struct ptd_fastpt *fp, size_t first, const struct line *fin,
 
 /* ---- one segment -------------------------------------------------------- */
 
-static inline void rpush(struct ptd_fastpt *fp, uint64_t a)
+/* Pushes the return address of the call that ends run @l. */
+static inline void rpush(struct ptd_fastpt *fp, const struct line *l)
 {
 	fp->rtop = (fp->rtop + 1) % RSTACK;
-	fp->rs[fp->rtop] = a;
+	fp->rs[fp->rtop] = l->end_ip + l->len;
+	fp->rsl[fp->rtop] = l == &bail_line ? 0 : (uint32_t)(l - fp->lines) + 1;
 	if (fp->rn < RSTACK)
 		fp->rn++;
 }
@@ -1294,6 +1313,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	for (;;) {
 		const struct line *l;
 		int st, link = 0;
+		uint32_t rslot = 0; /* (a return: rsl of the address popped) */
 
 		if (!ip)
 			goto refuse;
@@ -1382,7 +1402,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				goto refuse;
 			open = 0;
 			if (l->kind == LK_CALL)
-				rpush(fp, l->end_ip + l->len);
+				rpush(fp, l);
 			ip = l->target;
 			out_edge(fp, l, 1, ip);
 			nl = next_line(fp, l, 1, ip);
@@ -1426,7 +1446,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 					goto refuse;
 				if (push_run(fp, bip, bn, l) < 0)
 					goto refuse;
-				rpush(fp, l->end_ip + l->len);
+				rpush(fp, l);
 				dis_ip = l->end_ip + l->len;
 				goto disabled;
 			}
@@ -1465,6 +1485,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				if (!((r.tnt >> r.ntnt) & 1) || !fp->rn)
 					goto refuse;
 				ip = fp->rs[fp->rtop];
+				rslot = fp->rsl[fp->rtop];
 				fp->rtop = (fp->rtop + RSTACK - 1) % RSTACK;
 				fp->rn--;
 			} else {
@@ -1477,7 +1498,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			if (r.ntnt)
 				goto refuse; /* a TNT bit where a TIP belongs */
 			if (l->kind == LK_ICALL)
-				rpush(fp, l->end_ip + l->len);
+				rpush(fp, l);
 			ip = r.tip_ip;
 			r.tip = 0;
 			break;
@@ -1489,6 +1510,10 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		if (link) { /* (after the last use of l: the table may grow) */
 			out_edge(fp, l, (unsigned)link - 1, ip);
 			nl = next_line(fp, l, (unsigned)link - 1, ip);
+		} else if (rslot) {
+			/* (the call's run: its link [0], after the call, is
+			 * where a return to it goes) */
+			nl = next_line(fp, &fp->lines[rslot - 1], 0, ip);
 		}
 		tail_first = fp->nout;
 		tail_clean = !open;
