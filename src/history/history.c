@@ -964,6 +964,24 @@ static inline __attribute__((always_inline)) int append_blocks(struct ptd_histor
 			prev = h->enc_end_ip;
 			ninsn = 0;
 			logging = h->log_active;
+			if (code && !logging) {
+				/* The fast path's blocks: a tight loop over those
+				 * with a code (the others go below). */
+				const struct ptd_block *x = b + i;
+				const uint64_t *cp = code + i;
+
+				while (k < room && p <= lim && cp[k]) {
+					const uint64_t cd = cp[k], rest = cd >> 8;
+
+					*p++ = (uint8_t)cd;
+					p = put_uv_short(p, zz((int64_t)(x[k].ip - prev)));
+					memcpy(p, &rest, 8);
+					p += ((cd >> 56) & 15) - 1;
+					prev = x[k].end_ip;
+					ninsn += x[k].ninsn;
+					k++;
+				}
+			}
 			for (; k < room && p <= lim; k++) {
 				const struct ptd_block *x = &b[i + k];
 				const uint64_t ip = x->ip, end = x->end_ip;
