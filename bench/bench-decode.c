@@ -794,6 +794,17 @@ static void fast_figures(const char *name, const uint8_t *buf, size_t n, const c
 	uint64_t nb, i1, i2, i3, i4, i5, i6, i7, n1, n2, n3, n4, n5, n6, n7;
 	struct ptd_fastpt_stats fs;
 
+	/* BENCH_FULL_ONLY=1: (b) and the 1-thread full decodes only (tuning
+	 * the history's appending). */
+	if (getenv("BENCH_FULL_ONLY")) {
+		tb = time_blk(buf, n, path, &nb);
+		f1 = time_count(buf, n, img, 1, 1, 0, &i4, &n4);
+		printf("%s: %.1f MB, %" PRIu64 " instructions (b: %" PRIu64 "), %" PRIu64
+		       " items\n", name, mb, i4, nb, n4);
+		row("(b) libipt bare block decoder, 1 thread:", mb, tb, tb, "");
+		row("full history, fast path, 1 thread:", mb, tb, f1, "");
+		return;
+	}
 	/* Counting: the lazy history of the whole trace (store nothing). */
 	ptd__pt_set_store_max(0);
 	tb = time_blk(buf, n, path, &nb);

@@ -64,7 +64,13 @@ struct line {
 	uint64_t ip; /* key; 0: empty slot */
 	uint64_t end_ip;
 	uint64_t target; /* direct branch target */
+	/* The block of the whole run as the history encodes it
+	 * (ptd__history_block_code), 0 if not known. */
+	uint64_t code;
 	uint32_t ninsn;
+	/* Its instructions' offsets from ip: ioffs[offs - 1 ...], ninsn of
+	 * them (0: not read yet; see run_offsets). */
+	uint32_t offs;
 	uint32_t epoch; /* 0: inside file mappings (kept); else the decode call it was read in */
 	/* The runs that follow it (slot + 1 in the table, 0: not known yet):
 	 * [0] after the branch, [1] at its target; saves the hash lookup of
@@ -120,17 +126,28 @@ struct ptd_fastpt {
 	struct ptd_block *pool;
 	size_t npool, cappool;
 
+	/* Instruction offsets of runs (struct line's offs), read when a
+	 * trace's tail is cut inside them. */
+	uint32_t *ioffs;
+	size_t nioffs, capioffs;
+
 	/* Output of the last segment; oedge[i]: the call log's verdict on
-	 * going from out[i] to out[i + 1] (struct line's lb), 0 if not known. */
+	 * going from out[i] to out[i + 1] (struct line's lb), 0 if not known;
+	 * ocode[i]: out[i]'s ptd__history_block_code or 0. */
 	struct ptd_block *out;
 	uint8_t *oedge;
+	uint64_t *ocode;
 	size_t nout, capout;
 	/* The call log the blocks go to (ptd_fastpt_set_log), or NULL. */
 	struct ptd_calllog *log;
 	uint64_t log_id;
 
-	/* Return stack, kept across the segments of a run. */
+	/* Return stack, kept across the segments of a run; rsl[i]: the run
+	 * of the call that pushed rs[i] (its slot in lines + 1, 0: not
+	 * known), whose link [0] leads to the run returned to (saves a hash
+	 * lookup per return; cleared when the slots move). */
 	uint64_t rs[RSTACK];
+	uint32_t rsl[RSTACK];
 	unsigned rtop, rn;
 
 	struct ptd_fastpt_stats st;
@@ -222,8 +239,10 @@ void ptd_fastpt_free(struct ptd_fastpt *fp)
 	free(fp->lines);
 	free(fp->paths);
 	free(fp->pool);
+	free(fp->ioffs);
 	free(fp->out);
 	free(fp->oedge);
+	free(fp->ocode);
 	free(fp);
 }
 
@@ -253,10 +272,12 @@ static void reset_caches(struct ptd_fastpt *fp)
 	if (fp->lines)
 		memset(fp->lines, 0, (fp->lmask + 1) * sizeof(*fp->lines));
 	fp->nlines = 0;
+	memset(fp->rsl, 0, sizeof(fp->rsl));
 	if (fp->paths)
 		memset(fp->paths, 0, (fp->pmask + 1) * sizeof(*fp->paths));
 	fp->npaths = 0;
 	fp->npool = 0;
+	fp->nioffs = 0;
 	free(fp->maps);
 	fp->maps = n ? calloc(n, sizeof(*fp->maps)) : NULL;
 	fp->nmaps = fp->maps ? n : 0;
@@ -316,6 +337,7 @@ static int grow_lines(struct ptd_fastpt *fp)
 	free(old);
 	fp->lines = nl;
 	fp->lmask = n - 1;
+	memset(fp->rsl, 0, sizeof(fp->rsl));
 	return 0;
 }
 
@@ -326,6 +348,7 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 	uint32_t n = 0;
 
 	l->ip = ip;
+	l->offs = 0;
 	l->succ[0] = l->succ[1] = 0;
 	l->lb[0] = l->lb[1] = 0;
 	l->kind = LK_BAIL;
@@ -384,6 +407,16 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 		n = 0;
 	l->ninsn = n;
 	l->epoch = n && in_file(fp, ip, l->end_ip + l->len) ? 0 : fp->epoch;
+	l->code = 0;
+	if (n) {
+		struct ptd_block x = {0};
+
+		x.ip = ip;
+		x.end_ip = l->end_ip;
+		x.ninsn = n;
+		x.iclass = l->cls;
+		l->code = ptd__history_block_code(&x);
+	}
 	fp->st.lines++;
 }
 
@@ -429,22 +462,16 @@ static inline const struct line *line_at(struct ptd_fastpt *fp, uint64_t ip)
  * The run at @ip that follows run @l on its edge @e (see struct line's
  * succ), through the link when it is known.
  */
-static inline const struct line *next_line(struct ptd_fastpt *fp, const struct line *l, unsigned e,
-					   uint64_t ip)
+static __attribute__((noinline)) const struct line *link_line(struct ptd_fastpt *fp,
+								const struct line *l, unsigned e,
+								uint64_t ip)
 {
-	uint32_t x = l->succ[e];
 	const struct line *n;
 	size_t at;
 	struct line *tab;
 
-	if (x) {
-		n = &fp->lines[x - 1];
-		if (!n->epoch || n->epoch == fp->epoch) {
-			fp->st.line_hits++;
-			return n;
-		}
+	if (l->succ[e])
 		return line_at(fp, ip); /* (read through the callback: again) */
-	}
 	at = (size_t)(l - fp->lines);
 	tab = fp->lines;
 	n = line_at(fp, ip);
@@ -452,6 +479,23 @@ static inline const struct line *next_line(struct ptd_fastpt *fp, const struct l
 	if (fp->lines == tab && n != &bail_line)
 		fp->lines[at].succ[e] = (uint32_t)(n - fp->lines) + 1;
 	return n;
+}
+
+/* (the link's way inline, the rest in link_line) */
+static inline __attribute__((always_inline)) const struct line *
+next_line(struct ptd_fastpt *fp, const struct line *l, unsigned e, uint64_t ip)
+{
+	uint32_t x = l->succ[e];
+
+	if (__builtin_expect(x != 0, 1)) {
+		const struct line *n = &fp->lines[x - 1];
+
+		if (__builtin_expect(!n->epoch || n->epoch == fp->epoch, 1)) {
+			fp->st.line_hits++;
+			return n;
+		}
+	}
+	return link_line(fp, l, e, ip);
 }
 
 static inline size_t phash(uint64_t ip, unsigned m, unsigned v)
@@ -575,6 +619,7 @@ static __attribute__((noinline, cold)) int grow_out(struct ptd_fastpt *fp, size_
 	size_t nc = fp->capout ? fp->capout : 1024;
 	struct ptd_block *p;
 	uint8_t *e;
+	uint64_t *c;
 
 	while (nc < want)
 		nc *= 2;
@@ -586,18 +631,24 @@ static __attribute__((noinline, cold)) int grow_out(struct ptd_fastpt *fp, size_
 	if (!e)
 		return -ptde_nomem;
 	fp->oedge = e;
+	c = realloc(fp->ocode, nc * sizeof(*c));
+	if (!c)
+		return -ptde_nomem;
+	fp->ocode = c;
 	fp->capout = nc;
 	return 0;
 }
 
-static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp, uint64_t ip,
-							    uint64_t end_ip, uint32_t ninsn, uint8_t cls)
+static inline __attribute__((always_inline)) int push_code(struct ptd_fastpt *fp, uint64_t ip,
+							     uint64_t end_ip, uint32_t ninsn,
+							     uint8_t cls, uint64_t code)
 {
 	struct ptd_block *b;
 
 	if (__builtin_expect(fp->nout == fp->capout, 0) && grow_out(fp, fp->nout + 1) < 0)
 		return -ptde_nomem;
 	fp->oedge[fp->nout] = 0;
+	fp->ocode[fp->nout] = code;
 	b = &fp->out[fp->nout++];
 	b->ip = ip;
 	b->end_ip = end_ip;
@@ -605,6 +656,21 @@ static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp,
 	b->iclass = cls;
 	b->flags = 0;
 	return 0;
+}
+
+/* A block that is not a whole cached run (its code is not known). */
+static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp, uint64_t ip,
+							    uint64_t end_ip, uint32_t ninsn, uint8_t cls)
+{
+	return push_code(fp, ip, end_ip, ninsn, cls, 0);
+}
+
+/* The block from @bip (@bn instructions before run @l) to @l's end. */
+static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp, uint64_t bip,
+							    uint32_t bn, const struct line *l)
+{
+	return push_code(fp, bip, l->end_ip, bn + l->ninsn, l->cls,
+			 bn || bip != l->ip ? 0 : l->code);
 }
 
 /*
@@ -940,16 +1006,95 @@ int ptd_fastpt_psb_then_pge(const uint8_t *buf, uint64_t off, uint64_t end)
 /* ---- the tail: linear code after the last packet, cut at cut_ip ---- */
 
 /*
+ * The offsets of the instructions of the cached run at @ip, when it has
+ * @ninsn instructions or more (read once per run: segments' tails end in
+ * the same runs again and again), or NULL.
+ */
+static const uint32_t *run_offsets(struct ptd_fastpt *fp, uint64_t ip, uint32_t ninsn)
+{
+	struct line *l = NULL;
+	uint64_t at = ip;
+	uint32_t i, *o;
+	size_t h;
+
+	if (!fp->lines)
+		return NULL;
+	for (h = lhash(ip) & fp->lmask; fp->lines[h].ip; h = (h + 1) & fp->lmask) {
+		if (fp->lines[h].ip == ip) {
+			l = &fp->lines[h];
+			break;
+		}
+	}
+	if (!l || l->kind == LK_BAIL || ninsn > l->ninsn || (l->epoch && l->epoch != fp->epoch))
+		return NULL;
+	if (l->offs)
+		return fp->ioffs + l->offs - 1;
+	if (fp->nioffs + l->ninsn > fp->capioffs) {
+		size_t nc = fp->capioffs ? fp->capioffs : 4096;
+
+		while (nc < fp->nioffs + l->ninsn)
+			nc *= 2;
+		if (nc >= UINT32_MAX)
+			return NULL;
+		o = realloc(fp->ioffs, nc * sizeof(*o));
+		if (!o)
+			return NULL;
+		fp->ioffs = o;
+		fp->capioffs = nc;
+	}
+	o = fp->ioffs + fp->nioffs;
+	for (i = 0; i < l->ninsn; i++) {
+		uint8_t b[16];
+		struct ptd_insn_info in;
+		int r;
+
+		o[i] = (uint32_t)(at - ip);
+		if (i + 1 == l->ninsn)
+			break;
+		r = ptd_image_read(fp->img, at, b, sizeof(b));
+		if (r <= 0 || ptd_disasm_decode_mode(b, (size_t)r, at, 0, &in) < 0)
+			return NULL; /* (build_line read them: not expected) */
+		at += in.len;
+	}
+	l->offs = (uint32_t)fp->nioffs + 1;
+	fp->nioffs += l->ninsn;
+	return o;
+}
+
+/*
  * The last of the first @ninsn instructions from @ip that is at @cut:
  * 1 with its index in *@k and the address of the one before it in *@prev,
- * 0 when none is, -1 when the code cannot be decoded.  One pass.
+ * 0 when none is, -1 when the code cannot be decoded.  One pass, or a
+ * search in the run's offsets when @ip starts a cached run.
  */
 static int last_at(struct ptd_fastpt *fp, uint64_t ip, uint32_t ninsn, uint64_t cut, uint32_t *k,
 		   uint64_t *prev)
 {
+	const uint32_t *o = run_offsets(fp, ip, ninsn);
 	uint64_t before = 0;
-	uint32_t i;
+	uint32_t i, lo, hi;
 	int found = 0;
+
+	if (o && ninsn) {
+		/* (increasing offsets: at most one instruction is at cut) */
+		if (cut < ip || cut - ip > o[ninsn - 1])
+			return 0;
+		lo = 0;
+		hi = ninsn;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (o[mid] < cut - ip)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == ninsn || o[lo] != cut - ip)
+			return 0;
+		*k = lo;
+		*prev = lo ? ip + o[lo - 1] : 0;
+		return 1;
+	}
 
 	for (i = 0; i < ninsn; i++) {
 		uint8_t b[16];
@@ -1013,10 +1158,12 @@ static int cut_tail(struct ptd_fastpt *fp, size_t first, const struct line *fin,
 
 /* ---- one segment -------------------------------------------------------- */
 
-static inline void rpush(struct ptd_fastpt *fp, uint64_t a)
+/* Pushes the return address of the call that ends run @l. */
+static inline void rpush(struct ptd_fastpt *fp, const struct line *l)
 {
 	fp->rtop = (fp->rtop + 1) % RSTACK;
-	fp->rs[fp->rtop] = a;
+	fp->rs[fp->rtop] = l->end_ip + l->len;
+	fp->rsl[fp->rtop] = l == &bail_line ? 0 : (uint32_t)(l - fp->lines) + 1;
 	if (fp->rn < RSTACK)
 		fp->rn++;
 }
@@ -1110,9 +1257,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	int traced = 0, k;
 	/* tracing was disabled by a system call (see the "disabled" label) */
 	int far_dis = 0;
+	int paths_on;
 
 	if (use_paths < 0)
 		use_paths = getenv("PTDBG_FASTPT_PATHS") && !strcmp(getenv("PTDBG_FASTPT_PATHS"), "1");
+	paths_on = use_paths;
 	*blocks = NULL;
 	*n = 0;
 	if (!fp || !buf || begin >= end || (!cut_ip && !edge))
@@ -1164,6 +1313,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	for (;;) {
 		const struct line *l;
 		int st, link = 0;
+		uint32_t rslot = 0; /* (a return: rsl of the address popped) */
 
 		if (!ip)
 			goto refuse;
@@ -1211,7 +1361,9 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		/* (its ip inside this run: libipt stops there; rare, left to it) */
 		if (r.pgd && r.pgd_ip > l->ip && r.pgd_ip <= l->end_ip)
 			goto refuse;
-		if (r.ntnt && use_paths && l->kind == LK_COND) {
+		/* (use_paths first: it is the same every time, r.ntnt is not,
+		 * and a mispredicted branch costs as much as the rest here) */
+		if (paths_on && r.ntnt && l->kind == LK_COND) {
 			/* Several TNT bits at once through a cached path. */
 			unsigned m = r.ntnt < PATH_BITS ? r.ntnt : PATH_BITS;
 			unsigned v = (unsigned)(r.tnt >> (r.ntnt - m)) & ((1u << m) - 1);
@@ -1224,6 +1376,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				memcpy(fp->out + fp->nout, fp->pool + pa->first,
 				       pa->count * sizeof(*fp->out));
 				memset(fp->oedge + fp->nout, 0, pa->count);
+				memset(fp->ocode + fp->nout, 0, pa->count * sizeof(*fp->ocode));
 				fp->nout += pa->count;
 				r.ntnt -= pa->k;
 				ip = pa->end_ip;
@@ -1245,11 +1398,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		if (bn + l->ninsn > LINE_MAX_INSN)
 			goto refuse;
 		if (l->kind == LK_JMP || l->kind == LK_CALL) {
-			if (push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+			if (push_run(fp, bip, bn, l) < 0)
 				goto refuse;
 			open = 0;
 			if (l->kind == LK_CALL)
-				rpush(fp, l->end_ip + l->len);
+				rpush(fp, l);
 			ip = l->target;
 			out_edge(fp, l, 1, ip);
 			nl = next_line(fp, l, 1, ip);
@@ -1291,9 +1444,9 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				 * block and the decoder stays after it */
 				if (l->kind != LK_ICALL || open || r.pgd_noip)
 					goto refuse;
-				if (push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+				if (push_run(fp, bip, bn, l) < 0)
 					goto refuse;
-				rpush(fp, l->end_ip + l->len);
+				rpush(fp, l);
 				dis_ip = l->end_ip + l->len;
 				goto disabled;
 			}
@@ -1316,8 +1469,15 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				goto refuse; /* a TIP where a TNT bit belongs */
 			r.ntnt--;
 			/* (taken or not, the conditional branch ends libipt's block) */
-			link = 1 + ((r.tnt >> r.ntnt) & 1);
-			ip = link == 2 ? l->target : l->end_ip + l->len;
+			{
+				/* (without a branch on the bit, which the
+				 * processor cannot foresee: the taken and the
+				 * fall-through ip chosen arithmetically) */
+				uint64_t bit = (r.tnt >> r.ntnt) & 1, fall = l->end_ip + l->len;
+
+				link = 1 + (int)bit;
+				ip = fall + ((l->target - fall) & (0 - bit));
+			}
 			break;
 		case LK_RET:
 			if (r.ntnt) {
@@ -1325,6 +1485,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				if (!((r.tnt >> r.ntnt) & 1) || !fp->rn)
 					goto refuse;
 				ip = fp->rs[fp->rtop];
+				rslot = fp->rsl[fp->rtop];
 				fp->rtop = (fp->rtop + RSTACK - 1) % RSTACK;
 				fp->rn--;
 			} else {
@@ -1337,18 +1498,22 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			if (r.ntnt)
 				goto refuse; /* a TNT bit where a TIP belongs */
 			if (l->kind == LK_ICALL)
-				rpush(fp, l->end_ip + l->len);
+				rpush(fp, l);
 			ip = r.tip_ip;
 			r.tip = 0;
 			break;
 		default:
 			goto refuse;
 		}
-		if (!open && push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+		if (!open && push_run(fp, bip, bn, l) < 0)
 			goto refuse;
 		if (link) { /* (after the last use of l: the table may grow) */
 			out_edge(fp, l, (unsigned)link - 1, ip);
 			nl = next_line(fp, l, (unsigned)link - 1, ip);
+		} else if (rslot) {
+			/* (the call's run: its link [0], after the call, is
+			 * where a return to it goes) */
+			nl = next_line(fp, &fp->lines[rslot - 1], 0, ip);
 		}
 		tail_first = fp->nout;
 		tail_clean = !open;
@@ -1432,6 +1597,11 @@ void ptd_fastpt_set_log(struct ptd_fastpt *fp, struct ptd_calllog *log)
 const uint8_t *ptd__fastpt_edges(const struct ptd_fastpt *fp)
 {
 	return fp ? fp->oedge : NULL;
+}
+
+const uint64_t *ptd__fastpt_codes(const struct ptd_fastpt *fp)
+{
+	return fp ? fp->ocode : NULL;
 }
 
 void ptd__fastpt_count(struct ptd_fastpt *fp, int resumed)

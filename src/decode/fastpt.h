@@ -131,6 +131,10 @@ struct ptd_calllog;
 void ptd_fastpt_set_log(struct ptd_fastpt *fp, struct ptd_calllog *log);
 const uint8_t *ptd__fastpt_edges(const struct ptd_fastpt *fp);
 
+/* For the blocks of the last segment, each one's ptd__history_block_code
+ * or 0 (history_int.h), valid as long as the blocks. */
+const uint64_t *ptd__fastpt_codes(const struct ptd_fastpt *fp);
+
 /* Counters for tests and make bench. */
 struct ptd_fastpt_stats {
 	uint64_t segs_fast, segs_refused; /* segments handled / left to libipt */

@@ -1453,7 +1453,12 @@ static void account_all(struct seg *s, const struct ptd_block *bl, size_t n)
  * row go to the sink straight from @bl; the last one stays pending in the
  * queue (later events may flag it).
  */
-static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb, const uint8_t *edge)
+static int hist_blocks(void *ctx, const struct ptd_block *b, size_t n);
+
+/* (@edge: the fast path's verdicts, for a sink with a call log; @code:
+ * ptd__fastpt_codes for @bl, for a history sink without one) */
+static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb, const uint8_t *edge,
+			const uint64_t *code)
 {
 	size_t i = 0, from;
 	int err = 0;
@@ -1473,6 +1478,9 @@ static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb, co
 			if (err >= 0 && edge && s->sink->blocks_edge) {
 				err = s->sink->blocks_edge(s->sink->ctx, bl + from, i - from - 1,
 							   edge + from);
+			} else if (err >= 0 && s->sink->blocks == hist_blocks && code) {
+				err = ptd__history_append_coded(s->sink->ctx, bl + from, code + from,
+								i - from - 1);
 			} else if (err >= 0 && s->sink->blocks) {
 				err = s->sink->blocks(s->sink->ctx, bl + from, i - from - 1);
 			} else {
@@ -1746,8 +1754,8 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (s->cnt) {
 			err = count_fast(s, bl, nb, ptd__fastpt_edges(fp));
 		} else {
-			err = deliver_fast(s, bl, nb,
-					   s->sink->log ? ptd__fastpt_edges(fp) : NULL);
+			err = deliver_fast(s, bl, nb, s->sink->log ? ptd__fastpt_edges(fp) : NULL,
+					   ptd__fastpt_codes(fp));
 		}
 		cur.kind = CARRY_STATE; /* as decode_segment ends */
 		cur.enabled = (uint8_t)!edge.end_disabled;

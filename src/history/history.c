@@ -126,6 +126,11 @@ struct ptd_history {
 	struct ptd_calllog *log;
 	int log_active;
 	uint64_t log_covered;
+
+	/* Bytes of the last chunk closed full: a new chunk starts with about
+	 * that much room (the next one is alike), so it is seldom grown by
+	 * realloc, nor left with room it never uses (see open_chunk). */
+	uint32_t chunk_guess;
 };
 
 /* ---- varints ---- */
@@ -138,6 +143,34 @@ static inline uint8_t *put_uv(uint8_t *p, uint64_t v)
 	}
 	*p++ = (uint8_t)v;
 	return p;
+}
+
+/*
+ * put_uv for a value that is as often one byte long as two or three (a
+ * block's distance from the one before): below 2^21 it is stored as one
+ * 4-byte word, its length from two compares, without put_uv's loop whose
+ * exit the processor cannot foresee.  The same bytes as put_uv; writes up
+ * to 4 bytes (the caller's reserve covers them).
+ */
+static inline uint8_t *put_uv_short(uint8_t *p, uint64_t v)
+{
+	uint32_t a, b, w;
+
+	if (__builtin_expect(v >= (1u << 21), 0))
+		return put_uv(p, v);
+	a = v >= 0x80;
+	b = v >= 0x4000;
+	w = ((uint32_t)v & 0x7f) | a << 7 | ((uint32_t)(v >> 7) & 0x7f) << 8 | b << 15 |
+	    (uint32_t)(v >> 14) << 16;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &w, 4);
+#else
+	p[0] = (uint8_t)w;
+	p[1] = (uint8_t)(w >> 8);
+	p[2] = (uint8_t)(w >> 16);
+	p[3] = 0;
+#endif
+	return p + 1 + a + b;
 }
 
 static inline uint64_t zz(int64_t v)
@@ -435,9 +468,9 @@ static int chunk_reserve(struct chunk *c, uint32_t need)
 
 	if (c->nbytes + need <= c->cap)
 		return 0;
-	cap = c->cap ? c->cap * 2 : 256;
+	cap = c->cap ? c->cap + c->cap / 2 : 256;
 	while (cap < c->nbytes + need)
-		cap *= 2;
+		cap += cap / 2;
 	nb = realloc(c->bytes, cap);
 	if (!nb)
 		return -ptde_nomem;
@@ -503,12 +536,24 @@ static struct chunk *open_chunk(struct ptd_history *h)
 	if (h->nchunks && h->chunks[h->nchunks - 1].nitems < CHUNK_ITEMS &&
 	    !h->chunks[h->nchunks - 1].virt && !h->chunks[h->nchunks - 1].part)
 		return &h->chunks[h->nchunks - 1];
-	if (h->nchunks)
-		chunk_close(&h->chunks[h->nchunks - 1]);
+	if (h->nchunks) {
+		c = &h->chunks[h->nchunks - 1];
+		if (!c->virt && c->nitems == CHUNK_ITEMS)
+			h->chunk_guess = c->nbytes;
+		chunk_close(c);
+	}
 	if (reserve_chunks(h, 1))
 		return NULL;
 	c = &h->chunks[h->nchunks++];
 	memset(c, 0, sizeof(*c));
+	if (h->chunk_guess) {
+		/* (room for the guess and some more; chunk_reserve grows it
+		 * when that is not enough, chunk_close gives back the rest) */
+		uint32_t cap = h->chunk_guess + h->chunk_guess / 8 + 64;
+
+		c->bytes = malloc(cap);
+		c->cap = c->bytes ? cap : 0;
+	}
 	c->first_item = h->nencoded;
 	c->first_number = h->enc_next_num;
 	c->prev_end = h->enc_end_ip;
@@ -931,7 +976,42 @@ static inline int block_ok(const struct ptd_block *x)
 	       (x->ninsn > 1 || x->end_ip == x->ip);
 }
 
-int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, size_t n)
+/* Blocks with other flags than these (a mode, or invalid ones), of class
+ * OTHER, or not block_ok are not encoded straight away by
+ * append_blocks: see there. */
+#define DIRECT_FLAGS (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL | PTD_BLK_UNCERTAIN)
+
+uint64_t ptd__history_block_code(const struct ptd_block *b)
+{
+	uint8_t buf[32], *p = buf;
+	uint64_t code = 0;
+	size_t n, i;
+
+	if (!b || !block_ok(b) || b->iclass == PTD_IC_OTHER || (b->flags & ~DIRECT_FLAGS))
+		return 0;
+	*p++ = (uint8_t)(TAG_BLOCK | (b->iclass & 7) << 2 | (b->flags & 7) << 5);
+	p = put_uv(p, b->ninsn - 1);
+	p = put_uv(p, b->end_ip - b->ip);
+	n = (size_t)(p - buf);
+	if (n > 7)
+		return 0;
+	for (i = 0; i < n; i++)
+		code |= (uint64_t)buf[i] << (8 * i);
+	return code | (uint64_t)n << 56;
+}
+
+/*
+ * Appends @n blocks; with @code (see ptd__history_append_coded) a block
+ * whose code is not 0 is encoded from it.  Every block but the last is
+ * encoded straight into the open chunk while it can be (class OTHER or a
+ * mode ends that; such a block and the last one become the pending block
+ * as append_block makes it), which is what appending them one by one
+ * gives (the pending block is encoded as soon as another one comes, a
+ * block of another class than OTHER never merges with the next).
+ */
+static inline __attribute__((always_inline)) int append_blocks(struct ptd_history *h,
+							       const struct ptd_block *b,
+							       const uint64_t *code, size_t n)
 {
 	size_t i = 0;
 	int rc;
@@ -940,9 +1020,10 @@ int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, 
 		return ptd__err(-ptde_invalid, "invalid block");
 	while (i < n) {
 		struct chunk *c;
-		uint8_t *p;
-		uint64_t prev, num, ninsn;
+		uint8_t *p, *lim;
+		uint64_t prev, ninsn;
 		size_t k, room;
+		int logging;
 
 		/* A block that may merge into the pending one, or an invalid
 		 * one: the general path. */
@@ -966,32 +1047,85 @@ int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, 
 				return ptd__err(-ptde_nomem, "out of memory for the history");
 			if (room > CHUNK_ITEMS - c->nitems)
 				room = CHUNK_ITEMS - c->nitems;
-			if (chunk_reserve(c, (uint32_t)room * 32))
+			/* (a block takes at most 1 + 10 + 5 + 10 bytes, a
+			 * code is stored as a word: 32 for each) */
+			if (c->nbytes + 32 > c->cap && chunk_reserve(c, (uint32_t)room * 8 + 32))
 				return ptd__err(-ptde_nomem, "out of memory for the history");
 			p = c->bytes + c->nbytes;
+			lim = c->bytes + c->cap - 32;
 			prev = h->enc_end_ip;
-			num = h->enc_next_num;
 			ninsn = 0;
-			for (; k < room; k++) {
-				const struct ptd_block *x = &b[i + k];
+			logging = h->log_active;
+			if (code && !logging) {
+				/* The fast path's blocks: a tight loop over those
+				 * with a code (the others go below). */
+				const struct ptd_block *x = b + i;
+				const uint64_t *cp = code + i;
 
-				if (x->iclass == PTD_IC_OTHER || ptd_block_mode(x) ||
-				    (k && !block_ok(x)))
-					break;
-				log_block(h, x);
-				*p++ = (uint8_t)(TAG_BLOCK | (x->iclass & 7) << 2 | (x->flags & 7) << 5);
-				p = put_uv(p, zz((int64_t)(x->ip - prev)));
-				p = put_uv(p, x->ninsn - 1);
-				p = put_uv(p, x->end_ip - x->ip);
-				prev = x->end_ip;
-				ninsn += x->ninsn;
+				while (k < room && p <= lim && cp[k]) {
+					const uint64_t cd = cp[k], rest = cd >> 8;
+
+					*p++ = (uint8_t)cd;
+					p = put_uv_short(p, zz((int64_t)(x[k].ip - prev)));
+					memcpy(p, &rest, 8);
+					p += ((cd >> 56) & 15) - 1;
+					prev = x[k].end_ip;
+					ninsn += x[k].ninsn;
+					k++;
+				}
+			}
+			for (; k < room && p <= lim; k++) {
+				const struct ptd_block *x = &b[i + k];
+				const uint64_t ip = x->ip, end = x->end_ip;
+				const uint32_t cnt = x->ninsn;
+				uint64_t cd = code ? code[i + k] : 0;
+
+				if (cd) {
+					if (__builtin_expect(logging, 0)) {
+						log_block(h, x);
+						logging = h->log_active;
+					}
+					uint64_t rest = cd >> 8;
+
+					/* (the tag, the distance, the rest) */
+					*p++ = (uint8_t)cd;
+					p = put_uv_short(p, zz((int64_t)(ip - prev)));
+					memcpy(p, &rest, 8);
+					p += (cd >> 56) - 1;
+				} else {
+					const uint8_t cls = x->iclass, fl = x->flags;
+
+					/* (class OTHER, a mode other than 64-bit,
+					 * or not block_ok: block_ok(b[i]) holds) */
+					if ((cls == PTD_IC_OTHER) | (cls >= PTD_IC_MAX) |
+					    ((fl & ~DIRECT_FLAGS) != 0) | (cnt == 0) | (end < ip) |
+					    ((cnt == 1) & (end != ip)))
+						break;
+					if (__builtin_expect(logging, 0)) {
+						log_block(h, x);
+						logging = h->log_active;
+					}
+					*p++ = (uint8_t)(TAG_BLOCK | (cls & 7) << 2 | (fl & 7) << 5);
+					p = put_uv(p, zz((int64_t)(ip - prev)));
+					p = put_uv(p, cnt - 1);
+					p = put_uv(p, end - ip);
+				}
+				prev = end;
+				ninsn += cnt;
 			}
 			c->nbytes = (uint32_t)(p - c->bytes);
 			c->nitems += (uint32_t)k;
 			h->nencoded += k;
 			h->enc_end_ip = prev;
-			h->enc_next_num = num + ninsn;
+			h->enc_next_num += ninsn;
 			h->ninsn += ninsn;
+			if (k < room && p > lim) {
+				/* The chunk is out of room: more, then on. */
+				if (chunk_reserve(c, (uint32_t)(room - k) * 8 + 32))
+					return ptd__err(-ptde_nomem, "out of memory for the history");
+				i += k;
+				continue;
+			}
 		}
 		i += k;
 		if (k < room && !block_ok(&b[i]))
@@ -1009,6 +1143,17 @@ int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, 
 		i++;
 	}
 	return 0;
+}
+
+int ptd_history_append_blocks(struct ptd_history *h, const struct ptd_block *b, size_t n)
+{
+	return append_blocks(h, b, NULL, n);
+}
+
+int ptd__history_append_coded(struct ptd_history *h, const struct ptd_block *b,
+			      const uint64_t *code, size_t n)
+{
+	return append_blocks(h, b, code, n);
 }
 
 int ptd_history_append_gap(struct ptd_history *h, enum ptd_gap_reason r, uint64_t arg,

@@ -31,6 +31,25 @@ int ptd__history_items_at(const struct ptd_history *h, uint64_t index, const str
 			  uint32_t *n);
 
 /*
+ * A block's encoding in the history less its second field (the distance
+ * from the block before, known only when it is appended), packed for
+ * ptd__history_append_coded: the bytes in bits 0-55, their count (3 to 7)
+ * in bits 56-63.  0 for a block that is not encoded that way (a class
+ * OTHER block, which the next one may continue; one with a mode; one too
+ * long).  Computed once for a block that recurs (the fast path's cached
+ * runs), it spares the history encoding the block each time.
+ */
+uint64_t ptd__history_block_code(const struct ptd_block *b);
+
+/*
+ * ptd_history_append_blocks with @code[i] either 0 or
+ * ptd__history_block_code(&@b[i]) (the caller vouches for it): the same
+ * items, the same bytes.
+ */
+int ptd__history_append_coded(struct ptd_history *h, const struct ptd_block *b,
+			      const uint64_t *code, size_t n);
+
+/*
  * The call log: a compact record of what the function-call segments need
  * from a history's items, built while the items are appended (in the
  * decoding threads), so that "info record", the call history and

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "histfix.h"
+#include "history/history_int.h"
 #include "ptdbg/ptdbg.h"
 
 static void test_null(void **state)
@@ -659,6 +660,78 @@ static void test_bulk_and_splice(void **state)
  * its number lowered by the shift, cursors and appends working; a second
  * drop replaces the gap; a history of one chunk has nothing to drop.
  */
+/*
+ * ptd__history_append_coded (the fast path's way: blocks with their
+ * ptd__history_block_code, or 0) gives the items that appending the
+ * blocks one by one gives: near and far blocks (distances of one to ten
+ * varint bytes), long ones (no code), class OTHER ones that the next one
+ * continues, 32-bit code, flags, gaps between the runs, runs longer than
+ * what is left of a chunk.
+ */
+static void test_coded_blocks(void **state)
+{
+	static const uint8_t classes[] = { PTD_IC_OTHER, PTD_IC_COND_JUMP, PTD_IC_CALL, PTD_IC_RET,
+					   PTD_IC_JUMP, PTD_IC_FAR_CALL };
+	size_t n = 30000, i, k;
+	struct ptd_block *b = calloc(n, sizeof(*b));
+	uint64_t *code = calloc(n, sizeof(*code));
+	struct ptd_history *ref = ptd_history_alloc(nop_read, NULL);
+	struct ptd_history *cod = ptd_history_alloc(nop_read, NULL);
+	uint64_t prev_end = NOP_CODE;
+	size_t ncoded = 0;
+
+	(void)state;
+	assert_non_null(b);
+	assert_non_null(code);
+	for (i = 0; i < n; i++) {
+		unsigned r = (unsigned)(xr() % 100);
+
+		b[i].ninsn = r < 3 ? 20000 + (uint32_t)(xr() % 200000) : 1 + (uint32_t)(xr() % 40);
+		if (i && b[i - 1].iclass == PTD_IC_OTHER && xr() % 2)
+			b[i].ip = prev_end + 1; /* continues it: merges */
+		else if (r < 10)
+			b[i].ip = 0x7f0000000000ull + (xr() % (1ull << 40)); /* far */
+		else if (r < 20)
+			b[i].ip = NOP_CODE + xr() % 64; /* near, often before */
+		else
+			b[i].ip = NOP_CODE + xr() % (NOP_SIZE - 64);
+		b[i].end_ip = b[i].ip + (b[i].ninsn > 1 ? b[i].ninsn - 1 + xr() % 3000 : 0);
+		b[i].iclass = classes[xr() % 6];
+		b[i].flags = xr() % 9 == 0 ? PTD_BLK_INTERRUPTED : xr() % 50 == 0 ? PTD_BLK_MODE32 : 0;
+		prev_end = b[i].end_ip;
+		code[i] = xr() % 8 ? ptd__history_block_code(&b[i]) : 0;
+		ncoded += code[i] != 0;
+		/* (a code packs the bytes of the block but its distance) */
+		if (code[i]) {
+			assert_true((code[i] >> 56) >= 3 && (code[i] >> 56) <= 7);
+			assert_int_equal(code[i] & 3, 0); /* a block's tag, 64-bit code */
+		}
+	}
+	assert_true(ncoded > n / 2);
+	for (i = 0; i < n; i += k) {
+		size_t j, again = xr() % 10 == 0;
+
+		k = 1 + xr() % 700;
+		if (k > n - i)
+			k = n - i;
+		if (xr() % 10 == 0) {
+			assert_int_equal(ptd_history_append_gap(ref, PTD_GAP_OVERFLOW, i, NULL), 0);
+			assert_int_equal(ptd_history_append_gap(cod, PTD_GAP_OVERFLOW, i, NULL), 0);
+		}
+		/* (some runs twice: the same blocks after themselves) */
+		do {
+			for (j = 0; j < k; j++)
+				assert_int_equal(ptd_history_append_block(ref, &b[i + j]), 0);
+			assert_int_equal(ptd__history_append_coded(cod, b + i, code + i, k), 0);
+		} while (again--);
+	}
+	assert_same_history(ref, cod);
+	ptd_history_free(ref);
+	ptd_history_free(cod);
+	free(b);
+	free(code);
+}
+
 static void test_drop_oldest(void **state)
 {
 	struct ptd_history *ref = ptd_history_alloc(nop_read, NULL);
@@ -801,6 +874,7 @@ int main(void)
 		cmocka_unit_test(test_bad_code),
 		cmocka_unit_test(test_big_compact_random_access),
 		cmocka_unit_test(test_bulk_and_splice),
+		cmocka_unit_test(test_coded_blocks),
 		cmocka_unit_test(test_drop_oldest),
 	};
 
