@@ -3493,6 +3493,7 @@ static int info_source(struct shell *sh, const char *args)
 }
 
 static const struct cmd info_cmds[] = {
+	{ "address", 2, shell_info_address, CMD_REPEAT, "Describe where symbol SYM is stored." },
 	{ "args", 0, shell_info_args, CMD_REPEAT, "Argument variables of the selected frame." },
 	{ "breakpoints", 1, info_breakpoints, CMD_REPEAT, "Status of breakpoints." },
 	{ "display", 0, info_display, CMD_REPEAT, "Expressions to display when the program stops." },

@@ -1596,6 +1596,17 @@ extern PTD_EXPORT int ptd_session_finish_frame(struct ptd_session *s, int real, 
  * gdb's form ("inlined into frame N").  Returns 0 or <0. */
 extern PTD_EXPORT int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out);
 
+/*
+ * info address NAME as gdb 13 says it: "Symbol \"x\" is static storage at
+ * address 0x...", "is a function at address", "is a variable in $rdi",
+ * "is multi-location:" with gdb's lines for a location list, "is a complex
+ * DWARF expression:" and its operations, "is at 0x... in a file compiled
+ * without debugging" for an ELF symbol.  Locals are the bound frame's.
+ * *@out (malloc'ed) gets the text, ending in a newline.  Returns 0,
+ * -ptde_notfound ("No symbol \"x\" in current context."), -ptde_invalid.
+ */
+extern PTD_EXPORT int ptd_values_info_address(struct ptd_values *v, const char *name, char **out);
+
 #ifdef __cplusplus
 }
 #endif

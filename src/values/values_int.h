@@ -231,6 +231,15 @@ int ptd__lookup_var(struct ptd_values *v, const char *name, struct ptd_value **o
 int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **out);
 int ptd__mem_read(struct ptd_values *v, uint64_t addr, void *buf, size_t n);
 int ptd__reg_write(struct ptd_values *v, int regno, uint64_t x);
+/* A symbol found by name for info address: its DIE, the subprogram around
+ * it (a local's, for DW_AT_frame_base), the module's bias, whether it is
+ * a function, and the pc its location is described at. */
+struct ptd__symfound {
+	Dwarf_Die die, fn;
+	int has_fn, func;
+	uint64_t bias, pc;
+};
+int ptd__find_symbol(struct ptd_values *v, const char *name, struct ptd__symfound *out);
 
 /* print.c */
 struct sbuf {
