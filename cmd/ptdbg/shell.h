@@ -217,6 +217,9 @@ int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_r
 int shell_watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len, int *key);
 /* symcmds.c: info address, info functions/variables/types. */
 int shell_info_address(struct shell *sh, const char *args);
+int shell_info_functions(struct shell *sh, const char *args);
+int shell_info_variables(struct shell *sh, const char *args);
+int shell_info_types(struct shell *sh, const char *args);
 /* info symbol ADDR (frames.c). */
 int shell_info_symbol(struct shell *sh, const char *args);
 /* Whether @addr is a local of the selected frame; then its caller's

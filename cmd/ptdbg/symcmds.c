@@ -45,3 +45,51 @@ int shell_info_address(struct shell *sh, const char *args)
 	free(s);
 	return 0;
 }
+
+/* info functions|variables|types [-q] [-n] [--] [REGEX] (types: no -n) */
+static int info_symbols(struct shell *sh, const char *args, int kind)
+{
+	char re[512], *s = NULL;
+	int flags = 0, rc;
+
+	for (;;) {
+		while (isspace((unsigned char)*args))
+			args++;
+		if (args[0] == '-' && (args[1] == 'q' || (args[1] == 'n' && kind != PTD_INFO_TYPES)) &&
+		    (!args[2] || isspace((unsigned char)args[2]))) {
+			flags |= args[1] == 'q' ? PTD_INFO_QUIET : PTD_INFO_NO_MINIMAL;
+			args += 2;
+			continue;
+		}
+		if (args[0] == '-' && args[1] == '-' && (!args[2] || isspace((unsigned char)args[2]))) {
+			args += 2;
+			while (isspace((unsigned char)*args))
+				args++;
+		}
+		break;
+	}
+	trimmed(args, re, sizeof(re));
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_info_symbols(sh->vals, kind, re, flags, &s);
+	if (rc < 0)
+		return shell_error("%s", ptd_last_error(rc));
+	fputs(s, stdout);
+	free(s);
+	return 0;
+}
+
+int shell_info_functions(struct shell *sh, const char *args)
+{
+	return info_symbols(sh, args, PTD_INFO_FUNCTIONS);
+}
+
+int shell_info_variables(struct shell *sh, const char *args)
+{
+	return info_symbols(sh, args, PTD_INFO_VARIABLES);
+}
+
+int shell_info_types(struct shell *sh, const char *args)
+{
+	return info_symbols(sh, args, PTD_INFO_TYPES);
+}

@@ -1607,6 +1607,23 @@ extern PTD_EXPORT int ptd_values_frame_info_at(struct ptd_values *v, int level, 
  */
 extern PTD_EXPORT int ptd_values_info_address(struct ptd_values *v, const char *name, char **out);
 
+/* What ptd_values_info_symbols() lists, and its flags. */
+enum { PTD_INFO_VARIABLES, PTD_INFO_FUNCTIONS, PTD_INFO_TYPES };
+#define PTD_INFO_QUIET 1      /* -q: no header lines */
+#define PTD_INFO_NO_MINIMAL 2 /* -n: no symbols without debug information */
+/*
+ * info variables / functions / types [REGEX] as gdb 13 lists them: a
+ * header, the symbols with debug information whose names match POSIX
+ * basic regular expression @regex (NULL or "": all) grouped by file
+ * ("File values.c:", "98:\tstatic int helper(int);"), then for variables
+ * and functions the ELF symbols without ("Non-debugging symbols:",
+ * "0x0000000000401000  _init").  Every module's, the program first.
+ * *@out (malloc'ed) gets the text.  Returns 0, -ptde_invalid (a bad
+ * regular expression: "Invalid regexp: ..."), -ptde_nomem.
+ */
+extern PTD_EXPORT int ptd_values_info_symbols(struct ptd_values *v, int kind, const char *regex,
+					      int flags, char **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,12 +6,15 @@
  * complex DWARF expression:" and one line per operation), location lists
  * entry by entry ("multi-location:" with gdb's "Base address" and
  * "Range" lines, read from the raw .debug_loclists / .debug_loc so the
- * base address entries are shown where the list has them).
+ * base address entries are shown where the list has them).  And the
+ * listings of info functions / variables / types: the symbols with
+ * debug information by file, then the ELF symbols without.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -909,4 +912,550 @@ done:
 	}
 	*out = b.s;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* info functions / variables / types                                   */
+
+/* One line of the listing: a symbol with debug information (file set)
+ * or an ELF symbol without (file NULL). */
+struct isym {
+	char *file;
+	int block; /* 0: global (external), 1: static, as gdb sorts them */
+	char *name;
+	int line;
+	char *text;
+	uint64_t addr;
+	int mod; /* the module's rank, for ELF symbols */
+};
+
+struct ilist {
+	struct isym *v;
+	size_t n, cap;
+};
+
+struct iscan {
+	struct ptd_values *v;
+	int kind; /* PTD_INFO_VARIABLES, _FUNCTIONS, _TYPES */
+	regex_t re;
+	int has_re;
+	struct ilist dbg, min;
+	/* the module being scanned: its top-level names (gdb's lookup by
+	 * linkage name, which hides an ELF symbol that has debug
+	 * information), sorted once its CUs are done */
+	char **names;
+	size_t nnames, capnames;
+	/* and the address ranges of its CUs: gdb leaves out an ELF
+	 * function inside one (find_pc_compunit_symtab) */
+	struct { uint64_t lo, hi; } *spans;
+	size_t nspans, capspans;
+	int mod;
+	int oom;
+};
+
+static void add_span(struct iscan *sc, Dwarf_Die *cu, Dwarf_Addr bias)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0) {
+		if (lo >= hi)
+			continue;
+		if (sc->nspans == sc->capspans) {
+			size_t c = sc->capspans ? sc->capspans * 2 : 64;
+			void *nv = realloc(sc->spans, c * sizeof(*sc->spans));
+
+			if (!nv) {
+				sc->oom = 1;
+				return;
+			}
+			sc->spans = nv;
+			sc->capspans = c;
+		}
+		sc->spans[sc->nspans].lo = lo + bias;
+		sc->spans[sc->nspans++].hi = hi + bias;
+	}
+}
+
+static int in_span(struct iscan *sc, uint64_t addr)
+{
+	for (size_t i = 0; i < sc->nspans; i++)
+		if (addr >= sc->spans[i].lo && addr < sc->spans[i].hi)
+			return 1;
+	return 0;
+}
+
+static int ilist_add(struct iscan *sc, struct ilist *l, struct isym *e)
+{
+	if (l->n == l->cap) {
+		size_t c = l->cap ? l->cap * 2 : 64;
+		struct isym *nv = realloc(l->v, c * sizeof(*nv));
+
+		if (!nv) {
+			sc->oom = 1;
+			return -1;
+		}
+		l->v = nv;
+		l->cap = c;
+	}
+	l->v[l->n++] = *e;
+	return 0;
+}
+
+static void isym_free(struct isym *e)
+{
+	free(e->file);
+	free(e->name);
+	free(e->text);
+}
+
+static void names_add(struct iscan *sc, const char *nm)
+{
+	if (sc->nnames == sc->capnames) {
+		size_t c = sc->capnames ? sc->capnames * 2 : 256;
+		char **nv = realloc(sc->names, c * sizeof(*nv));
+
+		if (!nv) {
+			sc->oom = 1;
+			return;
+		}
+		sc->names = nv;
+		sc->capnames = c;
+	}
+	sc->names[sc->nnames++] = (char *)nm; /* (libdw's string, lives with the Dwarf) */
+}
+
+static int strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int matches(struct iscan *sc, const char *name)
+{
+	return !sc->has_re || regexec(&sc->re, name, 0, NULL, 0) == 0;
+}
+
+/*
+ * The file gdb files a symbol under (its symtab's name): the declaring
+ * file from the line table, or the CU's own name for the CU's primary
+ * file (gdb's buildsym joins the two) and for symbols without a
+ * declaring file; a file in the compilation directory is named relative
+ * to it, as the line table names it.
+ */
+static char *symbol_file(Dwarf_Die *cu, Dwarf_Die *d)
+{
+	const char *cu_name = dwarf_diename(cu), *decl = dwarf_decl_file(d), *dir = NULL;
+	Dwarf_Attribute a;
+	size_t n;
+
+	if (!cu_name)
+		cu_name = "??";
+	if (!decl)
+		return strdup(cu_name);
+	if (dwarf_attr(cu, DW_AT_comp_dir, &a))
+		dir = dwarf_formstring(&a);
+	if (!strcmp(decl, cu_name))
+		return strdup(cu_name);
+	/* (a relative compilation directory, as glibc's "./misc", stays in
+	 * the name: "./misc/single_threaded.c") */
+	if (dir && dir[0] == '/' && (n = strlen(dir)) && !strncmp(decl, dir, n) && decl[n] == '/') {
+		if (!strcmp(decl + n + 1, cu_name))
+			return strdup(cu_name);
+		return strdup(decl + n + 1);
+	}
+	return strdup(decl);
+}
+
+/* The declaration gdb prints for @d (without "static "). */
+static char *decl_text(struct iscan *sc, Dwarf_Die *d, int tag, const char *name)
+{
+	struct vtype *t;
+	Dwarf_Attribute ta;
+	Dwarf_Die td;
+	char *s, *r;
+	size_t n;
+
+	if (tag == DW_TAG_subprogram) {
+		t = ptd__vt_from_die(sc->v, d);
+		return t ? ptd__vt_name(t, name) : NULL;
+	}
+	if (tag == DW_TAG_variable) {
+		if (dwarf_attr_integrate(d, DW_AT_type, &ta) && dwarf_formref_die(&ta, &td))
+			t = ptd__vt_from_die(sc->v, &td);
+		else
+			t = sc->v->t_int;
+		return t ? ptd__vt_name(t, name) : NULL;
+	}
+	t = ptd__vt_from_die(sc->v, d);
+	if (!t)
+		return NULL;
+	if (tag == DW_TAG_typedef) {
+		s = ptd__vt_name(t->target, name);
+		if (!s)
+			return NULL;
+		n = strlen(s) + 10;
+		r = malloc(n);
+		if (r)
+			snprintf(r, n, "typedef %s", s);
+		free(s);
+		return r;
+	}
+	return ptd__vt_name(t, "");
+}
+
+static int list_cu(Dwarf_Die *cu, Dwarf_Addr bias, void *arg)
+{
+	struct iscan *sc = arg;
+	Dwarf_Die c;
+
+	add_span(sc, cu, bias);
+	if (dwarf_child(cu, &c) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&c), want = 0, line = 0;
+		Dwarf_Attribute a;
+		const char *name;
+		struct isym e = { 0 };
+		char *text;
+
+		if (dwarf_attr_integrate(&c, DW_AT_name, &a))
+			name = dwarf_formstring(&a);
+		else
+			name = NULL;
+		if (!name)
+			continue;
+		if (tag == DW_TAG_base_type)
+			name = ptd__base_type_name(name);
+		if (tag == DW_TAG_variable || tag == DW_TAG_subprogram || tag == DW_TAG_typedef ||
+		    tag == DW_TAG_base_type)
+			names_add(sc, name);
+		switch (sc->kind) {
+		case PTD_INFO_FUNCTIONS:
+			want = tag == DW_TAG_subprogram && !dwarf_hasattr(&c, DW_AT_declaration) &&
+			       (dwarf_hasattr(&c, DW_AT_low_pc) || dwarf_hasattr(&c, DW_AT_ranges));
+			break;
+		case PTD_INFO_VARIABLES:
+			want = tag == DW_TAG_variable && !dwarf_hasattr(&c, DW_AT_declaration) &&
+			       !dwarf_hasattr(&c, DW_AT_const_value);
+			break;
+		default:
+			want = tag == DW_TAG_base_type || tag == DW_TAG_typedef ||
+			       tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			       tag == DW_TAG_enumeration_type || tag == DW_TAG_class_type;
+			break;
+		}
+		if (!want || !matches(sc, name))
+			continue;
+		text = decl_text(sc, &c, tag, name);
+		if (!text) {
+			sc->oom = 1;
+			return 1;
+		}
+		if (sc->kind != PTD_INFO_TYPES && !dwarf_hasattr_integrate(&c, DW_AT_external)) {
+			char *st = malloc(strlen(text) + 8);
+
+			if (!st) {
+				free(text);
+				sc->oom = 1;
+				return 1;
+			}
+			sprintf(st, "static %s", text);
+			free(text);
+			text = st;
+			e.block = 1;
+		} else {
+			e.block = sc->kind == PTD_INFO_TYPES;
+		}
+		if (tag != DW_TAG_base_type) {
+			char *semi = malloc(strlen(text) + 2);
+
+			if (!semi) {
+				free(text);
+				sc->oom = 1;
+				return 1;
+			}
+			sprintf(semi, "%s;", text);
+			free(text);
+			text = semi;
+		}
+		dwarf_decl_line(&c, &line);
+		e.line = line;
+		e.text = text;
+		e.name = strdup(name);
+		e.file = symbol_file(cu, &c);
+		if (!e.name || !e.file || ilist_add(sc, &sc->dbg, &e) < 0) {
+			isym_free(&e);
+			sc->oom = 1;
+			return 1;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+static int has_debug_name(struct iscan *sc, const char *name)
+{
+	char *key = (char *)name;
+
+	return sc->nnames &&
+	       bsearch(&key, sc->names, sc->nnames, sizeof(*sc->names), strp_cmp) != NULL;
+}
+
+static void add_min(struct iscan *sc, const char *name, uint64_t addr)
+{
+	struct isym e = { 0 };
+
+	if (!matches(sc, name) || has_debug_name(sc, name))
+		return;
+	e.name = strdup(name);
+	e.addr = addr;
+	e.mod = sc->mod;
+	if (!e.name || ilist_add(sc, &sc->min, &e) < 0) {
+		free(e.name);
+		sc->oom = 1;
+	}
+}
+
+static void plt_sym(void *ctx, const char *name, uint64_t addr)
+{
+	add_min(ctx, name, addr);
+}
+
+/* gdb's minimal symbols of module @m that no debug information covers:
+ * functions (code no CU holds) or variables (data), with gcc's ".N"
+ * suffix of a function's static local dropped as gdb drops it. */
+static void list_minimal(struct iscan *sc, Dwfl_Module *m)
+{
+	int nsym = dwfl_module_getsymtab(m);
+
+	for (int i = 1; i < nsym; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *elf = NULL;
+		Dwarf_Addr bias;
+		const char *nm = dwfl_module_getsym_info(m, i, &sym, &addr, &shndx, &elf, &bias);
+		int type = GELF_ST_TYPE(sym.st_info), code;
+		Elf_Scn *scn;
+		GElf_Shdr sh;
+		char buf[256];
+
+		if (!nm || !*nm || shndx == SHN_UNDEF || shndx == SHN_ABS || shndx == SHN_COMMON ||
+		    type == STT_SECTION || type == STT_FILE || !elf || !strncmp(nm, ".L", 2) ||
+		    !(scn = elf_getscn(elf, shndx)) || !gelf_getshdr(scn, &sh) ||
+		    !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		code = !!(sh.sh_flags & SHF_EXECINSTR);
+		if (code != (sc->kind == PTD_INFO_FUNCTIONS))
+			continue;
+		if (code && in_span(sc, addr))
+			continue;
+		if (!code && GELF_ST_BIND(sym.st_info) == STB_LOCAL) {
+			const char *dot = strrchr(nm, '.');
+			size_t k;
+
+			if (dot && dot > nm && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1) &&
+			    (k = (size_t)(dot - nm)) < sizeof(buf)) {
+				memcpy(buf, nm, k);
+				buf[k] = 0;
+				nm = buf;
+			}
+		}
+		add_min(sc, nm, addr);
+	}
+	if (sc->kind == PTD_INFO_FUNCTIONS)
+		ptd__symbols_plt_each(sc->v->sym, m, plt_sym, sc);
+}
+
+struct modent {
+	Dwfl_Module *m;
+	uint64_t start;
+};
+
+struct modlist {
+	struct modent *v;
+	size_t n, cap;
+	int oom;
+};
+
+static int collect_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr start, void *arg)
+{
+	struct modlist *ml = arg;
+
+	(void)ud, (void)n;
+	if (ml->n == ml->cap) {
+		size_t c = ml->cap ? ml->cap * 2 : 16;
+		struct modent *nv = realloc(ml->v, c * sizeof(*nv));
+
+		if (!nv) {
+			ml->oom = 1;
+			return DWARF_CB_ABORT;
+		}
+		ml->v = nv;
+		ml->cap = c;
+	}
+	ml->v[ml->n].m = m;
+	ml->v[ml->n++].start = start;
+	return DWARF_CB_OK;
+}
+
+static int mod_cmp(const void *a, const void *b)
+{
+	const struct modent *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* gdb's order: file, then global before static, then name. */
+static int dbg_cmp(const void *a, const void *b)
+{
+	const struct isym *x = a, *y = b;
+	int c = strcmp(x->file, y->file);
+
+	if (c)
+		return c;
+	if (x->block != y->block)
+		return x->block - y->block;
+	return strcmp(x->name, y->name);
+}
+
+/* ELF symbols: by object (the program first), then address. */
+static int min_cmp(const void *a, const void *b)
+{
+	const struct isym *x = a, *y = b;
+
+	if (x->mod != y->mod)
+		return x->mod - y->mod;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The messages of gdb's regex (libiberty's, GNU regex's older wording). */
+static const char *regex_error(int e)
+{
+	switch (e) {
+	case REG_ECOLLATE: return "Invalid collation character";
+	case REG_ECTYPE: return "Invalid character class name";
+	case REG_EESCAPE: return "Trailing backslash";
+	case REG_ESUBREG: return "Invalid back reference";
+	case REG_EBRACK: return "Unmatched [ or [^";
+	case REG_EPAREN: return "Unmatched ( or \\(";
+	case REG_EBRACE: return "Unmatched \\{";
+	case REG_BADBR: return "Invalid content of \\{\\}";
+	case REG_ERANGE: return "Invalid range end";
+	case REG_ESPACE: return "Memory exhausted";
+	case REG_BADRPT: return "Invalid preceding regular expression";
+	case REG_EEND: return "Premature end of regular expression";
+	case REG_ESIZE: return "Regular expression too big";
+	case REG_ERPAREN: return "Unmatched ) or \\)";
+	default: return "Invalid regular expression";
+	}
+}
+
+int ptd_values_info_symbols(struct ptd_values *v, int kind, const char *regex, int flags,
+			    char **out)
+{
+	static const char *const what[] = { "variable", "function", "type" };
+	struct iscan sc = { .v = v, .kind = kind };
+	struct modlist ml = { 0 };
+	struct sbuf b = { 0 };
+	Dwfl *dwfl;
+	const char *last = "";
+	int rc = 0, first = 1;
+
+	if (!v || !out || kind < PTD_INFO_VARIABLES || kind > PTD_INFO_TYPES)
+		return -ptde_invalid;
+	*out = NULL;
+	if (regex && !*regex)
+		regex = NULL;
+	if (regex) {
+		int e = regcomp(&sc.re, regex, REG_NOSUB);
+
+		if (e) {
+			/* glibc's regcomp says less than libiberty's about a
+			 * bracket or an interval left open */
+			if (e == REG_BADPAT && strchr(regex, '['))
+				e = REG_EBRACK;
+			else if (e == REG_BADRPT && strstr(regex, "\\{") && !strstr(regex, "\\}"))
+				e = REG_EBRACE;
+			return ptd__err(-ptde_invalid, "Invalid regexp: %s", regex_error(e));
+		}
+		sc.has_re = 1;
+	}
+	dwfl = v->sym ? ptd__symbols_dwfl(v->sym) : NULL;
+	if (dwfl)
+		dwfl_getmodules(dwfl, collect_mod, &ml, 0);
+	if (ml.n)
+		qsort(ml.v, ml.n, sizeof(*ml.v), mod_cmp);
+	for (size_t i = 0; i < ml.n && !sc.oom && !ml.oom; i++) {
+		sc.mod = (int)i;
+		sc.nnames = 0;
+		sc.nspans = 0;
+		ptd__dw_each_cu(ml.v[i].m, list_cu, &sc);
+		if (sc.kind == PTD_INFO_TYPES || (flags & PTD_INFO_NO_MINIMAL))
+			continue;
+		if (sc.nnames)
+			qsort(sc.names, sc.nnames, sizeof(*sc.names), strp_cmp);
+		list_minimal(&sc, ml.v[i].m);
+	}
+	if (sc.oom || ml.oom) {
+		rc = ptd__err(-ptde_nomem, "out of memory");
+		goto out;
+	}
+	if (!(flags & PTD_INFO_QUIET)) {
+		if (regex)
+			ptd__sb_add(&b, "All %ss matching regular expression \"%s\":\n", what[kind],
+				    regex);
+		else
+			ptd__sb_add(&b, "All defined %ss:\n", what[kind]);
+	}
+	if (sc.dbg.n)
+		qsort(sc.dbg.v, sc.dbg.n, sizeof(*sc.dbg.v), dbg_cmp);
+	for (size_t i = 0; i < sc.dbg.n; i++) {
+		struct isym *e = &sc.dbg.v[i];
+
+		if (i > 0 && !dbg_cmp(e, &sc.dbg.v[i - 1]))
+			continue; /* (the same symbol in another CU of the file) */
+		if (strcmp(last, e->file))
+			ptd__sb_add(&b, "\nFile %s:\n", e->file);
+		last = e->file;
+		if (e->line)
+			ptd__sb_add(&b, "%d:\t%s\n", e->line, e->text);
+		else
+			ptd__sb_add(&b, "\t%s\n", e->text);
+	}
+	if (sc.min.n)
+		qsort(sc.min.v, sc.min.n, sizeof(*sc.min.v), min_cmp);
+	for (size_t i = 0; i < sc.min.n; i++) {
+		struct isym *e = &sc.min.v[i];
+
+		if (i > 0 && e->addr == sc.min.v[i - 1].addr && !strcmp(e->name, sc.min.v[i - 1].name))
+			continue;
+		if (first && !(flags & PTD_INFO_QUIET))
+			ptd__sb_add(&b, "\nNon-debugging symbols:\n");
+		first = 0;
+		ptd__sb_add(&b, "0x%016" PRIx64 "  %s\n", e->addr, e->name);
+	}
+	if (b.oom) {
+		rc = ptd__err(-ptde_nomem, "out of memory");
+		goto out;
+	}
+	*out = b.s ? b.s : strdup("");
+	b.s = NULL;
+	if (!*out)
+		rc = ptd__err(-ptde_nomem, "out of memory");
+out:
+	free(b.s);
+	for (size_t i = 0; i < sc.dbg.n; i++)
+		isym_free(&sc.dbg.v[i]);
+	for (size_t i = 0; i < sc.min.n; i++)
+		isym_free(&sc.min.v[i]);
+	free(sc.dbg.v);
+	free(sc.min.v);
+	free(sc.names);
+	free(sc.spans);
+	free(ml.v);
+	if (sc.has_re)
+		regfree(&sc.re);
+	return rc;
 }

@@ -212,6 +212,8 @@ struct vtype *ptd__vt_strip(struct vtype *t);   /* typedefs and qualifiers */
  * the module has no DWARF). */
 int ptd__dw_each_cu(Dwfl_Module *m, int (*fn)(Dwarf_Die *cu, Dwarf_Addr bias, void *arg), void *arg);
 uint64_t ptd__vt_size(struct vtype *t);
+/* A DWARF base type's name as gdb prints it ("long int" is "long"). */
+const char *ptd__base_type_name(const char *name);
 void ptd__vt_builtins(struct ptd_values *v);
 /* The name as gdb's whatis prints it (with @decl as declarator). */
 char *ptd__vt_name(struct vtype *t, const char *decl);
