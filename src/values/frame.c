@@ -1679,6 +1679,11 @@ int ptd__lookup_var(struct ptd_values *v, const char *name, struct ptd_value **o
 		return var_value(v, &fd, out);
 	if (find_global_any(v, name, &fd, &is_fn))
 		return is_fn ? func_value(v, &fd, out) : var_value(v, &fd, out);
+	/* a file's static the compiler dropped: <optimized out>, as gdb */
+	memset(&fd, 0, sizeof(fd));
+	if (find_global(v, name, -1, &fd) && !dwarf_hasattr_integrate(&fd.die, DW_AT_external))
+		return var_value(v, &fd, out);
+	memset(&fd, 0, sizeof(fd));
 	if (ptd_symbols_function(v->sym, name, &entry, &bp) == 0) {
 		struct vtype *t = ptd__vt_new(v, VT_NODEBUG, NULL, 1);
 		struct ptd_value *val = t ? ptd__val_new(t) : NULL;

@@ -718,6 +718,8 @@ static int type_in_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, v
 	return ptd__dw_each_cu(m, type_in_cu, arg) ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
+static int minimal_entry(struct ptd_values *v, const char *name, uint64_t *entry);
+
 /* A variable's location in words (the text after "is "). */
 static int describe_var(struct dctx *c, Dwarf_Die *die, const char *name)
 {
@@ -729,16 +731,15 @@ static int describe_var(struct dctx *c, Dwarf_Die *die, const char *name)
 		return 0;
 	}
 	if (!dwarf_attr(die, DW_AT_location, &a)) {
-		uint64_t entry, bp;
+		uint64_t entry;
 
 		/* an extern declaration: gdb's LOC_UNRESOLVED, found by its
 		 * minimal symbol */
-		if (dwarf_hasattr(die, DW_AT_external) && dwarf_hasattr(die, DW_AT_declaration)) {
-			if (ptd_symbols_function(c->v->sym, name, &entry, &bp) == 0)
+		if (dwarf_hasattr_integrate(die, DW_AT_external)) {
+			if (minimal_entry(c->v, name, &entry) == 0)
 				ptd__sb_add(c->b, "static storage at address 0x%" PRIx64, entry);
 			else
 				ptd__sb_add(c->b, "unresolved");
-			ptd_clear_error();
 			return 0;
 		}
 		ptd__sb_add(c->b, "optimized out");
@@ -1135,8 +1136,12 @@ static int list_cu(Dwarf_Die *cu, Dwarf_Addr bias, void *arg)
 			       (dwarf_hasattr(&c, DW_AT_low_pc) || dwarf_hasattr(&c, DW_AT_ranges));
 			break;
 		case PTD_INFO_VARIABLES:
+			/* (an external one without a location is gdb's
+			 * LOC_UNRESOLVED, which it does not list) */
 			want = tag == DW_TAG_variable && !dwarf_hasattr(&c, DW_AT_declaration) &&
-			       !dwarf_hasattr(&c, DW_AT_const_value);
+			       !dwarf_hasattr(&c, DW_AT_const_value) &&
+			       (dwarf_hasattr(&c, DW_AT_location) ||
+				!dwarf_hasattr_integrate(&c, DW_AT_external));
 			break;
 		default:
 			want = tag == DW_TAG_base_type || tag == DW_TAG_typedef ||
@@ -1220,6 +1225,49 @@ static void plt_sym(void *ctx, const char *name, uint64_t addr)
 	add_min(ctx, name, addr);
 }
 
+/* The dynamic symbols of module @m's file, which gdb reads besides its
+ * symbol table (libdwfl gives only one of them: ld.so's _r_debug is in
+ * .dynsym alone).  Repeats of .symtab's are dropped when listing. */
+static void list_dynsym(struct iscan *sc, Dwfl_Module *m)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(m, &bias);
+	Elf_Scn *scn = NULL;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym sym;
+			GElf_Shdr ts;
+			Elf_Scn *tscn;
+			const char *nm;
+			int type, code;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				break;
+			type = GELF_ST_TYPE(sym.st_info);
+			if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
+			    type == STT_SECTION || type == STT_FILE ||
+			    !(nm = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*nm ||
+			    !(tscn = elf_getscn(elf, sym.st_shndx)) || !gelf_getshdr(tscn, &ts) ||
+			    !(ts.sh_flags & SHF_ALLOC))
+				continue;
+			code = !!(ts.sh_flags & SHF_EXECINSTR);
+			if (code != (sc->kind == PTD_INFO_FUNCTIONS) ||
+			    (code && in_span(sc, sym.st_value + bias)))
+				continue;
+			add_min(sc, nm, sym.st_value + bias);
+		}
+	}
+}
+
 /* gdb's minimal symbols of module @m that no debug information covers:
  * functions (code no CU holds) or variables (data), with gcc's ".N"
  * suffix of a function's static local dropped as gdb drops it. */
@@ -1262,6 +1310,7 @@ static void list_minimal(struct iscan *sc, Dwfl_Module *m)
 		}
 		add_min(sc, nm, addr);
 	}
+	list_dynsym(sc, m);
 	if (sc->kind == PTD_INFO_FUNCTIONS)
 		ptd__symbols_plt_each(sc->v->sym, m, plt_sym, sc);
 }
