@@ -1126,7 +1126,8 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		else
 			snprintf(addr, sizeof(addr), "<PENDING>");
 		printf("%-7d %-*s %-4s %-3s %-*s ", bi.id, tw, shell_bp_type(&bi),
-		       bi.temporary ? "del" : "keep", bi.enabled || bi.watch ? "y" : "n", aw, addr);
+		       bi.temporary ? "del" : bi.disp_disable ? "dis" : "keep",
+		       bi.enabled || bi.watch ? "y" : "n", aw, addr);
 		if (bi.watch)
 			printf("%s\n", bi.spec);
 		else if (pending)
@@ -1140,6 +1141,10 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			printf("\tbreakpoint already hit %u time%s\n", bi.hits,
 			       bi.hits == 1 ? "" : "s");
 		shell_print_bp_ignore(&bi);
+		/* (a count of 1, enable once, shows as the disposition only) */
+		if (bi.enable_count > 1)
+			printf("\tdisable after %s %d hits\n", bi.ignore ? "additional" : "next",
+			       bi.enable_count);
 		shell_print_bp_commands(bi.id);
 		/* gdb's rows N.1, N.2 ... of a breakpoint with several locations */
 		for (int k = 1; bi.nlocs > 1 && k <= bi.nlocs; k++) {

@@ -656,6 +656,10 @@ struct ptd_bpinfo {
 	 * watchpoint with @changed shows the old value.  With @scope_ended:
 	 * how many times gdb says the watchpoint was deleted. */
 	int reports;
+	/* enable once / enable count N (ptd_session_bp_disposition): gdb's
+	 * "dis" disposition, and the stops left before it disables itself */
+	int disp_disable;
+	int enable_count;
 };
 
 /* One location of a breakpoint (gdb's N.M), as ptd_session_bp_loc()
@@ -1623,6 +1627,21 @@ enum { PTD_INFO_VARIABLES, PTD_INFO_FUNCTIONS, PTD_INFO_TYPES };
  */
 extern PTD_EXPORT int ptd_values_info_symbols(struct ptd_values *v, int kind, const char *regex,
 					      int flags, char **out);
+
+/* What a breakpoint does when it stops the program (gdb's disposition). */
+enum ptd_bp_disp {
+	PTD_BP_KEEP,   /* stays */
+	PTD_BP_DEL,    /* is deleted (tbreak, enable delete) */
+	PTD_BP_DISABLE /* disables itself after @count stops (enable once, enable count) */
+};
+/*
+ * enable once|count N|delete: enables breakpoint @id with disposition
+ * @disp (@count: the stops before PTD_BP_DISABLE disables it; once is 1).
+ * Returns 0, -ptde_notfound ("No breakpoint number N."), -ptde_unsupported
+ * (a watchpoint), -ptde_invalid.
+ */
+extern PTD_EXPORT int ptd_session_bp_disposition(struct ptd_session *s, int id,
+						 enum ptd_bp_disp disp, int count);
 
 #ifdef __cplusplus
 }

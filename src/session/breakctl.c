@@ -125,8 +125,12 @@ void ptd__ses_bp_drop_temps(struct ptd_session *s, uint64_t addr)
 	for (int i = s->nbp - 1; i >= 0; i--) {
 		struct sbp *b = &s->bp[i];
 
-		if (ptd__ses_bp_loc_at(b, addr) >= 0 && b->temporary && b->stopped)
+		if (ptd__ses_bp_loc_at(b, addr) < 0 || !b->stopped)
+			continue;
+		if (b->temporary)
 			ptd_session_delete(s, b->id);
+		else if (b->disp_disable && --b->enable_count <= 0)
+			ptd_session_bp_enable(s, b->id, 0, 0);
 	}
 }
 

@@ -634,6 +634,8 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	out->enabled = !b->disabled;
 	out->hits = b->hits;
 	out->temporary = b->temporary;
+	out->disp_disable = b->disp_disable;
+	out->enable_count = b->enable_count;
 	out->cond = b->cond;
 	out->ignore = b->ignore;
 	out->watch = b->wkind;
@@ -683,6 +685,9 @@ int ptd_session_bp_enable(struct ptd_session *s, int id, int loc, int enabled)
 		b->locs[loc - 1].disabled = !enabled;
 	else
 		b->disabled = !enabled;
+	/* (gdb's plain enable keeps the disposition, with no count left) */
+	if (!loc && enabled)
+		b->enable_count = 0;
 	/* a disabled location leaves the program's code; an enabled one goes
 	 * back in (or when the program resumes: arm_all says why not) */
 	for (int i = 0; i < b->nlocs; i++)
@@ -691,6 +696,30 @@ int ptd_session_bp_enable(struct ptd_session *s, int id, int loc, int enabled)
 	rc = bp_arm(s, b);
 	if (rc < 0)
 		ptd_clear_error();
+	return 0;
+}
+
+int ptd_session_bp_disposition(struct ptd_session *s, int id, enum ptd_bp_disp disp, int count)
+{
+	struct sbp *b = NULL;
+	int rc;
+
+	if (!s || disp < PTD_BP_KEEP || disp > PTD_BP_DISABLE)
+		return -ptde_invalid;
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].id == id)
+			b = &s->bp[i];
+	if (!b)
+		return ptd__err(-ptde_notfound, "No breakpoint number %d.", id);
+	if (b->wkind)
+		return ptd__err(-ptde_unsupported, "cannot change watchpoint %d: delete it instead",
+				id);
+	rc = ptd_session_bp_enable(s, id, 0, 1);
+	if (rc < 0)
+		return rc;
+	b->temporary = disp == PTD_BP_DEL;
+	b->disp_disable = disp == PTD_BP_DISABLE;
+	b->enable_count = b->disp_disable ? count : 0;
 	return 0;
 }
 

@@ -46,6 +46,10 @@ struct sbp {
 	int disabled; /* disable N */
 	unsigned hits;
 	int temporary;
+	/* enable once / enable count N (gdb's disp_disable): each stop
+	 * counts @enable_count down, and at 0 the breakpoint disables
+	 * itself */
+	int disp_disable, enable_count;
 	int plt;         /* at the PLT entry until a library defines the function */
 	char *cond;      /* condition N EXPR: stop only when true; owned, NULL: none */
 	unsigned ignore; /* ignore N COUNT: hits still to pass over */
