@@ -3665,6 +3665,8 @@ static const struct cmd top_cmds[] = {
 	  "Start recording: record [step|full|soft|pt|bts|auto]; record stop; "
 	  "record goto; record instruction-history; record function-call-history." },
 	{ "rec", 0, cmd_record, CMD_ALIAS, "record" },
+	{ "rbreak", 0, shell_cmd_rbreak, 0,
+	  "Set a breakpoint on every function matching REGEXP: rbreak REGEXP." },
 	{ "reverse-continue", 0, cmd_rcontinue, CMD_REPEAT,
 	  "Continue backward to a breakpoint or the start of the history." },
 	{ "rc", 0, cmd_rcontinue, CMD_REPEAT | CMD_ALIAS, "reverse-continue" },
@@ -3683,6 +3685,8 @@ static const struct cmd top_cmds[] = {
 	  "Step backward one instruction: reverse-stepi [N]." },
 	{ "rsi", 0, cmd_rstepi, CMD_REPEAT | CMD_ALIAS, "reverse-stepi" },
 	{ "run", 1, cmd_run, 0, "Start the program: run [ARGS...]." },
+	{ "save", 0, shell_cmd_save, 0,
+	  "Save breakpoints as commands to recreate them: save breakpoints FILE." },
 	{ "set", 0, cmd_set, 0,
 	  "Change a setting: set disable-randomization on|off, set record ..." },
 	{ "show", 0, cmd_show, 0, "Show a setting: show version, show disable-randomization." },
@@ -3944,6 +3948,13 @@ int shell_execute(struct shell *sh, const char *line, int *repeatable)
 			copy[--n] = '\0';
 	static int depth;
 
+	/* gdb's $bpnum (save breakpoints' files use it) */
+	char *sub = shell_subst_bpnum(sh, copy);
+
+	if (sub) {
+		free(copy);
+		copy = sub;
+	}
 	depth++;
 	rc = execute_line(sh, copy, repeatable);
 	depth--;

@@ -132,6 +132,13 @@ int shell_bp_silent(int id);
 void shell_bp_stopped(struct shell *sh, int id);
 void shell_bp_run_pending(struct shell *sh);
 void shell_print_bp_commands(int id);
+/* save breakpoints' lines for breakpoint @id's commands (bpcommands.c) */
+void shell_save_bp_commands(FILE *f, int id);
+/* bpsave.c: save breakpoints, rbreak, and @line with $bpnum replaced by
+ * the last breakpoint's number (malloc'ed; NULL when it has none). */
+int shell_cmd_save(struct shell *sh, const char *args);
+int shell_cmd_rbreak(struct shell *sh, const char *args);
+char *shell_subst_bpnum(struct shell *sh, const char *line);
 
 /* Runs the commands of @path as gdb's -x and source do: not from_tty, no
  * repeats, the first failing command ends the file.  Returns 0 or -1. */

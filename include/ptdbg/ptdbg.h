@@ -1628,6 +1628,24 @@ enum { PTD_INFO_VARIABLES, PTD_INFO_FUNCTIONS, PTD_INFO_TYPES };
 extern PTD_EXPORT int ptd_values_info_symbols(struct ptd_values *v, int kind, const char *regex,
 					      int flags, char **out);
 
+/* A function ptd_values_functions_matching() found. */
+struct ptd_func_match {
+	const char *file; /* its declaring file's full name; NULL: no debug information */
+	const char *name;
+	const char *decl; /* the declaration gdb prints ("static int helper(int)"), or NULL */
+	int line;
+	uint64_t addr;    /* without debug information: the ELF symbol's address */
+};
+/*
+ * rbreak's functions: those info functions @regex lists, in its order
+ * (with debug information, then the ELF symbols without).  *@out
+ * (release with ptd_values_matches_free()) gets *@n of them.  Returns 0,
+ * -ptde_invalid (a bad regular expression), -ptde_nomem.
+ */
+extern PTD_EXPORT int ptd_values_functions_matching(struct ptd_values *v, const char *regex,
+						    struct ptd_func_match **out, int *n);
+extern PTD_EXPORT void ptd_values_matches_free(struct ptd_func_match *m, int n);
+
 /* What a breakpoint does when it stops the program (gdb's disposition). */
 enum ptd_bp_disp {
 	PTD_BP_KEEP,   /* stays */

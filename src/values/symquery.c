@@ -922,6 +922,7 @@ done:
  * or an ELF symbol without (file NULL). */
 struct isym {
 	char *file;
+	char *full; /* the declaring file's full name (rbreak's location) */
 	int block; /* 0: global (external), 1: static, as gdb sorts them */
 	char *name;
 	int line;
@@ -1006,6 +1007,7 @@ static int ilist_add(struct iscan *sc, struct ilist *l, struct isym *e)
 static void isym_free(struct isym *e)
 {
 	free(e->file);
+	free(e->full);
 	free(e->name);
 	free(e->text);
 }
@@ -1188,7 +1190,8 @@ static int list_cu(Dwarf_Die *cu, Dwarf_Addr bias, void *arg)
 		e.text = text;
 		e.name = strdup(name);
 		e.file = symbol_file(cu, &c);
-		if (!e.name || !e.file || ilist_add(sc, &sc->dbg, &e) < 0) {
+		e.full = dwarf_decl_file(&c) ? strdup(dwarf_decl_file(&c)) : strdup(e.file ? e.file : "");
+		if (!e.name || !e.file || !e.full || ilist_add(sc, &sc->dbg, &e) < 0) {
 			isym_free(&e);
 			sc->oom = 1;
 			return 1;
@@ -1401,24 +1404,32 @@ static const char *regex_error(int e)
 	}
 }
 
-int ptd_values_info_symbols(struct ptd_values *v, int kind, const char *regex, int flags,
-			    char **out)
+static void scan_free(struct iscan *sc)
 {
-	static const char *const what[] = { "variable", "function", "type" };
-	struct iscan sc = { .v = v, .kind = kind };
-	struct modlist ml = { 0 };
-	struct sbuf b = { 0 };
-	Dwfl *dwfl;
-	const char *last = "";
-	int rc = 0, first = 1;
+	for (size_t i = 0; i < sc->dbg.n; i++)
+		isym_free(&sc->dbg.v[i]);
+	for (size_t i = 0; i < sc->min.n; i++)
+		isym_free(&sc->min.v[i]);
+	free(sc->dbg.v);
+	free(sc->min.v);
+	free(sc->names);
+	free(sc->spans);
+	if (sc->has_re)
+		regfree(&sc->re);
+}
 
-	if (!v || !out || kind < PTD_INFO_VARIABLES || kind > PTD_INFO_TYPES)
-		return -ptde_invalid;
-	*out = NULL;
-	if (regex && !*regex)
-		regex = NULL;
+/* The symbols of @kind matching @regex in every module, sorted as gdb
+ * lists them, into @sc (scan_free() releases them).  Returns 0 or <0. */
+static int scan(struct ptd_values *v, struct iscan *sc, int kind, const char *regex, int flags)
+{
+	struct modlist ml = { 0 };
+	Dwfl *dwfl;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->v = v;
+	sc->kind = kind;
 	if (regex) {
-		int e = regcomp(&sc.re, regex, REG_NOSUB);
+		int e = regcomp(&sc->re, regex, REG_NOSUB);
 
 		if (e) {
 			/* glibc's regcomp says less than libiberty's about a
@@ -1429,28 +1440,54 @@ int ptd_values_info_symbols(struct ptd_values *v, int kind, const char *regex, i
 				e = REG_EBRACE;
 			return ptd__err(-ptde_invalid, "Invalid regexp: %s", regex_error(e));
 		}
-		sc.has_re = 1;
+		sc->has_re = 1;
 	}
 	dwfl = v->sym ? ptd__symbols_dwfl(v->sym) : NULL;
 	if (dwfl)
 		dwfl_getmodules(dwfl, collect_mod, &ml, 0);
 	if (ml.n)
 		qsort(ml.v, ml.n, sizeof(*ml.v), mod_cmp);
-	for (size_t i = 0; i < ml.n && !sc.oom && !ml.oom; i++) {
-		sc.mod = (int)i;
-		sc.nnames = 0;
-		sc.nspans = 0;
-		ptd__dw_each_cu(ml.v[i].m, list_cu, &sc);
-		if (sc.kind == PTD_INFO_TYPES || (flags & PTD_INFO_NO_MINIMAL))
+	for (size_t i = 0; i < ml.n && !sc->oom && !ml.oom; i++) {
+		sc->mod = (int)i;
+		sc->nnames = 0;
+		sc->nspans = 0;
+		ptd__dw_each_cu(ml.v[i].m, list_cu, sc);
+		if (sc->kind == PTD_INFO_TYPES || (flags & PTD_INFO_NO_MINIMAL))
 			continue;
-		if (sc.nnames)
-			qsort(sc.names, sc.nnames, sizeof(*sc.names), strp_cmp);
-		list_minimal(&sc, ml.v[i].m);
+		if (sc->nnames)
+			qsort(sc->names, sc->nnames, sizeof(*sc->names), strp_cmp);
+		list_minimal(sc, ml.v[i].m);
 	}
-	if (sc.oom || ml.oom) {
-		rc = ptd__err(-ptde_nomem, "out of memory");
-		goto out;
+	free(ml.v);
+	if (sc->oom || ml.oom) {
+		scan_free(sc);
+		memset(sc, 0, sizeof(*sc));
+		return ptd__err(-ptde_nomem, "out of memory");
 	}
+	if (sc->dbg.n)
+		qsort(sc->dbg.v, sc->dbg.n, sizeof(*sc->dbg.v), dbg_cmp);
+	if (sc->min.n)
+		qsort(sc->min.v, sc->min.n, sizeof(*sc->min.v), min_cmp);
+	return 0;
+}
+
+int ptd_values_info_symbols(struct ptd_values *v, int kind, const char *regex, int flags,
+			    char **out)
+{
+	static const char *const what[] = { "variable", "function", "type" };
+	struct iscan sc;
+	struct sbuf b = { 0 };
+	const char *last = "";
+	int rc = 0, first = 1;
+
+	if (!v || !out || kind < PTD_INFO_VARIABLES || kind > PTD_INFO_TYPES)
+		return -ptde_invalid;
+	*out = NULL;
+	if (regex && !*regex)
+		regex = NULL;
+	rc = scan(v, &sc, kind, regex, flags);
+	if (rc < 0)
+		return rc;
 	if (!(flags & PTD_INFO_QUIET)) {
 		if (regex)
 			ptd__sb_add(&b, "All %ss matching regular expression \"%s\":\n", what[kind],
@@ -1458,8 +1495,6 @@ int ptd_values_info_symbols(struct ptd_values *v, int kind, const char *regex, i
 		else
 			ptd__sb_add(&b, "All defined %ss:\n", what[kind]);
 	}
-	if (sc.dbg.n)
-		qsort(sc.dbg.v, sc.dbg.n, sizeof(*sc.dbg.v), dbg_cmp);
 	for (size_t i = 0; i < sc.dbg.n; i++) {
 		struct isym *e = &sc.dbg.v[i];
 
@@ -1473,8 +1508,6 @@ int ptd_values_info_symbols(struct ptd_values *v, int kind, const char *regex, i
 		else
 			ptd__sb_add(&b, "\t%s\n", e->text);
 	}
-	if (sc.min.n)
-		qsort(sc.min.v, sc.min.n, sizeof(*sc.min.v), min_cmp);
 	for (size_t i = 0; i < sc.min.n; i++) {
 		struct isym *e = &sc.min.v[i];
 
@@ -1495,16 +1528,70 @@ int ptd_values_info_symbols(struct ptd_values *v, int kind, const char *regex, i
 		rc = ptd__err(-ptde_nomem, "out of memory");
 out:
 	free(b.s);
-	for (size_t i = 0; i < sc.dbg.n; i++)
-		isym_free(&sc.dbg.v[i]);
-	for (size_t i = 0; i < sc.min.n; i++)
-		isym_free(&sc.min.v[i]);
-	free(sc.dbg.v);
-	free(sc.min.v);
-	free(sc.names);
-	free(sc.spans);
-	free(ml.v);
-	if (sc.has_re)
-		regfree(&sc.re);
+	scan_free(&sc);
 	return rc;
+}
+
+int ptd_values_functions_matching(struct ptd_values *v, const char *regex,
+				  struct ptd_func_match **out, int *n)
+{
+	struct iscan sc;
+	struct ptd_func_match *m;
+	size_t k = 0;
+	int rc;
+
+	if (!v || !out || !n)
+		return -ptde_invalid;
+	*out = NULL;
+	*n = 0;
+	if (regex && !*regex)
+		regex = NULL;
+	rc = scan(v, &sc, PTD_INFO_FUNCTIONS, regex, 0);
+	if (rc < 0)
+		return rc;
+	m = calloc(sc.dbg.n + sc.min.n + 1, sizeof(*m));
+	if (!m) {
+		scan_free(&sc);
+		return ptd__err(-ptde_nomem, "out of memory");
+	}
+	/* (the strings move to the caller, ptd_values_matches_free(), once
+	 * the repeats are known) */
+	for (size_t i = sc.dbg.n; i-- > 1;)
+		if (!dbg_cmp(&sc.dbg.v[i], &sc.dbg.v[i - 1]))
+			sc.dbg.v[i].line = -1;
+	for (size_t i = 0; i < sc.dbg.n; i++) {
+		struct isym *e = &sc.dbg.v[i];
+
+		if (e->line < 0)
+			continue;
+		m[k].file = e->full;
+		m[k].name = e->name;
+		m[k].decl = e->text;
+		m[k++].line = e->line;
+		e->full = e->name = e->text = NULL;
+	}
+	for (size_t i = 0; i < sc.min.n; i++) {
+		struct isym *e = &sc.min.v[i];
+
+		if (i > 0 && e->addr == m[k - 1].addr && m[k - 1].name && !m[k - 1].file &&
+		    !strcmp(e->name, m[k - 1].name))
+			continue;
+		m[k].name = e->name;
+		m[k++].addr = e->addr;
+		e->name = NULL;
+	}
+	scan_free(&sc);
+	*out = m;
+	*n = (int)k;
+	return 0;
+}
+
+void ptd_values_matches_free(struct ptd_func_match *m, int n)
+{
+	for (int i = 0; m && i < n; i++) {
+		free((char *)m[i].file);
+		free((char *)m[i].name);
+		free((char *)m[i].decl);
+	}
+	free(m);
 }
