@@ -181,6 +181,11 @@ static int query(struct shell *sh, const char *question)
 	}
 }
 
+int shell_query(struct shell *sh, const char *question)
+{
+	return query(sh, question);
+}
+
 static int require_process(struct shell *sh)
 {
 	if (!ptd_session_alive(sh->s))
@@ -2894,7 +2899,7 @@ static int list_default_file(struct shell *sh)
 	if (ptd_symbols_line(sh->pc.sym, bp, &li) < 0 || !li.file)
 		return shell_error("No line number known for main.");
 	snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
-	sh->list_line = li.line > 9 ? li.line - 9 : 1;
+	sh->list_line = li.line > shell_listsize(sh) - 1 ? li.line - (shell_listsize(sh) - 1) : 1;
 	sh->list_next = 0;
 	return 0;
 }
@@ -2902,7 +2907,7 @@ static int list_default_file(struct shell *sh)
 static int do_list(struct shell *sh, const char *args)
 {
 	char text[4096], fbuf[PATH_MAX];
-	int first = 1, last, l, center = 0;
+	int first = 1, last, l, center = 0, size = shell_listsize(sh);
 	uint64_t addr, bp;
 
 	shell_sync(sh);
@@ -2915,7 +2920,7 @@ static int do_list(struct shell *sh, const char *args)
 		if (last < 1)
 			return shell_error("Already at the start of %s.",
 					   ptd_print_file(&sh->pc, sh->list_file));
-		first = last > 9 ? last - 9 : 1;
+		first = last > size - 1 ? last - (size - 1) : 1;
 		goto show;
 	}
 	if (!strcmp(args, "+") || !strcmp(args, "-"))
@@ -2941,17 +2946,27 @@ static int do_list(struct shell *sh, const char *args)
 
 			if (comma == args) {
 				last = atoi(m);
-				first = last > 9 ? last - 9 : 1;
+				first = last > size - 1 ? last - (size - 1) : 1;
 			} else {
 				first = atoi(args);
-				last = *m ? atoi(m) : first + 9;
+				last = *m ? atoi(m) : first + (size - 1);
 			}
 			if (first < 1 || last < first)
 				return shell_error("Invalid line range.");
 			goto show;
 		}
 		if (colon && all_digits(colon + 1)) {
+			struct ptd_line fl;
+			uint64_t fa;
+			int al;
+
 			snprintf(fbuf, sizeof(fbuf), "%.*s", (int)(colon - args), args);
+			/* the file the line table names so (its full name),
+			 * wherever ptdbg runs */
+			if (sh->pc.sym && ptd_symbols_file_line(sh->pc.sym, fbuf, 1, &fa, &al) == 0 &&
+			    ptd_symbols_line(sh->pc.sym, fa, &fl) == 0 && fl.file && fl.file[0] == '/')
+				snprintf(fbuf, sizeof(fbuf), "%s", fl.file);
+			ptd_clear_error();
 			snprintf(sh->list_file, sizeof(sh->list_file), "%s", fbuf);
 			center = atoi(colon + 1);
 		} else if (all_digits(args)) {
@@ -2972,20 +2987,27 @@ static int do_list(struct shell *sh, const char *args)
 			return shell_error(NO_SYMTAB);
 	}
 	if (center) {
-		first = center - 5;
+		first = center - size / 2;
 		if (first < 1)
 			first = 1;
 	}
-	last = first + 9;
+	last = first + (size - 1);
 show:
 	if (!sh->pc.sym)
 		return shell_error(NO_SYMTAB);
 	for (l = first; l <= last; l++) {
 		if (ptd_symbols_source_line(sh->pc.sym, sh->list_file, l, text, sizeof(text)) < 0) {
 			if (l == first) {
+				struct ptd_source_info si;
+				int n = 0;
+
 				sh->list_next = l;
-				return shell_error("Line number %d out of range; \"%s\" has fewer lines.",
-						   l, ptd_print_file(&sh->pc, sh->list_file));
+				if (ptd_symbols_source_info(sh->pc.sym, sh->list_file, 0, &si) == 0 &&
+				    si.lines > 0)
+					n = si.lines;
+				ptd_clear_error();
+				return shell_error("Line number %d out of range; %s has %d lines.", l,
+						   ptd_print_file(&sh->pc, sh->list_file), n);
 			}
 			break;
 		}
@@ -3566,6 +3588,9 @@ static const struct cmd set_cmds[] = {
 	  "pt buffer-size|buffer|kernel|ret-compression|tsc|mtc|cyc|psb-period VALUE,\n"
 	  "bts buffer-size SIZE, stop-at-thread-exit on|off (\"help set record\")." },
 	{ "confirm", 0, set_confirm, 0, "Whether to ask before killing the program etc. (default on)." },
+	{ "environment", 3, shell_set_environment, 0,
+	  "Set an environment variable of the programs started: set environment VAR VALUE." },
+	{ "listsize", 0, shell_set_listsize, 0, "How many source lines list shows (default 10)." },
 	{ "breakpoint", 0, shell_set_breakpoint, 0,
 	  "set breakpoint pending on|off|auto: make a breakpoint on a function no loaded\n"
 	  "file has yet pending (resolved at dlopen) -- auto asks, and takes no for an answer\n"
@@ -3583,6 +3608,9 @@ static const struct cmd set_cmds[] = {
 
 static const struct cmd show_cmds[] = {
 	{ "args", 0, show_args, 0, "The arguments the program gets at the next run." },
+	{ "environment", 3, shell_show_environment, 0,
+	  "The environment of the programs started, or one variable of it." },
+	{ "listsize", 0, shell_show_listsize, 0, "How many source lines list shows." },
 	{ "print", 0, shell_show_print, 0, "show print frame-arguments." },
 	{ "disable-randomization", 0, show_disable_randomization, 0,
 	  "Whether address space randomization is disabled." },
@@ -3604,6 +3632,7 @@ static const struct cmd top_cmds[] = {
 	  "Print the backtrace of all stack frames: backtrace [N]." },
 	{ "bt", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "where", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
+	{ "cd", 0, shell_cmd_cd, 0, "Set ptdbg's working directory (the programs'): cd [DIR]." },
 	{ "break", 1, cmd_break, 0,
 	  "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
 	{ "commands", 0, shell_cmd_commands, 0,
@@ -3656,6 +3685,7 @@ static const struct cmd top_cmds[] = {
 	  "Step program, proceeding through subroutine calls: next [N]." },
 	{ "nexti", 0, cmd_nexti, CMD_REPEAT, "Step one instruction, over calls: nexti [N]." },
 	{ "ni", 0, cmd_nexti, CMD_REPEAT | CMD_ALIAS, "nexti" },
+	{ "pwd", 0, shell_cmd_pwd, 0, "Print ptdbg's working directory." },
 	{ "print", 1, shell_cmd_print, 0,
 	  "Print the value of a C expression: print[/FMT] EXPR (variables, members, arrays,\n"
 	  "pointers, casts, $REG, $N history; FMT: x d u o t c a z s)." },
@@ -3690,6 +3720,7 @@ static const struct cmd top_cmds[] = {
 	{ "set", 0, cmd_set, 0,
 	  "Change a setting: set disable-randomization on|off, set record ..." },
 	{ "show", 0, cmd_show, 0, "Show a setting: show version, show disable-randomization." },
+	{ "shell", 0, shell_cmd_shell, 0, "Run a command of the shell: shell CMD, or !CMD." },
 	{ "signal", 0, shell_cmd_signal, 0,
 	  "Continue the program giving it a signal: signal SIG (0: none)." },
 	{ "source", 0, cmd_source, 0, "Read commands from a file: source FILE." },
@@ -3701,6 +3732,8 @@ static const struct cmd top_cmds[] = {
 	{ "si", 0, cmd_stepi, CMD_REPEAT | CMD_ALIAS, "stepi" },
 	{ "tbreak", 0, cmd_tbreak, 0, "Set a temporary breakpoint (deleted when hit)." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, show the current thread, or apply a command to threads (thread apply all|LIST CMD)." },
+	{ "unset", 0, shell_cmd_unset, 0,
+	  "Remove an environment variable of the programs started: unset environment [VAR]." },
 	{ "undisplay", 0, cmd_undisplay, 0, "Cancel auto-display expressions: undisplay [N...]." },
 	{ "until", 1, shell_cmd_until, CMD_REPEAT,
 	  "Run until a line past the current one, or LOCATION, in this frame: until [LOCATION]." },
@@ -3948,6 +3981,12 @@ int shell_execute(struct shell *sh, const char *line, int *repeatable)
 			copy[--n] = '\0';
 	static int depth;
 
+	/* !CMD is shell CMD */
+	if (*skipws(copy) == '!') {
+		rc = shell_cmd_shell(sh, skipws(copy) + 1);
+		free(copy);
+		return rc;
+	}
 	/* gdb's $bpnum (save breakpoints' files use it) */
 	char *sub = shell_subst_bpnum(sh, copy);
 

@@ -222,6 +222,20 @@ int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_r
  * and in *@key a kept copy of its type for shell_watch_format() (0 when
  * there is none).  Returns 0 or -1 after gdb's message. */
 int shell_watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len, int *key);
+/* envcmds.c: set/show listsize (shell_listsize(): the lines `list`
+ * shows), pwd, cd, shell, set/unset/show environment. */
+int shell_listsize(struct shell *sh);
+int shell_set_listsize(struct shell *sh, const char *args);
+int shell_show_listsize(struct shell *sh, const char *args);
+int shell_cmd_pwd(struct shell *sh, const char *args);
+int shell_cmd_cd(struct shell *sh, const char *args);
+int shell_cmd_shell(struct shell *sh, const char *args);
+int shell_cmd_unset(struct shell *sh, const char *args);
+int shell_set_environment(struct shell *sh, const char *args);
+int shell_unset_environment(struct shell *sh, const char *args);
+int shell_show_environment(struct shell *sh, const char *args);
+/* gdb's query(): 1 for yes (commands.c) */
+int shell_query(struct shell *sh, const char *question);
 /* symcmds.c: info address, info functions/variables/types. */
 int shell_info_address(struct shell *sh, const char *args);
 int shell_info_functions(struct shell *sh, const char *args);

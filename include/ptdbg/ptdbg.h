@@ -779,6 +779,10 @@ extern PTD_EXPORT int ptd_session_get_record_option(struct ptd_session *s, enum 
  * NULL-terminated array, copied.  Returns 0, -ptde_invalid (empty), or
  * -ptde_nomem. */
 extern PTD_EXPORT int ptd_session_set_program(struct ptd_session *s, char *const *argv);
+/* The environment of the programs launched from now on ("NAME=value"
+ * strings, NULL-terminated, copied; NULL: ptdbg's own, the default).
+ * Returns 0, -ptde_nomem, -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_set_environment(struct ptd_session *s, char *const *envp);
 /* The program's path (owned by @s, valid until set again), or NULL. */
 extern PTD_EXPORT const char *ptd_session_program(const struct ptd_session *s);
 /* Recording method used by a recording session (--method) and by

@@ -144,6 +144,7 @@ struct ptd_session {
 	struct ptd_symbols *sym;
 	int sym_dirty;
 	char **argv;
+	char **envp; /* the program's environment (set environment); NULL: ptdbg's */
 	int disable_aslr;
 	int pin_cpu;
 	int own_aff_saved; /* own_aff: ptdbg's CPU mask before it pinned itself */
