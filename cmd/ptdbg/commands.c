@@ -1998,7 +1998,22 @@ static int cmd_down(struct shell *sh, const char *args)
 								      : sh->frame_vlevel - (int)count);
 }
 
+static int registers(struct shell *sh, const char *args, int all);
+
 static int info_registers(struct shell *sh, const char *args)
+{
+	return registers(sh, args, 0);
+}
+
+static int info_all_registers(struct shell *sh, const char *args)
+{
+	return registers(sh, args, 1);
+}
+
+/* info registers (gdb's general group: rax..gs, then k0-7 on a CPU with
+ * AVX-512; fs_base and gs_base only by name) and info all-registers
+ * (regs.c adds the x87, SSE and AVX-512 ones). */
+static int registers(struct shell *sh, const char *args, int all)
 {
 	struct user_regs_struct r, known;
 	int pc_only = 0, rc, i;
@@ -2021,10 +2036,18 @@ static int info_registers(struct shell *sh, const char *args)
 		for (i = 0; ptd_print_reg_names[i]; i++) {
 			uint64_t k = 0;
 
+			if (!strcmp(ptd_print_reg_names[i], "fs_base") ||
+			    !strcmp(ptd_print_reg_names[i], "gs_base"))
+				continue;
 			ptd_print_reg_lookup(ptd_print_reg_names[i], &r, &v, NULL);
 			ptd_print_reg_lookup(ptd_print_reg_names[i], &known, &k, NULL);
 			ptd_print_reg_line(&sh->pc, ptd_print_reg_names[i], v, (int)k);
 		}
+		fflush(stdout);
+		if (all)
+			shell_print_extra_regs(sh);
+		else
+			shell_print_kregs(sh);
 		return 0;
 	}
 	while (*args) {
@@ -2033,6 +2056,11 @@ static int info_registers(struct shell *sh, const char *args)
 		args = first_word(args, word, sizeof(word));
 		if (*w == '$')
 			w++;
+		rc = shell_info_extra_reg(sh, w);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			continue;
 		if (ptd_print_reg_lookup(w, &r, &v, &canon) < 0)
 			return shell_error("Invalid register `%s'", w);
 		/* "info registers pc" shows it under the name asked for */
@@ -3521,6 +3549,8 @@ static int info_source(struct shell *sh, const char *args)
 
 static const struct cmd info_cmds[] = {
 	{ "address", 2, shell_info_address, CMD_REPEAT, "Describe where symbol SYM is stored." },
+	{ "all-registers", 2, info_all_registers, CMD_REPEAT,
+	  "All registers: general, x87, SSE, AVX-512 mask and vector registers." },
 	{ "args", 0, shell_info_args, CMD_REPEAT, "Argument variables of the selected frame." },
 	{ "breakpoints", 1, info_breakpoints, CMD_REPEAT, "Status of breakpoints." },
 	{ "display", 0, info_display, CMD_REPEAT, "Expressions to display when the program stops." },

@@ -236,6 +236,11 @@ int shell_unset_environment(struct shell *sh, const char *args);
 int shell_show_environment(struct shell *sh, const char *args);
 /* gdb's query(): 1 for yes (commands.c) */
 int shell_query(struct shell *sh, const char *question);
+/* regs.c: k0-7 (info registers), the x87/SSE/AVX-512 registers (info
+ * all-registers), one of them by name (1 shown, 0 not such a name). */
+void shell_print_kregs(struct shell *sh);
+void shell_print_extra_regs(struct shell *sh);
+int shell_info_extra_reg(struct shell *sh, const char *name);
 /* symcmds.c: info address, info functions/variables/types. */
 int shell_info_address(struct shell *sh, const char *args);
 int shell_info_functions(struct shell *sh, const char *args);

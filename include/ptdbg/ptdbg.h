@@ -962,6 +962,12 @@ extern PTD_EXPORT long ptd_session_write(struct ptd_session *s, uint64_t addr, c
 extern PTD_EXPORT int ptd_session_set_regs(struct ptd_session *s, pid_t tid,
 					   const struct user_regs_struct *r);
 extern PTD_EXPORT int ptd_session_set_pc(struct ptd_session *s, pid_t tid, uint64_t pc);
+/* The XSAVE state of live thread @tid (PTRACE_GETREGSET NT_X86_XSTATE:
+ * the FXSAVE area, the XSAVE header with XSTATE_BV at byte 512, then the
+ * AVX, opmask and ZMM components at the standard offsets of CPUID leaf
+ * 0xD) into @buf, *@size bytes long; *@size gets the length written.
+ * Returns 0, -ptde_unsupported while replaying, or the errors above. */
+extern PTD_EXPORT int ptd_session_xstate(struct ptd_session *s, pid_t tid, void *buf, size_t *size);
 /* The signal thread @tid gets when it next resumes (0: none), replacing
  * the one it stopped with.  -ptde_invalid for a bad @signo. */
 extern PTD_EXPORT int ptd_session_set_signal(struct ptd_session *s, pid_t tid, int signo);
