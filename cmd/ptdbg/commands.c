@@ -340,6 +340,7 @@ static void clear_listing_state(struct shell *sh)
 	sh->frame_level = 0;
 	sh->frame_vlevel = 0;
 	sh->frame_inline = 0;
+	sh->frame_tail = 0;
 }
 
 long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n)
@@ -784,6 +785,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	struct ptd_event ev;
 	uint64_t count, i, finish_from = 0, fin_pc = 0;
 	int rc, inline_frame = 0, sel_level = 0, fin_caller = 0, fin_k = 0, rev_real0 = -1;
+	int from_tail = 0;
 
 	/* set exec-direction reverse: the plain commands go backward and
 	 * the reverse ones are refused, as gdb's exec_reverse_once */
@@ -844,7 +846,30 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 			if (sh->frame_inline >= n)
 				rev_real0 = n0 > 0 ? n0 : 0;
 		}
-		if (sel_level > 0 && (!reverse || sh->pc.sym)) {
+		if (sel_level > 0 && sh->frame_tail && sh->frame_level > 0 && !reverse) {
+			/* a tail call frame returns when the real frame below
+			 * it does: finish that one, whole */
+			uint64_t *pcs = NULL;
+			struct ptd_inline in[16];
+			int nf = collect_frames(sh, &pcs), below = sh->frame_level - 1, nin;
+
+			if (nf <= below) {
+				free(pcs);
+				return -1;
+			}
+			nin = sh->pc.sym ? ptd_symbols_inlined(sh->pc.sym,
+							       below ? pcs[below] - 1 : pcs[below], in, 16)
+					 : 0;
+			ptd_clear_error();
+			if (!below)
+				nin -= nin < sh->pc.inline_skip ? nin : sh->pc.inline_skip;
+			free(pcs);
+			fin_pc = sh->frame_pc;
+			fin_caller = 1;
+			fin_k = 0;
+			from_tail = 1;
+			ptd_session_finish_frame(sh->s, below, nin > 0 ? nin : 0);
+		} else if (sel_level > 0 && (!reverse || sh->pc.sym)) {
 			/* gdb finishes the selected frame (up, frame N) */
 			uint64_t *pcs = NULL;
 			int nf = collect_frames(sh, &pcs);
@@ -916,8 +941,9 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		return 0;
 	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id),
 			  m == PTD_MOTION_FINISH);
+	/* (gdb has no value to show for a tail call frame's finish) */
 	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED &&
-	    !inline_frame)
+	    !inline_frame && !from_tail)
 		print_return_value(sh, finish_from);
 	return 0;
 }
@@ -1878,79 +1904,138 @@ static int cmd_backtrace(struct shell *sh, const char *args)
  * of the innermost frame (the session unwinds no registers).
  */
 /*
- * The frames as bt numbers them: each real frame of collect_frames() is
- * followed by the frames of the functions inlined at its pc (DWARF), the
- * innermost first.  Fills the real frame and the inlined caller (0: the
- * real frame's own line) of level @vlevel; returns the number of levels.
+ * The frames as bt numbers them (ptd_session_frames()): each real frame
+ * is followed by the frames of the functions inlined at its pc (DWARF),
+ * the innermost first; a tail call frame (gdb's, a function that jumped
+ * to the frame below) and a signal trampoline are one level each.  Up to
+ * main, as bt.
  */
-static int frame_levels(struct shell *sh, const uint64_t *pcs, int n, int vlevel, int *real,
-			int *k)
+struct flevels {
+	struct ptd_frame_info *fr;
+	int n;     /* entries of fr used */
+	int total; /* levels */
+};
+
+static int ninlined(struct shell *sh, const struct ptd_frame_info *f, int i)
 {
 	struct ptd_inline in[16];
-	int v = 0;
+	int n;
 
+	if (f->kind == PTD_FRAME_TAILCALL || f->kind == PTD_FRAME_SIGTRAMP || !sh->pc.sym)
+		return 0;
+	n = ptd_symbols_inlined(sh->pc.sym, i && f->kind == PTD_FRAME_NORMAL ? f->pc - 1 : f->pc,
+				in, 16);
+	ptd_clear_error();
+	if (i == 0 && n > 0)
+		n -= n < sh->pc.inline_skip ? n : sh->pc.inline_skip;
+	return n < 0 ? 0 : n;
+}
+
+static int levels_get(struct shell *sh, struct flevels *lv)
+{
+	int n;
+
+	memset(lv, 0, sizeof(*lv));
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No stack.");
+	shell_sync(sh);
+	ptd_clear_error();
+	n = shell_frames_all(sh->s, &lv->fr);
+	if (n < 0)
+		return session_error(n, NULL);
+	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	for (int i = 0; i < n; i++) {
-		int ninl = sh->pc.sym ? ptd_symbols_inlined(sh->pc.sym, i ? pcs[i] - 1 : pcs[i],
-							    in, 16)
-				      : 0;
+		int caller = i > 0 && lv->fr[i].kind != PTD_FRAME_INTERRUPTED;
 
-		if (i == 0 && ninl > 0)
-			ninl -= ninl < sh->pc.inline_skip ? ninl : sh->pc.inline_skip;
-		if (ninl < 0)
-			ninl = 0;
+		lv->total += 1 + ninlined(sh, &lv->fr[i], i);
+		lv->n = i + 1;
+		if (lv->fr[i].kind != PTD_FRAME_SIGTRAMP &&
+		    is_main(sh, caller ? lv->fr[i].pc - 1 : lv->fr[i].pc))
+			break;
+	}
+	return 0;
+}
+
+/* Level @vlevel's entry of lv->fr (*@entry), its inlined caller (*@k, 0:
+ * the frame's own line) and the session's frame index for its values
+ * (*@real: a tail call frame takes its registers from the real frame
+ * above it).  Returns 0, or -1 when there is no such level. */
+static int level_find(const struct flevels *lv, struct shell *sh, int vlevel, int *entry, int *k,
+		      int *real)
+{
+	int v = 0, r = 0;
+
+	for (int i = 0; i < lv->n; i++) {
+		int ninl = ninlined(sh, &lv->fr[i], i);
+
 		if (vlevel >= v && vlevel <= v + ninl) {
-			*real = i;
+			*entry = i;
 			*k = vlevel - v;
+			*real = r;
+			return 0;
 		}
 		v += 1 + ninl;
+		/* (the past's trampoline, pc 0, and a tail call frame are
+		 * none of the session's frames) */
+		if (lv->fr[i].kind != PTD_FRAME_TAILCALL &&
+		    !(lv->fr[i].kind == PTD_FRAME_SIGTRAMP && !lv->fr[i].pc))
+			r++;
 	}
-	ptd_clear_error();
-	return v;
+	return -1;
 }
 
 static int select_frame(struct shell *sh, int level)
 {
-	uint64_t *pcs;
+	struct flevels lv;
 	struct ptd_line li;
-	int n = collect_frames(sh, &pcs), real = 0, k = 0, nv;
+	const struct ptd_frame_info *f;
+	int entry = 0, k = 0, real = 0, caller;
 
-	if (n < 0)
+	if (levels_get(sh, &lv) < 0)
 		return -1;
-	nv = frame_levels(sh, pcs, n, level, &real, &k);
-	if (level < 0 || level >= nv) {
-		free(pcs);
+	if (level < 0 || level_find(&lv, sh, level, &entry, &k, &real) < 0) {
+		free(lv.fr);
 		return shell_error("No frame at level %d.", level);
 	}
+	f = &lv.fr[entry];
+	caller = entry > 0 && f->kind != PTD_FRAME_INTERRUPTED;
 	sh->frame_level = real;
 	sh->frame_vlevel = level;
 	sh->frame_inline = k;
-	sh->frame_pc = pcs[real];
+	sh->frame_pc = f->pc;
+	sh->frame_tail = f->kind == PTD_FRAME_TAILCALL;
 	sh->pc.args_frame = real + 1;
-	if (k > 0 && ptd_print_inline_frame(&sh->pc, pcs[real], real > 0, k, level) == 0) {
+	if (f->kind == PTD_FRAME_SIGTRAMP) {
+		printf("#%-2d <signal handler called>\n", level);
+		sh->pc.args_frame = 0;
+		free(lv.fr);
+		return 0;
+	}
+	if (k > 0 && ptd_print_inline_frame(&sh->pc, f->pc, caller, k, level) == 0) {
 		struct ptd_inline in[16];
 
 		/* list around the inlined call's site */
-		int kk = k + (real ? 0 : sh->pc.inline_skip);
+		int kk = k + (entry ? 0 : sh->pc.inline_skip);
 
-		if (ptd_symbols_inlined(sh->pc.sym, real ? pcs[real] - 1 : pcs[real], in, 16) >= kk &&
+		if (ptd_symbols_inlined(sh->pc.sym, caller ? f->pc - 1 : f->pc, in, 16) >= kk &&
 		    in[kk - 1].call_file) {
 			snprintf(sh->list_file, sizeof(sh->list_file), "%s", in[kk - 1].call_file);
 			sh->list_line = in[kk - 1].call_line;
 			sh->list_next = 0;
 		}
 		sh->pc.args_frame = 0;
-		free(pcs);
+		free(lv.fr);
 		return 0;
 	}
-	ptd_print_frame(&sh->pc, pcs[real], level, real > 0, -1, PTD_PRINT_SRC_AND_LOC);
+	ptd_print_frame(&sh->pc, f->pc, level, caller, -1, PTD_PRINT_SRC_AND_LOC);
 	sh->pc.args_frame = 0;
-	if (sh->pc.sym && ptd_symbols_line(sh->pc.sym, real ? pcs[real] - 1 : pcs[real], &li) >= 0 &&
+	if (sh->pc.sym && ptd_symbols_line(sh->pc.sym, caller ? f->pc - 1 : f->pc, &li) >= 0 &&
 	    li.file) {
 		snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
 		sh->list_line = li.line;
 		sh->list_next = 0;
 	}
-	free(pcs);
+	free(lv.fr);
 	return 0;
 }
 
@@ -1968,16 +2053,16 @@ static int cmd_frame(struct shell *sh, const char *args)
 
 static int cmd_up(struct shell *sh, const char *args)
 {
-	uint64_t *pcs, count;
-	int n, real, k;
+	struct flevels lv;
+	uint64_t count;
+	int n;
 
 	if (parse_count(sh, args, &count) < 0)
 		return -1;
-	n = collect_frames(sh, &pcs);
-	if (n < 0)
+	if (levels_get(sh, &lv) < 0)
 		return -1;
-	n = frame_levels(sh, pcs, n, 0, &real, &k);
-	free(pcs);
+	n = lv.total;
+	free(lv.fr);
 	if (sh->frame_vlevel + 1 >= n)
 		return shell_error("Initial frame selected; you cannot go up.");
 	return select_frame(sh, sh->frame_vlevel + (int)count >= n ? n - 1
@@ -2726,7 +2811,7 @@ static int thread_apply(struct shell *sh, const char *args)
 	struct ptd_thread_info *th;
 	int n, i, all = 0, ascending = 0, quiet = 0, cont = 0, silent = 0, rc = 0;
 	int cur = 0, saved_level = sh->frame_level, saved_vlevel = sh->frame_vlevel;
-	int saved_inline = sh->frame_inline;
+	int saved_inline = sh->frame_inline, saved_tail = sh->frame_tail;
 	uint64_t saved_pc = sh->frame_pc;
 	size_t listlen = 0;
 	const char *list = NULL, *cmd;
@@ -2815,6 +2900,7 @@ static int thread_apply(struct shell *sh, const char *args)
 		sh->frame_level = saved_level;
 		sh->frame_vlevel = saved_vlevel;
 		sh->frame_inline = saved_inline;
+		sh->frame_tail = saved_tail;
 		sh->frame_pc = saved_pc;
 	}
 	ptd_clear_error();
@@ -3030,9 +3116,19 @@ show:
 				int n = 0;
 
 				sh->list_next = l;
-				if (ptd_symbols_source_info(sh->pc.sym, sh->list_file, 0, &si) == 0 &&
-				    si.lines > 0)
+				if (ptd_symbols_source_info(sh->pc.sym, sh->list_file, 0, &si) == 0) {
+					if (si.lines < 0) {
+						/* a file not on this disk: gdb names the
+						 * line and the file only */
+						ptd_clear_error();
+						printf("%d\tin %s\n", l,
+						       ptd_print_file(&sh->pc, sh->list_file));
+						sh->list_first = first;
+						sh->list_next = l + 1;
+						return 0;
+					}
 					n = si.lines;
+				}
 				ptd_clear_error();
 				return shell_error("Line number %d out of range; %s has %d lines.", l,
 						   ptd_print_file(&sh->pc, sh->list_file), n);

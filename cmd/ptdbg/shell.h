@@ -91,6 +91,9 @@ struct shell {
 	/* and the inlined calls at the real frame's pc inside the one shown
 	 * (0: its innermost; see ptd_values_select_inline) */
 	int frame_inline;
+	/* the frame shown is a tail call frame (gdb's; its values are
+	 * those of the real frame frame_level above it) */
+	int frame_tail;
 
 	/* A command may ask that an empty line repeat it differently, as gdb's
 	 * set_repeat_arguments: "x/4x ADDR" repeats as "x", continuing. */

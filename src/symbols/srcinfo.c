@@ -132,7 +132,7 @@ int ptd_symbols_source_info(struct ptd_symbols *s, const char *file, uint64_t pc
 	}
 	out->name = ptd_symbols_display_name(s, file);
 	out->comp_dir = str_attr(&cu, DW_AT_comp_dir);
-	if (out->name == file && out->comp_dir) {
+	if (out->name == file && out->comp_dir && out->comp_dir[0] == '/') {
 		/* named relative to the unit's directory, as the compiler was
 		 * given it */
 		size_t n = strlen(out->comp_dir);

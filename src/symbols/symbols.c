@@ -175,9 +175,13 @@ const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file)
 		}
 	}
 	/* gdb shows a file by the name the compiler was given: relative to
-	 * the compilation directory when it lies below it. */
+	 * the compilation directory when it lies below it.  A relative
+	 * directory (glibc's "./nptl") stays in the name, as gdb joins it
+	 * with the line table's ("./nptl/pthread_kill.c"). */
 	for (size_t i = 0; i < s->ncompdirs; i++) {
 		size_t n = strlen(s->compdirs[i]);
+		if (s->compdirs[i][0] != '/')
+			continue;
 		if (n > best && !strncmp(file, s->compdirs[i], n) && file[n] == '/' && file[n + 1])
 			best = n;
 	}
