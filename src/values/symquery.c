@@ -810,12 +810,39 @@ static int msym_in_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr star
 	return DWARF_CB_OK;
 }
 
+struct plt_find {
+	struct ptd_values *v;
+	const char *name;
+	uint64_t *entry;
+	int *found;
+};
+
+static void plt_match(void *ctx, const char *name, uint64_t addr)
+{
+	struct plt_find *pf = ctx;
+
+	if (!*pf->found && !strcmp(name, pf->name)) {
+		*pf->entry = addr;
+		*pf->found = 1;
+	}
+}
+
+static int plt_in_mod(Dwfl_Module *m, void **ud, const char *n, Dwarf_Addr a, void *arg)
+{
+	struct plt_find *pf = arg;
+
+	(void)ud, (void)n, (void)a;
+	ptd__symbols_plt_each(pf->v->sym, m, plt_match, pf);
+	return *pf->found ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
 static int minimal_entry(struct ptd_values *v, const char *name, uint64_t *entry)
 {
 	struct msearch ms = { name, 0, 0, 0 };
 	Dwfl *dwfl = ptd__symbols_dwfl(v->sym);
 	char plt[512];
 	uint64_t bp;
+	int found = 0;
 
 	if (dwfl)
 		dwfl_getmodules(dwfl, msym_in_mod, &ms, 0);
@@ -828,10 +855,9 @@ static int minimal_entry(struct ptd_values *v, const char *name, uint64_t *entry
 	ptd_clear_error();
 	if (snprintf(plt, sizeof(plt), "%s@plt", name) >= (int)sizeof(plt))
 		return -ptde_notfound;
-	if (ptd_symbols_function(v->sym, plt, entry, &bp) == 0)
-		return 0;
-	ptd_clear_error();
-	return -ptde_notfound;
+	if (dwfl)
+		dwfl_getmodules(dwfl, plt_in_mod, &(struct plt_find){ v, plt, entry, &found }, 0);
+	return found ? 0 : -ptde_notfound;
 }
 
 int ptd_values_info_address(struct ptd_values *v, const char *name, char **out)

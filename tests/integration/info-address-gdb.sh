@@ -29,7 +29,7 @@ compare() {
 	note "$name: $(grep -c '^Symbol' "$TMPDIR/$name.ptdbg") symbols described as gdb does"
 }
 
-syms=(main g_counter s_total point_t GREEN int nosuch make_point g_rec)
+syms=(main g_counter s_total point_t GREEN int nosuch make_point g_rec printf puts)
 locals=(depth calls local printf argc argv n pt arr p pp buf un col)
 CMDS=()
 for s in "${syms[@]}"; do CMDS+=("info address $s"); done
