@@ -440,11 +440,22 @@ static int until_or_advance(struct shell *sh, const char *args, int anywhere)
 	ptd_clear_error();
 	if (!*args) {
 		rc = ptd_session_until_next_dir(sh->s, sh->exec_reverse, &ev);
-	} else {
+	} else if (*skipws(args) == '*') {
 		if (location(sh, args, &addr) < 0)
 			return -1;
 		ptd_clear_error();
 		rc = ptd_session_advance_dir(sh->s, addr, anywhere, sh->exec_reverse, &ev);
+	} else {
+		/* every place of the location: the first reached stops it */
+		uint64_t addrs[17];
+		int n;
+
+		ptd_clear_error();
+		n = ptd_session_resolve_all(sh->s, skipws(args), addrs, 17);
+		if (n <= 0)
+			return sess_error(n < 0 ? n : -ptde_notfound);
+		ptd_clear_error();
+		rc = ptd_session_advance_locs(sh->s, addrs, n, anywhere, sh->exec_reverse, &ev);
 	}
 	return report(sh, rc, &ev, &t);
 }

@@ -1671,6 +1671,21 @@ enum ptd_bp_disp {
 extern PTD_EXPORT int ptd_session_bp_disposition(struct ptd_session *s, int id,
 						 enum ptd_bp_disp disp, int count);
 
+/*
+ * Every place of location @spec (a function's out-of-line code and its
+ * inlined copies, as break puts them) into @addrs, at most @max.
+ * Returns the count (0 for a pending one), or ptd_session_resolve()'s errors.
+ */
+extern PTD_EXPORT int ptd_session_resolve_all(struct ptd_session *s, const char *spec,
+					      uint64_t *addrs, int max);
+/*
+ * until/advance to a location with several places (@n of them in @addrs,
+ * at most 17): the first reached stops it, as gdb's; otherwise as
+ * ptd_session_advance_dir().  Returns as it, or -ptde_invalid.
+ */
+extern PTD_EXPORT int ptd_session_advance_locs(struct ptd_session *s, const uint64_t *addrs, int n,
+					       int anywhere, int reverse, struct ptd_event *ev);
+
 #ifdef __cplusplus
 }
 #endif

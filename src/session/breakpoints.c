@@ -863,6 +863,23 @@ int ptd_session_resolve(struct ptd_session *s, const char *spec, uint64_t *addr)
 	return 0;
 }
 
+int ptd_session_resolve_all(struct ptd_session *s, const char *spec, uint64_t *addrs, int max)
+{
+	struct locset ls;
+	int rc, n;
+
+	if (!s || !spec || !*spec || !addrs || max < 1)
+		return ptd__err(-ptde_invalid, "no location given");
+	rc = resolve_spec(s, spec, &ls);
+	if (rc < 0)
+		return rc;
+	n = ls.n < max ? ls.n : max;
+	for (int i = 0; i < n; i++)
+		addrs[i] = ls.v[i].addr;
+	locs_free(ls.v, ls.n);
+	return n;
+}
+
 struct sbp *ptd__ses_bp_new(struct ptd_session *s, const char *spec)
 {
 	struct sbp *b;
