@@ -245,6 +245,19 @@ void shell_print_bp_commands(int id)
 		printf("        %s\n", ws(c->lines[i]));
 }
 
+void shell_save_bp_commands(FILE *f, int id)
+{
+	struct bp_cmds *c = find(id);
+
+	/* save breakpoints' form: indented under the breakpoint */
+	if (!c || !c->n)
+		return;
+	fprintf(f, "  commands\n");
+	for (int i = 0; i < c->n; i++)
+		fprintf(f, "    %s\n", ws(c->lines[i]));
+	fprintf(f, "  end\n");
+}
+
 /* `end` outside a command list */
 int shell_cmd_end(struct shell *sh, const char *args)
 {

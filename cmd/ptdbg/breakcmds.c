@@ -440,11 +440,22 @@ static int until_or_advance(struct shell *sh, const char *args, int anywhere)
 	ptd_clear_error();
 	if (!*args) {
 		rc = ptd_session_until_next_dir(sh->s, sh->exec_reverse, &ev);
-	} else {
+	} else if (*skipws(args) == '*') {
 		if (location(sh, args, &addr) < 0)
 			return -1;
 		ptd_clear_error();
 		rc = ptd_session_advance_dir(sh->s, addr, anywhere, sh->exec_reverse, &ev);
+	} else {
+		/* every place of the location: the first reached stops it */
+		uint64_t addrs[17];
+		int n;
+
+		ptd_clear_error();
+		n = ptd_session_resolve_all(sh->s, skipws(args), addrs, 17);
+		if (n <= 0)
+			return sess_error(n < 0 ? n : -ptde_notfound);
+		ptd_clear_error();
+		rc = ptd_session_advance_locs(sh->s, addrs, n, anywhere, sh->exec_reverse, &ev);
 	}
 	return report(sh, rc, &ev, &t);
 }
@@ -1122,12 +1133,75 @@ static int bp_number(const char *p, long *v, char **end)
 	return errno || *v > INT32_MAX ? -1 : 0;
 }
 
+/* enable once|delete LIST, enable count N LIST (@with_count): breakpoints
+ * numbered N or N-M, enabled with gdb's disposition. */
+static int enable_disp(struct shell *sh, const char *args, enum ptd_bp_disp disp, int with_count)
+{
+	long count = disp == PTD_BP_DISABLE ? 1 : 0;
+	int failed = 0;
+
+	args = skipws(args);
+	if (with_count) {
+		char *end;
+
+		if (!*args)
+			return shell_error("Argument required (hit count).");
+		/* (gdb's get_number: a word that is not a number counts 0) */
+		count = strtol(args, &end, 10);
+		if (end == args || (*end && !isspace((unsigned char)*end)))
+			count = 0;
+		args = skipws(args + strcspn(args, " \t"));
+	}
+	if (!*args)
+		return shell_error("Argument required (one or more breakpoint numbers).");
+	while (*args) {
+		char word[64], *end;
+		size_t len = strcspn(args, " \t");
+		long id, last;
+
+		snprintf(word, sizeof(word), "%.*s", (int)len, args);
+		args = skipws(args + len);
+		if (bp_number(word, &id, &end) < 0) {
+			failed |= shell_error("Bad breakpoint number '%s'", word) < 0;
+			continue;
+		}
+		last = id;
+		if (*end && (*end != '-' || bp_number(end + 1, &last, &end) < 0 || *end)) {
+			failed |= shell_error("Bad breakpoint number '%s'", word) < 0;
+			continue;
+		}
+		for (long i = id; i <= last; i++) {
+			int rc = ptd_session_bp_disposition(sh->s, (int)i, disp, (int)count);
+
+			if (rc < 0)
+				failed |= sess_error(rc) < 0;
+		}
+	}
+	return failed ? -1 : 0;
+}
+
 static int enable_cmd(struct shell *sh, const char *args, int on)
 {
 	struct ptd_bpinfo bi;
 	int failed = 0, n = ptd_session_bp_count(sh->s);
 
 	args = skipws(args);
+	if (on) {
+		static const struct {
+			const char *word;
+			enum ptd_bp_disp disp;
+		} forms[] = { { "once", PTD_BP_DISABLE }, { "count", PTD_BP_DISABLE },
+			      { "delete", PTD_BP_DEL } };
+
+		for (size_t k = 0; k < sizeof(forms) / sizeof(forms[0]); k++) {
+			size_t wl = strlen(forms[k].word);
+
+			if (strncmp(args, forms[k].word, wl) ||
+			    (args[wl] && !isspace((unsigned char)args[wl])))
+				continue;
+			return enable_disp(sh, args + wl, forms[k].disp, k == 1);
+		}
+	}
 	if (!strncmp(args, "breakpoints", 11) && (!args[11] || isspace((unsigned char)args[11])))
 		args = skipws(args + 11);
 	if (!*args) {

@@ -181,6 +181,11 @@ static int query(struct shell *sh, const char *question)
 	}
 }
 
+int shell_query(struct shell *sh, const char *question)
+{
+	return query(sh, question);
+}
+
 static int require_process(struct shell *sh)
 {
 	if (!ptd_session_alive(sh->s))
@@ -335,6 +340,7 @@ static void clear_listing_state(struct shell *sh)
 	sh->frame_level = 0;
 	sh->frame_vlevel = 0;
 	sh->frame_inline = 0;
+	sh->frame_tail = 0;
 }
 
 long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n)
@@ -779,6 +785,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	struct ptd_event ev;
 	uint64_t count, i, finish_from = 0, fin_pc = 0;
 	int rc, inline_frame = 0, sel_level = 0, fin_caller = 0, fin_k = 0, rev_real0 = -1;
+	int from_tail = 0;
 
 	/* set exec-direction reverse: the plain commands go backward and
 	 * the reverse ones are refused, as gdb's exec_reverse_once */
@@ -839,7 +846,30 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 			if (sh->frame_inline >= n)
 				rev_real0 = n0 > 0 ? n0 : 0;
 		}
-		if (sel_level > 0 && (!reverse || sh->pc.sym)) {
+		if (sel_level > 0 && sh->frame_tail && sh->frame_level > 0 && !reverse) {
+			/* a tail call frame returns when the real frame below
+			 * it does: finish that one, whole */
+			uint64_t *pcs = NULL;
+			struct ptd_inline in[16];
+			int nf = collect_frames(sh, &pcs), below = sh->frame_level - 1, nin;
+
+			if (nf <= below) {
+				free(pcs);
+				return -1;
+			}
+			nin = sh->pc.sym ? ptd_symbols_inlined(sh->pc.sym,
+							       below ? pcs[below] - 1 : pcs[below], in, 16)
+					 : 0;
+			ptd_clear_error();
+			if (!below)
+				nin -= nin < sh->pc.inline_skip ? nin : sh->pc.inline_skip;
+			free(pcs);
+			fin_pc = sh->frame_pc;
+			fin_caller = 1;
+			fin_k = 0;
+			from_tail = 1;
+			ptd_session_finish_frame(sh->s, below, nin > 0 ? nin : 0);
+		} else if (sel_level > 0 && (!reverse || sh->pc.sym)) {
 			/* gdb finishes the selected frame (up, frame N) */
 			uint64_t *pcs = NULL;
 			int nf = collect_frames(sh, &pcs);
@@ -911,8 +941,9 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		return 0;
 	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id),
 			  m == PTD_MOTION_FINISH);
+	/* (gdb has no value to show for a tail call frame's finish) */
 	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED &&
-	    !inline_frame)
+	    !inline_frame && !from_tail)
 		print_return_value(sh, finish_from);
 	return 0;
 }
@@ -1126,7 +1157,8 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		else
 			snprintf(addr, sizeof(addr), "<PENDING>");
 		printf("%-7d %-*s %-4s %-3s %-*s ", bi.id, tw, shell_bp_type(&bi),
-		       bi.temporary ? "del" : "keep", bi.enabled || bi.watch ? "y" : "n", aw, addr);
+		       bi.temporary ? "del" : bi.disp_disable ? "dis" : "keep",
+		       bi.enabled || bi.watch ? "y" : "n", aw, addr);
 		if (bi.watch)
 			printf("%s\n", bi.spec);
 		else if (pending)
@@ -1140,6 +1172,10 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			printf("\tbreakpoint already hit %u time%s\n", bi.hits,
 			       bi.hits == 1 ? "" : "s");
 		shell_print_bp_ignore(&bi);
+		/* (a count of 1, enable once, shows as the disposition only) */
+		if (bi.enable_count > 1)
+			printf("\tdisable after %s %d hits\n", bi.ignore ? "additional" : "next",
+			       bi.enable_count);
 		shell_print_bp_commands(bi.id);
 		/* gdb's rows N.1, N.2 ... of a breakpoint with several locations */
 		for (int k = 1; bi.nlocs > 1 && k <= bi.nlocs; k++) {
@@ -1868,79 +1904,138 @@ static int cmd_backtrace(struct shell *sh, const char *args)
  * of the innermost frame (the session unwinds no registers).
  */
 /*
- * The frames as bt numbers them: each real frame of collect_frames() is
- * followed by the frames of the functions inlined at its pc (DWARF), the
- * innermost first.  Fills the real frame and the inlined caller (0: the
- * real frame's own line) of level @vlevel; returns the number of levels.
+ * The frames as bt numbers them (ptd_session_frames()): each real frame
+ * is followed by the frames of the functions inlined at its pc (DWARF),
+ * the innermost first; a tail call frame (gdb's, a function that jumped
+ * to the frame below) and a signal trampoline are one level each.  Up to
+ * main, as bt.
  */
-static int frame_levels(struct shell *sh, const uint64_t *pcs, int n, int vlevel, int *real,
-			int *k)
+struct flevels {
+	struct ptd_frame_info *fr;
+	int n;     /* entries of fr used */
+	int total; /* levels */
+};
+
+static int ninlined(struct shell *sh, const struct ptd_frame_info *f, int i)
 {
 	struct ptd_inline in[16];
-	int v = 0;
+	int n;
 
+	if (f->kind == PTD_FRAME_TAILCALL || f->kind == PTD_FRAME_SIGTRAMP || !sh->pc.sym)
+		return 0;
+	n = ptd_symbols_inlined(sh->pc.sym, i && f->kind == PTD_FRAME_NORMAL ? f->pc - 1 : f->pc,
+				in, 16);
+	ptd_clear_error();
+	if (i == 0 && n > 0)
+		n -= n < sh->pc.inline_skip ? n : sh->pc.inline_skip;
+	return n < 0 ? 0 : n;
+}
+
+static int levels_get(struct shell *sh, struct flevels *lv)
+{
+	int n;
+
+	memset(lv, 0, sizeof(*lv));
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No stack.");
+	shell_sync(sh);
+	ptd_clear_error();
+	n = shell_frames_all(sh->s, &lv->fr);
+	if (n < 0)
+		return session_error(n, NULL);
+	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	for (int i = 0; i < n; i++) {
-		int ninl = sh->pc.sym ? ptd_symbols_inlined(sh->pc.sym, i ? pcs[i] - 1 : pcs[i],
-							    in, 16)
-				      : 0;
+		int caller = i > 0 && lv->fr[i].kind != PTD_FRAME_INTERRUPTED;
 
-		if (i == 0 && ninl > 0)
-			ninl -= ninl < sh->pc.inline_skip ? ninl : sh->pc.inline_skip;
-		if (ninl < 0)
-			ninl = 0;
+		lv->total += 1 + ninlined(sh, &lv->fr[i], i);
+		lv->n = i + 1;
+		if (lv->fr[i].kind != PTD_FRAME_SIGTRAMP &&
+		    is_main(sh, caller ? lv->fr[i].pc - 1 : lv->fr[i].pc))
+			break;
+	}
+	return 0;
+}
+
+/* Level @vlevel's entry of lv->fr (*@entry), its inlined caller (*@k, 0:
+ * the frame's own line) and the session's frame index for its values
+ * (*@real: a tail call frame takes its registers from the real frame
+ * above it).  Returns 0, or -1 when there is no such level. */
+static int level_find(const struct flevels *lv, struct shell *sh, int vlevel, int *entry, int *k,
+		      int *real)
+{
+	int v = 0, r = 0;
+
+	for (int i = 0; i < lv->n; i++) {
+		int ninl = ninlined(sh, &lv->fr[i], i);
+
 		if (vlevel >= v && vlevel <= v + ninl) {
-			*real = i;
+			*entry = i;
 			*k = vlevel - v;
+			*real = r;
+			return 0;
 		}
 		v += 1 + ninl;
+		/* (the past's trampoline, pc 0, and a tail call frame are
+		 * none of the session's frames) */
+		if (lv->fr[i].kind != PTD_FRAME_TAILCALL &&
+		    !(lv->fr[i].kind == PTD_FRAME_SIGTRAMP && !lv->fr[i].pc))
+			r++;
 	}
-	ptd_clear_error();
-	return v;
+	return -1;
 }
 
 static int select_frame(struct shell *sh, int level)
 {
-	uint64_t *pcs;
+	struct flevels lv;
 	struct ptd_line li;
-	int n = collect_frames(sh, &pcs), real = 0, k = 0, nv;
+	const struct ptd_frame_info *f;
+	int entry = 0, k = 0, real = 0, caller;
 
-	if (n < 0)
+	if (levels_get(sh, &lv) < 0)
 		return -1;
-	nv = frame_levels(sh, pcs, n, level, &real, &k);
-	if (level < 0 || level >= nv) {
-		free(pcs);
+	if (level < 0 || level_find(&lv, sh, level, &entry, &k, &real) < 0) {
+		free(lv.fr);
 		return shell_error("No frame at level %d.", level);
 	}
+	f = &lv.fr[entry];
+	caller = entry > 0 && f->kind != PTD_FRAME_INTERRUPTED;
 	sh->frame_level = real;
 	sh->frame_vlevel = level;
 	sh->frame_inline = k;
-	sh->frame_pc = pcs[real];
+	sh->frame_pc = f->pc;
+	sh->frame_tail = f->kind == PTD_FRAME_TAILCALL;
 	sh->pc.args_frame = real + 1;
-	if (k > 0 && ptd_print_inline_frame(&sh->pc, pcs[real], real > 0, k, level) == 0) {
+	if (f->kind == PTD_FRAME_SIGTRAMP) {
+		printf("#%-2d <signal handler called>\n", level);
+		sh->pc.args_frame = 0;
+		free(lv.fr);
+		return 0;
+	}
+	if (k > 0 && ptd_print_inline_frame(&sh->pc, f->pc, caller, k, level) == 0) {
 		struct ptd_inline in[16];
 
 		/* list around the inlined call's site */
-		int kk = k + (real ? 0 : sh->pc.inline_skip);
+		int kk = k + (entry ? 0 : sh->pc.inline_skip);
 
-		if (ptd_symbols_inlined(sh->pc.sym, real ? pcs[real] - 1 : pcs[real], in, 16) >= kk &&
+		if (ptd_symbols_inlined(sh->pc.sym, caller ? f->pc - 1 : f->pc, in, 16) >= kk &&
 		    in[kk - 1].call_file) {
 			snprintf(sh->list_file, sizeof(sh->list_file), "%s", in[kk - 1].call_file);
 			sh->list_line = in[kk - 1].call_line;
 			sh->list_next = 0;
 		}
 		sh->pc.args_frame = 0;
-		free(pcs);
+		free(lv.fr);
 		return 0;
 	}
-	ptd_print_frame(&sh->pc, pcs[real], level, real > 0, -1, PTD_PRINT_SRC_AND_LOC);
+	ptd_print_frame(&sh->pc, f->pc, level, caller, -1, PTD_PRINT_SRC_AND_LOC);
 	sh->pc.args_frame = 0;
-	if (sh->pc.sym && ptd_symbols_line(sh->pc.sym, real ? pcs[real] - 1 : pcs[real], &li) >= 0 &&
+	if (sh->pc.sym && ptd_symbols_line(sh->pc.sym, caller ? f->pc - 1 : f->pc, &li) >= 0 &&
 	    li.file) {
 		snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
 		sh->list_line = li.line;
 		sh->list_next = 0;
 	}
-	free(pcs);
+	free(lv.fr);
 	return 0;
 }
 
@@ -1958,16 +2053,16 @@ static int cmd_frame(struct shell *sh, const char *args)
 
 static int cmd_up(struct shell *sh, const char *args)
 {
-	uint64_t *pcs, count;
-	int n, real, k;
+	struct flevels lv;
+	uint64_t count;
+	int n;
 
 	if (parse_count(sh, args, &count) < 0)
 		return -1;
-	n = collect_frames(sh, &pcs);
-	if (n < 0)
+	if (levels_get(sh, &lv) < 0)
 		return -1;
-	n = frame_levels(sh, pcs, n, 0, &real, &k);
-	free(pcs);
+	n = lv.total;
+	free(lv.fr);
 	if (sh->frame_vlevel + 1 >= n)
 		return shell_error("Initial frame selected; you cannot go up.");
 	return select_frame(sh, sh->frame_vlevel + (int)count >= n ? n - 1
@@ -1988,7 +2083,22 @@ static int cmd_down(struct shell *sh, const char *args)
 								      : sh->frame_vlevel - (int)count);
 }
 
+static int registers(struct shell *sh, const char *args, int all);
+
 static int info_registers(struct shell *sh, const char *args)
+{
+	return registers(sh, args, 0);
+}
+
+static int info_all_registers(struct shell *sh, const char *args)
+{
+	return registers(sh, args, 1);
+}
+
+/* info registers (gdb's general group: rax..gs, then k0-7 on a CPU with
+ * AVX-512; fs_base and gs_base only by name) and info all-registers
+ * (regs.c adds the x87, SSE and AVX-512 ones). */
+static int registers(struct shell *sh, const char *args, int all)
 {
 	struct user_regs_struct r, known;
 	int pc_only = 0, rc, i;
@@ -2011,10 +2121,18 @@ static int info_registers(struct shell *sh, const char *args)
 		for (i = 0; ptd_print_reg_names[i]; i++) {
 			uint64_t k = 0;
 
+			if (!strcmp(ptd_print_reg_names[i], "fs_base") ||
+			    !strcmp(ptd_print_reg_names[i], "gs_base"))
+				continue;
 			ptd_print_reg_lookup(ptd_print_reg_names[i], &r, &v, NULL);
 			ptd_print_reg_lookup(ptd_print_reg_names[i], &known, &k, NULL);
 			ptd_print_reg_line(&sh->pc, ptd_print_reg_names[i], v, (int)k);
 		}
+		fflush(stdout);
+		if (all)
+			shell_print_extra_regs(sh);
+		else
+			shell_print_kregs(sh);
 		return 0;
 	}
 	while (*args) {
@@ -2023,6 +2141,11 @@ static int info_registers(struct shell *sh, const char *args)
 		args = first_word(args, word, sizeof(word));
 		if (*w == '$')
 			w++;
+		rc = shell_info_extra_reg(sh, w);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			continue;
 		if (ptd_print_reg_lookup(w, &r, &v, &canon) < 0)
 			return shell_error("Invalid register `%s'", w);
 		/* "info registers pc" shows it under the name asked for */
@@ -2688,7 +2811,7 @@ static int thread_apply(struct shell *sh, const char *args)
 	struct ptd_thread_info *th;
 	int n, i, all = 0, ascending = 0, quiet = 0, cont = 0, silent = 0, rc = 0;
 	int cur = 0, saved_level = sh->frame_level, saved_vlevel = sh->frame_vlevel;
-	int saved_inline = sh->frame_inline;
+	int saved_inline = sh->frame_inline, saved_tail = sh->frame_tail;
 	uint64_t saved_pc = sh->frame_pc;
 	size_t listlen = 0;
 	const char *list = NULL, *cmd;
@@ -2777,6 +2900,7 @@ static int thread_apply(struct shell *sh, const char *args)
 		sh->frame_level = saved_level;
 		sh->frame_vlevel = saved_vlevel;
 		sh->frame_inline = saved_inline;
+		sh->frame_tail = saved_tail;
 		sh->frame_pc = saved_pc;
 	}
 	ptd_clear_error();
@@ -2889,7 +3013,7 @@ static int list_default_file(struct shell *sh)
 	if (ptd_symbols_line(sh->pc.sym, bp, &li) < 0 || !li.file)
 		return shell_error("No line number known for main.");
 	snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
-	sh->list_line = li.line > 9 ? li.line - 9 : 1;
+	sh->list_line = li.line > shell_listsize(sh) - 1 ? li.line - (shell_listsize(sh) - 1) : 1;
 	sh->list_next = 0;
 	return 0;
 }
@@ -2897,7 +3021,7 @@ static int list_default_file(struct shell *sh)
 static int do_list(struct shell *sh, const char *args)
 {
 	char text[4096], fbuf[PATH_MAX];
-	int first = 1, last, l, center = 0;
+	int first = 1, last, l, center = 0, size = shell_listsize(sh);
 	uint64_t addr, bp;
 
 	shell_sync(sh);
@@ -2910,7 +3034,7 @@ static int do_list(struct shell *sh, const char *args)
 		if (last < 1)
 			return shell_error("Already at the start of %s.",
 					   ptd_print_file(&sh->pc, sh->list_file));
-		first = last > 9 ? last - 9 : 1;
+		first = last > size - 1 ? last - (size - 1) : 1;
 		goto show;
 	}
 	if (!strcmp(args, "+") || !strcmp(args, "-"))
@@ -2936,17 +3060,27 @@ static int do_list(struct shell *sh, const char *args)
 
 			if (comma == args) {
 				last = atoi(m);
-				first = last > 9 ? last - 9 : 1;
+				first = last > size - 1 ? last - (size - 1) : 1;
 			} else {
 				first = atoi(args);
-				last = *m ? atoi(m) : first + 9;
+				last = *m ? atoi(m) : first + (size - 1);
 			}
 			if (first < 1 || last < first)
 				return shell_error("Invalid line range.");
 			goto show;
 		}
 		if (colon && all_digits(colon + 1)) {
+			struct ptd_line fl;
+			uint64_t fa;
+			int al;
+
 			snprintf(fbuf, sizeof(fbuf), "%.*s", (int)(colon - args), args);
+			/* the file the line table names so (its full name),
+			 * wherever ptdbg runs */
+			if (sh->pc.sym && ptd_symbols_file_line(sh->pc.sym, fbuf, 1, &fa, &al) == 0 &&
+			    ptd_symbols_line(sh->pc.sym, fa, &fl) == 0 && fl.file && fl.file[0] == '/')
+				snprintf(fbuf, sizeof(fbuf), "%s", fl.file);
+			ptd_clear_error();
 			snprintf(sh->list_file, sizeof(sh->list_file), "%s", fbuf);
 			center = atoi(colon + 1);
 		} else if (all_digits(args)) {
@@ -2967,20 +3101,37 @@ static int do_list(struct shell *sh, const char *args)
 			return shell_error(NO_SYMTAB);
 	}
 	if (center) {
-		first = center - 5;
+		first = center - size / 2;
 		if (first < 1)
 			first = 1;
 	}
-	last = first + 9;
+	last = first + (size - 1);
 show:
 	if (!sh->pc.sym)
 		return shell_error(NO_SYMTAB);
 	for (l = first; l <= last; l++) {
 		if (ptd_symbols_source_line(sh->pc.sym, sh->list_file, l, text, sizeof(text)) < 0) {
 			if (l == first) {
+				struct ptd_source_info si;
+				int n = 0;
+
 				sh->list_next = l;
-				return shell_error("Line number %d out of range; \"%s\" has fewer lines.",
-						   l, ptd_print_file(&sh->pc, sh->list_file));
+				if (ptd_symbols_source_info(sh->pc.sym, sh->list_file, 0, &si) == 0) {
+					if (si.lines < 0) {
+						/* a file not on this disk: gdb names the
+						 * line and the file only */
+						ptd_clear_error();
+						printf("%d\tin %s\n", l,
+						       ptd_print_file(&sh->pc, sh->list_file));
+						sh->list_first = first;
+						sh->list_next = l + 1;
+						return 0;
+					}
+					n = si.lines;
+				}
+				ptd_clear_error();
+				return shell_error("Line number %d out of range; %s has %d lines.", l,
+						   ptd_print_file(&sh->pc, sh->list_file), n);
 			}
 			break;
 		}
@@ -3494,10 +3645,15 @@ static int info_source(struct shell *sh, const char *args)
 }
 
 static const struct cmd info_cmds[] = {
+	{ "address", 2, shell_info_address, CMD_REPEAT, "Describe where symbol SYM is stored." },
+	{ "all-registers", 2, info_all_registers, CMD_REPEAT,
+	  "All registers: general, x87, SSE, AVX-512 mask and vector registers." },
 	{ "args", 0, shell_info_args, CMD_REPEAT, "Argument variables of the selected frame." },
 	{ "breakpoints", 1, info_breakpoints, CMD_REPEAT, "Status of breakpoints." },
 	{ "display", 0, info_display, CMD_REPEAT, "Expressions to display when the program stops." },
 	{ "frame", 1, shell_info_frame, CMD_REPEAT, "All about the selected stack frame." },
+	{ "functions", 2, shell_info_functions, CMD_REPEAT,
+	  "All function names, or those matching REGEXP: info functions [-q] [-n] [REGEXP]." },
 	{ "line", 0, info_line, CMD_REPEAT, "Core addresses of the code for a source line." },
 	{ "locals", 2, shell_info_locals, CMD_REPEAT, "Local variables of the selected frame." },
 	{ "record", 3, info_record, CMD_REPEAT, "Info record options: method, counts, position." },
@@ -3510,6 +3666,10 @@ static const struct cmd info_cmds[] = {
 	{ "handle", 0, shell_info_signals, CMD_REPEAT | CMD_ALIAS, "signals" },
 	{ "symbol", 2, shell_info_symbol, CMD_REPEAT, "Describe what symbol is at location ADDR." },
 	{ "threads", 0, info_threads, CMD_REPEAT, "Display currently known threads." },
+	{ "types", 2, shell_info_types, CMD_REPEAT,
+	  "All type names, or those matching REGEXP: info types [-q] [REGEXP]." },
+	{ "variables", 1, shell_info_variables, CMD_REPEAT,
+	  "All global and static variable names, or those matching REGEXP." },
 	{ "watchpoints", 0, shell_info_watchpoints, CMD_REPEAT, "Status of watchpoints." },
 	{ NULL },
 };
@@ -3555,6 +3715,9 @@ static const struct cmd set_cmds[] = {
 	  "pt buffer-size|buffer|kernel|ret-compression|tsc|mtc|cyc|psb-period VALUE,\n"
 	  "bts buffer-size SIZE, stop-at-thread-exit on|off (\"help set record\")." },
 	{ "confirm", 0, set_confirm, 0, "Whether to ask before killing the program etc. (default on)." },
+	{ "environment", 3, shell_set_environment, 0,
+	  "Set an environment variable of the programs started: set environment VAR VALUE." },
+	{ "listsize", 0, shell_set_listsize, 0, "How many source lines list shows (default 10)." },
 	{ "breakpoint", 0, shell_set_breakpoint, 0,
 	  "set breakpoint pending on|off|auto: make a breakpoint on a function no loaded\n"
 	  "file has yet pending (resolved at dlopen) -- auto asks, and takes no for an answer\n"
@@ -3572,6 +3735,9 @@ static const struct cmd set_cmds[] = {
 
 static const struct cmd show_cmds[] = {
 	{ "args", 0, show_args, 0, "The arguments the program gets at the next run." },
+	{ "environment", 3, shell_show_environment, 0,
+	  "The environment of the programs started, or one variable of it." },
+	{ "listsize", 0, shell_show_listsize, 0, "How many source lines list shows." },
 	{ "print", 0, shell_show_print, 0, "show print frame-arguments." },
 	{ "disable-randomization", 0, show_disable_randomization, 0,
 	  "Whether address space randomization is disabled." },
@@ -3593,6 +3759,7 @@ static const struct cmd top_cmds[] = {
 	  "Print the backtrace of all stack frames: backtrace [N]." },
 	{ "bt", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "where", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
+	{ "cd", 0, shell_cmd_cd, 0, "Set ptdbg's working directory (the programs'): cd [DIR]." },
 	{ "break", 1, cmd_break, 0,
 	  "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
 	{ "commands", 0, shell_cmd_commands, 0,
@@ -3649,6 +3816,7 @@ static const struct cmd top_cmds[] = {
 	  "Step program, proceeding through subroutine calls: next [N]." },
 	{ "nexti", 0, cmd_nexti, CMD_REPEAT, "Step one instruction, over calls: nexti [N]." },
 	{ "ni", 0, cmd_nexti, CMD_REPEAT | CMD_ALIAS, "nexti" },
+	{ "pwd", 0, shell_cmd_pwd, 0, "Print ptdbg's working directory." },
 	{ "print", 1, shell_cmd_print, 0,
 	  "Print the value of a C expression: print[/FMT] EXPR (variables, members, arrays,\n"
 	  "pointers, casts, $REG, $N history; FMT: x d u o t c a z s)." },
@@ -3658,6 +3826,8 @@ static const struct cmd top_cmds[] = {
 	  "Start recording: record [step|full|soft|pt|bts|auto]; record stop; "
 	  "record goto; record instruction-history; record function-call-history." },
 	{ "rec", 0, cmd_record, CMD_ALIAS, "record" },
+	{ "rbreak", 0, shell_cmd_rbreak, 0,
+	  "Set a breakpoint on every function matching REGEXP: rbreak REGEXP." },
 	{ "reverse-continue", 0, cmd_rcontinue, CMD_REPEAT,
 	  "Continue backward to a breakpoint or the start of the history." },
 	{ "rc", 0, cmd_rcontinue, CMD_REPEAT | CMD_ALIAS, "reverse-continue" },
@@ -3676,9 +3846,12 @@ static const struct cmd top_cmds[] = {
 	  "Step backward one instruction: reverse-stepi [N]." },
 	{ "rsi", 0, cmd_rstepi, CMD_REPEAT | CMD_ALIAS, "reverse-stepi" },
 	{ "run", 1, cmd_run, 0, "Start the program: run [ARGS...]." },
+	{ "save", 0, shell_cmd_save, 0,
+	  "Save breakpoints as commands to recreate them: save breakpoints FILE." },
 	{ "set", 0, cmd_set, 0,
 	  "Change a setting: set disable-randomization on|off, set record ..." },
 	{ "show", 0, cmd_show, 0, "Show a setting: show version, show disable-randomization." },
+	{ "shell", 0, shell_cmd_shell, 0, "Run a command of the shell: shell CMD, or !CMD." },
 	{ "signal", 0, shell_cmd_signal, 0,
 	  "Continue the program giving it a signal: signal SIG (0: none)." },
 	{ "source", 0, cmd_source, 0, "Read commands from a file: source FILE." },
@@ -3690,6 +3863,8 @@ static const struct cmd top_cmds[] = {
 	{ "si", 0, cmd_stepi, CMD_REPEAT | CMD_ALIAS, "stepi" },
 	{ "tbreak", 0, cmd_tbreak, 0, "Set a temporary breakpoint (deleted when hit)." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, show the current thread, or apply a command to threads (thread apply all|LIST CMD)." },
+	{ "unset", 0, shell_cmd_unset, 0,
+	  "Remove an environment variable of the programs started: unset environment [VAR]." },
 	{ "undisplay", 0, cmd_undisplay, 0, "Cancel auto-display expressions: undisplay [N...]." },
 	{ "until", 1, shell_cmd_until, CMD_REPEAT,
 	  "Run until a line past the current one, or LOCATION, in this frame: until [LOCATION]." },
@@ -3984,6 +4159,19 @@ int shell_execute(struct shell *sh, const char *line, int *repeatable)
 			copy[--n] = '\0';
 	static int depth;
 
+	/* !CMD is shell CMD */
+	if (*skipws(copy) == '!') {
+		rc = shell_cmd_shell(sh, skipws(copy) + 1);
+		free(copy);
+		return rc;
+	}
+	/* gdb's $bpnum (save breakpoints' files use it) */
+	char *sub = shell_subst_bpnum(sh, copy);
+
+	if (sub) {
+		free(copy);
+		copy = sub;
+	}
 	depth++;
 	rc = execute_line(sh, copy, repeatable);
 	depth--;

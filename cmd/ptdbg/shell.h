@@ -91,6 +91,9 @@ struct shell {
 	/* and the inlined calls at the real frame's pc inside the one shown
 	 * (0: its innermost; see ptd_values_select_inline) */
 	int frame_inline;
+	/* the frame shown is a tail call frame (gdb's; its values are
+	 * those of the real frame frame_level above it) */
+	int frame_tail;
 
 	/* A command may ask that an empty line repeat it differently, as gdb's
 	 * set_repeat_arguments: "x/4x ADDR" repeats as "x", continuing. */
@@ -132,6 +135,13 @@ int shell_bp_silent(int id);
 void shell_bp_stopped(struct shell *sh, int id);
 void shell_bp_run_pending(struct shell *sh);
 void shell_print_bp_commands(int id);
+/* save breakpoints' lines for breakpoint @id's commands (bpcommands.c) */
+void shell_save_bp_commands(FILE *f, int id);
+/* bpsave.c: save breakpoints, rbreak, and @line with $bpnum replaced by
+ * the last breakpoint's number (malloc'ed; NULL when it has none). */
+int shell_cmd_save(struct shell *sh, const char *args);
+int shell_cmd_rbreak(struct shell *sh, const char *args);
+char *shell_subst_bpnum(struct shell *sh, const char *line);
 
 /* Runs the commands of @path as gdb's -x and source do: not from_tty, no
  * repeats, the first failing command ends the file.  Returns 0 or -1. */
@@ -215,6 +225,30 @@ int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_r
  * and in *@key a kept copy of its type for shell_watch_format() (0 when
  * there is none).  Returns 0 or -1 after gdb's message. */
 int shell_watch_lvalue(struct shell *sh, const char *expr, uint64_t *addr, int *len, int *key);
+/* envcmds.c: set/show listsize (shell_listsize(): the lines `list`
+ * shows), pwd, cd, shell, set/unset/show environment. */
+int shell_listsize(struct shell *sh);
+int shell_set_listsize(struct shell *sh, const char *args);
+int shell_show_listsize(struct shell *sh, const char *args);
+int shell_cmd_pwd(struct shell *sh, const char *args);
+int shell_cmd_cd(struct shell *sh, const char *args);
+int shell_cmd_shell(struct shell *sh, const char *args);
+int shell_cmd_unset(struct shell *sh, const char *args);
+int shell_set_environment(struct shell *sh, const char *args);
+int shell_unset_environment(struct shell *sh, const char *args);
+int shell_show_environment(struct shell *sh, const char *args);
+/* gdb's query(): 1 for yes (commands.c) */
+int shell_query(struct shell *sh, const char *question);
+/* regs.c: k0-7 (info registers), the x87/SSE/AVX-512 registers (info
+ * all-registers), one of them by name (1 shown, 0 not such a name). */
+void shell_print_kregs(struct shell *sh);
+void shell_print_extra_regs(struct shell *sh);
+int shell_info_extra_reg(struct shell *sh, const char *name);
+/* symcmds.c: info address, info functions/variables/types. */
+int shell_info_address(struct shell *sh, const char *args);
+int shell_info_functions(struct shell *sh, const char *args);
+int shell_info_variables(struct shell *sh, const char *args);
+int shell_info_types(struct shell *sh, const char *args);
 /* info symbol ADDR (frames.c). */
 int shell_info_symbol(struct shell *sh, const char *args);
 /* Whether @addr is a local of the selected frame; then its caller's

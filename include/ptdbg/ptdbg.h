@@ -656,6 +656,10 @@ struct ptd_bpinfo {
 	 * watchpoint with @changed shows the old value.  With @scope_ended:
 	 * how many times gdb says the watchpoint was deleted. */
 	int reports;
+	/* enable once / enable count N (ptd_session_bp_disposition): gdb's
+	 * "dis" disposition, and the stops left before it disables itself */
+	int disp_disable;
+	int enable_count;
 };
 
 /* One location of a breakpoint (gdb's N.M), as ptd_session_bp_loc()
@@ -775,6 +779,10 @@ extern PTD_EXPORT int ptd_session_get_record_option(struct ptd_session *s, enum 
  * NULL-terminated array, copied.  Returns 0, -ptde_invalid (empty), or
  * -ptde_nomem. */
 extern PTD_EXPORT int ptd_session_set_program(struct ptd_session *s, char *const *argv);
+/* The environment of the programs launched from now on ("NAME=value"
+ * strings, NULL-terminated, copied; NULL: ptdbg's own, the default).
+ * Returns 0, -ptde_nomem, -ptde_invalid. */
+extern PTD_EXPORT int ptd_session_set_environment(struct ptd_session *s, char *const *envp);
 /* The program's path (owned by @s, valid until set again), or NULL. */
 extern PTD_EXPORT const char *ptd_session_program(const struct ptd_session *s);
 /* Recording method used by a recording session (--method) and by
@@ -954,6 +962,12 @@ extern PTD_EXPORT long ptd_session_write(struct ptd_session *s, uint64_t addr, c
 extern PTD_EXPORT int ptd_session_set_regs(struct ptd_session *s, pid_t tid,
 					   const struct user_regs_struct *r);
 extern PTD_EXPORT int ptd_session_set_pc(struct ptd_session *s, pid_t tid, uint64_t pc);
+/* The XSAVE state of live thread @tid (PTRACE_GETREGSET NT_X86_XSTATE:
+ * the FXSAVE area, the XSAVE header with XSTATE_BV at byte 512, then the
+ * AVX, opmask and ZMM components at the standard offsets of CPUID leaf
+ * 0xD) into @buf, *@size bytes long; *@size gets the length written.
+ * Returns 0, -ptde_unsupported while replaying, or the errors above. */
+extern PTD_EXPORT int ptd_session_xstate(struct ptd_session *s, pid_t tid, void *buf, size_t *size);
 /* The signal thread @tid gets when it next resumes (0: none), replacing
  * the one it stopped with.  -ptde_invalid for a bad @signo. */
 extern PTD_EXPORT int ptd_session_set_signal(struct ptd_session *s, pid_t tid, int signo);
@@ -1614,6 +1628,82 @@ struct ptd_calls_check {
 /* Returns 0 when the two are identical, 1 when they differ (@out->diff
  * says where first), or <0 (no thread, no memory...). */
 extern PTD_EXPORT int ptd_session_check_calls(struct ptd_session *s, struct ptd_calls_check *out);
+
+/*
+ * info address NAME as gdb 13 says it: "Symbol \"x\" is static storage at
+ * address 0x...", "is a function at address", "is a variable in $rdi",
+ * "is multi-location:" with gdb's lines for a location list, "is a complex
+ * DWARF expression:" and its operations, "is at 0x... in a file compiled
+ * without debugging" for an ELF symbol.  Locals are the bound frame's.
+ * *@out (malloc'ed) gets the text, ending in a newline.  Returns 0,
+ * -ptde_notfound ("No symbol \"x\" in current context."), -ptde_invalid.
+ */
+extern PTD_EXPORT int ptd_values_info_address(struct ptd_values *v, const char *name, char **out);
+
+/* What ptd_values_info_symbols() lists, and its flags. */
+enum { PTD_INFO_VARIABLES, PTD_INFO_FUNCTIONS, PTD_INFO_TYPES };
+#define PTD_INFO_QUIET 1      /* -q: no header lines */
+#define PTD_INFO_NO_MINIMAL 2 /* -n: no symbols without debug information */
+/*
+ * info variables / functions / types [REGEX] as gdb 13 lists them: a
+ * header, the symbols with debug information whose names match POSIX
+ * basic regular expression @regex (NULL or "": all) grouped by file
+ * ("File values.c:", "98:\tstatic int helper(int);"), then for variables
+ * and functions the ELF symbols without ("Non-debugging symbols:",
+ * "0x0000000000401000  _init").  Every module's, the program first.
+ * *@out (malloc'ed) gets the text.  Returns 0, -ptde_invalid (a bad
+ * regular expression: "Invalid regexp: ..."), -ptde_nomem.
+ */
+extern PTD_EXPORT int ptd_values_info_symbols(struct ptd_values *v, int kind, const char *regex,
+					      int flags, char **out);
+
+/* A function ptd_values_functions_matching() found. */
+struct ptd_func_match {
+	const char *file; /* its declaring file's full name; NULL: no debug information */
+	const char *name;
+	const char *decl; /* the declaration gdb prints ("static int helper(int)"), or NULL */
+	int line;
+	uint64_t addr;    /* without debug information: the ELF symbol's address */
+};
+/*
+ * rbreak's functions: those info functions @regex lists, in its order
+ * (with debug information, then the ELF symbols without).  *@out
+ * (release with ptd_values_matches_free()) gets *@n of them.  Returns 0,
+ * -ptde_invalid (a bad regular expression), -ptde_nomem.
+ */
+extern PTD_EXPORT int ptd_values_functions_matching(struct ptd_values *v, const char *regex,
+						    struct ptd_func_match **out, int *n);
+extern PTD_EXPORT void ptd_values_matches_free(struct ptd_func_match *m, int n);
+
+/* What a breakpoint does when it stops the program (gdb's disposition). */
+enum ptd_bp_disp {
+	PTD_BP_KEEP,   /* stays */
+	PTD_BP_DEL,    /* is deleted (tbreak, enable delete) */
+	PTD_BP_DISABLE /* disables itself after @count stops (enable once, enable count) */
+};
+/*
+ * enable once|count N|delete: enables breakpoint @id with disposition
+ * @disp (@count: the stops before PTD_BP_DISABLE disables it; once is 1).
+ * Returns 0, -ptde_notfound ("No breakpoint number N."), -ptde_unsupported
+ * (a watchpoint), -ptde_invalid.
+ */
+extern PTD_EXPORT int ptd_session_bp_disposition(struct ptd_session *s, int id,
+						 enum ptd_bp_disp disp, int count);
+
+/*
+ * Every place of location @spec (a function's out-of-line code and its
+ * inlined copies, as break puts them) into @addrs, at most @max.
+ * Returns the count (0 for a pending one), or ptd_session_resolve()'s errors.
+ */
+extern PTD_EXPORT int ptd_session_resolve_all(struct ptd_session *s, const char *spec,
+					      uint64_t *addrs, int max);
+/*
+ * until/advance to a location with several places (@n of them in @addrs,
+ * at most 17): the first reached stops it, as gdb's; otherwise as
+ * ptd_session_advance_dir().  Returns as it, or -ptde_invalid.
+ */
+extern PTD_EXPORT int ptd_session_advance_locs(struct ptd_session *s, const uint64_t *addrs, int n,
+					       int anywhere, int reverse, struct ptd_event *ev);
 
 #ifdef __cplusplus
 }

@@ -80,6 +80,18 @@ int ptd_session_fpregs(struct ptd_session *s, pid_t tid, struct user_fpregs_stru
 	return ptd_target_get_fpregs(s->t, tid, f);
 }
 
+int ptd_session_xstate(struct ptd_session *s, pid_t tid, void *buf, size_t *size)
+{
+	int rc;
+
+	if (s && ptd_session_replaying(s))
+		return ptd__err(-ptde_unsupported, "the extended registers are not recorded");
+	rc = live_tid(s, tid, &tid, 0);
+	if (rc < 0)
+		return rc;
+	return ptd_target_get_xstate(s->t, tid, buf, size);
+}
+
 int ptd_session_set_signal(struct ptd_session *s, pid_t tid, int signo)
 {
 	int rc = live_tid(s, tid, &tid, 0);

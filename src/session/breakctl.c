@@ -125,8 +125,12 @@ void ptd__ses_bp_drop_temps(struct ptd_session *s, uint64_t addr)
 	for (int i = s->nbp - 1; i >= 0; i--) {
 		struct sbp *b = &s->bp[i];
 
-		if (ptd__ses_bp_loc_at(b, addr) >= 0 && b->temporary && b->stopped)
+		if (ptd__ses_bp_loc_at(b, addr) < 0 || !b->stopped)
+			continue;
+		if (b->temporary)
 			ptd_session_delete(s, b->id);
+		else if (b->disp_disable && --b->enable_count <= 0)
+			ptd_session_bp_enable(s, b->id, 0, 0);
 	}
 }
 
@@ -263,11 +267,21 @@ static int frame_outer(struct ptd_session *s, pid_t tid, int outer)
 	return outer ? depth < s->adv_depth : depth <= s->adv_depth;
 }
 
+int ptd__ses_adv_at(const struct ptd_session *s, uint64_t pc)
+{
+	if (pc == s->adv_addr)
+		return 1;
+	for (int i = 0; i < s->nadv_more; i++)
+		if (pc == s->adv_more[i])
+			return 1;
+	return 0;
+}
+
 int ptd__ses_adv_hit(struct ptd_session *s, pid_t tid, uint64_t pc)
 {
 	if (!s->adv_active || tid != s->adv_tid)
 		return 0;
-	if (pc == s->adv_addr && (s->adv_anywhere || frame_outer(s, tid, 0)))
+	if (ptd__ses_adv_at(s, pc) && (s->adv_anywhere || frame_outer(s, tid, 0)))
 		return 1;
 	if (s->adv_ret && pc == s->adv_ret && frame_outer(s, tid, 1))
 		return 1;
@@ -282,7 +296,7 @@ static int adv_is_bp(void *ctx, uint64_t addr, int *id)
 
 	if (s->adv_is_bp(ctx, addr, id))
 		return 1;
-	if (addr == s->adv_addr || (s->adv_ret && addr == s->adv_ret)) {
+	if (ptd__ses_adv_at(s, addr) || (s->adv_ret && addr == s->adv_ret)) {
 		if (id)
 			*id = 0;
 		return 1;
@@ -380,12 +394,12 @@ static int advance_past(struct ptd_session *s, struct sthread *th, uint64_t addr
 		rc = past_level(s, th, &level);
 		if (rc < 0)
 			break;
-		if (!reverse && ((ev->pc == addr && (anywhere || level <= level0)) ||
+		if (!reverse && ((ptd__ses_adv_at(s, ev->pc) && (anywhere || level <= level0)) ||
 				 (ev->pc == s->adv_ret && level < level0)))
 			break;
 		if (reverse &&
-		    ((ev->pc == addr &&
-		      (anywhere || (level == level0 && ptd__ses_env_func_of(s, addr) == f0))) ||
+		    ((ptd__ses_adv_at(s, ev->pc) &&
+		      (anywhere || (level == level0 && ptd__ses_env_func_of(s, ev->pc) == f0))) ||
 		     (ev->pc == s->adv_ret && level == level0 - 1)))
 			break;
 		/* there in another frame (until), or a recursion's return */
@@ -425,6 +439,16 @@ int ptd_session_advance_dir(struct ptd_session *s, uint64_t addr, int anywhere, 
 		return ptd__err(-ptde_nomap, "Cannot insert breakpoint 0.\n"
 				"Cannot access memory at address 0x%llx", (unsigned long long)addr);
 	ins_addr = 1;
+	for (int i = 0; i < s->nadv_more; i++)
+		if (ptd_target_bp_insert(s->t, s->adv_more[i]) < 0) {
+			/* (the places inserted so far come out again) */
+			while (i-- > 0)
+				ptd_target_bp_remove(s->t, s->adv_more[i]);
+			ptd_target_bp_remove(s->t, addr);
+			return ptd__err(-ptde_nomap, "Cannot insert breakpoint 0.\n"
+					"Cannot access memory at address 0x%llx",
+					(unsigned long long)s->adv_more[i < 0 ? 0 : i]);
+		}
 	if (s->adv_ret && ptd_target_bp_insert(s->t, s->adv_ret) == 0)
 		ins_ret = 1;
 	else
@@ -435,6 +459,8 @@ int ptd_session_advance_dir(struct ptd_session *s, uint64_t addr, int anywhere, 
 	if (ptd_session_alive(s)) {
 		if (ins_addr)
 			ptd_target_bp_remove(s->t, addr);
+		for (int i = 0; i < s->nadv_more; i++)
+			ptd_target_bp_remove(s->t, s->adv_more[i]);
 		if (ins_ret)
 			ptd_target_bp_remove(s->t, s->adv_ret);
 	}
@@ -442,6 +468,22 @@ int ptd_session_advance_dir(struct ptd_session *s, uint64_t addr, int anywhere, 
 	 * (print_stop_event's SRC_AND_LOC). */
 	if (rc == 0 && ev->kind == PTD_EVENT_STEPPED)
 		ev->new_frame = 1;
+	return rc;
+}
+
+int ptd_session_advance_locs(struct ptd_session *s, const uint64_t *addrs, int n, int anywhere,
+			     int reverse, struct ptd_event *ev)
+{
+	int rc;
+
+	if (!s || !addrs || n < 1 || n > PTD_ADV_LOCS + 1 || !ev)
+		return -ptde_invalid;
+	memcpy(s->adv_more, addrs + 1, sizeof(*addrs) * (size_t)(n - 1));
+	s->nadv_more = n - 1;
+	s->adv_places_on = 1;
+	rc = ptd_session_advance_dir(s, addrs[0], anywhere, reverse, ev);
+	s->adv_places_on = 0;
+	s->nadv_more = 0;
 	return rc;
 }
 

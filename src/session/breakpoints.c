@@ -5,6 +5,7 @@
  */
 #include "session/session_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,12 +150,20 @@ static int resolve_line(struct ptd_symbols *sym, const char *fname, long l, stru
 	return 0;
 }
 
+static int is_plt(const char *func)
+{
+	size_t n = func ? strlen(func) : 0;
+
+	return n > 4 && !strcmp(func + n - 4, "@plt");
+}
+
 /* The locations of function @name: its out-of-line code (when it has
  * some) and each inlined copy, as gdb 13's linespec finds them. */
 static int resolve_function(struct ptd_session *s, struct ptd_symbols *sym, const char *name,
 			    struct locset *ls)
 {
 	uint64_t bp, *v = NULL, *entries = NULL, *bps = NULL;
+	struct sbp_loc *plo;
 	int n, rc = 0;
 
 	n = ptd__symbols_functions(sym, name, &entries, &bps);
@@ -210,6 +219,17 @@ static int resolve_function(struct ptd_session *s, struct ptd_symbols *sym, cons
 	/* A function of a library the program calls: its PLT entry until the
 	 * library is loaded (gdb's printf@plt before run); the breakpoint
 	 * moves then. */
+	if (is_plt(name)) {
+		/* "printf@plt" (rbreak's name for the PLT entry) */
+		char base[256];
+
+		snprintf(base, sizeof(base), "%.*s", (int)(strlen(name) - 4), name);
+		if (plt_lookup(s, base, &bp) == 0 && (plo = locs_add(ls)) != NULL) {
+			plo->addr = bp;
+			plo->func = strdup(name);
+			return 0;
+		}
+	}
 	if (plt_lookup(s, name, &bp) == 0) {
 		struct sbp_loc *lo = locs_add(ls);
 		size_t len = strlen(name) + 5;
@@ -223,6 +243,50 @@ static int resolve_function(struct ptd_session *s, struct ptd_symbols *sym, cons
 		return 0;
 	}
 	return ptd__err(-ptde_notfound, "Function \"%s\" not defined.", name);
+}
+
+/* Whether location file @have is the file @want names: the same, or one
+ * a path ending in the other ("values.c", "/src/values.c"). */
+static int same_file(const char *have, const char *want)
+{
+	size_t h = strlen(have), w = strlen(want);
+
+	if (h == w)
+		return !strcmp(have, want);
+	if (h > w)
+		return have[h - w - 1] == '/' && !strcmp(have + h - w, want);
+	return want[w - h - 1] == '/' && !strcmp(want + w - h, have);
+}
+
+/* FILE:FUNCTION (rbreak's form): the function's locations in that file. */
+static int resolve_file_function(struct ptd_session *s, struct ptd_symbols *sym, const char *file,
+				 const char *name, struct locset *ls)
+{
+	int rc, k = 0;
+
+	if (!sym)
+		return ptd__err(-ptde_notfound, "No symbol table is loaded.");
+	rc = resolve_function(s, sym, name, ls);
+	if (rc < 0)
+		return rc;
+	for (int i = 0; i < ls->n; i++) {
+		if (ls->v[i].file && same_file(ls->v[i].file, file)) {
+			ls->v[k++] = ls->v[i];
+			continue;
+		}
+		free(ls->v[i].func);
+		free(ls->v[i].file);
+		free(ls->v[i].module);
+		free(ls->v[i].inl);
+	}
+	ls->n = k;
+	if (!k) {
+		free(ls->v);
+		ls->v = NULL;
+		return ptd__err(-ptde_notfound, "Function \"%s\" not defined in \"%s\".", name,
+				file);
+	}
+	return 0;
 }
 
 static int resolve_spec(struct ptd_session *s, const char *spec, struct locset *ls)
@@ -260,6 +324,8 @@ static int resolve_spec(struct ptd_session *s, const char *spec, struct locset *
 		fname[n] = 0;
 		errno = 0;
 		l = strtol(colon + 1, &end, 10);
+		if (end == colon + 1 && colon[1] && !isdigit((unsigned char)colon[1]))
+			return resolve_file_function(s, sym, fname, colon + 1, ls);
 		if (errno || end == colon + 1 || *end || l <= 0)
 			return ptd__err(-ptde_invalid, "invalid line number in '%s'", spec);
 		if (!sym)
@@ -303,12 +369,6 @@ static int resolve_spec(struct ptd_session *s, const char *spec, struct locset *
 	return rc;
 }
 
-static int is_plt(const char *func)
-{
-	size_t n = func ? strlen(func) : 0;
-
-	return n > 4 && !strcmp(func + n - 4, "@plt");
-}
 
 /* Whether @b has an address to insert: "*ADDR" always (also *0), a
  * symbolic spec once resolved (unresolved ones are pending, no location). */
@@ -634,6 +694,8 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	out->enabled = !b->disabled;
 	out->hits = b->hits;
 	out->temporary = b->temporary;
+	out->disp_disable = b->disp_disable;
+	out->enable_count = b->enable_count;
 	out->cond = b->cond;
 	out->ignore = b->ignore;
 	out->watch = b->wkind;
@@ -683,6 +745,9 @@ int ptd_session_bp_enable(struct ptd_session *s, int id, int loc, int enabled)
 		b->locs[loc - 1].disabled = !enabled;
 	else
 		b->disabled = !enabled;
+	/* (gdb's plain enable keeps the disposition, with no count left) */
+	if (!loc && enabled)
+		b->enable_count = 0;
 	/* a disabled location leaves the program's code; an enabled one goes
 	 * back in (or when the program resumes: arm_all says why not) */
 	for (int i = 0; i < b->nlocs; i++)
@@ -691,6 +756,30 @@ int ptd_session_bp_enable(struct ptd_session *s, int id, int loc, int enabled)
 	rc = bp_arm(s, b);
 	if (rc < 0)
 		ptd_clear_error();
+	return 0;
+}
+
+int ptd_session_bp_disposition(struct ptd_session *s, int id, enum ptd_bp_disp disp, int count)
+{
+	struct sbp *b = NULL;
+	int rc;
+
+	if (!s || disp < PTD_BP_KEEP || disp > PTD_BP_DISABLE)
+		return -ptde_invalid;
+	for (int i = 0; i < s->nbp; i++)
+		if (s->bp[i].id == id)
+			b = &s->bp[i];
+	if (!b)
+		return ptd__err(-ptde_notfound, "No breakpoint number %d.", id);
+	if (b->wkind)
+		return ptd__err(-ptde_unsupported, "cannot change watchpoint %d: delete it instead",
+				id);
+	rc = ptd_session_bp_enable(s, id, 0, 1);
+	if (rc < 0)
+		return rc;
+	b->temporary = disp == PTD_BP_DEL;
+	b->disp_disable = disp == PTD_BP_DISABLE;
+	b->enable_count = b->disp_disable ? count : 0;
 	return 0;
 }
 
@@ -772,6 +861,23 @@ int ptd_session_resolve(struct ptd_session *s, const char *spec, uint64_t *addr)
 	*addr = ls.n ? ls.v[0].addr : 0;
 	locs_free(ls.v, ls.n);
 	return 0;
+}
+
+int ptd_session_resolve_all(struct ptd_session *s, const char *spec, uint64_t *addrs, int max)
+{
+	struct locset ls;
+	int rc, n;
+
+	if (!s || !spec || !*spec || !addrs || max < 1)
+		return ptd__err(-ptde_invalid, "no location given");
+	rc = resolve_spec(s, spec, &ls);
+	if (rc < 0)
+		return rc;
+	n = ls.n < max ? ls.n : max;
+	for (int i = 0; i < n; i++)
+		addrs[i] = ls.v[i].addr;
+	locs_free(ls.v, ls.n);
+	return n;
 }
 
 struct sbp *ptd__ses_bp_new(struct ptd_session *s, const char *spec)

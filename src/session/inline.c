@@ -59,6 +59,8 @@ void ptd__ses_inline_stop(struct ptd_session *s, const struct ptd_event *ev)
 			for (; skip < n && b[skip].starts && strcmp(b[skip].name, s->stop_func);
 			     skip++)
 				;
+	} else if (s->adv_places_on && ptd__ses_adv_at(s, ev->pc)) {
+		skip = 0;
 	} else if (s->inl_override >= 0) {
 		skip = s->inl_override < n ? s->inl_override : n;
 	} else {

@@ -393,7 +393,7 @@ static int want_stop_cb(void *ctx, pid_t tid, uint64_t pc)
 	(void)tid;
 	/* also our own: the dynamic linker's report, until/advance's places */
 	return ptd__ses_bp_at(s, pc) != NULL || (s->solib_addr && pc == s->solib_addr) ||
-	       (s->adv_active && (pc == s->adv_addr || pc == s->adv_ret));
+	       (s->adv_active && (ptd__ses_adv_at(s, pc) || pc == s->adv_ret));
 }
 
 /*

@@ -514,6 +514,13 @@ void ptd__ses_drop_process(struct ptd_session *s)
 	ptd__ses_watch_drop_locals(s);
 }
 
+static void free_strv(char **v)
+{
+	for (char **a = v; a && *a; a++)
+		free(*a);
+	free(v);
+}
+
 void ptd_session_free(struct ptd_session *s)
 {
 	if (!s)
@@ -533,6 +540,7 @@ void ptd_session_free(struct ptd_session *s)
 			free(*a);
 		free(s->argv);
 	}
+	free_strv(s->envp);
 	free(s);
 }
 
@@ -545,6 +553,30 @@ void ptd_session_set_disable_aslr(struct ptd_session *s, int on)
 int ptd_session_get_disable_aslr(const struct ptd_session *s)
 {
 	return s ? s->disable_aslr : 0;
+}
+
+int ptd_session_set_environment(struct ptd_session *s, char *const *envp)
+{
+	char **copy = NULL;
+	int n = 0;
+
+	if (!s)
+		return -ptde_invalid;
+	if (envp) {
+		while (envp[n])
+			n++;
+		copy = calloc((size_t)n + 1, sizeof(*copy));
+		if (!copy)
+			return -ptde_nomem;
+		for (int i = 0; i < n; i++)
+			if (!(copy[i] = strdup(envp[i]))) {
+				free_strv(copy);
+				return -ptde_nomem;
+			}
+	}
+	free_strv(s->envp);
+	s->envp = copy;
+	return 0;
 }
 
 int ptd_session_set_program(struct ptd_session *s, char *const *argv)
@@ -732,6 +764,7 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 		ptd__ses_drop_process(s);
 	l.argv = s->argv;
 	l.disable_aslr = s->disable_aslr;
+	l.envp = s->envp;
 	unpin_self(s);
 	rc = ptd_target_launch(&s->t, &l);
 	if (rc < 0) {
@@ -771,6 +804,7 @@ int ptd_session_launch(struct ptd_session *s)
 		ptd__ses_drop_process(s);
 	l.argv = s->argv;
 	l.disable_aslr = s->disable_aslr;
+	l.envp = s->envp;
 	unpin_self(s);
 	rc = ptd_target_launch(&s->t, &l);
 	if (rc < 0) {

@@ -36,6 +36,9 @@ struct sbp_loc {
 	char *inl;
 };
 
+/* until/advance: the most places of one location it stops at */
+#define PTD_ADV_LOCS 16
+
 struct sbp {
 	int id;
 	uint64_t addr; /* the first location's (0: pending); a watchpoint's bytes */
@@ -46,6 +49,10 @@ struct sbp {
 	int disabled; /* disable N */
 	unsigned hits;
 	int temporary;
+	/* enable once / enable count N (gdb's disp_disable): each stop
+	 * counts @enable_count down, and at 0 the breakpoint disables
+	 * itself */
+	int disp_disable, enable_count;
 	int plt;         /* at the PLT entry until a library defines the function */
 	char *cond;      /* condition N EXPR: stop only when true; owned, NULL: none */
 	unsigned ignore; /* ignore N COUNT: hits still to pass over */
@@ -160,6 +167,7 @@ struct ptd_session {
 	struct ses_answers fo;
 	uint64_t relogs; /* call logs written again from the items (maint check calls) */
 	char **argv;
+	char **envp; /* the program's environment (set environment); NULL: ptdbg's */
 	int disable_aslr;
 	int pin_cpu;
 	int own_aff_saved; /* own_aff: ptdbg's CPU mask before it pinned itself */
@@ -261,6 +269,14 @@ struct ptd_session {
 	 * caller at @adv_ret (advance.c). */
 	int adv_active, adv_anywhere, adv_depth;
 	uint64_t adv_addr, adv_ret, adv_cfa;
+	/* the location's other places (a function's inlined copies): the
+	 * first of them reached stops it too (ptd__ses_adv_at) */
+	uint64_t adv_more[PTD_ADV_LOCS];
+	int nadv_more;
+	/* while until/advance LOCATION runs: a stop at one of its places
+	 * shows the innermost inlined function there, as gdb's bp_until
+	 * (stopped_by_user_bp_inline_frame) */
+	int adv_places_on;
 	pid_t adv_tid;
 	/* ... and in the recorded past, where the replay stops at both
 	 * places through this wrapper of the breakpoint callback */
@@ -383,6 +399,8 @@ int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid);
 struct sbp *ptd__ses_bp_hit(struct ptd_session *s, uint64_t addr, pid_t tid);
 /* After a stop at @addr: deletes the temporary breakpoints there that
  * stopped the thread (breakctl.c). */
+/* Whether @pc is one of the places until/advance stops at (breakctl.c). */
+int ptd__ses_adv_at(const struct ptd_session *s, uint64_t pc);
 void ptd__ses_bp_drop_temps(struct ptd_session *s, uint64_t addr);
 /* gdb's handle flags of @signo (PTD_SIG_STOP | PTD_SIG_PRINT | PTD_SIG_PASS). */
 int ptd__ses_sig_flags(struct ptd_session *s, int signo);

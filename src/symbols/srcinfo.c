@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ptdbg/ptdbg.h"
 #include "symbols/symbols.h"
@@ -131,7 +132,7 @@ int ptd_symbols_source_info(struct ptd_symbols *s, const char *file, uint64_t pc
 	}
 	out->name = ptd_symbols_display_name(s, file);
 	out->comp_dir = str_attr(&cu, DW_AT_comp_dir);
-	if (out->name == file && out->comp_dir) {
+	if (out->name == file && out->comp_dir && out->comp_dir[0] == '/') {
 		/* named relative to the unit's directory, as the compiler was
 		 * given it */
 		size_t n = strlen(out->comp_dir);
@@ -145,8 +146,16 @@ int ptd_symbols_source_info(struct ptd_symbols *s, const char *file, uint64_t pc
 		out->dwarf_version = version;
 	out->has_macros = dwarf_hasattr(&cu, DW_AT_macros) || dwarf_hasattr(&cu, DW_AT_GNU_macros) ||
 			  dwarf_hasattr(&cu, DW_AT_macro_info);
-	/* the file on disk, if it is there */
-	if (realpath(file, out->fullname) && (f = fopen(out->fullname, "r")) != NULL) {
+	/* the file on disk, if it is there (a relative name is the unit's
+	 * directory's, not ptdbg's: cd may have moved it) */
+	char joined[4096];
+	const char *path = file;
+
+	if (file[0] != '/' && out->comp_dir &&
+	    snprintf(joined, sizeof(joined), "%s/%s", out->comp_dir, file) < (int)sizeof(joined) &&
+	    access(joined, R_OK) == 0)
+		path = joined;
+	if (realpath(path, out->fullname) && (f = fopen(out->fullname, "r")) != NULL) {
 		int c, last = '\n';
 
 		out->lines = 0;

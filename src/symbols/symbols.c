@@ -175,9 +175,13 @@ const char *ptd_symbols_display_name(struct ptd_symbols *s, const char *file)
 		}
 	}
 	/* gdb shows a file by the name the compiler was given: relative to
-	 * the compilation directory when it lies below it. */
+	 * the compilation directory when it lies below it.  A relative
+	 * directory (glibc's "./nptl") stays in the name, as gdb joins it
+	 * with the line table's ("./nptl/pthread_kill.c"). */
 	for (size_t i = 0; i < s->ncompdirs; i++) {
 		size_t n = strlen(s->compdirs[i]);
+		if (s->compdirs[i][0] != '/')
+			continue;
 		if (n > best && !strncmp(file, s->compdirs[i], n) && file[n] == '/' && file[n + 1])
 			best = n;
 	}
@@ -1407,6 +1411,28 @@ static const struct sym_ent *find_function(struct ptd_symbols *s, const char *na
 		}
 	}
 	return best;
+}
+
+int ptd__symbols_plt_each(struct ptd_symbols *s, struct Dwfl_Module *m,
+			  void (*fn)(void *ctx, const char *name, uint64_t addr), void *ctx)
+{
+	size_t i, n;
+	int k = 0;
+
+	if (!s || !fn)
+		return -ptde_invalid;
+	if (!s->syms_built)
+		build_syms(s);
+	for (i = 0; i < s->nall; i++) {
+		const struct sym_ent *e = &s->all[i];
+
+		if (e->mod != (Dwfl_Module *)m || (n = strlen(e->name)) < 4 ||
+		    strcmp(e->name + n - 4, "@plt"))
+			continue;
+		fn(ctx, e->name, e->start);
+		k++;
+	}
+	return k;
 }
 
 int ptd_symbols_function(struct ptd_symbols *s, const char *name, uint64_t *entry, uint64_t *bp)

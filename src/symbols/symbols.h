@@ -122,4 +122,13 @@ int ptd__symbols_tailcalls(struct ptd_symbols *s, uint64_t ret, uint64_t pc, uin
 struct Dwfl;
 struct Dwfl *ptd__symbols_dwfl(struct ptd_symbols *s);
 
+/*
+ * The synthetic "name@plt" symbols of module @m (a Dwfl_Module of
+ * ptd__symbols_dwfl(@s)): @fn gets each one's name and address, for the
+ * non-debugging symbols of info functions.  Returns their count or <0.
+ */
+struct Dwfl_Module;
+int ptd__symbols_plt_each(struct ptd_symbols *s, struct Dwfl_Module *m,
+			  void (*fn)(void *ctx, const char *name, uint64_t addr), void *ctx);
+
 #endif

@@ -144,6 +144,10 @@ int ptd_target_siginfo(struct ptd_target *t, pid_t tid, siginfo_t *si);
 int ptd_target_set_regs(struct ptd_target *t, pid_t tid, const struct user_regs_struct *r);
 /* The x87/SSE state (FXSAVE layout) of stopped thread @tid (fpregs.c). */
 int ptd_target_get_fpregs(struct ptd_target *t, pid_t tid, struct user_fpregs_struct *f);
+/* Its XSAVE state (PTRACE_GETREGSET NT_X86_XSTATE, the standard format:
+ * AVX, opmask and ZMM parts at the offsets CPUID leaf 0xD gives) into
+ * @buf of *@size bytes; *@size gets the length the kernel wrote. */
+int ptd_target_get_xstate(struct ptd_target *t, pid_t tid, void *buf, size_t *size);
 int ptd_target_get_pc(struct ptd_target *t, pid_t tid, uint64_t *pc);
 int ptd_target_set_pc(struct ptd_target *t, pid_t tid, uint64_t pc);
 

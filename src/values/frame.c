@@ -1142,13 +1142,16 @@ struct gsearch {
 	const char *name;
 	struct found *fd;
 	int want_fn; /* DW_TAG_subprogram instead of variables */
+	int lax;     /* also variables without a location (info address) */
+	int ext;     /* only external ones: gdb's global block, searched
+		      * before the static symbols of other files */
 };
 
 static int search_cu(Dwarf_Die *cu, struct gsearch *gs)
 {
 	Dwarf_Die c;
 
-	if (!gs->want_fn && find_enumerator(cu, gs->name, &gs->fd->die)) {
+	if (!gs->want_fn && !gs->ext && find_enumerator(cu, gs->name, &gs->fd->die)) {
 		gs->fd->ok = 1;
 		return 1;
 	}
@@ -1163,8 +1166,10 @@ static int search_cu(Dwarf_Die *cu, struct gsearch *gs)
 		nm = dwarf_diename(&c);
 		if (!nm || strcmp(nm, gs->name))
 			continue;
+		if (gs->ext && !dwarf_hasattr_integrate(&c, DW_AT_external))
+			continue;
 		if (gs->want_fn ? !dwarf_hasattr(&c, DW_AT_low_pc)
-				: !dwarf_hasattr(&c, DW_AT_location) &&
+				: !gs->lax && !dwarf_hasattr(&c, DW_AT_location) &&
 					  !dwarf_hasattr(&c, DW_AT_const_value))
 			continue;
 		gs->fd->die = c;
@@ -1300,14 +1305,42 @@ static int find_qualified(struct ptd_values *v, const char *name, int want_fn, s
 	return fd->ok;
 }
 
+/* @want_fn: 1 a function, 0 a variable, -1 a variable even without a
+ * location.  Externals first (gdb's global symbols: a program's function
+ * wins over an enumerator of the same name in a library), then the
+ * static symbols of every file. */
 static int find_global(struct ptd_values *v, const char *name, int want_fn, struct found *fd)
 {
-	struct gsearch gs = { name, fd, want_fn };
+	struct gsearch gs = { name, fd, want_fn > 0, want_fn < 0, 1 };
 	Dwfl *dwfl = ptd__symbols_dwfl(v->sym);
 
-	if (dwfl)
-		dwfl_getmodules(dwfl, search_mod, &gs, 0);
+	if (!dwfl)
+		return 0;
+	dwfl_getmodules(dwfl, search_mod, &gs, 0);
+	if (fd->ok)
+		return 1;
+	gs.ext = 0;
+	dwfl_getmodules(dwfl, search_mod, &gs, 0);
 	return fd->ok;
+}
+
+/* A variable or a function, the externals of either before the statics. */
+static int find_global_any(struct ptd_values *v, const char *name, struct found *fd, int *is_fn)
+{
+	Dwfl *dwfl = ptd__symbols_dwfl(v->sym);
+
+	for (int ext = 1; ext >= 0 && dwfl; ext--)
+		for (int fn = 0; fn <= 1; fn++) {
+			struct gsearch gs = { name, fd, fn, 0, ext };
+
+			memset(fd, 0, sizeof(*fd));
+			dwfl_getmodules(dwfl, search_mod, &gs, 0);
+			if (fd->ok) {
+				*is_fn = fn;
+				return 1;
+			}
+		}
+	return 0;
 }
 
 /* An enumerator's value has its enum's type: find the enum that holds it
@@ -1624,6 +1657,7 @@ int ptd__lookup_var(struct ptd_values *v, const char *name, struct ptd_value **o
 {
 	struct found fd = { 0 };
 	uint64_t entry, bp;
+	int is_fn = 0;
 
 	if (!v->sym)
 		return ptd__err(-ptde_notfound, "No symbol table is loaded.  Use the \"file\" command.");
@@ -1643,12 +1677,13 @@ int ptd__lookup_var(struct ptd_values *v, const char *name, struct ptd_value **o
 	}
 	if (find_scoped(v, name, &fd))
 		return var_value(v, &fd, out);
+	if (find_global_any(v, name, &fd, &is_fn))
+		return is_fn ? func_value(v, &fd, out) : var_value(v, &fd, out);
+	/* a file's static the compiler dropped: <optimized out>, as gdb */
 	memset(&fd, 0, sizeof(fd));
-	if (find_global(v, name, 0, &fd))
+	if (find_global(v, name, -1, &fd) && !dwarf_hasattr_integrate(&fd.die, DW_AT_external))
 		return var_value(v, &fd, out);
 	memset(&fd, 0, sizeof(fd));
-	if (find_global(v, name, 1, &fd))
-		return func_value(v, &fd, out);
 	if (ptd_symbols_function(v->sym, name, &entry, &bp) == 0) {
 		struct vtype *t = ptd__vt_new(v, VT_NODEBUG, NULL, 1);
 		struct ptd_value *val = t ? ptd__val_new(t) : NULL;
@@ -1661,6 +1696,36 @@ int ptd__lookup_var(struct ptd_values *v, const char *name, struct ptd_value **o
 		return 0;
 	}
 	return ptd__err(-ptde_notfound, "No symbol \"%s\" in current context.", name);
+}
+
+/* info address's lookup (symquery.c): the variable, enumerator or
+ * function @name as print finds it, in the scopes at the selected
+ * frame's pc first, then among every module's globals.  Returns 1 when
+ * found, else 0. */
+int ptd__find_symbol(struct ptd_values *v, const char *name, struct ptd__symfound *out)
+{
+	struct found fd = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	if (!v->sym || strstr(name, "::"))
+		return 0;
+	if (find_scoped(v, name, &fd)) {
+		out->pc = lookup_pc(v);
+	} else {
+		/* else a variable the compiler left without a location:
+		 * gdb's "optimized out" */
+		if (!find_global_any(v, name, &fd, &out->func)) {
+			memset(&fd, 0, sizeof(fd));
+			if (!find_global(v, name, -1, &fd))
+				return 0;
+		}
+		out->pc = v->has_regs && v->frame.valid ? lookup_pc(v) : 0;
+	}
+	out->die = fd.die;
+	out->fn = fd.fn;
+	out->has_fn = fd.has_fn;
+	out->bias = fd.bias;
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */

@@ -259,6 +259,25 @@ static void set_cplus(struct vtype *t, Dwarf_Die *die, const char *name)
 	}
 }
 
+/* gcc's names of C's integer types as gdb 13 prints them ("long int" is
+ * "long", "long unsigned int" "unsigned long"). */
+const char *ptd__base_type_name(const char *name)
+{
+	static const char *const map[][2] = {
+		{ "long int", "long" },
+		{ "long unsigned int", "unsigned long" },
+		{ "short int", "short" },
+		{ "short unsigned int", "unsigned short" },
+		{ "long long int", "long long" },
+		{ "long long unsigned int", "unsigned long long" },
+	};
+
+	for (size_t i = 0; name && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(name, map[i][0]))
+			return map[i][1];
+	return name;
+}
+
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 {
 	void *dbg = dwarf_cu_getdwarf(die->cu);
@@ -273,6 +292,8 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 	switch (tag) {
 	case DW_TAG_base_type: {
 		uint64_t enc = udata(die, DW_AT_encoding, 0);
+
+		name = ptd__base_type_name(name);
 		uint64_t sz = udata(die, DW_AT_byte_size, 0);
 
 		if (enc == DW_ATE_float) {

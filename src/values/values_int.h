@@ -212,6 +212,8 @@ struct vtype *ptd__vt_strip(struct vtype *t);   /* typedefs and qualifiers */
  * the module has no DWARF). */
 int ptd__dw_each_cu(Dwfl_Module *m, int (*fn)(Dwarf_Die *cu, Dwarf_Addr bias, void *arg), void *arg);
 uint64_t ptd__vt_size(struct vtype *t);
+/* A DWARF base type's name as gdb prints it ("long int" is "long"). */
+const char *ptd__base_type_name(const char *name);
 void ptd__vt_builtins(struct ptd_values *v);
 /* The name as gdb's whatis prints it (with @decl as declarator). */
 char *ptd__vt_name(struct vtype *t, const char *decl);
@@ -231,6 +233,15 @@ int ptd__lookup_var(struct ptd_values *v, const char *name, struct ptd_value **o
 int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **out);
 int ptd__mem_read(struct ptd_values *v, uint64_t addr, void *buf, size_t n);
 int ptd__reg_write(struct ptd_values *v, int regno, uint64_t x);
+/* A symbol found by name for info address: its DIE, the subprogram around
+ * it (a local's, for DW_AT_frame_base), the module's bias, whether it is
+ * a function, and the pc its location is described at. */
+struct ptd__symfound {
+	Dwarf_Die die, fn;
+	int has_fn, func;
+	uint64_t bias, pc;
+};
+int ptd__find_symbol(struct ptd_values *v, const char *name, struct ptd__symfound *out);
 
 /* print.c */
 struct sbuf {

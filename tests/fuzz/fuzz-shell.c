@@ -17,10 +17,11 @@
  * No process is ever created or touched: fork, ptrace, kill,
  * process_vm_*, sched_setaffinity and waitpid are replaced at link time
  * (-Wl,--wrap) by versions that fail with EPERM, so `run`, `start`,
- * `attach PID` and the rest take their error paths.  `source` and `file`
- * are skipped, as they would read any path named in the input (a FIFO or
- * a device can block).  `record save DIR` writes below the working
- * directory only.
+ * `attach PID`, `shell` and the rest take their error paths.  `source` and
+ * `file` are skipped, as they would read any path named in the input (a
+ * FIFO or a device can block), and so are `save`, which would write one,
+ * and `cd`, which would move the process.  `record save DIR` writes below
+ * the working directory only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -139,7 +140,9 @@ static int skipped(const char *line)
 	while (*line == ' ' || *line == '\t')
 		line++;
 	n = strcspn(line, " \t/");
-	return is_prefix(line, n, "source") || is_prefix(line, n, "file");
+	/* (save breakpoints writes the file named, cd moves the process) */
+	return is_prefix(line, n, "source") || is_prefix(line, n, "file") ||
+	       is_prefix(line, n, "save") || is_prefix(line, n, "cd");
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

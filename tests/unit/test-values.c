@@ -643,6 +643,77 @@ static void test_locals(void **state)
 	}
 }
 
+/* info address / info functions|variables|types / rbreak's matches over
+ * testprogs/values (no process: globals and ELF symbols), and bad input. */
+static void test_symbol_queries(void **state)
+{
+	struct fx *f = *state;
+	struct ptd_func_match *m = NULL;
+	char *s = NULL;
+	int n = 0;
+
+	assert_int_equal(ptd_values_info_address(f->v, "g_counter", &s), 0);
+	assert_string_equal(s, "Symbol \"g_counter\" is static storage at address 0x404020.\n");
+	free(s);
+	assert_int_equal(ptd_values_info_address(f->v, "main", &s), 0);
+	assert_string_equal(s, "Symbol \"main\" is a function at address 0x401291.\n");
+	free(s);
+	assert_int_equal(ptd_values_info_address(f->v, "GREEN", &s), 0);
+	assert_string_equal(s, "Symbol \"GREEN\" is constant.\n");
+	free(s);
+	assert_int_equal(ptd_values_info_address(f->v, "point_t", &s), 0);
+	assert_string_equal(s, "Symbol \"point_t\" is a typedef.\n");
+	free(s);
+	assert_int_equal(ptd_values_info_address(f->v, "_start", &s), 0);
+	assert_string_equal(s, "Symbol \"_start\" is at 0x401040 in a file compiled without "
+			       "debugging.\n");
+	free(s);
+	s = NULL;
+	assert_int_equal(ptd_values_info_address(f->v, "nosuch", &s), -ptde_notfound);
+	assert_null(s);
+	assert_int_equal(ptd_values_info_address(f->v, "", &s), -ptde_invalid);
+	assert_int_equal(ptd_values_info_address(NULL, "x", &s), -ptde_invalid);
+	assert_int_equal(ptd_values_info_address(f->v, NULL, &s), -ptde_invalid);
+
+	assert_int_equal(ptd_values_info_symbols(f->v, PTD_INFO_FUNCTIONS, "^hel", 0, &s), 0);
+	assert_string_equal(s, "All functions matching regular expression \"^hel\":\n\n"
+			       "File values.c:\n98:\tstatic int helper(int);\n");
+	free(s);
+	assert_int_equal(ptd_values_info_symbols(f->v, PTD_INFO_VARIABLES, "total", PTD_INFO_QUIET,
+						 &s), 0);
+	assert_string_equal(s, "\nFile values.c:\n40:\tstatic long s_total;\n");
+	free(s);
+	assert_int_equal(ptd_values_info_symbols(f->v, PTD_INFO_TYPES, "^point_t$", 0, &s), 0);
+	assert_string_equal(s, "All types matching regular expression \"^point_t$\":\n\n"
+			       "File values.c:\n37:\ttypedef struct point point_t;\n");
+	free(s);
+	assert_int_equal(ptd_values_info_symbols(f->v, PTD_INFO_FUNCTIONS, "plt$", 0, &s), 0);
+	assert_string_equal(s, "All functions matching regular expression \"plt$\":\n\n"
+			       "Non-debugging symbols:\n0x0000000000401030  printf@plt\n");
+	free(s);
+	s = NULL;
+	assert_int_equal(ptd_values_info_symbols(f->v, PTD_INFO_FUNCTIONS, "[", 0, &s),
+			 -ptde_invalid);
+	assert_null(s);
+	assert_int_equal(ptd_values_info_symbols(f->v, 7, NULL, 0, &s), -ptde_invalid);
+	assert_int_equal(ptd_values_info_symbols(NULL, PTD_INFO_TYPES, NULL, 0, &s), -ptde_invalid);
+
+	assert_int_equal(ptd_values_functions_matching(f->v, "^make_", &m, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(m[0].name, "make_big");
+	assert_string_equal(m[0].decl, "struct big make_big(long);");
+	assert_non_null(strstr(m[0].file, "values.c"));
+	assert_string_equal(m[1].name, "make_point");
+	ptd_values_matches_free(m, n);
+	assert_int_equal(ptd_values_functions_matching(f->v, "^_start$", &m, &n), 0);
+	assert_int_equal(n, 1);
+	assert_null(m[0].file);
+	assert_int_equal(m[0].addr, 0x401040);
+	ptd_values_matches_free(m, n);
+	assert_int_equal(ptd_values_functions_matching(NULL, "x", &m, &n), -ptde_invalid);
+	ptd_values_matches_free(NULL, 0);
+}
+
 static void test_no_debug_info(void **state)
 {
 	struct ptd_values *v = NULL;
@@ -668,6 +739,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watch_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_history_and_assign, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_locals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symbol_queries, setup, teardown),
 		cmocka_unit_test(test_no_debug_info),
 	};
 
