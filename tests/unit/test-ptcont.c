@@ -32,218 +32,8 @@
 #include "decode/pt.h"
 #include "history/history_int.h"
 #include "util/error.h"
-#include "ptwalk.h"
-
-/* One history entry: an instruction address, or a gap of a kind. */
-#define GAPBIT (1ull << 63)
-
-struct seq {
-	uint64_t *v;
-	size_t n, cap;
-};
-
-static void seq_push(struct seq *s, uint64_t x)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 256;
-		s->v = realloc(s->v, s->cap * sizeof(*s->v));
-		assert_non_null(s->v);
-	}
-	s->v[s->n++] = x;
-}
-
-/* Code: the walker's program at PW_BASE, and a 16-bit loop at LOW16. */
-#define LOW16 0x2000ull
-static const uint8_t code16[] = {
-	0x90,		  /* 2000: nop */
-	0x40,		  /* 2001: inc %ax */
-	0x75, 0xfc,	  /* 2002: jnz 2000 */
-	0xe8, 0x02, 0x00, /* 2004: call 2009 (rel16) */
-	0x90,		  /* 2007: nop */
-	0xf4,		  /* 2008: hlt */
-	0x48,		  /* 2009: dec %ax */
-	0xc3,		  /* 200a: ret */
-};
-
-static int code_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
-{
-	if (addr >= LOW16 && addr < LOW16 + sizeof(code16)) {
-		if (n > LOW16 + sizeof(code16) - addr)
-			n = (size_t)(LOW16 + sizeof(code16) - addr);
-		memcpy(buf, code16 + (addr - LOW16), n);
-		return (int)n;
-	}
-	return pw_read(ctx, addr, buf, n);
-}
-
-/* Each instruction of a block (in execution mode @mode) as one entry;
- * 32-bit and 16-bit entries are marked so a mode mix-up shows. */
-#define MODEBIT(m) ((uint64_t)(m) << 60)
-
-/* Damaged traces (test_fuzz_inputs) reach bytes that are no instruction
- * of the program, where libipt's and ptdbg's instruction decoders may
- * disagree: the rest of such a block is one marked entry (for both
- * sides alike), as in tests/fuzz/fuzz-ptcont.c. */
-static int lenient;
-#define BADLEN (1ull << 59)
-
-static void seq_block(struct seq *s, uint64_t ip, uint64_t end_ip, uint32_t ninsn, unsigned mode)
-{
-	for (uint32_t k = 0; k < ninsn && lenient; k++) {
-		uint8_t b[16];
-		struct ptd_insn_info in;
-		int n;
-
-		if (k + 1 == ninsn) {
-			seq_push(s, end_ip | MODEBIT(mode));
-			return;
-		}
-		seq_push(s, ip | MODEBIT(mode));
-		n = code_read(NULL, ip, b, sizeof(b));
-		if (n <= 0 || ptd_disasm_decode_mode(b, (size_t)n, ip, mode, &in) < 0) {
-			seq_push(s, BADLEN | (uint64_t)(ninsn - k - 1));
-			seq_push(s, end_ip | MODEBIT(mode));
-			return;
-		}
-		ip += in.len;
-	}
-	for (uint32_t k = 0; k < ninsn; k++) {
-		uint8_t b[16];
-		struct ptd_insn_info in;
-		int n = code_read(NULL, ip, b, sizeof(b));
-
-		seq_push(s, ip | MODEBIT(mode));
-		if (k + 1 == ninsn)
-			break;
-		assert_true(n > 0);
-		assert_int_equal(ptd_disasm_decode_mode(b, (size_t)n, ip, mode, &in), 0);
-		ip += in.len;
-	}
-	assert_int_equal(s->v[s->n - 1], end_ip | MODEBIT(mode));
-}
-
-static int ref_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip, void *ctx)
-{
-	int n;
-
-	(void)asid;
-	(void)ctx;
-	n = code_read(NULL, ip, buf, size);
-	return n > 0 ? n : -pte_nomap;
-}
-
-/* The reference: one continuous libipt block decode, gdb's gap rules. */
-static void reference(const uint8_t *buf, size_t size, int gdb_gaps, struct seq *out)
-{
-	struct pt_config cfg;
-	struct pt_block_decoder *d;
-	struct pt_image *img = pt_image_alloc(NULL);
-	int status, have_item = 0;
-
-	pt_config_init(&cfg);
-	cfg.begin = (uint8_t *)buf;
-	cfg.end = (uint8_t *)buf + size;
-	cfg.flags.variant.block.end_on_call = 1;
-	cfg.flags.variant.block.end_on_jump = 1;
-	d = pt_blk_alloc_decoder(&cfg);
-	assert_non_null(d);
-	pt_image_set_callback(img, ref_read, NULL);
-	pt_blk_set_image(d, img);
-	status = pt_blk_sync_forward(d);
-	{
-		/* ptdbg's own gap for what comes before the first PSB:
-		 * bytes that are not all zero (data lost before it), or, in
-		 * a whole-buffer decode (@gdb_gaps 0), no PSB at all */
-		uint64_t first = size, i;
-		int lost = 0;
-
-		if (status != -pte_eos && pt_blk_get_sync_offset(d, &first) < 0)
-			first = size;
-		for (i = 0; i < first && !lost; i++)
-			lost = buf[i] != 0;
-		if (lost || (!gdb_gaps && first == size)) {
-			seq_push(out, GAPBIT | PTD_GAP_LOST);
-			have_item = 1;
-		}
-	}
-	while (status >= 0 || status != -pte_eos) {
-		if (status < 0) {
-			uint64_t before = UINT64_MAX, after = UINT64_MAX;
-
-			if (getenv("PTC_DEBUG")) {
-				uint64_t o = 0;
-				pt_blk_get_offset(d, &o);
-				fprintf(stderr, "err %s at 0x%llx after %zu\n",
-					pt_errstr(pt_errcode(status)), (unsigned long long)o,
-					out->n);
-			}
-			/* ptdbg names a missing code page apart */
-			seq_push(out, GAPBIT | (status == -pte_nomap ? PTD_GAP_NO_MEMORY
-								     : PTD_GAP_DECODE_ERROR));
-			have_item = 1;
-			/* (a PSB+ it cannot read is an error of its own; libipt
-			 * moves past it: if not, the end) */
-			pt_blk_get_sync_offset(d, &before);
-			status = pt_blk_sync_forward(d);
-			if (status < 0 && status != -pte_eos &&
-			    (pt_blk_get_sync_offset(d, &after) < 0 || after == before))
-				break;
-			continue;
-		}
-		while (status & pts_event_pending) {
-			struct pt_event ev;
-
-			status = pt_blk_event(d, &ev, sizeof(ev));
-			if (status < 0)
-				break;
-			if (ev.type == ptev_overflow) {
-				seq_push(out, GAPBIT | PTD_GAP_OVERFLOW);
-				have_item = 1;
-			} else if (ev.type == ptev_enabled && gdb_gaps && !ev.status_update &&
-				   !ev.variant.enabled.resumed && have_item) {
-				seq_push(out, GAPBIT | PTD_GAP_DISABLED);
-			}
-		}
-		if (status < 0)
-			continue;
-		{
-			struct pt_block b;
-
-			b.ninsn = 0;
-			status = pt_blk_next(d, &b, sizeof(b));
-			if (b.ninsn) {
-				seq_block(out, b.ip, b.end_ip, b.ninsn,
-					  b.mode == ptem_32bit	 ? PTD_MODE_32
-					  : b.mode == ptem_16bit ? PTD_MODE_16
-								 : PTD_MODE_64);
-				have_item = 1;
-			}
-		}
-	}
-	pt_blk_free_decoder(d);
-	pt_image_free(img);
-}
-
-/* A ptdbg history as the same sequence (events take no number). */
-static void from_history(const struct ptd_history *h, struct seq *out)
-{
-	uint64_t i, n = ptd_history_nitems(h), numbers = 0;
-
-	for (i = 0; i < n; i++) {
-		struct ptd_item it;
-
-		assert_int_equal(ptd_history_item(h, i, &it), 1);
-		if (it.kind == PTD_ITEM_BLOCK) {
-			seq_block(out, it.block.ip, it.block.end_ip, it.block.ninsn,
-				  ptd_block_mode(&it.block));
-			numbers += it.block.ninsn;
-		} else if (it.kind == PTD_ITEM_GAP) {
-			seq_push(out, GAPBIT | it.reason);
-			numbers++;
-		}
-	}
-	assert_int_equal(numbers, ptd_history_count(h));
-}
+#define PTREF_FAIL(msg) fail_msg("%s", msg)
+#include "ptref.h"
 
 static void assert_same_seq(const struct seq *exp, const struct seq *got, const char *what)
 {
@@ -333,8 +123,8 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 	struct ptd_pt_trace *bt = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
 	struct ptd_history *base = ptd_history_alloc(ptd_image_read, img);
 
-	reference(buf, size, 1, &ref);
-	reference(buf, size, 0, &ref_nogaps);
+	assert_int_equal(reference(buf, size, 1, &ref), 0);
+	assert_int_equal(reference(buf, size, 0, &ref_nogaps), 0);
 	assert_true(ref.n > 10);
 	/* one serial decode: every other build has the same items */
 	ptd_pt_trace_set_disabled_gaps(bt, 1);
@@ -776,7 +566,7 @@ static void test_modes(void **state)
 		struct seq ref = {0};
 		size_t m[3] = {0}, gaps = 0, dec_eax = 0;
 
-		reference(x.buf, n, 0, &ref);
+		assert_int_equal(reference(x.buf, n, 0, &ref), 0);
 		for (size_t i = 0; i < ref.n; i++) {
 			if (ref.v[i] & GAPBIT)
 				gaps++;
@@ -843,7 +633,7 @@ static void test_mode_at_psb(void **state)
 		struct seq ref = {0};
 		size_t gaps = 0;
 
-		reference(x.buf, n, 0, &ref);
+		assert_int_equal(reference(x.buf, n, 0, &ref), 0);
 		for (size_t i = 0; i < ref.n; i++)
 			gaps += (ref.v[i] & GAPBIT) != 0;
 		assert_true(gaps >= 6);
@@ -922,7 +712,7 @@ static void test_synth_patterns(void **state)
 				assert_non_null(s);
 				drive(s, mode32, &exp);
 				buf = ptd_ptsynth_data(s, &n);
-				reference(buf, n, 1, &ref);
+				assert_int_equal(reference(buf, n, 1, &ref), 0);
 				snprintf(what, sizeof(what),
 					 "synthesized, %s, fup_pge %d, period %u",
 					 mode32 ? "32-bit" : "64-bit", fup_pge, periods[pi]);
@@ -956,7 +746,7 @@ static void test_fuzz_inputs(void **state)
 	if (!d)
 		fail_msg("cannot open %s (run from the top of the tree)", dir);
 	skip_newest = 1;
-	lenient = 1;
+	ptref_lenient = 1;
 	while ((de = readdir(d))) {
 		char path[512];
 		uint8_t *buf;
@@ -984,7 +774,7 @@ static void test_fuzz_inputs(void **state)
 	}
 	closedir(d);
 	skip_newest = 0;
-	lenient = 0;
+	ptref_lenient = 0;
 	assert_true(nfiles >= 5);
 }
 
