@@ -136,7 +136,8 @@ struct dctx {
 	int bad;
 };
 
-static int rd_uleb(const uint8_t **p, const uint8_t *end, uint64_t *out)
+/* A LEB128 number; @sign: sign-extended (SLEB128). */
+static int rd_leb(const uint8_t **p, const uint8_t *end, int sign, uint64_t *out)
 {
 	uint64_t r = 0;
 	int shift = 0;
@@ -148,6 +149,8 @@ static int rd_uleb(const uint8_t **p, const uint8_t *end, uint64_t *out)
 			r |= (uint64_t)(c & 0x7f) << shift;
 		shift += 7;
 		if (!(c & 0x80)) {
+			if (sign && shift < 64 && (c & 0x40))
+				r |= ~(uint64_t)0 << shift;
 			*out = r;
 			return 0;
 		}
@@ -155,25 +158,19 @@ static int rd_uleb(const uint8_t **p, const uint8_t *end, uint64_t *out)
 	return -1;
 }
 
+static int rd_uleb(const uint8_t **p, const uint8_t *end, uint64_t *out)
+{
+	return rd_leb(p, end, 0, out);
+}
+
 static int rd_sleb(const uint8_t **p, const uint8_t *end, int64_t *out)
 {
-	uint64_t r = 0;
-	int shift = 0;
+	uint64_t u;
 
-	while (*p < end) {
-		uint8_t c = *(*p)++;
-
-		if (shift < 64)
-			r |= (uint64_t)(c & 0x7f) << shift;
-		shift += 7;
-		if (!(c & 0x80)) {
-			if (shift < 64 && (c & 0x40))
-				r |= ~(uint64_t)0 << shift;
-			*out = (int64_t)r;
-			return 0;
-		}
-	}
-	return -1;
+	if (rd_leb(p, end, 1, &u) < 0)
+		return -1;
+	*out = (int64_t)u;
+	return 0;
 }
 
 static int rd_fixed(const uint8_t **p, const uint8_t *end, int n, uint64_t *out)
