@@ -33,6 +33,7 @@ static const uint8_t psb_pattern[16] = { 0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x0
 struct psbhdr {
 	uint64_t fup_ip;  /* 0: no FUP (tracing disabled at the PSB) */
 	uint64_t fup_off; /* offset and size of the FUP packet */
+	uint64_t end_off; /* offset right after PSBEND (ok only) */
 	uint8_t fup_len;
 	/* The execution mode of the first MODE.Exec before PSBEND
 	 * (ptem_unknown: none). */
@@ -121,6 +122,7 @@ static void read_psb_hdr_at(struct pt_packet_decoder *pd, uint64_t off, struct p
 		}
 		if (pkt.type == ppt_psbend) {
 			h->ok = 1;
+			h->end_off = at + (uint64_t)n;
 			if (!h->fup_ip)
 				break;
 			after_end = 1;
@@ -306,6 +308,11 @@ struct carry {
 	/* Output only: PTD_BLK_* flags the run learnt for the last block
 	 * before it (ptd_history_flag_last). */
 	uint8_t head_flags;
+	/* A MODE.Exec read before the PSB that still waits for the TIP it
+	 * binds to (enum pt_exec_mode; ptem_unknown: none): see
+	 * trailing_exec.  The continuous decoder holds it across the PSB+
+	 * and applies it at the next TIP, TIP.PGE or TIP.PGD. */
+	uint8_t pend_exec;
 };
 
 /*
@@ -327,6 +334,9 @@ struct seg {
 	struct iccache *icc;
 	uint64_t begin, end; /* the PSB and the end of this segment's bytes */
 	uint64_t cut_ip;     /* next segment's start ip (0: none) */
+	/* The trace goes on at end with a PSB (else the trace ends there):
+	 * the continuous decoder reads on into it (see trailing_exec). */
+	int end_psb;
 	struct ptd_image *img;
 	struct pt_image *ptimg;
 	const struct ptd_pt_sink *sink;
@@ -379,6 +389,9 @@ struct seg {
 	/* A part of a run (fast_run): the pending block stays queued for
 	 * what follows. */
 	int more;
+	/* libipt applied a MODE.Exec at a TIP (or resynchronised): the
+	 * carried pend_exec is used up. */
+	int exec_taken;
 };
 
 static int insn_at(struct ptd_image *img, uint64_t ip, unsigned mode, struct ptd_insn_info *in)
@@ -922,6 +935,121 @@ static int fast_blocks(struct seg *s, struct pt_block_decoder *dec, int *pstatus
 	return 0;
 }
 
+/*
+ * MODE.Exec packets that end a decode's buffer.  libipt takes a MODE.Exec
+ * in as it reads ahead and holds it for the TIP it binds to; when its
+ * buffer ends right there (only PAD, timing, PIP or VMCS packets after
+ * it), its decoder fails with the end of the trace and loses the event or
+ * the block it was about to give (a system call's or an asynchronous
+ * disable, the last block with tracing on).  A continuous decoder reads
+ * on into the next PSB+ and gives them, then applies the MODE.Exec at the
+ * next TIP after the PSB+.  So a run that ends at a PSB decodes a copy
+ * with such packets turned into PADs, and carries their mode (struct
+ * carry's pend_exec) to the run after it, which puts one MODE.Exec of
+ * that mode right after its PSB+ (where it binds to the same TIP).
+ *
+ * Walks the packets of the last PSB segment of [@begin, @end) of @buf;
+ * fills @off with the offsets of those MODE.Exec packets (at most @max;
+ * more: none are taken) and returns how many, with the last one's mode in
+ * *@mode.  0 when there are none or the packets do not end exactly at
+ * @end (damaged trace: left as it is).  With @since, *@since gets where
+ * the packets that end the buffer and give libipt nothing to report
+ * (MODE.Exec, PAD, timing, PIP, VMCS) start (@end when unknown).
+ */
+static int64_t find_psb_back(const uint8_t *buf, uint64_t limit);
+
+static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t *off,
+			    size_t max, uint8_t *mode, uint64_t *since)
+{
+	struct pt_packet_decoder *pd;
+	struct pt_config cfg;
+	int64_t from = find_psb_back(buf, end);
+	uint64_t at, start;
+	size_t n = 0;
+	int in_hdr = 0, ok = 0;
+
+	*mode = ptem_unknown;
+	if (since)
+		*since = end;
+	if (from < 0 || (uint64_t)from < begin)
+		from = (int64_t)begin;
+	/* (cheap test first: a MODE packet is 0x99 and its payload) */
+	if (!since && !memchr(buf + from, 0x99, end - (uint64_t)from))
+		return 0;
+	pt_config_init(&cfg);
+	cfg.begin = (uint8_t *)buf;
+	cfg.end = (uint8_t *)buf + end;
+	pd = pt_pkt_alloc_decoder(&cfg);
+	if (!pd || pt_pkt_sync_set(pd, (uint64_t)from) < 0) {
+		pt_pkt_free_decoder(pd);
+		return 0;
+	}
+	for (at = (uint64_t)from, start = at; at < end;) {
+		struct pt_packet pkt;
+
+		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0 || pt_pkt_get_offset(pd, &at) < 0)
+			break;
+		if (pkt.type == ppt_psb) {
+			in_hdr = 1;
+			n = 0;
+			start = at;
+			continue;
+		}
+		if (pkt.type == ppt_psbend) {
+			in_hdr = 0;
+			n = 0;
+			start = at;
+			continue;
+		}
+		if (in_hdr) {
+			start = at;
+			continue;
+		}
+		switch (pkt.type) {
+		case ppt_mode:
+			if (pkt.payload.mode.leaf != pt_mol_exec) {
+				n = 0; /* (MODE.TSX: not taken) */
+				start = at;
+				break;
+			}
+			if (n < max)
+				off[n] = at - 2; /* (a MODE packet is 2 bytes) */
+			n++;
+			*mode = (uint8_t)pt_get_exec_mode(&pkt.payload.mode.bits.exec);
+			break;
+		case ppt_pad:
+		case ppt_tsc:
+		case ppt_mtc:
+		case ppt_cyc:
+		case ppt_cbr:
+		case ppt_pip:
+		case ppt_vmcs:
+			break;
+		default:
+			n = 0;
+			start = at;
+			break;
+		}
+		ok = at == end;
+	}
+	pt_pkt_free_decoder(pd);
+	if (!ok || in_hdr)
+		return 0;
+	if (since)
+		*since = start;
+	return n > max ? 0 : n;
+}
+
+/* A MODE.Exec packet's payload byte for @mode (enum pt_exec_mode). */
+static uint8_t mode_payload(uint8_t mode)
+{
+	struct pt_packet_mode_exec me = pt_set_exec_mode((enum pt_exec_mode)mode);
+
+	return (uint8_t)((me.csl ? 1 : 0) | (me.csd ? 2 : 0));
+}
+
+#define TRAIL_MAX 8
+
 static int decode_segment(struct seg *s)
 {
 	struct pt_block_decoder *dec;
@@ -931,6 +1059,10 @@ static int decode_segment(struct seg *s)
 	uint8_t *copy = NULL;
 	uint64_t sync_at = s->begin;
 	int status, err = 0, fresh_end = 0;
+	int pad_fup = 0, add_mode = 0, add_tsx = 0, ins_exec = 0, keep_exec = 0;
+	uint64_t trail[TRAIL_MAX], since = UINT64_MAX;
+	uint8_t trail_mode = ptem_unknown;
+	size_t ntrail = 0;
 
 	s->last_pos = UINT64_MAX;
 	pt_config_init(&cfg);
@@ -940,12 +1072,26 @@ static int decode_segment(struct seg *s)
 		return ptd__err(-ptde_nomem, "out of memory reading a PSB+");
 	s->enabled = hdr.fup_ip != 0;
 	s->mode = ptem_unknown;
+	if (s->end_psb || (s->in.kind == CARRY_STATE && s->in.pend_exec != ptem_unknown))
+		ntrail = trailing_exec(s->buf, s->begin, s->end, trail, TRAIL_MAX, &trail_mode,
+				       s->in.pend_exec != ptem_unknown ? &since : NULL);
+	if (!s->end_psb)
+		ntrail = 0; /* (the trace ends there: so does the continuous decode) */
 	if (s->in.kind == CARRY_STATE) {
-		int pad_fup = !s->in.enabled && hdr.fup_ip;
+		pad_fup = !s->in.enabled && hdr.fup_ip;
 		/* The continuous decoder keeps its mode where the PSB+ has no
 		 * MODE.Exec: given to libipt's decoder in the copy. */
-		int add_mode = s->in.mode != ptem_unknown && !hdr.mode;
-		int add_tsx = s->in.spec && !hdr.tsx;
+		add_mode = s->in.mode != ptem_unknown && !hdr.mode;
+		add_tsx = s->in.spec && !hdr.tsx;
+		/* (a PSB+ libipt cannot read: the continuous decoder fails
+		 * there too, and forgets what it held) */
+		ins_exec = s->in.pend_exec != ptem_unknown && hdr.ok && hdr.end_off > s->begin &&
+			   hdr.end_off <= s->end;
+		/* (nothing after the PSB+ but what gives libipt nothing to
+		 * report: the MODE.Exec would end the buffer, it goes on) */
+		keep_exec = ins_exec && since <= hdr.end_off;
+		if (keep_exec)
+			ins_exec = 0;
 
 		s->mode = s->in.mode;
 		s->spec = s->in.spec;
@@ -958,41 +1104,52 @@ static int decode_segment(struct seg *s)
 		s->in_disabled = !s->in.enabled;
 		/* (enabled but no FUP: libipt has no ip to go on) */
 		s->enabled = s->in.enabled && hdr.fup_ip;
-		if (pad_fup || add_mode || add_tsx) {
-			/* Tracing was disabled before this PSB: a continuous
-			 * decoder ignores the FUP in its PSB+ and waits for
-			 * TIP.PGE; libipt synced here would take tracing as
-			 * enabled and fail at the PGE.  Decode a copy with the
-			 * FUP turned into PADs (same offsets).  A MODE.Exec
-			 * of the carried mode goes right after the PSB (the
-			 * offsets after it move by its size). */
-			size_t add = (add_mode ? 2 : 0) + (add_tsx ? 2 : 0), n = s->end - s->begin;
+	}
+	if (pad_fup || add_mode || add_tsx || ins_exec || ntrail) {
+		/* Tracing was disabled before this PSB: a continuous decoder
+		 * ignores the FUP in its PSB+ and waits for TIP.PGE; libipt
+		 * synced here would take tracing as enabled and fail at the
+		 * PGE.  Decode a copy with the FUP turned into PADs (same
+		 * offsets).  A MODE.Exec of the carried mode goes right after
+		 * the PSB (the offsets after it move by its size); one that
+		 * waits for its TIP (pend_exec) right after the PSBEND; and
+		 * the MODE.Exec packets at the end become PADs
+		 * (trailing_exec). */
+		size_t add = (add_mode ? 2 : 0) + (add_tsx ? 2 : 0), n = s->end - s->begin;
+		size_t ins = ins_exec ? 2 : 0, hlen = ins ? (size_t)(hdr.end_off - s->begin) : n;
+		uint8_t *q;
 
-			copy = malloc(n + add);
-			if (!copy)
-				return ptd__err(-ptde_nomem, "out of memory decoding PT");
-			memcpy(copy, s->buf + s->begin, sizeof(psb_pattern));
-			if (add_mode) {
-				struct pt_packet_mode_exec me =
-					pt_set_exec_mode((enum pt_exec_mode)s->in.mode);
-
-				copy[sizeof(psb_pattern)] = 0x99;
-				copy[sizeof(psb_pattern) + 1] =
-					(uint8_t)((me.csl ? 1 : 0) | (me.csd ? 2 : 0));
-			}
-			if (add_tsx) { /* MODE.TSX: in a transaction */
-				copy[sizeof(psb_pattern) + add - 2] = 0x99;
-				copy[sizeof(psb_pattern) + add - 1] = 0x21;
-			}
-			memcpy(copy + sizeof(psb_pattern) + add,
-			       s->buf + s->begin + sizeof(psb_pattern), n - sizeof(psb_pattern));
-			if (pad_fup)
-				memset(copy + (hdr.fup_off - s->begin) + add, 0, hdr.fup_len);
-			cfg.begin = copy;
-			cfg.end = copy + n + add;
-			s->obase = s->begin - add;
-			sync_at = 0;
+		copy = malloc(n + add + ins);
+		if (!copy)
+			return ptd__err(-ptde_nomem, "out of memory decoding PT");
+		memcpy(copy, s->buf + s->begin, sizeof(psb_pattern));
+		q = copy + sizeof(psb_pattern);
+		if (add_mode) {
+			*q++ = 0x99;
+			*q++ = mode_payload(s->in.mode);
 		}
+		if (add_tsx) { /* MODE.TSX: in a transaction */
+			*q++ = 0x99;
+			*q++ = 0x21;
+		}
+		memcpy(q, s->buf + s->begin + sizeof(psb_pattern), hlen - sizeof(psb_pattern));
+		q += hlen - sizeof(psb_pattern);
+		if (ins) {
+			*q++ = 0x99;
+			*q++ = mode_payload(s->in.pend_exec);
+			memcpy(q, s->buf + hdr.end_off, n - hlen);
+		}
+		if (pad_fup)
+			memset(copy + (hdr.fup_off - s->begin) + add, 0, hdr.fup_len);
+		for (size_t k = 0; k < ntrail; k++) {
+			uint64_t o = trail[k] - s->begin + add + (ins && trail[k] >= hdr.end_off ? ins : 0);
+
+			memset(copy + o, 0, 2);
+		}
+		cfg.begin = copy;
+		cfg.end = copy + n + add + ins;
+		s->obase = s->begin - add - ins;
+		sync_at = 0;
 	}
 	ptd_image_errata(s->img, &errata);
 	cfg.errata = errata;
@@ -1039,6 +1196,8 @@ static int decode_segment(struct seg *s)
 				}
 				s->mode_check = 0;
 				s->mode = ev.variant.exec_mode.mode;
+				if (!ev.status_update)
+					s->exec_taken = 1;
 			}
 			if (ev.type == ptev_tsx)
 				s->spec = ev.variant.tsx.speculative;
@@ -1105,6 +1264,7 @@ static int decode_segment(struct seg *s)
 			s->dis_from_blk = 0;
 			s->mode = ptem_unknown; /* (libipt's reset) */
 			s->mode_check = 0;
+			s->exec_taken = 1;
 			s->spec = 0;
 			{
 				uint64_t before = UINT64_MAX, after = UINT64_MAX;
@@ -1159,6 +1319,11 @@ static int decode_segment(struct seg *s)
 		s->out.mode = (uint8_t)s->mode;
 		s->out.uncut = (uint8_t)(s->enabled && s->cut_ip && !s->cut_found);
 		s->out.spec = (uint8_t)s->spec;
+		/* (the carried one when nothing in this run took it: no
+		 * TIP since, no resynchronisation) */
+		s->out.pend_exec = ntrail		     ? trail_mode
+				   : keep_exec || (ins_exec && !s->exec_taken) ? s->in.pend_exec
+									       : 0;
 	}
 out:
 	pt_blk_free_decoder(dec);
@@ -1298,6 +1463,7 @@ static int handover_to(struct seg *s, uint64_t from, uint64_t to, uint64_t cut,
 	w.icc = s->icc;
 	w.begin = from;
 	w.end = to;
+	w.end_psb = to < s->end || s->end_psb;
 	w.cut_ip = to < s->end ? cut : s->cut_ip;
 	w.img = s->img;
 	w.ptimg = s->ptimg;
@@ -1613,6 +1779,9 @@ static int sync_exact(struct seg *s, uint64_t pos, const struct carry *c, int ki
 		return 0;
 	if (c->spec)
 		return 0;
+	/* (a MODE.Exec from before the PSB waits for its TIP) */
+	if (c->pend_exec != ptem_unknown)
+		return 0;
 	if (c->enabled && !c->off_async)
 		return kind == 1;
 	return ptd_fastpt_psb_then_pge(s->buf, pos, s->end);
@@ -1742,7 +1911,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		if (cur.off_async || (next < end && nh.then_pge) ||
 		    (cur.kind == CARRY_STATE && cur.enabled && cur.mode != ptem_unknown &&
 		     cur.mode != ptem_64bit) ||
-		    (cur.kind == CARRY_STATE && cur.spec) ||
+		    (cur.kind == CARRY_STATE && (cur.spec || cur.pend_exec != ptem_unknown)) ||
 		    ptd_fastpt_segment_edge(fp, s->buf, pos, next, cut, keep_stack, pge_start, &edge,
 					    &bl, &nb) <= 0)
 			goto libipt;
@@ -1769,6 +1938,16 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 		cur.mode = ptem_64bit; /* (its PSB+ and packets say 64-bit only) */
 		cur.uncut = 0;	       /* (the fast path reached the next PSB+'s ip) */
 		cur.spec = 0;	       /* (no transaction) */
+		cur.pend_exec = ptem_unknown;
+		if (edge.end_disabled && next < end) {
+			/* (a MODE.Exec after the disable, before the PSB:
+			 * the continuous decoder holds it for the TIP.PGE) */
+			uint64_t toff[TRAIL_MAX];
+			uint8_t tm;
+
+			if (trailing_exec(s->buf, pos, next, toff, TRAIL_MAX, &tm, NULL))
+				cur.pend_exec = tm;
+		}
 		s->enabled = !edge.end_disabled;
 		s->off_async = cur.off_async;
 		s->async_at = cur.async_at;
@@ -1863,8 +2042,8 @@ libipt:
 	return err;
 }
 
-static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
-		       struct ptd_image *img, struct pt_image *ptimg, struct iccache *icc,
+static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, int end_psb,
+		       uint64_t cut_ip, struct ptd_image *img, struct pt_image *ptimg, struct iccache *icc,
 		       const struct ptd_pt_sink *sink, struct ptd_pt_stats *st, int dgaps,
 		       const struct carry *in, struct carry *out, const struct ext *x)
 {
@@ -1882,6 +2061,7 @@ static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_
 	s.buf = buf;
 	s.begin = begin;
 	s.end = end;
+	s.end_psb = end_psb;
 	s.cut_ip = cut_ip;
 	s.img = img;
 	s.ptimg = ptimg;
@@ -1975,7 +2155,7 @@ int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
 	/* One decoder over the whole stream: what a continuous libipt
 	 * decode gives, by construction. */
 	if (n) {
-		err = run_segment(buf, off[0], size, 0, img, ptd_image_pt(img), icc, sink, &seg, 0,
+		err = run_segment(buf, off[0], size, 0, 0, img, ptd_image_pt(img), icc, sink, &seg, 0,
 				  NULL, NULL, NULL);
 		if (err < 0)
 			goto out;
@@ -2385,6 +2565,8 @@ static int carry_same(const struct carry *a, const struct carry *b, const struct
 		return 0;
 	if (!e->tsx && a->spec != b->spec)
 		return 0;
+	if (a->pend_exec != b->pend_exec)
+		return 0;
 	if (a->enabled)
 		return 1;
 	return a->off_async == b->off_async && a->dis_known == b->dis_known &&
@@ -2423,7 +2605,8 @@ static int run_range(struct ptd_pt_trace *t, size_t first, size_t last, const st
 		c.seg = &scratch;
 		sink = &cs;
 	}
-	err = run_segment(t->buf, a->offset, z->end, cut_of(t, z), t->img, img, icc, sink, st,
+	err = run_segment(t->buf, a->offset, z->end, z->end < t->size, cut_of(t, z), t->img, img,
+			  icc, sink, st,
 			  t->disabled_gaps, in, out, x);
 	if (sink == &cs)
 		free_details(&scratch);
@@ -2567,7 +2750,8 @@ static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const str
 		c.seg = &scratch;
 		sink = &cs;
 	}
-	err = run_segment(t->buf, a->offset, z->end, cut_of(t, z), t->img, img, icc, sink, st,
+	err = run_segment(t->buf, a->offset, z->end, z->end < t->size, cut_of(t, z), t->img, img,
+			  icc, sink, st,
 			  t->disabled_gaps, in, out, NULL);
 	if (sink == &cs)
 		free_details(&scratch);
@@ -2755,7 +2939,8 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 		}
 		e = &t->rev[j];
 	}
-	err = run_segment(t->buf, e->offset, e->end, cut_of(t, e), t->img, ptimg, icc, &sink, st,
+	err = run_segment(t->buf, e->offset, e->end, e->end < t->size, cut_of(t, e), t->img,
+			  ptimg, icc, &sink, st,
 			  t->disabled_gaps, &in, &o, NULL);
 	if (err < 0) {
 		ptd_history_free(h);
@@ -3459,23 +3644,27 @@ uint8_t ptd_pt_state_head_flags(const struct ptd_pt_state *s)
 	return c.head_flags;
 }
 
-int ptd_pt_decode_run(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
-		      struct ptd_image *img, const struct ptd_pt_sink *sink,
+int ptd_pt_decode_run(const uint8_t *buf, uint64_t size, uint64_t begin, uint64_t end,
+		      uint64_t cut_ip, struct ptd_image *img, const struct ptd_pt_sink *sink,
 		      const struct ptd_pt_state *in, struct ptd_pt_state *out,
 		      struct ptd_pt_stats *st)
 {
 	struct ptd_pt_stats local;
 	struct carry cin, cout;
 	struct iccache *icc;
-	int err;
+	int err, end_psb;
 
 	if (!st)
 		st = &local;
-	if (!buf || !img || !sink || !sink->block || !sink->gap || !in || begin >= end)
+	if (!buf || !img || !sink || !sink->block || !sink->gap || !in || begin >= end ||
+	    end > size)
 		return ptd__err(-ptde_invalid, "pt decode run: bad arguments");
 	memcpy(&cin, in, sizeof(cin));
 	icc = calloc(1, sizeof(*icc)); /* optional: NULL only costs speed */
-	err = run_segment(buf, begin, end, cut_ip, img, ptd_image_pt(img), icc, sink, st, 0,
+	/* (@end is the next run's PSB when the bytes there are one) */
+	end_psb = end + sizeof(psb_pattern) <= size &&
+		  !memcmp(buf + end, psb_pattern, sizeof(psb_pattern));
+	err = run_segment(buf, begin, end, end_psb, cut_ip, img, ptd_image_pt(img), icc, sink, st, 0,
 			  &cin, &cout, NULL);
 	icc_free(icc);
 	if (!err && out) {

@@ -211,7 +211,8 @@ uint64_t ptd_pt_trace_lost(struct ptd_pt_trace *t);
 /*
  * Incremental decoding of a trace that grows while it is recorded (the pt
  * recorder reads new PT at every stop).  A run decodes the bytes
- * [@begin, @end) of @buf (@begin a PSB) with one libipt decoder, starting
+ * [@begin, @end) of @buf (@size bytes readable; @begin a PSB, @end the
+ * next PSB or @size) with one libipt decoder, starting
  * from the decoder state @in that the trace before @begin ended in, and
  * gives in @out (may be NULL) the state the bytes from @end on start
  * from; with @cut_ip (the start ip of the PSB at @end) the linear code
@@ -227,8 +228,8 @@ void ptd_pt_state_init(struct ptd_pt_state *s);
 /* PTD_BLK_* flags a run learnt for the last block before it (see
  * ptd_pt_trace_newest_head). */
 uint8_t ptd_pt_state_head_flags(const struct ptd_pt_state *s);
-int ptd_pt_decode_run(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t cut_ip,
-		      struct ptd_image *img, const struct ptd_pt_sink *sink,
+int ptd_pt_decode_run(const uint8_t *buf, uint64_t size, uint64_t begin, uint64_t end,
+		      uint64_t cut_ip, struct ptd_image *img, const struct ptd_pt_sink *sink,
 		      const struct ptd_pt_state *in, struct ptd_pt_state *out,
 		      struct ptd_pt_stats *st);
 

@@ -289,7 +289,7 @@ int ptd__ptrec_decode_stream(struct ptrec *p, struct ptthread *th, int final)
 		/* Up to the newest PSB: final, and the state there is kept. */
 		uint64_t last = th->s_base + offs[n - 1];
 
-		rc = ptd_pt_decode_run(buf, th->s_base, last, ips[n - 1], img, &sink, &th->s_state,
+		rc = ptd_pt_decode_run(buf, end, th->s_base, last, ips[n - 1], img, &sink, &th->s_state,
 				       &out, NULL);
 		if (rc < 0)
 			goto out_h;
@@ -300,7 +300,7 @@ int ptd__ptrec_decode_stream(struct ptrec *p, struct ptthread *th, int final)
 		th->s_done = th->s_done_ev = 0;
 		k.run_n = k.run_ev = 0;
 	}
-	rc = ptd_pt_decode_run(buf, th->s_base, end, 0, img, &sink, &th->s_state, &out, NULL);
+	rc = ptd_pt_decode_run(buf, end, th->s_base, end, 0, img, &sink, &th->s_state, &out, NULL);
 	if (rc < 0)
 		goto out_h;
 	if (n == 1 && th->s_done == 0 && th->s_done_ev == 0)
