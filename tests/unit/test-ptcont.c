@@ -643,6 +643,82 @@ static void test_mode_at_psb(void **state)
 }
 
 /*
+ * A MODE.Exec between a disable and the PSB+ that follows it (it belongs
+ * to the TIP.PGE after the PSB+, which the PSB came before), in well-formed
+ * streams: libipt reads it ahead and, when its buffer ends right after it
+ * (a decode that ends at that PSB), fails with the end of the trace and
+ * loses what it was about to give: the asynchronous disable (the --load
+ * layout then started the newest segment with tracing on, where its PSB+'s
+ * 32-bit mode made a decode error; found by fuzz-ptcont,
+ * ptcont-valid-newest-first.bin), a system call's disable, or the last
+ * block with tracing on.  No PSB+ has a FUP, so decoding the newest
+ * segment alone goes back segment by segment.
+ */
+static void test_mode_before_psb(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	for (int round = 0; round < 90; round++) {
+		enum pt_exec_mode m = round % 3 == 2 ? ptem_32bit : ptem_64bit;
+
+		mode_exec(&x, m);
+		pkt(&x, ppt_psb); /* tracing off, the MODE.Exec waits */
+		mode_exec(&x, m);
+		pkt(&x, ppt_psbend);
+		ippkt(&x, ppt_tip_pge, 0x00);
+		/* 00; 01 jnz taken; 30 (32-bit: 30 dec, 31 mov); 33 jmp; 03
+		 * call f; 60; 61 jnz taken; 68; 69 ret; 08 call *rax -> a0;
+		 * a1 call g; 80; 81 jz taken; 85 ret -> 0c; 0c jz taken */
+		tnt(&x, 3, 0x7);
+		ippkt(&x, ppt_tip, 0xa0);
+		tnt(&x, 1, 0x1);
+		ippkt(&x, ppt_tip, 0x0c);
+		tnt(&x, 1, 0x1);
+		if (round % 2) {
+			/* an asynchronous disable at 00 */
+			ippkt(&x, ppt_fup, 0x00);
+			ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		} else {
+			/* 00; 01 jnz not taken; 03 call f: 60; 61 taken; 68;
+			 * 69 ret; 08 call *rax -> 80; 81 taken; 85 ret -> 0a
+			 * syscall: a system call's disable */
+			tnt(&x, 3, 0x3);
+			ippkt(&x, ppt_tip, 0x80);
+			tnt(&x, 2, 0x3);
+			ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		}
+	}
+	/* the newest segment: 32-bit code; before it, a round whose last
+	 * block is still going when the PSB comes (tracing on) */
+	mode_exec(&x, ptem_32bit);
+	pkt(&x, ppt_psb);
+	mode_exec(&x, ptem_32bit);
+	pkt(&x, ppt_psbend);
+	ippkt(&x, ppt_tip_pge, 0x00);
+	tnt(&x, 3, 0x7);
+	ippkt(&x, ppt_tip, 0xa0);
+	tnt(&x, 1, 0x1);
+	ippkt(&x, ppt_tip, 0x0c);
+	tnt(&x, 1, 0x1);
+	ippkt(&x, ppt_fup, 0x00);
+	ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+	n = enc_done(&x);
+	{ /* well-formed: the continuous decoder finds no error */
+		struct seq ref = {0};
+
+		assert_int_equal(reference(x.buf, n, 0, &ref), 0);
+		for (size_t i = 0; i < ref.n; i++)
+			assert_false(ref.v[i] & GAPBIT);
+		free(ref.v);
+	}
+	check_all(x.buf, n);
+}
+
+/*
  * The same patterns written by ptdbg's synthesizer, which a test can check
  * against an independent expectation too: main (00..3f) is the traced
  * range, f and h are not (a TIP.PGD/TIP.PGE pair at every call out of
@@ -791,7 +867,8 @@ int main(void)
 		cmocka_unit_test(test_fup_then_pge), cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_walks),	     cmocka_unit_test(test_straddle),
 		cmocka_unit_test(test_modes),	     cmocka_unit_test(test_synth_patterns),
-		cmocka_unit_test(test_mode_at_psb),  cmocka_unit_test(test_fuzz_inputs),
+		cmocka_unit_test(test_mode_at_psb),  cmocka_unit_test(test_mode_before_psb),
+		cmocka_unit_test(test_fuzz_inputs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
