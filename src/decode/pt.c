@@ -570,6 +570,8 @@ static int emit_gap(struct seg *s, enum ptd_gap_reason r, uint64_t off, const ch
 	if (err < 0)
 		return err;
 	s->st->ngaps++;
+	if (r == PTD_GAP_DECODE_ERROR && off == (uint64_t)(int64_t)-pte_retstack_empty)
+		s->st->nretstack++;
 	err = s->sink->gap(s->sink->ctx, r, off, detail);
 	return err < 0 ? err : 0;
 }
@@ -2838,7 +2840,8 @@ static int history_after(const struct ptd_history *src, uint64_t n, struct ptd_h
  * tells.  Returns 1 when done, 0 when no such start is near.
  */
 static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
-		       struct iccache *icc, struct ptd_history *h, struct ptd_pt_stats *st)
+		       struct iccache *icc, struct ptd_history *h, struct ptd_pt_stats *st,
+		       int from_start)
 {
 	struct ptd_history *whole;
 	struct ptd_pt_sink sink = {hist_block, hist_gap, hist_event, NULL, hist_blocks};
@@ -2859,7 +2862,7 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 		}
 		/* (a clean PSB where the exact state is known and no decoder
 		 * synchronised there can take it: further back) */
-		if (t->rev[k].clean &&
+		if (t->rev[k].clean && !from_start &&
 		    !(t->rev[k].in_set && !start_exact(&t->rev[k].in, &t->rev[k]))) {
 			index_back(t, k + 2);
 			if (t->complete && k + 1 == t->nrev)
@@ -2913,7 +2916,7 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 	if (!h)
 		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
 	if (!e->clean && !e->in_set) {
-		err = decode_warm(t, j, ptimg, icc, h, st);
+		err = decode_warm(t, j, ptimg, icc, h, st, 0);
 		if (err < 0) {
 			ptd_history_free(h);
 			return err;
@@ -2928,7 +2931,7 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 	e = &t->rev[j];
 	if (!start_exact(&in, e)) {
 		/* (the continuation of the decode before it) */
-		err = decode_warm(t, j, ptimg, icc, h, st);
+		err = decode_warm(t, j, ptimg, icc, h, st, 0);
 		if (err < 0) {
 			ptd_history_free(h);
 			return err;
@@ -2949,6 +2952,32 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 	e->out = o;
 	e->out_set = 1;
 	e->head = o.head_flags;
+	if (st->nretstack && in.kind == CARRY_STATE) {
+		/* A compressed return found the stack of a decoder started
+		 * at this PSB empty, where the continuous one may still
+		 * hold calls from before it (see take_done): decoded as the
+		 * continuation of the decode from the trace start, when
+		 * that is near (else it stays a gap). */
+		struct ptd_history *w = ptd_history_alloc(t->read, t->rctx);
+		struct ptd_pt_stats wst;
+
+		if (!w) {
+			ptd_history_free(h);
+			return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
+		}
+		err = decode_warm(t, j, ptimg, icc, w, &wst, 1);
+		if (err > 0) {
+			ptd_history_free(h);
+			h = w;
+			*st = wst;
+		} else {
+			ptd_history_free(w);
+		}
+		if (err < 0) {
+			ptd_history_free(h);
+			return err;
+		}
+	}
 	*out = h;
 	return 0;
 }
@@ -3401,6 +3430,10 @@ struct held {
 	size_t first;
 	struct carry in;
 	struct ext x;
+	/* Where the continuous decoder's return stack was last empty (it
+	 * synchronised there afresh: the trace start, after lost data or
+	 * an error), as the start of a continuation (see struct ext). */
+	struct ext root;
 };
 
 static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, int last,
@@ -3427,6 +3460,26 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, int la
 	} else if (!err && !carry_same(&b->in, chain, front(t, b->first))) {
 		b->in = *chain;
 		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
+	}
+	if (!err && !b->x.set && b->in.kind == CARRY_STATE && held->root.set &&
+	    (t->lazy_now ? t->parts[i].st.nretstack : b->st.nretstack)) {
+		/* A compressed return found the return stack of the decoder
+		 * started at this batch's PSB empty: the continuous one
+		 * still holds the calls from before the PSB (libipt keeps
+		 * its stack across a PSB; its stack cannot be set), and
+		 * pops one of them (hardware clears its own at a PSB, so
+		 * only a damaged trace does this).  Decoded again as the
+		 * continuation of everything since the stack was last
+		 * empty. */
+		b->x = held->root;
+		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
+		if (err == -ptde_internal) {
+			/* (the runs before gave more than that decode: they
+			 * are not its prefix, see tests/fuzz/open/README;
+			 * the batch stays as it was decoded) */
+			memset(&b->x, 0, sizeof(b->x));
+			err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
+		}
 	}
 	if (err)
 		return err;
@@ -3464,6 +3517,16 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, int la
 	if (err)
 		return err;
 	stats_add(st, bst, depth);
+	if (b->in.kind == CARRY_FRESH && !b->x.set) {
+		held->root.set = 1;
+		held->root.begin = front(t, b->first)->offset;
+		held->root.in = b->in;
+		held->root.drop = bst->ninsn + bst->ngaps;
+		held->root.drop_ev = bst->nevents;
+	} else if (held->root.set) {
+		held->root.drop += bst->ninsn + bst->ngaps;
+		held->root.drop_ev += bst->nevents;
+	}
 	if (b->x.set) {
 		prev->drop += bst->ninsn + bst->ngaps;
 		prev->drop_ev += bst->nevents;

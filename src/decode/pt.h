@@ -75,6 +75,9 @@ struct ptd_pt_stats {
 	int depth_delta; /* near calls minus near returns */
 	int depth_min;   /* lowest running depth, relative to 0 at the start */
 	uint64_t nevents; /* events passed to the sink */
+	/* decode errors for a compressed return that found libipt's return
+	 * stack empty (-pte_retstack_empty) */
+	uint64_t nretstack;
 };
 
 /* PSB offsets of @buf: fills a malloc'ed array (free it) of @n offsets in

@@ -719,6 +719,57 @@ static void test_mode_before_psb(void **state)
 }
 
 /*
+ * A damaged trace whose compressed returns after a PSB pop calls from
+ * before it: one continuous libipt decoder keeps its return stack across
+ * the PSB and pops them (hardware clears its own stack at a PSB, and
+ * ptsynth does too), a decoder started at the PSB finds its stack empty
+ * (-pte_retstack_empty).  libipt's stack cannot be set: such a run is
+ * decoded again as the continuation of the decode since the stack was
+ * last empty (found by fuzz-ptcont, ptcont-retstack-across-psb.bin).
+ */
+static void test_retstack_across_psb(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	for (int round = 0; round < 12; round++) {
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x00);
+		/* 00; 01 jnz not taken; 03 call f (08 pushed): 60; 61 jnz
+		 * not taken; 63 call f (68 pushed): 60; 61 taken; 68 pop */
+		tnt(&x, 3, 0x1);
+		/* the PSB+ at 69 (ret), tracing on */
+		psb(&x, 0x69);
+		/* 69 ret (compressed: 68); 68; 69 ret (compressed: 08); 08
+		 * call *rax -> a0; a1 call g: 80; 81 jz taken; 85 ret
+		 * (compressed: a6); a6 syscall */
+		tnt(&x, 2, 0x3);
+		ippkt(&x, ppt_tip, 0xa0);
+		tnt(&x, 2, 0x3);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		if (round % 3 == 2)
+			psb(&x, UINT64_MAX);
+	}
+	n = enc_done(&x);
+	{ /* the continuous decoder pops them all: no error */
+		struct seq ref = {0};
+		size_t rets = 0;
+
+		assert_int_equal(reference(x.buf, n, 0, &ref), 0);
+		for (size_t i = 0; i < ref.n; i++) {
+			assert_false(ref.v[i] & GAPBIT);
+			rets += ref.v[i] == PW_BASE + 0xa6;
+		}
+		assert_int_equal(rets, 12);
+		free(ref.v);
+	}
+	check_all(x.buf, n);
+}
+
+/*
  * The same patterns written by ptdbg's synthesizer, which a test can check
  * against an independent expectation too: main (00..3f) is the traced
  * range, f and h are not (a TIP.PGD/TIP.PGE pair at every call out of
@@ -868,7 +919,7 @@ int main(void)
 		cmocka_unit_test(test_walks),	     cmocka_unit_test(test_straddle),
 		cmocka_unit_test(test_modes),	     cmocka_unit_test(test_synth_patterns),
 		cmocka_unit_test(test_mode_at_psb),  cmocka_unit_test(test_mode_before_psb),
-		cmocka_unit_test(test_fuzz_inputs),
+		cmocka_unit_test(test_retstack_across_psb), cmocka_unit_test(test_fuzz_inputs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
