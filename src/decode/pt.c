@@ -313,6 +313,11 @@ struct carry {
 	 * trailing_exec.  The continuous decoder holds it across the PSB+
 	 * and applies it at the next TIP, TIP.PGE or TIP.PGD. */
 	uint8_t pend_exec;
+	/* CARRY_FRESH after an error the run could not resynchronise from
+	 * before its end: the continuous decoder found that error where it
+	 * was, maybe past the PSB (it reads ahead), and synchronises again
+	 * from there, maybe past this PSB too; only decoding on tells. */
+	uint8_t errend;
 };
 
 /*
@@ -1309,6 +1314,7 @@ static int decode_segment(struct seg *s)
 	s->out.head_flags = s->head_flags;
 	if (fresh_end) {
 		s->out.kind = CARRY_FRESH;
+		s->out.errend = s->end_psb;
 	} else {
 		if (!s->enabled && s->dis_from_blk)
 			disabled_at(s, &s->dis_blk);
@@ -2558,7 +2564,7 @@ static int carry_same(const struct carry *a, const struct carry *b, const struct
 	if (a->kind != b->kind || a->have_item != b->have_item)
 		return 0;
 	if (a->kind == CARRY_FRESH)
-		return 1;
+		return a->errend == b->errend;
 	if (a->enabled != b->enabled)
 		return 0;
 	/* (the mode is checked against the PSB+'s while tracing is on, and
@@ -3412,7 +3418,9 @@ static int plan_runs(struct ptd_pt_trace *t, struct pool *p, size_t first, size_
  */
 static int start_exact(const struct carry *c, const struct segent *e)
 {
-	return !(c->kind == CARRY_STATE && ((!c->enabled && e->clean) || c->uncut));
+	if (c->kind == CARRY_FRESH)
+		return !c->errend;
+	return !((!c->enabled && e->clean) || c->uncut);
 }
 
 /*
@@ -3461,7 +3469,8 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, int la
 		b->in = *chain;
 		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
 	}
-	if (!err && !b->x.set && b->in.kind == CARRY_STATE && held->root.set &&
+	if (!err && !(b->in.kind == CARRY_FRESH && !b->x.set) && held->root.set &&
+	    !(b->x.set && b->x.begin == held->root.begin) &&
 	    (t->lazy_now ? t->parts[i].st.nretstack : b->st.nretstack)) {
 		/* A compressed return found the return stack of the decoder
 		 * started at this batch's PSB empty: the continuous one
@@ -3471,13 +3480,15 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, int la
 		 * only a damaged trace does this).  Decoded again as the
 		 * continuation of everything since the stack was last
 		 * empty. */
+		struct ext was = b->x;
+
 		b->x = held->root;
 		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
 		if (err == -ptde_internal) {
 			/* (the runs before gave more than that decode: they
 			 * are not its prefix, see tests/fuzz/open/README;
 			 * the batch stays as it was decoded) */
-			memset(&b->x, 0, sizeof(b->x));
+			b->x = was;
 			err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
 		}
 	}
@@ -3527,7 +3538,11 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, int la
 		held->root.drop += bst->ninsn + bst->ngaps;
 		held->root.drop_ev += bst->nevents;
 	}
-	if (b->x.set) {
+	if (b->x.set && held->root.set && b->x.begin == held->root.begin) {
+		/* (decoded from where the return stack was empty: so is
+		 * what comes next, as its continuation) */
+		*prev = held->root;
+	} else if (b->x.set) {
 		prev->drop += bst->ninsn + bst->ngaps;
 		prev->drop_ev += bst->nevents;
 	} else {

@@ -607,6 +607,17 @@ out:
 	free(got.v);
 }
 
+/* PTCONT_WRITE=file: the stream an input makes, for a packet dump. */
+static void write_stream(const uint8_t *buf, size_t n)
+{
+	FILE *f;
+
+	if (!getenv("PTCONT_WRITE") || !(f = fopen(getenv("PTCONT_WRITE"), "wb")))
+		return;
+	fwrite(buf, 1, n, f);
+	fclose(f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -626,15 +637,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (getenv("PTCONT_VALID")) {
 		size_t n = from_valid(&x, data, size);
 
-		if (getenv("PTCONT_WRITE")) { /* the stream, for a packet dump */
-			FILE *f = fopen(getenv("PTCONT_WRITE"), "wb");
-
-			if (f) {
-				fwrite(x.buf, 1, n, f);
-				fclose(f);
-			}
-		}
-
+		write_stream(x.buf, n);
 		if (n)
 			check(x.buf, n, img);
 	} else if (data[0] == 0x02) {
@@ -642,6 +645,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		size_t n = from_ops(&x, data + 1, size - 1);
 
+		write_stream(x.buf, n);
 		if (n)
 			check(x.buf, n, img);
 	}

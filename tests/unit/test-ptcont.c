@@ -770,6 +770,56 @@ static void test_retstack_across_psb(void **state)
 }
 
 /*
+ * A damaged trace where the continuous decoder finds its error only while
+ * reading ahead into the next PSB+ (the linear code after a PSB+'s FUP
+ * cannot reach the ip the next PSB+ gives): it synchronises again from
+ * where it was, past that PSB, and skips the segment there, where a run
+ * that ends at that PSB with the error (it cannot synchronise again
+ * before its end) left the next run to start afresh (found by
+ * fuzz-ptcont, ptcont-ops-error-past-psb.bin).
+ */
+static void test_error_past_psb(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	for (int round = 0; round < 12; round++) {
+		psb(&x, UINT64_MAX);
+		if (round % 3 == 0) {
+			psb(&x, 0x61);
+			psb(&x, 0x0c);
+			ippkt(&x, ppt_tip, 0x03);
+			tnt(&x, 6, 0x0f);
+			continue;
+		}
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x00);
+		/* 00; 01 jnz taken -> 30; 33 jmp 03; 03 call f: 60; 61 jnz
+		 * taken; 68; 69 ret -> 08 (TNT); 08 call *rax -> a0; a1 call
+		 * g: 80; 81 jz taken; 85 ret -> a6 syscall */
+		tnt(&x, 3, 0x7);
+		ippkt(&x, ppt_tip, 0xa0);
+		psb(&x, 0xa0);
+		tnt(&x, 2, 0x3);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+	}
+	n = enc_done(&x);
+	{ /* the continuous decoder does fail there */
+		struct seq ref = {0};
+		size_t gaps = 0;
+
+		assert_int_equal(reference(x.buf, n, 0, &ref), 0);
+		for (size_t i = 0; i < ref.n; i++)
+			gaps += (ref.v[i] & GAPBIT) != 0;
+		assert_true(gaps >= 3);
+		free(ref.v);
+	}
+	check_all(x.buf, n);
+}
+
+/*
  * The same patterns written by ptdbg's synthesizer, which a test can check
  * against an independent expectation too: main (00..3f) is the traced
  * range, f and h are not (a TIP.PGD/TIP.PGE pair at every call out of
@@ -919,7 +969,8 @@ int main(void)
 		cmocka_unit_test(test_walks),	     cmocka_unit_test(test_straddle),
 		cmocka_unit_test(test_modes),	     cmocka_unit_test(test_synth_patterns),
 		cmocka_unit_test(test_mode_at_psb),  cmocka_unit_test(test_mode_before_psb),
-		cmocka_unit_test(test_retstack_across_psb), cmocka_unit_test(test_fuzz_inputs),
+		cmocka_unit_test(test_retstack_across_psb), cmocka_unit_test(test_error_past_psb),
+		cmocka_unit_test(test_fuzz_inputs),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
