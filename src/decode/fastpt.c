@@ -81,7 +81,7 @@ struct line {
 	 * 0 not known yet, 1 starts something, 2 starts nothing), for the log
 	 * whose func_of is fp->log_id. */
 	uint8_t lb[2];
-};
+} __attribute__((aligned(64)));
 
 /*
  * A TNT path: from @ip, the next @m TNT bits (value @v, the first one the
@@ -133,11 +133,14 @@ struct ptd_fastpt {
 
 	/* Output of the last segment; oedge[i]: the call log's verdict on
 	 * going from out[i] to out[i + 1] (struct line's lb), 0 if not known;
-	 * ocode[i]: out[i]'s ptd__history_block_code or 0. */
+	 * ocode[i]: out[i]'s ptd__history_block_code or 0.  oedge[ohw...]
+	 * are 0, and so are oedge[nout...] while a segment is decoded: a
+	 * block is pushed without a byte store (which the compiler must take
+	 * as one that may change any field of fp, to be loaded again). */
 	struct ptd_block *out;
 	uint8_t *oedge;
 	uint64_t *ocode;
-	size_t nout, capout;
+	size_t nout, capout, ohw;
 	/* The call log the blocks go to (ptd_fastpt_set_log), or NULL. */
 	struct ptd_calllog *log;
 	uint64_t log_id;
@@ -320,10 +323,13 @@ static inline size_t lhash(uint64_t ip)
 static int grow_lines(struct ptd_fastpt *fp)
 {
 	size_t n = fp->lines ? (fp->lmask + 1) * 2 : 4096, i;
-	struct line *nl = calloc(n, sizeof(*nl)), *old = fp->lines;
+	/* (each run in one cache line, not two: the decode goes from run to
+	 * run, and the table does not fit in the first-level cache) */
+	struct line *nl = aligned_alloc(64, n * sizeof(*nl)), *old = fp->lines;
 
 	if (!nl)
 		return -ptde_nomem;
+	memset(nl, 0, n * sizeof(*nl));
 	for (i = 0; old && i <= fp->lmask; i++) {
 		size_t h;
 
@@ -630,6 +636,7 @@ static __attribute__((noinline, cold)) int grow_out(struct ptd_fastpt *fp, size_
 	e = realloc(fp->oedge, nc);
 	if (!e)
 		return -ptde_nomem;
+	memset(e + fp->capout, 0, nc - fp->capout); /* (see ohw) */
 	fp->oedge = e;
 	c = realloc(fp->ocode, nc * sizeof(*c));
 	if (!c)
@@ -643,18 +650,20 @@ static inline __attribute__((always_inline)) int push_code(struct ptd_fastpt *fp
 							     uint64_t end_ip, uint32_t ninsn,
 							     uint8_t cls, uint64_t code)
 {
+	const size_t n = fp->nout;
 	struct ptd_block *b;
 
-	if (__builtin_expect(fp->nout == fp->capout, 0) && grow_out(fp, fp->nout + 1) < 0)
+	if (__builtin_expect(n == fp->capout, 0) && grow_out(fp, n + 1) < 0)
 		return -ptde_nomem;
-	fp->oedge[fp->nout] = 0;
-	fp->ocode[fp->nout] = code;
-	b = &fp->out[fp->nout++];
+	/* (oedge[n] is 0 already; nout stored last, after the byte stores) */
+	fp->ocode[n] = code;
+	b = &fp->out[n];
 	b->ip = ip;
 	b->end_ip = end_ip;
 	b->ninsn = ninsn;
 	b->iclass = cls;
 	b->flags = 0;
+	fp->nout = n + 1;
 	return 0;
 }
 
@@ -694,6 +703,8 @@ static inline void out_edge(struct ptd_fastpt *fp, const struct line *l, unsigne
 		w->lb[e] = (uint8_t)(1 + (ptd__calllog_boring(fp->log, &x, next_ip) != 0));
 	}
 	fp->oedge[fp->nout - 1] = w->lb[e];
+	if (fp->nout > fp->ohw)
+		fp->ohw = fp->nout;
 }
 
 /* ---- packets ------------------------------------------------------------ */
@@ -1147,6 +1158,8 @@ static int cut_tail(struct ptd_fastpt *fp, size_t first, const struct line *fin,
 			return 0;
 		if (!r)
 			continue;
+		/* (the dropped blocks' verdicts: see ohw) */
+		memset(fp->oedge + i, 0, fp->nout - i);
 		fp->nout = i;
 		/* (instruction k-1 is not the block's last: its class is other) */
 		if (k && push_out(fp, b.ip, prev, k, PTD_IC_OTHER) < 0)
@@ -1273,6 +1286,10 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	r.e = buf + end;
 	r.filt = edge != NULL;
 	fp->nout = 0;
+	if (fp->ohw) { /* (the verdicts of the segment before) */
+		memset(fp->oedge, 0, fp->ohw);
+		fp->ohw = 0;
+	}
 	if (!keep_stack)
 		fp->rn = 0;
 	switch (psb_plus(&r, &ip)) {
@@ -1375,7 +1392,6 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 					goto refuse;
 				memcpy(fp->out + fp->nout, fp->pool + pa->first,
 				       pa->count * sizeof(*fp->out));
-				memset(fp->oedge + fp->nout, 0, pa->count);
 				memset(fp->ocode + fp->nout, 0, pa->count * sizeof(*fp->ocode));
 				fp->nout += pa->count;
 				r.ntnt -= pa->k;
