@@ -119,6 +119,13 @@ struct ptd_fastpt {
 
 	struct line *lines;
 	size_t lmask, nlines;
+	/* ncode[slot][e]: the history's full code (ptd__history_full_code)
+	 * of the run that follows the run in lines[slot] on its edge e (as
+	 * struct line's succ), its distance from that run's end included; 0
+	 * not known yet, 1 none (code read through the callback, or it does
+	 * not fit).  Cleared when the slot's run is decoded again or the
+	 * table grows. */
+	uint64_t (*ncode)[2];
 
 	/* TNT paths: a table of struct path and the blocks they give. */
 	struct path *paths;
@@ -240,6 +247,7 @@ void ptd_fastpt_free(struct ptd_fastpt *fp)
 		__atomic_fetch_add(&d[i], s[i], __ATOMIC_RELAXED);
 	free(fp->maps);
 	free(fp->lines);
+	free(fp->ncode);
 	free(fp->paths);
 	free(fp->pool);
 	free(fp->ioffs);
@@ -272,8 +280,10 @@ static void reset_caches(struct ptd_fastpt *fp)
 {
 	size_t i, n = ptd_image_nmaps(fp->img);
 
-	if (fp->lines)
+	if (fp->lines) {
 		memset(fp->lines, 0, (fp->lmask + 1) * sizeof(*fp->lines));
+		memset(fp->ncode, 0, (fp->lmask + 1) * sizeof(*fp->ncode));
+	}
 	fp->nlines = 0;
 	memset(fp->rsl, 0, sizeof(fp->rsl));
 	if (fp->paths)
@@ -326,9 +336,13 @@ static int grow_lines(struct ptd_fastpt *fp)
 	/* (each run in one cache line, not two: the decode goes from run to
 	 * run, and the table does not fit in the first-level cache) */
 	struct line *nl = aligned_alloc(64, n * sizeof(*nl)), *old = fp->lines;
+	uint64_t(*nc)[2] = calloc(n, sizeof(*nc));
 
-	if (!nl)
+	if (!nl || !nc) {
+		free(nl);
+		free(nc);
 		return -ptde_nomem;
+	}
 	memset(nl, 0, n * sizeof(*nl));
 	for (i = 0; old && i <= fp->lmask; i++) {
 		size_t h;
@@ -341,6 +355,8 @@ static int grow_lines(struct ptd_fastpt *fp)
 		nl[h].succ[0] = nl[h].succ[1] = 0; /* (slots moved) */
 	}
 	free(old);
+	free(fp->ncode); /* (the slots moved: known again when next used) */
+	fp->ncode = nc;
 	fp->lines = nl;
 	fp->lmask = n - 1;
 	memset(fp->rsl, 0, sizeof(fp->rsl));
@@ -356,6 +372,7 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 	l->ip = ip;
 	l->offs = 0;
 	l->succ[0] = l->succ[1] = 0;
+	fp->ncode[l - fp->lines][0] = fp->ncode[l - fp->lines][1] = 0;
 	l->lb[0] = l->lb[1] = 0;
 	l->kind = LK_BAIL;
 	l->cls = PTD_IC_OTHER;
@@ -487,9 +504,11 @@ static __attribute__((noinline)) const struct line *link_line(struct ptd_fastpt 
 	return n;
 }
 
-/* (the link's way inline, the rest in link_line) */
+/* (the link's way inline, the rest in link_line; the hits counted in
+ * *@hits, a local of the caller's, added to the stats at the end: not a
+ * store into fp per block) */
 static inline __attribute__((always_inline)) const struct line *
-next_line(struct ptd_fastpt *fp, const struct line *l, unsigned e, uint64_t ip)
+next_line(struct ptd_fastpt *fp, const struct line *l, unsigned e, uint64_t ip, uint64_t *hits)
 {
 	uint32_t x = l->succ[e];
 
@@ -497,7 +516,7 @@ next_line(struct ptd_fastpt *fp, const struct line *l, unsigned e, uint64_t ip)
 		const struct line *n = &fp->lines[x - 1];
 
 		if (__builtin_expect(!n->epoch || n->epoch == fp->epoch, 1)) {
-			fp->st.line_hits++;
+			++*hits;
 			return n;
 		}
 	}
@@ -674,12 +693,43 @@ static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp,
 	return push_code(fp, ip, end_ip, ninsn, cls, 0);
 }
 
-/* The block from @bip (@bn instructions before run @l) to @l's end. */
+/*
+ * The code of the block of the whole run @l: its full code when the block
+ * before it in the output is that of the run in slot @lk - 1 (0: none),
+ * from whose edge @e it came, pushed as the @lk_n-th block; else its
+ * plain code.
+ */
+static inline __attribute__((always_inline)) uint64_t run_code(struct ptd_fastpt *fp,
+								const struct line *l, size_t lk,
+								unsigned e, size_t lk_n)
+{
+	const struct line *pl;
+	uint64_t *slot, c;
+
+	if (!lk || fp->nout != lk_n || !l->code)
+		return l->code;
+	slot = &fp->ncode[lk - 1][e];
+	if (__builtin_expect(*slot > 1, 1))
+		return *slot;
+	if (*slot)
+		return l->code;
+	pl = &fp->lines[lk - 1];
+	/* (code read through the callback may differ at the next decode:
+	 * not kept; a run in a file mapping is decoded again only when the
+	 * caches are reset) */
+	c = l->epoch || pl->epoch ? 0 : ptd__history_full_code(l->code, (int64_t)(l->ip - pl->end_ip));
+	*slot = c ? c : 1;
+	return c ? c : l->code;
+}
+
+/* The block from @bip (@bn instructions before run @l) to @l's end; @lk,
+ * @e, @lk_n: see run_code. */
 static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp, uint64_t bip,
-							    uint32_t bn, const struct line *l)
+							    uint32_t bn, const struct line *l,
+							    size_t lk, unsigned e, size_t lk_n)
 {
 	return push_code(fp, bip, l->end_ip, bn + l->ninsn, l->cls,
-			 bn || bip != l->ip ? 0 : l->code);
+			 bn || bip != l->ip ? 0 : run_code(fp, l, lk, e, lk_n));
 }
 
 /*
@@ -1176,7 +1226,8 @@ static inline void rpush(struct ptd_fastpt *fp, const struct line *l)
 {
 	fp->rtop = (fp->rtop + 1) % RSTACK;
 	fp->rs[fp->rtop] = l->end_ip + l->len;
-	fp->rsl[fp->rtop] = l == &bail_line ? 0 : (uint32_t)(l - fp->lines) + 1;
+	/* (never bail_line: its kind is LK_BAIL) */
+	fp->rsl[fp->rtop] = (uint32_t)(l - fp->lines) + 1;
 	if (fp->rn < RSTACK)
 		fp->rn++;
 }
@@ -1270,6 +1321,13 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	int traced = 0, k;
 	/* tracing was disabled by a system call (see the "disabled" label) */
 	int far_dis = 0;
+	/* the newest block is that of the run in slot lk - 1 (0: not known),
+	 * the lk_n-th, and the run at ip follows it on its edge lk_e (see
+	 * run_code) */
+	size_t lk = 0, lk_n = 0;
+	unsigned lk_e = 0;
+	uint64_t hits = 0; /* (runs found through a link: see next_line) */
+	const struct line *tab;
 	int paths_on;
 
 	if (use_paths < 0)
@@ -1414,14 +1472,20 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		if (bn + l->ninsn > LINE_MAX_INSN)
 			goto refuse;
 		if (l->kind == LK_JMP || l->kind == LK_CALL) {
-			if (push_run(fp, bip, bn, l) < 0)
+			if (push_run(fp, bip, bn, l, lk, lk_e, lk_n) < 0)
 				goto refuse;
 			open = 0;
 			if (l->kind == LK_CALL)
 				rpush(fp, l);
 			ip = l->target;
 			out_edge(fp, l, 1, ip);
-			nl = next_line(fp, l, 1, ip);
+			lk = (size_t)(l - fp->lines) + 1;
+			lk_e = 1;
+			lk_n = fp->nout;
+			tab = fp->lines;
+			nl = next_line(fp, l, 1, ip, &hits);
+			if (fp->lines != tab)
+				lk = 0; /* (the table grew: the slot moved) */
 			direct = 1;
 			if (++notrace > NOTRACE_MAX)
 				goto refuse;
@@ -1460,7 +1524,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				 * block and the decoder stays after it */
 				if (l->kind != LK_ICALL || open || r.pgd_noip)
 					goto refuse;
-				if (push_run(fp, bip, bn, l) < 0)
+				if (push_run(fp, bip, bn, l, lk, lk_e, lk_n) < 0)
 					goto refuse;
 				rpush(fp, l);
 				dis_ip = l->end_ip + l->len;
@@ -1521,15 +1585,22 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		default:
 			goto refuse;
 		}
-		if (!open && push_run(fp, bip, bn, l) < 0)
+		if (!open && push_run(fp, bip, bn, l, lk, lk_e, lk_n) < 0)
 			goto refuse;
+		lk = 0;
 		if (link) { /* (after the last use of l: the table may grow) */
 			out_edge(fp, l, (unsigned)link - 1, ip);
-			nl = next_line(fp, l, (unsigned)link - 1, ip);
+			lk = (size_t)(l - fp->lines) + 1;
+			lk_e = (unsigned)link - 1;
+			lk_n = fp->nout;
+			tab = fp->lines;
+			nl = next_line(fp, l, (unsigned)link - 1, ip, &hits);
+			if (fp->lines != tab)
+				lk = 0; /* (the table grew: the slot moved) */
 		} else if (rslot) {
 			/* (the call's run: its link [0], after the call, is
 			 * where a return to it goes) */
-			nl = next_line(fp, &fp->lines[rslot - 1], 0, ip);
+			nl = next_line(fp, &fp->lines[rslot - 1], 0, ip, &hits);
 		}
 		tail_first = fp->nout;
 		tail_clean = !open;
@@ -1581,12 +1652,14 @@ async_end:
 	edge->end_dis_ip = dis_ip;
 	edge->end_async = 1;
 done:
+	fp->st.line_hits += hits;
 	fp->st.segs_fast++;
 	*blocks = fp->out;
 	*n = fp->nout;
 	return 1;
 refuse:
 	if (fp) {
+		fp->st.line_hits += hits;
 		fp->st.segs_refused++;
 		fp->nout = 0;
 		fp->rn = 0;
