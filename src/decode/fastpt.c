@@ -693,43 +693,54 @@ static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp,
 	return push_code(fp, ip, end_ip, ninsn, cls, 0);
 }
 
-/*
- * The code of the block of the whole run @l: its full code when the block
- * before it in the output is that of the run in slot @lk - 1 (0: none),
- * from whose edge @e it came, pushed as the @lk_n-th block; else its
- * plain code.
- */
-static inline __attribute__((always_inline)) uint64_t run_code(struct ptd_fastpt *fp,
-								const struct line *l, size_t lk,
-								unsigned e, size_t lk_n)
+/* run_code's way when the full code is not known yet: works it out
+ * for run @l after the run of @slot's row in fp->ncode, on the slot's
+ * edge. */
+static __attribute__((noinline)) uint64_t full_code(struct ptd_fastpt *fp, const struct line *l,
+						     uint64_t *slot)
 {
-	const struct line *pl;
-	uint64_t *slot, c;
+	const struct line *pl = &fp->lines[(size_t)(slot - fp->ncode[0]) / 2];
+	uint64_t c;
 
-	if (!lk || fp->nout != lk_n || !l->code)
-		return l->code;
-	slot = &fp->ncode[lk - 1][e];
-	if (__builtin_expect(*slot > 1, 1))
-		return *slot;
-	if (*slot)
-		return l->code;
-	pl = &fp->lines[lk - 1];
 	/* (code read through the callback may differ at the next decode:
 	 * not kept; a run in a file mapping is decoded again only when the
-	 * caches are reset) */
-	c = l->epoch || pl->epoch ? 0 : ptd__history_full_code(l->code, (int64_t)(l->ip - pl->end_ip));
+	 * caches are reset, which clears the slots) */
+	c = l->epoch || pl->epoch || !l->code
+		    ? 0
+		    : ptd__history_full_code(l->code, (int64_t)(l->ip - pl->end_ip));
 	*slot = c ? c : 1;
 	return c ? c : l->code;
 }
 
-/* The block from @bip (@bn instructions before run @l) to @l's end; @lk,
- * @e, @lk_n: see run_code. */
+/*
+ * The code of the block of the whole run @l: its full code when the
+ * newest block in the output, the @lk_n-th, is that of the run whose
+ * edge to @lk_ip has its full code slot at @lkc (NULL: none), and @l is
+ * at @lk_ip; else its plain code.
+ */
+static inline __attribute__((always_inline)) uint64_t run_code(struct ptd_fastpt *fp,
+								const struct line *l,
+								uint64_t *lkc, size_t lk_n,
+								uint64_t lk_ip)
+{
+	if (lkc && fp->nout == lk_n && l->ip == lk_ip) {
+		const uint64_t c = *lkc;
+
+		if (__builtin_expect(c > 1, 1))
+			return c;
+		return c ? l->code : full_code(fp, l, lkc);
+	}
+	return l->code;
+}
+
+/* The block from @bip (@bn instructions before run @l) to @l's end; @lkc,
+ * @lk_n, @lk_ip: see run_code. */
 static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp, uint64_t bip,
 							    uint32_t bn, const struct line *l,
-							    size_t lk, unsigned e, size_t lk_n)
+							    uint64_t *lkc, size_t lk_n, uint64_t lk_ip)
 {
 	return push_code(fp, bip, l->end_ip, bn + l->ninsn, l->cls,
-			 bn || bip != l->ip ? 0 : run_code(fp, l, lk, e, lk_n));
+			 bn || bip != l->ip ? 0 : run_code(fp, l, lkc, lk_n, lk_ip));
 }
 
 /*
@@ -1321,11 +1332,10 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	int traced = 0, k;
 	/* tracing was disabled by a system call (see the "disabled" label) */
 	int far_dis = 0;
-	/* the newest block is that of the run in slot lk - 1 (0: not known),
-	 * the lk_n-th, and the run at ip follows it on its edge lk_e (see
-	 * run_code) */
-	size_t lk = 0, lk_n = 0;
-	unsigned lk_e = 0;
+	/* the full code slot of the edge from the newest block's run (the
+	 * lk_n-th block) to lk_ip (NULL: not known; see run_code) */
+	uint64_t *lkc = NULL, lk_ip = 0;
+	size_t lk_n = 0;
 	uint64_t hits = 0; /* (runs found through a link: see next_line) */
 	const struct line *tab;
 	int paths_on;
@@ -1431,7 +1441,12 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			goto disabled;
 		}
 		direct = 0;
-		l = nl && nl->ip == ip ? nl : line_at(fp, ip);
+		if (nl && nl->ip == ip) {
+			l = nl;
+		} else {
+			l = line_at(fp, ip);
+			lkc = NULL; /* (the table may have grown) */
+		}
 		nl = NULL;
 		/* (its ip inside this run: libipt stops there; rare, left to it) */
 		if (r.pgd && r.pgd_ip > l->ip && r.pgd_ip <= l->end_ip)
@@ -1460,6 +1475,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				continue;
 			}
 			l = line_at(fp, ip); /* (the table may have grown) */
+			lkc = NULL;
 		}
 		if (l->kind == LK_BAIL)
 			goto refuse;
@@ -1472,20 +1488,20 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		if (bn + l->ninsn > LINE_MAX_INSN)
 			goto refuse;
 		if (l->kind == LK_JMP || l->kind == LK_CALL) {
-			if (push_run(fp, bip, bn, l, lk, lk_e, lk_n) < 0)
+			if (push_run(fp, bip, bn, l, lkc, lk_n, lk_ip) < 0)
 				goto refuse;
 			open = 0;
 			if (l->kind == LK_CALL)
 				rpush(fp, l);
 			ip = l->target;
 			out_edge(fp, l, 1, ip);
-			lk = (size_t)(l - fp->lines) + 1;
-			lk_e = 1;
+			lkc = &fp->ncode[l - fp->lines][1];
 			lk_n = fp->nout;
+			lk_ip = ip;
 			tab = fp->lines;
 			nl = next_line(fp, l, 1, ip, &hits);
 			if (fp->lines != tab)
-				lk = 0; /* (the table grew: the slot moved) */
+				lkc = NULL; /* (the table grew: the slots moved) */
 			direct = 1;
 			if (++notrace > NOTRACE_MAX)
 				goto refuse;
@@ -1524,7 +1540,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				 * block and the decoder stays after it */
 				if (l->kind != LK_ICALL || open || r.pgd_noip)
 					goto refuse;
-				if (push_run(fp, bip, bn, l, lk, lk_e, lk_n) < 0)
+				if (push_run(fp, bip, bn, l, lkc, lk_n, lk_ip) < 0)
 					goto refuse;
 				rpush(fp, l);
 				dis_ip = l->end_ip + l->len;
@@ -1585,18 +1601,18 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		default:
 			goto refuse;
 		}
-		if (!open && push_run(fp, bip, bn, l, lk, lk_e, lk_n) < 0)
+		if (!open && push_run(fp, bip, bn, l, lkc, lk_n, lk_ip) < 0)
 			goto refuse;
-		lk = 0;
+		lkc = NULL;
 		if (link) { /* (after the last use of l: the table may grow) */
 			out_edge(fp, l, (unsigned)link - 1, ip);
-			lk = (size_t)(l - fp->lines) + 1;
-			lk_e = (unsigned)link - 1;
+			lkc = &fp->ncode[l - fp->lines][link - 1];
 			lk_n = fp->nout;
+			lk_ip = ip;
 			tab = fp->lines;
 			nl = next_line(fp, l, (unsigned)link - 1, ip, &hits);
 			if (fp->lines != tab)
-				lk = 0; /* (the table grew: the slot moved) */
+				lkc = NULL; /* (the table grew: the slots moved) */
 		} else if (rslot) {
 			/* (the call's run: its link [0], after the call, is
 			 * where a return to it goes) */
@@ -1608,6 +1624,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 disabled:
 		/* Tracing is off until TIP.PGE (or the end of the segment);
 		 * it may come back elsewhere than the edge went. */
+		lkc = NULL;
 		if (fp->nout)
 			fp->oedge[fp->nout - 1] = 0;
 		r.mode_seen = 0;

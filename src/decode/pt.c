@@ -1436,11 +1436,18 @@ static size_t account_run(struct seg *s, const struct ptd_block *bl, size_t i, s
 
 	if (i < n && bl[i].ninsn && !st->start_ip)
 		st->start_ip = bl[i].ip;
-	for (; i < n && bl[i].ninsn; i++) {
-		const uint8_t c = bl[i].iclass;
+	/* (the depth's step per class from a table: one load, not two
+	 * compares; classes below 16, see ptd_block) */
+	static const int8_t step[16] = { [PTD_IC_CALL] = 1, [PTD_IC_RET] = -1 };
+	_Static_assert(PTD_IC_MAX <= 16, "a block's class indexes step[]");
 
-		ninsn += bl[i].ninsn;
-		depth += (c == PTD_IC_CALL) - (c == PTD_IC_RET);
+	for (; i < n; i++) {
+		const uint32_t k = bl[i].ninsn;
+
+		if (!k)
+			break;
+		ninsn += k;
+		depth += step[bl[i].iclass & 15];
 		if (depth < dmin)
 			dmin = depth;
 	}
