@@ -733,14 +733,12 @@ static inline __attribute__((always_inline)) uint64_t run_code(struct ptd_fastpt
 	return l->code;
 }
 
-/* The block from @bip (@bn instructions before run @l) to @l's end; @lkc,
- * @lk_n, @lk_ip: see run_code. */
-static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp, uint64_t bip,
-							    uint32_t bn, const struct line *l,
-							    uint64_t *lkc, size_t lk_n, uint64_t lk_ip)
+/* The block of the whole run @l; @lkc, @lk_n, @lk_ip: see run_code. */
+static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp,
+							    const struct line *l, uint64_t *lkc,
+							    size_t lk_n, uint64_t lk_ip)
 {
-	return push_code(fp, bip, l->end_ip, bn + l->ninsn, l->cls,
-			 bn || bip != l->ip ? 0 : run_code(fp, l, lkc, lk_n, lk_ip));
+	return push_code(fp, l->ip, l->end_ip, l->ninsn, l->cls, run_code(fp, l, lkc, lk_n, lk_ip));
 }
 
 /*
@@ -1314,13 +1312,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 {
 	struct rd r;
 	uint64_t ip = 0;
-	uint64_t bip = 0;
-	uint32_t bn = 0;
 	/* the run at ip when known through a link (next_line) */
 	const struct line *nl = NULL;
 	size_t tail_first = 0;
 	unsigned notrace = 0;
-	int open = 0, tail_clean = 1;
+	int tail_clean = 1;
 	/* ip was reached by a direct branch, no trace read since: a TIP.PGD
 	 * with this ip binds to that branch (libipt proceeds to its ip) */
 	int direct = 0;
@@ -1479,18 +1475,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		}
 		if (l->kind == LK_BAIL)
 			goto refuse;
-		/* A not-taken conditional branch does not end libipt's
-		 * block: the block goes on from bip. */
-		if (!open) {
-			bip = ip;
-			bn = 0;
-		}
-		if (bn + l->ninsn > LINE_MAX_INSN)
-			goto refuse;
+		/* (l is the run at ip; one that is not LK_BAIL has fewer than
+		 * LINE_MAX_INSN instructions, see build_line) */
 		if (l->kind == LK_JMP || l->kind == LK_CALL) {
-			if (push_run(fp, bip, bn, l, lkc, lk_n, lk_ip) < 0)
+			if (push_run(fp, l, lkc, lk_n, lk_ip) < 0)
 				goto refuse;
-			open = 0;
 			if (l->kind == LK_CALL)
 				rpush(fp, l);
 			ip = l->target;
@@ -1513,7 +1502,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			if (st == R_BAIL)
 				goto refuse;
 			if (st == R_FUP) {
-				if (!traced || cut_ip || open || async_stop(fp, &r, l, &dis_ip) != 1)
+				if (!traced || cut_ip || async_stop(fp, &r, l, &dis_ip) != 1)
 					goto refuse;
 				goto async_end;
 			}
@@ -1523,12 +1512,12 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				r.pgd = 0;
 				/* (right after the PSB+ libipt binds it otherwise:
 				 * found by the fuzz target; left to it) */
-				if (l->kind == LK_SYS && r.pgd_noip && !open && traced) {
+				if (l->kind == LK_SYS && r.pgd_noip && traced) {
 					/* A system call left user mode: its block
 					 * ends with it, flagged as pt.c flags it for
 					 * libipt's "disabled" event; the decoder is
 					 * after it (a TIP.PGE there resumes). */
-					if (push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+					if (push_out(fp, l->ip, l->end_ip, l->ninsn, l->cls) < 0)
 						goto refuse;
 					fp->out[fp->nout - 1].flags = PTD_BLK_SYSCALL;
 					dis_ip = l->end_ip + l->len;
@@ -1538,9 +1527,9 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				/* libipt binds it to this branch if it needs trace;
 				 * only an indirect call is taken here: it ends its
 				 * block and the decoder stays after it */
-				if (l->kind != LK_ICALL || open || r.pgd_noip)
+				if (l->kind != LK_ICALL || r.pgd_noip)
 					goto refuse;
-				if (push_run(fp, bip, bn, l, lkc, lk_n, lk_ip) < 0)
+				if (push_run(fp, l, lkc, lk_n, lk_ip) < 0)
 					goto refuse;
 				rpush(fp, l);
 				dis_ip = l->end_ip + l->len;
@@ -1548,17 +1537,15 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			}
 			if (st == R_END) {
 				/* Trailing non-branch packets: libipt may see the end
-				 * of the trace later than here; a block still open
-				 * across the last packet: libipt's tail starts
-				 * elsewhere.  Leave both to libipt. */
-				if (r.skipped || !tail_clean || open || !cut_ip ||
+				 * of the trace later than here; a tail not clean:
+				 * libipt's starts elsewhere.  Leave both to libipt. */
+				if (r.skipped || !tail_clean || !cut_ip ||
 				    !cut_tail(fp, tail_first, l, cut_ip))
 					goto refuse;
 				break;
 			}
 		}
 		notrace = 0;
-		open = 0;
 		switch (l->kind) {
 		case LK_COND:
 			if (!r.ntnt)
@@ -1601,7 +1588,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		default:
 			goto refuse;
 		}
-		if (!open && push_run(fp, bip, bn, l, lkc, lk_n, lk_ip) < 0)
+		if (push_run(fp, l, lkc, lk_n, lk_ip) < 0)
 			goto refuse;
 		lkc = NULL;
 		if (link) { /* (after the last use of l: the table may grow) */
@@ -1619,7 +1606,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			nl = next_line(fp, &fp->lines[rslot - 1], 0, ip, &hits);
 		}
 		tail_first = fp->nout;
-		tail_clean = !open;
+		tail_clean = 1;
 		continue;
 disabled:
 		/* Tracing is off until TIP.PGE (or the end of the segment);
@@ -1636,7 +1623,6 @@ disabled:
 				goto refuse;
 			traced = 1;
 			notrace = 0;
-			open = 0;
 			direct = 0;
 			tail_first = fp->nout;
 			tail_clean = 1;
