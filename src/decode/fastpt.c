@@ -1333,6 +1333,10 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	uint64_t *lkc = NULL, lk_ip = 0;
 	size_t lk_n = 0;
 	uint64_t hits = 0; /* (runs found through a link: see next_line) */
+	/* r.tnt and r.ntnt as next_item left them, used up here (in
+	 * registers, not through r in memory: the next ip depends on them) */
+	uint64_t tnt = 0;
+	unsigned ntnt = 0;
 	const struct line *tab;
 	int paths_on;
 
@@ -1398,13 +1402,16 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 
 		if (!ip)
 			goto refuse;
-		if (direct && r.filt && !r.pgd && !r.ntnt && !r.tip) {
+		if (direct && r.filt && !r.pgd && !ntnt && !r.tip) {
 			/* Is tracing disabled here?  Read the next item now (it
 			 * would be read at the next branch anyway). */
 			const uint8_t *at = r.p;
 			int sk = r.skipped;
 
+			r.ntnt = 0; /* (ntnt is: see tnt) */
 			st = next_item(&r);
+			tnt = r.tnt;
+			ntnt = r.ntnt;
 			if (st == R_FUP) {
 				/* (with a cut ip pt.c may not take an event after
 				 * libipt saw the end of the trace: left to it) */
@@ -1447,12 +1454,12 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		/* (its ip inside this run: libipt stops there; rare, left to it) */
 		if (r.pgd && r.pgd_ip > l->ip && r.pgd_ip <= l->end_ip)
 			goto refuse;
-		/* (use_paths first: it is the same every time, r.ntnt is not,
+		/* (use_paths first: it is the same every time, ntnt is not,
 		 * and a mispredicted branch costs as much as the rest here) */
-		if (paths_on && r.ntnt && l->kind == LK_COND) {
+		if (paths_on && ntnt && l->kind == LK_COND) {
 			/* Several TNT bits at once through a cached path. */
-			unsigned m = r.ntnt < PATH_BITS ? r.ntnt : PATH_BITS;
-			unsigned v = (unsigned)(r.tnt >> (r.ntnt - m)) & ((1u << m) - 1);
+			unsigned m = ntnt < PATH_BITS ? ntnt : PATH_BITS;
+			unsigned v = (unsigned)(tnt >> (ntnt - m)) & ((1u << m) - 1);
 			const struct path *pa = path_at(fp, ip, m, v);
 
 			if (pa && pa->k) {
@@ -1463,7 +1470,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				       pa->count * sizeof(*fp->out));
 				memset(fp->ocode + fp->nout, 0, pa->count * sizeof(*fp->ocode));
 				fp->nout += pa->count;
-				r.ntnt -= pa->k;
+				ntnt -= pa->k;
 				ip = pa->end_ip;
 				notrace = 0;
 				tail_first = fp->nout;
@@ -1497,8 +1504,15 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			continue;
 		}
 		/* The branch at the end needs trace. */
-		if (!r.ntnt && !r.tip) {
-			st = r.pgd ? R_PGD : next_item(&r);
+		if (!ntnt && !r.tip) {
+			if (r.pgd) {
+				st = R_PGD;
+			} else {
+				r.ntnt = 0; /* (ntnt is: see tnt) */
+				st = next_item(&r);
+				tnt = r.tnt;
+				ntnt = r.ntnt;
+			}
 			if (st == R_BAIL)
 				goto refuse;
 			if (st == R_FUP) {
@@ -1548,24 +1562,24 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		notrace = 0;
 		switch (l->kind) {
 		case LK_COND:
-			if (!r.ntnt)
+			if (!ntnt)
 				goto refuse; /* a TIP where a TNT bit belongs */
-			r.ntnt--;
+			ntnt--;
 			/* (taken or not, the conditional branch ends libipt's block) */
 			{
 				/* (without a branch on the bit, which the
 				 * processor cannot foresee: the taken and the
 				 * fall-through ip chosen arithmetically) */
-				uint64_t bit = (r.tnt >> r.ntnt) & 1, fall = l->end_ip + l->len;
+				uint64_t bit = (tnt >> ntnt) & 1, fall = l->end_ip + l->len;
 
 				link = 1 + (int)bit;
 				ip = fall + ((l->target - fall) & (0 - bit));
 			}
 			break;
 		case LK_RET:
-			if (r.ntnt) {
-				r.ntnt--;
-				if (!((r.tnt >> r.ntnt) & 1) || !fp->rn)
+			if (ntnt) {
+				ntnt--;
+				if (!((tnt >> ntnt) & 1) || !fp->rn)
 					goto refuse;
 				ip = fp->rs[fp->rtop];
 				rslot = fp->rsl[fp->rtop];
@@ -1578,7 +1592,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			break;
 		case LK_ICALL:
 		case LK_IJMP:
-			if (r.ntnt)
+			if (ntnt)
 				goto refuse; /* a TNT bit where a TIP belongs */
 			if (l->kind == LK_ICALL)
 				rpush(fp, l);
