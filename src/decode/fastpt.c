@@ -119,13 +119,6 @@ struct ptd_fastpt {
 
 	struct line *lines;
 	size_t lmask, nlines;
-	/* ncode[slot][e]: the history's full code (ptd__history_full_code)
-	 * of the run that follows the run in lines[slot] on its edge e (as
-	 * struct line's succ), its distance from that run's end included; 0
-	 * not known yet, 1 none (code read through the callback, or it does
-	 * not fit).  Cleared when the slot's run is decoded again or the
-	 * table grows. */
-	uint64_t (*ncode)[2];
 
 	/* TNT paths: a table of struct path and the blocks they give. */
 	struct path *paths;
@@ -247,7 +240,6 @@ void ptd_fastpt_free(struct ptd_fastpt *fp)
 		__atomic_fetch_add(&d[i], s[i], __ATOMIC_RELAXED);
 	free(fp->maps);
 	free(fp->lines);
-	free(fp->ncode);
 	free(fp->paths);
 	free(fp->pool);
 	free(fp->ioffs);
@@ -280,10 +272,8 @@ static void reset_caches(struct ptd_fastpt *fp)
 {
 	size_t i, n = ptd_image_nmaps(fp->img);
 
-	if (fp->lines) {
+	if (fp->lines)
 		memset(fp->lines, 0, (fp->lmask + 1) * sizeof(*fp->lines));
-		memset(fp->ncode, 0, (fp->lmask + 1) * sizeof(*fp->ncode));
-	}
 	fp->nlines = 0;
 	memset(fp->rsl, 0, sizeof(fp->rsl));
 	if (fp->paths)
@@ -336,13 +326,9 @@ static int grow_lines(struct ptd_fastpt *fp)
 	/* (each run in one cache line, not two: the decode goes from run to
 	 * run, and the table does not fit in the first-level cache) */
 	struct line *nl = aligned_alloc(64, n * sizeof(*nl)), *old = fp->lines;
-	uint64_t(*nc)[2] = calloc(n, sizeof(*nc));
 
-	if (!nl || !nc) {
-		free(nl);
-		free(nc);
+	if (!nl)
 		return -ptde_nomem;
-	}
 	memset(nl, 0, n * sizeof(*nl));
 	for (i = 0; old && i <= fp->lmask; i++) {
 		size_t h;
@@ -355,8 +341,6 @@ static int grow_lines(struct ptd_fastpt *fp)
 		nl[h].succ[0] = nl[h].succ[1] = 0; /* (slots moved) */
 	}
 	free(old);
-	free(fp->ncode); /* (the slots moved: known again when next used) */
-	fp->ncode = nc;
 	fp->lines = nl;
 	fp->lmask = n - 1;
 	memset(fp->rsl, 0, sizeof(fp->rsl));
@@ -372,7 +356,6 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 	l->ip = ip;
 	l->offs = 0;
 	l->succ[0] = l->succ[1] = 0;
-	fp->ncode[l - fp->lines][0] = fp->ncode[l - fp->lines][1] = 0;
 	l->lb[0] = l->lb[1] = 0;
 	l->kind = LK_BAIL;
 	l->cls = PTD_IC_OTHER;
@@ -693,52 +676,11 @@ static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp,
 	return push_code(fp, ip, end_ip, ninsn, cls, 0);
 }
 
-/* run_code's way when the full code is not known yet: works it out
- * for run @l after the run of @slot's row in fp->ncode, on the slot's
- * edge. */
-static __attribute__((noinline)) uint64_t full_code(struct ptd_fastpt *fp, const struct line *l,
-						     uint64_t *slot)
-{
-	const struct line *pl = &fp->lines[(size_t)(slot - fp->ncode[0]) / 2];
-	uint64_t c;
-
-	/* (code read through the callback may differ at the next decode:
-	 * not kept; a run in a file mapping is decoded again only when the
-	 * caches are reset, which clears the slots) */
-	c = l->epoch || pl->epoch || !l->code
-		    ? 0
-		    : ptd__history_full_code(l->code, (int64_t)(l->ip - pl->end_ip));
-	*slot = c ? c : 1;
-	return c ? c : l->code;
-}
-
-/*
- * The code of the block of the whole run @l: its full code when the
- * newest block in the output, the @lk_n-th, is that of the run whose
- * edge to @lk_ip has its full code slot at @lkc (NULL: none), and @l is
- * at @lk_ip; else its plain code.
- */
-static inline __attribute__((always_inline)) uint64_t run_code(struct ptd_fastpt *fp,
-								const struct line *l,
-								uint64_t *lkc, size_t lk_n,
-								uint64_t lk_ip)
-{
-	if (lkc && fp->nout == lk_n && l->ip == lk_ip) {
-		const uint64_t c = *lkc;
-
-		if (__builtin_expect(c > 1, 1))
-			return c;
-		return c ? l->code : full_code(fp, l, lkc);
-	}
-	return l->code;
-}
-
-/* The block of the whole run @l; @lkc, @lk_n, @lk_ip: see run_code. */
+/* The block of the whole run @l. */
 static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp,
-							    const struct line *l, uint64_t *lkc,
-							    size_t lk_n, uint64_t lk_ip)
+							    const struct line *l)
 {
-	return push_code(fp, l->ip, l->end_ip, l->ninsn, l->cls, run_code(fp, l, lkc, lk_n, lk_ip));
+	return push_code(fp, l->ip, l->end_ip, l->ninsn, l->cls, l->code);
 }
 
 /*
@@ -1328,16 +1270,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	int traced = 0, k;
 	/* tracing was disabled by a system call (see the "disabled" label) */
 	int far_dis = 0;
-	/* the full code slot of the edge from the newest block's run (the
-	 * lk_n-th block) to lk_ip (NULL: not known; see run_code) */
-	uint64_t *lkc = NULL, lk_ip = 0;
-	size_t lk_n = 0;
 	uint64_t hits = 0; /* (runs found through a link: see next_line) */
 	/* r.tnt and r.ntnt as next_item left them, used up here (in
 	 * registers, not through r in memory: the next ip depends on them) */
 	uint64_t tnt = 0;
 	unsigned ntnt = 0;
-	const struct line *tab;
 	int paths_on;
 
 	if (use_paths < 0)
@@ -1444,12 +1381,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			goto disabled;
 		}
 		direct = 0;
-		if (nl && nl->ip == ip) {
-			l = nl;
-		} else {
-			l = line_at(fp, ip);
-			lkc = NULL; /* (the table may have grown) */
-		}
+		l = nl && nl->ip == ip ? nl : line_at(fp, ip);
 		nl = NULL;
 		/* (its ip inside this run: libipt stops there; rare, left to it) */
 		if (r.pgd && r.pgd_ip > l->ip && r.pgd_ip <= l->end_ip)
@@ -1478,26 +1410,19 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				continue;
 			}
 			l = line_at(fp, ip); /* (the table may have grown) */
-			lkc = NULL;
 		}
 		if (l->kind == LK_BAIL)
 			goto refuse;
 		/* (l is the run at ip; one that is not LK_BAIL has fewer than
 		 * LINE_MAX_INSN instructions, see build_line) */
 		if (l->kind == LK_JMP || l->kind == LK_CALL) {
-			if (push_run(fp, l, lkc, lk_n, lk_ip) < 0)
+			if (push_run(fp, l) < 0)
 				goto refuse;
 			if (l->kind == LK_CALL)
 				rpush(fp, l);
 			ip = l->target;
 			out_edge(fp, l, 1, ip);
-			lkc = &fp->ncode[l - fp->lines][1];
-			lk_n = fp->nout;
-			lk_ip = ip;
-			tab = fp->lines;
 			nl = next_line(fp, l, 1, ip, &hits);
-			if (fp->lines != tab)
-				lkc = NULL; /* (the table grew: the slots moved) */
 			direct = 1;
 			if (++notrace > NOTRACE_MAX)
 				goto refuse;
@@ -1543,7 +1468,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				 * block and the decoder stays after it */
 				if (l->kind != LK_ICALL || r.pgd_noip)
 					goto refuse;
-				if (push_run(fp, l, lkc, lk_n, lk_ip) < 0)
+				if (push_run(fp, l) < 0)
 					goto refuse;
 				rpush(fp, l);
 				dis_ip = l->end_ip + l->len;
@@ -1602,18 +1527,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		default:
 			goto refuse;
 		}
-		if (push_run(fp, l, lkc, lk_n, lk_ip) < 0)
+		if (push_run(fp, l) < 0)
 			goto refuse;
-		lkc = NULL;
 		if (link) { /* (after the last use of l: the table may grow) */
 			out_edge(fp, l, (unsigned)link - 1, ip);
-			lkc = &fp->ncode[l - fp->lines][link - 1];
-			lk_n = fp->nout;
-			lk_ip = ip;
-			tab = fp->lines;
 			nl = next_line(fp, l, (unsigned)link - 1, ip, &hits);
-			if (fp->lines != tab)
-				lkc = NULL; /* (the table grew: the slots moved) */
 		} else if (rslot) {
 			/* (the call's run: its link [0], after the call, is
 			 * where a return to it goes) */
@@ -1625,7 +1543,6 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 disabled:
 		/* Tracing is off until TIP.PGE (or the end of the segment);
 		 * it may come back elsewhere than the edge went. */
-		lkc = NULL;
 		if (fp->nout)
 			fp->oedge[fp->nout - 1] = 0;
 		r.mode_seen = 0;

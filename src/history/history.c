@@ -1000,38 +1000,6 @@ uint64_t ptd__history_block_code(const struct ptd_block *b)
 	return code | (uint64_t)n << 56;
 }
 
-uint64_t ptd__history_full_code(uint64_t code, int64_t dist)
-{
-	uint8_t buf[32], *p = buf;
-	const uint64_t rest = (code & 0x00ffffffffffffffull) >> 8;
-	const unsigned nrest = (unsigned)(code >> 56) - 1;
-	unsigned dl, n, i;
-	uint64_t full = 0;
-
-	if (!code || (int64_t)code < 0 || nrest < 2 || nrest > 6)
-		return 0;
-	*p++ = (uint8_t)code;
-	p = put_uv(p, zz(dist));
-	dl = (unsigned)(p - buf) - 1;
-	for (i = 0; i < nrest; i++)
-		*p++ = (uint8_t)(rest >> (8 * i));
-	n = (unsigned)(p - buf);
-	if (n > 7 || dl > 3)
-		return 0;
-	for (i = 0; i < n; i++)
-		full |= (uint64_t)buf[i] << (8 * i);
-	return full | (uint64_t)n << 56 | (uint64_t)dl << 60 | 1ull << 63;
-}
-
-/* The plain code (ptd__history_block_code's) of a full one. */
-static inline uint64_t plain_code(uint64_t cd)
-{
-	const unsigned n = (unsigned)(cd >> 56) & 15, dl = (unsigned)(cd >> 60) & 3;
-
-	return (cd & 0xff) | ((cd & 0x00ffffffffffffffull) >> (8 * (1 + dl))) << 8 |
-	       (uint64_t)(n - dl) << 56;
-}
-
 /*
  * Appends @n blocks; with @code (see ptd__history_append_coded) a block
  * whose code is not 0 is encoded from it.  Every block but the last is
@@ -1094,33 +1062,13 @@ static inline __attribute__((always_inline)) int append_blocks(struct ptd_histor
 				const struct ptd_block *x = b + i;
 				const uint64_t *cp = code + i;
 
-				/* (b[0]'s full code is not for the block before
-				 * it here: taken as its plain code) */
-				if (!i && room && (int64_t)cp[0] < 0 && p <= lim) {
-					const uint64_t cd = plain_code(cp[0]), rest = cd >> 8;
-
-					*p++ = (uint8_t)cd;
-					p = put_uv_short(p, zz((int64_t)(x[0].ip - prev)));
-					memcpy(p, &rest, 8);
-					p += ((cd >> 56) & 15) - 1;
-					prev = x[0].end_ip;
-					ninsn += x[0].ninsn;
-					k++;
-				}
 				while (k < room && p <= lim && cp[k]) {
 					const uint64_t cd = cp[k], rest = cd >> 8;
 
-					if ((int64_t)cd < 0) {
-						/* (all of it: the block before it is
-						 * the one just appended) */
-						memcpy(p, &cd, 8);
-						p += (cd >> 56) & 15;
-					} else {
-						*p++ = (uint8_t)cd;
-						p = put_uv_short(p, zz((int64_t)(x[k].ip - prev)));
-						memcpy(p, &rest, 8);
-						p += ((cd >> 56) & 15) - 1;
-					}
+					*p++ = (uint8_t)cd;
+					p = put_uv_short(p, zz((int64_t)(x[k].ip - prev)));
+					memcpy(p, &rest, 8);
+					p += ((cd >> 56) & 15) - 1;
 					prev = x[k].end_ip;
 					ninsn += x[k].ninsn;
 					k++;
@@ -1132,8 +1080,6 @@ static inline __attribute__((always_inline)) int append_blocks(struct ptd_histor
 				const uint32_t cnt = x->ninsn;
 				uint64_t cd = code ? code[i + k] : 0;
 
-				if ((int64_t)cd < 0)
-					cd = plain_code(cd); /* (the distance: below) */
 				if (cd) {
 					if (__builtin_expect(logging, 0)) {
 						log_block(h, x);

@@ -42,23 +42,9 @@ int ptd__history_items_at(const struct ptd_history *h, uint64_t index, const str
 uint64_t ptd__history_block_code(const struct ptd_block *b);
 
 /*
- * A block's whole encoding, its distance from the block before included:
- * @code (ptd__history_block_code's, not 0) with the distance @dist (the
- * block's ip less the end ip of the block appended just before it).  A
- * caller that knows the block before (a run of cached code reached by a
- * direct branch from another: the same distance every time) computes it
- * once and spares the history the encoding of the distance.  Bits 0-55:
- * the bytes; 56-59 their count (at most 7); 60-61 the distance's count
- * (1 to 3); bit 63 set.  0 when it does not fit.
- */
-uint64_t ptd__history_full_code(uint64_t code, int64_t dist);
-
-/*
  * ptd_history_append_blocks with @code[i] either 0 or
- * ptd__history_block_code(&@b[i]) or, for i >= 1,
- * ptd__history_full_code(ptd__history_block_code(&@b[i]), @b[i].ip -
- * @b[i - 1].end_ip) (the caller vouches for them; a full code of @b[0]
- * is taken as its plain code): the same items, the same bytes.
+ * ptd__history_block_code(&@b[i]) (the caller vouches for it): the same
+ * items, the same bytes.
  */
 int ptd__history_append_coded(struct ptd_history *h, const struct ptd_block *b,
 			      const uint64_t *code, size_t n);

@@ -666,9 +666,7 @@ static void test_bulk_and_splice(void **state)
  * blocks one by one gives: near and far blocks (distances of one to ten
  * varint bytes), long ones (no code), class OTHER ones that the next one
  * continues, 32-bit code, flags, gaps between the runs, runs longer than
- * what is left of a chunk; and full codes (ptd__history_full_code, the
- * distance from the block before included), also on a run's first block
- * (taken as its plain code there).
+ * what is left of a chunk.
  */
 static void test_coded_blocks(void **state)
 {
@@ -680,7 +678,7 @@ static void test_coded_blocks(void **state)
 	struct ptd_history *ref = ptd_history_alloc(nop_read, NULL);
 	struct ptd_history *cod = ptd_history_alloc(nop_read, NULL);
 	uint64_t prev_end = NOP_CODE;
-	size_t ncoded = 0, nfull = 0;
+	size_t ncoded = 0;
 
 	(void)state;
 	assert_non_null(b);
@@ -708,31 +706,8 @@ static void test_coded_blocks(void **state)
 			assert_true((code[i] >> 56) >= 3 && (code[i] >> 56) <= 7);
 			assert_int_equal(code[i] & 3, 0); /* a block's tag, 64-bit code */
 		}
-		if (code[i] && i && xr() % 2) {
-			uint64_t f = ptd__history_full_code(code[i],
-							    (int64_t)(b[i].ip - b[i - 1].end_ip));
-
-			/* (it does not fit when the distance is long) */
-			if (f) {
-				assert_true((int64_t)f < 0);
-				assert_int_equal((f >> 56) & 15, (code[i] >> 56) + ((f >> 60) & 3));
-				code[i] = f;
-				nfull++;
-			}
-		}
 	}
 	assert_true(ncoded > n / 2);
-	assert_true(nfull > n / 8);
-	/* (not a code, or a full one already: no full code) */
-	{
-		struct ptd_block x = { .ip = NOP_CODE, .end_ip = NOP_CODE + 4, .ninsn = 3,
-				       .iclass = PTD_IC_JUMP };
-		uint64_t pc = ptd__history_block_code(&x), f = ptd__history_full_code(pc, 5);
-
-		assert_true(pc != 0 && f != 0);
-		assert_int_equal(ptd__history_full_code(f, 5), 0);
-		assert_int_equal(ptd__history_full_code(0, 5), 0);
-	}
 	for (i = 0; i < n; i += k) {
 		size_t j, again = xr() % 10 == 0;
 
