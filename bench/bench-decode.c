@@ -801,9 +801,9 @@ static void fast_figures(const char *name, const uint8_t *buf, size_t n, const c
 	struct ptd_fastpt_stats fs;
 
 	/* BENCH_FULL_ONLY=1: (b) and the 1-thread full decodes only (tuning
-	 * the history's appending). */
+	 * the history's appending); =fast: the fast path's full decode alone,
+	 * =count: its counting alone (profiling them, not even (b)). */
 	if (getenv("BENCH_FULL_ONLY")) {
-		/* (=fast: not even (b), for profiling the full decode) */
 		if (!strcmp(getenv("BENCH_FULL_ONLY"), "count")) {
 			ptd__pt_set_store_max(0);
 			c1 = time_count(buf, n, img, 1, 1, 1, &i2, &n2);
@@ -816,7 +816,7 @@ static void fast_figures(const char *name, const uint8_t *buf, size_t n, const c
 			f1 = time_count(buf, n, img, 1, 1, 0, &i4, &n4);
 			printf("%s: %.1f MB, %" PRIu64 " instructions, %" PRIu64 " items, %.3f "
 			       "bytes per instruction; full history, fast path, 1 thread: cpu %.1f "
-			       "MB/s\n", name, mb, n4, last_nitems, (double)last_bytes / (double)n4,
+			       "MB/s\n", name, mb, i4, last_nitems, (double)last_bytes / (double)i4,
 			       mb / f1.cpu);
 			return;
 		}
