@@ -732,6 +732,10 @@ static void clk_best(struct clk *best, const struct clk *t0)
 		best->wall = t1.wall - t0->wall;
 }
 
+/* The last history time_count made: its items and bytes. */
+static uint64_t last_nitems;
+static size_t last_bytes;
+
 static struct clk time_count(const uint8_t *buf, size_t n, struct ptd_image *img, int threads,
 			     int fast, int lazy, uint64_t *ninsn, uint64_t *count)
 {
@@ -756,6 +760,8 @@ static struct clk time_count(const uint8_t *buf, size_t n, struct ptd_image *img
 		clk_best(&best, &t0);
 		*ninsn = st.ninsn;
 		*count = ptd_history_count(h);
+		last_nitems = ptd_history_nitems(h);
+		last_bytes = ptd_history_bytes(h);
 		ptd_history_free(h);
 		ptd_pt_trace_free(t);
 	}
@@ -795,8 +801,25 @@ static void fast_figures(const char *name, const uint8_t *buf, size_t n, const c
 	struct ptd_fastpt_stats fs;
 
 	/* BENCH_FULL_ONLY=1: (b) and the 1-thread full decodes only (tuning
-	 * the history's appending). */
+	 * the history's appending); =fast: the fast path's full decode alone,
+	 * =count: its counting alone (profiling them, not even (b)). */
 	if (getenv("BENCH_FULL_ONLY")) {
+		if (!strcmp(getenv("BENCH_FULL_ONLY"), "count")) {
+			ptd__pt_set_store_max(0);
+			c1 = time_count(buf, n, img, 1, 1, 1, &i2, &n2);
+			ptd__pt_set_store_max(PTD_PT_STORE_MAX);
+			printf("%s: %.1f MB, counting, fast path, 1 thread: cpu %.1f MB/s\n", name,
+			       mb, mb / c1.cpu);
+			return;
+		}
+		if (!strcmp(getenv("BENCH_FULL_ONLY"), "fast")) {
+			f1 = time_count(buf, n, img, 1, 1, 0, &i4, &n4);
+			printf("%s: %.1f MB, %" PRIu64 " instructions, %" PRIu64 " items, %.3f "
+			       "bytes per instruction; full history, fast path, 1 thread: cpu %.1f "
+			       "MB/s\n", name, mb, i4, last_nitems, (double)last_bytes / (double)i4,
+			       mb / f1.cpu);
+			return;
+		}
 		tb = time_blk(buf, n, path, &nb);
 		f1 = time_count(buf, n, img, 1, 1, 0, &i4, &n4);
 		printf("%s: %.1f MB, %" PRIu64 " instructions (b: %" PRIu64 "), %" PRIu64

@@ -81,7 +81,7 @@ struct line {
 	 * 0 not known yet, 1 starts something, 2 starts nothing), for the log
 	 * whose func_of is fp->log_id. */
 	uint8_t lb[2];
-};
+} __attribute__((aligned(64)));
 
 /*
  * A TNT path: from @ip, the next @m TNT bits (value @v, the first one the
@@ -133,11 +133,14 @@ struct ptd_fastpt {
 
 	/* Output of the last segment; oedge[i]: the call log's verdict on
 	 * going from out[i] to out[i + 1] (struct line's lb), 0 if not known;
-	 * ocode[i]: out[i]'s ptd__history_block_code or 0. */
+	 * ocode[i]: out[i]'s ptd__history_block_code or 0.  oedge[ohw...]
+	 * are 0, and so are oedge[nout...] while a segment is decoded: a
+	 * block is pushed without a byte store (which the compiler must take
+	 * as one that may change any field of fp, to be loaded again). */
 	struct ptd_block *out;
 	uint8_t *oedge;
 	uint64_t *ocode;
-	size_t nout, capout;
+	size_t nout, capout, ohw;
 	/* The call log the blocks go to (ptd_fastpt_set_log), or NULL. */
 	struct ptd_calllog *log;
 	uint64_t log_id;
@@ -320,10 +323,13 @@ static inline size_t lhash(uint64_t ip)
 static int grow_lines(struct ptd_fastpt *fp)
 {
 	size_t n = fp->lines ? (fp->lmask + 1) * 2 : 4096, i;
-	struct line *nl = calloc(n, sizeof(*nl)), *old = fp->lines;
+	/* (each run in one cache line, not two: the decode goes from run to
+	 * run, and the table does not fit in the first-level cache) */
+	struct line *nl = aligned_alloc(64, n * sizeof(*nl)), *old = fp->lines;
 
 	if (!nl)
 		return -ptde_nomem;
+	memset(nl, 0, n * sizeof(*nl));
 	for (i = 0; old && i <= fp->lmask; i++) {
 		size_t h;
 
@@ -481,9 +487,11 @@ static __attribute__((noinline)) const struct line *link_line(struct ptd_fastpt 
 	return n;
 }
 
-/* (the link's way inline, the rest in link_line) */
+/* (the link's way inline, the rest in link_line; the hits counted in
+ * *@hits, a local of the caller's, added to the stats at the end: not a
+ * store into fp per block) */
 static inline __attribute__((always_inline)) const struct line *
-next_line(struct ptd_fastpt *fp, const struct line *l, unsigned e, uint64_t ip)
+next_line(struct ptd_fastpt *fp, const struct line *l, unsigned e, uint64_t ip, uint64_t *hits)
 {
 	uint32_t x = l->succ[e];
 
@@ -491,7 +499,7 @@ next_line(struct ptd_fastpt *fp, const struct line *l, unsigned e, uint64_t ip)
 		const struct line *n = &fp->lines[x - 1];
 
 		if (__builtin_expect(!n->epoch || n->epoch == fp->epoch, 1)) {
-			fp->st.line_hits++;
+			++*hits;
 			return n;
 		}
 	}
@@ -630,6 +638,7 @@ static __attribute__((noinline, cold)) int grow_out(struct ptd_fastpt *fp, size_
 	e = realloc(fp->oedge, nc);
 	if (!e)
 		return -ptde_nomem;
+	memset(e + fp->capout, 0, nc - fp->capout); /* (see ohw) */
 	fp->oedge = e;
 	c = realloc(fp->ocode, nc * sizeof(*c));
 	if (!c)
@@ -643,18 +652,20 @@ static inline __attribute__((always_inline)) int push_code(struct ptd_fastpt *fp
 							     uint64_t end_ip, uint32_t ninsn,
 							     uint8_t cls, uint64_t code)
 {
+	const size_t n = fp->nout;
 	struct ptd_block *b;
 
-	if (__builtin_expect(fp->nout == fp->capout, 0) && grow_out(fp, fp->nout + 1) < 0)
+	if (__builtin_expect(n == fp->capout, 0) && grow_out(fp, n + 1) < 0)
 		return -ptde_nomem;
-	fp->oedge[fp->nout] = 0;
-	fp->ocode[fp->nout] = code;
-	b = &fp->out[fp->nout++];
+	/* (oedge[n] is 0 already; nout stored last, after the byte stores) */
+	fp->ocode[n] = code;
+	b = &fp->out[n];
 	b->ip = ip;
 	b->end_ip = end_ip;
 	b->ninsn = ninsn;
 	b->iclass = cls;
 	b->flags = 0;
+	fp->nout = n + 1;
 	return 0;
 }
 
@@ -665,12 +676,11 @@ static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp,
 	return push_code(fp, ip, end_ip, ninsn, cls, 0);
 }
 
-/* The block from @bip (@bn instructions before run @l) to @l's end. */
-static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp, uint64_t bip,
-							    uint32_t bn, const struct line *l)
+/* The block of the whole run @l. */
+static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp,
+							    const struct line *l)
 {
-	return push_code(fp, bip, l->end_ip, bn + l->ninsn, l->cls,
-			 bn || bip != l->ip ? 0 : l->code);
+	return push_code(fp, l->ip, l->end_ip, l->ninsn, l->cls, l->code);
 }
 
 /*
@@ -694,6 +704,8 @@ static inline void out_edge(struct ptd_fastpt *fp, const struct line *l, unsigne
 		w->lb[e] = (uint8_t)(1 + (ptd__calllog_boring(fp->log, &x, next_ip) != 0));
 	}
 	fp->oedge[fp->nout - 1] = w->lb[e];
+	if (fp->nout > fp->ohw)
+		fp->ohw = fp->nout;
 }
 
 /* ---- packets ------------------------------------------------------------ */
@@ -1147,6 +1159,8 @@ static int cut_tail(struct ptd_fastpt *fp, size_t first, const struct line *fin,
 			return 0;
 		if (!r)
 			continue;
+		/* (the dropped blocks' verdicts: see ohw) */
+		memset(fp->oedge + i, 0, fp->nout - i);
 		fp->nout = i;
 		/* (instruction k-1 is not the block's last: its class is other) */
 		if (k && push_out(fp, b.ip, prev, k, PTD_IC_OTHER) < 0)
@@ -1163,7 +1177,8 @@ static inline void rpush(struct ptd_fastpt *fp, const struct line *l)
 {
 	fp->rtop = (fp->rtop + 1) % RSTACK;
 	fp->rs[fp->rtop] = l->end_ip + l->len;
-	fp->rsl[fp->rtop] = l == &bail_line ? 0 : (uint32_t)(l - fp->lines) + 1;
+	/* (never bail_line: its kind is LK_BAIL) */
+	fp->rsl[fp->rtop] = (uint32_t)(l - fp->lines) + 1;
 	if (fp->rn < RSTACK)
 		fp->rn++;
 }
@@ -1239,13 +1254,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 {
 	struct rd r;
 	uint64_t ip = 0;
-	uint64_t bip = 0;
-	uint32_t bn = 0;
 	/* the run at ip when known through a link (next_line) */
 	const struct line *nl = NULL;
 	size_t tail_first = 0;
 	unsigned notrace = 0;
-	int open = 0, tail_clean = 1;
+	int tail_clean = 1;
 	/* ip was reached by a direct branch, no trace read since: a TIP.PGD
 	 * with this ip binds to that branch (libipt proceeds to its ip) */
 	int direct = 0;
@@ -1257,6 +1270,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	int traced = 0, k;
 	/* tracing was disabled by a system call (see the "disabled" label) */
 	int far_dis = 0;
+	uint64_t hits = 0; /* (runs found through a link: see next_line) */
+	/* r.tnt and r.ntnt as next_item left them, used up here (in
+	 * registers, not through r in memory: the next ip depends on them) */
+	uint64_t tnt = 0;
+	unsigned ntnt = 0;
 	int paths_on;
 
 	if (use_paths < 0)
@@ -1273,6 +1291,10 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	r.e = buf + end;
 	r.filt = edge != NULL;
 	fp->nout = 0;
+	if (fp->ohw) { /* (the verdicts of the segment before) */
+		memset(fp->oedge, 0, fp->ohw);
+		fp->ohw = 0;
+	}
 	if (!keep_stack)
 		fp->rn = 0;
 	switch (psb_plus(&r, &ip)) {
@@ -1317,13 +1339,16 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 
 		if (!ip)
 			goto refuse;
-		if (direct && r.filt && !r.pgd && !r.ntnt && !r.tip) {
+		if (direct && r.filt && !r.pgd && !ntnt && !r.tip) {
 			/* Is tracing disabled here?  Read the next item now (it
 			 * would be read at the next branch anyway). */
 			const uint8_t *at = r.p;
 			int sk = r.skipped;
 
+			r.ntnt = 0; /* (ntnt is: see tnt) */
 			st = next_item(&r);
+			tnt = r.tnt;
+			ntnt = r.ntnt;
 			if (st == R_FUP) {
 				/* (with a cut ip pt.c may not take an event after
 				 * libipt saw the end of the trace: left to it) */
@@ -1361,12 +1386,12 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		/* (its ip inside this run: libipt stops there; rare, left to it) */
 		if (r.pgd && r.pgd_ip > l->ip && r.pgd_ip <= l->end_ip)
 			goto refuse;
-		/* (use_paths first: it is the same every time, r.ntnt is not,
+		/* (use_paths first: it is the same every time, ntnt is not,
 		 * and a mispredicted branch costs as much as the rest here) */
-		if (paths_on && r.ntnt && l->kind == LK_COND) {
+		if (paths_on && ntnt && l->kind == LK_COND) {
 			/* Several TNT bits at once through a cached path. */
-			unsigned m = r.ntnt < PATH_BITS ? r.ntnt : PATH_BITS;
-			unsigned v = (unsigned)(r.tnt >> (r.ntnt - m)) & ((1u << m) - 1);
+			unsigned m = ntnt < PATH_BITS ? ntnt : PATH_BITS;
+			unsigned v = (unsigned)(tnt >> (ntnt - m)) & ((1u << m) - 1);
 			const struct path *pa = path_at(fp, ip, m, v);
 
 			if (pa && pa->k) {
@@ -1375,10 +1400,9 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 					goto refuse;
 				memcpy(fp->out + fp->nout, fp->pool + pa->first,
 				       pa->count * sizeof(*fp->out));
-				memset(fp->oedge + fp->nout, 0, pa->count);
 				memset(fp->ocode + fp->nout, 0, pa->count * sizeof(*fp->ocode));
 				fp->nout += pa->count;
-				r.ntnt -= pa->k;
+				ntnt -= pa->k;
 				ip = pa->end_ip;
 				notrace = 0;
 				tail_first = fp->nout;
@@ -1389,35 +1413,35 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		}
 		if (l->kind == LK_BAIL)
 			goto refuse;
-		/* A not-taken conditional branch does not end libipt's
-		 * block: the block goes on from bip. */
-		if (!open) {
-			bip = ip;
-			bn = 0;
-		}
-		if (bn + l->ninsn > LINE_MAX_INSN)
-			goto refuse;
+		/* (l is the run at ip; one that is not LK_BAIL has fewer than
+		 * LINE_MAX_INSN instructions, see build_line) */
 		if (l->kind == LK_JMP || l->kind == LK_CALL) {
-			if (push_run(fp, bip, bn, l) < 0)
+			if (push_run(fp, l) < 0)
 				goto refuse;
-			open = 0;
 			if (l->kind == LK_CALL)
 				rpush(fp, l);
 			ip = l->target;
 			out_edge(fp, l, 1, ip);
-			nl = next_line(fp, l, 1, ip);
+			nl = next_line(fp, l, 1, ip, &hits);
 			direct = 1;
 			if (++notrace > NOTRACE_MAX)
 				goto refuse;
 			continue;
 		}
 		/* The branch at the end needs trace. */
-		if (!r.ntnt && !r.tip) {
-			st = r.pgd ? R_PGD : next_item(&r);
+		if (!ntnt && !r.tip) {
+			if (r.pgd) {
+				st = R_PGD;
+			} else {
+				r.ntnt = 0; /* (ntnt is: see tnt) */
+				st = next_item(&r);
+				tnt = r.tnt;
+				ntnt = r.ntnt;
+			}
 			if (st == R_BAIL)
 				goto refuse;
 			if (st == R_FUP) {
-				if (!traced || cut_ip || open || async_stop(fp, &r, l, &dis_ip) != 1)
+				if (!traced || cut_ip || async_stop(fp, &r, l, &dis_ip) != 1)
 					goto refuse;
 				goto async_end;
 			}
@@ -1427,12 +1451,12 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				r.pgd = 0;
 				/* (right after the PSB+ libipt binds it otherwise:
 				 * found by the fuzz target; left to it) */
-				if (l->kind == LK_SYS && r.pgd_noip && !open && traced) {
+				if (l->kind == LK_SYS && r.pgd_noip && traced) {
 					/* A system call left user mode: its block
 					 * ends with it, flagged as pt.c flags it for
 					 * libipt's "disabled" event; the decoder is
 					 * after it (a TIP.PGE there resumes). */
-					if (push_out(fp, bip, l->end_ip, bn + l->ninsn, l->cls) < 0)
+					if (push_out(fp, l->ip, l->end_ip, l->ninsn, l->cls) < 0)
 						goto refuse;
 					fp->out[fp->nout - 1].flags = PTD_BLK_SYSCALL;
 					dis_ip = l->end_ip + l->len;
@@ -1442,9 +1466,9 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				/* libipt binds it to this branch if it needs trace;
 				 * only an indirect call is taken here: it ends its
 				 * block and the decoder stays after it */
-				if (l->kind != LK_ICALL || open || r.pgd_noip)
+				if (l->kind != LK_ICALL || r.pgd_noip)
 					goto refuse;
-				if (push_run(fp, bip, bn, l) < 0)
+				if (push_run(fp, l) < 0)
 					goto refuse;
 				rpush(fp, l);
 				dis_ip = l->end_ip + l->len;
@@ -1452,37 +1476,35 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			}
 			if (st == R_END) {
 				/* Trailing non-branch packets: libipt may see the end
-				 * of the trace later than here; a block still open
-				 * across the last packet: libipt's tail starts
-				 * elsewhere.  Leave both to libipt. */
-				if (r.skipped || !tail_clean || open || !cut_ip ||
+				 * of the trace later than here; a tail not clean:
+				 * libipt's starts elsewhere.  Leave both to libipt. */
+				if (r.skipped || !tail_clean || !cut_ip ||
 				    !cut_tail(fp, tail_first, l, cut_ip))
 					goto refuse;
 				break;
 			}
 		}
 		notrace = 0;
-		open = 0;
 		switch (l->kind) {
 		case LK_COND:
-			if (!r.ntnt)
+			if (!ntnt)
 				goto refuse; /* a TIP where a TNT bit belongs */
-			r.ntnt--;
+			ntnt--;
 			/* (taken or not, the conditional branch ends libipt's block) */
 			{
 				/* (without a branch on the bit, which the
 				 * processor cannot foresee: the taken and the
 				 * fall-through ip chosen arithmetically) */
-				uint64_t bit = (r.tnt >> r.ntnt) & 1, fall = l->end_ip + l->len;
+				uint64_t bit = (tnt >> ntnt) & 1, fall = l->end_ip + l->len;
 
 				link = 1 + (int)bit;
 				ip = fall + ((l->target - fall) & (0 - bit));
 			}
 			break;
 		case LK_RET:
-			if (r.ntnt) {
-				r.ntnt--;
-				if (!((r.tnt >> r.ntnt) & 1) || !fp->rn)
+			if (ntnt) {
+				ntnt--;
+				if (!((tnt >> ntnt) & 1) || !fp->rn)
 					goto refuse;
 				ip = fp->rs[fp->rtop];
 				rslot = fp->rsl[fp->rtop];
@@ -1495,7 +1517,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			break;
 		case LK_ICALL:
 		case LK_IJMP:
-			if (r.ntnt)
+			if (ntnt)
 				goto refuse; /* a TNT bit where a TIP belongs */
 			if (l->kind == LK_ICALL)
 				rpush(fp, l);
@@ -1505,18 +1527,18 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		default:
 			goto refuse;
 		}
-		if (!open && push_run(fp, bip, bn, l) < 0)
+		if (push_run(fp, l) < 0)
 			goto refuse;
 		if (link) { /* (after the last use of l: the table may grow) */
 			out_edge(fp, l, (unsigned)link - 1, ip);
-			nl = next_line(fp, l, (unsigned)link - 1, ip);
+			nl = next_line(fp, l, (unsigned)link - 1, ip, &hits);
 		} else if (rslot) {
 			/* (the call's run: its link [0], after the call, is
 			 * where a return to it goes) */
-			nl = next_line(fp, &fp->lines[rslot - 1], 0, ip);
+			nl = next_line(fp, &fp->lines[rslot - 1], 0, ip, &hits);
 		}
 		tail_first = fp->nout;
-		tail_clean = !open;
+		tail_clean = 1;
 		continue;
 disabled:
 		/* Tracing is off until TIP.PGE (or the end of the segment);
@@ -1532,7 +1554,6 @@ disabled:
 				goto refuse;
 			traced = 1;
 			notrace = 0;
-			open = 0;
 			direct = 0;
 			tail_first = fp->nout;
 			tail_clean = 1;
@@ -1565,12 +1586,14 @@ async_end:
 	edge->end_dis_ip = dis_ip;
 	edge->end_async = 1;
 done:
+	fp->st.line_hits += hits;
 	fp->st.segs_fast++;
 	*blocks = fp->out;
 	*n = fp->nout;
 	return 1;
 refuse:
 	if (fp) {
+		fp->st.line_hits += hits;
 		fp->st.segs_refused++;
 		fp->nout = 0;
 		fp->rn = 0;

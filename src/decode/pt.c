@@ -1598,27 +1598,39 @@ static int count_fast(struct seg *s, const struct ptd_block *bl, size_t nb, cons
 	return err < 0 ? err : 0;
 }
 
-/* account() for @n blocks, with the sums in locals. */
-static void account_all(struct seg *s, const struct ptd_block *bl, size_t n)
+/* account() for the blocks from @bl[@i] up to the first without
+ * instructions (a "disabled" gap) or @n, with the sums in locals, in the
+ * same pass that finds where they end; returns that index. */
+static size_t account_run(struct seg *s, const struct ptd_block *bl, size_t i, size_t n)
 {
 	struct ptd_pt_stats *st = s->st;
 	uint64_t ninsn = 0;
 	int depth = s->depth, dmin = st->depth_min;
-	size_t i;
+	size_t from = i;
 
-	if (n && !st->start_ip)
-		st->start_ip = bl[0].ip;
-	for (i = 0; i < n; i++) {
-		ninsn += bl[i].ninsn;
-		depth += (bl[i].iclass == PTD_IC_CALL) - (bl[i].iclass == PTD_IC_RET);
+	if (i < n && bl[i].ninsn && !st->start_ip)
+		st->start_ip = bl[i].ip;
+	/* (the depth's step per class from a table: one load, not two
+	 * compares; classes below 16, see ptd_block) */
+	static const int8_t step[16] = { [PTD_IC_CALL] = 1, [PTD_IC_RET] = -1 };
+	_Static_assert(PTD_IC_MAX <= 16, "a block's class indexes step[]");
+
+	for (; i < n; i++) {
+		const uint32_t k = bl[i].ninsn;
+
+		if (!k)
+			break;
+		ninsn += k;
+		depth += step[bl[i].iclass & 15];
 		if (depth < dmin)
 			dmin = depth;
 	}
 	st->ninsn += ninsn;
-	st->nblocks += n;
+	st->nblocks += i - from;
 	s->depth = depth;
 	st->depth_min = dmin;
 	st->depth_delta = depth;
+	return i;
 }
 
 /*
@@ -1643,9 +1655,8 @@ static int deliver_fast(struct seg *s, const struct ptd_block *bl, size_t nb, co
 			i++;
 			continue;
 		}
-		for (from = i; i < nb && bl[i].ninsn; i++)
-			;
-		account_all(s, bl + from, i - from);
+		from = i;
+		i = account_run(s, bl, i, nb);
 		if (i - from > 1) {
 			/* the pending block has a successor now: it goes first */
 			err = flush_pend(s);

@@ -46,15 +46,5 @@ static inline int ptd__kernel_addr(uint64_t a)
 
 struct ptd_target;
 struct ptd_stop;
-/*
- * At a thread's exit stop (PTD_STOP_EXITING): the address of the syscall
- * instruction the thread was in (exit, exit_group, or the syscall a
- * thread killed by another's exit_group was blocked in), or 0 when it
- * was not in one.  The hardware traced that instruction as executed, but
- * it never completes: like the step recorder, whose step over it never
- * ends, the recorders end the thread's history before it, and the
- * instruction is the tail (gdb record full stops before it).
- */
-uint64_t ptd__exit_syscall(struct ptd_target *t, const struct ptd_stop *st);
 
 #endif

@@ -50,6 +50,7 @@
 
 #include "disasm/disasm.h"
 #include "record/ptsynth.h"
+#include "record/recorder.h"
 #include "record/soft_emul.h"
 #include "record/soft_regs.h"
 #include "record/soft_scan.h"
@@ -1564,7 +1565,15 @@ int ptd_softrec_stop(struct ptd_softrec *r, const struct ptd_stop *st)
 			/* PTRACE_O_TRACEEXIT: the thread is exiting (its exit
 			 * syscall does not count as executed, as when stepping). */
 			if (th->mode == M_RUN || th->mode == M_WALK) {
-				rc = advance(r, th, st->pc);
+				/* Running, yet in a syscall: it passed that
+				 * syscall's int3 while another thread had it
+				 * lifted (threads of a barrier exit together).
+				 * Stopped at it, not after it, as a thread that
+				 * steps its exit is. */
+				uint64_t sys = ptd__exit_syscall(r->t, st);
+				if (st->pc == th->start)
+					sys = 0; /* it completed it (a signal came after) */
+				rc = advance(r, th, sys ? sys : st->pc);
 				if (rc >= 0)
 					rc = commit(th, 0);
 			}

@@ -86,11 +86,16 @@ struct ptd_target {
 	/* th[] is compacted (gone threads dropped) when it reaches this */
 	int compact_at;
 	int vfork_bps_suspended;
-	/* Addresses of breakpoints removed lately: another thread may have
-	 * executed the int3 just before it went, and its trap arrives after
-	 * (gdb's "moribund locations"). */
-	uint64_t gone_bp[64];
-	unsigned ngone;
+	/* Addresses of breakpoints removed since the image was loaded:
+	 * another thread may have executed the int3 just before it went, and
+	 * its trap arrives after (gdb's "moribund locations").  Every one is
+	 * kept: with a thousand threads, a trap waits while any number of
+	 * others are taken out and put back, and a trap of ours taken for
+	 * the program's would resume it inside an instruction. */
+	struct gone_set {
+		uint64_t *slot; /* open addressing, 0 = empty */
+		size_t cap, n;
+	} gone;
 	/* CPU pinning (ptd_target_pin): the CPU every thread runs on, or -1;
 	 * the threads' own masks are kept in their tthread. */
 	int pin_cpu;
@@ -408,6 +413,61 @@ int ptd_target_bp_insert(struct ptd_target *t, uint64_t addr)
 	return 0;
 }
 
+static size_t gone_hash(uint64_t a, size_t cap)
+{
+	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+static int gone_has(const struct ptd_target *t, uint64_t addr)
+{
+	const struct gone_set *g = &t->gone;
+	if (!g->cap || !addr)
+		return 0;
+	for (size_t i = gone_hash(addr, g->cap);; i = (i + 1) & (g->cap - 1)) {
+		if (g->slot[i] == addr)
+			return 1;
+		if (!g->slot[i])
+			return 0;
+	}
+}
+
+/* Out of memory, the address is not remembered: a trap from it arriving
+ * later is then taken for the program's, as before there was a set. */
+static void gone_add(struct ptd_target *t, uint64_t addr)
+{
+	struct gone_set *g = &t->gone;
+	if (!addr || gone_has(t, addr))
+		return;
+	if ((g->n + 1) * 2 > g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 256;
+		uint64_t *slot = calloc(cap, sizeof(*slot));
+		if (!slot)
+			return;
+		for (size_t j = 0; j < g->cap; j++) {
+			if (!g->slot[j])
+				continue;
+			size_t i = gone_hash(g->slot[j], cap);
+			while (slot[i])
+				i = (i + 1) & (cap - 1);
+			slot[i] = g->slot[j];
+		}
+		free(g->slot);
+		g->slot = slot;
+		g->cap = cap;
+	}
+	size_t i = gone_hash(addr, g->cap);
+	while (g->slot[i])
+		i = (i + 1) & (g->cap - 1);
+	g->slot[i] = addr;
+	g->n++;
+}
+
+static void gone_clear(struct ptd_target *t)
+{
+	free(t->gone.slot);
+	memset(&t->gone, 0, sizeof(t->gone));
+}
+
 int ptd_target_bp_remove(struct ptd_target *t, uint64_t addr)
 {
 	struct tbp *b;
@@ -428,7 +488,7 @@ int ptd_target_bp_remove(struct ptd_target *t, uint64_t addr)
 		return ptd__err(-ptde_nomap, "cannot remove breakpoint at 0x%llx: cannot write memory",
 				(unsigned long long)addr);
 	}
-	t->gone_bp[t->ngone++ % 64] = addr;
+	gone_add(t, addr);
 	i = (int)(b - t->bp);
 	memmove(b, b + 1, (t->nbp - i - 1) * sizeof(*b));
 	t->nbp--;
@@ -489,6 +549,8 @@ int ptd_target_bp_remove_all(struct ptd_target *t)
 		return -ptde_invalid;
 	if (t->alive)
 		bp_set_all(t, 0);
+	for (int i = 0; i < t->nbp; i++)
+		gone_add(t, t->bp[i].addr);
 	t->nbp = 0;
 	return 0;
 }
@@ -1261,6 +1323,7 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		}
 		th->state = PTD_THREAD_STOPPED;
 		t->nbp = 0;
+		gone_clear(t); /* the old image's int3s went with it */
 		t->vfork_bps_suspended = 0;
 		/* The kernel cleared the debug registers with the old image. */
 		t->hw_on = 0;
@@ -1326,9 +1389,7 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 			int moribund = 0;
 			if (!b) {
 				uint8_t byte = 0;
-				for (unsigned i = 0; i < 64 && i < t->ngone; i++)
-					if (t->gone_bp[i] == st->pc - 1)
-						moribund = 1;
+				moribund = gone_has(t, st->pc - 1);
 				/* ours if the int3 is gone from memory again */
 				if (moribund && (ptd_target_read_raw(t, st->pc - 1, &byte, 1) != 1 ||
 						 byte == 0xcc))
@@ -1756,6 +1817,7 @@ void ptd_target_free(struct ptd_target *t)
 	free(t->early);
 	free(t->queue);
 	free(t->bp);
+	gone_clear(t);
 	free(t);
 }
 
@@ -1926,10 +1988,7 @@ static int td_ours(const struct ptd_target *t, uint64_t addr)
 
 	if (b && b->orig != 0xcc)
 		return 1;
-	for (unsigned i = 0; i < 64 && i < t->ngone; i++)
-		if (t->gone_bp[i] == addr)
-			return 1;
-	return 0;
+	return gone_has(t, addr);
 }
 
 /* Writes the original bytes back where memory still holds our int3, into

@@ -46,6 +46,7 @@ struct seq {
 	int partial;     /* code was gone (exec, dlclose): only counts compare */
 	uint64_t ninsn;  /* executed instructions per the history */
 	uint64_t gaps;
+	uint64_t tail;   /* the history's tail (0: none) */
 };
 
 struct result {
@@ -85,6 +86,7 @@ static void collect(const struct ptd_history *h, struct seq *s)
 	struct ptd_hcursor c;
 	struct ptd_item it;
 	s->ninsn = ptd_history_ninsn(h);
+	s->tail = ptd_history_tail(h);
 	for (uint64_t i = 0; ptd_history_item(h, i, &it); i++)
 		s->gaps += it.kind == PTD_ITEM_GAP;
 	if (last == 0)
@@ -113,30 +115,38 @@ static struct region regions[64];
 static int nregions;
 static struct ptd_target *cur_target;
 
-static void snapshot_code(struct ptd_target *t)
+static void snapshot_code(struct ptd_target *t, pid_t tid)
 {
 	char path[64], line[512];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)ptd_target_pid(t));
+	struct region fresh[64];
+	int nfresh = 0;
+	/* The exiting thread's view: a leader that exited first (its
+	 * thread exits before the others in an exit_group) lists no
+	 * mappings any more. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)ptd_target_pid(t), (int)tid);
 	FILE *f = fopen(path, "r");
 	assert_non_null(f);
-	for (int i = 0; i < nregions; i++)
-		free(regions[i].bytes);
-	nregions = 0;
-	while (fgets(line, sizeof(line), f) && nregions < 64) {
+	while (fgets(line, sizeof(line), f) && nfresh < 64) {
 		unsigned long lo, hi;
 		char perms[8];
 		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[2] != 'x')
 			continue;
-		struct region *g = &regions[nregions];
+		struct region *g = &fresh[nfresh];
 		g->lo = lo;
 		g->hi = hi;
 		g->bytes = calloc(1, hi - lo);
 		if (ptd_target_read(t, lo, g->bytes, hi - lo) > 0)
-			nregions++;
+			nfresh++;
 		else
 			free(g->bytes);
 	}
 	fclose(f);
+	if (nfresh == 0)
+		return; /* the previous thread's copy stays */
+	for (int i = 0; i < nregions; i++)
+		free(regions[i].bytes);
+	memcpy(regions, fresh, nfresh * sizeof(fresh[0]));
+	nregions = nfresh;
 }
 
 static void drop_snapshot(void)
@@ -290,7 +300,7 @@ static void run_step(char **argv, struct result *res, const char *out)
 		case PTD_STOP_EXITING:
 		case PTD_STOP_SIGNAL:
 			if (is_exit_stop(&st)) {
-				snapshot_code(t);
+				snapshot_code(t, st.tid);
 				ptd_target_resume(t, st.tid, 0, 0);
 				continue;
 			}
@@ -416,7 +426,7 @@ static void run_soft_ex(char **argv, struct result *res, int regs_check, const c
 			break;
 		}
 		if (is_exit_stop(&st)) {
-			snapshot_code(t);
+			snapshot_code(t, st.tid);
 			ptd_target_set_pending_signal(t, st.tid, 0);
 		} else if (st.kind == PTD_STOP_BREAKPOINT && every) {
 			c.nwanted++;
@@ -737,6 +747,46 @@ static void test_longjmp(void **state) { (void)state; run_testprog("longjmp", NU
 static void test_signal(void **state) { (void)state; run_testprog("signal", NULL, CMP_EXACT, "hits=2"); }
 static void test_vdso(void **state) { (void)state; run_testprog("vdso", NULL, CMP_VDSO, "vdso ok"); }
 static void test_threads(void **state) { (void)state; run_testprog("threads", NULL, CMP_WORKERS, "a=40425 b=287925"); }
+/*
+ * Two workers blocked in one syscall instruction when the program ends:
+ * the second passed it while the first's step had its int3 out.  Both
+ * histories end before the syscall, with it as the tail, as the step
+ * recorder's do (the exit stop found the second running, yet in the
+ * syscall: it once counted the syscall as executed and ended after it).
+ */
+static void test_sysrace(void **state)
+{
+	(void)state;
+	const char *p = testprog("sysrace");
+	if (!p)
+		fail_msg("testprogs/build/sysrace is not built");
+	char *argv[] = { (char *)p, NULL };
+	struct result a = { 0 }, b = { 0 };
+	run_step(argv, &a, "/dev/null");
+	run_soft(argv, &b, 0, "/dev/null");
+	assert_int_equal(a.nth, 3);
+	assert_int_equal(b.nth, 3);
+	for (int i = 1; i < 3; i++) {
+		const struct seq *x = &a.th[i], *y = &b.th[i];
+		print_message("worker %d: step tail 0x%llx after 0x%llx, soft tail 0x%llx after 0x%llx\n",
+			      i, (unsigned long long)x->tail,
+			      (unsigned long long)(x->n ? x->ip[x->n - 1] : 0),
+			      (unsigned long long)y->tail,
+			      (unsigned long long)(y->n ? y->ip[y->n - 1] : 0));
+		assert_false(x->partial); /* the code copy reads every instruction */
+		assert_false(y->partial);
+		assert_int_equal(y->gaps, 0);
+		assert_true(x->n > 0 && y->n > 0);
+		assert_int_not_equal(x->tail, 0);
+		assert_int_equal(y->tail, x->tail);
+		assert_int_equal(y->ip[y->n - 1], x->ip[x->n - 1]);
+	}
+	/* One syscall instruction for both. */
+	assert_int_equal(a.th[1].tail, a.th[2].tail);
+	result_free(&a);
+	result_free(&b);
+}
+
 static void test_segfault(void **state) { (void)state; run_testprog("segfault", NULL, CMP_EXACT, NULL); }
 static void test_abort(void **state) { (void)state; run_testprog("abort", NULL, CMP_EXACT, NULL); }
 static void test_dlopen(void **state) { (void)state; run_testprog("dlopen", NULL, CMP_EXACT, NULL); }
@@ -839,6 +889,7 @@ int main(void)
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_vdso),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_sysrace),
 		cmocka_unit_test(test_segfault),
 		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_dlopen),

@@ -166,6 +166,42 @@ static void test_breakpoint_shadow(void **state)
 	ptd_target_free(t);
 }
 
+/*
+ * A thread that executed our int3 just before it was taken out (another
+ * thread stepping over it) reports its trap later, after any number of
+ * other breakpoints came and went: still ours, so the pc is rewound and
+ * the program runs the original instruction (once a ring of the last 64
+ * removals forgot it, and the trap reached the program with its pc
+ * inside the instruction).
+ */
+static void test_bp_trap_after_removals(void **state)
+{
+	struct ptd_target *t = launch("fib", "6");
+	uint64_t fib = nm_addr(prog("fib"), "fib");
+	struct ptd_stop st;
+	siginfo_t si;
+
+	(void)state;
+	assert_int_equal(ptd_target_bp_insert(t, fib), 0);
+	assert_int_equal(ptd_target_resume_all(t, 0), 0);
+	/* Trapped in the kernel's view; not yet seen by the target. */
+	memset(&si, 0, sizeof(si));
+	assert_int_equal(waitid(P_PID, (id_t)ptd_target_pid(t), &si, WSTOPPED | WNOWAIT), 0);
+	assert_int_equal(si.si_status, SIGTRAP);
+	assert_int_equal(ptd_target_bp_remove(t, fib), 0);
+	for (uint64_t a = fib + 1; a < fib + 200; a++) {
+		assert_int_equal(ptd_target_bp_insert(t, a), 0);
+		assert_int_equal(ptd_target_bp_remove(t, a), 0);
+	}
+	assert_int_equal(ptd_target_wait(t, &st, 1), 0);
+	assert_int_equal(st.kind, PTD_STOP_BREAKPOINT);
+	assert_int_equal(st.pc, fib);
+	/* ...and the program runs on as it would have. */
+	assert_int_equal(run_to_end(t, &st), PTD_STOP_EXITED);
+	assert_int_equal(st.status, 0);
+	ptd_target_free(t);
+}
+
 static void test_bp_unmapped(void **state)
 {
 	struct ptd_target *t = launch("fib", "3");
@@ -670,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_step_and_exit),
 		cmocka_unit_test(test_exit_stops),
 		cmocka_unit_test(test_breakpoint_shadow),
+		cmocka_unit_test(test_bp_trap_after_removals),
 		cmocka_unit_test(test_bp_unmapped),
 		cmocka_unit_test(test_bp_enable_and_write),
 		cmocka_unit_test(test_fork_child_clean),
