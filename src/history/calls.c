@@ -201,6 +201,8 @@ struct builder {
 	uint64_t ib_start;
 	uint32_t ib_n;
 	struct ptd_callseg dummy;
+	/* pics_hold's answers: key addr + 1, entry mode << 1 | is 5 bytes */
+	struct memo_ent *pic_memo;
 };
 
 /* A segment older than the window: in snap, by index. */
@@ -885,6 +887,7 @@ static void psum_fini(struct psum *ps);
  * caller). */
 struct sev {
 	uint8_t kind;
+	uint8_t budget; /* INTO: frames do_return may still look at (its MAX_CALLER_WALK) */
 	uint64_t ft;  /* function of the return target (0: none) */
 	uint64_t idx; /* the segment it makes, counted in the part from 1 */
 	uint64_t ip;  /* the return target */
@@ -910,6 +913,12 @@ struct psum {
 	 * of an open signal frame), the first FAR_MAX of them. */
 	uint32_t nfar;
 	uint64_t *far;
+	/* The calls to the next instruction it took for PIC ones (no
+	 * segment: pic_call), the first PIC_MAX of them, in mode pic_mode:
+	 * the part stands for its records when each is 5 bytes long. */
+	uint32_t npic;
+	uint8_t pic_mode;
+	uint64_t *pic;
 	struct sev *ev;
 	uint32_t nev, evcap;
 	struct sframe *fr;
@@ -949,6 +958,9 @@ struct ptd_calllog {
 	 * (parts_bad: they no longer stand for the log). */
 	struct psum sim;
 	int any;
+	/* sim's pic, hashed (most calls taken for PIC ones are the same
+	 * few): addr + 1, 0 = empty. */
+	uint64_t pic_seen[64];
 	struct psum *parts;
 	uint32_t nparts, partcap;
 	int parts_bad;
@@ -1236,6 +1248,7 @@ static inline uint8_t log_verdict(const struct ptd_block *x, uint64_t next_ip, i
 static void psum_fini(struct psum *ps)
 {
 	free(ps->far);
+	free(ps->pic);
 	free(ps->ev);
 	free(ps->fr);
 	memset(ps, 0, sizeof(*ps));
@@ -1296,6 +1309,42 @@ static void sim_far(struct psum *ps, uint64_t t)
 	ps->nfar++;
 }
 
+#define PIC_MAX 256
+
+/* A call to the next instruction, taken for a PIC one (no segment) by
+ * the part's summary: noted for the chain to check (pics_hold). */
+static void sim_pic(struct ptd_calllog *l, const struct ptd_block *x)
+{
+	struct psum *ps = &l->sim;
+	uint64_t a = x->end_ip, *e = &l->pic_seen[((a * 0x9e3779b97f4a7c15ull) >> 58) & 63];
+	uint32_t i;
+
+	if (*e == a + 1 && ps->npic)
+		return;
+	if (!ps->npic)
+		ps->pic_mode = (uint8_t)ptd_block_mode(x);
+	else if (ps->pic_mode != ptd_block_mode(x))
+		goto bad;
+	for (i = 0; i < ps->npic; i++)
+		if (ps->pic[i] == a) {
+			*e = a + 1;
+			return;
+		}
+	if (ps->npic == PIC_MAX)
+		goto bad;
+	if (!ps->pic) {
+		ps->pic = malloc(PIC_MAX * sizeof(*ps->pic));
+		if (!ps->pic)
+			goto bad;
+	}
+	ps->pic[ps->npic++] = a;
+	*e = a + 1;
+	return;
+bad:
+	ps->irregular = 1;
+	ps->cnt_bad = 1;
+}
+
 /* The segment-starting transition from block @x to @t (@verdict: its
  * V_*) on the part's stack, by the rules of resolve() and do_return(). */
 static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t t, uint8_t verdict)
@@ -1304,11 +1353,14 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 	struct sframe f;
 	uint64_t idx, ft, fa, fb;
 	int64_t r;
+	int budget;
 
 	if (verdict & V_DECIDED)
 		ps->cnt += (verdict & V_ONE) ? 1 : 0;
 	else if (x->iclass == PTD_IC_FAR_CALL || x->iclass == PTD_IC_FAR_RET)
 		sim_far(ps, t); /* (counts only at a signal frame's ip) */
+	else if (x->iclass == PTD_IC_CALL && !ps->cnt_bad)
+		sim_pic(l, x); /* (counts nothing when it is 5 bytes long) */
 	else
 		ps->cnt_bad = 1;
 	if (ps->irregular) {
@@ -1319,9 +1371,10 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 	}
 	if (!(verdict & V_DECIDED)) {
 		/* A far transfer starts nothing without signal frames (and
-		 * a part with a signal is irregular); a possible PIC call
-		 * needs the instruction's length. */
-		if (x->iclass != PTD_IC_FAR_CALL && x->iclass != PTD_IC_FAR_RET)
+		 * a part with a signal is irregular); a possible PIC call is
+		 * taken for one, which pics_hold checks (sim_pic). */
+		if (x->iclass != PTD_IC_FAR_CALL && x->iclass != PTD_IC_FAR_RET &&
+		    x->iclass != PTD_IC_CALL)
 			ps->irregular = 1;
 		return;
 	}
@@ -1355,35 +1408,53 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 		/* frame_root(): tail-call frames return with their caller */
 		for (r = (int64_t)ps->nfr - 1; r >= 0 && ps->fr[r].tail; r--)
 			;
+		budget = MAX_CALLER_WALK;
 		if (r > 0) {
-			struct sframe *c = &ps->fr[r - 1];
+			/* do_return's walk up the callers for the one in the
+			 * target's function, over the frames the part opened */
+			int64_t j;
 
-			if (ft && log_func(l, c->iip) != ft) {
-				ps->irregular = 1;
+			for (j = r - 1; j >= 0; j--) {
+				if (!ft || log_func(l, ps->fr[j].iip) == ft)
+					break;
+				if (--budget == 0) {
+					ps->irregular = 1; /* a new caller (setcontext) */
+					return;
+				}
+			}
+			if (j >= 0) {
+				struct sframe *c = &ps->fr[j];
+
+				c->s = idx;
+				c->sip = t;
+				c->shw = PTD_SEG_RETURN;
+				ps->nfr = (uint32_t)j + 1;
 				return;
 			}
-			c->s = idx;
-			c->sip = t;
-			c->shw = PTD_SEG_RETURN;
-			ps->nfr = (uint32_t)r;
-			return;
+			r = 0; /* on into the frames open at the start */
 		}
 		ps->nfr = 0;
 		if (r == 0 && ps->nev && ps->ev[ps->nev - 1].kind == SEV_INTO) {
-			/* Returns into the same frame: the newest stands for
-			 * them all (the frame's function must be each one's). */
+			/* Returns into the frames open at the start, with no
+			 * return out of them between: the newest stands for
+			 * them all when it finds the frame the one before it
+			 * found (see chain_part). */
 			struct sev *e = &ps->ev[ps->nev - 1];
 
-			if (ft && e->ft && ft != e->ft)
-				ps->irregular = 1;
-			if (ft)
-				e->ft = ft;
-			e->idx = idx;
-			e->ip = t;
-			return;
+			if (!e->ft || !ft || ft == e->ft) {
+				if (!e->ft) {
+					e->ft = ft;
+					e->budget = (uint8_t)budget;
+				}
+				e->idx = idx;
+				e->ip = t;
+				return;
+			}
 		}
 		if (sim_event(ps, r == 0 ? SEV_INTO : SEV_FROM, ft, idx, t))
 			ps->irregular = 1;
+		else
+			ps->ev[ps->nev - 1].budget = (uint8_t)budget;
 		return;
 	default:
 		ps->irregular = 1;
@@ -1429,6 +1500,7 @@ static int log_cut(struct ptd_calllog *l)
 		return l->err;
 	l->parts[l->nparts++] = l->sim;
 	memset(&l->sim, 0, sizeof(l->sim));
+	memset(l->pic_seen, 0, sizeof(l->pic_seen));
 	l->sim.off = l->n;
 	l->sim.base = l->base;
 	l->any = 0;
@@ -1654,10 +1726,12 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 		ps->off = ps->off ? mark + 2 + ps->off : mark;
 	}
 	psum_fini(&dst->sim);
+	memset(dst->pic_seen, 0, sizeof(dst->pic_seen));
 	dst->any = 0;
 	if (!dst->parts_bad) {
 		dst->sim = src->sim;
 		memset(&src->sim, 0, sizeof(src->sim));
+		memcpy(dst->pic_seen, src->pic_seen, sizeof(dst->pic_seen));
 		dst->any = src->any;
 		if (!src->n) {
 			/* (the held block is written later, without a marker) */
@@ -1947,6 +2021,7 @@ static void builder_fini(struct builder *b)
 		free(b->memo);
 	free(b->win);
 	free(b->snap);
+	free(b->pic_memo);
 }
 
 /* ---- the lazy view ---- */
@@ -2572,10 +2647,20 @@ static int chain_ret(struct chain *ch, uint64_t ft, uint64_t idx, uint64_t ip)
 	for (r = ch->nf - 1; r > 0 && ch->f[r].tail; r--)
 		;
 	if (r > 0) {
-		struct cframe *c = &ch->f[r - 1];
+		struct cframe *c;
+		size_t j = r;
+		int i;
 
-		if (!ch->f[r].uir && ft && func(ch->b, c->iip) != ft)
-			return -1; /* the rules look further up */
+		/* do_return's walk up the callers for the one in the
+		 * target's function (none: a new caller, not chained) */
+		if (!ch->f[r].uir && ft)
+			for (i = 0; j > 0 && func(ch->b, ch->f[j - 1].iip) != ft; i++, j--)
+				if (ch->f[j - 1].uir || i + 1 >= MAX_CALLER_WALK)
+					return -1;
+		if (!j)
+			return -1;
+		r = j;
+		c = &ch->f[r - 1];
 		ch->nf = r;
 		c->s = idx;
 		c->sip = ip;
@@ -2653,10 +2738,20 @@ static int chain_part(struct chain *ch, const struct psum *ps)
 			if (chain_ret(ch, e->ft, base + e->idx, e->ip))
 				return -1;
 		} else {
-			struct cframe *top = ch->nf ? &ch->f[ch->nf - 1] : NULL;
+			/* do_return's walk for the caller in the target's
+			 * function, on from the frames the part opened */
+			size_t j = ch->nf;
+			struct cframe *top;
+			int i;
 
-			if (!top || (e->ft && func(ch->b, top->iip) != e->ft))
+			if (e->ft)
+				for (i = 0; j > 0 && func(ch->b, ch->f[j - 1].iip) != e->ft; i++, j--)
+					if (ch->f[j - 1].uir || i + 1 >= e->budget)
+						return -1;
+			if (!j)
 				return -1;
+			ch->nf = j;
+			top = &ch->f[j - 1];
 			top->s = base + e->idx;
 			top->sip = e->ip;
 			top->shw = PTD_SEG_RETURN;
@@ -2882,6 +2977,35 @@ static inline const struct psum *log_part(const struct ptd_calllog *l, uint32_t 
 	return k < l->nparts ? &l->parts[k] : &l->sim;
 }
 
+/* Whether the calls part @ps took for PIC ones (sim_pic) are: 5 bytes
+ * long, as pic_call() asks. */
+#define PIC_MEMO_SLOTS 4096
+static int pics_hold(struct builder *b, const struct psum *ps)
+{
+	uint32_t i;
+
+	if (!ps->npic)
+		return 1;
+	if (!b->pic_memo && !(b->pic_memo = calloc(PIC_MEMO_SLOTS, sizeof(*b->pic_memo))))
+		return 0;
+	for (i = 0; i < ps->npic; i++) {
+		uint64_t a = ps->pic[i];
+		struct memo_ent *e =
+			&b->pic_memo[((a * 0x9e3779b97f4a7c15ull) >> 40) & (PIC_MEMO_SLOTS - 1)];
+
+		if (e->key != a + 1 || (e->entry >> 1) != ps->pic_mode) {
+			int len = ptd__history_insn_len_mode(b->h, a, ps->pic_mode, NULL);
+
+			ptd_clear_error();
+			e->key = a + 1;
+			e->entry = (uint64_t)ps->pic_mode << 1 | (len == 5);
+		}
+		if (!(e->entry & 1))
+			return 0;
+	}
+	return 1;
+}
+
 /* Whether the chain may take part @ps (the signal frames aside). */
 static inline int chainable(const struct psum *ps)
 {
@@ -2931,7 +3055,7 @@ static int chain_run(struct builder *b, struct chain *ch, const struct ptd_calll
 	for (k = 0; k < q && !err; k++) {
 		const struct psum *ps = log_part(l, k);
 
-		if (chainable(ps) && !far_may_sigreturn(ch, ps) &&
+		if (chainable(ps) && !far_may_sigreturn(ch, ps) && pics_hold(b, ps) &&
 		    (k ? !in_builder && ch->nf : in_builder)) {
 			struct chain was = *ch;
 			struct cframe *n = realloc(save, (ch->nf ? ch->nf : 1) * sizeof(*save));
@@ -3192,7 +3316,7 @@ static int count_chained(const struct ptd_history *h, ptd_func_of_fn func_of, vo
 		const struct psum *ps = log_part(l, k), *nx = log_part(l, k + 1);
 
 		if (k && b.cur && !ps->cnt_bad && (ps->has_last || ps->pend_gap) &&
-		    !far_at_sig(&b, ps)) {
+		    !far_at_sig(&b, ps) && pics_hold(&b, ps)) {
 			if (!ps->first_gap)
 				resolve(&b, ps->first_ip, b.pos.num);
 			b.n += ps->cnt;
