@@ -1032,6 +1032,8 @@ static double first_request(const struct ptd_history *h, uint64_t ncalls, double
  * 88-byte segment kept, as before) and lazy (a checkpoint per chunk,
  * chunks materialised when read): resident bytes per segment and the
  * newest 1,000 segments (`record function-call-history`).
+ * --calls-rs MB: the same on a real-style trace (walk_filtered, PSB
+ * period 128; up to 16 MB walked, repeated above).
  */
 static int calls_main(size_t mb, int rs)
 {
