@@ -812,7 +812,8 @@ static inline __attribute__((always_inline)) void walk_item(struct builder *b,
  *   R_SKIP   uv n: instructions of blocks that start nothing
  *   R_BLOCK  tag bits 2-4 the iclass, B_FLAGS: a flags byte follows;
  *            uv zigzag(ip - the previous block's end_ip in this stream),
- *            uv end_ip - ip, uv ninsn
+ *            end_ip - ip and ninsn (log_len_ninsn: one byte for most
+ *            short blocks)
  *   R_GAP
  *   R_EVENT  reason, uv ip (signal delivery and sigreturn only); reason 0:
  *            the next block's ip is relative to 0 (logs appended)
@@ -1140,6 +1141,54 @@ static inline const uint8_t *log_get_uv(const uint8_t *p, const uint8_t *end, ui
 	return p;
 }
 
+/*
+ * A block's end_ip - ip (len) and instruction count (ninsn) in one
+ * number: ninsn is about 1 + len / 3.5 (x86 instructions average 3-4
+ * bytes), so uv(len << 3 | ninsn - 1 - LEN_INSNS(len) + 3) when that
+ * difference is within -3..3: one byte for the blocks shorter than 16
+ * bytes, where the two numbers took two; else uv(len << 3 | 7), uv(ninsn);
+ * a len of 2^56 or more (or 0 with another count: bad input kept exact)
+ * as uv(7), uv(len), uv(ninsn).
+ */
+#define LEN_INSNS(len) (((len) * 9) >> 5)
+#define LEN_BIG (1ull << 56)
+
+static inline uint8_t *log_len_ninsn(uint8_t *p, uint64_t len, uint32_t ninsn)
+{
+	if (len < LEN_BIG) {
+		int64_t e = (int64_t)ninsn - 1 - (int64_t)LEN_INSNS(len);
+
+		if (e >= -3 && e <= 3)
+			return log_uv(p, len << 3 | (uint64_t)(e + 3));
+		if (len)
+			return log_uv(log_uv(p, len << 3 | 7), ninsn);
+	}
+	*p++ = 7;
+	return log_uv(log_uv(p, len), ninsn);
+}
+
+static inline const uint8_t *log_get_len_ninsn(const uint8_t *p, const uint8_t *end,
+					       uint64_t *len, uint32_t *ninsn)
+{
+	uint64_t u, v;
+
+	p = log_get_uv(p, end, &u);
+	if ((u & 7) != 7) {
+		*len = u >> 3;
+		*ninsn = (uint32_t)(LEN_INSNS(*len) + (u & 7) - 3 + 1);
+		return p;
+	}
+	if (u >> 3) {
+		*len = u >> 3;
+	} else {
+		p = log_get_uv(p, end, &v);
+		*len = v;
+	}
+	p = log_get_uv(p, end, &v);
+	*ninsn = (uint32_t)v;
+	return p;
+}
+
 static inline int log_flush_skip(struct ptd_calllog *l)
 {
 	uint8_t *p;
@@ -1182,8 +1231,7 @@ static inline __attribute__((always_inline)) int log_write_blk(struct ptd_calllo
 	if (x->flags)
 		*p++ = x->flags;
 	p = log_uv(p, ((x->ip - l->base) << 1) ^ (uint64_t)((int64_t)(x->ip - l->base) >> 63));
-	p = log_uv(p, x->end_ip - x->ip);
-	p = log_uv(p, x->ninsn);
+	p = log_len_ninsn(p, x->end_ip - x->ip, x->ninsn);
 	l->base = x->end_ip;
 	l->n = (size_t)(p - l->bytes);
 	return 0;
@@ -1830,11 +1878,9 @@ static void step_log(struct builder *b)
 			}
 			p = log_get_uv(p, end, &v);
 			it.block.ip = base + (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
-			p = log_get_uv(p, end, &v);
+			p = log_get_len_ninsn(p, end, &v, &it.block.ninsn);
 			it.block.end_ip = it.block.ip + v;
 			base = it.block.end_ip;
-			p = log_get_uv(p, end, &v);
-			it.block.ninsn = (uint32_t)v;
 			if ((tag & V_DECIDED) && b->cur && (b->count_only || !(tag & V_ONE))) {
 				/* The transition was decided when logged: counting
 				 * needs no resolve, nor does a transition that
