@@ -809,7 +809,8 @@ static inline __attribute__((always_inline)) void walk_item(struct builder *b,
 
 /*
  * Records: a tag byte (low two bits: the kind), then
- *   R_SKIP   uv n: instructions of blocks that start nothing
+ *   R_SKIP   n: instructions of blocks that start nothing, in tag bits
+ *            2-7 when below 64, else uv n (log_skip)
  *   R_BLOCK  tag bits 2-4 the iclass, B_FLAGS: a flags byte follows;
  *            uv zigzag(ip - the previous block's end_ip in this stream),
  *            end_ip - ip and ninsn (log_len_ninsn: one byte for most
@@ -1189,6 +1190,18 @@ static inline const uint8_t *log_get_len_ninsn(const uint8_t *p, const uint8_t *
 	return p;
 }
 
+/* An R_SKIP of @n instructions: n in the tag's upper six bits when it
+ * fits (most skips are a few short blocks), else uv n after a tag of 0. */
+static inline uint8_t *log_skip(uint8_t *p, uint64_t n)
+{
+	if (n < 64) {
+		*p++ = (uint8_t)(R_SKIP | n << 2);
+		return p;
+	}
+	*p++ = R_SKIP;
+	return log_uv(p, n);
+}
+
 static inline int log_flush_skip(struct ptd_calllog *l)
 {
 	uint8_t *p;
@@ -1197,9 +1210,7 @@ static inline int log_flush_skip(struct ptd_calllog *l)
 		return 0;
 	if (log_reserve(l, 11))
 		return l->err;
-	p = l->bytes + l->n;
-	*p++ = R_SKIP;
-	p = log_uv(p, l->skip);
+	p = log_skip(l->bytes + l->n, l->skip);
 	l->n = (size_t)(p - l->bytes);
 	l->skip = 0;
 	l->last_is_blk = 0;
@@ -1217,9 +1228,7 @@ static inline __attribute__((always_inline)) int log_write_blk(struct ptd_calllo
 	if (log_reserve(l, 11 + 3 + 3 * 10))
 		return l->err;
 	if (l->skip) {
-		p = l->bytes + l->n;
-		*p++ = R_SKIP;
-		p = log_uv(p, l->skip);
+		p = log_skip(l->bytes + l->n, l->skip);
 		l->n = (size_t)(p - l->bytes);
 		l->skip = 0;
 	}
@@ -1858,7 +1867,10 @@ static void step_log(struct builder *b)
 
 		switch (tag & 3) {
 		case R_SKIP:
-			p = log_get_uv(p, end, &v);
+			if (tag >> 2)
+				v = tag >> 2;
+			else
+				p = log_get_uv(p, end, &v);
 			if (!b->count_only && b->cur)
 				seg(b, b->cur)->last = num + v - 1;
 			b->pending = T_NONE;
