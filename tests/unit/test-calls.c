@@ -647,6 +647,50 @@ static void test_unknown_return(void **state)
 }
 
 /*
+ * The call log's block and skip records in each of their forms (length
+ * and instruction count in one byte, the count apart, a length of 2^57;
+ * skips in the tag byte and after it): the view and the count from the
+ * log equal those from the items (build_checked).
+ */
+static void test_log_forms(void **state)
+{
+	static const struct ptd_block blk[] = {
+		{ FX_MAIN, FX_MAIN + 0x14, 7, PTD_IC_CALL, 0 },
+		{ FX_F, FX_F + 0x40, 2, PTD_IC_JUMP, 0 },
+		{ FX_F + 0x50, FX_F + 0x5f, 16, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_CALL, 0 },
+		{ FX_H, FX_H + 4, 2, PTD_IC_OTHER, 0 },
+		{ FX_H, FX_H + 4, 2, PTD_IC_OTHER, 0 },
+		{ FX_H, FX_H + 4, 2, PTD_IC_RET, 0 },
+		{ 0x10000, 0x10000 + (1ull << 57), 3, PTD_IC_RET, 0 },
+		{ FX_MAIN + 0x19, FX_MAIN + 0x25, 4, PTD_IC_CALL, 0 },
+		{ FX_H, FX_H + 0xe, 5, PTD_IC_RET, 0 },
+		{ FX_MAIN + 0x2a, FX_MAIN + 0x2a, 1, PTD_IC_OTHER, 0 },
+	};
+	struct ptd_history *h = ptd_history_alloc(fx_read, NULL);
+	struct ptd_calls *c;
+	size_t i;
+
+	(void)state;
+	ptd_history_set_func(h, fx_func_of, NULL);
+	for (i = 0; i < sizeof(blk) / sizeof(blk[0]); i++)
+		assert_int_equal(ptd_history_append_block(h, &blk[i]), 0);
+	ptd_history_set_tail(h, FX_MAIN + 0x2f);
+	c = ptd_calls_build(h, fx_func_of, NULL);
+	assert_non_null(c);
+	assert_true(ptd_calls_count(c) >= 5);
+	ptd_calls_free(c);
+	ptd_history_free(h);
+}
+
+/*
  * The view from a late part (the part summaries chained) and the count
  * from them equal the view built from the items, in histories whose logs
  * close a part every few bytes: calls to the next instruction that are
@@ -763,6 +807,7 @@ int main(void)
 		cmocka_unit_test(test_switch_and_pic),
 		cmocka_unit_test(test_unknown_return),
 		cmocka_unit_test(test_chained_parts),
+		cmocka_unit_test(test_log_forms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
