@@ -889,7 +889,8 @@ static void psum_fini(struct psum *ps);
  * caller). */
 struct sev {
 	uint8_t kind;
-	uint8_t budget; /* INTO: frames do_return may still look at (its MAX_CALLER_WALK) */
+	uint8_t budget; /* INTO: frames the walk up may still look at (MAX_CALLER_WALK) */
+	uint8_t how;	/* INTO: the segment's (a return, or after a gap) */
 	uint64_t ft;  /* function of the return target (0: none) */
 	uint64_t idx; /* the segment it makes, counted in the part from 1 */
 	uint64_t ip;  /* the return target */
@@ -934,6 +935,8 @@ struct psum {
 	 * block (it ends with the transition after a gap pending). */
 	uint64_t cnt;
 	uint8_t cnt_bad, first_gap, pend_gap;
+	/* The gaps since its newest block came after a call (on_gap). */
+	uint8_t gap_pcall;
 };
 
 struct ptd_calllog {
@@ -1338,6 +1341,7 @@ static int sim_event(struct psum *ps, uint8_t kind, uint64_t ft, uint64_t idx, u
 		ps->evcap = cap;
 	}
 	ps->ev[ps->nev].kind = kind;
+	ps->ev[ps->nev].how = PTD_SEG_RETURN;
 	ps->ev[ps->nev].ft = ft;
 	ps->ev[ps->nev].idx = idx;
 	ps->ev[ps->nev].ip = ip;
@@ -1400,6 +1404,91 @@ static void sim_pic(struct ptd_calllog *l, const struct ptd_block *x)
 bad:
 	ps->irregular = 1;
 	ps->cnt_bad = 1;
+}
+
+/* A walk up the callers (do_return's, or the bridge after a gap) that
+ * went past the frames the part opened: it goes on in the frames open at
+ * its start, with @budget frames to look at for one in function @ft (0:
+ * the newest), and the frame found gets segment @idx (@how).  Walks with
+ * no return out of those frames between are one: the newest stands for
+ * them all when it finds the frame the one before it found. */
+static void sim_into(struct psum *ps, uint64_t ft, uint64_t idx, uint64_t t, int budget,
+		     uint8_t how)
+{
+	struct sev *e = ps->nev ? &ps->ev[ps->nev - 1] : NULL;
+
+	if (e && e->kind == SEV_INTO && (!e->ft || !ft || ft == e->ft)) {
+		if (!e->ft) {
+			e->ft = ft;
+			e->budget = (uint8_t)budget;
+		}
+		e->idx = idx;
+		e->ip = t;
+		e->how = how;
+		return;
+	}
+	if (sim_event(ps, SEV_INTO, ft, idx, t)) {
+		ps->irregular = 1;
+		return;
+	}
+	ps->ev[ps->nev - 1].budget = (uint8_t)budget;
+	ps->ev[ps->nev - 1].how = how;
+}
+
+/*
+ * The block at @t after the part's gaps, by the rules of on_gap() and
+ * resolve()'s T_AFTER_GAP: the bridge continues the newest frame open
+ * before the gaps whose function is @t's (on into the frames open at
+ * the part's start: sim_into), else a new frame (the gaps came after a
+ * call) or a new instance of the newest.
+ */
+static void sim_after_gap(struct ptd_calllog *l, uint64_t t)
+{
+	struct psum *ps = &l->sim;
+	uint64_t fb = l->funcs ? log_func(l, t) : 0, idx = ++ps->nseg;
+	int64_t j = -1;
+	int budget = MAX_CALLER_WALK;
+
+	if (fb) {
+		for (j = (int64_t)ps->nfr - 1; j >= 0; j--) {
+			if (log_func(l, ps->fr[j].iip) == fb)
+				break;
+			if (--budget == 0)
+				break;
+		}
+		if (j >= 0 && budget) {
+			struct sframe *c = &ps->fr[j];
+
+			c->s = idx;
+			c->sip = t;
+			c->shw = PTD_SEG_AFTER_GAP;
+			ps->nfr = (uint32_t)j + 1;
+			return;
+		}
+		if (budget) { /* (taken for found there; chain_part checks) */
+			ps->nfr = 0;
+			sim_into(ps, fb, idx, t, budget, PTD_SEG_AFTER_GAP);
+			return;
+		}
+	}
+	if (ps->gap_pcall) {
+		struct sframe f;
+
+		memset(&f, 0, sizeof(f));
+		f.s = f.i = idx;
+		f.sip = f.iip = t;
+		f.shw = f.ihw = PTD_SEG_AFTER_GAP;
+		if (sim_push(ps, &f))
+			ps->irregular = 1;
+	} else if (ps->nfr) {
+		struct sframe *c = &ps->fr[ps->nfr - 1];
+
+		c->s = c->i = idx;
+		c->sip = c->iip = t;
+		c->shw = c->ihw = PTD_SEG_AFTER_GAP;
+	} else {
+		ps->irregular = 1; /* a new instance of a frame open at the start */
+	}
 }
 
 /* The segment-starting transition from block @x to @t (@verdict: its
@@ -1491,27 +1580,10 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 			r = 0; /* on into the frames open at the start */
 		}
 		ps->nfr = 0;
-		if (r == 0 && ps->nev && ps->ev[ps->nev - 1].kind == SEV_INTO) {
-			/* Returns into the frames open at the start, with no
-			 * return out of them between: the newest stands for
-			 * them all when it finds the frame the one before it
-			 * found (see chain_part). */
-			struct sev *e = &ps->ev[ps->nev - 1];
-
-			if (!e->ft || !ft || ft == e->ft) {
-				if (!e->ft) {
-					e->ft = ft;
-					e->budget = (uint8_t)budget;
-				}
-				e->idx = idx;
-				e->ip = t;
-				return;
-			}
-		}
-		if (sim_event(ps, r == 0 ? SEV_INTO : SEV_FROM, ft, idx, t))
+		if (r == 0)
+			sim_into(ps, ft, idx, t, budget, PTD_SEG_RETURN);
+		else if (sim_event(ps, SEV_FROM, ft, idx, t))
 			ps->irregular = 1;
-		else
-			ps->ev[ps->nev - 1].budget = (uint8_t)budget;
 		return;
 	default:
 		ps->irregular = 1;
@@ -1579,6 +1651,10 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 	if (l->sim.pend_gap) { /* the transition after a gap: one segment */
 		l->sim.cnt++;
 		l->sim.pend_gap = 0;
+		if (l->sim.irregular)
+			l->sim.nseg++;
+		else
+			sim_after_gap(l, b->ip);
 	}
 	l->any = 1;
 	if (l->held) {
@@ -1678,12 +1754,22 @@ int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t
 
 int ptd__calllog_gap(struct ptd_calllog *l)
 {
+	int was_held = l->held && l->any;
+
 	if (l->err || log_write_held(l) || log_flush_skip(l) || log_reserve(l, 1))
 		return l->err;
 	l->bytes[l->n++] = R_GAP;
 	l->sim.numbers++;
-	l->sim.nseg++; /* (irregular: only a measure) */
-	l->sim.irregular = 1;
+	l->sim.nseg++; /* the gap's segment */
+	if (!l->sim.pend_gap) {
+		/* The first of the gaps: after the part's newest block (or
+		 * the part starts with it, or an event came before it). */
+		if (was_held && !l->sim.irregular)
+			l->sim.gap_pcall = l->hb.iclass == PTD_IC_CALL &&
+					   !(l->hb.flags & PTD_BLK_INTERRUPTED);
+		else
+			l->sim.irregular = 1;
+	}
 	if (!l->any)
 		l->sim.first_gap = 1;
 	l->sim.cnt++;
@@ -2812,7 +2898,7 @@ static int chain_part(struct chain *ch, const struct psum *ps)
 			top = &ch->f[j - 1];
 			top->s = base + e->idx;
 			top->sip = e->ip;
-			top->shw = PTD_SEG_RETURN;
+			top->shw = e->how;
 		}
 	}
 	for (k = 0; k < ps->nfr; k++) {
