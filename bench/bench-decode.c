@@ -1033,7 +1033,8 @@ static double first_request(const struct ptd_history *h, uint64_t ncalls, double
  * chunks materialised when read): resident bytes per segment and the
  * newest 1,000 segments (`record function-call-history`).
  * --calls-rs MB: the same on a real-style trace (walk_filtered, PSB
- * period 128; up to 16 MB walked, repeated above).
+ * period 128; up to 16 MB walked, repeated above); --calls-rs-gaps MB:
+ * with a gap item at each TIP.PGD/TIP.PGE pair (ptd_pt_trace_set_disabled_gaps).
  */
 static int calls_main(size_t mb, int rs)
 {
@@ -1066,6 +1067,8 @@ static int calls_main(size_t mb, int rs)
 	if (!t || !h)
 		return 1;
 	ptd_pt_trace_set_lazy_history(t, 0);
+	if (rs > 1) /* every TIP.PGD/TIP.PGE pair a gap item */
+		ptd_pt_trace_set_disabled_gaps(t, 1);
 	ptd_history_set_func(h, bench_func_of, NULL);
 	/* up to 16 MB stored, as a loaded trace of PTD_PT_STORE_MAX (the
 	 * repeated walk is a few bytes more) */
@@ -1107,7 +1110,8 @@ static int calls_main(size_t mb, int rs)
 	}
 	printf("== call segments, %.1f MB %s trace, %" PRIu64 " instructions, %s "
 	       "history, call log of %u parts\n",
-	       n / 1048576.0, rs ? "real-style" : "synthesized", ptd_history_ninsn(h),
+	       n / 1048576.0, rs > 1 ? "real-style (gaps)" : rs ? "real-style" : "synthesized",
+	       ptd_history_ninsn(h),
 	       stored ? "stored" : "lazy",
 	       ptd__calllog_nparts(ptd__history_calllog(h, &(uint64_t){0})));
 	printf("  %s (+ call log) %.0f ms; info record (segments counted: the part summaries "
@@ -1163,6 +1167,8 @@ int main(int argc, char **argv)
 		return calls_main((size_t)atoi(argv[2]), 0);
 	if (argc == 3 && !strcmp(argv[1], "--calls-rs"))
 		return calls_main((size_t)atoi(argv[2]), 1);
+	if (argc == 3 && !strcmp(argv[1], "--calls-rs-gaps"))
+		return calls_main((size_t)atoi(argv[2]), 2);
 	if (argc == 3 && !strcmp(argv[1], "--phases"))
 		return phases(argv[2]);
 	if (argc > 1)

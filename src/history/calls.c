@@ -1643,7 +1643,9 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 
 	if (l->err)
 		return l->err;
-	if (l->any && l->n - l->sim.off >= part_bytes && !l->parts_bad && log_cut(l))
+	/* (not after a gap: a part that ends in one does not chain) */
+	if (l->any && l->n - l->sim.off >= part_bytes && !l->parts_bad && !l->sim.pend_gap &&
+	    log_cut(l))
 		return l->err;
 	l->sim.numbers += b->ninsn;
 	if (!l->any)
