@@ -81,8 +81,10 @@ done
 # period): every call out of range looks like a call to the next
 # instruction, which the part summaries take for PIC code and the chain
 # checks (issue 13: the first call history under 50 ms at any size).
+# (--calls-rs-gaps: with a gap item at every TIP.PGD/TIP.PGE pair)
 for mb in ${BENCH_CALLS_RS_MB:-4 64}; do
 	"$out/bench-decode" --calls-rs "$mb"
+	"$out/bench-decode" --calls-rs-gaps "$mb"
 done
 
 # The decode fast path (src/decode/fastpt.c) against libipt's bare block
