@@ -1055,10 +1055,13 @@ static double first_request(const struct ptd_history *h, uint64_t ncalls, double
  * 88-byte segment kept, as before) and lazy (a checkpoint per chunk,
  * chunks materialised when read): resident bytes per segment and the
  * newest 1,000 segments (`record function-call-history`).
+ * --calls-rs MB: the same on a real-style trace (walk_filtered, PSB
+ * period 128; up to 16 MB walked, repeated above); --calls-rs-gaps MB:
+ * with a gap item at each TIP.PGD/TIP.PGE pair (ptd_pt_trace_set_disabled_gaps).
  */
-static int calls_main(size_t mb)
+static int calls_main(size_t mb, int rs)
 {
-	struct ptd_ptsynth_config cfg = { .psb_period = 4096, .ret_compression = 1 };
+	struct ptd_ptsynth_config cfg = { .psb_period = rs ? 128 : 4096, .ret_compression = 1 };
 	char path[] = "/tmp/ptd-bench-code-XXXXXX";
 	struct ptd_ptsynth *s;
 	struct ptd_image *img;
@@ -1073,7 +1076,10 @@ static int calls_main(size_t mb)
 	if (code_image(path, &img))
 		return 1;
 	s = ptd_ptsynth_alloc(&cfg);
-	walk(s, (mb < 16 ? mb : 16) << 20);
+	if (rs)
+		walk_filtered(s, (mb < 16 ? mb : 16) << 20);
+	else
+		walk(s, (mb < 16 ? mb : 16) << 20);
 	base = ptd_ptsynth_take(s, &bn);
 	big = repeat(base, bn, mb, &n);
 	free(base);
@@ -1084,6 +1090,8 @@ static int calls_main(size_t mb)
 	if (!t || !h)
 		return 1;
 	ptd_pt_trace_set_lazy_history(t, 0);
+	if (rs > 1) /* every TIP.PGD/TIP.PGE pair a gap item */
+		ptd_pt_trace_set_disabled_gaps(t, 1);
 	ptd_history_set_func(h, bench_func_of, NULL);
 	/* up to 16 MB stored, as a loaded trace of PTD_PT_STORE_MAX (the
 	 * repeated walk is a few bytes more) */
@@ -1123,9 +1131,11 @@ static int calls_main(size_t mb)
 		witems = now() - t0;
 		ptd_calls_free(w);
 	}
-	printf("== call segments, %.1f MB synthesized trace, %" PRIu64 " instructions, %s "
+	printf("== call segments, %.1f MB %s trace, %" PRIu64 " instructions, %s "
 	       "history, call log of %u parts\n",
-	       n / 1048576.0, ptd_history_ninsn(h), stored ? "stored" : "lazy",
+	       n / 1048576.0, rs > 1 ? "real-style (gaps)" : rs ? "real-style" : "synthesized",
+	       ptd_history_ninsn(h),
+	       stored ? "stored" : "lazy",
 	       ptd__calllog_nparts(ptd__history_calllog(h, &(uint64_t){0})));
 	printf("  %s (+ call log) %.0f ms; info record (segments counted: the part summaries "
 	       "chained, the last part walked) %.0f ms; info record / %s = %.2f (goal <= 1.3); "
@@ -1177,7 +1187,11 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "--fast"))
 		return fast_main(argc > 2 ? (size_t)atoi(argv[2]) : 64);
 	if (argc == 3 && !strcmp(argv[1], "--calls"))
-		return calls_main((size_t)atoi(argv[2]));
+		return calls_main((size_t)atoi(argv[2]), 0);
+	if (argc == 3 && !strcmp(argv[1], "--calls-rs"))
+		return calls_main((size_t)atoi(argv[2]), 1);
+	if (argc == 3 && !strcmp(argv[1], "--calls-rs-gaps"))
+		return calls_main((size_t)atoi(argv[2]), 2);
 	if (argc == 3 && !strcmp(argv[1], "--phases"))
 		return phases(argv[2]);
 	if (argc > 1)

@@ -76,6 +76,16 @@ echo "== call segments"
 for mb in ${BENCH_CALLS_MB:-1 4 16 32 64}; do
 	"$out/bench-decode" --calls "$mb"
 done
+# The same on real-style traces (bench-decode --calls-rs: IP filtering, a
+# TIP.PGD/TIP.PGE pair at every call out of range, the smallest PSB
+# period): every call out of range looks like a call to the next
+# instruction, which the part summaries take for PIC code and the chain
+# checks (issue 13: the first call history under 50 ms at any size).
+# (--calls-rs-gaps: with a gap item at every TIP.PGD/TIP.PGE pair)
+for mb in ${BENCH_CALLS_RS_MB:-4 64}; do
+	"$out/bench-decode" --calls-rs "$mb"
+	"$out/bench-decode" --calls-rs-gaps "$mb"
+done
 
 # The decode fast path (src/decode/fastpt.c) against libipt's bare block
 # decoder (b) and the plain libipt path (PTDBG_DECODE=libipt), same run:

@@ -201,6 +201,8 @@ struct builder {
 	uint64_t ib_start;
 	uint32_t ib_n;
 	struct ptd_callseg dummy;
+	/* pics_hold's answers: key addr + 1, entry mode << 1 | is 5 bytes */
+	struct memo_ent *pic_memo;
 };
 
 /* A segment older than the window: in snap, by index. */
@@ -807,10 +809,12 @@ static inline __attribute__((always_inline)) void walk_item(struct builder *b,
 
 /*
  * Records: a tag byte (low two bits: the kind), then
- *   R_SKIP   uv n: instructions of blocks that start nothing
+ *   R_SKIP   n: instructions of blocks that start nothing, in tag bits
+ *            2-7 when below 64, else uv n (log_skip)
  *   R_BLOCK  tag bits 2-4 the iclass, B_FLAGS: a flags byte follows;
  *            uv zigzag(ip - the previous block's end_ip in this stream),
- *            uv end_ip - ip, uv ninsn
+ *            end_ip - ip and ninsn (log_len_ninsn: one byte for most
+ *            short blocks)
  *   R_GAP
  *   R_EVENT  reason, uv ip (signal delivery and sigreturn only); reason 0:
  *            the next block's ip is relative to 0 (logs appended)
@@ -885,6 +889,8 @@ static void psum_fini(struct psum *ps);
  * caller). */
 struct sev {
 	uint8_t kind;
+	uint8_t budget; /* INTO: frames the walk up may still look at (MAX_CALLER_WALK) */
+	uint8_t how;	/* INTO: the segment's (a return, or after a gap) */
 	uint64_t ft;  /* function of the return target (0: none) */
 	uint64_t idx; /* the segment it makes, counted in the part from 1 */
 	uint64_t ip;  /* the return target */
@@ -910,6 +916,12 @@ struct psum {
 	 * of an open signal frame), the first FAR_MAX of them. */
 	uint32_t nfar;
 	uint64_t *far;
+	/* The calls to the next instruction it took for PIC ones (no
+	 * segment: pic_call), the first PIC_MAX of them, in mode pic_mode:
+	 * the part stands for its records when each is 5 bytes long. */
+	uint32_t npic;
+	uint8_t pic_mode;
+	uint64_t *pic;
 	struct sev *ev;
 	uint32_t nev, evcap;
 	struct sframe *fr;
@@ -923,6 +935,8 @@ struct psum {
 	 * block (it ends with the transition after a gap pending). */
 	uint64_t cnt;
 	uint8_t cnt_bad, first_gap, pend_gap;
+	/* The gaps since its newest block came after a call (on_gap). */
+	uint8_t gap_pcall;
 };
 
 struct ptd_calllog {
@@ -949,6 +963,9 @@ struct ptd_calllog {
 	 * (parts_bad: they no longer stand for the log). */
 	struct psum sim;
 	int any;
+	/* sim's pic, hashed (most calls taken for PIC ones are the same
+	 * few): addr + 1, 0 = empty. */
+	uint64_t pic_seen[64];
 	struct psum *parts;
 	uint32_t nparts, partcap;
 	int parts_bad;
@@ -1128,6 +1145,66 @@ static inline const uint8_t *log_get_uv(const uint8_t *p, const uint8_t *end, ui
 	return p;
 }
 
+/*
+ * A block's end_ip - ip (len) and instruction count (ninsn) in one
+ * number: ninsn is about 1 + len / 3.5 (x86 instructions average 3-4
+ * bytes), so uv(len << 3 | ninsn - 1 - LEN_INSNS(len) + 3) when that
+ * difference is within -3..3: one byte for the blocks shorter than 16
+ * bytes, where the two numbers took two; else uv(len << 3 | 7), uv(ninsn);
+ * a len of 2^56 or more (or 0 with another count: bad input kept exact)
+ * as uv(7), uv(len), uv(ninsn).
+ */
+#define LEN_INSNS(len) (((len) * 9) >> 5)
+#define LEN_BIG (1ull << 56)
+
+static inline uint8_t *log_len_ninsn(uint8_t *p, uint64_t len, uint32_t ninsn)
+{
+	if (len < LEN_BIG) {
+		int64_t e = (int64_t)ninsn - 1 - (int64_t)LEN_INSNS(len);
+
+		if (e >= -3 && e <= 3)
+			return log_uv(p, len << 3 | (uint64_t)(e + 3));
+		if (len)
+			return log_uv(log_uv(p, len << 3 | 7), ninsn);
+	}
+	*p++ = 7;
+	return log_uv(log_uv(p, len), ninsn);
+}
+
+static inline const uint8_t *log_get_len_ninsn(const uint8_t *p, const uint8_t *end,
+					       uint64_t *len, uint32_t *ninsn)
+{
+	uint64_t u, v;
+
+	p = log_get_uv(p, end, &u);
+	if ((u & 7) != 7) {
+		*len = u >> 3;
+		*ninsn = (uint32_t)(LEN_INSNS(*len) + (u & 7) - 3 + 1);
+		return p;
+	}
+	if (u >> 3) {
+		*len = u >> 3;
+	} else {
+		p = log_get_uv(p, end, &v);
+		*len = v;
+	}
+	p = log_get_uv(p, end, &v);
+	*ninsn = (uint32_t)v;
+	return p;
+}
+
+/* An R_SKIP of @n instructions: n in the tag's upper six bits when it
+ * fits (most skips are a few short blocks), else uv n after a tag of 0. */
+static inline uint8_t *log_skip(uint8_t *p, uint64_t n)
+{
+	if (n < 64) {
+		*p++ = (uint8_t)(R_SKIP | n << 2);
+		return p;
+	}
+	*p++ = R_SKIP;
+	return log_uv(p, n);
+}
+
 static inline int log_flush_skip(struct ptd_calllog *l)
 {
 	uint8_t *p;
@@ -1136,9 +1213,7 @@ static inline int log_flush_skip(struct ptd_calllog *l)
 		return 0;
 	if (log_reserve(l, 11))
 		return l->err;
-	p = l->bytes + l->n;
-	*p++ = R_SKIP;
-	p = log_uv(p, l->skip);
+	p = log_skip(l->bytes + l->n, l->skip);
 	l->n = (size_t)(p - l->bytes);
 	l->skip = 0;
 	l->last_is_blk = 0;
@@ -1156,9 +1231,7 @@ static inline __attribute__((always_inline)) int log_write_blk(struct ptd_calllo
 	if (log_reserve(l, 11 + 3 + 3 * 10))
 		return l->err;
 	if (l->skip) {
-		p = l->bytes + l->n;
-		*p++ = R_SKIP;
-		p = log_uv(p, l->skip);
+		p = log_skip(l->bytes + l->n, l->skip);
 		l->n = (size_t)(p - l->bytes);
 		l->skip = 0;
 	}
@@ -1170,8 +1243,7 @@ static inline __attribute__((always_inline)) int log_write_blk(struct ptd_calllo
 	if (x->flags)
 		*p++ = x->flags;
 	p = log_uv(p, ((x->ip - l->base) << 1) ^ (uint64_t)((int64_t)(x->ip - l->base) >> 63));
-	p = log_uv(p, x->end_ip - x->ip);
-	p = log_uv(p, x->ninsn);
+	p = log_len_ninsn(p, x->end_ip - x->ip, x->ninsn);
 	l->base = x->end_ip;
 	l->n = (size_t)(p - l->bytes);
 	return 0;
@@ -1236,6 +1308,7 @@ static inline uint8_t log_verdict(const struct ptd_block *x, uint64_t next_ip, i
 static void psum_fini(struct psum *ps)
 {
 	free(ps->far);
+	free(ps->pic);
 	free(ps->ev);
 	free(ps->fr);
 	memset(ps, 0, sizeof(*ps));
@@ -1268,6 +1341,7 @@ static int sim_event(struct psum *ps, uint8_t kind, uint64_t ft, uint64_t idx, u
 		ps->evcap = cap;
 	}
 	ps->ev[ps->nev].kind = kind;
+	ps->ev[ps->nev].how = PTD_SEG_RETURN;
 	ps->ev[ps->nev].ft = ft;
 	ps->ev[ps->nev].idx = idx;
 	ps->ev[ps->nev].ip = ip;
@@ -1296,6 +1370,127 @@ static void sim_far(struct psum *ps, uint64_t t)
 	ps->nfar++;
 }
 
+#define PIC_MAX 256
+
+/* A call to the next instruction, taken for a PIC one (no segment) by
+ * the part's summary: noted for the chain to check (pics_hold). */
+static void sim_pic(struct ptd_calllog *l, const struct ptd_block *x)
+{
+	struct psum *ps = &l->sim;
+	uint64_t a = x->end_ip, *e = &l->pic_seen[((a * 0x9e3779b97f4a7c15ull) >> 58) & 63];
+	uint32_t i;
+
+	if (*e == a + 1 && ps->npic)
+		return;
+	if (!ps->npic)
+		ps->pic_mode = (uint8_t)ptd_block_mode(x);
+	else if (ps->pic_mode != ptd_block_mode(x))
+		goto bad;
+	for (i = 0; i < ps->npic; i++)
+		if (ps->pic[i] == a) {
+			*e = a + 1;
+			return;
+		}
+	if (ps->npic == PIC_MAX)
+		goto bad;
+	if (!ps->pic) {
+		ps->pic = malloc(PIC_MAX * sizeof(*ps->pic));
+		if (!ps->pic)
+			goto bad;
+	}
+	ps->pic[ps->npic++] = a;
+	*e = a + 1;
+	return;
+bad:
+	ps->irregular = 1;
+	ps->cnt_bad = 1;
+}
+
+/* A walk up the callers (do_return's, or the bridge after a gap) that
+ * went past the frames the part opened: it goes on in the frames open at
+ * its start, with @budget frames to look at for one in function @ft (0:
+ * the newest), and the frame found gets segment @idx (@how).  Walks with
+ * no return out of those frames between are one: the newest stands for
+ * them all when it finds the frame the one before it found. */
+static void sim_into(struct psum *ps, uint64_t ft, uint64_t idx, uint64_t t, int budget,
+		     uint8_t how)
+{
+	struct sev *e = ps->nev ? &ps->ev[ps->nev - 1] : NULL;
+
+	if (e && e->kind == SEV_INTO && (!e->ft || !ft || ft == e->ft)) {
+		if (!e->ft) {
+			e->ft = ft;
+			e->budget = (uint8_t)budget;
+		}
+		e->idx = idx;
+		e->ip = t;
+		e->how = how;
+		return;
+	}
+	if (sim_event(ps, SEV_INTO, ft, idx, t)) {
+		ps->irregular = 1;
+		return;
+	}
+	ps->ev[ps->nev - 1].budget = (uint8_t)budget;
+	ps->ev[ps->nev - 1].how = how;
+}
+
+/*
+ * The block at @t after the part's gaps, by the rules of on_gap() and
+ * resolve()'s T_AFTER_GAP: the bridge continues the newest frame open
+ * before the gaps whose function is @t's (on into the frames open at
+ * the part's start: sim_into), else a new frame (the gaps came after a
+ * call) or a new instance of the newest.
+ */
+static void sim_after_gap(struct ptd_calllog *l, uint64_t t)
+{
+	struct psum *ps = &l->sim;
+	uint64_t fb = l->funcs ? log_func(l, t) : 0, idx = ++ps->nseg;
+	int64_t j = -1;
+	int budget = MAX_CALLER_WALK;
+
+	if (fb) {
+		for (j = (int64_t)ps->nfr - 1; j >= 0; j--) {
+			if (log_func(l, ps->fr[j].iip) == fb)
+				break;
+			if (--budget == 0)
+				break;
+		}
+		if (j >= 0 && budget) {
+			struct sframe *c = &ps->fr[j];
+
+			c->s = idx;
+			c->sip = t;
+			c->shw = PTD_SEG_AFTER_GAP;
+			ps->nfr = (uint32_t)j + 1;
+			return;
+		}
+		if (budget) { /* (taken for found there; chain_part checks) */
+			ps->nfr = 0;
+			sim_into(ps, fb, idx, t, budget, PTD_SEG_AFTER_GAP);
+			return;
+		}
+	}
+	if (ps->gap_pcall) {
+		struct sframe f;
+
+		memset(&f, 0, sizeof(f));
+		f.s = f.i = idx;
+		f.sip = f.iip = t;
+		f.shw = f.ihw = PTD_SEG_AFTER_GAP;
+		if (sim_push(ps, &f))
+			ps->irregular = 1;
+	} else if (ps->nfr) {
+		struct sframe *c = &ps->fr[ps->nfr - 1];
+
+		c->s = c->i = idx;
+		c->sip = c->iip = t;
+		c->shw = c->ihw = PTD_SEG_AFTER_GAP;
+	} else {
+		ps->irregular = 1; /* a new instance of a frame open at the start */
+	}
+}
+
 /* The segment-starting transition from block @x to @t (@verdict: its
  * V_*) on the part's stack, by the rules of resolve() and do_return(). */
 static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t t, uint8_t verdict)
@@ -1304,11 +1499,14 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 	struct sframe f;
 	uint64_t idx, ft, fa, fb;
 	int64_t r;
+	int budget;
 
 	if (verdict & V_DECIDED)
 		ps->cnt += (verdict & V_ONE) ? 1 : 0;
 	else if (x->iclass == PTD_IC_FAR_CALL || x->iclass == PTD_IC_FAR_RET)
 		sim_far(ps, t); /* (counts only at a signal frame's ip) */
+	else if (x->iclass == PTD_IC_CALL && !ps->cnt_bad)
+		sim_pic(l, x); /* (counts nothing when it is 5 bytes long) */
 	else
 		ps->cnt_bad = 1;
 	if (ps->irregular) {
@@ -1319,9 +1517,10 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 	}
 	if (!(verdict & V_DECIDED)) {
 		/* A far transfer starts nothing without signal frames (and
-		 * a part with a signal is irregular); a possible PIC call
-		 * needs the instruction's length. */
-		if (x->iclass != PTD_IC_FAR_CALL && x->iclass != PTD_IC_FAR_RET)
+		 * a part with a signal is irregular); a possible PIC call is
+		 * taken for one, which pics_hold checks (sim_pic). */
+		if (x->iclass != PTD_IC_FAR_CALL && x->iclass != PTD_IC_FAR_RET &&
+		    x->iclass != PTD_IC_CALL)
 			ps->irregular = 1;
 		return;
 	}
@@ -1355,34 +1554,35 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 		/* frame_root(): tail-call frames return with their caller */
 		for (r = (int64_t)ps->nfr - 1; r >= 0 && ps->fr[r].tail; r--)
 			;
+		budget = MAX_CALLER_WALK;
 		if (r > 0) {
-			struct sframe *c = &ps->fr[r - 1];
+			/* do_return's walk up the callers for the one in the
+			 * target's function, over the frames the part opened */
+			int64_t j;
 
-			if (ft && log_func(l, c->iip) != ft) {
-				ps->irregular = 1;
+			for (j = r - 1; j >= 0; j--) {
+				if (!ft || log_func(l, ps->fr[j].iip) == ft)
+					break;
+				if (--budget == 0) {
+					ps->irregular = 1; /* a new caller (setcontext) */
+					return;
+				}
+			}
+			if (j >= 0) {
+				struct sframe *c = &ps->fr[j];
+
+				c->s = idx;
+				c->sip = t;
+				c->shw = PTD_SEG_RETURN;
+				ps->nfr = (uint32_t)j + 1;
 				return;
 			}
-			c->s = idx;
-			c->sip = t;
-			c->shw = PTD_SEG_RETURN;
-			ps->nfr = (uint32_t)r;
-			return;
+			r = 0; /* on into the frames open at the start */
 		}
 		ps->nfr = 0;
-		if (r == 0 && ps->nev && ps->ev[ps->nev - 1].kind == SEV_INTO) {
-			/* Returns into the same frame: the newest stands for
-			 * them all (the frame's function must be each one's). */
-			struct sev *e = &ps->ev[ps->nev - 1];
-
-			if (ft && e->ft && ft != e->ft)
-				ps->irregular = 1;
-			if (ft)
-				e->ft = ft;
-			e->idx = idx;
-			e->ip = t;
-			return;
-		}
-		if (sim_event(ps, r == 0 ? SEV_INTO : SEV_FROM, ft, idx, t))
+		if (r == 0)
+			sim_into(ps, ft, idx, t, budget, PTD_SEG_RETURN);
+		else if (sim_event(ps, SEV_FROM, ft, idx, t))
 			ps->irregular = 1;
 		return;
 	default:
@@ -1429,6 +1629,7 @@ static int log_cut(struct ptd_calllog *l)
 		return l->err;
 	l->parts[l->nparts++] = l->sim;
 	memset(&l->sim, 0, sizeof(l->sim));
+	memset(l->pic_seen, 0, sizeof(l->pic_seen));
 	l->sim.off = l->n;
 	l->sim.base = l->base;
 	l->any = 0;
@@ -1442,7 +1643,9 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 
 	if (l->err)
 		return l->err;
-	if (l->any && l->n - l->sim.off >= part_bytes && !l->parts_bad && log_cut(l))
+	/* (not after a gap: a part that ends in one does not chain) */
+	if (l->any && l->n - l->sim.off >= part_bytes && !l->parts_bad && !l->sim.pend_gap &&
+	    log_cut(l))
 		return l->err;
 	l->sim.numbers += b->ninsn;
 	if (!l->any)
@@ -1450,6 +1653,10 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 	if (l->sim.pend_gap) { /* the transition after a gap: one segment */
 		l->sim.cnt++;
 		l->sim.pend_gap = 0;
+		if (l->sim.irregular)
+			l->sim.nseg++;
+		else
+			sim_after_gap(l, b->ip);
 	}
 	l->any = 1;
 	if (l->held) {
@@ -1549,12 +1756,22 @@ int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t
 
 int ptd__calllog_gap(struct ptd_calllog *l)
 {
+	int was_held = l->held && l->any;
+
 	if (l->err || log_write_held(l) || log_flush_skip(l) || log_reserve(l, 1))
 		return l->err;
 	l->bytes[l->n++] = R_GAP;
 	l->sim.numbers++;
-	l->sim.nseg++; /* (irregular: only a measure) */
-	l->sim.irregular = 1;
+	l->sim.nseg++; /* the gap's segment */
+	if (!l->sim.pend_gap) {
+		/* The first of the gaps: after the part's newest block (or
+		 * the part starts with it, or an event came before it). */
+		if (was_held && !l->sim.irregular)
+			l->sim.gap_pcall = l->hb.iclass == PTD_IC_CALL &&
+					   !(l->hb.flags & PTD_BLK_INTERRUPTED);
+		else
+			l->sim.irregular = 1;
+	}
 	if (!l->any)
 		l->sim.first_gap = 1;
 	l->sim.cnt++;
@@ -1654,10 +1871,12 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 		ps->off = ps->off ? mark + 2 + ps->off : mark;
 	}
 	psum_fini(&dst->sim);
+	memset(dst->pic_seen, 0, sizeof(dst->pic_seen));
 	dst->any = 0;
 	if (!dst->parts_bad) {
 		dst->sim = src->sim;
 		memset(&src->sim, 0, sizeof(src->sim));
+		memcpy(dst->pic_seen, src->pic_seen, sizeof(dst->pic_seen));
 		dst->any = src->any;
 		if (!src->n) {
 			/* (the held block is written later, without a marker) */
@@ -1736,7 +1955,10 @@ static void step_log(struct builder *b)
 
 		switch (tag & 3) {
 		case R_SKIP:
-			p = log_get_uv(p, end, &v);
+			if (tag >> 2)
+				v = tag >> 2;
+			else
+				p = log_get_uv(p, end, &v);
 			if (!b->count_only && b->cur)
 				seg(b, b->cur)->last = num + v - 1;
 			b->pending = T_NONE;
@@ -1756,11 +1978,9 @@ static void step_log(struct builder *b)
 			}
 			p = log_get_uv(p, end, &v);
 			it.block.ip = base + (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
-			p = log_get_uv(p, end, &v);
+			p = log_get_len_ninsn(p, end, &v, &it.block.ninsn);
 			it.block.end_ip = it.block.ip + v;
 			base = it.block.end_ip;
-			p = log_get_uv(p, end, &v);
-			it.block.ninsn = (uint32_t)v;
 			if ((tag & V_DECIDED) && b->cur && (b->count_only || !(tag & V_ONE))) {
 				/* The transition was decided when logged: counting
 				 * needs no resolve, nor does a transition that
@@ -1947,6 +2167,7 @@ static void builder_fini(struct builder *b)
 		free(b->memo);
 	free(b->win);
 	free(b->snap);
+	free(b->pic_memo);
 }
 
 /* ---- the lazy view ---- */
@@ -2572,10 +2793,20 @@ static int chain_ret(struct chain *ch, uint64_t ft, uint64_t idx, uint64_t ip)
 	for (r = ch->nf - 1; r > 0 && ch->f[r].tail; r--)
 		;
 	if (r > 0) {
-		struct cframe *c = &ch->f[r - 1];
+		struct cframe *c;
+		size_t j = r;
+		int i;
 
-		if (!ch->f[r].uir && ft && func(ch->b, c->iip) != ft)
-			return -1; /* the rules look further up */
+		/* do_return's walk up the callers for the one in the
+		 * target's function (none: a new caller, not chained) */
+		if (!ch->f[r].uir && ft)
+			for (i = 0; j > 0 && func(ch->b, ch->f[j - 1].iip) != ft; i++, j--)
+				if (ch->f[j - 1].uir || i + 1 >= MAX_CALLER_WALK)
+					return -1;
+		if (!j)
+			return -1;
+		r = j;
+		c = &ch->f[r - 1];
 		ch->nf = r;
 		c->s = idx;
 		c->sip = ip;
@@ -2653,13 +2884,23 @@ static int chain_part(struct chain *ch, const struct psum *ps)
 			if (chain_ret(ch, e->ft, base + e->idx, e->ip))
 				return -1;
 		} else {
-			struct cframe *top = ch->nf ? &ch->f[ch->nf - 1] : NULL;
+			/* do_return's walk for the caller in the target's
+			 * function, on from the frames the part opened */
+			size_t j = ch->nf;
+			struct cframe *top;
+			int i;
 
-			if (!top || (e->ft && func(ch->b, top->iip) != e->ft))
+			if (e->ft)
+				for (i = 0; j > 0 && func(ch->b, ch->f[j - 1].iip) != e->ft; i++, j--)
+					if (ch->f[j - 1].uir || i + 1 >= e->budget)
+						return -1;
+			if (!j)
 				return -1;
+			ch->nf = j;
+			top = &ch->f[j - 1];
 			top->s = base + e->idx;
 			top->sip = e->ip;
-			top->shw = PTD_SEG_RETURN;
+			top->shw = e->how;
 		}
 	}
 	for (k = 0; k < ps->nfr; k++) {
@@ -2882,6 +3123,35 @@ static inline const struct psum *log_part(const struct ptd_calllog *l, uint32_t 
 	return k < l->nparts ? &l->parts[k] : &l->sim;
 }
 
+/* Whether the calls part @ps took for PIC ones (sim_pic) are: 5 bytes
+ * long, as pic_call() asks. */
+#define PIC_MEMO_SLOTS 4096
+static int pics_hold(struct builder *b, const struct psum *ps)
+{
+	uint32_t i;
+
+	if (!ps->npic)
+		return 1;
+	if (!b->pic_memo && !(b->pic_memo = calloc(PIC_MEMO_SLOTS, sizeof(*b->pic_memo))))
+		return 0;
+	for (i = 0; i < ps->npic; i++) {
+		uint64_t a = ps->pic[i];
+		struct memo_ent *e =
+			&b->pic_memo[((a * 0x9e3779b97f4a7c15ull) >> 40) & (PIC_MEMO_SLOTS - 1)];
+
+		if (e->key != a + 1 || (e->entry >> 1) != ps->pic_mode) {
+			int len = ptd__history_insn_len_mode(b->h, a, ps->pic_mode, NULL);
+
+			ptd_clear_error();
+			e->key = a + 1;
+			e->entry = (uint64_t)ps->pic_mode << 1 | (len == 5);
+		}
+		if (!(e->entry & 1))
+			return 0;
+	}
+	return 1;
+}
+
 /* Whether the chain may take part @ps (the signal frames aside). */
 static inline int chainable(const struct psum *ps)
 {
@@ -2931,7 +3201,7 @@ static int chain_run(struct builder *b, struct chain *ch, const struct ptd_calll
 	for (k = 0; k < q && !err; k++) {
 		const struct psum *ps = log_part(l, k);
 
-		if (chainable(ps) && !far_may_sigreturn(ch, ps) &&
+		if (chainable(ps) && !far_may_sigreturn(ch, ps) && pics_hold(b, ps) &&
 		    (k ? !in_builder && ch->nf : in_builder)) {
 			struct chain was = *ch;
 			struct cframe *n = realloc(save, (ch->nf ? ch->nf : 1) * sizeof(*save));
@@ -3192,7 +3462,7 @@ static int count_chained(const struct ptd_history *h, ptd_func_of_fn func_of, vo
 		const struct psum *ps = log_part(l, k), *nx = log_part(l, k + 1);
 
 		if (k && b.cur && !ps->cnt_bad && (ps->has_last || ps->pend_gap) &&
-		    !far_at_sig(&b, ps)) {
+		    !far_at_sig(&b, ps) && pics_hold(&b, ps)) {
 			if (!ps->first_gap)
 				resolve(&b, ps->first_ip, b.pos.num);
 			b.n += ps->cnt;

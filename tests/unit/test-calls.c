@@ -646,6 +646,154 @@ static void test_unknown_return(void **state)
 	fx_sim_fini(&s);
 }
 
+/*
+ * The call log's block and skip records in each of their forms (length
+ * and instruction count in one byte, the count apart, a length of 2^57;
+ * skips in the tag byte and after it): the view and the count from the
+ * log equal those from the items (build_checked).
+ */
+static void test_log_forms(void **state)
+{
+	static const struct ptd_block blk[] = {
+		{ FX_MAIN, FX_MAIN + 0x14, 7, PTD_IC_CALL, 0 },
+		{ FX_F, FX_F + 0x40, 2, PTD_IC_JUMP, 0 },
+		{ FX_F + 0x50, FX_F + 0x5f, 16, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_OTHER, 0 },
+		{ FX_G, FX_G + 0x10, 10, PTD_IC_CALL, 0 },
+		{ FX_H, FX_H + 4, 2, PTD_IC_OTHER, 0 },
+		{ FX_H, FX_H + 4, 2, PTD_IC_OTHER, 0 },
+		{ FX_H, FX_H + 4, 2, PTD_IC_RET, 0 },
+		{ 0x10000, 0x10000 + (1ull << 57), 3, PTD_IC_RET, 0 },
+		{ FX_MAIN + 0x19, FX_MAIN + 0x25, 4, PTD_IC_CALL, 0 },
+		{ FX_H, FX_H + 0xe, 5, PTD_IC_RET, 0 },
+		{ FX_MAIN + 0x2a, FX_MAIN + 0x2a, 1, PTD_IC_OTHER, 0 },
+	};
+	struct ptd_history *h = ptd_history_alloc(fx_read, NULL);
+	struct ptd_calls *c;
+	size_t i;
+
+	(void)state;
+	ptd_history_set_func(h, fx_func_of, NULL);
+	for (i = 0; i < sizeof(blk) / sizeof(blk[0]); i++)
+		assert_int_equal(ptd_history_append_block(h, &blk[i]), 0);
+	ptd_history_set_tail(h, FX_MAIN + 0x2f);
+	c = ptd_calls_build(h, fx_func_of, NULL);
+	assert_non_null(c);
+	assert_true(ptd_calls_count(c) >= 5);
+	ptd_calls_free(c);
+	ptd_history_free(h);
+}
+
+/*
+ * The view from a late part (the part summaries chained) and the count
+ * from them equal the view built from the items, in histories whose logs
+ * close a part every few bytes: calls to the next instruction that are
+ * PIC code (5 bytes: no call) and one that is not (2 bytes), returns past
+ * several frames (in the part and into the frames open at its start),
+ * returns out of the function the history starts in, and gaps anywhere,
+ * at part boundaries too (after a call, before a return, in a row).
+ */
+struct fx_blk {
+	uint64_t ip, end;
+	int iclass;
+};
+
+static const struct fx_blk fx_pieces[][8] = {
+	/* main calls f, f calls g twice, f returns */
+	{ { 0x401182, 0x401196, PTD_IC_CALL }, { 0x40111d, 0x40112d, PTD_IC_CALL },
+	  { 0x401106, 0x40111c, PTD_IC_RET }, { 0x401132, 0x40113a, PTD_IC_CALL },
+	  { 0x401106, 0x40111c, PTD_IC_RET }, { 0x40113f, 0x401146, PTD_IC_RET } },
+	/* PIC code: call 1f; 1: pop; ret */
+	{ { 0x40111d, 0x40112d, PTD_IC_CALL }, { FX_PIC, FX_PIC, PTD_IC_CALL },
+	  { FX_PIC + 5, FX_PIC + 6, PTD_IC_RET } },
+	/* a 2-byte instruction taken for a call, the next block 5 bytes on */
+	{ { 0x401106, 0x401110, PTD_IC_CALL }, { 0x401115, 0x40111c, PTD_IC_RET } },
+	/* fib recursing twice, the innermost returning to main */
+	{ { 0x40115e, 0x401166, PTD_IC_CALL }, { 0x401147, 0x401157, PTD_IC_COND_JUMP },
+	  { 0x40115e, 0x401166, PTD_IC_CALL }, { 0x401147, 0x401157, PTD_IC_COND_JUMP },
+	  { 0x401159, 0x40115c, PTD_IC_JUMP }, { 0x40117c, 0x401181, PTD_IC_RET },
+	  { 0x40119b, 0x4011a7, PTD_IC_CALL }, { 0x4011d1, 0x4011df, PTD_IC_RET } },
+	/* fib returning one level, then again */
+	{ { 0x40116b, 0x401175, PTD_IC_CALL }, { 0x401147, 0x401157, PTD_IC_COND_JUMP },
+	  { 0x401159, 0x40115c, PTD_IC_JUMP }, { 0x40117c, 0x401181, PTD_IC_RET },
+	  { 0x40117a, 0x401181, PTD_IC_RET } },
+};
+
+static void test_chained_parts(void **state)
+{
+	static const size_t part_bytes[] = { 1, 3, 16, 64 };
+	unsigned rs = 7;
+	int seed;
+
+	(void)state;
+	ptd__calls_set_chain_always(1);
+	for (seed = 0; seed < 6; seed++) {
+		struct fx_sim s;
+		struct ptd_calls *ref;
+		uint64_t n, m, cnt;
+		size_t p, k;
+		int i;
+
+		fx_sim_init(&s);
+		for (i = 0; i < 60; i++) {
+			const struct fx_blk *pc;
+
+			rs = rs * 1103515245u + 12345u;
+			pc = fx_pieces[(rs >> 8) % (sizeof(fx_pieces) / sizeof(fx_pieces[0]))];
+			for (k = 0; k < 8 && pc[k].ip; k++) {
+				rs = rs * 1103515245u + 12345u;
+				if (seed && (rs >> 8) % (unsigned)(12 - seed) == 0)
+					ptd_history_append_gap(s.h, PTD_GAP_OVERFLOW, 0, NULL);
+				fx_run(&s, pc[k].ip, pc[k].end, pc[k].iclass, 0);
+			}
+		}
+		assert_false(s.err);
+		ptd_history_set_tail(s.h, 0x40119b);
+		ref = ptd__calls_build_items(s.h, fx_func_of, NULL);
+		assert_non_null(ref);
+		n = ptd_calls_count(ref);
+		for (p = 0; p < sizeof(part_bytes) / sizeof(part_bytes[0]); p++) {
+			struct ptd_history *a = ptd_history_alloc(fx_read, NULL);
+			uint64_t covered = 0;
+			int chained = 0;
+
+			ptd__calllog_set_part_bytes(part_bytes[p]);
+			ptd_history_set_func(a, fx_func_of, NULL);
+			copy_items(a, s.h, 0, ptd_history_nitems(s.h));
+			ptd_history_set_tail(a, ptd_history_tail(s.h));
+			assert_non_null(ptd__history_calllog(a, &covered));
+			assert_true(ptd__calllog_nparts(ptd__history_calllog(a, &covered)) > 4);
+			assert_int_equal(ptd_calls_count_only(a, fx_func_of, NULL, &cnt), 0);
+			assert_int_equal(cnt, n);
+			for (m = 1; m <= n; m += 1 + m / 4) {
+				struct ptd_calls *c = ptd__calls_build_suffix(a, fx_func_of, NULL, m);
+				uint64_t floor = 0;
+
+				if (!c)
+					continue;
+				ptd__calls_suffix_info(c, &floor);
+				chained += floor > 0;
+				same_calls(c, ref);
+				ptd_calls_free(c);
+			}
+			if (!chained)
+				fail_msg("seed %d, parts of %zu bytes: no view from a late part", seed,
+					 part_bytes[p]);
+			ptd_history_free(a);
+		}
+		ptd__calllog_set_part_bytes(0);
+		ptd_calls_free(ref);
+		fx_sim_fini(&s);
+	}
+	ptd__calls_set_chain_always(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -658,6 +806,8 @@ int main(void)
 		cmocka_unit_test(test_tailcall_orphan),
 		cmocka_unit_test(test_switch_and_pic),
 		cmocka_unit_test(test_unknown_return),
+		cmocka_unit_test(test_chained_parts),
+		cmocka_unit_test(test_log_forms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
