@@ -3444,6 +3444,11 @@ static int start_exact(const struct carry *c, const struct segent *e)
 /* A batch that ended with the run not reaching the next PSB+'s ip (struct
  * carry's uncut) is not taken: the next one is decoded from its start,
  * as one run (@set: the next one is, from segment @first). */
+/* How far back (trace bytes) a batch whose compressed return found the
+ * return stack empty is decoded again from where the stack was last
+ * empty (take_done). */
+#define RETSTACK_REDO_MAX (64u << 10)
+
 struct held {
 	int set;
 	size_t first;
@@ -3482,6 +3487,7 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, int la
 	}
 	if (!err && !(b->in.kind == CARRY_FRESH && !b->x.set) && held->root.set &&
 	    !(b->x.set && b->x.begin == held->root.begin) &&
+	    front(t, b->first)->offset - held->root.begin <= RETSTACK_REDO_MAX &&
 	    (t->lazy_now ? t->parts[i].st.nretstack : b->st.nretstack)) {
 		/* A compressed return found the return stack of the decoder
 		 * started at this batch's PSB empty: the continuous one
@@ -3490,7 +3496,9 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, int la
 		 * pops one of them (hardware clears its own at a PSB, so
 		 * only a damaged trace does this).  Decoded again as the
 		 * continuation of everything since the stack was last
-		 * empty. */
+		 * empty, when that is near (RETSTACK_REDO_MAX): a trace
+		 * where such returns recur would be decoded again from
+		 * its start at each (quadratic); farther, the gap stays. */
 		struct ext was = b->x;
 
 		b->x = held->root;
