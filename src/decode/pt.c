@@ -965,6 +965,99 @@ static int fast_blocks(struct seg *s, struct pt_block_decoder *dec, int *pstatus
  */
 static int64_t find_psb_back(const uint8_t *buf, uint64_t limit);
 
+/*
+ * Length of the packet at @p (@left bytes readable) as the SDM gives it,
+ * for the packets a trace commonly holds; 0 for any other (or cut short).
+ */
+static size_t pkt_len(const uint8_t *p, size_t left)
+{
+	static const uint8_t ipn[8] = { 0, 2, 4, 6, 6, 0xff, 8, 0xff };
+	uint8_t b = p[0];
+	size_t k;
+
+	if (!b)
+		return 1; /* PAD */
+	switch (b & 0x1f) {
+	case 0x01: /* TIP.PGD */
+	case 0x0d: /* TIP */
+	case 0x11: /* TIP.PGE */
+	case 0x1d: /* FUP */
+		k = ipn[b >> 5];
+		return k != 0xff && left >= k + 1 ? k + 1 : 0;
+	}
+	if ((b & 3) == 3) { /* CYC */
+		if (!(b & 4))
+			return 1;
+		for (k = 1; k < left && (p[k] & 1); k++)
+			;
+		return k < left ? k + 1 : 0;
+	}
+	if (b == 0x19)
+		return left >= 8 ? 8 : 0; /* TSC */
+	if (b == 0x59 || b == 0x99)
+		return left >= 2 ? 2 : 0; /* MTC, MODE */
+	if (b != 0x02)
+		return (b & 1) ? 0 : 1; /* TNT-8 */
+	if (left < 2)
+		return 0;
+	switch (p[1]) {
+	case 0x23: /* PSBEND */
+	case 0xf3: /* OVF */
+		return 2;
+	case 0x03: /* CBR */
+		k = 4;
+		break;
+	case 0x73: /* TMA */
+	case 0xc8: /* VMCS */
+		k = 7;
+		break;
+	case 0xa3: /* TNT-64 */
+	case 0x43: /* PIP */
+		k = 8;
+		break;
+	case 0x82: /* PSB */
+		k = 16;
+		break;
+	default:
+		return 0;
+	}
+	return left >= k ? k : 0;
+}
+
+/*
+ * 0 when the packets from the PSB at @from end exactly at @end and no
+ * MODE.Exec is among the last ones that give libipt nothing to report (as
+ * trailing_exec reads them); 1 when there may be (or a packet pkt_len
+ * does not know).
+ */
+static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end)
+{
+	const uint8_t *p = buf + from, *e = buf + end;
+	int in_hdr = 0, n = 0;
+
+	while (p < e) {
+		size_t k = pkt_len(p, (size_t)(e - p));
+
+		if (!k)
+			return 1;
+		if (p[0] == 0x02 && p[1] == 0x82) {
+			in_hdr = 1;
+			n = 0;
+		} else if (p[0] == 0x02 && p[1] == 0x23) {
+			in_hdr = 0;
+			n = 0;
+		} else if (!in_hdr) {
+			if (p[0] == 0x99)
+				n = (p[1] >> 5) == 0 ? n + 1 : 0;
+			else if (p[0] && (p[0] & 3) != 3 && p[0] != 0x19 && p[0] != 0x59 &&
+				 !(p[0] == 0x02 && (p[1] == 0x03 || p[1] == 0x43 || p[1] == 0xc8)))
+				n = 0;
+		}
+		p += k;
+	}
+	return n != 0; /* (still in a PSB+: none, as trailing_exec) */
+}
+
 static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t *off,
 			    size_t max, uint8_t *mode, uint64_t *since)
 {
@@ -980,8 +1073,11 @@ static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, ui
 		*since = end;
 	if (from < 0 || (uint64_t)from < begin)
 		from = (int64_t)begin;
-	/* (cheap test first: a MODE packet is 0x99 and its payload) */
-	if (!since && !memchr(buf + from, 0x99, end - (uint64_t)from))
+	/* (cheap test first: a MODE packet is 0x99 and its payload; then a
+	 * walk over the packet lengths, without libipt's decoder, that
+	 * says there is none at the end; libipt's walk judges the rest) */
+	if (!since && (!memchr(buf + from, 0x99, end - (uint64_t)from) ||
+		       !may_trail_exec(buf, (uint64_t)from, end)))
 		return 0;
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
