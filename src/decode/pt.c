@@ -2767,51 +2767,10 @@ static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const str
 		   struct ptd_pt_stats *st, struct carry *out);
 
 /*
- * Does segment @o end with tracing on, and does its last MODE.Exec (its
- * PSB+ included) say @mode?  Then a decoder that went through @o (without
- * an error: after one it syncs afresh at the next PSB anyway) is where
- * the guess at a clean PSB after it says (carry_guess).  Read at the
- * packet level; 0 when unreadable or not sure.
- */
-static int guess_holds(struct ptd_pt_trace *t, const struct segent *o, uint8_t mode)
-{
-	struct pt_packet_decoder *pd = t->psbrd;
-	uint8_t last = ptem_unknown;
-	uint64_t at = o->offset;
-	int on = 0, ovf = 0, in_psb = 0;
-
-	if (!pd || pt_pkt_sync_set(pd, o->offset) < 0)
-		return 0;
-	while (at < o->end) {
-		struct pt_packet pkt;
-
-		if (pt_pkt_next(pd, &pkt, sizeof(pkt)) < 0)
-			return 0;
-		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_exec)
-			last = (uint8_t)pt_get_exec_mode(&pkt.payload.mode.bits.exec);
-		/* (a FUP: in the PSB+, or after an overflow, tracing is on;
-		 * else an asynchronous event, its TIP tells) */
-		if (pkt.type == ppt_psb)
-			in_psb = 1;
-		else if (pkt.type == ppt_psbend)
-			in_psb = 0;
-		if (pkt.type == ppt_tip_pge || (pkt.type == ppt_fup && (in_psb || ovf)))
-			on = 1;
-		else if (pkt.type == ppt_tip_pgd || pkt.type == ppt_ovf)
-			on = 0;
-		if (pkt.type != ppt_pad)
-			ovf = pkt.type == ppt_ovf;
-		if (pt_pkt_get_offset(pd, &at) < 0)
-			return 0;
-	}
-	return at == o->end && last == mode && on;
-}
-
-/*
  * The state at segment @e's PSB for decoding that segment alone (the
  * newest-first path): exact when known, else what the segment before it
- * ended in (decoding that one, up to @depth segments back, when the PSB+
- * alone cannot tell), else the guess from the PSB+.
+ * ended in (decoding that one, up to @depth segments back), else the guess
+ * from the PSB+.
  */
 static struct carry carry_for(struct ptd_pt_trace *t, struct segent *e, int depth)
 {
@@ -2828,10 +2787,12 @@ static struct carry carry_for(struct ptd_pt_trace *t, struct segent *e, int dept
 	older = &t->rev[j + 1];
 	if (older->out_set)
 		return older->out;
-	/* (at a clean PSB the guess holds when the code before it ran in
-	 * the mode its PSB+ says: else the continuous decoder finds that an
-	 * error) */
-	if (depth <= 0 || (e->clean && guess_holds(t, older, e->mode)))
+	/* (even at a clean PSB after packets that end with tracing on in
+	 * its PSB+'s mode, the guess fails where the continuous decoder's
+	 * error, found reading ahead, or a linear tail that does not reach
+	 * the PSB+'s ip, goes past it: only decoding the segment before
+	 * tells; the first reverse step pays up to @depth such segments) */
+	if (depth <= 0)
 		return carry_guess(e);
 	{
 		struct ptd_history *h;
@@ -2974,15 +2935,23 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 			break;
 		}
 		/* (a clean PSB where the exact state is known and no decoder
-		 * synchronised there can take it: further back) */
-		if (t->rev[k].clean && !from_start &&
-		    !(t->rev[k].in_set && !start_exact(&t->rev[k].in, &t->rev[k]))) {
-			index_back(t, k + 2);
-			if (t->complete && k + 1 == t->nrev)
-				in = carry_first(t); /* the trace start */
-			else
-				in = t->rev[k].in_set ? t->rev[k].in : carry_guess(&t->rev[k]);
-			break;
+		 * synchronised there can take it: further back; the state
+		 * there is also known when the segment before it was
+		 * decoded, see carry_for) */
+		if (t->rev[k].clean && !from_start) {
+			const struct carry *known;
+
+			index_back(t, k + 2); /* (may move the index) */
+			known = t->rev[k].in_set ? &t->rev[k].in : NULL;
+			if (!known && k + 1 < t->nrev && t->rev[k + 1].out_set)
+				known = &t->rev[k + 1].out;
+			if (!known || start_exact(known, &t->rev[k])) {
+				if (t->complete && k + 1 == t->nrev)
+					in = carry_first(t); /* the trace start */
+				else
+					in = known ? *known : carry_guess(&t->rev[k]);
+				break;
+			}
 		}
 		if (k - j >= WARMUP_SEGS)
 			return 0;

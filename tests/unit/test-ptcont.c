@@ -820,6 +820,57 @@ static void test_error_past_psb(void **state)
 }
 
 /*
+ * The --load layout (the newest segment decoded alone, its state from the
+ * segment before it) at a clean PSB after packets that end with tracing on
+ * in the PSB+'s mode: the guess from the PSB+ was taken there, where the
+ * continuous decoder may still be elsewhere.  Damaged endings after rounds
+ * of well-formed code, each found by fuzz-ptcont:
+ *  - a PSB+ without FUP, then two with a FUP that tracing being off makes
+ *    the continuous decoder ignore, then a TIP: its error, found reading
+ *    ahead, goes past the newest segment's PSB, which adds nothing
+ *    (ptcont-ops-error-past-psb.bin, a decode-error gap too many);
+ *  - an overflow, then a FUP inside an instruction, then a PSB+ whose FUP
+ *    the linear code from there does not reach
+ *    (ptcont-ovf-tail-newest-first.bin, two blocks too many).
+ */
+static void test_newest_after_damage(void **state)
+{
+	static struct enc x;
+
+	(void)state;
+	for (int ending = 0; ending < 2; ending++) {
+		size_t n;
+
+		enc_init(&x);
+		for (int round = 0; round < 6; round++) {
+			psb(&x, UINT64_MAX);
+			ippkt(&x, ppt_tip_pge, 0x00);
+			tnt(&x, 3, 0x7);
+			ippkt(&x, ppt_tip, 0xa0);
+			psb(&x, 0xa0);
+			tnt(&x, 2, 0x3);
+			ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		}
+		if (ending == 0) {
+			psb(&x, UINT64_MAX);
+			psb(&x, 0x61);
+			psb(&x, 0x0c);
+			ippkt(&x, ppt_tip, 0x03);
+			tnt(&x, 6, 0x0f);
+		} else {
+			psb(&x, UINT64_MAX);
+			pkt(&x, ppt_ovf);
+			ippkt(&x, ppt_fup, 0x31);
+			psb(&x, 0x00);
+		}
+		n = enc_done(&x);
+		ptref_lenient = 1;
+		check_all(x.buf, n);
+		ptref_lenient = 0;
+	}
+}
+
+/*
  * The same patterns written by ptdbg's synthesizer, which a test can check
  * against an independent expectation too: main (00..3f) is the traced
  * range, f and h are not (a TIP.PGD/TIP.PGE pair at every call out of
@@ -970,6 +1021,7 @@ int main(void)
 		cmocka_unit_test(test_modes),	     cmocka_unit_test(test_synth_patterns),
 		cmocka_unit_test(test_mode_at_psb),  cmocka_unit_test(test_mode_before_psb),
 		cmocka_unit_test(test_retstack_across_psb), cmocka_unit_test(test_error_past_psb),
+		cmocka_unit_test(test_newest_after_damage),
 		cmocka_unit_test(test_fuzz_inputs),
 	};
 
