@@ -3550,6 +3550,14 @@ static int take_done(struct ptd_pt_trace *t, struct batch *b, uint32_t i, int la
 		b->in = *chain;
 		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
 	}
+	if (err == -ptde_internal && b->x.set) {
+		/* The runs before gave more than decoding them again as one
+		 * (a damaged trace: they are not its prefix, see
+		 * tests/fuzz/open/README): this batch is decoded from its
+		 * own PSB instead, so the history goes on. */
+		memset(&b->x, 0, sizeof(b->x));
+		err = decode_batch(t, b, i, ptd_image_pt(t->img), t->icc);
+	}
 	if (!err && !(b->in.kind == CARRY_FRESH && !b->x.set) && held->root.set &&
 	    !(b->x.set && b->x.begin == held->root.begin) &&
 	    front(t, b->first)->offset - held->root.begin <= RETSTACK_REDO_MAX &&
