@@ -201,7 +201,7 @@ struct builder {
 	uint64_t ib_start;
 	uint32_t ib_n;
 	struct ptd_callseg dummy;
-	/* pics_hold's answers: key addr + 1, entry mode << 1 | is 5 bytes */
+	/* pics_hold's answers: key pic_key() + 1, entry mode << 1 | is PIC */
 	struct memo_ent *pic_memo;
 };
 
@@ -481,17 +481,27 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 		add_adoption(b, level);
 }
 
-/* A call to the next instruction (PIC: call 1f; 1: pop) is no call;
- * direct calls are 5 bytes. */
+/* Whether @target may follow a call at @ip as its next instruction (a
+ * call takes 2 to 15 bytes): only then is its length asked. */
+static inline int pic_distance(uint64_t ip, uint64_t target)
+{
+	return target - ip - 2 <= 13;
+}
+
+/* A call to the next instruction is no call, as gdb's
+ * ftrace_update_function() has it (PIC: call 1f; 1: pop): any call
+ * whose next instruction executed is the one after it, indirect ones
+ * too (IP filtering: an indirect call out of the traced range, tracing
+ * resumed at its return address with no gap, as libipt reports it). */
 static int pic_call(struct builder *b, uint64_t target)
 {
 	int len;
 
-	if (target != b->from_ip + 5)
+	if (!pic_distance(b->from_ip, target))
 		return 0;
 	len = ptd__history_insn_len_mode(b->h, b->from_ip, b->from_mode, NULL);
 	ptd_clear_error();
-	return len == 5;
+	return len > 0 && b->from_ip + (uint64_t)len == target;
 }
 
 /* A syscall that came back to the next instruction starts nothing. */
@@ -626,8 +636,15 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		int k;
 
 		/* Bridge the gap: continue the innermost frame known before
-		 * it whose function is the one we resume in. */
-		for (k = 0; bg && fb && k < MAX_CALLER_WALK; k++) {
+		 * it whose function is the one we resume in.  An unknown
+		 * function (0: no symbols there) is one too, as gdb's
+		 * ftrace_function_switched() has it (neither side has a
+		 * symbol: no switch): without that, each gap after a call
+		 * in code with no symbols (IP filtering: a call out of the
+		 * range, tracing resumed at its return address) left the
+		 * caller one level deeper, a frame never closed, and the
+		 * levels grew by one per gap. */
+		for (k = 0; bg && k < MAX_CALLER_WALK; k++) {
 			struct ptd_callseg *cs = seg(b, bg);
 
 			if (func(b, seg(b, cs->instance)->ip) == fb)
@@ -640,7 +657,7 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		}
 		if (k == MAX_CALLER_WALK)
 			bg = 0;
-		if (bg && fb) {
+		if (bg) {
 			continue_instance(b, PTD_SEG_AFTER_GAP, number, target, bg);
 		} else {
 			new_seg(b, PTD_SEG_AFTER_GAP, number, target, g->level, g->up,
@@ -881,6 +898,11 @@ static void tl_init(void)
  */
 enum { SEV_INTO = 1, SEV_FROM = 2 };
 
+/* The function of an INTO's walk when it looks for a frame whose
+ * function is unknown (a bridge after a gap into code func_of knows
+ * nothing of); ft 0 is "the newest frame" (a return's walk). */
+#define FT_UNKNOWN UINT64_MAX
+
 struct psum;
 static void psum_fini(struct psum *ps);
 
@@ -917,8 +939,9 @@ struct psum {
 	uint32_t nfar;
 	uint64_t *far;
 	/* The calls to the next instruction it took for PIC ones (no
-	 * segment: pic_call), the first PIC_MAX of them, in mode pic_mode:
-	 * the part stands for its records when each is 5 bytes long. */
+	 * segment: pic_call), the first PIC_MAX of them, in mode pic_mode,
+	 * each as pic_key(): the part stands for its records when each call
+	 * is as long as the distance to the instruction after it. */
 	uint32_t npic;
 	uint8_t pic_mode;
 	uint64_t *pic;
@@ -1295,7 +1318,7 @@ static inline uint8_t log_verdict(const struct ptd_block *x, uint64_t next_ip, i
 		return V_DECIDED;
 	switch (x->iclass) {
 	case PTD_IC_CALL: /* a call to the next instruction may be PIC */
-		return next_ip != x->end_ip + 5 ? V_DECIDED | V_ONE : 0;
+		return !pic_distance(x->end_ip, next_ip) ? V_DECIDED | V_ONE : 0;
 	case PTD_IC_RET:
 	case PTD_IC_JUMP:
 	case PTD_IC_COND_JUMP:
@@ -1372,12 +1395,20 @@ static void sim_far(struct psum *ps, uint64_t t)
 
 #define PIC_MAX 256
 
+/* A call at @ip followed by @next (pic_distance: 2 to 15 bytes on) as
+ * one key: ip << 4 | distance.  One to one for canonical addresses (bits
+ * 63 to 47 the same), ip is the key shifted back arithmetically. */
+static inline uint64_t pic_key(uint64_t ip, uint64_t next)
+{
+	return ip << 4 | ((next - ip) & 15);
+}
+
 /* A call to the next instruction, taken for a PIC one (no segment) by
  * the part's summary: noted for the chain to check (pics_hold). */
-static void sim_pic(struct ptd_calllog *l, const struct ptd_block *x)
+static void sim_pic(struct ptd_calllog *l, const struct ptd_block *x, uint64_t t)
 {
 	struct psum *ps = &l->sim;
-	uint64_t a = x->end_ip, *e = &l->pic_seen[((a * 0x9e3779b97f4a7c15ull) >> 58) & 63];
+	uint64_t a = pic_key(x->end_ip, t), *e = &l->pic_seen[((a * 0x9e3779b97f4a7c15ull) >> 58) & 63];
 	uint32_t i;
 
 	if (*e == a + 1 && ps->npic)
@@ -1449,27 +1480,26 @@ static void sim_after_gap(struct ptd_calllog *l, uint64_t t)
 	int64_t j = -1;
 	int budget = MAX_CALLER_WALK;
 
-	if (fb) {
-		for (j = (int64_t)ps->nfr - 1; j >= 0; j--) {
-			if (log_func(l, ps->fr[j].iip) == fb)
-				break;
-			if (--budget == 0)
-				break;
-		}
-		if (j >= 0 && budget) {
-			struct sframe *c = &ps->fr[j];
+	/* (an unknown function is one too: resolve()) */
+	for (j = (int64_t)ps->nfr - 1; j >= 0; j--) {
+		if ((l->funcs ? log_func(l, ps->fr[j].iip) : 0) == fb)
+			break;
+		if (--budget == 0)
+			break;
+	}
+	if (j >= 0 && budget) {
+		struct sframe *c = &ps->fr[j];
 
-			c->s = idx;
-			c->sip = t;
-			c->shw = PTD_SEG_AFTER_GAP;
-			ps->nfr = (uint32_t)j + 1;
-			return;
-		}
-		if (budget) { /* (taken for found there; chain_part checks) */
-			ps->nfr = 0;
-			sim_into(ps, fb, idx, t, budget, PTD_SEG_AFTER_GAP);
-			return;
-		}
+		c->s = idx;
+		c->sip = t;
+		c->shw = PTD_SEG_AFTER_GAP;
+		ps->nfr = (uint32_t)j + 1;
+		return;
+	}
+	if (budget) { /* (taken for found there; chain_part checks) */
+		ps->nfr = 0;
+		sim_into(ps, fb ? fb : FT_UNKNOWN, idx, t, budget, PTD_SEG_AFTER_GAP);
+		return;
 	}
 	if (ps->gap_pcall) {
 		struct sframe f;
@@ -1506,7 +1536,7 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 	else if (x->iclass == PTD_IC_FAR_CALL || x->iclass == PTD_IC_FAR_RET)
 		sim_far(ps, t); /* (counts only at a signal frame's ip) */
 	else if (x->iclass == PTD_IC_CALL && !ps->cnt_bad)
-		sim_pic(l, x); /* (counts nothing when it is 5 bytes long) */
+		sim_pic(l, x, t); /* (counts nothing when it is PIC) */
 	else
 		ps->cnt_bad = 1;
 	if (ps->irregular) {
@@ -2886,12 +2916,13 @@ static int chain_part(struct chain *ch, const struct psum *ps)
 		} else {
 			/* do_return's walk for the caller in the target's
 			 * function, on from the frames the part opened */
+			uint64_t want = e->ft == FT_UNKNOWN ? 0 : e->ft;
 			size_t j = ch->nf;
 			struct cframe *top;
 			int i;
 
 			if (e->ft)
-				for (i = 0; j > 0 && func(ch->b, ch->f[j - 1].iip) != e->ft; i++, j--)
+				for (i = 0; j > 0 && func(ch->b, ch->f[j - 1].iip) != want; i++, j--)
 					if (ch->f[j - 1].uir || i + 1 >= e->budget)
 						return -1;
 			if (!j)
@@ -3123,8 +3154,8 @@ static inline const struct psum *log_part(const struct ptd_calllog *l, uint32_t 
 	return k < l->nparts ? &l->parts[k] : &l->sim;
 }
 
-/* Whether the calls part @ps took for PIC ones (sim_pic) are: 5 bytes
- * long, as pic_call() asks. */
+/* Whether the calls part @ps took for PIC ones (sim_pic) are: as long
+ * as the distance to the instruction after them, as pic_call() asks. */
 #define PIC_MEMO_SLOTS 4096
 static int pics_hold(struct builder *b, const struct psum *ps)
 {
@@ -3135,16 +3166,16 @@ static int pics_hold(struct builder *b, const struct psum *ps)
 	if (!b->pic_memo && !(b->pic_memo = calloc(PIC_MEMO_SLOTS, sizeof(*b->pic_memo))))
 		return 0;
 	for (i = 0; i < ps->npic; i++) {
-		uint64_t a = ps->pic[i];
+		uint64_t a = ps->pic[i], ip = (uint64_t)((int64_t)a >> 4);
 		struct memo_ent *e =
 			&b->pic_memo[((a * 0x9e3779b97f4a7c15ull) >> 40) & (PIC_MEMO_SLOTS - 1)];
 
 		if (e->key != a + 1 || (e->entry >> 1) != ps->pic_mode) {
-			int len = ptd__history_insn_len_mode(b->h, a, ps->pic_mode, NULL);
+			int len = ptd__history_insn_len_mode(b->h, ip, ps->pic_mode, NULL);
 
 			ptd_clear_error();
 			e->key = a + 1;
-			e->entry = (uint64_t)ps->pic_mode << 1 | (len == 5);
+			e->entry = (uint64_t)ps->pic_mode << 1 | (len > 0 && (uint64_t)len == (a & 15));
 		}
 		if (!(e->entry & 1))
 			return 0;
