@@ -856,6 +856,11 @@ struct ptd_funcs {
 	void *ctx;
 	pthread_mutex_t lock;
 	uint64_t id; /* tells the thread memos apart (see log_func) */
+	/* The code's reader (the history's, called under the lock too): a
+	 * call followed by an instruction 2 to 15 bytes on is then decided
+	 * when logged (log_call_verdict), not left to the builder. */
+	ptd_read_fn read;
+	void *read_ctx;
 };
 
 /* Each thread's memo of one ptd_funcs' answers (the decoding threads
@@ -964,6 +969,8 @@ struct psum {
 
 struct ptd_calllog {
 	const struct ptd_funcs *funcs;
+	/* log_call_verdict's answers: key call ip + 1, entry its length << 2 | mode */
+	struct memo_ent len_memo[64];
 	uint8_t *bytes;
 	size_t n, cap;
 	/* The newest block, not written yet: whether it starts anything
@@ -1028,6 +1035,14 @@ struct ptd_funcs *ptd__funcs_alloc(ptd_func_of_fn fn, void *ctx)
 	pthread_mutex_init(&f->lock, NULL);
 	f->id = __atomic_add_fetch(&funcs_ids, 1, __ATOMIC_RELAXED);
 	return f;
+}
+
+void ptd__funcs_set_reader(struct ptd_funcs *f, ptd_read_fn read, void *ctx)
+{
+	if (f) {
+		f->read = read;
+		f->read_ctx = ctx;
+	}
 }
 
 void ptd__funcs_renew(struct ptd_funcs *f)
@@ -1311,14 +1326,66 @@ static inline __attribute__((always_inline)) int log_boring(struct ptd_calllog *
 	}
 }
 
+/*
+ * The length of the call at @x->end_ip as ptd__history_insn_len_mode()
+ * finds it (up to 15 bytes read, then decoded), from @l's reader; 0 when
+ * unknown.  Memoized per log (a log is written by one thread).
+ */
+static __attribute__((noinline)) int log_call_len(struct ptd_calllog *l,
+						   const struct ptd_block *x)
+{
+	struct ptd_funcs *f = (struct ptd_funcs *)l->funcs;
+	uint64_t ip = x->end_ip;
+	unsigned mode = ptd_block_mode(x);
+	struct memo_ent *e = &l->len_memo[((ip * 0x9e3779b97f4a7c15ull) >> 58) & 63];
+	uint8_t buf[15];
+	struct ptd_insn_info in;
+	size_t got = 0;
+	int len = 0;
+
+	if (e->key == ip + 1 && (e->entry & 3) == mode)
+		return (int)(e->entry >> 2);
+	pthread_mutex_lock(&f->lock);
+	while (got < sizeof(buf)) {
+		int r = f->read(f->read_ctx, ip + got, buf + got, sizeof(buf) - got);
+
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (got && ptd_disasm_decode_mode(buf, got, ip, mode, &in) == 0 && in.len > 0)
+		len = in.len;
+	e->key = ip + 1;
+	e->entry = (uint64_t)len << 2 | mode;
+	return len;
+}
+
+/* V_* of a call from @x to @next_ip: a call to its next instruction
+ * starts nothing (pic_call), any other one a segment.  Decided with the
+ * reader when the log has one; else undecided when it may be PIC. */
+static inline uint8_t log_call_verdict(struct ptd_calllog *l, const struct ptd_block *x,
+				       uint64_t next_ip)
+{
+	int len;
+
+	if (!pic_distance(x->end_ip, next_ip))
+		return V_DECIDED | V_ONE;
+	if (!l->funcs || !l->funcs->read)
+		return 0;
+	len = log_call_len(l, x);
+	return len > 0 && x->end_ip + (uint64_t)len == next_ip ? V_DECIDED : V_DECIDED | V_ONE;
+}
+
 /* V_* for going from @x to @next_ip (@boring: log_boring's answer). */
-static inline uint8_t log_verdict(const struct ptd_block *x, uint64_t next_ip, int boring)
+static inline uint8_t log_verdict(struct ptd_calllog *l, const struct ptd_block *x,
+				  uint64_t next_ip, int boring)
 {
 	if (boring)
 		return V_DECIDED;
 	switch (x->iclass) {
 	case PTD_IC_CALL: /* a call to the next instruction may be PIC */
-		return !pic_distance(x->end_ip, next_ip) ? V_DECIDED | V_ONE : 0;
+		return log_call_verdict(l, x, next_ip);
 	case PTD_IC_RET:
 	case PTD_IC_JUMP:
 	case PTD_IC_COND_JUMP:
@@ -1691,7 +1758,7 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 	l->any = 1;
 	if (l->held) {
 		skippable = log_boring(l, &l->hb, b->ip);
-		verdict = log_verdict(&l->hb, b->ip, skippable);
+		verdict = log_verdict(l, &l->hb, b->ip, skippable);
 		if (!skippable)
 			sim_step(l, &l->hb, b->ip, verdict);
 		if (skippable && l->held_skippable)
@@ -1757,7 +1824,7 @@ int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t
 			continue;
 		}
 		sk = edge && edge[i - 1] ? edge[i - 1] - 1 : log_boring(l, x, b[i].ip);
-		v = log_verdict(x, b[i].ip, sk);
+		v = log_verdict(l, x, b[i].ip, sk);
 
 		/* the part's summary, as ptd__calllog_block keeps it */
 		l->sim.numbers += b[i].ninsn;

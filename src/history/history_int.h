@@ -67,6 +67,10 @@ struct ptd_calllog;
 /* Returns a new func_of wrapper (NULL: no memory); free with ptd__funcs_free. */
 struct ptd_funcs *ptd__funcs_alloc(ptd_func_of_fn fn, void *ctx);
 void ptd__funcs_free(struct ptd_funcs *f);
+/* The code's reader for the logs using @f (called under its lock, from
+ * the decoding threads too): with one, a log decides whether a call goes
+ * to its next instruction (no segment) as the builder would. */
+void ptd__funcs_set_reader(struct ptd_funcs *f, ptd_read_fn read, void *ctx);
 /* @f's answers may have changed: the memos of them (each thread's, the
  * fast decoder's verdicts) no longer hold. */
 void ptd__funcs_renew(struct ptd_funcs *f);
