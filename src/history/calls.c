@@ -91,6 +91,7 @@ struct ptd_calls {
 	uint64_t floor;
 	struct ptd_calls *full;
 	int full_tried;
+	uint64_t walked_parts; /* (ptd__calls_suffix_walked) */
 };
 
 enum trans {
@@ -3326,6 +3327,7 @@ static int chain_run(struct builder *b, struct chain *ch, const struct ptd_calll
 			ch->min_level = was.min_level;
 		}
 		/* The builder walks the part from the chain's state. */
+		b->c->walked_parts++;
 		if (!in_builder) {
 			err = chain_to_builder(ch, b);
 			in_builder = 1;
@@ -3498,6 +3500,11 @@ int ptd__calls_suffix_info(const struct ptd_calls *c, uint64_t *floor)
 	if (floor)
 		*floor = c ? c->floor : 0;
 	return c && c->full ? 1 : 0;
+}
+
+uint64_t ptd__calls_suffix_walked(const struct ptd_calls *c)
+{
+	return c ? c->walked_parts : 0;
 }
 
 struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_of_fn func_of,

@@ -159,6 +159,9 @@ void ptd__calls_set_chain_always(int on);
 /* *@floor: the segments a view does not hold itself (0: it holds all);
  * returns 1 when the whole view behind it has been built. */
 int ptd__calls_suffix_info(const struct ptd_calls *c, uint64_t *floor);
+/* The parts before its floor a view from a late part had the builder
+ * walk (the others chained from their summaries); 0 for other views. */
+uint64_t ptd__calls_suffix_walked(const struct ptd_calls *c);
 /* Bytes a view keeps (bench); *@snap, *@fix (may be NULL): of them, the
  * checkpoints' segments and signal frames, and the later writes. */
 size_t ptd__calls_bytes(const struct ptd_calls *c, size_t *snap, size_t *fix);
