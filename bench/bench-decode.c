@@ -449,12 +449,15 @@ static uint64_t run_blk(const uint8_t *buf, size_t n, const char *path, int end_
 }
 
 /* The generated program's functions, for the call segments. */
+/* --calls-rs-nosym: the code has no symbols (func_of knows nothing). */
+static int no_symbols;
+
 static uint64_t bench_func_of(void *ctx, uint64_t addr)
 {
 	int lo = 0, hi = NFUNC;
 
 	(void)ctx;
-	if (addr < CODE_BASE + fentry[0] || addr >= CODE_BASE + clen)
+	if (no_symbols || addr < CODE_BASE + fentry[0] || addr >= CODE_BASE + clen)
 		return 0;
 	while (hi - lo > 1) {
 		int mid = (lo + hi) / 2;
@@ -668,13 +671,17 @@ static int bare_blk(const char *ptpath, const char *codepath)
 }
 
 /* --phases DIR: where `ptdbg --load DIR -ex 'info record'` spends its
- * time: load to the first reverse-stepi, the whole history, info record. */
+ * time: load to the first reverse-stepi, the whole history, info record;
+ * then what `record function-call-history` adds: the call view and its
+ * newest 1,000 segments read. */
 static int phases(const char *dir)
 {
 	struct ptd_session *s = ptd_session_alloc();
 	struct ptd_event ev;
 	struct ptd_record_info ri;
-	double t0 = now(), t1, t2, t3;
+	const struct ptd_calls *c;
+	double t0 = now(), t1, t2, t3, t4;
+	uint64_t n, i;
 
 	if (!s || ptd_session_load(s, dir) < 0 ||
 	    ptd_session_motion(s, PTD_MOTION_STEPI, 1, &ev) < 0) {
@@ -689,9 +696,22 @@ static int phases(const char *dir)
 	if (ptd_session_record_info(s, &ri) < 0)
 		return 1;
 	t3 = now();
+	c = ptd_session_calls(s);
+	n = ptd_calls_count(c);
+	for (i = n > 1000 ? n - 999 : 1; c && i <= n; i++)
+		if (!ptd_calls_get(c, i))
+			break;
+	t4 = now();
+	if (!c || n != ri.ncalls || i <= n) {
+		fprintf(stderr, "bench-decode: the call view failed or differs from info record: %s\n",
+			ptd_last_error(0));
+		return 1;
+	}
 	printf("load+reverse-stepi %.1f ms, whole history %.1f ms, info record %.1f ms "
-	       "(%" PRIu64 " insns, %" PRIu64 " functions)\n",
-	       (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, ri.ninsn, ri.ncalls);
+	       "(%" PRIu64 " insns, %" PRIu64 " functions), function-call-history (the view, "
+	       "the newest 1,000 read) %.1f ms\n",
+	       (t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3, ri.ninsn, ri.ncalls,
+	       (t4 - t3) * 1e3);
 	ptd_session_free(s);
 	return 0;
 }
@@ -1057,7 +1077,9 @@ static double first_request(const struct ptd_history *h, uint64_t ncalls, double
  * newest 1,000 segments (`record function-call-history`).
  * --calls-rs MB: the same on a real-style trace (walk_filtered, PSB
  * period 128; up to 16 MB walked, repeated above); --calls-rs-gaps MB:
- * with a gap item at each TIP.PGD/TIP.PGE pair (ptd_pt_trace_set_disabled_gaps).
+ * with a gap item at each TIP.PGD/TIP.PGE pair (ptd_pt_trace_set_disabled_gaps);
+ * --calls-rs-nosym MB: that too with no symbols (func_of answers 0), as
+ * `ptdbg --load` of a bundle of code with no symbols has it.
  */
 static int calls_main(size_t mb, int rs)
 {
@@ -1133,7 +1155,8 @@ static int calls_main(size_t mb, int rs)
 	}
 	printf("== call segments, %.1f MB %s trace, %" PRIu64 " instructions, %s "
 	       "history, call log of %u parts\n",
-	       n / 1048576.0, rs > 1 ? "real-style (gaps)" : rs ? "real-style" : "synthesized",
+	       n / 1048576.0,
+	       rs > 2 ? "real-style (gaps, no symbols)" : rs > 1 ? "real-style (gaps)" : rs ? "real-style" : "synthesized",
 	       ptd_history_ninsn(h),
 	       stored ? "stored" : "lazy",
 	       ptd__calllog_nparts(ptd__history_calllog(h, &(uint64_t){0})));
@@ -1192,6 +1215,10 @@ int main(int argc, char **argv)
 		return calls_main((size_t)atoi(argv[2]), 1);
 	if (argc == 3 && !strcmp(argv[1], "--calls-rs-gaps"))
 		return calls_main((size_t)atoi(argv[2]), 2);
+	if (argc == 3 && !strcmp(argv[1], "--calls-rs-nosym")) {
+		no_symbols = 1;
+		return calls_main((size_t)atoi(argv[2]), 3);
+	}
 	if (argc == 3 && !strcmp(argv[1], "--phases"))
 		return phases(argv[2]);
 	if (argc > 1)

@@ -81,10 +81,13 @@ done
 # period): every call out of range looks like a call to the next
 # instruction, which the part summaries take for PIC code and the chain
 # checks (issue 13: the first call history under 50 ms at any size).
-# (--calls-rs-gaps: with a gap item at every TIP.PGD/TIP.PGE pair)
+# (--calls-rs-gaps: with a gap item at every TIP.PGD/TIP.PGE pair;
+# --calls-rs-nosym: that with no symbols, as a loaded bundle of code
+# without them)
 for mb in ${BENCH_CALLS_RS_MB:-4 64}; do
 	"$out/bench-decode" --calls-rs "$mb"
 	"$out/bench-decode" --calls-rs-gaps "$mb"
+	"$out/bench-decode" --calls-rs-nosym "$mb"
 done
 
 # The decode fast path (src/decode/fastpt.c) against libipt's bare block
@@ -128,3 +131,26 @@ read -r pw pc < <(best "$B/bin/ptdbg" -batch --load "$rs" -ex 'info record')
 echo "libipt bare block decoder: wall ${bw} s, cpu ${bc} s; ptdbg --load -> info record: wall ${pw} s, cpu ${pc} s"
 echo "ratio --load->info record / bare block decoder (speed): wall $(ratio "$bw" "$pw"), cpu $(ratio "$bc" "$pc")   (goal >= 0.8)"
 BENCH_CPU=1 "$out/bench-decode" --phases "$rs" | sed 's/^/ptdbg phases (cpu): /'
+
+# Issue 13: `ptdbg --load` of a real-style bundle (no symbols, a gap at
+# each call out of the filtered range, indirect ones resumed with none):
+# record function-call-history took 21.8 s on 16 MB (levels growing by
+# one per call out of the range, stacks as deep as the trace is long).
+# In process (--phases: info record, then the call view with its newest
+# 1,000 segments read; goal < 50 ms at any size), and whole processes:
+# CPU time and maximum resident size of each command alone.
+for mb in ${BENCH_RS_CALLS_MB:-16 64}; do
+	echo
+	echo "== real-style bundle with no symbols, ${mb} MB: function-call-history"
+	rs="$out/realstyle-calls"
+	rm -rf "$rs"
+	mkdir -p "$rs"
+	"$out/bench-decode" --realstyle "$rs" "$mb"
+	BENCH_CPU=1 "$out/bench-decode" --phases "$rs" | sed 's/^/ptdbg phases: /'
+	for c in 'info record' 'record function-call-history'; do
+		/usr/bin/time -o "$out/time.txt" -f '%U %S %M' "$B/bin/ptdbg" -batch --load "$rs" -ex "$c" >/dev/null 2>&1
+		read -r u sy kb <"$out/time.txt"
+		echo "ptdbg --load -ex '$c': cpu $(awk -v a="$u" -v b="$sy" 'BEGIN { printf "%.2f", a + b }') s, max resident $((kb / 1024)) MB"
+	done
+	rm -rf "$rs"
+done

@@ -91,6 +91,7 @@ struct ptd_calls {
 	uint64_t floor;
 	struct ptd_calls *full;
 	int full_tried;
+	uint64_t walked_parts; /* (ptd__calls_suffix_walked) */
 };
 
 enum trans {
@@ -201,7 +202,7 @@ struct builder {
 	uint64_t ib_start;
 	uint32_t ib_n;
 	struct ptd_callseg dummy;
-	/* pics_hold's answers: key addr + 1, entry mode << 1 | is 5 bytes */
+	/* pics_hold's answers: key pic_key() + 1, entry mode << 1 | is PIC */
 	struct memo_ent *pic_memo;
 };
 
@@ -481,17 +482,27 @@ static void do_return(struct builder *b, uint64_t target, uint64_t number)
 		add_adoption(b, level);
 }
 
-/* A call to the next instruction (PIC: call 1f; 1: pop) is no call;
- * direct calls are 5 bytes. */
+/* Whether @target may follow a call at @ip as its next instruction (a
+ * call takes 2 to 15 bytes): only then is its length asked. */
+static inline int pic_distance(uint64_t ip, uint64_t target)
+{
+	return target - ip - 2 <= 13;
+}
+
+/* A call to the next instruction is no call, as gdb's
+ * ftrace_update_function() has it (PIC: call 1f; 1: pop): any call
+ * whose next instruction executed is the one after it, indirect ones
+ * too (IP filtering: an indirect call out of the traced range, tracing
+ * resumed at its return address with no gap, as libipt reports it). */
 static int pic_call(struct builder *b, uint64_t target)
 {
 	int len;
 
-	if (target != b->from_ip + 5)
+	if (!pic_distance(b->from_ip, target))
 		return 0;
 	len = ptd__history_insn_len_mode(b->h, b->from_ip, b->from_mode, NULL);
 	ptd_clear_error();
-	return len == 5;
+	return len > 0 && b->from_ip + (uint64_t)len == target;
 }
 
 /* A syscall that came back to the next instruction starts nothing. */
@@ -626,8 +637,15 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		int k;
 
 		/* Bridge the gap: continue the innermost frame known before
-		 * it whose function is the one we resume in. */
-		for (k = 0; bg && fb && k < MAX_CALLER_WALK; k++) {
+		 * it whose function is the one we resume in.  An unknown
+		 * function (0: no symbols there) is one too, as gdb's
+		 * ftrace_function_switched() has it (neither side has a
+		 * symbol: no switch): without that, each gap after a call
+		 * in code with no symbols (IP filtering: a call out of the
+		 * range, tracing resumed at its return address) left the
+		 * caller one level deeper, a frame never closed, and the
+		 * levels grew by one per gap. */
+		for (k = 0; bg && k < MAX_CALLER_WALK; k++) {
 			struct ptd_callseg *cs = seg(b, bg);
 
 			if (func(b, seg(b, cs->instance)->ip) == fb)
@@ -640,7 +658,7 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		}
 		if (k == MAX_CALLER_WALK)
 			bg = 0;
-		if (bg && fb) {
+		if (bg) {
 			continue_instance(b, PTD_SEG_AFTER_GAP, number, target, bg);
 		} else {
 			new_seg(b, PTD_SEG_AFTER_GAP, number, target, g->level, g->up,
@@ -839,6 +857,11 @@ struct ptd_funcs {
 	void *ctx;
 	pthread_mutex_t lock;
 	uint64_t id; /* tells the thread memos apart (see log_func) */
+	/* The code's reader (the history's, called under the lock too): a
+	 * call followed by an instruction 2 to 15 bytes on is then decided
+	 * when logged (log_call_verdict), not left to the builder. */
+	ptd_read_fn read;
+	void *read_ctx;
 };
 
 /* Each thread's memo of one ptd_funcs' answers (the decoding threads
@@ -881,6 +904,11 @@ static void tl_init(void)
  */
 enum { SEV_INTO = 1, SEV_FROM = 2 };
 
+/* The function of an INTO's walk when it looks for a frame whose
+ * function is unknown (a bridge after a gap into code func_of knows
+ * nothing of); ft 0 is "the newest frame" (a return's walk). */
+#define FT_UNKNOWN UINT64_MAX
+
 struct psum;
 static void psum_fini(struct psum *ps);
 
@@ -917,8 +945,9 @@ struct psum {
 	uint32_t nfar;
 	uint64_t *far;
 	/* The calls to the next instruction it took for PIC ones (no
-	 * segment: pic_call), the first PIC_MAX of them, in mode pic_mode:
-	 * the part stands for its records when each is 5 bytes long. */
+	 * segment: pic_call), the first PIC_MAX of them, in mode pic_mode,
+	 * each as pic_key(): the part stands for its records when each call
+	 * is as long as the distance to the instruction after it. */
 	uint32_t npic;
 	uint8_t pic_mode;
 	uint64_t *pic;
@@ -941,6 +970,8 @@ struct psum {
 
 struct ptd_calllog {
 	const struct ptd_funcs *funcs;
+	/* log_call_verdict's answers: key call ip + 1, entry its length << 2 | mode */
+	struct memo_ent len_memo[64];
 	uint8_t *bytes;
 	size_t n, cap;
 	/* The newest block, not written yet: whether it starts anything
@@ -1005,6 +1036,14 @@ struct ptd_funcs *ptd__funcs_alloc(ptd_func_of_fn fn, void *ctx)
 	pthread_mutex_init(&f->lock, NULL);
 	f->id = __atomic_add_fetch(&funcs_ids, 1, __ATOMIC_RELAXED);
 	return f;
+}
+
+void ptd__funcs_set_reader(struct ptd_funcs *f, ptd_read_fn read, void *ctx)
+{
+	if (f) {
+		f->read = read;
+		f->read_ctx = ctx;
+	}
 }
 
 void ptd__funcs_renew(struct ptd_funcs *f)
@@ -1288,14 +1327,66 @@ static inline __attribute__((always_inline)) int log_boring(struct ptd_calllog *
 	}
 }
 
+/*
+ * The length of the call at @x->end_ip as ptd__history_insn_len_mode()
+ * finds it (up to 15 bytes read, then decoded), from @l's reader; 0 when
+ * unknown.  Memoized per log (a log is written by one thread).
+ */
+static __attribute__((noinline)) int log_call_len(struct ptd_calllog *l,
+						   const struct ptd_block *x)
+{
+	struct ptd_funcs *f = (struct ptd_funcs *)l->funcs;
+	uint64_t ip = x->end_ip;
+	unsigned mode = ptd_block_mode(x);
+	struct memo_ent *e = &l->len_memo[((ip * 0x9e3779b97f4a7c15ull) >> 58) & 63];
+	uint8_t buf[15];
+	struct ptd_insn_info in;
+	size_t got = 0;
+	int len = 0;
+
+	if (e->key == ip + 1 && (e->entry & 3) == mode)
+		return (int)(e->entry >> 2);
+	pthread_mutex_lock(&f->lock);
+	while (got < sizeof(buf)) {
+		int r = f->read(f->read_ctx, ip + got, buf + got, sizeof(buf) - got);
+
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (got && ptd_disasm_decode_mode(buf, got, ip, mode, &in) == 0 && in.len > 0)
+		len = in.len;
+	e->key = ip + 1;
+	e->entry = (uint64_t)len << 2 | mode;
+	return len;
+}
+
+/* V_* of a call from @x to @next_ip: a call to its next instruction
+ * starts nothing (pic_call), any other one a segment.  Decided with the
+ * reader when the log has one; else undecided when it may be PIC. */
+static inline uint8_t log_call_verdict(struct ptd_calllog *l, const struct ptd_block *x,
+				       uint64_t next_ip)
+{
+	int len;
+
+	if (!pic_distance(x->end_ip, next_ip))
+		return V_DECIDED | V_ONE;
+	if (!l->funcs || !l->funcs->read)
+		return 0;
+	len = log_call_len(l, x);
+	return len > 0 && x->end_ip + (uint64_t)len == next_ip ? V_DECIDED : V_DECIDED | V_ONE;
+}
+
 /* V_* for going from @x to @next_ip (@boring: log_boring's answer). */
-static inline uint8_t log_verdict(const struct ptd_block *x, uint64_t next_ip, int boring)
+static inline uint8_t log_verdict(struct ptd_calllog *l, const struct ptd_block *x,
+				  uint64_t next_ip, int boring)
 {
 	if (boring)
 		return V_DECIDED;
 	switch (x->iclass) {
 	case PTD_IC_CALL: /* a call to the next instruction may be PIC */
-		return next_ip != x->end_ip + 5 ? V_DECIDED | V_ONE : 0;
+		return log_call_verdict(l, x, next_ip);
 	case PTD_IC_RET:
 	case PTD_IC_JUMP:
 	case PTD_IC_COND_JUMP:
@@ -1372,12 +1463,20 @@ static void sim_far(struct psum *ps, uint64_t t)
 
 #define PIC_MAX 256
 
+/* A call at @ip followed by @next (pic_distance: 2 to 15 bytes on) as
+ * one key: ip << 4 | distance.  One to one for canonical addresses (bits
+ * 63 to 47 the same), ip is the key shifted back arithmetically. */
+static inline uint64_t pic_key(uint64_t ip, uint64_t next)
+{
+	return ip << 4 | ((next - ip) & 15);
+}
+
 /* A call to the next instruction, taken for a PIC one (no segment) by
  * the part's summary: noted for the chain to check (pics_hold). */
-static void sim_pic(struct ptd_calllog *l, const struct ptd_block *x)
+static void sim_pic(struct ptd_calllog *l, const struct ptd_block *x, uint64_t t)
 {
 	struct psum *ps = &l->sim;
-	uint64_t a = x->end_ip, *e = &l->pic_seen[((a * 0x9e3779b97f4a7c15ull) >> 58) & 63];
+	uint64_t a = pic_key(x->end_ip, t), *e = &l->pic_seen[((a * 0x9e3779b97f4a7c15ull) >> 58) & 63];
 	uint32_t i;
 
 	if (*e == a + 1 && ps->npic)
@@ -1449,27 +1548,26 @@ static void sim_after_gap(struct ptd_calllog *l, uint64_t t)
 	int64_t j = -1;
 	int budget = MAX_CALLER_WALK;
 
-	if (fb) {
-		for (j = (int64_t)ps->nfr - 1; j >= 0; j--) {
-			if (log_func(l, ps->fr[j].iip) == fb)
-				break;
-			if (--budget == 0)
-				break;
-		}
-		if (j >= 0 && budget) {
-			struct sframe *c = &ps->fr[j];
+	/* (an unknown function is one too: resolve()) */
+	for (j = (int64_t)ps->nfr - 1; j >= 0; j--) {
+		if ((l->funcs ? log_func(l, ps->fr[j].iip) : 0) == fb)
+			break;
+		if (--budget == 0)
+			break;
+	}
+	if (j >= 0 && budget) {
+		struct sframe *c = &ps->fr[j];
 
-			c->s = idx;
-			c->sip = t;
-			c->shw = PTD_SEG_AFTER_GAP;
-			ps->nfr = (uint32_t)j + 1;
-			return;
-		}
-		if (budget) { /* (taken for found there; chain_part checks) */
-			ps->nfr = 0;
-			sim_into(ps, fb, idx, t, budget, PTD_SEG_AFTER_GAP);
-			return;
-		}
+		c->s = idx;
+		c->sip = t;
+		c->shw = PTD_SEG_AFTER_GAP;
+		ps->nfr = (uint32_t)j + 1;
+		return;
+	}
+	if (budget) { /* (taken for found there; chain_part checks) */
+		ps->nfr = 0;
+		sim_into(ps, fb ? fb : FT_UNKNOWN, idx, t, budget, PTD_SEG_AFTER_GAP);
+		return;
 	}
 	if (ps->gap_pcall) {
 		struct sframe f;
@@ -1506,7 +1604,7 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 	else if (x->iclass == PTD_IC_FAR_CALL || x->iclass == PTD_IC_FAR_RET)
 		sim_far(ps, t); /* (counts only at a signal frame's ip) */
 	else if (x->iclass == PTD_IC_CALL && !ps->cnt_bad)
-		sim_pic(l, x); /* (counts nothing when it is 5 bytes long) */
+		sim_pic(l, x, t); /* (counts nothing when it is PIC) */
 	else
 		ps->cnt_bad = 1;
 	if (ps->irregular) {
@@ -1661,7 +1759,7 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 	l->any = 1;
 	if (l->held) {
 		skippable = log_boring(l, &l->hb, b->ip);
-		verdict = log_verdict(&l->hb, b->ip, skippable);
+		verdict = log_verdict(l, &l->hb, b->ip, skippable);
 		if (!skippable)
 			sim_step(l, &l->hb, b->ip, verdict);
 		if (skippable && l->held_skippable)
@@ -1727,7 +1825,7 @@ int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t
 			continue;
 		}
 		sk = edge && edge[i - 1] ? edge[i - 1] - 1 : log_boring(l, x, b[i].ip);
-		v = log_verdict(x, b[i].ip, sk);
+		v = log_verdict(l, x, b[i].ip, sk);
 
 		/* the part's summary, as ptd__calllog_block keeps it */
 		l->sim.numbers += b[i].ninsn;
@@ -2886,12 +2984,13 @@ static int chain_part(struct chain *ch, const struct psum *ps)
 		} else {
 			/* do_return's walk for the caller in the target's
 			 * function, on from the frames the part opened */
+			uint64_t want = e->ft == FT_UNKNOWN ? 0 : e->ft;
 			size_t j = ch->nf;
 			struct cframe *top;
 			int i;
 
 			if (e->ft)
-				for (i = 0; j > 0 && func(ch->b, ch->f[j - 1].iip) != e->ft; i++, j--)
+				for (i = 0; j > 0 && func(ch->b, ch->f[j - 1].iip) != want; i++, j--)
 					if (ch->f[j - 1].uir || i + 1 >= e->budget)
 						return -1;
 			if (!j)
@@ -3123,8 +3222,8 @@ static inline const struct psum *log_part(const struct ptd_calllog *l, uint32_t 
 	return k < l->nparts ? &l->parts[k] : &l->sim;
 }
 
-/* Whether the calls part @ps took for PIC ones (sim_pic) are: 5 bytes
- * long, as pic_call() asks. */
+/* Whether the calls part @ps took for PIC ones (sim_pic) are: as long
+ * as the distance to the instruction after them, as pic_call() asks. */
 #define PIC_MEMO_SLOTS 4096
 static int pics_hold(struct builder *b, const struct psum *ps)
 {
@@ -3135,16 +3234,16 @@ static int pics_hold(struct builder *b, const struct psum *ps)
 	if (!b->pic_memo && !(b->pic_memo = calloc(PIC_MEMO_SLOTS, sizeof(*b->pic_memo))))
 		return 0;
 	for (i = 0; i < ps->npic; i++) {
-		uint64_t a = ps->pic[i];
+		uint64_t a = ps->pic[i], ip = (uint64_t)((int64_t)a >> 4);
 		struct memo_ent *e =
 			&b->pic_memo[((a * 0x9e3779b97f4a7c15ull) >> 40) & (PIC_MEMO_SLOTS - 1)];
 
 		if (e->key != a + 1 || (e->entry >> 1) != ps->pic_mode) {
-			int len = ptd__history_insn_len_mode(b->h, a, ps->pic_mode, NULL);
+			int len = ptd__history_insn_len_mode(b->h, ip, ps->pic_mode, NULL);
 
 			ptd_clear_error();
 			e->key = a + 1;
-			e->entry = (uint64_t)ps->pic_mode << 1 | (len == 5);
+			e->entry = (uint64_t)ps->pic_mode << 1 | (len > 0 && (uint64_t)len == (a & 15));
 		}
 		if (!(e->entry & 1))
 			return 0;
@@ -3228,6 +3327,7 @@ static int chain_run(struct builder *b, struct chain *ch, const struct ptd_calll
 			ch->min_level = was.min_level;
 		}
 		/* The builder walks the part from the chain's state. */
+		b->c->walked_parts++;
 		if (!in_builder) {
 			err = chain_to_builder(ch, b);
 			in_builder = 1;
@@ -3400,6 +3500,11 @@ int ptd__calls_suffix_info(const struct ptd_calls *c, uint64_t *floor)
 	if (floor)
 		*floor = c ? c->floor : 0;
 	return c && c->full ? 1 : 0;
+}
+
+uint64_t ptd__calls_suffix_walked(const struct ptd_calls *c)
+{
+	return c ? c->walked_parts : 0;
 }
 
 struct ptd_calls *ptd__calls_build_items(const struct ptd_history *h, ptd_func_of_fn func_of,

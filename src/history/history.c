@@ -256,6 +256,8 @@ void ptd_history_set_func(struct ptd_history *h, ptd_func_of_fn func_of, void *c
 	h->own_funcs = ptd__funcs_alloc(func_of, ctx);
 	if (!h->own_funcs)
 		return;
+	/* (the log decides whether a call is to its next instruction) */
+	ptd__funcs_set_reader(h->own_funcs, h->read, h->ctx);
 	h->funcs = h->own_funcs;
 	h->has_funcs = 1;
 	log_start(h);

@@ -67,6 +67,10 @@ struct ptd_calllog;
 /* Returns a new func_of wrapper (NULL: no memory); free with ptd__funcs_free. */
 struct ptd_funcs *ptd__funcs_alloc(ptd_func_of_fn fn, void *ctx);
 void ptd__funcs_free(struct ptd_funcs *f);
+/* The code's reader for the logs using @f (called under its lock, from
+ * the decoding threads too): with one, a log decides whether a call goes
+ * to its next instruction (no segment) as the builder would. */
+void ptd__funcs_set_reader(struct ptd_funcs *f, ptd_read_fn read, void *ctx);
 /* @f's answers may have changed: the memos of them (each thread's, the
  * fast decoder's verdicts) no longer hold. */
 void ptd__funcs_renew(struct ptd_funcs *f);
@@ -155,6 +159,9 @@ void ptd__calls_set_chain_always(int on);
 /* *@floor: the segments a view does not hold itself (0: it holds all);
  * returns 1 when the whole view behind it has been built. */
 int ptd__calls_suffix_info(const struct ptd_calls *c, uint64_t *floor);
+/* The parts before its floor a view from a late part had the builder
+ * walk (the others chained from their summaries); 0 for other views. */
+uint64_t ptd__calls_suffix_walked(const struct ptd_calls *c);
 /* Bytes a view keeps (bench); *@snap, *@fix (may be NULL): of them, the
  * checkpoints' segments and signal frames, and the later writes. */
 size_t ptd__calls_bytes(const struct ptd_calls *c, size_t *snap, size_t *fix);
