@@ -14,6 +14,7 @@
  * aborts.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,14 +99,18 @@ static struct ptd_history *build(const uint8_t *data, size_t size, struct ptd_im
 
 			ptd_pt_trace_set_disabled_gaps(t, 1);
 			ptd_pt_trace_set_lazy_history(t, 2);
-			/* (the copy decodes every part: the trace must still be there) */
-			if (ptd_pt_trace_history(t, h, 1, NULL) == 0 && copy &&
-			    ptd_history_append_history(copy, h) == 0) {
-				ptd_history_free(h);
-				h = copy;
-				copy = NULL;
+			/* (the copy decodes every part: the trace must still be
+			 * there; a damaged trace still has a history, so a
+			 * failure is a finding, and the lazy history could not
+			 * outlive its trace) */
+			if (ptd_pt_trace_history(t, h, 1, NULL) < 0) {
+				fprintf(stderr, "fuzz-decode: lazy history: %s\n", ptd_last_error(-1));
+				abort();
 			}
-			ptd_history_free(copy);
+			if (!copy || ptd_history_append_history(copy, h) < 0)
+				abort(); /* (out of memory) */
+			ptd_history_free(h);
+			h = copy;
 		}
 		ptd__pt_set_batch_bytes(0);
 		ptd__pt_set_store_max(PTD_PT_STORE_MAX);
