@@ -770,6 +770,21 @@ static void test_retstack_across_psb(void **state)
 }
 
 /*
+ * Tracing enabled at main (00): 01 jnz taken -> 30; 33 jmp 03; 03 call f:
+ * 60; 61 jnz taken; 68; 69 ret -> 08 (TNT); 08 call *rax -> a0 (a PSB+
+ * there); a1 call g: 80; 81 jz taken; 85 ret -> a6 syscall: disabled.
+ */
+static void main_round(struct enc *x)
+{
+	ippkt(x, ppt_tip_pge, 0x00);
+	tnt(x, 3, 0x7);
+	ippkt(x, ppt_tip, 0xa0);
+	psb(x, 0xa0);
+	tnt(x, 2, 0x3);
+	ippkt(x, ppt_tip_pgd, UINT64_MAX);
+}
+
+/*
  * A damaged trace where the continuous decoder finds its error only while
  * reading ahead into the next PSB+ (the linear code after a PSB+'s FUP
  * cannot reach the ip the next PSB+ gives): it synchronises again from
@@ -795,15 +810,7 @@ static void test_error_past_psb(void **state)
 			continue;
 		}
 		mode64(&x);
-		ippkt(&x, ppt_tip_pge, 0x00);
-		/* 00; 01 jnz taken -> 30; 33 jmp 03; 03 call f: 60; 61 jnz
-		 * taken; 68; 69 ret -> 08 (TNT); 08 call *rax -> a0; a1 call
-		 * g: 80; 81 jz taken; 85 ret -> a6 syscall */
-		tnt(&x, 3, 0x7);
-		ippkt(&x, ppt_tip, 0xa0);
-		psb(&x, 0xa0);
-		tnt(&x, 2, 0x3);
-		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		main_round(&x);
 	}
 	n = enc_done(&x);
 	{ /* the continuous decoder does fail there */
@@ -844,12 +851,7 @@ static void test_newest_after_damage(void **state)
 		enc_init(&x);
 		for (int round = 0; round < 6; round++) {
 			psb(&x, UINT64_MAX);
-			ippkt(&x, ppt_tip_pge, 0x00);
-			tnt(&x, 3, 0x7);
-			ippkt(&x, ppt_tip, 0xa0);
-			psb(&x, 0xa0);
-			tnt(&x, 2, 0x3);
-			ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+			main_round(&x);
 		}
 		if (ending == 0) {
 			psb(&x, UINT64_MAX);
