@@ -1430,8 +1430,21 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		}
 		/* The branch at the end needs trace. */
 		if (!ntnt && !r.tip) {
+			const uint8_t b0 = r.p < r.e ? r.p[0] : 1;
+
 			if (r.pgd) {
 				st = R_PGD;
+			} else if ((b0 & 1) == 0 && b0 > 0x02) {
+				/* A TNT-8 packet, the usual next one: read here,
+				 * not through next_item (a call, and the reader
+				 * state in memory).  (b0 >= 4: at least one bit) */
+				const unsigned sb = 31 - (unsigned)__builtin_clz(b0);
+
+				tnt = (b0 >> 1) & ((1u << (sb - 1)) - 1);
+				ntnt = sb - 1;
+				r.p++;
+				r.skipped = 0;
+				st = R_ITEM;
 			} else {
 				r.ntnt = 0; /* (ntnt is: see tnt) */
 				st = next_item(&r);
