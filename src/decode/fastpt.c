@@ -669,6 +669,39 @@ static inline __attribute__((always_inline)) int push_code(struct ptd_fastpt *fp
 	return 0;
 }
 
+/*
+ * push_run for the walk of ptd_fastpt_segment_edge, with the output's
+ * count and arrays in its locals (@on, @ob, @oc, @ocap): the blocks' stores
+ * cannot change them, so they stay in registers and the count is not
+ * stored and loaded again for each block.  fp->nout is @on only where the
+ * walk says so (OUT_SYNC).
+ */
+static inline __attribute__((always_inline)) int push_run_l(struct ptd_fastpt *fp,
+							      const struct line *l, size_t *on,
+							      struct ptd_block **ob, uint64_t **oc,
+							      size_t *ocap)
+{
+	const size_t n = *on;
+	struct ptd_block *b;
+
+	if (__builtin_expect(n == *ocap, 0)) {
+		if (grow_out(fp, n + 1) < 0)
+			return -ptde_nomem;
+		*ob = fp->out;
+		*oc = fp->ocode;
+		*ocap = fp->capout;
+	}
+	(*oc)[n] = l->code;
+	b = *ob + n;
+	b->ip = l->ip;
+	b->end_ip = l->end_ip;
+	b->ninsn = l->ninsn;
+	b->iclass = l->cls;
+	b->flags = 0;
+	*on = n + 1;
+	return 0;
+}
+
 /* A block that is not a whole cached run (its code is not known). */
 static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp, uint64_t ip,
 							    uint64_t end_ip, uint32_t ninsn, uint8_t cls)
@@ -690,7 +723,7 @@ static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp,
  * can move the run table.
  */
 static inline void out_edge(struct ptd_fastpt *fp, const struct line *l, unsigned e,
-			    uint64_t next_ip)
+			    uint64_t next_ip, size_t nout)
 {
 	struct line *w = (struct line *)l; /* (a slot of fp->lines) */
 
@@ -703,9 +736,9 @@ static inline void out_edge(struct ptd_fastpt *fp, const struct line *l, unsigne
 		x.iclass = l->cls;
 		w->lb[e] = (uint8_t)(1 + (ptd__calllog_boring(fp->log, &x, next_ip) != 0));
 	}
-	fp->oedge[fp->nout - 1] = w->lb[e];
-	if (fp->nout > fp->ohw)
-		fp->ohw = fp->nout;
+	fp->oedge[nout - 1] = w->lb[e];
+	if (nout > fp->ohw)
+		fp->ohw = nout;
 }
 
 /* ---- packets ------------------------------------------------------------ */
@@ -1276,6 +1309,14 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	uint64_t tnt = 0;
 	unsigned ntnt = 0;
 	int paths_on;
+	/* The output's count and arrays in locals (see push_run_l): fp->nout
+	 * is set from on before anything else reads or changes it
+	 * (OUT_SYNC), and on from it after (OUT_LOAD). */
+	size_t on = 0, ocap = 0;
+	struct ptd_block *ob = NULL;
+	uint64_t *oc = NULL;
+#define OUT_SYNC() (fp->nout = on)
+#define OUT_LOAD() (on = fp->nout, ob = fp->out, oc = fp->ocode, ocap = fp->capout)
 
 	if (use_paths < 0)
 		use_paths = getenv("PTDBG_FASTPT_PATHS") && !strcmp(getenv("PTDBG_FASTPT_PATHS"), "1");
@@ -1332,6 +1373,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	default:
 		goto refuse;
 	}
+	OUT_LOAD();
 	for (;;) {
 		const struct line *l;
 		int st, link = 0;
@@ -1355,8 +1397,10 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				if (!traced || cut_ip)
 					goto refuse;
 				l = line_at(fp, ip);
+				OUT_SYNC();
 				if (async_stop(fp, &r, l, &dis_ip) != 1)
 					goto refuse;
+				OUT_LOAD();
 				goto async_end;
 			}
 			if (st == R_PGD) {
@@ -1395,6 +1439,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			const struct path *pa = path_at(fp, ip, m, v);
 
 			if (pa && pa->k) {
+				OUT_SYNC();
 				if (fp->nout + pa->count > fp->capout &&
 				    grow_out(fp, fp->nout + pa->count) < 0)
 					goto refuse;
@@ -1402,6 +1447,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				       pa->count * sizeof(*fp->out));
 				memset(fp->ocode + fp->nout, 0, pa->count * sizeof(*fp->ocode));
 				fp->nout += pa->count;
+				OUT_LOAD();
 				ntnt -= pa->k;
 				ip = pa->end_ip;
 				notrace = 0;
@@ -1416,12 +1462,12 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		/* (l is the run at ip; one that is not LK_BAIL has fewer than
 		 * LINE_MAX_INSN instructions, see build_line) */
 		if (l->kind == LK_JMP || l->kind == LK_CALL) {
-			if (push_run(fp, l) < 0)
+			if (push_run_l(fp, l, &on, &ob, &oc, &ocap) < 0)
 				goto refuse;
 			if (l->kind == LK_CALL)
 				rpush(fp, l);
 			ip = l->target;
-			out_edge(fp, l, 1, ip);
+			out_edge(fp, l, 1, ip, on);
 			nl = next_line(fp, l, 1, ip, &hits);
 			direct = 1;
 			if (++notrace > NOTRACE_MAX)
@@ -1454,8 +1500,10 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			if (st == R_BAIL)
 				goto refuse;
 			if (st == R_FUP) {
+				OUT_SYNC();
 				if (!traced || cut_ip || async_stop(fp, &r, l, &dis_ip) != 1)
 					goto refuse;
+				OUT_LOAD();
 				goto async_end;
 			}
 			if (st == R_ITEM)
@@ -1469,9 +1517,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 					 * ends with it, flagged as pt.c flags it for
 					 * libipt's "disabled" event; the decoder is
 					 * after it (a TIP.PGE there resumes). */
+					OUT_SYNC();
 					if (push_out(fp, l->ip, l->end_ip, l->ninsn, l->cls) < 0)
 						goto refuse;
-					fp->out[fp->nout - 1].flags = PTD_BLK_SYSCALL;
+					OUT_LOAD();
+					ob[on - 1].flags = PTD_BLK_SYSCALL;
 					dis_ip = l->end_ip + l->len;
 					far_dis = 1;
 					goto disabled;
@@ -1481,7 +1531,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				 * block and the decoder stays after it */
 				if (l->kind != LK_ICALL || r.pgd_noip)
 					goto refuse;
-				if (push_run(fp, l) < 0)
+				if (push_run_l(fp, l, &on, &ob, &oc, &ocap) < 0)
 					goto refuse;
 				rpush(fp, l);
 				dis_ip = l->end_ip + l->len;
@@ -1491,9 +1541,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				/* Trailing non-branch packets: libipt may see the end
 				 * of the trace later than here; a tail not clean:
 				 * libipt's starts elsewhere.  Leave both to libipt. */
+				OUT_SYNC();
 				if (r.skipped || !tail_clean || !cut_ip ||
 				    !cut_tail(fp, tail_first, l, cut_ip))
 					goto refuse;
+				OUT_LOAD();
 				break;
 			}
 		}
@@ -1540,22 +1592,23 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		default:
 			goto refuse;
 		}
-		if (push_run(fp, l) < 0)
+		if (push_run_l(fp, l, &on, &ob, &oc, &ocap) < 0)
 			goto refuse;
 		if (link) { /* (after the last use of l: the table may grow) */
-			out_edge(fp, l, (unsigned)link - 1, ip);
+			out_edge(fp, l, (unsigned)link - 1, ip, on);
 			nl = next_line(fp, l, (unsigned)link - 1, ip, &hits);
 		} else if (rslot) {
 			/* (the call's run: its link [0], after the call, is
 			 * where a return to it goes) */
 			nl = next_line(fp, &fp->lines[rslot - 1], 0, ip, &hits);
 		}
-		tail_first = fp->nout;
+		tail_first = on;
 		tail_clean = 1;
 		continue;
 disabled:
 		/* Tracing is off until TIP.PGE (or the end of the segment);
 		 * it may come back elsewhere than the edge went. */
+		OUT_SYNC();
 		if (fp->nout)
 			fp->oedge[fp->nout - 1] = 0;
 		r.mode_seen = 0;
@@ -1565,6 +1618,7 @@ disabled:
 			far_dis = 0;
 			if (enabled_at(fp, edge, 1, ip, dis_ip) < 0)
 				goto refuse;
+			OUT_LOAD();
 			traced = 1;
 			notrace = 0;
 			direct = 0;
@@ -1589,6 +1643,7 @@ disabled:
 			goto refuse;
 		}
 	}
+	OUT_SYNC();
 	if (edge)
 		edge->end_disabled = 0;
 	goto done;
@@ -1612,6 +1667,8 @@ refuse:
 		fp->rn = 0;
 	}
 	return 0;
+#undef OUT_SYNC
+#undef OUT_LOAD
 }
 
 void ptd_fastpt_set_log(struct ptd_fastpt *fp, struct ptd_calllog *log)
