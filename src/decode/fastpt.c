@@ -146,9 +146,11 @@ struct ptd_fastpt {
 	uint64_t log_id;
 
 	/* Return stack, kept across the segments of a run; rsl[i]: the run
-	 * of the call that pushed rs[i] (its slot in lines + 1, 0: not
-	 * known), whose link [0] leads to the run returned to (saves a hash
-	 * lookup per return; cleared when the slots move). */
+	 * returned to (its slot in lines + 1, with RSL_RUN) when the call's
+	 * run had its link [0] already, else the run of the call that pushed
+	 * rs[i] (its slot + 1), whose link [0] leads there; 0: not known.
+	 * Saves a hash lookup per return, and the first saves the load of the
+	 * call's run too; cleared when the slots move. */
 	uint64_t rs[RSTACK];
 	uint32_t rsl[RSTACK];
 	unsigned rtop, rn;
@@ -1205,13 +1207,18 @@ static int cut_tail(struct ptd_fastpt *fp, size_t first, const struct line *fin,
 
 /* ---- one segment -------------------------------------------------------- */
 
+/* (see struct ptd_fastpt's rsl) */
+#define RSL_RUN 0x80000000u
+
 /* Pushes the return address of the call that ends run @l. */
 static inline void rpush(struct ptd_fastpt *fp, const struct line *l)
 {
+	const uint32_t after = l->succ[0];
+
 	fp->rtop = (fp->rtop + 1) % RSTACK;
 	fp->rs[fp->rtop] = l->end_ip + l->len;
 	/* (never bail_line: its kind is LK_BAIL) */
-	fp->rsl[fp->rtop] = (uint32_t)(l - fp->lines) + 1;
+	fp->rsl[fp->rtop] = after && after < RSL_RUN ? after | RSL_RUN : (uint32_t)(l - fp->lines) + 1;
 	if (fp->rn < RSTACK)
 		fp->rn++;
 }
@@ -1597,6 +1604,15 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		if (link) { /* (after the last use of l: the table may grow) */
 			out_edge(fp, l, (unsigned)link - 1, ip, on);
 			nl = next_line(fp, l, (unsigned)link - 1, ip, &hits);
+		} else if (rslot & RSL_RUN) {
+			/* (the run returned to, as the call's link [0] was when
+			 * it was pushed; the loop's top checks its ip) */
+			const struct line *x = &fp->lines[(rslot & ~RSL_RUN) - 1];
+
+			if (__builtin_expect(!x->epoch || x->epoch == fp->epoch, 1)) {
+				hits++;
+				nl = x;
+			}
 		} else if (rslot) {
 			/* (the call's run: its link [0], after the call, is
 			 * where a return to it goes) */
