@@ -61,13 +61,20 @@ enum lkind {
 /* One straight-line run: [ip, end_ip] with ninsn instructions, the last
  * one a branch of kind @kind and length @len. */
 struct line {
-	uint64_t ip; /* key; 0: empty slot */
-	uint64_t end_ip;
+	/* ip (the key; 0: empty slot), end_ip, ninsn and cls as the block
+	 * of the whole run (blk, flags 0), which the walk copies whole. */
+	union {
+		struct ptd_block blk;
+		struct {
+			uint64_t ip, end_ip;
+			uint32_t ninsn;
+			uint8_t cls, blk_flags;
+		};
+	};
 	uint64_t target; /* direct branch target */
 	/* The block of the whole run as the history encodes it
 	 * (ptd__history_block_code), 0 if not known. */
 	uint64_t code;
-	uint32_t ninsn;
 	/* Its instructions' offsets from ip: ioffs[offs - 1 ...], ninsn of
 	 * them (0: not read yet; see run_offsets). */
 	uint32_t offs;
@@ -76,12 +83,13 @@ struct line {
 	 * [0] after the branch, [1] at its target; saves the hash lookup of
 	 * the next run on the way (the table's growth forgets them). */
 	uint32_t succ[2];
-	uint8_t len, kind, cls;
+	uint8_t len, kind;
 	/* The call log's verdict on the same two edges (ptd__calllog_boring:
 	 * 0 not known yet, 1 starts something, 2 starts nothing), for the log
 	 * whose func_of is fp->log_id. */
 	uint8_t lb[2];
 } __attribute__((aligned(64)));
+_Static_assert(sizeof(struct line) == 64, "a run is one cache line");
 
 /*
  * A TNT path: from @ip, the next @m TNT bits (value @v, the first one the
@@ -355,6 +363,7 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 	uint64_t at = ip;
 	uint32_t n = 0;
 
+	memset(&l->blk, 0, sizeof(l->blk));
 	l->ip = ip;
 	l->offs = 0;
 	l->succ[0] = l->succ[1] = 0;
@@ -695,11 +704,7 @@ static inline __attribute__((always_inline)) int push_run_l(struct ptd_fastpt *f
 	}
 	(*oc)[n] = l->code;
 	b = *ob + n;
-	b->ip = l->ip;
-	b->end_ip = l->end_ip;
-	b->ninsn = l->ninsn;
-	b->iclass = l->cls;
-	b->flags = 0;
+	*b = l->blk; /* (flags 0) */
 	*on = n + 1;
 	return 0;
 }
@@ -725,11 +730,13 @@ static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp,
  * can move the run table.
  */
 static inline void out_edge(struct ptd_fastpt *fp, const struct line *l, unsigned e,
-			    uint64_t next_ip, size_t nout)
+			    uint64_t next_ip, size_t nout, int logging)
 {
 	struct line *w = (struct line *)l; /* (a slot of fp->lines) */
 
-	if (!fp->log)
+	/* (@logging: fp->log, in the caller's register, not loaded again
+	 * after every block's stores) */
+	if (!logging)
 		return;
 	if (!w->lb[e]) {
 		struct ptd_block x = {0};
@@ -1316,6 +1323,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	uint64_t tnt = 0;
 	unsigned ntnt = 0;
 	int paths_on;
+	const int logging = fp && fp->log;
 	/* The output's count and arrays in locals (see push_run_l): fp->nout
 	 * is set from on before anything else reads or changes it
 	 * (OUT_SYNC), and on from it after (OUT_LOAD). */
@@ -1474,7 +1482,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			if (l->kind == LK_CALL)
 				rpush(fp, l);
 			ip = l->target;
-			out_edge(fp, l, 1, ip, on);
+			out_edge(fp, l, 1, ip, on, logging);
 			nl = next_line(fp, l, 1, ip, &hits);
 			direct = 1;
 			if (++notrace > NOTRACE_MAX)
@@ -1602,7 +1610,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		if (push_run_l(fp, l, &on, &ob, &oc, &ocap) < 0)
 			goto refuse;
 		if (link) { /* (after the last use of l: the table may grow) */
-			out_edge(fp, l, (unsigned)link - 1, ip, on);
+			out_edge(fp, l, (unsigned)link - 1, ip, on, logging);
 			nl = next_line(fp, l, (unsigned)link - 1, ip, &hits);
 		} else if (rslot & RSL_RUN) {
 			/* (the run returned to, as the call's link [0] was when
