@@ -681,11 +681,12 @@ static inline __attribute__((always_inline)) int push_code(struct ptd_fastpt *fp
 }
 
 /*
- * push_run for the walk of ptd_fastpt_segment_edge, with the output's
- * count and arrays in its locals (@on, @ob, @oc, @ocap): the blocks' stores
- * cannot change them, so they stay in registers and the count is not
- * stored and loaded again for each block.  fp->nout is @on only where the
- * walk says so (OUT_SYNC).
+ * Pushes the block of the whole run @l, for the walk of
+ * ptd_fastpt_segment_edge, with the output's count and arrays in the
+ * walk's locals (@on, @ob, @oc, @ocap): the blocks' stores cannot change
+ * them, so they stay in registers and the count is not stored and loaded
+ * again for each block.  fp->nout is @on only where the walk says so
+ * (OUT_SYNC).
  */
 static inline __attribute__((always_inline)) int push_run_l(struct ptd_fastpt *fp,
 							      const struct line *l, size_t *on,
@@ -714,13 +715,6 @@ static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp,
 							    uint64_t end_ip, uint32_t ninsn, uint8_t cls)
 {
 	return push_code(fp, ip, end_ip, ninsn, cls, 0);
-}
-
-/* The block of the whole run @l. */
-static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp,
-							    const struct line *l)
-{
-	return push_code(fp, l->ip, l->end_ip, l->ninsn, l->cls, l->code);
 }
 
 /*
