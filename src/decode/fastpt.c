@@ -1500,6 +1500,15 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				r.p++;
 				r.skipped = 0;
 				st = R_ITEM;
+			} else if ((b0 & 0x1f) == 0x0d && ip_len[b0 >> 5] &&
+				   (size_t)(r.e - r.p) >= 1u + ip_len[b0 >> 5] &&
+				   ip_of(&r, b0 >> 5, r.p + 1, &r.tip_ip)) {
+				/* A TIP, the other usual one: as next_item reads
+				 * it (anything it refuses goes there) */
+				r.p += 1 + ip_len[b0 >> 5];
+				r.tip = 1;
+				r.skipped = 0;
+				st = R_ITEM;
 			} else {
 				r.ntnt = 0; /* (ntnt is: see tnt) */
 				st = next_item(&r);
