@@ -61,13 +61,20 @@ enum lkind {
 /* One straight-line run: [ip, end_ip] with ninsn instructions, the last
  * one a branch of kind @kind and length @len. */
 struct line {
-	uint64_t ip; /* key; 0: empty slot */
-	uint64_t end_ip;
+	/* ip (the key; 0: empty slot), end_ip, ninsn and cls as the block
+	 * of the whole run (blk, flags 0), which the walk copies whole. */
+	union {
+		struct ptd_block blk;
+		struct {
+			uint64_t ip, end_ip;
+			uint32_t ninsn;
+			uint8_t cls, blk_flags;
+		};
+	};
 	uint64_t target; /* direct branch target */
 	/* The block of the whole run as the history encodes it
 	 * (ptd__history_block_code), 0 if not known. */
 	uint64_t code;
-	uint32_t ninsn;
 	/* Its instructions' offsets from ip: ioffs[offs - 1 ...], ninsn of
 	 * them (0: not read yet; see run_offsets). */
 	uint32_t offs;
@@ -76,12 +83,13 @@ struct line {
 	 * [0] after the branch, [1] at its target; saves the hash lookup of
 	 * the next run on the way (the table's growth forgets them). */
 	uint32_t succ[2];
-	uint8_t len, kind, cls;
+	uint8_t len, kind;
 	/* The call log's verdict on the same two edges (ptd__calllog_boring:
 	 * 0 not known yet, 1 starts something, 2 starts nothing), for the log
 	 * whose func_of is fp->log_id. */
 	uint8_t lb[2];
 } __attribute__((aligned(64)));
+_Static_assert(sizeof(struct line) == 64, "a run is one cache line");
 
 /*
  * A TNT path: from @ip, the next @m TNT bits (value @v, the first one the
@@ -146,9 +154,11 @@ struct ptd_fastpt {
 	uint64_t log_id;
 
 	/* Return stack, kept across the segments of a run; rsl[i]: the run
-	 * of the call that pushed rs[i] (its slot in lines + 1, 0: not
-	 * known), whose link [0] leads to the run returned to (saves a hash
-	 * lookup per return; cleared when the slots move). */
+	 * returned to (its slot in lines + 1, with RSL_RUN) when the call's
+	 * run had its link [0] already, else the run of the call that pushed
+	 * rs[i] (its slot + 1), whose link [0] leads there; 0: not known.
+	 * Saves a hash lookup per return, and the first saves the load of the
+	 * call's run too; cleared when the slots move. */
 	uint64_t rs[RSTACK];
 	uint32_t rsl[RSTACK];
 	unsigned rtop, rn;
@@ -353,6 +363,7 @@ static void build_line(struct ptd_fastpt *fp, uint64_t ip, struct line *l)
 	uint64_t at = ip;
 	uint32_t n = 0;
 
+	memset(&l->blk, 0, sizeof(l->blk));
 	l->ip = ip;
 	l->offs = 0;
 	l->succ[0] = l->succ[1] = 0;
@@ -669,18 +680,41 @@ static inline __attribute__((always_inline)) int push_code(struct ptd_fastpt *fp
 	return 0;
 }
 
+/*
+ * Pushes the block of the whole run @l, for the walk of
+ * ptd_fastpt_segment_edge, with the output's count and arrays in the
+ * walk's locals (@on, @ob, @oc, @ocap): the blocks' stores cannot change
+ * them, so they stay in registers and the count is not stored and loaded
+ * again for each block.  fp->nout is @on only where the walk says so
+ * (OUT_SYNC).
+ */
+static inline __attribute__((always_inline)) int push_run_l(struct ptd_fastpt *fp,
+							      const struct line *l, size_t *on,
+							      struct ptd_block **ob, uint64_t **oc,
+							      size_t *ocap)
+{
+	const size_t n = *on;
+	struct ptd_block *b;
+
+	if (__builtin_expect(n == *ocap, 0)) {
+		if (grow_out(fp, n + 1) < 0)
+			return -ptde_nomem;
+		*ob = fp->out;
+		*oc = fp->ocode;
+		*ocap = fp->capout;
+	}
+	(*oc)[n] = l->code;
+	b = *ob + n;
+	*b = l->blk; /* (flags 0) */
+	*on = n + 1;
+	return 0;
+}
+
 /* A block that is not a whole cached run (its code is not known). */
 static inline __attribute__((always_inline)) int push_out(struct ptd_fastpt *fp, uint64_t ip,
 							    uint64_t end_ip, uint32_t ninsn, uint8_t cls)
 {
 	return push_code(fp, ip, end_ip, ninsn, cls, 0);
-}
-
-/* The block of the whole run @l. */
-static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp,
-							    const struct line *l)
-{
-	return push_code(fp, l->ip, l->end_ip, l->ninsn, l->cls, l->code);
 }
 
 /*
@@ -690,11 +724,13 @@ static inline __attribute__((always_inline)) int push_run(struct ptd_fastpt *fp,
  * can move the run table.
  */
 static inline void out_edge(struct ptd_fastpt *fp, const struct line *l, unsigned e,
-			    uint64_t next_ip)
+			    uint64_t next_ip, size_t nout, int logging)
 {
 	struct line *w = (struct line *)l; /* (a slot of fp->lines) */
 
-	if (!fp->log)
+	/* (@logging: fp->log, in the caller's register, not loaded again
+	 * after every block's stores) */
+	if (!logging)
 		return;
 	if (!w->lb[e]) {
 		struct ptd_block x = {0};
@@ -703,9 +739,9 @@ static inline void out_edge(struct ptd_fastpt *fp, const struct line *l, unsigne
 		x.iclass = l->cls;
 		w->lb[e] = (uint8_t)(1 + (ptd__calllog_boring(fp->log, &x, next_ip) != 0));
 	}
-	fp->oedge[fp->nout - 1] = w->lb[e];
-	if (fp->nout > fp->ohw)
-		fp->ohw = fp->nout;
+	fp->oedge[nout - 1] = w->lb[e];
+	if (nout > fp->ohw)
+		fp->ohw = nout;
 }
 
 /* ---- packets ------------------------------------------------------------ */
@@ -1172,13 +1208,18 @@ static int cut_tail(struct ptd_fastpt *fp, size_t first, const struct line *fin,
 
 /* ---- one segment -------------------------------------------------------- */
 
+/* (see struct ptd_fastpt's rsl) */
+#define RSL_RUN 0x80000000u
+
 /* Pushes the return address of the call that ends run @l. */
 static inline void rpush(struct ptd_fastpt *fp, const struct line *l)
 {
+	const uint32_t after = l->succ[0];
+
 	fp->rtop = (fp->rtop + 1) % RSTACK;
 	fp->rs[fp->rtop] = l->end_ip + l->len;
 	/* (never bail_line: its kind is LK_BAIL) */
-	fp->rsl[fp->rtop] = (uint32_t)(l - fp->lines) + 1;
+	fp->rsl[fp->rtop] = after && after < RSL_RUN ? after | RSL_RUN : (uint32_t)(l - fp->lines) + 1;
 	if (fp->rn < RSTACK)
 		fp->rn++;
 }
@@ -1276,6 +1317,15 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	uint64_t tnt = 0;
 	unsigned ntnt = 0;
 	int paths_on;
+	const int logging = fp && fp->log;
+	/* The output's count and arrays in locals (see push_run_l): fp->nout
+	 * is set from on before anything else reads or changes it
+	 * (OUT_SYNC), and on from it after (OUT_LOAD). */
+	size_t on = 0, ocap = 0;
+	struct ptd_block *ob = NULL;
+	uint64_t *oc = NULL;
+#define OUT_SYNC() (fp->nout = on)
+#define OUT_LOAD() (on = fp->nout, ob = fp->out, oc = fp->ocode, ocap = fp->capout)
 
 	if (use_paths < 0)
 		use_paths = getenv("PTDBG_FASTPT_PATHS") && !strcmp(getenv("PTDBG_FASTPT_PATHS"), "1");
@@ -1332,6 +1382,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 	default:
 		goto refuse;
 	}
+	OUT_LOAD();
 	for (;;) {
 		const struct line *l;
 		int st, link = 0;
@@ -1355,8 +1406,10 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				if (!traced || cut_ip)
 					goto refuse;
 				l = line_at(fp, ip);
+				OUT_SYNC();
 				if (async_stop(fp, &r, l, &dis_ip) != 1)
 					goto refuse;
+				OUT_LOAD();
 				goto async_end;
 			}
 			if (st == R_PGD) {
@@ -1395,6 +1448,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			const struct path *pa = path_at(fp, ip, m, v);
 
 			if (pa && pa->k) {
+				OUT_SYNC();
 				if (fp->nout + pa->count > fp->capout &&
 				    grow_out(fp, fp->nout + pa->count) < 0)
 					goto refuse;
@@ -1402,6 +1456,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				       pa->count * sizeof(*fp->out));
 				memset(fp->ocode + fp->nout, 0, pa->count * sizeof(*fp->ocode));
 				fp->nout += pa->count;
+				OUT_LOAD();
 				ntnt -= pa->k;
 				ip = pa->end_ip;
 				notrace = 0;
@@ -1416,12 +1471,12 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		/* (l is the run at ip; one that is not LK_BAIL has fewer than
 		 * LINE_MAX_INSN instructions, see build_line) */
 		if (l->kind == LK_JMP || l->kind == LK_CALL) {
-			if (push_run(fp, l) < 0)
+			if (push_run_l(fp, l, &on, &ob, &oc, &ocap) < 0)
 				goto refuse;
 			if (l->kind == LK_CALL)
 				rpush(fp, l);
 			ip = l->target;
-			out_edge(fp, l, 1, ip);
+			out_edge(fp, l, 1, ip, on, logging);
 			nl = next_line(fp, l, 1, ip, &hits);
 			direct = 1;
 			if (++notrace > NOTRACE_MAX)
@@ -1430,8 +1485,30 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		}
 		/* The branch at the end needs trace. */
 		if (!ntnt && !r.tip) {
+			const uint8_t b0 = r.p < r.e ? r.p[0] : 1;
+
 			if (r.pgd) {
 				st = R_PGD;
+			} else if ((b0 & 1) == 0 && b0 > 0x02) {
+				/* A TNT-8 packet, the usual next one: read here,
+				 * not through next_item (a call, and the reader
+				 * state in memory).  (b0 >= 4: at least one bit) */
+				const unsigned sb = 31 - (unsigned)__builtin_clz(b0);
+
+				tnt = (b0 >> 1) & ((1u << (sb - 1)) - 1);
+				ntnt = sb - 1;
+				r.p++;
+				r.skipped = 0;
+				st = R_ITEM;
+			} else if ((b0 & 0x1f) == 0x0d && ip_len[b0 >> 5] &&
+				   (size_t)(r.e - r.p) >= 1u + ip_len[b0 >> 5] &&
+				   ip_of(&r, b0 >> 5, r.p + 1, &r.tip_ip)) {
+				/* A TIP, the other usual one: as next_item reads
+				 * it (anything it refuses goes there) */
+				r.p += 1 + ip_len[b0 >> 5];
+				r.tip = 1;
+				r.skipped = 0;
+				st = R_ITEM;
 			} else {
 				r.ntnt = 0; /* (ntnt is: see tnt) */
 				st = next_item(&r);
@@ -1441,8 +1518,10 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 			if (st == R_BAIL)
 				goto refuse;
 			if (st == R_FUP) {
+				OUT_SYNC();
 				if (!traced || cut_ip || async_stop(fp, &r, l, &dis_ip) != 1)
 					goto refuse;
+				OUT_LOAD();
 				goto async_end;
 			}
 			if (st == R_ITEM)
@@ -1456,9 +1535,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 					 * ends with it, flagged as pt.c flags it for
 					 * libipt's "disabled" event; the decoder is
 					 * after it (a TIP.PGE there resumes). */
+					OUT_SYNC();
 					if (push_out(fp, l->ip, l->end_ip, l->ninsn, l->cls) < 0)
 						goto refuse;
-					fp->out[fp->nout - 1].flags = PTD_BLK_SYSCALL;
+					OUT_LOAD();
+					ob[on - 1].flags = PTD_BLK_SYSCALL;
 					dis_ip = l->end_ip + l->len;
 					far_dis = 1;
 					goto disabled;
@@ -1468,7 +1549,7 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				 * block and the decoder stays after it */
 				if (l->kind != LK_ICALL || r.pgd_noip)
 					goto refuse;
-				if (push_run(fp, l) < 0)
+				if (push_run_l(fp, l, &on, &ob, &oc, &ocap) < 0)
 					goto refuse;
 				rpush(fp, l);
 				dis_ip = l->end_ip + l->len;
@@ -1478,9 +1559,11 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 				/* Trailing non-branch packets: libipt may see the end
 				 * of the trace later than here; a tail not clean:
 				 * libipt's starts elsewhere.  Leave both to libipt. */
+				OUT_SYNC();
 				if (r.skipped || !tail_clean || !cut_ip ||
 				    !cut_tail(fp, tail_first, l, cut_ip))
 					goto refuse;
+				OUT_LOAD();
 				break;
 			}
 		}
@@ -1527,22 +1610,32 @@ int ptd_fastpt_segment_edge(struct ptd_fastpt *fp, const uint8_t *buf, uint64_t 
 		default:
 			goto refuse;
 		}
-		if (push_run(fp, l) < 0)
+		if (push_run_l(fp, l, &on, &ob, &oc, &ocap) < 0)
 			goto refuse;
 		if (link) { /* (after the last use of l: the table may grow) */
-			out_edge(fp, l, (unsigned)link - 1, ip);
+			out_edge(fp, l, (unsigned)link - 1, ip, on, logging);
 			nl = next_line(fp, l, (unsigned)link - 1, ip, &hits);
+		} else if (rslot & RSL_RUN) {
+			/* (the run returned to, as the call's link [0] was when
+			 * it was pushed; the loop's top checks its ip) */
+			const struct line *x = &fp->lines[(rslot & ~RSL_RUN) - 1];
+
+			if (__builtin_expect(!x->epoch || x->epoch == fp->epoch, 1)) {
+				hits++;
+				nl = x;
+			}
 		} else if (rslot) {
 			/* (the call's run: its link [0], after the call, is
 			 * where a return to it goes) */
 			nl = next_line(fp, &fp->lines[rslot - 1], 0, ip, &hits);
 		}
-		tail_first = fp->nout;
+		tail_first = on;
 		tail_clean = 1;
 		continue;
 disabled:
 		/* Tracing is off until TIP.PGE (or the end of the segment);
 		 * it may come back elsewhere than the edge went. */
+		OUT_SYNC();
 		if (fp->nout)
 			fp->oedge[fp->nout - 1] = 0;
 		r.mode_seen = 0;
@@ -1552,6 +1645,7 @@ disabled:
 			far_dis = 0;
 			if (enabled_at(fp, edge, 1, ip, dis_ip) < 0)
 				goto refuse;
+			OUT_LOAD();
 			traced = 1;
 			notrace = 0;
 			direct = 0;
@@ -1576,6 +1670,7 @@ disabled:
 			goto refuse;
 		}
 	}
+	OUT_SYNC();
 	if (edge)
 		edge->end_disabled = 0;
 	goto done;
@@ -1599,6 +1694,8 @@ refuse:
 		fp->rn = 0;
 	}
 	return 0;
+#undef OUT_SYNC
+#undef OUT_LOAD
 }
 
 void ptd_fastpt_set_log(struct ptd_fastpt *fp, struct ptd_calllog *log)
