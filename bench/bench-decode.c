@@ -1267,6 +1267,15 @@ int main(int argc, char **argv)
 		printf("ptdbg %.3f s %" PRIu64 " insns\n", now() - t0, nc);
 		return 0;
 	}
+	if (getenv("BENCH_ONLY_LOG")) { /* for profiling: the counting pass with the call log */
+		double ci;
+
+		t0 = now();
+		nc = run_ptdbg_calls(big, n, img, 1, &cbytes, 1, &ci, &ncalls);
+		printf("with the call log %.0f ms (%" PRIu64 " insns), counting the call segments %.0f ms\n",
+		       (now() - t0 - ci) * 1e3, nc, ci * 1e3);
+		return 0;
+	}
 	if (getenv("BENCH_ONLY_INFO")) { /* for profiling: the info record figure alone */
 		const char *r = getenv("BENCH_REPS");
 		int reps = r ? atoi(r) : 3, k;
