@@ -1272,8 +1272,9 @@ int main(int argc, char **argv)
 
 		t0 = now();
 		nc = run_ptdbg_calls(big, n, img, 1, &cbytes, 1, &ci, &ncalls);
-		printf("with the call log %.0f ms (%" PRIu64 " insns), counting the call segments %.0f ms\n",
-		       (now() - t0 - ci) * 1e3, nc, ci * 1e3);
+		printf("with the call log %.0f ms (%" PRIu64 " insns, %.3f history bytes per "
+		       "instruction), counting the %" PRIu64 " call segments %.0f ms\n",
+		       (now() - t0 - ci) * 1e3, nc, (double)cbytes / (double)nc, ncalls, ci * 1e3);
 		return 0;
 	}
 	if (getenv("BENCH_ONLY_INFO")) { /* for profiling: the info record figure alone */

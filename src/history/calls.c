@@ -149,6 +149,10 @@ struct checkpoint {
 
 enum field { F_UP, F_UP_IS_RET, F_UP_IS_TAIL, F_NEXT_SAME };
 
+/* from_mode after a short call or return record (C_MARK): no from_ip,
+ * the transition after it decided when logged. */
+#define FROM_DECIDED 0xff
+
 struct builder {
 	const struct ptd_history *h;
 	ptd_func_of_fn func_of;
@@ -498,7 +502,8 @@ static int pic_call(struct builder *b, uint64_t target)
 {
 	int len;
 
-	if (!pic_distance(b->from_ip, target))
+	/* (after a short call record: the log decided it is no PIC call) */
+	if (b->from_mode == FROM_DECIDED || !pic_distance(b->from_ip, target))
 		return 0;
 	len = ptd__history_insn_len_mode(b->h, b->from_ip, b->from_mode, NULL);
 	ptd_clear_error();
@@ -833,17 +838,29 @@ static inline __attribute__((always_inline)) void walk_item(struct builder *b,
  *            uv zigzag(ip - the previous block's end_ip in this stream),
  *            end_ip - ip and ninsn (log_len_ninsn: one byte for most
  *            short blocks)
- *   R_GAP
+ *   R_GAP    (tag bits 2-7 zero)
  *   R_EVENT  reason, uv ip (signal delivery and sigreturn only); reason 0:
  *            the next block's ip is relative to 0 (logs appended)
  * R_BLOCK tag bits V_*: whether the transition into the block starts a
  * segment was decided while logging (it does not depend on the builder's
  * state: not a far transfer, not a possible PIC call), and its answer;
  * counting then needs no resolve.
+ *
+ * A call or return block that continues its segment (the transition into
+ * it starts nothing) and whose transition out of it is decided (the
+ * record after it is the next block's, which says the answer) needs
+ * neither its ip nor its length: only its instructions and its kind.  It
+ * is written as R_GAP | C_MARK (log_write_short), C_RET for a return, the
+ * count in tag bits 4-7 when below 16, else uv count after the tag; the
+ * ip base stays (the next block's ip is relative to the block before).
+ * About a third of the records on code that calls often, a byte each
+ * instead of four.
  */
 #define V_DECIDED 0x20
 #define V_ONE 0x40
 #define B_FLAGS 0x80
+#define C_MARK 0x04
+#define C_RET 0x08
 
 enum {
 	R_SKIP = 0,
@@ -988,6 +1005,7 @@ struct ptd_calllog {
 	uint64_t base;	     /* end_ip of the newest written block (ip deltas) */
 	uint64_t last_blk_base; /* base before it */
 	int last_is_blk;
+	int last_short; /* that record is a short one (C_MARK) */
 	int err;
 	/* The summary of the records written here (sim; any: an item
 	 * came), and those of the logs appended to this one, in order
@@ -1277,6 +1295,7 @@ static inline __attribute__((always_inline)) int log_write_blk(struct ptd_calllo
 	l->last_blk_off = l->n;
 	l->last_blk_base = l->base;
 	l->last_is_blk = 1;
+	l->last_short = 0;
 	p = l->bytes + l->n;
 	*p++ = (uint8_t)(R_BLOCK | (x->iclass & 7) << 2 | verdict | (x->flags ? B_FLAGS : 0));
 	if (x->flags)
@@ -1284,6 +1303,46 @@ static inline __attribute__((always_inline)) int log_write_blk(struct ptd_calllo
 	p = log_uv(p, ((x->ip - l->base) << 1) ^ (uint64_t)((int64_t)(x->ip - l->base) >> 63));
 	p = log_len_ninsn(p, x->end_ip - x->ip, x->ninsn);
 	l->base = x->end_ip;
+	l->n = (size_t)(p - l->bytes);
+	return 0;
+}
+
+/* Whether block @x, the transition into it skippable (@hs: it starts
+ * nothing) and the one out of it not, with verdict @v, goes into a short
+ * record (C_MARK): only where that transition starts a segment (a call
+ * taken for a PIC one keeps its full record), so the builder, which has
+ * no from_ip after a short record, may take any call after one for a
+ * real call (pic_call) also where it walks the next block as an item. */
+static inline int log_short_ok(const struct ptd_block *x, int hs, uint8_t v)
+{
+	return hs && (v & (V_DECIDED | V_ONE)) == (V_DECIDED | V_ONE) && !x->flags &&
+	       (x->iclass == PTD_IC_CALL || x->iclass == PTD_IC_RET);
+}
+
+/* Writes block @x as a short record (log_short_ok), after the skip. */
+static inline __attribute__((always_inline)) int log_write_short(struct ptd_calllog *l,
+								  const struct ptd_block *x)
+{
+	uint8_t *p, tag = (uint8_t)(R_GAP | C_MARK | (x->iclass == PTD_IC_RET ? C_RET : 0));
+
+	if (log_reserve(l, 11 + 1 + 10))
+		return l->err;
+	if (l->skip) {
+		p = log_skip(l->bytes + l->n, l->skip);
+		l->n = (size_t)(p - l->bytes);
+		l->skip = 0;
+	}
+	l->last_blk_off = l->n;
+	l->last_blk_base = l->base;
+	l->last_is_blk = 1;
+	l->last_short = 1;
+	p = l->bytes + l->n;
+	if (x->ninsn && x->ninsn < 16) {
+		*p++ = (uint8_t)(tag | x->ninsn << 4);
+	} else {
+		*p++ = tag;
+		p = log_uv(p, x->ninsn);
+	}
 	l->n = (size_t)(p - l->bytes);
 	return 0;
 }
@@ -1762,10 +1821,14 @@ int ptd__calllog_block(struct ptd_calllog *l, const struct ptd_block *b)
 		verdict = log_verdict(l, &l->hb, b->ip, skippable);
 		if (!skippable)
 			sim_step(l, &l->hb, b->ip, verdict);
-		if (skippable && l->held_skippable)
+		if (skippable && l->held_skippable) {
 			l->skip += l->hb.ninsn;
-		else if (log_write_held(l))
+		} else if (!skippable && log_short_ok(&l->hb, l->held_skippable, verdict)) {
+			if (log_write_short(l, &l->hb))
+				return l->err;
+		} else if (log_write_held(l)) {
 			return l->err;
+		}
 		l->held = 0;
 	}
 	l->hb = *b;
@@ -1835,7 +1898,8 @@ int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t
 			skip += x->ninsn;
 		} else {
 			l->skip = skip;
-			if (log_write_blk(l, x, hv)) {
+			if (!sk && log_short_ok(x, hs, v) ? log_write_short(l, x)
+							  : log_write_blk(l, x, hv)) {
 				l->held = 0;
 				return l->err;
 			}
@@ -1916,7 +1980,7 @@ void ptd__calllog_flag_last(struct ptd_calllog *l, uint8_t flags)
 		return;
 	l->parts_bad = 1; /* the block a part's summary ends with changed */
 	l->sim.irregular = 1;
-	if (l->bytes[l->last_blk_off] & B_FLAGS)
+	if (!l->last_short && (l->bytes[l->last_blk_off] & B_FLAGS))
 		l->bytes[l->last_blk_off + 1] |= flags;
 	else /* written without a flags byte: the log cannot say it */
 		l->err = -ptde_internal;
@@ -1996,6 +2060,7 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 		if (src->last_is_blk) {
 			dst->last_blk_off = dst->n + src->last_blk_off;
 			dst->last_blk_base = src->last_blk_base;
+			dst->last_short = src->last_short;
 		}
 		dst->last_is_blk = src->last_is_blk;
 		dst->n += src->n;
@@ -2100,6 +2165,22 @@ static void step_log(struct builder *b)
 			num += it.block.ninsn;
 			break;
 		case R_GAP:
+			if (tag >> 2) { /* a short call or return record */
+				if (!(tag & C_MARK) || !b->cur) {
+					b->err = -ptde_internal;
+					break;
+				}
+				v = tag >> 4;
+				if (!v)
+					p = log_get_uv(p, end, &v);
+				if (!b->count_only)
+					seg(b, b->cur)->last = num + v - 1;
+				b->pending = (tag & C_RET) ? T_RET : T_CALL;
+				b->from_ip = 0;
+				b->from_mode = FROM_DECIDED;
+				num += v;
+				break;
+			}
 			it.kind = PTD_ITEM_GAP;
 			it.number = num;
 			walk_item(b, &it);

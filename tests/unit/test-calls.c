@@ -650,7 +650,8 @@ static void test_unknown_return(void **state)
 /*
  * The call log's block and skip records in each of their forms (length
  * and instruction count in one byte, the count apart, a length of 2^57;
- * skips in the tag byte and after it): the view and the count from the
+ * skips in the tag byte and after it; short call and return records with
+ * the count in the tag and after it): the view and the count from the
  * log equal those from the items (build_checked).
  */
 static void test_log_forms(void **state)
@@ -670,6 +671,10 @@ static void test_log_forms(void **state)
 		{ FX_H, FX_H + 4, 2, PTD_IC_OTHER, 0 },
 		{ FX_H, FX_H + 4, 2, PTD_IC_OTHER, 0 },
 		{ FX_H, FX_H + 4, 2, PTD_IC_RET, 0 },
+		{ FX_G + 0x15, FX_G + 0x20, 3, PTD_IC_OTHER, 0 },
+		{ FX_G + 0x25, FX_G + 0x80, 40, PTD_IC_CALL, 0 },
+		{ FX_H, FX_H + 4, 2, PTD_IC_OTHER, 0 },
+		{ FX_H + 8, FX_H + 0x40, 16, PTD_IC_RET, 0 },
 		{ 0x10000, 0x10000 + (1ull << 57), 3, PTD_IC_RET, 0 },
 		{ FX_MAIN + 0x19, FX_MAIN + 0x25, 4, PTD_IC_CALL, 0 },
 		{ FX_H, FX_H + 0xe, 5, PTD_IC_RET, 0 },
