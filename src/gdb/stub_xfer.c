@@ -8,6 +8,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <intel-pt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,6 +240,30 @@ static void btrace_conf_doc(struct ptd_stub *st, struct ptd_rsp_buf *d)
 }
 
 /*
+ * Whether gdb is told the cpu (btrace.dtd's optional <cpu>): only an Intel
+ * one libipt knows.  gdb asks libipt for the cpu's errata and refuses to
+ * decode at all when libipt does not know it ("Failed to configure the
+ * Intel Processor Trace decoder: unknown cpu", on processors newer than
+ * the libipt gdb links); without the element gdb decodes with no errata
+ * workarounds, which is what ptdbg's own decode does for such a cpu
+ * (ptd_image_set_cpu's callers take "unknown" as "no errata").
+ */
+static int btrace_cpu_known(const struct ptd_cpu_info *cpu)
+{
+	struct pt_errata errata;
+	struct pt_cpu pc;
+
+	if (strcmp(cpu->vendor, "GenuineIntel") || !cpu->family)
+		return 0;
+	memset(&pc, 0, sizeof(pc));
+	pc.vendor = pcv_intel;
+	pc.family = cpu->family;
+	pc.model = cpu->model;
+	pc.stepping = cpu->stepping;
+	return pt_cpu_errata(&errata, &pc) == 0;
+}
+
+/*
  * The trace of the selected thread in gdb's btrace.dtd.  bts: blocks
  * newest first, each [first instruction, last instruction], the newest
  * ending at the current pc (which gdb takes as not yet executed), as
@@ -261,10 +286,13 @@ static int btrace_doc(struct ptd_stub *st, struct ptd_rsp_buf *d)
 		const uint8_t *pt = ptd_session_pt_data(st->s, &size);
 
 		ptd_host_cpu(&cpu);
-		ptd_rsp_printf(d,
-			       "<pt>\n<pt-config>\n<cpu vendor=\"%s\" family=\"%u\" model=\"%u\" "
-			       "stepping=\"%u\"/>\n</pt-config>\n<raw>",
-			       cpu.vendor, cpu.family, cpu.model, cpu.stepping);
+		ptd_rsp_puts(d, "<pt>\n<pt-config>\n");
+		if (btrace_cpu_known(&cpu))
+			ptd_rsp_printf(d,
+				       "<cpu vendor=\"%s\" family=\"%u\" model=\"%u\" "
+				       "stepping=\"%u\"/>\n",
+				       cpu.vendor, cpu.family, cpu.model, cpu.stepping);
+		ptd_rsp_puts(d, "</pt-config>\n<raw>");
 		if (pt && size)
 			ptd_rsp_put_hex(d, pt, size);
 		ptd_rsp_puts(d, "</raw>\n</pt>\n");

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <intel-pt.h>
 
 #include "gdb/stub.h"
 #include "ptdbg/ptdbg.h"
@@ -645,7 +646,21 @@ static void test_btrace(void **state)
 		assert_non_null(strstr(doc, "<btrace version=\"1.0\">"));
 		assert_non_null(strstr(doc, "</btrace>"));
 		if (pt) {
-			assert_non_null(strstr(doc, "<pt-config>\n<cpu vendor=\""));
+			/* the cpu only when libipt knows it (gdb refuses to
+			 * decode with one it does not know) */
+			struct ptd_cpu_info cpu;
+			struct pt_errata errata;
+			struct pt_cpu pc = { pcv_intel, 0, 0, 0 };
+
+			ptd_host_cpu(&cpu);
+			pc.family = (uint16_t)cpu.family;
+			pc.model = (uint8_t)cpu.model;
+			pc.stepping = (uint8_t)cpu.stepping;
+			if (!strcmp(cpu.vendor, "GenuineIntel") && cpu.family &&
+			    pt_cpu_errata(&errata, &pc) == 0)
+				assert_non_null(strstr(doc, "<pt-config>\n<cpu vendor=\"GenuineIntel\""));
+			else
+				assert_non_null(strstr(doc, "<pt-config>\n</pt-config>\n<raw>"));
 			char *raw = strstr(doc, "<raw>");
 			assert_non_null(raw);
 			/* PT starts with a PSB: 02 82 repeated */
