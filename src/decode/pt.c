@@ -342,6 +342,11 @@ struct seg {
 	/* The trace goes on at end with a PSB (else the trace ends there):
 	 * the continuous decoder reads on into it (see trailing_exec). */
 	int end_psb;
+	/* end is the end of a whole trace that nothing follows and no stop
+	 * pc cuts (a loaded trace without a tail pc): the continuous
+	 * decoder ends there too, so an error in the linear code after the
+	 * last packet is its error, a gap (see decode_segment). */
+	int whole_end;
 	struct ptd_image *img;
 	struct pt_image *ptimg;
 	const struct ptd_pt_sink *sink;
@@ -1341,7 +1346,15 @@ static int decode_segment(struct seg *s)
 			char msg[160];
 			enum ptd_gap_reason r = PTD_GAP_DECODE_ERROR;
 
-			if (s->eos) /* the linear tail needed more trace: expected */
+			/* After the trace ran out, libipt's error is most often
+			 * the linear tail needing more trace: at a run's end
+			 * the next run goes on from there (and a live
+			 * recording's last run is cut at the thread's pc).  At
+			 * the end of a whole trace that is not cut, one
+			 * continuous decode reports it as it reports any
+			 * error (also a packet it could not read ahead: its
+			 * pts_eos only said that no packet comes). */
+			if (s->eos && !s->whole_end)
 				break;
 			pt_blk_get_offset(dec, &off);
 			off += s->obase;
@@ -1569,6 +1582,7 @@ static int handover_to(struct seg *s, uint64_t from, uint64_t to, uint64_t cut,
 	w.end = to;
 	w.end_psb = to < s->end || s->end_psb;
 	w.cut_ip = to < s->end ? cut : s->cut_ip;
+	w.whole_end = to >= s->end && s->whole_end;
 	w.img = s->img;
 	w.ptimg = s->ptimg;
 	w.sink = &sink;
@@ -2157,10 +2171,18 @@ libipt:
 	return err;
 }
 
-static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, int end_psb,
-		       uint64_t cut_ip, struct ptd_image *img, struct pt_image *ptimg, struct iccache *icc,
-		       const struct ptd_pt_sink *sink, struct ptd_pt_stats *st, int dgaps,
-		       const struct carry *in, struct carry *out, const struct ext *x)
+/*
+ * What comes after a run's bytes: the PSB of the next run, or nothing, at
+ * the end of a chunk of a live recording (whose decode the next chunk's
+ * continues, and whose end the thread's pc cuts) or of a whole trace (see
+ * struct seg's whole_end).
+ */
+enum run_end { END_CHUNK, END_PSB, END_TRACE };
+
+static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, enum run_end end_kind,
+		       uint64_t cut_ip, struct ptd_image *img, struct pt_image *ptimg,
+		       struct iccache *icc, const struct ptd_pt_sink *sink, struct ptd_pt_stats *st,
+		       int dgaps, const struct carry *in, struct carry *out, const struct ext *x)
 {
 	struct seg s;
 	int err;
@@ -2176,7 +2198,8 @@ static int run_segment(const uint8_t *buf, uint64_t begin, uint64_t end, int end
 	s.buf = buf;
 	s.begin = begin;
 	s.end = end;
-	s.end_psb = end_psb;
+	s.end_psb = end_kind == END_PSB;
+	s.whole_end = end_kind == END_TRACE && !cut_ip;
 	s.cut_ip = cut_ip;
 	s.img = img;
 	s.ptimg = ptimg;
@@ -2268,10 +2291,11 @@ int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
 	}
 	icc = calloc(1, sizeof(*icc)); /* optional: NULL only costs speed */
 	/* One decoder over the whole stream: what a continuous libipt
-	 * decode gives, by construction. */
+	 * decode gives, by construction (its end a live recording's chunk's:
+	 * see pt.h). */
 	if (n) {
-		err = run_segment(buf, off[0], size, 0, 0, img, ptd_image_pt(img), icc, sink, &seg, 0,
-				  NULL, NULL, NULL);
+		err = run_segment(buf, off[0], size, END_CHUNK, 0, img, ptd_image_pt(img), icc,
+				  sink, &seg, 0, NULL, NULL, NULL);
 		if (err < 0)
 			goto out;
 		stats_add(st, &seg, &depth);
@@ -2601,6 +2625,12 @@ static uint64_t cut_of(const struct ptd_pt_trace *t, const struct segent *e)
 	return j ? t->rev[j - 1].start_ip : t->tail_ip;
 }
 
+/* A loaded trace is a whole one: after its last segment comes nothing. */
+static enum run_end end_of(const struct ptd_pt_trace *t, const struct segent *e)
+{
+	return e->end < t->size ? END_PSB : END_TRACE;
+}
+
 void ptd_pt_trace_set_tail(struct ptd_pt_trace *t, uint64_t ip)
 {
 	size_t i;
@@ -2720,9 +2750,8 @@ static int run_range(struct ptd_pt_trace *t, size_t first, size_t last, const st
 		c.seg = &scratch;
 		sink = &cs;
 	}
-	err = run_segment(t->buf, a->offset, z->end, z->end < t->size, cut_of(t, z), t->img, img,
-			  icc, sink, st,
-			  t->disabled_gaps, in, out, x);
+	err = run_segment(t->buf, a->offset, z->end, end_of(t, z), cut_of(t, z), t->img, img, icc,
+			  sink, st, t->disabled_gaps, in, out, x);
 	if (sink == &cs)
 		free_details(&scratch);
 	return err;
@@ -2826,9 +2855,8 @@ static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const str
 		c.seg = &scratch;
 		sink = &cs;
 	}
-	err = run_segment(t->buf, a->offset, z->end, z->end < t->size, cut_of(t, z), t->img, img,
-			  icc, sink, st,
-			  t->disabled_gaps, in, out, NULL);
+	err = run_segment(t->buf, a->offset, z->end, end_of(t, z), cut_of(t, z), t->img, img, icc,
+			  sink, st, t->disabled_gaps, in, out, NULL);
 	if (sink == &cs)
 		free_details(&scratch);
 	return err;
@@ -3024,9 +3052,8 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 		}
 		e = &t->rev[j];
 	}
-	err = run_segment(t->buf, e->offset, e->end, e->end < t->size, cut_of(t, e), t->img,
-			  ptimg, icc, &sink, st,
-			  t->disabled_gaps, &in, &o, NULL);
+	err = run_segment(t->buf, e->offset, e->end, end_of(t, e), cut_of(t, e), t->img, ptimg, icc,
+			  &sink, st, t->disabled_gaps, &in, &o, NULL);
 	if (err < 0) {
 		ptd_history_free(h);
 		return err;
@@ -3834,8 +3861,8 @@ int ptd_pt_decode_run(const uint8_t *buf, uint64_t size, uint64_t begin, uint64_
 	/* (@end is the next run's PSB when the bytes there are one) */
 	end_psb = end + sizeof(psb_pattern) <= size &&
 		  !memcmp(buf + end, psb_pattern, sizeof(psb_pattern));
-	err = run_segment(buf, begin, end, end_psb, cut_ip, img, ptd_image_pt(img), icc, sink, st, 0,
-			  &cin, &cout, NULL);
+	err = run_segment(buf, begin, end, end_psb ? END_PSB : END_CHUNK, cut_ip, img,
+			  ptd_image_pt(img), icc, sink, st, 0, &cin, &cout, NULL);
 	icc_free(icc);
 	if (!err && out) {
 		memset(out, 0, sizeof(*out));

@@ -88,9 +88,12 @@ int ptd_pt_index(const uint8_t *buf, size_t size, uint64_t **offsets, uint64_t *
 /*
  * Decodes the whole trace in @buf with code from @img into @sink.  Leading
  * bytes before the first PSB are skipped (a gap PTD_GAP_LOST when they are
- * not all zero); a trace without any PSB gives one such gap.  Returns 0
- * (also for an empty trace), a sink's negative return, -ptde_invalid,
- * -ptde_nomem.  @st may be NULL.
+ * not all zero); a trace without any PSB gives one such gap.  @buf is
+ * taken as a chunk of a live recording: an error libipt finds in the
+ * linear code after the last packet (the tail needs the trace that comes
+ * next, and the thread's pc ends it) ends the decode without a gap, where
+ * ptd_pt_trace_history gives one.  Returns 0 (also for an empty trace), a
+ * sink's negative return, -ptde_invalid, -ptde_nomem.  @st may be NULL.
  */
 int ptd_pt_decode(const uint8_t *buf, size_t size, struct ptd_image *img,
 		  const struct ptd_pt_sink *sink, struct ptd_pt_stats *st);
@@ -198,7 +201,9 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
  * Sets the pc where the thread stopped (a bundle's tail pc, the pc at a
  * ring-buffer snapshot).  A trace that ends without disabling tracing makes
  * libipt run on through linear code after the last branch; the newest
- * segment is cut at @ip instead.  0: no cut.
+ * segment is cut at @ip instead.  0: no cut: the trace is a whole one, and
+ * an error in that linear code is a gap at its end, as one continuous
+ * libipt decode gives it (ptd_pt_decode does not: see there).
  */
 void ptd_pt_trace_set_tail(struct ptd_pt_trace *t, uint64_t ip);
 /* Tests: parallel decode groups segments into runs of at least @n bytes
@@ -222,7 +227,9 @@ uint64_t ptd_pt_trace_lost(struct ptd_pt_trace *t);
  * libipt runs on through after the last packet is cut there.  Runs over
  * adjacent ranges from the states each other give, concatenated, equal
  * one continuous decode of the whole trace.  A fresh state (the start of
- * a trace, or after lost data) comes from ptd_pt_state_init().
+ * a trace, or after lost data) comes from ptd_pt_state_init().  A run that
+ * ends at @size takes it as ptd_pt_decode does, as the end of a live
+ * recording's chunk (no gap for an error in the linear tail).
  */
 struct ptd_pt_state {
 	uint64_t opaque[4];

@@ -19,7 +19,9 @@
  *    fuzzer reaches the states a run boundary has to carry.
  *
  * Compared, instruction by instruction (address and mode) and gap by gap
- * (kind): the whole-buffer decode (without gdb's "disabled" gaps), and
+ * (kind): the whole-buffer decode (without gdb's "disabled" gaps, and
+ * taking the stream as a live recording's chunk: no gap for an error
+ * after the trace ran out, see REF_CHUNK_END in ptref.h), and
  * ptd_pt_trace_history serial and with 2 threads, in runs of the default
  * size, of one PSB segment and of 300 bytes, stored and lazy (parts as
  * small as one segment), with the fast path on and off, and the --load
@@ -555,7 +557,12 @@ static void check(const uint8_t *buf, size_t size, struct ptd_image *img)
 	struct ptd_history *base, *h;
 	char what[96];
 
-	if (reference(buf, size, 1, &ref) < 0 || reference(buf, size, 0, &ref_nogaps) < 0)
+	/* (ptd_pt_decode serves the chunks of live recordings: there an
+	 * error after the trace ran out is the linear tail needing the next
+	 * chunk's trace, not a gap; its reference says so, the rest of the
+	 * decode is compared as strictly as the trace histories') */
+	if (reference(buf, size, REF_GDB_GAPS, &ref) < 0 ||
+	    reference(buf, size, REF_CHUNK_END, &ref_nogaps) < 0)
 		goto out; /* stuck in a loop of direct branches: not compared */
 	h = ptd_history_alloc(ptd_image_read, img);
 	if (!h || ptd_pt_decode_history(buf, size, img, h, NULL) < 0)

@@ -120,21 +120,33 @@ static void seq_block(struct seq *s, uint64_t ip, uint64_t end_ip, uint32_t nins
  * not compared). */
 #define REF_STUCK 4096
 
+/* reference()'s @how: gdb's rule for "disabled" gaps (what trace
+ * histories give when asked) */
+#define REF_GDB_GAPS 1
+/* The stream is a chunk of a live recording, as ptd_pt_decode takes it:
+ * an error after the trace ran out (libipt's pts_eos) ends the decode
+ * without a gap, where one continuous decode of a whole trace gives one.
+ * At a chunk's end the linear code after the last packet needs the trace
+ * that comes next (the next chunk's decode goes on from there), and the
+ * thread's pc cuts it; only an error there differs. */
+#define REF_CHUNK_END 2
+
 /*
  * The reference: one continuous libipt block decode (synchronised once
  * at the first PSB, again after each error), a gap per error and per
- * overflow and, with gdb's rule (@gdb_gaps), per tracing resumed
- * elsewhere than where it stopped after the first item.  Returns 0, or
- * -1 when stuck.  PTCONT_DUMP in the environment prints its errors.
+ * overflow and, with gdb's rule (REF_GDB_GAPS in @how), per tracing
+ * resumed elsewhere than where it stopped after the first item.  Returns
+ * 0, or -1 when stuck.  PTCONT_DUMP in the environment prints its errors.
  */
-static int reference(const uint8_t *buf, size_t size, int gdb_gaps, struct seq *out)
+static int reference(const uint8_t *buf, size_t size, int how, struct seq *out)
 {
 	struct pt_config cfg;
 	struct pt_block_decoder *d;
 	struct pt_image *img = pt_image_alloc(NULL);
 	uint64_t last_off = UINT64_MAX;
 	unsigned still = 0;
-	int status, have_item = 0, ret = 0;
+	int status, have_item = 0, ret = 0, eos = 0;
+	int gdb_gaps = how & REF_GDB_GAPS;
 
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
@@ -170,6 +182,8 @@ static int reference(const uint8_t *buf, size_t size, int gdb_gaps, struct seq *
 		if (status < 0) {
 			uint64_t before = UINT64_MAX, after = UINT64_MAX;
 
+			if (eos && (how & REF_CHUNK_END))
+				break;
 			if (getenv("PTCONT_DUMP")) {
 				uint64_t o = 0;
 
@@ -206,8 +220,12 @@ static int reference(const uint8_t *buf, size_t size, int gdb_gaps, struct seq *
 		}
 		if (status < 0)
 			continue;
+		if (status & pts_eos)
+			eos = 1;
 		b.ninsn = 0;
 		status = pt_blk_next(d, &b, sizeof(b));
+		if (status >= 0 && (status & pts_eos))
+			eos = 1;
 		if (b.ninsn) {
 			seq_block(out, b.ip, b.end_ip, b.ninsn,
 				  b.mode == ptem_32bit	 ? PTD_MODE_32

@@ -119,13 +119,18 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 {
 	struct seq ref = {0}, ref_nogaps = {0};
 	static const size_t batches[] = {0, 1, 300};
+	int small;
 
 	struct ptd_pt_trace *bt = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
 	struct ptd_history *base = ptd_history_alloc(ptd_image_read, img);
 
-	assert_int_equal(reference(buf, size, 1, &ref), 0);
-	assert_int_equal(reference(buf, size, 0, &ref_nogaps), 0);
-	assert_true(ref.n > 10);
+	assert_int_equal(reference(buf, size, REF_GDB_GAPS, &ref), 0);
+	/* (ptd_pt_decode takes the stream as a live recording's chunk) */
+	assert_int_equal(reference(buf, size, REF_CHUNK_END, &ref_nogaps), 0);
+	/* (a stream written here says something; the fuzzer's inputs may be
+	 * as small as one gap, without calls to compare) */
+	small = ref.n <= 10;
+	assert_true(!small || skip_newest);
 	/* one serial decode: every other build has the same items */
 	ptd_pt_trace_set_disabled_gaps(bt, 1);
 	assert_int_equal(ptd_pt_trace_history(bt, base, 1, NULL), 0);
@@ -175,7 +180,7 @@ static void check_img(const uint8_t *buf, size_t size, struct ptd_image *img)
 				 * items) */
 				if (lazy != 1)
 					assert_same_items(base, h, what);
-				if (lazy == 1)
+				if (lazy == 1 && !small)
 					assert_same_calls(h, threads > 1 ? func64 : NULL, what);
 				free(got.v);
 				ptd_history_free(h);
@@ -817,6 +822,124 @@ static void test_error_past_psb(void **state)
 	check_all(x.buf, n);
 }
 
+/* Counts what a sink is given (ptd_pt_decode_run's). */
+struct tally {
+	uint64_t ninsn, ngaps;
+	int last_gap; /* the last item is a gap */
+};
+
+static int tally_block(void *ctx, const struct ptd_block *b)
+{
+	struct tally *t = ctx;
+
+	t->ninsn += b->ninsn;
+	t->last_gap = 0;
+	return 0;
+}
+
+static int tally_gap(void *ctx, enum ptd_gap_reason r, uint64_t off, const char *detail)
+{
+	struct tally *t = ctx;
+
+	(void)r;
+	(void)off;
+	(void)detail;
+	t->ngaps++;
+	t->last_gap = 1;
+	return 0;
+}
+
+/*
+ * An error in the linear code after the last packet of a whole trace (a
+ * loaded one, without a stop pc to cut its tail at): one continuous libipt
+ * decode reports it as a gap, as any error; runs that end there took it
+ * for the tail needing more trace and gave nothing.  Rounds of
+ * well-formed code, then the trace ends:
+ *  - with TIP.PGE into unmapped code;
+ *  - with TIP.PGE into unmapped code and a FUP (as the input fuzz-ptcont
+ *    found, tests/fuzz/seeds-ptcont/error-at-trace-end.bin);
+ *  - with a TIP into the hlt padding after h, from where the linear code
+ *    runs off the end of the program's code.
+ * Each must end with a no-memory gap in every way a whole trace is
+ * decoded (check_all: serial, parallel, lazy, the newest segments
+ * alone), and without one where the stream is a live recording's chunk
+ * (ptd_pt_decode, ptd_pt_decode_run: the next chunk goes on from there).
+ */
+static void test_error_at_trace_end(void **state)
+{
+	static struct enc x;
+	struct ptd_image *img = ptd_image_alloc(code_read, NULL);
+
+	(void)state;
+	assert_non_null(img);
+	for (int ending = 0; ending < 3; ending++) {
+		struct ptd_pt_trace *t;
+		struct ptd_history *h;
+		struct ptd_pt_state in, out;
+		struct ptd_pt_sink sink = {tally_block, tally_gap, NULL, NULL, NULL, NULL, NULL};
+		struct tally run = {0};
+		struct ptd_item it;
+		struct seq ref = {0};
+		size_t n;
+		int err;
+
+		enc_init(&x);
+		for (int round = 0; round < 6; round++) {
+			psb(&x, UINT64_MAX);
+			mode64(&x);
+			main_round(&x);
+		}
+		psb(&x, UINT64_MAX);
+		mode64(&x);
+		if (ending < 2) {
+			ippkt(&x, ppt_tip_pge, 0x1000);
+			if (ending == 1)
+				ippkt(&x, ppt_fup, 0x1010);
+		} else {
+			ippkt(&x, ppt_tip_pge, 0x00);
+			tnt(&x, 1, 0x0); /* 01 jnz not taken; 03 call f */
+			tnt(&x, 1, 0x1); /* 61 jnz taken; 68; 69 ret (compressed) */
+			ippkt(&x, ppt_tip, 0xb0);
+		}
+		n = enc_done(&x);
+		/* the continuous decoder's last item is that gap */
+		assert_int_equal(reference(x.buf, n, 0, &ref), 0);
+		assert_true(ref.n > 10);
+		assert_int_equal(ref.v[ref.n - 1], GAPBIT | PTD_GAP_NO_MEMORY);
+		assert_int_equal(ref_gaps(x.buf, n), 1);
+		free(ref.v);
+		check_img(x.buf, n, img);
+
+		/* a whole trace's history ends with it ... */
+		t = ptd_pt_trace_alloc(x.buf, n, img, NULL, NULL, 2);
+		h = ptd_history_alloc(ptd_image_read, img);
+		assert_int_equal(ptd_pt_trace_history(t, h, 1, NULL), 0);
+		assert_int_equal(ptd_history_item(h, ptd_history_nitems(h) - 1, &it), 1);
+		assert_int_equal(it.kind, PTD_ITEM_GAP);
+		assert_int_equal(it.reason, PTD_GAP_NO_MEMORY);
+		ptd_history_free(h);
+		/* ... not with a stop pc that cuts its tail (a bundle's) */
+		ptd_pt_trace_set_tail(t, PW_BASE + 0xb0);
+		h = ptd_history_alloc(ptd_image_read, img);
+		assert_int_equal(ptd_pt_trace_history(t, h, 1, NULL), 0);
+		assert_int_equal(ptd_history_item(h, ptd_history_nitems(h) - 1, &it), 1);
+		assert_int_not_equal(it.kind, PTD_ITEM_GAP);
+		ptd_history_free(h);
+		ptd_pt_trace_free(t);
+
+		/* a live recording's chunk does not (ptd_pt_decode: in
+		 * check_img; the pt recorder's runs here) */
+		sink.ctx = &run;
+		ptd_pt_state_init(&in);
+		err = ptd_pt_decode_run(x.buf, n, 0, n, 0, img, &sink, &in, &out, NULL);
+		assert_int_equal(err, 0);
+		assert_true(run.ninsn > 10);
+		assert_int_equal(run.ngaps, 0);
+		assert_false(run.last_gap);
+	}
+	ptd_image_free(img);
+}
+
 /*
  * The --load layout (the newest segment decoded alone, its state from the
  * segment before it) at a clean PSB after packets that end with tracing on
@@ -904,7 +1027,7 @@ static void test_damaged_continuation(void **state)
 				fail_msg("%d threads%s: %s", threads, lazy ? ", lazy" : "",
 					 ptd_last_error(-1));
 			ptd__pt_set_batch_bytes(0);
-			assert_int_equal(reference(buf, n, 1, &ref), 0);
+			assert_int_equal(reference(buf, n, REF_GDB_GAPS, &ref), 0);
 			from_history(h, &got);
 			/* (the same count of items and instructions as one
 			 * continuous decode, give or take what the damage
@@ -989,7 +1112,7 @@ static void test_synth_patterns(void **state)
 				assert_non_null(s);
 				drive(s, mode32, &exp);
 				buf = ptd_ptsynth_data(s, &n);
-				assert_int_equal(reference(buf, n, 1, &ref), 0);
+				assert_int_equal(reference(buf, n, REF_GDB_GAPS, &ref), 0);
 				snprintf(what, sizeof(what),
 					 "synthesized, %s, fup_pge %d, period %u",
 					 mode32 ? "32-bit" : "64-bit", fup_pge, periods[pi]);
@@ -1071,6 +1194,7 @@ int main(void)
 		cmocka_unit_test(test_mode_at_psb),  cmocka_unit_test(test_mode_before_psb),
 		cmocka_unit_test(test_retstack_across_psb), cmocka_unit_test(test_error_past_psb),
 		cmocka_unit_test(test_newest_after_damage),
+		cmocka_unit_test(test_error_at_trace_end),
 		cmocka_unit_test(test_damaged_continuation),
 		cmocka_unit_test(test_fuzz_inputs),
 	};
