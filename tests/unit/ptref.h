@@ -59,8 +59,17 @@ static const uint8_t code16[] = {
 	0xc3,		  /* 200a: ret */
 };
 
+/* Code the image does not have, [ptref_hole_lo, ptref_hole_hi) (as a
+ * library a capture's image lacks): every reader, the reference's too,
+ * finds nothing mapped there. */
+static uint64_t ptref_hole_lo, ptref_hole_hi;
+
 static int code_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
 {
+	if (addr >= ptref_hole_lo && addr < ptref_hole_hi)
+		return 0;
+	if (addr < ptref_hole_lo && n > ptref_hole_lo - addr)
+		n = (size_t)(ptref_hole_lo - addr);
 	if (addr >= LOW16 && addr < LOW16 + sizeof(code16)) {
 		if (n > LOW16 + sizeof(code16) - addr)
 			n = (size_t)(LOW16 + sizeof(code16) - addr);

@@ -475,6 +475,54 @@ static void test_walks(void **state)
 }
 
 /*
+ * The walks of test_walks with code missing from the image, as a capture
+ * whose image lacks a library: g (80-85) is not there, so every call into
+ * it is an error (no memory), and libipt goes on at the next PSB.  The
+ * errors come before the newest segment too, in every PSB period.
+ */
+static void test_walks_hole(void **state)
+{
+	static const uint32_t periods[] = {1, 64, 200, 4096};
+
+	(void)state;
+	ptref_hole_lo = PW_BASE + 0x80;
+	ptref_hole_hi = PW_BASE + 0x86;
+	for (size_t i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+		struct ptd_ptsynth_config cfg = {.psb_period = periods[i], .ret_compression = 1};
+		struct pw_opts o = {.seed = 177 + (unsigned)i,
+				    .steps = 3000,
+				    .p_signal = 8,
+				    .p_sigsys = 60,
+				    .p_ovf = 3};
+		struct pw_result exp = {0};
+		struct ptd_ptsynth *s = ptd_ptsynth_alloc(&cfg);
+		const uint8_t *buf;
+		size_t n, g;
+
+		assert_non_null(s);
+		assert_int_equal(pw_walk(&o, s, &exp), 0);
+		buf = ptd_ptsynth_data(s, &n);
+		/* (one continuous decode loses the rest of a segment at each
+		 * error; with few PSBs, the rest of the trace) */
+		g = ref_gaps(buf, n);
+		if (g < (periods[i] <= 200 ? 10u : 1u))
+			fail_msg("period %u: %zu gaps", periods[i], g);
+		check_all(buf, n);
+		free(exp.ips);
+		ptd_ptsynth_free(s);
+	}
+}
+
+/* (the hole goes also when test_walks_hole fails: the tests after it
+ * share the reader) */
+static int no_hole(void **state)
+{
+	(void)state;
+	ptref_hole_lo = ptref_hole_hi = 0;
+	return 0;
+}
+
+/*
  * An instruction whose bytes are in two mapping records: the program in
  * two files, split inside the 5-byte call at 03 (and, in a second image,
  * inside the 2-byte jnz at 01), with no read callback: every reader (the
@@ -1189,7 +1237,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fup_then_pge), cmocka_unit_test(test_filtered),
-		cmocka_unit_test(test_walks),	     cmocka_unit_test(test_straddle),
+		cmocka_unit_test(test_walks), cmocka_unit_test_teardown(test_walks_hole, no_hole),	     cmocka_unit_test(test_straddle),
 		cmocka_unit_test(test_modes),	     cmocka_unit_test(test_synth_patterns),
 		cmocka_unit_test(test_mode_at_psb),  cmocka_unit_test(test_mode_before_psb),
 		cmocka_unit_test(test_retstack_across_psb), cmocka_unit_test(test_error_past_psb),
