@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <intel-pt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -608,6 +609,31 @@ static void print_pmu(const struct out *o, const char *name, int present,
 		say(o, "  format:             %s", buf);
 }
 
+/* Whether libipt knows the cpu's errata (an Intel cpu newer than the
+ * libipt ptdbg runs with it does not: PT from it is decoded without
+ * workarounds, and ptdbg-server leaves it out for gdb, see stub_xfer.c). */
+static void print_errata(const struct ptd_doctor *d, struct out *o)
+{
+	struct pt_version v = pt_library_version();
+	struct pt_errata errata;
+	struct pt_cpu pc;
+
+	if (strcmp(d->vendor, "GenuineIntel") || !d->family)
+		return;
+	memset(&pc, 0, sizeof(pc));
+	pc.vendor = pcv_intel;
+	pc.family = (uint16_t)d->family;
+	pc.model = (uint8_t)d->model;
+	pc.stepping = (uint8_t)d->stepping;
+	if (pt_cpu_errata(&errata, &pc) == 0)
+		say(o, "libipt errata:        this cpu is known to libipt %u.%u.%u (its PT errata "
+		       "workarounds apply)", v.major, v.minor, v.patch);
+	else
+		say(o, "libipt errata:        this cpu is not known to libipt %u.%u.%u (newer than "
+		       "it): PT is decoded without errata workarounds, and gdb through "
+		       "ptdbg-server is not told the cpu", v.major, v.minor, v.patch);
+}
+
 void ptd_doctor_print(const struct ptd_doctor *d, void (*line)(void *ctx, const char *text),
 		      void *ctx)
 {
@@ -627,6 +653,7 @@ void ptd_doctor_print(const struct ptd_doctor *d, void (*line)(void *ctx, const 
 		    d->family, d->model, d->model, d->stepping);
 	else
 		say(&o, "cpu:                  unknown (cpuid gave no vendor)");
+	print_errata(d, &o);
 	if (d->hypervisor)
 		say(&o, "hypervisor:           yes%s%s%s (a virtual machine)",
 		    d->hv_vendor[0] ? " (" : "", d->hv_vendor, d->hv_vendor[0] ? ")" : "");

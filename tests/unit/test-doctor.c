@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <intel-pt.h>
 
 #include "ptdbg/ptdbg.h"
 #include "record/doctor.h"
@@ -228,6 +229,7 @@ static void test_intel_bare_metal(void **state)
 	report(d, t);
 	assert_has(t->buf, "PMU: the running kernel's (not simulated)");
 	assert_has(t->buf, "cpu:                  GenuineIntel family 6 model 94 (0x5e) stepping 3\n");
+	assert_has(t->buf, "libipt errata:        this cpu is known to libipt ");
 	assert_has(t->buf, "hypervisor:           no\n");
 	assert_has(t->buf, "cpuid Intel PT:       yes");
 	assert_has(t->buf, "features: cr3-filter psb-cyc ip-filter mtc topa topa-multi single-range\n");
@@ -311,10 +313,11 @@ static void test_amd_vm(void **state)
 	free(t);
 }
 
-/* An Intel virtual machine without PT: the fix is bare metal. */
+/* An Intel virtual machine without PT: the fix is bare metal.  Its cpu
+ * (family 6 model 0xcf stepping 2) is newer than libipt 2.0.5's tables. */
 static const struct leaf intel_vm[] = {
 	{ 0, 0, { 0x16, INTEL } },
-	{ 1, 0, { 0x000506e3, 0, (1u << 31), 0 } },
+	{ 1, 0, { 0x000c06f2, 0, (1u << 31), 0 } },
 	{ 7, 0, { 0, 0, 0, 0 } },
 	{ 0, 0, { 0 } },
 };
@@ -342,6 +345,15 @@ static void test_intel_vm_fixes(void **state)
 	assert_string_equal(d->m[PTD_DOCTOR_BTS].fix, "");
 	report(d, t);
 	assert_has(t->buf, "hypervisor:           yes (a virtual machine)\n");
+	assert_has(t->buf, "cpu:                  GenuineIntel family 6 model 207 (0xcf) stepping 2\n");
+	{ /* (as the libipt linked here says) */
+		struct pt_errata e;
+		struct pt_cpu pc = { pcv_intel, 6, 0xcf, 2 };
+
+		assert_has(t->buf, pt_cpu_errata(&e, &pc) == 0
+					   ? "libipt errata:        this cpu is known to libipt "
+					   : "libipt errata:        this cpu is not known to libipt ");
+	}
 	assert_has(t->buf, "        fix: run on bare metal, or in a virtual machine given the host's "
 			   "Intel PT (KVM: kvm_intel pt_mode=1 and -cpu host)\n");
 	free(d);
