@@ -1295,7 +1295,10 @@ static int decode_segment(struct seg *s)
 			if (ev.type == ptev_exec_mode) {
 				/* The continuous decoder's check of the first
 				 * PSB+'s mode against its own (libipt's
-				 * pt_blk_process_exec_mode): an error there. */
+				 * pt_blk_process_exec_mode): an error there.
+				 * (Where it synchronises again after it may
+				 * differ: a history's runs do not start at such
+				 * a PSB, see start_exact.) */
 				if (s->mode_check && ev.status_update &&
 				    ev.variant.exec_mode.mode != (enum pt_exec_mode)s->in.mode) {
 					s->mode_check = 0;
@@ -3516,13 +3519,22 @@ static int plan_runs(struct ptd_pt_trace *t, struct pool *p, size_t first, size_
  * decode_segment's help: the FUP hidden, the mode carried)?  Not when
  * tracing is off there and the PSB+ has a FUP that no TIP.PGE follows,
  * nor when the run before did not reach the PSB+'s ip (struct carry's
- * uncut), both in damaged trace: the continuous decoder then goes on
- * from where it was, in ways only decoding on tells.
+ * uncut), nor when tracing is on there in another mode than the PSB+'s
+ * MODE.Exec, all in damaged trace: the continuous decoder then goes on
+ * from where it was, in ways only decoding on tells.  In the last case
+ * it fails (-pte_bad_status_update) when it takes the PSB+'s events,
+ * wherever its reading ahead has got to by then (that depends on the
+ * packets before the PSB), and synchronises again from there.  One
+ * synchronised at the PSB reads ahead from the PSB before it gives them,
+ * often into the next PSB+: decode_segment's mode_check fails where the
+ * continuous decoder does, but synchronises again past that next PSB.
  */
 static int start_exact(const struct carry *c, const struct segent *e)
 {
 	if (c->kind == CARRY_FRESH)
 		return !c->errend;
+	if (c->enabled && c->mode != ptem_unknown && e->mode && e->mode != c->mode)
+		return 0;
 	return !((!c->enabled && e->clean) || c->uncut);
 }
 

@@ -1035,6 +1035,62 @@ static void test_newest_after_damage(void **state)
 }
 
 /*
+ * A damaged trace with tracing on in 32-bit code at a PSB+ (B) whose
+ * MODE.Exec says 64-bit: one continuous libipt decode fails there
+ * (-pte_bad_status_update) when it takes B's events, having read ahead
+ * only to the TIP after B's PSB+, and synchronises again at the next PSB
+ * (C).  A decoder synchronised at B reads on through an asynchronous
+ * branch and a FUP into C's PSB+ before it gives B's events: a run that
+ * started at B from the state the runs before ended in, failing there as
+ * the continuous decoder does, synchronised again past C and lost C's
+ * segment (runs of one byte on several threads; found by fuzz-ptcont,
+ * threads-1-byte-runs.bin).  Such a run is decoded as the continuation of
+ * the runs before it.
+ */
+static void test_mode_error_resync(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	for (int round = 0; round < 8; round++) {
+		mode64(&x);
+		main_round(&x);
+		/* A: tracing on in 32-bit code at 00 (nop), the PSB+ at 01
+		 * (jnz) says so */
+		mode_exec(&x, ptem_32bit);
+		ippkt(&x, ppt_tip_pge, 0x00);
+		pkt(&x, ppt_psb);
+		mode_exec(&x, ptem_32bit);
+		ippkt(&x, ppt_fup, 0x01);
+		pkt(&x, ppt_psbend);
+		/* B: 64-bit at 01 (inconsistent); an asynchronous branch 00
+		 * -> 61, then a FUP at 03 with no TIP after it */
+		psb(&x, 0x01);
+		ippkt(&x, ppt_fup, 0x00);
+		ippkt(&x, ppt_tip, 0x61);
+		ippkt(&x, ppt_fup, 0x03);
+		/* C: 00; 01 jnz taken -> 30; 33 jmp 03; 03 call f: 60; 61
+		 * jnz taken; 68; 69 ret -> 08; 08 call *rax -> a0; a PSB+;
+		 * a1 call g: 80; 81 jz taken; 85 ret -> a6 syscall */
+		psb(&x, 0x00);
+		tnt(&x, 3, 0x7);
+		ippkt(&x, ppt_tip, 0xa0);
+		psb(&x, 0xa0);
+		tnt(&x, 2, 0x3);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		if (round % 2)
+			psb(&x, UINT64_MAX);
+	}
+	n = enc_done(&x);
+	/* the continuous decoder fails at each B */
+	assert_true(ref_gaps(x.buf, n) >= 8);
+	check_all(x.buf, n);
+}
+
+/*
  * A damaged stream (mutated by fuzz-ptcont) whose runs of one byte, decoded
  * on several threads, made a batch the continuation of the runs before it
  * (their last one ended in an error it could not synchronise from) where
@@ -1244,6 +1300,7 @@ int main(void)
 		cmocka_unit_test(test_newest_after_damage),
 		cmocka_unit_test(test_error_at_trace_end),
 		cmocka_unit_test(test_damaged_continuation),
+		cmocka_unit_test(test_mode_error_resync),
 		cmocka_unit_test(test_fuzz_inputs),
 	};
 
