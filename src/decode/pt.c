@@ -1629,32 +1629,39 @@ static int count_fast_nolog(struct seg *s, const struct ptd_block *bl, size_t nb
 {
 	struct counter *c = s->cnt;
 	struct ptd_pt_stats *st = s->st;
-	uint64_t ninsn = 0, nblocks = 0, nitems = 0;
+	uint64_t ninsn = 0, nblocks = 0; /* (each block counted so is one item) */
 	int depth = s->depth, dmin = st->depth_min, err = 0;
 	const struct ptd_block *last = NULL;
 	size_t i;
+
+	/* (the depth's step per class from a table, as account_run; the
+	 * class of the block before in a register, not loaded through last) */
+	static const int8_t step[16] = { [PTD_IC_CALL] = 1, [PTD_IC_RET] = -1 };
+	/* the block before ends without a branch (PTD_IC_OTHER: a cut tail)
+	 * or there is none in this sink: 1 when it ends with one */
+	int prev_br = !c->have_last || c->last.iclass != PTD_IC_OTHER;
 
 	if (nb && bl[0].ninsn && !st->start_ip)
 		st->start_ip = bl[0].ip;
 	for (i = 0; i < nb; i++) {
 		const struct ptd_block *b = &bl[i];
+		const uint32_t k = b->ninsn;
+		const uint8_t cls = b->iclass;
 
-		if (b->ninsn && (last ? last->iclass != PTD_IC_OTHER
-				      : !c->have_last || c->last.iclass != PTD_IC_OTHER)) {
-			ninsn += b->ninsn;
+		if (k && prev_br) {
+			ninsn += k;
 			nblocks++;
-			nitems++;
-			depth += (b->iclass == PTD_IC_CALL) - (b->iclass == PTD_IC_RET);
-			if (depth < dmin)
-				dmin = depth;
+			depth += step[cls & 15];
+			dmin = depth < dmin ? depth : dmin;
+			prev_br = cls != PTD_IC_OTHER;
 			last = b;
 			continue;
 		}
 		/* the slow way: the sums so far go back first */
 		st->ninsn += ninsn;
 		st->nblocks += nblocks;
-		*c->nitems += nitems;
-		ninsn = nblocks = nitems = 0;
+		*c->nitems += nblocks;
+		ninsn = nblocks = 0;
 		s->depth = depth;
 		st->depth_min = dmin;
 		st->depth_delta = depth;
@@ -1673,10 +1680,11 @@ static int count_fast_nolog(struct seg *s, const struct ptd_block *bl, size_t nb
 		}
 		depth = s->depth;
 		dmin = st->depth_min;
+		prev_br = !c->have_last || c->last.iclass != PTD_IC_OTHER;
 	}
 	st->ninsn += ninsn;
 	st->nblocks += nblocks;
-	*c->nitems += nitems;
+	*c->nitems += nblocks;
 	s->depth = depth;
 	st->depth_min = dmin;
 	st->depth_delta = depth;

@@ -187,12 +187,14 @@ static uint64_t pw_func_of(void *ctx, uint64_t addr)
  * The call log a lazy history's counting decode writes, with the fast
  * path's verdicts on its edges (ptd_fastpt_set_log), gives the segments
  * that walking the same history's items gives, and as many as the plain
- * libipt path's.
+ * libipt path's; and the counting decode's sums (instructions, the call
+ * depth's change and lowest point) are the plain libipt path's.
  */
 static void check_log(const uint8_t *buf, size_t n, struct ptd_image *img, int dgaps,
 		      const char *what)
 {
 	uint64_t count[2];
+	struct ptd_pt_stats st[2];
 
 	for (int fast = 0; fast < 2; fast++) {
 		struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, n, img, NULL, NULL, 2);
@@ -208,7 +210,7 @@ static void check_log(const uint8_t *buf, size_t n, struct ptd_image *img, int d
 		ptd__pt_set_batch_bytes(1);
 		ptd_history_set_func(h, pw_func_of, NULL);
 		ptd__fastpt_force(fast);
-		if (ptd_pt_trace_history(t, h, 1, NULL) < 0)
+		if (ptd_pt_trace_history(t, h, 1, &st[fast]) < 0)
 			fail_msg("%s, call log: %s", what, ptd_last_error(-1));
 		ptd__fastpt_force(-1);
 		ptd__pt_set_store_max(PTD_PT_STORE_MAX);
@@ -240,6 +242,12 @@ static void check_log(const uint8_t *buf, size_t n, struct ptd_image *img, int d
 		ptd_pt_trace_free(t);
 	}
 	assert_int_equal(count[0], count[1]);
+	if (st[0].ninsn != st[1].ninsn || st[0].depth_delta != st[1].depth_delta ||
+	    st[0].depth_min != st[1].depth_min)
+		fail_msg("%s, counting: %llu instructions, depth %+d (lowest %d) without the fast "
+			 "path, %llu, %+d (%d) with it", what, (unsigned long long)st[0].ninsn,
+			 st[0].depth_delta, st[0].depth_min, (unsigned long long)st[1].ninsn,
+			 st[1].depth_delta, st[1].depth_min);
 }
 
 /* Fast path (with and without its TNT path cache) against libipt, every
