@@ -302,9 +302,21 @@ int ptd_image_add_maps(struct ptd_image *img, pid_t pid)
 	return r;
 }
 
+int ptd_cpu_errata(const struct ptd_cpu *cpu, struct pt_errata *errata)
+{
+	struct pt_errata scratch;
+	struct pt_cpu pc;
+
+	memset(&pc, 0, sizeof(pc));
+	pc.vendor = pcv_intel;
+	pc.family = cpu->family;
+	pc.model = cpu->model;
+	pc.stepping = cpu->stepping;
+	return pt_cpu_errata(errata ? errata : &scratch, &pc);
+}
+
 int ptd_image_set_cpu(struct ptd_image *img, const struct ptd_cpu *cpu)
 {
-	struct pt_cpu pc;
 	int err;
 
 	if (!img || !cpu)
@@ -313,12 +325,7 @@ int ptd_image_set_cpu(struct ptd_image *img, const struct ptd_cpu *cpu)
 	memset(&img->errata, 0, sizeof(img->errata));
 	if (!cpu->family)
 		return 0;
-	memset(&pc, 0, sizeof(pc));
-	pc.vendor = pcv_intel;
-	pc.family = cpu->family;
-	pc.model = cpu->model;
-	pc.stepping = cpu->stepping;
-	err = pt_cpu_errata(&img->errata, &pc);
+	err = ptd_cpu_errata(cpu, &img->errata);
 	if (err < 0) {
 		memset(&img->errata, 0, sizeof(img->errata));
 		return ptd__err(-ptde_unsupported, "libipt does not know cpu %u/0x%x/%u: %s",

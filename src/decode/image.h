@@ -77,6 +77,10 @@ int ptd_image_foreach_anon(const char *maps,
  * Returns 0, or -ptde_unsupported when libipt does not know the cpu (the
  * image then decodes without errata workarounds). */
 int ptd_image_set_cpu(struct ptd_image *img, const struct ptd_cpu *cpu);
+/* libipt's errata for Intel cpu @cpu into @errata (NULL: only asked);
+ * libipt's error code (< 0) when it does not know the cpu, as for one
+ * newer than it. */
+int ptd_cpu_errata(const struct ptd_cpu *cpu, struct pt_errata *errata);
 void ptd_image_get_cpu(const struct ptd_image *img, struct ptd_cpu *cpu);
 /* Fills @errata for the configured cpu (all zero when unknown). */
 void ptd_image_errata(const struct ptd_image *img, struct pt_errata *errata);

@@ -8,12 +8,13 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <intel-pt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "decode/image.h"
 
 /* gdb's features/i386/64bit-{core,sse,linux,segments}.xml in one
  * document: gdb checks the feature names and register names. */
@@ -250,17 +251,9 @@ static void btrace_conf_doc(struct ptd_stub *st, struct ptd_rsp_buf *d)
  */
 static int btrace_cpu_known(const struct ptd_cpu_info *cpu)
 {
-	struct pt_errata errata;
-	struct pt_cpu pc;
+	struct ptd_cpu c = { (uint16_t)cpu->family, (uint8_t)cpu->model, (uint8_t)cpu->stepping };
 
-	if (strcmp(cpu->vendor, "GenuineIntel") || !cpu->family)
-		return 0;
-	memset(&pc, 0, sizeof(pc));
-	pc.vendor = pcv_intel;
-	pc.family = cpu->family;
-	pc.model = cpu->model;
-	pc.stepping = cpu->stepping;
-	return pt_cpu_errata(&errata, &pc) == 0;
+	return !strcmp(cpu->vendor, "GenuineIntel") && cpu->family && ptd_cpu_errata(&c, NULL) == 0;
 }
 
 /*

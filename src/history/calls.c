@@ -1277,16 +1277,16 @@ static inline int log_flush_skip(struct ptd_calllog *l)
 	return 0;
 }
 
-/* Writes block @x in full with the verdict @verdict of the transition
- * into it (one reservation for a skip before it and the block). */
-static inline __attribute__((always_inline)) int log_write_blk(struct ptd_calllog *l,
-								const struct ptd_block *x,
-								uint8_t verdict)
+/* Room for the skip and a block record of at most @more bytes after it
+ * (one reservation), the skip written: where the block's record goes, as
+ * the newest (@is_short: a short one), or NULL (l->err says why). */
+static inline __attribute__((always_inline)) uint8_t *log_blk_at(struct ptd_calllog *l,
+								  size_t more, int is_short)
 {
 	uint8_t *p;
 
-	if (log_reserve(l, 11 + 3 + 3 * 10))
-		return l->err;
+	if (log_reserve(l, 11 + more))
+		return NULL;
 	if (l->skip) {
 		p = log_skip(l->bytes + l->n, l->skip);
 		l->n = (size_t)(p - l->bytes);
@@ -1295,8 +1295,20 @@ static inline __attribute__((always_inline)) int log_write_blk(struct ptd_calllo
 	l->last_blk_off = l->n;
 	l->last_blk_base = l->base;
 	l->last_is_blk = 1;
-	l->last_short = 0;
-	p = l->bytes + l->n;
+	l->last_short = is_short;
+	return l->bytes + l->n;
+}
+
+/* Writes block @x in full with the verdict @verdict of the transition
+ * into it. */
+static inline __attribute__((always_inline)) int log_write_blk(struct ptd_calllog *l,
+								const struct ptd_block *x,
+								uint8_t verdict)
+{
+	uint8_t *p = log_blk_at(l, 3 + 3 * 10, 0);
+
+	if (!p)
+		return l->err;
 	*p++ = (uint8_t)(R_BLOCK | (x->iclass & 7) << 2 | verdict | (x->flags ? B_FLAGS : 0));
 	if (x->flags)
 		*p++ = x->flags;
@@ -1323,20 +1335,11 @@ static inline int log_short_ok(const struct ptd_block *x, int hs, uint8_t v)
 static inline __attribute__((always_inline)) int log_write_short(struct ptd_calllog *l,
 								  const struct ptd_block *x)
 {
-	uint8_t *p, tag = (uint8_t)(R_GAP | C_MARK | (x->iclass == PTD_IC_RET ? C_RET : 0));
+	uint8_t *p = log_blk_at(l, 1 + 10, 1),
+		tag = (uint8_t)(R_GAP | C_MARK | (x->iclass == PTD_IC_RET ? C_RET : 0));
 
-	if (log_reserve(l, 11 + 1 + 10))
+	if (!p)
 		return l->err;
-	if (l->skip) {
-		p = log_skip(l->bytes + l->n, l->skip);
-		l->n = (size_t)(p - l->bytes);
-		l->skip = 0;
-	}
-	l->last_blk_off = l->n;
-	l->last_blk_base = l->base;
-	l->last_is_blk = 1;
-	l->last_short = 1;
-	p = l->bytes + l->n;
 	if (x->ninsn && x->ninsn < 16) {
 		*p++ = (uint8_t)(tag | x->ninsn << 4);
 	} else {

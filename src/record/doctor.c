@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "decode/image.h"
 #include "record/btsrec.h"
 #include "record/ptrec.h"
 #include "util/error.h"
@@ -615,17 +616,11 @@ static void print_pmu(const struct out *o, const char *name, int present,
 static void print_errata(const struct ptd_doctor *d, struct out *o)
 {
 	struct pt_version v = pt_library_version();
-	struct pt_errata errata;
-	struct pt_cpu pc;
+	struct ptd_cpu c = { (uint16_t)d->family, (uint8_t)d->model, (uint8_t)d->stepping };
 
 	if (strcmp(d->vendor, "GenuineIntel") || !d->family)
 		return;
-	memset(&pc, 0, sizeof(pc));
-	pc.vendor = pcv_intel;
-	pc.family = (uint16_t)d->family;
-	pc.model = (uint8_t)d->model;
-	pc.stepping = (uint8_t)d->stepping;
-	if (pt_cpu_errata(&errata, &pc) == 0)
+	if (ptd_cpu_errata(&c, NULL) == 0)
 		say(o, "libipt errata:        this cpu is known to libipt %u.%u.%u (its PT errata "
 		       "workarounds apply)", v.major, v.minor, v.patch);
 	else
