@@ -1616,13 +1616,16 @@ static int cache_vdso(const uint8_t *bytes, size_t size, const char *hex)
 				strerror(errno));
 	snprintf(tmp, sizeof(tmp), "%s/vdso", path);
 	f = fopen(tmp, "wbe");
-	if (!f || fwrite(bytes, 1, size, f) != size || fclose(f) != 0) {
+	if (!f)
+		return ptd__err(-ptde_sys, "cannot write '%s': %s", tmp, strerror(errno));
+	if (fwrite(bytes, 1, size, f) != size) {
 		int e = errno;
 
-		if (f)
-			fclose(f);
+		fclose(f);
 		return ptd__err(-ptde_sys, "cannot write '%s': %s", tmp, strerror(e));
 	}
+	if (fclose(f) != 0) /* (closed even when it fails: not again) */
+		return ptd__err(-ptde_sys, "cannot write '%s': %s", tmp, strerror(errno));
 	snprintf(tmp, sizeof(tmp), "%s/.build-id/%.2s", dir, hex);
 	if (mkdirs(tmp) < 0)
 		return ptd__err(-ptde_sys, "cannot create '%s': %s", tmp, strerror(errno));

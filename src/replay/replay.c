@@ -953,7 +953,7 @@ int ptd_replay_backtrace_outer(const struct ptd_history *h, const struct ptd_cal
 		 * jumping to the dynamic linker and on to the function) has
 		 * replaced the jumper's frame: the caller is the one that
 		 * made the call, as a stack unwinder (gdb's) sees it. */
-		for (k = 0; s->up_is_tail && s->up && k < 1 << 20; k++)
+		for (k = 0; s && s->up_is_tail && s->up && k < 1 << 20; k++)
 			s = ptd_calls_get(calls, s->up);
 		if (s && !s->up && !s->is_gap && outer && s->level <= 0 && -s->level < nouter &&
 		    starts_at_record_start(h)) {
