@@ -1055,7 +1055,8 @@ static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end)
 			if (p[0] == 0x99)
 				n = (p[1] >> 5) == 0 ? n + 1 : 0;
 			else if (p[0] && (p[0] & 3) != 3 && p[0] != 0x19 && p[0] != 0x59 &&
-				 !(p[0] == 0x02 && (p[1] == 0x03 || p[1] == 0x43 || p[1] == 0xc8)))
+				 !(p[0] == 0x02 && (p[1] == 0x03 || p[1] == 0x43 || p[1] == 0x73 ||
+						    p[1] == 0xc8)))
 				n = 0;
 		}
 		p += k;
@@ -1130,6 +1131,7 @@ static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, ui
 		case ppt_mtc:
 		case ppt_cyc:
 		case ppt_cbr:
+		case ppt_tma:
 		case ppt_pip:
 		case ppt_vmcs:
 			break;

@@ -26,7 +26,9 @@
  * size, of one PSB segment and of 300 bytes, stored and lazy (parts as
  * small as one segment), with the fast path on and off, and the --load
  * layout (the newest segment decoded alone, the rest lazily in front).
- * The stored histories also have the same items.
+ * The stored histories also have the same items.  PTCONT_TIMING=1 adds
+ * timing packets (TSC, TMA, CBR, MTC, CYC) as hardware writes them (see
+ * timing_on).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -111,10 +113,77 @@ struct enc {
 	int bad; /* the encoder refused something: the stream ends there */
 };
 
-static void put(struct enc *x, const struct pt_packet *p)
+/*
+ * PTCONT_TIMING=1: timing packets where hardware writes them (perf's
+ * default intel_pt config has TSC and MTC on, CYC with cyc=1), which the
+ * streams above otherwise never have: TSC, TMA and CBR right after each
+ * PSB (a PSB+ as real captures have it) and, before any other packet,
+ * now and then an MTC, a CYC, a TSC (with its TMA) or a CBR: between
+ * MODE.Exec and TIP.PGE, FUP and TIP.PGD or TIP, OVF and FUP, in the
+ * middle of TNT runs.  Where they go follows from the input (trng, seeded
+ * from its bytes), so each input is one stream and the fuzzer moves them.
+ */
+static int timing_on;
+static uint64_t trng;
+
+static unsigned trand(void)
+{
+	trng = trng * 6364136223846793005ull + 1442695040888963407ull;
+	return (unsigned)(trng >> 33);
+}
+
+static void enc_raw(struct enc *x, const struct pt_packet *p)
 {
 	if (!x->bad && pt_enc_next(x->e, p) < 0)
 		x->bad = 1;
+}
+
+static void timing_pkt(struct enc *x, unsigned kind)
+{
+	struct pt_packet p;
+
+	memset(&p, 0, sizeof(p));
+	switch (kind) {
+	case 0:
+		p.type = ppt_mtc;
+		p.payload.mtc.ctc = (uint8_t)trand();
+		break;
+	case 1:
+		p.type = ppt_cyc;
+		p.payload.cyc.value = trand() % 3 ? trand() & 0x1f : trand();
+		break;
+	case 2:
+		p.type = ppt_tsc;
+		p.payload.tsc.tsc = ((uint64_t)trand() << 24) | (trand() & 0xffffff);
+		enc_raw(x, &p);
+		memset(&p, 0, sizeof(p));
+		p.type = ppt_tma;
+		p.payload.tma.ctc = (uint16_t)trand();
+		p.payload.tma.fc = (uint16_t)(trand() & 0x1ff);
+		break;
+	default:
+		p.type = ppt_cbr;
+		p.payload.cbr.ratio = (uint8_t)(1 + trand() % 60);
+		break;
+	}
+	enc_raw(x, &p);
+}
+
+static void put(struct enc *x, const struct pt_packet *p)
+{
+	static int in_psb; /* (between PSB and PSBEND: only what PSB+ has) */
+
+	if (timing_on && !in_psb && p->type != ppt_psbend && trand() % 8 < 3)
+		timing_pkt(x, trand() % 4);
+	enc_raw(x, p);
+	if (p->type == ppt_psb || p->type == ppt_psbend)
+		in_psb = p->type == ppt_psb;
+	if (timing_on && p->type == ppt_psb) { /* (PSB+: TSC, TMA, CBR first) */
+		if (trand() % 4)
+			timing_pkt(x, 2);
+		if (trand() % 4)
+			timing_pkt(x, 3);
+	}
 }
 
 static void pkt(struct enc *x, enum pt_packet_type type)
@@ -641,6 +710,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!size)
 		return 0;
+	timing_on = getenv("PTCONT_TIMING") && atoi(getenv("PTCONT_TIMING"));
+	trng = 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i < size; i++)
+		trng = (trng ^ data[i]) * 0x100000001b3ull;
 	if (getenv("PTCONT_VALID")) {
 		size_t n = from_valid(&x, data, size);
 

@@ -9,7 +9,8 @@
 # decode, number by number.  The inputs it found once
 # (tests/fuzz/seeds-ptcont) and the synthesized traces run first, then
 # FUZZ_RUNS new well-formed streams (default 150) with a fixed -seed (1;
-# 2 in build-san/), so each run is the same.
+# 2 in build-san/), so each run is the same, and as many again with
+# timing packets (TSC, TMA, CBR, MTC, CYC) where hardware writes them.
 # Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-14-dev);
 # without them this test FAILS with a message saying what to install.
 set -eu
@@ -78,6 +79,20 @@ rc=${PIPESTATUS[0]}
 if [ "$rc" -ne 0 ]; then
 	echo "fuzz-ptcont: FAIL: the fuzzer found a problem (exit $rc); the crashing input" \
 		"(crash-*, leak-*, timeout-*) is kept in $work" >&2
+	trap - EXIT
+	exit 1
+fi
+# The same well-formed streams with timing packets where hardware writes
+# them (TSC, TMA and CBR in PSB+, MTC, CYC, TSC and CBR between packets:
+# PTCONT_TIMING in fuzz-ptcont.c), as real captures have them.
+mkdir timing
+cp valid/* timing/
+PTCONT_TIMING=1 PTCONT_VALID=1 ./fuzz-ptcont -seed="$seed" -runs="$runs" -timeout=60 \
+	-rss_limit_mb=2048 -max_len=128 -print_final_stats=1 timing 2>&1 | tail -n 25
+rc=${PIPESTATUS[0]}
+if [ "$rc" -ne 0 ]; then
+	echo "fuzz-ptcont: FAIL: with timing packets, the fuzzer found a problem (exit $rc);" \
+		"the crashing input (crash-*, leak-*, timeout-*) is kept in $work" >&2
 	trap - EXIT
 	exit 1
 fi
