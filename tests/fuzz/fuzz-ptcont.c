@@ -117,7 +117,8 @@ struct enc {
  * PTCONT_TIMING=1: timing packets where hardware writes them (perf's
  * default intel_pt config has TSC and MTC on, CYC with cyc=1), which the
  * streams above otherwise never have: TSC, TMA and CBR right after each
- * PSB (a PSB+ as real captures have it) and, before any other packet,
+ * PSB (a PSB+ as real captures have it; now and then a MODE.TSX outside a
+ * transaction or a PIP too, as a cpu with TSX or kernel tracing has) and, before any other packet,
  * now and then an MTC, a CYC, a TSC (with its TMA) or a CBR: between
  * MODE.Exec and TIP.PGE, FUP and TIP.PGD or TIP, OVF and FUP, in the
  * middle of TNT runs.  Where they go follows from the input (trng, seeded
@@ -125,6 +126,7 @@ struct enc {
  */
 static int timing_on;
 static uint64_t trng;
+static int in_psb; /* (between PSB and PSBEND: only what PSB+ has) */
 
 static unsigned trand(void)
 {
@@ -171,18 +173,31 @@ static void timing_pkt(struct enc *x, unsigned kind)
 
 static void put(struct enc *x, const struct pt_packet *p)
 {
-	static int in_psb; /* (between PSB and PSBEND: only what PSB+ has) */
-
 	if (timing_on && !in_psb && p->type != ppt_psbend && trand() % 8 < 3)
 		timing_pkt(x, trand() % 4);
 	enc_raw(x, p);
 	if (p->type == ppt_psb || p->type == ppt_psbend)
 		in_psb = p->type == ppt_psb;
 	if (timing_on && p->type == ppt_psb) { /* (PSB+: TSC, TMA, CBR first) */
+		struct pt_packet q;
+
 		if (trand() % 4)
 			timing_pkt(x, 2);
 		if (trand() % 4)
 			timing_pkt(x, 3);
+		memset(&q, 0, sizeof(q));
+		switch (trand() % 8) {
+		case 0: /* MODE.TSX, outside a transaction (a cpu with TSX) */
+			q.type = ppt_mode;
+			q.payload.mode.leaf = pt_mol_tsx;
+			enc_raw(x, &q);
+			break;
+		case 1: /* PIP (its cr3) */
+			q.type = ppt_pip;
+			q.payload.pip.cr3 = 0x1234000;
+			enc_raw(x, &q);
+			break;
+		}
 	}
 }
 
@@ -712,6 +727,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	timing_on = getenv("PTCONT_TIMING") && atoi(getenv("PTCONT_TIMING"));
 	trng = 0x9e3779b97f4a7c15ull;
+	in_psb = 0;
 	for (size_t i = 0; i < size; i++)
 		trng = (trng ^ data[i]) * 0x100000001b3ull;
 	if (getenv("PTCONT_VALID")) {
