@@ -28,7 +28,7 @@
  * layout (the newest segment decoded alone, the rest lazily in front).
  * The stored histories also have the same items.  PTCONT_TIMING=1 adds
  * timing packets (TSC, TMA, CBR, MTC, CYC) as hardware writes them (see
- * timing_on).
+ * timing_on); PTCONT_CPU=6/0x4e decodes both sides with that cpu's errata.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -482,7 +482,12 @@ static size_t from_valid(struct enc *x, const uint8_t *data, size_t size)
 			mode_exec(x, ptem_64bit);
 			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x00);
 			tnt(x, 1, 0x1); /* 01 taken; 30; 33; 03 call f: out */
-			ippkt(x, ppt_tip_pgd, pt_ipc_sext_48, B + 0x60);
+			/* (a cpu with SKL014 may leave out the ip of a TIP.PGD
+			 * after a direct branch) */
+			if (ptref_errata.skl014 && (trand() & 1))
+				ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
+			else
+				ippkt(x, ppt_tip_pgd, pt_ipc_sext_48, B + 0x60);
 			if (at & 4)
 				vpsb(x, ptem_64bit, 0);
 			mode_exec(x, ptem_64bit);
@@ -722,6 +727,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		img = ptd_image_alloc(code_read, NULL);
 		if (!img)
 			abort();
+		if (getenv("PTCONT_CPU")) {
+			/* PTCONT_CPU=FAMILY/MODEL (decimal or 0x): a trace from
+			 * that cpu, decoded with libipt's errata for it on both
+			 * sides (6/0x4e Skylake: bdm70, skd007, skd010, skd022,
+			 * skl014; 6/0x5c Apollo Lake: apl11, apl12 too) */
+			struct ptd_cpu cpu = {0};
+			char *end;
+
+			cpu.family = (uint16_t)strtoul(getenv("PTCONT_CPU"), &end, 0);
+			cpu.model = (uint8_t)(*end == '/' ? strtoul(end + 1, NULL, 0) : 0);
+			if (ptd_image_set_cpu(img, &cpu) < 0 ||
+			    ptd_cpu_errata(&cpu, &ptref_errata) < 0) {
+				fprintf(stderr, "fuzz-ptcont: PTCONT_CPU: libipt does not know cpu %s\n",
+					getenv("PTCONT_CPU"));
+				abort();
+			}
+		}
 	}
 	if (!size)
 		return 0;

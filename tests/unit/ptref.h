@@ -95,6 +95,10 @@ static int ref_read(uint8_t *buf, size_t size, const struct pt_asid *asid, uint6
  * sides alike); without, it is a failure. */
 static int ptref_lenient;
 
+/* The errata the reference decodes with (a trace from a cpu libipt knows:
+ * the histories' image gets the same cpu, ptd_image_set_cpu). */
+static struct pt_errata ptref_errata;
+
 /* Each instruction of a block as one number.  The lengths come from
  * ptdbg's disassembler, for both sides alike. */
 static void seq_block(struct seq *s, uint64_t ip, uint64_t end_ip, uint32_t ninsn, unsigned mode)
@@ -162,6 +166,7 @@ static int reference(const uint8_t *buf, size_t size, int how, struct seq *out)
 	cfg.end = (uint8_t *)buf + size;
 	cfg.flags.variant.block.end_on_call = 1;
 	cfg.flags.variant.block.end_on_jump = 1;
+	cfg.errata = ptref_errata;
 	d = pt_blk_alloc_decoder(&cfg);
 	if (!d || !img)
 		abort();
