@@ -488,6 +488,11 @@ static size_t from_valid(struct enc *x, const uint8_t *data, size_t size)
 				ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
 			else
 				ippkt(x, ppt_tip_pgd, pt_ipc_sext_48, B + 0x60);
+			if (ptref_errata.apl12 && trand() % 3 == 0) {
+				/* (APL12: an overflow out of the range, and a FUP) */
+				pkt(x, ppt_ovf);
+				ippkt(x, ppt_fup, pt_ipc_sext_48, B + 0x68);
+			}
 			if (at & 4)
 				vpsb(x, ptem_64bit, 0);
 			mode_exec(x, ptem_64bit);
@@ -510,7 +515,14 @@ static size_t from_valid(struct enc *x, const uint8_t *data, size_t size)
 			mode_exec(x, ptem_64bit);
 			ippkt(x, ppt_tip_pge, pt_ipc_sext_48, B + 0x00);
 			pkt(x, ppt_ovf);
-			ippkt(x, ppt_fup, pt_ipc_sext_48, B + 0x30);
+			if (ptref_errata.apl11 && trand() % 3 == 0) {
+				/* (APL11: the overflow as tracing stops) */
+				ippkt(x, ppt_tip_pgd, pt_ipc_suppressed, 0);
+				break;
+			}
+			/* (SKD010: no FUP after the overflow) */
+			if (!ptref_errata.skd010 || trand() % 3)
+				ippkt(x, ppt_fup, pt_ipc_sext_48, B + 0x30);
 			if (at & 4)
 				vpsb(x, ptem_64bit, B + 0x30);
 			/* 30; 33 jmp; 03 call f; 60; 61 taken; 68; 69 ret; 08
