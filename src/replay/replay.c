@@ -533,8 +533,19 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 	same = s->level == st->level && s->instance == st->inst;
 	if (!st->has_line && same)
 		return 0;
-	if (st->has_line && same && in_range(ip, &st->li))
-		return ip == st->li.lo && ip != func_entry(w, s, ip);
+	if (st->has_line && same && in_range(ip, &st->li)) {
+		/* Backward, gdb's "stepping inside range" also wants the
+		 * frame being stepped, inline frames included: back at the
+		 * start of an inlined call (its frame hidden there, as at any
+		 * stop) the position is the caller's, and the line rules
+		 * decide (the row becomes the range, the caller's frame the
+		 * one being stepped). */
+		struct ptd__vis v;
+
+		ptd__vis_at(w->env, ip, -1, &v);
+		if (v.depth == st->vdepth && v.entry == st->ventry)
+			return ip == st->li.lo && ip != func_entry(w, s, ip);
+	}
 	return inline_rules(w, st, same);
 }
 
