@@ -615,10 +615,9 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	struct walker w;
 	struct stepstate st;
 	uint64_t last_real, first_real, fin_entry = 0;
-	int start_level, rev_finish_level, rc, fin_armed = 0, fin_tail = 0, fin_tail_level = 0;
+	int start_level, rev_finish_level, rc, fin_armed = 0, fin_tramp = 0;
 	int fin_inline = 0;
 	uint64_t start_func = 0;
-	const struct ptd_callseg *fin_seg = NULL;
 
 	if (!h || !res)
 		return ptd__err(-ptde_invalid, "no history or result");
@@ -669,7 +668,6 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	if (m == PTD_MOTION_FINISH && reverse && !w.c.is_gap && w.c.ip) {
 		fin_entry = func_entry(&w, w.s, w.c.ip);
 		fin_armed = fin_entry && w.c.ip == fin_entry;
-		fin_seg = w.s;
 	}
 
 	memset(&st, 0, sizeof(st));
@@ -796,29 +794,24 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			       (!reverse && landing_level(&w) <= start_level);
 			break;
 		case PTD_MOTION_FINISH:
-			if (reverse && fin_tail) {
-				done = w.s->level < fin_tail_level;
+			if (reverse && fin_tramp) {
+				done = !in_tramp(&w, w.c.ip);
 				break;
 			}
 			if (reverse && fin_entry) {
 				done = fin_armed; /* one step back from the entry */
-				if (done && fin_seg && fin_seg->how == PTD_SEG_TAILCALL &&
-				    fin_seg->up == w.s->index) {
-					/* The function was reached by jumps (a PLT
-					 * stub, the dynamic linker) that replaced the
-					 * caller's callee frame: gdb steps on back
-					 * through them (no lines) onto the call. */
-					const struct ptd_callseg *r = fin_seg;
-					int k;
-
-					for (k = 0; r->up_is_tail && r->up && k < 1 << 20; k++)
-						r = ptd_calls_get(calls, r->up);
-					fin_tail = 1;
-					fin_tail_level = r->level;
-					done = w.s->level < fin_tail_level;
+				if (done && in_tramp(&w, w.c.ip)) {
+					/* The step back from the entry went into a
+					 * PLT stub or the dynamic linker, which
+					 * jumped to the function: gdb (its reverse
+					 * stepping through solib trampolines) goes
+					 * on back through them onto the call.  A
+					 * jump from a function of the program's (a
+					 * tail call) stops there, as one stepi. */
+					fin_tramp = 1;
+					done = 0;
 				}
 				fin_armed = w.c.ip == fin_entry;
-				fin_seg = w.s;
 				break;
 			}
 			done = w.s->level < (reverse ? rev_finish_level : start_level) ||
