@@ -675,6 +675,10 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	st.level = w.s->level;
 	st.inst = w.s->instance;
 	st.prev_level = st.level;
+	/* the segment of the start: a reverse motion starting right at a
+	 * longjmp landing or at the entry of a tail-called function leaves it
+	 * with its first step (goal_step_rev) */
+	st.prev_seg = w.s;
 	st.stop_skip = -1;
 	if (!w.c.is_gap && line_of(&w, w.c.ip, &st.li) == 0)
 		st.has_line = 1;

@@ -735,6 +735,10 @@ static void test_longjmp(void **state)
 	mv(f, fx_num(&f->s, 0x40110d, 0), PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x40119b);
 	mv(f, fx_num(&f->s, 0x40112d, 0), PTD_MOTION_NEXTI, 0, PTD_REPLAY_END, FX_FIB);
 	mv(f, fx_num(&f->s, 0x401196, 0), PTD_MOTION_NEXTI, 0, PTD_REPLAY_DONE, 0x40119b);
+	/* reverse-step from the landing itself goes back into the jump that
+	 * made it, as from the instruction after it (gdb: testprogs/sigjmp-O2,
+	 * where the landing is the line's first instruction) */
+	RSTEP(land, 0x40110d);
 	/* after the landing main goes on in its own frame */
 	STEP(land + 1, 0x4011a2);
 	NEXT(fx_num(&f->s, 0x4011a2, 0), 0x4011af);
