@@ -3,8 +3,8 @@
  * (argv[1], "2*(3+4)-(5-(6*2))/3+7*(1+2*(3-1))" by default): expr, term
  * and factor call each other, and a parenthesis starts over at expr, so
  * the recursion is mutual and its depth follows the input.  At -O2 gcc
- * inlines some of them and turns calls in tail position into jumps
- * (skip_spaces, the unary minus), so frames disappear and reappear.
+ * inlines skip_spaces into the loops and ends evaluate with a jump to
+ * expr (a tail call), so frames disappear and reappear.
  * Exercises mutual recursion, sibling calls and returns through several
  * frames of different functions at once.
  */
@@ -85,7 +85,7 @@ __attribute__((noinline)) int expr(void)
 	}
 }
 
-int evaluate(const char *s)
+__attribute__((noinline)) int evaluate(const char *s)
 {
 	p = s;
 	depth = max_depth = 0;

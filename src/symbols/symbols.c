@@ -17,8 +17,8 @@
  * pointers and CET:
  *  - the line table keeps the rows gdb keeps (line-0 rows dropped, a row
  *    repeating its line dropped when that line has discriminators, rows
- *    at a sequence end's address dropped), so a pc's line and [lo, hi)
- *    are gdb's;
+ *    at a sequence end's address or where another file's rows start
+ *    dropped), so a pc's line and [lo, hi) are gdb's;
  *  - a function's breakpoint address: in a gcc CU compiled with
  *    optimization (it has location lists) the entry; otherwise after
  *    "[endbr64] push %rbp; mov %rsp,%rbp", moved to the next row when that
@@ -1223,7 +1223,7 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 		Dwarf_Lines *lines;
 		size_t n, i;
 		/* gdb's line-table reader state, reset at each sequence end. */
-		int sm_line = 0, last_line = 0, nz_disc = 0;
+		int sm_line = 0, last_line = 0, nz_disc = 0, stmt_at = 0;
 		const char *last_file = NULL;
 		uint64_t last_addr = UINT64_MAX;
 
@@ -1254,7 +1254,9 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 			 * with gdb's): line-0 rows are dropped; a row repeating
 			 * the previous line of the same file is dropped when that
 			 * line has had a non-zero discriminator; a file switch at
-			 * the same address by a non-statement row is dropped; and
+			 * the same address by a non-statement row is dropped when
+			 * a row of that address was a statement, otherwise it
+			 * removes the previous file's entries at its address; and
 			 * a sequence end removes the entries at its own address.
 			 */
 			if (ln != sm_line)
@@ -1263,19 +1265,33 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 				nz_disc |= disc != 0;
 			sm_line = ln;
 			file_changed = file != last_file;
-			ignore = (!es && ln == 0) ||
-				 (file_changed && !es && a == last_addr && !stmt && last_file);
+			ignore = (!es && ln == 0) || (file_changed && !es && a == last_addr && !stmt &&
+						      stmt_at && last_file);
+			/* (gdb's m_last_address and m_stmt_at_address: any
+			 * row of the address a statement) */
+			if (a != last_addr) {
+				stmt_at = 0;
+				last_addr = a;
+			}
+			stmt_at |= stmt;
 			if (es) {
 				while (ml->n > 0 && !ml->rows[ml->n - 1].end_seq &&
 				       ml->rows[ml->n - 1].addr == a && ml->rows[ml->n - 1].seq >= seq_base)
 					ml->n--;
 			} else if (ignore ||
 				   (!file_changed && ln == last_line && nz_disc)) {
-				if (!ignore) {
+				if (!ignore)
 					last_line = ln;
-					last_addr = a;
-				}
 				continue;
+			} else if (file_changed && last_file) {
+				/* gdb ends the previous file's table where the
+				 * new file starts (dwarf_finish_line), which
+				 * removes that file's entries at this address */
+				while (ml->n > 0 && !ml->rows[ml->n - 1].end_seq &&
+				       ml->rows[ml->n - 1].addr == a &&
+				       ml->rows[ml->n - 1].file == last_file &&
+				       ml->rows[ml->n - 1].seq >= seq_base)
+					ml->n--;
 			}
 			if (ml->n == cap) {
 				size_t c = cap ? cap * 2 : 1024;
@@ -1295,14 +1311,13 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 			r->seq = seq++;
 			if (es) {
 				sm_line = last_line = 0;
-				nz_disc = 0;
+				nz_disc = stmt_at = 0;
 				last_file = NULL;
 				last_addr = UINT64_MAX;
 				seq_base = seq;
 			} else {
 				last_line = ln;
 				last_file = file;
-				last_addr = a;
 			}
 		}
 	}
