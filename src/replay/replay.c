@@ -258,6 +258,9 @@ struct stepstate {
 	/* step into longjmp: gdb lost it (live.c's longjmp_lost), the
 	 * motion runs on as a continue */
 	int free_run;
+	/* reverse step entered a callee through its return and runs back
+	 * to the start of that row (goal_step_rev) */
+	int rev_into;
 };
 
 /*
@@ -524,6 +527,7 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 			st->inst = s->instance;
 			st->vdepth = 0;
 			st->ventry = 0;
+			st->rev_into = 1;
 			st->li = li;
 			st->has_line = 1;
 			return ip == li.lo;
@@ -533,6 +537,13 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 	same = s->level == st->level && s->instance == st->inst;
 	if (!st->has_line && same)
 		return 0;
+	if (st->rev_into && same && in_range(ip, &st->li))
+		/* In the callee stepped into backward, gdb's frame being
+		 * stepped is still the caller's (handle_step_into_function_
+		 * backward moves only the range): whatever inline frame the
+		 * position shows, it stops at the start of the row. */
+		return ip == st->li.lo;
+	st->rev_into = 0;
 	if (st->has_line && same && in_range(ip, &st->li)) {
 		/* Backward, gdb's "stepping inside range" also wants the
 		 * frame being stepped, inline frames included: back at the
