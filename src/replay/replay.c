@@ -258,6 +258,9 @@ struct stepstate {
 	/* step into longjmp: gdb lost it (live.c's longjmp_lost), the
 	 * motion runs on as a continue */
 	int free_run;
+	/* reverse step entered a callee through its return and runs back
+	 * to the start of that row (goal_step_rev) */
+	int rev_into;
 };
 
 /*
@@ -524,6 +527,7 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 			st->inst = s->instance;
 			st->vdepth = 0;
 			st->ventry = 0;
+			st->rev_into = 1;
 			st->li = li;
 			st->has_line = 1;
 			return ip == li.lo;
@@ -533,8 +537,26 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 	same = s->level == st->level && s->instance == st->inst;
 	if (!st->has_line && same)
 		return 0;
-	if (st->has_line && same && in_range(ip, &st->li))
-		return ip == st->li.lo && ip != func_entry(w, s, ip);
+	if (st->rev_into && same && in_range(ip, &st->li))
+		/* In the callee stepped into backward, gdb's frame being
+		 * stepped is still the caller's (handle_step_into_function_
+		 * backward moves only the range): whatever inline frame the
+		 * position shows, it stops at the start of the row. */
+		return ip == st->li.lo;
+	st->rev_into = 0;
+	if (st->has_line && same && in_range(ip, &st->li)) {
+		/* Backward, gdb's "stepping inside range" also wants the
+		 * frame being stepped, inline frames included: back at the
+		 * start of an inlined call (its frame hidden there, as at any
+		 * stop) the position is the caller's, and the line rules
+		 * decide (the row becomes the range, the caller's frame the
+		 * one being stepped). */
+		struct ptd__vis v;
+
+		ptd__vis_at(w->env, ip, -1, &v);
+		if (v.depth == st->vdepth && v.entry == st->ventry)
+			return ip == st->li.lo && ip != func_entry(w, s, ip);
+	}
 	return inline_rules(w, st, same);
 }
 
@@ -604,10 +626,9 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	struct walker w;
 	struct stepstate st;
 	uint64_t last_real, first_real, fin_entry = 0;
-	int start_level, rev_finish_level, rc, fin_armed = 0, fin_tail = 0, fin_tail_level = 0;
+	int start_level, rev_finish_level, rc, fin_armed = 0, fin_tramp = 0;
 	int fin_inline = 0;
 	uint64_t start_func = 0;
-	const struct ptd_callseg *fin_seg = NULL;
 
 	if (!h || !res)
 		return ptd__err(-ptde_invalid, "no history or result");
@@ -658,7 +679,6 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	if (m == PTD_MOTION_FINISH && reverse && !w.c.is_gap && w.c.ip) {
 		fin_entry = func_entry(&w, w.s, w.c.ip);
 		fin_armed = fin_entry && w.c.ip == fin_entry;
-		fin_seg = w.s;
 	}
 
 	memset(&st, 0, sizeof(st));
@@ -666,6 +686,10 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	st.level = w.s->level;
 	st.inst = w.s->instance;
 	st.prev_level = st.level;
+	/* the segment of the start: a reverse motion starting right at a
+	 * longjmp landing or at the entry of a tail-called function leaves it
+	 * with its first step (goal_step_rev) */
+	st.prev_seg = w.s;
 	st.stop_skip = -1;
 	if (!w.c.is_gap && line_of(&w, w.c.ip, &st.li) == 0)
 		st.has_line = 1;
@@ -785,29 +809,24 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 			       (!reverse && landing_level(&w) <= start_level);
 			break;
 		case PTD_MOTION_FINISH:
-			if (reverse && fin_tail) {
-				done = w.s->level < fin_tail_level;
+			if (reverse && fin_tramp) {
+				done = !in_tramp(&w, w.c.ip);
 				break;
 			}
 			if (reverse && fin_entry) {
 				done = fin_armed; /* one step back from the entry */
-				if (done && fin_seg && fin_seg->how == PTD_SEG_TAILCALL &&
-				    fin_seg->up == w.s->index) {
-					/* The function was reached by jumps (a PLT
-					 * stub, the dynamic linker) that replaced the
-					 * caller's callee frame: gdb steps on back
-					 * through them (no lines) onto the call. */
-					const struct ptd_callseg *r = fin_seg;
-					int k;
-
-					for (k = 0; r->up_is_tail && r->up && k < 1 << 20; k++)
-						r = ptd_calls_get(calls, r->up);
-					fin_tail = 1;
-					fin_tail_level = r->level;
-					done = w.s->level < fin_tail_level;
+				if (done && in_tramp(&w, w.c.ip)) {
+					/* The step back from the entry went into a
+					 * PLT stub or the dynamic linker, which
+					 * jumped to the function: gdb (its reverse
+					 * stepping through solib trampolines) goes
+					 * on back through them onto the call.  A
+					 * jump from a function of the program's (a
+					 * tail call) stops there, as one stepi. */
+					fin_tramp = 1;
+					done = 0;
 				}
 				fin_armed = w.c.ip == fin_entry;
-				fin_seg = w.s;
 				break;
 			}
 			done = w.s->level < (reverse ? rev_finish_level : start_level) ||

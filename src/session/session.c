@@ -438,6 +438,8 @@ static int env_is_trampoline(void *ctx, uint64_t pc)
 	const char *base;
 	size_t n;
 
+	if (ptd__symbols_in_plt(sym, pc))
+		return 1;
 	if (!sym || ptd_symbols_lookup(sym, pc, &fs) < 0)
 		return 0;
 	n = fs.name ? strlen(fs.name) : 0;

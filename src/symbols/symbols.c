@@ -17,8 +17,8 @@
  * pointers and CET:
  *  - the line table keeps the rows gdb keeps (line-0 rows dropped, a row
  *    repeating its line dropped when that line has discriminators, rows
- *    at a sequence end's address dropped), so a pc's line and [lo, hi)
- *    are gdb's;
+ *    at a sequence end's address or where another file's rows start
+ *    dropped), so a pc's line and [lo, hi) are gdb's;
  *  - a function's breakpoint address: in a gcc CU compiled with
  *    optimization (it has location lists) the entry; otherwise after
  *    "[endbr64] push %rbp; mov %rsp,%rbp", moved to the next row when that
@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -95,6 +96,9 @@ struct ptd_symbols {
 	int syms_built;
 	char **plt_names; /* owned strings of synthetic symbols */
 	size_t nplt_names, cplt_names;
+	/* [lo, hi) of every .plt and .plt.sec (gdb's in_plt_section) */
+	uint64_t (*plt_secs)[2];
+	size_t nplt_secs, cplt_secs;
 
 	struct modlines *ml;
 	size_t nml, cml;
@@ -209,6 +213,9 @@ static void drop_caches(struct ptd_symbols *s)
 	free(s->plt_names);
 	s->plt_names = NULL;
 	s->nplt_names = s->cplt_names = 0;
+	free(s->plt_secs);
+	s->plt_secs = NULL;
+	s->nplt_secs = s->cplt_secs = 0;
 	for (i = 0; i < s->nml; i++)
 		free(s->ml[i].rows);
 	free(s->ml);
@@ -550,11 +557,46 @@ static Elf_Scn *find_scn(Elf *elf, const char *want, GElf_Shdr *sh)
 	return NULL;
 }
 
+/* The GOT slot the `jmp *disp32(%rip)` of the PLT entry @p (at @addr, @n
+ * bytes) jumps through, after an endbr64 and a bnd prefix; 0 when the
+ * entry is something else. */
+static uint64_t pltgot_slot(const unsigned char *p, size_t n, uint64_t addr)
+{
+	static const unsigned char endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	size_t k = 0;
+	int32_t disp;
+
+	if (n >= sizeof(endbr64) && !memcmp(p, endbr64, sizeof(endbr64)))
+		k = sizeof(endbr64);
+	if (k < n && p[k] == 0xf2)
+		k++;
+	if (k + 6 > n || p[k] != 0xff || p[k + 1] != 0x25)
+		return 0;
+	memcpy(&disp, p + k + 2, sizeof(disp));
+	return addr + k + 6 + (uint64_t)(int64_t)disp;
+}
+
+/* A relocation of .rela.plt by the GOT slot it fills. */
+struct plt_rel {
+	uint64_t slot;
+	size_t i;
+};
+
+static int plt_rel_cmp(const void *a, const void *b)
+{
+	const struct plt_rel *x = a, *y = b;
+
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
 /*
- * Synthesizes "name@plt" (16-byte PLT entries in .plt.sec when present,
- * else in .plt after the header entry, in .rela.plt order) and
- * "name@got.plt" (the GOT slot each JUMP_SLOT relocation names), which is
- * how gdb and objdump name them.
+ * Synthesizes "name@plt" for the 16-byte PLT entries (in .plt.sec when
+ * present, else in .plt after the header entry) and "name@got.plt" for
+ * the GOT slot each JUMP_SLOT relocation names, which is how gdb and
+ * objdump name them.  As BFD does, an entry is named by the relocation of
+ * the GOT slot its `jmp *slot(%rip)` goes through: the entries need not be
+ * in the relocations' order (libc's ifunc entries, R_X86_64_IRELATIVE,
+ * named "*ABS*+0xRESOLVER@plt" after the resolver, are not).
  */
 static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 {
@@ -562,10 +604,12 @@ static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 	Elf *elf = dwfl_module_getelf(m, &bias);
 	GElf_Shdr rsh, psh, dsh;
 	Elf_Scn *rscn, *pscn, *dscn;
-	Elf_Data *rdata, *dsymdata;
-	uint64_t plt0;
-	size_t i, nrel;
+	Elf_Data *rdata, *dsymdata, *pdata;
+	struct plt_rel *rels = NULL;
+	size_t i, nrel, nr = 0;
+	uint64_t off;
 	int sec;
+	char absname[48];
 
 	if (!elf)
 		return;
@@ -583,10 +627,13 @@ static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 		return;
 	rdata = elf_getdata(rscn, NULL);
 	dsymdata = elf_getdata(dscn, NULL);
+	pdata = elf_getdata(pscn, NULL);
 	if (!rdata || !dsymdata)
 		return;
-	plt0 = psh.sh_addr + (sec ? 0 : 16);
 	nrel = rsh.sh_size / rsh.sh_entsize;
+	rels = calloc(nrel ? nrel : 1, sizeof(*rels));
+	if (!rels)
+		return;
 	for (i = 0; i < nrel; i++) {
 		GElf_Rela rela;
 		GElf_Sym sym;
@@ -595,26 +642,20 @@ static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 
 		if (!gelf_getrela(rdata, (int)i, &rela))
 			break;
+		if (GELF_R_TYPE(rela.r_info) != R_X86_64_JUMP_SLOT &&
+		    GELF_R_TYPE(rela.r_info) != R_X86_64_IRELATIVE)
+			continue;
+		rels[nr].slot = rela.r_offset;
+		rels[nr++].i = i;
 		if (GELF_R_TYPE(rela.r_info) != R_X86_64_JUMP_SLOT ||
 		    !gelf_getsym(dsymdata, (int)GELF_R_SYM(rela.r_info), &sym))
 			continue;
 		nm = elf_strptr(elf, dsh.sh_link, sym.st_name);
 		if (!nm || !*nm)
 			continue;
+		memset(&e, 0, sizeof(e));
 		e.mod = m;
-		e.rank = 0;
-		e.shndx = 0;
-		e.mangled = NULL;
 		e.dw_state = 2; /* (no DWARF function names PLT stubs) */
-		e.start = plt0 + 16 * i + bias;
-		e.size = 16;
-		if (e.start + 16 <= psh.sh_addr + psh.sh_size + bias) {
-			e.name = demangled_name(s, nm, "@plt");
-			if (!e.name)
-				e.name = own_name(s, nm, "@plt");
-			if (e.name)
-				sym_push(s, cap, &e);
-		}
 		e.start = rela.r_offset + bias;
 		e.size = 8;
 		e.name = demangled_name(s, nm, "@got.plt");
@@ -622,6 +663,139 @@ static void add_plt_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
 			e.name = own_name(s, nm, "@got.plt");
 		if (e.name)
 			sym_push(s, cap, &e);
+	}
+	qsort(rels, nr, sizeof(*rels), plt_rel_cmp);
+	for (off = sec ? 0 : 16; pdata && pdata->d_buf && off + 16 <= pdata->d_size; off += 16) {
+		struct plt_rel key = { pltgot_slot((const unsigned char *)pdata->d_buf + off, 16,
+						   psh.sh_addr + off),
+				       0 };
+		const struct plt_rel *r = key.slot ? bsearch(&key, rels, nr, sizeof(*rels), plt_rel_cmp)
+						   : NULL;
+		GElf_Rela rela;
+		GElf_Sym sym;
+		const char *nm;
+		struct sym_ent e;
+
+		if (!r || !gelf_getrela(rdata, (int)r->i, &rela))
+			continue;
+		if (GELF_R_TYPE(rela.r_info) == R_X86_64_IRELATIVE) {
+			snprintf(absname, sizeof(absname), "*ABS*+0x%" PRIx64, (uint64_t)rela.r_addend);
+			nm = absname;
+		} else if (gelf_getsym(dsymdata, (int)GELF_R_SYM(rela.r_info), &sym)) {
+			nm = elf_strptr(elf, dsh.sh_link, sym.st_name);
+		} else {
+			continue;
+		}
+		if (!nm || !*nm)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.mod = m;
+		e.dw_state = 2;
+		e.start = psh.sh_addr + off + bias;
+		e.size = 16;
+		e.name = demangled_name(s, nm, "@plt");
+		if (!e.name)
+			e.name = own_name(s, nm, "@plt");
+		if (e.name)
+			sym_push(s, cap, &e);
+	}
+	free(rels);
+}
+
+/*
+ * Synthesizes "name@plt" for the entries of .plt.got: the PLT entries the
+ * linker makes for functions whose GOT slot is filled at load time (a
+ * GLOB_DAT relocation, in .rela.dyn: functions whose address is also
+ * taken, such as free and malloc in libc), each a `jmp *slot(%rip)`, 8
+ * bytes or 16 with IBT.  BFD names them so (objdump, and gdb, which
+ * also takes them for trampolines: "step" and "reverse-step" go through
+ * them as through the other PLT stubs).
+ */
+static void add_pltgot_syms(struct ptd_symbols *s, size_t *cap, Dwfl_Module *m)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(m, &bias);
+	GElf_Shdr gsh, rsh, dsh;
+	Elf_Scn *gscn, *rscn, *dscn;
+	Elf_Data *gdata, *rdata, *dsymdata;
+	size_t i, j, nrel, esz;
+
+	if (!elf)
+		return;
+	gscn = find_scn(elf, ".plt.got", &gsh);
+	rscn = find_scn(elf, ".rela.dyn", &rsh);
+	if (!gscn || !rscn || gsh.sh_type != SHT_PROGBITS || rsh.sh_type != SHT_RELA ||
+	    !rsh.sh_entsize)
+		return;
+	esz = gsh.sh_entsize == 8 || gsh.sh_entsize == 16 ? gsh.sh_entsize : 8;
+	dscn = elf_getscn(elf, rsh.sh_link);
+	if (!dscn || !gelf_getshdr(dscn, &dsh))
+		return;
+	gdata = elf_getdata(gscn, NULL);
+	rdata = elf_getdata(rscn, NULL);
+	dsymdata = elf_getdata(dscn, NULL);
+	if (!gdata || !gdata->d_buf || !rdata || !dsymdata)
+		return;
+	nrel = rsh.sh_size / rsh.sh_entsize;
+	for (i = 0; i + esz <= gdata->d_size; i += esz) {
+		uint64_t slot = pltgot_slot((const unsigned char *)gdata->d_buf + i, esz,
+					    gsh.sh_addr + i);
+
+		for (j = 0; slot && j < nrel; j++) {
+			GElf_Rela rela;
+			GElf_Sym sym;
+			const char *nm;
+			struct sym_ent e;
+
+			if (!gelf_getrela(rdata, (int)j, &rela))
+				break;
+			if (rela.r_offset != slot || (GELF_R_TYPE(rela.r_info) != R_X86_64_GLOB_DAT &&
+						      GELF_R_TYPE(rela.r_info) != R_X86_64_64))
+				continue;
+			if (!gelf_getsym(dsymdata, (int)GELF_R_SYM(rela.r_info), &sym))
+				break;
+			nm = elf_strptr(elf, dsh.sh_link, sym.st_name);
+			if (!nm || !*nm)
+				break;
+			memset(&e, 0, sizeof(e));
+			e.mod = m;
+			e.dw_state = 2; /* (no DWARF function names PLT stubs) */
+			e.start = gsh.sh_addr + i + bias;
+			e.size = esz;
+			e.name = demangled_name(s, nm, "@plt");
+			if (!e.name)
+				e.name = own_name(s, nm, "@plt");
+			if (e.name)
+				sym_push(s, cap, &e);
+			break;
+		}
+	}
+}
+
+/* Notes [lo, hi) of the module's .plt and .plt.sec (ptd__symbols_in_plt). */
+static void add_plt_secs(struct ptd_symbols *s, Dwfl_Module *m)
+{
+	static const char *const names[] = { ".plt", ".plt.sec" };
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(m, &bias);
+	GElf_Shdr sh;
+	size_t i;
+
+	for (i = 0; elf && i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!find_scn(elf, names[i], &sh) || !sh.sh_size)
+			continue;
+		if (s->nplt_secs == s->cplt_secs) {
+			size_t c = s->cplt_secs ? s->cplt_secs * 2 : 16;
+			uint64_t(*v)[2] = realloc(s->plt_secs, c * sizeof(*v));
+
+			if (!v)
+				return;
+			s->plt_secs = v;
+			s->cplt_secs = c;
+		}
+		s->plt_secs[s->nplt_secs][0] = sh.sh_addr + bias;
+		s->plt_secs[s->nplt_secs][1] = sh.sh_addr + bias + sh.sh_size;
+		s->nplt_secs++;
 	}
 }
 
@@ -706,6 +880,8 @@ static void build_syms(struct ptd_symbols *s)
 				break;
 		}
 		add_plt_syms(s, &cap, m);
+		add_pltgot_syms(s, &cap, m);
+		add_plt_secs(s, m);
 	}
 	free(ml.v);
 	if (!s->nsyms)
@@ -1047,7 +1223,7 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 		Dwarf_Lines *lines;
 		size_t n, i;
 		/* gdb's line-table reader state, reset at each sequence end. */
-		int sm_line = 0, last_line = 0, nz_disc = 0;
+		int sm_line = 0, last_line = 0, nz_disc = 0, stmt_at = 0;
 		const char *last_file = NULL;
 		uint64_t last_addr = UINT64_MAX;
 
@@ -1078,7 +1254,9 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 			 * with gdb's): line-0 rows are dropped; a row repeating
 			 * the previous line of the same file is dropped when that
 			 * line has had a non-zero discriminator; a file switch at
-			 * the same address by a non-statement row is dropped; and
+			 * the same address by a non-statement row is dropped when
+			 * a row of that address was a statement, otherwise it
+			 * removes the previous file's entries at its address; and
 			 * a sequence end removes the entries at its own address.
 			 */
 			if (ln != sm_line)
@@ -1087,19 +1265,33 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 				nz_disc |= disc != 0;
 			sm_line = ln;
 			file_changed = file != last_file;
-			ignore = (!es && ln == 0) ||
-				 (file_changed && !es && a == last_addr && !stmt && last_file);
+			ignore = (!es && ln == 0) || (file_changed && !es && a == last_addr && !stmt &&
+						      stmt_at && last_file);
+			/* (gdb's m_last_address and m_stmt_at_address: any
+			 * row of the address a statement) */
+			if (a != last_addr) {
+				stmt_at = 0;
+				last_addr = a;
+			}
+			stmt_at |= stmt;
 			if (es) {
 				while (ml->n > 0 && !ml->rows[ml->n - 1].end_seq &&
 				       ml->rows[ml->n - 1].addr == a && ml->rows[ml->n - 1].seq >= seq_base)
 					ml->n--;
 			} else if (ignore ||
 				   (!file_changed && ln == last_line && nz_disc)) {
-				if (!ignore) {
+				if (!ignore)
 					last_line = ln;
-					last_addr = a;
-				}
 				continue;
+			} else if (file_changed && last_file) {
+				/* gdb ends the previous file's table where the
+				 * new file starts (dwarf_finish_line), which
+				 * removes that file's entries at this address */
+				while (ml->n > 0 && !ml->rows[ml->n - 1].end_seq &&
+				       ml->rows[ml->n - 1].addr == a &&
+				       ml->rows[ml->n - 1].file == last_file &&
+				       ml->rows[ml->n - 1].seq >= seq_base)
+					ml->n--;
 			}
 			if (ml->n == cap) {
 				size_t c = cap ? cap * 2 : 1024;
@@ -1119,14 +1311,13 @@ static struct modlines *build_lines(struct ptd_symbols *s, Dwfl_Module *m)
 			r->seq = seq++;
 			if (es) {
 				sm_line = last_line = 0;
-				nz_disc = 0;
+				nz_disc = stmt_at = 0;
 				last_file = NULL;
 				last_addr = UINT64_MAX;
 				seq_base = seq;
 			} else {
 				last_line = ln;
 				last_file = file;
-				last_addr = a;
 			}
 		}
 	}
@@ -1411,6 +1602,20 @@ static const struct sym_ent *find_function(struct ptd_symbols *s, const char *na
 		}
 	}
 	return best;
+}
+
+int ptd__symbols_in_plt(struct ptd_symbols *s, uint64_t addr)
+{
+	size_t i;
+
+	if (!s)
+		return 0;
+	if (!s->syms_built)
+		build_syms(s);
+	for (i = 0; i < s->nplt_secs; i++)
+		if (addr >= s->plt_secs[i][0] && addr < s->plt_secs[i][1])
+			return 1;
+	return 0;
 }
 
 int ptd__symbols_plt_each(struct ptd_symbols *s, struct Dwfl_Module *m,

@@ -131,4 +131,11 @@ struct Dwfl_Module;
 int ptd__symbols_plt_each(struct ptd_symbols *s, struct Dwfl_Module *m,
 			  void (*fn)(void *ctx, const char *name, uint64_t addr), void *ctx);
 
+/*
+ * Whether @addr is in a .plt or .plt.sec section of a module (gdb's
+ * in_plt_section: the lazy-binding entry PLT0 and entries without a name
+ * too), which stepping goes through as through any PLT stub.  0 for NULL.
+ */
+int ptd__symbols_in_plt(struct ptd_symbols *s, uint64_t addr);
+
 #endif

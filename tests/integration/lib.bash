@@ -357,11 +357,13 @@ motion_summary() {
 # landed on must be the same.  FROM and TO are resolved to addresses by
 # gdb as in oracle (b); all breakpoints are deleted before the motions so
 # that only the motions decide where they stop.  ONLY=... in the
-# environment restricts the methods as for span_methods.
+# environment restricts the methods as for span_methods; NCONT=N continues
+# N times to reach TO (the others stop at signals, as in oracle (b)).
 motion_oracle() {
-	local prog=$1 from=$2 to=$3 cmds=$4 a b c m failed=0 ref got methods
-	local -a motions
+	local prog=$1 from=$2 to=$3 cmds=$4 a b c m failed=0 ref got methods i
+	local -a motions conts=()
 	shift 4
+	for ((i = 0; i < ${NCONT:-1}; i++)); do conts+=(continue); done
 	a=$(bp_addr "$prog" "$from") || exit 1
 	b=$(bp_addr "$prog" "$to") || exit 1
 	IFS=';' read -r -a motions <<<"$cmds"
@@ -373,7 +375,7 @@ motion_oracle() {
 	}
 	ref=$TMPDIR/$prog.motions.gdb
 	CMDS=("break *$a" run 'record full' 'set record full insn-number-max unlimited'
-	      delete "break *$b" continue 'echo STOPPED-AT\n' 'p/x $pc')
+	      delete "break *$b" "${conts[@]}" 'echo STOPPED-AT\n' 'p/x $pc')
 	_motion_cmds
 	LD_BIND_NOW=1 gdb_batch -- "$TESTPROGS/$prog" "$@" >"$ref.log"
 	[ "$(stopped_at "$ref.log")" = "$b" ] || { tail -n 20 "$ref.log" >&2; die "gdb did not get from $from to $to in $prog"; }
@@ -381,7 +383,7 @@ motion_oracle() {
 	methods=$(ptdbg_methods) || exit 1
 	for m in $(span_methods "$methods" "${ONLY:-}"); do
 		got=$TMPDIR/$prog.motions.$m
-		CMDS=("break *$a" run record delete "break *$b" continue 'echo STOPPED-AT\n' 'p/x $pc')
+		CMDS=("break *$a" run record delete "break *$b" "${conts[@]}" 'echo STOPPED-AT\n' 'p/x $pc')
 		_motion_cmds
 		LD_BIND_NOW=1 ptdbg_batch --method="$m" -- "$TESTPROGS/$prog" "$@" >"$got.log"
 		if [ "$(stopped_at "$got.log")" != "$b" ]; then

@@ -129,7 +129,10 @@ on_exit "kill -9 $mpid 2>/dev/null"
 exec 5<"$fifo"
 while read -r -t 120 line <&5; do [ "$line" = ready ] && break; done
 [ "${line:-}" = ready ] || die "manythreads did not get ready"
-gdb -nx -batch -ex 'set pagination off' \
+# (The server attaches to every thread before it answers gdb's first
+# packet: on a loaded machine that outlasts gdb's 2 s remotetimeout, and
+# gdb's retry then reads the late answer as the reply to its next packet.)
+gdb -nx -batch -ex 'set pagination off' -ex 'set remotetimeout 60' \
 	-ex "target remote | $SERVER --stdio --attach $mpid" -ex 'info threads' -ex detach \
 	>"$TMPDIR/many.out" 2>&1
 n=$(grep -cE '^[* ] +[0-9]+ +Thread [0-9]+\.[0-9]+ ' "$TMPDIR/many.out")

@@ -593,6 +593,12 @@ static void prog_plt(struct fx_sim *s)
 	fx_push_ip(s, 0x4011ac);
 }
 
+static int plt_tramp(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr >= FX_PLT && addr < FX_PLT + 6;
+}
+
 static void test_step_through_stub(void **state)
 {
 	struct fixture *f = fix_new(prog_plt);
@@ -607,10 +613,12 @@ static void test_step_through_stub(void **state)
 	pos = RSTEP(fx_num(&f->s, FX_TCC + 5, 0), 0x40111b);
 	/* finish from g: back in tcc after the call (the stub is skipped) */
 	mv(f, pos, PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, FX_TCC + 5);
-	/* reverse-finish from g: back to tcc's call, past the stub whose
-	 * frame g replaced, as gdb's record full does (checked with
-	 * testprogs/fib: reverse-finish from printf stops at main's call,
-	 * with printf@plt bound at load or lazily) */
+	/* reverse-finish from g: back to tcc's call, through the stub
+	 * (a trampoline: gdb's reverse stepping goes on through those), as
+	 * gdb's record full does (checked with testprogs/fib: reverse-finish
+	 * from printf stops at main's call, with printf@plt bound at load or
+	 * lazily) */
+	f->env.in_trampoline = plt_tramp;
 	mv(f, pos, PTD_MOTION_FINISH, 1, PTD_REPLAY_BEGIN, FX_TCC); /* (the history's start) */
 	/* nexti over the call */
 	mv(f, 1, PTD_MOTION_NEXTI, 0, PTD_REPLAY_DONE, FX_TCC + 5);
@@ -647,13 +655,12 @@ static void test_tail_jump(void **state)
 	mv(f, fx_num(&f->s, 0x401132, 0), PTD_MOTION_NEXT, 1, PTD_REPLAY_BEGIN, 0x401128);
 	/* finish from h returns to f, past g */
 	mv(f, fx_num(&f->s, FX_H + 4, 0), PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x401132);
+	/* reverse-finish from h: one step back from h's entry, onto g's
+	 * jump (gdb's stepi after its breakpoint at the entry; only
+	 * trampolines are gone through: testprogs/libcb-O2's msort_with_tmp
+	 * ending in a jump to memcpy) */
+	mv(f, fx_num(&f->s, FX_H + 4, 0), PTD_MOTION_FINISH, 1, PTD_REPLAY_DONE, 0x401112);
 	fix_free(f);
-}
-
-static int plt_tramp(void *ctx, uint64_t addr)
-{
-	(void)ctx;
-	return addr >= FX_PLT && addr < FX_PLT + 6;
 }
 
 /* g jumps to h through the PLT-like stub (-O2 `return h(x)`). */
@@ -728,6 +735,10 @@ static void test_longjmp(void **state)
 	mv(f, fx_num(&f->s, 0x40110d, 0), PTD_MOTION_FINISH, 0, PTD_REPLAY_DONE, 0x40119b);
 	mv(f, fx_num(&f->s, 0x40112d, 0), PTD_MOTION_NEXTI, 0, PTD_REPLAY_END, FX_FIB);
 	mv(f, fx_num(&f->s, 0x401196, 0), PTD_MOTION_NEXTI, 0, PTD_REPLAY_DONE, 0x40119b);
+	/* reverse-step from the landing itself goes back into the jump that
+	 * made it, as from the instruction after it (gdb: testprogs/sigjmp-O2,
+	 * where the landing is the line's first instruction) */
+	RSTEP(land, 0x40110d);
 	/* after the landing main goes on in its own frame */
 	STEP(land + 1, 0x4011a2);
 	NEXT(fx_num(&f->s, 0x4011a2, 0), 0x4011af);
