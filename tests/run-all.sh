@@ -13,13 +13,15 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 B=${B:-build}
-export B PTDBG="$top/$B/bin/ptdbg" TESTPROGS="$top/testprogs/build" TOP="$top"
+# the build directory, absolute (B may be either)
+case $B in /*) BD=$B ;; *) BD=$top/$B ;; esac
+export B BD PTDBG="$BD/bin/ptdbg" TESTPROGS="$top/testprogs/build" TOP="$top"
 pass=0
 fail=0
 skipped=0
 failed=()
 skipped_names=()
-logdir="$top/$B/test-logs"
+logdir="$BD/test-logs"
 resdir="$logdir/.results"
 rm -rf "$logdir"; mkdir -p "$resdir"
 jobs_max=${PTD_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}

@@ -8,7 +8,7 @@
 # warnings, no -Isrc) and as C++.
 . "$(dirname "$0")/lib.bash"
 
-lib=$TOP/$B/libptdbg.so
+lib=$BD/libptdbg.so
 [ -f "$lib" ] || die "$lib is missing (make all)"
 command -v nm >/dev/null || die "nm (binutils) is needed"
 

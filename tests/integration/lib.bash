@@ -12,7 +12,9 @@ set -u -o pipefail
 
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 B=${B:-build}
-PTDBG=${PTDBG:-$TOP/$B/bin/ptdbg}
+# the build directory, absolute (B may be either)
+case $B in /*) BD=$B ;; *) BD=$TOP/$B ;; esac
+PTDBG=${PTDBG:-$BD/bin/ptdbg}
 TESTPROGS=${TESTPROGS:-$TOP/testprogs/build}
 # on_exit CMD: run CMD (with eval) when the script exits, in order.
 _exit_cmds=()

@@ -82,7 +82,7 @@ rc=0
 test "$rc" = 1
 diff -u <(echo "ptdbg: cannot load '$TMPDIR/nopt': cannot open '$TMPDIR/nopt/$(basename "$pt")': No such file or directory") "$TMPDIR/nopt.out"
 rc=0
-"$TOP/$B/bin/ptdbg-report" --load "$TMPDIR/nomem" >"$TMPDIR/nomem.rep" 2>&1 || rc=$?
+"$BD/bin/ptdbg-report" --load "$TMPDIR/nomem" >"$TMPDIR/nomem.rep" 2>&1 || rc=$?
 test "$rc" != 0
 grep -qF "cannot read '$TMPDIR/nomem/$mem': No such file or directory" "$TMPDIR/nomem.rep" || { cat "$TMPDIR/nomem.rep"; exit 1; }
 if grep -q "$TMPDIR/nomem: $TMPDIR/nomem" "$TMPDIR/nomem.rep"; then cat "$TMPDIR/nomem.rep"; exit 1; fi

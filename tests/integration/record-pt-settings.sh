@@ -77,7 +77,7 @@ grep -q '^PMU: bts .*(simulated), PTDBG_SIMULATE_PMU: not this machine'"'"'s har
 grep -q '^Buffer size: 8kB\.$' "$log" || die "the bts buffer size set is not the recorder's"
 
 # ptdbg-report says so too (its last line, and the JSON)
-REPORT=$TOP/$B/bin/ptdbg-report
+REPORT=$BD/bin/ptdbg-report
 [ -x "$REPORT" ] || die "ptdbg-report not built: $REPORT"
 PTDBG_SIMULATE_PMU=pt "$REPORT" --method=pt "$TESTPROGS/fib" >"$log" 2>&1 || { cat "$log" >&2; die "ptdbg-report --method=pt failed"; }
 grep -q '^Recorded [1-9][0-9]* instructions in [0-9]* function segments (method pt, simulated PMU, ' "$log" ||

@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.bash"
 
 need_prereqs rpt_recurse rpt_thread segfault
-R=$TOP/$B/bin/ptdbg-report
+R=$BD/bin/ptdbg-report
 CHECK=$TOP/tests/integration/report_check.py
 SCHEMA=$TOP/docs/report.schema.json
 [ -x "$R" ] || die "ptdbg-report not built: $R"

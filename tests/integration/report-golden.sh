@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib.bash"
 
 need_prereqs rpt_recurse rpt_loopabort rpt_thread rpt_spin
-R=$TOP/$B/bin/ptdbg-report
+R=$BD/bin/ptdbg-report
 [ -x "$R" ] || die "ptdbg-report not built: $R"
 T=$TMPDIR
 OPTS=(-q --method=soft --color=never --calls=12 --lines=8 --branches=3 --insns=3)

@@ -5,7 +5,7 @@
 # would be a REX prefix of the mov after it); the tail's instruction
 # (89 c3 after 48) is taken in 32-bit mode too.  Also --load's misuse.
 set -eu
-R="$TOP/$B/bin/ptdbg-report"
+R="$BD/bin/ptdbg-report"
 [ -x "$R" ] || { echo "ptdbg-report not built: $R"; exit 1; }
 d="$TMPDIR/m32"
 mkdir -p "$d"

@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.bash"
 
 need_prereqs fib fork exec rpt_spin
-R=$TOP/$B/bin/ptdbg-report
+R=$BD/bin/ptdbg-report
 [ -x "$R" ] || die "ptdbg-report not built: $R"
 T=$TMPDIR
 

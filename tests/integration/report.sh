@@ -11,7 +11,7 @@
 
 need_prereqs segfault fib waiter
 need_gdb
-R=$TOP/$B/bin/ptdbg-report
+R=$BD/bin/ptdbg-report
 [ -x "$R" ] || die "ptdbg-report not built: $R"
 T=$TMPDIR
 

@@ -11,7 +11,7 @@
 
 need_prereqs fib funcptr loops
 need_gdb
-SERVER=$TOP/$B/bin/ptdbg-server
+SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
 
 # The listings between the markers, without the numbers' padding differences.

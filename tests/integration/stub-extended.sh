@@ -7,7 +7,7 @@
 
 need_prereqs fib
 need_gdb
-SERVER=$TOP/$B/bin/ptdbg-server
+SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
 
 /bin/sleep 600 &

@@ -8,7 +8,7 @@
 
 need_prereqs fib threads segfault waiter
 need_gdb
-SERVER=$TOP/$B/bin/ptdbg-server
+SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
 
 # stub_gdb OUT SERVER-OPTIONS... -- PROG ARGS...: gdb through the stub, one

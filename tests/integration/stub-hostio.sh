@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.bash"
 need_prereqs fib
 need_gdb
-SERVER=$TOP/$B/bin/ptdbg-server
+SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
 
 src=$TMPDIR/src.txt back=$TMPDIR/back.txt put=$TMPDIR/put.txt

@@ -9,7 +9,7 @@
 need_prereqs fib
 need_gdb
 command -v lldb >/dev/null || die "lldb not installed (make deps installs it)"
-SERVER=$TOP/$B/bin/ptdbg-server
+SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
 
 # the program's output: the fifo reaches EOF only when the server and the

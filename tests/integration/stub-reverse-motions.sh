@@ -13,7 +13,7 @@
 
 need_prereqs fib loops funcptr
 need_gdb
-SERVER=$TOP/$B/bin/ptdbg-server
+SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
 rep() { local i out=""; for ((i = 0; i < $2; i++)); do out+="$1;"; done; printf '%s' "$out"; }
 

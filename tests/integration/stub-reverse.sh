@@ -19,7 +19,7 @@
 
 need_prereqs fib
 need_gdb
-SERVER=$TOP/$B/bin/ptdbg-server
+SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
 
 a=$(bp_addr fib "$(line_of fib.c 'r = fib(n);')") || exit 1

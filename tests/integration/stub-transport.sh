@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.bash"
 
 need_prereqs fib
-SERVER=$TOP/$B/bin/ptdbg-server
+SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
 command -v python3 >/dev/null || die "python3 is needed for the Unix socket client"
 

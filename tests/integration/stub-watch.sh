@@ -10,7 +10,7 @@
 
 need_prereqs watch
 need_gdb
-SERVER=$TOP/$B/bin/ptdbg-server
+SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
 
 CMDS=('break main' 'WHERE' 'watch counter' 'rwatch probe' 'hbreak worker'
