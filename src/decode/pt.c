@@ -2369,7 +2369,8 @@ int ptd_pt_decode_history(const uint8_t *buf, size_t size, struct ptd_image *img
  * libipt decoder each (so inside a run the decode is continuous by
  * construction); a run starts from the state the run before it ended in
  * (struct carry).  Runs start where possible at a "clean" PSB (its PSB+
- * has a FUP that is not directly followed by TIP.PGE), where the state a
+ * has a FUP that is not directly followed by TIP.PGE, libipt can read it,
+ * and the PSB+ before it ends before it), where the state a
  * decoder synced there assumes is the continuous one, so a run decoded
  * ahead of its predecessor (in parallel) rarely needs decoding again.
  */
@@ -2490,6 +2491,12 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 		e->clean = hdr.fup_ip && !hdr.then_pge && hdr.ok;
 		e->mode = hdr.mode;
 		e->tsx = hdr.tsx;
+		/* A PSB+ without PSBEND before the next PSB: the continuous
+		 * decoder reads that PSB as a packet of the header and fails
+		 * there, where a run that ends at it runs out of bytes in the
+		 * header (no error): the next PSB is no run boundary. */
+		if (!hdr.ok && t->nrev)
+			t->rev[t->nrev - 1].clean = 0;
 		t->nrev++;
 		t->scan_pos = (uint64_t)off;
 	}
@@ -2525,6 +2532,27 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 			e->decoded = 0;
 			e->out_set = 0;
 			e->in_set = 0;
+		}
+		if (t->nrev > 1) {
+			/* (the segment after the first: clean as its own PSB+
+			 * and the first's, now where libipt syncs, say) */
+			struct psbhdr first, next;
+			uint8_t clean;
+
+			e = &t->rev[t->nrev - 2];
+			read_psb_hdr_at(t->psbrd, t->rev[t->nrev - 1].offset, &first);
+			read_psb_hdr_at(t->psbrd, e->offset, &next);
+			clean = next.fup_ip && !next.then_pge && next.ok && first.ok;
+			if (clean != e->clean) {
+				e->clean = clean;
+				if (e->h) {
+					ptd_history_free(e->h);
+					e->h = NULL;
+					t->ncached--;
+				}
+				e->decoded = 0;
+				e->out_set = 0;
+			}
 		}
 	}
 	if (t->complete) {
@@ -2964,7 +2992,8 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 	int err;
 
 	for (k = j + 1;; k++) {
-		if (index_back(t, k + 1) < 0)
+		/* (k + 2: whether rev[k] is clean depends on the PSB+ before) */
+		if (index_back(t, k + 2) < 0)
 			return ptd__err(-ptde_nomem, "out of memory indexing PT");
 		if (k >= t->nrev) {
 			if (!t->complete)
@@ -3036,6 +3065,12 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 	*out = NULL;
 	if (!h)
 		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
+	/* (whether @e is clean depends on the PSB+ before it too) */
+	if (index_back(t, j + 2) < 0) {
+		ptd_history_free(h);
+		return ptd__err(-ptde_nomem, "out of memory indexing PT");
+	}
+	e = &t->rev[j];
 	if (!e->clean && !e->in_set) {
 		err = decode_warm(t, j, ptimg, icc, h, st, 0);
 		if (err < 0) {
