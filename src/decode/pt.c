@@ -298,7 +298,8 @@ struct carry {
 	 * the PSB+ has no MODE.Exec. */
 	uint8_t mode;
 	/* Tracing on at the end, but the linear code after the last packet
-	 * did not reach the ip the next PSB+ gives: where the continuous
+	 * did not reach the ip the next PSB+ gives, or the packets end with
+	 * a FUP that waits for its TIP (fup_waits): where the continuous
 	 * decoder is then, only decoding on tells (start_exact). */
 	uint8_t uncut;
 	/* libipt's "speculative" (in a transaction, MODE.TSX): kept where
@@ -1148,6 +1149,60 @@ static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, ui
 	return n > max ? 0 : n;
 }
 
+/*
+ * Does a FUP that binds to a TIP (an asynchronous branch or disable: no
+ * OVF or MODE.TSX before it takes it) still wait at @end (a PSB) for that
+ * TIP, only PSB+, PAD, timing and MODE.Exec packets after it?  The
+ * continuous decoder then reads on past that PSB, through its PSB+ and any
+ * after it up to a TIP, before it gives what comes before the PSB (and
+ * takes those PSB+'s status updates from where it was), where a run that
+ * ends at the PSB runs out of bytes: only decoding on tells.  Walks the
+ * packets from the last PSB before @end, and from the one before that
+ * while a segment has nothing but its PSB+, back to @begin; 0 when unsure
+ * (a packet pkt_len does not know).
+ */
+static int fup_waits(const uint8_t *buf, uint64_t begin, uint64_t end)
+{
+	while (end > begin) {
+		int64_t q = find_psb_back(buf, end);
+		const uint8_t *p, *e = buf + end;
+		int in_hdr = 0, st = -1, binds = 0;
+
+		if (q < 0 || (uint64_t)q < begin)
+			q = (int64_t)begin;
+		for (p = buf + q; p < e;) {
+			size_t k = pkt_len(p, (size_t)(e - p));
+			uint8_t b = p[0];
+
+			if (!k)
+				return 0;
+			if (b == 0x02 && p[1] == 0x82) {
+				in_hdr = 1;
+			} else if (b == 0x02 && p[1] == 0x23) {
+				in_hdr = 0;
+			} else if (!in_hdr && b && (b & 3) != 3 && b != 0x19 && b != 0x59 &&
+				   !(b == 0x99 && (p[1] >> 5) == 0) &&
+				   !(b == 0x02 && (p[1] == 0x03 || p[1] == 0x43 || p[1] == 0xc8 ||
+						   p[1] == 0x73))) {
+				/* (not PAD, timing, MODE.Exec, CBR, PIP, VMCS, TMA) */
+				if ((b & 0x1f) == 0x1d) { /* FUP */
+					st = !binds;
+					binds = 0;
+				} else {
+					st = 0;
+					/* OVF, MODE.TSX: the next FUP is theirs */
+					binds = (b == 0x02 && p[1] == 0xf3) || b == 0x99;
+				}
+			}
+			p += k;
+		}
+		if (st >= 0)
+			return st;
+		end = (uint64_t)q;
+	}
+	return 0;
+}
+
 /* A MODE.Exec packet's payload byte for @mode (enum pt_exec_mode). */
 static uint8_t mode_payload(uint8_t mode)
 {
@@ -1437,7 +1492,8 @@ static int decode_segment(struct seg *s)
 		s->out.dis_known = (uint8_t)s->dis_known;
 		s->out.dis_ip = s->dis_ip;
 		s->out.mode = (uint8_t)s->mode;
-		s->out.uncut = (uint8_t)(s->enabled && s->cut_ip && !s->cut_found);
+		s->out.uncut = (uint8_t)((s->enabled && s->cut_ip && !s->cut_found) ||
+					 (s->end_psb && fup_waits(s->buf, s->begin, s->end)));
 		s->out.spec = (uint8_t)s->spec;
 		/* (the carried one when nothing in this run took it: no
 		 * TIP since, no resynchronisation) */
@@ -2113,7 +2169,7 @@ libipt:
 			break;
 		if (!err && rp < end &&
 		    (ho.errors || !ho.cut_found || s->out.kind != CARRY_STATE || !s->out.enabled ||
-		     s->out.off_async)) {
+		     s->out.off_async || s->out.uncut)) {
 			/* libipt resynchronised after an error: a continuous
 			 * decoder may do that past rp (past the PSB its reading
 			 * ran into); or tracing is not simply on at rp (pt.c's
@@ -2121,7 +2177,8 @@ libipt:
 			 * always what the continuous decoder is in); or the
 			 * linear code after the last packet does not reach the
 			 * ip rp's PSB+ gives (a continuous decoder finds an
-			 * error there).  libipt goes on to the run's end, from
+			 * error there), or a FUP waits past rp for its TIP
+			 * (fup_waits).  libipt goes on to the run's end, from
 			 * pos again (less what s has since). */
 			memset(&ho, 0, sizeof(ho));
 			ho.watch = !(complete && pos == j);

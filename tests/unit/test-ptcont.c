@@ -1124,6 +1124,64 @@ static void test_psb_cut_by_psb(void **state)
 }
 
 /*
+ * A damaged trace with a FUP that no TIP follows before the next PSB+
+ * (B), while tracing is on in 32-bit code: one continuous libipt decode,
+ * looking for the TIP that FUP binds to, reads on through B's PSB+ and
+ * the one after it (C, whose MODE.Exec says 64-bit) before it gives what
+ * comes before B, and fails at C's (-pte_bad_status_update) without
+ * decoding an instruction.  A run that ended at B ran out of bytes there
+ * and decoded the linear code up to B's ip instead, and the run from B
+ * went on from it (runs of one byte on several threads; found by
+ * fuzz-ptcont, threads-readahead-past-psb.bin).  Such a run is decoded
+ * on into the next as one.
+ */
+static void test_fup_waits_past_psb(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	for (int round = 0; round < 8; round++) {
+		mode64(&x);
+		main_round(&x);
+		/* A: tracing on in 32-bit code at 00, a PSB+ there */
+		mode_exec(&x, ptem_32bit);
+		ippkt(&x, ppt_tip_pge, 0x00);
+		pkt(&x, ppt_psb);
+		mode_exec(&x, ptem_32bit);
+		ippkt(&x, ppt_fup, 0x00);
+		pkt(&x, ppt_psbend);
+		/* an asynchronous branch at 03 whose TIP does not come */
+		ippkt(&x, ppt_fup, 0x03);
+		if (round % 2)
+			pkt(&x, ppt_pad);
+		/* B: no MODE.Exec, at 01 */
+		pkt(&x, ppt_psb);
+		ippkt(&x, ppt_fup, 0x01);
+		pkt(&x, ppt_psbend);
+		/* C: 64-bit at 00 */
+		psb(&x, 0x00);
+		ippkt(&x, ppt_tip, 0x61);
+		tnt(&x, 1, 0x1);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		psb(&x, UINT64_MAX);
+	}
+	n = enc_done(&x);
+	/* the continuous decoder fails at each C */
+	assert_true(ref_gaps(x.buf, n) >= 8);
+	/* (the --load layout splits at B or C, from a bounded decode that
+	 * ends there: open, the newest-first.bin kind in
+	 * tests/fuzz/open/README) */
+	skip_newest = 1;
+	ptref_lenient = 1;
+	check_all(x.buf, n);
+	ptref_lenient = 0;
+	skip_newest = 0;
+}
+
+/*
  * A damaged stream (mutated by fuzz-ptcont) whose runs of one byte, decoded
  * on several threads, made a batch the continuation of the runs before it
  * (their last one ended in an error it could not synchronise from) where
@@ -1335,6 +1393,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_continuation),
 		cmocka_unit_test(test_mode_error_resync),
 		cmocka_unit_test(test_psb_cut_by_psb),
+		cmocka_unit_test(test_fup_waits_past_psb),
 		cmocka_unit_test(test_fuzz_inputs),
 	};
 
