@@ -967,7 +967,9 @@ static int fast_blocks(struct seg *s, struct pt_block_decoder *dec, int *pstatus
  * *@mode.  0 when there are none or the packets do not end exactly at
  * @end (damaged trace: left as it is).  With @since, *@since gets where
  * the packets that end the buffer and give libipt nothing to report
- * (MODE.Exec, PAD, timing, PIP, VMCS) start (@end when unknown).
+ * (MODE.Exec, PAD, timing, PIP, VMCS) start (@end when unknown).  With
+ * @fup, *@fup gets what may_trail_exec found of a FUP in that segment
+ * when it walked it, else -2 (the walk is fup_waits's too).
  */
 static int64_t find_psb_back(const uint8_t *buf, uint64_t limit);
 
@@ -1034,18 +1036,25 @@ static size_t pkt_len(const uint8_t *p, size_t left)
  * 0 when the packets from the PSB at @from end exactly at @end and no
  * MODE.Exec is among the last ones that give libipt nothing to report (as
  * trailing_exec reads them); 1 when there may be (or a packet pkt_len
- * does not know).
+ * does not know).  With @fup, *@fup gets what fup_waits asks of these
+ * packets: 1 when the last one outside PSB+ headers that is not PAD,
+ * timing or MODE.Exec is a FUP that binds to a TIP (no OVF or MODE.TSX
+ * before it takes it), 0 when it is another packet (or one pkt_len does
+ * not know), -1 when there is none.
  */
-static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end)
+static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end, int *fup)
 {
 	const uint8_t *p = buf + from, *e = buf + end;
-	int in_hdr = 0, n = 0;
+	int in_hdr = 0, n = 0, st = -1, binds = 0;
 
 	while (p < e) {
 		size_t k = pkt_len(p, (size_t)(e - p));
 
-		if (!k)
+		if (!k) {
+			if (fup)
+				*fup = 0;
 			return 1;
+		}
 		if (p[0] == 0x02 && p[1] == 0x82) {
 			in_hdr = 1;
 			n = 0;
@@ -1053,19 +1062,31 @@ static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end)
 			in_hdr = 0;
 			n = 0;
 		} else if (!in_hdr) {
-			if (p[0] == 0x99)
-				n = (p[1] >> 5) == 0 ? n + 1 : 0;
-			else if (p[0] && (p[0] & 3) != 3 && p[0] != 0x19 && p[0] != 0x59 &&
-				 !(p[0] == 0x02 && (p[1] == 0x03 || p[1] == 0x43 || p[1] == 0xc8)))
+			if (p[0] == 0x99 && (p[1] >> 5) == 0) {
+				n++; /* MODE.Exec */
+			} else if (p[0] && (p[0] & 3) != 3 && p[0] != 0x19 && p[0] != 0x59 &&
+				   !(p[0] == 0x02 && (p[1] == 0x03 || p[1] == 0x43 || p[1] == 0xc8))) {
+				/* (not PAD, timing, CBR, PIP, VMCS) */
 				n = 0;
+				if ((p[0] & 0x1f) == 0x1d) { /* FUP */
+					st = !binds;
+					binds = 0;
+				} else {
+					st = 0;
+					/* OVF, MODE.TSX: the next FUP is theirs */
+					binds = (p[0] == 0x02 && p[1] == 0xf3) || p[0] == 0x99;
+				}
+			}
 		}
 		p += k;
 	}
+	if (fup)
+		*fup = st;
 	return n != 0; /* (still in a PSB+: none, as trailing_exec) */
 }
 
 static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t *off,
-			    size_t max, uint8_t *mode, uint64_t *since)
+			    size_t max, uint8_t *mode, uint64_t *since, int *fup)
 {
 	struct pt_packet_decoder *pd;
 	struct pt_config cfg;
@@ -1077,13 +1098,15 @@ static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, ui
 	*mode = ptem_unknown;
 	if (since)
 		*since = end;
+	if (fup)
+		*fup = -2; /* (not walked) */
 	if (from < 0 || (uint64_t)from < begin)
 		from = (int64_t)begin;
 	/* (cheap test first: a MODE packet is 0x99 and its payload; then a
 	 * walk over the packet lengths, without libipt's decoder, that
 	 * says there is none at the end; libipt's walk judges the rest) */
 	if (!since && (!memchr(buf + from, 0x99, end - (uint64_t)from) ||
-		       !may_trail_exec(buf, (uint64_t)from, end)))
+		       !may_trail_exec(buf, (uint64_t)from, end, fup)))
 		return 0;
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
@@ -1157,47 +1180,24 @@ static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, ui
  * after it up to a TIP, before it gives what comes before the PSB (and
  * takes those PSB+'s status updates from where it was), where a run that
  * ends at the PSB runs out of bytes: only decoding on tells.  Walks the
- * packets from the last PSB before @end, and from the one before that
- * while a segment has nothing but its PSB+, back to @begin; 0 when unsure
- * (a packet pkt_len does not know).
+ * packets from the last PSB before @end (@last: what trailing_exec's walk
+ * found there, -2: not walked), and from the one before that while a
+ * segment has nothing but its PSB+, back to @begin; 0 when unsure (a
+ * packet pkt_len does not know).
  */
-static int fup_waits(const uint8_t *buf, uint64_t begin, uint64_t end)
+static int fup_waits(const uint8_t *buf, uint64_t begin, uint64_t end, int last)
 {
 	while (end > begin) {
 		int64_t q = find_psb_back(buf, end);
-		const uint8_t *p, *e = buf + end;
-		int in_hdr = 0, st = -1, binds = 0;
+		int st = last;
 
 		if (q < 0 || (uint64_t)q < begin)
 			q = (int64_t)begin;
-		for (p = buf + q; p < e;) {
-			size_t k = pkt_len(p, (size_t)(e - p));
-			uint8_t b = p[0];
-
-			if (!k)
-				return 0;
-			if (b == 0x02 && p[1] == 0x82) {
-				in_hdr = 1;
-			} else if (b == 0x02 && p[1] == 0x23) {
-				in_hdr = 0;
-			} else if (!in_hdr && b && (b & 3) != 3 && b != 0x19 && b != 0x59 &&
-				   !(b == 0x99 && (p[1] >> 5) == 0) &&
-				   !(b == 0x02 && (p[1] == 0x03 || p[1] == 0x43 || p[1] == 0xc8 ||
-						   p[1] == 0x73))) {
-				/* (not PAD, timing, MODE.Exec, CBR, PIP, VMCS, TMA) */
-				if ((b & 0x1f) == 0x1d) { /* FUP */
-					st = !binds;
-					binds = 0;
-				} else {
-					st = 0;
-					/* OVF, MODE.TSX: the next FUP is theirs */
-					binds = (b == 0x02 && p[1] == 0xf3) || b == 0x99;
-				}
-			}
-			p += k;
-		}
+		if (st == -2)
+			may_trail_exec(buf, (uint64_t)q, end, &st);
 		if (st >= 0)
 			return st;
+		last = -2;
 		end = (uint64_t)q;
 	}
 	return 0;
@@ -1226,6 +1226,7 @@ static int decode_segment(struct seg *s)
 	uint64_t trail[TRAIL_MAX], since = UINT64_MAX;
 	uint8_t trail_mode = ptem_unknown;
 	size_t ntrail = 0;
+	int fup_last = -2;
 
 	s->last_pos = UINT64_MAX;
 	pt_config_init(&cfg);
@@ -1237,7 +1238,7 @@ static int decode_segment(struct seg *s)
 	s->mode = ptem_unknown;
 	if (s->end_psb || (s->in.kind == CARRY_STATE && s->in.pend_exec != ptem_unknown))
 		ntrail = trailing_exec(s->buf, s->begin, s->end, trail, TRAIL_MAX, &trail_mode,
-				       s->in.pend_exec != ptem_unknown ? &since : NULL);
+				       s->in.pend_exec != ptem_unknown ? &since : NULL, &fup_last);
 	if (!s->end_psb)
 		ntrail = 0; /* (the trace ends there: so does the continuous decode) */
 	if (s->in.kind == CARRY_STATE) {
@@ -1493,7 +1494,7 @@ static int decode_segment(struct seg *s)
 		s->out.dis_ip = s->dis_ip;
 		s->out.mode = (uint8_t)s->mode;
 		s->out.uncut = (uint8_t)((s->enabled && s->cut_ip && !s->cut_found) ||
-					 (s->end_psb && fup_waits(s->buf, s->begin, s->end)));
+					 (s->end_psb && fup_waits(s->buf, s->begin, s->end, fup_last)));
 		s->out.spec = (uint8_t)s->spec;
 		/* (the carried one when nothing in this run took it: no
 		 * TIP since, no resynchronisation) */
@@ -2141,7 +2142,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 			uint64_t toff[TRAIL_MAX];
 			uint8_t tm;
 
-			if (trailing_exec(s->buf, pos, next, toff, TRAIL_MAX, &tm, NULL))
+			if (trailing_exec(s->buf, pos, next, toff, TRAIL_MAX, &tm, NULL, NULL))
 				cur.pend_exec = tm;
 		}
 		s->enabled = !edge.end_disabled;
