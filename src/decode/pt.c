@@ -2440,6 +2440,7 @@ struct segent {
 	uint8_t out_set; /* out: the state after this segment's decode */
 	uint8_t mode;	 /* its PSB+'s MODE.Exec (struct psbhdr) */
 	uint8_t tsx;	 /* its PSB+ has a MODE.TSX */
+	uint8_t ok;	 /* libipt reads its PSB+ (struct psbhdr's ok) */
 	int decoded;
 	struct ptd_pt_stats st;
 	struct ptd_history *h; /* cached history or NULL */
@@ -2549,6 +2550,7 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 		e->clean = hdr.fup_ip && !hdr.then_pge && hdr.ok;
 		e->mode = hdr.mode;
 		e->tsx = hdr.tsx;
+		e->ok = hdr.ok;
 		/* A PSB+ without PSBEND before the next PSB: the continuous
 		 * decoder reads that PSB as a packet of the header and fails
 		 * there, where a run that ends at it runs out of bytes in the
@@ -2587,6 +2589,7 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 			e->clean = hdr.fup_ip && !hdr.then_pge && hdr.ok;
 			e->mode = hdr.mode;
 			e->tsx = hdr.tsx;
+			e->ok = hdr.ok;
 			e->decoded = 0;
 			e->out_set = 0;
 			e->in_set = 0;
@@ -3033,12 +3036,13 @@ static int history_after(const struct ptd_history *src, uint64_t n, struct ptd_h
 
 /*
  * Segment @e (rev index @j) at an unclean PSB, decoded exactly: one run
- * from the nearest older clean PSB (or the trace start) through @e, less
- * what the same run without @e gives.  The state at an unclean PSB
+ * from the nearest older clean PSB (or the trace start) through @e (and
+ * on through segment @last, newer or @j: see decode_depth), less what the
+ * same run without @e gives.  The state at an unclean PSB
  * depends on how libipt read what came before, which only decoding it
  * tells.  Returns 1 when done, 0 when no such start is near.
  */
-static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
+static int decode_warm(struct ptd_pt_trace *t, size_t j, size_t last, struct pt_image *ptimg,
 		       struct iccache *icc, struct ptd_history *h, struct ptd_pt_stats *st,
 		       int from_start)
 {
@@ -3088,7 +3092,7 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 	if (!whole)
 		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
 	sink.ctx = whole;
-	err = run_rev(t, k, j, &in, ptimg, icc, &sink, &sa, &o);
+	err = run_rev(t, k, last, &in, ptimg, icc, &sink, &sa, &o);
 	if (!err)
 		err = run_rev(t, k, j + 1, &in, ptimg, icc, NULL, &sb, NULL);
 	if (!err)
@@ -3098,23 +3102,49 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 		uint64_t nb = sb.ninsn + sb.ngaps;
 
 		st->end_ip = sa.end_ip;
-		t->rev[j].out = o;
-		t->rev[j].out_set = 1;
+		t->rev[last].out = o;
+		t->rev[last].out_set = 1;
 		/* What the run learnt about the block before this segment. */
-		t->rev[j].head = 0;
+		t->rev[last].head = 0;
 		if (nb && ptd_hcursor_goto(&c, whole, nb) == 0 && !c.is_gap)
-			t->rev[j].head = c.block_flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
+			t->rev[last].head = c.block_flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
 	}
 	ptd_history_free(whole);
 	return err < 0 ? err : 1;
 }
 
-/* Decodes segment @e alone into a new history with image @ptimg. */
+/*
+ * Is the PSB of segment rev[@j] a place where the continuous decode splits
+ * (what a decode that ends there gives, its prefix)?  Not where libipt
+ * cannot read its PSB+ (the continuous decoder fails there, while it
+ * finishes the block before it) or the PSB+ before it, which it cuts, nor
+ * where a FUP before it waits for its TIP (fup_waits): a decoder that ends
+ * there gives what the continuous one does not.  The trace's first PSB
+ * is.  Needs the index through rev[@j + 1].
+ */
+static int split_ok(struct ptd_pt_trace *t, size_t j)
+{
+	const struct segent *e = &t->rev[j], *o;
+
+	if (j + 1 >= t->nrev)
+		return 1;
+	o = &t->rev[j + 1];
+	return e->ok && o->ok && !fup_waits(t->buf, 0, e->offset, -2);
+}
+
+/*
+ * Decodes segment @e alone into a new history with image @ptimg.  Where
+ * its PSB is no place to split at (split_ok), its history starts at the
+ * nearest older PSB that is (the segments in between have none: the one
+ * whose end is no such place gives nothing, see ptd_pt_trace_history_range
+ * too), so the segments' histories put together are the continuous
+ * decode's.
+ */
 static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
 			struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st,
 			int depth)
 {
-	size_t j = (size_t)(e - t->rev);
+	size_t j = (size_t)(e - t->rev), last = j, k;
 	struct ptd_history *h = ptd_history_alloc(t->read, t->rctx);
 	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h, hist_blocks };
 	struct carry in, o;
@@ -3128,9 +3158,22 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 		ptd_history_free(h);
 		return ptd__err(-ptde_nomem, "out of memory indexing PT");
 	}
+	if (j && !split_ok(t, j - 1)) {
+		/* (its items are the next segment's) */
+		memset(st, 0, sizeof(*st));
+		*out = h;
+		return 0;
+	}
+	for (k = j; !split_ok(t, k) && k - j < WARMUP_SEGS; k++)
+		if (index_back(t, k + 3) < 0) {
+			ptd_history_free(h);
+			return ptd__err(-ptde_nomem, "out of memory indexing PT");
+		}
+	if (split_ok(t, k))
+		j = k;
 	e = &t->rev[j];
 	if (!e->clean && !e->in_set) {
-		err = decode_warm(t, j, ptimg, icc, h, st, 0);
+		err = decode_warm(t, j, last, ptimg, icc, h, st, 0);
 		if (err < 0) {
 			ptd_history_free(h);
 			return err;
@@ -3145,7 +3188,7 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 	e = &t->rev[j];
 	if (!start_exact(&in, e)) {
 		/* (the continuation of the decode before it) */
-		err = decode_warm(t, j, ptimg, icc, h, st, 0);
+		err = decode_warm(t, j, last, ptimg, icc, h, st, 0);
 		if (err < 0) {
 			ptd_history_free(h);
 			return err;
@@ -3156,12 +3199,14 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 		}
 		e = &t->rev[j];
 	}
-	err = run_segment(t->buf, e->offset, e->end, end_of(t, e), cut_of(t, e), t->img, ptimg, icc,
-			  &sink, st, t->disabled_gaps, &in, &o, NULL);
+	err = run_segment(t->buf, e->offset, t->rev[last].end, end_of(t, &t->rev[last]),
+			  cut_of(t, &t->rev[last]), t->img, ptimg, icc, &sink, st, t->disabled_gaps,
+			  &in, &o, NULL);
 	if (err < 0) {
 		ptd_history_free(h);
 		return err;
 	}
+	e = &t->rev[last];
 	e->out = o;
 	e->out_set = 1;
 	e->head = o.head_flags;
@@ -3178,7 +3223,7 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 			ptd_history_free(h);
 			return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
 		}
-		err = decode_warm(t, j, ptimg, icc, w, &wst, 1);
+		err = decode_warm(t, j, last, ptimg, icc, w, &wst, 1);
 		if (err > 0) {
 			ptd_history_free(h);
 			h = w;
@@ -3891,6 +3936,11 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 		last = n;
 	if (first > last)
 		return ptd__err(-ptde_invalid, "pt trace history: bad segment range %zu..%zu", first, last);
+	/* A range that ends at a PSB where the continuous decode does not
+	 * split (split_ok) ends at the nearest one before it that does: the
+	 * segments after that have no items of their own (decode_depth). */
+	while (last > first && last < n && !split_ok(t, n - 1 - last))
+		last--;
 	if (first == 0 && t->lost_nonzero) {
 		char msg[128];
 
