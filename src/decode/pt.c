@@ -3316,7 +3316,14 @@ void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on)
 
 uint8_t ptd_pt_trace_newest_head(struct ptd_pt_trace *t, size_t k)
 {
-	if (!t || k >= t->nrev || !t->rev[k].out_set)
+	if (!t || k >= t->nrev)
+		return 0;
+	/* (a segment without items of its own, see decode_depth: the last
+	 * block before it is the one before the newer segment that has
+	 * them) */
+	while (k && !t->rev[k].out_set && !split_ok(t, k - 1))
+		k--;
+	if (!t->rev[k].out_set)
 		return 0;
 	return t->rev[k].head;
 }
