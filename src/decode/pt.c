@@ -3118,9 +3118,12 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, size_t last, struct pt_
  * (what a decode that ends there gives, its prefix)?  Not where libipt
  * cannot read its PSB+ (the continuous decoder fails there, while it
  * finishes the block before it) or the PSB+ before it, which it cuts, nor
- * where a FUP before it waits for its TIP (fup_waits): a decoder that ends
- * there gives what the continuous one does not.  The trace's first PSB
- * is.  Needs the index through rev[@j + 1].
+ * where the packets before it do not end exactly at it (one that goes on
+ * into it, or one libipt cannot read: a decoder that ends there runs out
+ * of bytes where the continuous one reads on), nor where a FUP before it
+ * waits for its TIP (fup_waits): a decoder that ends there gives what the
+ * continuous one does not.  The trace's first PSB is.  Needs the index
+ * through rev[@j + 1].
  */
 static int split_ok(struct ptd_pt_trace *t, size_t j)
 {
@@ -3129,7 +3132,8 @@ static int split_ok(struct ptd_pt_trace *t, size_t j)
 	if (j + 1 >= t->nrev)
 		return 1;
 	o = &t->rev[j + 1];
-	return e->ok && o->ok && !fup_waits(t->buf, 0, e->offset, -2);
+	return e->ok && o->ok && packets_ok(t->psbrd, o->offset, e->offset, 0) &&
+	       !fup_waits(t->buf, 0, e->offset, -2);
 }
 
 /*
@@ -3158,18 +3162,25 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 		ptd_history_free(h);
 		return ptd__err(-ptde_nomem, "out of memory indexing PT");
 	}
-	if (j && !split_ok(t, j - 1)) {
+	/* (the index complete, PSBs before where libipt synchronises first
+	 * are gone: so may @e be, see index_back) */
+	if (j >= t->nrev || (j && !split_ok(t, j - 1))) {
 		/* (its items are the next segment's) */
 		memset(st, 0, sizeof(*st));
 		*out = h;
 		return 0;
 	}
-	for (k = j; !split_ok(t, k) && k - j < WARMUP_SEGS; k++)
+	for (k = j;; k++) {
+		/* (rev[k + 1] where it stays: the first PSB moves once the
+		 * index is complete, see index_back) */
 		if (index_back(t, k + 3) < 0) {
 			ptd_history_free(h);
 			return ptd__err(-ptde_nomem, "out of memory indexing PT");
 		}
-	if (split_ok(t, k))
+		if (k + 1 >= t->nrev || split_ok(t, k) || k - j >= WARMUP_SEGS)
+			break;
+	}
+	if (k < t->nrev && split_ok(t, k))
 		j = k;
 	e = &t->rev[j];
 	if (!e->clean && !e->in_set) {
@@ -3316,7 +3327,7 @@ void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on)
 
 uint8_t ptd_pt_trace_newest_head(struct ptd_pt_trace *t, size_t k)
 {
-	if (!t || k >= t->nrev)
+	if (!t || k == SIZE_MAX || index_back(t, k + 2) < 0 || k >= t->nrev)
 		return 0;
 	/* (a segment without items of its own, see decode_depth: the last
 	 * block before it is the one before the newer segment that has
