@@ -1039,8 +1039,9 @@ static size_t pkt_len(const uint8_t *p, size_t left)
  * does not know).  With @fup, *@fup gets what fup_waits asks of these
  * packets: 1 when the last one outside PSB+ headers that is not PAD,
  * timing or MODE.Exec is a FUP that binds to a TIP (no OVF or MODE.TSX
- * before it takes it), 0 when it is another packet (or one pkt_len does
- * not know), -1 when there is none.
+ * before it takes it), 0 when it is another packet, -1 when there is
+ * none, -3 when a packet pkt_len does not know (or one cut by @end) comes
+ * first.
  */
 static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end, int *fup)
 {
@@ -1052,7 +1053,7 @@ static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end, int *
 
 		if (!k) {
 			if (fup)
-				*fup = 0;
+				*fup = -3;
 			return 1;
 		}
 		if (p[0] == 0x02 && p[1] == 0x82) {
@@ -1195,8 +1196,8 @@ static int fup_waits(const uint8_t *buf, uint64_t begin, uint64_t end, int last)
 			q = (int64_t)begin;
 		if (st == -2)
 			may_trail_exec(buf, (uint64_t)q, end, &st);
-		if (st >= 0)
-			return st;
+		if (st >= 0 || st == -3)
+			return st == 1;
 		last = -2;
 		end = (uint64_t)q;
 	}
@@ -2441,6 +2442,7 @@ struct segent {
 	uint8_t mode;	 /* its PSB+'s MODE.Exec (struct psbhdr) */
 	uint8_t tsx;	 /* its PSB+ has a MODE.TSX */
 	uint8_t ok;	 /* libipt reads its PSB+ (struct psbhdr's ok) */
+	uint8_t split;	 /* split_ok: 0 not known yet, 1 yes, 2 no */
 	int decoded;
 	struct ptd_pt_stats st;
 	struct ptd_history *h; /* cached history or NULL */
@@ -2604,6 +2606,7 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 			read_psb_hdr_at(t->psbrd, t->rev[t->nrev - 1].offset, &first);
 			read_psb_hdr_at(t->psbrd, e->offset, &next);
 			clean = next.fup_ip && !next.then_pge && next.ok && first.ok;
+			e->split = 0;
 			if (clean != e->clean) {
 				e->clean = clean;
 				if (e->h) {
@@ -3127,13 +3130,29 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, size_t last, struct pt_
  */
 static int split_ok(struct ptd_pt_trace *t, size_t j)
 {
-	const struct segent *e = &t->rev[j], *o;
+	struct segent *e = &t->rev[j];
+	const struct segent *o;
+	int st;
 
 	if (j + 1 >= t->nrev)
 		return 1;
+	if (e->split)
+		return e->split == 1;
 	o = &t->rev[j + 1];
-	return e->ok && o->ok && packets_ok(t->psbrd, o->offset, e->offset, 0) &&
-	       !fup_waits(t->buf, 0, e->offset, -2);
+	st = 0;
+	if (e->ok && o->ok) {
+		/* (the walk over the packet lengths first; libipt's where it
+		 * does not know a packet) */
+		may_trail_exec(t->buf, o->offset, e->offset, &st);
+		if (st == -3)
+			st = packets_ok(t->psbrd, o->offset, e->offset, 0);
+		else if (st == -1)
+			st = !fup_waits(t->buf, 0, o->offset, -2);
+		else
+			st = !st;
+	}
+	e->split = st ? 1 : 2;
+	return st;
 }
 
 /*
