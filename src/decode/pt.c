@@ -2893,7 +2893,7 @@ static int exact_in(struct ptd_pt_trace *t, size_t i, struct carry *in)
 
 static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
 			struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st,
-			int depth);
+			int depth, int split);
 static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const struct carry *in,
 		   struct pt_image *img, struct iccache *icc, const struct ptd_pt_sink *sink,
 		   struct ptd_pt_stats *st, struct carry *out);
@@ -2930,7 +2930,7 @@ static struct carry carry_for(struct ptd_pt_trace *t, struct segent *e, int dept
 		struct ptd_history *h;
 		struct ptd_pt_stats st;
 
-		if (decode_depth(t, older, ptd_image_pt(t->img), t->icc, &h, &st, depth - 1) < 0)
+		if (decode_depth(t, older, ptd_image_pt(t->img), t->icc, &h, &st, depth - 1, 0) < 0)
 			return carry_guess(&t->rev[j]);
 		ptd_history_free(h);
 		older = &t->rev[j + 1];
@@ -3161,11 +3161,13 @@ static int split_ok(struct ptd_pt_trace *t, size_t j)
  * nearest older PSB that is (the segments in between have none: the one
  * whose end is no such place gives nothing, see ptd_pt_trace_history_range
  * too), so the segments' histories put together are the continuous
- * decode's.
+ * decode's.  Without @split (decoded only for the state after it, see
+ * carry_for) it starts at its own PSB: what a walk over the packets costs
+ * is paid only for the segments asked for.
  */
 static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
 			struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st,
-			int depth)
+			int depth, int split)
 {
 	size_t j = (size_t)(e - t->rev), last = j, k;
 	struct ptd_history *h = ptd_history_alloc(t->read, t->rctx);
@@ -3183,13 +3185,13 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 	}
 	/* (the index complete, PSBs before where libipt synchronises first
 	 * are gone: so may @e be, see index_back) */
-	if (j >= t->nrev || (j && !split_ok(t, j - 1))) {
+	if (j >= t->nrev || (split && j && !split_ok(t, j - 1))) {
 		/* (its items are the next segment's) */
 		memset(st, 0, sizeof(*st));
 		*out = h;
 		return 0;
 	}
-	for (k = j;; k++) {
+	for (k = j; split; k++) {
 		/* (rev[k + 1] where it stays: the first PSB moves once the
 		 * index is complete, see index_back) */
 		if (index_back(t, k + 3) < 0) {
@@ -3199,7 +3201,7 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 		if (k + 1 >= t->nrev || split_ok(t, k) || k - j >= WARMUP_SEGS)
 			break;
 	}
-	if (k < t->nrev && split_ok(t, k))
+	if (split && k < t->nrev && split_ok(t, k))
 		j = k;
 	e = &t->rev[j];
 	if (!e->clean && !e->in_set) {
@@ -3273,7 +3275,7 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 static int decode_into(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
 		       struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st)
 {
-	return decode_depth(t, e, ptimg, icc, out, st, 4);
+	return decode_depth(t, e, ptimg, icc, out, st, 4, 1);
 }
 
 static void evict(struct ptd_pt_trace *t, const struct segent *keep)
