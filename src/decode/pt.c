@@ -298,7 +298,8 @@ struct carry {
 	 * the PSB+ has no MODE.Exec. */
 	uint8_t mode;
 	/* Tracing on at the end, but the linear code after the last packet
-	 * did not reach the ip the next PSB+ gives: where the continuous
+	 * did not reach the ip the next PSB+ gives, or the packets end with
+	 * a FUP that waits for its TIP (fup_waits): where the continuous
 	 * decoder is then, only decoding on tells (start_exact). */
 	uint8_t uncut;
 	/* libipt's "speculative" (in a transaction, MODE.TSX): kept where
@@ -966,7 +967,9 @@ static int fast_blocks(struct seg *s, struct pt_block_decoder *dec, int *pstatus
  * *@mode.  0 when there are none or the packets do not end exactly at
  * @end (damaged trace: left as it is).  With @since, *@since gets where
  * the packets that end the buffer and give libipt nothing to report
- * (MODE.Exec, PAD, timing, PIP, VMCS) start (@end when unknown).
+ * (MODE.Exec, PAD, timing, PIP, VMCS) start (@end when unknown).  With
+ * @fup, *@fup gets what may_trail_exec found of a FUP in that segment
+ * when it walked it, else -2 (the walk is fup_waits's too).
  */
 static int64_t find_psb_back(const uint8_t *buf, uint64_t limit);
 
@@ -1033,18 +1036,26 @@ static size_t pkt_len(const uint8_t *p, size_t left)
  * 0 when the packets from the PSB at @from end exactly at @end and no
  * MODE.Exec is among the last ones that give libipt nothing to report (as
  * trailing_exec reads them); 1 when there may be (or a packet pkt_len
- * does not know).
+ * does not know).  With @fup, *@fup gets what fup_waits asks of these
+ * packets: 1 when the last one outside PSB+ headers that is not PAD,
+ * timing or MODE.Exec is a FUP that binds to a TIP (no OVF or MODE.TSX
+ * before it takes it), 0 when it is another packet, -1 when there is
+ * none, -3 when a packet pkt_len does not know (or one cut by @end) comes
+ * first.
  */
-static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end)
+static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end, int *fup)
 {
 	const uint8_t *p = buf + from, *e = buf + end;
-	int in_hdr = 0, n = 0;
+	int in_hdr = 0, n = 0, st = -1, binds = 0;
 
 	while (p < e) {
 		size_t k = pkt_len(p, (size_t)(e - p));
 
-		if (!k)
+		if (!k) {
+			if (fup)
+				*fup = -3;
 			return 1;
+		}
 		if (p[0] == 0x02 && p[1] == 0x82) {
 			in_hdr = 1;
 			n = 0;
@@ -1052,20 +1063,32 @@ static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end)
 			in_hdr = 0;
 			n = 0;
 		} else if (!in_hdr) {
-			if (p[0] == 0x99)
-				n = (p[1] >> 5) == 0 ? n + 1 : 0;
-			else if (p[0] && (p[0] & 3) != 3 && p[0] != 0x19 && p[0] != 0x59 &&
-				 !(p[0] == 0x02 && (p[1] == 0x03 || p[1] == 0x43 || p[1] == 0x73 ||
-						    p[1] == 0xc8)))
+			if (p[0] == 0x99 && (p[1] >> 5) == 0) {
+				n++; /* MODE.Exec */
+			} else if (p[0] && (p[0] & 3) != 3 && p[0] != 0x19 && p[0] != 0x59 &&
+				   !(p[0] == 0x02 && (p[1] == 0x03 || p[1] == 0x43 || p[1] == 0x73 ||
+						      p[1] == 0xc8))) {
+				/* (not PAD, timing, CBR, TMA, PIP, VMCS) */
 				n = 0;
+				if ((p[0] & 0x1f) == 0x1d) { /* FUP */
+					st = !binds;
+					binds = 0;
+				} else {
+					st = 0;
+					/* OVF, MODE.TSX: the next FUP is theirs */
+					binds = (p[0] == 0x02 && p[1] == 0xf3) || p[0] == 0x99;
+				}
+			}
 		}
 		p += k;
 	}
+	if (fup)
+		*fup = st;
 	return n != 0; /* (still in a PSB+: none, as trailing_exec) */
 }
 
 static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t *off,
-			    size_t max, uint8_t *mode, uint64_t *since)
+			    size_t max, uint8_t *mode, uint64_t *since, int *fup)
 {
 	struct pt_packet_decoder *pd;
 	struct pt_config cfg;
@@ -1077,13 +1100,15 @@ static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, ui
 	*mode = ptem_unknown;
 	if (since)
 		*since = end;
+	if (fup)
+		*fup = -2; /* (not walked) */
 	if (from < 0 || (uint64_t)from < begin)
 		from = (int64_t)begin;
 	/* (cheap test first: a MODE packet is 0x99 and its payload; then a
 	 * walk over the packet lengths, without libipt's decoder, that
 	 * says there is none at the end; libipt's walk judges the rest) */
 	if (!since && (!memchr(buf + from, 0x99, end - (uint64_t)from) ||
-		       !may_trail_exec(buf, (uint64_t)from, end)))
+		       !may_trail_exec(buf, (uint64_t)from, end, fup)))
 		return 0;
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
@@ -1150,6 +1175,37 @@ static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, ui
 	return n > max ? 0 : n;
 }
 
+/*
+ * Does a FUP that binds to a TIP (an asynchronous branch or disable: no
+ * OVF or MODE.TSX before it takes it) still wait at @end (a PSB) for that
+ * TIP, only PSB+, PAD, timing and MODE.Exec packets after it?  The
+ * continuous decoder then reads on past that PSB, through its PSB+ and any
+ * after it up to a TIP, before it gives what comes before the PSB (and
+ * takes those PSB+'s status updates from where it was), where a run that
+ * ends at the PSB runs out of bytes: only decoding on tells.  Walks the
+ * packets from the last PSB before @end (@last: what trailing_exec's walk
+ * found there, -2: not walked), and from the one before that while a
+ * segment has nothing but its PSB+, back to @begin; 0 when unsure (a
+ * packet pkt_len does not know).
+ */
+static int fup_waits(const uint8_t *buf, uint64_t begin, uint64_t end, int last)
+{
+	while (end > begin) {
+		int64_t q = find_psb_back(buf, end);
+		int st = last;
+
+		if (q < 0 || (uint64_t)q < begin)
+			q = (int64_t)begin;
+		if (st == -2)
+			may_trail_exec(buf, (uint64_t)q, end, &st);
+		if (st >= 0 || st == -3)
+			return st == 1;
+		last = -2;
+		end = (uint64_t)q;
+	}
+	return 0;
+}
+
 /* A MODE.Exec packet's payload byte for @mode (enum pt_exec_mode). */
 static uint8_t mode_payload(uint8_t mode)
 {
@@ -1173,6 +1229,7 @@ static int decode_segment(struct seg *s)
 	uint64_t trail[TRAIL_MAX], since = UINT64_MAX;
 	uint8_t trail_mode = ptem_unknown;
 	size_t ntrail = 0;
+	int fup_last = -2;
 
 	s->last_pos = UINT64_MAX;
 	pt_config_init(&cfg);
@@ -1184,7 +1241,7 @@ static int decode_segment(struct seg *s)
 	s->mode = ptem_unknown;
 	if (s->end_psb || (s->in.kind == CARRY_STATE && s->in.pend_exec != ptem_unknown))
 		ntrail = trailing_exec(s->buf, s->begin, s->end, trail, TRAIL_MAX, &trail_mode,
-				       s->in.pend_exec != ptem_unknown ? &since : NULL);
+				       s->in.pend_exec != ptem_unknown ? &since : NULL, &fup_last);
 	if (!s->end_psb)
 		ntrail = 0; /* (the trace ends there: so does the continuous decode) */
 	if (s->in.kind == CARRY_STATE) {
@@ -1439,7 +1496,8 @@ static int decode_segment(struct seg *s)
 		s->out.dis_known = (uint8_t)s->dis_known;
 		s->out.dis_ip = s->dis_ip;
 		s->out.mode = (uint8_t)s->mode;
-		s->out.uncut = (uint8_t)(s->enabled && s->cut_ip && !s->cut_found);
+		s->out.uncut = (uint8_t)((s->enabled && s->cut_ip && !s->cut_found) ||
+					 (s->end_psb && fup_waits(s->buf, s->begin, s->end, fup_last)));
 		s->out.spec = (uint8_t)s->spec;
 		/* (the carried one when nothing in this run took it: no
 		 * TIP since, no resynchronisation) */
@@ -2087,7 +2145,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 			uint64_t toff[TRAIL_MAX];
 			uint8_t tm;
 
-			if (trailing_exec(s->buf, pos, next, toff, TRAIL_MAX, &tm, NULL))
+			if (trailing_exec(s->buf, pos, next, toff, TRAIL_MAX, &tm, NULL, NULL))
 				cur.pend_exec = tm;
 		}
 		s->enabled = !edge.end_disabled;
@@ -2115,7 +2173,7 @@ libipt:
 			break;
 		if (!err && rp < end &&
 		    (ho.errors || !ho.cut_found || s->out.kind != CARRY_STATE || !s->out.enabled ||
-		     s->out.off_async)) {
+		     s->out.off_async || s->out.uncut)) {
 			/* libipt resynchronised after an error: a continuous
 			 * decoder may do that past rp (past the PSB its reading
 			 * ran into); or tracing is not simply on at rp (pt.c's
@@ -2123,7 +2181,8 @@ libipt:
 			 * always what the continuous decoder is in); or the
 			 * linear code after the last packet does not reach the
 			 * ip rp's PSB+ gives (a continuous decoder finds an
-			 * error there).  libipt goes on to the run's end, from
+			 * error there), or a FUP waits past rp for its TIP
+			 * (fup_waits).  libipt goes on to the run's end, from
 			 * pos again (less what s has since). */
 			memset(&ho, 0, sizeof(ho));
 			ho.watch = !(complete && pos == j);
@@ -2371,7 +2430,8 @@ int ptd_pt_decode_history(const uint8_t *buf, size_t size, struct ptd_image *img
  * libipt decoder each (so inside a run the decode is continuous by
  * construction); a run starts from the state the run before it ended in
  * (struct carry).  Runs start where possible at a "clean" PSB (its PSB+
- * has a FUP that is not directly followed by TIP.PGE), where the state a
+ * has a FUP that is not directly followed by TIP.PGE, libipt can read it,
+ * and the PSB+ before it ends before it), where the state a
  * decoder synced there assumes is the continuous one, so a run decoded
  * ahead of its predecessor (in parallel) rarely needs decoding again.
  */
@@ -2383,6 +2443,8 @@ struct segent {
 	uint8_t out_set; /* out: the state after this segment's decode */
 	uint8_t mode;	 /* its PSB+'s MODE.Exec (struct psbhdr) */
 	uint8_t tsx;	 /* its PSB+ has a MODE.TSX */
+	uint8_t ok;	 /* libipt reads its PSB+ (struct psbhdr's ok) */
+	uint8_t split;	 /* split_ok: 0 not known yet, 1 yes, 2 no */
 	int decoded;
 	struct ptd_pt_stats st;
 	struct ptd_history *h; /* cached history or NULL */
@@ -2492,6 +2554,13 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 		e->clean = hdr.fup_ip && !hdr.then_pge && hdr.ok;
 		e->mode = hdr.mode;
 		e->tsx = hdr.tsx;
+		e->ok = hdr.ok;
+		/* A PSB+ without PSBEND before the next PSB: the continuous
+		 * decoder reads that PSB as a packet of the header and fails
+		 * there, where a run that ends at it runs out of bytes in the
+		 * header (no error): the next PSB is no run boundary. */
+		if (!hdr.ok && t->nrev)
+			t->rev[t->nrev - 1].clean = 0;
 		t->nrev++;
 		t->scan_pos = (uint64_t)off;
 	}
@@ -2524,9 +2593,32 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 			e->clean = hdr.fup_ip && !hdr.then_pge && hdr.ok;
 			e->mode = hdr.mode;
 			e->tsx = hdr.tsx;
+			e->ok = hdr.ok;
 			e->decoded = 0;
 			e->out_set = 0;
 			e->in_set = 0;
+		}
+		if (t->nrev > 1) {
+			/* (the segment after the first: clean as its own PSB+
+			 * and the first's, now where libipt syncs, say) */
+			struct psbhdr first, next;
+			uint8_t clean;
+
+			e = &t->rev[t->nrev - 2];
+			read_psb_hdr_at(t->psbrd, t->rev[t->nrev - 1].offset, &first);
+			read_psb_hdr_at(t->psbrd, e->offset, &next);
+			clean = next.fup_ip && !next.then_pge && next.ok && first.ok;
+			e->split = 0;
+			if (clean != e->clean) {
+				e->clean = clean;
+				if (e->h) {
+					ptd_history_free(e->h);
+					e->h = NULL;
+					t->ncached--;
+				}
+				e->decoded = 0;
+				e->out_set = 0;
+			}
 		}
 	}
 	if (t->complete) {
@@ -2803,7 +2895,7 @@ static int exact_in(struct ptd_pt_trace *t, size_t i, struct carry *in)
 
 static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
 			struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st,
-			int depth);
+			int depth, int split);
 static int run_rev(struct ptd_pt_trace *t, size_t older, size_t newer, const struct carry *in,
 		   struct pt_image *img, struct iccache *icc, const struct ptd_pt_sink *sink,
 		   struct ptd_pt_stats *st, struct carry *out);
@@ -2840,7 +2932,7 @@ static struct carry carry_for(struct ptd_pt_trace *t, struct segent *e, int dept
 		struct ptd_history *h;
 		struct ptd_pt_stats st;
 
-		if (decode_depth(t, older, ptd_image_pt(t->img), t->icc, &h, &st, depth - 1) < 0)
+		if (decode_depth(t, older, ptd_image_pt(t->img), t->icc, &h, &st, depth - 1, 0) < 0)
 			return carry_guess(&t->rev[j]);
 		ptd_history_free(h);
 		older = &t->rev[j + 1];
@@ -2949,12 +3041,13 @@ static int history_after(const struct ptd_history *src, uint64_t n, struct ptd_h
 
 /*
  * Segment @e (rev index @j) at an unclean PSB, decoded exactly: one run
- * from the nearest older clean PSB (or the trace start) through @e, less
- * what the same run without @e gives.  The state at an unclean PSB
+ * from the nearest older clean PSB (or the trace start) through @e (and
+ * on through segment @last, newer or @j: see decode_depth), less what the
+ * same run without @e gives.  The state at an unclean PSB
  * depends on how libipt read what came before, which only decoding it
  * tells.  Returns 1 when done, 0 when no such start is near.
  */
-static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
+static int decode_warm(struct ptd_pt_trace *t, size_t j, size_t last, struct pt_image *ptimg,
 		       struct iccache *icc, struct ptd_history *h, struct ptd_pt_stats *st,
 		       int from_start)
 {
@@ -2966,7 +3059,8 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 	int err;
 
 	for (k = j + 1;; k++) {
-		if (index_back(t, k + 1) < 0)
+		/* (k + 2: whether rev[k] is clean depends on the PSB+ before) */
+		if (index_back(t, k + 2) < 0)
 			return ptd__err(-ptde_nomem, "out of memory indexing PT");
 		if (k >= t->nrev) {
 			if (!t->complete)
@@ -3003,7 +3097,7 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 	if (!whole)
 		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
 	sink.ctx = whole;
-	err = run_rev(t, k, j, &in, ptimg, icc, &sink, &sa, &o);
+	err = run_rev(t, k, last, &in, ptimg, icc, &sink, &sa, &o);
 	if (!err)
 		err = run_rev(t, k, j + 1, &in, ptimg, icc, NULL, &sb, NULL);
 	if (!err)
@@ -3013,23 +3107,71 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, struct pt_image *ptimg,
 		uint64_t nb = sb.ninsn + sb.ngaps;
 
 		st->end_ip = sa.end_ip;
-		t->rev[j].out = o;
-		t->rev[j].out_set = 1;
+		t->rev[last].out = o;
+		t->rev[last].out_set = 1;
 		/* What the run learnt about the block before this segment. */
-		t->rev[j].head = 0;
+		t->rev[last].head = 0;
 		if (nb && ptd_hcursor_goto(&c, whole, nb) == 0 && !c.is_gap)
-			t->rev[j].head = c.block_flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
+			t->rev[last].head = c.block_flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
 	}
 	ptd_history_free(whole);
 	return err < 0 ? err : 1;
 }
 
-/* Decodes segment @e alone into a new history with image @ptimg. */
+/*
+ * Is the PSB of segment rev[@j] a place where the continuous decode splits
+ * (what a decode that ends there gives, its prefix)?  Not where libipt
+ * cannot read its PSB+ (the continuous decoder fails there, while it
+ * finishes the block before it) or the PSB+ before it, which it cuts, nor
+ * where the packets before it do not end exactly at it (one that goes on
+ * into it, or one libipt cannot read: a decoder that ends there runs out
+ * of bytes where the continuous one reads on), nor where a FUP before it
+ * waits for its TIP (fup_waits): a decoder that ends there gives what the
+ * continuous one does not.  The trace's first PSB is.  Needs the index
+ * through rev[@j + 1].
+ */
+static int split_ok(struct ptd_pt_trace *t, size_t j)
+{
+	struct segent *e = &t->rev[j];
+	const struct segent *o;
+	int st;
+
+	if (j + 1 >= t->nrev)
+		return 1;
+	if (e->split)
+		return e->split == 1;
+	o = &t->rev[j + 1];
+	st = 0;
+	if (e->ok && o->ok) {
+		/* (the walk over the packet lengths first; libipt's where it
+		 * does not know a packet) */
+		may_trail_exec(t->buf, o->offset, e->offset, &st);
+		if (st == -3)
+			st = packets_ok(t->psbrd, o->offset, e->offset, 0);
+		else if (st == -1)
+			st = !fup_waits(t->buf, 0, o->offset, -2);
+		else
+			st = !st;
+	}
+	e->split = st ? 1 : 2;
+	return st;
+}
+
+/*
+ * Decodes segment @e alone into a new history with image @ptimg.  Where
+ * its PSB is no place to split at (split_ok), its history starts at the
+ * nearest older PSB that is (the segments in between have none: the one
+ * whose end is no such place gives nothing, see ptd_pt_trace_history_range
+ * too), so the segments' histories put together are the continuous
+ * decode's.  Without @split (decoded only for the state after it, see
+ * carry_for) it starts at its own PSB: what a walk over the packets costs
+ * is paid only for the segments asked for.
+ */
 static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
 			struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st,
-			int depth)
+			int depth, int split)
 {
-	size_t j = (size_t)(e - t->rev);
+	size_t j = (size_t)(e - t->rev), last = j, k;
 	struct ptd_history *h = ptd_history_alloc(t->read, t->rctx);
 	struct ptd_pt_sink sink = { hist_block, hist_gap, hist_event, h, hist_blocks };
 	struct carry in, o;
@@ -3038,8 +3180,34 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 	*out = NULL;
 	if (!h)
 		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
+	/* (whether @e is clean depends on the PSB+ before it too) */
+	if (index_back(t, j + 2) < 0) {
+		ptd_history_free(h);
+		return ptd__err(-ptde_nomem, "out of memory indexing PT");
+	}
+	/* (the index complete, PSBs before where libipt synchronises first
+	 * are gone: so may @e be, see index_back) */
+	if (j >= t->nrev || (split && j && !split_ok(t, j - 1))) {
+		/* (its items are the next segment's) */
+		memset(st, 0, sizeof(*st));
+		*out = h;
+		return 0;
+	}
+	for (k = j; split; k++) {
+		/* (rev[k + 1] where it stays: the first PSB moves once the
+		 * index is complete, see index_back) */
+		if (index_back(t, k + 3) < 0) {
+			ptd_history_free(h);
+			return ptd__err(-ptde_nomem, "out of memory indexing PT");
+		}
+		if (k + 1 >= t->nrev || split_ok(t, k) || k - j >= WARMUP_SEGS)
+			break;
+	}
+	if (split && k < t->nrev && split_ok(t, k))
+		j = k;
+	e = &t->rev[j];
 	if (!e->clean && !e->in_set) {
-		err = decode_warm(t, j, ptimg, icc, h, st, 0);
+		err = decode_warm(t, j, last, ptimg, icc, h, st, 0);
 		if (err < 0) {
 			ptd_history_free(h);
 			return err;
@@ -3054,7 +3222,7 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 	e = &t->rev[j];
 	if (!start_exact(&in, e)) {
 		/* (the continuation of the decode before it) */
-		err = decode_warm(t, j, ptimg, icc, h, st, 0);
+		err = decode_warm(t, j, last, ptimg, icc, h, st, 0);
 		if (err < 0) {
 			ptd_history_free(h);
 			return err;
@@ -3065,12 +3233,14 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 		}
 		e = &t->rev[j];
 	}
-	err = run_segment(t->buf, e->offset, e->end, end_of(t, e), cut_of(t, e), t->img, ptimg, icc,
-			  &sink, st, t->disabled_gaps, &in, &o, NULL);
+	err = run_segment(t->buf, e->offset, t->rev[last].end, end_of(t, &t->rev[last]),
+			  cut_of(t, &t->rev[last]), t->img, ptimg, icc, &sink, st, t->disabled_gaps,
+			  &in, &o, NULL);
 	if (err < 0) {
 		ptd_history_free(h);
 		return err;
 	}
+	e = &t->rev[last];
 	e->out = o;
 	e->out_set = 1;
 	e->head = o.head_flags;
@@ -3087,7 +3257,7 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 			ptd_history_free(h);
 			return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
 		}
-		err = decode_warm(t, j, ptimg, icc, w, &wst, 1);
+		err = decode_warm(t, j, last, ptimg, icc, w, &wst, 1);
 		if (err > 0) {
 			ptd_history_free(h);
 			h = w;
@@ -3107,7 +3277,7 @@ static int decode_depth(struct ptd_pt_trace *t, struct segent *e, struct pt_imag
 static int decode_into(struct ptd_pt_trace *t, struct segent *e, struct pt_image *ptimg,
 		       struct iccache *icc, struct ptd_history **out, struct ptd_pt_stats *st)
 {
-	return decode_depth(t, e, ptimg, icc, out, st, 4);
+	return decode_depth(t, e, ptimg, icc, out, st, 4, 1);
 }
 
 static void evict(struct ptd_pt_trace *t, const struct segent *keep)
@@ -3180,7 +3350,14 @@ void ptd_pt_trace_set_disabled_gaps(struct ptd_pt_trace *t, int on)
 
 uint8_t ptd_pt_trace_newest_head(struct ptd_pt_trace *t, size_t k)
 {
-	if (!t || k >= t->nrev || !t->rev[k].out_set)
+	if (!t || k == SIZE_MAX || index_back(t, k + 2) < 0 || k >= t->nrev)
+		return 0;
+	/* (a segment without items of its own, see decode_depth: the last
+	 * block before it is the one before the newer segment that has
+	 * them) */
+	while (k && !t->rev[k].out_set && !split_ok(t, k - 1))
+		k--;
+	if (!t->rev[k].out_set)
 		return 0;
 	return t->rev[k].head;
 }
@@ -3800,6 +3977,11 @@ int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, si
 		last = n;
 	if (first > last)
 		return ptd__err(-ptde_invalid, "pt trace history: bad segment range %zu..%zu", first, last);
+	/* A range that ends at a PSB where the continuous decode does not
+	 * split (split_ok) ends at the nearest one before it that does: the
+	 * segments after that have no items of their own (decode_depth). */
+	while (last > first && last < n && !split_ok(t, n - 1 - last))
+		last--;
 	if (first == 0 && t->lost_nonzero) {
 		char msg[128];
 

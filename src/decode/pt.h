@@ -134,7 +134,10 @@ int ptd_pt_trace_seginfo(struct ptd_pt_trace *t, size_t i, struct ptd_pt_seginfo
  * The history of segment @i, decoding it when it is not cached.  The
  * pointer stays valid until the next call that may evict (segment,
  * history, number) or ptd_pt_trace_free.  Returns NULL with the message
- * set on failure (no memory; bad index).
+ * set on failure (no memory; bad index).  In a damaged trace, at a PSB
+ * where one continuous decode has no split (a PSB+ libipt cannot read,
+ * packets that run into it, a FUP that waits past it), the segment that
+ * ends there has no items and the one that starts there has those of both.
  */
 const struct ptd_history *ptd_pt_trace_segment(struct ptd_pt_trace *t, size_t i);
 /*
@@ -193,7 +196,11 @@ int ptd_pt_trace_history(struct ptd_pt_trace *t, struct ptd_history *h, int nthr
 /*
  * The same for segments [@first, @last) only (front indices; @last is
  * clipped to the segment count); the lost-data gap comes with @first 0.
- * Histories of adjacent ranges spliced in order equal the whole history.
+ * A range [0, @last) and the segments' histories from @last on, spliced
+ * in order, equal the whole history (where segment @last starts at a PSB
+ * with no split, see ptd_pt_trace_segment, the range ends at the nearest
+ * PSB before it with one); so do adjacent ranges that meet at a PSB with
+ * one.
  */
 int ptd_pt_trace_history_range(struct ptd_pt_trace *t, struct ptd_history *h, size_t first,
 			       size_t last, int nthreads, struct ptd_pt_stats *st);

@@ -1125,6 +1125,150 @@ static void test_mode_error_resync(void **state)
 }
 
 /*
+ * A damaged trace with a PSB+ that the next PSB cuts (no PSBEND between
+ * them), while tracing is on: one continuous libipt decode reads that next
+ * PSB as a packet of the first one's header and fails there (a decode
+ * error gap), then synchronises at it.  A run that ended at the next PSB
+ * (runs of one byte on several threads) ran out of bytes in the header
+ * instead and gave no gap (found by fuzz-ptcont,
+ * threads-psb-cut-by-run-end.bin).  Such a PSB is no run boundary.
+ */
+static void test_psb_cut_by_psb(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	for (int round = 0; round < 8; round++) {
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x00);
+		tnt(&x, 3, 0x7);
+		ippkt(&x, ppt_tip, 0xa0);
+		/* a PSB+ cut short by the next PSB: nothing after its PSB
+		 * (as the fuzzer's), or its MODE.Exec */
+		pkt(&x, ppt_psb);
+		if (round % 2)
+			mode64(&x);
+		psb(&x, 0xa0);
+		tnt(&x, 2, 0x3);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		psb(&x, UINT64_MAX);
+	}
+	n = enc_done(&x);
+	/* the continuous decoder fails at each */
+	assert_true(ref_gaps(x.buf, n) >= 8);
+	check_all(x.buf, n);
+}
+
+/*
+ * A damaged trace with a FUP that no TIP follows before the next PSB+
+ * (B), while tracing is on in 32-bit code: one continuous libipt decode,
+ * looking for the TIP that FUP binds to, reads on through B's PSB+ and
+ * the one after it (C, whose MODE.Exec says 64-bit) before it gives what
+ * comes before B, and fails at C's (-pte_bad_status_update) without
+ * decoding an instruction.  A run that ended at B ran out of bytes there
+ * and decoded the linear code up to B's ip instead, and the run from B
+ * went on from it (runs of one byte on several threads; found by
+ * fuzz-ptcont, threads-readahead-past-psb.bin).  Such a run is decoded
+ * on into the next as one.
+ */
+static void test_fup_waits_past_psb(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	for (int round = 0; round < 8; round++) {
+		mode64(&x);
+		main_round(&x);
+		/* A: tracing on in 32-bit code at 00, a PSB+ there */
+		mode_exec(&x, ptem_32bit);
+		ippkt(&x, ppt_tip_pge, 0x00);
+		pkt(&x, ppt_psb);
+		mode_exec(&x, ptem_32bit);
+		ippkt(&x, ppt_fup, 0x00);
+		pkt(&x, ppt_psbend);
+		/* an asynchronous branch at 03 whose TIP does not come */
+		ippkt(&x, ppt_fup, 0x03);
+		if (round % 2)
+			pkt(&x, ppt_pad);
+		/* B: no MODE.Exec, at 01 */
+		pkt(&x, ppt_psb);
+		ippkt(&x, ppt_fup, 0x01);
+		pkt(&x, ppt_psbend);
+		/* C: 64-bit at 00 */
+		psb(&x, 0x00);
+		ippkt(&x, ppt_tip, 0x61);
+		tnt(&x, 1, 0x1);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		psb(&x, UINT64_MAX);
+	}
+	n = enc_done(&x);
+	/* the continuous decoder fails at each C */
+	assert_true(ref_gaps(x.buf, n) >= 8);
+	ptref_lenient = 1;
+	check_all(x.buf, n);
+	ptref_lenient = 0;
+}
+
+/*
+ * The --load layout (the newest segments decoded alone, the rest as a range
+ * history in front) on a damaged trace whose newest PSB+ libipt cannot
+ * read (a TNT in its header): one continuous decode, finishing the block
+ * before that PSB (a system call at 0a after a TIP.PGE there, the PSB+
+ * before it with that FUP while tracing was off), reads ahead
+ * into it and fails, losing the block; a decode that ends at that PSB gave
+ * it, so the range history that ended there did (found by fuzz-ptcont,
+ * newest-first.bin).  No split of the continuous decode exists at such a
+ * PSB: the range ends at the PSB before it, and the newest segment's
+ * history starts there.  The same after the PSB+ of a round (a1 call g),
+ * and with the unreadable PSB+ second or third newest.
+ */
+static void test_newest_unreadable_psb(void **state)
+{
+	static struct enc x;
+
+	(void)state;
+	for (int later = 0; later < 3; later++) {
+		size_t n;
+
+		enc_init(&x);
+		psb(&x, UINT64_MAX);
+		for (int round = 0; round < 6; round++) {
+			mode64(&x);
+			main_round(&x);
+		}
+		/* 08 call *rax out of the traced range (to a0), back at 0a
+		 * (a PSB+ with that FUP first), the syscall there */
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x08);
+		ippkt(&x, ppt_tip_pgd, 0xa0);
+		psb(&x, 0x0a);
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x0a);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		/* a PSB+ libipt cannot read */
+		pkt(&x, ppt_psb);
+		mode64(&x);
+		tnt(&x, 1, 0x1);
+		pkt(&x, ppt_psbend);
+		for (int round = 0; round < later; round++) {
+			mode64(&x);
+			main_round(&x);
+		}
+		n = enc_done(&x);
+		assert_true(ref_gaps(x.buf, n) >= 1);
+		ptref_lenient = 1;
+		check_all(x.buf, n);
+		ptref_lenient = 0;
+	}
+}
+
+/*
  * A damaged stream (mutated by fuzz-ptcont) whose runs of one byte, decoded
  * on several threads, made a batch the continuation of the runs before it
  * (their last one ended in an error it could not synchronise from) where
@@ -1335,6 +1479,9 @@ int main(void)
 		cmocka_unit_test(test_error_at_trace_end),
 		cmocka_unit_test(test_damaged_continuation),
 		cmocka_unit_test(test_mode_error_resync),
+		cmocka_unit_test(test_psb_cut_by_psb),
+		cmocka_unit_test(test_fup_waits_past_psb),
+		cmocka_unit_test(test_newest_unreadable_psb),
 		cmocka_unit_test(test_fuzz_inputs),
 	};
 
