@@ -1032,6 +1032,17 @@ static size_t pkt_len(const uint8_t *p, size_t left)
 	return left >= k ? k : 0;
 }
 
+/* Whether libipt's decoder for @img's cpu reads ahead after an OVF for
+ * whether and where tracing resumed (its workarounds for SKD010, APL11
+ * and APL12): see may_trail_exec's @ovf_scan. */
+static int ovf_scans(const struct ptd_image *img)
+{
+	struct pt_errata e;
+
+	ptd_image_errata(img, &e);
+	return e.skd010 || e.apl11 || e.apl12;
+}
+
 /*
  * 0 when the packets from the PSB at @from end exactly at @end and no
  * MODE.Exec is among the last ones that give libipt nothing to report (as
@@ -1041,12 +1052,16 @@ static size_t pkt_len(const uint8_t *p, size_t left)
  * timing or MODE.Exec is a FUP that binds to a TIP (no OVF or MODE.TSX
  * before it takes it), 0 when it is another packet, -1 when there is
  * none, -3 when a packet pkt_len does not know (or one cut by @end) comes
- * first.
+ * first.  With @ovf_scan (libipt's workarounds for SKD010, APL11 or APL12
+ * are on: after an OVF it reads ahead for whether and where tracing
+ * resumed) an OVF, or an OVF and its FUP, among those last packets is 1
+ * too: that decoder reads on past @end.
  */
-static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end, int *fup)
+static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end, int *fup,
+			  int ovf_scan)
 {
 	const uint8_t *p = buf + from, *e = buf + end;
-	int in_hdr = 0, n = 0, st = -1, binds = 0;
+	int in_hdr = 0, n = 0, st = -1, binds = 0, ovf_open = 0;
 
 	while (p < e) {
 		size_t k = pkt_len(p, (size_t)(e - p));
@@ -1072,23 +1087,27 @@ static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end, int *
 				n = 0;
 				if ((p[0] & 0x1f) == 0x1d) { /* FUP */
 					st = !binds;
+					/* (an overflow's FUP: APL12's libipt reads
+					 * on past it) */
+					ovf_open = ovf_open && binds;
 					binds = 0;
 				} else {
 					st = 0;
 					/* OVF, MODE.TSX: the next FUP is theirs */
 					binds = (p[0] == 0x02 && p[1] == 0xf3) || p[0] == 0x99;
+					ovf_open = ovf_scan && p[0] == 0x02 && p[1] == 0xf3;
 				}
 			}
 		}
 		p += k;
 	}
 	if (fup)
-		*fup = st;
+		*fup = ovf_open ? 1 : st;
 	return n != 0; /* (still in a PSB+: none, as trailing_exec) */
 }
 
 static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, uint64_t *off,
-			    size_t max, uint8_t *mode, uint64_t *since, int *fup)
+			    size_t max, uint8_t *mode, uint64_t *since, int *fup, int ovf_scan)
 {
 	struct pt_packet_decoder *pd;
 	struct pt_config cfg;
@@ -1108,7 +1127,7 @@ static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, ui
 	 * walk over the packet lengths, without libipt's decoder, that
 	 * says there is none at the end; libipt's walk judges the rest) */
 	if (!since && (!memchr(buf + from, 0x99, end - (uint64_t)from) ||
-		       !may_trail_exec(buf, (uint64_t)from, end, fup)))
+		       !may_trail_exec(buf, (uint64_t)from, end, fup, ovf_scan)))
 		return 0;
 	pt_config_init(&cfg);
 	cfg.begin = (uint8_t *)buf;
@@ -1188,7 +1207,7 @@ static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, ui
  * segment has nothing but its PSB+, back to @begin; 0 when unsure (a
  * packet pkt_len does not know).
  */
-static int fup_waits(const uint8_t *buf, uint64_t begin, uint64_t end, int last)
+static int fup_waits(const uint8_t *buf, uint64_t begin, uint64_t end, int last, int ovf_scan)
 {
 	while (end > begin) {
 		int64_t q = find_psb_back(buf, end);
@@ -1197,7 +1216,7 @@ static int fup_waits(const uint8_t *buf, uint64_t begin, uint64_t end, int last)
 		if (q < 0 || (uint64_t)q < begin)
 			q = (int64_t)begin;
 		if (st == -2)
-			may_trail_exec(buf, (uint64_t)q, end, &st);
+			may_trail_exec(buf, (uint64_t)q, end, &st, ovf_scan);
 		if (st >= 0 || st == -3)
 			return st == 1;
 		last = -2;
@@ -1241,7 +1260,8 @@ static int decode_segment(struct seg *s)
 	s->mode = ptem_unknown;
 	if (s->end_psb || (s->in.kind == CARRY_STATE && s->in.pend_exec != ptem_unknown))
 		ntrail = trailing_exec(s->buf, s->begin, s->end, trail, TRAIL_MAX, &trail_mode,
-				       s->in.pend_exec != ptem_unknown ? &since : NULL, &fup_last);
+				       s->in.pend_exec != ptem_unknown ? &since : NULL, &fup_last,
+				       ovf_scans(s->img));
 	if (!s->end_psb)
 		ntrail = 0; /* (the trace ends there: so does the continuous decode) */
 	if (s->in.kind == CARRY_STATE) {
@@ -1497,7 +1517,8 @@ static int decode_segment(struct seg *s)
 		s->out.dis_ip = s->dis_ip;
 		s->out.mode = (uint8_t)s->mode;
 		s->out.uncut = (uint8_t)((s->enabled && s->cut_ip && !s->cut_found) ||
-					 (s->end_psb && fup_waits(s->buf, s->begin, s->end, fup_last)));
+					 (s->end_psb && fup_waits(s->buf, s->begin, s->end, fup_last,
+								 ovf_scans(s->img))));
 		s->out.spec = (uint8_t)s->spec;
 		/* (the carried one when nothing in this run took it: no
 		 * TIP since, no resynchronisation) */
@@ -2145,7 +2166,7 @@ static int fast_run(struct seg *s, struct ptd_fastpt *fp)
 			uint64_t toff[TRAIL_MAX];
 			uint8_t tm;
 
-			if (trailing_exec(s->buf, pos, next, toff, TRAIL_MAX, &tm, NULL, NULL))
+			if (trailing_exec(s->buf, pos, next, toff, TRAIL_MAX, &tm, NULL, NULL, 0))
 				cur.pend_exec = tm;
 		}
 		s->enabled = !edge.end_disabled;
@@ -3145,11 +3166,11 @@ static int split_ok(struct ptd_pt_trace *t, size_t j)
 	if (e->ok && o->ok) {
 		/* (the walk over the packet lengths first; libipt's where it
 		 * does not know a packet) */
-		may_trail_exec(t->buf, o->offset, e->offset, &st);
+		may_trail_exec(t->buf, o->offset, e->offset, &st, ovf_scans(t->img));
 		if (st == -3)
 			st = packets_ok(t->psbrd, o->offset, e->offset, 0);
 		else if (st == -1)
-			st = !fup_waits(t->buf, 0, o->offset, -2);
+			st = !fup_waits(t->buf, 0, o->offset, -2, ovf_scans(t->img));
 		else
 			st = !st;
 	}

@@ -37,6 +37,12 @@
 
 static void assert_same_seq(const struct seq *exp, const struct seq *got, const char *what)
 {
+	if (getenv("PTCONT_DUMP")) /* (both sequences, side by side) */
+		for (size_t i = 0; i < exp->n || i < got->n; i++)
+			fprintf(stderr, "%5zu %18llx %18llx%s\n", i + 1,
+				i < exp->n ? (unsigned long long)exp->v[i] : 0ull,
+				i < got->n ? (unsigned long long)got->v[i] : 0ull,
+				i < exp->n && i < got->n && exp->v[i] == got->v[i] ? "" : "  <");
 	for (size_t i = 0; i < exp->n && i < got->n; i++)
 		if (exp->v[i] != got->v[i])
 			fail_msg("%s: number %zu: reference 0x%llx, ptdbg 0x%llx", what, i + 1,
@@ -805,6 +811,71 @@ static void test_mode_before_psb(void **state)
 }
 
 /*
+ * Overflows right before a PSB on a cpu whose errata make libipt read
+ * ahead after an OVF (APL12: a FUP out of the filtered range after it;
+ * SKD010: no FUP; APL11: a TIP.PGD right after it): one continuous decode
+ * with those workarounds reads on past the PSB for whether and where
+ * tracing resumed, so the PSB is no place to split it (the --load layout
+ * took the FUP for a resume at 401068 where libipt drops it and gives the
+ * overflow's gap; fuzz-ptcont PTCONT_CPU=6/0x5c).  Filtered rounds: main
+ * calls f out of the traced range (TIP.PGD at 60), then the overflow and
+ * a PSB+ without FUP, then tracing comes back at 08.  Checked every way
+ * with an Apollo Lake's errata on both sides, and without errata (where
+ * only an OVF with nothing after it is well-formed there).
+ */
+static void ovf_before_psb(const struct ptd_cpu *cpu)
+{
+	static struct enc x;
+	struct ptd_image *img = ptd_image_alloc(code_read, NULL);
+	size_t n;
+
+	assert_non_null(img);
+	memset(&ptref_errata, 0, sizeof(ptref_errata));
+	if (cpu) {
+		assert_int_equal(ptd_image_set_cpu(img, cpu), 0);
+		assert_int_equal(ptd_cpu_errata(cpu, &ptref_errata), 0);
+		assert_true(ptref_errata.apl12 && ptref_errata.apl11);
+	}
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	for (int round = 0; round < 30; round++) {
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x00);
+		tnt(&x, 1, 0x1); /* 01 taken; 30; 33; 03 call f: out */
+		ippkt(&x, ppt_tip_pgd, 0x60);
+		pkt(&x, ppt_ovf);
+		/* (out of the range, nothing after the OVF: any cpu; the
+		 * others only with those errata) */
+		if (cpu && round % 3 == 0)
+			ippkt(&x, ppt_fup, 0x68); /* (APL12) */
+		else if (cpu && round % 3 == 1)
+			ippkt(&x, ppt_tip_pgd, UINT64_MAX); /* (APL11) */
+		psb(&x, UINT64_MAX);
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x08);
+		ippkt(&x, ppt_tip_pgd, 0xa0); /* 08 call *rax: out */
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x0c);
+		tnt(&x, 1, 0x1); /* 0c jz taken */
+		ippkt(&x, ppt_fup, 0x00);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+	}
+	n = enc_done(&x);
+	check_img(x.buf, n, img);
+	memset(&ptref_errata, 0, sizeof(ptref_errata));
+	ptd_image_free(img);
+}
+
+static void test_ovf_errata_before_psb(void **state)
+{
+	const struct ptd_cpu apl = {.family = 6, .model = 0x5c};
+
+	(void)state;
+	ovf_before_psb(NULL);
+	ovf_before_psb(&apl);
+}
+
+/*
  * A damaged trace whose compressed returns after a PSB pop calls from
  * before it: one continuous libipt decoder keeps its return stack across
  * the PSB and pops them (hardware clears its own stack at a PSB, and
@@ -1479,6 +1550,7 @@ int main(void)
 		cmocka_unit_test(test_error_at_trace_end),
 		cmocka_unit_test(test_damaged_continuation),
 		cmocka_unit_test(test_mode_error_resync),
+		cmocka_unit_test(test_ovf_errata_before_psb),
 		cmocka_unit_test(test_psb_cut_by_psb),
 		cmocka_unit_test(test_fup_waits_past_psb),
 		cmocka_unit_test(test_newest_unreadable_psb),
