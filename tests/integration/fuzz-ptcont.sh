@@ -74,55 +74,36 @@ mkdir valid
 cp "$top"/tests/fuzz/seeds-ptcont-valid/* valid/
 printf '\000\001\002\003\004\005\006' >valid/rounds
 printf '\370\371\372\373\374\375\376\010\021\042\063\104\125\146' >valid/psbs
-PTCONT_VALID=1 ./fuzz-ptcont -seed="$seed" -runs="$runs" -timeout=60 -rss_limit_mb=2048 \
-	-max_len=128 -print_final_stats=1 valid 2>&1 | tail -n 25
-rc=${PIPESTATUS[0]}
-if [ "$rc" -ne 0 ]; then
-	echo "fuzz-ptcont: FAIL: the fuzzer found a problem (exit $rc); the crashing input" \
-		"(crash-*, leak-*, timeout-*) is kept in $work" >&2
-	trap - EXIT
-	exit 1
-fi
-# The same well-formed streams with timing packets where hardware writes
-# them (TSC, TMA and CBR in PSB+, MTC, CYC, TSC and CBR between packets:
-# PTCONT_TIMING in fuzz-ptcont.c), as real captures have them.
-mkdir timing
-cp valid/* timing/
-PTCONT_TIMING=1 PTCONT_VALID=1 ./fuzz-ptcont -seed="$seed" -runs="$runs" -timeout=60 \
-	-rss_limit_mb=2048 -max_len=128 -print_final_stats=1 timing 2>&1 | tail -n 25
-rc=${PIPESTATUS[0]}
-if [ "$rc" -ne 0 ]; then
-	echo "fuzz-ptcont: FAIL: with timing packets, the fuzzer found a problem (exit $rc);" \
-		"the crashing input (crash-*, leak-*, timeout-*) is kept in $work" >&2
-	trap - EXIT
-	exit 1
-fi
+# well_formed DIR WHAT [VAR=VALUE...]: FUZZ_RUNS new well-formed streams
+# from the corpus in valid/ (copied into DIR first), with those variables.
+well_formed() {
+	local dir=$1 what=$2 rc
+	shift 2
+	if [ "$dir" != valid ]; then
+		mkdir "$dir"
+		cp valid/* "$dir"/
+	fi
+	env PTCONT_VALID=1 "$@" ./fuzz-ptcont -seed="$seed" -runs="$runs" -timeout=60 \
+		-rss_limit_mb=2048 -max_len=128 -print_final_stats=1 "$dir" 2>&1 | tail -n 25
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -ne 0 ]; then
+		echo "fuzz-ptcont: FAIL: $what, the fuzzer found a problem (exit $rc); the crashing" \
+			"input (crash-*, leak-*, timeout-*) is kept in $work" >&2
+		trap - EXIT
+		exit 1
+	fi
+}
+well_formed valid "on well-formed streams"
+# The same with timing packets where hardware writes them (TSC, TMA and
+# CBR in PSB+, MTC, CYC, TSC and CBR between packets: PTCONT_TIMING in
+# fuzz-ptcont.c), as real captures have them.
+well_formed timing "with timing packets" PTCONT_TIMING=1
 # And as a Skylake records them: libipt's errata for it on both sides
 # (bdm70, skd010, skl014, ...; PTCONT_CPU), a TIP.PGD after a direct call
 # out of the filtered range sometimes without its ip (SKL014).
-mkdir skylake
-cp valid/* skylake/
-PTCONT_CPU=6/0x4e PTCONT_TIMING=1 PTCONT_VALID=1 ./fuzz-ptcont -seed="$seed" -runs="$runs" \
-	-timeout=60 -rss_limit_mb=2048 -max_len=128 -print_final_stats=1 skylake 2>&1 | tail -n 25
-rc=${PIPESTATUS[0]}
-if [ "$rc" -ne 0 ]; then
-	echo "fuzz-ptcont: FAIL: with a Skylake's errata, the fuzzer found a problem (exit $rc);" \
-		"the crashing input (crash-*, leak-*, timeout-*) is kept in $work" >&2
-	trap - EXIT
-	exit 1
-fi
+well_formed skylake "with a Skylake's errata" PTCONT_CPU=6/0x4e PTCONT_TIMING=1
 # And as an Apollo Lake records them (APL11, APL12: overflows followed by
 # a TIP.PGD, or by a FUP out of the filtered range; libipt reads ahead
 # after them).
-mkdir apollo
-cp valid/* apollo/
-PTCONT_CPU=6/0x5c PTCONT_TIMING=1 PTCONT_VALID=1 ./fuzz-ptcont -seed="$seed" -runs="$runs" \
-	-timeout=60 -rss_limit_mb=2048 -max_len=128 -print_final_stats=1 apollo 2>&1 | tail -n 25
-rc=${PIPESTATUS[0]}
-if [ "$rc" -ne 0 ]; then
-	echo "fuzz-ptcont: FAIL: with an Apollo Lake's errata, the fuzzer found a problem" \
-		"(exit $rc); the crashing input (crash-*, leak-*, timeout-*) is kept in $work" >&2
-	trap - EXIT
-	exit 1
-fi
+well_formed apollo "with an Apollo Lake's errata" PTCONT_CPU=6/0x5c PTCONT_TIMING=1
 echo "fuzz-ptcont: ok"
