@@ -28,7 +28,8 @@
  * layout (the newest segment decoded alone, the rest lazily in front).
  * The stored histories also have the same items.  PTCONT_TIMING=1 adds
  * timing packets (TSC, TMA, CBR, MTC, CYC) as hardware writes them (see
- * timing_on); PTCONT_CPU=6/0x4e decodes both sides with that cpu's errata.
+ * timing_on); PTCONT_CPU=6/0x4e decodes both sides with that cpu's errata;
+ * PTCONT_HOLE=0x80/0x86 takes those bytes of the program out of the image.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -760,6 +761,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	timing_on = getenv("PTCONT_TIMING") && atoi(getenv("PTCONT_TIMING"));
+	if (getenv("PTCONT_HOLE")) {
+		/* PTCONT_HOLE=LO/HI: the program's bytes [LO, HI) (offsets
+		 * from PW_BASE) missing from the image on both sides, as in a
+		 * capture whose image lacks a library: every entry into
+		 * them is a decode error (no memory) and libipt goes on at
+		 * the next PSB */
+		char *end;
+
+		ptref_hole_lo = PW_BASE + strtoull(getenv("PTCONT_HOLE"), &end, 0);
+		ptref_hole_hi = PW_BASE + (*end == '/' ? strtoull(end + 1, NULL, 0) : 0);
+		if (ptref_hole_hi <= ptref_hole_lo) {
+			fprintf(stderr, "fuzz-ptcont: PTCONT_HOLE=LO/HI, LO < HI\n");
+			abort();
+		}
+	}
 	trng = 0x9e3779b97f4a7c15ull;
 	in_psb = 0;
 	for (size_t i = 0; i < size; i++)

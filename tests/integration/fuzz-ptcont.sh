@@ -11,7 +11,8 @@
 # FUZZ_RUNS new well-formed streams (default 150) with a fixed -seed (1;
 # 2 in build-san/), so each run is the same, and as many again with
 # timing packets (TSC, TMA, CBR, MTC, CYC) where hardware writes them,
-# and with those and a Skylake's, then an Apollo Lake's errata.
+# and with those and a Skylake's (and a function missing from the
+# image), then an Apollo Lake's errata.
 # Needs clang and its libFuzzer runtime (Debian: clang libclang-rt-14-dev);
 # without them this test FAILS with a message saying what to install.
 set -eu
@@ -101,7 +102,11 @@ well_formed timing "with timing packets" PTCONT_TIMING=1
 # And as a Skylake records them: libipt's errata for it on both sides
 # (bdm70, skd010, skl014, ...; PTCONT_CPU), a TIP.PGD after a direct call
 # out of the filtered range sometimes without its ip (SKL014).
-well_formed skylake "with a Skylake's errata" PTCONT_CPU=6/0x4e PTCONT_TIMING=1
+# Here g (80-85) is also missing from the image on both sides, as in a
+# capture whose image lacks a library: each call into it is a decode
+# error and libipt goes on at the next PSB (PTCONT_HOLE).
+well_formed skylake "with a Skylake's errata, g missing from the image" \
+	PTCONT_CPU=6/0x4e PTCONT_TIMING=1 PTCONT_HOLE=0x80/0x86
 # And as an Apollo Lake records them (APL11, APL12: overflows followed by
 # a TIP.PGD, or by a FUP out of the filtered range; libipt reads ahead
 # after them).
