@@ -1304,6 +1304,18 @@ static int cmd_record_auto(struct shell *sh, const char *args)
 	return cmd_record_method(sh, "auto", args);
 }
 
+/* gdb's spelling: record btrace [pt|bts] takes that method (and a trace
+ * format after it, as record pt does); alone, auto. */
+static int cmd_record_btrace(struct shell *sh, const char *args)
+{
+	char word[16];
+	const char *rest = first_word(args, word, sizeof(word));
+
+	if (!strcmp(word, "pt") || !strcmp(word, "bts"))
+		return cmd_record_method(sh, word, rest);
+	return cmd_record_auto(sh, args);
+}
+
 static int cmd_record_save(struct shell *sh, const char *args)
 {
 	int rc;
@@ -3686,7 +3698,9 @@ static const struct cmd record_cmds[] = {
 	  "pt recording (up to 4 and the CPU's num_address_ranges); record pt filter none\n"
 	  "removes them; record pt filter shows them." },
 	{ "bts", 0, cmd_record_bts, 0, "Start recording with Branch Trace Store." },
-	{ "btrace", 0, cmd_record_auto, 0, "Start branch recording (pt or bts; else soft)." },
+	{ "btrace", 0, cmd_record_btrace, 0,
+	  "Start branch recording: record btrace pt or record btrace bts takes that method,\n"
+	  "record btrace alone the first that works of pt, bts and soft." },
 	{ "auto", 0, cmd_record_auto, 0, "Start recording with the first method that works." },
 	{ "goto", 0, cmd_record_goto, 0, "Go to a position: begin, start, end, or a number." },
 	{ "save", 0, cmd_record_save, 0,

@@ -5,7 +5,8 @@
 # ...`, and --pt-buffer, --pt-buffer-size, --pt-filter.  Each value is shown
 # back as set, every bad value is refused with a message saying what is
 # valid (a bad command-line value ends ptdbg with status 1 before anything
-# runs), and `help set record` documents each of them.
+# runs), and `help set record` documents each of them.  gdb's `record
+# btrace pt|bts` takes that method.
 . "$(dirname "$0")/lib.bash"
 need_prereqs
 
@@ -92,6 +93,26 @@ for bad in --pt-buffer=half --pt-buffer-size=3000 --pt-filter=1/0@/x --pt-filter
 done
 "$PTDBG" -batch --pt-buffer >"$log" 2>&1 && die "--pt-buffer without a value must fail"
 grep -qF "option '--pt-buffer' requires an argument" "$log" || die "--pt-buffer without a value: no message"
+
+# gdb's spelling of the methods: record btrace pt and record btrace bts
+# take that method (a trace format may follow, as after record pt),
+# record btrace alone the first that works; with the simulated PMU both
+# work, without it each is refused with the method named
+prog=$TESTPROGS/loops
+CMDS=('break main' 'run' 'record btrace bts' 'info record' 'record stop' 'record btrace pt pt'
+      'info record' 'record stop' 'record btrace' 'info record')
+PTDBG_SIMULATE_PMU=pt ptdbg_batch -- "$prog" >"$log" || { cat "$log" >&2; die "record btrace failed"; }
+grep '^Recording format:' "$log" >"$TMPDIR/got"
+printf '%s\n' 'Recording format: Branch Trace Store.' 'Recording format: Intel Processor Trace.' \
+	'Recording format: Intel Processor Trace.' >"$TMPDIR/expect"
+diff -u "$TMPDIR/expect" "$TMPDIR/got" >&2 || die "record btrace pt|bts: not that method"
+# (on a machine with that hardware: recording with it)
+for m in "bts|Branch Trace Store" "pt|Intel Processor Trace"; do
+	CMDS=('break main' 'run' "record btrace ${m%%|*}" 'info record')
+	env -u PTDBG_SIMULATE_PMU "$PTDBG" -batch "${CMDS[@]/#/-ex=}" --args "$prog" >"$log" 2>&1
+	grep -q -e "^cannot record with method '${m%%|*}': " -e "^Recording format: ${m#*|}\.$" "$log" ||
+		{ cat "$log" >&2; die "record btrace ${m%%|*} without the PMU: no refusal naming it"; }
+done
 
 # --help and help set record name them all
 "$PTDBG" --help >"$log" || die "ptdbg --help failed"
