@@ -50,7 +50,21 @@ struct psbhdr {
 	 * point, so a decoder coming from before the PSB may well have had
 	 * tracing disabled there. */
 	uint8_t then_pge;
+	/* A second FUP or MODE.Exec before PSBEND (a damaged trace: real
+	 * PSB+ have one of each at most): libipt synchronised there takes
+	 * the last, where fup_ip and mode are the first's, and one coming
+	 * from before may take neither.  No run starts at such a PSB
+	 * (psb_clean). */
+	uint8_t twice;
 };
+
+/* Whether a run may start at the PSB whose PSB+ is @h (struct segent's
+ * clean): a FUP (tracing on) not directly followed by TIP.PGE, a header
+ * libipt reads, one FUP and MODE.Exec at most. */
+static inline uint8_t psb_clean(const struct psbhdr *h)
+{
+	return h->fup_ip && !h->then_pge && h->ok && !h->twice;
+}
 
 static uint64_t fup_ip_of(const struct pt_packet_ip *ip)
 {
@@ -135,8 +149,14 @@ static void read_psb_hdr_at(struct pt_packet_decoder *pd, uint64_t off, struct p
 		    pkt.type != ppt_tma && pkt.type != ppt_mtc && pkt.type != ppt_vmcs &&
 		    pkt.type != ppt_mnt)
 			break;
-		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_exec && !h->mode)
-			h->mode = (uint8_t)pt_get_exec_mode(&pkt.payload.mode.bits.exec);
+		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_exec) {
+			if (h->mode)
+				h->twice = 1;
+			else
+				h->mode = (uint8_t)pt_get_exec_mode(&pkt.payload.mode.bits.exec);
+		}
+		if (pkt.type == ppt_fup && h->fup_ip)
+			h->twice = 1;
 		if (pkt.type == ppt_mode && pkt.payload.mode.leaf == pt_mol_tsx)
 			h->tsx = 1;
 		if (pkt.type == ppt_fup && !h->fup_ip) {
@@ -1554,22 +1574,65 @@ static uint64_t next_psb(const uint8_t *buf, uint64_t from, uint64_t end)
  * items go on to the run's own seg @s, less the first @drop numbers
  * (instructions and gaps) and @drop_ev events, which @s has already.
  */
+/* An item a handover holds back (struct handover's hold). */
+struct ho_item {
+	uint8_t kind; /* PTD_ITEM_BLOCK, _GAP or _EVENT */
+	uint8_t reason;
+	uint64_t off, ip, arg;
+	char *detail;
+	struct ptd_block b;
+};
+
 struct handover {
 	struct seg *s, *w;
 	uint64_t drop, drop_ev;
 	int told;    /* w's head flags went to s */
 	int watch;   /* stop at a compressed return without call (see takeover) */
 	int stopped; /* ... and it came */
-	int errors;  /* decode errors passed on (libipt resynchronised) */
+	int errors;  /* decode errors (libipt resynchronised) */
 	int cut_found; /* the tail was cut at the cut ip (struct seg's) */
+	/* Items held back instead of passed to s, until ho_release (or
+	 * ho_discard: s gets them from a decode of more bytes instead, whose
+	 * items need not start with them, see fast_run). */
+	int hold;
+	uint8_t w_head; /* w's head flags, once w is gone (ho_release) */
+	struct ho_item *held;
+	size_t nheld, capheld;
 };
+
+static int ho_hold(struct handover *ho, const struct ho_item *it)
+{
+	if (ho->nheld == ho->capheld) {
+		size_t nc = ho->capheld ? ho->capheld * 2 : 64;
+		struct ho_item *p = realloc(ho->held, nc * sizeof(*p));
+
+		if (!p)
+			return ptd__err(-ptde_nomem, "out of memory decoding PT");
+		ho->held = p;
+		ho->capheld = nc;
+	}
+	ho->held[ho->nheld++] = *it;
+	return 0;
+}
+
+static void ho_discard(struct handover *ho)
+{
+	for (size_t i = 0; i < ho->nheld; i++)
+		free(ho->held[i].detail);
+	free(ho->held);
+	ho->held = NULL;
+	ho->nheld = ho->capheld = 0;
+	ho->hold = 0;
+}
 
 /* What w learnt about the block before its start belongs to the block
  * before in s (told before anything of w's comes). */
 static void ho_tell(struct handover *ho)
 {
-	if (!ho->told && ho->w->head_flags && !ho->drop)
-		flag_pend(ho->s, ho->w->head_flags, 0);
+	uint8_t head = ho->w ? ho->w->head_flags : ho->w_head;
+
+	if (!ho->told && head && !ho->drop)
+		flag_pend(ho->s, head, 0);
 	ho->told = 1;
 }
 
@@ -1579,6 +1642,11 @@ static int ho_block(void *ctx, const struct ptd_block *b)
 	struct ptd_block nb;
 	uint64_t ip;
 
+	if (ho->hold) {
+		struct ho_item it = {.kind = PTD_ITEM_BLOCK, .b = *b};
+
+		return ho_hold(ho, &it);
+	}
 	ho_tell(ho);
 	if (!ho->drop)
 		return set_pend(ho->s, b);
@@ -1624,13 +1692,24 @@ static int ho_gap(void *ctx, enum ptd_gap_reason r, uint64_t off, const char *de
 		ho->stopped = 1;
 		return -ptde_internal; /* (stops decode_segment; fast_run goes on) */
 	}
+	if (r == PTD_GAP_DECODE_ERROR || r == PTD_GAP_NO_MEMORY)
+		ho->errors++;
+	if (ho->hold) {
+		struct ho_item it = {.kind = PTD_ITEM_GAP, .reason = (uint8_t)r, .off = off};
+
+		if (detail && !(it.detail = strdup(detail)))
+			return ptd__err(-ptde_nomem, "out of memory decoding PT");
+		if (ho_hold(ho, &it) < 0) {
+			free(it.detail);
+			return -ptde_nomem;
+		}
+		return 0;
+	}
 	ho_tell(ho);
 	if (ho->drop) {
 		ho->drop--;
 		return 0;
 	}
-	if (r == PTD_GAP_DECODE_ERROR || r == PTD_GAP_NO_MEMORY)
-		ho->errors++;
 	return emit_gap(ho->s, r, off, detail);
 }
 
@@ -1638,6 +1717,12 @@ static int ho_event(void *ctx, enum ptd_event_kind k, uint64_t ip, uint64_t arg)
 {
 	struct handover *ho = ctx;
 
+	if (ho->hold) {
+		struct ho_item it = {.kind = PTD_ITEM_EVENT, .reason = (uint8_t)k, .ip = ip,
+				     .arg = arg};
+
+		return ho_hold(ho, &it);
+	}
 	ho_tell(ho);
 	if (ho->drop_ev) {
 		ho->drop_ev--;
@@ -1678,9 +1763,12 @@ static int handover_to(struct seg *s, uint64_t from, uint64_t to, uint64_t cut,
 	err = decode_segment(&w);
 	free(w.tail);
 	ho->cut_found = w.cut_found;
+	ho->w_head = w.head_flags;
+	ho->w = NULL; /* (gone) */
 	if (ho->stopped)
 		return 1;
-	ho_tell(ho);
+	if (!ho->hold)
+		ho_tell(ho);
 	if (!err && to >= s->end)
 		err = flush_pend(s);
 	if (err)
@@ -1697,6 +1785,35 @@ static int handover_run(struct seg *s, uint64_t from, const struct carry *in,
 			struct handover *ho)
 {
 	return handover_to(s, from, s->end, 0, in, ho);
+}
+
+/* Passes the items @ho held back to s, as they would have gone (see
+ * struct handover's hold); s->out as handover_to leaves it. */
+static int ho_release(struct handover *ho)
+{
+	struct seg *s = ho->s;
+	int err = 0;
+
+	ho->hold = 0;
+	for (size_t i = 0; i < ho->nheld && err >= 0; i++) {
+		const struct ho_item *it = &ho->held[i];
+
+		if (it->kind == PTD_ITEM_BLOCK) {
+			err = ho_block(ho, &it->b);
+		} else if (it->kind == PTD_ITEM_GAP) {
+			ho_tell(ho);
+			err = emit_gap(s, (enum ptd_gap_reason)it->reason, it->off, it->detail);
+		} else {
+			err = ho_event(ho, (enum ptd_event_kind)it->reason, it->ip, it->arg);
+		}
+	}
+	ho_discard(ho);
+	if (err < 0)
+		return err;
+	ho_tell(ho);
+	s->out.have_item = (uint8_t)have_item(s);
+	s->out.head_flags = s->head_flags;
+	return 0;
 }
 
 /*
@@ -2186,12 +2303,17 @@ libipt:
 		memset(&ho, 0, sizeof(ho));
 		/* (from j, a decoder synchronised afresh is the continuous one) */
 		ho.watch = !(complete && pos == j);
+		/* (what it gives is held back while a decode from pos on to
+		 * the run's end may replace it, below) */
+		ho.hold = rp < end;
 		cur_p = cur;
 		num_p = s->st->ninsn + s->st->ngaps;
 		ev_p = s->nev;
 		err = handover_to(s, pos, rp, rcut, &cur, &ho);
-		if (err < 0)
+		if (err < 0) {
+			ho_discard(&ho);
 			break;
+		}
 		if (!err && rp < end &&
 		    (ho.errors || !ho.cut_found || s->out.kind != CARRY_STATE || !s->out.enabled ||
 		     s->out.off_async || s->out.uncut)) {
@@ -2204,7 +2326,11 @@ libipt:
 			 * ip rp's PSB+ gives (a continuous decoder finds an
 			 * error there), or a FUP waits past rp for its TIP
 			 * (fup_waits).  libipt goes on to the run's end, from
-			 * pos again (less what s has since). */
+			 * pos again, and s takes all it gives: the continuous
+			 * decoder may read past rp before it gives what came
+			 * before rp (an error there loses the block it was in),
+			 * so what the decode up to rp gave is no prefix of it. */
+			ho_discard(&ho);
 			memset(&ho, 0, sizeof(ho));
 			ho.watch = !(complete && pos == j);
 			ho.drop = s->st->ninsn + s->st->ngaps - num_p;
@@ -2215,7 +2341,12 @@ libipt:
 				s->more = 0;
 				return err;
 			}
+		} else if (!err && ho.hold) {
+			err = ho_release(&ho);
+			if (err < 0)
+				break;
 		}
+		ho_discard(&ho);
 		if (err > 0) {
 			/* A compressed return popped what came before: from j,
 			 * less what s has since. */
@@ -2572,7 +2703,7 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 			return ptd__err(-ptde_nomem, "out of memory indexing PT");
 		read_psb_hdr_at(t->psbrd, e->offset, &hdr);
 		e->start_ip = hdr.fup_ip;
-		e->clean = hdr.fup_ip && !hdr.then_pge && hdr.ok;
+		e->clean = psb_clean(&hdr);
 		e->mode = hdr.mode;
 		e->tsx = hdr.tsx;
 		e->ok = hdr.ok;
@@ -2611,7 +2742,7 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 			}
 			e->offset = want;
 			e->start_ip = hdr.fup_ip;
-			e->clean = hdr.fup_ip && !hdr.then_pge && hdr.ok;
+			e->clean = psb_clean(&hdr);
 			e->mode = hdr.mode;
 			e->tsx = hdr.tsx;
 			e->ok = hdr.ok;
@@ -2628,7 +2759,7 @@ static int index_back(struct ptd_pt_trace *t, size_t want)
 			e = &t->rev[t->nrev - 2];
 			read_psb_hdr_at(t->psbrd, t->rev[t->nrev - 1].offset, &first);
 			read_psb_hdr_at(t->psbrd, e->offset, &next);
-			clean = next.fup_ip && !next.then_pge && next.ok && first.ok;
+			clean = psb_clean(&next) && first.ok;
 			e->split = 0;
 			if (clean != e->clean) {
 				e->clean = clean;
@@ -3577,6 +3708,16 @@ void ptd__pt_set_batch_bytes(size_t n)
 	batch_bytes = n ? n : 256u << 10;
 }
 
+static int split_ok(struct ptd_pt_trace *t, size_t j);
+
+/*
+ * Where the run that starts at front segment @i ends: the first clean PSB
+ * after @bytes of PT where the continuous decode splits (split_ok: the
+ * packets before it end exactly at it, so a run that ends there gives the
+ * continuous decoder's prefix; one that runs into the PSB, libipt reads
+ * on into it and fails where a run that ends there stops without an
+ * error), or @last.
+ */
 static size_t run_end(struct ptd_pt_trace *t, size_t i, size_t last, uint64_t bytes)
 {
 	uint64_t acc = 0;
@@ -3584,7 +3725,7 @@ static size_t run_end(struct ptd_pt_trace *t, size_t i, size_t last, uint64_t by
 	for (; i < last; i++) {
 		const struct segent *e = front(t, i);
 
-		if (acc >= bytes && e->clean)
+		if (acc >= bytes && e->clean && split_ok(t, t->nrev - 1 - i))
 			return i;
 		acc += e->end - e->offset;
 	}
