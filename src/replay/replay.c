@@ -11,7 +11,8 @@
  * full` on this machine): stepping ranges are line-table rows; forward,
  * stop at the start of an is_stmt row of a different line, refresh the
  * range on a mid-row arrival; reverse, stop when the start of the current
- * row is reached (except at a function entry: go on into the caller).
+ * row is reached (except at a function entry, or the start of a part of
+ * the function elsewhere: go on into what ran before).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -121,6 +122,16 @@ static uint64_t func_entry(const struct walker *w, const struct ptd_callseg *s, 
 	if (first && (first->how == PTD_SEG_CALL || first->how == PTD_SEG_TAILCALL))
 		return first->ip;
 	return 0;
+}
+
+/* Start of the range of the function at @ip that holds @ip (a .cold part
+ * has its own), or 0: gdb's stop_func_start, where reverse stepping does
+ * not stop at the start of a row but goes on back into what ran before. */
+static uint64_t range_start(const struct walker *w, const struct ptd_callseg *s, uint64_t ip)
+{
+	if (w->env && w->env->range_start)
+		return w->env->range_start(w->env->ctx, ip);
+	return func_entry(w, s, ip);
 }
 
 /*
@@ -555,7 +566,7 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 
 		ptd__vis_at(w->env, ip, -1, &v);
 		if (v.depth == st->vdepth && v.entry == st->ventry)
-			return ip == st->li.lo && ip != func_entry(w, s, ip);
+			return ip == st->li.lo && ip != range_start(w, s, ip);
 	}
 	return inline_rules(w, st, same);
 }

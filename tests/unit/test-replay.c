@@ -100,6 +100,34 @@ static const struct ptd_callseg *seg_at(struct fixture *f, uint64_t n)
 	return s;
 }
 
+/* f's code from 0x401135 (its second row of line 10) on, as if it were a
+ * part of f elsewhere (gcc -O2's "f.cold"): gdb's stop_func_start there. */
+static uint64_t split_range_start(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	if (addr >= 0x401135 && addr < FX_FIB)
+		return 0x401135;
+	return fx_func_of(NULL, addr);
+}
+
+/* reverse-step from the entry of g, called from the second part of f:
+ * back at the start of the row of the call, which is also the start of
+ * that part, gdb 13 does not stop (it is stop_func_start) but steps on
+ * back, as from a jump into a ".cold" part (hotcold-O2's sum_range.cold):
+ * into the row before it (line 9), mid-row, and from there back into the
+ * first call of g, which has lines: at the start of g's last row. */
+static void test_reverse_step_split_function(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t g2 = fx_num(&f->s, FX_G, fx_num(&f->s, FX_G, 0));
+
+	(void)state;
+	RSTEP(g2, 0x401135);
+	f->env.range_start = split_range_start;
+	RSTEP(g2, 0x40111b);
+	fix_free(f);
+}
+
 /* gdb: break 25 ... reverse-next, then reverse-step repeatedly. */
 static void test_reverse_step_sequence(void **state)
 {
@@ -870,6 +898,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reverse_step_sequence),
+		cmocka_unit_test(test_reverse_step_split_function),
 		cmocka_unit_test(test_forward_step_sequence),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_stepi_nexti),
