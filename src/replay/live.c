@@ -372,8 +372,15 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 				st->inl = 1;
 		}
 		if (!st->have_line) {
-			/* A caller without line info (e.g. libc calling main):
-			 * finish out of it too. */
+			/* A caller without line info (a static binary's libc
+			 * calling main or a qsort callback): gdb stops there,
+			 * having no line to step in, as the replay does.  Only
+			 * `step` back into code without a name either goes on
+			 * out of it (gdb's "stepped into undebuggable
+			 * function": on to its caller). */
+			if (st->m == PTD_MOTION_NEXT || !st->env || !st->env->base.func_of ||
+			    st->env->base.func_of(st->env->base.ctx, next))
+				return 1;
 			st->over_depth = 0;
 		}
 		return 0;
