@@ -128,6 +128,52 @@ static void test_reverse_step_split_function(void **state)
 	fix_free(f);
 }
 
+/* t.c's rows, but f's second call of g and its return in one row of line
+ * 10 (as a destructor's call of operator delete and its epilogue), and
+ * g's ret in a row of its own that is no statement (as free's in libc). */
+static int merged_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
+{
+	if (addr >= 0x401135 && addr < FX_FIB) {
+		memset(li, 0, sizeof(*li));
+		li->file = "t.c";
+		li->line = 10;
+		li->lo = 0x401135;
+		li->hi = FX_FIB;
+		li->is_stmt = 1;
+		return 0;
+	}
+	if (fx_line_of(ctx, addr, li) < 0)
+		return -1;
+	if (li->lo == 0x40111b) {
+		if (addr == 0x40111c) {
+			li->lo = 0x40111c;
+			li->is_stmt = 0;
+		} else {
+			li->hi = 0x40111c;
+		}
+	}
+	return 0;
+}
+
+/* reverse-step from line 23 back into f through its return (f is then
+ * the callee stepped into backward; for gdb the frame being stepped is
+ * still main's) and on back into g through g's return: g is no callee of
+ * main's frame, so the line rules decide there (gdb's "stepped to a
+ * different frame"): its ret's row is no statement and only moves the
+ * range; the step stops at the start of the statement before it, not at
+ * the ret (inherit's reverse-step back through a deleting destructor
+ * into free). */
+static void test_reverse_step_callee_of_callee(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t pos = fx_num(&f->s, 0x40119e, 0);
+
+	(void)state;
+	f->env.line_of = merged_line_of;
+	RSTEP(pos, 0x40111b);
+	fix_free(f);
+}
+
 /* gdb: break 25 ... reverse-next, then reverse-step repeatedly. */
 static void test_reverse_step_sequence(void **state)
 {
@@ -899,6 +945,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reverse_step_sequence),
 		cmocka_unit_test(test_reverse_step_split_function),
+		cmocka_unit_test(test_reverse_step_callee_of_callee),
 		cmocka_unit_test(test_forward_step_sequence),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_stepi_nexti),
