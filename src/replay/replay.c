@@ -124,6 +124,14 @@ static uint64_t func_entry(const struct walker *w, const struct ptd_callseg *s, 
 	return 0;
 }
 
+/* The function the C++ thunk at @entry leads to, or 0 (no thunk). */
+static uint64_t thunk_target(const struct walker *w, uint64_t entry)
+{
+	if (w->env && w->env->thunk_target)
+		return w->env->thunk_target(w->env->ctx, entry);
+	return 0;
+}
+
 /* Start of the range of the function at @ip that holds @ip (a .cold part
  * has its own), or 0: gdb's stop_func_start, where reverse stepping does
  * not stop at the start of a row but goes on back into what ran before. */
@@ -256,6 +264,10 @@ struct stepstate {
 	int into;
 	uint64_t into_target;
 	int into_level;
+	/* into a C++ thunk: the target is reached in whatever frame (gdb's
+	 * step-resume breakpoint without a frame: the thunk jumps to the
+	 * function, or calls it to adjust what it returns) */
+	int into_any;
 	int prev_level;
 	const struct ptd_callseg *prev_seg;
 	/* Forward next/step/nexti over a call made in the frame being
@@ -446,7 +458,7 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 		/* Running to the post-prologue address (gdb's step-resume
 		 * breakpoint in the function stepped into). */
 		if (s->level > st->into_level)
-			return 0;
+			return st->into_any && ip == st->into_target;
 		if (s->level == st->into_level)
 			return ip == st->into_target;
 		st->into = 0; /* returned before reaching it: go on in the caller */
@@ -473,7 +485,8 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 		if (st->m == PTD_MOTION_STEP && w->c.number == s->first &&
 		    (s->how == PTD_SEG_CALL || s->how == PTD_SEG_TAILCALL) &&
 		    caller_inst(w, s) == st->inst && !in_tramp(w, ip)) {
-			uint64_t t = step_into_target(w, ip);
+			uint64_t to = thunk_target(w, ip);
+			uint64_t t = step_into_target(w, to ? to : ip);
 
 			if (t) {
 				if (t == ip && longjmp_lost(w, st, ip)) {
@@ -485,6 +498,7 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 				st->into = 1;
 				st->into_target = t;
 				st->into_level = s->level;
+				st->into_any = to != 0;
 			}
 		}
 		if (!st->into)

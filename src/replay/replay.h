@@ -55,6 +55,10 @@ struct ptd_replay_env {
 	 * entry, or the start of a part elsewhere (gcc's ".cold" parts),
 	 * or 0.  May be NULL: the entry (func_of) is used. */
 	uint64_t (*range_start)(void *ctx, uint64_t addr);
+	/* When @addr is the entry of a C++ thunk, the entry of the function
+	 * it leads to, else 0: `step` into a thunk goes on to that function
+	 * (gdb's language trampolines).  May be NULL. */
+	uint64_t (*thunk_target)(void *ctx, uint64_t addr);
 	/* Nonzero when @addr has an enabled breakpoint; may set *id. */
 	int (*is_breakpoint)(void *ctx, uint64_t addr, int *id);
 	/* Nonzero when @addr is code gdb steps through without stopping and

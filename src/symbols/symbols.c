@@ -1123,6 +1123,23 @@ int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *
 	return 0;
 }
 
+int ptd__symbols_thunk_target(struct ptd_symbols *s, uint64_t addr, uint64_t *target)
+{
+	struct ptd_symbol sym;
+	const char *to;
+
+	if (!s || !target)
+		return -ptde_invalid;
+	if (ptd_symbols_lookup(s, addr, &sym) < 0 || sym.start != addr || !sym.name ||
+	    !(to = strstr(sym.name, " thunk to ")))
+		return -ptde_notfound;
+	if (ptd_symbols_function(s, to + strlen(" thunk to "), target, NULL) < 0) {
+		ptd_clear_error();
+		return -ptde_notfound;
+	}
+	return 0;
+}
+
 int ptd__symbols_range_start(struct ptd_symbols *s, uint64_t addr, uint64_t *lo)
 {
 	struct named r;

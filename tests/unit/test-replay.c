@@ -174,6 +174,29 @@ static void test_reverse_step_callee_of_callee(void **state)
 	fix_free(f);
 }
 
+/* As if f were a C++ thunk leading to g (a thunk that calls what it
+ * leads to, as a covariant return thunk does). */
+static uint64_t f_thunk_target(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr == FX_F ? FX_G : 0;
+}
+
+/* step from line 22 (a = f(a)): into f's body, or, f being a thunk to g,
+ * on into g past its prologue, one call deeper (gdb's step into a thunk:
+ * a step-resume breakpoint at g's, whatever the frame). */
+static void test_step_into_thunk(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t pos = fx_num(&f->s, 0x401191, 0);
+
+	(void)state;
+	STEP(pos, 0x401128);
+	f->env.thunk_target = f_thunk_target;
+	STEP(pos, 0x40110d);
+	fix_free(f);
+}
+
 /* gdb: break 25 ... reverse-next, then reverse-step repeatedly. */
 static void test_reverse_step_sequence(void **state)
 {
@@ -946,6 +969,7 @@ int main(void)
 		cmocka_unit_test(test_reverse_step_sequence),
 		cmocka_unit_test(test_reverse_step_split_function),
 		cmocka_unit_test(test_reverse_step_callee_of_callee),
+		cmocka_unit_test(test_step_into_thunk),
 		cmocka_unit_test(test_forward_step_sequence),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_stepi_nexti),

@@ -176,6 +176,39 @@ static void test_return_into_no_lines(void **state)
 	assert_int_equal(ptd_stepper_feed(&st, 0x300, PTD_IC_JUMP, 0x110, 0), 1);
 }
 
+/* 0x700 is a C++ thunk leading to the function at 0x600 (its breakpoint
+ * 0x604), which it calls (a covariant return thunk): step into the
+ * thunk stops at 0x604 one call deeper; without the thunk callback the
+ * thunk, without lines, is stepped over. */
+static uint64_t thunk_target(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr == 0x700 ? 0x600 : 0;
+}
+
+static const struct ptd_stepper_env env_thunk = {
+	.base = { .line_of = line_of, .func_of = func_of, .thunk_target = thunk_target },
+	.func_bp = func_bp,
+};
+
+static void test_step_into_thunk(void **state)
+{
+	struct ptd_stepper st;
+
+	(void)state;
+	ptd_stepper_init(&st, PTD_MOTION_STEP, 0x104, &env_thunk);
+	assert_int_equal(ptd_stepper_feed(&st, 0x108, PTD_IC_CALL, 0x700, 0), 0);
+	assert_int_equal(st.into_pc, 0x604);
+	assert_int_equal(ptd_stepper_feed(&st, 0x700, PTD_IC_CALL, 0x600, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x600, PTD_IC_OTHER, 0x604, 0), 1);
+	assert_true(st.new_frame);
+
+	ptd_stepper_init(&st, PTD_MOTION_STEP, 0x104, &env_no_lj);
+	assert_int_equal(ptd_stepper_feed(&st, 0x108, PTD_IC_CALL, 0x700, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x700, PTD_IC_CALL, 0x600, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x600, PTD_IC_OTHER, 0x604, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_back_at_new_line),
 		cmocka_unit_test(test_step_into_longjmp),
 		cmocka_unit_test(test_return_into_no_lines),
+		cmocka_unit_test(test_step_into_thunk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
