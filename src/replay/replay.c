@@ -532,11 +532,14 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 
 	st->prev_level = s->level;
 	st->prev_seg = s;
-	if (landing && (s->level > st->level || (s->level == st->level && s->instance != st->inst)))
+	if (landing && prev <= st->level &&
+	    (s->level > st->level || (s->level == st->level && s->instance != st->inst)))
 		/* gdb's record full sees the jump (its stack already the
 		 * landing frame's) as another function of the frame being
 		 * stepped: the line rules decide, as for a jump between
-		 * functions, and the frame becomes the jumper's. */
+		 * functions, and the frame becomes the jumper's.  A landing
+		 * in a callee of that frame (an exception caught inside the
+		 * function stepped over) is inside the call, as for gdb. */
 		return line_rules(w, st, 0, NULL);
 	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
 		return 0; /* gdb steps through signal trampolines */

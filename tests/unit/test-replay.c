@@ -842,6 +842,38 @@ static void test_longjmp(void **state)
 	fix_free(f);
 }
 
+/* main calls f, whose first call of g ends in a jump back into f (an
+ * exception thrown in g and caught in f); f goes on and returns. */
+static void prog_caught_inside(struct fx_sim *s)
+{
+	fx_run(s, 0x401182, 0x401196, PTD_IC_CALL, 0);
+	fx_run(s, 0x40111d, 0x40112d, PTD_IC_CALL, 0);
+	fx_run(s, 0x401106, 0x401112, PTD_IC_JUMP, 0);
+	fx_run(s, 0x401132, 0x40113a, PTD_IC_CALL, 0);
+	fx_g(s);
+	fx_run(s, 0x40113f, 0x401146, PTD_IC_RET, 0);
+	fx_run(s, 0x40119b, 0x4011a7, PTD_IC_CALL, 0);
+	ptd_history_set_tail(s->h, FX_H);
+	fx_push_ip(s, FX_H);
+}
+
+/* reverse-next and reverse-step over main's call of f go back over the
+ * landing inside f as over anything else inside the call (gdb 13 on
+ * testprogs/inherit: reverse-next over layered, whose inner catch
+ * rethrows to its outer one), to the start of line 22; only a landing in
+ * the frame being stepped (test_longjmp) is judged by the line rules. */
+static void test_reverse_over_landing_in_callee(void **state)
+{
+	struct fixture *f = fix_new(prog_caught_inside);
+	uint64_t land = fx_num(&f->s, 0x401132, 0), pos = fx_num(&f->s, 0x40119e, 0);
+
+	(void)state;
+	assert_int_equal(seg_at(f, land)->how, PTD_SEG_SWITCH);
+	assert_int_equal(seg_at(f, land)->level, 1);
+	RNEXT(pos, 0x401191);
+	fix_free(f);
+}
+
 /* Random programs built from the fixture's functions with gaps and
  * signals; every motion from every few positions must end inside the
  * history, on the right side of its start, and agree with the cursor. */
@@ -984,6 +1016,7 @@ int main(void)
 		cmocka_unit_test(test_tail_jump),
 		cmocka_unit_test(test_trampolines),
 		cmocka_unit_test(test_longjmp),
+		cmocka_unit_test(test_reverse_over_landing_in_callee),
 		cmocka_unit_test(test_random_motions),
 	};
 
