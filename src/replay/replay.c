@@ -547,14 +547,14 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 		return 0; /* and back through PLT stubs and the dynamic linker */
 	if (s->level > st->level) {
 		if (st->m == PTD_MOTION_STEP && st->rev_into && (prev <= st->level || from_tail) &&
-		    w->c.number == s->last && caller_inst(w, s) == st->inst &&
-		    line_of(w, ip, &li) == 0) {
+		    w->c.number == s->last && caller_inst(w, s) == st->inst) {
 			/* Back into a callee of the callee stepped into
 			 * backward (a destructor's free): for gdb, whose frame
 			 * being stepped is still the caller's, that is no
 			 * callee of it but another frame, and the line rules
-			 * decide (a row that is no statement moves the range,
-			 * the frame becomes this one). */
+			 * decide (no line info stops, a row that is no
+			 * statement moves the range, the frame becomes this
+			 * one). */
 			st->rev_into = 0;
 			return line_rules(w, st, 0, NULL);
 		}

@@ -155,6 +155,14 @@ static int merged_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
 	return 0;
 }
 
+/* The same, g without line info (a libstdc++ destructor). */
+static int merged_noline_g(void *ctx, uint64_t addr, struct ptd_line_info *li)
+{
+	if (addr >= FX_G && addr < FX_F)
+		return -1;
+	return merged_line_of(ctx, addr, li);
+}
+
 /* reverse-step from line 23 back into f through its return (f is then
  * the callee stepped into backward; for gdb the frame being stepped is
  * still main's) and on back into g through g's return: g is no callee of
@@ -162,7 +170,9 @@ static int merged_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
  * different frame"): its ret's row is no statement and only moves the
  * range; the step stops at the start of the statement before it, not at
  * the ret (inherit's reverse-step back through a deleting destructor
- * into free). */
+ * into free).  Without line info in g, the step stops at g's ret (gdb's
+ * "no line number info"; stlheavy: back through ~Rec into the string
+ * destructor of libstdc++). */
 static void test_reverse_step_callee_of_callee(void **state)
 {
 	struct fixture *f = fix_new(fx_program);
@@ -171,6 +181,8 @@ static void test_reverse_step_callee_of_callee(void **state)
 	(void)state;
 	f->env.line_of = merged_line_of;
 	RSTEP(pos, 0x40111b);
+	f->env.line_of = merged_noline_g;
+	RSTEP(pos, 0x40111c);
 	fix_free(f);
 }
 
