@@ -60,18 +60,21 @@ printed=$(line_of inherit.cc 'std::printf("total')
 sorted=$(line_of stlheavy.cc 'return v;')
 ranked=$(line_of stlheavy.cc 'for (size_t i = 0; i < v.size()')
 # program | first breakpoint | second breakpoint | continues | args | only
-spans=("hotcold-O2|main|$summed|1|" "statem|main|$totals|1|" "statem-O2|main|$totals|1|"
+spans=("hotcold-O2|check|$summed|1|" "statem-O2|main|$totals|1|"
 	"staticprog|main|$joined|1|" "staticprog-O2|main|$joined|1|"
 	"inherit|use_named|$selfed|1|" "inherit-O2|layered|$printed|1|" "stlheavy-O2|rank|$ranked|1|")
 insn_oracle "${spans[@]}" || failed=1
 
-# back out of report into sum_range.cold, and on into the hot part
+# back out of report into sum_range.cold (its first call from there),
+# and on into the hot part
+motion_oracle hotcold-O2 sum_range report \
+	"$(rep reverse-step 3)$(rep reverse-next 2)$(rep next 4)$(rep step 3)finish;next" || failed=1
 motion_oracle hotcold-O2 sum_range "$summed" \
 	"$(rep reverse-step 12)reverse-finish;$(rep reverse-next 4)$(rep reverse-step 8)$(rep step 12)finish;$(rep next 4)" || failed=1
 # the jump table, the recursion through handlers[], setjmp again
 for p in statem statem-O2; do
 	motion_oracle $p main "$totals" \
-		"$(rep reverse-step 30)reverse-finish;$(rep reverse-next 6)$(rep reverse-step 10)$(rep step 20)finish;$(rep next 6)" || failed=1
+		"$(rep reverse-step 20)reverse-finish;$(rep reverse-next 4)$(rep reverse-step 6)$(rep step 12)finish;$(rep next 4)" || failed=1
 done
 # out of the qsort callback into libc without lines, and back into it;
 # through join's memcpy stub; next from main's end into libc's caller
