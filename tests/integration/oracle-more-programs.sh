@@ -62,7 +62,8 @@ ranked=$(line_of stlheavy.cc 'for (size_t i = 0; i < v.size()')
 # program | first breakpoint | second breakpoint | continues | args | only
 spans=("hotcold-O2|check|$summed|1|" "statem-O2|main|$totals|1|"
 	"staticprog|main|$joined|1|" "staticprog-O2|main|$joined|1|"
-	"inherit|use_named|$selfed|1|" "inherit-O2|layered|$printed|1|" "stlheavy-O2|rank|$ranked|1|")
+	"inherit|use_named|$selfed|1|" "inherit-O2|layered|$printed|1|" "stlheavy-O2|rank|$ranked|1|"
+	"inherit-O2|Registry::Registry|main|1|" "inherit|at_end|Registry::~Registry|1|")
 insn_oracle "${spans[@]}" || failed=1
 
 # back out of report into sum_range.cold (its first call from there),
@@ -92,6 +93,10 @@ motion_oracle inherit-O2 main "$selfed" "$(rep reverse-next 2)$(rep step 3)$(rep
 for p in inherit inherit-O2; do
 	motion_oracle $p layered "$printed" "$(rep reverse-next 4)$(rep reverse-step 6)reverse-finish;$(rep step 7)" || failed=1
 done
+# before main (a static constructor run by libc's init) and after it (the
+# atexit handler, then the static destructor)
+motion_oracle inherit-O2 Registry::Registry main "$(rep reverse-step 8)reverse-finish;$(rep reverse-next 3)$(rep step 8)" || failed=1
+motion_oracle inherit at_end Registry::~Registry "$(rep reverse-step 6)reverse-finish;$(rep reverse-next 3)$(rep step 8)" || failed=1
 # std::sort's insertion sort, back through ~Rec into libstdc++
 motion_oracle stlheavy rank "$sorted" \
 	"$(rep reverse-step 20)reverse-finish;$(rep reverse-next 4)$(rep step 20)finish;$(rep next 4)" || failed=1
