@@ -150,8 +150,17 @@ static int enter_callee(struct ptd_stepper *st, uint64_t next)
 		return 0;
 	}
 
-	if (st->m == PTD_MOTION_STEP && st->env && st->env->func_bp && line_of(st, next, &li) == 0)
-		bp = st->env->func_bp(st->env->base.ctx, next);
+	if (st->m == PTD_MOTION_STEP && st->env && st->env->func_bp) {
+		/* Into a C++ thunk: on to the function it leads to (gdb's
+		 * language trampolines), in whatever frame it is reached. */
+		uint64_t to = st->env->base.thunk_target
+				      ? st->env->base.thunk_target(st->env->base.ctx, next)
+				      : 0;
+
+		if (line_of(st, to ? to : next, &li) == 0)
+			bp = st->env->func_bp(st->env->base.ctx, to ? to : next);
+		st->into_any = to != 0;
+	}
 	if (bp) {
 		st->into_pc = bp;
 		st->into_depth = st->depth;
@@ -293,7 +302,8 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 		st->over_depth = 0;
 	}
 	if (st->into_pc) {
-		if (st->depth == st->into_depth && next == st->into_pc) {
+		if ((st->depth == st->into_depth || (st->into_any && st->depth > st->into_depth)) &&
+		    next == st->into_pc) {
 			st->new_frame = 1;
 			return 1;
 		}
@@ -372,8 +382,15 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 				st->inl = 1;
 		}
 		if (!st->have_line) {
-			/* A caller without line info (e.g. libc calling main):
-			 * finish out of it too. */
+			/* A caller without line info (a static binary's libc
+			 * calling main or a qsort callback): gdb stops there,
+			 * having no line to step in, as the replay does.  Only
+			 * `step` back into code without a name either goes on
+			 * out of it (gdb's "stepped into undebuggable
+			 * function": on to its caller). */
+			if (st->m == PTD_MOTION_NEXT || !st->env || !st->env->base.func_of ||
+			    st->env->base.func_of(st->env->base.ctx, next))
+				return 1;
 			st->over_depth = 0;
 		}
 		return 0;

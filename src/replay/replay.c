@@ -11,7 +11,8 @@
  * full` on this machine): stepping ranges are line-table rows; forward,
  * stop at the start of an is_stmt row of a different line, refresh the
  * range on a mid-row arrival; reverse, stop when the start of the current
- * row is reached (except at a function entry: go on into the caller).
+ * row is reached (except at a function entry, or the start of a part of
+ * the function elsewhere: go on into what ran before).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -121,6 +122,24 @@ static uint64_t func_entry(const struct walker *w, const struct ptd_callseg *s, 
 	if (first && (first->how == PTD_SEG_CALL || first->how == PTD_SEG_TAILCALL))
 		return first->ip;
 	return 0;
+}
+
+/* The function the C++ thunk at @entry leads to, or 0 (no thunk). */
+static uint64_t thunk_target(const struct walker *w, uint64_t entry)
+{
+	if (w->env && w->env->thunk_target)
+		return w->env->thunk_target(w->env->ctx, entry);
+	return 0;
+}
+
+/* Start of the range of the function at @ip that holds @ip (a .cold part
+ * has its own), or 0: gdb's stop_func_start, where reverse stepping does
+ * not stop at the start of a row but goes on back into what ran before. */
+static uint64_t range_start(const struct walker *w, const struct ptd_callseg *s, uint64_t ip)
+{
+	if (w->env && w->env->range_start)
+		return w->env->range_start(w->env->ctx, ip);
+	return func_entry(w, s, ip);
 }
 
 /*
@@ -245,6 +264,10 @@ struct stepstate {
 	int into;
 	uint64_t into_target;
 	int into_level;
+	/* into a C++ thunk: the target is reached in whatever frame (gdb's
+	 * step-resume breakpoint without a frame: the thunk jumps to the
+	 * function, or calls it to adjust what it returns) */
+	int into_any;
 	int prev_level;
 	const struct ptd_callseg *prev_seg;
 	/* Forward next/step/nexti over a call made in the frame being
@@ -435,7 +458,7 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 		/* Running to the post-prologue address (gdb's step-resume
 		 * breakpoint in the function stepped into). */
 		if (s->level > st->into_level)
-			return 0;
+			return st->into_any && ip == st->into_target;
 		if (s->level == st->into_level)
 			return ip == st->into_target;
 		st->into = 0; /* returned before reaching it: go on in the caller */
@@ -462,7 +485,8 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 		if (st->m == PTD_MOTION_STEP && w->c.number == s->first &&
 		    (s->how == PTD_SEG_CALL || s->how == PTD_SEG_TAILCALL) &&
 		    caller_inst(w, s) == st->inst && !in_tramp(w, ip)) {
-			uint64_t t = step_into_target(w, ip);
+			uint64_t to = thunk_target(w, ip);
+			uint64_t t = step_into_target(w, to ? to : ip);
 
 			if (t) {
 				if (t == ip && longjmp_lost(w, st, ip)) {
@@ -474,6 +498,7 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 				st->into = 1;
 				st->into_target = t;
 				st->into_level = s->level;
+				st->into_any = to != 0;
 			}
 		}
 		if (!st->into)
@@ -507,17 +532,32 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 
 	st->prev_level = s->level;
 	st->prev_seg = s;
-	if (landing && (s->level > st->level || (s->level == st->level && s->instance != st->inst)))
+	if (landing && prev <= st->level &&
+	    (s->level > st->level || (s->level == st->level && s->instance != st->inst)))
 		/* gdb's record full sees the jump (its stack already the
 		 * landing frame's) as another function of the frame being
 		 * stepped: the line rules decide, as for a jump between
-		 * functions, and the frame becomes the jumper's. */
+		 * functions, and the frame becomes the jumper's.  A landing
+		 * in a callee of that frame (an exception caught inside the
+		 * function stepped over) is inside the call, as for gdb. */
 		return line_rules(w, st, 0, NULL);
 	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
 		return 0; /* gdb steps through signal trampolines */
 	if (in_tramp(w, ip))
 		return 0; /* and back through PLT stubs and the dynamic linker */
 	if (s->level > st->level) {
+		if (st->m == PTD_MOTION_STEP && st->rev_into && (prev <= st->level || from_tail) &&
+		    w->c.number == s->last && caller_inst(w, s) == st->inst) {
+			/* Back into a callee of the callee stepped into
+			 * backward (a destructor's free): for gdb, whose frame
+			 * being stepped is still the caller's, that is no
+			 * callee of it but another frame, and the line rules
+			 * decide (no line info stops, a row that is no
+			 * statement moves the range, the frame becomes this
+			 * one). */
+			st->rev_into = 0;
+			return line_rules(w, st, 0, NULL);
+		}
 		/* Back into a callee through its return: step enters it when
 		 * it has line info (at the start of the row of the return). */
 		if (st->m == PTD_MOTION_STEP && (prev <= st->level || from_tail) &&
@@ -555,7 +595,7 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 
 		ptd__vis_at(w->env, ip, -1, &v);
 		if (v.depth == st->vdepth && v.entry == st->ventry)
-			return ip == st->li.lo && ip != func_entry(w, s, ip);
+			return ip == st->li.lo && ip != range_start(w, s, ip);
 	}
 	return inline_rules(w, st, same);
 }

@@ -51,6 +51,14 @@ struct ptd_replay_env {
 	int (*line_of)(void *ctx, uint64_t addr, struct ptd_line_info *li);
 	/* Function entry containing @addr, or 0. */
 	uint64_t (*func_of)(void *ctx, uint64_t addr);
+	/* The start of the range of that function that holds @addr: its
+	 * entry, or the start of a part elsewhere (gcc's ".cold" parts),
+	 * or 0.  May be NULL: the entry (func_of) is used. */
+	uint64_t (*range_start)(void *ctx, uint64_t addr);
+	/* When @addr is the entry of a C++ thunk, the entry of the function
+	 * it leads to, else 0: `step` into a thunk goes on to that function
+	 * (gdb's language trampolines).  May be NULL. */
+	uint64_t (*thunk_target)(void *ctx, uint64_t addr);
 	/* Nonzero when @addr has an enabled breakpoint; may set *id. */
 	int (*is_breakpoint)(void *ctx, uint64_t addr, int *id);
 	/* Nonzero when @addr is code gdb steps through without stopping and

@@ -348,6 +348,32 @@ uint64_t ptd__ses_env_func_of(void *ctx, uint64_t addr)
 	return r;
 }
 
+static uint64_t env_thunk_target(void *ctx, uint64_t addr)
+{
+	struct ptd_session *s = ctx;
+	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	uint64_t t;
+
+	if (!sym || ptd__symbols_thunk_target(sym, addr, &t) < 0) {
+		ptd_clear_error();
+		return 0;
+	}
+	return t;
+}
+
+static uint64_t env_range_start(void *ctx, uint64_t addr)
+{
+	struct ptd_session *s = ctx;
+	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	uint64_t lo;
+
+	if (!sym || ptd__symbols_range_start(sym, addr, &lo) < 0) {
+		ptd_clear_error();
+		return 0;
+	}
+	return lo;
+}
+
 /* Whether an answer func_of gave may differ now: asks again for each
  * address remembered when the symbols changed since the last look. */
 static int fo_changed(struct ptd_session *s)
@@ -482,6 +508,8 @@ struct ptd_session *ptd_session_alloc(void)
 	s->senv.base.ctx = s;
 	s->senv.base.line_of = ptd__ses_env_line_of;
 	s->senv.base.func_of = ptd__ses_env_func_of;
+	s->senv.base.range_start = env_range_start;
+	s->senv.base.thunk_target = env_thunk_target;
 	s->senv.base.is_breakpoint = env_is_bp;
 	s->senv.func_bp = env_func_bp;
 	s->senv.is_trampoline = env_is_trampoline;

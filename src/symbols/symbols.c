@@ -1049,6 +1049,7 @@ static int dwarf_func_at(struct ptd_symbols *s, Dwfl_Module *m, uint64_t addr, u
 struct named {
 	const char *name, *mangled;
 	uint64_t start, size;
+	uint64_t lo; /* start of the range of the function holding addr */
 	Dwfl_Module *mod;
 };
 
@@ -1070,6 +1071,7 @@ static int resolve(struct ptd_symbols *s, uint64_t addr, struct named *r)
 	}
 	if (e && e->dw_state == 1 && e->dw_lo <= addr && addr < e->dw_hi) {
 		entry = e->dw_entry;
+		lo = e->dw_lo;
 		name = e->dw_name;
 		mangled = e->dw_mangled;
 		have = 1;
@@ -1089,6 +1091,7 @@ static int resolve(struct ptd_symbols *s, uint64_t addr, struct named *r)
 		r->mangled = mangled;
 		r->start = entry;
 		r->size = e && e->start == entry ? e->size : hi > entry ? hi - entry : 0;
+		r->lo = lo ? lo : entry;
 		r->mod = m;
 		return 0;
 	}
@@ -1098,6 +1101,7 @@ static int resolve(struct ptd_symbols *s, uint64_t addr, struct named *r)
 	r->mangled = e->mangled;
 	r->start = e->start;
 	r->size = e->size;
+	r->lo = e->start;
 	r->mod = e->mod;
 	return 0;
 }
@@ -1116,6 +1120,35 @@ int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *
 	out->offset = addr - r.start;
 	out->module = mod_path(r.mod);
 	out->mangled = r.mangled;
+	return 0;
+}
+
+int ptd__symbols_thunk_target(struct ptd_symbols *s, uint64_t addr, uint64_t *target)
+{
+	struct ptd_symbol sym;
+	const char *to;
+
+	if (!s || !target)
+		return -ptde_invalid;
+	if (ptd_symbols_lookup(s, addr, &sym) < 0 || sym.start != addr || !sym.name ||
+	    !(to = strstr(sym.name, " thunk to ")))
+		return -ptde_notfound;
+	if (ptd_symbols_function(s, to + strlen(" thunk to "), target, NULL) < 0) {
+		ptd_clear_error();
+		return -ptde_notfound;
+	}
+	return 0;
+}
+
+int ptd__symbols_range_start(struct ptd_symbols *s, uint64_t addr, uint64_t *lo)
+{
+	struct named r;
+
+	if (!s || !lo)
+		return -ptde_invalid;
+	if (resolve(s, addr, &r) < 0)
+		return -ptde_notfound;
+	*lo = r.lo;
 	return 0;
 }
 

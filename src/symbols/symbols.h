@@ -132,6 +132,24 @@ int ptd__symbols_plt_each(struct ptd_symbols *s, struct Dwfl_Module *m,
 			  void (*fn)(void *ctx, const char *name, uint64_t addr), void *ctx);
 
 /*
+ * When @addr is the entry of a C++ thunk (a function whose name, as
+ * demangled, is "virtual thunk to F", "non-virtual thunk to F" or
+ * "covariant return thunk to F"), the entry of F into *@target: where
+ * gdb's `step` goes (gnu-v3's skip_trampoline).  Returns -ptde_invalid
+ * for NULL, -ptde_notfound when @addr is no thunk or F is not found.
+ */
+int ptd__symbols_thunk_target(struct ptd_symbols *s, uint64_t addr, uint64_t *target);
+
+/*
+ * The start of the address range that holds @addr of the function that
+ * holds it, into *@lo: the function's entry, or for a function in several
+ * ranges the start of the one @addr is in (a ".cold" part's first
+ * instruction; gdb's find_pc_partial_function).  Returns -ptde_invalid
+ * for NULL, -ptde_notfound when no function holds @addr.
+ */
+int ptd__symbols_range_start(struct ptd_symbols *s, uint64_t addr, uint64_t *lo);
+
+/*
  * Whether @addr is in a .plt or .plt.sec section of a module (gdb's
  * in_plt_section: the lazy-binding entry PLT0 and entries without a name
  * too), which stepping goes through as through any PLT stub.  0 for NULL.

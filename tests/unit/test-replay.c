@@ -100,6 +100,115 @@ static const struct ptd_callseg *seg_at(struct fixture *f, uint64_t n)
 	return s;
 }
 
+/* f's code from 0x401135 (its second row of line 10) on, as if it were a
+ * part of f elsewhere (gcc -O2's "f.cold"): gdb's stop_func_start there. */
+static uint64_t split_range_start(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	if (addr >= 0x401135 && addr < FX_FIB)
+		return 0x401135;
+	return fx_func_of(NULL, addr);
+}
+
+/* reverse-step from the entry of g, called from the second part of f:
+ * back at the start of the row of the call, which is also the start of
+ * that part, gdb 13 does not stop (it is stop_func_start) but steps on
+ * back, as from a jump into a ".cold" part (hotcold-O2's sum_range.cold):
+ * into the row before it (line 9), mid-row, and from there back into the
+ * first call of g, which has lines: at the start of g's last row. */
+static void test_reverse_step_split_function(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t g2 = fx_num(&f->s, FX_G, fx_num(&f->s, FX_G, 0));
+
+	(void)state;
+	RSTEP(g2, 0x401135);
+	f->env.range_start = split_range_start;
+	RSTEP(g2, 0x40111b);
+	fix_free(f);
+}
+
+/* t.c's rows, but f's second call of g and its return in one row of line
+ * 10 (as a destructor's call of operator delete and its epilogue), and
+ * g's ret in a row of its own that is no statement (as free's in libc). */
+static int merged_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
+{
+	if (addr >= 0x401135 && addr < FX_FIB) {
+		memset(li, 0, sizeof(*li));
+		li->file = "t.c";
+		li->line = 10;
+		li->lo = 0x401135;
+		li->hi = FX_FIB;
+		li->is_stmt = 1;
+		return 0;
+	}
+	if (fx_line_of(ctx, addr, li) < 0)
+		return -1;
+	if (li->lo == 0x40111b) {
+		if (addr == 0x40111c) {
+			li->lo = 0x40111c;
+			li->is_stmt = 0;
+		} else {
+			li->hi = 0x40111c;
+		}
+	}
+	return 0;
+}
+
+/* The same, g without line info (a libstdc++ destructor). */
+static int merged_noline_g(void *ctx, uint64_t addr, struct ptd_line_info *li)
+{
+	if (addr >= FX_G && addr < FX_F)
+		return -1;
+	return merged_line_of(ctx, addr, li);
+}
+
+/* reverse-step from line 23 back into f through its return (f is then
+ * the callee stepped into backward; for gdb the frame being stepped is
+ * still main's) and on back into g through g's return: g is no callee of
+ * main's frame, so the line rules decide there (gdb's "stepped to a
+ * different frame"): its ret's row is no statement and only moves the
+ * range; the step stops at the start of the statement before it, not at
+ * the ret (inherit's reverse-step back through a deleting destructor
+ * into free).  Without line info in g, the step stops at g's ret (gdb's
+ * "no line number info"; stlheavy: back through ~Rec into the string
+ * destructor of libstdc++). */
+static void test_reverse_step_callee_of_callee(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t pos = fx_num(&f->s, 0x40119e, 0);
+
+	(void)state;
+	f->env.line_of = merged_line_of;
+	RSTEP(pos, 0x40111b);
+	f->env.line_of = merged_noline_g;
+	RSTEP(pos, 0x40111c);
+	fix_free(f);
+}
+
+/* As if f were a C++ thunk leading to g (a thunk that calls what it
+ * leads to, as a covariant return thunk does). */
+static uint64_t f_thunk_target(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr == FX_F ? FX_G : 0;
+}
+
+/* step from line 22 (a = f(a)): into f's body, or, f being a thunk to g,
+ * on into g past its prologue, one call deeper (gdb's step into a thunk:
+ * a step-resume breakpoint at g's, whatever the frame). */
+static void test_step_into_thunk(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t pos = fx_num(&f->s, 0x401191, 0);
+
+	(void)state;
+	STEP(pos, 0x401128);
+	f->env.thunk_target = f_thunk_target;
+	STEP(pos, 0x40110d);
+	fix_free(f);
+}
+
 /* gdb: break 25 ... reverse-next, then reverse-step repeatedly. */
 static void test_reverse_step_sequence(void **state)
 {
@@ -745,6 +854,38 @@ static void test_longjmp(void **state)
 	fix_free(f);
 }
 
+/* main calls f, whose first call of g ends in a jump back into f (an
+ * exception thrown in g and caught in f); f goes on and returns. */
+static void prog_caught_inside(struct fx_sim *s)
+{
+	fx_run(s, 0x401182, 0x401196, PTD_IC_CALL, 0);
+	fx_run(s, 0x40111d, 0x40112d, PTD_IC_CALL, 0);
+	fx_run(s, 0x401106, 0x401112, PTD_IC_JUMP, 0);
+	fx_run(s, 0x401132, 0x40113a, PTD_IC_CALL, 0);
+	fx_g(s);
+	fx_run(s, 0x40113f, 0x401146, PTD_IC_RET, 0);
+	fx_run(s, 0x40119b, 0x4011a7, PTD_IC_CALL, 0);
+	ptd_history_set_tail(s->h, FX_H);
+	fx_push_ip(s, FX_H);
+}
+
+/* reverse-next and reverse-step over main's call of f go back over the
+ * landing inside f as over anything else inside the call (gdb 13 on
+ * testprogs/inherit: reverse-next over layered, whose inner catch
+ * rethrows to its outer one), to the start of line 22; only a landing in
+ * the frame being stepped (test_longjmp) is judged by the line rules. */
+static void test_reverse_over_landing_in_callee(void **state)
+{
+	struct fixture *f = fix_new(prog_caught_inside);
+	uint64_t land = fx_num(&f->s, 0x401132, 0), pos = fx_num(&f->s, 0x40119e, 0);
+
+	(void)state;
+	assert_int_equal(seg_at(f, land)->how, PTD_SEG_SWITCH);
+	assert_int_equal(seg_at(f, land)->level, 1);
+	RNEXT(pos, 0x401191);
+	fix_free(f);
+}
+
 /* Random programs built from the fixture's functions with gaps and
  * signals; every motion from every few positions must end inside the
  * history, on the right side of its start, and agree with the cursor. */
@@ -870,6 +1011,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reverse_step_sequence),
+		cmocka_unit_test(test_reverse_step_split_function),
+		cmocka_unit_test(test_reverse_step_callee_of_callee),
+		cmocka_unit_test(test_step_into_thunk),
 		cmocka_unit_test(test_forward_step_sequence),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_stepi_nexti),
@@ -884,6 +1028,7 @@ int main(void)
 		cmocka_unit_test(test_tail_jump),
 		cmocka_unit_test(test_trampolines),
 		cmocka_unit_test(test_longjmp),
+		cmocka_unit_test(test_reverse_over_landing_in_callee),
 		cmocka_unit_test(test_random_motions),
 	};
 

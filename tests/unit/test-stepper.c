@@ -9,7 +9,8 @@
  * [0x120, 0x130) line 12 (a catch block), the callee at 0x400 without
  * lines.  And `step` into longjmp, which gdb 13 loses: 0x500 is a
  * frameless longjmp (line 30, its stop address its entry), 0x600 one
- * with a frame (line 40, stop address 0x604).
+ * with a frame (line 40, stop address 0x604).  And returns into code
+ * without lines, with a name (0x400) or without (0x300).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -153,12 +154,69 @@ static void test_back_at_new_line(void **state)
 	assert_int_equal(ptd_stepper_back_at_return(&st, 0x110), 0);
 }
 
+/* Returning from line 12 into a caller without lines: gdb stops there
+ * when the caller has a name (0x400: a static binary's libc, as when
+ * main returns into __libc_start_call_main or a qsort callback into
+ * msort), for step and next; only step into code without a name either
+ * (0x300) goes on out of it. */
+static void test_return_into_no_lines(void **state)
+{
+	struct ptd_stepper st;
+
+	(void)state;
+	ptd_stepper_init(&st, PTD_MOTION_NEXT, 0x124, &env);
+	assert_int_equal(ptd_stepper_feed(&st, 0x12c, PTD_IC_RET, 0x410, 0), 1);
+	assert_true(st.new_frame);
+	ptd_stepper_init(&st, PTD_MOTION_STEP, 0x124, &env);
+	assert_int_equal(ptd_stepper_feed(&st, 0x12c, PTD_IC_RET, 0x410, 0), 1);
+	ptd_stepper_init(&st, PTD_MOTION_NEXT, 0x124, &env);
+	assert_int_equal(ptd_stepper_feed(&st, 0x12c, PTD_IC_RET, 0x300, 0), 1);
+	ptd_stepper_init(&st, PTD_MOTION_STEP, 0x124, &env);
+	assert_int_equal(ptd_stepper_feed(&st, 0x12c, PTD_IC_RET, 0x300, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x300, PTD_IC_JUMP, 0x110, 0), 1);
+}
+
+/* 0x700 is a C++ thunk leading to the function at 0x600 (its breakpoint
+ * 0x604), which it calls (a covariant return thunk): step into the
+ * thunk stops at 0x604 one call deeper; without the thunk callback the
+ * thunk, without lines, is stepped over. */
+static uint64_t thunk_target(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr == 0x700 ? 0x600 : 0;
+}
+
+static const struct ptd_stepper_env env_thunk = {
+	.base = { .line_of = line_of, .func_of = func_of, .thunk_target = thunk_target },
+	.func_bp = func_bp,
+};
+
+static void test_step_into_thunk(void **state)
+{
+	struct ptd_stepper st;
+
+	(void)state;
+	ptd_stepper_init(&st, PTD_MOTION_STEP, 0x104, &env_thunk);
+	assert_int_equal(ptd_stepper_feed(&st, 0x108, PTD_IC_CALL, 0x700, 0), 0);
+	assert_int_equal(st.into_pc, 0x604);
+	assert_int_equal(ptd_stepper_feed(&st, 0x700, PTD_IC_CALL, 0x600, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x600, PTD_IC_OTHER, 0x604, 0), 1);
+	assert_true(st.new_frame);
+
+	ptd_stepper_init(&st, PTD_MOTION_STEP, 0x104, &env_no_lj);
+	assert_int_equal(ptd_stepper_feed(&st, 0x108, PTD_IC_CALL, 0x700, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x700, PTD_IC_CALL, 0x600, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x600, PTD_IC_OTHER, 0x604, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_catch_back_at_return),
 		cmocka_unit_test(test_back_at_new_line),
 		cmocka_unit_test(test_step_into_longjmp),
+		cmocka_unit_test(test_return_into_no_lines),
+		cmocka_unit_test(test_step_into_thunk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -649,6 +649,110 @@ static const char inline_src[] =
 	"}\n"                                                                    /* 15 */
 	"int main(void) { return comp(3) == 5 ? 0 : 1; }\n";                     /* 16 */
 
+/* C's second base B: a call of get through B's vtable goes to the
+ * non-virtual thunk, which adjusts `this` and jumps to C::get. */
+static const char thunk_src[] =
+	"struct A { virtual int a() { return 1; } long x = 0; };\n"
+	"struct B { virtual int get() { return 2; } };\n"
+	"struct C : A, B { int get() override { return 3; } };\n"
+	"int call(B *b) { return b->get(); }\n"
+	"int main() { C c; return call(&c) == 3 ? 0 : 1; }\n";
+
+/* The thunk leads to C::get (as demangled, "non-virtual thunk to
+ * C::get()"), where gdb's step goes; a function that is no thunk leads
+ * nowhere. */
+static void test_thunk_target(void **state)
+{
+	char src[128], exe[128], cmd[512];
+	struct ptd_symbols *s;
+	uint64_t thunk, get, t = 0;
+	FILE *f;
+
+	(void)state;
+	NEED_FIXTURE();
+	snprintf(src, sizeof(src), "%s/thunk.cc", fx.dir);
+	snprintf(exe, sizeof(exe), "%s/thunk", fx.dir);
+	f = fopen(src, "w");
+	assert_non_null(f);
+	fputs(thunk_src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "c++ -g -O0 -no-pie -fno-pie -o %s %s 2>/dev/null", exe, src);
+	if (run(cmd) < 0) {
+		print_message("no C++ compiler: skipped\n");
+		skip();
+	}
+	assert_int_equal(nm_lookup(exe, "_ZThn16_N1C3getEv", &thunk, NULL), 0);
+	assert_int_equal(nm_lookup(exe, "_ZN1C3getEv", &get, NULL), 0);
+	assert_int_equal(ptd_symbols_alloc_file(&s, exe, 0), 0);
+	assert_int_equal(ptd__symbols_thunk_target(s, thunk, &t), 0);
+	assert_int_equal(t, get);
+	assert_int_equal(ptd__symbols_thunk_target(s, get, &t), -ptde_notfound);
+	assert_int_equal(ptd__symbols_thunk_target(s, thunk + 1, &t), -ptde_notfound);
+	assert_int_equal(ptd__symbols_thunk_target(NULL, thunk, &t), -ptde_invalid);
+	ptd_symbols_free(s);
+}
+
+/* gcc -O2 moves the unlikely path of check out of line, into
+ * check.cold (before check in .text): one function in two ranges. */
+static const char cold_src[] =
+	"__attribute__((cold, noinline)) void oops(int v) { __asm__ volatile(\"\" : : \"r\"(v)); }\n"
+	"volatile int sink;\n"
+	"__attribute__((noinline)) int check(int v)\n"
+	"{\n"
+	"\tif (__builtin_expect(v < 0, 0)) {\n"
+	"\t\toops(v);\n"
+	"\t\tsink = v;\n"
+	"\t\treturn -1;\n"
+	"\t}\n"
+	"\treturn v * 2;\n"
+	"}\n"
+	"int main(int argc, char **argv) { return check(argc - 2) + (argv != 0); }\n";
+
+/* Both parts are named after the function (its entry, as gdb's block
+ * lookup); the start of the range each address is in is its part's own
+ * (gdb's find_pc_partial_function, which reverse stepping relies on). */
+static void test_cold_part(void **state)
+{
+	char src[128], exe[128], cmd[512];
+	struct ptd_symbols *s;
+	struct ptd_symbol sym;
+	uint64_t fn, fsize, cold, csize, lo = 0;
+
+	(void)state;
+	NEED_FIXTURE();
+	snprintf(src, sizeof(src), "%s/cold.c", fx.dir);
+	snprintf(exe, sizeof(exe), "%s/cold", fx.dir);
+	{
+		FILE *f = fopen(src, "w");
+
+		assert_non_null(f);
+		fputs(cold_src, f);
+		fclose(f);
+	}
+	snprintf(cmd, sizeof(cmd), "cc -g -O2 -no-pie -fno-pie -o %s %s", exe, src);
+	assert_int_equal(run(cmd), 0);
+	assert_int_equal(nm_lookup(exe, "check", &fn, &fsize), 0);
+	if (nm_lookup(exe, "check.cold", &cold, &csize) < 0) {
+		print_message("this compiler made no check.cold: skipped\n");
+		skip();
+	}
+	assert_int_equal(ptd_symbols_alloc_file(&s, exe, 0), 0);
+	assert_int_equal(ptd_symbols_lookup(s, cold + 1, &sym), 0);
+	assert_string_equal(sym.name, "check");
+	assert_int_equal(sym.start, fn);
+	assert_int_equal(ptd__symbols_range_start(s, cold, &lo), 0);
+	assert_int_equal(lo, cold);
+	assert_int_equal(ptd__symbols_range_start(s, cold + 1, &lo), 0);
+	assert_int_equal(lo, cold);
+	assert_int_equal(ptd__symbols_range_start(s, fn + 1, &lo), 0);
+	assert_int_equal(lo, fn);
+	assert_int_equal(ptd__symbols_range_start(s, fn, &lo), 0);
+	assert_int_equal(lo, fn);
+	assert_int_equal(ptd__symbols_range_start(NULL, fn, &lo), -ptde_invalid);
+	assert_int_equal(ptd__symbols_range_start(s, fn, NULL), -ptde_invalid);
+	ptd_symbols_free(s);
+}
+
 static void test_inlined(void **state)
 {
 	char src[128], exe[128], cmd[512];
@@ -816,6 +920,8 @@ int main(void)
 		cmocka_unit_test(test_pie_bias_and_add_file),
 		cmocka_unit_test(test_live_self),
 		cmocka_unit_test(test_inlined),
+		cmocka_unit_test(test_cold_part),
+		cmocka_unit_test(test_thunk_target),
 		cmocka_unit_test(test_bad_arguments),
 	};
 

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Oracles (b) and (c) on more program shapes that users' programs have,
+# built as they build them (-O0 and -O2): gcc's hot/cold splitting
+# (hotcold-O2: check.cold and sum_range.cold, parts of a function
+# elsewhere in .text reached by jumps), a jump-table state machine with
+# setjmp in a loop and recursion through a table of function pointers
+# (statem), a statically linked program (staticprog: .iplt ifunc stubs,
+# libc without lines), C++ class layouts that need thunks, with a
+# covariant return, nested try/catch with a rethrow, and static
+# constructors, destructors and atexit (inherit), and std::sort/std::map
+# code inlined deep at -O2 (stlheavy).  The instruction history of every
+# span must be gdb record full's, and the motions must land where gdb's
+# do, with every recording method.
+#
+# What these caught: reverse-step back out of a callee into a function's
+# .cold part stopping at the start of that part (gdb's stop_func_start
+# there is the part's own: it steps on back into the hot part); `next`
+# from main's end in a static binary running on to exit (back in a caller
+# without lines gdb stops); reverse-step back through a deleting
+# destructor into free stopping at free's ret, a row that is no statement
+# (that callee of the callee stepped into backward is no subroutine of
+# gdb's frame being stepped: the line rules decide), and going on through
+# libstdc++'s string destructor, which has no lines, where gdb stops
+# (stlheavy); `step` into a C++ thunk stopping in the thunk (gdb goes on
+# to the function its name leads to); reverse-next over a call whose
+# callee catches an exception of its own stopping in the unwinder's jump
+# to the landing pad (inherit's layered).
+#
+# Left out, as gdb 13 differs from itself there: reverse-step back over a
+# call through a static binary's .iplt stub (gdb's breakpoint at the
+# caller of an unnamed stub is never reached: it runs to the start of the
+# history), `next` in libc's code without lines reaching an .iplt stub
+# (gdb stays on the stub for good); `step` into a thunk whose target gdb
+# never reaches (inherit-O2: the covariant return thunk to Leaf::clone
+# has clone inlined, the deleting destructor's thunk names ~Leaf, which
+# gdb resolves to the complete destructor: its breakpoint there is never
+# hit and it runs to the end of the history); `step` over a throw at -O0
+# (gdb's step-resume breakpoint at __cxa_throw's return address is hit
+# by the next call of risky in a frame of the same id, which a branch
+# trace cannot tell); reverse-finish and reverse-next out of stlheavy-O2's
+# inline frames of basic_string (gdb runs back to the start of the
+# history); stepping past the end of the history into exit (gdb goes on
+# live, ptdbg's history ends).
+. "$(dirname "$0")/lib.bash"
+
+need_prereqs hotcold hotcold-O2 statem statem-O2 staticprog staticprog-O2 inherit inherit-O2 \
+	stlheavy stlheavy-O2
+need_gdb
+# gdb record full cannot record AVX instructions (libc's string
+# functions): both debuggers run the programs with the SSE2 ones.
+export GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL,-AVX512BW,-AVX512DQ,-AVX512CD,-AVX2,-AVX,-EVEX,-RTM,-AVX_Fast_Unaligned_Load,-ERMS
+rep() { local i out=""; for ((i = 0; i < $2; i++)); do out+="$1;"; done; printf '%s' "$out"; }
+
+failed=0
+summed=$(line_of hotcold.c 'printf("good')
+totals=$(line_of statem.c 'printf("total')
+joined=$(line_of staticprog.c 'printf("%s')
+selfed=$(line_of inherit.cc 'total += a.self()->id')
+printed=$(line_of inherit.cc 'std::printf("total')
+sorted=$(line_of stlheavy.cc 'return v;')
+ranked=$(line_of stlheavy.cc 'for (size_t i = 0; i < v.size()')
+# program | first breakpoint | second breakpoint | continues | args | only
+spans=("hotcold-O2|check|$summed|1|" "statem-O2|main|$totals|1|"
+	"staticprog|main|$joined|1|" "staticprog-O2|main|$joined|1|"
+	"inherit|use_named|$selfed|1|" "inherit-O2|layered|$printed|1|" "stlheavy-O2|rank|$ranked|1|"
+	"inherit-O2|Registry::Registry|main|1|" "inherit|at_end|Registry::~Registry|1|")
+insn_oracle "${spans[@]}" || failed=1
+
+# back out of report into sum_range.cold (its first call from there),
+# and on into the hot part
+motion_oracle hotcold-O2 sum_range report \
+	"$(rep reverse-step 3)$(rep reverse-next 2)$(rep next 4)$(rep step 3)finish;next" || failed=1
+motion_oracle hotcold-O2 sum_range "$summed" \
+	"$(rep reverse-step 12)reverse-finish;$(rep reverse-next 4)$(rep reverse-step 8)$(rep step 12)finish;$(rep next 4)" || failed=1
+# the jump table, the recursion through handlers[], setjmp again
+for p in statem statem-O2; do
+	motion_oracle $p main "$totals" \
+		"$(rep reverse-step 20)reverse-finish;$(rep reverse-next 4)$(rep reverse-step 6)$(rep step 12)finish;$(rep next 4)" || failed=1
+done
+# out of the qsort callback into libc without lines, and back into it;
+# through join's memcpy stub; next from main's end into libc's caller
+# (at -O2 one more next would reach an .iplt stub from msort)
+for p in staticprog:3 staticprog-O2:2; do
+	motion_oracle ${p%:*} main "$joined" "break *$(bp_addr ${p%:*} by_len);reverse-continue;delete;$(rep next ${p#*:})$(rep reverse-step 3)reverse-finish;$(rep reverse-step 3)" || failed=1
+	motion_oracle ${p%:*} main "$joined" "$(rep reverse-next 3)reverse-step;$(rep step 14)finish;$(rep next 3)" || failed=1
+done
+# back through the deleting destructor into free; into the thunks
+motion_oracle inherit main "$selfed" \
+	"$(rep reverse-step 12)reverse-finish;$(rep reverse-next 3)$(rep reverse-step 6)$(rep step 16)finish;$(rep next 3)" || failed=1
+motion_oracle inherit main "$selfed" "$(rep reverse-next 2)$(rep step 12)$(rep reverse-step 8)" || failed=1
+motion_oracle inherit-O2 main "$selfed" "$(rep reverse-next 2)$(rep step 3)$(rep reverse-step 3)" || failed=1
+# back over layered, whose inner catch rethrows to its outer one
+for p in inherit inherit-O2; do
+	motion_oracle $p layered "$printed" "$(rep reverse-next 4)$(rep reverse-step 6)reverse-finish;$(rep step 7)" || failed=1
+done
+# before main (a static constructor run by libc's init) and after it (the
+# atexit handler, then the static destructor)
+motion_oracle inherit-O2 Registry::Registry main "$(rep reverse-step 8)reverse-finish;$(rep reverse-next 3)$(rep step 8)" || failed=1
+motion_oracle inherit at_end Registry::~Registry "$(rep reverse-step 6)reverse-finish;$(rep reverse-next 3)$(rep step 8)" || failed=1
+# std::sort's insertion sort, back through ~Rec into libstdc++
+motion_oracle stlheavy rank "$sorted" \
+	"$(rep reverse-step 20)reverse-finish;$(rep reverse-next 4)$(rep step 20)finish;$(rep next 4)" || failed=1
+motion_oracle stlheavy-O2 rank "$sorted" "$(rep reverse-step 20)$(rep step 24)" || failed=1
+[ "$failed" = 0 ] || die "ptdbg differs from gdb record full on the more programs"
