@@ -31,6 +31,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "history/history.h"
 #include "history/history_int.h"
@@ -2138,6 +2140,34 @@ int ptd__calllog_ends_in_block(const struct ptd_calllog *l)
 }
 
 /*
+ * The pages of [@p, @p + @n) that may not have been written yet, made
+ * present in one system call where the system has MADV_POPULATE_WRITE:
+ * a history's log grows by the part logs appended to it, tens of MB
+ * for a long trace, and a page fault for each of its pages on the first
+ * write was about a tenth of the log's time.  (Where it is not there,
+ * or fails, the copy faults the pages in as before.)
+ */
+static void log_prefault(uint8_t *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	static long page;
+	uintptr_t a, e;
+
+	if (n < 65536)
+		return;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+	a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	e = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
+	if (e > a)
+		madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+/*
  * src's records go after dst's, behind a marker that resets the ip base
  * (src's deltas start from 0).  The parts follow: dst's open part is
  * closed at the seam (its newest block written in full: replaying
@@ -2199,6 +2229,7 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 	if (src->n) {
 		if (log_reserve(dst, src->n + 2))
 			return dst->err;
+		log_prefault(dst->bytes + dst->n, src->n + 2);
 		/* src's ips are relative to its own stream's start */
 		dst->bytes[dst->n++] = R_EVENT;
 		dst->bytes[dst->n++] = 0;
