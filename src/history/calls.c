@@ -1268,6 +1268,17 @@ static inline uint8_t *log_skip(uint8_t *p, uint64_t n)
 	return log_uv(p, n);
 }
 
+/* log_skip when @n is not 0, else nothing: the end.  (Without a branch
+ * on whether there is a skip before a record, which on code that calls
+ * often is as random as the code: the byte is stored in any case.) */
+static inline __attribute__((always_inline)) uint8_t *log_skip_any(uint8_t *p, uint64_t n)
+{
+	if (__builtin_expect(n >= 64, 0))
+		return log_skip(p, n);
+	*p = (uint8_t)(R_SKIP | n << 2);
+	return p + (n != 0);
+}
+
 static inline int log_flush_skip(struct ptd_calllog *l)
 {
 	uint8_t *p;
@@ -1981,11 +1992,8 @@ again:
 
 			if (pos + 11 + 1 + 10 > cap)
 				goto grow;
-			p = buf + pos;
-			if (skip) {
-				p = log_skip(p, skip);
-				skip = 0;
-			}
+			p = log_skip_any(buf + pos, skip);
+			skip = 0;
 			wpos = (size_t)(p - buf);
 			wbase = base;
 			wshort = 1;
@@ -2001,11 +2009,8 @@ again:
 
 			if (pos + 11 + 3 + 3 * 10 > cap)
 				goto grow;
-			p = buf + pos;
-			if (skip) {
-				p = log_skip(p, skip);
-				skip = 0;
-			}
+			p = log_skip_any(buf + pos, skip);
+			skip = 0;
 			wpos = (size_t)(p - buf);
 			wbase = base;
 			wshort = 0;
