@@ -1937,8 +1937,8 @@ static inline __attribute__((always_inline)) uint8_t *log_put_blk(uint8_t *p,
  * log's fields would be loaded again after every byte stored.  The same
  * records, the same reservations (log_blk_at's), the same summaries.
  */
-int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t n,
-			const uint8_t *edge)
+int ptd__calllog_blocks(struct ptd_calllog *restrict l, const struct ptd_block *restrict b,
+			size_t n, const uint8_t *restrict edge)
 {
 	const struct ptd_block *x;
 	uint64_t skip, base, numbers = 0, wbase = 0;
