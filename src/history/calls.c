@@ -31,6 +31,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "history/history.h"
 #include "history/history_int.h"
@@ -947,6 +949,10 @@ struct sframe {
 	uint64_t sip, iip; /* their ips */
 	uint8_t shw, ihw;  /* their how */
 	uint8_t tail;	   /* opened by a tail call */
+	/* ifn: the function of iip when ifk (looked up once: a frame is
+	 * returned into again and again, once per call it makes) */
+	uint8_t ifk;
+	uint64_t ifn;
 };
 
 struct psum {
@@ -1262,6 +1268,17 @@ static inline uint8_t *log_skip(uint8_t *p, uint64_t n)
 	return log_uv(p, n);
 }
 
+/* log_skip when @n is not 0, else nothing: the end.  (Without a branch
+ * on whether there is a skip before a record, which on code that calls
+ * often is as random as the code: the byte is stored in any case.) */
+static inline __attribute__((always_inline)) uint8_t *log_skip_any(uint8_t *p, uint64_t n)
+{
+	if (__builtin_expect(n >= 64, 0))
+		return log_skip(p, n);
+	*p = (uint8_t)(R_SKIP | n << 2);
+	return p + (n != 0);
+}
+
 static inline int log_flush_skip(struct ptd_calllog *l)
 {
 	uint8_t *p;
@@ -1467,19 +1484,44 @@ static void psum_fini(struct psum *ps)
 	memset(ps, 0, sizeof(*ps));
 }
 
-static int sim_push(struct psum *ps, const struct sframe *f)
+static __attribute__((noinline)) int sim_grow(struct psum *ps)
 {
-	if (ps->nfr == ps->frcap) {
-		uint32_t cap = ps->frcap ? ps->frcap * 2 : 16;
-		struct sframe *n = realloc(ps->fr, cap * sizeof(*n));
+	uint32_t cap = ps->frcap ? ps->frcap * 2 : 16;
+	struct sframe *n = realloc(ps->fr, cap * sizeof(*n));
 
-		if (!n)
-			return -1;
-		ps->fr = n;
-		ps->frcap = cap;
-	}
-	ps->fr[ps->nfr++] = *f;
+	if (!n)
+		return -1;
+	ps->fr = n;
+	ps->frcap = cap;
 	return 0;
+}
+
+/* Pushes a frame the part opens: segment and instance @idx at @t, by
+ * @how; a part without room for it is irregular. */
+static inline void sim_push(struct psum *ps, uint64_t idx, uint64_t t, uint8_t how, uint8_t tail)
+{
+	struct sframe *f;
+
+	if (ps->nfr == ps->frcap && sim_grow(ps)) {
+		ps->irregular = 1;
+		return;
+	}
+	f = &ps->fr[ps->nfr++];
+	f->s = f->i = idx;
+	f->sip = f->iip = t;
+	f->shw = f->ihw = how;
+	f->tail = tail;
+	f->ifk = 0;
+}
+
+/* The function of frame @f's instance (@l has a func_of). */
+static inline uint64_t fr_func(struct ptd_calllog *l, struct sframe *f)
+{
+	if (!f->ifk) {
+		f->ifn = log_func(l, f->iip);
+		f->ifk = 1;
+	}
+	return f->ifn;
 }
 
 static int sim_event(struct psum *ps, uint8_t kind, uint64_t ft, uint64_t idx, uint64_t ip)
@@ -1612,7 +1654,7 @@ static void sim_after_gap(struct ptd_calllog *l, uint64_t t)
 
 	/* (an unknown function is one too: resolve()) */
 	for (j = (int64_t)ps->nfr - 1; j >= 0; j--) {
-		if ((l->funcs ? log_func(l, ps->fr[j].iip) : 0) == fb)
+		if ((l->funcs ? fr_func(l, &ps->fr[j]) : 0) == fb)
 			break;
 		if (--budget == 0)
 			break;
@@ -1632,20 +1674,15 @@ static void sim_after_gap(struct ptd_calllog *l, uint64_t t)
 		return;
 	}
 	if (ps->gap_pcall) {
-		struct sframe f;
-
-		memset(&f, 0, sizeof(f));
-		f.s = f.i = idx;
-		f.sip = f.iip = t;
-		f.shw = f.ihw = PTD_SEG_AFTER_GAP;
-		if (sim_push(ps, &f))
-			ps->irregular = 1;
+		sim_push(ps, idx, t, PTD_SEG_AFTER_GAP, 0);
 	} else if (ps->nfr) {
 		struct sframe *c = &ps->fr[ps->nfr - 1];
 
 		c->s = c->i = idx;
 		c->sip = c->iip = t;
 		c->shw = c->ihw = PTD_SEG_AFTER_GAP;
+		c->ifn = fb;
+		c->ifk = 1;
 	} else {
 		ps->irregular = 1; /* a new instance of a frame open at the start */
 	}
@@ -1653,10 +1690,10 @@ static void sim_after_gap(struct ptd_calllog *l, uint64_t t)
 
 /* The segment-starting transition from block @x to @t (@verdict: its
  * V_*) on the part's stack, by the rules of resolve() and do_return(). */
-static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t t, uint8_t verdict)
+static __attribute__((noinline)) void sim_step(struct ptd_calllog *l, const struct ptd_block *x,
+					       uint64_t t, uint8_t verdict)
 {
 	struct psum *ps = &l->sim;
-	struct sframe f;
 	uint64_t idx, ft, fa, fb;
 	int64_t r;
 	int budget;
@@ -1687,27 +1724,18 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 	if (!(verdict & V_ONE))
 		return;
 	idx = ++ps->nseg;
-	memset(&f, 0, sizeof(f));
-	f.s = f.i = idx;
-	f.sip = f.iip = t;
 	switch (x->iclass) {
 	case PTD_IC_CALL:
-		f.shw = f.ihw = PTD_SEG_CALL;
-		if (sim_push(ps, &f))
-			ps->irregular = 1;
+		sim_push(ps, idx, t, PTD_SEG_CALL, 0);
 		return;
 	case PTD_IC_JUMP:
 	case PTD_IC_COND_JUMP:
 		fa = log_func(l, x->end_ip);
 		fb = log_func(l, t);
-		if ((fb && fb == t) || (!fb && fa)) {
-			f.shw = f.ihw = PTD_SEG_TAILCALL;
-			f.tail = 1;
-			if (sim_push(ps, &f))
-				ps->irregular = 1;
-		} else {
+		if ((fb && fb == t) || (!fb && fa))
+			sim_push(ps, idx, t, PTD_SEG_TAILCALL, 1);
+		else
 			ps->irregular = 1; /* a switch may be a longjmp */
-		}
 		return;
 	case PTD_IC_RET:
 		ft = l->funcs ? log_func(l, t) : 0;
@@ -1721,7 +1749,7 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 			int64_t j;
 
 			for (j = r - 1; j >= 0; j--) {
-				if (!ft || log_func(l, ps->fr[j].iip) == ft)
+				if (!ft || fr_func(l, &ps->fr[j]) == ft)
 					break;
 				if (--budget == 0) {
 					ps->irregular = 1; /* a new caller (setcontext) */
@@ -1749,6 +1777,41 @@ static void sim_step(struct ptd_calllog *l, const struct ptd_block *x, uint64_t 
 		ps->irregular = 1;
 		return;
 	}
+}
+
+/*
+ * sim_step with its two common cases inline (about half the blocks of
+ * code that calls often start a segment): a call that opens a frame, and
+ * a return to the caller of the newest frame (not one a tail call
+ * opened) whose function is the return target's; the same steps.
+ */
+static inline __attribute__((always_inline)) void sim_step_fast(struct ptd_calllog *l,
+								 const struct ptd_block *x,
+								 uint64_t t, uint8_t verdict)
+{
+	struct psum *ps = &l->sim;
+
+	if (verdict == (V_DECIDED | V_ONE) && !ps->irregular) {
+		if (x->iclass == PTD_IC_CALL) {
+			ps->cnt++;
+			sim_push(ps, ++ps->nseg, t, PTD_SEG_CALL, 0);
+			return;
+		}
+		if (x->iclass == PTD_IC_RET && ps->nfr >= 2 && !ps->fr[ps->nfr - 1].tail) {
+			struct sframe *c = &ps->fr[ps->nfr - 2];
+			uint64_t ft = l->funcs ? log_func(l, t) : 0;
+
+			if (!ft || fr_func(l, c) == ft) {
+				ps->cnt++;
+				c->s = ++ps->nseg;
+				c->sip = t;
+				c->shw = PTD_SEG_RETURN;
+				ps->nfr--;
+				return;
+			}
+		}
+	}
+	sim_step(l, x, t, verdict);
 }
 
 /* Room for one more closed part; 0, or -1 (the parts are then bad). */
@@ -1852,70 +1915,157 @@ uint64_t ptd__calllog_funcs_id(const struct ptd_calllog *l)
 	return l && l->funcs ? l->funcs->id : 0;
 }
 
-int ptd__calllog_blocks(struct ptd_calllog *l, const struct ptd_block *b, size_t n,
-			const uint8_t *edge)
+/* Writes block @x in full at @p with the verdict @verdict of the
+ * transition into it and ip base @base: the end of the record. */
+static inline __attribute__((always_inline)) uint8_t *log_put_blk(uint8_t *p,
+								   const struct ptd_block *x,
+								   uint64_t base, uint8_t verdict)
+{
+	int64_t d = (int64_t)(x->ip - base);
+
+	*p++ = (uint8_t)(R_BLOCK | (x->iclass & 7) << 2 | verdict | (x->flags ? B_FLAGS : 0));
+	if (x->flags)
+		*p++ = x->flags;
+	p = log_uv(p, (uint64_t)d << 1 ^ (uint64_t)(d >> 63));
+	return log_len_ninsn(p, x->end_ip - x->ip, x->ninsn);
+}
+
+/*
+ * ptd__calllog_block's steps for b[1..n) (b[0] went through it), with
+ * the writer's state in locals: the records go through a byte pointer,
+ * which may point at anything as far as the compiler knows, so the
+ * log's fields would be loaded again after every byte stored.  The same
+ * records, the same reservations (log_blk_at's), the same summaries.
+ */
+int ptd__calllog_blocks(struct ptd_calllog *restrict l, const struct ptd_block *restrict b,
+			size_t n, const uint8_t *restrict edge)
 {
 	const struct ptd_block *x;
-	uint64_t skip;
-	uint8_t hv;
-	int hs;
-	size_t i;
+	uint64_t skip, base, numbers = 0, wbase = 0;
+	uint8_t *buf, hv;
+	size_t pos, cap, limit, wpos = 0, i;
+	int hs, wrote = 0, wshort = 0;
 
 	if (!n)
 		return l->err;
-	/* The first against the held block; then the rest with the state in
-	 * locals and the held block where it is in @b (ptd__calllog_block's
-	 * steps otherwise). */
 	if (ptd__calllog_block(l, &b[0]) < 0)
 		return l->err;
+	i = 1;
+again:
 	x = &l->hb;
 	hs = l->held_skippable;
 	hv = l->held_verdict;
 	skip = l->skip;
-	for (i = 1; i < n; i++) {
+	base = l->base;
+	buf = l->bytes;
+	pos = l->n;
+	cap = l->cap;
+	/* (l->n - l->sim.off >= part_bytes: the open part is full) */
+	limit = l->parts_bad ? SIZE_MAX : l->sim.off + part_bytes;
+	for (; i < n; i++) {
+		const struct ptd_block *nb = &b[i];
 		int sk;
 		uint8_t v;
 
-		if (l->n - l->sim.off >= part_bytes && !l->parts_bad) {
-			/* the open part is full: closed before b[i] */
-			l->hb = *x;
-			l->held_skippable = hs;
-			l->held_verdict = hv;
-			l->skip = skip;
-			if (ptd__calllog_block(l, &b[i]) < 0)
-				return l->err;
-			x = &l->hb;
-			hs = l->held_skippable;
-			hv = l->held_verdict;
-			skip = l->skip;
-			continue;
-		}
-		sk = edge && edge[i - 1] ? edge[i - 1] - 1 : log_boring(l, x, b[i].ip);
-		v = log_verdict(l, x, b[i].ip, sk);
-
-		/* the part's summary, as ptd__calllog_block keeps it */
-		l->sim.numbers += b[i].ninsn;
-		if (!sk)
-			sim_step(l, x, b[i].ip, v);
-		if (sk && hs) {
-			skip += x->ninsn;
-		} else {
-			l->skip = skip;
-			if (!sk && log_short_ok(x, hs, v) ? log_write_short(l, x)
-							  : log_write_blk(l, x, hv)) {
-				l->held = 0;
-				return l->err;
+		if (__builtin_expect(pos >= limit, 0))
+			break; /* closed before b[i], in ptd__calllog_block */
+		sk = edge && edge[i - 1] ? edge[i - 1] - 1 : log_boring(l, x, nb->ip);
+		numbers += nb->ninsn;
+		if (sk) {
+			v = V_DECIDED;
+			if (hs) {
+				skip += x->ninsn;
+				x = nb;
+				hs = sk;
+				hv = v;
+				continue;
 			}
-			skip = 0;
+		} else {
+			v = log_verdict(l, x, nb->ip, 0);
+			sim_step_fast(l, x, nb->ip, v);
 		}
-		x = &b[i];
+		/* the record of x, after the skip (log_blk_at) */
+		if (!sk && log_short_ok(x, hs, v)) {
+			uint8_t tag = (uint8_t)(R_GAP | C_MARK |
+						(x->iclass == PTD_IC_RET ? C_RET : 0));
+			uint8_t *p;
+
+			if (pos + 11 + 1 + 10 > cap)
+				goto grow;
+			p = log_skip_any(buf + pos, skip);
+			skip = 0;
+			wpos = (size_t)(p - buf);
+			wbase = base;
+			wshort = 1;
+			if (x->ninsn && x->ninsn < 16) {
+				*p++ = (uint8_t)(tag | x->ninsn << 4);
+			} else {
+				*p++ = tag;
+				p = log_uv(p, x->ninsn);
+			}
+			pos = (size_t)(p - buf);
+		} else {
+			uint8_t *p;
+
+			if (pos + 11 + 3 + 3 * 10 > cap)
+				goto grow;
+			p = log_skip_any(buf + pos, skip);
+			skip = 0;
+			wpos = (size_t)(p - buf);
+			wbase = base;
+			wshort = 0;
+			p = log_put_blk(p, x, base, hv);
+			base = x->end_ip;
+			pos = (size_t)(p - buf);
+		}
+		wrote = 1;
+		x = nb;
 		hs = sk;
 		hv = v;
+		continue;
+grow:
+		/* b[i]'s summary is done: x is written after the growth with
+		 * the log's own writers */
+		l->n = pos;
+		l->base = base;
+		l->skip = skip;
+		if (!sk && log_short_ok(x, hs, v) ? log_write_short(l, x) : log_write_blk(l, x, hv)) {
+			l->held = 0;
+			l->sim.numbers += numbers;
+			return l->err;
+		}
+		wrote = 0;
+		buf = l->bytes;
+		pos = l->n;
+		cap = l->cap;
+		base = l->base;
+		skip = 0;
+		x = nb;
+		hs = sk;
+		hv = v;
+	}
+	l->sim.numbers += numbers;
+	numbers = 0;
+	l->n = pos;
+	l->base = base;
+	if (wrote) {
+		l->last_blk_off = wpos;
+		l->last_blk_base = wbase;
+		l->last_is_blk = 1;
+		l->last_short = wshort;
+		wrote = 0;
 	}
 	l->hb = *x;
 	l->held_skippable = hs;
 	l->held_verdict = hv;
 	l->skip = skip;
+	if (i < n) {
+		/* the open part is full: closed before b[i] */
+		if (ptd__calllog_block(l, &b[i]) < 0)
+			return l->err;
+		i++;
+		goto again;
+	}
 	return 0;
 }
 
@@ -1995,6 +2145,34 @@ int ptd__calllog_ends_in_block(const struct ptd_calllog *l)
 }
 
 /*
+ * The pages of [@p, @p + @n) that may not have been written yet, made
+ * present in one system call where the system has MADV_POPULATE_WRITE:
+ * a history's log grows by the part logs appended to it, tens of MB
+ * for a long trace, and a page fault for each of its pages on the first
+ * write was about a tenth of the log's time.  (Where it is not there,
+ * or fails, the copy faults the pages in as before.)
+ */
+static void log_prefault(uint8_t *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	static long page;
+	uintptr_t a, e;
+
+	if (n < 65536)
+		return;
+	if (!page)
+		page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+	a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	e = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
+	if (e > a)
+		madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+/*
  * src's records go after dst's, behind a marker that resets the ip base
  * (src's deltas start from 0).  The parts follow: dst's open part is
  * closed at the seam (its newest block written in full: replaying
@@ -2056,6 +2234,7 @@ int ptd__calllog_append(struct ptd_calllog *dst, struct ptd_calllog *src)
 	if (src->n) {
 		if (log_reserve(dst, src->n + 2))
 			return dst->err;
+		log_prefault(dst->bytes + dst->n, src->n + 2);
 		/* src's ips are relative to its own stream's start */
 		dst->bytes[dst->n++] = R_EVENT;
 		dst->bytes[dst->n++] = 0;
