@@ -2051,11 +2051,54 @@ static int select_frame(struct shell *sh, int level)
 	return 0;
 }
 
+/* frame function NAME (gdb 13): the innermost frame of function NAME. */
+static int frame_function(struct shell *sh, const char *name)
+{
+	struct flevels lv;
+	uint64_t addr, bp;
+
+	if (!*name)
+		return shell_error("Missing function name argument");
+	if (levels_get(sh, &lv) < 0)
+		return -1;
+	for (int v = 0; v < lv.total; v++) {
+		int entry, k, real;
+		const struct ptd_frame_info *f;
+		const char *fn;
+		char buf[256];
+
+		if (level_find(&lv, sh, v, &entry, &k, &real) < 0)
+			break;
+		f = &lv.fr[entry];
+		if (f->kind == PTD_FRAME_SIGTRAMP)
+			continue;
+		fn = ptd_print_frame_name(&sh->pc, f->pc, entry > 0 && f->kind != PTD_FRAME_INTERRUPTED,
+					  k, buf, sizeof(buf));
+		if (fn && !strcmp(fn, name)) {
+			free(lv.fr);
+			return select_frame(sh, v);
+		}
+	}
+	free(lv.fr);
+	if (!sh->pc.sym || ptd_symbols_function(sh->pc.sym, name, &addr, &bp) < 0)
+		return shell_error("Function \"%s\" not defined.", name);
+	return shell_error("No frame for function \"%s\".", name);
+}
+
 static int cmd_frame(struct shell *sh, const char *args)
 {
 	uint64_t level = (uint64_t)sh->frame_vlevel;
 
 	args = skipws(args);
+	if (!strncmp(args, "function", 8) && (!args[8] || isspace((unsigned char)args[8]))) {
+		char name[256];
+		size_t n;
+
+		snprintf(name, sizeof(name), "%s", skipws(args + 8));
+		for (n = strlen(name); n && isspace((unsigned char)name[n - 1]); n--)
+			name[n - 1] = '\0';
+		return frame_function(sh, name);
+	}
 	if (!strncmp(args, "level", 5) && (!args[5] || isspace((unsigned char)args[5])))
 		args = skipws(args + 5);
 	if (*args && (parse_uint(args, &level) < 0 || level > INT32_MAX))
@@ -3803,7 +3846,8 @@ static const struct cmd top_cmds[] = {
 	  "Enable breakpoints, or locations of one: enable [N|N.M...] (all without arguments)." },
 	{ "file", 0, cmd_file, 0, "Use FILE as the program to debug: file FILE." },
 	{ "finish", 0, cmd_finish, CMD_REPEAT, "Run until the selected function returns." },
-	{ "frame", 1, cmd_frame, 0, "Select and print a stack frame: frame [N]." },
+	{ "frame", 1, cmd_frame, 0,
+	  "Select and print a stack frame: frame [N], frame level N, frame function NAME." },
 	{ "fin", 0, cmd_finish, CMD_REPEAT | CMD_ALIAS, "finish" },
 	{ "handle", 0, shell_cmd_handle, 0,
 	  "What to do with a signal: handle SIG... [no]stop [no]print [no]pass." },

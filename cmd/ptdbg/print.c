@@ -289,6 +289,28 @@ int ptd_print_inline_frame(struct ptd_print_ctx *c, uint64_t pc, int caller, int
 	return 0;
 }
 
+const char *ptd_print_frame_name(struct ptd_print_ctx *c, uint64_t pc, int caller, int k,
+				 char *buf, size_t n)
+{
+	struct ptd_inline in[16];
+	struct ptd_symbol s;
+	struct ptd_line li;
+	uint64_t look = caller && pc ? pc - 1 : pc;
+	int ni;
+
+	if (!c->sym || k < 0)
+		return NULL;
+	ni = ptd_symbols_inlined(c->sym, look, in, 16);
+	if (!caller && c->inline_skip > 0)
+		k += c->inline_skip; /* (as ptd_print_inline_frame) */
+	if (ni > 0 && k < ni)
+		return in[k].name;
+	if (ptd_symbols_lookup(c->sym, look, &s) < 0 || !s.name)
+		return NULL;
+	return frame_funcname(s.name, ptd_symbols_line(c->sym, look, &li) >= 0 && li.file, buf,
+			      n);
+}
+
 int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, int level,
 			     int max_level)
 {

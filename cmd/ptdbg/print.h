@@ -72,6 +72,11 @@ int ptd_print_inline_callers(struct ptd_print_ctx *c, uint64_t pc, int caller, i
  * the source line of its call site.  Returns 0, or -1 when there is no
  * such frame. */
 int ptd_print_inline_frame(struct ptd_print_ctx *c, uint64_t pc, int caller, int k, int level);
+/* The function name a frame line shows for the frame at @pc (@caller: a
+ * caller's, its pc a return address), inlined frame @k (0: the innermost
+ * shown), in @buf or static storage; NULL when unknown. */
+const char *ptd_print_frame_name(struct ptd_print_ctx *c, uint64_t pc, int caller, int k,
+				 char *buf, size_t n);
 
 /* What a frame print shows, as gdb's print_what. */
 enum ptd_print_what {

@@ -4,7 +4,8 @@
 # (square inlined into sum_squares inlined into compute, called by main):
 # an inlined caller's frame shows its call site's line without an
 # address; up and down stop at the ends with gdb's messages; frame N
-# beyond the last says "No frame at level N."  Arguments are left out:
+# beyond the last says "No frame at level N."; frame function NAME
+# selects NAME's innermost frame.  Arguments are left out:
 # ptdbg does not show the arguments of inlined functions' frames yet (see
 # the man page), and the real frame here (main) has none.
 . "$(dirname "$0")/lib.bash"
@@ -26,4 +27,23 @@ gd=$(gdb_batch -- "$prog" 2>&1 | noargs)
 note "ptdbg:"; note "$pt"
 echo "$pt" | qgrep -x '#2  compute () at inline.c:31' || die "up does not reach compute's inlined frame"
 diff -u <(echo "$gd") <(echo "$pt") >&2 || die "frame selection over inlined frames differs from gdb"
+
+# frame function NAME (gdb 13): the innermost frame of that function; a
+# function on no frame and an unknown one refused with gdb's messages.
+# For a function whose code holds inlined frames gdb takes the innermost
+# frame whose pc lies in it (frame function compute selects #0, square's
+# frame), ptdbg the frame that bt shows with that name: compared with gdb
+# on main only, the inlined ones checked here.
+CMDS=("break *$a" run "frame function main" "frame function puts" "frame function nosuch"
+      "frame function" "frame function main")
+pt=$(ptdbg_batch -- "$prog" 2>&1 | noargs) || die "ptdbg failed"
+gd=$(gdb_batch -- "$prog" 2>&1 | noargs)
+note "ptdbg:"; note "$pt"
+echo "$pt" | qgrep -x 'No frame for function "puts".' || die "frame function puts: no refusal"
+diff -u <(echo "$gd") <(echo "$pt") >&2 || die "frame function differs from gdb"
+CMDS=("break *$a" run "frame function compute" "frame function sum_squares" "frame function square")
+pt=$(ptdbg_batch -- "$prog" 2>&1 | noargs) || die "ptdbg failed"
+printf '%s\n' '#2  compute () at inline.c:31' '#1  sum_squares () at inline.c:22' \
+	'#0  square () at inline.c:12' >"$TMPDIR/want"
+echo "$pt" | grep '^#' | diff -u "$TMPDIR/want" - >&2 || die "frame function over inlined frames"
 exit 0
