@@ -715,9 +715,12 @@ int ptd_replay_move(const struct ptd_history *h, const struct ptd_calls *calls, 
 	 * back, onto the call.  In a recursion that is the most recent entry
 	 * of the function, whichever invocation it was (gdb's record full and
 	 * its record btrace through ptdbg-server agree), not necessarily the
-	 * call of the current frame.  Without an entry, by frames. */
+	 * call of the current frame.  The entry is that of the range holding
+	 * the pc (gdb's find_pc_partial_function): in a .cold part its start,
+	 * so the step back goes onto the jump in the hot part that led there.
+	 * Without an entry, by frames. */
 	if (m == PTD_MOTION_FINISH && reverse && !w.c.is_gap && w.c.ip) {
-		fin_entry = func_entry(&w, w.s, w.c.ip);
+		fin_entry = range_start(&w, w.s, w.c.ip);
 		fin_armed = fin_entry && w.c.ip == fin_entry;
 	}
 

@@ -14,7 +14,9 @@
 #
 # What these caught: reverse-step back out of a callee into a function's
 # .cold part stopping at the start of that part (gdb's stop_func_start
-# there is the part's own: it steps on back into the hot part); `next`
+# there is the part's own: it steps on back into the hot part);
+# reverse-finish in a .cold part running back to the function's entry
+# (gdb's goes back to the part's start, then onto the jump to it); `next`
 # from main's end in a static binary running on to exit (back in a caller
 # without lines gdb stops); reverse-step back through a deleting
 # destructor into free stopping at free's ret, a row that is no statement
@@ -72,6 +74,12 @@ motion_oracle hotcold-O2 sum_range report \
 	"$(rep reverse-step 3)$(rep reverse-next 2)$(rep next 4)$(rep step 3)finish;next" || failed=1
 motion_oracle hotcold-O2 sum_range "$summed" \
 	"$(rep reverse-step 12)reverse-finish;$(rep reverse-next 4)$(rep reverse-step 8)$(rep step 12)finish;$(rep next 4)" || failed=1
+# reverse-finish from inside check.cold and sum_range.cold (back from
+# report): gdb runs back to the start of the part, not of the function,
+# and one step more, onto the jump from the hot part
+motion_oracle hotcold-O2 check report \
+	"finish;reverse-finish;reverse-finish;$(rep step 4)finish;reverse-finish;reverse-step;reverse-next" || failed=1
+motion_oracle hotcold-O2 sum_range report "finish;reverse-finish;$(rep next 3)reverse-finish" || failed=1
 # the jump table, the recursion through handlers[], setjmp again
 for p in statem statem-O2; do
 	motion_oracle $p main "$totals" \

@@ -128,6 +128,23 @@ static void test_reverse_step_split_function(void **state)
 	fix_free(f);
 }
 
+/* reverse-finish from f's second part, back from its second call of g:
+ * gdb 13 runs back to the start of the range holding the pc (its
+ * find_pc_partial_function: a ".cold" part's own start), then one step
+ * more, onto the instruction that ran before it in the first part; with
+ * f in one range, to f's entry and onto the call in main. */
+static void test_reverse_finish_split_function(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t pos = fx_num(&f->s, 0x40113f, 0);
+
+	(void)state;
+	mv(f, pos, PTD_MOTION_FINISH, 1, PTD_REPLAY_DONE, 0x401196);
+	f->env.range_start = split_range_start;
+	mv(f, pos, PTD_MOTION_FINISH, 1, PTD_REPLAY_DONE, 0x401132);
+	fix_free(f);
+}
+
 /* t.c's rows, but f's second call of g and its return in one row of line
  * 10 (as a destructor's call of operator delete and its epilogue), and
  * g's ret in a row of its own that is no statement (as free's in libc). */
@@ -1012,6 +1029,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reverse_step_sequence),
 		cmocka_unit_test(test_reverse_step_split_function),
+		cmocka_unit_test(test_reverse_finish_split_function),
 		cmocka_unit_test(test_reverse_step_callee_of_callee),
 		cmocka_unit_test(test_step_into_thunk),
 		cmocka_unit_test(test_forward_step_sequence),
