@@ -451,8 +451,20 @@ static uint64_t env_func_bp(void *ctx, uint64_t entry)
 
 	if (!sym || ptd_symbols_lookup(sym, entry, &fs) < 0 || fs.start != entry || !fs.name)
 		return 0;
-	if (ptd_symbols_function(sym, fs.name, &e, &bp) < 0 || e != entry)
+	if (ptd_symbols_function(sym, fs.name, &e, &bp) < 0)
 		return 0;
+	if (e != entry) {
+		/* Several functions have the name (a class's deleting,
+		 * complete and base destructors): the one at @entry. */
+		uint64_t *es = NULL, *bs = NULL;
+		int n = ptd__symbols_functions(sym, fs.name, &es, &bs), i;
+
+		for (i = 0, bp = 0; i < n && !bp; i++)
+			if (es[i] == entry)
+				bp = bs[i];
+		free(es);
+		free(bs);
+	}
 	return bp;
 }
 

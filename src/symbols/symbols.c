@@ -1123,20 +1123,52 @@ int ptd_symbols_lookup(struct ptd_symbols *s, uint64_t addr, struct ptd_symbol *
 	return 0;
 }
 
+static int sym_named(const struct sym_ent *e, const char *name);
+
+/*
+ * The function a thunk's name leads to, as gdb's gnu-v3 trampoline
+ * skipping finds it: by that name among the minimal symbols of the
+ * thunk's object (lookup_minimal_symbol), an exported one before a local
+ * one, and of several with the name the first in gdb's hash chain, which
+ * is the last by address (the chains are built in address order, each
+ * symbol put in front).  Several functions have one name where a class's
+ * destructors do: the deleting, complete and base destructors all
+ * demangle to "C::~C()", and gdb's step into the deleting destructor's
+ * thunk goes to whichever of them lies last.
+ */
+static const struct sym_ent *thunk_fn(struct ptd_symbols *s, const struct sym_ent *thunk,
+				      const char *name)
+{
+	const struct sym_ent *best = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nall; i++) {
+		const struct sym_ent *e = &s->all[i];
+
+		if (!(e->rank & 1) || e->mod != thunk->mod || !sym_named(e, name))
+			continue;
+		/* (s->all is in address order) */
+		if (!best || (e->rank >= 4) >= (best->rank >= 4))
+			best = e;
+	}
+	return best;
+}
+
 int ptd__symbols_thunk_target(struct ptd_symbols *s, uint64_t addr, uint64_t *target)
 {
+	const struct sym_ent *th, *fn;
 	struct ptd_symbol sym;
 	const char *to;
 
 	if (!s || !target)
 		return -ptde_invalid;
 	if (ptd_symbols_lookup(s, addr, &sym) < 0 || sym.start != addr || !sym.name ||
-	    !(to = strstr(sym.name, " thunk to ")))
+	    !(to = strstr(sym.name, " thunk to ")) || !(th = find_sym(s, addr)))
 		return -ptde_notfound;
-	if (ptd_symbols_function(s, to + strlen(" thunk to "), target, NULL) < 0) {
-		ptd_clear_error();
+	fn = thunk_fn(s, th, to + strlen(" thunk to "));
+	if (!fn)
 		return -ptde_notfound;
-	}
+	*target = fn->start;
 	return 0;
 }
 

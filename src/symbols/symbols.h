@@ -135,8 +135,11 @@ int ptd__symbols_plt_each(struct ptd_symbols *s, struct Dwfl_Module *m,
  * When @addr is the entry of a C++ thunk (a function whose name, as
  * demangled, is "virtual thunk to F", "non-virtual thunk to F" or
  * "covariant return thunk to F"), the entry of F into *@target: where
- * gdb's `step` goes (gnu-v3's skip_trampoline).  Returns -ptde_invalid
- * for NULL, -ptde_notfound when @addr is no thunk or F is not found.
+ * gdb's `step` goes (gnu-v3's skip_trampoline).  F is looked up as gdb
+ * does, among the symbols of the thunk's module, and of several functions
+ * named F (a class's destructors) the last by address is taken.  Returns
+ * -ptde_invalid for NULL, -ptde_notfound when @addr is no thunk or F is
+ * not found.
  */
 int ptd__symbols_thunk_target(struct ptd_symbols *s, uint64_t addr, uint64_t *target);
 

@@ -16,7 +16,11 @@
 # .cold part stopping at the start of that part (gdb's stop_func_start
 # there is the part's own: it steps on back into the hot part);
 # reverse-finish in a .cold part running back to the function's entry
-# (gdb's goes back to the part's start, then onto the jump to it); `next`
+# (gdb's goes back to the part's start, then onto the jump to it); `step`
+# into the thunk of a deleting destructor going on to the complete
+# destructor, replaying and live (gdb takes the last function of the
+# name the thunk leads to, the deleting one, and a live step into a
+# function whose name other functions have too was stepped over); `next`
 # from main's end in a static binary running on to exit (back in a caller
 # without lines gdb stops); reverse-step back through a deleting
 # destructor into free stopping at free's ret, a row that is no statement
@@ -34,9 +38,9 @@
 # history), `next` in libc's code without lines reaching an .iplt stub
 # (gdb stays on the stub for good); `step` into a thunk whose target gdb
 # never reaches (inherit-O2: the covariant return thunk to Leaf::clone
-# has clone inlined, the deleting destructor's thunk names ~Leaf, which
-# gdb resolves to the complete destructor: its breakpoint there is never
-# hit and it runs to the end of the history); `step` over a throw at -O0
+# has clone inlined, the deleting destructor's thunk has the deleting
+# destructor inlined: gdb's breakpoint at that destructor is never hit
+# and it runs to the end of the history); `step` over a throw at -O0
 # (gdb's step-resume breakpoint at __cxa_throw's return address is hit
 # by the next call of risky in a frame of the same id, which a branch
 # trace cannot tell); reverse-finish and reverse-next out of stlheavy-O2's
@@ -97,6 +101,11 @@ motion_oracle inherit main "$selfed" \
 	"$(rep reverse-step 12)reverse-finish;$(rep reverse-next 3)$(rep reverse-step 6)$(rep step 16)finish;$(rep next 3)" || failed=1
 motion_oracle inherit main "$selfed" "$(rep reverse-next 2)$(rep step 12)$(rep reverse-step 8)" || failed=1
 motion_oracle inherit-O2 main "$selfed" "$(rep reverse-next 2)$(rep step 3)$(rep reverse-step 3)" || failed=1
+# step into the thunk of Leaf's deleting destructor: gdb goes on to the
+# last function named Leaf::~Leaf() (the deleting one), replaying and,
+# after a history that ends at the thunk of weight, live
+motion_oracle inherit use_base2 "inherit.cc:70" "reverse-next;$(rep step 4)reverse-step;reverse-step" || failed=1
+motion_oracle inherit use_base2 "*_ZThn16_NK4Leaf6weightEv" "reverse-step;$(rep step 5)" || failed=1
 # back over layered, whose inner catch rethrows to its outer one
 for p in inherit inherit-O2; do
 	motion_oracle $p layered "$printed" "$(rep reverse-next 4)$(rep reverse-step 6)reverse-finish;$(rep step 7)" || failed=1

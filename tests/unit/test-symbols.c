@@ -650,22 +650,25 @@ static const char inline_src[] =
 	"int main(void) { return comp(3) == 5 ? 0 : 1; }\n";                     /* 16 */
 
 /* C's second base B: a call of get through B's vtable goes to the
- * non-virtual thunk, which adjusts `this` and jumps to C::get. */
+ * non-virtual thunk, which adjusts `this` and jumps to C::get; `delete`
+ * through B goes to the thunk of C's deleting destructor. */
 static const char thunk_src[] =
 	"struct A { virtual int a() { return 1; } long x = 0; };\n"
-	"struct B { virtual int get() { return 2; } };\n"
-	"struct C : A, B { int get() override { return 3; } };\n"
+	"struct B { virtual int get() { return 2; } virtual ~B() {} };\n"
+	"struct C : A, B { int get() override { return 3; } ~C() override {} };\n"
 	"int call(B *b) { return b->get(); }\n"
-	"int main() { C c; return call(&c) == 3 ? 0 : 1; }\n";
+	"int main() { C c; B *p = new C; delete p; return call(&c) == 3 ? 0 : 1; }\n";
 
 /* The thunk leads to C::get (as demangled, "non-virtual thunk to
  * C::get()"), where gdb's step goes; a function that is no thunk leads
- * nowhere. */
+ * nowhere.  The destructors' thunks lead to "C::~C()", the name of the
+ * deleting (D0) and the complete (D1) destructor both: gdb's minimal
+ * symbol lookup takes the one last by address. */
 static void test_thunk_target(void **state)
 {
 	char src[128], exe[128], cmd[512];
 	struct ptd_symbols *s;
-	uint64_t thunk, get, t = 0;
+	uint64_t thunk, get, t = 0, d0, d1, d0_thunk, d1_thunk;
 	FILE *f;
 
 	(void)state;
@@ -686,6 +689,15 @@ static void test_thunk_target(void **state)
 	assert_int_equal(ptd_symbols_alloc_file(&s, exe, 0), 0);
 	assert_int_equal(ptd__symbols_thunk_target(s, thunk, &t), 0);
 	assert_int_equal(t, get);
+	assert_int_equal(nm_lookup(exe, "_ZN1CD0Ev", &d0, NULL), 0);
+	assert_int_equal(nm_lookup(exe, "_ZN1CD1Ev", &d1, NULL), 0);
+	assert_int_equal(nm_lookup(exe, "_ZThn16_N1CD0Ev", &d0_thunk, NULL), 0);
+	assert_int_equal(nm_lookup(exe, "_ZThn16_N1CD1Ev", &d1_thunk, NULL), 0);
+	assert_int_not_equal(d0, d1);
+	assert_int_equal(ptd__symbols_thunk_target(s, d0_thunk, &t), 0);
+	assert_int_equal(t, d0 > d1 ? d0 : d1);
+	assert_int_equal(ptd__symbols_thunk_target(s, d1_thunk, &t), 0);
+	assert_int_equal(t, d0 > d1 ? d0 : d1);
 	assert_int_equal(ptd__symbols_thunk_target(s, get, &t), -ptde_notfound);
 	assert_int_equal(ptd__symbols_thunk_target(s, thunk + 1, &t), -ptde_notfound);
 	assert_int_equal(ptd__symbols_thunk_target(NULL, thunk, &t), -ptde_invalid);
