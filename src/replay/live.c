@@ -302,11 +302,15 @@ int ptd_stepper_feed(struct ptd_stepper *st, uint64_t ip, int iclass, uint64_t n
 		st->over_depth = 0;
 	}
 	if (st->into_pc) {
-		if ((st->depth == st->into_depth || (st->into_any && st->depth > st->into_depth)) &&
-		    next == st->into_pc) {
+		/* (a C++ thunk's target: wherever it is reached, also after
+		 * the thunk returned without going there, as replay.c's
+		 * goal_step_fwd) */
+		if ((st->depth == st->into_depth || st->into_any) && next == st->into_pc) {
 			st->new_frame = 1;
 			return 1;
 		}
+		if (st->into_any)
+			return 0;
 		if (st->depth < st->into_depth) {
 			/* the callee returned before reaching its body */
 			st->into_pc = 0;
@@ -409,7 +413,9 @@ int ptd_stepper_back_at_return(struct ptd_stepper *st, uint64_t next)
 {
 	struct ptd_line_info li;
 
-	if (st->depth <= 0)
+	/* (running to a C++ thunk's target, gdb's step-resume breakpoint
+	 * there overrides the one at the return address) */
+	if (st->depth <= 0 || (st->into_pc && st->into_any))
 		return 0;
 	st->depth = 0;
 	st->signals = 0;

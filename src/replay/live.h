@@ -45,7 +45,7 @@ struct ptd_stepper {
 	int over_depth;     /* >0: stepping over a call until depth is back to this - 1 */
 	uint64_t into_pc;   /* step: stop when pc reaches this at into_depth */
 	int into_depth;
-	int into_any;       /* into_pc at any depth >= into_depth (a C++ thunk's target) */
+	int into_any;       /* into_pc at any depth, also after returns (a C++ thunk's target) */
 	int tramp_depth;    /* >0: walking through a trampoline entered at this depth */
 	int new_frame;      /* the stop is in another frame than the start */
 	uint64_t start_func;

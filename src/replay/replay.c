@@ -448,6 +448,14 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 
 	if (st->free_run)
 		return 0;
+	if (st->into && st->into_any)
+		/* gdb's step-resume breakpoint at a C++ thunk's target is no
+		 * stop of the thunk's frame: gdb runs on until the target is
+		 * reached wherever, also after the thunk returned without going
+		 * there (a thunk with its target's code inlined), through
+		 * whatever lands where (a C++ catch), to a breakpoint or the end
+		 * of the history (live, the exit). */
+		return ip == st->into_target;
 	if (s->how == PTD_SEG_SIGTRAMP && s->level >= st->level)
 		return 0; /* gdb steps through signal trampolines */
 	if (!st->into && over_step(w, st))
@@ -458,7 +466,7 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 		/* Running to the post-prologue address (gdb's step-resume
 		 * breakpoint in the function stepped into). */
 		if (s->level > st->into_level)
-			return st->into_any && ip == st->into_target;
+			return 0;
 		if (s->level == st->into_level)
 			return ip == st->into_target;
 		st->into = 0; /* returned before reaching it: go on in the caller */

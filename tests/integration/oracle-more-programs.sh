@@ -20,7 +20,11 @@
 # into the thunk of a deleting destructor going on to the complete
 # destructor, replaying and live (gdb takes the last function of the
 # name the thunk leads to, the deleting one, and a live step into a
-# function whose name other functions have too was stepped over); `next`
+# function whose name other functions have too was stepped over); `step`
+# into a thunk whose target is never reached (inherit-O2: the thunks of
+# clone and of the deleting destructor have their targets' code inlined)
+# stopping back in the caller (gdb's breakpoint at the target has no
+# frame and stays: it runs to the end of the history, live to the exit); `next`
 # from main's end in a static binary running on to exit (back in a caller
 # without lines gdb stops); reverse-step back through a deleting
 # destructor into free stopping at free's ret, a row that is no statement
@@ -36,11 +40,7 @@
 # call through a static binary's .iplt stub (gdb's breakpoint at the
 # caller of an unnamed stub is never reached: it runs to the start of the
 # history), `next` in libc's code without lines reaching an .iplt stub
-# (gdb stays on the stub for good); `step` into a thunk whose target gdb
-# never reaches (inherit-O2: the covariant return thunk to Leaf::clone
-# has clone inlined, the deleting destructor's thunk has the deleting
-# destructor inlined: gdb's breakpoint at that destructor is never hit
-# and it runs to the end of the history); `step` over a throw at -O0
+# (gdb stays on the stub for good); `step` over a throw at -O0
 # (gdb's step-resume breakpoint at __cxa_throw's return address is hit
 # by the next call of risky in a frame of the same id, which a branch
 # trace cannot tell); reverse-finish and reverse-next out of stlheavy-O2's
@@ -106,6 +106,12 @@ motion_oracle inherit-O2 main "$selfed" "$(rep reverse-next 2)$(rep step 3)$(rep
 # after a history that ends at the thunk of weight, live
 motion_oracle inherit use_base2 "inherit.cc:70" "reverse-next;$(rep step 4)reverse-step;reverse-step" || failed=1
 motion_oracle inherit use_base2 "*_ZThn16_NK4Leaf6weightEv" "reverse-step;$(rep step 5)" || failed=1
+# inherit-O2's thunks of clone and of the deleting destructor have their
+# targets' code inlined: gdb's step into them runs on to the end of the
+# history, and live on to the exit (its breakpoint at the target stays,
+# whatever frame returns and wherever the exception of layered lands)
+motion_oracle inherit-O2 use_base2 "$printed" "break *$(bp_addr inherit-O2 use_base2);reverse-continue;delete;step;reverse-step;break *$(bp_addr inherit-O2 inherit.cc:69);reverse-continue;delete;step;reverse-next;step" || failed=1
+motion_oracle inherit-O2 main "*_ZTchn16_h16_NK4Leaf5cloneEv" "reverse-step;$(rep step 5)" || failed=1
 # back over layered, whose inner catch rethrows to its outer one
 for p in inherit inherit-O2; do
 	motion_oracle $p layered "$printed" "$(rep reverse-next 4)$(rep reverse-step 6)reverse-finish;$(rep step 7)" || failed=1

@@ -226,6 +226,31 @@ static void test_step_into_thunk(void **state)
 	fix_free(f);
 }
 
+/* As if f were a thunk leading to fib, with fib's code inlined into it
+ * (gcc -O2): the step into it is on its way to fib, which f never
+ * reaches. */
+static uint64_t f_thunk_to_fib(void *ctx, uint64_t addr)
+{
+	(void)ctx;
+	return addr == FX_F ? FX_FIB : 0;
+}
+
+/* step from line 22 into f, a thunk to fib that returns without going
+ * there: gdb's step-resume breakpoint at fib (after its prologue, moved
+ * to the end of the row) has no frame and stays, so the step runs on
+ * through lines 23 and 24 until main calls fib at line 25. */
+static void test_step_into_thunk_target_not_reached(void **state)
+{
+	struct fixture *f = fix_new(fx_program);
+	uint64_t pos = fx_num(&f->s, 0x401191, 0);
+
+	(void)state;
+	f->env.thunk_target = f_thunk_to_fib;
+	pos = STEP(pos, 0x401153);
+	assert_int_equal(pos, fx_num(&f->s, 0x401153, 0));
+	fix_free(f);
+}
+
 /* gdb: break 25 ... reverse-next, then reverse-step repeatedly. */
 static void test_reverse_step_sequence(void **state)
 {
@@ -1032,6 +1057,7 @@ int main(void)
 		cmocka_unit_test(test_reverse_finish_split_function),
 		cmocka_unit_test(test_reverse_step_callee_of_callee),
 		cmocka_unit_test(test_step_into_thunk),
+		cmocka_unit_test(test_step_into_thunk_target_not_reached),
 		cmocka_unit_test(test_forward_step_sequence),
 		cmocka_unit_test(test_recursion),
 		cmocka_unit_test(test_stepi_nexti),

@@ -209,6 +209,30 @@ static void test_step_into_thunk(void **state)
 	assert_int_equal(ptd_stepper_feed(&st, 0x600, PTD_IC_OTHER, 0x604, 0), 0);
 }
 
+/* A thunk that returns without going to its target (gcc -O2 inlines the
+ * target's code into it): gdb's step-resume breakpoint at the target has
+ * no frame and stays, and overrides the one at the return address, so
+ * the step runs on past the return and the next line, out of the frame,
+ * until the target is reached in a later call (or the exit). */
+static void test_thunk_target_not_reached(void **state)
+{
+	struct ptd_stepper st;
+
+	(void)state;
+	ptd_stepper_init(&st, PTD_MOTION_STEP, 0x104, &env_thunk);
+	assert_int_equal(ptd_stepper_feed(&st, 0x108, PTD_IC_CALL, 0x700, 0), 0);
+	assert_int_equal(st.into_pc, 0x604);
+	assert_int_equal(ptd_stepper_feed(&st, 0x700, PTD_IC_CALL, 0x400, 0), 0);
+	assert_int_equal(ptd_stepper_back_at_return(&st, 0x10d), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x400, PTD_IC_RET, 0x704, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x704, PTD_IC_RET, 0x10d, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x10d, PTD_IC_OTHER, 0x110, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x110, PTD_IC_RET, 0x130, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x130, PTD_IC_CALL, 0x600, 0), 0);
+	assert_int_equal(ptd_stepper_feed(&st, 0x600, PTD_IC_OTHER, 0x604, 0), 1);
+	assert_true(st.new_frame);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_step_into_longjmp),
 		cmocka_unit_test(test_return_into_no_lines),
 		cmocka_unit_test(test_step_into_thunk),
+		cmocka_unit_test(test_thunk_target_not_reached),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
