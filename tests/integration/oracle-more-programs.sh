@@ -106,6 +106,14 @@ motion_oracle inherit-O2 main "$selfed" "$(rep reverse-next 2)$(rep step 3)$(rep
 # after a history that ends at the thunk of weight, live
 motion_oracle inherit use_base2 "inherit.cc:70" "reverse-next;$(rep step 4)reverse-step;reverse-step" || failed=1
 motion_oracle inherit use_base2 "*_ZThn16_NK4Leaf6weightEv" "reverse-step;$(rep step 5)" || failed=1
+# a history that ends on the way into a thunk's target, in the thunk or
+# at the target's entry (weight: the thunk jumped there; clone: the
+# covariant return thunk called it): the replayed step stops at the end,
+# and the next one, live, is a step of its own from there (gdb does not
+# go on to the target's body first: from clone's entry it steps into the
+# constructor clone calls)
+motion_oracle inherit use_base2 "*_ZNK4Leaf6weightEv" "reverse-step;$(rep step 4)" || failed=1
+motion_oracle inherit use_base2 "*_ZNK4Leaf5cloneEv" "reverse-step;$(rep step 4)" || failed=1
 # inherit-O2's thunks of clone and of the deleting destructor have their
 # targets' code inlined: gdb's step into them runs on to the end of the
 # history, and live on to the exit (its breakpoint at the target stays,
