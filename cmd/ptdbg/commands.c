@@ -1115,7 +1115,7 @@ static void print_bp_what(struct shell *sh, uint64_t addr, const char *func, con
 		struct ptd_symbol s;
 
 		if (sh->pc.sym && ptd_symbols_lookup(sh->pc.sym, addr, &s) >= 0 && s.offset)
-			printf("<%s+%" PRIu64 ">\n", ptd_print_symname(s.name), s.offset);
+			printf("<%s%+" PRId64 ">\n", ptd_print_symname(s.name), (int64_t)s.offset);
 		else
 			printf("<%s>\n", ptd_print_symname(func));
 	} else

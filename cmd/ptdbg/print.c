@@ -111,14 +111,24 @@ static const char *asm_name(const struct ptd_symbol *s)
 
 static int symbolize(struct ptd_print_ctx *c, uint64_t addr, char *out, size_t n, int demangle)
 {
-	struct ptd_symbol s;
+	struct ptd_symbol s, m;
 	const char *name;
 
 	if (!c || !c->sym || ptd_symbols_lookup(c->sym, addr, &s) < 0 || !s.name)
 		return -1;
+	if (!demangle && s.offset && ptd_symbols_minimal(c->sym, addr, &m, NULL, 0) == 0 &&
+	    m.start == addr && m.name) {
+		/* Where an ELF symbol starts that is not the function's
+		 * entry (a .cold part), gdb's print_address takes that
+		 * minimal symbol: "check.cold". */
+		snprintf(out, n, "%s", asm_name(&m));
+		return 0;
+	}
 	name = demangle ? ptd_print_symname(s.name) : asm_name(&s);
+	/* (signed, as gdb's: a .cold part before the function's entry
+	 * is at "check-676") */
 	if (s.offset)
-		snprintf(out, n, "%s+%" PRIu64, name, s.offset);
+		snprintf(out, n, "%s%+" PRId64, name, (int64_t)s.offset);
 	else
 		snprintf(out, n, "%s", name);
 	return 0;
@@ -375,16 +385,18 @@ int ptd_print_insn(struct ptd_print_ctx *c, uint64_t number, uint64_t pc, uint64
 		fprintf(c->out, "0x%016" PRIx64, pc);
 
 	if (c->sym && ptd_symbols_lookup(c->sym, pc, &s) >= 0 && s.name) {
+		char nm[512];
+
 		if (flags & PTD_DIS_SHORT_ADDR) {
 			/* x/i labels like print_address: no "+0" */
-			if (s.offset)
-				fprintf(c->out, " <%s+%" PRIu64 ">:\t", asm_name(&s), s.offset);
+			if (symbolize(c, pc, nm, sizeof(nm), 0) == 0)
+				fprintf(c->out, " <%s>:\t", nm);
 			else
-				fprintf(c->out, " <%s>:\t", asm_name(&s));
+				fputs(":\t", c->out);
 		} else if (flags & PTD_DIS_OMIT_FNAME) {
-			fprintf(c->out, " <+%" PRIu64 ">:\t", s.offset);
+			fprintf(c->out, " <%+" PRId64 ">:\t", (int64_t)s.offset);
 		} else {
-			fprintf(c->out, " <%s+%" PRIu64 ">:\t", asm_name(&s), s.offset);
+			fprintf(c->out, " <%s%+" PRId64 ">:\t", asm_name(&s), (int64_t)s.offset);
 		}
 	} else {
 		fputs(":\t", c->out);

@@ -1227,10 +1227,14 @@ int ptd_symbols_symbolize(void *ctx, uint64_t addr, char *out, size_t n)
 		return -ptde_invalid;
 	if (resolve(s, addr, &r) < 0)
 		return -ptde_notfound;
+	/* (an address in a part of the function placed before its entry,
+	 * a .cold part, is shown as gdb does: "check-676") */
 	if (addr == r.start)
 		snprintf(out, n, "%s", r.name);
-	else
+	else if (addr > r.start)
 		snprintf(out, n, "%s+%llu", r.name, (unsigned long long)(addr - r.start));
+	else
+		snprintf(out, n, "%s-%llu", r.name, (unsigned long long)(r.start - addr));
 	return 0;
 }
 
