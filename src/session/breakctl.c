@@ -551,6 +551,37 @@ static int until_forward(struct ptd_session *s, uint64_t f0, uint64_t end, struc
 	return 0;
 }
 
+/*
+ * Whether the recorded instructions between positions @lo and @hi
+ * (both excluded) of @th leave [@f0, @end) in the frame at @level (its
+ * callees are stepped over): gdb's until steps back while the pc is in
+ * that range of addresses, so a part of the function placed before its
+ * entry (a .cold part) is out of it, and from there the line rules go
+ * on as reverse-next's, which stopped where until stops.
+ */
+static int left_range(struct ptd_session *s, struct sthread *th, uint64_t lo, uint64_t hi,
+		      uint64_t f0, uint64_t end, int level)
+{
+	const struct ptd_calls *calls = ptd__ses_thread_calls(s, th);
+	struct ptd_hcursor c;
+
+	if (!calls || lo + 1 >= hi || ptd_hcursor_goto(&c, th->h, lo + 1) < 0) {
+		ptd_clear_error();
+		return 0;
+	}
+	for (;;) {
+		const struct ptd_callseg *seg;
+
+		if (!c.is_gap && (c.ip < f0 || c.ip >= end) &&
+		    (seg = ptd_calls_find(calls, c.number)) && seg->level == level)
+			return 1;
+		if (c.number + 1 >= hi || ptd_hcursor_next(&c) < 0)
+			break;
+	}
+	ptd_clear_error();
+	return 0;
+}
+
 int ptd_session_until_next_dir(struct ptd_session *s, int reverse, struct ptd_event *ev)
 {
 	struct ptd_line_info li;
@@ -583,6 +614,8 @@ int ptd_session_until_next_dir(struct ptd_session *s, int reverse, struct ptd_ev
 	if (!reverse)
 		return until_forward(s, f0, end, ev);
 	for (;;) {
+		uint64_t from = th->pos ? th->pos : ptd_history_count(th->h);
+
 		rc = ptd_session_motion(s, PTD_MOTION_NEXT, reverse, ev);
 		if (rc < 0 || ev->kind != PTD_EVENT_STEPPED)
 			return rc;
@@ -593,6 +626,8 @@ int ptd_session_until_next_dir(struct ptd_session *s, int reverse, struct ptd_ev
 		/* (a reverse step into a recursion's caller is not a new
 		 * frame to print, but leaves the range) */
 		if (reverse && (past_level(s, th, &level) < 0 || level != level0))
+			return 0;
+		if (reverse && left_range(s, th, th->pos, from, f0, end, level0))
 			return 0;
 	}
 }

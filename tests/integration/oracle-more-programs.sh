@@ -16,7 +16,8 @@
 # .cold part stopping at the start of that part (gdb's stop_func_start
 # there is the part's own: it steps on back into the hot part);
 # reverse-finish in a .cold part running back to the function's entry
-# (gdb's goes back to the part's start, then onto the jump to it); `step`
+# (gdb's goes back to the part's start, then onto the jump to it), until
+# backward going on through a .cold part (out of gdb's range); `step`
 # into the thunk of a deleting destructor going on to the complete
 # destructor, replaying and live (gdb takes the last function of the
 # name the thunk leads to, the deleting one, and a live step into a
@@ -24,17 +25,18 @@
 # into a thunk whose target is never reached (inherit-O2: the thunks of
 # clone and of the deleting destructor have their targets' code inlined)
 # stopping back in the caller (gdb's breakpoint at the target has no
-# frame and stays: it runs to the end of the history, live to the exit); `next`
-# from main's end in a static binary running on to exit (back in a caller
-# without lines gdb stops); reverse-step back through a deleting
-# destructor into free stopping at free's ret, a row that is no statement
-# (that callee of the callee stepped into backward is no subroutine of
-# gdb's frame being stepped: the line rules decide), and going on through
-# libstdc++'s string destructor, which has no lines, where gdb stops
-# (stlheavy); `step` into a C++ thunk stopping in the thunk (gdb goes on
-# to the function its name leads to); reverse-next over a call whose
-# callee catches an exception of its own stopping in the unwinder's jump
-# to the landing pad (inherit's layered).
+# frame and stays: it runs to the end of the history, live to the
+# exit); `next` from main's end in a static binary running on to exit
+# (back in a caller without lines gdb stops); reverse-step back through
+# a deleting destructor into free stopping at free's ret, a row that is
+# no statement (that callee of the callee stepped into backward is no
+# subroutine of gdb's frame being stepped: the line rules decide), and
+# going on through libstdc++'s string destructor, which has no lines,
+# where gdb stops (stlheavy); `step` into a C++ thunk stopping in the
+# thunk (gdb goes on to the function its name leads to); reverse-next
+# over a call whose callee catches an exception of its own stopping in
+# the unwinder's jump to the landing pad (inherit's layered); addresses
+# in a .cold part shown with an unsigned offset from the entry.
 #
 # Left out, as gdb 13 differs from itself there: reverse-step back over a
 # call through a static binary's .iplt stub (gdb's breakpoint at the
@@ -46,7 +48,9 @@
 # trace cannot tell); reverse-finish and reverse-next out of stlheavy-O2's
 # inline frames of basic_string (gdb runs back to the start of the
 # history); stepping past the end of the history into exit (gdb goes on
-# live, ptdbg's history ends).
+# live, ptdbg's history ends); until without a location from inside a
+# .cold part (gdb 13 aborts: its range from the entry ends before the
+# part).
 . "$(dirname "$0")/lib.bash"
 
 need_prereqs hotcold hotcold-O2 statem statem-O2 staticprog staticprog-O2 inherit inherit-O2 \
@@ -84,6 +88,11 @@ motion_oracle hotcold-O2 sum_range "$summed" \
 motion_oracle hotcold-O2 check report \
 	"finish;reverse-finish;reverse-finish;$(rep step 4)finish;reverse-finish;reverse-step;reverse-next" || failed=1
 motion_oracle hotcold-O2 sum_range report "finish;reverse-finish;$(rep next 3)reverse-finish" || failed=1
+# until backward in sum_range's loop: gdb's range is the addresses from
+# the entry to the end of the line, so back through sum_range.cold, which
+# lies before the entry, it stops as reverse-next does
+motion_oracle hotcold-O2 sum_range "$summed" \
+	"$(rep reverse-step 14)set exec-direction reverse;until;until;until;until;$(rep reverse-step 6)until;until;until" || failed=1
 # the jump table, the recursion through handlers[], setjmp again
 for p in statem statem-O2; do
 	motion_oracle $p main "$totals" \
