@@ -140,17 +140,53 @@ static void print_string(struct sbuf *b, const uint8_t *s, size_t n, int more)
 		ptd__sb_add(b, "...");
 }
 
-static void print_symbol_suffix(struct ptd_values *v, struct sbuf *b, uint64_t addr)
+/* The symbol gdb's print_address shows with asm-demangle off, for the
+ * /a format: the mangled name (_ZNK4Leaf6weightEv+2), and where an ELF
+ * symbol starts that is not the function's entry (a .cold part), that
+ * symbol. */
+static int symbolize_asm(struct ptd_values *v, uint64_t addr, char *out, size_t n)
+{
+	struct ptd_symbol s, m;
+	const char *name;
+
+	if (ptd_symbols_lookup(v->sym, addr, &s) < 0 || !s.name)
+		return -1;
+	if (s.offset && ptd_symbols_minimal(v->sym, addr, &m, NULL, 0) == 0 && m.start == addr &&
+	    m.name) {
+		snprintf(out, n, "%s", m.mangled ? m.mangled : m.name);
+		return 0;
+	}
+	name = s.mangled ? s.mangled : s.name;
+	if (s.offset)
+		snprintf(out, n, "%s%+lld", name, (long long)s.offset);
+	else
+		snprintf(out, n, "%s", name);
+	return 0;
+}
+
+static void print_symbol_suffix_as(struct ptd_values *v, struct sbuf *b, uint64_t addr,
+				   int asm_names)
 {
 	char sym[256];
+	int rc;
 
-	if (v->sym && ptd_symbols_symbolize(v->sym, addr, sym, sizeof(sym)) == 0) {
+	if (!v->sym)
+		return;
+	rc = asm_names ? symbolize_asm(v, addr, sym, sizeof(sym))
+		       : ptd_symbols_symbolize(v->sym, addr, sym, sizeof(sym));
+	ptd_clear_error();
+	if (rc == 0) {
 		char *at = strstr(sym, "@@");
 
 		if (at) /* "name@@GLIBC_2.2.5+4": drop the version */
 			memmove(at, at + strcspn(at, "+"), strlen(at + strcspn(at, "+")) + 1);
 		ptd__sb_add(b, " <%s>", sym);
 	}
+}
+
+static void print_symbol_suffix(struct ptd_values *v, struct sbuf *b, uint64_t addr)
+{
+	print_symbol_suffix_as(v, b, addr, 0);
 }
 
 static void format_int(struct ptd_values *v, struct sbuf *b, uint64_t raw, uint64_t size,
@@ -192,8 +228,9 @@ static void format_int(struct ptd_values *v, struct sbuf *b, uint64_t raw, uint6
 		char_literal(b, is_signed ? (int64_t)(int8_t)m : (int64_t)(uint8_t)m);
 		return;
 	case 'a':
+		/* (gdb's print_address: asm names, mangled for C++) */
 		ptd__sb_add(b, "0x%llx", (unsigned long long)m);
-		print_symbol_suffix(v, b, m);
+		print_symbol_suffix_as(v, b, m, 1);
 		return;
 	default:
 		if (is_signed)
@@ -311,10 +348,8 @@ static void print_pointer(struct ptd_values *v, struct vtype *t, uint64_t x, int
 		free(n);
 	}
 	ptd__sb_add(b, "0x%llx", (unsigned long long)x);
-	if (to && to->kind == VT_FUNC)
-		print_symbol_suffix(v, b, x);
-	else if (x)
-		print_symbol_suffix(v, b, x);
+	if ((to && to->kind == VT_FUNC) || x)
+		print_symbol_suffix_as(v, b, x, fmt == 'a');
 }
 
 static void print_flags(struct sbuf *b, uint64_t x)

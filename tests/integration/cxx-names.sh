@@ -6,7 +6,7 @@
 #  - breakpoints are set by the plain name, the name with parameters and
 #    the mangled name, and listed as "in catcher(int)";
 #  - print shows values demangled ("<thrower(int)>", "<depth>"), while
-#    disassembly, x and info line keep the mangled names
+#    disassembly, x, info line and the /a format keep the mangled names
 #    ("<_Z7throweri+11>", "<_ZL5depth>"), as gdb with asm-demangle off;
 #  - info registers rip is demangled;
 #  - the function-call history names functions demangled with their
@@ -22,8 +22,8 @@ clean() {
 }
 
 CMDS=("break catcher" "break thrower(int)" run bt c bt 'x/2i $pc' "p thrower" "p &depth"
-      'info line *$pc' "info registers rip" "info breakpoints" "delete 2" "break _Z7throweri"
-      c "tbreak 27" c)
+      'info line *$pc' 'p/a $pc' 'output/a $pc+1' "info registers rip" "info breakpoints"
+      "delete 2" "break _Z7throweri" c "tbreak 27" c)
 pt=$(ptdbg_batch -- "$prog" | clean) || die "ptdbg failed"
 gd=$(gdb_batch -- "$prog" | clean)
 note "ptdbg:"; note "$pt"

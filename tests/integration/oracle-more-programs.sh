@@ -142,15 +142,15 @@ motion_oracle stlheavy rank "$sorted" \
 	"$(rep reverse-step 20)reverse-finish;$(rep reverse-next 4)$(rep step 20)finish;$(rep next 4)" || failed=1
 motion_oracle stlheavy-O2 rank "$sorted" "$(rep reverse-step 20)$(rep step 24)" || failed=1
 
-# the addresses of a .cold part as gdb shows them in x/i, print and info
-# line: before the function's entry, "check-676" (was: an unsigned
+# the addresses of a .cold part as gdb shows them in x/i, print, p/a and
+# info line: before the function's entry, "check-676" (was: an unsigned
 # offset), the part's first instruction, also as the target of the jump
 # there, after its own symbol ("check.cold", "_Z5riskyi.cold"; print's
 # type is left out: gdb says "void (*)(void)" in C++)
 for p in "hotcold-O2 check.cold 5 check+8" "inherit-O2 _Z5riskyi.cold 1 _Z5riskyi+16"; do
 	read -r prog cold off hot <<<"$p"
 	CMDS=("break *$(bp_addr "$prog" "*'$cold'+$off")" run 'x/3i $pc' 'p $pc' 'info line *$pc'
-	      "x/2i \$pc-$off" "x/i $(bp_addr "$prog" "*$hot")")
+	      "x/2i \$pc-$off" "x/i $(bp_addr "$prog" "*$hot")" 'p/a $pc' "p/a \$pc-$off")
 	ptdbg_batch -- "$TESTPROGS/$prog" | grep -e '^ ' -e '^=>' -e '^\$' -e '^Line' |
 		sed 's/^\$1 = (.*) 0x/$1 = 0x/' >"$TMPDIR/cold.ptdbg"
 	gdb_batch -- "$TESTPROGS/$prog" | grep -e '^ ' -e '^=>' -e '^\$' -e '^Line' |
