@@ -1068,11 +1068,14 @@ static int ovf_scans(const struct ptd_image *img)
  * MODE.Exec is among the last ones that give libipt nothing to report (as
  * trailing_exec reads them); 1 when there may be (or a packet pkt_len
  * does not know).  With @fup, *@fup gets what fup_waits asks of these
- * packets: 1 when the last one outside PSB+ headers that is not PAD,
- * timing or MODE.Exec is a FUP that binds to a TIP (no OVF or MODE.TSX
- * before it takes it), 0 when it is another packet, -1 when there is
- * none, -3 when a packet pkt_len does not know (or one cut by @end) comes
- * first.  With @ovf_scan (libipt's workarounds for SKD010, APL11 or APL12
+ * packets: 1 when a FUP that binds to a TIP (no OVF or MODE.TSX before it
+ * takes it) is among them outside PSB+ headers and no TIP, TIP.PGE,
+ * TIP.PGD or OVF comes after it (libipt queues its asynchronous branch
+ * until the next TIP; TNT, MODE and the rest leave it queued, and so does
+ * a PSB+), 0 when one of those comes after the last such FUP or there is
+ * no FUP but one of those, -1 when there is none of them, -3 when a
+ * packet pkt_len does not know (or one cut by @end) comes first.  With
+ * @ovf_scan (libipt's workarounds for SKD010, APL11 or APL12
  * are on: after an OVF it reads ahead for whether and where tracing
  * resumed) an OVF, or an OVF and its FUP, among those last packets is 1
  * too: that decoder reads on past @end.
@@ -1104,18 +1107,28 @@ static int may_trail_exec(const uint8_t *buf, uint64_t from, uint64_t end, int *
 				   !(p[0] == 0x02 && (p[1] == 0x03 || p[1] == 0x43 || p[1] == 0x73 ||
 						      p[1] == 0xc8))) {
 				/* (not PAD, timing, CBR, TMA, PIP, VMCS) */
+				int ovf = p[0] == 0x02 && p[1] == 0xf3;
+				int tip = (p[0] & 0x1f) == 0x0d || (p[0] & 0x1f) == 0x11 ||
+					  (p[0] & 0x1f) == 0x01;
+
 				n = 0;
 				if ((p[0] & 0x1f) == 0x1d) { /* FUP */
-					st = !binds;
+					if (!binds)
+						st = 1;
 					/* (an overflow's FUP: APL12's libipt reads
 					 * on past it) */
 					ovf_open = ovf_open && binds;
 					binds = 0;
 				} else {
-					st = 0;
+					/* (a TIP, TIP.PGE or TIP.PGD takes a
+					 * waiting FUP's branch, or fails on it; an
+					 * OVF drops it; a TNT or MODE.TSX leaves
+					 * it waiting) */
+					if (ovf || tip)
+						st = 0;
 					/* OVF, MODE.TSX: the next FUP is theirs */
-					binds = (p[0] == 0x02 && p[1] == 0xf3) || p[0] == 0x99;
-					ovf_open = ovf_scan && p[0] == 0x02 && p[1] == 0xf3;
+					binds = ovf || p[0] == 0x99;
+					ovf_open = ovf_scan && ovf;
 				}
 			}
 		}
@@ -1214,21 +1227,32 @@ static size_t trailing_exec(const uint8_t *buf, uint64_t begin, uint64_t end, ui
 	return n > max ? 0 : n;
 }
 
+/* How far back (trace bytes) fup_waits looks for a FUP still waiting for
+ * its TIP, through segments of TNT and other packets that leave it
+ * waiting (a loop of conditional branches): farther, it answers 0. */
+#define FUP_WAIT_BACK (1u << 20)
+
 /*
  * Does a FUP that binds to a TIP (an asynchronous branch or disable: no
  * OVF or MODE.TSX before it takes it) still wait at @end (a PSB) for that
- * TIP, only PSB+, PAD, timing and MODE.Exec packets after it?  The
- * continuous decoder then reads on past that PSB, through its PSB+ and any
- * after it up to a TIP, before it gives what comes before the PSB (and
- * takes those PSB+'s status updates from where it was), where a run that
- * ends at the PSB runs out of bytes: only decoding on tells.  Walks the
- * packets from the last PSB before @end (@last: what trailing_exec's walk
- * found there, -2: not walked), and from the one before that while a
- * segment has nothing but its PSB+, back to @begin; 0 when unsure (a
+ * TIP: no TIP, TIP.PGE, TIP.PGD or OVF after it?  libipt queues the FUP's
+ * branch until the next TIP, across TNT packets and PSB+ (only a damaged
+ * trace has more than timing and mode packets between them).  The
+ * continuous decoder then reads on past that PSB, through its PSB+ and
+ * any after it, up to that TIP before it gives what comes before the PSB
+ * (and takes those PSB+'s status updates from where it was), and binds
+ * the TIP to the FUP: a run that ends at the PSB runs out of bytes there,
+ * one that starts there, without the FUP, takes the TIP for a branch of
+ * its own.  Only decoding on tells.  Walks the packets from the last PSB
+ * before @end (@last: what trailing_exec's walk found there, -2: not
+ * walked), and from the one before that while a segment has none of
+ * those packets, back to @begin (at most FUP_WAIT_BACK); 0 when unsure (a
  * packet pkt_len does not know).
  */
 static int fup_waits(const uint8_t *buf, uint64_t begin, uint64_t end, int last, int ovf_scan)
 {
+	if (end > FUP_WAIT_BACK && begin < end - FUP_WAIT_BACK)
+		begin = end - FUP_WAIT_BACK;
 	while (end > begin) {
 		int64_t q = find_psb_back(buf, end);
 		int st = last;
@@ -1240,6 +1264,61 @@ static int fup_waits(const uint8_t *buf, uint64_t begin, uint64_t end, int last,
 		if (st >= 0 || st == -3)
 			return st == 1;
 		last = -2;
+		end = (uint64_t)q;
+	}
+	return 0;
+}
+
+/*
+ * Is tracing on, as libipt's decoder sees it, after the packets before
+ * @end (a PSB)?  The last TIP.PGE, PSB+ with a FUP, or OVF and its FUP
+ * says on; the last TIP.PGD, or OVF without a FUP, off; a PSB+ without a
+ * FUP leaves it as it was (libipt disables nothing there).  Walks back
+ * segment by segment while one says nothing (at most FUP_WAIT_BACK); 0
+ * when unsure (a packet pkt_len does not know, nothing said).
+ */
+static int trace_on_at(const uint8_t *buf, uint64_t end)
+{
+	uint64_t begin = end > FUP_WAIT_BACK ? end - FUP_WAIT_BACK : 0;
+
+	while (end > begin) {
+		int64_t q = find_psb_back(buf, end);
+		const uint8_t *p, *e = buf + end;
+		int in_hdr = 0, st = -1, ovf = 0;
+
+		if (q < 0 || (uint64_t)q < begin)
+			q = (int64_t)begin;
+		for (p = buf + q; p < e;) {
+			size_t k = pkt_len(p, (size_t)(e - p));
+
+			if (!k)
+				return 0;
+			if (p[0] == 0x02 && p[1] == 0x82) {
+				in_hdr = 1;
+			} else if (p[0] == 0x02 && p[1] == 0x23) {
+				in_hdr = 0;
+			} else if ((p[0] & 0x1f) == 0x1d) { /* FUP */
+				if (in_hdr || ovf)
+					st = 1;
+				ovf = 0;
+			} else if ((p[0] & 0x1f) == 0x11) { /* TIP.PGE */
+				st = 1;
+				ovf = 0;
+			} else if ((p[0] & 0x1f) == 0x01) { /* TIP.PGD */
+				st = 0;
+				ovf = 0;
+			} else if (p[0] == 0x02 && p[1] == 0xf3) { /* OVF */
+				st = 0;
+				ovf = 1;
+			} else if (!in_hdr && p[0] && (p[0] & 3) != 3 && p[0] != 0x19 &&
+				   p[0] != 0x59 &&
+				   !(p[0] == 0x02 && (p[1] == 0x03 || p[1] == 0x73))) {
+				ovf = 0; /* (an OVF binds only the FUP after timing) */
+			}
+			p += k;
+		}
+		if (st >= 0)
+			return st;
 		end = (uint64_t)q;
 	}
 	return 0;
@@ -3229,6 +3308,13 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, size_t last, struct pt_
 			const struct carry *known;
 
 			index_back(t, k + 2); /* (may move the index) */
+			if (!t->rev[k].in_set && k + 1 < t->nrev && !t->rev[k + 1].out_set &&
+			    t->rev[k + 1].clean)
+				/* (nothing known there: the segment before it,
+				 * decoded from its own PSB+, tells whether the
+				 * continuous decoder can be where this PSB+
+				 * says, see carry_for; one segment, no deeper) */
+				(void)carry_for(t, &t->rev[k], 1);
 			known = t->rev[k].in_set ? &t->rev[k].in : NULL;
 			if (!known && k + 1 < t->nrev && t->rev[k + 1].out_set)
 				known = &t->rev[k + 1].out;
@@ -3304,6 +3390,12 @@ static int split_ok(struct ptd_pt_trace *t, size_t j)
 			st = !fup_waits(t->buf, 0, o->offset, -2, ovf_scans(t->img));
 		else
 			st = !st;
+		/* (tracing on where the PSB+ has no FUP: the continuous decoder
+		 * reads on from where it is, a decoder that ends there gives
+		 * the linear code after the last packet; only a damaged trace
+		 * does this) */
+		if (st && !e->start_ip && trace_on_at(t->buf, e->offset))
+			st = 0;
 	}
 	e->split = st ? 1 : 2;
 	return st;

@@ -1287,6 +1287,52 @@ static void test_fup_waits_past_psb(void **state)
 }
 
 /*
+ * A damaged trace with a FUP (an asynchronous branch at 03 whose TIP does
+ * not come) followed by a TNT before the next PSB+ (B, at 68), and after
+ * B the TIP of the return at 69: libipt queues the FUP's branch across
+ * the TNT and B's PSB+, so one continuous decode takes that TIP for the
+ * branch and fails at the return (-pte_bad_query), where a run that
+ * started at B took it for the return and went on at 08 (runs of one
+ * byte on two threads; found by fuzz-ptcont, threads-fup-tnt-past-psb.bin).
+ * A FUP still waits for its TIP until a TIP, TIP.PGE, TIP.PGD or OVF
+ * (fup_waits), whatever TNT comes before: such a run is decoded on into
+ * the next as one.
+ */
+static void test_fup_waits_past_tnt(void **state)
+{
+	static struct enc x;
+	size_t n;
+
+	(void)state;
+	enc_init(&x);
+	psb(&x, UINT64_MAX);
+	for (int round = 0; round < 8; round++) {
+		mode64(&x);
+		main_round(&x);
+		/* in f at 60, a PSB+ there */
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x60);
+		psb(&x, 0x60);
+		ippkt(&x, ppt_fup, 0x03);
+		tnt(&x, 1, 0x1); /* 61 jnz taken */
+		if (round % 2)
+			pkt(&x, ppt_pad);
+		/* B at 68 */
+		psb(&x, 0x68);
+		/* 69 ret to 08, 08 call *rax out of the traced range */
+		ippkt(&x, ppt_tip, 0x08);
+		ippkt(&x, ppt_tip_pgd, 0x80);
+		psb(&x, UINT64_MAX);
+	}
+	n = enc_done(&x);
+	/* the continuous decoder fails at each return */
+	assert_true(ref_gaps(x.buf, n) >= 8);
+	ptref_lenient = 1;
+	check_all(x.buf, n);
+	ptref_lenient = 0;
+}
+
+/*
  * The --load layout (the newest segments decoded alone, the rest as a range
  * history in front) on a damaged trace whose newest PSB+ libipt cannot
  * read (a TNT in its header): one continuous decode, finishing the block
@@ -1333,6 +1379,109 @@ static void test_newest_unreadable_psb(void **state)
 		}
 		n = enc_done(&x);
 		assert_true(ref_gaps(x.buf, n) >= 1);
+		ptref_lenient = 1;
+		check_all(x.buf, n);
+		ptref_lenient = 0;
+	}
+}
+
+/*
+ * The --load layout on a damaged trace with a PSB+ without a FUP while
+ * tracing is on: after 69's compressed return to 08, the call there waits
+ * for its TIP; one continuous decode reads on through that PSB+ (libipt
+ * disables nothing there) to the TIP.PGE after it, fails (tracing is on)
+ * and loses the block at 08.  A range history that ended at that PSB gave
+ * the block as the linear code after its last packet (found by
+ * fuzz-ptcont, newest-psb-without-fup.bin).  No split of the continuous
+ * decode exists at such a PSB (split_ok, trace_on_at).  Also with the PSB
+ * second or third newest.
+ */
+static void test_newest_psb_without_fup(void **state)
+{
+	static struct enc x;
+
+	(void)state;
+	for (int later = 0; later < 3; later++) {
+		size_t n;
+
+		enc_init(&x);
+		psb(&x, UINT64_MAX);
+		for (int round = 0; round < 6; round++) {
+			mode64(&x);
+			main_round(&x);
+		}
+		/* 00; 01 not taken; 03 call f; 60; 61 taken; 68; 69 ret
+		 * (compressed) to 08 */
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x00);
+		tnt(&x, 3, 0x3);
+		/* a PSB+ without a FUP, then tracing "enabled" at 0a */
+		psb(&x, UINT64_MAX);
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x0a);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		psb(&x, UINT64_MAX);
+		for (int round = 0; round < later; round++) {
+			mode64(&x);
+			main_round(&x);
+		}
+		n = enc_done(&x);
+		assert_true(ref_gaps(x.buf, n) >= 1);
+		ptref_lenient = 1;
+		check_all(x.buf, n);
+		ptref_lenient = 0;
+	}
+}
+
+/*
+ * The --load layout on a damaged trace whose PSB+ (A) gives another ip
+ * (09) than where the continuous decoder is (08, after 69's return there):
+ * the call at 08 finds a TIP.PGD where it waits for its TIP, and the
+ * continuous decoder fails (-pte_bad_query), synchronises again at the
+ * next PSB+ (B, followed by TIP.PGE: not clean) and fails there too.  The
+ * newest segment at B or after it was decoded from A with the state A's
+ * PSB+ suggests, where nothing decoded said whether the continuous
+ * decoder could be there: from 09 on (found by fuzz-ptcont,
+ * newest-psb-ip-off.bin).  decode_warm now decodes the segment before
+ * such a PSB first (carry_for, where that one's PSB is clean too) and
+ * starts further back where it does not end in a state a decoder
+ * synchronised at A can take.  Also with B's segment second or third
+ * newest.
+ */
+static void test_newest_psb_ip_off(void **state)
+{
+	static struct enc x;
+
+	(void)state;
+	for (int later = 0; later < 3; later++) {
+		size_t n;
+
+		enc_init(&x);
+		psb(&x, UINT64_MAX);
+		for (int round = 0; round < 6; round++) {
+			mode64(&x);
+			main_round(&x);
+		}
+		/* 03 call f; 60; 61 taken; 68; 69 ret to 08 */
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x03);
+		tnt(&x, 1, 0x1);
+		ippkt(&x, ppt_tip, 0x08);
+		/* A at 09; 08 call *rax out of the traced range */
+		psb(&x, 0x09);
+		ippkt(&x, ppt_tip_pgd, 0x80);
+		/* B at 0a, TIP.PGE there */
+		psb(&x, 0x0a);
+		mode64(&x);
+		ippkt(&x, ppt_tip_pge, 0x0a);
+		ippkt(&x, ppt_tip_pgd, UINT64_MAX);
+		psb(&x, UINT64_MAX);
+		for (int round = 0; round < later; round++) {
+			mode64(&x);
+			main_round(&x);
+		}
+		n = enc_done(&x);
+		assert_true(ref_gaps(x.buf, n) >= 2);
 		ptref_lenient = 1;
 		check_all(x.buf, n);
 		ptref_lenient = 0;
@@ -1555,7 +1704,10 @@ int main(void)
 		cmocka_unit_test(test_ovf_errata_before_psb),
 		cmocka_unit_test(test_psb_cut_by_psb),
 		cmocka_unit_test(test_fup_waits_past_psb),
+		cmocka_unit_test(test_fup_waits_past_tnt),
 		cmocka_unit_test(test_newest_unreadable_psb),
+		cmocka_unit_test(test_newest_psb_without_fup),
+		cmocka_unit_test(test_newest_psb_ip_off),
 		cmocka_unit_test(test_fuzz_inputs),
 	};
 
