@@ -192,6 +192,21 @@ static void put_thread(struct ptd_stub *st, struct ptd_rsp_buf *out, pid_t tid)
 	ptd_rsp_printf(out, "thread:p%x.%x;", (unsigned)st->pid, (unsigned)tid);
 }
 
+/* gdbserver's "exec:PATH;" (PATH in hex): gdb loads the new program. */
+static void put_exec(struct ptd_stub *st, struct ptd_rsp_buf *out)
+{
+	char exe[64], path[4096];
+	ssize_t n;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)st->pid);
+	n = readlink(exe, path, sizeof(path));
+	if (n <= 0 || n == (ssize_t)sizeof(path))
+		return; /* gdb is told of a SIGTRAP, as without exec events */
+	ptd_rsp_puts(out, "exec:");
+	ptd_rsp_put_hex(out, path, (size_t)n);
+	ptd_rsp_puts(out, ";");
+}
+
 /* A continue through the history that ends at the live pc reports the
  * breakpoint there as a completed motion: gdb is told it hit it. */
 static int at_breakpoint(struct ptd_stub *st, uint64_t pc)
@@ -231,6 +246,8 @@ static void stop_reply(struct ptd_stub *st, const struct ptd_event *ev, struct p
 		break;
 	}
 	ptd_rsp_printf(out, "T%02x", sig & 0xff);
+	if (ev->kind == PTD_EVENT_EXEC && st->exec_events)
+		put_exec(st, out);
 	put_thread(st, out, tid);
 	if (ev->kind == PTD_EVENT_BREAKPOINT ||
 	    (ev->kind == PTD_EVENT_STEPPED && st->res_motion == PTD_MOTION_CONTINUE &&
@@ -254,8 +271,26 @@ void ptd_stub_last_stop(struct ptd_stub *st, struct ptd_rsp_buf *reply)
 
 /* ---- packet handlers ------------------------------------------------------------------------ */
 
+/* Whether gdb's qSupported:FEATURE;... lists @feature. */
+static int gdb_supports(const char *p, size_t n, const char *feature)
+{
+	size_t k = strlen(feature);
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && p[j] != ';')
+			j++;
+		if (j - i == k && !memcmp(p + i, feature, k))
+			return 1;
+		i = j + 1;
+	}
+	return 0;
+}
+
 static int h_supported(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
+	/* (p is ":FEATURE;FEATURE...", or empty) */
+	st->exec_events = n > 1 && gdb_supports(p + 1, n - 1, "exec-events+");
 	ptd_rsp_printf(out,
 		       "PacketSize=%x;QStartNoAckMode+;multiprocess+;swbreak+;hwbreak+;vContSupported+;"
 		       "qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+;"
@@ -265,6 +300,8 @@ static int h_supported(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_bu
 			  "Qbtrace-conf:pt:size+;qXfer:btrace:read+;qXfer:btrace-conf:read+");
 	if (ptd_session_recording(st->s))
 		ptd_rsp_puts(out, ";ReverseStep+;ReverseContinue+");
+	if (st->exec_events)
+		ptd_rsp_puts(out, ";exec-events+");
 	return PTD_STUB_REPLY;
 }
 
@@ -907,6 +944,8 @@ int ptd_stub_resume(struct ptd_stub *st, struct ptd_rsp_buf *reply)
 		ptd__stub_reply_err(reply, 1);
 		return PTD_STUB_REPLY;
 	}
+	if (ev.kind == PTD_EVENT_EXEC)
+		ptd__stub_break_exec(st);
 	stop_reply(st, &ev, reply);
 	ptd_rsp_buf_reset(&st->last);
 	ptd_rsp_put(&st->last, reply->p, reply->len);
@@ -927,6 +966,10 @@ struct ptd_stub *ptd_stub_alloc(struct ptd_session *s, int attached)
 	st->attached = attached;
 	st->pid = ptd_session_pid(s);
 	st->rec_method = -1;
+	/* An exec ends the motion: gdb must load the new program and put
+	 * its breakpoints into it (gdbserver stops there too: with exec
+	 * events, else with the kernel's SIGTRAP after an exec). */
+	ptd_session_set_stop_at_exec(s, 1);
 	ptd__stub_files_init(st);
 	/* gdbserver reports the first stop (launch or attach) as SIGTRAP;
 	 * with no process (extended-remote, before vRun) as an exit */

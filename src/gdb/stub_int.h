@@ -63,6 +63,7 @@ struct ptd_stub {
 	/* gdb's branch trace (Qbtrace): the format it asked for, and the
 	 * document qXfer:btrace:read serves in pieces (made at offset 0) */
 	int extended;	/* '!': the connection outlives the process (vRun, vAttach) */
+	int exec_events; /* gdb's qSupported asked for exec-events */
 	int rec_method; /* record programs vRun starts with this method (-1: no) */
 	int btrace;	/* 0 off, 1 bts, 2 pt */
 	uint64_t bts_size, pt_size;
@@ -129,5 +130,8 @@ int ptd__stub_hw_only_writes(struct ptd_stub *st, const struct ptd_event *ev);
  * written them). */
 void ptd__stub_hw_refresh(struct ptd_stub *st);
 void ptd__stub_break_forget(struct ptd_stub *st);
+/* After an exec: takes every breakpoint and watchpoint out of the session
+ * (gdb takes them as gone with the old program and inserts them again). */
+void ptd__stub_break_exec(struct ptd_stub *st);
 
 #endif

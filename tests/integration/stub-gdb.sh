@@ -2,11 +2,12 @@
 # ptdbg-server with real gdb 13 (`target remote | ptdbg-server --stdio --
 # PROG`): breakpoints, continue, backtrace, registers (rip as gdb's own
 # native run has it), disassembly, stepi, threads, shared libraries, a
-# signal and a crash, the exit; then detach (the program runs on by
-# itself, no int3 left, not traced) and kill (the process is gone).
+# signal and a crash, the exit, an exec (gdb loads the new program and
+# its breakpoints); then detach (the program runs on by itself, no int3
+# left, not traced) and kill (the process is gone).
 . "$(dirname "$0")/lib.bash"
 
-need_prereqs fib threads segfault waiter
+need_prereqs fib threads segfault waiter exec
 need_gdb
 SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
@@ -83,6 +84,20 @@ expect_in "$TMPDIR/segv.out" '^Program received signal SIGSEGV, Segmentation fau
 expect_in "$TMPDIR/segv.out" '^#0  .*lookup \(' "segfault: backtrace"
 expect_in "$TMPDIR/segv.out" '^Program terminated with signal SIGSEGV, Segmentation fault\.$' "segfault: death"
 note "ok segfault"
+
+# 3b. exec: gdb is told (exec-events), loads the new program and puts its
+# breakpoints into it, as natively: the breakpoint on main stops in fib's
+# main, and no int3 of the old program's is left at its addresses.
+CMDS=('break main' continue continue bt continue)
+stub_gdb "$TMPDIR/exec.out" -- "$TESTPROGS/exec"
+cat "$TMPDIR/exec.out" >&2
+expect_in "$TMPDIR/exec.out" '^Breakpoint 1, main \(argc=1, argv=0x[0-9a-f]+\) at .*exec\.c:' "exec: first main"
+expect_in "$TMPDIR/exec.out" '^process [0-9]+ is executing new program: .*/fib$' "exec: announced"
+expect_in "$TMPDIR/exec.out" '^Breakpoint 1, main \(argc=2, argv=0x[0-9a-f]+\) at .*fib\.c:19$' "exec: main of the new program"
+expect_in "$TMPDIR/exec.out" '^#0  main \(argc=2, argv=0x[0-9a-f]+\) at .*fib\.c:19$' "exec: backtrace with the new program's symbols"
+expect_in "$TMPDIR/exec.out" '^fib\(5\) = 5$' "exec: the new program's output"
+expect_in "$TMPDIR/exec.out" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$' "exec: exit"
+note "ok exec"
 
 # 4. detach: the program runs on untraced and intact (waiter, as in
 # detach.sh: it hands over its pid, then waits to be released).

@@ -781,6 +781,62 @@ static void cont_stops(struct fixture *f, const char *why, int main)
  * thread runs worker: counter += 10; main prints counter): the stop
  * replies name the watchpoint and its address, a Z3 (read) does not stop
  * at a write, a region too big for the free debug registers is refused. */
+/* testprogs/exec runs fib: the motion stops at the exec, "exec:PATH;" for
+ * a gdb that offered exec-events (a plain SIGTRAP for one that did not),
+ * and gdb's breakpoints, the old program's, are gone from the new one. */
+static void exec_run(int events)
+{
+	struct fixture f;
+	char path[600], pkt[1400], hex[1300], want[1300], rep[1400];
+	uint64_t main_addr;
+	const char *r;
+	char *real;
+
+	setup_none(&f);
+	snprintf(path, sizeof(path), "%s/exec", progdir);
+	for (size_t i = 0; path[i]; i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)path[i]);
+	assert_string_equal(send(&f, "!"), "OK");
+	r = send(&f, events ? "qSupported:multiprocess+;exec-events+" : "qSupported:multiprocess+");
+	assert_true((strstr(r, ";exec-events+") != NULL) == events);
+	snprintf(pkt, sizeof(pkt), "vRun;%s", hex);
+	assert_true(strncmp(send(&f, pkt), "T05thread:p", 11) == 0);
+	assert_int_equal(ptd_session_resolve(f.s, "main", &main_addr), 0);
+	snprintf(pkt, sizeof(pkt), "Z0,%llx,1", (unsigned long long)main_addr);
+	assert_string_equal(send(&f, pkt), "OK");
+	r = send(&f, "c");
+	assert_non_null(strstr(r, "swbreak:"));
+	r = send(&f, "c");
+	snprintf(path, sizeof(path), "%s/fib", progdir);
+	real = realpath(path, NULL);
+	assert_non_null(real);
+	assert_true(strlen(real) < 600);
+	for (size_t i = 0; real[i]; i++)
+		snprintf(want + 2 * i, 3, "%02x", (unsigned char)real[i]);
+	free(real);
+	snprintf(rep, sizeof(rep), "T05exec:%.1200s;thread:p", want);
+	if (events)
+		assert_true(strncmp(r, rep, strlen(rep)) == 0);
+	else
+		assert_true(strncmp(r, "T05thread:p", 11) == 0);
+	assert_true(ptd_session_alive(f.s));
+	/* none of gdb's breakpoints is left in the session */
+	assert_int_equal(ptd_session_bp_count(f.s), 0);
+	/* gdb removes no breakpoint it takes as gone: the answer is OK all the same */
+	snprintf(pkt, sizeof(pkt), "z0,%llx,1", (unsigned long long)main_addr);
+	assert_string_equal(send(&f, pkt), "OK");
+	r = send(&f, "c");
+	assert_true(strncmp(r, "W00", 3) == 0);
+	teardown(&f);
+}
+
+static void test_exec(void **state)
+{
+	(void)state;
+	exec_run(1);
+	exec_run(0);
+}
+
 static void test_watch(void **state)
 {
 	struct fixture f;
@@ -908,6 +964,7 @@ int main(void)
 		cmocka_unit_test(test_live),	  cmocka_unit_test(test_threads_hostinfo),	  cmocka_unit_test(test_kill_detach),
 		cmocka_unit_test(test_reverse),	  cmocka_unit_test(test_btrace),
 		cmocka_unit_test(test_extended),  cmocka_unit_test(test_random), cmocka_unit_test(test_watch),
+		cmocka_unit_test(test_exec),
 	};
 
 	snprintf(progdir, sizeof(progdir), "%s", d ? d : "testprogs/build");
