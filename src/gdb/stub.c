@@ -659,8 +659,14 @@ static int h_k(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	if (ptd__stub_live(st))
 		ptd_session_kill(st->s);
 	st->gone = 1;
-	/* gdb expects no reply to k; it closes the connection unless extended */
-	return st->extended ? 0 : PTD_STUB_CLOSE;
+	/* gdb reads no reply to k: with extended-remote the connection goes
+	 * on and a reply would be taken for the next packet's.  Otherwise it
+	 * closes the connection, and lldb, which waits for the process's end
+	 * (as lldb-server sends it), gets it. */
+	if (st->extended)
+		return 0;
+	ptd_rsp_printf(out, "X09;process:%x", (unsigned)st->pid);
+	return PTD_STUB_REPLY | PTD_STUB_CLOSE;
 }
 
 static int h_vkill(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)

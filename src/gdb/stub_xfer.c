@@ -1,7 +1,7 @@
 /*
  * The stub's documents: qXfer (features, auxv, exec-file, threads,
  * libraries-svr4, btrace, btrace-conf), gdb's branch-trace packets
- * (Qbtrace:*, Qbtrace-conf:*), and lldb's qHostInfo/qProcessInfo.
+ * (Qbtrace:*, Qbtrace-conf:*), and lldb's qHostInfo, qProcessInfo and qShlibInfoAddr.
  */
 #include "gdb/stub_int.h"
 
@@ -434,16 +434,16 @@ static int read_u64(struct ptd_stub *st, uint64_t addr, uint64_t *v)
 
 static void xml_escaped(struct ptd_rsp_buf *doc, const char *s);
 
-/* The address of the dynamic linker's r_debug: DT_DEBUG in the program's
- * dynamic section, found through the program headers the auxv points at
- * (AT_PHDR, AT_PHNUM; the load bias from PT_PHDR).  0 when there is none
- * (a static program, or ld.so has not filled it in yet). */
-static uint64_t r_debug_addr(struct ptd_stub *st)
+/* Where the dynamic linker puts the address of its r_debug: the value of
+ * DT_DEBUG in the program's dynamic section, found through the program
+ * headers the auxv points at (AT_PHDR, AT_PHNUM; the load bias from
+ * PT_PHDR).  0 when there is none (a static program). */
+static uint64_t dt_debug_slot(struct ptd_stub *st)
 {
 	char path[64];
 	uint8_t *aux;
 	long size = -1;
-	uint64_t phdr = 0, phnum = 0, bias = 0, dyn = 0, dynsz = 0, rd = 0;
+	uint64_t phdr = 0, phnum = 0, bias = 0, dyn = 0, dynsz = 0, slot = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)st->pid);
 	size = read_file(path, &aux);
@@ -480,10 +480,21 @@ static uint64_t r_debug_addr(struct ptd_stub *st)
 		    d.d_tag == DT_NULL)
 			break;
 		if (d.d_tag == DT_DEBUG) {
-			rd = d.d_un.d_ptr;
+			slot = dyn + o + offsetof(Elf64_Dyn, d_un);
 			break;
 		}
 	}
+	return slot;
+}
+
+/* The address of the dynamic linker's r_debug; 0 when there is none (a
+ * static program, or ld.so has not filled it in yet). */
+static uint64_t r_debug_addr(struct ptd_stub *st)
+{
+	uint64_t slot = dt_debug_slot(st), rd = 0;
+
+	if (!slot || read_u64(st, slot, &rd) < 0)
+		return 0;
 	return rd;
 }
 
@@ -549,6 +560,23 @@ static void put_triple(struct ptd_rsp_buf *out)
 static int h_hostinfo(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
 	put_triple(out);
+	return PTD_STUB_REPLY;
+}
+
+/* lldb's qShlibInfoAddr: where the address of r_debug is kept (DT_DEBUG's
+ * value), as lldb-server answers.  lldb reads r_debug from there and
+ * walks the library list itself; without this it takes the main-lm of
+ * qXfer:libraries-svr4 for that place, which holds the program's l_addr
+ * (0), and loads no library at all. */
+static int h_shlib_info(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	uint64_t slot = ptd__stub_live(st) ? dt_debug_slot(st) : 0;
+
+	if (!slot) {
+		ptd__stub_reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	ptd_rsp_printf(out, "%llx", (unsigned long long)slot);
 	return PTD_STUB_REPLY;
 }
 
@@ -708,5 +736,6 @@ const struct ptd__stub_packet ptd__stub_xfer_packets[] = {
 	{"Qbtrace-conf:", PTD__STUB_PREFIX, h_btrace_conf},
 	{"qHostInfo", PTD__STUB_EXACT, h_hostinfo},
 	{"qProcessInfo", PTD__STUB_EXACT, h_processinfo},
+	{"qShlibInfoAddr", PTD__STUB_EXACT, h_shlib_info},
 	{NULL, 0, NULL},
 };

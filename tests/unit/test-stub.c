@@ -313,7 +313,7 @@ static void test_target_xml(void **state)
 static void test_threads_hostinfo(void **state)
 {
 	struct fixture f;
-	char expect[256], doc[1024] = "";
+	char expect[256], doc[1024] = "", shlib[64];
 	const char *r;
 	pid_t pid;
 	int off = 0;
@@ -325,6 +325,7 @@ static void test_threads_hostinfo(void **state)
 			    "l<?xml version=\"1.0\"?>\n<threads>\n</threads>\n");
 	assert_true(is_error(send(&f, "qProcessInfo")));
 	assert_true(is_error(send(&f, "qXfer:libraries-svr4:read::0,fff")));
+	assert_true(is_error(send(&f, "qShlibInfoAddr")));
 	teardown(&f);
 
 	setup_fib(&f, 0);
@@ -366,6 +367,12 @@ static void test_threads_hostinfo(void **state)
 	assert_string_equal(send(&f, "qXfer:libraries-svr4:read::0,fff"),
 			    "l<library-list-svr4 version=\"1.0\"/>");
 	assert_true(is_error(send(&f, "qXfer:libraries-svr4:read:start=0:0,fff")));
+	/* lldb's qShlibInfoAddr: where ld.so will put r_debug's address
+	 * (DT_DEBUG's value, in fib's dynamic section: 0 for now) */
+	r = send(&f, "qShlibInfoAddr");
+	assert_true(strlen(r) > 0 && strlen(r) < sizeof(shlib) - 8 && !is_error(r));
+	snprintf(shlib, sizeof(shlib), "m%s,8", r);
+	assert_string_equal(send(&f, shlib), "0000000000000000");
 	{
 		char pkt[64];
 		uint64_t fib = fib_addr(&f);
@@ -380,6 +387,26 @@ static void test_threads_hostinfo(void **state)
 	assert_non_null(strstr(r, "/libc.so.6\" lm=\"0x"));
 	assert_non_null(strstr(r, "/ld-linux-x86-64.so.2\" lm=\"0x"));
 	assert_non_null(strstr(r, "</library-list-svr4>"));
+	/* there now: r_debug, whose r_map (at 8) is the main-lm */
+	{
+		uint64_t rd = 0, map = 0;
+		char pkt[64], want[64];
+		snprintf(want, sizeof(want), "main-lm=\"0x");
+		strncat(want, strstr(r, "main-lm=\"0x") + 11, 16);
+		*strchr(want + 11, '"') = 0;
+		r = send(&f, shlib);
+		assert_int_equal(strlen(r), 16);
+		for (int i = 7; i >= 0; i--)
+			rd = rd << 8 | (uint64_t)strtoul((char[3]){r[2 * i], r[2 * i + 1], 0}, NULL, 16);
+		assert_true(rd != 0);
+		snprintf(pkt, sizeof(pkt), "m%llx,8", (unsigned long long)(rd + 8));
+		r = send(&f, pkt);
+		assert_int_equal(strlen(r), 16);
+		for (int i = 7; i >= 0; i--)
+			map = map << 8 | (uint64_t)strtoul((char[3]){r[2 * i], r[2 * i + 1], 0}, NULL, 16);
+		snprintf(pkt, sizeof(pkt), "main-lm=\"0x%llx", (unsigned long long)map);
+		assert_string_equal(pkt, want);
+	}
 	teardown(&f);
 }
 
@@ -531,7 +558,11 @@ static void test_kill_detach(void **state)
 
 	setup_fib(&f, 0);
 	assert_true(is_error(send(&f, "D;1")));
-	send(&f, "k");
+	pid = ptd_session_pid(f.s);
+	/* the process's end, which lldb waits for (gdb reads no reply) */
+	snprintf(pkt, sizeof(pkt), "X09;process:%x", pid);
+	assert_string_equal(send(&f, "k"), pkt);
+	assert_true(f.act & PTD_STUB_REPLY);
 	assert_true(f.act & PTD_STUB_CLOSE);
 	assert_false(ptd_session_alive(f.s));
 	teardown(&f);
@@ -721,7 +752,7 @@ static void test_extended(void **state)
 	r = send(&f, "vRun;;34");
 	assert_true(strncmp(r, "T05thread:p", 11) == 0);
 	send(&f, "k");
-	assert_false(f.act & PTD_STUB_CLOSE);
+	assert_false(f.act & (PTD_STUB_CLOSE | PTD_STUB_REPLY));
 	assert_false(ptd_session_alive(f.s));
 	teardown(&f);
 }
