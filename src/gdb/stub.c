@@ -88,9 +88,10 @@ int ptd__stub_expect(const char **p, const char *end, char c)
 
 /*
  * A thread id: "p<pid>.<tid>", "p<pid>", "<tid>", "-1" (all) or "0"
- * (any).  *@tid gets the tid, -1 or 0.
+ * (any).  *@tid gets the tid, -1 or 0.  A process other than the one
+ * debugged (or -1, all, or 0, any) is no thread of ours: -1.
  */
-int ptd__stub_parse_tid(const char **p, const char *end, pid_t *tid)
+int ptd__stub_parse_tid(const struct ptd_stub *st, const char **p, const char *end, pid_t *tid)
 {
 	uint64_t v;
 
@@ -98,7 +99,7 @@ int ptd__stub_parse_tid(const char **p, const char *end, pid_t *tid)
 		(*p)++;
 		if (end - *p >= 2 && (*p)[0] == '-' && (*p)[1] == '1')
 			*p += 2;
-		else if (ptd__stub_parse_hex(p, end, &v) < 0)
+		else if (ptd__stub_parse_hex(p, end, &v) < 0 || (v && v != (uint64_t)st->pid))
 			return -1;
 		if (*p >= end || **p != '.') {
 			*tid = -1; /* every thread of the process */
@@ -483,7 +484,7 @@ static int h_vcont(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *o
 		tid = -1;
 		if (q < end && *q == ':') {
 			q++;
-			if (ptd__stub_parse_tid(&q, end, &tid) < 0) {
+			if (ptd__stub_parse_tid(st, &q, end, &tid) < 0) {
 				ptd__stub_reply_err(out, 1);
 				return PTD_STUB_REPLY;
 			}
@@ -539,7 +540,7 @@ static int h_H(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	const char *q = p + 1, *end = p + n;
 	pid_t tid;
 
-	if (n < 2 || (p[0] != 'g' && p[0] != 'c') || ptd__stub_parse_tid(&q, end, &tid) < 0 || q != end) {
+	if (n < 2 || (p[0] != 'g' && p[0] != 'c') || ptd__stub_parse_tid(st, &q, end, &tid) < 0 || q != end) {
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
@@ -562,7 +563,7 @@ static int h_T(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	int k, found = 0;
 	struct ptd_thread_info *ti;
 
-	if (ptd__stub_parse_tid(&q, end, &tid) < 0 || q != end || tid <= 0 || !ptd__stub_live(st)) {
+	if (ptd__stub_parse_tid(st, &q, end, &tid) < 0 || q != end || tid <= 0 || !ptd__stub_live(st)) {
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}

@@ -104,7 +104,7 @@ void ptd__stub_files_close(struct ptd_stub *st);
 /* Small parsers (the input is untrusted): 0 or -1. */
 int ptd__stub_parse_hex(const char **p, const char *end, uint64_t *out);
 int ptd__stub_expect(const char **p, const char *end, char c);
-int ptd__stub_parse_tid(const char **p, const char *end, pid_t *tid);
+int ptd__stub_parse_tid(const struct ptd_stub *st, const char **p, const char *end, pid_t *tid);
 /* "ADDR,LEN" */
 int ptd__stub_addr_len(const char **q, const char *end, uint64_t *addr, uint64_t *len);
 /* Replaces @out with "E NN". */

@@ -56,6 +56,13 @@ rsp_pkt 'm4000zz' >&5
 r=$(rsp_recv 5); [[ $r == E* ]] || die "malformed m got '$r'"
 rsp_pkt 'qNoSuchThing' >&5
 r=$(rsp_recv 5); [ -z "$r" ] || die "unknown packet got '$r'"
+# another process's threads: an error, and nothing runs (the program
+# would sleep on, and the next reply be its stop)
+other=$(printf '%x' $((prog + 1)))
+rsp_pkt "vCont;c:p$other.-1" >&5
+r=$(rsp_recv 5); [[ $r == E* ]] || die "vCont for process $other got '$r'"
+rsp_pkt "Hgp$other.$(printf '%x' "$prog")" >&5
+r=$(rsp_recv 5); [[ $r == E* ]] || die "Hg for process $other got '$r'"
 # a packet longer than PacketSize: dropped, answered E01
 { printf '$'; head -c 20000 /dev/zero | tr '\0' a; printf '#%02x' $((20000 * 97 % 256)); } >&5
 r=$(rsp_recv 5); [ "$r" = E01 ] || die "oversized packet got '$r'"

@@ -436,6 +436,20 @@ static void test_live(void **state)
 	assert_string_equal(send(&f, "Hc-1"), "OK");
 	assert_string_equal(send(&f, "Hg0"), "OK");
 	assert_true(is_error(send(&f, "Hg7fffffff")));
+	/* another process's threads are none of ours: nothing runs */
+	snprintf(pkt, sizeof(pkt), "Hgp%x.%x", pid + 1, pid);
+	assert_true(is_error(send(&f, pkt)));
+	snprintf(pkt, sizeof(pkt), "Tp%x.%x", pid + 1, pid);
+	assert_true(is_error(send(&f, pkt)));
+	snprintf(pkt, sizeof(pkt), "vCont;c:p%x.-1", pid + 1);
+	assert_true(is_error(send(&f, pkt)));
+	snprintf(pkt, sizeof(pkt), "vCont;s:p%x.%x", pid + 1, pid);
+	assert_true(is_error(send(&f, pkt)));
+	{
+		uint64_t pc2 = 0;
+		assert_true(ptd_session_alive(f.s));
+		assert_true(ptd_session_pc(f.s, &pc2) == 0 && pc2 == pc);
+	}
 
 	/* registers: the g layout of the target description; rip is the pc;
 	 * x87 and SSE registers are unavailable ('x') */
