@@ -260,8 +260,11 @@ static void stop_reply(struct ptd_stub *st, const struct ptd_event *ev, struct p
 		ptd_rsp_puts(out, ev->replaying || st->res_reverse ? "replaylog:begin;"
 								   : "replaylog:end;");
 	/* After a stop gdb takes the event thread as the one its next
-	 * register reads are about, as gdbserver does. */
-	st->g_tid = st->c_tid = tid;
+	 * register reads are about, as gdbserver does.  Not the thread to
+	 * resume: gdb keeps its last Hc and sends none while it is the same
+	 * (a bs after "thread 1" with Hc "any" moved the thread of the stop,
+	 * not the one gdb selected with Hg). */
+	st->g_tid = tid;
 }
 
 void ptd_stub_last_stop(struct ptd_stub *st, struct ptd_rsp_buf *reply)

@@ -15,9 +15,10 @@
 #    stops as gdb's record full does ("No more reverse-execution
 #    history.", replaylog:end, at the printf); the next continue runs
 #    live to the program's exit.
+# Then threads: reverse-stepi moves the thread gdb selected.
 . "$(dirname "$0")/lib.bash"
 
-need_prereqs fib
+need_prereqs fib threads
 need_gdb
 SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
@@ -90,3 +91,28 @@ for m in step soft; do
 	note "ok stub reverse ($m): 3 reverse-continues, $(wc -l <"$got") reverse-stepis as gdb record full, begin at $first, the end at $b, live to the exit"
 done
 [ "$failed" = 0 ] || die "reverse execution through the stub differs from gdb record full"
+
+# Threads: gdb's reverse-stepi sends bs for the whole process (Hc p.0,
+# sent once and then kept); the thread that moves is the one gdb selected
+# (Hg), as gdbserver steps its current thread.  Stopped in a worker at
+# sum_range, one reverse-stepi there, then `thread 1` (main, with a
+# history of its own) and reverse-stepi: main moves, the worker does not,
+# and main stays gdb's thread (before, the stub took the worker, whose
+# stop had replaced the thread to resume, and gdb told of a SIGTRAP there).
+log=$TMPDIR/stub.threads.log
+gdb -nx -batch -ex 'set pagination off' -ex 'set confirm off' \
+	-ex "target remote | $SERVER --method soft --stdio -- $TESTPROGS/threads" \
+	-ex 'break sum_range' -ex continue -ex reverse-stepi -ex 'echo W1\n' -ex 'p/x $pc' \
+	-ex 'thread 1' -ex 'echo M1\n' -ex 'p/x $pc' -ex reverse-stepi -ex 'echo M2\n' -ex 'p/x $pc' \
+	-ex 'info threads' -ex 'thread apply all p/x $pc' >"$log" 2>&1
+cat "$log" >&2
+at() { sed -n '/^'"$1"'$/{n;s/^\$[0-9]* = //p;}' "$log"; }
+w1=$(at W1) m1=$(at M1) m2=$(at M2)
+[ -n "$w1" ] && [ -n "$m1" ] && [ -n "$m2" ] || die "threads: no pcs"
+[ "$m1" != "$m2" ] || die "threads: reverse-stepi in thread 1 did not move it ($m1)"
+grep -q 'received signal SIGTRAP' "$log" && die "threads: a SIGTRAP was reported"
+grep -Eq '^\* 1 +Thread ' "$log" || die "threads: thread 1 is no longer gdb's thread"
+# the worker is where its own reverse-stepi left it
+sed -n '/^Thread [23] (/,/^$/p' "$log" | grep -Eq '^\$[0-9]+ = '"$w1"'$' ||
+	die "threads: the worker moved from $w1"
+note "ok stub reverse-stepi in another thread: thread 1 $m1 -> $m2, the worker stays at $w1"
