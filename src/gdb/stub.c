@@ -735,6 +735,7 @@ static void new_process(struct ptd_stub *st, int attached, struct ptd_rsp_buf *o
 	st->g_tid = st->c_tid = 0;
 	st->sig_tid = 0;
 	st->btrace = 0;
+	st->btrace_rec = 0;
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = PTD_EVENT_STEPPED;
 	stop_reply(st, &ev, out);

@@ -66,6 +66,7 @@ struct ptd_stub {
 	int exec_events; /* gdb's qSupported asked for exec-events */
 	int rec_method; /* record programs vRun starts with this method (-1: no) */
 	int btrace;	/* 0 off, 1 bts, 2 pt */
+	int btrace_rec; /* Qbtrace started the recording (Qbtrace:off stops it) */
 	uint64_t bts_size, pt_size;
 	struct ptd_rsp_buf doc;
 	/* the thread list being sent (qfThreadInfo, qsThreadInfo) */

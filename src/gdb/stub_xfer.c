@@ -162,6 +162,7 @@ static int btrace_on(struct ptd_stub *st, int kind, struct ptd_rsp_buf *out)
 			ptd_rsp_puts(out, ptd_last_error(rc));
 			return PTD_STUB_REPLY;
 		}
+		st->btrace_rec = 1;
 	} else if (kind == 2 && strcmp(ptd_session_trace_format(st->s), "pt")) {
 		ptd_rsp_puts(out, "E.the recording running keeps blocks, not pt");
 		return PTD_STUB_REPLY;
@@ -195,9 +196,12 @@ static int h_btrace_off(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_b
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
-	if (st->btrace && ptd__stub_live(st) && ptd_session_recording(st->s))
+	/* A recording gdb found running (--record) is not gdb's to stop:
+	 * the stub's reverse execution (bs, bc) goes on with it. */
+	if (st->btrace && st->btrace_rec && ptd__stub_live(st) && ptd_session_recording(st->s))
 		ptd_session_record_stop(st->s);
 	st->btrace = 0;
+	st->btrace_rec = 0;
 	ptd_rsp_puts(out, "OK");
 	return PTD_STUB_REPLY;
 }
