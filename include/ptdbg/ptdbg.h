@@ -1111,6 +1111,10 @@ struct ptd_stop_siginfo {
  * -ptde_notfound (the stop is not for a signal), -ptde_nosrch.
  */
 extern PTD_EXPORT int ptd_session_siginfo(struct ptd_session *s, struct ptd_stop_siginfo *out);
+/* The same siginfo as the kernel's bytes (siginfo_t, 128 on x86-64), as
+ * gdbserver sends them for gdb's $_siginfo: at most @n into @buf.
+ * Returns the number of bytes, or the errors of ptd_session_siginfo. */
+extern PTD_EXPORT long ptd_session_siginfo_raw(struct ptd_session *s, void *buf, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Hardware breakpoints and watchpoints; registers in the past          */

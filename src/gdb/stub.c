@@ -298,7 +298,7 @@ static int h_supported(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_bu
 	ptd_rsp_printf(out,
 		       "PacketSize=%x;QStartNoAckMode+;multiprocess+;swbreak+;hwbreak+;vContSupported+;"
 		       "qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+;"
-		       "qXfer:threads:read+;qXfer:libraries-svr4:read+",
+		       "qXfer:threads:read+;qXfer:libraries-svr4:read+;qXfer:siginfo:read+",
 		       PTD_STUB_PACKET_SIZE);
 	ptd_rsp_puts(out, ";Qbtrace:off+;Qbtrace:bts+;Qbtrace:pt+;Qbtrace-conf:bts:size+;"
 			  "Qbtrace-conf:pt:size+;qXfer:btrace:read+;qXfer:btrace-conf:read+");

@@ -1,6 +1,6 @@
 /*
  * The stub's documents: qXfer (features, auxv, exec-file, threads,
- * libraries-svr4, btrace, btrace-conf), gdb's branch-trace packets
+ * libraries-svr4, siginfo, btrace, btrace-conf), gdb's branch-trace packets
  * (Qbtrace:*, Qbtrace-conf:*), and lldb's qHostInfo, qProcessInfo and qShlibInfoAddr.
  */
 #include "gdb/stub_int.h"
@@ -608,7 +608,7 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 	*colon = 0;
 	if (strcmp(obj, "features") && strcmp(obj, "exec-file") && strcmp(obj, "auxv") &&
 	    strcmp(obj, "btrace") && strcmp(obj, "btrace-conf") && strcmp(obj, "threads") &&
-	    strcmp(obj, "libraries-svr4"))
+	    strcmp(obj, "libraries-svr4") && strcmp(obj, "siginfo"))
 		return PTD_STUB_REPLY; /* an object we do not serve */
 	if ((size_t)(end - colon - 1) < 5 || memcmp(colon + 1, "read:", 5)) {
 		return PTD_STUB_REPLY; /* writes are not supported */
@@ -668,6 +668,20 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 			return PTD_STUB_REPLY;
 		}
 		xfer_reply(out, st->doc.p, st->doc.len, off, len);
+		return PTD_STUB_REPLY;
+	}
+	if (!strcmp(obj, "siginfo")) {
+		/* gdb's $_siginfo: the kernel's siginfo_t of the thread gdb
+		 * selected (Hg), at a live stop */
+		uint8_t si[256];
+		long k;
+
+		if (*annex || !ptd__stub_live(st) || ptd__stub_select_tid(st, st->g_tid) < 0 ||
+		    (k = ptd_session_siginfo_raw(st->s, si, sizeof(si))) < 0) {
+			ptd__stub_reply_err(out, 1);
+			return PTD_STUB_REPLY;
+		}
+		xfer_reply(out, si, (size_t)k, off, len);
 		return PTD_STUB_REPLY;
 	}
 	if (!strcmp(obj, "features")) {

@@ -77,11 +77,20 @@ expect_in "$TMPDIR/threads.out" 'exited normally' "threads: exit"
 note "ok threads"
 
 # 3. a crash: the signal is reported, then passed: the program dies of it.
-CMDS=(continue bt continue 'info threads')
+# $_siginfo (qXfer:siginfo:read) is the kernel's, as natively: SIGSEGV,
+# SEGV_MAPERR, the faulting address.
+CMDS=(continue bt 'p $_siginfo.si_signo' 'p $_siginfo.si_code' 'p $_siginfo._sifields._sigfault.si_addr'
+      continue 'info threads')
 stub_gdb "$TMPDIR/segv.out" -- "$TESTPROGS/segfault"
 cat "$TMPDIR/segv.out" >&2
 expect_in "$TMPDIR/segv.out" '^Program received signal SIGSEGV, Segmentation fault\.$' "segfault: signal"
 expect_in "$TMPDIR/segv.out" '^#0  .*lookup \(' "segfault: backtrace"
+CMDS=(run 'p $_siginfo.si_signo' 'p $_siginfo.si_code' 'p $_siginfo._sifields._sigfault.si_addr')
+gdb_batch -- "$TESTPROGS/segfault" >"$TMPDIR/segv.native"
+grep '^\$[1-3] = ' "$TMPDIR/segv.native" >"$TMPDIR/segv.native.si"
+grep '^\$[1-3] = ' "$TMPDIR/segv.out" >"$TMPDIR/segv.out.si"
+[ "$(wc -l <"$TMPDIR/segv.native.si")" = 3 ] || { cat "$TMPDIR/segv.native" >&2; die "segfault: no native siginfo"; }
+diff -u "$TMPDIR/segv.native.si" "$TMPDIR/segv.out.si" >&2 || die "segfault: \$_siginfo differs from the native one"
 expect_in "$TMPDIR/segv.out" '^Program terminated with signal SIGSEGV, Segmentation fault\.$' "segfault: death"
 note "ok segfault"
 

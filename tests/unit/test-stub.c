@@ -326,6 +326,8 @@ static void test_threads_hostinfo(void **state)
 	assert_true(is_error(send(&f, "qProcessInfo")));
 	assert_true(is_error(send(&f, "qXfer:libraries-svr4:read::0,fff")));
 	assert_true(is_error(send(&f, "qShlibInfoAddr")));
+	assert_non_null(strstr(send(&f, "qSupported"), ";qXfer:siginfo:read+"));
+	assert_true(is_error(send(&f, "qXfer:siginfo:read::0,80")));
 	teardown(&f);
 
 	setup_fib(&f, 0);
@@ -381,6 +383,14 @@ static void test_threads_hostinfo(void **state)
 		send(&f, "vCont;c");
 		assert_non_null(strstr(f.reply, "swbreak"));
 	}
+	/* $_siginfo at the breakpoint: the kernel's, SIGTRAP (si_signo,
+	 * si_errno, si_code are ints; none of these bytes needs escaping) */
+	r = send(&f, "qXfer:siginfo:read::0,200");
+	assert_int_equal(r[0], 'l');
+	assert_memory_equal(r + 1, "\x05\x00\x00\x00\x00\x00\x00\x00", 8);
+	assert_true(is_error(send(&f, "qXfer:siginfo:read:x:0,200")));
+	r = send(&f, "qXfer:siginfo:read::4,4");
+	assert_int_equal(r[0], 'm');
 	r = send(&f, "qXfer:libraries-svr4:read::0,fff");
 	assert_int_equal(r[0], 'l');
 	assert_non_null(strstr(r, "<library-list-svr4 version=\"1.0\" main-lm=\"0x"));
