@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ptdbg-server's transport and its bad clients, with raw packets:
 #  - --listen 127.0.0.1:0: one client; a second is refused; the interrupt
-#    byte stops a running program (T02); a client that disconnects in the
+#    byte stops a running program (T02), also one sent in the same write
+#    as the resume packet; a client that disconnects in the
 #    middle of a packet ends the server cleanly, the launched program killed;
 #  - --unix PATH with --attach PID: a client that disconnects while the
 #    program runs leaves it running and untraced;
@@ -76,6 +77,12 @@ r=$(rsp_recv 5)
 [[ $r == T02thread:p* ]] || die "interrupt: stop reply '$r'"
 grep -q '^State:.*t (tracing stop)' "/proc/$prog/status" || die "interrupt: the program is not stopped"
 note "ok interrupt: $r"
+# the interrupt byte in the same write as the resume packet (one read
+# for the server): it stops the program all the same
+printf '%s\003' "$(rsp_pkt 'vCont;c')" >&5
+r=$(rsp_recv 5)
+[[ $r == T02thread:p* ]] || die "interrupt with the packet: stop reply '$r'"
+note "ok interrupt in the resume packet's write: $r"
 # disconnect in the middle of a packet
 printf '$m40' >&5
 exec 5<&- 5>&-
