@@ -243,6 +243,11 @@ static void stop_reply(struct ptd_stub *st, const struct ptd_event *ev, struct p
 	case PTD_EVENT_INTERRUPTED:
 		sig = 2;
 		break;
+	case PTD_EVENT_BEFORE_EXIT:
+		/* gdb record full's "Process record: inferior program
+		 * stopped.": no signal, gdb says "Program stopped." */
+		sig = 0;
+		break;
 	default:
 		break;
 	}
@@ -846,8 +851,15 @@ int ptd_stub_attached(const struct ptd_stub *st)
 
 void ptd_stub_set_record(struct ptd_stub *st, int method)
 {
-	if (st)
-		st->rec_method = method;
+	if (!st)
+		return;
+	st->rec_method = method;
+	/* As gdb's record full: the recorded program stops before its
+	 * exit_group, alive, so that its history can be gone back through;
+	 * continuing from there lets it exit.  (Not before each thread's
+	 * exit: gdb's own threads go on as they would without a recording.) */
+	ptd_session_set_stop_before_exit(st->s, method >= 0);
+	ptd_session_set_stop_before_thread_exit(st->s, 0);
 }
 
 /* ---- dispatch ----------------------------------------------------------------------------- */

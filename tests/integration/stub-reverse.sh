@@ -14,7 +14,9 @@
 #  - continue: forward through the whole history to its end, where it
 #    stops as gdb's record full does ("No more reverse-execution
 #    history.", replaylog:end, at the printf); the next continue runs
-#    live to the program's exit.
+#    live and stops before the exit_group, as gdb record full's does
+#    ("Program stopped."), where reverse-stepi works; the next continue
+#    lets the program exit.
 # Then threads: reverse-stepi moves the thread gdb selected.
 . "$(dirname "$0")/lib.bash"
 
@@ -45,7 +47,8 @@ for m in step soft; do
 	for i in 1 2 3; do CMDS+=(reverse-continue 'echo RC\n' 'p/x $pc'); done
 	CMDS+=(delete "break *$b" continue 'echo AT-B\n' 'p/x $pc' delete
 	       "source $TOP/tests/integration/stub_revpcs.py" "revpcs-to $a $got"
-	       reverse-continue 'echo BEGIN\n' 'p/x $pc' continue 'echo END\n' 'p/x $pc' continue)
+	       reverse-continue 'echo BEGIN\n' 'p/x $pc' continue 'echo END\n' 'p/x $pc' continue
+	       'echo EXIT-STOP\n' bt reverse-stepi 'echo EXIT-BACK\n' 'p/x $pc' 'stepi' continue)
 	ex=(-ex 'set pagination off' -ex 'set confirm off')
 	for c in "${CMDS[@]}"; do ex+=(-ex "$c"); done
 	gdb -nx -batch -ex "target remote | $SERVER --method $m --record --stdio -- $TESTPROGS/fib 4" \
@@ -73,9 +76,9 @@ for m in step soft; do
 		failed=1
 		continue
 	fi
-	# (the start of the history, and its end twice: the continue to the
-	# breakpoint at $b, the end, and this one)
-	if [ "$(grep -c '^No more reverse-execution history\.$' "$log")" != 3 ] ||
+	# (the start of the history, and its end three times: the continue to
+	# the breakpoint at $b, the end, this one, and the stepi at the exit)
+	if [ "$(grep -c '^No more reverse-execution history\.$' "$log")" != 4 ] ||
 		[ "$(sed -n '/^END$/{n;s/^\$[0-9]* = //p;}' "$log")" != "$b" ]; then
 		cat "$log" >&2
 		note "($m) continue from the start did not stop at the end of the history ($b)"
@@ -85,6 +88,16 @@ for m in step soft; do
 	if ! grep -q '^fib(4) = 3$' "$log" || ! grep -Eq '^\[Inferior 1 \(process [0-9]+\) exited normally\]$' "$log"; then
 		cat "$log" >&2
 		note "($m) continue from the start of the history did not run the program to its end"
+		failed=1
+		continue
+	fi
+	# as gdb's record full, the program stopped before its exit_group,
+	# alive, with its history: reverse-stepi and stepi back, then it exits
+	if [ "$(grep -c '^Program stopped\.$' "$log")" != 1 ] ||
+		! sed -n '/^EXIT-STOP$/{n;p;}' "$log" | grep -Eq '^#0  0x[0-9a-f]+ in (__GI__exit|_exit) ' ||
+		[ -z "$(sed -n '/^EXIT-BACK$/{n;s/^\$[0-9]* = //p;}' "$log")" ]; then
+		cat "$log" >&2
+		note "($m) the recorded program did not stop before its exit"
 		failed=1
 		continue
 	fi
