@@ -57,6 +57,30 @@ int ptd_stub_linux_signal(int g)
 	return 0;
 }
 
+/*
+ * What the session does with a signal the program receives: it stops and
+ * gdb is told, and gdb decides whether the signal is passed (the C and S
+ * packets), as with gdbserver; gdb's own defaults (SIGALRM, SIGCHLD...
+ * pass silently) come in QPassSignals.  Without that every signal is
+ * reported: a user's "handle SIGALRM stop" must stop.  @pass[g]: gdb
+ * signal g goes to the program unseen.  glibc's internal signals (32 and
+ * 33, thread cancellation and setxid) always do, as gdbserver passes
+ * them; SIGTRAP and SIGINT keep the session's handling.
+ */
+static void signals_from_gdb(struct ptd_stub *st, const unsigned char *pass, int npass)
+{
+	for (int sig = 1; ptd_session_signal_flags(st->s, sig) >= 0; sig++) {
+		int g = ptd_stub_gdb_signal(sig);
+		int f = PTD_SIG_STOP | PTD_SIG_PRINT | PTD_SIG_PASS;
+
+		if (sig == SIGTRAP || sig == SIGINT)
+			continue;
+		if ((sig >= 32 && sig < SIGRTMIN) || (pass && g > 0 && g < npass && pass[g]))
+			f = PTD_SIG_PASS;
+		ptd_session_set_signal_flags(st->s, sig, f);
+	}
+}
+
 /* ---- small parsers (the input is untrusted) ------------------------------------------------- */
 
 /* A hex number at *@p (before @end): at least one digit, no overflow. */
@@ -303,7 +327,8 @@ static int h_supported(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_bu
 	ptd_rsp_printf(out,
 		       "PacketSize=%x;QStartNoAckMode+;multiprocess+;swbreak+;hwbreak+;vContSupported+;"
 		       "qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+;"
-		       "qXfer:threads:read+;qXfer:libraries-svr4:read+;qXfer:siginfo:read+",
+		       "qXfer:threads:read+;qXfer:libraries-svr4:read+;qXfer:siginfo:read+;"
+		       "QPassSignals+",
 		       PTD_STUB_PACKET_SIZE);
 	ptd_rsp_puts(out, ";Qbtrace:off+;Qbtrace:bts+;Qbtrace:pt+;Qbtrace-conf:bts:size+;"
 			  "Qbtrace-conf:pt:size+;qXfer:btrace:read+;qXfer:btrace-conf:read+");
@@ -318,6 +343,31 @@ static int h_noack(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *o
 {
 	ptd_rsp_puts(out, "OK");
 	return PTD_STUB_REPLY | PTD_STUB_NOACK;
+}
+
+/* QPassSignals:SIG;SIG;... (gdb's signal numbers in hex, each followed by
+ * ';'): the whole set of signals passed to the program without a stop. */
+static int h_pass_signals(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	unsigned char pass[256] = {0};
+	const char *q = p, *end = p + n;
+
+	if (ptd__stub_expect(&q, end, ':') < 0) {
+		ptd__stub_reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	while (q < end) {
+		uint64_t g;
+		if (ptd__stub_parse_hex(&q, end, &g) < 0 || g >= sizeof(pass) ||
+		    (q < end && ptd__stub_expect(&q, end, ';') < 0)) {
+			ptd__stub_reply_err(out, 1);
+			return PTD_STUB_REPLY;
+		}
+		pass[g] = 1;
+	}
+	signals_from_gdb(st, pass, (int)sizeof(pass));
+	ptd_rsp_puts(out, "OK");
+	return PTD_STUB_REPLY;
 }
 
 static int h_query_stop(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
@@ -872,6 +922,7 @@ static const struct ptd__stub_packet core_packets[] = {
 	{"qC", PTD__STUB_EXACT, h_qC},
 	{"qAttached", PTD__STUB_ARGS, h_attached},
 	{"qSymbol:", PTD__STUB_PREFIX, h_symbol},
+	{"QPassSignals", PTD__STUB_PREFIX, h_pass_signals},
 	{"vCont?", PTD__STUB_EXACT, h_vcont_query},
 	{"vCont", PTD__STUB_ARGS, h_vcont},
 	{"vKill", PTD__STUB_ARGS, h_vkill},
@@ -993,6 +1044,7 @@ struct ptd_stub *ptd_stub_alloc(struct ptd_session *s, int attached)
 	 * its breakpoints into it (gdbserver stops there too: with exec
 	 * events, else with the kernel's SIGTRAP after an exec). */
 	ptd_session_set_stop_at_exec(s, 1);
+	signals_from_gdb(st, NULL, 0);
 	ptd__stub_files_init(st);
 	/* gdbserver reports the first stop (launch or attach) as SIGTRAP;
 	 * with no process (extended-remote, before vRun) as an exit */

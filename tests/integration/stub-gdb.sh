@@ -94,6 +94,24 @@ diff -u "$TMPDIR/segv.native.si" "$TMPDIR/segv.out.si" >&2 || die "segfault: \$_
 expect_in "$TMPDIR/segv.out" '^Program terminated with signal SIGSEGV, Segmentation fault\.$' "segfault: death"
 note "ok segfault"
 
+# 3a. signals as gdb's handle says, as natively: gdb's defaults (SIGALRM
+# passes unseen: QPassSignals), and after handle SIGALRM stop and handle
+# SIGUSR1 nopass (SIGALRM stops, SIGUSR1 is not delivered: one handler
+# run).  The stops, the signals and the program's count must be gdb's own.
+sigstops() { grep -E '^(Program received signal|Program terminated|hits=|\[Inferior 1 )' "$1" | sed -E 's/process [0-9]+/process PID/'; }
+for handle in "" "handle SIGALRM stop print pass" "handle SIGUSR1 nopass"; do
+	CMDS=(${handle:+"$handle"} continue continue continue)
+	stub_gdb "$TMPDIR/sig.out" -- "$TESTPROGS/signal"
+	CMDS=(${handle:+"$handle"} run continue continue)
+	gdb_batch -- "$TESTPROGS/signal" >"$TMPDIR/sig.native"
+	sigstops "$TMPDIR/sig.out" >"$TMPDIR/sig.stub.stops"
+	sigstops "$TMPDIR/sig.native" >"$TMPDIR/sig.native.stops"
+	grep -q '^hits=' "$TMPDIR/sig.native.stops" || { cat "$TMPDIR/sig.native" >&2; die "signal: no native run"; }
+	diff -u "$TMPDIR/sig.native.stops" "$TMPDIR/sig.stub.stops" >&2 ||
+		{ cat "$TMPDIR/sig.out" >&2; die "signal (${handle:-the defaults}): the stub's stops differ from gdb's native ones"; }
+done
+note "ok signals: as natively with gdb's defaults, handle SIGALRM stop, handle SIGUSR1 nopass"
+
 # 3b. exec: gdb is told (exec-events), loads the new program and puts its
 # breakpoints into it, as natively: the breakpoint on main stops in fib's
 # main, and no int3 of the old program's is left at its addresses.

@@ -6,6 +6,7 @@
  * reverse packets on a recording, and a stream of random packets.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -144,6 +145,23 @@ static void test_no_program(void **state)
 	assert_null(strstr(r, "ReverseStep+")); /* not recording */
 	assert_string_equal(send(&f, "QStartNoAckMode"), "OK");
 	assert_true(f.act & PTD_STUB_NOACK);
+	/* every signal stops and gdb decides, but those gdb lets pass
+	 * (QPassSignals, gdb's numbers: 0xe SIGALRM, 0x14 SIGCHLD); glibc's
+	 * internal 32 and 33 always pass unseen */
+	assert_non_null(strstr(send(&f, "qSupported"), ";QPassSignals+"));
+	assert_true(ptd_session_signal_flags(f.s, SIGALRM) & PTD_SIG_STOP);
+	assert_int_equal(ptd_session_signal_flags(f.s, 32), PTD_SIG_PASS);
+	assert_string_equal(send(&f, "QPassSignals:e;14;"), "OK"); /* gdb ends with ';' */
+	assert_int_equal(ptd_session_signal_flags(f.s, SIGALRM), PTD_SIG_PASS);
+	assert_int_equal(ptd_session_signal_flags(f.s, SIGCHLD), PTD_SIG_PASS);
+	assert_true(ptd_session_signal_flags(f.s, SIGUSR1) & PTD_SIG_STOP);
+	assert_string_equal(send(&f, "QPassSignals:"), "OK");
+	assert_true(ptd_session_signal_flags(f.s, SIGALRM) & PTD_SIG_STOP);
+	assert_true(ptd_session_signal_flags(f.s, SIGCHLD) & PTD_SIG_STOP);
+	assert_true(is_error(send(&f, "QPassSignals:zz")));
+	assert_true(is_error(send(&f, "QPassSignals:e;;")));
+	assert_true(is_error(send(&f, "QPassSignals:1000")));
+	assert_true(is_error(send(&f, "QPassSignals")));
 	assert_string_equal(send(&f, "vCont?"), "vCont;c;C;s;S;t");
 	assert_string_equal(send(&f, "qAttached"), "0");
 	assert_string_equal(send(&f, "qSymbol::"), "OK");
