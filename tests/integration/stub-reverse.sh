@@ -94,7 +94,7 @@ for m in step soft; do
 	# as gdb's record full, the program stopped before its exit_group,
 	# alive, with its history: reverse-stepi and stepi back, then it exits
 	if [ "$(grep -c '^Program stopped\.$' "$log")" != 1 ] ||
-		! sed -n '/^EXIT-STOP$/{n;p;}' "$log" | grep -Eq '^#0  0x[0-9a-f]+ in (__GI__exit|_exit) ' ||
+		! sed -n '/^EXIT-STOP$/{n;p;}' "$log" | qgrep -E '^#0  0x[0-9a-f]+ in (__GI__exit|_exit) ' ||
 		[ -z "$(sed -n '/^EXIT-BACK$/{n;s/^\$[0-9]* = //p;}' "$log")" ]; then
 		cat "$log" >&2
 		note "($m) the recorded program did not stop before its exit"
@@ -126,6 +126,6 @@ w1=$(at W1) m1=$(at M1) m2=$(at M2)
 grep -q 'received signal SIGTRAP' "$log" && die "threads: a SIGTRAP was reported"
 grep -Eq '^\* 1 +Thread ' "$log" || die "threads: thread 1 is no longer gdb's thread"
 # the worker is where its own reverse-stepi left it
-sed -n '/^Thread [23] (/,/^$/p' "$log" | grep -Eq '^\$[0-9]+ = '"$w1"'$' ||
+sed -n '/^Thread [23] (/,/^$/p' "$log" | qgrep -E '^\$[0-9]+ = '"$w1"'$' ||
 	die "threads: the worker moved from $w1"
 note "ok stub reverse-stepi in another thread: thread 1 $m1 -> $m2, the worker stays at $w1"
