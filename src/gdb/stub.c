@@ -279,6 +279,10 @@ static void stop_reply(struct ptd_stub *st, const struct ptd_event *ev, struct p
 	if (ev->kind == PTD_EVENT_EXEC && st->exec_events)
 		put_exec(st, out);
 	put_thread(st, out, tid);
+	/* lldb asks for no exec events but knows lldb-server's reason for
+	 * this stop, and loads the new program; gdb skips the key */
+	if (ev->kind == PTD_EVENT_EXEC && !st->exec_events)
+		ptd_rsp_puts(out, "reason:exec;");
 	if (ev->kind == PTD_EVENT_BREAKPOINT ||
 	    (ev->kind == PTD_EVENT_STEPPED && st->res_motion == PTD_MOTION_CONTINUE &&
 	     at_breakpoint(st, ev->pc)))

@@ -4,8 +4,9 @@
 # a breakpoint on fib, continue, the backtrace (fib, main, and libc's
 # __libc_start_call_main: lldb found the shared libraries through
 # qShlibInfoAddr), rip at the breakpoint address, then detach: the program
-# runs on untraced to its normal end and prints its result.  Then kill:
-# lldb is told of the end at once (X09, as lldb-server says it).
+# runs on untraced to its normal end and prints its result.  Then an
+# exec (lldb loads the new program) and kill: lldb is told of the end at
+# once (X09, as lldb-server says it).
 . "$(dirname "$0")/lib.bash"
 
 need_prereqs fib
@@ -58,6 +59,30 @@ wait $catpid # EOF: the program has exited (its stdout closed)
 grep -qx 'fib(10) = 55' "$TMPDIR/prog.out" || { cat "$TMPDIR/prog.out" >&2; die "the detached program did not finish"; }
 cat "$TMPDIR/err.rest" >&2
 note "ok lldb: breakpoint at $want, bt fib/main, rip, detach, the program finished"
+
+# exec: lldb is told (reason:exec, as lldb-server says it), loads the new
+# program and puts its breakpoint on main into it (before: a SIGTRAP,
+# with the old program's modules).
+mkfifo "$TMPDIR/err3"
+"$SERVER" --listen 127.0.0.1:0 -- "$TESTPROGS/exec" 2>"$TMPDIR/err3" &
+spid=$!
+on_exit "kill -9 $spid 2>/dev/null"
+exec 7<"$TMPDIR/err3"
+port=
+while IFS= read -r -t 120 -u 7 line; do
+	case $line in "Listening on port "*) port=${line##* }; break ;; esac
+done
+[ -n "$port" ] || die "the server did not say which port it listens on"
+cat <&7 >"$TMPDIR/err3.rest" &
+exec 7<&-
+timeout 300 lldb --batch --no-lldbinit -o "gdb-remote 127.0.0.1:$port" -o 'breakpoint set -n main' \
+	-o continue -o continue -o 'image list' -o continue -o kill "$TESTPROGS/exec" >"$TMPDIR/lldb-exec.out" 2>&1
+cat "$TMPDIR/lldb-exec.out" >&2
+expect_in "$TMPDIR/lldb-exec.out" '^\* thread #1, stop reason = exec$' "exec: stop reason"
+expect_in "$TMPDIR/lldb-exec.out" '^\[  0\] .* /.*/fib *$' "exec: the new program is the main module"
+expect_in "$TMPDIR/lldb-exec.out" '^    frame #0: 0x[0-9a-f]+ fib`main\(argc=2, ' "exec: main of the new program"
+wait $spid || die "the server exited with $? after the exec"
+note "ok lldb: exec"
 
 # kill: lldb waits for a reply to k (the process's end); without one it
 # says "failed to send the k packet" after a timeout, exit status 6.

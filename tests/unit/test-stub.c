@@ -855,7 +855,8 @@ static void cont_stops(struct fixture *f, const char *why, int main)
  * replies name the watchpoint and its address, a Z3 (read) does not stop
  * at a write, a region too big for the free debug registers is refused. */
 /* testprogs/exec runs fib: the motion stops at the exec, "exec:PATH;" for
- * a gdb that offered exec-events (a plain SIGTRAP for one that did not),
+ * a gdb that offered exec-events (a SIGTRAP for one that did not, with
+ * lldb-server's "reason:exec;" for lldb),
  * and gdb's breakpoints, the old program's, are gone from the new one. */
 static void exec_run(int events)
 {
@@ -888,10 +889,14 @@ static void exec_run(int events)
 		snprintf(want + 2 * i, 3, "%02x", (unsigned char)real[i]);
 	free(real);
 	snprintf(rep, sizeof(rep), "T05exec:%.1200s;thread:p", want);
-	if (events)
+	if (events) {
 		assert_true(strncmp(r, rep, strlen(rep)) == 0);
-	else
+		assert_null(strstr(r, "reason:"));
+	} else {
+		/* a SIGTRAP for gdb; lldb reads lldb-server's reason */
 		assert_true(strncmp(r, "T05thread:p", 11) == 0);
+		assert_non_null(strstr(r, ";reason:exec;"));
+	}
 	assert_true(ptd_session_alive(f.s));
 	/* none of gdb's breakpoints is left in the session */
 	assert_int_equal(ptd_session_bp_count(f.s), 0);
