@@ -290,7 +290,8 @@ static int handle_bytes(struct conn *c, struct ptd_rsp_reader *rd, struct ptd_st
 				return 1;
 			act = ptd_stub_packet(st, rd->buf, rd->len, reply);
 			if (act & PTD_STUB_RESUME)
-				act = resume_watched(c, st, reply, memchr(b + off, 0x03, n - off) != NULL) |
+				act = resume_watched(c, st, reply,
+						     memchr(b + off, 0x03, n - off) != NULL) |
 				      (act & ~PTD_STUB_RESUME);
 			if ((act & PTD_STUB_REPLY) && send_packet(c, reply) < 0)
 				return 1;

@@ -328,12 +328,13 @@ static int h_supported(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_bu
 {
 	/* (p is ":FEATURE;FEATURE...", or empty) */
 	st->exec_events = n > 1 && gdb_supports(p + 1, n - 1, "exec-events+");
-	ptd_rsp_printf(out,
-		       "PacketSize=%x;QStartNoAckMode+;multiprocess+;swbreak+;hwbreak+;vContSupported+;"
-		       "qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+;"
-		       "qXfer:threads:read+;qXfer:libraries-svr4:read+;qXfer:siginfo:read+;"
-		       "QPassSignals+",
-		       PTD_STUB_PACKET_SIZE);
+	ptd_rsp_printf(
+		out,
+		"PacketSize=%x;QStartNoAckMode+;multiprocess+;swbreak+;hwbreak+;vContSupported+;"
+		"qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+;"
+		"qXfer:threads:read+;qXfer:libraries-svr4:read+;qXfer:siginfo:read+;"
+		"QPassSignals+",
+		PTD_STUB_PACKET_SIZE);
 	ptd_rsp_puts(out, ";Qbtrace:off+;Qbtrace:bts+;Qbtrace:pt+;Qbtrace-conf:bts:size+;"
 			  "Qbtrace-conf:pt:size+;qXfer:btrace:read+;qXfer:btrace-conf:read+");
 	if (ptd_session_recording(st->s))
@@ -602,7 +603,8 @@ static int h_H(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	const char *q = p + 1, *end = p + n;
 	pid_t tid;
 
-	if (n < 2 || (p[0] != 'g' && p[0] != 'c') || ptd__stub_parse_tid(st, &q, end, &tid) < 0 || q != end) {
+	if (n < 2 || (p[0] != 'g' && p[0] != 'c') || ptd__stub_parse_tid(st, &q, end, &tid) < 0 ||
+	    q != end) {
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
@@ -625,7 +627,8 @@ static int h_T(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	int k, found = 0;
 	struct ptd_thread_info *ti;
 
-	if (ptd__stub_parse_tid(st, &q, end, &tid) < 0 || q != end || tid <= 0 || !ptd__stub_live(st)) {
+	if (ptd__stub_parse_tid(st, &q, end, &tid) < 0 || q != end || tid <= 0 ||
+	    !ptd__stub_live(st)) {
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}

@@ -745,7 +745,6 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 	}
 }
 
-
 const struct ptd__stub_packet ptd__stub_xfer_packets[] = {
 	{"qXfer:", PTD__STUB_PREFIX, h_xfer},
 	{"Qbtrace:bts", PTD__STUB_PREFIX, h_btrace_bts},

@@ -425,13 +425,15 @@ static void test_threads_hostinfo(void **state)
 		r = send(&f, shlib);
 		assert_int_equal(strlen(r), 16);
 		for (int i = 7; i >= 0; i--)
-			rd = rd << 8 | (uint64_t)strtoul((char[3]){r[2 * i], r[2 * i + 1], 0}, NULL, 16);
+			rd = rd << 8 |
+			     (uint64_t)strtoul((char[3]){r[2 * i], r[2 * i + 1], 0}, NULL, 16);
 		assert_true(rd != 0);
 		snprintf(pkt, sizeof(pkt), "m%llx,8", (unsigned long long)(rd + 8));
 		r = send(&f, pkt);
 		assert_int_equal(strlen(r), 16);
 		for (int i = 7; i >= 0; i--)
-			map = map << 8 | (uint64_t)strtoul((char[3]){r[2 * i], r[2 * i + 1], 0}, NULL, 16);
+			map = map << 8 |
+			      (uint64_t)strtoul((char[3]){r[2 * i], r[2 * i + 1], 0}, NULL, 16);
 		snprintf(pkt, sizeof(pkt), "main-lm=\"0x%llx", (unsigned long long)map);
 		assert_string_equal(pkt, want);
 	}
@@ -1037,11 +1039,12 @@ int main(void)
 {
 	const char *d = getenv("TESTPROGS");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_signals),	  cmocka_unit_test(test_no_program),
-		cmocka_unit_test(test_malformed), cmocka_unit_test(test_target_xml),
-		cmocka_unit_test(test_live),	  cmocka_unit_test(test_threads_hostinfo),	  cmocka_unit_test(test_kill_detach),
-		cmocka_unit_test(test_reverse),	  cmocka_unit_test(test_btrace),
-		cmocka_unit_test(test_extended),  cmocka_unit_test(test_random), cmocka_unit_test(test_watch),
+		cmocka_unit_test(test_signals),	    cmocka_unit_test(test_no_program),
+		cmocka_unit_test(test_malformed),   cmocka_unit_test(test_target_xml),
+		cmocka_unit_test(test_live),	    cmocka_unit_test(test_threads_hostinfo),
+		cmocka_unit_test(test_kill_detach), cmocka_unit_test(test_reverse),
+		cmocka_unit_test(test_btrace),	    cmocka_unit_test(test_extended),
+		cmocka_unit_test(test_random),	    cmocka_unit_test(test_watch),
 		cmocka_unit_test(test_exec),
 	};
 
