@@ -271,11 +271,20 @@ static int btrace_cpu_known(const struct ptd_cpu_info *cpu)
 static int btrace_doc(struct ptd_stub *st, struct ptd_rsp_buf *d)
 {
 	const struct ptd_history *h;
-	uint64_t pc = 0;
+	uint64_t pc = 0, pos = 0, count = 0, limit = UINT64_MAX;
 
 	if (!ptd__stub_live(st) || !st->btrace || ptd__stub_select_tid(st, st->g_tid) < 0 ||
-	    ptd_session_replaying(st->s) || ptd_session_pc(st->s, &pc) < 0)
+	    ptd_session_pc(st->s, &pc) < 0)
 		return -1;
+	if (ptd_session_replaying(st->s)) {
+		/* The stub's own reverse execution (--record) left the thread
+		 * in the past: to gdb that is where it is, and its trace ends
+		 * there (bts: the blocks before the position; the pt recording
+		 * cannot be cut there). */
+		if (st->btrace == 2 || ptd_session_position(st->s, &pos, &count) < 0)
+			return -1;
+		limit = pos;
+	}
 	ptd_rsp_puts(d, "<!DOCTYPE btrace SYSTEM \"btrace.dtd\">\n<btrace version=\"1.0\">\n");
 	if (st->btrace == 2) {
 		struct ptd_cpu_info cpu;
@@ -301,13 +310,23 @@ static int btrace_doc(struct ptd_stub *st, struct ptd_rsp_buf *d)
 			       (unsigned long long)pc, (unsigned long long)pc);
 		for (uint64_t i = ptd_history_nitems(h); i-- > 0 && !d->oom;) {
 			struct ptd_item it;
+			uint64_t end;
+
 			if (ptd_history_item(h, i, &it) != 1)
 				return -1;
-			if (it.kind != PTD_ITEM_BLOCK)
+			if (it.kind != PTD_ITEM_BLOCK || it.number >= limit)
 				continue;
+			end = it.block.end_ip;
+			if (it.number + it.block.ninsn > limit) {
+				/* the block the position is in: up to the
+				 * instruction before it */
+				struct ptd_hcursor c;
+				if (ptd_hcursor_goto(&c, h, limit - 1) < 0)
+					return -1;
+				end = c.ip;
+			}
 			ptd_rsp_printf(d, "<block begin=\"0x%llx\" end=\"0x%llx\"/>\n",
-				       (unsigned long long)it.block.ip,
-				       (unsigned long long)it.block.end_ip);
+				       (unsigned long long)it.block.ip, (unsigned long long)end);
 		}
 	}
 	ptd_rsp_puts(d, "</btrace>\n");
