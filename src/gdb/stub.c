@@ -337,7 +337,9 @@ static int h_supported(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_bu
 		PTD_STUB_PACKET_SIZE);
 	ptd_rsp_puts(out, ";Qbtrace:off+;Qbtrace:bts+;Qbtrace:pt+;Qbtrace-conf:bts:size+;"
 			  "Qbtrace-conf:pt:size+;qXfer:btrace:read+;qXfer:btrace-conf:read+");
-	if (ptd_session_recording(st->s))
+	/* gdb asks once per connection: with extended-remote that is before
+	 * the programs --record or --method will record are started */
+	if (ptd_session_recording(st->s) || st->rec_method >= 0)
 		ptd_rsp_puts(out, ";ReverseStep+;ReverseContinue+");
 	if (st->exec_events)
 		ptd_rsp_puts(out, ";exec-events+");

@@ -769,6 +769,12 @@ static void test_extended(void **state)
 
 	(void)state;
 	setup_none(&f);
+	/* programs started later are recorded (--multi --record): gdb, which
+	 * asks once, is told of reverse execution before any is there */
+	assert_null(strstr(send(&f, "qSupported"), "ReverseStep+"));
+	ptd_stub_set_record(f.st, PTD_METHOD_STEP);
+	assert_non_null(strstr(send(&f, "qSupported"), ";ReverseStep+;ReverseContinue+"));
+	ptd_stub_set_record(f.st, -1);
 	snprintf(path, sizeof(path), "%s/fib", progdir);
 	for (size_t i = 0; path[i]; i++)
 		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)path[i]);
