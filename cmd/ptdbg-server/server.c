@@ -117,6 +117,7 @@ struct watcher {
 	struct conn *c;
 	int stop_pipe[2];
 	pthread_mutex_t lock;
+	int asked; /* the interrupt byte came before the motion started */
 };
 
 static void pend_add(struct conn *c, const uint8_t *b, size_t n)
@@ -172,8 +173,10 @@ static void *watch(void *arg)
 {
 	struct watcher *w = arg;
 	struct conn *c = w->c;
-	int asked = 0;
+	int asked = w->asked;
 
+	if (asked)
+		ptd_session_interrupt(g_session);
 	for (;;) {
 		struct pollfd pf[3] = {{c->in, POLLIN, 0}, {w->stop_pipe[0], POLLIN, 0},
 				       {g_outfd, POLLIN, 0}};
@@ -233,10 +236,13 @@ static void *watch(void *arg)
 	return NULL;
 }
 
-/* Runs the resume the stub accepted while watching the connection. */
-static int resume_watched(struct conn *c, struct ptd_stub *st, struct ptd_rsp_buf *reply)
+/* Runs the resume the stub accepted while watching the connection;
+ * @interrupt: gdb's interrupt byte came with the resume packet, in the
+ * same read (the watcher would never see it). */
+static int resume_watched(struct conn *c, struct ptd_stub *st, struct ptd_rsp_buf *reply,
+			  int interrupt)
 {
-	struct watcher w = {.c = c};
+	struct watcher w = {.c = c, .asked = interrupt};
 	int rc, started;
 
 	pthread_mutex_init(&w.lock, NULL);
@@ -284,7 +290,9 @@ static int handle_bytes(struct conn *c, struct ptd_rsp_reader *rd, struct ptd_st
 				return 1;
 			act = ptd_stub_packet(st, rd->buf, rd->len, reply);
 			if (act & PTD_STUB_RESUME)
-				act = resume_watched(c, st, reply) | (act & ~PTD_STUB_RESUME);
+				act = resume_watched(c, st, reply,
+						     memchr(b + off, 0x03, n - off) != NULL) |
+				      (act & ~PTD_STUB_RESUME);
 			if ((act & PTD_STUB_REPLY) && send_packet(c, reply) < 0)
 				return 1;
 			if (act & PTD_STUB_NOACK)

@@ -149,7 +149,9 @@ enum {
 extern PTD_EXPORT struct ptd_stub *ptd_stub_alloc(struct ptd_session *s, int attached);
 extern PTD_EXPORT void ptd_stub_free(struct ptd_stub *st);
 /* Programs started or attached later (extended-remote vRun, vAttach) are
- * recorded with enum ptd_method @method from the start; -1: not. */
+ * recorded with enum ptd_method @method from the start; -1: not.  With a
+ * method, a recorded program stops before its exit_group (stop reply T00,
+ * as gdb's record full stops there) and exits when resumed from there. */
 extern PTD_EXPORT void ptd_stub_set_record(struct ptd_stub *st, int method);
 /* Whether the session's process was attached (not launched). */
 extern PTD_EXPORT int ptd_stub_attached(const struct ptd_stub *st);

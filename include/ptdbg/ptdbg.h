@@ -1025,6 +1025,11 @@ extern PTD_EXPORT int ptd_session_select_thread(struct ptd_session *s, int num);
 /* gdb's scheduler-locking: while on, live motions resume only the selected
  * thread, the others stay stopped. */
 extern PTD_EXPORT void ptd_session_set_scheduler_locking(struct ptd_session *s, int on);
+/* gdb's catch exec (and a gdb stub's exec events): while on, a live motion
+ * that meets an exec stops right after it, at the new program's first
+ * instruction, with PTD_EVENT_EXEC; off (the default), the motion goes on
+ * in the new program with the breakpoints resolved again in it. */
+extern PTD_EXPORT void ptd_session_set_stop_at_exec(struct ptd_session *s, int on);
 
 /* The cpu ptdbg runs on, as a PT decoder needs it for errata (gdb's
  * btrace-conf <cpu>): display family and model as /proc/cpuinfo shows
@@ -1106,6 +1111,10 @@ struct ptd_stop_siginfo {
  * -ptde_notfound (the stop is not for a signal), -ptde_nosrch.
  */
 extern PTD_EXPORT int ptd_session_siginfo(struct ptd_session *s, struct ptd_stop_siginfo *out);
+/* The same siginfo as the kernel's bytes (siginfo_t, 128 on x86-64), as
+ * gdbserver sends them for gdb's $_siginfo: at most @n into @buf.
+ * Returns the number of bytes, or the errors of ptd_session_siginfo. */
+extern PTD_EXPORT long ptd_session_siginfo_raw(struct ptd_session *s, void *buf, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* Hardware breakpoints and watchpoints; registers in the past          */

@@ -57,6 +57,30 @@ int ptd_stub_linux_signal(int g)
 	return 0;
 }
 
+/*
+ * What the session does with a signal the program receives: it stops and
+ * gdb is told, and gdb decides whether the signal is passed (the C and S
+ * packets), as with gdbserver; gdb's own defaults (SIGALRM, SIGCHLD...
+ * pass silently) come in QPassSignals.  Without that every signal is
+ * reported: a user's "handle SIGALRM stop" must stop.  @pass[g]: gdb
+ * signal g goes to the program unseen.  glibc's internal signals (32 and
+ * 33, thread cancellation and setxid) always do, as gdbserver passes
+ * them; SIGTRAP and SIGINT keep the session's handling.
+ */
+static void signals_from_gdb(struct ptd_stub *st, const unsigned char *pass, int npass)
+{
+	for (int sig = 1; ptd_session_signal_flags(st->s, sig) >= 0; sig++) {
+		int g = ptd_stub_gdb_signal(sig);
+		int f = PTD_SIG_STOP | PTD_SIG_PRINT | PTD_SIG_PASS;
+
+		if (sig == SIGTRAP || sig == SIGINT)
+			continue;
+		if ((sig >= 32 && sig < SIGRTMIN) || (pass && g > 0 && g < npass && pass[g]))
+			f = PTD_SIG_PASS;
+		ptd_session_set_signal_flags(st->s, sig, f);
+	}
+}
+
 /* ---- small parsers (the input is untrusted) ------------------------------------------------- */
 
 /* A hex number at *@p (before @end): at least one digit, no overflow. */
@@ -88,9 +112,10 @@ int ptd__stub_expect(const char **p, const char *end, char c)
 
 /*
  * A thread id: "p<pid>.<tid>", "p<pid>", "<tid>", "-1" (all) or "0"
- * (any).  *@tid gets the tid, -1 or 0.
+ * (any).  *@tid gets the tid, -1 or 0.  A process other than the one
+ * debugged (or -1, all, or 0, any) is no thread of ours: -1.
  */
-int ptd__stub_parse_tid(const char **p, const char *end, pid_t *tid)
+int ptd__stub_parse_tid(const struct ptd_stub *st, const char **p, const char *end, pid_t *tid)
 {
 	uint64_t v;
 
@@ -98,7 +123,7 @@ int ptd__stub_parse_tid(const char **p, const char *end, pid_t *tid)
 		(*p)++;
 		if (end - *p >= 2 && (*p)[0] == '-' && (*p)[1] == '1')
 			*p += 2;
-		else if (ptd__stub_parse_hex(p, end, &v) < 0)
+		else if (ptd__stub_parse_hex(p, end, &v) < 0 || (v && v != (uint64_t)st->pid))
 			return -1;
 		if (*p >= end || **p != '.') {
 			*tid = -1; /* every thread of the process */
@@ -192,6 +217,21 @@ static void put_thread(struct ptd_stub *st, struct ptd_rsp_buf *out, pid_t tid)
 	ptd_rsp_printf(out, "thread:p%x.%x;", (unsigned)st->pid, (unsigned)tid);
 }
 
+/* gdbserver's "exec:PATH;" (PATH in hex): gdb loads the new program. */
+static void put_exec(struct ptd_stub *st, struct ptd_rsp_buf *out)
+{
+	char exe[64], path[4096];
+	ssize_t n;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)st->pid);
+	n = readlink(exe, path, sizeof(path));
+	if (n <= 0 || n == (ssize_t)sizeof(path))
+		return; /* gdb is told of a SIGTRAP, as without exec events */
+	ptd_rsp_puts(out, "exec:");
+	ptd_rsp_put_hex(out, path, (size_t)n);
+	ptd_rsp_puts(out, ";");
+}
+
 /* A continue through the history that ends at the live pc reports the
  * breakpoint there as a completed motion: gdb is told it hit it. */
 static int at_breakpoint(struct ptd_stub *st, uint64_t pc)
@@ -227,11 +267,22 @@ static void stop_reply(struct ptd_stub *st, const struct ptd_event *ev, struct p
 	case PTD_EVENT_INTERRUPTED:
 		sig = 2;
 		break;
+	case PTD_EVENT_BEFORE_EXIT:
+		/* gdb record full's "Process record: inferior program
+		 * stopped.": no signal, gdb says "Program stopped." */
+		sig = 0;
+		break;
 	default:
 		break;
 	}
 	ptd_rsp_printf(out, "T%02x", sig & 0xff);
+	if (ev->kind == PTD_EVENT_EXEC && st->exec_events)
+		put_exec(st, out);
 	put_thread(st, out, tid);
+	/* lldb asks for no exec events but knows lldb-server's reason for
+	 * this stop, and loads the new program; gdb skips the key */
+	if (ev->kind == PTD_EVENT_EXEC && !st->exec_events)
+		ptd_rsp_puts(out, "reason:exec;");
 	if (ev->kind == PTD_EVENT_BREAKPOINT ||
 	    (ev->kind == PTD_EVENT_STEPPED && st->res_motion == PTD_MOTION_CONTINUE &&
 	     at_breakpoint(st, ev->pc)))
@@ -242,8 +293,11 @@ static void stop_reply(struct ptd_stub *st, const struct ptd_event *ev, struct p
 		ptd_rsp_puts(out, ev->replaying || st->res_reverse ? "replaylog:begin;"
 								   : "replaylog:end;");
 	/* After a stop gdb takes the event thread as the one its next
-	 * register reads are about, as gdbserver does. */
-	st->g_tid = st->c_tid = tid;
+	 * register reads are about, as gdbserver does.  Not the thread to
+	 * resume: gdb keeps its last Hc and sends none while it is the same
+	 * (a bs after "thread 1" with Hc "any" moved the thread of the stop,
+	 * not the one gdb selected with Hg). */
+	st->g_tid = tid;
 }
 
 void ptd_stub_last_stop(struct ptd_stub *st, struct ptd_rsp_buf *reply)
@@ -254,17 +308,41 @@ void ptd_stub_last_stop(struct ptd_stub *st, struct ptd_rsp_buf *reply)
 
 /* ---- packet handlers ------------------------------------------------------------------------ */
 
+/* Whether gdb's qSupported:FEATURE;... lists @feature. */
+static int gdb_supports(const char *p, size_t n, const char *feature)
+{
+	size_t k = strlen(feature);
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && p[j] != ';')
+			j++;
+		if (j - i == k && !memcmp(p + i, feature, k))
+			return 1;
+		i = j + 1;
+	}
+	return 0;
+}
+
 static int h_supported(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
-	ptd_rsp_printf(out,
-		       "PacketSize=%x;QStartNoAckMode+;multiprocess+;swbreak+;hwbreak+;vContSupported+;"
-		       "qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+;"
-		       "qXfer:threads:read+;qXfer:libraries-svr4:read+",
-		       PTD_STUB_PACKET_SIZE);
+	/* (p is ":FEATURE;FEATURE...", or empty) */
+	st->exec_events = n > 1 && gdb_supports(p + 1, n - 1, "exec-events+");
+	ptd_rsp_printf(
+		out,
+		"PacketSize=%x;QStartNoAckMode+;multiprocess+;swbreak+;hwbreak+;vContSupported+;"
+		"qXfer:features:read+;qXfer:exec-file:read+;qXfer:auxv:read+;"
+		"qXfer:threads:read+;qXfer:libraries-svr4:read+;qXfer:siginfo:read+;"
+		"QPassSignals+",
+		PTD_STUB_PACKET_SIZE);
 	ptd_rsp_puts(out, ";Qbtrace:off+;Qbtrace:bts+;Qbtrace:pt+;Qbtrace-conf:bts:size+;"
 			  "Qbtrace-conf:pt:size+;qXfer:btrace:read+;qXfer:btrace-conf:read+");
-	if (ptd_session_recording(st->s))
+	/* gdb asks once per connection: with extended-remote that is before
+	 * the programs --record or --method will record are started */
+	if (ptd_session_recording(st->s) || st->rec_method >= 0)
 		ptd_rsp_puts(out, ";ReverseStep+;ReverseContinue+");
+	if (st->exec_events)
+		ptd_rsp_puts(out, ";exec-events+");
 	return PTD_STUB_REPLY;
 }
 
@@ -272,6 +350,31 @@ static int h_noack(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *o
 {
 	ptd_rsp_puts(out, "OK");
 	return PTD_STUB_REPLY | PTD_STUB_NOACK;
+}
+
+/* QPassSignals:SIG;SIG;... (gdb's signal numbers in hex, each followed by
+ * ';'): the whole set of signals passed to the program without a stop. */
+static int h_pass_signals(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	unsigned char pass[256] = {0};
+	const char *q = p, *end = p + n;
+
+	if (ptd__stub_expect(&q, end, ':') < 0) {
+		ptd__stub_reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	while (q < end) {
+		uint64_t g;
+		if (ptd__stub_parse_hex(&q, end, &g) < 0 || g >= sizeof(pass) ||
+		    (q < end && ptd__stub_expect(&q, end, ';') < 0)) {
+			ptd__stub_reply_err(out, 1);
+			return PTD_STUB_REPLY;
+		}
+		pass[g] = 1;
+	}
+	signals_from_gdb(st, pass, (int)sizeof(pass));
+	ptd_rsp_puts(out, "OK");
+	return PTD_STUB_REPLY;
 }
 
 static int h_query_stop(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
@@ -446,7 +549,7 @@ static int h_vcont(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *o
 		tid = -1;
 		if (q < end && *q == ':') {
 			q++;
-			if (ptd__stub_parse_tid(&q, end, &tid) < 0) {
+			if (ptd__stub_parse_tid(st, &q, end, &tid) < 0) {
 				ptd__stub_reply_err(out, 1);
 				return PTD_STUB_REPLY;
 			}
@@ -502,7 +605,8 @@ static int h_H(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	const char *q = p + 1, *end = p + n;
 	pid_t tid;
 
-	if (n < 2 || (p[0] != 'g' && p[0] != 'c') || ptd__stub_parse_tid(&q, end, &tid) < 0 || q != end) {
+	if (n < 2 || (p[0] != 'g' && p[0] != 'c') || ptd__stub_parse_tid(st, &q, end, &tid) < 0 ||
+	    q != end) {
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
@@ -525,7 +629,8 @@ static int h_T(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	int k, found = 0;
 	struct ptd_thread_info *ti;
 
-	if (ptd__stub_parse_tid(&q, end, &tid) < 0 || q != end || tid <= 0 || !ptd__stub_live(st)) {
+	if (ptd__stub_parse_tid(st, &q, end, &tid) < 0 || q != end || tid <= 0 ||
+	    !ptd__stub_live(st)) {
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
@@ -622,8 +727,14 @@ static int h_k(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 	if (ptd__stub_live(st))
 		ptd_session_kill(st->s);
 	st->gone = 1;
-	/* gdb expects no reply to k; it closes the connection unless extended */
-	return st->extended ? 0 : PTD_STUB_CLOSE;
+	/* gdb reads no reply to k: with extended-remote the connection goes
+	 * on and a reply would be taken for the next packet's.  Otherwise it
+	 * closes the connection, and lldb, which waits for the process's end
+	 * (as lldb-server sends it), gets it. */
+	if (st->extended)
+		return 0;
+	ptd_rsp_printf(out, "X09;process:%x", (unsigned)st->pid);
+	return PTD_STUB_REPLY | PTD_STUB_CLOSE;
 }
 
 static int h_vkill(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
@@ -688,6 +799,7 @@ static void new_process(struct ptd_stub *st, int attached, struct ptd_rsp_buf *o
 	st->g_tid = st->c_tid = 0;
 	st->sig_tid = 0;
 	st->btrace = 0;
+	st->btrace_rec = 0;
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = PTD_EVENT_STEPPED;
 	stop_reply(st, &ev, out);
@@ -798,8 +910,15 @@ int ptd_stub_attached(const struct ptd_stub *st)
 
 void ptd_stub_set_record(struct ptd_stub *st, int method)
 {
-	if (st)
-		st->rec_method = method;
+	if (!st)
+		return;
+	st->rec_method = method;
+	/* As gdb's record full: the recorded program stops before its
+	 * exit_group, alive, so that its history can be gone back through;
+	 * continuing from there lets it exit.  (Not before each thread's
+	 * exit: gdb's own threads go on as they would without a recording.) */
+	ptd_session_set_stop_before_exit(st->s, method >= 0);
+	ptd_session_set_stop_before_thread_exit(st->s, 0);
 }
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
@@ -812,6 +931,7 @@ static const struct ptd__stub_packet core_packets[] = {
 	{"qC", PTD__STUB_EXACT, h_qC},
 	{"qAttached", PTD__STUB_ARGS, h_attached},
 	{"qSymbol:", PTD__STUB_PREFIX, h_symbol},
+	{"QPassSignals", PTD__STUB_PREFIX, h_pass_signals},
 	{"vCont?", PTD__STUB_EXACT, h_vcont_query},
 	{"vCont", PTD__STUB_ARGS, h_vcont},
 	{"vKill", PTD__STUB_ARGS, h_vkill},
@@ -907,6 +1027,8 @@ int ptd_stub_resume(struct ptd_stub *st, struct ptd_rsp_buf *reply)
 		ptd__stub_reply_err(reply, 1);
 		return PTD_STUB_REPLY;
 	}
+	if (ev.kind == PTD_EVENT_EXEC)
+		ptd__stub_break_exec(st);
 	stop_reply(st, &ev, reply);
 	ptd_rsp_buf_reset(&st->last);
 	ptd_rsp_put(&st->last, reply->p, reply->len);
@@ -927,6 +1049,11 @@ struct ptd_stub *ptd_stub_alloc(struct ptd_session *s, int attached)
 	st->attached = attached;
 	st->pid = ptd_session_pid(s);
 	st->rec_method = -1;
+	/* An exec ends the motion: gdb must load the new program and put
+	 * its breakpoints into it (gdbserver stops there too: with exec
+	 * events, else with the kernel's SIGTRAP after an exec). */
+	ptd_session_set_stop_at_exec(s, 1);
+	signals_from_gdb(st, NULL, 0);
 	ptd__stub_files_init(st);
 	/* gdbserver reports the first stop (launch or attach) as SIGTRAP;
 	 * with no process (extended-remote, before vRun) as an exit */

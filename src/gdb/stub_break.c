@@ -160,6 +160,17 @@ void ptd__stub_hw_refresh(struct ptd_stub *st)
 		hw_snapshot(st, &st->hw[i]);
 }
 
+void ptd__stub_break_exec(struct ptd_stub *st)
+{
+	/* The session resolved the breakpoints again in the new program
+	 * (by address: gdb's, of the old one); gdb inserts its own again. */
+	for (int i = 0; i < st->nbp; i++)
+		ptd_session_delete(st->s, st->bp[i].id);
+	for (int i = 0; i < st->nhw; i++)
+		hw_release(st, st->hw[i].slots);
+	ptd__stub_break_forget(st);
+}
+
 void ptd__stub_break_forget(struct ptd_stub *st)
 {
 	st->nbp = 0;

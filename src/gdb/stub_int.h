@@ -63,8 +63,10 @@ struct ptd_stub {
 	/* gdb's branch trace (Qbtrace): the format it asked for, and the
 	 * document qXfer:btrace:read serves in pieces (made at offset 0) */
 	int extended;	/* '!': the connection outlives the process (vRun, vAttach) */
+	int exec_events; /* gdb's qSupported asked for exec-events */
 	int rec_method; /* record programs vRun starts with this method (-1: no) */
 	int btrace;	/* 0 off, 1 bts, 2 pt */
+	int btrace_rec; /* Qbtrace started the recording (Qbtrace:off stops it) */
 	uint64_t bts_size, pt_size;
 	struct ptd_rsp_buf doc;
 	/* the thread list being sent (qfThreadInfo, qsThreadInfo) */
@@ -103,7 +105,7 @@ void ptd__stub_files_close(struct ptd_stub *st);
 /* Small parsers (the input is untrusted): 0 or -1. */
 int ptd__stub_parse_hex(const char **p, const char *end, uint64_t *out);
 int ptd__stub_expect(const char **p, const char *end, char c);
-int ptd__stub_parse_tid(const char **p, const char *end, pid_t *tid);
+int ptd__stub_parse_tid(const struct ptd_stub *st, const char **p, const char *end, pid_t *tid);
 /* "ADDR,LEN" */
 int ptd__stub_addr_len(const char **q, const char *end, uint64_t *addr, uint64_t *len);
 /* Replaces @out with "E NN". */
@@ -129,5 +131,8 @@ int ptd__stub_hw_only_writes(struct ptd_stub *st, const struct ptd_event *ev);
  * written them). */
 void ptd__stub_hw_refresh(struct ptd_stub *st);
 void ptd__stub_break_forget(struct ptd_stub *st);
+/* After an exec: takes every breakpoint and watchpoint out of the session
+ * (gdb takes them as gone with the old program and inserts them again). */
+void ptd__stub_break_exec(struct ptd_stub *st);
 
 #endif

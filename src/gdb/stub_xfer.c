@@ -1,7 +1,7 @@
 /*
  * The stub's documents: qXfer (features, auxv, exec-file, threads,
- * libraries-svr4, btrace, btrace-conf), gdb's branch-trace packets
- * (Qbtrace:*, Qbtrace-conf:*), and lldb's qHostInfo/qProcessInfo.
+ * libraries-svr4, siginfo, btrace, btrace-conf), gdb's branch-trace packets
+ * (Qbtrace:*, Qbtrace-conf:*), and lldb's qHostInfo, qProcessInfo and qShlibInfoAddr.
  */
 #include "gdb/stub_int.h"
 
@@ -162,6 +162,7 @@ static int btrace_on(struct ptd_stub *st, int kind, struct ptd_rsp_buf *out)
 			ptd_rsp_puts(out, ptd_last_error(rc));
 			return PTD_STUB_REPLY;
 		}
+		st->btrace_rec = 1;
 	} else if (kind == 2 && strcmp(ptd_session_trace_format(st->s), "pt")) {
 		ptd_rsp_puts(out, "E.the recording running keeps blocks, not pt");
 		return PTD_STUB_REPLY;
@@ -195,9 +196,12 @@ static int h_btrace_off(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_b
 		ptd__stub_reply_err(out, 1);
 		return PTD_STUB_REPLY;
 	}
-	if (st->btrace && ptd__stub_live(st) && ptd_session_recording(st->s))
+	/* A recording gdb found running (--record) is not gdb's to stop:
+	 * the stub's reverse execution (bs, bc) goes on with it. */
+	if (st->btrace && st->btrace_rec && ptd__stub_live(st) && ptd_session_recording(st->s))
 		ptd_session_record_stop(st->s);
 	st->btrace = 0;
+	st->btrace_rec = 0;
 	ptd_rsp_puts(out, "OK");
 	return PTD_STUB_REPLY;
 }
@@ -267,11 +271,20 @@ static int btrace_cpu_known(const struct ptd_cpu_info *cpu)
 static int btrace_doc(struct ptd_stub *st, struct ptd_rsp_buf *d)
 {
 	const struct ptd_history *h;
-	uint64_t pc = 0;
+	uint64_t pc = 0, pos = 0, count = 0, limit = UINT64_MAX;
 
 	if (!ptd__stub_live(st) || !st->btrace || ptd__stub_select_tid(st, st->g_tid) < 0 ||
-	    ptd_session_replaying(st->s) || ptd_session_pc(st->s, &pc) < 0)
+	    ptd_session_pc(st->s, &pc) < 0)
 		return -1;
+	if (ptd_session_replaying(st->s)) {
+		/* The stub's own reverse execution (--record) left the thread
+		 * in the past: to gdb that is where it is, and its trace ends
+		 * there (bts: the blocks before the position; the pt recording
+		 * cannot be cut there). */
+		if (st->btrace == 2 || ptd_session_position(st->s, &pos, &count) < 0)
+			return -1;
+		limit = pos;
+	}
 	ptd_rsp_puts(d, "<!DOCTYPE btrace SYSTEM \"btrace.dtd\">\n<btrace version=\"1.0\">\n");
 	if (st->btrace == 2) {
 		struct ptd_cpu_info cpu;
@@ -297,13 +310,23 @@ static int btrace_doc(struct ptd_stub *st, struct ptd_rsp_buf *d)
 			       (unsigned long long)pc, (unsigned long long)pc);
 		for (uint64_t i = ptd_history_nitems(h); i-- > 0 && !d->oom;) {
 			struct ptd_item it;
+			uint64_t end;
+
 			if (ptd_history_item(h, i, &it) != 1)
 				return -1;
-			if (it.kind != PTD_ITEM_BLOCK)
+			if (it.kind != PTD_ITEM_BLOCK || it.number >= limit)
 				continue;
+			end = it.block.end_ip;
+			if (it.number + it.block.ninsn > limit) {
+				/* the block the position is in: up to the
+				 * instruction before it */
+				struct ptd_hcursor c;
+				if (ptd_hcursor_goto(&c, h, limit - 1) < 0)
+					return -1;
+				end = c.ip;
+			}
 			ptd_rsp_printf(d, "<block begin=\"0x%llx\" end=\"0x%llx\"/>\n",
-				       (unsigned long long)it.block.ip,
-				       (unsigned long long)it.block.end_ip);
+				       (unsigned long long)it.block.ip, (unsigned long long)end);
 		}
 	}
 	ptd_rsp_puts(d, "</btrace>\n");
@@ -434,16 +457,16 @@ static int read_u64(struct ptd_stub *st, uint64_t addr, uint64_t *v)
 
 static void xml_escaped(struct ptd_rsp_buf *doc, const char *s);
 
-/* The address of the dynamic linker's r_debug: DT_DEBUG in the program's
- * dynamic section, found through the program headers the auxv points at
- * (AT_PHDR, AT_PHNUM; the load bias from PT_PHDR).  0 when there is none
- * (a static program, or ld.so has not filled it in yet). */
-static uint64_t r_debug_addr(struct ptd_stub *st)
+/* Where the dynamic linker puts the address of its r_debug: the value of
+ * DT_DEBUG in the program's dynamic section, found through the program
+ * headers the auxv points at (AT_PHDR, AT_PHNUM; the load bias from
+ * PT_PHDR).  0 when there is none (a static program). */
+static uint64_t dt_debug_slot(struct ptd_stub *st)
 {
 	char path[64];
 	uint8_t *aux;
 	long size = -1;
-	uint64_t phdr = 0, phnum = 0, bias = 0, dyn = 0, dynsz = 0, rd = 0;
+	uint64_t phdr = 0, phnum = 0, bias = 0, dyn = 0, dynsz = 0, slot = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)st->pid);
 	size = read_file(path, &aux);
@@ -480,10 +503,21 @@ static uint64_t r_debug_addr(struct ptd_stub *st)
 		    d.d_tag == DT_NULL)
 			break;
 		if (d.d_tag == DT_DEBUG) {
-			rd = d.d_un.d_ptr;
+			slot = dyn + o + offsetof(Elf64_Dyn, d_un);
 			break;
 		}
 	}
+	return slot;
+}
+
+/* The address of the dynamic linker's r_debug; 0 when there is none (a
+ * static program, or ld.so has not filled it in yet). */
+static uint64_t r_debug_addr(struct ptd_stub *st)
+{
+	uint64_t slot = dt_debug_slot(st), rd = 0;
+
+	if (!slot || read_u64(st, slot, &rd) < 0)
+		return 0;
 	return rd;
 }
 
@@ -552,6 +586,23 @@ static int h_hostinfo(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf
 	return PTD_STUB_REPLY;
 }
 
+/* lldb's qShlibInfoAddr: where the address of r_debug is kept (DT_DEBUG's
+ * value), as lldb-server answers.  lldb reads r_debug from there and
+ * walks the library list itself; without this it takes the main-lm of
+ * qXfer:libraries-svr4 for that place, which holds the program's l_addr
+ * (0), and loads no library at all. */
+static int h_shlib_info(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
+{
+	uint64_t slot = ptd__stub_live(st) ? dt_debug_slot(st) : 0;
+
+	if (!slot) {
+		ptd__stub_reply_err(out, 1);
+		return PTD_STUB_REPLY;
+	}
+	ptd_rsp_printf(out, "%llx", (unsigned long long)slot);
+	return PTD_STUB_REPLY;
+}
+
 static int h_processinfo(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *out)
 {
 	if (!ptd__stub_live(st)) {
@@ -576,7 +627,7 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 	*colon = 0;
 	if (strcmp(obj, "features") && strcmp(obj, "exec-file") && strcmp(obj, "auxv") &&
 	    strcmp(obj, "btrace") && strcmp(obj, "btrace-conf") && strcmp(obj, "threads") &&
-	    strcmp(obj, "libraries-svr4"))
+	    strcmp(obj, "libraries-svr4") && strcmp(obj, "siginfo"))
 		return PTD_STUB_REPLY; /* an object we do not serve */
 	if ((size_t)(end - colon - 1) < 5 || memcmp(colon + 1, "read:", 5)) {
 		return PTD_STUB_REPLY; /* writes are not supported */
@@ -636,6 +687,20 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 			return PTD_STUB_REPLY;
 		}
 		xfer_reply(out, st->doc.p, st->doc.len, off, len);
+		return PTD_STUB_REPLY;
+	}
+	if (!strcmp(obj, "siginfo")) {
+		/* gdb's $_siginfo: the kernel's siginfo_t of the thread gdb
+		 * selected (Hg), at a live stop */
+		uint8_t si[256];
+		long k;
+
+		if (*annex || !ptd__stub_live(st) || ptd__stub_select_tid(st, st->g_tid) < 0 ||
+		    (k = ptd_session_siginfo_raw(st->s, si, sizeof(si))) < 0) {
+			ptd__stub_reply_err(out, 1);
+			return PTD_STUB_REPLY;
+		}
+		xfer_reply(out, si, (size_t)k, off, len);
 		return PTD_STUB_REPLY;
 	}
 	if (!strcmp(obj, "features")) {
@@ -699,7 +764,6 @@ static int h_xfer(struct ptd_stub *st, char *p, size_t n, struct ptd_rsp_buf *ou
 	}
 }
 
-
 const struct ptd__stub_packet ptd__stub_xfer_packets[] = {
 	{"qXfer:", PTD__STUB_PREFIX, h_xfer},
 	{"Qbtrace:bts", PTD__STUB_PREFIX, h_btrace_bts},
@@ -708,5 +772,6 @@ const struct ptd__stub_packet ptd__stub_xfer_packets[] = {
 	{"Qbtrace-conf:", PTD__STUB_PREFIX, h_btrace_conf},
 	{"qHostInfo", PTD__STUB_EXACT, h_hostinfo},
 	{"qProcessInfo", PTD__STUB_EXACT, h_processinfo},
+	{"qShlibInfoAddr", PTD__STUB_EXACT, h_shlib_info},
 	{NULL, 0, NULL},
 };

@@ -933,6 +933,13 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			ptd__ses_symbols(s);
 			ptd__ses_bp_rearm_all(s);
 			ptd_target_bp_enable(s->t, !rc.nobp);
+			if (s->stop_exec) {
+				/* (ev->tid and ev->pc are the exec'ing thread's) */
+				ev->kind = PTD_EVENT_EXEC;
+				ev->new_frame = 1;
+				finish_stop(&rc, ev);
+				return 0;
+			}
 			start_pc = st.pc;
 			err = resume_thread(&rc, st.tid, 0);
 			break;

@@ -1360,6 +1360,12 @@ void ptd_session_set_scheduler_locking(struct ptd_session *s, int on)
 		s->sched_lock = !!on;
 }
 
+void ptd_session_set_stop_at_exec(struct ptd_session *s, int on)
+{
+	if (s)
+		s->stop_exec = !!on;
+}
+
 int ptd_session_select_thread(struct ptd_session *s, int num)
 {
 	if (!s)

@@ -230,6 +230,7 @@ struct ptd_session {
 	int next_thread_num;
 	int cur; /* index of the selected thread */
 	int sched_lock; /* live motions resume only the selected thread */
+	int stop_exec;	/* live motions stop after an exec (PTD_EVENT_EXEC) */
 	struct sbp *bp;
 	int nbp, cap_bp;
 	int next_bp_id;

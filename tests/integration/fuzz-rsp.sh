@@ -21,7 +21,9 @@ for p in 'qSupported:multiprocess+;swbreak+;hwbreak+;qRelocInsn+;fork-events+;vf
 	'qXfer:btrace-conf:read::0,ffb' 'qXfer:auxv:read::0,ffb' 'qXfer:exec-file:read:1:0,ffb' 'vCont;t' \
 	'vFile:setfs:0' 'vFile:open:2f6574632f686f73746e616d65,0,1c0' 'vFile:pread:7,3fff,0' \
 	'vFile:fstat:7' 'vFile:close:7' 'vFile:readlink:2f70726f632f73656c662f657865' \
-	'Tp1.1' 'qC' 'qAttached:1' 'M401000,2:9090' 'z0,401126,1' 'C05' 'S0b;401000'; do
+	'Tp1.1' 'qC' 'qAttached:1' 'M401000,2:9090' 'z0,401126,1' 'C05' 'S0b;401000' \
+	'qSupported:multiprocess+;exec-events+' 'QPassSignals:e;14;17;' 'qShlibInfoAddr' \
+	'qXfer:siginfo:read::0,80' 'vCont;c:p2.-1' 'k'; do
 	{ printf '+'; pkt "$p"; } >"$work/corpus/seed-$i"
 	i=$((i + 1))
 done

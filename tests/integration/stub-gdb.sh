@@ -2,11 +2,12 @@
 # ptdbg-server with real gdb 13 (`target remote | ptdbg-server --stdio --
 # PROG`): breakpoints, continue, backtrace, registers (rip as gdb's own
 # native run has it), disassembly, stepi, threads, shared libraries, a
-# signal and a crash, the exit; then detach (the program runs on by
-# itself, no int3 left, not traced) and kill (the process is gone).
+# signal and a crash, the exit, an exec (gdb loads the new program and
+# its breakpoints); then detach (the program runs on by itself, no int3
+# left, not traced) and kill (the process is gone).
 . "$(dirname "$0")/lib.bash"
 
-need_prereqs fib threads segfault waiter
+need_prereqs fib threads segfault waiter exec
 need_gdb
 SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
@@ -76,13 +77,54 @@ expect_in "$TMPDIR/threads.out" 'exited normally' "threads: exit"
 note "ok threads"
 
 # 3. a crash: the signal is reported, then passed: the program dies of it.
-CMDS=(continue bt continue 'info threads')
+# $_siginfo (qXfer:siginfo:read) is the kernel's, as natively: SIGSEGV,
+# SEGV_MAPERR, the faulting address.
+CMDS=(continue bt 'p $_siginfo.si_signo' 'p $_siginfo.si_code' 'p $_siginfo._sifields._sigfault.si_addr'
+      continue 'info threads')
 stub_gdb "$TMPDIR/segv.out" -- "$TESTPROGS/segfault"
 cat "$TMPDIR/segv.out" >&2
 expect_in "$TMPDIR/segv.out" '^Program received signal SIGSEGV, Segmentation fault\.$' "segfault: signal"
 expect_in "$TMPDIR/segv.out" '^#0  .*lookup \(' "segfault: backtrace"
+CMDS=(run 'p $_siginfo.si_signo' 'p $_siginfo.si_code' 'p $_siginfo._sifields._sigfault.si_addr')
+gdb_batch -- "$TESTPROGS/segfault" >"$TMPDIR/segv.native"
+grep '^\$[1-3] = ' "$TMPDIR/segv.native" >"$TMPDIR/segv.native.si"
+grep '^\$[1-3] = ' "$TMPDIR/segv.out" >"$TMPDIR/segv.out.si"
+[ "$(wc -l <"$TMPDIR/segv.native.si")" = 3 ] || { cat "$TMPDIR/segv.native" >&2; die "segfault: no native siginfo"; }
+diff -u "$TMPDIR/segv.native.si" "$TMPDIR/segv.out.si" >&2 || die "segfault: \$_siginfo differs from the native one"
 expect_in "$TMPDIR/segv.out" '^Program terminated with signal SIGSEGV, Segmentation fault\.$' "segfault: death"
 note "ok segfault"
+
+# 3a. signals as gdb's handle says, as natively: gdb's defaults (SIGALRM
+# passes unseen: QPassSignals), and after handle SIGALRM stop and handle
+# SIGUSR1 nopass (SIGALRM stops, SIGUSR1 is not delivered: one handler
+# run).  The stops, the signals and the program's count must be gdb's own.
+sigstops() { grep -E '^(Program received signal|Program terminated|hits=|\[Inferior 1 )' "$1" | sed -E 's/process [0-9]+/process PID/'; }
+for handle in "" "handle SIGALRM stop print pass" "handle SIGUSR1 nopass"; do
+	CMDS=(${handle:+"$handle"} continue continue continue)
+	stub_gdb "$TMPDIR/sig.out" -- "$TESTPROGS/signal"
+	CMDS=(${handle:+"$handle"} run continue continue)
+	gdb_batch -- "$TESTPROGS/signal" >"$TMPDIR/sig.native"
+	sigstops "$TMPDIR/sig.out" >"$TMPDIR/sig.stub.stops"
+	sigstops "$TMPDIR/sig.native" >"$TMPDIR/sig.native.stops"
+	grep -q '^hits=' "$TMPDIR/sig.native.stops" || { cat "$TMPDIR/sig.native" >&2; die "signal: no native run"; }
+	diff -u "$TMPDIR/sig.native.stops" "$TMPDIR/sig.stub.stops" >&2 ||
+		{ cat "$TMPDIR/sig.out" >&2; die "signal (${handle:-the defaults}): the stub's stops differ from gdb's native ones"; }
+done
+note "ok signals: as natively with gdb's defaults, handle SIGALRM stop, handle SIGUSR1 nopass"
+
+# 3b. exec: gdb is told (exec-events), loads the new program and puts its
+# breakpoints into it, as natively: the breakpoint on main stops in fib's
+# main, and no int3 of the old program's is left at its addresses.
+CMDS=('break main' continue continue bt continue)
+stub_gdb "$TMPDIR/exec.out" -- "$TESTPROGS/exec"
+cat "$TMPDIR/exec.out" >&2
+expect_in "$TMPDIR/exec.out" '^Breakpoint 1, main \(argc=1, argv=0x[0-9a-f]+\) at .*exec\.c:' "exec: first main"
+expect_in "$TMPDIR/exec.out" '^process [0-9]+ is executing new program: .*/fib$' "exec: announced"
+expect_in "$TMPDIR/exec.out" '^Breakpoint 1, main \(argc=2, argv=0x[0-9a-f]+\) at .*fib\.c:19$' "exec: main of the new program"
+expect_in "$TMPDIR/exec.out" '^#0  main \(argc=2, argv=0x[0-9a-f]+\) at .*fib\.c:19$' "exec: backtrace with the new program's symbols"
+expect_in "$TMPDIR/exec.out" '^fib\(5\) = 5$' "exec: the new program's output"
+expect_in "$TMPDIR/exec.out" '^\[Inferior 1 \(process [0-9]+\) exited normally\]$' "exec: exit"
+note "ok exec"
 
 # 4. detach: the program runs on untraced and intact (waiter, as in
 # detach.sh: it hands over its pid, then waits to be released).

@@ -14,10 +14,13 @@
 #  - continue: forward through the whole history to its end, where it
 #    stops as gdb's record full does ("No more reverse-execution
 #    history.", replaylog:end, at the printf); the next continue runs
-#    live to the program's exit.
+#    live and stops before the exit_group, as gdb record full's does
+#    ("Program stopped."), where reverse-stepi works; the next continue
+#    lets the program exit.
+# Then threads: reverse-stepi moves the thread gdb selected.
 . "$(dirname "$0")/lib.bash"
 
-need_prereqs fib
+need_prereqs fib threads
 need_gdb
 SERVER=$BD/bin/ptdbg-server
 [ -x "$SERVER" ] || die "ptdbg-server not built: $SERVER"
@@ -44,7 +47,8 @@ for m in step soft; do
 	for i in 1 2 3; do CMDS+=(reverse-continue 'echo RC\n' 'p/x $pc'); done
 	CMDS+=(delete "break *$b" continue 'echo AT-B\n' 'p/x $pc' delete
 	       "source $TOP/tests/integration/stub_revpcs.py" "revpcs-to $a $got"
-	       reverse-continue 'echo BEGIN\n' 'p/x $pc' continue 'echo END\n' 'p/x $pc' continue)
+	       reverse-continue 'echo BEGIN\n' 'p/x $pc' continue 'echo END\n' 'p/x $pc' continue
+	       'echo EXIT-STOP\n' bt reverse-stepi 'echo EXIT-BACK\n' 'p/x $pc' 'stepi' continue)
 	ex=(-ex 'set pagination off' -ex 'set confirm off')
 	for c in "${CMDS[@]}"; do ex+=(-ex "$c"); done
 	gdb -nx -batch -ex "target remote | $SERVER --method $m --record --stdio -- $TESTPROGS/fib 4" \
@@ -72,9 +76,9 @@ for m in step soft; do
 		failed=1
 		continue
 	fi
-	# (the start of the history, and its end twice: the continue to the
-	# breakpoint at $b, the end, and this one)
-	if [ "$(grep -c '^No more reverse-execution history\.$' "$log")" != 3 ] ||
+	# (the start of the history, and its end three times: the continue to
+	# the breakpoint at $b, the end, this one, and the stepi at the exit)
+	if [ "$(grep -c '^No more reverse-execution history\.$' "$log")" != 4 ] ||
 		[ "$(sed -n '/^END$/{n;s/^\$[0-9]* = //p;}' "$log")" != "$b" ]; then
 		cat "$log" >&2
 		note "($m) continue from the start did not stop at the end of the history ($b)"
@@ -87,6 +91,41 @@ for m in step soft; do
 		failed=1
 		continue
 	fi
+	# as gdb's record full, the program stopped before its exit_group,
+	# alive, with its history: reverse-stepi and stepi back, then it exits
+	if [ "$(grep -c '^Program stopped\.$' "$log")" != 1 ] ||
+		! sed -n '/^EXIT-STOP$/{n;p;}' "$log" | qgrep -E '^#0  0x[0-9a-f]+ in (__GI__exit|_exit) ' ||
+		[ -z "$(sed -n '/^EXIT-BACK$/{n;s/^\$[0-9]* = //p;}' "$log")" ]; then
+		cat "$log" >&2
+		note "($m) the recorded program did not stop before its exit"
+		failed=1
+		continue
+	fi
 	note "ok stub reverse ($m): 3 reverse-continues, $(wc -l <"$got") reverse-stepis as gdb record full, begin at $first, the end at $b, live to the exit"
 done
 [ "$failed" = 0 ] || die "reverse execution through the stub differs from gdb record full"
+
+# Threads: gdb's reverse-stepi sends bs for the whole process (Hc p.0,
+# sent once and then kept); the thread that moves is the one gdb selected
+# (Hg), as gdbserver steps its current thread.  Stopped in a worker at
+# sum_range, one reverse-stepi there, then `thread 1` (main, with a
+# history of its own) and reverse-stepi: main moves, the worker does not,
+# and main stays gdb's thread (before, the stub took the worker, whose
+# stop had replaced the thread to resume, and gdb told of a SIGTRAP there).
+log=$TMPDIR/stub.threads.log
+gdb -nx -batch -ex 'set pagination off' -ex 'set confirm off' \
+	-ex "target remote | $SERVER --method soft --stdio -- $TESTPROGS/threads" \
+	-ex 'break sum_range' -ex continue -ex reverse-stepi -ex 'echo W1\n' -ex 'p/x $pc' \
+	-ex 'thread 1' -ex 'echo M1\n' -ex 'p/x $pc' -ex reverse-stepi -ex 'echo M2\n' -ex 'p/x $pc' \
+	-ex 'info threads' -ex 'thread apply all p/x $pc' >"$log" 2>&1
+cat "$log" >&2
+at() { sed -n '/^'"$1"'$/{n;s/^\$[0-9]* = //p;}' "$log"; }
+w1=$(at W1) m1=$(at M1) m2=$(at M2)
+[ -n "$w1" ] && [ -n "$m1" ] && [ -n "$m2" ] || die "threads: no pcs"
+[ "$m1" != "$m2" ] || die "threads: reverse-stepi in thread 1 did not move it ($m1)"
+grep -q 'received signal SIGTRAP' "$log" && die "threads: a SIGTRAP was reported"
+grep -Eq '^\* 1 +Thread ' "$log" || die "threads: thread 1 is no longer gdb's thread"
+# the worker is where its own reverse-stepi left it
+sed -n '/^Thread [23] (/,/^$/p' "$log" | qgrep -E '^\$[0-9]+ = '"$w1"'$' ||
+	die "threads: the worker moved from $w1"
+note "ok stub reverse-stepi in another thread: thread 1 $m1 -> $m2, the worker stays at $w1"

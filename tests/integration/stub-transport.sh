@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ptdbg-server's transport and its bad clients, with raw packets:
 #  - --listen 127.0.0.1:0: one client; a second is refused; the interrupt
-#    byte stops a running program (T02); a client that disconnects in the
+#    byte stops a running program (T02), also one sent in the same write
+#    as the resume packet; a client that disconnects in the
 #    middle of a packet ends the server cleanly, the launched program killed;
 #  - --unix PATH with --attach PID: a client that disconnects while the
 #    program runs leaves it running and untraced;
@@ -56,6 +57,13 @@ rsp_pkt 'm4000zz' >&5
 r=$(rsp_recv 5); [[ $r == E* ]] || die "malformed m got '$r'"
 rsp_pkt 'qNoSuchThing' >&5
 r=$(rsp_recv 5); [ -z "$r" ] || die "unknown packet got '$r'"
+# another process's threads: an error, and nothing runs (the program
+# would sleep on, and the next reply be its stop)
+other=$(printf '%x' $((prog + 1)))
+rsp_pkt "vCont;c:p$other.-1" >&5
+r=$(rsp_recv 5); [[ $r == E* ]] || die "vCont for process $other got '$r'"
+rsp_pkt "Hgp$other.$(printf '%x' "$prog")" >&5
+r=$(rsp_recv 5); [[ $r == E* ]] || die "Hg for process $other got '$r'"
 # a packet longer than PacketSize: dropped, answered E01
 { printf '$'; head -c 20000 /dev/zero | tr '\0' a; printf '#%02x' $((20000 * 97 % 256)); } >&5
 r=$(rsp_recv 5); [ "$r" = E01 ] || die "oversized packet got '$r'"
@@ -69,6 +77,12 @@ r=$(rsp_recv 5)
 [[ $r == T02thread:p* ]] || die "interrupt: stop reply '$r'"
 grep -q '^State:.*t (tracing stop)' "/proc/$prog/status" || die "interrupt: the program is not stopped"
 note "ok interrupt: $r"
+# the interrupt byte in the same write as the resume packet (one read
+# for the server): it stops the program all the same
+printf '%s\003' "$(rsp_pkt 'vCont;c')" >&5
+r=$(rsp_recv 5)
+[[ $r == T02thread:p* ]] || die "interrupt with the packet: stop reply '$r'"
+note "ok interrupt in the resume packet's write: $r"
 # disconnect in the middle of a packet
 printf '$m40' >&5
 exec 5<&- 5>&-

@@ -5,7 +5,8 @@
 # with the old and new value (also in a thread created later), `rwatch
 # probe` at its read, `hbreak worker` in the new thread, and the program
 # ends normally.  Once with no recording, once recorded with soft (the
-# recorder goes on past each stop).
+# recorder goes on past each stop; as with gdb's record full the recorded
+# program also stops before its exit: "Program stopped.").
 . "$(dirname "$0")/lib.bash"
 
 need_prereqs watch
@@ -30,7 +31,10 @@ run_ex() { # WHERE-REPLACEMENT
 # program's own output line goes to the same file at a moment of its own
 # (its stdout and gdb's are separate streams): it is compared apart.
 stops() {
-	sed -n '/^Breakpoint 1, main /,$p' "$1" |
+	# (a recorded program's stop before its exit, as gdb record full's,
+	# is no watchpoint's: it is left out, up to its source line, and
+	# counted apart)
+	sed -n '/^Breakpoint 1, main /,$p' "$1" | sed -E '/^(Program|Thread [0-9]+ .*) stopped\.$/,/^[0-9]+'$'\t''/d' |
 		grep -E '^(Breakpoint 1, |Hardware (read |access \()?watchpoint [0-9]+: |Old value = |New value = |Value = |Thread [0-9]+ "watch" hit |main \(\) at |worker \(|0x[0-9a-f]+ in |[0-9]+'$'\t''|\[Inferior 1 \(process [0-9]+\) exited)' |
 		sed -E 's/process [0-9]+/process PID/'
 	grep -o 'counter=[0-9]* r=[0-9]*' "$1"
@@ -49,6 +53,7 @@ grep -q '^Thread 2 "watch" hit Breakpoint 4, worker' "$TMPDIR/native.stops" || d
 
 for opts in "" "--method soft --record"; do
 	mapfile -t rem < <(run_ex continue)
+	[ -n "$opts" ] && rem+=(-ex continue)
 	# shellcheck disable=SC2086
 	gdb -nx -batch "${ex[@]}" -ex "target remote | $SERVER $opts --stdio -- $TESTPROGS/watch" \
 		"${rem[@]}" >"$TMPDIR/stub.out" 2>&1
@@ -56,5 +61,7 @@ for opts in "" "--method soft --record"; do
 	stops "$TMPDIR/stub.out" >"$TMPDIR/stub.stops"
 	diff -u "$TMPDIR/native.stops" "$TMPDIR/stub.stops" >&2 ||
 		die "the stops through ptdbg-server ${opts:-(no recording)} differ from gdb's native ones"
+	[ "$(grep -Ec '^(Program|Thread [0-9]+ .*) stopped\.$' "$TMPDIR/stub.out")" = "$([ -n "$opts" ] && echo 1 || echo 0)" ] ||
+		die "${opts:-no recording}: the stops before the exit are not one per recording"
 	note "ok ${opts:-no recording}: $(grep -c . "$TMPDIR/stub.stops") lines as natively"
 done

@@ -6,6 +6,7 @@
  * reverse packets on a recording, and a stream of random packets.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -144,6 +145,23 @@ static void test_no_program(void **state)
 	assert_null(strstr(r, "ReverseStep+")); /* not recording */
 	assert_string_equal(send(&f, "QStartNoAckMode"), "OK");
 	assert_true(f.act & PTD_STUB_NOACK);
+	/* every signal stops and gdb decides, but those gdb lets pass
+	 * (QPassSignals, gdb's numbers: 0xe SIGALRM, 0x14 SIGCHLD); glibc's
+	 * internal 32 and 33 always pass unseen */
+	assert_non_null(strstr(send(&f, "qSupported"), ";QPassSignals+"));
+	assert_true(ptd_session_signal_flags(f.s, SIGALRM) & PTD_SIG_STOP);
+	assert_int_equal(ptd_session_signal_flags(f.s, 32), PTD_SIG_PASS);
+	assert_string_equal(send(&f, "QPassSignals:e;14;"), "OK"); /* gdb ends with ';' */
+	assert_int_equal(ptd_session_signal_flags(f.s, SIGALRM), PTD_SIG_PASS);
+	assert_int_equal(ptd_session_signal_flags(f.s, SIGCHLD), PTD_SIG_PASS);
+	assert_true(ptd_session_signal_flags(f.s, SIGUSR1) & PTD_SIG_STOP);
+	assert_string_equal(send(&f, "QPassSignals:"), "OK");
+	assert_true(ptd_session_signal_flags(f.s, SIGALRM) & PTD_SIG_STOP);
+	assert_true(ptd_session_signal_flags(f.s, SIGCHLD) & PTD_SIG_STOP);
+	assert_true(is_error(send(&f, "QPassSignals:zz")));
+	assert_true(is_error(send(&f, "QPassSignals:e;;")));
+	assert_true(is_error(send(&f, "QPassSignals:1000")));
+	assert_true(is_error(send(&f, "QPassSignals")));
 	assert_string_equal(send(&f, "vCont?"), "vCont;c;C;s;S;t");
 	assert_string_equal(send(&f, "qAttached"), "0");
 	assert_string_equal(send(&f, "qSymbol::"), "OK");
@@ -313,7 +331,7 @@ static void test_target_xml(void **state)
 static void test_threads_hostinfo(void **state)
 {
 	struct fixture f;
-	char expect[256], doc[1024] = "";
+	char expect[256], doc[1024] = "", shlib[64];
 	const char *r;
 	pid_t pid;
 	int off = 0;
@@ -325,6 +343,9 @@ static void test_threads_hostinfo(void **state)
 			    "l<?xml version=\"1.0\"?>\n<threads>\n</threads>\n");
 	assert_true(is_error(send(&f, "qProcessInfo")));
 	assert_true(is_error(send(&f, "qXfer:libraries-svr4:read::0,fff")));
+	assert_true(is_error(send(&f, "qShlibInfoAddr")));
+	assert_non_null(strstr(send(&f, "qSupported"), ";qXfer:siginfo:read+"));
+	assert_true(is_error(send(&f, "qXfer:siginfo:read::0,80")));
 	teardown(&f);
 
 	setup_fib(&f, 0);
@@ -366,6 +387,12 @@ static void test_threads_hostinfo(void **state)
 	assert_string_equal(send(&f, "qXfer:libraries-svr4:read::0,fff"),
 			    "l<library-list-svr4 version=\"1.0\"/>");
 	assert_true(is_error(send(&f, "qXfer:libraries-svr4:read:start=0:0,fff")));
+	/* lldb's qShlibInfoAddr: where ld.so will put r_debug's address
+	 * (DT_DEBUG's value, in fib's dynamic section: 0 for now) */
+	r = send(&f, "qShlibInfoAddr");
+	assert_true(strlen(r) > 0 && strlen(r) < sizeof(shlib) - 8 && !is_error(r));
+	snprintf(shlib, sizeof(shlib), "m%s,8", r);
+	assert_string_equal(send(&f, shlib), "0000000000000000");
 	{
 		char pkt[64];
 		uint64_t fib = fib_addr(&f);
@@ -374,12 +401,42 @@ static void test_threads_hostinfo(void **state)
 		send(&f, "vCont;c");
 		assert_non_null(strstr(f.reply, "swbreak"));
 	}
+	/* $_siginfo at the breakpoint: the kernel's, SIGTRAP (si_signo,
+	 * si_errno, si_code are ints; none of these bytes needs escaping) */
+	r = send(&f, "qXfer:siginfo:read::0,200");
+	assert_int_equal(r[0], 'l');
+	assert_memory_equal(r + 1, "\x05\x00\x00\x00\x00\x00\x00\x00", 8);
+	assert_true(is_error(send(&f, "qXfer:siginfo:read:x:0,200")));
+	r = send(&f, "qXfer:siginfo:read::4,4");
+	assert_int_equal(r[0], 'm');
 	r = send(&f, "qXfer:libraries-svr4:read::0,fff");
 	assert_int_equal(r[0], 'l');
 	assert_non_null(strstr(r, "<library-list-svr4 version=\"1.0\" main-lm=\"0x"));
 	assert_non_null(strstr(r, "/libc.so.6\" lm=\"0x"));
 	assert_non_null(strstr(r, "/ld-linux-x86-64.so.2\" lm=\"0x"));
 	assert_non_null(strstr(r, "</library-list-svr4>"));
+	/* there now: r_debug, whose r_map (at 8) is the main-lm */
+	{
+		uint64_t rd = 0, map = 0;
+		char pkt[64], want[64];
+		snprintf(want, sizeof(want), "main-lm=\"0x");
+		strncat(want, strstr(r, "main-lm=\"0x") + 11, 16);
+		*strchr(want + 11, '"') = 0;
+		r = send(&f, shlib);
+		assert_int_equal(strlen(r), 16);
+		for (int i = 7; i >= 0; i--)
+			rd = rd << 8 |
+			     (uint64_t)strtoul((char[3]){r[2 * i], r[2 * i + 1], 0}, NULL, 16);
+		assert_true(rd != 0);
+		snprintf(pkt, sizeof(pkt), "m%llx,8", (unsigned long long)(rd + 8));
+		r = send(&f, pkt);
+		assert_int_equal(strlen(r), 16);
+		for (int i = 7; i >= 0; i--)
+			map = map << 8 |
+			      (uint64_t)strtoul((char[3]){r[2 * i], r[2 * i + 1], 0}, NULL, 16);
+		snprintf(pkt, sizeof(pkt), "main-lm=\"0x%llx", (unsigned long long)map);
+		assert_string_equal(pkt, want);
+	}
 	teardown(&f);
 }
 
@@ -409,6 +466,20 @@ static void test_live(void **state)
 	assert_string_equal(send(&f, "Hc-1"), "OK");
 	assert_string_equal(send(&f, "Hg0"), "OK");
 	assert_true(is_error(send(&f, "Hg7fffffff")));
+	/* another process's threads are none of ours: nothing runs */
+	snprintf(pkt, sizeof(pkt), "Hgp%x.%x", pid + 1, pid);
+	assert_true(is_error(send(&f, pkt)));
+	snprintf(pkt, sizeof(pkt), "Tp%x.%x", pid + 1, pid);
+	assert_true(is_error(send(&f, pkt)));
+	snprintf(pkt, sizeof(pkt), "vCont;c:p%x.-1", pid + 1);
+	assert_true(is_error(send(&f, pkt)));
+	snprintf(pkt, sizeof(pkt), "vCont;s:p%x.%x", pid + 1, pid);
+	assert_true(is_error(send(&f, pkt)));
+	{
+		uint64_t pc2 = 0;
+		assert_true(ptd_session_alive(f.s));
+		assert_true(ptd_session_pc(f.s, &pc2) == 0 && pc2 == pc);
+	}
 
 	/* registers: the g layout of the target description; rip is the pc;
 	 * x87 and SSE registers are unavailable ('x') */
@@ -531,7 +602,11 @@ static void test_kill_detach(void **state)
 
 	setup_fib(&f, 0);
 	assert_true(is_error(send(&f, "D;1")));
-	send(&f, "k");
+	pid = ptd_session_pid(f.s);
+	/* the process's end, which lldb waits for (gdb reads no reply) */
+	snprintf(pkt, sizeof(pkt), "X09;process:%x", pid);
+	assert_string_equal(send(&f, "k"), pkt);
+	assert_true(f.act & PTD_STUB_REPLY);
 	assert_true(f.act & PTD_STUB_CLOSE);
 	assert_false(ptd_session_alive(f.s));
 	teardown(&f);
@@ -694,6 +769,12 @@ static void test_extended(void **state)
 
 	(void)state;
 	setup_none(&f);
+	/* programs started later are recorded (--multi --record): gdb, which
+	 * asks once, is told of reverse execution before any is there */
+	assert_null(strstr(send(&f, "qSupported"), "ReverseStep+"));
+	ptd_stub_set_record(f.st, PTD_METHOD_STEP);
+	assert_non_null(strstr(send(&f, "qSupported"), ";ReverseStep+;ReverseContinue+"));
+	ptd_stub_set_record(f.st, -1);
 	snprintf(path, sizeof(path), "%s/fib", progdir);
 	for (size_t i = 0; path[i]; i++)
 		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)path[i]);
@@ -721,7 +802,7 @@ static void test_extended(void **state)
 	r = send(&f, "vRun;;34");
 	assert_true(strncmp(r, "T05thread:p", 11) == 0);
 	send(&f, "k");
-	assert_false(f.act & PTD_STUB_CLOSE);
+	assert_false(f.act & (PTD_STUB_CLOSE | PTD_STUB_REPLY));
 	assert_false(ptd_session_alive(f.s));
 	teardown(&f);
 }
@@ -781,6 +862,67 @@ static void cont_stops(struct fixture *f, const char *why, int main)
  * thread runs worker: counter += 10; main prints counter): the stop
  * replies name the watchpoint and its address, a Z3 (read) does not stop
  * at a write, a region too big for the free debug registers is refused. */
+/* testprogs/exec runs fib: the motion stops at the exec, "exec:PATH;" for
+ * a gdb that offered exec-events (a SIGTRAP for one that did not, with
+ * lldb-server's "reason:exec;" for lldb),
+ * and gdb's breakpoints, the old program's, are gone from the new one. */
+static void exec_run(int events)
+{
+	struct fixture f;
+	char path[600], pkt[1400], hex[1300], want[1300], rep[1400];
+	uint64_t main_addr;
+	const char *r;
+	char *real;
+
+	setup_none(&f);
+	snprintf(path, sizeof(path), "%s/exec", progdir);
+	for (size_t i = 0; path[i]; i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)path[i]);
+	assert_string_equal(send(&f, "!"), "OK");
+	r = send(&f, events ? "qSupported:multiprocess+;exec-events+" : "qSupported:multiprocess+");
+	assert_true((strstr(r, ";exec-events+") != NULL) == events);
+	snprintf(pkt, sizeof(pkt), "vRun;%s", hex);
+	assert_true(strncmp(send(&f, pkt), "T05thread:p", 11) == 0);
+	assert_int_equal(ptd_session_resolve(f.s, "main", &main_addr), 0);
+	snprintf(pkt, sizeof(pkt), "Z0,%llx,1", (unsigned long long)main_addr);
+	assert_string_equal(send(&f, pkt), "OK");
+	r = send(&f, "c");
+	assert_non_null(strstr(r, "swbreak:"));
+	r = send(&f, "c");
+	snprintf(path, sizeof(path), "%s/fib", progdir);
+	real = realpath(path, NULL);
+	assert_non_null(real);
+	assert_true(strlen(real) < 600);
+	for (size_t i = 0; real[i]; i++)
+		snprintf(want + 2 * i, 3, "%02x", (unsigned char)real[i]);
+	free(real);
+	snprintf(rep, sizeof(rep), "T05exec:%.1200s;thread:p", want);
+	if (events) {
+		assert_true(strncmp(r, rep, strlen(rep)) == 0);
+		assert_null(strstr(r, "reason:"));
+	} else {
+		/* a SIGTRAP for gdb; lldb reads lldb-server's reason */
+		assert_true(strncmp(r, "T05thread:p", 11) == 0);
+		assert_non_null(strstr(r, ";reason:exec;"));
+	}
+	assert_true(ptd_session_alive(f.s));
+	/* none of gdb's breakpoints is left in the session */
+	assert_int_equal(ptd_session_bp_count(f.s), 0);
+	/* gdb removes no breakpoint it takes as gone: the answer is OK all the same */
+	snprintf(pkt, sizeof(pkt), "z0,%llx,1", (unsigned long long)main_addr);
+	assert_string_equal(send(&f, pkt), "OK");
+	r = send(&f, "c");
+	assert_true(strncmp(r, "W00", 3) == 0);
+	teardown(&f);
+}
+
+static void test_exec(void **state)
+{
+	(void)state;
+	exec_run(1);
+	exec_run(0);
+}
+
 static void test_watch(void **state)
 {
 	struct fixture f;
@@ -903,11 +1045,13 @@ int main(void)
 {
 	const char *d = getenv("TESTPROGS");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_signals),	  cmocka_unit_test(test_no_program),
-		cmocka_unit_test(test_malformed), cmocka_unit_test(test_target_xml),
-		cmocka_unit_test(test_live),	  cmocka_unit_test(test_threads_hostinfo),	  cmocka_unit_test(test_kill_detach),
-		cmocka_unit_test(test_reverse),	  cmocka_unit_test(test_btrace),
-		cmocka_unit_test(test_extended),  cmocka_unit_test(test_random), cmocka_unit_test(test_watch),
+		cmocka_unit_test(test_signals),	    cmocka_unit_test(test_no_program),
+		cmocka_unit_test(test_malformed),   cmocka_unit_test(test_target_xml),
+		cmocka_unit_test(test_live),	    cmocka_unit_test(test_threads_hostinfo),
+		cmocka_unit_test(test_kill_detach), cmocka_unit_test(test_reverse),
+		cmocka_unit_test(test_btrace),	    cmocka_unit_test(test_extended),
+		cmocka_unit_test(test_random),	    cmocka_unit_test(test_watch),
+		cmocka_unit_test(test_exec),
 	};
 
 	snprintf(progdir, sizeof(progdir), "%s", d ? d : "testprogs/build");
