@@ -1490,6 +1490,10 @@ static int decode_segment(struct seg *s)
 			}
 			if (ev.type == ptev_tsx)
 				s->spec = ev.variant.tsx.speculative;
+			/* (after an overflow libipt takes the code as not in a
+			 * transaction: pt_blk_process_overflow) */
+			if (ev.type == ptev_overflow)
+				s->spec = 0;
 			/* Past the end of the trace, while finishing the linear
 			 * code up to the next segment's start, there is nothing
 			 * left to report; elsewhere every event counts. */
