@@ -1490,6 +1490,10 @@ static int decode_segment(struct seg *s)
 			}
 			if (ev.type == ptev_tsx)
 				s->spec = ev.variant.tsx.speculative;
+			/* (after an overflow libipt takes the code as not in a
+			 * transaction: pt_blk_process_overflow) */
+			if (ev.type == ptev_overflow)
+				s->spec = 0;
 			/* Past the end of the trace, while finishing the linear
 			 * code up to the next segment's start, there is nothing
 			 * left to report; elsewhere every event counts. */
@@ -2712,6 +2716,9 @@ struct ptd_pt_trace {
 	uint64_t lost;
 	int lost_nonzero;
 	struct iccache *icc; /* for decodes in the calling thread; may be NULL */
+	/* The (empty) history segment_of gave last for a segment the index
+	 * lost while decoding it (see there). */
+	struct ptd_history *gone;
 	/* Reads the PSB+ headers index_back() finds (one decoder for all:
 	 * a trace of tiny PSB periods has tens of thousands). */
 	struct pt_packet_decoder *psbrd;
@@ -2910,6 +2917,7 @@ void ptd_pt_trace_free(struct ptd_pt_trace *t)
 		return;
 	for (i = 0; i < t->nrev; i++)
 		ptd_history_free(t->rev[i].h);
+	ptd_history_free(t->gone);
 	for (i = 0; i < t->nparts; i++) {
 		free_details(&t->parts[i]);
 		ptd__calllog_free(t->parts[i].log);
@@ -3336,6 +3344,18 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, size_t last, struct pt_
 		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
 	sink.ctx = whole;
 	err = run_rev(t, k, last, &in, ptimg, icc, &sink, &sa, &o);
+	if (!err && sa.nretstack && in.kind == CARRY_STATE) {
+		/* A compressed return found the stack of the decoder started
+		 * at rev[k]'s PSB empty, where the continuous one may still
+		 * hold calls from before it (see decode_depth): from the
+		 * trace start instead, when that is near (else the gap
+		 * stays). */
+		err = decode_warm(t, j, last, ptimg, icc, h, st, 1);
+		if (err) {
+			ptd_history_free(whole);
+			return err;
+		}
+	}
 	if (!err)
 		err = run_rev(t, k, j + 1, &in, ptimg, icc, NULL, &sb, NULL);
 	if (!err)
@@ -3553,6 +3573,15 @@ static const struct ptd_history *segment_of(struct ptd_pt_trace *t, struct segen
 		/* (into a local: decode_into may grow the index, moving it) */
 		if (decode_into(t, e, ptd_image_pt(t->img), t->icc, &h, &st) < 0)
 			return NULL;
+		if (j >= t->nrev) {
+			/* The index completed while decoding it, and its PSB
+			 * went: one before the first where libipt synchronises
+			 * (see index_back).  Its bytes belong to the first
+			 * segment, its history has no items. */
+			ptd_history_free(t->gone);
+			t->gone = h;
+			return h;
+		}
 		e = &t->rev[j];
 		e->h = h;
 		e->st = st;

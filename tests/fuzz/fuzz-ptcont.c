@@ -25,11 +25,12 @@
  * ptd_pt_trace_history serial and with 2 threads, in runs of the default
  * size, of one PSB segment and of 300 bytes, stored and lazy (parts as
  * small as one segment), with the fast path on and off, and the --load
- * layout (the newest segment decoded alone, the rest lazily in front).
- * The stored histories also have the same items.  PTCONT_TIMING=1 adds
- * timing packets (TSC, TMA, CBR, MTC, CYC) as hardware writes them (see
- * timing_on); PTCONT_CPU=6/0x4e decodes both sides with that cpu's errata;
- * PTCONT_HOLE=0x80/0x86 takes those bytes of the program out of the image.
+ * layout (the newest 1, 2 and 3 segments decoded alone, the rest lazily in
+ * front; PTCONT_NEWEST=k: only k).  The stored histories also have the
+ * same items.  PTCONT_TIMING=1 adds timing packets (TSC, TMA, CBR, MTC,
+ * CYC) as hardware writes them (see timing_on); PTCONT_CPU=6/0x4e decodes
+ * both sides with that cpu's errata; PTCONT_HOLE=0x80/0x86 takes those
+ * bytes of the program out of the image.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -616,34 +617,43 @@ static struct ptd_history *trace_history(const uint8_t *buf, size_t size, struct
 	return h;
 }
 
-/* As ptdbg --load builds it: the newest segment decoded alone first, then
- * the lazy history of everything before it put in front. */
-static struct ptd_history *load_layout(const uint8_t *buf, size_t size, struct ptd_image *img)
+/* As ptdbg --load builds it: the newest @k segments decoded alone first
+ * (each from the state the segment before it ends in), then the lazy
+ * history of everything before them put in front. */
+static struct ptd_history *load_layout(const uint8_t *buf, size_t size, struct ptd_image *img,
+				       size_t k)
 {
 	struct ptd_pt_trace *t = ptd_pt_trace_alloc(buf, size, img, NULL, NULL, 2);
 	struct ptd_history *h = ptd_history_alloc(ptd_image_read, img);
 	struct ptd_history *newer = ptd_history_alloc(ptd_image_read, img);
 	struct ptd_history *copy = ptd_history_alloc(ptd_image_read, img);
-	const struct ptd_history *sh;
-	size_t nseg;
+	size_t nseg, j;
 
 	if (!t || !h || !newer || !copy)
 		abort();
 	ptd_pt_trace_set_disabled_gaps(t, 1);
-	sh = ptd_pt_trace_newest(t, 0);
+	for (j = k; j-- > 0;) {
+		const struct ptd_history *sh = ptd_pt_trace_newest(t, j);
+
+		if (!sh)
+			continue; /* fewer segments */
+		ptd_history_flag_last(newer, ptd_pt_trace_newest_head(t, j));
+		if (ptd_history_append_history(newer, sh) < 0)
+			abort();
+	}
 	nseg = ptd_pt_trace_nsegs(t);
-	if (sh && nseg && ptd_history_append_history(newer, sh) < 0)
-		abort();
+	if (nseg < k)
+		k = nseg;
 	ptd_pt_trace_set_lazy_history(t, 2);
 	ptd__pt_set_store_max(0);
-	ptd__pt_set_batch_bytes(1);
+	ptd__pt_set_batch_bytes(k == 1 ? 1 : 0);
 	/* (in two threads, as ptdbg --load) */
-	if (ptd_pt_trace_history_range(t, h, 0, nseg ? nseg - 1 : 0, 2, NULL) < 0)
+	if (ptd_pt_trace_history_range(t, h, 0, nseg - k, 2, NULL) < 0)
 		abort();
 	ptd__pt_set_batch_bytes(0);
 	ptd__pt_set_store_max(PTD_PT_STORE_MAX);
-	if (nseg)
-		ptd_history_flag_last(h, ptd_pt_trace_newest_head(t, 0));
+	if (k)
+		ptd_history_flag_last(h, ptd_pt_trace_newest_head(t, k - 1));
 	if (ptd_history_prepend(newer, h) < 0 || ptd_history_append_history(copy, newer) < 0)
 		abort();
 	ptd_history_free(newer);
@@ -704,11 +714,17 @@ static void check(const uint8_t *buf, size_t size, struct ptd_image *img)
 				}
 	}
 	ptd__fastpt_force(-1);
-	h = load_layout(buf, size, img);
-	got.n = 0;
-	from_history(h, &got);
-	same_seq(&ref, &got, "the newest segment first");
-	ptd_history_free(h);
+	for (size_t k = 1; k <= 3; k++) {
+		/* (PTCONT_NEWEST=k: only the newest k segments first) */
+		if (getenv("PTCONT_NEWEST") && (size_t)atoi(getenv("PTCONT_NEWEST")) != k)
+			continue;
+		h = load_layout(buf, size, img, k);
+		got.n = 0;
+		from_history(h, &got);
+		snprintf(what, sizeof(what), "the newest %zu segments first", k);
+		same_seq(&ref, &got, what);
+		ptd_history_free(h);
+	}
 	ptd_history_free(base);
 out:
 	free(ref.v);
