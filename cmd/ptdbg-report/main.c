@@ -130,6 +130,12 @@ static void on_fatal(int sig)
 	ptd_target_quit_signal(sig);
 }
 
+/* SIGPIPE, SIGXFSZ: only so that the write fails (EPIPE, EFBIG). */
+static void on_nothing(int sig)
+{
+	(void)sig;
+}
+
 static void on_snapshot(int sig)
 {
 	/* the first one counts (the interrupter's own requests arrive as SIGINT) */
@@ -235,6 +241,27 @@ static int parse_format(const char *s, enum rep_format *f)
 	return -1;
 }
 
+/* Closes the report file (or flushes standard output) and says so when
+ * the report did not reach it whole: a full disk, a pipe nobody reads.
+ * Returns 0, or -1 with the message printed. */
+static int close_report(FILE *out, const char *path)
+{
+	int bad;
+
+	if (out != stdout) {
+		if (fclose(out) == 0)
+			return 0;
+		fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	bad = fflush(stdout) != 0;
+	if (!bad && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "ptdbg-report: cannot write the report to standard output%s%s\n",
+		bad ? ": " : "", bad ? strerror(errno) : "");
+	return -1;
+}
+
 static void write_report(struct rep *r)
 {
 	switch (r->o->format) {
@@ -326,9 +353,7 @@ static int report_loaded(const struct opts *o)
 	r.colour = colour_for(o, out);
 	pick_threads(&r);
 	write_report(&r);
-	if (out != stdout && fclose(out) != 0) {
-		fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", o->output,
-			strerror(errno));
+	if (close_report(out, o->output) < 0) {
 		ptd_session_free(s);
 		return EXIT_ERROR;
 	}
@@ -638,13 +663,23 @@ int main(int argc, char **argv)
 	    pthread_create(&intr_thread, NULL, interrupter, NULL) == 0)
 		have_intr_thread = 1;
 	{
-		struct sigaction sa;
+		struct sigaction sa, old;
 		memset(&sa, 0, sizeof(sa));
 		sigemptyset(&sa.sa_mask);
 		sa.sa_flags = SA_RESTART;
 		sa.sa_handler = on_fatal;
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
+		/* A report written to a pipe nobody reads, or over the file
+		 * size limit (ulimit -f), is a write error we report; the
+		 * default actions killed us with the program attached and
+		 * stopped at the trigger, our int3s in it.  Handlers, not
+		 * SIG_IGN, which a launched program would inherit. */
+		sa.sa_handler = on_nothing;
+		if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(SIGPIPE, &sa, NULL);
+		if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(SIGXFSZ, &sa, NULL);
 		/* Ctrl-C is a snapshot too: the report of what ran so far. */
 		sa.sa_handler = on_snapshot;
 		sigaction(SIGINT, &sa, NULL);
@@ -833,8 +868,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	r.colour = colour_for(&o, out);
 	write_report(&r);
-	if (out != stdout && fclose(out) != 0) {
-		fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", o.output, strerror(errno));
+	if (close_report(out, o.output) < 0) {
 		ptd_session_free(s);
 		return EXIT_ERROR;
 	}
