@@ -881,6 +881,65 @@ static int wait_tid_stop(pid_t tid, int *status)
 	return w < 0 ? -1 : 0;
 }
 
+/* The kernel's EPERM for PTRACE_SEIZE of @pid, explained: the reasons
+ * that /proc tells (ptdbg itself, a zombie, a kernel thread, another
+ * tracer) named, the others guessed at. */
+static int attach_refused(pid_t pid)
+{
+	char path[64], line[256], comm[64] = "", state = 0;
+	unsigned long flags = 0;
+	long tracer = 0;
+	FILE *f;
+
+	if (pid == getpid())
+		return ptd__err(-ptde_perm, "cannot attach to %d: it is %s itself", (int)pid,
+				program_invocation_short_name);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		/* pid (comm) state ppid pgrp session tty tpgid flags: comm may
+		 * hold blanks and parentheses, so fields start after the last ')' */
+		if (fgets(line, sizeof(line), f)) {
+			char *rp = strrchr(line, ')');
+			if (rp && sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+				state = 0;
+		}
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
+				break;
+		fclose(f);
+	}
+	if (state == 'Z' || state == 'X')
+		return ptd__err(-ptde_perm,
+				"cannot attach to %d: it is a zombie (it has exited and its "
+				"parent has not yet waited for it)",
+				(int)pid);
+	if (flags & 0x00200000) /* PF_KTHREAD */
+		return ptd__err(-ptde_perm, "cannot attach to %d: it is a kernel thread",
+				(int)pid);
+	if (tracer > 0) {
+		snprintf(path, sizeof(path), "/proc/%ld/comm", tracer);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		return ptd__err(-ptde_perm,
+				"cannot attach to %d: it is already traced by process %ld%s%s%s",
+				(int)pid, tracer, comm[0] ? " (" : "", comm, comm[0] ? ")" : "");
+	}
+	return ptd__err(-ptde_perm,
+			"cannot attach to %d: operation not permitted "
+			"(is ptrace_scope 1 or more, or is it another user's? try as root)",
+			(int)pid);
+}
+
 int ptd_target_attach(struct ptd_target **out, pid_t pid)
 {
 	struct ptd_target *t;
@@ -923,10 +982,7 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 					free(t->th);
 					free(t);
 					if (e == EPERM)
-						return ptd__err(-ptde_perm,
-							"cannot attach to %d: operation not permitted "
-							"(is it already traced, or is ptrace_scope 1? try as root)",
-							(int)pid);
+						return attach_refused(pid);
 					return ptd__err(ptd__errno_code(e), "cannot attach to %d: %s",
 							(int)pid, strerror(e));
 				}
