@@ -357,8 +357,18 @@ static int bp_poke(struct ptd_target *t, struct tbp *b, int insert)
 		b->inserted = 0;
 		return 0;
 	}
-	if (insert)
+	if (insert) {
+		/* Out of memory, the byte is the program's, and it may have
+		 * written a new one meanwhile (while the breakpoints were out
+		 * for single-stepping, or for a motion that does not want
+		 * them): the saved one would undo that write when the int3
+		 * comes out again. */
+		uint8_t cur;
+		if (ptd_target_read_raw(t, b->addr, &cur, 1) != 1)
+			return -ptde_nomap;
+		b->orig = cur;
 		b->inserted = 1;
+	}
 	if (write_raw(t, b->addr, &v, 1) != 1) {
 		if (insert)
 			b->inserted = 0;
