@@ -365,12 +365,15 @@ static int report_loaded(const struct opts *o)
  * A signal the program handles itself (a handler in /proc/PID/status's
  * SigCgt) is part of its normal life, not a crash: it is passed on and the
  * recording goes on.  Faults and abort are crashes even when caught, as
- * gdb stops on them.
+ * gdb stops on them.  So are the others, unless they cannot end the
+ * program: those whose default action stops it or does nothing (SIGSTOP
+ * or Ctrl-Z on a program being recorded, a child's SIGCHLD), and those
+ * it ignores (SigIgn).
  */
 static int signal_is_crash(pid_t pid, int signo)
 {
 	char path[64], line[256];
-	unsigned long long caught = 0;
+	unsigned long long caught = 0, ignored = 0;
 	int found = 0;
 	FILE *f;
 
@@ -383,18 +386,30 @@ static int signal_is_crash(pid_t pid, int signo)
 	case SIGTRAP:
 	case SIGSYS:
 		return 1;
+	case SIGSTOP:
+	case SIGTSTP:
+	case SIGTTIN:
+	case SIGTTOU:
+	case SIGCONT:
+	case SIGCHLD:
+	case SIGURG:
+	case SIGWINCH:
+		return 0;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "r");
 	if (!f)
 		return 1;
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigIgn: %llx", &ignored) == 1)
+			continue;
 		if (sscanf(line, "SigCgt: %llx", &caught) == 1) {
 			found = 1;
 			break;
 		}
+	}
 	fclose(f);
-	return !found || signo < 1 || signo > 64 || !(caught >> (signo - 1) & 1);
+	return !found || signo < 1 || signo > 64 || !((caught | ignored) >> (signo - 1) & 1);
 }
 
 static int is_exit_stop(struct ptd_session *s)

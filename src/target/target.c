@@ -1280,6 +1280,14 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 			do_resume(t, th, th->last_step, 0);
 			return 0;
 		}
+		if (sig == SIGTRAP) {
+			/* An interrupt stop nobody waits for (a group-stopped
+			 * thread seized at attach stops for the group-stop first
+			 * and for the interrupt when resumed): no signal of the
+			 * program's, carry on. */
+			do_resume(t, th, th->last_step, 0);
+			return 0;
+		}
 		/* group-stop (someone sent SIGSTOP/SIGTSTP): report it as a signal */
 		st->kind = PTD_STOP_SIGNAL;
 		st->signo = sig;
