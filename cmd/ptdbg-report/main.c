@@ -130,6 +130,12 @@ static void on_fatal(int sig)
 	ptd_target_quit_signal(sig);
 }
 
+/* SIGPIPE, SIGXFSZ: only so that the write fails (EPIPE, EFBIG). */
+static void on_nothing(int sig)
+{
+	(void)sig;
+}
+
 static void on_snapshot(int sig)
 {
 	/* the first one counts (the interrupter's own requests arrive as SIGINT) */
@@ -235,6 +241,27 @@ static int parse_format(const char *s, enum rep_format *f)
 	return -1;
 }
 
+/* Closes the report file (or flushes standard output) and says so when
+ * the report did not reach it whole: a full disk, a pipe nobody reads.
+ * Returns 0, or -1 with the message printed. */
+static int close_report(FILE *out, const char *path)
+{
+	int bad;
+
+	if (out != stdout) {
+		if (fclose(out) == 0)
+			return 0;
+		fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	bad = fflush(stdout) != 0;
+	if (!bad && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "ptdbg-report: cannot write the report to standard output%s%s\n",
+		bad ? ": " : "", bad ? strerror(errno) : "");
+	return -1;
+}
+
 static void write_report(struct rep *r)
 {
 	switch (r->o->format) {
@@ -326,9 +353,7 @@ static int report_loaded(const struct opts *o)
 	r.colour = colour_for(o, out);
 	pick_threads(&r);
 	write_report(&r);
-	if (out != stdout && fclose(out) != 0) {
-		fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", o->output,
-			strerror(errno));
+	if (close_report(out, o->output) < 0) {
 		ptd_session_free(s);
 		return EXIT_ERROR;
 	}
@@ -340,12 +365,15 @@ static int report_loaded(const struct opts *o)
  * A signal the program handles itself (a handler in /proc/PID/status's
  * SigCgt) is part of its normal life, not a crash: it is passed on and the
  * recording goes on.  Faults and abort are crashes even when caught, as
- * gdb stops on them.
+ * gdb stops on them.  So are the others, unless they cannot end the
+ * program: those whose default action stops it or does nothing (SIGSTOP
+ * or Ctrl-Z on a program being recorded, a child's SIGCHLD), and those
+ * it ignores (SigIgn).
  */
 static int signal_is_crash(pid_t pid, int signo)
 {
 	char path[64], line[256];
-	unsigned long long caught = 0;
+	unsigned long long caught = 0, ignored = 0;
 	int found = 0;
 	FILE *f;
 
@@ -358,18 +386,30 @@ static int signal_is_crash(pid_t pid, int signo)
 	case SIGTRAP:
 	case SIGSYS:
 		return 1;
+	case SIGSTOP:
+	case SIGTSTP:
+	case SIGTTIN:
+	case SIGTTOU:
+	case SIGCONT:
+	case SIGCHLD:
+	case SIGURG:
+	case SIGWINCH:
+		return 0;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "r");
 	if (!f)
 		return 1;
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "SigIgn: %llx", &ignored) == 1)
+			continue;
 		if (sscanf(line, "SigCgt: %llx", &caught) == 1) {
 			found = 1;
 			break;
 		}
+	}
 	fclose(f);
-	return !found || signo < 1 || signo > 64 || !(caught >> (signo - 1) & 1);
+	return !found || signo < 1 || signo > 64 || !((caught | ignored) >> (signo - 1) & 1);
 }
 
 static int is_exit_stop(struct ptd_session *s)
@@ -638,13 +678,23 @@ int main(int argc, char **argv)
 	    pthread_create(&intr_thread, NULL, interrupter, NULL) == 0)
 		have_intr_thread = 1;
 	{
-		struct sigaction sa;
+		struct sigaction sa, old;
 		memset(&sa, 0, sizeof(sa));
 		sigemptyset(&sa.sa_mask);
 		sa.sa_flags = SA_RESTART;
 		sa.sa_handler = on_fatal;
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
+		/* A report written to a pipe nobody reads, or over the file
+		 * size limit (ulimit -f), is a write error we report; the
+		 * default actions killed us with the program attached and
+		 * stopped at the trigger, our int3s in it.  Handlers, not
+		 * SIG_IGN, which a launched program would inherit. */
+		sa.sa_handler = on_nothing;
+		if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(SIGPIPE, &sa, NULL);
+		if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(SIGXFSZ, &sa, NULL);
 		/* Ctrl-C is a snapshot too: the report of what ran so far. */
 		sa.sa_handler = on_snapshot;
 		sigaction(SIGINT, &sa, NULL);
@@ -833,8 +883,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	r.colour = colour_for(&o, out);
 	write_report(&r);
-	if (out != stdout && fclose(out) != 0) {
-		fprintf(stderr, "ptdbg-report: cannot write '%s': %s\n", o.output, strerror(errno));
+	if (close_report(out, o.output) < 0) {
 		ptd_session_free(s);
 		return EXIT_ERROR;
 	}

@@ -44,6 +44,12 @@ static void on_fatal(int sig)
 	ptd_target_quit_signal(sig);
 }
 
+/* SIGPIPE, SIGXFSZ: only so that the write fails (EPIPE, EFBIG). */
+static void on_nothing(int sig)
+{
+	(void)sig;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -562,7 +568,7 @@ int main(int argc, char **argv)
 	struct ptd_session *s;
 	struct ptd_stub *st;
 	struct conn c = {.in = -1, .out = -1};
-	struct sigaction sa = {0};
+	struct sigaction sa = {0}, old;
 	int lfd = -1, status = 0;
 
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -628,9 +634,20 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	signal(SIGPIPE, SIG_IGN);
-	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
+	/* A gdb gone mid-reply is an EPIPE, not our death; a file over the
+	 * size limit (ulimit -f, gdb's vFile:pwrite) an EFBIG.  Handlers, not
+	 * SIG_IGN: an ignored signal stays ignored across exec, and the
+	 * programs started here must get the dispositions we were given
+	 * (under SIG_IGN they ran with SIGPIPE ignored). */
+	sa.sa_handler = on_nothing;
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGPIPE, &sa, NULL);
+	if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGXFSZ, &sa, NULL);
+	sa.sa_flags = 0;
+	sa.sa_handler = on_sigint;
 	sigaction(SIGINT, &sa, NULL);
 	sa.sa_handler = on_fatal;
 	sigaction(SIGTERM, &sa, NULL);

@@ -685,12 +685,24 @@ static int cmd_attach(struct shell *sh, const char *args)
 		return shell_error("Illegal process-id: %s.", args);
 	if (ptd_session_alive(sh->s))
 		return shell_error("A program is being debugged already.  Kill or detach it first.");
+	if ((pid_t)pid == getpid())
+		return shell_error("I refuse to debug myself!");
 	ptd_clear_error();
 	rc = ptd_session_attach(sh->s, (pid_t)pid);
 	if (rc == -ptde_nosrch)
 		return shell_error("ptrace: No such process.");
-	if (rc == -ptde_perm)
+	if (rc == -ptde_perm) {
+		/* gdb's words, after what the library found out about it */
+		const char *why = strstr(ptd_last_error(rc), ": it is ");
+		if (why && strstr(why, "zombie"))
+			fprintf(stderr,
+				"warning: process %d is a zombie - the process has already "
+				"terminated\n",
+				(int)pid);
+		else if (why)
+			fprintf(stderr, "warning: process %d is %s\n", (int)pid, why + 8);
 		return shell_error("ptrace: Operation not permitted.");
+	}
 	if (rc < 0)
 		return session_error(rc, NULL);
 	sh->main_module[0] = '\0';

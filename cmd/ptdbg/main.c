@@ -46,6 +46,12 @@ static void on_fatal(int sig)
 	ptd_target_quit_signal(sig);
 }
 
+/* SIGXFSZ: only so that a write over the file size limit fails (EFBIG). */
+static void on_nothing(int sig)
+{
+	(void)sig;
+}
+
 static void on_notify(void *ctx, const char *msg)
 {
 	(void)ctx;
@@ -286,7 +292,7 @@ int main(int argc, char **argv)
 	char **prog_argv = NULL;
 	int prog_argc = 0, args_mode = 0;
 	struct shell sh;
-	struct sigaction sa;
+	struct sigaction sa, old;
 	struct pt_opt *pt_opts;
 	int npt_opts = 0;
 
@@ -497,6 +503,20 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* Output to a pipe nobody reads any more (ptdbg ... | head) ends us
+	 * as it ends any program, but the program goes first as with
+	 * SIGTERM: killed by the default action, ptdbg left an attached
+	 * program with our int3s in it.  (Ignored by whoever started us, it
+	 * stays ignored: the programs we launch inherit that as they would.) */
+	if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGPIPE, &sa, NULL);
+	/* A file over the size limit (ulimit -f) while saving a recording:
+	 * the write fails with EFBIG and the save says so, where the default
+	 * action killed ptdbg, the recording and an attached program with it.
+	 * A handler, not SIG_IGN, which launched programs would inherit. */
+	sa.sa_handler = on_nothing;
+	if (sigaction(SIGXFSZ, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGXFSZ, &sa, NULL);
 	if (isatty(0))
 		rl_catch_signals = 0;
 

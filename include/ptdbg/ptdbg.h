@@ -1054,6 +1054,9 @@ extern PTD_EXPORT void ptd_host_cpu(struct ptd_cpu_info *out);
  * Every blocking wait inside the library is one; a front end marks its
  * own idle moments (the prompt) with ptd_target_safe_point(1) ...
  * ptd_target_safe_point(0), where it calls no other ptdbg function.
+ * SIGPIPE and SIGXFSZ kill by default too, with no teardown: catch them
+ * (this function, or a handler that does nothing so the write fails), not
+ * with SIG_IGN, which the programs a session launches would inherit.
  */
 extern PTD_EXPORT void ptd_target_quit_signal(int sig);
 extern PTD_EXPORT void ptd_target_safe_point(int on);

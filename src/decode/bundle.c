@@ -4,8 +4,9 @@
  * range, every problem is reported with the manifest line number, and
  * nothing in a bundle can make it read outside the bundle directory except
  * an absolute map path, which names a file on purpose (an ELF on this
- * machine).  The writer writes data files first and the manifest last
- * (through a rename), so a half-written bundle has no manifest.
+ * machine).  The writer writes every file under a temporary name, then
+ * renames them, the manifest last, so a half-written bundle has no
+ * manifest and a failed save leaves the directory as it was.
  */
 #include "decode/bundle.h"
 
@@ -336,60 +337,92 @@ int ptd_bundle_add_thread(struct ptd_bundle *b, int tid, const uint8_t *pt, size
 
 /* ---- writer ------------------------------------------------------------- */
 
-static int write_file(const char *path, const void *data, size_t size)
+/* Writes @size bytes to @path; messages name @shown (the file it becomes). */
+static int write_file(const char *path, const char *shown, const void *data, size_t size)
 {
 	const uint8_t *p = data;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	if (fd < 0)
-		return ptd__err(-ptde_sys, "cannot create '%s': %s", path, strerror(errno));
+		return ptd__err(-ptde_sys, "cannot create '%s': %s", shown, strerror(errno));
 	while (size) {
 		ssize_t n = write(fd, p, size);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			int e = errno;
+			int e = n < 0 ? errno : ENOSPC;
 
 			close(fd);
-			return ptd__err(-ptde_sys, "cannot write '%s': %s", path, strerror(e));
+			return ptd__err(-ptde_sys, "cannot write '%s': %s", shown, strerror(e));
 		}
 		p += n;
 		size -= (size_t)n;
 	}
 	if (close(fd) < 0)
-		return ptd__err(-ptde_sys, "cannot write '%s': %s", path, strerror(errno));
+		return ptd__err(-ptde_sys, "cannot write '%s': %s", shown, strerror(errno));
 	return 0;
 }
 
+/* A file name of a bundle's own (pt-TID.bin, mem-ADDR.bin, manifest). */
+#define NAME_MAX_LEN 48
+
+/*
+ * Every file is written under a temporary name first (NAME.tmp) and the
+ * old bundle's manifest is removed only once all of them are there, so a
+ * save that fails (a full disk, ulimit -f) leaves a bundle that was in
+ * @dir as it was, and takes back what it wrote.  The renames then replace
+ * the files (a loaded bundle's mapped files keep their old contents) and
+ * the manifest comes last: a half-renamed bundle has none.
+ */
 int ptd_bundle_save(const struct ptd_bundle *b, const char *dir)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	char (*names)[NAME_MAX_LEN] = NULL;
 	char *text = NULL;
-	size_t tlen = 0, i, k;
+	size_t tlen = 0, i, k, nnames = 0, nwritten = 0;
 	FILE *f;
-	int err;
+	int err = 0, created;
 
 	if (!b || !dir || !*dir)
 		return ptd__err(-ptde_invalid, "bundle save: no bundle or directory");
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	if (strlen(dir) + NAME_MAX_LEN + 8 >= sizeof(path))
+		return ptd__err(-ptde_invalid, "bundle save: directory name too long");
+	created = mkdir(dir, 0755) == 0;
+	if (!created && errno != EEXIST)
 		return ptd__err(-ptde_sys, "cannot create directory '%s': %s", dir, strerror(errno));
-	for (i = 0; i < b->nthreads; i++) {
-		snprintf(path, sizeof(path), "%s/pt-%d.bin", dir, b->threads[i].tid);
-		err = write_file(path, b->threads[i].pt ? (const void *)b->threads[i].pt : "",
-				 b->threads[i].size);
-		if (err < 0)
-			return err;
+	names = calloc(b->nthreads + b->nmems + 1, sizeof(*names));
+	if (!names) {
+		err = ptd__err(-ptde_nomem, "out of memory saving a bundle");
+		goto out;
 	}
-	for (i = 0; i < b->nmems; i++) {
-		snprintf(path, sizeof(path), "%s/mem-%" PRIx64 ".bin", dir, b->mems[i].vaddr);
-		err = write_file(path, b->mems[i].bytes, b->mems[i].size);
+	for (i = 0; i < b->nthreads; i++)
+		snprintf(names[nnames++], NAME_MAX_LEN, "pt-%d.bin", b->threads[i].tid);
+	for (i = 0; i < b->nmems; i++)
+		snprintf(names[nnames++], NAME_MAX_LEN, "mem-%" PRIx64 ".bin", b->mems[i].vaddr);
+	for (i = 0; i < nnames; i++) {
+		const void *data;
+		size_t size;
+
+		if (i < b->nthreads) {
+			data = b->threads[i].pt ? (const void *)b->threads[i].pt : "";
+			size = b->threads[i].size;
+		} else {
+			data = b->mems[i - b->nthreads].bytes;
+			size = b->mems[i - b->nthreads].size;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		nwritten = i + 1; /* a failed write may have left a part */
+		err = write_file(tmp, path, data, size);
 		if (err < 0)
-			return err;
+			goto out;
 	}
 	f = open_memstream(&text, &tlen);
-	if (!f)
-		return ptd__err(-ptde_nomem, "out of memory writing a manifest");
+	if (!f) {
+		err = ptd__err(-ptde_nomem, "out of memory writing a manifest");
+		goto out;
+	}
 	fprintf(f, "ptdbg-bundle 1\n");
 	fprintf(f, "# written by ptdbg; format: docs/bundle.md\n");
 	if (b->cpu_vendor[0])
@@ -426,18 +459,49 @@ int ptd_bundle_save(const struct ptd_bundle *b, const char *dir)
 		fprintf(f, "thread %d pt-%d.bin 0x%" PRIx64 "\n", b->threads[i].tid,
 			b->threads[i].tid, b->threads[i].tail_pc);
 	if (fclose(f) != 0) {
-		free(text);
-		return ptd__err(-ptde_nomem, "out of memory writing a manifest");
+		err = ptd__err(-ptde_nomem, "out of memory writing a manifest");
+		goto out;
 	}
-	snprintf(tmp, sizeof(tmp), "%s/manifest.tmp", dir);
 	snprintf(path, sizeof(path), "%s/manifest", dir);
-	err = write_file(tmp, text, tlen);
-	free(text);
+	snprintf(tmp, sizeof(tmp), "%s/manifest.tmp", dir);
+	err = write_file(tmp, path, text, tlen);
 	if (err < 0)
-		return err;
+		goto out;
+	/* Everything is written: the old bundle, if any, goes now. */
+	if (unlink(path) < 0 && errno != ENOENT) {
+		err = ptd__err(-ptde_sys, "cannot replace '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < nnames; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		if (rename(tmp, path) < 0) {
+			err = ptd__err(-ptde_sys, "cannot rename '%s' to '%s': %s", tmp, path,
+				       strerror(errno));
+			goto out;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/manifest", dir);
+	snprintf(tmp, sizeof(tmp), "%s/manifest.tmp", dir);
 	if (rename(tmp, path) < 0)
-		return ptd__err(-ptde_sys, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-	return 0;
+		err = ptd__err(-ptde_sys, "cannot rename '%s' to '%s': %s", tmp, path,
+			       strerror(errno));
+out:
+	if (err < 0) {
+		/* take back what this save wrote (what is renamed already
+		 * is no bundle without its manifest) */
+		for (i = 0; i < nwritten; i++) {
+			snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, names[i]);
+			unlink(tmp);
+		}
+		snprintf(tmp, sizeof(tmp), "%s/manifest.tmp", dir);
+		unlink(tmp);
+		if (created)
+			rmdir(dir);
+	}
+	free(text);
+	free(names);
+	return err;
 }
 
 /* ---- reader ------------------------------------------------------------- */

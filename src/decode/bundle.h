@@ -97,7 +97,10 @@ int ptd_bundle_add_thread(struct ptd_bundle *b, int tid, const uint8_t *pt, size
 			  uint64_t tail_pc);
 
 /* Writes @b into @dir (created if missing; existing bundle files are
- * replaced).  Returns 0 or -ptde_sys with the failing path in the message. */
+ * replaced).  A save that fails leaves @dir as it was (a bundle there is
+ * kept, the files written are removed, a directory it created too).
+ * Returns 0 or -ptde_sys with the failing path in the message,
+ * -ptde_invalid for a @dir name too long, -ptde_nomem. */
 int ptd_bundle_save(const struct ptd_bundle *b, const char *dir);
 
 /*

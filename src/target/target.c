@@ -357,8 +357,18 @@ static int bp_poke(struct ptd_target *t, struct tbp *b, int insert)
 		b->inserted = 0;
 		return 0;
 	}
-	if (insert)
+	if (insert) {
+		/* Out of memory, the byte is the program's, and it may have
+		 * written a new one meanwhile (while the breakpoints were out
+		 * for single-stepping, or for a motion that does not want
+		 * them): the saved one would undo that write when the int3
+		 * comes out again. */
+		uint8_t cur;
+		if (ptd_target_read_raw(t, b->addr, &cur, 1) != 1)
+			return -ptde_nomap;
+		b->orig = cur;
 		b->inserted = 1;
+	}
 	if (write_raw(t, b->addr, &v, 1) != 1) {
 		if (insert)
 			b->inserted = 0;
@@ -881,6 +891,65 @@ static int wait_tid_stop(pid_t tid, int *status)
 	return w < 0 ? -1 : 0;
 }
 
+/* The kernel's EPERM for PTRACE_SEIZE of @pid, explained: the reasons
+ * that /proc tells (ptdbg itself, a zombie, a kernel thread, another
+ * tracer) named, the others guessed at. */
+static int attach_refused(pid_t pid)
+{
+	char path[64], line[256], comm[64] = "", state = 0;
+	unsigned long flags = 0;
+	long tracer = 0;
+	FILE *f;
+
+	if (pid == getpid())
+		return ptd__err(-ptde_perm, "cannot attach to %d: it is %s itself", (int)pid,
+				program_invocation_short_name);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		/* pid (comm) state ppid pgrp session tty tpgid flags: comm may
+		 * hold blanks and parentheses, so fields start after the last ')' */
+		if (fgets(line, sizeof(line), f)) {
+			char *rp = strrchr(line, ')');
+			if (rp && sscanf(rp + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)
+				state = 0;
+		}
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
+				break;
+		fclose(f);
+	}
+	if (state == 'Z' || state == 'X')
+		return ptd__err(-ptde_perm,
+				"cannot attach to %d: it is a zombie (it has exited and its "
+				"parent has not yet waited for it)",
+				(int)pid);
+	if (flags & 0x00200000) /* PF_KTHREAD */
+		return ptd__err(-ptde_perm, "cannot attach to %d: it is a kernel thread",
+				(int)pid);
+	if (tracer > 0) {
+		snprintf(path, sizeof(path), "/proc/%ld/comm", tracer);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		return ptd__err(-ptde_perm,
+				"cannot attach to %d: it is already traced by process %ld%s%s%s",
+				(int)pid, tracer, comm[0] ? " (" : "", comm, comm[0] ? ")" : "");
+	}
+	return ptd__err(-ptde_perm,
+			"cannot attach to %d: operation not permitted "
+			"(is ptrace_scope 1 or more, or is it another user's? try as root)",
+			(int)pid);
+}
+
 int ptd_target_attach(struct ptd_target **out, pid_t pid)
 {
 	struct ptd_target *t;
@@ -923,10 +992,7 @@ int ptd_target_attach(struct ptd_target **out, pid_t pid)
 					free(t->th);
 					free(t);
 					if (e == EPERM)
-						return ptd__err(-ptde_perm,
-							"cannot attach to %d: operation not permitted "
-							"(is it already traced, or is ptrace_scope 1? try as root)",
-							(int)pid);
+						return attach_refused(pid);
 					return ptd__err(ptd__errno_code(e), "cannot attach to %d: %s",
 							(int)pid, strerror(e));
 				}
@@ -1211,6 +1277,14 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		if (th->interrupt_stale) {
 			/* a stale interrupt trap from an earlier stop_all: carry on */
 			th->interrupt_stale = 0;
+			do_resume(t, th, th->last_step, 0);
+			return 0;
+		}
+		if (sig == SIGTRAP) {
+			/* An interrupt stop nobody waits for (a group-stopped
+			 * thread seized at attach stops for the group-stop first
+			 * and for the interrupt when resumed): no signal of the
+			 * program's, carry on. */
 			do_resume(t, th, th->last_step, 0);
 			return 0;
 		}

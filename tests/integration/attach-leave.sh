@@ -17,32 +17,6 @@ ncpu=$(nproc)
 [ "$ncpu" -ge 2 ] || die "needs 2 CPUs to tell a pinned thread from an unpinned one (have $ncpu)"
 all_cpus="0-$((ncpu - 1))"
 
-# The text of every executable file mapping of PID equals the file.
-text_intact() {
-	local pid=$1 range perms off dev inode path start end size len
-	while read -r range perms off dev inode path; do
-		[[ $perms == *x* && $path == /* ]] || continue
-		start=$((16#${range%-*})); end=$((16#${range#*-})); off=$((16#$off))
-		size=$(stat -L -c %s "$path"); len=$((end - start))
-		[ $((off + len)) -le "$size" ] || len=$((size - off))
-		[ "$len" -gt 0 ] || continue
-		cmp -s -n "$len" \
-			<(dd if="/proc/$pid/mem" iflag=skip_bytes,count_bytes skip="$start" count="$len" status=none) \
-			<(dd if="$path" iflag=skip_bytes,count_bytes skip="$off" count="$len" status=none) ||
-			{ note "text of $path at $range differs from the file"; return 1; }
-	done <"/proc/$pid/maps"
-}
-
-# "TID MASK TRACER" for every thread of PID.
-threads_state() {
-	local t
-	for t in /proc/"$1"/task/*; do
-		printf '%s %s %s\n' "${t##*/}" \
-			"$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$t/status")" \
-			"$(sed -n 's/^TracerPid:[[:space:]]*//p' "$t/status")"
-	done
-}
-
 # A run nobody touches gives the checksum to expect.
 d=$TMPDIR/ref
 mkdir -p "$d"; mkfifo "$d/ctl" "$d/go"
