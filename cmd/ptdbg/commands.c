@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2475,6 +2476,9 @@ static int do_x(struct shell *sh, const char *args)
 		size = 'g';
 	if (fmt == 'c' && !size_given)
 		size = 'b';
+	/* a float is a word or a giant: after b or h, gdb takes a giant */
+	if (fmt == 'f' && !size_given && size != 'w' && size != 'g')
+		size = 'g';
 	sh->x_fmt = fmt;
 	if (fmt != 'i' && fmt != 's')
 		sh->x_size = size;
@@ -2577,6 +2581,28 @@ static int do_x(struct shell *sh, const char *args)
 			printf("%d '", (int)(int8_t)v);
 			put_c_char((int)(v & 0xff), '\'');
 			putchar('\'');
+			break;
+		case 'f':
+			/* as print shows a float (a word) or a double (a giant) */
+			if (sz == 4 || sz == 8) {
+				double d;
+				float f;
+				int neg = (int)(v >> (sz * 8 - 1)) & 1;
+
+				if (sz == 4)
+					memcpy(&f, buf, 4), d = f;
+				else
+					memcpy(&d, buf, 8);
+				if (isnan(d))
+					printf("%snan(0x%" PRIx64 ")", neg ? "-" : "",
+					       sz == 4 ? v & 0x7fffff : v & UINT64_C(0xfffffffffffff));
+				else if (isinf(d))
+					printf(d < 0 ? "-inf" : "inf");
+				else
+					printf("%.*g", sz == 4 ? 9 : 17, d);
+			} else {
+				printf("%" PRId64, sz == 1 ? (int64_t)(int8_t)v : (int64_t)(int16_t)v);
+			}
 			break;
 		case 'a': {
 			char sym[256];
@@ -3878,6 +3904,8 @@ static const struct cmd top_cmds[] = {
 	{ "print", 1, shell_cmd_print, 0,
 	  "Print the value of a C expression: print[/FMT] EXPR (variables, members, arrays,\n"
 	  "pointers, casts, $REG, $N history; FMT: x d u o t c a z s)." },
+	{ "printf", 0, shell_cmd_printf, 0,
+	  "Print values as C's printf does: printf \"FORMAT\", EXPR, ..." },
 	{ "quit", 1, cmd_quit, 0, "Exit ptdbg: quit [EXIT-CODE]." },
 	{ "exit", 0, cmd_quit, CMD_ALIAS, "quit" },
 	{ "record", 3, cmd_record, 0,
@@ -4034,6 +4062,9 @@ static int cmd_set(struct shell *sh, const char *args)
 	args = skipws(args);
 	if (!*args)
 		return shell_error("Argument required (expression to compute).");
+	/* set $x = 5: a convenience variable or a register, as set var */
+	if (*args == '$')
+		return shell_cmd_set_var(sh, args);
 	return run_sub(sh, set_cmds, args, "set ", "set", NULL);
 }
 

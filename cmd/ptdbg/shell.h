@@ -205,6 +205,7 @@ int shell_eval(struct shell *sh, const char *expr, uint64_t *val, enum expr_kind
 int shell_values_bind(struct shell *sh);
 int shell_cmd_print(struct shell *sh, const char *args);
 int shell_cmd_output(struct shell *sh, const char *args);
+int shell_cmd_printf(struct shell *sh, const char *args);
 int shell_cmd_call(struct shell *sh, const char *args);
 int shell_cmd_ptype(struct shell *sh, const char *args);
 int shell_cmd_whatis(struct shell *sh, const char *args);

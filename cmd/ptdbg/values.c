@@ -108,9 +108,11 @@ static int parse_print_fmt(const char **args, int *fmt)
 	while (*a && !isspace((unsigned char)*a)) {
 		if (strchr("bhwg", *a))
 			return shell_error("Size letters are meaningless in \"print\" command.");
-		if (!strchr("xduotcsazif", *a))
+		if (!strchr("xduotcsazifr", *a))
 			return shell_error("Undefined output format \"%c\".", *a);
-		*fmt = *a == 'f' ? 0 : *a == 'i' ? 0 : *a;
+		/* r (raw: no pretty-printers) changes nothing here */
+		if (*a != 'r')
+			*fmt = *a == 'i' ? 0 : *a;
 		if (*a == 'i')
 			return shell_error("Format letter \"i\" is meaningless in \"print\" command.");
 		a++;
@@ -183,6 +185,25 @@ int shell_cmd_print(struct shell *sh, const char *args)
 int shell_cmd_output(struct shell *sh, const char *args)
 {
 	return do_print(sh, args, 0);
+}
+
+/* printf "FORMAT", EXPR...: nothing prints unless every argument could
+ * be evaluated and formatted, as in gdb. */
+int shell_cmd_printf(struct shell *sh, const char *args)
+{
+	char *s = NULL;
+	int rc;
+
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_printf(sh->vals, args, &s);
+	warn(sh);
+	if (rc < 0)
+		return value_error(rc);
+	fputs(s, stdout);
+	fflush(stdout);
+	free(s);
+	return 0;
 }
 
 /* `call` does what print does for what ptdbg evaluates (no calls into

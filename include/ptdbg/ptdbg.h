@@ -1494,7 +1494,7 @@ extern PTD_EXPORT void ptd_value_free(struct ptd_value *val);
 
 /*
  * Formats @val as gdb's print does, without "$N = ": @fmt 0 (natural) or
- * one of x d u o t c s a z; @top: the top-level form (pointers with their
+ * one of x d u o t c s a z f; @top: the top-level form (pointers with their
  * type in parentheses).  *@out gets a malloc'ed string.  Returns 0 or <0
  * (memory that cannot be read: "Cannot access memory at address 0x...").
  */
@@ -1511,6 +1511,15 @@ extern PTD_EXPORT int ptd_values_type_name(struct ptd_values *v, const char *nam
  * functions' entries), for x and break *EXPR.  Returns 0 or <0. */
 extern PTD_EXPORT int ptd_value_as_address(struct ptd_values *v, struct ptd_value *val,
 					   uint64_t *addr);
+/*
+ * gdb's printf: @args is "FORMAT", EXPR, ... (the command's arguments);
+ * *@out gets the text, malloc'ed.  Conversions d i u o x X c with l, ll
+ * or z, f e g (L), s, p and %%; every argument is evaluated first.
+ * Returns 0, or <0 with gdb's message ("Wrong number of arguments for
+ * specified format-string", "Bad format string, missing '\"'.", an
+ * argument's error).
+ */
+extern PTD_EXPORT int ptd_values_printf(struct ptd_values *v, const char *args, char **out);
 /* The size in bytes of @val's type (x's default unit). */
 extern PTD_EXPORT uint64_t ptd_value_size(const struct ptd_value *val);
 

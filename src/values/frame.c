@@ -713,6 +713,11 @@ void ptd_values_free(struct ptd_values *v)
 	for (i = 0; i < v->nhist; i++)
 		ptd_value_free(v->hist[i]);
 	free(v->hist);
+	for (i = 0; i < v->nconv; i++) {
+		free(v->conv[i].name);
+		ptd_value_free(v->conv[i].val);
+	}
+	free(v->conv);
 	for (i = 0; i < v->nkept; i++)
 		ptd_value_free(v->kept[i]);
 	free(v->kept);
@@ -899,6 +904,37 @@ static Dwfl_Module *module_at(struct ptd_values *v, uint64_t pc)
 static uint64_t lookup_pc(struct ptd_values *v)
 {
 	return v->frame.level > 0 ? v->frame.pc - 1 : v->frame.pc;
+}
+
+/* Whether expressions are C++, as gdb's "auto" language decides: from
+ * the compile unit of the selected frame's pc, or of main before the
+ * program runs. */
+int ptd__lang_cplus(struct ptd_values *v)
+{
+	uint64_t pc = 0, *ents = NULL, *bps = NULL;
+	Dwfl_Module *m;
+	Dwarf_Die *cu;
+	Dwarf_Addr bias;
+
+	if (v->has_regs && v->frame.valid) {
+		pc = lookup_pc(v);
+	} else {
+		if (ptd__symbols_functions(v->sym, "main", &ents, &bps) > 0)
+			pc = ents[0];
+		free(ents);
+		free(bps);
+	}
+	if (!pc || !(m = module_at(v, pc)) || !(cu = dwfl_module_addrdie(m, pc, &bias)))
+		return 0;
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 static int is_var(Dwarf_Die *d)
@@ -1742,6 +1778,14 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 	if (!strcmp(name, "pc") || !strcmp(name, "rip")) {
 		r = 16;
 		t = v->t_code_ptr;
+		/* gdb names it "void (*)(void)" when the language is C++ */
+		if (ptd__lang_cplus(v)) {
+			struct vtype *f = ptd__vt_func(v, v->t_void, 1);
+
+			t = f ? ptd__vt_ptr(v, f) : NULL;
+			if (!t)
+				t = v->t_code_ptr;
+		}
 	} else if (!strcmp(name, "sp") || !strcmp(name, "rsp")) {
 		r = 7;
 		t = v->t_data_ptr;

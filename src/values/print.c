@@ -324,8 +324,26 @@ static int is_char_type(struct vtype *t)
 	return t && t->kind == VT_INT && t->is_char && t->size == 1;
 }
 
-static void print_pointer(struct ptd_values *v, struct vtype *t, uint64_t x, int fmt, int top,
-			  struct sbuf *b)
+/* gdb leaves the type out before a pointer's value only for a plain
+ * pointer to "char" (maybe const or volatile: the string says what it
+ * is); a typedef of one, or unsigned char *, keeps it. */
+static int plain_char_pointer(struct vtype *orig)
+{
+	struct vtype *to;
+
+	while (orig && orig->kind == VT_QUAL)
+		orig = orig->target;
+	if (!orig || orig->kind != VT_PTR)
+		return 0;
+	for (to = orig->target; to && to->kind == VT_QUAL;)
+		to = to->target;
+	return to && to->kind == VT_INT && to->name && !strcmp(to->name, "char");
+}
+
+/* @t is the pointer type, @orig the value's own type (a typedef of it,
+ * qualifiers), whose name goes before the value at the top. */
+static void print_pointer(struct ptd_values *v, struct vtype *t, struct vtype *orig, uint64_t x,
+			  int fmt, int top, struct sbuf *b)
 {
 	struct vtype *to = ptd__vt_strip(t->target);
 
@@ -334,6 +352,12 @@ static void print_pointer(struct ptd_values *v, struct vtype *t, uint64_t x, int
 		return;
 	}
 	if (is_char_type(to) && fmt != 'a') {
+		if (top && !plain_char_pointer(orig)) {
+			char *n = ptd__vt_name(orig, "");
+
+			ptd__sb_add(b, "(%s) ", n ? n : "?");
+			free(n);
+		}
 		ptd__sb_add(b, "0x%llx", (unsigned long long)x);
 		if (x) {
 			print_symbol_suffix(v, b, x);
@@ -342,7 +366,7 @@ static void print_pointer(struct ptd_values *v, struct vtype *t, uint64_t x, int
 		return;
 	}
 	if (top && fmt != 'a') {
-		char *n = ptd__vt_name(t, "");
+		char *n = ptd__vt_name(orig, "");
 
 		ptd__sb_add(b, "(%s) ", n ? n : "?");
 		free(n);
@@ -442,6 +466,14 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 				return 0;
 			}
 	}
+	/* gdb 13's /f takes an integer's (an enum's, a pointer's) bytes as
+	 * a float of the same size where there is one */
+	if (fmt == 'f' && (s->kind == VT_INT || s->kind == VT_ENUM || s->kind == VT_PTR ||
+			   s->kind == VT_FLAGS) &&
+	    (ptd__vt_size(s) == 4 || ptd__vt_size(s) == 8)) {
+		format_float(b, p, ptd__vt_size(s));
+		return 0;
+	}
 	switch (s->kind) {
 	case VT_INT:
 		x = ptd__bits(p, s->size, s->is_signed);
@@ -495,7 +527,7 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 		return 0;
 	case VT_PTR:
 		x = ptd__bits(p, 8, 0);
-		print_pointer(v, s, x, fmt, top, b);
+		print_pointer(v, s, t, x, fmt, top, b);
 		return 0;
 	case VT_REF:
 		/* a reference inside an aggregate: only where it refers, as
@@ -538,9 +570,22 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 				print_at(v, m->type, tmp, sizeof(tmp), fmt, 0, b, depth + 1);
 				(void)sz;
 			} else {
+				/* the vtable pointer shows as an address with its
+				 * symbol whatever the format, as gdb's
+				 * print_function_pointer_address shows it */
 				print_at(v, m->type, p + m->off,
-					 m->off <= s->size ? s->size - m->off : 0, fmt, 0, b, depth + 1);
+					 m->off <= s->size ? s->size - m->off : 0,
+					 ptd__vt_is_vptr(m->name) ? 0 : fmt, 0, b, depth + 1);
 			}
+		}
+		/* a C++ class with no data members of its own says so */
+		if (s->cplus) {
+			int own = 0;
+
+			for (i = 0; i < s->nmembers; i++)
+				own |= !s->members[i].is_base;
+			if (!own)
+				ptd__sb_add(b, "%s<No data fields>", s->nmembers ? ", " : "");
 		}
 		ptd__sb_add(b, "}");
 		return 0;
@@ -606,6 +651,16 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 	}
 	if (val->unavailable) {
 		ptd__sb_add(b, "<unavailable>");
+		return 0;
+	}
+	if (s && s->kind == VT_FUNC && fmt && strchr("xduotz", fmt)) {
+		/* gdb's function value is one byte long: its first */
+		uint8_t byte;
+
+		if (ptd__mem_read(v, val->addr, &byte, 1) < 0)
+			return ptd__err(-ptde_nomap, "Cannot access memory at address 0x%llx",
+					(unsigned long long)val->addr);
+		format_int(v, b, byte, 1, 0, fmt);
 		return 0;
 	}
 	if (s && (s->kind == VT_FUNC || s->kind == VT_NODEBUG)) {

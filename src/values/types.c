@@ -83,6 +83,9 @@ void ptd__vt_builtins(struct ptd_values *v)
 	v->t_bool = base(v, "_Bool", 1, 0, 0);
 	if (v->t_bool)
 		v->t_bool->is_bool = 1;
+	v->t_cxxbool = base(v, "bool", 1, 0, 0);
+	if (v->t_cxxbool)
+		v->t_cxxbool->is_bool = 1;
 	v->t_float = ptd__vt_new(v, VT_FLOAT, "float", 4);
 	v->t_double = ptd__vt_new(v, VT_FLOAT, "double", 8);
 	v->t_ldouble = ptd__vt_new(v, VT_FLOAT, "long double", 16);
@@ -278,6 +281,22 @@ const char *ptd__base_type_name(const char *name)
 	return name;
 }
 
+struct vtype *ptd__vt_func(struct ptd_values *v, struct vtype *ret, int prototyped)
+{
+	struct vtype *t = ptd__vt_new(v, VT_FUNC, NULL, 1);
+
+	if (t) {
+		t->target = ret;
+		t->prototyped = prototyped;
+	}
+	return t;
+}
+
+void ptd__vt_func_param(struct vtype *f, struct vtype *param)
+{
+	add_member(f, NULL, param, 0, 0, 0);
+}
+
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 {
 	void *dbg = dwarf_cu_getdwarf(die->cu);
@@ -461,7 +480,9 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 			return NULL;
 		cache_put(v, dbg, off, t);
 		t->target = type_of_attr(v, die, v->t_void);
-		t->prototyped = dwarf_hasattr_integrate(die, DW_AT_prototyped);
+		/* C++ has no unprototyped functions: gdb names one without
+		 * parameters "(void)" there */
+		t->prototyped = dwarf_hasattr_integrate(die, DW_AT_prototyped) || die_is_cplus(die);
 		if (dwarf_child(die, &child) == 0) {
 			do {
 				if (dwarf_tag(&child) == DW_TAG_formal_parameter)
@@ -485,6 +506,11 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 
 /* ------------------------------------------------------------------ */
 /* Names                                                                */
+
+int ptd__vt_is_vptr(const char *name)
+{
+	return name && !strncmp(name, "_vptr", 5) && (name[5] == '.' || name[5] == '$');
+}
 
 static char *cat3(const char *a, const char *b, const char *c)
 {
@@ -696,7 +722,9 @@ char *ptd__vt_ptype(struct vtype *t)
 				struct vt_member *m = &in->members[i];
 				char *md;
 
-				if (m->is_base)
+				/* nor the vtable pointer gcc adds (gdb leaves
+				 * "_vptr.Shape" out too) */
+				if (m->is_base || ptd__vt_is_vptr(m->name))
 					continue;
 				md = ptd__vt_name(m->type, m->name ? m->name : "");
 				char bits[32] = "";
@@ -744,28 +772,55 @@ struct find_ctx {
 	int ok;
 };
 
-static int find_in_cu(Dwarf_Die *cu, struct find_ctx *fc)
+static int tag_matches(int tag, struct find_ctx *fc, int cplus)
 {
+	if (fc->tag)
+		return tag == fc->tag || (fc->tag == DW_TAG_structure_type && tag == DW_TAG_class_type);
+	if (tag == DW_TAG_typedef || tag == DW_TAG_base_type)
+		return 1;
+	/* C++ names its classes, unions and enums without a keyword */
+	return cplus && (tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+			 tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type);
+}
+
+/* Looks for @name among the children of @scope; a qualified C++ name
+ * ("geo::Rect") goes down through the namespaces and classes it names. */
+static int find_in_scope(Dwarf_Die *scope, const char *name, struct find_ctx *fc, int cplus)
+{
+	const char *sep = cplus ? strstr(name, "::") : NULL;
+	size_t head = sep ? (size_t)(sep - name) : strlen(name);
 	Dwarf_Die c;
 
-	if (dwarf_child(cu, &c) != 0)
+	if (dwarf_child(scope, &c) != 0)
 		return 0;
 	do {
 		int tag = dwarf_tag(&c);
-		const char *n;
+		const char *n = dwarf_diename(&c);
 
-		if (fc->tag ? tag != fc->tag : (tag != DW_TAG_typedef && tag != DW_TAG_base_type))
+		if (sep) {
+			if ((tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
+			     tag == DW_TAG_class_type || tag == DW_TAG_union_type) &&
+			    n && strlen(n) == head && !strncmp(n, name, head) &&
+			    find_in_scope(&c, sep + 2, fc, cplus))
+				return 1;
+			continue;
+		}
+		if (!tag_matches(tag, fc, cplus))
 			continue;
 		if (dwarf_hasattr(&c, DW_AT_declaration))
 			continue;
-		n = dwarf_diename(&c);
-		if (n && !strcmp(n, fc->name)) {
+		if (n && !strcmp(n, name)) {
 			fc->found = c;
 			fc->ok = 1;
 			return 1;
 		}
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return 0;
+}
+
+static int find_in_cu(Dwarf_Die *cu, struct find_ctx *fc)
+{
+	return find_in_scope(cu, fc->name, fc, die_is_cplus(cu));
 }
 
 int ptd__dw_each_cu(Dwfl_Module *m, int (*fn)(Dwarf_Die *cu, Dwarf_Addr bias, void *arg), void *arg)
@@ -887,7 +942,7 @@ void ptd__vt_collect(struct ptd_values *v)
 				     v->t_char,	  v->t_double, v->t_float,    v->t_void,
 				     v->t_bool,	  v->t_code_ptr, v->t_data_ptr, v->t_flags,
 				     v->t_short,  v->t_ushort, v->t_uchar,    v->t_llong,
-				     v->t_ullong, v->t_schar, v->t_ldouble };
+				     v->t_ullong, v->t_schar, v->t_ldouble, v->t_cxxbool };
 	struct vtype **pp, *t;
 
 	for (t = v->types; t; t = t->next_alloc)
@@ -896,6 +951,8 @@ void ptd__vt_collect(struct ptd_values *v)
 		mark(builtins[i]);
 	for (int i = 0; i < v->nhist; i++)
 		mark(v->hist[i]->type);
+	for (int i = 0; i < v->nconv; i++)
+		mark(v->conv[i].val->type);
 	for (int i = 0; i < v->nkept; i++)
 		if (v->kept[i])
 			mark(v->kept[i]->type);

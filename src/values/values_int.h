@@ -78,9 +78,11 @@ struct ptd_value {
 	struct vtype *type;
 	uint8_t *buf;        /* type size bytes once fetched; owned */
 	int lazy;            /* lval_mem not read yet */
-	enum { LV_NONE, LV_MEM, LV_REG } lval;
+	enum { LV_NONE, LV_MEM, LV_REG, LV_CONV } lval;
 	uint64_t addr;       /* LV_MEM */
-	int regno;           /* LV_REG: DWARF register number */
+	int regno;           /* LV_REG: DWARF register number; LV_CONV: the
+			      * convenience variable's index in ptd_values.conv */
+	int conv_part;       /* LV_CONV: a member of it, @addr bytes in */
 	int bit_size, bit_off; /* a bit-field member (lval at addr) */
 	int unavailable;     /* contents not known (the past) */
 	int not_saved;       /* a call-clobbered register of an outer frame */
@@ -186,6 +188,13 @@ struct ptd_values {
 
 	struct ptd_value **hist;
 	int nhist, hist_cap;
+	/* Convenience variables ($x): made void when first named, as gdb's
+	 * lookup_internalvar does, and given a value by an assignment. */
+	struct conv_var {
+		char *name;
+		struct ptd_value *val; /* a snapshot, like a history value's */
+	} *conv;
+	int nconv;
 	/* Values kept by ptd_values_keep() (slot NULL when released): their
 	 * types survive the collection at each bind, like the history's. */
 	struct ptd_value **kept;
@@ -198,7 +207,8 @@ struct ptd_values {
 	/* builtin types */
 	struct vtype *t_int, *t_uint, *t_long, *t_ulong, *t_char, *t_double, *t_float,
 		*t_void, *t_bool, *t_code_ptr, *t_data_ptr, *t_flags, *t_short, *t_ushort,
-		*t_uchar, *t_llong, *t_ullong, *t_schar, *t_ldouble;
+		*t_uchar, *t_llong, *t_ullong, *t_schar, *t_ldouble,
+		*t_cxxbool; /* C++'s bool */
 };
 
 /* types.c */
@@ -206,6 +216,12 @@ struct vtype *ptd__vt_new(struct ptd_values *v, enum vt_kind k, const char *name
 struct vtype *ptd__vt_ptr(struct ptd_values *v, struct vtype *to);
 struct vtype *ptd__vt_array(struct ptd_values *v, struct vtype *elem, int64_t count);
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die);
+/* Whether a member is the vtable pointer a C++ compiler adds ("_vptr.Shape"). */
+int ptd__vt_is_vptr(const char *name);
+/* A function type returning @ret, without parameters yet
+ * (ptd__vt_func_param adds them in order). */
+struct vtype *ptd__vt_func(struct ptd_values *v, struct vtype *ret, int prototyped);
+void ptd__vt_func_param(struct vtype *f, struct vtype *param);
 struct vtype *ptd__vt_strip(struct vtype *t);   /* typedefs and qualifiers */
 /* Calls @fn on each compile unit of module @m's DWARF, with the module's
  * bias, until it returns nonzero; returns that, or 0 when none did (or
@@ -226,6 +242,8 @@ struct vtype *ptd__vt_lookup(struct ptd_values *v, const char *name);
 void ptd__vt_collect(struct ptd_values *v);
 
 /* frame.c */
+/* Whether expressions are C++ (the selected frame's unit, or main's). */
+int ptd__lang_cplus(struct ptd_values *v);
 struct ptd_value *ptd__val_new(struct vtype *t);
 int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val);
 struct ptd_value *ptd__val_copy(const struct ptd_value *val);
