@@ -77,6 +77,7 @@ struct shell {
 	/* set print frame-arguments, gdb's modes: 0 all, 1 scalars (the
 	 * default, as gdb's), 2 none, 3 presence */
 	int frame_args_mode;
+	int print_pretty; /* set print pretty */
 
 	struct shell_display displays[32];
 	int ndisplays;

@@ -33,6 +33,7 @@ int shell_values_bind(struct shell *sh)
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return shell_error("out of memory");
+	ptd_values_set_pretty(sh->vals, sh->print_pretty);
 	shell_sync(sh);
 	ptd_clear_error();
 	rc = ptd_session_values_bind(sh->s, sh->vals, sh->frame_level,
@@ -401,6 +402,7 @@ static int frame_args_cb(void *ctx, int level, uint64_t pc, char *out, size_t n)
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
+	ptd_values_set_pretty(sh->vals, sh->print_pretty);
 	if (level < 0)
 		level = 0;
 	ptd_clear_error();
@@ -445,8 +447,29 @@ int shell_set_print(struct shell *sh, const char *args)
 
 	args = skip_ws(args);
 	n = sscanf(args, "%63s %63s", word, mode);
+	if (n >= 1 && !strcmp(word, "pretty")) {
+		/* gdb's boolean setting: on by default when given alone */
+		static const char *const on[] = { "on", "1", "yes", "enable" };
+		static const char *const off[] = { "off", "0", "no", "disable" };
+		int val = -1;
+
+		if (n < 2)
+			val = 1;
+		for (i = 0; val < 0 && i < 4; i++)
+			if (!strcmp(mode, on[i]))
+				val = 1;
+			else if (!strcmp(mode, off[i]))
+				val = 0;
+		if (val < 0)
+			return shell_error("\"on\" or \"off\" expected.");
+		sh->print_pretty = val;
+		if (sh->vals)
+			ptd_values_set_pretty(sh->vals, val);
+		return 0;
+	}
 	if (n < 1 || strcmp(word, "frame-arguments"))
-		return shell_error("ptdbg sets only \"print frame-arguments all|scalars|none|presence\".");
+		return shell_error("ptdbg sets only \"print frame-arguments all|scalars|none|presence\" "
+				   "and \"print pretty on|off\".");
 	if (n < 2)
 		return shell_error("Requires an argument. Valid arguments are all, scalars, none, "
 				   "presence.");
@@ -464,8 +487,12 @@ int shell_set_print(struct shell *sh, const char *args)
 int shell_show_print(struct shell *sh, const char *args)
 {
 	args = skip_ws(args);
+	if (!strncmp(args, "pretty", 6)) {
+		printf("Pretty formatting of structures is %s.\n", sh->print_pretty ? "on" : "off");
+		return 0;
+	}
 	if (strncmp(args, "frame-arguments", 15))
-		return shell_error("ptdbg shows only \"print frame-arguments\".");
+		return shell_error("ptdbg shows only \"print frame-arguments\" and \"print pretty\".");
 	printf("Printing of non-scalar frame arguments is \"%s\".\n",
 	       frame_args_modes[sh->frame_args_mode]);
 	return 0;

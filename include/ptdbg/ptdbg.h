@@ -1520,6 +1520,10 @@ extern PTD_EXPORT int ptd_value_as_address(struct ptd_values *v, struct ptd_valu
  * argument's error).
  */
 extern PTD_EXPORT int ptd_values_printf(struct ptd_values *v, const char *args, char **out);
+/* gdb's "set print pretty": with @on, structs, unions and classes print
+ * a member per line, indented two spaces per level ("members of Class:"
+ * after a class's bases).  Returns 0, or -ptde_invalid for a NULL @v. */
+extern PTD_EXPORT int ptd_values_set_pretty(struct ptd_values *v, int on);
 /* The size in bytes of @val's type (x's default unit). */
 extern PTD_EXPORT uint64_t ptd_value_size(const struct ptd_value *val);
 

@@ -2574,3 +2574,11 @@ out:
 	free(pc);
 	return rc;
 }
+
+int ptd_values_set_pretty(struct ptd_values *v, int on)
+{
+	if (!v)
+		return -ptde_invalid;
+	v->pretty = !!on;
+	return 0;
+}

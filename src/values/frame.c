@@ -1770,8 +1770,8 @@ int ptd__find_symbol(struct ptd_values *v, const char *name, struct ptd__symfoun
 int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **out)
 {
 	struct ptd_value *val;
-	struct vtype *t = v->t_long;
-	int r = -1, half = 0;
+	struct vtype *t = v->t_i64;
+	int r = -1, half = 0, part = 0;
 	uint64_t x = 0;
 	int known;
 
@@ -1810,8 +1810,41 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 			if (!strcmp(name, e)) {
 				r = i;
 				half = 1;
-				t = v->t_int;
+				t = v->t_i32;
 				break;
+			}
+			/* ax, r8w: the low 16 bits; al, sil, r8l: the low 8;
+			 * ah: bits 8 to 15 (gdb's int16_t and int8_t) */
+			if (i < 8)
+				snprintf(e, sizeof(e), "%s", ptd__dreg_name[i] + 1);
+			else
+				snprintf(e, sizeof(e), "%sw", ptd__dreg_name[i]);
+			if (!strcmp(name, e)) {
+				r = i;
+				part = 2;
+				t = v->t_i16;
+				break;
+			}
+			if (i < 8 && ptd__dreg_name[i][2] == 'x')
+				snprintf(e, sizeof(e), "%cl", ptd__dreg_name[i][1]);
+			else if (i < 8)
+				snprintf(e, sizeof(e), "%sl", ptd__dreg_name[i] + 1);
+			else
+				snprintf(e, sizeof(e), "%sl", ptd__dreg_name[i]);
+			if (!strcmp(name, e)) {
+				r = i;
+				part = 1;
+				t = v->t_i8;
+				break;
+			}
+			if (i < 8 && ptd__dreg_name[i][2] == 'x') {
+				snprintf(e, sizeof(e), "%ch", ptd__dreg_name[i][1]);
+				if (!strcmp(name, e)) {
+					r = i;
+					part = 3;
+					t = v->t_i8;
+					break;
+				}
 			}
 		}
 		if (r < 0) {
@@ -1823,7 +1856,7 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 				;
 			if (!seg[i])
 				return ptd__err(-ptde_notfound, "Invalid register `%s'", name);
-			t = i < 6 ? v->t_int : v->t_long;
+			t = i < 6 ? v->t_i32 : v->t_long;
 		}
 	}
 	if (!v->has_regs)
@@ -1868,6 +1901,11 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 		v->used_regs = 1;
 	if (half)
 		x &= 0xffffffffu;
+	if (part) {
+		/* (read-only here: writing a part is not supported) */
+		x = part == 3 ? (x >> 8) & 0xff : part == 2 ? x & 0xffff : x & 0xff;
+		val->lval = LV_NONE;
+	}
 	memcpy(val->buf, &x, ptd__vt_size(t) < 8 ? ptd__vt_size(t) : 8);
 	*out = val;
 	return 0;

@@ -538,17 +538,35 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 		print_array(v, s, p, fmt, b, depth);
 		return 0;
 	case VT_STRUCT:
-	case VT_UNION:
+	case VT_UNION: {
+		/* gdb's layout: each base part followed by ", ", then the
+		 * members separated by ","; with print pretty each on a line
+		 * of its own, two spaces deeper per level, and "members of
+		 * Class:" between a class's bases and its own members */
+		int nbases = 0, fields = 0;
+
 		ptd__sb_add(b, "{");
 		for (i = 0; i < s->nmembers; i++) {
 			struct vt_member *m = &s->members[i];
 
-			if (i)
-				ptd__sb_add(b, ", ");
+			if (m->is_base) {
+				nbases++;
+				if (v->pretty)
+					ptd__sb_add(b, "\n%*s", 2 * (depth + 1), "");
+			} else {
+				if (fields)
+					ptd__sb_add(b, v->pretty ? "," : ", ");
+				else if (nbases && v->pretty)
+					ptd__sb_add(b, "\n%*smembers of %s:", 2 * (depth + 1), "",
+						    s->name ? s->name : "");
+				fields++;
+				if (v->pretty)
+					ptd__sb_add(b, "\n%*s", 2 * (depth + 1), "");
+			}
 			if (m->name)
 				ptd__sb_add(b, "%s = ", m->name);
 			if (m->bit_size) {
-				uint64_t raw = 0, sz = ptd__vt_size(m->type);
+				uint64_t raw = 0;
 				struct vtype *ms = ptd__vt_strip(m->type);
 				uint8_t tmp[8];
 
@@ -568,7 +586,6 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 					raw |= ~0ull << m->bit_size;
 				memcpy(tmp, &raw, 8);
 				print_at(v, m->type, tmp, sizeof(tmp), fmt, 0, b, depth + 1);
-				(void)sz;
 			} else {
 				/* the vtable pointer shows as an address with its
 				 * symbol whatever the format, as gdb's
@@ -577,18 +594,17 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 					 m->off <= s->size ? s->size - m->off : 0,
 					 ptd__vt_is_vptr(m->name) ? 0 : fmt, 0, b, depth + 1);
 			}
+			if (m->is_base)
+				ptd__sb_add(b, ", ");
 		}
 		/* a C++ class with no data members of its own says so */
-		if (s->cplus) {
-			int own = 0;
-
-			for (i = 0; i < s->nmembers; i++)
-				own |= !s->members[i].is_base;
-			if (!own)
-				ptd__sb_add(b, "%s<No data fields>", s->nmembers ? ", " : "");
-		}
+		if (s->cplus && !fields)
+			ptd__sb_add(b, "<No data fields>");
+		else if (v->pretty && fields)
+			ptd__sb_add(b, "\n%*s", 2 * depth, "");
 		ptd__sb_add(b, "}");
 		return 0;
+	}
 	case VT_FLAGS:
 		x = ptd__bits(p, s->size, 0);
 		if (fmt && fmt != 's')

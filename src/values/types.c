@@ -83,6 +83,17 @@ void ptd__vt_builtins(struct ptd_values *v)
 	v->t_bool = base(v, "_Bool", 1, 0, 0);
 	if (v->t_bool)
 		v->t_bool->is_bool = 1;
+	/* the registers' types, named as gdb names them; int8_t is no char */
+	v->t_i8 = base(v, "int8_t", 1, 1, 0);
+	v->t_i16 = ptd__vt_new(v, VT_TYPEDEF, "int16_t", 2);
+	if (v->t_i16)
+		v->t_i16->target = v->t_short;
+	v->t_i32 = ptd__vt_new(v, VT_TYPEDEF, "int32_t", 4);
+	if (v->t_i32)
+		v->t_i32->target = v->t_int;
+	v->t_i64 = ptd__vt_new(v, VT_TYPEDEF, "int64_t", 8);
+	if (v->t_i64)
+		v->t_i64->target = v->t_long;
 	v->t_cxxbool = base(v, "bool", 1, 0, 0);
 	if (v->t_cxxbool)
 		v->t_cxxbool->is_bool = 1;
@@ -942,7 +953,8 @@ void ptd__vt_collect(struct ptd_values *v)
 				     v->t_char,	  v->t_double, v->t_float,    v->t_void,
 				     v->t_bool,	  v->t_code_ptr, v->t_data_ptr, v->t_flags,
 				     v->t_short,  v->t_ushort, v->t_uchar,    v->t_llong,
-				     v->t_ullong, v->t_schar, v->t_ldouble, v->t_cxxbool };
+				     v->t_ullong, v->t_schar, v->t_ldouble, v->t_cxxbool,
+				     v->t_i8,	  v->t_i16,   v->t_i32,	  v->t_i64 };
 	struct vtype **pp, *t;
 
 	for (t = v->types; t; t = t->next_alloc)

@@ -158,6 +158,7 @@ struct ptd_values {
 	int pc_only;       /* only rip of the innermost frame is known */
 	int bad_op;        /* the DW_OP a location expression failed at */
 	char warning[128]; /* gdb's warning of the last evaluation, or "" */
+	int pretty;        /* print pretty: a struct's members a line each */
 	/* While ptd_values_watch_chain() evaluates: the values fetched from
 	 * memory on the way (gdb's value chain), in order; @chain_on off
 	 * otherwise. */
@@ -208,7 +209,8 @@ struct ptd_values {
 	struct vtype *t_int, *t_uint, *t_long, *t_ulong, *t_char, *t_double, *t_float,
 		*t_void, *t_bool, *t_code_ptr, *t_data_ptr, *t_flags, *t_short, *t_ushort,
 		*t_uchar, *t_llong, *t_ullong, *t_schar, *t_ldouble,
-		*t_cxxbool; /* C++'s bool */
+		*t_cxxbool, /* C++'s bool */
+		*t_i8, *t_i16, *t_i32, *t_i64; /* registers' */
 };
 
 /* types.c */

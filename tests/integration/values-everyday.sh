@@ -5,8 +5,10 @@
 # ("(op_fn) 0x... <sub>"), pointers to unsigned char with their type and
 # string, convenience variables (set $x, members of one, ++ and +=),
 # printf with every conversion and gdb's errors, /f (an integer's bytes as
-# a float of its size), x/f, /r, a function's first byte under /x, binary
-# literals, shifts by the width or more (0, with gdb's warning), -0.0;
+# a float of its size), x/f, /r, a function's first byte under /x, set
+# print pretty (in C and for classes with bases), binary
+# literals, shifts by the width or more (0, with gdb's warning), -0.0,
+# registers' parts ($ax, $al, $ah, $r8w, $r8l) and their types (int64_t);
 # and in C++: true, false and bool, comparisons that are bool, class names
 # as types (qualified, with or without the keyword, a class whose name is
 # also its constructor's), the named casts, a base part by a cast, $pc's
@@ -52,7 +54,10 @@ CMDS=("break $main_line" run
 	'p/f d' 'p/f $eflags' 'p/rx n' 'p/xr n' 'output/r n' 'x/2f &d' 'x/2fg &d'
 	'x/2fb &n' 'x/fh &n' 'x/f &d' 'p 0b101' 'p 0B11u' 'p 0b' 'p 0b102' 'p -0.0'
 	'p 1 << 40' 'p 1 << 32' 'p 1 << 31' 'p 1 >> 40' 'p 1L << 64' 'p 1 << -1'
-	'p -8 >> 1' 'p 1u << 33' 'p 1L << 40')
+	'p -8 >> 1' 'p 1u << 33' 'p 1L << 40'
+	'whatis $rax' 'whatis $eax' 'whatis $ax' 'whatis $al' 'whatis $ah' 'whatis $r8d'
+	'whatis $r8w' 'whatis $r8l' 'whatis $cs' 'whatis $fs_base' 'whatis $esp' 'whatis $rax + 1'
+	'whatis $al + 1' 'p/x $ax' 'p $al + 1' 'p $ah' 'p $eip' 'p $r15b' 'p/x $r9w' 'p/x $r9l')
 compare c-exprs values '^\$[0-9]* = (void (\*)(void)) 0x[0-9a-f]* <main>$' \
 	'^\$[0-9]* = (unsigned char \*) 0x[0-9a-f]* "hello"$' '^warning: left shift count >= width of type$'
 
@@ -74,12 +79,23 @@ CMDS=("break $main_line" run 'p $x' 'set $x = 5' 'p $x' 'p $x * 2' 'p $x = 7' 'p
 	'printf "%s %c\n", "lit", "lit"[1]' 'printf "%f %Lf\n", f, d' 'printf "%*d\n", 5, 1')
 compare conv-printf values '^\$[0-9]* = {x = 9, y = 10}$' '^   10|a   |002.2|AB$'
 
-# 3. A typedef'd pointer to a function keeps its name.
+# 3. set print pretty: a member per line, also in info locals and output.
+CMDS=('show print pretty' "break $main_line" run 'set print pretty on' 'show print pretty'
+	'p pts' 'p g_rec' 'p un' 'p arr' 'p/x pt' 'output pt' 'info locals' 'p g_zero'
+	'set print pretty off' 'show print pretty' 'p pt' 'set print pretty bogus'
+	'set print pretty' 'p origin')
+compare pretty values '^  pos = {$' '^    x = 3,$' '^Pretty formatting of structures is on\.$'
+CMDS=('break geo::Rect::area' run 'set print pretty on' 'p *this' 'p/x *this')
+compare pretty-cxx shapes '^  members of geo::Rect:$'
+CMDS=('break main' run next next next 'set print pretty on' 'p s1' 'p r1')
+compare pretty-nodata lambdas '^  }, <No data fields>}$'
+
+# 4. A typedef'd pointer to a function keeps its name.
 CMDS=('break apply' run 'p f' 'p ops[1]' 'p (op_fn)mul' 'p (int(*)(int,int))mul' 'p *&f'
 	'output f' 'info args')
 compare typedef-ptr funcptr '^\$1 = (op_fn) 0x[0-9a-f]* <sub>$'
 
-# 4. C++: bool, type names, casts, $pc, the vtable pointer.
+# 5. C++: bool, type names, casts, $pc, the vtable pointer.
 CMDS=('break geo::Rect::area' run 'p $pc' 'whatis $pc' 'p (void(*)())0x401000' 'whatis (void(*)())0'
 	'p true' 'p false' 'p !true' 'whatis true' 'p sizeof(bool)' 'p (bool)5' 'p this == 0'
 	'p w > h' 'p w < h && 1' 'whatis w<h' 'p !w' 'ptype bool' 'p true + 1'
@@ -92,7 +108,7 @@ CMDS=('break geo::Rect::area' run 'p $pc' 'whatis $pc' 'p (void(*)())0x401000' '
 compare cxx-exprs shapes '^\$1 = (void (\*)(void)) 0x[0-9a-f]* <geo::Rect::area() const+[0-9]*>$' \
 	'^type = bool$' '_vptr.Shape = 0x[0-9a-f]* <vtable for geo::Rect+16>, id = 0x1}'
 
-# 5. ptype leaves the vtable pointer out (methods are compared apart: ptdbg
+# 6. ptype leaves the vtable pointer out (methods are compared apart: ptdbg
 #    does not list them).
 CMDS=('break geo::Rect::area' run 'ptype geo::Shape' 'ptype struct geo::Shape')
 ptdbg_batch -- "$TESTPROGS/shapes" | norm >"$TMPDIR/ptype.ptdbg"
@@ -103,7 +119,7 @@ diff -u "$TMPDIR/ptype.gdb" "$TMPDIR/ptype.ptdbg" >&2 || die "ptype of a class w
 qgrep '^    int id;$' "$TMPDIR/ptype.ptdbg" || die "no members in ptype"
 ! grep -q _vptr "$TMPDIR/ptype.ptdbg" || die "ptype shows the vtable pointer"
 
-# 6. A class without data members of its own; a class named as its
+# 7. A class without data members of its own; a class named as its
 #    constructor is; a derived object cast to a base.
 CMDS=('break main' run next next next 'p s1' 'p/x s2' 'p r1' 'whatis Rect' 'p sizeof(Rect)'
 	'p (Rect*)0' 'p (Rect)s1' 'p (Shape)s1' 'p ((Rect)s1).w' 'p static_cast<Rect>(s1)')

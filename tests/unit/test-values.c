@@ -277,6 +277,13 @@ static void test_printf_and_convenience(void **state)
 	expect_type(f->v, "$cv", 0, "double");
 	expect_error(f->v, "&$cv", "Attempt to take address of value not located in memory.");
 
+	/* print pretty */
+	assert_int_equal(ptd_values_set_pretty(NULL, 1), -ptde_invalid);
+	assert_int_equal(ptd_values_set_pretty(f->v, 1), 0);
+	expect(f->v, "origin", "{\n  x = -1,\n  y = 1\n}");
+	assert_int_equal(ptd_values_set_pretty(f->v, 0), 0);
+	expect(f->v, "origin", "{x = -1, y = 1}");
+
 	/* literals and shifts as gdb 13 */
 	expect(f->v, "0b101", "5");
 	expect(f->v, "-0.0", "0");
