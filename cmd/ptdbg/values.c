@@ -34,6 +34,7 @@ int shell_values_bind(struct shell *sh)
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return shell_error("out of memory");
 	ptd_values_set_pretty(sh->vals, sh->print_pretty);
+	ptd_values_set_frame_args(sh->vals, sh->frame_args_mode);
 	shell_sync(sh);
 	ptd_clear_error();
 	rc = ptd_session_values_bind(sh->s, sh->vals, sh->frame_level,
@@ -403,6 +404,7 @@ static int frame_args_cb(void *ctx, int level, uint64_t pc, char *out, size_t n)
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
 	ptd_values_set_pretty(sh->vals, sh->print_pretty);
+	ptd_values_set_frame_args(sh->vals, sh->frame_args_mode);
 	if (level < 0)
 		level = 0;
 	ptd_clear_error();

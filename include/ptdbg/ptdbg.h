@@ -1524,6 +1524,10 @@ extern PTD_EXPORT int ptd_values_printf(struct ptd_values *v, const char *args, 
  * a member per line, indented two spaces per level ("members of Class:"
  * after a class's bases).  Returns 0, or -ptde_invalid for a NULL @v. */
 extern PTD_EXPORT int ptd_values_set_pretty(struct ptd_values *v, int on);
+/* The print frame-arguments mode (ptd_values_frame_args()'s @mode) info
+ * frame's argument list uses, as gdb's; 1 (scalars) by default.  Returns
+ * 0, or -ptde_invalid (NULL @v, another mode). */
+extern PTD_EXPORT int ptd_values_set_frame_args(struct ptd_values *v, int mode);
 /* The size in bytes of @val's type (x's default unit). */
 extern PTD_EXPORT uint64_t ptd_value_size(const struct ptd_value *val);
 

@@ -2582,3 +2582,11 @@ int ptd_values_set_pretty(struct ptd_values *v, int on)
 	v->pretty = !!on;
 	return 0;
 }
+
+int ptd_values_set_frame_args(struct ptd_values *v, int mode)
+{
+	if (!v || mode < 0 || mode > 3)
+		return -ptde_invalid;
+	v->frame_args_mode = mode;
+	return 0;
+}

@@ -694,6 +694,7 @@ int ptd_values_alloc(struct ptd_values **out)
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return ptd__err(-ptde_nomem, "out of memory");
+	v->frame_args_mode = 1; /* gdb's default, scalars */
 	ptd__vt_builtins(v);
 	if (!v->t_code_ptr || !v->t_flags) {
 		ptd_values_free(v);
@@ -2344,6 +2345,31 @@ int ptd_values_frame_info(struct ptd_values *v, char **out)
 	return ptd_values_frame_info_at(v, v ? v->frame.level : 0, out);
 }
 
+/* gdb names a C++ function in info frame without its parameter list
+ * (cp_remove_params): "thrower" for "thrower(int)", "S::get" for
+ * "S::get() const".  Returns @name or @buf. */
+static const char *without_params(const char *name, char *buf, size_t n)
+{
+	size_t len = strlen(name);
+	int depth = 0;
+
+	if (len > 6 && !strcmp(name + len - 6, " const"))
+		len -= 6;
+	if (!len || name[len - 1] != ')')
+		return name;
+	for (size_t i = len; i-- > 0;) {
+		if (name[i] == ')') {
+			depth++;
+		} else if (name[i] == '(' && --depth == 0) {
+			if (!i)
+				return name;
+			snprintf(buf, n, "%.*s", (int)i, name);
+			return buf;
+		}
+	}
+	return name;
+}
+
 int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 {
 	struct sbuf b = { 0 };
@@ -2352,10 +2378,10 @@ int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 	struct ptd_symbol s;
 	struct ptd_line li;
 	struct ptd_inline in[16];
-	char *args = NULL;
+	char *args = NULL, nbuf[512];
 	const char *name = NULL;
 	uint64_t lpc;
-	int ninl = 0, inl_frame;
+	int ninl = 0, inl_frame, cplus;
 
 	if (!v || !out)
 		return -ptde_invalid;
@@ -2380,6 +2406,9 @@ int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 		name = in[v->inl_callees].name;
 	else if (v->sym && ptd_symbols_lookup(v->sym, lpc, &s) == 0)
 		name = s.name;
+	cplus = ptd__lang_cplus(v);
+	if (name && cplus && !inl_frame)
+		name = without_params(name, nbuf, sizeof(nbuf));
 	if (name)
 		ptd__sb_add(&b, " in %s", name);
 	if (v->inl_callees > 0 && v->inl_callees <= ninl && in[v->inl_callees - 1].call_file)
@@ -2402,7 +2431,7 @@ int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 				    (unsigned long long)(v->inl_callees > 0 ? f.cfa : v->inner_cfa));
 		else
 			ptd__sb_add(&b, " inlined into frame %d\n", level + 1);
-		ptd__sb_add(&b, " source language c.\n");
+		ptd__sb_add(&b, " source language %s.\n", cplus ? "c++" : "c");
 		ptd__sb_add(&b, " Arglist at unknown address.\n");
 		if (f.level == 0) {
 			ptd__sb_add(&b, " Locals at unknown address, Previous frame's sp in rsp\n");
@@ -2435,8 +2464,9 @@ int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 		if (inner)
 			ptd__sb_add(&b, " caller of frame at 0x%llx\n", (unsigned long long)inner_cfa);
 	}
-	ptd__sb_add(&b, " source language c.\n");
-	if (ptd_values_frame_args(v, 0, &args) == 0) {
+	ptd__sb_add(&b, " source language %s.\n", cplus ? "c++" : "c");
+	/* in the user's print frame-arguments mode, as gdb's info frame */
+	if (ptd_values_frame_args(v, v->frame_args_mode, &args) == 0) {
 		if (f.cfa_known)
 			ptd__sb_add(&b, " Arglist at 0x%llx, args: %s\n",
 				    (unsigned long long)(f.cfa - 16), args);

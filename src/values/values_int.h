@@ -159,6 +159,7 @@ struct ptd_values {
 	int bad_op;        /* the DW_OP a location expression failed at */
 	char warning[128]; /* gdb's warning of the last evaluation, or "" */
 	int pretty;        /* print pretty: a struct's members a line each */
+	int frame_args_mode; /* print frame-arguments, for info frame (1: scalars) */
 	/* While ptd_values_watch_chain() evaluates: the values fetched from
 	 * memory on the way (gdb's value chain), in order; @chain_on off
 	 * otherwise. */

@@ -14,8 +14,10 @@
 # also its constructor's), the named casts, a base part by a cast, $pc's
 # "void (*)(void)", functions without parameters "(void)", the vtable
 # pointer with its symbol under /x and left out of ptype, and a class
-# without data members of its own ("<No data fields>").  ptdbg and gdb run
-# the same commands; outputs must be identical but for stack addresses.
+# without data members of its own ("<No data fields>"); info frame in C++
+# (the function without parameters, "source language c++", the arguments
+# as print frame-arguments says).  ptdbg and gdb run the same commands;
+# outputs must be identical but for stack addresses.
 . "$(dirname "$0")/lib.bash"
 need_prereqs values funcptr shapes lambdas
 need_gdb
@@ -108,7 +110,15 @@ CMDS=('break geo::Rect::area' run 'p $pc' 'whatis $pc' 'p (void(*)())0x401000' '
 compare cxx-exprs shapes '^\$1 = (void (\*)(void)) 0x[0-9a-f]* <geo::Rect::area() const+[0-9]*>$' \
 	'^type = bool$' '_vptr.Shape = 0x[0-9a-f]* <vtable for geo::Rect+16>, id = 0x1}'
 
-# 6. ptype leaves the vtable pointer out (methods are compared apart: ptdbg
+# 6. info frame in C++: the function without its parameters, the
+#    language, the arguments in the print frame-arguments mode.
+CMDS=('break geo::grow' run 'info frame' 'set print frame-arguments all' 'info frame'
+	'set print frame-arguments presence' 'info frame' 'set print frame-arguments scalars' up
+	'info frame')
+compare info-frame-cxx shapes '^ rip = 0x[0-9a-f]* in geo::grow (shapes\.cc:[0-9]*); saved rip' \
+	'^ source language c++\.$' '^ Arglist at STACK, args: r=\.\.\., k=@STACK: 2, p=@STACK: STACK, h=\.\.\.$'
+
+# 7. ptype leaves the vtable pointer out (methods are compared apart: ptdbg
 #    does not list them).
 CMDS=('break geo::Rect::area' run 'ptype geo::Shape' 'ptype struct geo::Shape')
 ptdbg_batch -- "$TESTPROGS/shapes" | norm >"$TMPDIR/ptype.ptdbg"
@@ -119,7 +129,7 @@ diff -u "$TMPDIR/ptype.gdb" "$TMPDIR/ptype.ptdbg" >&2 || die "ptype of a class w
 qgrep '^    int id;$' "$TMPDIR/ptype.ptdbg" || die "no members in ptype"
 ! grep -q _vptr "$TMPDIR/ptype.ptdbg" || die "ptype shows the vtable pointer"
 
-# 7. A class without data members of its own; a class named as its
+# 8. A class without data members of its own; a class named as its
 #    constructor is; a derived object cast to a base.
 CMDS=('break main' run next next next 'p s1' 'p/x s2' 'p r1' 'whatis Rect' 'p sizeof(Rect)'
 	'p (Rect*)0' 'p (Rect)s1' 'p (Shape)s1' 'p ((Rect)s1).w' 'p static_cast<Rect>(s1)')

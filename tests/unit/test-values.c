@@ -277,7 +277,10 @@ static void test_printf_and_convenience(void **state)
 	expect_type(f->v, "$cv", 0, "double");
 	expect_error(f->v, "&$cv", "Attempt to take address of value not located in memory.");
 
-	/* print pretty */
+	/* print pretty; info frame's frame-arguments mode */
+	assert_int_equal(ptd_values_set_frame_args(NULL, 1), -ptde_invalid);
+	assert_int_equal(ptd_values_set_frame_args(f->v, 4), -ptde_invalid);
+	assert_int_equal(ptd_values_set_frame_args(f->v, 0), 0);
 	assert_int_equal(ptd_values_set_pretty(NULL, 1), -ptde_invalid);
 	assert_int_equal(ptd_values_set_pretty(f->v, 1), 0);
 	expect(f->v, "origin", "{\n  x = -1,\n  y = 1\n}");
