@@ -262,26 +262,58 @@ static struct vtype *arith_type(struct ptd_values *v, struct vtype *a, struct vt
 }
 
 /* Whether class @t is a base of class @s (at any depth); *@off gets where
- * its part starts. */
-static int base_offset(struct vtype *s, struct vtype *t, uint64_t *off, int depth)
+ * its part starts in an object of @s.  A virtual base's place is read
+ * from the vtable of the object at @addr (@have_addr), skipped without. */
+static int base_offset(struct ptd_values *v, struct vtype *s, struct vtype *t, uint64_t addr,
+		       int have_addr, uint64_t *off, int depth)
 {
 	if (!s || depth > 32)
 		return 0;
 	for (int i = 0; i < s->nmembers; i++) {
 		struct vt_member *m = &s->members[i];
 		struct vtype *b = ptd__vt_strip(m->type);
-		uint64_t sub = 0;
+		uint64_t sub = 0, moff = m->off, vptr = 0;
 
 		if (!m->is_base || !b)
 			continue;
+		if (m->is_virtual) {
+			int64_t vo = 0;
+
+			if (!have_addr || ptd__mem_read(v, addr, &vptr, 8) < 0 ||
+			    ptd__mem_read(v, vptr - (uint64_t)m->vbase_slot, &vo, 8) < 0)
+				continue;
+			moff = (uint64_t)vo;
+		}
 		if (b == t || (b->name && t->name && !strcmp(b->name, t->name))) {
-			*off = m->off;
+			*off = moff;
 			return 1;
 		}
-		if (base_offset(b, t, &sub, depth + 1)) {
-			*off = m->off + sub;
+		if (base_offset(v, b, t, addr + moff, have_addr, &sub, depth + 1)) {
+			*off = moff + sub;
 			return 1;
 		}
+	}
+	return 0;
+}
+
+/* A pointer to a class converted to a pointer to a base class or to a
+ * derived one: moved to that part, as C++ and gdb's value_cast_pointers
+ * move it (a null pointer stays null).  Returns 0 when neither applies. */
+static int class_pointer_cast(struct ptd_values *v, struct vtype *s, struct vtype *t, uint64_t *p)
+{
+	struct vtype *from = s->target ? ptd__vt_strip(s->target) : NULL;
+	struct vtype *to = t->target ? ptd__vt_strip(t->target) : NULL;
+	uint64_t off = 0;
+
+	if (!from || !to || from->kind != VT_STRUCT || to->kind != VT_STRUCT || from == to || !*p)
+		return 0;
+	if (base_offset(v, from, to, *p, 1, &off, 0)) {
+		*p += off;
+		return 1;
+	}
+	if (base_offset(v, to, from, 0, 0, &off, 0)) {
+		*p -= off;
+		return 1;
 	}
 	return 0;
 }
@@ -312,11 +344,20 @@ static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 			uint64_t off = 0;
 
 			if (s->kind == VT_STRUCT && t->kind == VT_STRUCT && !x->mask &&
-			    base_offset(s, t, &off, 0) && off + t->size <= s->size) {
+			    base_offset(ps->v, s, t, x->addr, x->lval == LV_MEM, &off, 0)) {
 				r = ptd__val_new(to);
 				if (!r)
 					return oom(ps);
-				memcpy(r->buf, x->buf + off, t->size);
+				if (off + t->size <= s->size) {
+					memcpy(r->buf, x->buf + off, t->size);
+				} else if (ptd__mem_read(ps->v, x->addr + off, r->buf, t->size) < 0) {
+					ptd_value_free(r);
+					if (!ps->rc)
+						ps->rc = ptd__err(-ptde_nomap,
+								  "Cannot access memory at address 0x%llx",
+								  (unsigned long long)(x->addr + off));
+					return NULL;
+				}
 				return r;
 			}
 		}
@@ -334,6 +375,12 @@ static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 			double d = as_double(x);
 
 			return mk_int(ps, to, t->is_signed ? (uint64_t)d2i(d) : d2u(d));
+		}
+		if (s->kind == VT_PTR && t->kind == VT_PTR) {
+			uint64_t a = (uint64_t)as_i64(x);
+
+			class_pointer_cast(ps->v, s, t, &a);
+			return mk_int(ps, to, a);
 		}
 		return mk_int(ps, to, (uint64_t)as_i64(x));
 	}
@@ -1043,7 +1090,8 @@ static int find_member(struct vtype *s, const char *name, uint64_t *off, struct 
 	for (int i = 0; i < s->nmembers; i++) {
 		uint64_t o = *off + s->members[i].off;
 
-		if (s->members[i].is_base &&
+		/* (not through a virtual base: its place is in the vtable) */
+		if (s->members[i].is_base && !s->members[i].is_virtual &&
 		    find_member(ptd__vt_strip(s->members[i].type), name, &o, out, depth + 1)) {
 			*off = o;
 			return 1;

@@ -437,6 +437,48 @@ static void print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p,
 	ptd__sb_add(b, "}");
 }
 
+/* A virtual base of the object at @p (a part of the value printing): at
+ * the offset the object's vtable gives, read from memory (it may lie
+ * outside the bytes at hand); gdb's "<invalid address>" for an object not
+ * in memory. */
+static void print_virtual_base(struct ptd_values *v, struct vtype *s, struct vt_member *m,
+			       const uint8_t *p, int fmt, struct sbuf *b, int depth)
+{
+	uint64_t obj, vptr = 0, bsz = ptd__vt_size(m->type);
+	int64_t off = 0;
+	const uint8_t *saved_buf = v->print_buf, *saved_mask = v->print_mask;
+	uint64_t saved_addr = v->print_addr;
+	uint8_t *tmp;
+
+	if (!v->print_in_mem || !v->print_buf || p < v->print_buf || s->size < 8) {
+		ptd__sb_add(b, "<invalid address>");
+		return;
+	}
+	obj = v->print_addr + (uint64_t)(p - v->print_buf);
+	memcpy(&vptr, p, 8);
+	if (ptd__mem_read(v, vptr - (uint64_t)m->vbase_slot, &off, 8) < 0) {
+		ptd__sb_add(b, "<error: Cannot access memory at address 0x%llx>",
+			    (unsigned long long)(vptr - (uint64_t)m->vbase_slot));
+		return;
+	}
+	tmp = bsz && bsz <= VAL_MAX_SIZE ? malloc(bsz) : NULL;
+	if (!tmp || ptd__mem_read(v, obj + (uint64_t)off, tmp, bsz) < 0) {
+		ptd__sb_add(b, "<error: Cannot access memory at address 0x%llx>",
+			    (unsigned long long)(obj + (uint64_t)off));
+		free(tmp);
+		return;
+	}
+	/* the base's bytes as read from memory, and where they are */
+	v->print_buf = tmp;
+	v->print_mask = NULL;
+	v->print_addr = obj + (uint64_t)off;
+	print_at(v, m->type, tmp, bsz, fmt, 0, b, depth);
+	v->print_buf = saved_buf;
+	v->print_mask = saved_mask;
+	v->print_addr = saved_addr;
+	free(tmp);
+}
+
 static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint64_t avail,
 		    int fmt, int top, struct sbuf *b, int depth)
 {
@@ -565,7 +607,9 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 			}
 			if (m->name)
 				ptd__sb_add(b, "%s = ", m->name);
-			if (m->bit_size) {
+			if (m->is_virtual) {
+				print_virtual_base(v, s, m, p, fmt, b, depth + 1);
+			} else if (m->bit_size) {
 				uint64_t raw = 0;
 				struct vtype *ms = ptd__vt_strip(m->type);
 				uint8_t tmp[8];
@@ -697,8 +741,11 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 	}
 	v->print_buf = val->buf;
 	v->print_mask = val->mask;
+	v->print_addr = val->addr;
+	v->print_in_mem = val->lval == LV_MEM && !val->bit_size;
 	rc = print_at(v, val->type, val->buf, ptd__vt_size(val->type), fmt, top, b, 0);
 	v->print_buf = v->print_mask = NULL;
+	v->print_in_mem = 0;
 	return rc;
 }
 

@@ -195,6 +195,8 @@ static void add_member(struct vtype *t, const char *name, struct vtype *mt, uint
 	m->bit_size = bsz;
 	m->bit_off = boff;
 	m->is_base = 0;
+	m->is_virtual = 0;
+	m->vbase_slot = 0;
 }
 
 static int die_is_cplus(Dwarf_Die *die)
@@ -290,6 +292,27 @@ const char *ptd__base_type_name(const char *name)
 		if (!strcmp(name, map[i][0]))
 			return map[i][1];
 	return name;
+}
+
+/* A virtual base's location is an expression on the object's address:
+ * gcc's "dup; deref; constu N; minus; deref; plus" reads the base's
+ * offset N bytes before where the vptr points.  Returns N, or -1 for an
+ * expression of another shape. */
+static int64_t vbase_slot(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (!dwarf_attr(die, DW_AT_data_member_location, &a) || dwarf_getlocation(&a, &ops, &n) != 0 ||
+	    n != 6 || ops[0].atom != DW_OP_dup || ops[1].atom != DW_OP_deref ||
+	    ops[3].atom != DW_OP_minus || ops[4].atom != DW_OP_deref || ops[5].atom != DW_OP_plus)
+		return -1;
+	if (ops[2].atom == DW_OP_constu)
+		return ops[2].number < (1u << 20) ? (int64_t)ops[2].number : -1;
+	if (ops[2].atom >= DW_OP_lit0 && ops[2].atom <= DW_OP_lit31)
+		return ops[2].atom - DW_OP_lit0;
+	return -1;
 }
 
 struct vtype *ptd__vt_func(struct ptd_values *v, struct vtype *ret, int prototyped)
@@ -395,12 +418,19 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 					char *bn = bt ? ptd__vt_name(bt, "") : NULL;
 					char *mn = NULL;
 
-					if (dwarf_attr(&child, DW_AT_data_member_location, &a))
+					int64_t slot = -1;
+
+					if (udata(&child, DW_AT_virtuality, 0) == DW_VIRTUALITY_virtual)
+						slot = vbase_slot(&child);
+					else if (dwarf_attr(&child, DW_AT_data_member_location, &a))
 						dwarf_formudata(&a, &loc);
 					if (bn && asprintf(&mn, "<%s>", bn) > 0) {
 						add_member(t, mn, bt, loc, 0, 0);
-						if (t->members && t->members[t->nmembers - 1].type == bt)
+						if (t->members && t->members[t->nmembers - 1].type == bt) {
 							t->members[t->nmembers - 1].is_base = 1;
+							t->members[t->nmembers - 1].is_virtual = slot >= 0;
+							t->members[t->nmembers - 1].vbase_slot = slot;
+						}
 					}
 					free(mn);
 					free(bn);

@@ -43,6 +43,8 @@ struct vt_member {
 	int bit_size;        /* 0: not a bit-field */
 	int bit_off;         /* bit offset from off (little-endian) */
 	int is_base;         /* a C++ base class's part: named "<Base>" */
+	int is_virtual;      /* a virtual base: its offset is in the vtable, */
+	int64_t vbase_slot;  /* this many bytes before where the vptr points */
 };
 
 struct vt_enumerator {
@@ -153,6 +155,8 @@ struct ptd_values {
 	int used_memory;   /* memory was read since ptd_values_bind */
 	/* while a value prints: its bytes and its piece mask (NULL: all known) */
 	const uint8_t *print_buf, *print_mask;
+	uint64_t print_addr;  /* where print_buf's bytes are in memory */
+	int print_in_mem;     /* print_addr is known (a value in memory) */
 	int synth_depth; /* synthetic pointers being followed */
 	int used_regs;     /* registers other than rip were used since then */
 	int pc_only;       /* only rip of the innermost frame is known */

@@ -16,10 +16,11 @@
 # pointer with its symbol under /x and left out of ptype, and a class
 # without data members of its own ("<No data fields>"); info frame in C++
 # (the function without parameters, "source language c++", the arguments
-# as print frame-arguments says).  ptdbg and gdb run the same commands;
+# as print frame-arguments says); virtual bases; pointers cast to a base
+# or back moved to that part.  ptdbg and gdb run the same commands;
 # outputs must be identical but for stack addresses.
 . "$(dirname "$0")/lib.bash"
-need_prereqs values funcptr shapes lambdas
+need_prereqs values funcptr shapes lambdas inherit
 need_gdb
 
 norm() {
@@ -134,4 +135,13 @@ qgrep '^    int id;$' "$TMPDIR/ptype.ptdbg" || die "no members in ptype"
 CMDS=('break main' run next next next 'p s1' 'p/x s2' 'p r1' 'whatis Rect' 'p sizeof(Rect)'
 	'p (Rect*)0' 'p (Rect)s1' 'p (Shape)s1' 'p ((Rect)s1).w' 'p static_cast<Rect>(s1)')
 compare cxx-classes lambdas ', <No data fields>}$' '^type = Rect$'
+
+# 9. Virtual bases where the vtable puts them, and pointers cast between a
+#    class and its bases moved to the base's part (gdb's value_cast_pointers).
+CMDS=('break use_counted' run 'p *c' up 'p a' 'p b' 'p/x a' 'p (Node)a' 'p *(Node*)&a' 'p (Named)a'
+	'p (Counted)a' 'p (Base2*)&a' 'p *(Base2*)&a' 'p *(Counted*)&b' 'p *(Leaf*)(Base2*)&a'
+	'p *(Named*)&a' 'p (Base2*)0' 'p static_cast<Base2*>(&a)' 'p (long)(Base2*)&a - (long)&a'
+	'set print pretty on' 'p a')
+compare virtual-bases inherit '<Named> = {_vptr.Named = 0x[0-9a-f]* <vtable for Leaf+160>}' \
+	'^\$[0-9]* = {<Named> = <invalid address>, ' '^\$[0-9]* = 16$'
 exit 0
