@@ -105,6 +105,19 @@ static val_t *mk_float(struct parser *ps, struct vtype *t, double d)
 	return r;
 }
 
+static val_t *mk_ldouble(struct parser *ps, struct vtype *t, long double d)
+{
+	val_t *r;
+
+	if (ptd__vt_size(t) <= 8)
+		return mk_float(ps, t, (double)d);
+	r = ptd__val_new(t);
+	if (!r)
+		return oom(ps);
+	memcpy(r->buf, &d, ptd__vt_size(t) < sizeof(d) ? ptd__vt_size(t) : sizeof(d));
+	return r;
+}
+
 static int fetch(struct parser *ps, val_t *x)
 {
 	int rc;
@@ -232,6 +245,17 @@ static double as_double(val_t *x)
 }
 
 /* The promoted type of an integer (C: smaller than int becomes int). */
+static long double as_ldouble(val_t *x)
+{
+	struct vtype *s = S(x);
+	long double ld = 0;
+
+	if (s->kind != VT_FLOAT || s->size <= 8)
+		return as_double(x);
+	memcpy(&ld, x->buf, sizeof(ld) < s->size ? sizeof(ld) : s->size);
+	return ld;
+}
+
 static struct vtype *promote(struct ptd_values *v, struct vtype *t)
 {
 	if (t->kind == VT_FLOAT)
@@ -713,19 +737,23 @@ static val_t *parse_number(struct parser *ps)
 		}
 	}
 	if (is_float) {
-		double d = strtod(s, &end);
+		long double d = strtold(s, &end);
 		struct vtype *t = v->t_double;
 
 		if (*end == 'f' || *end == 'F') {
 			t = v->t_float;
+			d = strtof(s, &end);
 			end++;
 		} else if (*end == 'l' || *end == 'L') {
+			t = v->t_ldouble; /* 1.5L */
 			end++;
+		} else {
+			d = strtod(s, &end);
 		}
 		if (isalnum((unsigned char)*end) || *end == '_' || *end == '.')
 			return fail(ps, -ptde_invalid, "Invalid number \"%s\".", s);
 		ps->p = end;
-		return mk_float(ps, t, d);
+		return mk_ldouble(ps, t, d);
 	}
 	errno = 0;
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
@@ -874,11 +902,16 @@ static val_t *parse_primary(struct parser *ps)
 		const char *p = ps->p + 1;
 		int c;
 
-		if (*p == '\'' || !*p)
+		if (*p == '\'')
+			return fail(ps, -ptde_invalid,
+				    "A character constant must contain at least one character.%s", "");
+		if (!*p)
 			return fail(ps, -ptde_invalid, "Unmatched single quote.%s", "");
 		c = parse_escape(&p);
 		if (*p != '\'')
-			return fail(ps, -ptde_invalid, "Unmatched single quote.%s", "");
+			return fail(ps, -ptde_invalid,
+				    strchr(p, '\'') ? "Invalid character constant.%s"
+						    : "Unmatched single quote.%s", "");
 		ps->p = p + 1;
 		return mk_int(ps, v->t_char, (uint64_t)(int64_t)(int8_t)c);
 	}
@@ -887,11 +920,20 @@ static val_t *parse_primary(struct parser *ps)
 		uint8_t buf[1024];
 		size_t len = 0;
 
-		while (*p && *p != '"' && len < sizeof(buf) - 1)
-			buf[len++] = (uint8_t)parse_escape(&p);
-		if (*p != '"')
-			return fail(ps, -ptde_invalid, "Unterminated string in expression.%s", "");
-		ps->p = p + 1;
+		for (;;) {
+			while (*p && *p != '"' && len < sizeof(buf) - 1)
+				buf[len++] = (uint8_t)parse_escape(&p);
+			if (*p != '"')
+				return fail(ps, -ptde_invalid, "Unterminated string in expression.%s", "");
+			p++;
+			/* "abc" "def" is one string, as in C */
+			while (isspace((unsigned char)*p))
+				p++;
+			if (*p != '"')
+				break;
+			p++;
+		}
+		ps->p = p;
 		buf[len++] = 0;
 		r = ptd__val_new(ptd__vt_array(v, v->t_char, (int64_t)len));
 		if (!r)
@@ -1690,6 +1732,30 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 	rt = arith_type(v, sa, sb);
 	if (!strcmp(op, "<<") || !strcmp(op, ">>"))
 		rt = promote(v, sa);
+	if (rt->kind == VT_FLOAT && rt->size > 8) {
+		/* long double arithmetic in long double, as gdb's */
+		long double x = as_ldouble(a), y = as_ldouble(b), z;
+
+		if (cmp) {
+			int res = !strcmp(op, "==") ? x == y : !strcmp(op, "!=") ? x != y
+				: !strcmp(op, "<") ? x < y : !strcmp(op, ">") ? x > y
+				: !strcmp(op, "<=") ? x <= y : x >= y;
+
+			r = mk_int(ps, truth_type(ps), (uint64_t)res);
+			goto out;
+		}
+		switch (op[0]) {
+		case '+': z = x + y; break;
+		case '-': z = x - y; break;
+		case '*': z = x * y; break;
+		case '/': z = x / y; break;
+		default:
+			r = fail(ps, -ptde_invalid, "Integer only operation %s.", op);
+			goto out;
+		}
+		r = mk_ldouble(ps, rt, z);
+		goto out;
+	}
 	if (rt->kind == VT_FLOAT) {
 		double x = as_double(a), y = as_double(b), z;
 

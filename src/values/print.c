@@ -259,7 +259,7 @@ static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
 		if (isnan(ld) || isinf(ld))
 			d = (double)ld;
 		else {
-			ptd__sb_add(b, "%.18Lg", ld);
+			ptd__sb_add(b, "%.21Lg", ld); /* x87's 64 bits: gdb's 21 digits */
 			return;
 		}
 	}

@@ -8,7 +8,8 @@
 # a float of its size), x/f, /r, a function's first byte under /x, set
 # print pretty (in C and for classes with bases), binary
 # literals, shifts by the width or more (0, with gdb's warning), -0.0,
-# registers' parts ($ax, $al, $ah, $r8w, $r8l) and their types (int64_t);
+# registers' parts ($ax, $al, $ah, $r8w, $r8l) and their types (int64_t),
+# long double literals and arithmetic (1.0L/3), "ab" "cd", bad chars;
 # and in C++: true, false and bool, comparisons that are bool, class names
 # as types (qualified, with or without the keyword, a class whose name is
 # also its constructor's), the named casts, a base part by a cast, $pc's
@@ -60,7 +61,10 @@ CMDS=("break $main_line" run
 	'p -8 >> 1' 'p 1u << 33' 'p 1L << 40'
 	'whatis $rax' 'whatis $eax' 'whatis $ax' 'whatis $al' 'whatis $ah' 'whatis $r8d'
 	'whatis $r8w' 'whatis $r8l' 'whatis $cs' 'whatis $fs_base' 'whatis $esp' 'whatis $rax + 1'
-	'whatis $al + 1' 'p/x $ax' 'p $al + 1' 'p $ah' 'p $eip' 'p $r15b' 'p/x $r9w' 'p/x $r9l')
+	'whatis $al + 1' 'p/x $ax' 'p $al + 1' 'p $ah' 'p $eip' 'p $r15b' 'p/x $r9w' 'p/x $r9l'
+	'p 1.0L' 'whatis 1.0L' 'p 1.0L/3' 'p 0.1L' 'p -1.0L/3' 'p 1.0L/3 == 1.0/3' 'p 1e4000L'
+	'p 0.1f' 'p (double)(1.0L/3)' 'output 1.0L/7' "p ''" "p 'a" "p 'ab'" 'p "abc" "def"'
+	'p sizeof("ab" "cd")')
 compare c-exprs values '^\$[0-9]* = (void (\*)(void)) 0x[0-9a-f]* <main>$' \
 	'^\$[0-9]* = (unsigned char \*) 0x[0-9a-f]* "hello"$' '^warning: left shift count >= width of type$'
 
