@@ -468,6 +468,11 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 			       thread[0] ? thread : NULL, gap);
 		shell_do_displays(sh);
 	}
+	/* gdb's $_exitcode and $_exitsignal */
+	if (e.kind == PTD_EVENT_EXITED)
+		shell_set_convenience(sh, "_exitcode", e.exit_code);
+	else if (e.kind == PTD_EVENT_KILLED)
+		shell_set_convenience(sh, "_exitsignal", e.signo);
 	if (ptd_session_alive(sh->s))
 		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);

@@ -207,6 +207,8 @@ int shell_values_bind(struct shell *sh);
 int shell_cmd_print(struct shell *sh, const char *args);
 int shell_cmd_output(struct shell *sh, const char *args);
 int shell_cmd_printf(struct shell *sh, const char *args);
+/* Sets convenience variable $@name to @value, as gdb sets $_exitcode. */
+void shell_set_convenience(struct shell *sh, const char *name, long value);
 int shell_cmd_call(struct shell *sh, const char *args);
 int shell_cmd_ptype(struct shell *sh, const char *args);
 int shell_cmd_whatis(struct shell *sh, const char *args);

@@ -372,6 +372,19 @@ void shell_print_return_value(struct shell *sh, uint64_t from_pc)
 	ptd_value_free(val);
 }
 
+void shell_set_convenience(struct shell *sh, const char *name, long value)
+{
+	struct ptd_value *val = NULL;
+	char expr[96];
+
+	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
+		return;
+	snprintf(expr, sizeof(expr), "$%s = %ld", name, value);
+	if (ptd_values_eval(sh->vals, expr, &val) == 0)
+		ptd_value_free(val);
+	ptd_clear_error();
+}
+
 void shell_values_release(struct shell *sh)
 {
 	ptd_values_free(sh->vals);

@@ -1,27 +1,26 @@
 #!/usr/bin/env bash
-# What gdb users type every day at a stop, as gdb 13 shows it: casts to
-# pointers to functions ("(void (*)(void))": C's "()" has no prototype,
-# C++'s takes nothing), a typedef'd pointer's name before its value
-# ("(op_fn) 0x... <sub>"), pointers to unsigned char with their type and
-# string, convenience variables (set $x, members of one, ++ and +=),
-# printf with every conversion and gdb's errors, /f (an integer's bytes as
-# a float of its size), x/f, /r, a function's first byte under /x, set
-# print pretty (in C and for classes with bases), binary
-# literals, shifts by the width or more (0, with gdb's warning), -0.0,
-# registers' parts ($ax, $al, $ah, $r8w, $r8l) and their types (int64_t),
-# long double literals and arithmetic (1.0L/3), "ab" "cd", bad chars;
-# and in C++: true, false and bool, comparisons that are bool, class names
-# as types (qualified, with or without the keyword, a class whose name is
-# also its constructor's), the named casts, a base part by a cast, $pc's
-# "void (*)(void)", functions without parameters "(void)", the vtable
-# pointer with its symbol under /x and left out of ptype, and a class
-# without data members of its own ("<No data fields>"); info frame in C++
-# (the function without parameters, "source language c++", the arguments
-# as print frame-arguments says); virtual bases; pointers cast to a base
-# or back moved to that part.  ptdbg and gdb run the same commands;
-# outputs must be identical but for stack addresses.
+# What gdb users type every day at a stop, compared with gdb 13 on the
+# same program and stop (outputs identical but for stack addresses).
+# C: casts to pointers to functions ("(void (*)(void))"; C's "()" has no
+# prototype), a typedef'd pointer's name before its value ("(op_fn) 0x...
+# <sub>"), unsigned char pointers with their type and string, convenience
+# variables (set $x, members of one, ++, +=), $_exitcode and $_exitsignal,
+# printf with its conversions and errors, /f (an integer's bytes as a
+# float of its size), x/f, /r, a function's first byte under /x, print
+# pretty, 0b literals, shifts by the width or more (0, with gdb's
+# warning), -0.0, long double literals and arithmetic, "ab" "cd", the
+# registers' parts ($ax, $al, $ah, $r8w, $r8l) typed int64_t...int8_t.
+# C++: true, false and bool, comparisons that are bool, class names as
+# types (qualified, with or without the keyword, a class named as its
+# constructor), the named casts, a base part by a cast, pointers cast to a
+# base or back moved to that part, virtual bases where the vtable puts
+# them, $pc's "void (*)(void)", "(void)" for functions without
+# parameters, the vtable pointer with its symbol under /x and left out of
+# ptype, "<No data fields>", print pretty's "members of Class:", and info
+# frame (the function without parameters, "source language c++", the
+# arguments as print frame-arguments says).
 . "$(dirname "$0")/lib.bash"
-need_prereqs values funcptr shapes lambdas inherit
+need_prereqs values funcptr shapes lambdas inherit segfault
 need_gdb
 
 norm() {
@@ -85,6 +84,12 @@ CMDS=("break $main_line" run 'p $x' 'set $x = 5' 'p $x' 'p $x * 2' 'p $x = 7' 'p
 	'printf "%zu %lx\n", sizeof(pt), -1' 'printf "%d, %d\n", arr[1], (n, 3)'
 	'printf "%s %c\n", "lit", "lit"[1]' 'printf "%f %Lf\n", f, d' 'printf "%*d\n", 5, 1')
 compare conv-printf values '^\$[0-9]* = {x = 9, y = 10}$' '^   10|a   |002.2|AB$'
+
+# $_exitcode after an exit, $_exitsignal after a fatal signal
+CMDS=('p $_exitcode' run 'p $_exitcode' 'p $_exitsignal' 'whatis $_exitcode' 'p $_exitcode + 1')
+compare exitcode values '^\$2 = 0$'
+CMDS=('p $_exitsignal' run c 'p $_exitsignal' 'p $_exitsignal == 11')
+compare exitsignal segfault '^\$2 = 11$'
 
 # 3. set print pretty: a member per line, also in info locals and output.
 CMDS=('show print pretty' "break $main_line" run 'set print pretty on' 'show print pretty'
