@@ -2428,14 +2428,25 @@ static void put_c_char(int c, int quote)
 		printf("\\%03o", c & 0xff);
 }
 
+/* gdb's $_ and $__ after x: the last unit examined and its contents */
+static void x_set_last(struct shell *sh, uint64_t addr, int size, int contents)
+{
+	if (shell_values_bind(sh) == 0)
+		ptd_values_set_last_examined(sh->vals, addr, size, contents);
+	ptd_clear_error();
+}
+
 static int do_x(struct shell *sh, const char *args)
 {
-	uint64_t count = 1, addr, i;
+	uint64_t count = 1, addr, i, last = 0;
 	char fmt = sh->x_fmt ? sh->x_fmt : 'x', size = sh->x_size ? sh->x_size : 'w';
 	int size_given = 0, per_line, sz;
 	enum expr_kind k;
 
 	args = skipws(args);
+	/* no expression and no format: the last count again, as gdb */
+	if (!*args && sh->x_count > 0)
+		count = sh->x_count;
 	if (*args == '/') {
 		char *end;
 
@@ -2485,8 +2496,8 @@ static int do_x(struct shell *sh, const char *args)
 	if (fmt == 'f' && !size_given && size != 'w' && size != 'g')
 		size = 'g';
 	sh->x_fmt = fmt;
-	if (fmt != 'i' && fmt != 's')
-		sh->x_size = size;
+	/* after strings and instructions the unit is a byte, as gdb's */
+	sh->x_size = fmt != 'i' && fmt != 's' ? size : 'b';
 
 	if (fmt == 'i') {
 		uint64_t cur_pc = 0;
@@ -2499,10 +2510,12 @@ static int do_x(struct shell *sh, const char *args)
 				addr += 1;
 				break;
 			}
+			last = addr;
 			addr += (uint64_t)len;
 		}
 		sh->x_next = addr;
 		sh->x_valid = 1;
+		x_set_last(sh, last, 1, 0);
 		return 0;
 	}
 	if (fmt == 's') {
@@ -2527,10 +2540,12 @@ static int do_x(struct shell *sh, const char *args)
 			if (n == 200)
 				printf("...");
 			putchar('\n');
+			last = addr - (uint64_t)n;
 			addr++;
 		}
 		sh->x_next = addr;
 		sh->x_valid = 1;
+		x_set_last(sh, last, 1, 0);
 		return 0;
 	}
 
@@ -2627,6 +2642,7 @@ static int do_x(struct shell *sh, const char *args)
 	putchar('\n');
 	sh->x_next = addr;
 	sh->x_valid = 1;
+	x_set_last(sh, addr - (uint64_t)sz, sz, 1);
 	return 0;
 }
 

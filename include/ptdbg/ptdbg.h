@@ -1528,6 +1528,12 @@ extern PTD_EXPORT int ptd_values_set_pretty(struct ptd_values *v, int on);
  * frame's argument list uses, as gdb's; 1 (scalars) by default.  Returns
  * 0, or -ptde_invalid (NULL @v, another mode). */
 extern PTD_EXPORT int ptd_values_set_frame_args(struct ptd_values *v, int mode);
+/* After x: gdb's $_, the last address examined, typed a pointer to the
+ * @size-byte integer (int8_t ... int64_t), and $__, what is there (void
+ * without @contents: strings, instructions).  Returns 0, -ptde_invalid
+ * (NULL @v, another size) or -ptde_nomem. */
+extern PTD_EXPORT int ptd_values_set_last_examined(struct ptd_values *v, uint64_t addr, int size,
+						   int contents);
 /* The size in bytes of @val's type (x's default unit). */
 extern PTD_EXPORT uint64_t ptd_value_size(const struct ptd_value *val);
 

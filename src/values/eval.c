@@ -844,30 +844,39 @@ static val_t *history(struct parser *ps)
 
 /* Convenience variable $@name: a copy of its value that assignments
  * write back to (LV_CONV); one never set is void. */
-static val_t *conv_var(struct parser *ps, const char *name)
+/* The index of convenience variable $@name, made void if new; -1 when
+ * out of memory. */
+static int conv_slot(struct ptd_values *v, const char *name)
 {
-	struct ptd_values *v = ps->v;
-	val_t *r;
+	struct conv_var *c;
 	int i;
 
 	for (i = 0; i < v->nconv; i++)
 		if (!strcmp(v->conv[i].name, name))
-			break;
-	if (i == v->nconv) {
-		struct conv_var *c = realloc(v->conv, (size_t)(v->nconv + 1) * sizeof(*c));
-
-		if (!c)
-			return oom(ps);
-		v->conv = c;
-		c[i].name = strdup(name);
-		c[i].val = ptd__val_new(v->t_void);
-		if (!c[i].name || !c[i].val) {
-			free(c[i].name);
-			ptd_value_free(c[i].val);
-			return oom(ps);
-		}
-		v->nconv++;
+			return i;
+	c = realloc(v->conv, (size_t)(v->nconv + 1) * sizeof(*c));
+	if (!c)
+		return -1;
+	v->conv = c;
+	c[i].name = strdup(name);
+	c[i].val = ptd__val_new(v->t_void);
+	if (!c[i].name || !c[i].val) {
+		free(c[i].name);
+		ptd_value_free(c[i].val);
+		return -1;
 	}
+	v->nconv++;
+	return i;
+}
+
+static val_t *conv_var(struct parser *ps, const char *name)
+{
+	struct ptd_values *v = ps->v;
+	val_t *r;
+	int i = conv_slot(v, name);
+
+	if (i < 0)
+		return oom(ps);
 	r = ptd__val_copy(v->conv[i].val);
 	if (!r)
 		return oom(ps);
@@ -2703,4 +2712,47 @@ int ptd_values_set_frame_args(struct ptd_values *v, int mode)
 		return -ptde_invalid;
 	v->frame_args_mode = mode;
 	return 0;
+}
+
+/* $@name = @val (taken over; NULL: void). */
+static int conv_store(struct ptd_values *v, const char *name, struct ptd_value *val)
+{
+	int i = conv_slot(v, name);
+
+	if (!val)
+		val = ptd__val_new(v->t_void);
+	if (i < 0 || !val) {
+		ptd_value_free(val);
+		return ptd__err(-ptde_nomem, "out of memory");
+	}
+	val->lazy = 0;
+	val->lval = LV_NONE;
+	ptd_value_free(v->conv[i].val);
+	v->conv[i].val = val;
+	return 0;
+}
+
+int ptd_values_set_last_examined(struct ptd_values *v, uint64_t addr, int size, int contents)
+{
+	struct vtype *it, *pt;
+	struct ptd_value *p, *c = NULL;
+
+	if (!v || (size != 1 && size != 2 && size != 4 && size != 8))
+		return -ptde_invalid;
+	it = size == 1 ? v->t_i8 : size == 2 ? v->t_i16 : size == 4 ? v->t_i32 : v->t_i64;
+	pt = ptd__vt_ptr(v, it);
+	p = pt ? ptd__val_new(pt) : NULL;
+	if (!p)
+		return ptd__err(-ptde_nomem, "out of memory");
+	memcpy(p->buf, &addr, 8);
+	if (contents) {
+		c = ptd__val_new(it);
+		if (c && ptd__mem_read(v, addr, c->buf, (size_t)size) < 0) {
+			ptd_value_free(c);
+			c = NULL;
+		}
+	}
+	if (conv_store(v, "_", p) < 0)
+		return -ptde_nomem;
+	return conv_store(v, "__", c);
 }

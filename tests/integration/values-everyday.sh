@@ -5,6 +5,7 @@
 # prototype), a typedef'd pointer's name before its value ("(op_fn) 0x...
 # <sub>"), unsigned char pointers with their type and string, convenience
 # variables (set $x, members of one, ++, +=), $_exitcode and $_exitsignal,
+# $_ and $__ after x, x without arguments (the last count),
 # printf with its conversions and errors, /f (an integer's bytes as a
 # float of its size), x/f, /r, a function's first byte under /x, print
 # pretty, 0b literals, shifts by the width or more (0, with gdb's
@@ -84,6 +85,14 @@ CMDS=("break $main_line" run 'p $x' 'set $x = 5' 'p $x' 'p $x * 2' 'p $x = 7' 'p
 	'printf "%zu %lx\n", sizeof(pt), -1' 'printf "%d, %d\n", arr[1], (n, 3)'
 	'printf "%s %c\n", "lit", "lit"[1]' 'printf "%f %Lf\n", f, d' 'printf "%*d\n", 5, 1')
 compare conv-printf values '^\$[0-9]* = {x = 9, y = 10}$' '^   10|a   |002.2|AB$'
+
+# x: $_ and $__ after it, the last count again without arguments, a
+#    byte unit after strings and instructions
+CMDS=("break $main_line" run 'p $_' 'x/4xw &arr' 'p $_' 'p $__' 'whatis $__' 'x' 'x/2xg &arr'
+	'p $_' 'p $__' 'x/3db g_bytes' 'p $_' 'p $__' 'x/2i $pc' 'p $_' 'p $__' 'x' 'x/x &n'
+	'x/2c g_msg' 'p $_' 'p $__' 'x/a $sp' 'p $__' 'x/2f &d' 'p $__' 'x/2s g_msg' 'p $_'
+	'p $__' 'x' 'x/2dh &arr' 'x' 'p *$_' 'p $_ + 1')
+compare x-last values '^\$[0-9]* = (int32_t \*) STACK$' '^type = int32_t$'
 
 # $_exitcode after an exit, $_exitsignal after a fatal signal
 CMDS=('p $_exitcode' run 'p $_exitcode' 'p $_exitsignal' 'whatis $_exitcode' 'p $_exitcode + 1')
