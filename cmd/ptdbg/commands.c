@@ -466,6 +466,12 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 			       : e.tid			 ? e.tid
 							 : sh->last_pid,
 			       thread[0] ? thread : NULL, gap);
+		/* in the frame of the stop, not one selected before it
+		 * (finish from frame 1) */
+		sh->frame_level = 0;
+		sh->frame_vlevel = 0;
+		sh->frame_inline = 0;
+		sh->frame_tail = 0;
 		shell_do_displays(sh);
 	}
 	/* gdb's $_exitcode and $_exitsignal */
@@ -2250,9 +2256,19 @@ void shell_do_displays(struct shell *sh)
 
 	if (!ptd_session_alive(sh->s))
 		return;
-	for (i = 0; i < sh->ndisplays; i++)
-		if (sh->displays[i].num)
-			show_display(sh, &sh->displays[i]);
+	for (i = 0; i < sh->ndisplays; i++) {
+		struct shell_display *d = &sh->displays[i];
+
+		if (!d->num)
+			continue;
+		/* one using a function's locals shows only in that block */
+		if (d->has_block &&
+		    (shell_values_bind(sh) < 0 || !ptd_values_in_block(sh->vals, d->blk_lo, d->blk_hi))) {
+			ptd_clear_error();
+			continue;
+		}
+		show_display(sh, d);
+	}
 }
 
 static int cmd_display(struct shell *sh, const char *args)
@@ -2289,6 +2305,25 @@ static int cmd_display(struct shell *sh, const char *args)
 	sh->ndisplays++;
 	d->num = ++sh->display_num;
 	snprintf(d->fmt, sizeof(d->fmt), "%.*s", (int)flen, fmt);
+	/* the block it depends on, as gdb notes it when parsing; an
+	 * expression that does not parse here makes no display */
+	d->has_block = 0;
+	if (ptd_session_alive(sh->s) && shell_values_bind(sh) == 0) {
+		struct ptd_value *val = NULL;
+		int rc = ptd_values_eval_type(sh->vals, d->expr, &val);
+
+		if (rc < 0 && rc != -ptde_nomap) {
+			shell_error("%s", ptd_last_error(rc));
+			free(d->expr);
+			sh->ndisplays--;
+			sh->display_num--;
+			return -1;
+		}
+		if (rc == 0)
+			d->has_block = ptd_values_expr_block(sh->vals, &d->blk_lo, &d->blk_hi) == 1;
+		ptd_value_free(val);
+	}
+	ptd_clear_error();
 	/* gdb shows a new display at once only to a user at the prompt */
 	if (sh->from_tty && ptd_session_alive(sh->s))
 		show_display(sh, d);
@@ -2351,12 +2386,18 @@ static int info_display(struct shell *sh, const char *args)
 			unsigned long cnt = strtoul(d->fmt, &end, 10);
 			char size = strpbrk(d->fmt, "bhwg") ? *strpbrk(d->fmt, "bhwg") : 'b';
 
-			printf("%d:   y  /%lu%c%c %s\n", d->num, cnt ? cnt : 1, size,
+			printf("%d:   y  /%lu%c%c %s", d->num, cnt ? cnt : 1, size,
 			       strchr(d->fmt, 'i') ? 'i' : 's', d->expr);
 		} else if (d->fmt[0])
-			printf("%d:   y  /%s %s\n", d->num, d->fmt, d->expr);
+			printf("%d:   y  /%s %s", d->num, d->fmt, d->expr);
 		else
-			printf("%d:   y  %s\n", d->num, d->expr);
+			printf("%d:   y  %s", d->num, d->expr);
+		/* gdb's note for a display of another block's locals */
+		if (d->has_block && (shell_values_bind(sh) < 0 ||
+				     !ptd_values_in_block(sh->vals, d->blk_lo, d->blk_hi)))
+			printf(" (cannot be evaluated in the current context)");
+		ptd_clear_error();
+		putchar('\n');
 	}
 	return 0;
 }

@@ -22,6 +22,10 @@ struct shell_display {
 	int num;       /* gdb's display number */
 	char fmt[16];  /* "i", "3i", "x", or "" */
 	char *expr;    /* owned */
+	/* the pc range of the block whose locals it uses (gdb shows it only
+	 * in that block); has_block 0: shown everywhere */
+	int has_block;
+	uint64_t blk_lo, blk_hi;
 };
 
 struct shell {

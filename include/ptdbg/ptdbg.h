@@ -1534,6 +1534,15 @@ extern PTD_EXPORT int ptd_values_set_frame_args(struct ptd_values *v, int mode);
  * (NULL @v, another size) or -ptde_nomem. */
 extern PTD_EXPORT int ptd_values_set_last_examined(struct ptd_values *v, uint64_t addr, int size,
 						   int contents);
+/* gdb's innermost block of the last ptd_values_eval(): when it used a
+ * variable of the frame (a local, an argument), *@lo and *@hi get the pc
+ * range of the innermost block holding one, and it returns 1; 0 when the
+ * expression needs no frame.  -ptde_invalid for NULL arguments. */
+extern PTD_EXPORT int ptd_values_expr_block(const struct ptd_values *v, uint64_t *lo,
+					    uint64_t *hi);
+/* Whether the bound frame's pc is in [@lo, @hi) (a display's block is in
+ * scope, as gdb's contained_in): 1 or 0. */
+extern PTD_EXPORT int ptd_values_in_block(const struct ptd_values *v, uint64_t lo, uint64_t hi);
 /* The size in bytes of @val's type (x's default unit). */
 extern PTD_EXPORT uint64_t ptd_value_size(const struct ptd_value *val);
 

@@ -2168,6 +2168,7 @@ int ptd_values_eval(struct ptd_values *v, const char *expr, struct ptd_value **o
 	ps.v = v;
 	ps.p = expr;
 	v->warning[0] = '\0';
+	v->blk_known = 0;
 	skip(&ps);
 	if (!*ps.p)
 		return ptd__err(-ptde_invalid, "Argument required (expression to compute).");

@@ -1132,6 +1132,58 @@ oom:
 
 /* Searches the scopes at the frame's pc, innermost first (the CU last:
  * its file statics and globals). */
+/* Notes @scope as the block an expression depends on when variable @var
+ * found there needs the frame (not a static: a lone DW_OP_addr), keeping
+ * the innermost (the narrowest range) of those the evaluation used. */
+static void note_block(struct ptd_values *v, Dwarf_Die *scope, Dwarf_Die *var, Dwarf_Addr bias)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t nops;
+	Dwarf_Addr base, start, end, lo = UINT64_MAX, hi = 0;
+	ptrdiff_t off = 0;
+
+	if (dwarf_tag(scope) == DW_TAG_compile_unit)
+		return;
+	if (dwarf_attr_integrate(var, DW_AT_location, &a) && dwarf_getlocation(&a, &ops, &nops) == 0 &&
+	    nops == 1 && ops[0].atom == DW_OP_addr)
+		return;
+	while ((off = dwarf_ranges(scope, off, &base, &start, &end)) > 0) {
+		if (start < lo)
+			lo = start;
+		if (end > hi)
+			hi = end;
+	}
+	if (lo >= hi)
+		return;
+	lo += bias;
+	hi += bias;
+	if (!v->blk_known || hi - lo < v->blk_hi - v->blk_lo) {
+		v->blk_lo = lo;
+		v->blk_hi = hi;
+		v->blk_known = 1;
+	}
+}
+
+int ptd_values_expr_block(const struct ptd_values *v, uint64_t *lo, uint64_t *hi)
+{
+	if (!v || !lo || !hi)
+		return -ptde_invalid;
+	*lo = v->blk_lo;
+	*hi = v->blk_hi;
+	return v->blk_known;
+}
+
+int ptd_values_in_block(const struct ptd_values *v, uint64_t lo, uint64_t hi)
+{
+	uint64_t pc;
+
+	if (!v || !v->has_regs || !v->frame.valid)
+		return 0;
+	pc = v->frame.level > 0 ? v->frame.pc - 1 : v->frame.pc;
+	return pc >= lo && pc < hi;
+}
+
 static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 {
 	Dwarf_Die *scopes = NULL, c, sub;
@@ -1157,6 +1209,7 @@ static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 			if (nm && !strcmp(nm, name)) {
 				fd->die = c;
 				fd->ok = 1;
+				note_block(v, &scopes[i], &c, bias);
 				break;
 			}
 		}

@@ -164,6 +164,10 @@ struct ptd_values {
 	char warning[128]; /* gdb's warning of the last evaluation, or "" */
 	int pretty;        /* print pretty: a struct's members a line each */
 	int frame_args_mode; /* print frame-arguments, for info frame (1: scalars) */
+	/* The innermost block whose frame-local variable the last evaluation
+	 * used (gdb's innermost_block): its pc range; blk_known 0 if none. */
+	uint64_t blk_lo, blk_hi;
+	int blk_known;
 	/* While ptd_values_watch_chain() evaluates: the values fetched from
 	 * memory on the way (gdb's value chain), in order; @chain_on off
 	 * otherwise. */

@@ -5,7 +5,8 @@
 # prototype), a typedef'd pointer's name before its value ("(op_fn) 0x...
 # <sub>"), unsigned char pointers with their type and string, convenience
 # variables (set $x, members of one, ++, +=), $_exitcode and $_exitsignal,
-# $_ and $__ after x, x without arguments (the last count),
+# $_ and $__ after x, x without arguments (the last count), displays
+# of locals only in their block,
 # printf with its conversions and errors, /f (an integer's bytes as a
 # float of its size), x/f, /r, a function's first byte under /x, print
 # pretty, 0b literals, shifts by the width or more (0, with gdb's
@@ -93,6 +94,15 @@ CMDS=("break $main_line" run 'p $_' 'x/4xw &arr' 'p $_' 'p $__' 'whatis $__' 'x'
 	'x/2c g_msg' 'p $_' 'p $__' 'x/a $sp' 'p $__' 'x/2f &d' 'p $__' 'x/2s g_msg' 'p $_'
 	'p $__' 'x' 'x/2dh &arr' 'x' 'p *$_' 'p $_ + 1')
 compare x-last values '^\$[0-9]* = (int32_t \*) STACK$' '^type = int32_t$'
+
+# display: one of a function's locals shows only in that function (info
+#    display says it cannot be evaluated elsewhere), one that does not
+#    parse is not made, and after finish from an outer frame the displays
+#    are the new frame's
+CMDS=('break helper' run 'display depth' 'display local' 'display nosuch' 'display/x depth'
+	'display g_counter' 'info display' c c up display finish next next 'info display' display
+	'undisplay 1' 'info display')
+compare display-blocks values 'local (cannot be evaluated in the current context)$'
 
 # $_exitcode after an exit, $_exitsignal after a fatal signal
 CMDS=('p $_exitcode' run 'p $_exitcode' 'p $_exitsignal' 'whatis $_exitcode' 'p $_exitcode + 1')
