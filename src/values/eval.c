@@ -1432,7 +1432,29 @@ static val_t *parse_postfix(struct parser *ps)
 			}
 			snprintf(name, sizeof(name), "%.*s", (int)n, ps->p);
 			ps->p += n;
-			if (S(x)->kind == VT_PTR) {
+			if (!cplus(ps)) {
+				/* gdb's value_struct_elt: an array stands for its
+				 * first element and pointers are followed, for . as
+				 * for -> (pt->x, pp.x, pts->y) */
+				int hops = 0;
+
+				if (S(x)->kind == VT_ARRAY && x->lval == LV_MEM) {
+					x = decay(ps, x);
+					if (!x)
+						return NULL;
+				}
+				while (S(x)->kind == VT_PTR && hops++ < 64) {
+					x = deref(ps, x);
+					if (!x)
+						return NULL;
+				}
+				if (S(x)->kind != VT_STRUCT && S(x)->kind != VT_UNION) {
+					ptd_value_free(x);
+					return fail(ps, -ptde_invalid,
+						    "Attempt to extract a component of a value that is not a %s.",
+						    arrow ? "structure pointer" : "structure");
+				}
+			} else if (S(x)->kind == VT_PTR) {
 				x = deref(ps, x);
 				if (!x)
 					return NULL;

@@ -11,7 +11,8 @@
 # float of its size), x/f, /r, a function's first byte under /x, print
 # pretty, 0b literals, shifts by the width or more (0, with gdb's
 # warning), -0.0, long double literals and arithmetic, "ab" "cd", the
-# registers' parts ($ax, $al, $ah, $r8w, $r8l) typed int64_t...int8_t.
+# registers' parts ($ax, $al, $ah, $r8w, $r8l) typed int64_t...int8_t,
+# . and -> as gdb's value_struct_elt (pointers followed, arrays decayed).
 # C++: true, false and bool, comparisons that are bool, class names as
 # types (qualified, with or without the keyword, a class named as its
 # constructor), the named casts, a base part by a cast, pointers cast to a
@@ -65,7 +66,8 @@ CMDS=("break $main_line" run
 	'whatis $al + 1' 'p/x $ax' 'p $al + 1' 'p $ah' 'p $eip' 'p $r15b' 'p/x $r9w' 'p/x $r9l'
 	'p 1.0L' 'whatis 1.0L' 'p 1.0L/3' 'p 0.1L' 'p -1.0L/3' 'p 1.0L/3 == 1.0/3' 'p 1e4000L'
 	'p 0.1f' 'p (double)(1.0L/3)' 'output 1.0L/7' "p ''" "p 'a" "p 'ab'" 'p "abc" "def"'
-	'p sizeof("ab" "cd")')
+	'p sizeof("ab" "cd")' 'p pp.x' 'p pts.y' 'p pts->x' 'p &pts->y' 'p pt->x' 'p un->i'
+	'p (&pp).x' 'p g_rec.next.next.id' 'p n->x' 'p p.x' 'p nullp->x' 'whatis pp.x')
 compare c-exprs values '^\$[0-9]* = (void (\*)(void)) 0x[0-9a-f]* <main>$' \
 	'^\$[0-9]* = (unsigned char \*) 0x[0-9a-f]* "hello"$' '^warning: left shift count >= width of type$'
 
