@@ -1085,6 +1085,8 @@ static int cmd_tbreak(struct shell *sh, const char *args)
 	return do_break(sh, args, 1);
 }
 
+static int cmd_undisplay(struct shell *sh, const char *args);
+
 static int cmd_delete(struct shell *sh, const char *args)
 {
 	char word[64];
@@ -1092,6 +1094,9 @@ static int cmd_delete(struct shell *sh, const char *args)
 	int failed = 0;
 
 	args = skipws(args);
+	/* delete display N: undisplay */
+	if (!strncmp(args, "display", 7) && (!args[7] || isspace((unsigned char)args[7])))
+		return cmd_undisplay(sh, args + 7);
 	if (!strncmp(args, "breakpoints", 11) && (!args[11] || isspace((unsigned char)args[11])))
 		args = skipws(args + 11);
 	if (!*args) {
@@ -2259,7 +2264,7 @@ void shell_do_displays(struct shell *sh)
 	for (i = 0; i < sh->ndisplays; i++) {
 		struct shell_display *d = &sh->displays[i];
 
-		if (!d->num)
+		if (!d->num || d->disabled)
 			continue;
 		/* one using a function's locals shows only in that block */
 		if (d->has_block &&
@@ -2368,6 +2373,50 @@ static int cmd_undisplay(struct shell *sh, const char *args)
 	return failed ? -1 : 0;
 }
 
+int shell_display_enable(struct shell *sh, const char *args, int on)
+{
+	char word[64];
+	uint64_t n;
+	int i, found, failed = 0;
+
+	args = skipws(args);
+	if (!*args) {
+		for (i = 0; i < sh->ndisplays; i++)
+			sh->displays[i].disabled = !on;
+		return 0;
+	}
+	while (*args) {
+		char *dash;
+		uint64_t hi;
+
+		args = first_word(args, word, sizeof(word));
+		/* N or a range N-M, as gdb's number_or_range_parser */
+		dash = strchr(word, '-');
+		if (dash && dash != word)
+			*dash++ = '\0';
+		else
+			dash = NULL;
+		/* (gdb passes over what is not a number without a word) */
+		if (parse_uint(word, &n) < 0 || (dash && (parse_uint(dash, &hi) < 0 || hi < n)))
+			continue;
+		if (!dash)
+			hi = n;
+		for (; n <= hi; n++) {
+			found = 0;
+			for (i = 0; i < sh->ndisplays; i++)
+				if ((uint64_t)sh->displays[i].num == n) {
+					sh->displays[i].disabled = !on;
+					found = 1;
+				}
+			if (!found) {
+				printf("No display number %" PRIu64 ".\n", n);
+				failed = 1;
+			}
+		}
+	}
+	return failed ? -1 : 0;
+}
+
 static int info_display(struct shell *sh, const char *args)
 {
 	int i;
@@ -2386,12 +2435,12 @@ static int info_display(struct shell *sh, const char *args)
 			unsigned long cnt = strtoul(d->fmt, &end, 10);
 			char size = strpbrk(d->fmt, "bhwg") ? *strpbrk(d->fmt, "bhwg") : 'b';
 
-			printf("%d:   y  /%lu%c%c %s", d->num, cnt ? cnt : 1, size,
+			printf("%d:   %c  /%lu%c%c %s", d->num, d->disabled ? 'n' : 'y', cnt ? cnt : 1, size,
 			       strchr(d->fmt, 'i') ? 'i' : 's', d->expr);
 		} else if (d->fmt[0])
-			printf("%d:   y  /%s %s", d->num, d->fmt, d->expr);
+			printf("%d:   %c  /%s %s", d->num, d->disabled ? 'n' : 'y', d->fmt, d->expr);
 		else
-			printf("%d:   y  %s", d->num, d->expr);
+			printf("%d:   %c  %s", d->num, d->disabled ? 'n' : 'y', d->expr);
 		/* gdb's note for a display of another block's locals */
 		if (d->has_block && (shell_values_bind(sh) < 0 ||
 				     !ptd_values_in_block(sh->vals, d->blk_lo, d->blk_hi)))

@@ -26,6 +26,7 @@ struct shell_display {
 	 * in that block); has_block 0: shown everywhere */
 	int has_block;
 	uint64_t blk_lo, blk_hi;
+	int disabled;  /* disable display N */
 };
 
 struct shell {
@@ -213,6 +214,8 @@ int shell_cmd_output(struct shell *sh, const char *args);
 int shell_cmd_printf(struct shell *sh, const char *args);
 /* Sets convenience variable $@name to @value, as gdb sets $_exitcode. */
 void shell_set_convenience(struct shell *sh, const char *name, long value);
+/* enable/disable display [N...] (@on 1/0). */
+int shell_display_enable(struct shell *sh, const char *args, int on);
 int shell_cmd_call(struct shell *sh, const char *args);
 int shell_cmd_ptype(struct shell *sh, const char *args);
 int shell_cmd_whatis(struct shell *sh, const char *args);

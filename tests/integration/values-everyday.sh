@@ -6,7 +6,7 @@
 # <sub>"), unsigned char pointers with their type and string, convenience
 # variables (set $x, members of one, ++, +=), $_exitcode and $_exitsignal,
 # $_ and $__ after x, x without arguments (the last count), displays
-# of locals only in their block,
+# of locals only in their block, enable/disable/delete display,
 # printf with its conversions and errors, /f (an integer's bytes as a
 # float of its size), x/f, /r, a function's first byte under /x, print
 # pretty, 0b literals, shifts by the width or more (0, with gdb's
@@ -105,6 +105,11 @@ CMDS=('break helper' run 'display depth' 'display local' 'display nosuch' 'displ
 	'display g_counter' 'info display' c c up display finish next next 'info display' display
 	'undisplay 1' 'info display')
 compare display-blocks values 'local (cannot be evaluated in the current context)$'
+CMDS=("break $main_line" run 'display n' 'display pt' 'display/x n' 'disable display 1' 'info display'
+	display next 'enable display 1' 'disable display' 'info display' next 'enable display'
+	'disable display 7' 'delete display 2' 'info display' next 'disable display 1 3'
+	'info display' 'enable display 1-3' 'info display' 'disable display x' 'info display')
+compare display-enable values '^1:   n  n$' '^3: /x n = 0xa$'
 
 # $_exitcode after an exit, $_exitsignal after a fatal signal
 CMDS=('p $_exitcode' run 'p $_exitcode' 'p $_exitsignal' 'whatis $_exitcode' 'p $_exitcode + 1')
