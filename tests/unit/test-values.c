@@ -322,7 +322,7 @@ static void test_bad_input(void **state)
 		{ "$5", "History has not yet reached $5." },
 		{ "g_counter.x", "Attempt to extract a component of a value that is not a structure." },
 		{ "g_rec.nosuch", "There is no member named nosuch." },
-		{ "g_counter->x", "The -> operator cannot be applied to a value of type `int'." },
+		{ "g_counter->x", "Attempt to extract a component of a value that is not a structure pointer." },
 		{ "g_counter[1]", "cannot subscript something of type `int'" },
 		{ "(struct nosuch *)0", "No struct type named nosuch." },
 		{ "g_rec + 1", "Argument to arithmetic operation not a number or boolean." },
