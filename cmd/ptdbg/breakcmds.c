@@ -91,6 +91,8 @@ static int watch_chain(void *ctx, const char *expr, uint64_t frame_cfa, struct p
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
+	ptd_values_set_pretty(sh->vals, sh->print_pretty);
+	ptd_values_set_frame_args(sh->vals, sh->frame_args_mode);
 	rc = bind_frame_of(sh, frame_cfa);
 	if (rc < 0)
 		return rc;
@@ -1260,14 +1262,28 @@ static int enable_cmd(struct shell *sh, const char *args, int on)
 	return failed ? -1 : 0;
 }
 
+/* "display" as the first word: enable/disable display */
+static const char *display_args(const char *args)
+{
+	while (isspace((unsigned char)*args))
+		args++;
+	if (!strncmp(args, "display", 7) && (!args[7] || isspace((unsigned char)args[7])))
+		return args + 7;
+	return NULL;
+}
+
 int shell_cmd_enable(struct shell *sh, const char *args)
 {
-	return enable_cmd(sh, args, 1);
+	const char *d = display_args(args);
+
+	return d ? shell_display_enable(sh, d, 1) : enable_cmd(sh, args, 1);
 }
 
 int shell_cmd_disable(struct shell *sh, const char *args)
 {
-	return enable_cmd(sh, args, 0);
+	const char *d = display_args(args);
+
+	return d ? shell_display_enable(sh, d, 0) : enable_cmd(sh, args, 0);
 }
 
 const char *shell_bp_canonical(struct shell *sh, const char *spec, const char *file)

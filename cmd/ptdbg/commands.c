@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,8 +466,19 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 			       : e.tid			 ? e.tid
 							 : sh->last_pid,
 			       thread[0] ? thread : NULL, gap);
+		/* in the frame of the stop, not one selected before it
+		 * (finish from frame 1) */
+		sh->frame_level = 0;
+		sh->frame_vlevel = 0;
+		sh->frame_inline = 0;
+		sh->frame_tail = 0;
 		shell_do_displays(sh);
 	}
+	/* gdb's $_exitcode and $_exitsignal */
+	if (e.kind == PTD_EVENT_EXITED)
+		shell_set_convenience(sh, "_exitcode", e.exit_code);
+	else if (e.kind == PTD_EVENT_KILLED)
+		shell_set_convenience(sh, "_exitsignal", e.signo);
 	if (ptd_session_alive(sh->s))
 		sh->last_pid = ptd_session_pid(sh->s);
 	clear_listing_state(sh);
@@ -1085,6 +1097,8 @@ static int cmd_tbreak(struct shell *sh, const char *args)
 	return do_break(sh, args, 1);
 }
 
+static int cmd_undisplay(struct shell *sh, const char *args);
+
 static int cmd_delete(struct shell *sh, const char *args)
 {
 	char word[64];
@@ -1092,6 +1106,9 @@ static int cmd_delete(struct shell *sh, const char *args)
 	int failed = 0;
 
 	args = skipws(args);
+	/* delete display N: undisplay */
+	if (!strncmp(args, "display", 7) && (!args[7] || isspace((unsigned char)args[7])))
+		return cmd_undisplay(sh, args + 7);
 	if (!strncmp(args, "breakpoints", 11) && (!args[11] || isspace((unsigned char)args[11])))
 		args = skipws(args + 11);
 	if (!*args) {
@@ -2256,9 +2273,19 @@ void shell_do_displays(struct shell *sh)
 
 	if (!ptd_session_alive(sh->s))
 		return;
-	for (i = 0; i < sh->ndisplays; i++)
-		if (sh->displays[i].num)
-			show_display(sh, &sh->displays[i]);
+	for (i = 0; i < sh->ndisplays; i++) {
+		struct shell_display *d = &sh->displays[i];
+
+		if (!d->num || d->disabled)
+			continue;
+		/* one using a function's locals shows only in that block */
+		if (d->has_block &&
+		    (shell_values_bind(sh) < 0 || !ptd_values_in_block(sh->vals, d->blk_lo, d->blk_hi))) {
+			ptd_clear_error();
+			continue;
+		}
+		show_display(sh, d);
+	}
 }
 
 static int cmd_display(struct shell *sh, const char *args)
@@ -2295,6 +2322,25 @@ static int cmd_display(struct shell *sh, const char *args)
 	sh->ndisplays++;
 	d->num = ++sh->display_num;
 	snprintf(d->fmt, sizeof(d->fmt), "%.*s", (int)flen, fmt);
+	/* the block it depends on, as gdb notes it when parsing; an
+	 * expression that does not parse here makes no display */
+	d->has_block = 0;
+	if (ptd_session_alive(sh->s) && shell_values_bind(sh) == 0) {
+		struct ptd_value *val = NULL;
+		int rc = ptd_values_eval_type(sh->vals, d->expr, &val);
+
+		if (rc < 0 && rc != -ptde_nomap) {
+			shell_error("%s", ptd_last_error(rc));
+			free(d->expr);
+			sh->ndisplays--;
+			sh->display_num--;
+			return -1;
+		}
+		if (rc == 0)
+			d->has_block = ptd_values_expr_block(sh->vals, &d->blk_lo, &d->blk_hi) == 1;
+		ptd_value_free(val);
+	}
+	ptd_clear_error();
 	/* gdb shows a new display at once only to a user at the prompt */
 	if (sh->from_tty && ptd_session_alive(sh->s))
 		show_display(sh, d);
@@ -2339,6 +2385,50 @@ static int cmd_undisplay(struct shell *sh, const char *args)
 	return failed ? -1 : 0;
 }
 
+int shell_display_enable(struct shell *sh, const char *args, int on)
+{
+	char word[64];
+	uint64_t n;
+	int i, found, failed = 0;
+
+	args = skipws(args);
+	if (!*args) {
+		for (i = 0; i < sh->ndisplays; i++)
+			sh->displays[i].disabled = !on;
+		return 0;
+	}
+	while (*args) {
+		char *dash;
+		uint64_t hi;
+
+		args = first_word(args, word, sizeof(word));
+		/* N or a range N-M, as gdb's number_or_range_parser */
+		dash = strchr(word, '-');
+		if (dash && dash != word)
+			*dash++ = '\0';
+		else
+			dash = NULL;
+		/* (gdb passes over what is not a number without a word) */
+		if (parse_uint(word, &n) < 0 || (dash && (parse_uint(dash, &hi) < 0 || hi < n)))
+			continue;
+		if (!dash)
+			hi = n;
+		for (; n <= hi; n++) {
+			found = 0;
+			for (i = 0; i < sh->ndisplays; i++)
+				if ((uint64_t)sh->displays[i].num == n) {
+					sh->displays[i].disabled = !on;
+					found = 1;
+				}
+			if (!found) {
+				printf("No display number %" PRIu64 ".\n", n);
+				failed = 1;
+			}
+		}
+	}
+	return failed ? -1 : 0;
+}
+
 static int info_display(struct shell *sh, const char *args)
 {
 	int i;
@@ -2357,12 +2447,18 @@ static int info_display(struct shell *sh, const char *args)
 			unsigned long cnt = strtoul(d->fmt, &end, 10);
 			char size = strpbrk(d->fmt, "bhwg") ? *strpbrk(d->fmt, "bhwg") : 'b';
 
-			printf("%d:   y  /%lu%c%c %s\n", d->num, cnt ? cnt : 1, size,
+			printf("%d:   %c  /%lu%c%c %s", d->num, d->disabled ? 'n' : 'y', cnt ? cnt : 1, size,
 			       strchr(d->fmt, 'i') ? 'i' : 's', d->expr);
 		} else if (d->fmt[0])
-			printf("%d:   y  /%s %s\n", d->num, d->fmt, d->expr);
+			printf("%d:   %c  /%s %s", d->num, d->disabled ? 'n' : 'y', d->fmt, d->expr);
 		else
-			printf("%d:   y  %s\n", d->num, d->expr);
+			printf("%d:   %c  %s", d->num, d->disabled ? 'n' : 'y', d->expr);
+		/* gdb's note for a display of another block's locals */
+		if (d->has_block && (shell_values_bind(sh) < 0 ||
+				     !ptd_values_in_block(sh->vals, d->blk_lo, d->blk_hi)))
+			printf(" (cannot be evaluated in the current context)");
+		ptd_clear_error();
+		putchar('\n');
 	}
 	return 0;
 }
@@ -2434,14 +2530,25 @@ static void put_c_char(int c, int quote)
 		printf("\\%03o", c & 0xff);
 }
 
+/* gdb's $_ and $__ after x: the last unit examined and its contents */
+static void x_set_last(struct shell *sh, uint64_t addr, int size, int contents)
+{
+	if (shell_values_bind(sh) == 0)
+		ptd_values_set_last_examined(sh->vals, addr, size, contents);
+	ptd_clear_error();
+}
+
 static int do_x(struct shell *sh, const char *args)
 {
-	uint64_t count = 1, addr, i;
+	uint64_t count = 1, addr, i, last = 0;
 	char fmt = sh->x_fmt ? sh->x_fmt : 'x', size = sh->x_size ? sh->x_size : 'w';
 	int size_given = 0, per_line, sz;
 	enum expr_kind k;
 
 	args = skipws(args);
+	/* no expression and no format: the last count again, as gdb */
+	if (!*args && sh->x_count > 0)
+		count = sh->x_count;
 	if (*args == '/') {
 		char *end;
 
@@ -2487,9 +2594,12 @@ static int do_x(struct shell *sh, const char *args)
 		size = 'g';
 	if (fmt == 'c' && !size_given)
 		size = 'b';
+	/* a float is a word or a giant: after b or h, gdb takes a giant */
+	if (fmt == 'f' && !size_given && size != 'w' && size != 'g')
+		size = 'g';
 	sh->x_fmt = fmt;
-	if (fmt != 'i' && fmt != 's')
-		sh->x_size = size;
+	/* after strings and instructions the unit is a byte, as gdb's */
+	sh->x_size = fmt != 'i' && fmt != 's' ? size : 'b';
 
 	if (fmt == 'i') {
 		uint64_t cur_pc = 0;
@@ -2502,10 +2612,12 @@ static int do_x(struct shell *sh, const char *args)
 				addr += 1;
 				break;
 			}
+			last = addr;
 			addr += (uint64_t)len;
 		}
 		sh->x_next = addr;
 		sh->x_valid = 1;
+		x_set_last(sh, last, 1, 0);
 		return 0;
 	}
 	if (fmt == 's') {
@@ -2530,10 +2642,12 @@ static int do_x(struct shell *sh, const char *args)
 			if (n == 200)
 				printf("...");
 			putchar('\n');
+			last = addr - (uint64_t)n;
 			addr++;
 		}
 		sh->x_next = addr;
 		sh->x_valid = 1;
+		x_set_last(sh, last, 1, 0);
 		return 0;
 	}
 
@@ -2590,6 +2704,28 @@ static int do_x(struct shell *sh, const char *args)
 			put_c_char((int)(v & 0xff), '\'');
 			putchar('\'');
 			break;
+		case 'f':
+			/* as print shows a float (a word) or a double (a giant) */
+			if (sz == 4 || sz == 8) {
+				double d;
+				float f;
+				int neg = (int)(v >> (sz * 8 - 1)) & 1;
+
+				if (sz == 4)
+					memcpy(&f, buf, 4), d = f;
+				else
+					memcpy(&d, buf, 8);
+				if (isnan(d))
+					printf("%snan(0x%" PRIx64 ")", neg ? "-" : "",
+					       sz == 4 ? v & 0x7fffff : v & UINT64_C(0xfffffffffffff));
+				else if (isinf(d))
+					printf(d < 0 ? "-inf" : "inf");
+				else
+					printf("%.*g", sz == 4 ? 9 : 17, d);
+			} else {
+				printf("%" PRId64, sz == 1 ? (int64_t)(int8_t)v : (int64_t)(int16_t)v);
+			}
+			break;
 		case 'a': {
 			char sym[256];
 
@@ -2608,6 +2744,7 @@ static int do_x(struct shell *sh, const char *args)
 	putchar('\n');
 	sh->x_next = addr;
 	sh->x_valid = 1;
+	x_set_last(sh, addr - (uint64_t)sz, sz, 1);
 	return 0;
 }
 
@@ -3890,6 +4027,8 @@ static const struct cmd top_cmds[] = {
 	{ "print", 1, shell_cmd_print, 0,
 	  "Print the value of a C expression: print[/FMT] EXPR (variables, members, arrays,\n"
 	  "pointers, casts, $REG, $N history; FMT: x d u o t c a z s)." },
+	{ "printf", 0, shell_cmd_printf, 0,
+	  "Print values as C's printf does: printf \"FORMAT\", EXPR, ..." },
 	{ "quit", 1, cmd_quit, 0, "Exit ptdbg: quit [EXIT-CODE]." },
 	{ "exit", 0, cmd_quit, CMD_ALIAS, "quit" },
 	{ "record", 3, cmd_record, 0,
@@ -4046,6 +4185,9 @@ static int cmd_set(struct shell *sh, const char *args)
 	args = skipws(args);
 	if (!*args)
 		return shell_error("Argument required (expression to compute).");
+	/* set $x = 5: a convenience variable or a register, as set var */
+	if (*args == '$')
+		return shell_cmd_set_var(sh, args);
 	return run_sub(sh, set_cmds, args, "set ", "set", NULL);
 }
 

@@ -22,6 +22,11 @@ struct shell_display {
 	int num;       /* gdb's display number */
 	char fmt[16];  /* "i", "3i", "x", or "" */
 	char *expr;    /* owned */
+	/* the pc range of the block whose locals it uses (gdb shows it only
+	 * in that block); has_block 0: shown everywhere */
+	int has_block;
+	uint64_t blk_lo, blk_hi;
+	int disabled;  /* disable display N */
 };
 
 struct shell {
@@ -77,6 +82,7 @@ struct shell {
 	/* set print frame-arguments, gdb's modes: 0 all, 1 scalars (the
 	 * default, as gdb's), 2 none, 3 presence */
 	int frame_args_mode;
+	int print_pretty; /* set print pretty */
 
 	struct shell_display displays[32];
 	int ndisplays;
@@ -205,6 +211,11 @@ int shell_eval(struct shell *sh, const char *expr, uint64_t *val, enum expr_kind
 int shell_values_bind(struct shell *sh);
 int shell_cmd_print(struct shell *sh, const char *args);
 int shell_cmd_output(struct shell *sh, const char *args);
+int shell_cmd_printf(struct shell *sh, const char *args);
+/* Sets convenience variable $@name to @value, as gdb sets $_exitcode. */
+void shell_set_convenience(struct shell *sh, const char *name, long value);
+/* enable/disable display [N...] (@on 1/0). */
+int shell_display_enable(struct shell *sh, const char *args, int on);
 int shell_cmd_call(struct shell *sh, const char *args);
 int shell_cmd_ptype(struct shell *sh, const char *args);
 int shell_cmd_whatis(struct shell *sh, const char *args);

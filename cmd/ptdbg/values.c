@@ -33,6 +33,8 @@ int shell_values_bind(struct shell *sh)
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return shell_error("out of memory");
+	ptd_values_set_pretty(sh->vals, sh->print_pretty);
+	ptd_values_set_frame_args(sh->vals, sh->frame_args_mode);
 	shell_sync(sh);
 	ptd_clear_error();
 	rc = ptd_session_values_bind(sh->s, sh->vals, sh->frame_level,
@@ -108,9 +110,11 @@ static int parse_print_fmt(const char **args, int *fmt)
 	while (*a && !isspace((unsigned char)*a)) {
 		if (strchr("bhwg", *a))
 			return shell_error("Size letters are meaningless in \"print\" command.");
-		if (!strchr("xduotcsazif", *a))
+		if (!strchr("xduotcsazifr", *a))
 			return shell_error("Undefined output format \"%c\".", *a);
-		*fmt = *a == 'f' ? 0 : *a == 'i' ? 0 : *a;
+		/* r (raw: no pretty-printers) changes nothing here */
+		if (*a != 'r')
+			*fmt = *a == 'i' ? 0 : *a;
 		if (*a == 'i')
 			return shell_error("Format letter \"i\" is meaningless in \"print\" command.");
 		a++;
@@ -183,6 +187,25 @@ int shell_cmd_print(struct shell *sh, const char *args)
 int shell_cmd_output(struct shell *sh, const char *args)
 {
 	return do_print(sh, args, 0);
+}
+
+/* printf "FORMAT", EXPR...: nothing prints unless every argument could
+ * be evaluated and formatted, as in gdb. */
+int shell_cmd_printf(struct shell *sh, const char *args)
+{
+	char *s = NULL;
+	int rc;
+
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_printf(sh->vals, args, &s);
+	warn(sh);
+	if (rc < 0)
+		return value_error(rc);
+	fputs(s, stdout);
+	fflush(stdout);
+	free(s);
+	return 0;
 }
 
 /* `call` does what print does for what ptdbg evaluates (no calls into
@@ -349,6 +372,19 @@ void shell_print_return_value(struct shell *sh, uint64_t from_pc)
 	ptd_value_free(val);
 }
 
+void shell_set_convenience(struct shell *sh, const char *name, long value)
+{
+	struct ptd_value *val = NULL;
+	char expr[96];
+
+	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
+		return;
+	snprintf(expr, sizeof(expr), "$%s = %ld", name, value);
+	if (ptd_values_eval(sh->vals, expr, &val) == 0)
+		ptd_value_free(val);
+	ptd_clear_error();
+}
+
 void shell_values_release(struct shell *sh)
 {
 	ptd_values_free(sh->vals);
@@ -380,6 +416,8 @@ static int frame_args_cb(void *ctx, int level, uint64_t pc, char *out, size_t n)
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
+	ptd_values_set_pretty(sh->vals, sh->print_pretty);
+	ptd_values_set_frame_args(sh->vals, sh->frame_args_mode);
 	if (level < 0)
 		level = 0;
 	ptd_clear_error();
@@ -424,8 +462,29 @@ int shell_set_print(struct shell *sh, const char *args)
 
 	args = skip_ws(args);
 	n = sscanf(args, "%63s %63s", word, mode);
+	if (n >= 1 && !strcmp(word, "pretty")) {
+		/* gdb's boolean setting: on by default when given alone */
+		static const char *const on[] = { "on", "1", "yes", "enable" };
+		static const char *const off[] = { "off", "0", "no", "disable" };
+		int val = -1;
+
+		if (n < 2)
+			val = 1;
+		for (i = 0; val < 0 && i < 4; i++)
+			if (!strcmp(mode, on[i]))
+				val = 1;
+			else if (!strcmp(mode, off[i]))
+				val = 0;
+		if (val < 0)
+			return shell_error("\"on\" or \"off\" expected.");
+		sh->print_pretty = val;
+		if (sh->vals)
+			ptd_values_set_pretty(sh->vals, val);
+		return 0;
+	}
 	if (n < 1 || strcmp(word, "frame-arguments"))
-		return shell_error("ptdbg sets only \"print frame-arguments all|scalars|none|presence\".");
+		return shell_error("ptdbg sets only \"print frame-arguments all|scalars|none|presence\" "
+				   "and \"print pretty on|off\".");
 	if (n < 2)
 		return shell_error("Requires an argument. Valid arguments are all, scalars, none, "
 				   "presence.");
@@ -443,8 +502,12 @@ int shell_set_print(struct shell *sh, const char *args)
 int shell_show_print(struct shell *sh, const char *args)
 {
 	args = skip_ws(args);
+	if (!strncmp(args, "pretty", 6)) {
+		printf("Pretty formatting of structures is %s.\n", sh->print_pretty ? "on" : "off");
+		return 0;
+	}
 	if (strncmp(args, "frame-arguments", 15))
-		return shell_error("ptdbg shows only \"print frame-arguments\".");
+		return shell_error("ptdbg shows only \"print frame-arguments\" and \"print pretty\".");
 	printf("Printing of non-scalar frame arguments is \"%s\".\n",
 	       frame_args_modes[sh->frame_args_mode]);
 	return 0;

@@ -1506,7 +1506,7 @@ extern PTD_EXPORT void ptd_value_free(struct ptd_value *val);
 
 /*
  * Formats @val as gdb's print does, without "$N = ": @fmt 0 (natural) or
- * one of x d u o t c s a z; @top: the top-level form (pointers with their
+ * one of x d u o t c s a z f; @top: the top-level form (pointers with their
  * type in parentheses).  *@out gets a malloc'ed string.  Returns 0 or <0
  * (memory that cannot be read: "Cannot access memory at address 0x...").
  */
@@ -1523,6 +1523,38 @@ extern PTD_EXPORT int ptd_values_type_name(struct ptd_values *v, const char *nam
  * functions' entries), for x and break *EXPR.  Returns 0 or <0. */
 extern PTD_EXPORT int ptd_value_as_address(struct ptd_values *v, struct ptd_value *val,
 					   uint64_t *addr);
+/*
+ * gdb's printf: @args is "FORMAT", EXPR, ... (the command's arguments);
+ * *@out gets the text, malloc'ed.  Conversions d i u o x X c with l, ll
+ * or z, f e g (L), s, p and %%; every argument is evaluated first.
+ * Returns 0, or <0 with gdb's message ("Wrong number of arguments for
+ * specified format-string", "Bad format string, missing '\"'.", an
+ * argument's error).
+ */
+extern PTD_EXPORT int ptd_values_printf(struct ptd_values *v, const char *args, char **out);
+/* gdb's "set print pretty": with @on, structs, unions and classes print
+ * a member per line, indented two spaces per level ("members of Class:"
+ * after a class's bases).  Returns 0, or -ptde_invalid for a NULL @v. */
+extern PTD_EXPORT int ptd_values_set_pretty(struct ptd_values *v, int on);
+/* The print frame-arguments mode (ptd_values_frame_args()'s @mode) info
+ * frame's argument list uses, as gdb's; 1 (scalars) by default.  Returns
+ * 0, or -ptde_invalid (NULL @v, another mode). */
+extern PTD_EXPORT int ptd_values_set_frame_args(struct ptd_values *v, int mode);
+/* After x: gdb's $_, the last address examined, typed a pointer to the
+ * @size-byte integer (int8_t ... int64_t), and $__, what is there (void
+ * without @contents: strings, instructions).  Returns 0, -ptde_invalid
+ * (NULL @v, another size) or -ptde_nomem. */
+extern PTD_EXPORT int ptd_values_set_last_examined(struct ptd_values *v, uint64_t addr, int size,
+						   int contents);
+/* gdb's innermost block of the last ptd_values_eval(): when it used a
+ * variable of the frame (a local, an argument), *@lo and *@hi get the pc
+ * range of the innermost block holding one, and it returns 1; 0 when the
+ * expression needs no frame.  -ptde_invalid for NULL arguments. */
+extern PTD_EXPORT int ptd_values_expr_block(const struct ptd_values *v, uint64_t *lo,
+					    uint64_t *hi);
+/* Whether the bound frame's pc is in [@lo, @hi) (a display's block is in
+ * scope, as gdb's contained_in): 1 or 0. */
+extern PTD_EXPORT int ptd_values_in_block(const struct ptd_values *v, uint64_t lo, uint64_t hi);
 /* The size in bytes of @val's type (x's default unit). */
 extern PTD_EXPORT uint64_t ptd_value_size(const struct ptd_value *val);
 

@@ -23,9 +23,25 @@ struct parser {
 	const char *p;
 	int depth;
 	int rc; /* first error, or 0 */
+	int lang; /* 0: not known yet, 1: C, 2: C++ */
 };
 
 typedef struct ptd_value val_t;
+
+/* Whether the expression is C++ (gdb's language "auto"), found once. */
+static int cplus(struct parser *ps)
+{
+	if (!ps->lang)
+		ps->lang = ptd__lang_cplus(ps->v) ? 2 : 1;
+	return ps->lang == 2;
+}
+
+/* The type of a comparison's or a logical operation's result: int in C,
+ * bool in C++. */
+static struct vtype *truth_type(struct parser *ps)
+{
+	return cplus(ps) ? ps->v->t_cxxbool : ps->v->t_int;
+}
 
 static val_t *parse_comma(struct parser *ps);
 static val_t *parse_assign(struct parser *ps);
@@ -86,6 +102,19 @@ static val_t *mk_float(struct parser *ps, struct vtype *t, double d)
 
 		memcpy(r->buf, &ld, ptd__vt_size(t) < sizeof(ld) ? ptd__vt_size(t) : sizeof(ld));
 	}
+	return r;
+}
+
+static val_t *mk_ldouble(struct parser *ps, struct vtype *t, long double d)
+{
+	val_t *r;
+
+	if (ptd__vt_size(t) <= 8)
+		return mk_float(ps, t, (double)d);
+	r = ptd__val_new(t);
+	if (!r)
+		return oom(ps);
+	memcpy(r->buf, &d, ptd__vt_size(t) < sizeof(d) ? ptd__vt_size(t) : sizeof(d));
 	return r;
 }
 
@@ -216,6 +245,17 @@ static double as_double(val_t *x)
 }
 
 /* The promoted type of an integer (C: smaller than int becomes int). */
+static long double as_ldouble(val_t *x)
+{
+	struct vtype *s = S(x);
+	long double ld = 0;
+
+	if (s->kind != VT_FLOAT || s->size <= 8)
+		return as_double(x);
+	memcpy(&ld, x->buf, sizeof(ld) < s->size ? sizeof(ld) : s->size);
+	return ld;
+}
+
 static struct vtype *promote(struct ptd_values *v, struct vtype *t)
 {
 	if (t->kind == VT_FLOAT)
@@ -245,6 +285,63 @@ static struct vtype *arith_type(struct ptd_values *v, struct vtype *a, struct vt
 	return b;
 }
 
+/* Whether class @t is a base of class @s (at any depth); *@off gets where
+ * its part starts in an object of @s.  A virtual base's place is read
+ * from the vtable of the object at @addr (@have_addr), skipped without. */
+static int base_offset(struct ptd_values *v, struct vtype *s, struct vtype *t, uint64_t addr,
+		       int have_addr, uint64_t *off, int depth)
+{
+	if (!s || depth > 32)
+		return 0;
+	for (int i = 0; i < s->nmembers; i++) {
+		struct vt_member *m = &s->members[i];
+		struct vtype *b = ptd__vt_strip(m->type);
+		uint64_t sub = 0, moff = m->off, vptr = 0;
+
+		if (!m->is_base || !b)
+			continue;
+		if (m->is_virtual) {
+			int64_t vo = 0;
+
+			if (!have_addr || ptd__mem_read(v, addr, &vptr, 8) < 0 ||
+			    ptd__mem_read(v, vptr - (uint64_t)m->vbase_slot, &vo, 8) < 0)
+				continue;
+			moff = (uint64_t)vo;
+		}
+		if (b == t || (b->name && t->name && !strcmp(b->name, t->name))) {
+			*off = moff;
+			return 1;
+		}
+		if (base_offset(v, b, t, addr + moff, have_addr, &sub, depth + 1)) {
+			*off = moff + sub;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A pointer to a class converted to a pointer to a base class or to a
+ * derived one: moved to that part, as C++ and gdb's value_cast_pointers
+ * move it (a null pointer stays null).  Returns 0 when neither applies. */
+static int class_pointer_cast(struct ptd_values *v, struct vtype *s, struct vtype *t, uint64_t *p)
+{
+	struct vtype *from = s->target ? ptd__vt_strip(s->target) : NULL;
+	struct vtype *to = t->target ? ptd__vt_strip(t->target) : NULL;
+	uint64_t off = 0;
+
+	if (!from || !to || from->kind != VT_STRUCT || to->kind != VT_STRUCT || from == to || !*p)
+		return 0;
+	if (base_offset(v, from, to, *p, 1, &off, 0)) {
+		*p += off;
+		return 1;
+	}
+	if (base_offset(v, to, from, 0, 0, &off, 0)) {
+		*p -= off;
+		return 1;
+	}
+	return 0;
+}
+
 static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 {
 	struct vtype *s = S(x), *t = ptd__vt_strip(to);
@@ -266,6 +363,28 @@ static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 			r->lval = LV_NONE;
 			return r;
 		}
+		/* a derived object cast to one of its bases: that part */
+		{
+			uint64_t off = 0;
+
+			if (s->kind == VT_STRUCT && t->kind == VT_STRUCT && !x->mask &&
+			    base_offset(ps->v, s, t, x->addr, x->lval == LV_MEM, &off, 0)) {
+				r = ptd__val_new(to);
+				if (!r)
+					return oom(ps);
+				if (off + t->size <= s->size) {
+					memcpy(r->buf, x->buf + off, t->size);
+				} else if (ptd__mem_read(ps->v, x->addr + off, r->buf, t->size) < 0) {
+					ptd_value_free(r);
+					if (!ps->rc)
+						ps->rc = ptd__err(-ptde_nomap,
+								  "Cannot access memory at address 0x%llx",
+								  (unsigned long long)(x->addr + off));
+					return NULL;
+				}
+				return r;
+			}
+		}
 		return fail(ps, -ptde_invalid, "Invalid cast.%s", "");
 	}
 	if (!is_arith(s) && s->kind != VT_PTR)
@@ -280,6 +399,12 @@ static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 			double d = as_double(x);
 
 			return mk_int(ps, to, t->is_signed ? (uint64_t)d2i(d) : d2u(d));
+		}
+		if (s->kind == VT_PTR && t->kind == VT_PTR) {
+			uint64_t a = (uint64_t)as_i64(x);
+
+			class_pointer_cast(ps->v, s, t, &a);
+			return mk_int(ps, to, a);
 		}
 		return mk_int(ps, to, (uint64_t)as_i64(x));
 	}
@@ -350,6 +475,8 @@ static struct vtype *try_type(struct parser *ps)
 				ps->p = save;
 				return NULL;
 			}
+			while (ps->p[tn] == ':' && ps->p[tn + 1] == ':' && ident_len(ps->p + tn + 2))
+				tn += 2 + ident_len(ps->p + tn + 2);
 			snprintf(words, sizeof(words), "%.*s %.*s", (int)kn, kw, (int)tn, ps->p);
 			ps->p += tn;
 			skip(ps);
@@ -358,6 +485,13 @@ static struct vtype *try_type(struct parser *ps)
 		}
 		if (base_done)
 			break;
+		if (n == 4 && !strncmp(ps->p, "bool", 4) && !words[0] && cplus(ps)) {
+			t = ps->v->t_cxxbool;
+			ps->p += n;
+			skip(ps);
+			base_done = 2;
+			continue;
+		}
 		if (is_kw(ps->p, n)) {
 			size_t l = strlen(words);
 
@@ -368,17 +502,27 @@ static struct vtype *try_type(struct parser *ps)
 		}
 		if (words[0])
 			break;
-		/* a typedef name, unless a variable has that name */
+		/* a typedef name (C++: a class's, "ns::Class"), unless a
+		 * variable has that name */
 		{
 			char name[256];
 			val_t *tmp = NULL;
 
+			while (ps->p[n] == ':' && ps->p[n + 1] == ':' && ident_len(ps->p + n + 2))
+				n += 2 + ident_len(ps->p + n + 2);
 			snprintf(name, sizeof(name), "%.*s", (int)n, ps->p);
 			ptd_clear_error();
 			if (ptd__lookup_var(ps->v, name, &tmp) == 0) {
+				struct vtype *ts = ptd__vt_strip(tmp->type);
+				/* in C++ a class's name is the class, not its
+				 * constructor */
+				int ctor = cplus(ps) && ts && ts->kind == VT_FUNC;
+
 				ptd_value_free(tmp);
-				ps->p = save;
-				return NULL;
+				if (!ctor) {
+					ps->p = save;
+					return NULL;
+				}
 			}
 			ptd_clear_error();
 			t = ptd__vt_lookup(ps->v, name);
@@ -434,6 +578,81 @@ static struct vtype *try_type(struct parser *ps)
 		t = ptd__vt_ptr(ps->v, t);
 		ps->p++;
 		skip(ps);
+		/* "char * const": the pointer itself qualified */
+		while (t && ((!strncmp(ps->p, "const", 5) && ident_len(ps->p) == 5) ||
+			     (!strncmp(ps->p, "volatile", 8) && ident_len(ps->p) == 8))) {
+			size_t ql = ident_len(ps->p);
+			struct vtype *q = ptd__vt_new(ps->v, VT_QUAL, ql == 5 ? "const" : "volatile", 8);
+
+			if (q)
+				q->target = t;
+			t = q;
+			ps->p += ql;
+			skip(ps);
+		}
+	}
+	/* a pointer to a function: "void (*)(void)", "int (**)(int, char *)" */
+	if (t && *ps->p == '(') {
+		const char *q = ps->p + 1, *back = ps->p;
+		int stars = 0;
+
+		while (isspace((unsigned char)*q))
+			q++;
+		while (*q == '*' || isspace((unsigned char)*q))
+			stars += *q++ == '*';
+		if (stars && *q == ')') {
+			q++;
+			while (isspace((unsigned char)*q))
+				q++;
+		}
+		if (stars && *q == '(') {
+			struct vtype *f;
+			int nparams = 0, isvoid = 0;
+
+			ps->p = q + 1;
+			skip(ps);
+			/* C's "()" is a function without a prototype, C++'s
+			 * takes no arguments: gdb names them "()" and "(void)" */
+			f = ptd__vt_func(ps->v, t, cplus(ps));
+			while (f && *ps->p != ')') {
+				struct vtype *pt;
+
+				if (nparams && *ps->p == ',') {
+					ps->p++;
+					skip(ps);
+				}
+				if (!strncmp(ps->p, "...", 3)) {
+					f->varargs = 1;
+					ps->p += 3;
+					skip(ps);
+					continue;
+				}
+				pt = try_type(ps);
+				if (!pt) {
+					if (!ps->rc)
+						ps->p = back;
+					f = NULL;
+					break;
+				}
+				skip(ps);
+				if (pt->kind == VT_VOID && !nparams && *ps->p == ')')
+					isvoid = 1;
+				else
+					ptd__vt_func_param(f, pt);
+				nparams++;
+			}
+			if (f && *ps->p == ')') {
+				ps->p++;
+				skip(ps);
+				if (isvoid || nparams)
+					f->prototyped = 1;
+				t = f;
+				while (t && stars--)
+					t = ptd__vt_ptr(ps->v, t);
+			} else if (f) {
+				ps->p = back;
+			}
+		}
 	}
 	/* int [4] */
 	while (t && *ps->p == '[') {
@@ -518,26 +737,35 @@ static val_t *parse_number(struct parser *ps)
 		}
 	}
 	if (is_float) {
-		double d = strtod(s, &end);
+		long double d = strtold(s, &end);
 		struct vtype *t = v->t_double;
 
 		if (*end == 'f' || *end == 'F') {
 			t = v->t_float;
+			d = strtof(s, &end);
 			end++;
 		} else if (*end == 'l' || *end == 'L') {
+			t = v->t_ldouble; /* 1.5L */
 			end++;
+		} else {
+			d = strtod(s, &end);
 		}
 		if (isalnum((unsigned char)*end) || *end == '_' || *end == '.')
 			return fail(ps, -ptde_invalid, "Invalid number \"%s\".", s);
 		ps->p = end;
-		return mk_float(ps, t, d);
+		return mk_ldouble(ps, t, d);
 	}
 	errno = 0;
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		base = 16;
 	else if (s[0] == '0' && isdigit((unsigned char)s[1]))
 		base = 8;
-	x = strtoull(s, &end, 0);
+	if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B') && (s[2] == '0' || s[2] == '1')) {
+		base = 2; /* gdb's 0b101 */
+		x = strtoull(s + 2, &end, 2);
+	} else {
+		x = strtoull(s, &end, 0);
+	}
 	if (errno)
 		return fail(ps, -ptde_invalid, "Numeric constant too large.%s", "");
 	for (;;) {
@@ -614,6 +842,49 @@ static val_t *history(struct parser *ps)
 	}
 }
 
+/* Convenience variable $@name: a copy of its value that assignments
+ * write back to (LV_CONV); one never set is void. */
+/* The index of convenience variable $@name, made void if new; -1 when
+ * out of memory. */
+static int conv_slot(struct ptd_values *v, const char *name)
+{
+	struct conv_var *c;
+	int i;
+
+	for (i = 0; i < v->nconv; i++)
+		if (!strcmp(v->conv[i].name, name))
+			return i;
+	c = realloc(v->conv, (size_t)(v->nconv + 1) * sizeof(*c));
+	if (!c)
+		return -1;
+	v->conv = c;
+	c[i].name = strdup(name);
+	c[i].val = ptd__val_new(v->t_void);
+	if (!c[i].name || !c[i].val) {
+		free(c[i].name);
+		ptd_value_free(c[i].val);
+		return -1;
+	}
+	v->nconv++;
+	return i;
+}
+
+static val_t *conv_var(struct parser *ps, const char *name)
+{
+	struct ptd_values *v = ps->v;
+	val_t *r;
+	int i = conv_slot(v, name);
+
+	if (i < 0)
+		return oom(ps);
+	r = ptd__val_copy(v->conv[i].val);
+	if (!r)
+		return oom(ps);
+	r->lval = LV_CONV;
+	r->regno = i;
+	return r;
+}
+
 static val_t *parse_primary(struct parser *ps)
 {
 	struct ptd_values *v = ps->v;
@@ -640,11 +911,16 @@ static val_t *parse_primary(struct parser *ps)
 		const char *p = ps->p + 1;
 		int c;
 
-		if (*p == '\'' || !*p)
+		if (*p == '\'')
+			return fail(ps, -ptde_invalid,
+				    "A character constant must contain at least one character.%s", "");
+		if (!*p)
 			return fail(ps, -ptde_invalid, "Unmatched single quote.%s", "");
 		c = parse_escape(&p);
 		if (*p != '\'')
-			return fail(ps, -ptde_invalid, "Unmatched single quote.%s", "");
+			return fail(ps, -ptde_invalid,
+				    strchr(p, '\'') ? "Invalid character constant.%s"
+						    : "Unmatched single quote.%s", "");
 		ps->p = p + 1;
 		return mk_int(ps, v->t_char, (uint64_t)(int64_t)(int8_t)c);
 	}
@@ -653,11 +929,20 @@ static val_t *parse_primary(struct parser *ps)
 		uint8_t buf[1024];
 		size_t len = 0;
 
-		while (*p && *p != '"' && len < sizeof(buf) - 1)
-			buf[len++] = (uint8_t)parse_escape(&p);
-		if (*p != '"')
-			return fail(ps, -ptde_invalid, "Unterminated string in expression.%s", "");
-		ps->p = p + 1;
+		for (;;) {
+			while (*p && *p != '"' && len < sizeof(buf) - 1)
+				buf[len++] = (uint8_t)parse_escape(&p);
+			if (*p != '"')
+				return fail(ps, -ptde_invalid, "Unterminated string in expression.%s", "");
+			p++;
+			/* "abc" "def" is one string, as in C */
+			while (isspace((unsigned char)*p))
+				p++;
+			if (*p != '"')
+				break;
+			p++;
+		}
+		ps->p = p;
 		buf[len++] = 0;
 		r = ptd__val_new(ptd__vt_array(v, v->t_char, (int64_t)len));
 		if (!r)
@@ -680,10 +965,10 @@ static val_t *parse_primary(struct parser *ps)
 		ptd_clear_error();
 		if (ptd__reg_value(v, name, &r) < 0) {
 			if (ps->v->has_regs || strcmp(ptd_last_error(-ptde_notfound), "No registers.")) {
-				/* unknown $names are void convenience variables */
+				/* other $names are convenience variables */
 				if (!strncmp(ptd_last_error(-ptde_notfound), "Invalid register", 16)) {
-					r = ptd__val_new(v->t_void);
-					return r ? r : oom(ps);
+					ptd_clear_error();
+					return conv_var(ps, name);
 				}
 			}
 			if (!ps->rc)
@@ -729,6 +1014,52 @@ static val_t *parse_primary(struct parser *ps)
 				ptd_value_free(x);
 			}
 			return mk_int(ps, v->t_int, ptd__vt_size(t)); /* gdb's C sizeof is int */
+		}
+		if (cplus(ps) && ((n == 11 && !strncmp(ps->p, "static_cast", 11)) ||
+				  (n == 16 && !strncmp(ps->p, "reinterpret_cast", 16)) ||
+				  (n == 10 && !strncmp(ps->p, "const_cast", 10)))) {
+			struct vtype *t;
+			val_t *x;
+
+			/* C++'s named casts: without run-time checks, a
+			 * conversion as the C cast does */
+			ps->p += n;
+			skip(ps);
+			if (*ps->p != '<')
+				return syntax(ps);
+			ps->p++;
+			t = try_type(ps);
+			if (!t)
+				return ps->rc ? NULL : syntax(ps);
+			skip(ps);
+			if (*ps->p != '>')
+				return syntax(ps);
+			ps->p++;
+			skip(ps);
+			if (*ps->p != '(')
+				return syntax(ps);
+			ps->p++;
+			x = parse_comma(ps);
+			if (!x)
+				return NULL;
+			skip(ps);
+			if (*ps->p != ')') {
+				ptd_value_free(x);
+				return syntax(ps);
+			}
+			ps->p++;
+			x = decay(ps, x);
+			if (x && fetch(ps, x) == 0)
+				r = convert(ps, x, t);
+			ptd_value_free(x);
+			return r;
+		}
+		if (((n == 4 && !strncmp(ps->p, "true", 4)) || (n == 5 && !strncmp(ps->p, "false", 5))) &&
+		    cplus(ps)) {
+			int yes = n == 4;
+
+			ps->p += n;
+			return mk_int(ps, v->t_cxxbool, (uint64_t)yes);
 		}
 		/* C++'s qualified names: ns::name, Class::member */
 		while (ps->p[n] == ':' && ps->p[n + 1] == ':' && ident_len(ps->p + n + 2))
@@ -810,7 +1141,8 @@ static int find_member(struct vtype *s, const char *name, uint64_t *off, struct 
 	for (int i = 0; i < s->nmembers; i++) {
 		uint64_t o = *off + s->members[i].off;
 
-		if (s->members[i].is_base &&
+		/* (not through a virtual base: its place is in the vtable) */
+		if (s->members[i].is_base && !s->members[i].is_virtual &&
 		    find_member(ptd__vt_strip(s->members[i].type), name, &o, out, depth + 1)) {
 			*off = o;
 			return 1;
@@ -901,6 +1233,12 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		r->addr = x->addr + mb.off;
 		r->bit_size = mb.bit_size;
 		r->bit_off = mb.bit_off;
+	} else if (x->lval == LV_CONV && !mb.bit_size) {
+		/* $s.x = 1 writes into the convenience variable */
+		r->lval = LV_CONV;
+		r->regno = x->regno;
+		r->conv_part = 1;
+		r->addr = (x->conv_part ? x->addr : 0) + mb.off;
 	}
 	return ref_member(ps, r);
 }
@@ -1094,7 +1432,29 @@ static val_t *parse_postfix(struct parser *ps)
 			}
 			snprintf(name, sizeof(name), "%.*s", (int)n, ps->p);
 			ps->p += n;
-			if (S(x)->kind == VT_PTR) {
+			if (!cplus(ps)) {
+				/* gdb's value_struct_elt: an array stands for its
+				 * first element and pointers are followed, for . as
+				 * for -> (pt->x, pp.x, pts->y) */
+				int hops = 0;
+
+				if (S(x)->kind == VT_ARRAY && x->lval == LV_MEM) {
+					x = decay(ps, x);
+					if (!x)
+						return NULL;
+				}
+				while (S(x)->kind == VT_PTR && hops++ < 64) {
+					x = deref(ps, x);
+					if (!x)
+						return NULL;
+				}
+				if (S(x)->kind != VT_STRUCT && S(x)->kind != VT_UNION) {
+					ptd_value_free(x);
+					return fail(ps, -ptde_invalid,
+						    "Attempt to extract a component of a value that is not a %s.",
+						    arrow ? "structure pointer" : "structure");
+				}
+			} else if (S(x)->kind == VT_PTR) {
 				x = deref(ps, x);
 				if (!x)
 					return NULL;
@@ -1189,8 +1549,9 @@ static val_t *parse_unary(struct parser *ps)
 				ptd_value_free(x);
 				x = fail(ps, -ptde_invalid, "Argument to arithmetic operation not a number or boolean.%s", "");
 			} else if (c == '-') {
+				/* gdb negates a float as 0 - x: -0.0 is 0 */
 				if (s->kind == VT_FLOAT)
-					r = mk_float(ps, s, -as_double(x));
+					r = mk_float(ps, s, 0.0 - as_double(x));
 				else
 					r = mk_int(ps, promote(v, s), 0 - (uint64_t)as_i64(x));
 				ptd_value_free(x);
@@ -1214,7 +1575,7 @@ static val_t *parse_unary(struct parser *ps)
 			struct vtype *s = S(x);
 
 			if (c == '!')
-				r = mk_int(ps, v->t_int,
+				r = mk_int(ps, truth_type(ps),
 					   s->kind == VT_FLOAT ? as_double(x) == 0 : as_i64(x) == 0);
 			else if (!is_int(s))
 				r = fail(ps, -ptde_invalid, "Argument to complement operation not an integer, boolean.%s", "");
@@ -1351,7 +1712,7 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 		int x = sa->kind == VT_FLOAT ? as_double(a) != 0 : as_i64(a) != 0;
 		int y = sb->kind == VT_FLOAT ? as_double(b) != 0 : as_i64(b) != 0;
 
-		r = mk_int(ps, v->t_int, op[0] == '&' ? (x && y) : (x || y));
+		r = mk_int(ps, truth_type(ps), op[0] == '&' ? (x && y) : (x || y));
 		goto out;
 	}
 	/* pointer arithmetic */
@@ -1363,7 +1724,7 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 				: !strcmp(op, "<") ? pa < pb : !strcmp(op, ">") ? pa > pb
 				: !strcmp(op, "<=") ? pa <= pb : pa >= pb;
 
-			r = mk_int(ps, v->t_int, (uint64_t)res);
+			r = mk_int(ps, truth_type(ps), (uint64_t)res);
 			goto out;
 		}
 		if (sa->kind == VT_PTR && sb->kind == VT_PTR && !strcmp(op, "-")) {
@@ -1402,6 +1763,30 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 	rt = arith_type(v, sa, sb);
 	if (!strcmp(op, "<<") || !strcmp(op, ">>"))
 		rt = promote(v, sa);
+	if (rt->kind == VT_FLOAT && rt->size > 8) {
+		/* long double arithmetic in long double, as gdb's */
+		long double x = as_ldouble(a), y = as_ldouble(b), z;
+
+		if (cmp) {
+			int res = !strcmp(op, "==") ? x == y : !strcmp(op, "!=") ? x != y
+				: !strcmp(op, "<") ? x < y : !strcmp(op, ">") ? x > y
+				: !strcmp(op, "<=") ? x <= y : x >= y;
+
+			r = mk_int(ps, truth_type(ps), (uint64_t)res);
+			goto out;
+		}
+		switch (op[0]) {
+		case '+': z = x + y; break;
+		case '-': z = x - y; break;
+		case '*': z = x * y; break;
+		case '/': z = x / y; break;
+		default:
+			r = fail(ps, -ptde_invalid, "Integer only operation %s.", op);
+			goto out;
+		}
+		r = mk_ldouble(ps, rt, z);
+		goto out;
+	}
 	if (rt->kind == VT_FLOAT) {
 		double x = as_double(a), y = as_double(b), z;
 
@@ -1410,7 +1795,7 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 				: !strcmp(op, "<") ? x < y : !strcmp(op, ">") ? x > y
 				: !strcmp(op, "<=") ? x <= y : x >= y;
 
-			r = mk_int(ps, v->t_int, (uint64_t)res);
+			r = mk_int(ps, truth_type(ps), (uint64_t)res);
 			goto out;
 		}
 		switch (op[0]) {
@@ -1443,7 +1828,7 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 				: !strcmp(op, "<=") ? (sgn ? sx <= sy : x <= y)
 				: (sgn ? sx >= sy : x >= y);
 
-			r = mk_int(ps, v->t_int, (uint64_t)res);
+			r = mk_int(ps, truth_type(ps), (uint64_t)res);
 			goto out;
 		}
 		if (!strcmp(op, "+"))
@@ -1463,11 +1848,25 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 				z = op[0] == '/' ? (uint64_t)(sx / sy) : (uint64_t)(sx % sy);
 			else
 				z = op[0] == '/' ? x / y : x % y;
-		} else if (!strcmp(op, "<<"))
-			z = y >= 64 ? 0 : x << y;
-		else if (!strcmp(op, ">>"))
-			z = y >= 64 ? (sgn && sx < 0 ? ~0ull : 0) : (sgn ? (uint64_t)(sx >> y) : x >> y);
-		else if (!strcmp(op, "&"))
+		} else if (op[0] == '<' || op[0] == '>') {
+			/* gdb 13 makes a shift by a negative count or by the
+			 * width or more 0, with a warning */
+			int64_t cnt = (int64_t)ptd__bits(b->buf, sb->size, sb->is_signed);
+			const char *dir = op[0] == '<' ? "left" : "right";
+
+			if (sb->is_signed && cnt < 0) {
+				snprintf(v->warning, sizeof(v->warning), "%s shift count is negative", dir);
+				z = 0;
+			} else if ((uint64_t)cnt >= rt->size * 8) {
+				snprintf(v->warning, sizeof(v->warning),
+					 "%s shift count >= width of type", dir);
+				z = 0;
+			} else if (op[0] == '<') {
+				z = x << cnt;
+			} else {
+				z = sgn ? (uint64_t)(sx >> cnt) : x >> cnt;
+			}
+		} else if (!strcmp(op, "&"))
 			z = x & y;
 		else if (!strcmp(op, "|"))
 			z = x | y;
@@ -1576,6 +1975,64 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 	uint64_t sz = ptd__vt_size(lhs->type);
 	int rc = 0;
 
+	if (lhs->lval == LV_CONV) {
+		/* a convenience variable takes the value and its type */
+		val_t *keep;
+
+		rhs = decay(ps, rhs);
+		if (!rhs || fetch(ps, rhs) < 0) {
+			ptd_value_free(lhs);
+			ptd_value_free(rhs);
+			return NULL;
+		}
+		if (lhs->conv_part) {
+			/* a member: converted to its type, stored in place */
+			struct ptd_value *whole = lhs->regno >= 0 && lhs->regno < v->nconv
+							  ? v->conv[lhs->regno].val
+							  : NULL;
+
+			keep = convert(ps, rhs, lhs->type);
+			ptd_value_free(rhs);
+			if (keep && whole && !v->type_only &&
+			    lhs->addr + sz <= ptd__vt_size(whole->type))
+				memcpy(whole->buf + lhs->addr, keep->buf, sz);
+			if (keep) {
+				keep->lval = LV_CONV;
+				keep->regno = lhs->regno;
+				keep->conv_part = 1;
+				keep->addr = lhs->addr;
+			}
+			ptd_value_free(lhs);
+			return keep;
+		}
+		keep = ptd__val_copy(rhs);
+		if (!keep) {
+			ptd_value_free(lhs);
+			ptd_value_free(rhs);
+			return oom(ps);
+		}
+		keep->lazy = 0;
+		keep->lval = LV_NONE;
+		keep->conv_part = 0;
+		keep->addr = 0;
+		keep->ref_type = NULL;
+		keep->bit_size = keep->bit_off = 0;
+		if (!v->type_only && lhs->regno >= 0 && lhs->regno < v->nconv) {
+			ptd_value_free(v->conv[lhs->regno].val);
+			v->conv[lhs->regno].val = keep;
+			keep = ptd__val_copy(keep);
+			if (!keep) {
+				ptd_value_free(lhs);
+				ptd_value_free(rhs);
+				return oom(ps);
+			}
+		}
+		keep->lval = LV_CONV;
+		keep->regno = lhs->regno;
+		ptd_value_free(lhs);
+		ptd_value_free(rhs);
+		return keep;
+	}
 	if (!v->write && !v->set_reg) {
 		ptd_value_free(lhs);
 		ptd_value_free(rhs);
@@ -1733,6 +2190,7 @@ int ptd_values_eval(struct ptd_values *v, const char *expr, struct ptd_value **o
 	ps.v = v;
 	ps.p = expr;
 	v->warning[0] = '\0';
+	v->blk_known = 0;
 	skip(&ps);
 	if (!*ps.p)
 		return ptd__err(-ptde_invalid, "Argument required (expression to compute).");
@@ -1908,4 +2366,416 @@ int ptd_value_as_address(struct ptd_values *v, struct ptd_value *val, uint64_t *
 const char *ptd_values_warning(const struct ptd_values *v)
 {
 	return v && v->warning[0] ? v->warning : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* printf "FORMAT", ARGS... as gdb's printf                             */
+
+enum pf_class { PF_INT, PF_LONG, PF_LLONG, PF_DOUBLE, PF_LDOUBLE, PF_STRING, PF_PTR, PF_PERCENT };
+
+struct pf_piece {
+	char lit[256];  /* text before the conversion (escapes done) */
+	char spec[32];  /* the conversion without its length modifier */
+	enum pf_class cls;
+	int has_conv;
+};
+
+/* Splits the format into pieces, as gdb's format_pieces checks it. */
+static int pf_parse(const char *f, struct pf_piece **out, int *nout)
+{
+	struct pf_piece *pc = NULL, *cur;
+	int n = 0;
+	size_t ll;
+
+	for (;;) {
+		cur = realloc(pc, (size_t)(n + 1) * sizeof(*pc));
+		if (!cur) {
+			free(pc);
+			return ptd__err(-ptde_nomem, "out of memory");
+		}
+		pc = cur;
+		cur = &pc[n++];
+		memset(cur, 0, sizeof(*cur));
+		ll = 0;
+		while (*f && !(*f == '%' && f[1] != '%')) {
+			int c = *f == '%' ? (f += 2, '%') : parse_escape(&f);
+
+			if (ll + 1 < sizeof(cur->lit))
+				cur->lit[ll++] = (char)c;
+		}
+		if (!*f)
+			break;
+		/* a conversion: flags, width, precision, length, letter */
+		{
+			const char *s = f++;
+			int lng = 0, big_l = 0, z = 0;
+			size_t k;
+
+			f += strspn(f, "-+ #0'");
+			if (*f == '*')
+				goto star;
+			while (isdigit((unsigned char)*f))
+				f++;
+			if (*f == '.') {
+				f++;
+				if (*f == '*')
+					goto star;
+				while (isdigit((unsigned char)*f))
+					f++;
+			}
+			k = (size_t)(f - s);
+			while (*f == 'l') {
+				lng++;
+				f++;
+			}
+			if (*f == 'L') {
+				big_l = 1;
+				f++;
+			} else if (*f == 'z') {
+				z = 1;
+				f++;
+			}
+			if (k + 2 > sizeof(cur->spec)) {
+				free(pc);
+				return ptd__err(-ptde_invalid, "Bad format string");
+			}
+			memcpy(cur->spec, s, k);
+			cur->has_conv = 1;
+			switch (*f) {
+			case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': case 'c':
+				if (big_l)
+					goto bad;
+				cur->cls = lng >= 2 ? PF_LLONG : lng || z ? PF_LONG : PF_INT;
+				break;
+			case 'f': case 'F': case 'e': case 'E': case 'g': case 'G':
+				if (lng)
+					goto bad;
+				cur->cls = big_l ? PF_LDOUBLE : PF_DOUBLE;
+				break;
+			case 's':
+				if (lng || big_l || z)
+					goto bad;
+				cur->cls = PF_STRING;
+				break;
+			case 'p':
+				if (lng || big_l || z)
+					goto bad;
+				cur->cls = PF_PTR;
+				break;
+			case 'n':
+				free(pc);
+				return ptd__err(-ptde_invalid, "Format specifier `n' not supported in printf");
+			default:
+				goto bad;
+			}
+			cur->spec[k] = *f++;
+			cur->spec[k + 1] = '\0';
+			continue;
+bad:
+			{
+				int c = *f;
+
+				free(pc);
+				return ptd__err(-ptde_invalid, "Unrecognized format specifier '%c' in printf",
+						c);
+			}
+star:
+			free(pc);
+			return ptd__err(-ptde_invalid, "`*' not supported for precision or width in printf");
+		}
+	}
+	*out = pc;
+	*nout = n;
+	return 0;
+}
+
+/* The string @x points to (or holds, as a char array) for %s. */
+static int pf_string(struct ptd_values *v, val_t *x, char **out)
+{
+	struct vtype *s = S(x);
+	size_t len = 0, cap = 64;
+	char *buf;
+	uint64_t a;
+
+	if (s->kind == VT_ARRAY) {
+		uint64_t n = ptd__vt_size(x->type);
+
+		*out = strndup((const char *)x->buf, (size_t)n);
+		return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
+	}
+	if (s->kind != VT_PTR && !is_int(s))
+		return ptd__err(-ptde_invalid, "Value can't be converted to integer.");
+	a = (uint64_t)as_i64(x);
+	if (!a) {
+		*out = strdup("(null)");
+		return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
+	}
+	if (!(buf = malloc(cap)))
+		return ptd__err(-ptde_nomem, "out of memory");
+	for (;;) {
+		char c;
+
+		if (ptd__mem_read(v, a + len, &c, 1) < 0) {
+			free(buf);
+			return ptd__err(-ptde_nomap, "Cannot access memory at address 0x%llx",
+					(unsigned long long)(a + len));
+		}
+		if (len + 1 == cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				free(buf);
+				return ptd__err(-ptde_nomem, "out of memory");
+			}
+			buf = nb;
+		}
+		buf[len++] = c;
+		if (!c)
+			break;
+	}
+	*out = buf;
+	return 0;
+}
+
+/* Formats one argument @x by piece @pc into @fp. */
+static int pf_arg(struct ptd_values *v, const struct pf_piece *pc, val_t *x, FILE *fp)
+{
+	struct vtype *s = S(x);
+	char spec[40];
+	size_t k = strlen(pc->spec);
+
+	switch (pc->cls) {
+	case PF_INT:
+	case PF_LONG:
+	case PF_LLONG: {
+		long long i;
+
+		if (!is_arith(s) && s->kind != VT_PTR)
+			return ptd__err(-ptde_invalid, "Value can't be converted to integer.");
+		i = as_i64(x);
+		if (pc->cls == PF_INT)
+			i = strchr("di", pc->spec[k - 1]) ? (long long)(int)i : (long long)(unsigned)i;
+		snprintf(spec, sizeof(spec), "%.*sll%c", (int)(k - 1), pc->spec, pc->spec[k - 1]);
+		if (pc->spec[k - 1] == 'c')
+			fprintf(fp, pc->spec, (int)i);
+		else
+			fprintf(fp, spec, i);
+		return 0;
+	}
+	case PF_DOUBLE:
+	case PF_LDOUBLE: {
+		double d;
+
+		/* gdb takes an integer's bytes as a float of its size */
+		if (s->kind == VT_FLOAT) {
+			d = as_double(x);
+		} else if ((is_int(s) || s->kind == VT_PTR) && (s->size == 4 || s->size == 8)) {
+			float f;
+
+			if (s->size == 4)
+				memcpy(&f, x->buf, 4), d = f;
+			else
+				memcpy(&d, x->buf, 8);
+		} else {
+			return ptd__err(-ptde_invalid, "Value can't be converted to float.");
+		}
+		if (pc->cls == PF_LDOUBLE) {
+			snprintf(spec, sizeof(spec), "%.*sL%c", (int)(k - 1), pc->spec, pc->spec[k - 1]);
+			fprintf(fp, spec, (long double)d);
+		} else {
+			fprintf(fp, pc->spec, d);
+		}
+		return 0;
+	}
+	case PF_STRING: {
+		char *str = NULL;
+		int rc = pf_string(v, x, &str);
+
+		if (rc < 0)
+			return rc;
+		fprintf(fp, pc->spec, str);
+		free(str);
+		return 0;
+	}
+	case PF_PTR:
+		if (!is_arith(s) && s->kind != VT_PTR)
+			return ptd__err(-ptde_invalid, "Value can't be converted to integer.");
+		fprintf(fp, pc->spec, (void *)(uintptr_t)as_i64(x));
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int ptd_values_printf(struct ptd_values *v, const char *args, char **out)
+{
+	struct pf_piece *pc = NULL;
+	val_t **vals = NULL;
+	char fmt[1024], *text = NULL;
+	const char *p, *q;
+	int n = 0, nconv = 0, nargs = 0, rc = 0;
+	size_t len = 0, tlen = 0;
+	FILE *fp;
+
+	if (!v || !args || !out)
+		return -ptde_invalid;
+	p = args;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return ptd__err(-ptde_invalid,
+				"Argument required (format-control string and values to print).");
+	if (*p != '"')
+		return ptd__err(-ptde_invalid, "Bad format string, missing '\"'.");
+	for (q = p + 1; *q && *q != '"'; q++)
+		if (*q == '\\' && q[1])
+			q++;
+	if (*q != '"')
+		return ptd__err(-ptde_invalid, "Bad format string, non-terminated '\"'.");
+	len = (size_t)(q - p - 1);
+	if (len >= sizeof(fmt))
+		return ptd__err(-ptde_invalid, "Bad format string");
+	memcpy(fmt, p + 1, len);
+	fmt[len] = '\0';
+	p = q + 1;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p && *p != ',')
+		return ptd__err(-ptde_invalid, "Invalid argument syntax");
+	rc = pf_parse(fmt, &pc, &n);
+	if (rc < 0)
+		return rc;
+	for (int i = 0; i < n; i++)
+		nconv += pc[i].has_conv;
+	/* the arguments, split at the commas outside brackets and quotes,
+	 * all evaluated before anything prints */
+	while (*p == ',') {
+		int depth = 0;
+		char quote = 0, *e;
+		val_t *x = NULL, **nv;
+
+		q = ++p;
+		while (*q && (depth || quote || *q != ',')) {
+			if (quote) {
+				if (*q == '\\' && q[1])
+					q++;
+				else if (*q == quote)
+					quote = 0;
+			} else if (*q == '"' || *q == '\'') {
+				quote = *q;
+			} else if (*q == '(' || *q == '[') {
+				depth++;
+			} else if ((*q == ')' || *q == ']') && depth) {
+				depth--;
+			}
+			q++;
+		}
+		e = strndup(p, (size_t)(q - p));
+		nv = realloc(vals, (size_t)(nargs + 1) * sizeof(*vals));
+		if (!e || !nv) {
+			free(e);
+			rc = ptd__err(-ptde_nomem, "out of memory");
+			goto out;
+		}
+		vals = nv;
+		rc = ptd_values_eval(v, e, &x);
+		free(e);
+		if (rc < 0)
+			goto out;
+		vals[nargs++] = x;
+		{
+			struct parser ps = { .v = v };
+
+			if (fetch(&ps, x) < 0) {
+				rc = ps.rc ? ps.rc : -ptde_invalid;
+				goto out;
+			}
+		}
+		p = q;
+	}
+	if (nargs != nconv) {
+		rc = ptd__err(-ptde_invalid, "Wrong number of arguments for specified format-string");
+		goto out;
+	}
+	fp = open_memstream(&text, &tlen);
+	if (!fp) {
+		rc = ptd__err(-ptde_nomem, "out of memory");
+		goto out;
+	}
+	for (int i = 0, a = 0; i < n && rc == 0; i++) {
+		fputs(pc[i].lit, fp);
+		if (pc[i].has_conv)
+			rc = pf_arg(v, &pc[i], vals[a++], fp);
+	}
+	fclose(fp);
+	if (rc < 0) {
+		free(text);
+		goto out;
+	}
+	*out = text;
+out:
+	for (int i = 0; i < nargs; i++)
+		ptd_value_free(vals[i]);
+	free(vals);
+	free(pc);
+	return rc;
+}
+
+int ptd_values_set_pretty(struct ptd_values *v, int on)
+{
+	if (!v)
+		return -ptde_invalid;
+	v->pretty = !!on;
+	return 0;
+}
+
+int ptd_values_set_frame_args(struct ptd_values *v, int mode)
+{
+	if (!v || mode < 0 || mode > 3)
+		return -ptde_invalid;
+	v->frame_args_mode = mode;
+	return 0;
+}
+
+/* $@name = @val (taken over; NULL: void). */
+static int conv_store(struct ptd_values *v, const char *name, struct ptd_value *val)
+{
+	int i = conv_slot(v, name);
+
+	if (!val)
+		val = ptd__val_new(v->t_void);
+	if (i < 0 || !val) {
+		ptd_value_free(val);
+		return ptd__err(-ptde_nomem, "out of memory");
+	}
+	val->lazy = 0;
+	val->lval = LV_NONE;
+	ptd_value_free(v->conv[i].val);
+	v->conv[i].val = val;
+	return 0;
+}
+
+int ptd_values_set_last_examined(struct ptd_values *v, uint64_t addr, int size, int contents)
+{
+	struct vtype *it, *pt;
+	struct ptd_value *p, *c = NULL;
+
+	if (!v || (size != 1 && size != 2 && size != 4 && size != 8))
+		return -ptde_invalid;
+	it = size == 1 ? v->t_i8 : size == 2 ? v->t_i16 : size == 4 ? v->t_i32 : v->t_i64;
+	pt = ptd__vt_ptr(v, it);
+	p = pt ? ptd__val_new(pt) : NULL;
+	if (!p)
+		return ptd__err(-ptde_nomem, "out of memory");
+	memcpy(p->buf, &addr, 8);
+	if (contents) {
+		c = ptd__val_new(it);
+		if (c && ptd__mem_read(v, addr, c->buf, (size_t)size) < 0) {
+			ptd_value_free(c);
+			c = NULL;
+		}
+	}
+	if (conv_store(v, "_", p) < 0)
+		return -ptde_nomem;
+	return conv_store(v, "__", c);
 }

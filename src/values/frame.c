@@ -694,6 +694,7 @@ int ptd_values_alloc(struct ptd_values **out)
 	v = calloc(1, sizeof(*v));
 	if (!v)
 		return ptd__err(-ptde_nomem, "out of memory");
+	v->frame_args_mode = 1; /* gdb's default, scalars */
 	ptd__vt_builtins(v);
 	if (!v->t_code_ptr || !v->t_flags) {
 		ptd_values_free(v);
@@ -713,6 +714,11 @@ void ptd_values_free(struct ptd_values *v)
 	for (i = 0; i < v->nhist; i++)
 		ptd_value_free(v->hist[i]);
 	free(v->hist);
+	for (i = 0; i < v->nconv; i++) {
+		free(v->conv[i].name);
+		ptd_value_free(v->conv[i].val);
+	}
+	free(v->conv);
 	for (i = 0; i < v->nkept; i++)
 		ptd_value_free(v->kept[i]);
 	free(v->kept);
@@ -899,6 +905,37 @@ static Dwfl_Module *module_at(struct ptd_values *v, uint64_t pc)
 static uint64_t lookup_pc(struct ptd_values *v)
 {
 	return v->frame.level > 0 ? v->frame.pc - 1 : v->frame.pc;
+}
+
+/* Whether expressions are C++, as gdb's "auto" language decides: from
+ * the compile unit of the selected frame's pc, or of main before the
+ * program runs. */
+int ptd__lang_cplus(struct ptd_values *v)
+{
+	uint64_t pc = 0, *ents = NULL, *bps = NULL;
+	Dwfl_Module *m;
+	Dwarf_Die *cu;
+	Dwarf_Addr bias;
+
+	if (v->has_regs && v->frame.valid) {
+		pc = lookup_pc(v);
+	} else {
+		if (ptd__symbols_functions(v->sym, "main", &ents, &bps) > 0)
+			pc = ents[0];
+		free(ents);
+		free(bps);
+	}
+	if (!pc || !(m = module_at(v, pc)) || !(cu = dwfl_module_addrdie(m, pc, &bias)))
+		return 0;
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 static int is_var(Dwarf_Die *d)
@@ -1095,6 +1132,58 @@ oom:
 
 /* Searches the scopes at the frame's pc, innermost first (the CU last:
  * its file statics and globals). */
+/* Notes @scope as the block an expression depends on when variable @var
+ * found there needs the frame (not a static: a lone DW_OP_addr), keeping
+ * the innermost (the narrowest range) of those the evaluation used. */
+static void note_block(struct ptd_values *v, Dwarf_Die *scope, Dwarf_Die *var, Dwarf_Addr bias)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t nops;
+	Dwarf_Addr base, start, end, lo = UINT64_MAX, hi = 0;
+	ptrdiff_t off = 0;
+
+	if (dwarf_tag(scope) == DW_TAG_compile_unit)
+		return;
+	if (dwarf_attr_integrate(var, DW_AT_location, &a) && dwarf_getlocation(&a, &ops, &nops) == 0 &&
+	    nops == 1 && ops[0].atom == DW_OP_addr)
+		return;
+	while ((off = dwarf_ranges(scope, off, &base, &start, &end)) > 0) {
+		if (start < lo)
+			lo = start;
+		if (end > hi)
+			hi = end;
+	}
+	if (lo >= hi)
+		return;
+	lo += bias;
+	hi += bias;
+	if (!v->blk_known || hi - lo < v->blk_hi - v->blk_lo) {
+		v->blk_lo = lo;
+		v->blk_hi = hi;
+		v->blk_known = 1;
+	}
+}
+
+int ptd_values_expr_block(const struct ptd_values *v, uint64_t *lo, uint64_t *hi)
+{
+	if (!v || !lo || !hi)
+		return -ptde_invalid;
+	*lo = v->blk_lo;
+	*hi = v->blk_hi;
+	return v->blk_known;
+}
+
+int ptd_values_in_block(const struct ptd_values *v, uint64_t lo, uint64_t hi)
+{
+	uint64_t pc;
+
+	if (!v || !v->has_regs || !v->frame.valid)
+		return 0;
+	pc = v->frame.level > 0 ? v->frame.pc - 1 : v->frame.pc;
+	return pc >= lo && pc < hi;
+}
+
 static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 {
 	Dwarf_Die *scopes = NULL, c, sub;
@@ -1120,6 +1209,7 @@ static int find_scoped(struct ptd_values *v, const char *name, struct found *fd)
 			if (nm && !strcmp(nm, name)) {
 				fd->die = c;
 				fd->ok = 1;
+				note_block(v, &scopes[i], &c, bias);
 				break;
 			}
 		}
@@ -1734,14 +1824,22 @@ int ptd__find_symbol(struct ptd_values *v, const char *name, struct ptd__symfoun
 int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **out)
 {
 	struct ptd_value *val;
-	struct vtype *t = v->t_long;
-	int r = -1, half = 0;
+	struct vtype *t = v->t_i64;
+	int r = -1, half = 0, part = 0;
 	uint64_t x = 0;
 	int known;
 
 	if (!strcmp(name, "pc") || !strcmp(name, "rip")) {
 		r = 16;
 		t = v->t_code_ptr;
+		/* gdb names it "void (*)(void)" when the language is C++ */
+		if (ptd__lang_cplus(v)) {
+			struct vtype *f = ptd__vt_func(v, v->t_void, 1);
+
+			t = f ? ptd__vt_ptr(v, f) : NULL;
+			if (!t)
+				t = v->t_code_ptr;
+		}
 	} else if (!strcmp(name, "sp") || !strcmp(name, "rsp")) {
 		r = 7;
 		t = v->t_data_ptr;
@@ -1766,8 +1864,41 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 			if (!strcmp(name, e)) {
 				r = i;
 				half = 1;
-				t = v->t_int;
+				t = v->t_i32;
 				break;
+			}
+			/* ax, r8w: the low 16 bits; al, sil, r8l: the low 8;
+			 * ah: bits 8 to 15 (gdb's int16_t and int8_t) */
+			if (i < 8)
+				snprintf(e, sizeof(e), "%s", ptd__dreg_name[i] + 1);
+			else
+				snprintf(e, sizeof(e), "%sw", ptd__dreg_name[i]);
+			if (!strcmp(name, e)) {
+				r = i;
+				part = 2;
+				t = v->t_i16;
+				break;
+			}
+			if (i < 8 && ptd__dreg_name[i][2] == 'x')
+				snprintf(e, sizeof(e), "%cl", ptd__dreg_name[i][1]);
+			else if (i < 8)
+				snprintf(e, sizeof(e), "%sl", ptd__dreg_name[i] + 1);
+			else
+				snprintf(e, sizeof(e), "%sl", ptd__dreg_name[i]);
+			if (!strcmp(name, e)) {
+				r = i;
+				part = 1;
+				t = v->t_i8;
+				break;
+			}
+			if (i < 8 && ptd__dreg_name[i][2] == 'x') {
+				snprintf(e, sizeof(e), "%ch", ptd__dreg_name[i][1]);
+				if (!strcmp(name, e)) {
+					r = i;
+					part = 3;
+					t = v->t_i8;
+					break;
+				}
 			}
 		}
 		if (r < 0) {
@@ -1779,7 +1910,7 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 				;
 			if (!seg[i])
 				return ptd__err(-ptde_notfound, "Invalid register `%s'", name);
-			t = i < 6 ? v->t_int : v->t_long;
+			t = i < 6 ? v->t_i32 : v->t_long;
 		}
 	}
 	if (!v->has_regs)
@@ -1824,6 +1955,11 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 		v->used_regs = 1;
 	if (half)
 		x &= 0xffffffffu;
+	if (part) {
+		/* (read-only here: writing a part is not supported) */
+		x = part == 3 ? (x >> 8) & 0xff : part == 2 ? x & 0xffff : x & 0xff;
+		val->lval = LV_NONE;
+	}
 	memcpy(val->buf, &x, ptd__vt_size(t) < 8 ? ptd__vt_size(t) : 8);
 	*out = val;
 	return 0;
@@ -2262,6 +2398,31 @@ int ptd_values_frame_info(struct ptd_values *v, char **out)
 	return ptd_values_frame_info_at(v, v ? v->frame.level : 0, out);
 }
 
+/* gdb names a C++ function in info frame without its parameter list
+ * (cp_remove_params): "thrower" for "thrower(int)", "S::get" for
+ * "S::get() const".  Returns @name or @buf. */
+static const char *without_params(const char *name, char *buf, size_t n)
+{
+	size_t len = strlen(name);
+	int depth = 0;
+
+	if (len > 6 && !strcmp(name + len - 6, " const"))
+		len -= 6;
+	if (!len || name[len - 1] != ')')
+		return name;
+	for (size_t i = len; i-- > 0;) {
+		if (name[i] == ')') {
+			depth++;
+		} else if (name[i] == '(' && --depth == 0) {
+			if (!i)
+				return name;
+			snprintf(buf, n, "%.*s", (int)i, name);
+			return buf;
+		}
+	}
+	return name;
+}
+
 int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 {
 	struct sbuf b = { 0 };
@@ -2270,10 +2431,10 @@ int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 	struct ptd_symbol s;
 	struct ptd_line li;
 	struct ptd_inline in[16];
-	char *args = NULL;
+	char *args = NULL, nbuf[512];
 	const char *name = NULL;
 	uint64_t lpc;
-	int ninl = 0, inl_frame;
+	int ninl = 0, inl_frame, cplus;
 
 	if (!v || !out)
 		return -ptde_invalid;
@@ -2298,6 +2459,9 @@ int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 		name = in[v->inl_callees].name;
 	else if (v->sym && ptd_symbols_lookup(v->sym, lpc, &s) == 0)
 		name = s.name;
+	cplus = ptd__lang_cplus(v);
+	if (name && cplus && !inl_frame)
+		name = without_params(name, nbuf, sizeof(nbuf));
 	if (name)
 		ptd__sb_add(&b, " in %s", name);
 	if (v->inl_callees > 0 && v->inl_callees <= ninl && in[v->inl_callees - 1].call_file)
@@ -2320,7 +2484,7 @@ int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 				    (unsigned long long)(v->inl_callees > 0 ? f.cfa : v->inner_cfa));
 		else
 			ptd__sb_add(&b, " inlined into frame %d\n", level + 1);
-		ptd__sb_add(&b, " source language c.\n");
+		ptd__sb_add(&b, " source language %s.\n", cplus ? "c++" : "c");
 		ptd__sb_add(&b, " Arglist at unknown address.\n");
 		if (f.level == 0) {
 			ptd__sb_add(&b, " Locals at unknown address, Previous frame's sp in rsp\n");
@@ -2353,8 +2517,9 @@ int ptd_values_frame_info_at(struct ptd_values *v, int level, char **out)
 		if (inner)
 			ptd__sb_add(&b, " caller of frame at 0x%llx\n", (unsigned long long)inner_cfa);
 	}
-	ptd__sb_add(&b, " source language c.\n");
-	if (ptd_values_frame_args(v, 0, &args) == 0) {
+	ptd__sb_add(&b, " source language %s.\n", cplus ? "c++" : "c");
+	/* in the user's print frame-arguments mode, as gdb's info frame */
+	if (ptd_values_frame_args(v, v->frame_args_mode, &args) == 0) {
 		if (f.cfa_known)
 			ptd__sb_add(&b, " Arglist at 0x%llx, args: %s\n",
 				    (unsigned long long)(f.cfa - 16), args);

@@ -259,7 +259,7 @@ static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
 		if (isnan(ld) || isinf(ld))
 			d = (double)ld;
 		else {
-			ptd__sb_add(b, "%.18Lg", ld);
+			ptd__sb_add(b, "%.21Lg", ld); /* x87's 64 bits: gdb's 21 digits */
 			return;
 		}
 	}
@@ -324,8 +324,26 @@ static int is_char_type(struct vtype *t)
 	return t && t->kind == VT_INT && t->is_char && t->size == 1;
 }
 
-static void print_pointer(struct ptd_values *v, struct vtype *t, uint64_t x, int fmt, int top,
-			  struct sbuf *b)
+/* gdb leaves the type out before a pointer's value only for a plain
+ * pointer to "char" (maybe const or volatile: the string says what it
+ * is); a typedef of one, or unsigned char *, keeps it. */
+static int plain_char_pointer(struct vtype *orig)
+{
+	struct vtype *to;
+
+	while (orig && orig->kind == VT_QUAL)
+		orig = orig->target;
+	if (!orig || orig->kind != VT_PTR)
+		return 0;
+	for (to = orig->target; to && to->kind == VT_QUAL;)
+		to = to->target;
+	return to && to->kind == VT_INT && to->name && !strcmp(to->name, "char");
+}
+
+/* @t is the pointer type, @orig the value's own type (a typedef of it,
+ * qualifiers), whose name goes before the value at the top. */
+static void print_pointer(struct ptd_values *v, struct vtype *t, struct vtype *orig, uint64_t x,
+			  int fmt, int top, struct sbuf *b)
 {
 	struct vtype *to = ptd__vt_strip(t->target);
 
@@ -334,6 +352,12 @@ static void print_pointer(struct ptd_values *v, struct vtype *t, uint64_t x, int
 		return;
 	}
 	if (is_char_type(to) && fmt != 'a') {
+		if (top && !plain_char_pointer(orig)) {
+			char *n = ptd__vt_name(orig, "");
+
+			ptd__sb_add(b, "(%s) ", n ? n : "?");
+			free(n);
+		}
 		ptd__sb_add(b, "0x%llx", (unsigned long long)x);
 		if (x) {
 			print_symbol_suffix(v, b, x);
@@ -342,7 +366,7 @@ static void print_pointer(struct ptd_values *v, struct vtype *t, uint64_t x, int
 		return;
 	}
 	if (top && fmt != 'a') {
-		char *n = ptd__vt_name(t, "");
+		char *n = ptd__vt_name(orig, "");
 
 		ptd__sb_add(b, "(%s) ", n ? n : "?");
 		free(n);
@@ -413,6 +437,48 @@ static void print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p,
 	ptd__sb_add(b, "}");
 }
 
+/* A virtual base of the object at @p (a part of the value printing): at
+ * the offset the object's vtable gives, read from memory (it may lie
+ * outside the bytes at hand); gdb's "<invalid address>" for an object not
+ * in memory. */
+static void print_virtual_base(struct ptd_values *v, struct vtype *s, struct vt_member *m,
+			       const uint8_t *p, int fmt, struct sbuf *b, int depth)
+{
+	uint64_t obj, vptr = 0, bsz = ptd__vt_size(m->type);
+	int64_t off = 0;
+	const uint8_t *saved_buf = v->print_buf, *saved_mask = v->print_mask;
+	uint64_t saved_addr = v->print_addr;
+	uint8_t *tmp;
+
+	if (!v->print_in_mem || !v->print_buf || p < v->print_buf || s->size < 8) {
+		ptd__sb_add(b, "<invalid address>");
+		return;
+	}
+	obj = v->print_addr + (uint64_t)(p - v->print_buf);
+	memcpy(&vptr, p, 8);
+	if (ptd__mem_read(v, vptr - (uint64_t)m->vbase_slot, &off, 8) < 0) {
+		ptd__sb_add(b, "<error: Cannot access memory at address 0x%llx>",
+			    (unsigned long long)(vptr - (uint64_t)m->vbase_slot));
+		return;
+	}
+	tmp = bsz && bsz <= VAL_MAX_SIZE ? malloc(bsz) : NULL;
+	if (!tmp || ptd__mem_read(v, obj + (uint64_t)off, tmp, bsz) < 0) {
+		ptd__sb_add(b, "<error: Cannot access memory at address 0x%llx>",
+			    (unsigned long long)(obj + (uint64_t)off));
+		free(tmp);
+		return;
+	}
+	/* the base's bytes as read from memory, and where they are */
+	v->print_buf = tmp;
+	v->print_mask = NULL;
+	v->print_addr = obj + (uint64_t)off;
+	print_at(v, m->type, tmp, bsz, fmt, 0, b, depth);
+	v->print_buf = saved_buf;
+	v->print_mask = saved_mask;
+	v->print_addr = saved_addr;
+	free(tmp);
+}
+
 static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint64_t avail,
 		    int fmt, int top, struct sbuf *b, int depth)
 {
@@ -441,6 +507,14 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 											   : "<optimized out>");
 				return 0;
 			}
+	}
+	/* gdb 13's /f takes an integer's (an enum's, a pointer's) bytes as
+	 * a float of the same size where there is one */
+	if (fmt == 'f' && (s->kind == VT_INT || s->kind == VT_ENUM || s->kind == VT_PTR ||
+			   s->kind == VT_FLAGS) &&
+	    (ptd__vt_size(s) == 4 || ptd__vt_size(s) == 8)) {
+		format_float(b, p, ptd__vt_size(s));
+		return 0;
 	}
 	switch (s->kind) {
 	case VT_INT:
@@ -495,7 +569,7 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 		return 0;
 	case VT_PTR:
 		x = ptd__bits(p, 8, 0);
-		print_pointer(v, s, x, fmt, top, b);
+		print_pointer(v, s, t, x, fmt, top, b);
 		return 0;
 	case VT_REF:
 		/* a reference inside an aggregate: only where it refers, as
@@ -506,17 +580,37 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 		print_array(v, s, p, fmt, b, depth);
 		return 0;
 	case VT_STRUCT:
-	case VT_UNION:
+	case VT_UNION: {
+		/* gdb's layout: each base part followed by ", ", then the
+		 * members separated by ","; with print pretty each on a line
+		 * of its own, two spaces deeper per level, and "members of
+		 * Class:" between a class's bases and its own members */
+		int nbases = 0, fields = 0;
+
 		ptd__sb_add(b, "{");
 		for (i = 0; i < s->nmembers; i++) {
 			struct vt_member *m = &s->members[i];
 
-			if (i)
-				ptd__sb_add(b, ", ");
+			if (m->is_base) {
+				nbases++;
+				if (v->pretty)
+					ptd__sb_add(b, "\n%*s", 2 * (depth + 1), "");
+			} else {
+				if (fields)
+					ptd__sb_add(b, v->pretty ? "," : ", ");
+				else if (nbases && v->pretty)
+					ptd__sb_add(b, "\n%*smembers of %s:", 2 * (depth + 1), "",
+						    s->name ? s->name : "");
+				fields++;
+				if (v->pretty)
+					ptd__sb_add(b, "\n%*s", 2 * (depth + 1), "");
+			}
 			if (m->name)
 				ptd__sb_add(b, "%s = ", m->name);
-			if (m->bit_size) {
-				uint64_t raw = 0, sz = ptd__vt_size(m->type);
+			if (m->is_virtual) {
+				print_virtual_base(v, s, m, p, fmt, b, depth + 1);
+			} else if (m->bit_size) {
+				uint64_t raw = 0;
 				struct vtype *ms = ptd__vt_strip(m->type);
 				uint8_t tmp[8];
 
@@ -536,14 +630,25 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 					raw |= ~0ull << m->bit_size;
 				memcpy(tmp, &raw, 8);
 				print_at(v, m->type, tmp, sizeof(tmp), fmt, 0, b, depth + 1);
-				(void)sz;
 			} else {
+				/* the vtable pointer shows as an address with its
+				 * symbol whatever the format, as gdb's
+				 * print_function_pointer_address shows it */
 				print_at(v, m->type, p + m->off,
-					 m->off <= s->size ? s->size - m->off : 0, fmt, 0, b, depth + 1);
+					 m->off <= s->size ? s->size - m->off : 0,
+					 ptd__vt_is_vptr(m->name) ? 0 : fmt, 0, b, depth + 1);
 			}
+			if (m->is_base)
+				ptd__sb_add(b, ", ");
 		}
+		/* a C++ class with no data members of its own says so */
+		if (s->cplus && !fields)
+			ptd__sb_add(b, "<No data fields>");
+		else if (v->pretty && fields)
+			ptd__sb_add(b, "\n%*s", 2 * depth, "");
 		ptd__sb_add(b, "}");
 		return 0;
+	}
 	case VT_FLAGS:
 		x = ptd__bits(p, s->size, 0);
 		if (fmt && fmt != 's')
@@ -608,6 +713,16 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 		ptd__sb_add(b, "<unavailable>");
 		return 0;
 	}
+	if (s && s->kind == VT_FUNC && fmt && strchr("xduotz", fmt)) {
+		/* gdb's function value is one byte long: its first */
+		uint8_t byte;
+
+		if (ptd__mem_read(v, val->addr, &byte, 1) < 0)
+			return ptd__err(-ptde_nomap, "Cannot access memory at address 0x%llx",
+					(unsigned long long)val->addr);
+		format_int(v, b, byte, 1, 0, fmt);
+		return 0;
+	}
 	if (s && (s->kind == VT_FUNC || s->kind == VT_NODEBUG)) {
 		char *n = ptd__vt_name(val->type, "");
 
@@ -626,8 +741,11 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 	}
 	v->print_buf = val->buf;
 	v->print_mask = val->mask;
+	v->print_addr = val->addr;
+	v->print_in_mem = val->lval == LV_MEM && !val->bit_size;
 	rc = print_at(v, val->type, val->buf, ptd__vt_size(val->type), fmt, top, b, 0);
 	v->print_buf = v->print_mask = NULL;
+	v->print_in_mem = 0;
 	return rc;
 }
 

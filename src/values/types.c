@@ -83,6 +83,20 @@ void ptd__vt_builtins(struct ptd_values *v)
 	v->t_bool = base(v, "_Bool", 1, 0, 0);
 	if (v->t_bool)
 		v->t_bool->is_bool = 1;
+	/* the registers' types, named as gdb names them; int8_t is no char */
+	v->t_i8 = base(v, "int8_t", 1, 1, 0);
+	v->t_i16 = ptd__vt_new(v, VT_TYPEDEF, "int16_t", 2);
+	if (v->t_i16)
+		v->t_i16->target = v->t_short;
+	v->t_i32 = ptd__vt_new(v, VT_TYPEDEF, "int32_t", 4);
+	if (v->t_i32)
+		v->t_i32->target = v->t_int;
+	v->t_i64 = ptd__vt_new(v, VT_TYPEDEF, "int64_t", 8);
+	if (v->t_i64)
+		v->t_i64->target = v->t_long;
+	v->t_cxxbool = base(v, "bool", 1, 0, 0);
+	if (v->t_cxxbool)
+		v->t_cxxbool->is_bool = 1;
 	v->t_float = ptd__vt_new(v, VT_FLOAT, "float", 4);
 	v->t_double = ptd__vt_new(v, VT_FLOAT, "double", 8);
 	v->t_ldouble = ptd__vt_new(v, VT_FLOAT, "long double", 16);
@@ -181,6 +195,8 @@ static void add_member(struct vtype *t, const char *name, struct vtype *mt, uint
 	m->bit_size = bsz;
 	m->bit_off = boff;
 	m->is_base = 0;
+	m->is_virtual = 0;
+	m->vbase_slot = 0;
 }
 
 static int die_is_cplus(Dwarf_Die *die)
@@ -278,6 +294,43 @@ const char *ptd__base_type_name(const char *name)
 	return name;
 }
 
+/* A virtual base's location is an expression on the object's address:
+ * gcc's "dup; deref; constu N; minus; deref; plus" reads the base's
+ * offset N bytes before where the vptr points.  Returns N, or -1 for an
+ * expression of another shape. */
+static int64_t vbase_slot(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (!dwarf_attr(die, DW_AT_data_member_location, &a) || dwarf_getlocation(&a, &ops, &n) != 0 ||
+	    n != 6 || ops[0].atom != DW_OP_dup || ops[1].atom != DW_OP_deref ||
+	    ops[3].atom != DW_OP_minus || ops[4].atom != DW_OP_deref || ops[5].atom != DW_OP_plus)
+		return -1;
+	if (ops[2].atom == DW_OP_constu)
+		return ops[2].number < (1u << 20) ? (int64_t)ops[2].number : -1;
+	if (ops[2].atom >= DW_OP_lit0 && ops[2].atom <= DW_OP_lit31)
+		return ops[2].atom - DW_OP_lit0;
+	return -1;
+}
+
+struct vtype *ptd__vt_func(struct ptd_values *v, struct vtype *ret, int prototyped)
+{
+	struct vtype *t = ptd__vt_new(v, VT_FUNC, NULL, 1);
+
+	if (t) {
+		t->target = ret;
+		t->prototyped = prototyped;
+	}
+	return t;
+}
+
+void ptd__vt_func_param(struct vtype *f, struct vtype *param)
+{
+	add_member(f, NULL, param, 0, 0, 0);
+}
+
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 {
 	void *dbg = dwarf_cu_getdwarf(die->cu);
@@ -365,12 +418,19 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 					char *bn = bt ? ptd__vt_name(bt, "") : NULL;
 					char *mn = NULL;
 
-					if (dwarf_attr(&child, DW_AT_data_member_location, &a))
+					int64_t slot = -1;
+
+					if (udata(&child, DW_AT_virtuality, 0) == DW_VIRTUALITY_virtual)
+						slot = vbase_slot(&child);
+					else if (dwarf_attr(&child, DW_AT_data_member_location, &a))
 						dwarf_formudata(&a, &loc);
 					if (bn && asprintf(&mn, "<%s>", bn) > 0) {
 						add_member(t, mn, bt, loc, 0, 0);
-						if (t->members && t->members[t->nmembers - 1].type == bt)
+						if (t->members && t->members[t->nmembers - 1].type == bt) {
 							t->members[t->nmembers - 1].is_base = 1;
+							t->members[t->nmembers - 1].is_virtual = slot >= 0;
+							t->members[t->nmembers - 1].vbase_slot = slot;
+						}
 					}
 					free(mn);
 					free(bn);
@@ -461,7 +521,9 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 			return NULL;
 		cache_put(v, dbg, off, t);
 		t->target = type_of_attr(v, die, v->t_void);
-		t->prototyped = dwarf_hasattr_integrate(die, DW_AT_prototyped);
+		/* C++ has no unprototyped functions: gdb names one without
+		 * parameters "(void)" there */
+		t->prototyped = dwarf_hasattr_integrate(die, DW_AT_prototyped) || die_is_cplus(die);
 		if (dwarf_child(die, &child) == 0) {
 			do {
 				if (dwarf_tag(&child) == DW_TAG_formal_parameter)
@@ -485,6 +547,11 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 
 /* ------------------------------------------------------------------ */
 /* Names                                                                */
+
+int ptd__vt_is_vptr(const char *name)
+{
+	return name && !strncmp(name, "_vptr", 5) && (name[5] == '.' || name[5] == '$');
+}
 
 static char *cat3(const char *a, const char *b, const char *c)
 {
@@ -696,7 +763,9 @@ char *ptd__vt_ptype(struct vtype *t)
 				struct vt_member *m = &in->members[i];
 				char *md;
 
-				if (m->is_base)
+				/* nor the vtable pointer gcc adds (gdb leaves
+				 * "_vptr.Shape" out too) */
+				if (m->is_base || ptd__vt_is_vptr(m->name))
 					continue;
 				md = ptd__vt_name(m->type, m->name ? m->name : "");
 				char bits[32] = "";
@@ -744,28 +813,55 @@ struct find_ctx {
 	int ok;
 };
 
-static int find_in_cu(Dwarf_Die *cu, struct find_ctx *fc)
+static int tag_matches(int tag, struct find_ctx *fc, int cplus)
 {
+	if (fc->tag)
+		return tag == fc->tag || (fc->tag == DW_TAG_structure_type && tag == DW_TAG_class_type);
+	if (tag == DW_TAG_typedef || tag == DW_TAG_base_type)
+		return 1;
+	/* C++ names its classes, unions and enums without a keyword */
+	return cplus && (tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+			 tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type);
+}
+
+/* Looks for @name among the children of @scope; a qualified C++ name
+ * ("geo::Rect") goes down through the namespaces and classes it names. */
+static int find_in_scope(Dwarf_Die *scope, const char *name, struct find_ctx *fc, int cplus)
+{
+	const char *sep = cplus ? strstr(name, "::") : NULL;
+	size_t head = sep ? (size_t)(sep - name) : strlen(name);
 	Dwarf_Die c;
 
-	if (dwarf_child(cu, &c) != 0)
+	if (dwarf_child(scope, &c) != 0)
 		return 0;
 	do {
 		int tag = dwarf_tag(&c);
-		const char *n;
+		const char *n = dwarf_diename(&c);
 
-		if (fc->tag ? tag != fc->tag : (tag != DW_TAG_typedef && tag != DW_TAG_base_type))
+		if (sep) {
+			if ((tag == DW_TAG_namespace || tag == DW_TAG_structure_type ||
+			     tag == DW_TAG_class_type || tag == DW_TAG_union_type) &&
+			    n && strlen(n) == head && !strncmp(n, name, head) &&
+			    find_in_scope(&c, sep + 2, fc, cplus))
+				return 1;
+			continue;
+		}
+		if (!tag_matches(tag, fc, cplus))
 			continue;
 		if (dwarf_hasattr(&c, DW_AT_declaration))
 			continue;
-		n = dwarf_diename(&c);
-		if (n && !strcmp(n, fc->name)) {
+		if (n && !strcmp(n, name)) {
 			fc->found = c;
 			fc->ok = 1;
 			return 1;
 		}
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return 0;
+}
+
+static int find_in_cu(Dwarf_Die *cu, struct find_ctx *fc)
+{
+	return find_in_scope(cu, fc->name, fc, die_is_cplus(cu));
 }
 
 int ptd__dw_each_cu(Dwfl_Module *m, int (*fn)(Dwarf_Die *cu, Dwarf_Addr bias, void *arg), void *arg)
@@ -887,7 +983,8 @@ void ptd__vt_collect(struct ptd_values *v)
 				     v->t_char,	  v->t_double, v->t_float,    v->t_void,
 				     v->t_bool,	  v->t_code_ptr, v->t_data_ptr, v->t_flags,
 				     v->t_short,  v->t_ushort, v->t_uchar,    v->t_llong,
-				     v->t_ullong, v->t_schar, v->t_ldouble };
+				     v->t_ullong, v->t_schar, v->t_ldouble, v->t_cxxbool,
+				     v->t_i8,	  v->t_i16,   v->t_i32,	  v->t_i64 };
 	struct vtype **pp, *t;
 
 	for (t = v->types; t; t = t->next_alloc)
@@ -896,6 +993,8 @@ void ptd__vt_collect(struct ptd_values *v)
 		mark(builtins[i]);
 	for (int i = 0; i < v->nhist; i++)
 		mark(v->hist[i]->type);
+	for (int i = 0; i < v->nconv; i++)
+		mark(v->conv[i].val->type);
 	for (int i = 0; i < v->nkept; i++)
 		if (v->kept[i])
 			mark(v->kept[i]->type);

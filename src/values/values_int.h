@@ -43,6 +43,8 @@ struct vt_member {
 	int bit_size;        /* 0: not a bit-field */
 	int bit_off;         /* bit offset from off (little-endian) */
 	int is_base;         /* a C++ base class's part: named "<Base>" */
+	int is_virtual;      /* a virtual base: its offset is in the vtable, */
+	int64_t vbase_slot;  /* this many bytes before where the vptr points */
 };
 
 struct vt_enumerator {
@@ -78,9 +80,11 @@ struct ptd_value {
 	struct vtype *type;
 	uint8_t *buf;        /* type size bytes once fetched; owned */
 	int lazy;            /* lval_mem not read yet */
-	enum { LV_NONE, LV_MEM, LV_REG } lval;
+	enum { LV_NONE, LV_MEM, LV_REG, LV_CONV } lval;
 	uint64_t addr;       /* LV_MEM */
-	int regno;           /* LV_REG: DWARF register number */
+	int regno;           /* LV_REG: DWARF register number; LV_CONV: the
+			      * convenience variable's index in ptd_values.conv */
+	int conv_part;       /* LV_CONV: a member of it, @addr bytes in */
 	int bit_size, bit_off; /* a bit-field member (lval at addr) */
 	int unavailable;     /* contents not known (the past) */
 	int not_saved;       /* a call-clobbered register of an outer frame */
@@ -151,11 +155,19 @@ struct ptd_values {
 	int used_memory;   /* memory was read since ptd_values_bind */
 	/* while a value prints: its bytes and its piece mask (NULL: all known) */
 	const uint8_t *print_buf, *print_mask;
+	uint64_t print_addr;  /* where print_buf's bytes are in memory */
+	int print_in_mem;     /* print_addr is known (a value in memory) */
 	int synth_depth; /* synthetic pointers being followed */
 	int used_regs;     /* registers other than rip were used since then */
 	int pc_only;       /* only rip of the innermost frame is known */
 	int bad_op;        /* the DW_OP a location expression failed at */
 	char warning[128]; /* gdb's warning of the last evaluation, or "" */
+	int pretty;        /* print pretty: a struct's members a line each */
+	int frame_args_mode; /* print frame-arguments, for info frame (1: scalars) */
+	/* The innermost block whose frame-local variable the last evaluation
+	 * used (gdb's innermost_block): its pc range; blk_known 0 if none. */
+	uint64_t blk_lo, blk_hi;
+	int blk_known;
 	/* While ptd_values_watch_chain() evaluates: the values fetched from
 	 * memory on the way (gdb's value chain), in order; @chain_on off
 	 * otherwise. */
@@ -186,6 +198,13 @@ struct ptd_values {
 
 	struct ptd_value **hist;
 	int nhist, hist_cap;
+	/* Convenience variables ($x): made void when first named, as gdb's
+	 * lookup_internalvar does, and given a value by an assignment. */
+	struct conv_var {
+		char *name;
+		struct ptd_value *val; /* a snapshot, like a history value's */
+	} *conv;
+	int nconv;
 	/* Values kept by ptd_values_keep() (slot NULL when released): their
 	 * types survive the collection at each bind, like the history's. */
 	struct ptd_value **kept;
@@ -198,7 +217,9 @@ struct ptd_values {
 	/* builtin types */
 	struct vtype *t_int, *t_uint, *t_long, *t_ulong, *t_char, *t_double, *t_float,
 		*t_void, *t_bool, *t_code_ptr, *t_data_ptr, *t_flags, *t_short, *t_ushort,
-		*t_uchar, *t_llong, *t_ullong, *t_schar, *t_ldouble;
+		*t_uchar, *t_llong, *t_ullong, *t_schar, *t_ldouble,
+		*t_cxxbool, /* C++'s bool */
+		*t_i8, *t_i16, *t_i32, *t_i64; /* registers' */
 };
 
 /* types.c */
@@ -206,6 +227,12 @@ struct vtype *ptd__vt_new(struct ptd_values *v, enum vt_kind k, const char *name
 struct vtype *ptd__vt_ptr(struct ptd_values *v, struct vtype *to);
 struct vtype *ptd__vt_array(struct ptd_values *v, struct vtype *elem, int64_t count);
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die);
+/* Whether a member is the vtable pointer a C++ compiler adds ("_vptr.Shape"). */
+int ptd__vt_is_vptr(const char *name);
+/* A function type returning @ret, without parameters yet
+ * (ptd__vt_func_param adds them in order). */
+struct vtype *ptd__vt_func(struct ptd_values *v, struct vtype *ret, int prototyped);
+void ptd__vt_func_param(struct vtype *f, struct vtype *param);
 struct vtype *ptd__vt_strip(struct vtype *t);   /* typedefs and qualifiers */
 /* Calls @fn on each compile unit of module @m's DWARF, with the module's
  * bias, until it returns nonzero; returns that, or 0 when none did (or
@@ -226,6 +253,8 @@ struct vtype *ptd__vt_lookup(struct ptd_values *v, const char *name);
 void ptd__vt_collect(struct ptd_values *v);
 
 /* frame.c */
+/* Whether expressions are C++ (the selected frame's unit, or main's). */
+int ptd__lang_cplus(struct ptd_values *v);
 struct ptd_value *ptd__val_new(struct vtype *t);
 int ptd__val_fetch(struct ptd_values *v, struct ptd_value *val);
 struct ptd_value *ptd__val_copy(const struct ptd_value *val);

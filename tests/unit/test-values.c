@@ -226,6 +226,79 @@ static void test_literals(void **state)
 	expect_fmt(f->v, "2.25", 'x', "0x4002000000000000");
 }
 
+/* gdb's printf: conversions, and the errors that come before any output */
+static void expect_printf(struct ptd_values *v, const char *args, const char *want)
+{
+	char *s = NULL;
+	int rc = ptd_values_printf(v, args, &s);
+
+	if (rc < 0) {
+		if (strcmp(ptd_last_error(rc), want))
+			fail_msg("printf %s: error \"%s\", want \"%s\"", args, ptd_last_error(rc),
+				 want);
+		return;
+	}
+	if (strcmp(s, want))
+		fail_msg("printf %s: got \"%s\", want \"%s\"", args, s, want);
+	free(s);
+}
+
+static void test_printf_and_convenience(void **state)
+{
+	struct fx *f = *state;
+	char *s = NULL;
+
+	assert_int_equal(ptd_values_printf(NULL, "\"x\"", &s), -ptde_invalid);
+	assert_int_equal(ptd_values_printf(f->v, NULL, &s), -ptde_invalid);
+	assert_int_equal(ptd_values_printf(f->v, "\"x\"", NULL), -ptde_invalid);
+	expect_printf(f->v, "\"%d|%5x|%-3o|%c\\n\", 10, 255, 8, 65", "10|   ff|10 |A\n");
+	expect_printf(f->v, "\"%u %ld %lld %zu\", -1, -2, 3, 4", "4294967295 -2 3 4");
+	expect_printf(f->v, "\"%s|%.2s|%s\", \"abc\", \"abc\", 0", "abc|ab|(null)");
+	expect_printf(f->v, "\"%5.1f %g %%\", 2.25, 1.5", "  2.2 1.5 %");
+	expect_printf(f->v, "\"%d, %d\", (1, 2), 3", "2, 3");
+	expect_printf(f->v, "\"no args\"", "no args");
+	expect_printf(f->v, "", "Argument required (format-control string and values to print).");
+	expect_printf(f->v, "x", "Bad format string, missing '\"'.");
+	expect_printf(f->v, "\"abc", "Bad format string, non-terminated '\"'.");
+	expect_printf(f->v, "\"x\" 5", "Invalid argument syntax");
+	expect_printf(f->v, "\"%d %d\", 1", "Wrong number of arguments for specified format-string");
+	expect_printf(f->v, "\"%hd\", 1", "Unrecognized format specifier 'h' in printf");
+	expect_printf(f->v, "\"%n\", 1", "Format specifier `n' not supported in printf");
+	expect_printf(f->v, "\"%*d\", 1, 2", "`*' not supported for precision or width in printf");
+	expect_printf(f->v, "\"%s\", 10", "Cannot access memory at address 0xa");
+
+	/* convenience variables: void until set, then the value and its type */
+	expect(f->v, "$cv", "void");
+	expect(f->v, "$cv = 5", "5");
+	expect(f->v, "$cv * 2", "10");
+	expect(f->v, "$cv++", "5");
+	expect(f->v, "$cv += 10", "16");
+	expect(f->v, "$cv = 2.5", "2.5");
+	expect_type(f->v, "$cv", 0, "double");
+	expect_error(f->v, "&$cv", "Attempt to take address of value not located in memory.");
+
+	/* print pretty; info frame's frame-arguments mode */
+	assert_int_equal(ptd_values_set_frame_args(NULL, 1), -ptde_invalid);
+	assert_int_equal(ptd_values_set_frame_args(f->v, 4), -ptde_invalid);
+	assert_int_equal(ptd_values_set_frame_args(f->v, 0), 0);
+	assert_int_equal(ptd_values_set_pretty(NULL, 1), -ptde_invalid);
+	assert_int_equal(ptd_values_set_pretty(f->v, 1), 0);
+	expect(f->v, "origin", "{\n  x = -1,\n  y = 1\n}");
+	assert_int_equal(ptd_values_set_pretty(f->v, 0), 0);
+	expect(f->v, "origin", "{x = -1, y = 1}");
+
+	/* literals and shifts as gdb 13 */
+	expect(f->v, "0b101", "5");
+	expect(f->v, "-0.0", "0");
+	expect(f->v, "1 << 40", "0");
+	expect_fmt(f->v, "3", 'f', "4.20389539e-45");
+	expect_fmt(f->v, "(char)3", 'f', "3");
+	expect_type(f->v, "(void (*)(void))0", 0, "void (*)(void)");
+	expect_type(f->v, "(void (*)())0", 0, "void (*)()");
+	expect_type(f->v, "(int (**)(int, char *, ...))0", 0, "int (**)(int, char *, ...)");
+	expect_type(f->v, "(char * const)0", 0, "char * const");
+}
+
 static void test_bad_input(void **state)
 {
 	struct fx *f = *state;
@@ -249,7 +322,7 @@ static void test_bad_input(void **state)
 		{ "$5", "History has not yet reached $5." },
 		{ "g_counter.x", "Attempt to extract a component of a value that is not a structure." },
 		{ "g_rec.nosuch", "There is no member named nosuch." },
-		{ "g_counter->x", "The -> operator cannot be applied to a value of type `int'." },
+		{ "g_counter->x", "Attempt to extract a component of a value that is not a structure pointer." },
 		{ "g_counter[1]", "cannot subscript something of type `int'" },
 		{ "(struct nosuch *)0", "No struct type named nosuch." },
 		{ "g_rec + 1", "Argument to arithmetic operation not a number or boolean." },
@@ -734,6 +807,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_literals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_printf_and_convenience, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_globals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch_chain, setup, teardown),
