@@ -92,7 +92,9 @@ static const char *frame_funcname(const char *name, int full_symbol, char *buf, 
 		if (name[i] == ')')
 			depth++;
 		else if (name[i] == '(' && --depth == 0) {
-			if (!i)
+			/* ("operator()" of DW_AT_name, a lambda's, has no
+			 * parameter list to remove) */
+			if (!i || (i >= 8 && !strncmp(name + i - 8, "operator", 8)))
 				return name;
 			snprintf(buf, n, "%.*s", (int)i, name);
 			return buf;

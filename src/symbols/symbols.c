@@ -2238,7 +2238,7 @@ int ptd_symbols_return_type(struct ptd_symbols *s, uint64_t pc, int *kind, int *
 	m = dwfl_addrmodule(s->dwfl, pc);
 	if (!m || !(cu = dwfl_module_addrdie(m, pc, &bias)))
 		return -ptde_notfound;
-	n = dwarf_getscopes(cu, pc - bias, &scopes);
+	n = ptd__dwarf_scopes(cu, pc - bias, &scopes);
 	for (int i = 0; i < n; i++) {
 		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
 			continue;
@@ -2307,7 +2307,7 @@ int ptd_symbols_inlined(struct ptd_symbols *s, uint64_t pc, struct ptd_inline *o
 	if (!m || !(cu = cu_for_addr(m, pc)))
 		return 0;
 	dwfl_module_getdwarf(m, &bias);
-	n = dwarf_getscopes(cu, pc - bias, &scopes);
+	n = ptd__dwarf_scopes(cu, pc - bias, &scopes);
 	int inl = 0;
 
 	for (int i = 0; i < n && !inl; i++)
@@ -2368,13 +2368,89 @@ static int block_entry(Dwarf_Die *d, uint64_t bias, uint64_t *entry)
 	return -1;
 }
 
+/* The function defined under @parent (in a local class, a block, a
+ * namespace) whose ranges hold @addr, into *@out; the ranges of the
+ * functions passed through need not.  Returns 1, or 0 when none does. */
+static int nested_fn(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 32 || dwarf_child(parent, &c) != 0)
+		return 0;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_subprogram:
+			if (!dwarf_hasattr(&c, DW_AT_declaration) && dwarf_haspc(&c, addr) > 0) {
+				*out = c;
+				return 1;
+			}
+			/* fallthrough */
+		case DW_TAG_lexical_block:
+		case DW_TAG_structure_type:
+		case DW_TAG_class_type:
+		case DW_TAG_union_type:
+		case DW_TAG_namespace:
+			if (nested_fn(&c, addr, out, depth + 1))
+				return 1;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+int ptd__dwarf_scopes(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **scopes)
+{
+	Dwarf_Die fn, inner, c, *chain = NULL;
+	int n = dwarf_getscopes(cu, addr, scopes), i, k, deeper;
+
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&(*scopes)[i]) == DW_TAG_subprogram)
+			return n;
+	if (n < 0 || !nested_fn(cu, addr, &fn, 0))
+		return n;
+	/* the innermost block of @fn holding @addr */
+	inner = fn;
+	do {
+		deeper = 0;
+		if (dwarf_child(&inner, &c) != 0)
+			break;
+		do {
+			int tag = dwarf_tag(&c);
+
+			if ((tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine ||
+			     tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
+			    dwarf_haspc(&c, addr) > 0) {
+				inner = c;
+				deeper = 1;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+	} while (deeper);
+	n = dwarf_getscopes_die(&inner, &chain);
+	if (n <= 0) {
+		free(chain);
+		return n;
+	}
+	for (i = 0; i < n; i++)
+		if (dwarf_tag(&chain[i]) == DW_TAG_subprogram)
+			break;
+	k = i + 1;
+	if (k < n && dwarf_tag(&chain[n - 1]) == DW_TAG_compile_unit)
+		chain[k++] = chain[n - 1];
+	free(*scopes);
+	*scopes = chain;
+	return k;
+}
+
 /* The concrete scopes around @pc (innermost first, the CU last), or
  * -1: libdw's dwarf_getscopes goes on from an inlined subroutine into
  * its abstract definition, the parents of the innermost DIE do not. */
 static int concrete_scopes(Dwarf_Die *cu, uint64_t addr, Dwarf_Die **out)
 {
 	Dwarf_Die *scopes = NULL, inner;
-	int n = dwarf_getscopes(cu, addr, &scopes);
+	int n = ptd__dwarf_scopes(cu, addr, &scopes);
 
 	*out = NULL;
 	if (n <= 0) {

@@ -7,6 +7,7 @@
 #ifndef PTD_SYMBOLS_H
 #define PTD_SYMBOLS_H
 
+#include <elfutils/libdw.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -60,6 +61,16 @@ struct ptd_iblock {
 	const char *call_file; /* NULL when unknown */
 	int call_line;
 };
+/*
+ * dwarf_getscopes(@cu, @addr, @scopes) that also finds a function defined
+ * in a class local to another function (a lambda's operator()) by its
+ * own ranges: libdw passes over the enclosing function, whose ranges do
+ * not hold @addr.  Such a function's scopes are its own blocks up to it,
+ * then the CU, as gdb's blocks nest by address.  Returns the count, 0 or
+ * -1 as dwarf_getscopes; the caller frees *@scopes.
+ */
+int ptd__dwarf_scopes(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **scopes);
+
 /*
  * The inlined blocks at @pc, innermost first, up to the real function:
  * at most @max (<= PTD_ICHAIN_MAX) into @out.  @starts is computed from

@@ -991,7 +991,7 @@ static int frame_scopes(struct ptd_values *v, Dwarf_Die **scopes, Dwarf_Addr *bi
 	memset(sub, 0, sizeof(*sub));
 	if (!m || !(cu = dwfl_module_addrdie(m, pc, bias)))
 		return -1;
-	n = dwarf_getscopes(cu, pc - *bias, &all);
+	n = ptd__dwarf_scopes(cu, pc - *bias, &all);
 	for (i = 0; i < n; i++)
 		ninl += dwarf_tag(&all[i]) == DW_TAG_inlined_subroutine;
 	if (n <= 0 || !ninl) {
@@ -2414,7 +2414,9 @@ static const char *without_params(const char *name, char *buf, size_t n)
 		if (name[i] == ')') {
 			depth++;
 		} else if (name[i] == '(' && --depth == 0) {
-			if (!i)
+			/* ("operator()" of DW_AT_name, a lambda's, has no
+			 * parameter list to remove) */
+			if (!i || (i >= 8 && !strncmp(name + i - 8, "operator", 8)))
 				return name;
 			snprintf(buf, n, "%.*s", (int)i, name);
 			return buf;
@@ -2599,7 +2601,7 @@ int ptd_values_return_value(struct ptd_values *v, uint64_t func_pc, const uint8_
 	m = module_at(v, func_pc);
 	if (!m || !(cu = dwfl_module_addrdie(m, func_pc, &bias)))
 		return ptd__err(-ptde_notfound, "no debug information for the function");
-	n = dwarf_getscopes(cu, func_pc - bias, &scopes);
+	n = ptd__dwarf_scopes(cu, func_pc - bias, &scopes);
 	for (i = 0; i < n; i++) {
 		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
 			continue;

@@ -578,8 +578,13 @@ static char *base_name(struct vtype *t)
 			return NULL;
 		return r;
 	}
+	/* (C++ leaves the keyword out of names only: a lambda's closure
+	 * is a "struct {...}" there too) */
 	if (t->kind == VT_STRUCT || t->kind == VT_UNION || t->kind == VT_ENUM)
-		return cat3(kw, "{...}", "");
+		return cat3(t->kind == VT_STRUCT ? "struct "
+			    : t->kind == VT_UNION ? "union "
+						  : "enum ",
+			    "{...}", "");
 	return strdup("void");
 }
 
@@ -736,10 +741,12 @@ char *ptd__vt_ptype(struct vtype *t)
 		} else {
 			int nb = 0;
 
-			/* ptype names the keyword in C++ too */
-			head = in->cplus ? cat3(in->kind == VT_UNION ? "union " : "struct ",
-						in->name ? in->name : "{...}", "")
-					 : base_name(in);
+			/* ptype names the keyword in C++ too; an anonymous one
+			 * (a lambda's closure) is "struct {" */
+			head = !in->name   ? strdup(in->kind == VT_UNION ? "union" : "struct")
+			       : in->cplus ? cat3(in->kind == VT_UNION ? "union " : "struct ",
+						  in->name, "")
+					   : base_name(in);
 			/* C++ base classes: "struct Rect : public Shape {" */
 			for (i = 0; head && i < in->nmembers; i++) {
 				char *bn;
