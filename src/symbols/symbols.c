@@ -1636,9 +1636,41 @@ static uint64_t breakpoint_addr(struct ptd_symbols *s, const struct sym_ent *e)
 }
 
 /*
+ * Where the parameter list of demangled C++ name @full starts: the
+ * parenthesised group that ends it, after its qualifiers (" const", " &").
+ * Returns its index, or 0 when @full does not end with one.
+ */
+static size_t params_at(const char *full)
+{
+	static const char *const quals[] = { " const", " volatile", " &&", " &" };
+	size_t len = strlen(full), q, k;
+	int depth = 0;
+
+	for (q = 0; q < sizeof(quals) / sizeof(quals[0]); q++) {
+		k = strlen(quals[q]);
+		if (len > k && !strncmp(full + len - k, quals[q], k)) {
+			len -= k;
+			q = (size_t)-1;
+		}
+	}
+	if (!len || full[len - 1] != ')')
+		return 0;
+	while (len-- > 0) {
+		if (full[len] == ')')
+			depth++;
+		else if (full[len] == '(' && --depth == 0)
+			return len;
+	}
+	return 0;
+}
+
+/*
  * Whether @e is what the user calls @name: its name, its mangled name, or
- * for C++ its name without the parameter list ("catcher" for
- * "catcher(int)", as gdb's linespecs take it).
+ * for C++ its qualified name without the parameter list ("catcher" for
+ * "catcher(int)", as gdb's linespecs take it).  The list must be the one
+ * that ends the name: "checked" is not the lambda
+ * "checked(std::vector<...> const&, int)::{lambda(int)#1}::operator()(int) const"
+ * declared inside checked, nor a template instance whose return type it is.
  */
 static int sym_named(const struct sym_ent *e, const char *name)
 {
@@ -1647,7 +1679,8 @@ static int sym_named(const struct sym_ent *e, const char *name)
 	if (!strcmp(e->name, name) || (e->mangled && !strcmp(e->mangled, name)))
 		return 1;
 	n = strlen(name);
-	return e->mangled && !strncmp(e->name, name, n) && e->name[n] == '(';
+	return e->mangled && !strncmp(e->name, name, n) && e->name[n] == '(' &&
+	       params_at(e->name) == n;
 }
 
 static const struct sym_ent *find_function(struct ptd_symbols *s, const char *name)
