@@ -1683,6 +1683,63 @@ static int sym_named(const struct sym_ent *e, const char *name)
 	       params_at(e->name) == n;
 }
 
+/* @q (@n bytes) is @name or ends with "::" and @name. */
+static int scope_ends_with(const char *q, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+
+	if (n == k)
+		return !strncmp(q, name, k);
+	return n > k + 2 && !strncmp(q + n - k, name, k) && q[n - k - 1] == ':' &&
+	       q[n - k - 2] == ':';
+}
+
+/*
+ * Whether C++ function @e is @name in some namespace or class, as gdb's
+ * linespecs match a name without scope ("area" for "Rect::area() const",
+ * "fold" for the template instance "int fold<Shape, ...>(...)"): its
+ * qualified name, without the parameter list, the return type of a
+ * template instance and (when @name has none) the template arguments of
+ * its last part, is @name or ends with "::" and @name.
+ */
+static int sym_named_in_scope(const struct sym_ent *e, const char *name)
+{
+	const char *f = e->name;
+	size_t end, start, i;
+	int depth = 0;
+
+	if (!e->mangled || !strstr(f, name) || !(end = params_at(f)))
+		return 0;
+	/* the name starts after the return type: a space outside brackets
+	 * (not the one of "operator new") */
+	for (i = end, start = 0; i-- > 0;) {
+		char c = f[i];
+
+		if (c == ')' || c == '>' || c == ']' || c == '}')
+			depth++;
+		else if (c == '(' || c == '<' || c == '[' || c == '{')
+			depth--;
+		else if (c == ' ' && !depth && !(i >= 8 && !strncmp(f + i - 8, "operator", 8))) {
+			start = i + 1;
+			break;
+		}
+		if (depth < 0)
+			return 0;
+	}
+	if (scope_ends_with(f + start, end - start, name))
+		return 1;
+	if (strchr(name, '<') || end <= start || f[end - 1] != '>' || strstr(f + start, "operator"))
+		return 0;
+	/* without the template arguments */
+	for (i = end, depth = 0; i-- > start;) {
+		if (f[i] == '>')
+			depth++;
+		else if (f[i] == '<' && --depth == 0)
+			return i > start && scope_ends_with(f + start, i - start, name);
+	}
+	return 0;
+}
+
 static const struct sym_ent *find_function(struct ptd_symbols *s, const char *name)
 {
 	const struct sym_ent *best = NULL;
@@ -1695,9 +1752,16 @@ static const struct sym_ent *find_function(struct ptd_symbols *s, const char *na
 		const struct sym_ent *e = &s->all[i];
 		int score;
 
-		if (!(e->rank & 1) || !sym_named(e, name))
+		if (!(e->rank & 1))
 			continue;
-		score = e->rank + (is_main_mod(s, e->mod) ? 16 : 0);
+		/* (the name itself first, then in some scope) */
+		if (sym_named(e, name))
+			score = 32;
+		else if (sym_named_in_scope(e, name))
+			score = 0;
+		else
+			continue;
+		score += e->rank + (is_main_mod(s, e->mod) ? 16 : 0);
 		if (score > best_score) {
 			best = e;
 			best_score = score;
@@ -1786,7 +1850,8 @@ int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **e
 		const struct sym_ent *x = &s->syms[i];
 		size_t j;
 
-		if (!(x->rank & 1) || x->mod != best->mod || !sym_named(x, name))
+		if (!(x->rank & 1) || x->mod != best->mod ||
+		    !(sym_named(x, name) || sym_named_in_scope(x, name)))
 			continue;
 		for (j = 0; j < n && e[j] != x->start; j++)
 			;
@@ -1921,6 +1986,42 @@ static int addr_push(struct addr_list *l, uint64_t a)
 }
 
 /* Whether DIE @d is named @name (DW_AT_name or the linkage name). */
+/* Whether function @d is @name, a name with a scope ("Rect::area"): its
+ * name qualified by the classes and namespaces around its declaration
+ * ends with it. */
+static int die_named_in_scope(Dwarf_Die *d, const char *name)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die decl = *d, *scopes = NULL;
+	char q[1024];
+	size_t len = 0;
+	int n, i, ok = 1;
+
+	if (dwarf_attr(d, DW_AT_specification, &at) && !dwarf_formref_die(&at, &decl))
+		return 0;
+	n = dwarf_getscopes_die(&decl, &scopes);
+	for (i = n - 1; i >= 0 && ok; i--) {
+		int tag = dwarf_tag(&scopes[i]);
+		const char *nm = dwarf_diename(&scopes[i]);
+		int w;
+
+		if (i && tag != DW_TAG_namespace && tag != DW_TAG_structure_type &&
+		    tag != DW_TAG_class_type && tag != DW_TAG_union_type)
+			continue;
+		if (!nm) {
+			ok = i > 0 && tag == DW_TAG_namespace;
+			nm = "(anonymous namespace)";
+		}
+		w = snprintf(q + len, sizeof(q) - len, "%s%s", len ? "::" : "", nm);
+		if (w < 0 || (size_t)w >= sizeof(q) - len)
+			ok = 0;
+		else
+			len += (size_t)w;
+	}
+	free(scopes);
+	return ok && n > 0 && scope_ends_with(q, len, name);
+}
+
 static int die_named(Dwarf_Die *d, const char *name)
 {
 	Dwarf_Attribute at;
@@ -1928,11 +2029,19 @@ static int die_named(Dwarf_Die *d, const char *name)
 
 	if (n && !strcmp(n, name))
 		return 1;
+	/* a template instance by its name without the arguments ("fold" for
+	 * "fold<Shape, main()::<lambda(int, Shape*)> >") */
+	if (n && !strchr(name, '<') && !strstr(name, "operator")) {
+		size_t k = strlen(name), len = strlen(n);
+
+		if (len > k + 1 && !strncmp(n, name, k) && n[k] == '<' && n[len - 1] == '>')
+			return 1;
+	}
 	if ((dwarf_attr_integrate(d, DW_AT_linkage_name, &at) ||
 	     dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &at)) &&
 	    (n = dwarf_formstring(&at)) && !strcmp(n, name))
 		return 1;
-	return 0;
+	return strstr(name, "::") && die_named_in_scope(d, name);
 }
 
 /*

@@ -14,6 +14,9 @@
 # it, not the lambdas inside checked ("checked(...)::{lambda(int)#1}::
 # operator()(int) const") nor templates instantiated for them (whose
 # demangled names start with their return type "checked(...)::...").
+# A name without scope matches in any class or namespace ("area": Rect's
+# and Square's), and a template's name without its arguments ("fold":
+# both instances, out of line or inlined); the locations are gdb's.
 . "$(dirname "$0")/lib.bash"
 need_prereqs lambdas lambdas-O2
 need_gdb
@@ -50,6 +53,19 @@ for prog in lambdas lambdas-O2; do
 	qgrep '^Breakpoint 1 at 0x[0-9a-f]*: file lambdas.cc, line 42\.$' "$TMPDIR/ptdbg-b.$prog" ||
 		die "$prog: break checked does not have one location"
 	qgrep '^#0  checked (v=\.\.\., limit=' "$TMPDIR/ptdbg-b.$prog" || die "$prog: no stop in checked"
+done
+
+for prog in lambdas lambdas-O2; do
+	for f in area visit fold Square Rect::area checked; do
+		CMDS=("break $f" 'info breakpoints')
+		ptdbg_batch -- "$TESTPROGS/$prog" | grep -o -e '^Breakpoint 1 at [^ ]*' -e '^1\.[0-9]* *y *0x[0-9a-f]*' \
+			-e 'locations)$' >"$TMPDIR/ptdbg-f.$prog"
+		gdb_batch -- "$TESTPROGS/$prog" | grep -o -e '^Breakpoint 1 at [^ ]*' -e '^1\.[0-9]* *y *0x[0-9a-f]*' \
+			-e 'locations)$' >"$TMPDIR/gdb-f.$prog"
+		[ -s "$TMPDIR/gdb-f.$prog" ] || die "$prog: gdb has no break $f"
+		diff -u "$TMPDIR/gdb-f.$prog" "$TMPDIR/ptdbg-f.$prog" >&2 ||
+			die "$prog: the locations of break $f differ from gdb's (- gdb, + ptdbg)"
+	done
 done
 note "$(cat "$TMPDIR"/ptdbg.lambdas* | wc -l) lines identical to gdb's"
 exit 0
