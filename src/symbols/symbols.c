@@ -1740,7 +1740,9 @@ static int sym_named_in_scope(const struct sym_ent *e, const char *name)
 	return 0;
 }
 
-static const struct sym_ent *find_function(struct ptd_symbols *s, const char *name)
+/* (@in_scope: also in some scope, as linespecs take a name; a minimal
+ * symbol's lookup takes it as it is) */
+static const struct sym_ent *find_function(struct ptd_symbols *s, const char *name, int in_scope)
 {
 	const struct sym_ent *best = NULL;
 	int best_score = -1;
@@ -1757,7 +1759,7 @@ static const struct sym_ent *find_function(struct ptd_symbols *s, const char *na
 		/* (the name itself first, then in some scope) */
 		if (sym_named(e, name))
 			score = 32;
-		else if (sym_named_in_scope(e, name))
+		else if (in_scope && sym_named_in_scope(e, name))
 			score = 0;
 		else
 			continue;
@@ -1812,7 +1814,7 @@ int ptd_symbols_function(struct ptd_symbols *s, const char *name, uint64_t *entr
 
 	if (!s || !name)
 		return ptd__err(-ptde_invalid, "symbols: NULL argument");
-	e = find_function(s, name);
+	e = find_function(s, name, 0);
 	if (!e)
 		return ptd__err(-ptde_notfound, "function \"%s\" not defined", name);
 	if (entry)
@@ -1832,7 +1834,7 @@ int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **e
 	*entries = *bps = NULL;
 	if (!s || !name)
 		return -ptde_invalid;
-	best = find_function(s, name);
+	best = find_function(s, name, 1);
 	if (!best)
 		return 0;
 	e = malloc(cap * sizeof(*e));

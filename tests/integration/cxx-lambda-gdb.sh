@@ -17,6 +17,7 @@
 # A name without scope matches in any class or namespace ("area": Rect's
 # and Square's), and a template's name without its arguments ("fold":
 # both instances, out of line or inlined); the locations are gdb's.
+# print takes a name as it is: "p fold" has no symbol, as in gdb.
 . "$(dirname "$0")/lib.bash"
 need_prereqs lambdas lambdas-O2
 need_gdb
@@ -67,5 +68,9 @@ for prog in lambdas lambdas-O2; do
 			die "$prog: the locations of break $f differ from gdb's (- gdb, + ptdbg)"
 	done
 done
+CMDS=('break main' run 'p fold' 'p area2')
+ptdbg_batch -- "$TESTPROGS/lambdas" | norm | grep -e '^No symbol' -e '^\$' >"$TMPDIR/ptdbg-p"
+gdb_batch -- "$TESTPROGS/lambdas" | norm | grep -e '^No symbol' -e '^\$' >"$TMPDIR/gdb-p"
+diff -u "$TMPDIR/gdb-p" "$TMPDIR/ptdbg-p" >&2 || die "print of a template's name differs from gdb (- gdb, + ptdbg)"
 note "$(cat "$TMPDIR"/ptdbg.lambdas* | wc -l) lines identical to gdb's"
 exit 0
