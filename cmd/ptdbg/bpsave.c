@@ -103,8 +103,12 @@ int shell_cmd_save(struct shell *sh, const char *args)
 			fprintf(f, "%s %s\n", watch_word(bi.watch), bi.spec);
 			continue;
 		}
-		fprintf(f, "%s %s\n", bi.temporary ? "tbreak" : "break",
-			shell_bp_canonical(sh, bi.spec ? bi.spec : "", bi.file));
+		if (bi.catch_kind)
+			fprintf(f, "%s %s\n", bi.temporary ? "tcatch" : "catch",
+				shell_catch_word(bi.catch_kind));
+		else
+			fprintf(f, "%s %s\n", bi.temporary ? "tbreak" : "break",
+				shell_bp_canonical(sh, bi.spec ? bi.spec : "", bi.file));
 		if (bi.cond)
 			fprintf(f, "  condition $bpnum %s\n", bi.cond);
 		if (bi.ignore)

@@ -791,6 +791,8 @@ static const char *watch_title(int kind)
 
 const char *shell_bp_type(const struct ptd_bpinfo *bi)
 {
+	if (bi->catch_kind)
+		return "catchpoint";
 	switch (bi->watch) {
 	case PTD_WATCH_WRITE:
 		return "hw watchpoint";
@@ -1300,4 +1302,70 @@ const char *shell_bp_canonical(struct shell *sh, const char *spec, const char *f
 		return buf;
 	}
 	return spec;
+}
+
+/* ---- catch, tcatch ------------------------------------------------------------------ */
+
+static const char *const catch_words[] = {
+	[PTD_CATCH_THROW] = "throw",
+	[PTD_CATCH_CATCH] = "catch",
+	[PTD_CATCH_RETHROW] = "rethrow",
+};
+
+const char *shell_catch_word(int kind)
+{
+	return kind > PTD_CATCH_NONE && kind <= PTD_CATCH_RETHROW ? catch_words[kind] : "";
+}
+
+/* gdb sets an exception catchpoint on libstdc++'s probe for the event
+ * (pending until libstdc++ is loaded) and says "Catchpoint N (throw)";
+ * its tcatch says "Temporary catchpoint  N (throw)", with two spaces. */
+static int do_catch(struct shell *sh, const char *args, int temporary)
+{
+	const char *cmd = temporary ? "tcatch" : "catch";
+	char word[64];
+	size_t n;
+	int kind = 0, id;
+
+	while (isspace((unsigned char)*args))
+		args++;
+	for (n = 0; args[n] && !isspace((unsigned char)args[n]) && n < sizeof(word) - 1; n++)
+		word[n] = args[n];
+	word[n] = '\0';
+	args += n;
+	while (isspace((unsigned char)*args))
+		args++;
+	if (!word[0]) {
+		printf("List of %s subcommands:\n\n", cmd);
+		printf("%s catch -- Catch an exception, when caught.\n", cmd);
+		printf("%s rethrow -- Catch an exception, when rethrown.\n", cmd);
+		printf("%s throw -- Catch an exception, when thrown.\n\n", cmd);
+		printf("Type \"help %s\" followed by %s subcommand name for full documentation.\n",
+		       cmd, cmd);
+		return 0;
+	}
+	for (int k = PTD_CATCH_THROW; k <= PTD_CATCH_RETHROW; k++)
+		if (!strcmp(word, catch_words[k]))
+			kind = k;
+	if (!kind)
+		return shell_error("Undefined %s command: \"%s\".  Try \"help %s\".", cmd, word,
+				   cmd);
+	if (*args)
+		return shell_error("%s %s with an exception type (REGEXP) is not supported", cmd,
+				   word);
+	id = ptd_session_catch(sh->s, (enum ptd_catch_kind)kind, temporary);
+	if (id < 0)
+		return sess_error(id);
+	printf("%s %d (%s)\n", temporary ? "Temporary catchpoint " : "Catchpoint", id, word);
+	return 0;
+}
+
+int shell_cmd_catch(struct shell *sh, const char *args)
+{
+	return do_catch(sh, args, 0);
+}
+
+int shell_cmd_tcatch(struct shell *sh, const char *args)
+{
+	return do_catch(sh, args, 1);
 }

@@ -351,6 +351,8 @@ long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n)
 	return shell_read_file_mem(ptd_session_program(sh->s), addr, buf, n);
 }
 
+static const char *shell_lib_name(void *ctx, uint64_t pc, const char *module);
+
 void shell_sync(struct shell *sh)
 {
 	char link[64];
@@ -371,6 +373,44 @@ void shell_sync(struct shell *sh)
 	if (ptd_session_offline(sh->s) && !sh->main_module[0] && ptd_session_offline_exe(sh->s))
 		snprintf(sh->main_module, sizeof(sh->main_module), "%s", ptd_session_offline_exe(sh->s));
 	sh->pc.main_module = sh->main_module[0] ? sh->main_module : NULL;
+	sh->pc.module_name = shell_lib_name;
+	sh->pc.module_name_ctx = sh;
+}
+
+/* gdb names a library in "from LIB" as the dynamic linker does (its
+ * link_map name), where the symbols have the file's real path. */
+struct libname_find {
+	uint64_t pc;
+	const char *module;
+	char *out;
+	size_t n;
+};
+
+static void libname_one(void *ctx, const struct ptd_shlib *l)
+{
+	struct libname_find *f = ctx;
+	char *rp;
+
+	if (f->out[0] || !l->text_hi || f->pc < l->text_lo || f->pc >= l->text_hi)
+		return;
+	rp = realpath(l->path, NULL);
+	if (rp && !strcmp(rp, f->module))
+		snprintf(f->out, f->n, "%s", l->path);
+	free(rp);
+}
+
+static const char *shell_lib_name(void *ctx, uint64_t pc, const char *module)
+{
+	struct shell *sh = ctx;
+	struct libname_find f = { pc, module, sh->lib_name, sizeof(sh->lib_name) };
+
+	sh->lib_name[0] = '\0';
+	if (!module || !ptd_session_alive(sh->s) ||
+	    ptd_session_shlibs(sh->s, libname_one, &f) < 0 || !sh->lib_name[0]) {
+		ptd_clear_error();
+		return NULL;
+	}
+	return sh->lib_name;
 }
 
 static void thread_comm(struct shell *sh, pid_t tid, char *comm, size_t n)
@@ -1161,7 +1201,8 @@ static int info_breakpoints(struct shell *sh, const char *args)
 	 * its type column as wide as "read watchpoint" when one is listed */
 	for (i = 0; i < n; i++)
 		if (ptd_session_bp_get(sh->s, i, &bi) == 0) {
-			if (!bi.watch && bi.nlocs)
+			/* (and wide with a catchpoint, as gdb 13) */
+			if ((!bi.watch && bi.nlocs) || bi.catch_kind)
 				aw = 18;
 			/* a watchpoint has its location once the program runs */
 			if (bi.watch && ptd_session_alive(sh->s))
@@ -1177,7 +1218,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		/* "*ADDR" has its address, even 0 (gdb shows 0x0...0) */
 		int pending = !bi.watch && !bi.nlocs;
 
-		if (bi.watch)
+		if (bi.watch || bi.catch_kind)
 			addr[0] = '\0';
 		else if (bi.nlocs > 1)
 			snprintf(addr, sizeof(addr), "<MULTIPLE>");
@@ -1190,6 +1231,8 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		       bi.enabled || bi.watch ? "y" : "n", aw, addr);
 		if (bi.watch)
 			printf("%s\n", bi.spec);
+		else if (bi.catch_kind)
+			printf("exception %s\n", shell_catch_word(bi.catch_kind));
 		else if (pending)
 			printf("%s\n", bi.spec ? bi.spec : "");
 		else if (bi.nlocs > 1)
@@ -1198,7 +1241,8 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			print_bp_what(sh, bi.addr, bi.func, bi.file, bi.line);
 		shell_print_bp_extra(&bi);
 		if (bi.hits)
-			printf("\tbreakpoint already hit %u time%s\n", bi.hits,
+			printf("\t%s already hit %u time%s\n",
+			       bi.catch_kind ? "catchpoint" : "breakpoint", bi.hits,
 			       bi.hits == 1 ? "" : "s");
 		shell_print_bp_ignore(&bi);
 		/* (a count of 1, enable once, shows as the disposition only) */
@@ -1207,7 +1251,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			       bi.enable_count);
 		shell_print_bp_commands(bi.id);
 		/* gdb's rows N.1, N.2 ... of a breakpoint with several locations */
-		for (int k = 1; bi.nlocs > 1 && k <= bi.nlocs; k++) {
+		for (int k = 1; bi.nlocs > 1 && !bi.catch_kind && k <= bi.nlocs; k++) {
 			struct ptd_bploc lo;
 			char num[32];
 
@@ -3966,6 +4010,14 @@ static const struct cmd top_cmds[] = {
 	{ "bt", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "where", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "cd", 0, shell_cmd_cd, 0, "Set ptdbg's working directory (the programs'): cd [DIR]." },
+	{ "catch", 0, shell_cmd_catch, 0,
+	  "Set catchpoints to catch events.\n\n"
+	  "List of catch subcommands:\n\n"
+	  "catch catch -- Catch an exception, when caught.\n"
+	  "catch rethrow -- Catch an exception, when rethrown.\n"
+	  "catch throw -- Catch an exception, when thrown.\n\n"
+	  "They stop at libstdc++'s probes for these events, in the running program\n"
+	  "and in a recording (forward and reverse)." },
 	{ "break", 1, cmd_break, 0,
 	  "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
 	{ "commands", 0, shell_cmd_commands, 0,
@@ -4071,6 +4123,13 @@ static const struct cmd top_cmds[] = {
 	{ "stepi", 0, cmd_stepi, CMD_REPEAT, "Step one instruction exactly: stepi [N]." },
 	{ "si", 0, cmd_stepi, CMD_REPEAT | CMD_ALIAS, "stepi" },
 	{ "tbreak", 0, cmd_tbreak, 0, "Set a temporary breakpoint (deleted when hit)." },
+	{ "tcatch", 0, shell_cmd_tcatch, 0,
+	  "Set temporary catchpoints to catch events.\n\n"
+	  "List of tcatch subcommands:\n\n"
+	  "tcatch catch -- Catch an exception, when caught.\n"
+	  "tcatch rethrow -- Catch an exception, when rethrown.\n"
+	  "tcatch throw -- Catch an exception, when thrown.\n\n"
+	  "A temporary catchpoint is deleted when it stops the program." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, show the current thread, or apply a command to threads (thread apply all|LIST CMD)." },
 	{ "unset", 0, shell_cmd_unset, 0,
 	  "Remove an environment variable of the programs started: unset environment [VAR]." },

@@ -139,6 +139,13 @@ int ptd_print_symbolize(void *ctx, uint64_t addr, char *out, size_t n)
 	return symbolize(ctx, addr, out, n, 0);
 }
 
+static const char *lib_name(struct ptd_print_ctx *c, uint64_t pc, const char *module)
+{
+	const char *n = c->module_name ? c->module_name(c->module_name_ctx, pc, module) : NULL;
+
+	return n ? n : module;
+}
+
 static int module_is_main(const struct ptd_print_ctx *c, const char *module)
 {
 	char *rp;
@@ -255,7 +262,7 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		if (have_line)
 			fprintf(c->out, " at %s:%d", ptd_print_file(c, li.file), li.line);
 		else if (have_sym && !module_is_main(c, s.module))
-			fprintf(c->out, " from %s", s.module);
+			fprintf(c->out, " from %s", lib_name(c, pc, s.module));
 		fputc('\n', c->out);
 	}
 	if (what != PTD_PRINT_LOCATION && have_line)
@@ -671,6 +678,17 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		break;
 	}
 	case PTD_EVENT_BREAKPOINT:
+		if (ev->bp_catch) {
+			static const char *const what[] = { "", "exception thrown",
+							    "exception caught",
+							    "exception rethrown" };
+
+			fprintf(c->out, "\n%s%s%s %d (%s), ", thread ? thread : "",
+				thread ? " hit " : "",
+				temporary ? "Temporary catchpoint" : "Catchpoint", ev->bp_id,
+				ev->bp_catch > 0 && ev->bp_catch <= 3 ? what[ev->bp_catch] : "");
+			break;
+		}
 		fprintf(c->out, "\n%s%s%s %d", thread ? thread : "", thread ? " hit " : "",
 			temporary ? "Temporary breakpoint" : "Breakpoint",
 			ev->bp_id);

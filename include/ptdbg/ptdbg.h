@@ -616,6 +616,8 @@ struct ptd_event {
 	/* PTD_EVENT_BREAKPOINT: the location of bp_id that stopped it, 1-based
 	 * (gdb's "Breakpoint N.M, "), when the breakpoint has several; else 0. */
 	int bp_loc;
+	/* PTD_EVENT_BREAKPOINT: bp_id is a catchpoint (enum ptd_catch_kind), 0 else */
+	int bp_catch;
 };
 
 /* A breakpoint as ptd_session_bp_get() describes it.  The strings are
@@ -660,6 +662,8 @@ struct ptd_bpinfo {
 	 * "dis" disposition, and the stops left before it disables itself */
 	int disp_disable;
 	int enable_count;
+	/* A catchpoint (ptd_session_catch): enum ptd_catch_kind, 0 else */
+	int catch_kind;
 };
 
 /* One location of a breakpoint (gdb's N.M), as ptd_session_bp_loc()
@@ -1718,6 +1722,23 @@ struct ptd_func_match {
 extern PTD_EXPORT int ptd_values_functions_matching(struct ptd_values *v, const char *regex,
 						    struct ptd_func_match **out, int *n);
 extern PTD_EXPORT void ptd_values_matches_free(struct ptd_func_match *m, int n);
+
+/* What a catchpoint (gdb's catch) stops at. */
+enum ptd_catch_kind {
+	PTD_CATCH_NONE,
+	PTD_CATCH_THROW,   /* a C++ exception is thrown (libstdcxx:throw) */
+	PTD_CATCH_CATCH,   /* a handler catches one (libstdcxx:catch) */
+	PTD_CATCH_RETHROW  /* one is rethrown (libstdcxx:rethrow) */
+};
+/*
+ * catch throw|catch|rethrow: a breakpoint at libstdc++'s SystemTap probe
+ * for @kind, as gdb 13 sets it; pending until libstdc++ is loaded.  It is
+ * numbered, deleted, disabled, conditioned and hit as a breakpoint, in the
+ * live program and in the recorded past; ptd_bpinfo.catch_kind and
+ * ptd_event.bp_catch tell it apart.  Returns the id, or -ptde_invalid.
+ */
+extern PTD_EXPORT int ptd_session_catch(struct ptd_session *s, enum ptd_catch_kind kind,
+					int temporary);
 
 /* What a breakpoint does when it stops the program (gdb's disposition). */
 enum ptd_bp_disp {

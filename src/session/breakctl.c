@@ -140,6 +140,7 @@ void ptd__ses_bp_note_stop(struct ptd_session *s, uint64_t addr, struct ptd_even
 	s->stop_func = NULL;
 	s->stop_inner = 0;
 	ev->bp_loc = 0;
+	ev->bp_catch = 0;
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
 		int k = ptd__ses_bp_loc_at(b, addr);
@@ -148,6 +149,8 @@ void ptd__ses_bp_note_stop(struct ptd_session *s, uint64_t addr, struct ptd_even
 			continue;
 		if (b->id == ev->bp_id && b->nlocs > 1)
 			ev->bp_loc = k + 1;
+		if (b->id == ev->bp_id)
+			ev->bp_catch = b->catch_kind;
 		/* gdb's stopped_by_user_bp_inline_frame: a location has the
 		 * function it was set in (an inlined copy's for a function
 		 * spec), the innermost one there otherwise */

@@ -289,6 +289,40 @@ static int resolve_file_function(struct ptd_session *s, struct ptd_symbols *sym,
 	return 0;
 }
 
+/* "-probe-stap PROVIDER:NAME" (a catchpoint's: libstdcxx:throw): where
+ * the loaded modules have that SystemTap probe; none yet is pending. */
+static int resolve_probe(struct ptd_symbols *sym, const char *what, struct locset *ls)
+{
+	const char *colon = strchr(what, ':');
+	char prov[64];
+	uint64_t *v = NULL;
+	int n;
+
+	if (!colon || (size_t)(colon - what) >= sizeof(prov))
+		return ptd__err(-ptde_invalid, "invalid probe '%s'", what);
+	snprintf(prov, sizeof(prov), "%.*s", (int)(colon - what), what);
+	n = sym ? ptd__symbols_stap_probes(sym, prov, colon + 1, &v) : 0;
+	for (int i = 0; i < n; i++) {
+		struct sbp_loc *lo = locs_add(ls);
+
+		if (!lo) {
+			free(v);
+			locs_free(ls->v, ls->n);
+			ls->v = NULL;
+			ls->n = 0;
+			return -ptde_nomem;
+		}
+		lo->addr = v[i];
+		loc_describe(sym, lo, NULL, 0, 0);
+	}
+	free(v);
+	ptd_clear_error();
+	if (!n)
+		return ptd__err(-ptde_notfound, "No probe matching objfile=`', provider=`%s', "
+				"name=`%s'", prov, colon + 1);
+	return 0;
+}
+
 static int resolve_spec(struct ptd_session *s, const char *spec, struct locset *ls)
 {
 	struct ptd_symbols *sym = ptd__ses_symbols(s);
@@ -298,6 +332,8 @@ static int resolve_spec(struct ptd_session *s, const char *spec, struct locset *
 
 	ls->v = NULL;
 	ls->n = 0;
+	if (!strncmp(spec, "-probe-stap ", 12))
+		return resolve_probe(sym, spec + 12, ls);
 	if (spec[0] == '*') {
 		const char *p = spec + 1;
 		struct sbp_loc *lo;
@@ -521,6 +557,23 @@ int ptd_session_break_pending(struct ptd_session *s, const char *spec, int tempo
 	return bp_add(s, spec, temporary, 1);
 }
 
+int ptd_session_catch(struct ptd_session *s, enum ptd_catch_kind kind, int temporary)
+{
+	static const char *const spec[] = {
+		[PTD_CATCH_THROW] = "-probe-stap libstdcxx:throw",
+		[PTD_CATCH_CATCH] = "-probe-stap libstdcxx:catch",
+		[PTD_CATCH_RETHROW] = "-probe-stap libstdcxx:rethrow",
+	};
+	int id;
+
+	if (!s || kind <= PTD_CATCH_NONE || kind > PTD_CATCH_RETHROW)
+		return ptd__err(-ptde_invalid, "no such catchpoint kind");
+	id = bp_add(s, spec[kind], temporary, 1);
+	if (id > 0)
+		s->bp[s->nbp - 1].catch_kind = kind;
+	return id;
+}
+
 /* Whether the dynamic linker's reports matter: a symbolic breakpoint
  * waits for its library, or one may be in a library that can go. */
 static int any_pending(const struct ptd_session *s)
@@ -685,6 +738,7 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	out->id = b->id;
 	out->addr = b->addr;
 	out->spec = b->spec;
+	out->catch_kind = b->catch_kind;
 	if (b->nlocs) {
 		out->func = b->locs[0].func;
 		out->file = b->locs[0].file;

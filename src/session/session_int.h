@@ -54,6 +54,7 @@ struct sbp {
 	 * itself */
 	int disp_disable, enable_count;
 	int plt;         /* at the PLT entry until a library defines the function */
+	int catch_kind;  /* a catchpoint: enum ptd_catch_kind (its spec a -probe-stap) */
 	char *cond;      /* condition N EXPR: stop only when true; owned, NULL: none */
 	unsigned ignore; /* ignore N COUNT: hits still to pass over */
 	/* A watchpoint (watch.c): enum ptd_watch_kind (0: a breakpoint), the
