@@ -459,7 +459,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 
 	if (e.kind == PTD_EVENT_EXEC)
 		sh->main_module[0] = '\0'; /* a new main executable */
-	shell_bp_stopped(sh, e.kind == PTD_EVENT_BREAKPOINT ? e.bp_id : 0);
+	shell_bp_stopped(sh, e.kind == PTD_EVENT_BREAKPOINT || e.bp_catch ? e.bp_id : 0);
 	shell_sync(sh);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	if (finish && e.kind == PTD_EVENT_STEPPED)
@@ -706,7 +706,7 @@ static int do_run(struct shell *sh, const char *args, int start)
 	rc = start == 2 ? shell_starti_launch(sh, &ev) : ptd_session_run(sh->s, 0, &ev);
 	if (rc < 0)
 		return session_error(rc, NULL);
-	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id), 0);
+	shell_report_stop(sh, &ev, (ev.kind == PTD_EVENT_BREAKPOINT || ev.bp_catch) && was_temp(&temps, ev.bp_id), 0);
 	return 0;
 }
 
@@ -1003,7 +1003,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	}
 	if (count == 0)
 		return 0;
-	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id),
+	shell_report_stop(sh, &ev, (ev.kind == PTD_EVENT_BREAKPOINT || ev.bp_catch) && was_temp(&temps, ev.bp_id),
 			  m == PTD_MOTION_FINISH);
 	/* (gdb has no value to show for a tail call frame's finish) */
 	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED &&
@@ -1191,6 +1191,25 @@ static void print_bp_what(struct shell *sh, uint64_t addr, const char *func, con
 		printf("\n");
 }
 
+/* Whether gdb has a location for exception catchpoint @bi: its probe in
+ * libstdc++, or before that is loaded, the function (gdb's fallback, the
+ * program's PLT entry of __cxa_throw for one). */
+static int exception_catch_placed(struct shell *sh, const struct ptd_bpinfo *bi)
+{
+	static const char *const fn[] = { "", "__cxa_throw", "__cxa_begin_catch",
+					  "__cxa_rethrow" };
+	uint64_t a;
+
+	if (!bi->catch_kind || bi->catch_kind > PTD_CATCH_RETHROW)
+		return 0;
+	if (bi->nlocs)
+		return 1;
+	if (ptd_session_resolve(sh->s, fn[bi->catch_kind], &a) == 0)
+		return 1;
+	ptd_clear_error();
+	return 0;
+}
+
 static int info_breakpoints(struct shell *sh, const char *args)
 {
 	struct ptd_bpinfo bi;
@@ -1202,7 +1221,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 	for (i = 0; i < n; i++)
 		if (ptd_session_bp_get(sh->s, i, &bi) == 0) {
 			/* (and wide with a catchpoint, as gdb 13) */
-			if ((!bi.watch && bi.nlocs) || bi.catch_kind)
+			if ((!bi.watch && bi.nlocs) || exception_catch_placed(sh, &bi))
 				aw = 18;
 			/* a watchpoint has its location once the program runs */
 			if (bi.watch && ptd_session_alive(sh->s))
@@ -1231,6 +1250,22 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		       bi.enabled || bi.watch ? "y" : "n", aw, addr);
 		if (bi.watch)
 			printf("%s\n", bi.spec);
+		else if (bi.catch_kind == PTD_CATCH_EXEC && bi.catch_what)
+			printf("exec, program \"%s\" \n", bi.catch_what);
+		else if (bi.catch_kind >= PTD_CATCH_FORK && bi.catch_what)
+			printf("%s, process %s \n", shell_catch_word(bi.catch_kind), bi.catch_what);
+		else if (bi.catch_kind == PTD_CATCH_SIGNAL) {
+			char sigs[512];
+
+			shell_catch_signals(&bi, sigs, sizeof(sigs));
+			if (bi.catch_all)
+				printf("signal \"<any signal>\" \n");
+			else if (!sigs[0])
+				printf("signal \"<standard signals>\" \n");
+			else
+				printf("signal%s \"%s\" \n", strchr(sigs, ' ') ? "s" : "", sigs);
+		} else if (bi.catch_kind >= PTD_CATCH_EXEC)
+			printf("%s\n", shell_catch_word(bi.catch_kind));
 		else if (bi.catch_kind)
 			printf("exception %s\n", shell_catch_word(bi.catch_kind));
 		else if (pending)
@@ -4014,10 +4049,15 @@ static const struct cmd top_cmds[] = {
 	  "Set catchpoints to catch events.\n\n"
 	  "List of catch subcommands:\n\n"
 	  "catch catch -- Catch an exception, when caught.\n"
+	  "catch exec -- Catch calls to exec.\n"
+	  "catch fork -- Catch calls to fork.\n"
 	  "catch rethrow -- Catch an exception, when rethrown.\n"
-	  "catch throw -- Catch an exception, when thrown.\n\n"
-	  "They stop at libstdc++'s probes for these events, in the running program\n"
-	  "and in a recording (forward and reverse)." },
+	  "catch signal -- Catch signals by their names and/or numbers.\n"
+	  "catch throw -- Catch an exception, when thrown.\n"
+	  "catch vfork -- Catch calls to vfork.\n\n"
+	  "The exception catchpoints stop at libstdc++'s probes, in the running\n"
+	  "program and in a recording (forward and reverse); exec, fork, vfork and\n"
+	  "signal stop the running program at the event." },
 	{ "break", 1, cmd_break, 0,
 	  "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
 	{ "commands", 0, shell_cmd_commands, 0,
@@ -4127,8 +4167,12 @@ static const struct cmd top_cmds[] = {
 	  "Set temporary catchpoints to catch events.\n\n"
 	  "List of tcatch subcommands:\n\n"
 	  "tcatch catch -- Catch an exception, when caught.\n"
+	  "tcatch exec -- Catch calls to exec.\n"
+	  "tcatch fork -- Catch calls to fork.\n"
 	  "tcatch rethrow -- Catch an exception, when rethrown.\n"
-	  "tcatch throw -- Catch an exception, when thrown.\n\n"
+	  "tcatch signal -- Catch signals by their names and/or numbers.\n"
+	  "tcatch throw -- Catch an exception, when thrown.\n"
+	  "tcatch vfork -- Catch calls to vfork.\n\n"
 	  "A temporary catchpoint is deleted when it stops the program." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, show the current thread, or apply a command to threads (thread apply all|LIST CMD)." },
 	{ "unset", 0, shell_cmd_unset, 0,

@@ -674,7 +674,12 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 		n = readlink(link, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
-		fprintf(c->out, "process %d is executing new program: %s\n", (int)pid, exe);
+		/* (the session's notice said "process N is executing new
+		 * program: PATH" as the exec happened) */
+		if (ev->bp_catch == PTD_CATCH_EXEC)
+			fprintf(c->out, "\n%s%s%s %d (exec'd %s), ", thread ? thread : "",
+				thread ? " hit " : "",
+				temporary ? "Temporary catchpoint" : "Catchpoint", ev->bp_id, exe);
 		break;
 	}
 	case PTD_EVENT_BREAKPOINT:
@@ -682,11 +687,22 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 			static const char *const what[] = { "", "exception thrown",
 							    "exception caught",
 							    "exception rethrown" };
+			char forked[64] = "";
 
+			if (ev->bp_catch == PTD_CATCH_SIGNAL)
+				snprintf(forked, sizeof(forked), "signal %s",
+					 ptd_print_signame(ev->signo));
+			else if (ev->bp_catch == PTD_CATCH_FORK || ev->bp_catch == PTD_CATCH_VFORK)
+				snprintf(forked, sizeof(forked), "%s process %d",
+					 ev->bp_catch == PTD_CATCH_FORK ? "forked" : "vforked",
+					 (int)ev->forked);
+			/* (gdb 13 says no "Temporary" for a signal one) */
 			fprintf(c->out, "\n%s%s%s %d (%s), ", thread ? thread : "",
 				thread ? " hit " : "",
-				temporary ? "Temporary catchpoint" : "Catchpoint", ev->bp_id,
-				ev->bp_catch > 0 && ev->bp_catch <= 3 ? what[ev->bp_catch] : "");
+				temporary && ev->bp_catch != PTD_CATCH_SIGNAL ? "Temporary catchpoint"
+									      : "Catchpoint",
+				ev->bp_id, forked[0] ? forked
+				: ev->bp_catch > 0 && ev->bp_catch <= 3 ? what[ev->bp_catch] : "");
 			break;
 		}
 		fprintf(c->out, "\n%s%s%s %d", thread ? thread : "", thread ? " hit " : "",

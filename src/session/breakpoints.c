@@ -334,6 +334,8 @@ static int resolve_spec(struct ptd_session *s, const char *spec, struct locset *
 	ls->n = 0;
 	if (!strncmp(spec, "-probe-stap ", 12))
 		return resolve_probe(sym, spec + 12, ls);
+	if (!strcmp(spec, "-event"))
+		return ptd__err(-ptde_notfound, "an event catchpoint has no location");
 	if (spec[0] == '*') {
 		const char *p = spec + 1;
 		struct sbp_loc *lo;
@@ -557,6 +559,27 @@ int ptd_session_break_pending(struct ptd_session *s, const char *spec, int tempo
 	return bp_add(s, spec, temporary, 1);
 }
 
+int ptd_session_catch_signal(struct ptd_session *s, const int *sigs, int n, int all,
+			     int temporary)
+{
+	uint64_t set = 0;
+	int id;
+
+	if (!s || n < 0 || (n && !sigs))
+		return ptd__err(-ptde_invalid, "no signals given");
+	for (int i = 0; i < n; i++) {
+		if (sigs[i] < 1 || sigs[i] > 64)
+			return ptd__err(-ptde_invalid, "no signal %d", sigs[i]);
+		set |= 1ull << (sigs[i] - 1);
+	}
+	id = ptd_session_catch(s, PTD_CATCH_SIGNAL, temporary);
+	if (id > 0) {
+		s->bp[s->nbp - 1].catch_sigs = set;
+		s->bp[s->nbp - 1].catch_all = !!all;
+	}
+	return id;
+}
+
 int ptd_session_catch(struct ptd_session *s, enum ptd_catch_kind kind, int temporary)
 {
 	static const char *const spec[] = {
@@ -566,9 +589,10 @@ int ptd_session_catch(struct ptd_session *s, enum ptd_catch_kind kind, int tempo
 	};
 	int id;
 
-	if (!s || kind <= PTD_CATCH_NONE || kind > PTD_CATCH_RETHROW)
+	if (!s || kind <= PTD_CATCH_NONE || kind > PTD_CATCH_SIGNAL)
 		return ptd__err(-ptde_invalid, "no such catchpoint kind");
-	id = bp_add(s, spec[kind], temporary, 1);
+	/* (an event catchpoint's "-event" never resolves: pending for good) */
+	id = bp_add(s, kind >= PTD_CATCH_EXEC ? "-event" : spec[kind], temporary, 1);
 	if (id > 0)
 		s->bp[s->nbp - 1].catch_kind = kind;
 	return id;
@@ -579,7 +603,7 @@ int ptd_session_catch(struct ptd_session *s, enum ptd_catch_kind kind, int tempo
 static int any_pending(const struct ptd_session *s)
 {
 	for (int i = 0; i < s->nbp; i++)
-		if (!s->bp[i].wkind && s->bp[i].spec[0] != '*')
+		if (!s->bp[i].wkind && !PTD__BP_IS_EVENT(&s->bp[i]) && s->bp[i].spec[0] != '*')
 			return 1;
 	return 0;
 }
@@ -672,7 +696,7 @@ int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
 		struct sbp *b = &s->bp[i];
 		struct locset ls;
 
-		if (b->wkind || (bp_has_addr(b) && !b->plt))
+		if (b->wkind || PTD__BP_IS_EVENT(b) || (bp_has_addr(b) && !b->plt))
 			continue;
 		if (resolve_spec(s, b->spec, &ls) < 0) {
 			ptd_clear_error();
@@ -700,6 +724,7 @@ static void bp_free_at(struct ptd_session *s, int i)
 		ptd__ses_watch_release(s, b);
 	free(b->spec);
 	free(b->cond);
+	free(b->catch_what);
 	ptd__ses_bp_free_locs(b);
 	memmove(b, b + 1, (s->nbp - i - 1) * sizeof(*b));
 	s->nbp--;
@@ -739,6 +764,9 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	out->addr = b->addr;
 	out->spec = b->spec;
 	out->catch_kind = b->catch_kind;
+	out->catch_what = b->catch_what;
+	out->catch_signals = b->catch_sigs;
+	out->catch_all = b->catch_all;
 	if (b->nlocs) {
 		out->func = b->locs[0].func;
 		out->file = b->locs[0].file;
@@ -852,7 +880,7 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s)
 				ptd__ses_watch_rearm(s, b);
 			continue;
 		}
-		if (b->spec[0] != '*' && resolve_spec(s, b->spec, &ls) == 0) {
+		if (b->spec[0] != '*' && !PTD__BP_IS_EVENT(b) && resolve_spec(s, b->spec, &ls) == 0) {
 			/* (what the user disabled stays so where it is the same) */
 			for (int k = 0; k < ls.n; k++)
 				for (int j = 0; j < b->nlocs; j++)
