@@ -422,7 +422,9 @@ static int report(struct shell *sh, int rc, const struct ptd_event *ev, const st
 {
 	if (rc < 0)
 		return sess_error(rc);
-	shell_report_stop(sh, ev, (ev->kind == PTD_EVENT_BREAKPOINT || ev->bp_catch) && temps_has(t, ev->bp_id), 0);
+	shell_report_stop(sh, ev,
+			  (ev->kind == PTD_EVENT_BREAKPOINT || ev->bp_catch) && temps_has(t, ev->bp_id),
+			  0);
 	return 0;
 }
 
@@ -1370,7 +1372,8 @@ static int catch_signal(struct shell *sh, const char *args, int temporary)
 			return shell_error("Only signals 1-15 are valid as numeric signals.\n"
 					   "Use \"info signals\" for a list of symbolic signals.");
 		if (isdigit((unsigned char)word[0]) && (sig = gdb_num[sig]) < 0)
-			return shell_error("signal %s (SIGEMT) does not exist on this system", word);
+			return shell_error("signal %s (SIGEMT) does not exist on this system",
+					   word);
 		if (sig < 1 || sig > 64)
 			return shell_error("Unknown signal name '%s'.", word);
 		if (n < 64)

@@ -706,7 +706,9 @@ static int do_run(struct shell *sh, const char *args, int start)
 	rc = start == 2 ? shell_starti_launch(sh, &ev) : ptd_session_run(sh->s, 0, &ev);
 	if (rc < 0)
 		return session_error(rc, NULL);
-	shell_report_stop(sh, &ev, (ev.kind == PTD_EVENT_BREAKPOINT || ev.bp_catch) && was_temp(&temps, ev.bp_id), 0);
+	shell_report_stop(sh, &ev,
+			  (ev.kind == PTD_EVENT_BREAKPOINT || ev.bp_catch) && was_temp(&temps, ev.bp_id),
+			  0);
 	return 0;
 }
 
@@ -1003,7 +1005,8 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	}
 	if (count == 0)
 		return 0;
-	shell_report_stop(sh, &ev, (ev.kind == PTD_EVENT_BREAKPOINT || ev.bp_catch) && was_temp(&temps, ev.bp_id),
+	shell_report_stop(sh, &ev,
+			  (ev.kind == PTD_EVENT_BREAKPOINT || ev.bp_catch) && was_temp(&temps, ev.bp_id),
 			  m == PTD_MOTION_FINISH);
 	/* (gdb has no value to show for a tail call frame's finish) */
 	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED &&
