@@ -1431,6 +1431,11 @@ static int do_catch(struct shell *sh, const char *args, int temporary)
 	for (int k = PTD_CATCH_THROW; k <= PTD_CATCH_SIGNAL; k++)
 		if (!strcmp(word, catch_words[k]))
 			kind = k;
+	/* gdb's other catchpoints: said so, not taken for a typo */
+	if (!kind && (!strcmp(word, "syscall") || !strcmp(word, "load") ||
+		      !strcmp(word, "unload") || !strcmp(word, "exception") ||
+		      !strcmp(word, "handlers") || !strcmp(word, "assert")))
+		return shell_error("%s %s is not supported by ptdbg", cmd, word);
 	if (!kind)
 		return shell_error("Undefined %s command: \"%s\".  Try \"help %s\".", cmd, word,
 				   cmd);

@@ -117,3 +117,11 @@ gdb_batch -x "$TMPDIR/cmds.gdb" -- "$TESTPROGS/signal" | norm >"$TMPDIR/cmds.gdb
 diff -u "$TMPDIR/cmds.gdb.out" "$TMPDIR/cmds.ptdbg" >&2 || die "cmds: ptdbg differs from gdb (- gdb, + ptdbg)"
 qgrep -e '^\$1 = 42$' "$TMPDIR/cmds.ptdbg" || die "cmds: the command list did not run"
 note "cmds: $(wc -l <"$TMPDIR/cmds.ptdbg") lines identical to gdb's"
+
+# 7. gdb's catchpoints ptdbg does not have are refused as such
+CMDS=('catch syscall write' 'tcatch load')
+ptdbg_batch -- "$TESTPROGS/signal" >"$TMPDIR/unsupported.ptdbg"
+qgrep -e '^catch syscall is not supported by ptdbg$' "$TMPDIR/unsupported.ptdbg" ||
+	die "unsupported: catch syscall not refused"
+qgrep -e '^tcatch load is not supported by ptdbg$' "$TMPDIR/unsupported.ptdbg" ||
+	die "unsupported: tcatch load not refused"
