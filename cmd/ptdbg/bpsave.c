@@ -103,8 +103,20 @@ int shell_cmd_save(struct shell *sh, const char *args)
 			fprintf(f, "%s %s\n", watch_word(bi.watch), bi.spec);
 			continue;
 		}
-		fprintf(f, "%s %s\n", bi.temporary ? "tbreak" : "break",
-			shell_bp_canonical(sh, bi.spec ? bi.spec : "", bi.file));
+		/* (gdb writes "catch" for a temporary exec, fork, vfork or
+		 * signal catchpoint too) */
+		if (bi.catch_kind == PTD_CATCH_SIGNAL) {
+			char sigs[512];
+
+			shell_catch_signals(&bi, sigs, sizeof(sigs));
+			fprintf(f, "catch signal%s%s\n", sigs[0] ? " " : "", sigs);
+		} else if (bi.catch_kind)
+			fprintf(f, "%s %s\n",
+				bi.temporary && bi.catch_kind <= PTD_CATCH_RETHROW ? "tcatch" : "catch",
+				shell_catch_word(bi.catch_kind));
+		else
+			fprintf(f, "%s %s\n", bi.temporary ? "tbreak" : "break",
+				shell_bp_canonical(sh, bi.spec ? bi.spec : "", bi.file));
 		if (bi.cond)
 			fprintf(f, "  condition $bpnum %s\n", bi.cond);
 		if (bi.ignore)

@@ -422,7 +422,9 @@ static int report(struct shell *sh, int rc, const struct ptd_event *ev, const st
 {
 	if (rc < 0)
 		return sess_error(rc);
-	shell_report_stop(sh, ev, ev->kind == PTD_EVENT_BREAKPOINT && temps_has(t, ev->bp_id), 0);
+	shell_report_stop(sh, ev,
+			  (ev->kind == PTD_EVENT_BREAKPOINT || ev->bp_catch) && temps_has(t, ev->bp_id),
+			  0);
 	return 0;
 }
 
@@ -791,6 +793,8 @@ static const char *watch_title(int kind)
 
 const char *shell_bp_type(const struct ptd_bpinfo *bi)
 {
+	if (bi->catch_kind)
+		return "catchpoint";
 	switch (bi->watch) {
 	case PTD_WATCH_WRITE:
 		return "hw watchpoint";
@@ -1300,4 +1304,165 @@ const char *shell_bp_canonical(struct shell *sh, const char *spec, const char *f
 		return buf;
 	}
 	return spec;
+}
+
+/* ---- catch, tcatch ------------------------------------------------------------------ */
+
+static const char *const catch_words[] = {
+	[PTD_CATCH_THROW] = "throw",
+	[PTD_CATCH_CATCH] = "catch",
+	[PTD_CATCH_RETHROW] = "rethrow",
+	[PTD_CATCH_EXEC] = "exec",
+	[PTD_CATCH_FORK] = "fork",
+	[PTD_CATCH_VFORK] = "vfork",
+	[PTD_CATCH_SIGNAL] = "signal",
+};
+
+const char *shell_catch_word(int kind)
+{
+	return kind > PTD_CATCH_NONE && kind <= PTD_CATCH_SIGNAL ? catch_words[kind] : "";
+}
+
+/* "SIGUSR1 SIGALRM" for a signal catchpoint's set (@bi), the What of
+ * info breakpoints and the arguments of save breakpoints; "" for gdb's
+ * standard signals, "all" for any. */
+const char *shell_catch_signals(const struct ptd_bpinfo *bi, char *out, size_t n)
+{
+	size_t k = 0;
+
+	out[0] = '\0';
+	if (bi->catch_all) {
+		snprintf(out, n, "all");
+		return out;
+	}
+	for (int sig = 1; sig <= 64; sig++)
+		if ((bi->catch_signals >> (sig - 1)) & 1 && k < n)
+			k += (size_t)snprintf(out + k, n - k, "%s%s", k ? " " : "", sig_name(sig));
+	return out;
+}
+
+/* catch signal [SIG... | all]: gdb 13's words when set ("Catchpoint 1
+ * (signals SIGUSR1 SIGALRM)", "(standard signals)", "(any signal)"), and
+ * no "Temporary" for tcatch either. */
+static int catch_signal(struct shell *sh, const char *args, int temporary)
+{
+	/* gdb's numbers 1-15 are its own: 10 is SIGBUS, 12 SIGSYS, 7 SIGEMT
+	 * (none on Linux) */
+	static const int gdb_num[16] = { 0, SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, -1,
+					 SIGFPE, SIGKILL, SIGBUS, SIGSEGV, SIGSYS, SIGPIPE,
+					 SIGALRM, SIGTERM };
+	int sigs[64] = { 0 }, n = 0, all = 0, id;
+	char word[64];
+
+	while (*args) {
+		size_t k = 0;
+		int sig;
+
+		while (*args && !isspace((unsigned char)*args) && k < sizeof(word) - 1)
+			word[k++] = *args++;
+		word[k] = '\0';
+		while (isspace((unsigned char)*args))
+			args++;
+		if (!strcmp(word, "all")) {
+			all = 1;
+			continue;
+		}
+		sig = parse_signal(word);
+		if (isdigit((unsigned char)word[0]) && (sig < 1 || sig > 15))
+			return shell_error("Only signals 1-15 are valid as numeric signals.\n"
+					   "Use \"info signals\" for a list of symbolic signals.");
+		if (isdigit((unsigned char)word[0]) && (sig = gdb_num[sig]) < 0)
+			return shell_error("signal %s (SIGEMT) does not exist on this system",
+					   word);
+		if (sig < 1 || sig > 64)
+			return shell_error("Unknown signal name '%s'.", word);
+		if (n < 64)
+			sigs[n++] = sig;
+	}
+	if (all && n)
+		return shell_error("'all' cannot be caught with other signals");
+	id = ptd_session_catch_signal(sh->s, sigs, n, all, temporary);
+	if (id < 0)
+		return sess_error(id);
+	if (all)
+		printf("Catchpoint %d (any signal)\n", id);
+	else if (!n)
+		printf("Catchpoint %d (standard signals)\n", id);
+	else {
+		printf("Catchpoint %d (signal%s", id, n > 1 ? "s" : "");
+		for (int i = 0; i < n; i++)
+			printf(" %s", sig_name(sigs[i]));
+		printf(")\n");
+	}
+	return 0;
+}
+
+/* gdb sets an exception catchpoint on libstdc++'s probe for the event
+ * (pending until libstdc++ is loaded) and says "Catchpoint N (throw)";
+ * its tcatch says "Temporary catchpoint  N (throw)", with two spaces. */
+static int do_catch(struct shell *sh, const char *args, int temporary)
+{
+	const char *cmd = temporary ? "tcatch" : "catch";
+	char word[64];
+	size_t n;
+	int kind = 0, id;
+
+	while (isspace((unsigned char)*args))
+		args++;
+	for (n = 0; args[n] && !isspace((unsigned char)args[n]) && n < sizeof(word) - 1; n++)
+		word[n] = args[n];
+	word[n] = '\0';
+	args += n;
+	while (isspace((unsigned char)*args))
+		args++;
+	if (!word[0]) {
+		printf("List of %s subcommands:\n\n", cmd);
+		printf("%s catch -- Catch an exception, when caught.\n", cmd);
+		printf("%s exec -- Catch calls to exec.\n", cmd);
+		printf("%s fork -- Catch calls to fork.\n", cmd);
+		printf("%s rethrow -- Catch an exception, when rethrown.\n", cmd);
+		printf("%s signal -- Catch signals by their names and/or numbers.\n", cmd);
+		printf("%s throw -- Catch an exception, when thrown.\n", cmd);
+		printf("%s vfork -- Catch calls to vfork.\n\n", cmd);
+		printf("Type \"help %s\" followed by %s subcommand name for full documentation.\n",
+		       cmd, cmd);
+		return 0;
+	}
+	for (int k = PTD_CATCH_THROW; k <= PTD_CATCH_SIGNAL; k++)
+		if (!strcmp(word, catch_words[k]))
+			kind = k;
+	/* gdb's other catchpoints: said so, not taken for a typo */
+	if (!kind && (!strcmp(word, "syscall") || !strcmp(word, "load") ||
+		      !strcmp(word, "unload") || !strcmp(word, "exception") ||
+		      !strcmp(word, "handlers") || !strcmp(word, "assert")))
+		return shell_error("%s %s is not supported by ptdbg", cmd, word);
+	if (!kind)
+		return shell_error("Undefined %s command: \"%s\".  Try \"help %s\".", cmd, word,
+				   cmd);
+	if (kind == PTD_CATCH_SIGNAL)
+		return catch_signal(sh, args, temporary);
+	if (*args && kind <= PTD_CATCH_RETHROW)
+		return shell_error("%s %s with an exception type (REGEXP) is not supported", cmd,
+				   word);
+	/* (gdb's exec, fork and vfork take no argument but a condition) */
+	if (*args)
+		return shell_error("Junk at end of arguments.");
+	id = ptd_session_catch(sh->s, (enum ptd_catch_kind)kind, temporary);
+	if (id < 0)
+		return sess_error(id);
+	/* (gdb 13 says "Temporary" for exception catchpoints only) */
+	printf("%s %d (%s)\n",
+	       temporary && kind <= PTD_CATCH_RETHROW ? "Temporary catchpoint " : "Catchpoint", id,
+	       word);
+	return 0;
+}
+
+int shell_cmd_catch(struct shell *sh, const char *args)
+{
+	return do_catch(sh, args, 0);
+}
+
+int shell_cmd_tcatch(struct shell *sh, const char *args)
+{
+	return do_catch(sh, args, 1);
 }

@@ -49,6 +49,14 @@ void shell_print_bp_extra(const struct ptd_bpinfo *bi);
 void shell_print_bp_ignore(const struct ptd_bpinfo *bi);
 
 int shell_cmd_watch(struct shell *sh, const char *args);
+/* catch/tcatch throw|catch|rethrow: gdb's C++ exception catchpoints. */
+int shell_cmd_catch(struct shell *sh, const char *args);
+int shell_cmd_tcatch(struct shell *sh, const char *args);
+/* "throw", "catch", "rethrow" for an enum ptd_catch_kind ("" else). */
+const char *shell_catch_word(int kind);
+/* A signal catchpoint's signals as gdb names them ("SIGUSR1 SIGALRM",
+ * "all", "" for the standard ones), in @out. */
+const char *shell_catch_signals(const struct ptd_bpinfo *bi, char *out, size_t n);
 int shell_cmd_rwatch(struct shell *sh, const char *args);
 int shell_cmd_awatch(struct shell *sh, const char *args);
 int shell_info_watchpoints(struct shell *sh, const char *args);

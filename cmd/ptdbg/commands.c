@@ -351,6 +351,8 @@ long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n)
 	return shell_read_file_mem(ptd_session_program(sh->s), addr, buf, n);
 }
 
+static const char *shell_lib_name(void *ctx, uint64_t pc, const char *module);
+
 void shell_sync(struct shell *sh)
 {
 	char link[64];
@@ -371,6 +373,44 @@ void shell_sync(struct shell *sh)
 	if (ptd_session_offline(sh->s) && !sh->main_module[0] && ptd_session_offline_exe(sh->s))
 		snprintf(sh->main_module, sizeof(sh->main_module), "%s", ptd_session_offline_exe(sh->s));
 	sh->pc.main_module = sh->main_module[0] ? sh->main_module : NULL;
+	sh->pc.module_name = shell_lib_name;
+	sh->pc.module_name_ctx = sh;
+}
+
+/* gdb names a library in "from LIB" as the dynamic linker does (its
+ * link_map name), where the symbols have the file's real path. */
+struct libname_find {
+	uint64_t pc;
+	const char *module;
+	char *out;
+	size_t n;
+};
+
+static void libname_one(void *ctx, const struct ptd_shlib *l)
+{
+	struct libname_find *f = ctx;
+	char *rp;
+
+	if (f->out[0] || !l->text_hi || f->pc < l->text_lo || f->pc >= l->text_hi)
+		return;
+	rp = realpath(l->path, NULL);
+	if (rp && !strcmp(rp, f->module))
+		snprintf(f->out, f->n, "%s", l->path);
+	free(rp);
+}
+
+static const char *shell_lib_name(void *ctx, uint64_t pc, const char *module)
+{
+	struct shell *sh = ctx;
+	struct libname_find f = { pc, module, sh->lib_name, sizeof(sh->lib_name) };
+
+	sh->lib_name[0] = '\0';
+	if (!module || !ptd_session_alive(sh->s) ||
+	    ptd_session_shlibs(sh->s, libname_one, &f) < 0 || !sh->lib_name[0]) {
+		ptd_clear_error();
+		return NULL;
+	}
+	return sh->lib_name;
 }
 
 static void thread_comm(struct shell *sh, pid_t tid, char *comm, size_t n)
@@ -419,7 +459,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 
 	if (e.kind == PTD_EVENT_EXEC)
 		sh->main_module[0] = '\0'; /* a new main executable */
-	shell_bp_stopped(sh, e.kind == PTD_EVENT_BREAKPOINT ? e.bp_id : 0);
+	shell_bp_stopped(sh, e.kind == PTD_EVENT_BREAKPOINT || e.bp_catch ? e.bp_id : 0);
 	shell_sync(sh);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	if (finish && e.kind == PTD_EVENT_STEPPED)
@@ -666,7 +706,9 @@ static int do_run(struct shell *sh, const char *args, int start)
 	rc = start == 2 ? shell_starti_launch(sh, &ev) : ptd_session_run(sh->s, 0, &ev);
 	if (rc < 0)
 		return session_error(rc, NULL);
-	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id), 0);
+	shell_report_stop(sh, &ev,
+			  (ev.kind == PTD_EVENT_BREAKPOINT || ev.bp_catch) && was_temp(&temps, ev.bp_id),
+			  0);
 	return 0;
 }
 
@@ -963,7 +1005,8 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 	}
 	if (count == 0)
 		return 0;
-	shell_report_stop(sh, &ev, ev.kind == PTD_EVENT_BREAKPOINT && was_temp(&temps, ev.bp_id),
+	shell_report_stop(sh, &ev,
+			  (ev.kind == PTD_EVENT_BREAKPOINT || ev.bp_catch) && was_temp(&temps, ev.bp_id),
 			  m == PTD_MOTION_FINISH);
 	/* (gdb has no value to show for a tail call frame's finish) */
 	if (m == PTD_MOTION_FINISH && !reverse && finish_from && ev.kind == PTD_EVENT_STEPPED &&
@@ -1151,6 +1194,25 @@ static void print_bp_what(struct shell *sh, uint64_t addr, const char *func, con
 		printf("\n");
 }
 
+/* Whether gdb has a location for exception catchpoint @bi: its probe in
+ * libstdc++, or before that is loaded, the function (gdb's fallback, the
+ * program's PLT entry of __cxa_throw for one). */
+static int exception_catch_placed(struct shell *sh, const struct ptd_bpinfo *bi)
+{
+	static const char *const fn[] = { "", "__cxa_throw", "__cxa_begin_catch",
+					  "__cxa_rethrow" };
+	uint64_t a;
+
+	if (!bi->catch_kind || bi->catch_kind > PTD_CATCH_RETHROW)
+		return 0;
+	if (bi->nlocs)
+		return 1;
+	if (ptd_session_resolve(sh->s, fn[bi->catch_kind], &a) == 0)
+		return 1;
+	ptd_clear_error();
+	return 0;
+}
+
 static int info_breakpoints(struct shell *sh, const char *args)
 {
 	struct ptd_bpinfo bi;
@@ -1161,7 +1223,8 @@ static int info_breakpoints(struct shell *sh, const char *args)
 	 * its type column as wide as "read watchpoint" when one is listed */
 	for (i = 0; i < n; i++)
 		if (ptd_session_bp_get(sh->s, i, &bi) == 0) {
-			if (!bi.watch && bi.nlocs)
+			/* (and wide with a catchpoint, as gdb 13) */
+			if ((!bi.watch && bi.nlocs) || exception_catch_placed(sh, &bi))
 				aw = 18;
 			/* a watchpoint has its location once the program runs */
 			if (bi.watch && ptd_session_alive(sh->s))
@@ -1177,7 +1240,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		/* "*ADDR" has its address, even 0 (gdb shows 0x0...0) */
 		int pending = !bi.watch && !bi.nlocs;
 
-		if (bi.watch)
+		if (bi.watch || bi.catch_kind)
 			addr[0] = '\0';
 		else if (bi.nlocs > 1)
 			snprintf(addr, sizeof(addr), "<MULTIPLE>");
@@ -1190,6 +1253,24 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		       bi.enabled || bi.watch ? "y" : "n", aw, addr);
 		if (bi.watch)
 			printf("%s\n", bi.spec);
+		else if (bi.catch_kind == PTD_CATCH_EXEC && bi.catch_what)
+			printf("exec, program \"%s\" \n", bi.catch_what);
+		else if (bi.catch_kind >= PTD_CATCH_FORK && bi.catch_what)
+			printf("%s, process %s \n", shell_catch_word(bi.catch_kind), bi.catch_what);
+		else if (bi.catch_kind == PTD_CATCH_SIGNAL) {
+			char sigs[512];
+
+			shell_catch_signals(&bi, sigs, sizeof(sigs));
+			if (bi.catch_all)
+				printf("signal \"<any signal>\" \n");
+			else if (!sigs[0])
+				printf("signal \"<standard signals>\" \n");
+			else
+				printf("signal%s \"%s\" \n", strchr(sigs, ' ') ? "s" : "", sigs);
+		} else if (bi.catch_kind >= PTD_CATCH_EXEC)
+			printf("%s\n", shell_catch_word(bi.catch_kind));
+		else if (bi.catch_kind)
+			printf("exception %s\n", shell_catch_word(bi.catch_kind));
 		else if (pending)
 			printf("%s\n", bi.spec ? bi.spec : "");
 		else if (bi.nlocs > 1)
@@ -1198,7 +1279,8 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			print_bp_what(sh, bi.addr, bi.func, bi.file, bi.line);
 		shell_print_bp_extra(&bi);
 		if (bi.hits)
-			printf("\tbreakpoint already hit %u time%s\n", bi.hits,
+			printf("\t%s already hit %u time%s\n",
+			       bi.catch_kind ? "catchpoint" : "breakpoint", bi.hits,
 			       bi.hits == 1 ? "" : "s");
 		shell_print_bp_ignore(&bi);
 		/* (a count of 1, enable once, shows as the disposition only) */
@@ -1207,7 +1289,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			       bi.enable_count);
 		shell_print_bp_commands(bi.id);
 		/* gdb's rows N.1, N.2 ... of a breakpoint with several locations */
-		for (int k = 1; bi.nlocs > 1 && k <= bi.nlocs; k++) {
+		for (int k = 1; bi.nlocs > 1 && !bi.catch_kind && k <= bi.nlocs; k++) {
 			struct ptd_bploc lo;
 			char num[32];
 
@@ -3966,6 +4048,19 @@ static const struct cmd top_cmds[] = {
 	{ "bt", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "where", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "cd", 0, shell_cmd_cd, 0, "Set ptdbg's working directory (the programs'): cd [DIR]." },
+	{ "catch", 0, shell_cmd_catch, 0,
+	  "Set catchpoints to catch events.\n\n"
+	  "List of catch subcommands:\n\n"
+	  "catch catch -- Catch an exception, when caught.\n"
+	  "catch exec -- Catch calls to exec.\n"
+	  "catch fork -- Catch calls to fork.\n"
+	  "catch rethrow -- Catch an exception, when rethrown.\n"
+	  "catch signal -- Catch signals by their names and/or numbers.\n"
+	  "catch throw -- Catch an exception, when thrown.\n"
+	  "catch vfork -- Catch calls to vfork.\n\n"
+	  "The exception catchpoints stop at libstdc++'s probes, in the running\n"
+	  "program and in a recording (forward and reverse); exec, fork, vfork and\n"
+	  "signal stop the running program at the event." },
 	{ "break", 1, cmd_break, 0,
 	  "Set a breakpoint: break FUNCTION | FILE:LINE | LINE | *ADDRESS." },
 	{ "commands", 0, shell_cmd_commands, 0,
@@ -4071,6 +4166,17 @@ static const struct cmd top_cmds[] = {
 	{ "stepi", 0, cmd_stepi, CMD_REPEAT, "Step one instruction exactly: stepi [N]." },
 	{ "si", 0, cmd_stepi, CMD_REPEAT | CMD_ALIAS, "stepi" },
 	{ "tbreak", 0, cmd_tbreak, 0, "Set a temporary breakpoint (deleted when hit)." },
+	{ "tcatch", 0, shell_cmd_tcatch, 0,
+	  "Set temporary catchpoints to catch events.\n\n"
+	  "List of tcatch subcommands:\n\n"
+	  "tcatch catch -- Catch an exception, when caught.\n"
+	  "tcatch exec -- Catch calls to exec.\n"
+	  "tcatch fork -- Catch calls to fork.\n"
+	  "tcatch rethrow -- Catch an exception, when rethrown.\n"
+	  "tcatch signal -- Catch signals by their names and/or numbers.\n"
+	  "tcatch throw -- Catch an exception, when thrown.\n"
+	  "tcatch vfork -- Catch calls to vfork.\n\n"
+	  "A temporary catchpoint is deleted when it stops the program." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, show the current thread, or apply a command to threads (thread apply all|LIST CMD)." },
 	{ "unset", 0, shell_cmd_unset, 0,
 	  "Remove an environment variable of the programs started: unset environment [VAR]." },

@@ -141,6 +141,13 @@ int ptd_print_symbolize(void *ctx, uint64_t addr, char *out, size_t n)
 	return symbolize(ctx, addr, out, n, 0);
 }
 
+static const char *lib_name(struct ptd_print_ctx *c, uint64_t pc, const char *module)
+{
+	const char *n = c->module_name ? c->module_name(c->module_name_ctx, pc, module) : NULL;
+
+	return n ? n : module;
+}
+
 static int module_is_main(const struct ptd_print_ctx *c, const char *module)
 {
 	char *rp;
@@ -257,7 +264,7 @@ void ptd_print_frame(struct ptd_print_ctx *c, uint64_t pc, int level, int caller
 		if (have_line)
 			fprintf(c->out, " at %s:%d", ptd_print_file(c, li.file), li.line);
 		else if (have_sym && !module_is_main(c, s.module))
-			fprintf(c->out, " from %s", s.module);
+			fprintf(c->out, " from %s", lib_name(c, pc, s.module));
 		fputc('\n', c->out);
 	}
 	if (what != PTD_PRINT_LOCATION && have_line)
@@ -669,10 +676,37 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 		n = readlink(link, exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
-		fprintf(c->out, "process %d is executing new program: %s\n", (int)pid, exe);
+		/* (the session's notice said "process N is executing new
+		 * program: PATH" as the exec happened) */
+		if (ev->bp_catch == PTD_CATCH_EXEC)
+			fprintf(c->out, "\n%s%s%s %d (exec'd %s), ", thread ? thread : "",
+				thread ? " hit " : "",
+				temporary ? "Temporary catchpoint" : "Catchpoint", ev->bp_id, exe);
 		break;
 	}
 	case PTD_EVENT_BREAKPOINT:
+		if (ev->bp_catch) {
+			static const char *const what[] = { "", "exception thrown",
+							    "exception caught",
+							    "exception rethrown" };
+			char forked[64] = "";
+
+			if (ev->bp_catch == PTD_CATCH_SIGNAL)
+				snprintf(forked, sizeof(forked), "signal %s",
+					 ptd_print_signame(ev->signo));
+			else if (ev->bp_catch == PTD_CATCH_FORK || ev->bp_catch == PTD_CATCH_VFORK)
+				snprintf(forked, sizeof(forked), "%s process %d",
+					 ev->bp_catch == PTD_CATCH_FORK ? "forked" : "vforked",
+					 (int)ev->forked);
+			/* (gdb 13 says no "Temporary" for a signal one) */
+			fprintf(c->out, "\n%s%s%s %d (%s), ", thread ? thread : "",
+				thread ? " hit " : "",
+				temporary && ev->bp_catch != PTD_CATCH_SIGNAL ? "Temporary catchpoint"
+									      : "Catchpoint",
+				ev->bp_id, forked[0] ? forked
+				: ev->bp_catch > 0 && ev->bp_catch <= 3 ? what[ev->bp_catch] : "");
+			break;
+		}
 		fprintf(c->out, "\n%s%s%s %d", thread ? thread : "", thread ? " hit " : "",
 			temporary ? "Temporary breakpoint" : "Breakpoint",
 			ev->bp_id);

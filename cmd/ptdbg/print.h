@@ -55,6 +55,11 @@ struct ptd_print_ctx {
 	 * (@args_walk_level, -1: none) instead of unwinding from frame 0. */
 	int args_walk;
 	int args_walk_level;
+	/* The name gdb gives shared object @module (a realpath) holding @pc
+	 * in "from LIB": the dynamic linker's (/lib/x86_64-linux-gnu/
+	 * libstdc++.so.6), or NULL to keep @module.  NULL: keep it. */
+	const char *(*module_name)(void *ctx, uint64_t pc, const char *module);
+	void *module_name_ctx;
 };
 
 /*

@@ -33,6 +33,7 @@ struct shell {
 	struct ptd_session *s;
 	struct ptd_print_ctx pc;
 	char main_module[PATH_MAX];
+	char lib_name[PATH_MAX]; /* shell_lib_name's answer */
 
 	int batch;
 	const char *trace_format; /* --trace-format: blocks or pt */

@@ -616,6 +616,10 @@ struct ptd_event {
 	/* PTD_EVENT_BREAKPOINT: the location of bp_id that stopped it, 1-based
 	 * (gdb's "Breakpoint N.M, "), when the breakpoint has several; else 0. */
 	int bp_loc;
+	/* PTD_EVENT_BREAKPOINT, PTD_EVENT_EXEC: bp_id is a catchpoint (enum
+	 * ptd_catch_kind), 0 else; for fork and vfork the child's pid */
+	int bp_catch;
+	pid_t forked;
 };
 
 /* A breakpoint as ptd_session_bp_get() describes it.  The strings are
@@ -660,6 +664,11 @@ struct ptd_bpinfo {
 	 * "dis" disposition, and the stops left before it disables itself */
 	int disp_disable;
 	int enable_count;
+	/* A catchpoint (ptd_session_catch): enum ptd_catch_kind, 0 else */
+	int catch_kind;
+	const char *catch_what; /* exec, fork, vfork: what it caught last, or NULL */
+	uint64_t catch_signals; /* signal: bit N-1 for signal N; 0: the standard ones */
+	int catch_all;          /* signal: any signal */
 };
 
 /* One location of a breakpoint (gdb's N.M), as ptd_session_bp_loc()
@@ -1718,6 +1727,47 @@ struct ptd_func_match {
 extern PTD_EXPORT int ptd_values_functions_matching(struct ptd_values *v, const char *regex,
 						    struct ptd_func_match **out, int *n);
 extern PTD_EXPORT void ptd_values_matches_free(struct ptd_func_match *m, int n);
+
+/* What a catchpoint (gdb's catch) stops at. */
+enum ptd_catch_kind {
+	PTD_CATCH_NONE,
+	PTD_CATCH_THROW,   /* a C++ exception is thrown (libstdcxx:throw) */
+	PTD_CATCH_CATCH,   /* a handler catches one (libstdcxx:catch) */
+	PTD_CATCH_RETHROW, /* one is rethrown (libstdcxx:rethrow) */
+	/* Events of the live program (no location): the motion stops at
+	 * the event with PTD_EVENT_EXEC (exec) or PTD_EVENT_BREAKPOINT
+	 * (fork, vfork: in the parent, the child already detached), bp_id
+	 * the catchpoint and bp_catch its kind. */
+	PTD_CATCH_EXEC,
+	PTD_CATCH_FORK,
+	PTD_CATCH_VFORK,
+	/* a signal the program receives (ptd_session_catch_signal): the
+	 * motion stops with PTD_EVENT_BREAKPOINT, signo the signal, whatever
+	 * handle says; continuing delivers it as handle's pass says */
+	PTD_CATCH_SIGNAL
+};
+/*
+ * catch throw|catch|rethrow: a breakpoint at libstdc++'s SystemTap probe
+ * for @kind, as gdb 13 sets it; pending until libstdc++ is loaded.  It is
+ * numbered, deleted, disabled, conditioned and hit as a breakpoint, in the
+ * live program and in the recorded past; ptd_bpinfo.catch_kind and
+ * ptd_event.bp_catch tell it apart.  catch exec|fork|vfork: a catchpoint
+ * on that event of the live program, numbered, deleted, disabled and
+ * conditioned as a breakpoint; ptd_bpinfo.catch_what then says what it
+ * caught last (the program exec'd, "process N").  Returns the id, or
+ * -ptde_invalid.
+ */
+extern PTD_EXPORT int ptd_session_catch(struct ptd_session *s, enum ptd_catch_kind kind,
+					int temporary);
+/*
+ * catch signal [SIG...|all]: a PTD_CATCH_SIGNAL catchpoint on the @n
+ * signals @sigs (1-64), or with @n 0 on gdb's standard signals (all but
+ * SIGTRAP and SIGINT, which the debugger uses), or with @all on any.
+ * ptd_bpinfo.catch_signals and catch_all say which.  Returns the id, or
+ * -ptde_invalid (a signal out of range).
+ */
+extern PTD_EXPORT int ptd_session_catch_signal(struct ptd_session *s, const int *sigs, int n,
+					       int all, int temporary);
 
 /* What a breakpoint does when it stops the program (gdb's disposition). */
 enum ptd_bp_disp {

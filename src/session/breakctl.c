@@ -134,12 +134,74 @@ void ptd__ses_bp_drop_temps(struct ptd_session *s, uint64_t addr)
 	}
 }
 
+/* Whether signal catchpoint @b is on @signo (gdb's standard signals
+ * leave out SIGTRAP and SIGINT, the debugger's). */
+static int catches_signal(const struct sbp *b, int signo)
+{
+	if (b->catch_all)
+		return 1;
+	if (!b->catch_sigs)
+		return signo != SIGTRAP && signo != SIGINT;
+	return signo >= 1 && signo <= 64 && (b->catch_sigs >> (signo - 1)) & 1;
+}
+
+static int catch_hit(struct ptd_session *s, int kind, int signo, pid_t tid, const char *what,
+		     struct ptd_event *ev)
+{
+	int first = 0;
+
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+		char *w;
+
+		if (b->catch_kind != kind || b->disabled ||
+		    (kind == PTD_CATCH_SIGNAL && !catches_signal(b, signo)))
+			continue;
+		/* (gdb notes what it caught before the condition decides) */
+		if (what && (w = strdup(what)) != NULL) {
+			free(b->catch_what);
+			b->catch_what = w;
+		}
+		if (ptd__ses_bp_check(s, b, tid) && !first)
+			first = b->id;
+	}
+	if (!first)
+		return 0;
+	ev->bp_id = first;
+	ev->bp_catch = kind;
+	ev->bp_loc = 0;
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+
+		if (b->id != first)
+			continue;
+		if (b->temporary)
+			ptd_session_delete(s, b->id);
+		else if (b->disp_disable && --b->enable_count <= 0)
+			ptd_session_bp_enable(s, b->id, 0, 0);
+		break;
+	}
+	return 1;
+}
+
+int ptd__ses_catch_event(struct ptd_session *s, int kind, pid_t tid, const char *what,
+			 struct ptd_event *ev)
+{
+	return catch_hit(s, kind, 0, tid, what, ev);
+}
+
+int ptd__ses_catch_signal(struct ptd_session *s, int signo, pid_t tid, struct ptd_event *ev)
+{
+	return catch_hit(s, PTD_CATCH_SIGNAL, signo, tid, NULL, ev);
+}
+
 void ptd__ses_bp_note_stop(struct ptd_session *s, uint64_t addr, struct ptd_event *ev)
 {
 	free(s->stop_func);
 	s->stop_func = NULL;
 	s->stop_inner = 0;
 	ev->bp_loc = 0;
+	ev->bp_catch = 0;
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
 		int k = ptd__ses_bp_loc_at(b, addr);
@@ -148,6 +210,8 @@ void ptd__ses_bp_note_stop(struct ptd_session *s, uint64_t addr, struct ptd_even
 			continue;
 		if (b->id == ev->bp_id && b->nlocs > 1)
 			ev->bp_loc = k + 1;
+		if (b->id == ev->bp_id)
+			ev->bp_catch = b->catch_kind;
 		/* gdb's stopped_by_user_bp_inline_frame: a location has the
 		 * function it was set in (an inlined copy's for a function
 		 * spec), the innermost one there otherwise */

@@ -289,6 +289,40 @@ static int resolve_file_function(struct ptd_session *s, struct ptd_symbols *sym,
 	return 0;
 }
 
+/* "-probe-stap PROVIDER:NAME" (a catchpoint's: libstdcxx:throw): where
+ * the loaded modules have that SystemTap probe; none yet is pending. */
+static int resolve_probe(struct ptd_symbols *sym, const char *what, struct locset *ls)
+{
+	const char *colon = strchr(what, ':');
+	char prov[64];
+	uint64_t *v = NULL;
+	int n;
+
+	if (!colon || (size_t)(colon - what) >= sizeof(prov))
+		return ptd__err(-ptde_invalid, "invalid probe '%s'", what);
+	snprintf(prov, sizeof(prov), "%.*s", (int)(colon - what), what);
+	n = sym ? ptd__symbols_stap_probes(sym, prov, colon + 1, &v) : 0;
+	for (int i = 0; i < n; i++) {
+		struct sbp_loc *lo = locs_add(ls);
+
+		if (!lo) {
+			free(v);
+			locs_free(ls->v, ls->n);
+			ls->v = NULL;
+			ls->n = 0;
+			return -ptde_nomem;
+		}
+		lo->addr = v[i];
+		loc_describe(sym, lo, NULL, 0, 0);
+	}
+	free(v);
+	ptd_clear_error();
+	if (!n)
+		return ptd__err(-ptde_notfound, "No probe matching objfile=`', provider=`%s', "
+				"name=`%s'", prov, colon + 1);
+	return 0;
+}
+
 static int resolve_spec(struct ptd_session *s, const char *spec, struct locset *ls)
 {
 	struct ptd_symbols *sym = ptd__ses_symbols(s);
@@ -298,6 +332,10 @@ static int resolve_spec(struct ptd_session *s, const char *spec, struct locset *
 
 	ls->v = NULL;
 	ls->n = 0;
+	if (!strncmp(spec, "-probe-stap ", 12))
+		return resolve_probe(sym, spec + 12, ls);
+	if (!strcmp(spec, "-event"))
+		return ptd__err(-ptde_notfound, "an event catchpoint has no location");
 	if (spec[0] == '*') {
 		const char *p = spec + 1;
 		struct sbp_loc *lo;
@@ -521,12 +559,51 @@ int ptd_session_break_pending(struct ptd_session *s, const char *spec, int tempo
 	return bp_add(s, spec, temporary, 1);
 }
 
+int ptd_session_catch_signal(struct ptd_session *s, const int *sigs, int n, int all,
+			     int temporary)
+{
+	uint64_t set = 0;
+	int id;
+
+	if (!s || n < 0 || (n && !sigs))
+		return ptd__err(-ptde_invalid, "no signals given");
+	for (int i = 0; i < n; i++) {
+		if (sigs[i] < 1 || sigs[i] > 64)
+			return ptd__err(-ptde_invalid, "no signal %d", sigs[i]);
+		set |= 1ull << (sigs[i] - 1);
+	}
+	id = ptd_session_catch(s, PTD_CATCH_SIGNAL, temporary);
+	if (id > 0) {
+		s->bp[s->nbp - 1].catch_sigs = set;
+		s->bp[s->nbp - 1].catch_all = !!all;
+	}
+	return id;
+}
+
+int ptd_session_catch(struct ptd_session *s, enum ptd_catch_kind kind, int temporary)
+{
+	static const char *const spec[] = {
+		[PTD_CATCH_THROW] = "-probe-stap libstdcxx:throw",
+		[PTD_CATCH_CATCH] = "-probe-stap libstdcxx:catch",
+		[PTD_CATCH_RETHROW] = "-probe-stap libstdcxx:rethrow",
+	};
+	int id;
+
+	if (!s || kind <= PTD_CATCH_NONE || kind > PTD_CATCH_SIGNAL)
+		return ptd__err(-ptde_invalid, "no such catchpoint kind");
+	/* (an event catchpoint's "-event" never resolves: pending for good) */
+	id = bp_add(s, kind >= PTD_CATCH_EXEC ? "-event" : spec[kind], temporary, 1);
+	if (id > 0)
+		s->bp[s->nbp - 1].catch_kind = kind;
+	return id;
+}
+
 /* Whether the dynamic linker's reports matter: a symbolic breakpoint
  * waits for its library, or one may be in a library that can go. */
 static int any_pending(const struct ptd_session *s)
 {
 	for (int i = 0; i < s->nbp; i++)
-		if (!s->bp[i].wkind && s->bp[i].spec[0] != '*')
+		if (!s->bp[i].wkind && !PTD__BP_IS_EVENT(&s->bp[i]) && s->bp[i].spec[0] != '*')
 			return 1;
 	return 0;
 }
@@ -619,7 +696,7 @@ int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
 		struct sbp *b = &s->bp[i];
 		struct locset ls;
 
-		if (b->wkind || (bp_has_addr(b) && !b->plt))
+		if (b->wkind || PTD__BP_IS_EVENT(b) || (bp_has_addr(b) && !b->plt))
 			continue;
 		if (resolve_spec(s, b->spec, &ls) < 0) {
 			ptd_clear_error();
@@ -647,6 +724,7 @@ static void bp_free_at(struct ptd_session *s, int i)
 		ptd__ses_watch_release(s, b);
 	free(b->spec);
 	free(b->cond);
+	free(b->catch_what);
 	ptd__ses_bp_free_locs(b);
 	memmove(b, b + 1, (s->nbp - i - 1) * sizeof(*b));
 	s->nbp--;
@@ -685,6 +763,10 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	out->id = b->id;
 	out->addr = b->addr;
 	out->spec = b->spec;
+	out->catch_kind = b->catch_kind;
+	out->catch_what = b->catch_what;
+	out->catch_signals = b->catch_sigs;
+	out->catch_all = b->catch_all;
 	if (b->nlocs) {
 		out->func = b->locs[0].func;
 		out->file = b->locs[0].file;
@@ -798,7 +880,7 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s)
 				ptd__ses_watch_rearm(s, b);
 			continue;
 		}
-		if (b->spec[0] != '*' && resolve_spec(s, b->spec, &ls) == 0) {
+		if (b->spec[0] != '*' && !PTD__BP_IS_EVENT(b) && resolve_spec(s, b->spec, &ls) == 0) {
 			/* (what the user disabled stays so where it is the same) */
 			for (int k = 0; k < ls.n; k++)
 				for (int j = 0; j < b->nlocs; j++)

@@ -396,6 +396,18 @@ static void finish_stop(struct run_ctx *rc, struct ptd_event *ev)
 	fill_event_location(s, ev);
 }
 
+/* Whether an exec catchpoint stops the motion at the exec @tid made. */
+static int exec_caught(struct ptd_session *s, pid_t tid, struct ptd_event *ev)
+{
+	char exe[64], path[4096];
+	ssize_t n;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)ptd_target_pid(s->t));
+	n = readlink(exe, path, sizeof(path) - 1);
+	path[n > 0 ? n : 0] = 0;
+	return ptd__ses_catch_event(s, PTD_CATCH_EXEC, tid, path, ev);
+}
+
 /* The motion ends at breakpoint @b: count the hit, stop everything. */
 static int report_bp(struct run_ctx *rc, struct sbp *b, uint64_t addr, struct ptd_event *ev)
 {
@@ -774,6 +786,19 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 		case PTD_STOP_SIGNAL: {
 			int fl = ptd__ses_sig_flags(s, st.signo);
 
+			/* catch signal stops whatever handle says; continuing
+			 * delivers the signal as handle's pass says */
+			ev->bp_id = 0;
+			ev->bp_catch = 0;
+			if (ptd__ses_catch_signal(s, st.signo, st.tid, ev)) {
+				if (!(fl & PTD_SIG_PASS))
+					ptd_target_set_pending_signal(s->t, st.tid, 0);
+				ev->kind = PTD_EVENT_BREAKPOINT;
+				ev->signo = st.signo;
+				ev->new_frame = 1;
+				finish_stop(&rc, ev);
+				return 0;
+			}
 			if (!(fl & PTD_SIG_STOP)) {
 				if ((fl & PTD_SIG_PRINT) && s->notify) {
 					char msg[128];
@@ -887,6 +912,27 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 					 (int)st.new_tid, ptd_last_error(-ptde_nomap));
 				s->notify(s->notify_ctx, msg);
 			}
+			/* catch fork|vfork: gdb's "Catchpoint N (forked process
+			 * CHILD)" in the parent, at the system call's return */
+			if (st.new_tid > 0) {
+				char child[32];
+
+				snprintf(child, sizeof(child), "%d", (int)st.new_tid);
+				ev->bp_id = 0;
+				ev->bp_catch = 0;
+				if (ptd__ses_catch_event(s, st.vfork ? PTD_CATCH_VFORK : PTD_CATCH_FORK,
+							 st.tid, child, ev)) {
+					struct sthread *fth = ptd__ses_thread_by_tid(s, st.tid);
+
+					if (fth)
+						sel_set(&rc, fth);
+					ev->kind = PTD_EVENT_BREAKPOINT;
+					ev->forked = st.new_tid;
+					ev->new_frame = 1;
+					finish_stop(&rc, ev);
+					return 0;
+				}
+			}
 			err = resume_thread(&rc, st.tid, 0);
 			break;
 		case PTD_STOP_EXEC:
@@ -933,7 +979,10 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			ptd__ses_symbols(s);
 			ptd__ses_bp_rearm_all(s);
 			ptd_target_bp_enable(s->t, !rc.nobp);
-			if (s->stop_exec) {
+			/* catch exec: gdb's "Catchpoint N (exec'd PATH)" */
+			ev->bp_id = 0;
+			ev->bp_catch = 0;
+			if (exec_caught(s, st.tid, ev) || s->stop_exec) {
 				/* (ev->tid and ev->pc are the exec'ing thread's) */
 				ev->kind = PTD_EVENT_EXEC;
 				ev->new_frame = 1;

@@ -54,6 +54,13 @@ struct sbp {
 	 * itself */
 	int disp_disable, enable_count;
 	int plt;         /* at the PLT entry until a library defines the function */
+	/* a catchpoint: enum ptd_catch_kind (its spec "-probe-stap ..." or,
+	 * for an event of the program, "-event"), and what an event one
+	 * caught last (owned) */
+	int catch_kind;
+	char *catch_what;
+	uint64_t catch_sigs; /* PTD_CATCH_SIGNAL: bit N-1 for signal N (0: standard) */
+	int catch_all;       /* PTD_CATCH_SIGNAL: any signal */
 	char *cond;      /* condition N EXPR: stop only when true; owned, NULL: none */
 	unsigned ignore; /* ignore N COUNT: hits still to pass over */
 	/* A watchpoint (watch.c): enum ptd_watch_kind (0: a breakpoint), the
@@ -403,6 +410,18 @@ struct sbp *ptd__ses_bp_hit(struct ptd_session *s, uint64_t addr, pid_t tid);
 /* Whether @pc is one of the places until/advance stops at (breakctl.c). */
 int ptd__ses_adv_at(const struct ptd_session *s, uint64_t pc);
 void ptd__ses_bp_drop_temps(struct ptd_session *s, uint64_t addr);
+/* Whether @b is a catchpoint on an event of the program (exec, fork,
+ * vfork): no location, never resolved. */
+#define PTD__BP_IS_EVENT(b) ((b)->catch_kind >= PTD_CATCH_EXEC)
+/* The program met event @kind (PTD_CATCH_EXEC ...) in thread @tid: the
+ * enabled catchpoints of that kind check their conditions and count their
+ * hits as breakpoints do and note @what; the first that stops sets
+ * @ev->bp_id and bp_catch; a temporary one is deleted, enable once/count
+ * disables.  Returns 1 when one stops the motion, else 0. */
+int ptd__ses_catch_event(struct ptd_session *s, int kind, pid_t tid, const char *what,
+			 struct ptd_event *ev);
+/* The same for signal @signo (PTD_CATCH_SIGNAL catchpoints on it). */
+int ptd__ses_catch_signal(struct ptd_session *s, int signo, pid_t tid, struct ptd_event *ev);
 /* gdb's handle flags of @signo (PTD_SIG_STOP | PTD_SIG_PRINT | PTD_SIG_PASS). */
 int ptd__ses_sig_flags(struct ptd_session *s, int signo);
 /* until/advance: 1 when thread @tid at @pc ends the motion. */

@@ -2996,3 +2996,91 @@ int ptd__symbols_tailcalls(struct ptd_symbols *s, uint64_t ret, uint64_t pc, uin
 			out[n++] = res[i];
 	return n;
 }
+
+/* One module's SystemTap probe notes (.note.stapsdt): each note is the
+ * probe's address, the .stapsdt.base address it was linked against and
+ * its semaphore, then "provider\0name\0arguments\0".  A module moved from
+ * where it was linked (prelink) is told by where .stapsdt.base is now. */
+struct probe_find {
+	const char *provider, *name;
+	uint64_t *v;
+	int n, cap;
+};
+
+static void module_probes(Dwfl_Module *m, struct probe_find *pf)
+{
+	GElf_Addr bias = 0, base_now = 0;
+	Elf *elf = dwfl_module_getelf(m, &bias);
+	Elf_Scn *scn = NULL, *notes = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *nm;
+
+		if (!gelf_getshdr(scn, &sh) || !(nm = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (sh.sh_type == SHT_NOTE && !strcmp(nm, ".note.stapsdt"))
+			notes = scn;
+		else if (!strcmp(nm, ".stapsdt.base"))
+			base_now = sh.sh_addr;
+	}
+	Elf_Data *d = notes ? elf_getdata(notes, NULL) : NULL;
+	size_t off = 0, noff, doff;
+	GElf_Nhdr nh;
+
+	while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+		const char *desc = (const char *)d->d_buf + doff, *prov, *pname;
+		uint64_t pc, base;
+
+		if (nh.n_type != 3 || nh.n_namesz != 8 ||
+		    memcmp((const char *)d->d_buf + noff, "stapsdt", 8) || nh.n_descsz < 26)
+			continue;
+		memcpy(&pc, desc, 8);
+		memcpy(&base, desc + 8, 8);
+		prov = desc + 24;
+		if (!memchr(prov, 0, nh.n_descsz - 24))
+			continue;
+		pname = prov + strlen(prov) + 1;
+		if (pname >= desc + nh.n_descsz || !memchr(pname, 0, (size_t)(desc + nh.n_descsz - pname)))
+			continue;
+		if (strcmp(prov, pf->provider) || strcmp(pname, pf->name))
+			continue;
+		if (base_now)
+			pc += base_now - base;
+		if (pf->n == pf->cap) {
+			int cap = pf->cap ? 2 * pf->cap : 4;
+			uint64_t *nv = realloc(pf->v, (size_t)cap * sizeof(*nv));
+
+			if (!nv)
+				return;
+			pf->v = nv;
+			pf->cap = cap;
+		}
+		pf->v[pf->n++] = pc + bias;
+	}
+}
+
+static int probe_mod(Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr start, void *arg)
+{
+	(void)ud;
+	(void)name;
+	(void)start;
+	module_probes(m, arg);
+	return DWARF_CB_OK;
+}
+
+int ptd__symbols_stap_probes(struct ptd_symbols *s, const char *provider, const char *name,
+			     uint64_t **out)
+{
+	struct probe_find pf = { provider, name, NULL, 0, 0 };
+
+	*out = NULL;
+	if (!s || !s->dwfl)
+		return 0;
+	dwfl_getmodules(s->dwfl, probe_mod, &pf, 0);
+	*out = pf.v;
+	return pf.n;
+}

@@ -170,4 +170,12 @@ int ptd__symbols_range_start(struct ptd_symbols *s, uint64_t addr, uint64_t *lo)
  */
 int ptd__symbols_in_plt(struct ptd_symbols *s, uint64_t addr);
 
+/*
+ * The addresses of SystemTap probe @provider:@name (gdb's -probe-stap, as
+ * libstdc++'s libstdcxx:throw) in every loaded module, into *@out (caller
+ * frees; NULL when none).  Returns their count.
+ */
+int ptd__symbols_stap_probes(struct ptd_symbols *s, const char *provider, const char *name,
+			     uint64_t **out);
+
 #endif

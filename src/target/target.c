@@ -1358,6 +1358,7 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 			ptrace(PTRACE_DETACH, child, 0, 0);
 		}
 		st->kind = PTD_STOP_FORK;
+		st->vfork = ev == PTRACE_EVENT_VFORK;
 		return 1;
 	}
 	if (ev == PTRACE_EVENT_VFORK_DONE) {

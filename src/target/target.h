@@ -61,6 +61,7 @@ struct ptd_stop {
 	int signo;
 	int status;
 	pid_t new_tid;
+	int vfork; /* PTD_STOP_FORK: the child was made by vfork */
 	uint64_t pc;
 	siginfo_t si;
 	int bp_addr_valid;

@@ -61,6 +61,8 @@ static void test_null(void **state)
 	assert_true(ptd_session_set_signal(NULL, 0, SIGINT) < 0);
 	assert_true(ptd_session_fpregs(NULL, 0, &f) < 0);
 	assert_true(ptd_session_backtrace(NULL, &n, 1) < 0);
+	assert_true(ptd_session_catch(NULL, PTD_CATCH_THROW, 0) == -ptde_invalid);
+	assert_true(ptd_session_catch_signal(NULL, NULL, 0, 1, 0) == -ptde_invalid);
 	ptd_host_cpu(NULL);
 	ptd_host_cpu(&cpu);
 	assert_int_equal(strlen(cpu.vendor), 12);
@@ -71,6 +73,24 @@ static void test_null(void **state)
 	assert_int_equal(ptd_session_write(s, 0x1000, "x", 1), -ptde_not_running);
 	assert_int_equal(ptd_session_set_pc(s, 0, 0x1000), -ptde_not_running);
 	assert_true(ptd_session_gap_near(s, &n, &reason) < 0);
+	/* a catchpoint waits for libstdc++ (pending); a bad kind is refused */
+	assert_int_equal(ptd_session_catch(s, PTD_CATCH_NONE, 0), -ptde_invalid);
+	assert_int_equal(ptd_session_catch(s, PTD_CATCH_SIGNAL + 1, 0), -ptde_invalid);
+	int id = ptd_session_catch(s, PTD_CATCH_CATCH, 1);
+	struct ptd_bpinfo bi;
+
+	assert_true(id > 0);
+	assert_int_equal(ptd_session_bp_get(s, 0, &bi), 0);
+	assert_int_equal(bi.catch_kind, PTD_CATCH_CATCH);
+	assert_int_equal(bi.nlocs, 0);
+	assert_int_equal(bi.temporary, 1);
+	int sigs[2] = { SIGUSR1, 65 };
+
+	assert_int_equal(ptd_session_catch_signal(s, sigs, 2, 0, 0), -ptde_invalid);
+	assert_true(ptd_session_catch_signal(s, sigs, 1, 0, 0) > id);
+	assert_int_equal(ptd_session_bp_get(s, 1, &bi), 0);
+	assert_int_equal(bi.catch_kind, PTD_CATCH_SIGNAL);
+	assert_true(bi.catch_signals == 1ull << (SIGUSR1 - 1));
 	ptd_session_free(s);
 }
 
