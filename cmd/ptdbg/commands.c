@@ -420,6 +420,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 	if (e.kind == PTD_EVENT_EXEC)
 		sh->main_module[0] = '\0'; /* a new main executable */
 	shell_bp_stopped(sh, e.kind == PTD_EVENT_BREAKPOINT ? e.bp_id : 0);
+	sh->stop_bp = e.kind == PTD_EVENT_BREAKPOINT ? e.bp_id : 0;
 	shell_sync(sh);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	if (finish && e.kind == PTD_EVENT_STEPPED)
@@ -827,8 +828,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		return shell_error("The program is not being run.");
 	}
 	if (m == PTD_MOTION_FINISH || m == PTD_MOTION_CONTINUE) {
-		/* continue N means "ignore this breakpoint N-1 times" in gdb;
-		 * finish takes no argument. */
+		/* finish takes no argument */
 		if (m == PTD_MOTION_FINISH && *skipws(args))
 			return shell_error("The \"finish\" command does not take any arguments.");
 		count = 1;
@@ -929,6 +929,22 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		if (reverse && sh->pc.sym && ptd_symbols_func_start(sh->pc.sym, pc) == 0)
 			return shell_error("Cannot find bounds of current function");
 		finish_from = fin_caller ? fin_pc - 1 : fin_pc;
+	}
+	if (m == PTD_MOTION_CONTINUE && *skipws(args)) {
+		/* continue N: gdb ignores the breakpoint the program stopped
+		 * at N-1 more times (its count is evaluated only then) */
+		if (sh->stop_bp && shell_bp_exists(sh, sh->stop_bp)) {
+			uint64_t n;
+
+			if (parse_count(sh, args, &n) < 0)
+				return -1;
+			if (shell_bp_set_ignore(sh, sh->stop_bp, (int64_t)n - 1) < 0)
+				return -1;
+			if (sh->from_tty)
+				printf("  ");
+		} else if (sh->from_tty) {
+			printf("Not stopped at any breakpoint; argument ignored.\n");
+		}
 	}
 	if (sh->from_tty) {
 		if (m == PTD_MOTION_CONTINUE) {

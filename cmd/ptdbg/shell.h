@@ -122,6 +122,9 @@ struct shell {
 	 * its lines from (NULL: standard input) */
 	int stops;
 	int pending_bp;
+	/* the breakpoint the last stop reported is at (0: none), which
+	 * `continue N` gives an ignore count as gdb's bpstat_num */
+	int stop_bp;
 	char *(*read_line)(struct shell *sh);
 	void *read_line_ctx;
 };

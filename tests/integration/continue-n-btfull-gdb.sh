@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# continue N and ignore against gdb 13, typed on stdin (gdb's from_tty):
+#  - `continue N` stopped at a breakpoint gives that breakpoint an ignore
+#    count of N-1 ("Will ignore next 2 crossings of breakpoint 1.
+#    Continuing.") and stops at its Nth hit; `continue 1` says "Will stop
+#    next time ...", and away from a breakpoint the argument is ignored
+#    with gdb's note;
+#  - `ignore` says the same three ways, and `info breakpoints` shows the
+#    hits counted while ignored;
+#  - the same in a replay (record / record full), forward and reverse.
+. "$(dirname "$0")/lib.bash"
+need_prereqs fib
+need_gdb
+
+prog=$TESTPROGS/fib
+typed() {
+	sed -E -e 's/^(\((gdb|ptdbg)\) )+//' |
+		grep -v -e '^\[' -e '^Using host' -e '^$' -e '^auto chose' -e 'will be killed' \
+			-e '^Quit anyway' -e '^Starting program' -e '^Reading symbols' |
+		sed -E "s/^(main \\()[^)]*\\)/\\1ARGS)/$1" | normalize
+}
+# (a replay without the recorder's registers may show arguments as
+# <unavailable>: there the stops are told by the hit counts)
+compare() { # name, commands (\n-separated, gdb's spelling), extra sed
+	printf "$2" | gdb -nx -q "$prog" 2>&1 | typed "${3-}" >"$TMPDIR/$1.gdb"
+	printf "$(printf '%s' "$2" | sed 's/record full/record/')" | "$PTDBG" -q "$prog" 2>&1 |
+		typed "${3-}" >"$TMPDIR/$1.ptdbg"
+	diff -u "$TMPDIR/$1.gdb" "$TMPDIR/$1.ptdbg" >&2 || die "$1: ptdbg differs from gdb"
+}
+
+compare live 'set width 0\nbreak fib\nrun\ncontinue 3\ninfo breakpoints\ncontinue 1\nignore 1 2
+ignore 1 1\nignore 1 0\ncontinue 2\ntbreak main\ncontinue 2\ninfo breakpoints\nquit\n'
+grep -qx 'Will ignore next 2 crossings of breakpoint 1.  Continuing.' "$TMPDIR/live.ptdbg" ||
+	die "live: no ignore message for continue 3"
+grep -qx 'Breakpoint 1, fib (n=7) at fib.c:12' "$TMPDIR/live.ptdbg" ||
+	die "live: continue 3 did not stop at the third hit"
+
+compare replay 'set width 0\nbreak main\nrun\nrecord full\nbreak fib\ncontinue\ncontinue 4
+continue 3\nreverse-continue 2\ninfo breakpoints\ncontinue 3\ninfo breakpoints
+reverse-continue\nquit\n' ';s/^(Breakpoint 2, fib \()[^)]*\)/\1ARGS)/'
+note "continue N: $(cat "$TMPDIR"/*.ptdbg | grep -c .) lines as gdb's"
+exit 0
