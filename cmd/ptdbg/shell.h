@@ -224,6 +224,10 @@ int shell_cmd_ptype(struct shell *sh, const char *args);
 int shell_cmd_whatis(struct shell *sh, const char *args);
 int shell_cmd_set_var(struct shell *sh, const char *args);
 int shell_info_locals(struct shell *sh, const char *args);
+/* bt full: the selected frame's locals to @out, each line 8 columns in as
+ * gdb's (an error, "No symbol table info available.", in their place).
+ * Returns 0 or -1 (message printed). */
+int shell_bt_locals(struct shell *sh, FILE *out);
 int shell_info_args(struct shell *sh, const char *args);
 int shell_info_frame(struct shell *sh, const char *args);
 void shell_show_display_value(struct shell *sh, int num, const char *fmt, const char *expr);

@@ -8,8 +8,13 @@
 #  - `ignore` says the same three ways, and `info breakpoints` shows the
 #    hits counted while ignored;
 #  - the same in a replay (record / record full), forward and reverse.
+# bt full (backtrace full, bt -full, bt full N, bt full -N) against gdb:
+#  - each frame line is followed by the locals of that frame 8 columns in,
+#    an inner block's before the function's, "No locals." where there are
+#    none; inlined functions' frames have theirs; the frame selected
+#    before stays selected.
 . "$(dirname "$0")/lib.bash"
-need_prereqs fib
+need_prereqs fib loops inlstep-O2
 need_gdb
 
 prog=$TESTPROGS/fib
@@ -38,5 +43,21 @@ grep -qx 'Breakpoint 1, fib (n=7) at fib.c:12' "$TMPDIR/live.ptdbg" ||
 compare replay 'set width 0\nbreak main\nrun\nrecord full\nbreak fib\ncontinue\ncontinue 4
 continue 3\nreverse-continue 2\ninfo breakpoints\ncontinue 3\ninfo breakpoints
 reverse-continue\nquit\n' ';s/^(Breakpoint 2, fib \()[^)]*\)/\1ARGS)/'
+batch_compare() { # name, program, commands...
+	local name=$1 p=$2
+	shift 2
+	CMDS=("$@")
+	gdb_batch -- "$TESTPROGS/$p" | grep -v -e '^\[' -e '^Using host' | normalize >"$TMPDIR/$name.gdb"
+	ptdbg_batch -- "$TESTPROGS/$p" | normalize >"$TMPDIR/$name.ptdbg"
+	diff -u "$TMPDIR/$name.gdb" "$TMPDIR/$name.ptdbg" >&2 || die "$name: ptdbg differs from gdb"
+}
+l24=$(line_of loops.c 'grid[i][j] = i * j')
+batch_compare btfull-loops loops "break ${l24#loops.c:}" run "bt full" "bt -full 1" \
+	"backtrace full -1" up "bt full" "info locals"
+grep -qx '        j = 0' "$TMPDIR/btfull-loops.ptdbg" || die "bt full: no block-scoped local"
+batch_compare btfull-fib fib "break fib" run "continue 3" "bt full" "where full 2"
+grep -qx 'No locals.' "$TMPDIR/btfull-fib.ptdbg" || die "bt full: no \"No locals.\""
+batch_compare btfull-inline inlstep-O2 "break scale" run "bt full" up "bt full 3"
+
 note "continue N: $(cat "$TMPDIR"/*.ptdbg | grep -c .) lines as gdb's"
 exit 0
