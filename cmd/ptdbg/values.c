@@ -326,10 +326,9 @@ int shell_bt_locals(struct shell *sh, FILE *out)
 	for (p = s; *p; p = nl) {
 		nl = strchr(p, '\n');
 		nl = nl ? nl + 1 : p + strlen(p);
-		/* gdb's print_variable_and_value: the names 8 columns in,
-		 * "No locals." not; a pretty value's inner lines as they are */
-		if (strncmp(p, "No locals.", 10) &&
-		    (!sh->print_pretty || (*p != ' ' && *p != '}')))
+		/* gdb's print_variable_and_value: every line 8 columns in
+		 * (a pretty value's inner ones too), "No locals." not */
+		if (strncmp(p, "No locals.", 10))
 			fputs("        ", out);
 		fwrite(p, 1, (size_t)(nl - p), out);
 	}

@@ -11,10 +11,10 @@
 # bt full (backtrace full, bt -full, bt full N, bt full -N) against gdb:
 #  - each frame line is followed by the locals of that frame 8 columns in,
 #    an inner block's before the function's, "No locals." where there are
-#    none; inlined functions' frames have theirs; the frame selected
-#    before stays selected.
+#    none; inlined functions' frames have theirs; a pretty value's every
+#    line is indented; the frame selected before stays selected.
 . "$(dirname "$0")/lib.bash"
-need_prereqs fib loops inlstep-O2
+need_prereqs fib loops inlstep-O2 values
 need_gdb
 
 prog=$TESTPROGS/fib
@@ -58,6 +58,8 @@ grep -qx '        j = 0' "$TMPDIR/btfull-loops.ptdbg" || die "bt full: no block-
 batch_compare btfull-fib fib "break fib" run "continue 3" "bt full" "where full 2"
 grep -qx 'No locals.' "$TMPDIR/btfull-fib.ptdbg" || die "bt full: no \"No locals.\""
 batch_compare btfull-inline inlstep-O2 "break scale" run "bt full" up "bt full 3"
+batch_compare btfull-pretty values "set print pretty on" "break helper" run "bt full"
+grep -qx '            x = 1,' "$TMPDIR/btfull-pretty.ptdbg" || die "bt full: a pretty value not indented"
 
 note "continue N: $(cat "$TMPDIR"/*.ptdbg | grep -c .) lines as gdb's"
 exit 0
