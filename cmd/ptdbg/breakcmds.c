@@ -191,7 +191,23 @@ int shell_cmd_ignore(struct shell *sh, const char *args)
 		return shell_error("Second argument (specified ignore-count) is missing.");
 	if (shell_eval(sh, p, &count, &k) < 0)
 		return -1;
-	if ((int64_t)count < 0)
+	if (shell_bp_set_ignore(sh, id, (int64_t)count) < 0)
+		return -1;
+	if (sh->from_tty)
+		printf("\n");
+	return 0;
+}
+
+int shell_bp_exists(struct shell *sh, int id)
+{
+	struct ptd_bpinfo bi;
+
+	return bp_exists(sh, id, &bi);
+}
+
+int shell_bp_set_ignore(struct shell *sh, int id, int64_t count)
+{
+	if (count < 0)
 		count = 0;
 	if (count > UINT32_MAX)
 		count = UINT32_MAX;
@@ -199,12 +215,13 @@ int shell_cmd_ignore(struct shell *sh, const char *args)
 		return sess_error(-ptde_notfound);
 	if (!sh->from_tty)
 		return 0;
+	/* (no newline after it: continue N goes on with "  Continuing.") */
 	if (count == 0)
-		printf("Will stop next time breakpoint %d is reached.\n", id);
+		printf("Will stop next time breakpoint %d is reached.", id);
 	else if (count == 1)
-		printf("Will ignore next crossing of breakpoint %d.\n", id);
+		printf("Will ignore next crossing of breakpoint %d.", id);
 	else
-		printf("Will ignore next %" PRIu64 " crossings of breakpoint %d.\n", count, id);
+		printf("Will ignore next %" PRId64 " crossings of breakpoint %d.", count, id);
 	return 0;
 }
 

@@ -17,6 +17,12 @@ int shell_cmd_condition(struct shell *sh, const char *args);
  * cannot parse; 0 otherwise. */
 int shell_condition_check(const char *expr);
 int shell_cmd_ignore(struct shell *sh, const char *args);
+/* Whether breakpoint @id exists. */
+int shell_bp_exists(struct shell *sh, int id);
+/* Sets its ignore count (below 0: 0) and, at a terminal, says gdb's
+ * "Will ignore next N crossings of breakpoint ID." without a newline.
+ * Returns 0 or -1 (message printed). */
+int shell_bp_set_ignore(struct shell *sh, int id, int64_t count);
 int shell_cmd_until(struct shell *sh, const char *args);
 int shell_cmd_advance(struct shell *sh, const char *args);
 int shell_cmd_jump(struct shell *sh, const char *args);

@@ -460,6 +460,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 	if (e.kind == PTD_EVENT_EXEC)
 		sh->main_module[0] = '\0'; /* a new main executable */
 	shell_bp_stopped(sh, e.kind == PTD_EVENT_BREAKPOINT || e.bp_catch ? e.bp_id : 0);
+	sh->stop_bp = e.kind == PTD_EVENT_BREAKPOINT ? e.bp_id : 0;
 	shell_sync(sh);
 	sh->pc.addr32 = position_mode(sh) != PTD_MODE_64;
 	if (finish && e.kind == PTD_EVENT_STEPPED)
@@ -869,8 +870,7 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		return shell_error("The program is not being run.");
 	}
 	if (m == PTD_MOTION_FINISH || m == PTD_MOTION_CONTINUE) {
-		/* continue N means "ignore this breakpoint N-1 times" in gdb;
-		 * finish takes no argument. */
+		/* finish takes no argument */
 		if (m == PTD_MOTION_FINISH && *skipws(args))
 			return shell_error("The \"finish\" command does not take any arguments.");
 		count = 1;
@@ -971,6 +971,22 @@ static int do_motion(struct shell *sh, const char *args, enum ptd_motion m, int 
 		if (reverse && sh->pc.sym && ptd_symbols_func_start(sh->pc.sym, pc) == 0)
 			return shell_error("Cannot find bounds of current function");
 		finish_from = fin_caller ? fin_pc - 1 : fin_pc;
+	}
+	if (m == PTD_MOTION_CONTINUE && *skipws(args)) {
+		/* continue N: gdb ignores the breakpoint the program stopped
+		 * at N-1 more times (its count is evaluated only then) */
+		if (sh->stop_bp && shell_bp_exists(sh, sh->stop_bp)) {
+			uint64_t n;
+
+			if (parse_count(sh, args, &n) < 0)
+				return -1;
+			if (shell_bp_set_ignore(sh, sh->stop_bp, (int64_t)n - 1) < 0)
+				return -1;
+			if (sh->from_tty)
+				printf("  ");
+		} else if (sh->from_tty) {
+			printf("Not stopped at any breakpoint; argument ignored.\n");
+		}
 	}
 	if (sh->from_tty) {
 		if (m == PTD_MOTION_CONTINUE) {
@@ -1996,14 +2012,19 @@ static int print_outermost(struct shell *sh, uint64_t count)
 	return rc;
 }
 
+static int print_full(struct shell *sh, uint64_t limit, int outermost);
+
 static int cmd_backtrace(struct shell *sh, const char *args)
 {
 	uint64_t limit = 0;
-	int outermost = 0;
+	int outermost = 0, full = 0;
 
 	args = skipws(args);
-	if (!strncmp(args, "full", 4) || !strncmp(args, "-full", 5))
+	if ((!strncmp(args, "full", 4) && (!args[4] || isspace((unsigned char)args[4]))) ||
+	    (!strncmp(args, "-full", 5) && (!args[5] || isspace((unsigned char)args[5])))) {
 		args = skipws(args + (args[0] == '-' ? 5 : 4));
+		full = 1;
+	}
 	if (*args == '-' && isdigit((unsigned char)args[1])) {
 		outermost = 1;
 		args++;
@@ -2016,6 +2037,8 @@ static int cmd_backtrace(struct shell *sh, const char *args)
 	/* (bt 0 and bt -0 show no frame, as gdb's) */
 	if (*args && !limit)
 		return 0;
+	if (full)
+		return print_full(sh, limit, outermost);
 	if (outermost)
 		return print_outermost(sh, limit);
 	return print_backtrace(sh, limit);
@@ -2105,6 +2128,62 @@ static int level_find(const struct flevels *lv, struct shell *sh, int vlevel, in
 			r++;
 	}
 	return -1;
+}
+
+/*
+ * bt full: the backtrace, each frame line followed by the locals of that
+ * frame (as `frame N` then `info locals` would show them, 8 columns in);
+ * the frame selected stays the one it was.
+ */
+static int print_full(struct shell *sh, uint64_t limit, int outermost)
+{
+	FILE *out = sh->pc.out, *mem;
+	char *text = NULL, *p, *nl;
+	size_t len = 0;
+	int rc, saved_level = sh->frame_level, saved_vlevel = sh->frame_vlevel;
+	int saved_inline = sh->frame_inline, saved_tail = sh->frame_tail;
+	uint64_t saved_pc = sh->frame_pc;
+	struct flevels lv;
+
+	mem = open_memstream(&text, &len);
+	if (!mem)
+		return shell_error("cannot print the backtrace: %s", strerror(errno));
+	sh->pc.out = mem;
+	rc = outermost ? print_outermost(sh, limit) : print_backtrace(sh, limit);
+	sh->pc.out = out;
+	fclose(mem);
+	if (rc < 0 || levels_get(sh, &lv) < 0) {
+		free(text);
+		return -1;
+	}
+	for (p = text; p && *p && !sh->quit; p = nl) {
+		int entry, k, real, level;
+
+		nl = strchr(p, '\n');
+		nl = nl ? nl + 1 : p + strlen(p);
+		fwrite(p, 1, (size_t)(nl - p), out);
+		if (*p != '#' || !isdigit((unsigned char)p[1]))
+			continue;
+		level = atoi(p + 1);
+		if (level_find(&lv, sh, level, &entry, &k, &real) < 0)
+			continue;
+		sh->frame_level = real;
+		sh->frame_vlevel = level;
+		sh->frame_inline = k;
+		sh->frame_pc = lv.fr[entry].pc;
+		sh->frame_tail = lv.fr[entry].kind == PTD_FRAME_TAILCALL;
+		fflush(out);
+		shell_bt_locals(sh, out);
+		fflush(out);
+	}
+	sh->frame_level = saved_level;
+	sh->frame_vlevel = saved_vlevel;
+	sh->frame_inline = saved_inline;
+	sh->frame_tail = saved_tail;
+	sh->frame_pc = saved_pc;
+	free(lv.fr);
+	free(text);
+	return 0;
 }
 
 static int select_frame(struct shell *sh, int level)
@@ -4044,7 +4123,7 @@ static const struct cmd top_cmds[] = {
 	  "Continue to a location, or until the current function returns: advance LOCATION." },
 	{ "attach", 0, cmd_attach, 0, "Attach to a running process: attach PID." },
 	{ "backtrace", 0, cmd_backtrace, CMD_REPEAT,
-	  "Print the backtrace of all stack frames: backtrace [N]." },
+	  "Print the backtrace of all stack frames: backtrace [full] [N]." },
 	{ "bt", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "where", 0, cmd_backtrace, CMD_REPEAT | CMD_ALIAS, "backtrace" },
 	{ "cd", 0, shell_cmd_cd, 0, "Set ptdbg's working directory (the programs'): cd [DIR]." },

@@ -123,6 +123,9 @@ struct shell {
 	 * its lines from (NULL: standard input) */
 	int stops;
 	int pending_bp;
+	/* the breakpoint the last stop reported is at (0: none), which
+	 * `continue N` gives an ignore count as gdb's bpstat_num */
+	int stop_bp;
 	char *(*read_line)(struct shell *sh);
 	void *read_line_ctx;
 };
@@ -222,6 +225,10 @@ int shell_cmd_ptype(struct shell *sh, const char *args);
 int shell_cmd_whatis(struct shell *sh, const char *args);
 int shell_cmd_set_var(struct shell *sh, const char *args);
 int shell_info_locals(struct shell *sh, const char *args);
+/* bt full: the selected frame's locals to @out, each line 8 columns in as
+ * gdb's (an error, "No symbol table info available.", in their place).
+ * Returns 0 or -1 (message printed). */
+int shell_bt_locals(struct shell *sh, FILE *out);
 int shell_info_args(struct shell *sh, const char *args);
 int shell_info_frame(struct shell *sh, const char *args);
 void shell_show_display_value(struct shell *sh, int num, const char *fmt, const char *expr);

@@ -307,6 +307,35 @@ int shell_info_locals(struct shell *sh, const char *args)
 	return print_text(sh, rc, s);
 }
 
+int shell_bt_locals(struct shell *sh, FILE *out)
+{
+	char *s = NULL, *p, *nl;
+	int rc;
+
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_locals(sh->vals, 0, &s);
+	if (rc < 0) {
+		/* (gdb's "No symbol table info available." and the like go
+		 * where the locals would, and the backtrace goes on) */
+		fprintf(out, "%s\n", ptd_last_error(rc));
+		ptd_clear_error();
+		return 0;
+	}
+	memory_note(sh);
+	for (p = s; *p; p = nl) {
+		nl = strchr(p, '\n');
+		nl = nl ? nl + 1 : p + strlen(p);
+		/* gdb's print_variable_and_value: every line 8 columns in
+		 * (a pretty value's inner ones too), "No locals." not */
+		if (strncmp(p, "No locals.", 10))
+			fputs("        ", out);
+		fwrite(p, 1, (size_t)(nl - p), out);
+	}
+	free(s);
+	return 0;
+}
+
 int shell_info_args(struct shell *sh, const char *args)
 {
 	char *s = NULL;
