@@ -18,19 +18,7 @@ ncpu=$(nproc)
 all_cpus="0-$((ncpu - 1))"
 
 # A run nobody touches gives the checksum to expect.
-d=$TMPDIR/ref
-mkdir -p "$d"; mkfifo "$d/ctl" "$d/go"
-exec 3<>"$d/ctl" 4<>"$d/go"
-taskset -c "$all_cpus" "$TESTPROGS/busy" "$d" >/dev/null &
-ref=$!
-read -r -t 60 -u 3 p || die "busy did not start"
-echo go >&4
-read -r -t 60 -u 3 line && [ "$line" = started ] || die "busy did not start its threads"
-read -r -t 60 -u 3 want || die "busy gave no sum"
-echo leave >&4
-wait "$ref" || die "busy failed on its own"
-exec 3<&- 4<&-
-[[ $want == "sum "* ]] || die "unexpected reference output '$want'"
+busy_reference
 
 send() { pt_send "$@"; }
 

@@ -491,6 +491,25 @@ pt_send() {
 
 # For the tests that leave a program ptdbg attached to (attach-leave.sh,
 # leave-write-errors.sh): is it as it was?
+# busy_reference: testprogs/busy run once on the CPUs $all_cpus, nobody
+# attached, through fifos in $TMPDIR/ref; its checksum line ("sum N"),
+# what every run ptdbg attached to must still compute, goes into $want.
+busy_reference() {
+	local d=$TMPDIR/ref p line ref
+	mkdir -p "$d"; mkfifo "$d/ctl" "$d/go"
+	exec 3<>"$d/ctl" 4<>"$d/go"
+	taskset -c "$all_cpus" "$TESTPROGS/busy" "$d" >/dev/null &
+	ref=$!
+	read -r -t 60 -u 3 p || die "busy did not start"
+	echo go >&4
+	read -r -t 60 -u 3 line && [ "$line" = started ] || die "busy did not start its threads"
+	read -r -t 60 -u 3 want || die "busy gave no sum"
+	echo leave >&4
+	wait "$ref" || die "busy failed on its own"
+	exec 3<&- 4<&-
+	[[ $want == "sum "* ]] || die "unexpected reference output '$want'"
+}
+
 # The text of every executable file mapping of PID equals the file.
 text_intact() {
 	local pid=$1 range perms off dev inode path start end size len
