@@ -1658,6 +1658,15 @@ static val_t *parse_unary(struct parser *ps)
 /* ------------------------------------------------------------------ */
 /* Binary operators                                                     */
 
+/* The comparison @op of two floating-point values (a double widens to
+ * long double exactly, so one helper serves both). */
+static int float_cmp(const char *op, long double x, long double y)
+{
+	return !strcmp(op, "==") ? x == y : !strcmp(op, "!=") ? x != y
+		: !strcmp(op, "<") ? x < y : !strcmp(op, ">") ? x > y
+		: !strcmp(op, "<=") ? x <= y : x >= y;
+}
+
 static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 {
 	struct ptd_values *v = ps->v;
@@ -1768,11 +1777,7 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 		long double x = as_ldouble(a), y = as_ldouble(b), z;
 
 		if (cmp) {
-			int res = !strcmp(op, "==") ? x == y : !strcmp(op, "!=") ? x != y
-				: !strcmp(op, "<") ? x < y : !strcmp(op, ">") ? x > y
-				: !strcmp(op, "<=") ? x <= y : x >= y;
-
-			r = mk_int(ps, truth_type(ps), (uint64_t)res);
+			r = mk_int(ps, truth_type(ps), (uint64_t)float_cmp(op, x, y));
 			goto out;
 		}
 		switch (op[0]) {
@@ -1791,11 +1796,7 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 		double x = as_double(a), y = as_double(b), z;
 
 		if (cmp) {
-			int res = !strcmp(op, "==") ? x == y : !strcmp(op, "!=") ? x != y
-				: !strcmp(op, "<") ? x < y : !strcmp(op, ">") ? x > y
-				: !strcmp(op, "<=") ? x <= y : x >= y;
-
-			r = mk_int(ps, truth_type(ps), (uint64_t)res);
+			r = mk_int(ps, truth_type(ps), (uint64_t)float_cmp(op, x, y));
 			goto out;
 		}
 		switch (op[0]) {
