@@ -510,9 +510,27 @@ static void progress(struct ptd_session *s, int phase)
 
 static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev);
 
+/* gdb's line when it lets a forked child go (detach-on-fork): before
+ * the child runs, also after a catch fork stop. */
+static void release_forked(struct ptd_session *s, int vfork, pid_t child)
+{
+	if (s->notify && child > 0) {
+		char msg[96];
+
+		snprintf(msg, sizeof(msg), "[Detaching after %s from child process %d]",
+			 vfork ? "vfork" : "fork", (int)child);
+		s->notify(s->notify_ctx, msg);
+	}
+	if (!vfork)
+		ptd_target_release_held_child(s->t);
+}
+
 int ptd__ses_live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *ev)
 {
 	int rc;
+
+	if (ptd_target_held_child(s->t))
+		release_forked(s, 0, ptd_target_held_child(s->t));
 
 	progress(s, PTD_PROGRESS_START);
 	rc = live_run(s, m, ev);
@@ -932,6 +950,8 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 					finish_stop(&rc, ev);
 					return 0;
 				}
+				if (st.signo != SIGKILL)
+					release_forked(s, st.vfork, st.new_tid);
 			}
 			err = resume_thread(&rc, st.tid, 0);
 			break;

@@ -86,6 +86,11 @@ struct ptd_target {
 	/* th[] is compacted (gone threads dropped) when it reaches this */
 	int compact_at;
 	int vfork_bps_suspended;
+	/* A forked child (its copy of our int3s taken out, its CPU mask
+	 * given back) kept stopped until a thread of the program is resumed
+	 * next, as gdb keeps it until it detaches it (a catch fork stop
+	 * comes before the child runs); its parent thread in held_parent. */
+	pid_t held_child, held_parent;
 	/* Addresses of breakpoints removed since the image was loaded:
 	 * another thread may have executed the int3 just before it went, and
 	 * its trap arrives after (gdb's "moribund locations").  Every one is
@@ -1067,9 +1072,27 @@ static void finish_step_over(struct ptd_target *t, struct tthread *th);
 
 static int hw_apply(struct ptd_target *t, struct tthread *th);
 
+pid_t ptd_target_held_child(const struct ptd_target *t)
+{
+	return t ? t->held_child : 0;
+}
+
+void ptd_target_release_held_child(struct ptd_target *t)
+{
+	if (!t || !t->held_child)
+		return;
+	ptrace(PTRACE_DETACH, t->held_child, 0, 0);
+	t->held_child = 0;
+	t->held_parent = 0;
+}
+
 static int do_resume(struct ptd_target *t, struct tthread *th, int step, int sig)
 {
 	long r;
+
+	/* the program goes on: so does a child it forked */
+	if (t->held_child)
+		ptd_target_release_held_child(t);
 
 	/* A thread created, or running, since the debug registers changed
 	 * gets them now (one that is dying refuses; its exit comes through
@@ -1234,6 +1257,7 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 		th->state = PTD_THREAD_GONE;
 		if (th->tid == t->pid || live_threads(t) == 0) {
 			t->alive = 0;
+			ptd_target_release_held_child(t);
 			for (int i = 0; i < t->nth; i++)
 				t->th[i].state = PTD_THREAD_GONE;
 			if (WIFEXITED(status)) {
@@ -1355,7 +1379,14 @@ static int translate(struct ptd_target *t, struct tthread *th, int status, struc
 			 * parent thread's own mask. */
 			if (t->pin_cpu >= 0 && th->aff_saved)
 				sched_setaffinity(child, sizeof(th->aff), &th->aff);
-			ptrace(PTRACE_DETACH, child, 0, 0);
+			if (ev == PTRACE_EVENT_FORK && st->signo != SIGKILL) {
+				/* (another thread's child, held still: it goes now) */
+				ptd_target_release_held_child(t);
+				t->held_child = child;
+				t->held_parent = th->tid;
+			} else {
+				ptrace(PTRACE_DETACH, child, 0, 0);
+			}
 		}
 		st->kind = PTD_STOP_FORK;
 		st->vfork = ev == PTRACE_EVENT_VFORK;
@@ -1819,6 +1850,7 @@ int ptd_target_detach(struct ptd_target *t)
 	if (!t->alive)
 		return ptd__err(-ptde_not_running, "the program is not being run");
 	ptd_target_stop_all(t, NULL, NULL);
+	ptd_target_release_held_child(t);
 	bp_set_all(t, 0);
 	t->nbp = 0;
 	for (int i = 0; i < t->nth; i++) {
@@ -1847,6 +1879,7 @@ int ptd_target_kill(struct ptd_target *t)
 		return -ptde_invalid;
 	if (!t->alive)
 		return ptd__err(-ptde_not_running, "the program is not being run");
+	ptd_target_release_held_child(t);
 	kill(t->pid, SIGKILL);
 	live_unregister(t);
 	/* A thread in its exit stop (PTRACE_O_TRACEEXIT) is past the
@@ -1879,6 +1912,7 @@ void ptd_target_free(struct ptd_target *t)
 {
 	if (!t)
 		return;
+	ptd_target_release_held_child(t);
 	if (t->alive) {
 		if (t->launched)
 			ptd_target_kill(t);
@@ -2144,6 +2178,9 @@ static int td_release(struct ptd_target *t, pid_t tid)
 
 static void td_target(struct ptd_target *t)
 {
+	if (t->held_child) /* (it runs on as the program's child) */
+		ptrace(PTRACE_DETACH, t->held_child, 0, 0);
+	t->held_child = 0;
 	if (!t->alive)
 		return;
 	if (t->launched) {

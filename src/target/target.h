@@ -89,6 +89,11 @@ int ptd_target_kill(struct ptd_target *t);
 void ptd_target_free(struct ptd_target *t);
 
 pid_t ptd_target_pid(const struct ptd_target *t);
+/* A child the program forked, kept stopped (its copy of the breakpoints
+ * taken out) until a thread of the program is resumed next: its pid, or 0. */
+pid_t ptd_target_held_child(const struct ptd_target *t);
+/* Lets that child go now (detached; it runs on). */
+void ptd_target_release_held_child(struct ptd_target *t);
 int ptd_target_alive(const struct ptd_target *t);
 int ptd_target_launched(const struct ptd_target *t);
 /* Fills @tids with up to @max live threads in creation order; returns the
