@@ -564,44 +564,143 @@ static void print_current_frame(struct shell *sh, int level, enum ptd_print_what
 
 static void free_args(char **v);
 
-/* Splits @args into words as a shell would (quotes, backslashes).
- * Returns the count, or -1 when out of memory. */
-static int split_args(const char *args, char ***out)
+/* One word of @*pp as a shell reads it (quotes, backslashes) into @w
+ * (room for strlen(*pp) + 1); *pp moves past it. */
+static void read_word(const char **pp, char *w)
+{
+	const char *p = *pp;
+	size_t len = 0;
+	char q = 0;
+
+	while (*p && (q || !isspace((unsigned char)*p))) {
+		if (q && *p == q) {
+			q = 0;
+			p++;
+		} else if (!q && (*p == '"' || *p == '\'')) {
+			q = *p++;
+		} else if (*p == '\\' && p[1] && q != '\'') {
+			w[len++] = p[1];
+			p += 2;
+		} else {
+			w[len++] = *p++;
+		}
+	}
+	w[len] = '\0';
+	*pp = p;
+}
+
+/*
+ * A redirection at @p (unquoted, at a word's start), as the shell gdb
+ * starts the program with reads it: [N]< FILE, [N]> FILE, [N]>> FILE,
+ * N>&M, &> FILE and >& FILE (both 1 and 2).  Returns the length of the
+ * operator (the file name follows, in the same word or the next) and
+ * fills @r (its path still NULL; *@both for &> and >&, *@dup for N>&M,
+ * which also takes M), or 0 when @p is no redirection.
+ */
+static size_t redir_op(const char *p, struct ptd_redirect *r, int *both, int *dup)
+{
+	const char *q = p;
+	int fd = -1;
+
+	*both = *dup = 0;
+	memset(r, 0, sizeof(*r));
+	if (q[0] == '&' && q[1] == '>') {
+		*both = 1;
+		r->fd = 1;
+		if (q[2] == '>') {
+			r->append = 1;
+			return 3;
+		}
+		return 2;
+	}
+	if (isdigit((unsigned char)q[0]) && (q[1] == '<' || q[1] == '>'))
+		fd = *q++ - '0';
+	if (*q == '<') {
+		r->fd = fd < 0 ? 0 : fd;
+		return (size_t)(q - p) + 1;
+	}
+	if (*q != '>')
+		return 0;
+	r->fd = fd < 0 ? 1 : fd;
+	if (q[1] == '>') {
+		r->append = 1;
+		return (size_t)(q - p) + 2;
+	}
+	if (q[1] == '&') {
+		if (isdigit((unsigned char)q[2]) && (!q[3] || isspace((unsigned char)q[3]))) {
+			*dup = 1;
+			r->dup_from = q[2] - '0';
+			return (size_t)(q - p) + 3;
+		}
+		if (fd < 0) { /* >& FILE */
+			*both = 1;
+			return (size_t)(q - p) + 2;
+		}
+	}
+	return (size_t)(q - p) + 1;
+}
+
+/* Splits @args into words as a shell would (quotes, backslashes), and,
+ * with @rd, takes the redirections out of them (*@rd, *@nrd of them,
+ * paths owned).  Returns the count of words, -1 when out of memory, or
+ * -2 with a message set (a redirection without a file). */
+static int split_args_redir(const char *args, char ***out, struct ptd_redirect **rd, int *nrd)
 {
 	char **v = NULL, **nv, *w;
 	int n = 0;
 	const char *p = skipws(args);
 
+	if (rd) {
+		*rd = NULL;
+		*nrd = 0;
+	}
 	while (*p) {
-		size_t len = 0, cap = strlen(p) + 1;
-		char q = 0;
+		size_t cap = strlen(p) + 1, op;
+		struct ptd_redirect r;
+		int both, dup;
 
 		w = malloc(cap);
-		if (!w) {
-			free_args(v);
-			*out = NULL;
-			return -1;
-		}
-		while (*p && (q || !isspace((unsigned char)*p))) {
-			if (q && *p == q) {
-				q = 0;
-				p++;
-			} else if (!q && (*p == '"' || *p == '\'')) {
-				q = *p++;
-			} else if (*p == '\\' && p[1] && q != '\'') {
-				w[len++] = p[1];
-				p += 2;
-			} else {
-				w[len++] = *p++;
+		if (!w)
+			goto nomem;
+		if (rd && (op = redir_op(p, &r, &both, &dup)) != 0) {
+			struct ptd_redirect *nr = realloc(*rd, sizeof(**rd) * (size_t)(*nrd + 2));
+			const char *opstart = p;
+
+			if (!nr) {
+				free(w);
+				goto nomem;
 			}
+			*rd = nr;
+			p += op;
+			if (!dup) {
+				p = skipws(p);
+				if (!*p || strchr("<>&", *p)) {
+					free(w);
+					free_args(v);
+					*out = NULL;
+					shell_error("Missing file name after '%.*s' in the arguments.",
+						    (int)op, opstart);
+					return -2;
+				}
+				read_word(&p, w);
+				r.path = w;
+			} else {
+				free(w);
+			}
+			nr[(*nrd)++] = r;
+			if (both) { /* and 2 a copy of 1 */
+				struct ptd_redirect d = { .fd = 2, .dup_from = 1 };
+
+				nr[(*nrd)++] = d;
+			}
+			p = skipws(p);
+			continue;
 		}
-		w[len] = '\0';
+		read_word(&p, w);
 		nv = realloc(v, sizeof(*v) * (size_t)(n + 2));
 		if (!nv) {
 			free(w);
-			free_args(v);
-			*out = NULL;
-			return -1;
+			goto nomem;
 		}
 		v = nv;
 		v[n++] = w;
@@ -610,6 +709,17 @@ static int split_args(const char *args, char ***out)
 	}
 	*out = v;
 	return n;
+nomem:
+	free_args(v);
+	*out = NULL;
+	return -1;
+}
+
+static void free_redirs(struct ptd_redirect *r, int n)
+{
+	for (int i = 0; i < n; i++)
+		free((char *)r[i].path);
+	free(r);
 }
 
 static void free_args(char **v)
@@ -3580,13 +3690,19 @@ static int cmd_source(struct shell *sh, const char *args)
 static int set_program_and_args(struct shell *sh, const char *prog)
 {
 	char **words = NULL, **argv;
-	int n = split_args(prog_args(sh), &words), i, rc;
+	struct ptd_redirect *rd = NULL;
+	int nrd = 0, n = split_args_redir(prog_args(sh), &words, &rd, &nrd), i, rc;
 
-	if (n < 0)
+	if (n == -2)
+		return -1;
+	if (n < 0) {
+		free_redirs(rd, nrd);
 		return shell_error("out of memory");
+	}
 	argv = calloc((size_t)n + 2, sizeof(*argv));
 	if (!argv) {
 		free_args(words);
+		free_redirs(rd, nrd);
 		return shell_error("out of memory");
 	}
 	argv[0] = (char *)prog;
@@ -3594,8 +3710,11 @@ static int set_program_and_args(struct shell *sh, const char *prog)
 		argv[i + 1] = words[i];
 	ptd_clear_error();
 	rc = ptd_session_set_program(sh->s, argv);
+	if (rc == 0)
+		rc = ptd_session_set_redirects(sh->s, rd, nrd);
 	free(argv);
 	free_args(words);
+	free_redirs(rd, nrd);
 	if (rc < 0)
 		return session_error(rc, NULL);
 	/* A new program drops the old one's symbols: the print context

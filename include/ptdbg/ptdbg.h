@@ -792,6 +792,21 @@ extern PTD_EXPORT int ptd_session_set_program(struct ptd_session *s, char *const
  * strings, NULL-terminated, copied; NULL: ptdbg's own, the default).
  * Returns 0, -ptde_nomem, -ptde_invalid. */
 extern PTD_EXPORT int ptd_session_set_environment(struct ptd_session *s, char *const *envp);
+/* A redirection of a launched program's file descriptor @fd: to @path
+ * (opened for reading when @fd is 0, else for writing, created, truncated
+ * unless @append), or, with @path NULL, to a copy of descriptor @dup_from
+ * as it is at that point (2>&1).  Applied in order, as a shell does. */
+struct ptd_redirect {
+	int fd;
+	const char *path;
+	int append;
+	int dup_from;
+};
+/* The redirections of the programs launched from now on (@n of them,
+ * copied; 0: none, the default: ptdbg's own descriptors).  Returns 0,
+ * -ptde_invalid (a descriptor outside 0-2), or -ptde_nomem. */
+extern PTD_EXPORT int ptd_session_set_redirects(struct ptd_session *s,
+						const struct ptd_redirect *r, int n);
 /* The program's path (owned by @s, valid until set again), or NULL. */
 extern PTD_EXPORT const char *ptd_session_program(const struct ptd_session *s);
 /* Recording method used by a recording session (--method) and by

@@ -584,7 +584,40 @@ void ptd_session_free(struct ptd_session *s)
 		free(s->argv);
 	}
 	free_strv(s->envp);
+	ptd_session_set_redirects(s, NULL, 0);
 	free(s);
+}
+
+int ptd_session_set_redirects(struct ptd_session *s, const struct ptd_redirect *r, int n)
+{
+	struct ptd_redirect *copy = NULL;
+	int i;
+
+	if (!s || n < 0 || (n && !r))
+		return -ptde_invalid;
+	for (i = 0; i < n; i++)
+		if (r[i].fd < 0 || r[i].fd > 2 || (!r[i].path && (r[i].dup_from < 0 || r[i].dup_from > 2)))
+			return ptd__err(-ptde_invalid, "only descriptors 0, 1 and 2 can be redirected");
+	if (n) {
+		copy = calloc((size_t)n, sizeof(*copy));
+		if (!copy)
+			return -ptde_nomem;
+		for (i = 0; i < n; i++) {
+			copy[i] = r[i];
+			if (r[i].path && !(copy[i].path = strdup(r[i].path))) {
+				while (i--)
+					free((char *)copy[i].path);
+				free(copy);
+				return -ptde_nomem;
+			}
+		}
+	}
+	for (i = 0; i < s->nredir; i++)
+		free((char *)s->redir[i].path);
+	free(s->redir);
+	s->redir = copy;
+	s->nredir = n;
+	return 0;
 }
 
 void ptd_session_set_disable_aslr(struct ptd_session *s, int on)
@@ -808,6 +841,8 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 	l.argv = s->argv;
 	l.disable_aslr = s->disable_aslr;
 	l.envp = s->envp;
+	l.redir = s->redir;
+	l.nredir = s->nredir;
 	unpin_self(s);
 	rc = ptd_target_launch(&s->t, &l);
 	if (rc < 0) {

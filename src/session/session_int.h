@@ -175,6 +175,8 @@ struct ptd_session {
 	uint64_t relogs; /* call logs written again from the items (maint check calls) */
 	char **argv;
 	char **envp; /* the program's environment (set environment); NULL: ptdbg's */
+	struct ptd_redirect *redir; /* run's redirections (paths owned) */
+	int nredir;
 	int disable_aslr;
 	int pin_cpu;
 	int own_aff_saved; /* own_aff: ptdbg's CPU mask before it pinned itself */

@@ -792,6 +792,29 @@ int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l)
 				_exit(126);
 			_exit(127);
 		}
+		for (int i = 0; i < l->nredir; i++) {
+			const struct ptd_redirect *r = &l->redir[i];
+			int fd;
+
+			if (r->path) {
+				fd = open(r->path,
+					  r->fd == 0 ? O_RDONLY
+						     : O_WRONLY | O_CREAT |
+							       (r->append ? O_APPEND : O_TRUNC),
+					  0666);
+			} else {
+				fd = r->dup_from;
+			}
+			if (fd < 0 || (fd != r->fd && dup2(fd, r->fd) < 0)) {
+				/* (errno, then which redirection) */
+				int w[2] = { errno, i };
+				if (write(pfd[1], w, sizeof(w)) < 0)
+					_exit(126);
+				_exit(127);
+			}
+			if (r->path && fd != r->fd)
+				close(fd);
+		}
 		raise(SIGSTOP);
 		if (l->envp)
 			execvpe(l->argv[0], l->argv, l->envp);
@@ -815,9 +838,15 @@ int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l)
 	}
 	t->launched = 1;
 	if (!WIFSTOPPED(st)) {
-		int e = 0;
+		int e = 0, which = -1;
 		t->alive = 0;
-		if (read(pfd[0], &e, sizeof(e)) == sizeof(e))
+		if (read(pfd[0], &e, sizeof(e)) == sizeof(e) &&
+		    read(pfd[0], &which, sizeof(which)) == sizeof(which) && which >= 0 &&
+		    which < l->nredir)
+			rc = ptd__err(ptd__errno_code(e), "cannot run '%s': %s%s%s", l->argv[0],
+				      l->redir[which].path ? l->redir[which].path : "",
+				      l->redir[which].path ? ": " : "", strerror(e));
+		else if (e)
 			rc = ptd__err(ptd__errno_code(e), "cannot run '%s': %s", l->argv[0],
 				      strerror(e));
 		else

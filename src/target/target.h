@@ -30,6 +30,9 @@ struct ptd_launch {
 	char *const *envp;  /* NULL: inherit ours */
 	const char *cwd;    /* NULL: ours */
 	int disable_aslr;   /* personality(ADDR_NO_RANDOMIZE), like gdb's default */
+	/* its standard descriptors' redirections, in order (run < in > out) */
+	const struct ptd_redirect *redir;
+	int nredir;
 };
 
 enum ptd_stop_kind {

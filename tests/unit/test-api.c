@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ptdbg/ptdbg.h"
 
@@ -207,6 +208,48 @@ static void test_setters(void **state)
 	ptd_session_free(s);
 }
 
+/* A launched program's redirections (what the shell's run < in > out
+ * uses): the output in the file, in order; bad descriptors refused. */
+static void test_redirects(void **state)
+{
+	char path[64] = "/tmp/ptdbg-api-redir-XXXXXX", buf[256] = "", *argv[3];
+	static char prog[4200];
+	struct ptd_redirect r[2] = { { .fd = 1 }, { .fd = 2, .dup_from = 1 } };
+	struct ptd_redirect bad = { .fd = 3, .path = "x" }, bad2 = { .fd = 2, .dup_from = 7 };
+	struct ptd_session *s = ptd_session_alloc();
+	struct ptd_event ev;
+	int fd = mkstemp(path);
+	ssize_t n;
+
+	(void)state;
+	assert_non_null(s);
+	assert_true(fd >= 0);
+	snprintf(prog, sizeof(prog), "%s/fib", progdir);
+	argv[0] = prog;
+	argv[1] = "5";
+	argv[2] = NULL;
+	assert_int_equal(ptd_session_set_program(s, argv), 0);
+	assert_int_equal(ptd_session_set_redirects(s, &bad, 1), -ptde_invalid);
+	assert_int_equal(ptd_session_set_redirects(s, &bad2, 1), -ptde_invalid);
+	r[0].path = path;
+	assert_int_equal(ptd_session_set_redirects(s, r, 2), 0);
+	assert_int_equal(ptd_session_run(s, 0, &ev), 0);
+	assert_int_equal(ev.kind, PTD_EVENT_EXITED);
+	n = read(fd, buf, sizeof(buf) - 1);
+	assert_true(n > 0);
+	buf[n] = 0;
+	assert_non_null(strstr(buf, "fib(5) = 5"));
+	/* a file that cannot be opened: an error, nothing started */
+	r[0].path = "/nonexistent/dir/f";
+	assert_int_equal(ptd_session_set_redirects(s, r, 2), 0);
+	assert_true(ptd_session_run(s, 0, &ev) < 0);
+	assert_non_null(strstr(ptd_last_error(0), "/nonexistent/dir/f: No such file or directory"));
+	assert_false(ptd_session_alive(s));
+	close(fd);
+	unlink(path);
+	ptd_session_free(s);
+}
+
 int main(void)
 {
 	const char *d = getenv("TESTPROGS");
@@ -216,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_backtrace_past),
 		cmocka_unit_test(test_gap_near),
 		cmocka_unit_test(test_setters),
+		cmocka_unit_test(test_redirects),
 	};
 
 	snprintf(progdir, sizeof(progdir), "%s", d ? d : "testprogs/build");
