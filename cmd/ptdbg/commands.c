@@ -4138,8 +4138,12 @@ static const struct cmd info_cmds[] = {
 	{ "frame", 1, shell_info_frame, CMD_REPEAT, "All about the selected stack frame." },
 	{ "functions", 2, shell_info_functions, CMD_REPEAT,
 	  "All function names, or those matching REGEXP: info functions [-q] [-n] [REGEXP]." },
+	{ "inferiors", 3, shell_info_inferiors, CMD_REPEAT, "Print a list of inferiors being managed." },
 	{ "line", 0, info_line, CMD_REPEAT, "Core addresses of the code for a source line." },
 	{ "locals", 2, shell_info_locals, CMD_REPEAT, "Local variables of the selected frame." },
+	{ "proc", 2, shell_info_proc, CMD_REPEAT,
+	  "Show additional information about a process (from /proc): info proc\n"
+	  "[mappings|cmdline|cwd|exe|stat|status|all] [PID]." },
 	{ "record", 3, info_record, CMD_REPEAT, "Info record options: method, counts, position." },
 	{ "registers", 1, info_registers, CMD_REPEAT, "List of registers and their contents." },
 	{ "sharedlibrary", 2, shell_info_sharedlibrary, CMD_REPEAT,

@@ -178,6 +178,9 @@ const char *shell_command_full_name(const char *word);
 /* Prints an error like gdb's error(): stdout is flushed first so the
  * order of lines is kept when both go to one file.  Returns -1. */
 int shell_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* info proc, info inferiors (proccmds.c) */
+int shell_info_proc(struct shell *sh, const char *args);
+int shell_info_inferiors(struct shell *sh, const char *args);
 /* A line the next shell_error prints first (then forgets), as gdb's
  * exception_fprintf puts its prefix before the error; NULL: none. */
 extern const char *shell_error_prefix;
