@@ -114,6 +114,9 @@ int shell_cmd_save(struct shell *sh, const char *args)
 			fprintf(f, "%s %s\n",
 				bi.temporary && bi.catch_kind <= PTD_CATCH_RETHROW ? "tcatch" : "catch",
 				shell_catch_word(bi.catch_kind));
+		else if (bi.dprintf)
+			fprintf(f, "dprintf %s,%s\n", shell_bp_canonical(sh, bi.spec ? bi.spec : "", bi.file),
+				bi.dprintf);
 		else
 			fprintf(f, "%s %s\n", bi.temporary ? "tbreak" : "break",
 				shell_bp_canonical(sh, bi.spec ? bi.spec : "", bi.file));

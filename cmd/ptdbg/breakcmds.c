@@ -99,9 +99,17 @@ static int watch_chain(void *ctx, const char *expr, uint64_t frame_cfa, struct p
 	return ptd_values_watch_chain(sh->vals, expr, locs, max);
 }
 
+/* A dprintf's hit: its printf, where the program is (the session made
+ * the thread that hit the selected one). */
+static int dprintf_print(void *ctx, const char *args)
+{
+	return shell_cmd_printf(ctx, args);
+}
+
 void shell_breakcmds_init(struct shell *sh)
 {
 	ptd_session_set_cond_eval(sh->s, cond_eval, sh);
+	ptd_session_set_dprintf(sh->s, dprintf_print, sh);
 	ptd_session_set_watch_chain(sh->s, watch_chain, sh);
 }
 
@@ -812,6 +820,8 @@ const char *shell_bp_type(const struct ptd_bpinfo *bi)
 {
 	if (bi->catch_kind)
 		return "catchpoint";
+	if (bi->dprintf)
+		return "dprintf";
 	switch (bi->watch) {
 	case PTD_WATCH_WRITE:
 		return "hw watchpoint";

@@ -1169,9 +1169,37 @@ static int all_digits(const char *s)
 	return 1;
 }
 
+static int do_break_as(struct shell *sh, const char *args, int temporary, const char *dprintf);
+
 static int do_break(struct shell *sh, const char *args, int temporary)
 {
-	const char *kind = temporary ? "Temporary breakpoint" : "Breakpoint";
+	return do_break_as(sh, args, temporary, NULL);
+}
+
+/* dprintf LOCATION,"FORMAT",EXPR...: a breakpoint that prints and goes on */
+static int cmd_dprintf(struct shell *sh, const char *args)
+{
+	char loc[512];
+	const char *comma, *fmt;
+
+	args = skipws(args);
+	comma = strchr(args, ',');
+	if (!comma)
+		return shell_error("Format string required");
+	fmt = skipws(comma + 1);
+	if (!*fmt)
+		return shell_error("Format string required");
+	if (*fmt != '"')
+		return shell_error("Bad format string, missing '\"'.");
+	snprintf(loc, sizeof(loc), "%.*s", (int)(comma - args), args);
+	if (!*skipws(loc))
+		return shell_error("Format string required");
+	return do_break_as(sh, loc, 0, fmt);
+}
+
+static int do_break_as(struct shell *sh, const char *args, int temporary, const char *dprintf)
+{
+	const char *kind = dprintf ? "Dprintf" : temporary ? "Temporary breakpoint" : "Breakpoint";
 	char spec[512], cond[512] = "";
 	struct ptd_bpinfo bi;
 	int rc;
@@ -1238,6 +1266,10 @@ static int do_break(struct shell *sh, const char *args, int temporary)
 			ptd_session_delete(sh->s, id);
 			return -1;
 		}
+	}
+	if (dprintf && ptd_session_bp_dprintf(sh->s, rc, dprintf) < 0) {
+		ptd_session_delete(sh->s, rc);
+		return shell_error("out of memory");
 	}
 	if (find_bp(sh, rc, &bi) < 0) {
 		printf("%s %d at %s\n", kind, rc, spec);
@@ -1413,6 +1445,8 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		if (bi.enable_count > 1)
 			printf("\tdisable after %s %d hits\n", bi.ignore ? "additional" : "next",
 			       bi.enable_count);
+		if (bi.dprintf)
+			printf("        printf %s\n", bi.dprintf);
 		shell_print_bp_commands(bi.id);
 		/* gdb's rows N.1, N.2 ... of a breakpoint with several locations */
 		for (int k = 1; bi.nlocs > 1 && !bi.catch_kind && k <= bi.nlocs; k++) {
@@ -4282,6 +4316,8 @@ static const struct cmd top_cmds[] = {
 	  "Disassemble a function: disassemble [/r] [FUNCTION|ADDRESS]." },
 	{ "display", 0, cmd_display, 0,
 	  "Print an expression (or x/FMT memory) each time the program stops: display[/FMT] EXPR." },
+	{ "dprintf", 2, cmd_dprintf, 0,
+	  "A breakpoint that prints and goes on: dprintf LOCATION,\"FORMAT\",EXPR..." },
 	{ "echo", 0, cmd_echo, 0, "Print text; C escapes like \\n are understood." },
 	{ "down", 0, cmd_down, CMD_REPEAT, "Select and print the frame called by this one: down [N]." },
 	{ "doctor", 0, cmd_doctor, 0,

@@ -669,6 +669,8 @@ struct ptd_bpinfo {
 	const char *catch_what; /* exec, fork, vfork: what it caught last, or NULL */
 	uint64_t catch_signals; /* signal: bit N-1 for signal N; 0: the standard ones */
 	int catch_all;          /* signal: any signal */
+	/* A dprintf (ptd_session_bp_dprintf): its printf arguments, or NULL */
+	const char *dprintf;
 };
 
 /* One location of a breakpoint (gdb's N.M), as ptd_session_bp_loc()
@@ -1209,6 +1211,18 @@ extern PTD_EXPORT void ptd_session_set_cond_eval(struct ptd_session *s, ptd_cond
  * condition is no hit); NULL or "" removes the condition.  Returns 0,
  * -ptde_notfound ("No breakpoint number N."), -ptde_nomem. */
 extern PTD_EXPORT int ptd_session_bp_condition(struct ptd_session *s, int id, const char *expr);
+/* Prints a dprintf's arguments (@args: "FORMAT",EXPR...) at the selected
+ * thread's position; returns 0, or <0 when it cannot (the breakpoint then
+ * stops; the printer says why). */
+typedef int (*ptd_dprintf_fn)(void *ctx, const char *args);
+/* The printer of dprintf breakpoints (NULL: they print nothing). */
+extern PTD_EXPORT void ptd_session_set_dprintf(struct ptd_session *s, ptd_dprintf_fn fn, void *ctx);
+/* dprintf: breakpoint @id no longer stops but, at each hit that counts
+ * (its condition true, no ignore count left), has @args printed (gdb's
+ * dprintf LOCATION,"FORMAT",EXPR...); NULL or "" makes it a breakpoint
+ * again.  Returns 0, -ptde_notfound, -ptde_invalid (a watchpoint or
+ * catchpoint), -ptde_nomem. */
+extern PTD_EXPORT int ptd_session_bp_dprintf(struct ptd_session *s, int id, const char *args);
 /* ignore N COUNT: the next @count hits of @id are counted but do not stop.
  * Returns 0 or -ptde_notfound. */
 extern PTD_EXPORT int ptd_session_bp_ignore(struct ptd_session *s, int id, unsigned count);

@@ -56,6 +56,36 @@ int ptd_session_bp_condition(struct ptd_session *s, int id, const char *expr)
 	return 0;
 }
 
+void ptd_session_set_dprintf(struct ptd_session *s, ptd_dprintf_fn fn, void *ctx)
+{
+	if (!s)
+		return;
+	s->dprintf_fn = fn;
+	s->dprintf_ctx = ctx;
+}
+
+int ptd_session_bp_dprintf(struct ptd_session *s, int id, const char *args)
+{
+	struct sbp *b;
+	char *copy = NULL;
+
+	if (!s)
+		return -ptde_invalid;
+	b = bp_by_id(s, id);
+	if (!b)
+		return ptd__err(-ptde_notfound, "No breakpoint number %d.", id);
+	if (b->wkind || b->catch_kind)
+		return ptd__err(-ptde_invalid, "Breakpoint %d is not a breakpoint.", id);
+	if (args && *args) {
+		copy = strdup(args);
+		if (!copy)
+			return ptd__err(-ptde_nomem, "out of memory");
+	}
+	free(b->dprintf);
+	b->dprintf = copy;
+	return 0;
+}
+
 int ptd_session_bp_ignore(struct ptd_session *s, int id, unsigned count)
 {
 	struct sbp *b;
@@ -94,6 +124,20 @@ int ptd__ses_bp_check(struct ptd_session *s, struct sbp *b, pid_t tid)
 	if (b->ignore) {
 		b->ignore--;
 		return 0;
+	}
+	if (b->dprintf) {
+		/* gdb's dprintf: it prints, and the program goes on (unless
+		 * the printing fails: then it stops there, as gdb's does) */
+		struct sthread *th = ptd__ses_thread_by_tid(s, tid);
+		int saved = s->cur, rc = 0;
+
+		if (!s->dprintf_fn)
+			return 0;
+		if (th)
+			s->cur = (int)(th - s->th);
+		rc = s->dprintf_fn(s->dprintf_ctx, b->dprintf);
+		s->cur = saved;
+		return rc < 0;
 	}
 	return 1;
 }

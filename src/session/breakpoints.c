@@ -724,6 +724,7 @@ static void bp_free_at(struct ptd_session *s, int i)
 		ptd__ses_watch_release(s, b);
 	free(b->spec);
 	free(b->cond);
+	free(b->dprintf);
 	free(b->catch_what);
 	ptd__ses_bp_free_locs(b);
 	memmove(b, b + 1, (s->nbp - i - 1) * sizeof(*b));
@@ -779,6 +780,7 @@ int ptd_session_bp_get(const struct ptd_session *s, int index, struct ptd_bpinfo
 	out->disp_disable = b->disp_disable;
 	out->enable_count = b->enable_count;
 	out->cond = b->cond;
+	out->dprintf = b->dprintf;
 	out->ignore = b->ignore;
 	out->watch = b->wkind;
 	out->len = b->len;

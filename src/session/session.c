@@ -571,6 +571,7 @@ void ptd_session_free(struct ptd_session *s)
 	for (int i = 0; i < s->nbp; i++) {
 		free(s->bp[i].spec);
 		free(s->bp[i].cond);
+		free(s->bp[i].dprintf);
 		free(s->bp[i].catch_what);
 		ptd__ses_bp_free_locs(&s->bp[i]);
 	}

@@ -62,6 +62,7 @@ struct sbp {
 	uint64_t catch_sigs; /* PTD_CATCH_SIGNAL: bit N-1 for signal N (0: standard) */
 	int catch_all;       /* PTD_CATCH_SIGNAL: any signal */
 	char *cond;      /* condition N EXPR: stop only when true; owned, NULL: none */
+	char *dprintf;   /* dprintf: the printf arguments, printed at a hit that then goes on; owned */
 	unsigned ignore; /* ignore N COUNT: hits still to pass over */
 	/* A watchpoint (watch.c): enum ptd_watch_kind (0: a breakpoint), the
 	 * watched bytes [addr, addr+len), the debug-register slots of its
@@ -267,6 +268,8 @@ struct ptd_session {
 	 * evaluator (ptd_session_set_cond_eval). */
 	ptd_cond_eval_fn cond_fn;
 	void *cond_ctx;
+	ptd_dprintf_fn dprintf_fn;
+	void *dprintf_ctx;
 	ptd_watch_eval_fn watch_eval;
 	void *watch_eval_ctx;
 	ptd_watch_chain_fn watch_chain;
