@@ -758,6 +758,7 @@ void shell_release(struct shell *sh)
 		free(sh->displays[i].expr);
 	sh->ndisplays = 0;
 	shell_values_release(sh);
+	shell_skip_release();
 }
 
 static int do_run(struct shell *sh, const char *args, int start)
@@ -4182,6 +4183,8 @@ static const struct cmd info_cmds[] = {
 	{ "registers", 1, info_registers, CMD_REPEAT, "List of registers and their contents." },
 	{ "sharedlibrary", 2, shell_info_sharedlibrary, CMD_REPEAT,
 	  "Status of loaded shared object libraries." },
+	{ "skip", 2, shell_info_skip, CMD_REPEAT,
+	  "Display the status of skips: info skip [N...] (all without arguments)." },
 	{ "source", 2, info_source, CMD_REPEAT, "Information about the current source file." },
 	{ "signals", 3, shell_info_signals, CMD_REPEAT,
 	  "What debugger does when program gets various signals: info signals [SIG]." },
@@ -4396,6 +4399,9 @@ static const struct cmd top_cmds[] = {
 	{ "shell", 0, shell_cmd_shell, 0, "Run a command of the shell: shell CMD, or !CMD." },
 	{ "signal", 0, shell_cmd_signal, 0,
 	  "Continue the program giving it a signal: signal SIG (0: none)." },
+	{ "skip", 0, shell_cmd_skip, 0,
+	  "Functions and files step does not stop in: skip [function|file] [NAME], skip\n"
+	  "-fi|-gfi FILE|GLOB -fu|-rfu NAME|REGEX, skip delete|enable|disable [N...]." },
 	{ "source", 0, cmd_source, 0, "Read commands from a file: source FILE." },
 	{ "start", 0, cmd_start, 0, "Start the program and stop at the beginning of main." },
 	{ "starti", 0, cmd_starti, 0, "Start the program and stop at its first instruction." },

@@ -181,6 +181,10 @@ int shell_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* info proc, info inferiors (proccmds.c) */
 int shell_info_proc(struct shell *sh, const char *args);
 int shell_info_inferiors(struct shell *sh, const char *args);
+/* skip ..., info skip (skipcmds.c) */
+int shell_cmd_skip(struct shell *sh, const char *args);
+int shell_info_skip(struct shell *sh, const char *args);
+void shell_skip_release(void);
 /* A line the next shell_error prints first (then forgets), as gdb's
  * exception_fprintf puts its prefix before the error; NULL: none. */
 extern const char *shell_error_prefix;

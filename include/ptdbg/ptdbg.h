@@ -1211,6 +1211,12 @@ extern PTD_EXPORT void ptd_session_set_cond_eval(struct ptd_session *s, ptd_cond
  * condition is no hit); NULL or "" removes the condition.  Returns 0,
  * -ptde_notfound ("No breakpoint number N."), -ptde_nomem. */
 extern PTD_EXPORT int ptd_session_bp_condition(struct ptd_session *s, int id, const char *expr);
+/* gdb's skip list: nonzero when `step` (forward or reverse) must step
+ * over the function named @func (gdb's print name, may be NULL), whose
+ * entry's line is in @file (may be NULL), instead of stopping in it. */
+typedef int (*ptd_skip_fn)(void *ctx, const char *func, const char *file);
+/* The skip list's judge (NULL: no function is skipped). */
+extern PTD_EXPORT void ptd_session_set_skip(struct ptd_session *s, ptd_skip_fn fn, void *ctx);
 /* Prints a dprintf's arguments (@args: "FORMAT",EXPR...) at the selected
  * thread's position; returns 0, or <0 when it cannot (the breakpoint then
  * stops; the printer says why). */

@@ -157,7 +157,10 @@ static int enter_callee(struct ptd_stepper *st, uint64_t next)
 				      ? st->env->base.thunk_target(st->env->base.ctx, next)
 				      : 0;
 
-		if (line_of(st, to ? to : next, &li) == 0)
+		/* (gdb's skip list: stepped over) */
+		if (st->env->base.skipped && st->env->base.skipped(st->env->base.ctx, to ? to : next))
+			;
+		else if (line_of(st, to ? to : next, &li) == 0)
 			bp = st->env->func_bp(st->env->base.ctx, to ? to : next);
 		st->into_any = to != 0;
 	}

@@ -125,6 +125,11 @@ static uint64_t func_entry(const struct walker *w, const struct ptd_callseg *s, 
 }
 
 /* The function the C++ thunk at @entry leads to, or 0 (no thunk). */
+static int skipped(const struct walker *w, uint64_t ip)
+{
+	return w->env && w->env->skipped && ip && w->env->skipped(w->env->ctx, ip);
+}
+
 static uint64_t thunk_target(const struct walker *w, uint64_t entry)
 {
 	if (w->env && w->env->thunk_target)
@@ -494,7 +499,7 @@ static int goal_step_fwd(struct walker *w, struct stepstate *st)
 		    (s->how == PTD_SEG_CALL || s->how == PTD_SEG_TAILCALL) &&
 		    caller_inst(w, s) == st->inst && !in_tramp(w, ip)) {
 			uint64_t to = thunk_target(w, ip);
-			uint64_t t = step_into_target(w, to ? to : ip);
+			uint64_t t = skipped(w, to ? to : ip) ? 0 : step_into_target(w, to ? to : ip);
 
 			if (t) {
 				if (t == ip && longjmp_lost(w, st, ip)) {
@@ -570,7 +575,7 @@ static int goal_step_rev(struct walker *w, struct stepstate *st)
 		 * it has line info (at the start of the row of the return). */
 		if (st->m == PTD_MOTION_STEP && (prev <= st->level || from_tail) &&
 		    w->c.number == s->last && caller_inst(w, s) == st->inst &&
-		    line_of(w, ip, &li) == 0) {
+		    line_of(w, ip, &li) == 0 && !skipped(w, ip)) {
 			st->level = s->level;
 			st->inst = s->instance;
 			st->vdepth = 0;

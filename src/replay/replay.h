@@ -59,6 +59,10 @@ struct ptd_replay_env {
 	 * it leads to, else 0: `step` into a thunk goes on to that function
 	 * (gdb's language trampolines).  May be NULL. */
 	uint64_t (*thunk_target)(void *ctx, uint64_t addr);
+	/* Nonzero when `step` must not stop in the function holding @addr
+	 * (gdb's skip list: skip function, skip file): it steps over it
+	 * forward and back.  May be NULL. */
+	int (*skipped)(void *ctx, uint64_t addr);
 	/* Nonzero when @addr has an enabled breakpoint; may set *id. */
 	int (*is_breakpoint)(void *ctx, uint64_t addr, int *id);
 	/* Nonzero when @addr is code gdb steps through without stopping and

@@ -468,6 +468,35 @@ static uint64_t env_func_bp(void *ctx, uint64_t entry)
 	return bp;
 }
 
+/* gdb's skip list (the front end's): the function holding @addr, by its
+ * name and the file of its entry's line. */
+static int env_skipped(void *ctx, uint64_t addr)
+{
+	struct ptd_session *s = ctx;
+	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	struct ptd_symbol fs;
+	struct ptd_line_info li;
+	const char *file = NULL;
+
+	if (!s->skip_fn || !sym || ptd_symbols_lookup(sym, addr, &fs) < 0) {
+		ptd_clear_error();
+		return 0;
+	}
+	memset(&li, 0, sizeof(li));
+	if (ptd__ses_env_line_of(s, fs.start, &li) == 0)
+		file = li.file;
+	ptd_clear_error();
+	return s->skip_fn(s->skip_ctx, fs.name, file);
+}
+
+void ptd_session_set_skip(struct ptd_session *s, ptd_skip_fn fn, void *ctx)
+{
+	if (!s)
+		return;
+	s->skip_fn = fn;
+	s->skip_ctx = ctx;
+}
+
 static int env_is_trampoline(void *ctx, uint64_t pc)
 {
 	struct ptd_session *s = ctx;
@@ -522,6 +551,7 @@ struct ptd_session *ptd_session_alloc(void)
 	s->senv.base.func_of = ptd__ses_env_func_of;
 	s->senv.base.range_start = env_range_start;
 	s->senv.base.thunk_target = env_thunk_target;
+	s->senv.base.skipped = env_skipped;
 	s->senv.base.is_breakpoint = env_is_bp;
 	s->senv.func_bp = env_func_bp;
 	s->senv.is_trampoline = env_is_trampoline;

@@ -269,6 +269,8 @@ struct ptd_session {
 	ptd_cond_eval_fn cond_fn;
 	void *cond_ctx;
 	ptd_dprintf_fn dprintf_fn;
+	ptd_skip_fn skip_fn;
+	void *skip_ctx;
 	void *dprintf_ctx;
 	ptd_watch_eval_fn watch_eval;
 	void *watch_eval_ctx;
