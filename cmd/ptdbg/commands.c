@@ -2420,6 +2420,97 @@ static int frame_function(struct shell *sh, const char *name)
 	return shell_error("No frame for function \"%s\".", name);
 }
 
+/*
+ * return [EXPR]: the selected frame's function returns now (EXPR, cast to
+ * its integer, boolean, character or pointer return type, in rax): every
+ * register the unwinder knows for its caller is put back, as gdb's
+ * frame_pop does.  Live only.
+ */
+static int cmd_return(struct shell *sh, const char *args)
+{
+	struct user_regs_struct cur, cr, known;
+	uint64_t pcs[4096], pc, val = 0;
+	struct ptd_symbol fs;
+	char q[512];
+	int level = sh->frame_level, n, pc_only = 0, kind = 0, size = 0, have_val;
+
+	args = skipws(args);
+	have_val = *args != '\0';
+	if (!ptd_session_alive(sh->s))
+		return shell_error("No selected frame.");
+	if (ptd_session_replaying(sh->s))
+		return shell_error("Cannot force a return in the recorded history: the program's "
+				   "registers are the present's (\"record goto end\" goes back there).");
+	if (sh->frame_inline > 0 || (level == 0 && sh->pc.inline_skip > 0))
+		return shell_error("Can not force return from an inlined function.");
+	if (level + 2 > (int)(sizeof(pcs) / sizeof(pcs[0])))
+		return shell_error("No frame at level %d.", level);
+	ptd_clear_error();
+	n = ptd_session_backtrace(sh->s, pcs, level + 2);
+	if (n < 0)
+		return session_error(n, NULL);
+	if (n < level + 2)
+		return shell_error("Can not force return from the outermost frame.");
+	pc = level > 0 ? pcs[level] - 1 : pcs[0];
+	if (have_val) {
+		enum expr_kind k;
+
+		if (shell_eval(sh, args, &val, &k) < 0)
+			return -1;
+		if (k == EXPR_UNAVAILABLE)
+			return shell_error("value is not available");
+		if (!sh->pc.sym || ptd_symbols_return_type(sh->pc.sym, pc, &kind, &size) < 0) {
+			ptd_clear_error();
+			return shell_error("Can not force return with a value: the function's return "
+					   "type is not known (no debugging information).");
+		}
+		if (kind == PTD_TYPE_UNKNOWN)
+			return shell_error("ptdbg forces only integer, boolean, character and pointer "
+					   "return values (in rax).");
+		/* as the return type: truncated, sign-extended when signed */
+		if (size > 0 && size < 8) {
+			val &= (1ull << (8 * size)) - 1;
+			if (kind == PTD_TYPE_SIGNED && (val >> (8 * size - 1)) & 1)
+				val |= ~0ull << (8 * size);
+		}
+		if (kind == PTD_TYPE_BOOL)
+			val = val != 0;
+	}
+	if (sh->from_tty) {
+		if (sh->pc.sym && ptd_symbols_lookup(sh->pc.sym, pc, &fs) == 0 && fs.name)
+			snprintf(q, sizeof(q), "Make %s return now? ", fs.name);
+		else
+			snprintf(q, sizeof(q), "Make selected stack frame return now? ");
+		ptd_clear_error();
+		if (!query(sh, q))
+			return shell_error("Not confirmed");
+	}
+	if (ptd_session_regs(sh->s, &cur, &pc_only) < 0 || pc_only)
+		return shell_error("The program has no registers now.");
+	if (shell_frame_regs_at(sh, level + 1, pcs[level + 1], &cr, &known) < 0)
+		return -1;
+	if (!known.rip || !known.rsp || cr.rip != pcs[level + 1])
+		return shell_error("Cannot find the caller's registers: the frame cannot be popped.");
+	/* what the unwinder knows of the caller; the rest stays */
+	for (size_t i = 0; i < sizeof(cur) / sizeof(uint64_t); i++) {
+		uint64_t k, v;
+
+		memcpy(&k, (char *)&known + 8 * i, 8);
+		memcpy(&v, (char *)&cr + 8 * i, 8);
+		if (k)
+			memcpy((char *)&cur + 8 * i, &v, 8);
+	}
+	if (have_val && kind != PTD_TYPE_VOID)
+		cur.rax = val;
+	ptd_clear_error();
+	if ((n = ptd_session_set_regs(sh->s, 0, &cur)) < 0)
+		return session_error(n, NULL);
+	clear_listing_state(sh);
+	if (sh->from_tty)
+		return select_frame(sh, 0);
+	return 0;
+}
+
 static int cmd_frame(struct shell *sh, const char *args)
 {
 	uint64_t level = (uint64_t)sh->frame_vlevel;
@@ -4399,6 +4490,8 @@ static const struct cmd top_cmds[] = {
 	{ "shell", 0, shell_cmd_shell, 0, "Run a command of the shell: shell CMD, or !CMD." },
 	{ "signal", 0, shell_cmd_signal, 0,
 	  "Continue the program giving it a signal: signal SIG (0: none)." },
+	{ "return", 0, cmd_return, 0,
+	  "Make the selected stack frame return to its caller: return [EXPR] (its value)." },
 	{ "skip", 0, shell_cmd_skip, 0,
 	  "Functions and files step does not stop in: skip [function|file] [NAME], skip\n"
 	  "-fi|-gfi FILE|GLOB -fu|-rfu NAME|REGEX, skip delete|enable|disable [N...]." },

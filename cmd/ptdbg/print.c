@@ -659,7 +659,7 @@ void ptd_print_stop(struct ptd_print_ctx *c, const struct ptd_event *ev, int tem
 		return;
 	case PTD_EVENT_EXITED:
 		if (ev->exit_code)
-			fprintf(c->out, "[Inferior 1 (process %d) exited with code %02o]\n", (int)pid,
+			fprintf(c->out, "[Inferior 1 (process %d) exited with code 0%o]\n", (int)pid,
 				ev->exit_code);
 		else
 			fprintf(c->out, "[Inferior 1 (process %d) exited normally]\n", (int)pid);

@@ -185,6 +185,9 @@ int shell_info_inferiors(struct shell *sh, const char *args);
 int shell_cmd_skip(struct shell *sh, const char *args);
 int shell_info_skip(struct shell *sh, const char *args);
 void shell_skip_release(void);
+/* The unwound registers of the frame at real level @level (values.c). */
+int shell_frame_regs_at(struct shell *sh, int level, uint64_t pc, struct user_regs_struct *r,
+			struct user_regs_struct *known);
 /* A line the next shell_error prints first (then forgets), as gdb's
  * exception_fprintf puts its prefix before the error; NULL: none. */
 extern const char *shell_error_prefix;

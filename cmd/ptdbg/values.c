@@ -27,6 +27,25 @@ static long file_read(void *ctx, uint64_t addr, void *buf, size_t n)
 	return shell_read(ctx, addr, buf, n);
 }
 
+/* The registers of the frame at real level @level (pc @pc), unwound,
+ * with the ones known in @known (ptd_values_frame_regs). */
+int shell_frame_regs_at(struct shell *sh, int level, uint64_t pc, struct user_regs_struct *r,
+			struct user_regs_struct *known)
+{
+	int rc;
+
+	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
+		return shell_error("out of memory");
+	shell_sync(sh);
+	ptd_clear_error();
+	rc = ptd_session_values_bind(sh->s, sh->vals, level, pc, file_read, sh);
+	if (rc == 0)
+		rc = ptd_values_frame_regs(sh->vals, r, known);
+	if (rc < 0)
+		return shell_error("%s", ptd_last_error(rc));
+	return 0;
+}
+
 int shell_values_bind(struct shell *sh)
 {
 	int rc;
