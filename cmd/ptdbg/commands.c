@@ -4490,6 +4490,10 @@ static const struct cmd top_cmds[] = {
 	{ "shell", 0, shell_cmd_shell, 0, "Run a command of the shell: shell CMD, or !CMD." },
 	{ "signal", 0, shell_cmd_signal, 0,
 	  "Continue the program giving it a signal: signal SIG (0: none)." },
+	{ "pipe", 0, shell_cmd_pipe, 0,
+	  "Send a command's output to a shell command: pipe [COMMAND] | SHELL_COMMAND,\n"
+	  "| [COMMAND] | SHELL_COMMAND, pipe -d DELIM COMMAND DELIM SHELL_COMMAND." },
+	{ "|", 0, shell_cmd_pipe, CMD_ALIAS, "pipe" },
 	{ "return", 0, cmd_return, 0,
 	  "Make the selected stack frame return to its caller: return [EXPR] (its value)." },
 	{ "skip", 0, shell_cmd_skip, 0,

@@ -8,6 +8,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,13 +120,14 @@ int shell_cmd_cd(struct shell *sh, const char *args)
 
 /* shell CMD, !CMD: /bin/sh -c CMD (an interactive shell without CMD), its
  * output straight to the terminal */
+static void shell_exit_status(struct shell *sh, int status);
+
 int shell_cmd_shell(struct shell *sh, const char *args)
 {
 	const char *shell = getenv("SHELL");
 	int status;
 	pid_t pid;
 
-	(void)sh;
 	args = ws(args);
 	if (!shell || !*shell)
 		shell = "/bin/sh";
@@ -144,7 +147,125 @@ int shell_cmd_shell(struct shell *sh, const char *args)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return shell_error("cannot wait for %s: %s", shell, strerror(errno));
+	shell_exit_status(sh, status);
 	return 0;
+}
+
+/* gdb's $_shell_exitcode (or $_shell_exitsignal) after shell and pipe */
+static void shell_exit_status(struct shell *sh, int status)
+{
+	if (WIFEXITED(status))
+		shell_set_convenience(sh, "_shell_exitcode", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		shell_set_convenience(sh, "_shell_exitsignal", WTERMSIG(status));
+}
+
+static void pipe_nothing(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * pipe [COMMAND] | SHELL_COMMAND (also "| ..."), pipe -d DELIM COMMAND
+ * DELIM SHELL_COMMAND: COMMAND's output goes to SHELL_COMMAND's input;
+ * without COMMAND the line typed before runs again.  Errors stay on
+ * stderr, as gdb's.
+ */
+int shell_cmd_pipe(struct shell *sh, const char *args)
+{
+	const char *shell = getenv("SHELL"), *p = ws(args), *delim = "|", *d, *sc;
+	char dbuf[64], *cmd;
+	struct sigaction sa, old;
+	int fds[2], saved, status, rc;
+	size_t n;
+	pid_t pid;
+
+	if (!strncmp(p, "-d", 2) && (!p[2] || isspace((unsigned char)p[2]))) {
+		p = ws(p + 2);
+		n = strcspn(p, " \t");
+		if (!n)
+			return shell_error("-d requires an argument");
+		snprintf(dbuf, sizeof(dbuf), "%.*s", (int)n, p);
+		delim = dbuf;
+		p = ws(p + n);
+	}
+	d = strstr(p, delim);
+	if (!d) {
+		if (!*p)
+			return shell_error("Missing COMMAND");
+		return shell_error("Missing delimiter before SHELL_COMMAND");
+	}
+	sc = ws(d + strlen(delim));
+	if (!*sc)
+		return shell_error("Missing SHELL_COMMAND");
+	n = (size_t)(d - p);
+	while (n && isspace((unsigned char)p[n - 1]))
+		n--;
+	if (!n && !sh->prev_line)
+		return shell_error("No previous command to relaunch");
+	cmd = n ? strndup(p, n) : strdup(sh->prev_line);
+	if (!cmd)
+		return shell_error("out of memory");
+	if (!n)
+		sh->relaunched = 1;
+	if (!shell || !*shell)
+		shell = "/bin/sh";
+	fflush(stdout);
+	fflush(stderr);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		free(cmd);
+		return shell_error("cannot make a pipe: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		free(cmd);
+		return shell_error("cannot run %s: %s", shell, strerror(errno));
+	}
+	if (pid == 0) {
+		dup2(fds[0], 0);
+		execl(shell, shell, "-c", sc, (char *)NULL);
+		fprintf(stderr, "Cannot execute %s: %s\n", shell, strerror(errno));
+		_exit(0177);
+	}
+	close(fds[0]);
+	/* (a SHELL_COMMAND that stops reading, as head does: writes fail,
+	 * ptdbg goes on; a handler, not SIG_IGN, which programs launched
+	 * meanwhile would inherit) */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = pipe_nothing;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, &old);
+	saved = fcntl(1, F_DUPFD_CLOEXEC, 3);
+	dup2(fds[1], 1);
+	close(fds[1]);
+	{
+		/* (the command run has no line before it: a pipe in it
+		 * cannot run this one again) */
+		const char *prev = sh->prev_line;
+
+		sh->prev_line = NULL;
+		rc = shell_execute(sh, cmd, NULL);
+		sh->prev_line = prev;
+	}
+	fflush(stdout);
+	if (ferror(stdout)) /* (SHELL_COMMAND stopped reading: gdb's words) */
+		fprintf(stderr, "shell command \"%s\" failed: %s\n", sc, strerror(EPIPE));
+	clearerr(stdout);
+	if (saved >= 0) {
+		dup2(saved, 1);
+		close(saved);
+	} else {
+		close(1);
+	}
+	sigaction(SIGPIPE, &old, NULL);
+	free(cmd);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return shell_error("cannot wait for %s: %s", shell, strerror(errno));
+	shell_exit_status(sh, status);
+	return rc;
 }
 
 /* ---- environment ------------------------------------------------------------------------- */

@@ -237,8 +237,17 @@ static void interactive_loop(struct shell *sh)
 		if (tty)
 			add_history(input);
 		sh->repeat_as[0] = '\0';
+		sh->prev_line = last;
+		sh->relaunched = 0;
 		rc = run_line(sh, input, &repeatable);
+		sh->prev_line = NULL;
 		(void)rc;
+		if (sh->relaunched && last) {
+			/* (a pipe ran the line before again: that one stays
+			 * the line before, as gdb's) */
+			free(input);
+			continue;
+		}
 		free(last);
 		last = input;
 		if (sh->repeat_as[0]) {

@@ -105,6 +105,11 @@ struct shell {
 	/* A command may ask that an empty line repeat it differently, as gdb's
 	 * set_repeat_arguments: "x/4x ADDR" repeats as "x", continuing. */
 	char repeat_as[64];
+	/* The line typed before the one running (interactive only; pipe
+	 * without a COMMAND runs it again), or NULL. */
+	const char *prev_line;
+	/* Set by a pipe that ran prev_line again: it stays the line before. */
+	int relaunched;
 
 	/* set breakpoint pending: 0 auto (ask; no when not asked at a
 	 * terminal, as gdb's nquery), 1 on, 2 off (breakcmds.c). */
@@ -262,6 +267,8 @@ int shell_show_listsize(struct shell *sh, const char *args);
 int shell_cmd_pwd(struct shell *sh, const char *args);
 int shell_cmd_cd(struct shell *sh, const char *args);
 int shell_cmd_shell(struct shell *sh, const char *args);
+/* pipe [COMMAND] | SHELL_COMMAND, | ..., pipe -d DELIM ... (envcmds.c) */
+int shell_cmd_pipe(struct shell *sh, const char *args);
 int shell_cmd_unset(struct shell *sh, const char *args);
 int shell_set_environment(struct shell *sh, const char *args);
 int shell_unset_environment(struct shell *sh, const char *args);
