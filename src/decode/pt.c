@@ -3279,40 +3279,149 @@ static int history_after(const struct ptd_history *src, uint64_t n, struct ptd_h
 #define WARMUP_SEGS 64
 
 /*
+ * One warm-up decode (decode_warm's): from @in at rev[@k] on through
+ * rev[@last], all it gives (@whole), how much of that comes before rev[@j]'s
+ * PSB (@nb: what the same decode without rev[@j] gives), the flags it
+ * learnt for the block there and the state after it.
+ */
+struct warm {
+	struct ptd_history *whole;
+	uint64_t nb;
+	struct ptd_pt_stats st;
+	struct carry in, out;
+	uint8_t head;
+};
+
+static int warm_run(struct ptd_pt_trace *t, size_t k, size_t j, size_t last, const struct carry *in,
+		    struct pt_image *ptimg, struct iccache *icc, struct warm *w)
+{
+	struct ptd_pt_sink sink = {hist_block, hist_gap, hist_event, NULL, hist_blocks};
+	struct ptd_pt_stats sb;
+	struct ptd_hcursor c;
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->in = *in;
+	w->whole = ptd_history_alloc(t->read, t->rctx);
+	if (!w->whole)
+		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
+	sink.ctx = w->whole;
+	err = run_rev(t, k, last, in, ptimg, icc, &sink, &w->st, &w->out);
+	if (!err)
+		err = run_rev(t, k, j + 1, in, ptimg, icc, NULL, &sb, NULL);
+	if (err) {
+		ptd_history_free(w->whole);
+		w->whole = NULL;
+		return err;
+	}
+	w->nb = sb.ninsn + sb.ngaps;
+	if (w->nb && ptd_hcursor_goto(&c, w->whole, w->nb) == 0 && !c.is_gap)
+		w->head = c.block_flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
+	return 0;
+}
+
+static int carry_eq(const struct carry *a, const struct carry *b)
+{
+	return a->kind == b->kind && a->enabled == b->enabled && a->have_item == b->have_item &&
+	       a->off_async == b->off_async && a->dis_known == b->dis_known && a->mode == b->mode &&
+	       a->uncut == b->uncut && a->spec == b->spec && a->pend_exec == b->pend_exec &&
+	       a->errend == b->errend && a->async_at == b->async_at && a->dis_ip == b->dis_ip;
+}
+
+/* Do two warm-up decodes give the same from rev[j]'s PSB on?  Returns 1,
+ * 0, or an error. */
+static int warm_same(struct ptd_pt_trace *t, const struct warm *a, const struct warm *b)
+{
+	struct ptd_history *x = ptd_history_alloc(t->read, t->rctx);
+	struct ptd_history *y = ptd_history_alloc(t->read, t->rctx);
+	struct ptd_pt_stats s;
+	uint64_t i, n;
+	int same = 0;
+
+	if (!x || !y) {
+		same = ptd__err(-ptde_nomem, "out of memory allocating a segment history");
+		goto out;
+	}
+	if (a->head != b->head || !carry_eq(&a->out, &b->out) || a->st.end_ip != b->st.end_ip)
+		goto out;
+	same = history_after(a->whole, a->nb, x, &s);
+	if (!same)
+		same = history_after(b->whole, b->nb, y, &s);
+	if (same < 0)
+		goto out;
+	n = ptd_history_nitems(x);
+	same = n == ptd_history_nitems(y);
+	for (i = 0; same && i < n; i++) {
+		struct ptd_item p, q;
+
+		if (ptd_history_item(x, i, &p) != 1 || ptd_history_item(y, i, &q) != 1) {
+			same = 0;
+			break;
+		}
+		same = p.kind == q.kind && p.reason == q.reason && p.arg == q.arg &&
+		       p.block.ip == q.block.ip &&
+		       (p.kind != PTD_ITEM_BLOCK ||
+			(p.block.end_ip == q.block.end_ip && p.block.ninsn == q.block.ninsn &&
+			 p.block.iclass == q.block.iclass && p.block.flags == q.block.flags));
+	}
+out:
+	ptd_history_free(x);
+	ptd_history_free(y);
+	return same;
+}
+
+/*
  * Segment @e (rev index @j) at an unclean PSB, decoded exactly: one run
- * from the nearest older clean PSB (or the trace start) through @e (and
- * on through segment @last, newer or @j: see decode_depth), less what the
- * same run without @e gives.  The state at an unclean PSB
- * depends on how libipt read what came before, which only decoding it
- * tells.  Returns 1 when done, 0 when no such start is near.
+ * from an older clean PSB (or the trace start) through @e (and on through
+ * segment @last, newer or @j: see decode_depth), less what the same run
+ * without @e gives.  The state at an unclean PSB depends on how libipt
+ * read what came before, which only decoding it tells.
+ *
+ * Where nothing exact is known at that older PSB, the state its PSB+
+ * suggests (or the one the segment before it ended in, see carry_for) is
+ * a guess, and in a damaged trace the continuous decoder may be elsewhere
+ * there: enabled at another ip, or reading through it into an error, each
+ * error moving where it synchronises again.  Such a start is taken only
+ * when a run from the next such start further back gives the same from
+ * @e's PSB on (both decoders forgot where they started: what they give no
+ * longer depends on it), unless that farther start is in doubt itself (the
+ * segment before it, decoded alone, ends in a state no decoder
+ * synchronised there can take): a run from there may come through the
+ * nearer start in just the state guessed there and agree without telling
+ * anything.  Else the farther one is checked the same way, up to an exact
+ * start (the trace start, or a state a whole-trace history left) or
+ * WARMUP_SEGS segments back, where the farthest run is taken.  Returns 1
+ * when done, 0 when no such start is near.
  */
 static int decode_warm(struct ptd_pt_trace *t, size_t j, size_t last, struct pt_image *ptimg,
 		       struct iccache *icc, struct ptd_history *h, struct ptd_pt_stats *st,
 		       int from_start)
 {
-	struct ptd_history *whole;
-	struct ptd_pt_sink sink = {hist_block, hist_gap, hist_event, NULL, hist_blocks};
-	struct ptd_pt_stats sa, sb;
-	struct carry in = carry_first(t), o;
+	struct warm a, b;
+	struct carry in;
 	size_t k;
-	int err;
+	int err = 0, done = 0;
 
+	memset(&a, 0, sizeof(a));
 	for (k = j + 1;; k++) {
+		int exact = 0, doubt = 0;
+
 		/* (k + 2: whether rev[k] is clean depends on the PSB+ before) */
-		if (index_back(t, k + 2) < 0)
-			return ptd__err(-ptde_nomem, "out of memory indexing PT");
+		if (index_back(t, k + 2) < 0) {
+			err = ptd__err(-ptde_nomem, "out of memory indexing PT");
+			goto out;
+		}
 		if (k >= t->nrev) {
 			if (!t->complete)
-				return 0;
+				break;
 			k = t->nrev - 1; /* the trace start: libipt syncs there */
 			in = carry_first(t);
-			break;
-		}
-		/* (a clean PSB where the exact state is known and no decoder
-		 * synchronised there can take it: further back; the state
-		 * there is also known when the segment before it was
-		 * decoded, see carry_for) */
-		if (t->rev[k].clean && !from_start) {
+			exact = 1;
+		} else if (t->rev[k].clean && !from_start) {
+			/* (a clean PSB where the exact state is known and no
+			 * decoder synchronised there can take it: further
+			 * back; the state there is also known when the
+			 * segment before it was decoded, see carry_for) */
 			const struct carry *known;
 
 			index_back(t, k + 2); /* (may move the index) */
@@ -3324,56 +3433,83 @@ static int decode_warm(struct ptd_pt_trace *t, size_t j, size_t last, struct pt_
 				 * says, see carry_for; one segment, no deeper) */
 				(void)carry_for(t, &t->rev[k], 1);
 			known = t->rev[k].in_set ? &t->rev[k].in : NULL;
+			exact = known != NULL;
 			if (!known && k + 1 < t->nrev && t->rev[k + 1].out_set)
 				known = &t->rev[k + 1].out;
-			if (!known || start_exact(known, &t->rev[k])) {
-				if (t->complete && k + 1 == t->nrev)
-					in = carry_first(t); /* the trace start */
-				else
-					in = known ? *known : carry_guess(&t->rev[k]);
-				break;
-			}
-		}
-		if (k - j >= WARMUP_SEGS)
-			return 0;
-	}
-	if (k == j)
-		return 0;
-	whole = ptd_history_alloc(t->read, t->rctx);
-	if (!whole)
-		return ptd__err(-ptde_nomem, "out of memory allocating a segment history");
-	sink.ctx = whole;
-	err = run_rev(t, k, last, &in, ptimg, icc, &sink, &sa, &o);
-	if (!err && sa.nretstack && in.kind == CARRY_STATE) {
-		/* A compressed return found the stack of the decoder started
-		 * at rev[k]'s PSB empty, where the continuous one may still
-		 * hold calls from before it (see decode_depth): from the
-		 * trace start instead, when that is near (else the gap
-		 * stays). */
-		err = decode_warm(t, j, last, ptimg, icc, h, st, 1);
-		if (err) {
-			ptd_history_free(whole);
-			return err;
-		}
-	}
-	if (!err)
-		err = run_rev(t, k, j + 1, &in, ptimg, icc, NULL, &sb, NULL);
-	if (!err)
-		err = history_after(whole, sb.ninsn + sb.ngaps, h, st);
-	if (!err) {
-		struct ptd_hcursor c;
-		uint64_t nb = sb.ninsn + sb.ngaps;
+			if (!known && k + 1 < t->nrev && !t->rev[k + 1].clean) {
+				/* (the PSB before is not clean, so carry_for
+				 * does not tell: that segment decoded alone from
+				 * the state its PSB+ suggests, where a decoder
+				 * synchronised here cannot take the state it
+				 * ends in, puts this start in doubt) */
+				struct carry g = carry_guess(&t->rev[k + 1]), alone;
+				struct ptd_pt_stats gst;
 
-		st->end_ip = sa.end_ip;
-		t->rev[last].out = o;
+				err = run_rev(t, k + 1, k + 1, &g, ptimg, icc, NULL, &gst, &alone);
+				if (err < 0)
+					goto out;
+				doubt = !start_exact(&alone, &t->rev[k]);
+			}
+			if (known && !start_exact(known, &t->rev[k]))
+				goto next;
+			if (t->complete && k + 1 == t->nrev) {
+				in = carry_first(t); /* the trace start */
+				exact = 1;
+			} else {
+				in = known ? *known : carry_guess(&t->rev[k]);
+			}
+		} else {
+			goto next;
+		}
+		if (k == j)
+			break;
+		err = warm_run(t, k, j, last, &in, ptimg, icc, &b);
+		if (err < 0)
+			goto out;
+		if (!exact && a.whole && !doubt) {
+			err = warm_same(t, &a, &b);
+			if (err < 0) {
+				ptd_history_free(b.whole);
+				goto out;
+			}
+			exact = err;
+		}
+		ptd_history_free(a.whole);
+		a = b;
+		if (exact) {
+			done = 1;
+			break;
+		}
+		if (k + 1 >= t->nrev)
+			break;
+next:
+		if (k - j >= WARMUP_SEGS)
+			break;
+	}
+	err = 0;
+	if (!a.whole)
+		goto out;
+	done = 1;
+	if (a.st.nretstack && a.in.kind == CARRY_STATE) {
+		/* A compressed return found the stack of the decoder started
+		 * at that PSB empty, where the continuous one may still hold
+		 * calls from before it (see decode_depth): from the trace
+		 * start instead, when that is near (else the gap stays). */
+		err = decode_warm(t, j, last, ptimg, icc, h, st, 1);
+		if (err)
+			goto out;
+	}
+	err = history_after(a.whole, a.nb, h, st);
+	if (!err) {
+		st->end_ip = a.st.end_ip;
+		t->rev[last].out = a.out;
 		t->rev[last].out_set = 1;
 		/* What the run learnt about the block before this segment. */
-		t->rev[last].head = 0;
-		if (nb && ptd_hcursor_goto(&c, whole, nb) == 0 && !c.is_gap)
-			t->rev[last].head = c.block_flags & (PTD_BLK_INTERRUPTED | PTD_BLK_SYSCALL);
+		t->rev[last].head = a.head;
 	}
-	ptd_history_free(whole);
-	return err < 0 ? err : 1;
+out:
+	ptd_history_free(a.whole);
+	return err < 0 ? err : done;
 }
 
 /*
