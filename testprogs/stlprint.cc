@@ -198,6 +198,9 @@ int main()
 	std::u32string u32 = U"thirty-two";
 	std::string nul("a\0b", 3);
 	std::vector<std::map<int, int>> vm = { { { 1, 1 } }, {} };
+	std::unordered_map<std::string, int> ums = { { "a", 1 }, { "b", 2 } };
+	std::unordered_multiset<int> ums2 = { 3, 3 };
+	std::deque<std::string> dqs(130, "s");
 	std::map<int, int> mbig;
 	for (int i = 0; i < 210; i++)
 		mbig[i] = i;
@@ -209,7 +212,7 @@ int main()
 	fill();
 	change();
 	corrupt();
-	std::printf("%s %zu %zu %d\n", lab.c_str(), upstr->size() + ovec->size() + msv.size() + v200.size() + v201.size() + u16.size() + u32.size() + nul.size() + vm.size() + (size_t)opair->first + (size_t)wexp.expired() + ev.size() + vi.size() + vs.size() + mi.size() + li.size() + um.size() +
+	std::printf("%s %zu %zu %d\n", lab.c_str(), upstr->size() + ovec->size() + msv.size() + v200.size() + v201.size() + u16.size() + u32.size() + nul.size() + vm.size() + ums.size() + ums2.size() + dqs.size() + (size_t)opair->first + (size_t)wexp.expired() + ev.size() + vi.size() + vs.size() + mi.size() + li.size() + um.size() +
 					    us.size() + dq.size() + ar.size() + as.size(),
 		    s.size() + ws.size() + g_vec.size(), *up + *sp + pr.first + (oi ? *oi : 0) +
 							(int)(h.v.size() + vb.size() + vc.size() + vd.size()));

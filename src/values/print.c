@@ -793,14 +793,15 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 int ptd_value_format(struct ptd_values *v, struct ptd_value *val, int fmt, int top, char **out)
 {
 	struct sbuf b = { 0 };
-	int rc;
+	int rc, raw;
 
 	if (!v || !val || !out)
 		return -ptde_invalid;
-	v->raw = !!(fmt & PTD_FMT_RAW);
+	raw = !!(fmt & PTD_FMT_RAW);
 	fmt &= ~PTD_FMT_RAW;
 	if (fmt && !strchr("xduotcsazf", fmt))
 		return ptd__err(-ptde_invalid, "Undefined output format \"%c\".", fmt);
+	v->raw = raw;
 	rc = ptd__val_print(v, val, fmt, top, &b);
 	v->raw = 0;
 	if (rc < 0) {

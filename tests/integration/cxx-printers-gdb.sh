@@ -44,11 +44,11 @@ compare() { # NAME [no]: ptdbg's and gdb's outputs of CMDS, compared (unless no)
 
 vars=(s empty longs esc rep big ws vi vempty vbig vb vs vv vp vc vd up upnull uparr sp sp2 wp
 	spnull sppt mi ms mv mempty mm si msi ss li ls lempty oi onone ostr pr ar as um us dq h
-	upstr ovec opair wexp msv v200 v201 u16 u32 nul vm mbig)
+	upstr ovec opair wexp msv v200 v201 u16 u32 nul vm ums ums2 dqs mbig)
 prints=()
 for x in "${vars[@]}"; do prints+=("print $x"); done
 CMDS=("break $(line_of stlprint.cc '	fill();')" run "${prints[@]}"
-	'p/r vi' 'p/r s' 'p/r up' 'p/r sp' 'p/r mi' 'p/r li' 'p/r oi'
+	'p/r vi' 'p/r vs' 'p/r up' 'p/r sp' 'p/r mi' 'p/r li' 'p/r oi'
 	'p/x vi' 'p/x mi' 'p/x s' 'p/x ms' 'p/d vb' 'p/x vs' 'p/x up' 'p/x sp' 'p/x oi' 'p/x pr'
 	'p/c vc' 'p/x li' 'p/x dq' 'p/x um' 'p/x h' 'p &vi' 'p *&vi' 'p $1' 'p $' 'p h.v' 'p h.p'
 	'output mi' 'echo \n' 'info locals'
@@ -67,15 +67,21 @@ done
 CMDS=('break label' run bt 'info args' 'p v' 'p name' 'p m' up 'info locals' down
 	finish 'display vi' 'display/x vi' 'display/r up' next next 'p ev' 'set print pretty on' 'bt')
 compare frames no
+CMDS=('break evens' "break $(line_of stlprint.cc 'return r; // label end')" run 'bt full' continue
+	finish 'set print pretty on' 'bt full -1' 'p $')
+compare frames-b no
 for f in ptdbg gdb; do
-	grep -v -e '^lab = ' -e '^ev = ' "$TMPDIR/$f.frames" >"$TMPDIR/$f.frames2"
+	cat "$TMPDIR/$f.frames" "$TMPDIR/$f.frames-b" | grep -v -e '^ *lab = ' -e '^ *ev = ' >"$TMPDIR/$f.frames2"
 done
 diff -u "$TMPDIR/gdb.frames2" "$TMPDIR/ptdbg.frames2" >&2 ||
 	die "frames: ptdbg's libstdc++ values differ from gdb's (- gdb, + ptdbg)"
 for want in '^#0  label (v=std::vector of length 3, capacity 3 = {\.\.\.}, name="hello", m=std::map with 2 elements = {\.\.\.}, empty=std::vector of length 0, capacity 0, k=3) at stlprint.cc:' \
 	'^Value returned is \$[0-9]* = "hello:8"$' \
-	'^\$[0-9]* = std::vector of length 4, capacity 4 = {0, 2, 4, 6}$'; do
-	qgrep "$want" "$TMPDIR/ptdbg.frames" || die "frames: no line matching $want"
+	'^\$[0-9]* = std::vector of length 4, capacity 4 = {0, 2, 4, 6}$' \
+	'^Value returned is \$[0-9]* = std::vector of length 4, capacity 4 = {0, 2, 4, 6}$' \
+	'^        r = "hello:8"$' '^        vi = std::vector of length 3, capacity 3 = {1, 2, 3}$' \
+	'^          \[3\] = 4$'; do
+	qgrep "$want" "$TMPDIR/ptdbg.frames2" || die "frames: no line matching $want"
 done
 
 # Garbage: every print ends, as gdb's does.  (gdb prints what came
