@@ -10,13 +10,17 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <forward_list>
 #include <list>
 #include <map>
 #include <memory>
 #include <new>
 #include <optional>
+#include <queue>
 #include <set>
+#include <stack>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -201,6 +205,19 @@ int main()
 	std::unordered_map<std::string, int> ums = { { "a", 1 }, { "b", 2 } };
 	std::unordered_multiset<int> ums2 = { 3, 3 };
 	std::deque<std::string> dqs(130, "s");
+	std::tuple<int, std::string, double> tu{ 1, "two", 3.5 };
+	std::tuple<> tempty;
+	std::tuple<std::vector<int>> tv{ { 1, 2 } };
+	std::forward_list<int> fl = { 1, 2 };
+	std::forward_list<int> flempty;
+	std::stack<int> st;
+	st.push(1);
+	st.push(2);
+	std::queue<std::string> qu;
+	qu.push("q");
+	std::priority_queue<int> pq;
+	pq.push(3);
+	pq.push(9);
 	std::map<int, int> mbig;
 	for (int i = 0; i < 210; i++)
 		mbig[i] = i;
@@ -212,7 +229,7 @@ int main()
 	fill();
 	change();
 	corrupt();
-	std::printf("%s %zu %zu %d\n", lab.c_str(), upstr->size() + ovec->size() + msv.size() + v200.size() + v201.size() + u16.size() + u32.size() + nul.size() + vm.size() + ums.size() + ums2.size() + dqs.size() + (size_t)opair->first + (size_t)wexp.expired() + ev.size() + vi.size() + vs.size() + mi.size() + li.size() + um.size() +
+	std::printf("%s %zu %zu %d\n", lab.c_str(), upstr->size() + ovec->size() + msv.size() + v200.size() + v201.size() + u16.size() + u32.size() + nul.size() + vm.size() + ums.size() + (size_t)std::get<0>(tu) + std::tuple_size<decltype(tempty)>::value + std::get<0>(tv).size() + (size_t)fl.empty() + (size_t)flempty.empty() + st.size() + qu.size() + pq.size() + ums2.size() + dqs.size() + (size_t)opair->first + (size_t)wexp.expired() + ev.size() + vi.size() + vs.size() + mi.size() + li.size() + um.size() +
 					    us.size() + dq.size() + ar.size() + as.size(),
 		    s.size() + ws.size() + g_vec.size(), *up + *sp + pr.first + (oi ? *oi : 0) +
 							(int)(h.v.size() + vb.size() + vc.size() + vd.size()));

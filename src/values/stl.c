@@ -4,8 +4,9 @@
  * C from the same layouts: std::string and the other basic_strings,
  * std::vector (and vector<bool>), std::unique_ptr, std::shared_ptr and
  * std::weak_ptr, std::map, multimap, set and multiset (a walk of the
- * red-black tree), std::list, std::deque, std::optional, std::pair and
- * the unordered containers.  Each printer has gdb's two parts: a summary
+ * red-black tree), std::list and forward_list, std::deque, std::optional,
+ * std::pair, std::tuple, the unordered containers, and std::stack, queue
+ * and priority_queue (their container's printer).  Each printer has gdb's two parts: a summary
  * ("std::vector of length 2, capacity 2") and children, which the one
  * layout of gdb's print_children (py-prettyprint.c) shows: "= {...}"
  * after the summary, "[key] = value" for a map, the children on lines
@@ -1210,6 +1211,151 @@ static int optional_children(struct pp *pp, struct kids *k)
 	return kid_here(k, pp, "[contained value]", pp->ty[0], pp->off[1]);
 }
 
+/* --- std::stack, std::queue, std::priority_queue ---------------------- */
+
+/* "std::stack wrapping: " and the underlying container's printer */
+static int adaptor_init(struct pp *pp)
+{
+	struct vtype *ct, *cs;
+	uint64_t off;
+	struct pp *in;
+
+	if (member(pp->t, "c", &off, &ct, 0) < 0 || !(cs = ptd__vt_strip(ct)) ||
+	    cs->kind != VT_STRUCT || off > pp->size || !(in = calloc(1, sizeof(*in))))
+		return -1;
+	if (pp_init(in, pp->v, cs, pp->p + off, pp->size - off, pp->fmt, pp->b, pp->depth) < 0) {
+		free(in);
+		return -1;
+	}
+	pp->inner = in;
+	pp->hint = in->hint;
+	pp->none = in->none;
+	return 0;
+}
+
+static int adaptor_summary(struct pp *pp)
+{
+	ptd__sb_add(pp->b, "%s wrapping: ", pp->name);
+	return pp->inner->pr->summary(pp->inner);
+}
+
+static int adaptor_children(struct pp *pp, struct kids *k)
+{
+	if (!pp->inner->pr->children) {
+		k->all = 1;
+		return 0;
+	}
+	return pp->inner->pr->children(pp->inner, k);
+}
+
+/* --- std::forward_list ------------------------------------------------ */
+
+static int flist_init(struct pp *pp)
+{
+	struct vtype *impl, *t;
+	uint64_t o;
+
+	if (!pp->t->ntargs || !pp->t->targs[0] || path(pp->t, &o, &impl, "_M_impl", NULL) < 0 ||
+	    ptr_at(pp, &pp->off[0], NULL, "_M_impl", "_M_head", "_M_next", NULL) < 0)
+		return -1;
+	/* a node: its next pointer, then the value */
+	pp->off[1] = node_storage(impl, "std::_Fwd_list_node<", 8);
+	if (member(ptd__vt_strip(impl), "_M_head", &o, &t, 0) < 0 ||
+	    member(t, "_M_next", &pp->off[2], &t, 0) < 0)
+		return -1;
+	pp->ty[0] = pp->t->targs[0];
+	return 0;
+}
+
+static int flist_summary(struct pp *pp)
+{
+	if (!at(pp, pp->off[0], 8, 0))
+		ptd__sb_add(pp->b, "empty ");
+	ptd__sb_add(pp->b, "%s", pp->name);
+	return 0;
+}
+
+static int flist_children(struct pp *pp, struct kids *k)
+{
+	uint64_t node = at(pp, pp->off[0], 8, 0), next;
+	char name[32];
+	int rc;
+
+	while (kid_room(k)) {
+		if (!node) {
+			k->all = 1;
+			return 0;
+		}
+		if ((rc = read_ptr(pp->v, node + pp->off[2], &next)) < 0) {
+			kid_fetch_error(k, ptd_last_error(rc));
+			return 0;
+		}
+		snprintf(name, sizeof(name), "[%d]", k->n);
+		if ((rc = kid_mem(k, name, pp->ty[0], node + pp->off[1])) < 0)
+			return rc;
+		node = next;
+	}
+	return 0;
+}
+
+/* --- std::tuple ------------------------------------------------------ */
+
+/* A tuple is a chain of _Tuple_impl<i, ...> bases, each with the next
+ * and a _Head_base<i, T> holding element i (in _M_head_impl, or being
+ * it when T is an empty class). */
+static int tuple_init(struct pp *pp)
+{
+	(void)pp;
+	return 0;
+}
+
+static int tuple_summary(struct pp *pp)
+{
+	ptd__sb_add(pp->b, pp->t->nmembers ? "%s containing" : "empty %s", pp->name);
+	return 0;
+}
+
+static int tuple_children(struct pp *pp, struct kids *k)
+{
+	struct vtype *head = pp->t, *it, *s;
+	uint64_t hoff = 0, ioff;
+	char name[32];
+	int rc, count = 0;
+
+	if (head->nmembers == 1 ||
+	    (head->nmembers == 2 && (s = ptd__vt_strip(head->members[1].type)) && s->name &&
+	     !strncmp(s->name, "std::__tuple_base", 17))) {
+		hoff = head->members[0].off;
+		head = ptd__vt_strip(head->members[0].type);
+	}
+	while (kid_room(k)) {
+		if (!head || head->kind != VT_STRUCT || !head->nmembers || head->nmembers > 2) {
+			k->all = 1;
+			return 0;
+		}
+		if (head->nmembers == 1) {
+			it = head->members[0].type;
+			ioff = hoff + head->members[0].off;
+			head = NULL;
+		} else {
+			it = head->members[1].type;
+			ioff = hoff + head->members[1].off;
+			hoff += head->members[0].off;
+			head = ptd__vt_strip(head->members[0].type);
+		}
+		s = ptd__vt_strip(it);
+		if (s && s->kind == VT_STRUCT && s->nmembers && s->members[0].name &&
+		    !strcmp(s->members[0].name, "_M_head_impl")) {
+			ioff += s->members[0].off;
+			it = s->members[0].type;
+		}
+		snprintf(name, sizeof(name), "[%d]", ++count);
+		if ((rc = kid_here(k, pp, name, it, ioff)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* --- the table -------------------------------------------------------- */
 
 static const struct printer printers[] = {
@@ -1231,6 +1377,11 @@ static const struct printer printers[] = {
 	{ "std::unordered_multiset", hash_init, hash_summary, hash_children },
 	{ "std::pair", pair_init, pair_summary, pair_children },
 	{ "std::optional", optional_init, optional_summary, optional_children },
+	{ "std::stack", adaptor_init, adaptor_summary, adaptor_children },
+	{ "std::queue", adaptor_init, adaptor_summary, adaptor_children },
+	{ "std::priority_queue", adaptor_init, adaptor_summary, adaptor_children },
+	{ "std::forward_list", flist_init, flist_summary, flist_children },
+	{ "std::tuple", tuple_init, tuple_summary, tuple_children },
 };
 
 static const struct printer *find_printer(const char *name)

@@ -6,8 +6,9 @@
 # over 200 elements, of bool, of strings, of vectors, of structs),
 # unique_ptr, shared_ptr and weak_ptr (empty, shared, expired),
 # map/multimap/set/multiset (a walk of the tree, over 200 children),
-# list, deque, optional, pair, array (no printer), the unordered
-# containers, and a struct holding some.  Each is printed by both
+# list, forward_list, deque, optional, pair, tuple, array (no printer),
+# the unordered containers, stack, queue and priority_queue, and a
+# struct holding some.  Each is printed by both
 # debuggers and the outputs compared line for line, stack addresses
 # aside:
 #  - print, with /x (reaching the elements, not the strings), /r (raw
@@ -44,7 +45,8 @@ compare() { # NAME [no]: ptdbg's and gdb's outputs of CMDS, compared (unless no)
 
 vars=(s empty longs esc rep big ws vi vempty vbig vb vs vv vp vc vd up upnull uparr sp sp2 wp
 	spnull sppt mi ms mv mempty mm si msi ss li ls lempty oi onone ostr pr ar as um us dq h
-	upstr ovec opair wexp msv v200 v201 u16 u32 nul vm ums ums2 dqs mbig)
+	upstr ovec opair wexp msv v200 v201 u16 u32 nul vm ums ums2 dqs tu tempty tv fl flempty st qu pq
+	mbig)
 prints=()
 for x in "${vars[@]}"; do prints+=("print $x"); done
 CMDS=("break $(line_of stlprint.cc '	fill();')" run "${prints[@]}"
