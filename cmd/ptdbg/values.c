@@ -131,9 +131,11 @@ static int parse_print_fmt(const char **args, int *fmt)
 			return shell_error("Size letters are meaningless in \"print\" command.");
 		if (!strchr("xduotcsazifr", *a))
 			return shell_error("Undefined output format \"%c\".", *a);
-		/* r (raw: no pretty-printers) changes nothing here */
-		if (*a != 'r')
-			*fmt = *a == 'i' ? 0 : *a;
+		/* r: raw, without the pretty printers of the C++ library */
+		if (*a == 'r')
+			*fmt |= PTD_FMT_RAW;
+		else
+			*fmt = (*fmt & PTD_FMT_RAW) | (*a == 'i' ? 0 : *a);
 		if (*a == 'i')
 			return shell_error("Format letter \"i\" is meaningless in \"print\" command.");
 		a++;
@@ -382,15 +384,25 @@ int shell_info_frame(struct shell *sh, const char *args)
 /* display: "N: EXPR = VALUE" or "N: /FMT EXPR = VALUE" */
 void shell_show_display_value(struct shell *sh, int num, const char *fmt, const char *expr)
 {
-	char *s = NULL;
-	int f = fmt[0] ? fmt[strlen(fmt) - 1] : 0;
+	char *s = NULL, shown[16];
+	size_t n = 0;
+	int f = 0;
 
-	if (f && !strchr("xduotcsaz", f))
-		f = 0;
+	for (const char *c = fmt; *c; c++)
+		if (strchr("xduotcsaz", *c))
+			f = *c;
+	/* display/r: raw, without the C++ library's printers (and gdb does
+	 * not show the r) */
+	if (strchr(fmt, 'r'))
+		f |= PTD_FMT_RAW;
+	for (const char *c = fmt; *c && n + 1 < sizeof(shown); c++)
+		if (*c != 'r')
+			shown[n++] = *c;
+	shown[n] = 0;
 	if (eval_format(sh, expr, f, 1, &s, NULL) < 0)
 		return;
-	if (fmt[0])
-		printf("%d: /%s %s = %s\n", num, fmt, expr, s);
+	if (shown[0])
+		printf("%d: /%s %s = %s\n", num, shown, expr, s);
 	else
 		printf("%d: %s = %s\n", num, expr, s);
 	free(s);

@@ -1550,10 +1550,13 @@ extern PTD_EXPORT void ptd_value_free(struct ptd_value *val);
 
 /*
  * Formats @val as gdb's print does, without "$N = ": @fmt 0 (natural) or
- * one of x d u o t c s a z f; @top: the top-level form (pointers with their
- * type in parentheses).  *@out gets a malloc'ed string.  Returns 0 or <0
+ * one of x d u o t c s a z f, or'ed with PTD_FMT_RAW for print/r (the
+ * classes of the C++ library as their members, without gdb's libstdc++
+ * pretty printers); @top: the top-level form (pointers with their type
+ * in parentheses).  *@out gets a malloc'ed string.  Returns 0 or <0
  * (memory that cannot be read: "Cannot access memory at address 0x...").
  */
+#define PTD_FMT_RAW 0x100
 extern PTD_EXPORT int ptd_value_format(struct ptd_values *v, struct ptd_value *val, int fmt,
 				       int top, char **out);
 /* whatis: the type's name ("struct point", "int (*)[4]"); ptype: the type

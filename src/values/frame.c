@@ -2004,7 +2004,12 @@ static void list_vars(struct ptd_values *v, Dwarf_Die *scope, int args, Dwarf_Di
 		if (var_value(v, &fd, &val) < 0) {
 			ptd__sb_add(b, "<error: %s>\n", ptd_last_error(-ptde_internal));
 		} else {
-			ptd__val_print(v, val, 0, 0, b);
+			int rc = ptd__val_print(v, val, 0, 0, b);
+
+			/* (memory a printer needed: after what it printed) */
+			if (rc < 0)
+				ptd__sb_add(b, "<error reading variable %s (%s)>", nm,
+					    ptd_last_error(rc));
 			ptd__sb_add(b, "\n");
 		}
 		ptd_value_free(val);
@@ -2302,9 +2307,17 @@ int ptd_values_frame_args(struct ptd_values *v, int mode, char **out)
 				continue;
 			}
 			st = ptd__vt_strip(val->type);
-			if (mode == 1 && st &&
-			    (st->kind == VT_STRUCT || st->kind == VT_UNION ||
-			     st->kind == VT_ARRAY)) {
+			if (mode == 1 && st && ptd__stl_has_printer(st) && !v->past) {
+				/* a class of the C++ library: its printer's
+				 * summary, its children as "{...}" */
+				v->summary = 1;
+				if (ptd__val_print(v, val, 0, 0, &b) < 0)
+					ptd__sb_add(&b, "<error reading variable: %s>",
+						    ptd_last_error(-ptde_internal));
+				v->summary = 0;
+			} else if (mode == 1 && st &&
+				   (st->kind == VT_STRUCT || st->kind == VT_UNION ||
+				    st->kind == VT_ARRAY)) {
 				ptd__sb_add(&b, "...");
 			} else if (v->past && (ptd__val_fetch(v, val), v->used_memory)) {
 				/* In the past a frame line shows only what the

@@ -17,7 +17,6 @@
 #include "util/error.h"
 #include "values/values_int.h"
 
-#define PRINT_MAX 200     /* gdb's "print elements" */
 #define REPEAT_THRESHOLD 10 /* gdb's "print repeats" */
 
 void ptd__sb_add(struct sbuf *b, const char *fmt, ...)
@@ -88,8 +87,10 @@ static void put_char(struct sbuf *b, unsigned c, int q)
 		ptd__sb_add(b, "\\%c", c);
 	else if (c >= 0x20 && c < 0x7f)
 		ptd__sb_add(b, "%c", c);
+	else if (c <= 0xff)
+		ptd__sb_add(b, "\\%03o", c);
 	else
-		ptd__sb_add(b, "\\%03o", c & 0xff);
+		ptd__sb_add(b, "\\x%x", c);
 }
 
 static void char_literal(struct sbuf *b, int64_t v)
@@ -99,21 +100,32 @@ static void char_literal(struct sbuf *b, int64_t v)
 	ptd__sb_add(b, "'");
 }
 
-/* gdb's generic_printstr: runs longer than the threshold as
- * 'c' <repeats N times>, the rest in quotes; @more: "..." after. */
-static void print_string(struct sbuf *b, const uint8_t *s, size_t n, int more)
+static uint32_t code_unit(const uint8_t *s, size_t i, size_t width)
+{
+	uint32_t c = 0;
+
+	if (width == 1)
+		return s[i];
+	memcpy(&c, s + i * width, width == 2 ? 2 : 4);
+	return c;
+}
+
+void ptd__print_chars(struct sbuf *b, const uint8_t *s, size_t n, size_t width, int more)
 {
 	size_t i = 0;
 	int inq = 0, first = 1;
 
+	if (width != 2 && width != 4)
+		width = 1;
 	if (!n && !more) {
 		ptd__sb_add(b, "\"\"");
 		return;
 	}
 	while (i < n) {
 		size_t run = 1;
+		uint32_t c = code_unit(s, i, width);
 
-		while (i + run < n && s[i + run] == s[i])
+		while (i + run < n && code_unit(s, i + run, width) == c)
 			run++;
 		if (run > REPEAT_THRESHOLD) {
 			if (inq)
@@ -121,7 +133,7 @@ static void print_string(struct sbuf *b, const uint8_t *s, size_t n, int more)
 			else if (!first)
 				ptd__sb_add(b, ", ");
 			ptd__sb_add(b, "'");
-			put_char(b, s[i], '\'');
+			put_char(b, c, '\'');
 			ptd__sb_add(b, "' <repeats %zu times>", run);
 			inq = 0;
 			i += run;
@@ -129,7 +141,7 @@ static void print_string(struct sbuf *b, const uint8_t *s, size_t n, int more)
 			if (!inq)
 				ptd__sb_add(b, first ? "\"" : ", \"");
 			inq = 1;
-			put_char(b, s[i], '"');
+			put_char(b, c, '"');
 			i++;
 		}
 		first = 0;
@@ -138,6 +150,13 @@ static void print_string(struct sbuf *b, const uint8_t *s, size_t n, int more)
 		ptd__sb_add(b, "\"");
 	if (more)
 		ptd__sb_add(b, "...");
+}
+
+/* gdb's generic_printstr: runs longer than the threshold as
+ * 'c' <repeats N times>, the rest in quotes; @more: "..." after. */
+static void print_string(struct sbuf *b, const uint8_t *s, size_t n, int more)
+{
+	ptd__print_chars(b, s, n, 1, more);
 }
 
 /* The symbol gdb's print_address shows with asm-demangle off, for the
@@ -286,8 +305,6 @@ static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
 	ptd__sb_add(b, "%s", tmp);
 }
 
-static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint64_t avail,
-		    int fmt, int top, struct sbuf *b, int depth);
 
 /* A char pointer's string: up to PRINT_MAX characters before the NUL. */
 static void pointed_string(struct ptd_values *v, struct sbuf *b, uint64_t addr)
@@ -394,11 +411,12 @@ static void print_flags(struct sbuf *b, uint64_t x)
 	ptd__sb_add(b, "]");
 }
 
-static void print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p, int fmt,
-			struct sbuf *b, int depth)
+static int print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p, int fmt,
+		       struct sbuf *b, int depth)
 {
 	uint64_t esz = ptd__vt_size(t->target);
 	int64_t n = t->count < 0 ? 0 : t->count, i = 0, printed = 0;
+	int rc;
 
 	if (is_char_type(t->target) && (!fmt || fmt == 's')) {
 		size_t len = (size_t)n;
@@ -411,7 +429,7 @@ static void print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p,
 			len--; /* gdb drops one trailing NUL */
 		}
 		print_string(b, p, len, more);
-		return;
+		return 0;
 	}
 	ptd__sb_add(b, "{");
 	while (i < n && printed < PRINT_MAX) {
@@ -422,12 +440,16 @@ static void print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p,
 		if (i)
 			ptd__sb_add(b, ", ");
 		if (run > REPEAT_THRESHOLD) {
-			print_at(v, t->target, p + i * esz, esz, fmt, 0, b, depth + 1);
+			rc = ptd__print_at(v, t->target, p + i * esz, esz, fmt, 0, b, depth + 1);
+			if (rc < 0)
+				return rc;
 			ptd__sb_add(b, " <repeats %lld times>", (long long)run);
 			i += run;
 			printed += REPEAT_THRESHOLD;
 		} else {
-			print_at(v, t->target, p + i * esz, esz, fmt, 0, b, depth + 1);
+			rc = ptd__print_at(v, t->target, p + i * esz, esz, fmt, 0, b, depth + 1);
+			if (rc < 0)
+				return rc;
 			i++;
 			printed++;
 		}
@@ -435,6 +457,7 @@ static void print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p,
 	if (i < n)
 		ptd__sb_add(b, "...");
 	ptd__sb_add(b, "}");
+	return 0;
 }
 
 /* A virtual base of the object at @p (a part of the value printing): at
@@ -472,15 +495,15 @@ static void print_virtual_base(struct ptd_values *v, struct vtype *s, struct vt_
 	v->print_buf = tmp;
 	v->print_mask = NULL;
 	v->print_addr = obj + (uint64_t)off;
-	print_at(v, m->type, tmp, bsz, fmt, 0, b, depth);
+	ptd__print_at(v, m->type, tmp, bsz, fmt, 0, b, depth);
 	v->print_buf = saved_buf;
 	v->print_mask = saved_mask;
 	v->print_addr = saved_addr;
 	free(tmp);
 }
 
-static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint64_t avail,
-		    int fmt, int top, struct sbuf *b, int depth)
+int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint64_t avail, int fmt,
+		  int top, struct sbuf *b, int depth)
 {
 	struct vtype *s = ptd__vt_strip(t);
 	uint64_t x;
@@ -577,16 +600,22 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 		ptd__sb_add(b, "@0x%llx", (unsigned long long)ptd__bits(p, 8, 0));
 		return 0;
 	case VT_ARRAY:
-		print_array(v, s, p, fmt, b, depth);
-		return 0;
+		return print_array(v, s, p, fmt, b, depth);
 	case VT_STRUCT:
 	case VT_UNION: {
 		/* gdb's layout: each base part followed by ", ", then the
 		 * members separated by ","; with print pretty each on a line
 		 * of its own, two spaces deeper per level, and "members of
 		 * Class:" between a class's bases and its own members */
-		int nbases = 0, fields = 0;
+		int nbases = 0, fields = 0, rc;
 
+		/* a class of the C++ library as gdb's libstdc++ printers
+		 * show it, unless print/r asked for the raw members */
+		if (!v->raw && s->cplus && s->kind == VT_STRUCT) {
+			rc = ptd__stl_print(v, s, p, fmt, b, depth);
+			if (rc)
+				return rc < 0 ? rc : 0;
+		}
 		ptd__sb_add(b, "{");
 		for (i = 0; i < s->nmembers; i++) {
 			struct vt_member *m = &s->members[i];
@@ -629,14 +658,18 @@ static int print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uin
 				    ((raw >> (m->bit_size - 1)) & 1))
 					raw |= ~0ull << m->bit_size;
 				memcpy(tmp, &raw, 8);
-				print_at(v, m->type, tmp, sizeof(tmp), fmt, 0, b, depth + 1);
+				rc = ptd__print_at(v, m->type, tmp, sizeof(tmp), fmt, 0, b, depth + 1);
+				if (rc < 0)
+					return rc;
 			} else {
 				/* the vtable pointer shows as an address with its
 				 * symbol whatever the format, as gdb's
 				 * print_function_pointer_address shows it */
-				print_at(v, m->type, p + m->off,
-					 m->off <= s->size ? s->size - m->off : 0,
-					 ptd__vt_is_vptr(m->name) ? 0 : fmt, 0, b, depth + 1);
+				rc = ptd__print_at(v, m->type, p + m->off,
+						   m->off <= s->size ? s->size - m->off : 0,
+						   ptd__vt_is_vptr(m->name) ? 0 : fmt, 0, b, depth + 1);
+				if (rc < 0)
+					return rc;
 			}
 			if (m->is_base)
 				ptd__sb_add(b, ", ");
@@ -673,6 +706,14 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 		/* a C++ reference: "(int &) @0x7ffe...: 3" */
 		struct ptd_value tmp = *val;
 
+		/* gdb's pretty printers take the reference as its referent:
+		 * no "(T &) @0x...:" before what they print */
+		if (!v->raw && ptd__stl_has_printer(val->type)) {
+			tmp.ref_type = NULL;
+			rc = ptd__val_print(v, &tmp, fmt, top, b);
+			val->lazy = tmp.lazy;
+			return rc;
+		}
 		if (top) {
 			char *n = ptd__vt_name(val->ref_type, "");
 
@@ -743,7 +784,7 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 	v->print_mask = val->mask;
 	v->print_addr = val->addr;
 	v->print_in_mem = val->lval == LV_MEM && !val->bit_size;
-	rc = print_at(v, val->type, val->buf, ptd__vt_size(val->type), fmt, top, b, 0);
+	rc = ptd__print_at(v, val->type, val->buf, ptd__vt_size(val->type), fmt, top, b, 0);
 	v->print_buf = v->print_mask = NULL;
 	v->print_in_mem = 0;
 	return rc;
@@ -752,13 +793,17 @@ int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top
 int ptd_value_format(struct ptd_values *v, struct ptd_value *val, int fmt, int top, char **out)
 {
 	struct sbuf b = { 0 };
-	int rc;
+	int rc, raw;
 
 	if (!v || !val || !out)
 		return -ptde_invalid;
+	raw = !!(fmt & PTD_FMT_RAW);
+	fmt &= ~PTD_FMT_RAW;
 	if (fmt && !strchr("xduotcsazf", fmt))
 		return ptd__err(-ptde_invalid, "Undefined output format \"%c\".", fmt);
+	v->raw = raw;
 	rc = ptd__val_print(v, val, fmt, top, &b);
+	v->raw = 0;
 	if (rc < 0) {
 		free(b.s);
 		return rc;

@@ -331,6 +331,36 @@ void ptd__vt_func_param(struct vtype *f, struct vtype *param)
 	add_member(f, NULL, param, 0, 0, 0);
 }
 
+/* A C++ enumerator as gdb names it: in the enum's scope ("ns::Red",
+ * "S::In::A" is "S::A"), or in the enum's own for an enum class
+ * ("Sc::X"). */
+static char *enumerator_name(const struct vtype *t, Dwarf_Die *die, const char *name)
+{
+	size_t scope = 0, i;
+	int nest = 0;
+	char *q = NULL;
+
+	if (!name || !t->cplus || !t->name)
+		return xstrdup0(name);
+	if (dwarf_hasattr(die, DW_AT_enum_class)) {
+		scope = strlen(t->name);
+	} else {
+		for (i = 0; t->name[i]; i++) {
+			if (t->name[i] == '<' || t->name[i] == '(')
+				nest++;
+			else if ((t->name[i] == '>' || t->name[i] == ')') && nest > 0)
+				nest--;
+			else if (!nest && t->name[i] == ':' && t->name[i + 1] == ':')
+				scope = i;
+		}
+	}
+	if (!scope)
+		return xstrdup0(name);
+	if (asprintf(&q, "%.*s::%s", (int)scope, t->name, name) < 0)
+		return NULL;
+	return q;
+}
+
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 {
 	void *dbg = dwarf_cu_getdwarf(die->cu);
@@ -436,6 +466,15 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 					free(bn);
 					continue;
 				}
+				if (dwarf_tag(&child) == DW_TAG_template_type_parameter ||
+				    dwarf_tag(&child) == DW_TAG_template_value_parameter) {
+					if (t->ntargs < 2 && t->name && !strncmp(t->name, "std::", 5))
+						t->targs[t->ntargs++] =
+							dwarf_tag(&child) == DW_TAG_template_type_parameter
+								? type_of_attr(v, &child, NULL)
+								: NULL;
+					continue;
+				}
 				if (dwarf_tag(&child) != DW_TAG_member ||
 				    dwarf_hasattr(&child, DW_AT_declaration))
 					continue; /* (a C++ static member is not in the object) */
@@ -483,7 +522,7 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 				if (!e)
 					break;
 				t->enums = e;
-				e[t->nenums].name = xstrdup0(dwarf_diename(&child));
+				e[t->nenums].name = enumerator_name(t, die, dwarf_diename(&child));
 				e[t->nenums].val = sv;
 				t->nenums++;
 			} while (dwarf_siblingof(&child, &child) == 0);
@@ -968,6 +1007,8 @@ static void mark(struct vtype *t)
 		t->mark = 1;
 		for (int i = 0; i < t->nmembers; i++)
 			mark(t->members[i].type);
+		for (int i = 0; i < t->ntargs; i++)
+			mark(t->targs[i]);
 		t = t->target;
 	}
 }

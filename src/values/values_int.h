@@ -71,6 +71,12 @@ struct vtype {
 	int prototyped, varargs;
 	struct vt_enumerator *enums;
 	int nenums;
+	/* The first template arguments of a class of the C++ library (its
+	 * name starts "std::"), by position: a type, or NULL for a value
+	 * argument; for the library's pretty printers (stl.c), which find a
+	 * container's node type as an argument of its allocator. */
+	struct vtype *targs[2];
+	int ntargs;
 	struct vtype *next_alloc;
 	int mark;              /* reachable from the history or a builtin */
 };
@@ -163,6 +169,9 @@ struct ptd_values {
 	int bad_op;        /* the DW_OP a location expression failed at */
 	char warning[128]; /* gdb's warning of the last evaluation, or "" */
 	int pretty;        /* print pretty: a struct's members a line each */
+	int raw;           /* print/r: no pretty printers (while a value prints) */
+	int summary;       /* a frame argument prints: a pretty printer's
+			    * children as "{...}" (gdb's summary mode) */
 	int frame_args_mode; /* print frame-arguments, for info frame (1: scalars) */
 	/* The innermost block whose frame-local variable the last evaluation
 	 * used (gdb's innermost_block): its pc range; blk_known 0 if none. */
@@ -281,5 +290,23 @@ struct sbuf {
 void ptd__sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top, struct sbuf *b);
 uint64_t ptd__bits(const uint8_t *p, uint64_t size, int is_signed);
+#define PRINT_MAX 200 /* gdb's "print elements" */
+/* Prints the value of type @t whose bytes are at @p (@avail of them)
+ * as gdb does at nesting @depth; 0, or <0 when memory it needed could
+ * not be read (after printing what came before, as gdb does). */
+int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint64_t avail, int fmt,
+		  int top, struct sbuf *b, int depth);
+/* @n characters of @width bytes each (1, 2 or 4) as gdb's string
+ * printer quotes them, repeats folded; @more: "..." after. */
+void ptd__print_chars(struct sbuf *b, const uint8_t *s, size_t n, size_t width, int more);
+
+/* stl.c */
+/* Prints the object of class @s at @p as gdb 13's libstdc++ pretty
+ * printer of its class does: 1 when it did, 0 when @s is not a class it
+ * knows (or not laid out as it expects), <0 as ptd__print_at. */
+int ptd__stl_print(struct ptd_values *v, struct vtype *s, const uint8_t *p, int fmt, struct sbuf *b,
+		   int depth);
+/* Whether @t is a class one of those printers is for (by its name). */
+int ptd__stl_has_printer(struct vtype *t);
 
 #endif
