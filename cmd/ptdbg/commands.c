@@ -1225,6 +1225,15 @@ static int do_break_as(struct shell *sh, const char *args, int temporary, const 
 	/* trailing blanks are not part of the location */
 	for (rc = (int)strlen(spec); rc > 0 && isspace((unsigned char)spec[rc - 1]); rc--)
 		spec[rc - 1] = '\0';
+	{
+		char rel[sizeof(spec)];
+
+		rc = shell_linespec_offset(sh, spec, rel, sizeof(rel));
+		if (rc < 0)
+			return -1;
+		if (rc)
+			snprintf(spec, sizeof(spec), "%s", rel);
+	}
 	if (!spec[0]) {
 		uint64_t pc;
 
@@ -2331,7 +2340,248 @@ static int print_full(struct shell *sh, uint64_t limit, int outermost)
 	return 0;
 }
 
+static int select_frame_q(struct shell *sh, int level, int quiet);
+
 static int select_frame(struct shell *sh, int level)
+{
+	return select_frame_q(sh, level, 0);
+}
+
+/* info frame [level] N, info frame function NAME: that frame's info, the
+ * selection as it was after (gdb: "Stack frame at" for a frame named) */
+int shell_info_frame_of(struct shell *sh, const char *args)
+{
+	int level = sh->frame_level, vlevel = sh->frame_vlevel, inl = sh->frame_inline;
+	int tail = sh->frame_tail, af = sh->pc.args_frame, rc = -1, want = -1;
+	uint64_t fpc = sh->frame_pc, v;
+
+	args = skipws(args);
+	if (!strncmp(args, "level", 5) && (!args[5] || isspace((unsigned char)args[5])))
+		args = skipws(args + 5);
+	if (!strncmp(args, "function", 8) && (!args[8] || isspace((unsigned char)args[8]))) {
+		struct flevels lv;
+		char name[256];
+		size_t n;
+
+		snprintf(name, sizeof(name), "%s", skipws(args + 8));
+		for (n = strlen(name); n && isspace((unsigned char)name[n - 1]); n--)
+			name[n - 1] = '\0';
+		if (!name[0])
+			return shell_error("Missing function name argument");
+		if (levels_get(sh, &lv) < 0)
+			return -1;
+		for (int vl = 0; vl < lv.total && want < 0; vl++) {
+			int entry, k, real;
+			const char *fn;
+			char buf[256];
+
+			if (level_find(&lv, sh, vl, &entry, &k, &real) < 0)
+				break;
+			if (lv.fr[entry].kind == PTD_FRAME_SIGTRAMP)
+				continue;
+			fn = ptd_print_frame_name(&sh->pc, lv.fr[entry].pc,
+						  entry > 0 && lv.fr[entry].kind != PTD_FRAME_INTERRUPTED, k,
+						  buf, sizeof(buf));
+			if (fn && !strcmp(fn, name))
+				want = vl;
+		}
+		free(lv.fr);
+		if (want < 0) {
+			uint64_t e, bp;
+
+			if (!sh->pc.sym || ptd_symbols_function(sh->pc.sym, name, &e, &bp) < 0) {
+				ptd_clear_error();
+				return shell_error("Function \"%s\" not defined.", name);
+			}
+			return shell_error("No frame for function \"%s\".", name);
+		}
+	} else if (parse_uint(args, &v) == 0) {
+		if (v > INT32_MAX)
+			return shell_error("No frame at level %s.", args);
+		want = (int)v;
+	} else {
+		/* (gdb evaluates the level) */
+		enum expr_kind k;
+
+		if (shell_eval(sh, args, &v, &k) < 0)
+			return -1;
+		if (k == EXPR_UNAVAILABLE)
+			return shell_error("value is not available");
+		if (v > INT32_MAX)
+			return shell_error("No frame at level %s.", args);
+		want = (int)v;
+	}
+	if (select_frame_q(sh, want, 1) == 0) {
+		sh->info_frame_named = 1;
+		rc = shell_info_frame(sh, "");
+		sh->info_frame_named = 0;
+	}
+	sh->frame_level = level;
+	sh->frame_vlevel = vlevel;
+	sh->frame_inline = inl;
+	sh->frame_tail = tail;
+	sh->frame_pc = fpc;
+	sh->pc.args_frame = af;
+	return rc;
+}
+
+/* One frame of frame apply: its location line (not with -q), then CMD;
+ * with -s, both only when CMD succeeds (its output held until then). */
+static int apply_one(struct shell *sh, int level, const char *cmd, int quiet, int silent)
+{
+	FILE *tmp = NULL;
+	int out = -1, err = -1, rc;
+
+	if (silent) {
+		fflush(stdout);
+		fflush(stderr);
+		tmp = tmpfile();
+		if (!tmp)
+			return shell_error("cannot hold the output: %s", strerror(errno));
+		out = dup(1);
+		err = dup(2);
+		dup2(fileno(tmp), 1);
+		dup2(fileno(tmp), 2);
+	}
+	rc = select_frame_q(sh, level, quiet ? 1 : 2);
+	if (rc == 0)
+		rc = shell_execute(sh, cmd, NULL);
+	if (silent) {
+		char buf[4096];
+		size_t n;
+
+		fflush(stdout);
+		fflush(stderr);
+		dup2(out, 1);
+		dup2(err, 2);
+		close(out);
+		close(err);
+		if (rc == 0) {
+			rewind(tmp);
+			while ((n = fread(buf, 1, sizeof(buf), tmp)) > 0)
+				fwrite(buf, 1, n, stdout);
+		}
+		fclose(tmp);
+		return 0;
+	}
+	return rc;
+}
+
+/*
+ * frame apply all|COUNT|-COUNT|level LEVEL... [-q] [-c] [-s] COMMAND (and
+ * faas COMMAND: frame apply all -s): COMMAND in each of those frames,
+ * innermost first, the selection as it was after.
+ */
+static int frame_apply(struct shell *sh, const char *args, int faas)
+{
+	int level = sh->frame_level, vlevel = sh->frame_vlevel, inl = sh->frame_inline;
+	int tail = sh->frame_tail, af = sh->pc.args_frame, total, rc = 0;
+	int quiet = 0, cont = 0, silent = faas, nsel = 0, *sel = NULL;
+	uint64_t fpc = sh->frame_pc;
+	struct flevels lv;
+	const char *p = skipws(args);
+
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No stack.");
+	if (levels_get(sh, &lv) < 0)
+		return -1;
+	total = lv.total;
+	free(lv.fr);
+	sel = calloc((size_t)total + 1, sizeof(*sel));
+	if (!sel)
+		return shell_error("out of memory");
+	if (faas) {
+		for (int i = 0; i < total; i++)
+			sel[nsel++] = i;
+	} else if (!*p) {
+		free(sel);
+		return shell_error("Missing COUNT argument.");
+	} else if (!strncmp(p, "all", 3) && (!p[3] || isspace((unsigned char)p[3]))) {
+		for (int i = 0; i < total; i++)
+			sel[nsel++] = i;
+		p = skipws(p + 3);
+	} else if (!strncmp(p, "level", 5) && (!p[5] || isspace((unsigned char)p[5]))) {
+		p = skipws(p + 5);
+		if (!isdigit((unsigned char)*p)) {
+			free(sel);
+			return shell_error("Missing or invalid LEVEL... argument");
+		}
+		while (isdigit((unsigned char)*p)) {
+			char *end;
+			long lo = strtol(p, &end, 10), hi = lo;
+
+			if (*end == '-' && isdigit((unsigned char)end[1]))
+				hi = strtol(end + 1, &end, 10);
+			if (*end && !isspace((unsigned char)*end))
+				break;
+			for (long l = lo; l <= hi; l++) {
+				if (l >= total) {
+					free(sel);
+					return shell_error("No frame at level %ld.", l);
+				}
+				if (nsel < total)
+					sel[nsel++] = (int)l;
+			}
+			p = skipws(end);
+		}
+	} else {
+		char *end;
+		long count = strtol(p, &end, 10);
+
+		if (end == p || count == 0 || (*end && !isspace((unsigned char)*end))) {
+			free(sel);
+			return shell_error("Invalid COUNT argument.");
+		}
+		if (count > 0)
+			for (int i = 0; i < total && i < count; i++)
+				sel[nsel++] = i;
+		else
+			for (int i = total + (int)count < 0 ? 0 : total + (int)count; i < total; i++)
+				sel[nsel++] = i;
+		p = skipws(end);
+	}
+	/* flags, then the command */
+	for (;;) {
+		if (p[0] == '-' && strchr("qcs", p[1]) && p[1] && (!p[2] || isspace((unsigned char)p[2]))) {
+			quiet |= p[1] == 'q';
+			cont |= p[1] == 'c';
+			silent |= p[1] == 's';
+			p = skipws(p + 2);
+			continue;
+		}
+		break;
+	}
+	if (!*p) {
+		free(sel);
+		return shell_error(faas ? "Please specify a command to apply on all frames"
+					: "Please specify a command to apply on the selected frames");
+	}
+	if (cont && silent) {
+		free(sel);
+		return shell_error("frame apply all: -c and -s are mutually exclusive");
+	}
+	for (int i = 0; i < nsel; i++) {
+		rc = apply_one(sh, sel[i], p, quiet, silent);
+		if (rc < 0 && !cont)
+			break;
+		rc = 0;
+	}
+	free(sel);
+	sh->frame_level = level;
+	sh->frame_vlevel = vlevel;
+	sh->frame_inline = inl;
+	sh->frame_tail = tail;
+	sh->frame_pc = fpc;
+	sh->pc.args_frame = af;
+	return rc;
+}
+
+static int cmd_faas(struct shell *sh, const char *args)
+{
+	return frame_apply(sh, args, 1);
+}
+
+static int select_frame_q(struct shell *sh, int level, int quiet)
 {
 	struct flevels lv;
 	struct ptd_line li;
@@ -2352,6 +2602,20 @@ static int select_frame(struct shell *sh, int level)
 	sh->frame_pc = f->pc;
 	sh->frame_tail = f->kind == PTD_FRAME_TAILCALL;
 	sh->pc.args_frame = real + 1;
+	if (quiet == 2) {
+		/* frame apply's line: the location, no source */
+		if (f->kind == PTD_FRAME_SIGTRAMP)
+			printf("#%-2d <signal handler called>\n", level);
+		else if (k == 0 || ptd_print_inline_frame(&sh->pc, f->pc, caller, k, level) != 0)
+			ptd_print_frame(&sh->pc, f->pc, level, caller, -1, PTD_PRINT_LOCATION);
+		sh->pc.args_frame = 0;
+		free(lv.fr);
+		return 0;
+	}
+	if (quiet) {
+		free(lv.fr);
+		return 0;
+	}
 	if (f->kind == PTD_FRAME_SIGTRAMP) {
 		printf("#%-2d <signal handler called>\n", level);
 		sh->pc.args_frame = 0;
@@ -2516,6 +2780,8 @@ static int cmd_frame(struct shell *sh, const char *args)
 	uint64_t level = (uint64_t)sh->frame_vlevel;
 
 	args = skipws(args);
+	if (!strncmp(args, "apply", 5) && (!args[5] || isspace((unsigned char)args[5])))
+		return frame_apply(sh, args + 5, 0);
 	if (!strncmp(args, "function", 8) && (!args[8] || isspace((unsigned char)args[8]))) {
 		char name[256];
 		size_t n;
@@ -4490,6 +4756,8 @@ static const struct cmd top_cmds[] = {
 	{ "shell", 0, shell_cmd_shell, 0, "Run a command of the shell: shell CMD, or !CMD." },
 	{ "signal", 0, shell_cmd_signal, 0,
 	  "Continue the program giving it a signal: signal SIG (0: none)." },
+	{ "faas", 0, cmd_faas, 0,
+	  "Apply a command to all frames, ignoring errors and empty output: faas COMMAND." },
 	{ "pipe", 0, shell_cmd_pipe, 0,
 	  "Send a command's output to a shell command: pipe [COMMAND] | SHELL_COMMAND,\n"
 	  "| [COMMAND] | SHELL_COMMAND, pipe -d DELIM COMMAND DELIM SHELL_COMMAND." },

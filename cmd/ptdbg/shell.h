@@ -108,6 +108,8 @@ struct shell {
 	/* The line typed before the one running (interactive only; pipe
 	 * without a COMMAND runs it again), or NULL. */
 	const char *prev_line;
+	/* info frame of a frame named (level N, function F): "Stack frame at" */
+	int info_frame_named;
 	/* Set by a pipe that ran prev_line again: it stays the line before. */
 	int relaunched;
 
@@ -190,6 +192,11 @@ int shell_info_inferiors(struct shell *sh, const char *args);
 int shell_cmd_skip(struct shell *sh, const char *args);
 int shell_info_skip(struct shell *sh, const char *args);
 void shell_skip_release(void);
+/* info frame [level] N | function NAME (commands.c) */
+int shell_info_frame_of(struct shell *sh, const char *args);
+/* +N / -N lines from the default line as FILE:LINE (breakcmds.c): 1, 0 (no
+ * offset), -1 (said why). */
+int shell_linespec_offset(struct shell *sh, const char *spec, char *out, size_t n);
 /* The unwound registers of the frame at real level @level (values.c). */
 int shell_frame_regs_at(struct shell *sh, int level, uint64_t pc, struct user_regs_struct *r,
 			struct user_regs_struct *known);

@@ -372,10 +372,23 @@ int shell_info_frame(struct shell *sh, const char *args)
 	int rc;
 
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
-		return shell_error("No stack.");
+		return shell_error(*skip_ws(args) ? "No registers." : "No stack.");
+	if (*skip_ws(args) && !sh->info_frame_named)
+		return shell_info_frame_of(sh, args);
 	if (shell_values_bind(sh) < 0)
 		return -1;
 	rc = ptd_values_frame_info_at(sh->vals, sh->frame_vlevel, &s);
+	if (rc == 0 && sh->info_frame_named && !strncmp(s, "Stack level ", 12)) {
+		/* a frame named: gdb says "Stack frame at" */
+		char *at = strstr(s, ", frame at ");
+
+		if (at) {
+			size_t skip = (size_t)(at + 11 - s);
+
+			memmove(s + 15, s + skip, strlen(s + skip) + 1);
+			memcpy(s, "Stack frame at ", 15);
+		}
+	}
 	return print_text(sh, rc, s);
 }
 
