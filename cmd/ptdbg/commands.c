@@ -3425,35 +3425,222 @@ static int cmd_x(struct shell *sh, const char *args)
 	return rc;
 }
 
+/* One source line of disassemble /s and /m: its text, or gdb's "in FILE". */
+static void dis_source_line(struct shell *sh, const char *file, int line)
+{
+	char text[4096];
+
+	if (ptd_symbols_source_line(sh->pc.sym, file, line, text, sizeof(text)) >= 0)
+		printf("%d\t%s\n", line, text);
+	else
+		printf("%d\tin %s\n", line, ptd_print_file(&sh->pc, file));
+	ptd_clear_error();
+}
+
+struct dis_row {
+	uint64_t addr;
+	int len;
+	int line; /* 0: none */
+	const char *file;
+};
+
+/* Whether an instruction of @r maps to @line of @file (gdb's
+ * line_has_code_p over the range disassembled). */
+static int dis_line_has_code(const struct dis_row *r, int n, const char *file, int line)
+{
+	for (int i = 0; i < n; i++)
+		if (r[i].line == line && r[i].file && !strcmp(r[i].file, file))
+			return 1;
+	return 0;
+}
+
+/* gdb's disassemble /s: in address order, each change of line shows the
+ * line first (going forward, with the lines before it that have no code
+ * in the range), the file when it changes; /m (deprecated): in source
+ * line order, each line's instructions together, the lines without code
+ * between them shown with the next. */
+static void dis_with_source(struct shell *sh, struct dis_row *r, int n, uint64_t cur_pc,
+			    unsigned flags, int by_line)
+{
+	const char *last_file = NULL;
+	int last_line = 0, first = 1, first_le = 0;
+	struct ptd_line fl;
+
+	/* (gdb's first_le: the first row at the start; its line and those
+	 * up to the first instruction's show first) */
+	if (n && ptd_symbols_first_line_at(sh->pc.sym, r[0].addr, &fl) == 0 && fl.file && r[0].file &&
+	    !strcmp(fl.file, r[0].file))
+		first_le = fl.line;
+	ptd_clear_error();
+
+	if (by_line) {
+		int next_line = 0;
+
+		/* each line with code, in order; its instructions by address */
+		for (;;) {
+			int line = 0;
+			const char *file = NULL;
+
+			for (int i = 0; i < n; i++)
+				if (r[i].line > next_line && (!line || r[i].line < line)) {
+					line = r[i].line;
+					file = r[i].file;
+				}
+			if (!line)
+				break;
+			if (next_line && line > next_line + 1)
+				for (int l = next_line + 1; l < line; l++)
+					dis_source_line(sh, file, l);
+			dis_source_line(sh, file, line);
+			for (int i = 0; i < n; i++)
+				if (r[i].line == line)
+					ptd_print_insn(&sh->pc, 0, r[i].addr, cur_pc, flags);
+			printf("\n");
+			next_line = line;
+		}
+		/* (instructions without a line, after) */
+		for (int i = 0; i < n; i++)
+			if (!r[i].line)
+				ptd_print_insn(&sh->pc, 0, r[i].addr, cur_pc, flags);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		if (r[i].line && (!last_file || strcmp(r[i].file, last_file) || r[i].line != last_line)) {
+			int start = r[i].line;
+
+			if (!last_file || strcmp(r[i].file, last_file)) {
+				if (!first)
+					printf("\n");
+				printf("%s:\n", ptd_print_file(&sh->pc, r[i].file));
+				if (first && first_le && first_le < r[i].line)
+					start = first_le;
+			} else {
+				printf("\n");
+				if (r[i].line > last_line + 1) {
+					int l;
+
+					for (l = r[i].line - 1; l > last_line; --l)
+						if (dis_line_has_code(r, n, r[i].file, l))
+							break;
+					if (l < r[i].line - 1)
+						start = l + 1;
+				}
+			}
+			for (int l = start; l <= r[i].line; l++)
+				dis_source_line(sh, r[i].file, l);
+			last_file = r[i].file;
+			last_line = r[i].line;
+			first = 0;
+		}
+		ptd_print_insn(&sh->pc, 0, r[i].addr, cur_pc, flags);
+	}
+}
+
+/*
+ * disassemble [/r|/m|/s] [FUNCTION|ADDRESS|START,END|START,+LENGTH]: a
+ * function (the selected frame's, or the one holding ADDRESS), or a range
+ * ("Dump of assembler code from A to B:", each instruction named
+ * <func+off>).
+ */
 static int cmd_disassemble(struct shell *sh, const char *args)
 {
 	unsigned mods = 0, flags = PTD_DIS_OMIT_FNAME;
-	uint64_t addr, cur_pc = 0, a;
+	uint64_t addr, cur_pc = 0, a, lo, hi;
 	struct ptd_symbol s;
 	enum expr_kind k;
+	const char *comma;
+	int range = 0;
 
 	if (parse_modifiers(&args, "rmsb", &mods) < 0)
 		return -1;
+	if ((mods & 2) && (mods & 4))
+		return shell_error("Cannot specify both /m and /s.");
 	if (mods & (1 | 8))
 		flags |= PTD_DIS_RAW;
 	shell_sync(sh);
 	if (ptd_session_alive(sh->s))
 		selected_pc(sh, &cur_pc);
-	if (!*skipws(args)) {
+	args = skipws(args);
+	comma = strchr(args, ',');
+	if (!*args) {
 		if (!ptd_session_alive(sh->s))
 			return shell_error("No frame selected.");
 		/* a caller's pc is a return address: its function is at pc - 1 */
 		addr = sh->frame_level > 0 ? cur_pc - 1 : cur_pc;
 		if (!sh->pc.sym || ptd_symbols_lookup(sh->pc.sym, addr, &s) < 0 || !s.size)
 			return shell_error("No function contains program counter for selected frame.");
+		lo = s.start;
+		hi = s.start + s.size;
+	} else if (comma) {
+		char first[512];
+		const char *second = skipws(comma + 1);
+		uint64_t end;
+
+		snprintf(first, sizeof(first), "%.*s", (int)(comma - args), args);
+		if (shell_eval(sh, first, &lo, &k) < 0)
+			return -1;
+		if (*second == '+') {
+			if (shell_eval(sh, second + 1, &end, &k) < 0)
+				return -1;
+			hi = lo + end;
+		} else {
+			if (shell_eval(sh, second, &hi, &k) < 0)
+				return -1;
+		}
+		range = 1;
+		flags &= ~(unsigned)PTD_DIS_OMIT_FNAME;
 	} else {
 		if (shell_eval(sh, args, &addr, &k) < 0)
 			return -1;
 		if (!sh->pc.sym || ptd_symbols_lookup(sh->pc.sym, addr, &s) < 0 || !s.size)
 			return shell_error("No function contains specified address.");
+		lo = s.start;
+		hi = s.start + s.size;
 	}
-	printf("Dump of assembler code for function %s:\n", ptd_print_symname(s.name));
-	for (a = s.start; a < s.start + s.size;) {
+	if (range)
+		printf("Dump of assembler code from 0x%" PRIx64 " to 0x%" PRIx64 ":\n", lo, hi);
+	else
+		printf("Dump of assembler code for function %s:\n", ptd_print_symname(s.name));
+	if ((mods & (2 | 4)) && sh->pc.sym) {
+		struct dis_row *r = NULL;
+		int n = 0, cap = 0;
+
+		/* the instructions first (their lines decide what shows) */
+		for (a = lo; a < hi;) {
+			struct ptd_insn_info in;
+			uint8_t b[16];
+			long got = sh->pc.read ? sh->pc.read(sh->pc.read_ctx, a, b, sizeof(b)) : -1;
+			struct ptd_line li;
+
+			if (got <= 0 || ptd_disasm_decode(b, (size_t)got, a, &in) < 0 || in.len <= 0)
+				break;
+			if (n == cap) {
+				struct dis_row *nr = realloc(r, sizeof(*r) * (size_t)(cap = cap ? cap * 2 : 64));
+
+				if (!nr) {
+					free(r);
+					return shell_error("out of memory");
+				}
+				r = nr;
+			}
+			r[n].addr = a;
+			r[n].len = in.len;
+			r[n].line = 0;
+			r[n].file = NULL;
+			if (ptd_symbols_line(sh->pc.sym, a, &li) == 0 && li.file && li.line > 0) {
+				r[n].line = li.line;
+				r[n].file = li.file;
+			}
+			ptd_clear_error();
+			n++;
+			a += (uint64_t)in.len;
+		}
+		dis_with_source(sh, r, n, cur_pc, flags, (mods & 2) != 0);
+		free(r);
+		printf("End of assembler dump.\n");
+		return 0;
+	}
+	for (a = lo; a < hi;) {
 		int len = ptd_print_insn(&sh->pc, 0, a, cur_pc, flags);
 
 		if (len <= 0)

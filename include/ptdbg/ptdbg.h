@@ -460,6 +460,11 @@ extern PTD_EXPORT int ptd_symbols_symbolize(void *ctx, uint64_t addr, char *out,
 /* Fills @out with the line of @addr.  Returns 0; -ptde_notfound when
  * @addr has no line information. */
 extern PTD_EXPORT int ptd_symbols_line(struct ptd_symbols *s, uint64_t addr, struct ptd_line *out);
+/* The first line-table row at exactly @addr, in the table's order (gdb's
+ * disassemble /s starts a function's listing at its line).  Returns 0,
+ * or -ptde_notfound when no row starts at @addr. */
+extern PTD_EXPORT int ptd_symbols_first_line_at(struct ptd_symbols *s, uint64_t addr,
+						struct ptd_line *out);
 /*
  * Finds function @name.  *@entry gets its first instruction; *@bp the
  * address gdb would break at (after the prologue, or the entry without
