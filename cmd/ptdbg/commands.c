@@ -1,3 +1,4 @@
+#define _REGEX_RE_COMP
 /*
  * The commands of the ptdbg shell: a const table {name, min-abbrev,
  * handler, flags, help} per command level (top, info, record, set, show),
@@ -11,6 +12,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <regex.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -546,6 +548,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
 		sh->list_line = li.line;
 		sh->list_next = 0;
+		sh->search_base = 0; /* (gdb 13's searches start over after a stop or frame) */
 	}
 }
 
@@ -1660,6 +1663,7 @@ static int cmd_record_goto(struct shell *sh, const char *args)
 			snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
 			sh->list_line = li.line;
 			sh->list_next = 0;
+			sh->search_base = 0; /* (gdb 13's searches start over after a stop or frame) */
 		}
 	}
 	return 0;
@@ -2633,6 +2637,7 @@ static int select_frame_q(struct shell *sh, int level, int quiet)
 			snprintf(sh->list_file, sizeof(sh->list_file), "%s", in[kk - 1].call_file);
 			sh->list_line = in[kk - 1].call_line;
 			sh->list_next = 0;
+			sh->search_base = 0;
 		}
 		sh->pc.args_frame = 0;
 		free(lv.fr);
@@ -2645,6 +2650,7 @@ static int select_frame_q(struct shell *sh, int level, int quiet)
 		snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
 		sh->list_line = li.line;
 		sh->list_next = 0;
+		sh->search_base = 0; /* (gdb 13's searches start over after a stop or frame) */
 	}
 	free(lv.fr);
 	return 0;
@@ -4179,6 +4185,7 @@ show:
 						       ptd_print_file(&sh->pc, sh->list_file));
 						sh->list_first = first;
 						sh->list_next = l + 1;
+						sh->search_base = first;
 						return 0;
 					}
 					n = si.lines;
@@ -4193,7 +4200,55 @@ show:
 	}
 	sh->list_first = first;
 	sh->list_next = l;
+	sh->search_base = first;
 	return 0;
+}
+
+/*
+ * forward-search REGEX (search, fo) and reverse-search REGEX (rev): the
+ * next line of the current source file after (before) the last one
+ * listed that matches, as gdb's (its regular expressions: re_comp's,
+ * the last one again without REGEX); `list` then lists around it.
+ */
+static int do_search(struct shell *sh, const char *args, int forward)
+{
+	char text[4096];
+	const char *err;
+	int l;
+
+	args = skipws(args);
+	err = re_comp(*args ? args : NULL);
+	if (err) /* (gdb's regex says it the older way) */
+		return shell_error("%s", !strcmp(err, "Unmatched [, [^, [:, [., or [=") ? "Unmatched [ or [^"
+										       : err);
+	if (!sh->list_file[0] && list_default_file(sh) < 0)
+		return -1;
+	if (!sh->pc.sym)
+		return shell_error(NO_SYMTAB);
+	for (l = forward ? sh->search_base + 1 : sh->search_base - 1; l >= 1; l += forward ? 1 : -1) {
+		if (ptd_symbols_source_line(sh->pc.sym, sh->list_file, l, text, sizeof(text)) < 0)
+			break;
+		if (re_exec(text) == 1) {
+			printf("%d\t%s\n", l, text);
+			sh->search_base = l;
+			sh->list_line = l;
+			sh->list_next = 0;
+			return 0;
+		}
+	}
+	ptd_clear_error();
+	printf("Expression not found\n");
+	return 0;
+}
+
+static int cmd_forward_search(struct shell *sh, const char *args)
+{
+	return do_search(sh, args, 1);
+}
+
+static int cmd_reverse_search(struct shell *sh, const char *args)
+{
+	return do_search(sh, args, 0);
 }
 
 /* The next line of the file being sourced (`commands` reads its body so). */
@@ -4945,6 +5000,13 @@ static const struct cmd top_cmds[] = {
 	  "Continue the program giving it a signal: signal SIG (0: none)." },
 	{ "faas", 0, cmd_faas, 0,
 	  "Apply a command to all frames, ignoring errors and empty output: faas COMMAND." },
+	{ "forward-search", 0, cmd_forward_search, CMD_REPEAT,
+	  "Search for regular expression (see regex(3)) from last line listed: forward-search REGEX." },
+	{ "fo", 0, cmd_forward_search, CMD_REPEAT | CMD_ALIAS, "forward-search" },
+	{ "search", 0, cmd_forward_search, CMD_REPEAT | CMD_ALIAS, "forward-search" },
+	{ "reverse-search", 0, cmd_reverse_search, CMD_REPEAT,
+	  "Search backward for regular expression (see regex(3)) from last line listed." },
+	{ "rev", 0, cmd_reverse_search, CMD_REPEAT | CMD_ALIAS, "reverse-search" },
 	{ "pipe", 0, shell_cmd_pipe, 0,
 	  "Send a command's output to a shell command: pipe [COMMAND] | SHELL_COMMAND,\n"
 	  "| [COMMAND] | SHELL_COMMAND, pipe -d DELIM COMMAND DELIM SHELL_COMMAND." },

@@ -73,6 +73,9 @@ struct shell {
 	int list_line;  /* center line chosen by the last stop */
 	int list_next;  /* first line of the next `list` */
 	int list_first; /* first line shown by the last `list` */
+	/* gdb's last_line_listed for forward-search and reverse-search: the
+	 * first line a list showed, a stop's line, the last match (0: none) */
+	int search_base;
 
 	int value_num; /* $N counter of print */
 	/* values (values.c): the $N history and types; the "memory is the
