@@ -234,6 +234,15 @@ int shell_cmd_call(struct shell *sh, const char *args)
 	return do_print(sh, args, 1);
 }
 
+/* (ptype/o's text has "type = " in it) */
+static void print_type(const char *s)
+{
+	if (!strncmp(s, "/* offset", 9) || !strncmp(s, "type = ", 7))
+		printf("%s\n", s);
+	else
+		printf("type = %s\n", s);
+}
+
 static int do_type(struct shell *sh, const char *args, int expand)
 {
 	struct ptd_value *val = NULL;
@@ -241,9 +250,14 @@ static int do_type(struct shell *sh, const char *args, int expand)
 	int rc;
 
 	args = skip_ws(args);
-	if (*args == '/') /* ptype/o: flags are accepted, not used */
+	if (*args == '/') { /* ptype/o: offsets; the other flags are accepted, not used */
+		const char *f = args + 1;
+
 		while (*args && !isspace((unsigned char)*args))
 			args++;
+		if (expand && memchr(f, 'o', (size_t)(args - f)))
+			expand = 2;
+	}
 	args = skip_ws(args);
 	if (!*args)
 		args = "$";
@@ -251,7 +265,7 @@ static int do_type(struct shell *sh, const char *args, int expand)
 		return -1;
 	rc = ptd_values_type_name(sh->vals, args, expand, &s);
 	if (rc == 0) {
-		printf("type = %s\n", s);
+		print_type(s);
 		free(s);
 		return 0;
 	}
@@ -264,7 +278,7 @@ static int do_type(struct shell *sh, const char *args, int expand)
 	ptd_value_free(val);
 	if (rc < 0)
 		return value_error(rc);
-	printf("type = %s\n", s);
+	print_type(s);
 	free(s);
 	return 0;
 }

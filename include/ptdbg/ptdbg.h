@@ -1562,7 +1562,10 @@ extern PTD_EXPORT void ptd_value_free(struct ptd_value *val);
 extern PTD_EXPORT int ptd_value_format(struct ptd_values *v, struct ptd_value *val, int fmt,
 				       int top, char **out);
 /* whatis: the type's name ("struct point", "int (*)[4]"); ptype: the type
- * with one level of struct/union/enum expanded.  *@out is malloc'ed. */
+ * with one level of struct/union/enum expanded; @expand 2, ptype/o: a
+ * struct or union with gdb's offset, size, hole and padding comments (its
+ * struct and union members expanded too), from "/\* offset" on, "type = "
+ * included.  *@out is malloc'ed. */
 extern PTD_EXPORT int ptd_value_type_name(const struct ptd_value *val, int expand, char **out);
 /* Same for a type named in C ("struct point", "unsigned long"); returns
  * -ptde_notfound when @name is not a type. */
