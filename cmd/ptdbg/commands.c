@@ -5007,6 +5007,9 @@ static const struct cmd top_cmds[] = {
 	{ "reverse-search", 0, cmd_reverse_search, CMD_REPEAT,
 	  "Search backward for regular expression (see regex(3)) from last line listed." },
 	{ "rev", 0, cmd_reverse_search, CMD_REPEAT | CMD_ALIAS, "reverse-search" },
+	{ "generate-core-file", 0, shell_cmd_gcore, 0,
+	  "Save a core file of the program as it is now: generate-core-file [FILE] (core.PID)." },
+	{ "gcore", 0, shell_cmd_gcore, CMD_ALIAS, "generate-core-file" },
 	{ "pipe", 0, shell_cmd_pipe, 0,
 	  "Send a command's output to a shell command: pipe [COMMAND] | SHELL_COMMAND,\n"
 	  "| [COMMAND] | SHELL_COMMAND, pipe -d DELIM COMMAND DELIM SHELL_COMMAND." },

@@ -195,6 +195,8 @@ int shell_info_inferiors(struct shell *sh, const char *args);
 int shell_cmd_skip(struct shell *sh, const char *args);
 int shell_info_skip(struct shell *sh, const char *args);
 void shell_skip_release(void);
+/* generate-core-file, gcore (gcore.c) */
+int shell_cmd_gcore(struct shell *sh, const char *args);
 /* info frame [level] N | function NAME (commands.c) */
 int shell_info_frame_of(struct shell *sh, const char *args);
 /* +N / -N lines from the default line as FILE:LINE (breakcmds.c): 1, 0 (no
