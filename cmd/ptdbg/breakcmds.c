@@ -425,6 +425,43 @@ static int location(struct shell *sh, const char *spec, uint64_t *addr)
 	return 0;
 }
 
+/*
+ * gdb's relative linespecs: +N and -N lines from the default line, the
+ * line of the selected frame when the program is stopped (or a recording
+ * browsed), else the one after the last listed.  @spec converted into
+ * FILE:LINE in @out: 1; 0 when @spec is no such offset; -1 with a message.
+ */
+int shell_linespec_offset(struct shell *sh, const char *spec, char *out, size_t n)
+{
+	const char *p = skipws(spec), *file = NULL;
+	struct ptd_line li;
+	char *end;
+	long off, base = 0;
+	uint64_t pc;
+
+	if ((*p != '+' && *p != '-') || !isdigit((unsigned char)p[1]))
+		return 0;
+	off = strtol(p, &end, 10);
+	if (*skipws(end))
+		return 0;
+	if ((ptd_session_alive(sh->s) || ptd_session_offline(sh->s)) && sh->pc.sym &&
+	    (sh->frame_level > 0 ? (pc = sh->frame_pc - 1, 1) : ptd_session_pc(sh->s, &pc) == 0) &&
+	    ptd_symbols_line(sh->pc.sym, pc, &li) == 0 && li.file) {
+		file = li.file;
+		base = li.line;
+	} else if (sh->list_file[0] && (sh->list_next > 0 || sh->list_line > 0)) {
+		file = sh->list_file;
+		base = sh->list_next > 0 ? sh->list_next : sh->list_line;
+	}
+	ptd_clear_error();
+	if (!file)
+		return shell_error("No default source line now: a relative line (%s) needs a stop "
+				   "or a listing.", p);
+	base += off;
+	snprintf(out, n, "%s:%ld", file, base < 1 ? 1 : base);
+	return 1;
+}
+
 static int live_check(struct shell *sh)
 {
 	if (!ptd_session_alive(sh->s))
@@ -477,8 +514,14 @@ static int until_or_advance(struct shell *sh, const char *args, int anywhere)
 	} else {
 		/* every place of the location: the first reached stops it */
 		uint64_t addrs[17];
+		char rel[PATH_MAX + 32];
 		int n;
 
+		n = shell_linespec_offset(sh, args, rel, sizeof(rel));
+		if (n < 0)
+			return -1;
+		if (n)
+			args = rel;
 		ptd_clear_error();
 		n = ptd_session_resolve_all(sh->s, skipws(args), addrs, 17);
 		if (n <= 0)

@@ -1,3 +1,4 @@
+#define _REGEX_RE_COMP
 /*
  * The commands of the ptdbg shell: a const table {name, min-abbrev,
  * handler, flags, help} per command level (top, info, record, set, show),
@@ -11,6 +12,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <regex.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -546,6 +548,7 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
 		sh->list_line = li.line;
 		sh->list_next = 0;
+		sh->search_base = 0; /* (gdb 13's searches start over after a stop or frame) */
 	}
 }
 
@@ -1225,6 +1228,15 @@ static int do_break_as(struct shell *sh, const char *args, int temporary, const 
 	/* trailing blanks are not part of the location */
 	for (rc = (int)strlen(spec); rc > 0 && isspace((unsigned char)spec[rc - 1]); rc--)
 		spec[rc - 1] = '\0';
+	{
+		char rel[sizeof(spec)];
+
+		rc = shell_linespec_offset(sh, spec, rel, sizeof(rel));
+		if (rc < 0)
+			return -1;
+		if (rc)
+			snprintf(spec, sizeof(spec), "%s", rel);
+	}
 	if (!spec[0]) {
 		uint64_t pc;
 
@@ -1651,6 +1663,7 @@ static int cmd_record_goto(struct shell *sh, const char *args)
 			snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
 			sh->list_line = li.line;
 			sh->list_next = 0;
+			sh->search_base = 0; /* (gdb 13's searches start over after a stop or frame) */
 		}
 	}
 	return 0;
@@ -2331,7 +2344,248 @@ static int print_full(struct shell *sh, uint64_t limit, int outermost)
 	return 0;
 }
 
+static int select_frame_q(struct shell *sh, int level, int quiet);
+
 static int select_frame(struct shell *sh, int level)
+{
+	return select_frame_q(sh, level, 0);
+}
+
+/* info frame [level] N, info frame function NAME: that frame's info, the
+ * selection as it was after (gdb: "Stack frame at" for a frame named) */
+int shell_info_frame_of(struct shell *sh, const char *args)
+{
+	int level = sh->frame_level, vlevel = sh->frame_vlevel, inl = sh->frame_inline;
+	int tail = sh->frame_tail, af = sh->pc.args_frame, rc = -1, want = -1;
+	uint64_t fpc = sh->frame_pc, v;
+
+	args = skipws(args);
+	if (!strncmp(args, "level", 5) && (!args[5] || isspace((unsigned char)args[5])))
+		args = skipws(args + 5);
+	if (!strncmp(args, "function", 8) && (!args[8] || isspace((unsigned char)args[8]))) {
+		struct flevels lv;
+		char name[256];
+		size_t n;
+
+		snprintf(name, sizeof(name), "%s", skipws(args + 8));
+		for (n = strlen(name); n && isspace((unsigned char)name[n - 1]); n--)
+			name[n - 1] = '\0';
+		if (!name[0])
+			return shell_error("Missing function name argument");
+		if (levels_get(sh, &lv) < 0)
+			return -1;
+		for (int vl = 0; vl < lv.total && want < 0; vl++) {
+			int entry, k, real;
+			const char *fn;
+			char buf[256];
+
+			if (level_find(&lv, sh, vl, &entry, &k, &real) < 0)
+				break;
+			if (lv.fr[entry].kind == PTD_FRAME_SIGTRAMP)
+				continue;
+			fn = ptd_print_frame_name(&sh->pc, lv.fr[entry].pc,
+						  entry > 0 && lv.fr[entry].kind != PTD_FRAME_INTERRUPTED, k,
+						  buf, sizeof(buf));
+			if (fn && !strcmp(fn, name))
+				want = vl;
+		}
+		free(lv.fr);
+		if (want < 0) {
+			uint64_t e, bp;
+
+			if (!sh->pc.sym || ptd_symbols_function(sh->pc.sym, name, &e, &bp) < 0) {
+				ptd_clear_error();
+				return shell_error("Function \"%s\" not defined.", name);
+			}
+			return shell_error("No frame for function \"%s\".", name);
+		}
+	} else if (parse_uint(args, &v) == 0) {
+		if (v > INT32_MAX)
+			return shell_error("No frame at level %s.", args);
+		want = (int)v;
+	} else {
+		/* (gdb evaluates the level) */
+		enum expr_kind k;
+
+		if (shell_eval(sh, args, &v, &k) < 0)
+			return -1;
+		if (k == EXPR_UNAVAILABLE)
+			return shell_error("value is not available");
+		if (v > INT32_MAX)
+			return shell_error("No frame at level %s.", args);
+		want = (int)v;
+	}
+	if (select_frame_q(sh, want, 1) == 0) {
+		sh->info_frame_named = 1;
+		rc = shell_info_frame(sh, "");
+		sh->info_frame_named = 0;
+	}
+	sh->frame_level = level;
+	sh->frame_vlevel = vlevel;
+	sh->frame_inline = inl;
+	sh->frame_tail = tail;
+	sh->frame_pc = fpc;
+	sh->pc.args_frame = af;
+	return rc;
+}
+
+/* One frame of frame apply: its location line (not with -q), then CMD;
+ * with -s, both only when CMD succeeds (its output held until then). */
+static int apply_one(struct shell *sh, int level, const char *cmd, int quiet, int silent)
+{
+	FILE *tmp = NULL;
+	int out = -1, err = -1, rc;
+
+	if (silent) {
+		fflush(stdout);
+		fflush(stderr);
+		tmp = tmpfile();
+		if (!tmp)
+			return shell_error("cannot hold the output: %s", strerror(errno));
+		out = dup(1);
+		err = dup(2);
+		dup2(fileno(tmp), 1);
+		dup2(fileno(tmp), 2);
+	}
+	rc = select_frame_q(sh, level, quiet ? 1 : 2);
+	if (rc == 0)
+		rc = shell_execute(sh, cmd, NULL);
+	if (silent) {
+		char buf[4096];
+		size_t n;
+
+		fflush(stdout);
+		fflush(stderr);
+		dup2(out, 1);
+		dup2(err, 2);
+		close(out);
+		close(err);
+		if (rc == 0) {
+			rewind(tmp);
+			while ((n = fread(buf, 1, sizeof(buf), tmp)) > 0)
+				fwrite(buf, 1, n, stdout);
+		}
+		fclose(tmp);
+		return 0;
+	}
+	return rc;
+}
+
+/*
+ * frame apply all|COUNT|-COUNT|level LEVEL... [-q] [-c] [-s] COMMAND (and
+ * faas COMMAND: frame apply all -s): COMMAND in each of those frames,
+ * innermost first, the selection as it was after.
+ */
+static int frame_apply(struct shell *sh, const char *args, int faas)
+{
+	int level = sh->frame_level, vlevel = sh->frame_vlevel, inl = sh->frame_inline;
+	int tail = sh->frame_tail, af = sh->pc.args_frame, total, rc = 0;
+	int quiet = 0, cont = 0, silent = faas, nsel = 0, *sel = NULL;
+	uint64_t fpc = sh->frame_pc;
+	struct flevels lv;
+	const char *p = skipws(args);
+
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return shell_error("No stack.");
+	if (levels_get(sh, &lv) < 0)
+		return -1;
+	total = lv.total;
+	free(lv.fr);
+	sel = calloc((size_t)total + 1, sizeof(*sel));
+	if (!sel)
+		return shell_error("out of memory");
+	if (faas) {
+		for (int i = 0; i < total; i++)
+			sel[nsel++] = i;
+	} else if (!*p) {
+		free(sel);
+		return shell_error("Missing COUNT argument.");
+	} else if (!strncmp(p, "all", 3) && (!p[3] || isspace((unsigned char)p[3]))) {
+		for (int i = 0; i < total; i++)
+			sel[nsel++] = i;
+		p = skipws(p + 3);
+	} else if (!strncmp(p, "level", 5) && (!p[5] || isspace((unsigned char)p[5]))) {
+		p = skipws(p + 5);
+		if (!isdigit((unsigned char)*p)) {
+			free(sel);
+			return shell_error("Missing or invalid LEVEL... argument");
+		}
+		while (isdigit((unsigned char)*p)) {
+			char *end;
+			long lo = strtol(p, &end, 10), hi = lo;
+
+			if (*end == '-' && isdigit((unsigned char)end[1]))
+				hi = strtol(end + 1, &end, 10);
+			if (*end && !isspace((unsigned char)*end))
+				break;
+			for (long l = lo; l <= hi; l++) {
+				if (l >= total) {
+					free(sel);
+					return shell_error("No frame at level %ld.", l);
+				}
+				if (nsel < total)
+					sel[nsel++] = (int)l;
+			}
+			p = skipws(end);
+		}
+	} else {
+		char *end;
+		long count = strtol(p, &end, 10);
+
+		if (end == p || count == 0 || (*end && !isspace((unsigned char)*end))) {
+			free(sel);
+			return shell_error("Invalid COUNT argument.");
+		}
+		if (count > 0)
+			for (int i = 0; i < total && i < count; i++)
+				sel[nsel++] = i;
+		else
+			for (int i = total + (int)count < 0 ? 0 : total + (int)count; i < total; i++)
+				sel[nsel++] = i;
+		p = skipws(end);
+	}
+	/* flags, then the command */
+	for (;;) {
+		if (p[0] == '-' && strchr("qcs", p[1]) && p[1] && (!p[2] || isspace((unsigned char)p[2]))) {
+			quiet |= p[1] == 'q';
+			cont |= p[1] == 'c';
+			silent |= p[1] == 's';
+			p = skipws(p + 2);
+			continue;
+		}
+		break;
+	}
+	if (!*p) {
+		free(sel);
+		return shell_error(faas ? "Please specify a command to apply on all frames"
+					: "Please specify a command to apply on the selected frames");
+	}
+	if (cont && silent) {
+		free(sel);
+		return shell_error("frame apply all: -c and -s are mutually exclusive");
+	}
+	for (int i = 0; i < nsel; i++) {
+		rc = apply_one(sh, sel[i], p, quiet, silent);
+		if (rc < 0 && !cont)
+			break;
+		rc = 0;
+	}
+	free(sel);
+	sh->frame_level = level;
+	sh->frame_vlevel = vlevel;
+	sh->frame_inline = inl;
+	sh->frame_tail = tail;
+	sh->frame_pc = fpc;
+	sh->pc.args_frame = af;
+	return rc;
+}
+
+static int cmd_faas(struct shell *sh, const char *args)
+{
+	return frame_apply(sh, args, 1);
+}
+
+static int select_frame_q(struct shell *sh, int level, int quiet)
 {
 	struct flevels lv;
 	struct ptd_line li;
@@ -2352,6 +2606,20 @@ static int select_frame(struct shell *sh, int level)
 	sh->frame_pc = f->pc;
 	sh->frame_tail = f->kind == PTD_FRAME_TAILCALL;
 	sh->pc.args_frame = real + 1;
+	if (quiet == 2) {
+		/* frame apply's line: the location, no source */
+		if (f->kind == PTD_FRAME_SIGTRAMP)
+			printf("#%-2d <signal handler called>\n", level);
+		else if (k == 0 || ptd_print_inline_frame(&sh->pc, f->pc, caller, k, level) != 0)
+			ptd_print_frame(&sh->pc, f->pc, level, caller, -1, PTD_PRINT_LOCATION);
+		sh->pc.args_frame = 0;
+		free(lv.fr);
+		return 0;
+	}
+	if (quiet) {
+		free(lv.fr);
+		return 0;
+	}
 	if (f->kind == PTD_FRAME_SIGTRAMP) {
 		printf("#%-2d <signal handler called>\n", level);
 		sh->pc.args_frame = 0;
@@ -2369,6 +2637,7 @@ static int select_frame(struct shell *sh, int level)
 			snprintf(sh->list_file, sizeof(sh->list_file), "%s", in[kk - 1].call_file);
 			sh->list_line = in[kk - 1].call_line;
 			sh->list_next = 0;
+			sh->search_base = 0;
 		}
 		sh->pc.args_frame = 0;
 		free(lv.fr);
@@ -2381,6 +2650,7 @@ static int select_frame(struct shell *sh, int level)
 		snprintf(sh->list_file, sizeof(sh->list_file), "%s", li.file);
 		sh->list_line = li.line;
 		sh->list_next = 0;
+		sh->search_base = 0; /* (gdb 13's searches start over after a stop or frame) */
 	}
 	free(lv.fr);
 	return 0;
@@ -2516,6 +2786,8 @@ static int cmd_frame(struct shell *sh, const char *args)
 	uint64_t level = (uint64_t)sh->frame_vlevel;
 
 	args = skipws(args);
+	if (!strncmp(args, "apply", 5) && (!args[5] || isspace((unsigned char)args[5])))
+		return frame_apply(sh, args + 5, 0);
 	if (!strncmp(args, "function", 8) && (!args[8] || isspace((unsigned char)args[8]))) {
 		char name[256];
 		size_t n;
@@ -3159,35 +3431,222 @@ static int cmd_x(struct shell *sh, const char *args)
 	return rc;
 }
 
+/* One source line of disassemble /s and /m: its text, or gdb's "in FILE". */
+static void dis_source_line(struct shell *sh, const char *file, int line)
+{
+	char text[4096];
+
+	if (ptd_symbols_source_line(sh->pc.sym, file, line, text, sizeof(text)) >= 0)
+		printf("%d\t%s\n", line, text);
+	else
+		printf("%d\tin %s\n", line, ptd_print_file(&sh->pc, file));
+	ptd_clear_error();
+}
+
+struct dis_row {
+	uint64_t addr;
+	int len;
+	int line; /* 0: none */
+	const char *file;
+};
+
+/* Whether an instruction of @r maps to @line of @file (gdb's
+ * line_has_code_p over the range disassembled). */
+static int dis_line_has_code(const struct dis_row *r, int n, const char *file, int line)
+{
+	for (int i = 0; i < n; i++)
+		if (r[i].line == line && r[i].file && !strcmp(r[i].file, file))
+			return 1;
+	return 0;
+}
+
+/* gdb's disassemble /s: in address order, each change of line shows the
+ * line first (going forward, with the lines before it that have no code
+ * in the range), the file when it changes; /m (deprecated): in source
+ * line order, each line's instructions together, the lines without code
+ * between them shown with the next. */
+static void dis_with_source(struct shell *sh, struct dis_row *r, int n, uint64_t cur_pc,
+			    unsigned flags, int by_line)
+{
+	const char *last_file = NULL;
+	int last_line = 0, first = 1, first_le = 0;
+	struct ptd_line fl;
+
+	/* (gdb's first_le: the first row at the start; its line and those
+	 * up to the first instruction's show first) */
+	if (n && ptd_symbols_first_line_at(sh->pc.sym, r[0].addr, &fl) == 0 && fl.file && r[0].file &&
+	    !strcmp(fl.file, r[0].file))
+		first_le = fl.line;
+	ptd_clear_error();
+
+	if (by_line) {
+		int next_line = 0;
+
+		/* each line with code, in order; its instructions by address */
+		for (;;) {
+			int line = 0;
+			const char *file = NULL;
+
+			for (int i = 0; i < n; i++)
+				if (r[i].line > next_line && (!line || r[i].line < line)) {
+					line = r[i].line;
+					file = r[i].file;
+				}
+			if (!line)
+				break;
+			if (next_line && line > next_line + 1)
+				for (int l = next_line + 1; l < line; l++)
+					dis_source_line(sh, file, l);
+			dis_source_line(sh, file, line);
+			for (int i = 0; i < n; i++)
+				if (r[i].line == line)
+					ptd_print_insn(&sh->pc, 0, r[i].addr, cur_pc, flags);
+			printf("\n");
+			next_line = line;
+		}
+		/* (instructions without a line, after) */
+		for (int i = 0; i < n; i++)
+			if (!r[i].line)
+				ptd_print_insn(&sh->pc, 0, r[i].addr, cur_pc, flags);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		if (r[i].line && (!last_file || strcmp(r[i].file, last_file) || r[i].line != last_line)) {
+			int start = r[i].line;
+
+			if (!last_file || strcmp(r[i].file, last_file)) {
+				if (!first)
+					printf("\n");
+				printf("%s:\n", ptd_print_file(&sh->pc, r[i].file));
+				if (first && first_le && first_le < r[i].line)
+					start = first_le;
+			} else {
+				printf("\n");
+				if (r[i].line > last_line + 1) {
+					int l;
+
+					for (l = r[i].line - 1; l > last_line; --l)
+						if (dis_line_has_code(r, n, r[i].file, l))
+							break;
+					if (l < r[i].line - 1)
+						start = l + 1;
+				}
+			}
+			for (int l = start; l <= r[i].line; l++)
+				dis_source_line(sh, r[i].file, l);
+			last_file = r[i].file;
+			last_line = r[i].line;
+			first = 0;
+		}
+		ptd_print_insn(&sh->pc, 0, r[i].addr, cur_pc, flags);
+	}
+}
+
+/*
+ * disassemble [/r|/m|/s] [FUNCTION|ADDRESS|START,END|START,+LENGTH]: a
+ * function (the selected frame's, or the one holding ADDRESS), or a range
+ * ("Dump of assembler code from A to B:", each instruction named
+ * <func+off>).
+ */
 static int cmd_disassemble(struct shell *sh, const char *args)
 {
 	unsigned mods = 0, flags = PTD_DIS_OMIT_FNAME;
-	uint64_t addr, cur_pc = 0, a;
+	uint64_t addr, cur_pc = 0, a, lo, hi;
 	struct ptd_symbol s;
 	enum expr_kind k;
+	const char *comma;
+	int range = 0;
 
 	if (parse_modifiers(&args, "rmsb", &mods) < 0)
 		return -1;
+	if ((mods & 2) && (mods & 4))
+		return shell_error("Cannot specify both /m and /s.");
 	if (mods & (1 | 8))
 		flags |= PTD_DIS_RAW;
 	shell_sync(sh);
 	if (ptd_session_alive(sh->s))
 		selected_pc(sh, &cur_pc);
-	if (!*skipws(args)) {
+	args = skipws(args);
+	comma = strchr(args, ',');
+	if (!*args) {
 		if (!ptd_session_alive(sh->s))
 			return shell_error("No frame selected.");
 		/* a caller's pc is a return address: its function is at pc - 1 */
 		addr = sh->frame_level > 0 ? cur_pc - 1 : cur_pc;
 		if (!sh->pc.sym || ptd_symbols_lookup(sh->pc.sym, addr, &s) < 0 || !s.size)
 			return shell_error("No function contains program counter for selected frame.");
+		lo = s.start;
+		hi = s.start + s.size;
+	} else if (comma) {
+		char first[512];
+		const char *second = skipws(comma + 1);
+		uint64_t end;
+
+		snprintf(first, sizeof(first), "%.*s", (int)(comma - args), args);
+		if (shell_eval(sh, first, &lo, &k) < 0)
+			return -1;
+		if (*second == '+') {
+			if (shell_eval(sh, second + 1, &end, &k) < 0)
+				return -1;
+			hi = lo + end;
+		} else {
+			if (shell_eval(sh, second, &hi, &k) < 0)
+				return -1;
+		}
+		range = 1;
+		flags &= ~(unsigned)PTD_DIS_OMIT_FNAME;
 	} else {
 		if (shell_eval(sh, args, &addr, &k) < 0)
 			return -1;
 		if (!sh->pc.sym || ptd_symbols_lookup(sh->pc.sym, addr, &s) < 0 || !s.size)
 			return shell_error("No function contains specified address.");
+		lo = s.start;
+		hi = s.start + s.size;
 	}
-	printf("Dump of assembler code for function %s:\n", ptd_print_symname(s.name));
-	for (a = s.start; a < s.start + s.size;) {
+	if (range)
+		printf("Dump of assembler code from 0x%" PRIx64 " to 0x%" PRIx64 ":\n", lo, hi);
+	else
+		printf("Dump of assembler code for function %s:\n", ptd_print_symname(s.name));
+	if ((mods & (2 | 4)) && sh->pc.sym) {
+		struct dis_row *r = NULL;
+		int n = 0, cap = 0;
+
+		/* the instructions first (their lines decide what shows) */
+		for (a = lo; a < hi;) {
+			struct ptd_insn_info in;
+			uint8_t b[16];
+			long got = sh->pc.read ? sh->pc.read(sh->pc.read_ctx, a, b, sizeof(b)) : -1;
+			struct ptd_line li;
+
+			if (got <= 0 || ptd_disasm_decode(b, (size_t)got, a, &in) < 0 || in.len <= 0)
+				break;
+			if (n == cap) {
+				struct dis_row *nr = realloc(r, sizeof(*r) * (size_t)(cap = cap ? cap * 2 : 64));
+
+				if (!nr) {
+					free(r);
+					return shell_error("out of memory");
+				}
+				r = nr;
+			}
+			r[n].addr = a;
+			r[n].len = in.len;
+			r[n].line = 0;
+			r[n].file = NULL;
+			if (ptd_symbols_line(sh->pc.sym, a, &li) == 0 && li.file && li.line > 0) {
+				r[n].line = li.line;
+				r[n].file = li.file;
+			}
+			ptd_clear_error();
+			n++;
+			a += (uint64_t)in.len;
+		}
+		dis_with_source(sh, r, n, cur_pc, flags, (mods & 2) != 0);
+		free(r);
+		printf("End of assembler dump.\n");
+		return 0;
+	}
+	for (a = lo; a < hi;) {
 		int len = ptd_print_insn(&sh->pc, 0, a, cur_pc, flags);
 
 		if (len <= 0)
@@ -3726,6 +4185,7 @@ show:
 						       ptd_print_file(&sh->pc, sh->list_file));
 						sh->list_first = first;
 						sh->list_next = l + 1;
+						sh->search_base = first;
 						return 0;
 					}
 					n = si.lines;
@@ -3740,7 +4200,55 @@ show:
 	}
 	sh->list_first = first;
 	sh->list_next = l;
+	sh->search_base = first;
 	return 0;
+}
+
+/*
+ * forward-search REGEX (search, fo) and reverse-search REGEX (rev): the
+ * next line of the current source file after (before) the last one
+ * listed that matches, as gdb's (its regular expressions: re_comp's,
+ * the last one again without REGEX); `list` then lists around it.
+ */
+static int do_search(struct shell *sh, const char *args, int forward)
+{
+	char text[4096];
+	const char *err;
+	int l;
+
+	args = skipws(args);
+	err = re_comp(*args ? args : NULL);
+	if (err) /* (gdb's regex says it the older way) */
+		return shell_error("%s", !strcmp(err, "Unmatched [, [^, [:, [., or [=") ? "Unmatched [ or [^"
+										       : err);
+	if (!sh->list_file[0] && list_default_file(sh) < 0)
+		return -1;
+	if (!sh->pc.sym)
+		return shell_error(NO_SYMTAB);
+	for (l = forward ? sh->search_base + 1 : sh->search_base - 1; l >= 1; l += forward ? 1 : -1) {
+		if (ptd_symbols_source_line(sh->pc.sym, sh->list_file, l, text, sizeof(text)) < 0)
+			break;
+		if (re_exec(text) == 1) {
+			printf("%d\t%s\n", l, text);
+			sh->search_base = l;
+			sh->list_line = l;
+			sh->list_next = 0;
+			return 0;
+		}
+	}
+	ptd_clear_error();
+	printf("Expression not found\n");
+	return 0;
+}
+
+static int cmd_forward_search(struct shell *sh, const char *args)
+{
+	return do_search(sh, args, 1);
+}
+
+static int cmd_reverse_search(struct shell *sh, const char *args)
+{
+	return do_search(sh, args, 0);
 }
 
 /* The next line of the file being sourced (`commands` reads its body so). */
@@ -4490,6 +4998,18 @@ static const struct cmd top_cmds[] = {
 	{ "shell", 0, shell_cmd_shell, 0, "Run a command of the shell: shell CMD, or !CMD." },
 	{ "signal", 0, shell_cmd_signal, 0,
 	  "Continue the program giving it a signal: signal SIG (0: none)." },
+	{ "faas", 0, cmd_faas, 0,
+	  "Apply a command to all frames, ignoring errors and empty output: faas COMMAND." },
+	{ "forward-search", 0, cmd_forward_search, CMD_REPEAT,
+	  "Search for regular expression (see regex(3)) from last line listed: forward-search REGEX." },
+	{ "fo", 0, cmd_forward_search, CMD_REPEAT | CMD_ALIAS, "forward-search" },
+	{ "search", 0, cmd_forward_search, CMD_REPEAT | CMD_ALIAS, "forward-search" },
+	{ "reverse-search", 0, cmd_reverse_search, CMD_REPEAT,
+	  "Search backward for regular expression (see regex(3)) from last line listed." },
+	{ "rev", 0, cmd_reverse_search, CMD_REPEAT | CMD_ALIAS, "reverse-search" },
+	{ "generate-core-file", 0, shell_cmd_gcore, 0,
+	  "Save a core file of the program as it is now: generate-core-file [FILE] (core.PID)." },
+	{ "gcore", 0, shell_cmd_gcore, CMD_ALIAS, "generate-core-file" },
 	{ "pipe", 0, shell_cmd_pipe, 0,
 	  "Send a command's output to a shell command: pipe [COMMAND] | SHELL_COMMAND,\n"
 	  "| [COMMAND] | SHELL_COMMAND, pipe -d DELIM COMMAND DELIM SHELL_COMMAND." },

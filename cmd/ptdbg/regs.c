@@ -183,6 +183,54 @@ static void zmm(const struct xstate *x, int i)
 	printf("}\n");
 }
 
+/* gdb's xmm and ymm pseudo registers: the low 16 or 32 bytes of zmm@i
+ * (xmm's last member a single uint128) */
+static void xymm(const struct xstate *x, int i, int ymm)
+{
+	static const struct {
+		const char *name;
+		int count, size;
+	} mx[] = {
+		{ "v8_bfloat16", 8, 2 }, { "v8_half", 8, 2 },	{ "v4_float", 4, 4 },
+		{ "v2_double", 2, 8 },	 { "v16_int8", 16, 1 }, { "v8_int16", 8, 2 },
+		{ "v4_int32", 4, 4 },	 { "v2_int64", 2, 8 },
+	}, my[] = {
+		{ "v16_bfloat16", 16, 2 }, { "v16_half", 16, 2 },  { "v8_float", 8, 4 },
+		{ "v4_double", 4, 8 },	   { "v32_int8", 32, 1 },  { "v16_int16", 16, 2 },
+		{ "v8_int32", 8, 4 },	   { "v4_int64", 4, 8 },   { "v2_int128", 2, 16 },
+	};
+	char name[8];
+	uint8_t z[64];
+	size_t n = ymm ? sizeof(my) / sizeof(my[0]) : sizeof(mx) / sizeof(mx[0]);
+
+	snprintf(name, sizeof(name), "%cmm%d", ymm ? 'y' : 'x', i);
+	if (!x->ok) {
+		unavailable(name);
+		return;
+	}
+	zmm_bytes(x, i, z);
+	printf("%-15s{", name);
+	for (size_t k = 0; k < n; k++) {
+		if (k)
+			printf(", ");
+		if (ymm)
+			vec_member(my[k].name, z, my[k].count, my[k].size);
+		else
+			vec_member(mx[k].name, z, mx[k].count, mx[k].size);
+	}
+	if (!ymm) {
+		uint64_t lo, hi;
+
+		memcpy(&lo, z, 8);
+		memcpy(&hi, z + 8, 8);
+		if (hi)
+			printf(", uint128 = 0x%" PRIx64 "%016" PRIx64, hi, lo);
+		else
+			printf(", uint128 = 0x%" PRIx64, lo);
+	}
+	printf("}\n");
+}
+
 static void st(const struct xstate *x, int i)
 {
 	char name[8], val[64];
@@ -297,6 +345,8 @@ int shell_info_extra_reg(struct shell *sh, const char *name)
 
 	if (sscanf(name, "k%d%7s", &n, tail) == 1 && n >= 0 && n < 8 && has_avx512()) {
 	} else if (sscanf(name, "zmm%d%7s", &n, tail) == 1 && n >= 0 && n < 32 && has_avx512()) {
+	} else if ((sscanf(name, "xmm%d%7s", &n, tail) == 1 || sscanf(name, "ymm%d%7s", &n, tail) == 1) &&
+		   n >= 0 && n < (has_avx512() ? 32 : 16)) {
 	} else if (sscanf(name, "st%d%7s", &n, tail) == 1 && n >= 0 && n < 8) {
 	} else if (!strcmp(name, "mxcsr")) {
 	} else {
@@ -312,6 +362,8 @@ int shell_info_extra_reg(struct shell *sh, const char *name)
 	xstate_read(sh, x);
 	if (name[0] == 'k')
 		kreg(x, n);
+	else if (name[0] == 'x' || name[0] == 'y')
+		xymm(x, n, name[0] == 'y');
 	else if (name[0] == 'z')
 		zmm(x, n);
 	else if (name[0] == 's' && name[1] == 't')

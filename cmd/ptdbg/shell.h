@@ -73,6 +73,9 @@ struct shell {
 	int list_line;  /* center line chosen by the last stop */
 	int list_next;  /* first line of the next `list` */
 	int list_first; /* first line shown by the last `list` */
+	/* gdb's last_line_listed for forward-search and reverse-search: the
+	 * first line a list showed, a stop's line, the last match (0: none) */
+	int search_base;
 
 	int value_num; /* $N counter of print */
 	/* values (values.c): the $N history and types; the "memory is the
@@ -108,6 +111,8 @@ struct shell {
 	/* The line typed before the one running (interactive only; pipe
 	 * without a COMMAND runs it again), or NULL. */
 	const char *prev_line;
+	/* info frame of a frame named (level N, function F): "Stack frame at" */
+	int info_frame_named;
 	/* Set by a pipe that ran prev_line again: it stays the line before. */
 	int relaunched;
 
@@ -190,6 +195,13 @@ int shell_info_inferiors(struct shell *sh, const char *args);
 int shell_cmd_skip(struct shell *sh, const char *args);
 int shell_info_skip(struct shell *sh, const char *args);
 void shell_skip_release(void);
+/* generate-core-file, gcore (gcore.c) */
+int shell_cmd_gcore(struct shell *sh, const char *args);
+/* info frame [level] N | function NAME (commands.c) */
+int shell_info_frame_of(struct shell *sh, const char *args);
+/* +N / -N lines from the default line as FILE:LINE (breakcmds.c): 1, 0 (no
+ * offset), -1 (said why). */
+int shell_linespec_offset(struct shell *sh, const char *spec, char *out, size_t n);
 /* The unwound registers of the frame at real level @level (values.c). */
 int shell_frame_regs_at(struct shell *sh, int level, uint64_t pc, struct user_regs_struct *r,
 			struct user_regs_struct *known);

@@ -236,6 +236,15 @@ int shell_cmd_call(struct shell *sh, const char *args)
 	return do_print(sh, args, 1);
 }
 
+/* (ptype/o's text has "type = " in it) */
+static void print_type(const char *s)
+{
+	if (!strncmp(s, "/* offset", 9) || !strncmp(s, "type = ", 7))
+		printf("%s\n", s);
+	else
+		printf("type = %s\n", s);
+}
+
 static int do_type(struct shell *sh, const char *args, int expand)
 {
 	struct ptd_value *val = NULL;
@@ -243,9 +252,14 @@ static int do_type(struct shell *sh, const char *args, int expand)
 	int rc;
 
 	args = skip_ws(args);
-	if (*args == '/') /* ptype/o: flags are accepted, not used */
+	if (*args == '/') { /* ptype/o: offsets; the other flags are accepted, not used */
+		const char *f = args + 1;
+
 		while (*args && !isspace((unsigned char)*args))
 			args++;
+		if (expand && memchr(f, 'o', (size_t)(args - f)))
+			expand = 2;
+	}
 	args = skip_ws(args);
 	if (!*args)
 		args = "$";
@@ -253,7 +267,7 @@ static int do_type(struct shell *sh, const char *args, int expand)
 		return -1;
 	rc = ptd_values_type_name(sh->vals, args, expand, &s);
 	if (rc == 0) {
-		printf("type = %s\n", s);
+		print_type(s);
 		free(s);
 		return 0;
 	}
@@ -266,7 +280,7 @@ static int do_type(struct shell *sh, const char *args, int expand)
 	ptd_value_free(val);
 	if (rc < 0)
 		return value_error(rc);
-	printf("type = %s\n", s);
+	print_type(s);
 	free(s);
 	return 0;
 }
@@ -374,10 +388,23 @@ int shell_info_frame(struct shell *sh, const char *args)
 	int rc;
 
 	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
-		return shell_error("No stack.");
+		return shell_error(*skip_ws(args) ? "No registers." : "No stack.");
+	if (*skip_ws(args) && !sh->info_frame_named)
+		return shell_info_frame_of(sh, args);
 	if (shell_values_bind(sh) < 0)
 		return -1;
 	rc = ptd_values_frame_info_at(sh->vals, sh->frame_vlevel, &s);
+	if (rc == 0 && sh->info_frame_named && !strncmp(s, "Stack level ", 12)) {
+		/* a frame named: gdb says "Stack frame at" */
+		char *at = strstr(s, ", frame at ");
+
+		if (at) {
+			size_t skip = (size_t)(at + 11 - s);
+
+			memmove(s + 15, s + skip, strlen(s + skip) + 1);
+			memcpy(s, "Stack frame at ", 15);
+		}
+	}
 	return print_text(sh, rc, s);
 }
 

@@ -460,6 +460,11 @@ extern PTD_EXPORT int ptd_symbols_symbolize(void *ctx, uint64_t addr, char *out,
 /* Fills @out with the line of @addr.  Returns 0; -ptde_notfound when
  * @addr has no line information. */
 extern PTD_EXPORT int ptd_symbols_line(struct ptd_symbols *s, uint64_t addr, struct ptd_line *out);
+/* The first line-table row at exactly @addr, in the table's order (gdb's
+ * disassemble /s starts a function's listing at its line).  Returns 0,
+ * or -ptde_notfound when no row starts at @addr. */
+extern PTD_EXPORT int ptd_symbols_first_line_at(struct ptd_symbols *s, uint64_t addr,
+						struct ptd_line *out);
 /*
  * Finds function @name.  *@entry gets its first instruction; *@bp the
  * address gdb would break at (after the prologue, or the entry without
@@ -1560,7 +1565,10 @@ extern PTD_EXPORT void ptd_value_free(struct ptd_value *val);
 extern PTD_EXPORT int ptd_value_format(struct ptd_values *v, struct ptd_value *val, int fmt,
 				       int top, char **out);
 /* whatis: the type's name ("struct point", "int (*)[4]"); ptype: the type
- * with one level of struct/union/enum expanded.  *@out is malloc'ed. */
+ * with one level of struct/union/enum expanded; @expand 2, ptype/o: a
+ * struct or union with gdb's offset, size, hole and padding comments (its
+ * struct and union members expanded too), from "/\* offset" on, "type = "
+ * included.  *@out is malloc'ed. */
 extern PTD_EXPORT int ptd_value_type_name(const struct ptd_value *val, int expand, char **out);
 /* Same for a type named in C ("struct point", "unsigned long"); returns
  * -ptde_notfound when @name is not a type. */

@@ -1484,6 +1484,29 @@ int ptd_symbols_line(struct ptd_symbols *s, uint64_t addr, struct ptd_line *out)
 	return 0;
 }
 
+int ptd_symbols_first_line_at(struct ptd_symbols *s, uint64_t addr, struct ptd_line *out)
+{
+	struct modlines *ml;
+	ssize_t i;
+
+	if (!s || !out)
+		return ptd__err(-ptde_invalid, "symbols: NULL argument");
+	ml = lines_for_addr(s, addr);
+	if (!ml || !ml->n)
+		return -ptde_notfound;
+	i = row_at(ml, addr);
+	if (i < 0 || ml->rows[i].end_seq || ml->rows[i].addr != addr)
+		return -ptde_notfound;
+	while (i > 0 && ml->rows[i - 1].addr == addr && !ml->rows[i - 1].end_seq)
+		i--;
+	out->file = ml->rows[i].file;
+	out->line = ml->rows[i].line;
+	out->lo = addr;
+	out->hi = row_end(ml, (size_t)i);
+	out->is_stmt = ml->rows[i].is_stmt;
+	return 0;
+}
+
 /* ---- functions and breakpoint addresses ---- */
 
 /* Reads @n bytes of code at @addr from the module's ELF file. */

@@ -2325,7 +2325,7 @@ int ptd_values_type_name(struct ptd_values *v, const char *name, int expand, cha
 	 * ("whatis node_t" gives "struct node") */
 	if (!expand && t->kind == VT_TYPEDEF && t->target)
 		t = t->target;
-	*out = expand ? ptd__vt_ptype(t) : ptd__vt_name(t, "");
+	*out = expand == 2 ? ptd__vt_ptype_offsets(t) : expand ? ptd__vt_ptype(t) : ptd__vt_name(t, "");
 	return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
 }
 

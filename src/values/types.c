@@ -850,6 +850,169 @@ char *ptd__vt_ptype(struct vtype *t)
 }
 
 /* ------------------------------------------------------------------ */
+/* ptype/o: offsets, sizes, holes (gdb's print_offset_data)             */
+
+/* The comment column's width ("/\* offset      |    size *\/") */
+#define PO_COL 27
+
+struct po {
+	struct sbuf *b;
+	uint64_t end_bit; /* where the field before ended, in the struct */
+};
+
+static struct vtype *po_strip(struct vtype *t)
+{
+	while (t && (t->kind == VT_TYPEDEF || t->kind == VT_QUAL) && t->target)
+		t = t->target;
+	return t;
+}
+
+/* gdb's maybe_print_hole: bits then bytes between the end of the field
+ * before and @bit (none before the first field) */
+static void po_hole(struct po *p, uint64_t bit, const char *what)
+{
+	uint64_t hole;
+
+	if (!p->end_bit || p->end_bit >= bit)
+		return;
+	hole = bit - p->end_bit;
+	if (hole % 8)
+		ptd__sb_add(p->b, "/* XXX %2u-bit %-7s    */\n", (unsigned)(hole % 8), what);
+	if (hole / 8)
+		ptd__sb_add(p->b, "/* XXX %2u-byte %-7s   */\n", (unsigned)(hole / 8), what);
+}
+
+static void po_body(struct sbuf *b, struct vtype *t, uint64_t base_bit, int depth);
+
+/* One member of @t (a struct or union at @base_bit of the outermost) */
+static void po_member(struct sbuf *b, struct po *p, struct vtype *t, struct vt_member *m,
+		      uint64_t base_bit, int depth)
+{
+	struct vtype *mt = po_strip(m->type);
+	uint64_t size = ptd__vt_size(m->type), bit = m->off * 8 + (uint64_t)m->bit_off;
+	int expand = mt && (mt->kind == VT_STRUCT || mt->kind == VT_UNION) && mt->nmembers &&
+		     m->type->kind != VT_PTR;
+
+	if (t->kind == VT_UNION) {
+		/* (a union's members have no offsets: their sizes) */
+		ptd__sb_add(b, "/*                %6llu */", (unsigned long long)size);
+	} else {
+		po_hole(p, bit, "hole");
+		if (m->bit_size || (base_bit + bit) % 8)
+			ptd__sb_add(b, "/* %6llu:%2u   |  %6llu */",
+				    (unsigned long long)((base_bit + bit) / 8),
+				    (unsigned)((base_bit + bit) % 8), (unsigned long long)size);
+		else
+			ptd__sb_add(b, "/* %6llu      |  %6llu */", (unsigned long long)((base_bit + bit) / 8),
+				    (unsigned long long)size);
+		p->end_bit = bit + (m->bit_size ? (uint64_t)m->bit_size : size * 8);
+	}
+	ptd__sb_add(b, "%*s", 4 * (depth + 1), "");
+	if (expand) {
+		char *head = !mt->name ? strdup(mt->kind == VT_UNION ? "union" : "struct")
+				       : mt->cplus ? cat3(mt->kind == VT_UNION ? "union " : "struct ",
+							  mt->name, "")
+						   : base_name(mt);
+
+		ptd__sb_add(b, "%s {\n", head ? head : "struct");
+		free(head);
+		po_body(b, mt, base_bit + bit, depth + 1);
+		ptd__sb_add(b, "%*s} %s;\n", PO_COL + 4 * (depth + 1), "", m->name ? m->name : "");
+		return;
+	}
+	{
+		char *md = ptd__vt_name(m->type, m->name ? m->name : "");
+
+		if (m->bit_size)
+			ptd__sb_add(b, "%s : %d;\n", md ? md : "", m->bit_size);
+		else
+			ptd__sb_add(b, "%s;\n", md ? md : "");
+		free(md);
+	}
+}
+
+/* The members of struct or union @t (at @base_bit of the outermost), its
+ * padding and its total size line; @depth: its nesting (0 the outermost) */
+static void po_body(struct sbuf *b, struct vtype *t, uint64_t base_bit, int depth)
+{
+	struct po p = { b, 0 };
+	int label = 0;
+
+	/* a C++ class's own vtable pointer is a private field for gdb: an
+	 * access label then comes before the first member shown */
+	for (int i = 0; t->cplus && i < t->nmembers; i++)
+		label |= !t->members[i].is_base && ptd__vt_is_vptr(t->members[i].name);
+	for (int i = 0; i < t->nmembers; i++) {
+		struct vt_member *m = &t->members[i];
+
+		if (m->is_base || ptd__vt_is_vptr(m->name))
+			continue;
+		if (label) {
+			ptd__sb_add(b, "%*spublic:\n", PO_COL + 2 + 4 * depth, "");
+			label = 0;
+		}
+		po_member(b, &p, t, m, base_bit, depth);
+	}
+	if (!t->nmembers)
+		ptd__sb_add(b, "%*s<no data fields>\n", PO_COL + 4 * (depth + 1), "");
+	if (t->kind != VT_UNION)
+		po_hole(&p, t->size * 8, "padding");
+	ptd__sb_add(b, "\n%*s/* total size (bytes): %4llu */\n", PO_COL + 4 * (depth + 1), "",
+		    (unsigned long long)t->size);
+}
+
+char *ptd__vt_ptype_offsets(struct vtype *t)
+{
+	struct vtype *s = po_strip(t), *top = s;
+	struct sbuf b = { 0 };
+	char *head, *decl = NULL;
+
+	/* a pointer or array of a struct: the struct, then the declarator
+	 * ("} *"), as ptype's */
+	while (s && (s->kind == VT_PTR || s->kind == VT_REF || s->kind == VT_ARRAY ||
+		     s->kind == VT_QUAL || s->kind == VT_TYPEDEF) && s->target)
+		s = s->target;
+	if (!s || (s->kind != VT_STRUCT && s->kind != VT_UNION) || (s->declared && !s->nmembers))
+		return ptd__vt_ptype(t);
+	if (top != s)
+		decl = vt_declare(top, "", 1);
+	head = !s->name ? strdup(s->kind == VT_UNION ? "union" : "struct")
+	       : s->cplus ? cat3(s->kind == VT_UNION ? "union " : "struct ", s->name, "")
+			  : base_name(s);
+	/* C++ bases: "struct Node : public virtual Named, public Counted" */
+	for (int i = 0, nb = 0; head && i < s->nmembers; i++) {
+		char *bn, *n;
+
+		if (!s->members[i].is_base)
+			continue;
+		bn = ptd__vt_name(s->members[i].type, "");
+		n = bn ? cat3(head, nb++ ? ", public " : " : public ",
+			      s->members[i].is_virtual ? "virtual " : "")
+		       : NULL;
+		free(head);
+		head = n ? cat3(n, bn, "") : NULL;
+		free(n);
+		free(bn);
+	}
+	{
+		/* gdb's header only for a struct or union itself (not through a
+		 * typedef or a pointer) */
+		struct vtype *q = t;
+
+		while (q && q->kind == VT_QUAL && q->target)
+			q = q->target;
+		if (q && (q->kind == VT_STRUCT || q->kind == VT_UNION))
+			ptd__sb_add(&b, "/* offset      |    size */  ");
+	}
+	ptd__sb_add(&b, "type = %s {\n", head ? head : "struct");
+	free(head);
+	po_body(&b, s, 0, 0);
+	ptd__sb_add(&b, "%*s}%s%s", PO_COL + 2, "", decl && decl[0] ? " " : "", decl ? decl : "");
+	free(decl);
+	return b.s;
+}
+
+/* ------------------------------------------------------------------ */
 /* Lookup by name                                                       */
 
 struct find_ctx {

@@ -255,6 +255,9 @@ void ptd__vt_builtins(struct ptd_values *v);
 char *ptd__vt_name(struct vtype *t, const char *decl);
 /* ptype: one level of struct/union/enum expanded. */
 char *ptd__vt_ptype(struct vtype *t);
+/* ptype/o: a struct or union with gdb's offset, size and hole comments
+ * (other types as ptd__vt_ptype). */
+char *ptd__vt_ptype_offsets(struct vtype *t);
 /* Finds a type by C name: "int", "unsigned long", "struct point", a typedef. */
 struct vtype *ptd__vt_lookup(struct ptd_values *v, const char *name);
 /* Frees the types no history value or builtin reaches (at each bind, so a

@@ -21,7 +21,7 @@ addr=$(gdb -nx -batch -ex 'info address regs_loaded' "$TESTPROGS/avx512" |
 [ -n "$addr" ] || die "no address for regs_loaded"
 CMDS=("break *$addr" run 'info registers' 'info all-registers'
 	'info registers k1 k7 zmm17 st0 st1 ftag fstat mxcsr rip' 'info registers fs_base'
-	'info registers k8')
+	'info registers k8' 'info registers xmm1 ymm1 xmm17')
 ptdbg_batch -- "$TESTPROGS/avx512" | grep -v -e libthread_db -e '^\[Thread debugging' >"$TMPDIR/p"
 gdb_batch -- "$TESTPROGS/avx512" | grep -v -e libthread_db -e '^\[Thread debugging' >"$TMPDIR/g"
 
@@ -58,4 +58,14 @@ done
 qgrep -e '^zmm1 .*v4_int128 = {[^}]*, 0xbab3aca59e979089827b746d665f5851}}$' "$TMPDIR/p" ||
 	die "zmm1's upper 128 bits are not the pattern's last bytes"
 qgrep -e "^Invalid register \`k8'" "$TMPDIR/p" || die "k8 accepted"
+# gdb's xmm and ymm pseudo registers by name: xmm1 and ymm1 (FXSAVE and
+# the AVX area, at the same offsets for gdb 13) equal, xmm17 laid out as
+# gdb's
+grep -E '^(xmm1|ymm1) ' "$TMPDIR/g" >"$TMPDIR/g.xy"
+grep -E '^(xmm1|ymm1) ' "$TMPDIR/p" >"$TMPDIR/p.xy"
+[ "$(wc -l <"$TMPDIR/p.xy")" = 2 ] || die "no xmm1 and ymm1 lines"
+diff -u "$TMPDIR/g.xy" "$TMPDIR/p.xy" >&2 || die "xmm1/ymm1 differ (- gdb, + ptdbg)"
+grep '^xmm17 ' "$TMPDIR/g" | sed 's/0x[0-9a-f]*/N/g; s/<repeats [0-9]* times>/R/g' >"$TMPDIR/g.x17"
+grep '^xmm17 ' "$TMPDIR/p" | sed 's/0x[0-9a-f]*/N/g; s/<repeats [0-9]* times>/R/g' >"$TMPDIR/p.x17"
+diff -u "$TMPDIR/g.x17" "$TMPDIR/p.x17" >&2 || die "xmm17 is laid out otherwise"
 note "$(wc -l <"$TMPDIR/p") lines: names and order as gdb's, x87/SSE values equal, AVX-512 values the program's"
