@@ -103,6 +103,7 @@ enum trans {
 	T_JUMP,
 	T_SYSCALL,
 	T_AFTER_GAP,
+	T_EXEC, /* an exec replaced the program: its frames are gone */
 };
 
 struct sigframe {
@@ -562,6 +563,7 @@ static void count_resolve(struct builder *b, enum trans t, uint64_t target)
 		return;
 	case T_RET:
 	case T_AFTER_GAP:
+	case T_EXEC:
 		new_seg(b, 0, 0, 0, 0, 0, 0, 0);
 		return;
 	}
@@ -674,6 +676,12 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		b->before_gap = 0;
 		break;
 	}
+	case T_EXEC:
+		/* The new program starts with no caller (the old program's
+		 * frames went with it), at the level of the frame that made
+		 * the syscall: motions back over it see no return. */
+		new_seg(b, PTD_SEG_EXEC, number, target, cur->level, 0, 0, 0);
+		break;
 	}
 }
 
@@ -804,6 +812,13 @@ static void on_event(struct builder *b, const struct ptd_item *it)
 			continue_instance(b, PTD_SEG_SIGRETURN, it->number, ip, b->sig[i - 1].seg);
 			b->pending = T_NONE;
 		}
+		break;
+	case PTD_EV_EXEC:
+		/* The next block is the new program's first (a syscall
+		 * pending from execve's block is taken over). */
+		b->nsig = 0;
+		if (b->cur)
+			b->pending = T_EXEC;
 		break;
 	default:
 		break;
@@ -2105,7 +2120,7 @@ int ptd__calllog_event(struct ptd_calllog *l, unsigned kind, uint64_t ip)
 		return l->err;
 	l->tail_block = 0;
 	/* The builder ignores other events: so does the log. */
-	if (kind != PTD_EV_SIGNAL && kind != PTD_EV_SIGRETURN)
+	if (kind != PTD_EV_SIGNAL && kind != PTD_EV_SIGRETURN && kind != PTD_EV_EXEC)
 		return 0;
 	if (log_write_held(l) || log_flush_skip(l) || log_reserve(l, 12))
 		return l->err;

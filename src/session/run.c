@@ -962,6 +962,10 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			}
 			ptd_image_free(s->exec_img);
 			s->exec_img = NULL;
+			/* The history so far ran in the old program: its code
+			 * and symbols stay for it (this takes s->sym). */
+			if (rc.rec)
+				ptd__ses_epoch_exec(s, st.tid, st.pc);
 
 			for (int i = 0; i < s->nth; i++)
 				if (s->th[i].tid != st.tid)
@@ -1060,7 +1064,12 @@ again:
 			from0 = from; /* where the motion started, for new_frame */
 			from_set = 1;
 		}
+		/* the callbacks' symbols follow the motion's position */
+		s->look_on = 1;
+		s->look_th = (int)(th - s->th);
+		s->look_num = from;
 		rc = ptd_replay_move(th->h, calls, from, m, reverse, &s->senv.base, &res);
+		s->look_on = 0;
 		if (rc < 0)
 			return rc;
 		/* A loaded trace decoded from its end: running into the
