@@ -78,6 +78,7 @@ struct old_image {
 	uint64_t below;
 	ptd_read_fn read;
 	void *ctx;
+	uint8_t tag;
 };
 
 struct ptd_history {
@@ -322,6 +323,10 @@ int ptd_history_relog(struct ptd_history *h, int changed)
 		for (k = 0; k < m && rc == 0; k++) {
 			const struct ptd_item *x = &items[k];
 
+			/* the program the item ran in (an event keeps the
+			 * one before it) */
+			if (h->nolds && x->kind != PTD_ITEM_EVENT)
+				ptd__calllog_set_tag(l, ptd__history_func_tag(h, x->number));
 			if (x->kind == PTD_ITEM_BLOCK)
 				rc = ptd__calllog_block(l, &x->block);
 			else if (x->kind == PTD_ITEM_GAP)
@@ -331,6 +336,7 @@ int ptd_history_relog(struct ptd_history *h, int changed)
 		}
 		i += m;
 	}
+	ptd__calllog_set_tag(l, 0); /* appends are the newest program's */
 	if (rc == 0 && !ptd__calllog_ok(l))
 		rc = -ptde_nomem;
 	if (rc < 0) {
@@ -757,13 +763,13 @@ static uint32_t image_of(const struct ptd_history *h, uint64_t number)
 	return 0;
 }
 
-int ptd_history_mark_image(struct ptd_history *h, ptd_read_fn read, void *ctx)
+int ptd_history_mark_image(struct ptd_history *h, ptd_read_fn read, void *ctx, uint8_t tag)
 {
 	struct old_image *n;
 	uint64_t below;
 
-	if (!h || !read)
-		return ptd__err(-ptde_invalid, "no history or reader");
+	if (!h || !read || !tag)
+		return ptd__err(-ptde_invalid, "no history, reader or tag");
 	below = next_number(h);
 	if (below <= 1 || (h->nolds && h->olds[h->nolds - 1].below >= below))
 		return 0; /* nothing ran since the last mark */
@@ -774,9 +780,17 @@ int ptd_history_mark_image(struct ptd_history *h, ptd_read_fn read, void *ctx)
 	n[h->nolds].below = below;
 	n[h->nolds].read = read;
 	n[h->nolds].ctx = ctx;
+	n[h->nolds].tag = tag;
 	h->nolds++;
 	/* (the code cache keys its entries by image: nothing to forget) */
 	return 0;
+}
+
+uint64_t ptd__history_func_tag(const struct ptd_history *h, uint64_t number)
+{
+	uint32_t k = h && h->nolds ? image_of(h, number) : 0;
+
+	return k ? (uint64_t)h->olds[k - 1].tag << PTD_FUNC_TAG_SHIFT : 0;
 }
 
 void *ptd_history_image_ctx(const struct ptd_history *h, uint64_t number)

@@ -263,7 +263,9 @@ void ptd__ses_epoch_exec(struct ptd_session *s, pid_t tid, uint64_t pc)
 	for (int i = 0; i < s->nth; i++)
 		if (s->th[i].h && ptd_history_count(s->th[i].h) > 1)
 			any = 1;
-	if (!any || !maps)
+	/* (an epoch's number tags the addresses of its items for the call
+	 * logs' func_of: up to 254, 255 is a kernel address's top byte) */
+	if (!any || !maps || s->nepochs >= 254)
 		goto out; /* nothing recorded ran in the old program */
 	ep = calloc(1, sizeof(*ep));
 	v = realloc(s->epochs, (size_t)(s->nepochs + 1) * sizeof(*v));
@@ -284,7 +286,8 @@ void ptd__ses_epoch_exec(struct ptd_session *s, pid_t tid, uint64_t pc)
 	s->sym = NULL;
 	s->epochs[s->nepochs++] = ep;
 	for (int i = 0; i < s->nth; i++) {
-		if (s->th[i].h && ptd_history_mark_image(s->th[i].h, epoch_read, ep) < 0)
+		if (s->th[i].h &&
+		    ptd_history_mark_image(s->th[i].h, epoch_read, ep, (uint8_t)s->nepochs) < 0)
 			ptd__ses_rec_warn(s, -ptde_nomem, "cannot tell the programs before and after the exec apart");
 		ptd__ses_drop_calls(&s->th[i]);
 	}

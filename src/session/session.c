@@ -261,10 +261,20 @@ int ptd__ses_env_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
 	return 0;
 }
 
+/* The call logs' func_of: an address tagged with an epoch
+ * (ptd_history_mark_image) is looked up in that program's symbols. */
 static uint64_t func_lookup(struct ptd_session *s, uint64_t addr)
 {
-	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	unsigned k = (unsigned)(addr >> PTD_FUNC_TAG_SHIFT);
+	struct ptd_symbols *sym;
 	struct ptd_symbol fs;
+
+	if (k && k <= (unsigned)s->nepochs) {
+		sym = s->epochs[k - 1]->sym;
+		addr &= (1ull << PTD_FUNC_TAG_SHIFT) - 1;
+	} else {
+		sym = ptd__ses_symbols(s);
+	}
 
 	if (!sym || ptd_symbols_lookup(sym, addr, &fs) < 0)
 		return 0;

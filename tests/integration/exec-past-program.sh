@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The history before an exec is the old program's: testprogs/exec records
 # from its main, execs fib and stops at fib's main; then, in the shell,
-# for every method and trace format,
+# for every method and trace format (pt and bts on the simulated PMU),
 #  - record goto begin is at exec.c's printf line, and x/2i and info
 #    symbol there give what gdb reads in the exec file itself (its bytes
 #    and names, not fib's, which has other code at the same addresses);
@@ -13,6 +13,8 @@
 #    reverse-stepi goes from it to the execve syscall, reverse-step to the
 #    old program's code with exec's main calling execl at exec.c's line,
 #    and reverse-continue goes back to exec.c's printf;
+#  - (soft pt, step) the call history up to the execve is the one seen
+#    when stopped at its entry, and maint check calls agrees;
 # and through ptdbg-server with gdb 13 as the client (methods step and
 # soft), reverse-continue from fib's main to a breakpoint that only the old
 # program reached, where the stub serves the old program's code bytes and
@@ -44,9 +46,11 @@ first_after_exec() {
 }
 
 failed=0
-for mf in "step " "soft " "soft pt" "step pt"; do
+for mf in "step " "soft " "soft pt" "step pt" "pt " "bts "; do
 	read -r m f <<<"$mf"
 	what="record $m${f:+ $f}"
+	# (pt and bts on the simulated PMU: free-running, no syscall stops)
+	case $m in pt | bts) export PTDBG_SIMULATE_PMU=$m ;; *) unset PTDBG_SIMULATE_PMU ;; esac
 	log=$TMPDIR/calls.$m.$f.log
 	"$PTDBG" -batch -ex 'break main' -ex run -ex "$what" -ex continue \
 		-ex 'record function-call-history /i 1,100000' --args "$TESTPROGS/exec" >"$log" 2>&1
@@ -85,6 +89,30 @@ for mf in "step " "soft " "soft pt" "step pt"; do
 	sect RC | qgrep -E "^main \(.*\) at exec\.c:${exec_line#*:}$" ||
 		{ bad "reverse-continue did not go back to $exec_line"; continue; }
 	! qgrep -i 'cannot decode\|cannot read code\|not available' "$log" || { bad "an error on the way"; continue; }
+done
+
+unset PTDBG_SIMULATE_PMU
+
+# The call history of the old program does not change when the exec
+# comes: up to the execve, the same segments as when stopped at its entry
+# (whose segment then only grows), and the call log and the items give the
+# same view.
+for m in "soft pt" step; do
+	log=$TMPDIR/prefix.${m// /}.log
+	"$PTDBG" -batch -ex 'break main' -ex run -ex "record $m" -ex 'break execve' -ex continue \
+		-ex 'echo A\n' -ex 'record function-call-history /ic 1,100000' -ex 'delete 2' -ex continue \
+		-ex 'echo B\n' -ex 'record function-call-history /ic 1,100000' -ex 'maint check calls' \
+		--args "$TESTPROGS/exec" >"$log" 2>&1
+	sed -n '/^A$/,/^B$/p' "$log" | grep -E '^[0-9]+	.*	inst ' | sed '$d' >"$TMPDIR/calls.A"
+	sed -n '/^B$/,$p' "$log" | grep -E '^[0-9]+	.*	inst ' | head -n "$(wc -l <"$TMPDIR/calls.A")" >"$TMPDIR/calls.B"
+	if [ "$(wc -l <"$TMPDIR/calls.A")" -lt 100 ] || ! qgrep -E '[	 ](__GI_)?execve	inst ' "$log" ||
+		! diff -u "$TMPDIR/calls.A" "$TMPDIR/calls.B" >&2; then
+		note "record $m: the old program's call history changed with the exec"
+		cat "$log" >&2
+		failed=1
+	fi
+	qgrep -E '^calls: [0-9]+ segments, identical' "$log" ||
+		{ note "record $m: maint check calls"; grep '^calls' "$log" >&2; failed=1; }
 done
 
 # gdb through the stub: $bp ran only in the old program (fib's main is
