@@ -342,3 +342,14 @@ struct ptd_symbols *ptd__ses_symbols_at(struct ptd_session *s)
 	}
 	return ep ? ep->sym : ptd__ses_symbols(s);
 }
+
+uint64_t ptd__ses_func_at(struct ptd_session *s, struct sthread *th, uint64_t number, uint64_t addr)
+{
+	struct ses_epoch *ep = ptd__ses_epoch_at(s, th, number);
+	struct ptd_symbols *sym = ep ? ep->sym : ptd__ses_symbols(s);
+	struct ptd_symbol fs;
+
+	if (!sym || ptd_symbols_lookup(sym, addr, &fs) < 0)
+		return 0;
+	return fs.start;
+}

@@ -355,6 +355,9 @@ struct ptd_symbols *ptd__ses_symbols_at(struct ptd_session *s);
 /* The program that ran at instruction @number of @th when an exec
  * replaced it since, else NULL (the live one). */
 struct ses_epoch *ptd__ses_epoch_at(struct ptd_session *s, struct sthread *th, uint64_t number);
+/* The entry of the function @addr is in, in the program that ran at
+ * instruction @number of @th (0 when unknown). */
+uint64_t ptd__ses_func_at(struct ptd_session *s, struct sthread *th, uint64_t number, uint64_t addr);
 /* inline.c: gdb's inline frames at stops and motions */
 int ptd__ses_env_inline_chain(void *ctx, uint64_t addr, struct ptd_iblock *out, int max);
 void ptd__ses_inline_stop(struct ptd_session *s, const struct ptd_event *ev);
