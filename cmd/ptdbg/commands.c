@@ -348,6 +348,8 @@ static void clear_listing_state(struct shell *sh)
 
 long shell_read(struct shell *sh, uint64_t addr, void *buf, size_t n)
 {
+	if (sh->read_at && (ptd_session_alive(sh->s) || ptd_session_offline(sh->s)))
+		return ptd_session_read_at(sh->s, sh->read_at, addr, buf, n);
 	if (ptd_session_alive(sh->s) || ptd_session_offline(sh->s))
 		return ptd_session_read(sh->s, addr, buf, n);
 	return shell_read_file_mem(ptd_session_program(sh->s), addr, buf, n);
@@ -1814,6 +1816,7 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 	uint64_t a = 0, b = 0;
 	uint64_t pos = 0, count = 0, hi, cur_pc = 0, n;
 	struct ptd_line li;
+	struct ptd_symbols *keep;
 	char last_file[4096] = "";
 	int last_line = 0;
 
@@ -1862,10 +1865,14 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 
 	if (sh->ih_end <= sh->ih_begin || ptd_hcursor_goto(&cur, h, sh->ih_begin) < 0)
 		return 0;
+	keep = sh->pc.sym;
 	for (n = sh->ih_begin; n < sh->ih_end; n++) {
 		if (cur.is_gap) {
 			ptd_print_gap_at(&sh->pc, h, &cur);
 		} else {
+			/* the program that ran there (an exec may lie between) */
+			sh->pc.sym = ptd_session_symbols_at(sh->s, n);
+			sh->read_at = n;
 			if ((mods & 3) && sh->pc.sym &&
 			    ptd_symbols_line(sh->pc.sym, cur.ip, &li) >= 0 && li.file &&
 			    li.lo == cur.ip && li.is_stmt &&
@@ -1886,6 +1893,8 @@ static int cmd_record_insn_history(struct shell *sh, const char *args)
 				       flags | (cur.mode == PTD_MODE_32	  ? PTD_DIS_MODE32
 						: cur.mode == PTD_MODE_16 ? PTD_DIS_MODE16
 									  : 0));
+			sh->read_at = 0;
+			sh->pc.sym = keep;
 		}
 		if (n + 1 < sh->ih_end && ptd_hcursor_next(&cur) < 0) {
 			/* The code the history names cannot be read or decoded
@@ -1958,8 +1967,11 @@ static int cmd_record_call_history(struct shell *sh, const char *args)
 		seg = ptd_calls_get(calls, i);
 		if (!seg)
 			break;
+		/* named in the program that ran it (an exec may lie between) */
+		sh->pc.sym = ptd_session_symbols_at(sh->s, seg->first);
 		ptd_print_callseg(&sh->pc, h, seg, min_level, flags);
 	}
+	shell_sync(sh);
 	return 0;
 }
 

@@ -60,6 +60,10 @@ struct shell {
 	uint64_t ch_begin, ch_end;
 	int insn_history_size;
 	int call_history_size;
+	/* A listing of the past in progress: code bytes are read as at this
+	 * instruction number (an exec may lie between it and the position);
+	 * 0: at the position. */
+	uint64_t read_at;
 
 	/* x: next address and the last format/size/count. */
 	int x_valid;

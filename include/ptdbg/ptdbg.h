@@ -365,6 +365,7 @@ enum ptd_seg_entry {
 	PTD_SEG_GAP,        /* the gap itself (is_gap) */
 	PTD_SEG_AFTER_GAP,  /* first segment after a gap */
 	PTD_SEG_SWITCH,     /* jumped into the middle of another function (same level) */
+	PTD_SEG_EXEC,       /* first segment of a program an exec started (level 0, no caller) */
 };
 
 struct ptd_callseg {
@@ -975,9 +976,17 @@ extern PTD_EXPORT int ptd_session_pc(struct ptd_session *s, uint64_t *pc);
 extern PTD_EXPORT int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r,
 				       int *pc_only);
 /* Reads @n bytes at @addr into @buf: the live memory (also while
- * replaying: say so), or a loaded trace's code.  Returns the number of
- * bytes read (short at an unmapped page), or -ptde_nomap/-ptde_not_running. */
+ * replaying: say so), or a loaded trace's code.  While replaying where
+ * the program an exec replaced ran, its code (executable files as they
+ * were mapped) comes from that program; other memory is the live one.
+ * Returns the number of bytes read (short at an unmapped page), or
+ * -ptde_nomap/-ptde_not_running. */
 extern PTD_EXPORT long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n);
+/* The same as ptd_session_read() at instruction @number of the selected
+ * thread's history instead of its position (for listings of the past,
+ * which can span an exec). */
+extern PTD_EXPORT long ptd_session_read_at(struct ptd_session *s, uint64_t number, uint64_t addr,
+					   void *buf, size_t n);
 /*
  * Changing the live program (the recorded past cannot be changed).  @tid
  * names a thread of the program, 0 the selected one.  Each returns 0 (or
@@ -1044,8 +1053,16 @@ extern PTD_EXPORT int ptd_session_frames(struct ptd_session *s, struct ptd_frame
 					 int max);
 
 /* The program's symbols, owned by @s (see struct ptd_symbols); NULL when
- * there is no program. */
+ * there is no program.  While replaying, those of the program that ran at
+ * the selected thread's position: an exec during the recording replaced
+ * the program, and the history before it is the old one's (NULL when
+ * that had none). */
 extern PTD_EXPORT struct ptd_symbols *ptd_session_symbols(struct ptd_session *s);
+/* The symbols of the program that ran at instruction @number of the
+ * selected thread's history (listings of the past, which can span an
+ * exec); the current program's past the history. */
+extern PTD_EXPORT struct ptd_symbols *ptd_session_symbols_at(struct ptd_session *s,
+							     uint64_t number);
 
 /* Fills @out with up to @max threads in gdb's order; returns the count of
  * all threads (@out may be NULL to count), or -ptde_invalid. */

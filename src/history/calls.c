@@ -103,6 +103,7 @@ enum trans {
 	T_JUMP,
 	T_SYSCALL,
 	T_AFTER_GAP,
+	T_EXEC, /* an exec replaced the program: its frames are gone */
 };
 
 struct sigframe {
@@ -210,6 +211,9 @@ struct builder {
 	struct ptd_callseg dummy;
 	/* pics_hold's answers: key pic_key() + 1, entry mode << 1 | is PIC */
 	struct memo_ent *pic_memo;
+	/* The func_of tag of the program of the transition being resolved
+	 * (ptd__history_func_tag): ORed into the addresses func_of gets. */
+	uint64_t tag;
 };
 
 /* A segment older than the window: in snap, by index. */
@@ -260,10 +264,12 @@ static struct ptd_callseg *seg_if_stored(struct builder *b, uint64_t index)
 static uint64_t func(struct builder *b, uint64_t addr)
 {
 	struct memo_ent *e;
-	uint64_t k = addr * 0x9e3779b97f4a7c15ull;
+	uint64_t k;
 
 	if (!b->func_of)
 		return 0;
+	addr |= b->tag;
+	k = addr * 0x9e3779b97f4a7c15ull;
 	if (!b->memo)
 		return b->func_of(b->ctx, addr);
 	e = &b->memo[(k >> 40) & (b->memo_owned ? MEMO_SLOTS - 1 : VIEW_MEMO_SLOTS - 1)];
@@ -562,6 +568,7 @@ static void count_resolve(struct builder *b, enum trans t, uint64_t target)
 		return;
 	case T_RET:
 	case T_AFTER_GAP:
+	case T_EXEC:
 		new_seg(b, 0, 0, 0, 0, 0, 0, 0);
 		return;
 	}
@@ -574,6 +581,7 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 	size_t i;
 
 	b->pending = T_NONE;
+	b->tag = ptd__history_func_tag(b->h, number);
 	if (b->count_only) {
 		count_resolve(b, t, target);
 		return;
@@ -674,6 +682,12 @@ static void resolve(struct builder *b, uint64_t target, uint64_t number)
 		b->before_gap = 0;
 		break;
 	}
+	case T_EXEC:
+		/* The new program starts with no caller (the old program's
+		 * frames went with it), at the level of the frame that made
+		 * the syscall: motions back over it see no return. */
+		new_seg(b, PTD_SEG_EXEC, number, target, cur->level, 0, 0, 0);
+		break;
 	}
 }
 
@@ -804,6 +818,13 @@ static void on_event(struct builder *b, const struct ptd_item *it)
 			continue_instance(b, PTD_SEG_SIGRETURN, it->number, ip, b->sig[i - 1].seg);
 			b->pending = T_NONE;
 		}
+		break;
+	case PTD_EV_EXEC:
+		/* The next block is the new program's first (a syscall
+		 * pending from execve's block is taken over). */
+		b->nsig = 0;
+		if (b->cur)
+			b->pending = T_EXEC;
 		break;
 	default:
 		break;
@@ -1024,6 +1045,8 @@ struct ptd_calllog {
 	struct psum *parts;
 	uint32_t nparts, partcap;
 	int parts_bad;
+	/* ORed into the addresses func_of gets (ptd__calllog_set_tag). */
+	uint64_t tag;
 };
 
 /*
@@ -1153,6 +1176,7 @@ static inline uint64_t log_func(struct ptd_calllog *l, uint64_t addr)
 {
 	const struct memo_ent *e;
 
+	addr |= l->tag;
 	if (tl.id == l->funcs->id) {
 		e = &tl.ent[((addr * 0x9e3779b97f4a7c15ull) >> 40) & (MEMO_SLOTS - 1)];
 		if (e->key == addr + 1)
@@ -2097,6 +2121,12 @@ int ptd__calllog_gap(struct ptd_calllog *l)
 	return 0;
 }
 
+void ptd__calllog_set_tag(struct ptd_calllog *l, uint64_t tag)
+{
+	if (l)
+		l->tag = tag;
+}
+
 int ptd__calllog_event(struct ptd_calllog *l, unsigned kind, uint64_t ip)
 {
 	uint8_t *p;
@@ -2105,8 +2135,13 @@ int ptd__calllog_event(struct ptd_calllog *l, unsigned kind, uint64_t ip)
 		return l->err;
 	l->tail_block = 0;
 	/* The builder ignores other events: so does the log. */
-	if (kind != PTD_EV_SIGNAL && kind != PTD_EV_SIGRETURN)
+	if (kind != PTD_EV_SIGNAL && kind != PTD_EV_SIGRETURN && kind != PTD_EV_EXEC)
 		return 0;
+	/* Across an exec func_of's answers are another program's (tagged
+	 * per item number when the log is written again): the part
+	 * summaries do not chain over it. */
+	if (kind == PTD_EV_EXEC)
+		l->parts_bad = 1;
 	if (log_write_held(l) || log_flush_skip(l) || log_reserve(l, 12))
 		return l->err;
 	l->sim.irregular = 1;

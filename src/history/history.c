@@ -68,12 +68,25 @@ struct dcache_slot {
 struct icache_ent {
 	uint64_t ip;
 	uint32_t n;
+	uint32_t img; /* the image its code came from (image_of) */
 	uint32_t *offs;
+};
+
+/* Items numbered below @below ran in an earlier program (before an
+ * exec): ptd_history_mark_image. */
+struct old_image {
+	uint64_t below;
+	ptd_read_fn read;
+	void *ctx;
+	uint8_t tag;
 };
 
 struct ptd_history {
 	ptd_read_fn read;
 	void *ctx;
+	/* The earlier programs' code, oldest first (@below ascending). */
+	struct old_image *olds;
+	uint32_t nolds;
 
 	struct chunk *chunks;
 	uint64_t nchunks, chunks_cap;
@@ -310,6 +323,10 @@ int ptd_history_relog(struct ptd_history *h, int changed)
 		for (k = 0; k < m && rc == 0; k++) {
 			const struct ptd_item *x = &items[k];
 
+			/* the program the item ran in (an event keeps the
+			 * one before it) */
+			if (h->nolds && x->kind != PTD_ITEM_EVENT)
+				ptd__calllog_set_tag(l, ptd__history_func_tag(h, x->number));
 			if (x->kind == PTD_ITEM_BLOCK)
 				rc = ptd__calllog_block(l, &x->block);
 			else if (x->kind == PTD_ITEM_GAP)
@@ -319,6 +336,7 @@ int ptd_history_relog(struct ptd_history *h, int changed)
 		}
 		i += m;
 	}
+	ptd__calllog_set_tag(l, 0); /* appends are the newest program's */
 	if (rc == 0 && !ptd__calllog_ok(l))
 		rc = -ptde_nomem;
 	if (rc < 0) {
@@ -441,6 +459,9 @@ void ptd_history_clear(struct ptd_history *h)
 	h->details_bytes = 0;
 	h->dropped = 0;
 	h->drop_detail = 0;
+	free(h->olds);
+	h->olds = NULL;
+	h->nolds = 0;
 	log_start(h);
 	for (i = 0; i < DCACHE_SLOTS; i++) {
 		free(h->dcache[i].items);
@@ -728,14 +749,86 @@ static const struct ptd_item *chunk_items(const struct ptd_history *ch, uint64_t
 
 /* ---- instruction lengths ---- */
 
-static int read_full(const struct ptd_history *h, uint64_t addr, uint8_t *buf, size_t n)
+static uint64_t next_number(const struct ptd_history *h);
+
+/* The image item number @number ran in: 0 the history's reader's, k > 0
+ * olds[k - 1]'s. */
+static uint32_t image_of(const struct ptd_history *h, uint64_t number)
 {
+	uint32_t k;
+
+	for (k = 0; k < h->nolds; k++)
+		if (number < h->olds[k].below)
+			return k + 1;
+	return 0;
+}
+
+int ptd_history_mark_image(struct ptd_history *h, ptd_read_fn read, void *ctx, uint8_t tag)
+{
+	struct old_image *n;
+	uint64_t below;
+
+	if (!h || !read || !tag)
+		return ptd__err(-ptde_invalid, "no history, reader or tag");
+	below = next_number(h);
+	if (below <= 1 || (h->nolds && h->olds[h->nolds - 1].below >= below))
+		return 0; /* nothing ran since the last mark */
+	n = realloc(h->olds, (h->nolds + 1) * sizeof(*n));
+	if (!n)
+		return ptd__err(-ptde_nomem, "out of memory for the history");
+	h->olds = n;
+	n[h->nolds].below = below;
+	n[h->nolds].read = read;
+	n[h->nolds].ctx = ctx;
+	n[h->nolds].tag = tag;
+	h->nolds++;
+	/* (the code cache keys its entries by image: nothing to forget) */
+	return 0;
+}
+
+uint64_t ptd__history_func_tag(const struct ptd_history *h, uint64_t number)
+{
+	uint32_t k = h && h->nolds ? image_of(h, number) : 0;
+
+	return k ? (uint64_t)h->olds[k - 1].tag << PTD_FUNC_TAG_SHIFT : 0;
+}
+
+void *ptd_history_image_ctx(const struct ptd_history *h, uint64_t number)
+{
+	uint32_t k = h ? image_of(h, number) : 0;
+
+	return k ? h->olds[k - 1].ctx : NULL;
+}
+
+/* Every item's number changed by @add (a drop: negative): the marks
+ * follow their items; one whose items all went (but for the gap of a
+ * drop at 1) is forgotten. */
+static void olds_shift(struct ptd_history *h, int64_t add)
+{
+	uint32_t i, k = 0;
+
+	for (i = 0; i < h->nolds; i++) {
+		int64_t b = (int64_t)h->olds[i].below + add;
+
+		if (b <= 2)
+			continue; /* nothing of it left but the gap at 1 */
+		h->olds[k] = h->olds[i];
+		h->olds[k++].below = (uint64_t)b;
+	}
+	h->nolds = k;
+}
+
+static int read_full(const struct ptd_history *h, uint32_t img, uint64_t addr, uint8_t *buf,
+		     size_t n)
+{
+	ptd_read_fn read = img ? h->olds[img - 1].read : h->read;
+	void *ctx = img ? h->olds[img - 1].ctx : h->ctx;
 	size_t got = 0;
 
-	if (!h->read)
+	if (!read)
 		return -ptde_nomap;
 	while (got < n) {
-		int r = h->read(h->ctx, addr + got, buf + got, n - got);
+		int r = read(ctx, addr + got, buf + got, n - got);
 
 		if (r <= 0)
 			break;
@@ -746,10 +839,13 @@ static int read_full(const struct ptd_history *h, uint64_t addr, uint8_t *buf, s
 
 int ptd__history_read(const struct ptd_history *h, uint64_t addr, uint8_t *buf, size_t n)
 {
-	int r = h ? read_full(h, addr, buf, n) : 0;
+	int r = h ? read_full(h, 0, addr, buf, n) : 0;
 
 	return r > 0 ? r : 0;
 }
+
+static int insn_len_img(const struct ptd_history *h, uint32_t img, uint64_t ip, unsigned mode,
+			struct ptd_insn_info *out);
 
 int ptd__history_insn_len(const struct ptd_history *h, uint64_t ip, struct ptd_insn_info *out)
 {
@@ -759,9 +855,21 @@ int ptd__history_insn_len(const struct ptd_history *h, uint64_t ip, struct ptd_i
 int ptd__history_insn_len_mode(const struct ptd_history *h, uint64_t ip, unsigned mode,
 			       struct ptd_insn_info *out)
 {
+	return insn_len_img(h, 0, ip, mode, out);
+}
+
+int ptd__history_insn_len_at(const struct ptd_history *h, uint64_t number, uint64_t ip,
+			     unsigned mode, struct ptd_insn_info *out)
+{
+	return insn_len_img(h, h ? image_of(h, number) : 0, ip, mode, out);
+}
+
+static int insn_len_img(const struct ptd_history *h, uint32_t img, uint64_t ip, unsigned mode,
+			struct ptd_insn_info *out)
+{
 	uint8_t buf[MAX_INSN_LEN];
 	struct ptd_insn_info tmp;
-	int n = read_full(h, ip, buf, sizeof(buf));
+	int n = read_full(h, img, ip, buf, sizeof(buf));
 
 	if (!out)
 		out = &tmp;
@@ -785,7 +893,8 @@ static uint32_t icache_hash(uint64_t ip)
  * end of the last), decoding through the reader when not cached.  The
  * result stays valid until the next call.
  */
-static const uint32_t *block_offsets(const struct ptd_history *ch, const struct ptd_block *b)
+static const uint32_t *block_offsets(const struct ptd_history *ch, const struct ptd_block *b,
+				     uint32_t img)
 {
 	struct ptd_history *h = (struct ptd_history *)ch;
 	struct icache_ent *e;
@@ -796,8 +905,8 @@ static const uint32_t *block_offsets(const struct ptd_history *ch, const struct 
 	int got;
 	uint64_t off = 0;
 
-	if (h->memo_ent && h->memo_ent->ip == b->ip && h->memo_ent->n >= b->ninsn &&
-	    h->memo_ent->offs[b->ninsn - 1] == span)
+	if (h->memo_ent && h->memo_ent->ip == b->ip && h->memo_ent->img == img &&
+	    h->memo_ent->n >= b->ninsn && h->memo_ent->offs[b->ninsn - 1] == span)
 		return h->memo_ent->offs;
 	if (!h->icache) {
 		h->icache = calloc(ICACHE_SLOTS, sizeof(*h->icache));
@@ -807,10 +916,11 @@ static const uint32_t *block_offsets(const struct ptd_history *ch, const struct 
 	slot = icache_hash(b->ip);
 	for (i = 0; i < ICACHE_SLOTS; i++) {
 		e = &h->icache[(slot + i) & (ICACHE_SLOTS - 1)];
-		if (!e->offs || e->ip == b->ip)
+		if (!e->offs || (e->ip == b->ip && e->img == img))
 			break;
 	}
-	if (e->offs && e->ip == b->ip && e->n >= b->ninsn && e->offs[b->ninsn - 1] == span) {
+	if (e->offs && e->ip == b->ip && e->img == img && e->n >= b->ninsn &&
+	    e->offs[b->ninsn - 1] == span) {
 		h->memo_ent = e;
 		return e->offs;
 	}
@@ -834,7 +944,7 @@ static const uint32_t *block_offsets(const struct ptd_history *ch, const struct 
 	offs = malloc(((size_t)b->ninsn + 1) * sizeof(*offs));
 	if (!offs)
 		goto fail;
-	got = read_full(h, b->ip, buf, want);
+	got = read_full(h, img, b->ip, buf, want);
 	if (got <= 0) {
 		ptd__err(-ptde_nomap, "cannot read code at 0x%lx", (unsigned long)b->ip);
 		goto fail;
@@ -868,6 +978,7 @@ static const uint32_t *block_offsets(const struct ptd_history *ch, const struct 
 	}
 	e->ip = b->ip;
 	e->n = b->ninsn;
+	e->img = img;
 	e->offs = offs;
 	h->memo_ent = e;
 	h->icache_bytes += ((size_t)b->ninsn + 1) * sizeof(uint32_t);
@@ -915,7 +1026,7 @@ static int can_merge(const struct ptd_history *h, const struct ptd_block *b)
 		return 0;
 	if ((uint64_t)p->ninsn + b->ninsn > 0xffffffffull)
 		return 0;
-	len = ptd__history_insn_len_mode(h, p->end_ip, ptd_block_mode(p), NULL);
+	len = ptd__history_insn_len_at(h, h->pend.number, p->end_ip, ptd_block_mode(p), NULL);
 	ptd_clear_error();
 	return len > 0 && p->end_ip + (uint64_t)len == b->ip;
 }
@@ -1356,12 +1467,15 @@ static int splice(struct ptd_history *dst, struct ptd_history *src)
 int ptd_history_prepend(struct ptd_history *h, struct ptd_history *older)
 {
 	struct ptd_history tmp;
-	uint64_t tail;
+	uint64_t tail, add;
 	int rc;
 
 	if (!h || !older || h == older)
 		return ptd__err(-ptde_invalid, "history prepend: bad arguments");
 	tail = h->tail;
+	add = next_number(older) - 1;
+	if (h->nolds && older->nolds)
+		return ptd__err(-ptde_invalid, "history prepend: both have earlier programs");
 	rc = ptd_history_splice(older, h);
 	if (rc < 0)
 		return rc;
@@ -1371,6 +1485,14 @@ int ptd_history_prepend(struct ptd_history *h, struct ptd_history *older)
 	*older = tmp;
 	h->tail = tail;
 	older->tail = 0;
+	/* The marks of the programs before an exec follow @h's items. */
+	if (older->nolds) {
+		h->olds = older->olds;
+		h->nolds = older->nolds;
+		older->olds = NULL;
+		older->nolds = 0;
+		olds_shift(h, (int64_t)add);
+	}
 	/* Remembered positions were @older's, which now starts @h: they
 	 * stay right; the memo by index too. */
 	return 0;
@@ -1465,6 +1587,7 @@ int ptd_history_drop_oldest(struct ptd_history *h, uint64_t number, const char *
 	if (h->has_pend)
 		h->pend.number -= sh;
 	h->ninsn -= dins;
+	olds_shift(h, -(int64_t)sh);
 	drop_caches(h);
 	if (shift)
 		*shift = sh;
@@ -1959,6 +2082,7 @@ static void fill_tail(struct ptd_hcursor *c)
 static int fill_item(struct ptd_hcursor *c, const struct ptd_item *it, uint64_t index, uint32_t k)
 {
 	const uint32_t *offs = NULL;
+	uint32_t img;
 
 	c->item_index = index;
 	c->insn_index = k;
@@ -1975,7 +2099,8 @@ static int fill_item(struct ptd_hcursor *c, const struct ptd_item *it, uint64_t 
 	}
 	c->is_gap = 0;
 	c->gap_reason = 0;
-	offs = block_offsets(c->h, &it->block);
+	img = image_of(c->h, it->number);
+	offs = block_offsets(c->h, &it->block, img);
 	if (!offs) {
 		if (k != 0 && k != it->block.ninsn - 1)
 			return -ptde_bad_insn;
@@ -1989,8 +2114,7 @@ static int fill_item(struct ptd_hcursor *c, const struct ptd_item *it, uint64_t 
 			c->len = (uint8_t)(offs[k + 1] - offs[k]);
 		} else {
 			struct ptd_insn_info in;
-			int len = ptd__history_insn_len_mode(c->h, c->ip,
-							     ptd_block_mode(&it->block), &in);
+			int len = insn_len_img(c->h, img, c->ip, ptd_block_mode(&it->block), &in);
 
 			c->len = len > 0 ? (uint8_t)len : 0;
 			ptd_clear_error();

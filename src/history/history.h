@@ -110,6 +110,21 @@ int ptd_history_flag_last(struct ptd_history *h, uint8_t flags);
  */
 int ptd_history_drop_oldest(struct ptd_history *h, uint64_t number, const char *detail,
 			    uint64_t *shift);
+/*
+ * The items so far ran in another program than those appended from now
+ * on (an exec replaced it): their instructions are read through @read
+ * and @ctx from now on, the later ones through the history's own reader,
+ * and the addresses the call log and ptd_calls_build give func_of about
+ * them carry @tag (1-255) in their bits PTD_FUNC_TAG_SHIFT and up, so that
+ * func_of answers with that program's functions.  Marks move with their
+ * items (drops, prepends) and go with a clear.  Nothing when no item was
+ * appended since the last mark.  Returns 0 or -ptde_invalid / -ptde_nomem.
+ */
+#define PTD_FUNC_TAG_SHIFT 56
+int ptd_history_mark_image(struct ptd_history *h, ptd_read_fn read, void *ctx, uint8_t tag);
+/* The @ctx of the mark item @number is under (the earliest mark above
+ * it), or NULL when it ran in the program of the history's own reader. */
+void *ptd_history_image_ctx(const struct ptd_history *h, uint64_t number);
 /* Sets the tail (current PC); 0 means no tail (offline trace end). */
 void ptd_history_set_tail(struct ptd_history *h, uint64_t pc);
 

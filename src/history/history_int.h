@@ -13,6 +13,16 @@ int ptd__history_insn_len(const struct ptd_history *h, uint64_t ip, struct ptd_i
 /* The same in execution mode @mode (enum ptd_exec_mode). */
 int ptd__history_insn_len_mode(const struct ptd_history *h, uint64_t ip, unsigned mode,
 			       struct ptd_insn_info *out);
+/* The same for the instruction at @ip of item number @number (its
+ * program's code: ptd_history_mark_image). */
+int ptd__history_insn_len_at(const struct ptd_history *h, uint64_t number, uint64_t ip,
+			     unsigned mode, struct ptd_insn_info *out);
+/* The tag (ptd_history_mark_image, already shifted) of the program item
+ * number @number ran in, 0 for the history's newest one. */
+uint64_t ptd__history_func_tag(const struct ptd_history *h, uint64_t number);
+struct ptd_calllog;
+/* The tag ORed into the addresses the log gives func_of from now on. */
+void ptd__calllog_set_tag(struct ptd_calllog *l, uint64_t tag);
 /* Reads up to @n code bytes at @addr through @h's reader (retrying short
  * reads); returns the count read (0 when nothing is readable). */
 int ptd__history_read(const struct ptd_history *h, uint64_t addr, uint8_t *buf, size_t n);

@@ -40,6 +40,8 @@ static void track_seg(struct walker *w)
 	const struct ptd_callseg *s = w->s;
 	uint64_t n = w->c.number;
 
+	if (w->env && w->env->at)
+		*w->env->at = n;
 	if (!w->calls) {
 		w->s = &null_seg;
 		return;

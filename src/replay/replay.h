@@ -77,6 +77,11 @@ struct ptd_replay_env {
 	/* The inlined blocks at @addr, innermost first (as
 	 * ptd__symbols_inline_chain()); NULL: no inline frames. */
 	int (*inline_chain)(void *ctx, uint64_t addr, struct ptd_iblock *out, int max);
+	/* When set, a motion stores its position (the instruction number)
+	 * here before it asks the callbacks about an address there: the
+	 * answers may depend on it (the program that ran there, when an
+	 * exec replaced it).  May be NULL. */
+	uint64_t *at;
 	/* Set by the caller for each motion: the inline frames gdb skips at
 	 * the starting position (the frame shown is the one around them),
 	 * and, for PTD_MOTION_FINISH, that the frame finished is an inline

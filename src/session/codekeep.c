@@ -1,8 +1,10 @@
 /*
  * Code the recorded program no longer has: bytes an munmap is about to
- * take away while recording (a dlclose'd library), and a snapshot of the
+ * take away while recording (a dlclose'd library), a snapshot of the
  * program's code at each stop, so that its history can still be read
- * after it was killed (offline.c, keep_killed_recording).
+ * after it was killed (offline.c, keep_killed_recording), and the
+ * programs an exec replaced (their code and symbols, for the history
+ * before the exec).
  */
 #include "session/session_int.h"
 
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "decode/image.h"
+#include "symbols/symbols.h"
 #include "target/target.h"
 #include "util/error.h"
 
@@ -215,4 +218,138 @@ void ptd__ses_snap_refresh(struct ptd_session *s)
 	s->snap_img = img;
 	s->snap_anon = c.v;
 	s->nsnap_anon = c.n;
+}
+
+/* ---- programs an exec replaced ------------------------------------------- */
+
+/* Code of an earlier program where no file backs it (the vdso, anonymous
+ * code): what was unmapped while recording, else the live memory, which
+ * the exec left at the same place when it is the vdso of a program run
+ * without address space randomisation. */
+static int epoch_fallback(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct ses_epoch *ep = ctx;
+	int r = ptd__ses_dead_read(ep->s, addr, buf, n);
+
+	return r > 0 ? r : ptd__ses_read_code(ep->s, addr, buf, n);
+}
+
+/* The history reader of an earlier program's items (ctx: its epoch). */
+static int epoch_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	struct ses_epoch *ep = ctx;
+
+	return ptd_image_read(ep->img, addr, buf, n);
+}
+
+/* Whether @h's newest item is an exec event. */
+static int ends_in_exec(const struct ptd_history *h)
+{
+	uint64_t n = ptd_history_nitems(h);
+	struct ptd_item it;
+
+	return n && ptd_history_item(h, n - 1, &it) && it.kind == PTD_ITEM_EVENT &&
+	       it.reason == PTD_EV_EXEC;
+}
+
+void ptd__ses_epoch_exec(struct ptd_session *s, pid_t tid, uint64_t pc)
+{
+	struct sthread *eth = ptd__ses_thread_by_tid(s, tid);
+
+	const char *maps = s->exec_maps ? s->exec_maps : s->snap_maps;
+	struct ses_epoch *ep, **v;
+	int any = 0;
+
+	for (int i = 0; i < s->nth; i++)
+		if (s->th[i].h && ptd_history_count(s->th[i].h) > 1)
+			any = 1;
+	/* (an epoch's number tags the addresses of its items for the call
+	 * logs' func_of: up to 254, 255 is a kernel address's top byte) */
+	if (!any || !maps || s->nepochs >= 254)
+		goto out; /* nothing recorded ran in the old program */
+	ep = calloc(1, sizeof(*ep));
+	v = realloc(s->epochs, (size_t)(s->nepochs + 1) * sizeof(*v));
+	if (!ep || !v) {
+		free(ep);
+		goto out;
+	}
+	s->epochs = v;
+	ep->s = s;
+	ep->img = ptd_image_alloc(epoch_fallback, ep);
+	if (!ep->img || ptd_image_add_maps_text(ep->img, maps) < 0) {
+		ptd_image_free(ep->img);
+		free(ep);
+		ptd_clear_error();
+		goto out;
+	}
+	ep->sym = s->sym; /* (the caller loads the new program's) */
+	s->sym = NULL;
+	s->epochs[s->nepochs++] = ep;
+	for (int i = 0; i < s->nth; i++) {
+		if (s->th[i].h &&
+		    ptd_history_mark_image(s->th[i].h, epoch_read, ep, (uint8_t)s->nepochs) < 0)
+			ptd__ses_rec_warn(s, -ptde_nomem, "cannot tell the programs before and after the exec apart");
+		ptd__ses_drop_calls(&s->th[i]);
+	}
+	/* (trace format pt: the PT decoded has no exec in it) */
+	if (eth && eth->h && ptd_history_nitems(eth->h) && !ends_in_exec(eth->h))
+		ptd__ses_rec_warn(s, ptd_history_append_event(eth->h, PTD_EV_EXEC, pc, 0),
+				  "cannot note the exec in the history");
+out:
+	free(s->exec_maps);
+	s->exec_maps = NULL;
+}
+
+void ptd__ses_epochs_free(struct ptd_session *s)
+{
+	for (int i = 0; i < s->nepochs; i++) {
+		ptd_image_free(s->epochs[i]->img);
+		ptd_symbols_free(s->epochs[i]->sym);
+		free(s->epochs[i]);
+	}
+	free(s->epochs);
+	s->epochs = NULL;
+	s->nepochs = 0;
+	free(s->exec_maps);
+	s->exec_maps = NULL;
+}
+
+struct ses_epoch *ptd__ses_epoch_at(struct ptd_session *s, struct sthread *th, uint64_t number)
+{
+	if (!s->nepochs || !th || !th->h || !number)
+		return NULL;
+	return ptd_history_image_ctx(th->h, number);
+}
+
+struct ptd_symbols *ptd__ses_symbols_at(struct ptd_session *s)
+{
+	struct ses_epoch *ep = NULL;
+
+	if (s->nepochs) {
+		struct sthread *th;
+		uint64_t n;
+
+		if (s->look_on && s->look_th >= 0 && s->look_th < s->nth) {
+			th = &s->th[s->look_th];
+			n = s->look_num;
+		} else {
+			th = ptd__ses_cur_thread(s);
+			n = th ? th->pos : 0;
+			if (th && !n && th->gone)
+				n = ptd_history_count(th->h); /* it ended there */
+		}
+		ep = ptd__ses_epoch_at(s, th, n);
+	}
+	return ep ? ep->sym : ptd__ses_symbols(s);
+}
+
+uint64_t ptd__ses_func_at(struct ptd_session *s, struct sthread *th, uint64_t number, uint64_t addr)
+{
+	struct ses_epoch *ep = ptd__ses_epoch_at(s, th, number);
+	struct ptd_symbols *sym = ep ? ep->sym : ptd__ses_symbols(s);
+	struct ptd_symbol fs;
+
+	if (!sym || ptd_symbols_lookup(sym, addr, &fs) < 0)
+		return 0;
+	return fs.start;
 }

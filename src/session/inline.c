@@ -19,7 +19,7 @@
 int ptd__ses_env_inline_chain(void *ctx, uint64_t addr, struct ptd_iblock *out, int max)
 {
 	struct ptd_session *s = ctx;
-	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	struct ptd_symbols *sym = ptd__ses_symbols_at(s);
 
 	return sym ? ptd__symbols_inline_chain(sym, addr, out, max) : 0;
 }

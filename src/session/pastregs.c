@@ -71,7 +71,7 @@ static void past_frame(struct ptd_session *s, pid_t tid, uint64_t pos, uint64_t 
 {
 	const struct ptd_calls *calls = ptd_session_calls(s);
 	const struct ptd_callseg *seg = calls ? ptd_calls_find(calls, pos) : NULL;
-	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	struct ptd_symbols *sym = ptd__ses_symbols_at(s);
 	struct user_regs_struct q;
 	int reg_p, reg_q, same_p = 0, same_q = 0;
 	int64_t off_p, off_q;

@@ -420,8 +420,13 @@ static void before_syscall_cb(void *ctx, pid_t tid, const struct user_regs_struc
 	} else if (s->rec_synth && (th = ptd__ses_thread_by_tid(s, tid)) != NULL) {
 		ptd__ses_rec_warn(s, ptd__ses_pt_flush_thread(s, th, next_ip), "cannot decode the trace before a syscall");
 	}
-	if (s->rec_synth && (r->rax == SYS_execve || r->rax == SYS_execveat))
-		pt_note_exec(s);
+	if (r->rax == SYS_execve || r->rax == SYS_execveat) {
+		/* the program that may be replaced, for its history */
+		free(s->exec_maps);
+		s->exec_maps = ptd__ses_read_maps(ptd_target_pid(s->t));
+		if (s->rec_synth)
+			pt_note_exec(s);
+	}
 	if (r->rax == SYS_munmap)
 		ptd__ses_dead_save(s, r->rdi, r->rsi);
 	if (unmaps && s->rec && s->rec->ops->before_unmap)

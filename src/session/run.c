@@ -982,6 +982,10 @@ static int live_run(struct ptd_session *s, enum ptd_motion m, struct ptd_event *
 			}
 			ptd_image_free(s->exec_img);
 			s->exec_img = NULL;
+			/* The history so far ran in the old program: its code
+			 * and symbols stay for it (this takes s->sym). */
+			if (rc.rec)
+				ptd__ses_epoch_exec(s, st.tid, st.pc);
 
 			for (int i = 0; i < s->nth; i++)
 				if (s->th[i].tid != st.tid)
@@ -1080,7 +1084,12 @@ again:
 			from0 = from; /* where the motion started, for new_frame */
 			from_set = 1;
 		}
+		/* the callbacks' symbols follow the motion's position */
+		s->look_on = 1;
+		s->look_th = (int)(th - s->th);
+		s->look_num = from;
 		rc = ptd_replay_move(th->h, calls, from, m, reverse, &s->senv.base, &res);
+		s->look_on = 0;
 		if (rc < 0)
 			return rc;
 		/* A loaded trace decoded from its end: running into the
@@ -1160,14 +1169,18 @@ again:
 	if (calls) {
 		const struct ptd_callseg *a = ptd_calls_find(calls, from);
 		const struct ptd_callseg *b = ptd_calls_find(calls, res.number);
-		ev->new_frame = !a || !b || a->level != b->level ||
-				ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip) || ev->kind != PTD_EVENT_STEPPED;
+		/* (each looked up in the program that ran there: an exec
+		 * may lie between) */
+		uint64_t fnow = ptd__ses_func_at(s, th, res.number, ev->pc);
+		uint64_t fthen = a ? ptd__ses_func_at(s, th, a->first, a->ip) : 0;
+
+		ev->new_frame = !a || !b || a->level != b->level || fnow != fthen ||
+				ev->kind != PTD_EVENT_STEPPED;
 		if (a && b && a->level == b->level && a->index != b->index) {
 			/* same level, other segment: returned and called again
 			 * (another activation, also of the same function in a
 			 * recursion) */
-			if (ptd__ses_env_func_of(s, ev->pc) != ptd__ses_env_func_of(s, a->ip) ||
-			    (a->instance && b->instance && a->instance != b->instance))
+			if (fnow != fthen || (a->instance && b->instance && a->instance != b->instance))
 				ev->new_frame = 1;
 		}
 		/* step/next out of a function into its caller, in the middle
@@ -1179,8 +1192,7 @@ again:
 		if (a && b && (m == PTD_MOTION_STEP || m == PTD_MOTION_NEXT) &&
 		    b->level < a->level && ev->kind == PTD_EVENT_STEPPED &&
 		    (reverse || res.number != b->first))
-			ev->new_frame = ptd__ses_env_func_of(s, ev->pc) !=
-					ptd__ses_env_func_of(s, a->ip);
+			ev->new_frame = fnow != fthen;
 	}
 	if (ev->kind == PTD_EVENT_STEPPED && res.new_frame >= 0)
 		ev->new_frame = res.new_frame; /* among inline frames, as gdb */

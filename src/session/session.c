@@ -248,7 +248,7 @@ struct ptd_symbols *ptd__ses_symbols(struct ptd_session *s)
 int ptd__ses_env_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
 {
 	struct ptd_session *s = ctx;
-	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	struct ptd_symbols *sym = ptd__ses_symbols_at(s);
 	struct ptd_line l;
 
 	if (!sym || ptd_symbols_line(sym, addr, &l) < 0)
@@ -261,10 +261,20 @@ int ptd__ses_env_line_of(void *ctx, uint64_t addr, struct ptd_line_info *li)
 	return 0;
 }
 
+/* The call logs' func_of: an address tagged with an epoch
+ * (ptd_history_mark_image) is looked up in that program's symbols. */
 static uint64_t func_lookup(struct ptd_session *s, uint64_t addr)
 {
-	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	unsigned k = (unsigned)(addr >> PTD_FUNC_TAG_SHIFT);
+	struct ptd_symbols *sym;
 	struct ptd_symbol fs;
+
+	if (k && k <= (unsigned)s->nepochs) {
+		sym = s->epochs[k - 1]->sym;
+		addr &= (1ull << PTD_FUNC_TAG_SHIFT) - 1;
+	} else {
+		sym = ptd__ses_symbols(s);
+	}
 
 	if (!sym || ptd_symbols_lookup(sym, addr, &fs) < 0)
 		return 0;
@@ -348,10 +358,22 @@ uint64_t ptd__ses_env_func_of(void *ctx, uint64_t addr)
 	return r;
 }
 
+/* The replay motions' func_of: the function of @addr in the program
+ * that ran at the motion's position (no call log keeps these answers). */
+static uint64_t env_func_at(void *ctx, uint64_t addr)
+{
+	struct ptd_symbols *sym = ptd__ses_symbols_at(ctx);
+	struct ptd_symbol fs;
+
+	if (!sym || ptd_symbols_lookup(sym, addr, &fs) < 0)
+		return 0;
+	return fs.start;
+}
+
 static uint64_t env_thunk_target(void *ctx, uint64_t addr)
 {
 	struct ptd_session *s = ctx;
-	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	struct ptd_symbols *sym = ptd__ses_symbols_at(s);
 	uint64_t t;
 
 	if (!sym || ptd__symbols_thunk_target(sym, addr, &t) < 0) {
@@ -364,7 +386,7 @@ static uint64_t env_thunk_target(void *ctx, uint64_t addr)
 static uint64_t env_range_start(void *ctx, uint64_t addr)
 {
 	struct ptd_session *s = ctx;
-	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	struct ptd_symbols *sym = ptd__ses_symbols_at(s);
 	uint64_t lo;
 
 	if (!sym || ptd__symbols_range_start(sym, addr, &lo) < 0) {
@@ -445,7 +467,7 @@ static int env_is_bp(void *ctx, uint64_t addr, int *id)
 static uint64_t env_func_bp(void *ctx, uint64_t entry)
 {
 	struct ptd_session *s = ctx;
-	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	struct ptd_symbols *sym = ptd__ses_symbols_at(s);
 	struct ptd_symbol fs;
 	uint64_t e, bp;
 
@@ -500,7 +522,7 @@ void ptd_session_set_skip(struct ptd_session *s, ptd_skip_fn fn, void *ctx)
 static int env_is_trampoline(void *ctx, uint64_t pc)
 {
 	struct ptd_session *s = ctx;
-	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	struct ptd_symbols *sym = ptd__ses_symbols_at(s);
 	struct ptd_symbol fs;
 	const char *base;
 	size_t n;
@@ -521,7 +543,7 @@ static int env_is_trampoline(void *ctx, uint64_t pc)
 static int env_is_longjmp(void *ctx, uint64_t pc)
 {
 	static const char *const names[] = { "longjmp", "_longjmp", "siglongjmp", "_siglongjmp" };
-	struct ptd_symbols *sym = ptd__ses_symbols(ctx);
+	struct ptd_symbols *sym = ptd__ses_symbols_at(ctx);
 	uint64_t e;
 	size_t i;
 
@@ -548,7 +570,8 @@ struct ptd_session *ptd_session_alloc(void)
 	s->fin_sel_real = -1;
 	s->senv.base.ctx = s;
 	s->senv.base.line_of = ptd__ses_env_line_of;
-	s->senv.base.func_of = ptd__ses_env_func_of;
+	s->senv.base.func_of = env_func_at;
+	s->senv.base.at = &s->look_num;
 	s->senv.base.range_start = env_range_start;
 	s->senv.base.thunk_target = env_thunk_target;
 	s->senv.base.skipped = env_skipped;
@@ -575,6 +598,7 @@ void ptd__ses_drop_process(struct ptd_session *s)
 	s->offimg = NULL;
 	ptd_image_free(s->exec_img);
 	s->exec_img = NULL;
+	ptd__ses_epochs_free(s); /* (after the histories that read through them) */
 	ptd_bundle_free(s->bundle);
 	s->bundle = NULL;
 	s->offline = 0;
@@ -741,7 +765,7 @@ pid_t ptd_session_pid(const struct ptd_session *s)
 
 struct ptd_symbols *ptd_session_symbols(struct ptd_session *s)
 {
-	return s ? ptd__ses_symbols(s) : NULL;
+	return s ? ptd__ses_symbols_at(s) : NULL;
 }
 
 struct ptd_target *ptd_session_target(struct ptd_session *s)
@@ -1121,8 +1145,44 @@ int ptd_session_regs(struct ptd_session *s, struct user_regs_struct *r, int *pc_
 	return ptd_target_get_regs(s->t, th->tid, r);
 }
 
+/* The selected thread's position for the lookups in the past (0: live). */
+static uint64_t cur_number(struct ptd_session *s)
+{
+	struct sthread *th = ptd__ses_cur_thread(s);
+
+	if (!th)
+		return 0;
+	return th->pos ? th->pos : th->gone ? ptd_history_count(th->h) : 0;
+}
+
 long ptd_session_read(struct ptd_session *s, uint64_t addr, void *buf, size_t n)
 {
+	return ptd_session_read_at(s, s ? cur_number(s) : 0, addr, buf, n);
+}
+
+struct ptd_symbols *ptd_session_symbols_at(struct ptd_session *s, uint64_t number)
+{
+	struct ses_epoch *ep;
+
+	if (!s)
+		return NULL;
+	ep = ptd__ses_epoch_at(s, ptd__ses_cur_thread(s), number);
+	return ep ? ep->sym : ptd__ses_symbols(s);
+}
+
+long ptd_session_read_at(struct ptd_session *s, uint64_t number, uint64_t addr, void *buf,
+			 size_t n)
+{
+	struct ses_epoch *ep = s ? ptd__ses_epoch_at(s, ptd__ses_cur_thread(s), number) : NULL;
+
+	if (ep) {
+		/* Before an exec: the code of the program that ran there;
+		 * anything else is read live (as any memory in the past). */
+		int r = ptd_image_read(ep->img, addr, buf, n);
+
+		return r > 0 ? r : ptd__err(-ptde_nomap, "cannot access memory at address 0x%llx",
+					    (unsigned long long)addr);
+	}
 	if (s && s->offline)
 		return ptd__ses_read_code(s, addr, buf, n); /* only code is in a bundle */
 	if (!ptd_session_alive(s))
@@ -1188,7 +1248,7 @@ static uint64_t landing_after(struct ptd_session *s, struct sthread *th,
 	nx = ptd_calls_find(c, seg->last + 1);
 	if (!nx || nx->how != PTD_SEG_SWITCH || !nx->unwound_to || nx->first != seg->last + 1)
 		return 0;
-	sym = ptd__ses_symbols(s);
+	sym = ptd__ses_symbols_at(s);
 	if (!sym || ptd_hcursor_goto(&cur, th->h, number) < 0)
 		return 0;
 	/* (bounded: the switch is in the last instructions before the jump) */
@@ -1212,12 +1272,14 @@ static int past_backtrace(struct ptd_session *s, struct sthread *th, uint64_t nu
 	const struct ptd_calls *c = ptd_session_calls(s);
 	uint64_t land = c && max > 1 ? landing_after(s, th, c, number) : 0;
 	struct ptd_hcursor cur;
+	/* the callers where the recording started are the first program's */
+	int nouter = ptd__ses_epoch_at(s, th, number) == ptd__ses_epoch_at(s, th, 1) ? th->nouter : 0;
 	int n;
 
 	if (land && ptd_hcursor_goto(&cur, th->h, number) == 0) {
 		/* the landing frame (at the landing ip, which gdb shows as a
 		 * return address) and its callers */
-		n = ptd_replay_backtrace_outer(th->h, c, land, th->outer, th->nouter, pcs + 1,
+		n = ptd_replay_backtrace_outer(th->h, c, land, th->outer, nouter, pcs + 1,
 					       intr + 1, max - 1);
 		if (n > 0) {
 			pcs[0] = cur.ip;
@@ -1226,7 +1288,7 @@ static int past_backtrace(struct ptd_session *s, struct sthread *th, uint64_t nu
 		}
 	}
 	return return_addresses(s, ptd_replay_backtrace_outer(th->h, c, number, th->outer,
-							      th->nouter, pcs, intr, max), pcs, intr);
+							      nouter, pcs, intr, max), pcs, intr);
 }
 
 /* A signal trampoline (the kernel's return path from a handler, as
@@ -1248,7 +1310,7 @@ static int is_sigtramp(struct ptd_session *s, uint64_t pc)
  */
 static int add_tailcalls(struct ptd_session *s, struct ptd_frame_info *fr, int n, int max)
 {
-	struct ptd_symbols *sym = ptd__ses_symbols(s);
+	struct ptd_symbols *sym = ptd__ses_symbols_at(s);
 	uint64_t tc[32];
 
 	if (!sym)

@@ -167,6 +167,19 @@ struct ses_answers {
 	int differ;		     /* an answer came that differs from the one kept */
 };
 
+/*
+ * A program an exec replaced while it was recorded (codekeep.c): the
+ * items of the histories from before the exec ran in it (each history
+ * marks them, ptd_history_mark_image, with this as the reader's ctx), so
+ * their code is read from @img (its executable files as mapped before
+ * the exec) and their functions and lines come from @sym (owned).
+ */
+struct ses_epoch {
+	struct ptd_session *s;
+	struct ptd_image *img;
+	struct ptd_symbols *sym;
+};
+
 struct ptd_session {
 	struct ptd_target *t;
 	struct ptd_symbols *sym;
@@ -189,6 +202,17 @@ struct ptd_session {
 	 * decode the stretch that ends with that syscall once it returned
 	 * into the new program. */
 	struct ptd_image *exec_img;
+	/* The mappings (text of /proc/PID/maps) as an execve started, for the
+	 * program it replaces (NULL: a free-running recorder, the snapshot's
+	 * are taken), and the programs execs replaced while recording,
+	 * oldest first. */
+	char *exec_maps;
+	struct ses_epoch **epochs;
+	int nepochs;
+	/* A replay motion's position (ptd_replay_env.at) in thread @look_th
+	 * (an index) while @look_on: what symbols are looked up for. */
+	int look_on, look_th;
+	uint64_t look_num;
 	struct dead_code *dead; /* code unmapped while recording */
 	int ndead;
 	/* The recorded program's code as last seen at a stop (its mappings
@@ -330,6 +354,17 @@ struct sthread *ptd__ses_add_sthread(struct ptd_session *s, pid_t tid);
 void ptd__ses_drop_calls(struct sthread *th);
 void ptd__ses_drop_pt(struct sthread *th);
 struct ptd_symbols *ptd__ses_symbols(struct ptd_session *s);
+/* The symbols of the program that ran at the position lookups are
+ * about: a replay motion's position while one runs, else the selected
+ * thread's; an earlier program's (NULL when it had none) when an exec
+ * replaced it since, else ptd__ses_symbols(). */
+struct ptd_symbols *ptd__ses_symbols_at(struct ptd_session *s);
+/* The program that ran at instruction @number of @th when an exec
+ * replaced it since, else NULL (the live one). */
+struct ses_epoch *ptd__ses_epoch_at(struct ptd_session *s, struct sthread *th, uint64_t number);
+/* The entry of the function @addr is in, in the program that ran at
+ * instruction @number of @th (0 when unknown). */
+uint64_t ptd__ses_func_at(struct ptd_session *s, struct sthread *th, uint64_t number, uint64_t addr);
 /* inline.c: gdb's inline frames at stops and motions */
 int ptd__ses_env_inline_chain(void *ctx, uint64_t addr, struct ptd_iblock *out, int max);
 void ptd__ses_inline_stop(struct ptd_session *s, const struct ptd_event *ev);
@@ -351,6 +386,13 @@ void ptd__ses_dead_free(struct ptd_session *s);
 void ptd__ses_dead_save(struct ptd_session *s, uint64_t addr, uint64_t len);
 char *ptd__ses_read_maps(pid_t pid);
 void ptd__ses_snap_refresh(struct ptd_session *s);
+/* Thread @tid exec'ed while recorded and goes on at @pc: the program
+ * it replaced becomes an epoch (the code as mapped before the execve, the
+ * session's symbols, which it takes), every history's items so far are
+ * marked as its, and @tid's history gets its exec event (PTD_EV_EXEC:
+ * the call segments start again) unless its recorder gave it one. */
+void ptd__ses_epoch_exec(struct ptd_session *s, pid_t tid, uint64_t pc);
+void ptd__ses_epochs_free(struct ptd_session *s);
 
 /* breakpoints.c */
 void ptd__ses_bp_rearm_all(struct ptd_session *s);

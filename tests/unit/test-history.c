@@ -862,6 +862,89 @@ static void test_drop_oldest(void **state)
 	ptd_history_free(small);
 }
 
+/* Two programs at the same addresses (an exec): the old one's code at
+ * 0x1000 is nop; nop; ret, the new one's mov $1,%eax; ret. */
+static const uint8_t old_code[] = { 0x90, 0x90, 0xc3 };
+static const uint8_t new_code[] = { 0xb8, 0x01, 0x00, 0x00, 0x00, 0xc3 };
+
+static int code_read(const uint8_t *code, size_t size, uint64_t addr, uint8_t *buf, size_t n)
+{
+	if (addr < 0x1000 || addr >= 0x1000 + size)
+		return -ptde_nomap;
+	if (n > 0x1000 + size - addr)
+		n = (size_t)(0x1000 + size - addr);
+	memcpy(buf, code + (addr - 0x1000), n);
+	return (int)n;
+}
+
+static int old_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	(*(int *)ctx)++;
+	return code_read(old_code, sizeof(old_code), addr, buf, n);
+}
+
+static int new_read(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	(void)ctx;
+	return code_read(new_code, sizeof(new_code), addr, buf, n);
+}
+
+static void test_mark_image(void **state)
+{
+	static const uint64_t ips[] = { 0x1000, 0x1001, 0x1002, 0x1000, 0x1005 };
+	struct ptd_block ob = { 0x1000, 0x1002, 3, PTD_IC_RET, 0 };
+	struct ptd_block nb = { 0x1000, 0x1005, 2, PTD_IC_RET, 0 };
+	struct ptd_history *h = ptd_history_alloc(new_read, NULL);
+	struct ptd_hcursor c;
+	int old_ctx = 0, i, round;
+	uint64_t shift;
+
+	(void)state;
+	assert_int_equal(ptd_history_mark_image(NULL, old_read, &old_ctx, 1), -ptde_invalid);
+	assert_int_equal(ptd_history_mark_image(h, old_read, &old_ctx, 0), -ptde_invalid);
+	assert_null(ptd_history_image_ctx(NULL, 1));
+	/* nothing ran yet: no mark */
+	assert_int_equal(ptd_history_mark_image(h, old_read, &old_ctx, 1), 0);
+	assert_null(ptd_history_image_ctx(h, 1));
+	/* the old program's instructions, then the new one's */
+	for (i = 0; i < 3000; i++)
+		assert_int_equal(ptd_history_append_block(h, &ob), 0);
+	assert_int_equal(ptd_history_mark_image(h, old_read, &old_ctx, 7), 0);
+	assert_int_equal(ptd_history_append_block(h, &nb), 0);
+	ptd_history_set_tail(h, 0x1000);
+	for (round = 0; round < 2; round++) {
+		uint64_t first = ptd_history_count(h) - 5 - 1; /* old block before the new one */
+
+		assert_ptr_equal(ptd_history_image_ctx(h, first + 1), &old_ctx);
+		assert_ptr_equal(ptd_history_image_ctx(h, first + 3), &old_ctx);
+		assert_null(ptd_history_image_ctx(h, first + 4));
+		assert_int_equal(ptd__history_func_tag(h, first + 3), 7ull << PTD_FUNC_TAG_SHIFT);
+		assert_int_equal(ptd__history_func_tag(h, first + 4), 0);
+		/* each read through its own program's code (decoding the old
+		 * block with the new bytes fails: they do not match) */
+		assert_int_equal(ptd_hcursor_goto(&c, h, first + 1), 0);
+		for (i = 0; i < 5; i++) {
+			assert_int_equal(c.ip, ips[i]);
+			if (i < 4)
+				assert_int_equal(ptd_hcursor_next(&c), 0);
+		}
+		assert_int_equal(c.len, 1);
+		assert_int_equal(ptd_hcursor_prev(&c), 0);
+		assert_int_equal(c.ip, 0x1000);
+		assert_int_equal(c.len, 5);
+		assert_int_equal(ptd_hcursor_prev(&c), 0);
+		assert_int_equal(c.ip, 0x1002);
+		assert_true(old_ctx > 0);
+		/* dropping the oldest part: the mark follows its items */
+		assert_int_equal(ptd_history_drop_oldest(h, 4000, "dropped", &shift), 0);
+		assert_true(round > 0 || shift > 0);
+	}
+	/* a clear takes the marks with the items */
+	ptd_history_clear(h);
+	assert_null(ptd_history_image_ctx(h, 1));
+	ptd_history_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -876,6 +959,7 @@ int main(void)
 		cmocka_unit_test(test_bulk_and_splice),
 		cmocka_unit_test(test_coded_blocks),
 		cmocka_unit_test(test_drop_oldest),
+		cmocka_unit_test(test_mark_image),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
