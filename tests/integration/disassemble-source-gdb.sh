@@ -13,14 +13,7 @@ norm() {
 	grep -v -e libthread_db -e '^\[Thread debugging' | normalize |
 		sed -e 's/argv=0x[0-9a-f]*/argv=ARGV/g'
 }
-compare() {
-	local name=$1
-	shift
-	ptdbg_batch -- "$@" | norm >"$TMPDIR/$name.ptdbg"
-	gdb_batch -- "$@" | norm >"$TMPDIR/$name.gdb"
-	diff -u "$TMPDIR/$name.gdb" "$TMPDIR/$name.ptdbg" >&2 || die "$name: ptdbg differs from gdb (- gdb, + ptdbg)"
-	note "$name: $(wc -l <"$TMPDIR/$name.ptdbg") lines identical to gdb's"
-}
+compare() { compare_gdb "$@"; }
 
 CMDS=('disassemble /s main' 'disassemble /m main' 'break fib' 'run' 'disassemble /s'
 	'disassemble /m' 'disassemble fib,fib+12' 'disassemble /r fib,+8'

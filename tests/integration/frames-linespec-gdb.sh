@@ -12,14 +12,7 @@ norm() {
 	grep -v -e libthread_db -e '^\[Thread debugging' | normalize |
 		sed -e 's/argv=0x[0-9a-f]*/argv=ARGV/g' -e 's/0x7ffff[0-9a-f]*/ADDR/g'
 }
-compare() {
-	local name=$1
-	shift
-	ptdbg_batch -- "$@" | norm >"$TMPDIR/$name.ptdbg"
-	gdb_batch -- "$@" | norm >"$TMPDIR/$name.gdb"
-	diff -u "$TMPDIR/$name.gdb" "$TMPDIR/$name.ptdbg" >&2 || die "$name: ptdbg differs from gdb (- gdb, + ptdbg)"
-	note "$name: $(wc -l <"$TMPDIR/$name.ptdbg") lines identical to gdb's"
-}
+compare() { compare_gdb "$@"; }
 
 CMDS=('break main' 'run' 'break +1' 'break -1' 'tbreak +3' 'info breakpoints' 'delete'
 	'until +3' 'break fib' 'continue' 'up' 'break +1' 'dprintf -10,"x\n"' 'info breakpoints')

@@ -535,3 +535,16 @@ threads_state() {
 			"$(sed -n 's/^TracerPid:[[:space:]]*//p' "$t/status")"
 	done
 }
+
+# compare_gdb NAME PROG [ARGS...]: the commands of CMDS in ptdbg and in
+# gdb 13 on PROG, each output through the script's norm() (when it has
+# one); they must be identical.  Leaves $TMPDIR/NAME.ptdbg and NAME.gdb.
+compare_gdb() {
+	local name=$1 f=cat
+	shift
+	declare -F norm >/dev/null && f=norm
+	ptdbg_batch -- "$@" | $f >"$TMPDIR/$name.ptdbg"
+	gdb_batch -- "$@" | $f >"$TMPDIR/$name.gdb"
+	diff -u "$TMPDIR/$name.gdb" "$TMPDIR/$name.ptdbg" >&2 || die "$name: ptdbg differs from gdb (- gdb, + ptdbg)"
+	note "$name: $(wc -l <"$TMPDIR/$name.ptdbg") lines identical to gdb's"
+}

@@ -9,14 +9,7 @@
 
 need_prereqs values inherit lambdas
 need_gdb
-compare() {
-	local name=$1
-	shift
-	ptdbg_batch -- "$@" >"$TMPDIR/$name.ptdbg"
-	gdb_batch -- "$@" >"$TMPDIR/$name.gdb"
-	diff -u "$TMPDIR/$name.gdb" "$TMPDIR/$name.ptdbg" >&2 || die "$name: ptdbg differs from gdb (- gdb, + ptdbg)"
-	note "$name: $(wc -l <"$TMPDIR/$name.ptdbg") lines identical to gdb's"
-}
+compare() { compare_gdb "$@"; }
 CMDS=('ptype/o struct rec' 'ptype /o union num' 'ptype/o struct big' 'ptype/o point_t'
 	'ptype/o struct rec *' 'ptype/o g_rec' 'ptype/o int' 'whatis/o g_rec' 'ptype struct rec')
 compare c "$TESTPROGS/values"

@@ -14,14 +14,7 @@ norm() {
 	grep -v -e libthread_db -e '^\[Thread debugging' | normalize |
 		sed -e 's/argv=0x[0-9a-f]*/argv=ARGV/g' -e 's/stack_end=0x[0-9a-f]*/stack_end=S/g'
 }
-compare() {
-	local name=$1
-	shift
-	ptdbg_batch -- "$@" | norm >"$TMPDIR/$name.ptdbg"
-	gdb_batch -- "$@" | norm >"$TMPDIR/$name.gdb"
-	diff -u "$TMPDIR/$name.gdb" "$TMPDIR/$name.ptdbg" >&2 || die "$name: ptdbg differs from gdb (- gdb, + ptdbg)"
-	note "$name: $(wc -l <"$TMPDIR/$name.ptdbg") lines identical to gdb's"
-}
+compare() { compare_gdb "$@"; }
 
 CMDS=('return' 'break fib if n == 1' 'run' 'return 40' 'bt' 'info registers rax' 'continue'
 	'up' 'return' 'bt' 'delete' 'continue')

@@ -15,14 +15,7 @@ norm() {
 		sed -e 's/argv=0x[0-9a-f]*/argv=ARGV/' -e 's/=<unavailable>/=V/g' -e 's/(\(n\|argc\|v\|rows\)=[0-9][0-9]*/(\1=V/g' -e 's/, cols=[0-9][0-9]*/, cols=V/g' \
 			-e 's/argv=ARGV/argv=V/'
 }
-compare() {
-	local name=$1
-	shift
-	ptdbg_batch -- "$@" | norm >"$TMPDIR/$name.ptdbg"
-	gdb_batch -- "$@" | norm >"$TMPDIR/$name.gdb"
-	diff -u "$TMPDIR/$name.gdb" "$TMPDIR/$name.ptdbg" >&2 || die "$name: ptdbg differs from gdb (- gdb, + ptdbg)"
-	note "$name: $(wc -l <"$TMPDIR/$name.ptdbg") lines identical to gdb's"
-}
+compare() { compare_gdb "$@"; }
 
 # 1. the list itself
 CMDS=('info skip' 'skip function fib' 'skip -gfi f*.c' 'skip -rfu ^ma' 'skip file nosuch.c'
