@@ -2305,14 +2305,36 @@ static int level_find(const struct flevels *lv, struct shell *sh, int vlevel, in
  * frame (as `frame N` then `info locals` would show them, 8 columns in);
  * the frame selected stays the one it was.
  */
+/* The frame selection, for commands that visit other frames and put it
+ * back as it was (bt full, info frame N, frame apply, thread apply). */
+struct frame_sel {
+	int level, vlevel, inl, tail, args_frame;
+	uint64_t pc;
+};
+
+static struct frame_sel sel_save(const struct shell *sh)
+{
+	return (struct frame_sel){ sh->frame_level, sh->frame_vlevel, sh->frame_inline,
+				   sh->frame_tail, sh->pc.args_frame, sh->frame_pc };
+}
+
+static void sel_restore(struct shell *sh, const struct frame_sel *f)
+{
+	sh->frame_level = f->level;
+	sh->frame_vlevel = f->vlevel;
+	sh->frame_inline = f->inl;
+	sh->frame_tail = f->tail;
+	sh->pc.args_frame = f->args_frame;
+	sh->frame_pc = f->pc;
+}
+
 static int print_full(struct shell *sh, uint64_t limit, int outermost)
 {
 	FILE *out = sh->pc.out, *mem;
 	char *text = NULL, *p, *nl;
 	size_t len = 0;
-	int rc, saved_level = sh->frame_level, saved_vlevel = sh->frame_vlevel;
-	int saved_inline = sh->frame_inline, saved_tail = sh->frame_tail;
-	uint64_t saved_pc = sh->frame_pc;
+	int rc;
+	struct frame_sel saved = sel_save(sh);
 	struct flevels lv;
 
 	mem = open_memstream(&text, &len);
@@ -2346,11 +2368,7 @@ static int print_full(struct shell *sh, uint64_t limit, int outermost)
 		shell_bt_locals(sh, out);
 		fflush(out);
 	}
-	sh->frame_level = saved_level;
-	sh->frame_vlevel = saved_vlevel;
-	sh->frame_inline = saved_inline;
-	sh->frame_tail = saved_tail;
-	sh->frame_pc = saved_pc;
+	sel_restore(sh, &saved);
 	free(lv.fr);
 	free(text);
 	return 0;
@@ -2367,9 +2385,9 @@ static int select_frame(struct shell *sh, int level)
  * selection as it was after (gdb: "Stack frame at" for a frame named) */
 int shell_info_frame_of(struct shell *sh, const char *args)
 {
-	int level = sh->frame_level, vlevel = sh->frame_vlevel, inl = sh->frame_inline;
-	int tail = sh->frame_tail, af = sh->pc.args_frame, rc = -1, want = -1;
-	uint64_t fpc = sh->frame_pc, v;
+	struct frame_sel saved = sel_save(sh);
+	int rc = -1, want = -1;
+	uint64_t v;
 
 	args = skipws(args);
 	if (!strncmp(args, "level", 5) && (!args[5] || isspace((unsigned char)args[5])))
@@ -2432,12 +2450,7 @@ int shell_info_frame_of(struct shell *sh, const char *args)
 		rc = shell_info_frame(sh, "");
 		sh->info_frame_named = 0;
 	}
-	sh->frame_level = level;
-	sh->frame_vlevel = vlevel;
-	sh->frame_inline = inl;
-	sh->frame_tail = tail;
-	sh->frame_pc = fpc;
-	sh->pc.args_frame = af;
+	sel_restore(sh, &saved);
 	return rc;
 }
 
@@ -2490,10 +2503,8 @@ static int apply_one(struct shell *sh, int level, const char *cmd, int quiet, in
  */
 static int frame_apply(struct shell *sh, const char *args, int faas)
 {
-	int level = sh->frame_level, vlevel = sh->frame_vlevel, inl = sh->frame_inline;
-	int tail = sh->frame_tail, af = sh->pc.args_frame, total, rc = 0;
-	int quiet = 0, cont = 0, silent = faas, nsel = 0, *sel = NULL;
-	uint64_t fpc = sh->frame_pc;
+	struct frame_sel saved = sel_save(sh);
+	int total, rc = 0, quiet = 0, cont = 0, silent = faas, nsel = 0, *sel = NULL;
 	struct flevels lv;
 	const char *p = skipws(args);
 
@@ -2583,12 +2594,7 @@ static int frame_apply(struct shell *sh, const char *args, int faas)
 		rc = 0;
 	}
 	free(sel);
-	sh->frame_level = level;
-	sh->frame_vlevel = vlevel;
-	sh->frame_inline = inl;
-	sh->frame_tail = tail;
-	sh->frame_pc = fpc;
-	sh->pc.args_frame = af;
+	sel_restore(sh, &saved);
 	return rc;
 }
 
@@ -3882,9 +3888,8 @@ static int thread_apply(struct shell *sh, const char *args)
 {
 	struct ptd_thread_info *th;
 	int n, i, all = 0, ascending = 0, quiet = 0, cont = 0, silent = 0, rc = 0;
-	int cur = 0, saved_level = sh->frame_level, saved_vlevel = sh->frame_vlevel;
-	int saved_inline = sh->frame_inline, saved_tail = sh->frame_tail;
-	uint64_t saved_pc = sh->frame_pc;
+	int cur = 0;
+	struct frame_sel saved = sel_save(sh);
 	size_t listlen = 0;
 	const char *list = NULL, *cmd;
 
@@ -3969,11 +3974,7 @@ static int thread_apply(struct shell *sh, const char *args)
 	/* the selection as it was, without a word, as gdb restores it */
 	if (cur && ptd_session_select_thread(sh->s, cur) == 0) {
 		shell_sync(sh);
-		sh->frame_level = saved_level;
-		sh->frame_vlevel = saved_vlevel;
-		sh->frame_inline = saved_inline;
-		sh->frame_tail = saved_tail;
-		sh->frame_pc = saved_pc;
+		sel_restore(sh, &saved);
 	}
 	ptd_clear_error();
 	return rc;
