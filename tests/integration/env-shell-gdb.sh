@@ -17,6 +17,13 @@ need_gdb
 mkdir -p "$TMPDIR/work/sub"
 cd "$TMPDIR/work" || die "cannot cd to $TMPDIR/work"
 export HOME=$TMPDIR/work/sub H5_FOO0=x
+# shell without a command starts $SHELL interactive: one that says so and
+# reads nothing (an interactive shell would read whatever stdin the test
+# runner has, which is shared with other tests)
+printf '#!/bin/sh\nif [ "$1" = -c ]; then shift; exec /bin/sh -c "$@"; fi\necho "(an interactive shell)"\n' \
+	>"$TMPDIR/fake-shell"
+chmod +x "$TMPDIR/fake-shell"
+export SHELL=$TMPDIR/fake-shell
 CMDS=('show environment H5_FOO' 'set environment H5_FOO bar baz' 'show environment H5_FOO'
 	'set environment H5_FOO=qux' 'show environment H5_FOO' 'set environment H5_FOO = spaced'
 	'show environment H5_FOO' 'set environment H5_BAR' 'show environment H5_BAR'
@@ -34,6 +41,7 @@ diff -u "$TMPDIR/env.gdb" "$TMPDIR/env.ptdbg" >&2 || die "ptdbg differs from gdb
 qgrep -e '^H5_FOO = spaced$' "$TMPDIR/env.ptdbg" || die "no environment variable shown"
 qgrep -e '^Working directory TMP/work/sub\.$' "$TMPDIR/env.ptdbg" || die "cd did not move"
 qgrep -e '^bang$' "$TMPDIR/env.ptdbg" || die "!CMD did not run"
+qgrep -e '^(an interactive shell)$' "$TMPDIR/env.ptdbg" || die "shell did not start \$SHELL"
 qgrep -e '^Line number 26 out of range; fib.c has 25 lines\.$' "$TMPDIR/env.ptdbg" ||
 	die "no out of range message"
 note "$(wc -l <"$TMPDIR/env.ptdbg") lines identical to gdb's"
