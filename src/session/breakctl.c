@@ -36,24 +36,32 @@ static struct sbp *bp_by_id(struct ptd_session *s, int id)
 	return NULL;
 }
 
+/* A breakpoint's text (a condition, a dprintf's arguments): a copy of
+ * @text, none for NULL or "". */
+static int set_text(char **field, const char *text)
+{
+	char *copy = NULL;
+
+	if (text && *text) {
+		copy = strdup(text);
+		if (!copy)
+			return ptd__err(-ptde_nomem, "out of memory");
+	}
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
 int ptd_session_bp_condition(struct ptd_session *s, int id, const char *expr)
 {
 	struct sbp *b;
-	char *copy = NULL;
 
 	if (!s)
 		return -ptde_invalid;
 	b = bp_by_id(s, id);
 	if (!b)
 		return ptd__err(-ptde_notfound, "No breakpoint number %d.", id);
-	if (expr && *expr) {
-		copy = strdup(expr);
-		if (!copy)
-			return ptd__err(-ptde_nomem, "out of memory");
-	}
-	free(b->cond);
-	b->cond = copy;
-	return 0;
+	return set_text(&b->cond, expr);
 }
 
 void ptd_session_set_dprintf(struct ptd_session *s, ptd_dprintf_fn fn, void *ctx)
@@ -67,7 +75,6 @@ void ptd_session_set_dprintf(struct ptd_session *s, ptd_dprintf_fn fn, void *ctx
 int ptd_session_bp_dprintf(struct ptd_session *s, int id, const char *args)
 {
 	struct sbp *b;
-	char *copy = NULL;
 
 	if (!s)
 		return -ptde_invalid;
@@ -76,14 +83,7 @@ int ptd_session_bp_dprintf(struct ptd_session *s, int id, const char *args)
 		return ptd__err(-ptde_notfound, "No breakpoint number %d.", id);
 	if (b->wkind || b->catch_kind)
 		return ptd__err(-ptde_invalid, "Breakpoint %d is not a breakpoint.", id);
-	if (args && *args) {
-		copy = strdup(args);
-		if (!copy)
-			return ptd__err(-ptde_nomem, "out of memory");
-	}
-	free(b->dprintf);
-	b->dprintf = copy;
-	return 0;
+	return set_text(&b->dprintf, args);
 }
 
 int ptd_session_bp_ignore(struct ptd_session *s, int id, unsigned count)
