@@ -9,7 +9,7 @@
 need_prereqs fib
 need_gdb
 CMDS=('pipe p 1 | cat' '| p 2 | tr 2 X' 'pipe -d XX p 3|4 XX cat' 'pipe p 5' 'pipe' '|'
-	'pipe p 6 |' 'p $_shell_exitcode' 'pipe p 7 | exit 3' 'p $_shell_exitcode' 'pipe -d'
+	'pipe p 6 |' 'p $_shell_exitcode' 'pipe p 7 | cat >/dev/null; exit 3' 'p $_shell_exitcode' 'pipe -d'
 	'pipe | cat' 'pipe nosuchcmd | cat' 'shell exit 4' 'p $_shell_exitcode' 'break fib' 'run'
 	'| bt | wc -l' 'pipe info registers | head -1' 'p 8')
 norm() { grep -v -e libthread_db -e '^\[Thread debugging' | normalize; }
