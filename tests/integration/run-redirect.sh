@@ -8,6 +8,10 @@
 . "$(dirname "$0")/lib.bash"
 
 need_gdb
+# gdb starts the program with $SHELL (/bin/sh when it is unset, as under
+# CI): there `&>out` means "in the background, then >out".  ptdbg reads
+# the redirections as bash does, so gdb gets bash here.
+export SHELL=/bin/bash
 cat=$(command -v cat)
 printf 'line one\nline two\n' >"$TMPDIR/in"
 printf 'from a file\n' >"$TMPDIR/two words"
