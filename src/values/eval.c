@@ -1167,7 +1167,10 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		return NULL;
 	}
 	if (!find_member(s, name, &base, &mb, 0))
-		return fail(ps, -ptde_notfound, "There is no member named %s.", name);
+		return fail(ps, -ptde_notfound,
+			    s->methods ? "There is no member or method named %s."
+				       : "There is no member named %s.",
+			    name);
 	r = ptd__val_new(mb.type);
 	if (!r)
 		return oom(ps);
@@ -1359,6 +1362,111 @@ static val_t *incdec(struct parser *ps, val_t *x, int up, int post)
 	return old;
 }
 
+/* The value of a call of a class's member function the program is
+ * not run for: gdb's libstdc++ xmethod when there is one; else the
+ * error gdb gives (a class without such a function), or that ptdbg
+ * does not call functions in the program.  Frees @x and @args. */
+static val_t *xm_call(struct parser *ps, val_t *x, const char *name, val_t **args, int nargs)
+{
+	val_t *r = NULL;
+	int rc = ptd__xm_call(ps->v, x, name, args, nargs, &r);
+	char *tn;
+
+	for (int i = 0; i < nargs; i++)
+		ptd_value_free(args[i]);
+	if (rc > 0) {
+		ptd_value_free(x);
+		return r;
+	}
+	if (rc < 0) {
+		ptd_value_free(x);
+		if (!ps->rc)
+			ps->rc = rc;
+		return NULL;
+	}
+	if (ptd__vt_has_method(S(x), name)) {
+		ptd_value_free(x);
+		return fail(ps, -ptde_unsupported,
+			    "cannot call functions in the program: ptdbg does not run code in it%s", "");
+	}
+	if (!strncmp(name, "operator", 8)) {
+		ptd_value_free(x);
+		return fail(ps, -ptde_notfound, "No symbol \"%s\" in current context.", name);
+	}
+	tn = ptd__vt_name(S(x), "");
+	if (!ps->rc)
+		ps->rc = ptd__err(-ptde_notfound, "Couldn't find method %s::%s", tn ? tn : "?", name);
+	free(tn);
+	ptd_value_free(x);
+	return NULL;
+}
+
+/* A class's operator (@name: "operator[]" with @arg, "operator*",
+ * "operator->") applied to @x. */
+static val_t *class_op(struct parser *ps, val_t *x, const char *name, val_t *arg)
+{
+	return xm_call(ps, x, name, arg ? &arg : NULL, arg ? 1 : 0);
+}
+
+/* x.name(args...): ps->p is at the '('. */
+static val_t *method_call(struct parser *ps, val_t *x, const char *name)
+{
+	val_t *args[16];
+	int n = 0;
+
+	ps->p++;
+	skip(ps);
+	if (*ps->p == ')') {
+		ps->p++;
+	} else {
+		for (;;) {
+			val_t *a = parse_assign(ps);
+
+			if (!a)
+				goto fail;
+			if (n == (int)(sizeof(args) / sizeof(args[0]))) {
+				ptd_value_free(a);
+				fail(ps, -ptde_invalid, "too many arguments in function call%s", "");
+				goto fail;
+			}
+			args[n++] = a;
+			skip(ps);
+			if (*ps->p == ',') {
+				ps->p++;
+				continue;
+			}
+			if (*ps->p == ')') {
+				ps->p++;
+				break;
+			}
+			syntax(ps);
+			goto fail;
+		}
+	}
+	if (S(x)->kind != VT_STRUCT && S(x)->kind != VT_UNION) {
+		fail(ps, -ptde_invalid,
+		     "Attempt to extract a component of a value that is not a struct or union%s", "");
+		goto fail;
+	}
+	{
+		struct vt_member mb;
+		uint64_t base = 0;
+
+		if (find_member(S(x), name, &base, &mb, 0)) {
+			/* a data member: a pointer to a function */
+			fail(ps, -ptde_unsupported,
+			     "cannot call functions in the program: ptdbg does not run code in it%s", "");
+			goto fail;
+		}
+	}
+	return xm_call(ps, x, name, args, n);
+fail:
+	for (int i = 0; i < n; i++)
+		ptd_value_free(args[i]);
+	ptd_value_free(x);
+	return NULL;
+}
+
 static val_t *parse_postfix(struct parser *ps)
 {
 	val_t *x = parse_primary(ps);
@@ -1380,6 +1488,10 @@ static val_t *parse_postfix(struct parser *ps)
 			{
 				struct vtype *s = S(x);
 
+				if (cplus(ps) && s->kind == VT_STRUCT) {
+					x = class_op(ps, x, "operator[]", i);
+					continue;
+				}
 				if (s->kind == VT_ARRAY && x->lval != LV_MEM) {
 					/* an array in the history: index its bytes */
 					int64_t k;
@@ -1458,14 +1570,27 @@ static val_t *parse_postfix(struct parser *ps)
 				x = deref(ps, x);
 				if (!x)
 					return NULL;
+			} else if (arrow && (S(x)->kind == VT_STRUCT || S(x)->kind == VT_UNION)) {
+				/* a class's operator->, or (a class without one) its
+				 * own member, as gdb takes it */
+				if (ptd__xm_has(S(x), "operator->") ||
+				    ptd__vt_has_method(S(x), "operator->")) {
+					x = class_op(ps, x, "operator->", NULL);
+					if (!x)
+						return NULL;
+					if (S(x)->kind == VT_PTR && !(x = deref(ps, x)))
+						return NULL;
+				}
 			} else if (arrow) {
-				char *tn = ptd__vt_name(x->type, "");
-
-				fail(ps, -ptde_invalid,
-				     "The -> operator cannot be applied to a value of type `%s'.", tn ? tn : "?");
-				free(tn);
 				ptd_value_free(x);
-				return NULL;
+				return fail(ps, -ptde_invalid,
+					    "Attempt to extract a component of a value that is not a structure pointer.%s",
+					    "");
+			}
+			skip(ps);
+			if (*ps->p == '(' && cplus(ps)) {
+				x = method_call(ps, x, name);
+				continue;
 			}
 			{
 				val_t *m = member(ps, x, name);
@@ -1594,6 +1719,8 @@ static val_t *parse_unary(struct parser *ps)
 		ps->p++;
 		x = parse_unary(ps);
 		ps->depth--;
+		if (x && cplus(ps) && S(x)->kind == VT_STRUCT)
+			return class_op(ps, x, "operator*", NULL);
 		return x ? deref(ps, x) : NULL;
 	}
 	if (c == '&' && ps->p[1] != '&') {

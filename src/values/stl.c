@@ -1479,3 +1479,21 @@ int ptd__stl_print(struct ptd_values *v, struct vtype *s, const uint8_t *p, int 
 	pp_fini(&pp);
 	return rc < 0 ? rc : 1;
 }
+
+/* --- for the xmethods (xmethods.c) ------------------------------------ */
+
+int ptd__stl_member(struct vtype *t, const char *name, uint64_t *off, struct vtype **type)
+{
+	return member(t, name, off, type, 0);
+}
+
+int ptd__stl_find_class(struct vtype *t, const char *prefix, int members, uint64_t *off,
+			struct vtype **out)
+{
+	return find_class(t, prefix, members, off, out, 0);
+}
+
+uint64_t ptd__stl_node_storage(struct vtype *impl, const char *node_prefix, uint64_t fallback)
+{
+	return node_storage(impl, node_prefix, fallback);
+}

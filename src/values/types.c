@@ -361,6 +361,43 @@ static char *enumerator_name(const struct vtype *t, Dwarf_Die *die, const char *
 	return q;
 }
 
+/* Notes a member function's name in the class (once). */
+static void add_method(struct vtype *t, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	char *m;
+
+	for (m = t->methods; m && *m; m += strlen(m) + 1)
+		if (!strcmp(m, name))
+			return;
+	m = realloc(t->methods, t->methods_len + n + 1);
+	if (!m)
+		return;
+	memcpy(m + t->methods_len, name, n);
+	t->methods_len += n;
+	m[t->methods_len] = 0;
+	t->methods = m;
+}
+
+static int has_method(struct vtype *t, const char *name, int depth)
+{
+	t = ptd__vt_strip(t);
+	if (!t || depth > 16 || (t->kind != VT_STRUCT && t->kind != VT_UNION))
+		return 0;
+	for (const char *m = t->methods; m && *m; m += strlen(m) + 1)
+		if (!strcmp(m, name))
+			return 1;
+	for (int i = 0; i < t->nmembers; i++)
+		if (t->members[i].is_base && has_method(t->members[i].type, name, depth + 1))
+			return 1;
+	return 0;
+}
+
+int ptd__vt_has_method(struct vtype *t, const char *name)
+{
+	return has_method(t, name, 0);
+}
+
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 {
 	void *dbg = dwarf_cu_getdwarf(die->cu);
@@ -473,6 +510,10 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 							dwarf_tag(&child) == DW_TAG_template_type_parameter
 								? type_of_attr(v, &child, NULL)
 								: NULL;
+					continue;
+				}
+				if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_diename(&child)) {
+					add_method(t, dwarf_diename(&child));
 					continue;
 				}
 				if (dwarf_tag(&child) != DW_TAG_member ||
@@ -1178,6 +1219,7 @@ static void mark(struct vtype *t)
 
 static void vt_free(struct vtype *t)
 {
+	free(t->methods);
 	for (int i = 0; i < t->nmembers; i++)
 		free(t->members[i].name);
 	free(t->members);

@@ -77,6 +77,10 @@ struct vtype {
 	 * container's node type as an argument of its allocator. */
 	struct vtype *targs[2];
 	int ntargs;
+	/* a C++ class's member functions' names, each ending in a NUL,
+	 * an empty name after the last (NULL: none) */
+	char *methods;
+	size_t methods_len;
 	struct vtype *next_alloc;
 	int mark;              /* reachable from the history or a builtin */
 };
@@ -236,6 +240,8 @@ struct vtype *ptd__vt_new(struct ptd_values *v, enum vt_kind k, const char *name
 struct vtype *ptd__vt_ptr(struct ptd_values *v, struct vtype *to);
 struct vtype *ptd__vt_array(struct ptd_values *v, struct vtype *elem, int64_t count);
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die);
+/* Whether C++ class @t declares a member function @name. */
+int ptd__vt_has_method(struct vtype *t, const char *name);
 /* Whether a member is the vtable pointer a C++ compiler adds ("_vptr.Shape"). */
 int ptd__vt_is_vptr(const char *name);
 /* A function type returning @ret, without parameters yet
@@ -311,5 +317,23 @@ int ptd__stl_print(struct ptd_values *v, struct vtype *s, const uint8_t *p, int 
 		   int depth);
 /* Whether @t is a class one of those printers is for (by its name). */
 int ptd__stl_has_printer(struct vtype *t);
+/* For the xmethods: member @name of class @t or of a base (its offset
+ * and type); the base class or (with @members) member class whose name
+ * starts with @prefix; where a container's node (named @node_prefix...)
+ * keeps its value, @fallback when its type does not say.  0 or -1. */
+int ptd__stl_member(struct vtype *t, const char *name, uint64_t *off, struct vtype **type);
+int ptd__stl_find_class(struct vtype *t, const char *prefix, int members, uint64_t *off,
+			struct vtype **out);
+uint64_t ptd__stl_node_storage(struct vtype *impl, const char *node_prefix, uint64_t fallback);
+
+/* xmethods.c */
+/* Whether gdb 13's libstdc++ has an xmethod @method ("size",
+ * "operator[]", "operator*", "operator->") for class @t. */
+int ptd__xm_has(struct vtype *t, const char *method);
+/* Calls xmethod @method on @obj with @nargs arguments as gdb does: 1
+ * and *@out the result, 0 when there is no such xmethod, <0 with gdb's
+ * error. */
+int ptd__xm_call(struct ptd_values *v, struct ptd_value *obj, const char *method,
+		 struct ptd_value **args, int nargs, struct ptd_value **out);
 
 #endif
