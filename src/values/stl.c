@@ -1356,6 +1356,256 @@ static int tuple_children(struct pp *pp, struct kids *k)
 	return 0;
 }
 
+/* --- std::variant ----------------------------------------------------- */
+
+/* _M_u is a chain of unions: _M_first holds alternative 0 (in an
+ * _Uninitialized<T>), _M_rest the union of the others; all start where
+ * _M_u does.  x[0] the alternatives, x[1] the index, ty[0] the
+ * contained one's type, off[0] where it is. */
+static int variant_init(struct pp *pp)
+{
+	struct vtype *u, *t, *first, *it;
+	uint64_t o, io;
+	int n = 0;
+
+	if (path(pp->t, &pp->off[0], &u, "_M_u", NULL) < 0 ||
+	    path(pp->t, &io, &it, "_M_index", NULL) < 0 || ptd__vt_size(it) > 8)
+		return -1;
+	pp->x[1] = at(pp, io, ptd__vt_size(it), 0);
+	for (t = u; n < 64 && member(t, "_M_first", &o, &first, 0) == 0; n++) {
+		first = ptd__vt_strip(first);
+		if (!first || !first->ntargs || !first->targs[0])
+			return -1;
+		if ((uint64_t)n == pp->x[1])
+			pp->ty[0] = first->targs[0];
+		if (member(t, "_M_rest", &o, &t, 0) < 0)
+			break;
+	}
+	pp->x[0] = (uint64_t)n;
+	pp->hint = HINT_ARRAY;
+	if (pp->x[1] >= pp->x[0]) {
+		pp->ty[0] = NULL;
+		return 0;
+	}
+	/* a contained object with children of its own shows them */
+	struct vtype *cs = ptd__vt_strip(pp->ty[0]);
+
+	if (cs && cs->kind == VT_STRUCT && cs->cplus && pp->off[0] <= pp->size) {
+		struct pp *in = calloc(1, sizeof(*in));
+
+		if (!in)
+			return -1;
+		if (pp_init(in, pp->v, cs, pp->p + pp->off[0], pp->size - pp->off[0], pp->fmt, pp->b,
+			    pp->depth) == 0 &&
+		    in->pr->children) {
+			pp->inner = in;
+			pp->hint = in->hint;
+		} else {
+			free(in);
+		}
+	}
+	return 0;
+}
+
+static int variant_summary(struct pp *pp)
+{
+	struct vtype *u, *t, *first;
+	uint64_t o;
+	int n = 0;
+
+	ptd__sb_add(pp->b, "%s<", pp->name);
+	path(pp->t, &o, &u, "_M_u", NULL);
+	for (t = u; n < (int)pp->x[0] && member(t, "_M_first", &o, &first, 0) == 0; n++) {
+		char *name = type_recognized(ptd__vt_strip(first)->targs[0]);
+
+		ptd__sb_add(pp->b, "%s%s", n ? ", " : "", name ? name : "?");
+		free(name);
+		if (member(t, "_M_rest", &o, &t, 0) < 0)
+			break;
+	}
+	ptd__sb_add(pp->b, ">");
+	if (!pp->ty[0]) {
+		ptd__sb_add(pp->b, " [no contained value]");
+		return 0;
+	}
+	ptd__sb_add(pp->b, " [index %d]", (int)pp->x[1]);
+	if (pp->inner) {
+		ptd__sb_add(pp->b, " containing %s", pp->inner->none ? "None" : "");
+		return pp->inner->pr->summary(pp->inner);
+	}
+	return 0;
+}
+
+static int variant_children(struct pp *pp, struct kids *k)
+{
+	if (!pp->ty[0]) {
+		k->all = 1;
+		return 0;
+	}
+	if (pp->inner)
+		return pp->inner->pr->children(pp->inner, k);
+	if (!kid_room(k))
+		return 0;
+	k->all = 1;
+	return kid_here(k, pp, "[contained value]", pp->ty[0], pp->off[0]);
+}
+
+/* --- std::bitset ------------------------------------------------------ */
+
+/* _M_w: a word, or an array of them; off[0] where, x[0] the word's
+ * size, x[1] how many (0: an empty bitset without _M_w) */
+static int bitset_init(struct pp *pp)
+{
+	struct vtype *wt, *s;
+
+	if (path(pp->t, &pp->off[0], &wt, "_M_w", NULL) < 0) {
+		pp->x[1] = 0;
+		return 0;
+	}
+	s = ptd__vt_strip(wt);
+	if (s && s->kind == VT_ARRAY && s->count >= 0) {
+		pp->x[0] = ptd__vt_size(s->target);
+		pp->x[1] = (uint64_t)s->count;
+	} else {
+		pp->x[0] = ptd__vt_size(wt);
+		pp->x[1] = 1;
+	}
+	if (!pp->x[0] || pp->x[0] > 8 || pp->off[0] + pp->x[0] * pp->x[1] > pp->size)
+		return -1;
+	return 0;
+}
+
+static int bitset_summary(struct pp *pp)
+{
+	ptd__sb_add(pp->b, "%s", pp->name);
+	return 0;
+}
+
+static int bitset_children(struct pp *pp, struct kids *k)
+{
+	char name[32];
+	int rc;
+
+	for (uint64_t i = 0; i < pp->x[1]; i++) {
+		uint64_t w = at(pp, pp->off[0] + i * pp->x[0], pp->x[0], 0);
+
+		for (uint64_t bit = 0; w; bit++, w >>= 1) {
+			int32_t one = 1;
+
+			if (!(w & 1))
+				continue;
+			if (!kid_room(k))
+				return 0;
+			snprintf(name, sizeof(name), "[%llu]",
+				 (unsigned long long)(i * pp->x[0] * 8 + bit));
+			if (kid_open(k, name))
+				continue;
+			if ((rc = print_bytes(k->v, k->v->t_int, (const uint8_t *)&one, 4, 0, 0,
+					      k->fmt, k->b, k->depth + 1)) < 0)
+				return rc;
+			kid_close(k);
+		}
+	}
+	k->all = 1;
+	return 0;
+}
+
+/* --- the iterators ------------------------------------------------------ */
+
+/* What an iterator points to, printed as its summary (the printers'
+ * str() of the value): x[0] what kind, ty[0] the value's type, off[0]
+ * the member holding the pointer, x[1] where in a node the value is. */
+static int iter_init(struct pp *pp, const char *member_name, uint64_t in_node)
+{
+	struct vtype *pt, *s;
+
+	if (path(pp->t, &pp->off[0], &pt, member_name, NULL) < 0 || !(s = ptd__vt_strip(pt)) ||
+	    s->kind != VT_PTR || pp->off[0] + 8 > pp->size)
+		return -1;
+	pp->x[1] = in_node;
+	if (in_node == 0) {
+		pp->ty[0] = s->target;
+	} else {
+		if (pp->t->ntargs && pp->t->targs[0]) {
+			pp->ty[0] = pp->t->targs[0];
+		} else {
+			/* (GCC describes no template parameters for some:
+			 * the type named by the first argument) */
+			const char *a = strchr(pp->t->name, '<') + 1, *c;
+			int nest = 0;
+			char *arg;
+
+			for (c = a; *c && (nest || (*c != ',' && *c != '>')); c++)
+				nest += *c == '<' ? 1 : *c == '>' ? -1 : 0;
+			if (!(arg = strndup(a, (size_t)(c - a))))
+				return -1;
+			pp->ty[0] = ptd__vt_lookup(pp->v, arg);
+			free(arg);
+		}
+	}
+	if (!pp->ty[0] || !ptd__vt_size(pp->ty[0]))
+		return -1;
+	return 0;
+}
+
+static int vec_iter_init(struct pp *pp)
+{
+	pp->x[0] = 0;
+	return iter_init(pp, "_M_current", 0);
+}
+
+static int deque_iter_init(struct pp *pp)
+{
+	pp->x[0] = 1;
+	return iter_init(pp, "_M_cur", 0);
+}
+
+static int list_iter_init(struct pp *pp)
+{
+	pp->x[0] = 2;
+	return iter_init(pp, "_M_node", 16);
+}
+
+static int flist_iter_init(struct pp *pp)
+{
+	pp->x[0] = 3;
+	return iter_init(pp, "_M_node", 8);
+}
+
+static int tree_iter_init(struct pp *pp)
+{
+	pp->x[0] = 4;
+	return iter_init(pp, "_M_node", 32);
+}
+
+static int iter_summary(struct pp *pp)
+{
+	static const char *const cont[] = { "std::vector", "std::deque", "std::list",
+					    "std::forward_list", "associative container" };
+	uint64_t ptr = at(pp, pp->off[0], 8, 0), n = ptd__vt_size(pp->ty[0]);
+	uint8_t *buf;
+	int rc;
+
+	if (!ptr) {
+		ptd__sb_add(pp->b, "non-dereferenceable iterator for %s", cont[pp->x[0]]);
+		return 0;
+	}
+	if (n > VAL_MAX_SIZE || !(buf = malloc(n))) {
+		ptd__sb_add(pp->b, "<error: out of memory>");
+		return 0;
+	}
+	if ((rc = ptd__mem_read(pp->v, ptr + pp->x[1], buf, n)) < 0) {
+		ptd__sb_add(pp->b, "<error: %s>", ptd_last_error(rc));
+		ptd_clear_error();
+		free(buf);
+		return 0;
+	}
+	/* (str() of the value: at the top) */
+	print_bytes(pp->v, pp->ty[0], buf, n, ptr + pp->x[1], 1, pp->fmt, pp->b, 0);
+	free(buf);
+	return 0;
+}
+
 /* --- the table -------------------------------------------------------- */
 
 static const struct printer printers[] = {
@@ -1382,6 +1632,16 @@ static const struct printer printers[] = {
 	{ "std::priority_queue", adaptor_init, adaptor_summary, adaptor_children },
 	{ "std::forward_list", flist_init, flist_summary, flist_children },
 	{ "std::tuple", tuple_init, tuple_summary, tuple_children },
+	{ "std::variant", variant_init, variant_summary, variant_children },
+	{ "std::bitset", bitset_init, bitset_summary, bitset_children },
+	{ "__gnu_cxx::__normal_iterator", vec_iter_init, iter_summary, NULL },
+	{ "std::_Deque_iterator", deque_iter_init, iter_summary, NULL },
+	{ "std::_List_iterator", list_iter_init, iter_summary, NULL },
+	{ "std::_List_const_iterator", list_iter_init, iter_summary, NULL },
+	{ "std::_Fwd_list_iterator", flist_iter_init, iter_summary, NULL },
+	{ "std::_Fwd_list_const_iterator", flist_iter_init, iter_summary, NULL },
+	{ "std::_Rb_tree_iterator", tree_iter_init, iter_summary, NULL },
+	{ "std::_Rb_tree_const_iterator", tree_iter_init, iter_summary, NULL },
 };
 
 static const struct printer *find_printer(const char *name)
@@ -1400,7 +1660,8 @@ static const struct printer *printer_of(struct vtype *s, char *base, size_t n)
 	const char *lt;
 	size_t len;
 
-	if (!s->name || strncmp(s->name, "std::", 5) || !(lt = strchr(s->name, '<')))
+	if (!s->name || (strncmp(s->name, "std::", 5) && strncmp(s->name, "__gnu_cxx::", 11)) ||
+	    !(lt = strchr(s->name, '<')))
 		return NULL;
 	len = strlen(s->name);
 	if (s->name[len - 1] != '>' || (size_t)(lt - s->name) >= n)
