@@ -19,6 +19,8 @@
 #    (the shipped worker's recursion error);
 #  - std::string's size(), length(), empty(), capacity(), [i], at(),
 #    front(), back(), c_str(), data(), which gdb calls in libstdc++;
+#  - the printers of std::variant and std::bitset, and of the
+#    iterators (what they point to, as gdb's printers show them);
 #  - the errors: a method the class does not have, an operator it does
 #    not have, a method on an int, wrong arguments, print pretty on;
 #  - in a frame where the vector is a reference and a pointer;
@@ -78,9 +80,12 @@ string=('p s.at(10)' 'p s.front()' 'p s.back()' 'p s.data()' 'p s.c_str()' 'p s.
 	'p sempty.size()' 'p s.at(-1)' 'p s.at()' 'p s.size(1)' 'p s.empty(2)' 'p s[1,2]' 'p s["a"]'
 	'p s.at("a")' 'p vs[1].size()' 'p vs[1][0]' 'p s.size() - 10' 'p/x s[0]' 'p vs.back().back()'
 	'p vs[1].capacity()' 'p sempty.capacity()')
-pretty=('set print pretty on' 'p *up' 'p *sp' 'p vp[1]' 'p vv[1]' 'p vs.front()' 'p ap.back()')
+printers=('p va' 'p vas' 'p vap' 'p bs' 'p bsbig' 'p bsnone' 'p vit' 'p mit' 'p lit' 'p sit'
+	'p dit' 'p umit' 'p vend' 'p/x bs' 'p/x va' 'p/x vit' 'p/x mit')
+pretty=('set print pretty on' 'p vap' 'p bs' 'p mit' 'p va' 'p *up' 'p *sp' 'p vp[1]' 'p vv[1]'
+	'p vs.front()' 'p ap.back()')
 CMDS=("break $(line_of stlxmethods.cc '// xm here')" run "${vector[@]}" "${array[@]}" "${deque[@]}"
-	"${lists[@]}" "${assoc[@]}" "${smart[@]}" "${string[@]}" "${pretty[@]}")
+	"${lists[@]}" "${assoc[@]}" "${smart[@]}" "${string[@]}" "${printers[@]}" "${pretty[@]}")
 compare live
 for want in '^\$1 = 2$' '^\$[0-9]* = 300$' \
 	"^Python Exception <class 'IndexError'>: Vector index \"5\" should not be >= 3.$" \
