@@ -376,12 +376,26 @@ static int list_call(struct xm *x, struct ptd_value **out)
 	head += hoff;
 	if (!strcmp(x->method, "empty"))
 		return bool_val(x, next == head, out);
+	/* (gdb's walk never ends on a list whose links go round: Brent's
+	 * cycle check, a node kept at each power of two, ends ours) */
+	uint64_t kept = next, power = 1, since = 0;
+
 	while (next != head) {
 		if (++n > LIST_WALK_MAX)
-			return ptd__err(-ptde_invalid, "the list's links do not end (a walk of more than %u nodes)",
+			return ptd__err(-ptde_invalid,
+					"the list's links do not end (a walk of more than %u nodes)",
 					LIST_WALK_MAX);
 		if ((rc = rd_ptr(x->v, next + noff, &next)) < 0)
 			return rc;
+		if (next == kept && next != head)
+			return ptd__err(-ptde_invalid,
+					"the list's links do not end (they come back to node 0x%llx)",
+					(unsigned long long)kept);
+		if (++since == power) {
+			kept = next;
+			power *= 2;
+			since = 0;
+		}
 	}
 	return int_val(size_type(x, x->v->t_long), n, out);
 }

@@ -24,10 +24,11 @@
 #  - the errors: a method the class does not have, an operator it does
 #    not have, a method on an int, wrong arguments, print pretty on;
 #  - in a frame where the vector is a reference and a pointer;
+#  - on garbage (a list whose links go round), size() ends;
 #  - in a recording, back before a call (reverse-next): what gdb prints
 #    live there.
 . "$(dirname "$0")/lib.bash"
-need_prereqs stlxmethods
+need_prereqs stlxmethods stlprint
 need_gdb
 
 norm() {
@@ -99,6 +100,22 @@ done
 CMDS=('break use' run 'p rv[1]' 'p rv.size()' 'p rv.back()' 'p pv->size()' 'p (*pv)[2]'
 	'p pv->at(3)' 'p pv->empty()' 'p &rv[0] == &(*pv)[0]' up 'p vi.back()' 'p dq[2]' 'p mi.size()')
 compare frame
+
+# Garbage (testprogs/stlprint's corrupt()): a list whose node links to
+# itself, whose size() gdb's worker walks forever; ptdbg's ends.
+ex=()
+for c in "break $(line_of stlprint.cc 'return 0; // corrupt here')" run 'p bad_list.size()' \
+	'p bad_list.empty()' 'p bad_vec.size()' 'p bad_map.empty()' 'p 1'; do
+	ex+=(-ex "$c")
+done
+timeout 60 "$PTDBG" -batch "${ex[@]}" "$TESTPROGS/stlprint" >"$TMPDIR/garbage" 2>&1 </dev/null
+for want in "the list's links do not end (they come back to node 0x[0-9a-f]*)" '\$1 = false' \
+	'\$2 = -4' '\$3 = false' '\$4 = 1'; do
+	grep -x "$want" "$TMPDIR/garbage" >/dev/null || {
+		cat "$TMPDIR/garbage" >&2
+		die "garbage: no line matching $want"
+	}
+done
 
 # In a recording, back before touch() (reverse-next): the same values,
 # what gdb prints live at that line.
