@@ -1385,7 +1385,21 @@ static val_t *xm_call(struct parser *ps, val_t *x, const char *name, val_t **arg
 		return NULL;
 	}
 	if (ptd__vt_has_method(S(x), name)) {
+		/* gdb calls an out-of-line copy; without one (an inline
+		 * function of a -O0 program that did not call it) it says
+		 * so */
+		const char *ln[16];
+		int n = ptd__vt_methods(S(x), name, ln, 16), there = 0;
+
+		for (int i = 0; i < n && i < 16 && !there; i++)
+			there = !*ln[i] || (ps->v->sym && ptd_symbols_function(ps->v->sym, ln[i],
+									       NULL, NULL) == 0);
 		ptd_value_free(x);
+		if (!there && !ps->rc) {
+			ptd_clear_error();
+			return fail(ps, -ptde_unsupported, "Cannot evaluate function -- may be inlined%s",
+				    "");
+		}
 		return fail(ps, -ptde_unsupported,
 			    "cannot call functions in the program: ptdbg does not run code in it%s", "");
 	}

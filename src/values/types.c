@@ -361,41 +361,55 @@ static char *enumerator_name(const struct vtype *t, Dwarf_Die *die, const char *
 	return q;
 }
 
-/* Notes a member function's name in the class (once). */
-static void add_method(struct vtype *t, const char *name)
+/* Notes a member function of the class: its name and its linkage
+ * name ("" without one), a pair per declaration (overloads repeat the
+ * name). */
+static void add_method(struct vtype *t, const char *name, const char *linkage)
 {
-	size_t n = strlen(name) + 1;
-	char *m;
+	size_t n = strlen(name) + 1, l = strlen(linkage ? linkage : "") + 1;
+	char *m = realloc(t->methods, t->methods_len + n + l + 1);
 
-	for (m = t->methods; m && *m; m += strlen(m) + 1)
-		if (!strcmp(m, name))
-			return;
-	m = realloc(t->methods, t->methods_len + n + 1);
 	if (!m)
 		return;
 	memcpy(m + t->methods_len, name, n);
-	t->methods_len += n;
+	memcpy(m + t->methods_len + n, linkage ? linkage : "", l);
+	t->methods_len += n + l;
 	m[t->methods_len] = 0;
 	t->methods = m;
 }
 
-static int has_method(struct vtype *t, const char *name, int depth)
+/* The linkage names of @t's (and its bases') member functions named
+ * @name, up to @max of them in @out; how many there are (0: none). */
+static int find_methods(struct vtype *t, const char *name, const char **out, int max, int n,
+			int depth)
 {
 	t = ptd__vt_strip(t);
 	if (!t || depth > 16 || (t->kind != VT_STRUCT && t->kind != VT_UNION))
-		return 0;
-	for (const char *m = t->methods; m && *m; m += strlen(m) + 1)
-		if (!strcmp(m, name))
-			return 1;
+		return n;
+	for (const char *m = t->methods; m && *m;) {
+		const char *l = m + strlen(m) + 1;
+
+		if (!strcmp(m, name)) {
+			if (n < max)
+				out[n] = l;
+			n++;
+		}
+		m = l + strlen(l) + 1;
+	}
 	for (int i = 0; i < t->nmembers; i++)
-		if (t->members[i].is_base && has_method(t->members[i].type, name, depth + 1))
-			return 1;
-	return 0;
+		if (t->members[i].is_base)
+			n = find_methods(t->members[i].type, name, out, max, n, depth + 1);
+	return n;
+}
+
+int ptd__vt_methods(struct vtype *t, const char *name, const char **linkage, int max)
+{
+	return find_methods(t, name, linkage, max, 0, 0);
 }
 
 int ptd__vt_has_method(struct vtype *t, const char *name)
 {
-	return has_method(t, name, 0);
+	return ptd__vt_methods(t, name, NULL, 0) > 0;
 }
 
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
@@ -513,7 +527,13 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 					continue;
 				}
 				if (dwarf_tag(&child) == DW_TAG_subprogram && dwarf_diename(&child)) {
-					add_method(t, dwarf_diename(&child));
+					Dwarf_Attribute la;
+					const char *ln = NULL;
+
+					if (dwarf_attr(&child, DW_AT_linkage_name, &la) ||
+					    dwarf_attr(&child, DW_AT_MIPS_linkage_name, &la))
+						ln = dwarf_formstring(&la);
+					add_method(t, dwarf_diename(&child), ln);
 					continue;
 				}
 				if (dwarf_tag(&child) != DW_TAG_member ||

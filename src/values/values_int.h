@@ -77,8 +77,8 @@ struct vtype {
 	 * container's node type as an argument of its allocator. */
 	struct vtype *targs[2];
 	int ntargs;
-	/* a C++ class's member functions' names, each ending in a NUL,
-	 * an empty name after the last (NULL: none) */
+	/* a C++ class's member functions: name and linkage name, each
+	 * ending in a NUL, an empty name after the last (NULL: none) */
 	char *methods;
 	size_t methods_len;
 	struct vtype *next_alloc;
@@ -240,8 +240,11 @@ struct vtype *ptd__vt_new(struct ptd_values *v, enum vt_kind k, const char *name
 struct vtype *ptd__vt_ptr(struct ptd_values *v, struct vtype *to);
 struct vtype *ptd__vt_array(struct ptd_values *v, struct vtype *elem, int64_t count);
 struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die);
-/* Whether C++ class @t declares a member function @name. */
+/* Whether C++ class @t (or a base) declares a member function @name. */
 int ptd__vt_has_method(struct vtype *t, const char *name);
+/* The linkage names ("" when not given) of the member functions of @t
+ * (and its bases) named @name, up to @max in @linkage: how many. */
+int ptd__vt_methods(struct vtype *t, const char *name, const char **linkage, int max);
 /* Whether a member is the vtable pointer a C++ compiler adds ("_vptr.Shape"). */
 int ptd__vt_is_vptr(const char *name);
 /* A function type returning @ret, without parameters yet

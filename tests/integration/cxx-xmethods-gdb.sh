@@ -21,8 +21,9 @@
 #    front(), back(), c_str(), data(), which gdb calls in libstdc++;
 #  - the printers of std::variant and std::bitset, and of the
 #    iterators (what they point to, as gdb's printers show them);
-#  - the errors: a method the class does not have, an operator it does
-#    not have, a method on an int, wrong arguments, print pretty on;
+#  - the errors: a method the class does not have, one it has but the
+#    program has no copy of (gdb cannot call it), an operator it does
+#    not have, a method on an int, wrong arguments; print pretty on;
 #  - in a frame where the vector is a reference and a pointer;
 #  - on garbage (a list whose links go round), size() ends;
 #  - in a recording, back before a call (reverse-next): what gdb prints
@@ -68,13 +69,13 @@ lists=('p li.size()' 'p li.empty()' 'p li.front()' 'p li.back()' 'p lempty.size(
 	'p fl.size()' 'whatis fl.front()')
 assoc=('p mi.size()' 'p mi.empty()' 'whatis mi.size()' 'p mm.size()' 'p si.size()' 'p msi.size()'
 	'p um.size()' 'p us.empty()' 'p umm.size()' 'p ums.size()' 'p ums.empty()' 'p mi.front()'
-	'p mi.foo()' 'p/x mi.size()')
+	'p mi.foo()' 'p/x mi.size()' 'p mi.at(1)' 'p si.count(1)' 'p vi.data()' 'p vi.capacity()')
 smart=('p *up' 'p up->x' 'p up.get()' 'whatis up.get()' 'p (*up).y' 'p up.get()->y' 'p *upnull'
 	'p upnull->x' 'p upnull.get()' 'p uparr[1]' 'p uparr.get()' 'p *uparr' 'p uparr->x'
 	'whatis uparr[0]' 'p *upi' 'p/x *upi' 'p &*up' 'p *sp' 'p sp->y' 'p sp.get()'
 	'p sp.use_count()' 'p sp.unique()' 'p *spnull' 'p spnull.get()' 'p sparr[1]' 'p sparr.get()'
 	'p *sparr' 'p sparr2[1]' 'p sparr2[2]' 'p sparr2.get()' 'p *wp' 'p wp->x' 'p up->z' 'p up.x'
-	'p up[0]' 'p sp[0]' 'p *vi' 'p vi->x' 'p *x' 'p x.size()' 'p x[0]' 'p x->y' 'p x.foo'
+	'p up[0]' 'p sp[0]' 'p sp.reset()' 'p up.release()' 'p oi.has_value()' 'p wp.lock()' 'p *vi' 'p vi->x' 'p *x' 'p x.size()' 'p x[0]' 'p x->y' 'p x.foo'
 	'p vi.x' 'p vp.x' 'p vi.foo(1)' 'p vp[0][0]' 'p vp[0].x.size()')
 string=('p s.at(10)' 'p s.front()' 'p s.back()' 'p s.data()' 'p s.c_str()' 'p s.capacity()'
 	'p s.empty()' 'p sempty.empty()' 'p s.at(1)' 'p s[1]' 'p s.length()' 'p s.size()' 'p s[10]'
