@@ -90,6 +90,11 @@ int main()
 	std::any an = 4;
 	std::any anempty;
 	std::any anstr = std::string("in any");
+	std::any anvec = std::vector<int>{ 1, 2 };
+	std::any anmap = std::map<int, int>{ { 1, 2 } };
+	std::any anpt = Pt{ 3, 4 };
+	std::variant<int, std::vector<int>> vavec = std::vector<int>{ 3, 4 };
+	std::bitset<0> bs0;
 	auto vit = vi.begin() + 1;
 	auto mit = mi.begin();
 	auto lit = li.begin();
@@ -99,6 +104,6 @@ int main()
 	auto vend = vi.end();
 	int x = 1;
 	touch(); // xm here
-	std::printf("%d\n", use(vi, &vi) + x + (int)vempty.size() + (int)vb.size() + (int)vs.size() + vp[0].x + (int)vv.size() + ar[0] + (int)ar0.size() + ap[0].x + (int)dq.size() + (int)dqempty.size() + (int)dqs.size() + (int)li.size() + (int)lempty.size() + (int)fl.empty() + (int)flempty.empty() + (int)mi.size() + (int)mm.size() + (int)si.size() + (int)msi.size() + (int)um.size() + (int)us.size() + (int)umm.size() + (int)ums.size() + up->x + (int)!upnull + uparr[0] + *upi + sp->x + (int)!spnull + sparr[0] + sparr2[0] + (int)wp.expired() + (int)s.size() + (int)sempty.size() + *oi + op->x + (int)va.index() + (int)vas.index() + (int)vap.index() + (int)bs.count() + (int)bsbig.count() + (int)bsnone.count() + (int)an.has_value() + (int)anempty.has_value() + (int)anstr.has_value() + *vit + mit->first + *lit + *sit + *dit + umit->first + (int)(vend - vit));
+	std::printf("%d\n", use(vi, &vi) + x + (int)vempty.size() + (int)vb.size() + (int)vs.size() + vp[0].x + (int)vv.size() + ar[0] + (int)ar0.size() + ap[0].x + (int)dq.size() + (int)dqempty.size() + (int)dqs.size() + (int)li.size() + (int)lempty.size() + (int)fl.empty() + (int)flempty.empty() + (int)mi.size() + (int)mm.size() + (int)si.size() + (int)msi.size() + (int)um.size() + (int)us.size() + (int)umm.size() + (int)ums.size() + up->x + (int)!upnull + uparr[0] + *upi + sp->x + (int)!spnull + sparr[0] + sparr2[0] + (int)wp.expired() + (int)s.size() + (int)sempty.size() + *oi + op->x + (int)va.index() + (int)vas.index() + (int)vap.index() + (int)bs.count() + (int)bsbig.count() + (int)bsnone.count() + (int)an.has_value() + (int)anempty.has_value() + (int)anstr.has_value() + (int)anvec.has_value() + (int)anmap.has_value() + (int)anpt.has_value() + (int)vavec.index() + (int)bs0.size() + *vit + mit->first + *lit + *sit + *dit + umit->first + (int)(vend - vit));
 	return 0; // main end
 }

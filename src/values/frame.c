@@ -2729,3 +2729,33 @@ int ptd_values_format_kept(struct ptd_values *v, int key, const void *bytes, siz
 	ptd_value_free(c);
 	return rc;
 }
+
+struct vtype *ptd__fn_class_targ(struct ptd_values *v, uint64_t pc)
+{
+	Dwfl_Module *m = v->sym ? module_at(v, pc) : NULL;
+	Dwarf_Die *cu, *all = NULL, *chain = NULL, decl, child, td;
+	Dwarf_Attribute a;
+	Dwarf_Addr bias = 0;
+	struct vtype *t = NULL;
+	int n, i, nc;
+
+	if (!m || !(cu = dwfl_module_addrdie(m, pc, &bias)))
+		return NULL;
+	n = ptd__dwarf_scopes(cu, pc - bias, &all);
+	for (i = 0; i < n && dwarf_tag(&all[i]) != DW_TAG_subprogram; i++)
+		;
+	/* the declaration in the class, and the class around it */
+	if (i < n && dwarf_attr(&all[i], DW_AT_specification, &a) && dwarf_formref_die(&a, &decl) &&
+	    (nc = dwarf_getscopes_die(&decl, &chain)) > 1 && dwarf_child(&chain[1], &child) == 0) {
+		do {
+			if (dwarf_tag(&child) == DW_TAG_template_type_parameter &&
+			    dwarf_attr(&child, DW_AT_type, &a) && dwarf_formref_die(&a, &td)) {
+				t = ptd__vt_from_die(v, &td);
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	free(chain);
+	free(all);
+	return t;
+}

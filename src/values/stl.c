@@ -54,6 +54,10 @@ struct pp {
 	struct vtype *ty[3];
 	uint64_t x[4];
 	struct pp *inner; /* std::optional: the contained object's printer */
+	/* std::any: the bytes of a held object kept behind a pointer, which
+	 * inner prints, and where they are */
+	uint8_t *own;
+	uint64_t own_addr;
 };
 
 /* The children of one object as gdb's print_children lays them out. */
@@ -257,7 +261,7 @@ static int same_name(const char *a, const char *b)
 /* The name @name after libstdc++'s type recognizers (the strings by
  * their typedefs' names, the templates above without their defaults),
  * malloc'ed; NULL when none recognises it. */
-static char *recognize(const char *name, int depth)
+static char *recognize(struct ptd_values *v, const char *name, int depth)
 {
 	static const char *const strs[][2] = {
 		{ "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >",
@@ -280,8 +284,13 @@ static char *recognize(const char *name, int depth)
 	if (!name || depth > 8)
 		return NULL;
 	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
-		if (same_name(name, strs[i][0]))
+		if (same_name(name, strs[i][0])) {
+			/* (gdb's recognizer looks the typedef up: a program
+			 * that never names std::string has none) */
+			if (!ptd__vt_lookup(v, strs[i][1]))
+				return NULL;
 			return strdup(strs[i][1]);
+		}
 	if (!(lt = strchr(name, '<')) || name[strlen(name) - 1] != '>')
 		return NULL;
 	for (t = 0; t < sizeof(template_defaults) / sizeof(template_defaults[0]); t++)
@@ -351,7 +360,7 @@ static char *recognize(const char *name, int depth)
 			free(out.s);
 			return NULL;
 		} else {
-			char *arg = strndup(args[i], alen[i]), *r = recognize(arg, depth + 1);
+			char *arg = strndup(args[i], alen[i]), *r = recognize(v, arg, depth + 1);
 
 			ptd__sb_add(&out, "%s%s", i ? ", " : "", r ? r : arg ? arg : "?");
 			free(r);
@@ -368,9 +377,9 @@ static char *recognize(const char *name, int depth)
 
 /* The type's name as gdb's type recognizers give it (for std::optional's
  * summary), malloc'ed. */
-static char *type_recognized(struct vtype *t)
+static char *type_recognized(struct ptd_values *v, struct vtype *t)
 {
-	char *n = type_str(t), *r = recognize(n, 0);
+	char *n = type_str(t), *r = recognize(v, n, 0);
 
 	if (r) {
 		free(n);
@@ -1147,6 +1156,7 @@ static int pair_children(struct pp *pp, struct kids *k)
 
 static int pp_init(struct pp *pp, struct ptd_values *v, struct vtype *s, const uint8_t *p,
 		   uint64_t avail, int fmt, struct sbuf *b, int depth);
+static void pp_fini(struct pp *pp);
 
 static int optional_init(struct pp *pp)
 {
@@ -1181,7 +1191,7 @@ static int optional_init(struct pp *pp)
 
 static int optional_summary(struct pp *pp)
 {
-	char *n = type_recognized(pp->t->targs[0]);
+	char *n = type_recognized(pp->v, pp->t->targs[0]);
 
 	ptd__sb_add(pp->b, "std::optional<%s>", n ? n : "?");
 	free(n);
@@ -1416,7 +1426,7 @@ static int variant_summary(struct pp *pp)
 	ptd__sb_add(pp->b, "%s<", pp->name);
 	path(pp->t, &o, &u, "_M_u", NULL);
 	for (t = u; n < (int)pp->x[0] && member(t, "_M_first", &o, &first, 0) == 0; n++) {
-		char *name = type_recognized(ptd__vt_strip(first)->targs[0]);
+		char *name = type_recognized(pp->v, ptd__vt_strip(first)->targs[0]);
 
 		ptd__sb_add(pp->b, "%s%s", n ? ", " : "", name ? name : "?");
 		free(name);
@@ -1606,6 +1616,151 @@ static int iter_summary(struct pp *pp)
 	return 0;
 }
 
+/* --- std::any ------------------------------------------------------- */
+
+/* While the held object behind the pointer is printed (@on), the bytes
+ * being printed are its own, where it is in memory. */
+struct held {
+	const uint8_t *buf;
+	uint64_t addr;
+	int in_mem;
+};
+
+static void any_held(struct pp *pp, struct held *h, int on)
+{
+	struct ptd_values *v = pp->v;
+
+	if (!pp->own)
+		return;
+	if (on) {
+		h->buf = v->print_buf;
+		h->addr = v->print_addr;
+		h->in_mem = v->print_in_mem;
+		v->print_buf = pp->own;
+		v->print_addr = pp->own_addr;
+		v->print_in_mem = 1;
+	} else {
+		v->print_buf = h->buf;
+		v->print_addr = h->addr;
+		v->print_in_mem = h->in_mem;
+	}
+}
+
+/* The held object's type is the argument of the class of the manager
+ * function _M_manager points to (_Manager_internal<T>, keeping it in
+ * the object's buffer, or _Manager_external<T>, behind _M_ptr).  ty[0]
+ * the type (NULL: empty), x[0] 1 when external, off[0] the buffer,
+ * off[1] the pointer. */
+static int any_init(struct pp *pp)
+{
+	struct vtype *t;
+	struct ptd_symbol sym;
+	uint64_t moff, mgr;
+
+	if (path(pp->t, &moff, &t, "_M_manager", NULL) < 0 || ptd__vt_size(t) != 8 ||
+	    path(pp->t, &pp->off[0], &t, "_M_storage", "_M_buffer", NULL) < 0 ||
+	    path(pp->t, &pp->off[1], &t, "_M_storage", "_M_ptr", NULL) < 0 ||
+	    pp->off[1] + 8 > pp->size)
+		return -1;
+	if (!(mgr = at(pp, moff, 8, 0)))
+		return 0;
+	if (!pp->v->sym || ptd_symbols_lookup(pp->v->sym, mgr, &sym) < 0 || !sym.name)
+		return -1;
+	if (strstr(sym.name, "::_Manager_external<"))
+		pp->x[0] = 1;
+	else if (!strstr(sym.name, "::_Manager_internal<"))
+		return -1;
+	if (!(pp->ty[0] = ptd__fn_class_targ(pp->v, mgr)))
+		return -1;
+	/* a held object with children of its own shows them (gdb's
+	 * default visualizer of the held value) */
+	struct vtype *cs = ptd__vt_strip(pp->ty[0]);
+	const uint8_t *bytes = pp->p + pp->off[0];
+	uint64_t n = pp->size - pp->off[0];
+	int rc;
+
+	if (!cs || cs->kind != VT_STRUCT || !cs->cplus || pp->off[0] > pp->size ||
+	    !ptd__stl_has_printer(cs))
+		return 0;
+	if (pp->x[0]) {
+		n = ptd__vt_size(cs);
+		pp->own_addr = at(pp, pp->off[1], 8, 0);
+		if (!n || n > VAL_MAX_SIZE || !(pp->own = malloc(n)))
+			return 0;
+		if (ptd__mem_read(pp->v, pp->own_addr, pp->own, n) < 0) {
+			ptd_clear_error();
+			return 0;
+		}
+		bytes = pp->own;
+	}
+	struct pp *in = calloc(1, sizeof(*in));
+
+	if (!in)
+		return -1;
+	struct held h = { 0 };
+
+	any_held(pp, &h, 1);
+	rc = pp_init(in, pp->v, cs, bytes, n, pp->fmt, pp->b, pp->depth);
+	any_held(pp, &h, 0);
+	if (rc == 0 && in->pr->children) {
+		pp->inner = in;
+		pp->hint = in->hint;
+	} else {
+		pp_fini(in);
+		free(in);
+	}
+	return 0;
+}
+
+static int any_summary(struct pp *pp)
+{
+	char *n;
+
+	if (!pp->ty[0]) {
+		ptd__sb_add(pp->b, "%s [no contained value]", pp->name);
+		return 0;
+	}
+	ptd__sb_add(pp->b, "%s containing ", pp->name);
+	if (pp->inner) {
+		struct held h = { 0 };
+		int rc;
+
+		if (pp->inner->none)
+			ptd__sb_add(pp->b, "None");
+		any_held(pp, &h, 1);
+		rc = pp->inner->pr->summary(pp->inner);
+		any_held(pp, &h, 0);
+		return rc;
+	}
+	n = type_recognized(pp->v, pp->ty[0]);
+	ptd__sb_add(pp->b, "%s", n ? n : "?");
+	free(n);
+	return 0;
+}
+
+static int any_children(struct pp *pp, struct kids *k)
+{
+	if (!pp->ty[0]) {
+		k->all = 1;
+		return 0;
+	}
+	if (pp->inner) {
+		struct held h = { 0 };
+		int rc;
+
+		any_held(pp, &h, 1);
+		rc = pp->inner->pr->children(pp->inner, k);
+		any_held(pp, &h, 0);
+		return rc;
+	}
+	if (!kid_room(k))
+		return 0;
+	k->all = 1;
+	if (pp->x[0])
+		return kid_mem(k, "[contained value]", pp->ty[0], at(pp, pp->off[1], 8, 0));
+	return kid_here(k, pp, "[contained value]", pp->ty[0], pp->off[0]);
+}
+
 /* --- the table -------------------------------------------------------- */
 
 static const struct printer printers[] = {
@@ -1633,6 +1788,7 @@ static const struct printer printers[] = {
 	{ "std::forward_list", flist_init, flist_summary, flist_children },
 	{ "std::tuple", tuple_init, tuple_summary, tuple_children },
 	{ "std::variant", variant_init, variant_summary, variant_children },
+	{ "std::any", any_init, any_summary, any_children },
 	{ "std::bitset", bitset_init, bitset_summary, bitset_children },
 	{ "__gnu_cxx::__normal_iterator", vec_iter_init, iter_summary, NULL },
 	{ "std::_Deque_iterator", deque_iter_init, iter_summary, NULL },
@@ -1660,6 +1816,11 @@ static const struct printer *printer_of(struct vtype *s, char *base, size_t n)
 	const char *lt;
 	size_t len;
 
+	if (s->name && !strcmp(s->name, "std::any") && n > 8) {
+		/* (the one class printed that is not a template) */
+		strcpy(base, s->name);
+		return find_printer(base);
+	}
 	if (!s->name || (strncmp(s->name, "std::", 5) && strncmp(s->name, "__gnu_cxx::", 11)) ||
 	    !(lt = strchr(s->name, '<')))
 		return NULL;
@@ -1712,6 +1873,8 @@ static int pp_init(struct pp *pp, struct ptd_values *v, struct vtype *s, const u
 
 static void pp_fini(struct pp *pp)
 {
+	free(pp->own);
+	pp->own = NULL;
 	if (pp->inner)
 		pp_fini(pp->inner);
 	free(pp->inner);

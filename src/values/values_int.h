@@ -293,6 +293,11 @@ struct ptd__symfound {
 };
 int ptd__find_symbol(struct ptd_values *v, const char *name, struct ptd__symfound *out);
 
+/* The first template type argument of the class whose member function
+ * has its code at @pc (std::any's manager function: the type it
+ * holds); NULL when the DWARF does not say. */
+struct vtype *ptd__fn_class_targ(struct ptd_values *v, uint64_t pc);
+
 /* print.c */
 struct sbuf {
 	char *s;

@@ -19,8 +19,9 @@
 #    (the shipped worker's recursion error);
 #  - std::string's size(), length(), empty(), capacity(), [i], at(),
 #    front(), back(), c_str(), data(), which gdb calls in libstdc++;
-#  - the printers of std::variant and std::bitset, and of the
-#    iterators (what they point to, as gdb's printers show them);
+#  - the printers of std::variant, std::bitset and std::any (holding
+#    an int, a string, a struct, a vector, a map), and of the iterators
+#    (what they point to, as gdb's printers show them), info locals;
 #  - the errors: a method the class does not have, one it has but the
 #    program has no copy of (gdb cannot call it), an operator it does
 #    not have, a method on an int, wrong arguments; print pretty on;
@@ -83,9 +84,10 @@ string=('p s.at(10)' 'p s.front()' 'p s.back()' 'p s.data()' 'p s.c_str()' 'p s.
 	'p s.at("a")' 'p vs[1].size()' 'p vs[1][0]' 'p s.size() - 10' 'p/x s[0]' 'p vs.back().back()'
 	'p vs[1].capacity()' 'p sempty.capacity()')
 printers=('p va' 'p vas' 'p vap' 'p bs' 'p bsbig' 'p bsnone' 'p vit' 'p mit' 'p lit' 'p sit'
-	'p dit' 'p umit' 'p vend' 'p/x bs' 'p/x va' 'p/x vit' 'p/x mit')
+	'p dit' 'p umit' 'p vend' 'p/x bs' 'p/x va' 'p/x vit' 'p/x mit' 'p an' 'p anempty' 'p anstr'
+	'p anvec' 'p anmap' 'p anpt' 'p/x anpt' 'p vavec' 'p bs0' 'info locals')
 pretty=('set print pretty on' 'p vap' 'p bs' 'p mit' 'p va' 'p *up' 'p *sp' 'p vp[1]' 'p vv[1]'
-	'p vs.front()' 'p ap.back()')
+	'p vs.front()' 'p ap.back()' 'p anvec' 'p anmap' 'p vavec' 'info locals')
 CMDS=("break $(line_of stlxmethods.cc '// xm here')" run "${vector[@]}" "${array[@]}" "${deque[@]}"
 	"${lists[@]}" "${assoc[@]}" "${smart[@]}" "${string[@]}" "${printers[@]}" "${pretty[@]}")
 compare live
