@@ -73,6 +73,7 @@ struct ptd_value *ptd__val_copy(const struct ptd_value *val)
 	if (!c)
 		return NULL;
 	*c = *val;
+	c->whatis_type = NULL;
 	c->buf = malloc(sz ? sz : 1);
 	if (!c->buf) {
 		free(c);

@@ -826,7 +826,7 @@ int ptd_value_type_name(const struct ptd_value *val, int expand, char **out)
 
 	if (!val || !out)
 		return -ptde_invalid;
-	t = val->ref_type ? val->ref_type : val->type;
+	t = val->whatis_type ? val->whatis_type : val->ref_type ? val->ref_type : val->type;
 	*out = expand == 2 ? ptd__vt_ptype_offsets(t) : expand ? ptd__vt_ptype(t) : ptd__vt_name(t, "");
 	return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
 }

@@ -111,6 +111,11 @@ struct ptd_value {
 	 * ref_type the reference's type, for printing ("(int &) @0x...: 3") */
 	struct vtype *ref_type;
 	uint64_t ref_addr;
+	/* what whatis and ptype name instead of the value's type (NULL:
+	 * that): the declared result of the xmethod that made it, as gdb's
+	 * evaluation for the type gives it ("std::size_t" for a vector's
+	 * size(), a long); not kept by copies (the history) */
+	struct vtype *whatis_type;
 };
 
 enum { VAL_BYTE_OK, VAL_BYTE_OPTOUT, VAL_BYTE_UNAVAIL };

@@ -684,6 +684,50 @@ int ptd__xm_has(struct vtype *t, const char *method)
 	return 1;
 }
 
+/* The type the worker's get_result_type declares, for whatis and ptype
+ * (gdb evaluates for the type only there), where it is not the
+ * value's: a size computed as a long, a smart pointer's "Pt *" where
+ * the member says element_type, a string's reference typedef. */
+static int whatis_type(struct xm *x, struct ptd_value *r)
+{
+	const char *m = x->method;
+	struct vtype *et = x->t->ntargs ? x->t->targs[0] : NULL, *s;
+	char *cn, *n = NULL;
+
+	if (x->cls == XC_STRING) {
+		if (strcmp(m, "operator[]") && strcmp(m, "at") && strcmp(m, "front") &&
+		    strcmp(m, "back"))
+			return 1;
+		if (!r->ref_type || !(cn = ptd__vt_name(x->t, "")))
+			return 1;
+		if (asprintf(&n, "%s::reference", cn) < 0)
+			n = NULL;
+		free(cn);
+		r->whatis_type = n ? named(x, n, r->ref_type) : NULL;
+		free(n);
+		return 1;
+	}
+	if (!strcmp(m, "size") &&
+	    (x->cls == XC_VECTOR || x->cls == XC_DEQUE || x->cls == XC_LIST)) {
+		int saved = x->v->type_only;
+
+		x->v->type_only = 1;
+		r->whatis_type = size_type(x, NULL);
+		x->v->type_only = saved;
+		return 1;
+	}
+	if ((x->cls == XC_UNIQUE || x->cls == XC_SHARED) && et) {
+		s = ptd__vt_strip(et);
+		if (s && s->kind == VT_ARRAY)
+			et = s->target;
+		if (!strcmp(m, "get") || !strcmp(m, "operator->"))
+			r->whatis_type = ptd__vt_ptr(x->v, et);
+		else
+			r->whatis_type = et;
+	}
+	return 1;
+}
+
 /* The class's name in gdb's overload errors (the strings by their
  * typedefs' names, as its type printers give them), malloc'ed. */
 static char *class_name(struct xm *x)
@@ -775,16 +819,20 @@ int ptd__xm_call(struct ptd_values *v, struct ptd_value *obj, const char *method
 	if ((rc = ptd__val_fetch(v, obj)) < 0)
 		return rc;
 	switch (x.cls) {
-	case XC_VECTOR: return vector_call(&x, out);
-	case XC_ARRAY: return array_call(&x, out);
-	case XC_DEQUE: return deque_call(&x, out);
-	case XC_LIST: return list_call(&x, out);
-	case XC_FLIST: return flist_call(&x, out);
+	case XC_VECTOR: rc = vector_call(&x, out); break;
+	case XC_ARRAY: rc = array_call(&x, out); break;
+	case XC_DEQUE: rc = deque_call(&x, out); break;
+	case XC_LIST: rc = list_call(&x, out); break;
+	case XC_FLIST: rc = flist_call(&x, out); break;
 	case XC_ASSOC:
-	case XC_UASSOC: return assoc_call(&x, out);
+	case XC_UASSOC: rc = assoc_call(&x, out); break;
 	case XC_UNIQUE:
-	case XC_SHARED: return smart_call(&x, out);
-	case XC_STRING: return string_call(&x, out);
+	case XC_SHARED: rc = smart_call(&x, out); break;
+	case XC_STRING: rc = string_call(&x, out); break;
 	}
-	return 0;
+	if (rc > 0 && *out && (rc = whatis_type(&x, *out)) < 0) {
+		ptd_value_free(*out);
+		*out = NULL;
+	}
+	return rc;
 }

@@ -17,6 +17,8 @@
 #  - unique_ptr (of a struct, null, of an array), shared_ptr (of a
 #    struct, null, of arrays): *p, p->x, p.get(), p[i], use_count()
 #    (the shipped worker's recursion error);
+#  - whatis and ptype of the results: the type the worker declares
+#    (std::size_t, Pt *), where gdb evaluates for the type only;
 #  - std::string's size(), length(), empty(), capacity(), [i], at(),
 #    front(), back(), c_str(), data(), which gdb calls in libstdc++;
 #  - the printers of std::variant, std::bitset and std::any (holding
@@ -55,7 +57,8 @@ vector=('p vi[1]' 'p vi[5]' 'p vi[-1]' 'p vi.at(-1)' 'p vi.at(1,2)' 'p vi[1,2]' 
 	'p -vi[1]' 'p vi[1]+vi[2]' 'p vi.size()*2' 'p vi.size() - 5' 'output vi[1]' 'echo \n' 'p $'
 	'p $$2' 'p vi.size() == 3' 'p !vi.empty()' 'p vi.at(5)' 'p (&vi)->size()' 'p (&vi)->at(5)'
 	'p vi . size ( )' 'p vi.at()' 'p vi.at("a")' 'p vi.size(1)' 'p vv[1].back()'
-	'p vi.at(vi.size()-1)' 'p/x vp.at(1)' 'output vp.front()' 'echo \n')
+	'p vi.at(vi.size()-1)' 'p/x vp.at(1)' 'output vp.front()' 'echo \n' 'whatis vi.size()'
+	'ptype vi.size()' 'whatis vb.size()' 'p vi.size()' 'whatis $' 'whatis (vi.size())')
 array=('p ar[1]' 'p ar.at(3)' 'p ar.at(-1)' 'p ar.size()' 'whatis ar.size()' 'p ar.empty()'
 	'p ar.front()' 'p ar.back()' 'p ar0.size()' 'p ar0.empty()' 'p ar0.front()' 'p ar0.back()'
 	'p ar0[0]' 'p ar0.at(0)' 'p ap[1].y' 'p &ar[1]' 'whatis ar[0]' 'whatis ar0.front()' 'p ar.at()'
@@ -63,6 +66,7 @@ array=('p ar[1]' 'p ar.at(3)' 'p ar.at(-1)' 'p ar.size()' 'whatis ar.size()' 'p 
 deque=('p dq[1]' 'p dq[150]' 'p dq[299]' 'p dq[300]' 'p dq.at(299)' 'p dq.at(300)' 'p dq.size()'
 	'p dq.empty()' 'p dq.front()' 'p dq.back()' 'p dqempty.size()' 'p dqempty.empty()'
 	'p dqempty.back()' 'p dqempty.front()' 'p dqs[1]' 'p &dq[200]' 'p dq[-1]' 'p dq.at(-1)'
+	'whatis dq.size()' 'whatis li.size()'
 	'p dq.at()' 'p dq.at(1.5)')
 lists=('p li.size()' 'p li.empty()' 'p li.front()' 'p li.back()' 'p lempty.size()'
 	'p lempty.empty()' 'p lempty.front()' 'p li[0]' 'p li.at(0)' 'whatis li.front()'
@@ -76,13 +80,15 @@ smart=('p *up' 'p up->x' 'p up.get()' 'whatis up.get()' 'p (*up).y' 'p up.get()-
 	'whatis uparr[0]' 'p *upi' 'p/x *upi' 'p &*up' 'p *sp' 'p sp->y' 'p sp.get()'
 	'p sp.use_count()' 'p sp.unique()' 'p *spnull' 'p spnull.get()' 'p sparr[1]' 'p sparr.get()'
 	'p *sparr' 'p sparr2[1]' 'p sparr2[2]' 'p sparr2.get()' 'p *wp' 'p wp->x' 'p up->z' 'p up.x'
-	'p up[0]' 'p sp[0]' 'p sp.reset()' 'p up.release()' 'p oi.has_value()' 'p wp.lock()' 'p *vi' 'p vi->x' 'p *x' 'p x.size()' 'p x[0]' 'p x->y' 'p x.foo'
+	'whatis sp.get()' 'whatis *sp' 'whatis sp->x' 'ptype *sp' 'whatis uparr.get()'
+	'whatis sparr.get()' 'whatis uparr[0]' 'p up[0]' 'p sp[0]' 'p sp.reset()' 'p up.release()' 'p oi.has_value()' 'p wp.lock()' 'p *vi' 'p vi->x' 'p *x' 'p x.size()' 'p x[0]' 'p x->y' 'p x.foo'
 	'p vi.x' 'p vp.x' 'p vi.foo(1)' 'p vp[0][0]' 'p vp[0].x.size()')
 string=('p s.at(10)' 'p s.front()' 'p s.back()' 'p s.data()' 'p s.c_str()' 'p s.capacity()'
 	'p s.empty()' 'p sempty.empty()' 'p s.at(1)' 'p s[1]' 'p s.length()' 'p s.size()' 'p s[10]'
 	'p sempty.size()' 'p s.at(-1)' 'p s.at()' 'p s.size(1)' 'p s.empty(2)' 'p s[1,2]' 'p s["a"]'
 	'p s.at("a")' 'p vs[1].size()' 'p vs[1][0]' 'p s.size() - 10' 'p/x s[0]' 'p vs.back().back()'
-	'p vs[1].capacity()' 'p sempty.capacity()')
+	'p vs[1].capacity()' 'p sempty.capacity()' 'whatis s.size()' 'whatis s[0]' 'whatis s.at(1)'
+	'whatis s.c_str()')
 printers=('p va' 'p vas' 'p vap' 'p bs' 'p bsbig' 'p bsnone' 'p vit' 'p mit' 'p lit' 'p sit'
 	'p dit' 'p umit' 'p vend' 'p/x bs' 'p/x va' 'p/x vit' 'p/x mit' 'p an' 'p anempty' 'p anstr'
 	'p anvec' 'p anmap' 'p anpt' 'p/x anpt' 'p vavec' 'p bs0' 'info locals')
