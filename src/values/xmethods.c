@@ -12,7 +12,14 @@
  * checked but by at(), std::array's front() of an empty array is at
  * address 0), so the results and the memory errors are gdb's; at()'s
  * out-of-range error is the Python exception gdb reports.  Memory is
- * untrusted: a list's walk ends after a bounded number of nodes.
+ * untrusted: a list's walk ends at a cycle or after a bounded number
+ * of nodes.
+ *
+ * std::string's and std::wstring's size(), [], at() and the like have
+ * no xmethod: gdb calls them in libstdc++, which has them compiled;
+ * their results are computed here too, as the calls return them.  A
+ * method without either is left to the caller (eval.c), which gives
+ * gdb's error for it.
  */
 #include <stdio.h>
 #include <stdlib.h>
