@@ -47,6 +47,7 @@ static val_t *parse_comma(struct parser *ps);
 static val_t *parse_assign(struct parser *ps);
 static val_t *parse_unary(struct parser *ps);
 static val_t *member(struct parser *ps, val_t *x, const char *name);
+static int method_compiled(struct parser *ps, struct vtype *s, const char *name, int *count);
 static int find_member(struct vtype *s, const char *name, uint64_t *off, struct vt_member *out,
 		       int depth);
 static val_t *deref(struct parser *ps, val_t *x);
@@ -1166,11 +1167,24 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		free(tn);
 		return NULL;
 	}
-	if (!find_member(s, name, &base, &mb, 0))
-		return fail(ps, -ptde_notfound,
-			    s->methods ? "There is no member or method named %s."
-				       : "There is no member named %s.",
-			    name);
+	if (!find_member(s, name, &base, &mb, 0)) {
+		int n = 0, there;
+
+		if (!ptd__vt_has_method(s, name))
+			return fail(ps, -ptde_notfound,
+				    s->methods ? "There is no member or method named %s."
+					       : "There is no member named %s.",
+				    name);
+		/* a method named without a call: gdb's value of it */
+		there = method_compiled(ps, s, name, &n);
+		if (n > 1)
+			return fail(ps, -ptde_invalid,
+				    "cannot resolve overloaded method `%s': no arguments supplied", name);
+		if (!there)
+			return fail(ps, -ptde_invalid, "Cannot take address of method %s.", name);
+		return fail(ps, -ptde_unsupported,
+			    "ptdbg does not show a method as a value: call it (%s())", name);
+	}
 	r = ptd__val_new(mb.type);
 	if (!r)
 		return oom(ps);
@@ -1362,6 +1376,22 @@ static val_t *incdec(struct parser *ps, val_t *x, int up, int post)
 	return old;
 }
 
+/* Whether a member function @name of class @s has an out-of-line
+ * copy in the program (one of its overloads: a declaration without a
+ * linkage name is taken to have one); *@count: how many there are. */
+static int method_compiled(struct parser *ps, struct vtype *s, const char *name, int *count)
+{
+	const char *ln[16];
+	int n = ptd__vt_methods(s, name, ln, 16), there = 0;
+
+	for (int i = 0; i < n && i < 16 && !there; i++)
+		there = !*ln[i] ||
+			(ps->v->sym && ptd_symbols_function(ps->v->sym, ln[i], NULL, NULL) == 0);
+	if (count)
+		*count = n;
+	return there;
+}
+
 /* The value of a call of a class's member function the program is
  * not run for: gdb's libstdc++ xmethod when there is one; else the
  * error gdb gives (a class without such a function), or that ptdbg
@@ -1388,12 +1418,8 @@ static val_t *xm_call(struct parser *ps, val_t *x, const char *name, val_t **arg
 		/* gdb calls an out-of-line copy; without one (an inline
 		 * function of a -O0 program that did not call it) it says
 		 * so */
-		const char *ln[16];
-		int n = ptd__vt_methods(S(x), name, ln, 16), there = 0;
+		int there = method_compiled(ps, S(x), name, NULL);
 
-		for (int i = 0; i < n && i < 16 && !there; i++)
-			there = !*ln[i] || (ps->v->sym && ptd_symbols_function(ps->v->sym, ln[i],
-									       NULL, NULL) == 0);
 		ptd_value_free(x);
 		if (!there && !ps->rc) {
 			ptd_clear_error();

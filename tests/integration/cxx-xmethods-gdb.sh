@@ -26,7 +26,8 @@
 #    (what they point to, as gdb's printers show them), info locals;
 #  - the errors: a method the class does not have, one it has but the
 #    program has no copy of (gdb cannot call it), an operator it does
-#    not have, a method on an int, wrong arguments; print pretty on;
+#    not have, a method on an int, wrong arguments, a method named
+#    without a call (overloaded, or without a copy); print pretty on;
 #  - in a frame where the vector is a reference and a pointer;
 #  - on garbage (a list whose links go round), size() ends;
 #  - in a recording, back before a call (reverse-next): what gdb prints
@@ -81,7 +82,9 @@ smart=('p *up' 'p up->x' 'p up.get()' 'whatis up.get()' 'p (*up).y' 'p up.get()-
 	'p sp.use_count()' 'p sp.unique()' 'p *spnull' 'p spnull.get()' 'p sparr[1]' 'p sparr.get()'
 	'p *sparr' 'p sparr2[1]' 'p sparr2[2]' 'p sparr2.get()' 'p *wp' 'p wp->x' 'p up->z' 'p up.x'
 	'whatis sp.get()' 'whatis *sp' 'whatis sp->x' 'ptype *sp' 'whatis uparr.get()'
-	'whatis sparr.get()' 'whatis uparr[0]' 'p up[0]' 'p sp[0]' 'p sp.reset()' 'p up.release()' 'p oi.has_value()' 'p wp.lock()' 'p *vi' 'p vi->x' 'p *x' 'p x.size()' 'p x[0]' 'p x->y' 'p x.foo'
+	'whatis sparr.get()' 'whatis uparr[0]' 'p up[0]' 'p sp[0]' 'p sp.reset()' 'p up.release()'
+	'p oi.has_value()' 'p wp.lock()' 'p oi.has_value' 'p mi.at' 'p vi.capacity' 'p vi.empty'
+	'p vi.front' 'p *vi' 'p vi->x' 'p *x' 'p x.size()' 'p x[0]' 'p x->y' 'p x.foo'
 	'p vi.x' 'p vp.x' 'p vi.foo(1)' 'p vp[0][0]' 'p vp[0].x.size()')
 string=('p s.at(10)' 'p s.front()' 'p s.back()' 'p s.data()' 'p s.c_str()' 'p s.capacity()'
 	'p s.empty()' 'p sempty.empty()' 'p s.at(1)' 'p s[1]' 'p s.length()' 'p s.size()' 'p s[10]'
