@@ -8,6 +8,7 @@
 #include <array>
 #include <bitset>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <forward_list>
 #include <list>
@@ -102,6 +103,10 @@ int main()
 	auto dit = dq.begin() + 2;
 	auto umit = um.begin();
 	auto vend = vi.end();
+	std::vector<int>::iterator vnull{};
+	std::vector<int>::iterator vbad = vnull;
+	void *nowhere = (void *)0x10;
+	std::memcpy((void *)&vbad, &nowhere, sizeof(nowhere)); // an iterator holding garbage
 	int x = 1;
 	touch(); // xm here
 	std::printf("%d\n", use(vi, &vi) + x + (int)vempty.size() + (int)vb.size() + (int)vs.size() + vp[0].x + (int)vv.size() + ar[0] + (int)ar0.size() + ap[0].x + (int)dq.size() + (int)dqempty.size() + (int)dqs.size() + (int)li.size() + (int)lempty.size() + (int)fl.empty() + (int)flempty.empty() + (int)mi.size() + (int)mm.size() + (int)si.size() + (int)msi.size() + (int)um.size() + (int)us.size() + (int)umm.size() + (int)ums.size() + up->x + (int)!upnull + uparr[0] + *upi + sp->x + (int)!spnull + sparr[0] + sparr2[0] + (int)wp.expired() + (int)s.size() + (int)sempty.size() + *oi + op->x + (int)va.index() + (int)vas.index() + (int)vap.index() + (int)bs.count() + (int)bsbig.count() + (int)bsnone.count() + (int)an.has_value() + (int)anempty.has_value() + (int)anstr.has_value() + (int)anvec.has_value() + (int)anmap.has_value() + (int)anpt.has_value() + (int)vavec.index() + (int)bs0.size() + *vit + mit->first + *lit + *sit + *dit + umit->first + (int)(vend - vit));

@@ -1605,7 +1605,8 @@ static int iter_summary(struct pp *pp)
 		return 0;
 	}
 	if ((rc = ptd__mem_read(pp->v, ptr + pp->x[1], buf, n)) < 0) {
-		ptd__sb_add(pp->b, "<error: %s>", ptd_last_error(rc));
+		/* (the printer's str() raised gdb.MemoryError) */
+		ptd__sb_add(pp->b, "<error reading variable: %s>", ptd_last_error(rc));
 		ptd_clear_error();
 		free(buf);
 		return 0;

@@ -23,7 +23,8 @@
 #    front(), back(), c_str(), data(), which gdb calls in libstdc++;
 #  - the printers of std::variant, std::bitset and std::any (holding
 #    an int, a string, a struct, a vector, a map), and of the iterators
-#    (what they point to, as gdb's printers show them), info locals;
+#    (what they point to, as gdb's printers show them, null or
+#    pointing nowhere), info locals;
 #  - the errors: a method the class does not have, one it has but the
 #    program has no copy of (gdb cannot call it), an operator it does
 #    not have, a method on an int, wrong arguments, a method named
@@ -94,7 +95,7 @@ string=('p s.at(10)' 'p s.front()' 'p s.back()' 'p s.data()' 'p s.c_str()' 'p s.
 	'whatis s.c_str()')
 printers=('p va' 'p vas' 'p vap' 'p bs' 'p bsbig' 'p bsnone' 'p vit' 'p mit' 'p lit' 'p sit'
 	'p dit' 'p umit' 'p vend' 'p/x bs' 'p/x va' 'p/x vit' 'p/x mit' 'p an' 'p anempty' 'p anstr'
-	'p anvec' 'p anmap' 'p anpt' 'p/x anpt' 'p vavec' 'p bs0' 'info locals')
+	'p anvec' 'p anmap' 'p anpt' 'p/x anpt' 'p vavec' 'p bs0' 'p vnull' 'p vbad' 'info locals')
 pretty=('set print pretty on' 'p vap' 'p bs' 'p mit' 'p va' 'p *up' 'p *sp' 'p vp[1]' 'p vv[1]'
 	'p vs.front()' 'p ap.back()' 'p anvec' 'p anmap' 'p vavec' 'info locals')
 CMDS=("break $(line_of stlxmethods.cc '// xm here')" run "${vector[@]}" "${array[@]}" "${deque[@]}"
