@@ -731,6 +731,7 @@ void ptd_values_free(struct ptd_values *v)
 		for (i = 0; i < t->nenums; i++)
 			free(t->enums[i].name);
 		free(t->enums);
+		free(t->methods);
 		free(t->name);
 		free(t);
 	}
