@@ -533,6 +533,11 @@ struct vtype *ptd__vt_from_die(struct ptd_values *v, Dwarf_Die *die)
 					if (dwarf_attr(&child, DW_AT_linkage_name, &la) ||
 					    dwarf_attr(&child, DW_AT_MIPS_linkage_name, &la))
 						ln = dwarf_formstring(&la);
+					/* a virtual one is called through the vtable:
+					 * the object's own override, which has a copy
+					 * (also when this one is pure) */
+					if (dwarf_hasattr(&child, DW_AT_virtuality))
+						ln = NULL;
 					add_method(t, dwarf_diename(&child), ln);
 					continue;
 				}

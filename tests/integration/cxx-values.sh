@@ -42,5 +42,12 @@ ptdbg_batch -- "$TESTPROGS/shapes" | norm >"$TMPDIR/ptdbg2.out"
 gdb_batch -- "$TESTPROGS/shapes" | norm | awk '/^  public:$/ { skip = 1 } /^}/ { skip = 0 } !skip' >"$TMPDIR/gdb2.out"
 diff -u "$TMPDIR/gdb2.out" "$TMPDIR/ptdbg2.out" >&2 || die "C++ ptype differs from gdb's without its methods"
 qgrep '^type = const struct geo::Rect : public geo::Shape {$' "$TMPDIR/ptdbg2.out" || die "no base list in ptype"
+# a virtual method through a pointer to the abstract base: gdb calls the
+# override (6); ptdbg, which runs no code in the program, says so (it once
+# said the pure declaration "may be inlined")
+CMDS=('break geo::total' run 'p s[0]->area()' 'p (*s[0]).area()')
+out=$(ptdbg_batch -- "$TESTPROGS/shapes")
+[ "$(grep -c '^cannot call functions in the program: ptdbg does not run code in it$' <<<"$out")" = 2 ] ||
+	die "virtual call: '$out'"
 note "$(wc -l <"$TMPDIR/ptdbg.out") + $(wc -l <"$TMPDIR/ptdbg2.out") lines identical to gdb's"
 exit 0
