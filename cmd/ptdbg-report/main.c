@@ -12,11 +12,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,7 +103,8 @@ static void usage(FILE *f)
 		"                          beyond it the oldest history is dropped, a flight\n"
 		"                          recorder; pt, bts: the trace buffer)\n"
 		"      --trace-format=FMT  blocks or pt (record the step outcomes as Intel PT)\n"
-		"      --from=FUNC         start recording at FUNC's first hit (default main)\n"
+		"      --from=FUNC         start recording at FUNC's first hit (default main;\n"
+		"                          a program without main: its entry point)\n"
 		"      --threads=WHICH     all: the path of every thread; current (default): the\n"
 		"                          thread that stopped\n"
 		"      --calls=N           function segments in the call tree (default 20)\n"
@@ -159,6 +162,54 @@ static int fail(const char *what, int rc)
 	fprintf(stderr, "ptdbg-report: %s%s%s\n", what ? what : "", what ? ": " : "",
 		ptd_last_error(rc));
 	return EXIT_ERROR;
+}
+
+/* The address the kernel entered process @pid's executable at (AT_ENTRY:
+ * its entry point, with a PIE's load bias); 0 when not known. */
+static uint64_t entry_of(pid_t pid)
+{
+	char path[64];
+	uint64_t av[2], entry = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != AT_NULL)
+		if (av[0] == AT_ENTRY)
+			entry = av[1];
+	close(fd);
+	return entry;
+}
+
+/*
+ * A program without main (stripped, or not C): launched and run to its
+ * entry point, where recording then starts (*@where names it).  0 with
+ * *@ev the stop there; <0 (said on stderr) when it cannot be run there.
+ */
+static int run_to_entry(struct ptd_session *s, const char *prog, struct ptd_event *ev,
+			char *where, size_t n)
+{
+	uint64_t entry;
+	char spec[32];
+	int rc = ptd_session_launch(s);
+
+	if (rc < 0)
+		return fail(prog, rc), rc;
+	entry = entry_of(ptd_session_pid(s));
+	if (!entry) {
+		fprintf(stderr, "ptdbg-report: %s: its entry point is not known\n", prog);
+		return -1;
+	}
+	snprintf(spec, sizeof(spec), "*0x%" PRIx64, entry);
+	snprintf(where, n, "its entry point (0x%" PRIx64 ")", entry);
+	rc = ptd_session_break(s, spec, 1);
+	if (rc >= 0)
+		rc = ptd_session_continue_signal(s, 0, ev);
+	if (rc < 0)
+		fail(prog, rc);
+	return rc < 0 ? rc : 0;
 }
 
 /* Failed after the report file was opened: leave no empty report behind. */
@@ -459,7 +510,8 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	struct rep r;
 	FILE *out = stdout;
-	int c, rc, m, at_id = 0, until_id = 0, status = EXIT_REPORT;
+	int c, rc, m, at_id = 0, until_id = 0, status = EXIT_REPORT, from_given = 0;
+	char from_entry[64];
 	unsigned at_hits = 0;
 	char *end;
 
@@ -491,6 +543,7 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			o.from = optarg;
+			from_given = 1;
 			break;
 		case 'u':
 			o.until = optarg;
@@ -731,11 +784,21 @@ int main(int argc, char **argv)
 		rc = ptd_session_set_program(s, argv + optind);
 		if (rc == 0)
 			rc = ptd_session_break(s, o.from, 1);
-		if (rc < 0) {
+		if (rc == -ptde_notfound && !from_given) {
+			/* no main to start at (a stripped program): its entry */
+			if (!o.quiet)
+				fprintf(stderr, "ptdbg-report: %s has no function main: recording "
+					"from its entry point\n", argv[optind]);
+			rc = run_to_entry(s, argv[optind], &ev, from_entry, sizeof(from_entry));
+			if (rc < 0)
+				return give_up(s, out, o.output, EXIT_ERROR);
+			o.from = from_entry;
+		} else if (rc < 0) {
 			fail(argv[optind], rc);
 			return give_up(s, out, o.output, EXIT_ERROR);
+		} else {
+			rc = ptd_session_run(s, 0, &ev);
 		}
-		rc = ptd_session_run(s, 0, &ev);
 		if (rc < 0) {
 			fail(NULL, rc);
 			return give_up(s, out, o.output, EXIT_ERROR);
