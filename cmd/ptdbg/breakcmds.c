@@ -326,8 +326,8 @@ int shell_set_breakpoint(struct shell *sh, const char *args)
 		return shell_error("Undefined set breakpoint command: \"%s\".  Try \"help set "
 				   "breakpoint\".", word);
 	p = skipws(p);
-	if (!*p || !strcmp(p, "on") || !strcmp(p, "1") || !strcmp(p, "yes") ||
-	    !strcmp(p, "enable"))
+	/* (an auto-boolean: no value is no answer, unlike on/off settings) */
+	if (!strcmp(p, "on") || !strcmp(p, "1") || !strcmp(p, "yes") || !strcmp(p, "enable"))
 		sh->bp_pending = 1;
 	else if (!strcmp(p, "off") || !strcmp(p, "0") || !strcmp(p, "no") || !strcmp(p, "disable"))
 		sh->bp_pending = 2;

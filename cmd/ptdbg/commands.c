@@ -4467,6 +4467,14 @@ static int set_confirm(struct shell *sh, const char *args)
 	return parse_on_off(args, &sh->confirm);
 }
 
+static int show_confirm(struct shell *sh, const char *args)
+{
+	(void)args;
+	printf("Whether to confirm potentially dangerous operations is %s.\n",
+	       sh->confirm ? "on" : "off");
+	return 0;
+}
+
 static int set_ignored(struct shell *sh, const char *args)
 {
 	return 0;
@@ -4738,6 +4746,7 @@ static int cmd_maint(struct shell *sh, const char *args);
 static int cmd_record(struct shell *sh, const char *args);
 static int cmd_set(struct shell *sh, const char *args);
 static int cmd_show(struct shell *sh, const char *args);
+static int cmd_with(struct shell *sh, const char *args);
 
 /* info source: the current source file (the one `list` and the last stop
  * chose), as gdb 13 describes it. */
@@ -4885,6 +4894,7 @@ static const struct cmd show_cmds[] = {
 	  "instruction-history-size, function-call-history-size, soft|step buffer-size,\n"
 	  "pt [SETTING], bts [buffer-size]." },
 	{ "version", 0, show_version, 0, "What version of ptdbg this is." },
+	{ "confirm", 0, show_confirm, 0, "Whether to ask before killing the program etc." },
 	{ "breakpoint", 0, shell_show_breakpoint, 0, "show breakpoint pending." },
 	{ "exec-direction", 0, shell_show_exec_direction, 0, "Forward. or Reverse." },
 	{ NULL },
@@ -5064,6 +5074,10 @@ static const struct cmd top_cmds[] = {
 	{ "rwatch", 0, shell_cmd_rwatch, 0, "Stop when EXPR is read: rwatch [-l] EXPR [if COND]." },
 	{ "awatch", 0, shell_cmd_awatch, 0,
 	  "Stop when EXPR is read or written: awatch [-l] EXPR [if COND]." },
+	{ "with", 0, cmd_with, 0,
+	  "Temporarily change a setting and run a command: with SETTING [VALUE] [-- COMMAND]\n"
+	  "(without COMMAND, the command before runs again); the setting is put back after."},
+	{ "w", 0, cmd_with, CMD_ALIAS, "with" },
 	{ "x", 1, cmd_x, CMD_REPEAT,
 	  "Examine memory: x/FMT ADDRESS (FMT: count, x d u o t c a s i, b h w g)." },
 	{ NULL },
@@ -5177,6 +5191,221 @@ static int cmd_show(struct shell *sh, const char *args)
 	if (!*args)
 		return show_version(sh, args);
 	return run_sub(sh, show_cmds, args, "show ", "show", NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* with SETTING [VALUE] [-- COMMAND]                                    */
+
+static void with_get_args(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", sh->run_args ? sh->run_args : "");
+}
+
+static void with_get_aslr(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", ptd_session_get_disable_aslr(sh->s) ? "on" : "off");
+}
+
+static void with_get_pin_cpu(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", ptd_session_get_pin_cpu(sh->s) ? "on" : "off");
+}
+
+static void with_get_confirm(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", sh->confirm ? "on" : "off");
+}
+
+static void with_get_listsize(struct shell *sh, char *buf, size_t n)
+{
+	int v = shell_listsize(sh);
+
+	if (v >= INT_MAX / 4)
+		snprintf(buf, n, "unlimited");
+	else
+		snprintf(buf, n, "%d", v);
+}
+
+static void with_get_direction(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", sh->exec_reverse ? "reverse" : "forward");
+}
+
+static void with_get_nothing(struct shell *sh, char *buf, size_t n)
+{
+	(void)sh;
+	snprintf(buf, n, "%s", "");
+}
+
+static void with_get_pretty(struct shell *sh, char *buf, size_t n)
+{
+	shell_print_setting(sh, "pretty", buf, n);
+}
+
+static void with_get_frame_args(struct shell *sh, char *buf, size_t n)
+{
+	shell_print_setting(sh, "frame-arguments", buf, n);
+}
+
+static void with_get_insn_size(struct shell *sh, char *buf, size_t n)
+{
+	if (sh->insn_history_size == INT32_MAX)
+		snprintf(buf, n, "unlimited");
+	else
+		snprintf(buf, n, "%d", sh->insn_history_size);
+}
+
+static void with_get_call_size(struct shell *sh, char *buf, size_t n)
+{
+	if (sh->call_history_size == INT32_MAX)
+		snprintf(buf, n, "unlimited");
+	else
+		snprintf(buf, n, "%d", sh->call_history_size);
+}
+
+static void with_get_thread_exit(struct shell *sh, char *buf, size_t n)
+{
+	(void)sh;
+	snprintf(buf, n, "%s", stop_at_thread_exit ? "on" : "off");
+}
+
+static void with_get_pending(struct shell *sh, char *buf, size_t n)
+{
+	static const char *const v[] = { "auto", "on", "off" };
+
+	snprintf(buf, n, "%s", v[sh->bp_pending]);
+}
+
+/*
+ * The settings `with` can change for a while: each is changed and put
+ * back by `set` itself (so its parsing and errors are set's), from the
+ * value its getter gives as set takes it.  @prefix is the set prefix
+ * command it is under ("print"), NULL at the top level; the entries of
+ * set_cmds absent here are commands, not settings (set variable, set
+ * environment), which gdb's with refuses too.
+ */
+static const struct with_setting {
+	const char *prefix, *name;
+	void (*get)(struct shell *sh, char *buf, size_t n);
+} with_settings[] = {
+	{ NULL, "args", with_get_args },
+	{ NULL, "disable-randomization", with_get_aslr },
+	{ NULL, "pin-cpu", with_get_pin_cpu },
+	{ NULL, "confirm", with_get_confirm },
+	{ NULL, "listsize", with_get_listsize },
+	{ NULL, "exec-direction", with_get_direction },
+	{ NULL, "pagination", with_get_nothing },
+	{ NULL, "height", with_get_nothing },
+	{ NULL, "width", with_get_nothing },
+	{ "print", "pretty", with_get_pretty },
+	{ "print", "frame-arguments", with_get_frame_args },
+	{ "record", "instruction-history-size", with_get_insn_size },
+	{ "record", "function-call-history-size", with_get_call_size },
+	{ "record", "stop-at-thread-exit", with_get_thread_exit },
+	{ "breakpoint", "pending", with_get_pending },
+	{ NULL, NULL, NULL },
+};
+
+/* The entry of with_settings for @word under @prefix (exact, or a unique
+ * beginning), or NULL. */
+static const struct with_setting *with_find(const char *prefix, const char *word)
+{
+	const struct with_setting *w, *found = NULL;
+	size_t len = strlen(word);
+	int n = 0;
+
+	for (w = with_settings; w->name; w++) {
+		if ((prefix == NULL) != (w->prefix == NULL) || (prefix && strcmp(prefix, w->prefix)))
+			continue;
+		if (!strcmp(w->name, word))
+			return w;
+		if (len && !strncmp(w->name, word, len)) {
+			found = w;
+			n++;
+		}
+	}
+	return n == 1 ? found : NULL;
+}
+
+static int with_is_prefix(const char *name)
+{
+	const struct with_setting *w;
+
+	for (w = with_settings; w->name; w++)
+		if (w->prefix && !strcmp(w->prefix, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * with SETTING [VALUE] [-- COMMAND], as gdb 13's: the first "--" ends the
+ * setting (without one, or with nothing after it, the line typed before
+ * runs again); the setting is set, COMMAND runs, and the old value is put
+ * back whether COMMAND failed or not.  Nested withs nest.
+ */
+static int cmd_with(struct shell *sh, const char *args)
+{
+	char word[128], path[160], orig[PATH_MAX], *line = NULL;
+	const char *delim, *nested, *rest, *val;
+	const struct with_setting *w;
+	const struct cmd *c;
+	size_t vlen;
+	int rc, repeat = 0;
+
+	args = skipws(args);
+	if (!*args)
+		return shell_error("Missing arguments.");
+	delim = strstr(args, "--");
+	if (delim == args)
+		return shell_error("Missing setting before '--' delimiter");
+	if (!delim || !*skipws(delim + 2)) {
+		if (!sh->prev_line)
+			return shell_error("No previous command to relaunch");
+		nested = sh->prev_line;
+		sh->relaunched = 1;
+	} else {
+		nested = skipws(delim + 2);
+	}
+	rest = first_word(args, word, sizeof(word));
+	c = lookup(set_cmds, word, "set ", "set", 0);
+	if (!c)
+		return -1;
+	if (with_is_prefix(c->name)) {
+		const char *sub = rest;
+
+		rest = first_word(sub, word, sizeof(word));
+		w = with_find(c->name, word);
+		if (!w)
+			return shell_error("Undefined set %s command: \"%s\".  Try \"help set %s\".",
+					   c->name, sub, c->name);
+		snprintf(path, sizeof(path), "%s %s", c->name, w->name);
+	} else {
+		w = with_find(NULL, c->name);
+		if (!w)
+			return shell_error("Cannot use this setting with the \"with\" command");
+		snprintf(path, sizeof(path), "%s", w->name);
+	}
+	/* the value: what is left before the delimiter */
+	val = rest;
+	/* (up to the delimiter; for args spaces and all: "with args a b --
+	 * show args" gives the program "a b ", as gdb's) */
+	vlen = delim && delim >= val ? (size_t)(delim - val) : strlen(val);
+	while (w->get != with_get_args && vlen && isspace((unsigned char)val[vlen - 1]))
+		vlen--;
+	w->get(sh, orig, sizeof(orig));
+	if (asprintf(&line, "%s %.*s", path, (int)vlen, val) < 0)
+		return shell_error("out of memory");
+	rc = cmd_set(sh, line);
+	free(line);
+	if (rc < 0)
+		return rc;
+	rc = shell_execute(sh, nested, &repeat);
+	if (asprintf(&line, "%s %s", path, orig) < 0)
+		return shell_error("out of memory");
+	if (cmd_set(sh, line) < 0)
+		fprintf(stderr, "warning: Couldn't restore setting %s\n", path);
+	free(line);
+	return rc;
 }
 
 static void help_table(const struct cmd *tab, const char *prefix)

@@ -269,6 +269,7 @@ void shell_values_release(struct shell *sh);
 void shell_values_init(struct shell *sh);
 int shell_set_print(struct shell *sh, const char *args);
 int shell_show_print(struct shell *sh, const char *args);
+void shell_print_setting(struct shell *sh, const char *name, char *buf, size_t n);
 /* The selected frame's registers and which are known (each field 0/1). */
 int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_regs_struct *known);
 /* watch EXPR: the address and size of lvalue @expr in the selected frame,

@@ -600,6 +600,16 @@ int shell_show_print(struct shell *sh, const char *args)
 	return 0;
 }
 
+/* The value of print setting @name ("pretty", "frame-arguments") as set
+ * takes it, for `with` to put back. */
+void shell_print_setting(struct shell *sh, const char *name, char *buf, size_t n)
+{
+	if (!strcmp(name, "pretty"))
+		snprintf(buf, n, "%s", sh->print_pretty ? "on" : "off");
+	else
+		snprintf(buf, n, "%s", frame_args_modes[sh->frame_args_mode]);
+}
+
 /* ------------------------------------------------------------------ */
 /* watch EXPR over the evaluator                                        */
 
