@@ -4467,6 +4467,34 @@ static int set_confirm(struct shell *sh, const char *args)
 	return parse_on_off(args, &sh->confirm);
 }
 
+/* set inferior-tty [TTY] (and tty [TTY]): the terminal of the next run;
+ * none without an argument, as gdb's optional filename (~ is $HOME). */
+static int set_inferior_tty(struct shell *sh, const char *args)
+{
+	const char *home = getenv("HOME");
+	char path[PATH_MAX];
+	int rc;
+
+	args = skipws(args);
+	if (args[0] == '~' && (!args[1] || args[1] == '/') && home)
+		snprintf(path, sizeof(path), "%s%s", home, args + 1);
+	else
+		snprintf(path, sizeof(path), "%s", args);
+	ptd_clear_error();
+	rc = ptd_session_set_tty(sh->s, path);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	return 0;
+}
+
+static int show_inferior_tty(struct shell *sh, const char *args)
+{
+	(void)args;
+	printf("Terminal for future runs of program being debugged is \"%s\".\n",
+	       ptd_session_tty(sh->s));
+	return 0;
+}
+
 static int show_confirm(struct shell *sh, const char *args)
 {
 	(void)args;
@@ -4866,6 +4894,9 @@ static const struct cmd set_cmds[] = {
 	{ "environment", 3, shell_set_environment, 0,
 	  "Set an environment variable of the programs started: set environment VAR VALUE." },
 	{ "listsize", 0, shell_set_listsize, 0, "How many source lines list shows (default 10)." },
+	{ "inferior-tty", 0, set_inferior_tty, 0,
+	  "The terminal (or file) of the program at the next run: set inferior-tty [TTY]\n"
+	  "(none without TTY: ptdbg's); run's redirections apply after it." },
 	{ "breakpoint", 0, shell_set_breakpoint, 0,
 	  "set breakpoint pending on|off|auto: make a breakpoint on a function no loaded\n"
 	  "file has yet pending (resolved at dlopen) -- auto asks, and takes no for an answer\n"
@@ -4894,6 +4925,7 @@ static const struct cmd show_cmds[] = {
 	  "instruction-history-size, function-call-history-size, soft|step buffer-size,\n"
 	  "pt [SETTING], bts [buffer-size]." },
 	{ "version", 0, show_version, 0, "What version of ptdbg this is." },
+	{ "inferior-tty", 0, show_inferior_tty, 0, "The terminal of the program at the next run." },
 	{ "confirm", 0, show_confirm, 0, "Whether to ask before killing the program etc." },
 	{ "breakpoint", 0, shell_show_breakpoint, 0, "show breakpoint pending." },
 	{ "exec-direction", 0, shell_show_exec_direction, 0, "Forward. or Reverse." },
@@ -5062,6 +5094,8 @@ static const struct cmd top_cmds[] = {
 	  "tcatch vfork -- Catch calls to vfork.\n\n"
 	  "A temporary catchpoint is deleted when it stops the program." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, show the current thread, or apply a command to threads (thread apply all|LIST CMD)." },
+	{ "tty", 0, set_inferior_tty, 0,
+	  "The terminal (or file) of the program at the next run: tty [TTY] (set inferior-tty)." },
 	{ "unset", 0, shell_cmd_unset, 0,
 	  "Remove an environment variable of the programs started: unset environment [VAR]." },
 	{ "undisplay", 0, cmd_undisplay, 0, "Cancel auto-display expressions: undisplay [N...]." },
@@ -5237,6 +5271,11 @@ static void with_get_nothing(struct shell *sh, char *buf, size_t n)
 	snprintf(buf, n, "%s", "");
 }
 
+static void with_get_tty(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", ptd_session_tty(sh->s));
+}
+
 static void with_get_pretty(struct shell *sh, char *buf, size_t n)
 {
 	shell_print_setting(sh, "pretty", buf, n);
@@ -5293,6 +5332,7 @@ static const struct with_setting {
 	{ NULL, "pin-cpu", with_get_pin_cpu },
 	{ NULL, "confirm", with_get_confirm },
 	{ NULL, "listsize", with_get_listsize },
+	{ NULL, "inferior-tty", with_get_tty },
 	{ NULL, "exec-direction", with_get_direction },
 	{ NULL, "pagination", with_get_nothing },
 	{ NULL, "height", with_get_nothing },

@@ -815,6 +815,15 @@ struct ptd_redirect {
  * -ptde_invalid (a descriptor outside 0-2), or -ptde_nomem. */
 extern PTD_EXPORT int ptd_session_set_redirects(struct ptd_session *s,
 						const struct ptd_redirect *r, int n);
+/* The terminal (or file) the programs launched from now on get as
+ * standard input, output and error, in a session of their own with it as
+ * controlling terminal, as gdb's "set inferior-tty"; the redirections of
+ * ptd_session_set_redirects() apply after it.  @path is copied; NULL or
+ * "": ptdbg's own descriptors (the default).  Returns 0, -ptde_invalid, or
+ * -ptde_nomem. */
+extern PTD_EXPORT int ptd_session_set_tty(struct ptd_session *s, const char *path);
+/* The terminal set by ptd_session_set_tty() (owned by @s), or "". */
+extern PTD_EXPORT const char *ptd_session_tty(const struct ptd_session *s);
 /* The program's path (owned by @s, valid until set again), or NULL. */
 extern PTD_EXPORT const char *ptd_session_program(const struct ptd_session *s);
 /* Recording method used by a recording session (--method) and by
