@@ -4835,6 +4835,8 @@ static const struct cmd info_cmds[] = {
 	{ "skip", 2, shell_info_skip, CMD_REPEAT,
 	  "Display the status of skips: info skip [N...] (all without arguments)." },
 	{ "source", 2, info_source, CMD_REPEAT, "Information about the current source file." },
+	{ "scope", 2, shell_info_scope, CMD_REPEAT,
+	  "List the variables local to a scope: info scope LINESPEC (their locations)." },
 	{ "signals", 3, shell_info_signals, CMD_REPEAT,
 	  "What debugger does when program gets various signals: info signals [SIG]." },
 	{ "handle", 0, shell_info_signals, CMD_REPEAT | CMD_ALIAS, "signals" },

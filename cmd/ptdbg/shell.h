@@ -299,6 +299,7 @@ void shell_print_extra_regs(struct shell *sh);
 int shell_info_extra_reg(struct shell *sh, const char *name);
 /* symcmds.c: info address, info functions/variables/types. */
 int shell_info_address(struct shell *sh, const char *args);
+int shell_info_scope(struct shell *sh, const char *args);
 int shell_info_functions(struct shell *sh, const char *args);
 int shell_info_variables(struct shell *sh, const char *args);
 int shell_info_types(struct shell *sh, const char *args);

@@ -1764,6 +1764,17 @@ extern PTD_EXPORT int ptd_session_check_calls(struct ptd_session *s, struct ptd_
  * -ptde_notfound ("No symbol \"x\" in current context."), -ptde_invalid.
  */
 extern PTD_EXPORT int ptd_values_info_address(struct ptd_values *v, const char *name, char **out);
+/*
+ * info scope SPEC as gdb 13 says it, for the code at @pc (where SPEC
+ * resolved): "Scope for SPEC:" then one "Symbol X is ..., length N." per
+ * symbol of the innermost block at @pc and the blocks around it up to its
+ * function (or inlined call), each described as info address does, or
+ * "Scope for SPEC contains no locals or arguments.".  *@out (malloc'ed)
+ * gets the text.  Returns 0, -ptde_notfound (no symbols), -ptde_invalid (a
+ * location it cannot read), -ptde_nomem.
+ */
+extern PTD_EXPORT int ptd_values_info_scope(struct ptd_values *v, uint64_t pc, const char *spec,
+					    char **out);
 
 /* What ptd_values_info_symbols() lists, and its flags. */
 enum { PTD_INFO_VARIABLES, PTD_INFO_FUNCTIONS, PTD_INFO_TYPES };
