@@ -1860,10 +1860,12 @@ static int block_entry(Dwarf_Die *d, Dwarf_Addr *pc)
 
 	if (dwarf_lowpc(d, pc) == 0)
 		return 0;
-	if (dwarf_ranges(d, 0, &base, &s, &e) > 0) {
-		*pc = s;
-		return 0;
-	}
+	/* (an empty range is none, as gdb reads them) */
+	for (ptrdiff_t off = 0; (off = dwarf_ranges(d, off, &base, &s, &e)) > 0;)
+		if (s < e) {
+			*pc = s;
+			return 0;
+		}
 	return -1;
 }
 
@@ -2000,7 +2002,8 @@ static int scope_print(struct dctx *c, Dwarf_Die *blk, int hashed, int cplus, in
 		if (!(names[i] = scope_name(&s.d[i], cplus)))
 			goto fail;
 	if (hashed && s.n) {
-		size_t nb = s.n * 5 / 4 + 1;
+		/* (gdb's number of buckets for so many symbols) */
+		size_t nb = s.n / 5 + 1;
 
 		for (size_t b = 0; b < nb; b++)
 			for (size_t i = 0; i < s.n; i++)
