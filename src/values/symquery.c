@@ -1837,7 +1837,7 @@ static char *scope_name(Dwarf_Die *d, int cplus)
 	Dwarf_Attribute a;
 	const char *ln;
 
-	if (cplus && dwarf_tag(d) == DW_TAG_inlined_subroutine &&
+	if (cplus && (dwarf_tag(d) == DW_TAG_inlined_subroutine || dwarf_tag(d) == DW_TAG_subprogram) &&
 	    (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) ||
 	     dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a)) &&
 	    (ln = dwarf_formstring(&a))) {
@@ -1869,6 +1869,45 @@ static int block_entry(Dwarf_Die *d, Dwarf_Addr *pc)
 	return -1;
 }
 
+/* Whether type @t (typedefs and qualifiers aside) is an array whose
+ * bounds are computed at run time (a C VLA): gdb's length 0 then. */
+static int dynamic_array(Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die d = *t, c;
+
+	for (int i = 0; i < 16; i++) {
+		int tag = dwarf_tag(&d);
+
+		if (tag == DW_TAG_array_type)
+			break;
+		if ((tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
+		     tag != DW_TAG_volatile_type) ||
+		    !dwarf_attr(&d, DW_AT_type, &a) || !dwarf_formref_die(&a, &d))
+			return 0;
+	}
+	if (dwarf_tag(&d) != DW_TAG_array_type || dwarf_child(&d, &c) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_subrange_type)
+			continue;
+		if (!dwarf_attr(&c, DW_AT_upper_bound, &a) && !dwarf_attr(&c, DW_AT_count, &a))
+			return 1;
+		switch (dwarf_whatform(&a)) {
+		case DW_FORM_exprloc:
+		case DW_FORM_block:
+		case DW_FORM_block1:
+		case DW_FORM_ref4:
+		case DW_FORM_ref8:
+		case DW_FORM_ref_udata:
+			return 1;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
 /* One "Symbol X is ..." line of info scope (gdb's wording per address
  * class); 0, or -1 after a location it cannot read. */
 static int scope_describe(struct dctx *c, Dwarf_Die *d, const char *name)
@@ -1877,10 +1916,10 @@ static int scope_describe(struct dctx *c, Dwarf_Die *d, const char *name)
 	Dwarf_Die td;
 	Dwarf_Addr addr;
 	struct vtype *t = NULL;
-	int tag = dwarf_tag(d);
+	int tag = dwarf_tag(d), vla = 0;
 
 	ptd__sb_add(c->b, "Symbol %s is ", name);
-	if (tag == DW_TAG_inlined_subroutine) {
+	if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
 		if (block_entry(d, &addr) < 0)
 			addr = 0;
 		ptd__sb_add(c->b, "a function at address 0x%" PRIx64 ", length 1.\n", addr + c->bias);
@@ -1892,8 +1931,10 @@ static int scope_describe(struct dctx *c, Dwarf_Die *d, const char *name)
 		ptd__sb_add(c->b, "a label at address 0x%" PRIx64 ", length 8.\n", addr + c->bias);
 		return 0;
 	}
-	if (dwarf_attr_integrate(d, DW_AT_type, &a) && dwarf_formref_die(&a, &td))
+	if (dwarf_attr_integrate(d, DW_AT_type, &a) && dwarf_formref_die(&a, &td)) {
 		t = ptd__vt_strip(ptd__vt_from_die(c->v, &td));
+		vla = dynamic_array(&td);
+	}
 	if (dwarf_attr_integrate(d, DW_AT_const_value, &a)) {
 		Dwarf_Block blk;
 		Dwarf_Sword sv;
@@ -1975,21 +2016,22 @@ static int scope_describe(struct dctx *c, Dwarf_Die *d, const char *name)
 				return -1;
 		}
 	}
-	ptd__sb_add(c->b, ", length %" PRIu64 ".\n", t ? t->size : (uint64_t)1);
+	ptd__sb_add(c->b, ", length %" PRIu64 ".\n", vla ? 0 : t ? t->size : (uint64_t)1);
 	return 0;
 }
 
 /* The symbols of block @blk in the order gdb lists them: a function's
  * (or an inlined call's) as read, any other block's by gdb's hash table
  * (buckets in order, each in the order read). */
-static int scope_print(struct dctx *c, Dwarf_Die *blk, int hashed, int cplus, int *count)
+static int scope_print(struct dctx *c, Dwarf_Die *blk, int hashed, int self, int cplus,
+		       int *count)
 {
 	struct scope_syms s = { 0 };
 	size_t *order = NULL, k = 0;
 	char **names = NULL;
 	int rc = 0;
 
-	if (dwarf_tag(blk) == DW_TAG_inlined_subroutine && die_name(blk))
+	if (self && die_name(blk))
 		ss_add(&s, blk);
 	scope_block(&s, blk, 1);
 	if (s.oom)
@@ -2031,6 +2073,45 @@ done:
 	return rc;
 }
 
+/* The blocks around @pc under @d, innermost last, into @chain (at most
+ * @max), with in @nested whether each is a function defined inside
+ * another one (@in_fn: @d is or is in a function): functions, lexical
+ * blocks and inlined calls, also the functions of a class defined in a
+ * function whose code lies outside it (a lambda's operator(), which
+ * libdw's dwarf_getscopes does not find).  Returns how many. */
+static int scope_chain(Dwarf_Die *d, Dwarf_Addr pc, Dwarf_Die *chain, int *nested, int n, int max,
+		       int in_fn)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(d, &c) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&c), k;
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		    tag == DW_TAG_inlined_subroutine) {
+			if (dwarf_haspc(&c, pc) == 1) {
+				if (n < max) {
+					nested[n] = tag == DW_TAG_subprogram && in_fn;
+					chain[n++] = c;
+				}
+				return scope_chain(&c, pc, chain, nested, n, max, 1);
+			}
+			if (tag == DW_TAG_inlined_subroutine)
+				continue;
+		} else if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
+			   tag != DW_TAG_structure_type && tag != DW_TAG_union_type) {
+			continue;
+		}
+		k = scope_chain(&c, pc, chain, nested, n, max,
+				in_fn || tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block);
+		if (k > n)
+			return k;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return n;
+}
+
 int ptd_values_info_scope(struct ptd_values *v, uint64_t pc, const char *spec, char **out)
 {
 	struct sbuf b = { 0 };
@@ -2040,7 +2121,7 @@ int ptd_values_info_scope(struct ptd_values *v, uint64_t pc, const char *spec, c
 	Dwarf_Half ver = 5;
 	uint8_t asz = 8, osz = 4;
 	Dwfl *dwfl;
-	int n, count = 0, rc = 0, cplus = 0;
+	int n, count = 0, rc = 0, cplus = 0, nested[64];
 
 	if (!v || !spec || !out)
 		return -ptde_invalid;
@@ -2050,7 +2131,21 @@ int ptd_values_info_scope(struct ptd_values *v, uint64_t pc, const char *spec, c
 	ptd__sb_add(&b, "Scope for %s:\n", spec);
 	dwfl = ptd__symbols_dwfl(v->sym);
 	cu = dwfl ? dwfl_addrdie(dwfl, pc, &bias) : NULL;
-	n = cu ? dwarf_getscopes(cu, pc - bias, &scopes) : 0;
+	if (cu) {
+		Dwarf_Die chain[64];
+		int nest[64];
+
+		n = scope_chain(cu, pc - bias, chain, nest, 0, 64, 0);
+		scopes = n ? calloc((size_t)n, sizeof(*scopes)) : NULL;
+		if (n && !scopes)
+			return ptd__err(-ptde_nomem, "out of memory");
+		for (int i = 0; i < n; i++) {
+			scopes[i] = chain[n - 1 - i];
+			nested[i] = nest[n - 1 - i];
+		}
+	} else {
+		n = 0;
+	}
 	if (n > 0) {
 		Dwarf_Off ao, toff;
 		uint64_t sig;
@@ -2085,7 +2180,12 @@ int ptd_values_info_scope(struct ptd_values *v, uint64_t pc, const char *spec, c
 		    tag != DW_TAG_inlined_subroutine)
 			break;
 		c.pc = block_entry(&scopes[i], &entry) == 0 ? entry + bias : pc;
-		rc = scope_print(&c, &scopes[i], tag == DW_TAG_lexical_block, cplus, &count);
+		/* a function defined inside another (a lambda's body) is a
+		 * symbol of its own block, as an inlined call's is */
+		rc = scope_print(&c, &scopes[i], tag == DW_TAG_lexical_block,
+				 tag == DW_TAG_inlined_subroutine ||
+					 (nested[i] && !die_flag(&scopes[i], DW_AT_external)),
+				 cplus, &count);
 		if (tag != DW_TAG_lexical_block)
 			break;
 	}
