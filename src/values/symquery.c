@@ -1677,6 +1677,7 @@ static void scope_child(struct scope_syms *s, Dwarf_Die *c)
 	switch (dwarf_tag(c)) {
 	case DW_TAG_formal_parameter:
 	case DW_TAG_label:
+	case DW_TAG_typedef:
 		if (nm)
 			ss_add(s, c);
 		break;
@@ -1830,23 +1831,154 @@ static unsigned hash_cplus(const char *s)
 	return h;
 }
 
-/* The name gdb prints for symbol @d: an inlined C++ function by its
- * demangled linkage name (gdb's physname), else DW_AT_name. */
+/* A C++ type as gdb's canonical names write it ("Rec const&",
+ * "Shape*"), appended to @b; its scope's names first. */
+static void canon_type(struct sbuf *b, Dwarf_Die *t, int depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die in, *sc = NULL;
+	const char *nm;
+	int tag, has_in, n;
+
+	if (!t) {
+		ptd__sb_add(b, "void");
+		return;
+	}
+	tag = dwarf_tag(t);
+	has_in = dwarf_attr(t, DW_AT_type, &a) && dwarf_formref_die(&a, &in);
+	if (depth > 16) {
+		ptd__sb_add(b, "?");
+		return;
+	}
+	switch (tag) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+		canon_type(b, has_in ? &in : NULL, depth + 1);
+		ptd__sb_add(b, "%s", tag == DW_TAG_pointer_type ? "*" :
+				     tag == DW_TAG_reference_type ? "&" :
+				     tag == DW_TAG_rvalue_reference_type ? "&&" :
+				     tag == DW_TAG_const_type ? " const" : " volatile");
+		return;
+	default:
+		break;
+	}
+	/* the namespaces and classes around it */
+	n = dwarf_getscopes_die(t, &sc);
+	for (int i = n - 1; i >= 1; i--) {
+		int st = dwarf_tag(&sc[i]);
+		const char *sn = dwarf_diename(&sc[i]);
+
+		if ((st == DW_TAG_namespace || st == DW_TAG_class_type ||
+		     st == DW_TAG_structure_type || st == DW_TAG_union_type) && sn)
+			ptd__sb_add(b, "%s::", sn);
+	}
+	free(sc);
+	nm = dwarf_diename(t);
+	ptd__sb_add(b, "%s", nm ? nm : "?");
+}
+
+/* A C++ function's name as gdb builds it when it has no linkage name:
+ * NAME(TYPES) with " const" for a const this. */
+static char *computed_name(Dwarf_Die *d)
+{
+	struct sbuf b = { 0 };
+	Dwarf_Attribute a;
+	Dwarf_Die fn = *d, c, t, ot;
+	const char *nm = die_name(d);
+	int first = 1, konst = 0;
+
+	/* the parameters are the definition's (or the declaration's) */
+	if (dwarf_attr(d, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &t))
+		fn = t;
+	ptd__sb_add(&b, "%s(", nm ? nm : "");
+	if (dwarf_child(&fn, &c) == 0) {
+		do {
+			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+				continue;
+			if (!(dwarf_attr_integrate(&c, DW_AT_type, &a) && dwarf_formref_die(&a, &t)))
+				continue;
+			if (die_flag(&c, DW_AT_artificial)) {
+				/* this: T const* for a const member function
+				 * (the pointer itself may be const too) */
+				while ((dwarf_tag(&t) == DW_TAG_const_type ||
+					dwarf_tag(&t) == DW_TAG_volatile_type) &&
+				       dwarf_attr(&t, DW_AT_type, &a) && dwarf_formref_die(&a, &ot))
+					t = ot;
+				if (dwarf_tag(&t) == DW_TAG_pointer_type &&
+				    dwarf_attr(&t, DW_AT_type, &a) && dwarf_formref_die(&a, &ot) &&
+				    dwarf_tag(&ot) == DW_TAG_const_type)
+					konst = 1;
+				continue;
+			}
+			ptd__sb_add(&b, "%s", first ? "" : ", ");
+			first = 0;
+			canon_type(&b, &t, 0);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	ptd__sb_add(&b, ")%s", konst ? " const" : "");
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+/* Where the name of a demangled function starts: past a template
+ * function's return type (the last space outside brackets before its
+ * parameters) and past the scopes of a lambda ("f()::{lambda(int)#1}::"),
+ * which gdb's names leave out. */
+static const char *demangled_tail(const char *dm)
+{
+	const char *start = dm, *p, *lambda = strstr(dm, "{lambda(");
+	int depth = 0;
+
+	for (p = dm; *p; p++) {
+		if (*p == '<' || *p == '(' || *p == '{' || *p == '[') {
+			if (*p == '(' && !depth && p != dm)
+				break;
+			depth++;
+		} else if ((*p == '>' || *p == ')' || *p == '}' || *p == ']') && depth > 0) {
+			depth--;
+		} else if (!depth && *p == ' ' && !strncmp(p - (p - dm >= 8 ? 8 : 0), "operator", 8)) {
+			continue;
+		} else if (!depth && *p == ' ') {
+			start = p + 1;
+		} else if (!depth && lambda && p[0] == ':' && p[1] == ':') {
+			start = p + 2;
+		}
+	}
+	return start;
+}
+
+/* The name gdb prints for symbol @d: a C++ function by its demangled
+ * linkage name (gdb's physname) or the name gdb computes, else
+ * DW_AT_name. */
 static char *scope_name(Dwarf_Die *d, int cplus)
 {
 	Dwarf_Attribute a;
 	const char *ln;
+	int tag = dwarf_tag(d);
 
-	if (cplus && (dwarf_tag(d) == DW_TAG_inlined_subroutine || dwarf_tag(d) == DW_TAG_subprogram) &&
-	    (dwarf_attr_integrate(d, DW_AT_linkage_name, &a) ||
-	     dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a)) &&
-	    (ln = dwarf_formstring(&a))) {
-		int status = 0;
-		char *dm = __cxa_demangle(ln, NULL, NULL, &status);
+	if (cplus && (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)) {
+		if ((dwarf_attr_integrate(d, DW_AT_linkage_name, &a) ||
+		     dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a)) &&
+		    (ln = dwarf_formstring(&a))) {
+			int status = 0;
+			char *dm = __cxa_demangle(ln, NULL, NULL, &status), *r;
 
-		if (dm && status == 0)
-			return dm;
-		free(dm);
+			if (dm && status == 0) {
+				r = strdup(demangled_tail(dm));
+				free(dm);
+				return r;
+			}
+			free(dm);
+		}
+		/* (an inlined call keeps the bare name) */
+		if (die_name(d) && tag == DW_TAG_subprogram)
+			return computed_name(d);
 	}
 	ln = die_name(d);
 	return strdup(ln ? ln : "");
@@ -1923,6 +2055,10 @@ static int scope_describe(struct dctx *c, Dwarf_Die *d, const char *name)
 		if (block_entry(d, &addr) < 0)
 			addr = 0;
 		ptd__sb_add(c->b, "a function at address 0x%" PRIx64 ", length 1.\n", addr + c->bias);
+		return 0;
+	}
+	if (tag == DW_TAG_typedef) {
+		ptd__sb_add(c->b, "a typedef.\n");
 		return 0;
 	}
 	if (tag == DW_TAG_label) {
