@@ -5110,10 +5110,10 @@ static const struct cmd top_cmds[] = {
 	{ "rwatch", 0, shell_cmd_rwatch, 0, "Stop when EXPR is read: rwatch [-l] EXPR [if COND]." },
 	{ "awatch", 0, shell_cmd_awatch, 0,
 	  "Stop when EXPR is read or written: awatch [-l] EXPR [if COND]." },
-	{ "with", 0, cmd_with, 0,
+	{ "with", 0, cmd_with, CMD_REPEAT,
 	  "Temporarily change a setting and run a command: with SETTING [VALUE] [-- COMMAND]\n"
 	  "(without COMMAND, the command before runs again); the setting is put back after."},
-	{ "w", 0, cmd_with, CMD_ALIAS, "with" },
+	{ "w", 0, cmd_with, CMD_REPEAT | CMD_ALIAS, "with" },
 	{ "x", 1, cmd_x, CMD_REPEAT,
 	  "Examine memory: x/FMT ADDRESS (FMT: count, x d u o t c a s i, b h w g)." },
 	{ NULL },
@@ -5441,7 +5441,22 @@ static int cmd_with(struct shell *sh, const char *args)
 	free(line);
 	if (rc < 0)
 		return rc;
-	rc = shell_execute(sh, nested, &repeat);
+	if (nested == sh->prev_line) {
+		/* (the line run again has no line before it: a with in it
+		 * without a command cannot run itself for ever) */
+		char *again = strdup(nested);
+
+		if (!again) {
+			rc = shell_error("out of memory");
+		} else {
+			sh->prev_line = NULL;
+			rc = shell_execute(sh, again, &repeat);
+			sh->prev_line = nested;
+			free(again);
+		}
+	} else {
+		rc = shell_execute(sh, nested, &repeat);
+	}
 	if (asprintf(&line, "%s %s", path, orig) < 0)
 		return shell_error("out of memory");
 	if (cmd_set(sh, line) < 0)
@@ -5522,7 +5537,7 @@ static int cmd_help(struct shell *sh, const char *args)
 		printf("\nAliases: b break, c continue, s step, n next, si stepi, ni nexti,\n"
 		       "fin finish, bt/where backtrace, i info, p print, q quit, d delete,\n"
 		       "r run, rsi reverse-stepi, rni reverse-nexti, rs reverse-step,\n"
-		       "rn reverse-next, rc reverse-continue.  Unique prefixes also work.\n"
+		       "rn reverse-next, rc reverse-continue, w with.  Unique prefixes also work.\n"
 		       "An empty line repeats stepping and listing commands.\n");
 		return 0;
 	}
