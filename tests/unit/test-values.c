@@ -748,6 +748,24 @@ static void test_symbol_queries(void **state)
 	assert_int_equal(ptd_values_info_address(NULL, "x", &s), -ptde_invalid);
 	assert_int_equal(ptd_values_info_address(f->v, NULL, &s), -ptde_invalid);
 
+	/* info scope at helper's entry: its argument, static and local */
+	assert_int_equal(ptd_values_info_scope(f->v, 0x401250, "helper", &s), 0);
+	assert_string_equal(s, "Scope for helper:\n"
+			       "Symbol depth is a complex DWARF expression:\n"
+			       "     0: DW_OP_fbreg -36\n"
+			       ", length 4.\n"
+			       "Symbol calls is in static storage at address 0x404118, length 4.\n"
+			       "Symbol local is a complex DWARF expression:\n"
+			       "     0: DW_OP_fbreg -20\n"
+			       ", length 4.\n");
+	free(s);
+	assert_int_equal(ptd_values_info_scope(f->v, 0, "*0", &s), 0);
+	assert_string_equal(s, "Scope for *0 contains no locals or arguments.\n");
+	free(s);
+	assert_int_equal(ptd_values_info_scope(NULL, 0, "x", &s), -ptde_invalid);
+	assert_int_equal(ptd_values_info_scope(f->v, 0, NULL, &s), -ptde_invalid);
+	assert_int_equal(ptd_values_info_scope(f->v, 0, "x", NULL), -ptde_invalid);
+
 	assert_int_equal(ptd_values_info_symbols(f->v, PTD_INFO_FUNCTIONS, "^hel", 0, &s), 0);
 	assert_string_equal(s, "All functions matching regular expression \"^hel\":\n\n"
 			       "File values.c:\n98:\tstatic int helper(int);\n");
