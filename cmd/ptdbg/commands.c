@@ -4908,7 +4908,8 @@ static const struct cmd set_cmds[] = {
 	  "advance... go (reverse: back through the recording)." },
 	{ "pagination", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "print", 0, shell_set_print, 0,
-	  "set print frame-arguments all|scalars|none|presence: arguments in frame lines." },
+	  "set print frame-arguments all|scalars|none|presence: arguments in frame lines;\n"
+	  "set print pretty [on|off]; set print elements N|unlimited (default 200)." },
 	{ "height", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "width", 0, set_ignored, 0, "Accepted for gdb scripts." },
 	{ NULL },
@@ -4919,7 +4920,8 @@ static const struct cmd show_cmds[] = {
 	{ "environment", 3, shell_show_environment, 0,
 	  "The environment of the programs started, or one variable of it." },
 	{ "listsize", 0, shell_show_listsize, 0, "How many source lines list shows." },
-	{ "print", 0, shell_show_print, 0, "show print frame-arguments." },
+	{ "print", 0, shell_show_print, 0,
+	  "show print frame-arguments, show print pretty, show print elements." },
 	{ "disable-randomization", 0, show_disable_randomization, 0,
 	  "Whether address space randomization is disabled." },
 	{ "pin-cpu", 0, show_pin_cpu, 0, "Whether ptdbg and the program run on one CPU." },
@@ -5283,6 +5285,11 @@ static void with_get_pretty(struct shell *sh, char *buf, size_t n)
 	shell_print_setting(sh, "pretty", buf, n);
 }
 
+static void with_get_elements(struct shell *sh, char *buf, size_t n)
+{
+	shell_print_setting(sh, "elements", buf, n);
+}
+
 static void with_get_frame_args(struct shell *sh, char *buf, size_t n)
 {
 	shell_print_setting(sh, "frame-arguments", buf, n);
@@ -5341,6 +5348,7 @@ static const struct with_setting {
 	{ NULL, "width", with_get_nothing },
 	{ "print", "pretty", with_get_pretty },
 	{ "print", "frame-arguments", with_get_frame_args },
+	{ "print", "elements", with_get_elements },
 	{ "record", "instruction-history-size", with_get_insn_size },
 	{ "record", "function-call-history-size", with_get_call_size },
 	{ "record", "stop-at-thread-exit", with_get_thread_exit },

@@ -189,6 +189,7 @@ int shell_complete(struct shell *sh, const char *line, int start, const char *te
 		else if (!strcmp(words[1], "print") && nw == 2) {
 			add(&c, "frame-arguments");
 			add(&c, "pretty");
+			add(&c, "elements");
 		} else if (!strcmp(words[1], "print") && nw == 3 && !strcmp(cmd, "set") &&
 			   !strcmp(words[2], "pretty"))
 			add_list(&c, on_off);

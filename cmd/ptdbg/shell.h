@@ -91,6 +91,7 @@ struct shell {
 	 * default, as gdb's), 2 none, 3 presence */
 	int frame_args_mode;
 	int print_pretty; /* set print pretty */
+	unsigned print_elements; /* set print elements (0: unlimited) */
 
 	struct shell_display displays[32];
 	int ndisplays;

@@ -1617,6 +1617,11 @@ extern PTD_EXPORT int ptd_values_printf(struct ptd_values *v, const char *args, 
  * a member per line, indented two spaces per level ("members of Class:"
  * after a class's bases).  Returns 0, or -ptde_invalid for a NULL @v. */
 extern PTD_EXPORT int ptd_values_set_pretty(struct ptd_values *v, int on);
+/* gdb's "set print elements": at most @n characters of a string and
+ * elements of an array (or children of a library container) are printed,
+ * "..." after; 0 is unlimited; 200 by default.  Returns 0, or
+ * -ptde_invalid for a NULL @v. */
+extern PTD_EXPORT int ptd_values_set_print_elements(struct ptd_values *v, unsigned n);
 /* The print frame-arguments mode (ptd_values_frame_args()'s @mode) info
  * frame's argument list uses, as gdb's; 1 (scalars) by default.  Returns
  * 0, or -ptde_invalid (NULL @v, another mode). */

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# with SETTING [VALUE] [-- COMMAND] (alias w) as gdb 13 has it: the
+# with SETTING [VALUE] [-- COMMAND] (alias w) as gdb 13 has it (and set
+# and show print elements, which w print elements 3 -- p arr needs): the
 # setting changes for the nested command and is put back after, also when
 # that command fails (show after each says so); nested withs; the value
 # runs to the first "--" (for args spaces and all); gdb's errors for no
@@ -42,11 +43,17 @@ CMDS=('with' 'w' 'with foo -- p 1' 'with print' 'with print -- p 1'
 	'with print pretty -- p nosuch' 'show print pretty'
 	'with print frame-arguments all -- bt' 'bt' 'with print frame-arguments none -- frame'
 	'with listsize 3 -- list main' 'list' 'with listsize 2 -- with print pretty -- p pt'
-	'with exec-direction reverse -- p 1' 'show exec-direction' 'w print pretty on -- info locals')
+	'with exec-direction reverse -- p 1' 'show exec-direction' 'w print pretty on -- info locals'
+	'show print elements' 'w print elements 3 -- p arr' 'p arr' 'with print elements 2 -- p buf'
+	'with print elements 4 -- p g_rec.next->name' 'with print elements 1 -- p g_zero'
+	'show print elements' 'set print elements 4' 'p g_arr' 'with print elements unlimited -- p g_arr'
+	'show print elements' 'set print elements 0' 'show print elements' 'set print elements -1'
+	'set print elements' 'set print elements x' 'with print elements -- p 1')
 ptdbg_batch -- "$TESTPROGS/values" </dev/null | normalize >"$TMPDIR/with.ptdbg"
 gdb_batch -- "$TESTPROGS/values" </dev/null | normalize |
 	grep -v -e '^\[Thread debugging' -e '^Using host libthread_db' >"$TMPDIR/with.gdb"
 diff -u "$TMPDIR/with.gdb" "$TMPDIR/with.ptdbg" >&2 || die "ptdbg differs from gdb (- gdb, + ptdbg)"
 qgrep -e '^Pretty formatting of structures is on\.$' "$TMPDIR/with.ptdbg" || die "no with print pretty"
 qgrep -e '^  x = 3,$' "$TMPDIR/with.ptdbg" || die "no pretty value"
+qgrep -e '^\$[0-9]* = {10, 20, 30\.\.\.}$' "$TMPDIR/with.ptdbg" || die "no with print elements"
 note "$(wc -l <"$TMPDIR/with.ptdbg") lines identical to gdb's"

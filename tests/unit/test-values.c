@@ -383,6 +383,13 @@ static void test_globals(void **state)
 	expect(f->v, "s_total", "-7");
 	expect(f->v, "g_ratio", "0.5");
 	expect(f->v, "g_arr", "{1, 2, 3, 4, 5}");
+	/* print elements: 2 of them, then all (0), then gdb's 200 */
+	assert_int_equal(ptd_values_set_print_elements(NULL, 2), -ptde_invalid);
+	assert_int_equal(ptd_values_set_print_elements(f->v, 2), 0);
+	expect(f->v, "g_arr", "{1, 2...}");
+	assert_int_equal(ptd_values_set_print_elements(f->v, 0), 0);
+	expect(f->v, "g_arr", "{1, 2, 3, 4, 5}");
+	assert_int_equal(ptd_values_set_print_elements(f->v, 200), 0);
 	expect(f->v, "g_arr[4] - g_arr[0]", "4");
 	expect(f->v, "g_zero", "{0 <repeats 12 times>}");
 	expect(f->v, "origin", "{x = -1, y = 1}");
