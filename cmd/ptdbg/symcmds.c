@@ -62,6 +62,8 @@ int shell_info_scope(struct shell *sh, const char *args)
 
 		if (shell_eval(sh, spec + 1, &pc, &k) < 0)
 			return -1;
+	} else if (!ptd_session_program(sh->s)) {
+		return shell_error("No symbol table is loaded.  Use the \"file\" command.");
 	} else {
 		ptd_clear_error();
 		rc = ptd_session_resolve(sh->s, spec, &pc);

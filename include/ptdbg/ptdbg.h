@@ -1775,8 +1775,8 @@ extern PTD_EXPORT int ptd_values_info_address(struct ptd_values *v, const char *
  * symbol of the innermost block at @pc and the blocks around it up to its
  * function (or inlined call), each described as info address does, or
  * "Scope for SPEC contains no locals or arguments.".  *@out (malloc'ed)
- * gets the text.  Returns 0, -ptde_notfound (no symbols), -ptde_invalid (a
- * location it cannot read), -ptde_nomem.
+ * gets the text.  Returns 0, -ptde_invalid (a location it cannot read),
+ * -ptde_nomem.
  */
 extern PTD_EXPORT int ptd_values_info_scope(struct ptd_values *v, uint64_t pc, const char *spec,
 					    char **out);

@@ -2262,10 +2262,9 @@ int ptd_values_info_scope(struct ptd_values *v, uint64_t pc, const char *spec, c
 	if (!v || !spec || !out)
 		return -ptde_invalid;
 	*out = NULL;
-	if (!v->sym)
-		return ptd__err(-ptde_notfound, "No symbol table is loaded.  Use the \"file\" command.");
 	ptd__sb_add(&b, "Scope for %s:\n", spec);
-	dwfl = ptd__symbols_dwfl(v->sym);
+	/* (without symbols no block has any: no error, as gdb's) */
+	dwfl = v->sym ? ptd__symbols_dwfl(v->sym) : NULL;
 	cu = dwfl ? dwfl_addrdie(dwfl, pc, &bias) : NULL;
 	if (cu) {
 		Dwarf_Die chain[64];

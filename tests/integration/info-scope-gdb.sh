@@ -68,6 +68,13 @@ scope stlheavy-O2 main "$sh_l"
 scope stlprint-O2 "$sp_l"
 scope inherit main "$in_l"
 
+# no program: gdb's message, and no locals at an address
+CMDS=('info scope main' 'info scope *0x401000' 'with print pretty -- info scope main')
+ptdbg_batch </dev/null >"$TMPDIR/none.ptdbg"
+gdb -nx -batch "${CMDS[@]/#/-ex=}" </dev/null >"$TMPDIR/none.gdb" 2>&1
+diff -u "$TMPDIR/none.gdb" "$TMPDIR/none.ptdbg" >&2 || die "no program: ptdbg differs from gdb (- gdb, + ptdbg)"
+n=$((n + $(wc -l <"$TMPDIR/none.ptdbg")))
+
 out=$(cat "$TMPDIR"/*.ptdbg)
 for form in 'is a complex DWARF expression:' 'is multi-location:' 'Base address 0x' \
 	'is a variable in \$r' 'is in static storage at address 0x' 'is a constant with value' \
