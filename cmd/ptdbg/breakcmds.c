@@ -92,6 +92,7 @@ static int watch_chain(void *ctx, const char *expr, uint64_t frame_cfa, struct p
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
 	ptd_values_set_pretty(sh->vals, sh->print_pretty);
+	ptd_values_set_print_elements(sh->vals, sh->print_elements);
 	ptd_values_set_frame_args(sh->vals, sh->frame_args_mode);
 	rc = bind_frame_of(sh, frame_cfa);
 	if (rc < 0)
@@ -326,8 +327,8 @@ int shell_set_breakpoint(struct shell *sh, const char *args)
 		return shell_error("Undefined set breakpoint command: \"%s\".  Try \"help set "
 				   "breakpoint\".", word);
 	p = skipws(p);
-	if (!*p || !strcmp(p, "on") || !strcmp(p, "1") || !strcmp(p, "yes") ||
-	    !strcmp(p, "enable"))
+	/* (an auto-boolean: no value is no answer, unlike on/off settings) */
+	if (!strcmp(p, "on") || !strcmp(p, "1") || !strcmp(p, "yes") || !strcmp(p, "enable"))
 		sh->bp_pending = 1;
 	else if (!strcmp(p, "off") || !strcmp(p, "0") || !strcmp(p, "no") || !strcmp(p, "disable"))
 		sh->bp_pending = 2;

@@ -4467,6 +4467,42 @@ static int set_confirm(struct shell *sh, const char *args)
 	return parse_on_off(args, &sh->confirm);
 }
 
+/* set inferior-tty [TTY] (and tty [TTY]): the terminal of the next run;
+ * none without an argument, as gdb's optional filename (~ is $HOME). */
+static int set_inferior_tty(struct shell *sh, const char *args)
+{
+	const char *home = getenv("HOME");
+	char path[PATH_MAX];
+	int rc;
+
+	args = skipws(args);
+	if (args[0] == '~' && (!args[1] || args[1] == '/') && home)
+		snprintf(path, sizeof(path), "%s%s", home, args + 1);
+	else
+		snprintf(path, sizeof(path), "%s", args);
+	ptd_clear_error();
+	rc = ptd_session_set_tty(sh->s, path);
+	if (rc < 0)
+		return session_error(rc, NULL);
+	return 0;
+}
+
+static int show_inferior_tty(struct shell *sh, const char *args)
+{
+	(void)args;
+	printf("Terminal for future runs of program being debugged is \"%s\".\n",
+	       ptd_session_tty(sh->s));
+	return 0;
+}
+
+static int show_confirm(struct shell *sh, const char *args)
+{
+	(void)args;
+	printf("Whether to confirm potentially dangerous operations is %s.\n",
+	       sh->confirm ? "on" : "off");
+	return 0;
+}
+
 static int set_ignored(struct shell *sh, const char *args)
 {
 	return 0;
@@ -4738,6 +4774,7 @@ static int cmd_maint(struct shell *sh, const char *args);
 static int cmd_record(struct shell *sh, const char *args);
 static int cmd_set(struct shell *sh, const char *args);
 static int cmd_show(struct shell *sh, const char *args);
+static int cmd_with(struct shell *sh, const char *args);
 
 /* info source: the current source file (the one `list` and the last stop
  * chose), as gdb 13 describes it. */
@@ -4793,6 +4830,8 @@ static const struct cmd info_cmds[] = {
 	  "[mappings|cmdline|cwd|exe|stat|status|all] [PID]." },
 	{ "record", 3, info_record, CMD_REPEAT, "Info record options: method, counts, position." },
 	{ "registers", 1, info_registers, CMD_REPEAT, "List of registers and their contents." },
+	{ "scope", 2, shell_info_scope, CMD_REPEAT,
+	  "List the variables local to a scope: info scope LINESPEC (their locations)." },
 	{ "sharedlibrary", 2, shell_info_sharedlibrary, CMD_REPEAT,
 	  "Status of loaded shared object libraries." },
 	{ "skip", 2, shell_info_skip, CMD_REPEAT,
@@ -4857,6 +4896,9 @@ static const struct cmd set_cmds[] = {
 	{ "environment", 3, shell_set_environment, 0,
 	  "Set an environment variable of the programs started: set environment VAR VALUE." },
 	{ "listsize", 0, shell_set_listsize, 0, "How many source lines list shows (default 10)." },
+	{ "inferior-tty", 0, set_inferior_tty, 0,
+	  "The terminal (or file) of the program at the next run: set inferior-tty [TTY]\n"
+	  "(none without TTY: ptdbg's); run's redirections apply after it." },
 	{ "breakpoint", 0, shell_set_breakpoint, 0,
 	  "set breakpoint pending on|off|auto: make a breakpoint on a function no loaded\n"
 	  "file has yet pending (resolved at dlopen) -- auto asks, and takes no for an answer\n"
@@ -4866,7 +4908,8 @@ static const struct cmd set_cmds[] = {
 	  "advance... go (reverse: back through the recording)." },
 	{ "pagination", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "print", 0, shell_set_print, 0,
-	  "set print frame-arguments all|scalars|none|presence: arguments in frame lines." },
+	  "set print frame-arguments all|scalars|none|presence: arguments in frame lines;\n"
+	  "set print pretty [on|off]; set print elements N|unlimited (default 200)." },
 	{ "height", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "width", 0, set_ignored, 0, "Accepted for gdb scripts." },
 	{ NULL },
@@ -4877,7 +4920,8 @@ static const struct cmd show_cmds[] = {
 	{ "environment", 3, shell_show_environment, 0,
 	  "The environment of the programs started, or one variable of it." },
 	{ "listsize", 0, shell_show_listsize, 0, "How many source lines list shows." },
-	{ "print", 0, shell_show_print, 0, "show print frame-arguments." },
+	{ "print", 0, shell_show_print, 0,
+	  "show print frame-arguments, show print pretty, show print elements." },
 	{ "disable-randomization", 0, show_disable_randomization, 0,
 	  "Whether address space randomization is disabled." },
 	{ "pin-cpu", 0, show_pin_cpu, 0, "Whether ptdbg and the program run on one CPU." },
@@ -4885,6 +4929,8 @@ static const struct cmd show_cmds[] = {
 	  "instruction-history-size, function-call-history-size, soft|step buffer-size,\n"
 	  "pt [SETTING], bts [buffer-size]." },
 	{ "version", 0, show_version, 0, "What version of ptdbg this is." },
+	{ "inferior-tty", 0, show_inferior_tty, 0, "The terminal of the program at the next run." },
+	{ "confirm", 0, show_confirm, 0, "Whether to ask before killing the program etc." },
 	{ "breakpoint", 0, shell_show_breakpoint, 0, "show breakpoint pending." },
 	{ "exec-direction", 0, shell_show_exec_direction, 0, "Forward. or Reverse." },
 	{ NULL },
@@ -5052,6 +5098,8 @@ static const struct cmd top_cmds[] = {
 	  "tcatch vfork -- Catch calls to vfork.\n\n"
 	  "A temporary catchpoint is deleted when it stops the program." },
 	{ "thread", 1, cmd_thread, 0, "Switch to thread N, show the current thread, or apply a command to threads (thread apply all|LIST CMD)." },
+	{ "tty", 0, set_inferior_tty, 0,
+	  "The terminal (or file) of the program at the next run: tty [TTY] (set inferior-tty)." },
 	{ "unset", 0, shell_cmd_unset, 0,
 	  "Remove an environment variable of the programs started: unset environment [VAR]." },
 	{ "undisplay", 0, cmd_undisplay, 0, "Cancel auto-display expressions: undisplay [N...]." },
@@ -5064,6 +5112,10 @@ static const struct cmd top_cmds[] = {
 	{ "rwatch", 0, shell_cmd_rwatch, 0, "Stop when EXPR is read: rwatch [-l] EXPR [if COND]." },
 	{ "awatch", 0, shell_cmd_awatch, 0,
 	  "Stop when EXPR is read or written: awatch [-l] EXPR [if COND]." },
+	{ "with", 0, cmd_with, CMD_REPEAT,
+	  "Temporarily change a setting and run a command: with SETTING [VALUE] [-- COMMAND]\n"
+	  "(without COMMAND, the command before runs again); the setting is put back after."},
+	{ "w", 0, cmd_with, CMD_REPEAT | CMD_ALIAS, "with" },
 	{ "x", 1, cmd_x, CMD_REPEAT,
 	  "Examine memory: x/FMT ADDRESS (FMT: count, x d u o t c a s i, b h w g)." },
 	{ NULL },
@@ -5179,6 +5231,248 @@ static int cmd_show(struct shell *sh, const char *args)
 	return run_sub(sh, show_cmds, args, "show ", "show", NULL);
 }
 
+/* ------------------------------------------------------------------ */
+/* with SETTING [VALUE] [-- COMMAND]                                    */
+
+static void with_get_args(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", sh->run_args ? sh->run_args : "");
+}
+
+static void with_get_aslr(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", ptd_session_get_disable_aslr(sh->s) ? "on" : "off");
+}
+
+static void with_get_pin_cpu(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", ptd_session_get_pin_cpu(sh->s) ? "on" : "off");
+}
+
+static void with_get_confirm(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", sh->confirm ? "on" : "off");
+}
+
+static void with_get_listsize(struct shell *sh, char *buf, size_t n)
+{
+	int v = shell_listsize(sh);
+
+	if (v >= INT_MAX / 4)
+		snprintf(buf, n, "unlimited");
+	else
+		snprintf(buf, n, "%d", v);
+}
+
+static void with_get_direction(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", sh->exec_reverse ? "reverse" : "forward");
+}
+
+static void with_get_nothing(struct shell *sh, char *buf, size_t n)
+{
+	(void)sh;
+	snprintf(buf, n, "%s", "");
+}
+
+static void with_get_tty(struct shell *sh, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", ptd_session_tty(sh->s));
+}
+
+static void with_get_pretty(struct shell *sh, char *buf, size_t n)
+{
+	shell_print_setting(sh, "pretty", buf, n);
+}
+
+static void with_get_elements(struct shell *sh, char *buf, size_t n)
+{
+	shell_print_setting(sh, "elements", buf, n);
+}
+
+static void with_get_frame_args(struct shell *sh, char *buf, size_t n)
+{
+	shell_print_setting(sh, "frame-arguments", buf, n);
+}
+
+static void with_get_insn_size(struct shell *sh, char *buf, size_t n)
+{
+	if (sh->insn_history_size == INT32_MAX)
+		snprintf(buf, n, "unlimited");
+	else
+		snprintf(buf, n, "%d", sh->insn_history_size);
+}
+
+static void with_get_call_size(struct shell *sh, char *buf, size_t n)
+{
+	if (sh->call_history_size == INT32_MAX)
+		snprintf(buf, n, "unlimited");
+	else
+		snprintf(buf, n, "%d", sh->call_history_size);
+}
+
+static void with_get_thread_exit(struct shell *sh, char *buf, size_t n)
+{
+	(void)sh;
+	snprintf(buf, n, "%s", stop_at_thread_exit ? "on" : "off");
+}
+
+static void with_get_pending(struct shell *sh, char *buf, size_t n)
+{
+	static const char *const v[] = { "auto", "on", "off" };
+
+	snprintf(buf, n, "%s", v[sh->bp_pending]);
+}
+
+/*
+ * The settings `with` can change for a while: each is changed and put
+ * back by `set` itself (so its parsing and errors are set's), from the
+ * value its getter gives as set takes it.  @prefix is the set prefix
+ * command it is under ("print"), NULL at the top level; the entries of
+ * set_cmds absent here are commands, not settings (set variable, set
+ * environment), which gdb's with refuses too.
+ */
+static const struct with_setting {
+	const char *prefix, *name;
+	void (*get)(struct shell *sh, char *buf, size_t n);
+} with_settings[] = {
+	{ NULL, "args", with_get_args },
+	{ NULL, "disable-randomization", with_get_aslr },
+	{ NULL, "pin-cpu", with_get_pin_cpu },
+	{ NULL, "confirm", with_get_confirm },
+	{ NULL, "listsize", with_get_listsize },
+	{ NULL, "inferior-tty", with_get_tty },
+	{ NULL, "exec-direction", with_get_direction },
+	{ NULL, "pagination", with_get_nothing },
+	{ NULL, "height", with_get_nothing },
+	{ NULL, "width", with_get_nothing },
+	{ "print", "pretty", with_get_pretty },
+	{ "print", "frame-arguments", with_get_frame_args },
+	{ "print", "elements", with_get_elements },
+	{ "record", "instruction-history-size", with_get_insn_size },
+	{ "record", "function-call-history-size", with_get_call_size },
+	{ "record", "stop-at-thread-exit", with_get_thread_exit },
+	{ "breakpoint", "pending", with_get_pending },
+	{ NULL, NULL, NULL },
+};
+
+/* The entry of with_settings for @word under @prefix (exact, or a unique
+ * beginning), or NULL. */
+static const struct with_setting *with_find(const char *prefix, const char *word)
+{
+	const struct with_setting *w, *found = NULL;
+	size_t len = strlen(word);
+	int n = 0;
+
+	for (w = with_settings; w->name; w++) {
+		if ((prefix == NULL) != (w->prefix == NULL) || (prefix && strcmp(prefix, w->prefix)))
+			continue;
+		if (!strcmp(w->name, word))
+			return w;
+		if (len && !strncmp(w->name, word, len)) {
+			found = w;
+			n++;
+		}
+	}
+	return n == 1 ? found : NULL;
+}
+
+static int with_is_prefix(const char *name)
+{
+	const struct with_setting *w;
+
+	for (w = with_settings; w->name; w++)
+		if (w->prefix && !strcmp(w->prefix, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * with SETTING [VALUE] [-- COMMAND], as gdb 13's: the first "--" ends the
+ * setting (without one, or with nothing after it, the line typed before
+ * runs again); the setting is set, COMMAND runs, and the old value is put
+ * back whether COMMAND failed or not.  Nested withs nest.
+ */
+static int cmd_with(struct shell *sh, const char *args)
+{
+	char word[128], path[160], orig[PATH_MAX], *line = NULL;
+	const char *delim, *nested, *rest, *val;
+	const struct with_setting *w;
+	const struct cmd *c;
+	size_t vlen;
+	int rc, repeat = 0;
+
+	args = skipws(args);
+	if (!*args)
+		return shell_error("Missing arguments.");
+	delim = strstr(args, "--");
+	if (delim == args)
+		return shell_error("Missing setting before '--' delimiter");
+	if (!delim || !*skipws(delim + 2)) {
+		if (!sh->prev_line)
+			return shell_error("No previous command to relaunch");
+		nested = sh->prev_line;
+		sh->relaunched = 1;
+	} else {
+		nested = skipws(delim + 2);
+	}
+	rest = first_word(args, word, sizeof(word));
+	c = lookup(set_cmds, word, "set ", "set", 0);
+	if (!c)
+		return -1;
+	if (with_is_prefix(c->name)) {
+		const char *sub = rest;
+
+		rest = first_word(sub, word, sizeof(word));
+		w = with_find(c->name, word);
+		if (!w)
+			return shell_error("Undefined set %s command: \"%s\".  Try \"help set %s\".",
+					   c->name, sub, c->name);
+		snprintf(path, sizeof(path), "%s %s", c->name, w->name);
+	} else {
+		w = with_find(NULL, c->name);
+		if (!w)
+			return shell_error("Cannot use this setting with the \"with\" command");
+		snprintf(path, sizeof(path), "%s", w->name);
+	}
+	/* the value: what is left before the delimiter */
+	val = rest;
+	/* (up to the delimiter; for args spaces and all: "with args a b --
+	 * show args" gives the program "a b ", as gdb's) */
+	vlen = delim && delim >= val ? (size_t)(delim - val) : strlen(val);
+	while (w->get != with_get_args && vlen && isspace((unsigned char)val[vlen - 1]))
+		vlen--;
+	w->get(sh, orig, sizeof(orig));
+	if (asprintf(&line, "%s %.*s", path, (int)vlen, val) < 0)
+		return shell_error("out of memory");
+	rc = cmd_set(sh, line);
+	free(line);
+	if (rc < 0)
+		return rc;
+	if (nested == sh->prev_line) {
+		/* (the line run again has no line before it: a with in it
+		 * without a command cannot run itself for ever) */
+		char *again = strdup(nested);
+
+		if (!again) {
+			rc = shell_error("out of memory");
+		} else {
+			sh->prev_line = NULL;
+			rc = shell_execute(sh, again, &repeat);
+			sh->prev_line = nested;
+			free(again);
+		}
+	} else {
+		rc = shell_execute(sh, nested, &repeat);
+	}
+	if (asprintf(&line, "%s %s", path, orig) < 0)
+		return shell_error("out of memory");
+	if (cmd_set(sh, line) < 0)
+		fprintf(stderr, "warning: Couldn't restore setting %s\n", path);
+	free(line);
+	return rc;
+}
+
 static void help_table(const struct cmd *tab, const char *prefix)
 {
 	const struct cmd *c;
@@ -5251,7 +5545,7 @@ static int cmd_help(struct shell *sh, const char *args)
 		printf("\nAliases: b break, c continue, s step, n next, si stepi, ni nexti,\n"
 		       "fin finish, bt/where backtrace, i info, p print, q quit, d delete,\n"
 		       "r run, rsi reverse-stepi, rni reverse-nexti, rs reverse-step,\n"
-		       "rn reverse-next, rc reverse-continue.  Unique prefixes also work.\n"
+		       "rn reverse-next, rc reverse-continue, w with.  Unique prefixes also work.\n"
 		       "An empty line repeats stepping and listing commands.\n");
 		return 0;
 	}

@@ -1,10 +1,11 @@
 /*
  * Tab completion for the shell's readline: command names at the start of
  * a line, subcommands after info/set/show/record and help, the values of
- * settings (set record ..., set breakpoint pending, on/off), symbols after
- * the commands that take a location or expression (break, until, advance,
- * jump, list, print, watch...), signal names after handle/signal/info
- * signals, and file names after file, source and the like.
+ * settings (set record ..., set breakpoint pending, on/off; with SETTING
+ * as set), symbols after the commands that take a location or expression
+ * (break, until, advance, jump, list, print, watch, info scope...), signal
+ * names after handle/signal/info signals, and file names after file,
+ * source, tty and the like.
  *
  * shell_complete() gathers the candidates for the word being typed (a
  * sorted list without duplicates); shell_rl_complete() hands them to
@@ -88,7 +89,7 @@ static int takes_symbol(const char *cmd)
 static int takes_file(const char *cmd)
 {
 	return !strcmp(cmd, "file") || !strcmp(cmd, "source") || !strcmp(cmd, "run") ||
-	       !strcmp(cmd, "start") || !strcmp(cmd, "starti");
+	       !strcmp(cmd, "start") || !strcmp(cmd, "starti") || !strcmp(cmd, "tty");
 }
 
 static void add_signals(struct cands *c)
@@ -137,6 +138,26 @@ int shell_complete(struct shell *sh, const char *line, int start, const char *te
 	cmd = shell_command_full_name(words[0]);
 	if (!cmd)
 		goto done;
+	/* with SETTING [VALUE] -- COMMAND: a setting as set takes it, then
+	 * after "--" a command line */
+	if (!strcmp(cmd, "with")) {
+		int dashes = -1;
+
+		for (int i = 1; i < nw; i++)
+			if (!strcmp(words[i], "--"))
+				dashes = i;
+		if (dashes > 0 || nw > 3)
+			goto done;
+		if (nw == 1) {
+			const char *name;
+
+			for (int i = 0; (name = shell_subcommand_name("set", i)); i++)
+				if (strcmp(name, "variable") && strcmp(name, "environment"))
+					add(&c, name);
+			goto done;
+		}
+		cmd = "set";
+	}
 	if (!strcmp(cmd, "help") && nw == 1) {
 		const char *name;
 
@@ -151,7 +172,8 @@ int shell_complete(struct shell *sh, const char *line, int start, const char *te
 	} else if (!strcmp(cmd, "info") && nw == 2 &&
 		   (!strcmp(words[1], "signals") || !strcmp(words[1], "handle"))) {
 		add_signals(&c);
-	} else if (!strcmp(cmd, "info") && nw == 2 && !strcmp(words[1], "line")) {
+	} else if (!strcmp(cmd, "info") && nw == 2 &&
+		   (!strcmp(words[1], "line") || !strcmp(words[1], "scope"))) {
 		ptd_session_symbol_names(sh->s, text, add, &c);
 	} else if ((!strcmp(cmd, "set") || !strcmp(cmd, "show")) && nw >= 2) {
 		if (!strcmp(words[1], "record") && nw == 2) {
@@ -164,8 +186,13 @@ int shell_complete(struct shell *sh, const char *line, int start, const char *te
 			add_list(&c, method_settings);
 		else if (!strcmp(words[1], "breakpoint") && nw == 2)
 			add(&c, "pending");
-		else if (!strcmp(words[1], "print") && nw == 2)
+		else if (!strcmp(words[1], "print") && nw == 2) {
 			add(&c, "frame-arguments");
+			add(&c, "pretty");
+			add(&c, "elements");
+		} else if (!strcmp(words[1], "print") && nw == 3 && !strcmp(cmd, "set") &&
+			   !strcmp(words[2], "pretty"))
+			add_list(&c, on_off);
 		else if (!strcmp(words[1], "print") && nw == 3 && !strcmp(cmd, "set") &&
 			 !strcmp(words[2], "frame-arguments"))
 			add_list(&c, frame_args_words);
@@ -177,7 +204,7 @@ int shell_complete(struct shell *sh, const char *line, int start, const char *te
 			    !strcmp(words[1], "disable-randomization") ||
 			    !strcmp(words[1], "pagination")))
 			add_list(&c, on_off);
-		else if (nw == 2 && !strcmp(words[1], "args"))
+		else if (nw == 2 && (!strcmp(words[1], "args") || !strcmp(words[1], "inferior-tty")))
 			files = 1;
 	} else if (!strcmp(cmd, "handle")) {
 		add_signals(&c);

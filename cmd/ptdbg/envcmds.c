@@ -48,7 +48,7 @@ int shell_set_listsize(struct shell *sh, const char *args)
 	(void)sh;
 	args = ws(args);
 	if (!*args)
-		return shell_error("Argument required (integer to set it to, or \"unlimited\".).");
+		return shell_error("Argument required (integer to set it to, or \"unlimited\").");
 	if (!strncmp(args, "unlimited", strlen(args)) && strlen(args) >= 1 &&
 	    strlen(args) <= strlen("unlimited")) {
 		listsize = -1;

@@ -91,6 +91,7 @@ struct shell {
 	 * default, as gdb's), 2 none, 3 presence */
 	int frame_args_mode;
 	int print_pretty; /* set print pretty */
+	unsigned print_elements; /* set print elements (0: unlimited) */
 
 	struct shell_display displays[32];
 	int ndisplays;
@@ -269,6 +270,7 @@ void shell_values_release(struct shell *sh);
 void shell_values_init(struct shell *sh);
 int shell_set_print(struct shell *sh, const char *args);
 int shell_show_print(struct shell *sh, const char *args);
+void shell_print_setting(struct shell *sh, const char *name, char *buf, size_t n);
 /* The selected frame's registers and which are known (each field 0/1). */
 int shell_frame_regs(struct shell *sh, struct user_regs_struct *r, struct user_regs_struct *known);
 /* watch EXPR: the address and size of lvalue @expr in the selected frame,
@@ -298,6 +300,7 @@ void shell_print_extra_regs(struct shell *sh);
 int shell_info_extra_reg(struct shell *sh, const char *name);
 /* symcmds.c: info address, info functions/variables/types. */
 int shell_info_address(struct shell *sh, const char *args);
+int shell_info_scope(struct shell *sh, const char *args);
 int shell_info_functions(struct shell *sh, const char *args);
 int shell_info_variables(struct shell *sh, const char *args);
 int shell_info_types(struct shell *sh, const char *args);

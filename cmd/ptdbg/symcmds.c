@@ -46,6 +46,40 @@ int shell_info_address(struct shell *sh, const char *args)
 	return 0;
 }
 
+/* info scope LINESPEC: the symbols of the block there (gdb's place for a
+ * breakpoint at LINESPEC: a function's after its prologue) */
+int shell_info_scope(struct shell *sh, const char *args)
+{
+	char spec[512], *s = NULL;
+	uint64_t pc = 0;
+	int rc;
+
+	trimmed(args, spec, sizeof(spec));
+	if (!spec[0])
+		return shell_error("requires an argument (function, line or *addr) to define a scope");
+	if (spec[0] == '*') {
+		enum expr_kind k;
+
+		if (shell_eval(sh, spec + 1, &pc, &k) < 0)
+			return -1;
+	} else if (!ptd_session_program(sh->s)) {
+		return shell_error("No symbol table is loaded.  Use the \"file\" command.");
+	} else {
+		ptd_clear_error();
+		rc = ptd_session_resolve(sh->s, spec, &pc);
+		if (rc < 0)
+			return shell_error("%s", ptd_last_error(rc));
+	}
+	if (shell_values_bind(sh) < 0)
+		return -1;
+	rc = ptd_values_info_scope(sh->vals, pc, spec, &s);
+	if (rc < 0)
+		return shell_error("%s", ptd_last_error(rc));
+	fputs(s, stdout);
+	free(s);
+	return 0;
+}
+
 /* info functions|variables|types [-q] [-n] [--] [REGEX] (types: no -n) */
 static int info_symbols(struct shell *sh, const char *args, int kind)
 {

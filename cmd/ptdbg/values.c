@@ -8,6 +8,8 @@
  * past.  Output is gdb 13's.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,7 @@ int shell_values_bind(struct shell *sh)
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return shell_error("out of memory");
 	ptd_values_set_pretty(sh->vals, sh->print_pretty);
+	ptd_values_set_print_elements(sh->vals, sh->print_elements);
 	ptd_values_set_frame_args(sh->vals, sh->frame_args_mode);
 	shell_sync(sh);
 	ptd_clear_error();
@@ -504,6 +507,7 @@ static int frame_args_cb(void *ctx, int level, uint64_t pc, char *out, size_t n)
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
 	ptd_values_set_pretty(sh->vals, sh->print_pretty);
+	ptd_values_set_print_elements(sh->vals, sh->print_elements);
 	ptd_values_set_frame_args(sh->vals, sh->frame_args_mode);
 	if (level < 0)
 		level = 0;
@@ -536,6 +540,7 @@ void shell_values_init(struct shell *sh)
 {
 	/* gdb's default: scalars printed, aggregates as "..." */
 	sh->frame_args_mode = 1;
+	sh->print_elements = 200;
 	sh->pc.frame_args = frame_args_cb;
 	sh->pc.frame_args_ctx = sh;
 }
@@ -569,9 +574,36 @@ int shell_set_print(struct shell *sh, const char *args)
 			ptd_values_set_pretty(sh->vals, val);
 		return 0;
 	}
+	if (n >= 1 && !strcmp(word, "elements")) {
+		/* a count, 0 or "unlimited" (gdb's uinteger setting; its
+		 * expression is a number here) */
+		const char *v = skip_ws(args + strlen("elements"));
+		char *end;
+		long long x;
+
+		if (!*v)
+			return shell_error("Argument required (integer to set it to, or "
+					   "\"unlimited\").");
+		if (!strncmp("unlimited", v, strlen(v))) {
+			sh->print_elements = 0;
+		} else {
+			errno = 0;
+			x = strtoll(v, &end, 0);
+			end = (char *)skip_ws(end);
+			if (end == v || *end)
+				return shell_error("No symbol \"%.*s\" in current context.",
+						   (int)strcspn(v, " \t+-*/"), v);
+			if (errno || x < 0 || x > UINT_MAX)
+				return shell_error("integer %s out of range", v);
+			sh->print_elements = (unsigned)x;
+		}
+		if (sh->vals)
+			ptd_values_set_print_elements(sh->vals, sh->print_elements);
+		return 0;
+	}
 	if (n < 1 || strcmp(word, "frame-arguments"))
-		return shell_error("ptdbg sets only \"print frame-arguments all|scalars|none|presence\" "
-				   "and \"print pretty on|off\".");
+		return shell_error("ptdbg sets only \"print frame-arguments all|scalars|none|presence\", "
+				   "\"print pretty on|off\" and \"print elements N|unlimited\".");
 	if (n < 2)
 		return shell_error("Requires an argument. Valid arguments are all, scalars, none, "
 				   "presence.");
@@ -593,11 +625,32 @@ int shell_show_print(struct shell *sh, const char *args)
 		printf("Pretty formatting of structures is %s.\n", sh->print_pretty ? "on" : "off");
 		return 0;
 	}
+	if (!strncmp(args, "elements", 8)) {
+		if (sh->print_elements)
+			printf("Limit on string chars or array elements to print is %u.\n",
+			       sh->print_elements);
+		else
+			printf("Limit on string chars or array elements to print is unlimited.\n");
+		return 0;
+	}
 	if (strncmp(args, "frame-arguments", 15))
-		return shell_error("ptdbg shows only \"print frame-arguments\" and \"print pretty\".");
+		return shell_error("ptdbg shows only \"print frame-arguments\", \"print pretty\" and "
+				   "\"print elements\".");
 	printf("Printing of non-scalar frame arguments is \"%s\".\n",
 	       frame_args_modes[sh->frame_args_mode]);
 	return 0;
+}
+
+/* The value of print setting @name ("pretty", "frame-arguments") as set
+ * takes it, for `with` to put back. */
+void shell_print_setting(struct shell *sh, const char *name, char *buf, size_t n)
+{
+	if (!strcmp(name, "pretty"))
+		snprintf(buf, n, "%s", sh->print_pretty ? "on" : "off");
+	else if (!strcmp(name, "elements"))
+		snprintf(buf, n, "%u", sh->print_elements);
+	else
+		snprintf(buf, n, "%s", frame_args_modes[sh->frame_args_mode]);
 }
 
 /* ------------------------------------------------------------------ */

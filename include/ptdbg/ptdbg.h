@@ -815,6 +815,15 @@ struct ptd_redirect {
  * -ptde_invalid (a descriptor outside 0-2), or -ptde_nomem. */
 extern PTD_EXPORT int ptd_session_set_redirects(struct ptd_session *s,
 						const struct ptd_redirect *r, int n);
+/* The terminal (or file) the programs launched from now on get as
+ * standard input, output and error, in a session of their own with it as
+ * controlling terminal, as gdb's "set inferior-tty"; the redirections of
+ * ptd_session_set_redirects() apply after it.  @path is copied; NULL or
+ * "": ptdbg's own descriptors (the default).  Returns 0, -ptde_invalid, or
+ * -ptde_nomem. */
+extern PTD_EXPORT int ptd_session_set_tty(struct ptd_session *s, const char *path);
+/* The terminal set by ptd_session_set_tty() (owned by @s), or "". */
+extern PTD_EXPORT const char *ptd_session_tty(const struct ptd_session *s);
 /* The program's path (owned by @s, valid until set again), or NULL. */
 extern PTD_EXPORT const char *ptd_session_program(const struct ptd_session *s);
 /* Recording method used by a recording session (--method) and by
@@ -1608,6 +1617,11 @@ extern PTD_EXPORT int ptd_values_printf(struct ptd_values *v, const char *args, 
  * a member per line, indented two spaces per level ("members of Class:"
  * after a class's bases).  Returns 0, or -ptde_invalid for a NULL @v. */
 extern PTD_EXPORT int ptd_values_set_pretty(struct ptd_values *v, int on);
+/* gdb's "set print elements": at most @n characters of a string and
+ * elements of an array (or children of a library container) are printed,
+ * "..." after; 0 is unlimited; 200 by default.  Returns 0, or
+ * -ptde_invalid for a NULL @v. */
+extern PTD_EXPORT int ptd_values_set_print_elements(struct ptd_values *v, unsigned n);
 /* The print frame-arguments mode (ptd_values_frame_args()'s @mode) info
  * frame's argument list uses, as gdb's; 1 (scalars) by default.  Returns
  * 0, or -ptde_invalid (NULL @v, another mode). */
@@ -1755,6 +1769,17 @@ extern PTD_EXPORT int ptd_session_check_calls(struct ptd_session *s, struct ptd_
  * -ptde_notfound ("No symbol \"x\" in current context."), -ptde_invalid.
  */
 extern PTD_EXPORT int ptd_values_info_address(struct ptd_values *v, const char *name, char **out);
+/*
+ * info scope SPEC as gdb 13 says it, for the code at @pc (where SPEC
+ * resolved): "Scope for SPEC:" then one "Symbol X is ..., length N." per
+ * symbol of the innermost block at @pc and the blocks around it up to its
+ * function (or inlined call), each described as info address does, or
+ * "Scope for SPEC contains no locals or arguments.".  *@out (malloc'ed)
+ * gets the text.  Returns 0, -ptde_invalid (a location it cannot read),
+ * -ptde_nomem.
+ */
+extern PTD_EXPORT int ptd_values_info_scope(struct ptd_values *v, uint64_t pc, const char *spec,
+					    char **out);
 
 /* What ptd_values_info_symbols() lists, and its flags. */
 enum { PTD_INFO_VARIABLES, PTD_INFO_FUNCTIONS, PTD_INFO_TYPES };

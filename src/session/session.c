@@ -640,6 +640,7 @@ void ptd_session_free(struct ptd_session *s)
 	}
 	free_strv(s->envp);
 	ptd_session_set_redirects(s, NULL, 0);
+	free(s->tty);
 	free(s);
 }
 
@@ -673,6 +674,24 @@ int ptd_session_set_redirects(struct ptd_session *s, const struct ptd_redirect *
 	s->redir = copy;
 	s->nredir = n;
 	return 0;
+}
+
+int ptd_session_set_tty(struct ptd_session *s, const char *path)
+{
+	char *copy = NULL;
+
+	if (!s)
+		return -ptde_invalid;
+	if (path && *path && !(copy = strdup(path)))
+		return -ptde_nomem;
+	free(s->tty);
+	s->tty = copy;
+	return 0;
+}
+
+const char *ptd_session_tty(const struct ptd_session *s)
+{
+	return s && s->tty ? s->tty : "";
 }
 
 void ptd_session_set_disable_aslr(struct ptd_session *s, int on)
@@ -898,6 +917,7 @@ int ptd_session_run(struct ptd_session *s, int start, struct ptd_event *ev)
 	l.envp = s->envp;
 	l.redir = s->redir;
 	l.nredir = s->nredir;
+	l.tty = s->tty;
 	unpin_self(s);
 	rc = ptd_target_launch(&s->t, &l);
 	if (rc < 0) {

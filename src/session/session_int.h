@@ -191,6 +191,7 @@ struct ptd_session {
 	char **envp; /* the program's environment (set environment); NULL: ptdbg's */
 	struct ptd_redirect *redir; /* run's redirections (paths owned) */
 	int nredir;
+	char *tty; /* set inferior-tty: the program's terminal (owned), or NULL */
 	int disable_aslr;
 	int pin_cpu;
 	int own_aff_saved; /* own_aff: ptdbg's CPU mask before it pinned itself */

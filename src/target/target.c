@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
@@ -764,6 +765,33 @@ static int launch_wait_exec(struct ptd_target *t, int errpipe, const char *prog)
 	}
 }
 
+/*
+ * In the child before exec: @path as its standard descriptors, in a
+ * session of its own whose controlling terminal it is, as gdb does for
+ * "set inferior-tty" (so the program gets the terminal's signals and job
+ * control).  A path that is no terminal (a file) is used all the same,
+ * with the warning gdb writes there too.  Returns -1 with errno when it
+ * cannot be opened.
+ */
+static int child_tty(const char *path)
+{
+	int fd;
+
+	setsid();
+	fd = open(path, O_RDWR | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	for (int i = 0; i < 3; i++)
+		if (fd != i && dup2(fd, i) < 0)
+			return -1;
+	if (ioctl(fd, TIOCSCTTY, 0) < 0)
+		dprintf(2, "warning: ptdbg: Failed to set controlling terminal: %s\n",
+			strerror(errno));
+	if (fd > 2)
+		close(fd);
+	return 0;
+}
+
 int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l)
 {
 	int pfd[2], st, rc;
@@ -789,6 +817,13 @@ int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l)
 		if (l->cwd && chdir(l->cwd) < 0) {
 			e = errno;
 			if (write(pfd[1], &e, sizeof(e)) < 0)
+				_exit(126);
+			_exit(127);
+		}
+		if (l->tty && child_tty(l->tty) < 0) {
+			int w[2] = { errno, -2 };
+
+			if (write(pfd[1], w, sizeof(w)) < 0)
 				_exit(126);
 			_exit(127);
 		}
@@ -841,8 +876,12 @@ int ptd_target_launch(struct ptd_target **out, const struct ptd_launch *l)
 		int e = 0, which = -1;
 		t->alive = 0;
 		if (read(pfd[0], &e, sizeof(e)) == sizeof(e) &&
-		    read(pfd[0], &which, sizeof(which)) == sizeof(which) && which >= 0 &&
-		    which < l->nredir)
+		    read(pfd[0], &which, sizeof(which)) == sizeof(which) && which == -2)
+			/* (gdb's child says the first line, gdb the second) */
+			rc = ptd__err(ptd__errno_code(e),
+				      "%s: %s.\nDuring startup program exited with code 1.", l->tty,
+				      strerror(e));
+		else if (which >= 0 && which < l->nredir)
 			rc = ptd__err(ptd__errno_code(e), "cannot run '%s': %s%s%s", l->argv[0],
 				      l->redir[which].path ? l->redir[which].path : "",
 				      l->redir[which].path ? ": " : "", strerror(e));

@@ -33,6 +33,10 @@ struct ptd_launch {
 	/* its standard descriptors' redirections, in order (run < in > out) */
 	const struct ptd_redirect *redir;
 	int nredir;
+	/* set inferior-tty: opened read-write as descriptors 0, 1 and 2 and
+	 * made the controlling terminal of a new session, before the
+	 * redirections; NULL: ours */
+	const char *tty;
 };
 
 enum ptd_stop_kind {

@@ -2897,6 +2897,14 @@ int ptd_values_set_pretty(struct ptd_values *v, int on)
 	return 0;
 }
 
+int ptd_values_set_print_elements(struct ptd_values *v, unsigned n)
+{
+	if (!v)
+		return -ptde_invalid;
+	v->print_max = n ? n : UINT64_MAX;
+	return 0;
+}
+
 int ptd_values_set_frame_args(struct ptd_values *v, int mode)
 {
 	if (!v || mode < 0 || mode > 3)

@@ -696,6 +696,7 @@ int ptd_values_alloc(struct ptd_values **out)
 	if (!v)
 		return ptd__err(-ptde_nomem, "out of memory");
 	v->frame_args_mode = 1; /* gdb's default, scalars */
+	v->print_max = 200;     /* gdb's default print elements */
 	ptd__vt_builtins(v);
 	if (!v->t_code_ptr || !v->t_flags) {
 		ptd_values_free(v);

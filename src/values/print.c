@@ -306,20 +306,34 @@ static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
 }
 
 
-/* A char pointer's string: up to PRINT_MAX characters before the NUL. */
+/* A char pointer's string: up to print elements characters before the
+ * NUL. */
 static void pointed_string(struct ptd_values *v, struct sbuf *b, uint64_t addr)
 {
-	uint8_t s[PRINT_MAX + 1];
-	size_t n = 0;
+	uint8_t *s = NULL;
+	size_t n = 0, cap = 0;
 
-	while (n < PRINT_MAX + 1) {
-		long got = v->read ? v->read(v->ctx, addr + n, &s[n], 1) : -1;
+	while (n < v->print_max + 1) {
+		long got;
+
+		if (n == cap) {
+			uint8_t *ns = realloc(s, cap = cap ? cap * 2 : 256);
+
+			if (!ns) {
+				b->oom = 1;
+				free(s);
+				return;
+			}
+			s = ns;
+		}
+		got = v->read ? v->read(v->ctx, addr + n, &s[n], 1) : -1;
 
 		v->used_memory = 1;
 		if (got != 1) {
 			if (!n) {
 				ptd__sb_add(b, " <error: Cannot access memory at address 0x%llx>",
 					    (unsigned long long)addr);
+				free(s);
 				return;
 			}
 			break;
@@ -329,10 +343,11 @@ static void pointed_string(struct ptd_values *v, struct sbuf *b, uint64_t addr)
 		n++;
 	}
 	ptd__sb_add(b, " ");
-	if (n > PRINT_MAX)
-		print_string(b, s, PRINT_MAX, 1);
+	if (n > v->print_max)
+		print_string(b, s, v->print_max, 1);
 	else
 		print_string(b, s, n, 0);
+	free(s);
 }
 
 static int is_char_type(struct vtype *t)
@@ -422,8 +437,8 @@ static int print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p, 
 		size_t len = (size_t)n;
 		int more = 0;
 
-		if (len > PRINT_MAX) {
-			len = PRINT_MAX;
+		if (len > v->print_max) {
+			len = v->print_max;
 			more = 1;
 		} else if (len && !p[len - 1]) {
 			len--; /* gdb drops one trailing NUL */
@@ -432,7 +447,7 @@ static int print_array(struct ptd_values *v, struct vtype *t, const uint8_t *p, 
 		return 0;
 	}
 	ptd__sb_add(b, "{");
-	while (i < n && printed < PRINT_MAX) {
+	while (i < n && (uint64_t)printed < v->print_max) {
 		int64_t run = 1;
 
 		while (i + run < n && esz && !memcmp(p + i * esz, p + (i + run) * esz, esz))

@@ -420,7 +420,7 @@ static void kids_init(struct kids *k, const struct pp *pp)
 /* Whether another child may be shown (gdb stops at print elements). */
 static int kid_room(const struct kids *k)
 {
-	return k->n < (k->summary ? 1 : PRINT_MAX);
+	return (uint64_t)k->n < (k->summary ? 1 : k->v->print_max);
 }
 
 /* A child could not be fetched: gdb says so where it would be, and
@@ -592,7 +592,7 @@ static int string_summary(struct pp *pp)
 {
 	struct vtype *ct = pp->ty[0];
 	uint64_t ptr = at(pp, pp->off[0], 8, 0), len = at(pp, pp->off[1], pp->x[0], 0);
-	uint64_t n = len > PRINT_MAX ? PRINT_MAX : len, w = ct->size;
+	uint64_t n = len > pp->v->print_max ? pp->v->print_max : len, w = ct->size;
 	const char *prefix = "";
 	uint8_t *buf;
 

@@ -10,6 +10,7 @@
  * listings of info functions / variables / types: the symbols with
  * debug information by file, then the ELF symbols without.
  */
+#include <ctype.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
@@ -22,6 +23,9 @@
 #include "symbols/symbols.h"
 #include "util/error.h"
 #include "values/values_int.h"
+
+/* libstdc++'s demangler (the C++ ABI's), linked into libptdbg. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 /* gdb's amd64 register names by DWARF number (amd64_dwarf_regmap), or
  * "bad_register_number" as gdb's locexpr_regname says. */
@@ -1617,4 +1621,728 @@ void ptd_values_matches_free(struct ptd_func_match *m, int n)
 		free((char *)m[i].decl);
 	}
 	free(m);
+}
+
+/* ------------------------------------------------------------------ */
+/* info scope                                                           */
+
+/* The symbols of one block in the order gdb adds them. */
+struct scope_syms {
+	Dwarf_Die *d;
+	size_t n, cap;
+	int oom;
+};
+
+static void ss_add(struct scope_syms *s, Dwarf_Die *d)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		Dwarf_Die *nd = realloc(s->d, cap * sizeof(*nd));
+
+		if (!nd) {
+			s->oom = 1;
+			return;
+		}
+		s->d = nd;
+		s->cap = cap;
+	}
+	s->d[s->n++] = *d;
+}
+
+static const char *die_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(d, DW_AT_name, &a) ? dwarf_formstring(&a) : NULL;
+}
+
+static int die_flag(Dwarf_Die *d, int at)
+{
+	Dwarf_Attribute a;
+	bool f = false;
+
+	return dwarf_attr_integrate(d, at, &a) && dwarf_formflag(&a, &f) == 0 && f;
+}
+
+static void scope_block(struct scope_syms *s, Dwarf_Die *blk, int inherit);
+
+/* A child DIE of a block as gdb's reader takes it: the symbols it makes
+ * there (parameters, variables, labels), and a lexical block without
+ * addresses read as if its children were the block's own.  (An inlined
+ * call's function is a symbol of the call's own block, not of this one.) */
+static void scope_child(struct scope_syms *s, Dwarf_Die *c)
+{
+	const char *nm = die_name(c);
+
+	switch (dwarf_tag(c)) {
+	case DW_TAG_formal_parameter:
+	case DW_TAG_label:
+	case DW_TAG_typedef:
+		if (nm)
+			ss_add(s, c);
+		break;
+	case DW_TAG_variable:
+		/* a declaration without a location is only an extern one's
+		 * (found by its ELF symbol) */
+		if (nm && (dwarf_hasattr_integrate(c, DW_AT_location) ||
+			   dwarf_hasattr_integrate(c, DW_AT_const_value) ||
+			   (die_flag(c, DW_AT_external) && dwarf_hasattr_integrate(c, DW_AT_type)) ||
+			   !die_flag(c, DW_AT_declaration)))
+			ss_add(s, c);
+		break;
+	case DW_TAG_lexical_block:
+		if (!dwarf_hasattr(c, DW_AT_low_pc) && !dwarf_hasattr(c, DW_AT_ranges))
+			scope_block(s, c, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+static int off_cmp(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The symbols of block @blk: its children, then (@inherit) those of its
+ * abstract origin that no child stands for (gdb's inherit_abstract_dies:
+ * the locals an inlined copy lost keep their names). */
+static void scope_block(struct scope_syms *s, Dwarf_Die *blk, int inherit)
+{
+	Dwarf_Die c, o, oc;
+	Dwarf_Attribute a;
+	Dwarf_Off *refs = NULL;
+	size_t nrefs = 0, cap = 0;
+
+	if (dwarf_child(blk, &c) == 0) {
+		do {
+			if (inherit && dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
+			    dwarf_formref_die(&a, &o)) {
+				if (nrefs == cap) {
+					Dwarf_Off *n;
+
+					cap = cap ? cap * 2 : 16;
+					n = realloc(refs, cap * sizeof(*n));
+					if (!n) {
+						s->oom = 1;
+						free(refs);
+						return;
+					}
+					refs = n;
+				}
+				refs[nrefs++] = dwarf_dieoffset(&o);
+			}
+			scope_child(s, &c);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	if (inherit && dwarf_attr(blk, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &o) &&
+	    dwarf_child(&o, &oc) == 0) {
+		qsort(refs, nrefs, sizeof(*refs), off_cmp);
+		do {
+			Dwarf_Off off = dwarf_dieoffset(&oc);
+
+			if (dwarf_tag(&oc) != DW_TAG_subprogram &&
+			    !bsearch(&off, refs, nrefs, sizeof(*refs), off_cmp))
+				scope_child(s, &oc);
+		} while (dwarf_siblingof(&oc, &oc) == 0);
+	}
+	free(refs);
+}
+
+/* gdb's symbol hash step (SYMBOL_HASH_NEXT). */
+static unsigned hash_next(unsigned h, char ch)
+{
+	return h * 67 + (unsigned)tolower((unsigned char)ch) - 113;
+}
+
+/* gdb's msymbol_hash_iw: blanks skipped, up to a '('. */
+static unsigned hash_iw(const char *s)
+{
+	unsigned h = 0;
+
+	for (; *s && *s != '('; s++)
+		if (!isspace((unsigned char)*s))
+			h = hash_next(h, *s);
+	return h;
+}
+
+/* The hash gdb files a C symbol's name under in a block's hash table
+ * (default_search_name_hash, which also knows Ada's encodings). */
+static unsigned hash_c(const char *s0)
+{
+	const char *s = s0;
+	unsigned h = 0;
+
+	if (*s == '_') {
+		if (strncmp(s, "_ada_", 5))
+			return hash_iw(s0);
+		s += 5;
+	}
+	for (; *s; s++) {
+		if (*s == '$' || *s == '.' || *s == 'X')
+			return s == s0 ? hash_iw(s0) : h;
+		if (*s == ' ' || *s == '(')
+			return hash_iw(s0);
+		if (*s == '_' && s[1] == '_' && s != s0) {
+			if ((s[2] < 'a' || s[2] > 'z') && s[2] != 'O')
+				return h;
+			h = 0;
+			s++;
+			continue;
+		}
+		if (*s == 'T' && !strcmp(s, "TKB"))
+			return h;
+		h = hash_next(h, *s);
+	}
+	return h;
+}
+
+/* The same for C++ (cp_search_name_hash): the last component of a
+ * qualified name, up to its parameters or an ABI tag. */
+static unsigned hash_cplus(const char *s)
+{
+	const char *last = NULL;
+	int depth = 0;
+	unsigned h = 0;
+
+	if (!strncmp(s, "::", 2))
+		s += 2;
+	for (const char *p = s; *p; p++) {
+		if (*p == '<' || *p == '(')
+			depth++;
+		else if ((*p == '>' || *p == ')') && depth > 0)
+			depth--;
+		else if (!depth && p[0] == ':' && p[1] == ':')
+			last = p++;
+		if (!depth && *p == '(' && p != s)
+			break;
+	}
+	if (last)
+		s = last + 2;
+	for (; *s; s++) {
+		if (isspace((unsigned char)*s))
+			continue;
+		if (*s == '(' || (*s == '[' && !strncmp(s + 1, "abi:", 4) && s[5] != ':'))
+			break;
+		h = hash_next(h, *s);
+	}
+	return h;
+}
+
+/* A C++ type as gdb's canonical names write it ("Rec const&",
+ * "Shape*"), appended to @b; its scope's names first. */
+static void canon_type(struct sbuf *b, Dwarf_Die *t, int depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die in, *sc = NULL;
+	const char *nm;
+	int tag, has_in, n;
+
+	if (!t) {
+		ptd__sb_add(b, "void");
+		return;
+	}
+	tag = dwarf_tag(t);
+	has_in = dwarf_attr(t, DW_AT_type, &a) && dwarf_formref_die(&a, &in);
+	if (depth > 16) {
+		ptd__sb_add(b, "?");
+		return;
+	}
+	switch (tag) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+		canon_type(b, has_in ? &in : NULL, depth + 1);
+		ptd__sb_add(b, "%s", tag == DW_TAG_pointer_type ? "*" :
+				     tag == DW_TAG_reference_type ? "&" :
+				     tag == DW_TAG_rvalue_reference_type ? "&&" :
+				     tag == DW_TAG_const_type ? " const" : " volatile");
+		return;
+	default:
+		break;
+	}
+	/* the namespaces and classes around it */
+	n = dwarf_getscopes_die(t, &sc);
+	for (int i = n - 1; i >= 1; i--) {
+		int st = dwarf_tag(&sc[i]);
+		const char *sn = dwarf_diename(&sc[i]);
+
+		if ((st == DW_TAG_namespace || st == DW_TAG_class_type ||
+		     st == DW_TAG_structure_type || st == DW_TAG_union_type) && sn)
+			ptd__sb_add(b, "%s::", sn);
+	}
+	free(sc);
+	nm = dwarf_diename(t);
+	ptd__sb_add(b, "%s", nm ? nm : "?");
+}
+
+/* A C++ function's name as gdb builds it when it has no linkage name:
+ * NAME(TYPES) with " const" for a const this. */
+static char *computed_name(Dwarf_Die *d)
+{
+	struct sbuf b = { 0 };
+	Dwarf_Attribute a;
+	Dwarf_Die fn = *d, c, t, ot;
+	const char *nm = die_name(d);
+	int first = 1, konst = 0;
+
+	/* the parameters are the definition's (or the declaration's) */
+	if (dwarf_attr(d, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &t))
+		fn = t;
+	ptd__sb_add(&b, "%s(", nm ? nm : "");
+	if (dwarf_child(&fn, &c) == 0) {
+		do {
+			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+				continue;
+			if (!(dwarf_attr_integrate(&c, DW_AT_type, &a) && dwarf_formref_die(&a, &t)))
+				continue;
+			if (die_flag(&c, DW_AT_artificial)) {
+				/* this: T const* for a const member function
+				 * (the pointer itself may be const too) */
+				while ((dwarf_tag(&t) == DW_TAG_const_type ||
+					dwarf_tag(&t) == DW_TAG_volatile_type) &&
+				       dwarf_attr(&t, DW_AT_type, &a) && dwarf_formref_die(&a, &ot))
+					t = ot;
+				if (dwarf_tag(&t) == DW_TAG_pointer_type &&
+				    dwarf_attr(&t, DW_AT_type, &a) && dwarf_formref_die(&a, &ot) &&
+				    dwarf_tag(&ot) == DW_TAG_const_type)
+					konst = 1;
+				continue;
+			}
+			ptd__sb_add(&b, "%s", first ? "" : ", ");
+			first = 0;
+			canon_type(&b, &t, 0);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	ptd__sb_add(&b, ")%s", konst ? " const" : "");
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+/* Where the name of a demangled function starts: past a template
+ * function's return type (the last space outside brackets before its
+ * parameters) and past the scopes of a lambda ("f()::{lambda(int)#1}::"),
+ * which gdb's names leave out. */
+static const char *demangled_tail(const char *dm)
+{
+	const char *start = dm, *p, *lambda = strstr(dm, "{lambda(");
+	int depth = 0;
+
+	for (p = dm; *p; p++) {
+		if (*p == '<' || *p == '(' || *p == '{' || *p == '[') {
+			if (*p == '(' && !depth && p != dm)
+				break;
+			depth++;
+		} else if ((*p == '>' || *p == ')' || *p == '}' || *p == ']') && depth > 0) {
+			depth--;
+		} else if (!depth && *p == ' ' && !strncmp(p - (p - dm >= 8 ? 8 : 0), "operator", 8)) {
+			continue;
+		} else if (!depth && *p == ' ') {
+			start = p + 1;
+		} else if (!depth && lambda && p[0] == ':' && p[1] == ':') {
+			start = p + 2;
+		}
+	}
+	return start;
+}
+
+/* The name gdb prints for symbol @d: a C++ function by its demangled
+ * linkage name (gdb's physname) or the name gdb computes, else
+ * DW_AT_name. */
+static char *scope_name(Dwarf_Die *d, int cplus)
+{
+	Dwarf_Attribute a;
+	const char *ln;
+	int tag = dwarf_tag(d);
+
+	if (cplus && (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)) {
+		if ((dwarf_attr_integrate(d, DW_AT_linkage_name, &a) ||
+		     dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a)) &&
+		    (ln = dwarf_formstring(&a))) {
+			int status = 0;
+			char *dm = __cxa_demangle(ln, NULL, NULL, &status), *r;
+
+			if (dm && status == 0) {
+				r = strdup(demangled_tail(dm));
+				free(dm);
+				return r;
+			}
+			free(dm);
+		}
+		/* (an inlined call keeps the bare name) */
+		if (die_name(d) && tag == DW_TAG_subprogram)
+			return computed_name(d);
+	}
+	ln = die_name(d);
+	return strdup(ln ? ln : "");
+}
+
+/* The lowest address of block @d (gdb's BLOCK_ENTRY_PC: its start, or
+ * the start of its first range). */
+static int block_entry(Dwarf_Die *d, Dwarf_Addr *pc)
+{
+	Dwarf_Addr base, s, e;
+
+	if (dwarf_lowpc(d, pc) == 0)
+		return 0;
+	/* (an empty range is none, as gdb reads them) */
+	for (ptrdiff_t off = 0; (off = dwarf_ranges(d, off, &base, &s, &e)) > 0;)
+		if (s < e) {
+			*pc = s;
+			return 0;
+		}
+	return -1;
+}
+
+/* Whether type @t (typedefs and qualifiers aside) is an array whose
+ * bounds are computed at run time (a C VLA): gdb's length 0 then. */
+static int dynamic_array(Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die d = *t, c;
+
+	for (int i = 0; i < 16; i++) {
+		int tag = dwarf_tag(&d);
+
+		if (tag == DW_TAG_array_type)
+			break;
+		if ((tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
+		     tag != DW_TAG_volatile_type) ||
+		    !dwarf_attr(&d, DW_AT_type, &a) || !dwarf_formref_die(&a, &d))
+			return 0;
+	}
+	if (dwarf_tag(&d) != DW_TAG_array_type || dwarf_child(&d, &c) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_subrange_type)
+			continue;
+		if (!dwarf_attr(&c, DW_AT_upper_bound, &a) && !dwarf_attr(&c, DW_AT_count, &a))
+			return 1;
+		switch (dwarf_whatform(&a)) {
+		case DW_FORM_exprloc:
+		case DW_FORM_block:
+		case DW_FORM_block1:
+		case DW_FORM_ref4:
+		case DW_FORM_ref8:
+		case DW_FORM_ref_udata:
+			return 1;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* One "Symbol X is ..." line of info scope (gdb's wording per address
+ * class); 0, or -1 after a location it cannot read. */
+static int scope_describe(struct dctx *c, Dwarf_Die *d, const char *name)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die td;
+	Dwarf_Addr addr;
+	struct vtype *t = NULL;
+	int tag = dwarf_tag(d), vla = 0;
+
+	ptd__sb_add(c->b, "Symbol %s is ", name);
+	if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+		if (block_entry(d, &addr) < 0)
+			addr = 0;
+		ptd__sb_add(c->b, "a function at address 0x%" PRIx64 ", length 1.\n", addr + c->bias);
+		return 0;
+	}
+	if (tag == DW_TAG_typedef) {
+		ptd__sb_add(c->b, "a typedef.\n");
+		return 0;
+	}
+	if (tag == DW_TAG_label) {
+		if (dwarf_lowpc(d, &addr) != 0)
+			addr = 0;
+		ptd__sb_add(c->b, "a label at address 0x%" PRIx64 ", length 8.\n", addr + c->bias);
+		return 0;
+	}
+	if (dwarf_attr_integrate(d, DW_AT_type, &a) && dwarf_formref_die(&a, &td)) {
+		t = ptd__vt_strip(ptd__vt_from_die(c->v, &td));
+		vla = dynamic_array(&td);
+	}
+	if (dwarf_attr_integrate(d, DW_AT_const_value, &a)) {
+		Dwarf_Block blk;
+		Dwarf_Sword sv;
+		Dwarf_Word uv;
+
+		switch (dwarf_whatform(&a)) {
+		case DW_FORM_block:
+		case DW_FORM_block1:
+		case DW_FORM_block2:
+		case DW_FORM_block4:
+		case DW_FORM_exprloc:
+		case DW_FORM_string:
+		case DW_FORM_strp:
+		case DW_FORM_line_strp:
+			if (dwarf_formblock(&a, &blk) != 0)
+				return -1;
+			ptd__sb_add(c->b, "constant bytes: ");
+			for (uint64_t i = 0; t && i < t->size && i < blk.length; i++)
+				ptd__sb_add(c->b, " %02x", blk.data[i]);
+			break;
+		case DW_FORM_sdata:
+		case DW_FORM_implicit_const:
+			if (dwarf_formsdata(&a, &sv) != 0)
+				return -1;
+			ptd__sb_add(c->b, "a constant with value %" PRId64 " (0x%" PRIx64 ")",
+				    (int64_t)sv, (uint64_t)sv);
+			break;
+		default:
+			/* (udata, and dataN as gdb reads them: their bits, not
+			 * sign-extended) */
+			if (dwarf_formudata(&a, &uv) != 0)
+				return -1;
+			if (dwarf_whatform(&a) == DW_FORM_data1)
+				uv &= 0xff;
+			else if (dwarf_whatform(&a) == DW_FORM_data2)
+				uv &= 0xffff;
+			else if (dwarf_whatform(&a) == DW_FORM_data4)
+				uv &= 0xffffffffu;
+			ptd__sb_add(c->b, "a constant with value %" PRId64 " (0x%" PRIx64 ")",
+				    (int64_t)uv, (uint64_t)uv);
+			break;
+		}
+	} else if (!dwarf_attr_integrate(d, DW_AT_location, &a)) {
+		uint64_t entry;
+
+		if (!die_flag(d, DW_AT_external)) {
+			ptd__sb_add(c->b, "optimized out.\n");
+			return 0;
+		}
+		if (minimal_entry(c->v, name, &entry) == 0)
+			ptd__sb_add(c->b, "static storage at address 0x%" PRIx64, entry);
+		else
+			ptd__sb_add(c->b, "Unresolved Static");
+		ptd_clear_error();
+	} else {
+		Dwarf_Block blk;
+
+		if (dwarf_formblock(&a, &blk) == 0) {
+			const uint8_t *p = blk.data;
+
+			if (!blk.length) {
+				ptd__sb_add(c->b, "optimized out.\n");
+				return 0;
+			}
+			if (blk.length == 1 + (size_t)c->addr_size && p[0] == DW_OP_addr) {
+				p++;
+				rd_fixed(&p, p + c->addr_size, c->addr_size, &addr);
+				ptd__sb_add(c->b, "in static storage at address 0x%" PRIx64,
+					    addr + c->bias);
+			} else {
+				describe_expr(c, blk.data, blk.data + blk.length);
+				if (c->bad)
+					return -1;
+			}
+		} else {
+			Dwarf_Word off;
+
+			if (dwarf_formudata(&a, &off) != 0 || describe_list(c, off) < 0)
+				return -1;
+		}
+	}
+	ptd__sb_add(c->b, ", length %" PRIu64 ".\n", vla ? 0 : t ? t->size : (uint64_t)1);
+	return 0;
+}
+
+/* The symbols of block @blk in the order gdb lists them: a function's
+ * (or an inlined call's) as read, any other block's by gdb's hash table
+ * (buckets in order, each in the order read). */
+static int scope_print(struct dctx *c, Dwarf_Die *blk, int hashed, int self, int cplus,
+		       int *count)
+{
+	struct scope_syms s = { 0 };
+	size_t *order = NULL, k = 0;
+	char **names = NULL;
+	int rc = 0;
+
+	if (self && die_name(blk))
+		ss_add(&s, blk);
+	scope_block(&s, blk, 1);
+	if (s.oom)
+		goto fail;
+	order = calloc(s.n + 1, sizeof(*order));
+	names = calloc(s.n + 1, sizeof(*names));
+	if (!order || !names)
+		goto fail;
+	for (size_t i = 0; i < s.n; i++)
+		if (!(names[i] = scope_name(&s.d[i], cplus)))
+			goto fail;
+	if (hashed && s.n) {
+		/* (gdb's number of buckets for so many symbols) */
+		size_t nb = s.n / 5 + 1;
+
+		for (size_t b = 0; b < nb; b++)
+			for (size_t i = 0; i < s.n; i++)
+				if ((cplus ? hash_cplus(names[i]) : hash_c(names[i])) % nb == b)
+					order[k++] = i;
+	} else {
+		for (k = 0; k < s.n; k++)
+			order[k] = k;
+	}
+	for (size_t i = 0; i < k && rc == 0; i++) {
+		if (!names[order[i]][0])
+			continue;
+		(*count)++;
+		rc = scope_describe(c, &s.d[order[i]], names[order[i]]);
+	}
+	goto done;
+fail:
+	rc = -2;
+done:
+	for (size_t i = 0; names && i < s.n; i++)
+		free(names[i]);
+	free(names);
+	free(order);
+	free(s.d);
+	return rc;
+}
+
+/* The blocks around @pc under @d, innermost last, into @chain (at most
+ * @max), with in @nested whether each is a function defined inside
+ * another one (@in_fn: @d is or is in a function): functions, lexical
+ * blocks and inlined calls, also the functions of a class defined in a
+ * function whose code lies outside it (a lambda's operator(), which
+ * libdw's dwarf_getscopes does not find).  Returns how many. */
+static int scope_chain(Dwarf_Die *d, Dwarf_Addr pc, Dwarf_Die *chain, int *nested, int n, int max,
+		       int in_fn)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(d, &c) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&c), k;
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block ||
+		    tag == DW_TAG_inlined_subroutine) {
+			if (dwarf_haspc(&c, pc) == 1) {
+				if (n < max) {
+					nested[n] = tag == DW_TAG_subprogram && in_fn;
+					chain[n++] = c;
+				}
+				return scope_chain(&c, pc, chain, nested, n, max, 1);
+			}
+			if (tag == DW_TAG_inlined_subroutine)
+				continue;
+		} else if (tag != DW_TAG_namespace && tag != DW_TAG_class_type &&
+			   tag != DW_TAG_structure_type && tag != DW_TAG_union_type) {
+			continue;
+		}
+		k = scope_chain(&c, pc, chain, nested, n, max,
+				in_fn || tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block);
+		if (k > n)
+			return k;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return n;
+}
+
+int ptd_values_info_scope(struct ptd_values *v, uint64_t pc, const char *spec, char **out)
+{
+	struct sbuf b = { 0 };
+	struct dctx c = { .v = v, .b = &b };
+	Dwarf_Die *cu, *scopes = NULL, cudie;
+	Dwarf_Addr bias = 0;
+	Dwarf_Half ver = 5;
+	uint8_t asz = 8, osz = 4;
+	Dwfl *dwfl;
+	int n, count = 0, rc = 0, cplus = 0, nested[64];
+
+	if (!v || !spec || !out)
+		return -ptde_invalid;
+	*out = NULL;
+	ptd__sb_add(&b, "Scope for %s:\n", spec);
+	/* (without symbols no block has any: no error, as gdb's) */
+	dwfl = v->sym ? ptd__symbols_dwfl(v->sym) : NULL;
+	cu = dwfl ? dwfl_addrdie(dwfl, pc, &bias) : NULL;
+	if (cu) {
+		Dwarf_Die chain[64];
+		int nest[64];
+
+		n = scope_chain(cu, pc - bias, chain, nest, 0, 64, 0);
+		scopes = n ? calloc((size_t)n, sizeof(*scopes)) : NULL;
+		if (n && !scopes)
+			return ptd__err(-ptde_nomem, "out of memory");
+		for (int i = 0; i < n; i++) {
+			scopes[i] = chain[n - 1 - i];
+			nested[i] = nest[n - 1 - i];
+		}
+	} else {
+		n = 0;
+	}
+	if (n > 0) {
+		Dwarf_Off ao, toff;
+		uint64_t sig;
+		Dwarf_Word lang = 0;
+		Dwarf_Attribute la;
+
+		if (dwarf_cu_die(cu->cu, &cudie, &ver, &ao, &asz, &osz, &sig, &toff) == NULL)
+			ver = 5;
+		if (dwarf_attr(cu, DW_AT_language, &la))
+			dwarf_formudata(&la, &lang);
+		cplus = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03 ||
+			lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
+		c.cu = *cu;
+		c.dw = dwarf_cu_getdwarf(cu->cu);
+		c.addr_size = asz;
+		c.off_size = osz;
+		c.version = ver;
+		c.bias = bias;
+		/* the frame base is the real function's around @pc */
+		for (int i = 0; i < n; i++)
+			if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+				c.fn = scopes[i];
+				c.has_fn = 1;
+				break;
+			}
+	}
+	for (int i = 0; i < n && rc == 0; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		Dwarf_Addr entry;
+
+		if (tag != DW_TAG_lexical_block && tag != DW_TAG_subprogram &&
+		    tag != DW_TAG_inlined_subroutine)
+			break;
+		c.pc = block_entry(&scopes[i], &entry) == 0 ? entry + bias : pc;
+		/* a function defined inside another (a lambda's body) is a
+		 * symbol of its own block, as an inlined call's is */
+		rc = scope_print(&c, &scopes[i], tag == DW_TAG_lexical_block,
+				 tag == DW_TAG_inlined_subroutine ||
+					 (nested[i] && !die_flag(&scopes[i], DW_AT_external)),
+				 cplus, &count);
+		if (tag != DW_TAG_lexical_block)
+			break;
+	}
+	free(scopes);
+	if (rc == -2 || b.oom) {
+		free(b.s);
+		return ptd__err(-ptde_nomem, "out of memory");
+	}
+	if (rc < 0) {
+		free(b.s);
+		return ptd__err(-ptde_invalid, "Corrupted DWARF2 expression for a symbol of \"%s\".",
+				spec);
+	}
+	if (!count) {
+		free(b.s);
+		b = (struct sbuf){ 0 };
+		ptd__sb_add(&b, "Scope for %s contains no locals or arguments.\n", spec);
+		if (b.oom) {
+			free(b.s);
+			return ptd__err(-ptde_nomem, "out of memory");
+		}
+	}
+	*out = b.s;
+	return 0;
 }

@@ -178,6 +178,8 @@ struct ptd_values {
 	int bad_op;        /* the DW_OP a location expression failed at */
 	char warning[128]; /* gdb's warning of the last evaluation, or "" */
 	int pretty;        /* print pretty: a struct's members a line each */
+	uint64_t print_max; /* print elements: characters of a string, elements
+			     * of an array shown (gdb's 200; UINT64_MAX: all) */
 	int raw;           /* print/r: no pretty printers (while a value prints) */
 	int summary;       /* a frame argument prints: a pretty printer's
 			    * children as "{...}" (gdb's summary mode) */
@@ -312,7 +314,6 @@ struct sbuf {
 void ptd__sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top, struct sbuf *b);
 uint64_t ptd__bits(const uint8_t *p, uint64_t size, int is_signed);
-#define PRINT_MAX 200 /* gdb's "print elements" */
 /* Prints the value of type @t whose bytes are at @p (@avail of them)
  * as gdb does at nesting @depth; 0, or <0 when memory it needed could
  * not be read (after printing what came before, as gdb does). */

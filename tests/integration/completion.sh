@@ -28,6 +28,11 @@ keys = ("help adv\t\n"
         "set conf\tof\t\n"
         "set print fr\tno\t\n"
         "show print fr\t\n"
+        "with print pre\tof\t-- show print pretty\n"
+        "w lists\t7 -- show listsize\n"
+        "info sco\tfi\t\n"
+        "tty " + d + "/scr\t\n"
+        "show inferior-t\t\n"
         "quit\n")
 master, slave = pty.openpty()
 p = subprocess.Popen([ptdbg, "-nx", prog], stdin=slave, stdout=slave, stderr=slave,
@@ -61,4 +66,9 @@ check '^SIGUSR2       No' "handle SIGUSR2 nost<TAB> is not nostop"
 check '^SCRIPT-RAN' "source DIR/scr<TAB> did not complete the file name"
 check '^Printing of non-scalar frame arguments is "none".' \
 	"set print fr<TAB>no<TAB> did not set print frame-arguments none"
+check '^Pretty formatting of structures is off\.$' "with print pre<TAB>of<TAB> is not with print pretty off"
+check '^Number of source lines gdb will list by default is 7\.$' "w lists<TAB> is not with listsize"
+check '^Scope for fib:$' "info sco<TAB>fi<TAB> is not info scope fib"
+check '^Terminal for future runs of program being debugged is ".*/cdir/script-for-completion.gdb"\.$' \
+	"tty DIR/scr<TAB> did not complete the file name, or show inferior-t<TAB> is not show inferior-tty"
 exit 0

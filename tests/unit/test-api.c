@@ -231,6 +231,18 @@ static void test_redirects(void **state)
 	assert_int_equal(ptd_session_set_program(s, argv), 0);
 	assert_int_equal(ptd_session_set_redirects(s, &bad, 1), -ptde_invalid);
 	assert_int_equal(ptd_session_set_redirects(s, &bad2, 1), -ptde_invalid);
+	/* set inferior-tty: a tty that cannot be opened stops the run */
+	assert_int_equal(ptd_session_set_tty(NULL, "x"), -ptde_invalid);
+	assert_string_equal(ptd_session_tty(NULL), "");
+	assert_string_equal(ptd_session_tty(s), "");
+	assert_int_equal(ptd_session_set_tty(s, "/nonexistent/tty"), 0);
+	assert_string_equal(ptd_session_tty(s), "/nonexistent/tty");
+	assert_true(ptd_session_run(s, 0, &ev) < 0);
+	assert_string_equal(ptd_last_error(0), "/nonexistent/tty: No such file or directory.\n"
+					       "During startup program exited with code 1.");
+	assert_false(ptd_session_alive(s));
+	assert_int_equal(ptd_session_set_tty(s, ""), 0);
+	assert_string_equal(ptd_session_tty(s), "");
 	r[0].path = path;
 	assert_int_equal(ptd_session_set_redirects(s, r, 2), 0);
 	assert_int_equal(ptd_session_run(s, 0, &ev), 0);

@@ -383,6 +383,13 @@ static void test_globals(void **state)
 	expect(f->v, "s_total", "-7");
 	expect(f->v, "g_ratio", "0.5");
 	expect(f->v, "g_arr", "{1, 2, 3, 4, 5}");
+	/* print elements: 2 of them, then all (0), then gdb's 200 */
+	assert_int_equal(ptd_values_set_print_elements(NULL, 2), -ptde_invalid);
+	assert_int_equal(ptd_values_set_print_elements(f->v, 2), 0);
+	expect(f->v, "g_arr", "{1, 2...}");
+	assert_int_equal(ptd_values_set_print_elements(f->v, 0), 0);
+	expect(f->v, "g_arr", "{1, 2, 3, 4, 5}");
+	assert_int_equal(ptd_values_set_print_elements(f->v, 200), 0);
 	expect(f->v, "g_arr[4] - g_arr[0]", "4");
 	expect(f->v, "g_zero", "{0 <repeats 12 times>}");
 	expect(f->v, "origin", "{x = -1, y = 1}");
@@ -747,6 +754,24 @@ static void test_symbol_queries(void **state)
 	assert_int_equal(ptd_values_info_address(f->v, "", &s), -ptde_invalid);
 	assert_int_equal(ptd_values_info_address(NULL, "x", &s), -ptde_invalid);
 	assert_int_equal(ptd_values_info_address(f->v, NULL, &s), -ptde_invalid);
+
+	/* info scope at helper's entry: its argument, static and local */
+	assert_int_equal(ptd_values_info_scope(f->v, 0x401250, "helper", &s), 0);
+	assert_string_equal(s, "Scope for helper:\n"
+			       "Symbol depth is a complex DWARF expression:\n"
+			       "     0: DW_OP_fbreg -36\n"
+			       ", length 4.\n"
+			       "Symbol calls is in static storage at address 0x404118, length 4.\n"
+			       "Symbol local is a complex DWARF expression:\n"
+			       "     0: DW_OP_fbreg -20\n"
+			       ", length 4.\n");
+	free(s);
+	assert_int_equal(ptd_values_info_scope(f->v, 0, "*0", &s), 0);
+	assert_string_equal(s, "Scope for *0 contains no locals or arguments.\n");
+	free(s);
+	assert_int_equal(ptd_values_info_scope(NULL, 0, "x", &s), -ptde_invalid);
+	assert_int_equal(ptd_values_info_scope(f->v, 0, NULL, &s), -ptde_invalid);
+	assert_int_equal(ptd_values_info_scope(f->v, 0, "x", NULL), -ptde_invalid);
 
 	assert_int_equal(ptd_values_info_symbols(f->v, PTD_INFO_FUNCTIONS, "^hel", 0, &s), 0);
 	assert_string_equal(s, "All functions matching regular expression \"^hel\":\n\n"
