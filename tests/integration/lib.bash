@@ -67,6 +67,15 @@ need_gdb() {
 	command -v gdb >/dev/null || die "gdb not installed (it is the oracle)"
 }
 
+# gdb as every test runs it: with a remote timeout of 60 s, not 2.  On a
+# loaded machine (make check runs tests side by side) a reply of
+# ptdbg-server (a btrace document, the attach to a thousand threads) can
+# take longer than 2 s; gdb then sends its packet again and reads the late
+# reply as the answer to the next one, and the session garbles ("not
+# well-formed (invalid token)").  A timeout is a timing assertion; a
+# server that hangs still fails, at the script's guard.
+gdb() { command gdb -iex 'set remotetimeout 60' "$@"; }
+
 # The line number of the first line of testprogs/FILE containing the
 # fixed string PATTERN, so tests do not hard-code line numbers.
 line_of() {
