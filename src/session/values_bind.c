@@ -67,6 +67,28 @@ static int ses_set_reg(void *ctx, int regno, uint64_t val)
 	return ptd_target_set_regs(c->s->t, th->tid, &r);
 }
 
+/* The selected thread's XSAVE state, live only: the recorders keep no
+ * vector registers, which are <unavailable> in the past. */
+static int ses_xstate(void *ctx, void *buf, size_t *size)
+{
+	struct bind_ctx *c = ctx;
+	struct sthread *th = ptd__ses_cur_thread(c->s);
+
+	if (!th || !ptd_session_alive(c->s) || ptd_session_replaying(c->s) || !c->s->t)
+		return -ptde_unsupported;
+	return ptd_target_get_xstate(c->s->t, th->tid, buf, size);
+}
+
+static int ses_set_xstate(void *ctx, const void *buf, size_t size)
+{
+	struct bind_ctx *c = ctx;
+	struct sthread *th = ptd__ses_cur_thread(c->s);
+
+	if (!th || !ptd_session_alive(c->s) || ptd_session_replaying(c->s) || !c->s->t)
+		return ptd__err(-ptde_unsupported, "cannot write registers in the recorded past");
+	return ptd_target_set_xstate(c->s->t, th->tid, buf, size);
+}
+
 int ptd_session_values_bind(struct ptd_session *s, struct ptd_values *v, int level,
 			    uint64_t level_pc,
 			    long (*fallback_read)(void *ctx, uint64_t addr, void *buf, size_t n),
@@ -87,6 +109,8 @@ int ptd_session_values_bind(struct ptd_session *s, struct ptd_values *v, int lev
 	 * loaded traces are read-only with their own message */
 	tg.write = live || (!ptd_session_alive(s) && !ptd_session_offline(s)) ? ses_write : NULL;
 	tg.set_reg = live ? ses_set_reg : NULL;
+	tg.xstate = live ? ses_xstate : NULL;
+	tg.set_xstate = live ? ses_set_xstate : NULL;
 	tg.ctx = &ctx;
 	tg.ctx_size = sizeof(ctx); /* copied into @v by the bind */
 	tg.past = ptd_session_replaying(s) || ptd_session_offline(s);

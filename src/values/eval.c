@@ -1239,6 +1239,11 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		r->regno = x->regno;
 		r->conv_part = 1;
 		r->addr = (x->conv_part ? x->addr : 0) + mb.off;
+	} else if (x->lval == LV_XREG) {
+		/* $xmm0.v4_int32 = ... writes into the register */
+		r->lval = LV_XREG;
+		r->regno = x->regno;
+		r->addr = x->addr + mb.off;
 	}
 	return ref_member(ps, r);
 }
@@ -1397,9 +1402,20 @@ static val_t *parse_postfix(struct parser *ps)
 						return fail(ps, -ptde_invalid, "no such vector element%s", "");
 					}
 					r = ptd__val_new(s->target);
-					if (r)
-						memcpy(r->buf, x->buf + (uint64_t)k * ptd__vt_size(s->target),
-						       ptd__vt_size(s->target));
+					if (r) {
+						uint64_t at = (uint64_t)k * ptd__vt_size(s->target);
+
+						memcpy(r->buf, x->buf + at, ptd__vt_size(s->target));
+						/* an element of a vector register is a
+						 * place in it; one of what is not known,
+						 * not known */
+						r->unavailable = x->unavailable;
+						if (x->lval == LV_XREG) {
+							r->lval = LV_XREG;
+							r->regno = x->regno;
+							r->addr = x->addr + at;
+						}
+					}
 					ptd_value_free(x);
 					x = r ? r : oom(ps);
 					continue;
@@ -2092,6 +2108,11 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 			rc = ptd__err(-ptde_nomap, "Cannot access memory at address 0x%llx",
 				      (unsigned long long)lhs->addr);
 		}
+	} else if (lhs->lval == LV_XREG) {
+		if (lhs->unavailable)
+			rc = ptd__err(-ptde_unsupported, "value is not available");
+		else
+			rc = ptd__xreg_write(v, lhs, nv->buf, sz);
 	} else {
 		uint64_t x = ptd__bits(nv->buf, sz, 0);
 

@@ -748,6 +748,8 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 	v->read = tg->read;
 	v->write = tg->write;
 	v->set_reg = tg->set_reg;
+	v->xstate = tg->xstate;
+	v->set_xstate = tg->set_xstate;
 	v->ctx = tg->ctx;
 	if (tg->ctx_size) {
 		if (tg->ctx_size > sizeof(v->ctx_copy))
@@ -1908,8 +1910,13 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 
 			for (i = 0; seg[i] && strcmp(seg[i], name); i++)
 				;
-			if (!seg[i])
+			if (!seg[i]) {
+				int rc = ptd__xreg_value(v, name, out);
+
+				if (rc)
+					return rc < 0 ? rc : 0;
 				return ptd__err(-ptde_notfound, "Invalid register `%s'", name);
+			}
 			t = i < 6 ? v->t_i32 : v->t_long;
 		}
 	}

@@ -259,11 +259,73 @@ static void format_int(struct ptd_values *v, struct sbuf *b, uint64_t raw, uint6
 	}
 }
 
+/* A 2-byte float (IEEE half, or bfloat16 with @bf16) as gdb prints it:
+ * %g with 5 or 4 digits, a NaN with its mantissa bits. */
+static void format_half(struct sbuf *b, const uint8_t *p, int bf16)
+{
+	unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
+	int mbits = bf16 ? 7 : 10, ebits = bf16 ? 8 : 5;
+	unsigned emax = (1u << ebits) - 1, e = (h >> mbits) & emax, m = h & ((1u << mbits) - 1);
+	int bias = (1 << (ebits - 1)) - 1;
+	double d;
+
+	if (e == emax) {
+		if (m)
+			ptd__sb_add(b, "%snan(0x%x)", (h >> 15) ? "-" : "", m);
+		else
+			ptd__sb_add(b, (h >> 15) ? "-inf" : "inf");
+		return;
+	}
+	if (e)
+		d = ldexp(1.0 + (double)m / (double)(1u << mbits), (int)e - bias);
+	else
+		d = ldexp((double)m / (double)(1u << mbits), 1 - bias);
+	if (h >> 15)
+		d = -d;
+	ptd__sb_add(b, "%.*g", bf16 ? 4 : 5, d);
+}
+
+/* A number of 9 to 16 bytes in hex (/x of an int128 or of $st0) */
+static void format_wide_hex(struct sbuf *b, const uint8_t *p, uint64_t size)
+{
+	int i = (int)size - 1;
+
+	while (i > 0 && !p[i])
+		i--;
+	ptd__sb_add(b, "0x%x", p[i]);
+	while (--i >= 0)
+		ptd__sb_add(b, "%02x", p[i]);
+}
+
+/* A 128-bit integer in decimal */
+static void format_int128(struct sbuf *b, const uint8_t *p, int is_signed)
+{
+	unsigned __int128 u;
+	char digits[48];
+	int n = sizeof(digits) - 1, neg = 0;
+
+	memcpy(&u, p, 16);
+	if (is_signed && (p[15] & 0x80)) {
+		neg = 1;
+		u = -u;
+	}
+	digits[n] = 0;
+	do {
+		digits[--n] = (char)('0' + (int)(u % 10));
+		u /= 10;
+	} while (u);
+	ptd__sb_add(b, "%s%s", neg ? "-" : "", digits + n);
+}
+
 static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
 {
 	double d;
 	char tmp[64];
 
+	if (size == 2) {
+		format_half(b, p, 0);
+		return;
+	}
 	if (size == 4) {
 		float f;
 
@@ -272,7 +334,7 @@ static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
 	} else if (size == 8) {
 		memcpy(&d, p, 8);
 	} else {
-		long double ld;
+		long double ld = 0;
 
 		memcpy(&ld, p, sizeof(ld) < size ? sizeof(ld) : size);
 		if (isnan(ld) || isinf(ld))
@@ -393,21 +455,14 @@ static void print_pointer(struct ptd_values *v, struct vtype *t, struct vtype *o
 		print_symbol_suffix_as(v, b, x, fmt == 'a');
 }
 
-static void print_flags(struct sbuf *b, uint64_t x)
+static void print_flags(struct sbuf *b, const struct vtype *t, uint64_t x)
 {
-	static const struct {
-		int bit;
-		const char *name;
-	} fl[] = {
-		{ 0, "CF" }, { 2, "PF" }, { 4, "AF" }, { 6, "ZF" }, { 7, "SF" }, { 8, "TF" },
-		{ 9, "IF" }, { 10, "DF" }, { 11, "OF" }, { 14, "NT" }, { 16, "RF" }, { 17, "VM" },
-		{ 18, "AC" }, { 19, "VIF" }, { 20, "VIP" }, { 21, "ID" },
-	};
+	const struct ptd__flag *f = t->flags ? t->flags : ptd__eflags_flags;
 
 	ptd__sb_add(b, "[ ");
-	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
-		if (x & (1ull << fl[i].bit))
-			ptd__sb_add(b, "%s ", fl[i].name);
+	for (; f->name; f++)
+		if (f->name[0] && (x & (1ull << f->bit)))
+			ptd__sb_add(b, "%s ", f->name);
 	ptd__sb_add(b, "]");
 }
 
@@ -541,6 +596,14 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 	}
 	switch (s->kind) {
 	case VT_INT:
+		if (s->size == 16 && (!fmt || fmt == 'x' || fmt == 'd' || fmt == 'u' || fmt == 's')) {
+			/* int128_t and uint128_t of the vector registers */
+			if (fmt == 'x')
+				format_wide_hex(b, p, 16);
+			else
+				format_int128(b, p, fmt == 'u' ? 0 : fmt == 'd' ? 1 : s->is_signed);
+			return 0;
+		}
 		x = ptd__bits(p, s->size, s->is_signed);
 		if (fmt && fmt != 's') {
 			format_int(v, b, x, s->size, s->is_signed, fmt);
@@ -585,10 +648,17 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 					   s->size, 1, fmt);
 				return 0;
 			}
+			if (s->size > 8 && fmt == 'x') {
+				format_wide_hex(b, p, s->size);
+				return 0;
+			}
 			format_int(v, b, ptd__bits(p, s->size, 0), s->size, 0, fmt);
 			return 0;
 		}
-		format_float(b, p, s->size);
+		if (s->size == 2)
+			format_half(b, p, s->bfloat16);
+		else
+			format_float(b, p, s->size);
 		return 0;
 	case VT_PTR:
 		x = ptd__bits(p, 8, 0);
@@ -687,7 +757,7 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 		if (fmt && fmt != 's')
 			format_int(v, b, x, 4, 0, fmt);
 		else
-			print_flags(b, x);
+			print_flags(b, s, x);
 		return 0;
 	case VT_VOID:
 		ptd__sb_add(b, "void");

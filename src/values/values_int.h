@@ -36,6 +36,13 @@ enum vt_kind {
 
 struct vtype;
 
+/* A bit of a flags type ($eflags, $mxcsr): its number and name ("" for
+ * a bit gdb lists without a name); a table ends at name NULL. */
+struct ptd__flag {
+	int bit;
+	const char *name;
+};
+
 struct vt_member {
 	char *name;          /* NULL for function parameters */
 	struct vtype *type;
@@ -79,6 +86,10 @@ struct vtype {
 	int ntargs;
 	struct vtype *next_alloc;
 	int mark;              /* reachable from the history or a builtin */
+	int vector;            /* VT_ARRAY: a vector register's part, gdb's
+				* "float __attribute__ ((vector_size(4)))" */
+	int bfloat16;          /* VT_FLOAT of 2 bytes: bfloat16, not IEEE half */
+	const struct ptd__flag *flags; /* VT_FLAGS: its bits (static) */
 };
 
 /* A value: what print shows, what $N keeps. */
@@ -86,7 +97,9 @@ struct ptd_value {
 	struct vtype *type;
 	uint8_t *buf;        /* type size bytes once fetched; owned */
 	int lazy;            /* lval_mem not read yet */
-	enum { LV_NONE, LV_MEM, LV_REG, LV_CONV } lval;
+	/* LV_XREG: a register of xregs.c, @regno its id and @addr the
+	 * first byte of it this value is */
+	enum { LV_NONE, LV_MEM, LV_REG, LV_CONV, LV_XREG } lval;
 	uint64_t addr;       /* LV_MEM */
 	int regno;           /* LV_REG: DWARF register number; LV_CONV: the
 			      * convenience variable's index in ptd_values.conv */
@@ -152,6 +165,8 @@ struct ptd_values {
 	long (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
 	long (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
 	int (*set_reg)(void *ctx, int dwarf_regno, uint64_t v);
+	int (*xstate)(void *ctx, void *buf, size_t *size);
+	int (*set_xstate)(void *ctx, const void *buf, size_t size);
 	void *ctx;
 	uint64_t ctx_copy[8]; /* ptd_values_target.ctx_size bytes */
 
@@ -283,6 +298,16 @@ struct ptd__symfound {
 	uint64_t bias, pc;
 };
 int ptd__find_symbol(struct ptd_values *v, const char *name, struct ptd__symfound *out);
+
+/* xregs.c */
+/* $xmm0, $st0, $mxcsr, $k1...: 1 and the register's value in *@out, 0
+ * when @name is none of those registers, <0 on an error. */
+int ptd__xreg_value(struct ptd_values *v, const char *name, struct ptd_value **out);
+/* Writes @n bytes at @lhs (an LV_XREG value's place) into the register. */
+int ptd__xreg_write(struct ptd_values *v, const struct ptd_value *lhs, const void *bytes,
+		    size_t n);
+/* gdb's flags of $eflags */
+extern const struct ptd__flag ptd__eflags_flags[];
 
 /* print.c */
 struct sbuf {
