@@ -259,9 +259,8 @@ static void format_int(struct ptd_values *v, struct sbuf *b, uint64_t raw, uint6
 	}
 }
 
-/* A 2-byte float (IEEE half, or bfloat16 with @bf16) as gdb prints it:
- * %g with 5 or 4 digits, a NaN with its mantissa bits. */
-static void format_half(struct sbuf *b, const uint8_t *p, int bf16)
+/* The value of a 2-byte float: IEEE half, or bfloat16 with @bf16 */
+static double half_to_double(const uint8_t *p, int bf16)
 {
 	unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
 	int mbits = bf16 ? 7 : 10, ebits = bf16 ? 8 : 5;
@@ -269,20 +268,29 @@ static void format_half(struct sbuf *b, const uint8_t *p, int bf16)
 	int bias = (1 << (ebits - 1)) - 1;
 	double d;
 
-	if (e == emax) {
-		if (m)
-			ptd__sb_add(b, "%snan(0x%x)", (h >> 15) ? "-" : "", m);
-		else
-			ptd__sb_add(b, (h >> 15) ? "-inf" : "inf");
-		return;
-	}
-	if (e)
+	if (e == emax)
+		d = m ? NAN : INFINITY;
+	else if (e)
 		d = ldexp(1.0 + (double)m / (double)(1u << mbits), (int)e - bias);
 	else
 		d = ldexp((double)m / (double)(1u << mbits), 1 - bias);
-	if (h >> 15)
-		d = -d;
-	ptd__sb_add(b, "%.*g", bf16 ? 4 : 5, d);
+	return (h >> 15) ? -d : d;
+}
+
+/* A 2-byte float (IEEE half, or bfloat16 with @bf16) as gdb prints it:
+ * %g with 5 or 4 digits, a NaN with its mantissa bits. */
+static void format_half(struct sbuf *b, const uint8_t *p, int bf16)
+{
+	unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
+	unsigned mmask = bf16 ? 0x7f : 0x3ff;
+	double d = half_to_double(p, bf16);
+
+	if (isnan(d))
+		ptd__sb_add(b, "%snan(0x%x)", (h >> 15) ? "-" : "", h & mmask);
+	else if (isinf(d))
+		ptd__sb_add(b, d < 0 ? "-inf" : "inf");
+	else
+		ptd__sb_add(b, "%.*g", bf16 ? 4 : 5, d);
 }
 
 /* A number of 9 to 16 bytes in hex (/x of an int128 or of $st0) */
@@ -641,8 +649,13 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 
 					memcpy(&f, p, 4);
 					d = f;
-				} else {
+				} else if (s->size == 8) {
 					memcpy(&d, p, 8);
+				} else {
+					long double ld = 0;
+
+					memcpy(&ld, p, s->size > 10 ? 10 : s->size);
+					d = s->size == 10 ? (double)ld : half_to_double(p, s->bfloat16);
 				}
 				format_int(v, b, d != d || d > 1e18 || d < -1e18 ? 0 : (uint64_t)(int64_t)d,
 					   s->size, 1, fmt);
