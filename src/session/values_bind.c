@@ -58,12 +58,15 @@ static int ses_set_reg(void *ctx, int regno, uint64_t val)
 
 	if (!th || !ptd_session_alive(c->s) || ptd_session_replaying(c->s) || !c->s->t)
 		return ptd__err(-ptde_unsupported, "cannot write registers in the recorded past");
-	if (regno < 0 || regno >= 17)
+	if ((regno < 0 || regno >= 17) && regno != 49)
 		return ptd__err(-ptde_invalid, "cannot write register %d", regno);
 	rc = ptd_target_get_regs(c->s->t, th->tid, &r);
 	if (rc < 0)
 		return rc;
-	memcpy((char *)&r + off[regno], &val, 8);
+	if (regno == 49) /* eflags */
+		r.eflags = val;
+	else
+		memcpy((char *)&r + off[regno], &val, 8);
 	return ptd_target_set_regs(c->s->t, th->tid, &r);
 }
 

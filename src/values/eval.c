@@ -2120,6 +2120,8 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 			rc = ptd__err(-ptde_unsupported, "value is not available");
 		else
 			rc = ptd__reg_write(v, lhs->regno, x);
+		if (rc == 0 && lhs->regno == DREG_EFLAGS)
+			v->uregs.eflags = x;
 		if (rc == 0 && lhs->regno >= 0 && lhs->regno < NDREGS) {
 			v->frame.regs[lhs->regno] = x;
 			if (v->frame.level == 0)

@@ -1935,8 +1935,12 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 	} else {
 		/* eflags and segment registers: frame 0 only */
 		known = v->frame.level == 0 && (v->frame0.known & 1u);
-		if (!strcmp(name, "eflags"))
+		if (!strcmp(name, "eflags")) {
 			x = v->uregs.eflags;
+			/* assignable, in the innermost frame */
+			val->lval = LV_REG;
+			val->regno = DREG_EFLAGS;
+		}
 		else if (!strcmp(name, "cs"))
 			x = v->uregs.cs;
 		else if (!strcmp(name, "ss"))

@@ -138,6 +138,8 @@ int ptd__val_synth_deref(struct ptd_values *v, const struct ptd_value *ptr, stru
 
 /* DWARF register numbers of x86-64 the unwinder and locations use. */
 #define NDREGS 17 /* rax..r15 and the return address (16) */
+/* eflags' DWARF number (ptd__reg_write and set_reg take it) */
+#define DREG_EFLAGS 49
 /* their names, by DWARF number */
 extern const char *const ptd__dreg_name[NDREGS];
 

@@ -419,8 +419,8 @@ int ptd__xreg_write(struct ptd_values *v, const struct ptd_value *lhs, const voi
 	if (!v->set_xstate || !v->set_reg)
 		return ptd__err(-ptde_unsupported,
 				"cannot write registers: the program is not running live");
-	if (v->frame.level != 0)
-		return ptd__err(-ptde_unsupported, "cannot write a register of an outer frame");
+	/* (every frame has the innermost one's: gdb writes them there from
+	 * any frame) */
 	x = malloc(XSAVE_MAX + 64);
 	if (!x)
 		return ptd__err(-ptde_nomem, "out of memory");

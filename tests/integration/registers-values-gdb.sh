@@ -11,7 +11,7 @@
 # vecregs_loaded.  Then in a recording, where the recorder keeps no
 # vector registers: <unavailable>, as gdb's record btrace has them.
 . "$(dirname "$0")/lib.bash"
-need_prereqs vecregs
+need_prereqs vecregs fib
 need_gdb
 grep -qw avx /proc/cpuinfo || die "this test needs a CPU with AVX"
 norm() { grep -v -e libthread_db -e '^\[Thread debugging' | normalize; }
@@ -58,6 +58,14 @@ CMDS=("break *$addr" run 'p $xmm0.v4_int32[0] = 5' 'p $xmm0' 'set var $xmm0.v4_i
 compare_gdb assign "$TESTPROGS/vecregs"
 qgrep -e '^\$[0-9]* = {5, 7, 1077936128, 1036831949}$' "$TMPDIR/assign.ptdbg" ||
 	die "assign: \$xmm0.v4_int32 was not written"
+
+# 2b. from an outer frame a vector register is the innermost frame's,
+#     written there too; $eflags takes an assignment (the kernel keeps
+#     IF set whatever is written)
+CMDS=('break fib' run up 'p $xmm1.v4_int32[0] = 4' 'p $xmm1.v4_int32[0]' 'p $st0' down
+	'p $xmm1.v4_int32[0]' 'p $eflags = 0x202' 'p $eflags' 'info registers eflags'
+	'p $eflags = 3' 'p $eflags' 'p $eflags + 1' 'p/x $eflags')
+compare_gdb frames "$TESTPROGS/fib"
 
 # 3. in a recording: the recorder keeps no vector or x87 registers
 CMDS=("break *$addr" run record stepi stepi reverse-stepi 'p $xmm0' 'p $xmm0.v4_float[1]'
