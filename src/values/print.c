@@ -293,11 +293,18 @@ static void format_half(struct sbuf *b, const uint8_t *p, int bf16)
 		ptd__sb_add(b, "%.*g", bf16 ? 4 : 5, d);
 }
 
-/* A number of 9 to 16 bytes in hex (/x of an int128 or of $st0) */
-static void format_wide_hex(struct sbuf *b, const uint8_t *p, uint64_t size)
+/* A number of 9 to 16 bytes in hex (/x of an int128 or of $st0), with
+ * its leading zeros for @zeros (/z) */
+static void format_wide_hex(struct sbuf *b, const uint8_t *p, uint64_t size, int zeros)
 {
 	int i = (int)size - 1;
 
+	if (zeros) {
+		ptd__sb_add(b, "0x");
+		for (; i >= 0; i--)
+			ptd__sb_add(b, "%02x", p[i]);
+		return;
+	}
 	while (i > 0 && !p[i])
 		i--;
 	ptd__sb_add(b, "0x%x", p[i]);
@@ -604,10 +611,11 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 	}
 	switch (s->kind) {
 	case VT_INT:
-		if (s->size == 16 && (!fmt || fmt == 'x' || fmt == 'd' || fmt == 'u' || fmt == 's')) {
+		if (s->size == 16 && (!fmt || fmt == 'x' || fmt == 'z' || fmt == 'd' || fmt == 'u' ||
+				      fmt == 's')) {
 			/* int128_t and uint128_t of the vector registers */
-			if (fmt == 'x')
-				format_wide_hex(b, p, 16);
+			if (fmt == 'x' || fmt == 'z')
+				format_wide_hex(b, p, 16, fmt == 'z');
 			else
 				format_int128(b, p, fmt == 'u' ? 0 : fmt == 'd' ? 1 : s->is_signed);
 			return 0;
@@ -661,8 +669,8 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 					   s->size, 1, fmt);
 				return 0;
 			}
-			if (s->size > 8 && fmt == 'x') {
-				format_wide_hex(b, p, s->size);
+			if (s->size > 8 && (fmt == 'x' || fmt == 'z')) {
+				format_wide_hex(b, p, s->size, fmt == 'z');
 				return 0;
 			}
 			format_int(v, b, ptd__bits(p, s->size, 0), s->size, 0, fmt);

@@ -38,7 +38,8 @@ CMDS=("break *$addr" run 'p $xmm0' 'p $xmm1' 'p $xmm2' 'p $xmm3' 'p $ymm4' 'p $s
 	'whatis $ymm0.v8_float[0]' 'whatis $ymm0.v16_half[0]' 'whatis $ymm0.v2_int128[0]'
 	'p/d $xmm3.uint128' 'p/x $st0' 'p/x $st1' 'p/f $xmm0.v4_int32' 'p/x $xmm0.v4_float'
 	'p $st0 + 1' 'whatis $st0 + 1' 'p $xmm0.foo' 'p $xmm0.v4_float[4]' 'p $xmm0.v4_float[-1]'
-	'p $mxcsr.PE' 'p/c $xmm0.v8_half' 'p/c $st0' 'p $xmm40' 'p $st8' 'p $xmm01' 'p $k8' 'info registers xmm0')
+	'p $mxcsr.PE' 'p/c $xmm0.v8_half' 'p/c $st0' 'p $xmm40' 'p $st8' 'p $xmm01' 'p $k8' 'info registers xmm0'
+	'info registers st0 st1 fctrl ftag mxcsr ymm4' 'p/z $st1' 'p/z $xmm3.uint128' 'p/z $st0')
 compare_gdb values "$TESTPROGS/vecregs"
 qgrep -e '^\$6 = 3.14159265358979323851$' "$TMPDIR/values.ptdbg" || die "\$st0 is not the program's pi"
 qgrep -e 'v8_int32 = {1, 2, 3, 4, 5, 6, -7, 2147483647}' "$TMPDIR/values.ptdbg" ||
@@ -70,7 +71,7 @@ compare_gdb frames "$TESTPROGS/fib"
 # 3. in a recording: the recorder keeps no vector or x87 registers
 CMDS=("break *$addr" run record stepi stepi reverse-stepi 'p $xmm0' 'p $xmm0.v4_float[1]'
 	'p $ymm4' 'p $st0' 'p $mxcsr' 'p $fctrl' 'whatis $xmm0' 'ptype $st0'
-	'p $xmm0.v4_int32[0] = 1')
+	'p $xmm0.v4_int32[0] = 1' 'info registers xmm0 st0 mxcsr k1')
 ptdbg_batch -- "$TESTPROGS/vecregs" | norm >"$TMPDIR/past"
 for i in 1 2 3 4 5 6; do
 	qgrep -e "^\\\$$i = <unavailable>\$" "$TMPDIR/past" || die "past: \$$i is not <unavailable>"
@@ -78,4 +79,7 @@ done
 qgrep -e '^type = union vec128$' "$TMPDIR/past" || die "past: whatis \$xmm0"
 qgrep -e '^type = builtin_type_i387_ext$' "$TMPDIR/past" || die "past: ptype \$st0"
 qgrep -e 'read-only' "$TMPDIR/past" || die "past: an assignment did not fail"
+for r in xmm0 st0 mxcsr k1; do
+	qgrep -e "^$r  *<unavailable>\$" "$TMPDIR/past" || die "past: info registers $r"
+done
 note "past: $(wc -l <"$TMPDIR/past") lines, the registers <unavailable>"
