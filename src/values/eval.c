@@ -91,7 +91,12 @@ static val_t *mk_float(struct parser *ps, struct vtype *t, double d)
 
 	if (!r)
 		return oom(ps);
-	if (ptd__vt_size(t) == 4) {
+	if (ptd__vt_size(t) == 2) {
+		unsigned h = ptd__half_from_double(d, ptd__vt_strip(t)->bfloat16);
+
+		r->buf[0] = (uint8_t)h;
+		r->buf[1] = (uint8_t)(h >> 8);
+	} else if (ptd__vt_size(t) == 4) {
 		float f = (float)d;
 
 		memcpy(r->buf, &f, 4);
@@ -202,6 +207,8 @@ static int64_t as_i64(val_t *x)
 	struct vtype *s = S(x);
 
 	if (s->kind == VT_FLOAT) {
+		if (s->size == 2)
+			return d2i(ptd__half_to_double(x->buf, s->bfloat16));
 		if (s->size == 4) {
 			float f;
 
@@ -222,6 +229,8 @@ static double as_double(val_t *x)
 	struct vtype *s = S(x);
 
 	if (s->kind == VT_FLOAT) {
+		if (s->size == 2)
+			return ptd__half_to_double(x->buf, s->bfloat16);
 		if (s->size == 4) {
 			float f;
 
@@ -342,6 +351,24 @@ static int class_pointer_cast(struct ptd_values *v, struct vtype *s, struct vtyp
 	return 0;
 }
 
+/* Two arrays of one element type and count (gdb assigns one to the
+ * other: $xmm0.v4_int32 = $xmm1.v4_int32) */
+static int same_array(struct vtype *s, struct vtype *t)
+{
+	char *a, *b;
+	int same;
+
+	if (s->kind != VT_ARRAY || t->kind != VT_ARRAY || s->count != t->count ||
+	    ptd__vt_size(s) != ptd__vt_size(t))
+		return 0;
+	a = ptd__vt_name(s->target, "");
+	b = ptd__vt_name(t->target, "");
+	same = a && b && !strcmp(a, b);
+	free(a);
+	free(b);
+	return same;
+}
+
 static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 {
 	struct vtype *s = S(x), *t = ptd__vt_strip(to);
@@ -355,7 +382,7 @@ static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 	}
 	if ((t->kind == VT_STRUCT || t->kind == VT_UNION || t->kind == VT_ARRAY)) {
 		if (s == t || (s->kind == t->kind && s->size == t->size && s->name && t->name &&
-			       !strcmp(s->name, t->name))) {
+			       !strcmp(s->name, t->name)) || same_array(s, t)) {
 			r = ptd__val_copy(x);
 			if (!r)
 				return oom(ps);
@@ -1563,7 +1590,12 @@ static val_t *parse_unary(struct parser *ps)
 
 			if (!is_arith(s)) {
 				ptd_value_free(x);
-				x = fail(ps, -ptde_invalid, "Argument to arithmetic operation not a number or boolean.%s", "");
+				x = fail(ps, -ptde_invalid, c == '-' ? "Argument to negate operation not a number.%s"
+						: "Argument to arithmetic operation not a number or boolean.%s", "");
+			} else if (is_int(s) && s->size > 8) {
+				ptd_value_free(x);
+				x = fail(ps, -ptde_invalid,
+					 "That operation is not available on integers of more than 8 bytes.%s", "");
 			} else if (c == '-') {
 				/* gdb negates a float as 0 - x: -0.0 is 0 */
 				if (s->kind == VT_FLOAT)
@@ -1733,6 +1765,20 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 		goto out;
 	sa = S(a);
 	sb = S(b);
+	if (sa->kind == VT_UNION && sb->kind == VT_UNION && sa->size == sb->size &&
+	    (!strcmp(op, "==") || !strcmp(op, "!="))) {
+		/* gdb compares two unions of one size byte by byte ($xmm0 == $xmm1) */
+		int eq = !memcmp(a->buf, b->buf, sa->size);
+
+		r = mk_int(ps, truth_type(ps), (uint64_t)(op[0] == '=' ? eq : !eq));
+		goto out;
+	}
+	if ((is_int(sa) && sa->size > 8) || (is_int(sb) && sb->size > 8)) {
+		/* (the int128 of the vector registers) */
+		r = fail(ps, -ptde_invalid,
+			 "That operation is not available on integers of more than 8 bytes.%s", "");
+		goto out;
+	}
 	if (!strcmp(op, "&&") || !strcmp(op, "||")) {
 		int x = sa->kind == VT_FLOAT ? as_double(a) != 0 : as_i64(a) != 0;
 		int y = sb->kind == VT_FLOAT ? as_double(b) != 0 : as_i64(b) != 0;
@@ -2062,7 +2108,9 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 		ptd_value_free(rhs);
 		return fail(ps, -ptde_invalid, "Left operand of assignment is not an lvalue.%s", "");
 	}
-	rhs = decay(ps, rhs);
+	/* (an array is assigned whole, not as a pointer) */
+	if (S(lhs)->kind != VT_ARRAY || S(rhs)->kind != VT_ARRAY)
+		rhs = decay(ps, rhs);
 	if (!rhs || fetch(ps, rhs) < 0) {
 		ptd_value_free(lhs);
 		ptd_value_free(rhs);
@@ -2381,6 +2429,8 @@ int ptd_value_as_address(struct ptd_values *v, struct ptd_value *val, uint64_t *
 		(void)ps;
 		return 0;
 	}
+	if (s && (s->kind == VT_STRUCT || s->kind == VT_UNION))
+		return ptd__err(-ptde_invalid, "Value can't be converted to integer.");
 	if (!s || (s->kind != VT_INT && s->kind != VT_PTR && s->kind != VT_ENUM && s->kind != VT_FLAGS))
 		return ptd__err(-ptde_invalid, "Invalid cast.");
 	*addr = ptd__bits(val->buf, s->kind == VT_PTR ? 8 : s->size, s->kind == VT_PTR ? 0 : s->is_signed);

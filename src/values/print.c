@@ -259,8 +259,17 @@ static void format_int(struct ptd_values *v, struct sbuf *b, uint64_t raw, uint6
 	}
 }
 
-/* The value of a 2-byte float: IEEE half, or bfloat16 with @bf16 */
-static double half_to_double(const uint8_t *p, int bf16)
+/* 2^@k for -1022 <= k <= 1023, from its bits (no libm here) */
+static double pow2(int k)
+{
+	uint64_t bits = (uint64_t)(k + 1023) << 52;
+	double d;
+
+	memcpy(&d, &bits, 8);
+	return d;
+}
+
+double ptd__half_to_double(const uint8_t *p, int bf16)
 {
 	unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
 	int mbits = bf16 ? 7 : 10, ebits = bf16 ? 8 : 5;
@@ -271,10 +280,44 @@ static double half_to_double(const uint8_t *p, int bf16)
 	if (e == emax)
 		d = m ? NAN : INFINITY;
 	else if (e)
-		d = ldexp(1.0 + (double)m / (double)(1u << mbits), (int)e - bias);
+		d = (double)((1u << mbits) | m) * pow2((int)e - bias - mbits);
 	else
-		d = ldexp((double)m / (double)(1u << mbits), 1 - bias);
+		d = (double)m * pow2(1 - bias - mbits);
 	return (h >> 15) ? -d : d;
+}
+
+unsigned ptd__half_from_double(double d, int bf16)
+{
+	int mbits = bf16 ? 7 : 10, ebits = bf16 ? 8 : 5, bias = (1 << (ebits - 1)) - 1, e;
+	unsigned emax = (1u << ebits) - 1, sign;
+	uint64_t bits, f, rem, half;
+	const int shift = 52 - mbits;
+
+	memcpy(&bits, &d, 8);
+	sign = (unsigned)(bits >> 63) << 15;
+	if (((bits >> 52) & 0x7ff) == 0x7ff)
+		return sign | emax << mbits | ((bits << 12) ? 1u << (mbits - 1) : 0);
+	if (!((bits >> 52) & 0x7ff)) /* zero, or far below the smallest */
+		return sign;
+	/* d is 1.f * 2^(e - bias): f to mbits bits, to nearest, ties to even */
+	e = (int)((bits >> 52) & 0x7ff) - 1023 + bias;
+	f = (bits & ((1ull << 52) - 1)) >> shift;
+	rem = bits & ((1ull << shift) - 1);
+	half = 1ull << (shift - 1);
+	if (rem > half || (rem == half && (f & 1)))
+		f++;
+	if (f == 1ull << mbits) {
+		f = 0;
+		e++;
+	}
+	if (e >= (int)emax)
+		return sign | emax << mbits;
+	/* Below the normal range gdb 13 keeps f with a zero exponent, and no
+	 * sign, one binade down, and gives 0 further down (not IEEE's
+	 * subnormals): mirrored, as the values differ otherwise. */
+	if (e < 0)
+		return 0;
+	return (e ? sign : 0) | (unsigned)e << mbits | (unsigned)f;
 }
 
 /* A 2-byte float (IEEE half, or bfloat16 with @bf16) as gdb prints it:
@@ -283,7 +326,7 @@ static void format_half(struct sbuf *b, const uint8_t *p, int bf16)
 {
 	unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
 	unsigned mmask = bf16 ? 0x7f : 0x3ff;
-	double d = half_to_double(p, bf16);
+	double d = ptd__half_to_double(p, bf16);
 
 	if (isnan(d))
 		ptd__sb_add(b, "%snan(0x%x)", (h >> 15) ? "-" : "", h & mmask);
@@ -312,24 +355,58 @@ static void format_wide_hex(struct sbuf *b, const uint8_t *p, uint64_t size, int
 		ptd__sb_add(b, "%02x", p[i]);
 }
 
-/* A 128-bit integer in decimal */
-static void format_int128(struct sbuf *b, const uint8_t *p, int is_signed)
+/* A number of 9 to 16 bytes (an int128, the bytes of $st0) in decimal
+ * (signed: its top bit is the sign), octal or binary, as /d /u /o /t
+ * print it */
+static void format_wide(struct sbuf *b, const uint8_t *p, uint64_t size, int fmt, int is_signed)
 {
-	unsigned __int128 u;
-	char digits[48];
+	unsigned __int128 u = 0;
+	char digits[136];
 	int n = sizeof(digits) - 1, neg = 0;
+	unsigned base = fmt == 'o' ? 8 : fmt == 't' ? 2 : 10;
 
-	memcpy(&u, p, 16);
-	if (is_signed && (p[15] & 0x80)) {
+	memcpy(&u, p, size > 16 ? 16 : size);
+	if (base == 10 && is_signed && (p[size - 1] & 0x80)) {
+		if (size < 16)
+			u |= ~(unsigned __int128)0 << (8 * size);
 		neg = 1;
 		u = -u;
 	}
 	digits[n] = 0;
 	do {
-		digits[--n] = (char)('0' + (int)(u % 10));
-		u /= 10;
+		digits[--n] = (char)('0' + (int)(u % base));
+		u /= base;
 	} while (u);
+	if (base == 8 && strcmp(digits + n, "0"))
+		digits[--n] = '0';
 	ptd__sb_add(b, "%s%s", neg ? "-" : "", digits + n);
+}
+
+/* A format an integer of more than 8 bytes has, printed; 0 if not one
+ * (the caller prints it naturally) */
+static int format_wide_fmt(struct sbuf *b, const uint8_t *p, uint64_t size, int fmt, int is_signed)
+{
+	switch (fmt) {
+	case 'x':
+	case 'z':
+		format_wide_hex(b, p, size, fmt == 'z');
+		return 1;
+	case 'd':
+	case 'u':
+		format_wide(b, p, size, fmt, fmt == 'd' ? 1 : 0);
+		return 1;
+	case 'o':
+	case 't':
+		format_wide(b, p, size, fmt, is_signed);
+		return 1;
+	case 'c':
+	case 'a':
+		/* (gdb's words, where the value would be) */
+		ptd__sb_add(b, "That operation is not available on integers of more than 8 bytes.");
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
@@ -611,13 +688,10 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 	}
 	switch (s->kind) {
 	case VT_INT:
-		if (s->size == 16 && (!fmt || fmt == 'x' || fmt == 'z' || fmt == 'd' || fmt == 'u' ||
-				      fmt == 's')) {
+		if (s->size > 8) {
 			/* int128_t and uint128_t of the vector registers */
-			if (fmt == 'x' || fmt == 'z')
-				format_wide_hex(b, p, 16, fmt == 'z');
-			else
-				format_int128(b, p, fmt == 'u' ? 0 : fmt == 'd' ? 1 : s->is_signed);
+			if (!format_wide_fmt(b, p, s->size, fmt, s->is_signed))
+				format_wide(b, p, s->size, 'd', s->is_signed);
 			return 0;
 		}
 		x = ptd__bits(p, s->size, s->is_signed);
@@ -663,16 +737,15 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 					long double ld = 0;
 
 					memcpy(&ld, p, s->size > 10 ? 10 : s->size);
-					d = s->size == 10 ? (double)ld : half_to_double(p, s->bfloat16);
+					d = s->size == 10 ? (double)ld : ptd__half_to_double(p, s->bfloat16);
 				}
 				format_int(v, b, d != d || d > 1e18 || d < -1e18 ? 0 : (uint64_t)(int64_t)d,
 					   s->size, 1, fmt);
 				return 0;
 			}
-			if (s->size > 8 && (fmt == 'x' || fmt == 'z')) {
-				format_wide_hex(b, p, s->size, fmt == 'z');
+			/* $st0's bytes as an integer, as gdb 13's /x /d */
+			if (s->size > 8 && format_wide_fmt(b, p, s->size, fmt, 1))
 				return 0;
-			}
 			format_int(v, b, ptd__bits(p, s->size, 0), s->size, 0, fmt);
 			return 0;
 		}

@@ -320,6 +320,10 @@ struct sbuf {
 void ptd__sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top, struct sbuf *b);
 uint64_t ptd__bits(const uint8_t *p, uint64_t size, int is_signed);
+/* 2-byte floats: IEEE half, or bfloat16 with @bf16 (its bits little-endian
+ * at @p; from a double, rounded to nearest, as its 16 bits) */
+double ptd__half_to_double(const uint8_t *p, int bf16);
+unsigned ptd__half_from_double(double d, int bf16);
 #define PRINT_MAX 200 /* gdb's "print elements" */
 /* Prints the value of type @t whose bytes are at @p (@avail of them)
  * as gdb does at nesting @depth; 0, or <0 when memory it needed could

@@ -374,14 +374,16 @@ int ptd__xreg_value(struct ptd_values *v, const char *name, struct ptd_value **o
 	size = xstate_get(v, x);
 	if (!size) {
 		val->unavailable = 1;
-	} else if (r.kind == XR_X87 && !strcmp(name, "ftag")) {
-		unsigned tag = full_ftag(x);
-
-		memcpy(val->buf, &tag, 4);
 	} else {
 		xreg_bytes(&r, x, size, val->buf);
 		if (r.kind == XR_X87 && !strcmp(name, "fop"))
 			val->buf[1] &= 0x07;
+		if (r.kind == XR_X87 && !strcmp(name, "ftag")) {
+			/* gdb's full tag word, from FXSAVE's abridged one */
+			unsigned tag = full_ftag(x);
+
+			memcpy(val->buf, &tag, 4);
+		}
 		val->lval = LV_XREG;
 		val->regno = (int)r.kind << 8 | r.n;
 		val->addr = 0;
@@ -398,7 +400,7 @@ int ptd__xreg_write(struct ptd_values *v, const struct ptd_value *lhs, const voi
 	int kind = lhs->regno >> 8, num = lhs->regno & 0xff;
 	char name[16];
 	struct xreg r;
-	uint8_t *x, *regb;
+	uint8_t *x, *regb, abridged;
 	size_t size, pos = 0;
 	uint64_t bv;
 	int rc;
@@ -411,6 +413,19 @@ int ptd__xreg_write(struct ptd_values *v, const struct ptd_value *lhs, const voi
 		snprintf(name, sizeof(name), "%s%d", prefix[kind], num);
 	if (xreg_find(name, &r) < 0)
 		return ptd__err(-ptde_internal, "no register %s", name);
+	if (r.kind == XR_X87 && !strcmp(name, "ftag") && lhs->addr == 0 && n >= 2) {
+		/* the full tag word written as FXSAVE keeps it: a bit per
+		 * register that is not empty (3) */
+		unsigned tag = (unsigned)((const uint8_t *)bytes)[0] |
+			       (unsigned)((const uint8_t *)bytes)[1] << 8;
+
+		abridged = 0;
+		for (int i = 0; i < 8; i++)
+			if (((tag >> (2 * i)) & 3) != 3)
+				abridged |= (uint8_t)(1u << i);
+		bytes = &abridged;
+		n = 1;
+	}
 	/* (an x87 control register's int is wider than its bytes) */
 	if (r.kind == XR_X87 && lhs->addr == 0 && n > r.size)
 		n = r.size;

@@ -60,6 +60,26 @@ compare_gdb assign "$TESTPROGS/vecregs"
 qgrep -e '^\$[0-9]* = {5, 7, 1077936128, 1036831949}$' "$TMPDIR/assign.ptdbg" ||
 	die "assign: \$xmm0.v4_int32 was not written"
 
+# 2a. operators and formats on them: gdb's errors for unions and int128,
+#     /o /t /d /u /c of 16- and 10-byte values, assignments converted to
+#     half and bfloat16, whole vectors, the x87 tag word
+CMDS=("break *$addr" run 'p $st0 = $xmm0' 'p $xmm0 = 1' 'p $xmm0 = $ymm0' 'p $xmm0 + 1'
+	'p -$xmm0' 'p *$xmm0' 'p &$xmm0' 'p &$xmm0.v4_float[1]' 'x/4x $xmm0' 'p $xmm0 == $xmm1'
+	'p $xmm0 != $xmm0' 'p/c $xmm0.v16_int8' 'p/o $xmm3.uint128' 'p/t $xmm3.uint128'
+	'p/c $xmm3.uint128' 'p/d $st0' 'p/u $st0' 'p/x -$st1' 'p/d -$st1' 'p/o $st1'
+	'p $xmm0.v4_float[1.5]' 'whatis $xmm0.v4_float[1] + $st0' 'p $ymm4.v8_int32[2]@3'
+	'p $xmm0.v4_int32 = $xmm1.v4_int32' 'p $xmm0.v4_int32' 'p $fop = 1' 'p $fop' 'p $ftag = 0'
+	'p $ftag' 'p $fstat = 0' 'p (int)$st0' 'p (char)$xmm2.v16_int8[5]' 'p $xmm3.uint128 + 1'
+	'p $xmm3.uint128 > 0' 'p -$xmm3.uint128' 'p $xmm0.v2_int64[0] + $xmm0.v2_int64[1]'
+	'p sizeof($xmm0.v4_float)' 'ptype $xmm0.v4_float[0]' 'p $xmm2.v16_int8[15] = 300'
+	'p $xmm2.v16_int8' 'p $xmm1.v2_double[1] = 2.5' 'p $xmm1.v2_double' 'p $xmm0.v8_half[1] = 1'
+	'p $xmm0.v8_half[2] = 65519' 'p $xmm0.v8_half[3] = 1e-7' 'p $xmm0.v8_bfloat16[4] = 3.14159'
+	'p $xmm0.v8_bfloat16[5] = -1e39' 'p $xmm0.v8_half[6] = -6e-5' 'p $xmm0.v8_bfloat16[6] = 6e-39' 'p $xmm0.v8_half' 'p $xmm0.v8_bfloat16' 'p $mxcsr | 1'
+	'p $eflags == 0x246' 'p $xmm0.uint128 == 0' 'p $st1 * 2' 'p $st1 == 0.25' 'p $st1 < 1'
+	'whatis $fctrl + $st1' 'p $xmm0.v4_float[0] + 1' 'whatis $xmm0.v8_half[0] + 1'
+	'p $xmm0.v8_half[1] + 1' 'p $xmm0.v8_bfloat16[1] * 2' 'whatis $xmm0.v8_bfloat16[1] * 2')
+compare_gdb ops "$TESTPROGS/vecregs"
+
 # 2b. from an outer frame a vector register is the innermost frame's,
 #     written there too; $eflags takes an assignment (the kernel keeps
 #     IF set whatever is written)
