@@ -1920,7 +1920,10 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 			t = i < 6 ? v->t_i32 : v->t_long;
 		}
 	}
-	if (!v->has_regs)
+	/* (whatis $rax has its type before the program runs; gdb's $pc,
+	 * $sp and $fp read the frame even then) */
+	if (!v->has_regs && (!v->type_only || !strcmp(name, "pc") || !strcmp(name, "sp") ||
+			     !strcmp(name, "fp")))
 		return ptd__err(-ptde_not_running, "No registers.");
 	val = ptd__val_new(t);
 	if (!val)

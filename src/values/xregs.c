@@ -361,7 +361,12 @@ int ptd__xreg_value(struct ptd_values *v, const char *name, struct ptd_value **o
 
 	if (xreg_find(name, &r) < 0)
 		return 0;
-	if (!v->has_regs)
+	/* Before the program runs gdb knows the executable's architecture
+	 * only, without AVX and AVX-512: $ymm0 and $k0 are convenience
+	 * variables then.  The others have their types (whatis $xmm0). */
+	if (!v->has_regs && (r.kind == XR_YMM || r.kind == XR_ZMM || r.kind == XR_K || r.n >= 16))
+		return 0;
+	if (!v->has_regs && !v->type_only)
 		return ptd__err(-ptde_not_running, "No registers.");
 	t = xreg_type(v, &r);
 	if (!t || !(val = ptd__val_new(t)))
@@ -372,7 +377,11 @@ int ptd__xreg_value(struct ptd_values *v, const char *name, struct ptd_value **o
 		return ptd__err(-ptde_nomem, "out of memory");
 	}
 	size = xstate_get(v, x);
-	if (!size) {
+	if (!size && v->type_only && !v->has_regs) {
+		/* (whatis before run: the type, zeros) */
+		val->lval = LV_XREG;
+		val->regno = (int)r.kind << 8 | r.n;
+	} else if (!size) {
 		val->unavailable = 1;
 	} else {
 		xreg_bytes(&r, x, size, val->buf);

@@ -88,6 +88,16 @@ CMDS=('break fib' run up 'p $xmm1.v4_int32[0] = 4' 'p $xmm1.v4_int32[0]' 'p $st0
 	'p $eflags = 3' 'p $eflags' 'p $eflags + 1' 'p/x $eflags')
 compare_gdb frames "$TESTPROGS/fib"
 
+# 2c. before run: the types of the registers of the executable's
+#     architecture (no AVX: $ymm0 and $k0 are convenience variables),
+#     "No registers." for their values; whatis evaluates for the type only
+CMDS=('p $ymm0' 'whatis $ymm0' 'p $xmm16' 'whatis $xmm15' 'whatis $st0' 'whatis $fctrl'
+	'whatis $k0' 'whatis $zmm0' 'whatis $rax' 'whatis $eflags' 'p sizeof($xmm0)'
+	'ptype $xmm0.v4_float' 'p $xmm0' 'p $k0' 'p $st0' 'whatis $xmm0' 'ptype $mxcsr' 'p $eflags'
+	'info registers xmm0' 'p $xmm0.v4_float[0] = 1' 'whatis $pc' 'ptype $sp' 'whatis $ax'
+	'whatis $fs_base' 'p $pc' 'output $rip' 'whatis $xmm0.v4_float[0] = 1' 'whatis $rax = 1')
+compare_gdb before "$TESTPROGS/vecregs"
+
 # 3. in a recording: the recorder keeps no vector or x87 registers
 CMDS=("break *$addr" run record stepi stepi reverse-stepi 'p $xmm0' 'p $xmm0.v4_float[1]'
 	'p $ymm4' 'p $st0' 'p $mxcsr' 'p $fctrl' 'whatis $xmm0' 'ptype $st0'
