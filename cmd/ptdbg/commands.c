@@ -4981,7 +4981,8 @@ static const struct cmd top_cmds[] = {
 	{ "pwd", 0, shell_cmd_pwd, 0, "Print ptdbg's working directory." },
 	{ "print", 1, shell_cmd_print, 0,
 	  "Print the value of a C expression: print[/FMT] EXPR (variables, members, arrays,\n"
-	  "pointers, casts, $REG, $N history; FMT: x d u o t c a z s)." },
+	  "pointers, casts, $REG ($xmm0.v4_float[1], $st0, $mxcsr too), $N history;\n"
+	  "FMT: x d u o t c a z s)." },
 	{ "printf", 0, shell_cmd_printf, 0,
 	  "Print values as C's printf does: printf \"FORMAT\", EXPR, ..." },
 	{ "quit", 1, cmd_quit, 0, "Exit ptdbg: quit [EXIT-CODE]." },
