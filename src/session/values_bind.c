@@ -58,15 +58,39 @@ static int ses_set_reg(void *ctx, int regno, uint64_t val)
 
 	if (!th || !ptd_session_alive(c->s) || ptd_session_replaying(c->s) || !c->s->t)
 		return ptd__err(-ptde_unsupported, "cannot write registers in the recorded past");
-	if ((regno < 0 || regno >= 17) && regno != 49)
+	/* the others: eflags, the segment registers, fs_base, gs_base
+	 * (their DWARF numbers) and orig_rax (1000) */
+	static const struct {
+		int regno;
+		size_t off;
+	} other[] = {
+		{ 49, offsetof(struct user_regs_struct, eflags) },
+		{ 50, offsetof(struct user_regs_struct, es) },
+		{ 51, offsetof(struct user_regs_struct, cs) },
+		{ 52, offsetof(struct user_regs_struct, ss) },
+		{ 53, offsetof(struct user_regs_struct, ds) },
+		{ 54, offsetof(struct user_regs_struct, fs) },
+		{ 55, offsetof(struct user_regs_struct, gs) },
+		{ 58, offsetof(struct user_regs_struct, fs_base) },
+		{ 59, offsetof(struct user_regs_struct, gs_base) },
+		{ 1000, offsetof(struct user_regs_struct, orig_rax) },
+	};
+	size_t at = 0;
+	int found = regno >= 0 && regno < 17;
+
+	if (found)
+		at = off[regno];
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (other[i].regno == regno) {
+			at = other[i].off;
+			found = 1;
+		}
+	if (!found)
 		return ptd__err(-ptde_invalid, "cannot write register %d", regno);
 	rc = ptd_target_get_regs(c->s->t, th->tid, &r);
 	if (rc < 0)
 		return rc;
-	if (regno == 49) /* eflags */
-		r.eflags = val;
-	else
-		memcpy((char *)&r + off[regno], &val, 8);
+	memcpy((char *)&r + at, &val, 8);
 	return ptd_target_set_regs(c->s->t, th->tid, &r);
 }
 

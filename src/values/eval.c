@@ -2164,12 +2164,20 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 	} else {
 		uint64_t x = ptd__bits(nv->buf, sz, 0);
 
+		if (lhs->bit_size && lhs->regno >= 0 && lhs->regno < NDREGS) {
+			/* a part of a register ($eax, $ah): the rest as it is */
+			uint64_t mask = (lhs->bit_size < 64 ? (1ull << lhs->bit_size) - 1 : ~0ull)
+					<< lhs->bit_off;
+
+			x = (v->frame.regs[lhs->regno] & ~mask) | ((x << lhs->bit_off) & mask);
+		}
 		if (lhs->unavailable || lhs->not_saved)
 			rc = ptd__err(-ptde_unsupported, "value is not available");
 		else
 			rc = ptd__reg_write(v, lhs->regno, x);
-		if (rc == 0 && lhs->regno == DREG_EFLAGS)
-			v->uregs.eflags = x;
+		for (int k = 0; rc == 0 && ptd__other_regs[k].name; k++)
+			if (ptd__other_regs[k].regno == lhs->regno)
+				memcpy((char *)&v->uregs + ptd__other_regs[k].off, &x, 8);
 		if (rc == 0 && lhs->regno >= 0 && lhs->regno < NDREGS) {
 			v->frame.regs[lhs->regno] = x;
 			if (v->frame.level == 0)
@@ -2186,6 +2194,10 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 	nv->lval = lhs->lval;
 	nv->addr = lhs->addr;
 	nv->regno = lhs->regno;
+	if (lhs->lval == LV_REG) {
+		nv->bit_size = lhs->bit_size;
+		nv->bit_off = lhs->bit_off;
+	}
 	ptd_value_free(lhs);
 	return nv;
 }

@@ -138,8 +138,20 @@ int ptd__val_synth_deref(struct ptd_values *v, const struct ptd_value *ptr, stru
 
 /* DWARF register numbers of x86-64 the unwinder and locations use. */
 #define NDREGS 17 /* rax..r15 and the return address (16) */
-/* eflags' DWARF number (ptd__reg_write and set_reg take it) */
-#define DREG_EFLAGS 49
+/* The registers every frame has the innermost one's values of: eflags,
+ * the segment registers, fs_base, gs_base (by their DWARF numbers) and
+ * orig_rax (DREG_ORIG_RAX, which has none), where they are in struct
+ * user_regs_struct; the table ends at name NULL.  ptd__reg_write and
+ * set_reg take these numbers too. */
+#define DREG_ORIG_RAX 1000
+struct ptd__other_reg {
+	const char *name;
+	int regno;
+	size_t off;
+};
+extern const struct ptd__other_reg ptd__other_regs[];
+/* The index in ptd__other_regs of register @name, or -1 */
+int ptd__other_reg(const char *name);
 /* their names, by DWARF number */
 extern const char *const ptd__dreg_name[NDREGS];
 

@@ -88,6 +88,18 @@ CMDS=('break fib' run up 'p $xmm1.v4_int32[0] = 4' 'p $xmm1.v4_int32[0]' 'p $st0
 	'p $eflags = 3' 'p $eflags' 'p $eflags + 1' 'p/x $eflags')
 compare_gdb frames "$TESTPROGS/fib"
 
+# 2b'. the registers every frame shares (eflags, segments, fs_base,
+#     gs_base, orig_rax) from an outer frame, and parts of the general
+#     registers written ($eax, $ah, $r9w: the other bits kept)
+CMDS=('break fib' run 'p $fs_base = $fs_base' 'p $gs_base = 0x1000' 'p $gs_base' 'p $ds = 0'
+	'p $es' 'p $orig_rax' 'p $orig_rax = -1' 'p $gs = 0' up 'p $gs_base = 0' 'p $eflags = 0x202'
+	'p $gs_base' 'info registers gs_base' 'p $eflags' 'p $cs' down 'p $r15 = 7' 'p $r15'
+	'p $r15 = 0' 'p $rax = 0x1122334455667788' 'p $ax = 1' 'p/x $rax' 'p $eax = -1' 'p/x $rax'
+	'p $ah = 0x33' 'p/x $rax' 'p $al = 0x44' 'p/x $rax' 'p $r8d = 5' 'p/x $r8' 'p $r9w = 0x7777'
+	'p/x $r9' 'p $r10l = 300' 'p/x $r10' 'p $sil = 1' 'p/x $rsi' 'p $eax++' 'p $eax' 'p &$ax'
+	'p $ax = $ax')
+compare_gdb shared "$TESTPROGS/fib"
+
 # 2c. before run: the types of the registers of the executable's
 #     architecture (no AVX: $ymm0 and $k0 are convenience variables),
 #     "No registers." for their values; whatis evaluates for the type only
