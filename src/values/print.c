@@ -286,6 +286,13 @@ double ptd__half_to_double(const uint8_t *p, int bf16)
 	return (h >> 15) ? -d : d;
 }
 
+/*
+ * gdb 13's conversions to these formats are not IEEE's, and mirrored as
+ * it gives them: a half loses its sign; a NaN becomes the positive one of
+ * mantissa 1, 0 and -0 are 0; below the normal range the fraction is kept
+ * with a zero exponent one binade down, and further down the value is 0
+ * (-0 for a bfloat16).
+ */
 unsigned ptd__half_from_double(double d, int bf16)
 {
 	int mbits = bf16 ? 7 : 10, ebits = bf16 ? 8 : 5, bias = (1 << (ebits - 1)) - 1, e;
@@ -294,10 +301,12 @@ unsigned ptd__half_from_double(double d, int bf16)
 	const int shift = 52 - mbits;
 
 	memcpy(&bits, &d, 8);
-	sign = (unsigned)(bits >> 63) << 15;
+	sign = bf16 ? (unsigned)(bits >> 63) << 15 : 0;
 	if (((bits >> 52) & 0x7ff) == 0x7ff)
-		return sign | emax << mbits | ((bits << 12) ? 1u << (mbits - 1) : 0);
-	if (!((bits >> 52) & 0x7ff)) /* zero, or far below the smallest */
+		return ((bits << 12) ? 0 : sign) | emax << mbits | ((bits << 12) ? 1u : 0);
+	if (!(bits << 1))
+		return 0;
+	if (!((bits >> 52) & 0x7ff)) /* far below the smallest */
 		return sign;
 	/* d is 1.f * 2^(e - bias): f to mbits bits, to nearest, ties to even */
 	e = (int)((bits >> 52) & 0x7ff) - 1023 + bias;
@@ -312,12 +321,9 @@ unsigned ptd__half_from_double(double d, int bf16)
 	}
 	if (e >= (int)emax)
 		return sign | emax << mbits;
-	/* Below the normal range gdb 13 keeps f with a zero exponent, and no
-	 * sign, one binade down, and gives 0 further down (not IEEE's
-	 * subnormals): mirrored, as the values differ otherwise. */
 	if (e < 0)
-		return 0;
-	return (e ? sign : 0) | (unsigned)e << mbits | (unsigned)f;
+		return sign;
+	return sign | (unsigned)e << mbits | (unsigned)f;
 }
 
 /* A 2-byte float (IEEE half, or bfloat16 with @bf16) as gdb prints it:
@@ -429,6 +435,15 @@ static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
 		long double ld = 0;
 
 		memcpy(&ld, p, sizeof(ld) < size ? sizeof(ld) : size);
+		if (isnan(ld) && size >= 10) {
+			/* x87's NaN: its 64-bit mantissa, the integer bit too */
+			uint64_t mant;
+
+			memcpy(&mant, p, 8);
+			ptd__sb_add(b, "%snan(0x%llx)", (p[9] & 0x80) ? "-" : "",
+				    (unsigned long long)mant);
+			return;
+		}
 		if (isnan(ld) || isinf(ld))
 			d = (double)ld;
 		else {

@@ -80,6 +80,19 @@ CMDS=("break *$addr" run 'p $st0 = $xmm0' 'p $xmm0 = 1' 'p $xmm0 = $ymm0' 'p $xm
 	'p $xmm0.v8_half[1] + 1' 'p $xmm0.v8_bfloat16[1] * 2' 'whatis $xmm0.v8_bfloat16[1] * 2')
 compare_gdb ops "$TESTPROGS/vecregs"
 
+# 2a'. NaNs and infinities: x87's NaN with its 64-bit mantissa, and gdb
+#     13's conversions to half (which loses the sign) and bfloat16
+CMDS=("break *$addr" run 'p $st0 = 0.0/0' 'p $st0' 'info registers st0' 'p $st0 = 1.0/0'
+	'p $xmm0.v4_float[0] = 0.0/0' 'p $xmm0.v8_half[0] = 0.0/0' 'p $xmm0.v8_bfloat16[0] = 0.0/0'
+	'p $xmm0.v8_bfloat16[0] = -(0.0/0)' 'p $xmm0.v8_half[0] = -(0.0/0)' 'p $xmm0.v8_half[0] = -1.0/0'
+	'p $xmm0.v8_bfloat16[0] = -1.0/0' 'p $xmm0.v8_half[0] = -0.0' 'p $xmm0.v8_half[0] = 1e-30'
+	'p $xmm0.v8_half[0] = -1e30' 'p $xmm0.v8_half[0] = -2.5' 'p $xmm0.v8_half[0] = -65504'
+	'p $xmm0.v8_half[0] = -65520' 'p $xmm0.v8_bfloat16[0] = -3e38' 'p $xmm0.v8_bfloat16[0] = -3.4e38'
+	'p $xmm0.v8_bfloat16[0] = -1.1e-38' 'p $xmm0.v8_bfloat16[0] = -6e-39'
+	'p $xmm0.v8_bfloat16[0] = -1e-45' 'p $xmm0.v8_bfloat16[0] = -0.0' 'p/x $xmm0.v8_bfloat16[0]'
+	'p $xmm0.v8_bfloat16[0] = -2.5' 'p $xmm0.v8_half[0] = -6e-5' 'p/x $xmm0.v8_half')
+compare_gdb nan "$TESTPROGS/vecregs"
+
 # 2b. from an outer frame a vector register is the innermost frame's,
 #     written there too; $eflags takes an assignment (the kernel keeps
 #     IF set whatever is written)
