@@ -259,6 +259,9 @@ static long double as_ldouble(val_t *x)
 	struct vtype *s = S(x);
 	long double ld = 0;
 
+	if (s->kind != VT_FLOAT && s->kind != VT_PTR)
+		/* (64-bit integers exactly, as long double has the digits) */
+		return s->is_signed ? (long double)as_i64(x) : (long double)(uint64_t)as_i64(x);
 	if (s->kind != VT_FLOAT || s->size <= 8)
 		return as_double(x);
 	memcpy(&ld, x->buf, sizeof(ld) < s->size ? sizeof(ld) : s->size);
@@ -416,6 +419,8 @@ static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 	}
 	if (!is_arith(s) && s->kind != VT_PTR)
 		return fail(ps, -ptde_invalid, "Invalid cast.%s", "");
+	if (t->kind == VT_FLOAT && ptd__vt_size(t) > 8) /* long double, $st0: no double on the way */
+		return mk_ldouble(ps, to, as_ldouble(x));
 	if (t->kind == VT_FLOAT)
 		return mk_float(ps, to, as_double(x));
 	if (t->kind == VT_INT && t->is_bool)

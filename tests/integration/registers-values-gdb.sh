@@ -90,7 +90,9 @@ CMDS=("break *$addr" run 'p $st0 = 0.0/0' 'p $st0' 'info registers st0' 'p $st0 
 	'p $xmm0.v8_half[0] = -65520' 'p $xmm0.v8_bfloat16[0] = -3e38' 'p $xmm0.v8_bfloat16[0] = -3.4e38'
 	'p $xmm0.v8_bfloat16[0] = -1.1e-38' 'p $xmm0.v8_bfloat16[0] = -6e-39'
 	'p $xmm0.v8_bfloat16[0] = -1e-45' 'p $xmm0.v8_bfloat16[0] = -0.0' 'p/x $xmm0.v8_bfloat16[0]'
-	'p $xmm0.v8_bfloat16[0] = -2.5' 'p $xmm0.v8_half[0] = -6e-5' 'p/x $xmm0.v8_half')
+	'p $xmm0.v8_bfloat16[0] = -2.5' 'p $xmm0.v8_half[0] = -6e-5' 'p/x $xmm0.v8_half'
+	'p $st0 = 1.18973149535723176502e+4932L' 'p $st0 = 1e-4940L' 'p $st1 = 1.1L'
+	'p $st1 = 18446744073709551615' 'p $st0 = $st1' 'p (long double)18446744073709551615')
 compare_gdb nan "$TESTPROGS/vecregs"
 
 # 2b. from an outer frame a vector register is the innermost frame's,
