@@ -2899,7 +2899,8 @@ static int registers(struct shell *sh, const char *args, int all)
 			ptd_print_reg_lookup(ptd_print_reg_names[i], &known, &k, NULL);
 			ptd_print_reg_line(&sh->pc, ptd_print_reg_names[i], v, (int)k);
 		}
-		fflush(stdout);
+		/* (no flush between the parts: piped into a reader that stops
+		 * early, head -1, the lines go in one write, as gdb's) */
 		if (all)
 			shell_print_extra_regs(sh);
 		else

@@ -43,6 +43,12 @@ static const struct {
  * this CPU has it (XCR0, CPUID leaf 0xD sub-leaf 0 EAX). */
 static int comp_offset(int c, size_t *off, size_t *len)
 {
+	/* asked once per component: CPUID is slow in a VM (an exit), and
+	 * info all-registers asks for every register */
+	static struct {
+		int known, have;
+		size_t off, len;
+	} cache[8];
 	unsigned a, b, cx, d;
 
 	if (c == XC_LEGACY) {
@@ -50,12 +56,21 @@ static int comp_offset(int c, size_t *off, size_t *len)
 		*len = 512;
 		return 0;
 	}
-	if (!__get_cpuid_count(0xd, 0, &a, &b, &cx, &d) || !(a & (1u << c)))
+	if (c < 0 || c >= 8)
 		return -1;
-	if (!__get_cpuid_count(0xd, (unsigned)c, &a, &b, &cx, &d) || !a)
+	if (!cache[c].known) {
+		if (__get_cpuid_count(0xd, 0, &a, &b, &cx, &d) && (a & (1u << c)) &&
+		    __get_cpuid_count(0xd, (unsigned)c, &a, &b, &cx, &d) && a) {
+			cache[c].have = 1;
+			cache[c].off = b;
+			cache[c].len = a;
+		}
+		cache[c].known = 1;
+	}
+	if (!cache[c].have)
 		return -1;
-	*off = b;
-	*len = a;
+	*off = cache[c].off;
+	*len = cache[c].len;
 	return 0;
 }
 
