@@ -2899,7 +2899,8 @@ static int registers(struct shell *sh, const char *args, int all)
 			ptd_print_reg_lookup(ptd_print_reg_names[i], &known, &k, NULL);
 			ptd_print_reg_line(&sh->pc, ptd_print_reg_names[i], v, (int)k);
 		}
-		fflush(stdout);
+		/* (no flush between the parts: piped into a reader that stops
+		 * early, head -1, the lines go in one write, as gdb's) */
 		if (all)
 			shell_print_extra_regs(sh);
 		else
@@ -4817,8 +4818,14 @@ static const struct cmd info_cmds[] = {
 	{ "all-registers", 2, info_all_registers, CMD_REPEAT,
 	  "All registers: general, x87, SSE, AVX-512 mask and vector registers." },
 	{ "args", 0, shell_info_args, CMD_REPEAT, "Argument variables of the selected frame." },
+	{ "auxv", 2, shell_info_auxv, CMD_REPEAT,
+	  "Display the inferior's auxiliary vector (the information the operating system\n"
+	  "gives the program at startup)." },
 	{ "breakpoints", 1, info_breakpoints, CMD_REPEAT, "Status of breakpoints." },
 	{ "display", 0, info_display, CMD_REPEAT, "Expressions to display when the program stops." },
+	{ "files", 3, shell_info_files, CMD_REPEAT,
+	  "Names of targets and files being debugged: the executable's and the shared\n"
+	  "libraries' sections and the addresses they are at." },
 	{ "frame", 1, shell_info_frame, CMD_REPEAT, "All about the selected stack frame." },
 	{ "functions", 2, shell_info_functions, CMD_REPEAT,
 	  "All function names, or those matching REGEXP: info functions [-q] [-n] [REGEXP]." },
@@ -4841,6 +4848,7 @@ static const struct cmd info_cmds[] = {
 	  "What debugger does when program gets various signals: info signals [SIG]." },
 	{ "handle", 0, shell_info_signals, CMD_REPEAT | CMD_ALIAS, "signals" },
 	{ "symbol", 2, shell_info_symbol, CMD_REPEAT, "Describe what symbol is at location ADDR." },
+	{ "target", 3, shell_info_files, CMD_REPEAT | CMD_ALIAS, "files" },
 	{ "threads", 0, info_threads, CMD_REPEAT, "Display currently known threads." },
 	{ "types", 2, shell_info_types, CMD_REPEAT,
 	  "All type names, or those matching REGEXP: info types [-q] [REGEXP]." },
@@ -5020,7 +5028,8 @@ static const struct cmd top_cmds[] = {
 	{ "pwd", 0, shell_cmd_pwd, 0, "Print ptdbg's working directory." },
 	{ "print", 1, shell_cmd_print, 0,
 	  "Print the value of a C expression: print[/FMT] EXPR (variables, members, arrays,\n"
-	  "pointers, casts, $REG, $N history; FMT: x d u o t c a z s)." },
+	  "pointers, casts, $REG ($xmm0.v4_float[1], $st0, $mxcsr too), $N history;\n"
+	  "FMT: x d u o t c a z s)." },
 	{ "printf", 0, shell_cmd_printf, 0,
 	  "Print values as C's printf does: printf \"FORMAT\", EXPR, ..." },
 	{ "quit", 1, cmd_quit, 0, "Exit ptdbg: quit [EXIT-CODE]." },

@@ -290,3 +290,123 @@ int shell_info_inferiors(struct shell *sh, const char *args)
 	free(abs);
 	return 0;
 }
+
+/* gdb's names and descriptions of the auxiliary vector's entries, and
+ * how it shows each value: a number, an address, or an address with the
+ * string there. */
+enum { AUXV_DEC, AUXV_HEX, AUXV_STR };
+static const struct auxv_kind {
+	unsigned long type;
+	const char *name, *desc;
+	int fmt;
+} auxv_kinds[] = {
+	{ 0, "AT_NULL", "End of vector", AUXV_HEX },
+	{ 1, "AT_IGNORE", "Entry should be ignored", AUXV_HEX },
+	{ 2, "AT_EXECFD", "File descriptor of program", AUXV_DEC },
+	{ 3, "AT_PHDR", "Program headers for program", AUXV_HEX },
+	{ 4, "AT_PHENT", "Size of program header entry", AUXV_DEC },
+	{ 5, "AT_PHNUM", "Number of program headers", AUXV_DEC },
+	{ 6, "AT_PAGESZ", "System page size", AUXV_DEC },
+	{ 7, "AT_BASE", "Base address of interpreter", AUXV_HEX },
+	{ 8, "AT_FLAGS", "Flags", AUXV_HEX },
+	{ 9, "AT_ENTRY", "Entry point of program", AUXV_HEX },
+	{ 10, "AT_NOTELF", "Program is not ELF", AUXV_DEC },
+	{ 11, "AT_UID", "Real user ID", AUXV_DEC },
+	{ 12, "AT_EUID", "Effective user ID", AUXV_DEC },
+	{ 13, "AT_GID", "Real group ID", AUXV_DEC },
+	{ 14, "AT_EGID", "Effective group ID", AUXV_DEC },
+	{ 15, "AT_PLATFORM", "String identifying platform", AUXV_STR },
+	{ 16, "AT_HWCAP", "Machine-dependent CPU capability hints", AUXV_HEX },
+	{ 17, "AT_CLKTCK", "Frequency of times()", AUXV_DEC },
+	{ 18, "AT_FPUCW", "Used FPU control word", AUXV_DEC },
+	{ 19, "AT_DCACHEBSIZE", "Data cache block size", AUXV_DEC },
+	{ 20, "AT_ICACHEBSIZE", "Instruction cache block size", AUXV_DEC },
+	{ 21, "AT_UCACHEBSIZE", "Unified cache block size", AUXV_DEC },
+	{ 22, "AT_IGNOREPPC", "Entry should be ignored", AUXV_DEC },
+	{ 23, "AT_SECURE", "Boolean, was exec setuid-like?", AUXV_DEC },
+	{ 24, "AT_BASE_PLATFORM", "String identifying base platform", AUXV_STR },
+	{ 25, "AT_RANDOM", "Address of 16 random bytes", AUXV_HEX },
+	{ 26, "AT_HWCAP2", "Extension of AT_HWCAP", AUXV_HEX },
+	{ 31, "AT_EXECFN", "File name of executable", AUXV_STR },
+	{ 32, "AT_SYSINFO", "Special system info/entry points", AUXV_HEX },
+	{ 33, "AT_SYSINFO_EHDR", "System-supplied DSO's ELF header", AUXV_HEX },
+	{ 34, "AT_L1I_CACHESHAPE", "L1 Instruction cache information", AUXV_HEX },
+	{ 35, "AT_L1D_CACHESHAPE", "L1 Data cache information", AUXV_HEX },
+	{ 36, "AT_L2_CACHESHAPE", "L2 cache information", AUXV_HEX },
+	{ 37, "AT_L3_CACHESHAPE", "L3 cache information", AUXV_HEX },
+	{ 40, "AT_L1I_CACHESIZE", "L1 Instruction cache size", AUXV_HEX },
+	{ 41, "AT_L1I_CACHEGEOMETRY", "L1 Instruction cache geometry", AUXV_HEX },
+	{ 42, "AT_L1D_CACHESIZE", "L1 Data cache size", AUXV_HEX },
+	{ 43, "AT_L1D_CACHEGEOMETRY", "L1 Data cache geometry", AUXV_HEX },
+	{ 44, "AT_L2_CACHESIZE", "L2 cache size", AUXV_HEX },
+	{ 45, "AT_L2_CACHEGEOMETRY", "L2 cache geometry", AUXV_HEX },
+	{ 46, "AT_L3_CACHESIZE", "L3 cache size", AUXV_HEX },
+	{ 47, "AT_L3_CACHEGEOMETRY", "L3 cache geometry", AUXV_HEX },
+	{ 51, "AT_MINSIGSTKSZ", "Minimum stack size for signal delivery", AUXV_HEX },
+};
+
+/* The NUL-terminated string at @addr in the program, quoted as gdb's
+ * print does (at most 200 characters, "..." after a longer one). */
+static void auxv_string(struct shell *sh, uint64_t addr)
+{
+	unsigned char c;
+	int n;
+
+	printf(" \"");
+	for (n = 0; n < 200; n++) {
+		if (ptd_session_read(sh->s, addr + (uint64_t)n, &c, 1) != 1 || !c)
+			break;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (isprint(c))
+			putchar(c);
+		else
+			printf("\\%03o", c);
+	}
+	ptd_clear_error();
+	printf("\"");
+	if (n == 200 && ptd_session_read(sh->s, addr + 200, &c, 1) == 1 && c)
+		printf("...");
+	ptd_clear_error();
+}
+
+/* info auxv: the program's auxiliary vector (/proc/PID/auxv), an entry
+ * a line as gdb 13 shows them; arguments are ignored, as gdb does. */
+int shell_info_auxv(struct shell *sh, const char *args)
+{
+	char path[64];
+	uint64_t e[2];
+	FILE *f;
+
+	(void)args;
+	if (!ptd_session_alive(sh->s) || ptd_session_offline(sh->s)) {
+		printf("The program has no auxiliary information now.\n");
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)ptd_session_pid(sh->s));
+	f = fopen(path, "re");
+	if (!f)
+		return shell_error("No auxiliary vector found, or failed reading it.");
+	while (fread(e, sizeof(e), 1, f) == 1) {
+		const struct auxv_kind *k = NULL;
+		char num[24];
+
+		for (size_t i = 0; i < sizeof(auxv_kinds) / sizeof(auxv_kinds[0]); i++)
+			if (auxv_kinds[i].type == e[0])
+				k = &auxv_kinds[i];
+		snprintf(num, sizeof(num), "%" PRIu64, e[0]);
+		printf("%-4s %-20s %-30s ", num, k ? k->name : "???", k ? k->desc : "");
+		if (k && k->fmt == AUXV_DEC) {
+			printf("%" PRIu64, e[1]);
+		} else {
+			printf("0x%" PRIx64, e[1]);
+			if (k && k->fmt == AUXV_STR)
+				auxv_string(sh, e[1]);
+		}
+		printf("\n");
+		if (!e[0])
+			break;
+	}
+	fclose(f);
+	return 0;
+}

@@ -195,6 +195,8 @@ const char *shell_command_full_name(const char *word);
 int shell_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* info proc, info inferiors (proccmds.c) */
 int shell_info_proc(struct shell *sh, const char *args);
+int shell_info_auxv(struct shell *sh, const char *args);
+int shell_info_files(struct shell *sh, const char *args);
 int shell_info_inferiors(struct shell *sh, const char *args);
 /* skip ..., info skip (skipcmds.c) */
 int shell_cmd_skip(struct shell *sh, const char *args);

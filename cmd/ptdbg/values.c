@@ -276,7 +276,9 @@ static int do_type(struct shell *sh, const char *args, int expand)
 	}
 	if (rc != -ptde_notfound)
 		return value_error(rc);
-	rc = ptd_values_eval(sh->vals, args, &val);
+	/* for the type only, as gdb's: nothing is read or written
+	 * (whatis x = 1 leaves x, whatis $xmm0 works before run) */
+	rc = ptd_values_eval_type(sh->vals, args, &val);
 	if (rc < 0)
 		return value_error(rc);
 	rc = ptd_value_type_name(val, expand, &s);

@@ -1496,7 +1496,15 @@ struct ptd_values_target {
 	/* Writes memory / a register (DWARF number) for `set var`; NULL where
 	 * the program cannot be changed (the past, offline). */
 	long (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
+	/* (@dwarf_regno 0-16, 49-55 eflags and the segment registers, 58
+	 * fs_base, 59 gs_base, and 1000 for orig_rax, which has none) */
 	int (*set_reg)(void *ctx, int dwarf_regno, uint64_t val);
+	/* The thread's XSAVE state (as ptd_session_xstate) into @buf of
+	 * *@size bytes, *@size its length: 0 or <0 where there is none (the
+	 * past); and writing it back, NULL where it cannot be.  For $xmm0,
+	 * $st0, $mxcsr...; NULL: those are <unavailable>. */
+	int (*xstate)(void *ctx, void *buf, size_t *size);
+	int (*set_xstate)(void *ctx, const void *buf, size_t size);
 	void *ctx;
 	/* When nonzero, the @ctx_size bytes at @ctx are copied into the
 	 * binding (at most 64), and the callbacks get the copy: the caller's

@@ -58,13 +58,62 @@ static int ses_set_reg(void *ctx, int regno, uint64_t val)
 
 	if (!th || !ptd_session_alive(c->s) || ptd_session_replaying(c->s) || !c->s->t)
 		return ptd__err(-ptde_unsupported, "cannot write registers in the recorded past");
-	if (regno < 0 || regno >= 17)
+	/* the others: eflags, the segment registers, fs_base, gs_base
+	 * (their DWARF numbers) and orig_rax (1000) */
+	static const struct {
+		int regno;
+		size_t off;
+	} other[] = {
+		{ 49, offsetof(struct user_regs_struct, eflags) },
+		{ 50, offsetof(struct user_regs_struct, es) },
+		{ 51, offsetof(struct user_regs_struct, cs) },
+		{ 52, offsetof(struct user_regs_struct, ss) },
+		{ 53, offsetof(struct user_regs_struct, ds) },
+		{ 54, offsetof(struct user_regs_struct, fs) },
+		{ 55, offsetof(struct user_regs_struct, gs) },
+		{ 58, offsetof(struct user_regs_struct, fs_base) },
+		{ 59, offsetof(struct user_regs_struct, gs_base) },
+		{ 1000, offsetof(struct user_regs_struct, orig_rax) },
+	};
+	size_t at = 0;
+	int found = regno >= 0 && regno < 17;
+
+	if (found)
+		at = off[regno];
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		if (other[i].regno == regno) {
+			at = other[i].off;
+			found = 1;
+		}
+	if (!found)
 		return ptd__err(-ptde_invalid, "cannot write register %d", regno);
 	rc = ptd_target_get_regs(c->s->t, th->tid, &r);
 	if (rc < 0)
 		return rc;
-	memcpy((char *)&r + off[regno], &val, 8);
+	memcpy((char *)&r + at, &val, 8);
 	return ptd_target_set_regs(c->s->t, th->tid, &r);
+}
+
+/* The selected thread's XSAVE state, live only: the recorders keep no
+ * vector registers, which are <unavailable> in the past. */
+static int ses_xstate(void *ctx, void *buf, size_t *size)
+{
+	struct bind_ctx *c = ctx;
+	struct sthread *th = ptd__ses_cur_thread(c->s);
+
+	if (!th || !ptd_session_alive(c->s) || ptd_session_replaying(c->s) || !c->s->t)
+		return -ptde_unsupported;
+	return ptd_target_get_xstate(c->s->t, th->tid, buf, size);
+}
+
+static int ses_set_xstate(void *ctx, const void *buf, size_t size)
+{
+	struct bind_ctx *c = ctx;
+	struct sthread *th = ptd__ses_cur_thread(c->s);
+
+	if (!th || !ptd_session_alive(c->s) || ptd_session_replaying(c->s) || !c->s->t)
+		return ptd__err(-ptde_unsupported, "cannot write registers in the recorded past");
+	return ptd_target_set_xstate(c->s->t, th->tid, buf, size);
 }
 
 int ptd_session_values_bind(struct ptd_session *s, struct ptd_values *v, int level,
@@ -87,6 +136,8 @@ int ptd_session_values_bind(struct ptd_session *s, struct ptd_values *v, int lev
 	 * loaded traces are read-only with their own message */
 	tg.write = live || (!ptd_session_alive(s) && !ptd_session_offline(s)) ? ses_write : NULL;
 	tg.set_reg = live ? ses_set_reg : NULL;
+	tg.xstate = live ? ses_xstate : NULL;
+	tg.set_xstate = live ? ses_set_xstate : NULL;
 	tg.ctx = &ctx;
 	tg.ctx_size = sizeof(ctx); /* copied into @v by the bind */
 	tg.past = ptd_session_replaying(s) || ptd_session_offline(s);

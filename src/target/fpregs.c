@@ -31,6 +31,23 @@ int ptd_target_get_xstate(struct ptd_target *t, pid_t tid, void *buf, size_t *si
 	return 0;
 }
 
+int ptd_target_set_xstate(struct ptd_target *t, pid_t tid, const void *buf, size_t size)
+{
+	struct iovec iov;
+
+	if (!t || !buf || !size)
+		return -ptde_invalid;
+	if (ptd_target_thread_state(t, tid) != PTD_THREAD_STOPPED)
+		return ptd__err(-ptde_nosrch, "thread %d is not stopped", (int)tid);
+	iov.iov_base = (void *)buf;
+	iov.iov_len = size;
+	if (ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &iov) < 0)
+		return ptd__err(ptd__errno_code(errno),
+				"cannot write the extended registers (XSAVE state) of %d: %s",
+				(int)tid, strerror(errno));
+	return 0;
+}
+
 int ptd_target_get_fpregs(struct ptd_target *t, pid_t tid, struct user_fpregs_struct *f)
 {
 	if (!t || !f)

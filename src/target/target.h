@@ -161,6 +161,8 @@ int ptd_target_get_fpregs(struct ptd_target *t, pid_t tid, struct user_fpregs_st
  * AVX, opmask and ZMM parts at the offsets CPUID leaf 0xD gives) into
  * @buf of *@size bytes; *@size gets the length the kernel wrote. */
 int ptd_target_get_xstate(struct ptd_target *t, pid_t tid, void *buf, size_t *size);
+/* Writes it back (PTRACE_SETREGSET NT_X86_XSTATE), @size bytes. */
+int ptd_target_set_xstate(struct ptd_target *t, pid_t tid, const void *buf, size_t size);
 int ptd_target_get_pc(struct ptd_target *t, pid_t tid, uint64_t *pc);
 int ptd_target_set_pc(struct ptd_target *t, pid_t tid, uint64_t pc);
 

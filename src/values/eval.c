@@ -92,7 +92,12 @@ static val_t *mk_float(struct parser *ps, struct vtype *t, double d)
 
 	if (!r)
 		return oom(ps);
-	if (ptd__vt_size(t) == 4) {
+	if (ptd__vt_size(t) == 2) {
+		unsigned h = ptd__half_from_double(d, ptd__vt_strip(t)->bfloat16);
+
+		r->buf[0] = (uint8_t)h;
+		r->buf[1] = (uint8_t)(h >> 8);
+	} else if (ptd__vt_size(t) == 4) {
 		float f = (float)d;
 
 		memcpy(r->buf, &f, 4);
@@ -203,6 +208,8 @@ static int64_t as_i64(val_t *x)
 	struct vtype *s = S(x);
 
 	if (s->kind == VT_FLOAT) {
+		if (s->size == 2)
+			return d2i(ptd__half_to_double(x->buf, s->bfloat16));
 		if (s->size == 4) {
 			float f;
 
@@ -223,6 +230,8 @@ static double as_double(val_t *x)
 	struct vtype *s = S(x);
 
 	if (s->kind == VT_FLOAT) {
+		if (s->size == 2)
+			return ptd__half_to_double(x->buf, s->bfloat16);
 		if (s->size == 4) {
 			float f;
 
@@ -251,6 +260,9 @@ static long double as_ldouble(val_t *x)
 	struct vtype *s = S(x);
 	long double ld = 0;
 
+	if (s->kind != VT_FLOAT && s->kind != VT_PTR)
+		/* (64-bit integers exactly, as long double has the digits) */
+		return s->is_signed ? (long double)as_i64(x) : (long double)(uint64_t)as_i64(x);
 	if (s->kind != VT_FLOAT || s->size <= 8)
 		return as_double(x);
 	memcpy(&ld, x->buf, sizeof(ld) < s->size ? sizeof(ld) : s->size);
@@ -343,6 +355,24 @@ static int class_pointer_cast(struct ptd_values *v, struct vtype *s, struct vtyp
 	return 0;
 }
 
+/* Two arrays of one element type and count (gdb assigns one to the
+ * other: $xmm0.v4_int32 = $xmm1.v4_int32) */
+static int same_array(struct vtype *s, struct vtype *t)
+{
+	char *a, *b;
+	int same;
+
+	if (s->kind != VT_ARRAY || t->kind != VT_ARRAY || s->count != t->count ||
+	    ptd__vt_size(s) != ptd__vt_size(t))
+		return 0;
+	a = ptd__vt_name(s->target, "");
+	b = ptd__vt_name(t->target, "");
+	same = a && b && !strcmp(a, b);
+	free(a);
+	free(b);
+	return same;
+}
+
 static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 {
 	struct vtype *s = S(x), *t = ptd__vt_strip(to);
@@ -356,7 +386,7 @@ static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 	}
 	if ((t->kind == VT_STRUCT || t->kind == VT_UNION || t->kind == VT_ARRAY)) {
 		if (s == t || (s->kind == t->kind && s->size == t->size && s->name && t->name &&
-			       !strcmp(s->name, t->name))) {
+			       !strcmp(s->name, t->name)) || same_array(s, t)) {
 			r = ptd__val_copy(x);
 			if (!r)
 				return oom(ps);
@@ -390,6 +420,8 @@ static val_t *convert(struct parser *ps, val_t *x, struct vtype *to)
 	}
 	if (!is_arith(s) && s->kind != VT_PTR)
 		return fail(ps, -ptde_invalid, "Invalid cast.%s", "");
+	if (t->kind == VT_FLOAT && ptd__vt_size(t) > 8) /* long double, $st0: no double on the way */
+		return mk_ldouble(ps, to, as_ldouble(x));
 	if (t->kind == VT_FLOAT)
 		return mk_float(ps, to, as_double(x));
 	if (t->kind == VT_INT && t->is_bool)
@@ -1256,6 +1288,11 @@ static val_t *member(struct parser *ps, val_t *x, const char *name)
 		r->regno = x->regno;
 		r->conv_part = 1;
 		r->addr = (x->conv_part ? x->addr : 0) + mb.off;
+	} else if (x->lval == LV_XREG) {
+		/* $xmm0.v4_int32 = ... writes into the register */
+		r->lval = LV_XREG;
+		r->regno = x->regno;
+		r->addr = x->addr + mb.off;
 	}
 	return ref_member(ps, r);
 }
@@ -1549,9 +1586,20 @@ static val_t *parse_postfix(struct parser *ps)
 						return fail(ps, -ptde_invalid, "no such vector element%s", "");
 					}
 					r = ptd__val_new(s->target);
-					if (r)
-						memcpy(r->buf, x->buf + (uint64_t)k * ptd__vt_size(s->target),
-						       ptd__vt_size(s->target));
+					if (r) {
+						uint64_t at = (uint64_t)k * ptd__vt_size(s->target);
+
+						memcpy(r->buf, x->buf + at, ptd__vt_size(s->target));
+						/* an element of a vector register is a
+						 * place in it; one of what is not known,
+						 * not known */
+						r->unavailable = x->unavailable;
+						if (x->lval == LV_XREG) {
+							r->lval = LV_XREG;
+							r->regno = x->regno;
+							r->addr = x->addr + at;
+						}
+					}
 					ptd_value_free(x);
 					x = r ? r : oom(ps);
 					continue;
@@ -1712,7 +1760,12 @@ static val_t *parse_unary(struct parser *ps)
 
 			if (!is_arith(s)) {
 				ptd_value_free(x);
-				x = fail(ps, -ptde_invalid, "Argument to arithmetic operation not a number or boolean.%s", "");
+				x = fail(ps, -ptde_invalid, c == '-' ? "Argument to negate operation not a number.%s"
+						: "Argument to arithmetic operation not a number or boolean.%s", "");
+			} else if (is_int(s) && s->size > 8) {
+				ptd_value_free(x);
+				x = fail(ps, -ptde_invalid,
+					 "That operation is not available on integers of more than 8 bytes.%s", "");
 			} else if (c == '-') {
 				/* gdb negates a float as 0 - x: -0.0 is 0 */
 				if (s->kind == VT_FLOAT)
@@ -1884,6 +1937,20 @@ static val_t *binary(struct parser *ps, const char *op, val_t *a, val_t *b)
 		goto out;
 	sa = S(a);
 	sb = S(b);
+	if (sa->kind == VT_UNION && sb->kind == VT_UNION && sa->size == sb->size &&
+	    (!strcmp(op, "==") || !strcmp(op, "!="))) {
+		/* gdb compares two unions of one size byte by byte ($xmm0 == $xmm1) */
+		int eq = !memcmp(a->buf, b->buf, sa->size);
+
+		r = mk_int(ps, truth_type(ps), (uint64_t)(op[0] == '=' ? eq : !eq));
+		goto out;
+	}
+	if ((is_int(sa) && sa->size > 8) || (is_int(sb) && sb->size > 8)) {
+		/* (the int128 of the vector registers) */
+		r = fail(ps, -ptde_invalid,
+			 "That operation is not available on integers of more than 8 bytes.%s", "");
+		goto out;
+	}
 	if (!strcmp(op, "&&") || !strcmp(op, "||")) {
 		int x = sa->kind == VT_FLOAT ? as_double(a) != 0 : as_i64(a) != 0;
 		int y = sb->kind == VT_FLOAT ? as_double(b) != 0 : as_i64(b) != 0;
@@ -2213,7 +2280,9 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 		ptd_value_free(rhs);
 		return fail(ps, -ptde_invalid, "Left operand of assignment is not an lvalue.%s", "");
 	}
-	rhs = decay(ps, rhs);
+	/* (an array is assigned whole, not as a pointer) */
+	if (S(lhs)->kind != VT_ARRAY || S(rhs)->kind != VT_ARRAY)
+		rhs = decay(ps, rhs);
 	if (!rhs || fetch(ps, rhs) < 0) {
 		ptd_value_free(lhs);
 		ptd_value_free(rhs);
@@ -2259,13 +2328,28 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 			rc = ptd__err(-ptde_nomap, "Cannot access memory at address 0x%llx",
 				      (unsigned long long)lhs->addr);
 		}
+	} else if (lhs->lval == LV_XREG) {
+		if (lhs->unavailable)
+			rc = ptd__err(-ptde_unsupported, "value is not available");
+		else
+			rc = ptd__xreg_write(v, lhs, nv->buf, sz);
 	} else {
 		uint64_t x = ptd__bits(nv->buf, sz, 0);
 
+		if (lhs->bit_size && lhs->regno >= 0 && lhs->regno < NDREGS) {
+			/* a part of a register ($eax, $ah): the rest as it is */
+			uint64_t mask = (lhs->bit_size < 64 ? (1ull << lhs->bit_size) - 1 : ~0ull)
+					<< lhs->bit_off;
+
+			x = (v->frame.regs[lhs->regno] & ~mask) | ((x << lhs->bit_off) & mask);
+		}
 		if (lhs->unavailable || lhs->not_saved)
 			rc = ptd__err(-ptde_unsupported, "value is not available");
 		else
 			rc = ptd__reg_write(v, lhs->regno, x);
+		for (int k = 0; rc == 0 && ptd__other_regs[k].name; k++)
+			if (ptd__other_regs[k].regno == lhs->regno)
+				memcpy((char *)&v->uregs + ptd__other_regs[k].off, &x, 8);
 		if (rc == 0 && lhs->regno >= 0 && lhs->regno < NDREGS) {
 			v->frame.regs[lhs->regno] = x;
 			if (v->frame.level == 0)
@@ -2282,6 +2366,10 @@ static val_t *assign(struct parser *ps, val_t *lhs, val_t *rhs)
 	nv->lval = lhs->lval;
 	nv->addr = lhs->addr;
 	nv->regno = lhs->regno;
+	if (lhs->lval == LV_REG) {
+		nv->bit_size = lhs->bit_size;
+		nv->bit_off = lhs->bit_off;
+	}
 	ptd_value_free(lhs);
 	return nv;
 }
@@ -2525,6 +2613,8 @@ int ptd_value_as_address(struct ptd_values *v, struct ptd_value *val, uint64_t *
 		(void)ps;
 		return 0;
 	}
+	if (s && (s->kind == VT_STRUCT || s->kind == VT_UNION))
+		return ptd__err(-ptde_invalid, "Value can't be converted to integer.");
 	if (!s || (s->kind != VT_INT && s->kind != VT_PTR && s->kind != VT_ENUM && s->kind != VT_FLAGS))
 		return ptd__err(-ptde_invalid, "Invalid cast.");
 	*addr = ptd__bits(val->buf, s->kind == VT_PTR ? 8 : s->size, s->kind == VT_PTR ? 0 : s->is_signed);

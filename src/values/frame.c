@@ -751,6 +751,8 @@ int ptd_values_bind(struct ptd_values *v, const struct ptd_values_target *tg)
 	v->read = tg->read;
 	v->write = tg->write;
 	v->set_reg = tg->set_reg;
+	v->xstate = tg->xstate;
+	v->set_xstate = tg->set_xstate;
 	v->ctx = tg->ctx;
 	if (tg->ctx_size) {
 		if (tg->ctx_size > sizeof(v->ctx_copy))
@@ -1911,12 +1913,20 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 
 			for (i = 0; seg[i] && strcmp(seg[i], name); i++)
 				;
-			if (!seg[i])
+			if (!seg[i]) {
+				int rc = ptd__xreg_value(v, name, out);
+
+				if (rc)
+					return rc < 0 ? rc : 0;
 				return ptd__err(-ptde_notfound, "Invalid register `%s'", name);
+			}
 			t = i < 6 ? v->t_i32 : v->t_long;
 		}
 	}
-	if (!v->has_regs)
+	/* (whatis $rax has its type before the program runs; gdb's $pc,
+	 * $sp and $fp read the frame even then) */
+	if (!v->has_regs && (!v->type_only || !strcmp(name, "pc") || !strcmp(name, "sp") ||
+			     !strcmp(name, "fp")))
 		return ptd__err(-ptde_not_running, "No registers.");
 	val = ptd__val_new(t);
 	if (!val)
@@ -1929,28 +1939,17 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 		val->lval = LV_REG;
 		val->regno = r;
 	} else {
-		/* eflags and segment registers: frame 0 only */
-		known = v->frame.level == 0 && (v->frame0.known & 1u);
-		if (!strcmp(name, "eflags"))
-			x = v->uregs.eflags;
-		else if (!strcmp(name, "cs"))
-			x = v->uregs.cs;
-		else if (!strcmp(name, "ss"))
-			x = v->uregs.ss;
-		else if (!strcmp(name, "ds"))
-			x = v->uregs.ds;
-		else if (!strcmp(name, "es"))
-			x = v->uregs.es;
-		else if (!strcmp(name, "fs"))
-			x = v->uregs.fs;
-		else if (!strcmp(name, "gs"))
-			x = v->uregs.gs;
-		else if (!strcmp(name, "fs_base"))
-			x = v->uregs.fs_base;
-		else if (!strcmp(name, "gs_base"))
-			x = v->uregs.gs_base;
-		else
-			x = v->uregs.orig_rax;
+		/* eflags and the segment registers: the innermost frame's in
+		 * every frame (gdb's unwinder has them "same value"), and
+		 * written there */
+		int k = ptd__other_reg(name);
+
+		known = (v->frame0.known & 1u) != 0;
+		if (k >= 0) {
+			memcpy(&x, (const char *)&v->uregs + ptd__other_regs[k].off, 8);
+			val->lval = LV_REG;
+			val->regno = ptd__other_regs[k].regno;
+		}
 	}
 	if (!known)
 		val->unavailable = !val->not_saved;
@@ -1958,14 +1957,38 @@ int ptd__reg_value(struct ptd_values *v, const char *name, struct ptd_value **ou
 		v->used_regs = 1;
 	if (half)
 		x &= 0xffffffffu;
-	if (part) {
-		/* (read-only here: writing a part is not supported) */
+	if (part)
 		x = part == 3 ? (x >> 8) & 0xff : part == 2 ? x & 0xffff : x & 0xff;
-		val->lval = LV_NONE;
+	if ((half || part) && val->lval == LV_REG) {
+		/* $eax = 1 writes those bits of rax, the others kept */
+		val->bit_size = half ? 32 : part == 2 ? 16 : 8;
+		val->bit_off = part == 3 ? 8 : 0;
 	}
 	memcpy(val->buf, &x, ptd__vt_size(t) < 8 ? ptd__vt_size(t) : 8);
 	*out = val;
 	return 0;
+}
+
+const struct ptd__other_reg ptd__other_regs[] = {
+	{ "eflags", 49, offsetof(struct user_regs_struct, eflags) },
+	{ "es", 50, offsetof(struct user_regs_struct, es) },
+	{ "cs", 51, offsetof(struct user_regs_struct, cs) },
+	{ "ss", 52, offsetof(struct user_regs_struct, ss) },
+	{ "ds", 53, offsetof(struct user_regs_struct, ds) },
+	{ "fs", 54, offsetof(struct user_regs_struct, fs) },
+	{ "gs", 55, offsetof(struct user_regs_struct, gs) },
+	{ "fs_base", 58, offsetof(struct user_regs_struct, fs_base) },
+	{ "gs_base", 59, offsetof(struct user_regs_struct, gs_base) },
+	{ "orig_rax", DREG_ORIG_RAX, offsetof(struct user_regs_struct, orig_rax) },
+	{ NULL, 0, 0 },
+};
+
+int ptd__other_reg(const char *name)
+{
+	for (int i = 0; ptd__other_regs[i].name; i++)
+		if (!strcmp(name, ptd__other_regs[i].name))
+			return i;
+	return -1;
 }
 
 int ptd__reg_write(struct ptd_values *v, int regno, uint64_t x)
@@ -1973,7 +1996,7 @@ int ptd__reg_write(struct ptd_values *v, int regno, uint64_t x)
 	if (!v->set_reg)
 		return ptd__err(-ptde_unsupported,
 				"cannot write registers: the program is not running live");
-	if (v->frame.level != 0)
+	if (v->frame.level != 0 && regno < NDREGS)
 		return ptd__err(-ptde_unsupported,
 				"cannot write a register of an outer frame");
 	return v->set_reg(v->ctx, regno, x);

@@ -259,11 +259,171 @@ static void format_int(struct ptd_values *v, struct sbuf *b, uint64_t raw, uint6
 	}
 }
 
+/* 2^@k for -1022 <= k <= 1023, from its bits (no libm here) */
+static double pow2(int k)
+{
+	uint64_t bits = (uint64_t)(k + 1023) << 52;
+	double d;
+
+	memcpy(&d, &bits, 8);
+	return d;
+}
+
+double ptd__half_to_double(const uint8_t *p, int bf16)
+{
+	unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
+	int mbits = bf16 ? 7 : 10, ebits = bf16 ? 8 : 5;
+	unsigned emax = (1u << ebits) - 1, e = (h >> mbits) & emax, m = h & ((1u << mbits) - 1);
+	int bias = (1 << (ebits - 1)) - 1;
+	double d;
+
+	if (e == emax)
+		d = m ? NAN : INFINITY;
+	else if (e)
+		d = (double)((1u << mbits) | m) * pow2((int)e - bias - mbits);
+	else
+		d = (double)m * pow2(1 - bias - mbits);
+	return (h >> 15) ? -d : d;
+}
+
+/*
+ * gdb 13's conversions to these formats are not IEEE's, and mirrored as
+ * it gives them: a half loses its sign; a NaN becomes the positive one of
+ * mantissa 1, 0 and -0 are 0; below the normal range the fraction is kept
+ * with a zero exponent one binade down, and further down the value is 0
+ * (-0 for a bfloat16).
+ */
+unsigned ptd__half_from_double(double d, int bf16)
+{
+	int mbits = bf16 ? 7 : 10, ebits = bf16 ? 8 : 5, bias = (1 << (ebits - 1)) - 1, e;
+	unsigned emax = (1u << ebits) - 1, sign;
+	uint64_t bits, f, rem, half;
+	const int shift = 52 - mbits;
+
+	memcpy(&bits, &d, 8);
+	sign = bf16 ? (unsigned)(bits >> 63) << 15 : 0;
+	if (((bits >> 52) & 0x7ff) == 0x7ff)
+		return ((bits << 12) ? 0 : sign) | emax << mbits | ((bits << 12) ? 1u : 0);
+	if (!(bits << 1))
+		return 0;
+	if (!((bits >> 52) & 0x7ff)) /* far below the smallest */
+		return sign;
+	/* d is 1.f * 2^(e - bias): f to mbits bits, to nearest, ties to even */
+	e = (int)((bits >> 52) & 0x7ff) - 1023 + bias;
+	f = (bits & ((1ull << 52) - 1)) >> shift;
+	rem = bits & ((1ull << shift) - 1);
+	half = 1ull << (shift - 1);
+	if (rem > half || (rem == half && (f & 1)))
+		f++;
+	if (f == 1ull << mbits) {
+		f = 0;
+		e++;
+	}
+	if (e >= (int)emax)
+		return sign | emax << mbits;
+	if (e < 0)
+		return sign;
+	return sign | (unsigned)e << mbits | (unsigned)f;
+}
+
+/* A 2-byte float (IEEE half, or bfloat16 with @bf16) as gdb prints it:
+ * %g with 5 or 4 digits, a NaN with its mantissa bits. */
+static void format_half(struct sbuf *b, const uint8_t *p, int bf16)
+{
+	unsigned h = (unsigned)p[0] | (unsigned)p[1] << 8;
+	unsigned mmask = bf16 ? 0x7f : 0x3ff;
+	double d = ptd__half_to_double(p, bf16);
+
+	if (isnan(d))
+		ptd__sb_add(b, "%snan(0x%x)", (h >> 15) ? "-" : "", h & mmask);
+	else if (isinf(d))
+		ptd__sb_add(b, d < 0 ? "-inf" : "inf");
+	else
+		ptd__sb_add(b, "%.*g", bf16 ? 4 : 5, d);
+}
+
+/* A number of 9 to 16 bytes in hex (/x of an int128 or of $st0), with
+ * its leading zeros for @zeros (/z) */
+static void format_wide_hex(struct sbuf *b, const uint8_t *p, uint64_t size, int zeros)
+{
+	int i = (int)size - 1;
+
+	if (zeros) {
+		ptd__sb_add(b, "0x");
+		for (; i >= 0; i--)
+			ptd__sb_add(b, "%02x", p[i]);
+		return;
+	}
+	while (i > 0 && !p[i])
+		i--;
+	ptd__sb_add(b, "0x%x", p[i]);
+	while (--i >= 0)
+		ptd__sb_add(b, "%02x", p[i]);
+}
+
+/* A number of 9 to 16 bytes (an int128, the bytes of $st0) in decimal
+ * (signed: its top bit is the sign), octal or binary, as /d /u /o /t
+ * print it */
+static void format_wide(struct sbuf *b, const uint8_t *p, uint64_t size, int fmt, int is_signed)
+{
+	unsigned __int128 u = 0;
+	char digits[136];
+	int n = sizeof(digits) - 1, neg = 0;
+	unsigned base = fmt == 'o' ? 8 : fmt == 't' ? 2 : 10;
+
+	memcpy(&u, p, size > 16 ? 16 : size);
+	if (base == 10 && is_signed && (p[size - 1] & 0x80)) {
+		if (size < 16)
+			u |= ~(unsigned __int128)0 << (8 * size);
+		neg = 1;
+		u = -u;
+	}
+	digits[n] = 0;
+	do {
+		digits[--n] = (char)('0' + (int)(u % base));
+		u /= base;
+	} while (u);
+	if (base == 8 && strcmp(digits + n, "0"))
+		digits[--n] = '0';
+	ptd__sb_add(b, "%s%s", neg ? "-" : "", digits + n);
+}
+
+/* A format an integer of more than 8 bytes has, printed; 0 if not one
+ * (the caller prints it naturally) */
+static int format_wide_fmt(struct sbuf *b, const uint8_t *p, uint64_t size, int fmt, int is_signed)
+{
+	switch (fmt) {
+	case 'x':
+	case 'z':
+		format_wide_hex(b, p, size, fmt == 'z');
+		return 1;
+	case 'd':
+	case 'u':
+		format_wide(b, p, size, fmt, fmt == 'd' ? 1 : 0);
+		return 1;
+	case 'o':
+	case 't':
+		format_wide(b, p, size, fmt, is_signed);
+		return 1;
+	case 'c':
+	case 'a':
+		/* (gdb's words, where the value would be) */
+		ptd__sb_add(b, "That operation is not available on integers of more than 8 bytes.");
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
 {
 	double d;
 	char tmp[64];
 
+	if (size == 2) {
+		format_half(b, p, 0);
+		return;
+	}
 	if (size == 4) {
 		float f;
 
@@ -272,9 +432,18 @@ static void format_float(struct sbuf *b, const uint8_t *p, uint64_t size)
 	} else if (size == 8) {
 		memcpy(&d, p, 8);
 	} else {
-		long double ld;
+		long double ld = 0;
 
 		memcpy(&ld, p, sizeof(ld) < size ? sizeof(ld) : size);
+		if (isnan(ld) && size >= 10) {
+			/* x87's NaN: its 64-bit mantissa, the integer bit too */
+			uint64_t mant;
+
+			memcpy(&mant, p, 8);
+			ptd__sb_add(b, "%snan(0x%llx)", (p[9] & 0x80) ? "-" : "",
+				    (unsigned long long)mant);
+			return;
+		}
 		if (isnan(ld) || isinf(ld))
 			d = (double)ld;
 		else {
@@ -408,21 +577,14 @@ static void print_pointer(struct ptd_values *v, struct vtype *t, struct vtype *o
 		print_symbol_suffix_as(v, b, x, fmt == 'a');
 }
 
-static void print_flags(struct sbuf *b, uint64_t x)
+static void print_flags(struct sbuf *b, const struct vtype *t, uint64_t x)
 {
-	static const struct {
-		int bit;
-		const char *name;
-	} fl[] = {
-		{ 0, "CF" }, { 2, "PF" }, { 4, "AF" }, { 6, "ZF" }, { 7, "SF" }, { 8, "TF" },
-		{ 9, "IF" }, { 10, "DF" }, { 11, "OF" }, { 14, "NT" }, { 16, "RF" }, { 17, "VM" },
-		{ 18, "AC" }, { 19, "VIF" }, { 20, "VIP" }, { 21, "ID" },
-	};
+	const struct ptd__flag *f = t->flags ? t->flags : ptd__eflags_flags;
 
 	ptd__sb_add(b, "[ ");
-	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
-		if (x & (1ull << fl[i].bit))
-			ptd__sb_add(b, "%s ", fl[i].name);
+	for (; f->name; f++)
+		if (f->name[0] && (x & (1ull << f->bit)))
+			ptd__sb_add(b, "%s ", f->name);
 	ptd__sb_add(b, "]");
 }
 
@@ -556,6 +718,12 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 	}
 	switch (s->kind) {
 	case VT_INT:
+		if (s->size > 8) {
+			/* int128_t and uint128_t of the vector registers */
+			if (!format_wide_fmt(b, p, s->size, fmt, s->is_signed))
+				format_wide(b, p, s->size, 'd', s->is_signed);
+			return 0;
+		}
 		x = ptd__bits(p, s->size, s->is_signed);
 		if (fmt && fmt != 's') {
 			format_int(v, b, x, s->size, s->is_signed, fmt);
@@ -593,17 +761,28 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 
 					memcpy(&f, p, 4);
 					d = f;
-				} else {
+				} else if (s->size == 8) {
 					memcpy(&d, p, 8);
+				} else {
+					long double ld = 0;
+
+					memcpy(&ld, p, s->size > 10 ? 10 : s->size);
+					d = s->size == 10 ? (double)ld : ptd__half_to_double(p, s->bfloat16);
 				}
 				format_int(v, b, d != d || d > 1e18 || d < -1e18 ? 0 : (uint64_t)(int64_t)d,
 					   s->size, 1, fmt);
 				return 0;
 			}
+			/* $st0's bytes as an integer, as gdb 13's /x /d */
+			if (s->size > 8 && format_wide_fmt(b, p, s->size, fmt, 1))
+				return 0;
 			format_int(v, b, ptd__bits(p, s->size, 0), s->size, 0, fmt);
 			return 0;
 		}
-		format_float(b, p, s->size);
+		if (s->size == 2)
+			format_half(b, p, s->bfloat16);
+		else
+			format_float(b, p, s->size);
 		return 0;
 	case VT_PTR:
 		x = ptd__bits(p, 8, 0);
@@ -702,7 +881,7 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 		if (fmt && fmt != 's')
 			format_int(v, b, x, 4, 0, fmt);
 		else
-			print_flags(b, x);
+			print_flags(b, s, x);
 		return 0;
 	case VT_VOID:
 		ptd__sb_add(b, "void");

@@ -111,7 +111,15 @@ void ptd__vt_builtins(struct ptd_values *v)
 		v->t_code_ptr->target = fn;
 	}
 	v->t_flags = ptd__vt_new(v, VT_FLAGS, "i386_eflags", 4);
+	if (v->t_flags)
+		v->t_flags->flags = ptd__eflags_flags;
 }
+
+const struct ptd__flag ptd__eflags_flags[] = {
+	{ 0, "CF" },   { 1, "" },     { 2, "PF" },   { 4, "AF" },  { 6, "ZF" },  { 7, "SF" },
+	{ 8, "TF" },   { 9, "IF" },   { 10, "DF" },  { 11, "OF" }, { 14, "NT" }, { 16, "RF" },
+	{ 17, "VM" },  { 18, "AC" },  { 19, "VIF" }, { 20, "VIP" }, { 21, "ID" }, { -1, NULL },
+};
 
 struct vtype *ptd__vt_strip(struct vtype *t)
 {
@@ -748,8 +756,17 @@ static char *vt_declare(struct vtype *t, const char *decl, int bare)
 		free(d);
 		return r;
 	case VT_ARRAY: {
-		char dim[32];
+		char dim[64];
 
+		if (t->vector && !bare) {
+			/* gdb's vector: "float v8_float __attribute__ ((vector_size(8)))" */
+			snprintf(dim, sizeof(dim), "__attribute__ ((vector_size(%lld)))",
+				 (long long)t->count);
+			b = vt_declare(t->target, decl, 0);
+			r = b ? cat3(b, " ", dim) : NULL;
+			free(b);
+			return r;
+		}
 		if (t->count >= 0)
 			snprintf(dim, sizeof(dim), "[%lld]", (long long)t->count);
 		else
@@ -824,6 +841,21 @@ char *ptd__vt_ptype(struct vtype *t)
 			in = in->target;
 		while (in && in->kind == VT_TYPEDEF && in->target)
 			in = in->target;
+		if (s->kind == VT_FLAGS && s->flags) {
+			/* "flag i386_mxcsr {\n    bool IE @0;\n...}" */
+			struct sbuf sb = { 0 };
+
+			ptd__sb_add(&sb, "flag %s {\n", s->name ? s->name : "");
+			for (const struct ptd__flag *f = s->flags; f->name; f++)
+				ptd__sb_add(&sb, "    bool %s%s@%d;\n", f->name, f->name[0] ? " " : "",
+					    f->bit);
+			ptd__sb_add(&sb, "}");
+			if (sb.oom) {
+				free(sb.s);
+				return NULL;
+			}
+			return sb.s;
+		}
 		if (!in || (in->kind != VT_STRUCT && in->kind != VT_UNION && in->kind != VT_ENUM))
 			return ptd__vt_name(s, "");
 		if (in->kind == VT_ENUM) {

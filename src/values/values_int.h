@@ -36,6 +36,13 @@ enum vt_kind {
 
 struct vtype;
 
+/* A bit of a flags type ($eflags, $mxcsr): its number and name ("" for
+ * a bit gdb lists without a name); a table ends at name NULL. */
+struct ptd__flag {
+	int bit;
+	const char *name;
+};
+
 struct vt_member {
 	char *name;          /* NULL for function parameters */
 	struct vtype *type;
@@ -83,6 +90,10 @@ struct vtype {
 	size_t methods_len;
 	struct vtype *next_alloc;
 	int mark;              /* reachable from the history or a builtin */
+	int vector;            /* VT_ARRAY: a vector register's part, gdb's
+				* "float __attribute__ ((vector_size(4)))" */
+	int bfloat16;          /* VT_FLOAT of 2 bytes: bfloat16, not IEEE half */
+	const struct ptd__flag *flags; /* VT_FLAGS: its bits (static) */
 };
 
 /* A value: what print shows, what $N keeps. */
@@ -90,7 +101,9 @@ struct ptd_value {
 	struct vtype *type;
 	uint8_t *buf;        /* type size bytes once fetched; owned */
 	int lazy;            /* lval_mem not read yet */
-	enum { LV_NONE, LV_MEM, LV_REG, LV_CONV } lval;
+	/* LV_XREG: a register of xregs.c, @regno its id and @addr the
+	 * first byte of it this value is */
+	enum { LV_NONE, LV_MEM, LV_REG, LV_CONV, LV_XREG } lval;
 	uint64_t addr;       /* LV_MEM */
 	int regno;           /* LV_REG: DWARF register number; LV_CONV: the
 			      * convenience variable's index in ptd_values.conv */
@@ -134,6 +147,20 @@ int ptd__val_synth_deref(struct ptd_values *v, const struct ptd_value *ptr, stru
 
 /* DWARF register numbers of x86-64 the unwinder and locations use. */
 #define NDREGS 17 /* rax..r15 and the return address (16) */
+/* The registers every frame has the innermost one's values of: eflags,
+ * the segment registers, fs_base, gs_base (by their DWARF numbers) and
+ * orig_rax (DREG_ORIG_RAX, which has none), where they are in struct
+ * user_regs_struct; the table ends at name NULL.  ptd__reg_write and
+ * set_reg take these numbers too. */
+#define DREG_ORIG_RAX 1000
+struct ptd__other_reg {
+	const char *name;
+	int regno;
+	size_t off;
+};
+extern const struct ptd__other_reg ptd__other_regs[];
+/* The index in ptd__other_regs of register @name, or -1 */
+int ptd__other_reg(const char *name);
 /* their names, by DWARF number */
 extern const char *const ptd__dreg_name[NDREGS];
 
@@ -161,6 +188,8 @@ struct ptd_values {
 	long (*read)(void *ctx, uint64_t addr, void *buf, size_t n);
 	long (*write)(void *ctx, uint64_t addr, const void *buf, size_t n);
 	int (*set_reg)(void *ctx, int dwarf_regno, uint64_t v);
+	int (*xstate)(void *ctx, void *buf, size_t *size);
+	int (*set_xstate)(void *ctx, const void *buf, size_t size);
 	void *ctx;
 	uint64_t ctx_copy[8]; /* ptd_values_target.ctx_size bytes */
 
@@ -305,6 +334,16 @@ int ptd__find_symbol(struct ptd_values *v, const char *name, struct ptd__symfoun
  * holds); NULL when the DWARF does not say. */
 struct vtype *ptd__fn_class_targ(struct ptd_values *v, uint64_t pc);
 
+/* xregs.c */
+/* $xmm0, $st0, $mxcsr, $k1...: 1 and the register's value in *@out, 0
+ * when @name is none of those registers, <0 on an error. */
+int ptd__xreg_value(struct ptd_values *v, const char *name, struct ptd_value **out);
+/* Writes @n bytes at @lhs (an LV_XREG value's place) into the register. */
+int ptd__xreg_write(struct ptd_values *v, const struct ptd_value *lhs, const void *bytes,
+		    size_t n);
+/* gdb's flags of $eflags */
+extern const struct ptd__flag ptd__eflags_flags[];
+
 /* print.c */
 struct sbuf {
 	char *s;
@@ -314,6 +353,10 @@ struct sbuf {
 void ptd__sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ptd__val_print(struct ptd_values *v, struct ptd_value *val, int fmt, int top, struct sbuf *b);
 uint64_t ptd__bits(const uint8_t *p, uint64_t size, int is_signed);
+/* 2-byte floats: IEEE half, or bfloat16 with @bf16 (its bits little-endian
+ * at @p; from a double, rounded to nearest, as its 16 bits) */
+double ptd__half_to_double(const uint8_t *p, int bf16);
+unsigned ptd__half_from_double(double d, int bf16);
 /* Prints the value of type @t whose bytes are at @p (@avail of them)
  * as gdb does at nesting @depth; 0, or <0 when memory it needed could
  * not be read (after printing what came before, as gdb does). */
