@@ -161,8 +161,7 @@ static int run_line(struct shell *sh, const char *line, int *repeatable)
 /* A line of a command's body (`commands`) at the terminal, prompted ">". */
 static char *tty_read_line(struct shell *sh)
 {
-	(void)sh;
-	return readline(">");
+	return readline(sh->body_prompt[0] ? sh->body_prompt : ">");
 }
 
 static void interactive_loop(struct shell *sh)

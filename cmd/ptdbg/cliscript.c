@@ -1,0 +1,1026 @@
+/*
+ * gdb's command-file scripting in the shell: the bodies read up to a
+ * matching `end` (for `if`, `while`, `define`, `document` and the
+ * breakpoint lists of bpcommands.c), running them with `if`/`else`,
+ * `while`/`loop_break`/`loop_continue`, user-defined commands with their
+ * textual $argc/$arg0..$arg9, their documentation, hooks (hook-CMD,
+ * hookpost-CMD and hook-stop), `show user`, `alias`, and `set logging`,
+ * which copies or redirects the shell's own output (never the
+ * program's) to a file.
+ *
+ * A body is kept as the lines read, trimmed; nested blocks stay inside
+ * it as lines and are read again from it when it runs: while a body
+ * runs, sh->read_line reads from it, so an `if` or `define` in a body
+ * takes its own lines from there, as from a file or the terminal.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shell.h"
+
+struct user_cmd {
+	char *name;
+	char **lines;
+	int n;
+	char **doc;
+	int ndoc;
+};
+
+static struct user_cmd *ucmds;
+static int nucmds;
+
+struct alias {
+	char *name;
+	char *expansion; /* the command and its default arguments */
+};
+
+static struct alias *aliases;
+static int naliases;
+
+static const char *ws(const char *p)
+{
+	while (*p && isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* The first word of @line into @w (a command name ends at a space). */
+static const char *word_of(const char *line, char *w, size_t n)
+{
+	size_t i = 0;
+
+	line = ws(line);
+	while (*line && !isspace((unsigned char)*line) && i + 1 < n)
+		w[i++] = *line++;
+	w[i] = '\0';
+	while (*line && !isspace((unsigned char)*line))
+		line++;
+	return ws(line);
+}
+
+static char *trimmed(const char *line)
+{
+	const char *p = ws(line);
+	size_t n = strlen(p);
+
+	while (n && isspace((unsigned char)p[n - 1]))
+		n--;
+	return strndup(p, n);
+}
+
+void shell_free_lines(char **lines, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+/* Whether @line opens a block that an `end` closes. */
+static int opens_block(const char *line)
+{
+	char w[64];
+	const char *full;
+
+	word_of(line, w, sizeof(w));
+	if (!strcmp(w, "if") || !strcmp(w, "while") || !strcmp(w, "define") ||
+	    !strcmp(w, "document"))
+		return 1;
+	full = shell_command_full_name(w);
+	return full && !strcmp(full, "commands");
+}
+
+static int is_end(const char *line)
+{
+	char w[64];
+
+	word_of(line, w, sizeof(w));
+	return !strcmp(w, "end");
+}
+
+/* The next line of the input, prompted as gdb does at a terminal or on
+ * standard input: one space per open block, then ">". */
+static char *next_line(struct shell *sh, int depth)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	snprintf(sh->body_prompt, sizeof(sh->body_prompt), "%*s>", depth, "");
+	if (sh->read_line)
+		return sh->read_line(sh);
+	/* (gdb prompts for them on standard input even in batch mode) */
+	fputs(sh->body_prompt, stdout);
+	fflush(stdout);
+	len = getline(&line, &cap, stdin);
+	if (len < 0) {
+		free(line);
+		return NULL;
+	}
+	if (len && line[len - 1] == '\n')
+		line[len - 1] = '\0';
+	return line;
+}
+
+int shell_read_body(struct shell *sh, int depth, char ***out, int *nout)
+{
+	char **lines = NULL;
+	int n = 0, level = 0;
+
+	for (;;) {
+		char *raw = next_line(sh, depth + level), *t, **nl;
+
+		if (!raw)
+			break; /* the input ended: the body so far, as gdb */
+		t = trimmed(raw);
+		free(raw);
+		if (!t)
+			break;
+		/* a document body is text: no blocks in it */
+		if (is_end(t)) {
+			if (!level) {
+				free(t);
+				break;
+			}
+			level--;
+		} else if (opens_block(t)) {
+			level++;
+		}
+		nl = realloc(lines, (size_t)(n + 1) * sizeof(*lines));
+		if (!nl) {
+			free(t);
+			break;
+		}
+		lines = nl;
+		lines[n++] = t;
+	}
+	*out = lines;
+	*nout = n;
+	return 0;
+}
+
+/* Reading from a body as it runs. */
+struct body_cursor {
+	char **lines;
+	int n, i;
+};
+
+static char *body_read_line(struct shell *sh)
+{
+	struct body_cursor *c = sh->read_line_ctx;
+
+	if (c->i >= c->n)
+		return NULL;
+	return strdup(c->lines[c->i++]);
+}
+
+int shell_run_body(struct shell *sh, char **lines, int n)
+{
+	struct body_cursor cur = { lines, n, 0 };
+	char *(*outer)(struct shell *) = sh->read_line;
+	void *outer_ctx = sh->read_line_ctx;
+	int rc = 0;
+
+	sh->read_line = body_read_line;
+	sh->read_line_ctx = &cur;
+	while (cur.i < cur.n && !sh->quit && !sh->loop_ctl) {
+		const char *line = cur.lines[cur.i++];
+
+		rc = shell_execute(sh, line, NULL);
+		if (rc < 0)
+			break;
+	}
+	sh->read_line = outer;
+	sh->read_line_ctx = outer_ctx;
+	return rc;
+}
+
+/* The @lines of an if body up to its `else` (at its own level), and
+ * after it. */
+static int else_at(char **lines, int n)
+{
+	int level = 0;
+
+	for (int i = 0; i < n; i++) {
+		char w[64];
+
+		word_of(lines[i], w, sizeof(w));
+		if (!level && !strcmp(w, "else"))
+			return i;
+		if (is_end(lines[i]))
+			level--;
+		else if (opens_block(lines[i]))
+			level++;
+	}
+	return n;
+}
+
+static int truth(struct shell *sh, const char *expr, int *t)
+{
+	uint64_t v;
+	enum expr_kind k;
+
+	if (shell_eval(sh, expr, &v, &k) < 0)
+		return -1;
+	*t = v != 0;
+	return 0;
+}
+
+int shell_cmd_if(struct shell *sh, const char *args)
+{
+	char **lines;
+	int n, e, t, rc;
+
+	args = ws(args);
+	if (!*args)
+		return shell_error("if command requires an argument.");
+	shell_read_body(sh, 1, &lines, &n);
+	e = else_at(lines, n);
+	rc = truth(sh, args, &t);
+	if (rc == 0) {
+		if (t)
+			rc = shell_run_body(sh, lines, e);
+		else if (e < n)
+			rc = shell_run_body(sh, lines + e + 1, n - e - 1);
+	}
+	shell_free_lines(lines, n);
+	return rc;
+}
+
+int shell_cmd_while(struct shell *sh, const char *args)
+{
+	char **lines;
+	int n, t, rc;
+
+	args = ws(args);
+	if (!*args)
+		return shell_error("while command requires an argument.");
+	shell_read_body(sh, 1, &lines, &n);
+	sh->loop_depth++;
+	for (;;) {
+		rc = truth(sh, args, &t);
+		if (rc < 0 || !t)
+			break;
+		rc = shell_run_body(sh, lines, n);
+		if (sh->loop_ctl == 1) {
+			sh->loop_ctl = 0;
+			break;
+		}
+		sh->loop_ctl = 0;
+		if (rc < 0 || sh->quit)
+			break;
+	}
+	sh->loop_depth--;
+	shell_free_lines(lines, n);
+	return rc;
+}
+
+/* loop_break, loop_continue: 1, 2 (only inside a while's body) */
+int shell_loop_control(struct shell *sh, const char *word)
+{
+	if (!sh->loop_depth)
+		return 0;
+	if (!strcmp(word, "loop_break"))
+		sh->loop_ctl = 1;
+	else if (!strcmp(word, "loop_continue"))
+		sh->loop_ctl = 2;
+	else
+		return 0;
+	return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* User-defined commands                                                */
+
+static struct user_cmd *find_user(const char *name)
+{
+	for (int i = 0; i < nucmds; i++)
+		if (!strcmp(ucmds[i].name, name))
+			return &ucmds[i];
+	return NULL;
+}
+
+/* A user command named @word exactly, or by a unique prefix when
+ * @prefix; NULL otherwise. */
+const char *shell_user_command(const char *word, int prefix)
+{
+	struct user_cmd *u = find_user(word), *found = NULL;
+	size_t len = strlen(word);
+
+	if (u)
+		return u->name;
+	if (!prefix || !len)
+		return NULL;
+	for (int i = 0; i < nucmds; i++)
+		if (!strncmp(ucmds[i].name, word, len)) {
+			if (found)
+				return NULL;
+			found = &ucmds[i];
+		}
+	return found ? found->name : NULL;
+}
+
+static int valid_name(const char *name)
+{
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_.", *p))
+			return 0;
+	return 1;
+}
+
+int shell_cmd_define(struct shell *sh, const char *args)
+{
+	char name[128], q[256], **lines;
+	struct user_cmd *u;
+	int n;
+
+	word_of(args, name, sizeof(name));
+	if (!name[0])
+		return shell_error("Argument required (name of command to define).");
+	if (!valid_name(name))
+		return shell_error("Junk in argument list: \"%s\"", name);
+	u = find_user(name);
+	if (u) {
+		snprintf(q, sizeof(q), "Redefine command \"%s\"? ", name);
+		if (!shell_query(sh, q))
+			return shell_error("Command \"%s\" not redefined.", name);
+	} else if (shell_command_full_name(name) &&
+		   !strcmp(shell_command_full_name(name), name)) {
+		snprintf(q, sizeof(q), "Really redefine built-in command \"%s\"? ", name);
+		if (!shell_query(sh, q))
+			return shell_error("Command \"%s\" not redefined.", name);
+	}
+	if (!u && (!strncmp(name, "hook-", 5) || !strncmp(name, "hookpost-", 9))) {
+		const char *hooked = name + (name[4] == '-' ? 5 : 9);
+		const char *full = shell_command_full_name(hooked);
+
+		/* "stop" is no command but hook-stop is gdb's stop hook */
+		if ((!full || strcmp(full, hooked)) && !find_user(hooked) &&
+		    strcmp(hooked, "stop")) {
+			printf("warning: Your new `%s' command does not hook any existing command.\n",
+			       name);
+			if (!shell_query(sh, "Proceed? "))
+				return shell_error("Not confirmed.");
+		}
+	}
+	if (sh->from_tty && isatty(STDIN_FILENO))
+		printf("Type commands for definition of \"%s\".\n"
+		       "End with a line saying just \"end\".\n", name);
+	shell_read_body(sh, 0, &lines, &n);
+	if (!u) {
+		struct user_cmd *nu = realloc(ucmds, (size_t)(nucmds + 1) * sizeof(*nu));
+
+		if (!nu) {
+			shell_free_lines(lines, n);
+			return shell_error("out of memory");
+		}
+		ucmds = nu;
+		u = &ucmds[nucmds++];
+		memset(u, 0, sizeof(*u));
+		u->name = strdup(name);
+		/* gdb keeps commands sorted: show user lists them so */
+		for (int i = nucmds - 1; i > 0 && strcmp(ucmds[i - 1].name, ucmds[i].name) > 0;
+		     i--) {
+			struct user_cmd t = ucmds[i];
+
+			ucmds[i] = ucmds[i - 1];
+			ucmds[i - 1] = t;
+		}
+		u = find_user(name);
+	} else {
+		shell_free_lines(u->lines, u->n);
+	}
+	u->lines = lines;
+	u->n = n;
+	return 0;
+}
+
+int shell_cmd_document(struct shell *sh, const char *args)
+{
+	char name[128], **lines;
+	struct user_cmd *u;
+	int n;
+
+	word_of(args, name, sizeof(name));
+	if (!name[0])
+		return shell_error("Argument required (name of command to define).");
+	u = find_user(name);
+	if (!u) {
+		if (shell_command_full_name(name))
+			return shell_error("Command \"%s\" is built-in.", name);
+		return shell_error("Undefined command: \"%s\".", name);
+	}
+	if (sh->from_tty && isatty(STDIN_FILENO))
+		printf("Type documentation for \"%s\".\n"
+		       "End with a line saying just \"end\".\n", name);
+	shell_read_body(sh, 0, &lines, &n);
+	shell_free_lines(u->doc, u->ndoc);
+	u->doc = lines;
+	u->ndoc = n;
+	return 0;
+}
+
+int shell_user_help(const char *name)
+{
+	struct user_cmd *u = find_user(name);
+
+	if (!u)
+		return 0;
+	if (!u->ndoc)
+		printf("User-defined.\n");
+	for (int i = 0; i < u->ndoc; i++)
+		printf("%s\n", u->doc[i]);
+	return 1;
+}
+
+static void show_one(struct user_cmd *u)
+{
+	int level = 1;
+
+	printf("User command \"%s\":\n", u->name);
+	for (int i = 0; i < u->n; i++) {
+		char w[64];
+		int here;
+
+		word_of(u->lines[i], w, sizeof(w));
+		if (is_end(u->lines[i]))
+			level--;
+		here = level - (!strcmp(w, "else") ? 1 : 0);
+		printf("%*s%s\n", 2 * here, "", u->lines[i]);
+		if (opens_block(u->lines[i]))
+			level++;
+	}
+	if (u->n)
+		printf("\n");
+}
+
+int shell_show_user(struct shell *sh, const char *args)
+{
+	char name[128];
+
+	(void)sh;
+	word_of(args, name, sizeof(name));
+	if (name[0]) {
+		struct user_cmd *u = find_user(name);
+
+		if (!u) {
+			if (shell_command_full_name(name))
+				return shell_error("Not a user command.");
+			return shell_error("Undefined command: \"%s\".  Try \"help\".", name);
+		}
+		show_one(u);
+		return 0;
+	}
+	for (int i = 0; i < nucmds; i++)
+		show_one(&ucmds[i]);
+	return 0;
+}
+
+int shell_cmd_dont_repeat(struct shell *sh, const char *args)
+{
+	(void)args;
+	sh->dont_repeat = 1;
+	return 0;
+}
+
+/* The arguments of the user commands running, innermost last. */
+#define MAX_USER_DEPTH 1024
+struct user_args {
+	char *args[10];
+	int argc;
+};
+
+static struct user_args *arg_stack[MAX_USER_DEPTH];
+static int arg_depth;
+
+/* Splits @args as gdb: at blanks outside quotes; a backslash keeps the
+ * next character. */
+static void split_args(const char *args, struct user_args *ua)
+{
+	const char *p = ws(args);
+
+	while (*p && ua->argc < 10) {
+		const char *s = p;
+		int sq = 0, dq = 0, bs = 0;
+
+		while (*p) {
+			if (bs)
+				bs = 0;
+			else if (*p == '\\')
+				bs = 1;
+			else if (*p == '\'' && !dq)
+				sq = !sq;
+			else if (*p == '"' && !sq)
+				dq = !dq;
+			else if (isspace((unsigned char)*p) && !sq && !dq)
+				break;
+			p++;
+		}
+		ua->args[ua->argc++] = strndup(s, (size_t)(p - s));
+		p = ws(p);
+	}
+}
+
+char *shell_subst_args(const char *line)
+{
+	struct user_args *ua;
+	size_t cap, len = 0;
+	char *out;
+	const char *p;
+
+	if (!arg_depth || !strstr(line, "$arg"))
+		return NULL;
+	ua = arg_stack[arg_depth - 1];
+	cap = strlen(line) + 64;
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	for (p = line; *p;) {
+		const char *rep = NULL;
+		char num[16];
+		size_t skip = 0;
+
+		if (!strncmp(p, "$argc", 5) && !isalnum((unsigned char)p[5]) && p[5] != '_') {
+			snprintf(num, sizeof(num), "%d", ua->argc);
+			rep = num;
+			skip = 5;
+		} else if (!strncmp(p, "$arg", 4) && isdigit((unsigned char)p[4]) &&
+			   !isalnum((unsigned char)p[5]) && p[5] != '_') {
+			int k = p[4] - '0';
+
+			if (k >= ua->argc) {
+				free(out);
+				shell_error("Missing argument %d in user function.", k);
+				return (char *)-1;
+			}
+			rep = ua->args[k];
+			skip = 5;
+		}
+		if (rep) {
+			size_t r = strlen(rep);
+			char *no;
+
+			if (len + r + strlen(p) + 1 > cap) {
+				cap = len + r + strlen(p) + 64;
+				no = realloc(out, cap);
+				if (!no) {
+					free(out);
+					return NULL;
+				}
+				out = no;
+			}
+			memcpy(out + len, rep, r);
+			len += r;
+			p += skip;
+		} else {
+			if (len + 2 > cap) {
+				cap = cap * 2;
+				char *no = realloc(out, cap);
+
+				if (!no) {
+					free(out);
+					return NULL;
+				}
+				out = no;
+			}
+			out[len++] = *p++;
+		}
+	}
+	out[len] = '\0';
+	return out;
+}
+
+int shell_run_user(struct shell *sh, const char *name, const char *args)
+{
+	struct user_cmd *u = find_user(name);
+	struct user_args ua = { { 0 }, 0 };
+	char **copy;
+	int n, rc, outer_loop;
+
+	if (!u)
+		return shell_error("Undefined command: \"%s\".  Try \"help\".", name);
+	if (arg_depth >= MAX_USER_DEPTH)
+		return shell_error("Max user call depth exceeded -- command aborted.");
+	split_args(args, &ua);
+	/* a copy: the command may redefine itself */
+	n = u->n;
+	copy = calloc((size_t)n + 1, sizeof(*copy));
+	for (int i = 0; copy && i < n; i++)
+		copy[i] = strdup(u->lines[i]);
+	arg_stack[arg_depth++] = &ua;
+	outer_loop = sh->loop_depth;
+	sh->loop_depth = 0; /* loop_break does not leave the command */
+	int saved_tty = sh->from_tty;
+
+	sh->from_tty = 0;
+	rc = copy ? shell_run_body(sh, copy, n) : shell_error("out of memory");
+	sh->from_tty = saved_tty;
+	sh->loop_depth = outer_loop;
+	sh->loop_ctl = 0;
+	arg_depth--;
+	for (int i = 0; i < ua.argc; i++)
+		free(ua.args[i]);
+	shell_free_lines(copy, n);
+	return rc;
+}
+
+void shell_run_hook(struct shell *sh, const char *kind, const char *cmd)
+{
+	static int in_hook;
+	char name[160];
+
+	if (in_hook)
+		return;
+	snprintf(name, sizeof(name), "%s-%s", kind, cmd);
+	if (!find_user(name))
+		return;
+	in_hook = 1;
+	shell_run_user(sh, name, "");
+	in_hook = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* alias                                                                */
+
+const char *shell_alias_expansion(const char *word)
+{
+	for (int i = 0; i < naliases; i++)
+		if (!strcmp(aliases[i].name, word))
+			return aliases[i].expansion;
+	return NULL;
+}
+
+int shell_cmd_alias(struct shell *sh, const char *args)
+{
+	static const char usage[] = "Usage: alias [-a] [--] ALIAS = COMMAND [DEFAULT-ARGS...]";
+	char name[128], cmdw[128];
+	const char *p = ws(args), *eq, *rest;
+	size_t len;
+
+	(void)sh;
+	while (*p == '-') {
+		if (!strncmp(p, "-a", 2) && (!p[2] || isspace((unsigned char)p[2])))
+			p = ws(p + 2);
+		else if (!strncmp(p, "--", 2) && (!p[2] || isspace((unsigned char)p[2]))) {
+			p = ws(p + 2);
+			break;
+		} else
+			break;
+	}
+	eq = strchr(p, '=');
+	if (!eq)
+		return shell_error("%s", usage);
+	len = (size_t)(eq - p);
+	while (len && isspace((unsigned char)p[len - 1]))
+		len--;
+	if (!len || len >= sizeof(name))
+		return shell_error("%s", usage);
+	memcpy(name, p, len);
+	name[len] = '\0';
+	rest = ws(eq + 1);
+	if (!*rest)
+		return shell_error("%s", usage);
+	for (char *q = name; *q; q++)
+		if (isspace((unsigned char)*q))
+			return shell_error("ptdbg: an alias of more than one word is not supported");
+	if (!valid_name(name))
+		return shell_error("Invalid command name: %s", name);
+	word_of(rest, cmdw, sizeof(cmdw));
+	if (!shell_command_full_name(cmdw) && !shell_user_command(cmdw, 0) &&
+	    !shell_alias_expansion(cmdw))
+		return shell_error("Undefined command: \"%s\".  Try \"help\".", cmdw);
+	if (shell_alias_expansion(name))
+		return shell_error("Alias already exists: %s", name);
+	{
+		const char *full = shell_command_full_name(name);
+
+		if ((full && !strcmp(full, name)) || find_user(name))
+			return shell_error("Alias %s is the name of an existing command", name);
+	}
+	{
+		struct alias *na = realloc(aliases, (size_t)(naliases + 1) * sizeof(*na));
+		const char *target = shell_alias_expansion(cmdw);
+		char *exp;
+
+		if (!na)
+			return shell_error("out of memory");
+		aliases = na;
+		/* an alias of an alias is one of its command */
+		if (target) {
+			const char *r = word_of(rest, cmdw, sizeof(cmdw));
+
+			if (asprintf(&exp, "%s%s%s", target, *r ? " " : "", r) < 0)
+				exp = NULL;
+		} else {
+			exp = strdup(rest);
+		}
+		aliases[naliases].name = strdup(name);
+		aliases[naliases].expansion = exp;
+		naliases++;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* set logging                                                          */
+
+static struct {
+	char *file; /* NULL: gdb.txt */
+	int overwrite, redirect, debugredirect;
+	int on;
+	FILE *log;
+	FILE *out, *err; /* the streams replaced */
+	FILE *tee_out, *tee_err;
+} lg;
+
+struct tee {
+	FILE *screen; /* NULL: redirected */
+};
+
+static ssize_t tee_write(void *cookie, const char *buf, size_t n)
+{
+	struct tee *t = cookie;
+
+	if (t->screen) {
+		fwrite(buf, 1, n, t->screen);
+		fflush(t->screen);
+	}
+	if (lg.log) {
+		fwrite(buf, 1, n, lg.log);
+		fflush(lg.log);
+	}
+	return (ssize_t)n;
+}
+
+static int tee_close(void *cookie)
+{
+	free(cookie);
+	return 0;
+}
+
+static FILE *tee_open(FILE *screen)
+{
+	cookie_io_functions_t io = { NULL, tee_write, NULL, tee_close };
+	struct tee *t = calloc(1, sizeof(*t));
+	FILE *f;
+
+	if (!t)
+		return NULL;
+	t->screen = screen;
+	f = fopencookie(t, "w", io);
+	if (!f) {
+		free(t);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+static const char *log_name(void)
+{
+	return lg.file ? lg.file : "gdb.txt";
+}
+
+static int logging_start(struct shell *sh)
+{
+	FILE *f;
+
+	if (lg.on) {
+		printf("Already logging to %s.\n", log_name());
+		return 0;
+	}
+	f = fopen(log_name(), lg.overwrite ? "w" : "a");
+	if (!f)
+		return shell_error("%s: %s.", log_name(), strerror(errno));
+	if (sh->from_tty) {
+		printf("%s output to %s.\n", lg.redirect ? "Redirecting" : "Copying", log_name());
+		printf("%s debug output to %s.\n", lg.debugredirect ? "Redirecting" : "Copying",
+		       log_name());
+	}
+	fflush(stdout);
+	fflush(stderr);
+	lg.log = f;
+	lg.out = stdout;
+	lg.err = stderr;
+	lg.tee_out = tee_open(lg.redirect ? NULL : lg.out);
+	lg.tee_err = tee_open(lg.redirect ? NULL : lg.err);
+	if (!lg.tee_out || !lg.tee_err) {
+		if (lg.tee_out)
+			fclose(lg.tee_out);
+		if (lg.tee_err)
+			fclose(lg.tee_err);
+		fclose(f);
+		lg.log = NULL;
+		return shell_error("out of memory");
+	}
+	stdout = lg.tee_out;
+	stderr = lg.tee_err;
+	sh->pc.out = stdout;
+	lg.on = 1;
+	return 0;
+}
+
+static void logging_stop(struct shell *sh)
+{
+	if (!lg.on)
+		return;
+	fflush(stdout);
+	fflush(stderr);
+	stdout = lg.out;
+	stderr = lg.err;
+	sh->pc.out = stdout;
+	fclose(lg.tee_out);
+	fclose(lg.tee_err);
+	fclose(lg.log);
+	lg.log = NULL;
+	lg.on = 0;
+	if (sh->from_tty)
+		printf("Done logging to %s.\n", log_name());
+}
+
+/* on/off as gdb's boolean settings (no argument: on); -1 after the error */
+static int parse_bool(const char *a)
+{
+	static const char *const yes[] = { "on", "1", "yes", "enable", NULL };
+	static const char *const no[] = { "off", "0", "no", "disable", NULL };
+	size_t n = strlen(a);
+
+	if (!n)
+		return 1;
+	for (int i = 0; yes[i]; i++)
+		if (!strncmp(yes[i], a, n))
+			return 1;
+	for (int i = 0; no[i]; i++)
+		if (!strncmp(no[i], a, n))
+			return 0;
+	return shell_error("\"on\" or \"off\" expected.");
+}
+
+static void warn_changed(void)
+{
+	if (lg.on)
+		printf("warning: Currently logging to %s.  Turn the logging off and on to make "
+		       "the new setting effective.\n", log_name());
+}
+
+static const char *const logging_subs[] = { "debugredirect", "enabled", "file", "overwrite",
+					    "redirect", NULL };
+
+static const char *const logging_help[] = {
+	"Set the logging debug output mode.", "Enable logging.", "Set the current logfile.",
+	"Set whether logging overwrites or appends to the log file.",
+	"Set the logging output mode.",
+};
+
+/* The subcommand @w abbreviates, or NULL after gdb's error. */
+static const char *logging_sub(const char *w, const char *what)
+{
+	const char *found = NULL;
+	size_t n = strlen(w);
+
+	for (int i = 0; logging_subs[i]; i++) {
+		if (!strcmp(logging_subs[i], w))
+			return logging_subs[i];
+		if (!strncmp(logging_subs[i], w, n)) {
+			if (found) {
+				shell_error("Ambiguous %s logging command \"%s\": ...", what, w);
+				return NULL;
+			}
+			found = logging_subs[i];
+		}
+	}
+	if (!found)
+		shell_error("Undefined %s logging command: \"%s\".  Try \"help %s logging\".", what,
+			    w, what);
+	return found;
+}
+
+int shell_set_logging(struct shell *sh, const char *args)
+{
+	char w[64];
+	const char *rest = word_of(args, w, sizeof(w)), *sub;
+	int b;
+
+	if (!w[0]) {
+		printf("List of set logging subcommands:\n\n");
+		for (int i = 0; logging_subs[i]; i++)
+			printf("set logging %s -- %s\n", logging_subs[i], logging_help[i]);
+		printf("\nType \"help set logging\" followed by set logging subcommand name for "
+		       "full documentation.\n"
+		       "Type \"apropos word\" to search for commands related to \"word\".\n"
+		       "Type \"apropos -v word\" for full documentation of commands related to "
+		       "\"word\".\n"
+		       "Command name abbreviations are allowed if unambiguous.\n");
+		return 0;
+	}
+	if (!strcmp(w, "on") || !strcmp(w, "off")) {
+		/* gdb 13's deprecated forms */
+		printf("Warning: 'set logging %s', an alias for the command 'set logging enabled', "
+		       "is deprecated.\nUse 'set logging enabled %s'.\n\n", w, w);
+		if (!strcmp(w, "on")) {
+			if (*rest) {
+				free(lg.file);
+				lg.file = strdup(rest);
+			}
+			return logging_start(sh);
+		}
+		logging_stop(sh);
+		return 0;
+	}
+	sub = logging_sub(w, "set");
+	if (!sub)
+		return -1;
+	if (!strcmp(sub, "file")) {
+		if (!*rest)
+			return shell_error("Argument required (filename to set it to.).");
+		free(lg.file);
+		lg.file = strdup(rest);
+		warn_changed();
+		return 0;
+	}
+	b = parse_bool(rest);
+	if (b < 0)
+		return -1;
+	if (!strcmp(sub, "enabled")) {
+		if (b)
+			return logging_start(sh);
+		logging_stop(sh);
+		return 0;
+	}
+	if (!strcmp(sub, "overwrite"))
+		lg.overwrite = b;
+	else if (!strcmp(sub, "redirect"))
+		lg.redirect = b;
+	else
+		lg.debugredirect = b;
+	warn_changed();
+	return 0;
+}
+
+static void show_logging_one(const char *sub, int prefix)
+{
+	const char *p = prefix ? "logging " : "";
+	const char *sep = prefix ? ":  " : "";
+
+	if (!strcmp(sub, "debugredirect"))
+		printf("%s%s%s%s: Debug output will go %s.\n", p, prefix ? sub : "", sep,
+		       lg.debugredirect ? "on" : "off",
+		       lg.debugredirect ? "only to the log file" : "to both the screen and the log file");
+	else if (!strcmp(sub, "enabled"))
+		printf("%s%s%s%s: Logging is %s.\n", p, prefix ? sub : "", sep, lg.on ? "on" : "off",
+		       lg.on ? "enabled" : "disabled");
+	else if (!strcmp(sub, "file"))
+		printf("%s%s%sThe current logfile is \"%s\".\n", p, prefix ? sub : "", sep,
+		       log_name());
+	else if (!strcmp(sub, "overwrite"))
+		printf("%s%s%s%s: Logging %s the log file.\n", p, prefix ? sub : "", sep,
+		       lg.overwrite ? "on" : "off", lg.overwrite ? "overwrites" : "appends to");
+	else
+		printf("%s%s%s%s: Output will go %s.\n", p, prefix ? sub : "", sep,
+		       lg.redirect ? "on" : "off",
+		       lg.redirect ? "only to the log file" : "to both the screen and the log file");
+}
+
+int shell_show_logging(struct shell *sh, const char *args)
+{
+	char w[64];
+	const char *sub;
+
+	(void)sh;
+	word_of(args, w, sizeof(w));
+	if (!w[0]) {
+		for (int i = 0; logging_subs[i]; i++)
+			show_logging_one(logging_subs[i], 1);
+		return 0;
+	}
+	sub = logging_sub(w, "show");
+	if (!sub)
+		return -1;
+	show_logging_one(sub, 0);
+	return 0;
+}
+
+void shell_cliscript_release(struct shell *sh)
+{
+	logging_stop(sh);
+	for (int i = 0; i < nucmds; i++) {
+		free(ucmds[i].name);
+		shell_free_lines(ucmds[i].lines, ucmds[i].n);
+		shell_free_lines(ucmds[i].doc, ucmds[i].ndoc);
+	}
+	free(ucmds);
+	ucmds = NULL;
+	nucmds = 0;
+	for (int i = 0; i < naliases; i++) {
+		free(aliases[i].name);
+		free(aliases[i].expansion);
+	}
+	free(aliases);
+	aliases = NULL;
+	naliases = 0;
+	free(lg.file);
+	lg.file = NULL;
+}
