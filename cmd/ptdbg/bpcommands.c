@@ -240,8 +240,8 @@ void shell_print_bp_commands(int id)
 	struct bp_cmds *c = find(id);
 
 	/* as gdb lists them under the breakpoint, indented */
-	for (int i = 0; c && i < c->n; i++)
-		printf("        %s\n", ws(c->lines[i]));
+	if (c)
+		shell_print_lines(stdout, c->lines, c->n, 8);
 }
 
 void shell_save_bp_commands(FILE *f, int id)
@@ -252,8 +252,7 @@ void shell_save_bp_commands(FILE *f, int id)
 	if (!c || !c->n)
 		return;
 	fprintf(f, "  commands\n");
-	for (int i = 0; i < c->n; i++)
-		fprintf(f, "    %s\n", ws(c->lines[i]));
+	shell_print_lines(f, c->lines, c->n, 4);
 	fprintf(f, "  end\n");
 }
 

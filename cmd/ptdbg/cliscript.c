@@ -436,23 +436,29 @@ int shell_user_help(const char *name)
 	return 1;
 }
 
-static void show_one(struct user_cmd *u)
+void shell_print_lines(FILE *f, char **lines, int n, int indent)
 {
-	int level = 1;
+	int level = 0;
 
-	printf("User command \"%s\":\n", u->name);
-	for (int i = 0; i < u->n; i++) {
+	for (int i = 0; i < n; i++) {
+		const char *t = ws(lines[i]);
 		char w[64];
 		int here;
 
-		word_of(u->lines[i], w, sizeof(w));
-		if (is_end(u->lines[i]))
+		word_of(t, w, sizeof(w));
+		if (is_end(t))
 			level--;
 		here = level - (!strcmp(w, "else") ? 1 : 0);
-		printf("%*s%s\n", 2 * here, "", u->lines[i]);
-		if (opens_block(u->lines[i]))
+		fprintf(f, "%*s%s\n", indent + 2 * (here > 0 ? here : 0), "", t);
+		if (opens_block(t))
 			level++;
 	}
+}
+
+static void show_one(struct user_cmd *u)
+{
+	printf("User command \"%s\":\n", u->name);
+	shell_print_lines(stdout, u->lines, u->n, 2);
 	if (u->n)
 		printf("\n");
 }
@@ -684,15 +690,33 @@ int shell_cmd_alias(struct shell *sh, const char *args)
 	if (!*rest)
 		return shell_error("%s", usage);
 	for (char *q = name; *q; q++)
-		if (isspace((unsigned char)*q))
-			return shell_error("ptdbg: an alias of more than one word is not supported");
+		if (isspace((unsigned char)*q)) {
+			/* gdb: the words but the last must be the command's */
+			const char *r = rest;
+			int nw = 0, nc = 0;
+
+			for (const char *t = name; *t; nw++) {
+				while (*t && !isspace((unsigned char)*t))
+					t++;
+				t = ws(t);
+			}
+			while (*r) {
+				nc++;
+				while (*r && !isspace((unsigned char)*r))
+					r++;
+				r = ws(r);
+			}
+			if (nw != nc)
+				return shell_error("Mismatched command length between ALIAS and COMMAND.");
+			return shell_error("ptdbg: an alias of a subcommand is not supported");
+		}
 	if (!valid_name(name))
 		return shell_error("Invalid command name: %s", name);
 	word_of(rest, cmdw, sizeof(cmdw));
 	if (!shell_command_full_name(cmdw) && !shell_user_command(cmdw, 0) &&
 	    !shell_alias_expansion(cmdw))
 		return shell_error("Undefined command: \"%s\".  Try \"help\".", cmdw);
-	if (shell_alias_expansion(name))
+	if (shell_alias_expansion(name) || shell_command_is_alias(name))
 		return shell_error("Alias already exists: %s", name);
 	{
 		const char *full = shell_command_full_name(name);
@@ -702,12 +726,13 @@ int shell_cmd_alias(struct shell *sh, const char *args)
 	}
 	{
 		struct alias *na = realloc(aliases, (size_t)(naliases + 1) * sizeof(*na));
-		const char *target = shell_alias_expansion(cmdw);
+		const char *target;
 		char *exp;
 
 		if (!na)
 			return shell_error("out of memory");
 		aliases = na;
+		target = shell_alias_expansion(cmdw);
 		/* an alias of an alias is one of its command */
 		if (target) {
 			const char *r = word_of(rest, cmdw, sizeof(cmdw));
@@ -732,6 +757,7 @@ static struct {
 	int overwrite, redirect, debugredirect;
 	int on;
 	FILE *log;
+	char *cur; /* the file logged to now */
 	FILE *out, *err; /* the streams replaced */
 	FILE *tee_out, *tee_err;
 } lg;
@@ -789,7 +815,7 @@ static int logging_start(struct shell *sh)
 	FILE *f;
 
 	if (lg.on) {
-		printf("Already logging to %s.\n", log_name());
+		printf("Already logging to %s.\n", lg.cur ? lg.cur : log_name());
 		return 0;
 	}
 	f = fopen(log_name(), lg.overwrite ? "w" : "a");
@@ -803,6 +829,8 @@ static int logging_start(struct shell *sh)
 	fflush(stdout);
 	fflush(stderr);
 	lg.log = f;
+	free(lg.cur);
+	lg.cur = strdup(log_name());
 	lg.out = stdout;
 	lg.err = stderr;
 	lg.tee_out = tee_open(lg.redirect ? NULL : lg.out);
@@ -838,7 +866,9 @@ static void logging_stop(struct shell *sh)
 	lg.log = NULL;
 	lg.on = 0;
 	if (sh->from_tty)
-		printf("Done logging to %s.\n", log_name());
+		printf("Done logging to %s.\n", lg.cur ? lg.cur : log_name());
+	free(lg.cur);
+	lg.cur = NULL;
 }
 
 /* on/off as gdb's boolean settings (no argument: on); -1 after the error */
@@ -863,7 +893,7 @@ static void warn_changed(void)
 {
 	if (lg.on)
 		printf("warning: Currently logging to %s.  Turn the logging off and on to make "
-		       "the new setting effective.\n", log_name());
+		       "the new setting effective.\n", lg.cur ? lg.cur : log_name());
 }
 
 static const char *const logging_subs[] = { "debugredirect", "enabled", "file", "overwrite",
@@ -936,9 +966,9 @@ int shell_set_logging(struct shell *sh, const char *args)
 	if (!strcmp(sub, "file")) {
 		if (!*rest)
 			return shell_error("Argument required (filename to set it to.).");
+		/* (gdb says nothing of a new file while logging) */
 		free(lg.file);
 		lg.file = strdup(rest);
-		warn_changed();
 		return 0;
 	}
 	b = parse_bool(rest);

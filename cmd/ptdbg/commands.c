@@ -5391,6 +5391,21 @@ const char *shell_command_full_name(const char *word)
 	return c ? c->name : NULL;
 }
 
+int shell_command_is_alias(const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const struct cmd *c = top_cmds; c->name; c++) {
+		if (!strcmp(c->name, word))
+			return !!(c->flags & CMD_ALIAS);
+		/* gdb's b, c, n, s, p...: the short names ptdbg takes as
+		 * abbreviations of at least min characters */
+		if (c->min && len >= (size_t)c->min && !strncmp(c->name, word, len))
+			return 1;
+	}
+	return 0;
+}
+
 static int execute_line(struct shell *sh, const char *line, int *repeatable);
 
 /* gdb clears trailing whitespace off a command line before it runs it (a

@@ -185,6 +185,8 @@ char *shell_subst_bpnum(struct shell *sh, const char *line);
  * documentation help prints (1 when @name is a user command). */
 int shell_read_body(struct shell *sh, int depth, char ***lines, int *n);
 void shell_free_lines(char **lines, int n);
+/* Prints body @lines @indent columns in, nested blocks 2 more each. */
+void shell_print_lines(FILE *f, char **lines, int n, int indent);
 int shell_run_body(struct shell *sh, char **lines, int n);
 int shell_cmd_if(struct shell *sh, const char *args);
 int shell_cmd_while(struct shell *sh, const char *args);
@@ -225,6 +227,9 @@ const char *shell_command_name(int i);
 const char *shell_subcommand_name(const char *top, int i);
 /* The command @word (an abbreviation or alias) stands for, or NULL. */
 const char *shell_command_full_name(const char *word);
+/* Whether @word is one of the built-in aliases (bt, si...) or short
+ * names (b, c, n...), which alias reports as existing aliases. */
+int shell_command_is_alias(const char *word);
 
 /* Prints an error like gdb's error(): stdout is flushed first so the
  * order of lines is kept when both go to one file.  Returns -1. */
