@@ -218,14 +218,37 @@ static int else_at(char **lines, int n)
 	return n;
 }
 
+/* gdb's truth of a condition: void is false, floating point values are
+ * compared with 0 as such, the rest as integers. */
 static int truth(struct shell *sh, const char *expr, int *t)
 {
-	uint64_t v;
-	enum expr_kind k;
+	struct ptd_value *v = NULL;
+	char *tn = NULL, *txt = NULL;
+	uint64_t n;
+	int rc;
 
-	if (shell_eval(sh, expr, &v, &k) < 0)
+	if (shell_values_bind(sh) < 0)
 		return -1;
-	*t = v != 0;
+	rc = ptd_values_eval(sh->vals, expr, &v);
+	if (rc < 0)
+		return shell_error("%s", ptd_last_error(rc));
+	if (ptd_value_type_name(v, 0, &tn) == 0 &&
+	    (!strcmp(tn, "void") || !strcmp(tn, "double") || !strcmp(tn, "float") ||
+	     !strcmp(tn, "long double"))) {
+		*t = 0;
+		if (strcmp(tn, "void") && ptd_value_format(sh->vals, v, 0, 1, &txt) == 0)
+			*t = strtod(txt, NULL) != 0;
+		free(txt);
+		free(tn);
+		ptd_value_free(v);
+		return 0;
+	}
+	free(tn);
+	rc = ptd_value_as_address(sh->vals, v, &n);
+	ptd_value_free(v);
+	if (rc < 0)
+		return shell_error("%s", ptd_last_error(rc));
+	*t = n != 0;
 	return 0;
 }
 
