@@ -363,8 +363,13 @@ int shell_cmd_define(struct shell *sh, const char *args)
 	word_of(args, name, sizeof(name));
 	if (!name[0])
 		return shell_error("Argument required (name of command to define).");
-	if (!valid_name(name))
-		return shell_error("Junk in argument list: \"%s\"", name);
+	if (!valid_name(name)) {
+		const char *j = name;
+
+		while (isalnum((unsigned char)*j) || strchr("-_.", *j))
+			j++;
+		return shell_error("Junk in argument list: \"%s\"", j);
+	}
 	u = find_user(name);
 	if (u) {
 		snprintf(q, sizeof(q), "Redefine command \"%s\"? ", name);
@@ -696,8 +701,9 @@ int shell_cmd_alias(struct shell *sh, const char *args)
 		else if (!strncmp(p, "--", 2) && (!p[2] || isspace((unsigned char)p[2]))) {
 			p = ws(p + 2);
 			break;
-		} else
-			break;
+		} else {
+			return shell_error("Unrecognized option at: %s", p);
+		}
 	}
 	eq = strchr(p, '=');
 	if (!eq)
@@ -741,6 +747,15 @@ int shell_cmd_alias(struct shell *sh, const char *args)
 		return shell_error("Undefined command: \"%s\".  Try \"help\".", cmdw);
 	if (shell_alias_expansion(name) || shell_command_is_alias(name))
 		return shell_error("Alias already exists: %s", name);
+	{
+		const char *t = shell_alias_expansion(cmdw), *d = t;
+
+		/* (an alias of an alias: its default arguments are its own) */
+		while (d && *d && !isspace((unsigned char)*d))
+			d++;
+		if (d && *ws(d))
+			return shell_error("Cannot define an alias of an alias that has default args");
+	}
 	{
 		const char *full = shell_command_full_name(name);
 

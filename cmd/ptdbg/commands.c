@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "ptdbg/ptdbg.h"
 #include "shell.h"
@@ -4302,8 +4303,23 @@ int shell_source(struct shell *sh, const char *path)
 	ssize_t len;
 	int rc = 0, saved = sh->from_tty;
 
-	if (!f)
-		return shell_error("%s: %s.", path, strerror(errno));
+	struct stat st;
+
+	/* a file that cannot be read is gdb's warning, not an error: the
+	 * commands around go on */
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
+	if (!f) {
+		int e = errno;
+
+		fflush(stdout);
+		fprintf(stderr, "warning: %s: %s\n", path, strerror(e));
+		fflush(stderr);
+		return 0;
+	}
 	int level = src_depth, verbose = src_verbose;
 
 	if (level >= SRC_NEST) {
