@@ -30,6 +30,8 @@ struct user_cmd {
 	int ndoc;
 };
 
+volatile sig_atomic_t shell_interrupted;
+
 static struct user_cmd *ucmds;
 static int nucmds;
 
@@ -284,6 +286,11 @@ int shell_cmd_while(struct shell *sh, const char *args)
 	shell_read_body(sh, 1, &lines, &n);
 	sh->loop_depth++;
 	for (;;) {
+		if (shell_interrupted) {
+			shell_interrupted = 0;
+			rc = shell_error("Quit");
+			break;
+		}
 		rc = truth(sh, args, &t);
 		if (rc < 0 || !t)
 			break;

@@ -34,6 +34,8 @@ static void on_sigint(int sig)
 	(void)sig;
 	if (at_prompt)
 		siglongjmp(prompt_jmp, 1);
+	/* (a while loop of a script stops at its next round) */
+	shell_interrupted = 1;
 	if (g_session)
 		ptd_session_interrupt(g_session);
 }
@@ -236,6 +238,7 @@ static void interactive_loop(struct shell *sh)
 		if (tty)
 			add_history(input);
 		sh->repeat_as[0] = '\0';
+		shell_interrupted = 0;
 		sh->prev_line = last;
 		sh->relaunched = 0;
 		rc = run_line(sh, input, &repeatable);

@@ -8,6 +8,7 @@
 #define PTDBG_CMD_SHELL_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -183,6 +184,9 @@ char *shell_subst_bpnum(struct shell *sh, const char *line);
  * with @prefix), their $argc/$argN substituted in @line (NULL: none;
  * (char *)-1 after an error), hooks (@kind "hook" or "hookpost"), the
  * documentation help prints (1 when @name is a user command). */
+/* Set by Ctrl-C while a command runs (main.c); a while loop then ends
+ * with gdb's "Quit". */
+extern volatile sig_atomic_t shell_interrupted;
 int shell_read_body(struct shell *sh, int depth, char ***lines, int *n);
 void shell_free_lines(char **lines, int n);
 /* Prints body @lines @indent columns in, nested blocks 2 more each. */
