@@ -353,6 +353,16 @@ const char *shell_user_command(const char *word, int prefix)
 	return found ? found->name : NULL;
 }
 
+const char *shell_user_name(int i)
+{
+	if (i < 0)
+		return NULL;
+	if (i < nucmds)
+		return ucmds[i].name;
+	i -= nucmds;
+	return i < naliases ? aliases[i].name : NULL;
+}
+
 static int valid_name(const char *name)
 {
 	for (const char *p = name; *p; p++)

@@ -5368,7 +5368,8 @@ const char *shell_command_name(int i)
 	for (c = top_cmds; c->name; c++)
 		if (!(c->flags & CMD_ALIAS) && n++ == i)
 			return c->name;
-	return NULL;
+	/* then the user commands and aliases defined */
+	return shell_user_name(i - n);
 }
 
 const char *shell_subcommand_name(const char *top, int i)

@@ -203,6 +203,8 @@ int shell_show_user(struct shell *sh, const char *args);
 int shell_set_logging(struct shell *sh, const char *args);
 int shell_show_logging(struct shell *sh, const char *args);
 const char *shell_user_command(const char *word, int prefix);
+/* The @i-th user command, then alias, name (completion), or NULL. */
+const char *shell_user_name(int i);
 const char *shell_alias_expansion(const char *word);
 char *shell_subst_args(const char *line);
 int shell_run_user(struct shell *sh, const char *name, const char *args);

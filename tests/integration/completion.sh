@@ -7,7 +7,7 @@
 #   settings ("set breakpoint pen" -> pending, "of" -> off; "set print
 #   fr" -> frame-arguments, "no" -> none), symbols
 #   ("break fi" -> fib), handle's words ("nost" -> nostop) and file names
-#   (source DIR/scr -> the script).
+#   (source DIR/scr -> the script), user commands (zzus -> zzuser).
 . "$(dirname "$0")/lib.bash"
 need_prereqs fib
 command -v python3 >/dev/null || die "python3 is needed to give ptdbg a terminal"
@@ -28,6 +28,7 @@ keys = ("help adv\t\n"
         "set conf\tof\t\n"
         "set print fr\tno\t\n"
         "show print fr\t\n"
+        "define zzuser\necho ZZUSER-RAN\\n\nend\nzzus\t\n"
         "quit\n")
 master, slave = pty.openpty()
 p = subprocess.Popen([ptdbg, "-nx", prog], stdin=slave, stdout=slave, stderr=slave,
@@ -61,4 +62,5 @@ check '^SIGUSR2       No' "handle SIGUSR2 nost<TAB> is not nostop"
 check '^SCRIPT-RAN' "source DIR/scr<TAB> did not complete the file name"
 check '^Printing of non-scalar frame arguments is "none".' \
 	"set print fr<TAB>no<TAB> did not set print frame-arguments none"
+check '^ZZUSER-RAN' "zzus<TAB> did not complete the user command zzuser"
 exit 0
