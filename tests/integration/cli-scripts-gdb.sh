@@ -234,7 +234,7 @@ for d in gdb ptdbg; do
 	else
 		"$PTDBG" -q <typed.in 2>&1 | sed 's/^(ptdbg) /(gdb) /; s/(ptdbg) /(gdb) /g'
 	fi >"$TMPDIR/typed.$d"
-	{ echo "== gdb.txt"; cat gdb.txt; } | sed 's/(ptdbg) /(gdb) /g' >>"$TMPDIR/typed.$d"
+	{ echo "== gdb.txt"; [ -f gdb.txt ] && cat gdb.txt; } | sed 's/(ptdbg) /(gdb) /g' >>"$TMPDIR/typed.$d"
 done
 if diff -u "$TMPDIR/typed.gdb" "$TMPDIR/typed.ptdbg" >&2; then
 	note "typed: $(wc -l <"$TMPDIR/typed.ptdbg") lines identical to gdb's"

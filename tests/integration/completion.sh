@@ -28,7 +28,7 @@ keys = ("help adv\t\n"
         "set conf\tof\t\n"
         "set print fr\tno\t\n"
         "show print fr\t\n"
-        "define zzuser\necho ZZUSER-RAN\\n\nend\nzzus\t\n"
+        "define zzuser\necho $arg0-RAN\\n\nend\nzzus\tZZUSER\n"
         "quit\n")
 master, slave = pty.openpty()
 p = subprocess.Popen([ptdbg, "-nx", prog], stdin=slave, stdout=slave, stderr=slave,
@@ -62,5 +62,5 @@ check '^SIGUSR2       No' "handle SIGUSR2 nost<TAB> is not nostop"
 check '^SCRIPT-RAN' "source DIR/scr<TAB> did not complete the file name"
 check '^Printing of non-scalar frame arguments is "none".' \
 	"set print fr<TAB>no<TAB> did not set print frame-arguments none"
-check '^ZZUSER-RAN' "zzus<TAB> did not complete the user command zzuser"
+check '^ZZUSER-RAN' "zzus<TAB>ZZUSER did not complete the user command zzuser"
 exit 0
