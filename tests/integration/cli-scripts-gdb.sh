@@ -32,7 +32,7 @@ run() {
 			"$PTDBG" -batch "$@" </dev/null 2>&1
 		fi | grep -v 'libthread_db' | normalize >"$TMPDIR/$name.$d"
 		for f in gdb.txt log2.txt; do
-			[ -f $f ] && { echo "== $f"; cat $f; }
+			[ -f $f ] && { echo "== $f"; grep -v libthread_db $f | normalize; }
 		done >>"$TMPDIR/$name.$d"
 	done
 	rm -f gdb.txt log2.txt
@@ -187,6 +187,11 @@ run logging -ex 'show logging' -ex 'set logging on' -ex 'echo A\n' -ex 'bogus' \
 	-ex 'set logging enabled' -ex 'echo C\n' -ex 'set logging enabled off' -ex 'set logging' \
 	-ex 'set logging bogus' -ex 'set logging enabled maybe' -ex 'set logging file' \
 	-ex 'show logging bogus' -ex 'echo D\n'
+
+# the stops and frames of a program go to the log, its own output not
+run logging-prog -ex 'break weigh' -ex 'set logging redirect on' -ex 'set logging enabled on' \
+	-ex run -ex bt -ex 'info frame' -ex 'set logging enabled off' -ex 'info breakpoints' \
+	-ex 'set logging enabled on' -ex continue -ex 'set logging enabled off' "$TESTPROGS/loops"
 
 # typed on standard input (a pipe): gdb prompts for body lines with one
 # space per open block before ">"
