@@ -539,8 +539,9 @@ int shell_cmd_dont_repeat(struct shell *sh, const char *args)
 
 /* The arguments of the user commands running, innermost last. */
 #define MAX_USER_DEPTH 1024
+#define MAX_USER_ARGS 256
 struct user_args {
-	char *args[10];
+	char *args[MAX_USER_ARGS];
 	int argc;
 };
 
@@ -553,7 +554,7 @@ static void split_args(const char *args, struct user_args *ua)
 {
 	const char *p = ws(args);
 
-	while (*p && ua->argc < 10) {
+	while (*p && ua->argc < MAX_USER_ARGS) {
 		const char *s = p;
 		int sq = 0, dq = 0, bs = 0;
 
@@ -594,21 +595,22 @@ char *shell_subst_args(const char *line)
 		char num[16];
 		size_t skip = 0;
 
-		if (!strncmp(p, "$argc", 5) && !isalnum((unsigned char)p[5]) && p[5] != '_') {
+		/* (as gdb: "$arg12x" is argument 12 then "x") */
+		if (!strncmp(p, "$argc", 5)) {
 			snprintf(num, sizeof(num), "%d", ua->argc);
 			rep = num;
 			skip = 5;
-		} else if (!strncmp(p, "$arg", 4) && isdigit((unsigned char)p[4]) &&
-			   !isalnum((unsigned char)p[5]) && p[5] != '_') {
-			int k = p[4] - '0';
+		} else if (!strncmp(p, "$arg", 4) && isdigit((unsigned char)p[4])) {
+			char *e;
+			long k = strtol(p + 4, &e, 10);
 
+			skip = (size_t)(e - p);
 			if (k >= ua->argc) {
 				free(out);
-				shell_error("Missing argument %d in user function.", k);
+				shell_error("Missing argument %ld in user function.", k);
 				return (char *)-1;
 			}
 			rep = ua->args[k];
-			skip = 5;
 		}
 		if (rep) {
 			size_t r = strlen(rep);
@@ -647,7 +649,7 @@ char *shell_subst_args(const char *line)
 int shell_run_user(struct shell *sh, const char *name, const char *args)
 {
 	struct user_cmd *u = find_user(name);
-	struct user_args ua = { { 0 }, 0 };
+	struct user_args *ua;
 	char **copy;
 	int n, rc, outer_loop;
 
@@ -655,13 +657,17 @@ int shell_run_user(struct shell *sh, const char *name, const char *args)
 		return shell_error("Undefined command: \"%s\".  Try \"help\".", name);
 	if (arg_depth >= MAX_USER_DEPTH)
 		return shell_error("Max user call depth exceeded -- command aborted.");
-	split_args(args, &ua);
+	/* (on the heap: 1024 nested calls would take much stack) */
+	ua = calloc(1, sizeof(*ua));
+	if (!ua)
+		return shell_error("out of memory");
+	split_args(args, ua);
 	/* a copy: the command may redefine itself */
 	n = u->n;
 	copy = calloc((size_t)n + 1, sizeof(*copy));
 	for (int i = 0; copy && i < n; i++)
 		copy[i] = strdup(u->lines[i]);
-	arg_stack[arg_depth++] = &ua;
+	arg_stack[arg_depth++] = ua;
 	outer_loop = sh->loop_depth;
 	sh->loop_depth = 0; /* loop_break does not leave the command */
 	int saved_tty = sh->from_tty;
@@ -672,8 +678,9 @@ int shell_run_user(struct shell *sh, const char *name, const char *args)
 	sh->loop_depth = outer_loop;
 	sh->loop_ctl = 0;
 	arg_depth--;
-	for (int i = 0; i < ua.argc; i++)
-		free(ua.args[i]);
+	for (int i = 0; i < ua->argc; i++)
+		free(ua->args[i]);
+	free(ua);
 	shell_free_lines(copy, n);
 	return rc;
 }

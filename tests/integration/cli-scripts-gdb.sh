@@ -112,6 +112,17 @@ define nest
 end
 nest 3
 show user nest
+define many
+  echo $arg11 $argc $arg1x $args $argcx\n
+end
+many 0 1 2 3 4 5 6 7 8 9 10 11
+define recurse
+  if $arg0 > 0
+    printf "down %d\n", $arg0
+    recurse $arg0-1
+  end
+end
+recurse 3
 define twoargs
   print $arg1
 end
