@@ -17,6 +17,9 @@ need_gdb
 W=$TMPDIR/cli
 mkdir -p "$W"
 cd "$W" || die "cannot cd to $W"
+# an empty file, also the standard input of the runs (define reads its
+# body there in batch mode)
+: >empty.gdb
 failed=0
 
 # run NAME [options...]: the same command line to both, in $W; output
@@ -27,9 +30,9 @@ run() {
 	for d in gdb ptdbg; do
 		rm -f gdb.txt log2.txt
 		if [ $d = gdb ]; then
-			gdb -nx -batch "$@" </dev/null 2>&1
+			gdb -nx -batch "$@" <empty.gdb 2>&1
 		else
-			"$PTDBG" -batch "$@" </dev/null 2>&1
+			"$PTDBG" -batch "$@" <empty.gdb 2>&1
 		fi | grep -v 'libthread_db' | normalize >"$TMPDIR/$name.$d"
 		for f in gdb.txt log2.txt; do
 			[ -f $f ] && { echo "== $f"; grep -v libthread_db $f | normalize; }
@@ -48,9 +51,9 @@ run() {
 printf '\n# a comment\n   \n\t# indented comment\n  echo indented\\n\n\necho last\\n\n' >plain.gdb
 printf 'echo inner\\n\nsource missing.gdb\necho not here\\n\n' >inner.gdb
 printf 'echo outer\\n\nsource inner.gdb\necho not here either\\n\n' >outer.gdb
-run source -ex 'source /dev/null' -ex 'source plain.gdb' -ex 'source -v plain.gdb' \
+run source -ex 'source empty.gdb' -ex 'source plain.gdb' -ex 'source -v plain.gdb' \
 	-ex 'source' -ex 'source nosuch.gdb' -ex 'source outer.gdb' -ex 'echo after\n'
-run source-x -x /dev/null -x plain.gdb -x outer.gdb
+run source-x -x empty.gdb -x plain.gdb -x outer.gdb
 
 # if, while, define, document, show user
 cat >flow.gdb <<'EOF'
