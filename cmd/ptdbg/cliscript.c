@@ -278,7 +278,7 @@ int shell_cmd_if(struct shell *sh, const char *args)
 int shell_cmd_while(struct shell *sh, const char *args)
 {
 	char **lines;
-	int n, t, rc;
+	int n, t, rc, rounds = 0;
 
 	args = ws(args);
 	if (!*args)
@@ -286,7 +286,7 @@ int shell_cmd_while(struct shell *sh, const char *args)
 	shell_read_body(sh, 1, &lines, &n);
 	sh->loop_depth++;
 	for (;;) {
-		if (shell_interrupted) {
+		if (shell_interrupted || (sh->loop_limit && rounds++ >= sh->loop_limit)) {
 			shell_interrupted = 0;
 			rc = shell_error("Quit");
 			break;

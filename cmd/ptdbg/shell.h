@@ -152,6 +152,9 @@ struct shell {
 	int loop_depth;
 	int loop_ctl;
 	int dont_repeat;
+	/* the most rounds one while makes before it fails (0: no bound; the
+	 * fuzzer's, where "while 1" would run forever as in gdb) */
+	int loop_limit;
 };
 
 /* Runs one command line.  Returns 0, or -1 when the command failed (an
