@@ -967,22 +967,35 @@ static const char *const logging_help[] = {
 	"Set the logging output mode.",
 };
 
-/* The subcommand @w abbreviates, or NULL after gdb's error. */
-static const char *logging_sub(const char *w, const char *what)
+/* The subcommand @w abbreviates, or NULL after gdb's error (@args: the
+ * whole argument, which gdb's ambiguity message quotes).  set has gdb
+ * 13's deprecated on and off besides. */
+static const char *logging_sub(const char *w, const char *args, const char *what)
 {
+	static const char *const set_names[] = { "debugredirect", "enabled", "file", "off", "on",
+						 "overwrite", "redirect", NULL };
+	const char *const *names = !strcmp(what, "set") ? set_names : logging_subs;
 	const char *found = NULL;
-	size_t n = strlen(w);
+	char list[256];
+	size_t n = strlen(w), used = 0;
+	int nfound = 0;
 
-	for (int i = 0; logging_subs[i]; i++) {
-		if (!strcmp(logging_subs[i], w))
-			return logging_subs[i];
-		if (!strncmp(logging_subs[i], w, n)) {
-			if (found) {
-				shell_error("Ambiguous %s logging command \"%s\": ...", what, w);
-				return NULL;
-			}
-			found = logging_subs[i];
+	list[0] = '\0';
+	for (int i = 0; names[i]; i++) {
+		if (!strcmp(names[i], w))
+			return names[i];
+		if (!strncmp(names[i], w, n)) {
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+						 nfound ? ", " : "", names[i]);
+			if (used >= sizeof(list))
+				used = sizeof(list) - 1;
+			found = names[i];
+			nfound++;
 		}
+	}
+	if (nfound > 1) {
+		shell_error("Ambiguous %s logging command \"%s\": %s.", what, args, list);
+		return NULL;
 	}
 	if (!found)
 		shell_error("Undefined %s logging command: \"%s\".  Try \"help %s logging\".", what,
@@ -1008,23 +1021,27 @@ int shell_set_logging(struct shell *sh, const char *args)
 		       "Command name abbreviations are allowed if unambiguous.\n");
 		return 0;
 	}
-	if (!strcmp(w, "on") || !strcmp(w, "off")) {
-		/* gdb 13's deprecated forms */
-		printf("Warning: 'set logging %s', an alias for the command 'set logging enabled', "
-		       "is deprecated.\nUse 'set logging enabled %s'.\n\n", w, w);
-		if (!strcmp(w, "on")) {
-			if (*rest) {
-				free(lg.file);
-				lg.file = strdup(rest);
-			}
+	sub = logging_sub(w, ws(args), "set");
+	if (!sub)
+		return -1;
+	if (!strcmp(sub, "on") || !strcmp(sub, "off")) {
+		/* gdb 13's deprecated forms of "enabled on" and "enabled
+		 * off", taking no argument; each warned of once, as gdb */
+		static int warned[2];
+		int k = !strcmp(sub, "on");
+
+		if (!warned[k])
+			printf("Warning: 'set logging %s', an alias for the command 'set logging "
+			       "enabled', is deprecated.\nUse 'set logging enabled %s'.\n\n", sub,
+			       sub);
+		warned[k] = 1;
+		if (*rest)
+			return shell_error("\"on\" or \"off\" expected.");
+		if (k)
 			return logging_start(sh);
-		}
 		logging_stop(sh);
 		return 0;
 	}
-	sub = logging_sub(w, "set");
-	if (!sub)
-		return -1;
 	if (!strcmp(sub, "file")) {
 		if (!*rest)
 			return shell_error("Argument required (filename to set it to.).");
@@ -1088,7 +1105,7 @@ int shell_show_logging(struct shell *sh, const char *args)
 			show_logging_one(logging_subs[i], 1);
 		return 0;
 	}
-	sub = logging_sub(w, "show");
+	sub = logging_sub(w, ws(args), "show");
 	if (!sub)
 		return -1;
 	show_logging_one(sub, 0);

@@ -202,6 +202,13 @@ run logging -ex 'show logging' -ex 'set logging on' -ex 'echo A\n' -ex 'bogus' \
 	-ex 'set logging bogus' -ex 'set logging enabled maybe' -ex 'set logging file' \
 	-ex 'show logging bogus' -ex 'echo D\n'
 
+# gdb 13's deprecated on and off: warned of once each, no argument,
+# abbreviations and ambiguities
+run logging-deprecated -ex 'set logging on log2.txt' -ex 'echo x\n' -ex 'set logging off' \
+	-ex 'set logging of' -ex 'set logging o' -ex 'set logging ov' -ex 'set logging off x' \
+	-ex 'set logging o on' -ex 'show logging o' -ex 'set logging on' -ex 'echo y\n' \
+	-ex 'set logging of' -ex 'echo z\n'
+
 # the stops and frames of a program go to the log, its own output not
 run logging-prog -ex 'break weigh' -ex 'set logging redirect on' -ex 'set logging enabled on' \
 	-ex run -ex bt -ex 'info frame' -ex 'set logging enabled off' -ex 'info breakpoints' \
