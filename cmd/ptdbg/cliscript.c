@@ -500,6 +500,22 @@ void shell_print_lines(FILE *f, char **lines, int n, int indent)
 	}
 }
 
+void shell_help_user_defined(void)
+{
+	printf("User-defined commands.\n"
+	       "The commands in this class are those defined by the user.\n"
+	       "Use the \"define\" command to define a command.\n\n"
+	       "List of commands:\n\n");
+	for (int i = 0; i < nucmds; i++)
+		printf("%s -- %s\n", ucmds[i].name,
+		       ucmds[i].ndoc ? ucmds[i].doc[0] : "User-defined.");
+	printf("\nType \"help\" followed by command name for full documentation.\n"
+	       "Type \"apropos word\" to search for commands related to \"word\".\n"
+	       "Type \"apropos -v word\" for full documentation of commands related to "
+	       "\"word\".\n"
+	       "Command name abbreviations are allowed if unambiguous.\n");
+}
+
 static void show_one(struct user_cmd *u)
 {
 	printf("User command \"%s\":\n", u->name);

@@ -5318,11 +5318,16 @@ static int cmd_help(struct shell *sh, const char *args)
 		       "fin finish, bt/where backtrace, i info, p print, q quit, d delete,\n"
 		       "r run, rsi reverse-stepi, rni reverse-nexti, rs reverse-step,\n"
 		       "rn reverse-next, rc reverse-continue.  Unique prefixes also work.\n"
-		       "An empty line repeats stepping and listing commands.\n");
+		       "An empty line repeats stepping and listing commands.\n"
+		       "\"help user-defined\" lists the commands define made.\n");
 		return 0;
 	}
 	if (shell_user_command(word, 0)) {
 		shell_user_help(word);
+		return 0;
+	}
+	if (!strcmp(word, "user-defined")) {
+		shell_help_user_defined();
 		return 0;
 	}
 	if (shell_alias_expansion(word)) {

@@ -213,6 +213,8 @@ char *shell_subst_args(const char *line);
 int shell_run_user(struct shell *sh, const char *name, const char *args);
 void shell_run_hook(struct shell *sh, const char *kind, const char *cmd);
 int shell_user_help(const char *name);
+/* help user-defined: the user commands with their first line of help */
+void shell_help_user_defined(void);
 void shell_cliscript_release(struct shell *sh);
 
 /* Runs the commands of @path as gdb's -x and source do: not from_tty, no

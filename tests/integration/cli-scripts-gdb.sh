@@ -96,6 +96,7 @@ args 1 2
 args 7 "x y" 'a'
 args a\ b c
 help args
+help user-defined
 show user args
 show user
 define args
