@@ -181,7 +181,7 @@ static char *body_read_line(struct shell *sh)
 
 int shell_run_body(struct shell *sh, char **lines, int n)
 {
-	struct body_cursor cur = { lines, n, 0 };
+	struct body_cursor cur = {lines, n, 0};
 	char *(*outer)(struct shell *) = sh->read_line;
 	void *outer_ctx = sh->read_line_ctx;
 	int rc = 0;
@@ -392,8 +392,7 @@ int shell_cmd_define(struct shell *sh, const char *args)
 		snprintf(q, sizeof(q), "Redefine command \"%s\"? ", name);
 		if (!shell_query(sh, q))
 			return shell_error("Command \"%s\" not redefined.", name);
-	} else if (shell_command_full_name(name) &&
-		   !strcmp(shell_command_full_name(name), name)) {
+	} else if (shell_command_full_name(name) && !strcmp(shell_command_full_name(name), name)) {
 		snprintf(q, sizeof(q), "Really redefine built-in command \"%s\"? ", name);
 		if (!shell_query(sh, q))
 			return shell_error("Command \"%s\" not redefined.", name);
@@ -405,7 +404,8 @@ int shell_cmd_define(struct shell *sh, const char *args)
 		/* "stop" is no command but hook-stop is gdb's stop hook */
 		if ((!full || strcmp(full, hooked)) && !find_user(hooked) &&
 		    strcmp(hooked, "stop")) {
-			printf("warning: Your new `%s' command does not hook any existing command.\n",
+			printf("warning: Your new `%s' command does not hook any existing "
+			       "command.\n",
 			       name);
 			if (!shell_query(sh, "Proceed? "))
 				return shell_error("Not confirmed.");
@@ -413,7 +413,8 @@ int shell_cmd_define(struct shell *sh, const char *args)
 	}
 	if (sh->from_tty && isatty(STDIN_FILENO))
 		printf("Type commands for definition of \"%s\".\n"
-		       "End with a line saying just \"end\".\n", name);
+		       "End with a line saying just \"end\".\n",
+		       name);
 	shell_read_body(sh, 0, &lines, &n);
 	if (!u) {
 		struct user_cmd *nu = realloc(ucmds, (size_t)(nucmds + 1) * sizeof(*nu));
@@ -460,7 +461,8 @@ int shell_cmd_document(struct shell *sh, const char *args)
 	}
 	if (sh->from_tty && isatty(STDIN_FILENO))
 		printf("Type documentation for \"%s\".\n"
-		       "End with a line saying just \"end\".\n", name);
+		       "End with a line saying just \"end\".\n",
+		       name);
 	shell_read_body(sh, 0, &lines, &n);
 	shell_free_lines(u->doc, u->ndoc);
 	u->doc = lines;
@@ -776,7 +778,8 @@ int shell_cmd_alias(struct shell *sh, const char *args)
 				r = ws(r);
 			}
 			if (nw != nc)
-				return shell_error("Mismatched command length between ALIAS and COMMAND.");
+				return shell_error(
+					"Mismatched command length between ALIAS and COMMAND.");
 			return shell_error("ptdbg: an alias of a subcommand is not supported");
 		}
 	if (!valid_name(name))
@@ -794,7 +797,8 @@ int shell_cmd_alias(struct shell *sh, const char *args)
 		while (d && *d && !isspace((unsigned char)*d))
 			d++;
 		if (d && *ws(d))
-			return shell_error("Cannot define an alias of an alias that has default args");
+			return shell_error(
+				"Cannot define an alias of an alias that has default args");
 	}
 	{
 		const char *full = shell_command_full_name(name);
@@ -835,7 +839,7 @@ static struct {
 	int overwrite, redirect, debugredirect;
 	int on;
 	FILE *log;
-	char *cur; /* the file logged to now */
+	char *cur;	 /* the file logged to now */
 	FILE *out, *err; /* the streams replaced */
 	FILE *tee_out, *tee_err;
 } lg;
@@ -867,7 +871,7 @@ static int tee_close(void *cookie)
 
 static FILE *tee_open(FILE *screen)
 {
-	cookie_io_functions_t io = { NULL, tee_write, NULL, tee_close };
+	cookie_io_functions_t io = {NULL, tee_write, NULL, tee_close};
 	struct tee *t = calloc(1, sizeof(*t));
 	FILE *f;
 
@@ -952,8 +956,8 @@ static void logging_stop(struct shell *sh)
 /* on/off as gdb's boolean settings (no argument: on); -1 after the error */
 static int parse_bool(const char *a)
 {
-	static const char *const yes[] = { "on", "1", "yes", "enable", NULL };
-	static const char *const no[] = { "off", "0", "no", "disable", NULL };
+	static const char *const yes[] = {"on", "1", "yes", "enable", NULL};
+	static const char *const no[] = {"off", "0", "no", "disable", NULL};
 	size_t n = strlen(a);
 
 	if (!n)
@@ -971,14 +975,17 @@ static void warn_changed(void)
 {
 	if (lg.on)
 		printf("warning: Currently logging to %s.  Turn the logging off and on to make "
-		       "the new setting effective.\n", lg.cur ? lg.cur : log_name());
+		       "the new setting effective.\n",
+		       lg.cur ? lg.cur : log_name());
 }
 
-static const char *const logging_subs[] = { "debugredirect", "enabled", "file", "overwrite",
-					    "redirect", NULL };
+static const char *const logging_subs[] = {"debugredirect", "enabled",	"file",
+					   "overwrite",	    "redirect", NULL};
 
 static const char *const logging_help[] = {
-	"Set the logging debug output mode.", "Enable logging.", "Set the current logfile.",
+	"Set the logging debug output mode.",
+	"Enable logging.",
+	"Set the current logfile.",
 	"Set whether logging overwrites or appends to the log file.",
 	"Set the logging output mode.",
 };
@@ -988,8 +995,8 @@ static const char *const logging_help[] = {
  * 13's deprecated on and off besides. */
 static const char *logging_sub(const char *w, const char *args, const char *what)
 {
-	static const char *const set_names[] = { "debugredirect", "enabled", "file", "off", "on",
-						 "overwrite", "redirect", NULL };
+	static const char *const set_names[] = {"debugredirect", "enabled",  "file", "off", "on",
+						"overwrite",	 "redirect", NULL};
 	const char *const *names = !strcmp(what, "set") ? set_names : logging_subs;
 	const char *found = NULL;
 	char list[256];
@@ -1048,8 +1055,8 @@ int shell_set_logging(struct shell *sh, const char *args)
 
 		if (!warned[k])
 			printf("Warning: 'set logging %s', an alias for the command 'set logging "
-			       "enabled', is deprecated.\nUse 'set logging enabled %s'.\n\n", sub,
-			       sub);
+			       "enabled', is deprecated.\nUse 'set logging enabled %s'.\n\n",
+			       sub, sub);
 		warned[k] = 1;
 		if (*rest)
 			return shell_error("\"on\" or \"off\" expected.");
@@ -1093,10 +1100,11 @@ static void show_logging_one(const char *sub, int prefix)
 	if (!strcmp(sub, "debugredirect"))
 		printf("%s%s%s%s: Debug output will go %s.\n", p, prefix ? sub : "", sep,
 		       lg.debugredirect ? "on" : "off",
-		       lg.debugredirect ? "only to the log file" : "to both the screen and the log file");
+		       lg.debugredirect ? "only to the log file"
+					: "to both the screen and the log file");
 	else if (!strcmp(sub, "enabled"))
-		printf("%s%s%s%s: Logging is %s.\n", p, prefix ? sub : "", sep, lg.on ? "on" : "off",
-		       lg.on ? "enabled" : "disabled");
+		printf("%s%s%s%s: Logging is %s.\n", p, prefix ? sub : "", sep,
+		       lg.on ? "on" : "off", lg.on ? "enabled" : "disabled");
 	else if (!strcmp(sub, "file"))
 		printf("%s%s%sThe current logfile is \"%s\".\n", p, prefix ? sub : "", sep,
 		       log_name());
@@ -1106,7 +1114,8 @@ static void show_logging_one(const char *sub, int prefix)
 	else
 		printf("%s%s%s%s: Output will go %s.\n", p, prefix ? sub : "", sep,
 		       lg.redirect ? "on" : "off",
-		       lg.redirect ? "only to the log file" : "to both the screen and the log file");
+		       lg.redirect ? "only to the log file"
+				   : "to both the screen and the log file");
 }
 
 int shell_show_logging(struct shell *sh, const char *args)
