@@ -127,7 +127,9 @@ static char *next_line(struct shell *sh, int depth)
 	return line;
 }
 
-int shell_read_body(struct shell *sh, int depth, char ***out, int *nout)
+/* The lines up to the matching end; @text: a document's, text with no
+ * blocks in it whose lines keep their indentation. */
+static void read_lines(struct shell *sh, int depth, int text, char ***out, int *nout)
 {
 	char **lines = NULL;
 	int n = 0, level = 0;
@@ -138,11 +140,24 @@ int shell_read_body(struct shell *sh, int depth, char ***out, int *nout)
 		if (!raw)
 			break; /* the input ended: the body so far, as gdb */
 		t = trimmed(raw);
+		if (t && text) {
+			int end = !strcmp(t, "end");
+
+			free(t);
+			if (end) {
+				free(raw);
+				break;
+			}
+			t = strdup(raw);
+			for (size_t k = t ? strlen(t) : 0; k && isspace((unsigned char)t[k - 1]); k--)
+				t[k - 1] = '\0';
+		}
 		free(raw);
 		if (!t)
 			break;
-		/* a document body is text: no blocks in it */
-		if (is_end(t)) {
+		if (text) {
+			/* (no blocks in text) */
+		} else if (is_end(t)) {
 			if (!level) {
 				free(t);
 				break;
@@ -161,6 +176,11 @@ int shell_read_body(struct shell *sh, int depth, char ***out, int *nout)
 	}
 	*out = lines;
 	*nout = n;
+}
+
+int shell_read_body(struct shell *sh, int depth, char ***out, int *nout)
+{
+	read_lines(sh, depth, 0, out, nout);
 	return 0;
 }
 
@@ -463,7 +483,7 @@ int shell_cmd_document(struct shell *sh, const char *args)
 		printf("Type documentation for \"%s\".\n"
 		       "End with a line saying just \"end\".\n",
 		       name);
-	shell_read_body(sh, 0, &lines, &n);
+	read_lines(sh, 0, 1, &lines, &n);
 	shell_free_lines(u->doc, u->ndoc);
 	u->doc = lines;
 	u->ndoc = n;

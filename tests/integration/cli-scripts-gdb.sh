@@ -89,7 +89,8 @@ define args
 end
 document args
 Prints its arguments.
-Second line of help.
+  if indented, a while it is text,
+Second line of help.   
 end
 args
 args 1 2
