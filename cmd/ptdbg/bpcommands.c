@@ -48,29 +48,6 @@ static void clear(struct bp_cmds *c)
 	c->n = 0;
 }
 
-/* The next line of the input `commands` was read from. */
-static char *read_body_line(struct shell *sh)
-{
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-
-	if (sh->read_line)
-		return sh->read_line(sh);
-	if (sh->from_tty) {
-		fputs(">", stdout);
-		fflush(stdout);
-	}
-	len = getline(&line, &cap, stdin);
-	if (len < 0) {
-		free(line);
-		return NULL;
-	}
-	if (len && line[len - 1] == '\n')
-		line[len - 1] = '\0';
-	return line;
-}
-
 /* "1 3-4" into ids (at most @max); returns the count or -1. */
 static int parse_ids(const char *args, int *ids, int max)
 {
@@ -138,25 +115,9 @@ int shell_cmd_commands(struct shell *sh, const char *args)
 			printf("%s%d", k ? " " : "", ids[k]);
 		printf(", one per line.\nEnd with a line saying just \"end\".\n");
 	}
-	for (;;) {
-		char *line = read_body_line(sh), **nb2;
-		const char *t;
-
-		if (!line)
-			break; /* the input ended: as gdb, the list so far */
-		t = ws(line);
-		if (!strcmp(t, "end") || !strncmp(t, "end ", 4)) {
-			free(line);
-			break;
-		}
-		nb2 = realloc(body, (size_t)(nbody + 1) * sizeof(*body));
-		if (!nb2) {
-			free(line);
-			break;
-		}
-		body = nb2;
-		body[nbody++] = line;
-	}
+	/* the lines up to the matching end (an if or while in them has its
+	 * own), as define and while read theirs */
+	shell_read_body(sh, 0, &body, &nbody);
 	for (int k = 0; k < nids; k++) {
 		struct bp_cmds *c = find(ids[k]);
 
@@ -178,10 +139,41 @@ int shell_cmd_commands(struct shell *sh, const char *args)
 			if ((c->lines[i] = strdup(body[i])) != NULL)
 				c->n = i + 1;
 	}
-	for (int i = 0; i < nbody; i++)
-		free(body[i]);
-	free(body);
+	shell_free_lines(body, nbody);
 	return 0;
+}
+
+/* An if, while, define... (whose body follows it up to its end). */
+static int block_opener(const char *line)
+{
+	char w[32];
+	size_t i = 0;
+
+	line = ws(line);
+	while (line[i] && !isspace((unsigned char)line[i]) && i + 1 < sizeof(w)) {
+		w[i] = line[i];
+		i++;
+	}
+	w[i] = '\0';
+	return !strcmp(w, "if") || !strcmp(w, "while") || !strcmp(w, "define") ||
+	       !strcmp(w, "document") || !strcmp(w, "commands");
+}
+
+/* The index past the end that closes the block opened at @lines[@i]. */
+static int block_end(char **lines, int n, int i)
+{
+	int level = 0;
+
+	for (; i < n; i++) {
+		const char *t = ws(lines[i]);
+
+		if (block_opener(t))
+			level++;
+		else if ((!strncmp(t, "end", 3) && (!t[3] || isspace((unsigned char)t[3]))) &&
+			 --level == 0)
+			return i + 1;
+	}
+	return n;
 }
 
 int shell_bp_silent(int id)
@@ -221,8 +213,15 @@ void shell_bp_run_pending(struct shell *sh)
 		for (int i = 0; copy && i < n; i++) {
 			if (!copy[i] || (i == 0 && !strcmp(ws(copy[i]), "silent")))
 				continue;
-			if (shell_execute(sh, copy[i], NULL) < 0)
+			/* one line at a time, an if or while with the lines of
+			 * its body after it */
+			int end = i + 1;
+
+			if (block_opener(copy[i]))
+				end = block_end(copy, n, i);
+			if (shell_run_body(sh, copy + i, end - i) < 0)
 				break;
+			i = end - 1;
 			/* the program moved: the rest of the list is dropped */
 			if (sh->stops != stops)
 				break;
@@ -241,8 +240,8 @@ void shell_print_bp_commands(int id)
 	struct bp_cmds *c = find(id);
 
 	/* as gdb lists them under the breakpoint, indented */
-	for (int i = 0; c && i < c->n; i++)
-		printf("        %s\n", ws(c->lines[i]));
+	if (c)
+		shell_print_lines(stdout, c->lines, c->n, 8);
 }
 
 void shell_save_bp_commands(FILE *f, int id)
@@ -253,8 +252,7 @@ void shell_save_bp_commands(FILE *f, int id)
 	if (!c || !c->n)
 		return;
 	fprintf(f, "  commands\n");
-	for (int i = 0; i < c->n; i++)
-		fprintf(f, "    %s\n", ws(c->lines[i]));
+	shell_print_lines(f, c->lines, c->n, 4);
 	fprintf(f, "  end\n");
 }
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "ptdbg/ptdbg.h"
 #include "shell.h"
@@ -49,6 +50,7 @@ static struct {
 	int line, told;
 } src_stack[SRC_NEST];
 static int src_depth;
+static int src_verbose; /* the next shell_source echoes its commands (source -v) */
 
 const char *shell_error_prefix;
 
@@ -501,6 +503,16 @@ void shell_report_stop(struct shell *sh, const struct ptd_event *ev, int tempora
 		if (ptd_session_gap_near(sh->s, NULL, &reason) > 0)
 			gap = ptd_print_gap_reason(reason);
 	}
+	/* gdb's stop hook runs before the stop is shown, in its frame */
+	if (e.kind != PTD_EVENT_EXITED && e.kind != PTD_EVENT_KILLED &&
+	    shell_user_command("hook-stop", 0)) {
+		sh->frame_level = 0;
+		sh->frame_vlevel = 0;
+		sh->frame_inline = 0;
+		sh->frame_tail = 0;
+		fflush(stdout);
+		shell_run_hook(sh, "hook", "stop");
+	}
 	if (e.kind == PTD_EVENT_HWBREAK)
 		shell_print_watch_stop(sh, thread[0] ? thread : NULL);
 	/* the process is gone after an exit: use the pid seen before; a
@@ -757,6 +769,7 @@ int shell_set_run_args(struct shell *sh, const char *args)
 
 void shell_release(struct shell *sh)
 {
+	shell_cliscript_release(sh);
 	free(sh->run_args);
 	sh->run_args = NULL;
 	for (int i = 0; i < sh->ndisplays; i++)
@@ -4291,9 +4304,24 @@ int shell_source(struct shell *sh, const char *path)
 	ssize_t len;
 	int rc = 0, saved = sh->from_tty;
 
-	if (!f)
-		return shell_error("%s: %s.", path, strerror(errno));
-	int lineno = 0, level = src_depth;
+	struct stat st;
+
+	/* a file that cannot be read is gdb's warning, not an error: the
+	 * commands around go on */
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
+	if (!f) {
+		int e = errno;
+
+		fflush(stdout);
+		fprintf(stderr, "warning: %s: %s\n", path, strerror(e));
+		fflush(stderr);
+		return 0;
+	}
+	int level = src_depth, verbose = src_verbose;
 
 	if (level >= SRC_NEST) {
 		fclose(f);
@@ -4302,16 +4330,20 @@ int shell_source(struct shell *sh, const char *path)
 	char *(*outer_read)(struct shell *) = sh->read_line;
 	void *outer_ctx = sh->read_line_ctx;
 
+	src_verbose = 0;
 	src_depth++;
 	src_stack[level].file = path;
+	src_stack[level].line = 0;
 	sh->read_line = source_read_line;
 	sh->read_line_ctx = f;
 	sh->from_tty = 0;
 	while (!sh->quit && (len = getline(&line, &cap, f)) >= 0) {
 		if (len && line[len - 1] == '\n')
 			line[len - 1] = '\0';
-		src_stack[level].line = ++lineno;
+		src_stack[level].line++;
 		src_stack[level].told = 0;
+		if (verbose && *skipws(line) && *skipws(line) != '#')
+			printf("+%s\n", skipws(line));
 		rc = shell_execute(sh, line, NULL);
 		fflush(stdout);
 		if (rc < 0)
@@ -4328,9 +4360,18 @@ int shell_source(struct shell *sh, const char *path)
 
 static int cmd_source(struct shell *sh, const char *args)
 {
+	int verbose = 0;
+
 	args = skipws(args);
+	/* -v echoes the commands, -s (search the path) is as without */
+	while (*args == '-' && (args[1] == 'v' || args[1] == 's') &&
+	       (!args[2] || isspace((unsigned char)args[2]))) {
+		verbose |= args[1] == 'v';
+		args = skipws(args + 2);
+	}
 	if (!*args)
 		return shell_error("source command requires file name of file to source.");
+	src_verbose = verbose;
 	return shell_source(sh, args);
 }
 
@@ -4920,6 +4961,9 @@ static const struct cmd set_cmds[] = {
 	  "set print pretty [on|off]; set print elements N|unlimited (default 200)." },
 	{ "height", 0, set_ignored, 0, "Accepted for gdb scripts; ptdbg never pages." },
 	{ "width", 0, set_ignored, 0, "Accepted for gdb scripts." },
+	{ "logging", 0, shell_set_logging, 0,
+	  "set logging enabled on|off, file FILE (gdb.txt), overwrite on|off, redirect on|off:\n"
+	  "copy (redirect: send) ptdbg's output to a file (not the program's)." },
 	{ NULL },
 };
 
@@ -4939,6 +4983,8 @@ static const struct cmd show_cmds[] = {
 	{ "version", 0, show_version, 0, "What version of ptdbg this is." },
 	{ "inferior-tty", 0, show_inferior_tty, 0, "The terminal of the program at the next run." },
 	{ "confirm", 0, show_confirm, 0, "Whether to ask before killing the program etc." },
+	{ "logging", 0, shell_show_logging, 0, "show logging [enabled|file|overwrite|redirect]." },
+	{ "user", 0, shell_show_user, 0, "Show definitions of user defined commands: show user [NAME]." },
 	{ "breakpoint", 0, shell_show_breakpoint, 0, "show breakpoint pending." },
 	{ "exec-direction", 0, shell_show_exec_direction, 0, "Forward. or Reverse." },
 	{ NULL },
@@ -4971,7 +5017,27 @@ static const struct cmd top_cmds[] = {
 	{ "commands", 0, shell_cmd_commands, 0,
 	  "Commands to run when breakpoint N is hit: commands [N...], then the lines, then end.\n"
 	  "A first line `silent` keeps the stop from being printed." },
-	{ "end", 0, shell_cmd_end, 0, "Ends a list of commands (commands ... end)." },
+	{ "end", 0, shell_cmd_end, 0,
+	  "Ends a list of commands (commands, if, while, define, document ... end)." },
+	{ "if", 0, shell_cmd_if, 0,
+	  "Execute nested commands once IF the conditional expression is non zero: if EXPR,\n"
+	  "the commands, optionally else and more commands, then end." },
+	{ "while", 0, shell_cmd_while, 0,
+	  "Execute nested commands WHILE the conditional expression is non zero: while EXPR,\n"
+	  "the commands, then end.  loop_break leaves the loop, loop_continue goes on with\n"
+	  "the next round." },
+	{ "define", 0, shell_cmd_define, 0,
+	  "Define a new command name: define NAME, the commands, then end.  $argc and\n"
+	  "$arg0...$arg9 in them are replaced by the number and the text of the arguments.\n"
+	  "hook-CMD runs before CMD, hookpost-CMD after it, hook-stop at every stop." },
+	{ "document", 0, shell_cmd_document, 0,
+	  "Document a user-defined command: document NAME, the text, then end (help NAME)." },
+	{ "dont-repeat", 0, shell_cmd_dont_repeat, 0,
+	  "Don't repeat this command (in a user-defined command: an empty line does not\n"
+	  "repeat it)." },
+	{ "alias", 0, shell_cmd_alias, 0,
+	  "Define a new command that is an alias of an existing command:\n"
+	  "alias [-a] [--] ALIAS = COMMAND [DEFAULT-ARGS...]." },
 	{ "condition", 0, shell_cmd_condition, 0,
 	  "Stop at breakpoint N only if EXPR is true: condition N [EXPR] (none: unconditional)." },
 	{ "continue", 1, cmd_continue, CMD_REPEAT, "Continue the program being debugged." },
@@ -5555,8 +5621,21 @@ static int cmd_help(struct shell *sh, const char *args)
 		       "fin finish, bt/where backtrace, i info, p print, q quit, d delete,\n"
 		       "r run, rsi reverse-stepi, rni reverse-nexti, rs reverse-step,\n"
 		       "rn reverse-next, rc reverse-continue, w with.  Unique prefixes also work.\n"
-		       "An empty line repeats stepping and listing commands.\n");
+		       "An empty line repeats stepping and listing commands.\n"
+		       "\"help user-defined\" lists the commands define made.\n");
 		return 0;
+	}
+	if (shell_user_command(word, 0)) {
+		shell_user_help(word);
+		return 0;
+	}
+	if (!strcmp(word, "user-defined")) {
+		shell_help_user_defined();
+		return 0;
+	}
+	if (shell_alias_expansion(word)) {
+		printf("%s is an alias of %s.\n", word, shell_alias_expansion(word));
+		first_word(shell_alias_expansion(word), word, sizeof(word));
 	}
 	c = lookup(top_cmds, word, "", "", 0);
 	if (!c)
@@ -5597,7 +5676,8 @@ const char *shell_command_name(int i)
 	for (c = top_cmds; c->name; c++)
 		if (!(c->flags & CMD_ALIAS) && n++ == i)
 			return c->name;
-	return NULL;
+	/* then the user commands and aliases defined */
+	return shell_user_name(i - n);
 }
 
 const char *shell_subcommand_name(const char *top, int i)
@@ -5636,6 +5716,21 @@ const char *shell_command_full_name(const char *word)
 	return c ? c->name : NULL;
 }
 
+int shell_command_is_alias(const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const struct cmd *c = top_cmds; c->name; c++) {
+		if (!strcmp(c->name, word))
+			return !!(c->flags & CMD_ALIAS);
+		/* gdb's b, c, n, s, p...: the short names ptdbg takes as
+		 * abbreviations of at least min characters */
+		if (c->min && len >= (size_t)c->min && !strncmp(c->name, word, len))
+			return 1;
+	}
+	return 0;
+}
+
 static int execute_line(struct shell *sh, const char *line, int *repeatable);
 
 /* gdb clears trailing whitespace off a command line before it runs it (a
@@ -5660,8 +5755,19 @@ int shell_execute(struct shell *sh, const char *line, int *repeatable)
 		free(copy);
 		return rc;
 	}
+	/* a user command's $argc and $argN, as text */
+	char *sub = shell_subst_args(copy);
+
+	if (sub == (char *)-1) {
+		free(copy);
+		return -1;
+	}
+	if (sub) {
+		free(copy);
+		copy = sub;
+	}
 	/* gdb's $bpnum (save breakpoints' files use it) */
-	char *sub = shell_subst_bpnum(sh, copy);
+	sub = shell_subst_bpnum(sh, copy);
 
 	if (sub) {
 		free(copy);
@@ -5704,10 +5810,52 @@ static int execute_line(struct shell *sh, const char *line, int *repeatable)
 		if (line[i] == '/')
 			args = line + i;
 	}
-	c = lookup(top_cmds, word, "", "", 0);
+	/* inside a while's body (not at the top level, where gdb does not
+	 * know them) */
+	if (shell_loop_control(sh, word))
+		return 0;
+	if (shell_alias_expansion(word)) {
+		static int alias_depth;
+		char *exp;
+
+		if (alias_depth > 32)
+			return shell_error("Max user call depth exceeded -- command aborted.");
+		if (asprintf(&exp, "%s%s%s", shell_alias_expansion(word), *args ? " " : "",
+			     args) < 0)
+			return shell_error("out of memory");
+		alias_depth++;
+		rc = execute_line(sh, exp, repeatable);
+		alias_depth--;
+		free(exp);
+		return rc;
+	}
+	c = shell_user_command(word, 0) ? NULL : lookup(top_cmds, word, "", "", 1);
+	if (!c && shell_user_command(word, !0)) {
+		const char *name = shell_user_command(word, 1);
+
+		shell_sync(sh);
+		sh->dont_repeat = 0;
+		shell_run_hook(sh, "hook", name);
+		rc = shell_run_user(sh, name, args);
+		if (rc >= 0)
+			shell_run_hook(sh, "hookpost", name);
+		if (repeatable)
+			*repeatable = !sh->dont_repeat;
+		fflush(stdout);
+		return rc;
+	}
+	if (!c)
+		c = lookup(top_cmds, word, "", "", 0);
 	if (!c)
 		return -1;
 	shell_sync(sh);
+	if (c->flags & CMD_ALIAS) {
+		const struct cmd *t = lookup(top_cmds, c->help, "", "", 1);
+
+		shell_run_hook(sh, "hook", t ? t->name : c->name);
+	} else {
+		shell_run_hook(sh, "hook", c->name);
+	}
 	rc = c->fn(sh, c->fn == cmd_echo ? (line[strlen(word)] ? line + strlen(word) + 1 : "")
 					 : args);
 	/* A loaded trace file cut short by another process reads as zeros
@@ -5715,6 +5863,12 @@ static int execute_line(struct shell *sh, const char *line, int *repeatable)
 	if (!sh->trace_cut && ptd_session_check_trace(sh->s) < 0) {
 		sh->trace_cut = 1;
 		rc = shell_error("%s", ptd_last_error(-ptde_bad_trace));
+	}
+	{
+		const struct cmd *t = c->flags & CMD_ALIAS ? lookup(top_cmds, c->help, "", "", 1) : c;
+
+		if (rc >= 0)
+			shell_run_hook(sh, "hookpost", t ? t->name : c->name);
 	}
 	if (repeatable) {
 		*repeatable = !!(c->flags & CMD_REPEAT);

@@ -34,6 +34,8 @@ static void on_sigint(int sig)
 	(void)sig;
 	if (at_prompt)
 		siglongjmp(prompt_jmp, 1);
+	/* (a while loop of a script stops at its next round) */
+	shell_interrupted = 1;
 	if (g_session)
 		ptd_session_interrupt(g_session);
 }
@@ -161,8 +163,7 @@ static int run_line(struct shell *sh, const char *line, int *repeatable)
 /* A line of a command's body (`commands`) at the terminal, prompted ">". */
 static char *tty_read_line(struct shell *sh)
 {
-	(void)sh;
-	return readline(">");
+	return readline(sh->body_prompt[0] ? sh->body_prompt : ">");
 }
 
 static void interactive_loop(struct shell *sh)
@@ -237,6 +238,7 @@ static void interactive_loop(struct shell *sh)
 		if (tty)
 			add_history(input);
 		sh->repeat_as[0] = '\0';
+		shell_interrupted = 0;
 		sh->prev_line = last;
 		sh->relaunched = 0;
 		rc = run_line(sh, input, &repeatable);

@@ -8,6 +8,7 @@
 #define PTDBG_CMD_SHELL_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -143,6 +144,18 @@ struct shell {
 	int stop_bp;
 	char *(*read_line)(struct shell *sh);
 	void *read_line_ctx;
+
+	/* scripting (cliscript.c): the prompt of the next body line (">"
+	 * after one space per open block), the while loops the running
+	 * lines are in and a loop_break (1) or loop_continue (2) asked, and
+	 * a user command's dont-repeat */
+	char body_prompt[64];
+	int loop_depth;
+	int loop_ctl;
+	int dont_repeat;
+	/* the most rounds one while makes before it fails (0: no bound; the
+	 * fuzzer's, where "while 1" would run forever as in gdb) */
+	int loop_limit;
 };
 
 /* Runs one command line.  Returns 0, or -1 when the command failed (an
@@ -168,6 +181,43 @@ int shell_cmd_save(struct shell *sh, const char *args);
 int shell_cmd_rbreak(struct shell *sh, const char *args);
 char *shell_subst_bpnum(struct shell *sh, const char *line);
 
+/* cliscript.c: bodies up to a matching `end` (@depth open blocks
+ * around them: the prompt's indentation) as trimmed lines, run with
+ * if/while; if, while, define, document, dont-repeat, alias, show user,
+ * set/show logging; user commands (@word exactly, or a unique prefix
+ * with @prefix), their $argc/$argN substituted in @line (NULL: none;
+ * (char *)-1 after an error), hooks (@kind "hook" or "hookpost"), the
+ * documentation help prints (1 when @name is a user command). */
+/* Set by Ctrl-C while a command runs (main.c); a while loop then ends
+ * with gdb's "Quit". */
+extern volatile sig_atomic_t shell_interrupted;
+int shell_read_body(struct shell *sh, int depth, char ***lines, int *n);
+void shell_free_lines(char **lines, int n);
+/* Prints body @lines @indent columns in, nested blocks 2 more each. */
+void shell_print_lines(FILE *f, char **lines, int n, int indent);
+int shell_run_body(struct shell *sh, char **lines, int n);
+int shell_cmd_if(struct shell *sh, const char *args);
+int shell_cmd_while(struct shell *sh, const char *args);
+int shell_loop_control(struct shell *sh, const char *word);
+int shell_cmd_define(struct shell *sh, const char *args);
+int shell_cmd_document(struct shell *sh, const char *args);
+int shell_cmd_dont_repeat(struct shell *sh, const char *args);
+int shell_cmd_alias(struct shell *sh, const char *args);
+int shell_show_user(struct shell *sh, const char *args);
+int shell_set_logging(struct shell *sh, const char *args);
+int shell_show_logging(struct shell *sh, const char *args);
+const char *shell_user_command(const char *word, int prefix);
+/* The @i-th user command, then alias, name (completion), or NULL. */
+const char *shell_user_name(int i);
+const char *shell_alias_expansion(const char *word);
+char *shell_subst_args(const char *line);
+int shell_run_user(struct shell *sh, const char *name, const char *args);
+void shell_run_hook(struct shell *sh, const char *kind, const char *cmd);
+int shell_user_help(const char *name);
+/* help user-defined: the user commands with their first line of help */
+void shell_help_user_defined(void);
+void shell_cliscript_release(struct shell *sh);
+
 /* Runs the commands of @path as gdb's -x and source do: not from_tty, no
  * repeats, the first failing command ends the file.  Returns 0 or -1. */
 int shell_source(struct shell *sh, const char *path);
@@ -189,6 +239,9 @@ const char *shell_command_name(int i);
 const char *shell_subcommand_name(const char *top, int i);
 /* The command @word (an abbreviation or alias) stands for, or NULL. */
 const char *shell_command_full_name(const char *word);
+/* Whether @word is one of the built-in aliases (bt, si...) or short
+ * names (b, c, n...), which alias reports as existing aliases. */
+int shell_command_is_alias(const char *word);
 
 /* Prints an error like gdb's error(): stdout is flushed first so the
  * order of lines is kept when both go to one file.  Returns -1. */

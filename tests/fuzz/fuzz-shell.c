@@ -187,6 +187,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	sh->batch = 1;
 	sh->confirm = 0;
+	/* "while 1" runs forever in gdb too: bounded here */
+	sh->loop_limit = 100;
 	sh->insn_history_size = 10;
 	sh->call_history_size = 10;
 	sh->pc.out = stdout;

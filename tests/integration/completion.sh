@@ -7,7 +7,7 @@
 #   settings ("set breakpoint pen" -> pending, "of" -> off; "set print
 #   fr" -> frame-arguments, "no" -> none), symbols
 #   ("break fi" -> fib), handle's words ("nost" -> nostop) and file names
-#   (source DIR/scr -> the script).
+#   (source DIR/scr -> the script), user commands (zzus -> zzuser).
 . "$(dirname "$0")/lib.bash"
 need_prereqs fib
 command -v python3 >/dev/null || die "python3 is needed to give ptdbg a terminal"
@@ -33,6 +33,7 @@ keys = ("help adv\t\n"
         "info sco\tfi\t\n"
         "tty " + d + "/scr\t\n"
         "show inferior-t\t\n"
+        "define zzuser\necho $arg0-RAN\\n\nend\nzzus\tZZUSER\n"
         "quit\n")
 master, slave = pty.openpty()
 p = subprocess.Popen([ptdbg, "-nx", prog], stdin=slave, stdout=slave, stderr=slave,
@@ -71,4 +72,5 @@ check '^Number of source lines gdb will list by default is 7\.$' "w lists<TAB> i
 check '^Scope for fib:$' "info sco<TAB>fi<TAB> is not info scope fib"
 check '^Terminal for future runs of program being debugged is ".*/cdir/script-for-completion.gdb"\.$' \
 	"tty DIR/scr<TAB> did not complete the file name, or show inferior-t<TAB> is not show inferior-tty"
+check '^ZZUSER-RAN' "zzus<TAB>ZZUSER did not complete the user command zzuser"
 exit 0
