@@ -387,7 +387,8 @@ static int list_call(struct xm *x, struct ptd_value **out)
 	 * cycle check, a node kept at each power of two, ends ours) */
 	uint64_t kept = next, power = 1, since = 0;
 
-	while (next != head) {
+	/* (whatis/ptype: the type only, no walk over memory read as zeros) */
+	while (next != head && !x->v->type_only) {
 		if (++n > LIST_WALK_MAX)
 			return ptd__err(-ptde_invalid,
 					"the list's links do not end (a walk of more than %u nodes)",
@@ -583,8 +584,9 @@ static int string_call(struct xm *x, struct ptd_value **out)
 		i = 0;
 	else if (!strcmp(x->method, "back"))
 		i = (int64_t)len - 1;
-	else if (!strcmp(x->method, "at") && (uint64_t)i >= len) {
-		/* it throws std::out_of_range, which gdb stops the call at */
+	else if (!strcmp(x->method, "at") && (uint64_t)i >= len && !x->v->type_only) {
+		/* it throws std::out_of_range, which gdb stops the call at
+		 * (not asked for the type only: whatis evaluates no call) */
 		cn = ptd__vt_name(x->t, "");
 		rc = ptd__err(-ptde_invalid,
 				"The program being debugged entered a std::terminate call, most likely\n"
