@@ -54,6 +54,7 @@ int shell_values_bind(struct shell *sh)
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return shell_error("out of memory");
+	shell_values_hooks(sh);
 	ptd_values_set_pretty(sh->vals, sh->print_pretty);
 	ptd_values_set_print_elements(sh->vals, sh->print_elements);
 	ptd_values_set_frame_args(sh->vals, sh->frame_args_mode);
@@ -276,7 +277,10 @@ static int do_type(struct shell *sh, const char *args, int expand)
 	}
 	if (rc != -ptde_notfound)
 		return value_error(rc);
-	rc = ptd_values_eval(sh->vals, args, &val);
+	/* gdb's convenience functions are not called for the type (an
+	 * int, as gdb says of any of them) */
+	rc = strstr(args, "$_") ? ptd_values_eval_type(sh->vals, args, &val)
+				: ptd_values_eval(sh->vals, args, &val);
 	if (rc < 0)
 		return value_error(rc);
 	rc = ptd_value_type_name(val, expand, &s);

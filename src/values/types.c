@@ -748,8 +748,17 @@ static char *vt_declare(struct vtype *t, const char *decl, int bare)
 		free(d);
 		return r;
 	case VT_ARRAY: {
-		char dim[32];
+		char dim[64];
 
+		if (t->vector) {
+			/* gdb's "int _pad __attribute__ ((vector_size(28)))" */
+			snprintf(dim, sizeof(dim), " __attribute__ ((vector_size(%lld)))",
+				 (long long)t->count);
+			b = vt_declare(t->target, decl, bare);
+			r = b ? cat3(b, dim, "") : NULL;
+			free(b);
+			return r;
+		}
 		if (t->count >= 0)
 			snprintf(dim, sizeof(dim), "[%lld]", (long long)t->count);
 		else
@@ -800,6 +809,31 @@ static char *vt_declare(struct vtype *t, const char *decl, int bare)
 		free(b);
 		return r;
 	}
+}
+
+/* A member whose type is a struct or union without a name is shown
+ * expanded by ptype, its own members one level further in (gdb expands
+ * an anonymous type one level more than a named one): "union {\n
+ * int _pad;\n ...\n    } _sifields"; NULL for other members. */
+static char *anon_expanded(struct vtype *t, const char *decl)
+{
+	char *r, *n;
+
+	if (!t || (t->kind != VT_STRUCT && t->kind != VT_UNION) || t->name || t->cplus)
+		return NULL;
+	r = strdup(t->kind == VT_UNION ? "union {\n" : "struct {\n");
+	for (int i = 0; r && i < t->nmembers; i++) {
+		char *md = ptd__vt_name(t->members[i].type, t->members[i].name ? t->members[i].name : "");
+
+		n = md ? cat3(r, "        ", md) : NULL;
+		free(md);
+		free(r);
+		r = n ? cat3(n, ";\n", "") : NULL;
+		free(n);
+	}
+	n = r ? cat3(r, "    } ", decl) : NULL;
+	free(r);
+	return n;
 }
 
 /* ptype: expands the outermost struct, union or enum (after typedefs). */
@@ -879,7 +913,9 @@ char *ptd__vt_ptype(struct vtype *t)
 				 * "_vptr.Shape" out too) */
 				if (m->is_base || ptd__vt_is_vptr(m->name))
 					continue;
-				md = ptd__vt_name(m->type, m->name ? m->name : "");
+				md = anon_expanded(m->type, m->name ? m->name : "");
+				if (!md)
+					md = ptd__vt_name(m->type, m->name ? m->name : "");
 				char bits[32] = "";
 
 				if (m->bit_size)
