@@ -64,8 +64,26 @@ int shell_error(const char *fmt, ...)
 			src_stack[i].told = 1;
 		}
 	if (shell_error_prefix) {
+		char *msg = NULL;
+		const char *rest;
+		int len;
+
+		va_start(ap, fmt);
+		len = vasprintf(&msg, fmt, ap);
+		va_end(ap);
+		/* a Python function's exception line comes before the prefix
+		 * in gdb (Python printed it as it happened) */
+		rest = len >= 0 && !strncmp(msg, "Python Exception <", 18) ? strchr(msg, '\n') : NULL;
+		if (rest)
+			fprintf(stderr, "%.*s\n", (int)(rest - msg), msg);
 		fprintf(stderr, "%s\n", shell_error_prefix);
 		shell_error_prefix = NULL;
+		if (len >= 0) {
+			fprintf(stderr, "%s\n", rest ? rest + 1 : msg);
+			fflush(stderr);
+			free(msg);
+			return -1;
+		}
 	}
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -330,7 +330,11 @@ static int memeq(struct ptd_values *v, struct ptd_value **args, int *truth)
 			 * memory first; its bytes are these */
 			uint64_t n = ptd__vt_size(s);
 
-			if (ptd__val_fetch(v, a) < 0)
+			if (!v->has_regs)
+				rc = py_err(-ptde_not_running, "gdb.error",
+					    "evaluation of this expression requires the target "
+					    "program to be active");
+			else if (ptd__val_fetch(v, a) < 0)
 				rc = -ptde_nomap;
 			else
 				memcpy(to, a->buf, n < (uint64_t)len ? n : (uint64_t)len);
@@ -403,9 +407,12 @@ int ptd__convfn_call(struct ptd_values *v, const char *name, struct ptd_value **
 
 	*out = NULL;
 	if (!strcmp(name, "_isvoid")) {
+		struct vtype *t;
+
 		if (nargs != 1)
 			return ptd__err(-ptde_invalid, "You must provide one argument for $_isvoid.");
-		*out = mk_int(v->t_int, ptd__vt_strip(args[0]->type)->kind == VT_VOID);
+		t = ptd__vt_strip(args[0]->type);
+		*out = mk_int(v->t_int, t->kind == VT_VOID && !t->internal_fn);
 		return *out ? 0 : ptd__err(-ptde_nomem, "out of memory");
 	}
 	if (!f)

@@ -1017,6 +1017,15 @@ static val_t *parse_primary(struct parser *ps)
 			skip(ps);
 			if (*ps->p == '(')
 				return convfn_call(ps, name);
+			/* the function itself: "<internal function _streq>" */
+			{
+				struct vtype *t = ptd__vt_new(v, VT_VOID, name, 1);
+
+				if (!t || !(r = ptd__val_new(t)))
+					return oom(ps);
+				t->internal_fn = 1;
+				return r;
+			}
 		}
 		{
 			int rc = ptd__convvar(v, name, &r);
@@ -1707,6 +1716,9 @@ static val_t *parse_postfix(struct parser *ps)
 			int isvoid = x->lval == LV_CONV && S(x) && S(x)->kind == VT_VOID;
 
 			ptd_value_free(x);
+			if (isvoid && !ps->v->has_regs)
+				return fail(ps, -ptde_not_running,
+					    "You can't do that without a process to debug.%s", "");
 			if (isvoid)
 				return fail(ps, -ptde_invalid,
 					    "Invalid data type for function to be called.%s", "");

@@ -678,6 +678,8 @@ static char *base_name(struct vtype *t)
 
 	if (t->kind == VT_NODEBUG)
 		return strdup("<text variable, no debug info>");
+	if (t->internal_fn)
+		return strdup("<internal function>");
 	if (t->name) {
 		if (asprintf(&r, "%s%s", kw, t->name) < 0)
 			return NULL;

@@ -66,6 +66,7 @@ struct vtype {
 	int nmembers;
 	int declared;          /* struct known only by declaration */
 	int rvalue;            /* VT_REF: && */
+	int internal_fn;       /* VT_VOID: gdb's internal function @name ($_streq) */
 	int vector;            /* VT_ARRAY: gdb's vector ("__attribute__ ((vector_size(N)))") */
 	int cplus;             /* a C++ class, struct, union or enum: named without
 				* the keyword, with its scope ("geo::Shape") */
