@@ -5038,7 +5038,10 @@ static const struct cmd top_cmds[] = {
 	{ "pwd", 0, shell_cmd_pwd, 0, "Print ptdbg's working directory." },
 	{ "print", 1, shell_cmd_print, 0,
 	  "Print the value of a C expression: print[/FMT] EXPR (variables, members, arrays,\n"
-	  "pointers, casts, $REG, $N history; FMT: x d u o t c a z s)." },
+	  "pointers, casts, $REG, $N history, $VAR and gdb's $_siginfo, $_thread..., gdb's\n"
+	  "functions $_streq, $_strlen, $_memeq, $_regex, $_as_string, $_isvoid, $_caller_is,\n"
+	  "$_caller_matches, $_any_caller_is, $_any_caller_matches, $_gdb_setting[_str];\n"
+	  "FMT: x d u o t c a z s)." },
 	{ "printf", 0, shell_cmd_printf, 0,
 	  "Print values as C's printf does: printf \"FORMAT\", EXPR, ..." },
 	{ "quit", 1, cmd_quit, 0, "Exit ptdbg: quit [EXIT-CODE]." },
