@@ -813,19 +813,26 @@ static char *vt_declare(struct vtype *t, const char *decl, int bare)
 	}
 }
 
-/* A member whose type is a struct or union without a name is shown
- * expanded by ptype, its own members one level further in (gdb expands
- * an anonymous type one level more than a named one): "union {\n
- * int _pad;\n ...\n    } _sifields"; NULL for other members. */
+static char *vt_declare(struct vtype *t, const char *decl, int bare);
+
+/* A member whose type is a struct or union without a name (or a pointer
+ * to one, an array of them) is shown expanded by ptype, its own members
+ * one level further in (gdb expands an anonymous type one level more
+ * than a named one): "union {\n        int _pad;\n ...\n    } _sifields";
+ * NULL for other members. */
 static char *anon_expanded(struct vtype *t, const char *decl)
 {
-	char *r, *n;
+	struct vtype *in = t;
+	char *r, *n, *d;
 
-	if (!t || (t->kind != VT_STRUCT && t->kind != VT_UNION) || t->name || t->cplus)
+	while (in && (in->kind == VT_PTR || in->kind == VT_ARRAY) && !in->vector && in->target)
+		in = in->target;
+	if (!in || (in->kind != VT_STRUCT && in->kind != VT_UNION) || in->name || in->cplus)
 		return NULL;
-	r = strdup(t->kind == VT_UNION ? "union {\n" : "struct {\n");
-	for (int i = 0; r && i < t->nmembers; i++) {
-		char *md = ptd__vt_name(t->members[i].type, t->members[i].name ? t->members[i].name : "");
+	r = strdup(in->kind == VT_UNION ? "union {\n" : "struct {\n");
+	for (int i = 0; r && i < in->nmembers; i++) {
+		char *md = ptd__vt_name(in->members[i].type,
+					in->members[i].name ? in->members[i].name : "");
 
 		n = md ? cat3(r, "        ", md) : NULL;
 		free(md);
@@ -833,7 +840,9 @@ static char *anon_expanded(struct vtype *t, const char *decl)
 		r = n ? cat3(n, ";\n", "") : NULL;
 		free(n);
 	}
-	n = r ? cat3(r, "    } ", decl) : NULL;
+	d = vt_declare(t, decl, 1);
+	n = r && d ? cat3(r, d[0] ? "    } " : "    }", d) : NULL;
+	free(d);
 	free(r);
 	return n;
 }
