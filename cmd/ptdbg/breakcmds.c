@@ -91,6 +91,7 @@ static int watch_chain(void *ctx, const char *expr, uint64_t frame_cfa, struct p
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return -1;
+	shell_values_hooks(sh);
 	ptd_values_set_pretty(sh->vals, sh->print_pretty);
 	ptd_values_set_print_elements(sh->vals, sh->print_elements);
 	ptd_values_set_frame_args(sh->vals, sh->frame_args_mode);

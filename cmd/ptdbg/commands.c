@@ -66,8 +66,26 @@ int shell_error(const char *fmt, ...)
 			src_stack[i].told = 1;
 		}
 	if (shell_error_prefix) {
+		char *msg = NULL;
+		const char *rest;
+		int len;
+
+		va_start(ap, fmt);
+		len = vasprintf(&msg, fmt, ap);
+		va_end(ap);
+		/* a Python function's exception line comes before the prefix
+		 * in gdb (Python printed it as it happened) */
+		rest = len >= 0 && !strncmp(msg, "Python Exception <", 18) ? strchr(msg, '\n') : NULL;
+		if (rest)
+			fprintf(stderr, "%.*s\n", (int)(rest - msg), msg);
 		fprintf(stderr, "%s\n", shell_error_prefix);
 		shell_error_prefix = NULL;
+		if (len >= 0) {
+			fprintf(stderr, "%s\n", rest ? rest + 1 : msg);
+			fflush(stderr);
+			free(msg);
+			return -1;
+		}
 	}
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -5094,7 +5112,10 @@ static const struct cmd top_cmds[] = {
 	{ "pwd", 0, shell_cmd_pwd, 0, "Print ptdbg's working directory." },
 	{ "print", 1, shell_cmd_print, 0,
 	  "Print the value of a C expression: print[/FMT] EXPR (variables, members, arrays,\n"
-	  "pointers, casts, $REG ($xmm0.v4_float[1], $st0, $mxcsr too), $N history;\n"
+	  "pointers, casts, $REG ($xmm0.v4_float[1], $st0, $mxcsr too), $N history, $VAR\n"
+	  "and gdb's $_siginfo, $_thread..., gdb's functions $_streq, $_strlen, $_memeq,\n"
+	  "$_regex, $_as_string, $_isvoid, $_caller_is, $_caller_matches, $_any_caller_is,\n"
+	  "$_any_caller_matches, $_gdb_setting[_str];\n"
 	  "FMT: x d u o t c a z s)." },
 	{ "printf", 0, shell_cmd_printf, 0,
 	  "Print values as C's printf does: printf \"FORMAT\", EXPR, ..." },
@@ -5450,6 +5471,156 @@ static const struct with_setting *with_find(const char *prefix, const char *word
 		}
 	}
 	return n == 1 ? found : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* What gdb's convenience variables and functions ask the shell          */
+
+/* $_thread and $_gthread (the selected thread's number, 0 without a
+ * program), $_inferior (always 1: ptdbg debugs one program). */
+static int hook_conv_int(void *ctx, const char *name, long *val)
+{
+	struct shell *sh = ctx;
+	struct ptd_thread_info *th;
+	int n;
+
+	*val = !strcmp(name, "_inferior");
+	if (*val || (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s)))
+		return 1;
+	n = ptd_session_threads(sh->s, NULL, 0);
+	th = n > 0 ? calloc((size_t)n, sizeof(*th)) : NULL;
+	if (th)
+		n = ptd_session_threads(sh->s, th, n);
+	for (int i = 0; th && i < n; i++)
+		if (th[i].current)
+			*val = th[i].num;
+	free(th);
+	ptd_clear_error();
+	return 1;
+}
+
+/* $_siginfo: the kernel's siginfo of the live stop; none in the recorded
+ * past (gdb's "Unable to read siginfo" when it cannot read one). */
+static int hook_siginfo(void *ctx, void *buf, size_t n)
+{
+	struct shell *sh = ctx;
+	long rc;
+
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return 0;
+	shell_sync(sh);
+	rc = ptd_session_replaying(sh->s) ? -1 : ptd_session_siginfo_raw(sh->s, buf, n);
+	ptd_clear_error();
+	return rc < 0 ? -1 : 1;
+}
+
+/* The function of the frame @up levels above the selected one, as
+ * Python's Frame.name() gives it to $_caller_is: frames as bt numbers
+ * them (inlined calls are frames), up to main. */
+static int hook_frame_function(void *ctx, int up, char *buf, size_t n)
+{
+	struct shell *sh = ctx;
+	struct flevels lv;
+	struct ptd_inline in[16];
+	struct ptd_symbol sym;
+	int entry, k, real, ninl, skip = 0, rc = 0;
+	const struct ptd_frame_info *f;
+	uint64_t look;
+
+	if (!ptd_session_alive(sh->s) && !ptd_session_offline(sh->s))
+		return -1;
+	if (levels_get(sh, &lv) < 0)
+		return -1;
+	if (level_find(&lv, sh, sh->frame_vlevel + up, &entry, &k, &real) < 0)
+		goto out;
+	f = &lv.fr[entry];
+	rc = 2;
+	if (f->kind == PTD_FRAME_SIGTRAMP || !sh->pc.sym)
+		goto out;
+	look = entry && f->kind != PTD_FRAME_INTERRUPTED ? f->pc - 1 : f->pc;
+	ninl = ptd_symbols_inlined(sh->pc.sym, look, in, 16);
+	if (ninl < 0)
+		ninl = 0;
+	if (entry == 0)
+		skip = ninl < sh->pc.inline_skip ? ninl : sh->pc.inline_skip;
+	if (skip + k < ninl) {
+		snprintf(buf, n, "%s", in[skip + k].name);
+		rc = 1;
+	} else if (ptd_symbols_lookup(sh->pc.sym, look, &sym) >= 0 && sym.name) {
+		snprintf(buf, n, "%s", sym.name);
+		rc = 1;
+	}
+out:
+	ptd_clear_error();
+	free(lv.fr);
+	return rc;
+}
+
+/* $_gdb_setting's types of the settings `with` knows (by its entries). */
+static const struct {
+	const char *prefix, *name;
+	enum ptd_setting_kind kind;
+} setting_kinds[] = {
+	{ NULL, "args", PTD_SETTING_STRING },
+	{ NULL, "disable-randomization", PTD_SETTING_BOOL },
+	{ NULL, "pin-cpu", PTD_SETTING_BOOL },
+	{ NULL, "confirm", PTD_SETTING_BOOL },
+	{ NULL, "listsize", PTD_SETTING_INT },
+	{ NULL, "inferior-tty", PTD_SETTING_STRING },
+	{ NULL, "exec-direction", PTD_SETTING_STRING },
+	{ "print", "pretty", PTD_SETTING_BOOL },
+	{ "print", "frame-arguments", PTD_SETTING_STRING },
+	{ "print", "elements", PTD_SETTING_UINT },
+	{ "record", "instruction-history-size", PTD_SETTING_UINT },
+	{ "record", "function-call-history-size", PTD_SETTING_UINT },
+	{ "record", "stop-at-thread-exit", PTD_SETTING_BOOL },
+	{ "breakpoint", "pending", PTD_SETTING_AUTOBOOL },
+};
+
+static enum ptd_setting_kind hook_setting(void *ctx, const char *name, char *buf, size_t n)
+{
+	struct shell *sh = ctx;
+	const struct with_setting *w;
+	char first[64], second[128];
+	const char *prefix = NULL, *word = first;
+
+	second[0] = 0;
+	if (sscanf(name, " %63s %127s", first, second) < 1)
+		return PTD_SETTING_NONE;
+	if (second[0]) {
+		prefix = first;
+		word = second;
+	}
+	w = with_find(prefix, word);
+	if (!w)
+		return PTD_SETTING_NONE;
+	/* ptdbg never pages: gdb's batch mode values */
+	if (!w->prefix && (!strcmp(w->name, "pagination") || !strcmp(w->name, "height") ||
+			   !strcmp(w->name, "width"))) {
+		snprintf(buf, n, "%s", w->name[0] == 'p' ? "off" : "unlimited");
+		return w->name[0] == 'p' ? PTD_SETTING_BOOL : PTD_SETTING_UINT;
+	}
+	for (size_t i = 0; i < sizeof(setting_kinds) / sizeof(setting_kinds[0]); i++)
+		if ((!w->prefix) == (!setting_kinds[i].prefix) &&
+		    (!w->prefix || !strcmp(w->prefix, setting_kinds[i].prefix)) &&
+		    !strcmp(w->name, setting_kinds[i].name)) {
+			w->get(sh, buf, n);
+			return setting_kinds[i].kind;
+		}
+	return PTD_SETTING_NONE;
+}
+
+void shell_values_hooks(struct shell *sh)
+{
+	const struct ptd_values_hooks h = {
+		.ctx = sh,
+		.conv_int = hook_conv_int,
+		.siginfo = hook_siginfo,
+		.frame_function = hook_frame_function,
+		.setting = hook_setting,
+	};
+
+	ptd_values_set_hooks(sh->vals, &h);
 }
 
 static int with_is_prefix(const char *name)

@@ -303,6 +303,9 @@ int shell_values_bind(struct shell *sh);
 int shell_cmd_print(struct shell *sh, const char *args);
 int shell_cmd_output(struct shell *sh, const char *args);
 int shell_cmd_printf(struct shell *sh, const char *args);
+/* Gives sh->vals what gdb's $_thread, $_siginfo, $_caller_is and
+ * $_gdb_setting ask for (commands.c). */
+void shell_values_hooks(struct shell *sh);
 /* Sets convenience variable $@name to @value, as gdb sets $_exitcode. */
 void shell_set_convenience(struct shell *sh, const char *name, long value);
 /* enable/disable display [N...] (@on 1/0). */

@@ -54,6 +54,7 @@ int shell_values_bind(struct shell *sh)
 
 	if (!sh->vals && ptd_values_alloc(&sh->vals) < 0)
 		return shell_error("out of memory");
+	shell_values_hooks(sh);
 	ptd_values_set_pretty(sh->vals, sh->print_pretty);
 	ptd_values_set_print_elements(sh->vals, sh->print_elements);
 	ptd_values_set_frame_args(sh->vals, sh->frame_args_mode);

@@ -1634,6 +1634,43 @@ extern PTD_EXPORT int ptd_values_set_print_elements(struct ptd_values *v, unsign
  * frame's argument list uses, as gdb's; 1 (scalars) by default.  Returns
  * 0, or -ptde_invalid (NULL @v, another mode). */
 extern PTD_EXPORT int ptd_values_set_frame_args(struct ptd_values *v, int mode);
+
+/* What a setting is, for gdb's $_gdb_setting (its value's type there). */
+enum ptd_setting_kind {
+	PTD_SETTING_NONE = 0, /* no such setting */
+	PTD_SETTING_INT,      /* an int ("unlimited": 0) */
+	PTD_SETTING_UINT,     /* an unsigned int ("unlimited": 0) */
+	PTD_SETTING_BOOL,     /* "on" 1, "off" 0 (an int) */
+	PTD_SETTING_AUTOBOOL, /* "on" 1, "off" 0, "auto" -1 (an int) */
+	PTD_SETTING_STRING,   /* a string or an enumeration: characters */
+};
+
+/*
+ * What the front end knows and the expressions of gdb's convenience
+ * variables and functions ask for: the threads, the stop's signal, the
+ * frames above the selected one, the settings.  A callback may be NULL
+ * (the variable is then void, the function says there is no frame).
+ */
+struct ptd_values_hooks {
+	void *ctx;
+	/* $_thread, $_gthread, $_inferior: 1 and *@val; 0 for another name. */
+	int (*conv_int)(void *ctx, const char *name, long *val);
+	/* The siginfo of the selected thread's stop (128 bytes into @buf):
+	 * 1; 0 when there is no program ($_siginfo is void); <0 when it
+	 * cannot be read (the recorded past, a stop for no signal). */
+	int (*siginfo)(void *ctx, void *buf, size_t n);
+	/* The function of the frame @up levels above the selected one (0:
+	 * that frame): 1 and its name in @buf; 2 when the frame has no
+	 * function name; 0 when there is no such frame; <0 when no frame is
+	 * selected. */
+	int (*frame_function)(void *ctx, int up, char *buf, size_t n);
+	/* Setting @name ("listsize", "print pretty", unique beginnings as
+	 * show takes them): its kind and the value as show words it
+	 * ("unlimited", "on", "auto") in @buf; PTD_SETTING_NONE when none. */
+	enum ptd_setting_kind (*setting)(void *ctx, const char *name, char *buf, size_t n);
+};
+/* Installs @h (copied) for the evaluations to come; NULL removes them. */
+extern PTD_EXPORT void ptd_values_set_hooks(struct ptd_values *v, const struct ptd_values_hooks *h);
 /* After x: gdb's $_, the last address examined, typed a pointer to the
  * @size-byte integer (int8_t ... int64_t), and $__, what is there (void
  * without @contents: strings, instructions).  Returns 0, -ptde_invalid

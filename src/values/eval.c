@@ -918,6 +918,55 @@ static val_t *conv_var(struct parser *ps, const char *name)
 	return r;
 }
 
+/* $name(args...), a gdb convenience function: ps->p is at the '('.  As
+ * gdb's, it is not called when only the type is wanted (an int then). */
+static val_t *convfn_call(struct parser *ps, const char *name)
+{
+	val_t *args[8], *r = NULL;
+	int n = 0, rc;
+
+	ps->p++;
+	skip(ps);
+	if (*ps->p == ')') {
+		ps->p++;
+	} else {
+		for (;;) {
+			val_t *a = parse_assign(ps);
+
+			if (!a)
+				goto out;
+			if (n == (int)(sizeof(args) / sizeof(args[0]))) {
+				ptd_value_free(a);
+				fail(ps, -ptde_invalid, "too many arguments in function call%s", "");
+				goto out;
+			}
+			args[n++] = a;
+			skip(ps);
+			if (*ps->p == ',') {
+				ps->p++;
+				continue;
+			}
+			if (*ps->p == ')') {
+				ps->p++;
+				break;
+			}
+			syntax(ps);
+			goto out;
+		}
+	}
+	if (ps->v->type_only) {
+		r = mk_int(ps, ps->v->t_int, 0);
+		goto out;
+	}
+	rc = ptd__convfn_call(ps->v, name, args, n, cplus(ps), &r);
+	if (rc < 0 && !ps->rc)
+		ps->rc = rc;
+out:
+	for (int i = 0; i < n; i++)
+		ptd_value_free(args[i]);
+	return r;
+}
+
 static val_t *parse_primary(struct parser *ps)
 {
 	struct ptd_values *v = ps->v;
@@ -996,6 +1045,31 @@ static val_t *parse_primary(struct parser *ps)
 		snprintf(name, sizeof(name), "%.*s", (int)n, p);
 		ps->p = p + ident_len(p);
 		ptd_clear_error();
+		if (ptd__convfn_is(name)) {
+			skip(ps);
+			if (*ps->p == '(')
+				return convfn_call(ps, name);
+			/* the function itself: "<internal function _streq>" */
+			{
+				struct vtype *t = ptd__vt_new(v, VT_VOID, name, 1);
+
+				if (!t || !(r = ptd__val_new(t)))
+					return oom(ps);
+				t->internal_fn = 1;
+				return r;
+			}
+		}
+		{
+			int rc = ptd__convvar(v, name, &r);
+
+			if (rc > 0)
+				return r;
+			if (rc < 0) {
+				if (!ps->rc)
+					ps->rc = rc;
+				return NULL;
+			}
+		}
 		if (ptd__reg_value(v, name, &r) < 0) {
 			if (ps->v->has_regs || strcmp(ptd_last_error(-ptde_notfound), "No registers.")) {
 				/* other $names are convenience variables */
@@ -1687,7 +1761,15 @@ static val_t *parse_postfix(struct parser *ps)
 				x = m;
 			}
 		} else if (*ps->p == '(') {
+			int isvoid = x->lval == LV_CONV && S(x) && S(x)->kind == VT_VOID;
+
 			ptd_value_free(x);
+			if (isvoid && !ps->v->has_regs)
+				return fail(ps, -ptde_not_running,
+					    "You can't do that without a process to debug.%s", "");
+			if (isvoid)
+				return fail(ps, -ptde_invalid,
+					    "Invalid data type for function to be called.%s", "");
 			return fail(ps, -ptde_unsupported,
 				    "cannot call functions in the program: ptdbg does not run code in it%s",
 				    "");

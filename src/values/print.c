@@ -884,7 +884,10 @@ int ptd__print_at(struct ptd_values *v, struct vtype *t, const uint8_t *p, uint6
 			print_flags(b, s, x);
 		return 0;
 	case VT_VOID:
-		ptd__sb_add(b, "void");
+		if (s->internal_fn)
+			ptd__sb_add(b, "<internal function %s>", s->name);
+		else
+			ptd__sb_add(b, "void");
 		return 0;
 	default:
 		return 0;

@@ -686,6 +686,8 @@ static char *base_name(struct vtype *t)
 
 	if (t->kind == VT_NODEBUG)
 		return strdup("<text variable, no debug info>");
+	if (t->internal_fn)
+		return strdup("<internal function>");
 	if (t->name) {
 		if (asprintf(&r, "%s%s", kw, t->name) < 0)
 			return NULL;
@@ -819,6 +821,40 @@ static char *vt_declare(struct vtype *t, const char *decl, int bare)
 	}
 }
 
+static char *vt_declare(struct vtype *t, const char *decl, int bare);
+
+/* A member whose type is a struct or union without a name (or a pointer
+ * to one, an array of them) is shown expanded by ptype, its own members
+ * one level further in (gdb expands an anonymous type one level more
+ * than a named one): "union {\n        int _pad;\n ...\n    } _sifields";
+ * NULL for other members. */
+static char *anon_expanded(struct vtype *t, const char *decl)
+{
+	struct vtype *in = t;
+	char *r, *n, *d;
+
+	while (in && (in->kind == VT_PTR || in->kind == VT_ARRAY) && !in->vector && in->target)
+		in = in->target;
+	if (!in || (in->kind != VT_STRUCT && in->kind != VT_UNION) || in->name || in->cplus)
+		return NULL;
+	r = strdup(in->kind == VT_UNION ? "union {\n" : "struct {\n");
+	for (int i = 0; r && i < in->nmembers; i++) {
+		char *md = ptd__vt_name(in->members[i].type,
+					in->members[i].name ? in->members[i].name : "");
+
+		n = md ? cat3(r, "        ", md) : NULL;
+		free(md);
+		free(r);
+		r = n ? cat3(n, ";\n", "") : NULL;
+		free(n);
+	}
+	d = vt_declare(t, decl, 1);
+	n = r && d ? cat3(r, d[0] ? "    } " : "    }", d) : NULL;
+	free(d);
+	free(r);
+	return n;
+}
+
 /* ptype: expands the outermost struct, union or enum (after typedefs). */
 char *ptd__vt_ptype(struct vtype *t)
 {
@@ -911,7 +947,9 @@ char *ptd__vt_ptype(struct vtype *t)
 				 * "_vptr.Shape" out too) */
 				if (m->is_base || ptd__vt_is_vptr(m->name))
 					continue;
-				md = ptd__vt_name(m->type, m->name ? m->name : "");
+				md = anon_expanded(m->type, m->name ? m->name : "");
+				if (!md)
+					md = ptd__vt_name(m->type, m->name ? m->name : "");
 				char bits[32] = "";
 
 				if (m->bit_size)

@@ -73,6 +73,9 @@ struct vtype {
 	int nmembers;
 	int declared;          /* struct known only by declaration */
 	int rvalue;            /* VT_REF: && */
+	int internal_fn;       /* VT_VOID: gdb's internal function @name ($_streq) */
+	int vector;            /* VT_ARRAY: gdb's vector ("__attribute__ ((vector_size(N)))"):
+				* a vector register's part, siginfo's _pad */
 	int cplus;             /* a C++ class, struct, union or enum: named without
 				* the keyword, with its scope ("geo::Shape") */
 	int prototyped, varargs;
@@ -90,8 +93,6 @@ struct vtype {
 	size_t methods_len;
 	struct vtype *next_alloc;
 	int mark;              /* reachable from the history or a builtin */
-	int vector;            /* VT_ARRAY: a vector register's part, gdb's
-				* "float __attribute__ ((vector_size(4)))" */
 	int bfloat16;          /* VT_FLOAT of 2 bytes: bfloat16, not IEEE half */
 	const struct ptd__flag *flags; /* VT_FLAGS: its bits (static) */
 };
@@ -195,6 +196,7 @@ struct ptd_values {
 
 	int has_regs;      /* a thread is there */
 	struct user_regs_struct uregs; /* the innermost frame's, as given */
+	struct ptd_values_hooks hooks; /* the front end's (all NULL: none) */
 	int past;          /* memory is the present memory, not the past's */
 	int used_memory;   /* memory was read since ptd_values_bind */
 	/* while a value prints: its bytes and its piece mask (NULL: all known) */
@@ -382,6 +384,18 @@ int ptd__stl_member(struct vtype *t, const char *name, uint64_t *off, struct vty
 int ptd__stl_find_class(struct vtype *t, const char *prefix, int members, uint64_t *off,
 			struct vtype **out);
 uint64_t ptd__stl_node_storage(struct vtype *impl, const char *node_prefix, uint64_t fallback);
+
+/* convfn.c: gdb's convenience functions and computed variables */
+/* Whether $@name is one of gdb's internal functions ($_streq, ...). */
+int ptd__convfn_is(const char *name);
+/* Calls internal function $@name with @args (not taken): 0 and *@out, or
+ * <0 with gdb's error (a Python function's exception as gdb prints it). */
+int ptd__convfn_call(struct ptd_values *v, const char *name, struct ptd_value **args, int nargs,
+		     int cplus, struct ptd_value **out);
+/* The computed convenience variables ($_siginfo, $_thread, $_gthread,
+ * $_inferior): 1 and *@out, 0 when @name is none (or the front end says
+ * nothing: an ordinary variable), <0 with gdb's error. */
+int ptd__convvar(struct ptd_values *v, const char *name, struct ptd_value **out);
 
 /* xmethods.c */
 /* Whether gdb 13's libstdc++ has an xmethod @method ("size",

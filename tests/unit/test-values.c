@@ -299,6 +299,92 @@ static void test_printf_and_convenience(void **state)
 	expect_type(f->v, "(char * const)0", 0, "char * const");
 }
 
+/* A front end for the convenience functions: two frames (fib called by
+ * main), a SIGSEGV's siginfo at address 0x10, one setting. */
+static int fake_conv_int(void *ctx, const char *name, long *val)
+{
+	(void)ctx;
+	*val = !strcmp(name, "_thread") ? 3 : 1;
+	return 1;
+}
+
+static int fake_siginfo(void *ctx, void *buf, size_t n)
+{
+	int32_t head[3] = { 11, 0, 1 };
+	uint64_t addr = 0x10;
+
+	(void)ctx;
+	assert_true(n >= 24);
+	memcpy(buf, head, sizeof(head));
+	memcpy((char *)buf + 16, &addr, sizeof(addr));
+	return 1;
+}
+
+static int fake_frame_function(void *ctx, int up, char *buf, size_t n)
+{
+	static const char *const fn[] = { "fib", "main" };
+
+	(void)ctx;
+	if (up > 1)
+		return 0;
+	snprintf(buf, n, "%s", fn[up]);
+	return 1;
+}
+
+static enum ptd_setting_kind fake_setting(void *ctx, const char *name, char *buf, size_t n)
+{
+	(void)ctx;
+	if (strcmp(name, "listsize"))
+		return PTD_SETTING_NONE;
+	snprintf(buf, n, "10");
+	return PTD_SETTING_INT;
+}
+
+static void test_convenience_functions(void **state)
+{
+	struct fx *f = *state;
+	const struct ptd_values_hooks h = { .conv_int = fake_conv_int,
+					    .siginfo = fake_siginfo,
+					    .frame_function = fake_frame_function,
+					    .setting = fake_setting };
+	static const char *const t[][2] = {
+		{ "$_streq(\"ab\", \"ab\")", "1" },	{ "$_streq(\"ab\", \"a\")", "0" },
+		{ "$_strlen(\"hello\")", "5" },		{ "$_regex(\"hello\", \"h.l\")", "1" },
+		{ "$_regex(\"hello\", \"l\")", "0" },	{ "$_as_string(6 * 7)", "\"42\"" },
+		{ "$_isvoid($nothing)", "1" },		{ "$_isvoid(1)", "0" },
+		{ "$_caller_is(\"main\")", "1" },	{ "$_caller_is(\"fib\", 0)", "1" },
+		{ "$_caller_is(\"main\", 2)", "0" },	{ "$_any_caller_is(\"main\", 0)", "0" },
+		{ "$_any_caller_matches(\"^ma\")", "1" }, { "$_thread", "3" },
+		{ "$_inferior", "1" },			{ "$_siginfo.si_signo", "11" },
+		{ "$_siginfo._sifields._sigfault.si_addr", "(void *) 0x10" },
+		{ "$_gdb_setting(\"listsize\")", "10" }, { "$_gdb_setting_str(\"listsize\")", "\"10\"" },
+		{ "$_streq", "<internal function _streq>" },
+	};
+
+	ptd_values_set_hooks(NULL, &h);
+	ptd_values_set_hooks(f->v, &h);
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		expect(f->v, t[i][0], t[i][1]);
+	expect_type(f->v, "$_strlen(\"x\")", 0, "long long");
+	expect_type(f->v, "$_siginfo", 0, "struct siginfo");
+	expect_error(f->v, "$_streq(\"a\")",
+		     "Python Exception <class 'TypeError'>: _StrEq.invoke() missing 1 required "
+		     "positional argument: 'b'\nError occurred in Python: _StrEq.invoke() missing 1 "
+		     "required positional argument: 'b'");
+	expect_error(f->v, "$_caller_is(\"a\", -1)",
+		     "Python Exception <class 'ValueError'>: nframes must be >= 0\n"
+		     "Error occurred in Python: nframes must be >= 0");
+	expect_error(f->v, "$_isvoid()", "You must provide one argument for $_isvoid.");
+	expect_error(f->v, "$_gdb_setting(\"nosuch\")",
+		     "First argument of $_gdb_setting must be a valid setting of the 'show' command.");
+	/* without a front end: void, and no frame */
+	ptd_values_set_hooks(f->v, NULL);
+	expect(f->v, "$_siginfo", "void");
+	expect_error(f->v, "$_caller_is(\"main\")",
+		     "Python Exception <class 'gdb.error'>: No frame is currently selected.\n"
+		     "Error occurred in Python: No frame is currently selected.");
+}
+
 static void test_bad_input(void **state)
 {
 	struct fx *f = *state;
@@ -833,6 +919,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_literals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_printf_and_convenience, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_convenience_functions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_globals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_keep, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watch_chain, setup, teardown),
