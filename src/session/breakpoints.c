@@ -684,6 +684,53 @@ static void unloaded(struct ptd_session *s)
 	solib_arm(s);
 }
 
+/* Whether @ls holds @b's locations already (the same addresses). */
+static int same_locs(const struct sbp *b, const struct locset *ls)
+{
+	if (b->nlocs != ls->n)
+		return 0;
+	for (int i = 0; i < ls->n; i++)
+		if (b->locs[i].addr != ls->v[i].addr)
+			return 0;
+	return 1;
+}
+
+/*
+ * gdb re-sets every breakpoint at each change of the libraries: a
+ * function's locations are those of all the code loaded now (a library
+ * loaded later adds its copy: ls's opendir in ld.so, then in libc), and
+ * its PLT entry only while no library defines it.  A location that stays
+ * keeps its state (disabled, inserted); the breakpoint's own state and
+ * hit count are the breakpoint's.  A spec that resolves to nothing now
+ * keeps what it has (unloaded() dropped what went with its library).
+ */
+static void bp_reset(struct ptd_session *s, struct sbp *b)
+{
+	struct locset ls;
+
+	/* (a bare LINE is of the file it was set in, not of where the
+	 * program is now: in the dynamic linker) */
+	if (b->wkind || PTD__BP_IS_EVENT(b) || b->spec[0] == '*' ||
+	    (isdigit((unsigned char)b->spec[0]) && b->nlocs))
+		return;
+	if (resolve_spec(s, b->spec, &ls) < 0) {
+		ptd_clear_error();
+		return;
+	}
+	if (same_locs(b, &ls)) {
+		locs_free(ls.v, ls.n);
+		return;
+	}
+	for (int k = 0; k < ls.n; k++)
+		for (int j = 0; j < b->nlocs; j++)
+			if (b->locs[j].addr == ls.v[k].addr)
+				ls.v[k].disabled = b->locs[j].disabled;
+	bp_disarm(s, b);
+	bp_set_locs(b, &ls);
+	if (bp_arm(s, b) < 0)
+		ptd_clear_error(); /* said when the program resumes next */
+}
+
 int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
 {
 	if (!s->solib_addr || pc != s->solib_addr || s->solib_pid != ptd_session_pid(s) ||
@@ -692,26 +739,8 @@ int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
 	s->sym_dirty = 1;
 	ptd__ses_symbols(s);
 	unloaded(s);
-	for (int i = 0; i < s->nbp; i++) {
-		struct sbp *b = &s->bp[i];
-		struct locset ls;
-
-		if (b->wkind || PTD__BP_IS_EVENT(b) || (bp_has_addr(b) && !b->plt))
-			continue;
-		if (resolve_spec(s, b->spec, &ls) < 0) {
-			ptd_clear_error();
-			continue;
-		}
-		if (b->plt && ls.n == 1 && (is_plt(ls.v[0].func) || ls.v[0].addr == b->addr)) {
-			/* the library that defines it is not there yet */
-			locs_free(ls.v, ls.n);
-			continue;
-		}
-		bp_disarm(s, b);
-		bp_set_locs(b, &ls);
-		if (bp_arm(s, b) < 0)
-			ptd_clear_error(); /* said when the program resumes next */
-	}
+	for (int i = 0; i < s->nbp; i++)
+		bp_reset(s, &s->bp[i]);
 	return 1;
 }
 

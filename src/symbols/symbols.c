@@ -1875,12 +1875,14 @@ int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **e
 		const struct sym_ent *x = &s->syms[i];
 		size_t j;
 
-		if (!(x->rank & 1) || x->mod != best->mod ||
-		    !(sym_named(x, name) || sym_named_in_scope(x, name)))
+		if (!(x->rank & 1) || !(sym_named(x, name) || sym_named_in_scope(x, name)))
 			continue;
 		for (j = 0; j < n && e[j] != x->start; j++)
 			;
-		if (j < n || !cu_for_addr(x->mod, x->start) || !cu_for_addr(best->mod, best->start))
+		/* (and those of the other files loaded: ld.so's own opendir
+		 * besides libc's, where it has debug information) */
+		if (j < n || !cu_for_addr(x->mod, x->start) ||
+		    (x->mod == best->mod && !cu_for_addr(best->mod, best->start)))
 			continue;
 		if (n == cap) {
 			uint64_t *e2 = realloc(e, 2 * cap * sizeof(*e)), *b2;
@@ -2050,8 +2052,15 @@ static int die_named_in_scope(Dwarf_Die *d, const char *name)
 static int die_named(Dwarf_Die *d, const char *name)
 {
 	Dwarf_Attribute at;
-	const char *n = dwarf_diename(d);
+	const char *n = dwarf_diename(d), *ln = NULL;
 
+	/* A C function with an asm label is named by it in gdb (glibc's
+	 * copies of stdlib.h's inline atoi are "__GI_atoi"), not by the
+	 * name it was written with; a mangled C++ name is matched below. */
+	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &at))
+		ln = dwarf_formstring(&at);
+	if (ln && *ln && strncmp(ln, "_Z", 2) && n && strcmp(ln, n))
+		return !strcmp(ln, name);
 	if (n && !strcmp(n, name))
 		return 1;
 	/* a template instance by its name without the arguments ("fold" for
