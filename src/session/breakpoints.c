@@ -185,6 +185,21 @@ static int resolve_function(struct ptd_session *s, struct ptd_symbols *sym, cons
 		lo->func = NULL;
 		if (ptd_symbols_lookup(sym, bps[i], &fs) == 0 && fs.name)
 			lo->func = strdup(fs.name);
+		/* A name only the ELF symbols have (glibc's opendir, whose
+		 * debug information says __opendir) is gdb's minimal symbol:
+		 * the location's symbol is then the innermost function at
+		 * the address, an inlined one too (opendir opens with
+		 * invalid_name: that is shown, and its frame stops). */
+		struct ptd_inline inl[1];
+		int minsym = lo->func && strcmp(lo->func, name) && !strchr(lo->func, '(') &&
+			     !strstr(lo->func, "::") && !strstr(name, "::");
+
+		if (minsym && ptd_symbols_inlined(sym, bps[i], inl, 1) == 1 && inl[0].name) {
+			free(lo->func);
+			free(lo->inl);
+			lo->func = strdup(inl[0].name);
+			lo->inl = strdup(inl[0].name);
+		}
 	}
 	free(entries);
 	free(bps);
