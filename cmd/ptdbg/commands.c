@@ -1292,6 +1292,10 @@ static int do_break_as(struct shell *sh, const char *args, int temporary, const 
 	}
 	if (!bi.nlocs && spec[0] != '*')
 		printf("%s %d (%s) pending.\n", kind, bi.id, spec);
+	else if (bi.nlocs > 1 && !bi.file)
+		/* (gdb names the spec only when the first location has a
+		 * source file: not a PLT entry nor an ifunc resolver) */
+		printf("%s %d at 0x%" PRIx64 " (%d locations)\n", kind, bi.id, bi.addr, bi.nlocs);
 	else if (bi.nlocs > 1)
 		printf("%s %d at 0x%" PRIx64 ": %s. (%d locations)\n", kind, bi.id, bi.addr,
 		       shell_bp_canonical(sh, spec, bi.file), bi.nlocs);

@@ -227,6 +227,21 @@ static int resolve_function(struct ptd_session *s, struct ptd_symbols *sym, cons
 	free(v);
 	if (rc < 0)
 		return rc;
+	/* The program's PLT entry stays a location while no loaded file
+	 * exports the function, beside copies local to a file (ld.so's own
+	 * opendir, at starti), as gdb keeps a trampoline minimal symbol. */
+	if (ls->n && !is_plt(name) && !ptd__symbols_exported_function(sym, name) &&
+	    plt_lookup(s, name, &bp) == 0) {
+		size_t len = strlen(name) + 5;
+
+		plo = locs_add(ls);
+		if (!plo)
+			return -ptde_nomem;
+		plo->addr = bp;
+		plo->func = malloc(len);
+		if (plo->func)
+			snprintf(plo->func, len, "%s@plt", name);
+	}
 	if (ls->n > 1)
 		qsort(ls->v, (size_t)ls->n, sizeof(*ls->v), locs_cmp);
 	if (ls->n)

@@ -1847,6 +1847,22 @@ int ptd_symbols_function(struct ptd_symbols *s, const char *name, uint64_t *entr
 	return 0;
 }
 
+int ptd__symbols_exported_function(struct ptd_symbols *s, const char *name)
+{
+	if (!s || !name)
+		return 0;
+	if (!s->syms_built)
+		build_syms(s);
+	for (size_t i = 0; i < s->nall; i++) {
+		const struct sym_ent *e = &s->all[i];
+		const char *elf = e->mangled ? e->mangled : e->name;
+
+		if ((e->rank & 1) && e->rank >= 4 && elf && !strcmp(elf, name))
+			return 1;
+	}
+	return 0;
+}
+
 int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **entries,
 			   uint64_t **bps)
 {

@@ -100,6 +100,14 @@ int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **e
  */
 int ptd__symbols_inlined_entries(struct ptd_symbols *s, const char *name, uint64_t **out);
 /*
+ * Whether some loaded file exports a function called @name (a global or
+ * weak ELF function symbol, not a PLT entry): where a call through the
+ * program's PLT entry of @name can go.  gdb's linespec drops the PLT
+ * location then; a file-local function of that name (ld.so's own
+ * opendir) does not count.  Returns 1 or 0.
+ */
+int ptd__symbols_exported_function(struct ptd_symbols *s, const char *name);
+/*
  * Every address `break FILE:LINE` gets, as gdb 13: the statement rows of
  * @line (or of the first line after it that has code) in files ending
  * with @file, one per block (a line inlined in several places gets one
