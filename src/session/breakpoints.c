@@ -948,6 +948,11 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s)
 					if (b->locs[j].addr == ls.v[k].addr)
 						ls.v[k].disabled = b->locs[j].disabled;
 			bp_set_locs(b, &ls);
+		} else if (b->spec[0] != '*' && !PTD__BP_IS_EVENT(b)) {
+			/* Not in the new image (a library function the program
+			 * does not call): pending until a library has it, as
+			 * gdb; the old addresses mean nothing now. */
+			ptd__ses_bp_free_locs(b);
 		}
 		ptd_clear_error();
 		/* a failure is reported when the program resumes (arm_all) */
