@@ -13,7 +13,9 @@
 #    copies are __GI_atoi), so "Breakpoint 1, " and no <MULTIPLE>;
 #    `break printf` stops twice with its hit count kept;
 #  - testprogs/exec: `break puts` in the program, then after exec in fib;
-#  - a pending breakpoint on the dlopen'd plugin's function;
+#  - a pending breakpoint on the dlopen'd plugin's function, a pending
+#    dprintf there (gdb's "Dprintf N (ARGS) pending."), dprintf, tbreak,
+#    until and advance on libc functions;
 #  - with `record`: a libc breakpoint set after the call, reached by
 #    reverse-continue in the recorded past.
 # Only stack addresses and process ids are normalised.
@@ -76,6 +78,15 @@ check exec-puts "$TESTPROGS/exec"
 CMDS=('set breakpoint pending on' 'break plugin_compute' 'break atoi' run 'bt 1'
       'info breakpoints' continue)
 check pending-plugin "$TESTPROGS/dlopen"
+
+# dprintf and tbreak use the same locations: a pending dprintf in the
+# plugin, a tbreak and an until on libc functions through the PLT
+CMDS=('set breakpoint pending on' 'dprintf plugin_compute,"compute %d\n",x' 'tbreak printf'
+      'info breakpoints' run 'bt 1' 'info breakpoints')
+check dprintf-tbreak "$TESTPROGS/dlopen"
+CMDS=('dprintf atoi,"atoi %s\n",nptr' 'tbreak printf' run 'info breakpoints' 'until' 'advance puts'
+      'info breakpoints')
+check dprintf-advance "$TESTPROGS/fib" 3
 
 # (an argument the recorder did not keep reads <unavailable>, as gdb's
 # record btrace says: past_args does not compare gdb's value for it)
