@@ -710,6 +710,7 @@ static void unloaded(struct ptd_session *s)
 		bp_disarm(s, b);
 		ptd_clear_error();
 		ptd__ses_bp_free_locs(b);
+		b->unloaded = 1;
 	}
 	solib_arm(s);
 }
@@ -761,16 +762,56 @@ static void bp_reset(struct ptd_session *s, struct sbp *b)
 		ptd_clear_error(); /* said when the program resumes next */
 }
 
+void ptd__ses_bp_forget_mods(struct ptd_session *s)
+{
+	for (int i = 0; i < s->bp_nmods; i++)
+		free(s->bp_mods[i]);
+	free(s->bp_mods);
+	s->bp_mods = NULL;
+	s->bp_nmods = 0;
+	s->bp_mods_ok = 0;
+}
+
+/* Whether @spec is a function's name (resolve_spec's last case). */
+static int func_spec(const char *spec)
+{
+	const char *colon = strrchr(spec, ':');
+
+	return spec[0] != '*' && spec[0] != '-' && !isdigit((unsigned char)spec[0]) &&
+	       !(colon && colon != spec && colon[-1] != ':');
+}
+
 int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
 {
+	struct ptd_symbols *sym;
+	char **keys = NULL;
+	int nkeys;
+
 	if (!s->solib_addr || pc != s->solib_addr || s->solib_pid != ptd_session_pid(s) ||
 	    s->solib_gen != s->exec_gen)
 		return 0;
 	s->sym_dirty = 1;
-	ptd__ses_symbols(s);
+	sym = ptd__ses_symbols(s);
 	unloaded(s);
-	for (int i = 0; i < s->nbp; i++)
-		bp_reset(s, &s->bp[i]);
+	for (int i = 0; i < s->nbp; i++) {
+		struct sbp *b = &s->bp[i];
+
+		/* (a function only a newly loaded file can add locations
+		 * to: what went is gone already, unloaded() said) */
+		if (s->bp_mods_ok && sym && !b->unloaded && func_spec(b->spec) &&
+		    !ptd__symbols_added_have(sym, s->bp_mods, s->bp_nmods, b->spec))
+			continue;
+		b->unloaded = 0;
+		bp_reset(s, b);
+	}
+	ptd__ses_bp_forget_mods(s);
+	nkeys = sym ? ptd__symbols_module_keys(sym, &keys) : -1;
+	if (nkeys >= 0) {
+		s->bp_mods = keys;
+		s->bp_nmods = nkeys;
+		s->bp_mods_ok = 1;
+	}
+	ptd_clear_error();
 	return 1;
 }
 
@@ -930,6 +971,7 @@ int ptd_session_bp_disposition(struct ptd_session *s, int id, enum ptd_bp_disp d
 void ptd__ses_bp_rearm_all(struct ptd_session *s)
 {
 	ptd__ses_watch_drop_locals(s);
+	ptd__ses_bp_forget_mods(s);
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
 		struct locset ls;

@@ -2164,6 +2164,85 @@ static int addr_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A loaded file as "PATH@START": the same file loaded again elsewhere is
+ * another one. */
+static char *mod_key(Dwfl_Module *m)
+{
+	Dwarf_Addr start = 0;
+	const char *path;
+	char *k;
+	size_t n;
+
+	dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	path = mod_path(m);
+	n = strlen(path ? path : "") + 24;
+	k = malloc(n);
+	if (k)
+		snprintf(k, n, "%s@%llx", path ? path : "", (unsigned long long)start);
+	return k;
+}
+
+int ptd__symbols_module_keys(struct ptd_symbols *s, char ***out)
+{
+	struct mod_list mods = { 0 };
+	char **v;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!s)
+		return -ptde_invalid;
+	dwfl_getmodules(s->dwfl, collect_mod, &mods, 0);
+	v = calloc(mods.n + 1, sizeof(*v));
+	for (size_t i = 0; v && i < mods.n; i++)
+		if ((v[n] = mod_key(mods.v[i])) != NULL)
+			n++;
+	free(mods.v);
+	if (!v)
+		return -ptde_nomem;
+	*out = v;
+	return (int)n;
+}
+
+int ptd__symbols_added_have(struct ptd_symbols *s, char *const *keys, int nkeys, const char *name)
+{
+	struct mod_list mods = { 0 };
+	int found = 0;
+
+	if (!s || !name)
+		return 1;
+	if (!s->syms_built)
+		build_syms(s);
+	dwfl_getmodules(s->dwfl, collect_mod, &mods, 0);
+	for (size_t mi = 0; mi < mods.n && !found; mi++) {
+		char *k = mod_key(mods.v[mi]);
+		int known = 0;
+
+		for (int j = 0; k && j < nkeys && !known; j++)
+			known = !strcmp(keys[j], k);
+		free(k);
+		if (known)
+			continue;
+		for (size_t i = 0; i < s->nall && !found; i++) {
+			const struct sym_ent *e = &s->all[i];
+
+			found = e->mod == mods.v[mi] && (e->rank & 1) &&
+				(sym_named(e, name) || sym_named_in_scope(e, name));
+		}
+		Dwarf_Die *cu = NULL;
+		Dwarf_Addr bias = 0;
+		struct addr_list l = { 0 };
+
+		while (!found && (cu = dwfl_module_nextcu(mods.v[mi], cu, &bias))) {
+			walk_inlined(s, 0, cu, name, bias, &l, 0);
+			found = l.n > 0;
+		}
+		free(l.v);
+	}
+	free(mods.v);
+	ptd_clear_error();
+	return found;
+}
+
 int ptd__symbols_inlined_entries(struct ptd_symbols *s, const char *name, uint64_t **out)
 {
 	struct mod_list mods = { 0 };

@@ -108,6 +108,18 @@ int ptd__symbols_inlined_entries(struct ptd_symbols *s, const char *name, uint64
  */
 int ptd__symbols_exported_function(struct ptd_symbols *s, const char *name);
 /*
+ * The files loaded now, each as "PATH@START": *@out (a malloc'ed array of
+ * malloc'ed strings) gets them.  Returns their count, or -ptde_nomem.
+ */
+int ptd__symbols_module_keys(struct ptd_symbols *s, char ***out);
+/*
+ * Whether a file loaded now but not among @keys (what
+ * ptd__symbols_module_keys said before) has a function symbol or an
+ * inlined copy called @name: only then can `break NAME` have gained a
+ * location.  Returns 1 or 0 (1 when it cannot tell).
+ */
+int ptd__symbols_added_have(struct ptd_symbols *s, char *const *keys, int nkeys, const char *name);
+/*
  * Every address `break FILE:LINE` gets, as gdb 13: the statement rows of
  * @line (or of the first line after it that has code) in files ending
  * with @file, one per block (a line inlined in several places gets one
