@@ -51,6 +51,7 @@ struct sym_ent {
 	Dwfl_Module *mod;
 	int rank;       /* binding and type, for lookups by name */
 	unsigned shndx; /* ELF section, to bound sizeless symbols */
+	int compat;     /* a non-default version ("step@GLIBC_2.2.5") */
 	/* The DWARF function at @start (gdb names code by it before the ELF
 	 * symbols): dw_state 0 not looked up yet, 1 found, 2 none; its entry,
 	 * the range [dw_lo, dw_hi) of it that holds @start, its name. */
@@ -856,6 +857,8 @@ static void build_syms(struct ptd_symbols *s)
 				continue;
 			/* Versioned names ("memcpy@@GLIBC_2.14") print without
 			 * the version, as gdb does. */
+			int compat = strchr(nm, '@') && !strstr(nm, "@@");
+
 			if (strchr(nm, '@')) {
 				char base[256];
 
@@ -866,6 +869,7 @@ static void build_syms(struct ptd_symbols *s)
 			}
 			e.start = addr;
 			e.size = sym.st_size;
+			e.compat = compat;
 			e.name = demangled_name(s, nm, "");
 			e.mangled = e.name ? nm : NULL;
 			if (!e.name)
@@ -1857,7 +1861,7 @@ int ptd__symbols_exported_function(struct ptd_symbols *s, const char *name)
 		const struct sym_ent *e = &s->all[i];
 		const char *elf = e->mangled ? e->mangled : e->name;
 
-		if ((e->rank & 1) && e->rank >= 4 && elf && !strcmp(elf, name))
+		if ((e->rank & 1) && e->rank >= 4 && !e->compat && elf && !strcmp(elf, name))
 			return 1;
 	}
 	return 0;
@@ -1899,6 +1903,10 @@ int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **e
 		 * besides libc's, where it has debug information) */
 		if (j < n || !cu_for_addr(x->mod, x->start) ||
 		    (x->mod == best->mod && !cu_for_addr(best->mod, best->start)))
+			continue;
+		/* (not a compat symbol of another file: glibc's
+		 * step@GLIBC_2.2.5 is no "step" for gdb) */
+		if (x->mod != best->mod && x->compat)
 			continue;
 		if (n == cap) {
 			uint64_t *e2 = realloc(e, 2 * cap * sizeof(*e)), *b2;
