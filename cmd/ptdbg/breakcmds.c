@@ -275,7 +275,7 @@ static int nquery(struct shell *sh, const char *question)
 	}
 }
 
-int shell_break_pending(struct shell *sh, const char *spec, int temporary)
+int shell_break_pending(struct shell *sh, const char *spec, int temporary, int dprintf)
 {
 	int rc;
 
@@ -306,7 +306,8 @@ int shell_break_pending(struct shell *sh, const char *spec, int temporary)
 		return shell_error("%s", what);
 	printf("%s\n", what);
 	if (sh->bp_pending == 0 &&
-	    !nquery(sh, "Make breakpoint pending on future shared library load? "))
+	    !nquery(sh, dprintf ? "Make dprintf pending on future shared library load? "
+			       : "Make breakpoint pending on future shared library load? "))
 		return 0;
 	ptd_clear_error();
 	rc = ptd_session_break_pending(sh->s, spec, temporary);

@@ -32,10 +32,11 @@ int shell_info_signals(struct shell *sh, const char *args);
 int shell_info_sharedlibrary(struct shell *sh, const char *args);
 
 /* break on a function no loaded file has: gdb's "Make breakpoint pending
- * on future shared library load?" as set breakpoint pending says.  Returns
+ * on future shared library load?" ("Make dprintf pending" for a dprintf,
+ * @dprintf nonzero) as set breakpoint pending says.  Returns
  * the new breakpoint's id, 0 when none is made (declined, said), or -1
  * after an error message. */
-int shell_break_pending(struct shell *sh, const char *spec, int temporary);
+int shell_break_pending(struct shell *sh, const char *spec, int temporary, int dprintf);
 int shell_set_breakpoint(struct shell *sh, const char *args);
 int shell_show_breakpoint(struct shell *sh, const char *args);
 /* enable/disable [N | N.M ...] */

@@ -1298,7 +1298,7 @@ static int do_break_as(struct shell *sh, const char *args, int temporary, const 
 			return shell_error(NO_SYMTAB);
 		/* a function, file or line a library not loaded yet may have
 		 * (gdb asks about each; shell_break_pending words it) */
-		rc = shell_break_pending(sh, spec, temporary);
+		rc = shell_break_pending(sh, spec, temporary, dprintf != NULL);
 		if (rc <= 0)
 			return rc;
 	}
@@ -1322,7 +1322,13 @@ static int do_break_as(struct shell *sh, const char *args, int temporary, const 
 		return 0;
 	}
 	if (!bi.nlocs && spec[0] != '*')
-		printf("%s %d (%s) pending.\n", kind, bi.id, spec);
+		/* (gdb names a dprintf by all its arguments) */
+		printf("%s %d (%s%s%s) pending.\n", kind, bi.id, spec, dprintf ? "," : "",
+		       dprintf ? dprintf : "");
+	else if (bi.nlocs > 1 && !bi.file)
+		/* (gdb names the spec only when the first location has a
+		 * source file: not a PLT entry nor an ifunc resolver) */
+		printf("%s %d at 0x%" PRIx64 " (%d locations)\n", kind, bi.id, bi.addr, bi.nlocs);
 	else if (bi.nlocs > 1)
 		printf("%s %d at 0x%" PRIx64 ": %s. (%d locations)\n", kind, bi.id, bi.addr,
 		       shell_bp_canonical(sh, spec, bi.file), bi.nlocs);
@@ -1475,6 +1481,10 @@ static int info_breakpoints(struct shell *sh, const char *args)
 			printf("%s\n", shell_catch_word(bi.catch_kind));
 		else if (bi.catch_kind)
 			printf("exception %s\n", shell_catch_word(bi.catch_kind));
+		else if (pending && bi.dprintf)
+			/* (gdb shows what was typed: its printf line comes
+			 * with a location) */
+			printf("%s,%s\n", bi.spec ? bi.spec : "", bi.dprintf);
 		else if (pending)
 			printf("%s\n", bi.spec ? bi.spec : "");
 		else if (bi.nlocs > 1)
@@ -1491,7 +1501,7 @@ static int info_breakpoints(struct shell *sh, const char *args)
 		if (bi.enable_count > 1)
 			printf("\tdisable after %s %d hits\n", bi.ignore ? "additional" : "next",
 			       bi.enable_count);
-		if (bi.dprintf)
+		if (bi.dprintf && !pending)
 			printf("        printf %s\n", bi.dprintf);
 		shell_print_bp_commands(bi.id);
 		/* gdb's rows N.1, N.2 ... of a breakpoint with several locations */

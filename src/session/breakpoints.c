@@ -185,6 +185,21 @@ static int resolve_function(struct ptd_session *s, struct ptd_symbols *sym, cons
 		lo->func = NULL;
 		if (ptd_symbols_lookup(sym, bps[i], &fs) == 0 && fs.name)
 			lo->func = strdup(fs.name);
+		/* A name only the ELF symbols have (glibc's opendir, whose
+		 * debug information says __opendir) is gdb's minimal symbol:
+		 * the location's symbol is then the innermost function at
+		 * the address, an inlined one too (opendir opens with
+		 * invalid_name: that is shown, and its frame stops). */
+		struct ptd_inline inl[1];
+		int minsym = lo->func && strcmp(lo->func, name) && !strchr(lo->func, '(') &&
+			     !strstr(lo->func, "::") && !strstr(name, "::");
+
+		if (minsym && ptd_symbols_inlined(sym, bps[i], inl, 1) == 1 && inl[0].name) {
+			free(lo->func);
+			free(lo->inl);
+			lo->func = strdup(inl[0].name);
+			lo->inl = strdup(inl[0].name);
+		}
 	}
 	free(entries);
 	free(bps);
@@ -212,6 +227,21 @@ static int resolve_function(struct ptd_session *s, struct ptd_symbols *sym, cons
 	free(v);
 	if (rc < 0)
 		return rc;
+	/* The program's PLT entry stays a location while no loaded file
+	 * exports the function, beside copies local to a file (ld.so's own
+	 * opendir, at starti), as gdb keeps a trampoline minimal symbol. */
+	if (ls->n && !is_plt(name) && !ptd__symbols_exported_function(sym, name) &&
+	    plt_lookup(s, name, &bp) == 0) {
+		size_t len = strlen(name) + 5;
+
+		plo = locs_add(ls);
+		if (!plo)
+			return -ptde_nomem;
+		plo->addr = bp;
+		plo->func = malloc(len);
+		if (plo->func)
+			snprintf(plo->func, len, "%s@plt", name);
+	}
 	if (ls->n > 1)
 		qsort(ls->v, (size_t)ls->n, sizeof(*ls->v), locs_cmp);
 	if (ls->n)
@@ -680,38 +710,108 @@ static void unloaded(struct ptd_session *s)
 		bp_disarm(s, b);
 		ptd_clear_error();
 		ptd__ses_bp_free_locs(b);
+		b->unloaded = 1;
 	}
 	solib_arm(s);
 }
 
+/* Whether @ls holds @b's locations already (the same addresses). */
+static int same_locs(const struct sbp *b, const struct locset *ls)
+{
+	if (b->nlocs != ls->n)
+		return 0;
+	for (int i = 0; i < ls->n; i++)
+		if (b->locs[i].addr != ls->v[i].addr)
+			return 0;
+	return 1;
+}
+
+/*
+ * gdb re-sets every breakpoint at each change of the libraries: a
+ * function's locations are those of all the code loaded now (a library
+ * loaded later adds its copy: ls's opendir in ld.so, then in libc), and
+ * its PLT entry only while no library defines it.  A location that stays
+ * keeps its state (disabled, inserted); the breakpoint's own state and
+ * hit count are the breakpoint's.  A spec that resolves to nothing now
+ * keeps what it has (unloaded() dropped what went with its library).
+ */
+static void bp_reset(struct ptd_session *s, struct sbp *b)
+{
+	struct locset ls;
+
+	/* (a bare LINE is of the file it was set in, not of where the
+	 * program is now: in the dynamic linker) */
+	if (b->wkind || PTD__BP_IS_EVENT(b) || b->spec[0] == '*' ||
+	    (isdigit((unsigned char)b->spec[0]) && b->nlocs))
+		return;
+	if (resolve_spec(s, b->spec, &ls) < 0) {
+		ptd_clear_error();
+		return;
+	}
+	if (same_locs(b, &ls)) {
+		locs_free(ls.v, ls.n);
+		return;
+	}
+	for (int k = 0; k < ls.n; k++)
+		for (int j = 0; j < b->nlocs; j++)
+			if (b->locs[j].addr == ls.v[k].addr)
+				ls.v[k].disabled = b->locs[j].disabled;
+	bp_disarm(s, b);
+	bp_set_locs(b, &ls);
+	if (bp_arm(s, b) < 0)
+		ptd_clear_error(); /* said when the program resumes next */
+}
+
+void ptd__ses_bp_forget_mods(struct ptd_session *s)
+{
+	for (int i = 0; i < s->bp_nmods; i++)
+		free(s->bp_mods[i]);
+	free(s->bp_mods);
+	s->bp_mods = NULL;
+	s->bp_nmods = 0;
+	s->bp_mods_ok = 0;
+}
+
+/* Whether @spec is a function's name (resolve_spec's last case). */
+static int func_spec(const char *spec)
+{
+	const char *colon = strrchr(spec, ':');
+
+	return spec[0] != '*' && spec[0] != '-' && !isdigit((unsigned char)spec[0]) &&
+	       !(colon && colon != spec && colon[-1] != ':');
+}
+
 int ptd__ses_solib_event(struct ptd_session *s, uint64_t pc)
 {
+	struct ptd_symbols *sym;
+	char **keys = NULL;
+	int nkeys;
+
 	if (!s->solib_addr || pc != s->solib_addr || s->solib_pid != ptd_session_pid(s) ||
 	    s->solib_gen != s->exec_gen)
 		return 0;
 	s->sym_dirty = 1;
-	ptd__ses_symbols(s);
+	sym = ptd__ses_symbols(s);
 	unloaded(s);
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
-		struct locset ls;
 
-		if (b->wkind || PTD__BP_IS_EVENT(b) || (bp_has_addr(b) && !b->plt))
+		/* (a function only a newly loaded file can add locations
+		 * to: what went is gone already, unloaded() said) */
+		if (s->bp_mods_ok && sym && !b->unloaded && func_spec(b->spec) &&
+		    !ptd__symbols_added_have(sym, s->bp_mods, s->bp_nmods, b->spec))
 			continue;
-		if (resolve_spec(s, b->spec, &ls) < 0) {
-			ptd_clear_error();
-			continue;
-		}
-		if (b->plt && ls.n == 1 && (is_plt(ls.v[0].func) || ls.v[0].addr == b->addr)) {
-			/* the library that defines it is not there yet */
-			locs_free(ls.v, ls.n);
-			continue;
-		}
-		bp_disarm(s, b);
-		bp_set_locs(b, &ls);
-		if (bp_arm(s, b) < 0)
-			ptd_clear_error(); /* said when the program resumes next */
+		b->unloaded = 0;
+		bp_reset(s, b);
 	}
+	ptd__ses_bp_forget_mods(s);
+	nkeys = sym ? ptd__symbols_module_keys(sym, &keys) : -1;
+	if (nkeys >= 0) {
+		s->bp_mods = keys;
+		s->bp_nmods = nkeys;
+		s->bp_mods_ok = 1;
+	}
+	ptd_clear_error();
 	return 1;
 }
 
@@ -871,6 +971,7 @@ int ptd_session_bp_disposition(struct ptd_session *s, int id, enum ptd_bp_disp d
 void ptd__ses_bp_rearm_all(struct ptd_session *s)
 {
 	ptd__ses_watch_drop_locals(s);
+	ptd__ses_bp_forget_mods(s);
 	for (int i = 0; i < s->nbp; i++) {
 		struct sbp *b = &s->bp[i];
 		struct locset ls;
@@ -889,6 +990,11 @@ void ptd__ses_bp_rearm_all(struct ptd_session *s)
 					if (b->locs[j].addr == ls.v[k].addr)
 						ls.v[k].disabled = b->locs[j].disabled;
 			bp_set_locs(b, &ls);
+		} else if (b->spec[0] != '*' && !PTD__BP_IS_EVENT(b)) {
+			/* Not in the new image (a library function the program
+			 * does not call): pending until a library has it, as
+			 * gdb; the old addresses mean nothing now. */
+			ptd__ses_bp_free_locs(b);
 		}
 		ptd_clear_error();
 		/* a failure is reported when the program resumes (arm_all) */

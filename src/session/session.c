@@ -631,6 +631,7 @@ void ptd_session_free(struct ptd_session *s)
 	}
 	free(s->stop_func);
 	free(s->bp);
+	ptd__ses_bp_forget_mods(s);
 	for (int i = 0; i < s->ptcfg.nfilters; i++)
 		free(s->ptcfg.filters[i]);
 	if (s->argv) {

@@ -54,6 +54,7 @@ struct sbp {
 	 * itself */
 	int disp_disable, enable_count;
 	int plt;         /* at the PLT entry until a library defines the function */
+	int unloaded;    /* lost its locations to a dlclose: to resolve again */
 	/* a catchpoint: enum ptd_catch_kind (its spec "-probe-stap ..." or,
 	 * for an event of the program, "-event"), and what an event one
 	 * caught last (owned) */
@@ -326,6 +327,12 @@ struct ptd_session {
 	uint64_t solib_addr;
 	pid_t solib_pid;
 	unsigned solib_gen, exec_gen;
+	/* The files loaded when the breakpoints were last resolved again
+	 * (ptd__symbols_module_keys; @bp_mods_ok 0: not known, resolve all):
+	 * a library event resolves a function again only when a file new
+	 * since has that name. */
+	char **bp_mods;
+	int bp_nmods, bp_mods_ok;
 	/* ptd_session_set_progress (run.c) */
 	void (*progress_fn)(void *ctx, const struct ptd_progress *p);
 	void *progress_ctx;
@@ -437,6 +444,8 @@ int ptd__ses_bp_loc_at(const struct sbp *b, uint64_t addr);
 void ptd__ses_bp_free_locs(struct sbp *b);
 /* The program is gone: no location is in a target's table any more. */
 void ptd__ses_bp_forget_inserted(struct ptd_session *s);
+/* Forgets which files the breakpoints were last resolved with. */
+void ptd__ses_bp_forget_mods(struct ptd_session *s);
 /* After breakpoint stop at @addr (the hits counted, ev->bp_id set): the
  * location number of ev->bp_id (ev->bp_loc) and what the stop shows of
  * the inlined frames there (the breakpoints that stopped it), before any

@@ -51,6 +51,7 @@ struct sym_ent {
 	Dwfl_Module *mod;
 	int rank;       /* binding and type, for lookups by name */
 	unsigned shndx; /* ELF section, to bound sizeless symbols */
+	int compat;     /* a non-default version ("step@GLIBC_2.2.5") */
 	/* The DWARF function at @start (gdb names code by it before the ELF
 	 * symbols): dw_state 0 not looked up yet, 1 found, 2 none; its entry,
 	 * the range [dw_lo, dw_hi) of it that holds @start, its name. */
@@ -856,6 +857,8 @@ static void build_syms(struct ptd_symbols *s)
 				continue;
 			/* Versioned names ("memcpy@@GLIBC_2.14") print without
 			 * the version, as gdb does. */
+			int compat = strchr(nm, '@') && !strstr(nm, "@@");
+
 			if (strchr(nm, '@')) {
 				char base[256];
 
@@ -866,6 +869,7 @@ static void build_syms(struct ptd_symbols *s)
 			}
 			e.start = addr;
 			e.size = sym.st_size;
+			e.compat = compat;
 			e.name = demangled_name(s, nm, "");
 			e.mangled = e.name ? nm : NULL;
 			if (!e.name)
@@ -1847,6 +1851,22 @@ int ptd_symbols_function(struct ptd_symbols *s, const char *name, uint64_t *entr
 	return 0;
 }
 
+int ptd__symbols_exported_function(struct ptd_symbols *s, const char *name)
+{
+	if (!s || !name)
+		return 0;
+	if (!s->syms_built)
+		build_syms(s);
+	for (size_t i = 0; i < s->nall; i++) {
+		const struct sym_ent *e = &s->all[i];
+		const char *elf = e->mangled ? e->mangled : e->name;
+
+		if ((e->rank & 1) && e->rank >= 4 && !e->compat && elf && !strcmp(elf, name))
+			return 1;
+	}
+	return 0;
+}
+
 int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **entries,
 			   uint64_t **bps)
 {
@@ -1875,12 +1895,18 @@ int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **e
 		const struct sym_ent *x = &s->syms[i];
 		size_t j;
 
-		if (!(x->rank & 1) || x->mod != best->mod ||
-		    !(sym_named(x, name) || sym_named_in_scope(x, name)))
+		if (!(x->rank & 1) || !(sym_named(x, name) || sym_named_in_scope(x, name)))
 			continue;
 		for (j = 0; j < n && e[j] != x->start; j++)
 			;
-		if (j < n || !cu_for_addr(x->mod, x->start) || !cu_for_addr(best->mod, best->start))
+		/* (and those of the other files loaded: ld.so's own opendir
+		 * besides libc's, where it has debug information) */
+		if (j < n || !cu_for_addr(x->mod, x->start) ||
+		    (x->mod == best->mod && !cu_for_addr(best->mod, best->start)))
+			continue;
+		/* (not a compat symbol of another file: glibc's
+		 * step@GLIBC_2.2.5 is no "step" for gdb) */
+		if (x->mod != best->mod && x->compat)
 			continue;
 		if (n == cap) {
 			uint64_t *e2 = realloc(e, 2 * cap * sizeof(*e)), *b2;
@@ -2050,8 +2076,15 @@ static int die_named_in_scope(Dwarf_Die *d, const char *name)
 static int die_named(Dwarf_Die *d, const char *name)
 {
 	Dwarf_Attribute at;
-	const char *n = dwarf_diename(d);
+	const char *n = dwarf_diename(d), *ln = NULL;
 
+	/* A C function with an asm label is named by it in gdb (glibc's
+	 * copies of stdlib.h's inline atoi are "__GI_atoi"), not by the
+	 * name it was written with; a mangled C++ name is matched below. */
+	if (dwarf_attr_integrate(d, DW_AT_linkage_name, &at))
+		ln = dwarf_formstring(&at);
+	if (ln && *ln && strncmp(ln, "_Z", 2) && n && strcmp(ln, n))
+		return !strcmp(ln, name);
 	if (n && !strcmp(n, name))
 		return 1;
 	/* a template instance by its name without the arguments ("fold" for
@@ -2137,6 +2170,85 @@ static int addr_cmp(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* A loaded file as "PATH@START": the same file loaded again elsewhere is
+ * another one. */
+static char *mod_key(Dwfl_Module *m)
+{
+	Dwarf_Addr start = 0;
+	const char *path;
+	char *k;
+	size_t n;
+
+	dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+	path = mod_path(m);
+	n = strlen(path ? path : "") + 24;
+	k = malloc(n);
+	if (k)
+		snprintf(k, n, "%s@%llx", path ? path : "", (unsigned long long)start);
+	return k;
+}
+
+int ptd__symbols_module_keys(struct ptd_symbols *s, char ***out)
+{
+	struct mod_list mods = { 0 };
+	char **v;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!s)
+		return -ptde_invalid;
+	dwfl_getmodules(s->dwfl, collect_mod, &mods, 0);
+	v = calloc(mods.n + 1, sizeof(*v));
+	for (size_t i = 0; v && i < mods.n; i++)
+		if ((v[n] = mod_key(mods.v[i])) != NULL)
+			n++;
+	free(mods.v);
+	if (!v)
+		return -ptde_nomem;
+	*out = v;
+	return (int)n;
+}
+
+int ptd__symbols_added_have(struct ptd_symbols *s, char *const *keys, int nkeys, const char *name)
+{
+	struct mod_list mods = { 0 };
+	int found = 0;
+
+	if (!s || !name)
+		return 1;
+	if (!s->syms_built)
+		build_syms(s);
+	dwfl_getmodules(s->dwfl, collect_mod, &mods, 0);
+	for (size_t mi = 0; mi < mods.n && !found; mi++) {
+		char *k = mod_key(mods.v[mi]);
+		int known = 0;
+
+		for (int j = 0; k && j < nkeys && !known; j++)
+			known = !strcmp(keys[j], k);
+		free(k);
+		if (known)
+			continue;
+		for (size_t i = 0; i < s->nall && !found; i++) {
+			const struct sym_ent *e = &s->all[i];
+
+			found = e->mod == mods.v[mi] && (e->rank & 1) &&
+				(sym_named(e, name) || sym_named_in_scope(e, name));
+		}
+		Dwarf_Die *cu = NULL;
+		Dwarf_Addr bias = 0;
+		struct addr_list l = { 0 };
+
+		while (!found && (cu = dwfl_module_nextcu(mods.v[mi], cu, &bias))) {
+			walk_inlined(s, 0, cu, name, bias, &l, 0);
+			found = l.n > 0;
+		}
+		free(l.v);
+	}
+	free(mods.v);
+	ptd_clear_error();
+	return found;
 }
 
 int ptd__symbols_inlined_entries(struct ptd_symbols *s, const char *name, uint64_t **out)

@@ -100,6 +100,26 @@ int ptd__symbols_functions(struct ptd_symbols *s, const char *name, uint64_t **e
  */
 int ptd__symbols_inlined_entries(struct ptd_symbols *s, const char *name, uint64_t **out);
 /*
+ * Whether some loaded file exports a function called @name (a global or
+ * weak ELF function symbol, not a PLT entry): where a call through the
+ * program's PLT entry of @name can go.  gdb's linespec drops the PLT
+ * location then; a file-local function of that name (ld.so's own
+ * opendir) does not count.  Returns 1 or 0.
+ */
+int ptd__symbols_exported_function(struct ptd_symbols *s, const char *name);
+/*
+ * The files loaded now, each as "PATH@START": *@out (a malloc'ed array of
+ * malloc'ed strings) gets them.  Returns their count, or -ptde_nomem.
+ */
+int ptd__symbols_module_keys(struct ptd_symbols *s, char ***out);
+/*
+ * Whether a file loaded now but not among @keys (what
+ * ptd__symbols_module_keys said before) has a function symbol or an
+ * inlined copy called @name: only then can `break NAME` have gained a
+ * location.  Returns 1 or 0 (1 when it cannot tell).
+ */
+int ptd__symbols_added_have(struct ptd_symbols *s, char *const *keys, int nkeys, const char *name);
+/*
  * Every address `break FILE:LINE` gets, as gdb 13: the statement rows of
  * @line (or of the first line after it that has code) in files ending
  * with @file, one per block (a line inlined in several places gets one

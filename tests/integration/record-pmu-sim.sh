@@ -38,7 +38,7 @@ for m in soft pt bts; do
 	CMDS=("${c[@]}")
 	grep -q '^Breakpoint 2, fib' "$TMPDIR/motions.$m" ||
 		{ cat "$TMPDIR/motions.$m" >&2; die "$m: the breakpoint in fib was not hit while recording"; }
-	grep -Eq '^Breakpoint 3, (__GI_)?_exit ' "$TMPDIR/motions.$m" ||
+	grep -Eq '^Breakpoint 3(\.1)?, (__GI_)?_exit ' "$TMPDIR/motions.$m" ||
 		{ cat "$TMPDIR/motions.$m" >&2; die "$m: the breakpoint at _exit was not hit"; }
 done
 for m in pt bts; do

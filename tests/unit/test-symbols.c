@@ -890,6 +890,28 @@ static void test_inlined(void **state)
 		assert_int_equal(ptd__symbols_line_addrs(NULL, "inl.c", 3, &v, &lines),
 				 -ptde_invalid);
 	}
+	{
+		/* comp is exported (a PLT entry of it would be dropped), sq
+		 * only inlined; a file already known adds nothing, one not
+		 * known yet has what it has */
+		char **keys = NULL;
+		int nk = ptd__symbols_module_keys(s, &keys);
+
+		assert_int_equal(ptd__symbols_exported_function(s, "comp"), 1);
+		assert_int_equal(ptd__symbols_exported_function(s, "sq"), 0);
+		assert_int_equal(ptd__symbols_exported_function(NULL, "comp"), 0);
+		assert_true(nk >= 1);
+		assert_int_equal(ptd__symbols_added_have(s, keys, nk, "comp"), 0);
+		assert_int_equal(ptd__symbols_added_have(s, NULL, 0, "comp"), 1);
+		assert_int_equal(ptd__symbols_added_have(s, NULL, 0, "sq"), 1);
+		assert_int_equal(ptd__symbols_added_have(s, NULL, 0, "nosuch"), 0);
+		assert_int_equal(ptd__symbols_added_have(NULL, keys, nk, "comp"), 1);
+		for (int i = 0; i < nk; i++)
+			free(keys[i]);
+		free(keys);
+		assert_int_equal(ptd__symbols_module_keys(NULL, &keys), -ptde_invalid);
+		assert_null(keys);
+	}
 	ptd_symbols_free(s);
 }
 
