@@ -918,6 +918,46 @@ static val_t *conv_var(struct parser *ps, const char *name)
 	return r;
 }
 
+/* A call's arguments: ps->p is at the '(', left after the ')'.  How
+ * many went to @args (at most @max), or -1 (the error said, none kept). */
+static int parse_args(struct parser *ps, val_t **args, int max)
+{
+	int n = 0;
+
+	ps->p++;
+	skip(ps);
+	if (*ps->p == ')') {
+		ps->p++;
+		return 0;
+	}
+	for (;;) {
+		val_t *a = parse_assign(ps);
+
+		if (!a)
+			break;
+		if (n == max) {
+			ptd_value_free(a);
+			fail(ps, -ptde_invalid, "too many arguments in function call%s", "");
+			break;
+		}
+		args[n++] = a;
+		skip(ps);
+		if (*ps->p == ',') {
+			ps->p++;
+			continue;
+		}
+		if (*ps->p == ')') {
+			ps->p++;
+			return n;
+		}
+		syntax(ps);
+		break;
+	}
+	while (n > 0)
+		ptd_value_free(args[--n]);
+	return -1;
+}
+
 /* $name(args...), a gdb convenience function: ps->p is at the '('.  As
  * gdb's, it is not called when only the type is wanted (an int then). */
 static val_t *convfn_call(struct parser *ps, const char *name)
@@ -925,35 +965,8 @@ static val_t *convfn_call(struct parser *ps, const char *name)
 	val_t *args[8], *r = NULL;
 	int n = 0, rc;
 
-	ps->p++;
-	skip(ps);
-	if (*ps->p == ')') {
-		ps->p++;
-	} else {
-		for (;;) {
-			val_t *a = parse_assign(ps);
-
-			if (!a)
-				goto out;
-			if (n == (int)(sizeof(args) / sizeof(args[0]))) {
-				ptd_value_free(a);
-				fail(ps, -ptde_invalid, "too many arguments in function call%s", "");
-				goto out;
-			}
-			args[n++] = a;
-			skip(ps);
-			if (*ps->p == ',') {
-				ps->p++;
-				continue;
-			}
-			if (*ps->p == ')') {
-				ps->p++;
-				break;
-			}
-			syntax(ps);
-			goto out;
-		}
-	}
+	if ((n = parse_args(ps, args, (int)(sizeof(args) / sizeof(args[0])))) < 0)
+		return NULL;
 	if (ps->v->type_only) {
 		r = mk_int(ps, ps->v->t_int, 0);
 		goto out;
@@ -1565,34 +1578,9 @@ static val_t *method_call(struct parser *ps, val_t *x, const char *name)
 	val_t *args[16];
 	int n = 0;
 
-	ps->p++;
-	skip(ps);
-	if (*ps->p == ')') {
-		ps->p++;
-	} else {
-		for (;;) {
-			val_t *a = parse_assign(ps);
-
-			if (!a)
-				goto fail;
-			if (n == (int)(sizeof(args) / sizeof(args[0]))) {
-				ptd_value_free(a);
-				fail(ps, -ptde_invalid, "too many arguments in function call%s", "");
-				goto fail;
-			}
-			args[n++] = a;
-			skip(ps);
-			if (*ps->p == ',') {
-				ps->p++;
-				continue;
-			}
-			if (*ps->p == ')') {
-				ps->p++;
-				break;
-			}
-			syntax(ps);
-			goto fail;
-		}
+	if ((n = parse_args(ps, args, (int)(sizeof(args) / sizeof(args[0])))) < 0) {
+		ptd_value_free(x);
+		return NULL;
 	}
 	if (S(x)->kind != VT_STRUCT && S(x)->kind != VT_UNION) {
 		fail(ps, -ptde_invalid,
