@@ -1189,6 +1189,33 @@ static int optional_init(struct pp *pp)
 	return 0;
 }
 
+/* The child of an optional or a variant holding a value of type
+ * pp->ty[0] at @off (none when @empty): the inner printer's, or the
+ * value itself. */
+static int contained_children(struct pp *pp, struct kids *k, int empty, uint64_t off)
+{
+	if (empty) {
+		k->all = 1;
+		return 0;
+	}
+	if (pp->inner)
+		return pp->inner->pr->children(pp->inner, k);
+	if (!kid_room(k))
+		return 0;
+	k->all = 1;
+	return kid_here(k, pp, "[contained value]", pp->ty[0], off);
+}
+
+/* The end of their summary: " containing " and the inner printer's. */
+static int contained_summary(struct pp *pp)
+{
+	if (!pp->inner)
+		return 0;
+	/* (Python's "%s" of a summary that is None) */
+	ptd__sb_add(pp->b, " containing %s", pp->inner->none ? "None" : "");
+	return pp->inner->pr->summary(pp->inner);
+}
+
 static int optional_summary(struct pp *pp)
 {
 	char *n = type_recognized(pp->v, pp->t->targs[0]);
@@ -1199,26 +1226,12 @@ static int optional_summary(struct pp *pp)
 		ptd__sb_add(pp->b, " [no contained value]");
 		return 0;
 	}
-	if (pp->inner) {
-		/* (Python's "%s" of a summary that is None) */
-		ptd__sb_add(pp->b, " containing %s", pp->inner->none ? "None" : "");
-		return pp->inner->pr->summary(pp->inner);
-	}
-	return 0;
+	return contained_summary(pp);
 }
 
 static int optional_children(struct pp *pp, struct kids *k)
 {
-	if (!pp->x[0]) {
-		k->all = 1;
-		return 0;
-	}
-	if (pp->inner)
-		return pp->inner->pr->children(pp->inner, k);
-	if (!kid_room(k))
-		return 0;
-	k->all = 1;
-	return kid_here(k, pp, "[contained value]", pp->ty[0], pp->off[1]);
+	return contained_children(pp, k, !pp->x[0], pp->off[1]);
 }
 
 /* --- std::stack, std::queue, std::priority_queue ---------------------- */
@@ -1439,25 +1452,12 @@ static int variant_summary(struct pp *pp)
 		return 0;
 	}
 	ptd__sb_add(pp->b, " [index %d]", (int)pp->x[1]);
-	if (pp->inner) {
-		ptd__sb_add(pp->b, " containing %s", pp->inner->none ? "None" : "");
-		return pp->inner->pr->summary(pp->inner);
-	}
-	return 0;
+	return contained_summary(pp);
 }
 
 static int variant_children(struct pp *pp, struct kids *k)
 {
-	if (!pp->ty[0]) {
-		k->all = 1;
-		return 0;
-	}
-	if (pp->inner)
-		return pp->inner->pr->children(pp->inner, k);
-	if (!kid_room(k))
-		return 0;
-	k->all = 1;
-	return kid_here(k, pp, "[contained value]", pp->ty[0], pp->off[0]);
+	return contained_children(pp, k, !pp->ty[0], pp->off[0]);
 }
 
 /* --- std::bitset ------------------------------------------------------ */
