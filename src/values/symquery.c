@@ -1739,12 +1739,13 @@ static void scope_block(struct scope_syms *s, Dwarf_Die *blk, int inherit)
 	}
 	if (inherit && dwarf_attr(blk, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &o) &&
 	    dwarf_child(&o, &oc) == 0) {
-		qsort(refs, nrefs, sizeof(*refs), off_cmp);
+		if (nrefs) /* (refs is NULL without any: qsort and bsearch want an array) */
+			qsort(refs, nrefs, sizeof(*refs), off_cmp);
 		do {
 			Dwarf_Off off = dwarf_dieoffset(&oc);
 
 			if (dwarf_tag(&oc) != DW_TAG_subprogram &&
-			    !bsearch(&off, refs, nrefs, sizeof(*refs), off_cmp))
+			    (!nrefs || !bsearch(&off, refs, nrefs, sizeof(*refs), off_cmp)))
 				scope_child(s, &oc);
 		} while (dwarf_siblingof(&oc, &oc) == 0);
 	}
